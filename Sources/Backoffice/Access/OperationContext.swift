@@ -1,0 +1,29 @@
+import Foundation
+
+/// Who is doing what, under which policies: the context every domain operation runs in.
+public struct OperationContext: Sendable {
+    public let principal: Principal
+    public let requestID: String
+    public let sourceIP: String?
+    public let policies: PolicySet
+
+    public init(principal: Principal, requestID: String, sourceIP: String?, policies: PolicySet) {
+        self.principal = principal
+        self.requestID = requestID
+        self.sourceIP = sourceIP
+        self.policies = policies
+    }
+
+    /// Throws 403 `forbidden` unless `policies/access.yaml` grants `action` to the principal's role.
+    public func authorize(_ action: Action) throws {
+        guard policies.access.allows(principal.role, action) else { throw Problem.forbidden(action) }
+    }
+
+    /// Whether customer PII must be masked for this principal.
+    public var masksPII: Bool { policies.access.masksPII(principal.role) }
+
+    /// The same request acted out by the system (automatic lockout, timed lock expiry).
+    public var asSystem: OperationContext {
+        OperationContext(principal: .system, requestID: requestID, sourceIP: sourceIP, policies: policies)
+    }
+}

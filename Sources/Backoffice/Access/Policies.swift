@@ -1,0 +1,176 @@
+import Crypto
+import Foundation
+import Yams
+
+/// A policy file that does not validate. The message names the file and the entry.
+public struct PolicyError: Error, CustomStringConvertible, Sendable {
+    public let file: String
+    public let entry: String
+    public let problem: String
+    public var description: String { "\(file): \(entry): \(problem)" }
+}
+
+/// Who may do what (`policies/access.yaml`). Deny by default.
+public struct AccessPolicy: Sendable {
+    public struct Grant: Sendable {
+        public let actions: Set<Action>
+        public let piiMasked: Bool
+    }
+    public let grants: [Role: Grant]
+
+    /// Whether `role` may perform `action`; an unknown role (e.g. the system actor) may do nothing here.
+    public func allows(_ role: String, _ action: Action) -> Bool {
+        guard let role = Role(rawValue: role), let grant = grants[role] else { return false }
+        return grant.actions.contains(action)
+    }
+
+    /// Whether customer PII is masked for this role.
+    public func masksPII(_ role: String) -> Bool {
+        guard let role = Role(rawValue: role) else { return false }
+        return grants[role]?.piiMasked ?? false
+    }
+}
+
+/// Lockout and token lifetimes (`policies/security.yaml`).
+public struct SecurityPolicy: Sendable {
+    public let consecutiveFailedLogins: Int
+    public let defaultTokenLifetimeHours: Int
+    public let maxTokenLifetimeHours: Int
+}
+
+/// Retention periods (`policies/retention.yaml`).
+public struct RetentionPolicy: Sendable {
+    public let deletedAccountsPurgeAfterDays: Int
+    public let idempotencyKeepHours: Int
+}
+
+/// The policies the service runs with, validated, and the digest recorded in every audit event.
+public struct PolicySet: Sendable {
+    public let access: AccessPolicy
+    public let security: SecurityPolicy
+    public let retention: RetentionPolicy
+    /// SHA-256 (hex) over the three files' names and bytes: it changes when any policy changes.
+    public let digest: String
+
+    public static let fileNames = ["access.yaml", "retention.yaml", "security.yaml"]
+
+    /// Reads and validates `access.yaml`, `security.yaml` and `retention.yaml` from `directory`.
+    /// - Throws: `PolicyError` naming the file and the entry at the first problem.
+    public static func load(from directory: URL) throws -> PolicySet {
+        var texts: [String: String] = [:]
+        for name in fileNames {
+            let url = directory.appendingPathComponent(name)
+            guard let data = FileManager.default.contents(atPath: url.path), let text = String(data: data, encoding: .utf8) else {
+                throw PolicyError(file: url.path, entry: "(file)", problem: "cannot be read")
+            }
+            texts[name] = text
+        }
+        return try parse(texts, directory: directory.path)
+    }
+
+    /// Validates policy texts keyed by file name (pure: no I/O).
+    public static func parse(_ texts: [String: String], directory: String = "policies") throws -> PolicySet {
+        func path(_ name: String) -> String { directory + "/" + name }
+        func document(_ name: String) throws -> [String: Any] {
+            let loaded: Any?
+            do { loaded = try Yams.load(yaml: texts[name] ?? "") } catch {
+                throw PolicyError(file: path(name), entry: "(file)", problem: "is not valid YAML: \(error)")
+            }
+            guard let map = loaded as? [String: Any] else {
+                throw PolicyError(file: path(name), entry: "(file)", problem: "must be a mapping")
+            }
+            return map
+        }
+        let access = try parseAccess(document("access.yaml"), file: path("access.yaml"))
+        let security = try document("security.yaml")
+        let retention = try document("retention.yaml")
+        let secFile = path("security.yaml")
+        let retFile = path("retention.yaml")
+        let securityPolicy = SecurityPolicy(
+            consecutiveFailedLogins: try integer(security, "lockout", "consecutive_failed_logins", file: secFile, range: 1...100),
+            defaultTokenLifetimeHours: try integer(security, "tokens", "default_lifetime_hours", file: secFile, range: 1...87_600),
+            maxTokenLifetimeHours: try integer(security, "tokens", "max_lifetime_hours", file: secFile, range: 1...87_600)
+        )
+        guard securityPolicy.defaultTokenLifetimeHours <= securityPolicy.maxTokenLifetimeHours else {
+            throw PolicyError(file: secFile, entry: "tokens.default_lifetime_hours", problem: "must not exceed tokens.max_lifetime_hours")
+        }
+        let retentionPolicy = RetentionPolicy(
+            deletedAccountsPurgeAfterDays: try integer(retention, "deleted_accounts", "purge_after_days", file: retFile, range: 1...3650),
+            idempotencyKeepHours: try integer(retention, "idempotency_keys", "keep_hours", file: retFile, range: 1...720)
+        )
+        var hasher = SHA256()
+        for name in fileNames {
+            hasher.update(data: Data(name.utf8))
+            hasher.update(data: Data([0]))
+            hasher.update(data: Data((texts[name] ?? "").utf8))
+            hasher.update(data: Data([0]))
+        }
+        let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return PolicySet(access: access, security: securityPolicy, retention: retentionPolicy, digest: digest)
+    }
+
+    private static func integer(_ doc: [String: Any], _ section: String, _ key: String, file: String, range: ClosedRange<Int>) throws -> Int {
+        let entry = "\(section).\(key)"
+        guard let map = doc[section] as? [String: Any] else {
+            throw PolicyError(file: file, entry: section, problem: "missing section")
+        }
+        guard let value = map[key] else { throw PolicyError(file: file, entry: entry, problem: "missing value") }
+        guard let number = value as? Int else {
+            throw PolicyError(file: file, entry: entry, problem: "must be a whole number, got '\(value)'")
+        }
+        guard range.contains(number) else {
+            throw PolicyError(file: file, entry: entry, problem: "must be between \(range.lowerBound) and \(range.upperBound), got \(number)")
+        }
+        return number
+    }
+
+    private static func parseAccess(_ doc: [String: Any], file: String) throws -> AccessPolicy {
+        for key in doc.keys where key != "roles" {
+            throw PolicyError(file: file, entry: key, problem: "unknown key (expected 'roles')")
+        }
+        guard let roles = doc["roles"] as? [String: Any] else {
+            throw PolicyError(file: file, entry: "roles", problem: "missing mapping of roles")
+        }
+        var grants: [Role: AccessPolicy.Grant] = [:]
+        for (name, body) in roles.sorted(by: { $0.key < $1.key }) {
+            guard let role = Role(rawValue: name) else {
+                throw PolicyError(file: file, entry: "roles.\(name)", problem: "unknown role (known: \(Role.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            guard let map = body as? [String: Any] else {
+                throw PolicyError(file: file, entry: "roles.\(name)", problem: "must be a mapping with scope and allow")
+            }
+            for key in map.keys where !["scope", "allow", "pii"].contains(key) {
+                throw PolicyError(file: file, entry: "roles.\(name).\(key)", problem: "unknown key")
+            }
+            let expectedScope = role.isPlatform ? "platform" : "tenant"
+            guard let scope = map["scope"] as? String, scope == expectedScope else {
+                throw PolicyError(file: file, entry: "roles.\(name).scope", problem: "must be '\(expectedScope)'")
+            }
+            var piiMasked = false
+            if let pii = map["pii"] {
+                guard let value = pii as? String, ["masked", "visible"].contains(value) else {
+                    throw PolicyError(file: file, entry: "roles.\(name).pii", problem: "must be 'masked' or 'visible'")
+                }
+                piiMasked = value == "masked"
+            }
+            guard let allow = map["allow"] as? [Any] else {
+                throw PolicyError(file: file, entry: "roles.\(name).allow", problem: "must be a list of actions")
+            }
+            var actions = Set<Action>()
+            for (index, item) in allow.enumerated() {
+                guard let text = item as? String else {
+                    throw PolicyError(file: file, entry: "roles.\(name).allow[\(index)]", problem: "must be an action name")
+                }
+                if text == "*" {
+                    actions.formUnion(Action.allCases)
+                } else if let action = Action(rawValue: text) {
+                    actions.insert(action)
+                } else {
+                    throw PolicyError(file: file, entry: "roles.\(name).allow[\(index)]", problem: "unknown action '\(text)'")
+                }
+            }
+            grants[role] = .init(actions: actions, piiMasked: piiMasked)
+        }
+        return AccessPolicy(grants: grants)
+    }
+}

@@ -1,0 +1,279 @@
+import Foundation
+import PostgresNIO
+
+/// The audit record of a change to one account.
+func accountEvent(_ action: Action, _ before: Customer?, _ after: Customer, reason: String?) -> AuditRecord {
+    AuditRecord(
+        action: action, tenantID: platformTenantID, targetType: "customer", targetID: after.id.uuidString.lowercased(),
+        reason: reason, before: before?.snapshot, after: after.snapshot)
+}
+
+/// Checks `If-Match` against the account's current version (412 on mismatch).
+func checkVersion(_ customer: Customer, ifMatch: String?) throws {
+    guard let ifMatch else { return }
+    let tag = ifMatch.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "")
+    if tag != "*" && tag != customer.etag && tag != String(customer.version) {
+        throw Problem.preconditionFailed(current: customer.etag)
+    }
+}
+
+/// Validates a required reason (422 `validation_failed` when missing or too long).
+func requireReason(_ reason: String?) throws -> String {
+    var validation = Validation()
+    validation.text(reason, "reason", max: 1000)
+    try validation.check()
+    return (reason ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+/// A manager operation that moves an account through `AccountTransition`.
+/// A no-op or illegal move (locking a locked account, unlocking an active one) is 409
+/// `invalid_transition` with the current status, and changes and logs nothing.
+struct TransitionAccount: Sendable {
+    let customerID: UUID
+    let transition: AccountTransition
+    let reason: String?
+    let until: Date?
+    let ifMatch: String?
+
+    func perform(_ action: Action, on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<Customer> {
+        let reason = try requireReason(reason)
+        if let until, until <= Date() {
+            throw Problem.invalid([FieldIssue(field: "until", code: "in_the_past", message: "must be in the future")])
+        }
+        let before = try await AccountStore.fetchForUpdate(customerID, on: connection, logger: database.logger)
+        try checkVersion(before, ifMatch: ifMatch)
+        guard let target = transition.target(from: before.status, hasOpenLock: before.lock != nil) else {
+            throw Problem.invalidTransition("Cannot \(transition.rawValue) an account that is \(before.status.rawValue).", current: before.status.rawValue)
+        }
+        let change: AccountStore.LockChange
+        switch transition {
+        case .lock:
+            change = .open(AccountLock(
+                id: UUID(), cause: .manual, reason: reason, failedAttempts: nil, lockedBy: context.principal.operatorID,
+                lockedAt: Date(), until: until))
+        case .unlock: change = .lift(by: context.principal.operatorID, reason: reason)
+        case .delete, .restore: change = .keep
+        }
+        let failedLogins = transition == .unlock ? 0 : before.failedLogins
+        let after = try await AccountStore.write(before, status: target, failedLogins: failedLogins, lock: change, on: connection, logger: database.logger)
+        return Audited(after, event: accountEvent(action, before, after, reason: reason))
+    }
+}
+
+/// A manager locks an account (`accounts.lock`), optionally until a time when it lifts itself.
+public struct LockAccount: AuditedOperation {
+    public static let action = Action.accountsLock
+    let transition: TransitionAccount
+    public init(customerID: UUID, reason: String?, until: Date? = nil, ifMatch: String? = nil) {
+        transition = TransitionAccount(customerID: customerID, transition: .lock, reason: reason, until: until, ifMatch: ifMatch)
+    }
+    public func perform(on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<Customer> {
+        try await transition.perform(Self.action, on: connection, context: context, database: database)
+    }
+}
+
+/// A manager unlocks an account (`accounts.unlock`); the lock record is closed with who lifted it.
+public struct UnlockAccount: AuditedOperation {
+    public static let action = Action.accountsUnlock
+    let transition: TransitionAccount
+    public init(customerID: UUID, reason: String?, ifMatch: String? = nil) {
+        transition = TransitionAccount(customerID: customerID, transition: .unlock, reason: reason, until: nil, ifMatch: ifMatch)
+    }
+    public func perform(on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<Customer> {
+        try await transition.perform(Self.action, on: connection, context: context, database: database)
+    }
+}
+
+/// A manager soft-deletes an account (`accounts.delete`); it is purged after the retention period.
+public struct DeleteAccount: AuditedOperation {
+    public static let action = Action.accountsDelete
+    let transition: TransitionAccount
+    public init(customerID: UUID, reason: String?, ifMatch: String? = nil) {
+        transition = TransitionAccount(customerID: customerID, transition: .delete, reason: reason, until: nil, ifMatch: ifMatch)
+    }
+    public func perform(on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<Customer> {
+        try await transition.perform(Self.action, on: connection, context: context, database: database)
+    }
+}
+
+/// A manager restores a soft-deleted account (`accounts.restore`): active again, or locked if its lock is still open.
+public struct RestoreAccount: AuditedOperation {
+    public static let action = Action.accountsRestore
+    let transition: TransitionAccount
+    public init(customerID: UUID, reason: String?, ifMatch: String? = nil) {
+        transition = TransitionAccount(customerID: customerID, transition: .restore, reason: reason, until: nil, ifMatch: ifMatch)
+    }
+    public func perform(on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<Customer> {
+        try await transition.perform(Self.action, on: connection, context: context, database: database)
+    }
+}
+
+/// The app syncs a customer (`accounts.sync`): an idempotent upsert by id. Creating or changing
+/// the email or name is audited; an identical sync changes and logs nothing.
+public struct SyncCustomer: AuditedOperation {
+    public static let action = Action.accountsSync
+    public enum Outcome: Sendable { case created, updated, unchanged }
+    let id: UUID
+    let email: String
+    let displayName: String
+
+    public init(id: UUID, email: String, displayName: String) {
+        self.id = id
+        self.email = email.trimmingCharacters(in: .whitespaces)
+        self.displayName = displayName.trimmingCharacters(in: .whitespaces)
+    }
+
+    public func perform(on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<(Customer, Outcome)> {
+        var validation = Validation()
+        validation.email(email, "email")
+        validation.text(displayName, "display_name", max: 200, required: false)
+        try validation.check()
+        let existing: Customer?
+        do { existing = try await AccountStore.fetchForUpdate(id, on: connection, logger: database.logger) } catch let problem as Problem where problem.status == 404 { existing = nil }
+        if let existing, existing.email == email, existing.displayName == displayName {
+            return .unchanged((existing, .unchanged))
+        }
+        let query: PostgresQuery = """
+            INSERT INTO customers (id, email, display_name) VALUES (\(id), \(email), \(displayName))
+            ON CONFLICT (id) DO UPDATE SET email = excluded.email, display_name = excluded.display_name,
+                version = customers.version + 1, updated_at = now()
+            """
+        try await connection.query(query, logger: database.logger)
+        let after = try await AccountStore.fetch(id, on: connection, logger: database.logger)
+        var changed: [String] = []
+        if existing?.email != email { changed.append("email") }
+        if existing?.displayName != displayName { changed.append("display_name") }
+        let event = AuditRecord(
+            action: Self.action, tenantID: platformTenantID, targetType: "customer", targetID: id.uuidString.lowercased(),
+            reason: existing == nil ? "created" : "updated: " + changed.joined(separator: ", "),
+            before: existing?.snapshot, after: after.snapshot)
+        return Audited((after, existing == nil ? .created : .updated), event: event)
+    }
+}
+
+/// The app reports a login attempt (`accounts.report_login`). Consecutive failures reaching the
+/// threshold of `policies/security.yaml` lock the account (cause `failed_logins`, reason
+/// `too_many_failed_logins`), audited with the system as actor; a success resets the count.
+/// Attempts are recorded in `login_attempts` (the lock's evidence); every change of the count is
+/// audited too (`accounts.report_login`), an attempt that changes nothing is not.
+public struct ReportLoginAttempt: AuditedOperation {
+    public static let action = Action.accountsReportLogin
+    let customerID: UUID
+    let succeeded: Bool
+
+    public init(customerID: UUID, succeeded: Bool) {
+        self.customerID = customerID
+        self.succeeded = succeeded
+    }
+
+    public func perform(on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<Customer> {
+        let before = try await AccountStore.fetchForUpdate(customerID, on: connection, logger: database.logger)
+        guard before.status != .deleted else {
+            throw Problem.invalidTransition("The account is deleted.", current: before.status.rawValue)
+        }
+        try await connection.query(
+            "INSERT INTO login_attempts (customer_id, succeeded, request_id) VALUES (\(customerID), \(succeeded), \(context.requestID))",
+            logger: database.logger)
+        let rule = LockoutRule(threshold: context.policies.security.consecutiveFailedLogins)
+        switch rule.outcome(failures: before.failedLogins, succeeded: succeeded, status: before.status) {
+        case .count(let failures):
+            guard failures != before.failedLogins else { return .unchanged(before) }
+            let after = try await AccountStore.write(before, status: before.status, failedLogins: failures, lock: .keep, on: connection, logger: database.logger)
+            return Audited(after, event: accountEvent(Self.action, before, after, reason: succeeded ? "login_succeeded" : "login_failed"))
+        case .lock(let failures):
+            let lock = AccountLock(
+                id: UUID(), cause: .failedLogins, reason: LockoutRule.reason, failedAttempts: failures, lockedBy: nil, lockedAt: Date(), until: nil)
+            let after = try await AccountStore.write(before, status: .locked, failedLogins: failures, lock: .open(lock), on: connection, logger: database.logger)
+            return Audited(after, event: accountEvent(.accountsLock, before, after, reason: LockoutRule.reason).bySystem)
+        }
+    }
+}
+
+/// The app reports a completed password reset (`accounts.password_reset`): the failed-login count
+/// resets and a lock caused by failed logins is lifted. A manager's manual lock stays.
+public struct ReportPasswordReset: AuditedOperation {
+    public static let action = Action.accountsPasswordReset
+    let customerID: UUID
+
+    public init(customerID: UUID) { self.customerID = customerID }
+
+    public func perform(on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<Customer> {
+        let before = try await AccountStore.fetchForUpdate(customerID, on: connection, logger: database.logger)
+        guard before.status != .deleted else {
+            throw Problem.invalidTransition("The account is deleted.", current: before.status.rawValue)
+        }
+        if before.status == .locked, before.lock?.cause == .failedLogins {
+            let after = try await AccountStore.write(
+                before, status: .active, failedLogins: 0, lock: .lift(by: context.principal.operatorID, reason: "password_reset"),
+                on: connection, logger: database.logger)
+            return Audited(after, event: accountEvent(.accountsUnlock, before, after, reason: "password_reset"))
+        }
+        guard before.failedLogins != 0 else { return .unchanged(before) }
+        let after = try await AccountStore.write(before, status: before.status, failedLogins: 0, lock: .keep, on: connection, logger: database.logger)
+        return Audited(after, event: accountEvent(Self.action, before, after, reason: "password_reset"))
+    }
+}
+
+/// The system lifts timed locks whose `until` has passed; each lifting is an audit event by the
+/// system actor. Returns the accounts unlocked.
+public struct LiftExpiredLocks: AuditedOperation {
+    public static let action = Action.accountsUnlock
+    public let limit: Int
+
+    public init(limit: Int = 100) { self.limit = limit }
+
+    public func perform(on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<[Customer]> {
+        var ids: [UUID] = []
+        for try await id in try await connection.query(
+            """
+            SELECT l.customer_id FROM account_locks l JOIN customers c ON c.id = l.customer_id
+            WHERE l.lifted_at IS NULL AND l.until <= now() AND c.status = 'locked'
+            ORDER BY l.until LIMIT \(limit) FOR UPDATE OF l, c SKIP LOCKED
+            """, logger: database.logger
+        ).decode(UUID.self) {
+            ids.append(id)
+        }
+        var unlocked: [Customer] = []
+        var events: [AuditRecord] = []
+        for id in ids {
+            let before = try await AccountStore.fetchForUpdate(id, on: connection, logger: database.logger)
+            let after = try await AccountStore.write(before, status: .active, failedLogins: 0, lock: .lift(by: nil, reason: "lock_expired"), on: connection, logger: database.logger)
+            unlocked.append(after)
+            events.append(accountEvent(.accountsUnlock, before, after, reason: "lock_expired").bySystem)
+        }
+        guard let first = events.first else { return .unchanged([]) }
+        return Audited(unlocked, event: first, more: Array(events.dropFirst()))
+    }
+}
+
+/// Purges accounts soft-deleted longer ago than `policies/retention.yaml` allows
+/// (`accounts.purge`), one audit event per account; with `dryRun`, only lists them.
+public struct PurgeDeletedAccounts: AuditedOperation {
+    public static let action = Action.accountsPurge
+    let dryRun: Bool
+
+    public init(dryRun: Bool) { self.dryRun = dryRun }
+
+    public func perform(on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<[UUID]> {
+        let days = context.policies.retention.deletedAccountsPurgeAfterDays
+        var due: [Customer] = []
+        for try await row in try await connection.query(
+            """
+            SELECT \(unescaped: Customer.columns) FROM \(unescaped: Customer.from)
+            WHERE c.status = 'deleted' AND c.deleted_at < now() - make_interval(days => \(days))
+            ORDER BY c.deleted_at FOR UPDATE OF c
+            """, logger: database.logger)
+        {
+            due.append(try Customer.decode(row))
+        }
+        let ids = due.map(\.id)
+        guard !dryRun, !due.isEmpty else { return .unchanged(ids) }
+        try await connection.query("DELETE FROM customers WHERE id = ANY(\(ids))", logger: database.logger)
+        let events = due.map { customer in
+            AuditRecord(
+                action: Self.action, tenantID: platformTenantID, targetType: "customer", targetID: customer.id.uuidString.lowercased(),
+                reason: "deleted more than \(days) days ago", before: customer.snapshot, after: nil)
+        }
+        return Audited(ids, event: events[0], more: Array(events.dropFirst()))
+    }
+}

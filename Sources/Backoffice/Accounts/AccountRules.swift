@@ -1,0 +1,70 @@
+import Foundation
+
+/// A customer account's status.
+public enum AccountStatus: String, Sendable, Codable, CaseIterable {
+    case active, locked, deleted
+}
+
+/// The manager operations on an account, as a state machine (pure).
+public enum AccountTransition: String, Sendable {
+    case lock, unlock, delete, restore
+
+    /// The status after the transition, or nil when it is illegal (or a no-op) from `status`.
+    /// - Parameter hasOpenLock: restoring an account that still has an open lock returns it to `locked`.
+    public func target(from status: AccountStatus, hasOpenLock: Bool) -> AccountStatus? {
+        switch (self, status) {
+        case (.lock, .active): .locked
+        case (.unlock, .locked): .active
+        case (.delete, .active), (.delete, .locked): .deleted
+        case (.restore, .deleted): hasOpenLock ? .locked : .active
+        default: nil
+        }
+    }
+}
+
+/// The lockout rule of `policies/security.yaml`: consecutive failed logins lock the account.
+public struct LockoutRule: Sendable {
+    public let threshold: Int
+
+    public init(threshold: Int) { self.threshold = threshold }
+
+    /// What a reported login attempt does to an account.
+    public enum Outcome: Equatable, Sendable {
+        /// Record the new consecutive-failure count; nothing else changes.
+        case count(Int)
+        /// The count reached the threshold: lock with reason `too_many_failed_logins`.
+        case lock(failures: Int)
+    }
+
+    /// - Parameters:
+    ///   - failures: consecutive failures before this attempt.
+    ///   - succeeded: whether this attempt succeeded (a success resets the count).
+    ///   - status: the account's status; only an active account can be locked by the rule.
+    public func outcome(failures: Int, succeeded: Bool, status: AccountStatus) -> Outcome {
+        if succeeded { return .count(0) }
+        let now = failures + 1
+        if status == .active && now >= threshold { return .lock(failures: now) }
+        return .count(now)
+    }
+
+    /// The reason recorded on a lock made by this rule.
+    public static let reason = "too_many_failed_logins"
+}
+
+/// The appeal state machine: open → upheld | lifted.
+public enum AppealStatus: String, Sendable, Codable {
+    case open, upheld, lifted
+}
+
+/// Masks customer PII for roles that must not see it (auditors): `ada@example.com` → `a***@example.com`.
+public enum PIIMask {
+    public static func email(_ email: String) -> String {
+        guard let at = email.firstIndex(of: "@"), at > email.startIndex else { return "***" }
+        return String(email[email.startIndex]) + "***" + email[at...]
+    }
+
+    public static func name(_ name: String) -> String {
+        guard let first = name.first else { return "" }
+        return String(first) + "***"
+    }
+}

@@ -1,0 +1,192 @@
+import Crypto
+import Foundation
+
+/// The pure rules of the hash-chained audit log: which chain an event joins, how links are hashed,
+/// and how a chain is verified. No I/O.
+public enum AuditChain {
+    /// The number of lanes the platform's own events are spread over.
+    public static let platformLanes = 16
+
+    /// The hash a chain starts from.
+    public static let genesis = [UInt8](repeating: 0, count: 32)
+
+    /// The chain an event joins: its tenant's chain, or for the platform a lane chosen by target, so
+    /// changes to different targets rarely wait on one chain head.
+    public static func chain(tenantID: UUID, targetID: String) -> String {
+        guard tenantID == platformTenantID else { return "tenant:\(tenantID.uuidString.lowercased())" }
+        let digest = SHA256.hash(data: Data(targetID.utf8))
+        let lane = Int(digest.first { _ in true } ?? 0) % platformLanes
+        return String(format: "platform:%02d", lane)
+    }
+
+    /// `hash = SHA-256(prev_hash ‖ canonical)`.
+    public static func link(previous: [UInt8], canonical: [UInt8]) -> [UInt8] {
+        var hasher = SHA256()
+        hasher.update(data: previous)
+        hasher.update(data: canonical)
+        return Array(hasher.finalize())
+    }
+}
+
+/// One stored event as the verifier sees it.
+public struct ChainedEvent: Sendable {
+    public var id: Int64
+    public var chain: String
+    public var seq: Int64
+    public var canonical: [UInt8]
+    /// The canonical bytes recomputed from the event's columns (differs when a column was edited).
+    public var recomputed: [UInt8]
+    public var prevHash: [UInt8]
+    public var hash: [UInt8]
+
+    public init(id: Int64, chain: String, seq: Int64, canonical: [UInt8], recomputed: [UInt8], prevHash: [UInt8], hash: [UInt8]) {
+        self.id = id
+        self.chain = chain
+        self.seq = seq
+        self.canonical = canonical
+        self.recomputed = recomputed
+        self.prevHash = prevHash
+        self.hash = hash
+    }
+}
+
+/// What is wrong with a chain, naming the first bad event.
+public struct ChainFailure: Sendable, Equatable, Error {
+    public enum Kind: String, Sendable {
+        case edited, deleted, inserted, reordered, truncated, diverged
+    }
+    public let chain: String
+    public let seq: Int64?
+    public let eventID: Int64?
+    public let kind: Kind
+    public let detail: String
+}
+
+/// A chain head as kept outside the database (a checkpoint) or in `audit_chain_heads`.
+public struct ChainHead: Sendable, Equatable, Codable {
+    public let chain: String
+    public let seq: Int64
+    public let hash: String
+
+    public init(chain: String, seq: Int64, hash: String) {
+        self.chain = chain
+        self.seq = seq
+        self.hash = hash
+    }
+}
+
+/// Verifies chains from events fed in (chain, seq) order, in constant memory (one event of lookahead).
+///
+/// Detects an edited event (its columns no longer match its canonical bytes, or its hash no longer
+/// matches them), a deleted event (a gap in the links), an inserted event (the chain is whole
+/// without it) and reordered events (two links swapped). Deleting the newest events leaves no
+/// broken link: `finish(heads:checkpoint:)` compares the chain ends with the heads and a checkpoint.
+public struct ChainVerifier: Sendable {
+    private var pending: ChainedEvent?
+    private var currentChain: String?
+    private var lastHash: [UInt8] = AuditChain.genesis
+    private var hashBeforeLast: [UInt8]?
+    private var lastEvent: ChainedEvent?
+    private var expectedSeq: Int64 = 1
+    private var ends: [String: (seq: Int64, hash: [UInt8])] = [:]
+    private var seen: [String: [Int64: [UInt8]]] = [:]
+    private var checkpointSeqs: [String: Int64]
+    public private(set) var events: Int64 = 0
+    public private(set) var failure: ChainFailure?
+
+    /// - Parameter checkpoint: kept heads; the hash at each kept seq is remembered while streaming.
+    public init(checkpoint: [ChainHead] = []) {
+        checkpointSeqs = Dictionary(checkpoint.map { ($0.chain, $0.seq) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The number of chains seen.
+    public var chains: Int { ends.count }
+
+    /// Feeds the next event. After the first failure the rest is ignored.
+    public mutating func feed(_ event: ChainedEvent) {
+        guard failure == nil else { return }
+        if let previous = pending { check(previous, next: event.chain == previous.chain ? event : nil) }
+        pending = event
+    }
+
+    /// Ends the stream and checks chain ends against the database's heads and a kept checkpoint.
+    public mutating func finish(heads: [ChainHead], checkpoint: [ChainHead]) -> ChainFailure? {
+        if failure == nil, let last = pending { check(last, next: nil) }
+        pending = nil
+        if failure != nil { return failure }
+        for head in heads {
+            let end = ends[head.chain]
+            if end?.seq != head.seq || end.map({ hex($0.hash) }) != head.hash {
+                failure = ChainFailure(
+                    chain: head.chain, seq: end?.seq, eventID: nil, kind: .truncated,
+                    detail: "the chain ends at seq \(end?.seq ?? 0) but its head records seq \(head.seq): its newest events were deleted")
+                return failure
+            }
+        }
+        for kept in checkpoint {
+            guard let end = ends[kept.chain], end.seq >= kept.seq else {
+                failure = ChainFailure(
+                    chain: kept.chain, seq: ends[kept.chain]?.seq, eventID: nil, kind: .truncated,
+                    detail: "the chain is shorter (seq \(ends[kept.chain]?.seq ?? 0)) than the checkpoint (seq \(kept.seq))")
+                return failure
+            }
+            if let hash = seen[kept.chain]?[kept.seq], hex(hash) != kept.hash {
+                failure = ChainFailure(
+                    chain: kept.chain, seq: kept.seq, eventID: nil, kind: .diverged,
+                    detail: "the event at seq \(kept.seq) has hash \(hex(hash)) but the checkpoint kept \(kept.hash)")
+                return failure
+            }
+        }
+        return nil
+    }
+
+    private mutating func check(_ event: ChainedEvent, next: ChainedEvent?) {
+        if event.chain != currentChain {
+            currentChain = event.chain
+            lastHash = AuditChain.genesis
+            hashBeforeLast = nil
+            lastEvent = nil
+            expectedSeq = 1
+        }
+        events += 1
+        if event.prevHash != lastHash {
+            if let next, next.hash == event.prevHash, next.prevHash == lastHash {
+                fail(event, .reordered, "its link points at the event after it: events were swapped")
+            } else if let next, next.prevHash == lastHash {
+                fail(event, .inserted, "the chain is whole without it: it was inserted")
+            } else if let hashBeforeLast, event.prevHash == hashBeforeLast, let lastEvent {
+                fail(lastEvent, .inserted, "the event after it links past it: it was inserted")
+            } else {
+                fail(event, .deleted, "its prev_hash does not match the event before it: an event before it is missing")
+            }
+            return
+        }
+        if event.seq != expectedSeq {
+            fail(event, .reordered, "seq \(event.seq) where \(expectedSeq) was expected")
+            return
+        }
+        if event.canonical != event.recomputed {
+            fail(event, .edited, "its columns no longer match the bytes that were hashed")
+            return
+        }
+        if AuditChain.link(previous: event.prevHash, canonical: event.canonical) != event.hash {
+            fail(event, .edited, "its hash does not match its content")
+            return
+        }
+        hashBeforeLast = lastHash
+        lastHash = event.hash
+        lastEvent = event
+        expectedSeq = event.seq + 1
+        ends[event.chain] = (event.seq, event.hash)
+        if checkpointSeqs[event.chain] == event.seq { seen[event.chain, default: [:]][event.seq] = event.hash }
+    }
+
+    private mutating func fail(_ event: ChainedEvent, _ kind: ChainFailure.Kind, _ detail: String) {
+        failure = ChainFailure(chain: event.chain, seq: event.seq, eventID: event.id, kind: kind, detail: "event \(event.id) (\(event.chain) seq \(event.seq)): \(detail)")
+    }
+}
+
+/// Lower-case hex of bytes.
+public func hex(_ bytes: [UInt8]) -> String {
+    bytes.map { String(format: "%02x", $0) }.joined()
+}

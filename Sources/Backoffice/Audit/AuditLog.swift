@@ -1,0 +1,212 @@
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// A stored audit event, as read back.
+public struct AuditEventRecord: Sendable {
+    public var id: Int64
+    public var occurredAt: Date
+    public var chain: String
+    public var seq: Int64
+    public var tenantID: UUID
+    public var actorID: UUID?
+    public var actorRole: String
+    public var action: String
+    public var targetType: String
+    public var targetID: String
+    public var requestID: String
+    public var sourceIP: String?
+    public var reason: String?
+    public var before: String?
+    public var after: String?
+    public var policyDigest: String
+    public var prevHash: String
+    public var hash: String
+}
+
+/// Filters of `audit list` and `audit export`; every one optional.
+public struct AuditFilter: Sendable {
+    public var tenantID: UUID?
+    public var actorID: UUID?
+    public var action: String?
+    public var targetID: String?
+    public var since: Date?
+    public var until: Date?
+
+    public init(tenantID: UUID? = nil, actorID: UUID? = nil, action: String? = nil, targetID: String? = nil, since: Date? = nil, until: Date? = nil) {
+        self.tenantID = tenantID
+        self.actorID = actorID
+        self.action = action
+        self.targetID = targetID
+        self.since = since
+        self.until = until
+    }
+}
+
+/// The audit log: appends inside a change's transaction, reads, exports and verifies.
+/// Row-level security limits every read to what the principal's tenant may see.
+public struct AuditLog: Sendable {
+    let database: Database
+
+    public init(database: Database) { self.database = database }
+
+    /// Appends `record` on `connection`, inside the caller's transaction.
+    public static func append(_ record: AuditRecord, context: OperationContext, on connection: PostgresConnection, logger: Logger) async throws {
+        _ = try await connection.rows(AppendAuditEvent(record: record, context: context), logger: logger)
+    }
+
+    static let columns = """
+        id, occurred_at, chain, seq, tenant_id, actor_id, actor_role, action, target_type, target_id, request_id,
+        source_ip, reason, before::text, after::text, policy_digest, encode(prev_hash, 'hex'), encode(hash, 'hex')
+        """
+
+    /// One page of events, oldest first, after the keyset `afterID`.
+    public func list(_ filter: AuditFilter, afterID: Int64, limit: Int, context: OperationContext) async throws -> [AuditEventRecord] {
+        try await database.transaction(for: context.principal) { connection in
+            try await Self.page(filter, afterID: afterID, limit: limit, on: connection, logger: database.logger)
+        }
+    }
+
+    static func page(_ filter: AuditFilter, afterID: Int64, limit: Int, on connection: PostgresConnection, logger: Logger) async throws -> [AuditEventRecord] {
+        let query: PostgresQuery = """
+            SELECT \(unescaped: columns) FROM audit_events
+            WHERE id > \(afterID)
+              AND (\(filter.tenantID)::uuid IS NULL OR tenant_id = \(filter.tenantID))
+              AND (\(filter.actorID)::uuid IS NULL OR actor_id = \(filter.actorID))
+              AND (\(filter.action)::text IS NULL OR action = \(filter.action))
+              AND (\(filter.targetID)::text IS NULL OR target_id = \(filter.targetID))
+              AND (\(filter.since)::timestamptz IS NULL OR occurred_at >= \(filter.since))
+              AND (\(filter.until)::timestamptz IS NULL OR occurred_at < \(filter.until))
+            ORDER BY id LIMIT \(limit)
+            """
+        var events: [AuditEventRecord] = []
+        for try await row in try await connection.query(query, logger: logger) {
+            events.append(try decode(row))
+        }
+        return events
+    }
+
+    static func decode(_ row: PostgresRow) throws -> AuditEventRecord {
+        let c = try row.decode(
+            (Int64, Date, String, Int64, UUID, UUID?, String, String, String, String, String, String?, String?, String?, String?, String, String, String).self)
+        return AuditEventRecord(
+            id: c.0, occurredAt: c.1, chain: c.2, seq: c.3, tenantID: c.4, actorID: c.5, actorRole: c.6, action: c.7, targetType: c.8,
+            targetID: c.9, requestID: c.10, sourceIP: c.11, reason: c.12, before: c.13, after: c.14, policyDigest: c.15, prevHash: c.16,
+            hash: c.17)
+    }
+
+    /// Every matching event as JSON lines, oldest first, fetched in pages of `pageSize` so memory
+    /// stays constant however long the log is.
+    public func export(_ filter: AuditFilter, context: OperationContext, pageSize: Int = 1000) -> ExportLines {
+        ExportLines(database: database, filter: filter, principal: context.principal, pageSize: pageSize)
+    }
+
+    /// The JSON lines of an export, produced page by page as the consumer reads.
+    public struct ExportLines: AsyncSequence, Sendable {
+        public typealias Element = ByteBuffer
+        let database: Database
+        let filter: AuditFilter
+        let principal: Principal
+        let pageSize: Int
+
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            let lines: ExportLines
+            var afterID: Int64 = 0
+            var done = false
+
+            public mutating func next() async throws -> ByteBuffer? {
+                guard !done else { return nil }
+                let (lines, afterID, pageSize, filter) = (self.lines, self.afterID, lines.pageSize, lines.filter)
+                let page: (ByteBuffer, Int64, Int) = try await lines.database.transaction(for: lines.principal) { connection in
+                    let query: PostgresQuery = """
+                        SELECT id, jsonb_build_object(
+                            'id', id, 'occurred_at', to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+                            'chain', chain, 'seq', seq, 'tenant_id', tenant_id, 'actor_id', actor_id, 'actor_role', actor_role,
+                            'action', action, 'target_type', target_type, 'target_id', target_id, 'request_id', request_id,
+                            'source_ip', source_ip, 'reason', reason, 'before', before, 'after', after,
+                            'policy_digest', policy_digest, 'prev_hash', encode(prev_hash, 'hex'), 'hash', encode(hash, 'hex'))::text
+                        FROM audit_events
+                        WHERE id > \(afterID)
+                          AND (\(filter.tenantID)::uuid IS NULL OR tenant_id = \(filter.tenantID))
+                          AND (\(filter.actorID)::uuid IS NULL OR actor_id = \(filter.actorID))
+                          AND (\(filter.action)::text IS NULL OR action = \(filter.action))
+                          AND (\(filter.targetID)::text IS NULL OR target_id = \(filter.targetID))
+                          AND (\(filter.since)::timestamptz IS NULL OR occurred_at >= \(filter.since))
+                          AND (\(filter.until)::timestamptz IS NULL OR occurred_at < \(filter.until))
+                        ORDER BY id LIMIT \(pageSize)
+                        """
+                    var buffer = ByteBuffer()
+                    var last = afterID
+                    var count = 0
+                    for try await (id, line) in try await connection.query(query, logger: lines.database.logger).decode((Int64, String).self) {
+                        buffer.writeString(line)
+                        buffer.writeInteger(UInt8(ascii: "\n"))
+                        last = id
+                        count += 1
+                    }
+                    return (buffer, last, count)
+                }
+                self.afterID = page.1
+                if page.2 < pageSize { done = true }
+                if page.2 == 0 { return nil }
+                return page.0
+            }
+        }
+
+        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(lines: self) }
+    }
+
+    /// The head (seq, hash) of every visible chain.
+    public func heads(context: OperationContext) async throws -> [ChainHead] {
+        try await database.transaction(for: context.principal) { connection in
+            try await Self.heads(on: connection, logger: database.logger)
+        }
+    }
+
+    static func heads(on connection: PostgresConnection, logger: Logger) async throws -> [ChainHead] {
+        var heads: [ChainHead] = []
+        for try await (chain, seq, hash) in try await connection.query(
+            "SELECT chain, seq, encode(hash, 'hex') FROM audit_chain_heads ORDER BY chain", logger: logger
+        ).decode((String, Int64, String).self) {
+            heads.append(ChainHead(chain: chain, seq: seq, hash: hash))
+        }
+        return heads
+    }
+
+    /// The result of a verification.
+    public struct Report: Sendable {
+        public let chains: Int
+        public let events: Int64
+        public let failure: ChainFailure?
+    }
+
+    /// Verifies every visible chain from one consistent snapshot, streaming events in (chain, seq)
+    /// order: recomputes each event's canonical bytes from its columns and its hash from its
+    /// link, then compares chain ends with the heads table and `checkpoint`.
+    public func verify(checkpoint: [ChainHead], context: OperationContext) async throws -> Report {
+        try await database.transaction(for: context.principal, isolation: "REPEATABLE READ, READ ONLY") { connection in
+            var verifier = ChainVerifier(checkpoint: checkpoint)
+            let rows = try await connection.query(
+                """
+                SELECT id, chain, seq, canonical,
+                       audit_canonical(chain, seq, tenant_id, occurred_at, actor_id, actor_role, action, target_type, target_id,
+                                       request_id, source_ip, reason, before, after, policy_digest),
+                       prev_hash, hash
+                FROM audit_events ORDER BY chain, seq
+                """, logger: database.logger)
+            for try await (id, chain, seq, canonical, recomputed, prev, hash) in rows.decode(
+                (Int64, String, Int64, ByteBuffer, ByteBuffer, ByteBuffer, ByteBuffer).self)
+            {
+                verifier.feed(
+                    ChainedEvent(
+                        id: id, chain: chain, seq: seq, canonical: Array(canonical.readableBytesView),
+                        recomputed: Array(recomputed.readableBytesView), prevHash: Array(prev.readableBytesView),
+                        hash: Array(hash.readableBytesView)))
+            }
+            let heads = try await Self.heads(on: connection, logger: database.logger)
+            let failure = verifier.finish(heads: heads, checkpoint: checkpoint)
+            return Report(chains: max(verifier.chains, heads.count), events: verifier.events, failure: failure)
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import PostgresNIO
+
+/// What one change records in the audit log. The actor, request id, source ip and policy digest
+/// come from the operation's context when it is appended.
+public struct AuditRecord: Sendable {
+    public let action: String
+    public let tenantID: UUID
+    public let targetType: String
+    public let targetID: String
+    public let reason: String?
+    /// JSON text of the target before and after the change (nil when it did not exist).
+    public let before: String?
+    public let after: String?
+    /// Who the event names as actor when not the operation's principal (the system, for
+    /// automatic lockout and expiry).
+    public var actor: Principal?
+
+    public init(action: Action, tenantID: UUID, targetType: String, targetID: String, reason: String?, before: String?, after: String?) {
+        self.action = action.rawValue
+        self.tenantID = tenantID
+        self.targetType = targetType
+        self.targetID = targetID
+        self.reason = reason
+        self.before = before
+        self.after = after
+        self.actor = nil
+    }
+
+    /// The same record with the system as its actor.
+    public var bySystem: AuditRecord {
+        var copy = self
+        copy.actor = .system
+        return copy
+    }
+
+    /// JSON text of a snapshot, keys sorted, for `before`/`after`.
+    public static func json(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self)
+    }
+}
+
+/// A change's result with the audit events that record it. An operation returns this, and the
+/// executor appends the events in the change's own transaction: a change cannot be written
+/// without its event. `events` is empty only when nothing changed.
+public struct Audited<Output: Sendable>: Sendable {
+    public let output: Output
+    public let events: [AuditRecord]
+
+    public init(_ output: Output, event: AuditRecord, more: [AuditRecord] = []) {
+        self.output = output
+        self.events = [event] + more
+    }
+
+    private init(unchanged output: Output) {
+        self.output = output
+        self.events = []
+    }
+
+    /// Nothing changed: nothing to audit.
+    public static func unchanged(_ output: Output) -> Audited<Output> { Audited(unchanged: output) }
+}
+
+/// Appends one event to its chain (`audit_append` in SQL: lock head, link, insert).
+struct AppendAuditEvent: PostgresPreparedStatement {
+    static let sql = "SELECT audit_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12::jsonb, $13)"
+    typealias Row = Int64
+    let record: AuditRecord
+    let context: OperationContext
+
+    func makeBindings() throws -> PostgresBindings {
+        var b = PostgresBindings(capacity: 13)
+        b.append(AuditChain.chain(tenantID: record.tenantID, targetID: record.targetID))
+        b.append(record.tenantID)
+        let actor = record.actor ?? context.principal
+        b.append(actor.operatorID)
+        b.append(actor.role)
+        b.append(record.action)
+        b.append(record.targetType)
+        b.append(record.targetID)
+        b.append(context.requestID)
+        b.append(context.sourceIP)
+        b.append(record.reason)
+        b.append(record.before)
+        b.append(record.after)
+        b.append(context.policies.digest)
+        return b
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int64.self) }
+}

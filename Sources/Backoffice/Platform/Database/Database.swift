@@ -1,0 +1,104 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The service's PostgreSQL: a pool of connections as a role that owns no table, so row-level
+/// security applies to every query.
+public struct Database: Sendable {
+    public let client: PostgresClient
+    public let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// Runs `body` in one transaction acting for `principal`'s tenant and role
+    /// (`set_config(…, true)`, local to the transaction). Commits when `body` returns, rolls back
+    /// when it throws, and rethrows `body`'s own error unwrapped.
+    public func transaction<T: Sendable>(
+        for principal: Principal,
+        isolation: String? = nil,
+        _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        do {
+            return try await client.withConnection { connection in
+                let _: String = try await connection.execute(Begin(), logger: logger)
+                do {
+                    if let isolation {
+                        try await connection.query(PostgresQuery(unsafeSQL: "SET TRANSACTION ISOLATION LEVEL \(isolation)"), logger: logger)
+                    }
+                    _ = try await connection.rows(SetSession(tenant: principal.tenantID.uuidString, role: principal.role), logger: logger)
+                    let result = try await body(connection)
+                    let _: String = try await connection.execute(Commit(), logger: logger)
+                    return result
+                } catch {
+                    _ = try? await connection.query("ROLLBACK", logger: logger)
+                    throw error
+                }
+            }
+        } catch let error as PSQLError {
+            throw Database.translate(error, logger: logger)
+        }
+    }
+
+    /// Maps database failures that clients can act on to problems; everything else is logged and
+    /// becomes 503 (connection) or 500, never echoing the database's message.
+    static func translate(_ error: PSQLError, logger: Logger) -> any Error {
+        switch error.code {
+        case .server:
+            let state = error.serverInfo?[.sqlState]
+            logger.error("database error", metadata: ["error": "\(String(reflecting: error))"])
+            if state == PostgresError.Code.uniqueViolation.raw { return Problem.conflict("already_exists", "A resource with these values already exists.") }
+            if state == PostgresError.Code.checkViolation.raw { return Problem.invalid([FieldIssue(field: "body", code: "constraint", message: "violates a constraint")]) }
+            if state == PostgresError.Code.insufficientPrivilege.raw { return Problem(status: 403, code: "forbidden", title: "Forbidden", detail: "Refused by the database.") }
+            return Problem.internalError
+        case .connectionError, .poolClosed, .serverClosedConnection, .clientClosedConnection, .connectionClosed:
+            logger.error("database unavailable", metadata: ["error": "\(String(reflecting: error))"])
+            return Problem.unavailable
+        default:
+            logger.error("database error", metadata: ["error": "\(String(reflecting: error))"])
+            return Problem.internalError
+        }
+    }
+}
+
+struct Begin: PostgresPreparedStatement {
+    static let sql = "BEGIN"
+    typealias Row = ()
+    func makeBindings() throws -> PostgresBindings { PostgresBindings() }
+    func decodeRow(_ row: PostgresRow) throws -> Row {}
+}
+
+struct Commit: PostgresPreparedStatement {
+    static let sql = "COMMIT"
+    typealias Row = ()
+    func makeBindings() throws -> PostgresBindings { PostgresBindings() }
+    func decodeRow(_ row: PostgresRow) throws -> Row {}
+}
+
+/// Sets the tenant and role the transaction acts for; row-level security reads them.
+struct SetSession: PostgresPreparedStatement {
+    static let sql = "SELECT set_config('app.tenant_id', $1, true), set_config('app.role', $2, true)"
+    typealias Row = (String, String)
+    let tenant: String
+    let role: String
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 2)
+        bindings.append(tenant)
+        bindings.append(role)
+        return bindings
+    }
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+}
+
+extension PostgresConnection {
+    /// Runs a prepared statement and collects its rows.
+    func rows<S: PostgresPreparedStatement>(_ statement: S, logger: Logger) async throws -> [S.Row] {
+        var rows: [S.Row] = []
+        for try await row in try await self.execute(statement, logger: logger) {
+            rows.append(row)
+        }
+        return rows
+    }
+}

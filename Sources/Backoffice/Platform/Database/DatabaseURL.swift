@@ -1,0 +1,85 @@
+import Foundation
+import Logging
+import NIOSSL
+import PostgresNIO
+
+/// A `postgres://user:password@host:port/database?sslmode=…` URL.
+public struct DatabaseURL: Sendable, CustomStringConvertible {
+    public let host: String
+    public let port: Int
+    public let user: String
+    public let password: String?
+    public let database: String
+    public let sslMode: String
+
+    public init(_ text: String) throws {
+        guard let components = URLComponents(string: text), ["postgres", "postgresql"].contains(components.scheme ?? ""),
+            let host = components.host, !host.isEmpty
+        else {
+            throw Problem.malformed("not a postgres:// URL: \(DatabaseURL.redact(text))")
+        }
+        self.host = host
+        self.port = components.port ?? 5432
+        self.user = components.user?.removingPercentEncoding ?? "postgres"
+        self.password = components.password?.removingPercentEncoding
+        let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        self.database = path.isEmpty ? self.user : path
+        self.sslMode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
+    }
+
+    /// The URL without its password.
+    public var description: String { "postgres://\(user)@\(host):\(port)/\(database)?sslmode=\(sslMode)" }
+
+    static func redact(_ text: String) -> String {
+        text.replacingOccurrences(of: #":[^:@/]*@"#, with: ":***@", options: .regularExpression)
+    }
+
+    var tls: PostgresClient.Configuration.TLS {
+        switch sslMode {
+        case "disable": .disable
+        case "require", "verify-ca", "verify-full": .require(.makeClientConfiguration())
+        default: .prefer(.makeClientConfiguration())
+        }
+    }
+
+    /// A pool configuration for this URL.
+    public func clientConfiguration(maximumConnections: Int = 20) -> PostgresClient.Configuration {
+        var configuration = PostgresClient.Configuration(host: host, port: port, username: user, password: password, database: database, tls: tls)
+        configuration.options.maximumConnections = maximumConnections
+        configuration.options.additionalStartupParameters = [("application_name", "backoffice")]
+        return configuration
+    }
+
+    /// Runs `body` on one connection (for migrations and other one-off administration), then closes it.
+    public func withConnection<T: Sendable>(logger: Logger, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        let connectionTLS: PostgresConnection.Configuration.TLS =
+            switch sslMode {
+            case "disable": .disable
+            case "require", "verify-ca", "verify-full": .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            default: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            }
+        let configuration = PostgresConnection.Configuration(
+            host: host, port: port, username: user, password: password, database: database, tls: connectionTLS)
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+        } catch {
+            throw DatabaseUnavailable(url: description, underlying: String(reflecting: error))
+        }
+        do {
+            let result = try await body(connection)
+            try await connection.close()
+            return result
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+}
+
+/// The database could not be reached.
+public struct DatabaseUnavailable: Error, CustomStringConvertible {
+    public let url: String
+    public let underlying: String
+    public var description: String { "cannot connect to \(url): \(underlying)" }
+}

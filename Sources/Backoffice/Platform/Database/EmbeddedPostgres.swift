@@ -1,0 +1,133 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A private PostgreSQL cluster run from the system's PostgreSQL binaries, for `backoffice dev`
+/// and the test suite.
+///
+/// Guarantees: the data folder is created and initialised on first use and reused afterwards; the
+/// server listens on 127.0.0.1 only, on a free port, with no Unix socket; when the process runs as
+/// root, the cluster runs as the `postgres` system user (PostgreSQL refuses root) in a folder it owns.
+public final class EmbeddedPostgres: Sendable {
+    public let dataDirectory: URL
+    public let port: Int
+    private let runAs: String?
+
+    /// The superuser's connection URL (trust authentication on loopback).
+    public var superuserURL: String { "postgres://postgres@127.0.0.1:\(port)/postgres?sslmode=disable" }
+
+    /// The URL of `database` for `user`.
+    public func url(database: String, user: String) -> String {
+        "postgres://\(user)@127.0.0.1:\(port)/\(database)?sslmode=disable"
+    }
+
+    private init(dataDirectory: URL, port: Int, runAs: String?) {
+        self.dataDirectory = dataDirectory
+        self.port = port
+        self.runAs = runAs
+    }
+
+    /// Initialises (first time) and starts the cluster in `dataDirectory`.
+    public static func start(dataDirectory: URL, log: (String) -> Void = { _ in }) throws -> EmbeddedPostgres {
+        let runAs: String? = geteuid() == 0 ? "postgres" : nil
+        let path = dataDirectory.path
+        let fm = FileManager.default
+        try fm.createDirectory(at: dataDirectory.deletingLastPathComponent(), withIntermediateDirectories: true)
+        if !fm.fileExists(atPath: path + "/PG_VERSION") {
+            log("initialising a PostgreSQL cluster in \(path)")
+            try fm.createDirectory(at: dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            if let runAs { try run("/bin/chown", [runAs + ":" + runAs, path]) }
+            try run(
+                tool("initdb"), ["-D", path, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"],
+                as: runAs)
+        }
+        let pid = path + "/postmaster.pid"
+        if fm.fileExists(atPath: pid) {
+            // A server left running (or a stale pid file after a crash): stop it and start afresh.
+            _ = try? run(tool("pg_ctl"), ["-D", path, "-m", "fast", "-w", "stop"], as: runAs)
+            if fm.fileExists(atPath: pid), (try? run(tool("pg_ctl"), ["-D", path, "status"], as: runAs)) == nil {
+                try? fm.removeItem(atPath: pid)
+            }
+        }
+        let port = try freePort()
+        let options = "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c fsync=off -c max_connections=200"
+        try run(tool("pg_ctl"), ["-D", path, "-l", path + "/server.log", "-w", "-t", "60", "-o", options, "start"], as: runAs)
+        return EmbeddedPostgres(dataDirectory: dataDirectory, port: port, runAs: runAs)
+    }
+
+    /// Stops the cluster (fast shutdown: open sessions are ended, data is kept).
+    public func stop() {
+        _ = try? Self.run(Self.tool("pg_ctl"), ["-D", dataDirectory.path, "-m", "fast", "-w", "stop"], as: runAs)
+    }
+
+    /// The shell command that stops this cluster, for watchdogs that outlive a crashed process.
+    public var stopCommand: [String] {
+        let command = [Self.tool("pg_ctl"), "-D", dataDirectory.path, "-m", "immediate", "-w", "stop"]
+        return runAs.map { ["/usr/sbin/runuser", "-u", $0, "--"] + command } ?? command
+    }
+
+    /// Whether PostgreSQL's binaries can be found.
+    public static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: tool("pg_ctl")) }
+
+    static func tool(_ name: String) -> String {
+        let env = ProcessInfo.processInfo.environment
+        var dirs = (env["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":").map(String.init)
+        if let pgBin = env["BACKOFFICE_PG_BIN"] { dirs.insert(pgBin, at: 0) }
+        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []).sorted(by: >)
+        dirs += versions.map { "/usr/lib/postgresql/\($0)/bin" }
+        for dir in dirs where FileManager.default.isExecutableFile(atPath: dir + "/" + name) {
+            return dir + "/" + name
+        }
+        return name
+    }
+
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String], as user: String? = nil) throws -> String {
+        let process = Process()
+        if let user {
+            process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
+            process.arguments = ["-u", user, "--", executable] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+        }
+        process.currentDirectoryURL = URL(fileURLWithPath: "/")
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        guard process.terminationStatus == 0 else {
+            throw EmbeddedPostgresError(command: ([executable] + arguments).joined(separator: " "), output: text)
+        }
+        return text
+    }
+
+    /// A TCP port on 127.0.0.1 that is free right now.
+    public static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw EmbeddedPostgresError(command: "socket", output: "cannot open a socket") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw EmbeddedPostgresError(command: "bind", output: "cannot find a free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// A PostgreSQL tool failed; carries its output.
+public struct EmbeddedPostgresError: Error, CustomStringConvertible {
+    public let command: String
+    public let output: String
+    public var description: String { "\(command) failed:\n\(output)" }
+}

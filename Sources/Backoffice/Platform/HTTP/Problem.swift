@@ -1,0 +1,115 @@
+import Foundation
+
+/// One field's problem in a rejected request.
+public struct FieldIssue: Sendable, Codable, Equatable {
+    public let field: String
+    public let code: String
+    public let message: String
+
+    public init(field: String, code: String, message: String) {
+        self.field = field
+        self.code = code
+        self.message = message
+    }
+}
+
+/// The one error vocabulary of the service: every failure a client sees is a `Problem`, sent as
+/// RFC 9457 `application/problem+json` with a stable snake_case `code`.
+public struct Problem: Error, Sendable, Equatable {
+    public let status: Int
+    public let code: String
+    public let title: String
+    public let detail: String?
+    public var errors: [FieldIssue] = []
+    public var currentState: String?
+
+    public init(status: Int, code: String, title: String, detail: String? = nil, errors: [FieldIssue] = [], currentState: String? = nil) {
+        self.status = status
+        self.code = code
+        self.title = title
+        self.detail = detail
+        self.errors = errors
+        self.currentState = currentState
+    }
+
+    public static func malformed(_ detail: String) -> Problem {
+        Problem(status: 400, code: "malformed_request", title: "Malformed request", detail: detail)
+    }
+    public static let unauthenticated = Problem(
+        status: 401, code: "unauthenticated", title: "Unauthenticated",
+        detail: "Send a valid, unexpired, unrevoked token as 'Authorization: Bearer bo_…'.")
+    public static func forbidden(_ action: Action) -> Problem {
+        Problem(status: 403, code: "forbidden", title: "Forbidden", detail: "Your role may not perform '\(action.rawValue)'.")
+    }
+    public static func notFound(_ what: String) -> Problem {
+        Problem(status: 404, code: "not_found", title: "Not found", detail: "\(what) does not exist or is not visible to you.")
+    }
+    public static func invalidTransition(_ detail: String, current: String) -> Problem {
+        Problem(status: 409, code: "invalid_transition", title: "Invalid transition", detail: detail, currentState: current)
+    }
+    public static func conflict(_ code: String, _ detail: String) -> Problem {
+        Problem(status: 409, code: code, title: "Conflict", detail: detail)
+    }
+    public static let idempotencyKeyReused = Problem(
+        status: 409, code: "idempotency_key_reused", title: "Idempotency key reused",
+        detail: "This Idempotency-Key was used with a different request.")
+    public static func preconditionFailed(current: String) -> Problem {
+        Problem(status: 412, code: "version_mismatch", title: "Precondition failed",
+                detail: "If-Match does not match the current version; the current ETag is \(current).")
+    }
+    public static let payloadTooLarge = Problem(
+        status: 413, code: "payload_too_large", title: "Payload too large", detail: "The request body exceeds the limit.")
+    public static func invalid(_ errors: [FieldIssue]) -> Problem {
+        Problem(status: 422, code: "validation_failed", title: "Validation failed",
+                detail: errors.map { "\($0.field): \($0.message)" }.joined(separator: "; "), errors: errors)
+    }
+    public static let unavailable = Problem(
+        status: 503, code: "service_unavailable", title: "Service unavailable", detail: "The database is not reachable.")
+    public static let internalError = Problem(
+        status: 500, code: "internal_error", title: "Internal error", detail: "The request failed; see the server log for its request id.")
+
+    /// The problem+json document, compact.
+    public func body(requestID: String?) -> Data {
+        struct Document: Encodable {
+            let type: String, title: String, status: Int, code: String
+            let detail: String?
+            let current_state: String?
+            let request_id: String?
+            let errors: [FieldIssue]?
+        }
+        let doc = Document(
+            type: "https://healthtrack.example/problems/\(code)", title: title, status: status, code: code,
+            detail: detail, current_state: currentState, request_id: requestID, errors: errors.isEmpty ? nil : errors)
+        return (try? JSONEncoder().encode(doc)) ?? Data()
+    }
+}
+
+/// Collects field problems of one request and throws them together (422).
+public struct Validation {
+    public private(set) var issues: [FieldIssue] = []
+    public init() {}
+
+    public mutating func require(_ condition: Bool, _ field: String, _ code: String, _ message: String) {
+        if !condition { issues.append(FieldIssue(field: field, code: code, message: message)) }
+    }
+
+    /// A required, trimmed, bounded text.
+    public mutating func text(_ value: String?, _ field: String, max: Int, required: Bool = true) {
+        let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        if trimmed.isEmpty {
+            if required { issues.append(FieldIssue(field: field, code: "required", message: "is required")) }
+        } else if trimmed.count > max {
+            issues.append(FieldIssue(field: field, code: "too_long", message: "must be at most \(max) characters"))
+        }
+    }
+
+    public mutating func email(_ value: String, _ field: String) {
+        let parts = value.split(separator: "@", omittingEmptySubsequences: false)
+        let ok = parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".") && !value.contains(" ") && value.count <= 254
+        require(ok, field, "invalid_email", "must be an email address")
+    }
+
+    public func check() throws {
+        if !issues.isEmpty { throw Problem.invalid(issues) }
+    }
+}

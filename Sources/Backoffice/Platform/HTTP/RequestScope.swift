@@ -1,0 +1,64 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// The request context: Hummingbird's core storage plus the peer address (recorded as the
+/// audit event's source ip).
+public struct AppRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public let remoteAddress: SocketAddress?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
+}
+
+/// What the edge learned about the request, handed to the generated handlers through a task
+/// local (the OpenAPI transport passes only path parameters to them).
+public struct RequestScope: Sendable {
+    public let principal: Principal?
+    public let requestID: String
+    public let sourceIP: String?
+
+    @TaskLocal public static var current: RequestScope?
+}
+
+/// `X-Request-Id`: accepted when sane (1–128 visible ASCII characters), generated otherwise.
+enum RequestID {
+    static func accept(_ header: String?) -> String {
+        if let header, (1...128).contains(header.utf8.count), header.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) {
+            return header
+        }
+        return UUID().uuidString.lowercased()
+    }
+}
+
+/// Opaque keyset cursors: base64url of a JSON array of the key's parts.
+public enum Cursor {
+    public static func encode(_ parts: [String]) -> String {
+        let data = (try? JSONEncoder().encode(parts)) ?? Data()
+        return data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// - Throws: 400 `invalid_cursor` when the cursor was not made by `encode` with `count` parts.
+    public static func decode(_ cursor: String?, count: Int) throws -> [String]? {
+        guard let cursor, !cursor.isEmpty else { return nil }
+        var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        guard let data = Data(base64Encoded: base64), let parts = try? JSONDecoder().decode([String].self, from: data), parts.count == count else {
+            throw Problem(status: 400, code: "invalid_cursor", title: "Invalid cursor", detail: "Pass back the next_cursor of a previous page unchanged.")
+        }
+        return parts
+    }
+}
+
+/// Page size: default 50, 1…500.
+public func pageLimit(_ limit: Int?) throws -> Int {
+    let value = limit ?? 50
+    guard (1...500).contains(value) else {
+        throw Problem.invalid([FieldIssue(field: "limit", code: "out_of_range", message: "must be between 1 and 500")])
+    }
+    return value
+}

@@ -1,0 +1,96 @@
+import BackofficeAPI
+import Foundation
+import Hummingbird
+import Logging
+import Metrics
+import NIOCore
+import OpenAPIHummingbird
+import OpenAPIRuntime
+import PostgresNIO
+import Prometheus
+import ServiceLifecycle
+
+/// How the service runs: where it listens, which database and policies it uses.
+public struct ServerSettings: Sendable {
+    public var host: String
+    public var port: Int
+    public var databaseURL: DatabaseURL
+    public var policiesDirectory: URL
+    /// Largest accepted request body, in bytes.
+    public var maxBodySize: Int = 1 << 20
+    /// How often timed locks are checked for expiry.
+    public var lockExpiryInterval: Duration = .seconds(5)
+    public var maximumConnections: Int = 20
+
+    public init(host: String, port: Int, databaseURL: DatabaseURL, policiesDirectory: URL) {
+        self.host = host
+        self.port = port
+        self.databaseURL = databaseURL
+        self.policiesDirectory = policiesDirectory
+    }
+}
+
+/// Builds and runs the HTTP service.
+public enum BackofficeServer {
+    /// The process's Prometheus registry, bootstrapped into swift-metrics once.
+    static let metrics: PrometheusCollectorRegistry = {
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        return registry
+    }()
+
+    /// The application: public probes and documents, and the generated `/v1` API behind the edge
+    /// (request id, body limit, authentication, problem+json). `services` run before the server
+    /// starts and stop after it drains.
+    public static func buildApplication(
+        database: Database, policies: PolicySet, settings: ServerSettings, services: [any Service], logger: Logger,
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) throws -> some ApplicationProtocol {
+        let registry = metrics
+        let router = Router(context: AppRequestContext.self)
+        router.add(middleware: MetricsMiddleware())
+        router.get("/healthz") { _, _ in "ok\n" }
+        router.get("/readyz") { _, _ -> Response in
+            do {
+                try await database.client.query("SELECT 1", logger: logger)
+                return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "ready\n")))
+            } catch {
+                return EdgeResponder<RouterResponder<AppRequestContext>>.problemResponse(.unavailable, requestID: "readyz")
+            }
+        }
+        router.get("/metrics") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                body: .init(byteBuffer: ByteBuffer(string: registry.emitToString())))
+        }
+        router.get("/openapi.yaml") { _, _ -> Response in
+            guard let document = OpenAPIDocument.yaml else { throw Problem.notFound("The OpenAPI document") }
+            return Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: ByteBuffer(data: document)))
+        }
+        try APIHandler(database: database, policies: policies).registerHandlers(
+            on: router, serverURL: URL(string: "/")!,
+            configuration: Configuration(dateTranscoder: .iso8601WithFractionalSeconds, jsonEncodingOptions: []),
+            middlewares: [ProblemMiddleware(logger: logger)])
+        let responder = EdgeResponder(inner: router.buildResponder(), authenticator: Authenticator(database: database), maxBodySize: settings.maxBodySize)
+        return Application(
+            responder: responder,
+            configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "backoffice"),
+            services: services,
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? settings.port) },
+            logger: logger)
+    }
+
+    /// Runs the service until SIGINT/SIGTERM: connection pool, timed-lock expiry, HTTP server;
+    /// on a signal the server drains first, then the rest stops.
+    public static func run(settings: ServerSettings, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        let policies = try PolicySet.load(from: settings.policiesDirectory)
+        let client = PostgresClient(
+            configuration: settings.databaseURL.clientConfiguration(maximumConnections: settings.maximumConnections), backgroundLogger: logger)
+        let database = Database(client: client, logger: logger)
+        let expiry = LockExpiryService(database: database, policies: policies, interval: settings.lockExpiryInterval)
+        let app = try buildApplication(
+            database: database, policies: policies, settings: settings, services: [client, expiry], logger: logger, onServerRunning: onServerRunning)
+        logger.info("policies loaded", metadata: ["digest": "\(policies.digest)"])
+        try await app.runService()
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Lifts timed locks whose `until` has passed, every `interval`, as the system actor (each lifting
+/// is an audit event). Stops on graceful shutdown.
+public struct LockExpiryService: Service {
+    let database: Database
+    let policies: PolicySet
+    let interval: Duration
+
+    public init(database: Database, policies: PolicySet, interval: Duration) {
+        self.database = database
+        self.policies = policies
+        self.interval = interval
+    }
+
+    public func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            do {
+                try await liftDue()
+            } catch {
+                database.logger.warning("lifting expired locks failed", metadata: ["error": "\(String(reflecting: error))"])
+            }
+            try? await gracefulShutdown(sleeping: interval)
+        }
+    }
+
+    /// Lifts every lock due now; returns how many.
+    @discardableResult
+    public func liftDue() async throws -> Int {
+        var total = 0
+        while true {
+            let context = OperationContext(principal: .system, requestID: "lock-expiry-" + UUID().uuidString.lowercased(), sourceIP: nil, policies: policies)
+            let lifted = try await database.runAsSystem(LiftExpiredLocks(limit: 100), context: context)
+            total += lifted.count
+            if lifted.count < 100 { return total }
+        }
+    }
+}
+
+/// Sleeps for `duration`, returning early on graceful shutdown.
+func gracefulShutdown(sleeping duration: Duration) async throws {
+    try await cancelWhenGracefulShutdown { try await Task.sleep(for: duration) }
+}
