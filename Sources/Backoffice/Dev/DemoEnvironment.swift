@@ -1,0 +1,173 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// `.backoffice/credentials.json`: how scripts reach the demo setup.
+public struct DemoCredentials: Codable, Sendable {
+    public struct Tokens: Codable, Sendable {
+        public var platformAdmin: String
+        public var backendManager: String
+        public var auditor: String
+        public var appService: String
+
+        enum CodingKeys: String, CodingKey {
+            case platformAdmin = "platform_admin", backendManager = "backend_manager", auditor, appService = "app_service"
+        }
+    }
+
+    public struct Partner: Codable, Sendable {
+        public var tenantID: String
+        public var slug: String
+        public var partnerAdmin: String
+        public var partnerStaff: String
+
+        enum CodingKeys: String, CodingKey {
+            case tenantID = "tenant_id", slug, partnerAdmin = "partner_admin", partnerStaff = "partner_staff"
+        }
+    }
+
+    public var url: String
+    public var databaseURL: String
+    public var superuserDatabaseURL: String
+    public var tokens: Tokens
+    public var partners: [Partner]
+
+    enum CodingKeys: String, CodingKey {
+        case url, databaseURL = "database_url", superuserDatabaseURL = "superuser_database_url", tokens, partners
+    }
+}
+
+/// The demo data of `backoffice dev`: a platform admin, a backend manager, an auditor, the app's
+/// service principal, two partner tenants with an admin and a staff member each, and 50 customers
+/// (two locked, one deleted). Made through the domain operations, so every row is audited.
+public enum DemoEnvironment {
+    static let platformOperators: [(String, Role)] = [
+        ("admin@healthtrack.example", .platformAdmin), ("manager@healthtrack.example", .backendManager),
+        ("auditor@healthtrack.example", .auditor), ("app-backend@healthtrack.example", .appService),
+    ]
+    static let partners = [("green-grocer", "Green Grocer Ltd"), ("peak-protein", "Peak Protein Co")]
+    static let firstNames = ["Ada", "Ben", "Chloe", "Dev", "Elif", "Finn", "Grace", "Hugo", "Ines", "Jonas"]
+    static let lastNames = ["Lovelace", "Okafor", "Martin", "Patel", "Yilmaz"]
+
+    /// What `prepare` hands back: the credentials and accounts to use in example commands.
+    public struct Setup: Sendable {
+        public let credentials: DemoCredentials
+        public let activeCustomer: UUID?
+        public let lockedCustomer: UUID?
+    }
+
+    /// Creates the demo database if needed, migrates it, seeds it once, and returns credentials:
+    /// the tokens kept in `credentialsFile` when they still work, new ones otherwise.
+    public static func prepare(
+        cluster: EmbeddedPostgres, serviceURL: String, migrations: Migrator, policies: PolicySet, credentialsFile: URL, logger: Logger
+    ) async throws -> Setup {
+        let superuser = try DatabaseURL(cluster.superuserURL)
+        try await superuser.withConnection(logger: logger) { connection in
+            let exists = try await firstRow("SELECT 1 FROM pg_database WHERE datname = 'backoffice'", on: connection, logger: logger) { _ in true }
+            if exists == nil { try await connection.query("CREATE DATABASE backoffice", logger: logger) }
+        }
+        let owner = try DatabaseURL(cluster.url(database: "backoffice", user: "postgres"))
+        let applied = try await owner.withConnection(logger: logger) { try await migrations.migrate(on: $0, logger: logger) }
+        if !applied.isEmpty { logger.info("migrations applied", metadata: ["migrations": "\(applied.joined(separator: ", "))"]) }
+        let appURL = cluster.url(database: "backoffice", user: "backoffice_app")
+        return try await Database.with(url: try DatabaseURL(appURL), logger: logger) { database in
+            try await seedOnce(database: database, policies: policies)
+            let credentials = try await credentials(
+                database: database, policies: policies, file: credentialsFile, serviceURL: serviceURL, appURL: appURL, ownerURL: owner.description)
+            let (active, locked) = try await database.transaction(for: .system) { connection in
+                let active = try await firstRow(
+                    "SELECT id FROM customers WHERE status = 'active' ORDER BY email LIMIT 1", on: connection, logger: logger) { try $0.decode(UUID.self) }
+                let locked = try await firstRow(
+                    "SELECT id FROM customers WHERE status = 'locked' ORDER BY email LIMIT 1", on: connection, logger: logger) { try $0.decode(UUID.self) }
+                return (active, locked)
+            }
+            return Setup(credentials: credentials, activeCustomer: active, lockedCustomer: locked)
+        }
+    }
+
+    private static func credentials(
+        database: Database, policies: PolicySet, file credentialsFile: URL, serviceURL: String, appURL: String, ownerURL: String
+    ) async throws -> DemoCredentials {
+            if let data = FileManager.default.contents(atPath: credentialsFile.path),
+                var kept = try? JSONDecoder().decode(DemoCredentials.self, from: data),
+                try await stillValid(kept, database: database)
+            {
+                kept.url = serviceURL
+                kept.databaseURL = appURL
+                kept.superuserDatabaseURL = ownerURL
+                return kept
+            }
+            return try await mintCredentials(database: database, policies: policies, serviceURL: serviceURL, databaseURL: appURL, superuserURL: ownerURL)
+    }
+
+    private static func stillValid(_ credentials: DemoCredentials, database: Database) async throws -> Bool {
+        let authenticator = Authenticator(database: database)
+        let all = [credentials.tokens.platformAdmin, credentials.tokens.backendManager, credentials.tokens.auditor, credentials.tokens.appService]
+            + credentials.partners.flatMap { [$0.partnerAdmin, $0.partnerStaff] }
+        for token in all where try await authenticator.principal(for: token) == nil { return false }
+        return true
+    }
+
+    private static func seedOnce(database: Database, policies: PolicySet) async throws {
+        let seeded = try await database.transaction(for: .system) { connection in
+            try await firstRow("SELECT count(*) FROM operators WHERE email = 'admin@healthtrack.example'", on: connection, logger: database.logger) {
+                try $0.decode(Int.self)
+            } ?? 0
+        }
+        guard seeded == 0 else { return }
+        let context = Database.systemContext("demo-data", policies: policies)
+        for (email, role) in platformOperators {
+            _ = try await database.runAsSystem(CreateOperator(email: email, role: role, tenantID: nil), context: context)
+        }
+        for (slug, name) in partners {
+            let tenant = try await database.runAsSystem(CreateTenant(slug: slug, name: name), context: context)
+            _ = try await database.runAsSystem(CreateOperator(email: "admin@\(slug).example", role: .partnerAdmin, tenantID: tenant.id), context: context)
+            _ = try await database.runAsSystem(CreateOperator(email: "staff@\(slug).example", role: .partnerStaff, tenantID: tenant.id), context: context)
+        }
+        var customers: [Customer] = []
+        for index in 0..<50 {
+            let first = firstNames[index % firstNames.count]
+            let last = lastNames[index / firstNames.count % lastNames.count]
+            let email = "\(first.lowercased()).\(last.lowercased())\(index < 10 ? "" : String(index))@example.com"
+            let (customer, _) = try await database.runAsSystem(
+                SyncCustomer(id: UUID(), email: email, displayName: "\(first) \(last)"), context: context)
+            customers.append(customer)
+        }
+        let byEmail = customers.sorted { $0.email < $1.email }
+        _ = try await database.runAsSystem(LockAccount(customerID: byEmail[1].id, reason: "Chargeback under investigation"), context: context)
+        _ = try await database.runAsSystem(
+            LockAccount(customerID: byEmail[2].id, reason: "Suspicious sign-ins from a new country", until: Date().addingTimeInterval(7 * 86_400)),
+            context: context)
+        _ = try await database.runAsSystem(DeleteAccount(customerID: byEmail[3].id, reason: "Customer asked to close the account"), context: context)
+    }
+
+    private static func mintCredentials(
+        database: Database, policies: PolicySet, serviceURL: String, databaseURL: String, superuserURL: String
+    ) async throws -> DemoCredentials {
+        let context = Database.systemContext("demo-tokens", policies: policies)
+        let operators = try await database.transaction(for: .system) { connection in
+            var all: [Operator] = []
+            for try await row in try await connection.query(
+                "SELECT \(unescaped: Operator.columns) FROM operators WHERE status = 'active' ORDER BY created_at", logger: database.logger)
+            {
+                all.append(try Operator.decode(row))
+            }
+            return all
+        }
+        func token(_ email: String) async throws -> String {
+            guard let owner = operators.first(where: { $0.email == email }) else { throw Problem.notFound("Demo operator \(email)") }
+            return try await database.runAsSystem(CreateToken(operatorID: owner.id, name: "dev", expiresInHours: nil), context: context).1.value
+        }
+        let tokens = DemoCredentials.Tokens(
+            platformAdmin: try await token("admin@healthtrack.example"), backendManager: try await token("manager@healthtrack.example"),
+            auditor: try await token("auditor@healthtrack.example"), appService: try await token("app-backend@healthtrack.example"))
+        var partnerCredentials: [DemoCredentials.Partner] = []
+        for (slug, _) in partners {
+            guard let admin = operators.first(where: { $0.email == "admin@\(slug).example" }) else { continue }
+            partnerCredentials.append(DemoCredentials.Partner(
+                tenantID: admin.tenantID.text, slug: slug, partnerAdmin: try await token("admin@\(slug).example"),
+                partnerStaff: try await token("staff@\(slug).example")))
+        }
+        return DemoCredentials(url: serviceURL, databaseURL: databaseURL, superuserDatabaseURL: superuserURL, tokens: tokens, partners: partnerCredentials)
+    }
+}

@@ -1,0 +1,18 @@
+import ArgumentParser
+
+@main
+struct BackofficeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backoffice",
+        abstract: "HealthTrack back office: the service and the command line that drives it.",
+        discussion: """
+            Exit codes: 0 ok, 64 usage, 3 not found, 4 unauthenticated or forbidden, 5 conflict
+            (state, version, idempotency), 6 rejected input, 7 service unavailable, 8 audit verification failed.
+            Example: backoffice accounts list --status locked
+            """,
+        version: "0.1.0",
+        groupedSubcommands: [
+            CommandGroup(name: "Run", subcommands: [Dev.self, Serve.self, DB.self, Admin.self, Policies.self]),
+            CommandGroup(name: "Operate", subcommands: [Accounts.self, Tenants.self, Operators.self, Tokens.self, Audit.self, Maintenance.self]),
+        ])
+}

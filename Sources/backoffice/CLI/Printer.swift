@@ -1,0 +1,138 @@
+import Foundation
+
+/// Prints command results in the chosen format. Everything goes through the JSON form of the
+/// contract's types, so every format shows the same fields.
+struct Printer {
+    let format: OutputFormat
+
+    /// Prints a single resource (`columns` pick the table's fields).
+    func single(_ value: some Encodable, columns: [String]) throws {
+        let object = try JSON.of(value)
+        switch format {
+        case .json: try write(value)
+        case .jsonl: try writeLine(value)
+        case .csv: rows([object], columns: columns)
+        case .table:
+            guard case .object(let dict) = object else { return try write(value) }
+            let width = columns.map(\.count).max() ?? 0
+            for column in columns {
+                let cell = Self.cell(dict[column])
+                if !cell.isEmpty { print(column.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + cell) }
+            }
+        }
+    }
+
+    /// Prints a page `{items, next_cursor}`.
+    func page(_ value: some Encodable, columns: [String]) throws {
+        let object = try JSON.of(value).fields
+        guard case .array(let items)? = object["items"] else { return try write(value) }
+        let cursor: String? = if case .string(let text)? = object["next_cursor"] { text } else { nil }
+        switch format {
+        case .json: try write(value)
+        case .jsonl:
+            for item in items { try writeLine(item) }
+        case .csv: rows(items, columns: columns)
+        case .table:
+            table(items, columns: columns)
+            if let cursor { FileHandle.standardError.write(Data("more: --cursor \(cursor)\n".utf8)) }
+        }
+    }
+
+    private func rows(_ items: [JSON], columns: [String]) {
+        print(columns.joined(separator: ","))
+        for item in items {
+            print(columns.map { Self.csvEscape(Self.cell(item.fields[$0])) }.joined(separator: ","))
+        }
+    }
+
+    private func table(_ items: [JSON], columns: [String]) {
+        let cells = items.map { item in columns.map { Self.cell(item.fields[$0]) } }
+        let widths = columns.indices.map { index in max(columns[index].count, cells.map { $0[index].count }.max() ?? 0) }
+        func line(_ values: [String]) -> String {
+            zip(values, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
+                .trimmingCharacters(in: .whitespaces)
+        }
+        print(line(columns.map { $0.uppercased() }))
+        for row in cells { print(line(row)) }
+    }
+
+    private func write(_ value: some Encodable) throws {
+        let encoder = Self.encoder
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
+    private func writeLine(_ value: some Encodable) throws {
+        let encoder = Self.encoder
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
+    static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted)))
+        }
+        return encoder
+    }
+
+    static func cell(_ value: JSON?) -> String {
+        switch value {
+        case nil, .null?: ""
+        case .string(let text)?: text
+        case .bool(let flag)?: flag ? "true" : "false"
+        case .int(let number)?: String(number)
+        case .double(let number)?: String(number)
+        case .object(let fields)?:
+            if case .string(let reason)? = fields["reason"] { reason } else { (try? String(decoding: JSON.compact.encode(value), as: UTF8.self)) ?? "" }
+        case .array?: (try? String(decoding: JSON.compact.encode(value), as: UTF8.self)) ?? ""
+        }
+    }
+
+    static func csvEscape(_ text: String) -> String {
+        guard text.contains(",") || text.contains("\"") || text.contains("\n") else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
+
+/// A JSON value, for rendering any response generically.
+enum JSON: Codable {
+    case null, bool(Bool), int(Int64), double(Double), string(String), array([JSON]), object([String: JSON])
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() { self = .null }
+        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
+        else if let value = try? container.decode(Int64.self) { self = .int(value) }
+        else if let value = try? container.decode(Double.self) { self = .double(value) }
+        else if let value = try? container.decode(String.self) { self = .string(value) }
+        else if let value = try? container.decode([JSON].self) { self = .array(value) }
+        else { self = .object(try container.decode([String: JSON].self)) }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .int(let value): try container.encode(value)
+        case .double(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+
+    var fields: [String: JSON] { if case .object(let fields) = self { fields } else { [:] } }
+
+    static func of(_ value: some Encodable) throws -> JSON {
+        try JSONDecoder().decode(JSON.self, from: Printer.encoder.encode(value))
+    }
+
+    static var compact: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+}

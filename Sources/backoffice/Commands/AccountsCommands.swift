@@ -1,0 +1,308 @@
+import ArgumentParser
+import BackofficeAPI
+import Foundation
+
+let customerColumns = ["id", "email", "display_name", "status", "failed_logins", "lock", "version", "updated_at"]
+let appealColumns = ["id", "customer_id", "status", "message", "created_at", "resolved_by", "resolution_reason"]
+let auditColumns = ["id", "occurred_at", "actor_role", "action", "target_type", "target_id", "reason", "request_id"]
+
+/// Parses an RFC 3339 time given on the command line.
+func parseTime(_ text: String?, _ option: String) throws -> Date? {
+    guard let text else { return nil }
+    if let date = try? Date(text, strategy: .iso8601) { return date }
+    if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
+    throw CLIFailure.usage("\(option) must be an RFC 3339 time such as 2026-12-01T09:00:00Z, got '\(text)'")
+}
+
+struct Accounts: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Customer account operations: list, inspect, lock, unlock, delete, restore, appeals.",
+        subcommands: [List.self, Show.self, Lock.self, Unlock.self, Delete.self, Restore.self, History.self, Appeals.self,
+                      Sync.self, LoginAttempt.self, PasswordReset.self])
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List accounts ordered by email (deleted ones only with --status deleted or --include-deleted).",
+            discussion: "Example: backoffice accounts list --status locked --email-prefix ada --limit 20")
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "active, locked or deleted.") var status: Components.Schemas.AccountStatus?
+        @Option(help: "Only emails starting with this.") var emailPrefix: String?
+        @Flag(help: "Include deleted accounts.") var includeDeleted = false
+        @Option(help: "Page size (1–500, default 50).") var limit: Int?
+        @Option(help: "The next_cursor of a previous page.") var cursor: String?
+
+        func run() async throws {
+            try await runCommand {
+                let output = try await global.client().listCustomers(query: .init(
+                    limit: limit, cursor: cursor, status: status, emailPrefix: emailPrefix, includeDeleted: includeDeleted ? true : nil))
+                switch output {
+                case .ok(let ok): try Printer(format: global.format).page(ok.body.json, columns: customerColumns)
+                case .default(let status, let problem): throw CLIFailure.from(status, problem)
+                }
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show one account with its current lock.", discussion: "Example: backoffice accounts show 5f0c…-…")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Customer id.") var id: String
+
+        func run() async throws {
+            try await runCommand {
+                switch try await global.client().getCustomer(path: .init(customerId: id)) {
+                case .ok(let ok): try Printer(format: global.format).single(ok.body.json, columns: customerColumns + ["created_at", "deleted_at"])
+                case .default(let status, let problem): throw CLIFailure.from(status, problem)
+                }
+            }
+        }
+    }
+
+    struct Lock: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Lock an account (reason required; --until makes it lift itself).",
+            discussion: "Example: backoffice accounts lock 5f0c… --reason \"Chargeback under investigation\" --until 2026-12-01T00:00:00Z")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Customer id.") var id: String
+        @Option(help: "Why (recorded in the audit log).") var reason: String
+        @Option(help: "RFC 3339 time when the lock lifts itself.") var until: String?
+        @Option(help: "Only if the account is still at this ETag/version.") var ifMatch: String?
+
+        func run() async throws {
+            try await runCommand {
+                let output = try await global.client().lockCustomer(
+                    path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: ifMatch),
+                    body: .json(.init(reason: reason, until: try parseTime(until, "--until"))))
+                switch output {
+                case .ok(let ok): try Printer(format: global.format).single(ok.body.json, columns: customerColumns)
+                case .default(let status, let problem): throw CLIFailure.from(status, problem)
+                }
+            }
+        }
+    }
+
+    struct Unlock: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Unlock a locked account (reason required).",
+            discussion: "Example: backoffice accounts unlock 5f0c… --reason \"Identity confirmed by phone\"")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Customer id.") var id: String
+        @Option(help: "Why (recorded in the audit log).") var reason: String
+        @Option(help: "Only if the account is still at this ETag/version.") var ifMatch: String?
+
+        func run() async throws {
+            try await runCommand {
+                let output = try await global.client().unlockCustomer(
+                    path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: ifMatch), body: .json(.init(reason: reason)))
+                switch output {
+                case .ok(let ok): try Printer(format: global.format).single(ok.body.json, columns: customerColumns)
+                case .default(let status, let problem): throw CLIFailure.from(status, problem)
+                }
+            }
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Soft-delete an account (restorable until purged after the retention period).",
+            discussion: "Example: backoffice accounts delete 5f0c… --reason \"Customer asked to close the account\"")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Customer id.") var id: String
+        @Option(help: "Why (recorded in the audit log).") var reason: String
+        @Option(help: "Only if the account is still at this ETag/version.") var ifMatch: String?
+
+        func run() async throws {
+            try await runCommand {
+                let output = try await global.client().deleteCustomer(
+                    path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: ifMatch), body: .json(.init(reason: reason)))
+                switch output {
+                case .ok(let ok): try Printer(format: global.format).single(ok.body.json, columns: customerColumns + ["deleted_at"])
+                case .default(let status, let problem): throw CLIFailure.from(status, problem)
+                }
+            }
+        }
+    }
+
+    struct Restore: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Restore a soft-deleted account.", discussion: "Example: backoffice accounts restore 5f0c… --reason \"Deleted by mistake\"")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Customer id.") var id: String
+        @Option(help: "Why (recorded in the audit log).") var reason: String
+        @Option(help: "Only if the account is still at this ETag/version.") var ifMatch: String?
+
+        func run() async throws {
+            try await runCommand {
+                let output = try await global.client().restoreCustomer(
+                    path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: ifMatch), body: .json(.init(reason: reason)))
+                switch output {
+                case .ok(let ok): try Printer(format: global.format).single(ok.body.json, columns: customerColumns)
+                case .default(let status, let problem): throw CLIFailure.from(status, problem)
+                }
+            }
+        }
+    }
+
+    struct History: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The account's audit events, oldest first.", discussion: "Example: backoffice accounts history 5f0c… --output json")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Customer id.") var id: String
+        @Option(help: "Page size (1–500, default 50).") var limit: Int?
+        @Option(help: "The next_cursor of a previous page.") var cursor: String?
+
+        func run() async throws {
+            try await runCommand {
+                let output = try await global.client().customerHistory(path: .init(customerId: id), query: .init(limit: limit, cursor: cursor))
+                switch output {
+                case .ok(let ok): try Printer(format: global.format).page(ok.body.json, columns: ["id", "occurred_at", "actor_role", "actor_id", "action", "reason", "request_id"])
+                case .default(let status, let problem): throw CLIFailure.from(status, problem)
+                }
+            }
+        }
+    }
+
+    struct Appeals: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Appeals against locks: list, resolve (managers); file (the app's service principal).",
+            subcommands: [List.self, Resolve.self, File.self])
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "List appeals, oldest first.", discussion: "Example: backoffice accounts appeals list --status open")
+            @OptionGroup var global: GlobalOptions
+            @Option(help: "open, upheld or lifted.") var status: Components.Schemas.AppealStatus?
+            @Option(help: "Page size (1–500, default 50).") var limit: Int?
+            @Option(help: "The next_cursor of a previous page.") var cursor: String?
+
+            func run() async throws {
+                try await runCommand {
+                    switch try await global.client().listAppeals(query: .init(limit: limit, cursor: cursor, status: status)) {
+                    case .ok(let ok): try Printer(format: global.format).page(ok.body.json, columns: appealColumns)
+                    case .default(let status, let problem): throw CLIFailure.from(status, problem)
+                    }
+                }
+            }
+        }
+
+        struct Resolve: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Resolve an open appeal: --uphold keeps the lock, --lift unlocks the account.",
+                discussion: "Example: backoffice accounts appeals resolve 9a1e… --lift --reason \"Customer proved ownership\"")
+            @OptionGroup var global: GlobalOptions
+            @Argument(help: "Appeal id.") var id: String
+            @Flag(help: "Keep the lock.") var uphold = false
+            @Flag(help: "Lift the lock.") var lift = false
+            @Option(help: "Why (recorded in the audit log).") var reason: String
+
+            func validate() throws {
+                guard uphold != lift else { throw ValidationError("Give exactly one of --uphold or --lift.") }
+            }
+
+            func run() async throws {
+                try await runCommand {
+                    let output = try await global.client().resolveAppeal(
+                        path: .init(appealId: id), headers: .init(idempotencyKey: global.changeKey()),
+                        body: .json(.init(decision: lift ? .lift : .uphold, reason: reason)))
+                    switch output {
+                    case .ok(let ok): try Printer(format: global.format).single(ok.body.json, columns: appealColumns)
+                    case .default(let status, let problem): throw CLIFailure.from(status, problem)
+                    }
+                }
+            }
+        }
+
+        struct File: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "File an appeal for a locked account (app_service token).",
+                discussion: "Example: backoffice accounts appeals file 5f0c… --message \"I was travelling, it was me\"")
+            @OptionGroup var global: GlobalOptions
+            @Argument(help: "Customer id.") var id: String
+            @Option(help: "The customer's message.") var message: String
+
+            func run() async throws {
+                try await runCommand {
+                    let output = try await global.client().fileAppeal(
+                        path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey()), body: .json(.init(message: message)))
+                    switch output {
+                    case .created(let created): try Printer(format: global.format).single(created.body.json, columns: appealColumns)
+                    case .default(let status, let problem): throw CLIFailure.from(status, problem)
+                    }
+                }
+            }
+        }
+    }
+
+    struct Sync: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create or update a customer as the app does (app_service token).",
+            discussion: "Example: backoffice accounts sync 5f0c… --email ada@example.com --display-name \"Ada L.\"")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Customer id (the app's).") var id: String
+        @Option var email: String
+        @Option var displayName: String
+
+        func run() async throws {
+            try await runCommand {
+                let output = try await global.client().syncCustomer(
+                    headers: .init(idempotencyKey: global.changeKey()), body: .json(.init(id: id, email: email, displayName: displayName)))
+                switch output {
+                case .ok(let ok): try Printer(format: global.format).single(ok.body.json, columns: customerColumns)
+                case .created(let created): try Printer(format: global.format).single(created.body.json, columns: customerColumns)
+                case .default(let status, let problem): throw CLIFailure.from(status, problem)
+                }
+            }
+        }
+    }
+
+    struct LoginAttempt: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "login-attempt",
+            abstract: "Report a login attempt as the app does (app_service token); failures lock at the policy's threshold.",
+            discussion: "Example: backoffice accounts login-attempt 5f0c… --failed")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Customer id.") var id: String
+        @Flag(help: "The attempt failed.") var failed = false
+        @Flag(help: "The attempt succeeded.") var succeeded = false
+
+        func validate() throws {
+            guard failed != succeeded else { throw ValidationError("Give exactly one of --failed or --succeeded.") }
+        }
+
+        func run() async throws {
+            try await runCommand {
+                let output = try await global.client().reportLoginAttempt(
+                    path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey()), body: .json(.init(succeeded: succeeded)))
+                switch output {
+                case .ok(let ok): try Printer(format: global.format).single(ok.body.json, columns: customerColumns)
+                case .default(let status, let problem): throw CLIFailure.from(status, problem)
+                }
+            }
+        }
+    }
+
+    struct PasswordReset: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "password-reset",
+            abstract: "Report a completed password reset (app_service token): lifts a failed-logins lock.",
+            discussion: "Example: backoffice accounts password-reset 5f0c…")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Customer id.") var id: String
+
+        func run() async throws {
+            try await runCommand {
+                let output = try await global.client().reportPasswordReset(
+                    path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey()), body: .json(.init()))
+                switch output {
+                case .ok(let ok): try Printer(format: global.format).single(ok.body.json, columns: customerColumns)
+                case .default(let status, let problem): throw CLIFailure.from(status, problem)
+                }
+            }
+        }
+    }
+}
+
+extension Components.Schemas.AccountStatus: ExpressibleByArgument {}
+extension Components.Schemas.AppealStatus: ExpressibleByArgument {}
+extension Components.Schemas.Role: ExpressibleByArgument {}

@@ -1,0 +1,191 @@
+import ArgumentParser
+import BackofficeAPI
+import Foundation
+
+let tenantColumns = ["id", "slug", "name", "created_at", "version"]
+let operatorColumns = ["id", "tenant_id", "email", "role", "kind", "status", "created_at"]
+let tokenColumns = ["id", "operator_id", "tenant_id", "role", "name", "expires_at", "last_used_at", "revoked_at"]
+
+struct Tenants: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Partner tenants (platform admins).", subcommands: [Create.self, List.self, Show.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create a partner tenant.", discussion: "Example: backoffice tenants create --slug green-grocer --name \"Green Grocer Ltd\"")
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "Unique short name (lower-case letters, digits, dashes).") var slug: String
+        @Option(help: "Display name.") var name: String
+
+        func run() async throws {
+            try await runCommand {
+                let output = try await global.client().createTenant(
+                    headers: .init(idempotencyKey: global.changeKey()), body: .json(.init(slug: slug, name: name)))
+                switch output {
+                case .created(let created): try Printer(format: global.format).single(created.body.json, columns: tenantColumns)
+                case .default(let status, let problem): throw CLIFailure.from(status, problem)
+                }
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List tenants by slug.", discussion: "Example: backoffice tenants list")
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "Page size (1–500, default 50).") var limit: Int?
+        @Option(help: "The next_cursor of a previous page.") var cursor: String?
+
+        func run() async throws {
+            try await runCommand {
+                switch try await global.client().listTenants(query: .init(limit: limit, cursor: cursor)) {
+                case .ok(let ok): try Printer(format: global.format).page(ok.body.json, columns: tenantColumns)
+                case .default(let status, let problem): throw CLIFailure.from(status, problem)
+                }
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show a tenant.", discussion: "Example: backoffice tenants show 3c9d…")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Tenant id.") var id: String
+
+        func run() async throws {
+            try await runCommand {
+                switch try await global.client().getTenant(path: .init(tenantId: id)) {
+                case .ok(let ok): try Printer(format: global.format).single(ok.body.json, columns: tenantColumns)
+                case .default(let status, let problem): throw CLIFailure.from(status, problem)
+                }
+            }
+        }
+    }
+}
+
+struct Operators: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Operators (people) and service principals.", subcommands: [Create.self, List.self, Disable.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create an operator (partner roles need --tenant, implied for partner admins).",
+            discussion: "Example: backoffice operators create --email sam@green-grocer.example --role partner_staff --tenant 3c9d…")
+        @OptionGroup var global: GlobalOptions
+        @Option var email: String
+        @Option(help: "platform_admin, backend_manager, auditor, partner_admin, partner_staff or app_service.") var role: Components.Schemas.Role
+        @Option(help: "Tenant id (partner roles).") var tenant: String?
+
+        func run() async throws {
+            try await runCommand {
+                let output = try await global.client().createOperator(
+                    headers: .init(idempotencyKey: global.changeKey()), body: .json(.init(email: email, role: role, tenantId: tenant)))
+                switch output {
+                case .created(let created): try Printer(format: global.format).single(created.body.json, columns: operatorColumns)
+                case .default(let status, let problem): throw CLIFailure.from(status, problem)
+                }
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List operators you can see.", discussion: "Example: backoffice operators list --tenant 3c9d…")
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "Only this tenant's.") var tenant: String?
+        @Option(help: "Page size (1–500, default 50).") var limit: Int?
+        @Option(help: "The next_cursor of a previous page.") var cursor: String?
+
+        func run() async throws {
+            try await runCommand {
+                switch try await global.client().listOperators(query: .init(limit: limit, cursor: cursor, tenantId: tenant)) {
+                case .ok(let ok): try Printer(format: global.format).page(ok.body.json, columns: operatorColumns)
+                case .default(let status, let problem): throw CLIFailure.from(status, problem)
+                }
+            }
+        }
+    }
+
+    struct Disable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Disable an operator; its tokens are refused at once.",
+            discussion: "Example: backoffice operators disable 7b2f… --reason \"Left the company\"")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Operator id.") var id: String
+        @Option(help: "Why (recorded in the audit log).") var reason: String
+
+        func run() async throws {
+            try await runCommand {
+                let output = try await global.client().disableOperator(
+                    path: .init(operatorId: id), headers: .init(idempotencyKey: global.changeKey()), body: .json(.init(reason: reason)))
+                switch output {
+                case .ok(let ok): try Printer(format: global.format).single(ok.body.json, columns: operatorColumns + ["disabled_at"])
+                case .default(let status, let problem): throw CLIFailure.from(status, problem)
+                }
+            }
+        }
+    }
+}
+
+struct Tokens: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "API tokens: shown once, stored as SHA-256.", subcommands: [Create.self, List.self, Revoke.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Issue a token for an operator; the secret is printed once.",
+            discussion: "Example: backoffice tokens create --operator 7b2f… --name laptop --expires-in-hours 720")
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "Operator id.") var `operator`: String
+        @Option(help: "A label for the token.") var name: String?
+        @Option(help: "Lifetime (default and maximum in policies/security.yaml).") var expiresInHours: Int?
+
+        func run() async throws {
+            try await runCommand {
+                let output = try await global.client().createToken(
+                    headers: .init(idempotencyKey: global.changeKey()),
+                    body: .json(.init(operatorId: `operator`, name: name, expiresInHours: expiresInHours)))
+                switch output {
+                case .created(let created):
+                    let body = try created.body.json
+                    if global.format == .table {
+                        try Printer(format: .table).single(body.token, columns: tokenColumns)
+                        print("secret      \(body.secret)\n(shown once: store it now)")
+                    } else {
+                        try Printer(format: global.format).single(body, columns: ["secret"])
+                    }
+                case .default(let status, let problem): throw CLIFailure.from(status, problem)
+                }
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List tokens (never their secrets).", discussion: "Example: backoffice tokens list --operator 7b2f…")
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "Only this operator's.") var `operator`: String?
+        @Option(help: "Page size (1–500, default 50).") var limit: Int?
+        @Option(help: "The next_cursor of a previous page.") var cursor: String?
+
+        func run() async throws {
+            try await runCommand {
+                switch try await global.client().listTokens(query: .init(limit: limit, cursor: cursor, operatorId: `operator`)) {
+                case .ok(let ok): try Printer(format: global.format).page(ok.body.json, columns: tokenColumns)
+                case .default(let status, let problem): throw CLIFailure.from(status, problem)
+                }
+            }
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Revoke a token; refused from the next request on.", discussion: "Example: backoffice tokens revoke 1d4e…")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Token id.") var id: String
+
+        func run() async throws {
+            try await runCommand {
+                switch try await global.client().revokeToken(path: .init(tokenId: id), headers: .init(idempotencyKey: global.changeKey())) {
+                case .ok(let ok): try Printer(format: global.format).single(ok.body.json, columns: tokenColumns)
+                case .default(let status, let problem): throw CLIFailure.from(status, problem)
+                }
+            }
+        }
+    }
+}
