@@ -260,7 +260,7 @@ public struct PurgeDeletedAccounts: AuditedOperation {
         for try await row in try await connection.query(
             """
             SELECT \(unescaped: Customer.columns) FROM \(unescaped: Customer.from)
-            WHERE c.status = 'deleted' AND c.deleted_at < now() - make_interval(days => \(days))
+            WHERE c.status = 'deleted' AND c.deleted_at < now() - make_interval(days => \(days)::int)
             ORDER BY c.deleted_at FOR UPDATE OF c
             """, logger: database.logger)
         {

@@ -66,7 +66,7 @@ public struct Audited<Output: Sendable>: Sendable {
 
 /// Appends one event to its chain (`audit_append` in SQL: lock head, link, insert).
 struct AppendAuditEvent: PostgresPreparedStatement {
-    static let sql = "SELECT audit_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12::jsonb, $13)"
+    static let sql = "SELECT audit_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::text::jsonb, $12::text::jsonb, $13)"
     typealias Row = Int64
     let record: AuditRecord
     let context: OperationContext

@@ -210,7 +210,7 @@ public struct CreateToken: AuditedOperation {
         let secret = TokenSecret.generate()
         let query: PostgresQuery = """
             INSERT INTO tokens (tenant_id, id, operator_id, name, secret_hash, role, expires_at)
-            VALUES (\(owner.tenantID), \(UUID()), \(owner.id), \(name), \(ByteBuffer(bytes: secret.hash)), \(owner.role.rawValue), now() + make_interval(hours => \(hours)))
+            VALUES (\(owner.tenantID), \(UUID()), \(owner.id), \(name), \(ByteBuffer(bytes: secret.hash)), \(owner.role.rawValue), now() + make_interval(hours => \(hours)::int))
             RETURNING \(unescaped: Token.columns)
             """
         guard let token = try await firstRow(query, on: connection, logger: database.logger, Token.decode) else { throw Problem.internalError }

@@ -23,14 +23,14 @@ public struct Database: Sendable {
     ) async throws -> T {
         do {
             return try await client.withConnection { connection in
-                let _: String = try await connection.execute(Begin(), logger: logger)
+                _ = try await connection.rows(Begin(), logger: logger)
                 do {
                     if let isolation {
                         try await connection.query(PostgresQuery(unsafeSQL: "SET TRANSACTION ISOLATION LEVEL \(isolation)"), logger: logger)
                     }
                     _ = try await connection.rows(SetSession(tenant: principal.tenantID.uuidString, role: principal.role), logger: logger)
                     let result = try await body(connection)
-                    let _: String = try await connection.execute(Commit(), logger: logger)
+                    _ = try await connection.rows(Commit(), logger: logger)
                     return result
                 } catch {
                     _ = try? await connection.query("ROLLBACK", logger: logger)

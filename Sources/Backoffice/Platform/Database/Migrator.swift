@@ -64,15 +64,20 @@ public struct Migrator: Sendable {
         var applied: [String] = []
         for state in states where state.appliedAt == nil {
             let migration = state.migration
-            _ = try await connection.simpleQuery("BEGIN").get()
+            try await connection.query("BEGIN", logger: logger)
             do {
-                _ = try await connection.simpleQuery(migration.sql).get()
+                // A migration file holds many statements: run it through PL/pgSQL's EXECUTE, which
+                // accepts a multi-statement string bound as one parameter (no splitting, no quoting).
+                try await connection.query(
+                    "CREATE OR REPLACE FUNCTION pg_temp.backoffice_migrate(sql text) RETURNS void LANGUAGE plpgsql AS $$ BEGIN EXECUTE sql; END $$",
+                    logger: logger)
+                try await connection.query("SELECT pg_temp.backoffice_migrate(\(migration.sql))", logger: logger)
                 try await connection.query(
                     "INSERT INTO schema_migrations (version, name, checksum) VALUES (\(migration.version), \(migration.name), \(migration.checksum))",
                     logger: logger)
-                _ = try await connection.simpleQuery("COMMIT").get()
+                try await connection.query("COMMIT", logger: logger)
             } catch {
-                _ = try? await connection.simpleQuery("ROLLBACK").get()
+                _ = try? await connection.query("ROLLBACK", logger: logger)
                 throw MigrationError("migration \(migration.name).sql failed: \(String(reflecting: error))")
             }
             applied.append(migration.name)

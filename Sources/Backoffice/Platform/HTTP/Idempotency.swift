@@ -48,7 +48,7 @@ struct Idempotency: Sendable {
                             \(response.status), \(ByteBuffer(data: body)))
                     ON CONFLICT (tenant_id, principal_id, key) DO UPDATE
                         SET request_hash = excluded.request_hash, status = excluded.status, body = excluded.body, created_at = now()
-                        WHERE idempotency_keys.created_at <= now() - make_interval(hours => \(keepHours))
+                        WHERE idempotency_keys.created_at <= now() - make_interval(hours => \(keepHours)::int)
                     RETURNING 1
                     """, logger: database.logger)
                 var inserted = false
@@ -71,7 +71,7 @@ struct Idempotency: Sendable {
                 """
                 SELECT request_hash, body FROM idempotency_keys
                 WHERE tenant_id = \(context.principal.tenantID) AND principal_id = \(context.principal.operatorID) AND key = \(key)
-                  AND created_at > now() - make_interval(hours => \(keepHours))
+                  AND created_at > now() - make_interval(hours => \(keepHours)::int)
                 """, logger: database.logger
             ).decode((ByteBuffer, ByteBuffer).self) {
                 return row
