@@ -33,6 +33,11 @@ struct ProjectOptions: ParsableArguments {
     }
 }
 
+/// Prints a line at once (stdout may be a file or pipe: no buffering surprises).
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
 func makeLogger(_ label: String = "backoffice") -> Logger {
     var logger = Logger(label: label)
     logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .info
@@ -86,11 +91,11 @@ struct Dev: AsyncParsableCommand {
             let migrator = try project.loadMigrations()
             let home = URL(fileURLWithPath: data, isDirectory: true).standardizedFileURL
             try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-            print("starting PostgreSQL (data in \(home.path)/postgres) …")
-            let cluster = try EmbeddedPostgres.start(dataDirectory: home.appendingPathComponent("postgres")) { print($0) }
+            say("starting PostgreSQL (data in \(home.path)/postgres) …")
+            let cluster = try EmbeddedPostgres.start(dataDirectory: home.appendingPathComponent("postgres")) { say($0) }
             defer {
                 cluster.stop()
-                print("PostgreSQL stopped; data kept in \(home.path)/postgres")
+                say("PostgreSQL stopped; data kept in \(home.path)/postgres")
             }
             let serviceURL = "http://127.0.0.1:\(port)"
             let credentialsFile = home.appendingPathComponent("credentials.json")
@@ -147,7 +152,7 @@ struct Banner: Sendable {
             "  \(me) accounts lock \(active) --reason \"x\" --token \(c.partners.first?.partnerAdmin ?? "")   # 403, exit 4",
             "",
         ]
-        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        say(lines.joined(separator: "\n"))
     }
 
     /// How to call this executable from the working directory.
@@ -182,7 +187,7 @@ struct Serve: AsyncParsableCommand {
                 policiesDirectory: project.policiesDirectory)
             settings.lockExpiryInterval = .seconds(max(1, lockExpirySeconds))
             try await BackofficeServer.run(settings: settings, logger: logger) { port in
-                FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
+                say("listening on http://\(host):\(port)")
             }
         }
     }

@@ -32,6 +32,9 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
             response = try await RequestScope.$current.withValue(scope) {
                 try await inner.respond(to: request, context: context)
             }
+            if response.status == .notFound && response.headers[.contentType] == nil {
+                throw HTTPError(.notFound)  // the router's bare 404 for an unknown path
+            }
         } catch {
             response = Self.problemResponse(Self.problem(for: error, logger: context.logger), requestID: requestID)
         }

@@ -80,7 +80,9 @@ public struct Problem: Error, Sendable, Equatable {
         let doc = Document(
             type: "https://healthtrack.example/problems/\(code)", title: title, status: status, code: code,
             detail: detail, current_state: currentState, request_id: requestID, errors: errors.isEmpty ? nil : errors)
-        return (try? JSONEncoder().encode(doc)) ?? Data()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(doc)) ?? Data()
     }
 }
 

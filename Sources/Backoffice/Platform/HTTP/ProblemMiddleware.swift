@@ -34,25 +34,38 @@ struct ProblemMiddleware: ServerMiddleware {
         }
         if let problem = serverError.underlyingError as? Problem { return problem }
         if serverError.underlyingError is DecodingError || (400..<500).contains(serverError.httpStatus.code) {
-            return .malformed("\(serverError.causeDescription): \(describe(serverError.underlyingError))")
+            guard let issue = fieldIssue(serverError.underlyingError) else { return .malformed(serverError.causeDescription) }
+            var problem = Problem.malformed("\(issue.field): \(issue.message)")
+            problem.errors = [issue]
+            return problem
         }
         logger.error("unhandled error", metadata: ["operation": "\(serverError.operationID)", "error": "\(String(reflecting: serverError.underlyingError))"])
         return .internalError
     }
 
-    /// A readable account of a decoding failure: which field and what was wrong.
-    static func describe(_ error: any Error) -> String {
+    /// Which field a decoding failure is about, and what was wrong with it.
+    static func fieldIssue(_ error: any Error) -> FieldIssue? {
         let found = (error as? DecodingError) ?? Mirror(reflecting: error).children.lazy.compactMap { $0.value as? DecodingError }.first
-        guard let decoding = found else { return String(describing: error) }
-        func path(_ context: DecodingError.Context) -> String {
-            let p = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
-            return p.isEmpty ? "body" : p
+        guard let decoding = found else { return nil }
+        func path(_ context: DecodingError.Context, _ last: (any CodingKey)? = nil) -> String {
+            let keys = context.codingPath + (last.map { [$0] } ?? [])
+            let text = keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+            return text.isEmpty ? "body" : text
         }
         switch decoding {
-        case .keyNotFound(let key, let context): return "\(path(context)).\(key.stringValue): is required".replacingOccurrences(of: "body.", with: "")
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            return "\(path(context)): \(context.debugDescription)"
-        @unknown default: return String(describing: decoding)
+        case .keyNotFound(let key, let context):
+            return FieldIssue(field: path(context, key), code: "required", message: "is required")
+        case .typeMismatch(let type, let context):
+            return FieldIssue(field: path(context), code: "invalid_type", message: "must be \(type)")
+        case .valueNotFound(_, let context):
+            return FieldIssue(field: path(context), code: "required", message: "must not be null")
+        case .dataCorrupted(let context):
+            if context.debugDescription.contains("Additional properties") {
+                return FieldIssue(field: path(context), code: "unknown_field", message: "is not a known field")
+            }
+            return FieldIssue(field: path(context), code: "invalid_value", message: context.debugDescription)
+        @unknown default:
+            return nil
         }
     }
 }

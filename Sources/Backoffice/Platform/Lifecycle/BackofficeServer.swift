@@ -69,7 +69,7 @@ public enum BackofficeServer {
         }
         try APIHandler(database: database, policies: policies).registerHandlers(
             on: router, serverURL: URL(string: "/")!,
-            configuration: Configuration(dateTranscoder: .iso8601WithFractionalSeconds, jsonEncodingOptions: []),
+            configuration: Configuration(dateTranscoder: .iso8601WithFractionalSeconds, jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]),
             middlewares: [ProblemMiddleware(logger: logger)])
         let responder = EdgeResponder(inner: router.buildResponder(), authenticator: Authenticator(database: database), maxBodySize: settings.maxBodySize)
         return Application(
