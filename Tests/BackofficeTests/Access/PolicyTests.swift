@@ -1,0 +1,67 @@
+import Backoffice
+import Foundation
+import Testing
+
+@Suite("Policies (pure)")
+struct PolicyTests {
+    static func texts(access: String? = nil, security: String? = nil, retention: String? = nil) throws -> [String: String] {
+        var texts: [String: String] = [:]
+        for name in PolicySet.fileNames {
+            texts[name] = try String(contentsOf: projectRoot.appendingPathComponent("policies/\(name)"), encoding: .utf8)
+        }
+        if let access { texts["access.yaml"] = access }
+        if let security { texts["security.yaml"] = security }
+        if let retention { texts["retention.yaml"] = retention }
+        return texts
+    }
+
+    @Test("the shipped policies validate")
+    func shipped() throws {
+        let set = try PolicySet.parse(try Self.texts())
+        #expect(set.security.consecutiveFailedLogins == 3)
+        #expect(set.retention.deletedAccountsPurgeAfterDays == 30)
+        #expect(set.access.allows("backend_manager", .accountsLock))
+        #expect(!set.access.allows("partner_admin", .accountsLock))
+        #expect(!set.access.allows("system", .accountsLock), "unknown roles may do nothing")
+        #expect(set.digest.count == 64)
+    }
+
+    @Test("an unknown action names the file and the entry")
+    func unknownAction() throws {
+        let access = "roles:\n  auditor:\n    scope: platform\n    allow: [audit.read, accounts.lok]\n"
+        #expect {
+            try PolicySet.parse(try Self.texts(access: access))
+        } throws: { error in
+            let error = error as? PolicyError
+            return error?.file.hasSuffix("access.yaml") == true && error?.entry == "roles.auditor.allow[1]" && error?.problem.contains("accounts.lok") == true
+        }
+    }
+
+    @Test("an unknown role names the entry")
+    func unknownRole() throws {
+        let access = "roles:\n  janitor:\n    scope: platform\n    allow: []\n"
+        #expect {
+            try PolicySet.parse(try Self.texts(access: access))
+        } throws: { error in (error as? PolicyError)?.entry == "roles.janitor" }
+    }
+
+    @Test("a bad value names the file and the entry")
+    func badValue() throws {
+        let security = "lockout:\n  consecutive_failed_logins: zero\ntokens:\n  default_lifetime_hours: 1\n  max_lifetime_hours: 2\n"
+        #expect {
+            try PolicySet.parse(try Self.texts(security: security))
+        } throws: { error in
+            let error = error as? PolicyError
+            return error?.file.hasSuffix("security.yaml") == true && error?.entry == "lockout.consecutive_failed_logins"
+        }
+        let retention = "deleted_accounts:\n  purge_after_days: -1\nidempotency_keys:\n  keep_hours: 24\n"
+        #expect(throws: PolicyError.self) { try PolicySet.parse(try Self.texts(retention: retention)) }
+    }
+
+    @Test("the digest changes with any policy file")
+    func digest() throws {
+        let base = try PolicySet.parse(try Self.texts())
+        let changed = try PolicySet.parse(try Self.texts(retention: "deleted_accounts:\n  purge_after_days: 31\nidempotency_keys:\n  keep_hours: 24\n"))
+        #expect(base.digest != changed.digest)
+    }
+}

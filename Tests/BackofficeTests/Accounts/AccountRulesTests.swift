@@ -1,0 +1,48 @@
+import Backoffice
+import Testing
+
+@Suite("Account rules (pure)")
+struct AccountRulesTests {
+    @Test("consecutive failures lock at the threshold; a success resets the count")
+    func lockout() {
+        let rule = LockoutRule(threshold: 3)
+        #expect(rule.outcome(failures: 0, succeeded: false, status: .active) == .count(1))
+        #expect(rule.outcome(failures: 1, succeeded: false, status: .active) == .count(2))
+        #expect(rule.outcome(failures: 2, succeeded: false, status: .active) == .lock(failures: 3))
+        #expect(rule.outcome(failures: 2, succeeded: true, status: .active) == .count(0))
+        #expect(rule.outcome(failures: 5, succeeded: false, status: .locked) == .count(6), "a locked account is not locked twice")
+    }
+
+    @Test("the threshold comes from the policy, not a constant")
+    func thresholdFromPolicy() {
+        #expect(LockoutRule(threshold: 1).outcome(failures: 0, succeeded: false, status: .active) == .lock(failures: 1))
+        #expect(LockoutRule(threshold: 5).outcome(failures: 3, succeeded: false, status: .active) == .count(4))
+    }
+
+    @Test("legal transitions", arguments: [
+        (AccountTransition.lock, AccountStatus.active, false, AccountStatus.locked),
+        (.unlock, .locked, true, .active),
+        (.delete, .active, false, .deleted),
+        (.delete, .locked, true, .deleted),
+        (.restore, .deleted, false, .active),
+        (.restore, .deleted, true, .locked),
+    ])
+    func legal(transition: AccountTransition, from: AccountStatus, openLock: Bool, to: AccountStatus) {
+        #expect(transition.target(from: from, hasOpenLock: openLock) == to)
+    }
+
+    @Test("no-ops and illegal moves are refused", arguments: [
+        (AccountTransition.lock, AccountStatus.locked), (.lock, .deleted), (.unlock, .active), (.unlock, .deleted),
+        (.delete, .deleted), (.restore, .active), (.restore, .locked),
+    ])
+    func illegal(transition: AccountTransition, from: AccountStatus) {
+        #expect(transition.target(from: from, hasOpenLock: from == .locked) == nil)
+    }
+
+    @Test("PII masking keeps the domain, hides the person")
+    func masking() {
+        #expect(PIIMask.email("ada.lovelace@example.com") == "a***@example.com")
+        #expect(PIIMask.email("nonsense") == "***")
+        #expect(PIIMask.name("Ada Lovelace") == "A***")
+    }
+}

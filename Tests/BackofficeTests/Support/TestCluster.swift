@@ -1,0 +1,75 @@
+import Backoffice
+import Foundation
+import Logging
+import PostgresNIO
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The project's root folder (policies, migrations, the built executable).
+let projectRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+
+var testLogger: Logger {
+    var logger = Logger(label: "backoffice-tests")
+    logger.logLevel = .critical
+    return logger
+}
+
+/// The throwaway PostgreSQL cluster of this test run: started once, from the system's binaries,
+/// in a temporary folder; a watchdog stops it and removes the folder when the test process ends
+/// (even if it crashes). Each test gets its own database, copied from a migrated template.
+actor TestCluster {
+    static let shared = TestCluster()
+
+    private var cluster: EmbeddedPostgres?
+    private var counter = 0
+
+    func start() throws -> EmbeddedPostgres {
+        if let cluster { return cluster }
+        let folder = URL(fileURLWithPath: "/tmp/backoffice-tests-\(getpid())-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let started = try EmbeddedPostgres.start(dataDirectory: folder.appendingPathComponent("data"))
+        Self.watch(stop: started.stopCommand, remove: folder.path)
+        cluster = started
+        return started
+    }
+
+    /// A new database with every migration applied, and URLs for its owner and the service role.
+    func freshDatabase() async throws -> (owner: DatabaseURL, app: DatabaseURL, cluster: EmbeddedPostgres) {
+        let cluster = try start()
+        let superuser = try DatabaseURL(cluster.superuserURL)
+        if counter == 0 {
+            try await superuser.withConnection(logger: testLogger) { try await $0.query("CREATE DATABASE bo_template", logger: testLogger) }
+            let migrator = try Migrator(directory: projectRoot.appendingPathComponent("sql/migrations"))
+            _ = try await DatabaseURL(cluster.url(database: "bo_template", user: "postgres")).withConnection(logger: testLogger) {
+                try await migrator.migrate(on: $0, logger: testLogger)
+            }
+        }
+        counter += 1
+        let name = "t\(counter)"
+        try await superuser.withConnection(logger: testLogger) {
+            try await $0.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name) TEMPLATE bo_template"), logger: testLogger)
+        }
+        return (try DatabaseURL(cluster.url(database: name, user: "postgres")), try DatabaseURL(cluster.url(database: name, user: "backoffice_app")), cluster)
+    }
+
+    /// Starts a detached shell that waits for this process to end, then stops the cluster and removes its folder.
+    private static func watch(stop: [String], remove folder: String) {
+        let quoted = stop.map { "'\($0)'" }.joined(separator: " ")
+        let script = "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(quoted) >/dev/null 2>&1; rm -rf '\(folder)'"
+        let argv = ["/bin/sh", "-c", script]
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        posix_spawnattr_setflags(&attributes, 0x80)  // POSIX_SPAWN_SETSID: outlive the test process group
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        for fd in Int32(0)...2 { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
+        let cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        var pid: pid_t = 0
+        posix_spawn(&pid, argv[0], &actions, &attributes, cArguments, environ)
+        cArguments.forEach { free($0) }
+        posix_spawn_file_actions_destroy(&actions)
+        posix_spawnattr_destroy(&attributes)
+    }
+}

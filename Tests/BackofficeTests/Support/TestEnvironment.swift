@@ -1,0 +1,127 @@
+import Backoffice
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import PostgresNIO
+import Testing
+
+/// One test's world: its own database (migrated), the service's pool (role backoffice_app),
+/// the real policies, and principals with tokens for every role and two partner tenants.
+struct TestEnvironment: Sendable {
+    let database: Database
+    let owner: DatabaseURL
+    let appURL: DatabaseURL
+    let policies: PolicySet
+    let fixture: Fixture
+
+    /// Tokens and ids made through the real operations (so they are audited too).
+    struct Fixture: Sendable {
+        var tokens: [Role: String] = [:]
+        var principals: [Role: Principal] = [:]
+        var partners: [Partner] = []
+
+        struct Partner: Sendable {
+            let tenantID: UUID
+            let slug: String
+            let adminToken: String
+            let staffToken: String
+            let admin: Principal
+        }
+    }
+
+    static func loadPolicies() throws -> PolicySet {
+        try PolicySet.load(from: projectRoot.appendingPathComponent("policies"))
+    }
+
+    /// Runs `body` in a fresh environment.
+    static func with<T: Sendable>(_ body: @Sendable (TestEnvironment) async throws -> T) async throws -> T {
+        let (owner, app, _) = try await TestCluster.shared.freshDatabase()
+        let policies = try loadPolicies()
+        return try await Database.with(url: app, logger: testLogger) { database in
+            let fixture = try await seed(database: database, policies: policies)
+            return try await body(TestEnvironment(database: database, owner: owner, appURL: app, policies: policies, fixture: fixture))
+        }
+    }
+
+    private static func seed(database: Database, policies: PolicySet) async throws -> Fixture {
+        let context = Database.systemContext("test-fixture", policies: policies)
+        var fixture = Fixture()
+        func issue(_ op: Operator) async throws -> (String, Principal) {
+            let (token, secret) = try await database.runAsSystem(CreateToken(operatorID: op.id, name: "test", expiresInHours: nil), context: context)
+            return (secret.value, Principal(operatorID: op.id, role: op.role, tenantID: op.tenantID, tokenID: token.id))
+        }
+        for role in [Role.platformAdmin, .backendManager, .auditor, .appService] {
+            let op = try await database.runAsSystem(CreateOperator(email: "\(role.rawValue)@test.example", role: role, tenantID: nil), context: context)
+            let (token, principal) = try await issue(op)
+            fixture.tokens[role] = token
+            fixture.principals[role] = principal
+        }
+        for slug in ["alpha-shop", "beta-shop"] {
+            let tenant = try await database.runAsSystem(CreateTenant(slug: slug, name: slug.capitalized), context: context)
+            let admin = try await database.runAsSystem(CreateOperator(email: "admin@\(slug).example", role: .partnerAdmin, tenantID: tenant.id), context: context)
+            let staff = try await database.runAsSystem(CreateOperator(email: "staff@\(slug).example", role: .partnerStaff, tenantID: tenant.id), context: context)
+            let (adminToken, adminPrincipal) = try await issue(admin)
+            let (staffToken, _) = try await issue(staff)
+            fixture.partners.append(.init(tenantID: tenant.id, slug: slug, adminToken: adminToken, staffToken: staffToken, admin: adminPrincipal))
+        }
+        return fixture
+    }
+
+    func context(_ role: Role, requestID: String = UUID().uuidString) -> OperationContext {
+        OperationContext(principal: fixture.principals[role]!, requestID: requestID, sourceIP: "127.0.0.1", policies: policies)
+    }
+
+    /// Creates a customer as the app would.
+    func customer(_ email: String = "c\(UUID().uuidString.prefix(8).lowercased())@example.com") async throws -> Customer {
+        try await database.run(SyncCustomer(id: UUID(), email: email, displayName: "Test Customer"), context: context(.appService)).0
+    }
+
+    /// Runs SQL as the database owner (a superuser: bypasses row-level security and can disable triggers).
+    func asOwner(_ sql: String) async throws {
+        try await owner.withConnection(logger: testLogger) { connection in
+            try await connection.query(PostgresQuery(unsafeSQL: sql), logger: testLogger)
+        }
+    }
+
+    func ownerScalar<T: PostgresDecodable & Sendable>(_ sql: String, as type: T.Type) async throws -> T? {
+        try await owner.withConnection(logger: testLogger) { connection in
+            for try await value in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: testLogger).decode(T.self) { return value }
+            return nil
+        }
+    }
+
+    /// Runs `body` against the HTTP application (generated handlers behind the real edge).
+    func withApp<T: Sendable>(_ body: @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
+        let settings = ServerSettings(host: "127.0.0.1", port: 0, databaseURL: appURL, policiesDirectory: projectRoot.appendingPathComponent("policies"))
+        let app = try BackofficeServer.buildApplication(database: database, policies: policies, settings: settings, services: [], logger: testLogger)
+        return try await app.test(.router) { client in try await body(client) }
+    }
+}
+
+/// One HTTP call's outcome, with the body parsed as JSON.
+struct Reply: Sendable {
+    let status: Int
+    let headers: HTTPFields
+    let text: String
+
+    var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:] }
+    subscript(_ key: String) -> String? { json[key].map { "\($0)" } }
+}
+
+extension TestClientProtocol {
+    /// Sends a JSON request with an optional bearer token and extra headers.
+    func call(
+        _ method: HTTPRequest.Method, _ uri: String, token: String?, json: String? = nil, headers extra: [String: String] = [:]
+    ) async throws -> Reply {
+        var headers = HTTPFields()
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        if json != nil { headers[.contentType] = "application/json" }
+        for (name, value) in extra { headers[HTTPField.Name(name)!] = value }
+        return try await execute(uri: uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) }) { response in
+            Reply(status: Int(response.status.code), headers: response.headers, text: String(buffer: response.body))
+        }
+    }
+}
