@@ -24,6 +24,7 @@ actor TestCluster {
 
     private var cluster: EmbeddedPostgres?
     private var counter = 0
+    private var template: Task<Void, any Error>?
 
     func start() throws -> EmbeddedPostgres {
         if let cluster { return cluster }
@@ -39,17 +40,32 @@ actor TestCluster {
     func freshDatabase() async throws -> (owner: DatabaseURL, app: DatabaseURL, cluster: EmbeddedPostgres) {
         let cluster = try start()
         let superuser = try DatabaseURL(cluster.superuserURL)
-        if counter == 0 {
-            try await superuser.withConnection(logger: testLogger) { try await $0.query("CREATE DATABASE bo_template", logger: testLogger) }
-            let migrator = try Migrator(directory: projectRoot.appendingPathComponent("sql/migrations"))
-            _ = try await DatabaseURL(cluster.url(database: "bo_template", user: "postgres")).withConnection(logger: testLogger) {
-                try await migrator.migrate(on: $0, logger: testLogger)
+        if template == nil {
+            // Once per run; the actor is reentrant across awaits, so later callers wait on this task.
+            template = Task {
+                try await superuser.withConnection(logger: testLogger) { try await $0.query("CREATE DATABASE bo_template", logger: testLogger) }
+                let migrator = try Migrator(directory: projectRoot.appendingPathComponent("sql/migrations"))
+                _ = try await DatabaseURL(cluster.url(database: "bo_template", user: "postgres")).withConnection(logger: testLogger) {
+                    try await migrator.migrate(on: $0, logger: testLogger)
+                }
             }
         }
+        try await template?.value
         counter += 1
         let name = "t\(counter)"
-        try await superuser.withConnection(logger: testLogger) {
-            try await $0.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name) TEMPLATE bo_template"), logger: testLogger)
+        // The template's last session may still be closing: retry briefly ("being accessed by other users").
+        var attempt = 0
+        while true {
+            do {
+                try await superuser.withConnection(logger: testLogger) {
+                    try await $0.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name) TEMPLATE bo_template"), logger: testLogger)
+                }
+                break
+            } catch {
+                attempt += 1
+                if attempt > 50 { throw TestSetupError(description: String(reflecting: error)) }
+                try await Task.sleep(for: .milliseconds(100))
+            }
         }
         return (try DatabaseURL(cluster.url(database: name, user: "postgres")), try DatabaseURL(cluster.url(database: name, user: "backoffice_app")), cluster)
     }
@@ -72,4 +88,8 @@ actor TestCluster {
         posix_spawn_file_actions_destroy(&actions)
         posix_spawnattr_destroy(&attributes)
     }
+}
+
+struct TestSetupError: Error, CustomStringConvertible {
+    let description: String
 }

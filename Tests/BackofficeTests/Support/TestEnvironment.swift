@@ -40,9 +40,13 @@ struct TestEnvironment: Sendable {
     static func with<T: Sendable>(_ body: @Sendable (TestEnvironment) async throws -> T) async throws -> T {
         let (owner, app, _) = try await TestCluster.shared.freshDatabase()
         let policies = try loadPolicies()
-        return try await Database.with(url: app, logger: testLogger) { database in
-            let fixture = try await seed(database: database, policies: policies)
-            return try await body(TestEnvironment(database: database, owner: owner, appURL: app, policies: policies, fixture: fixture))
+        do {
+            return try await Database.with(url: app, logger: testLogger) { database in
+                let fixture = try await seed(database: database, policies: policies)
+                return try await body(TestEnvironment(database: database, owner: owner, appURL: app, policies: policies, fixture: fixture))
+            }
+        } catch let error as PSQLError {
+            throw TestSetupError(description: String(reflecting: error))  // PSQLError's description is redacted
         }
     }
 
