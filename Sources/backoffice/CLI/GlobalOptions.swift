@@ -48,7 +48,7 @@ struct GlobalOptions: ParsableArguments {
             throw CLIFailure.usage("--url must be an http(s) URL, got '\(serviceURL)'")
         }
         return Client(
-            serverURL: server, configuration: .init(dateTranscoder: .iso8601WithFractionalSeconds),
+            serverURL: server, configuration: .init(dateTranscoder: RFC3339DateTranscoder()),
             transport: AsyncHTTPClientTransport(configuration: .init(timeout: .seconds(120))),
             middlewares: [HeadersMiddleware(token: bearer, verbose: verbose)])
     }

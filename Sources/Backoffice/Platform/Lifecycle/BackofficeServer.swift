@@ -69,8 +69,8 @@ public enum BackofficeServer {
         }
         try APIHandler(database: database, policies: policies).registerHandlers(
             on: router, serverURL: URL(string: "/")!,
-            configuration: Configuration(dateTranscoder: .iso8601WithFractionalSeconds, jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]),
-            middlewares: [ProblemMiddleware(logger: logger)])
+            configuration: Configuration(dateTranscoder: RFC3339DateTranscoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]),
+            middlewares: [ProblemMiddleware(logger: logger), ETagMiddleware()])
         let responder = EdgeResponder(inner: router.buildResponder(), authenticator: Authenticator(database: database), maxBodySize: settings.maxBodySize)
         return Application(
             responder: responder,
