@@ -1,0 +1,61 @@
+import Backoffice
+import Foundation
+import Testing
+
+@Suite("Idempotency-Key")
+struct IdempotencyTests {
+    @Test("replaying a POST with the same key returns the identical response and changes once; another body is 409")
+    func replay() async throws {
+        try await TestEnvironment.with { env in
+            let customer = try await env.customer()
+            let token = env.fixture.tokens[.backendManager]!
+            try await env.withApp { client in
+                let first = try await client.call(
+                    .post, "/v1/customers/\(customer.id)/lock", token: token, json: #"{"reason":"once"}"#, headers: ["Idempotency-Key": "lock-1"])
+                let second = try await client.call(
+                    .post, "/v1/customers/\(customer.id)/lock", token: token, json: #"{"reason":"once"}"#, headers: ["Idempotency-Key": "lock-1"])
+                #expect(first.status == 200)
+                #expect(second.status == 200)
+                #expect(second.text == first.text, "byte-identical body")
+                #expect(second.headers[.init("ETag")!] == first.headers[.init("ETag")!])
+                let other = try await client.call(
+                    .post, "/v1/customers/\(customer.id)/lock", token: token, json: #"{"reason":"different"}"#, headers: ["Idempotency-Key": "lock-1"])
+                #expect(other.status == 409)
+                #expect(other["code"] == "idempotency_key_reused")
+                // The key is scoped to the principal: another manager's same key is a new request.
+                let admin = try await client.call(
+                    .post, "/v1/customers/\(customer.id)/unlock", token: env.fixture.tokens[.platformAdmin]!, json: #"{"reason":"x"}"#,
+                    headers: ["Idempotency-Key": "lock-1"])
+                #expect(admin.status == 200)
+            }
+            let locks = try await env.ownerScalar(
+                "SELECT count(*) FROM audit_events WHERE action = 'accounts.lock' AND target_id = '\(customer.id.uuidString.lowercased())'", as: Int.self)
+            #expect(locks == 1)
+            #expect(try await env.ownerScalar("SELECT count(*) FROM account_locks WHERE customer_id = '\(customer.id)'", as: Int.self) == 1)
+        }
+    }
+
+    @Test("concurrent requests with one key change once and answer alike")
+    func concurrent() async throws {
+        try await TestEnvironment.with { env in
+            let token = env.fixture.tokens[.appService]!
+            let id = UUID()
+            try await env.withApp { client in
+                let replies = try await withThrowingTaskGroup(of: Reply.self) { group in
+                    for _ in 0..<6 {
+                        group.addTask {
+                            try await client.call(
+                                .post, "/v1/customers", token: token, json: #"{"id":"\#(id)","email":"same@example.com","display_name":"Same"}"#,
+                                headers: ["Idempotency-Key": "sync-1"])
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(Set(replies.map(\.status)) == [201])
+                #expect(Set(replies.map(\.text)).count == 1)
+            }
+            #expect(try await env.ownerScalar(
+                "SELECT count(*) FROM audit_events WHERE action = 'accounts.sync' AND target_id = '\(id.uuidString.lowercased())'", as: Int.self) == 1)
+        }
+    }
+}
