@@ -1,6 +1,7 @@
 import ArgumentParser
 import BackofficeAPI
 import Foundation
+import OpenAPIRuntime
 
 /// A failed command: a message for stderr and the documented exit code (DESIGN §6):
 /// 0 ok, 64 usage, 3 not found, 4 unauthenticated or forbidden, 5 conflict (state, version,
@@ -53,8 +54,11 @@ func runCommand(_ body: () async throws -> Void) async throws {
         throw exit
     } catch let error as ValidationError {
         throw error
+    } catch let error as ClientError {
+        FileHandle.standardError.write(Data("error: cannot reach the service at \(error.baseURL?.absoluteString ?? "its URL"): \(error.underlyingError)\n".utf8))
+        throw ExitCode(7)
     } catch {
-        FileHandle.standardError.write(Data("error: cannot reach the service: \(error)\n".utf8))
+        FileHandle.standardError.write(Data("error: \(error)\n".utf8))
         throw ExitCode(7)
     }
 }

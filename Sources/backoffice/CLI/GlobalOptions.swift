@@ -1,4 +1,5 @@
 import ArgumentParser
+import AsyncHTTPClient
 import BackofficeAPI
 import Foundation
 import HTTPTypes
@@ -49,10 +50,16 @@ struct GlobalOptions: ParsableArguments {
         }
         return Client(
             serverURL: server, configuration: .init(dateTranscoder: RFC3339DateTranscoder()),
-            transport: AsyncHTTPClientTransport(configuration: .init(timeout: .seconds(120))),
+            transport: AsyncHTTPClientTransport(configuration: .init(client: httpClient, timeout: .seconds(120))),
             middlewares: [HeadersMiddleware(token: bearer, verbose: verbose)])
     }
 }
+
+/// One HTTP client for the process: a refused or unreachable service fails within seconds, not
+/// after AsyncHTTPClient's default connect retries.
+let httpClient = HTTPClient(
+    eventLoopGroupProvider: .singleton,
+    configuration: HTTPClient.Configuration(timeout: .init(connect: .seconds(3), read: .seconds(120))))
 
 /// Adds the bearer token; with --verbose, prints the request id the service answered with.
 struct HeadersMiddleware: ClientMiddleware {

@@ -1,0 +1,151 @@
+import Backoffice
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The built `backoffice` executable, beside this test bundle.
+var backofficeExecutable: String {
+    let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("backoffice").path
+    if FileManager.default.isExecutableFile(atPath: beside) { return beside }
+    return projectRoot.appendingPathComponent(".build/debug/backoffice").path
+}
+
+/// A finished command: exit code and combined output.
+struct Finished {
+    let status: Int32
+    let output: String
+}
+
+/// Starts the executable with `arguments`, output to `log`; returns its pid.
+func spawn(_ arguments: [String], environment: [String: String], log: String) throws -> pid_t {
+    let argv = [backofficeExecutable] + arguments
+    var env = ProcessInfo.processInfo.environment
+    env.removeValue(forKey: "BACKOFFICE_TOKEN")
+    env.removeValue(forKey: "BACKOFFICE_URL")
+    for (key, value) in environment { env[key] = value }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    let cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+    let cEnvironment: [UnsafeMutablePointer<CChar>?] = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer {
+        cArguments.forEach { free($0) }
+        cEnvironment.forEach { free($0) }
+    }
+    var pid: pid_t = 0
+    let result = posix_spawn(&pid, argv[0], &actions, nil, cArguments, cEnvironment)
+    guard result == 0 else { throw TestSetupError(description: "cannot run \(argv[0]): \(String(cString: strerror(result)))") }
+    return pid
+}
+
+func wait(_ pid: pid_t) -> Int32 {
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+    return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+}
+
+/// Runs the CLI to completion.
+func cli(_ arguments: [String], _ environment: [String: String] = [:]) throws -> Finished {
+    let log = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString).log").path
+    defer { try? FileManager.default.removeItem(atPath: log) }
+    let status = wait(try spawn(arguments, environment: environment, log: log))
+    return Finished(status: status, output: (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+}
+
+@Suite("End to end: the built executable against a live server")
+struct CLIEndToEndTests {
+    @Test("serve, then drive it with the CLI: exit codes, audit verify, tampering detected with exit 8")
+    func endToEnd() async throws {
+        #expect(FileManager.default.isExecutableFile(atPath: backofficeExecutable), "build the package first: \(backofficeExecutable)")
+        try await TestEnvironment.with { env in
+            let customer = try await env.customer()
+            let log = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).log").path
+            let server = try spawn(
+                ["serve", "--port", "0", "--policies", projectRoot.appendingPathComponent("policies").path],
+                environment: ["BACKOFFICE_DATABASE_URL": env.appURL.description], log: log)
+            defer {
+                kill(server, SIGTERM)
+                _ = wait(server)
+                try? FileManager.default.removeItem(atPath: log)
+            }
+            var url: String?
+            for _ in 0..<200 where url == nil {
+                try await Task.sleep(for: .milliseconds(50))
+                let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+                if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) { url = String(line.dropFirst(13)) }
+            }
+            let base = try #require(url, "the server did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+            let manager = ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.tokens[.backendManager]!]
+            let id = customer.id.uuidString.lowercased()
+
+            let lock = try cli(["accounts", "lock", id, "--reason", "Chargeback under investigation", "--output", "json"], manager)
+            #expect(lock.status == 0, "\(lock.output)")
+            #expect(lock.output.contains("\"status\" : \"locked\""))
+            let again = try cli(["accounts", "lock", id, "--reason", "again"], manager)
+            #expect(again.status == 5)
+            #expect(again.output.contains("invalid_transition"))
+            let partner = try cli(["accounts", "lock", id, "--reason", "x"], ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.partners[0].adminToken])
+            #expect(partner.status == 4)
+            #expect(partner.output.contains("forbidden"))
+            let anonymous = try cli(["accounts", "unlock", id, "--reason", "x", "--url", base])
+            #expect(anonymous.status == 4)
+            let missing = try cli(["accounts", "show", UUID().uuidString], manager)
+            #expect(missing.status == 3)
+            let usage = try cli(["accounts", "lock", id], manager)
+            #expect(usage.status == 64)
+            let unlock = try cli(["accounts", "unlock", id, "--reason", "Identity confirmed", "--output", "table"], manager)
+            #expect(unlock.status == 0)
+            let history = try cli(["accounts", "history", id, "--output", "jsonl"], manager)
+            #expect(history.output.split(separator: "\n").count == 3)  // sync, lock, unlock
+            let down = try cli(["accounts", "list", "--url", "http://127.0.0.1:1"], manager)
+            #expect(down.status == 7)
+
+            let auditor = ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.tokens[.auditor]!]
+            let checkpointFile = FileManager.default.temporaryDirectory.appendingPathComponent("heads-\(UUID().uuidString).json").path
+            defer { try? FileManager.default.removeItem(atPath: checkpointFile) }
+            #expect(try cli(["audit", "checkpoint", "--file", checkpointFile], auditor).status == 0)
+            let clean = try cli(["audit", "verify", "--checkpoint", checkpointFile, "--output", "table"], auditor)
+            #expect(clean.status == 0, "\(clean.output)")
+            #expect(clean.output.contains("intact"))
+
+            let victim = try #require(try await env.ownerScalar(
+                "SELECT id FROM audit_events WHERE action = 'accounts.lock' AND target_id = '\(id)'", as: Int64.self))
+            try await env.owner.withConnection(logger: testLogger) { connection in
+                try await connection.query("SET session_replication_role = replica", logger: testLogger)
+                try await connection.query("UPDATE audit_events SET reason = 'routine check' WHERE id = \(victim)", logger: testLogger)
+            }
+            let tampered = try cli(["audit", "verify", "--output", "table"], auditor)
+            #expect(tampered.status == 8)
+            #expect(tampered.output.contains("first bad event: \(victim)"))
+
+            let export = try cli(["audit", "export", "--target", id], auditor)
+            #expect(export.status == 0)
+            #expect(export.output.split(separator: "\n").count == 3)
+        }
+    }
+
+    @Test("policies check names the file and entry of a bad policy (exit 6)")
+    func policiesCheck() throws {
+        let good = try cli(["policies", "check", projectRoot.appendingPathComponent("policies").path])
+        #expect(good.status == 0)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("policies-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for name in PolicySet.fileNames {
+            try FileManager.default.copyItem(at: projectRoot.appendingPathComponent("policies/\(name)"), to: folder.appendingPathComponent(name))
+        }
+        let access = folder.appendingPathComponent("access.yaml")
+        try (try String(contentsOf: access, encoding: .utf8)).replacingOccurrences(of: "- audit.export", with: "- audit.exports")
+            .write(to: access, atomically: true, encoding: .utf8)
+        let bad = try cli(["policies", "check", folder.path])
+        #expect(bad.status == 6)
+        #expect(bad.output.contains("access.yaml"))
+        #expect(bad.output.contains("roles.auditor.allow[1]"))
+        #expect(bad.output.contains("audit.exports"))
+    }
+}
