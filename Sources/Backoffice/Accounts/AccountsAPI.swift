@@ -33,16 +33,11 @@ private struct ActionRequest<Body: Encodable>: Encodable {
 
 extension APIHandler {
     func listCustomers(_ input: Operations.ListCustomers.Input) async throws -> Operations.ListCustomers.Output {
-        let context = try context()
-        let limit = try pageLimit(input.query.limit)
-        let afterID = try Cursor.decode(input.query.cursor, count: 1).map { try parseID($0[0], "cursor") as UUID }
-        let filter = AccountQueries.ListFilter(
-            status: input.query.status.flatMap { AccountStatus(rawValue: $0.rawValue) }, emailPrefix: input.query.emailPrefix,
-            includeDeleted: input.query.includeDeleted ?? false)
-        let page = try await AccountQueries(database: database).list(filter, afterID: afterID, limit: limit + 1, context: context)
-        let items = page.prefix(limit)
-        let next = page.count > limit ? items.last.map { Cursor.encode([$0.id.text]) } : nil
-        return .ok(.init(body: .json(.init(items: items.map(\.api), nextCursor: next))))
+        let q = input.query
+        let request = CustomerListRequest(
+            limit: q.limit, cursor: q.cursor, status: q.status?.rawValue, emailPrefix: q.emailPrefix, includeDeleted: q.includeDeleted)
+        let (items, nextCursor) = try await request.run(database, context: try context())
+        return .ok(.init(body: .json(.init(items: items.map(\.api), nextCursor: nextCursor))))
     }
 
     func syncCustomer(_ input: Operations.SyncCustomer.Input) async throws -> Operations.SyncCustomer.Output {

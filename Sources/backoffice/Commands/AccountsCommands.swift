@@ -17,6 +17,7 @@ func parseTime(_ text: String?, _ option: String) throws -> Date? {
 struct Accounts: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Customer account operations: list, inspect, lock, unlock, delete, restore, appeals.",
+        discussion: "Example: backoffice accounts lock 5f0c… --reason \"Suspected account takeover\"",
         subcommands: [List.self, Show.self, Lock.self, Unlock.self, Delete.self, Restore.self, History.self, Appeals.self,
                       Sync.self, LoginAttempt.self, PasswordReset.self])
 
@@ -24,7 +25,7 @@ struct Accounts: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List accounts ordered by email (deleted ones only with --status deleted or --include-deleted).",
             discussion: "Example: backoffice accounts list --status locked --email-prefix ada --limit 20")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "active, locked or deleted.") var status: Components.Schemas.AccountStatus?
         @Option(help: "Only emails starting with this.") var emailPrefix: String?
         @Flag(help: "Include deleted accounts.") var includeDeleted = false
@@ -46,7 +47,7 @@ struct Accounts: AsyncParsableCommand {
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show one account with its current lock.", discussion: "Example: backoffice accounts show 5f0c…-…")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Customer id.") var id: String
 
         func run() async throws {
@@ -63,7 +64,7 @@ struct Accounts: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Lock an account (reason required; --until makes it lift itself).",
             discussion: "Example: backoffice accounts lock 5f0c… --reason \"Chargeback under investigation\" --until 2026-12-01T00:00:00Z")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Customer id.") var id: String
         @Option(help: "Why (recorded in the audit log).") var reason: String
         @Option(help: "RFC 3339 time when the lock lifts itself.") var until: String?
@@ -86,7 +87,7 @@ struct Accounts: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Unlock a locked account (reason required).",
             discussion: "Example: backoffice accounts unlock 5f0c… --reason \"Identity confirmed by phone\"")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Customer id.") var id: String
         @Option(help: "Why (recorded in the audit log).") var reason: String
         @Option(help: "Only if the account is still at this ETag/version.") var ifMatch: String?
@@ -107,7 +108,7 @@ struct Accounts: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Soft-delete an account (restorable until purged after the retention period).",
             discussion: "Example: backoffice accounts delete 5f0c… --reason \"Customer asked to close the account\"")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Customer id.") var id: String
         @Option(help: "Why (recorded in the audit log).") var reason: String
         @Option(help: "Only if the account is still at this ETag/version.") var ifMatch: String?
@@ -127,7 +128,7 @@ struct Accounts: AsyncParsableCommand {
     struct Restore: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Restore a soft-deleted account.", discussion: "Example: backoffice accounts restore 5f0c… --reason \"Deleted by mistake\"")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Customer id.") var id: String
         @Option(help: "Why (recorded in the audit log).") var reason: String
         @Option(help: "Only if the account is still at this ETag/version.") var ifMatch: String?
@@ -147,7 +148,7 @@ struct Accounts: AsyncParsableCommand {
     struct History: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "The account's audit events, oldest first.", discussion: "Example: backoffice accounts history 5f0c… --output json")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Customer id.") var id: String
         @Option(help: "Page size (1–500, default 50).") var limit: Int?
         @Option(help: "The next_cursor of a previous page.") var cursor: String?
@@ -166,12 +167,13 @@ struct Accounts: AsyncParsableCommand {
     struct Appeals: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Appeals against locks: list, resolve (managers); file (the app's service principal).",
+            discussion: "Example: backoffice accounts appeals list --status open",
             subcommands: [List.self, Resolve.self, File.self])
 
         struct List: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 abstract: "List appeals, oldest first.", discussion: "Example: backoffice accounts appeals list --status open")
-            @OptionGroup var global: GlobalOptions
+            @OptionGroup(title: "Global Options") var global: GlobalOptions
             @Option(help: "open, upheld or lifted.") var status: Components.Schemas.AppealStatus?
             @Option(help: "Page size (1–500, default 50).") var limit: Int?
             @Option(help: "The next_cursor of a previous page.") var cursor: String?
@@ -190,7 +192,7 @@ struct Accounts: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Resolve an open appeal: --uphold keeps the lock, --lift unlocks the account.",
                 discussion: "Example: backoffice accounts appeals resolve 9a1e… --lift --reason \"Customer proved ownership\"")
-            @OptionGroup var global: GlobalOptions
+            @OptionGroup(title: "Global Options") var global: GlobalOptions
             @Argument(help: "Appeal id.") var id: String
             @Flag(help: "Keep the lock.") var uphold = false
             @Flag(help: "Lift the lock.") var lift = false
@@ -217,7 +219,7 @@ struct Accounts: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 abstract: "File an appeal for a locked account (app_service token).",
                 discussion: "Example: backoffice accounts appeals file 5f0c… --message \"I was travelling, it was me\"")
-            @OptionGroup var global: GlobalOptions
+            @OptionGroup(title: "Global Options") var global: GlobalOptions
             @Argument(help: "Customer id.") var id: String
             @Option(help: "The customer's message.") var message: String
 
@@ -238,7 +240,7 @@ struct Accounts: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create or update a customer as the app does (app_service token).",
             discussion: "Example: backoffice accounts sync 5f0c… --email ada@example.com --display-name \"Ada L.\"")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Customer id (the app's).") var id: String
         @Option var email: String
         @Option var displayName: String
@@ -261,7 +263,7 @@ struct Accounts: AsyncParsableCommand {
             commandName: "login-attempt",
             abstract: "Report a login attempt as the app does (app_service token); failures lock at the policy's threshold.",
             discussion: "Example: backoffice accounts login-attempt 5f0c… --failed")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Customer id.") var id: String
         @Flag(help: "The attempt failed.") var failed = false
         @Flag(help: "The attempt succeeded.") var succeeded = false
@@ -287,7 +289,7 @@ struct Accounts: AsyncParsableCommand {
             commandName: "password-reset",
             abstract: "Report a completed password reset (app_service token): lifts a failed-logins lock.",
             discussion: "Example: backoffice accounts password-reset 5f0c…")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Customer id.") var id: String
 
         func run() async throws {

@@ -16,12 +16,13 @@ struct AuditFilterOptions: ParsableArguments {
 struct Audit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "The append-only, hash-chained audit log: list, export, verify, checkpoint.",
+        discussion: "Example: backoffice audit verify --checkpoint audit-heads.json",
         subcommands: [List.self, Export.self, Verify.self, Checkpoint.self])
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List events, oldest first.", discussion: "Example: backoffice audit list --action accounts.lock --since 2026-11-01T00:00:00Z")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup var filter: AuditFilterOptions
         @Option(help: "Page size (1–500, default 50).") var limit: Int?
         @Option(help: "The next_cursor of a previous page.") var cursor: String?
@@ -43,7 +44,7 @@ struct Audit: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Export every matching event as JSON lines, streamed (constant memory).",
             discussion: "Example: backoffice audit export --since 2026-11-01T00:00:00Z --file audit-november.jsonl")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup var filter: AuditFilterOptions
         @Option(help: "Write to this file instead of stdout.") var file: String?
 
@@ -83,7 +84,7 @@ struct Audit: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Verify every chain; exit 8 naming the first bad event when one was edited, deleted, inserted or reordered.",
             discussion: "Example: backoffice audit verify --checkpoint audit-heads.json")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "A file written by `audit checkpoint`: also fail when a chain is shorter than, or diverges from, it.") var checkpoint: String?
 
         func run() async throws {
@@ -121,7 +122,7 @@ struct Audit: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write every chain's head (seq, hash) to a file, to keep outside the database.",
             discussion: "Example: backoffice audit checkpoint --file audit-heads.json")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "Where to write the checkpoint.") var file: String
 
         func run() async throws {
@@ -141,13 +142,14 @@ struct Audit: AsyncParsableCommand {
 }
 
 struct Maintenance: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Housekeeping.", subcommands: [Purge.self])
+    static let configuration = CommandConfiguration(
+        abstract: "Housekeeping.", discussion: "Example: backoffice maintenance purge --dry-run", subcommands: [Purge.self])
 
     struct Purge: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Purge accounts soft-deleted longer ago than policies/retention.yaml allows (audited).",
             discussion: "Example: backoffice maintenance purge --dry-run")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Flag(help: "Only list what would be purged.") var dryRun = false
 
         func run() async throws {

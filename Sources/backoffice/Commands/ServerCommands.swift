@@ -196,7 +196,8 @@ struct Serve: AsyncParsableCommand {
 
 struct DB: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "db", abstract: "Schema migrations (run as the tables' owner).", subcommands: [Migrate.self, Status.self])
+        commandName: "db", abstract: "Schema migrations (run as the tables' owner).",
+        discussion: "Example: BACKOFFICE_ADMIN_DATABASE_URL=postgres://postgres@localhost/backoffice backoffice db status", subcommands: [Migrate.self, Status.self])
 
     struct Migrate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -240,7 +241,10 @@ struct DB: AsyncParsableCommand {
 }
 
 struct Admin: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Administration done directly in the database.", subcommands: [BootstrapCommand.self])
+    static let configuration = CommandConfiguration(
+        abstract: "Administration done directly in the database.",
+        discussion: "Example: BACKOFFICE_DATABASE_URL=postgres://backoffice_app@localhost/backoffice backoffice admin bootstrap --email ops@healthtrack.example",
+        subcommands: [BootstrapCommand.self])
 
     struct BootstrapCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -268,7 +272,8 @@ struct Admin: AsyncParsableCommand {
 }
 
 struct Policies: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Policy files (local; no service needed).", subcommands: [Check.self, Show.self])
+    static let configuration = CommandConfiguration(
+        abstract: "Policy files (local; no service needed).", discussion: "Example: backoffice policies check policies/", subcommands: [Check.self, Show.self])
 
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

@@ -8,12 +8,12 @@ let tokenColumns = ["id", "operator_id", "tenant_id", "role", "name", "expires_a
 
 struct Tenants: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Partner tenants (platform admins).", subcommands: [Create.self, List.self, Show.self])
+        abstract: "Partner tenants (platform admins).", discussion: "Example: backoffice tenants list", subcommands: [Create.self, List.self, Show.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create a partner tenant.", discussion: "Example: backoffice tenants create --slug green-grocer --name \"Green Grocer Ltd\"")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "Unique short name (lower-case letters, digits, dashes).") var slug: String
         @Option(help: "Display name.") var name: String
 
@@ -31,7 +31,7 @@ struct Tenants: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List tenants by slug.", discussion: "Example: backoffice tenants list")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "Page size (1–500, default 50).") var limit: Int?
         @Option(help: "The next_cursor of a previous page.") var cursor: String?
 
@@ -47,7 +47,7 @@ struct Tenants: AsyncParsableCommand {
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show a tenant.", discussion: "Example: backoffice tenants show 3c9d…")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Tenant id.") var id: String
 
         func run() async throws {
@@ -63,13 +63,14 @@ struct Tenants: AsyncParsableCommand {
 
 struct Operators: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Operators (people) and service principals.", subcommands: [Create.self, List.self, Disable.self])
+        abstract: "Operators (people) and service principals.",
+        discussion: "Example: backoffice operators create --email sam@green-grocer.example --role partner_staff --tenant 3c9d…", subcommands: [Create.self, List.self, Disable.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create an operator (partner roles need --tenant, implied for partner admins).",
             discussion: "Example: backoffice operators create --email sam@green-grocer.example --role partner_staff --tenant 3c9d…")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option var email: String
         @Option(help: "platform_admin, backend_manager, auditor, partner_admin, partner_staff or app_service.") var role: Components.Schemas.Role
         @Option(help: "Tenant id (partner roles).") var tenant: String?
@@ -88,7 +89,7 @@ struct Operators: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List operators you can see.", discussion: "Example: backoffice operators list --tenant 3c9d…")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "Only this tenant's.") var tenant: String?
         @Option(help: "Page size (1–500, default 50).") var limit: Int?
         @Option(help: "The next_cursor of a previous page.") var cursor: String?
@@ -107,7 +108,7 @@ struct Operators: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Disable an operator; its tokens are refused at once.",
             discussion: "Example: backoffice operators disable 7b2f… --reason \"Left the company\"")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Operator id.") var id: String
         @Option(help: "Why (recorded in the audit log).") var reason: String
 
@@ -126,13 +127,14 @@ struct Operators: AsyncParsableCommand {
 
 struct Tokens: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "API tokens: shown once, stored as SHA-256.", subcommands: [Create.self, List.self, Revoke.self])
+        abstract: "API tokens: shown once, stored as SHA-256.", discussion: "Example: backoffice tokens create --operator 7b2f… --name laptop",
+        subcommands: [Create.self, List.self, Revoke.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Issue a token for an operator; the secret is printed once.",
             discussion: "Example: backoffice tokens create --operator 7b2f… --name laptop --expires-in-hours 720")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "Operator id.") var `operator`: String
         @Option(help: "A label for the token.") var name: String?
         @Option(help: "Lifetime (default and maximum in policies/security.yaml).") var expiresInHours: Int?
@@ -159,7 +161,7 @@ struct Tokens: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List tokens (never their secrets).", discussion: "Example: backoffice tokens list --operator 7b2f…")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "Only this operator's.") var `operator`: String?
         @Option(help: "Page size (1–500, default 50).") var limit: Int?
         @Option(help: "The next_cursor of a previous page.") var cursor: String?
@@ -176,7 +178,7 @@ struct Tokens: AsyncParsableCommand {
 
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Revoke a token; refused from the next request on.", discussion: "Example: backoffice tokens revoke 1d4e…")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Token id.") var id: String
 
         func run() async throws {

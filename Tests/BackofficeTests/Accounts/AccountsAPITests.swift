@@ -1,4 +1,5 @@
 import Backoffice
+import BackofficeAPI
 import Foundation
 import Testing
 
@@ -277,6 +278,44 @@ struct AccountsAPITests {
                 let badLimit = try await client.call(.get, "/v1/customers?limit=501", token: env.fixture.tokens[.backendManager]!)
                 #expect(badLimit.status == 422)
             }
+        }
+    }
+}
+
+@Suite("Hand-encoded account list")
+struct CustomerListEncodingTests {
+    @Test("the fast path writes exactly the bytes of the generated encoder", arguments: [
+        "/v1/customers?limit=5", "/v1/customers?status=locked", "/v1/customers?include_deleted=true&limit=500",
+    ])
+    func sameBytes(uri: String) async throws {
+        try await TestEnvironment.with { env in
+            _ = try await env.customer("plain@example.com")
+            let odd = try await env.database.run(
+                SyncCustomer(id: UUID(), email: "odd@example.com", displayName: "Zoë \"Q\" \\ O'Neil\u{1}/ 東京"), context: env.context(.appService)).0
+            let timed = try await env.customer("timed@example.com")
+            _ = try await env.database.run(
+                LockAccount(customerID: odd.id, reason: "line\nbreak\ttab", until: Date().addingTimeInterval(3600)), context: env.context(.backendManager))
+            for _ in 1...3 {
+                _ = try await env.database.run(ReportLoginAttempt(customerID: timed.id, succeeded: false), context: env.context(.appService))
+            }
+            let gone = try await env.customer("gone@example.com")
+            _ = try await env.database.run(DeleteAccount(customerID: gone.id, reason: "bye"), context: env.context(.backendManager))
+            for role in [Role.backendManager, .auditor] {
+                let token = env.fixture.tokens[role]!
+                let fast = try await env.withApp { try await $0.call(.get, uri, token: token) }
+                let reference = try await env.withApp(handEncodedLists: false) { try await $0.call(.get, uri, token: token) }
+                #expect(fast.status == 200)
+                #expect(fast.text == reference.text, "\(role.rawValue) \(uri)")
+            }
+        }
+    }
+
+    @Test("RFC 3339 formatting matches Foundation's (milliseconds, UTC)")
+    func dates() throws {
+        for seconds in [0.0, 1_700_000_000.5, 1_795_000_000.75, 951_782_400.25, 4_102_444_799.875] {
+            let date = Date(timeIntervalSince1970: seconds)
+            let expected = date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+            #expect(RFC3339DateTranscoder.format(date) == expected, "\(seconds)")
         }
     }
 }

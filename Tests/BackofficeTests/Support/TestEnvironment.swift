@@ -98,9 +98,10 @@ struct TestEnvironment: Sendable {
     }
 
     /// Runs `body` against the HTTP application (generated handlers behind the real edge).
-    func withApp<T: Sendable>(_ body: @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
+    func withApp<T: Sendable>(handEncodedLists: Bool = true, _ body: @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
         let settings = ServerSettings(host: "127.0.0.1", port: 0, databaseURL: appURL, policiesDirectory: projectRoot.appendingPathComponent("policies"))
-        let app = try BackofficeServer.buildApplication(database: database, policies: policies, settings: settings, services: [], logger: testLogger)
+        let app = try BackofficeServer.buildApplication(
+            database: database, policies: policies, settings: settings, services: [], logger: testLogger, handEncodedLists: handEncodedLists)
         return try await app.test(.router) { client in try await body(client) }
     }
 }

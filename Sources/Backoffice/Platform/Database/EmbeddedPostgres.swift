@@ -37,7 +37,14 @@ public final class EmbeddedPostgres: Sendable {
         if !fm.fileExists(atPath: path + "/PG_VERSION") {
             log("initialising a PostgreSQL cluster in \(path)")
             try fm.createDirectory(at: dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            if let runAs { try run("/bin/chown", [runAs + ":" + runAs, path]) }
+            if let runAs {
+                try run("/bin/chown", [runAs + ":" + runAs, path])
+                guard (try? run("/usr/bin/test", ["-w", path], as: runAs)) != nil else {
+                    throw EmbeddedPostgresError(
+                        command: "initdb", output: "the \(runAs) system user cannot reach \(path) (a parent folder is private to root); "
+                            + "put the project (or the data folder) somewhere \(runAs) can traverse, e.g. under /work or /srv")
+                }
+            }
             try run(
                 tool("initdb"), ["-D", path, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"],
                 as: runAs)

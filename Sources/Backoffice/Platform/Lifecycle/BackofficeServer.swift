@@ -41,10 +41,11 @@ public enum BackofficeServer {
 
     /// The application: public probes and documents, and the generated `/v1` API behind the edge
     /// (request id, body limit, authentication, problem+json). `services` run before the server
-    /// starts and stop after it drains.
+    /// starts and stop after it drains. `handEncodedLists: false` serves the account list through
+    /// the generated encoder (the reference the fast path is tested against).
     public static func buildApplication(
         database: Database, policies: PolicySet, settings: ServerSettings, services: [any Service], logger: Logger,
-        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+        handEncodedLists: Bool = true, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
         let registry = metrics
         let router = Router(context: AppRequestContext.self)
@@ -70,7 +71,8 @@ public enum BackofficeServer {
         try APIHandler(database: database, policies: policies).registerHandlers(
             on: router, serverURL: URL(string: "/")!,
             configuration: Configuration(dateTranscoder: RFC3339DateTranscoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]),
-            middlewares: [ProblemMiddleware(logger: logger), ETagMiddleware()])
+            middlewares: [ProblemMiddleware(logger: logger), ETagMiddleware()]
+                + (handEncodedLists ? [CustomerListFastPath(database: database, policies: policies)] : []))
         let responder = EdgeResponder(inner: router.buildResponder(), authenticator: Authenticator(database: database), maxBodySize: settings.maxBodySize)
         return Application(
             responder: responder,
