@@ -93,7 +93,7 @@ enum CustomerListJSON {
         out.writeStaticString(",\"failed_logins\":")
         out.writeString(String(c.failedLogins))
         out.writeStaticString(",\"id\":")
-        string(c.id.text, into: &out)
+        uuid(c.id, into: &out)
         if let lock = c.lock {
             out.writeStaticString(",\"lock\":")
             write(lock, into: &out)
@@ -115,7 +115,7 @@ enum CustomerListJSON {
             out.writeString(String(failed))
         }
         out.writeStaticString(",\"id\":")
-        string(lock.id.text, into: &out)
+        uuid(lock.id, into: &out)
         if let reason = lock.liftReason {
             out.writeStaticString(",\"lift_reason\":")
             string(reason, into: &out)
@@ -126,13 +126,13 @@ enum CustomerListJSON {
         }
         if let by = lock.liftedBy {
             out.writeStaticString(",\"lifted_by\":")
-            string(by.text, into: &out)
+            uuid(by, into: &out)
         }
         out.writeStaticString(",\"locked_at\":")
         date(lock.lockedAt, into: &out)
         if let by = lock.lockedBy {
             out.writeStaticString(",\"locked_by\":")
-            string(by.text, into: &out)
+            uuid(by, into: &out)
         }
         out.writeStaticString(",\"reason\":")
         string(lock.reason, into: &out)
@@ -141,6 +141,20 @@ enum CustomerListJSON {
             date(until, into: &out)
         }
         out.writeStaticString("}")
+    }
+
+    /// A UUID as a quoted lower-case string, without allocating one.
+    private static func uuid(_ value: UUID, into out: inout ByteBuffer) {
+        let digits: StaticString = "0123456789abcdef"
+        out.writeStaticString("\"")
+        withUnsafeBytes(of: value.uuid) { bytes in
+            for (index, byte) in bytes.enumerated() {
+                if index == 4 || index == 6 || index == 8 || index == 10 { out.writeInteger(UInt8(ascii: "-")) }
+                out.writeInteger(digits.utf8Start[Int(byte >> 4)])
+                out.writeInteger(digits.utf8Start[Int(byte & 0x0F)])
+            }
+        }
+        out.writeStaticString("\"")
     }
 
     private static func date(_ value: Date, into out: inout ByteBuffer) {
