@@ -24,8 +24,8 @@ public struct Appeal: Sendable, Equatable {
     }
 
     var snapshot: String {
-        struct Snapshot: Encodable { let appeal_id: UUID, lock_id: UUID, status: String }
-        return AuditRecord.json(Snapshot(appeal_id: id, lock_id: lockID, status: status.rawValue))
+        struct Snapshot: Encodable { let appeal_id: String, lock_id: String, status: String }
+        return AuditRecord.json(Snapshot(appeal_id: id.text, lock_id: lockID.text, status: status.rawValue))
     }
 }
 

@@ -44,10 +44,10 @@ public struct Customer: Sendable, Equatable {
     public var snapshot: String {
         struct Snapshot: Encodable {
             let status: String, failed_logins: Int, version: Int64
-            let lock_id: UUID?, lock_cause: String?, lock_until: Date?
+            let lock_id: String?, lock_cause: String?, lock_until: Date?
         }
         return AuditRecord.json(
-            Snapshot(status: status.rawValue, failed_logins: failedLogins, version: version, lock_id: lock?.id, lock_cause: lock?.cause.rawValue, lock_until: lock?.until))
+            Snapshot(status: status.rawValue, failed_logins: failedLogins, version: version, lock_id: lock?.id.text, lock_cause: lock?.cause.rawValue, lock_until: lock?.until))
     }
 
     /// Columns read by `decode(_:)`, for `FROM customers c LEFT JOIN account_locks l ON … open lock`.

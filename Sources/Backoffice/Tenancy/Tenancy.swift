@@ -65,8 +65,8 @@ public struct Token: Sendable, Equatable {
     }
 
     var snapshot: String {
-        struct Snapshot: Encodable { let operator_id: UUID, name: String, role: String, expires_at: Date, revoked: Bool }
-        return AuditRecord.json(Snapshot(operator_id: operatorID, name: name, role: role.rawValue, expires_at: expiresAt, revoked: revokedAt != nil))
+        struct Snapshot: Encodable { let operator_id: String, name: String, role: String, expires_at: Date, revoked: Bool }
+        return AuditRecord.json(Snapshot(operator_id: operatorID.text, name: name, role: role.rawValue, expires_at: expiresAt, revoked: revokedAt != nil))
     }
 }
 
