@@ -1,7 +1,8 @@
 import Foundation
 import OpenAPIRuntime
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// RFC 3339 times: written in UTC with milliseconds (`2026-12-01T09:00:00.000Z`), read with or
@@ -15,7 +16,8 @@ public struct RFC3339DateTranscoder: DateTranscoder {
     public func decode(_ text: String) throws -> Date {
         if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
         if let date = try? Date(text, strategy: Date.ISO8601FormatStyle()) { return date }
-        throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "Expected an RFC 3339 time such as 2026-12-01T09:00:00Z, got '\(text)'."))
+        throw DecodingError.dataCorrupted(
+            .init(codingPath: [], debugDescription: "Expected an RFC 3339 time such as 2026-12-01T09:00:00Z, got '\(text)'."))
     }
 
     /// Formats without Foundation's formatters (they dominate the cost of encoding list pages):

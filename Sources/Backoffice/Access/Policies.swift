@@ -134,7 +134,8 @@ public struct PolicySet: Sendable {
         var grants: [Role: AccessPolicy.Grant] = [:]
         for (name, body) in roles.sorted(by: { $0.key < $1.key }) {
             guard let role = Role(rawValue: name) else {
-                throw PolicyError(file: file, entry: "roles.\(name)", problem: "unknown role (known: \(Role.allCases.map(\.rawValue).joined(separator: ", ")))")
+                throw PolicyError(
+                    file: file, entry: "roles.\(name)", problem: "unknown role (known: \(Role.allCases.map(\.rawValue).joined(separator: ", ")))")
             }
             guard let map = body as? [String: Any] else {
                 throw PolicyError(file: file, entry: "roles.\(name)", problem: "must be a mapping with scope and allow")

@@ -35,7 +35,8 @@ struct TransitionAccount: Sendable {
     let until: Date?
     let ifMatch: String?
 
-    func perform(_ action: Action, on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<Customer> {
+    func perform(_ action: Action, on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<Customer>
+    {
         let reason = try requireReason(reason)
         if let until, until <= Date() {
             throw Problem.invalid([FieldIssue(field: "until", code: "in_the_past", message: "must be in the future")])
@@ -43,19 +44,22 @@ struct TransitionAccount: Sendable {
         let before = try await AccountStore.fetchForUpdate(customerID, on: connection, logger: database.logger)
         try checkVersion(before, ifMatch: ifMatch)
         guard let target = transition.target(from: before.status, hasOpenLock: before.lock != nil) else {
-            throw Problem.invalidTransition("Cannot \(transition.rawValue) an account that is \(before.status.rawValue).", current: before.status.rawValue)
+            throw Problem.invalidTransition(
+                "Cannot \(transition.rawValue) an account that is \(before.status.rawValue).", current: before.status.rawValue)
         }
         let change: AccountStore.LockChange
         switch transition {
         case .lock:
-            change = .open(AccountLock(
-                id: UUID(), cause: .manual, reason: reason, failedAttempts: nil, lockedBy: context.principal.operatorID,
-                lockedAt: Date(), until: until))
+            change = .open(
+                AccountLock(
+                    id: UUID(), cause: .manual, reason: reason, failedAttempts: nil, lockedBy: context.principal.operatorID,
+                    lockedAt: Date(), until: until))
         case .unlock: change = .lift(by: context.principal.operatorID, reason: reason)
         case .delete, .restore: change = .keep
         }
         let failedLogins = transition == .unlock ? 0 : before.failedLogins
-        let after = try await AccountStore.write(before, status: target, failedLogins: failedLogins, lock: change, on: connection, logger: database.logger)
+        let after = try await AccountStore.write(
+            before, status: target, failedLogins: failedLogins, lock: change, on: connection, logger: database.logger)
         return Audited(after, event: accountEvent(action, before, after, reason: reason))
     }
 }
@@ -123,13 +127,16 @@ public struct SyncCustomer: AuditedOperation {
         self.displayName = displayName.trimmingCharacters(in: .whitespaces)
     }
 
-    public func perform(on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<(Customer, Outcome)> {
+    public func perform(on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<(Customer, Outcome)>
+    {
         var validation = Validation()
         validation.email(email, "email")
         validation.text(displayName, "display_name", max: 200, required: false)
         try validation.check()
         let existing: Customer?
-        do { existing = try await AccountStore.fetchForUpdate(id, on: connection, logger: database.logger) } catch let problem as Problem where problem.status == 404 { existing = nil }
+        do { existing = try await AccountStore.fetchForUpdate(id, on: connection, logger: database.logger) } catch let problem as Problem
+            where problem.status == 404
+        { existing = nil }
         if let existing, existing.email == email, existing.displayName == displayName {
             return .unchanged((existing, .unchanged))
         }
@@ -178,12 +185,14 @@ public struct ReportLoginAttempt: AuditedOperation {
         switch rule.outcome(failures: before.failedLogins, succeeded: succeeded, status: before.status) {
         case .count(let failures):
             guard failures != before.failedLogins else { return .unchanged(before) }
-            let after = try await AccountStore.write(before, status: before.status, failedLogins: failures, lock: .keep, on: connection, logger: database.logger)
+            let after = try await AccountStore.write(
+                before, status: before.status, failedLogins: failures, lock: .keep, on: connection, logger: database.logger)
             return Audited(after, event: accountEvent(Self.action, before, after, reason: succeeded ? "login_succeeded" : "login_failed"))
         case .lock(let failures):
             let lock = AccountLock(
                 id: UUID(), cause: .failedLogins, reason: LockoutRule.reason, failedAttempts: failures, lockedBy: nil, lockedAt: Date(), until: nil)
-            let after = try await AccountStore.write(before, status: .locked, failedLogins: failures, lock: .open(lock), on: connection, logger: database.logger)
+            let after = try await AccountStore.write(
+                before, status: .locked, failedLogins: failures, lock: .open(lock), on: connection, logger: database.logger)
             return Audited(after, event: accountEvent(.accountsLock, before, after, reason: LockoutRule.reason).bySystem)
         }
     }
@@ -237,7 +246,8 @@ public struct LiftExpiredLocks: AuditedOperation {
         var events: [AuditRecord] = []
         for id in ids {
             let before = try await AccountStore.fetchForUpdate(id, on: connection, logger: database.logger)
-            let after = try await AccountStore.write(before, status: .active, failedLogins: 0, lock: .lift(by: nil, reason: "lock_expired"), on: connection, logger: database.logger)
+            let after = try await AccountStore.write(
+                before, status: .active, failedLogins: 0, lock: .lift(by: nil, reason: "lock_expired"), on: connection, logger: database.logger)
             unlocked.append(after)
             events.append(accountEvent(.accountsUnlock, before, after, reason: "lock_expired").bySystem)
         }

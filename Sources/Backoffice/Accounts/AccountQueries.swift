@@ -25,7 +25,9 @@ public struct AccountQueries: Sendable {
     public func list(_ filter: ListFilter, afterID: UUID?, limit: Int, context: OperationContext) async throws -> [Customer] {
         try context.authorize(.accountsList)
         let statuses: [String] =
-            if let status = filter.status { [status.rawValue] } else if filter.includeDeleted { AccountStatus.allCases.map(\.rawValue) } else { ["active", "locked"] }
+            if let status = filter.status { [status.rawValue] } else if filter.includeDeleted { AccountStatus.allCases.map(\.rawValue) } else {
+                ["active", "locked"]
+            }
         let statement = ListCustomers(
             statuses: statuses, prefix: filter.emailPrefix ?? "", afterID: afterID ?? platformTenantID, limit: limit)
         let customers = try await database.transaction(for: context.principal) { connection in

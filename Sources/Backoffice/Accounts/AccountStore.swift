@@ -28,8 +28,10 @@ enum AccountStore {
 
     /// Writes `customer`'s new status and failed-login count, opens or lifts its lock, bumps the
     /// version; one statement. Returns the account as it now is.
-    static func write(_ customer: Customer, status: AccountStatus, failedLogins: Int, lock change: LockChange,
-                      on connection: PostgresConnection, logger: Logger) async throws -> Customer {
+    static func write(
+        _ customer: Customer, status: AccountStatus, failedLogins: Int, lock change: LockChange,
+        on connection: PostgresConnection, logger: Logger
+    ) async throws -> Customer {
         var statement = ChangeAccount(id: customer.id, status: status.rawValue, failedLogins: failedLogins)
         switch change {
         case .keep: break

@@ -155,7 +155,8 @@ extension APIHandler {
         let appeals = try await AccountQueries(database: database).appeals(
             status: input.query.status.flatMap { AppealStatus(rawValue: $0.rawValue) }, after: after, limit: limit + 1, context: try context())
         let items = appeals.prefix(limit)
-        let next = appeals.count > limit
+        let next =
+            appeals.count > limit
             ? items.last.map { Cursor.encode([String(Int64(($0.createdAt.timeIntervalSince1970 * 1_000_000).rounded())), $0.id.text]) } : nil
         return .ok(.init(body: .json(.init(items: items.map(\.api), nextCursor: next))))
     }

@@ -47,7 +47,9 @@ public struct Customer: Sendable, Equatable {
             let lock_id: String?, lock_cause: String?, lock_until: Date?
         }
         return AuditRecord.json(
-            Snapshot(status: status.rawValue, failed_logins: failedLogins, version: version, lock_id: lock?.id.text, lock_cause: lock?.cause.rawValue, lock_until: lock?.until))
+            Snapshot(
+                status: status.rawValue, failed_logins: failedLogins, version: version, lock_id: lock?.id.text, lock_cause: lock?.cause.rawValue,
+                lock_until: lock?.until))
     }
 
     /// Columns read by `decode(_:)`, for `FROM customers c LEFT JOIN account_locks l ON … open lock`.

@@ -182,7 +182,9 @@ public struct ChainVerifier: Sendable {
     }
 
     private mutating func fail(_ event: ChainedEvent, _ kind: ChainFailure.Kind, _ detail: String) {
-        failure = ChainFailure(chain: event.chain, seq: event.seq, eventID: event.id, kind: kind, detail: "event \(event.id) (\(event.chain) seq \(event.seq)): \(detail)")
+        failure = ChainFailure(
+            chain: event.chain, seq: event.seq, eventID: event.id, kind: kind,
+            detail: "event \(event.id) (\(event.chain) seq \(event.seq)): \(detail)")
     }
 }
 

@@ -68,7 +68,9 @@ public struct AuditLog: Sendable {
         }
     }
 
-    static func page(_ filter: AuditFilter, afterID: Int64, limit: Int, on connection: PostgresConnection, logger: Logger) async throws -> [AuditEventRecord] {
+    static func page(_ filter: AuditFilter, afterID: Int64, limit: Int, on connection: PostgresConnection, logger: Logger) async throws
+        -> [AuditEventRecord]
+    {
         let query: PostgresQuery = """
             SELECT \(unescaped: columns) FROM audit_events
             WHERE id > \(afterID)
@@ -89,7 +91,10 @@ public struct AuditLog: Sendable {
 
     static func decode(_ row: PostgresRow) throws -> AuditEventRecord {
         let c = try row.decode(
-            (Int64, Date, String, Int64, UUID, UUID?, String, String, String, String, String, String?, String?, String?, String?, String, String, String).self)
+            (
+                Int64, Date, String, Int64, UUID, UUID?, String, String, String, String, String, String?, String?, String?, String?, String, String,
+                String
+            ).self)
         return AuditEventRecord(
             id: c.0, occurredAt: c.1, chain: c.2, seq: c.3, tenantID: c.4, actorID: c.5, actorRole: c.6, action: c.7, targetType: c.8,
             targetID: c.9, requestID: c.10, sourceIP: c.11, reason: c.12, before: c.13, after: c.14, policyDigest: c.15, prevHash: c.16,

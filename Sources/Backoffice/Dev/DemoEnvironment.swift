@@ -76,9 +76,11 @@ public enum DemoEnvironment {
                 database: database, policies: policies, file: credentialsFile, serviceURL: serviceURL, appURL: appURL, ownerURL: owner.description)
             let (active, locked) = try await database.transaction(for: .system) { connection in
                 let active = try await firstRow(
-                    "SELECT id FROM customers WHERE status = 'active' ORDER BY email LIMIT 1", on: connection, logger: logger) { try $0.decode(UUID.self) }
+                    "SELECT id FROM customers WHERE status = 'active' ORDER BY email LIMIT 1", on: connection, logger: logger
+                ) { try $0.decode(UUID.self) }
                 let locked = try await firstRow(
-                    "SELECT id FROM customers WHERE status = 'locked' ORDER BY email LIMIT 1", on: connection, logger: logger) { try $0.decode(UUID.self) }
+                    "SELECT id FROM customers WHERE status = 'locked' ORDER BY email LIMIT 1", on: connection, logger: logger
+                ) { try $0.decode(UUID.self) }
                 return (active, locked)
             }
             return Setup(credentials: credentials, activeCustomer: active, lockedCustomer: locked)
@@ -88,21 +90,22 @@ public enum DemoEnvironment {
     private static func credentials(
         database: Database, policies: PolicySet, file credentialsFile: URL, serviceURL: String, appURL: String, ownerURL: String
     ) async throws -> DemoCredentials {
-            if let data = FileManager.default.contents(atPath: credentialsFile.path),
-                var kept = try? JSONDecoder().decode(DemoCredentials.self, from: data),
-                try await stillValid(kept, database: database)
-            {
-                kept.url = serviceURL
-                kept.databaseURL = appURL
-                kept.superuserDatabaseURL = ownerURL
-                return kept
-            }
-            return try await mintCredentials(database: database, policies: policies, serviceURL: serviceURL, databaseURL: appURL, superuserURL: ownerURL)
+        if let data = FileManager.default.contents(atPath: credentialsFile.path),
+            var kept = try? JSONDecoder().decode(DemoCredentials.self, from: data),
+            try await stillValid(kept, database: database)
+        {
+            kept.url = serviceURL
+            kept.databaseURL = appURL
+            kept.superuserDatabaseURL = ownerURL
+            return kept
+        }
+        return try await mintCredentials(database: database, policies: policies, serviceURL: serviceURL, databaseURL: appURL, superuserURL: ownerURL)
     }
 
     private static func stillValid(_ credentials: DemoCredentials, database: Database) async throws -> Bool {
         let authenticator = Authenticator(database: database)
-        let all = [credentials.tokens.platformAdmin, credentials.tokens.backendManager, credentials.tokens.auditor, credentials.tokens.appService]
+        let all =
+            [credentials.tokens.platformAdmin, credentials.tokens.backendManager, credentials.tokens.auditor, credentials.tokens.appService]
             + credentials.partners.flatMap { [$0.partnerAdmin, $0.partnerStaff] }
         for token in all where try await authenticator.principal(for: token) == nil { return false }
         return true
@@ -121,8 +124,10 @@ public enum DemoEnvironment {
         }
         for (slug, name) in partners {
             let tenant = try await database.runAsSystem(CreateTenant(slug: slug, name: name), context: context)
-            _ = try await database.runAsSystem(CreateOperator(email: "admin@\(slug).example", role: .partnerAdmin, tenantID: tenant.id), context: context)
-            _ = try await database.runAsSystem(CreateOperator(email: "staff@\(slug).example", role: .partnerStaff, tenantID: tenant.id), context: context)
+            _ = try await database.runAsSystem(
+                CreateOperator(email: "admin@\(slug).example", role: .partnerAdmin, tenantID: tenant.id), context: context)
+            _ = try await database.runAsSystem(
+                CreateOperator(email: "staff@\(slug).example", role: .partnerStaff, tenantID: tenant.id), context: context)
         }
         var customers: [Customer] = []
         for index in 0..<50 {
@@ -164,10 +169,12 @@ public enum DemoEnvironment {
         var partnerCredentials: [DemoCredentials.Partner] = []
         for (slug, _) in partners {
             guard let admin = operators.first(where: { $0.email == "admin@\(slug).example" }) else { continue }
-            partnerCredentials.append(DemoCredentials.Partner(
-                tenantID: admin.tenantID.text, slug: slug, partnerAdmin: try await token("admin@\(slug).example"),
-                partnerStaff: try await token("staff@\(slug).example")))
+            partnerCredentials.append(
+                DemoCredentials.Partner(
+                    tenantID: admin.tenantID.text, slug: slug, partnerAdmin: try await token("admin@\(slug).example"),
+                    partnerStaff: try await token("staff@\(slug).example")))
         }
-        return DemoCredentials(url: serviceURL, databaseURL: databaseURL, superuserDatabaseURL: superuserURL, tokens: tokens, partners: partnerCredentials)
+        return DemoCredentials(
+            url: serviceURL, databaseURL: databaseURL, superuserDatabaseURL: superuserURL, tokens: tokens, partners: partnerCredentials)
     }
 }

@@ -66,7 +66,8 @@ public struct Token: Sendable, Equatable {
 
     var snapshot: String {
         struct Snapshot: Encodable { let operator_id: String, name: String, role: String, expires_at: Date, revoked: Bool }
-        return AuditRecord.json(Snapshot(operator_id: operatorID.text, name: name, role: role.rawValue, expires_at: expiresAt, revoked: revokedAt != nil))
+        return AuditRecord.json(
+            Snapshot(operator_id: operatorID.text, name: name, role: role.rawValue, expires_at: expiresAt, revoked: revokedAt != nil))
     }
 }
 
@@ -88,18 +89,22 @@ public struct CreateTenant: AuditedOperation {
 
     public func perform(on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<Tenant> {
         var validation = Validation()
-        validation.require(slug.range(of: "^[a-z0-9][a-z0-9-]{1,62}$", options: .regularExpression) != nil, "slug", "invalid_slug",
-                           "must be 2–63 lower-case letters, digits or dashes, starting with a letter or digit")
+        validation.require(
+            slug.range(of: "^[a-z0-9][a-z0-9-]{1,62}$", options: .regularExpression) != nil, "slug", "invalid_slug",
+            "must be 2–63 lower-case letters, digits or dashes, starting with a letter or digit")
         validation.text(name, "name", max: 200)
         try validation.check()
-        let query: PostgresQuery = "INSERT INTO tenants (id, slug, name) VALUES (\(UUID()), \(slug), \(name)) ON CONFLICT (slug) DO NOTHING RETURNING \(unescaped: Tenant.columns)"
+        let query: PostgresQuery =
+            "INSERT INTO tenants (id, slug, name) VALUES (\(UUID()), \(slug), \(name)) ON CONFLICT (slug) DO NOTHING RETURNING \(unescaped: Tenant.columns)"
         guard let tenant = try await firstRow(query, on: connection, logger: database.logger, Tenant.decode) else {
             throw Problem.conflict("slug_taken", "A tenant with slug '\(slug)' already exists.")
         }
         struct Snapshot: Encodable { let slug: String, name: String }
-        return Audited(tenant, event: AuditRecord(
-            action: Self.action, tenantID: tenant.id, targetType: "tenant", targetID: tenant.id.uuidString.lowercased(), reason: nil,
-            before: nil, after: AuditRecord.json(Snapshot(slug: slug, name: name))))
+        return Audited(
+            tenant,
+            event: AuditRecord(
+                action: Self.action, tenantID: tenant.id, targetType: "tenant", targetID: tenant.id.uuidString.lowercased(), reason: nil,
+                before: nil, after: AuditRecord.json(Snapshot(slug: slug, name: name))))
     }
 }
 
@@ -144,9 +149,11 @@ public struct CreateOperator: AuditedOperation {
         guard let created = try await firstRow(query, on: connection, logger: database.logger, Operator.decode) else {
             throw Problem.conflict("email_taken", "An operator with this email already exists in the tenant.")
         }
-        return Audited(created, event: AuditRecord(
-            action: Self.action, tenantID: tenant, targetType: "operator", targetID: created.id.uuidString.lowercased(), reason: nil,
-            before: nil, after: created.snapshot))
+        return Audited(
+            created,
+            event: AuditRecord(
+                action: Self.action, tenantID: tenant, targetType: "operator", targetID: created.id.uuidString.lowercased(), reason: nil,
+                before: nil, after: created.snapshot))
     }
 }
 
@@ -165,20 +172,25 @@ public struct DisableOperator: AuditedOperation {
 
     public func perform(on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<Operator> {
         let reason = try requireReason(reason)
-        guard let before = try await firstRow(
-            "SELECT \(unescaped: Operator.columns) FROM operators WHERE id = \(operatorID) FOR UPDATE", on: connection, logger: database.logger, Operator.decode)
+        guard
+            let before = try await firstRow(
+                "SELECT \(unescaped: Operator.columns) FROM operators WHERE id = \(operatorID) FOR UPDATE", on: connection, logger: database.logger,
+                Operator.decode)
         else { throw Problem.notFound("Operator \(operatorID.uuidString.lowercased())") }
         if let ifMatch, ifMatch != "\"\(before.version)\"", ifMatch != "*" { throw Problem.preconditionFailed(current: "\"\(before.version)\"") }
         guard before.status == "active" else { throw Problem.invalidTransition("The operator is already disabled.", current: before.status) }
-        guard let after = try await firstRow(
-            """
-            UPDATE operators SET status = 'disabled', disabled_at = now(), version = version + 1
-            WHERE id = \(operatorID) RETURNING \(unescaped: Operator.columns)
-            """, on: connection, logger: database.logger, Operator.decode)
+        guard
+            let after = try await firstRow(
+                """
+                UPDATE operators SET status = 'disabled', disabled_at = now(), version = version + 1
+                WHERE id = \(operatorID) RETURNING \(unescaped: Operator.columns)
+                """, on: connection, logger: database.logger, Operator.decode)
         else { throw Problem.notFound("Operator \(operatorID.uuidString.lowercased())") }
-        return Audited(after, event: AuditRecord(
-            action: Self.action, tenantID: before.tenantID, targetType: "operator", targetID: operatorID.uuidString.lowercased(),
-            reason: reason, before: before.snapshot, after: after.snapshot))
+        return Audited(
+            after,
+            event: AuditRecord(
+                action: Self.action, tenantID: before.tenantID, targetType: "operator", targetID: operatorID.uuidString.lowercased(),
+                reason: reason, before: before.snapshot, after: after.snapshot))
     }
 }
 
@@ -195,16 +207,21 @@ public struct CreateToken: AuditedOperation {
         self.expiresInHours = expiresInHours
     }
 
-    public func perform(on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<(Token, TokenSecret)> {
+    public func perform(on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<
+        (Token, TokenSecret)
+    > {
         let security = context.policies.security
         let hours = expiresInHours ?? security.defaultTokenLifetimeHours
         var validation = Validation()
-        validation.require(hours >= 1 && hours <= security.maxTokenLifetimeHours, "expires_in_hours", "out_of_range",
-                           "must be between 1 and \(security.maxTokenLifetimeHours) (policies/security.yaml)")
+        validation.require(
+            hours >= 1 && hours <= security.maxTokenLifetimeHours, "expires_in_hours", "out_of_range",
+            "must be between 1 and \(security.maxTokenLifetimeHours) (policies/security.yaml)")
         validation.text(name, "name", max: 100)
         try validation.check()
-        guard let owner = try await firstRow(
-            "SELECT \(unescaped: Operator.columns) FROM operators WHERE id = \(operatorID)", on: connection, logger: database.logger, Operator.decode)
+        guard
+            let owner = try await firstRow(
+                "SELECT \(unescaped: Operator.columns) FROM operators WHERE id = \(operatorID)", on: connection, logger: database.logger,
+                Operator.decode)
         else { throw Problem.notFound("Operator \(operatorID.uuidString.lowercased())") }
         guard owner.status == "active" else { throw Problem.invalidTransition("The operator is disabled.", current: owner.status) }
         let secret = TokenSecret.generate()
@@ -214,9 +231,11 @@ public struct CreateToken: AuditedOperation {
             RETURNING \(unescaped: Token.columns)
             """
         guard let token = try await firstRow(query, on: connection, logger: database.logger, Token.decode) else { throw Problem.internalError }
-        return Audited((token, secret), event: AuditRecord(
-            action: Self.action, tenantID: owner.tenantID, targetType: "token", targetID: token.id.uuidString.lowercased(), reason: nil,
-            before: nil, after: token.snapshot))
+        return Audited(
+            (token, secret),
+            event: AuditRecord(
+                action: Self.action, tenantID: owner.tenantID, targetType: "token", targetID: token.id.uuidString.lowercased(), reason: nil,
+                before: nil, after: token.snapshot))
     }
 }
 
@@ -228,17 +247,22 @@ public struct RevokeToken: AuditedOperation {
     public init(tokenID: UUID) { self.tokenID = tokenID }
 
     public func perform(on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<Token> {
-        guard let before = try await firstRow(
-            "SELECT \(unescaped: Token.columns) FROM tokens WHERE id = \(tokenID) FOR UPDATE", on: connection, logger: database.logger, Token.decode)
+        guard
+            let before = try await firstRow(
+                "SELECT \(unescaped: Token.columns) FROM tokens WHERE id = \(tokenID) FOR UPDATE", on: connection, logger: database.logger,
+                Token.decode)
         else { throw Problem.notFound("Token \(tokenID.uuidString.lowercased())") }
         guard before.revokedAt == nil else { throw Problem.invalidTransition("The token is already revoked.", current: "revoked") }
-        guard let after = try await firstRow(
-            "UPDATE tokens SET revoked_at = now() WHERE id = \(tokenID) RETURNING \(unescaped: Token.columns)",
-            on: connection, logger: database.logger, Token.decode)
+        guard
+            let after = try await firstRow(
+                "UPDATE tokens SET revoked_at = now() WHERE id = \(tokenID) RETURNING \(unescaped: Token.columns)",
+                on: connection, logger: database.logger, Token.decode)
         else { throw Problem.internalError }
-        return Audited(after, event: AuditRecord(
-            action: Self.action, tenantID: before.tenantID, targetType: "token", targetID: tokenID.uuidString.lowercased(), reason: nil,
-            before: before.snapshot, after: after.snapshot))
+        return Audited(
+            after,
+            event: AuditRecord(
+                action: Self.action, tenantID: before.tenantID, targetType: "token", targetID: tokenID.uuidString.lowercased(), reason: nil,
+                before: before.snapshot, after: after.snapshot))
     }
 }
 
@@ -264,8 +288,9 @@ public struct TenancyQueries: Sendable {
     public func tenant(_ id: UUID, context: OperationContext) async throws -> Tenant {
         try context.authorize(.tenantsRead)
         return try await database.transaction(for: context.principal) { connection in
-            guard let tenant = try await firstRow(
-                "SELECT \(unescaped: Tenant.columns) FROM tenants WHERE id = \(id)", on: connection, logger: database.logger, Tenant.decode)
+            guard
+                let tenant = try await firstRow(
+                    "SELECT \(unescaped: Tenant.columns) FROM tenants WHERE id = \(id)", on: connection, logger: database.logger, Tenant.decode)
             else { throw Problem.notFound("Tenant \(id.uuidString.lowercased())") }
             return tenant
         }

@@ -55,7 +55,8 @@ func runCommand(_ body: () async throws -> Void) async throws {
     } catch let error as ValidationError {
         throw error
     } catch let error as ClientError {
-        FileHandle.standardError.write(Data("error: cannot reach the service at \(error.baseURL?.absoluteString ?? "its URL"): \(error.underlyingError)\n".utf8))
+        FileHandle.standardError.write(
+            Data("error: cannot reach the service at \(error.baseURL?.absoluteString ?? "its URL"): \(error.underlyingError)\n".utf8))
         throw ExitCode(7)
     } catch {
         FileHandle.standardError.write(Data("error: \(error)\n".utf8))

@@ -85,7 +85,11 @@ struct Printer {
         case .int(let number)?: String(number)
         case .double(let number)?: String(number)
         case .object(let fields)?:
-            if case .string(let reason)? = fields["reason"] { reason } else { (try? String(decoding: JSON.compact.encode(value), as: UTF8.self)) ?? "" }
+            if case .string(let reason)? = fields["reason"] {
+                reason
+            } else {
+                (try? String(decoding: JSON.compact.encode(value), as: UTF8.self)) ?? ""
+            }
         case .array?: (try? String(decoding: JSON.compact.encode(value), as: UTF8.self)) ?? ""
         }
     }
@@ -102,13 +106,21 @@ enum JSON: Codable {
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if container.decodeNil() { self = .null }
-        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
-        else if let value = try? container.decode(Int64.self) { self = .int(value) }
-        else if let value = try? container.decode(Double.self) { self = .double(value) }
-        else if let value = try? container.decode(String.self) { self = .string(value) }
-        else if let value = try? container.decode([JSON].self) { self = .array(value) }
-        else { self = .object(try container.decode([String: JSON].self)) }
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int64.self) {
+            self = .int(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .double(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSON].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSON].self))
+        }
     }
 
     func encode(to encoder: any Encoder) throws {

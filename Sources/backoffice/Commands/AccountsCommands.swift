@@ -18,8 +18,10 @@ struct Accounts: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Customer account operations: list, inspect, lock, unlock, delete, restore, appeals.",
         discussion: "Example: backoffice accounts lock 5f0c… --reason \"Suspected account takeover\"",
-        subcommands: [List.self, Show.self, Lock.self, Unlock.self, Delete.self, Restore.self, History.self, Appeals.self,
-                      Sync.self, LoginAttempt.self, PasswordReset.self])
+        subcommands: [
+            List.self, Show.self, Lock.self, Unlock.self, Delete.self, Restore.self, History.self, Appeals.self,
+            Sync.self, LoginAttempt.self, PasswordReset.self,
+        ])
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -34,8 +36,9 @@ struct Accounts: AsyncParsableCommand {
 
         func run() async throws {
             try await runCommand {
-                let output = try await global.client().listCustomers(query: .init(
-                    limit: limit, cursor: cursor, status: status, emailPrefix: emailPrefix, includeDeleted: includeDeleted ? true : nil))
+                let output = try await global.client().listCustomers(
+                    query: .init(
+                        limit: limit, cursor: cursor, status: status, emailPrefix: emailPrefix, includeDeleted: includeDeleted ? true : nil))
                 switch output {
                 case .ok(let ok): try Printer(format: global.format).page(ok.body.json, columns: customerColumns)
                 case .default(let status, let problem): throw CLIFailure.from(status, problem)
@@ -95,7 +98,8 @@ struct Accounts: AsyncParsableCommand {
         func run() async throws {
             try await runCommand {
                 let output = try await global.client().unlockCustomer(
-                    path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: ifMatch), body: .json(.init(reason: reason)))
+                    path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: ifMatch),
+                    body: .json(.init(reason: reason)))
                 switch output {
                 case .ok(let ok): try Printer(format: global.format).single(ok.body.json, columns: customerColumns)
                 case .default(let status, let problem): throw CLIFailure.from(status, problem)
@@ -116,7 +120,8 @@ struct Accounts: AsyncParsableCommand {
         func run() async throws {
             try await runCommand {
                 let output = try await global.client().deleteCustomer(
-                    path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: ifMatch), body: .json(.init(reason: reason)))
+                    path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: ifMatch),
+                    body: .json(.init(reason: reason)))
                 switch output {
                 case .ok(let ok): try Printer(format: global.format).single(ok.body.json, columns: customerColumns + ["deleted_at"])
                 case .default(let status, let problem): throw CLIFailure.from(status, problem)
@@ -136,7 +141,8 @@ struct Accounts: AsyncParsableCommand {
         func run() async throws {
             try await runCommand {
                 let output = try await global.client().restoreCustomer(
-                    path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: ifMatch), body: .json(.init(reason: reason)))
+                    path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: ifMatch),
+                    body: .json(.init(reason: reason)))
                 switch output {
                 case .ok(let ok): try Printer(format: global.format).single(ok.body.json, columns: customerColumns)
                 case .default(let status, let problem): throw CLIFailure.from(status, problem)
@@ -157,7 +163,9 @@ struct Accounts: AsyncParsableCommand {
             try await runCommand {
                 let output = try await global.client().customerHistory(path: .init(customerId: id), query: .init(limit: limit, cursor: cursor))
                 switch output {
-                case .ok(let ok): try Printer(format: global.format).page(ok.body.json, columns: ["id", "occurred_at", "actor_role", "actor_id", "action", "reason", "request_id"])
+                case .ok(let ok):
+                    try Printer(format: global.format).page(
+                        ok.body.json, columns: ["id", "occurred_at", "actor_role", "actor_id", "action", "reason", "request_id"])
                 case .default(let status, let problem): throw CLIFailure.from(status, problem)
                 }
             }

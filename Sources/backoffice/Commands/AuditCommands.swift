@@ -29,9 +29,10 @@ struct Audit: AsyncParsableCommand {
 
         func run() async throws {
             try await runCommand {
-                let output = try await global.client().listAuditEvents(query: .init(
-                    limit: limit, cursor: cursor, tenantId: filter.tenant, actorId: filter.actor, action: filter.action, targetId: filter.target,
-                    since: try parseTime(filter.since, "--since"), until: try parseTime(filter.until, "--until")))
+                let output = try await global.client().listAuditEvents(
+                    query: .init(
+                        limit: limit, cursor: cursor, tenantId: filter.tenant, actorId: filter.actor, action: filter.action, targetId: filter.target,
+                        since: try parseTime(filter.since, "--since"), until: try parseTime(filter.until, "--until")))
                 switch output {
                 case .ok(let ok): try Printer(format: global.format).page(ok.body.json, columns: auditColumns)
                 case .default(let status, let problem): throw CLIFailure.from(status, problem)
@@ -50,9 +51,10 @@ struct Audit: AsyncParsableCommand {
 
         func run() async throws {
             try await runCommand {
-                let output = try await global.client().exportAuditEvents(query: .init(
-                    tenantId: filter.tenant, actorId: filter.actor, action: filter.action, targetId: filter.target,
-                    since: try parseTime(filter.since, "--since"), until: try parseTime(filter.until, "--until")))
+                let output = try await global.client().exportAuditEvents(
+                    query: .init(
+                        tenantId: filter.tenant, actorId: filter.actor, action: filter.action, targetId: filter.target,
+                        since: try parseTime(filter.since, "--since"), until: try parseTime(filter.until, "--until")))
                 switch output {
                 case .ok(let ok):
                     let body = try ok.body.applicationJsonl
@@ -104,7 +106,9 @@ struct Audit: AsyncParsableCommand {
                     if global.format == .table {
                         if let failure = report.failure {
                             print("TAMPERED: \(failure.kind.rawValue) — \(failure.detail)")
-                            if let id = failure.eventId { print("first bad event: \(id) (chain \(failure.chain), seq \(failure.seq.map(String.init) ?? "-"))") }
+                            if let id = failure.eventId {
+                                print("first bad event: \(id) (chain \(failure.chain), seq \(failure.seq.map(String.init) ?? "-"))")
+                            }
                         } else {
                             print("intact: \(report.events) events in \(report.chains) chains")
                         }
@@ -160,7 +164,9 @@ struct Maintenance: AsyncParsableCommand {
                 case .ok(let ok):
                     let report = try ok.body.json
                     if global.format == .table {
-                        print("\(report.dryRun ? "would purge" : "purged") \(report.purged.count) accounts deleted more than \(report.retentionDays ?? 0) days ago")
+                        print(
+                            "\(report.dryRun ? "would purge" : "purged") \(report.purged.count) accounts deleted more than \(report.retentionDays ?? 0) days ago"
+                        )
                         report.purged.forEach { print("  \($0)") }
                     } else {
                         try Printer(format: global.format).single(report, columns: ["dry_run", "retention_days", "purged"])

@@ -67,7 +67,8 @@ func runServerCommand(_ body: () async throws -> Void) async throws {
         } catch let error as EmbeddedPostgresError {
             throw CLIFailure(message: "error: \(error)", exitCode: 7)
         } catch let problem as Problem {
-            throw CLIFailure(message: "error: \(problem.title): \(problem.detail ?? problem.code)", exitCode: CLIFailure.exitCode(forStatus: problem.status))
+            throw CLIFailure(
+                message: "error: \(problem.title): \(problem.detail ?? problem.code)", exitCode: CLIFailure.exitCode(forStatus: problem.status))
         }
     }
 }
@@ -103,9 +104,11 @@ struct Dev: AsyncParsableCommand {
                 cluster: cluster, serviceURL: serviceURL, migrations: migrator, policies: policies, credentialsFile: credentialsFile, logger: logger)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            _ = FileManager.default.createFile(atPath: credentialsFile.path, contents: try encoder.encode(setup.credentials), attributes: [.posixPermissions: 0o600])
+            _ = FileManager.default.createFile(
+                atPath: credentialsFile.path, contents: try encoder.encode(setup.credentials), attributes: [.posixPermissions: 0o600])
             var settings = ServerSettings(
-                host: "127.0.0.1", port: port, databaseURL: try DatabaseURL(setup.credentials.databaseURL), policiesDirectory: project.policiesDirectory)
+                host: "127.0.0.1", port: port, databaseURL: try DatabaseURL(setup.credentials.databaseURL),
+                policiesDirectory: project.policiesDirectory)
             settings.lockExpiryInterval = .seconds(2)
             let banner = Banner(setup: setup, credentialsFile: credentialsFile.path)
             try await BackofficeServer.run(settings: settings, logger: logger) { _ in banner.print() }
@@ -193,11 +196,11 @@ struct Serve: AsyncParsableCommand {
     }
 }
 
-
 struct DB: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "db", abstract: "Schema migrations (run as the tables' owner).",
-        discussion: "Example: BACKOFFICE_ADMIN_DATABASE_URL=postgres://postgres@localhost/backoffice backoffice db status", subcommands: [Migrate.self, Status.self])
+        discussion: "Example: BACKOFFICE_ADMIN_DATABASE_URL=postgres://postgres@localhost/backoffice backoffice db status",
+        subcommands: [Migrate.self, Status.self])
 
     struct Migrate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -243,14 +246,17 @@ struct DB: AsyncParsableCommand {
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Administration done directly in the database.",
-        discussion: "Example: BACKOFFICE_DATABASE_URL=postgres://backoffice_app@localhost/backoffice backoffice admin bootstrap --email ops@healthtrack.example",
+        discussion:
+            "Example: BACKOFFICE_DATABASE_URL=postgres://backoffice_app@localhost/backoffice backoffice admin bootstrap --email ops@healthtrack.example",
         subcommands: [BootstrapCommand.self])
 
     struct BootstrapCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "bootstrap",
             abstract: "Create the first platform admin and print its token once.",
-            discussion: "Example: BACKOFFICE_DATABASE_URL=postgres://backoffice_app@localhost/backoffice backoffice admin bootstrap --email ops@healthtrack.example")
+            discussion:
+                "Example: BACKOFFICE_DATABASE_URL=postgres://backoffice_app@localhost/backoffice backoffice admin bootstrap --email ops@healthtrack.example"
+        )
         @Option(help: "The admin's email.") var email: String
         @Option(help: "Database URL (env BACKOFFICE_DATABASE_URL).") var databaseURL: String?
         @OptionGroup var project: ProjectOptions
@@ -273,7 +279,8 @@ struct Admin: AsyncParsableCommand {
 
 struct Policies: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Policy files (local; no service needed).", discussion: "Example: backoffice policies check policies/", subcommands: [Check.self, Show.self])
+        abstract: "Policy files (local; no service needed).", discussion: "Example: backoffice policies check policies/",
+        subcommands: [Check.self, Show.self])
 
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -308,7 +315,9 @@ struct Policies: AsyncParsableCommand {
                     let actions = Action.allCases.filter { set.access.allows(role.rawValue, $0) }.map(\.rawValue)
                     print("\(role.rawValue):\n  " + (actions.isEmpty ? "(nothing)" : actions.joined(separator: "\n  ")))
                 }
-                print("lockout after \(set.security.consecutiveFailedLogins) failed logins; deleted accounts purged after \(set.retention.deletedAccountsPurgeAfterDays) days")
+                print(
+                    "lockout after \(set.security.consecutiveFailedLogins) failed logins; deleted accounts purged after \(set.retention.deletedAccountsPurgeAfterDays) days"
+                )
                 print("digest \(set.digest)")
             }
         }

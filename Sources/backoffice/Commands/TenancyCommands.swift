@@ -8,7 +8,8 @@ let tokenColumns = ["id", "operator_id", "tenant_id", "role", "name", "expires_a
 
 struct Tenants: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Partner tenants (platform admins).", discussion: "Example: backoffice tenants list", subcommands: [Create.self, List.self, Show.self])
+        abstract: "Partner tenants (platform admins).", discussion: "Example: backoffice tenants list",
+        subcommands: [Create.self, List.self, Show.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -64,7 +65,8 @@ struct Tenants: AsyncParsableCommand {
 struct Operators: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Operators (people) and service principals.",
-        discussion: "Example: backoffice operators create --email sam@green-grocer.example --role partner_staff --tenant 3c9d…", subcommands: [Create.self, List.self, Disable.self])
+        discussion: "Example: backoffice operators create --email sam@green-grocer.example --role partner_staff --tenant 3c9d…",
+        subcommands: [Create.self, List.self, Disable.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -88,7 +90,8 @@ struct Operators: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List operators you can see.", discussion: "Example: backoffice operators list --tenant 3c9d…")
+        static let configuration = CommandConfiguration(
+            abstract: "List operators you can see.", discussion: "Example: backoffice operators list --tenant 3c9d…")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "Only this tenant's.") var tenant: String?
         @Option(help: "Page size (1–500, default 50).") var limit: Int?
@@ -160,7 +163,8 @@ struct Tokens: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List tokens (never their secrets).", discussion: "Example: backoffice tokens list --operator 7b2f…")
+        static let configuration = CommandConfiguration(
+            abstract: "List tokens (never their secrets).", discussion: "Example: backoffice tokens list --operator 7b2f…")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "Only this operator's.") var `operator`: String?
         @Option(help: "Page size (1–500, default 50).") var limit: Int?
@@ -177,7 +181,8 @@ struct Tokens: AsyncParsableCommand {
     }
 
     struct Revoke: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Revoke a token; refused from the next request on.", discussion: "Example: backoffice tokens revoke 1d4e…")
+        static let configuration = CommandConfiguration(
+            abstract: "Revoke a token; refused from the next request on.", discussion: "Example: backoffice tokens revoke 1d4e…")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Token id.") var id: String
 

@@ -26,20 +26,26 @@ struct AccessMatrixTests {
             let appeal = try await env.database.run(FileAppeal(customerID: locked.id, message: "please"), context: env.context(.appService))
             let staff = try await env.database.runAsSystem(
                 CreateOperator(email: "matrix@\(partner.slug).example", role: .partnerStaff, tenantID: partner.tenantID), context: context)
-            let (staffToken, _) = try await env.database.runAsSystem(CreateToken(operatorID: staff.id, name: "m", expiresInHours: 1), context: context)
+            let (staffToken, _) = try await env.database.runAsSystem(
+                CreateToken(operatorID: staff.id, name: "m", expiresInHours: 1), context: context)
             let c = customer.id.uuidString.lowercased()
             let endpoints: [Endpoint] = [
-                .init(action: .tenantsCreate, method: .post, path: "/v1/tenants", body: #"{"slug":"matrix-\#(UUID().uuidString.prefix(6).lowercased())","name":"M"}"#),
+                .init(
+                    action: .tenantsCreate, method: .post, path: "/v1/tenants",
+                    body: #"{"slug":"matrix-\#(UUID().uuidString.prefix(6).lowercased())","name":"M"}"#),
                 .init(action: .tenantsList, method: .get, path: "/v1/tenants", body: nil),
                 .init(action: .tenantsRead, method: .get, path: "/v1/tenants/\(partner.tenantID)", body: nil),
-                .init(action: .operatorsCreate, method: .post, path: "/v1/operators",
-                      body: #"{"email":"new-\#(UUID().uuidString.prefix(6))@x.example","role":"partner_staff","tenant_id":"\#(partner.tenantID)"}"#),
+                .init(
+                    action: .operatorsCreate, method: .post, path: "/v1/operators",
+                    body: #"{"email":"new-\#(UUID().uuidString.prefix(6))@x.example","role":"partner_staff","tenant_id":"\#(partner.tenantID)"}"#),
                 .init(action: .operatorsList, method: .get, path: "/v1/operators", body: nil),
                 .init(action: .tokensCreate, method: .post, path: "/v1/tokens", body: #"{"operator_id":"\#(staff.id)"}"#),
                 .init(action: .tokensList, method: .get, path: "/v1/tokens", body: nil),
                 .init(action: .tokensRevoke, method: .delete, path: "/v1/tokens/\(staffToken.id)", body: nil),
                 .init(action: .operatorsDisable, method: .post, path: "/v1/operators/\(staff.id)/disable", body: #"{"reason":"matrix"}"#),
-                .init(action: .accountsSync, method: .post, path: "/v1/customers", body: #"{"id":"\#(UUID())","email":"m@x.example","display_name":"M"}"#),
+                .init(
+                    action: .accountsSync, method: .post, path: "/v1/customers",
+                    body: #"{"id":"\#(UUID())","email":"m@x.example","display_name":"M"}"#),
                 .init(action: .accountsList, method: .get, path: "/v1/customers", body: nil),
                 .init(action: .accountsRead, method: .get, path: "/v1/customers/\(c)", body: nil),
                 .init(action: .accountsHistory, method: .get, path: "/v1/customers/\(c)/history", body: nil),
@@ -70,9 +76,14 @@ struct AccessMatrixTests {
                         let allowed = env.policies.access.allows(role.rawValue, endpoint.action)
                         let reply = try await client.call(endpoint.method, endpoint.path, token: token, json: endpoint.body)
                         if allowed {
-                            #expect(reply.status != 403 && reply.status != 401, "\(role.rawValue) may \(endpoint.action.rawValue): \(endpoint.method) \(endpoint.path) → \(reply.status) \(reply.text)")
+                            #expect(
+                                reply.status != 403 && reply.status != 401,
+                                "\(role.rawValue) may \(endpoint.action.rawValue): \(endpoint.method) \(endpoint.path) → \(reply.status) \(reply.text)"
+                            )
                         } else {
-                            #expect(reply.status == 403, "\(role.rawValue) may not \(endpoint.action.rawValue): \(endpoint.method) \(endpoint.path) → \(reply.status)")
+                            #expect(
+                                reply.status == 403,
+                                "\(role.rawValue) may not \(endpoint.action.rawValue): \(endpoint.method) \(endpoint.path) → \(reply.status)")
                             #expect(reply["code"] == "forbidden")
                             #expect(reply.headers[.contentType] == "application/problem+json")
                         }

@@ -33,7 +33,8 @@ struct PolicyTests {
             try PolicySet.parse(try Self.texts(access: access))
         } throws: { error in
             let error = error as? PolicyError
-            return error?.file.hasSuffix("access.yaml") == true && error?.entry == "roles.auditor.allow[1]" && error?.problem.contains("accounts.lok") == true
+            return error?.file.hasSuffix("access.yaml") == true && error?.entry == "roles.auditor.allow[1]"
+                && error?.problem.contains("accounts.lok") == true
         }
     }
 
@@ -61,7 +62,8 @@ struct PolicyTests {
     @Test("the digest changes with any policy file")
     func digest() throws {
         let base = try PolicySet.parse(try Self.texts())
-        let changed = try PolicySet.parse(try Self.texts(retention: "deleted_accounts:\n  purge_after_days: 31\nidempotency_keys:\n  keep_hours: 24\n"))
+        let changed = try PolicySet.parse(
+            try Self.texts(retention: "deleted_accounts:\n  purge_after_days: 31\nidempotency_keys:\n  keep_hours: 24\n"))
         #expect(base.digest != changed.digest)
     }
 }

@@ -19,22 +19,26 @@ struct AccountRulesTests {
         #expect(LockoutRule(threshold: 5).outcome(failures: 3, succeeded: false, status: .active) == .count(4))
     }
 
-    @Test("legal transitions", arguments: [
-        (AccountTransition.lock, AccountStatus.active, false, AccountStatus.locked),
-        (.unlock, .locked, true, .active),
-        (.delete, .active, false, .deleted),
-        (.delete, .locked, true, .deleted),
-        (.restore, .deleted, false, .active),
-        (.restore, .deleted, true, .locked),
-    ])
+    @Test(
+        "legal transitions",
+        arguments: [
+            (AccountTransition.lock, AccountStatus.active, false, AccountStatus.locked),
+            (.unlock, .locked, true, .active),
+            (.delete, .active, false, .deleted),
+            (.delete, .locked, true, .deleted),
+            (.restore, .deleted, false, .active),
+            (.restore, .deleted, true, .locked),
+        ])
     func legal(transition: AccountTransition, from: AccountStatus, openLock: Bool, to: AccountStatus) {
         #expect(transition.target(from: from, hasOpenLock: openLock) == to)
     }
 
-    @Test("no-ops and illegal moves are refused", arguments: [
-        (AccountTransition.lock, AccountStatus.locked), (.lock, .deleted), (.unlock, .active), (.unlock, .deleted),
-        (.delete, .deleted), (.restore, .active), (.restore, .locked),
-    ])
+    @Test(
+        "no-ops and illegal moves are refused",
+        arguments: [
+            (AccountTransition.lock, AccountStatus.locked), (.lock, .deleted), (.unlock, .active), (.unlock, .deleted),
+            (.delete, .deleted), (.restore, .active), (.restore, .locked),
+        ])
     func illegal(transition: AccountTransition, from: AccountStatus) {
         #expect(transition.target(from: from, hasOpenLock: from == .locked) == nil)
     }

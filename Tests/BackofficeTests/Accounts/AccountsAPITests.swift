@@ -84,18 +84,21 @@ struct AccountsAPITests {
                 #expect(again["current_state"] == "locked")
             }
             let locks = try await env.ownerScalar(
-                "SELECT count(*) FROM audit_events WHERE target_id = '\(customer.id.uuidString.lowercased())' AND action = 'accounts.lock'", as: Int.self)
+                "SELECT count(*) FROM audit_events WHERE target_id = '\(customer.id.uuidString.lowercased())' AND action = 'accounts.lock'",
+                as: Int.self)
             #expect(locks == 1)
         }
     }
 
-    @Test("bad input is rejected clearly and changes nothing", arguments: [
-        (#"{}"#, 422, "validation_failed"),
-        (#"{"reason":"   "}"#, 422, "validation_failed"),
-        (#"{"reason":"x","extra":true}"#, 400, "malformed_request"),
-        (#"{"reason":"#, 400, "malformed_request"),
-        (#"{"reason":"x","until":"2001-01-01T00:00:00Z"}"#, 422, "validation_failed"),
-    ])
+    @Test(
+        "bad input is rejected clearly and changes nothing",
+        arguments: [
+            (#"{}"#, 422, "validation_failed"),
+            (#"{"reason":"   "}"#, 422, "validation_failed"),
+            (#"{"reason":"x","extra":true}"#, 400, "malformed_request"),
+            (#"{"reason":"#, 400, "malformed_request"),
+            (#"{"reason":"x","until":"2001-01-01T00:00:00Z"}"#, 422, "validation_failed"),
+        ])
     func badInput(body: String, status: Int, code: String) async throws {
         try await TestEnvironment.with { env in
             let customer = try await env.customer()
@@ -104,7 +107,8 @@ struct AccountsAPITests {
                 #expect(reply.status == status)
                 #expect(reply["code"] == code)
                 #expect(!(reply.json["errors"] as? [Any] ?? []).isEmpty || code == "malformed_request")
-                let bad = try await client.call(.post, "/v1/customers/not-a-uuid/lock", token: env.fixture.tokens[.backendManager]!, json: #"{"reason":"x"}"#)
+                let bad = try await client.call(
+                    .post, "/v1/customers/not-a-uuid/lock", token: env.fixture.tokens[.backendManager]!, json: #"{"reason":"x"}"#)
                 #expect(bad.status == 400)
             }
             #expect(try await env.ownerScalar("SELECT status FROM customers WHERE id = '\(customer.id)'", as: String.self) == "active")
@@ -169,7 +173,8 @@ struct AccountsAPITests {
             let customer = try await env.customer()
             _ = try await env.database.run(LockAccount(customerID: customer.id, reason: "fraud"), context: env.context(.backendManager))
             try await env.withApp { client in
-                let reset = try await client.call(.post, "/v1/customers/\(customer.id)/password-resets", token: env.fixture.tokens[.appService]!, json: "{}")
+                let reset = try await client.call(
+                    .post, "/v1/customers/\(customer.id)/password-resets", token: env.fixture.tokens[.appService]!, json: "{}")
                 #expect(reset["status"] == "locked")
             }
         }
@@ -191,7 +196,8 @@ struct AccountsAPITests {
                 as: String.self)
             #expect(event == "system/lock_expired")
             let lift = try await env.ownerScalar(
-                "SELECT coalesce(lifted_by::text, 'system') || '/' || lift_reason FROM account_locks WHERE customer_id = '\(customer.id)'", as: String.self)
+                "SELECT coalesce(lifted_by::text, 'system') || '/' || lift_reason FROM account_locks WHERE customer_id = '\(customer.id)'",
+                as: String.self)
             #expect(lift == "system/lock_expired")
         }
     }
@@ -213,11 +219,13 @@ struct AccountsAPITests {
                 #expect(twice.status == 409)
                 let open = try await client.call(.get, "/v1/appeals?status=open", token: manager)
                 #expect((open.json["items"] as? [Any])?.count == 1)
-                let lifted = try await client.call(.post, "/v1/appeals/\(appealID)/resolve", token: manager, json: #"{"decision":"lift","reason":"verified"}"#)
+                let lifted = try await client.call(
+                    .post, "/v1/appeals/\(appealID)/resolve", token: manager, json: #"{"decision":"lift","reason":"verified"}"#)
                 #expect(lifted["status"] == "lifted")
                 let shown = try await client.call(.get, "/v1/customers/\(customer.id)", token: manager)
                 #expect(shown["status"] == "active")
-                let again = try await client.call(.post, "/v1/appeals/\(appealID)/resolve", token: manager, json: #"{"decision":"uphold","reason":"x"}"#)
+                let again = try await client.call(
+                    .post, "/v1/appeals/\(appealID)/resolve", token: manager, json: #"{"decision":"uphold","reason":"x"}"#)
                 #expect(again.status == 409)
                 #expect(again["code"] == "invalid_transition")
                 #expect(again["current_state"] == "lifted")
@@ -247,8 +255,10 @@ struct AccountsAPITests {
                 let purge = try await client.call(.post, "/v1/maintenance/purge", token: manager, json: #"{}"#)
                 #expect(purge.json["purged"] as? [String] == [old.id.uuidString.lowercased()])
                 #expect(try await env.ownerScalar("SELECT count(*) FROM customers WHERE id = '\(old.id)'", as: Int.self) == 0)
-                #expect(try await env.ownerScalar(
-                    "SELECT count(*) FROM audit_events WHERE action = 'accounts.purge' AND target_id = '\(old.id.uuidString.lowercased())'", as: Int.self) == 1)
+                #expect(
+                    try await env.ownerScalar(
+                        "SELECT count(*) FROM audit_events WHERE action = 'accounts.purge' AND target_id = '\(old.id.uuidString.lowercased())'",
+                        as: Int.self) == 1)
 
                 let restored = try await client.call(.post, "/v1/customers/\(keep.id)/restore", token: manager, json: #"{"reason":"mistake"}"#)
                 #expect(restored["status"] == "active")
@@ -284,17 +294,21 @@ struct AccountsAPITests {
 
 @Suite("Hand-encoded account list")
 struct CustomerListEncodingTests {
-    @Test("the fast path writes exactly the bytes of the generated encoder", arguments: [
-        "/v1/customers?limit=5", "/v1/customers?status=locked", "/v1/customers?include_deleted=true&limit=500",
-    ])
+    @Test(
+        "the fast path writes exactly the bytes of the generated encoder",
+        arguments: [
+            "/v1/customers?limit=5", "/v1/customers?status=locked", "/v1/customers?include_deleted=true&limit=500",
+        ])
     func sameBytes(uri: String) async throws {
         try await TestEnvironment.with { env in
             _ = try await env.customer("plain@example.com")
             let odd = try await env.database.run(
-                SyncCustomer(id: UUID(), email: "odd@example.com", displayName: "Zoë \"Q\" \\ O'Neil\u{1}/ 東京"), context: env.context(.appService)).0
+                SyncCustomer(id: UUID(), email: "odd@example.com", displayName: "Zoë \"Q\" \\ O'Neil\u{1}/ 東京"), context: env.context(.appService)
+            ).0
             let timed = try await env.customer("timed@example.com")
             _ = try await env.database.run(
-                LockAccount(customerID: odd.id, reason: "line\nbreak\ttab", until: Date().addingTimeInterval(3600)), context: env.context(.backendManager))
+                LockAccount(customerID: odd.id, reason: "line\nbreak\ttab", until: Date().addingTimeInterval(3600)),
+                context: env.context(.backendManager))
             for _ in 1...3 {
                 _ = try await env.database.run(ReportLoginAttempt(customerID: timed.id, succeeded: false), context: env.context(.appService))
             }

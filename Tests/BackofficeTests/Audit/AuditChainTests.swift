@@ -10,7 +10,8 @@ func makeChain(_ chain: String = "platform:00", count: Int) -> [ChainedEvent] {
         let canonical = Array("{\"seq\":\(seq)}".utf8)
         let hash = AuditChain.link(previous: previous, canonical: canonical)
         defer { previous = hash }
-        return ChainedEvent(id: Int64(seq * 10), chain: chain, seq: Int64(seq), canonical: canonical, recomputed: canonical, prevHash: previous, hash: hash)
+        return ChainedEvent(
+            id: Int64(seq * 10), chain: chain, seq: Int64(seq), canonical: canonical, recomputed: canonical, prevHash: previous, hash: hash)
     }
 }
 
@@ -79,11 +80,13 @@ struct AuditChainTests {
         let forged = ChainedEvent(
             id: 99, chain: "platform:00", seq: 3, canonical: canonical, recomputed: canonical, prevHash: events[1].hash,
             hash: AuditChain.link(previous: events[1].hash, canonical: canonical))
-        var tampered = Array(events[0..<2]) + [forged] + events[2...].map { event in
-            var shifted = event
-            shifted.seq += 1
-            return shifted
-        }
+        var tampered =
+            Array(events[0..<2]) + [forged]
+            + events[2...].map { event in
+                var shifted = event
+                shifted.seq += 1
+                return shifted
+            }
         tampered.sort { $0.seq < $1.seq }
         let failure = verify(tampered)
         #expect(failure?.kind == .inserted)

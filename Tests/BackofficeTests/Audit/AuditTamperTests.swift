@@ -9,8 +9,11 @@ struct RecordOnly: AuditedOperation {
     let target: String
 
     func perform(on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<Int> {
-        Audited(1, event: AuditRecord(
-            action: Self.action, tenantID: platformTenantID, targetType: "test", targetID: target, reason: "append", before: nil, after: "{\"n\":1}"))
+        Audited(
+            1,
+            event: AuditRecord(
+                action: Self.action, tenantID: platformTenantID, targetType: "test", targetID: target, reason: "append", before: nil,
+                after: "{\"n\":1}"))
     }
 }
 
@@ -75,14 +78,16 @@ struct AuditTamperTests {
         try await TestEnvironment.with { env in
             let (_, events) = try await history(env)
             let victim = events[2].id
-            try await tamper(env, [
-                """
-                UPDATE audit_events SET reason = 'nothing to see',
-                    canonical = audit_canonical(chain, seq, tenant_id, occurred_at, actor_id, actor_role, action, target_type, target_id,
-                                                request_id, source_ip, 'nothing to see', before, after, policy_digest)
-                WHERE id = \(victim)
-                """
-            ])
+            try await tamper(
+                env,
+                [
+                    """
+                    UPDATE audit_events SET reason = 'nothing to see',
+                        canonical = audit_canonical(chain, seq, tenant_id, occurred_at, actor_id, actor_role, action, target_type, target_id,
+                                                    request_id, source_ip, 'nothing to see', before, after, policy_digest)
+                    WHERE id = \(victim)
+                    """
+                ])
             let failure = try await verify(env).failure
             #expect(failure?.kind == .edited)
             #expect(failure?.eventID == victim)
@@ -105,22 +110,24 @@ struct AuditTamperTests {
         try await TestEnvironment.with { env in
             let (chain, events) = try await history(env)
             let at = events[2].seq
-            try await tamper(env, [
-                "UPDATE audit_events SET seq = seq + 1000000 WHERE chain = '\(chain)' AND seq >= \(at)",
-                "UPDATE audit_events SET seq = seq - 999999 WHERE chain = '\(chain)' AND seq >= 1000000",
-                """
-                INSERT INTO audit_events (tenant_id, chain, seq, occurred_at, actor_id, actor_role, action, target_type, target_id, request_id,
-                    source_ip, reason, before, after, policy_digest, canonical, prev_hash, hash)
-                SELECT tenant_id, chain, \(at), occurred_at, actor_id, actor_role, 'accounts.unlock', target_type, target_id, 'forged',
-                    source_ip, 'forged', before, after, policy_digest,
-                    audit_canonical(chain, \(at), tenant_id, occurred_at, actor_id, actor_role, 'accounts.unlock', target_type, target_id, 'forged',
-                                    source_ip, 'forged', before, after, policy_digest),
-                    hash,
-                    sha256(hash || audit_canonical(chain, \(at), tenant_id, occurred_at, actor_id, actor_role, 'accounts.unlock', target_type,
-                                                   target_id, 'forged', source_ip, 'forged', before, after, policy_digest))
-                FROM audit_events WHERE chain = '\(chain)' AND seq = \(at - 1)
-                """,
-            ])
+            try await tamper(
+                env,
+                [
+                    "UPDATE audit_events SET seq = seq + 1000000 WHERE chain = '\(chain)' AND seq >= \(at)",
+                    "UPDATE audit_events SET seq = seq - 999999 WHERE chain = '\(chain)' AND seq >= 1000000",
+                    """
+                    INSERT INTO audit_events (tenant_id, chain, seq, occurred_at, actor_id, actor_role, action, target_type, target_id, request_id,
+                        source_ip, reason, before, after, policy_digest, canonical, prev_hash, hash)
+                    SELECT tenant_id, chain, \(at), occurred_at, actor_id, actor_role, 'accounts.unlock', target_type, target_id, 'forged',
+                        source_ip, 'forged', before, after, policy_digest,
+                        audit_canonical(chain, \(at), tenant_id, occurred_at, actor_id, actor_role, 'accounts.unlock', target_type, target_id, 'forged',
+                                        source_ip, 'forged', before, after, policy_digest),
+                        hash,
+                        sha256(hash || audit_canonical(chain, \(at), tenant_id, occurred_at, actor_id, actor_role, 'accounts.unlock', target_type,
+                                                       target_id, 'forged', source_ip, 'forged', before, after, policy_digest))
+                    FROM audit_events WHERE chain = '\(chain)' AND seq = \(at - 1)
+                    """,
+                ])
             let forged = try await env.ownerScalar("SELECT id FROM audit_events WHERE request_id = 'forged'", as: Int64.self)
             let failure = try await verify(env).failure
             #expect(failure?.kind == .inserted)
@@ -133,11 +140,13 @@ struct AuditTamperTests {
         try await TestEnvironment.with { env in
             let (chain, events) = try await history(env)
             let (a, b) = (events[2].seq, events[3].seq)
-            try await tamper(env, [
-                "UPDATE audit_events SET seq = -1 WHERE chain = '\(chain)' AND seq = \(a)",
-                "UPDATE audit_events SET seq = \(a) WHERE chain = '\(chain)' AND seq = \(b)",
-                "UPDATE audit_events SET seq = \(b) WHERE chain = '\(chain)' AND seq = -1",
-            ])
+            try await tamper(
+                env,
+                [
+                    "UPDATE audit_events SET seq = -1 WHERE chain = '\(chain)' AND seq = \(a)",
+                    "UPDATE audit_events SET seq = \(a) WHERE chain = '\(chain)' AND seq = \(b)",
+                    "UPDATE audit_events SET seq = \(b) WHERE chain = '\(chain)' AND seq = -1",
+                ])
             let failure = try await verify(env).failure
             #expect(failure?.kind == .reordered)
             #expect(failure?.eventID == events[3].id)
@@ -152,12 +161,14 @@ struct AuditTamperTests {
             let newest = events.last!
             try await tamper(env, ["DELETE FROM audit_events WHERE id = \(newest.id)"])
             #expect(try await verify(env).failure?.kind == .truncated)
-            try await tamper(env, [
-                """
-                UPDATE audit_chain_heads h SET seq = e.seq, hash = e.hash
-                FROM (SELECT seq, hash FROM audit_events WHERE chain = '\(chain)' ORDER BY seq DESC LIMIT 1) e WHERE h.chain = '\(chain)'
-                """
-            ])
+            try await tamper(
+                env,
+                [
+                    """
+                    UPDATE audit_chain_heads h SET seq = e.seq, hash = e.hash
+                    FROM (SELECT seq, hash FROM audit_events WHERE chain = '\(chain)' ORDER BY seq DESC LIMIT 1) e WHERE h.chain = '\(chain)'
+                    """
+                ])
             #expect(try await verify(env).failure == nil, "with forged heads, only a checkpoint kept outside can tell")
             let failure = try await verify(env, checkpoint: checkpoint).failure
             #expect(failure?.kind == .truncated)

@@ -1,8 +1,9 @@
 import Backoffice
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The built `backoffice` executable, beside this test bundle.
@@ -89,7 +90,8 @@ struct CLIEndToEndTests {
             let again = try cli(["accounts", "lock", id, "--reason", "again"], manager)
             #expect(again.status == 5)
             #expect(again.output.contains("invalid_transition"))
-            let partner = try cli(["accounts", "lock", id, "--reason", "x"], ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.partners[0].adminToken])
+            let partner = try cli(
+                ["accounts", "lock", id, "--reason", "x"], ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.partners[0].adminToken])
             #expect(partner.status == 4)
             #expect(partner.output.contains("forbidden"))
             let anonymous = try cli(["accounts", "unlock", id, "--reason", "x", "--url", base])
@@ -113,8 +115,9 @@ struct CLIEndToEndTests {
             #expect(clean.status == 0, "\(clean.output)")
             #expect(clean.output.contains("intact"))
 
-            let victim = try #require(try await env.ownerScalar(
-                "SELECT id FROM audit_events WHERE action = 'accounts.lock' AND target_id = '\(id)'", as: Int64.self))
+            let victim = try #require(
+                try await env.ownerScalar(
+                    "SELECT id FROM audit_events WHERE action = 'accounts.lock' AND target_id = '\(id)'", as: Int64.self))
             try await env.owner.withConnection(logger: testLogger) { connection in
                 try await connection.query("SET session_replication_role = replica", logger: testLogger)
                 try await connection.query("UPDATE audit_events SET reason = 'routine check' WHERE id = \(victim)", logger: testLogger)

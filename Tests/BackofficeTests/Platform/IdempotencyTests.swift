@@ -19,7 +19,8 @@ struct IdempotencyTests {
                 #expect(second.text == first.text, "byte-identical body")
                 #expect(second.headers[.init("ETag")!] == first.headers[.init("ETag")!])
                 let other = try await client.call(
-                    .post, "/v1/customers/\(customer.id)/lock", token: token, json: #"{"reason":"different"}"#, headers: ["Idempotency-Key": "lock-1"])
+                    .post, "/v1/customers/\(customer.id)/lock", token: token, json: #"{"reason":"different"}"#, headers: ["Idempotency-Key": "lock-1"]
+                )
                 #expect(other.status == 409)
                 #expect(other["code"] == "idempotency_key_reused")
                 // The key is scoped to the principal: another manager's same key is a new request.
@@ -29,7 +30,8 @@ struct IdempotencyTests {
                 #expect(admin.status == 200)
             }
             let locks = try await env.ownerScalar(
-                "SELECT count(*) FROM audit_events WHERE action = 'accounts.lock' AND target_id = '\(customer.id.uuidString.lowercased())'", as: Int.self)
+                "SELECT count(*) FROM audit_events WHERE action = 'accounts.lock' AND target_id = '\(customer.id.uuidString.lowercased())'",
+                as: Int.self)
             #expect(locks == 1)
             #expect(try await env.ownerScalar("SELECT count(*) FROM account_locks WHERE customer_id = '\(customer.id)'", as: Int.self) == 1)
         }
@@ -54,8 +56,10 @@ struct IdempotencyTests {
                 #expect(Set(replies.map(\.status)) == [201])
                 #expect(Set(replies.map(\.text)).count == 1)
             }
-            #expect(try await env.ownerScalar(
-                "SELECT count(*) FROM audit_events WHERE action = 'accounts.sync' AND target_id = '\(id.uuidString.lowercased())'", as: Int.self) == 1)
+            #expect(
+                try await env.ownerScalar(
+                    "SELECT count(*) FROM audit_events WHERE action = 'accounts.sync' AND target_id = '\(id.uuidString.lowercased())'", as: Int.self)
+                    == 1)
         }
     }
 }

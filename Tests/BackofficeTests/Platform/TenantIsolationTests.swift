@@ -7,7 +7,8 @@ import Testing
 struct TenantIsolationTests {
     /// Runs `sql` as the service's role with tenant `tenant`'s settings and returns the first column of each row.
     func asTenant(_ env: TestEnvironment, _ tenant: UUID, role: String, _ sql: String) async throws -> [String] {
-        try await env.database.transaction(for: Principal(operatorID: UUID(), role: Role(rawValue: role)!, tenantID: tenant, tokenID: nil)) { connection in
+        try await env.database.transaction(for: Principal(operatorID: UUID(), role: Role(rawValue: role)!, tenantID: tenant, tokenID: nil)) {
+            connection in
             var values: [String] = []
             for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: testLogger) {
                 var cells = row.makeIterator()
@@ -38,7 +39,8 @@ struct TenantIsolationTests {
 
             // Writes with no WHERE clause touch only tenant A's rows.
             let changed = try await asTenant(
-                env, a.tenantID, role: "partner_admin", "WITH u AS (UPDATE operators SET email = email || '.x' RETURNING tenant_id) SELECT tenant_id::text FROM u")
+                env, a.tenantID, role: "partner_admin",
+                "WITH u AS (UPDATE operators SET email = email || '.x' RETURNING tenant_id) SELECT tenant_id::text FROM u")
             #expect(Set(changed) == [a.tenantID.uuidString.lowercased()])
             let bEmails = try await env.ownerScalar(
                 "SELECT count(*) FROM operators WHERE tenant_id = '\(b.tenantID.uuidString)' AND email LIKE '%.x'", as: Int.self)
@@ -48,12 +50,15 @@ struct TenantIsolationTests {
             await #expect(throws: (any Error).self) {
                 _ = try await asTenant(
                     env, a.tenantID, role: "partner_admin",
-                    "INSERT INTO operators (tenant_id, id, email, role, kind) VALUES ('\(b.tenantID.uuidString)', gen_random_uuid(), 'x@y.z', 'partner_staff', 'person') RETURNING email")
+                    "INSERT INTO operators (tenant_id, id, email, role, kind) VALUES ('\(b.tenantID.uuidString)', gen_random_uuid(), 'x@y.z', 'partner_staff', 'person') RETURNING email"
+                )
             }
             // A session with no tenant setting sees nothing.
             let none = try await env.database.client.withConnection { connection in
                 var count = -1
-                for try await value in try await connection.query("SELECT count(*) FROM operators", logger: testLogger).decode(Int.self) { count = value }
+                for try await value in try await connection.query("SELECT count(*) FROM operators", logger: testLogger).decode(Int.self) {
+                    count = value
+                }
                 return count
             }
             #expect(none == 0)

@@ -32,10 +32,12 @@ struct TokenTests {
                 let second = try await client.call(.post, "/v1/tokens", token: admin, json: #"{"operator_id":"\#(operatorID)","expires_in_hours":1}"#)
                 let secondSecret = try #require(second["secret"])
                 #expect(try await client.call(.get, "/v1/customers", token: secondSecret).status == 200)
-                try await env.asOwner("UPDATE tokens SET expires_at = now() - interval '1 second' WHERE secret_hash = sha256('\(secondSecret)'::bytea)")
+                try await env.asOwner(
+                    "UPDATE tokens SET expires_at = now() - interval '1 second' WHERE secret_hash = sha256('\(secondSecret)'::bytea)")
                 #expect(try await client.call(.get, "/v1/customers", token: secondSecret).status == 401)
 
-                let tooLong = try await client.call(.post, "/v1/tokens", token: admin, json: #"{"operator_id":"\#(operatorID)","expires_in_hours":999999}"#)
+                let tooLong = try await client.call(
+                    .post, "/v1/tokens", token: admin, json: #"{"operator_id":"\#(operatorID)","expires_in_hours":999999}"#)
                 #expect(tooLong.status == 422)
             }
         }
@@ -48,15 +50,18 @@ struct TokenTests {
             try await env.withApp { client in
                 #expect(try await client.call(.get, "/v1/tenants/\(partner.tenantID)", token: partner.staffToken).status == 200)
                 let staff = try await client.call(.get, "/v1/operators?tenant_id=\(partner.tenantID)", token: partner.adminToken)
-                let staffID = try #require((staff.json["items"] as? [[String: Any]])?.first { $0["role"] as? String == "partner_staff" }?["id"] as? String)
-                let disabled = try await client.call(.post, "/v1/operators/\(staffID)/disable", token: partner.adminToken, json: #"{"reason":"left"}"#)
+                let staffID = try #require(
+                    (staff.json["items"] as? [[String: Any]])?.first { $0["role"] as? String == "partner_staff" }?["id"] as? String)
+                let disabled = try await client.call(
+                    .post, "/v1/operators/\(staffID)/disable", token: partner.adminToken, json: #"{"reason":"left"}"#)
                 #expect(disabled.status == 200)
                 #expect(try await client.call(.get, "/v1/tenants/\(partner.tenantID)", token: partner.staffToken).status == 401)
                 // A partner admin cannot reach another tenant's operators, nor create platform roles.
                 let other = env.fixture.partners[1]
                 let foreign = try await client.call(.get, "/v1/operators?tenant_id=\(other.tenantID)", token: partner.adminToken)
                 #expect((foreign.json["items"] as? [Any])?.isEmpty == true)
-                let escalate = try await client.call(.post, "/v1/operators", token: partner.adminToken, json: #"{"email":"x@y.example","role":"platform_admin"}"#)
+                let escalate = try await client.call(
+                    .post, "/v1/operators", token: partner.adminToken, json: #"{"email":"x@y.example","role":"platform_admin"}"#)
                 #expect(escalate.status == 422)
             }
         }
@@ -66,7 +71,8 @@ struct TokenTests {
     func bootstrap() async throws {
         try await TestEnvironment.with { env in
             try await env.asOwner("UPDATE operators SET status = 'disabled' WHERE role = 'platform_admin'")
-            let (admin, secret) = try await Bootstrap.platformAdmin(email: "first@healthtrack.example", database: env.database, policies: env.policies)
+            let (admin, secret) = try await Bootstrap.platformAdmin(
+                email: "first@healthtrack.example", database: env.database, policies: env.policies)
             #expect(admin.role == .platformAdmin)
             let principal = try await Authenticator(database: env.database).principal(for: secret.value)
             #expect(principal?.role == "platform_admin")

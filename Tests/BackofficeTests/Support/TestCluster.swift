@@ -2,8 +2,9 @@ import Backoffice
 import Foundation
 import Logging
 import PostgresNIO
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The project's root folder (policies, migrations, the built executable).
@@ -67,7 +68,10 @@ actor TestCluster {
                 try await Task.sleep(for: .milliseconds(100))
             }
         }
-        return (try DatabaseURL(cluster.url(database: name, user: "postgres")), try DatabaseURL(cluster.url(database: name, user: "backoffice_app")), cluster)
+        return (
+            try DatabaseURL(cluster.url(database: name, user: "postgres")), try DatabaseURL(cluster.url(database: name, user: "backoffice_app")),
+            cluster
+        )
     }
 
     /// Starts a detached shell that waits for this process to end, then stops the cluster and removes its folder.

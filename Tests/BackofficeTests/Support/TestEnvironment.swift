@@ -58,15 +58,18 @@ struct TestEnvironment: Sendable {
             return (secret.value, Principal(operatorID: op.id, role: op.role, tenantID: op.tenantID, tokenID: token.id))
         }
         for role in [Role.platformAdmin, .backendManager, .auditor, .appService] {
-            let op = try await database.runAsSystem(CreateOperator(email: "\(role.rawValue)@test.example", role: role, tenantID: nil), context: context)
+            let op = try await database.runAsSystem(
+                CreateOperator(email: "\(role.rawValue)@test.example", role: role, tenantID: nil), context: context)
             let (token, principal) = try await issue(op)
             fixture.tokens[role] = token
             fixture.principals[role] = principal
         }
         for slug in ["alpha-shop", "beta-shop"] {
             let tenant = try await database.runAsSystem(CreateTenant(slug: slug, name: slug.capitalized), context: context)
-            let admin = try await database.runAsSystem(CreateOperator(email: "admin@\(slug).example", role: .partnerAdmin, tenantID: tenant.id), context: context)
-            let staff = try await database.runAsSystem(CreateOperator(email: "staff@\(slug).example", role: .partnerStaff, tenantID: tenant.id), context: context)
+            let admin = try await database.runAsSystem(
+                CreateOperator(email: "admin@\(slug).example", role: .partnerAdmin, tenantID: tenant.id), context: context)
+            let staff = try await database.runAsSystem(
+                CreateOperator(email: "staff@\(slug).example", role: .partnerStaff, tenantID: tenant.id), context: context)
             let (adminToken, adminPrincipal) = try await issue(admin)
             let (staffToken, _) = try await issue(staff)
             fixture.partners.append(.init(tenantID: tenant.id, slug: slug, adminToken: adminToken, staffToken: staffToken, admin: adminPrincipal))
@@ -99,7 +102,8 @@ struct TestEnvironment: Sendable {
 
     /// Runs `body` against the HTTP application (generated handlers behind the real edge).
     func withApp<T: Sendable>(handEncodedLists: Bool = true, _ body: @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
-        let settings = ServerSettings(host: "127.0.0.1", port: 0, databaseURL: appURL, policiesDirectory: projectRoot.appendingPathComponent("policies"))
+        let settings = ServerSettings(
+            host: "127.0.0.1", port: 0, databaseURL: appURL, policiesDirectory: projectRoot.appendingPathComponent("policies"))
         let app = try BackofficeServer.buildApplication(
             database: database, policies: policies, settings: settings, services: [], logger: testLogger, handEncodedLists: handEncodedLists)
         return try await app.test(.router) { client in try await body(client) }

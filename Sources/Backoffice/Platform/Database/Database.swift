@@ -49,9 +49,15 @@ public struct Database: Sendable {
         case .server:
             let state = error.serverInfo?[.sqlState]
             logger.error("database error", metadata: ["error": "\(String(reflecting: error))"])
-            if state == PostgresError.Code.uniqueViolation.raw { return Problem.conflict("already_exists", "A resource with these values already exists.") }
-            if state == PostgresError.Code.checkViolation.raw { return Problem.invalid([FieldIssue(field: "body", code: "constraint", message: "violates a constraint")]) }
-            if state == PostgresError.Code.insufficientPrivilege.raw { return Problem(status: 403, code: "forbidden", title: "Forbidden", detail: "Refused by the database.") }
+            if state == PostgresError.Code.uniqueViolation.raw {
+                return Problem.conflict("already_exists", "A resource with these values already exists.")
+            }
+            if state == PostgresError.Code.checkViolation.raw {
+                return Problem.invalid([FieldIssue(field: "body", code: "constraint", message: "violates a constraint")])
+            }
+            if state == PostgresError.Code.insufficientPrivilege.raw {
+                return Problem(status: 403, code: "forbidden", title: "Forbidden", detail: "Refused by the database.")
+            }
             return Problem.internalError
         case .connectionError, .poolClosed, .serverClosedConnection, .clientClosedConnection, .connectionClosed:
             logger.error("database unavailable", metadata: ["error": "\(String(reflecting: error))"])

@@ -31,7 +31,9 @@ public enum Bootstrap {
 
     /// Creates a platform admin and a token for it, both audited with the system as actor.
     /// - Throws: `Refused` when an active platform admin exists already (use `operators create`).
-    public static func platformAdmin(email: String, database: Database, policies: PolicySet, force: Bool = false) async throws -> (Operator, TokenSecret) {
+    public static func platformAdmin(email: String, database: Database, policies: PolicySet, force: Bool = false) async throws -> (
+        Operator, TokenSecret
+    ) {
         let context = Database.systemContext("bootstrap", policies: policies)
         if !force {
             let existing = try await database.transaction(for: .system) { connection in
@@ -40,7 +42,8 @@ public enum Bootstrap {
                 ) { try $0.decode(Int.self) } ?? 0
             }
             if existing > 0 {
-                throw Refused(description: "a platform admin exists already: ask one for a token (backoffice tokens create) or add one with operators create")
+                throw Refused(
+                    description: "a platform admin exists already: ask one for a token (backoffice tokens create) or add one with operators create")
             }
         }
         let admin = try await database.runAsSystem(CreateOperator(email: email, role: .platformAdmin, tenantID: nil), context: context)

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A private PostgreSQL cluster run from the system's PostgreSQL binaries, for `backoffice dev`
@@ -41,7 +42,8 @@ public final class EmbeddedPostgres: Sendable {
                 try run("/bin/chown", [runAs + ":" + runAs, path])
                 guard (try? run("/usr/bin/test", ["-w", path], as: runAs)) != nil else {
                     throw EmbeddedPostgresError(
-                        command: "initdb", output: "the \(runAs) system user cannot reach \(path) (a parent folder is private to root); "
+                        command: "initdb",
+                        output: "the \(runAs) system user cannot reach \(path) (a parent folder is private to root); "
                             + "put the project (or the data folder) somewhere \(runAs) can traverse, e.g. under /work or /srv")
                 }
             }

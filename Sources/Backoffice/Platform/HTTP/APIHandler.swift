@@ -21,8 +21,9 @@ struct APIHandler: APIProtocol {
 /// Parses an id from a path or body (`field` names it in the 400).
 func parseID(_ text: String, _ field: String) throws -> UUID {
     guard let id = UUID(uuidString: text) else {
-        throw Problem(status: 400, code: "invalid_id", title: "Invalid id", detail: "\(field) is not a UUID: '\(text)'",
-                      errors: [FieldIssue(field: field, code: "invalid_id", message: "must be a UUID")])
+        throw Problem(
+            status: 400, code: "invalid_id", title: "Invalid id", detail: "\(field) is not a UUID: '\(text)'",
+            errors: [FieldIssue(field: field, code: "invalid_id", message: "must be a UUID")])
     }
     return id
 }

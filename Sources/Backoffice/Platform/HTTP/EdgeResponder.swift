@@ -55,7 +55,8 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
             case .contentTooLarge: return .payloadTooLarge
             case .notFound: return Problem(status: 404, code: "not_found", title: "Not found", detail: "No such endpoint.")
             case .methodNotAllowed: return Problem(status: 405, code: "method_not_allowed", title: "Method not allowed", detail: error.body)
-            default: return Problem(status: error.status.code, code: "http_\(error.status.code)", title: error.status.reasonPhrase, detail: error.body)
+            default:
+                return Problem(status: error.status.code, code: "http_\(error.status.code)", title: error.status.reasonPhrase, detail: error.body)
             }
         default:
             logger.error("unhandled error", metadata: ["error": "\(String(reflecting: error))"])

@@ -64,7 +64,8 @@ struct Idempotency: Sendable {
 
     private struct ConcurrentDuplicate: Error {}
 
-    private func replay<Body: Codable & Sendable>(key: String, fingerprint: [UInt8], context: OperationContext) async throws -> StoredResponse<Body>? {
+    private func replay<Body: Codable & Sendable>(key: String, fingerprint: [UInt8], context: OperationContext) async throws -> StoredResponse<Body>?
+    {
         let keepHours = context.policies.retention.idempotencyKeepHours
         let found: (ByteBuffer, ByteBuffer)? = try await database.transaction(for: context.principal) { connection in
             for try await row in try await connection.query(

@@ -54,14 +54,16 @@ public struct Problem: Error, Sendable, Equatable {
         status: 409, code: "idempotency_key_reused", title: "Idempotency key reused",
         detail: "This Idempotency-Key was used with a different request.")
     public static func preconditionFailed(current: String) -> Problem {
-        Problem(status: 412, code: "version_mismatch", title: "Precondition failed",
-                detail: "If-Match does not match the current version; the current ETag is \(current).")
+        Problem(
+            status: 412, code: "version_mismatch", title: "Precondition failed",
+            detail: "If-Match does not match the current version; the current ETag is \(current).")
     }
     public static let payloadTooLarge = Problem(
         status: 413, code: "payload_too_large", title: "Payload too large", detail: "The request body exceeds the limit.")
     public static func invalid(_ errors: [FieldIssue]) -> Problem {
-        Problem(status: 422, code: "validation_failed", title: "Validation failed",
-                detail: errors.map { "\($0.field): \($0.message)" }.joined(separator: "; "), errors: errors)
+        Problem(
+            status: 422, code: "validation_failed", title: "Validation failed",
+            detail: errors.map { "\($0.field): \($0.message)" }.joined(separator: "; "), errors: errors)
     }
     public static let unavailable = Problem(
         status: 503, code: "service_unavailable", title: "Service unavailable", detail: "The database is not reachable.")

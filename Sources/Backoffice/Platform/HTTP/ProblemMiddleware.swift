@@ -39,7 +39,8 @@ struct ProblemMiddleware: ServerMiddleware {
             problem.errors = [issue]
             return problem
         }
-        logger.error("unhandled error", metadata: ["operation": "\(serverError.operationID)", "error": "\(String(reflecting: serverError.underlyingError))"])
+        logger.error(
+            "unhandled error", metadata: ["operation": "\(serverError.operationID)", "error": "\(String(reflecting: serverError.underlyingError))"])
         return .internalError
     }
 

@@ -73,7 +73,8 @@ public enum BackofficeServer {
             configuration: Configuration(dateTranscoder: RFC3339DateTranscoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]),
             middlewares: [ProblemMiddleware(logger: logger), ETagMiddleware()]
                 + (handEncodedLists ? [CustomerListFastPath(database: database, policies: policies)] : []))
-        let responder = EdgeResponder(inner: router.buildResponder(), authenticator: Authenticator(database: database), maxBodySize: settings.maxBodySize)
+        let responder = EdgeResponder(
+            inner: router.buildResponder(), authenticator: Authenticator(database: database), maxBodySize: settings.maxBodySize)
         return Application(
             responder: responder,
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "backoffice"),
@@ -84,7 +85,8 @@ public enum BackofficeServer {
 
     /// Runs the service until SIGINT/SIGTERM: connection pool, timed-lock expiry, HTTP server;
     /// on a signal the server drains first, then the rest stops.
-    public static func run(settings: ServerSettings, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+    public static func run(settings: ServerSettings, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws
+    {
         let policies = try PolicySet.load(from: settings.policiesDirectory)
         let client = PostgresClient(
             configuration: settings.databaseURL.clientConfiguration(maximumConnections: settings.maximumConnections), backgroundLogger: logger)
