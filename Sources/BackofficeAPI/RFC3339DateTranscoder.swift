@@ -23,33 +23,42 @@ public struct RFC3339DateTranscoder: DateTranscoder {
     /// Formats without Foundation's formatters (they dominate the cost of encoding list pages):
     /// milliseconds truncated, always UTC.
     public static func format(_ date: Date) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        write(date, into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the 24 bytes of `format(date)` to `bytes`.
+    public static func write(_ date: Date, into bytes: inout [UInt8]) {
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
         var seconds = time_t(milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000)
         let millis = Int(milliseconds - Int64(seconds) * 1000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        var bytes = [UInt8](repeating: 0, count: 24)
-        func put(_ value: Int, _ offset: Int, _ width: Int) {
+        func put(_ value: Int, _ width: Int) {
+            var divisor = 1
+            for _ in 1..<width { divisor *= 10 }
             var value = value
-            for index in stride(from: offset + width - 1, through: offset, by: -1) {
-                bytes[index] = UInt8(48 + value % 10)
-                value /= 10
+            while divisor > 0 {
+                bytes.append(UInt8(48 + value / divisor))
+                value %= divisor
+                divisor /= 10
             }
         }
-        put(Int(parts.tm_year) + 1900, 0, 4)
-        bytes[4] = UInt8(ascii: "-")
-        put(Int(parts.tm_mon) + 1, 5, 2)
-        bytes[7] = UInt8(ascii: "-")
-        put(Int(parts.tm_mday), 8, 2)
-        bytes[10] = UInt8(ascii: "T")
-        put(Int(parts.tm_hour), 11, 2)
-        bytes[13] = UInt8(ascii: ":")
-        put(Int(parts.tm_min), 14, 2)
-        bytes[16] = UInt8(ascii: ":")
-        put(Int(parts.tm_sec), 17, 2)
-        bytes[19] = UInt8(ascii: ".")
-        put(millis, 20, 3)
-        bytes[23] = UInt8(ascii: "Z")
-        return String(decoding: bytes, as: UTF8.self)
+        put(Int(parts.tm_year) + 1900, 4)
+        bytes.append(UInt8(ascii: "-"))
+        put(Int(parts.tm_mon) + 1, 2)
+        bytes.append(UInt8(ascii: "-"))
+        put(Int(parts.tm_mday), 2)
+        bytes.append(UInt8(ascii: "T"))
+        put(Int(parts.tm_hour), 2)
+        bytes.append(UInt8(ascii: ":"))
+        put(Int(parts.tm_min), 2)
+        bytes.append(UInt8(ascii: ":"))
+        put(Int(parts.tm_sec), 2)
+        bytes.append(UInt8(ascii: "."))
+        put(millis, 3)
+        bytes.append(UInt8(ascii: "Z"))
     }
 }

@@ -63,127 +63,163 @@ struct CustomerListRequest: Sendable {
 /// faster — a test holds the two to byte equality.
 enum CustomerListJSON {
     static func page(_ items: ArraySlice<Customer>, nextCursor: String?) -> ByteBuffer {
-        var out = ByteBuffer()
-        out.reserveCapacity(items.count * 420 + 64)
-        out.writeStaticString("{\"items\":[")
+        var out = JSONBytes(capacity: items.count * 420 + 64)
+        out.raw("{\"items\":[")
         for (index, customer) in items.enumerated() {
-            if index > 0 { out.writeStaticString(",") }
+            if index > 0 { out.raw(",") }
             write(customer, into: &out)
         }
-        out.writeStaticString("]")
+        out.raw("]")
         if let nextCursor {
-            out.writeStaticString(",\"next_cursor\":")
-            string(nextCursor, into: &out)
+            out.raw(",\"next_cursor\":")
+            out.string(nextCursor)
         }
-        out.writeStaticString("}")
-        return out
+        out.raw("}")
+        return ByteBuffer(bytes: out.bytes)
     }
 
-    private static func write(_ c: Customer, into out: inout ByteBuffer) {
-        out.writeStaticString("{\"created_at\":")
-        date(c.createdAt, into: &out)
+    private static func write(_ c: Customer, into out: inout JSONBytes) {
+        out.raw("{\"created_at\":")
+        out.date(c.createdAt)
         if let deletedAt = c.deletedAt {
-            out.writeStaticString(",\"deleted_at\":")
-            date(deletedAt, into: &out)
+            out.raw(",\"deleted_at\":")
+            out.date(deletedAt)
         }
-        out.writeStaticString(",\"display_name\":")
-        string(c.displayName, into: &out)
-        out.writeStaticString(",\"email\":")
-        string(c.email, into: &out)
-        out.writeStaticString(",\"failed_logins\":")
-        out.writeString(String(c.failedLogins))
-        out.writeStaticString(",\"id\":")
-        uuid(c.id, into: &out)
+        out.raw(",\"display_name\":")
+        out.string(c.displayName)
+        out.raw(",\"email\":")
+        out.string(c.email)
+        out.raw(",\"failed_logins\":")
+        out.integer(Int64(c.failedLogins))
+        out.raw(",\"id\":")
+        out.uuid(c.id)
         if let lock = c.lock {
-            out.writeStaticString(",\"lock\":")
+            out.raw(",\"lock\":")
             write(lock, into: &out)
         }
-        out.writeStaticString(",\"status\":")
-        string(c.status.rawValue, into: &out)
-        out.writeStaticString(",\"updated_at\":")
-        date(c.updatedAt, into: &out)
-        out.writeStaticString(",\"version\":")
-        out.writeString(String(c.version))
-        out.writeStaticString("}")
+        out.raw(",\"status\":")
+        out.string(c.status.rawValue)
+        out.raw(",\"updated_at\":")
+        out.date(c.updatedAt)
+        out.raw(",\"version\":")
+        out.integer(c.version)
+        out.raw("}")
     }
 
-    private static func write(_ lock: AccountLock, into out: inout ByteBuffer) {
-        out.writeStaticString("{\"cause\":")
-        string(lock.cause.rawValue, into: &out)
+    private static func write(_ lock: AccountLock, into out: inout JSONBytes) {
+        out.raw("{\"cause\":")
+        out.string(lock.cause.rawValue)
         if let failed = lock.failedAttempts {
-            out.writeStaticString(",\"failed_attempts\":")
-            out.writeString(String(failed))
+            out.raw(",\"failed_attempts\":")
+            out.integer(Int64(failed))
         }
-        out.writeStaticString(",\"id\":")
-        uuid(lock.id, into: &out)
+        out.raw(",\"id\":")
+        out.uuid(lock.id)
         if let reason = lock.liftReason {
-            out.writeStaticString(",\"lift_reason\":")
-            string(reason, into: &out)
+            out.raw(",\"lift_reason\":")
+            out.string(reason)
         }
         if let at = lock.liftedAt {
-            out.writeStaticString(",\"lifted_at\":")
-            date(at, into: &out)
+            out.raw(",\"lifted_at\":")
+            out.date(at)
         }
         if let by = lock.liftedBy {
-            out.writeStaticString(",\"lifted_by\":")
-            uuid(by, into: &out)
+            out.raw(",\"lifted_by\":")
+            out.uuid(by)
         }
-        out.writeStaticString(",\"locked_at\":")
-        date(lock.lockedAt, into: &out)
+        out.raw(",\"locked_at\":")
+        out.date(lock.lockedAt)
         if let by = lock.lockedBy {
-            out.writeStaticString(",\"locked_by\":")
-            uuid(by, into: &out)
+            out.raw(",\"locked_by\":")
+            out.uuid(by)
         }
-        out.writeStaticString(",\"reason\":")
-        string(lock.reason, into: &out)
+        out.raw(",\"reason\":")
+        out.string(lock.reason)
         if let until = lock.until {
-            out.writeStaticString(",\"until\":")
-            date(until, into: &out)
+            out.raw(",\"until\":")
+            out.date(until)
         }
-        out.writeStaticString("}")
+        out.raw("}")
+    }
+}
+
+/// A growing byte array with the JSON primitives the hand-written encoders need.
+struct JSONBytes {
+    private(set) var bytes: [UInt8] = []
+
+    init(capacity: Int) { bytes.reserveCapacity(capacity) }
+
+    mutating func raw(_ text: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    mutating func integer(_ value: Int64) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[count] = UInt8(48 + magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[index]) }
+        }
+    }
+
+    mutating func date(_ value: Date) {
+        bytes.append(UInt8(ascii: "\""))
+        RFC3339DateTranscoder.write(value, into: &bytes)
+        bytes.append(UInt8(ascii: "\""))
     }
 
     /// A UUID as a quoted lower-case string, without allocating one.
-    private static func uuid(_ value: UUID, into out: inout ByteBuffer) {
+    mutating func uuid(_ value: UUID) {
         let digits: StaticString = "0123456789abcdef"
-        out.writeStaticString("\"")
-        withUnsafeBytes(of: value.uuid) { bytes in
-            for (index, byte) in bytes.enumerated() {
-                if index == 4 || index == 6 || index == 8 || index == 10 { out.writeInteger(UInt8(ascii: "-")) }
-                out.writeInteger(digits.utf8Start[Int(byte >> 4)])
-                out.writeInteger(digits.utf8Start[Int(byte & 0x0F)])
+        bytes.append(UInt8(ascii: "\""))
+        withUnsafeBytes(of: value.uuid) { raw in
+            for (index, byte) in raw.enumerated() {
+                if index == 4 || index == 6 || index == 8 || index == 10 { bytes.append(UInt8(ascii: "-")) }
+                bytes.append(digits.utf8Start[Int(byte >> 4)])
+                bytes.append(digits.utf8Start[Int(byte & 0x0F)])
             }
         }
-        out.writeStaticString("\"")
+        bytes.append(UInt8(ascii: "\""))
     }
 
-    private static func date(_ value: Date, into out: inout ByteBuffer) {
-        out.writeStaticString("\"")
-        out.writeString(RFC3339DateTranscoder.format(value))
-        out.writeStaticString("\"")
-    }
-
-    /// A JSON string, escaped as Foundation's JSONEncoder does with `.withoutEscapingSlashes`.
-    static func string(_ value: String, into out: inout ByteBuffer) {
-        out.writeStaticString("\"")
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.writeStaticString("\\\"")
-            case UInt8(ascii: "\\"): out.writeStaticString("\\\\")
-            case 0x08: out.writeStaticString("\\b")
-            case 0x0C: out.writeStaticString("\\f")
-            case 0x0A: out.writeStaticString("\\n")
-            case 0x0D: out.writeStaticString("\\r")
-            case 0x09: out.writeStaticString("\\t")
-            case 0..<0x20:
-                let hexDigits = Array("0123456789abcdef".utf8)
-                out.writeStaticString("\\u00")
-                out.writeInteger(hexDigits[Int(byte >> 4)])
-                out.writeInteger(hexDigits[Int(byte & 0xF)])
-            default: out.writeInteger(byte)
+    /// A JSON string, escaped as Foundation's JSONEncoder does with `.withoutEscapingSlashes`;
+    /// text with nothing to escape is copied in one go.
+    mutating func string(_ value: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { utf8 in
+            if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+                bytes.append(contentsOf: utf8)
+                return
             }
+            for byte in utf8 { escape(byte) }
         }
-        out.writeStaticString("\"")
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func escape(_ byte: UInt8) {
+        switch byte {
+        case UInt8(ascii: "\""): raw("\\\"")
+        case UInt8(ascii: "\\"): raw("\\\\")
+        case 0x08: raw("\\b")
+        case 0x0C: raw("\\f")
+        case 0x0A: raw("\\n")
+        case 0x0D: raw("\\r")
+        case 0x09: raw("\\t")
+        case 0..<0x20:
+            let hexDigits: StaticString = "0123456789abcdef"
+            raw("\\u00")
+            bytes.append(hexDigits.utf8Start[Int(byte >> 4)])
+            bytes.append(hexDigits.utf8Start[Int(byte & 0xF)])
+        default: bytes.append(byte)
+        }
     }
 }
 
