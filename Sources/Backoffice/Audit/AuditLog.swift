@@ -44,6 +44,24 @@ public struct AuditFilter: Sendable {
     }
 }
 
+extension AuditFilter {
+    /// `SELECT selecting FROM audit_events` with these filters (all bound parameters), oldest
+    /// first, after the keyset `afterID`.
+    func query(selecting columns: String, afterID: Int64, limit: Int) -> PostgresQuery {
+        """
+        SELECT \(unescaped: columns) FROM audit_events
+        WHERE id > \(afterID)
+          AND (\(tenantID)::uuid IS NULL OR tenant_id = \(tenantID))
+          AND (\(actorID)::uuid IS NULL OR actor_id = \(actorID))
+          AND (\(action)::text IS NULL OR action = \(action))
+          AND (\(targetID)::text IS NULL OR target_id = \(targetID))
+          AND (\(since)::timestamptz IS NULL OR occurred_at >= \(since))
+          AND (\(until)::timestamptz IS NULL OR occurred_at < \(until))
+        ORDER BY id LIMIT \(limit)
+        """
+    }
+}
+
 /// The audit log: appends inside a change's transaction, reads, exports and verifies.
 /// Row-level security limits every read to what the principal's tenant may see.
 public struct AuditLog: Sendable {
@@ -71,17 +89,7 @@ public struct AuditLog: Sendable {
     static func page(_ filter: AuditFilter, afterID: Int64, limit: Int, on connection: PostgresConnection, logger: Logger) async throws
         -> [AuditEventRecord]
     {
-        let query: PostgresQuery = """
-            SELECT \(unescaped: columns) FROM audit_events
-            WHERE id > \(afterID)
-              AND (\(filter.tenantID)::uuid IS NULL OR tenant_id = \(filter.tenantID))
-              AND (\(filter.actorID)::uuid IS NULL OR actor_id = \(filter.actorID))
-              AND (\(filter.action)::text IS NULL OR action = \(filter.action))
-              AND (\(filter.targetID)::text IS NULL OR target_id = \(filter.targetID))
-              AND (\(filter.since)::timestamptz IS NULL OR occurred_at >= \(filter.since))
-              AND (\(filter.until)::timestamptz IS NULL OR occurred_at < \(filter.until))
-            ORDER BY id LIMIT \(limit)
-            """
+        let query = filter.query(selecting: columns, afterID: afterID, limit: limit)
         var events: [AuditEventRecord] = []
         for try await row in try await connection.query(query, logger: logger) {
             events.append(try decode(row))
@@ -115,6 +123,16 @@ public struct AuditLog: Sendable {
         let principal: Principal
         let pageSize: Int
 
+        /// One event as a JSON object (with its id first, for the keyset).
+        static let line = """
+            id, jsonb_build_object(
+                'id', id, 'occurred_at', to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+                'chain', chain, 'seq', seq, 'tenant_id', tenant_id, 'actor_id', actor_id, 'actor_role', actor_role,
+                'action', action, 'target_type', target_type, 'target_id', target_id, 'request_id', request_id,
+                'source_ip', source_ip, 'reason', reason, 'before', before, 'after', after,
+                'policy_digest', policy_digest, 'prev_hash', encode(prev_hash, 'hex'), 'hash', encode(hash, 'hex'))::text
+            """
+
         public struct AsyncIterator: AsyncIteratorProtocol {
             let lines: ExportLines
             var afterID: Int64 = 0
@@ -124,23 +142,7 @@ public struct AuditLog: Sendable {
                 guard !done else { return nil }
                 let (lines, afterID, pageSize, filter) = (self.lines, self.afterID, lines.pageSize, lines.filter)
                 let page: (ByteBuffer, Int64, Int) = try await lines.database.transaction(for: lines.principal) { connection in
-                    let query: PostgresQuery = """
-                        SELECT id, jsonb_build_object(
-                            'id', id, 'occurred_at', to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
-                            'chain', chain, 'seq', seq, 'tenant_id', tenant_id, 'actor_id', actor_id, 'actor_role', actor_role,
-                            'action', action, 'target_type', target_type, 'target_id', target_id, 'request_id', request_id,
-                            'source_ip', source_ip, 'reason', reason, 'before', before, 'after', after,
-                            'policy_digest', policy_digest, 'prev_hash', encode(prev_hash, 'hex'), 'hash', encode(hash, 'hex'))::text
-                        FROM audit_events
-                        WHERE id > \(afterID)
-                          AND (\(filter.tenantID)::uuid IS NULL OR tenant_id = \(filter.tenantID))
-                          AND (\(filter.actorID)::uuid IS NULL OR actor_id = \(filter.actorID))
-                          AND (\(filter.action)::text IS NULL OR action = \(filter.action))
-                          AND (\(filter.targetID)::text IS NULL OR target_id = \(filter.targetID))
-                          AND (\(filter.since)::timestamptz IS NULL OR occurred_at >= \(filter.since))
-                          AND (\(filter.until)::timestamptz IS NULL OR occurred_at < \(filter.until))
-                        ORDER BY id LIMIT \(pageSize)
-                        """
+                    let query = filter.query(selecting: ExportLines.line, afterID: afterID, limit: pageSize)
                     var buffer = ByteBuffer()
                     var last = afterID
                     var count = 0

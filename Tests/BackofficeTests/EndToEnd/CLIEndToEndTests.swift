@@ -19,43 +19,18 @@ struct Finished {
     let output: String
 }
 
-/// Starts the executable with `arguments`, output to `log`; returns its pid.
-func spawn(_ arguments: [String], environment: [String: String], log: String) throws -> pid_t {
-    let argv = [backofficeExecutable] + arguments
+/// The environment for a CLI run: this process's, without ambient BACKOFFICE_URL/TOKEN, plus `extra`.
+func environment(_ extra: [String: String]) -> [String: String] {
     var env = ProcessInfo.processInfo.environment
     env.removeValue(forKey: "BACKOFFICE_TOKEN")
     env.removeValue(forKey: "BACKOFFICE_URL")
-    for (key, value) in environment { env[key] = value }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    posix_spawn_file_actions_adddup2(&actions, 1, 2)
-    let cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-    let cEnvironment: [UnsafeMutablePointer<CChar>?] = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer {
-        cArguments.forEach { free($0) }
-        cEnvironment.forEach { free($0) }
-    }
-    var pid: pid_t = 0
-    let result = posix_spawn(&pid, argv[0], &actions, nil, cArguments, cEnvironment)
-    guard result == 0 else { throw TestSetupError(description: "cannot run \(argv[0]): \(String(cString: strerror(result)))") }
-    return pid
-}
-
-func wait(_ pid: pid_t) -> Int32 {
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-    return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    return env.merging(extra) { _, new in new }
 }
 
 /// Runs the CLI to completion.
-func cli(_ arguments: [String], _ environment: [String: String] = [:]) throws -> Finished {
-    let log = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString).log").path
-    defer { try? FileManager.default.removeItem(atPath: log) }
-    let status = wait(try spawn(arguments, environment: environment, log: log))
-    return Finished(status: status, output: (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+func cli(_ arguments: [String], _ extra: [String: String] = [:]) throws -> Finished {
+    let (status, output) = try ChildProcess.run([backofficeExecutable] + arguments, environment: environment(extra))
+    return Finished(status: status, output: output)
 }
 
 @Suite("End to end: the built executable against a live server")
@@ -66,12 +41,12 @@ struct CLIEndToEndTests {
         try await TestEnvironment.with { env in
             let customer = try await env.customer()
             let log = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).log").path
-            let server = try spawn(
-                ["serve", "--port", "0", "--policies", projectRoot.appendingPathComponent("policies").path],
-                environment: ["BACKOFFICE_DATABASE_URL": env.appURL.description], log: log)
+            let server = try ChildProcess.spawn(
+                [backofficeExecutable, "serve", "--port", "0", "--policies", projectRoot.appendingPathComponent("policies").path],
+                environment: environment(["BACKOFFICE_DATABASE_URL": env.appURL.description]), outputPath: log)
             defer {
                 kill(server, SIGTERM)
-                _ = wait(server)
+                _ = ChildProcess.wait(server)
                 try? FileManager.default.removeItem(atPath: log)
             }
             var url: String?

@@ -91,33 +91,12 @@ public final class EmbeddedPostgres: Sendable {
         return name
     }
 
-    /// Runs a tool to completion (posix_spawn + waitpid: Foundation's Process can hang waiting in
-    /// async contexts on Linux) and returns its combined output.
+    /// Runs a tool to completion and returns its combined output.
     @discardableResult
     static func run(_ executable: String, _ arguments: [String], as user: String? = nil) throws -> String {
         let argv = (user.map { ["/usr/sbin/runuser", "-u", $0, "--"] } ?? []) + [executable] + arguments
-        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("backoffice-\(UUID().uuidString).log").path
-        defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        defer { cArguments.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ)
-        guard spawned == 0 else {
-            throw EmbeddedPostgresError(command: argv.joined(separator: " "), output: "cannot start: \(String(cString: strerror(spawned)))")
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        let exited = (status & 0x7f) == 0
-        guard exited && (status >> 8) & 0xff == 0 else {
-            throw EmbeddedPostgresError(command: argv.joined(separator: " "), output: output)
-        }
+        let (status, output) = try ChildProcess.run(argv)
+        guard status == 0 else { throw EmbeddedPostgresError(command: argv.joined(separator: " "), output: output) }
         return output
     }
 

@@ -1,0 +1,54 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Starting and reaping child processes with posix_spawn and waitpid (Foundation's `Process`
+/// can hang waiting for exit inside async code on Linux).
+public enum ChildProcess {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Starts `argv[0]` with stdin from /dev/null and stdout and stderr into `outputPath`.
+    /// - Parameter environment: the child's whole environment; nil inherits this process's.
+    public static func spawn(_ argv: [String], environment: [String: String]? = nil, outputPath: String) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        let cEnvironment: [UnsafeMutablePointer<CChar>?]? = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
+        defer {
+            cArguments.forEach { free($0) }
+            cEnvironment?.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let result =
+            if var cEnvironment {
+                posix_spawn(&pid, argv[0], &actions, nil, cArguments, &cEnvironment)
+            } else {
+                posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ)
+            }
+        guard result == 0 else { throw Failure(description: "cannot start \(argv[0]): \(String(cString: strerror(result)))") }
+        return pid
+    }
+
+    /// Waits for `pid` to end: its exit status, or 128 + the signal that ended it.
+    public static func wait(_ pid: pid_t) -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    }
+
+    /// Runs to completion; returns the exit status and the combined output.
+    public static func run(_ argv: [String], environment: [String: String]? = nil) throws -> (status: Int32, output: String) {
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("backoffice-\(UUID().uuidString).log").path
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        let status = wait(try spawn(argv, environment: environment, outputPath: outputPath))
+        return (status, (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "")
+    }
+}
