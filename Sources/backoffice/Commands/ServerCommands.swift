@@ -2,6 +2,7 @@ import ArgumentParser
 import Backoffice
 import Foundation
 import Logging
+import PostgresNIO
 
 /// Where the project's files are: policies and migrations (relative to the working directory by default).
 struct ProjectOptions: ParsableArguments {
@@ -196,6 +197,20 @@ struct Serve: AsyncParsableCommand {
     }
 }
 
+/// Where `db migrate` and `db status` connect: the tables' owner, and the migrations folder.
+struct MigrationOptions: ParsableArguments {
+    @Option(help: "Owner's database URL (env BACKOFFICE_ADMIN_DATABASE_URL).") var databaseURL: String?
+    @OptionGroup var project: ProjectOptions
+
+    /// Runs `body` with the migrations and one owner's connection.
+    func run<T: Sendable>(_ body: (Migrator, PostgresConnection, Logger) async throws -> T) async throws -> (Migrator, T) {
+        let logger = makeLogger()
+        let migrator = try project.loadMigrations()
+        let url = try resolveDatabaseURL(databaseURL, env: ["BACKOFFICE_ADMIN_DATABASE_URL"])
+        return (migrator, try await url.withConnection(logger: logger) { try await body(migrator, $0, logger) })
+    }
+}
+
 struct DB: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "db", abstract: "Schema migrations (run as the tables' owner).",
@@ -206,15 +221,13 @@ struct DB: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Apply pending migrations in order; refuses when an applied one was edited.",
             discussion: "Example: BACKOFFICE_ADMIN_DATABASE_URL=postgres://postgres@localhost/backoffice backoffice db migrate")
-        @Option(help: "Owner's database URL (env BACKOFFICE_ADMIN_DATABASE_URL).") var databaseURL: String?
-        @OptionGroup var project: ProjectOptions
+        @OptionGroup var options: MigrationOptions
 
         func run() async throws {
             try await runServerCommand {
-                let logger = makeLogger()
-                let migrator = try project.loadMigrations()
-                let url = try resolveDatabaseURL(databaseURL, env: ["BACKOFFICE_ADMIN_DATABASE_URL"])
-                let applied = try await url.withConnection(logger: logger) { try await migrator.migrate(on: $0, logger: logger) }
+                let (migrator, applied) = try await options.run { migrator, connection, logger in
+                    try await migrator.migrate(on: connection, logger: logger)
+                }
                 print(applied.isEmpty ? "up to date (\(migrator.migrations.count) migrations)" : "applied: \(applied.joined(separator: ", "))")
             }
         }
@@ -224,15 +237,13 @@ struct DB: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show each migration: applied (when), pending, or edited after it was applied.",
             discussion: "Example: BACKOFFICE_ADMIN_DATABASE_URL=postgres://postgres@localhost/backoffice backoffice db status")
-        @Option(help: "Owner's database URL (env BACKOFFICE_ADMIN_DATABASE_URL).") var databaseURL: String?
-        @OptionGroup var project: ProjectOptions
+        @OptionGroup var options: MigrationOptions
 
         func run() async throws {
             try await runServerCommand {
-                let logger = makeLogger()
-                let migrator = try project.loadMigrations()
-                let url = try resolveDatabaseURL(databaseURL, env: ["BACKOFFICE_ADMIN_DATABASE_URL"])
-                let states = try await url.withConnection(logger: logger) { try await migrator.status(on: $0, logger: logger) }
+                let (_, states) = try await options.run { migrator, connection, logger in
+                    try await migrator.status(on: connection, logger: logger)
+                }
                 for state in states {
                     let status = state.isEdited ? "EDITED since applied" : state.appliedAt.map { "applied \($0.formatted(.iso8601))" } ?? "pending"
                     print("\(state.migration.name)  \(status)")
