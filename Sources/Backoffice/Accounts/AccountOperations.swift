@@ -8,15 +8,6 @@ func accountEvent(_ action: Action, _ before: Customer?, _ after: Customer, reas
         reason: reason, before: before?.snapshot, after: after.snapshot)
 }
 
-/// Checks `If-Match` against the account's current version (412 on mismatch).
-func checkVersion(_ customer: Customer, ifMatch: String?) throws {
-    guard let ifMatch else { return }
-    let tag = ifMatch.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "")
-    if tag != "*" && tag != customer.etag && tag != String(customer.version) {
-        throw Problem.preconditionFailed(current: customer.etag)
-    }
-}
-
 /// Validates a required reason (422 `validation_failed` when missing or too long).
 func requireReason(_ reason: String?) throws -> String {
     var validation = Validation()
@@ -42,7 +33,7 @@ struct TransitionAccount: Sendable {
             throw Problem.invalid([FieldIssue(field: "until", code: "in_the_past", message: "must be in the future")])
         }
         let before = try await AccountStore.fetchForUpdate(customerID, on: connection, logger: database.logger)
-        try checkVersion(before, ifMatch: ifMatch)
+        try EntityTag.check(ifMatch, version: before.version)
         guard let target = transition.target(from: before.status, hasOpenLock: before.lock != nil) else {
             throw Problem.invalidTransition(
                 "Cannot \(transition.rawValue) an account that is \(before.status.rawValue).", current: before.status.rawValue)

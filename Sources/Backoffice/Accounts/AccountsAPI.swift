@@ -49,7 +49,7 @@ extension APIHandler {
         ) { customer, outcome in
             StoredResponse(status: outcome == .created ? 201 : 200, body: customer.api)
         }
-        let etag = "\"\(stored.body.version)\""
+        let etag = EntityTag.of(stored.body.version)
         return stored.status == 201
             ? .created(.init(headers: .init(eTag: etag), body: .json(stored.body)))
             : .ok(.init(headers: .init(eTag: etag), body: .json(stored.body)))
@@ -69,7 +69,7 @@ extension APIHandler {
         ) { customer in
             StoredResponse(status: 200, body: customer.api)
         }
-        return (stored.body, "\"\(stored.body.version)\"")
+        return (stored.body, EntityTag.of(stored.body.version))
     }
 
     func deleteCustomer(_ input: Operations.DeleteCustomer.Input) async throws -> Operations.DeleteCustomer.Output {
@@ -154,10 +154,9 @@ extension APIHandler {
         }
         let appeals = try await AccountQueries(database: database).appeals(
             status: input.query.status.flatMap { AppealStatus(rawValue: $0.rawValue) }, after: after, limit: limit + 1, context: try context())
-        let items = appeals.prefix(limit)
-        let next =
-            appeals.count > limit
-            ? items.last.map { Cursor.encode([String(Int64(($0.createdAt.timeIntervalSince1970 * 1_000_000).rounded())), $0.id.text]) } : nil
+        let (items, next) = keysetPage(appeals, limit: limit) {
+            [String(Int64(($0.createdAt.timeIntervalSince1970 * 1_000_000).rounded())), $0.id.text]
+        }
         return .ok(.init(body: .json(.init(items: items.map(\.api), nextCursor: next))))
     }
 

@@ -30,7 +30,7 @@ public struct Customer: Sendable, Equatable {
     public var lock: AccountLock?
 
     /// The ETag of this version.
-    public var etag: String { "\"\(version)\"" }
+    public var etag: String { EntityTag.of(version) }
 
     /// This account with PII masked (for auditors).
     public var masked: Customer {

@@ -53,8 +53,7 @@ struct CustomerListRequest: Sendable {
         }
         let filter = AccountQueries.ListFilter(status: accountStatus, emailPrefix: emailPrefix, includeDeleted: includeDeleted ?? false)
         let page = try await AccountQueries(database: database).list(filter, afterID: afterID, limit: limit + 1, context: context)
-        let items = page.prefix(limit)
-        return (items, page.count > limit ? items.last.map { Cursor.encode([$0.id.text]) } : nil)
+        return keysetPage(page, limit: limit) { [$0.id.text] }
     }
 }
 

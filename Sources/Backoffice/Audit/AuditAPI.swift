@@ -16,8 +16,7 @@ extension AuditEventRecord {
 
 /// A page of events (fetched with one extra row to know whether another page follows).
 func auditPage(_ events: [AuditEventRecord], limit: Int) -> Components.Schemas.AuditEventPage {
-    let items = events.prefix(limit)
-    let next = events.count > limit ? items.last.map { Cursor.encode([String($0.id)]) } : nil
+    let (items, next) = keysetPage(events, limit: limit) { [String($0.id)] }
     return .init(items: items.map(\.api), nextCursor: next)
 }
 

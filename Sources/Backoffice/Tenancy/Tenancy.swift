@@ -177,7 +177,7 @@ public struct DisableOperator: AuditedOperation {
                 "SELECT \(unescaped: Operator.columns) FROM operators WHERE id = \(operatorID) FOR UPDATE", on: connection, logger: database.logger,
                 Operator.decode)
         else { throw Problem.notFound("Operator \(operatorID.uuidString.lowercased())") }
-        if let ifMatch, ifMatch != "\"\(before.version)\"", ifMatch != "*" { throw Problem.preconditionFailed(current: "\"\(before.version)\"") }
+        try EntityTag.check(ifMatch, version: before.version)
         guard before.status == "active" else { throw Problem.invalidTransition("The operator is already disabled.", current: before.status) }
         guard
             let after = try await firstRow(

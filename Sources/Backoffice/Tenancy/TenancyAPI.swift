@@ -34,8 +34,7 @@ extension APIHandler {
         let limit = try pageLimit(input.query.limit)
         let after = try Cursor.decode(input.query.cursor, count: 1)?[0] ?? ""
         let tenants = try await TenancyQueries(database: database).tenants(afterSlug: after, limit: limit + 1, context: try context())
-        let items = tenants.prefix(limit)
-        let next = tenants.count > limit ? items.last.map { Cursor.encode([$0.slug]) } : nil
+        let (items, next) = keysetPage(tenants, limit: limit) { [$0.slug] }
         return .ok(.init(body: .json(.init(items: items.map(\.api), nextCursor: next))))
     }
 
@@ -47,12 +46,12 @@ extension APIHandler {
         ) { tenant in
             StoredResponse(status: 201, body: tenant.api)
         }
-        return .created(.init(headers: .init(eTag: "\"\(stored.body.version)\""), body: .json(stored.body)))
+        return .created(.init(headers: .init(eTag: EntityTag.of(stored.body.version)), body: .json(stored.body)))
     }
 
     func getTenant(_ input: Operations.GetTenant.Input) async throws -> Operations.GetTenant.Output {
         let tenant = try await TenancyQueries(database: database).tenant(try parseID(input.path.tenantId, "tenant_id"), context: try context())
-        return .ok(.init(headers: .init(eTag: "\"\(tenant.version)\""), body: .json(tenant.api)))
+        return .ok(.init(headers: .init(eTag: EntityTag.of(tenant.version)), body: .json(tenant.api)))
     }
 
     func listOperators(_ input: Operations.ListOperators.Input) async throws -> Operations.ListOperators.Output {
@@ -60,8 +59,7 @@ extension APIHandler {
         let after = try Cursor.decode(input.query.cursor, count: 1).map { try parseID($0[0], "cursor") as UUID } ?? platformTenantID
         let operators = try await TenancyQueries(database: database).operators(
             tenantID: try parseID(input.query.tenantId, "tenant_id"), afterID: after, limit: limit + 1, context: try context())
-        let items = operators.prefix(limit)
-        let next = operators.count > limit ? items.last.map { Cursor.encode([$0.id.text]) } : nil
+        let (items, next) = keysetPage(operators, limit: limit) { [$0.id.text] }
         return .ok(.init(body: .json(.init(items: items.map(\.api), nextCursor: next))))
     }
 
@@ -74,7 +72,7 @@ extension APIHandler {
         ) { created in
             StoredResponse(status: 201, body: created.api)
         }
-        return .created(.init(headers: .init(eTag: "\"\(stored.body.version)\""), body: .json(stored.body)))
+        return .created(.init(headers: .init(eTag: EntityTag.of(stored.body.version)), body: .json(stored.body)))
     }
 
     func disableOperator(_ input: Operations.DisableOperator.Input) async throws -> Operations.DisableOperator.Output {
@@ -86,7 +84,7 @@ extension APIHandler {
         ) { disabled in
             StoredResponse(status: 200, body: disabled.api)
         }
-        return .ok(.init(headers: .init(eTag: "\"\(stored.body.version)\""), body: .json(stored.body)))
+        return .ok(.init(headers: .init(eTag: EntityTag.of(stored.body.version)), body: .json(stored.body)))
     }
 
     func listTokens(_ input: Operations.ListTokens.Input) async throws -> Operations.ListTokens.Output {
@@ -94,8 +92,7 @@ extension APIHandler {
         let after = try Cursor.decode(input.query.cursor, count: 1).map { try parseID($0[0], "cursor") as UUID } ?? platformTenantID
         let tokens = try await TenancyQueries(database: database).tokens(
             operatorID: try parseID(input.query.operatorId, "operator_id"), afterID: after, limit: limit + 1, context: try context())
-        let items = tokens.prefix(limit)
-        let next = tokens.count > limit ? items.last.map { Cursor.encode([$0.id.text]) } : nil
+        let (items, next) = keysetPage(tokens, limit: limit) { [$0.id.text] }
         return .ok(.init(body: .json(.init(items: items.map(\.api), nextCursor: next))))
     }
 

@@ -40,7 +40,6 @@ struct CLIFailure: Error, CustomStringConvertible {
         problem(status, try? body.body.applicationProblemJson)
     }
 
-    static func undocumented(_ status: Int) -> CLIFailure { problem(status, nil) }
 }
 
 /// Runs a command body, mapping failures to exit codes and readable messages.

@@ -76,9 +76,6 @@ public final class EmbeddedPostgres: Sendable {
         return runAs.map { ["/usr/sbin/runuser", "-u", $0, "--"] + command } ?? command
     }
 
-    /// Whether PostgreSQL's binaries can be found.
-    public static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: tool("pg_ctl")) }
-
     static func tool(_ name: String) -> String {
         let env = ProcessInfo.processInfo.environment
         var dirs = (env["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":").map(String.init)

@@ -55,6 +55,25 @@ public enum Cursor {
     }
 }
 
+/// Splits rows fetched with `limit + 1` into the page and the cursor of the next page (nil on
+/// the last page); `key` gives the keyset of a row.
+func keysetPage<Row>(_ rows: [Row], limit: Int, key: (Row) -> [String]) -> (items: ArraySlice<Row>, nextCursor: String?) {
+    let items = rows.prefix(limit)
+    return (items, rows.count > limit ? items.last.map { Cursor.encode(key($0)) } : nil)
+}
+
+/// Entity tags of versioned resources (`"3"` for version 3) and the If-Match check.
+enum EntityTag {
+    static func of(_ version: Int64) -> String { "\"\(version)\"" }
+
+    /// Throws 412 unless `ifMatch`, when sent, names `version` (quoted, bare or weak) or is `*`.
+    static func check(_ ifMatch: String?, version: Int64) throws {
+        guard let ifMatch else { return }
+        let tag = ifMatch.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "")
+        if tag != "*" && tag != of(version) && tag != String(version) { throw Problem.preconditionFailed(current: of(version)) }
+    }
+}
+
 /// Page size: default 50, 1…500.
 public func pageLimit(_ limit: Int?) throws -> Int {
     let value = limit ?? 50
