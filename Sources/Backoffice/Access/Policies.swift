@@ -36,12 +36,16 @@ public struct SecurityPolicy: Sendable {
     public let consecutiveFailedLogins: Int
     public let defaultTokenLifetimeHours: Int
     public let maxTokenLifetimeHours: Int
+    /// Failed authentications allowed per source address within `failedAuthenticationWindowSeconds`.
+    public let failedAuthenticationLimit: Int
+    public let failedAuthenticationWindowSeconds: Int
 }
 
 /// Retention periods (`policies/retention.yaml`).
 public struct RetentionPolicy: Sendable {
     public let deletedAccountsPurgeAfterDays: Int
     public let idempotencyKeepHours: Int
+    public let loginAttemptsKeepDays: Int
 }
 
 /// The policies the service runs with, validated, and the digest recorded in every audit event.
@@ -89,14 +93,17 @@ public struct PolicySet: Sendable {
         let securityPolicy = SecurityPolicy(
             consecutiveFailedLogins: try integer(security, "lockout", "consecutive_failed_logins", file: secFile, range: 1...100),
             defaultTokenLifetimeHours: try integer(security, "tokens", "default_lifetime_hours", file: secFile, range: 1...87_600),
-            maxTokenLifetimeHours: try integer(security, "tokens", "max_lifetime_hours", file: secFile, range: 1...87_600)
+            maxTokenLifetimeHours: try integer(security, "tokens", "max_lifetime_hours", file: secFile, range: 1...87_600),
+            failedAuthenticationLimit: try integer(security, "authentication", "max_failures_per_address", file: secFile, range: 1...100_000),
+            failedAuthenticationWindowSeconds: try integer(security, "authentication", "window_seconds", file: secFile, range: 1...86_400)
         )
         guard securityPolicy.defaultTokenLifetimeHours <= securityPolicy.maxTokenLifetimeHours else {
             throw PolicyError(file: secFile, entry: "tokens.default_lifetime_hours", problem: "must not exceed tokens.max_lifetime_hours")
         }
         let retentionPolicy = RetentionPolicy(
             deletedAccountsPurgeAfterDays: try integer(retention, "deleted_accounts", "purge_after_days", file: retFile, range: 1...3650),
-            idempotencyKeepHours: try integer(retention, "idempotency_keys", "keep_hours", file: retFile, range: 1...720)
+            idempotencyKeepHours: try integer(retention, "idempotency_keys", "keep_hours", file: retFile, range: 1...720),
+            loginAttemptsKeepDays: try integer(retention, "login_attempts", "keep_days", file: retFile, range: 1...3650)
         )
         var hasher = SHA256()
         for name in fileNames {

@@ -247,16 +247,25 @@ public struct LiftExpiredLocks: AuditedOperation {
     }
 }
 
-/// Purges accounts soft-deleted longer ago than `policies/retention.yaml` allows
-/// (`accounts.purge`), one audit event per account; with `dryRun`, only lists them.
-public struct PurgeDeletedAccounts: AuditedOperation {
+/// What `maintenance purge` removed (or, in a dry run, would remove).
+public struct PurgeReport: Sendable, Equatable {
+    public var accounts: [UUID]
+    public var idempotencyKeys: Int
+    public var loginAttempts: Int
+}
+
+/// Applies `policies/retention.yaml` (`accounts.purge`): purges accounts soft-deleted longer ago
+/// than allowed (one audit event each), expired Idempotency-Key records and old login attempts
+/// (one audit event per kind, with the count). With `dryRun`, only counts.
+public struct PurgeExpiredData: AuditedOperation {
     public static let action = Action.accountsPurge
     let dryRun: Bool
 
     public init(dryRun: Bool) { self.dryRun = dryRun }
 
-    public func perform(on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<[UUID]> {
-        let days = context.policies.retention.deletedAccountsPurgeAfterDays
+    public func perform(on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<PurgeReport> {
+        let retention = context.policies.retention
+        let days = retention.deletedAccountsPurgeAfterDays
         var due: [Customer] = []
         for try await row in try await connection.query(
             """
@@ -267,14 +276,42 @@ public struct PurgeDeletedAccounts: AuditedOperation {
         {
             due.append(try Customer.decode(row))
         }
-        let ids = due.map(\.id)
-        guard !dryRun, !due.isEmpty else { return .unchanged(ids) }
-        try await connection.query("DELETE FROM customers WHERE id = ANY(\(ids))", logger: database.logger)
-        let events = due.map { customer in
+        let keys = try await expired("idempotency_keys", "created_at", hours: retention.idempotencyKeepHours, on: connection, database: database)
+        let attempts = try await expired(
+            "login_attempts", "occurred_at", hours: retention.loginAttemptsKeepDays * 24, on: connection, database: database)
+        let report = PurgeReport(accounts: due.map(\.id), idempotencyKeys: keys, loginAttempts: attempts)
+        if !dryRun && !due.isEmpty {
+            try await connection.query("DELETE FROM customers WHERE id = ANY(\(report.accounts))", logger: database.logger)
+        }
+        guard !dryRun else { return .unchanged(report) }
+        var events = due.map { customer in
             AuditRecord(
                 action: Self.action, tenantID: platformTenantID, targetType: "customer", targetID: customer.id.uuidString.lowercased(),
                 reason: "deleted more than \(days) days ago", before: customer.snapshot, after: nil)
         }
-        return Audited(ids, event: events[0], more: Array(events.dropFirst()))
+        struct Purged: Encodable { let deleted: Int }
+        for (kind, count, reason) in [
+            ("idempotency_keys", keys, "older than \(retention.idempotencyKeepHours) hours"),
+            ("login_attempts", attempts, "older than \(retention.loginAttemptsKeepDays) days"),
+        ] where count > 0 {
+            events.append(
+                AuditRecord(
+                    action: Self.action, tenantID: platformTenantID, targetType: "retention", targetID: kind, reason: reason, before: nil,
+                    after: AuditRecord.json(Purged(deleted: count))))
+        }
+        guard let first = events.first else { return .unchanged(report) }
+        return Audited(report, event: first, more: Array(events.dropFirst()))
+    }
+
+    /// Counts (dry run) or deletes the rows of `table` whose `column` is more than `hours` old.
+    private func expired(_ table: String, _ column: String, hours: Int, on connection: PostgresConnection, database: Database) async throws -> Int {
+        let query: PostgresQuery =
+            dryRun
+            ? "SELECT count(*) FROM \(unescaped: table) WHERE \(unescaped: column) <= now() - make_interval(hours => \(hours)::int)"
+            : """
+            WITH gone AS (DELETE FROM \(unescaped: table) WHERE \(unescaped: column) <= now() - make_interval(hours => \(hours)::int) RETURNING 1)
+            SELECT count(*) FROM gone
+            """
+        return try await firstRow(query, on: connection, logger: database.logger) { try $0.decode(Int.self) } ?? 0
     }
 }

@@ -21,19 +21,23 @@ public struct AccountQueries: Sendable {
     }
 
     /// One page ordered by (email, id) after the account `afterID`. Deleted accounts are hidden unless
-    /// asked for by status or `includeDeleted`.
+    /// asked for by status or `includeDeleted`. A role that sees PII masked may neither filter nor
+    /// sort by it (403 `pii_masked`; its pages are ordered by id), so masked emails cannot be
+    /// recovered a character at a time.
     public func list(_ filter: ListFilter, afterID: UUID?, limit: Int, context: OperationContext) async throws -> [Customer] {
         try context.authorize(.accountsList)
+        if context.masksPII, !(filter.emailPrefix ?? "").isEmpty { throw Problem.piiMasked("email_prefix") }
         let statuses: [String] =
             if let status = filter.status { [status.rawValue] } else if filter.includeDeleted { AccountStatus.allCases.map(\.rawValue) } else {
                 ["active", "locked"]
             }
-        let statement = ListCustomers(
-            statuses: statuses, prefix: filter.emailPrefix ?? "", afterID: afterID ?? platformTenantID, limit: limit)
-        let customers = try await database.transaction(for: context.principal) { connection in
-            try await connection.rows(statement, logger: database.logger)
+        let after = afterID ?? platformTenantID
+        if context.masksPII {
+            let statement = ListCustomersByID(statuses: statuses, afterID: after, limit: limit)
+            return try await database.transaction(for: context.principal) { try await $0.rows(statement, logger: database.logger) }.map(\.masked)
         }
-        return context.masksPII ? customers.map(\.masked) : customers
+        let statement = ListCustomers(statuses: statuses, prefix: filter.emailPrefix ?? "", afterID: after, limit: limit)
+        return try await database.transaction(for: context.principal) { try await $0.rows(statement, logger: database.logger) }
     }
 
     public func get(_ id: UUID, context: OperationContext) async throws -> Customer {

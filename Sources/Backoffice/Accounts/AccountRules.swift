@@ -39,11 +39,14 @@ public struct LockoutRule: Sendable {
     /// - Parameters:
     ///   - failures: consecutive failures before this attempt.
     ///   - succeeded: whether this attempt succeeded (a success resets the count).
-    ///   - status: the account's status; only an active account can be locked by the rule.
+    ///   - status: the account's status; only an active account can be locked by the rule. On a
+    ///     locked account nothing changes (the attempt is kept as evidence only), so an attacker
+    ///     hammering a locked account neither grows its count nor floods the audit log.
     public func outcome(failures: Int, succeeded: Bool, status: AccountStatus) -> Outcome {
+        guard status == .active else { return .count(failures) }
         if succeeded { return .count(0) }
         let now = failures + 1
-        if status == .active && now >= threshold { return .lock(failures: now) }
+        if now >= threshold { return .lock(failures: now) }
         return .count(now)
     }
 

@@ -154,3 +154,26 @@ struct ListCustomers: PostgresPreparedStatement {
     }
     func decodeRow(_ row: PostgresRow) throws -> Customer { try Customer.decode(row) }
 }
+
+/// The account list for roles that see PII masked: ordered by id, never by a masked field.
+struct ListCustomersByID: PostgresPreparedStatement {
+    static let sql = """
+        SELECT \(Customer.columns) FROM \(Customer.from)
+        WHERE c.status = ANY($1::text[]) AND c.id > $2
+        ORDER BY c.id
+        LIMIT $3
+        """
+    typealias Row = Customer
+    let statuses: [String]
+    let afterID: UUID
+    let limit: Int
+
+    func makeBindings() throws -> PostgresBindings {
+        var b = PostgresBindings(capacity: 3)
+        b.append(statuses)
+        b.append(afterID)
+        b.append(Int64(limit))
+        return b
+    }
+    func decodeRow(_ row: PostgresRow) throws -> Customer { try Customer.decode(row) }
+}

@@ -178,10 +178,14 @@ extension APIHandler {
         let context = try context()
         let days = context.policies.retention.deletedAccountsPurgeAfterDays
         let stored = try await idempotency.run(
-            PurgeDeletedAccounts(dryRun: dryRun), key: input.headers.idempotencyKey, request: body, operationID: Operations.PurgeDeletedAccounts.id,
+            PurgeExpiredData(dryRun: dryRun), key: input.headers.idempotencyKey, request: body, operationID: Operations.PurgeDeletedAccounts.id,
             context: context
-        ) { ids in
-            StoredResponse(status: 200, body: Components.Schemas.PurgeReport(dryRun: dryRun, retentionDays: days, purged: ids.map(\.text)))
+        ) { report in
+            StoredResponse(
+                status: 200,
+                body: Components.Schemas.PurgeReport(
+                    dryRun: dryRun, retentionDays: days, purged: report.accounts.map(\.text), idempotencyKeys: report.idempotencyKeys,
+                    loginAttempts: report.loginAttempts))
         }
         return .ok(.init(body: .json(stored.body)))
     }

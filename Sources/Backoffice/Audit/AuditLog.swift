@@ -23,6 +23,8 @@ public struct AuditEventRecord: Sendable {
     public var policyDigest: String
     public var prevHash: String
     public var hash: String
+    /// The credential (API token) the change was made with; nil for the system and older events.
+    public var tokenID: UUID?
 }
 
 /// Filters of `audit list` and `audit export`; every one optional.
@@ -76,7 +78,7 @@ public struct AuditLog: Sendable {
 
     static let columns = """
         id, occurred_at, chain, seq, tenant_id, actor_id, actor_role, action, target_type, target_id, request_id,
-        source_ip, reason, before::text, after::text, policy_digest, encode(prev_hash, 'hex'), encode(hash, 'hex')
+        source_ip, reason, before::text, after::text, policy_digest, encode(prev_hash, 'hex'), encode(hash, 'hex'), token_id
         """
 
     /// One page of events, oldest first, after the keyset `afterID`.
@@ -101,12 +103,12 @@ public struct AuditLog: Sendable {
         let c = try row.decode(
             (
                 Int64, Date, String, Int64, UUID, UUID?, String, String, String, String, String, String?, String?, String?, String?, String, String,
-                String
+                String, UUID?
             ).self)
         return AuditEventRecord(
             id: c.0, occurredAt: c.1, chain: c.2, seq: c.3, tenantID: c.4, actorID: c.5, actorRole: c.6, action: c.7, targetType: c.8,
             targetID: c.9, requestID: c.10, sourceIP: c.11, reason: c.12, before: c.13, after: c.14, policyDigest: c.15, prevHash: c.16,
-            hash: c.17)
+            hash: c.17, tokenID: c.18)
     }
 
     /// Every matching event as JSON lines, oldest first, fetched in pages of `pageSize` so memory
@@ -123,14 +125,16 @@ public struct AuditLog: Sendable {
         let principal: Principal
         let pageSize: Int
 
-        /// One event as a JSON object (with its id first, for the keyset).
+        /// One event as a JSON object (with its id first, for the keyset), with the exact
+        /// `canonical` text its hash covers, so a client can verify an export without the server.
         static let line = """
             id, jsonb_build_object(
                 'id', id, 'occurred_at', to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
                 'chain', chain, 'seq', seq, 'tenant_id', tenant_id, 'actor_id', actor_id, 'actor_role', actor_role,
                 'action', action, 'target_type', target_type, 'target_id', target_id, 'request_id', request_id,
                 'source_ip', source_ip, 'reason', reason, 'before', before, 'after', after,
-                'policy_digest', policy_digest, 'prev_hash', encode(prev_hash, 'hex'), 'hash', encode(hash, 'hex'))::text
+                'policy_digest', policy_digest, 'token_id', token_id, 'prev_hash', encode(prev_hash, 'hex'), 'hash', encode(hash, 'hex'),
+                'canonical', convert_from(canonical, 'UTF8'))::text
             """
 
         public struct AsyncIterator: AsyncIteratorProtocol {
@@ -198,7 +202,7 @@ public struct AuditLog: Sendable {
                 """
                 SELECT id, chain, seq, canonical,
                        audit_canonical(chain, seq, tenant_id, occurred_at, actor_id, actor_role, action, target_type, target_id,
-                                       request_id, source_ip, reason, before, after, policy_digest),
+                                       request_id, source_ip, reason, before, after, policy_digest, token_id),
                        prev_hash, hash
                 FROM audit_events ORDER BY chain, seq
                 """, logger: database.logger)

@@ -64,16 +64,16 @@ public struct Audited<Output: Sendable>: Sendable {
     public static func unchanged(_ output: Output) -> Audited<Output> { Audited(unchanged: output) }
 }
 
-/// Appends one event to its chain (`audit_append` in SQL: lock head, link, insert).
+/// Appends one event (`audit_append` in SQL, the only way the service can write the log: it picks
+/// the chain, locks its head, links and inserts, and refuses a tenant the transaction does not act for).
 struct AppendAuditEvent: PostgresPreparedStatement {
-    static let sql = "SELECT audit_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::text::jsonb, $12::text::jsonb, $13)"
+    static let sql = "SELECT audit_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text::jsonb, $11::text::jsonb, $12, $13)"
     typealias Row = Int64
     let record: AuditRecord
     let context: OperationContext
 
     func makeBindings() throws -> PostgresBindings {
         var b = PostgresBindings(capacity: 13)
-        b.append(AuditChain.chain(tenantID: record.tenantID, targetID: record.targetID))
         b.append(record.tenantID)
         let actor = record.actor ?? context.principal
         b.append(actor.operatorID)
@@ -87,6 +87,8 @@ struct AppendAuditEvent: PostgresPreparedStatement {
         b.append(record.before)
         b.append(record.after)
         b.append(context.policies.digest)
+        // The credential the request came with, also when the event names the system as actor.
+        b.append(context.principal.tokenID)
         return b
     }
 

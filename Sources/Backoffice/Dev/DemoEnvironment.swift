@@ -67,13 +67,22 @@ public enum DemoEnvironment {
             if exists == nil { try await connection.query("CREATE DATABASE backoffice", logger: logger) }
         }
         let owner = try DatabaseURL(cluster.url(database: "backoffice", user: "postgres"))
-        let applied = try await owner.withConnection(logger: logger) { try await migrations.migrate(on: $0, logger: logger) }
+        // The service role's password: the one the kept credentials use, or a new one.
+        let kept = FileManager.default.contents(atPath: credentialsFile.path).flatMap { try? JSONDecoder().decode(DemoCredentials.self, from: $0) }
+        let keptPassword = kept.flatMap { try? DatabaseURL($0.databaseURL) }?.password.flatMap { $0.allSatisfy(\.isHexDigit) ? $0 : nil }
+        let appPassword = keptPassword ?? EmbeddedPostgres.generatePassword()
+        let applied = try await owner.withConnection(logger: logger) { connection in
+            let applied = try await migrations.migrate(on: connection, logger: logger)
+            try await connection.query(PostgresQuery(unsafeSQL: "ALTER ROLE backoffice_app PASSWORD '\(appPassword)'"), logger: logger)
+            return applied
+        }
         if !applied.isEmpty { logger.info("migrations applied", metadata: ["migrations": "\(applied.joined(separator: ", "))"]) }
-        let appURL = cluster.url(database: "backoffice", user: "backoffice_app")
+        let appURL = cluster.url(database: "backoffice", user: "backoffice_app", password: appPassword)
         return try await Database.with(url: try DatabaseURL(appURL), logger: logger) { database in
             try await seedOnce(database: database, policies: policies)
             let credentials = try await credentials(
-                database: database, policies: policies, file: credentialsFile, serviceURL: serviceURL, appURL: appURL, ownerURL: owner.description)
+                database: database, policies: policies, file: credentialsFile, serviceURL: serviceURL, appURL: appURL,
+                ownerURL: cluster.url(database: "backoffice", user: "postgres"))
             let (active, locked) = try await database.transaction(for: .system) { connection in
                 let active = try await firstRow(
                     "SELECT id FROM customers WHERE status = 'active' ORDER BY email LIMIT 1", on: connection, logger: logger

@@ -158,6 +158,9 @@ public struct CreateOperator: AuditedOperation {
 }
 
 /// Disables an operator (`operators.disable`); its tokens are refused from the next request on.
+/// Nobody can lock a tenant out: an operator cannot disable itself (409 `cannot_disable_self`),
+/// and a tenant's last active admin (`partner_admin`, or the platform's last `platform_admin`)
+/// cannot be disabled (409 `last_admin`).
 public struct DisableOperator: AuditedOperation {
     public static let action = Action.operatorsDisable
     let operatorID: UUID
@@ -179,6 +182,24 @@ public struct DisableOperator: AuditedOperation {
         else { throw Problem.notFound("Operator \(operatorID.uuidString.lowercased())") }
         try EntityTag.check(ifMatch, version: before.version)
         guard before.status == "active" else { throw Problem.invalidTransition("The operator is already disabled.", current: before.status) }
+        guard before.id != context.principal.operatorID else {
+            throw Problem.conflict("cannot_disable_self", "An operator cannot disable itself; ask another admin.")
+        }
+        if before.role == .partnerAdmin || before.role == .platformAdmin {
+            // Lock the tenant's admins in a fixed order so two concurrent disables cannot both pass.
+            let others = try await firstRow(
+                """
+                WITH admins AS (
+                    SELECT id FROM operators WHERE tenant_id = \(before.tenantID) AND role = \(before.role.rawValue) AND status = 'active'
+                    ORDER BY id FOR UPDATE
+                ) SELECT count(*) FROM admins WHERE id <> \(operatorID)
+                """, on: connection, logger: database.logger
+            ) { try $0.decode(Int.self) } ?? 0
+            guard others > 0 else {
+                throw Problem.conflict(
+                    "last_admin", "This is the last active \(before.role.rawValue) of its tenant; create another before disabling it.")
+            }
+        }
         guard
             let after = try await firstRow(
                 """

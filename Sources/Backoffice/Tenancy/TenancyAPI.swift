@@ -24,6 +24,10 @@ extension Token {
     }
 }
 
+extension Components.Schemas.TokenCreated: SecretBearing {
+    func withoutSecret() -> Self { Self(token: token, secret: nil, secretAlreadyDelivered: true) }
+}
+
 private struct IDRequest<Body: Encodable>: Encodable {
     let id: String
     let body: Body?
@@ -104,7 +108,7 @@ extension APIHandler {
         ) { token, secret in
             StoredResponse(status: 201, body: Components.Schemas.TokenCreated(token: token.api, secret: secret.value))
         }
-        return .created(.init(body: .json(stored.body)))
+        return .created(.init(headers: .init(cacheControl: "no-store"), body: .json(stored.body)))
     }
 
     func revokeToken(_ input: Operations.RevokeToken.Input) async throws -> Operations.RevokeToken.Output {

@@ -1,3 +1,4 @@
+import Backoffice
 import Foundation
 
 /// Prints command results in the chosen format. Everything goes through the JSON form of the
@@ -16,7 +17,7 @@ struct Printer {
             guard case .object(let dict) = object else { return try write(value) }
             let width = columns.map(\.count).max() ?? 0
             for column in columns {
-                let cell = Self.cell(dict[column])
+                let cell = SafeText.terminal(Self.cell(dict[column]))
                 if !cell.isEmpty { print(column.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + cell) }
             }
         }
@@ -41,12 +42,12 @@ struct Printer {
     private func rows(_ items: [JSON], columns: [String]) {
         print(columns.joined(separator: ","))
         for item in items {
-            print(columns.map { Self.csvEscape(Self.cell(item.fields[$0])) }.joined(separator: ","))
+            print(columns.map { SafeText.csvCell(Self.cell(item.fields[$0])) }.joined(separator: ","))
         }
     }
 
     private func table(_ items: [JSON], columns: [String]) {
-        let cells = items.map { item in columns.map { Self.cell(item.fields[$0]) } }
+        let cells = items.map { item in columns.map { SafeText.terminal(Self.cell(item.fields[$0])) } }
         let widths = columns.indices.map { index in max(columns[index].count, cells.map { $0[index].count }.max() ?? 0) }
         func line(_ values: [String]) -> String {
             zip(values, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
@@ -92,11 +93,6 @@ struct Printer {
             }
         case .array?: (try? String(decoding: JSON.compact.encode(value), as: UTF8.self)) ?? ""
         }
-    }
-
-    static func csvEscape(_ text: String) -> String {
-        guard text.contains(",") || text.contains("\"") || text.contains("\n") else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Backoffice
 import BackofficeAPI
 import Foundation
 import OpenAPIRuntime
@@ -15,9 +16,9 @@ struct AuditFilterOptions: ParsableArguments {
 
 struct Audit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "The append-only, hash-chained audit log: list, export, verify, checkpoint.",
-        discussion: "Example: backoffice audit verify --checkpoint audit-heads.json",
-        subcommands: [List.self, Export.self, Verify.self, Checkpoint.self])
+        abstract: "The append-only, hash-chained audit log: list, export, verify, signed checkpoints.",
+        discussion: "Example: backoffice audit verify --checkpoint audit-heads.json --public-key audit.pub",
+        subcommands: [List.self, Export.self, Verify.self, Checkpoint.self, Keygen.self])
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -85,22 +86,35 @@ struct Audit: AsyncParsableCommand {
     struct Verify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Verify every chain; exit 8 naming the first bad event when one was edited, deleted, inserted or reordered.",
-            discussion: "Example: backoffice audit verify --checkpoint audit-heads.json")
+            discussion: """
+                Online, the service verifies its own log. With --offline, this command recomputes every
+                hash itself from a whole export (`audit export --file F`), trusting nothing the server says;
+                with --checkpoint and --public-key it also checks the export reaches a signed checkpoint's
+                heads (a checkpoint whose signature does not verify is refused, exit 8).
+                Examples:
+                  backoffice audit verify --checkpoint audit-heads.json --public-key audit.pub
+                  backoffice audit verify --offline audit.jsonl --checkpoint audit-heads.json --public-key audit.pub
+                """)
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "A file written by `audit checkpoint`: also fail when a chain is shorter than, or diverges from, it.") var checkpoint: String?
+        @Option(help: "The checkpoint signer's public key (from `audit keygen`): refuse a checkpoint it did not sign.") var publicKey: String?
+        @Option(help: ArgumentHelp("Verify this whole export (JSON lines) here, without the service.", valueName: "export.jsonl")) var offline: String?
+
+        func validate() throws {
+            if offline != nil && checkpoint != nil && publicKey == nil {
+                throw ValidationError("--offline --checkpoint needs --public-key: an unsigned checkpoint proves nothing offline")
+            }
+        }
 
         func run() async throws {
             try await runCommand {
-                var kept: Components.Schemas.Checkpoint?
-                if let checkpoint {
-                    guard let data = FileManager.default.contents(atPath: checkpoint) else { throw CLIFailure.usage("cannot read \(checkpoint)") }
-                    let decoder = JSONDecoder()
-                    decoder.dateDecodingStrategy = .iso8601
-                    do { kept = try decoder.decode(Components.Schemas.Checkpoint.self, from: data) } catch {
-                        throw CLIFailure(message: "error: \(checkpoint) is not a checkpoint written by `audit checkpoint`: \(error)", exitCode: 6)
-                    }
+                let kept = try loadCheckpoint()
+                if let offline {
+                    try verifyOffline(offline, checkpoint: kept?.heads ?? [])
+                    return
                 }
-                switch try await global.client().verifyAudit(body: .json(.init(checkpoint: kept))) {
+                let heads = kept.map { Components.Schemas.Checkpoint(takenAt: Date(), heads: $0.heads.map { .init(chain: $0.chain, seq: $0.seq, hash: $0.hash) }) }
+                switch try await global.client().verifyAudit(body: .json(.init(checkpoint: heads))) {
                 case .ok(let ok):
                     let report = try ok.body.json
                     if global.format == .table {
@@ -120,26 +134,95 @@ struct Audit: AsyncParsableCommand {
                 }
             }
         }
+
+        /// The checkpoint file, its signature checked when a public key is given (exit 8 when it does not verify).
+        private func loadCheckpoint() throws -> AuditCheckpoint? {
+            guard let checkpoint else { return nil }
+            guard let data = FileManager.default.contents(atPath: checkpoint) else { throw CLIFailure.usage("cannot read \(checkpoint)") }
+            let kept: AuditCheckpoint
+            do { kept = try JSONDecoder().decode(AuditCheckpoint.self, from: data) } catch {
+                throw CLIFailure(message: "error: \(checkpoint) is not a checkpoint written by `audit checkpoint`: \(error)", exitCode: 6)
+            }
+            if let publicKey {
+                let key: AuditPublicKey
+                do { key = try AuditSigningKey.publicKey(file: publicKey) } catch { throw CLIFailure(message: "error: \(error)", exitCode: 6) }
+                if let problem = kept.signatureProblem(publicKey: key) {
+                    throw CLIFailure(message: "REFUSED: \(checkpoint): \(problem)", exitCode: 8)
+                }
+            }
+            return kept
+        }
+
+        private func verifyOffline(_ path: String, checkpoint: [ChainHead]) throws {
+            guard let handle = FileHandle(forReadingAtPath: path) else { throw CLIFailure.usage("cannot read \(path)") }
+            defer { try? handle.close() }
+            var verifier = OfflineAuditVerifier(checkpoint: checkpoint)
+            var pending: [UInt8] = []
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                pending.append(contentsOf: chunk)
+                var start = 0
+                while let newline = pending[start...].firstIndex(of: 10) {
+                    verifier.feed(line: pending[start..<newline])
+                    start = newline + 1
+                }
+                pending.removeFirst(start)
+            }
+            verifier.feed(line: pending)
+            let (failure, chains, events) = verifier.finish()
+            if let failure {
+                print("TAMPERED: \(failure.kind.rawValue) — \(failure.detail)")
+                if let id = failure.eventID { print("first bad event: \(id) (chain \(failure.chain), seq \(failure.seq.map(String.init) ?? "-"))") }
+                throw ExitCode(8)
+            }
+            print("intact (verified offline): \(events) events in \(chains) chains" + (checkpoint.isEmpty ? "" : ", reaching the signed checkpoint"))
+        }
     }
 
     struct Checkpoint: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Write every chain's head (seq, hash) to a file, to keep outside the database.",
-            discussion: "Example: backoffice audit checkpoint --file audit-heads.json")
+            abstract: "Write every chain's head (seq, hash) to a file kept outside the database, signed with your Ed25519 key.",
+            discussion: """
+                The private key (from `audit keygen`) stays with you; it is never sent to the service.
+                Example: backoffice audit checkpoint --file audit-heads.json --signing-key audit.key
+                """)
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "Where to write the checkpoint.") var file: String
+        @Option(help: "Ed25519 private key file to sign with (env BACKOFFICE_AUDIT_SIGNING_KEY).") var signingKey: String?
 
         func run() async throws {
             try await runCommand {
+                let keyFile = signingKey ?? ProcessInfo.processInfo.environment["BACKOFFICE_AUDIT_SIGNING_KEY"]
+                let key: AuditPrivateKey?
+                do { key = try keyFile.map(AuditSigningKey.privateKey(file:)) } catch { throw CLIFailure(message: "error: \(error)", exitCode: 6) }
                 switch try await global.client().listAuditHeads() {
                 case .ok(let ok):
-                    let checkpoint = try ok.body.json
-                    let encoder = Printer.encoder
-                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                    let heads = try ok.body.json
+                    var checkpoint = AuditCheckpoint(
+                        takenAt: RFC3339DateTranscoder.format(heads.takenAt), heads: heads.heads.map { ChainHead(chain: $0.chain, seq: $0.seq, hash: $0.hash) })
+                    if let key { checkpoint = try checkpoint.signed(with: key) }
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
                     try encoder.encode(checkpoint).write(to: URL(fileURLWithPath: file))
-                    print("kept \(checkpoint.heads.count) chain heads in \(file)")
+                    print("kept \(checkpoint.heads.count) chain heads in \(file)" + (key == nil ? " (unsigned: pass --signing-key to sign)" : ", signed"))
                 case .default(let status, let problem): throw CLIFailure.from(status, problem)
                 }
+            }
+        }
+    }
+
+    struct Keygen: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create an Ed25519 key pair for signing checkpoints (private key file mode 0600).",
+            discussion: "Example: backoffice audit keygen --private-key audit.key --public-key audit.pub")
+        @Option(help: "Where to write the private key (must not exist).") var privateKey: String
+        @Option(help: "Where to write the public key (give it to whoever verifies).") var publicKey: String
+
+        func run() async throws {
+            try await runCommand {
+                do { _ = try AuditSigningKey.generate(privateKeyFile: privateKey, publicKeyFile: publicKey) } catch {
+                    throw CLIFailure(message: "error: \(error)", exitCode: 6)
+                }
+                print("private key \(privateKey) (keep it offline), public key \(publicKey)")
             }
         }
     }
@@ -151,7 +234,7 @@ struct Maintenance: AsyncParsableCommand {
 
     struct Purge: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Purge accounts soft-deleted longer ago than policies/retention.yaml allows (audited).",
+            abstract: "Apply policies/retention.yaml: purge old deleted accounts, expired idempotency records, old login attempts (audited).",
             discussion: "Example: backoffice maintenance purge --dry-run")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Flag(help: "Only list what would be purged.") var dryRun = false
@@ -164,12 +247,12 @@ struct Maintenance: AsyncParsableCommand {
                 case .ok(let ok):
                     let report = try ok.body.json
                     if global.format == .table {
-                        print(
-                            "\(report.dryRun ? "would purge" : "purged") \(report.purged.count) accounts deleted more than \(report.retentionDays ?? 0) days ago"
-                        )
+                        let verb = report.dryRun ? "would purge" : "purged"
+                        print("\(verb) \(report.purged.count) accounts deleted more than \(report.retentionDays ?? 0) days ago")
                         report.purged.forEach { print("  \($0)") }
+                        print("\(verb) \(report.idempotencyKeys) expired idempotency records, \(report.loginAttempts) old login attempts")
                     } else {
-                        try Printer(format: global.format).single(report, columns: ["dry_run", "retention_days", "purged"])
+                        try Printer(format: global.format).single(report, columns: ["dry_run", "retention_days", "purged", "idempotency_keys", "login_attempts"])
                     }
                 case .default(let status, let problem): throw CLIFailure.from(status, problem)
                 }

@@ -51,7 +51,7 @@ func resolveDatabaseURL(_ option: String?, env names: [String]) throws -> Databa
     guard let text = option ?? names.lazy.compactMap({ environment[$0] }).first else {
         throw CLIFailure.usage("set \(names.joined(separator: " or ")) (or --database-url) to a postgres:// URL")
     }
-    do { return try DatabaseURL(text) } catch { throw CLIFailure.usage("not a postgres:// URL: \(text)") }
+    do { return try DatabaseURL(text) } catch { throw CLIFailure.usage("not a postgres:// URL: \(DatabaseURL.redact(text))") }
 }
 
 /// Maps errors of server-side commands to exit codes.
@@ -60,6 +60,8 @@ func runServerCommand(_ body: () async throws -> Void) async throws {
         do {
             try await body()
         } catch let error as DatabaseUnavailable {
+            throw CLIFailure(message: "error: \(error)", exitCode: 7)
+        } catch let error as UnsafeServiceRole {
             throw CLIFailure(message: "error: \(error)", exitCode: 7)
         } catch let error as MigrationError {
             throw CLIFailure(message: "error: \(error)", exitCode: 5)
@@ -78,8 +80,10 @@ struct Dev: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the back office locally: private PostgreSQL, migrations, demo data, server on 127.0.0.1.",
         discussion: """
-            Data lives in .backoffice/ (ignored by git) and is reused on the next run; Ctrl-C stops the
-            server and the cluster. Tokens are also written to .backoffice/credentials.json (mode 600).
+            Data lives in .backoffice/ (mode 0700, ignored by git; as root the cluster's own files live in
+            the postgres user's home, keyed by this folder) and is reused on the next run; Ctrl-C stops
+            the server and the cluster. PostgreSQL asks for passwords (scram-sha-256); they and the
+            tokens are written to .backoffice/credentials.json (mode 0600).
             Example: swift run backoffice dev --port 8080
             """)
     @Option(help: "Port to serve on.") var port = 8080
@@ -92,12 +96,16 @@ struct Dev: AsyncParsableCommand {
             let policies = try project.loadPolicies()
             let migrator = try project.loadMigrations()
             let home = URL(fileURLWithPath: data, isDirectory: true).standardizedFileURL
-            try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-            say("starting PostgreSQL (data in \(home.path)/postgres) …")
-            let cluster = try EmbeddedPostgres.start(dataDirectory: home.appendingPathComponent("postgres")) { say($0) }
+            try PrivateFile.directory(home.path)
+            // As root the cluster runs as `postgres`, which may not traverse this folder (a clone in
+            // root's own home): its data then lives in postgres's home, keyed by this folder.
+            let clusterData = EmbeddedPostgres.rootSafeDirectory(key: home.path) ?? home.appendingPathComponent("postgres")
+            say("starting PostgreSQL (data in \(clusterData.path)) …")
+            let cluster = try EmbeddedPostgres.start(
+                dataDirectory: clusterData, passwordFile: home.appendingPathComponent("postgres.password")) { say($0) }
             defer {
                 cluster.stop()
-                say("PostgreSQL stopped; data kept in \(home.path)/postgres")
+                say("PostgreSQL stopped; data kept in \(clusterData.path)")
             }
             let serviceURL = "http://127.0.0.1:\(port)"
             let credentialsFile = home.appendingPathComponent("credentials.json")
@@ -105,13 +113,12 @@ struct Dev: AsyncParsableCommand {
                 cluster: cluster, serviceURL: serviceURL, migrations: migrator, policies: policies, credentialsFile: credentialsFile, logger: logger)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            _ = FileManager.default.createFile(
-                atPath: credentialsFile.path, contents: try encoder.encode(setup.credentials), attributes: [.posixPermissions: 0o600])
+            try PrivateFile.replace(credentialsFile.path, contents: try encoder.encode(setup.credentials))
             var settings = ServerSettings(
                 host: "127.0.0.1", port: port, databaseURL: try DatabaseURL(setup.credentials.databaseURL),
                 policiesDirectory: project.policiesDirectory)
             settings.lockExpiryInterval = .seconds(2)
-            let banner = Banner(setup: setup, credentialsFile: credentialsFile.path)
+            let banner = Banner(setup: setup, credentialsFile: credentialsFile.path, clusterData: clusterData.path)
             try await BackofficeServer.run(settings: settings, logger: logger) { _ in banner.print() }
         }
     }
@@ -121,6 +128,7 @@ struct Dev: AsyncParsableCommand {
 struct Banner: Sendable {
     let setup: DemoEnvironment.Setup
     let credentialsFile: String
+    let clusterData: String
 
     func print() {
         let c = setup.credentials
@@ -130,6 +138,7 @@ struct Banner: Sendable {
         var lines = [
             "",
             "HealthTrack back office is running at \(c.url)  (Ctrl-C stops it and PostgreSQL)",
+            "PostgreSQL data: \(clusterData)",
             "",
             "Tokens (also in \(credentialsFile)):",
             "  platform_admin   \(c.tokens.platformAdmin)",
@@ -180,6 +189,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Port to listen on (0: any free port).") var port = 8080
     @Option(help: "Database URL (env BACKOFFICE_DATABASE_URL).") var databaseURL: String?
     @Option(help: "Seconds between checks for expired timed locks.") var lockExpirySeconds = 5
+    @Option(
+        help: ArgumentHelp(
+            "A proxy (address or CIDR) whose X-Forwarded-For names the client; repeatable. Without it the peer address is recorded.",
+            valueName: "cidr"))
+    var trustedProxy: [String] = []
     @OptionGroup var project: ProjectOptions
 
     func run() async throws {
@@ -190,6 +204,7 @@ struct Serve: AsyncParsableCommand {
                 host: host, port: port, databaseURL: try resolveDatabaseURL(databaseURL, env: ["BACKOFFICE_DATABASE_URL"]),
                 policiesDirectory: project.policiesDirectory)
             settings.lockExpiryInterval = .seconds(max(1, lockExpirySeconds))
+            do { settings.trustedProxies = try trustedProxy.map(CIDR.init) } catch { throw CLIFailure.usage("--trusted-proxy: \(error)") }
             try await BackofficeServer.run(settings: settings, logger: logger) { port in
                 say("listening on http://\(host):\(port)")
             }

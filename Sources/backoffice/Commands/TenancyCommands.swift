@@ -152,7 +152,11 @@ struct Tokens: AsyncParsableCommand {
                     let body = try created.body.json
                     if global.format == .table {
                         try Printer(format: .table).single(body.token, columns: tokenColumns)
-                        print("secret      \(body.secret)\n(shown once: store it now)")
+                        if let secret = body.secret {
+                            print("secret      \(secret)\n(shown once: store it now)")
+                        } else {
+                            print("secret      (already delivered by the first response to this Idempotency-Key; it is kept nowhere)")
+                        }
                     } else {
                         try Printer(format: global.format).single(body, columns: ["secret"])
                     }

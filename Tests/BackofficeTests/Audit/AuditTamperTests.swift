@@ -84,7 +84,7 @@ struct AuditTamperTests {
                     """
                     UPDATE audit_events SET reason = 'nothing to see',
                         canonical = audit_canonical(chain, seq, tenant_id, occurred_at, actor_id, actor_role, action, target_type, target_id,
-                                                    request_id, source_ip, 'nothing to see', before, after, policy_digest)
+                                                    request_id, source_ip, 'nothing to see', before, after, policy_digest, token_id)
                     WHERE id = \(victim)
                     """
                 ])
@@ -121,10 +121,10 @@ struct AuditTamperTests {
                     SELECT tenant_id, chain, \(at), occurred_at, actor_id, actor_role, 'accounts.unlock', target_type, target_id, 'forged',
                         source_ip, 'forged', before, after, policy_digest,
                         audit_canonical(chain, \(at), tenant_id, occurred_at, actor_id, actor_role, 'accounts.unlock', target_type, target_id, 'forged',
-                                        source_ip, 'forged', before, after, policy_digest),
+                                        source_ip, 'forged', before, after, policy_digest, NULL),
                         hash,
                         sha256(hash || audit_canonical(chain, \(at), tenant_id, occurred_at, actor_id, actor_role, 'accounts.unlock', target_type,
-                                                       target_id, 'forged', source_ip, 'forged', before, after, policy_digest))
+                                                       target_id, 'forged', source_ip, 'forged', before, after, policy_digest, NULL))
                     FROM audit_events WHERE chain = '\(chain)' AND seq = \(at - 1)
                     """,
                 ])

@@ -25,13 +25,16 @@ actor TestCluster {
 
     private var cluster: EmbeddedPostgres?
     private var counter = 0
+    /// The service role's password in this run's cluster (set once, with the template).
+    let appPassword = EmbeddedPostgres.generatePassword()
     private var template: Task<Void, any Error>?
 
     func start() throws -> EmbeddedPostgres {
         if let cluster { return cluster }
         let folder = URL(fileURLWithPath: "/tmp/backoffice-tests-\(getpid())-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        let started = try EmbeddedPostgres.start(dataDirectory: folder.appendingPathComponent("data"))
+        let started = try EmbeddedPostgres.start(
+            dataDirectory: folder.appendingPathComponent("data"), passwordFile: folder.appendingPathComponent("superuser.password"))
         Self.watch(stop: started.stopCommand, remove: folder.path)
         cluster = started
         return started
@@ -46,8 +49,10 @@ actor TestCluster {
             template = Task {
                 try await superuser.withConnection(logger: testLogger) { try await $0.query("CREATE DATABASE bo_template", logger: testLogger) }
                 let migrator = try Migrator(directory: projectRoot.appendingPathComponent("sql/migrations"))
+                let password = appPassword
                 _ = try await DatabaseURL(cluster.url(database: "bo_template", user: "postgres")).withConnection(logger: testLogger) {
-                    try await migrator.migrate(on: $0, logger: testLogger)
+                    _ = try await migrator.migrate(on: $0, logger: testLogger)
+                    try await $0.query(PostgresQuery(unsafeSQL: "ALTER ROLE backoffice_app PASSWORD '\(password)'"), logger: testLogger)
                 }
             }
         }
@@ -69,7 +74,7 @@ actor TestCluster {
             }
         }
         return (
-            try DatabaseURL(cluster.url(database: name, user: "postgres")), try DatabaseURL(cluster.url(database: name, user: "backoffice_app")),
+            try DatabaseURL(cluster.url(database: name, user: "postgres")), try DatabaseURL(cluster.url(database: name, user: "backoffice_app", password: appPassword)),
             cluster
         )
     }

@@ -42,28 +42,38 @@ public struct Database: Sendable {
         }
     }
 
-    /// Maps database failures that clients can act on to problems; everything else is logged and
-    /// becomes 503 (connection) or 500, never echoing the database's message.
+    /// Maps database failures that clients can act on to problems; everything else becomes 503
+    /// (connection) or 500, never echoing the database's message. Logged with the request id and
+    /// only the SQLSTATE and the names of the constraint, table and column: never the server's
+    /// message or detail, which can quote the failing row.
     static func translate(_ error: PSQLError, logger: Logger) -> any Error {
+        var logger = logger
+        if let requestID = RequestScope.current?.requestID { logger[metadataKey: "request_id"] = .string(requestID) }
         switch error.code {
         case .server:
-            let state = error.serverInfo?[.sqlState]
-            logger.error("database error", metadata: ["error": "\(String(reflecting: error))"])
-            if state == PostgresError.Code.uniqueViolation.raw {
+            let state = error.serverInfo?[.sqlState] ?? ""
+            var metadata: Logger.Metadata = ["sqlstate": .string(state)]
+            for (key, field) in [("constraint", PSQLError.ServerInfo.Field.constraintName), ("table", .tableName), ("column", .columnName)] {
+                if let value = error.serverInfo?[field] { metadata[key] = .string(value) }
+            }
+            logger.error("database error", metadata: metadata)
+            switch state {
+            case PostgresError.Code.uniqueViolation.raw:
                 return Problem.conflict("already_exists", "A resource with these values already exists.")
-            }
-            if state == PostgresError.Code.checkViolation.raw {
-                return Problem.invalid([FieldIssue(field: "body", code: "constraint", message: "violates a constraint")])
-            }
-            if state == PostgresError.Code.insufficientPrivilege.raw {
+            case PostgresError.Code.insufficientPrivilege.raw:
                 return Problem(status: 403, code: "forbidden", title: "Forbidden", detail: "Refused by the database.")
+            case PostgresError.Code.checkViolation.raw, PostgresError.Code.notNullViolation.raw:
+                return Problem.invalid([FieldIssue(field: "body", code: "constraint", message: "violates a constraint")])
+            case let state where state.hasPrefix("22"):  // data exception: a value out of range or not representable
+                return Problem.invalid([FieldIssue(field: "body", code: "invalid_value", message: "a value cannot be stored")])
+            default:
+                return Problem.internalError
             }
-            return Problem.internalError
         case .connectionError, .poolClosed, .serverClosedConnection, .clientClosedConnection, .connectionClosed:
-            logger.error("database unavailable", metadata: ["error": "\(String(reflecting: error))"])
+            logger.error("database unavailable", metadata: ["error_code": "\(error.code)"])
             return Problem.unavailable
         default:
-            logger.error("database error", metadata: ["error": "\(String(reflecting: error))"])
+            logger.error("database error", metadata: ["error_code": "\(error.code)"])
             return Problem.internalError
         }
     }

@@ -30,8 +30,14 @@ public struct DatabaseURL: Sendable, CustomStringConvertible {
     /// The URL without its password.
     public var description: String { "postgres://\(user)@\(host):\(port)/\(database)?sslmode=\(sslMode)" }
 
-    static func redact(_ text: String) -> String {
-        text.replacingOccurrences(of: #":[^:@/]*@"#, with: ":***@", options: .regularExpression)
+    /// `text` with the password of its authority (`scheme://user:PASSWORD@host…`) replaced by
+    /// `***`; safe to print whatever the password holds (`:`, `/`, `?`, `@` …): everything from
+    /// the user's `:` to the last `@` goes.
+    public static func redact(_ text: String) -> String {
+        guard let schemeEnd = text.range(of: "://") else { return text.contains("@") ? "***" : text }
+        let rest = text[schemeEnd.upperBound...]
+        guard let at = rest.lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") else { return text }
+        return String(text[..<colon]) + ":***" + String(text[at...])
     }
 
     var tls: PostgresClient.Configuration.TLS {

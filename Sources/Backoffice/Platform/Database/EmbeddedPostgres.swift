@@ -8,33 +8,47 @@ import Foundation
 /// and the test suite.
 ///
 /// Guarantees: the data folder is created and initialised on first use and reused afterwards; the
-/// server listens on 127.0.0.1 only, on a free port, with no Unix socket; when the process runs as
-/// root, the cluster runs as the `postgres` system user (PostgreSQL refuses root) in a folder it owns.
+/// server listens on 127.0.0.1 only, on a free port, with no Unix socket, and asks every
+/// connection for a password (scram-sha-256; the superuser's is generated at initialisation and
+/// kept in `passwordFile`, mode 0600); when the process runs as root, the cluster runs as the
+/// `postgres` system user (PostgreSQL refuses root) in a folder it owns.
 public final class EmbeddedPostgres: Sendable {
     public let dataDirectory: URL
     public let port: Int
+    /// The superuser's password (hex, so it needs no escaping in URLs or SQL).
+    public let superuserPassword: String
     private let runAs: String?
 
-    /// The superuser's connection URL (trust authentication on loopback).
-    public var superuserURL: String { "postgres://postgres@127.0.0.1:\(port)/postgres?sslmode=disable" }
+    /// The superuser's connection URL.
+    public var superuserURL: String { url(database: "postgres", user: "postgres") }
 
-    /// The URL of `database` for `user`.
-    public func url(database: String, user: String) -> String {
-        "postgres://\(user)@127.0.0.1:\(port)/\(database)?sslmode=disable"
+    /// The URL of `database` for `user` (the superuser's password when `user` is `postgres` and none is given).
+    public func url(database: String, user: String, password: String? = nil) -> String {
+        let secret = password ?? (user == "postgres" ? superuserPassword : nil)
+        return "postgres://\(user)\(secret.map { ":" + $0 } ?? "")@127.0.0.1:\(port)/\(database)?sslmode=disable"
     }
 
-    private init(dataDirectory: URL, port: Int, runAs: String?) {
+    private init(dataDirectory: URL, port: Int, superuserPassword: String, runAs: String?) {
         self.dataDirectory = dataDirectory
         self.port = port
+        self.superuserPassword = superuserPassword
         self.runAs = runAs
     }
 
-    /// Initialises (first time) and starts the cluster in `dataDirectory`.
-    public static func start(dataDirectory: URL, log: (String) -> Void = { _ in }) throws -> EmbeddedPostgres {
+    /// A new random password: 32 hex digits from the system's cryptographic source.
+    public static func generatePassword() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+
+    /// Initialises (first time) and starts the cluster in `dataDirectory`; the superuser's password
+    /// is written to (first time) or read from `passwordFile`.
+    public static func start(dataDirectory: URL, passwordFile: URL, log: (String) -> Void = { _ in }) throws -> EmbeddedPostgres {
         let runAs: String? = geteuid() == 0 ? "postgres" : nil
         let path = dataDirectory.path
         let fm = FileManager.default
         try fm.createDirectory(at: dataDirectory.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let password: String
         if !fm.fileExists(atPath: path + "/PG_VERSION") {
             log("initialising a PostgreSQL cluster in \(path)")
             try fm.createDirectory(at: dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -44,12 +58,31 @@ public final class EmbeddedPostgres: Sendable {
                     throw EmbeddedPostgresError(
                         command: "initdb",
                         output: "the \(runAs) system user cannot reach \(path) (a parent folder is private to root); "
-                            + "put the project (or the data folder) somewhere \(runAs) can traverse, e.g. under /work or /srv")
+                            + "put the data folder somewhere \(runAs) can traverse")
                 }
             }
+            password = generatePassword()
+            try PrivateFile.replace(passwordFile.path, contents: Data(password.utf8))
+            // initdb (running as the cluster's user) reads the password from a file of its own, removed at once.
+            let initialPassword = path + ".pwfile"
+            try PrivateFile.replace(initialPassword, contents: Data(password.utf8))
+            defer { try? fm.removeItem(atPath: initialPassword) }
+            if let runAs { try run("/bin/chown", [runAs + ":" + runAs, initialPassword]) }
             try run(
-                tool("initdb"), ["-D", path, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"],
+                tool("initdb"),
+                [
+                    "-D", path, "-U", "postgres", "--pwfile=" + initialPassword, "--auth-host=scram-sha-256", "--auth-local=peer",
+                    "-E", "UTF8", "--locale=C.UTF-8", "--no-sync",
+                ],
                 as: runAs)
+        } else {
+            guard let kept = fm.contents(atPath: passwordFile.path).map({ String(decoding: $0, as: UTF8.self) }), !kept.isEmpty else {
+                throw EmbeddedPostgresError(
+                    command: "start",
+                    output: "the cluster in \(path) has no password file at \(passwordFile.path) (it was made by an older version, "
+                        + "with trust authentication): remove \(path) to make a new one")
+            }
+            password = kept.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         let pid = path + "/postmaster.pid"
         if fm.fileExists(atPath: pid) {
@@ -62,7 +95,7 @@ public final class EmbeddedPostgres: Sendable {
         let port = try freePort()
         let options = "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c fsync=off -c max_connections=200"
         try run(tool("pg_ctl"), ["-D", path, "-l", path + "/server.log", "-w", "-t", "60", "-o", options, "start"], as: runAs)
-        return EmbeddedPostgres(dataDirectory: dataDirectory, port: port, runAs: runAs)
+        return EmbeddedPostgres(dataDirectory: dataDirectory, port: port, superuserPassword: password, runAs: runAs)
     }
 
     /// Stops the cluster (fast shutdown: open sessions are ended, data is kept).
@@ -74,6 +107,15 @@ public final class EmbeddedPostgres: Sendable {
     public var stopCommand: [String] {
         let command = [Self.tool("pg_ctl"), "-D", dataDirectory.path, "-m", "immediate", "-w", "stop"]
         return runAs.map { ["/usr/sbin/runuser", "-u", $0, "--"] + command } ?? command
+    }
+
+    /// Where a cluster keyed by `key` (e.g. a project's path) lives when the process runs as root:
+    /// in the `postgres` user's home, which it can always reach (a clone in root's private home
+    /// cannot be traversed by it). Nil when not root: the caller's own folder is fine then.
+    public static func rootSafeDirectory(key: String) -> URL? {
+        guard geteuid() == 0, let entry = getpwnam("postgres"), let home = entry.pointee.pw_dir else { return nil }
+        let digest = key.utf8.reduce(into: UInt64(14_695_981_039_346_656_037)) { hash, byte in hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211 }
+        return URL(fileURLWithPath: String(cString: home)).appendingPathComponent("backoffice-dev").appendingPathComponent(String(format: "%016llx", digest))
     }
 
     static func tool(_ name: String) -> String {

@@ -2,44 +2,86 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import Metrics
 import NIOCore
 
-/// The outermost responder: gives every request an id (echoed as `X-Request-Id`), enforces the
-/// body size limit, authenticates `/v1` requests by bearer token, and turns every error into
-/// problem+json. Authorization happens per operation, against `policies/access.yaml`.
+/// The outermost responder: gives every request an id (echoed as `X-Request-Id`), resolves the
+/// client address (through trusted proxies only), enforces the body size limit, screens every
+/// input string for NUL, authenticates `/v1` requests by bearer token (failures rate-limited per
+/// address), and turns every error into problem+json. Authorization happens per operation,
+/// against `policies/access.yaml`.
 struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context == AppRequestContext {
     typealias Context = AppRequestContext
     let inner: Inner
     let authenticator: Authenticator
     let maxBodySize: Int
+    let clientAddress: ClientAddress
+    let throttle: AuthenticationThrottle
+    let authenticationFailures = Counter(label: "backoffice_authentication_failures_total")
+    let rateLimited = Counter(label: "backoffice_authentication_rate_limited_total")
 
     func respond(to request: Request, context: Context) async throws -> Response {
         let requestID = RequestID.accept(request.headers[.xRequestID])
+        let sourceIP = clientAddress.resolve(peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[.xForwardedFor])
+        var logger = context.logger
+        logger[metadataKey: "request_id"] = .string(requestID)
+        let anonymous = RequestScope(principal: nil, requestID: requestID, sourceIP: sourceIP)
         var response: Response
         do {
-            var request = request
-            if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBodySize { throw Problem.payloadTooLarge }
-            _ = try await request.collectBody(upTo: maxBodySize)
-            var principal: Principal?
-            if request.uri.path.hasPrefix("/v1/") {
-                guard let token = Self.bearer(request.headers[.authorization]), let found = try await authenticator.principal(for: token) else {
-                    throw Problem.unauthenticated
+            response = try await RequestScope.$current.withValue(anonymous) {
+                var request = request
+                if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBodySize { throw Problem.payloadTooLarge }
+                let body = try await request.collectBody(upTo: maxBodySize)
+                try InputScreen.check(path: request.uri.path, query: request.uri.query, body: body)
+                var principal: Principal?
+                if request.uri.path.hasPrefix("/v1/") {
+                    principal = try await authenticate(request, address: sourceIP ?? "unknown", logger: logger)
                 }
-                principal = found
+                let scope = RequestScope(principal: principal, requestID: requestID, sourceIP: sourceIP)
+                let inner = self.inner
+                let response = try await RequestScope.$current.withValue(scope) {
+                    try await inner.respond(to: request, context: context)
+                }
+                if response.status == .notFound && response.headers[.contentType] == nil {
+                    throw HTTPError(.notFound)  // the router's bare 404 for an unknown path
+                }
+                return response
             }
-            let scope = RequestScope(principal: principal, requestID: requestID, sourceIP: context.remoteAddress?.ipAddress)
-            let inner = self.inner
-            response = try await RequestScope.$current.withValue(scope) {
-                try await inner.respond(to: request, context: context)
-            }
-            if response.status == .notFound && response.headers[.contentType] == nil {
-                throw HTTPError(.notFound)  // the router's bare 404 for an unknown path
-            }
+        } catch let refusal as Refusal {
+            response = Self.problemResponse(refusal.problem, requestID: requestID)
+            response.headers[refusal.header.name] = refusal.header.value
         } catch {
-            response = Self.problemResponse(Self.problem(for: error, logger: context.logger), requestID: requestID)
+            response = Self.problemResponse(Self.problem(for: error, logger: logger), requestID: requestID)
         }
         response.headers[.xRequestID] = requestID
         return response
+    }
+
+    /// A refusal before any handler runs, with the header that says what to do (RFC 6750, RFC 6585).
+    private struct Refusal: Error {
+        let problem: Problem
+        let header: HTTPField
+    }
+
+    /// The principal of the request's bearer token. A missing or failing token is 401 with
+    /// `WWW-Authenticate: Bearer` and counts against the source address; an address over the
+    /// limit of `policies/security.yaml` is 429 with `Retry-After`, whatever it sends.
+    private func authenticate(_ request: Request, address: String, logger: Logger) async throws -> Principal {
+        if let wait = await throttle.retryAfter(address) {
+            rateLimited.increment()
+            logger.warning("authentication rate-limited", metadata: ["source_ip": .string(address), "retry_after": .stringConvertible(wait)])
+            throw Refusal(problem: .tooManyFailedAuthentications(retryAfter: wait), header: HTTPField(name: .retryAfter, value: String(wait)))
+        }
+        if let token = Self.bearer(request.headers[.authorization]), let principal = try await authenticator.principal(for: token) {
+            return principal
+        }
+        await throttle.recordFailure(address)
+        authenticationFailures.increment()
+        // Never the token itself: only that it failed, from where.
+        logger.notice(
+            "authentication failed",
+            metadata: ["source_ip": .string(address), "credential": .string(request.headers[.authorization] == nil ? "missing" : "refused")])
+        throw Refusal(problem: .unauthenticated, header: HTTPField(name: .wwwAuthenticate, value: #"Bearer realm="backoffice""#))
     }
 
     static func bearer(_ header: String?) -> String? {
@@ -50,6 +92,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     static func problem(for error: any Error, logger: Logger) -> Problem {
         switch error {
         case let problem as Problem: return problem
+        case is NIOTooManyBytesError: return .payloadTooLarge  // a chunked body over the limit
         case let error as HTTPError:
             switch error.status {
             case .contentTooLarge: return .payloadTooLarge
@@ -74,4 +117,5 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
 
 extension HTTPField.Name {
     static let xRequestID = Self("X-Request-Id")!
+    static let xForwardedFor = Self("X-Forwarded-For")!
 }

@@ -15,6 +15,13 @@ public struct StoredResponse<Body: Codable & Sendable>: Codable, Sendable {
     }
 }
 
+/// A response body that carries a secret (a token, a webhook secret): the secret exists only in
+/// the one response that delivers it, so the idempotency store keeps `withoutSecret()` instead,
+/// and a replay says the secret was delivered earlier.
+protocol SecretBearing {
+    func withoutSecret() -> Self
+}
+
 /// Idempotency-Key handling (DESIGN §4): keys are scoped to the principal and kept for
 /// `policies/retention.yaml` hours. The first request's response is stored in the same
 /// transaction as its change; the same key with the same request replays it (no second change);
@@ -40,7 +47,7 @@ struct Idempotency: Sendable {
         do {
             return try await database.run(operation, context: context) { connection, output in
                 let response = try respond(output)
-                let body = try JSONEncoder().encode(response)
+                let body = try JSONEncoder().encode(StoredResponse(status: response.status, body: Self.storable(response.body)))
                 let saved = try await connection.query(
                     """
                     INSERT INTO idempotency_keys (tenant_id, principal_id, key, request_hash, status, body)
@@ -63,6 +70,12 @@ struct Idempotency: Sendable {
     }
 
     private struct ConcurrentDuplicate: Error {}
+
+    /// What may be kept of a response body: everything but a secret it carries.
+    static func storable<Body>(_ body: Body) -> Body {
+        guard let bearing = body as? any SecretBearing else { return body }
+        return bearing.withoutSecret() as? Body ?? body
+    }
 
     private func replay<Body: Codable & Sendable>(key: String, fingerprint: [UInt8], context: OperationContext) async throws -> StoredResponse<Body>?
     {

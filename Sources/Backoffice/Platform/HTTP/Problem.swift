@@ -38,8 +38,18 @@ public struct Problem: Error, Sendable, Equatable {
     public static let unauthenticated = Problem(
         status: 401, code: "unauthenticated", title: "Unauthenticated",
         detail: "Send a valid, unexpired, unrevoked token as 'Authorization: Bearer bo_…'.")
+    public static func tooManyFailedAuthentications(retryAfter seconds: Int) -> Problem {
+        Problem(
+            status: 429, code: "too_many_failed_authentications", title: "Too many failed authentications",
+            detail: "Too many requests from this address failed to authenticate; try again in \(seconds) s.")
+    }
     public static func forbidden(_ action: Action) -> Problem {
         Problem(status: 403, code: "forbidden", title: "Forbidden", detail: "Your role may not perform '\(action.rawValue)'.")
+    }
+    public static func piiMasked(_ field: String) -> Problem {
+        Problem(
+            status: 403, code: "pii_masked", title: "Forbidden", detail: "Your role sees '\(field)' masked: it may not filter or sort by it.",
+            errors: [FieldIssue(field: field, code: "pii_masked", message: "is masked for your role")])
     }
     public static func notFound(_ what: String) -> Problem {
         Problem(status: 404, code: "not_found", title: "Not found", detail: "\(what) does not exist or is not visible to you.")
@@ -97,19 +107,21 @@ public struct Validation {
         if !condition { issues.append(FieldIssue(field: field, code: code, message: message)) }
     }
 
-    /// A required, trimmed, bounded text.
+    /// A required, trimmed, bounded text. Length counts Unicode scalars, as PostgreSQL's
+    /// `length()` does in the CHECK constraints, so an accepted value never fails one.
     public mutating func text(_ value: String?, _ field: String, max: Int, required: Bool = true) {
         let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         if trimmed.isEmpty {
             if required { issues.append(FieldIssue(field: field, code: "required", message: "is required")) }
-        } else if trimmed.count > max {
+        } else if trimmed.unicodeScalars.count > max {
             issues.append(FieldIssue(field: field, code: "too_long", message: "must be at most \(max) characters"))
         }
     }
 
     public mutating func email(_ value: String, _ field: String) {
         let parts = value.split(separator: "@", omittingEmptySubsequences: false)
-        let ok = parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".") && !value.contains(" ") && value.count <= 254
+        let ok = parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".") && !value.contains(" ")
+            && (3...254).contains(value.unicodeScalars.count)
         require(ok, field, "invalid_email", "must be an email address")
     }
 

@@ -16,6 +16,8 @@ struct ProblemMiddleware: ServerMiddleware {
         do {
             return try await next(request, body, metadata)
         } catch {
+            var logger = logger
+            if let requestID = RequestScope.current?.requestID { logger[metadataKey: "request_id"] = .string(requestID) }
             let problem = Self.problem(for: error, logger: logger)
             var fields = HTTPFields()
             fields[.contentType] = "application/problem+json"

@@ -24,13 +24,20 @@ public struct RequestScope: Sendable {
     @TaskLocal public static var current: RequestScope?
 }
 
-/// `X-Request-Id`: accepted when sane (1–128 visible ASCII characters), generated otherwise.
+/// `X-Request-Id`: accepted when it is 1–128 characters of `[A-Za-z0-9._:-]`; anything else is
+/// replaced by a new id (never stored or logged as sent).
 enum RequestID {
     static func accept(_ header: String?) -> String {
-        if let header, (1...128).contains(header.utf8.count), header.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) {
-            return header
-        }
+        if let header, (1...128).contains(header.utf8.count), header.utf8.allSatisfy(isAllowed) { return header }
         return UUID().uuidString.lowercased()
+    }
+
+    private static func isAllowed(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        case UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "-"): true
+        default: false
+        }
     }
 }
 

@@ -21,6 +21,8 @@ public struct ServerSettings: Sendable {
     /// How often timed locks are checked for expiry.
     public var lockExpiryInterval: Duration = .seconds(5)
     public var maximumConnections: Int = 20
+    /// Proxies whose `X-Forwarded-For` is believed (`serve --trusted-proxy`); none by default.
+    public var trustedProxies: [CIDR] = []
 
     public init(host: String, port: Int, databaseURL: DatabaseURL, policiesDirectory: URL) {
         self.host = host
@@ -73,8 +75,11 @@ public enum BackofficeServer {
             configuration: Configuration(dateTranscoder: RFC3339DateTranscoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]),
             middlewares: [ProblemMiddleware(logger: logger), ETagMiddleware()]
                 + (handEncodedLists ? [CustomerListFastPath(database: database, policies: policies)] : []))
+        let throttle = AuthenticationThrottle(
+            limit: policies.security.failedAuthenticationLimit, window: .seconds(policies.security.failedAuthenticationWindowSeconds))
         let responder = EdgeResponder(
-            inner: router.buildResponder(), authenticator: Authenticator(database: database), maxBodySize: settings.maxBodySize)
+            inner: router.buildResponder(), authenticator: Authenticator(database: database), maxBodySize: settings.maxBodySize,
+            clientAddress: ClientAddress(trustedProxies: settings.trustedProxies), throttle: throttle)
         return Application(
             responder: responder,
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "backoffice"),
@@ -85,9 +90,12 @@ public enum BackofficeServer {
 
     /// Runs the service until SIGINT/SIGTERM: connection pool, timed-lock expiry, HTTP server;
     /// on a signal the server drains first, then the rest stops.
+    /// - Throws: `UnsafeServiceRole` before serving anything when the database role would bypass
+    ///   row-level security (superuser, BYPASSRLS, or owner of a table).
     public static func run(settings: ServerSettings, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws
     {
         let policies = try PolicySet.load(from: settings.policiesDirectory)
+        try await ServiceRoleCheck.verify(settings.databaseURL, logger: logger)
         let client = PostgresClient(
             configuration: settings.databaseURL.clientConfiguration(maximumConnections: settings.maximumConnections), backgroundLogger: logger)
         let database = Database(client: client, logger: logger)

@@ -15,12 +15,15 @@ public struct LockExpiryService: Service {
         self.interval = interval
     }
 
+    /// Waits one interval before the first check, so the connection pool (a sibling service in
+    /// the same group) is running before this leases from it.
     public func run() async throws {
+        try? await gracefulShutdown(sleeping: interval)
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
                 try await liftDue()
             } catch {
-                database.logger.warning("lifting expired locks failed", metadata: ["error": "\(String(reflecting: error))"])
+                database.logger.warning("lifting expired locks failed", metadata: ["error_type": "\(type(of: error))"])
             }
             try? await gracefulShutdown(sleeping: interval)
         }

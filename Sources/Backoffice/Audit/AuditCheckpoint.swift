@@ -1,0 +1,93 @@
+import Crypto
+import Foundation
+
+/// A checkpoint file (`audit checkpoint`): every chain's head at a moment, signed with the
+/// operator's Ed25519 key, which never enters the database. Kept outside the service, it lets
+/// anyone holding the public key detect a log that was cut short or rewritten afterwards, without
+/// trusting the server.
+public struct AuditCheckpoint: Codable, Sendable, Equatable {
+    public struct Signature: Codable, Sendable, Equatable {
+        public var algorithm: String
+        /// The signer's public key (raw, base64): which key signed, not a reason to trust it.
+        public var publicKey: String
+        /// The Ed25519 signature (base64) over `AuditCheckpoint.message`.
+        public var value: String
+
+        enum CodingKeys: String, CodingKey { case algorithm, publicKey = "public_key", value }
+    }
+
+    public var takenAt: String
+    public var heads: [ChainHead]
+    public var signature: Signature?
+
+    enum CodingKeys: String, CodingKey { case takenAt = "taken_at", heads, signature }
+
+    public init(takenAt: String, heads: [ChainHead], signature: Signature? = nil) {
+        self.takenAt = takenAt
+        self.heads = heads
+        self.signature = signature
+    }
+
+    /// The exact bytes signed: a versioned line, the time, then `chain seq hash` per head, by chain.
+    public var message: Data {
+        var text = "healthtrack-audit-checkpoint/v1\n\(takenAt)\n"
+        for head in heads.sorted(by: { $0.chain < $1.chain }) { text += "\(head.chain) \(head.seq) \(head.hash)\n" }
+        return Data(text.utf8)
+    }
+
+    /// The checkpoint signed with `key`.
+    public func signed(with key: Curve25519.Signing.PrivateKey) throws -> AuditCheckpoint {
+        var copy = self
+        copy.signature = Signature(
+            algorithm: "ed25519", publicKey: key.publicKey.rawRepresentation.base64EncodedString(),
+            value: try key.signature(for: message).base64EncodedString())
+        return copy
+    }
+
+    /// Why the checkpoint cannot be trusted under `publicKey`, nil when its signature is valid.
+    public func signatureProblem(publicKey: Curve25519.Signing.PublicKey) -> String? {
+        guard let signature else { return "the checkpoint is not signed" }
+        guard signature.algorithm == "ed25519", let value = Data(base64Encoded: signature.value) else {
+            return "the checkpoint's signature is not an Ed25519 signature"
+        }
+        guard publicKey.isValidSignature(value, for: message) else {
+            return "the checkpoint's signature does not verify with the given public key: it was altered or signed by another key"
+        }
+        return nil
+    }
+}
+
+/// The key that signs checkpoints, and the one that verifies them.
+public typealias AuditPrivateKey = Curve25519.Signing.PrivateKey
+public typealias AuditPublicKey = Curve25519.Signing.PublicKey
+
+/// Ed25519 key files for checkpoints: one line of base64 (the raw key). The private key file is
+/// created new and private (0600) from its first byte, and kept by the operator.
+public enum AuditSigningKey {
+    public struct Unreadable: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Writes a new key pair; refuses to overwrite an existing private key.
+    public static func generate(privateKeyFile: String, publicKeyFile: String) throws -> Curve25519.Signing.PublicKey {
+        let key = Curve25519.Signing.PrivateKey()
+        try PrivateFile.create(privateKeyFile, contents: Data((key.rawRepresentation.base64EncodedString() + "\n").utf8))
+        try Data((key.publicKey.rawRepresentation.base64EncodedString() + "\n").utf8).write(to: URL(fileURLWithPath: publicKeyFile))
+        return key.publicKey
+    }
+
+    public static func privateKey(file: String) throws -> Curve25519.Signing.PrivateKey {
+        try Curve25519.Signing.PrivateKey(rawRepresentation: try raw(file, what: "private key"))
+    }
+
+    public static func publicKey(file: String) throws -> Curve25519.Signing.PublicKey {
+        try Curve25519.Signing.PublicKey(rawRepresentation: try raw(file, what: "public key"))
+    }
+
+    private static func raw(_ file: String, what: String) throws -> Data {
+        guard let data = FileManager.default.contents(atPath: file),
+            let bytes = Data(base64Encoded: String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)), bytes.count == 32
+        else { throw Unreadable(description: "\(file) is not an Ed25519 \(what) written by `backoffice audit keygen`") }
+        return bytes
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+
+/// Verifies an audit export (`audit export`, JSON lines) on the client, trusting nothing the
+/// server says: for every line it checks that the fields shown are exactly the ones hashed
+/// (`canonical`), recomputes `hash = SHA-256(prev_hash ‖ canonical)`, follows each chain's links
+/// from its genesis, and at the end compares the chain ends with a (signed) checkpoint.
+///
+/// The export must be whole (no filters): a chain must start at seq 1. Memory is one verifier per
+/// chain, whatever the export's length (the export is in id order, which within a chain is seq order).
+public struct OfflineAuditVerifier {
+    private var verifiers: [String: ChainVerifier] = [:]
+    private let checkpoint: [ChainHead]
+    private var malformed: ChainFailure?
+    public private(set) var lines = 0
+
+    public init(checkpoint: [ChainHead] = []) {
+        self.checkpoint = checkpoint
+    }
+
+    /// Feeds one line of the export (empty lines are skipped).
+    public mutating func feed(line: some Collection<UInt8>) {
+        guard malformed == nil, !line.allSatisfy({ $0 == 10 || $0 == 13 || $0 == 32 }) else { return }
+        lines += 1
+        guard let event = Self.event(from: Data(line)) else {
+            malformed = ChainFailure(
+                chain: "?", seq: nil, eventID: nil, kind: .edited, detail: "line \(lines) is not an exported event (not JSON, or fields missing)")
+            return
+        }
+        verifiers[event.chain, default: ChainVerifier(checkpoint: checkpoint.filter { $0.chain == event.chain })].feed(event)
+    }
+
+    /// The first failure (the lowest event id among the chains that failed), or nil when every
+    /// chain is whole and reaches at least the checkpoint's heads.
+    public mutating func finish() -> (failure: ChainFailure?, chains: Int, events: Int64) {
+        var failures: [ChainFailure] = malformed.map { [$0] } ?? []
+        var events: Int64 = 0
+        for chain in verifiers.keys.sorted() {
+            guard var verifier = verifiers[chain] else { continue }
+            if let failure = verifier.finish(heads: [], checkpoint: checkpoint.filter { $0.chain == chain }) { failures.append(failure) }
+            events += verifier.events
+        }
+        for kept in checkpoint where verifiers[kept.chain] == nil {
+            failures.append(
+                ChainFailure(
+                    chain: kept.chain, seq: nil, eventID: nil, kind: .truncated,
+                    detail: "the checkpoint has chain \(kept.chain) up to seq \(kept.seq) but the export has none of its events"))
+        }
+        let first = failures.min { ($0.eventID ?? .max) < ($1.eventID ?? .max) }
+        return (first, verifiers.count, events)
+    }
+
+    /// One exported line as the chain verifier sees it. `recomputed` equals `canonical` only when
+    /// the fields shown on the line are exactly those hashed, so an edited field is caught even
+    /// when the hash was left alone.
+    static func event(from line: Data) -> ChainedEvent? {
+        guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
+            let id = integer(object["id"]), let chain = object["chain"] as? String,
+            let seq = integer(object["seq"]), let canonical = object["canonical"] as? String,
+            let prev = (object["prev_hash"] as? String).flatMap(bytes(hex:)), let hash = (object["hash"] as? String).flatMap(bytes(hex:))
+        else { return nil }
+        var shown = object
+        for key in ["id", "canonical", "prev_hash", "hash"] { shown[key] = nil }
+        let hashed = (try? JSONSerialization.jsonObject(with: Data(canonical.utf8)) as? [String: Any]) ?? [:]
+        let canonicalBytes = Array(canonical.utf8)
+        let matches = normalized(shown) != nil && normalized(shown) == normalized(hashed)
+        return ChainedEvent(
+            id: id, chain: chain, seq: seq, canonical: canonicalBytes, recomputed: matches ? canonicalBytes : [], prevHash: prev, hash: hash)
+    }
+
+    /// The object's fields (nulls dropped: an absent and a null field say the same) as sorted JSON bytes.
+    private static func normalized(_ object: [String: Any]) -> Data? {
+        try? JSONSerialization.data(withJSONObject: object.filter { !($0.value is NSNull) }, options: [.sortedKeys])
+    }
+
+    private static func integer(_ value: Any?) -> Int64? {
+        switch value {
+        case let number as Int: Int64(number)
+        case let number as Int64: number
+        case let number as NSNumber: number.int64Value
+        default: nil
+        }
+    }
+
+    static func bytes(hex: String) -> [UInt8]? {
+        let digits = Array(hex.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(digits.count / 2)
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
+            out.append(high << 4 | low)
+        }
+        return out
+    }
+
+    private static func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
