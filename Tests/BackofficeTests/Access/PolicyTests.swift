@@ -20,6 +20,8 @@ struct PolicyTests {
         let set = try PolicySet.parse(try Self.texts())
         #expect(set.security.consecutiveFailedLogins == 3)
         #expect(set.retention.deletedAccountsPurgeAfterDays == 30)
+        #expect(set.retention.loginAttemptsKeepDays == 90)
+        #expect(set.security.failedAuthenticationLimit == 20)
         #expect(set.access.allows("backend_manager", .accountsLock))
         #expect(!set.access.allows("partner_admin", .accountsLock))
         #expect(!set.access.allows("system", .accountsLock), "unknown roles may do nothing")
@@ -62,8 +64,9 @@ struct PolicyTests {
     @Test("the digest changes with any policy file")
     func digest() throws {
         let base = try PolicySet.parse(try Self.texts())
-        let changed = try PolicySet.parse(
-            try Self.texts(retention: "deleted_accounts:\n  purge_after_days: 31\nidempotency_keys:\n  keep_hours: 24\n"))
+        let shipped = try Self.texts()["retention.yaml"] ?? ""
+        #expect(shipped.contains("purge_after_days: 30"))
+        let changed = try PolicySet.parse(try Self.texts(retention: shipped.replacingOccurrences(of: "purge_after_days: 30", with: "purge_after_days: 31")))
         #expect(base.digest != changed.digest)
     }
 }

@@ -10,7 +10,10 @@ struct AccountRulesTests {
         #expect(rule.outcome(failures: 1, succeeded: false, status: .active) == .count(2))
         #expect(rule.outcome(failures: 2, succeeded: false, status: .active) == .lock(failures: 3))
         #expect(rule.outcome(failures: 2, succeeded: true, status: .active) == .count(0))
-        #expect(rule.outcome(failures: 5, succeeded: false, status: .locked) == .count(6), "a locked account is not locked twice")
+        #expect(
+            rule.outcome(failures: 3, succeeded: false, status: .locked) == .count(3),
+            "on a locked account a failure is evidence only: the count does not grow (no audit flood)")
+        #expect(rule.outcome(failures: 3, succeeded: true, status: .locked) == .count(3), "nor does a success change a locked account")
     }
 
     @Test("the threshold comes from the policy, not a constant")

@@ -27,6 +27,28 @@ func environment(_ extra: [String: String]) -> [String: String] {
     return env.merging(extra) { _, new in new }
 }
 
+/// Runs `backoffice serve` against the environment's database (as the service role) on a free
+/// port for the duration of `body`, which gets the server's base URL.
+func withServer(_ env: TestEnvironment, _ body: (String) async throws -> Void) async throws {
+    let log = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).log").path
+    let server = try ChildProcess.spawn(
+        [backofficeExecutable, "serve", "--port", "0", "--policies", projectRoot.appendingPathComponent("policies").path],
+        environment: environment(["BACKOFFICE_DATABASE_URL": env.appURL.connectionString]), outputPath: log)
+    defer {
+        kill(server, SIGTERM)
+        _ = ChildProcess.wait(server)
+        try? FileManager.default.removeItem(atPath: log)
+    }
+    var url: String?
+    for _ in 0..<200 where url == nil {
+        try await Task.sleep(for: .milliseconds(50))
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) { url = String(line.dropFirst(13)) }
+    }
+    let base = try #require(url, "the server did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+    try await body(base)
+}
+
 /// Runs the CLI to completion.
 func cli(_ arguments: [String], _ extra: [String: String] = [:]) throws -> Finished {
     let (status, output) = try ChildProcess.run([backofficeExecutable] + arguments, environment: environment(extra))
@@ -40,71 +62,61 @@ struct CLIEndToEndTests {
         #expect(FileManager.default.isExecutableFile(atPath: backofficeExecutable), "build the package first: \(backofficeExecutable)")
         try await TestEnvironment.with { env in
             let customer = try await env.customer()
-            let log = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).log").path
-            let server = try ChildProcess.spawn(
-                [backofficeExecutable, "serve", "--port", "0", "--policies", projectRoot.appendingPathComponent("policies").path],
-                environment: environment(["BACKOFFICE_DATABASE_URL": env.appURL.description]), outputPath: log)
-            defer {
-                kill(server, SIGTERM)
-                _ = ChildProcess.wait(server)
-                try? FileManager.default.removeItem(atPath: log)
+            try await withServer(env) { base in
+                try await drive(env, base: base, customer: customer)
             }
-            var url: String?
-            for _ in 0..<200 where url == nil {
-                try await Task.sleep(for: .milliseconds(50))
-                let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-                if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) { url = String(line.dropFirst(13)) }
-            }
-            let base = try #require(url, "the server did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
-            let manager = ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.tokens[.backendManager]!]
-            let id = customer.id.uuidString.lowercased()
-
-            let lock = try cli(["accounts", "lock", id, "--reason", "Chargeback under investigation", "--output", "json"], manager)
-            #expect(lock.status == 0, "\(lock.output)")
-            #expect(lock.output.contains("\"status\" : \"locked\""))
-            let again = try cli(["accounts", "lock", id, "--reason", "again"], manager)
-            #expect(again.status == 5)
-            #expect(again.output.contains("invalid_transition"))
-            let partner = try cli(
-                ["accounts", "lock", id, "--reason", "x"], ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.partners[0].adminToken])
-            #expect(partner.status == 4)
-            #expect(partner.output.contains("forbidden"))
-            let anonymous = try cli(["accounts", "unlock", id, "--reason", "x", "--url", base])
-            #expect(anonymous.status == 4)
-            let missing = try cli(["accounts", "show", UUID().uuidString], manager)
-            #expect(missing.status == 3)
-            let usage = try cli(["accounts", "lock", id], manager)
-            #expect(usage.status == 64)
-            let unlock = try cli(["accounts", "unlock", id, "--reason", "Identity confirmed", "--output", "table"], manager)
-            #expect(unlock.status == 0)
-            let history = try cli(["accounts", "history", id, "--output", "jsonl"], manager)
-            #expect(history.output.split(separator: "\n").count == 3)  // sync, lock, unlock
-            let down = try cli(["accounts", "list", "--url", "http://127.0.0.1:1"], manager)
-            #expect(down.status == 7)
-
-            let auditor = ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.tokens[.auditor]!]
-            let checkpointFile = FileManager.default.temporaryDirectory.appendingPathComponent("heads-\(UUID().uuidString).json").path
-            defer { try? FileManager.default.removeItem(atPath: checkpointFile) }
-            #expect(try cli(["audit", "checkpoint", "--file", checkpointFile], auditor).status == 0)
-            let clean = try cli(["audit", "verify", "--checkpoint", checkpointFile, "--output", "table"], auditor)
-            #expect(clean.status == 0, "\(clean.output)")
-            #expect(clean.output.contains("intact"))
-
-            let victim = try #require(
-                try await env.ownerScalar(
-                    "SELECT id FROM audit_events WHERE action = 'accounts.lock' AND target_id = '\(id)'", as: Int64.self))
-            try await env.owner.withConnection(logger: testLogger) { connection in
-                try await connection.query("SET session_replication_role = replica", logger: testLogger)
-                try await connection.query("UPDATE audit_events SET reason = 'routine check' WHERE id = \(victim)", logger: testLogger)
-            }
-            let tampered = try cli(["audit", "verify", "--output", "table"], auditor)
-            #expect(tampered.status == 8)
-            #expect(tampered.output.contains("first bad event: \(victim)"))
-
-            let export = try cli(["audit", "export", "--target", id], auditor)
-            #expect(export.status == 0)
-            #expect(export.output.split(separator: "\n").count == 3)
         }
+    }
+
+    private func drive(_ env: TestEnvironment, base: String, customer: Customer) async throws {
+        let manager = ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.tokens[.backendManager]!]
+        let id = customer.id.uuidString.lowercased()
+
+        let lock = try cli(["accounts", "lock", id, "--reason", "Chargeback under investigation", "--output", "json"], manager)
+        #expect(lock.status == 0, "\(lock.output)")
+        #expect(lock.output.contains("\"status\" : \"locked\""))
+        let again = try cli(["accounts", "lock", id, "--reason", "again"], manager)
+        #expect(again.status == 5)
+        #expect(again.output.contains("invalid_transition"))
+        let partner = try cli(
+            ["accounts", "lock", id, "--reason", "x"], ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.partners[0].adminToken])
+        #expect(partner.status == 4)
+        #expect(partner.output.contains("forbidden"))
+        let anonymous = try cli(["accounts", "unlock", id, "--reason", "x", "--url", base])
+        #expect(anonymous.status == 4)
+        let missing = try cli(["accounts", "show", UUID().uuidString], manager)
+        #expect(missing.status == 3)
+        let usage = try cli(["accounts", "lock", id], manager)
+        #expect(usage.status == 64)
+        let unlock = try cli(["accounts", "unlock", id, "--reason", "Identity confirmed", "--output", "table"], manager)
+        #expect(unlock.status == 0)
+        let history = try cli(["accounts", "history", id, "--output", "jsonl"], manager)
+        #expect(history.output.split(separator: "\n").count == 3)  // sync, lock, unlock
+        let down = try cli(["accounts", "list", "--url", "http://127.0.0.1:1"], manager)
+        #expect(down.status == 7)
+
+        let auditor = ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.tokens[.auditor]!]
+        let checkpointFile = FileManager.default.temporaryDirectory.appendingPathComponent("heads-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: checkpointFile) }
+        #expect(try cli(["audit", "checkpoint", "--file", checkpointFile], auditor).status == 0)
+        let clean = try cli(["audit", "verify", "--checkpoint", checkpointFile, "--output", "table"], auditor)
+        #expect(clean.status == 0, "\(clean.output)")
+        #expect(clean.output.contains("intact"))
+
+        let victim = try #require(
+            try await env.ownerScalar(
+                "SELECT id FROM audit_events WHERE action = 'accounts.lock' AND target_id = '\(id)'", as: Int64.self))
+        try await env.owner.withConnection(logger: testLogger) { connection in
+            try await connection.query("SET session_replication_role = replica", logger: testLogger)
+            try await connection.query("UPDATE audit_events SET reason = 'routine check' WHERE id = \(victim)", logger: testLogger)
+        }
+        let tampered = try cli(["audit", "verify", "--output", "table"], auditor)
+        #expect(tampered.status == 8)
+        #expect(tampered.output.contains("first bad event: \(victim)"))
+
+        let export = try cli(["audit", "export", "--target", id], auditor)
+        #expect(export.status == 0)
+        #expect(export.output.split(separator: "\n").count == 3)
     }
 
     @Test("policies check names the file and entry of a bad policy (exit 6)")

@@ -27,6 +27,14 @@ public struct DatabaseURL: Sendable, CustomStringConvertible {
         self.sslMode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
     }
 
+    /// The URL with its password: to hand to a child process or a file that is private anyway;
+    /// never for printing or logging (use `description`).
+    public var connectionString: String {
+        let secret = password.map { ":" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0) } ?? ""
+        let userText = user.addingPercentEncoding(withAllowedCharacters: .urlUserAllowed) ?? user
+        return "postgres://\(userText)\(secret)@\(host):\(port)/\(database)?sslmode=\(sslMode)"
+    }
+
     /// The URL without its password.
     public var description: String { "postgres://\(user)@\(host):\(port)/\(database)?sslmode=\(sslMode)" }
 

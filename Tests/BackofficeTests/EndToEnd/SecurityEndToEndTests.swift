@@ -1,0 +1,118 @@
+import Backoffice
+import Foundation
+import Testing
+
+/// A PostgreSQL client tool (`pg_dump`) of the installed server version.
+func postgresTool(_ name: String) -> String {
+    let versions = ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []).sorted(by: >)
+    let dirs = versions.map { "/usr/lib/postgresql/\($0)/bin" } + (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+    return dirs.map { $0 + "/" + name }.first { FileManager.default.isExecutableFile(atPath: $0) } ?? name
+}
+
+@Suite("End to end: security promises of the built executable")
+struct SecurityEndToEndTests {
+    @Test("a token secret exists only in the response that delivers it: not in a replay, not in a pg_dump")
+    func tokenSecretsAreNotKept() async throws {
+        try await TestEnvironment.with { env in
+            try await withServer(env) { base in
+                let admin = ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.tokens[.platformAdmin]!]
+                let operatorID = try #require(env.fixture.principals[.backendManager]?.operatorID).uuidString.lowercased()
+                let key = "mint-\(UUID().uuidString)"
+                let first = try cli(["tokens", "create", "--operator", operatorID, "--name", "laptop", "--idempotency-key", key, "--output", "json"], admin)
+                #expect(first.status == 0, "\(first.output)")
+                let created = try JSONSerialization.jsonObject(with: Data(first.output.utf8)) as? [String: Any]
+                let secret = try #require(created?["secret"] as? String)
+                #expect(secret.hasPrefix("bo_"))
+                let second = try cli(["tokens", "create", "--operator", operatorID, "--name", "phone", "--output", "json"], admin)
+                let otherSecret = try #require((try JSONSerialization.jsonObject(with: Data(second.output.utf8)) as? [String: Any])?["secret"] as? String)
+
+                let replay = try cli(["tokens", "create", "--operator", operatorID, "--name", "laptop", "--idempotency-key", key, "--output", "json"], admin)
+                #expect(replay.status == 0)
+                let replayed = try JSONSerialization.jsonObject(with: Data(replay.output.utf8)) as? [String: Any]
+                #expect(replayed?["secret"] == nil, "a replay does not carry the secret")
+                #expect(replayed?["secret_already_delivered"] as? Bool == true)
+                #expect((replayed?["token"] as? [String: Any])?["id"] as? String == (created?["token"] as? [String: Any])?["id"] as? String)
+
+                let dump = try ChildProcess.run(
+                    [postgresTool("pg_dump"), "--data-only", "--dbname", env.owner.connectionString], environment: environment([:]))
+                #expect(dump.0 == 0, "\(dump.1)")
+                #expect(dump.1.contains("idempotency_keys"), "the dump holds the idempotency records")
+                #expect(!dump.1.contains(secret), "the first token's secret is nowhere in the database")
+                #expect(!dump.1.contains(otherSecret), "nor the second's")
+            }
+        }
+    }
+
+    @Test("serve refuses a superuser database role (exit 7) before serving anything")
+    func serveRefusesSuperuser() async throws {
+        try await TestEnvironment.with { env in
+            let log = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).log").path
+            defer { try? FileManager.default.removeItem(atPath: log) }
+            let server = try ChildProcess.spawn(
+                [backofficeExecutable, "serve", "--port", "0", "--policies", projectRoot.appendingPathComponent("policies").path],
+                environment: environment(["BACKOFFICE_DATABASE_URL": env.owner.connectionString]), outputPath: log)
+            let status = ChildProcess.wait(server)
+            let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            #expect(status == 7, "\(output)")
+            #expect(output.contains("is a superuser"))
+            #expect(!output.contains("listening on"))
+            #expect(!output.contains(env.owner.password ?? "no password"), "the password is not printed")
+        }
+    }
+
+    @Test("audit verify --offline recomputes every hash from an export; an edited line is named (exit 8); a forged checkpoint is refused")
+    func offlineVerification() async throws {
+        try await TestEnvironment.with { env in
+            let customer = try await env.customer()
+            try await withServer(env) { base in
+                let folder = FileManager.default.temporaryDirectory.appendingPathComponent("offline-\(UUID().uuidString)")
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(at: folder) }
+                func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+                let manager = ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.tokens[.backendManager]!]
+                let auditor = ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.tokens[.auditor]!]
+                let id = customer.id.uuidString.lowercased()
+                #expect(try cli(["accounts", "lock", id, "--reason", "Chargeback under investigation"], manager).status == 0)
+
+                #expect(try cli(["audit", "keygen", "--private-key", path("audit.key"), "--public-key", path("audit.pub")]).status == 0)
+                let mode = try FileManager.default.attributesOfItem(atPath: path("audit.key"))[.posixPermissions] as? Int
+                #expect(mode == 0o600)
+                #expect(try cli(["audit", "checkpoint", "--file", path("heads.json"), "--signing-key", path("audit.key")], auditor).status == 0)
+                #expect(try cli(["audit", "export", "--file", path("audit.jsonl")], auditor).status == 0)
+
+                let verify = ["audit", "verify", "--offline", path("audit.jsonl"), "--checkpoint", path("heads.json"), "--public-key", path("audit.pub")]
+                let clean = try cli(verify)
+                #expect(clean.status == 0, "\(clean.output)")
+                #expect(clean.output.contains("intact (verified offline)"))
+
+                // The lock event's line, edited the way a compromised server (or anyone) would.
+                let lines = try String(contentsOfFile: path("audit.jsonl"), encoding: .utf8).split(separator: "\n").map(String.init)
+                let index = try #require(lines.firstIndex { $0.contains("\"accounts.lock\"") && $0.contains(id) })
+                let victim = try #require((try JSONSerialization.jsonObject(with: Data(lines[index].utf8)) as? [String: Any])?["id"] as? Int)
+                var edited = lines
+                edited[index] = lines[index].replacingOccurrences(of: "\"reason\": \"Chargeback under investigation\"", with: "\"reason\": \"Routine check\"")
+                #expect(edited[index] != lines[index])
+                try (edited.joined(separator: "\n") + "\n").write(toFile: path("audit.jsonl"), atomically: true, encoding: .utf8)
+                let tampered = try cli(verify)
+                #expect(tampered.status == 8, "\(tampered.output)")
+                #expect(tampered.output.contains("first bad event: \(victim)"))
+
+                // A checkpoint whose heads were changed after signing, or checked with another key, is refused.
+                try (lines.joined(separator: "\n") + "\n").write(toFile: path("audit.jsonl"), atomically: true, encoding: .utf8)
+                let signed = try String(contentsOfFile: path("heads.json"), encoding: .utf8)
+                var forged = try JSONDecoder().decode(AuditCheckpoint.self, from: Data(signed.utf8))
+                #expect(forged.signature != nil)
+                forged.heads[0] = ChainHead(chain: forged.heads[0].chain, seq: forged.heads[0].seq - 1, hash: forged.heads[0].hash)
+                try JSONEncoder().encode(forged).write(to: URL(fileURLWithPath: path("heads.json")))
+                let refused = try cli(verify)
+                #expect(refused.status == 8)
+                #expect(refused.output.contains("REFUSED"))
+                try signed.write(toFile: path("heads.json"), atomically: true, encoding: .utf8)
+                #expect(try cli(["audit", "keygen", "--private-key", path("other.key"), "--public-key", path("other.pub")]).status == 0)
+                let otherKey = try cli(["audit", "verify", "--offline", path("audit.jsonl"), "--checkpoint", path("heads.json"), "--public-key", path("other.pub")])
+                #expect(otherKey.status == 8)
+                #expect(otherKey.output.contains("REFUSED"))
+            }
+        }
+    }
+}
