@@ -1,0 +1,182 @@
+import Backoffice
+import Foundation
+import PostgresNIO
+import Testing
+
+@Suite("Defence in depth in PostgreSQL, retention, and the rules nobody may break")
+struct DatabaseSecurityTests {
+    /// Runs `sql` as the service role in a transaction acting for `principal`; the problem it fails with, if any.
+    func asService(_ env: TestEnvironment, _ principal: Principal, _ sql: String) async -> Problem? {
+        do {
+            try await env.database.transaction(for: principal) { connection in
+                // Consume the rows: an error raised while a function runs arrives with them.
+                for try await _ in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: testLogger) {}
+            }
+            return nil
+        } catch let problem as Problem {
+            return problem
+        } catch {
+            return Problem(status: 0, code: "unexpected", title: "\(error)")
+        }
+    }
+
+    @Test("the service role can neither insert an audit event, rewind a chain head, nor append for a tenant it does not act for")
+    func auditIsNotWritableByTheServiceRole() async throws {
+        try await TestEnvironment.with { env in
+            _ = try await env.customer()
+            let before = try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self)
+            let platform = env.fixture.principals[.platformAdmin]!
+            let insert = await asService(
+                env, platform,
+                """
+                INSERT INTO audit_events (tenant_id, chain, seq, occurred_at, actor_role, action, target_type, target_id, request_id,
+                    policy_digest, canonical, prev_hash, hash)
+                VALUES ('00000000-0000-0000-0000-000000000000', 'platform:00', 999, now(), 'x', 'x', 'x', 'x', 'x', 'x', '', '', '')
+                """)
+            #expect(insert?.status == 403)
+            let rewind = await asService(env, platform, "UPDATE audit_chain_heads SET seq = 0")
+            #expect(rewind?.status == 403)
+            let heads = await asService(env, platform, "INSERT INTO audit_chain_heads (tenant_id, chain, seq, hash) VALUES (gen_random_uuid(), 'x', 1, '')")
+            #expect(heads?.status == 403)
+            let partner = env.fixture.partners[0].admin
+            let otherTenant = env.fixture.partners[1].tenantID.uuidString.lowercased()
+            let foreign = await asService(
+                env, partner,
+                "SELECT audit_append('\(otherTenant)', NULL, 'partner_admin', 'x', 'x', 'x', 'forged', NULL, NULL, NULL, NULL, 'x', NULL)")
+            #expect(foreign?.status == 403, "a partner's transaction cannot append to another tenant's chain")
+            #expect(try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self) == before)
+            let definer = try await env.ownerScalar(
+                "SELECT prosecdef AND proconfig::text LIKE '%search_path%' FROM pg_proc WHERE proname = 'audit_append'", as: Bool.self)
+            #expect(definer == true, "audit_append is SECURITY DEFINER with a pinned search_path")
+        }
+    }
+
+    @Test("row-level security is FORCEd on every table the service can read")
+    func rowLevelSecurityIsForced() async throws {
+        try await TestEnvironment.with { env in
+            let unforced = try await env.ownerScalar(
+                """
+                SELECT coalesce(string_agg(c.relname, ', '), '') FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = 'public' AND c.relkind = 'r' AND has_table_privilege('backoffice_app', c.oid, 'SELECT')
+                  AND NOT (c.relrowsecurity AND c.relforcerowsecurity)
+                """, as: String.self)
+            #expect(unforced == "")
+            let tables = try await env.ownerScalar(
+                "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind = 'r' AND c.relforcerowsecurity",
+                as: Int.self)
+            #expect((tables ?? 0) >= 10)
+        }
+    }
+
+    @Test("every audit event records the token the change was made with")
+    func auditRecordsTheToken() async throws {
+        try await TestEnvironment.with { env in
+            let customer = try await env.customer()
+            let manager = env.fixture.principals[.backendManager]!
+            _ = try await env.database.run(LockAccount(customerID: customer.id, reason: "Chargeback"), context: env.context(.backendManager))
+            let recorded = try await env.ownerScalar(
+                "SELECT token_id FROM audit_events WHERE action = 'accounts.lock' AND target_id = '\(customer.id.uuidString.lowercased())'", as: UUID.self)
+            #expect(recorded == manager.tokenID)
+            try await env.withApp { client in
+                let page = try await client.call(
+                    .get, "/v1/audit/events?action=accounts.lock&target_id=\(customer.id.uuidString.lowercased())", token: env.fixture.tokens[.auditor]!)
+                let event = (page.json["items"] as? [[String: Any]])?.first
+                #expect(event?["token_id"] as? String == manager.tokenID?.uuidString.lowercased())
+            }
+            let verified = try await AuditLog(database: env.database).verify(checkpoint: [], context: env.context(.auditor))
+            #expect(verified.failure == nil, "token_id is part of the hashed bytes and still verifies")
+            let canonical = try await env.ownerScalar(
+                "SELECT convert_from(canonical, 'UTF8') FROM audit_events WHERE action = 'accounts.lock' AND target_id = '\(customer.id.uuidString.lowercased())'",
+                as: String.self)
+            #expect(canonical?.contains(manager.tokenID!.uuidString.lowercased()) == true)
+        }
+    }
+
+    @Test("maintenance purge removes expired idempotency records and old login attempts (dry run first), audited")
+    func retentionPurge() async throws {
+        try await TestEnvironment.with { env in
+            let customer = try await env.customer()
+            let manager = env.fixture.tokens[.backendManager]!
+            let app = env.fixture.tokens[.appService]!
+            try await env.withApp { client in
+                let id = customer.id.uuidString.lowercased()
+                for key in ["old-key", "fresh-key"] {
+                    let reply = try await client.call(
+                        .post, "/v1/customers/\(id)/login-attempts", token: app, json: #"{"succeeded":true}"#, headers: ["Idempotency-Key": key])
+                    #expect(reply.status == 200)
+                }
+                try await env.asOwner("UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE key = 'old-key'")
+                try await env.asOwner("UPDATE login_attempts SET occurred_at = now() - interval '91 days' WHERE id = (SELECT min(id) FROM login_attempts)")
+                let dry = try await client.call(.post, "/v1/maintenance/purge", token: manager, json: #"{"dry_run":true}"#)
+                #expect(dry.status == 200)
+                #expect(dry.json["idempotency_keys"] as? Int == 1)
+                #expect(dry.json["login_attempts"] as? Int == 1)
+                #expect(try await env.ownerScalar("SELECT count(*) FROM idempotency_keys", as: Int.self) == 2, "a dry run deletes nothing")
+                let real = try await client.call(.post, "/v1/maintenance/purge", token: manager, json: #"{"dry_run":false}"#)
+                #expect(real.status == 200)
+                #expect(real.json["idempotency_keys"] as? Int == 1)
+            }
+            #expect(try await env.ownerScalar("SELECT string_agg(key, ',') FROM idempotency_keys", as: String.self) == "fresh-key")
+            #expect(try await env.ownerScalar("SELECT count(*) FROM login_attempts", as: Int.self) == 1)
+            let audited = try await env.ownerScalar(
+                "SELECT string_agg(target_id, ',' ORDER BY target_id) FROM audit_events WHERE action = 'accounts.purge' AND target_type = 'retention'",
+                as: String.self)
+            #expect(audited == "idempotency_keys,login_attempts")
+        }
+    }
+
+    @Test("failed logins on a locked account are kept as evidence but neither grow the count nor add audit events")
+    func noAuditFloodOnALockedAccount() async throws {
+        try await TestEnvironment.with { env in
+            let customer = try await env.customer()
+            let app = env.context(.appService)
+            for _ in 0..<3 { _ = try await env.database.run(ReportLoginAttempt(customerID: customer.id, succeeded: false), context: app) }
+            let id = customer.id.uuidString.lowercased()
+            let events = try await env.ownerScalar("SELECT count(*) FROM audit_events WHERE target_id = '\(id)'", as: Int.self)
+            var after = customer
+            for _ in 0..<20 { after = try await env.database.run(ReportLoginAttempt(customerID: customer.id, succeeded: false), context: app) }
+            #expect(after.status == .locked)
+            #expect(after.failedLogins == 3)
+            #expect(try await env.ownerScalar("SELECT count(*) FROM audit_events WHERE target_id = '\(id)'", as: Int.self) == events)
+            #expect(try await env.ownerScalar("SELECT count(*) FROM login_attempts WHERE customer_id = '\(id)'", as: Int.self) == 23)
+        }
+    }
+
+    @Test("nobody locks a tenant out: an operator cannot disable itself, nor the tenant's last active admin")
+    func tenantLockout() async throws {
+        try await TestEnvironment.with { env in
+            let partner = env.fixture.partners[0]
+            let adminID = partner.admin.operatorID!.uuidString.lowercased()
+            try await env.withApp { client in
+                let itself = try await client.call(.post, "/v1/operators/\(adminID)/disable", token: partner.adminToken, json: #"{"reason":"oops"}"#)
+                #expect(itself.status == 409)
+                #expect(itself["code"] == "cannot_disable_self")
+                let platformAdmin = env.fixture.tokens[.platformAdmin]!
+                let last = try await client.call(.post, "/v1/operators/\(adminID)/disable", token: platformAdmin, json: #"{"reason":"offboarding"}"#)
+                #expect(last.status == 409)
+                #expect(last["code"] == "last_admin")
+                let second = try await client.call(
+                    .post, "/v1/operators", token: partner.adminToken, json: #"{"email":"second@\#(partner.slug).example","role":"partner_admin"}"#)
+                #expect(second.status == 201)
+                let now = try await client.call(.post, "/v1/operators/\(adminID)/disable", token: platformAdmin, json: #"{"reason":"offboarding"}"#)
+                #expect(now.status == 200, "with another admin left, it may go")
+            }
+            let active = try await env.ownerScalar(
+                "SELECT count(*) FROM operators WHERE tenant_id = '\(partner.tenantID.uuidString.lowercased())' AND role = 'partner_admin' AND status = 'active'",
+                as: Int.self)
+            #expect(active == 1)
+        }
+    }
+
+    @Test("a token create answers Cache-Control: no-store")
+    func secretResponsesAreNotCached() async throws {
+        try await TestEnvironment.with { env in
+            let operatorID = env.fixture.principals[.auditor]!.operatorID!.uuidString.lowercased()
+            try await env.withApp { client in
+                let reply = try await client.call(.post, "/v1/tokens", token: env.fixture.tokens[.platformAdmin]!, json: #"{"operator_id":"\#(operatorID)"}"#)
+                #expect(reply.status == 201)
+                #expect(reply.headers[.cacheControl] == "no-store")
+            }
+        }
+    }
+}

@@ -1,0 +1,234 @@
+import Backoffice
+import Foundation
+import HTTPTypes
+import Logging
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Sends raw bytes to 127.0.0.1:`port` and returns the whole answer (for requests the test
+/// clients cannot make, such as a chunked body without Content-Length).
+func rawHTTP(port: Int, _ request: [UInt8]) throws -> String {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw TestSetupError(description: "socket") }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else { throw TestSetupError(description: "connect") }
+    var sent = 0
+    while sent < request.count {
+        let n = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        if n <= 0 { break }  // the server may answer 413 and close before reading everything
+        sent += n
+    }
+    var answer: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = recv(fd, &buffer, buffer.count, 0)
+        if n <= 0 { break }
+        answer += buffer[0..<n]
+        if let text = String(bytes: answer, encoding: .utf8), text.contains("\r\n\r\n"), text.contains("}") { break }
+    }
+    return String(decoding: answer, as: UTF8.self)
+}
+
+@Suite("The edge: authentication limits, hostile input, request ids")
+struct EdgeSecurityTests {
+    @Test("30 bad tokens from one address: 401 with WWW-Authenticate up to the limit, then 429 with Retry-After; other addresses unaffected")
+    func failedAuthenticationIsRateLimited() async throws {
+        try await TestEnvironment.with { env in
+            let limit = env.policies.security.failedAuthenticationLimit
+            #expect(limit < 30)
+            try await env.withApp(trustedProxies: [try CIDR("127.0.0.1/32")]) { client in
+                let attacker = ["X-Forwarded-For": "203.0.113.7"]
+                var statuses: [Int] = []
+                for attempt in 0..<30 {
+                    let reply = try await client.call(.get, "/v1/customers", token: "bo_guess\(attempt)", headers: attacker)
+                    statuses.append(reply.status)
+                    if reply.status == 401 { #expect(reply.headers[.wwwAuthenticate]?.hasPrefix("Bearer") == true) }
+                    if reply.status == 429 {
+                        #expect(reply["code"] == "too_many_failed_authentications")
+                        #expect(Int(reply.headers[.retryAfter] ?? "") ?? 0 >= 1)
+                    }
+                }
+                #expect(statuses == Array(repeating: 401, count: limit) + Array(repeating: 429, count: 30 - limit))
+                let manager = env.fixture.tokens[.backendManager]!
+                let elsewhere = try await client.call(.get, "/v1/customers", token: manager, headers: ["X-Forwarded-For": "198.51.100.2"])
+                #expect(elsewhere.status == 200, "another address is not affected")
+                let sameAddress = try await client.call(.get, "/v1/customers", token: manager, headers: attacker)
+                #expect(sameAddress.status == 429, "the limited address is refused whatever it sends, until the window passes")
+                let metrics = try await client.call(.get, "/metrics", token: nil)
+                #expect(metrics.text.contains("backoffice_authentication_rate_limited_total"))
+                #expect(metrics.text.contains("backoffice_authentication_failures_total"))
+            }
+        }
+    }
+
+    @Test("X-Forwarded-For is believed only from a trusted proxy; the address is what the audit event records")
+    func forwardedForOnlyFromTrustedProxies() async throws {
+        try await TestEnvironment.with { env in
+            let first = try await env.customer()
+            let second = try await env.customer()
+            let manager = env.fixture.tokens[.backendManager]!
+            let lock = #"{"reason":"Suspected account takeover"}"#
+            try await env.withApp(trustedProxies: [try CIDR("127.0.0.0/8")]) { client in
+                let reply = try await client.call(
+                    .post, "/v1/customers/\(first.id.uuidString.lowercased())/lock", token: manager, json: lock, headers: ["X-Forwarded-For": "198.51.100.9, 127.0.0.2"])
+                #expect(reply.status == 200)
+            }
+            try await env.withApp(trustedProxies: [try CIDR("10.0.0.0/8")]) { client in
+                let reply = try await client.call(
+                    .post, "/v1/customers/\(second.id.uuidString.lowercased())/lock", token: manager, json: lock, headers: ["X-Forwarded-For": "198.51.100.9"])
+                #expect(reply.status == 200)
+            }
+            let trusted = try await env.ownerScalar(
+                "SELECT source_ip FROM audit_events WHERE action = 'accounts.lock' AND target_id = '\(first.id.uuidString.lowercased())'", as: String.self)
+            let untrusted = try await env.ownerScalar(
+                "SELECT source_ip FROM audit_events WHERE action = 'accounts.lock' AND target_id = '\(second.id.uuidString.lowercased())'", as: String.self)
+            #expect(trusted == "198.51.100.9", "the nearest untrusted hop behind trusted proxies")
+            #expect(untrusted == "127.0.0.1", "a peer that is not a trusted proxy cannot choose its address")
+        }
+    }
+
+    @Test("a NUL in a query parameter or a JSON string is 422 naming the field, and changes nothing")
+    func nulIsRefused() async throws {
+        try await TestEnvironment.with { env in
+            let customer = try await env.customer()
+            let manager = env.fixture.tokens[.backendManager]!
+            try await env.withApp { client in
+                let query = try await client.call(.get, "/v1/customers?email_prefix=a%00b", token: manager)
+                #expect(query.status == 422)
+                #expect(query["code"] == "validation_failed")
+                #expect(query.text.contains("\"field\":\"email_prefix\""))
+                let body = try await client.call(.post, "/v1/customers/\(customer.id.uuidString.lowercased())/lock", token: manager, json: #"{"reason":"a\u0000b"}"#)
+                #expect(body.status == 422)
+                #expect(body.text.contains("\"field\":\"reason\""))
+                let escaped = try await client.call(
+                    .post, "/v1/customers/\(customer.id.uuidString.lowercased())/lock", token: manager, json: #"{"reason":"a backslash \\u0000 is text"}"#)
+                #expect(escaped.status == 200, "an escaped backslash before u0000 is not a NUL")
+            }
+            let locks = try await env.ownerScalar("SELECT count(*) FROM account_locks WHERE customer_id = '\(customer.id.uuidString.lowercased())'", as: Int.self)
+            #expect(locks == 1, "only the valid request changed anything")
+        }
+    }
+
+    @Test("a value the service accepts never fails a database CHECK: lengths count Unicode scalars in both")
+    func lengthsAgreeWithTheDatabase() async throws {
+        try await TestEnvironment.with { env in
+            let appService = env.fixture.tokens[.appService]!
+            // 150 user-perceived characters, 300 Unicode scalars (e + combining acute accent).
+            let name = String(repeating: "e\u{301}", count: 150)
+            #expect(name.count == 150 && name.unicodeScalars.count == 300)
+            try await env.withApp { client in
+                let id = UUID().uuidString.lowercased()
+                let reply = try await client.call(
+                    .post, "/v1/customers", token: appService, json: #"{"id":"\#(id)","email":"x@example.com","display_name":"\#(name)"}"#)
+                #expect(reply.status == 422)
+                #expect(reply.text.contains("\"field\":\"display_name\""))
+                #expect(reply.text.contains("too_long"))
+            }
+        }
+    }
+
+    @Test("a chunked body over the limit is 413 problem+json, like a declared one")
+    func chunkedBodyOverTheLimit() async throws {
+        try await TestEnvironment.with { env in
+            let customer = try await env.customer()
+            try await env.withApp(trustedProxies: []) { client in
+                let port = try #require(client.port)
+                var request = Array(
+                    """
+                    POST /v1/customers/\(customer.id.uuidString.lowercased())/lock HTTP/1.1\r
+                    Host: localhost\r
+                    Authorization: Bearer \(env.fixture.tokens[.backendManager]!)\r
+                    Content-Type: application/json\r
+                    Transfer-Encoding: chunked\r
+                    \r
+
+                    """.utf8)
+                let chunk = [UInt8](repeating: UInt8(ascii: " "), count: 64 * 1024)
+                for _ in 0..<20 { request += Array("\(String(chunk.count, radix: 16))\r\n".utf8) + chunk + Array("\r\n".utf8) }
+                request += Array("0\r\n\r\n".utf8)
+                let answer = try rawHTTP(port: port, request)
+                #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer.prefix(200))")
+                #expect(answer.contains("payload_too_large"))
+            }
+        }
+    }
+
+    @Test("an X-Request-Id outside [A-Za-z0-9._:-] or over 128 characters is replaced, not stored")
+    func hostileRequestIDsAreReplaced() async throws {
+        try await TestEnvironment.with { env in
+            let manager = env.fixture.tokens[.backendManager]!
+            try await env.withApp { client in
+                let good = try await client.call(.get, "/v1/customers", token: manager, headers: ["X-Request-Id": "ops-script:run.42_a"])
+                #expect(good.headers[.xRequestIDName] == "ops-script:run.42_a")
+                for hostile in ["<script>alert(1)</script>", "a b", String(repeating: "a", count: 129), "id;DROP TABLE x"] {
+                    let reply = try await client.call(.get, "/v1/customers", token: manager, headers: ["X-Request-Id": hostile])
+                    #expect(reply.status == 200)
+                    #expect(reply.headers[.xRequestIDName] != hostile)
+                    #expect(UUID(uuidString: reply.headers[.xRequestIDName] ?? "") != nil, "replaced by a generated id")
+                }
+            }
+        }
+    }
+}
+
+extension HTTPField.Name {
+    static let xRequestIDName = Self("X-Request-Id")!
+}
+
+@Suite("Security rules (pure)")
+struct SecurityRulesTests {
+    @Test("database URLs are printed without their password, whatever it holds")
+    func urlRedaction() {
+        #expect(DatabaseURL.redact("postgres://app:s3cret@db:5432/bo") == "postgres://app:***@db:5432/bo")
+        #expect(DatabaseURL.redact("postgres://app:p@ss:w/rd?x@db/bo?sslmode=require") == "postgres://app:***@db/bo?sslmode=require")
+        #expect(DatabaseURL.redact("postgres://app@db/bo") == "postgres://app@db/bo")
+        #expect(!DatabaseURL.redact("postgresql://u:%40pw@h/d").contains("pw"))
+    }
+
+    @Test("CSV cells that a spreadsheet would run are neutralised; table cells lose escapes and control characters")
+    func safeText() {
+        #expect(SafeText.csvCell("=HYPERLINK(\"http://evil\")") == "\"'=HYPERLINK(\"\"http://evil\"\")\"")
+        for start in ["+", "-", "@", "\t"] { #expect(SafeText.csvCell(start + "1") == "'" + start + "1") }
+        #expect(SafeText.csvCell("ada@example.com") == "ada@example.com")
+        #expect(SafeText.csvCell("a,b") == "\"a,b\"")
+        #expect(SafeText.terminal("\u{1B}[31mred\u{1B}[0m") == "red")
+        #expect(SafeText.terminal("\u{1B}]0;owned\u{07}title") == "title")
+        #expect(SafeText.terminal("line\nbreak\u{7}") == "line break ")
+        #expect(SafeText.terminal("Zoë") == "Zoë")
+    }
+
+    @Test("X-Forwarded-For: only behind trusted proxies, the nearest untrusted hop")
+    func clientAddress() throws {
+        let resolver = ClientAddress(trustedProxies: [try CIDR("10.0.0.0/8"), try CIDR("::1")])
+        #expect(resolver.resolve(peer: "10.1.2.3", forwardedFor: "198.51.100.1, 10.9.9.9") == "198.51.100.1")
+        #expect(resolver.resolve(peer: "10.1.2.3", forwardedFor: "6.6.6.6, 198.51.100.1") == "198.51.100.1", "a client cannot prepend itself")
+        #expect(resolver.resolve(peer: "192.0.2.1", forwardedFor: "198.51.100.1") == "192.0.2.1", "an untrusted peer is recorded as itself")
+        #expect(resolver.resolve(peer: "::1", forwardedFor: "2001:db8::1") == "2001:db8::1")
+        #expect(resolver.resolve(peer: "10.1.2.3", forwardedFor: "not-an-address") == "10.1.2.3")
+        #expect(throws: CIDR.Invalid.self) { try CIDR("10.0.0.0/33") }
+        #expect(throws: CIDR.Invalid.self) { try CIDR("example.com") }
+    }
+
+    @Test("a checkpoint verifies only with its signer's key and only unaltered")
+    func checkpointSignature() throws {
+        let key = AuditPrivateKey()
+        let heads = [ChainHead(chain: "platform:00", seq: 4, hash: String(repeating: "ab", count: 32))]
+        let signed = try AuditCheckpoint(takenAt: "2026-11-22T00:00:00.000Z", heads: heads).signed(with: key)
+        #expect(signed.signatureProblem(publicKey: key.publicKey) == nil)
+        #expect(signed.signatureProblem(publicKey: AuditPrivateKey().publicKey) != nil)
+        var altered = signed
+        altered.heads = [ChainHead(chain: "platform:00", seq: 3, hash: heads[0].hash)]
+        #expect(altered.signatureProblem(publicKey: key.publicKey) != nil)
+        #expect(AuditCheckpoint(takenAt: "x", heads: heads).signatureProblem(publicKey: key.publicKey) == "the checkpoint is not signed")
+    }
+}
