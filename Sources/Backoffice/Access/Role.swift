@@ -3,7 +3,7 @@ import Foundation
 /// The platform tenant: platform roles act for it, and a transaction acting for it sees every tenant.
 public let platformTenantID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 
-/// A role of DESIGN §2. `policies/access.yaml` says what each may do.
+/// A role (see ARCHITECTURE.md, "Roles"). `policies/access.yaml` says what each may do.
 public enum Role: String, CaseIterable, Sendable, Codable {
     case platformAdmin = "platform_admin"
     case backendManager = "backend_manager"

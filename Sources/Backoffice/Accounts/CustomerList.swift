@@ -226,7 +226,7 @@ struct JSONBytes {
 }
 
 /// Serves `GET /v1/customers` with `CustomerListJSON` instead of the generated JSON encoding
-/// (which costs most of the server's CPU on a 50-row page; STACK §7). Everything else about the
+/// (which cost most of the server's CPU on a 50-row page in our profiles; see README, "Benchmarks"). Everything else about the
 /// request — authentication, policy, row-level security, problem+json — is the same path.
 struct CustomerListFastPath: ServerMiddleware {
     let database: Database

@@ -6,14 +6,17 @@ extension Database {
     /// Runs `body` with a short-lived pool (for CLI administration and demo data), then shuts it down.
     public static func with<T: Sendable>(url: DatabaseURL, logger: Logger, _ body: @Sendable (Database) async throws -> T) async throws -> T {
         let client = PostgresClient(configuration: url.clientConfiguration(maximumConnections: 4), backgroundLogger: logger)
-        // The first lease may come before `run()` has started, which postgres-nio reports as a
-        // warning although it then waits correctly: keep only errors from this short-lived pool.
-        var quiet = logger
-        quiet.logLevel = max(logger.logLevel, .error)
         return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
+            // Start the pool before anything leases from it (a lease before `run()` is a warning).
+            let (started, signal) = AsyncStream<Void>.makeStream()
+            group.addTask {
+                signal.finish()
+                await client.run()
+            }
+            for await _ in started {}
+            await Task.yield()
             defer { group.cancelAll() }
-            return try await body(Database(client: client, logger: quiet))
+            return try await body(Database(client: client, logger: logger))
         }
     }
 

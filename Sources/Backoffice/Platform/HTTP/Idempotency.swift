@@ -22,7 +22,7 @@ protocol SecretBearing {
     func withoutSecret() -> Self
 }
 
-/// Idempotency-Key handling (DESIGN §4): keys are scoped to the principal and kept for
+/// Idempotency-Key handling: keys are scoped to the principal and kept for
 /// `policies/retention.yaml` hours. The first request's response is stored in the same
 /// transaction as its change; the same key with the same request replays it (no second change);
 /// the same key with a different request is 409 `idempotency_key_reused`.
