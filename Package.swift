@@ -79,6 +79,7 @@ let package = Package(
                 "Backoffice",
                 "BackofficeAPI",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -103,14 +103,15 @@ struct TestEnvironment: Sendable {
     /// Runs `body` against the HTTP application (generated handlers behind the real edge); with
     /// `trustedProxies`, over a real socket from 127.0.0.1 (so `X-Forwarded-For` can name clients).
     func withApp<T: Sendable>(
-        handEncodedLists: Bool = true, trustedProxies: [CIDR]? = nil, logger: Logger = testLogger,
+        handEncodedLists: Bool = true, trustedProxies: [CIDR]? = nil, logger: Logger = testLogger, policies: PolicySet? = nil,
         _ body: @Sendable (any TestClientProtocol) async throws -> T
     ) async throws -> T {
         var settings = ServerSettings(
             host: "127.0.0.1", port: 0, databaseURL: appURL, policiesDirectory: projectRoot.appendingPathComponent("policies"))
         settings.trustedProxies = trustedProxies ?? []
         let app = try BackofficeServer.buildApplication(
-            database: database, policies: policies, settings: settings, services: [], logger: logger, handEncodedLists: handEncodedLists)
+            database: database, policies: policies ?? self.policies, settings: settings, services: [], logger: logger,
+            handEncodedLists: handEncodedLists)
         return try await app.test(trustedProxies == nil ? .router : .live) { client in try await body(client) }
     }
 }

@@ -1,0 +1,222 @@
+import Backoffice
+import Foundation
+import HTTPTypes
+import Testing
+import Yams
+
+/// One operation of `openapi.yaml`, as the contract tests read it.
+struct ContractOperation: CustomStringConvertible, @unchecked Sendable {  // immutable, parsed once
+    let id: String
+    let method: HTTPRequest.Method
+    let path: String
+    /// The policy action (`x-action`), nil when the contract forgot it.
+    let action: String?
+    let isPublic: Bool
+    let pathParameters: [String]
+    let bodySchema: [String: Any]?
+    let successCodes: Set<Int>
+
+    var description: String { "\(id) (\(method) \(path))" }
+}
+
+/// The contract, parsed once: every operation with what it needs to be called.
+struct Contract: @unchecked Sendable {  // immutable, parsed once
+    let operations: [ContractOperation]
+    let document: [String: Any]
+
+    static func load() throws -> Contract {
+        let text = try String(contentsOf: projectRoot.appendingPathComponent("Sources/BackofficeAPI/openapi.yaml"), encoding: .utf8)
+        let document = try #require(try Yams.load(yaml: text) as? [String: Any])
+        let paths = try #require(document["paths"] as? [String: Any])
+        var operations: [ContractOperation] = []
+        for (path, item) in paths.sorted(by: { $0.key < $1.key }) {
+            for (method, raw) in (item as? [String: Any] ?? [:]).sorted(by: { $0.key < $1.key }) {
+                guard let operation = raw as? [String: Any], let httpMethod = HTTPRequest.Method(method.uppercased()) else { continue }
+                let parameters = (operation["parameters"] as? [Any] ?? []).compactMap { resolve($0, in: document) }
+                let body = ((operation["requestBody"] as? [String: Any])?["content"] as? [String: Any])?["application/json"] as? [String: Any]
+                let responses = operation["responses"] as? [String: Any] ?? [:]
+                operations.append(
+                    ContractOperation(
+                        id: operation["operationId"] as? String ?? "?", method: httpMethod, path: path, action: operation["x-action"] as? String,
+                        isPublic: operation["x-public"] as? Bool ?? false,
+                        pathParameters: parameters.filter { $0["in"] as? String == "path" }.compactMap { $0["name"] as? String },
+                        bodySchema: body.flatMap { resolve($0["schema"] as Any, in: document) },
+                        successCodes: Set(responses.keys.compactMap(Int.init).filter { $0 < 400 })))
+            }
+        }
+        return Contract(operations: operations, document: document)
+    }
+
+    /// Follows a `$ref` within the document.
+    static func resolve(_ value: Any, in document: [String: Any]) -> [String: Any]? {
+        guard let map = value as? [String: Any] else { return nil }
+        guard let ref = map["$ref"] as? String else { return map }
+        var node: Any = document
+        for part in ref.dropFirst(2).split(separator: "/") { node = (node as? [String: Any])?[String(part)] as Any }
+        return resolve(node, in: document)
+    }
+
+    /// A body that satisfies `schema`'s shape: every property with a plausible value; uuids
+    /// named like a path parameter get that fixture's id.
+    func sampleBody(_ schema: [String: Any], ids: [String: String]) -> Any {
+        switch schema["type"] as? String {
+        case "object":
+            var object: [String: Any] = [:]
+            let properties = schema["properties"] as? [String: Any] ?? [:]
+            for name in properties.keys {
+                guard let property = Self.resolve(properties[name] as Any, in: document) else { continue }
+                object[name] = ids[name] ?? sampleBody(property, ids: ids)
+            }
+            return object
+        case "array": return [Any]()
+        case "boolean": return true
+        case "integer": return schema["minimum"] as? Int ?? 1
+        default:
+            if let values = schema["enum"] as? [Any], let first = values.first { return first }
+            switch schema["format"] as? String {
+            case "uuid": return UUID().uuidString.lowercased()
+            case "email": return "contract-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+            case "date-time": return "2099-01-01T00:00:00Z"
+            default: return "contract-test"
+            }
+        }
+    }
+}
+
+/// Tests generated from the contract: every operation in `openapi.yaml` is checked without anyone
+/// writing a test for it, so a new endpoint is covered the day it is added (and the suite fails
+/// when it cannot be: no `x-action`, or a path parameter without a fixture).
+@Suite("Contract: every operation of openapi.yaml")
+struct ContractTests {
+    @Test("every operation names a known policy action, and every action has an operation")
+    func actionsAreDeclared() throws {
+        let contract = try Contract.load()
+        #expect(contract.operations.count >= 27)
+        for operation in contract.operations where !operation.isPublic {
+            #expect(operation.action.flatMap(Action.init(rawValue:)) != nil, "\(operation) needs `x-action:` naming a policy action")
+        }
+        let declared = Set(contract.operations.compactMap { $0.action.flatMap(Action.init(rawValue:)) })
+        #expect(declared == Set(Action.allCases), "actions without an operation: \(Set(Action.allCases).subtracting(declared).map(\.rawValue))")
+    }
+
+    @Test("no token → 401; a role the policy denies → 403; a role it allows → documented success or a problem+json 4xx, never 5xx")
+    func authenticationAndPolicy() async throws {
+        let contract = try Contract.load()
+        try await TestEnvironment.with { env in
+            let ids = try await ContractFixture.make(env)
+            let partner = env.fixture.partners[0]
+            let tokens: [(Role, String)] = [
+                (.platformAdmin, env.fixture.tokens[.platformAdmin]!), (.backendManager, env.fixture.tokens[.backendManager]!),
+                (.auditor, env.fixture.tokens[.auditor]!), (.appService, env.fixture.tokens[.appService]!),
+                (.partnerAdmin, partner.adminToken), (.partnerStaff, partner.staffToken),
+            ]
+            try await env.withApp(policies: try ContractFixture.policiesWithoutAuthenticationLimit()) { client in
+                for operation in contract.operations {
+                    let path = try ContractFixture.fill(operation, ids: ids.partnerA)
+                    let body = try operation.bodySchema.map { try JSONSerialization.data(withJSONObject: contract.sampleBody($0, ids: ids.partnerA)) }
+                    let json = body.map { String(decoding: $0, as: UTF8.self) }
+                    if !operation.isPublic {
+                        let anonymous = try await client.call(operation.method, path, token: nil, json: json)
+                        #expect(anonymous.status == 401, "\(operation) without a token → \(anonymous.status)")
+                        #expect(anonymous.headers[.wwwAuthenticate]?.hasPrefix("Bearer") == true)
+                    }
+                    guard let action = operation.action.flatMap(Action.init(rawValue:)) else { continue }
+                    for (role, token) in tokens {
+                        let reply = try await client.call(operation.method, path, token: token, json: json)
+                        let said = "\(role.rawValue) → \(operation): \(reply.status) \(reply.text.prefix(300))"
+                        if env.policies.access.allows(role.rawValue, action) {
+                            #expect(reply.status < 500, "never 5xx: \(said)")
+                            #expect(reply.status != 401 && !(reply.status == 403 && reply["code"] == "forbidden"), "allowed: \(said)")
+                            if reply.status >= 400 {
+                                #expect(reply.headers[.contentType] == "application/problem+json", "a problem: \(said)")
+                            } else {
+                                #expect(operation.successCodes.contains(reply.status), "a documented success: \(said)")
+                            }
+                        } else {
+                            #expect(reply.status == 403, "denied: \(said)")
+                            #expect(reply["code"] == "forbidden", "denied: \(said)")
+                            #expect(reply.headers[.contentType] == "application/problem+json")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("tenant-owned resources: another tenant's token gets 404, and its lists hold none of the first tenant's rows")
+    func tenantIsolation() async throws {
+        let contract = try Contract.load()
+        try await TestEnvironment.with { env in
+            let ids = try await ContractFixture.make(env)
+            let other = env.fixture.partners[1]
+            try await env.withApp { client in
+                for operation in contract.operations {
+                    guard let action = operation.action.flatMap(Action.init(rawValue:)),
+                        env.policies.access.allows(Role.partnerAdmin.rawValue, action) || env.policies.access.allows(Role.partnerStaff.rawValue, action)
+                    else { continue }
+                    let token = env.policies.access.allows(Role.partnerAdmin.rawValue, action) ? other.adminToken : other.staffToken
+                    let path = try ContractFixture.fill(operation, ids: ids.partnerA)
+                    let body = try operation.bodySchema.map { try JSONSerialization.data(withJSONObject: contract.sampleBody($0, ids: ids.partnerA)) }
+                    let reply = try await client.call(operation.method, path, token: token, json: body.map { String(decoding: $0, as: UTF8.self) })
+                    let said = "\(operation) with tenant B's token on tenant A's ids: \(reply.status) \(reply.text.prefix(300))"
+                    #expect(reply.status < 500, "\(said)")
+                    if !operation.pathParameters.isEmpty {
+                        #expect(reply.status == 404, "\(said)")
+                    } else if operation.method == .get, reply.status == 200 {
+                        let items = reply.json["items"] as? [[String: Any]] ?? []
+                        let foreign = items.filter { ($0["tenant_id"] as? String) == ids.partnerA["tenant_id"] }
+                        #expect(foreign.isEmpty, "\(said)")
+                        #expect(!reply.text.contains(ids.partnerA["tenant_id"] ?? "-"), "tenant A's id appears nowhere: \(said)")
+                    } else {
+                        #expect(reply.status != 200 || !reply.text.contains(ids.partnerA["tenant_id"] ?? "-"), "\(said)")
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The resources the contract tests call operations on.
+enum ContractFixture {
+    struct IDs {
+        /// Path parameter name → an id of a resource of partner A (or of the platform, for platform resources).
+        var partnerA: [String: String]
+    }
+
+    static func make(_ env: TestEnvironment) async throws -> IDs {
+        let partner = env.fixture.partners[0]
+        let context = Database.systemContext("contract", policies: env.policies)
+        let customer = try await env.customer()
+        let locked = try await env.customer()
+        _ = try await env.database.run(LockAccount(customerID: locked.id, reason: "for appeals"), context: env.context(.backendManager))
+        let appeal = try await env.database.run(FileAppeal(customerID: locked.id, message: "please"), context: env.context(.appService))
+        let staff = try await env.database.runAsSystem(
+            CreateOperator(email: "contract@\(partner.slug).example", role: .partnerStaff, tenantID: partner.tenantID), context: context)
+        let (token, _) = try await env.database.runAsSystem(CreateToken(operatorID: staff.id, name: "contract", expiresInHours: 1), context: context)
+        return IDs(partnerA: [
+            "tenant_id": partner.tenantID.uuidString.lowercased(), "operator_id": staff.id.uuidString.lowercased(),
+            "token_id": token.id.uuidString.lowercased(), "customer_id": customer.id.uuidString.lowercased(),
+            "appeal_id": appeal.id.uuidString.lowercased(),
+        ])
+    }
+
+    /// The operation's path with every `{parameter}` replaced by a fixture id.
+    static func fill(_ operation: ContractOperation, ids: [String: String]) throws -> String {
+        var path = operation.path
+        for name in operation.pathParameters {
+            let id = try #require(ids[name], "\(operation): no fixture for path parameter {\(name)}: add one to ContractFixture.make")
+            path = path.replacingOccurrences(of: "{\(name)}", with: id)
+        }
+        return path
+    }
+
+    /// The shipped policies with failed authentications unlimited (the tests send many on purpose).
+    static func policiesWithoutAuthenticationLimit() throws -> PolicySet {
+        var texts: [String: String] = [:]
+        for name in PolicySet.fileNames {
+            texts[name] = try String(contentsOf: projectRoot.appendingPathComponent("policies/\(name)"), encoding: .utf8)
+        }
+        texts["security.yaml"] = texts["security.yaml"]?.replacingOccurrences(of: "max_failures_per_address: 20", with: "max_failures_per_address: 100000")
+        return try PolicySet.parse(texts)
+    }
+}
