@@ -176,6 +176,56 @@ struct ContractTests {
     }
 }
 
+extension ContractTests {
+    @Test("hostile bodies on every operation that takes one: a clear 4xx problem and nothing changed; SQL metacharacters are data")
+    func hostileBodies() async throws {
+        let contract = try Contract.load()
+        try await TestEnvironment.with { env in
+            let ids = try await ContractFixture.make(env)
+            let admin = env.fixture.tokens[.platformAdmin]!
+            let app = env.fixture.tokens[.appService]!
+            try await env.withApp { client in
+                for operation in contract.operations {
+                    guard let schema = operation.bodySchema, let action = operation.action.flatMap(Action.init(rawValue:)) else { continue }
+                    let token = env.policies.access.allows(Role.platformAdmin.rawValue, action) ? admin : app
+                    let path = try ContractFixture.fill(operation, ids: ids.partnerA)
+                    var sample = contract.sampleBody(schema, ids: ids.partnerA) as? [String: Any] ?? [:]
+                    sample["no_such_field"] = "x"
+                    let unknownField = try JSONSerialization.data(withJSONObject: sample)
+                    let hostile: [(String, [UInt8], Int)] = [
+                        ("an unknown field", Array(unknownField), 400),
+                        ("deeply nested JSON", Array(String(repeating: "[", count: 100_000).utf8), 400),
+                        ("invalid UTF-8", [0x7B, 0x22, 0xC3, 0x28, 0x22, 0x3A, 0x31, 0x7D], 400),
+                        ("an oversized body", Array(#"{"reason":""#.utf8) + [UInt8](repeating: 0x61, count: 1 << 21) + Array(#""}"#.utf8), 413),
+                    ]
+                    for (what, bytes, expected) in hostile {
+                        let before = try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self)
+                        let reply = try await client.send(operation.method, path, token: token, bytes: bytes)
+                        let said = "\(operation) with \(what): \(reply.status) \(reply.text.prefix(200))"
+                        #expect(reply.status == expected, "\(said)")
+                        #expect(reply.headers[.contentType] == "application/problem+json", "\(said)")
+                        #expect(try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self) == before, "nothing changed: \(said)")
+                    }
+                    // Every string field carrying SQL: stored or refused as data, never executed, never a 5xx.
+                    let injected = Self.replacingStrings(in: contract.sampleBody(schema, ids: [:]), with: "x'); DROP TABLE customers; --")
+                    let reply = try await client.send(operation.method, path, token: token, bytes: Array(try JSONSerialization.data(withJSONObject: injected)))
+                    #expect(reply.status < 500, "\(operation) with SQL in every string: \(reply.status) \(reply.text.prefix(200))")
+                }
+            }
+            #expect(try await env.ownerScalar("SELECT count(*) FROM customers", as: Int.self) ?? 0 > 0, "the customers table is still there")
+        }
+    }
+
+    static func replacingStrings(in value: Any, with text: String) -> Any {
+        switch value {
+        case let object as [String: Any]: object.mapValues { replacingStrings(in: $0, with: text) }
+        case let array as [Any]: array.map { replacingStrings(in: $0, with: text) }
+        case is String: text
+        default: value
+        }
+    }
+}
+
 /// The resources the contract tests call operations on.
 enum ContractFixture {
     struct IDs {

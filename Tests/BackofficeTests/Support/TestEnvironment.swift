@@ -131,11 +131,18 @@ extension TestClientProtocol {
     func call(
         _ method: HTTPRequest.Method, _ uri: String, token: String?, json: String? = nil, headers extra: [String: String] = [:]
     ) async throws -> Reply {
+        try await send(method, uri, token: token, bytes: json.map { Array($0.utf8) }, headers: extra)
+    }
+
+    /// Sends raw bytes as an `application/json` body (for bodies a String cannot hold).
+    func send(_ method: HTTPRequest.Method, _ uri: String, token: String?, bytes: [UInt8]?, headers extra: [String: String] = [:]) async throws
+        -> Reply
+    {
         var headers = HTTPFields()
         if let token { headers[.authorization] = "Bearer \(token)" }
-        if json != nil { headers[.contentType] = "application/json" }
+        if bytes != nil { headers[.contentType] = "application/json" }
         for (name, value) in extra { headers[HTTPField.Name(name)!] = value }
-        return try await execute(uri: uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) }) { response in
+        return try await execute(uri: uri, method: method, headers: headers, body: bytes.map { ByteBuffer(bytes: $0) }) { response in
             Reply(status: Int(response.status.code), headers: response.headers, text: String(buffer: response.body))
         }
     }
