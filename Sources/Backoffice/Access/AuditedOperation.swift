@@ -39,7 +39,7 @@ extension Database {
         _ operation: Operation, context: OperationContext,
         finish: (PostgresConnection, Operation.Output) async throws -> Result
     ) async throws -> Result {
-        try await transaction(for: context.principal) { connection in
+        try await transaction(for: context) { connection in
             let audited = try await operation.perform(on: connection, context: context, database: self)
             for event in audited.events {
                 try await AuditLog.append(event, context: context, on: connection, logger: logger)

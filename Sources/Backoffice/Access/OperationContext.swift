@@ -6,12 +6,15 @@ public struct OperationContext: Sendable {
     public let requestID: String
     public let sourceIP: String?
     public let policies: PolicySet
+    /// The request's transaction (from the edge), nil outside a request (system work, tools).
+    public let transaction: RequestTransaction?
 
-    public init(principal: Principal, requestID: String, sourceIP: String?, policies: PolicySet) {
+    public init(principal: Principal, requestID: String, sourceIP: String?, policies: PolicySet, transaction: RequestTransaction? = nil) {
         self.principal = principal
         self.requestID = requestID
         self.sourceIP = sourceIP
         self.policies = policies
+        self.transaction = transaction
     }
 
     /// Throws 403 `forbidden` unless `policies/access.yaml` grants `action` to the principal's role.
@@ -24,6 +27,6 @@ public struct OperationContext: Sendable {
 
     /// The same request acted out by the system (automatic lockout, timed lock expiry).
     public var asSystem: OperationContext {
-        OperationContext(principal: .system, requestID: requestID, sourceIP: sourceIP, policies: policies)
+        OperationContext(principal: .system, requestID: requestID, sourceIP: sourceIP, policies: policies, transaction: transaction)
     }
 }

@@ -34,15 +34,15 @@ public struct AccountQueries: Sendable {
         let after = afterID ?? platformTenantID
         if context.masksPII {
             let statement = ListCustomersByID(statuses: statuses, afterID: after, limit: limit)
-            return try await database.transaction(for: context.principal) { try await $0.rows(statement, logger: database.logger) }.map(\.masked)
+            return try await database.transaction(for: context) { try await $0.rows(statement, logger: database.logger) }.map(\.masked)
         }
         let statement = ListCustomers(statuses: statuses, prefix: filter.emailPrefix ?? "", afterID: after, limit: limit)
-        return try await database.transaction(for: context.principal) { try await $0.rows(statement, logger: database.logger) }
+        return try await database.transaction(for: context) { try await $0.rows(statement, logger: database.logger) }
     }
 
     public func get(_ id: UUID, context: OperationContext) async throws -> Customer {
         try context.authorize(.accountsRead)
-        let customer = try await database.transaction(for: context.principal) { connection in
+        let customer = try await database.transaction(for: context) { connection in
             try await AccountStore.fetch(id, on: connection, logger: database.logger)
         }
         return context.masksPII ? customer.masked : customer
@@ -51,7 +51,7 @@ public struct AccountQueries: Sendable {
     /// The account's audit events, oldest first.
     public func history(_ id: UUID, afterID: Int64, limit: Int, context: OperationContext) async throws -> [AuditEventRecord] {
         try context.authorize(.accountsHistory)
-        return try await database.transaction(for: context.principal) { connection in
+        return try await database.transaction(for: context) { connection in
             _ = try await AccountStore.fetch(id, on: connection, logger: database.logger)
             return try await AuditLog.page(
                 AuditFilter(tenantID: platformTenantID, targetID: id.uuidString.lowercased()), afterID: afterID, limit: limit, on: connection,
@@ -64,7 +64,7 @@ public struct AccountQueries: Sendable {
         try context.authorize(.appealsList)
         let afterAt = after?.createdAt ?? Date(timeIntervalSince1970: 0)
         let afterID = after?.id ?? platformTenantID
-        return try await database.transaction(for: context.principal) { connection in
+        return try await database.transaction(for: context) { connection in
             var appeals: [Appeal] = []
             for try await row in try await connection.query(
                 """

@@ -83,7 +83,7 @@ public struct AuditLog: Sendable {
 
     /// One page of events, oldest first, after the keyset `afterID`.
     public func list(_ filter: AuditFilter, afterID: Int64, limit: Int, context: OperationContext) async throws -> [AuditEventRecord] {
-        try await database.transaction(for: context.principal) { connection in
+        try await database.transaction(for: context) { connection in
             try await Self.page(filter, afterID: afterID, limit: limit, on: connection, logger: database.logger)
         }
     }
@@ -170,7 +170,7 @@ public struct AuditLog: Sendable {
 
     /// The head (seq, hash) of every visible chain.
     public func heads(context: OperationContext) async throws -> [ChainHead] {
-        try await database.transaction(for: context.principal) { connection in
+        try await database.transaction(for: context) { connection in
             try await Self.heads(on: connection, logger: database.logger)
         }
     }

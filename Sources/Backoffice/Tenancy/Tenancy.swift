@@ -294,7 +294,7 @@ public struct TenancyQueries: Sendable {
 
     public func tenants(afterSlug: String, limit: Int, context: OperationContext) async throws -> [Tenant] {
         try context.authorize(.tenantsList)
-        return try await database.transaction(for: context.principal) { connection in
+        return try await database.transaction(for: context) { connection in
             var items: [Tenant] = []
             for try await row in try await connection.query(
                 "SELECT \(unescaped: Tenant.columns) FROM tenants WHERE id <> \(platformTenantID) AND slug > \(afterSlug) ORDER BY slug LIMIT \(limit)",
@@ -308,7 +308,7 @@ public struct TenancyQueries: Sendable {
 
     public func tenant(_ id: UUID, context: OperationContext) async throws -> Tenant {
         try context.authorize(.tenantsRead)
-        return try await database.transaction(for: context.principal) { connection in
+        return try await database.transaction(for: context) { connection in
             guard
                 let tenant = try await firstRow(
                     "SELECT \(unescaped: Tenant.columns) FROM tenants WHERE id = \(id)", on: connection, logger: database.logger, Tenant.decode)
@@ -319,7 +319,7 @@ public struct TenancyQueries: Sendable {
 
     public func operators(tenantID: UUID?, afterID: UUID, limit: Int, context: OperationContext) async throws -> [Operator] {
         try context.authorize(.operatorsList)
-        return try await database.transaction(for: context.principal) { connection in
+        return try await database.transaction(for: context) { connection in
             var items: [Operator] = []
             for try await row in try await connection.query(
                 """
@@ -335,7 +335,7 @@ public struct TenancyQueries: Sendable {
 
     public func tokens(operatorID: UUID?, afterID: UUID, limit: Int, context: OperationContext) async throws -> [Token] {
         try context.authorize(.tokensList)
-        return try await database.transaction(for: context.principal) { connection in
+        return try await database.transaction(for: context) { connection in
             var items: [Token] = []
             for try await row in try await connection.query(
                 """

@@ -42,6 +42,66 @@ public struct Database: Sendable {
         }
     }
 
+    /// Runs `body` in the context's request transaction when it has one (the edge's, already acting
+    /// for the principal), otherwise in a new transaction acting for the principal.
+    public func transaction<T: Sendable>(for context: OperationContext, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        guard let request = context.transaction else { return try await transaction(for: context.principal, body) }
+        do {
+            return try await body(request.connection)
+        } catch let error as PSQLError {
+            throw Database.translate(error, logger: logger)
+        }
+    }
+
+    /// Runs `body` so that, inside a request transaction, its failure undoes only its own work
+    /// (`SAVEPOINT` … `ROLLBACK TO SAVEPOINT`) and the transaction can go on; outside one, `body`
+    /// runs its own transactions anyway.
+    public func savepoint<T: Sendable>(_ context: OperationContext, _ body: () async throws -> T) async throws -> T {
+        guard let connection = context.transaction?.connection else { return try await body() }
+        do {
+            _ = try await connection.rows(Savepoint(), logger: logger)
+            do {
+                return try await body()
+            } catch {
+                _ = try await connection.rows(RollbackToSavepoint(), logger: logger)
+                throw error
+            }
+        } catch let error as PSQLError {
+            throw Database.translate(error, logger: logger)
+        }
+    }
+
+    /// One request's transaction: leases a connection, begins, and authenticates the token (by its
+    /// SHA-256) in the same statement that makes the transaction act for its principal. `body` gets
+    /// the principal (nil when the token is refused) and the transaction, and says whether to
+    /// commit; anything else, or a throw, rolls back.
+    public func requestTransaction<T: Sendable>(
+        tokenHash: [UInt8], _ body: (Principal?, RequestTransaction) async throws -> (T, commit: Bool)
+    ) async throws -> T {
+        do {
+            return try await client.withConnection { connection in
+                _ = try await connection.rows(Begin(), logger: logger)
+                do {
+                    let principal = try await connection.rows(AuthenticateRequest(hash: tokenHash), logger: logger).first.flatMap { row in
+                        Role(rawValue: row.3).map { Principal(operatorID: row.1, role: $0, tenantID: row.2, tokenID: row.0) }
+                    }
+                    let (result, commit) = try await body(principal, RequestTransaction(connection: connection))
+                    if commit {
+                        _ = try await connection.rows(Commit(), logger: logger)
+                    } else {
+                        _ = try await connection.rows(Rollback(), logger: logger)
+                    }
+                    return result
+                } catch {
+                    _ = try? await connection.rows(Rollback(), logger: logger)
+                    throw error
+                }
+            }
+        } catch let error as PSQLError {
+            throw Database.translate(error, logger: logger)
+        }
+    }
+
     /// Maps database failures that clients can act on to problems; everything else becomes 503
     /// (connection) or 500, never echoing the database's message. Logged with the request id and
     /// only the SQLSTATE and the names of the constraint, table and column: never the server's
@@ -91,6 +151,47 @@ struct Commit: PostgresPreparedStatement {
     typealias Row = ()
     func makeBindings() throws -> PostgresBindings { PostgresBindings() }
     func decodeRow(_ row: PostgresRow) throws -> Row {}
+}
+
+struct Rollback: PostgresPreparedStatement {
+    static let sql = "ROLLBACK"
+    typealias Row = ()
+    func makeBindings() throws -> PostgresBindings { PostgresBindings() }
+    func decodeRow(_ row: PostgresRow) throws -> Row {}
+}
+
+struct Savepoint: PostgresPreparedStatement {
+    static let sql = "SAVEPOINT work"
+    typealias Row = ()
+    func makeBindings() throws -> PostgresBindings { PostgresBindings() }
+    func decodeRow(_ row: PostgresRow) throws -> Row {}
+}
+
+struct RollbackToSavepoint: PostgresPreparedStatement {
+    static let sql = "ROLLBACK TO SAVEPOINT work"
+    typealias Row = ()
+    func makeBindings() throws -> PostgresBindings { PostgresBindings() }
+    func decodeRow(_ row: PostgresRow) throws -> Row {}
+}
+
+/// Authenticates a token and makes the transaction act for its principal (`authenticate_request`).
+struct AuthenticateRequest: PostgresPreparedStatement {
+    static let sql = "SELECT token_id, operator_id, tenant_id, role FROM authenticate_request($1)"
+    typealias Row = (UUID, UUID, UUID, String)
+    let hash: [UInt8]
+    func makeBindings() throws -> PostgresBindings {
+        var b = PostgresBindings(capacity: 1)
+        b.append(ByteBuffer(bytes: hash))
+        return b
+    }
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+}
+
+/// The transaction a request runs in, from the edge: every read and change of the request runs
+/// on it, and it commits only when the answer is a success. A change and its audit event, and an
+/// Idempotency-Key record, therefore commit together or not at all.
+public struct RequestTransaction: Sendable {
+    public let connection: PostgresConnection
 }
 
 /// Sets the tenant and role the transaction acts for; row-level security reads them.

@@ -14,7 +14,8 @@ struct APIHandler: APIProtocol {
     /// The operation context of the current request (set by `EdgeResponder`).
     func context() throws -> OperationContext {
         guard let scope = RequestScope.current, let principal = scope.principal else { throw Problem.unauthenticated }
-        return OperationContext(principal: principal, requestID: scope.requestID, sourceIP: scope.sourceIP, policies: policies)
+        return OperationContext(
+            principal: principal, requestID: scope.requestID, sourceIP: scope.sourceIP, policies: policies, transaction: scope.transaction)
     }
 }
 

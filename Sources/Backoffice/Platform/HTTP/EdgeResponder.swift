@@ -7,13 +7,15 @@ import NIOCore
 
 /// The outermost responder: gives every request an id (echoed as `X-Request-Id`), resolves the
 /// client address (through trusted proxies only), enforces the body size limit, screens every
-/// input string for NUL, authenticates `/v1` requests by bearer token (failures rate-limited per
-/// address), and turns every error into problem+json. Authorization happens per operation,
-/// against `policies/access.yaml`.
+/// input string for NUL, and turns every error into problem+json. A `/v1` request runs in one
+/// database transaction: leased and begun here, authenticated by its bearer token in the same
+/// statement that makes it act for the principal (failures rate-limited per address), committed
+/// only when the answer is a success. Authorization happens per operation, against
+/// `policies/access.yaml`.
 struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context == AppRequestContext {
     typealias Context = AppRequestContext
     let inner: Inner
-    let authenticator: Authenticator
+    let database: Database
     let maxBodySize: Int
     let clientAddress: ClientAddress
     let throttle: AuthenticationThrottle
@@ -33,19 +35,21 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                 if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBodySize { throw Problem.payloadTooLarge }
                 let body = try await request.collectBody(upTo: maxBodySize)
                 try InputScreen.check(path: request.uri.path, query: request.uri.query, body: body)
-                var principal: Principal?
-                if request.uri.path.hasPrefix("/v1/") {
-                    principal = try await authenticate(request, address: sourceIP ?? "unknown", logger: logger)
-                }
-                let scope = RequestScope(principal: principal, requestID: requestID, sourceIP: sourceIP)
                 let inner = self.inner
-                let response = try await RequestScope.$current.withValue(scope) {
-                    try await inner.respond(to: request, context: context)
+                guard request.uri.path.hasPrefix("/v1/") else {
+                    return try await inner.respond(to: request, context: context).checkingRoute()
                 }
-                if response.status == .notFound && response.headers[.contentType] == nil {
-                    throw HTTPError(.notFound)  // the router's bare 404 for an unknown path
+                let address = sourceIP ?? "unknown"
+                let secret = try await presentedToken(request, address: address, logger: logger)
+                return try await database.requestTransaction(tokenHash: secret.hash) { principal, transaction in
+                    guard let principal else { throw await refuse(request, address: address, logger: logger) }
+                    var scope = RequestScope(principal: principal, requestID: requestID, sourceIP: sourceIP)
+                    scope.transaction = transaction
+                    let response = try await RequestScope.$current.withValue(scope) {
+                        try await inner.respond(to: request, context: context).checkingRoute()
+                    }
+                    return (response, commit: response.status.code < 400)
                 }
-                return response
             }
         } catch let refusal as Refusal {
             response = Self.problemResponse(refusal.problem, requestID: requestID)
@@ -63,25 +67,30 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
         let header: HTTPField
     }
 
-    /// The principal of the request's bearer token. A missing or failing token is 401 with
-    /// `WWW-Authenticate: Bearer` and counts against the source address; an address over the
-    /// limit of `policies/security.yaml` is 429 with `Retry-After`, whatever it sends.
-    private func authenticate(_ request: Request, address: String, logger: Logger) async throws -> Principal {
+    /// The request's well-formed bearer token. An address over the failure limit of
+    /// `policies/security.yaml` is refused with 429 and `Retry-After`, whatever it sends; a missing
+    /// or malformed token is refused (401) without touching the database.
+    private func presentedToken(_ request: Request, address: String, logger: Logger) async throws -> TokenSecret {
         if let wait = await throttle.retryAfter(address) {
             rateLimited.increment()
             logger.warning("authentication rate-limited", metadata: ["source_ip": .string(address), "retry_after": .stringConvertible(wait)])
             throw Refusal(problem: .tooManyFailedAuthentications(retryAfter: wait), header: HTTPField(name: .retryAfter, value: String(wait)))
         }
-        if let token = Self.bearer(request.headers[.authorization]), let principal = try await authenticator.principal(for: token) {
-            return principal
+        guard let token = Self.bearer(request.headers[.authorization]).map(TokenSecret.init(value:)), token.isWellFormed else {
+            throw await refuse(request, address: address, logger: logger)
         }
+        return token
+    }
+
+    /// A failed authentication: counted against the address, logged without the token, 401 with
+    /// `WWW-Authenticate: Bearer`.
+    private func refuse(_ request: Request, address: String, logger: Logger) async -> Refusal {
         await throttle.recordFailure(address)
         authenticationFailures.increment()
-        // Never the token itself: only that it failed, from where.
         logger.notice(
             "authentication failed",
             metadata: ["source_ip": .string(address), "credential": .string(request.headers[.authorization] == nil ? "missing" : "refused")])
-        throw Refusal(problem: .unauthenticated, header: HTTPField(name: .wwwAuthenticate, value: #"Bearer realm="backoffice""#))
+        return Refusal(problem: .unauthenticated, header: HTTPField(name: .wwwAuthenticate, value: #"Bearer realm="backoffice""#))
     }
 
     static func bearer(_ header: String?) -> String? {
@@ -112,6 +121,14 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
             status: .init(code: problem.status),
             headers: [.contentType: "application/problem+json"],
             body: .init(byteBuffer: ByteBuffer(data: problem.body(requestID: requestID))))
+    }
+}
+
+extension Response {
+    /// The router's bare 404 for an unknown path, as a problem.
+    fileprivate func checkingRoute() throws -> Response {
+        if status == .notFound && headers[.contentType] == nil { throw HTTPError(.notFound) }
+        return self
     }
 }
 

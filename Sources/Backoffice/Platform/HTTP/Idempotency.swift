@@ -45,7 +45,7 @@ struct Idempotency: Sendable {
         if let stored: StoredResponse<Body> = try await replay(key: key, fingerprint: fingerprint, context: context) { return stored }
         let keepHours = context.policies.retention.idempotencyKeepHours
         do {
-            return try await database.run(operation, context: context) { connection, output in
+            return try await database.savepoint(context) { try await database.run(operation, context: context) { connection, output in
                 let response = try respond(output)
                 let body = try JSONEncoder().encode(StoredResponse(status: response.status, body: Self.storable(response.body)))
                 let saved = try await connection.query(
@@ -62,7 +62,7 @@ struct Idempotency: Sendable {
                 for try await _ in saved { inserted = true }
                 if !inserted { throw ConcurrentDuplicate() }  // a concurrent request with this key won: undo ours, replay its
                 return response
-            }
+            } }
         } catch {
             if let stored: StoredResponse<Body> = try await replay(key: key, fingerprint: fingerprint, context: context) { return stored }
             throw error
@@ -80,7 +80,7 @@ struct Idempotency: Sendable {
     private func replay<Body: Codable & Sendable>(key: String, fingerprint: [UInt8], context: OperationContext) async throws -> StoredResponse<Body>?
     {
         let keepHours = context.policies.retention.idempotencyKeepHours
-        let found: (ByteBuffer, ByteBuffer)? = try await database.transaction(for: context.principal) { connection in
+        let found: (ByteBuffer, ByteBuffer)? = try await database.transaction(for: context) { connection in
             for try await row in try await connection.query(
                 """
                 SELECT request_hash, body FROM idempotency_keys

@@ -20,6 +20,8 @@ public struct RequestScope: Sendable {
     public let principal: Principal?
     public let requestID: String
     public let sourceIP: String?
+    /// The request's transaction, acting for `principal` (nil outside `/v1`).
+    public var transaction: RequestTransaction? = nil
 
     @TaskLocal public static var current: RequestScope?
 }

@@ -78,7 +78,7 @@ public enum BackofficeServer {
         let throttle = AuthenticationThrottle(
             limit: policies.security.failedAuthenticationLimit, window: .seconds(policies.security.failedAuthenticationWindowSeconds))
         let responder = EdgeResponder(
-            inner: router.buildResponder(), authenticator: Authenticator(database: database), maxBodySize: settings.maxBodySize,
+            inner: router.buildResponder(), database: database, maxBodySize: settings.maxBodySize,
             clientAddress: ClientAddress(trustedProxies: settings.trustedProxies), throttle: throttle)
         return Application(
             responder: responder,
