@@ -10,10 +10,14 @@ struct BackofficeCommand: AsyncParsableCommand {
             6 rejected input, 7 service unavailable, 8 audit verification failed.
 
             Example: backoffice accounts list --status locked
+
+            Shell completion: backoffice --generate-completion-script bash|zsh|fish (e.g. into
+            /etc/bash_completion.d/backoffice, or `source <(backoffice --generate-completion-script bash)`).
             """,
         version: "0.1.0",
         groupedSubcommands: [
             CommandGroup(name: "Run", subcommands: [Dev.self, Serve.self, DB.self, Admin.self, Policies.self]),
+            CommandGroup(name: "Sign in", subcommands: [Login.self, Logout.self, WhoAmI.self]),
             CommandGroup(name: "Operate", subcommands: [Accounts.self, Tenants.self, Operators.self, Tokens.self, Audit.self, Maintenance.self]),
         ])
 }

@@ -24,6 +24,22 @@ public enum Role: String, CaseIterable, Sendable, Codable {
     public var kind: String { self == .appService ? "service" : "person" }
 }
 
+/// A value the code does not know, read from the database (a newer schema, or corruption) or
+/// mapped from the contract: the read fails (500, logged) instead of guessing a default.
+public struct UnknownValue: Error, CustomStringConvertible {
+    public let type: String
+    public let value: String
+    public var description: String { "unknown \(type) '\(value)'" }
+}
+
+extension RawRepresentable where RawValue == String {
+    /// The case named `known`; anything else throws `UnknownValue`, never a silent default.
+    public init(known: String) throws {
+        guard let value = Self(rawValue: known) else { throw UnknownValue(type: "\(Self.self)", value: known) }
+        self = value
+    }
+}
+
 /// A permission, and the `action` of the audit event its change records.
 public enum Action: String, CaseIterable, Sendable, Codable {
     case tenantsCreate = "tenants.create"
@@ -35,6 +51,7 @@ public enum Action: String, CaseIterable, Sendable, Codable {
     case tokensCreate = "tokens.create"
     case tokensList = "tokens.list"
     case tokensRevoke = "tokens.revoke"
+    case sessionRead = "session.read"
     case accountsSync = "accounts.sync"
     case accountsList = "accounts.list"
     case accountsRead = "accounts.read"

@@ -19,7 +19,7 @@ public struct Appeal: Sendable, Equatable {
     static func decode(_ row: PostgresRow) throws -> Appeal {
         let c = try row.decode((UUID, UUID, UUID, String, String, Date, Date?, UUID?, String?).self)
         return Appeal(
-            id: c.0, customerID: c.1, lockID: c.2, message: c.3, status: AppealStatus(rawValue: c.4) ?? .open, createdAt: c.5,
+            id: c.0, customerID: c.1, lockID: c.2, message: c.3, status: try AppealStatus(known: c.4), createdAt: c.5,
             resolvedAt: c.6, resolvedBy: c.7, resolutionReason: c.8)
     }
 

@@ -68,12 +68,12 @@ public struct Customer: Sendable, Equatable {
         }
         var customer = Customer(
             id: try next(UUID.self), email: try next(String.self), displayName: try next(String.self),
-            status: AccountStatus(rawValue: try next(String.self)) ?? .active, failedLogins: try next(Int.self),
+            status: try AccountStatus(known: try next(String.self)), failedLogins: try next(Int.self),
             createdAt: try next(Date.self), updatedAt: try next(Date.self), deletedAt: try next(Date?.self),
             version: try next(Int64.self), lock: nil)
         if let lockID = try next(UUID?.self) {
             customer.lock = AccountLock(
-                id: lockID, cause: AccountLock.Cause(rawValue: try next(String.self)) ?? .manual, reason: try next(String.self),
+                id: lockID, cause: try AccountLock.Cause(known: try next(String.self)), reason: try next(String.self),
                 failedAttempts: try next(Int?.self), lockedBy: try next(UUID?.self), lockedAt: try next(Date.self),
                 until: try next(Date?.self), liftedAt: try next(Date?.self), liftedBy: try next(UUID?.self),
                 liftReason: try next(String?.self))

@@ -34,7 +34,7 @@ public struct Operator: Sendable, Equatable {
     static func decode(_ row: PostgresRow) throws -> Operator {
         let c = try row.decode((UUID, UUID, String, String, String, String, Date, Date?, Int64).self)
         return Operator(
-            id: c.0, tenantID: c.1, email: c.2, role: Role(rawValue: c.3) ?? .partnerStaff, kind: c.4, status: c.5, createdAt: c.6,
+            id: c.0, tenantID: c.1, email: c.2, role: try Role(known: c.3), kind: c.4, status: c.5, createdAt: c.6,
             disabledAt: c.7, version: c.8)
     }
 
@@ -60,7 +60,7 @@ public struct Token: Sendable, Equatable {
     static func decode(_ row: PostgresRow) throws -> Token {
         let c = try row.decode((UUID, UUID, UUID, String, String, Date, Date, Date?, Date?).self)
         return Token(
-            id: c.0, tenantID: c.1, operatorID: c.2, name: c.3, role: Role(rawValue: c.4) ?? .partnerStaff, createdAt: c.5, expiresAt: c.6,
+            id: c.0, tenantID: c.1, operatorID: c.2, name: c.3, role: try Role(known: c.4), createdAt: c.5, expiresAt: c.6,
             lastUsedAt: c.7, revokedAt: c.8)
     }
 
@@ -287,10 +287,42 @@ public struct RevokeToken: AuditedOperation {
     }
 }
 
+/// Who a request authenticated as: the operator and the token (`GET /v1/me`).
+public struct Session: Sendable, Equatable {
+    public var operatorID: UUID
+    public var email: String
+    public var role: Role
+    public var tenantID: UUID
+    public var tokenID: UUID
+    public var tokenName: String
+    public var expiresAt: Date
+}
+
 /// Reads of tenants, operators and tokens, limited by row-level security to what the principal's tenant sees.
 public struct TenancyQueries: Sendable {
     let database: Database
     public init(database: Database) { self.database = database }
+
+    /// The principal's operator and token (`session.read`).
+    public func session(context: OperationContext) async throws -> Session {
+        try context.authorize(.sessionRead)
+        guard let tokenID = context.principal.tokenID else { throw Problem.unauthenticated }
+        return try await database.transaction(for: context) { connection in
+            guard
+                let session = try await firstRow(
+                    """
+                    SELECT o.id, o.email, o.role, t.tenant_id, t.id, t.name, t.expires_at
+                    FROM tokens t JOIN operators o ON o.tenant_id = t.tenant_id AND o.id = t.operator_id WHERE t.id = \(tokenID)
+                    """, on: connection, logger: database.logger,
+                    { row in
+                        let c = try row.decode((UUID, String, String, UUID, UUID, String, Date).self)
+                        return Session(
+                            operatorID: c.0, email: c.1, role: try Role(known: c.2), tenantID: c.3, tokenID: c.4, tokenName: c.5, expiresAt: c.6)
+                    })
+            else { throw Problem.unauthenticated }
+            return session
+        }
+    }
 
     public func tenants(afterSlug: String, limit: Int, context: OperationContext) async throws -> [Tenant] {
         try context.authorize(.tenantsList)

@@ -34,6 +34,16 @@ private struct IDRequest<Body: Encodable>: Encodable {
 }
 
 extension APIHandler {
+    func whoAmI(_ input: Operations.WhoAmI.Input) async throws -> Operations.WhoAmI.Output {
+        let session = try await TenancyQueries(database: database).session(context: try context())
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        operatorId: session.operatorID.text, email: session.email, role: try .init(known: session.role.rawValue), tenantId: session.tenantID.text,
+                        tokenId: session.tokenID.text, tokenName: session.tokenName, expiresAt: session.expiresAt))))
+    }
+
     func listTenants(_ input: Operations.ListTenants.Input) async throws -> Operations.ListTenants.Output {
         let limit = try pageLimit(input.query.limit)
         let after = try Cursor.decode(input.query.cursor, count: 1)?[0] ?? ""
@@ -69,7 +79,7 @@ extension APIHandler {
 
     func createOperator(_ input: Operations.CreateOperator.Input) async throws -> Operations.CreateOperator.Output {
         guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
-        let role = Role(rawValue: body.role.rawValue) ?? .partnerStaff
+        let role = try Role(known: body.role.rawValue)
         let stored = try await idempotency.run(
             CreateOperator(email: body.email, role: role, tenantID: try parseID(body.tenantId, "tenant_id")), key: input.headers.idempotencyKey,
             request: body, operationID: Operations.CreateOperator.id, context: try context()

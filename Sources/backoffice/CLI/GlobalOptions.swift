@@ -13,10 +13,10 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
 
 /// Options every API command takes.
 struct GlobalOptions: ParsableArguments {
-    @Option(help: "Service URL (env BACKOFFICE_URL; default http://127.0.0.1:8080).")
+    @Option(help: "Service URL (env BACKOFFICE_URL; else the saved login's; default http://127.0.0.1:8080).")
     var url: String?
 
-    @Option(help: "API token (env BACKOFFICE_TOKEN).")
+    @Option(help: "API token (env BACKOFFICE_TOKEN; else the saved login's).")
     var token: String?
 
     @Option(help: "Output: table, json, jsonl or csv (table on a terminal, json otherwise).")
@@ -25,14 +25,22 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: "Idempotency-Key for a change (generated when absent; printed with --verbose).")
     var idempotencyKey: String?
 
+    @Option(help: "A login saved by `backoffice login` (env BACKOFFICE_PROFILE; default: the current one).")
+    var profile: String?
+
     @Flag(help: "Print the request id and idempotency key on stderr.")
     var verbose = false
 
+    private var environment: [String: String] { ProcessInfo.processInfo.environment }
+
+    /// The saved login in use, if any; flags and environment variables win over it.
+    var savedLogin: Profiles.Profile? { Profiles.load().selected(profile ?? environment["BACKOFFICE_PROFILE"]) }
+
     var serviceURL: String {
-        url ?? ProcessInfo.processInfo.environment["BACKOFFICE_URL"] ?? "http://127.0.0.1:8080"
+        url ?? environment["BACKOFFICE_URL"] ?? savedLogin?.url ?? "http://127.0.0.1:8080"
     }
 
-    var bearer: String? { token ?? ProcessInfo.processInfo.environment["BACKOFFICE_TOKEN"] }
+    var bearer: String? { token ?? environment["BACKOFFICE_TOKEN"] ?? savedLogin?.token }
 
     var format: OutputFormat { output ?? (isatty(STDOUT_FILENO) == 1 ? .table : .json) }
 

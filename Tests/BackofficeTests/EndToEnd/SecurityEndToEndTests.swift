@@ -43,6 +43,36 @@ struct SecurityEndToEndTests {
         }
     }
 
+    @Test("login keeps a URL and token per profile in a private file; a refused token is not saved")
+    func loginProfiles() async throws {
+        try await TestEnvironment.with { env in
+            try await withServer(env) { base in
+                let folder = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString)")
+                defer { try? FileManager.default.removeItem(at: folder) }
+                let config = ["BACKOFFICE_CONFIG": folder.appendingPathComponent("backoffice/config.json").path]
+                let refused = try cli(["login", "--url", base, "--token", "bo_" + String(repeating: "x", count: 43), "--profile", "ops"], config)
+                #expect(refused.status == 4, "\(refused.output)")
+                #expect(!FileManager.default.fileExists(atPath: config["BACKOFFICE_CONFIG"]!), "a refused token is not saved")
+                let manager = env.fixture.tokens[.backendManager]!
+                let login = try cli(["login", "--url", base, "--token", manager, "--profile", "ops"], config)
+                #expect(login.status == 0, "\(login.output)")
+                #expect(login.output.contains("backend_manager"))
+                let mode = try FileManager.default.attributesOfItem(atPath: config["BACKOFFICE_CONFIG"]!)[.posixPermissions] as? Int
+                #expect(mode == 0o600)
+                let folderMode = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("backoffice").path)[.posixPermissions] as? Int
+                #expect(folderMode == 0o700)
+                let list = try cli(["accounts", "list", "--limit", "1", "--output", "json"], config)
+                #expect(list.status == 0, "no exported URL or token needed: \(list.output)")
+                let whoami = try cli(["whoami", "--output", "json"], config)
+                #expect(whoami.output.contains("\"role\" : \"backend_manager\""))
+                let overridden = try cli(["whoami", "--output", "json", "--token", env.fixture.tokens[.auditor]!], config)
+                #expect(overridden.output.contains("\"role\" : \"auditor\""), "a flag wins over the profile")
+                #expect(try cli(["logout", "--profile", "ops"], config).status == 0)
+                #expect(try cli(["accounts", "list", "--url", base], config).status == 4, "after logout there is no token")
+            }
+        }
+    }
+
     @Test("serve refuses a superuser database role (exit 7) before serving anything")
     func serveRefusesSuperuser() async throws {
         try await TestEnvironment.with { env in

@@ -168,6 +168,20 @@ struct DatabaseSecurityTests {
         }
     }
 
+    @Test("a value the code does not know, read from the database, is an error, never a silent default")
+    func unknownStoredValues() async throws {
+        try await TestEnvironment.with { env in
+            let customer = try await env.customer()
+            try await env.asOwner("ALTER TABLE customers DROP CONSTRAINT customers_status_check")
+            try await env.asOwner("UPDATE customers SET status = 'suspended' WHERE id = '\(customer.id)'")
+            await #expect(throws: UnknownValue.self) {
+                _ = try await AccountQueries(database: env.database).get(customer.id, context: env.context(.backendManager))
+            }
+            #expect(throws: UnknownValue.self) { try Role(known: "janitor") }
+            #expect(try Role(known: "auditor") == .auditor)
+        }
+    }
+
     @Test("a token create answers Cache-Control: no-store")
     func secretResponsesAreNotCached() async throws {
         try await TestEnvironment.with { env in
