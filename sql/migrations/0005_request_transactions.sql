@@ -35,3 +35,6 @@ END
 $$;
 REVOKE ALL ON FUNCTION authenticate_request(bytea) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION authenticate_request(bytea) TO backoffice_app;
+
+-- Replaced by authenticate_request.
+DROP FUNCTION authenticate_token(bytea);

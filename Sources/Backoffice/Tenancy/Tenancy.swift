@@ -382,8 +382,8 @@ public struct TenancyQueries: Sendable {
     }
 }
 
-/// Resolves bearer tokens to principals (revoked, expired and disabled are refused at once:
-/// every request asks the database, nothing is cached).
+/// Resolves bearer tokens to principals outside a request (demo credentials, tools): the same
+/// `authenticate_request` the edge runs. Revoked, expired and disabled are refused at once.
 public struct Authenticator: Sendable {
     let database: Database
     public init(database: Database) { self.database = database }
@@ -391,28 +391,6 @@ public struct Authenticator: Sendable {
     public func principal(for secret: String) async throws -> Principal? {
         let token = TokenSecret(value: secret)
         guard token.isWellFormed else { return nil }
-        do {
-            for try await (tokenID, operatorID, tenantID, role) in try await database.client.execute(
-                AuthenticateToken(hash: token.hash), logger: database.logger)
-            {
-                guard let role = Role(rawValue: role) else { return nil }
-                return Principal(operatorID: operatorID, role: role, tenantID: tenantID, tokenID: tokenID)
-            }
-            return nil
-        } catch let error as PSQLError {
-            throw Database.translate(error, logger: database.logger)
-        }
+        return try await database.requestTransaction(tokenHash: token.hash) { principal, _ in (principal, commit: true) }
     }
-}
-
-struct AuthenticateToken: PostgresPreparedStatement {
-    static let sql = "SELECT token_id, operator_id, tenant_id, role FROM authenticate_token($1)"
-    typealias Row = (UUID, UUID, UUID, String)
-    let hash: [UInt8]
-    func makeBindings() throws -> PostgresBindings {
-        var b = PostgresBindings(capacity: 1)
-        b.append(ByteBuffer(bytes: hash))
-        return b
-    }
-    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
 }
