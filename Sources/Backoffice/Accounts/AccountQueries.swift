@@ -34,10 +34,10 @@ public struct AccountQueries: Sendable {
         let after = afterID ?? platformTenantID
         if context.masksPII {
             let statement = ListCustomersByID(statuses: statuses, afterID: after, limit: limit)
-            return try await database.transaction(for: context) { try await $0.rows(statement, logger: database.logger) }.map(\.masked)
+            return try await database.transaction(for: context) { try await $0.rowsPlannedEachTime(statement, logger: database.logger) }.map(\.masked)
         }
         let statement = ListCustomers(statuses: statuses, prefix: filter.emailPrefix ?? "", afterID: after, limit: limit)
-        return try await database.transaction(for: context) { try await $0.rows(statement, logger: database.logger) }
+        return try await database.transaction(for: context) { try await $0.rowsPlannedEachTime(statement, logger: database.logger) }
     }
 
     public func get(_ id: UUID, context: OperationContext) async throws -> Customer {
