@@ -6,7 +6,8 @@ import OpenAPIRuntime
 extension AuditEventRecord {
     var api: Components.Schemas.AuditEvent {
         Components.Schemas.AuditEvent(
-            id: id, occurredAt: occurredAt, chain: chain, seq: seq, tenantId: tenantID.text, actorId: actorID?.text, actorRole: actorRole, tokenId: tokenID?.text,
+            id: id, occurredAt: occurredAt, chain: chain, seq: seq, tenantId: tenantID.text, actorId: actorID?.text, actorRole: actorRole,
+            tokenId: tokenID?.text,
             action: action, targetType: targetType, targetId: targetID, requestId: requestID, sourceIp: sourceIP, reason: reason,
             before: payload(before, as: Components.Schemas.AuditEvent.BeforePayload.self),
             after: payload(after, as: Components.Schemas.AuditEvent.AfterPayload.self), policyDigest: policyDigest, prevHash: prevHash,

@@ -7,7 +7,8 @@ public enum SafeText {
     /// replaced by a space, so a cell cannot move the cursor, recolour or retitle the terminal.
     public static func terminal(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isControl) else { return text }
-        let withoutEscapes = text.replacingOccurrences(of: "\u{1B}\\[[0-?]*[ -/]*[@-~]|\u{1B}\\][^\u{07}\u{1B}]*(\u{07}|\u{1B}\\\\)?", with: "", options: .regularExpression)
+        let withoutEscapes = text.replacingOccurrences(
+            of: "\u{1B}\\[[0-?]*[ -/]*[@-~]|\u{1B}\\][^\u{07}\u{1B}]*(\u{07}|\u{1B}\\\\)?", with: "", options: .regularExpression)
         var scalars = String.UnicodeScalarView()
         for scalar in withoutEscapes.unicodeScalars { scalars.append(isControl(scalar) ? " " : scalar) }
         return String(scalars)

@@ -187,14 +187,15 @@ public struct DisableOperator: AuditedOperation {
         }
         if before.role == .partnerAdmin || before.role == .platformAdmin {
             // Lock the tenant's admins in a fixed order so two concurrent disables cannot both pass.
-            let others = try await firstRow(
-                """
-                WITH admins AS (
-                    SELECT id FROM operators WHERE tenant_id = \(before.tenantID) AND role = \(before.role.rawValue) AND status = 'active'
-                    ORDER BY id FOR UPDATE
-                ) SELECT count(*) FROM admins WHERE id <> \(operatorID)
-                """, on: connection, logger: database.logger
-            ) { try $0.decode(Int.self) } ?? 0
+            let others =
+                try await firstRow(
+                    """
+                    WITH admins AS (
+                        SELECT id FROM operators WHERE tenant_id = \(before.tenantID) AND role = \(before.role.rawValue) AND status = 'active'
+                        ORDER BY id FOR UPDATE
+                    ) SELECT count(*) FROM admins WHERE id <> \(operatorID)
+                    """, on: connection, logger: database.logger
+                ) { try $0.decode(Int.self) } ?? 0
             guard others > 0 else {
                 throw Problem.conflict(
                     "last_admin", "This is the last active \(before.role.rawValue) of its tenant; create another before disabling it.")

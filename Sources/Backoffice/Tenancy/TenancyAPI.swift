@@ -40,7 +40,8 @@ extension APIHandler {
             .init(
                 body: .json(
                     .init(
-                        operatorId: session.operatorID.text, email: session.email, role: try .init(known: session.role.rawValue), tenantId: session.tenantID.text,
+                        operatorId: session.operatorID.text, email: session.email, role: try .init(known: session.role.rawValue),
+                        tenantId: session.tenantID.text,
                         tokenId: session.tokenID.text, tokenName: session.tokenName, expiresAt: session.expiresAt))))
     }
 

@@ -98,7 +98,8 @@ struct Audit: AsyncParsableCommand {
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "A file written by `audit checkpoint`: also fail when a chain is shorter than, or diverges from, it.") var checkpoint: String?
         @Option(help: "The checkpoint signer's public key (from `audit keygen`): refuse a checkpoint it did not sign.") var publicKey: String?
-        @Option(help: ArgumentHelp("Verify this whole export (JSON lines) here, without the service.", valueName: "export.jsonl")) var offline: String?
+        @Option(help: ArgumentHelp("Verify this whole export (JSON lines) here, without the service.", valueName: "export.jsonl")) var offline:
+            String?
 
         func validate() throws {
             if offline != nil && checkpoint != nil && publicKey == nil {
@@ -113,7 +114,9 @@ struct Audit: AsyncParsableCommand {
                     try verifyOffline(offline, checkpoint: kept?.heads ?? [])
                     return
                 }
-                let heads = kept.map { Components.Schemas.Checkpoint(takenAt: Date(), heads: $0.heads.map { .init(chain: $0.chain, seq: $0.seq, hash: $0.hash) }) }
+                let heads = kept.map {
+                    Components.Schemas.Checkpoint(takenAt: Date(), heads: $0.heads.map { .init(chain: $0.chain, seq: $0.seq, hash: $0.hash) })
+                }
                 switch try await global.client().verifyAudit(body: .json(.init(checkpoint: heads))) {
                 case .ok(let ok):
                     let report = try ok.body.json
@@ -198,12 +201,15 @@ struct Audit: AsyncParsableCommand {
                 case .ok(let ok):
                     let heads = try ok.body.json
                     var checkpoint = AuditCheckpoint(
-                        takenAt: RFC3339DateTranscoder.format(heads.takenAt), heads: heads.heads.map { ChainHead(chain: $0.chain, seq: $0.seq, hash: $0.hash) })
+                        takenAt: RFC3339DateTranscoder.format(heads.takenAt),
+                        heads: heads.heads.map { ChainHead(chain: $0.chain, seq: $0.seq, hash: $0.hash) })
                     if let key { checkpoint = try checkpoint.signed(with: key) }
                     let encoder = JSONEncoder()
                     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
                     try encoder.encode(checkpoint).write(to: URL(fileURLWithPath: file))
-                    print("kept \(checkpoint.heads.count) chain heads in \(file)" + (key == nil ? " (unsigned: pass --signing-key to sign)" : ", signed"))
+                    print(
+                        "kept \(checkpoint.heads.count) chain heads in \(file)"
+                            + (key == nil ? " (unsigned: pass --signing-key to sign)" : ", signed"))
                 case .default(let status, let problem): throw CLIFailure.from(status, problem)
                 }
             }
@@ -252,7 +258,8 @@ struct Maintenance: AsyncParsableCommand {
                         report.purged.forEach { print("  \($0)") }
                         print("\(verb) \(report.idempotencyKeys) expired idempotency records, \(report.loginAttempts) old login attempts")
                     } else {
-                        try Printer(format: global.format).single(report, columns: ["dry_run", "retention_days", "purged", "idempotency_keys", "login_attempts"])
+                        try Printer(format: global.format).single(
+                            report, columns: ["dry_run", "retention_days", "purged", "idempotency_keys", "login_attempts"])
                     }
                 case .default(let status, let problem): throw CLIFailure.from(status, problem)
                 }

@@ -102,7 +102,8 @@ struct Dev: AsyncParsableCommand {
             let clusterData = EmbeddedPostgres.rootSafeDirectory(key: home.path) ?? home.appendingPathComponent("postgres")
             say("starting PostgreSQL (data in \(clusterData.path)) …")
             let cluster = try EmbeddedPostgres.start(
-                dataDirectory: clusterData, passwordFile: home.appendingPathComponent("postgres.password")) { say($0) }
+                dataDirectory: clusterData, passwordFile: home.appendingPathComponent("postgres.password")
+            ) { say($0) }
             defer {
                 cluster.stop()
                 say("PostgreSQL stopped; data kept in \(clusterData.path)")

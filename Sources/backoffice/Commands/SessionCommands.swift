@@ -36,7 +36,8 @@ struct Login: AsyncParsableCommand {
             profiles.profiles[name] = .init(url: options.serviceURL, token: token)
             profiles.current = name
             try profiles.save()
-            print("logged in to \(options.serviceURL) as \(session.email) (\(session.role.rawValue)); profile '\(name)' saved in \(Profiles.file.path)")
+            print(
+                "logged in to \(options.serviceURL) as \(session.email) (\(session.role.rawValue)); profile '\(name)' saved in \(Profiles.file.path)")
         }
     }
 }

@@ -66,7 +66,8 @@ struct PolicyTests {
         let base = try PolicySet.parse(try Self.texts())
         let shipped = try Self.texts()["retention.yaml"] ?? ""
         #expect(shipped.contains("purge_after_days: 30"))
-        let changed = try PolicySet.parse(try Self.texts(retention: shipped.replacingOccurrences(of: "purge_after_days: 30", with: "purge_after_days: 31")))
+        let changed = try PolicySet.parse(
+            try Self.texts(retention: shipped.replacingOccurrences(of: "purge_after_days: 30", with: "purge_after_days: 31")))
         #expect(base.digest != changed.digest)
     }
 }

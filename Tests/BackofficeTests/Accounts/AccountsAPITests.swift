@@ -185,7 +185,8 @@ struct AccountsAPITests {
         try await TestEnvironment.with { env in
             let customer = try await env.customer()
             _ = try await env.database.run(
-                LockAccount(customerID: customer.id, reason: "cool-off", until: Date().addingTimeInterval(3600)), context: env.context(.backendManager))
+                LockAccount(customerID: customer.id, reason: "cool-off", until: Date().addingTimeInterval(3600)),
+                context: env.context(.backendManager))
             let expiry = LockExpiryService(database: env.database, policies: env.policies, interval: .seconds(1))
             #expect(try await expiry.liftDue() == 0, "not yet due")
             // Time passes (in the database, which decides what is due): no sleeping.

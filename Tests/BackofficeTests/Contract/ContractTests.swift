@@ -152,7 +152,8 @@ struct ContractTests {
             try await env.withApp { client in
                 for operation in contract.operations {
                     guard let action = operation.action.flatMap(Action.init(rawValue:)),
-                        env.policies.access.allows(Role.partnerAdmin.rawValue, action) || env.policies.access.allows(Role.partnerStaff.rawValue, action)
+                        env.policies.access.allows(Role.partnerAdmin.rawValue, action)
+                            || env.policies.access.allows(Role.partnerStaff.rawValue, action)
                     else { continue }
                     let token = env.policies.access.allows(Role.partnerAdmin.rawValue, action) ? other.adminToken : other.staffToken
                     let path = try ContractFixture.fill(operation, ids: ids.partnerA)
@@ -208,7 +209,8 @@ extension ContractTests {
                     }
                     // Every string field carrying SQL: stored or refused as data, never executed, never a 5xx.
                     let injected = Self.replacingStrings(in: contract.sampleBody(schema, ids: [:]), with: "x'); DROP TABLE customers; --")
-                    let reply = try await client.send(operation.method, path, token: token, bytes: Array(try JSONSerialization.data(withJSONObject: injected)))
+                    let reply = try await client.send(
+                        operation.method, path, token: token, bytes: Array(try JSONSerialization.data(withJSONObject: injected)))
                     #expect(reply.status < 500, "\(operation) with SQL in every string: \(reply.status) \(reply.text.prefix(200))")
                 }
             }
@@ -266,7 +268,8 @@ enum ContractFixture {
         for name in PolicySet.fileNames {
             texts[name] = try String(contentsOf: projectRoot.appendingPathComponent("policies/\(name)"), encoding: .utf8)
         }
-        texts["security.yaml"] = texts["security.yaml"]?.replacingOccurrences(of: "max_failures_per_address: 20", with: "max_failures_per_address: 100000")
+        texts["security.yaml"] = texts["security.yaml"]?.replacingOccurrences(
+            of: "max_failures_per_address: 20", with: "max_failures_per_address: 100000")
         return try PolicySet.parse(texts)
     }
 }

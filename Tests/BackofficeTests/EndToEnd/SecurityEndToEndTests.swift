@@ -5,7 +5,8 @@ import Testing
 /// A PostgreSQL client tool (`pg_dump`) of the installed server version.
 func postgresTool(_ name: String) -> String {
     let versions = ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []).sorted(by: >)
-    let dirs = versions.map { "/usr/lib/postgresql/\($0)/bin" } + (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+    let dirs =
+        versions.map { "/usr/lib/postgresql/\($0)/bin" } + (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
     return dirs.map { $0 + "/" + name }.first { FileManager.default.isExecutableFile(atPath: $0) } ?? name
 }
 
@@ -18,15 +19,18 @@ struct SecurityEndToEndTests {
                 let admin = ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.tokens[.platformAdmin]!]
                 let operatorID = try #require(env.fixture.principals[.backendManager]?.operatorID).uuidString.lowercased()
                 let key = "mint-\(UUID().uuidString)"
-                let first = try cli(["tokens", "create", "--operator", operatorID, "--name", "laptop", "--idempotency-key", key, "--output", "json"], admin)
+                let first = try cli(
+                    ["tokens", "create", "--operator", operatorID, "--name", "laptop", "--idempotency-key", key, "--output", "json"], admin)
                 #expect(first.status == 0, "\(first.output)")
                 let created = try JSONSerialization.jsonObject(with: Data(first.output.utf8)) as? [String: Any]
                 let secret = try #require(created?["secret"] as? String)
                 #expect(secret.hasPrefix("bo_"))
                 let second = try cli(["tokens", "create", "--operator", operatorID, "--name", "phone", "--output", "json"], admin)
-                let otherSecret = try #require((try JSONSerialization.jsonObject(with: Data(second.output.utf8)) as? [String: Any])?["secret"] as? String)
+                let otherSecret = try #require(
+                    (try JSONSerialization.jsonObject(with: Data(second.output.utf8)) as? [String: Any])?["secret"] as? String)
 
-                let replay = try cli(["tokens", "create", "--operator", operatorID, "--name", "laptop", "--idempotency-key", key, "--output", "json"], admin)
+                let replay = try cli(
+                    ["tokens", "create", "--operator", operatorID, "--name", "laptop", "--idempotency-key", key, "--output", "json"], admin)
                 #expect(replay.status == 0)
                 let replayed = try JSONSerialization.jsonObject(with: Data(replay.output.utf8)) as? [String: Any]
                 #expect(replayed?["secret"] == nil, "a replay does not carry the secret")
@@ -59,7 +63,8 @@ struct SecurityEndToEndTests {
                 #expect(login.output.contains("backend_manager"))
                 let mode = try FileManager.default.attributesOfItem(atPath: config["BACKOFFICE_CONFIG"]!)[.posixPermissions] as? Int
                 #expect(mode == 0o600)
-                let folderMode = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("backoffice").path)[.posixPermissions] as? Int
+                let folderMode =
+                    try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("backoffice").path)[.posixPermissions] as? Int
                 #expect(folderMode == 0o700)
                 let list = try cli(["accounts", "list", "--limit", "1", "--output", "json"], config)
                 #expect(list.status == 0, "no exported URL or token needed: \(list.output)")
@@ -110,7 +115,9 @@ struct SecurityEndToEndTests {
                 #expect(try cli(["audit", "checkpoint", "--file", path("heads.json"), "--signing-key", path("audit.key")], auditor).status == 0)
                 #expect(try cli(["audit", "export", "--file", path("audit.jsonl")], auditor).status == 0)
 
-                let verify = ["audit", "verify", "--offline", path("audit.jsonl"), "--checkpoint", path("heads.json"), "--public-key", path("audit.pub")]
+                let verify = [
+                    "audit", "verify", "--offline", path("audit.jsonl"), "--checkpoint", path("heads.json"), "--public-key", path("audit.pub"),
+                ]
                 let clean = try cli(verify)
                 #expect(clean.status == 0, "\(clean.output)")
                 #expect(clean.output.contains("intact (verified offline)"))
@@ -120,7 +127,8 @@ struct SecurityEndToEndTests {
                 let index = try #require(lines.firstIndex { $0.contains("\"accounts.lock\"") && $0.contains(id) })
                 let victim = try #require((try JSONSerialization.jsonObject(with: Data(lines[index].utf8)) as? [String: Any])?["id"] as? Int)
                 var edited = lines
-                edited[index] = lines[index].replacingOccurrences(of: "\"reason\": \"Chargeback under investigation\"", with: "\"reason\": \"Routine check\"")
+                edited[index] = lines[index].replacingOccurrences(
+                    of: "\"reason\": \"Chargeback under investigation\"", with: "\"reason\": \"Routine check\"")
                 #expect(edited[index] != lines[index])
                 try (edited.joined(separator: "\n") + "\n").write(toFile: path("audit.jsonl"), atomically: true, encoding: .utf8)
                 let tampered = try cli(verify)
@@ -139,7 +147,9 @@ struct SecurityEndToEndTests {
                 #expect(refused.output.contains("REFUSED"))
                 try signed.write(toFile: path("heads.json"), atomically: true, encoding: .utf8)
                 #expect(try cli(["audit", "keygen", "--private-key", path("other.key"), "--public-key", path("other.pub")]).status == 0)
-                let otherKey = try cli(["audit", "verify", "--offline", path("audit.jsonl"), "--checkpoint", path("heads.json"), "--public-key", path("other.pub")])
+                let otherKey = try cli([
+                    "audit", "verify", "--offline", path("audit.jsonl"), "--checkpoint", path("heads.json"), "--public-key", path("other.pub"),
+                ])
                 #expect(otherKey.status == 8)
                 #expect(otherKey.output.contains("REFUSED"))
             }

@@ -36,7 +36,8 @@ struct DatabaseSecurityTests {
             #expect(insert?.status == 403)
             let rewind = await asService(env, platform, "UPDATE audit_chain_heads SET seq = 0")
             #expect(rewind?.status == 403)
-            let heads = await asService(env, platform, "INSERT INTO audit_chain_heads (tenant_id, chain, seq, hash) VALUES (gen_random_uuid(), 'x', 1, '')")
+            let heads = await asService(
+                env, platform, "INSERT INTO audit_chain_heads (tenant_id, chain, seq, hash) VALUES (gen_random_uuid(), 'x', 1, '')")
             #expect(heads?.status == 403)
             let partner = env.fixture.partners[0].admin
             let otherTenant = env.fixture.partners[1].tenantID.uuidString.lowercased()
@@ -75,11 +76,13 @@ struct DatabaseSecurityTests {
             let manager = env.fixture.principals[.backendManager]!
             _ = try await env.database.run(LockAccount(customerID: customer.id, reason: "Chargeback"), context: env.context(.backendManager))
             let recorded = try await env.ownerScalar(
-                "SELECT token_id FROM audit_events WHERE action = 'accounts.lock' AND target_id = '\(customer.id.uuidString.lowercased())'", as: UUID.self)
+                "SELECT token_id FROM audit_events WHERE action = 'accounts.lock' AND target_id = '\(customer.id.uuidString.lowercased())'",
+                as: UUID.self)
             #expect(recorded == manager.tokenID)
             try await env.withApp { client in
                 let page = try await client.call(
-                    .get, "/v1/audit/events?action=accounts.lock&target_id=\(customer.id.uuidString.lowercased())", token: env.fixture.tokens[.auditor]!)
+                    .get, "/v1/audit/events?action=accounts.lock&target_id=\(customer.id.uuidString.lowercased())",
+                    token: env.fixture.tokens[.auditor]!)
                 let event = (page.json["items"] as? [[String: Any]])?.first
                 #expect(event?["token_id"] as? String == manager.tokenID?.uuidString.lowercased())
             }
@@ -106,7 +109,8 @@ struct DatabaseSecurityTests {
                     #expect(reply.status == 200)
                 }
                 try await env.asOwner("UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE key = 'old-key'")
-                try await env.asOwner("UPDATE login_attempts SET occurred_at = now() - interval '91 days' WHERE id = (SELECT min(id) FROM login_attempts)")
+                try await env.asOwner(
+                    "UPDATE login_attempts SET occurred_at = now() - interval '91 days' WHERE id = (SELECT min(id) FROM login_attempts)")
                 let dry = try await client.call(.post, "/v1/maintenance/purge", token: manager, json: #"{"dry_run":true}"#)
                 #expect(dry.status == 200)
                 #expect(dry.json["idempotency_keys"] as? Int == 1)
@@ -187,7 +191,8 @@ struct DatabaseSecurityTests {
         try await TestEnvironment.with { env in
             let operatorID = env.fixture.principals[.auditor]!.operatorID!.uuidString.lowercased()
             try await env.withApp { client in
-                let reply = try await client.call(.post, "/v1/tokens", token: env.fixture.tokens[.platformAdmin]!, json: #"{"operator_id":"\#(operatorID)"}"#)
+                let reply = try await client.call(
+                    .post, "/v1/tokens", token: env.fixture.tokens[.platformAdmin]!, json: #"{"operator_id":"\#(operatorID)"}"#)
                 #expect(reply.status == 201)
                 #expect(reply.headers[.cacheControl] == "no-store")
             }

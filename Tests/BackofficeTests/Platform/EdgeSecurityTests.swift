@@ -80,18 +80,22 @@ struct EdgeSecurityTests {
             let lock = #"{"reason":"Suspected account takeover"}"#
             try await env.withApp(trustedProxies: [try CIDR("127.0.0.0/8")]) { client in
                 let reply = try await client.call(
-                    .post, "/v1/customers/\(first.id.uuidString.lowercased())/lock", token: manager, json: lock, headers: ["X-Forwarded-For": "198.51.100.9, 127.0.0.2"])
+                    .post, "/v1/customers/\(first.id.uuidString.lowercased())/lock", token: manager, json: lock,
+                    headers: ["X-Forwarded-For": "198.51.100.9, 127.0.0.2"])
                 #expect(reply.status == 200)
             }
             try await env.withApp(trustedProxies: [try CIDR("10.0.0.0/8")]) { client in
                 let reply = try await client.call(
-                    .post, "/v1/customers/\(second.id.uuidString.lowercased())/lock", token: manager, json: lock, headers: ["X-Forwarded-For": "198.51.100.9"])
+                    .post, "/v1/customers/\(second.id.uuidString.lowercased())/lock", token: manager, json: lock,
+                    headers: ["X-Forwarded-For": "198.51.100.9"])
                 #expect(reply.status == 200)
             }
             let trusted = try await env.ownerScalar(
-                "SELECT source_ip FROM audit_events WHERE action = 'accounts.lock' AND target_id = '\(first.id.uuidString.lowercased())'", as: String.self)
+                "SELECT source_ip FROM audit_events WHERE action = 'accounts.lock' AND target_id = '\(first.id.uuidString.lowercased())'",
+                as: String.self)
             let untrusted = try await env.ownerScalar(
-                "SELECT source_ip FROM audit_events WHERE action = 'accounts.lock' AND target_id = '\(second.id.uuidString.lowercased())'", as: String.self)
+                "SELECT source_ip FROM audit_events WHERE action = 'accounts.lock' AND target_id = '\(second.id.uuidString.lowercased())'",
+                as: String.self)
             #expect(trusted == "198.51.100.9", "the nearest untrusted hop behind trusted proxies")
             #expect(untrusted == "127.0.0.1", "a peer that is not a trusted proxy cannot choose its address")
         }
@@ -107,14 +111,17 @@ struct EdgeSecurityTests {
                 #expect(query.status == 422)
                 #expect(query["code"] == "validation_failed")
                 #expect(query.text.contains("\"field\":\"email_prefix\""))
-                let body = try await client.call(.post, "/v1/customers/\(customer.id.uuidString.lowercased())/lock", token: manager, json: #"{"reason":"a\u0000b"}"#)
+                let body = try await client.call(
+                    .post, "/v1/customers/\(customer.id.uuidString.lowercased())/lock", token: manager, json: #"{"reason":"a\u0000b"}"#)
                 #expect(body.status == 422)
                 #expect(body.text.contains("\"field\":\"reason\""))
                 let escaped = try await client.call(
-                    .post, "/v1/customers/\(customer.id.uuidString.lowercased())/lock", token: manager, json: #"{"reason":"a backslash \\u0000 is text"}"#)
+                    .post, "/v1/customers/\(customer.id.uuidString.lowercased())/lock", token: manager,
+                    json: #"{"reason":"a backslash \\u0000 is text"}"#)
                 #expect(escaped.status == 200, "an escaped backslash before u0000 is not a NUL")
             }
-            let locks = try await env.ownerScalar("SELECT count(*) FROM account_locks WHERE customer_id = '\(customer.id.uuidString.lowercased())'", as: Int.self)
+            let locks = try await env.ownerScalar(
+                "SELECT count(*) FROM account_locks WHERE customer_id = '\(customer.id.uuidString.lowercased())'", as: Int.self)
             #expect(locks == 1, "only the valid request changed anything")
         }
     }

@@ -74,7 +74,8 @@ actor TestCluster {
             }
         }
         return (
-            try DatabaseURL(cluster.url(database: name, user: "postgres")), try DatabaseURL(cluster.url(database: name, user: "backoffice_app", password: appPassword)),
+            try DatabaseURL(cluster.url(database: name, user: "postgres")),
+            try DatabaseURL(cluster.url(database: name, user: "backoffice_app", password: appPassword)),
             cluster
         )
     }

@@ -115,7 +115,8 @@ public final class EmbeddedPostgres: Sendable {
     public static func rootSafeDirectory(key: String) -> URL? {
         guard geteuid() == 0, let entry = getpwnam("postgres"), let home = entry.pointee.pw_dir else { return nil }
         let digest = key.utf8.reduce(into: UInt64(14_695_981_039_346_656_037)) { hash, byte in hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211 }
-        return URL(fileURLWithPath: String(cString: home)).appendingPathComponent("backoffice-dev").appendingPathComponent(String(format: "%016llx", digest))
+        return URL(fileURLWithPath: String(cString: home)).appendingPathComponent("backoffice-dev").appendingPathComponent(
+            String(format: "%016llx", digest))
     }
 
     static func tool(_ name: String) -> String {

@@ -45,24 +45,26 @@ struct Idempotency: Sendable {
         if let stored: StoredResponse<Body> = try await replay(key: key, fingerprint: fingerprint, context: context) { return stored }
         let keepHours = context.policies.retention.idempotencyKeepHours
         do {
-            return try await database.savepoint(context) { try await database.run(operation, context: context) { connection, output in
-                let response = try respond(output)
-                let body = try JSONEncoder().encode(StoredResponse(status: response.status, body: Self.storable(response.body)))
-                let saved = try await connection.query(
-                    """
-                    INSERT INTO idempotency_keys (tenant_id, principal_id, key, request_hash, status, body)
-                    VALUES (\(context.principal.tenantID), \(context.principal.operatorID), \(key), \(ByteBuffer(bytes: fingerprint)),
-                            \(response.status), \(ByteBuffer(data: body)))
-                    ON CONFLICT (tenant_id, principal_id, key) DO UPDATE
-                        SET request_hash = excluded.request_hash, status = excluded.status, body = excluded.body, created_at = now()
-                        WHERE idempotency_keys.created_at <= now() - make_interval(hours => \(keepHours)::int)
-                    RETURNING 1
-                    """, logger: database.logger)
-                var inserted = false
-                for try await _ in saved { inserted = true }
-                if !inserted { throw ConcurrentDuplicate() }  // a concurrent request with this key won: undo ours, replay its
-                return response
-            } }
+            return try await database.savepoint(context) {
+                try await database.run(operation, context: context) { connection, output in
+                    let response = try respond(output)
+                    let body = try JSONEncoder().encode(StoredResponse(status: response.status, body: Self.storable(response.body)))
+                    let saved = try await connection.query(
+                        """
+                        INSERT INTO idempotency_keys (tenant_id, principal_id, key, request_hash, status, body)
+                        VALUES (\(context.principal.tenantID), \(context.principal.operatorID), \(key), \(ByteBuffer(bytes: fingerprint)),
+                                \(response.status), \(ByteBuffer(data: body)))
+                        ON CONFLICT (tenant_id, principal_id, key) DO UPDATE
+                            SET request_hash = excluded.request_hash, status = excluded.status, body = excluded.body, created_at = now()
+                            WHERE idempotency_keys.created_at <= now() - make_interval(hours => \(keepHours)::int)
+                        RETURNING 1
+                        """, logger: database.logger)
+                    var inserted = false
+                    for try await _ in saved { inserted = true }
+                    if !inserted { throw ConcurrentDuplicate() }  // a concurrent request with this key won: undo ours, replay its
+                    return response
+                }
+            }
         } catch {
             if let stored: StoredResponse<Body> = try await replay(key: key, fingerprint: fingerprint, context: context) { return stored }
             throw error

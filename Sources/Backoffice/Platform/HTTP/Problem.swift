@@ -120,7 +120,8 @@ public struct Validation {
 
     public mutating func email(_ value: String, _ field: String) {
         let parts = value.split(separator: "@", omittingEmptySubsequences: false)
-        let ok = parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".") && !value.contains(" ")
+        let ok =
+            parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".") && !value.contains(" ")
             && (3...254).contains(value.unicodeScalars.count)
         require(ok, field, "invalid_email", "must be an email address")
     }
