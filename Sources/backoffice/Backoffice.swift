@@ -11,8 +11,7 @@ struct BackofficeCommand: AsyncParsableCommand {
 
             Example: backoffice accounts list --status locked
 
-            Shell completion: backoffice --generate-completion-script bash|zsh|fish (e.g. into
-            /etc/bash_completion.d/backoffice, or `source <(backoffice --generate-completion-script bash)`).
+            Shell completion: source <(backoffice --generate-completion-script bash)   (also zsh, fish)
             """,
         version: "0.1.0",
         groupedSubcommands: [
