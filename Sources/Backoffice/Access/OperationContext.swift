@@ -24,9 +24,4 @@ public struct OperationContext: Sendable {
 
     /// Whether customer PII must be masked for this principal.
     public var masksPII: Bool { policies.access.masksPII(principal.role) }
-
-    /// The same request acted out by the system (automatic lockout, timed lock expiry).
-    public var asSystem: OperationContext {
-        OperationContext(principal: .system, requestID: requestID, sourceIP: sourceIP, policies: policies, transaction: transaction)
-    }
 }

@@ -11,7 +11,8 @@ public enum AuditChain {
     public static let genesis = [UInt8](repeating: 0, count: 32)
 
     /// The chain an event joins: its tenant's chain, or for the platform a lane chosen by target, so
-    /// changes to different targets rarely wait on one chain head.
+    /// changes to different targets rarely wait on one chain head. `audit_append` (SQL) makes this
+    /// choice when it appends; this is the same rule, for tools and tests that need to know it.
     public static func chain(tenantID: UUID, targetID: String) -> String {
         guard tenantID == platformTenantID else { return "tenant:\(tenantID.uuidString.lowercased())" }
         let digest = SHA256.hash(data: Data(targetID.utf8))
