@@ -21,24 +21,12 @@ public struct Database: Sendable {
         isolation: String? = nil,
         _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
-        do {
-            return try await client.withConnection { connection in
-                _ = try await connection.rows(Begin(), logger: logger)
-                do {
-                    if let isolation {
-                        try await connection.query(PostgresQuery(unsafeSQL: "SET TRANSACTION ISOLATION LEVEL \(isolation)"), logger: logger)
-                    }
-                    _ = try await connection.rows(SetSession(tenant: principal.tenantID.uuidString, role: principal.role), logger: logger)
-                    let result = try await body(connection)
-                    _ = try await connection.rows(Commit(), logger: logger)
-                    return result
-                } catch {
-                    _ = try? await connection.query("ROLLBACK", logger: logger)
-                    throw error
-                }
+        try await leasedTransaction { connection in
+            if let isolation {
+                try await connection.query(PostgresQuery(unsafeSQL: "SET TRANSACTION ISOLATION LEVEL \(isolation)"), logger: logger)
             }
-        } catch let error as PSQLError {
-            throw Database.translate(error, logger: logger)
+            _ = try await connection.rows(SetSession(tenant: principal.tenantID.uuidString, role: principal.role), logger: logger)
+            return (try await body(connection), commit: true)
         }
     }
 
@@ -46,11 +34,7 @@ public struct Database: Sendable {
     /// for the principal), otherwise in a new transaction acting for the principal.
     public func transaction<T: Sendable>(for context: OperationContext, _ body: (PostgresConnection) async throws -> T) async throws -> T {
         guard let request = context.transaction else { return try await transaction(for: context.principal, body) }
-        do {
-            return try await body(request.connection)
-        } catch let error as PSQLError {
-            throw Database.translate(error, logger: logger)
-        }
+        return try await translatingErrors { try await body(request.connection) }
     }
 
     /// Runs `body` so that, inside a request transaction, its failure undoes only its own work
@@ -58,7 +42,7 @@ public struct Database: Sendable {
     /// runs its own transactions anyway.
     public func savepoint<T: Sendable>(_ context: OperationContext, _ body: () async throws -> T) async throws -> T {
         guard let connection = context.transaction?.connection else { return try await body() }
-        do {
+        return try await translatingErrors {
             _ = try await connection.rows(Savepoint(), logger: logger)
             do {
                 return try await body()
@@ -66,8 +50,6 @@ public struct Database: Sendable {
                 _ = try await connection.rows(RollbackToSavepoint(), logger: logger)
                 throw error
             }
-        } catch let error as PSQLError {
-            throw Database.translate(error, logger: logger)
         }
     }
 
@@ -78,14 +60,22 @@ public struct Database: Sendable {
     public func requestTransaction<T: Sendable>(
         tokenHash: [UInt8], _ body: (Principal?, RequestTransaction) async throws -> (T, commit: Bool)
     ) async throws -> T {
-        do {
-            return try await client.withConnection { connection in
+        try await leasedTransaction { connection in
+            let principal = try await connection.rows(AuthenticateRequest(hash: tokenHash), logger: logger).first.flatMap { row in
+                Role(rawValue: row.3).map { Principal(operatorID: row.1, role: $0, tenantID: row.2, tokenID: row.0) }
+            }
+            return try await body(principal, RequestTransaction(connection: connection))
+        }
+    }
+
+    /// Leases a connection and runs `body` between `BEGIN` and `COMMIT` (or `ROLLBACK` when it
+    /// says not to commit, or throws); database errors come back as problems.
+    private func leasedTransaction<T: Sendable>(_ body: (PostgresConnection) async throws -> (T, commit: Bool)) async throws -> T {
+        try await translatingErrors {
+            try await client.withConnection { connection in
                 _ = try await connection.rows(Begin(), logger: logger)
                 do {
-                    let principal = try await connection.rows(AuthenticateRequest(hash: tokenHash), logger: logger).first.flatMap { row in
-                        Role(rawValue: row.3).map { Principal(operatorID: row.1, role: $0, tenantID: row.2, tokenID: row.0) }
-                    }
-                    let (result, commit) = try await body(principal, RequestTransaction(connection: connection))
+                    let (result, commit) = try await body(connection)
                     if commit {
                         _ = try await connection.rows(Commit(), logger: logger)
                     } else {
@@ -97,6 +87,13 @@ public struct Database: Sendable {
                     throw error
                 }
             }
+        }
+    }
+
+    /// Runs `body`, turning a `PSQLError` into what `translate` makes of it.
+    private func translatingErrors<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
         } catch let error as PSQLError {
             throw Database.translate(error, logger: logger)
         }
@@ -139,40 +136,19 @@ public struct Database: Sendable {
     }
 }
 
-struct Begin: PostgresPreparedStatement {
-    static let sql = "BEGIN"
-    typealias Row = ()
+/// A statement that takes no parameters and returns no rows (transaction control).
+protocol ControlStatement: PostgresPreparedStatement where Row == () {}
+
+extension ControlStatement {
     func makeBindings() throws -> PostgresBindings { PostgresBindings() }
-    func decodeRow(_ row: PostgresRow) throws -> Row {}
+    func decodeRow(_ row: PostgresRow) throws {}
 }
 
-struct Commit: PostgresPreparedStatement {
-    static let sql = "COMMIT"
-    typealias Row = ()
-    func makeBindings() throws -> PostgresBindings { PostgresBindings() }
-    func decodeRow(_ row: PostgresRow) throws -> Row {}
-}
-
-struct Rollback: PostgresPreparedStatement {
-    static let sql = "ROLLBACK"
-    typealias Row = ()
-    func makeBindings() throws -> PostgresBindings { PostgresBindings() }
-    func decodeRow(_ row: PostgresRow) throws -> Row {}
-}
-
-struct Savepoint: PostgresPreparedStatement {
-    static let sql = "SAVEPOINT work"
-    typealias Row = ()
-    func makeBindings() throws -> PostgresBindings { PostgresBindings() }
-    func decodeRow(_ row: PostgresRow) throws -> Row {}
-}
-
-struct RollbackToSavepoint: PostgresPreparedStatement {
-    static let sql = "ROLLBACK TO SAVEPOINT work"
-    typealias Row = ()
-    func makeBindings() throws -> PostgresBindings { PostgresBindings() }
-    func decodeRow(_ row: PostgresRow) throws -> Row {}
-}
+struct Begin: ControlStatement { static let sql = "BEGIN" }
+struct Commit: ControlStatement { static let sql = "COMMIT" }
+struct Rollback: ControlStatement { static let sql = "ROLLBACK" }
+struct Savepoint: ControlStatement { static let sql = "SAVEPOINT work" }
+struct RollbackToSavepoint: ControlStatement { static let sql = "ROLLBACK TO SAVEPOINT work" }
 
 /// Authenticates a token and makes the transaction act for its principal (`authenticate_request`).
 struct AuthenticateRequest: PostgresPreparedStatement {
