@@ -17,11 +17,6 @@ public struct OperationContext: Sendable {
         self.transaction = transaction
     }
 
-    /// Throws 403 `forbidden` unless `policies/access.yaml` grants `action` to the principal's role.
-    public func authorize(_ action: Action) throws {
-        guard policies.access.allows(principal.role, action) else { throw Problem.forbidden(action) }
-    }
-
     /// Whether customer PII must be masked for this principal.
     public var masksPII: Bool { policies.access.masksPII(principal.role) }
 }

@@ -26,31 +26,29 @@ struct TransitionAccount: Sendable {
     let until: Date?
     let ifMatch: String?
 
-    func perform(_ action: Action, on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<Customer>
-    {
+    func perform(_ action: Action, in unit: UnitOfWork) async throws -> Audited<Customer> {
         let reason = try requireReason(reason)
-        if let until, until <= Date() {
-            throw Problem.invalid([FieldIssue(field: "until", code: "in_the_past", message: "must be in the future")])
+        if let until, until <= unit.now {
+            throw DomainError.invalid([FieldIssue(field: "until", code: "in_the_past", message: "must be in the future")])
         }
-        let before = try await AccountStore.fetchForUpdate(customerID, on: connection, logger: database.logger)
+        let before = try await Customer.fetch(customerID, forUpdate: true, in: unit)
         try EntityTag.check(ifMatch, version: before.version)
         guard let target = transition.target(from: before.status, hasOpenLock: before.lock != nil) else {
-            throw Problem.invalidTransition(
+            throw DomainError.invalidTransition(
                 "Cannot \(transition.rawValue) an account that is \(before.status.rawValue).", current: before.status.rawValue)
         }
-        let change: AccountStore.LockChange
+        let change: Customer.LockChange
         switch transition {
         case .lock:
             change = .open(
                 AccountLock(
-                    id: UUID(), cause: .manual, reason: reason, failedAttempts: nil, lockedBy: context.principal.operatorID,
-                    lockedAt: Date(), until: until))
-        case .unlock: change = .lift(by: context.principal.operatorID, reason: reason)
+                    id: unit.newID(), cause: .manual, reason: reason, failedAttempts: nil, lockedBy: unit.principal.operatorID,
+                    lockedAt: unit.now, until: until))
+        case .unlock: change = .lift(by: unit.principal.operatorID, reason: reason)
         case .delete, .restore: change = .keep
         }
         let failedLogins = transition == .unlock ? 0 : before.failedLogins
-        let after = try await AccountStore.write(
-            before, status: target, failedLogins: failedLogins, lock: change, on: connection, logger: database.logger)
+        let after = try await before.write(status: target, failedLogins: failedLogins, lock: change, in: unit)
         return Audited(after, event: accountEvent(action, before, after, reason: reason))
     }
 }
@@ -62,8 +60,8 @@ public struct LockAccount: AuditedOperation {
     public init(customerID: UUID, reason: String?, until: Date? = nil, ifMatch: String? = nil) {
         transition = TransitionAccount(customerID: customerID, transition: .lock, reason: reason, until: until, ifMatch: ifMatch)
     }
-    public func perform(on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<Customer> {
-        try await transition.perform(Self.action, on: connection, context: context, database: database)
+    public func perform(in unit: UnitOfWork) async throws -> Audited<Customer> {
+        try await transition.perform(Self.action, in: unit)
     }
 }
 
@@ -74,8 +72,8 @@ public struct UnlockAccount: AuditedOperation {
     public init(customerID: UUID, reason: String?, ifMatch: String? = nil) {
         transition = TransitionAccount(customerID: customerID, transition: .unlock, reason: reason, until: nil, ifMatch: ifMatch)
     }
-    public func perform(on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<Customer> {
-        try await transition.perform(Self.action, on: connection, context: context, database: database)
+    public func perform(in unit: UnitOfWork) async throws -> Audited<Customer> {
+        try await transition.perform(Self.action, in: unit)
     }
 }
 
@@ -86,8 +84,8 @@ public struct DeleteAccount: AuditedOperation {
     public init(customerID: UUID, reason: String?, ifMatch: String? = nil) {
         transition = TransitionAccount(customerID: customerID, transition: .delete, reason: reason, until: nil, ifMatch: ifMatch)
     }
-    public func perform(on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<Customer> {
-        try await transition.perform(Self.action, on: connection, context: context, database: database)
+    public func perform(in unit: UnitOfWork) async throws -> Audited<Customer> {
+        try await transition.perform(Self.action, in: unit)
     }
 }
 
@@ -98,8 +96,8 @@ public struct RestoreAccount: AuditedOperation {
     public init(customerID: UUID, reason: String?, ifMatch: String? = nil) {
         transition = TransitionAccount(customerID: customerID, transition: .restore, reason: reason, until: nil, ifMatch: ifMatch)
     }
-    public func perform(on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<Customer> {
-        try await transition.perform(Self.action, on: connection, context: context, database: database)
+    public func perform(in unit: UnitOfWork) async throws -> Audited<Customer> {
+        try await transition.perform(Self.action, in: unit)
     }
 }
 
@@ -118,16 +116,15 @@ public struct SyncCustomer: AuditedOperation {
         self.displayName = displayName.trimmingCharacters(in: .whitespaces)
     }
 
-    public func perform(on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<(Customer, Outcome)>
-    {
+    public func perform(in unit: UnitOfWork) async throws -> Audited<(Customer, Outcome)> {
         var validation = Validation()
         validation.email(email, "email")
         validation.text(displayName, "display_name", max: 200, required: false)
         try validation.check()
         let existing: Customer?
-        do { existing = try await AccountStore.fetchForUpdate(id, on: connection, logger: database.logger) } catch let problem as Problem
-            where problem.status == 404
-        { existing = nil }
+        do { existing = try await Customer.fetch(id, forUpdate: true, in: unit) } catch DomainError.notFound {
+            existing = nil
+        }
         if let existing, existing.email == email, existing.displayName == displayName {
             return .unchanged((existing, .unchanged))
         }
@@ -136,8 +133,8 @@ public struct SyncCustomer: AuditedOperation {
             ON CONFLICT (id) DO UPDATE SET email = excluded.email, display_name = excluded.display_name,
                 version = customers.version + 1, updated_at = now()
             """
-        try await connection.query(query, logger: database.logger)
-        let after = try await AccountStore.fetch(id, on: connection, logger: database.logger)
+        try await unit.execute(query)
+        let after = try await Customer.fetch(id, in: unit)
         var changed: [String] = []
         if existing?.email != email { changed.append("email") }
         if existing?.displayName != displayName { changed.append("display_name") }
@@ -164,26 +161,24 @@ public struct ReportLoginAttempt: AuditedOperation {
         self.succeeded = succeeded
     }
 
-    public func perform(on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<Customer> {
-        let before = try await AccountStore.fetchForUpdate(customerID, on: connection, logger: database.logger)
+    public func perform(in unit: UnitOfWork) async throws -> Audited<Customer> {
+        let before = try await Customer.fetch(customerID, forUpdate: true, in: unit)
         guard before.status != .deleted else {
-            throw Problem.invalidTransition("The account is deleted.", current: before.status.rawValue)
+            throw DomainError.invalidTransition("The account is deleted.", current: before.status.rawValue)
         }
-        try await connection.query(
-            "INSERT INTO login_attempts (customer_id, succeeded, request_id) VALUES (\(customerID), \(succeeded), \(context.requestID))",
-            logger: database.logger)
-        let rule = LockoutRule(threshold: context.policies.security.consecutiveFailedLogins)
+        try await unit.execute(
+            "INSERT INTO login_attempts (customer_id, succeeded, request_id) VALUES (\(customerID), \(succeeded), \(unit.context.requestID))")
+        let rule = LockoutRule(threshold: unit.policies.security.consecutiveFailedLogins)
         switch rule.outcome(failures: before.failedLogins, succeeded: succeeded, status: before.status) {
         case .count(let failures):
             guard failures != before.failedLogins else { return .unchanged(before) }
-            let after = try await AccountStore.write(
-                before, status: before.status, failedLogins: failures, lock: .keep, on: connection, logger: database.logger)
+            let after = try await before.write(status: before.status, failedLogins: failures, lock: .keep, in: unit)
             return Audited(after, event: accountEvent(Self.action, before, after, reason: succeeded ? "login_succeeded" : "login_failed"))
         case .lock(let failures):
             let lock = AccountLock(
-                id: UUID(), cause: .failedLogins, reason: LockoutRule.reason, failedAttempts: failures, lockedBy: nil, lockedAt: Date(), until: nil)
-            let after = try await AccountStore.write(
-                before, status: .locked, failedLogins: failures, lock: .open(lock), on: connection, logger: database.logger)
+                id: unit.newID(), cause: .failedLogins, reason: LockoutRule.reason, failedAttempts: failures, lockedBy: nil, lockedAt: unit.now,
+                until: nil)
+            let after = try await before.write(status: .locked, failedLogins: failures, lock: .open(lock), in: unit)
             return Audited(after, event: accountEvent(.accountsLock, before, after, reason: LockoutRule.reason).bySystem)
         }
     }
@@ -197,19 +192,18 @@ public struct ReportPasswordReset: AuditedOperation {
 
     public init(customerID: UUID) { self.customerID = customerID }
 
-    public func perform(on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<Customer> {
-        let before = try await AccountStore.fetchForUpdate(customerID, on: connection, logger: database.logger)
+    public func perform(in unit: UnitOfWork) async throws -> Audited<Customer> {
+        let before = try await Customer.fetch(customerID, forUpdate: true, in: unit)
         guard before.status != .deleted else {
-            throw Problem.invalidTransition("The account is deleted.", current: before.status.rawValue)
+            throw DomainError.invalidTransition("The account is deleted.", current: before.status.rawValue)
         }
         if before.status == .locked, before.lock?.cause == .failedLogins {
-            let after = try await AccountStore.write(
-                before, status: .active, failedLogins: 0, lock: .lift(by: context.principal.operatorID, reason: "password_reset"),
-                on: connection, logger: database.logger)
+            let after = try await before.write(
+                status: .active, failedLogins: 0, lock: .lift(by: unit.principal.operatorID, reason: "password_reset"), in: unit)
             return Audited(after, event: accountEvent(.accountsUnlock, before, after, reason: "password_reset"))
         }
         guard before.failedLogins != 0 else { return .unchanged(before) }
-        let after = try await AccountStore.write(before, status: before.status, failedLogins: 0, lock: .keep, on: connection, logger: database.logger)
+        let after = try await before.write(status: before.status, failedLogins: 0, lock: .keep, in: unit)
         return Audited(after, event: accountEvent(Self.action, before, after, reason: "password_reset"))
     }
 }
@@ -222,23 +216,22 @@ public struct LiftExpiredLocks: AuditedOperation {
 
     public init(limit: Int = 100) { self.limit = limit }
 
-    public func perform(on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<[Customer]> {
+    public func perform(in unit: UnitOfWork) async throws -> Audited<[Customer]> {
         var ids: [UUID] = []
-        for try await id in try await connection.query(
+        for try await id in try await unit.connection.query(
             """
             SELECT l.customer_id FROM account_locks l JOIN customers c ON c.id = l.customer_id
-            WHERE l.lifted_at IS NULL AND l.until <= now() AND c.status = 'locked'
+            WHERE l.lifted_at IS NULL AND l.until <= \(unit.now) AND c.status = 'locked'
             ORDER BY l.until LIMIT \(limit) FOR UPDATE OF l, c SKIP LOCKED
-            """, logger: database.logger
+            """, logger: unit.logger
         ).decode(UUID.self) {
             ids.append(id)
         }
         var unlocked: [Customer] = []
         var events: [AuditRecord] = []
         for id in ids {
-            let before = try await AccountStore.fetchForUpdate(id, on: connection, logger: database.logger)
-            let after = try await AccountStore.write(
-                before, status: .active, failedLogins: 0, lock: .lift(by: nil, reason: "lock_expired"), on: connection, logger: database.logger)
+            let before = try await Customer.fetch(id, forUpdate: true, in: unit)
+            let after = try await before.write(status: .active, failedLogins: 0, lock: .lift(by: nil, reason: "lock_expired"), in: unit)
             unlocked.append(after)
             events.append(accountEvent(.accountsUnlock, before, after, reason: "lock_expired").bySystem)
         }
@@ -263,25 +256,21 @@ public struct PurgeExpiredData: AuditedOperation {
 
     public init(dryRun: Bool) { self.dryRun = dryRun }
 
-    public func perform(on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<PurgeReport> {
-        let retention = context.policies.retention
+    public func perform(in unit: UnitOfWork) async throws -> Audited<PurgeReport> {
+        let retention = unit.policies.retention
         let days = retention.deletedAccountsPurgeAfterDays
-        var due: [Customer] = []
-        for try await row in try await connection.query(
+        let due = try await unit.all(
             """
             SELECT \(unescaped: Customer.columns) FROM \(unescaped: Customer.from)
-            WHERE c.status = 'deleted' AND c.deleted_at < now() - make_interval(days => \(days)::int)
+            WHERE c.status = 'deleted' AND c.deleted_at < \(unit.now)::timestamptz - make_interval(days => \(days)::int)
             ORDER BY c.deleted_at FOR UPDATE OF c
-            """, logger: database.logger)
-        {
-            due.append(try Customer.decode(row))
-        }
-        let keys = try await expired("idempotency_keys", "created_at", hours: retention.idempotencyKeepHours, on: connection, database: database)
+            """, as: Customer.self)
+        let keys = try await expired("idempotency_keys", "created_at", hours: retention.idempotencyKeepHours, in: unit)
         let attempts = try await expired(
-            "login_attempts", "occurred_at", hours: retention.loginAttemptsKeepDays * 24, on: connection, database: database)
+            "login_attempts", "occurred_at", hours: retention.loginAttemptsKeepDays * 24, in: unit)
         let report = PurgeReport(accounts: due.map(\.id), idempotencyKeys: keys, loginAttempts: attempts)
         if !dryRun && !due.isEmpty {
-            try await connection.query("DELETE FROM customers WHERE id = ANY(\(report.accounts))", logger: database.logger)
+            try await unit.execute("DELETE FROM customers WHERE id = ANY(\(report.accounts))")
         }
         guard !dryRun else { return .unchanged(report) }
         var events = due.map { customer in
@@ -304,14 +293,14 @@ public struct PurgeExpiredData: AuditedOperation {
     }
 
     /// Counts (dry run) or deletes the rows of `table` whose `column` is more than `hours` old.
-    private func expired(_ table: String, _ column: String, hours: Int, on connection: PostgresConnection, database: Database) async throws -> Int {
+    private func expired(_ table: String, _ column: String, hours: Int, in unit: UnitOfWork) async throws -> Int {
         let query: PostgresQuery =
             dryRun
-            ? "SELECT count(*) FROM \(unescaped: table) WHERE \(unescaped: column) <= now() - make_interval(hours => \(hours)::int)"
+            ? "SELECT count(*) FROM \(unescaped: table) WHERE \(unescaped: column) <= \(unit.now)::timestamptz - make_interval(hours => \(hours)::int)"
             : """
-            WITH gone AS (DELETE FROM \(unescaped: table) WHERE \(unescaped: column) <= now() - make_interval(hours => \(hours)::int) RETURNING 1)
+            WITH gone AS (DELETE FROM \(unescaped: table) WHERE \(unescaped: column) <= \(unit.now)::timestamptz - make_interval(hours => \(hours)::int) RETURNING 1)
             SELECT count(*) FROM gone
             """
-        return try await firstRow(query, on: connection, logger: database.logger) { try $0.decode(Int.self) } ?? 0
+        return try await unit.first(query) { try $0.decode(Int.self) } ?? 0
     }
 }

@@ -1,81 +1,90 @@
 import Foundation
 import PostgresNIO
 
-/// Reads of the Accounts domain (no audit: nothing changes). PII is masked for roles whose
-/// policy says so.
-public struct AccountQueries: Sendable {
-    let database: Database
+/// One page of customer accounts (`accounts.list`), ordered by (email, id) after the account
+/// `afterID`. Deleted accounts are hidden unless asked for by status or `includeDeleted`. A role
+/// that sees PII masked may neither filter nor sort by it (`pii_masked`; its pages are ordered by
+/// id), so masked emails cannot be recovered a character at a time.
+public struct ListCustomerAccounts: Query {
+    public static let action = Action.accountsList
+    public var status: AccountStatus?
+    public var emailPrefix: String?
+    public var includeDeleted: Bool
+    public var afterID: UUID?
+    public var limit: Int
 
-    public init(database: Database) { self.database = database }
-
-    public struct ListFilter: Sendable {
-        public var status: AccountStatus?
-        public var emailPrefix: String?
-        public var includeDeleted: Bool
-
-        public init(status: AccountStatus? = nil, emailPrefix: String? = nil, includeDeleted: Bool = false) {
-            self.status = status
-            self.emailPrefix = emailPrefix
-            self.includeDeleted = includeDeleted
-        }
+    public init(status: AccountStatus? = nil, emailPrefix: String? = nil, includeDeleted: Bool = false, afterID: UUID? = nil, limit: Int) {
+        self.status = status
+        self.emailPrefix = emailPrefix
+        self.includeDeleted = includeDeleted
+        self.afterID = afterID
+        self.limit = limit
     }
 
-    /// One page ordered by (email, id) after the account `afterID`. Deleted accounts are hidden unless
-    /// asked for by status or `includeDeleted`. A role that sees PII masked may neither filter nor
-    /// sort by it (403 `pii_masked`; its pages are ordered by id), so masked emails cannot be
-    /// recovered a character at a time.
-    public func list(_ filter: ListFilter, afterID: UUID?, limit: Int, context: OperationContext) async throws -> [Customer] {
-        try context.authorize(.accountsList)
-        if context.masksPII, !(filter.emailPrefix ?? "").isEmpty { throw Problem.piiMasked("email_prefix") }
+    public func read(in unit: UnitOfWork) async throws -> [Customer] {
+        let masks = unit.context.masksPII
+        if masks, !(emailPrefix ?? "").isEmpty { throw DomainError.piiMasked(field: "email_prefix") }
         let statuses: [String] =
-            if let status = filter.status { [status.rawValue] } else if filter.includeDeleted { AccountStatus.allCases.map(\.rawValue) } else {
-                ["active", "locked"]
-            }
+            if let status { [status.rawValue] } else if includeDeleted { AccountStatus.allCases.map(\.rawValue) } else { ["active", "locked"] }
         let after = afterID ?? platformTenantID
-        if context.masksPII {
-            let statement = ListCustomersByID(statuses: statuses, afterID: after, limit: limit)
-            return try await database.transaction(for: context) { try await $0.rowsPlannedEachTime(statement, logger: database.logger) }.map(\.masked)
+        if masks {
+            return try await unit.all(Customer.pageByID(statuses: statuses, afterID: after, limit: limit), as: Customer.self).map(\.masked)
         }
-        let statement = ListCustomers(statuses: statuses, prefix: filter.emailPrefix ?? "", afterID: after, limit: limit)
-        return try await database.transaction(for: context) { try await $0.rowsPlannedEachTime(statement, logger: database.logger) }
+        return try await unit.all(Customer.pageByEmail(statuses: statuses, prefix: emailPrefix ?? "", afterID: after, limit: limit))
+    }
+}
+
+/// One customer account with its open lock (`accounts.read`), masked for roles that see PII masked.
+public struct GetCustomerAccount: Query {
+    public static let action = Action.accountsRead
+    public let id: UUID
+    public init(id: UUID) { self.id = id }
+
+    public func read(in unit: UnitOfWork) async throws -> Customer {
+        let customer = try await Customer.fetch(id, in: unit)
+        return unit.context.masksPII ? customer.masked : customer
+    }
+}
+
+/// The account's audit events, oldest first (`accounts.history`).
+public struct CustomerAccountHistory: Query {
+    public static let action = Action.accountsHistory
+    public let id: UUID
+    public let afterID: Int64
+    public let limit: Int
+    public init(id: UUID, afterID: Int64, limit: Int) {
+        self.id = id
+        self.afterID = afterID
+        self.limit = limit
     }
 
-    public func get(_ id: UUID, context: OperationContext) async throws -> Customer {
-        try context.authorize(.accountsRead)
-        let customer = try await database.transaction(for: context) { connection in
-            try await AccountStore.fetch(id, on: connection, logger: database.logger)
-        }
-        return context.masksPII ? customer.masked : customer
+    public func read(in unit: UnitOfWork) async throws -> [AuditEventRecord] {
+        _ = try await Customer.fetch(id, in: unit)
+        return try await AuditLog.page(
+            AuditFilter(tenantID: platformTenantID, targetID: id.text), afterID: afterID, limit: limit, on: unit.connection, logger: unit.logger)
+    }
+}
+
+/// Appeals, oldest first, optionally of one status (`appeals.list`).
+public struct ListAppeals: Query {
+    public static let action = Action.appealsList
+    public let status: AppealStatus?
+    public let after: (createdAt: Date, id: UUID)?
+    public let limit: Int
+    public init(status: AppealStatus?, after: (createdAt: Date, id: UUID)?, limit: Int) {
+        self.status = status
+        self.after = after
+        self.limit = limit
     }
 
-    /// The account's audit events, oldest first.
-    public func history(_ id: UUID, afterID: Int64, limit: Int, context: OperationContext) async throws -> [AuditEventRecord] {
-        try context.authorize(.accountsHistory)
-        return try await database.transaction(for: context) { connection in
-            _ = try await AccountStore.fetch(id, on: connection, logger: database.logger)
-            return try await AuditLog.page(
-                AuditFilter(tenantID: platformTenantID, targetID: id.uuidString.lowercased()), afterID: afterID, limit: limit, on: connection,
-                logger: database.logger)
-        }
-    }
-
-    /// Appeals, oldest first, optionally of one status.
-    public func appeals(status: AppealStatus?, after: (createdAt: Date, id: UUID)?, limit: Int, context: OperationContext) async throws -> [Appeal] {
-        try context.authorize(.appealsList)
+    public func read(in unit: UnitOfWork) async throws -> [Appeal] {
         let afterAt = after?.createdAt ?? Date(timeIntervalSince1970: 0)
         let afterID = after?.id ?? platformTenantID
-        return try await database.transaction(for: context) { connection in
-            var appeals: [Appeal] = []
-            for try await row in try await connection.query(
-                """
-                SELECT \(unescaped: Appeal.columns) FROM appeals
-                WHERE (\(status?.rawValue)::text IS NULL OR status = \(status?.rawValue)) AND (created_at, id) > (\(afterAt), \(afterID))
-                ORDER BY created_at, id LIMIT \(limit)
-                """, logger: database.logger)
-            {
-                appeals.append(try Appeal.decode(row))
-            }
-            return appeals
-        }
+        return try await unit.all(
+            """
+            SELECT \(unescaped: Appeal.columns) FROM appeals
+            WHERE (\(status?.rawValue)::text IS NULL OR status = \(status?.rawValue)) AND (created_at, id) > (\(afterAt), \(afterID))
+            ORDER BY created_at, id LIMIT \(limit)
+            """)
     }
 }

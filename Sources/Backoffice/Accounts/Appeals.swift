@@ -14,15 +14,6 @@ public struct Appeal: Sendable, Equatable {
     public var resolvedBy: UUID?
     public var resolutionReason: String?
 
-    static let columns = "id, customer_id, lock_id, message, status, created_at, resolved_at, resolved_by, resolution_reason"
-
-    static func decode(_ row: PostgresRow) throws -> Appeal {
-        let c = try row.decode((UUID, UUID, UUID, String, String, Date, Date?, UUID?, String?).self)
-        return Appeal(
-            id: c.0, customerID: c.1, lockID: c.2, message: c.3, status: try AppealStatus(known: c.4), createdAt: c.5,
-            resolvedAt: c.6, resolvedBy: c.7, resolutionReason: c.8)
-    }
-
     var snapshot: String {
         struct Snapshot: Encodable { let appeal_id: String, lock_id: String, status: String }
         return AuditRecord.json(Snapshot(appeal_id: id.text, lock_id: lockID.text, status: status.rawValue))
@@ -40,26 +31,22 @@ public struct FileAppeal: AuditedOperation {
         self.message = message.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    public func perform(on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<Appeal> {
+    public func perform(in unit: UnitOfWork) async throws -> Audited<Appeal> {
         var validation = Validation()
         validation.text(message, "message", max: 4000)
         try validation.check()
-        let customer = try await AccountStore.fetchForUpdate(customerID, on: connection, logger: database.logger)
+        let customer = try await Customer.fetch(customerID, forUpdate: true, in: unit)
         guard customer.status == .locked, let lock = customer.lock else {
-            throw Problem.invalidTransition("Only a locked account can appeal.", current: customer.status.rawValue)
+            throw DomainError.invalidTransition("Only a locked account can appeal.", current: customer.status.rawValue)
         }
-        var appeal: Appeal?
-        for try await row in try await connection.query(
+        let appeal = try await unit.first(
             """
-            INSERT INTO appeals (id, customer_id, lock_id, message) VALUES (\(UUID()), \(customerID), \(lock.id), \(message))
+            INSERT INTO appeals (id, customer_id, lock_id, message) VALUES (\(unit.newID()), \(customerID), \(lock.id), \(message))
             ON CONFLICT (lock_id) WHERE status = 'open' DO NOTHING
             RETURNING \(unescaped: Appeal.columns)
-            """, logger: database.logger)
-        {
-            appeal = try Appeal.decode(row)
-        }
+            """, as: Appeal.self)
         guard let appeal else {
-            throw Problem.conflict("appeal_already_open", "This lock already has an open appeal.")
+            throw DomainError.conflict(code: "appeal_already_open", detail: "This lock already has an open appeal.")
         }
         let event = AuditRecord(
             action: Self.action, tenantID: platformTenantID, targetType: "customer", targetID: customerID.uuidString.lowercased(),
@@ -83,40 +70,32 @@ public struct ResolveAppeal: AuditedOperation {
         self.reason = reason
     }
 
-    public func perform(on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<Appeal> {
+    public func perform(in unit: UnitOfWork) async throws -> Audited<Appeal> {
         let reason = try requireReason(reason)
-        var found: Appeal?
-        for try await row in try await connection.query(
-            "SELECT \(unescaped: Appeal.columns) FROM appeals WHERE id = \(appealID) FOR UPDATE", logger: database.logger)
-        {
-            found = try Appeal.decode(row)
-        }
-        guard let before = found else { throw Problem.notFound("Appeal \(appealID.uuidString.lowercased())") }
+        guard
+            let before = try await unit.first("SELECT \(unescaped: Appeal.columns) FROM appeals WHERE id = \(appealID) FOR UPDATE", as: Appeal.self)
+        else { throw DomainError.notFound("Appeal \(appealID.text)") }
         guard before.status == .open else {
-            throw Problem.invalidTransition("The appeal is already \(before.status.rawValue).", current: before.status.rawValue)
+            throw DomainError.invalidTransition("The appeal is already \(before.status.rawValue).", current: before.status.rawValue)
         }
         let status: AppealStatus = decision == .lift ? .lifted : .upheld
-        var after = before
-        for try await row in try await connection.query(
-            """
-            UPDATE appeals SET status = \(status.rawValue), resolved_at = now(), resolved_by = \(context.principal.operatorID),
-                resolution_reason = \(reason)
-            WHERE id = \(appealID) RETURNING \(unescaped: Appeal.columns)
-            """, logger: database.logger)
-        {
-            after = try Appeal.decode(row)
-        }
+        let after =
+            try await unit.first(
+                """
+                UPDATE appeals SET status = \(status.rawValue), resolved_at = now(), resolved_by = \(unit.principal.operatorID),
+                    resolution_reason = \(reason)
+                WHERE id = \(appealID) RETURNING \(unescaped: Appeal.columns)
+                """, as: Appeal.self) ?? before
         let event = AuditRecord(
             action: Self.action, tenantID: platformTenantID, targetType: "customer", targetID: before.customerID.uuidString.lowercased(),
             reason: "\(decision.rawValue): \(reason)", before: before.snapshot, after: after.snapshot)
         guard decision == .lift else { return Audited(after, event: event) }
-        let account = try await AccountStore.fetchForUpdate(before.customerID, on: connection, logger: database.logger)
+        let account = try await Customer.fetch(before.customerID, forUpdate: true, in: unit)
         guard account.status == .locked, account.lock?.id == before.lockID else {
             return Audited(after, event: event)  // the lock was already lifted (or the account deleted): nothing more to undo
         }
-        let unlocked = try await AccountStore.write(
-            account, status: .active, failedLogins: 0, lock: .lift(by: context.principal.operatorID, reason: "appeal lifted: \(reason)"),
-            on: connection, logger: database.logger)
+        let unlocked = try await account.write(
+            status: .active, failedLogins: 0, lock: .lift(by: unit.principal.operatorID, reason: "appeal lifted: \(reason)"), in: unit)
         return Audited(after, event: event, more: [accountEvent(.accountsUnlock, account, unlocked, reason: "appeal lifted: \(reason)")])
     }
 }

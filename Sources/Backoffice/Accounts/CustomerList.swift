@@ -51,8 +51,9 @@ struct CustomerListRequest: Sendable {
             }
             accountStatus = parsed
         }
-        let filter = AccountQueries.ListFilter(status: accountStatus, emailPrefix: emailPrefix, includeDeleted: includeDeleted ?? false)
-        let page = try await AccountQueries(database: database).list(filter, afterID: afterID, limit: limit + 1, context: context)
+        let query = ListCustomerAccounts(
+            status: accountStatus, emailPrefix: emailPrefix, includeDeleted: includeDeleted ?? false, afterID: afterID, limit: limit + 1)
+        let page = try await database.read(query, context: context)
         return keysetPage(page, limit: limit) { [$0.id.text] }
     }
 }

@@ -82,12 +82,6 @@ public struct AuditLog: Sendable {
         """
 
     /// One page of events, oldest first, after the keyset `afterID`.
-    public func list(_ filter: AuditFilter, afterID: Int64, limit: Int, context: OperationContext) async throws -> [AuditEventRecord] {
-        try await database.transaction(for: context) { connection in
-            try await Self.page(filter, afterID: afterID, limit: limit, on: connection, logger: database.logger)
-        }
-    }
-
     static func page(_ filter: AuditFilter, afterID: Int64, limit: Int, on connection: PostgresConnection, logger: Logger) async throws
         -> [AuditEventRecord]
     {

@@ -144,13 +144,15 @@ public enum DemoEnvironment {
             let last = lastNames[index / firstNames.count % lastNames.count]
             let email = "\(first.lowercased()).\(last.lowercased())\(index < 10 ? "" : String(index))@example.com"
             let (customer, _) = try await database.runAsSystem(
-                SyncCustomer(id: UUID(), email: email, displayName: "\(first) \(last)"), context: context)
+                SyncCustomer(id: database.ids.next(), email: email, displayName: "\(first) \(last)"), context: context)
             customers.append(customer)
         }
         let byEmail = customers.sorted { $0.email < $1.email }
         _ = try await database.runAsSystem(LockAccount(customerID: byEmail[1].id, reason: "Chargeback under investigation"), context: context)
         _ = try await database.runAsSystem(
-            LockAccount(customerID: byEmail[2].id, reason: "Suspicious sign-ins from a new country", until: Date().addingTimeInterval(7 * 86_400)),
+            LockAccount(
+                customerID: byEmail[2].id, reason: "Suspicious sign-ins from a new country",
+                until: database.clock.now().addingTimeInterval(7 * 86_400)),
             context: context)
         _ = try await database.runAsSystem(DeleteAccount(customerID: byEmail[3].id, reason: "Customer asked to close the account"), context: context)
     }
@@ -164,12 +166,12 @@ public enum DemoEnvironment {
             for try await row in try await connection.query(
                 "SELECT \(unescaped: Operator.columns) FROM operators WHERE status = 'active' ORDER BY created_at", logger: database.logger)
             {
-                all.append(try Operator.decode(row))
+                all.append(try Operator(row: row))
             }
             return all
         }
         func token(_ email: String) async throws -> String {
-            guard let owner = operators.first(where: { $0.email == email }) else { throw Problem.notFound("Demo operator \(email)") }
+            guard let owner = operators.first(where: { $0.email == email }) else { throw DomainError.notFound("Demo operator \(email)") }
             return try await database.runAsSystem(CreateToken(operatorID: owner.id, name: "dev", expiresInHours: nil), context: context).1.value
         }
         let tokens = DemoCredentials.Tokens(

@@ -69,7 +69,8 @@ func runServerCommand(_ body: () async throws -> Void) async throws {
             throw CLIFailure(message: "error: \(error)", exitCode: 5)
         } catch let error as EmbeddedPostgresError {
             throw CLIFailure(message: "error: \(error)", exitCode: 7)
-        } catch let problem as Problem {
+        } catch let error as DomainError {
+            let problem = Problem(error)
             throw CLIFailure(
                 message: "error: \(problem.title): \(problem.detail ?? problem.code)", exitCode: CLIFailure.exitCode(forStatus: problem.status))
         }

@@ -8,7 +8,7 @@ struct RecordOnly: AuditedOperation {
     static let action = Action.accountsSync
     let target: String
 
-    func perform(on connection: PostgresConnection, context: OperationContext, database: Database) async throws -> Audited<Int> {
+    func perform(in unit: UnitOfWork) async throws -> Audited<Int> {
         Audited(
             1,
             event: AuditRecord(

@@ -13,10 +13,8 @@ struct DatabaseSecurityTests {
                 for try await _ in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: testLogger) {}
             }
             return nil
-        } catch let problem as Problem {
-            return problem
         } catch {
-            return Problem(status: 0, code: "unexpected", title: "\(error)")
+            return Problem.describing(error) ?? Problem(status: 0, code: "unexpected", title: "\(error)")
         }
     }
 
@@ -179,7 +177,7 @@ struct DatabaseSecurityTests {
             try await env.asOwner("ALTER TABLE customers DROP CONSTRAINT customers_status_check")
             try await env.asOwner("UPDATE customers SET status = 'suspended' WHERE id = '\(customer.id)'")
             await #expect(throws: UnknownValue.self) {
-                _ = try await AccountQueries(database: env.database).get(customer.id, context: env.context(.backendManager))
+                _ = try await env.database.read(GetCustomerAccount(id: customer.id), context: env.context(.backendManager))
             }
             #expect(throws: UnknownValue.self) { try Role(known: "janitor") }
             #expect(try Role(known: "auditor") == .auditor)

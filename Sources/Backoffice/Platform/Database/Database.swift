@@ -7,10 +7,16 @@ import PostgresNIO
 public struct Database: Sendable {
     public let client: PostgresClient
     public let logger: Logger
+    /// Where units of work take "now" from.
+    public let clock: any WallClock
+    /// Where units of work take new ids from.
+    public let ids: IDGenerator
 
-    public init(client: PostgresClient, logger: Logger) {
+    public init(client: PostgresClient, logger: Logger, clock: any WallClock = SystemWallClock(), ids: IDGenerator = .random) {
         self.client = client
         self.logger = logger
+        self.clock = clock
+        self.ids = ids
     }
 
     /// Runs `body` in one transaction acting for `principal`'s tenant and role
@@ -99,7 +105,7 @@ public struct Database: Sendable {
         }
     }
 
-    /// Maps database failures that clients can act on to problems; everything else becomes 503
+    /// Maps database failures that clients can act on to domain errors; everything else becomes 503
     /// (connection) or 500, never echoing the database's message. Logged with the request id and
     /// only the SQLSTATE and the names of the constraint, table and column: never the server's
     /// message or detail, which can quote the failing row.
@@ -116,22 +122,22 @@ public struct Database: Sendable {
             logger.error("database error", metadata: metadata)
             switch state {
             case PostgresError.Code.uniqueViolation.raw:
-                return Problem.conflict("already_exists", "A resource with these values already exists.")
+                return DomainError.conflict(code: "already_exists", detail: "A resource with these values already exists.")
             case PostgresError.Code.insufficientPrivilege.raw:
-                return Problem(status: 403, code: "forbidden", title: "Forbidden", detail: "Refused by the database.")
+                return DomainError.refused
             case PostgresError.Code.checkViolation.raw, PostgresError.Code.notNullViolation.raw:
-                return Problem.invalid([FieldIssue(field: "body", code: "constraint", message: "violates a constraint")])
+                return DomainError.invalid([FieldIssue(field: "body", code: "constraint", message: "violates a constraint")])
             case let state where state.hasPrefix("22"):  // data exception: a value out of range or not representable
-                return Problem.invalid([FieldIssue(field: "body", code: "invalid_value", message: "a value cannot be stored")])
+                return DomainError.invalid([FieldIssue(field: "body", code: "invalid_value", message: "a value cannot be stored")])
             default:
-                return Problem.internalError
+                return DomainError.inconsistent("database error \(state)")
             }
         case .connectionError, .poolClosed, .serverClosedConnection, .clientClosedConnection, .connectionClosed:
             logger.error("database unavailable", metadata: ["error_code": "\(error.code)"])
-            return Problem.unavailable
+            return DomainError.unavailable
         default:
             logger.error("database error", metadata: ["error_code": "\(error.code)"])
-            return Problem.internalError
+            return DomainError.inconsistent("database error \(error.code)")
         }
     }
 }
@@ -206,4 +212,11 @@ extension PostgresConnection {
         }
         return rows
     }
+}
+
+/// The first row of `query` on `connection` decoded by `decode`, or nil (for work outside a unit
+/// of work: bootstrap and tools on the owner's connection).
+func firstRow<T>(_ query: PostgresQuery, on connection: PostgresConnection, logger: Logger, _ decode: (PostgresRow) throws -> T) async throws -> T? {
+    for try await row in try await connection.query(query, logger: logger) { return try decode(row) }
+    return nil
 }

@@ -2,21 +2,60 @@ import BackofficeAPI
 import Foundation
 import OpenAPIRuntime
 
-/// The generated `APIProtocol`, implemented per domain in `Accounts/AccountsAPI.swift`,
-/// `Tenancy/TenancyAPI.swift` and `Audit/AuditAPI.swift`: each handler reads the request scope,
-/// validates input, runs one domain operation and maps its result to the contract's types.
+/// The generated `APIProtocol`, implemented per domain in `APIHandler+Accounts.swift`,
+/// `APIHandler+Tenancy.swift` and `APIHandler+Audit.swift`: each handler parses the contract's
+/// input into one use case, runs it with `read` or `change`, and maps the result to the
+/// contract's types. Permissions, transactions, audit and idempotency are the runners' work.
 struct APIHandler: APIProtocol {
     let database: Database
     let policies: PolicySet
 
-    var idempotency: Idempotency { Idempotency(database: database) }
-
     /// The operation context of the current request (set by `EdgeResponder`).
     func context() throws -> OperationContext {
-        guard let scope = RequestScope.current, let principal = scope.principal else { throw Problem.unauthenticated }
+        guard let scope = RequestScope.current, let principal = scope.principal else { throw DomainError.unauthenticated }
         return OperationContext(
             principal: principal, requestID: scope.requestID, sourceIP: scope.sourceIP, policies: policies, transaction: scope.transaction)
     }
+
+    /// Runs a read use case for the current request.
+    func read<Q: Query>(_ query: Q) async throws -> Q.Output {
+        try await database.read(query, context: try context())
+    }
+
+    /// Runs a change use case for the current request, once per `Idempotency-Key`: `request` is
+    /// what the key is fingerprinted with (`ActionRequest` for a change on a path resource), and
+    /// `respond` shapes the body that is answered, stored and replayed.
+    func change<Operation: AuditedOperation, Body: Codable & Sendable>(
+        _ operation: Operation, key: String?, operationID: String, request: some Encodable, status: Int = 200,
+        respond: @escaping @Sendable (Operation.Output) throws -> Body
+    ) async throws -> Body {
+        try await Idempotency(database: database).run(
+            operation, key: key, request: request, operationID: operationID, context: try context()
+        ) { output in
+            StoredResponse(status: status, body: try respond(output))
+        }.body
+    }
+
+    /// Like `change`, for a use case whose answer's status depends on its outcome (created or updated).
+    func change<Operation: AuditedOperation, Body: Codable & Sendable>(
+        _ operation: Operation, key: String?, operationID: String, request: some Encodable,
+        respond: @escaping @Sendable (Operation.Output) throws -> StoredResponse<Body>
+    ) async throws -> StoredResponse<Body> {
+        try await Idempotency(database: database).run(
+            operation, key: key, request: request, operationID: operationID, context: try context(), respond: respond)
+    }
+}
+
+/// The request of a change on a path resource (`POST /v1/customers/{id}/lock`), as fingerprinted
+/// for Idempotency-Key: the path's id and the body.
+struct ActionRequest<Body: Encodable>: Encodable {
+    let id: String
+    let body: Body?
+}
+
+extension ActionRequest where Body == String {
+    /// A change with no body (`POST /v1/tokens/{id}/revoke`).
+    init(id: String) { self.init(id: id, body: nil) }
 }
 
 /// Parses an id from a path or body (`field` names it in the 400).

@@ -1,20 +1,8 @@
 import Foundation
 
-/// One field's problem in a rejected request.
-public struct FieldIssue: Sendable, Codable, Equatable {
-    public let field: String
-    public let code: String
-    public let message: String
-
-    public init(field: String, code: String, message: String) {
-        self.field = field
-        self.code = code
-        self.message = message
-    }
-}
-
-/// The one error vocabulary of the service: every failure a client sees is a `Problem`, sent as
-/// RFC 9457 `application/problem+json` with a stable snake_case `code`.
+/// What a client sees of every failure: RFC 9457 `application/problem+json` with a stable
+/// snake_case `code`. Domain code throws `DomainError`; only the HTTP edge makes `Problem`s
+/// (`Problem.init(_:)` maps every domain case, in this one place).
 public struct Problem: Error, Sendable, Equatable {
     public let status: Int
     public let code: String
@@ -98,35 +86,31 @@ public struct Problem: Error, Sendable, Equatable {
     }
 }
 
-/// Collects field problems of one request and throws them together (422).
-public struct Validation {
-    public private(set) var issues: [FieldIssue] = []
-    public init() {}
-
-    public mutating func require(_ condition: Bool, _ field: String, _ code: String, _ message: String) {
-        if !condition { issues.append(FieldIssue(field: field, code: code, message: message)) }
-    }
-
-    /// A required, trimmed, bounded text. Length counts Unicode scalars, as PostgreSQL's
-    /// `length()` does in the CHECK constraints, so an accepted value never fails one.
-    public mutating func text(_ value: String?, _ field: String, max: Int, required: Bool = true) {
-        let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-        if trimmed.isEmpty {
-            if required { issues.append(FieldIssue(field: field, code: "required", message: "is required")) }
-        } else if trimmed.unicodeScalars.count > max {
-            issues.append(FieldIssue(field: field, code: "too_long", message: "must be at most \(max) characters"))
+extension Problem {
+    /// The problem+json of a domain error: the one mapping from domain words to HTTP statuses.
+    public init(_ error: DomainError) {
+        switch error {
+        case .notFound(let what): self = .notFound(what)
+        case .invalid(let issues): self = .invalid(issues)
+        case .forbidden(let action): self = .forbidden(action)
+        case .refused: self = Problem(status: 403, code: "forbidden", title: "Forbidden", detail: "Refused by the database.")
+        case .piiMasked(let field): self = .piiMasked(field)
+        case .invalidTransition(let detail, let current): self = .invalidTransition(detail, current: current)
+        case .conflict(let code, let detail): self = .conflict(code, detail)
+        case .versionMismatch(let current): self = .preconditionFailed(current: current)
+        case .idempotencyKeyReused: self = .idempotencyKeyReused
+        case .unauthenticated: self = .unauthenticated
+        case .unavailable: self = .unavailable
+        case .inconsistent: self = .internalError
         }
     }
 
-    public mutating func email(_ value: String, _ field: String) {
-        let parts = value.split(separator: "@", omittingEmptySubsequences: false)
-        let ok =
-            parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".") && !value.contains(" ")
-            && (3...254).contains(value.unicodeScalars.count)
-        require(ok, field, "invalid_email", "must be an email address")
-    }
-
-    public func check() throws {
-        if !issues.isEmpty { throw Problem.invalid(issues) }
+    /// The problem for an error the edge knows how to describe (a `Problem` or a `DomainError`), nil otherwise.
+    public static func describing(_ error: any Error) -> Problem? {
+        switch error {
+        case let problem as Problem: problem
+        case let domain as DomainError: Problem(domain)
+        default: nil
+        }
     }
 }

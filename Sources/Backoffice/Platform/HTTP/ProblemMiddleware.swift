@@ -3,7 +3,7 @@ import HTTPTypes
 import Logging
 import OpenAPIRuntime
 
-/// Turns every error of a generated handler into problem+json: our `Problem`s as they are,
+/// Turns every error of a generated handler into problem+json: `Problem`s and `DomainError`s,
 /// request decoding failures (malformed JSON, missing or unknown fields, bad parameters) as 400
 /// `malformed_request` naming the cause, anything else as a logged 500 that reveals nothing.
 struct ProblemMiddleware: ServerMiddleware {
@@ -29,12 +29,12 @@ struct ProblemMiddleware: ServerMiddleware {
     }
 
     static func problem(for error: any Error, logger: Logger) -> Problem {
-        if let problem = error as? Problem { return problem }
+        if let problem = Problem.describing(error) { return problem }
         guard let serverError = error as? ServerError else {
             logger.error("unhandled error", metadata: ["error": "\(String(reflecting: error))"])
             return .internalError
         }
-        if let problem = serverError.underlyingError as? Problem { return problem }
+        if let problem = Problem.describing(serverError.underlyingError) { return problem }
         if serverError.underlyingError is DecodingError || (400..<500).contains(serverError.httpStatus.code) {
             guard let issue = fieldIssue(serverError.underlyingError) else { return .malformed(serverError.causeDescription) }
             var problem = Problem.malformed("\(issue.field): \(issue.message)")

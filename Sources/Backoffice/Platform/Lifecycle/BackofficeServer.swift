@@ -67,7 +67,7 @@ public enum BackofficeServer {
                 body: .init(byteBuffer: ByteBuffer(string: registry.emitToString())))
         }
         router.get("/openapi.yaml") { _, _ -> Response in
-            guard let document = OpenAPIDocument.yaml else { throw Problem.notFound("The OpenAPI document") }
+            guard let document = OpenAPIDocument.yaml else { throw DomainError.notFound("The OpenAPI document") }
             return Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: ByteBuffer(data: document)))
         }
         try APIHandler(database: database, policies: policies).registerHandlers(

@@ -38,9 +38,9 @@ struct Idempotency: Sendable {
             return try await database.run(operation, context: context) { _, output in try respond(output) }
         }
         guard (1...255).contains(key.utf8.count) else {
-            throw Problem.invalid([FieldIssue(field: "Idempotency-Key", code: "out_of_range", message: "must be 1–255 characters")])
+            throw DomainError.invalid("Idempotency-Key", "out_of_range", "must be 1–255 characters")
         }
-        try context.authorize(Operation.action)
+        try context.permit(Operation.self)
         let fingerprint = Self.fingerprint(operationID: operationID, request: request)
         if let stored: StoredResponse<Body> = try await replay(key: key, fingerprint: fingerprint, context: context) { return stored }
         let keepHours = context.policies.retention.idempotencyKeepHours
@@ -95,7 +95,7 @@ struct Idempotency: Sendable {
             return nil
         }
         guard let (hash, body) = found else { return nil }
-        guard Array(hash.readableBytesView) == fingerprint else { throw Problem.idempotencyKeyReused }
+        guard Array(hash.readableBytesView) == fingerprint else { throw DomainError.idempotencyKeyReused }
         return try JSONDecoder().decode(StoredResponse<Body>.self, from: Data(body.readableBytesView))
     }
 

@@ -22,52 +22,42 @@ func auditPage(_ events: [AuditEventRecord], limit: Int) -> Components.Schemas.A
 }
 
 extension APIHandler {
-    private func auditFilter(
-        tenantID: String?, actorID: String?, action: String?, targetID: String?, since: Date?, until: Date?, context: OperationContext
-    ) throws -> AuditFilter {
+    private func auditFilter(tenantID: String?, actorID: String?, action: String?, targetID: String?, since: Date?, until: Date?) throws
+        -> AuditFilter
+    {
         AuditFilter(
             tenantID: try parseID(tenantID, "tenant_id"), actorID: try parseID(actorID, "actor_id"), action: action, targetID: targetID?.lowercased(),
             since: since, until: until)
     }
 
     func listAuditEvents(_ input: Operations.ListAuditEvents.Input) async throws -> Operations.ListAuditEvents.Output {
-        let context = try context()
-        try context.authorize(.auditRead)
         let q = input.query
         let limit = try pageLimit(q.limit)
         let afterID = try Cursor.decode(q.cursor, count: 1).flatMap { Int64($0[0]) } ?? 0
-        let filter = try auditFilter(
-            tenantID: q.tenantId, actorID: q.actorId, action: q.action, targetID: q.targetId, since: q.since, until: q.until, context: context)
-        let events = try await AuditLog(database: database).list(filter, afterID: afterID, limit: limit + 1, context: context)
+        let filter = try auditFilter(tenantID: q.tenantId, actorID: q.actorId, action: q.action, targetID: q.targetId, since: q.since, until: q.until)
+        let events = try await read(ListAuditEvents(filter: filter, afterID: afterID, limit: limit + 1))
         return .ok(.init(body: .json(auditPage(events, limit: limit))))
     }
 
     func exportAuditEvents(_ input: Operations.ExportAuditEvents.Input) async throws -> Operations.ExportAuditEvents.Output {
-        let context = try context()
-        try context.authorize(.auditExport)
         let q = input.query
-        let filter = try auditFilter(
-            tenantID: q.tenantId, actorID: q.actorId, action: q.action, targetID: q.targetId, since: q.since, until: q.until, context: context)
-        let lines = AuditLog(database: database).export(filter, context: context).map { ArraySlice($0.readableBytesView) }
+        let filter = try auditFilter(tenantID: q.tenantId, actorID: q.actorId, action: q.action, targetID: q.targetId, since: q.since, until: q.until)
+        let lines = try await read(ExportAuditEvents(log: AuditLog(database: database), filter: filter)).map { ArraySlice($0.readableBytesView) }
         return .ok(.init(body: .applicationJsonl(HTTPBody(lines, length: .unknown, iterationBehavior: .single))))
     }
 
     func listAuditHeads(_ input: Operations.ListAuditHeads.Input) async throws -> Operations.ListAuditHeads.Output {
-        let context = try context()
-        try context.authorize(.auditRead)
-        let heads = try await AuditLog(database: database).heads(context: context)
-        return .ok(.init(body: .json(.init(takenAt: Date(), heads: heads.map { .init(chain: $0.chain, seq: $0.seq, hash: $0.hash) }))))
+        let heads = try await read(ReadAuditHeads())
+        return .ok(.init(body: .json(.init(takenAt: database.clock.now(), heads: heads.map { .init(chain: $0.chain, seq: $0.seq, hash: $0.hash) }))))
     }
 
     func verifyAudit(_ input: Operations.VerifyAudit.Input) async throws -> Operations.VerifyAudit.Output {
-        let context = try context()
-        try context.authorize(.auditVerify)
         guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
         let checkpoint = (body.checkpoint?.heads ?? []).map { ChainHead(chain: $0.chain, seq: $0.seq, hash: $0.hash) }
-        let report = try await AuditLog(database: database).verify(checkpoint: checkpoint, context: context)
-        let failure = report.failure.map {
+        let report = try await read(VerifyAuditLog(log: AuditLog(database: database), checkpoint: checkpoint))
+        let failure = try report.failure.map {
             Components.Schemas.VerifyFailure(
-                chain: $0.chain, seq: $0.seq, eventId: $0.eventID, kind: .init(rawValue: $0.kind.rawValue) ?? .edited, detail: $0.detail)
+                chain: $0.chain, seq: $0.seq, eventId: $0.eventID, kind: try .init(known: $0.kind.rawValue), detail: $0.detail)
         }
         return .ok(.init(body: .json(.init(intact: report.failure == nil, chains: report.chains, events: report.events, failure: failure))))
     }

@@ -1,0 +1,176 @@
+import BackofficeAPI
+import Foundation
+
+extension Customer {
+    /// The contract's account; a status the contract does not know throws (never a silent default).
+    var api: Components.Schemas.Customer {
+        get throws {
+            Components.Schemas.Customer(
+                id: id.text, email: email, displayName: displayName, status: try .init(known: status.rawValue), failedLogins: failedLogins,
+                createdAt: createdAt, updatedAt: updatedAt, deletedAt: deletedAt, lock: try lock?.api, version: version)
+        }
+    }
+}
+
+extension AccountLock {
+    var api: Components.Schemas.Lock {
+        get throws {
+            Components.Schemas.Lock(
+                id: id.text, cause: try .init(known: cause.rawValue), reason: reason, failedAttempts: failedAttempts, lockedBy: lockedBy?.text,
+                lockedAt: lockedAt, until: until, liftedAt: liftedAt, liftedBy: liftedBy?.text, liftReason: liftReason)
+        }
+    }
+}
+
+extension Appeal {
+    var api: Components.Schemas.Appeal {
+        get throws {
+            Components.Schemas.Appeal(
+                id: id.text, customerId: customerID.text, lockId: lockID.text, message: message, status: try .init(known: status.rawValue),
+                createdAt: createdAt, resolvedAt: resolvedAt, resolvedBy: resolvedBy?.text, resolutionReason: resolutionReason)
+        }
+    }
+}
+
+extension APIHandler {
+    func listCustomers(_ input: Operations.ListCustomers.Input) async throws -> Operations.ListCustomers.Output {
+        let q = input.query
+        let request = CustomerListRequest(
+            limit: q.limit, cursor: q.cursor, status: q.status?.rawValue, emailPrefix: q.emailPrefix, includeDeleted: q.includeDeleted)
+        let (items, nextCursor) = try await request.run(database, context: try context())
+        return .ok(.init(body: .json(.init(items: try items.map { try $0.api }, nextCursor: nextCursor))))
+    }
+
+    func syncCustomer(_ input: Operations.SyncCustomer.Input) async throws -> Operations.SyncCustomer.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let sync = SyncCustomer(id: try parseID(body.id, "id"), email: body.email, displayName: body.displayName)
+        let stored = try await change(sync, key: input.headers.idempotencyKey, operationID: Operations.SyncCustomer.id, request: body) {
+            customer, outcome in StoredResponse(status: outcome == .created ? 201 : 200, body: try customer.api)
+        }
+        let etag = EntityTag.of(stored.body.version)
+        return stored.status == 201
+            ? .created(.init(headers: .init(eTag: etag), body: .json(stored.body)))
+            : .ok(.init(headers: .init(eTag: etag), body: .json(stored.body)))
+    }
+
+    func getCustomer(_ input: Operations.GetCustomer.Input) async throws -> Operations.GetCustomer.Output {
+        let customer = try await read(GetCustomerAccount(id: try parseID(input.path.customerId, "customer_id")))
+        return .ok(.init(headers: .init(eTag: customer.etag), body: .json(try customer.api)))
+    }
+
+    func deleteCustomer(_ input: Operations.DeleteCustomer.Input) async throws -> Operations.DeleteCustomer.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let id = try parseID(input.path.customerId, "customer_id")
+        let customer = try await change(
+            DeleteAccount(customerID: id, reason: body.reason, ifMatch: input.headers.ifMatch), key: input.headers.idempotencyKey,
+            operationID: Operations.DeleteCustomer.id, request: ActionRequest(id: id.text, body: body)
+        ) { try $0.api }
+        return .ok(.init(headers: .init(eTag: EntityTag.of(customer.version)), body: .json(customer)))
+    }
+
+    func lockCustomer(_ input: Operations.LockCustomer.Input) async throws -> Operations.LockCustomer.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let id = try parseID(input.path.customerId, "customer_id")
+        let customer = try await change(
+            LockAccount(customerID: id, reason: body.reason, until: body.until, ifMatch: input.headers.ifMatch),
+            key: input.headers.idempotencyKey, operationID: Operations.LockCustomer.id, request: ActionRequest(id: id.text, body: body)
+        ) { try $0.api }
+        return .ok(.init(headers: .init(eTag: EntityTag.of(customer.version)), body: .json(customer)))
+    }
+
+    func unlockCustomer(_ input: Operations.UnlockCustomer.Input) async throws -> Operations.UnlockCustomer.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let id = try parseID(input.path.customerId, "customer_id")
+        let customer = try await change(
+            UnlockAccount(customerID: id, reason: body.reason, ifMatch: input.headers.ifMatch), key: input.headers.idempotencyKey,
+            operationID: Operations.UnlockCustomer.id, request: ActionRequest(id: id.text, body: body)
+        ) { try $0.api }
+        return .ok(.init(headers: .init(eTag: EntityTag.of(customer.version)), body: .json(customer)))
+    }
+
+    func restoreCustomer(_ input: Operations.RestoreCustomer.Input) async throws -> Operations.RestoreCustomer.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let id = try parseID(input.path.customerId, "customer_id")
+        let customer = try await change(
+            RestoreAccount(customerID: id, reason: body.reason, ifMatch: input.headers.ifMatch), key: input.headers.idempotencyKey,
+            operationID: Operations.RestoreCustomer.id, request: ActionRequest(id: id.text, body: body)
+        ) { try $0.api }
+        return .ok(.init(headers: .init(eTag: EntityTag.of(customer.version)), body: .json(customer)))
+    }
+
+    func reportLoginAttempt(_ input: Operations.ReportLoginAttempt.Input) async throws -> Operations.ReportLoginAttempt.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let id = try parseID(input.path.customerId, "customer_id")
+        let customer = try await change(
+            ReportLoginAttempt(customerID: id, succeeded: body.succeeded), key: input.headers.idempotencyKey,
+            operationID: Operations.ReportLoginAttempt.id, request: ActionRequest(id: id.text, body: body)
+        ) { try $0.api }
+        return .ok(.init(body: .json(customer)))
+    }
+
+    func reportPasswordReset(_ input: Operations.ReportPasswordReset.Input) async throws -> Operations.ReportPasswordReset.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let id = try parseID(input.path.customerId, "customer_id")
+        let customer = try await change(
+            ReportPasswordReset(customerID: id), key: input.headers.idempotencyKey, operationID: Operations.ReportPasswordReset.id,
+            request: ActionRequest(id: id.text, body: body)
+        ) { try $0.api }
+        return .ok(.init(body: .json(customer)))
+    }
+
+    func fileAppeal(_ input: Operations.FileAppeal.Input) async throws -> Operations.FileAppeal.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let id = try parseID(input.path.customerId, "customer_id")
+        let appeal = try await change(
+            FileAppeal(customerID: id, message: body.message), key: input.headers.idempotencyKey, operationID: Operations.FileAppeal.id,
+            request: ActionRequest(id: id.text, body: body), status: 201
+        ) { try $0.api }
+        return .created(.init(body: .json(appeal)))
+    }
+
+    func customerHistory(_ input: Operations.CustomerHistory.Input) async throws -> Operations.CustomerHistory.Output {
+        let limit = try pageLimit(input.query.limit)
+        let afterID = try Cursor.decode(input.query.cursor, count: 1).flatMap { Int64($0[0]) } ?? 0
+        let events = try await read(
+            CustomerAccountHistory(id: try parseID(input.path.customerId, "customer_id"), afterID: afterID, limit: limit + 1))
+        return .ok(.init(body: .json(auditPage(events, limit: limit))))
+    }
+
+    func listAppeals(_ input: Operations.ListAppeals.Input) async throws -> Operations.ListAppeals.Output {
+        let limit = try pageLimit(input.query.limit)
+        var after: (createdAt: Date, id: UUID)?
+        if let parts = try Cursor.decode(input.query.cursor, count: 2), let micros = Int64(parts[0]) {
+            after = (Date(timeIntervalSince1970: Double(micros) / 1_000_000), try parseID(parts[1], "cursor"))
+        }
+        let status = try input.query.status.map { try AppealStatus(known: $0.rawValue) }
+        let appeals = try await read(ListAppeals(status: status, after: after, limit: limit + 1))
+        let (items, next) = keysetPage(appeals, limit: limit) {
+            [String(Int64(($0.createdAt.timeIntervalSince1970 * 1_000_000).rounded())), $0.id.text]
+        }
+        return .ok(.init(body: .json(.init(items: try items.map { try $0.api }, nextCursor: next))))
+    }
+
+    func resolveAppeal(_ input: Operations.ResolveAppeal.Input) async throws -> Operations.ResolveAppeal.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let id = try parseID(input.path.appealId, "appeal_id")
+        let appeal = try await change(
+            ResolveAppeal(appealID: id, decision: try .init(known: body.decision.rawValue), reason: body.reason),
+            key: input.headers.idempotencyKey, operationID: Operations.ResolveAppeal.id, request: ActionRequest(id: id.text, body: body)
+        ) { try $0.api }
+        return .ok(.init(body: .json(appeal)))
+    }
+
+    func purgeDeletedAccounts(_ input: Operations.PurgeDeletedAccounts.Input) async throws -> Operations.PurgeDeletedAccounts.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let dryRun = body.dryRun ?? false
+        let days = policies.retention.deletedAccountsPurgeAfterDays
+        let report = try await change(
+            PurgeExpiredData(dryRun: dryRun), key: input.headers.idempotencyKey, operationID: Operations.PurgeDeletedAccounts.id, request: body
+        ) { report in
+            Components.Schemas.PurgeReport(
+                dryRun: dryRun, retentionDays: days, purged: report.accounts.map(\.text), idempotencyKeys: report.idempotencyKeys,
+                loginAttempts: report.loginAttempts)
+        }
+        return .ok(.init(body: .json(report)))
+    }
+}

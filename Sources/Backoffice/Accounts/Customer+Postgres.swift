@@ -1,0 +1,127 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// How a customer account is stored: `customers` with its open lock from `account_locks`. Every
+/// function runs inside the caller's unit of work; row-level security limits it to platform
+/// sessions.
+extension Customer: RowDecodable {
+    /// Columns read by `init(row:)`, for `FROM customers c LEFT JOIN account_locks l ON … open lock`.
+    public static let columns = """
+        c.id, c.email, c.display_name, c.status, c.failed_logins, c.created_at, c.updated_at, c.deleted_at, c.version,
+        l.id, l.cause, l.reason, l.failed_attempts, l.locked_by, l.locked_at, l.until, l.lifted_at, l.lifted_by, l.lift_reason
+        """
+    static let from = "customers c LEFT JOIN account_locks l ON l.customer_id = c.id AND l.lifted_at IS NULL"
+
+    /// Decodes `columns` cell by cell (cheaper than tuple decoding on list pages).
+    public init(row: PostgresRow) throws {
+        var cells = row.makeIterator()
+        func next<T: PostgresDecodable>(_ type: T.Type) throws -> T {
+            guard let cell = cells.next() else { throw DomainError.inconsistent("a customer row has fewer columns than Customer.columns") }
+            return try cell.decode(T.self)
+        }
+        self.init(
+            id: try next(UUID.self), email: try next(String.self), displayName: try next(String.self),
+            status: try AccountStatus(known: try next(String.self)), failedLogins: try next(Int.self),
+            createdAt: try next(Date.self), updatedAt: try next(Date.self), deletedAt: try next(Date?.self),
+            version: try next(Int64.self), lock: nil)
+        if let lockID = try next(UUID?.self) {
+            lock = AccountLock(
+                id: lockID, cause: try AccountLock.Cause(known: try next(String.self)), reason: try next(String.self),
+                failedAttempts: try next(Int?.self), lockedBy: try next(UUID?.self), lockedAt: try next(Date.self),
+                until: try next(Date?.self), liftedAt: try next(Date?.self), liftedBy: try next(UUID?.self),
+                liftReason: try next(String?.self))
+        }
+    }
+
+    /// The account with its open lock; with `forUpdate`, locked until the unit of work ends.
+    /// - Throws: `DomainError.notFound` when it does not exist or is not visible.
+    static func fetch(_ id: UUID, forUpdate: Bool = false, in unit: UnitOfWork) async throws -> Customer {
+        let query: PostgresQuery =
+            forUpdate
+            ? "SELECT \(unescaped: columns) FROM \(unescaped: from) WHERE c.id = \(id) FOR UPDATE OF c"
+            : "SELECT \(unescaped: columns) FROM \(unescaped: from) WHERE c.id = \(id)"
+        guard let customer = try await unit.first(query, as: Customer.self) else { throw DomainError.notFound("Customer \(id.text)") }
+        return customer
+    }
+
+    /// How a status change treats the account's lock record.
+    enum LockChange: Sendable {
+        case keep
+        case open(AccountLock)
+        case lift(by: UUID?, reason: String)
+    }
+
+    /// Writes this account's new status and failed-login count, opens or lifts its lock, bumps
+    /// the version; one statement. Returns the account as it now is.
+    func write(status: AccountStatus, failedLogins: Int, lock change: LockChange, in unit: UnitOfWork) async throws -> Customer {
+        var opened: AccountLock?
+        var lift = false
+        var liftedBy: UUID?
+        var liftReason: String?
+        switch change {
+        case .keep: break
+        case .open(let lock): opened = lock
+        case .lift(let by, let reason): (lift, liftedBy, liftReason) = (true, by, reason)
+        }
+        // Data-modifying CTEs run exactly once whether referenced or not.
+        let query: PostgresQuery = """
+            WITH opened AS (
+                INSERT INTO account_locks (id, customer_id, cause, reason, failed_attempts, locked_by, until)
+                SELECT \(opened?.id), \(id), \(opened?.cause.rawValue), \(opened?.reason), \(opened?.failedAttempts), \(opened?.lockedBy),
+                       \(opened?.until)
+                WHERE \(opened?.id)::uuid IS NOT NULL
+                RETURNING id
+            ), lifted AS (
+                UPDATE account_locks SET lifted_at = now(), lifted_by = \(liftedBy), lift_reason = \(liftReason)
+                WHERE customer_id = \(id) AND lifted_at IS NULL AND \(lift)
+                RETURNING id
+            )
+            UPDATE customers SET status = \(status.rawValue), failed_logins = \(failedLogins), version = version + 1, updated_at = now(),
+                deleted_at = CASE WHEN \(status == .deleted) THEN now() ELSE NULL END
+            WHERE id = \(id)
+            RETURNING version, now()
+            """
+        guard let (version, now) = try await unit.first(query, { try $0.decode((Int64, Date).self) }) else {
+            throw DomainError.notFound("Customer \(id.text)")
+        }
+        var after = self
+        after.status = status
+        after.failedLogins = failedLogins
+        after.version = version
+        after.updatedAt = now
+        after.deletedAt = status == .deleted ? now : nil
+        switch change {
+        case .keep: break
+        case .open(var lock):
+            lock.lockedAt = now
+            after.lock = lock
+        case .lift: after.lock = nil
+        }
+        return after
+    }
+
+    /// One page of the account list, ordered by (email, id), keyset-paginated after the account
+    /// `afterID` (its email is looked up, so cursors never carry PII); every filter is a bound
+    /// parameter, all index-friendly.
+    static func pageByEmail(statuses: [String], prefix: String, afterID: UUID, limit: Int) -> PostgresQuery {
+        """
+        SELECT \(unescaped: columns) FROM \(unescaped: from)
+        WHERE c.status = ANY(\(statuses)::text[])
+          AND c.email >= \(prefix) AND c.email < \(prefix + "\u{10FFFF}")
+          AND (c.email, c.id) > (coalesce((SELECT a.email FROM customers a WHERE a.id = \(afterID)), ''), \(afterID)::uuid)
+        ORDER BY c.email, c.id
+        LIMIT \(limit)
+        """
+    }
+
+    /// The account list for roles that see PII masked: ordered by id, never by a masked field.
+    static func pageByID(statuses: [String], afterID: UUID, limit: Int) -> PostgresQuery {
+        """
+        SELECT \(unescaped: columns) FROM \(unescaped: from)
+        WHERE c.status = ANY(\(statuses)::text[]) AND c.id > \(afterID)
+        ORDER BY c.id
+        LIMIT \(limit)
+        """
+    }
+}

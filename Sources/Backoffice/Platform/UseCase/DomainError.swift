@@ -1,0 +1,36 @@
+import Foundation
+
+/// What can go wrong in a use case, in the domain's words. Domain code throws only these; the
+/// HTTP edge turns each case into its problem+json in one place (`Problem.init(_:)`), and the
+/// CLI's server commands into an exit code.
+public enum DomainError: Error, Sendable, Equatable {
+    /// The resource does not exist or row-level security hides it (`what` names it: "Customer …").
+    case notFound(String)
+    /// Input that breaks a rule, field by field.
+    case invalid([FieldIssue])
+    /// The principal's role may not perform the action.
+    case forbidden(Action)
+    /// The database refused the statement to the service role (row-level security, privileges).
+    case refused
+    /// The principal's role sees `field` masked and may not filter or sort by it.
+    case piiMasked(field: String)
+    /// The move is not allowed from the resource's `current` state.
+    case invalidTransition(String, current: String)
+    /// The change conflicts with what is stored (`code` is stable, snake_case).
+    case conflict(code: String, detail: String)
+    /// `If-Match` names an older version than `current` (an entity tag).
+    case versionMismatch(current: String)
+    /// The same Idempotency-Key came with a different request.
+    case idempotencyKeyReused
+    /// The request's credential does not (or no longer) identify a principal.
+    case unauthenticated
+    /// The database cannot be reached.
+    case unavailable
+    /// A stored row or state the code cannot read (a bug or a damaged row); never detailed to clients.
+    case inconsistent(String)
+
+    /// 422 `validation_failed` for one field.
+    public static func invalid(_ field: String, _ code: String, _ message: String) -> DomainError {
+        .invalid([FieldIssue(field: field, code: code, message: message)])
+    }
+}

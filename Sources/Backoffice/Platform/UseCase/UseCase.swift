@@ -1,0 +1,135 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// One thing a principal can do, read or change, named by the policy action that permits it.
+/// The runner (`Database.read`, `Database.run`, and the idempotent `Idempotency.run`) checks the
+/// policy before anything is read: nothing else checks permissions.
+public protocol UseCase: Sendable {
+    associatedtype Output: Sendable
+    /// The permission of `policies/access.yaml` this use case needs.
+    static var action: Action { get }
+}
+
+/// A use case that only reads (`ListCustomers`, `GetTenant`, …): no audit event.
+public protocol Query: UseCase {
+    associatedtype Output  // restated so conformers' `read` infers it
+    func read(in unit: UnitOfWork) async throws -> Output
+}
+
+/// A use case that changes data (`LockAccount`, `CreateTenant`, …).
+///
+/// `perform` makes the change inside a transaction that already acts for the principal's tenant,
+/// and returns the result with the audit events describing it; the runner appends those events in
+/// the same transaction and commits both together, or neither.
+public protocol AuditedOperation: UseCase {
+    associatedtype Output  // restated so conformers' `perform` infers it
+    func perform(in unit: UnitOfWork) async throws -> Audited<Output>
+}
+
+/// What a use case runs with: the transaction's connection, who acts, the logger, the instant
+/// the unit of work started (one "now" for all its rules) and where new ids come from. Tests
+/// control both through `Database.clock` and `Database.ids`.
+public struct UnitOfWork: Sendable {
+    public let connection: PostgresConnection
+    public let context: OperationContext
+    public let logger: Logger
+    /// The unit's one "now", taken from `Database.clock` when it started.
+    public let now: Date
+    let ids: IDGenerator
+
+    public var principal: Principal { context.principal }
+    public var policies: PolicySet { context.policies }
+
+    /// A new id for a row this unit creates.
+    public func newID() -> UUID { ids.next() }
+}
+
+extension OperationContext {
+    /// Throws `forbidden` unless `policies/access.yaml` grants `useCase`'s action to the
+    /// principal's role: the one permission check, called only by the runners.
+    func permit<Case: UseCase>(_ useCase: Case.Type) throws {
+        guard policies.access.allows(principal.role, Case.action) else { throw DomainError.forbidden(Case.action) }
+    }
+}
+
+extension Database {
+    /// Checks the policy and runs `query` in the context's transaction.
+    public func read<Q: Query>(_ query: Q, context: OperationContext) async throws -> Q.Output {
+        try context.permit(Q.self)
+        return try await transaction(for: context) { connection in try await query.read(in: unit(connection, context)) }
+    }
+
+    /// Checks the policy, runs `operation` in one transaction and appends its audit events there.
+    public func run<Operation: AuditedOperation>(_ operation: Operation, context: OperationContext) async throws -> Operation.Output {
+        try await run(operation, context: context) { _, output in output }
+    }
+
+    /// Like `run(_:context:)`, with `finish` called in the same transaction after the audit
+    /// append (where the idempotency record is written).
+    public func run<Operation: AuditedOperation, Result: Sendable>(
+        _ operation: Operation, context: OperationContext,
+        finish: (PostgresConnection, Operation.Output) async throws -> Result
+    ) async throws -> Result {
+        try context.permit(Operation.self)
+        return try await performAudited(operation, context: context, finish: finish)
+    }
+
+    /// Runs an operation the system performs on its own (bootstrap, demo data, timed lock
+    /// expiry): no policy check, events still appended in the same transaction.
+    public func runAsSystem<Operation: AuditedOperation>(_ operation: Operation, context: OperationContext) async throws -> Operation.Output {
+        try await performAudited(operation, context: context) { _, output in output }
+    }
+
+    private func performAudited<Operation: AuditedOperation, Result: Sendable>(
+        _ operation: Operation, context: OperationContext,
+        finish: (PostgresConnection, Operation.Output) async throws -> Result
+    ) async throws -> Result {
+        try await transaction(for: context) { connection in
+            let audited = try await operation.perform(in: unit(connection, context))
+            for event in audited.events {
+                try await AuditLog.append(event, context: context, on: connection, logger: logger)
+            }
+            return try await finish(connection, audited.output)
+        }
+    }
+
+    func unit(_ connection: PostgresConnection, _ context: OperationContext) -> UnitOfWork {
+        UnitOfWork(connection: connection, context: context, logger: logger, now: clock.now(), ids: ids)
+    }
+}
+
+/// A stored entity's persistence in one place (`Customer+Postgres.swift`, …): the columns a
+/// query selects and the decoding of exactly those columns, declared together. Decoding throws
+/// on an unknown enum value (`init(known:)`), never falls back.
+public protocol RowDecodable: Sendable {
+    /// The select list `init(row:)` reads, in order.
+    static var columns: String { get }
+    init(row: PostgresRow) throws
+}
+
+extension UnitOfWork {
+    /// The rows of `query` (parameters interpolated, so PostgreSQL numbers them), decoded as `T`.
+    public func all<T: RowDecodable>(_ query: PostgresQuery, as type: T.Type = T.self) async throws -> [T] {
+        var items: [T] = []
+        for try await row in try await connection.query(query, logger: logger) { items.append(try T(row: row)) }
+        return items
+    }
+
+    /// The first row of `query` decoded as `T`, or nil when there is none.
+    public func first<T: RowDecodable>(_ query: PostgresQuery, as type: T.Type = T.self) async throws -> T? {
+        for try await row in try await connection.query(query, logger: logger) { return try T(row: row) }
+        return nil
+    }
+
+    /// The first row of `query` decoded by `decode` (for a scalar or a tuple), or nil.
+    public func first<T>(_ query: PostgresQuery, _ decode: (PostgresRow) throws -> T) async throws -> T? {
+        for try await row in try await connection.query(query, logger: logger) { return try decode(row) }
+        return nil
+    }
+
+    /// Runs `query` for its effect and drains its rows (an error raised while rows are produced arrives with them).
+    public func execute(_ query: PostgresQuery) async throws {
+        for try await _ in try await connection.query(query, logger: logger) {}
+    }
+}

@@ -1,0 +1,121 @@
+import BackofficeAPI
+import Foundation
+
+extension Tenant {
+    var api: Components.Schemas.Tenant {
+        Components.Schemas.Tenant(id: id.text, slug: slug, name: name, createdAt: createdAt, version: version)
+    }
+}
+
+extension Operator {
+    var api: Components.Schemas.Operator {
+        get throws {
+            Components.Schemas.Operator(
+                id: id.text, tenantId: tenantID.text, email: email, role: try .init(known: role.rawValue), kind: try .init(known: kind),
+                status: try .init(known: status), createdAt: createdAt, disabledAt: disabledAt, version: version)
+        }
+    }
+}
+
+extension Token {
+    var api: Components.Schemas.Token {
+        get throws {
+            Components.Schemas.Token(
+                id: id.text, operatorId: operatorID.text, tenantId: tenantID.text, role: try .init(known: role.rawValue), name: name,
+                createdAt: createdAt, expiresAt: expiresAt, lastUsedAt: lastUsedAt, revokedAt: revokedAt)
+        }
+    }
+}
+
+extension Components.Schemas.TokenCreated: SecretBearing {
+    func withoutSecret() -> Self { Self(token: token, secret: nil, secretAlreadyDelivered: true) }
+}
+
+extension APIHandler {
+    func whoAmI(_ input: Operations.WhoAmI.Input) async throws -> Operations.WhoAmI.Output {
+        let session = try await read(CurrentSession())
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        operatorId: session.operatorID.text, email: session.email, role: try .init(known: session.role.rawValue),
+                        tenantId: session.tenantID.text, tokenId: session.tokenID.text, tokenName: session.tokenName,
+                        expiresAt: session.expiresAt))))
+    }
+
+    func listTenants(_ input: Operations.ListTenants.Input) async throws -> Operations.ListTenants.Output {
+        let limit = try pageLimit(input.query.limit)
+        let after = try Cursor.decode(input.query.cursor, count: 1)?[0] ?? ""
+        let tenants = try await read(ListTenants(afterSlug: after, limit: limit + 1))
+        let (items, next) = keysetPage(tenants, limit: limit) { [$0.slug] }
+        return .ok(.init(body: .json(.init(items: items.map(\.api), nextCursor: next))))
+    }
+
+    func createTenant(_ input: Operations.CreateTenant.Input) async throws -> Operations.CreateTenant.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let tenant = try await change(
+            CreateTenant(slug: body.slug, name: body.name), key: input.headers.idempotencyKey, operationID: Operations.CreateTenant.id,
+            request: body, status: 201
+        ) { $0.api }
+        return .created(.init(headers: .init(eTag: EntityTag.of(tenant.version)), body: .json(tenant)))
+    }
+
+    func getTenant(_ input: Operations.GetTenant.Input) async throws -> Operations.GetTenant.Output {
+        let tenant = try await read(GetTenant(id: try parseID(input.path.tenantId, "tenant_id")))
+        return .ok(.init(headers: .init(eTag: EntityTag.of(tenant.version)), body: .json(tenant.api)))
+    }
+
+    func listOperators(_ input: Operations.ListOperators.Input) async throws -> Operations.ListOperators.Output {
+        let limit = try pageLimit(input.query.limit)
+        let after = try Cursor.decode(input.query.cursor, count: 1).map { try parseID($0[0], "cursor") as UUID } ?? platformTenantID
+        let operators = try await read(ListOperators(tenantID: try parseID(input.query.tenantId, "tenant_id"), afterID: after, limit: limit + 1))
+        let (items, next) = keysetPage(operators, limit: limit) { [$0.id.text] }
+        return .ok(.init(body: .json(.init(items: try items.map { try $0.api }, nextCursor: next))))
+    }
+
+    func createOperator(_ input: Operations.CreateOperator.Input) async throws -> Operations.CreateOperator.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let create = CreateOperator(email: body.email, role: try Role(known: body.role.rawValue), tenantID: try parseID(body.tenantId, "tenant_id"))
+        let created = try await change(
+            create, key: input.headers.idempotencyKey, operationID: Operations.CreateOperator.id, request: body, status: 201
+        ) { try $0.api }
+        return .created(.init(headers: .init(eTag: EntityTag.of(created.version)), body: .json(created)))
+    }
+
+    func disableOperator(_ input: Operations.DisableOperator.Input) async throws -> Operations.DisableOperator.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let id = try parseID(input.path.operatorId, "operator_id")
+        let disabled = try await change(
+            DisableOperator(operatorID: id, reason: body.reason, ifMatch: input.headers.ifMatch), key: input.headers.idempotencyKey,
+            operationID: Operations.DisableOperator.id, request: ActionRequest(id: id.text, body: body)
+        ) { try $0.api }
+        return .ok(.init(headers: .init(eTag: EntityTag.of(disabled.version)), body: .json(disabled)))
+    }
+
+    func listTokens(_ input: Operations.ListTokens.Input) async throws -> Operations.ListTokens.Output {
+        let limit = try pageLimit(input.query.limit)
+        let after = try Cursor.decode(input.query.cursor, count: 1).map { try parseID($0[0], "cursor") as UUID } ?? platformTenantID
+        let tokens = try await read(ListTokens(operatorID: try parseID(input.query.operatorId, "operator_id"), afterID: after, limit: limit + 1))
+        let (items, next) = keysetPage(tokens, limit: limit) { [$0.id.text] }
+        return .ok(.init(body: .json(.init(items: try items.map { try $0.api }, nextCursor: next))))
+    }
+
+    func createToken(_ input: Operations.CreateToken.Input) async throws -> Operations.CreateToken.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let create = CreateToken(operatorID: try parseID(body.operatorId, "operator_id"), name: body.name, expiresInHours: body.expiresInHours)
+        let created = try await change(
+            create, key: input.headers.idempotencyKey, operationID: Operations.CreateToken.id, request: body, status: 201
+        ) { token, secret in
+            Components.Schemas.TokenCreated(token: try token.api, secret: secret.value)
+        }
+        return .created(.init(headers: .init(cacheControl: "no-store"), body: .json(created)))
+    }
+
+    func revokeToken(_ input: Operations.RevokeToken.Input) async throws -> Operations.RevokeToken.Output {
+        let id = try parseID(input.path.tokenId, "token_id")
+        let token = try await change(
+            RevokeToken(tokenID: id), key: input.headers.idempotencyKey, operationID: Operations.RevokeToken.id, request: ActionRequest(id: id.text)
+        ) { try $0.api }
+        return .ok(.init(body: .json(token)))
+    }
+}

@@ -1,0 +1,213 @@
+import Foundation
+import NIOCore
+import PostgresNIO
+
+/// A platform admin creates a partner tenant (`tenants.create`). The event opens the tenant's chain.
+public struct CreateTenant: AuditedOperation {
+    public static let action = Action.tenantsCreate
+    let slug: String
+    let name: String
+
+    public init(slug: String, name: String) {
+        self.slug = slug.trimmingCharacters(in: .whitespaces)
+        self.name = name.trimmingCharacters(in: .whitespaces)
+    }
+
+    public func perform(in unit: UnitOfWork) async throws -> Audited<Tenant> {
+        var validation = Validation()
+        validation.require(
+            slug.range(of: "^[a-z0-9][a-z0-9-]{1,62}$", options: .regularExpression) != nil, "slug", "invalid_slug",
+            "must be 2–63 lower-case letters, digits or dashes, starting with a letter or digit")
+        validation.text(name, "name", max: 200)
+        try validation.check()
+        let query: PostgresQuery =
+            "INSERT INTO tenants (id, slug, name) VALUES (\(unit.newID()), \(slug), \(name)) ON CONFLICT (slug) DO NOTHING RETURNING \(unescaped: Tenant.columns)"
+        guard let tenant = try await unit.first(query, as: Tenant.self) else {
+            throw DomainError.conflict(code: "slug_taken", detail: "A tenant with slug '\(slug)' already exists.")
+        }
+        struct Snapshot: Encodable { let slug: String, name: String }
+        return Audited(
+            tenant,
+            event: AuditRecord(
+                action: Self.action, tenantID: tenant.id, targetType: "tenant", targetID: tenant.id.text, reason: nil,
+                before: nil, after: AuditRecord.json(Snapshot(slug: slug, name: name))))
+    }
+}
+
+/// Creates an operator or service principal (`operators.create`). Platform roles live in the
+/// platform tenant; partner roles need a tenant. A partner admin creates partner staff and
+/// admins in its own tenant only.
+public struct CreateOperator: AuditedOperation {
+    public static let action = Action.operatorsCreate
+    let email: String
+    let role: Role
+    let tenantID: UUID?
+
+    public init(email: String, role: Role, tenantID: UUID?) {
+        self.email = email.trimmingCharacters(in: .whitespaces)
+        self.role = role
+        self.tenantID = tenantID
+    }
+
+    public func perform(in unit: UnitOfWork) async throws -> Audited<Operator> {
+        var validation = Validation()
+        validation.email(email, "email")
+        let principal = unit.principal
+        let tenant: UUID
+        if principal.tenantID != platformTenantID {
+            validation.require(!role.isPlatform, "role", "not_allowed", "a partner may create only partner roles")
+            validation.require(tenantID == nil || tenantID == principal.tenantID, "tenant_id", "not_allowed", "must be your own tenant")
+            tenant = principal.tenantID
+        } else if role.isPlatform {
+            validation.require(tenantID == nil || tenantID == platformTenantID, "tenant_id", "not_allowed", "platform roles belong to the platform")
+            tenant = platformTenantID
+        } else {
+            validation.require(tenantID != nil && tenantID != platformTenantID, "tenant_id", "required", "is required for partner roles")
+            tenant = tenantID ?? platformTenantID
+        }
+        try validation.check()
+        let exists = try await unit.first("SELECT 1 FROM tenants WHERE id = \(tenant)") { _ in true }
+        guard exists == true else { throw DomainError.notFound("Tenant \(tenant.text)") }
+        let query: PostgresQuery = """
+            INSERT INTO operators (tenant_id, id, email, role, kind) VALUES (\(tenant), \(unit.newID()), \(email), \(role.rawValue), \(role.kind))
+            ON CONFLICT DO NOTHING RETURNING \(unescaped: Operator.columns)
+            """
+        guard let created = try await unit.first(query, as: Operator.self) else {
+            throw DomainError.conflict(code: "email_taken", detail: "An operator with this email already exists in the tenant.")
+        }
+        return Audited(
+            created,
+            event: AuditRecord(
+                action: Self.action, tenantID: tenant, targetType: "operator", targetID: created.id.text, reason: nil,
+                before: nil, after: created.snapshot))
+    }
+}
+
+/// Disables an operator (`operators.disable`); its tokens are refused from the next request on.
+/// Nobody can lock a tenant out: an operator cannot disable itself (409 `cannot_disable_self`),
+/// and a tenant's last active admin (`partner_admin`, or the platform's last `platform_admin`)
+/// cannot be disabled (409 `last_admin`).
+public struct DisableOperator: AuditedOperation {
+    public static let action = Action.operatorsDisable
+    let operatorID: UUID
+    let reason: String?
+    let ifMatch: String?
+
+    public init(operatorID: UUID, reason: String?, ifMatch: String?) {
+        self.operatorID = operatorID
+        self.reason = reason
+        self.ifMatch = ifMatch
+    }
+
+    public func perform(in unit: UnitOfWork) async throws -> Audited<Operator> {
+        let reason = try requireReason(reason)
+        guard
+            let before = try await unit.first(
+                "SELECT \(unescaped: Operator.columns) FROM operators WHERE id = \(operatorID) FOR UPDATE", as: Operator.self)
+        else { throw DomainError.notFound("Operator \(operatorID.text)") }
+        try EntityTag.check(ifMatch, version: before.version)
+        guard before.status == "active" else { throw DomainError.invalidTransition("The operator is already disabled.", current: before.status) }
+        guard before.id != unit.principal.operatorID else {
+            throw DomainError.conflict(code: "cannot_disable_self", detail: "An operator cannot disable itself; ask another admin.")
+        }
+        if before.role == .partnerAdmin || before.role == .platformAdmin {
+            // Lock the tenant's admins in a fixed order so two concurrent disables cannot both pass.
+            let others =
+                try await unit.first(
+                    """
+                    WITH admins AS (
+                        SELECT id FROM operators WHERE tenant_id = \(before.tenantID) AND role = \(before.role.rawValue) AND status = 'active'
+                        ORDER BY id FOR UPDATE
+                    ) SELECT count(*) FROM admins WHERE id <> \(operatorID)
+                    """
+                ) { try $0.decode(Int.self) } ?? 0
+            guard others > 0 else {
+                throw DomainError.conflict(
+                    code: "last_admin", detail: "This is the last active \(before.role.rawValue) of its tenant; create another before disabling it.")
+            }
+        }
+        guard
+            let after = try await unit.first(
+                """
+                UPDATE operators SET status = 'disabled', disabled_at = now(), version = version + 1
+                WHERE id = \(operatorID) RETURNING \(unescaped: Operator.columns)
+                """, as: Operator.self)
+        else { throw DomainError.notFound("Operator \(operatorID.text)") }
+        return Audited(
+            after,
+            event: AuditRecord(
+                action: Self.action, tenantID: before.tenantID, targetType: "operator", targetID: operatorID.text,
+                reason: reason, before: before.snapshot, after: after.snapshot))
+    }
+}
+
+/// Issues a token for an operator (`tokens.create`): the secret is returned once and stored as SHA-256.
+public struct CreateToken: AuditedOperation {
+    public static let action = Action.tokensCreate
+    let operatorID: UUID
+    let name: String
+    let expiresInHours: Int?
+
+    public init(operatorID: UUID, name: String?, expiresInHours: Int?) {
+        self.operatorID = operatorID
+        self.name = (name ?? "").trimmingCharacters(in: .whitespaces).isEmpty ? "token" : (name ?? "").trimmingCharacters(in: .whitespaces)
+        self.expiresInHours = expiresInHours
+    }
+
+    public func perform(in unit: UnitOfWork) async throws -> Audited<
+        (Token, TokenSecret)
+    > {
+        let security = unit.policies.security
+        let hours = expiresInHours ?? security.defaultTokenLifetimeHours
+        var validation = Validation()
+        validation.require(
+            hours >= 1 && hours <= security.maxTokenLifetimeHours, "expires_in_hours", "out_of_range",
+            "must be between 1 and \(security.maxTokenLifetimeHours) (policies/security.yaml)")
+        validation.text(name, "name", max: 100)
+        try validation.check()
+        guard
+            let owner = try await unit.first(
+                "SELECT \(unescaped: Operator.columns) FROM operators WHERE id = \(operatorID)", as: Operator.self)
+        else { throw DomainError.notFound("Operator \(operatorID.text)") }
+        guard owner.status == "active" else { throw DomainError.invalidTransition("The operator is disabled.", current: owner.status) }
+        let secret = TokenSecret.generate()
+        let query: PostgresQuery = """
+            INSERT INTO tokens (tenant_id, id, operator_id, name, secret_hash, role, expires_at)
+            VALUES (\(owner.tenantID), \(unit.newID()), \(owner.id), \(name), \(ByteBuffer(bytes: secret.hash)), \(owner.role.rawValue), now() + make_interval(hours => \(hours)::int))
+            RETURNING \(unescaped: Token.columns)
+            """
+        guard let token = try await unit.first(query, as: Token.self) else {
+            throw DomainError.inconsistent("the new token was not returned")
+        }
+        return Audited(
+            (token, secret),
+            event: AuditRecord(
+                action: Self.action, tenantID: owner.tenantID, targetType: "token", targetID: token.id.text, reason: nil,
+                before: nil, after: token.snapshot))
+    }
+}
+
+/// Revokes a token (`tokens.revoke`): refused from the next request on. Revoking twice is 409.
+public struct RevokeToken: AuditedOperation {
+    public static let action = Action.tokensRevoke
+    let tokenID: UUID
+
+    public init(tokenID: UUID) { self.tokenID = tokenID }
+
+    public func perform(in unit: UnitOfWork) async throws -> Audited<Token> {
+        guard
+            let before = try await unit.first(
+                "SELECT \(unescaped: Token.columns) FROM tokens WHERE id = \(tokenID) FOR UPDATE", as: Token.self)
+        else { throw DomainError.notFound("Token \(tokenID.text)") }
+        guard before.revokedAt == nil else { throw DomainError.invalidTransition("The token is already revoked.", current: "revoked") }
+        guard
+            let after = try await unit.first(
+                "UPDATE tokens SET revoked_at = now() WHERE id = \(tokenID) RETURNING \(unescaped: Token.columns)", as: Token.self)
+        else { throw DomainError.inconsistent("the revoked token was not returned") }
+        return Audited(
+            after,
+            event: AuditRecord(
+                action: Self.action, tenantID: before.tenantID, targetType: "token", targetID: tokenID.text, reason: nil,
+                before: before.snapshot, after: after.snapshot))
+    }
+}

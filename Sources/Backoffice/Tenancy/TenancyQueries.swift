@@ -1,0 +1,99 @@
+import Foundation
+import PostgresNIO
+
+// Reads of tenants, operators and tokens, limited by row-level security to what the principal's tenant sees.
+
+/// The principal's operator and token (`session.read`, `GET /v1/me`).
+public struct CurrentSession: Query {
+    public static let action = Action.sessionRead
+    public init() {}
+
+    public func read(in unit: UnitOfWork) async throws -> Session {
+        guard let tokenID = unit.principal.tokenID else { throw DomainError.unauthenticated }
+        guard
+            let session = try await unit.first(
+                """
+                SELECT o.id, o.email, o.role, t.tenant_id, t.id, t.name, t.expires_at
+                FROM tokens t JOIN operators o ON o.tenant_id = t.tenant_id AND o.id = t.operator_id WHERE t.id = \(tokenID)
+                """,
+                { row in
+                    let c = try row.decode((UUID, String, String, UUID, UUID, String, Date).self)
+                    return Session(
+                        operatorID: c.0, email: c.1, role: try Role(known: c.2), tenantID: c.3, tokenID: c.4, tokenName: c.5, expiresAt: c.6)
+                })
+        else { throw DomainError.unauthenticated }
+        return session
+    }
+}
+
+/// Partner tenants by slug after `afterSlug` (`tenants.list`).
+public struct ListTenants: Query {
+    public static let action = Action.tenantsList
+    public let afterSlug: String
+    public let limit: Int
+    public init(afterSlug: String, limit: Int) {
+        self.afterSlug = afterSlug
+        self.limit = limit
+    }
+
+    public func read(in unit: UnitOfWork) async throws -> [Tenant] {
+        try await unit.all(
+            "SELECT \(unescaped: Tenant.columns) FROM tenants WHERE id <> \(platformTenantID) AND slug > \(afterSlug) ORDER BY slug LIMIT \(limit)")
+    }
+}
+
+/// One tenant (`tenants.read`).
+public struct GetTenant: Query {
+    public static let action = Action.tenantsRead
+    public let id: UUID
+    public init(id: UUID) { self.id = id }
+
+    public func read(in unit: UnitOfWork) async throws -> Tenant {
+        guard let tenant = try await unit.first("SELECT \(unescaped: Tenant.columns) FROM tenants WHERE id = \(id)", as: Tenant.self) else {
+            throw DomainError.notFound("Tenant \(id.text)")
+        }
+        return tenant
+    }
+}
+
+/// Operators by id after `afterID`, optionally of one tenant (`operators.list`).
+public struct ListOperators: Query {
+    public static let action = Action.operatorsList
+    public let tenantID: UUID?
+    public let afterID: UUID
+    public let limit: Int
+    public init(tenantID: UUID?, afterID: UUID, limit: Int) {
+        self.tenantID = tenantID
+        self.afterID = afterID
+        self.limit = limit
+    }
+
+    public func read(in unit: UnitOfWork) async throws -> [Operator] {
+        try await unit.all(
+            """
+            SELECT \(unescaped: Operator.columns) FROM operators
+            WHERE (\(tenantID)::uuid IS NULL OR tenant_id = \(tenantID)) AND id > \(afterID) ORDER BY id LIMIT \(limit)
+            """)
+    }
+}
+
+/// Tokens' metadata by id after `afterID`, optionally of one operator (`tokens.list`).
+public struct ListTokens: Query {
+    public static let action = Action.tokensList
+    public let operatorID: UUID?
+    public let afterID: UUID
+    public let limit: Int
+    public init(operatorID: UUID?, afterID: UUID, limit: Int) {
+        self.operatorID = operatorID
+        self.afterID = afterID
+        self.limit = limit
+    }
+
+    public func read(in unit: UnitOfWork) async throws -> [Token] {
+        try await unit.all(
+            """
+            SELECT \(unescaped: Token.columns) FROM tokens
+            WHERE (\(operatorID)::uuid IS NULL OR operator_id = \(operatorID)) AND id > \(afterID) ORDER BY id LIMIT \(limit)
+            """)
+    }
+}
