@@ -185,12 +185,12 @@ struct AccountsAPITests {
         try await TestEnvironment.with { env in
             let customer = try await env.customer()
             _ = try await env.database.run(
-                LockAccount(customerID: customer.id, reason: "cool-off", until: Date().addingTimeInterval(3600)),
+                LockAccount(customerID: customer.id, reason: "cool-off", until: env.clock.now().addingTimeInterval(3600)),
                 context: env.context(.backendManager))
             let expiry = LockExpiryService(database: env.database, policies: env.policies, interval: .seconds(1))
-            #expect(try await expiry.liftDue() == 0, "not yet due")
-            // Time passes (in the database, which decides what is due): no sleeping.
-            try await env.asOwner("UPDATE account_locks SET until = now() - interval '1 second' WHERE customer_id = '\(customer.id)'")
+            env.clock.advance(by: 3599)
+            #expect(try await expiry.liftDue() == 0, "not yet due a second before")
+            env.clock.advance(by: 1)  // time passes when the test says so: no sleeping
             #expect(try await expiry.liftDue() == 1)
             #expect(try await env.ownerScalar("SELECT status FROM customers WHERE id = '\(customer.id)'", as: String.self) == "active")
             let event = try await env.ownerScalar(

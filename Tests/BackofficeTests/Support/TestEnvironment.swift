@@ -16,6 +16,8 @@ struct TestEnvironment: Sendable {
     let appURL: DatabaseURL
     let policies: PolicySet
     let fixture: Fixture
+    /// The clock every unit of work reads "now" from: it moves only when a test advances it.
+    let clock: ManualWallClock
 
     /// Tokens and ids made through the real operations (so they are audited too).
     struct Fixture: Sendable {
@@ -40,10 +42,12 @@ struct TestEnvironment: Sendable {
     static func with<T: Sendable>(_ body: @Sendable (TestEnvironment) async throws -> T) async throws -> T {
         let (owner, app, _) = try await TestCluster.shared.freshDatabase()
         let policies = try loadPolicies()
+        let clock = ManualWallClock()
         do {
-            return try await Database.with(url: app, logger: testLogger) { database in
+            return try await Database.with(url: app, logger: testLogger, clock: clock) { database in
                 let fixture = try await seed(database: database, policies: policies)
-                return try await body(TestEnvironment(database: database, owner: owner, appURL: app, policies: policies, fixture: fixture))
+                return try await body(
+                    TestEnvironment(database: database, owner: owner, appURL: app, policies: policies, fixture: fixture, clock: clock))
             }
         } catch let error as PSQLError {
             throw TestSetupError(description: String(reflecting: error))  // PSQLError's description is redacted

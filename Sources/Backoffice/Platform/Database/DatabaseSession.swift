@@ -3,8 +3,11 @@ import Logging
 import PostgresNIO
 
 extension Database {
-    /// Runs `body` with a short-lived pool (for CLI administration and demo data), then shuts it down.
-    public static func with<T: Sendable>(url: DatabaseURL, logger: Logger, _ body: @Sendable (Database) async throws -> T) async throws -> T {
+    /// Runs `body` with a short-lived pool (for CLI administration, demo data and tests), then
+    /// shuts it down. Units of work take "now" from `clock`.
+    public static func with<T: Sendable>(
+        url: DatabaseURL, logger: Logger, clock: any WallClock = SystemWallClock(), _ body: @Sendable (Database) async throws -> T
+    ) async throws -> T {
         let client = PostgresClient(configuration: url.clientConfiguration(maximumConnections: 4), backgroundLogger: logger)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             // Start the pool before anything leases from it (a lease before `run()` is a warning).
@@ -16,7 +19,7 @@ extension Database {
             for await _ in started {}
             await Task.yield()
             defer { group.cancelAll() }
-            return try await body(Database(client: client, logger: logger))
+            return try await body(Database(client: client, logger: logger, clock: clock))
         }
     }
 
