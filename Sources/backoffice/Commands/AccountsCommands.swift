@@ -31,18 +31,14 @@ struct Accounts: AsyncParsableCommand {
         @Option(help: "active, locked or deleted.") var status: Components.Schemas.AccountStatus?
         @Option(help: "Only emails starting with this.") var emailPrefix: String?
         @Flag(help: "Include deleted accounts.") var includeDeleted = false
-        @Option(help: "Page size (1–500, default 50).") var limit: Int?
-        @Option(help: "The next_cursor of a previous page.") var cursor: String?
+        @OptionGroup(title: "Paging") var page: PageOptions
 
         func run() async throws {
-            try await runCommand {
-                let output = try await global.client().listCustomers(
+            try await global.show(.page(customerColumns)) { client in
+                try await client.listCustomers(
                     query: .init(
-                        limit: limit, cursor: cursor, status: status, emailPrefix: emailPrefix, includeDeleted: includeDeleted ? true : nil))
-                switch output {
-                case .ok(let ok): try Printer(format: global.format).page(ok.body.json, columns: customerColumns)
-                case .default(let status, let problem): throw CLIFailure.from(status, problem)
-                }
+                        limit: page.limit, cursor: page.cursor, status: status, emailPrefix: emailPrefix, includeDeleted: includeDeleted ? true : nil)
+                )
             }
         }
     }
@@ -54,11 +50,8 @@ struct Accounts: AsyncParsableCommand {
         @Argument(help: "Customer id.") var id: String
 
         func run() async throws {
-            try await runCommand {
-                switch try await global.client().getCustomer(path: .init(customerId: id)) {
-                case .ok(let ok): try Printer(format: global.format).single(ok.body.json, columns: customerColumns + ["created_at", "deleted_at"])
-                case .default(let status, let problem): throw CLIFailure.from(status, problem)
-                }
+            try await global.show(.single(customerColumns + ["created_at", "deleted_at"])) { client in
+                try await client.getCustomer(path: .init(customerId: id))
             }
         }
     }
@@ -74,14 +67,10 @@ struct Accounts: AsyncParsableCommand {
         @Option(help: "Only if the account is still at this ETag/version.") var ifMatch: String?
 
         func run() async throws {
-            try await runCommand {
-                let output = try await global.client().lockCustomer(
+            try await global.show(.single(customerColumns)) { client in
+                try await client.lockCustomer(
                     path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: ifMatch),
                     body: .json(.init(reason: reason, until: try parseTime(until, "--until"))))
-                switch output {
-                case .ok(let ok): try Printer(format: global.format).single(ok.body.json, columns: customerColumns)
-                case .default(let status, let problem): throw CLIFailure.from(status, problem)
-                }
             }
         }
     }
@@ -96,14 +85,10 @@ struct Accounts: AsyncParsableCommand {
         @Option(help: "Only if the account is still at this ETag/version.") var ifMatch: String?
 
         func run() async throws {
-            try await runCommand {
-                let output = try await global.client().unlockCustomer(
+            try await global.show(.single(customerColumns)) { client in
+                try await client.unlockCustomer(
                     path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: ifMatch),
                     body: .json(.init(reason: reason)))
-                switch output {
-                case .ok(let ok): try Printer(format: global.format).single(ok.body.json, columns: customerColumns)
-                case .default(let status, let problem): throw CLIFailure.from(status, problem)
-                }
             }
         }
     }
@@ -118,14 +103,10 @@ struct Accounts: AsyncParsableCommand {
         @Option(help: "Only if the account is still at this ETag/version.") var ifMatch: String?
 
         func run() async throws {
-            try await runCommand {
-                let output = try await global.client().deleteCustomer(
+            try await global.show(.single(customerColumns + ["deleted_at"])) { client in
+                try await client.deleteCustomer(
                     path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: ifMatch),
                     body: .json(.init(reason: reason)))
-                switch output {
-                case .ok(let ok): try Printer(format: global.format).single(ok.body.json, columns: customerColumns + ["deleted_at"])
-                case .default(let status, let problem): throw CLIFailure.from(status, problem)
-                }
             }
         }
     }
@@ -139,14 +120,10 @@ struct Accounts: AsyncParsableCommand {
         @Option(help: "Only if the account is still at this ETag/version.") var ifMatch: String?
 
         func run() async throws {
-            try await runCommand {
-                let output = try await global.client().restoreCustomer(
+            try await global.show(.single(customerColumns)) { client in
+                try await client.restoreCustomer(
                     path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: ifMatch),
                     body: .json(.init(reason: reason)))
-                switch output {
-                case .ok(let ok): try Printer(format: global.format).single(ok.body.json, columns: customerColumns)
-                case .default(let status, let problem): throw CLIFailure.from(status, problem)
-                }
             }
         }
     }
@@ -156,12 +133,12 @@ struct Accounts: AsyncParsableCommand {
             abstract: "The account's audit events, oldest first.", discussion: "Example: backoffice accounts history 5f0c… --output json")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Customer id.") var id: String
-        @Option(help: "Page size (1–500, default 50).") var limit: Int?
-        @Option(help: "The next_cursor of a previous page.") var cursor: String?
+        @OptionGroup(title: "Paging") var page: PageOptions
 
         func run() async throws {
             try await runCommand {
-                let output = try await global.client().customerHistory(path: .init(customerId: id), query: .init(limit: limit, cursor: cursor))
+                let output = try await global.client().customerHistory(
+                    path: .init(customerId: id), query: .init(limit: page.limit, cursor: page.cursor))
                 switch output {
                 case .ok(let ok):
                     try Printer(format: global.format).page(
@@ -183,15 +160,11 @@ struct Accounts: AsyncParsableCommand {
                 abstract: "List appeals, oldest first.", discussion: "Example: backoffice accounts appeals list --status open")
             @OptionGroup(title: "Global Options") var global: GlobalOptions
             @Option(help: "open, upheld or lifted.") var status: Components.Schemas.AppealStatus?
-            @Option(help: "Page size (1–500, default 50).") var limit: Int?
-            @Option(help: "The next_cursor of a previous page.") var cursor: String?
+            @OptionGroup(title: "Paging") var page: PageOptions
 
             func run() async throws {
-                try await runCommand {
-                    switch try await global.client().listAppeals(query: .init(limit: limit, cursor: cursor, status: status)) {
-                    case .ok(let ok): try Printer(format: global.format).page(ok.body.json, columns: appealColumns)
-                    case .default(let status, let problem): throw CLIFailure.from(status, problem)
-                    }
+                try await global.show(.page(appealColumns)) { client in
+                    try await client.listAppeals(query: .init(limit: page.limit, cursor: page.cursor, status: status))
                 }
             }
         }
@@ -211,14 +184,10 @@ struct Accounts: AsyncParsableCommand {
             }
 
             func run() async throws {
-                try await runCommand {
-                    let output = try await global.client().resolveAppeal(
+                try await global.show(.single(appealColumns)) { client in
+                    try await client.resolveAppeal(
                         path: .init(appealId: id), headers: .init(idempotencyKey: global.changeKey()),
                         body: .json(.init(decision: lift ? .lift : .uphold, reason: reason)))
-                    switch output {
-                    case .ok(let ok): try Printer(format: global.format).single(ok.body.json, columns: appealColumns)
-                    case .default(let status, let problem): throw CLIFailure.from(status, problem)
-                    }
                 }
             }
         }
@@ -232,13 +201,9 @@ struct Accounts: AsyncParsableCommand {
             @Option(help: "The customer's message.") var message: String
 
             func run() async throws {
-                try await runCommand {
-                    let output = try await global.client().fileAppeal(
+                try await global.show(.single(appealColumns)) { client in
+                    try await client.fileAppeal(
                         path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey()), body: .json(.init(message: message)))
-                    switch output {
-                    case .created(let created): try Printer(format: global.format).single(created.body.json, columns: appealColumns)
-                    case .default(let status, let problem): throw CLIFailure.from(status, problem)
-                    }
                 }
             }
         }
@@ -254,14 +219,9 @@ struct Accounts: AsyncParsableCommand {
         @Option var displayName: String
 
         func run() async throws {
-            try await runCommand {
-                let output = try await global.client().syncCustomer(
+            try await global.show(.single(customerColumns)) { client in
+                try await client.syncCustomer(
                     headers: .init(idempotencyKey: global.changeKey()), body: .json(.init(id: id, email: email, displayName: displayName)))
-                switch output {
-                case .ok(let ok): try Printer(format: global.format).single(ok.body.json, columns: customerColumns)
-                case .created(let created): try Printer(format: global.format).single(created.body.json, columns: customerColumns)
-                case .default(let status, let problem): throw CLIFailure.from(status, problem)
-                }
             }
         }
     }
@@ -281,13 +241,9 @@ struct Accounts: AsyncParsableCommand {
         }
 
         func run() async throws {
-            try await runCommand {
-                let output = try await global.client().reportLoginAttempt(
+            try await global.show(.single(customerColumns)) { client in
+                try await client.reportLoginAttempt(
                     path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey()), body: .json(.init(succeeded: succeeded)))
-                switch output {
-                case .ok(let ok): try Printer(format: global.format).single(ok.body.json, columns: customerColumns)
-                case .default(let status, let problem): throw CLIFailure.from(status, problem)
-                }
             }
         }
     }
@@ -301,13 +257,9 @@ struct Accounts: AsyncParsableCommand {
         @Argument(help: "Customer id.") var id: String
 
         func run() async throws {
-            try await runCommand {
-                let output = try await global.client().reportPasswordReset(
+            try await global.show(.single(customerColumns)) { client in
+                try await client.reportPasswordReset(
                     path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey()), body: .json(.init()))
-                switch output {
-                case .ok(let ok): try Printer(format: global.format).single(ok.body.json, columns: customerColumns)
-                case .default(let status, let problem): throw CLIFailure.from(status, problem)
-                }
             }
         }
     }

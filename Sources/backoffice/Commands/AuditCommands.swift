@@ -25,19 +25,15 @@ struct Audit: AsyncParsableCommand {
             abstract: "List events, oldest first.", discussion: "Example: backoffice audit list --action accounts.lock --since 2026-11-01T00:00:00Z")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup var filter: AuditFilterOptions
-        @Option(help: "Page size (1–500, default 50).") var limit: Int?
-        @Option(help: "The next_cursor of a previous page.") var cursor: String?
+        @OptionGroup(title: "Paging") var page: PageOptions
 
         func run() async throws {
-            try await runCommand {
-                let output = try await global.client().listAuditEvents(
+            try await global.show(.page(auditColumns)) { client in
+                try await client.listAuditEvents(
                     query: .init(
-                        limit: limit, cursor: cursor, tenantId: filter.tenant, actorId: filter.actor, action: filter.action, targetId: filter.target,
+                        limit: page.limit, cursor: page.cursor, tenantId: filter.tenant, actorId: filter.actor, action: filter.action,
+                        targetId: filter.target,
                         since: try parseTime(filter.since, "--since"), until: try parseTime(filter.until, "--until")))
-                switch output {
-                case .ok(let ok): try Printer(format: global.format).page(ok.body.json, columns: auditColumns)
-                case .default(let status, let problem): throw CLIFailure.from(status, problem)
-                }
             }
         }
     }

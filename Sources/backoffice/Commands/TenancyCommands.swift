@@ -19,13 +19,9 @@ struct Tenants: AsyncParsableCommand {
         @Option(help: "Display name.") var name: String
 
         func run() async throws {
-            try await runCommand {
-                let output = try await global.client().createTenant(
+            try await global.show(.single(tenantColumns)) { client in
+                try await client.createTenant(
                     headers: .init(idempotencyKey: global.changeKey()), body: .json(.init(slug: slug, name: name)))
-                switch output {
-                case .created(let created): try Printer(format: global.format).single(created.body.json, columns: tenantColumns)
-                case .default(let status, let problem): throw CLIFailure.from(status, problem)
-                }
             }
         }
     }
@@ -33,15 +29,11 @@ struct Tenants: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List tenants by slug.", discussion: "Example: backoffice tenants list")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Option(help: "Page size (1–500, default 50).") var limit: Int?
-        @Option(help: "The next_cursor of a previous page.") var cursor: String?
+        @OptionGroup(title: "Paging") var page: PageOptions
 
         func run() async throws {
-            try await runCommand {
-                switch try await global.client().listTenants(query: .init(limit: limit, cursor: cursor)) {
-                case .ok(let ok): try Printer(format: global.format).page(ok.body.json, columns: tenantColumns)
-                case .default(let status, let problem): throw CLIFailure.from(status, problem)
-                }
+            try await global.show(.page(tenantColumns)) { client in
+                try await client.listTenants(query: .init(limit: page.limit, cursor: page.cursor))
             }
         }
     }
@@ -52,11 +44,8 @@ struct Tenants: AsyncParsableCommand {
         @Argument(help: "Tenant id.") var id: String
 
         func run() async throws {
-            try await runCommand {
-                switch try await global.client().getTenant(path: .init(tenantId: id)) {
-                case .ok(let ok): try Printer(format: global.format).single(ok.body.json, columns: tenantColumns)
-                case .default(let status, let problem): throw CLIFailure.from(status, problem)
-                }
+            try await global.show(.single(tenantColumns)) { client in
+                try await client.getTenant(path: .init(tenantId: id))
             }
         }
     }
@@ -78,13 +67,9 @@ struct Operators: AsyncParsableCommand {
         @Option(help: "Tenant id (partner roles).") var tenant: String?
 
         func run() async throws {
-            try await runCommand {
-                let output = try await global.client().createOperator(
+            try await global.show(.single(operatorColumns)) { client in
+                try await client.createOperator(
                     headers: .init(idempotencyKey: global.changeKey()), body: .json(.init(email: email, role: role, tenantId: tenant)))
-                switch output {
-                case .created(let created): try Printer(format: global.format).single(created.body.json, columns: operatorColumns)
-                case .default(let status, let problem): throw CLIFailure.from(status, problem)
-                }
             }
         }
     }
@@ -94,15 +79,11 @@ struct Operators: AsyncParsableCommand {
             abstract: "List operators you can see.", discussion: "Example: backoffice operators list --tenant 3c9d…")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "Only this tenant's.") var tenant: String?
-        @Option(help: "Page size (1–500, default 50).") var limit: Int?
-        @Option(help: "The next_cursor of a previous page.") var cursor: String?
+        @OptionGroup(title: "Paging") var page: PageOptions
 
         func run() async throws {
-            try await runCommand {
-                switch try await global.client().listOperators(query: .init(limit: limit, cursor: cursor, tenantId: tenant)) {
-                case .ok(let ok): try Printer(format: global.format).page(ok.body.json, columns: operatorColumns)
-                case .default(let status, let problem): throw CLIFailure.from(status, problem)
-                }
+            try await global.show(.page(operatorColumns)) { client in
+                try await client.listOperators(query: .init(limit: page.limit, cursor: page.cursor, tenantId: tenant))
             }
         }
     }
@@ -116,13 +97,9 @@ struct Operators: AsyncParsableCommand {
         @Option(help: "Why (recorded in the audit log).") var reason: String
 
         func run() async throws {
-            try await runCommand {
-                let output = try await global.client().disableOperator(
+            try await global.show(.single(operatorColumns + ["disabled_at"])) { client in
+                try await client.disableOperator(
                     path: .init(operatorId: id), headers: .init(idempotencyKey: global.changeKey()), body: .json(.init(reason: reason)))
-                switch output {
-                case .ok(let ok): try Printer(format: global.format).single(ok.body.json, columns: operatorColumns + ["disabled_at"])
-                case .default(let status, let problem): throw CLIFailure.from(status, problem)
-                }
             }
         }
     }
@@ -171,15 +148,11 @@ struct Tokens: AsyncParsableCommand {
             abstract: "List tokens (never their secrets).", discussion: "Example: backoffice tokens list --operator 7b2f…")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "Only this operator's.") var `operator`: String?
-        @Option(help: "Page size (1–500, default 50).") var limit: Int?
-        @Option(help: "The next_cursor of a previous page.") var cursor: String?
+        @OptionGroup(title: "Paging") var page: PageOptions
 
         func run() async throws {
-            try await runCommand {
-                switch try await global.client().listTokens(query: .init(limit: limit, cursor: cursor, operatorId: `operator`)) {
-                case .ok(let ok): try Printer(format: global.format).page(ok.body.json, columns: tokenColumns)
-                case .default(let status, let problem): throw CLIFailure.from(status, problem)
-                }
+            try await global.show(.page(tokenColumns)) { client in
+                try await client.listTokens(query: .init(limit: page.limit, cursor: page.cursor, operatorId: `operator`))
             }
         }
     }
@@ -191,11 +164,8 @@ struct Tokens: AsyncParsableCommand {
         @Argument(help: "Token id.") var id: String
 
         func run() async throws {
-            try await runCommand {
-                switch try await global.client().revokeToken(path: .init(tokenId: id), headers: .init(idempotencyKey: global.changeKey())) {
-                case .ok(let ok): try Printer(format: global.format).single(ok.body.json, columns: tokenColumns)
-                case .default(let status, let problem): throw CLIFailure.from(status, problem)
-                }
+            try await global.show(.single(tokenColumns)) { client in
+                try await client.revokeToken(path: .init(tokenId: id), headers: .init(idempotencyKey: global.changeKey()))
             }
         }
     }

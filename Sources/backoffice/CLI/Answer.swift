@@ -1,0 +1,53 @@
+import ArgumentParser
+import BackofficeAPI
+import Foundation
+
+/// What a command prints of a success: one resource (its `columns` in a table) or a page.
+enum Shape {
+    case single([String])
+    case page([String])
+}
+
+/// Paging options every list command takes.
+struct PageOptions: ParsableArguments {
+    @Option(help: "Page size (1–500, default 50).") var limit: Int?
+    @Option(help: "The next_cursor of a previous page.") var cursor: String?
+}
+
+extension GlobalOptions {
+    /// The one run-and-print helper of the CLI: calls the service with this command's client,
+    /// prints the success body in `shape` and the chosen format, and turns the contract's problem
+    /// answer into a failure with its exit code (README, "The CLI").
+    ///
+    /// Every generated output has one form: a success case (`ok`, `created`) whose payload holds
+    /// `body.json`, and `default(statusCode:_:)` holding the problem. The answer is read through
+    /// that form by reflection, in this one place, so a command is one call.
+    func show<Output>(_ shape: Shape, _ call: (Client) async throws -> Output) async throws {
+        try await runCommand {
+            let output = try await call(try client())
+            guard let answer = Mirror(reflecting: output).children.first else { throw CLIFailure.unexpectedAnswer(output) }
+            if answer.label == "default" {
+                let parts = Mirror(reflecting: answer.value).children.map(\.value)
+                guard parts.count == 2, let status = parts[0] as? Int, let problem = parts[1] as? Components.Responses.Problem else {
+                    throw CLIFailure.unexpectedAnswer(output)
+                }
+                throw CLIFailure.from(status, problem)
+            }
+            guard let body = Mirror(reflecting: answer.value).descendant("body"),
+                let json = Mirror(reflecting: body).children.first?.value as? any Encodable
+            else { throw CLIFailure.unexpectedAnswer(output) }
+            let printer = Printer(format: format)
+            switch shape {
+            case .single(let columns): try printer.single(json, columns: columns)
+            case .page(let columns): try printer.page(json, columns: columns)
+            }
+        }
+    }
+}
+
+extension CLIFailure {
+    /// An answer outside the contract's form (a bug in the CLI or the service).
+    static func unexpectedAnswer(_ output: Any) -> CLIFailure {
+        CLIFailure(message: "error: unexpected answer from the service: \(type(of: output))", exitCode: 7)
+    }
+}
