@@ -1,0 +1,86 @@
+import ArgumentParser
+import Backoffice
+import Foundation
+import Logging
+import PostgresNIO
+
+struct Admin: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Administration done directly in the database.",
+        discussion:
+            "Example: BACKOFFICE_DATABASE_URL=postgres://backoffice_app@localhost/backoffice backoffice admin bootstrap --email ops@healthtrack.example",
+        subcommands: [BootstrapCommand.self])
+
+    struct BootstrapCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "bootstrap",
+            abstract: "Create the first platform admin and print its token once.",
+            discussion:
+                "Example: BACKOFFICE_DATABASE_URL=postgres://backoffice_app@localhost/backoffice backoffice admin bootstrap --email ops@healthtrack.example"
+        )
+        @Option(help: "The admin's email.") var email: String
+        @Option(help: "Database URL (env BACKOFFICE_DATABASE_URL).") var databaseURL: String?
+        @OptionGroup var project: ProjectOptions
+
+        func run() async throws {
+            try await runServerCommand {
+                let logger = makeLogger()
+                let policies = try project.loadPolicies()
+                let url = try resolveDatabaseURL(databaseURL, env: ["BACKOFFICE_DATABASE_URL"])
+                let (admin, secret) = try await Database.with(url: url, logger: logger) { database in
+                    try await Bootstrap.platformAdmin(email: email, database: database, policies: policies)
+                }
+                print("platform admin \(admin.email) (\(admin.id.uuidString.lowercased()))")
+                print("token: \(secret.value)")
+                print("(shown once: store it now)")
+            }
+        }
+    }
+}
+
+struct Policies: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Policy files (local; no service needed).", discussion: "Example: backoffice policies check policies/",
+        subcommands: [Check.self, Show.self])
+
+    struct Check: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Validate access.yaml, security.yaml and retention.yaml; exit 6 naming the file and entry at fault.",
+            discussion: "Example: backoffice policies check policies/")
+        @Argument(help: "Policies folder.") var directory = "policies"
+
+        func run() async throws {
+            try await runCommand {
+                do {
+                    let set = try PolicySet.load(from: URL(fileURLWithPath: directory))
+                    print("ok: \(set.access.grants.count) roles, digest \(set.digest)")
+                } catch let error as PolicyError {
+                    throw CLIFailure(message: "error: \(error)", exitCode: 6)
+                }
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the role × action matrix the policies grant.", discussion: "Example: backoffice policies show")
+        @Argument(help: "Policies folder.") var directory = "policies"
+
+        func run() async throws {
+            try await runCommand {
+                let set: PolicySet
+                do { set = try PolicySet.load(from: URL(fileURLWithPath: directory)) } catch let error as PolicyError {
+                    throw CLIFailure(message: "error: \(error)", exitCode: 6)
+                }
+                for role in Role.allCases {
+                    let actions = Action.allCases.filter { set.access.allows(role.rawValue, $0) }.map(\.rawValue)
+                    print("\(role.rawValue):\n  " + (actions.isEmpty ? "(nothing)" : actions.joined(separator: "\n  ")))
+                }
+                print(
+                    "lockout after \(set.security.consecutiveFailedLogins) failed logins; deleted accounts purged after \(set.retention.deletedAccountsPurgeAfterDays) days"
+                )
+                print("digest \(set.digest)")
+            }
+        }
+    }
+}

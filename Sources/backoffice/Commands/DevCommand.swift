@@ -1,0 +1,107 @@
+import ArgumentParser
+import Backoffice
+import Foundation
+import Logging
+import PostgresNIO
+
+struct Dev: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the back office locally: private PostgreSQL, migrations, demo data, server on 127.0.0.1.",
+        discussion: """
+            Data lives in .backoffice/ (mode 0700, ignored by git; as root the cluster's own files live in
+            the postgres user's home, keyed by this folder) and is reused on the next run; Ctrl-C stops
+            the server and the cluster. PostgreSQL asks for passwords (scram-sha-256); they and the
+            tokens are written to .backoffice/credentials.json (mode 0600).
+            Example: swift run backoffice dev --port 8080
+            """)
+    @Option(help: "Port to serve on.") var port = 8080
+    @Option(help: "Folder for the cluster and credentials.") var data = ".backoffice"
+    @OptionGroup var project: ProjectOptions
+
+    func run() async throws {
+        try await runServerCommand {
+            let logger = makeLogger()
+            let policies = try project.loadPolicies()
+            let migrator = try project.loadMigrations()
+            let home = URL(fileURLWithPath: data, isDirectory: true).standardizedFileURL
+            try PrivateFile.directory(home.path)
+            // As root the cluster runs as `postgres`, which may not traverse this folder (a clone in
+            // root's own home): its data then lives in postgres's home, keyed by this folder.
+            let clusterData = EmbeddedPostgres.rootSafeDirectory(key: home.path) ?? home.appendingPathComponent("postgres")
+            say("starting PostgreSQL (data in \(clusterData.path)) …")
+            let cluster = try EmbeddedPostgres.start(
+                dataDirectory: clusterData, passwordFile: home.appendingPathComponent("postgres.password")
+            ) { say($0) }
+            defer {
+                cluster.stop()
+                say("PostgreSQL stopped; data kept in \(clusterData.path)")
+            }
+            let serviceURL = "http://127.0.0.1:\(port)"
+            let credentialsFile = home.appendingPathComponent("credentials.json")
+            let setup = try await DemoEnvironment.prepare(
+                cluster: cluster, serviceURL: serviceURL, migrations: migrator, policies: policies, credentialsFile: credentialsFile, logger: logger)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            try PrivateFile.replace(credentialsFile.path, contents: try encoder.encode(setup.credentials))
+            var settings = ServerSettings(
+                host: "127.0.0.1", port: port, databaseURL: try DatabaseURL(setup.credentials.databaseURL),
+                policiesDirectory: project.policiesDirectory)
+            settings.lockExpiryInterval = .seconds(2)
+            let banner = Banner(setup: setup, credentialsFile: credentialsFile.path, clusterData: clusterData.path)
+            try await BackofficeServer.run(settings: settings, logger: logger) { _ in banner.print() }
+        }
+    }
+}
+
+/// What `dev` prints once the server listens: tokens and commands that work as they are.
+struct Banner: Sendable {
+    let setup: DemoEnvironment.Setup
+    let credentialsFile: String
+    let clusterData: String
+
+    func print() {
+        let c = setup.credentials
+        let me = Self.executable
+        let active = setup.activeCustomer?.uuidString.lowercased() ?? "CUSTOMER_ID"
+        let locked = setup.lockedCustomer?.uuidString.lowercased() ?? "CUSTOMER_ID"
+        var lines = [
+            "",
+            "HealthTrack back office is running at \(c.url)  (Ctrl-C stops it and PostgreSQL)",
+            "PostgreSQL data: \(clusterData)",
+            "",
+            "Tokens (also in \(credentialsFile)):",
+            "  platform_admin   \(c.tokens.platformAdmin)",
+            "  backend_manager  \(c.tokens.backendManager)",
+            "  auditor          \(c.tokens.auditor)",
+            "  app_service      \(c.tokens.appService)",
+        ]
+        for partner in c.partners {
+            lines.append("  \(partner.slug) partner_admin  \(partner.partnerAdmin)")
+            lines.append("  \(partner.slug) partner_staff  \(partner.partnerStaff)")
+        }
+        lines += [
+            "",
+            "Try, in another terminal in this folder:",
+            "  export BACKOFFICE_URL=\(c.url)",
+            "  export BACKOFFICE_TOKEN=\(c.tokens.backendManager)",
+            "  \(me) accounts list --limit 5",
+            "  \(me) accounts lock \(active) --reason \"Suspected account takeover\"",
+            "  \(me) accounts history \(active)",
+            "  \(me) accounts unlock \(active) --reason \"Identity confirmed by phone\"",
+            "  \(me) accounts show \(locked)",
+            "  \(me) accounts list --status locked",
+            "  \(me) audit verify --token \(c.tokens.auditor)",
+            "  \(me) accounts lock \(active) --reason \"x\" --token \(c.partners.first?.partnerAdmin ?? "")   # 403, exit 4",
+            "",
+        ]
+        say(lines.joined(separator: "\n"))
+    }
+
+    /// How to call this executable from the working directory.
+    static var executable: String {
+        let path = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
+        let cwd = FileManager.default.currentDirectoryPath
+        if path.hasPrefix(cwd + "/") { return String(path.dropFirst(cwd.count + 1)) }
+        return path
+    }
+}

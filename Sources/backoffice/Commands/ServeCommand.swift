@@ -1,0 +1,40 @@
+import ArgumentParser
+import Backoffice
+import Foundation
+import Logging
+import PostgresNIO
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the service against BACKOFFICE_DATABASE_URL (production; no demo data).",
+        discussion: """
+            The URL's role must not own the tables (row-level security applies to it): use the
+            backoffice_app role the migrations create. SIGTERM drains requests, then stops.
+            Example: BACKOFFICE_DATABASE_URL=postgres://backoffice_app:secret@db:5432/backoffice backoffice serve --host 0.0.0.0 --port 8080
+            """)
+    @Option(help: "Address to listen on.") var host = "127.0.0.1"
+    @Option(help: "Port to listen on (0: any free port).") var port = 8080
+    @Option(help: "Database URL (env BACKOFFICE_DATABASE_URL).") var databaseURL: String?
+    @Option(help: "Seconds between checks for expired timed locks.") var lockExpirySeconds = 5
+    @Option(
+        help: ArgumentHelp(
+            "A proxy (address or CIDR) whose X-Forwarded-For names the client; repeatable. Without it the peer address is recorded.",
+            valueName: "cidr"))
+    var trustedProxy: [String] = []
+    @OptionGroup var project: ProjectOptions
+
+    func run() async throws {
+        try await runServerCommand {
+            let logger = makeLogger()
+            _ = try project.loadPolicies()
+            var settings = ServerSettings(
+                host: host, port: port, databaseURL: try resolveDatabaseURL(databaseURL, env: ["BACKOFFICE_DATABASE_URL"]),
+                policiesDirectory: project.policiesDirectory)
+            settings.lockExpiryInterval = .seconds(max(1, lockExpirySeconds))
+            do { settings.trustedProxies = try trustedProxy.map(CIDR.init) } catch { throw CLIFailure.usage("--trusted-proxy: \(error)") }
+            try await BackofficeServer.run(settings: settings, logger: logger) { port in
+                say("listening on http://\(host):\(port)")
+            }
+        }
+    }
+}
