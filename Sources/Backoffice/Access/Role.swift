@@ -1,3 +1,4 @@
+import BackofficeAPI
 import Foundation
 
 /// The platform tenant: platform roles act for it, and a transaction acting for it sees every tenant.
@@ -40,35 +41,43 @@ extension RawRepresentable where RawValue == String {
     }
 }
 
-/// A permission, and the `action` of the audit event its change records.
-public enum Action: String, CaseIterable, Sendable, Codable {
-    case tenantsCreate = "tenants.create"
-    case tenantsList = "tenants.list"
-    case tenantsRead = "tenants.read"
-    case operatorsCreate = "operators.create"
-    case operatorsList = "operators.list"
-    case operatorsDisable = "operators.disable"
-    case tokensCreate = "tokens.create"
-    case tokensList = "tokens.list"
-    case tokensRevoke = "tokens.revoke"
-    case sessionRead = "session.read"
-    case accountsSync = "accounts.sync"
-    case accountsList = "accounts.list"
-    case accountsRead = "accounts.read"
-    case accountsLock = "accounts.lock"
-    case accountsUnlock = "accounts.unlock"
-    case accountsDelete = "accounts.delete"
-    case accountsRestore = "accounts.restore"
-    case accountsHistory = "accounts.history"
-    case accountsPurge = "accounts.purge"
-    case accountsReportLogin = "accounts.report_login"
-    case accountsPasswordReset = "accounts.password_reset"
-    case appealsFile = "appeals.file"
-    case appealsList = "appeals.list"
-    case appealsResolve = "appeals.resolve"
-    case auditRead = "audit.read"
-    case auditExport = "audit.export"
-    case auditVerify = "audit.verify"
+/// A permission, and the `action` of the audit event its change records. The contract is the
+/// one registry of actions: every operation of `openapi.yaml` names its action (`x-action`), and
+/// `policies/access.yaml` may grant only those. A use case names its action with a literal
+/// (`static let action: Action = "operators.read"`); a literal the contract does not declare stops
+/// a debug build at once.
+public struct Action: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+    public let rawValue: String
+
+    /// A declared action; nil for a name the contract does not declare.
+    public init?(rawValue: String) {
+        guard Self.allCases.contains(where: { $0.rawValue == rawValue }) else { return nil }
+        self.rawValue = rawValue
+    }
+
+    public init(stringLiteral value: String) {
+        assert(Self.declared.contains(value), "action '\(value)' is not declared by any operation of openapi.yaml (x-action)")
+        rawValue = value
+    }
+
+    private init(declared: String) { rawValue = declared }
+
+    public var description: String { rawValue }
+
+    /// Every action the contract declares, sorted.
+    public static let allCases: [Action] = declared.sorted().map(Action.init(declared:))
+
+    /// The `x-action` names of the bundled `openapi.yaml`.
+    private static let declared: Set<String> = {
+        guard let yaml = OpenAPIDocument.yaml.map({ String(decoding: $0, as: UTF8.self) }) else { return [] }
+        var names = Set<String>()
+        for line in yaml.split(separator: "\n") {
+            let text = line.trimmingCharacters(in: .whitespaces)
+            guard text.hasPrefix("x-action:") else { continue }
+            names.insert(text.dropFirst("x-action:".count).trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"'")))
+        }
+        return names
+    }()
 }
 
 /// Who makes a change: an authenticated principal, or the system itself (timed lock expiry,

@@ -55,7 +55,7 @@ struct TransitionAccount: Sendable {
 
 /// A manager locks an account (`accounts.lock`), optionally until a time when it lifts itself.
 public struct LockAccount: AuditedOperation {
-    public static let action = Action.accountsLock
+    public static let action: Action = "accounts.lock"
     let transition: TransitionAccount
     public init(customerID: UUID, reason: String?, until: Date? = nil, ifMatch: String? = nil) {
         transition = TransitionAccount(customerID: customerID, transition: .lock, reason: reason, until: until, ifMatch: ifMatch)
@@ -67,7 +67,7 @@ public struct LockAccount: AuditedOperation {
 
 /// A manager unlocks an account (`accounts.unlock`); the lock record is closed with who lifted it.
 public struct UnlockAccount: AuditedOperation {
-    public static let action = Action.accountsUnlock
+    public static let action: Action = "accounts.unlock"
     let transition: TransitionAccount
     public init(customerID: UUID, reason: String?, ifMatch: String? = nil) {
         transition = TransitionAccount(customerID: customerID, transition: .unlock, reason: reason, until: nil, ifMatch: ifMatch)
@@ -79,7 +79,7 @@ public struct UnlockAccount: AuditedOperation {
 
 /// A manager soft-deletes an account (`accounts.delete`); it is purged after the retention period.
 public struct DeleteAccount: AuditedOperation {
-    public static let action = Action.accountsDelete
+    public static let action: Action = "accounts.delete"
     let transition: TransitionAccount
     public init(customerID: UUID, reason: String?, ifMatch: String? = nil) {
         transition = TransitionAccount(customerID: customerID, transition: .delete, reason: reason, until: nil, ifMatch: ifMatch)
@@ -91,7 +91,7 @@ public struct DeleteAccount: AuditedOperation {
 
 /// A manager restores a soft-deleted account (`accounts.restore`): active again, or locked if its lock is still open.
 public struct RestoreAccount: AuditedOperation {
-    public static let action = Action.accountsRestore
+    public static let action: Action = "accounts.restore"
     let transition: TransitionAccount
     public init(customerID: UUID, reason: String?, ifMatch: String? = nil) {
         transition = TransitionAccount(customerID: customerID, transition: .restore, reason: reason, until: nil, ifMatch: ifMatch)
@@ -104,7 +104,7 @@ public struct RestoreAccount: AuditedOperation {
 /// The app syncs a customer (`accounts.sync`): an idempotent upsert by id. Creating or changing
 /// the email or name is audited; an identical sync changes and logs nothing.
 public struct SyncCustomer: AuditedOperation {
-    public static let action = Action.accountsSync
+    public static let action: Action = "accounts.sync"
     public enum Outcome: Sendable { case created, updated, unchanged }
     let id: UUID
     let email: String
@@ -152,7 +152,7 @@ public struct SyncCustomer: AuditedOperation {
 /// Attempts are recorded in `login_attempts` (the lock's evidence); every change of the count is
 /// audited too (`accounts.report_login`), an attempt that changes nothing is not.
 public struct ReportLoginAttempt: AuditedOperation {
-    public static let action = Action.accountsReportLogin
+    public static let action: Action = "accounts.report_login"
     let customerID: UUID
     let succeeded: Bool
 
@@ -179,7 +179,7 @@ public struct ReportLoginAttempt: AuditedOperation {
                 id: unit.newID(), cause: .failedLogins, reason: LockoutRule.reason, failedAttempts: failures, lockedBy: nil, lockedAt: unit.now,
                 until: nil)
             let after = try await before.write(status: .locked, failedLogins: failures, lock: .open(lock), in: unit)
-            return Audited(after, event: accountEvent(.accountsLock, before, after, reason: LockoutRule.reason).bySystem)
+            return Audited(after, event: accountEvent("accounts.lock", before, after, reason: LockoutRule.reason).bySystem)
         }
     }
 }
@@ -187,7 +187,7 @@ public struct ReportLoginAttempt: AuditedOperation {
 /// The app reports a completed password reset (`accounts.password_reset`): the failed-login count
 /// resets and a lock caused by failed logins is lifted. A manager's manual lock stays.
 public struct ReportPasswordReset: AuditedOperation {
-    public static let action = Action.accountsPasswordReset
+    public static let action: Action = "accounts.password_reset"
     let customerID: UUID
 
     public init(customerID: UUID) { self.customerID = customerID }
@@ -200,7 +200,7 @@ public struct ReportPasswordReset: AuditedOperation {
         if before.status == .locked, before.lock?.cause == .failedLogins {
             let after = try await before.write(
                 status: .active, failedLogins: 0, lock: .lift(by: unit.principal.operatorID, reason: "password_reset"), in: unit)
-            return Audited(after, event: accountEvent(.accountsUnlock, before, after, reason: "password_reset"))
+            return Audited(after, event: accountEvent("accounts.unlock", before, after, reason: "password_reset"))
         }
         guard before.failedLogins != 0 else { return .unchanged(before) }
         let after = try await before.write(status: before.status, failedLogins: 0, lock: .keep, in: unit)
@@ -211,7 +211,7 @@ public struct ReportPasswordReset: AuditedOperation {
 /// The system lifts timed locks whose `until` has passed; each lifting is an audit event by the
 /// system actor. Returns the accounts unlocked.
 public struct LiftExpiredLocks: AuditedOperation {
-    public static let action = Action.accountsUnlock
+    public static let action: Action = "accounts.unlock"
     public let limit: Int
 
     public init(limit: Int = 100) { self.limit = limit }
@@ -233,7 +233,7 @@ public struct LiftExpiredLocks: AuditedOperation {
             let before = try await Customer.fetch(id, forUpdate: true, in: unit)
             let after = try await before.write(status: .active, failedLogins: 0, lock: .lift(by: nil, reason: "lock_expired"), in: unit)
             unlocked.append(after)
-            events.append(accountEvent(.accountsUnlock, before, after, reason: "lock_expired").bySystem)
+            events.append(accountEvent("accounts.unlock", before, after, reason: "lock_expired").bySystem)
         }
         guard let first = events.first else { return .unchanged([]) }
         return Audited(unlocked, event: first, more: Array(events.dropFirst()))
@@ -251,7 +251,7 @@ public struct PurgeReport: Sendable, Equatable {
 /// than allowed (one audit event each), expired Idempotency-Key records and old login attempts
 /// (one audit event per kind, with the count). With `dryRun`, only counts.
 public struct PurgeExpiredData: AuditedOperation {
-    public static let action = Action.accountsPurge
+    public static let action: Action = "accounts.purge"
     let dryRun: Bool
 
     public init(dryRun: Bool) { self.dryRun = dryRun }

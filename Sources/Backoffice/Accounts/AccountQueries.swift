@@ -6,7 +6,7 @@ import PostgresNIO
 /// that sees PII masked may neither filter nor sort by it (`pii_masked`; its pages are ordered by
 /// id), so masked emails cannot be recovered a character at a time.
 public struct ListCustomerAccounts: Query {
-    public static let action = Action.accountsList
+    public static let action: Action = "accounts.list"
     public var status: AccountStatus?
     public var emailPrefix: String?
     public var includeDeleted: Bool
@@ -36,7 +36,7 @@ public struct ListCustomerAccounts: Query {
 
 /// One customer account with its open lock (`accounts.read`), masked for roles that see PII masked.
 public struct GetCustomerAccount: Query {
-    public static let action = Action.accountsRead
+    public static let action: Action = "accounts.read"
     public let id: UUID
     public init(id: UUID) { self.id = id }
 
@@ -48,7 +48,7 @@ public struct GetCustomerAccount: Query {
 
 /// The account's audit events, oldest first (`accounts.history`).
 public struct CustomerAccountHistory: Query {
-    public static let action = Action.accountsHistory
+    public static let action: Action = "accounts.history"
     public let id: UUID
     public let afterID: Int64
     public let limit: Int
@@ -67,7 +67,7 @@ public struct CustomerAccountHistory: Query {
 
 /// Appeals, oldest first, optionally of one status (`appeals.list`).
 public struct ListAppeals: Query {
-    public static let action = Action.appealsList
+    public static let action: Action = "appeals.list"
     public let status: AppealStatus?
     public let after: (createdAt: Date, id: UUID)?
     public let limit: Int

@@ -22,7 +22,7 @@ public struct Appeal: Sendable, Equatable {
 
 /// The app files an appeal for a locked account (`appeals.file`): one open appeal per lock.
 public struct FileAppeal: AuditedOperation {
-    public static let action = Action.appealsFile
+    public static let action: Action = "appeals.file"
     let customerID: UUID
     let message: String
 
@@ -58,7 +58,7 @@ public struct FileAppeal: AuditedOperation {
 /// A manager resolves an open appeal (`appeals.resolve`): uphold keeps the lock, lift unlocks the
 /// account (audited as `accounts.unlock` too). Resolving a resolved appeal is 409 `invalid_transition`.
 public struct ResolveAppeal: AuditedOperation {
-    public static let action = Action.appealsResolve
+    public static let action: Action = "appeals.resolve"
     public enum Decision: String, Sendable { case uphold, lift }
     let appealID: UUID
     let decision: Decision
@@ -96,6 +96,6 @@ public struct ResolveAppeal: AuditedOperation {
         }
         let unlocked = try await account.write(
             status: .active, failedLogins: 0, lock: .lift(by: unit.principal.operatorID, reason: "appeal lifted: \(reason)"), in: unit)
-        return Audited(after, event: event, more: [accountEvent(.accountsUnlock, account, unlocked, reason: "appeal lifted: \(reason)")])
+        return Audited(after, event: event, more: [accountEvent("accounts.unlock", account, unlocked, reason: "appeal lifted: \(reason)")])
     }
 }

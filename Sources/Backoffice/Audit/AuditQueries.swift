@@ -3,7 +3,7 @@ import NIOCore
 
 /// One page of audit events, oldest first, after the keyset `afterID` (`audit.read`).
 public struct ListAuditEvents: Query {
-    public static let action = Action.auditRead
+    public static let action: Action = "audit.read"
     public let filter: AuditFilter
     public let afterID: Int64
     public let limit: Int
@@ -20,7 +20,7 @@ public struct ListAuditEvents: Query {
 
 /// The head (seq, hash) of every visible chain (`audit.read`).
 public struct ReadAuditHeads: Query {
-    public static let action = Action.auditRead
+    public static let action: Action = "audit.read"
     public init() {}
 
     public func read(in unit: UnitOfWork) async throws -> [ChainHead] {
@@ -31,7 +31,7 @@ public struct ReadAuditHeads: Query {
 /// Every matching event as JSON lines (`audit.export`). The lines are read page by page, each
 /// page in a transaction of its own, while the client consumes them.
 public struct ExportAuditEvents: Query {
-    public static let action = Action.auditExport
+    public static let action: Action = "audit.export"
     let log: AuditLog
     let filter: AuditFilter
     public init(log: AuditLog, filter: AuditFilter) {
@@ -47,7 +47,7 @@ public struct ExportAuditEvents: Query {
 /// Verifies every visible chain and compares it with a checkpoint (`audit.verify`), from one
 /// consistent snapshot of its own (a REPEATABLE READ, READ ONLY transaction).
 public struct VerifyAuditLog: Query {
-    public static let action = Action.auditVerify
+    public static let action: Action = "audit.verify"
     let log: AuditLog
     let checkpoint: [ChainHead]
     public init(log: AuditLog, checkpoint: [ChainHead]) {

@@ -4,7 +4,7 @@ import PostgresNIO
 
 /// A platform admin creates a partner tenant (`tenants.create`). The event opens the tenant's chain.
 public struct CreateTenant: AuditedOperation {
-    public static let action = Action.tenantsCreate
+    public static let action: Action = "tenants.create"
     let slug: String
     let name: String
 
@@ -38,7 +38,7 @@ public struct CreateTenant: AuditedOperation {
 /// platform tenant; partner roles need a tenant. A partner admin creates partner staff and
 /// admins in its own tenant only.
 public struct CreateOperator: AuditedOperation {
-    public static let action = Action.operatorsCreate
+    public static let action: Action = "operators.create"
     let email: String
     let role: Role
     let tenantID: UUID?
@@ -88,7 +88,7 @@ public struct CreateOperator: AuditedOperation {
 /// and a tenant's last active admin (`partner_admin`, or the platform's last `platform_admin`)
 /// cannot be disabled (409 `last_admin`).
 public struct DisableOperator: AuditedOperation {
-    public static let action = Action.operatorsDisable
+    public static let action: Action = "operators.disable"
     let operatorID: UUID
     let reason: String?
     let ifMatch: String?
@@ -143,7 +143,7 @@ public struct DisableOperator: AuditedOperation {
 
 /// Issues a token for an operator (`tokens.create`): the secret is returned once and stored as SHA-256.
 public struct CreateToken: AuditedOperation {
-    public static let action = Action.tokensCreate
+    public static let action: Action = "tokens.create"
     let operatorID: UUID
     let name: String
     let expiresInHours: Int?
@@ -189,7 +189,7 @@ public struct CreateToken: AuditedOperation {
 
 /// Revokes a token (`tokens.revoke`): refused from the next request on. Revoking twice is 409.
 public struct RevokeToken: AuditedOperation {
-    public static let action = Action.tokensRevoke
+    public static let action: Action = "tokens.revoke"
     let tokenID: UUID
 
     public init(tokenID: UUID) { self.tokenID = tokenID }

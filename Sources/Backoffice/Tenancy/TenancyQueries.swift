@@ -5,7 +5,7 @@ import PostgresNIO
 
 /// The principal's operator and token (`session.read`, `GET /v1/me`).
 public struct CurrentSession: Query {
-    public static let action = Action.sessionRead
+    public static let action: Action = "session.read"
     public init() {}
 
     public func read(in unit: UnitOfWork) async throws -> Session {
@@ -28,7 +28,7 @@ public struct CurrentSession: Query {
 
 /// Partner tenants by slug after `afterSlug` (`tenants.list`).
 public struct ListTenants: Query {
-    public static let action = Action.tenantsList
+    public static let action: Action = "tenants.list"
     public let afterSlug: String
     public let limit: Int
     public init(afterSlug: String, limit: Int) {
@@ -44,7 +44,7 @@ public struct ListTenants: Query {
 
 /// One tenant (`tenants.read`).
 public struct GetTenant: Query {
-    public static let action = Action.tenantsRead
+    public static let action: Action = "tenants.read"
     public let id: UUID
     public init(id: UUID) { self.id = id }
 
@@ -58,7 +58,7 @@ public struct GetTenant: Query {
 
 /// Operators by id after `afterID`, optionally of one tenant (`operators.list`).
 public struct ListOperators: Query {
-    public static let action = Action.operatorsList
+    public static let action: Action = "operators.list"
     public let tenantID: UUID?
     public let afterID: UUID
     public let limit: Int
@@ -79,7 +79,7 @@ public struct ListOperators: Query {
 
 /// Tokens' metadata by id after `afterID`, optionally of one operator (`tokens.list`).
 public struct ListTokens: Query {
-    public static let action = Action.tokensList
+    public static let action: Action = "tokens.list"
     public let operatorID: UUID?
     public let afterID: UUID
     public let limit: Int

@@ -22,9 +22,9 @@ struct PolicyTests {
         #expect(set.retention.deletedAccountsPurgeAfterDays == 30)
         #expect(set.retention.loginAttemptsKeepDays == 90)
         #expect(set.security.failedAuthenticationLimit == 20)
-        #expect(set.access.allows("backend_manager", .accountsLock))
-        #expect(!set.access.allows("partner_admin", .accountsLock))
-        #expect(!set.access.allows("system", .accountsLock), "unknown roles may do nothing")
+        #expect(set.access.allows("backend_manager", "accounts.lock"))
+        #expect(!set.access.allows("partner_admin", "accounts.lock"))
+        #expect(!set.access.allows("system", "accounts.lock"), "unknown roles may do nothing")
         #expect(set.digest.count == 64)
     }
 

@@ -5,7 +5,7 @@ import Testing
 
 /// A change with nothing but its audit event, to drive appends directly.
 struct RecordOnly: AuditedOperation {
-    static let action = Action.accountsSync
+    static let action: Action = "accounts.sync"
     let target: String
 
     func perform(in unit: UnitOfWork) async throws -> Audited<Int> {

@@ -88,15 +88,25 @@ struct Contract: @unchecked Sendable {  // immutable, parsed once
 /// when it cannot be: no `x-action`, or a path parameter without a fixture).
 @Suite("Contract: every operation of openapi.yaml")
 struct ContractTests {
-    @Test("every operation names a known policy action, and every action has an operation")
+    @Test("every operation names its policy action, the policy grants each action to some role, and grants nothing undeclared")
     func actionsAreDeclared() throws {
         let contract = try Contract.load()
         #expect(contract.operations.count >= 27)
         for operation in contract.operations where !operation.isPublic {
-            #expect(operation.action.flatMap(Action.init(rawValue:)) != nil, "\(operation) needs `x-action:` naming a policy action")
+            #expect(operation.action.flatMap(Action.init(rawValue:)) != nil, "\(operation) needs `x-action:` naming its policy action")
         }
         let declared = Set(contract.operations.compactMap { $0.action.flatMap(Action.init(rawValue:)) })
-        #expect(declared == Set(Action.allCases), "actions without an operation: \(Set(Action.allCases).subtracting(declared).map(\.rawValue))")
+        #expect(declared == Set(Action.allCases))
+        let policies = try TestEnvironment.loadPolicies()
+        for action in declared {
+            #expect(Role.allCases.contains { policies.access.allows($0.rawValue, action) }, "no role of access.yaml is granted '\(action)'")
+        }
+        #expect(throws: PolicyError.self, "access.yaml may not grant an action the contract does not declare") {
+            try PolicySet.parse(
+                PolicySet.fileNames.reduce(into: [:]) { texts, name in
+                    texts[name] = (try? String(contentsOf: projectRoot.appendingPathComponent("policies/\(name)"), encoding: .utf8)) ?? ""
+                }.merging(["access.yaml": "roles:\n  auditor:\n    scope: platform\n    allow: [shops.teleport]\n"]) { $1 })
+        }
     }
 
     @Test("no token → 401; a role the policy denies → 403; a role it allows → documented success or a problem+json 4xx, never 5xx")
