@@ -150,6 +150,11 @@ extension APIHandler {
         return .ok(.init(body: .json(.init(items: try items.map { try $0.api }, nextCursor: next))))
     }
 
+    func getAppeal(_ input: Operations.GetAppeal.Input) async throws -> Operations.GetAppeal.Output {
+        let appeal = try await read(GetAppeal(id: try parseID(input.path.appealId, "appeal_id")))
+        return .ok(.init(body: .json(try appeal.api)))
+    }
+
     func resolveAppeal(_ input: Operations.ResolveAppeal.Input) async throws -> Operations.ResolveAppeal.Output {
         guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
         let id = try parseID(input.path.appealId, "appeal_id")

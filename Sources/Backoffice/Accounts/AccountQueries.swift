@@ -88,3 +88,17 @@ public struct ListAppeals: Query {
             """)
     }
 }
+
+/// One appeal (`appeals.read`).
+public struct GetAppeal: Query {
+    public static let action: Action = "appeals.read"
+    public let id: UUID
+    public init(id: UUID) { self.id = id }
+
+    public func read(in unit: UnitOfWork) async throws -> Appeal {
+        guard let appeal = try await unit.first("SELECT \(unescaped: Appeal.columns) FROM appeals WHERE id = \(id)", as: Appeal.self) else {
+            throw DomainError.notFound("Appeal \(id.text)")
+        }
+        return appeal
+    }
+}

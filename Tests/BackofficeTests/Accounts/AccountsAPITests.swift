@@ -231,6 +231,11 @@ struct AccountsAPITests {
                 #expect(again.status == 409)
                 #expect(again["code"] == "invalid_transition")
                 #expect(again["current_state"] == "lifted")
+                let resolved = try await client.call(.get, "/v1/appeals/\(appealID)", token: manager)
+                #expect(resolved["status"] == "lifted")
+                #expect(resolved["resolution_reason"] == "verified")
+                let missing = try await client.call(.get, "/v1/appeals/\(UUID())", token: manager)
+                #expect(missing.status == 404)
             }
         }
     }
