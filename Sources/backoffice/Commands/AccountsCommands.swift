@@ -151,9 +151,20 @@ struct Accounts: AsyncParsableCommand {
 
     struct Appeals: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Appeals against locks: list, resolve (managers); file (the app's service principal).",
+            abstract: "Appeals against locks: list, show, resolve (managers); file (the app's service principal).",
             discussion: "Example: backoffice accounts appeals list --status open",
-            subcommands: [List.self, Resolve.self, File.self])
+            subcommands: [List.self, Show.self, Resolve.self, File.self])
+
+        struct Show: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Show one appeal with its resolution.", discussion: "Example: backoffice accounts appeals show 9d2e…")
+            @OptionGroup(title: "Global Options") var global: GlobalOptions
+            @Argument(help: "Appeal id.") var id: String
+
+            func run() async throws {
+                try await global.show(.single(appealColumns)) { try await $0.getAppeal(path: .init(appealId: id)) }
+            }
+        }
 
         struct List: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
