@@ -74,7 +74,8 @@ public struct Action: RawRepresentable, Hashable, Sendable, Codable, Expressible
         for line in yaml.split(separator: "\n") {
             let text = line.trimmingCharacters(in: .whitespaces)
             guard text.hasPrefix("x-action:") else { continue }
-            names.insert(text.dropFirst("x-action:".count).trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"'")))
+            names.insert(
+                text.dropFirst("x-action:".count).trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"'")))
         }
         return names
     }()

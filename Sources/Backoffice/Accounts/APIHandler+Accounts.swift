@@ -130,7 +130,7 @@ extension APIHandler {
 
     func customerHistory(_ input: Operations.CustomerHistory.Input) async throws -> Operations.CustomerHistory.Output {
         let limit = try pageLimit(input.query.limit)
-        let afterID = try Cursor.decode(input.query.cursor, count: 1).flatMap { Int64($0[0]) } ?? 0
+        let afterID = try Cursor.number(input.query.cursor) ?? 0
         let events = try await read(
             CustomerAccountHistory(id: try parseID(input.path.customerId, "customer_id"), afterID: afterID, limit: limit + 1))
         return .ok(.init(body: .json(auditPage(events, limit: limit))))

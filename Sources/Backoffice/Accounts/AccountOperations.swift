@@ -8,14 +8,6 @@ func accountEvent(_ action: Action, _ before: Customer?, _ after: Customer, reas
         reason: reason, before: before?.snapshot, after: after.snapshot)
 }
 
-/// Validates a required reason (422 `validation_failed` when missing or too long).
-func requireReason(_ reason: String?) throws -> String {
-    var validation = Validation()
-    validation.text(reason, "reason", max: 1000)
-    try validation.check()
-    return (reason ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-}
-
 /// A manager operation that moves an account through `AccountTransition`.
 /// A no-op or illegal move (locking a locked account, unlocking an active one) is 409
 /// `invalid_transition` with the current status, and changes and logs nothing.

@@ -43,7 +43,7 @@ struct CustomerListRequest: Sendable {
     /// The page (at most `limit` accounts) and the cursor of the next one.
     func run(_ database: Database, context: OperationContext) async throws -> (items: ArraySlice<Customer>, nextCursor: String?) {
         let limit = try pageLimit(limit)
-        let afterID = try Cursor.decode(cursor, count: 1).map { try parseID($0[0], "cursor") as UUID }
+        let afterID = try Cursor.id(cursor)
         var accountStatus: AccountStatus?
         if let status {
             guard let parsed = AccountStatus(rawValue: status) else {

@@ -33,7 +33,7 @@ extension APIHandler {
     func listAuditEvents(_ input: Operations.ListAuditEvents.Input) async throws -> Operations.ListAuditEvents.Output {
         let q = input.query
         let limit = try pageLimit(q.limit)
-        let afterID = try Cursor.decode(q.cursor, count: 1).flatMap { Int64($0[0]) } ?? 0
+        let afterID = try Cursor.number(q.cursor) ?? 0
         let filter = try auditFilter(tenantID: q.tenantId, actorID: q.actorId, action: q.action, targetID: q.targetId, since: q.since, until: q.until)
         let events = try await read(ListAuditEvents(filter: filter, afterID: afterID, limit: limit + 1))
         return .ok(.init(body: .json(auditPage(events, limit: limit))))

@@ -240,6 +240,58 @@ struct AccountsAPITests {
         }
     }
 
+    @Test("an appeal upheld keeps the lock; the account stays locked and the appeal is closed")
+    func appealUpheld() async throws {
+        try await TestEnvironment.with { env in
+            let customer = try await env.customer()
+            let manager = env.fixture.tokens[.backendManager]!
+            try await env.withApp { client in
+                _ = try await client.call(.post, "/v1/customers/\(customer.id)/lock", token: manager, json: #"{"reason":"chargeback"}"#)
+                let filed = try await client.call(
+                    .post, "/v1/customers/\(customer.id)/appeals", token: env.fixture.tokens[.appService]!, json: #"{"message":"not me"}"#)
+                let appealID = try #require(filed["id"])
+                let upheld = try await client.call(
+                    .post, "/v1/appeals/\(appealID)/resolve", token: manager, json: #"{"decision":"uphold","reason":"bank confirmed"}"#)
+                #expect(upheld.status == 200)
+                #expect(upheld["status"] == "upheld")
+                let account = try await client.call(.get, "/v1/customers/\(customer.id)", token: manager)
+                #expect(account["status"] == "locked")
+                let open = try await client.call(.get, "/v1/appeals?status=open", token: manager)
+                #expect(try open.decode(Components.Schemas.AppealPage.self).items.isEmpty)
+            }
+            let unlocks = try await env.ownerScalar(
+                "SELECT count(*) FROM audit_events WHERE target_id = '\(customer.id.uuidString.lowercased())' AND action = 'accounts.unlock'",
+                as: Int.self)
+            #expect(unlocks == 0)
+        }
+    }
+
+    @Test("sync creates (201), updates a changed email (200, audited with what changed), and an identical sync changes and logs nothing")
+    func syncCreateUpdateUnchanged() async throws {
+        try await TestEnvironment.with { env in
+            let app = env.fixture.tokens[.appService]!
+            let id = UUID().uuidString.lowercased()
+            try await env.withApp { client in
+                let created = try await client.call(
+                    .post, "/v1/customers", token: app, json: #"{"id":"\#(id)","email":"sync@example.com","display_name":"Sync One"}"#)
+                #expect(created.status == 201)
+                let updated = try await client.call(
+                    .post, "/v1/customers", token: app, json: #"{"id":"\#(id)","email":"sync2@example.com","display_name":"Sync One"}"#)
+                #expect(updated.status == 200)
+                #expect(updated["email"] == "sync2@example.com")
+                #expect(updated["version"] == "2")
+                let same = try await client.call(
+                    .post, "/v1/customers", token: app, json: #"{"id":"\#(id)","email":"sync2@example.com","display_name":"Sync One"}"#)
+                #expect(same.status == 200)
+                #expect(same["version"] == "2", "an identical sync changes nothing")
+            }
+            let reasons = try await env.ownerScalar(
+                "SELECT string_agg(reason, ' | ' ORDER BY id) FROM audit_events WHERE action = 'accounts.sync' AND target_id = '\(id)'",
+                as: String.self)
+            #expect(reasons == "created | updated: email")
+        }
+    }
+
     @Test("deleted accounts are hidden by default, restorable, and purged after the retention period (dry run first)")
     func deleteRestorePurge() async throws {
         try await TestEnvironment.with { env in
@@ -333,6 +385,25 @@ struct CustomerListEncodingTests {
                 #expect(fast.status == 200)
                 #expect(fast.text == reference.text, "\(role.rawValue) \(uri)")
             }
+        }
+    }
+
+    @Test(
+        "the fast path refuses bad requests exactly as the generated path does",
+        arguments: [
+            ("/v1/customers?limit=0", Role.backendManager), ("/v1/customers?limit=x", .backendManager),
+            ("/v1/customers?status=gone", .backendManager),
+            ("/v1/customers?cursor=not-a-cursor", .backendManager), ("/v1/customers?include_deleted=maybe", .backendManager),
+            ("/v1/customers?email_prefix=a", .auditor), ("/v1/customers", .appService),
+        ])
+    func sameErrors(uri: String, role: Role) async throws {
+        try await TestEnvironment.with { env in
+            let token = env.fixture.tokens[role]!
+            let fast = try await env.withApp { try await $0.call(.get, uri, token: token) }
+            let reference = try await env.withApp(handEncodedLists: false) { try await $0.call(.get, uri, token: token) }
+            #expect(fast.status >= 400 && fast.status < 500)
+            #expect(fast.status == reference.status, "\(uri)")
+            #expect(fast["code"] == reference["code"], "\(uri)")
         }
     }
 

@@ -1,4 +1,5 @@
 import Backoffice
+import BackofficeAPI
 import Foundation
 import PostgresNIO
 import Testing
@@ -50,6 +51,44 @@ struct DatabaseSecurityTests {
         }
     }
 
+    @Test("a read session (GET) acts for its principal only: the next user of its connection never inherits it, and no change runs in it")
+    func readSessionsDoNotLeak() async throws {
+        try await TestEnvironment.with { env in
+            let customer = try await env.customer()
+            // One connection, so every step below reuses the connection the previous one left.
+            try await Database.with(url: env.appURL, logger: testLogger, maximumConnections: 1) { database in
+                func customersSeen(_ connection: PostgresConnection) async throws -> Int {
+                    try await firstInt("SELECT count(*) FROM customers", on: connection)
+                }
+                let manager = TokenSecret(value: env.fixture.tokens[.backendManager]!).hash
+                let partner = TokenSecret(value: env.fixture.partners[0].adminToken).hash
+                let seenByManager = try await database.readSession(tokenHash: manager) { principal, session in
+                    #expect(principal?.role == "backend_manager")
+                    return try await customersSeen(session.connection)
+                }
+                #expect(seenByManager >= 1)
+                let seenByPartner = try await database.readSession(tokenHash: partner) { _, session in try await customersSeen(session.connection) }
+                #expect(seenByPartner == 0, "a partner's read session after a manager's sees no platform customer")
+                let refused = try await database.readSession(tokenHash: TokenSecret.generate().hash) { principal, session in
+                    (principal == nil, try await customersSeen(session.connection))
+                }
+                #expect(refused == (true, 0), "a refused token's session acts for nobody, whoever used the connection before")
+                _ = try await database.readSession(tokenHash: manager) { _, _ in 0 }
+                let partnerPrincipal = env.fixture.partners[0].admin
+                let inTransaction = try await database.transaction(for: partnerPrincipal) { try await customersSeen($0) }
+                #expect(inTransaction == 0, "a transaction acts for its own principal, not the session's last one")
+                try await database.readSession(tokenHash: manager) { principal, session in
+                    let context = OperationContext(
+                        principal: try #require(principal), requestID: "read-only", sourceIP: nil, policies: env.policies, transaction: session)
+                    await #expect(throws: DomainError.self, "a change cannot run in a read session") {
+                        _ = try await database.run(LockAccount(customerID: customer.id, reason: "from a GET"), context: context)
+                    }
+                }
+            }
+            #expect(try await env.ownerScalar("SELECT status FROM customers WHERE id = '\(customer.id)'", as: String.self) == "active")
+        }
+    }
+
     @Test("row-level security is FORCEd on every table the service can read")
     func rowLevelSecurityIsForced() async throws {
         try await TestEnvironment.with { env in
@@ -81,8 +120,8 @@ struct DatabaseSecurityTests {
                 let page = try await client.call(
                     .get, "/v1/audit/events?action=accounts.lock&target_id=\(customer.id.uuidString.lowercased())",
                     token: env.fixture.tokens[.auditor]!)
-                let event = (page.json["items"] as? [[String: Any]])?.first
-                #expect(event?["token_id"] as? String == manager.tokenID?.uuidString.lowercased())
+                let event = try page.decode(Components.Schemas.AuditEventPage.self).items.first
+                #expect(event?.tokenId == manager.tokenID?.uuidString.lowercased())
             }
             let verified = try await AuditLog(database: env.database).verify(checkpoint: [], context: env.context(.auditor))
             #expect(verified.failure == nil, "token_id is part of the hashed bytes and still verifies")
@@ -196,4 +235,10 @@ struct DatabaseSecurityTests {
             }
         }
     }
+}
+
+/// The integer the first row of `sql` holds.
+func firstInt(_ sql: String, on connection: PostgresConnection) async throws -> Int {
+    for try await value in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: testLogger).decode(Int.self) { return value }
+    return 0
 }

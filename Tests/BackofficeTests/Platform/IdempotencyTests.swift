@@ -37,6 +37,33 @@ struct IdempotencyTests {
         }
     }
 
+    @Test("a key older than policies/retention.yaml's keep_hours is forgotten: the same key is a new request")
+    func expiredKeys() async throws {
+        try await TestEnvironment.with { env in
+            let customer = try await env.customer()
+            let token = env.fixture.tokens[.backendManager]!
+            try await env.withApp { client in
+                let lock = try await client.call(
+                    .post, "/v1/customers/\(customer.id)/lock", token: token, json: #"{"reason":"first"}"#, headers: ["Idempotency-Key": "k"])
+                #expect(lock.status == 200)
+                let hours = env.policies.retention.idempotencyKeepHours
+                try await env.asOwner("UPDATE idempotency_keys SET created_at = now() - interval '\(hours) hours 1 second'")
+                let unlock = try await client.call(
+                    .post, "/v1/customers/\(customer.id)/unlock", token: token, json: #"{"reason":"later"}"#, headers: ["Idempotency-Key": "k"])
+                #expect(unlock.status == 200, "an expired key with another request is not idempotency_key_reused")
+                #expect(unlock["status"] == "active")
+                let relock = try await client.call(
+                    .post, "/v1/customers/\(customer.id)/lock", token: token, json: #"{"reason":"first"}"#, headers: ["Idempotency-Key": "k"])
+                #expect(relock.status == 409, "the stored reply is now the unlock's: the lock body with that key is a reuse")
+                #expect(relock["code"] == "idempotency_key_reused")
+            }
+            let events = try await env.ownerScalar(
+                "SELECT count(*) FROM audit_events WHERE target_id = '\(customer.id.uuidString.lowercased())' AND action IN ('accounts.lock', 'accounts.unlock')",
+                as: Int.self)
+            #expect(events == 2)
+        }
+    }
+
     @Test("concurrent requests with one key change once and answer alike")
     func concurrent() async throws {
         try await TestEnvironment.with { env in

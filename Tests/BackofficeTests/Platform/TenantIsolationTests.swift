@@ -1,4 +1,5 @@
 import Backoffice
+import BackofficeAPI
 import Foundation
 import PostgresNIO
 import Testing
@@ -12,7 +13,7 @@ struct TenantIsolationTests {
             var values: [String] = []
             for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: testLogger) {
                 var cells = row.makeIterator()
-                values.append((try? cells.next()?.decode(String.self)) ?? "")
+                values.append(try cells.next()?.decode(String?.self) ?? "")
             }
             return values
         }
@@ -47,7 +48,7 @@ struct TenantIsolationTests {
             #expect(bEmails == 0)
 
             // Inserting a row for tenant B is refused by the policy's WITH CHECK.
-            await #expect(throws: (any Error).self) {
+            await #expect(throws: DomainError.refused) {
                 _ = try await asTenant(
                     env, a.tenantID, role: "partner_admin",
                     "INSERT INTO operators (tenant_id, id, email, role, kind) VALUES ('\(b.tenantID.uuidString)', gen_random_uuid(), 'x@y.z', 'partner_staff', 'person') RETURNING email"
@@ -91,10 +92,10 @@ struct TenantIsolationTests {
                 let other = try await client.call(.get, "/v1/tenants/\(b.tenantID.uuidString)", token: a.adminToken)
                 #expect(other.status == 404)
                 let operators = try await client.call(.get, "/v1/operators", token: a.adminToken)
-                let tenants = Set((operators.json["items"] as? [[String: Any]] ?? []).compactMap { $0["tenant_id"] as? String })
+                let tenants = Set(try operators.decode(Components.Schemas.OperatorPage.self).items.map(\.tenantId))
                 #expect(tenants == [a.tenantID.uuidString.lowercased()])
                 let audit = try await client.call(.get, "/v1/audit/events?limit=500", token: a.adminToken)
-                let chains = Set((audit.json["items"] as? [[String: Any]] ?? []).compactMap { $0["tenant_id"] as? String })
+                let chains = Set(try audit.decode(Components.Schemas.AuditEventPage.self).items.map(\.tenantId))
                 #expect(chains == [a.tenantID.uuidString.lowercased()])
             }
         }

@@ -1,4 +1,5 @@
 import Backoffice
+import BackofficeAPI
 import Foundation
 import Testing
 
@@ -17,7 +18,7 @@ struct TokenTests {
                 #expect(token.status == 201)
                 let secret = try #require(token["secret"])
                 #expect(secret.hasPrefix("bo_") && secret.count == 46)
-                let tokenID = try #require((token.json["token"] as? [String: Any])?["id"] as? String)
+                let tokenID = try token.decode(Components.Schemas.TokenCreated.self).token.id
                 let stored = try await env.ownerScalar("SELECT count(*) FROM tokens WHERE secret_hash = sha256('\(secret)'::bytea)", as: Int.self)
                 #expect(stored == 1)
                 #expect(try await env.ownerScalar("SELECT count(*) FROM audit_events WHERE after::text LIKE '%\(secret)%'", as: Int.self) == 0)
@@ -50,8 +51,7 @@ struct TokenTests {
             try await env.withApp { client in
                 #expect(try await client.call(.get, "/v1/tenants/\(partner.tenantID)", token: partner.staffToken).status == 200)
                 let staff = try await client.call(.get, "/v1/operators?tenant_id=\(partner.tenantID)", token: partner.adminToken)
-                let staffID = try #require(
-                    (staff.json["items"] as? [[String: Any]])?.first { $0["role"] as? String == "partner_staff" }?["id"] as? String)
+                let staffID = try #require(try staff.decode(Components.Schemas.OperatorPage.self).items.first { $0.role == .partnerStaff }?.id)
                 let disabled = try await client.call(
                     .post, "/v1/operators/\(staffID)/disable", token: partner.adminToken, json: #"{"reason":"left"}"#)
                 #expect(disabled.status == 200)

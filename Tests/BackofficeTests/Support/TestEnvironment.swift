@@ -1,4 +1,5 @@
 import Backoffice
+import BackofficeAPI
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -126,8 +127,26 @@ struct Reply: Sendable {
     let headers: HTTPFields
     let text: String
 
-    var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:] }
+    /// The body as a JSON object; a body that is not JSON fails the test (it is never read as empty).
+    var json: [String: Any] {
+        guard !text.isEmpty else { return [:] }
+        do {
+            return try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] ?? [:]
+        } catch {
+            Issue.record("the body is not JSON: \(text.prefix(200))")
+            return [:]
+        }
+    }
     subscript(_ key: String) -> String? { json[key].map { "\($0)" } }
+
+    /// The body decoded as one of the contract's generated types (dates as the service writes them).
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            try RFC3339DateTranscoder().decode(try decoder.singleValueContainer().decode(String.self))
+        }
+        return try decoder.decode(T.self, from: Data(text.utf8))
+    }
 }
 
 extension TestClientProtocol {

@@ -67,11 +67,28 @@ public struct Database: Sendable {
         tokenHash: [UInt8], _ body: (Principal?, RequestTransaction) async throws -> (T, commit: Bool)
     ) async throws -> T {
         try await leasedTransaction { connection in
-            let principal = try await connection.rows(AuthenticateRequest(hash: tokenHash), logger: logger).first.flatMap { row in
-                Role(rawValue: row.3).map { Principal(operatorID: row.1, role: $0, tenantID: row.2, tokenID: row.0) }
-            }
-            return try await body(principal, RequestTransaction(connection: connection))
+            let principal = try await connection.rows(AuthenticateRequest(hash: tokenHash), logger: logger).first.flatMap(Self.principal)
+            return try await body(principal, RequestTransaction(connection: connection, isReadOnly: false))
         }
+    }
+
+    /// One read-only request's session (GET): leases a connection and authenticates the token in
+    /// one statement that makes the connection's session act for its principal; each read of
+    /// `body` then runs as its own statement (no BEGIN or COMMIT: two round trips for a list page),
+    /// row-level security applying as in a transaction. A change cannot run in it (the runner
+    /// refuses). The session's settings stay with the connection until its next authentication;
+    /// every transaction sets its own principal first, so they never reach other work.
+    public func readSession<T: Sendable>(tokenHash: [UInt8], _ body: (Principal?, RequestTransaction) async throws -> T) async throws -> T {
+        try await translatingErrors {
+            try await client.withConnection { connection in
+                let principal = try await connection.rows(AuthenticateSession(hash: tokenHash), logger: logger).first.flatMap(Self.principal)
+                return try await body(principal, RequestTransaction(connection: connection, isReadOnly: true))
+            }
+        }
+    }
+
+    private static func principal(_ row: AuthenticateRequest.Row) -> Principal? {
+        Role(rawValue: row.3).map { Principal(operatorID: row.1, role: $0, tenantID: row.2, tokenID: row.0) }
     }
 
     /// Leases a connection and runs `body` between `BEGIN` and `COMMIT` (or `ROLLBACK` when it
@@ -169,11 +186,22 @@ struct AuthenticateRequest: PostgresPreparedStatement {
     func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
 }
 
+/// `authenticate_session`: as `AuthenticateRequest`, for the session of a read (settings kept by the session).
+struct AuthenticateSession: PostgresPreparedStatement {
+    static let sql = "SELECT token_id, operator_id, tenant_id, role FROM authenticate_session($1)"
+    typealias Row = AuthenticateRequest.Row
+    let hash: [UInt8]
+    func makeBindings() throws -> PostgresBindings { try AuthenticateRequest(hash: hash).makeBindings() }
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+}
+
 /// The transaction a request runs in, from the edge: every read and change of the request runs
 /// on it, and it commits only when the answer is a success. A change and its audit event, and an
 /// Idempotency-Key record, therefore commit together or not at all.
 public struct RequestTransaction: Sendable {
     public let connection: PostgresConnection
+    /// A read session (GET) rather than a transaction: reads only, each its own statement.
+    public let isReadOnly: Bool
 }
 
 /// Sets the tenant and role the transaction acts for; row-level security reads them.

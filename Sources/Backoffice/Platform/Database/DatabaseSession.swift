@@ -6,9 +6,10 @@ extension Database {
     /// Runs `body` with a short-lived pool (for CLI administration, demo data and tests), then
     /// shuts it down. Units of work take "now" from `clock`.
     public static func with<T: Sendable>(
-        url: DatabaseURL, logger: Logger, clock: any WallClock = SystemWallClock(), _ body: @Sendable (Database) async throws -> T
+        url: DatabaseURL, logger: Logger, clock: any WallClock = SystemWallClock(), maximumConnections: Int = 4,
+        _ body: @Sendable (Database) async throws -> T
     ) async throws -> T {
-        let client = PostgresClient(configuration: url.clientConfiguration(maximumConnections: 4), backgroundLogger: logger)
+        let client = PostgresClient(configuration: url.clientConfiguration(maximumConnections: maximumConnections), backgroundLogger: logger)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             // Start the pool before anything leases from it (a lease before `run()` is a warning).
             let (started, signal) = AsyncStream<Void>.makeStream()

@@ -7,10 +7,11 @@ import NIOCore
 
 /// The outermost responder: gives every request an id (echoed as `X-Request-Id`), resolves the
 /// client address (through trusted proxies only), enforces the body size limit, screens every
-/// input string for NUL, and turns every error into problem+json. A `/v1` request runs in one
+/// input string for NUL, and turns every error into problem+json. A `/v1` change runs in one
 /// database transaction: leased and begun here, authenticated by its bearer token in the same
 /// statement that makes it act for the principal (failures rate-limited per address), committed
-/// only when the answer is a success. Authorization happens per operation, against
+/// only when the answer is a success. A read (GET) runs in a read session: authenticated the same
+/// way, its reads each one statement, no transaction around them. Authorization happens per operation, against
 /// `policies/access.yaml`.
 struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context == AppRequestContext {
     typealias Context = AppRequestContext
@@ -41,13 +42,19 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                 }
                 let address = sourceIP ?? "unknown"
                 let secret = try await presentedToken(request, address: address, logger: logger)
-                return try await database.requestTransaction(tokenHash: secret.hash) { principal, transaction in
+                func authenticated(_ principal: Principal?, _ transaction: RequestTransaction) async throws -> Response {
                     guard let principal else { throw await refuse(request, address: address, logger: logger) }
                     var scope = RequestScope(principal: principal, requestID: requestID, sourceIP: sourceIP)
                     scope.transaction = transaction
-                    let response = try await RequestScope.$current.withValue(scope) {
+                    return try await RequestScope.$current.withValue(scope) {
                         try await inner.respond(to: request, context: context).checkingRoute()
                     }
+                }
+                if request.method == .get || request.method == .head {
+                    return try await database.readSession(tokenHash: secret.hash, authenticated)
+                }
+                return try await database.requestTransaction(tokenHash: secret.hash) { principal, transaction in
+                    let response = try await authenticated(principal, transaction)
                     return (response, commit: response.status.code < 400)
                 }
             }

@@ -57,11 +57,29 @@ public enum Cursor {
         var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
         guard let data = Data(base64Encoded: base64), let parts = try? JSONDecoder().decode([String].self, from: data), parts.count == count else {
-            throw Problem(
-                status: 400, code: "invalid_cursor", title: "Invalid cursor", detail: "Pass back the next_cursor of a previous page unchanged.")
+            throw invalid
         }
         return parts
     }
+
+    /// The id of a one-part cursor (nil without a cursor).
+    public static func id(_ cursor: String?) throws -> UUID? {
+        try decode(cursor, count: 1).map { parts in
+            guard let id = UUID(uuidString: parts[0]) else { throw invalid }
+            return id
+        }
+    }
+
+    /// The number of a one-part cursor (nil without a cursor).
+    public static func number(_ cursor: String?) throws -> Int64? {
+        try decode(cursor, count: 1).map { parts in
+            guard let number = Int64(parts[0]) else { throw invalid }
+            return number
+        }
+    }
+
+    private static let invalid = Problem(
+        status: 400, code: "invalid_cursor", title: "Invalid cursor", detail: "Pass back the next_cursor of a previous page unchanged.")
 }
 
 /// Splits rows fetched with `limit + 1` into the page and the cursor of the next page (nil on

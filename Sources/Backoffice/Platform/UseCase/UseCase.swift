@@ -85,7 +85,10 @@ extension Database {
         _ operation: Operation, context: OperationContext,
         finish: (PostgresConnection, Operation.Output) async throws -> Result
     ) async throws -> Result {
-        try await transaction(for: context) { connection in
+        if context.transaction?.isReadOnly == true {
+            throw DomainError.inconsistent("\(Operation.self) is a change; a read-only request (GET) cannot make it")
+        }
+        return try await transaction(for: context) { connection in
             let audited = try await operation.perform(in: unit(connection, context))
             for event in audited.events {
                 try await AuditLog.append(event, context: context, on: connection, logger: logger)

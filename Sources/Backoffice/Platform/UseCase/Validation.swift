@@ -45,3 +45,12 @@ public struct Validation {
         if !issues.isEmpty { throw DomainError.invalid(issues) }
     }
 }
+
+/// The trimmed reason a change must give (audited with it); 422 `validation_failed` when missing
+/// or longer than 1,000 characters.
+func requireReason(_ reason: String?) throws -> String {
+    var validation = Validation()
+    validation.text(reason, "reason", max: 1000)
+    try validation.check()
+    return (reason ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+}
