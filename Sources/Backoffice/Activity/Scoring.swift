@@ -1,0 +1,159 @@
+import Foundation
+
+// Scoring formulas for ingested activity: energy from MET, estimated one-rep maximum, and
+// bodyweight-relative strength points. Pure functions of doubles, no rounding: callers round for
+// display only.
+
+/// The lifter's sex, as the strength formulas distinguish it.
+public enum LifterSex: String, Sendable, Codable, CaseIterable {
+    case male, female
+}
+
+/// Energy expenditure from metabolic equivalents.
+///
+/// Source: Ainsworth B. E. et al., "2011 Compendium of Physical Activities: a second update of codes
+/// and MET values", Medicine & Science in Sports & Exercise 43(8):1575–1581, 2011: one MET is
+/// 1 kcal·kg⁻¹·h⁻¹, so kcal = MET × body mass (kg) × duration (h). Intensity classes as in the
+/// Compendium and the U.S. Physical Activity Guidelines (2nd ed., 2018): light < 3.0 MET, moderate
+/// 3.0–6.0 MET, vigorous > 6.0 MET.
+public enum MET {
+    public enum Intensity: String, Sendable, Codable {
+        case light, moderate, vigorous
+    }
+
+    /// Kilocalories spent at `met` for `hours` by a person of `bodyMassKg`.
+    public static func kilocalories(met: Double, bodyMassKg: Double, hours: Double) -> Double {
+        met * bodyMassKg * hours
+    }
+
+    /// The intensity class of `met`: light below 3, moderate from 3 to 6 inclusive, vigorous above 6.
+    public static func intensity(_ met: Double) -> Intensity {
+        if met < 3 { return .light }
+        return met <= 6 ? .moderate : .vigorous
+    }
+}
+
+/// Estimated one-repetition maximum from a set of `reps` repetitions at `weight` (any unit; the
+/// estimate is in the same unit). Every formula gives `weight` itself for a single repetition.
+///
+/// Sources (as collected by LeSuer D. A. et al., "The accuracy of prediction equations for
+/// estimating 1-RM performance in the bench press, squat, and deadlift", Journal of Strength and
+/// Conditioning Research 11(4):211–213, 1997):
+/// - Epley B., "Poundage Chart", Boyd Epley Workout, 1985: w × (1 + r / 30);
+/// - Brzycki M., "Strength testing — predicting a one-rep max from reps-to-fatigue", JOPERD
+///   64(1):88–90, 1993: w × 36 / (37 − r), defined for r < 37;
+/// - Lombardi V. P., "Beginning Weight Training", W. C. Brown, 1989: w × r^0.10;
+/// - Lander J., "Maximum based on reps", NSCA Journal 6:60–61, 1985: 100 w / (101.3 − 2.67123 r);
+/// - Mayhew J. L. et al., J. Appl. Sport Sci. Res. 6:200–206, 1992: 100 w / (52.2 + 41.9 e^(−0.055 r));
+/// - O'Conner B. et al., "Weight Training Today", West, 1989: w × (1 + r / 40);
+/// - Wathan D., in "Essentials of Strength Training and Conditioning", 1994:
+///   100 w / (48.8 + 53.8 e^(−0.075 r)).
+public enum OneRepMax {
+    public enum Formula: String, Sendable, Codable, CaseIterable {
+        case epley, brzycki, lombardi, lander, mayhew, oconner, wathan
+    }
+
+    /// The estimate, or nil when the formula is not defined for these inputs (no repetitions, a
+    /// non-positive weight, or Brzycki at 37 repetitions or more).
+    public static func estimate(weight: Double, reps: Int, formula: Formula) -> Double? {
+        guard reps >= 1, weight > 0 else { return nil }
+        if reps == 1 { return weight }
+        let r = Double(reps)
+        switch formula {
+        case .epley: return weight * (1 + r / 30)
+        case .brzycki: return reps < 37 ? weight * 36 / (37 - r) : nil
+        case .lombardi: return weight * pow(r, 0.10)
+        case .lander: return 100 * weight / (101.3 - 2.67123 * r)
+        case .mayhew: return 100 * weight / (52.2 + 41.9 * exp(-0.055 * r))
+        case .oconner: return weight * (1 + r / 40)
+        case .wathan: return 100 * weight / (48.8 + 53.8 * exp(-0.075 * r))
+        }
+    }
+}
+
+/// Bodyweight-relative strength points: the lifted total times a coefficient of bodyweight.
+public enum StrengthPoints {
+    /// The original Wilks coefficient: 500 / (a + b x + c x² + d x³ + e x⁴ + f x⁵), x = bodyweight in
+    /// kg, with Robert Wilks' original coefficients (adopted by the IPF from 1994 to 2019; published
+    /// in the IPF Technical Rules and reproduced at https://en.wikipedia.org/wiki/Wilks_coefficient).
+    /// Bodyweight is capped where the polynomial approaches its pole (201.9 kg for men, 154.53 kg for
+    /// women), as OpenPowerlifting does.
+    public static func wilksCoefficient(bodyweightKg: Double, sex: LifterSex) -> Double {
+        switch sex {
+        case .male:
+            500 / poly5(min(bodyweightKg, 201.9), -216.0475144, 16.2606339, -0.002388645, -0.00113732, 7.01863e-06, -1.291e-08)
+        case .female:
+            500
+                / poly5(
+                    min(bodyweightKg, 154.53), 594.31747775582, -27.23842536447, 0.82112226871, -0.00930733913, 4.731582e-05, -9.054e-08)
+        }
+    }
+
+    /// Wilks points: `totalKg` × the original Wilks coefficient.
+    public static func wilks(totalKg: Double, bodyweightKg: Double, sex: LifterSex) -> Double {
+        totalKg * wilksCoefficient(bodyweightKg: bodyweightKg, sex: sex)
+    }
+
+    /// The Wilks-2 (2020) coefficient: 600 / (the same polynomial with the 2020 coefficients),
+    /// bodyweight clamped to the published tables' range (40–200.95 kg for men, 40–150.95 kg for
+    /// women). Source: the coefficient tables Robert Wilks published through Powerlifting
+    /// Australia in 2020 (https://powerliftingaustralia.com/wilks-formula/), with the polynomial's
+    /// coefficients as the OpenPowerlifting project received them from the USPA (2020-03-09); they
+    /// reproduce the tables to their four published decimals.
+    public static func wilks2Coefficient(bodyweightKg: Double, sex: LifterSex) -> Double {
+        switch sex {
+        case .male:
+            600
+                / poly5(
+                    min(max(bodyweightKg, 40), 200.95), 47.4617885411949, 8.47206137941125, 0.073694103462609, -0.00139583381094385,
+                    0.00000707665973070743, -0.0000000120804336482315)
+        case .female:
+            600
+                / poly5(
+                    min(max(bodyweightKg, 40), 150.95), -125.425539779509, 13.7121941940668, -0.0330725063103405, -0.0010504000506583,
+                    0.00000938773881462799, -0.000000023334613884954)
+        }
+    }
+
+    /// Wilks-2 points: `totalKg` × the Wilks-2 coefficient.
+    public static func wilks2(totalKg: Double, bodyweightKg: Double, sex: LifterSex) -> Double {
+        totalKg * wilks2Coefficient(bodyweightKg: bodyweightKg, sex: sex)
+    }
+
+    /// The event an IPF GL score is for.
+    public enum IPFEvent: String, Sendable, Codable, CaseIterable {
+        /// Squat, bench press and deadlift, without supportive equipment ("classic").
+        case classicPowerlifting = "classic_powerlifting"
+        /// The three lifts in single-ply equipment.
+        case equippedPowerlifting = "equipped_powerlifting"
+        case classicBench = "classic_bench"
+        case equippedBench = "equipped_bench"
+    }
+
+    /// IPF GL ("GoodLift") points, in force since 2020: total × 100 / (A − B e^(−C × bodyweight)).
+    /// Source: International Powerlifting Federation, "IPF GL Formula" (2020) and the IPF
+    /// Technical Rules, whose coefficient table this reproduces; the IPF's published results check it
+    /// (2019: D. Inzarkin, men, equipped, 92.04 kg, total 1035 kg → 112.85). Zero below 35 kg of
+    /// bodyweight, as the IPF defines it, and never negative.
+    public static func ipfGL(totalKg: Double, bodyweightKg: Double, sex: LifterSex, event: IPFEvent) -> Double {
+        guard bodyweightKg >= 35, totalKg > 0 else { return 0 }
+        let (a, b, c): (Double, Double, Double) =
+            switch (sex, event) {
+            case (.male, .classicPowerlifting): (1199.72839, 1025.18162, 0.00921)
+            case (.male, .equippedPowerlifting): (1236.25115, 1449.21864, 0.01644)
+            case (.male, .classicBench): (320.98041, 281.40258, 0.01008)
+            case (.male, .equippedBench): (381.22073, 733.79378, 0.02398)
+            case (.female, .classicPowerlifting): (610.32796, 1045.59282, 0.03048)
+            case (.female, .equippedPowerlifting): (758.63878, 949.31382, 0.02435)
+            case (.female, .classicBench): (142.40398, 442.52671, 0.04724)
+            case (.female, .equippedBench): (221.82209, 357.00377, 0.02937)
+            }
+        let denominator = a - b * exp(-c * bodyweightKg)
+        return denominator > 0 ? totalKg * 100 / denominator : 0
+    }
+
+    /// a + b x + c x² + d x³ + e x⁴ + f x⁵, by Horner's rule.
+    private static func poly5(_ x: Double, _ a: Double, _ b: Double, _ c: Double, _ d: Double, _ e: Double, _ f: Double) -> Double {
+        a + x * (b + x * (c + x * (d + x * (e + x * f))))
+    }
+}
