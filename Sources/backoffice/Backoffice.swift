@@ -17,6 +17,7 @@ struct BackofficeCommand: AsyncParsableCommand {
         groupedSubcommands: [
             CommandGroup(name: "Run", subcommands: [Dev.self, Serve.self, DB.self, Admin.self, Policies.self]),
             CommandGroup(name: "Sign in", subcommands: [Login.self, Logout.self, WhoAmI.self]),
-            CommandGroup(name: "Operate", subcommands: [Accounts.self, Tenants.self, Operators.self, Tokens.self, Audit.self, Maintenance.self]),
+            CommandGroup(
+                name: "Operate", subcommands: [Accounts.self, Tenants.self, Operators.self, Tokens.self, Messages.self, Audit.self, Maintenance.self]),
         ])
 }

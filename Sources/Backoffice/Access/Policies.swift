@@ -48,17 +48,24 @@ public struct RetentionPolicy: Sendable {
     public let loginAttemptsKeepDays: Int
 }
 
+/// System messages (`policies/messages.yaml`).
+public struct MessagesPolicy: Sendable {
+    /// How long before its window a maintenance notice must be published.
+    public let maintenanceNoticeHours: Int
+}
+
 /// The policies the service runs with, validated, and the digest recorded in every audit event.
 public struct PolicySet: Sendable {
     public let access: AccessPolicy
     public let security: SecurityPolicy
     public let retention: RetentionPolicy
-    /// SHA-256 (hex) over the three files' names and bytes: it changes when any policy changes.
+    public let messages: MessagesPolicy
+    /// SHA-256 (hex) over the policy files' names and bytes: it changes when any policy changes.
     public let digest: String
 
-    public static let fileNames = ["access.yaml", "retention.yaml", "security.yaml"]
+    public static let fileNames = ["access.yaml", "messages.yaml", "retention.yaml", "security.yaml"]
 
-    /// Reads and validates `access.yaml`, `security.yaml` and `retention.yaml` from `directory`.
+    /// Reads and validates `access.yaml`, `messages.yaml`, `security.yaml` and `retention.yaml` from `directory`.
     /// - Throws: `PolicyError` naming the file and the entry at the first problem.
     public static func load(from directory: URL) throws -> PolicySet {
         var texts: [String: String] = [:]
@@ -105,6 +112,9 @@ public struct PolicySet: Sendable {
             idempotencyKeepHours: try integer(retention, "idempotency_keys", "keep_hours", file: retFile, range: 1...720),
             loginAttemptsKeepDays: try integer(retention, "login_attempts", "keep_days", file: retFile, range: 1...3650)
         )
+        let messages = try document("messages.yaml")
+        let messagesPolicy = MessagesPolicy(
+            maintenanceNoticeHours: try integer(messages, "maintenance", "notice_period_hours", file: path("messages.yaml"), range: 0...8760))
         var hasher = SHA256()
         for name in fileNames {
             hasher.update(data: Data(name.utf8))
@@ -113,7 +123,7 @@ public struct PolicySet: Sendable {
             hasher.update(data: Data([0]))
         }
         let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
-        return PolicySet(access: access, security: securityPolicy, retention: retentionPolicy, digest: digest)
+        return PolicySet(access: access, security: securityPolicy, retention: retentionPolicy, messages: messagesPolicy, digest: digest)
     }
 
     private static func integer(_ doc: [String: Any], _ section: String, _ key: String, file: String, range: ClosedRange<Int>) throws -> Int {

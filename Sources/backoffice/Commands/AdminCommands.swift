@@ -45,7 +45,7 @@ struct Policies: AsyncParsableCommand {
 
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Validate access.yaml, security.yaml and retention.yaml; exit 6 naming the file and entry at fault.",
+            abstract: "Validate access.yaml, messages.yaml, security.yaml and retention.yaml; exit 6 naming the file and entry at fault.",
             discussion: "Example: backoffice policies check policies/")
         @Argument(help: "Policies folder.") var directory = "policies"
 

@@ -255,10 +255,12 @@ enum ContractFixture {
         let staff = try await env.database.runAsSystem(
             CreateOperator(email: "contract@\(partner.slug).example", role: .partnerStaff, tenantID: partner.tenantID), context: context)
         let (token, _) = try await env.database.runAsSystem(CreateToken(operatorID: staff.id, name: "contract", expiresInHours: 1), context: context)
+        let message = try await env.database.run(
+            CreateMessage(title: "Contract", body: "A draft for the contract tests", severity: .info), context: env.context(.backendManager))
         return IDs(partnerA: [
             "tenant_id": partner.tenantID.uuidString.lowercased(), "operator_id": staff.id.uuidString.lowercased(),
             "token_id": token.id.uuidString.lowercased(), "customer_id": customer.id.uuidString.lowercased(),
-            "appeal_id": appeal.id.uuidString.lowercased(),
+            "appeal_id": appeal.id.uuidString.lowercased(), "message_id": message.id.uuidString.lowercased(),
         ])
     }
 

@@ -92,6 +92,8 @@ extension Problem {
         switch error {
         case .notFound(let what): self = .notFound(what)
         case .invalid(let issues): self = .invalid(issues)
+        case .unprocessable(let code, let detail, let issues):
+            self = Problem(status: 422, code: code, title: "Unprocessable", detail: detail, errors: issues)
         case .forbidden(let action): self = .forbidden(action)
         case .refused: self = Problem(status: 403, code: "forbidden", title: "Forbidden", detail: "Refused by the database.")
         case .piiMasked(let field): self = .piiMasked(field)

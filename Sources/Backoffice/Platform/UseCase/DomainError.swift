@@ -14,6 +14,9 @@ public enum DomainError: Error, Sendable, Equatable {
     case refused
     /// The principal's role sees `field` masked and may not filter or sort by it.
     case piiMasked(field: String)
+    /// Input that is well-formed but breaks a named rule (`code`, snake_case, e.g.
+    /// `notice_period_too_short`), with the fields concerned.
+    case unprocessable(code: String, detail: String, issues: [FieldIssue])
     /// The move is not allowed from the resource's `current` state.
     case invalidTransition(String, current: String)
     /// The change conflicts with what is stored (`code` is stable, snake_case).

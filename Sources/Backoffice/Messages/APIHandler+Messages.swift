@@ -1,0 +1,90 @@
+import BackofficeAPI
+import Crypto
+import Foundation
+
+extension SystemMessage {
+    /// The contract's message, with its state at `now`.
+    func api(at now: Date) throws -> Components.Schemas.Message {
+        Components.Schemas.Message(
+            id: id.text, title: title, body: body, severity: try .init(known: severity.rawValue), audience: try .init(known: audience.rawValue),
+            state: try .init(known: state(at: now).rawValue), publishAt: publishAt, expiresAt: expiresAt, windowStartsAt: windowStartsAt,
+            windowEndsAt: windowEndsAt, retractedAt: retractedAt, retractReason: retractReason, createdAt: createdAt, updatedAt: updatedAt,
+            version: version)
+    }
+
+    var activeAPI: Components.Schemas.ActiveMessage {
+        get throws {
+            Components.Schemas.ActiveMessage(
+                id: id.text, title: title, body: body, severity: try .init(known: severity.rawValue), audience: try .init(known: audience.rawValue),
+                publishAt: publishAt, expiresAt: expiresAt, windowStartsAt: windowStartsAt, windowEndsAt: windowEndsAt)
+        }
+    }
+}
+
+extension APIHandler {
+    func createMessage(_ input: Operations.CreateMessage.Input) async throws -> Operations.CreateMessage.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let create = CreateMessage(
+            title: body.title, body: body.body, severity: try .init(known: body.severity.rawValue),
+            audience: try body.audience.map { try .init(known: $0.rawValue) } ?? .all, publishAt: body.publishAt, expiresAt: body.expiresAt,
+            windowStartsAt: body.windowStartsAt, windowEndsAt: body.windowEndsAt)
+        let message = try await change(
+            create, key: input.headers.idempotencyKey, operationID: Operations.CreateMessage.id, request: body, status: 201
+        ) { [clock = database.clock] in try $0.api(at: clock.now()) }  // the state once the change is made
+        return .created(.init(headers: .init(eTag: EntityTag.of(message.version)), body: .json(message)))
+    }
+
+    func listMessages(_ input: Operations.ListMessages.Input) async throws -> Operations.ListMessages.Output {
+        let limit = try pageLimit(input.query.limit)
+        var after: (createdAt: Date, id: UUID)?
+        if let parts = try Cursor.decode(input.query.cursor, count: 2), let micros = Int64(parts[0]) {
+            after = (Date(timeIntervalSince1970: Double(micros) / 1_000_000), try parseID(parts[1], "cursor"))
+        }
+        let messages = try await read(ListMessages(after: after, limit: limit + 1))
+        let (items, next) = keysetPage(messages, limit: limit) {
+            [String(Int64(($0.createdAt.timeIntervalSince1970 * 1_000_000).rounded())), $0.id.text]
+        }
+        let now = database.clock.now()
+        return .ok(.init(body: .json(.init(items: try items.map { try $0.api(at: now) }, nextCursor: next))))
+    }
+
+    func getMessage(_ input: Operations.GetMessage.Input) async throws -> Operations.GetMessage.Output {
+        let message = try await read(GetMessage(id: try parseID(input.path.messageId, "message_id")))
+        return .ok(.init(headers: .init(eTag: EntityTag.of(message.version)), body: .json(try message.api(at: database.clock.now()))))
+    }
+
+    func publishMessage(_ input: Operations.PublishMessage.Input) async throws -> Operations.PublishMessage.Output {
+        let id = try parseID(input.path.messageId, "message_id")
+        let message = try await change(
+            PublishMessage(messageID: id, ifMatch: input.headers.ifMatch), key: input.headers.idempotencyKey,
+            operationID: Operations.PublishMessage.id, request: ActionRequest(id: id.text)
+        ) { [clock = database.clock] in try $0.api(at: clock.now()) }  // the state once the change is made
+        return .ok(.init(headers: .init(eTag: EntityTag.of(message.version)), body: .json(message)))
+    }
+
+    func retractMessage(_ input: Operations.RetractMessage.Input) async throws -> Operations.RetractMessage.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let id = try parseID(input.path.messageId, "message_id")
+        let message = try await change(
+            RetractMessage(messageID: id, reason: body.reason, ifMatch: input.headers.ifMatch), key: input.headers.idempotencyKey,
+            operationID: Operations.RetractMessage.id, request: ActionRequest(id: id.text, body: body)
+        ) { [clock = database.clock] in try $0.api(at: clock.now()) }  // the state once the change is made
+        return .ok(.init(headers: .init(eTag: EntityTag.of(message.version)), body: .json(message)))
+    }
+
+    /// The app's read. The ETag is a digest of exactly what is answered, so it changes when a
+    /// scheduled message starts showing or one expires, and an unchanged set is 304.
+    func activeMessages(_ input: Operations.ActiveMessages.Input) async throws -> Operations.ActiveMessages.Output {
+        let audience: SystemMessage.Audience = try input.query.audience.map { try .init(known: $0.rawValue) } ?? .all
+        let showing = Components.Schemas.ActiveMessages(items: try await read(ActiveMessages(audience: audience)).map { try $0.activeAPI })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        encoder.dateEncodingStrategy = .secondsSince1970
+        let digest = SHA256.hash(data: try encoder.encode(showing)).prefix(12).map { String(format: "%02x", $0) }.joined()
+        let etag = "\"m-\(digest)\""
+        if let sent = input.headers.ifNoneMatch, sent.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) {
+            return .notModified(.init(headers: .init(eTag: etag)))
+        }
+        return .ok(.init(headers: .init(eTag: etag), body: .json(showing)))
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import PostgresNIO
+
+/// Messages, newest first, after the keyset (`created_at`, `id`) of `after` (`messages.list`).
+public struct ListMessages: Query {
+    public static let action: Action = "messages.list"
+    public let after: (createdAt: Date, id: UUID)?
+    public let limit: Int
+
+    public init(after: (createdAt: Date, id: UUID)?, limit: Int) {
+        self.after = after
+        self.limit = limit
+    }
+
+    public func read(in unit: UnitOfWork) async throws -> [SystemMessage] {
+        guard let after else {
+            return try await unit.all(
+                "SELECT \(unescaped: SystemMessage.columns) FROM system_messages ORDER BY created_at DESC, id DESC LIMIT \(limit)")
+        }
+        return try await unit.all(
+            """
+            SELECT \(unescaped: SystemMessage.columns) FROM system_messages WHERE (created_at, id) < (\(after.createdAt), \(after.id))
+            ORDER BY created_at DESC, id DESC LIMIT \(limit)
+            """)
+    }
+}
+
+/// One message (`messages.read`).
+public struct GetMessage: Query {
+    public static let action: Action = "messages.read"
+    public let id: UUID
+    public init(id: UUID) { self.id = id }
+
+    public func read(in unit: UnitOfWork) async throws -> SystemMessage {
+        try await SystemMessage.fetch(id, in: unit)
+    }
+}
+
+/// The messages showing now for an audience, most severe first, then newest (`messages.active`,
+/// the app's read): published, `publish_at` reached, `expires_at` not. `all` shows only messages
+/// for everyone; `subscribers` and `non_subscribers` add theirs.
+public struct ActiveMessages: Query {
+    public static let action: Action = "messages.active"
+    public let audience: SystemMessage.Audience
+    public init(audience: SystemMessage.Audience) { self.audience = audience }
+
+    public func read(in unit: UnitOfWork) async throws -> [SystemMessage] {
+        let audiences = audience == .all ? ["all"] : ["all", audience.rawValue]
+        let showing = try await unit.all(
+            """
+            SELECT \(unescaped: SystemMessage.columns) FROM system_messages
+            WHERE status = 'published' AND publish_at <= \(unit.now) AND (expires_at IS NULL OR expires_at > \(unit.now))
+              AND audience = ANY(\(audiences)::text[])
+            ORDER BY publish_at DESC, id LIMIT 100
+            """, as: SystemMessage.self)
+        return showing.sorted { ($0.severity.rank, $1.publishAt ?? .distantPast) < ($1.severity.rank, $0.publishAt ?? .distantPast) }
+    }
+}
