@@ -155,6 +155,19 @@ public enum DemoEnvironment {
                 until: database.clock.now().addingTimeInterval(7 * 86_400)),
             context: context)
         _ = try await database.runAsSystem(DeleteAccount(customerID: byEmail[3].id, reason: "Customer asked to close the account"), context: context)
+        let now = database.clock.now()
+        let welcome = try await database.runAsSystem(
+            CreateMessage(
+                title: "Winter Steps starts Monday", body: "Walk **10,000 steps** a day in December and earn FitPoints for every day you do.",
+                severity: .info, expiresAt: now.addingTimeInterval(30 * 86_400)), context: context)
+        _ = try await database.runAsSystem(PublishMessage(messageID: welcome.id), context: context)
+        let maintenance = try await database.runAsSystem(
+            CreateMessage(
+                title: "Planned maintenance", body: "Sign-in and syncing pause for up to one hour while we upgrade our database.",
+                severity: .maintenance, publishAt: now.addingTimeInterval(86_400), expiresAt: now.addingTimeInterval(3 * 86_400 + 3600),
+                windowStartsAt: now.addingTimeInterval(3 * 86_400),
+                windowEndsAt: now.addingTimeInterval(3 * 86_400 + 3600)), context: context)
+        _ = try await database.runAsSystem(PublishMessage(messageID: maintenance.id), context: context)
     }
 
     private static func mintCredentials(
