@@ -6,7 +6,8 @@ extension Customer {
     var api: Components.Schemas.Customer {
         get throws {
             Components.Schemas.Customer(
-                id: id.text, email: email, displayName: displayName, status: try .init(known: status.rawValue), failedLogins: failedLogins,
+                id: id.text, email: email, displayName: displayName, status: try .init(known: status.rawValue),
+                subscription: try .init(known: subscription.rawValue), renewsAt: renewsAt, failedLogins: failedLogins,
                 createdAt: createdAt, updatedAt: updatedAt, deletedAt: deletedAt, lock: try lock?.api, version: version)
         }
     }
@@ -43,7 +44,9 @@ extension APIHandler {
 
     func syncCustomer(_ input: Operations.SyncCustomer.Input) async throws -> Operations.SyncCustomer.Output {
         guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
-        let sync = SyncCustomer(id: try parseID(body.id, "id"), email: body.email, displayName: body.displayName)
+        let sync = SyncCustomer(
+            id: try parseID(body.id, "id"), email: body.email, displayName: body.displayName,
+            subscription: try body.subscription.map { try .init(known: $0.rawValue) }, renewsAt: body.renewsAt)
         let stored = try await change(sync, key: input.headers.idempotencyKey, operationID: Operations.SyncCustomer.id, request: body) {
             customer, outcome in StoredResponse(status: outcome == .created ? 201 : 200, body: try customer.api)
         }

@@ -93,45 +93,54 @@ public struct RestoreAccount: AuditedOperation {
     }
 }
 
-/// The app syncs a customer (`accounts.sync`): an idempotent upsert by id. Creating or changing
-/// the email or name is audited; an identical sync changes and logs nothing.
+/// The app syncs a customer (`accounts.sync`): an idempotent upsert by id, with the customer's
+/// subscription when the app sends it (a sync without it keeps the current one; `renews_at` only
+/// with an active subscription). Creating or changing the email, name or subscription is audited
+/// with what changed; an identical sync changes and logs nothing.
 public struct SyncCustomer: AuditedOperation {
     public static let action: Action = "accounts.sync"
     public enum Outcome: Sendable { case created, updated, unchanged }
     let id: UUID
     let email: String
     let displayName: String
+    let subscription: Subscription?
+    let renewsAt: Date?
 
-    public init(id: UUID, email: String, displayName: String) {
+    public init(id: UUID, email: String, displayName: String, subscription: Subscription? = nil, renewsAt: Date? = nil) {
         self.id = id
         self.email = email.trimmingCharacters(in: .whitespaces)
         self.displayName = displayName.trimmingCharacters(in: .whitespaces)
+        self.subscription = subscription
+        self.renewsAt = renewsAt
     }
 
     public func perform(in unit: UnitOfWork) async throws -> Audited<(Customer, Outcome)> {
         var validation = Validation()
         validation.email(email, "email")
         validation.text(displayName, "display_name", max: 200, required: false)
+        validation.require(renewsAt == nil || subscription == .active, "renews_at", "not_allowed", "only an active subscription renews")
         try validation.check()
         let existing: Customer?
         do { existing = try await Customer.fetch(id, forUpdate: true, in: unit) } catch DomainError.notFound {
             existing = nil
         }
-        if let existing, existing.email == email, existing.displayName == displayName {
-            return .unchanged((existing, .unchanged))
-        }
-        let query: PostgresQuery = """
-            INSERT INTO customers (id, email, display_name) VALUES (\(id), \(email), \(displayName))
-            ON CONFLICT (id) DO UPDATE SET email = excluded.email, display_name = excluded.display_name,
-                version = customers.version + 1, updated_at = now()
-            """
-        try await unit.execute(query)
-        let after = try await Customer.fetch(id, in: unit)
+        let subscription: Subscription = self.subscription ?? existing?.subscription ?? Subscription.none
+        let renewsAt = self.subscription == nil ? existing?.renewsAt : self.renewsAt
         var changed: [String] = []
         if existing?.email != email { changed.append("email") }
         if existing?.displayName != displayName { changed.append("display_name") }
+        if existing?.subscription != subscription || existing?.renewsAt != renewsAt { changed.append("subscription") }
+        if let existing, changed.isEmpty { return .unchanged((existing, .unchanged)) }
+        try await unit.execute(
+            """
+            INSERT INTO customers (id, email, display_name, subscription, renews_at)
+            VALUES (\(id), \(email), \(displayName), \(subscription.rawValue), \(renewsAt))
+            ON CONFLICT (id) DO UPDATE SET email = excluded.email, display_name = excluded.display_name,
+                subscription = excluded.subscription, renews_at = excluded.renews_at, version = customers.version + 1, updated_at = now()
+            """)
+        let after = try await Customer.fetch(id, in: unit)
         let event = AuditRecord(
-            action: Self.action, tenantID: platformTenantID, targetType: "customer", targetID: id.uuidString.lowercased(),
+            action: Self.action, tenantID: platformTenantID, targetType: "customer", targetID: id.text,
             reason: existing == nil ? "created" : "updated: " + changed.joined(separator: ", "),
             before: existing?.snapshot, after: after.snapshot)
         return Audited((after, existing == nil ? .created : .updated), event: event)

@@ -8,7 +8,7 @@ import PostgresNIO
 extension Customer: RowDecodable {
     /// Columns read by `init(row:)`, for `FROM customers c LEFT JOIN account_locks l ON … open lock`.
     public static let columns = """
-        c.id, c.email, c.display_name, c.status, c.failed_logins, c.created_at, c.updated_at, c.deleted_at, c.version,
+        c.id, c.email, c.display_name, c.status, c.subscription, c.renews_at, c.failed_logins, c.created_at, c.updated_at, c.deleted_at, c.version,
         l.id, l.cause, l.reason, l.failed_attempts, l.locked_by, l.locked_at, l.until, l.lifted_at, l.lifted_by, l.lift_reason
         """
     static let from = "customers c LEFT JOIN account_locks l ON l.customer_id = c.id AND l.lifted_at IS NULL"
@@ -22,7 +22,8 @@ extension Customer: RowDecodable {
         }
         self.init(
             id: try next(UUID.self), email: try next(String.self), displayName: try next(String.self),
-            status: try AccountStatus(known: try next(String.self)), failedLogins: try next(Int.self),
+            status: try AccountStatus(known: try next(String.self)), subscription: try Subscription(known: try next(String.self)),
+            renewsAt: try next(Date?.self), failedLogins: try next(Int.self),
             createdAt: try next(Date.self), updatedAt: try next(Date.self), deletedAt: try next(Date?.self),
             version: try next(Int64.self), lock: nil)
         if let lockID = try next(UUID?.self) {

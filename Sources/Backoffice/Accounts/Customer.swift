@@ -16,12 +16,19 @@ public struct AccountLock: Sendable, Codable, Equatable {
     public var liftReason: String?
 }
 
+/// A customer's subscription, as the app reports it.
+public enum Subscription: String, Sendable, CaseIterable, Codable {
+    case none, active, lapsed
+}
+
 /// A customer account as the back office sees it, with its open lock if any.
 public struct Customer: Sendable, Equatable {
     public var id: UUID
     public var email: String
     public var displayName: String
     public var status: AccountStatus
+    public var subscription: Subscription
+    public var renewsAt: Date?
     public var failedLogins: Int
     public var createdAt: Date
     public var updatedAt: Date
@@ -43,12 +50,13 @@ public struct Customer: Sendable, Equatable {
     /// What the audit log records of the account: its state, never its PII (the log outlives purges).
     public var snapshot: String {
         struct Snapshot: Encodable {
-            let status: String, failed_logins: Int, version: Int64
+            let status: String, subscription: String, renews_at: Date?, failed_logins: Int, version: Int64
             let lock_id: String?, lock_cause: String?, lock_until: Date?
         }
         return AuditRecord.json(
             Snapshot(
-                status: status.rawValue, failed_logins: failedLogins, version: version, lock_id: lock?.id.text, lock_cause: lock?.cause.rawValue,
+                status: status.rawValue, subscription: subscription.rawValue, renews_at: renewsAt, failed_logins: failedLogins, version: version,
+                lock_id: lock?.id.text, lock_cause: lock?.cause.rawValue,
                 lock_until: lock?.until))
     }
 }

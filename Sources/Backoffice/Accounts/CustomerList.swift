@@ -97,8 +97,14 @@ enum CustomerListJSON {
             out.raw(",\"lock\":")
             write(lock, into: &out)
         }
+        if let renewsAt = c.renewsAt {
+            out.raw(",\"renews_at\":")
+            out.date(renewsAt)
+        }
         out.raw(",\"status\":")
         out.string(c.status.rawValue)
+        out.raw(",\"subscription\":")
+        out.string(c.subscription.rawValue)
         out.raw(",\"updated_at\":")
         out.date(c.updatedAt)
         out.raw(",\"version\":")

@@ -2,7 +2,7 @@ import ArgumentParser
 import BackofficeAPI
 import Foundation
 
-let customerColumns = ["id", "email", "display_name", "status", "failed_logins", "lock", "version", "updated_at"]
+let customerColumns = ["id", "email", "display_name", "status", "subscription", "failed_logins", "lock", "version", "updated_at"]
 let appealColumns = ["id", "customer_id", "status", "message", "created_at", "resolved_by", "resolution_reason"]
 let auditColumns = ["id", "occurred_at", "actor_role", "action", "target_type", "target_id", "reason", "request_id"]
 
@@ -228,11 +228,17 @@ struct Accounts: AsyncParsableCommand {
         @Argument(help: "Customer id (the app's).") var id: String
         @Option var email: String
         @Option var displayName: String
+        @Option(help: "none, active or lapsed (absent: unchanged).") var subscription: Components.Schemas.SubscriptionState?
+        @Option(help: "RFC 3339 time an active subscription renews.") var renewsAt: String?
 
         func run() async throws {
             try await global.show(.single(customerColumns)) { client in
                 try await client.syncCustomer(
-                    headers: .init(idempotencyKey: global.changeKey()), body: .json(.init(id: id, email: email, displayName: displayName)))
+                    headers: .init(idempotencyKey: global.changeKey()),
+                    body: .json(
+                        .init(
+                            id: id, email: email, displayName: displayName, subscription: subscription,
+                            renewsAt: try parseTime(renewsAt, "--renews-at"))))
             }
         }
     }
@@ -279,3 +285,5 @@ struct Accounts: AsyncParsableCommand {
 extension Components.Schemas.AccountStatus: ExpressibleByArgument {}
 extension Components.Schemas.AppealStatus: ExpressibleByArgument {}
 extension Components.Schemas.Role: ExpressibleByArgument {}
+
+extension Components.Schemas.SubscriptionState: ExpressibleByArgument {}

@@ -284,11 +284,27 @@ struct AccountsAPITests {
                     .post, "/v1/customers", token: app, json: #"{"id":"\#(id)","email":"sync2@example.com","display_name":"Sync One"}"#)
                 #expect(same.status == 200)
                 #expect(same["version"] == "2", "an identical sync changes nothing")
+                #expect(same["subscription"] == "none")
+                let renews = RFC3339DateTranscoder.format(env.clock.now().addingTimeInterval(30 * 86_400))
+                let subscribed = try await client.call(
+                    .post, "/v1/customers", token: app,
+                    json: #"{"id":"\#(id)","email":"sync2@example.com","display_name":"Sync One","subscription":"active","renews_at":"\#(renews)"}"#)
+                #expect(subscribed["subscription"] == "active")
+                #expect(subscribed["renews_at"] == renews)
+                let kept = try await client.call(
+                    .post, "/v1/customers", token: app, json: #"{"id":"\#(id)","email":"sync2@example.com","display_name":"Sync One"}"#)
+                #expect(kept["subscription"] == "active", "a sync without the subscription keeps it")
+                #expect(kept["version"] == "3")
+                let bad = try await client.call(
+                    .post, "/v1/customers", token: app,
+                    json: #"{"id":"\#(id)","email":"sync2@example.com","display_name":"Sync One","subscription":"lapsed","renews_at":"\#(renews)"}"#)
+                #expect(bad.status == 422)
+                #expect(bad.text.contains("renews_at"))
             }
             let reasons = try await env.ownerScalar(
                 "SELECT string_agg(reason, ' | ' ORDER BY id) FROM audit_events WHERE action = 'accounts.sync' AND target_id = '\(id)'",
                 as: String.self)
-            #expect(reasons == "created | updated: email")
+            #expect(reasons == "created | updated: email | updated: subscription")
         }
     }
 
@@ -376,6 +392,10 @@ struct CustomerListEncodingTests {
             for _ in 1...3 {
                 _ = try await env.database.run(ReportLoginAttempt(customerID: timed.id, succeeded: false), context: env.context(.appService))
             }
+            _ = try await env.database.run(
+                SyncCustomer(
+                    id: UUID(), email: "member@example.com", displayName: "Member", subscription: .active,
+                    renewsAt: Date(timeIntervalSince1970: 1_800_000_000.25)), context: env.context(.appService))
             let gone = try await env.customer("gone@example.com")
             _ = try await env.database.run(DeleteAccount(customerID: gone.id, reason: "bye"), context: env.context(.backendManager))
             for role in [Role.backendManager, .auditor] {
