@@ -70,7 +70,6 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,7 +1,7 @@
 import ArgumentParser
+import Backoffice
 import BackofficeAPI
 import Foundation
-import Yams
 
 let messageColumns = ["id", "state", "severity", "audience", "title", "publish_at", "expires_at", "window_starts_at", "window_ends_at", "version"]
 
@@ -137,45 +137,26 @@ struct Messages: AsyncParsableCommand {
 extension Components.Schemas.MessageSeverity: ExpressibleByArgument {}
 extension Components.Schemas.MessageAudience: ExpressibleByArgument {}
 
-/// A message file: YAML front matter between `---` lines, then the Markdown body.
+/// A message file: a Markdown document with the message's fields in its front matter.
 struct MessageFile {
-    var fields: [String: Any] = [:]
-    var body: String?
+    private let document: FrontMatterDocument?
 
     init(path: String?) throws {
-        guard let path else { return }
+        guard let path else {
+            document = nil
+            return
+        }
         guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
             throw CLIFailure(message: "error: cannot read \(path)", exitCode: 64)
         }
-        var lines = text.components(separatedBy: "\n")
-        if lines.first?.trimmingCharacters(in: .whitespaces) == "---",
-            let end = lines.dropFirst().firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == "---" })
-        {
-            let header = lines[1..<end].joined(separator: "\n")
-            do {
-                guard let map = try Yams.load(yaml: header) as? [String: Any] else {
-                    throw CLIFailure(message: "error: \(path): the front matter must be a mapping of fields", exitCode: 6)
-                }
-                fields = map
-            } catch let failure as CLIFailure {
-                throw failure
-            } catch {
-                throw CLIFailure(message: "error: \(path): the front matter is not valid YAML: \(error)", exitCode: 6)
-            }
-            lines.removeSubrange(0...end)
+        do { document = try FrontMatterDocument(text: text) } catch let error as FrontMatterDocument.Malformed {
+            throw CLIFailure(message: "error: \(path): \(error)", exitCode: 6)
         }
-        let markdown = lines.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
-        body = markdown.isEmpty ? nil : markdown
     }
 
-    /// A field as text (YAML times come back as RFC 3339).
-    func text(_ name: String) -> String? {
-        switch fields[name] {
-        case let date as Date: RFC3339DateTranscoder.format(date)
-        case let value?: "\(value)"
-        case nil: nil
-        }
-    }
+    var body: String? { document?.body }
+
+    func text(_ name: String) -> String? { document?.text(name) }
 
     static func value<T: RawRepresentable<String>>(_ type: T.Type, _ text: String, _ field: String) throws -> T {
         guard let value = T(rawValue: text) else { throw CLIFailure(message: "error: \(field): unknown value '\(text)'", exitCode: 6) }

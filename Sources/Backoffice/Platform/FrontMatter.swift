@@ -1,0 +1,44 @@
+import Foundation
+import Yams
+
+/// A Markdown document with YAML front matter between `---` lines (the files managers write for
+/// messages and content policies).
+public struct FrontMatterDocument {
+    /// The front matter's fields (empty without front matter).
+    public let fields: [String: Any]
+    /// The Markdown after the front matter, trimmed; nil when empty.
+    public let body: String?
+
+    public struct Malformed: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// - Throws: `Malformed` when the front matter is not a YAML mapping.
+    public init(text: String) throws {
+        var lines = text.components(separatedBy: "\n")
+        var fields: [String: Any] = [:]
+        if lines.first?.trimmingCharacters(in: .whitespaces) == "---",
+            let end = lines.dropFirst().firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == "---" })
+        {
+            let loaded: Any?
+            do { loaded = try Yams.load(yaml: lines[1..<end].joined(separator: "\n")) } catch {
+                throw Malformed(description: "the front matter is not valid YAML: \(error)")
+            }
+            guard let map = loaded as? [String: Any] else { throw Malformed(description: "the front matter must be a mapping of fields") }
+            fields = map
+            lines.removeSubrange(0...end)
+        }
+        self.fields = fields
+        let markdown = lines.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+        body = markdown.isEmpty ? nil : markdown
+    }
+
+    /// A field as text; YAML times come back as RFC 3339 (UTC, milliseconds).
+    public func text(_ name: String) -> String? {
+        switch fields[name] {
+        case let date as Date: date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        case let value?: "\(value)"
+        case nil: nil
+        }
+    }
+}
