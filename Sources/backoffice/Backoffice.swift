@@ -18,6 +18,9 @@ struct BackofficeCommand: AsyncParsableCommand {
             CommandGroup(name: "Run", subcommands: [Dev.self, Serve.self, DB.self, Admin.self, Policies.self]),
             CommandGroup(name: "Sign in", subcommands: [Login.self, Logout.self, WhoAmI.self]),
             CommandGroup(
-                name: "Operate", subcommands: [Accounts.self, Tenants.self, Operators.self, Tokens.self, Messages.self, Audit.self, Maintenance.self]),
+                name: "Operate",
+                subcommands: [
+                    Accounts.self, Tenants.self, Operators.self, Tokens.self, Messages.self, ContentPolicies.self, Audit.self, Maintenance.self,
+                ]),
         ])
 }

@@ -59,7 +59,8 @@ public enum DemoEnvironment {
     /// Creates the demo database if needed, migrates it, seeds it once, and returns credentials:
     /// the tokens kept in `credentialsFile` when they still work, new ones otherwise.
     public static func prepare(
-        cluster: EmbeddedPostgres, serviceURL: String, migrations: Migrator, policies: PolicySet, credentialsFile: URL, logger: Logger
+        cluster: EmbeddedPostgres, serviceURL: String, migrations: Migrator, policies: PolicySet, contentPolicies: URL? = nil,
+        credentialsFile: URL, logger: Logger
     ) async throws -> Setup {
         let superuser = try DatabaseURL(cluster.superuserURL)
         try await superuser.withConnection(logger: logger) { connection in
@@ -80,6 +81,7 @@ public enum DemoEnvironment {
         let appURL = cluster.url(database: "backoffice", user: "backoffice_app", password: appPassword)
         return try await Database.with(url: try DatabaseURL(appURL), logger: logger) { database in
             try await seedOnce(database: database, policies: policies)
+            if let contentPolicies { try await publishContentPolicies(from: contentPolicies, database: database, policies: policies) }
             let credentials = try await credentials(
                 database: database, policies: policies, file: credentialsFile, serviceURL: serviceURL, appURL: appURL,
                 ownerURL: cluster.url(database: "backoffice", user: "postgres"))
@@ -118,6 +120,22 @@ public enum DemoEnvironment {
             + credentials.partners.flatMap { [$0.partnerAdmin, $0.partnerStaff] }
         for token in all where try await authenticator.principal(for: token) == nil { return false }
         return true
+    }
+
+    /// Publishes every `*.md` of `folder` (front matter: `slug`, `title`) as a content policy, through
+    /// the real operation: a new version when the file changed, nothing otherwise.
+    private static func publishContentPolicies(from folder: URL, database: Database, policies: PolicySet) async throws {
+        let context = Database.systemContext("content-policies", policies: policies)
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        for name in files.sorted() where name.hasSuffix(".md") {
+            let path = folder.appendingPathComponent(name).path
+            guard let text = FileManager.default.contents(atPath: path).map({ String(decoding: $0, as: UTF8.self) }) else { continue }
+            let document = try FrontMatterDocument(text: text)
+            _ = try await database.runAsSystem(
+                PublishContentPolicy(
+                    slug: document.text("slug") ?? String(name.dropLast(3)), title: document.text("title") ?? "", body: document.body ?? ""),
+                context: context)
+        }
     }
 
     private static func seedOnce(database: Database, policies: PolicySet) async throws {

@@ -39,7 +39,8 @@ struct Dev: AsyncParsableCommand {
             let serviceURL = "http://127.0.0.1:\(port)"
             let credentialsFile = home.appendingPathComponent("credentials.json")
             let setup = try await DemoEnvironment.prepare(
-                cluster: cluster, serviceURL: serviceURL, migrations: migrator, policies: policies, credentialsFile: credentialsFile, logger: logger)
+                cluster: cluster, serviceURL: serviceURL, migrations: migrator, policies: policies,
+                contentPolicies: project.policiesDirectory.appendingPathComponent("content"), credentialsFile: credentialsFile, logger: logger)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             try PrivateFile.replace(credentialsFile.path, contents: try encoder.encode(setup.credentials))

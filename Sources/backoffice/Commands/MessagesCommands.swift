@@ -41,17 +41,17 @@ struct Messages: AsyncParsableCommand {
 
         func run() async throws {
             try await global.show(.single(messageColumns)) { client in
-                let draft = try MessageFile(path: file)
+                let draft = try MarkdownFile(path: file)
                 guard let title = title ?? draft.text("title") else {
                     throw CLIFailure.usage("a title is required (--title or the file's front matter)")
                 }
                 guard let body = body ?? draft.body else { throw CLIFailure.usage("a body is required (--body or the file's text)") }
                 guard
                     let severity = try severity
-                        ?? draft.text("severity").map({ try MessageFile.value(Components.Schemas.MessageSeverity.self, $0, "severity") })
+                        ?? draft.text("severity").map({ try MarkdownFile.value(Components.Schemas.MessageSeverity.self, $0, "severity") })
                 else { throw CLIFailure.usage("a severity is required (--severity or the file's front matter)") }
                 let audience =
-                    try audience ?? draft.text("audience").map { try MessageFile.value(Components.Schemas.MessageAudience.self, $0, "audience") }
+                    try audience ?? draft.text("audience").map { try MarkdownFile.value(Components.Schemas.MessageAudience.self, $0, "audience") }
                 return try await client.createMessage(
                     headers: .init(idempotencyKey: global.changeKey()),
                     body: .json(
@@ -137,8 +137,8 @@ struct Messages: AsyncParsableCommand {
 extension Components.Schemas.MessageSeverity: ExpressibleByArgument {}
 extension Components.Schemas.MessageAudience: ExpressibleByArgument {}
 
-/// A message file: a Markdown document with the message's fields in its front matter.
-struct MessageFile {
+/// A Markdown file given on the command line, with its fields in its front matter (messages, content policies).
+struct MarkdownFile {
     private let document: FrontMatterDocument?
 
     init(path: String?) throws {

@@ -257,10 +257,14 @@ enum ContractFixture {
         let (token, _) = try await env.database.runAsSystem(CreateToken(operatorID: staff.id, name: "contract", expiresInHours: 1), context: context)
         let message = try await env.database.run(
             CreateMessage(title: "Contract", body: "A draft for the contract tests", severity: .info), context: env.context(.backendManager))
+        let policy = try await env.database.run(
+            PublishContentPolicy(slug: "contract-policy", title: "Contract", body: "Be kind."), context: env.context(.backendManager)
+        ).0
         return IDs(partnerA: [
             "tenant_id": partner.tenantID.uuidString.lowercased(), "operator_id": staff.id.uuidString.lowercased(),
             "token_id": token.id.uuidString.lowercased(), "customer_id": customer.id.uuidString.lowercased(),
             "appeal_id": appeal.id.uuidString.lowercased(), "message_id": message.id.uuidString.lowercased(),
+            "policy_slug": policy.slug,
         ])
     }
 

@@ -1,0 +1,110 @@
+import Foundation
+import PostgresNIO
+
+/// One version of a content policy: a Markdown document managers publish and the app shows.
+/// Versions are never changed; the current one is the highest.
+public struct ContentPolicy: Sendable, Equatable {
+    public var id: UUID
+    public var slug: String
+    public var version: Int
+    public var title: String
+    public var body: String
+    public var publishedAt: Date
+}
+
+/// How content policies are stored (`content_policies`, platform sessions only).
+extension ContentPolicy: RowDecodable {
+    public static let columns = "id, slug, version, title, body, published_at"
+
+    public init(row: PostgresRow) throws {
+        let c = try row.decode((UUID, String, Int, String, String, Date).self)
+        self.init(id: c.0, slug: c.1, version: c.2, title: c.3, body: c.4, publishedAt: c.5)
+    }
+
+    /// The current version of `slug`, nil when it was never published.
+    static func current(_ slug: String, in unit: UnitOfWork) async throws -> ContentPolicy? {
+        try await unit.first(
+            "SELECT \(unescaped: columns) FROM content_policies WHERE slug = \(slug) ORDER BY version DESC LIMIT 1", as: ContentPolicy.self)
+    }
+}
+
+/// A manager publishes a version of a content policy (`content_policies.publish`); the first
+/// creates the policy. A text identical to the current version publishes nothing.
+public struct PublishContentPolicy: AuditedOperation {
+    public static let action: Action = "content_policies.publish"
+    public enum Outcome: Sendable { case published, unchanged }
+    public let slug: String
+    public let title: String
+    public let body: String
+
+    public init(slug: String, title: String, body: String) {
+        self.slug = slug.trimmingCharacters(in: .whitespaces)
+        self.title = title.trimmingCharacters(in: .whitespacesAndNewlines)
+        self.body = body.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    public func perform(in unit: UnitOfWork) async throws -> Audited<(ContentPolicy, Outcome)> {
+        var validation = Validation()
+        validation.require(
+            slug.range(of: "^[a-z0-9][a-z0-9-]{1,62}$", options: .regularExpression) != nil, "slug", "invalid_slug",
+            "must be 2–63 lower-case letters, digits or dashes, starting with a letter or digit")
+        validation.text(title, "title", max: 200)
+        validation.text(body, "body", max: 100_000)
+        try validation.check()
+        // One publication of a policy at a time (versions are only inserted, never updated: no row to lock).
+        try await unit.execute("SELECT pg_advisory_xact_lock(hashtext('content_policy:' || \(slug)))")
+        let current = try await ContentPolicy.current(slug, in: unit)
+        if let current, current.title == title, current.body == body { return .unchanged((current, .unchanged)) }
+        let version = (current?.version ?? 0) + 1
+        guard
+            let published = try await unit.first(
+                """
+                INSERT INTO content_policies (slug, version, id, title, body, published_by)
+                VALUES (\(slug), \(version), \(unit.newID()), \(title), \(body), \(unit.principal.operatorID))
+                RETURNING \(unescaped: ContentPolicy.columns)
+                """, as: ContentPolicy.self)
+        else { throw DomainError.inconsistent("the new version was not returned") }
+        struct Snapshot: Encodable { let slug: String, version: Int, title: String }
+        let event = AuditRecord(
+            action: Self.action, tenantID: platformTenantID, targetType: "content_policy", targetID: slug, reason: nil,
+            before: current.map { AuditRecord.json(Snapshot(slug: $0.slug, version: $0.version, title: $0.title)) },
+            after: AuditRecord.json(Snapshot(slug: slug, version: version, title: title)))
+        return Audited((published, .published), event: event)
+    }
+}
+
+/// The current version of every policy, by slug (`content_policies.read`).
+public struct CurrentContentPolicies: Query {
+    public static let action: Action = "content_policies.read"
+    public init() {}
+
+    public func read(in unit: UnitOfWork) async throws -> [ContentPolicy] {
+        try await unit.all("SELECT DISTINCT ON (slug) \(unescaped: ContentPolicy.columns) FROM content_policies ORDER BY slug, version DESC")
+    }
+}
+
+/// The current version of one policy (`content_policies.read`).
+public struct GetContentPolicy: Query {
+    public static let action: Action = "content_policies.read"
+    public let slug: String
+    public init(slug: String) { self.slug = slug }
+
+    public func read(in unit: UnitOfWork) async throws -> ContentPolicy {
+        guard let policy = try await ContentPolicy.current(slug, in: unit) else { throw DomainError.notFound("Content policy '\(slug)'") }
+        return policy
+    }
+}
+
+/// Every version of one policy, newest first (`content_policies.read`).
+public struct ContentPolicyHistory: Query {
+    public static let action: Action = "content_policies.read"
+    public let slug: String
+    public init(slug: String) { self.slug = slug }
+
+    public func read(in unit: UnitOfWork) async throws -> [ContentPolicy] {
+        let versions = try await unit.all(
+            "SELECT \(unescaped: ContentPolicy.columns) FROM content_policies WHERE slug = \(slug) ORDER BY version DESC", as: ContentPolicy.self)
+        guard !versions.isEmpty else { throw DomainError.notFound("Content policy '\(slug)'") }
+        return versions
+    }
+}

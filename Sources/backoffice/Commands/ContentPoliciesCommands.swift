@@ -1,0 +1,64 @@
+import ArgumentParser
+import BackofficeAPI
+import Foundation
+
+let contentPolicyColumns = ["slug", "version", "title", "published_at", "id"]
+
+struct ContentPolicies: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "content-policies",
+        abstract: "Content policies the app shows (versioned Markdown): publish, list, show, history.",
+        discussion: "Example: backoffice content-policies publish policies/content/community-guidelines.md",
+        subcommands: [Publish.self, List.self, Show.self, History.self])
+
+    struct Publish: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Publish a Markdown file as the next version of its policy (front matter: slug, title); an unchanged text publishes nothing.",
+            discussion: "Example: backoffice content-policies publish policies/content/community-guidelines.md")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Argument(help: "A Markdown file with front matter `slug` and `title`.") var file: String
+
+        func run() async throws {
+            try await global.show(.single(contentPolicyColumns)) { client in
+                let document = try MarkdownFile(path: file)
+                let slug = document.text("slug") ?? URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+                return try await client.publishContentPolicy(
+                    headers: .init(idempotencyKey: global.changeKey()),
+                    body: .json(.init(slug: slug, title: document.text("title") ?? "", body: document.body ?? "")))
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The current version of every policy.", discussion: "Example: backoffice content-policies list")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+
+        func run() async throws {
+            try await global.show(.page(contentPolicyColumns)) { try await $0.listContentPolicies() }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The current version of one policy, with its text.",
+            discussion: "Example: backoffice content-policies show community-guidelines")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Argument(help: "The policy's slug.") var slug: String
+
+        func run() async throws {
+            try await global.show(.single(contentPolicyColumns + ["body"])) { try await $0.getContentPolicy(path: .init(policySlug: slug)) }
+        }
+    }
+
+    struct History: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Every version of one policy, newest first.", discussion: "Example: backoffice content-policies history community-guidelines")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Argument(help: "The policy's slug.") var slug: String
+
+        func run() async throws {
+            try await global.show(.page(contentPolicyColumns)) { try await $0.contentPolicyHistory(path: .init(policySlug: slug)) }
+        }
+    }
+}
