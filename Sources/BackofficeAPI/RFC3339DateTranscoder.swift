@@ -21,7 +21,7 @@ public struct RFC3339DateTranscoder: DateTranscoder {
     }
 
     /// Formats without Foundation's formatters (they dominate the cost of encoding list pages):
-    /// milliseconds truncated, always UTC.
+    /// milliseconds truncated, always UTC; a time read from text prints as it was written.
     public static func format(_ date: Date) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(24)
@@ -31,7 +31,11 @@ public struct RFC3339DateTranscoder: DateTranscoder {
 
     /// Appends the 24 bytes of `format(date)` to `bytes`.
     public static func write(_ date: Date, into bytes: inout [UInt8]) {
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        // Truncated to the millisecond, after half a microsecond of slack: a time read from text
+        // ("…34.890Z") is a double a hair below its value, and must print as it was written. Times
+        // held to the microsecond (as PostgreSQL keeps them) never come within that slack of the
+        // next millisecond, so they truncate as before.
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000 + 0.0005).rounded(.down))
         var seconds = time_t(milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000)
         let millis = Int(milliseconds - Int64(seconds) * 1000)
         var parts = tm()

@@ -141,15 +141,10 @@ extension APIHandler {
 
     func listAppeals(_ input: Operations.ListAppeals.Input) async throws -> Operations.ListAppeals.Output {
         let limit = try pageLimit(input.query.limit)
-        var after: (createdAt: Date, id: UUID)?
-        if let parts = try Cursor.decode(input.query.cursor, count: 2), let micros = Int64(parts[0]) {
-            after = (Date(timeIntervalSince1970: Double(micros) / 1_000_000), try parseID(parts[1], "cursor"))
-        }
+        let after = try Cursor.timeAndID(input.query.cursor)
         let status = try input.query.status.map { try AppealStatus(known: $0.rawValue) }
         let appeals = try await read(ListAppeals(status: status, after: after, limit: limit + 1))
-        let (items, next) = keysetPage(appeals, limit: limit) {
-            [String(Int64(($0.createdAt.timeIntervalSince1970 * 1_000_000).rounded())), $0.id.text]
-        }
+        let (items, next) = keysetPage(appeals, limit: limit) { Cursor.timeAndID($0.createdAt, $0.id) }
         return .ok(.init(body: .json(.init(items: try items.map { try $0.api }, nextCursor: next))))
     }
 

@@ -434,5 +434,10 @@ struct CustomerListEncodingTests {
             let expected = date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
             #expect(RFC3339DateTranscoder.format(date) == expected, "\(seconds)")
         }
+        // A time read from text prints as it was written, whatever its binary representation.
+        for millis in 0..<1000 {
+            let text = String(format: "2026-12-23T08:48:34.%03dZ", millis)
+            #expect(RFC3339DateTranscoder.format(try RFC3339DateTranscoder().decode(text)) == text)
+        }
     }
 }

@@ -122,4 +122,28 @@ struct MessagesAPITests {
             #expect(count == 1, "refused drafts were not stored")
         }
     }
+
+    @Test("the message list is newest first and keyset-paginated; a forged cursor is 400")
+    func paging() async throws {
+        try await TestEnvironment.with { env in
+            let manager = env.fixture.tokens[.backendManager]!
+            try await env.withApp { client in
+                var created: [String] = []
+                for n in 1...3 {
+                    env.clock.advance(by: 1)
+                    let draft = try await client.call(
+                        .post, "/v1/messages", token: manager, json: #"{"title":"Note \#(n)","body":"b","severity":"info"}"#)
+                    created.append(try #require(draft["id"]))
+                }
+                let first = try await client.call(.get, "/v1/messages?limit=2", token: manager)
+                let page1 = try first.decode(Components.Schemas.MessagePage.self)
+                let cursor = try #require(page1.nextCursor)
+                let page2 = try await client.call(.get, "/v1/messages?limit=2&cursor=\(cursor)", token: manager).decode(
+                    Components.Schemas.MessagePage.self)
+                #expect((page1.items + page2.items).map(\.id) == created.reversed())
+                #expect(page2.nextCursor == nil)
+                #expect(try await client.call(.get, "/v1/messages?cursor=bm90LWEtY3Vyc29y", token: manager).status == 400)
+            }
+        }
+    }
 }

@@ -78,6 +78,19 @@ public enum Cursor {
         }
     }
 
+    /// The (time, id) keyset of a two-part cursor, time in microseconds (nil without a cursor).
+    public static func timeAndID(_ cursor: String?) throws -> (createdAt: Date, id: UUID)? {
+        try decode(cursor, count: 2).map { parts in
+            guard let micros = Int64(parts[0]), let id = UUID(uuidString: parts[1]) else { throw invalid }
+            return (Date(timeIntervalSince1970: Double(micros) / 1_000_000), id)
+        }
+    }
+
+    /// The parts of a (time, id) keyset, for `keysetPage`.
+    public static func timeAndID(_ time: Date, _ id: UUID) -> [String] {
+        [String(Int64((time.timeIntervalSince1970 * 1_000_000).rounded())), id.uuidString.lowercased()]
+    }
+
     private static let invalid = Problem(
         status: 400, code: "invalid_cursor", title: "Invalid cursor", detail: "Pass back the next_cursor of a previous page unchanged.")
 }
