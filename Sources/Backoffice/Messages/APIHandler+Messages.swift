@@ -67,19 +67,17 @@ extension APIHandler {
         return .ok(.init(headers: .init(eTag: EntityTag.of(message.version)), body: .json(message)))
     }
 
-    /// The app's read. The ETag is a digest of exactly what is answered, so it changes when a
-    /// scheduled message starts showing or one expires, and an unchanged set is 304.
+    /// The app's read. The ETag is a digest of the messages answered and their versions (a
+    /// message's text changes only with its version), so it changes when a scheduled message
+    /// starts showing or one expires, and an unchanged set is 304 without encoding a body.
     func activeMessages(_ input: Operations.ActiveMessages.Input) async throws -> Operations.ActiveMessages.Output {
         let audience: SystemMessage.Audience = try input.query.audience.map { try .init(known: $0.rawValue) } ?? .all
-        let showing = Components.Schemas.ActiveMessages(items: try await read(ActiveMessages(audience: audience)).map { try $0.activeAPI })
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        encoder.dateEncodingStrategy = .secondsSince1970
-        let digest = SHA256.hash(data: try encoder.encode(showing)).prefix(12).map { String(format: "%02x", $0) }.joined()
-        let etag = "\"m-\(digest)\""
+        let showing = try await read(ActiveMessages(audience: audience))
+        let identity = showing.map { "\($0.id.text):\($0.version)" }.joined(separator: ",")
+        let etag = "\"m-" + SHA256.hash(data: Data(identity.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined() + "\""
         if let sent = input.headers.ifNoneMatch, sent.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) {
             return .notModified(.init(headers: .init(eTag: etag)))
         }
-        return .ok(.init(headers: .init(eTag: etag), body: .json(showing)))
+        return .ok(.init(headers: .init(eTag: etag), body: .json(.init(items: try showing.map { try $0.activeAPI }))))
     }
 }

@@ -13,13 +13,11 @@ public struct ListMessages: Query {
     }
 
     public func read(in unit: UnitOfWork) async throws -> [SystemMessage] {
-        guard let after else {
-            return try await unit.all(
-                "SELECT \(unescaped: SystemMessage.columns) FROM system_messages ORDER BY created_at DESC, id DESC LIMIT \(limit)")
-        }
+        // Without a cursor, a keyset after every row (as the appeals list starts before every row).
+        let before = after ?? (Date.distantFuture, UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255)))
         return try await unit.all(
             """
-            SELECT \(unescaped: SystemMessage.columns) FROM system_messages WHERE (created_at, id) < (\(after.createdAt), \(after.id))
+            SELECT \(unescaped: SystemMessage.columns) FROM system_messages WHERE (created_at, id) < (\(before.createdAt), \(before.id))
             ORDER BY created_at DESC, id DESC LIMIT \(limit)
             """)
     }
@@ -46,13 +44,12 @@ public struct ActiveMessages: Query {
 
     public func read(in unit: UnitOfWork) async throws -> [SystemMessage] {
         let audiences = audience == .all ? ["all"] : ["all", audience.rawValue]
-        let showing = try await unit.all(
+        return try await unit.all(
             """
             SELECT \(unescaped: SystemMessage.columns) FROM system_messages
             WHERE status = 'published' AND publish_at <= \(unit.now) AND (expires_at IS NULL OR expires_at > \(unit.now))
               AND audience = ANY(\(audiences)::text[])
-            ORDER BY publish_at DESC, id LIMIT 100
-            """, as: SystemMessage.self)
-        return showing.sorted { ($0.severity.rank, $1.publishAt ?? .distantPast) < ($1.severity.rank, $0.publishAt ?? .distantPast) }
+            ORDER BY array_position(ARRAY['critical', 'maintenance', 'warning', 'info'], severity), publish_at DESC, id LIMIT 100
+            """)
     }
 }

@@ -50,18 +50,6 @@ public struct SystemMessage: Sendable, Equatable {
     }
 }
 
-/// Severity order for the app: the most severe first.
-extension SystemMessage.Severity {
-    var rank: Int {
-        switch self {
-        case .critical: 0
-        case .maintenance: 1
-        case .warning: 2
-        case .info: 3
-        }
-    }
-}
-
 /// The audit record of a change to one message.
 func messageEvent(_ action: Action, _ before: SystemMessage?, _ after: SystemMessage, reason: String?) -> AuditRecord {
     AuditRecord(

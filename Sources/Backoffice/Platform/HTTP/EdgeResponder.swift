@@ -106,9 +106,8 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     }
 
     static func problem(for error: any Error, logger: Logger) -> Problem {
+        if let problem = Problem.describing(error) { return problem }
         switch error {
-        case let problem as Problem: return problem
-        case let domain as DomainError: return Problem(domain)
         case is NIOTooManyBytesError: return .payloadTooLarge  // a chunked body over the limit
         case let error as HTTPError:
             switch error.status {

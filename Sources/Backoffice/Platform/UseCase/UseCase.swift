@@ -121,14 +121,12 @@ extension UnitOfWork {
 
     /// The first row of `query` decoded as `T`, or nil when there is none.
     public func first<T: RowDecodable>(_ query: PostgresQuery, as type: T.Type = T.self) async throws -> T? {
-        for try await row in try await connection.query(query, logger: logger) { return try T(row: row) }
-        return nil
+        try await first(query, T.init(row:))
     }
 
     /// The first row of `query` decoded by `decode` (for a scalar or a tuple), or nil.
     public func first<T>(_ query: PostgresQuery, _ decode: (PostgresRow) throws -> T) async throws -> T? {
-        for try await row in try await connection.query(query, logger: logger) { return try decode(row) }
-        return nil
+        try await firstRow(query, on: connection, logger: logger, decode)
     }
 
     /// Runs `query` for its effect and drains its rows (an error raised while rows are produced arrives with them).
