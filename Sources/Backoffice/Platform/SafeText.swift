@@ -15,10 +15,12 @@ public enum SafeText {
     }
 
     /// A CSV cell: a leading `=`, `+`, `-`, `@`, tab or carriage return (which spreadsheets read as
-    /// a formula) is neutralised with a leading `'`; then quoted per RFC 4180 when needed.
+    /// a formula) is neutralised with a leading `'` (a plain negative number is left as it is);
+    /// then quoted per RFC 4180 when needed.
     public static func csvCell(_ text: String) -> String {
         var cell = text
-        if let first = cell.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) { cell = "'" + cell }
+        let isNumber = cell.range(of: #"^-?[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil  // a negative number stays a number
+        if !isNumber, let first = cell.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) { cell = "'" + cell }
         guard cell.contains(",") || cell.contains("\"") || cell.contains("\n") || cell.contains("\r") else { return cell }
         return "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }

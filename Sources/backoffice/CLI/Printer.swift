@@ -14,10 +14,10 @@ struct Printer {
         case .jsonl: try writeLine(value)
         case .csv: rows([object], columns: columns)
         case .table:
-            guard case .object(let dict) = object else { return try write(value) }
+            guard case .object = object else { return try write(value) }
             let width = columns.map(\.count).max() ?? 0
             for column in columns {
-                let cell = SafeText.terminal(Self.cell(dict[column]))
+                let cell = SafeText.terminal(Self.cell(object.at(column)))
                 if !cell.isEmpty { print(column.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + cell) }
             }
         }
@@ -42,12 +42,12 @@ struct Printer {
     private func rows(_ items: [JSON], columns: [String]) {
         print(columns.joined(separator: ","))
         for item in items {
-            print(columns.map { SafeText.csvCell(Self.cell(item.fields[$0])) }.joined(separator: ","))
+            print(columns.map { SafeText.csvCell(Self.cell(item.at($0))) }.joined(separator: ","))
         }
     }
 
     private func table(_ items: [JSON], columns: [String]) {
-        let cells = items.map { item in columns.map { SafeText.terminal(Self.cell(item.fields[$0])) } }
+        let cells = items.map { item in columns.map { SafeText.terminal(Self.cell(item.at($0))) } }
         let widths = columns.indices.map { index in max(columns[index].count, cells.map { $0[index].count }.max() ?? 0) }
         func line(_ values: [String]) -> String {
             zip(values, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
@@ -133,6 +133,11 @@ enum JSON: Codable {
     }
 
     var fields: [String: JSON] { if case .object(let fields) = self { fields } else { [:] } }
+
+    /// The value at a column name, dotted for a nested field (`balance.balance`).
+    func at(_ column: String) -> JSON? {
+        column.split(separator: ".").reduce(self) { value, key in value?.fields[String(key)] }
+    }
 
     static func of(_ value: some Encodable) throws -> JSON {
         try JSONDecoder().decode(JSON.self, from: Printer.encoder.encode(value))

@@ -6,42 +6,29 @@ import Testing
 
 @Suite("Defence in depth in PostgreSQL, retention, and the rules nobody may break")
 struct DatabaseSecurityTests {
-    /// Runs `sql` as the service role in a transaction acting for `principal`; the problem it fails with, if any.
-    func asService(_ env: TestEnvironment, _ principal: Principal, _ sql: String) async -> Problem? {
-        do {
-            try await env.database.transaction(for: principal) { connection in
-                // Consume the rows: an error raised while a function runs arrives with them.
-                for try await _ in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: testLogger) {}
-            }
-            return nil
-        } catch {
-            return Problem.describing(error) ?? Problem(status: 0, code: "unexpected", title: "\(error)")
-        }
-    }
-
     @Test("the service role can neither insert an audit event, rewind a chain head, nor append for a tenant it does not act for")
     func auditIsNotWritableByTheServiceRole() async throws {
         try await TestEnvironment.with { env in
             _ = try await env.customer()
             let before = try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self)
             let platform = env.fixture.principals[.platformAdmin]!
-            let insert = await asService(
-                env, platform,
+            let insert = await env.asService(
+                platform,
                 """
                 INSERT INTO audit_events (tenant_id, chain, seq, occurred_at, actor_role, action, target_type, target_id, request_id,
                     policy_digest, canonical, prev_hash, hash)
                 VALUES ('00000000-0000-0000-0000-000000000000', 'platform:00', 999, now(), 'x', 'x', 'x', 'x', 'x', 'x', '', '', '')
                 """)
             #expect(insert?.status == 403)
-            let rewind = await asService(env, platform, "UPDATE audit_chain_heads SET seq = 0")
+            let rewind = await env.asService(platform, "UPDATE audit_chain_heads SET seq = 0")
             #expect(rewind?.status == 403)
-            let heads = await asService(
-                env, platform, "INSERT INTO audit_chain_heads (tenant_id, chain, seq, hash) VALUES (gen_random_uuid(), 'x', 1, '')")
+            let heads = await env.asService(
+                platform, "INSERT INTO audit_chain_heads (tenant_id, chain, seq, hash) VALUES (gen_random_uuid(), 'x', 1, '')")
             #expect(heads?.status == 403)
             let partner = env.fixture.partners[0].admin
             let otherTenant = env.fixture.partners[1].tenantID.uuidString.lowercased()
-            let foreign = await asService(
-                env, partner,
+            let foreign = await env.asService(
+                partner,
                 "SELECT audit_append('\(otherTenant)', NULL, 'partner_admin', 'x', 'x', 'x', 'forged', NULL, NULL, NULL, NULL, 'x', NULL)")
             #expect(foreign?.status == 403, "a partner's transaction cannot append to another tenant's chain")
             #expect(try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self) == before)

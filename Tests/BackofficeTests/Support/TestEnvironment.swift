@@ -98,6 +98,19 @@ struct TestEnvironment: Sendable {
         }
     }
 
+    /// Runs `sql` as the service role in a transaction acting for `principal`; the problem it fails with, if any.
+    func asService(_ principal: Principal, _ sql: String) async -> Problem? {
+        do {
+            try await database.transaction(for: principal) { connection in
+                // Consume the rows: an error raised while a function runs arrives with them.
+                for try await _ in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: testLogger) {}
+            }
+            return nil
+        } catch {
+            return Problem.describing(error) ?? Problem(status: 0, code: "unexpected", title: "\(error)")
+        }
+    }
+
     func ownerScalar<T: PostgresDecodable & Sendable>(_ sql: String, as type: T.Type) async throws -> T? {
         try await owner.withConnection(logger: testLogger) { connection in
             for try await value in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: testLogger).decode(T.self) { return value }

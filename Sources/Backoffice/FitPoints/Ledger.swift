@@ -1,0 +1,107 @@
+import Foundation
+import PostgresNIO
+
+/// The FitPoints ledger: double-entry and append-only (`fitpoints_accounts`,
+/// `fitpoints_transfers`, migration 0010).
+///
+/// Guarantees, kept by the database whatever the caller does:
+/// - every transfer takes a positive amount from one account and gives it to another, so every
+///   movement (a set of transfers) balances;
+/// - transfers are never changed or removed;
+/// - an account's totals are applied by the database in the statement that records its
+///   transfers (the service role cannot write a balance), so a balance is always the sum of its
+///   transfers;
+/// - a wallet or a challenge budget never goes below zero, also under concurrent debits: a
+///   movement that would overdraw one changes nothing (`insufficient_fitpoints`,
+///   `budget_exhausted`).
+public enum Ledger {
+    /// The platform's account that points are issued from (earnings, manager credits).
+    public static let issuance = UUID(uuidString: "00000000-0000-0000-0000-0000000f0001")!
+    /// The platform's account that redeemed points go to (orders paid in FitPoints).
+    public static let redemption = UUID(uuidString: "00000000-0000-0000-0000-0000000f0002")!
+    /// The platform's account that expired points go to.
+    public static let expiry = UUID(uuidString: "00000000-0000-0000-0000-0000000f0003")!
+
+    /// A customer's wallet: its id is the customer's.
+    public static func wallet(_ customerID: UUID) -> UUID { customerID }
+
+    /// What an account is, for the entries that name it.
+    public enum AccountKind: String, Sendable, CaseIterable {
+        case wallet, issuance, redemption, expiry
+        case challengeBudget = "challenge_budget"
+    }
+
+    /// Why points moved.
+    public enum MovementKind: String, Sendable, CaseIterable {
+        case adjustment, earning, redemption, refund, expiry
+        case challengeFunding = "challenge_funding"
+        case challengeReward = "challenge_reward"
+    }
+
+    /// One transfer of a movement: `amount` (> 0) leaves `debit` and reaches `credit`, with
+    /// what caused it.
+    public struct Transfer: Sendable {
+        public var kind: MovementKind
+        public var debit: UUID
+        public var credit: UUID
+        public var amount: Int64
+        public var reason: String?
+        public var ruleID: String?
+        public var ruleVersion: Int?
+        public var sourceEventID: String?
+        public var challengeID: UUID?
+
+        public init(
+            _ kind: MovementKind, from debit: UUID, to credit: UUID, amount: Int64, reason: String? = nil, ruleID: String? = nil,
+            ruleVersion: Int? = nil, sourceEventID: String? = nil, challengeID: UUID? = nil
+        ) {
+            (self.kind, self.debit, self.credit, self.amount, self.reason) = (kind, debit, credit, amount, reason)
+            (self.ruleID, self.ruleVersion, self.sourceEventID, self.challengeID) = (ruleID, ruleVersion, sourceEventID, challengeID)
+        }
+    }
+
+    /// Opens the wallets of `customers` that are not open yet (empty).
+    static func openWallets(_ customers: [UUID], in unit: UnitOfWork) async throws {
+        guard !customers.isEmpty else { return }
+        try await unit.execute(
+            "INSERT INTO fitpoints_accounts (id, kind) SELECT unnest(\(customers)::uuid[]), 'wallet' ON CONFLICT (id) DO NOTHING")
+    }
+
+    /// Records one movement: all of `transfers` or none. Returns the first transfer's id (the
+    /// ids of one movement are consecutive).
+    /// - Throws: `conflict(insufficient_fitpoints)` when a wallet would go below zero,
+    ///   `conflict(budget_exhausted)` when a challenge budget would.
+    @discardableResult
+    static func post(_ transfers: [Transfer], movement: UUID, in unit: UnitOfWork) async throws -> Int64? {
+        guard !transfers.isEmpty else { return nil }
+        let none = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))  // arrays carry no NULL: nil is encoded as a sentinel
+        do {
+            var ids: [Int64] = []  // every row is read: the trigger's refusal arrives after them
+            for try await row in try await unit.connection.query(
+                """
+                INSERT INTO fitpoints_transfers (movement_id, kind, debit_account, credit_account, amount, reason, rule_id, rule_version,
+                    source_event_id, challenge_id, created_by, created_at)
+                SELECT \(movement), t.kind, t.debit, t.credit, t.amount, NULLIF(t.reason, ''), NULLIF(t.rule_id, ''), NULLIF(t.rule_version, 0),
+                    NULLIF(t.source, ''), NULLIF(t.challenge, \(none)), \(unit.principal.operatorID), \(unit.now)
+                FROM unnest(\(transfers.map(\.kind.rawValue))::text[], \(transfers.map(\.debit))::uuid[], \(transfers.map(\.credit))::uuid[],
+                    \(transfers.map(\.amount))::bigint[], \(transfers.map { $0.reason ?? "" })::text[], \(transfers.map { $0.ruleID ?? "" })::text[],
+                    \(transfers.map { $0.ruleVersion ?? 0 })::integer[], \(transfers.map { $0.sourceEventID ?? "" })::text[],
+                    \(transfers.map { $0.challengeID ?? none })::uuid[])
+                    AS t(kind, debit, credit, amount, reason, rule_id, rule_version, source, challenge)
+                RETURNING id
+                """, logger: unit.logger)
+            { ids.append(try row.decode(Int64.self)) }
+            return ids.min()
+        } catch let error as PSQLError {
+            switch error.serverInfo?[.constraintName] {
+            case "fitpoints_wallet_not_negative":
+                throw DomainError.conflict(
+                    code: "insufficient_fitpoints", detail: "The wallet holds fewer FitPoints than this debit; nothing was changed.")
+            case "fitpoints_budget_not_negative":
+                throw DomainError.conflict(
+                    code: "budget_exhausted", detail: "The challenge's budget holds fewer FitPoints than this payout; nothing was changed.")
+            default: throw error
+            }
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import PostgresNIO
+
+/// A customer's FitPoints: the wallet's balance and its totals (a wallet not opened yet holds 0).
+public struct WalletBalance: Sendable, Equatable {
+    public var customerID: UUID
+    public var balance: Int64
+    /// Every point the wallet ever received, and every point that left it.
+    public var credited: Int64
+    public var debited: Int64
+    /// When points last moved, nil when they never did.
+    public var updatedAt: Date?
+
+    /// What the audit log records of a wallet.
+    var snapshot: String {
+        struct Snapshot: Encodable { let balance: Int64, credited: Int64, debited: Int64 }
+        return AuditRecord.json(Snapshot(balance: balance, credited: credited, debited: debited))
+    }
+}
+
+extension WalletBalance: RowDecodable {
+    /// Selected from `customers c LEFT JOIN fitpoints_accounts a ON a.id = c.id`.
+    public static let columns = "c.id, coalesce(a.balance, 0), coalesce(a.credited, 0), coalesce(a.debited, 0), a.updated_at"
+
+    public init(row: PostgresRow) throws {
+        let c = try row.decode((UUID, Int64, Int64, Int64, Date?).self)
+        self.init(customerID: c.0, balance: c.1, credited: c.2, debited: c.3, updatedAt: c.4)
+    }
+
+    /// The customer's balance.
+    /// - Throws: `DomainError.notFound` when the customer does not exist.
+    static func fetch(_ customerID: UUID, in unit: UnitOfWork) async throws -> WalletBalance {
+        guard
+            let wallet = try await unit.first(
+                "SELECT \(unescaped: columns) FROM customers c LEFT JOIN fitpoints_accounts a ON a.id = c.id WHERE c.id = \(customerID)",
+                as: WalletBalance.self)
+        else { throw DomainError.notFound("Customer \(customerID.text)") }
+        return wallet
+    }
+}
+
+/// One entry of a wallet: a transfer seen from the wallet, `points` positive when it received
+/// them, negative when they left it, with the account on the other side and what caused it.
+public struct LedgerEntry: Sendable, Equatable {
+    public var id: Int64
+    public var movementID: UUID
+    public var kind: Ledger.MovementKind
+    public var points: Int64
+    public var counterparty: Ledger.AccountKind
+    public var reason: String?
+    public var ruleID: String?
+    public var ruleVersion: Int?
+    public var sourceEventID: String?
+    public var challengeID: UUID?
+    public var createdAt: Date
+}
+
+extension LedgerEntry: RowDecodable {
+    /// Selected from `entries e JOIN fitpoints_accounts o ON o.id = e.other` (see `page`).
+    public static let columns = """
+        e.id, e.movement_id, e.kind, e.points, o.kind, e.reason, e.rule_id, e.rule_version, e.source_event_id, e.challenge_id, e.created_at
+        """
+
+    public init(row: PostgresRow) throws {
+        let c = try row.decode((Int64, UUID, String, Int64, String, String?, String?, Int?, String?, UUID?, Date).self)
+        self.init(
+            id: c.0, movementID: c.1, kind: try .init(known: c.2), points: c.3, counterparty: try .init(known: c.4), reason: c.5, ruleID: c.6,
+            ruleVersion: c.7, sourceEventID: c.8, challengeID: c.9, createdAt: c.10)
+    }
+
+    /// The wallet's entries older than `before` (all without it), newest first: one index range
+    /// scan per side of the transfer, merged.
+    static func page(wallet: UUID, before: Int64?, limit: Int) -> PostgresQuery {
+        let before = before ?? Int64.max
+        let fields = "t.id, t.movement_id, t.kind, t.reason, t.rule_id, t.rule_version, t.source_event_id, t.challenge_id, t.created_at"
+        return """
+            SELECT \(unescaped: columns) FROM (
+                (SELECT \(unescaped: fields), t.amount AS points, t.debit_account AS other FROM fitpoints_transfers t
+                 WHERE t.credit_account = \(wallet) AND t.id < \(before) ORDER BY t.id DESC LIMIT \(limit))
+                UNION ALL
+                (SELECT \(unescaped: fields), -t.amount, t.credit_account FROM fitpoints_transfers t
+                 WHERE t.debit_account = \(wallet) AND t.id < \(before) ORDER BY t.id DESC LIMIT \(limit))
+            ) e JOIN fitpoints_accounts o ON o.id = e.other
+            ORDER BY e.id DESC LIMIT \(limit)
+            """
+    }
+}
+
+/// A customer's FitPoints balance (`fitpoints.read`).
+public struct GetWalletBalance: Query {
+    public static let action: Action = "fitpoints.read"
+    public let customerID: UUID
+    public init(customerID: UUID) { self.customerID = customerID }
+
+    public func read(in unit: UnitOfWork) async throws -> WalletBalance { try await WalletBalance.fetch(customerID, in: unit) }
+}
+
+/// A customer's ledger entries, newest first, one page (`fitpoints.read`).
+public struct WalletLedger: Query {
+    public static let action: Action = "fitpoints.read"
+    public let customerID: UUID
+    public let before: Int64?
+    public let limit: Int
+
+    public init(customerID: UUID, before: Int64?, limit: Int) {
+        (self.customerID, self.before, self.limit) = (customerID, before, limit)
+    }
+
+    public func read(in unit: UnitOfWork) async throws -> [LedgerEntry] {
+        _ = try await WalletBalance.fetch(customerID, in: unit)  // 404 for an unknown customer
+        return try await unit.all(LedgerEntry.page(wallet: Ledger.wallet(customerID), before: before, limit: limit))
+    }
+}
+
+/// A manager corrects a customer's FitPoints (`fitpoints.adjust`, reason required): a credit
+/// is issued to the wallet, a debit returns points to issuance. A debit larger than the balance
+/// is 409 `insufficient_fitpoints` and changes nothing; a deleted account's wallet is frozen
+/// (409 `account_deleted`).
+public struct AdjustFitPoints: AuditedOperation {
+    public static let action: Action = "fitpoints.adjust"
+    /// The largest correction one adjustment may make, either way.
+    public static let maximumPoints: Int64 = 1_000_000
+    public let customerID: UUID
+    public let points: Int64
+    public let reason: String?
+
+    public init(customerID: UUID, points: Int64, reason: String?) {
+        (self.customerID, self.points, self.reason) = (customerID, points, reason)
+    }
+
+    public func perform(in unit: UnitOfWork) async throws -> Audited<(LedgerEntry, WalletBalance)> {
+        var validation = Validation()
+        validation.require(points != 0, "points", "zero", "must not be 0")
+        validation.require(
+            points.magnitude <= Self.maximumPoints.magnitude, "points", "out_of_range", "must be at most \(Self.maximumPoints) either way")
+        validation.text(reason, "reason", max: 1000)
+        try validation.check()
+        let reason = try requireReason(reason)
+        let customer = try await Customer.fetch(customerID, in: unit)
+        guard customer.status != .deleted else {
+            throw DomainError.conflict(code: "account_deleted", detail: "The account is deleted; its wallet is frozen.")
+        }
+        let wallet = Ledger.wallet(customerID)
+        try await Ledger.openWallets([customerID], in: unit)
+        let before = try await WalletBalance.fetch(customerID, in: unit)
+        let transfer =
+            points > 0
+            ? Ledger.Transfer(.adjustment, from: Ledger.issuance, to: wallet, amount: points, reason: reason)
+            : Ledger.Transfer(.adjustment, from: wallet, to: Ledger.issuance, amount: -points, reason: reason)
+        let movement = unit.newID()
+        guard let id = try await Ledger.post([transfer], movement: movement, in: unit),
+            let entry = try await unit.first(
+                LedgerEntry.page(wallet: wallet, before: id + 1, limit: 1), as: LedgerEntry.self)
+        else { throw DomainError.inconsistent("the adjustment was not recorded") }
+        let after = try await WalletBalance.fetch(customerID, in: unit)
+        let event = AuditRecord(
+            action: Self.action, tenantID: platformTenantID, targetType: "fitpoints_wallet", targetID: customerID.text, reason: reason,
+            before: before.snapshot, after: after.snapshot)
+        return Audited((entry, after), event: event)
+    }
+}
