@@ -96,7 +96,8 @@ public struct RestoreAccount: AuditedOperation {
 /// The app syncs a customer (`accounts.sync`): an idempotent upsert by id, with the customer's
 /// subscription when the app sends it (a sync without it keeps the current one; `renews_at` only
 /// with an active subscription). Creating or changing the email, name or subscription is audited
-/// with what changed; an identical sync changes and logs nothing.
+/// with what changed; an identical sync changes and logs nothing. A subscription that starts or
+/// renews earns the points of the earning rules' `events`, once per subscription period.
 public struct SyncCustomer: AuditedOperation {
     public static let action: Action = "accounts.sync"
     public enum Outcome: Sendable { case created, updated, unchanged }
@@ -143,7 +144,13 @@ public struct SyncCustomer: AuditedOperation {
             action: Self.action, tenantID: platformTenantID, targetType: "customer", targetID: id.text,
             reason: existing == nil ? "created" : "updated: " + changed.joined(separator: ", "),
             before: existing?.snapshot, after: after.snapshot)
-        return Audited((after, existing == nil ? .created : .updated), event: event)
+        var rewards: [AuditRecord] = []
+        if let (reward, occurrence) = AccountRewards.event(before: existing, after: after),
+            let paid = try await AccountRewards.pay(reward, occurrence: occurrence, to: after, action: Self.action, in: unit)
+        {
+            rewards.append(paid)
+        }
+        return Audited((after, existing == nil ? .created : .updated), event: event, more: rewards)
     }
 }
 

@@ -41,3 +41,57 @@ extension APIHandler {
         return .created(.init(body: .json(adjustment)))
     }
 }
+
+extension EarningRules.Draft {
+    init(_ draft: Components.Schemas.EarningRulesDraft) {
+        self.init(
+            metrics: (draft.metrics ?? []).map {
+                .init(metric: $0.metric, pointsPerUnit: $0.pointsPerUnit, dailyCap: $0.dailyCap, minIntensity: $0.minIntensity)
+            },
+            badges: (draft.badges ?? []).map { .init(name: $0.badge, points: $0.points) },
+            events: (draft.events ?? []).map { .init(name: $0.event, points: $0.points) })
+    }
+}
+
+extension EarningRuleSet {
+    var api: Components.Schemas.EarningRuleSet {
+        Components.Schemas.EarningRuleSet(
+            version: version, createdAt: createdAt,
+            metrics: rules.metrics.map {
+                .init(
+                    ruleId: $0.ruleID, metric: $0.metric.rawValue, pointsPerUnit: $0.pointsPerUnit, dailyCap: $0.dailyCap,
+                    minIntensity: $0.minIntensity?.rawValue)
+            },
+            badges: rules.badges.map { .init(ruleId: $0.ruleID, name: $0.badge, points: $0.points) },
+            events: rules.events.map { .init(ruleId: $0.ruleID, name: $0.event.rawValue, points: $0.points) })
+    }
+}
+
+extension APIHandler {
+    func getEarningRules(_ input: Operations.GetEarningRules.Input) async throws -> Operations.GetEarningRules.Output {
+        .ok(.init(body: .json(try await read(CurrentEarningRules()).api)))
+    }
+
+    func setEarningRules(_ input: Operations.SetEarningRules.Input) async throws -> Operations.SetEarningRules.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let stored = try await change(
+            SetEarningRules(EarningRules.Draft(body)), key: input.headers.idempotencyKey, operationID: Operations.SetEarningRules.id, request: body
+        ) { ruleSet, outcome in StoredResponse(status: outcome == .set ? 201 : 200, body: ruleSet.api) }
+        return stored.status == 201 ? .created(.init(body: .json(stored.body))) : .ok(.init(body: .json(stored.body)))
+    }
+
+    func simulateEarningRules(_ input: Operations.SimulateEarningRules.Input) async throws -> Operations.SimulateEarningRules.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let outcome = try await read(SimulateEarningRules(EarningRules.Draft(body.rules), days: body.days ?? 30))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        since: outcome.since, until: outcome.until,
+                        lines: outcome.lines.map {
+                            .init(
+                                ruleId: $0.ruleID, metric: $0.metric?.rawValue, events: $0.events, customers: $0.customers, points: $0.points,
+                                currentPoints: $0.currentPoints)
+                        }, points: outcome.points, currentPoints: outcome.currentPoints))))
+    }
+}

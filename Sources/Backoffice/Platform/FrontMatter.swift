@@ -42,3 +42,38 @@ public struct FrontMatterDocument {
         }
     }
 }
+
+/// A YAML or JSON document (JSON is YAML) decoded into a contract type: a rules file, a
+/// challenge file. Unknown keys are refused when the type says so.
+public enum StructuredDocument {
+    /// - Throws: `Malformed` naming the place (`metrics[0].daily_cap`) and what is wrong.
+    public static func decode<T: Decodable>(_ type: T.Type, from text: String) throws -> T {
+        do {
+            return try YAMLDecoder().decode(T.self, from: text)
+        } catch let error as DecodingError {
+            throw Malformed(message: describe(error))
+        } catch {
+            throw Malformed(message: "not YAML or JSON: \(error)")
+        }
+    }
+
+    public struct Malformed: Error, CustomStringConvertible {
+        public let message: String
+        public var description: String { message }
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        func place(_ path: [any CodingKey]) -> String {
+            let text = path.reduce("") { text, key in
+                key.intValue.map { "\(text)[\($0)]" } ?? (text.isEmpty ? key.stringValue : "\(text).\(key.stringValue)")
+            }
+            return text.isEmpty ? "the document" : text
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "\(place(context.codingPath + [key])): is required"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            return "\(place(context.codingPath)): \(context.debugDescription)"
+        @unknown default: return "\(error)"
+        }
+    }
+}

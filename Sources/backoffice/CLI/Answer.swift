@@ -6,6 +6,8 @@ import Foundation
 enum Shape {
     case single([String])
     case page([String])
+    /// A list under `key` with totals beside it (a simulation's lines and its sums).
+    case rows(key: String, [String])
 }
 
 /// Paging options every list command takes.
@@ -40,6 +42,7 @@ extension GlobalOptions {
             switch shape {
             case .single(let columns): try printer.single(json, columns: columns)
             case .page(let columns): try printer.page(json, columns: columns)
+            case .rows(let key, let columns): try printer.rows(json, key: key, columns: columns)
             }
         }
     }

@@ -39,6 +39,25 @@ struct Printer {
         }
     }
 
+    /// Prints the list under `key` as rows and, on a terminal table, the other top-level
+    /// scalar fields (totals) after it.
+    func rows(_ value: some Encodable, key: String, columns: [String]) throws {
+        let object = try JSON.of(value).fields
+        guard case .array(let items)? = object[key] else { return try write(value) }
+        switch format {
+        case .json: try write(value)
+        case .jsonl:
+            for item in items { try writeLine(item) }
+        case .csv: rows(items, columns: columns)
+        case .table:
+            table(items, columns: columns)
+            for (name, field) in object.sorted(by: { $0.key < $1.key }) where name != key {
+                if case .array = field { continue }
+                print("\(name): \(SafeText.terminal(Self.cell(field)))")
+            }
+        }
+    }
+
     private func rows(_ items: [JSON], columns: [String]) {
         print(columns.joined(separator: ","))
         for item in items {

@@ -1,8 +1,11 @@
 import ArgumentParser
+import Backoffice
 import BackofficeAPI
 import Foundation
 
 let walletColumns = ["customer_id", "balance", "credited", "debited", "updated_at"]
+let ruleColumns = ["rule_id", "metric", "points_per_unit", "daily_cap", "min_intensity"]
+let simulationColumns = ["rule_id", "metric", "events", "customers", "points", "current_points"]
 let ledgerColumns = ["id", "created_at", "kind", "points", "counterparty", "reason", "rule_id", "rule_version", "source_event_id", "challenge_id"]
 
 struct FitPoints: AsyncParsableCommand {
@@ -10,7 +13,7 @@ struct FitPoints: AsyncParsableCommand {
         commandName: "fitpoints",
         abstract: "Customers' FitPoints: balance, ledger entries, a manager's adjustment.",
         discussion: "Example: backoffice fitpoints adjust 5f0c… --points -200 --reason \"Duplicate reward reversed\"",
-        subcommands: [Balance.self, Ledger.self, Adjust.self])
+        subcommands: [Balance.self, Ledger.self, Adjust.self, Rules.self])
 
     struct Balance: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -52,6 +55,64 @@ struct FitPoints: AsyncParsableCommand {
                 try await client.adjustFitPoints(
                     path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey()),
                     body: .json(.init(points: points, reason: reason)))
+            }
+        }
+    }
+
+    struct Rules: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Earning rules: show the rules in force, set new ones from a YAML or JSON file (with a dry run first).",
+            discussion: "Example: backoffice fitpoints rules set policies/fitpoints/earning-rules.yaml --dry-run --days 30",
+            subcommands: [Show.self, Set.self])
+
+        struct Show: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "The earning rules in force: points per unit of each metric with its daily cap, per badge, per event.",
+                discussion: "Example: backoffice fitpoints rules show --output json")
+            @OptionGroup(title: "Global Options") var global: GlobalOptions
+
+            func run() async throws {
+                try await global.show(.rows(key: "metrics", ruleColumns)) { try await $0.getEarningRules() }
+            }
+        }
+
+        struct Set: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Set the next version of the earning rules from a file; --dry-run shows what they would have paid instead.",
+                discussion: """
+                    The file (YAML or JSON) has `metrics` (metric, points_per_unit, daily_cap, min_intensity), `badges` (badge, points) \
+                    and `events` (event, points). --dry-run changes nothing: it prints, per metric and in total, what the rules would have \
+                    paid for the activity of the last --days UTC days beside what the rules in force paid.
+                    Example: backoffice fitpoints rules set policies/fitpoints/earning-rules.yaml --dry-run --days 30
+                    """)
+            @OptionGroup(title: "Global Options") var global: GlobalOptions
+            @Argument(help: "A YAML or JSON rules file.") var file: String
+            @Flag(help: "Show what the rules would have paid; set nothing.") var dryRun = false
+            @Option(help: "With --dry-run: how many UTC days back, today included (1–90, default 30).") var days: Int?
+
+            /// The rules file, decoded; a failure is reported like the service's (exit 64 unreadable, 6 malformed).
+            func rules() throws -> Components.Schemas.EarningRulesDraft {
+                guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                    throw CLIFailure(message: "error: cannot read \(file)", exitCode: 64)
+                }
+                do { return try StructuredDocument.decode(Components.Schemas.EarningRulesDraft.self, from: text) } catch let error
+                    as StructuredDocument.Malformed
+                {
+                    throw CLIFailure(message: "error: \(file): \(error)", exitCode: 6)
+                }
+            }
+
+            func run() async throws {
+                if dryRun {
+                    try await global.show(.rows(key: "lines", simulationColumns)) {
+                        try await $0.simulateEarningRules(body: .json(.init(rules: try rules(), days: days)))
+                    }
+                } else {
+                    guard days == nil else { throw ValidationError("--days goes with --dry-run") }
+                    try await global.show(.rows(key: "metrics", ruleColumns)) {
+                        try await $0.setEarningRules(headers: .init(idempotencyKey: global.changeKey()), body: .json(try rules()))
+                    }
+                }
             }
         }
     }

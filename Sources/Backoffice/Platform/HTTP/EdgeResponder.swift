@@ -18,6 +18,8 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     let inner: Inner
     let database: Database
     let maxBodySize: Int
+    let maxBulkBodySize: Int
+    let bulkPaths: Set<String>
     let clientAddress: ClientAddress
     let throttle: AuthenticationThrottle
     let authenticationFailures = Counter(label: "backoffice_authentication_failures_total")
@@ -33,8 +35,9 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
         do {
             response = try await RequestScope.$current.withValue(anonymous) {
                 var request = request
-                if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBodySize { throw Problem.payloadTooLarge }
-                let body = try await request.collectBody(upTo: maxBodySize)
+                let limit = bulkPaths.contains(request.uri.path) ? maxBulkBodySize : maxBodySize
+                if let length = request.headers[.contentLength].flatMap(Int.init), length > limit { throw Problem.payloadTooLarge }
+                let body = try await request.collectBody(upTo: limit)
                 try InputScreen.check(path: request.uri.path, query: request.uri.query, body: body)
                 let inner = self.inner
                 guard request.uri.path.hasPrefix("/v1/") else {

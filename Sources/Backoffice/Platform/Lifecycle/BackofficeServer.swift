@@ -18,6 +18,9 @@ public struct ServerSettings: Sendable {
     public var policiesDirectory: URL
     /// Largest accepted request body, in bytes.
     public var maxBodySize: Int = 1 << 20
+    /// Largest accepted body of a bulk upload (`bulkPaths`: a batch of 5,000 activity events).
+    public var maxBulkBodySize: Int = 16 << 20
+    public var bulkPaths: Set<String> = ["/v1/activity"]
     /// How often timed locks are checked for expiry.
     public var lockExpiryInterval: Duration = .seconds(5)
     public var maximumConnections: Int = 20
@@ -78,7 +81,8 @@ public enum BackofficeServer {
         let throttle = AuthenticationThrottle(
             limit: policies.security.failedAuthenticationLimit, window: .seconds(policies.security.failedAuthenticationWindowSeconds))
         let responder = EdgeResponder(
-            inner: router.buildResponder(), database: database, maxBodySize: settings.maxBodySize,
+            inner: router.buildResponder(), database: database, maxBodySize: settings.maxBodySize, maxBulkBodySize: settings.maxBulkBodySize,
+            bulkPaths: settings.bulkPaths,
             clientAddress: ClientAddress(trustedProxies: settings.trustedProxies), throttle: throttle)
         return Application(
             responder: responder,

@@ -1,0 +1,233 @@
+import Foundation
+import PostgresNIO
+
+/// How customers earn FitPoints: points per unit of a metric with a daily cap per customer,
+/// points per badge, points per event such as a subscription renewal. Every rule has a stable
+/// id (`steps`, `badge:first-5k`, `event:subscription_renewal`) that ledger entries record with
+/// the rules' version.
+public struct EarningRules: Sendable, Codable, Equatable {
+    public struct MetricRule: Sendable, Codable, Equatable {
+        public var metric: Metric
+        public var pointsPerUnit: Double
+        /// The most a customer earns by this rule in one UTC day.
+        public var dailyCap: Int64
+        /// Only workouts at least this intense earn (workout_minutes only).
+        public var minIntensity: MET.Intensity?
+
+        public var ruleID: String { metric.rawValue }
+
+        /// Points due for a day's `units` when `paid` were already paid: never negative, never
+        /// over the cap, and the same however the day's events were batched.
+        func due(units: Double, paid: Int64) -> Int64 {
+            let earned = min(Double(dailyCap), (units * pointsPerUnit + 1e-9).rounded(.down))  // 1e-9: 0.29 × 100 is 28.999…
+            return max(0, Int64(earned) - paid)
+        }
+
+        /// Whether `event` counts for this rule.
+        func counts(_ event: ActivityEvent) -> Bool {
+            guard event.metric == metric else { return false }
+            guard let minIntensity else { return true }
+            return (event.details.intensity?.rank ?? 0) >= minIntensity.rank
+        }
+    }
+
+    public struct BadgeRule: Sendable, Codable, Equatable {
+        public var badge: String
+        public var points: Int64
+        public var ruleID: String { "badge:\(badge)" }
+    }
+
+    /// Something that happens to a customer's account and earns points.
+    public enum RewardEvent: String, Sendable, Codable, CaseIterable {
+        case subscriptionStarted = "subscription_started"
+        case subscriptionRenewal = "subscription_renewal"
+    }
+
+    public struct EventRule: Sendable, Codable, Equatable {
+        public var event: RewardEvent
+        public var points: Int64
+        public var ruleID: String { "event:\(event.rawValue)" }
+    }
+
+    public var metrics: [MetricRule]
+    public var badges: [BadgeRule]
+    public var events: [EventRule]
+
+    public init(metrics: [MetricRule] = [], badges: [BadgeRule] = [], events: [EventRule] = []) {
+        (self.metrics, self.badges, self.events) = (metrics, badges, events)
+    }
+
+    /// The rule that pays for `metric`, if any.
+    public func rule(for metric: Metric) -> MetricRule? { metrics.first { $0.metric == metric } }
+
+    /// The largest rate, cap or award a rule may set.
+    public static let maximumPoints: Double = 1_000_000
+
+    /// Rules as a manager writes them (a file or the API), unchecked: numbers as sent, names as text.
+    public struct Draft: Sendable {
+        public struct Metric: Sendable {
+            public var metric: String, pointsPerUnit: Double, dailyCap: Double?, minIntensity: String?
+            public init(metric: String, pointsPerUnit: Double, dailyCap: Double?, minIntensity: String? = nil) {
+                (self.metric, self.pointsPerUnit, self.dailyCap, self.minIntensity) = (metric, pointsPerUnit, dailyCap, minIntensity)
+            }
+        }
+        public struct Award: Sendable {
+            public var name: String, points: Double
+            public init(name: String, points: Double) { (self.name, self.points) = (name, points) }
+        }
+        public var metrics: [Metric]
+        public var badges: [Award]
+        public var events: [Award]
+        public init(metrics: [Metric] = [], badges: [Award] = [], events: [Award] = []) {
+            (self.metrics, self.badges, self.events) = (metrics, badges, events)
+        }
+    }
+
+    /// The rules `draft` describes.
+    /// - Throws: `DomainError.invalid` naming each bad field (`metrics[0].daily_cap`): an unknown
+    ///   metric, badge name or event, a rate that is not positive, a cap or award that is not a
+    ///   whole number from 1 to 1,000,000, a metric with two rules.
+    public static func validated(_ draft: Draft) throws -> EarningRules {
+        var validation = Validation()
+        var rules = EarningRules()
+        func whole(_ value: Double?, _ field: String, _ code: String) -> Int64? {
+            guard let value, value.isFinite, value == value.rounded(), value >= 1, value <= maximumPoints else {
+                validation.require(false, field, code, "must be a whole number from 1 to 1,000,000")
+                return nil
+            }
+            return Int64(value)
+        }
+        for (index, draft) in draft.metrics.enumerated() {
+            let field = "metrics[\(index)]"
+            let metric = Backoffice.Metric(rawValue: draft.metric)
+            validation.require(
+                metric != nil, "\(field).metric", "unknown_metric",
+                "must be one of \(Backoffice.Metric.allCases.map(\.rawValue).joined(separator: ", "))")
+            let rate = draft.pointsPerUnit
+            validation.require(rate.isFinite && rate > 0, "\(field).points_per_unit", "not_positive", "must be greater than 0")
+            validation.require(!(rate > maximumPoints), "\(field).points_per_unit", "out_of_range", "must be at most 1,000,000")
+            let cap = whole(draft.dailyCap, "\(field).daily_cap", "invalid_cap")
+            var intensity: MET.Intensity?
+            if let text = draft.minIntensity {
+                intensity = MET.Intensity(rawValue: text)
+                validation.require(intensity != nil, "\(field).min_intensity", "unknown_intensity", "must be light, moderate or vigorous")
+                validation.require(metric == .workoutMinutes, "\(field).min_intensity", "not_allowed", "applies to workout_minutes only")
+            }
+            if let metric, rules.rule(for: metric) != nil {
+                validation.require(false, "\(field).metric", "duplicate", "\(metric.rawValue) already has a rule")
+            }
+            if let metric, let cap, rate.isFinite, rate > 0, rate <= maximumPoints {
+                rules.metrics.append(MetricRule(metric: metric, pointsPerUnit: rate, dailyCap: cap, minIntensity: intensity))
+            }
+        }
+        for (index, draft) in draft.badges.enumerated() {
+            let field = "badges[\(index)]"
+            let slugOK = draft.name.range(of: "^[a-z0-9][a-z0-9-]{1,62}$", options: .regularExpression) != nil
+            validation.require(slugOK, "\(field).badge", "invalid_badge", "must be a badge's slug (lower-case letters, digits, dashes)")
+            validation.require(!rules.badges.contains { $0.badge == draft.name }, "\(field).badge", "duplicate", "already has a rule")
+            if let points = whole(draft.points, "\(field).points", "invalid_points"), slugOK {
+                rules.badges.append(BadgeRule(badge: draft.name, points: points))
+            }
+        }
+        for (index, draft) in draft.events.enumerated() {
+            let field = "events[\(index)]"
+            let event = RewardEvent(rawValue: draft.name)
+            validation.require(
+                event != nil, "\(field).event", "unknown_event", "must be one of \(RewardEvent.allCases.map(\.rawValue).joined(separator: ", "))")
+            validation.require(!rules.events.contains { $0.event == event }, "\(field).event", "duplicate", "already has a rule")
+            if let points = whole(draft.points, "\(field).points", "invalid_points"), let event {
+                rules.events.append(EventRule(event: event, points: points))
+            }
+        }
+        try validation.check()
+        return rules
+    }
+
+    static let storage: (encoder: JSONEncoder, decoder: JSONDecoder) = {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = [.sortedKeys]
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return (encoder, decoder)
+    }()
+
+    /// The JSON the rules are stored and audited as.
+    var json: String { String(decoding: (try? Self.storage.encoder.encode(self)) ?? Data("{}".utf8), as: UTF8.self) }
+}
+
+extension MET.Intensity {
+    /// Light < moderate < vigorous.
+    var rank: Int {
+        switch self {
+        case .light: 1
+        case .moderate: 2
+        case .vigorous: 3
+        }
+    }
+}
+
+/// One version of the earning rules.
+public struct EarningRuleSet: Sendable, Equatable {
+    public var version: Int
+    public var rules: EarningRules
+    public var createdAt: Date
+}
+
+extension EarningRuleSet: RowDecodable {
+    public static let columns = "version, rules::text, created_at"
+
+    public init(row: PostgresRow) throws {
+        let c = try row.decode((Int, String, Date).self)
+        let rules = try EarningRules.storage.decoder.decode(EarningRules.self, from: Data(c.1.utf8))
+        self.init(version: c.0, rules: rules, createdAt: c.2)
+    }
+
+    /// The rules in force, nil before any were set.
+    static func current(in unit: UnitOfWork) async throws -> EarningRuleSet? {
+        try await unit.first("SELECT \(unescaped: columns) FROM fitpoints_rule_sets ORDER BY version DESC LIMIT 1", as: EarningRuleSet.self)
+    }
+}
+
+/// The earning rules in force (`fitpoints_rules.read`).
+/// - Throws: `notFound` before any rules were set.
+public struct CurrentEarningRules: Query {
+    public static let action: Action = "fitpoints_rules.read"
+    public init() {}
+
+    public func read(in unit: UnitOfWork) async throws -> EarningRuleSet {
+        guard let current = try await EarningRuleSet.current(in: unit) else { throw DomainError.notFound("Earning rules (none set yet)") }
+        return current
+    }
+}
+
+/// A manager sets new earning rules (`fitpoints_rules.set`): they become the next version and
+/// apply to activity ingested from then on. Rules identical to the current ones set nothing.
+public struct SetEarningRules: AuditedOperation {
+    public static let action: Action = "fitpoints_rules.set"
+    public enum Outcome: Sendable { case set, unchanged }
+    public let draft: EarningRules.Draft
+
+    public init(_ draft: EarningRules.Draft) { self.draft = draft }
+
+    public func perform(in unit: UnitOfWork) async throws -> Audited<(EarningRuleSet, Outcome)> {
+        let rules = try EarningRules.validated(draft)
+        try await unit.execute("SELECT pg_advisory_xact_lock(hashtext('fitpoints_rules'))")  // versions are only inserted: no row to lock
+        let current = try await EarningRuleSet.current(in: unit)
+        if let current, current.rules == rules { return .unchanged((current, .unchanged)) }
+        let version = (current?.version ?? 0) + 1
+        guard
+            let created = try await unit.first(
+                """
+                INSERT INTO fitpoints_rule_sets (version, rules, created_by, created_at)
+                VALUES (\(version), \(rules.json)::jsonb, \(unit.principal.operatorID), \(unit.now))
+                RETURNING \(unescaped: EarningRuleSet.columns)
+                """, as: EarningRuleSet.self)
+        else { throw DomainError.inconsistent("the new rules were not returned") }
+        let event = AuditRecord(
+            action: Self.action, tenantID: platformTenantID, targetType: "fitpoints_rules", targetID: String(version), reason: nil,
+            before: current.map { #"{"version":\#($0.version),"rules":\#($0.rules.json)}"# },
+            after: #"{"version":\#(version),"rules":\#(rules.json)}"#)
+        return Audited((created, .set), event: event)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import PostgresNIO
+
+/// What draft earning rules would have paid for the activity recorded over the last `days` UTC
+/// days (today included), per metric and in total, beside what the rules in force paid for the
+/// same activity (`fitpoints_rules.simulate`). Nothing is changed. It counts every stored event,
+/// also those of accounts that were locked (which earned nothing when they arrived).
+public struct SimulateEarningRules: Query {
+    public static let action: Action = "fitpoints_rules.simulate"
+    public static let maximumDays = 90
+    public let draft: EarningRules.Draft
+    public let days: Int
+
+    public init(_ draft: EarningRules.Draft, days: Int) { (self.draft, self.days) = (draft, days) }
+
+    public struct Line: Sendable, Equatable {
+        public var ruleID: String
+        public var metric: Metric?
+        public var events: Int64
+        public var customers: Int64
+        /// What the draft would have paid.
+        public var points: Int64
+        /// What the rules in force paid for the same events.
+        public var currentPoints: Int64
+    }
+
+    public struct Outcome: Sendable, Equatable {
+        public var since: Date
+        public var until: Date
+        public var lines: [Line]
+        public var points: Int64 { lines.reduce(0) { $0 + $1.points } }
+        public var currentPoints: Int64 { lines.reduce(0) { $0 + $1.currentPoints } }
+    }
+
+    public func read(in unit: UnitOfWork) async throws -> Outcome {
+        var validation = Validation()
+        validation.require((1...Self.maximumDays).contains(days), "days", "out_of_range", "must be from 1 to \(Self.maximumDays)")
+        try validation.check()
+        let rules = try EarningRules.validated(draft)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let since = calendar.startOfDay(for: unit.now).addingTimeInterval(-Double(days - 1) * 86_400)
+        let until = unit.now
+
+        var paid: [String: Int64] = [:]
+        for try await (ruleID, points) in try await unit.connection.query(
+            """
+            SELECT t.rule_id, sum(t.amount)::bigint FROM fitpoints_transfers t JOIN activity_events e ON e.event_id = t.source_event_id
+            WHERE t.kind = 'earning' AND e.occurred_at >= \(since) AND e.occurred_at < \(until) GROUP BY t.rule_id
+            """, logger: unit.logger
+        ).decode((String, Int64).self) { paid[ruleID] = points }
+
+        var lines: [Line] = []
+        for rule in rules.metrics {
+            let intensities = MET.Intensity.allCases.filter { $0.rank >= (rule.minIntensity?.rank ?? 0) }.map(\.rawValue)
+            guard
+                let (events, customers, points) = try await unit.first(
+                    """
+                    WITH days AS (
+                        SELECT customer_id, sum(value) AS units, count(*) AS events FROM activity_events
+                        WHERE metric = \(rule.metric.rawValue) AND occurred_at >= \(since) AND occurred_at < \(until)
+                          AND (\(rule.minIntensity == nil) OR intensity = ANY(\(intensities)::text[]))
+                        GROUP BY customer_id, (occurred_at AT TIME ZONE 'UTC')::date)
+                    SELECT coalesce(sum(events), 0)::bigint, count(DISTINCT customer_id),
+                           coalesce(sum(LEAST(\(rule.dailyCap)::float8, floor(units * \(rule.pointsPerUnit) + 1e-9))), 0)::bigint
+                    FROM days
+                    """, { try $0.decode((Int64, Int64, Int64).self) })
+            else { throw DomainError.inconsistent("the simulation returned no row") }
+            lines.append(
+                Line(
+                    ruleID: rule.ruleID, metric: rule.metric, events: events, customers: customers, points: points,
+                    currentPoints: paid[rule.ruleID] ?? 0))
+        }
+        for (ruleID, points) in paid.sorted(by: { $0.key < $1.key }) where !lines.contains(where: { $0.ruleID == ruleID }) {
+            lines.append(Line(ruleID: ruleID, metric: Metric(rawValue: ruleID), events: 0, customers: 0, points: 0, currentPoints: points))
+        }
+        return Outcome(since: since, until: until, lines: lines)
+    }
+}
+
+extension MET.Intensity: CaseIterable {
+    public static let allCases: [MET.Intensity] = [.light, .moderate, .vigorous]
+}
