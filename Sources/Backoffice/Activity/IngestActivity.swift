@@ -8,8 +8,10 @@ import PostgresNIO
 /// Guarantees: an event is stored and paid exactly once, in the same transaction, however often
 /// its batch is sent and whatever batches run at the same time; a day's points per customer and
 /// rule never exceed the rule's cap and do not depend on how the day's events were batched;
-/// every ledger entry names the rule, the rules' version and the event. Accounts that are locked
-/// record their activity but earn nothing while locked; deleted or unknown accounts are rejected.
+/// every ledger entry names the rule, the rules' version and the event; the scores of the open
+/// challenges whose window holds an event are updated in the same transaction, and badges whose
+/// rule an event meets are awarded. Accounts that are locked record their activity (and scores)
+/// but earn nothing while locked; deleted or unknown accounts are rejected.
 public struct IngestActivity: AuditedOperation {
     public static let action: Action = "activity.ingest"
     public static let maximumBatch = 5_000
@@ -78,10 +80,12 @@ public struct IngestActivity: AuditedOperation {
         }
 
         let ruleSet = try await EarningRuleSet.current(in: unit)
+        let earning = accepted.filter { statuses[$0.event.customerID] != "locked" }
         if let ruleSet {
-            let earning = accepted.filter { statuses[$0.event.customerID] != "locked" }
             for (index, points) in try await pay(earning, under: ruleSet, batchID: batchID, in: unit) { outcomes[index].points = points }
         }
+        try await BadgeAwards.awardByRules(for: earning.map(\.event), in: unit)
+        try await ChallengeScores.record(accepted.map(\.event), in: unit)
 
         let outcome = Outcome(batchID: batchID, ruleVersion: ruleSet?.version, events: outcomes)
         struct Summary: Encodable { let accepted: Int, duplicates: Int, rejected: Int, points: Int64, rule_version: Int? }

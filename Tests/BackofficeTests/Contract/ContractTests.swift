@@ -71,6 +71,7 @@ struct Contract: @unchecked Sendable {  // immutable, parsed once
         case "array": return [Any]()
         case "boolean": return true
         case "integer": return schema["minimum"] as? Int ?? 1
+        case "number": return schema["minimum"] as? Double ?? 1
         default:
             if let values = schema["enum"] as? [Any], let first = values.first { return first }
             switch schema["format"] as? String {
@@ -262,11 +263,17 @@ enum ContractFixture {
         let policy = try await env.database.run(
             PublishContentPolicy(slug: "contract-policy", title: "Contract", body: "Be kind."), context: env.context(.backendManager)
         ).0
+        let now = env.clock.now()
+        let challenge = try await env.database.run(
+            CreateChallenge(
+                .init(
+                    name: "Contract", metric: "steps", aggregation: "sum", startsAt: now, endsAt: now.addingTimeInterval(86_400),
+                    rankBands: [(1, 1, 10, nil)], budgetPoints: 10)), context: env.context(.backendManager))
         return IDs(partnerA: [
             "tenant_id": partner.tenantID.uuidString.lowercased(), "operator_id": staff.id.uuidString.lowercased(),
             "token_id": token.id.uuidString.lowercased(), "customer_id": customer.id.uuidString.lowercased(),
             "appeal_id": appeal.id.uuidString.lowercased(), "message_id": message.id.uuidString.lowercased(),
-            "policy_slug": policy.slug,
+            "policy_slug": policy.slug, "challenge_id": challenge.id.uuidString.lowercased(),
         ])
     }
 

@@ -91,7 +91,7 @@ public enum Cursor {
         [String(Int64((time.timeIntervalSince1970 * 1_000_000).rounded())), id.uuidString.lowercased()]
     }
 
-    private static let invalid = Problem(
+    static let invalid = Problem(
         status: 400, code: "invalid_cursor", title: "Invalid cursor", detail: "Pass back the next_cursor of a previous page unchanged.")
 }
 

@@ -1,0 +1,156 @@
+import Foundation
+import PostgresNIO
+
+/// A badge managers define. With a `metric` and `threshold` it is awarded by a rule: to whoever
+/// reports one event of that metric reaching the threshold (a 5,000 m run). Challenges award
+/// badges too. A customer holds a badge at most once; the earning rules may pay points for it.
+public struct Badge: Sendable, Equatable {
+    public var slug: String
+    public var name: String
+    public var description: String
+    public var metric: Metric?
+    public var threshold: Double?
+    public var createdAt: Date
+}
+
+extension Badge: RowDecodable {
+    public static let columns = "slug, name, description, metric, threshold, created_at"
+
+    public init(row: PostgresRow) throws {
+        let c = try row.decode((String, String, String, String?, Double?, Date).self)
+        self.init(slug: c.0, name: c.1, description: c.2, metric: try c.3.map { try Metric(known: $0) }, threshold: c.4, createdAt: c.5)
+    }
+}
+
+/// A badge a customer holds: how it was earned and when.
+public struct BadgeAward: Sendable, Equatable {
+    public var badge: Badge
+    public var source: String
+    public var awardedAt: Date
+}
+
+extension BadgeAward: RowDecodable {
+    public static let columns = "b.slug, b.name, b.description, b.metric, b.threshold, b.created_at, a.source, a.awarded_at"
+
+    public init(row: PostgresRow) throws {
+        let c = try row.decode((String, String, String, String?, Double?, Date, String, Date).self)
+        let badge = Badge(slug: c.0, name: c.1, description: c.2, metric: try c.3.map { try Metric(known: $0) }, threshold: c.4, createdAt: c.5)
+        self.init(badge: badge, source: c.6, awardedAt: c.7)
+    }
+}
+
+/// A manager defines a badge (`badges.create`). A slug is taken once (409 `already_exists`).
+public struct CreateBadge: AuditedOperation {
+    public static let action: Action = "badges.create"
+    public let slug: String
+    public let name: String
+    public let description: String
+    public let metric: String?
+    public let threshold: Double?
+
+    public init(slug: String, name: String, description: String?, metric: String?, threshold: Double?) {
+        self.slug = slug.trimmingCharacters(in: .whitespaces)
+        self.name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        self.description = (description ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        (self.metric, self.threshold) = (metric, threshold)
+    }
+
+    public func perform(in unit: UnitOfWork) async throws -> Audited<Badge> {
+        var validation = Validation()
+        validation.require(
+            slug.range(of: "^[a-z0-9][a-z0-9-]{1,62}$", options: .regularExpression) != nil, "slug", "invalid_slug",
+            "must be 2–63 lower-case letters, digits or dashes")
+        validation.text(name, "name", max: 100)
+        validation.text(description, "description", max: 1000, required: false)
+        let known = metric.flatMap(Metric.init(rawValue:))
+        validation.require(
+            metric == nil || known != nil, "metric", "unknown_metric", "must be one of \(Metric.allCases.map(\.rawValue).joined(separator: ", "))")
+        validation.require(
+            (metric == nil) == (threshold == nil), "threshold", "required", "a badge awarded by a rule needs both metric and threshold")
+        if let threshold { validation.require(threshold.isFinite && threshold > 0, "threshold", "not_positive", "must be greater than 0") }
+        try validation.check()
+        guard
+            let badge = try await unit.first(
+                """
+                INSERT INTO badges (slug, name, description, metric, threshold, created_by, created_at)
+                VALUES (\(slug), \(name), \(description), \(known?.rawValue), \(threshold), \(unit.principal.operatorID), \(unit.now))
+                RETURNING \(unescaped: Badge.columns)
+                """, as: Badge.self)
+        else { throw DomainError.inconsistent("the new badge was not returned") }
+        struct Snapshot: Encodable { let slug: String, name: String, metric: String?, threshold: Double? }
+        let event = AuditRecord(
+            action: Self.action, tenantID: platformTenantID, targetType: "badge", targetID: slug, reason: nil, before: nil,
+            after: AuditRecord.json(Snapshot(slug: slug, name: name, metric: known?.rawValue, threshold: threshold)))
+        return Audited(badge, event: event)
+    }
+}
+
+/// Every badge, by slug (`badges.list`).
+public struct ListBadges: Query {
+    public static let action: Action = "badges.list"
+    public init() {}
+    public func read(in unit: UnitOfWork) async throws -> [Badge] {
+        try await unit.all("SELECT \(unescaped: Badge.columns) FROM badges ORDER BY slug")
+    }
+}
+
+/// The badges a customer holds, newest first (`badges.read`).
+public struct CustomerBadges: Query {
+    public static let action: Action = "badges.read"
+    public let customerID: UUID
+    public init(customerID: UUID) { self.customerID = customerID }
+
+    public func read(in unit: UnitOfWork) async throws -> [BadgeAward] {
+        _ = try await WalletBalance.fetch(customerID, in: unit)  // 404 for an unknown customer
+        return try await unit.all(
+            """
+            SELECT \(unescaped: BadgeAward.columns) FROM badge_awards a JOIN badges b ON b.slug = a.badge
+            WHERE a.customer_id = \(customerID) ORDER BY a.awarded_at DESC, b.slug
+            """)
+    }
+}
+
+/// Awarding badges, from challenges and rules.
+enum BadgeAwards {
+    /// Awards `badge` to `customers` who do not hold it yet, and pays the earning rules' points
+    /// for it (once per customer and badge). Returns the customers newly awarded.
+    static func award(_ badge: String, to customers: [UUID], source: String, in unit: UnitOfWork) async throws -> [UUID] {
+        guard !customers.isEmpty else { return [] }
+        var awarded: [UUID] = []
+        for try await id in try await unit.connection.query(
+            """
+            INSERT INTO badge_awards (customer_id, badge, source, awarded_at)
+            SELECT c, \(badge), \(source), \(unit.now) FROM unnest(\(customers)::uuid[]) AS c
+            ON CONFLICT DO NOTHING RETURNING customer_id
+            """, logger: unit.logger
+        ).decode(UUID.self) { awarded.append(id) }
+        guard !awarded.isEmpty, let ruleSet = try await EarningRuleSet.current(in: unit),
+            let rule = ruleSet.rules.badges.first(where: { $0.badge == badge })
+        else { return awarded }
+        try await Ledger.openWallets(awarded, in: unit)
+        try await Ledger.post(
+            awarded.sorted { $0.uuidString < $1.uuidString }.map {
+                Ledger.Transfer(
+                    .earning, from: Ledger.issuance, to: Ledger.wallet($0), amount: rule.points, ruleID: rule.ruleID, ruleVersion: ruleSet.version,
+                    sourceEventID: "badge:\(badge):\($0.text)")
+            }, movement: unit.newID(), in: unit)
+        return awarded
+    }
+
+    /// Awards the badges whose rule `events` meet (one event of the badge's metric reaching its
+    /// threshold); returns how many awards were made.
+    @discardableResult
+    static func awardByRules(for events: [ActivityEvent], in unit: UnitOfWork) async throws -> Int {
+        let metrics = Array(Set(events.map(\.metric.rawValue)))
+        guard !metrics.isEmpty else { return 0 }
+        let badges = try await unit.all(
+            "SELECT \(unescaped: Badge.columns) FROM badges WHERE metric = ANY(\(metrics)::text[])", as: Badge.self)
+        var count = 0
+        for badge in badges {
+            guard let metric = badge.metric, let threshold = badge.threshold else { continue }
+            let earners = Set(events.filter { $0.metric == metric && $0.value >= threshold }.map(\.customerID))
+            count += try await award(badge.slug, to: Array(earners), source: "rule:\(metric.rawValue)>=\(threshold)", in: unit).count
+        }
+        return count
+    }
+}

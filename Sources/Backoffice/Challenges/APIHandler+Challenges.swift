@@ -1,0 +1,110 @@
+import BackofficeAPI
+import Foundation
+
+extension Challenge {
+    /// The contract's challenge, with its state at `now`.
+    func api(at now: Date) throws -> Components.Schemas.Challenge {
+        Components.Schemas.Challenge(
+            id: id.text, name: name, description: description, metric: metric.rawValue, aggregation: try .init(known: aggregation.rawValue),
+            state: try .init(known: state(at: now).rawValue), startsAt: startsAt, endsAt: endsAt, gracePeriod: gracePeriod, frozenAt: frozenAt,
+            eligibility: try .init(known: eligibility.rawValue), target: target, tiePolicy: try .init(known: tiePolicy.rawValue),
+            rewards: .init(
+                ranks: rewards.ranks.map { .init(from: $0.from, to: $0.to, points: $0.points, badge: $0.badge) },
+                target: rewards.target.map { .init(points: $0.points, badge: $0.badge) }),
+            budgetPoints: budgetPoints, publishedAt: publishedAt, settledAt: settledAt, createdAt: createdAt, updatedAt: updatedAt, version: version)
+    }
+}
+
+extension CreateChallenge.Draft {
+    init(_ draft: Components.Schemas.ChallengeDraft) {
+        self.init(
+            name: draft.name, description: draft.description, metric: draft.metric, aggregation: draft.aggregation, startsAt: draft.startsAt,
+            endsAt: draft.endsAt, gracePeriod: draft.gracePeriod, eligibility: draft.eligibility, target: draft.target, tiePolicy: draft.tiePolicy,
+            rankBands: (draft.rewards?.ranks ?? []).map { ($0.from, $0.to, $0.points, $0.badge) },
+            targetReward: draft.rewards?.target.map { ($0.points, $0.badge) }, budgetPoints: draft.budgetPoints)
+    }
+}
+
+extension Cursor {
+    /// The standing a leaderboard page ends with: score, achievement time (µs) and customer.
+    static func standing(_ cursor: String?) throws -> Ranking.Standing? {
+        try decode(cursor, count: 3).map { parts in
+            guard let score = Double(parts[0]), score.isFinite, let micros = Int64(parts[1]), let id = UUID(uuidString: parts[2]) else {
+                throw invalid
+            }
+            return Ranking.Standing(customerID: id, score: score, achievedAt: Date(timeIntervalSince1970: Double(micros) / 1_000_000))
+        }
+    }
+}
+
+extension APIHandler {
+    func createChallenge(_ input: Operations.CreateChallenge.Input) async throws -> Operations.CreateChallenge.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let challenge = try await change(
+            CreateChallenge(.init(body)), key: input.headers.idempotencyKey, operationID: Operations.CreateChallenge.id, request: body, status: 201
+        ) { [clock = database.clock] in try $0.api(at: clock.now()) }
+        return .created(.init(headers: .init(eTag: EntityTag.of(challenge.version)), body: .json(challenge)))
+    }
+
+    func listChallenges(_ input: Operations.ListChallenges.Input) async throws -> Operations.ListChallenges.Output {
+        let limit = try pageLimit(input.query.limit)
+        let challenges = try await read(ListChallenges(after: try Cursor.timeAndID(input.query.cursor), limit: limit + 1))
+        let (items, next) = keysetPage(challenges, limit: limit) { Cursor.timeAndID($0.createdAt, $0.id) }
+        let now = database.clock.now()
+        return .ok(.init(body: .json(.init(items: try items.map { try $0.api(at: now) }, nextCursor: next))))
+    }
+
+    func getChallenge(_ input: Operations.GetChallenge.Input) async throws -> Operations.GetChallenge.Output {
+        let challenge = try await read(GetChallenge(id: try parseID(input.path.challengeId, "challenge_id")))
+        return .ok(.init(headers: .init(eTag: EntityTag.of(challenge.version)), body: .json(try challenge.api(at: database.clock.now()))))
+    }
+
+    func publishChallenge(_ input: Operations.PublishChallenge.Input) async throws -> Operations.PublishChallenge.Output {
+        let id = try parseID(input.path.challengeId, "challenge_id")
+        let challenge = try await change(
+            PublishChallenge(challengeID: id, ifMatch: input.headers.ifMatch), key: input.headers.idempotencyKey,
+            operationID: Operations.PublishChallenge.id, request: ActionRequest(id: id.text)
+        ) { [clock = database.clock] in try $0.api(at: clock.now()) }
+        return .ok(.init(headers: .init(eTag: EntityTag.of(challenge.version)), body: .json(challenge)))
+    }
+
+    func settleChallenge(_ input: Operations.SettleChallenge.Input) async throws -> Operations.SettleChallenge.Output {
+        let id = try parseID(input.path.challengeId, "challenge_id")
+        let body: Components.Schemas.SettleRequest? = if case .json(let body)? = input.body { body } else { nil }
+        let settlement = try await change(
+            SettleChallenge(challengeID: id, dryRun: body?.dryRun ?? false), key: input.headers.idempotencyKey,
+            operationID: Operations.SettleChallenge.id, request: ActionRequest(id: id.text, body: body)
+        ) { [clock = database.clock] challenge, settlement in
+            Components.Schemas.ChallengeSettlement(
+                challenge: try challenge.api(at: clock.now()), dryRun: settlement.dryRun, settledAt: settlement.settledAt,
+                participants: settlement.participants, budget: settlement.budget, paid: settlement.paid, shortfall: settlement.shortfall,
+                payouts: settlement.payouts.map {
+                    .init(customerId: $0.customerID.text, rank: $0.rank, score: $0.score, points: $0.points, badges: $0.badges)
+                })
+        }
+        return .ok(.init(body: .json(settlement)))
+    }
+
+    func challengeLeaderboard(_ input: Operations.ChallengeLeaderboard.Input) async throws -> Operations.ChallengeLeaderboard.Output {
+        let limit = try pageLimit(input.query.limit)
+        let id = try parseID(input.path.challengeId, "challenge_id")
+        let (challenge, entries) = try await read(
+            ChallengeLeaderboard(challengeID: id, after: try Cursor.standing(input.query.cursor), limit: limit + 1))
+        let (items, next) = keysetPage(entries, limit: limit) {
+            [String($0.standing.score)] + Cursor.timeAndID($0.standing.achievedAt, $0.standing.customerID)
+        }
+        let now = database.clock.now()
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        challengeId: id.text, state: try .init(known: challenge.state(at: now).rawValue),
+                        tiePolicy: try .init(known: challenge.tiePolicy.rawValue),
+                        frozen: now >= challenge.frozenAt, asOf: now,
+                        entries: items.map {
+                            .init(
+                                rank: $0.rank, customerId: $0.standing.customerID.text, score: $0.standing.score, events: $0.events,
+                                achievedAt: $0.standing.achievedAt, reachedTarget: $0.reachedTarget)
+                        }, nextCursor: next))))
+    }
+}

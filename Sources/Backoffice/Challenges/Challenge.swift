@@ -1,0 +1,132 @@
+import Foundation
+import PostgresNIO
+
+/// A challenge: customers ranked by an aggregation of one metric over a window, whose leaders
+/// (and whoever reaches the target) are paid FitPoints from the challenge's own budget.
+///
+/// Its state follows from the time once published (no job moves it): scheduled before
+/// `startsAt`, active until `endsAt`, then closed. Activity counts by when it happened: events
+/// dated inside the window still count until `frozenAt` (`endsAt` + the grace period); then the
+/// board is frozen and the challenge can be settled, once.
+public struct Challenge: Sendable, Equatable {
+    public enum Aggregation: String, Sendable, CaseIterable { case sum, max, count }
+    public enum Eligibility: String, Sendable, CaseIterable { case all, subscribers }
+    /// How tied scores rank: `standard` competition ranking ("1224"), `dense` ("1223"), or
+    /// `earliest`: ties are broken by who reached the score first, by activity time.
+    public enum TiePolicy: String, Sendable, CaseIterable { case standard, dense, earliest }
+    public enum Status: String, Sendable { case draft, published, settled }
+    public enum State: String, Sendable { case draft, scheduled, active, closed, settled }
+
+    /// FitPoints (and optionally a badge) for every rank from `from` to `to`; tied customers
+    /// share the band of their rank.
+    public struct RankBand: Sendable, Codable, Equatable {
+        public var from: Int
+        public var to: Int
+        public var points: Int64
+        public var badge: String?
+    }
+
+    /// FitPoints (and optionally a badge) for everyone whose score reaches the target.
+    public struct TargetReward: Sendable, Codable, Equatable {
+        public var points: Int64
+        public var badge: String?
+    }
+
+    public struct Rewards: Sendable, Codable, Equatable {
+        public var ranks: [RankBand]
+        public var target: TargetReward?
+    }
+
+    public var id: UUID
+    public var name: String
+    public var description: String
+    public var metric: Metric
+    public var aggregation: Aggregation
+    public var startsAt: Date
+    public var endsAt: Date
+    /// ISO 8601, as written (`P2D`, `PT36H`).
+    public var gracePeriod: String
+    public var graceSeconds: Int64
+    public var eligibility: Eligibility
+    public var target: Double?
+    public var tiePolicy: TiePolicy
+    public var rewards: Rewards
+    public var budgetPoints: Int64
+    public var status: Status
+    public var publishedAt: Date?
+    public var settledAt: Date?
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var version: Int64
+
+    /// When the board freezes: the end of the window plus the grace period.
+    public var frozenAt: Date { endsAt.addingTimeInterval(Double(graceSeconds)) }
+
+    public func state(at now: Date) -> State {
+        switch status {
+        case .draft: .draft
+        case .settled: .settled
+        case .published: now < startsAt ? .scheduled : now < endsAt ? .active : .closed
+        }
+    }
+
+    /// What the audit log records of a challenge.
+    var snapshot: String {
+        struct Snapshot: Encodable {
+            let name: String, metric: String, aggregation: String, starts_at: Date, ends_at: Date, grace_period: String, status: String
+            let budget_points: Int64, version: Int64
+        }
+        return AuditRecord.json(
+            Snapshot(
+                name: name, metric: metric.rawValue, aggregation: aggregation.rawValue, starts_at: startsAt, ends_at: endsAt,
+                grace_period: gracePeriod,
+                status: status.rawValue, budget_points: budgetPoints, version: version))
+    }
+}
+
+extension Challenge: RowDecodable {
+    public static let columns = """
+        id, name, description, metric, aggregation, starts_at, ends_at, grace_period, grace_seconds, eligibility, target, tie_policy,
+        rewards::text, budget_points, status, published_at, settled_at, created_at, updated_at, version
+        """
+
+    public init(row: PostgresRow) throws {
+        let d = try row.decode(
+            (
+                UUID, String, String, String, String, Date, Date, String, Int64, String, Double?, String, String, Int64, String, Date?, Date?, Date,
+                Date, Int64
+            )
+            .self)
+        self.init(
+            id: d.0, name: d.1, description: d.2, metric: try .init(known: d.3), aggregation: try .init(known: d.4), startsAt: d.5, endsAt: d.6,
+            gracePeriod: d.7, graceSeconds: d.8, eligibility: try .init(known: d.9), target: d.10, tiePolicy: try .init(known: d.11),
+            rewards: try JSONDecoder().decode(Rewards.self, from: Data(d.12.utf8)), budgetPoints: d.13, status: try .init(known: d.14),
+            publishedAt: d.15, settledAt: d.16, createdAt: d.17, updatedAt: d.18, version: d.19)
+    }
+
+    /// The challenge; with `forUpdate`, locked until the unit of work ends.
+    /// - Throws: `DomainError.notFound`.
+    static func fetch(_ id: UUID, forUpdate: Bool = false, in unit: UnitOfWork) async throws -> Challenge {
+        let query: PostgresQuery =
+            forUpdate
+            ? "SELECT \(unescaped: columns) FROM challenges WHERE id = \(id) FOR UPDATE"
+            : "SELECT \(unescaped: columns) FROM challenges WHERE id = \(id)"
+        guard let challenge = try await unit.first(query, as: Challenge.self) else { throw DomainError.notFound("Challenge \(id.text)") }
+        return challenge
+    }
+}
+
+/// ISO 8601 durations of days and times (`P2D`, `PT36H`, `P1DT12H30M`, `P1W`): years and months
+/// have no fixed length and are refused.
+public enum ISODuration {
+    public static func seconds(_ text: String) -> Int64? {
+        guard
+            let match = text.wholeMatch(
+                of: /P(?:(\d{1,4})W)?(?:(\d{1,5})D)?(?:T(?:(\d{1,6})H)?(?:(\d{1,7})M)?(?:(\d{1,8})S)?)?/)
+        else { return nil }
+        let parts = [match.1, match.2, match.3, match.4, match.5]
+        guard parts.contains(where: { $0 != nil }), !text.hasSuffix("T") else { return nil }
+        let weights: [Int64] = [604_800, 86_400, 3_600, 60, 1]
+        return zip(parts, weights).reduce(Int64(0)) { total, pair in total + (pair.0.flatMap { Int64($0) } ?? 0) * pair.1 }
+    }
+}
