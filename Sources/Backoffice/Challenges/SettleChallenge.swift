@@ -27,7 +27,8 @@ public struct Settlement: Sendable, Codable, Equatable {
 /// target reward are paid from the challenge's budget account and its badges awarded, all in one
 /// transaction. A budget too small for the rewards is 409 `budget_exceeded` and pays nothing (no
 /// challenge pays more than it was given). Settling again returns the first settlement and
-/// awards nothing. `dryRun` computes the same and changes nothing.
+/// awards nothing. `dryRun` computes the same and changes nothing (before the board freezes,
+/// it previews the live board).
 public struct SettleChallenge: AuditedOperation {
     public static let action: Action = "challenges.settle"
     public let challengeID: UUID
@@ -41,7 +42,7 @@ public struct SettleChallenge: AuditedOperation {
         guard before.status == .published else {
             throw DomainError.invalidTransition("Only a published challenge can be settled; this one is a draft.", current: "draft")
         }
-        guard unit.now >= before.frozenAt else {
+        guard dryRun || unit.now >= before.frozenAt else {  // a dry run previews a live board too
             throw DomainError.conflict(
                 code: "board_not_frozen",
                 detail: "The board freezes at \(ISO8601DateFormatter().string(from: before.frozenAt)) (the end of the window plus the grace period).")

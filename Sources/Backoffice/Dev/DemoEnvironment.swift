@@ -1,3 +1,4 @@
+import BackofficeAPI
 import Foundation
 import Logging
 import PostgresNIO
@@ -60,7 +61,7 @@ public enum DemoEnvironment {
     /// the tokens kept in `credentialsFile` when they still work, new ones otherwise.
     public static func prepare(
         cluster: EmbeddedPostgres, serviceURL: String, migrations: Migrator, policies: PolicySet, contentPolicies: URL? = nil,
-        credentialsFile: URL, logger: Logger
+        earningRules: URL? = nil, credentialsFile: URL, logger: Logger
     ) async throws -> Setup {
         let superuser = try DatabaseURL(cluster.superuserURL)
         try await superuser.withConnection(logger: logger) { connection in
@@ -80,7 +81,7 @@ public enum DemoEnvironment {
         if !applied.isEmpty { logger.info("migrations applied", metadata: ["migrations": "\(applied.joined(separator: ", "))"]) }
         let appURL = cluster.url(database: "backoffice", user: "backoffice_app", password: appPassword)
         return try await Database.with(url: try DatabaseURL(appURL), logger: logger) { database in
-            try await seedOnce(database: database, policies: policies)
+            try await seedOnce(database: database, policies: policies, earningRules: earningRules)
             if let contentPolicies { try await publishContentPolicies(from: contentPolicies, database: database, policies: policies) }
             let credentials = try await credentials(
                 database: database, policies: policies, file: credentialsFile, serviceURL: serviceURL, appURL: appURL,
@@ -138,7 +139,7 @@ public enum DemoEnvironment {
         }
     }
 
-    private static func seedOnce(database: Database, policies: PolicySet) async throws {
+    private static func seedOnce(database: Database, policies: PolicySet, earningRules: URL?) async throws {
         let seeded = try await database.transaction(for: .system) { connection in
             try await firstRow("SELECT count(*) FROM operators WHERE email = 'admin@healthtrack.example'", on: connection, logger: database.logger) {
                 try $0.decode(Int.self)
@@ -186,6 +187,61 @@ public enum DemoEnvironment {
                 windowStartsAt: now.addingTimeInterval(3 * 86_400),
                 windowEndsAt: now.addingTimeInterval(3 * 86_400 + 3600)), context: context)
         _ = try await database.runAsSystem(PublishMessage(messageID: maintenance.id), context: context)
+        try await seedRewards(customers: byEmail.filter { $0.status == .active }, earningRules: earningRules, database: database, context: context)
+    }
+
+    /// The reward economy's demo: the shipped earning rules, two badges, an active challenge,
+    /// three days of activity (so balances and a leaderboard exist) and a manager's correction,
+    /// all through the real operations.
+    private static func seedRewards(customers: [Customer], earningRules: URL?, database: Database, context: OperationContext) async throws {
+        let now = database.clock.now()
+        if let earningRules {
+            let text = try String(contentsOf: earningRules, encoding: .utf8)
+            let draft = try StructuredDocument.decode(Components.Schemas.EarningRulesDraft.self, from: text)
+            _ = try await database.runAsSystem(SetEarningRules(EarningRules.Draft(draft)), context: context)
+        }
+        _ = try await database.runAsSystem(
+            CreateBadge(slug: "winter-champion", name: "Winter Champion", description: "Top of the Winter Steps board.", metric: nil, threshold: nil),
+            context: context)
+        _ = try await database.runAsSystem(
+            CreateBadge(slug: "first-5k", name: "First 5K", description: "Ran 5 km in one go.", metric: "distance_m", threshold: 5000),
+            context: context)
+        let challenge = try await database.runAsSystem(
+            CreateChallenge(
+                .init(
+                    name: "Winter Steps", description: "Most steps between now and the holidays.", metric: "steps", aggregation: "sum",
+                    startsAt: now.addingTimeInterval(-3 * 86_400), endsAt: now.addingTimeInterval(11 * 86_400), gracePeriod: "P2D", target: 100_000,
+                    tiePolicy: "standard", rankBands: [(1, 1, 500, "winter-champion"), (2, 3, 250, nil), (4, 10, 100, nil)],
+                    targetReward: (50, nil), budgetPoints: 5_000)), context: context)
+        _ = try await database.runAsSystem(PublishChallenge(challengeID: challenge.id), context: context)
+        var events: [ActivityEventInput] = []
+        for (index, customer) in customers.enumerated() {
+            for day in 0..<3 {
+                let time = now.addingTimeInterval(Double(-day * 86_400 - 3_600 - index * 60))
+                let steps = Double(3_000 + (index * 7_919 + day * 3_571) % 12_000)
+                events.append(
+                    ActivityEventInput(
+                        eventID: "demo-steps-\(index)-\(day)", customerID: customer.id.text, metric: "steps", value: steps, occurredAt: time))
+                if index % 3 == 0 {
+                    events.append(
+                        ActivityEventInput(
+                            eventID: "demo-workout-\(index)-\(day)", customerID: customer.id.text, metric: "workout_minutes",
+                            value: Double(20 + index % 40),
+                            occurredAt: time, details: ActivityDetails(met: Double(3 + index % 6), bodyweightKg: 70)))
+                }
+            }
+            if index % 7 == 0 {
+                events.append(
+                    ActivityEventInput(
+                        eventID: "demo-run-\(index)", customerID: customer.id.text, metric: "distance_m", value: Double(4_000 + index * 60),
+                        occurredAt: now.addingTimeInterval(-7_200)))
+            }
+        }
+        _ = try await database.runAsSystem(IngestActivity(events: events), context: context)
+        if let first = customers.first {
+            _ = try await database.runAsSystem(
+                AdjustFitPoints(customerID: first.id, points: 150, reason: "Steps lost in the sync outage of last week"), context: context)
+        }
     }
 
     private static func mintCredentials(

@@ -40,7 +40,9 @@ struct Dev: AsyncParsableCommand {
             let credentialsFile = home.appendingPathComponent("credentials.json")
             let setup = try await DemoEnvironment.prepare(
                 cluster: cluster, serviceURL: serviceURL, migrations: migrator, policies: policies,
-                contentPolicies: project.policiesDirectory.appendingPathComponent("content"), credentialsFile: credentialsFile, logger: logger)
+                contentPolicies: project.policiesDirectory.appendingPathComponent("content"),
+                earningRules: project.policiesDirectory.appendingPathComponent("fitpoints/earning-rules.yaml"), credentialsFile: credentialsFile,
+                logger: logger)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             try PrivateFile.replace(credentialsFile.path, contents: try encoder.encode(setup.credentials))

@@ -90,16 +90,8 @@ struct FitPoints: AsyncParsableCommand {
             @Flag(help: "Show what the rules would have paid; set nothing.") var dryRun = false
             @Option(help: "With --dry-run: how many UTC days back, today included (1–90, default 30).") var days: Int?
 
-            /// The rules file, decoded; a failure is reported like the service's (exit 64 unreadable, 6 malformed).
             func rules() throws -> Components.Schemas.EarningRulesDraft {
-                guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
-                    throw CLIFailure(message: "error: cannot read \(file)", exitCode: 64)
-                }
-                do { return try StructuredDocument.decode(Components.Schemas.EarningRulesDraft.self, from: text) } catch let error
-                    as StructuredDocument.Malformed
-                {
-                    throw CLIFailure(message: "error: \(file): \(error)", exitCode: 6)
-                }
+                try readStructuredFile(Components.Schemas.EarningRulesDraft.self, at: file)
             }
 
             func run() async throws {

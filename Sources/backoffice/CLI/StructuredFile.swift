@@ -1,0 +1,19 @@
+import Backoffice
+import BackofficeAPI
+import Foundation
+
+/// A YAML or JSON file decoded into a contract type (a rules file, a challenge file); a failure
+/// is reported like the service's: exit 64 when unreadable, 6 when malformed.
+func readStructuredFile<T: Decodable>(_ type: T.Type, at path: String) throws -> T {
+    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw CLIFailure(message: "error: cannot read \(path)", exitCode: 64) }
+    do { return try StructuredDocument.decode(T.self, from: text) } catch let error as StructuredDocument.Malformed {
+        throw CLIFailure(message: "error: \(path): \(error)", exitCode: 6)
+    }
+}
+
+/// A JSON decoder for the contract's types (dates as RFC 3339 text, as the service writes them).
+func contractJSONDecoder() -> JSONDecoder {
+    let decoder = JSONDecoder()
+    decoder.dateDecodingStrategy = .custom { decoder in try RFC3339DateTranscoder().decode(try decoder.singleValueContainer().decode(String.self)) }
+    return decoder
+}

@@ -1,0 +1,255 @@
+import ArgumentParser
+import BackofficeAPI
+import Foundation
+
+let challengeColumns = [
+    "id", "state", "name", "metric", "aggregation", "starts_at", "ends_at", "grace_period", "tie_policy", "budget_points", "version",
+]
+let leaderboardColumns = ["rank", "customer_id", "score", "events", "achieved_at", "reached_target"]
+let payoutColumns = ["rank", "customer_id", "score", "points", "badges"]
+
+struct Challenges: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Challenges: create (from a YAML/JSON file or flags), list, show, publish, leaderboard, settle.",
+        discussion: "Example: backoffice challenges settle 9b2e… --dry-run",
+        subcommands: [Create.self, List.self, Show.self, Publish.self, Leaderboard.self, Settle.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Draft a challenge from a YAML or JSON file, or from flags (flags override the file).",
+            discussion: """
+                Rank bands are FROM-TO:POINTS[:BADGE], e.g. --rank 1-1:500:winter-champion --rank 2-10:100.
+                Example: backoffice challenges create --name "Winter Steps" --metric steps --aggregation sum \\
+                  --starts-at 2026-12-01T00:00:00Z --ends-at 2026-12-31T23:59:59Z --grace-period P2D --budget 20000 --rank 1-3:500
+                """)
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Option(help: "A YAML or JSON challenge file (fields as the API's ChallengeDraft).") var file: String?
+        @Option(help: "Name (at most 200 characters).") var name: String?
+        @Option(help: "calories_burned, workout_minutes, distance_m, steps or lift.") var metric: String?
+        @Option(help: "sum, max or count.") var aggregation: String?
+        @Option(help: "RFC 3339 start of the window.") var startsAt: String?
+        @Option(help: "RFC 3339 end of the window.") var endsAt: String?
+        @Option(help: "ISO 8601 duration late events still count after the window (P2D, PT36H).") var gracePeriod: String?
+        @Option(help: "all or subscribers.") var eligibility: String?
+        @Option(help: "standard (1224), dense (1223) or earliest.") var tiePolicy: String?
+        @Option(help: "A score that earns the target reward.") var target: Double?
+        @Option(help: "FitPoints for reaching the target.") var targetPoints: Double?
+        @Option(help: "A badge for reaching the target.") var targetBadge: String?
+        @Option(help: "A rank band FROM-TO:POINTS[:BADGE] (repeatable).") var rank: [String] = []
+        @Option(help: "FitPoints the challenge is given: all it can ever pay.") var budget: Double?
+
+        func draft() throws -> Components.Schemas.ChallengeDraft {
+            var draft =
+                try file.map { try readStructuredFile(Components.Schemas.ChallengeDraft.self, at: $0) }
+                ?? Components.Schemas.ChallengeDraft(name: "", metric: "", aggregation: "", startsAt: Date(), endsAt: Date(), budgetPoints: 0)
+            if file == nil {
+                guard let startsAt, let endsAt else {
+                    throw CLIFailure.usage("error: give --file, or --starts-at and --ends-at with the other flags")
+                }
+                (draft.startsAt, draft.endsAt) = (try parseTime(startsAt, "--starts-at")!, try parseTime(endsAt, "--ends-at")!)
+            } else {
+                if let startsAt { draft.startsAt = try parseTime(startsAt, "--starts-at")! }
+                if let endsAt { draft.endsAt = try parseTime(endsAt, "--ends-at")! }
+            }
+            if let name { draft.name = name }
+            if let metric { draft.metric = metric }
+            if let aggregation { draft.aggregation = aggregation }
+            if let gracePeriod { draft.gracePeriod = gracePeriod }
+            if let eligibility { draft.eligibility = eligibility }
+            if let tiePolicy { draft.tiePolicy = tiePolicy }
+            if let target { draft.target = target }
+            if let budget { draft.budgetPoints = budget }
+            if !rank.isEmpty || targetPoints != nil {
+                var rewards = draft.rewards ?? .init()
+                if !rank.isEmpty { rewards.ranks = try rank.map(Self.band) }
+                if let targetPoints { rewards.target = .init(points: targetPoints, badge: targetBadge) }
+                draft.rewards = rewards
+            }
+            return draft
+        }
+
+        static func band(_ text: String) throws -> Components.Schemas.ChallengeRewardsDraft.RanksPayloadPayload {
+            let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            let range = parts.first?.split(separator: "-").compactMap { Double($0) } ?? []
+            guard (2...3).contains(parts.count), range.count == 2, let points = Double(parts[1]) else {
+                throw CLIFailure.usage("error: --rank must be FROM-TO:POINTS[:BADGE], e.g. 1-3:500:winter-champion; got '\(text)'")
+            }
+            return .init(from: range[0], to: range[1], points: points, badge: parts.count == 3 ? parts[2] : nil)
+        }
+
+        func run() async throws {
+            try await global.show(.single(challengeColumns)) { client in
+                try await client.createChallenge(headers: .init(idempotencyKey: global.changeKey()), body: .json(try draft()))
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Challenges, newest first.", discussion: "Example: backoffice challenges list")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @OptionGroup var page: PageOptions
+
+        func run() async throws {
+            try await global.show(.page(challengeColumns)) { try await $0.listChallenges(query: .init(limit: page.limit, cursor: page.cursor)) }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "One challenge, with its state, rewards and when its board freezes.", discussion: "Example: backoffice challenges show 9b2e…")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Argument(help: "Challenge id.") var id: String
+
+        func run() async throws {
+            try await global.show(.single(challengeColumns + ["frozen_at", "eligibility", "target", "rewards", "description"])) {
+                try await $0.getChallenge(path: .init(challengeId: id))
+            }
+        }
+    }
+
+    struct Publish: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Publish a draft: fund its budget and score the activity already in its window.",
+            discussion: "Example: backoffice challenges publish 9b2e…")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Argument(help: "Challenge id.") var id: String
+        @Option(help: "Only if the challenge is still at this ETag/version.") var ifMatch: String?
+
+        func run() async throws {
+            try await global.show(.single(challengeColumns)) { client in
+                try await client.publishChallenge(path: .init(challengeId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: ifMatch))
+            }
+        }
+    }
+
+    struct Leaderboard: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The live board, best first, ranked under the challenge's tie policy.",
+            discussion: "Example: backoffice challenges leaderboard 9b2e… --limit 100")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @OptionGroup var page: PageOptions
+        @Argument(help: "Challenge id.") var id: String
+
+        func run() async throws {
+            try await global.show(.rows(key: "entries", leaderboardColumns)) {
+                try await $0.challengeLeaderboard(path: .init(challengeId: id), query: .init(limit: page.limit, cursor: page.cursor))
+            }
+        }
+    }
+
+    struct Settle: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Pay the rewards from the challenge's budget once its board is frozen (once; --dry-run shows it first).",
+            discussion: "Example: backoffice challenges settle 9b2e… --dry-run")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Argument(help: "Challenge id.") var id: String
+        @Flag(help: "Show the settlement; pay nothing.") var dryRun = false
+
+        func run() async throws {
+            try await global.show(.rows(key: "payouts", payoutColumns)) { client in
+                try await client.settleChallenge(
+                    path: .init(challengeId: id), headers: .init(idempotencyKey: global.changeKey()), body: .json(.init(dryRun: dryRun)))
+            }
+        }
+    }
+}
+
+struct Badges: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Badges: create, list, and the badges a customer holds.",
+        discussion: "Example: backoffice badges create first-5k --name \"First 5K\" --metric distance_m --threshold 5000",
+        subcommands: [Create.self, List.self, Held.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Define a badge; with --metric and --threshold it is awarded to whoever reports one event reaching it.",
+            discussion: "Example: backoffice badges create winter-champion --name \"Winter Champion\"")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Argument(help: "Slug (lower-case letters, digits, dashes).") var slug: String
+        @Option(help: "Name shown in the app.") var name: String
+        @Option(help: "Description.") var description: String?
+        @Option(help: "Metric of the awarding rule.") var metric: String?
+        @Option(help: "Threshold one event must reach.") var threshold: Double?
+
+        func run() async throws {
+            try await global.show(.single(["slug", "name", "metric", "threshold", "created_at"])) { client in
+                try await client.createBadge(
+                    headers: .init(idempotencyKey: global.changeKey()),
+                    body: .json(.init(slug: slug, name: name, description: description, metric: metric, threshold: threshold)))
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Every badge.", discussion: "Example: backoffice badges list")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+
+        func run() async throws {
+            try await global.show(.page(["slug", "name", "metric", "threshold", "created_at"])) { try await $0.listBadges() }
+        }
+    }
+
+    struct Held: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The badges a customer holds, newest first.", discussion: "Example: backoffice badges held 5f0c…")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Argument(help: "Customer id.") var id: String
+
+        func run() async throws {
+            try await global.show(.page(["badge.slug", "badge.name", "source", "awarded_at"])) {
+                try await $0.customerBadges(path: .init(customerId: id))
+            }
+        }
+    }
+}
+
+struct Activity: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Report activity as the app does (app_service): a JSON Lines file of events, sent in batches of up to 5,000.",
+        discussion: """
+            Each line: {"event_id":…,"customer_id":…,"metric":"steps","value":5000,"occurred_at":"2026-11-23T08:00:00Z"}.
+            Prints every event's outcome (accepted, duplicate, rejected with its reason).
+            Example: backoffice activity ingest events.jsonl --token $APP_TOKEN
+            """,
+        subcommands: [Ingest.self])
+
+    struct Ingest: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Send a JSON Lines file of activity events.")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Argument(help: "A JSON Lines file of events.") var file: String
+        @Option(help: "Events per request (1–5,000).") var batch: Int = 5_000
+
+        func run() async throws {
+            guard (1...5_000).contains(batch) else { throw ValidationError("--batch must be from 1 to 5,000") }
+            try await global.show(.rows(key: "events", ["event_id", "status", "reason", "message", "points"])) { client in
+                guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                    throw CLIFailure(message: "error: cannot read \(file)", exitCode: 64)
+                }
+                var events: [Components.Schemas.ActivityEventInput] = []
+                let decoder = contractJSONDecoder()
+                for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: true).enumerated() {
+                    do { events.append(try decoder.decode(Components.Schemas.ActivityEventInput.self, from: Data(line.utf8))) } catch {
+                        throw CLIFailure(message: "error: \(file):\(number + 1): not an activity event: \(error)", exitCode: 6)
+                    }
+                }
+                guard !events.isEmpty else { throw CLIFailure(message: "error: \(file) holds no events", exitCode: 6) }
+                var outcome: Components.Schemas.ActivityBatchOutcome?
+                for start in stride(from: 0, to: events.count, by: batch) {
+                    let answer = try await client.ingestActivity(
+                        headers: .init(idempotencyKey: global.changeKey()),
+                        body: .json(.init(events: Array(events[start..<min(start + batch, events.count)]))))
+                    guard case .ok(let ok) = answer else { return answer }
+                    let part = try ok.body.json
+                    outcome =
+                        outcome.map {
+                            .init(
+                                batchId: part.batchId, ruleVersion: part.ruleVersion, accepted: $0.accepted + part.accepted,
+                                duplicates: $0.duplicates + part.duplicates, rejected: $0.rejected + part.rejected, points: $0.points + part.points,
+                                events: $0.events + part.events)
+                        } ?? part
+                }
+                return Operations.IngestActivity.Output.ok(.init(body: .json(outcome!)))
+            }
+        }
+    }
+}
