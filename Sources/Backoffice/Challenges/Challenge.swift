@@ -107,12 +107,7 @@ extension Challenge: RowDecodable {
     /// The challenge; with `forUpdate`, locked until the unit of work ends.
     /// - Throws: `DomainError.notFound`.
     static func fetch(_ id: UUID, forUpdate: Bool = false, in unit: UnitOfWork) async throws -> Challenge {
-        let query: PostgresQuery =
-            forUpdate
-            ? "SELECT \(unescaped: columns) FROM challenges WHERE id = \(id) FOR UPDATE"
-            : "SELECT \(unescaped: columns) FROM challenges WHERE id = \(id)"
-        guard let challenge = try await unit.first(query, as: Challenge.self) else { throw DomainError.notFound("Challenge \(id.text)") }
-        return challenge
+        try await unit.byID("challenges", id, forUpdate: forUpdate, notFound: "Challenge \(id.text)")
     }
 }
 

@@ -9,14 +9,7 @@ public struct ListChallenges: Query {
     public init(after: (createdAt: Date, id: UUID)?, limit: Int) { (self.after, self.limit) = (after, limit) }
 
     public func read(in unit: UnitOfWork) async throws -> [Challenge] {
-        guard let after else {
-            return try await unit.all("SELECT \(unescaped: Challenge.columns) FROM challenges ORDER BY created_at DESC, id DESC LIMIT \(limit)")
-        }
-        return try await unit.all(
-            """
-            SELECT \(unescaped: Challenge.columns) FROM challenges WHERE (created_at, id) < (\(after.createdAt), \(after.id))
-            ORDER BY created_at DESC, id DESC LIMIT \(limit)
-            """)
+        try await unit.newestFirst("challenges", after: after, limit: limit)
     }
 }
 

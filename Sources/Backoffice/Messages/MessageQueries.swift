@@ -13,13 +13,7 @@ public struct ListMessages: Query {
     }
 
     public func read(in unit: UnitOfWork) async throws -> [SystemMessage] {
-        // Without a cursor, a keyset after every row (as the appeals list starts before every row).
-        let before = after ?? (Date.distantFuture, UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255)))
-        return try await unit.all(
-            """
-            SELECT \(unescaped: SystemMessage.columns) FROM system_messages WHERE (created_at, id) < (\(before.createdAt), \(before.id))
-            ORDER BY created_at DESC, id DESC LIMIT \(limit)
-            """)
+        try await unit.newestFirst("system_messages", after: after, limit: limit)
     }
 }
 

@@ -19,11 +19,6 @@ extension SystemMessage: RowDecodable {
     /// The message; with `forUpdate`, locked until the unit of work ends.
     /// - Throws: `DomainError.notFound`.
     static func fetch(_ id: UUID, forUpdate: Bool = false, in unit: UnitOfWork) async throws -> SystemMessage {
-        let query: PostgresQuery =
-            forUpdate
-            ? "SELECT \(unescaped: columns) FROM system_messages WHERE id = \(id) FOR UPDATE"
-            : "SELECT \(unescaped: columns) FROM system_messages WHERE id = \(id)"
-        guard let message = try await unit.first(query, as: SystemMessage.self) else { throw DomainError.notFound("Message \(id.text)") }
-        return message
+        try await unit.byID("system_messages", id, forUpdate: forUpdate, notFound: "Message \(id.text)")
     }
 }

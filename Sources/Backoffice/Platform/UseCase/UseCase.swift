@@ -129,6 +129,32 @@ extension UnitOfWork {
         try await firstRow(query, on: connection, logger: logger, decode)
     }
 
+    /// The row of `table` whose `id` column is `id`, decoded as `T`; with `forUpdate`, locked
+    /// until the unit of work ends.
+    /// - Throws: `DomainError.notFound(what)` when it does not exist or is not visible.
+    public func byID<T: RowDecodable>(_ table: String, _ id: UUID, forUpdate: Bool = false, notFound what: String) async throws -> T {
+        let query: PostgresQuery =
+            forUpdate
+            ? "SELECT \(unescaped: T.columns) FROM \(unescaped: table) WHERE id = \(id) FOR UPDATE"
+            : "SELECT \(unescaped: T.columns) FROM \(unescaped: table) WHERE id = \(id)"
+        guard let row = try await first(query, as: T.self) else { throw DomainError.notFound(what) }
+        return row
+    }
+
+    /// A page of `table`'s rows, newest first by (created_at, id), after the keyset `after` (from
+    /// the newest without it).
+    public func newestFirst<T: RowDecodable>(_ table: String, after: (createdAt: Date, id: UUID)?, limit: Int, as type: T.Type = T.self)
+        async throws -> [T]
+    {
+        // Without a cursor, a keyset after every row.
+        let before = after ?? (Date.distantFuture, UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255)))
+        return try await all(
+            """
+            SELECT \(unescaped: T.columns) FROM \(unescaped: table) WHERE (created_at, id) < (\(before.createdAt), \(before.id))
+            ORDER BY created_at DESC, id DESC LIMIT \(limit)
+            """)
+    }
+
     /// Runs `query` for its effect and drains its rows (an error raised while rows are produced arrives with them).
     public func execute(_ query: PostgresQuery) async throws {
         for try await _ in try await connection.query(query, logger: logger) {}
