@@ -103,7 +103,8 @@ public struct IngestActivity: AuditedOperation {
         guard !events.isEmpty else { return [] }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let details = try events.map { String(decoding: try encoder.encode($0.details), as: UTF8.self) }
+        let empty = ActivityDetails()
+        let details = try events.map { $0.details == empty ? "{}" : String(decoding: try encoder.encode($0.details), as: UTF8.self) }
         var stored = Set<String>()
         for try await id in try await unit.connection.query(
             """
@@ -125,35 +126,40 @@ public struct IngestActivity: AuditedOperation {
     private func pay(_ events: [(index: Int, event: ActivityEvent)], under ruleSet: EarningRuleSet, batchID: UUID, in unit: UnitOfWork) async throws
         -> [(Int, Int64)]
     {
-        struct Day: Hashable { let customer: UUID, ruleID: String, day: Date }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
+        /// A customer's earnings by one rule on one UTC day (days since 1970-01-01).
+        struct Day: Hashable {
+            let customer: UUID, ruleID: String, day: Int
+            /// Every batch inserts its days in this order, so concurrent batches never deadlock.
+            var order: (UInt64, UInt64, String, Int) { (customer.orderKey.0, customer.orderKey.1, ruleID, day) }
+        }
         var counted: [(index: Int, event: ActivityEvent, rule: EarningRules.MetricRule, day: Day)] = []
         for (index, event) in events {
             guard let rule = ruleSet.rules.rule(for: event.metric), rule.counts(event) else { continue }
             counted.append(
-                (index, event, rule, Day(customer: event.customerID, ruleID: rule.ruleID, day: calendar.startOfDay(for: event.occurredAt))))
+                (
+                    index, event, rule,
+                    Day(customer: event.customerID, ruleID: rule.ruleID, day: Int((event.occurredAt.timeIntervalSince1970 / 86_400).rounded(.down)))
+                ))
         }
         guard !counted.isEmpty else { return [] }
-        let days = Array(Set(counted.map(\.day))).sorted { ($0.customer.uuidString, $0.ruleID, $0.day) < ($1.customer.uuidString, $1.ruleID, $1.day) }
-        let dayText = days.map { Self.dayFormat.string(from: $0.day) }
+        let days = Array(Set(counted.map(\.day))).sorted { $0.order < $1.order }
+        let dayNumbers = days.map(\.day)
         try await unit.execute(
             """
             INSERT INTO fitpoints_daily_earnings (customer_id, rule_id, day)
-            SELECT * FROM unnest(\(days.map(\.customer))::uuid[], \(days.map(\.ruleID))::text[], \(dayText)::date[])
+            SELECT c, r, DATE '1970-01-01' + d FROM unnest(\(days.map(\.customer))::uuid[], \(days.map(\.ruleID))::text[], \(dayNumbers)::int[]) AS k(c, r, d)
             ON CONFLICT DO NOTHING
             """)
         var totals: [Day: (units: Double, points: Int64)] = [:]
         for try await (customer, ruleID, day, units, points) in try await unit.connection.query(
             """
-            SELECT d.customer_id, d.rule_id, d.day::text, d.units, d.points FROM fitpoints_daily_earnings d
-            JOIN unnest(\(days.map(\.customer))::uuid[], \(days.map(\.ruleID))::text[], \(dayText)::date[]) AS k(customer_id, rule_id, day)
-              USING (customer_id, rule_id, day)
+            SELECT d.customer_id, d.rule_id, d.day - DATE '1970-01-01', d.units, d.points FROM fitpoints_daily_earnings d
+            JOIN unnest(\(days.map(\.customer))::uuid[], \(days.map(\.ruleID))::text[], \(dayNumbers)::int[]) AS k(customer_id, rule_id, day)
+              ON d.customer_id = k.customer_id AND d.rule_id = k.rule_id AND d.day = DATE '1970-01-01' + k.day
             ORDER BY d.customer_id, d.rule_id, d.day FOR UPDATE OF d
             """, logger: unit.logger
-        ).decode((UUID, String, String, Double, Int64).self) {
-            guard let date = Self.dayFormat.date(from: day) else { throw DomainError.inconsistent("unreadable day \(day)") }
-            totals[Day(customer: customer, ruleID: ruleID, day: date)] = (units, points)
+        ).decode((UUID, String, Int32, Double, Int64).self) {
+            totals[Day(customer: customer, ruleID: ruleID, day: Int(day))] = (units, points)
         }
 
         var transfers: [Ledger.Transfer] = []
@@ -174,21 +180,13 @@ public struct IngestActivity: AuditedOperation {
         try await unit.execute(
             """
             UPDATE fitpoints_daily_earnings d SET units = k.units, points = k.points
-            FROM unnest(\(days.map(\.customer))::uuid[], \(days.map(\.ruleID))::text[], \(dayText)::date[],
+            FROM unnest(\(days.map(\.customer))::uuid[], \(days.map(\.ruleID))::text[], \(dayNumbers)::int[],
                  \(days.map { totals[$0]?.units ?? 0 })::float8[], \(days.map { totals[$0]?.points ?? 0 })::bigint[])
                  AS k(customer_id, rule_id, day, units, points)
-            WHERE d.customer_id = k.customer_id AND d.rule_id = k.rule_id AND d.day = k.day
+            WHERE d.customer_id = k.customer_id AND d.rule_id = k.rule_id AND d.day = DATE '1970-01-01' + k.day
             """)
         try await Ledger.openWallets(Array(Set(transfers.map(\.credit))), in: unit)
         try await Ledger.post(transfers, movement: batchID, in: unit)
         return paid
     }
-
-    private static let dayFormat: DateFormatter = {
-        let format = DateFormatter()
-        format.locale = Locale(identifier: "en_US_POSIX")
-        format.timeZone = TimeZone(identifier: "UTC")
-        format.dateFormat = "yyyy-MM-dd"
-        return format
-    }()
 }

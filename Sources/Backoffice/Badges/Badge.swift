@@ -129,7 +129,7 @@ enum BadgeAwards {
         else { return awarded }
         try await Ledger.openWallets(awarded, in: unit)
         try await Ledger.post(
-            awarded.sorted { $0.uuidString < $1.uuidString }.map {
+            awarded.sorted { $0.orderKey < $1.orderKey }.map {
                 Ledger.Transfer(
                     .earning, from: Ledger.issuance, to: Ledger.wallet($0), amount: rule.points, ruleID: rule.ruleID, ruleVersion: ruleSet.version,
                     sourceEventID: "badge:\(badge):\($0.text)")

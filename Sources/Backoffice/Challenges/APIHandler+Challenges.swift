@@ -32,7 +32,7 @@ extension Cursor {
             guard let score = Double(parts[0]), score.isFinite, let micros = Int64(parts[1]), let id = UUID(uuidString: parts[2]) else {
                 throw invalid
             }
-            return Ranking.Standing(customerID: id, score: score, achievedAt: Date(timeIntervalSince1970: Double(micros) / 1_000_000))
+            return Ranking.Standing(customerID: id, score: score, achievedAt: Cursor.time(micros))
         }
     }
 }

@@ -52,7 +52,7 @@ enum ChallengeScores {
             byCustomer[event.customerID] = current
         }
         // In id order, the order every transaction locks score rows in (no deadlock between batches).
-        return byCustomer.sorted { $0.key.uuidString < $1.key.uuidString }.map { ($0.key, $0.value.score, $0.value.events, $0.value.achievedAt) }
+        return byCustomer.sorted { $0.key.orderKey < $1.key.orderKey }.map { ($0.key, $0.value.score, $0.value.events, $0.value.achievedAt) }
     }
 
     private static func add(_ events: [ActivityEvent], to challenge: Challenge, in unit: UnitOfWork) async throws -> Int {

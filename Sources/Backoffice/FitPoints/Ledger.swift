@@ -8,9 +8,10 @@ import PostgresNIO
 /// - every transfer takes a positive amount from one account and gives it to another, so every
 ///   movement (a set of transfers) balances;
 /// - transfers are never changed or removed;
-/// - an account's totals are applied by the database in the statement that records its
-///   transfers (the service role cannot write a balance), so a balance is always the sum of its
-///   transfers;
+/// - a wallet's or a challenge budget's totals are applied by the database in the statement that
+///   records its transfers (the service role cannot write a balance), so a balance is always the
+///   sum of its transfers; the platform's accounts (which every movement touches) are summed when
+///   read (`fitpoints_balances`), so movements never queue on them;
 /// - a wallet or a challenge budget never goes below zero, also under concurrent debits: a
 ///   movement that would overdraw one changes nothing (`insufficient_fitpoints`,
 ///   `budget_exhausted`).

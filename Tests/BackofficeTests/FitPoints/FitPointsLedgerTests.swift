@@ -61,8 +61,9 @@ struct FitPointsLedgerTests {
             #expect(try await env.ownerScalar("SELECT count(*) FROM audit_events WHERE action = 'fitpoints.adjust'", as: Int.self) == 2)
             #expect(try await env.ownerScalar("SELECT count(*) FROM fitpoints_inconsistent_accounts()", as: Int.self) == 0)
             #expect(
-                try await env.ownerScalar("SELECT balance FROM fitpoints_accounts WHERE kind = 'issuance'", as: Int64.self) == -100,
+                try await env.ownerScalar("SELECT balance FROM fitpoints_balances WHERE kind = 'issuance'", as: Int64.self) == -100,
                 "what the wallets hold was issued")
+            #expect(try await env.ownerScalar("SELECT sum(balance)::bigint FROM fitpoints_balances", as: Int64.self) == 0, "every movement balances")
         }
     }
 

@@ -82,9 +82,14 @@ public enum Cursor {
     public static func timeAndID(_ cursor: String?) throws -> (createdAt: Date, id: UUID)? {
         try decode(cursor, count: 2).map { parts in
             guard let micros = Int64(parts[0]), let id = UUID(uuidString: parts[1]) else { throw invalid }
-            return (Date(timeIntervalSince1970: Double(micros) / 1_000_000), id)
+            return (Cursor.time(micros), id)
         }
     }
+
+    /// The time of a cursor's microseconds, half a microsecond up: PostgreSQL receives times
+    /// truncated to the microsecond, and the binary Date of an exact microsecond can fall just
+    /// below it (the keyset would then repeat the row it ends with).
+    static func time(_ micros: Int64) -> Date { Date(timeIntervalSince1970: (Double(micros) + 0.5) / 1_000_000) }
 
     /// The parts of a (time, id) keyset, for `keysetPage`.
     public static func timeAndID(_ time: Date, _ id: UUID) -> [String] {
