@@ -13,6 +13,18 @@ public enum Metric: String, Sendable, Codable, CaseIterable {
     /// `weight_kg`, `reps`, `bodyweight_kg` and `sex` for the lifter's strength points.
     case lift
 
+    /// The largest value one event may carry: far beyond any real measurement, so that sums stay
+    /// finite and a typo (a distance in millimetres) is rejected rather than ranked.
+    public var maximum: Double {
+        switch self {
+        case .caloriesBurned: 20_000
+        case .workoutMinutes: 1_440
+        case .distanceM: 1_000_000
+        case .steps: 200_000
+        case .lift: 100_000
+        }
+    }
+
     public var unit: String {
         switch self {
         case .caloriesBurned: "kcal"
@@ -102,6 +114,9 @@ public struct ActivityEvent: Sendable, Equatable {
             return .failure(Rejection("unknown_metric", "metric must be one of \(Metric.allCases.map(\.rawValue).joined(separator: ", "))"))
         }
         guard input.value.isFinite, input.value >= 0 else { return .failure(Rejection("invalid_value", "value must be a finite number ≥ 0")) }
+        guard input.value <= metric.maximum else {
+            return .failure(Rejection("value_out_of_range", "value must be at most \(Int(metric.maximum)) \(metric.unit) for one event"))
+        }
         guard input.occurredAt <= now.addingTimeInterval(futureTolerance) else {
             return .failure(Rejection("in_the_future", "occurred_at is more than 5 minutes ahead"))
         }

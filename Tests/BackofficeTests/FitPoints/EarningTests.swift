@@ -112,6 +112,7 @@ struct EarningTests {
                 event("x6", bo, "lift", 500, at: now, details: #"{"exercise":"squat","weight_kg":100,"reps":5}"#),
                 event("x7", bo, "steps", -5, at: now),
                 event("x8", bo, "steps", 5, at: now.addingTimeInterval(-31 * 86_400)),
+                event("x9", bo, "steps", 1e300, at: now),
             ]
             try await env.withApp { client in
                 #expect(try await client.call(.put, "/v1/fitpoints/rules", token: manager, json: Self.rules).status == 201)
@@ -119,7 +120,7 @@ struct EarningTests {
                     try await client.call(.delete, "/v1/customers/\(gone.id.uuidString.lowercased())", token: manager, json: #"{"reason":"asked"}"#)
                         .status == 200)
                 let once = try await ingest(client, app, batch)
-                #expect((once.accepted, once.duplicates, once.rejected) == (6, 1, 8))
+                #expect((once.accepted, once.duplicates, once.rejected) == (6, 1, 9))
                 let byID = Dictionary(once.events.map { ($0.eventId + ($0.status == .duplicate ? "#dup" : ""), $0) }, uniquingKeysWith: { a, _ in a })
                 #expect(byID["s1"]?.points == 50)
                 #expect(byID["s2"]?.points == 50, "5,000 + 6,000 steps at 0.01 is 110: capped at 100 for the day")
@@ -131,13 +132,13 @@ struct EarningTests {
                 #expect(
                     once.events.filter { $0.status == .rejected }.map { "\($0.eventId):\($0.reason ?? "")" } == [
                         "x1:unknown_metric", "x2:in_the_future", "x3:unknown_customer", "x4:account_deleted", "x5:invalid_customer_id",
-                        "x6:missing_details", "x7:invalid_value", "x8:too_old",
+                        "x6:missing_details", "x7:invalid_value", "x8:too_old", "x9:value_out_of_range",
                     ])
                 #expect(once.points == 159)
                 let stateOnce = try await ledgerState(env)
 
                 let twice = try await ingest(client, app, batch)
-                #expect((twice.accepted, twice.duplicates, twice.rejected) == (0, 7, 8))
+                #expect((twice.accepted, twice.duplicates, twice.rejected) == (0, 7, 9))
                 #expect(twice.points == 0)
                 #expect(try await ledgerState(env) == stateOnce, "the second ingestion changed nothing")
 
