@@ -23,25 +23,26 @@ struct Printer {
         }
     }
 
-    /// Prints a page `{items, next_cursor}`.
+    /// Prints a page `{items, next_cursor}`; on a terminal table, the next cursor goes to stderr.
     func page(_ value: some Encodable, columns: [String]) throws {
-        let object = try JSON.of(value).fields
-        guard case .array(let items)? = object["items"] else { return try write(value) }
-        let cursor: String? = if case .string(let text)? = object["next_cursor"] { text } else { nil }
-        switch format {
-        case .json: try write(value)
-        case .jsonl:
-            for item in items { try writeLine(item) }
-        case .csv: rows(items, columns: columns)
-        case .table:
-            table(items, columns: columns)
-            if let cursor { FileHandle.standardError.write(Data("more: --cursor \(cursor)\n".utf8)) }
+        try list(value, key: "items", columns: columns) { object in
+            if case .string(let cursor)? = object["next_cursor"] { FileHandle.standardError.write(Data("more: --cursor \(cursor)\n".utf8)) }
         }
     }
 
     /// Prints the list under `key` as rows and, on a terminal table, the other top-level
-    /// scalar fields (totals) after it.
+    /// scalar fields (totals, as-of time, next cursor) after it.
     func rows(_ value: some Encodable, key: String, columns: [String]) throws {
+        try list(value, key: key, columns: columns) { object in
+            for (name, field) in object.sorted(by: { $0.key < $1.key }) where name != key {
+                if case .array = field { continue }
+                print("\(name): \(SafeText.terminal(Self.cell(field)))")
+            }
+        }
+    }
+
+    /// The list under `key` in the chosen format; `after` adds to a terminal table.
+    private func list(_ value: some Encodable, key: String, columns: [String], after: ([String: JSON]) -> Void) throws {
         let object = try JSON.of(value).fields
         guard case .array(let items)? = object[key] else { return try write(value) }
         switch format {
@@ -51,10 +52,7 @@ struct Printer {
         case .csv: rows(items, columns: columns)
         case .table:
             table(items, columns: columns)
-            for (name, field) in object.sorted(by: { $0.key < $1.key }) where name != key {
-                if case .array = field { continue }
-                print("\(name): \(SafeText.terminal(Self.cell(field)))")
-            }
+            after(object)
         }
     }
 
