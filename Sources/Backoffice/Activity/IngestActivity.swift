@@ -144,19 +144,15 @@ public struct IngestActivity: AuditedOperation {
         guard !counted.isEmpty else { return [] }
         let days = Array(Set(counted.map(\.day))).sorted { $0.order < $1.order }
         let dayNumbers = days.map(\.day)
-        try await unit.execute(
-            """
-            INSERT INTO fitpoints_daily_earnings (customer_id, rule_id, day)
-            SELECT c, r, DATE '1970-01-01' + d FROM unnest(\(days.map(\.customer))::uuid[], \(days.map(\.ruleID))::text[], \(dayNumbers)::int[]) AS k(c, r, d)
-            ON CONFLICT DO NOTHING
-            """)
+        // Lock (or create) each day's row and read its totals in one statement, through the primary
+        // key row by row, in `Day.order` (an upsert whose update changes nothing but takes the lock).
         var totals: [Day: (units: Double, points: Int64)] = [:]
         for try await (customer, ruleID, day, units, points) in try await unit.connection.query(
             """
-            SELECT d.customer_id, d.rule_id, d.day - DATE '1970-01-01', d.units, d.points FROM fitpoints_daily_earnings d
-            JOIN unnest(\(days.map(\.customer))::uuid[], \(days.map(\.ruleID))::text[], \(dayNumbers)::int[]) AS k(customer_id, rule_id, day)
-              ON d.customer_id = k.customer_id AND d.rule_id = k.rule_id AND d.day = DATE '1970-01-01' + k.day
-            ORDER BY d.customer_id, d.rule_id, d.day FOR UPDATE OF d
+            INSERT INTO fitpoints_daily_earnings AS d (customer_id, rule_id, day)
+            SELECT c, r, DATE '1970-01-01' + n FROM unnest(\(days.map(\.customer))::uuid[], \(days.map(\.ruleID))::text[], \(dayNumbers)::int[]) AS k(c, r, n)
+            ON CONFLICT (customer_id, rule_id, day) DO UPDATE SET units = d.units
+            RETURNING d.customer_id, d.rule_id, d.day - DATE '1970-01-01', d.units, d.points
             """, logger: unit.logger
         ).decode((UUID, String, Int32, Double, Int64).self) {
             totals[Day(customer: customer, ruleID: ruleID, day: Int(day))] = (units, points)
@@ -179,11 +175,11 @@ public struct IngestActivity: AuditedOperation {
         }
         try await unit.execute(
             """
-            UPDATE fitpoints_daily_earnings d SET units = k.units, points = k.points
+            INSERT INTO fitpoints_daily_earnings AS d (customer_id, rule_id, day, units, points)
+            SELECT c, r, DATE '1970-01-01' + n, u, p
             FROM unnest(\(days.map(\.customer))::uuid[], \(days.map(\.ruleID))::text[], \(dayNumbers)::int[],
-                 \(days.map { totals[$0]?.units ?? 0 })::float8[], \(days.map { totals[$0]?.points ?? 0 })::bigint[])
-                 AS k(customer_id, rule_id, day, units, points)
-            WHERE d.customer_id = k.customer_id AND d.rule_id = k.rule_id AND d.day = DATE '1970-01-01' + k.day
+                 \(days.map { totals[$0]?.units ?? 0 })::float8[], \(days.map { totals[$0]?.points ?? 0 })::bigint[]) AS k(c, r, n, u, p)
+            ON CONFLICT (customer_id, rule_id, day) DO UPDATE SET units = excluded.units, points = excluded.points
             """)
         try await Ledger.openWallets(Array(Set(transfers.map(\.credit))), in: unit)
         try await Ledger.post(transfers, movement: batchID, in: unit)
