@@ -116,6 +116,7 @@ enum BadgeAwards {
     /// for it (once per customer and badge). Returns the customers newly awarded.
     static func award(_ badge: String, to customers: [UUID], source: String, in unit: UnitOfWork) async throws -> [UUID] {
         guard !customers.isEmpty else { return [] }
+        let customers = customers.sorted { $0.orderKey < $1.orderKey }  // one lock order for concurrent awards
         var awarded: [UUID] = []
         for try await id in try await unit.connection.query(
             """
@@ -129,7 +130,7 @@ enum BadgeAwards {
         else { return awarded }
         try await Ledger.openWallets(awarded, in: unit)
         try await Ledger.post(
-            awarded.sorted { $0.orderKey < $1.orderKey }.map {
+            awarded.map {
                 Ledger.Transfer(
                     .earning, from: Ledger.issuance, to: Ledger.wallet($0), amount: rule.points, ruleID: rule.ruleID, ruleVersion: ruleSet.version,
                     sourceEventID: "badge:\(badge):\($0.text)")

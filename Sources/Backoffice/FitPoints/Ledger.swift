@@ -61,9 +61,11 @@ public enum Ledger {
         }
     }
 
-    /// Opens the wallets of `customers` that are not open yet (empty).
+    /// Opens the wallets of `customers` that are not open yet (empty), in id order: concurrent
+    /// units opening the same new wallets wait for each other in one order, never in a cycle.
     static func openWallets(_ customers: [UUID], in unit: UnitOfWork) async throws {
         guard !customers.isEmpty else { return }
+        let customers = customers.sorted { $0.orderKey < $1.orderKey }
         try await unit.execute(
             "INSERT INTO fitpoints_accounts (id, kind) SELECT unnest(\(customers)::uuid[]), 'wallet' ON CONFLICT (id) DO NOTHING")
     }
