@@ -229,3 +229,18 @@ func firstInt(_ sql: String, on connection: PostgresConnection) async throws -> 
     for try await value in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: testLogger).decode(Int.self) { return value }
     return 0
 }
+
+@Suite("Database errors at the edge")
+struct DatabaseErrorTests {
+    @Test("a deadlock or serialization failure is 503 transaction_conflict (retry), never 500")
+    func contention() async throws {
+        try await TestEnvironment.with { env in
+            let principal = env.fixture.principals[.platformAdmin]!
+            for state in ["deadlock_detected", "serialization_failure"] {
+                let problem = await env.asService(principal, "DO $$ BEGIN RAISE EXCEPTION 'simulated' USING ERRCODE = '\(state)'; END $$")
+                #expect(problem?.status == 503, "\(state)")
+                #expect(problem?.code == "transaction_conflict", "\(state)")
+            }
+        }
+    }
+}

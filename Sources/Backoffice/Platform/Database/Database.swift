@@ -142,6 +142,8 @@ public struct Database: Sendable {
                 return DomainError.conflict(code: "already_exists", detail: "A resource with these values already exists.")
             case PostgresError.Code.insufficientPrivilege.raw:
                 return DomainError.refused
+            case PostgresError.Code.deadlockDetected.raw, PostgresError.Code.serializationFailure.raw:
+                return DomainError.contention
             case PostgresError.Code.checkViolation.raw, PostgresError.Code.notNullViolation.raw:
                 return DomainError.invalid([FieldIssue(field: "body", code: "constraint", message: "violates a constraint")])
             case let state where state.hasPrefix("22"):  // data exception: a value out of range or not representable

@@ -103,6 +103,10 @@ extension Problem {
         case .idempotencyKeyReused: self = .idempotencyKeyReused
         case .unauthenticated: self = .unauthenticated
         case .unavailable: self = .unavailable
+        case .contention:
+            self = Problem(
+                status: 503, code: "transaction_conflict", title: "Try again",
+                detail: "A concurrent change conflicted with this one; nothing was changed. Send the request again (with the same Idempotency-Key).")
         case .inconsistent: self = .internalError
         }
     }

@@ -29,6 +29,9 @@ public enum DomainError: Error, Sendable, Equatable {
     case unauthenticated
     /// The database cannot be reached.
     case unavailable
+    /// The database gave up on the transaction to let a concurrent one through (deadlock,
+    /// serialization failure): nothing was changed, and the same request may be sent again.
+    case contention
     /// A stored row or state the code cannot read (a bug or a damaged row); never detailed to clients.
     case inconsistent(String)
 
