@@ -35,6 +35,15 @@ extension Customer: RowDecodable {
         }
     }
 
+    /// Nothing when the account exists (whatever its status), for reads about a customer that
+    /// need no more of it (balances, badges).
+    /// - Throws: `DomainError.notFound` when it does not exist or is not visible.
+    static func requireExisting(_ id: UUID, in unit: UnitOfWork) async throws {
+        guard try await unit.first("SELECT 1 FROM customers WHERE id = \(id)", { _ in true }) != nil else {
+            throw DomainError.notFound("Customer \(id.text)")
+        }
+    }
+
     /// The account with its open lock; with `forUpdate`, locked until the unit of work ends.
     /// - Throws: `DomainError.notFound` when it does not exist or is not visible.
     static func fetch(_ id: UUID, forUpdate: Bool = false, in unit: UnitOfWork) async throws -> Customer {

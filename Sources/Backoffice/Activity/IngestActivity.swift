@@ -55,18 +55,18 @@ public struct IngestActivity: AuditedOperation {
         }
 
         // Whose activity it is: unknown and deleted accounts are rejected, locked ones earn nothing.
-        var statuses: [UUID: String] = [:]
+        var statuses: [UUID: AccountStatus] = [:]
         let customerIDs = Array(Set(candidates.map(\.event.customerID)))
         if !customerIDs.isEmpty {
             for try await (id, status) in try await unit.connection.query(
                 "SELECT id, status FROM customers WHERE id = ANY(\(customerIDs)::uuid[])", logger: unit.logger
-            ).decode((UUID, String).self) { statuses[id] = status }
+            ).decode((UUID, String).self) { statuses[id] = try AccountStatus(known: status) }
         }
         candidates.removeAll { candidate in
             switch statuses[candidate.event.customerID] {
             case nil:
                 (outcomes[candidate.index].status, outcomes[candidate.index].reason) = (.rejected, .init("unknown_customer", "no such customer"))
-            case "deleted":
+            case .deleted?:
                 (outcomes[candidate.index].status, outcomes[candidate.index].reason) = (.rejected, .init("account_deleted", "the account is deleted"))
             default: return false
             }
@@ -80,11 +80,11 @@ public struct IngestActivity: AuditedOperation {
         }
 
         let ruleSet = try await EarningRuleSet.current(in: unit)
-        let earning = accepted.filter { statuses[$0.event.customerID] != "locked" }
+        let earning = accepted.filter { statuses[$0.event.customerID] != .locked }
         if let ruleSet {
             for (index, points) in try await pay(earning, under: ruleSet, batchID: batchID, in: unit) { outcomes[index].points = points }
         }
-        try await BadgeAwards.awardByRules(for: earning.map(\.event), in: unit)
+        try await BadgeAwards.awardByRules(for: earning.map(\.event), paidBy: ruleSet, in: unit)
         try await ChallengeScores.record(accepted.map(\.event), in: unit)
 
         let outcome = Outcome(batchID: batchID, ruleVersion: ruleSet?.version, events: outcomes)

@@ -58,7 +58,7 @@ public struct CreateBadge: AuditedOperation {
     public func perform(in unit: UnitOfWork) async throws -> Audited<Badge> {
         var validation = Validation()
         validation.require(
-            slug.range(of: "^[a-z0-9][a-z0-9-]{1,62}$", options: .regularExpression) != nil, "slug", "invalid_slug",
+            Validation.isSlug(slug), "slug", "invalid_slug",
             "must be 2–63 lower-case letters, digits or dashes")
         validation.text(name, "name", max: 100)
         validation.text(description, "description", max: 1000, required: false)
@@ -101,7 +101,7 @@ public struct CustomerBadges: Query {
     public init(customerID: UUID) { self.customerID = customerID }
 
     public func read(in unit: UnitOfWork) async throws -> [BadgeAward] {
-        _ = try await WalletBalance.fetch(customerID, in: unit)  // 404 for an unknown customer
+        try await Customer.requireExisting(customerID, in: unit)
         return try await unit.all(
             """
             SELECT \(unescaped: BadgeAward.columns) FROM badge_awards a JOIN badges b ON b.slug = a.badge
@@ -112,9 +112,12 @@ public struct CustomerBadges: Query {
 
 /// Awarding badges, from challenges and rules.
 enum BadgeAwards {
-    /// Awards `badge` to `customers` who do not hold it yet, and pays the earning rules' points
-    /// for it (once per customer and badge). Returns the customers newly awarded.
-    static func award(_ badge: String, to customers: [UUID], source: String, in unit: UnitOfWork) async throws -> [UUID] {
+    /// Awards `badge` to `customers` who do not hold it yet, and pays the points `ruleSet` (the
+    /// earning rules in force, read once by the caller) gives for it (once per customer and
+    /// badge). Returns the customers newly awarded.
+    static func award(_ badge: String, to customers: [UUID], source: String, paidBy ruleSet: EarningRuleSet?, in unit: UnitOfWork) async throws
+        -> [UUID]
+    {
         guard !customers.isEmpty else { return [] }
         let customers = customers.sorted { $0.orderKey < $1.orderKey }  // one lock order for concurrent awards
         var awarded: [UUID] = []
@@ -125,8 +128,7 @@ enum BadgeAwards {
             ON CONFLICT DO NOTHING RETURNING customer_id
             """, logger: unit.logger
         ).decode(UUID.self) { awarded.append(id) }
-        guard !awarded.isEmpty, let ruleSet = try await EarningRuleSet.current(in: unit),
-            let rule = ruleSet.rules.badges.first(where: { $0.badge == badge })
+        guard !awarded.isEmpty, let ruleSet, let rule = ruleSet.rules.badges.first(where: { $0.badge == badge })
         else { return awarded }
         try await Ledger.openWallets(awarded, in: unit)
         try await Ledger.post(
@@ -141,7 +143,7 @@ enum BadgeAwards {
     /// Awards the badges whose rule `events` meet (one event of the badge's metric reaching its
     /// threshold); returns how many awards were made.
     @discardableResult
-    static func awardByRules(for events: [ActivityEvent], in unit: UnitOfWork) async throws -> Int {
+    static func awardByRules(for events: [ActivityEvent], paidBy ruleSet: EarningRuleSet?, in unit: UnitOfWork) async throws -> Int {
         let metrics = Array(Set(events.map(\.metric.rawValue)))
         guard !metrics.isEmpty else { return 0 }
         let badges = try await unit.all(
@@ -150,7 +152,7 @@ enum BadgeAwards {
         for badge in badges {
             guard let metric = badge.metric, let threshold = badge.threshold else { continue }
             let earners = Set(events.filter { $0.metric == metric && $0.value >= threshold }.map(\.customerID))
-            count += try await award(badge.slug, to: Array(earners), source: "rule:\(metric.rawValue)>=\(threshold)", in: unit).count
+            count += try await award(badge.slug, to: Array(earners), source: "rule:\(metric.rawValue)>=\(threshold)", paidBy: ruleSet, in: unit).count
         }
         return count
     }

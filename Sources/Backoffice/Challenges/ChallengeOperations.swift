@@ -62,12 +62,8 @@ public struct CreateChallenge: AuditedOperation {
         let tiePolicy = Challenge.TiePolicy(rawValue: draft.tiePolicy ?? "standard")
         v.require(tiePolicy != nil, "tie_policy", "unknown_tie_policy", "must be standard, dense or earliest")
         if let target = draft.target { v.require(target.isFinite && target > 0, "target", "not_positive", "must be greater than 0") }
-        func whole(_ value: Double, _ field: String, minimum: Double) -> Int64? {
-            guard value.isFinite, value == value.rounded(), value >= minimum, value <= 1_000_000_000 else {
-                v.require(false, field, "invalid_number", "must be a whole number from \(Int(minimum)) to 1,000,000,000")
-                return nil
-            }
-            return Int64(value)
+        func whole(_ value: Double, _ field: String, minimum: Int64) -> Int64? {
+            v.wholeNumber(value, field, code: "invalid_number", in: minimum...1_000_000_000)
         }
         var bands: [Challenge.RankBand] = []
         for (index, band) in draft.rankBands.enumerated() {
@@ -134,8 +130,7 @@ public struct PublishChallenge: AuditedOperation {
             throw DomainError.invalidTransition("Only a draft can be published; this challenge is \(state).", current: state)
         }
         guard before.endsAt > unit.now else { throw DomainError.invalid("ends_at", "in_the_past", "the challenge's window is over") }
-        try await unit.execute(
-            "INSERT INTO fitpoints_accounts (id, kind) VALUES (\(challengeID), 'challenge_budget') ON CONFLICT (id) DO NOTHING")
+        try await Ledger.openBudget(of: challengeID, in: unit)
         if before.budgetPoints > 0 {
             try await Ledger.post(
                 [

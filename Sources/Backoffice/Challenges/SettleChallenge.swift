@@ -62,7 +62,7 @@ public struct SettleChallenge: AuditedOperation {
             }
             if payout.points > 0 || !payout.badges.isEmpty { payouts.append(payout) }
         }
-        let budget = try await unit.first("SELECT balance FROM fitpoints_accounts WHERE id = \(challengeID)", { try $0.decode(Int64.self) }) ?? 0
+        let budget = try await Ledger.balance(of: challengeID, in: unit)
         let total = payouts.reduce(Int64(0)) { $0 + $1.points }
         var settlement = Settlement(
             dryRun: dryRun, settledAt: dryRun ? nil : unit.now, participants: board.count, budget: budget, paid: total,
@@ -83,9 +83,10 @@ public struct SettleChallenge: AuditedOperation {
                     reason: "rank \($0.rank) in \(before.name)", sourceEventID: "challenge:\(challengeID.text):\($0.customerID.text)",
                     challengeID: challengeID)
             }, movement: unit.newID(), in: unit)
+        let ruleSet = try await EarningRuleSet.current(in: unit)
         for badge in Set(payouts.flatMap(\.badges)).sorted() {
             let holders = payouts.filter { $0.badges.contains(badge) }.map(\.customerID)
-            _ = try await BadgeAwards.award(badge, to: holders, source: "challenge:\(challengeID.text)", in: unit)
+            _ = try await BadgeAwards.award(badge, to: holders, source: "challenge:\(challengeID.text)", paidBy: ruleSet, in: unit)
         }
         settlement.dryRun = false
         let json = String(decoding: try Self.coder.encoder.encode(settlement), as: UTF8.self)

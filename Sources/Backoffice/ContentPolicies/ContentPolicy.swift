@@ -46,7 +46,7 @@ public struct PublishContentPolicy: AuditedOperation {
     public func perform(in unit: UnitOfWork) async throws -> Audited<(ContentPolicy, Outcome)> {
         var validation = Validation()
         validation.require(
-            slug.range(of: "^[a-z0-9][a-z0-9-]{1,62}$", options: .regularExpression) != nil, "slug", "invalid_slug",
+            Validation.isSlug(slug), "slug", "invalid_slug",
             "must be 2–63 lower-case letters, digits or dashes, starting with a letter or digit")
         validation.text(title, "title", max: 200)
         validation.text(body, "body", max: 100_000)

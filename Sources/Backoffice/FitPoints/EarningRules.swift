@@ -90,13 +90,6 @@ public struct EarningRules: Sendable, Codable, Equatable {
     public static func validated(_ draft: Draft) throws -> EarningRules {
         var validation = Validation()
         var rules = EarningRules()
-        func whole(_ value: Double?, _ field: String, _ code: String) -> Int64? {
-            guard let value, value.isFinite, value == value.rounded(), value >= 1, value <= maximumPoints else {
-                validation.require(false, field, code, "must be a whole number from 1 to 1,000,000")
-                return nil
-            }
-            return Int64(value)
-        }
         for (index, draft) in draft.metrics.enumerated() {
             let field = "metrics[\(index)]"
             let metric = Backoffice.Metric(rawValue: draft.metric)
@@ -106,7 +99,7 @@ public struct EarningRules: Sendable, Codable, Equatable {
             let rate = draft.pointsPerUnit
             validation.require(rate.isFinite && rate > 0, "\(field).points_per_unit", "not_positive", "must be greater than 0")
             validation.require(!(rate > maximumPoints), "\(field).points_per_unit", "out_of_range", "must be at most 1,000,000")
-            let cap = whole(draft.dailyCap, "\(field).daily_cap", "invalid_cap")
+            let cap = validation.wholeNumber(draft.dailyCap, "\(field).daily_cap", code: "invalid_cap", in: 1...Int64(maximumPoints))
             var intensity: MET.Intensity?
             if let text = draft.minIntensity {
                 intensity = MET.Intensity(rawValue: text)
@@ -122,10 +115,10 @@ public struct EarningRules: Sendable, Codable, Equatable {
         }
         for (index, draft) in draft.badges.enumerated() {
             let field = "badges[\(index)]"
-            let slugOK = draft.name.range(of: "^[a-z0-9][a-z0-9-]{1,62}$", options: .regularExpression) != nil
+            let slugOK = Validation.isSlug(draft.name)
             validation.require(slugOK, "\(field).badge", "invalid_badge", "must be a badge's slug (lower-case letters, digits, dashes)")
             validation.require(!rules.badges.contains { $0.badge == draft.name }, "\(field).badge", "duplicate", "already has a rule")
-            if let points = whole(draft.points, "\(field).points", "invalid_points"), slugOK {
+            if let points = validation.wholeNumber(draft.points, "\(field).points", code: "invalid_points", in: 1...Int64(maximumPoints)), slugOK {
                 rules.badges.append(BadgeRule(badge: draft.name, points: points))
             }
         }
@@ -135,7 +128,7 @@ public struct EarningRules: Sendable, Codable, Equatable {
             validation.require(
                 event != nil, "\(field).event", "unknown_event", "must be one of \(RewardEvent.allCases.map(\.rawValue).joined(separator: ", "))")
             validation.require(!rules.events.contains { $0.event == event }, "\(field).event", "duplicate", "already has a rule")
-            if let points = whole(draft.points, "\(field).points", "invalid_points"), let event {
+            if let points = validation.wholeNumber(draft.points, "\(field).points", code: "invalid_points", in: 1...Int64(maximumPoints)), let event {
                 rules.events.append(EventRule(event: event, points: points))
             }
         }

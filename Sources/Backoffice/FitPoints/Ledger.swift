@@ -70,6 +70,16 @@ public enum Ledger {
             "INSERT INTO fitpoints_accounts (id, kind) SELECT unnest(\(customers)::uuid[]), 'wallet' ON CONFLICT (id) DO NOTHING")
     }
 
+    /// Opens the budget account of a challenge (empty; its id is the challenge's).
+    static func openBudget(of challengeID: UUID, in unit: UnitOfWork) async throws {
+        try await unit.execute("INSERT INTO fitpoints_accounts (id, kind) VALUES (\(challengeID), 'challenge_budget') ON CONFLICT (id) DO NOTHING")
+    }
+
+    /// The stored balance of a wallet or a budget (0 when it was never opened).
+    static func balance(of account: UUID, in unit: UnitOfWork) async throws -> Int64 {
+        try await unit.first("SELECT balance FROM fitpoints_accounts WHERE id = \(account)", { try $0.decode(Int64.self) }) ?? 0
+    }
+
     /// Records one movement: all of `transfers` or none. Returns the first transfer's id (the
     /// ids of one movement are consecutive).
     /// - Throws: `conflict(insufficient_fitpoints)` when a wallet would go below zero,

@@ -107,7 +107,7 @@ public struct WalletLedger: Query {
     }
 
     public func read(in unit: UnitOfWork) async throws -> [LedgerEntry] {
-        _ = try await WalletBalance.fetch(customerID, in: unit)  // 404 for an unknown customer
+        try await Customer.requireExisting(customerID, in: unit)
         return try await unit.all(LedgerEntry.page(wallet: Ledger.wallet(customerID), before: before, limit: limit))
     }
 }

@@ -41,6 +41,29 @@ public struct Validation {
         require(ok, field, "invalid_email", "must be an email address")
     }
 
+    /// Whether `text` is a slug: 2–63 lower-case letters, digits or dashes, starting with a letter
+    /// or digit (tenants, content policies, badges; the same CHECK in the database).
+    public static func isSlug(_ text: String) -> Bool {
+        text.range(of: "^[a-z0-9][a-z0-9-]{1,62}$", options: .regularExpression) != nil
+    }
+
+    /// `value` as a whole number within `range`; otherwise records `code` on `field` and returns nil
+    /// (numbers arrive as JSON numbers, so 1.5 and 1e300 are refused here, not by the decoder).
+    public mutating func wholeNumber(_ value: Double?, _ field: String, code: String, in range: ClosedRange<Int64>) -> Int64? {
+        guard let value, value.isFinite, value == value.rounded(), value >= Double(range.lowerBound), value <= Double(range.upperBound) else {
+            require(false, field, code, "must be a whole number from \(Self.grouped(range.lowerBound)) to \(Self.grouped(range.upperBound))")
+            return nil
+        }
+        return Int64(value)
+    }
+
+    /// 1000000 → "1,000,000", as the messages write numbers.
+    static func grouped(_ number: Int64) -> String {
+        let digits = Array(String(number.magnitude))
+        let groups = stride(from: digits.count, to: 0, by: -3).map { String(digits[max(0, $0 - 3)..<$0]) }.reversed()
+        return (number < 0 ? "-" : "") + groups.joined(separator: ",")
+    }
+
     public func check() throws {
         if !issues.isEmpty { throw DomainError.invalid(issues) }
     }
