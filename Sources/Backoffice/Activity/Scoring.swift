@@ -17,7 +17,7 @@ public enum LifterSex: String, Sendable, Codable, CaseIterable {
 /// Compendium and the U.S. Physical Activity Guidelines (2nd ed., 2018): light < 3.0 MET, moderate
 /// 3.0–6.0 MET, vigorous > 6.0 MET.
 public enum MET {
-    public enum Intensity: String, Sendable, Codable {
+    public enum Intensity: String, Sendable, Codable, CaseIterable {
         case light, moderate, vigorous
     }
 

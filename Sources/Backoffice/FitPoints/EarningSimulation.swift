@@ -77,7 +77,3 @@ public struct SimulateEarningRules: Query {
         return Outcome(since: since, until: until, lines: lines)
     }
 }
-
-extension MET.Intensity: CaseIterable {
-    public static let allCases: [MET.Intensity] = [.light, .moderate, .vigorous]
-}

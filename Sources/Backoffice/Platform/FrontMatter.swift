@@ -1,5 +1,12 @@
+import BackofficeAPI
 import Foundation
 import Yams
+
+/// A document a manager wrote that cannot be read (front matter that is not a YAML mapping, a
+/// rules or challenge file with a missing or mistyped field), with where and why.
+public struct MalformedDocument: Error, CustomStringConvertible {
+    public let description: String
+}
 
 /// A Markdown document with YAML front matter between `---` lines (the files managers write for
 /// messages and content policies).
@@ -9,11 +16,7 @@ public struct FrontMatterDocument {
     /// The Markdown after the front matter, trimmed; nil when empty.
     public let body: String?
 
-    public struct Malformed: Error, CustomStringConvertible {
-        public let description: String
-    }
-
-    /// - Throws: `Malformed` when the front matter is not a YAML mapping.
+    /// - Throws: `MalformedDocument` when the front matter is not a YAML mapping.
     public init(text: String) throws {
         var lines = text.components(separatedBy: "\n")
         var fields: [String: Any] = [:]
@@ -22,9 +25,9 @@ public struct FrontMatterDocument {
         {
             let loaded: Any?
             do { loaded = try Yams.load(yaml: lines[1..<end].joined(separator: "\n")) } catch {
-                throw Malformed(description: "the front matter is not valid YAML: \(error)")
+                throw MalformedDocument(description: "the front matter is not valid YAML: \(error)")
             }
-            guard let map = loaded as? [String: Any] else { throw Malformed(description: "the front matter must be a mapping of fields") }
+            guard let map = loaded as? [String: Any] else { throw MalformedDocument(description: "the front matter must be a mapping of fields") }
             fields = map
             lines.removeSubrange(0...end)
         }
@@ -36,7 +39,7 @@ public struct FrontMatterDocument {
     /// A field as text; YAML times come back as RFC 3339 (UTC, milliseconds).
     public func text(_ name: String) -> String? {
         switch fields[name] {
-        case let date as Date: date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        case let date as Date: RFC3339DateTranscoder.format(date)
         case let value?: "\(value)"
         case nil: nil
         }
@@ -46,20 +49,15 @@ public struct FrontMatterDocument {
 /// A YAML or JSON document (JSON is YAML) decoded into a contract type: a rules file, a
 /// challenge file. Unknown keys are refused when the type says so.
 public enum StructuredDocument {
-    /// - Throws: `Malformed` naming the place (`metrics[0].daily_cap`) and what is wrong.
+    /// - Throws: `MalformedDocument` naming the place (`metrics[0].daily_cap`) and what is wrong.
     public static func decode<T: Decodable>(_ type: T.Type, from text: String) throws -> T {
         do {
             return try YAMLDecoder().decode(T.self, from: text)
         } catch let error as DecodingError {
-            throw Malformed(message: describe(error))
+            throw MalformedDocument(description: describe(error))
         } catch {
-            throw Malformed(message: "not YAML or JSON: \(error)")
+            throw MalformedDocument(description: "not YAML or JSON: \(error)")
         }
-    }
-
-    public struct Malformed: Error, CustomStringConvertible {
-        public let message: String
-        public var description: String { message }
     }
 
     static func describe(_ error: DecodingError) -> String {

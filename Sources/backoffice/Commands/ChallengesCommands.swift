@@ -222,9 +222,7 @@ struct Activity: AsyncParsableCommand {
         func run() async throws {
             guard (1...5_000).contains(batch) else { throw ValidationError("--batch must be from 1 to 5,000") }
             try await global.show(.rows(key: "events", ["event_id", "status", "reason", "message", "points"])) { client in
-                guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
-                    throw CLIFailure(message: "error: cannot read \(file)", exitCode: 64)
-                }
+                let text = try readTextFile(file)
                 var events: [Components.Schemas.ActivityEventInput] = []
                 let decoder = contractJSONDecoder()
                 for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: true).enumerated() {

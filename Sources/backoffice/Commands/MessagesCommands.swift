@@ -146,10 +146,8 @@ struct MarkdownFile {
             document = nil
             return
         }
-        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
-            throw CLIFailure(message: "error: cannot read \(path)", exitCode: 64)
-        }
-        do { document = try FrontMatterDocument(text: text) } catch let error as FrontMatterDocument.Malformed {
+        let text = try readTextFile(path)
+        do { document = try FrontMatterDocument(text: text) } catch let error as MalformedDocument {
             throw CLIFailure(message: "error: \(path): \(error)", exitCode: 6)
         }
     }

@@ -55,6 +55,6 @@ struct ContentPoliciesAPITests {
         for topic in ["harassment", "hate", "spam", "illegal or unsafe goods", "health misinformation", "impersonation", "privacy"] {
             #expect(body.contains(topic), "\(topic)")
         }
-        #expect(throws: FrontMatterDocument.Malformed.self) { try FrontMatterDocument(text: "---\ntitle: [oops\n---\nx") }
+        #expect(throws: MalformedDocument.self) { try FrontMatterDocument(text: "---\ntitle: [oops\n---\nx") }
     }
 }
