@@ -17,9 +17,14 @@ public struct AccessPolicy: Sendable {
         public let piiMasked: Bool
     }
     public let grants: [Role: Grant]
+    /// What anyone may do without a token (`public:`): the contract's `x-public` operations,
+    /// performed by `Principal.anonymous`.
+    public let publicActions: Set<Action>
 
-    /// Whether `role` may perform `action`; an unknown role (e.g. the system actor) may do nothing here.
+    /// Whether `role` may perform `action`; the anonymous principal only the public actions; an
+    /// unknown role (e.g. the system actor) may do nothing here.
     public func allows(_ role: String, _ action: Action) -> Bool {
+        if role == Principal.anonymous.role { return publicActions.contains(action) }
         guard let role = Role(rawValue: role), let grant = grants[role] else { return false }
         return grant.actions.contains(action)
     }
@@ -39,6 +44,9 @@ public struct SecurityPolicy: Sendable {
     /// Failed authentications allowed per source address within `failedAuthenticationWindowSeconds`.
     public let failedAuthenticationLimit: Int
     public let failedAuthenticationWindowSeconds: Int
+    /// Public submissions (shop applications) allowed per source address within `publicSubmissionWindowSeconds`.
+    public let publicSubmissionLimit: Int
+    public let publicSubmissionWindowSeconds: Int
 }
 
 /// Retention periods (`policies/retention.yaml`).
@@ -102,7 +110,9 @@ public struct PolicySet: Sendable {
             defaultTokenLifetimeHours: try integer(security, "tokens", "default_lifetime_hours", file: secFile, range: 1...87_600),
             maxTokenLifetimeHours: try integer(security, "tokens", "max_lifetime_hours", file: secFile, range: 1...87_600),
             failedAuthenticationLimit: try integer(security, "authentication", "max_failures_per_address", file: secFile, range: 1...100_000),
-            failedAuthenticationWindowSeconds: try integer(security, "authentication", "window_seconds", file: secFile, range: 1...86_400)
+            failedAuthenticationWindowSeconds: try integer(security, "authentication", "window_seconds", file: secFile, range: 1...86_400),
+            publicSubmissionLimit: try integer(security, "public_submissions", "max_per_address", file: secFile, range: 1...100_000),
+            publicSubmissionWindowSeconds: try integer(security, "public_submissions", "window_seconds", file: secFile, range: 1...86_400)
         )
         guard securityPolicy.defaultTokenLifetimeHours <= securityPolicy.maxTokenLifetimeHours else {
             throw PolicyError(file: secFile, entry: "tokens.default_lifetime_hours", problem: "must not exceed tokens.max_lifetime_hours")
@@ -142,8 +152,8 @@ public struct PolicySet: Sendable {
     }
 
     private static func parseAccess(_ doc: [String: Any], file: String) throws -> AccessPolicy {
-        for key in doc.keys where key != "roles" {
-            throw PolicyError(file: file, entry: key, problem: "unknown key (expected 'roles')")
+        for key in doc.keys where key != "roles" && key != "public" {
+            throw PolicyError(file: file, entry: key, problem: "unknown key (expected 'roles' or 'public')")
         }
         guard let roles = doc["roles"] as? [String: Any] else {
             throw PolicyError(file: file, entry: "roles", problem: "missing mapping of roles")
@@ -174,21 +184,33 @@ public struct PolicySet: Sendable {
             guard let allow = map["allow"] as? [Any] else {
                 throw PolicyError(file: file, entry: "roles.\(name).allow", problem: "must be a list of actions")
             }
-            var actions = Set<Action>()
-            for (index, item) in allow.enumerated() {
-                guard let text = item as? String else {
-                    throw PolicyError(file: file, entry: "roles.\(name).allow[\(index)]", problem: "must be an action name")
-                }
-                if text == "*" {
-                    actions.formUnion(Action.allCases)
-                } else if let action = Action(rawValue: text) {
-                    actions.insert(action)
-                } else {
-                    throw PolicyError(file: file, entry: "roles.\(name).allow[\(index)]", problem: "unknown action '\(text)'")
-                }
-            }
-            grants[role] = .init(actions: actions, piiMasked: piiMasked)
+            grants[role] = .init(actions: try parseActions(allow, entry: "roles.\(name).allow", file: file), piiMasked: piiMasked)
         }
-        return AccessPolicy(grants: grants)
+        var publicActions = Set<Action>()
+        if let section = doc["public"] {
+            guard let map = section as? [String: Any], let allow = map["allow"] as? [Any], map.count == 1 else {
+                throw PolicyError(file: file, entry: "public", problem: "must be a mapping with only 'allow', a list of actions")
+            }
+            publicActions = try parseActions(allow, entry: "public.allow", file: file, wildcard: false)
+        }
+        return AccessPolicy(grants: grants, publicActions: publicActions)
+    }
+
+    /// A list of declared action names (`*`: every action, where `wildcard` allows it).
+    private static func parseActions(_ allow: [Any], entry: String, file: String, wildcard: Bool = true) throws -> Set<Action> {
+        var actions = Set<Action>()
+        for (index, item) in allow.enumerated() {
+            guard let text = item as? String else {
+                throw PolicyError(file: file, entry: "\(entry)[\(index)]", problem: "must be an action name")
+            }
+            if text == "*" && wildcard {
+                actions.formUnion(Action.allCases)
+            } else if let action = Action(rawValue: text) {
+                actions.insert(action)
+            } else {
+                throw PolicyError(file: file, entry: "\(entry)[\(index)]", problem: "unknown action '\(text)'")
+            }
+        }
+        return actions
     }
 }

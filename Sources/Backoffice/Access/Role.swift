@@ -106,6 +106,17 @@ public struct Principal: Sendable, Equatable {
     /// The system actor: audited with no actor id and the role `system`.
     public static let system = Principal(system: ())
 
+    /// Whoever calls a public operation (no token): audited with no actor id and the role
+    /// `anonymous`; `policies/access.yaml`'s `public:` says what it may do.
+    public static let anonymous = Principal(anonymous: ())
+
+    private init(anonymous: Void) {
+        self.operatorID = nil
+        self.role = "anonymous"
+        self.tenantID = platformTenantID
+        self.tokenID = nil
+    }
+
     /// The principal's role, nil for the system actor.
     public var knownRole: Role? { Role(rawValue: role) }
 }

@@ -150,13 +150,7 @@ public enum DemoEnvironment {
         for (email, role) in platformOperators {
             _ = try await database.runAsSystem(CreateOperator(email: email, role: role, tenantID: nil), context: context)
         }
-        for (slug, name) in partners {
-            let tenant = try await database.runAsSystem(CreateTenant(slug: slug, name: name), context: context)
-            _ = try await database.runAsSystem(
-                CreateOperator(email: "admin@\(slug).example", role: .partnerAdmin, tenantID: tenant.id), context: context)
-            _ = try await database.runAsSystem(
-                CreateOperator(email: "staff@\(slug).example", role: .partnerStaff, tenantID: tenant.id), context: context)
-        }
+        try await seedShops(database: database, context: context)
         var customers: [Customer] = []
         for index in 0..<50 {
             let first = firstNames[index % firstNames.count]
@@ -189,6 +183,58 @@ public enum DemoEnvironment {
         _ = try await database.runAsSystem(PublishMessage(messageID: maintenance.id), context: context)
         try await seedRewards(customers: byEmail.filter { $0.status == .active }, earningRules: earningRules, database: database, context: context)
     }
+
+    /// The partners' demo: each partner applied, was checked and approved (its first admin's
+    /// token from the approval is revoked: `mintCredentials` issues the demo's), has a staff
+    /// member and active goods with stock; one more shop waits for review.
+    private static func seedShops(database: Database, context: OperationContext) async throws {
+        let payments = SimulatedPaymentValidator()
+        let public_ = OperationContext(principal: .anonymous, requestID: context.requestID, sourceIP: "127.0.0.1", policies: context.policies)
+        func apply(_ name: String, email: String, taxID: String, city: String) async throws -> ShopApplication {
+            try await database.run(
+                ApplyForShop(
+                    ShopApplicationForm(
+                        legalName: name, contactEmail: email, taxID: taxID,
+                        address: ShopAddress(line1: "1 Market Street", line2: nil, city: city, region: "CA", postalCode: "94105", country: "US"),
+                        bankAccount: BankAccount(
+                            holderName: name, routingNumber: "110000000", accountNumber: SimulatedPaymentValidator.verifiedAccount)),
+                    payments: payments), context: public_)
+        }
+        for (index, (slug, name)) in partners.enumerated() {
+            let application = try await apply(name, email: "admin@\(slug).example", taxID: "94-10000\(index + 10)", city: "San Francisco")
+            let approval = try await database.runAsSystem(
+                ApproveShopApplication(applicationID: application.id, slug: slug, reason: "demo partner"), context: context)
+            _ = try await database.runAsSystem(RevokeToken(tokenID: approval.token.id), context: context)
+            _ = try await database.runAsSystem(
+                CreateOperator(email: "staff@\(slug).example", role: .partnerStaff, tenantID: approval.tenant.id), context: context)
+            let admin = OperationContext(
+                principal: Principal(operatorID: approval.admin.id, role: .partnerAdmin, tenantID: approval.tenant.id, tokenID: nil),
+                requestID: context.requestID, sourceIP: nil, policies: context.policies)
+            for (sku, good, cents, points, stock) in demoGoods[index] {
+                let created = try await database.run(
+                    CreateGood(
+                        sku: sku,
+                        fields: GoodFields(
+                            name: good, description: nil, category: slug == "green-grocer" ? "snacks" : "supplements", priceCents: cents,
+                            priceFitPoints: points, stock: stock, imageURLs: ["https://images.healthtrack.example/\(sku.lowercased()).jpg"])),
+                    context: admin)
+                _ = try await database.run(UpdateGood(goodID: created.id, changes: GoodChanges(status: .active), ifMatch: "1"), context: admin)
+            }
+        }
+        _ = try await apply("Trail Runner Outfitters", email: "hello@trailrunner.example", taxID: "94-2000001", city: "Oakland")
+    }
+
+    /// Each demo partner's goods: sku, name, price in cents, in FitPoints, stock.
+    static let demoGoods: [[(String, String, Int64?, Int64?, Int64)]] = [
+        [
+            ("GG-OATBAR-12", "Oat bar box (12)", 1800, 2000, 120), ("GG-NUTMIX", "Trail nut mix 500 g", 1200, nil, 80),
+            ("GG-GREENS", "Greens powder 300 g", 3400, 4000, 25),
+        ],
+        [
+            ("PP-WHEY-1KG", "Whey protein 1 kg", 3900, 4500, 60), ("PP-SHAKER", "Shaker bottle", nil, 900, 200),
+            ("PP-CREATINE", "Creatine monohydrate 300 g", 2500, nil, 5),
+        ],
+    ]
 
     /// The reward economy's demo: the shipped earning rules, two badges, an active challenge,
     /// three days of activity (so balances and a leaderboard exist) and a manager's correction,

@@ -19,7 +19,7 @@ struct CLIFailure: Error, CustomStringConvertible {
         switch status {
         case 401, 403: 4
         case 404: 3
-        case 409, 412: 5
+        case 409, 412, 428: 5
         case 400, 413, 415, 422: 6
         default: 7
         }

@@ -72,6 +72,17 @@ public struct Database: Sendable {
         }
     }
 
+    /// One public request's transaction (an `x-public` operation, no token): acts for
+    /// `Principal.anonymous`, which the policy lets perform only the public actions. `body` says
+    /// whether to commit; anything else, or a throw, rolls back.
+    public func publicTransaction<T: Sendable>(_ body: (RequestTransaction) async throws -> (T, commit: Bool)) async throws -> T {
+        try await leasedTransaction { connection in
+            let anonymous = Principal.anonymous
+            _ = try await connection.rows(SetSession(tenant: anonymous.tenantID.uuidString, role: anonymous.role), logger: logger)
+            return try await body(RequestTransaction(connection: connection, isReadOnly: false))
+        }
+    }
+
     /// One read-only request's session (GET): leases a connection and authenticates the token in
     /// one statement that makes the connection's session act for its principal; each read of
     /// `body` then runs as its own statement (no BEGIN or COMMIT: two round trips for a list page),

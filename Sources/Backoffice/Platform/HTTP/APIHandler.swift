@@ -9,6 +9,8 @@ import OpenAPIRuntime
 struct APIHandler: APIProtocol {
     let database: Database
     let policies: PolicySet
+    /// The payment provider (`simulated` unless configured otherwise).
+    var payments: any PaymentValidator = SimulatedPaymentValidator()
 
     /// The operation context of the current request (set by `EdgeResponder`).
     func context() throws -> OperationContext {
@@ -34,6 +36,13 @@ struct APIHandler: APIProtocol {
         ) { output in
             StoredResponse(status: status, body: try respond(output))
         }.body
+    }
+
+    /// Runs a change use case of a public operation (no token, `Principal.anonymous`): no
+    /// Idempotency-Key (an anonymous caller has no key space of its own); the use case
+    /// deduplicates by what it receives.
+    func publicChange<Operation: AuditedOperation>(_ operation: Operation) async throws -> Operation.Output {
+        try await database.run(operation, context: try context())
     }
 
     /// Like `change`, for a use case whose answer's status depends on its outcome (created or updated).

@@ -21,7 +21,10 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     let maxBulkBodySize: Int
     let bulkPaths: Set<String>
     let clientAddress: ClientAddress
-    let throttle: AuthenticationThrottle
+    let throttle: AddressThrottle
+    /// The operations callable without a token, and the limit on public submissions.
+    let publicRoutes: PublicRoutes
+    let submissionThrottle: AddressThrottle
     let authenticationFailures = Counter(label: "backoffice_authentication_failures_total")
     let rateLimited = Counter(label: "backoffice_authentication_rate_limited_total")
 
@@ -44,6 +47,10 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                     return try await inner.respond(to: request, context: context).checkingRoute()
                 }
                 let address = sourceIP ?? "unknown"
+                if let route = publicRoutes.match(request.method, request.uri.path) {
+                    return try await respondPublicly(
+                        to: request, context: context, route: route, address: address, requestID: requestID, logger: logger)
+                }
                 let secret = try await presentedToken(request, address: address, logger: logger)
                 func authenticated(_ principal: Principal?, _ transaction: RequestTransaction) async throws -> Response {
                     guard let principal else { throw await refuse(request, address: address, logger: logger) }
@@ -71,6 +78,31 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
         return response
     }
 
+    /// A public operation (no token; one presented is ignored): runs in a transaction acting for
+    /// `Principal.anonymous`, committed only on success. A rate-limited route counts every
+    /// submission against the address and refuses it with 429 and `Retry-After` over the limit.
+    private func respondPublicly(
+        to request: Request, context: Context, route: PublicRoutes.Route, address: String, requestID: String, logger: Logger
+    ) async throws -> Response {
+        if route.rateLimited {
+            if let wait = await submissionThrottle.retryAfter(address) {
+                rateLimited.increment()
+                logger.warning("public submissions rate-limited", metadata: ["source_ip": .string(address), "retry_after": .stringConvertible(wait)])
+                throw Refusal(problem: .tooManySubmissions(retryAfter: wait), header: HTTPField(name: .retryAfter, value: String(wait)))
+            }
+            await submissionThrottle.record(address)
+        }
+        let inner = self.inner
+        return try await database.publicTransaction { transaction in
+            var scope = RequestScope(principal: .anonymous, requestID: requestID, sourceIP: RequestScope.current?.sourceIP)
+            scope.transaction = transaction
+            let response = try await RequestScope.$current.withValue(scope) {
+                try await inner.respond(to: request, context: context).checkingRoute()
+            }
+            return (response, commit: response.status.code < 400)
+        }
+    }
+
     /// A refusal before any handler runs, with the header that says what to do (RFC 6750, RFC 6585).
     private struct Refusal: Error {
         let problem: Problem
@@ -95,7 +127,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     /// A failed authentication: counted against the address, logged without the token, 401 with
     /// `WWW-Authenticate: Bearer`.
     private func refuse(_ request: Request, address: String, logger: Logger) async -> Refusal {
-        await throttle.recordFailure(address)
+        await throttle.record(address)
         authenticationFailures.increment()
         logger.notice(
             "authentication failed",

@@ -31,6 +31,11 @@ public struct Problem: Error, Sendable, Equatable {
             status: 429, code: "too_many_failed_authentications", title: "Too many failed authentications",
             detail: "Too many requests from this address failed to authenticate; try again in \(seconds) s.")
     }
+    public static func tooManySubmissions(retryAfter seconds: Int) -> Problem {
+        Problem(
+            status: 429, code: "too_many_submissions", title: "Too many submissions",
+            detail: "Too many submissions from this address; try again in \(seconds) s.")
+    }
     public static func forbidden(_ action: Action) -> Problem {
         Problem(status: 403, code: "forbidden", title: "Forbidden", detail: "Your role may not perform '\(action.rawValue)'.")
     }
@@ -107,6 +112,14 @@ extension Problem {
             self = Problem(
                 status: 503, code: "transaction_conflict", title: "Try again",
                 detail: "A concurrent change conflicted with this one; nothing was changed. Send the request again (with the same Idempotency-Key).")
+        case .paymentProviderUnavailable:
+            self = Problem(
+                status: 503, code: "payment_provider_unavailable", title: "Payment provider unavailable",
+                detail: "The payment provider did not answer; nothing was changed. Send the request again later.")
+        case .preconditionRequired:
+            self = Problem(
+                status: 428, code: "precondition_required", title: "Precondition required",
+                detail: "Send If-Match with the ETag of the version you are changing (read it with GET).")
         case .inconsistent: self = .internalError
         }
     }

@@ -78,12 +78,15 @@ public enum BackofficeServer {
             configuration: Configuration(dateTranscoder: RFC3339DateTranscoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]),
             middlewares: [ProblemMiddleware(logger: logger), ETagMiddleware()]
                 + (handEncodedLists ? [CustomerListFastPath(database: database, policies: policies)] : []))
-        let throttle = AuthenticationThrottle(
+        let throttle = AddressThrottle(
             limit: policies.security.failedAuthenticationLimit, window: .seconds(policies.security.failedAuthenticationWindowSeconds))
+        let submissionThrottle = AddressThrottle(
+            limit: policies.security.publicSubmissionLimit, window: .seconds(policies.security.publicSubmissionWindowSeconds))
         let responder = EdgeResponder(
             inner: router.buildResponder(), database: database, maxBodySize: settings.maxBodySize, maxBulkBodySize: settings.maxBulkBodySize,
             bulkPaths: settings.bulkPaths,
-            clientAddress: ClientAddress(trustedProxies: settings.trustedProxies), throttle: throttle)
+            clientAddress: ClientAddress(trustedProxies: settings.trustedProxies), throttle: throttle,
+            publicRoutes: .contract, submissionThrottle: submissionThrottle)
         return Application(
             responder: responder,
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "backoffice"),

@@ -32,6 +32,11 @@ public enum DomainError: Error, Sendable, Equatable {
     /// The database gave up on the transaction to let a concurrent one through (deadlock,
     /// serialization failure): nothing was changed, and the same request may be sent again.
     case contention
+    /// The payment provider reached no verdict (timed out, failed, or its circuit is open):
+    /// nothing was changed, and the same request may be sent again later.
+    case paymentProviderUnavailable(String)
+    /// The change needs `If-Match` (a versioned resource updated without naming its version).
+    case preconditionRequired
     /// A stored row or state the code cannot read (a bug or a damaged row); never detailed to clients.
     case inconsistent(String)
 

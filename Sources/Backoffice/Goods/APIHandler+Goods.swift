@@ -1,0 +1,88 @@
+import BackofficeAPI
+import Foundation
+
+extension Good {
+    var api: Components.Schemas.Good {
+        get throws {
+            Components.Schemas.Good(
+                id: id.text, tenantId: tenantID.text, sku: sku, name: name, description: description, category: category, priceCents: priceCents,
+                priceFitpoints: priceFitPoints, stock: stock, status: try .init(known: status.rawValue), imageUrls: imageURLs, createdAt: createdAt,
+                updatedAt: updatedAt, version: version)
+        }
+    }
+}
+
+extension APIHandler {
+    func createGood(_ input: Operations.CreateGood.Input) async throws -> Operations.CreateGood.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let fields = GoodFields(
+            name: body.name, description: body.description, category: body.category, priceCents: body.priceCents,
+            priceFitPoints: body.priceFitpoints, stock: body.stock, imageURLs: body.imageUrls)
+        let good = try await change(
+            CreateGood(sku: body.sku, fields: fields), key: input.headers.idempotencyKey, operationID: Operations.CreateGood.id, request: body,
+            status: 201
+        ) { try $0.api }
+        return .created(.init(headers: .init(eTag: EntityTag.of(good.version)), body: .json(good)))
+    }
+
+    func listGoods(_ input: Operations.ListGoods.Input) async throws -> Operations.ListGoods.Output {
+        let limit = try pageLimit(input.query.limit)
+        let after = try Cursor.decode(input.query.cursor, count: 2).map { parts in
+            guard let id = UUID(uuidString: parts[1]) else { throw Cursor.invalid }
+            return (sku: parts[0], id: id)
+        }
+        let status = try input.query.status.map { try Good.Status(known: $0.rawValue) }
+        let goods = try await read(ListGoods(status: status, category: input.query.category, after: after, limit: limit + 1))
+        let (items, next) = keysetPage(goods, limit: limit) { [$0.sku, $0.id.text] }
+        return .ok(.init(body: .json(.init(items: try items.map { try $0.api }, nextCursor: next))))
+    }
+
+    func getGood(_ input: Operations.GetGood.Input) async throws -> Operations.GetGood.Output {
+        let good = try await read(GetGood(id: try parseID(input.path.goodId, "good_id")))
+        return .ok(.init(headers: .init(eTag: EntityTag.of(good.version)), body: .json(try good.api)))
+    }
+
+    func updateGood(_ input: Operations.UpdateGood.Input) async throws -> Operations.UpdateGood.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let id = try parseID(input.path.goodId, "good_id")
+        let changes = GoodChanges(
+            name: body.name, description: body.description, category: body.category, priceCents: body.priceCents,
+            priceFitPoints: body.priceFitpoints, stock: body.stock, status: try body.status.map { try Good.Status(known: $0.rawValue) },
+            imageURLs: body.imageUrls)
+        let good = try await change(
+            UpdateGood(goodID: id, changes: changes, ifMatch: input.headers.ifMatch), key: input.headers.idempotencyKey,
+            operationID: Operations.UpdateGood.id, request: ActionRequest(id: id.text, body: body)
+        ) { try $0.api }
+        return .ok(.init(headers: .init(eTag: EntityTag.of(good.version)), body: .json(good)))
+    }
+
+    func archiveGood(_ input: Operations.ArchiveGood.Input) async throws -> Operations.ArchiveGood.Output {
+        let id = try parseID(input.path.goodId, "good_id")
+        let good = try await change(
+            ArchiveGood(goodID: id, ifMatch: input.headers.ifMatch), key: input.headers.idempotencyKey, operationID: Operations.ArchiveGood.id,
+            request: ActionRequest(id: id.text)
+        ) { try $0.api }
+        return .ok(.init(headers: .init(eTag: EntityTag.of(good.version)), body: .json(good)))
+    }
+
+    func browseCatalog(_ input: Operations.BrowseCatalog.Input) async throws -> Operations.BrowseCatalog.Output {
+        let limit = try pageLimit(input.query.limit)
+        let after = try Cursor.decode(input.query.cursor, count: 2).map { parts in
+            guard let id = UUID(uuidString: parts[1]) else { throw Cursor.invalid }
+            return (name: parts[0], id: id)
+        }
+        let items = try await read(BrowseCatalog(category: input.query.category, search: input.query.q, after: after, limit: limit + 1))
+        let (page, next) = keysetPage(items, limit: limit) { [$0.good.name, $0.good.id.text] }
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        items: page.map { item in
+                            let good = item.good
+                            return .init(
+                                id: good.id.text, partnerId: good.tenantID.text, partnerName: item.partnerName, sku: good.sku, name: good.name,
+                                description: good.description, category: good.category, priceCents: good.priceCents,
+                                priceFitpoints: good.priceFitPoints, inStock: good.stock > 0, imageUrls: good.imageURLs)
+                        }, nextCursor: next))))
+    }
+}

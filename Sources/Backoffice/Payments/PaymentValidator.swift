@@ -1,0 +1,102 @@
+import Foundation
+
+/// The payment provider, behind one protocol: bank-account verification for shop payouts, and
+/// card payments (authorize, capture, refund, void) for checkout. `SimulatedPaymentValidator` is
+/// the embedded default; an HTTP implementation speaks a real provider's REST API.
+///
+/// Every money-moving call carries an idempotency key the provider deduplicates on, so a retried
+/// call never moves money twice. A call that could not reach a verdict throws
+/// `PaymentProviderError` (the caller answers 503 and changes nothing); a verdict — a decline, a
+/// failed verification — is a value, not an error.
+public protocol PaymentValidator: Sendable {
+    /// The provider's name, as webhooks name it (`/v1/payments/webhooks/{provider}`).
+    var provider: String { get }
+    func verifyBankAccount(_ account: BankAccount) async throws -> BankAccountVerification
+    func authorize(_ request: PaymentAuthorization) async throws -> PaymentOutcome
+    func capture(paymentID: String, amountCents: Int64, idempotencyKey: String) async throws -> PaymentOutcome
+    func refund(paymentID: String, amountCents: Int64, idempotencyKey: String) async throws -> PaymentOutcome
+    func void(paymentID: String, idempotencyKey: String) async throws -> PaymentOutcome
+}
+
+/// A US bank account as a shop gives it for payouts. Held only while it is verified: the
+/// provider keeps the number, the back office keeps its reference and last four digits.
+public struct BankAccount: Sendable {
+    public var holderName: String
+    public var routingNumber: String
+    public var accountNumber: String
+
+    public init(holderName: String, routingNumber: String, accountNumber: String) {
+        self.holderName = holderName
+        self.routingNumber = routingNumber
+        self.accountNumber = accountNumber
+    }
+
+    /// The last four digits, the only part of the number that is kept.
+    public var last4: String { String(accountNumber.filter(\.isNumber).suffix(4)) }
+
+    /// Whether the routing number is an ABA routing transit number: nine digits whose weighted
+    /// sum (3, 7, 1, repeated) is a multiple of ten.
+    public var hasValidRoutingNumber: Bool {
+        let digits = routingNumber.compactMap(\.wholeNumberValue)
+        guard digits.count == 9, routingNumber.count == 9 else { return false }
+        let weights = [3, 7, 1, 3, 7, 1, 3, 7, 1]
+        return zip(digits, weights).reduce(0) { $0 + $1.0 * $1.1 } % 10 == 0
+    }
+
+    /// Whether the account number is 4–17 digits (the US range).
+    public var hasValidAccountNumber: Bool {
+        (4...17).contains(accountNumber.count) && accountNumber.allSatisfy { $0.isASCII && $0.isNumber }
+    }
+}
+
+/// The provider's verdict on a bank account.
+public struct BankAccountVerification: Sendable, Equatable {
+    /// The provider's reference to the verified account (payouts go to it); nil when it failed.
+    public var reference: String?
+    /// Why it failed (`account_closed`, `no_account`, …); nil when it verified.
+    public var failureCode: String?
+
+    public var verified: Bool { reference != nil }
+
+    public static func verified(_ reference: String) -> Self { Self(reference: reference, failureCode: nil) }
+    public static func failed(_ code: String) -> Self { Self(reference: nil, failureCode: code) }
+}
+
+/// A card payment to authorize: the amount in US cents, the card, and the key the provider
+/// deduplicates on (the same key never authorizes twice).
+public struct PaymentAuthorization: Sendable {
+    public var amountCents: Int64
+    public var cardNumber: String
+    public var idempotencyKey: String
+    /// What the payment is for (the order id), echoed by the provider's webhooks.
+    public var reference: String
+
+    public init(amountCents: Int64, cardNumber: String, idempotencyKey: String, reference: String) {
+        self.amountCents = amountCents
+        self.cardNumber = cardNumber
+        self.idempotencyKey = idempotencyKey
+        self.reference = reference
+    }
+}
+
+/// The provider's verdict on a payment call.
+public enum PaymentOutcome: Sendable, Equatable {
+    /// Done: the provider's payment id (`pi_…`) or refund id (`re_…`).
+    case succeeded(id: String)
+    /// Refused, with the provider's reason mapped to ours (`card_declined`, `insufficient_funds`).
+    case declined(code: String)
+}
+
+/// A payment call that reached no verdict: the provider timed out or failed. Nothing may be
+/// assumed about money; the caller answers 503 and a retry (same idempotency key) is safe.
+public enum PaymentProviderError: Error, Equatable, CustomStringConvertible {
+    case timeout
+    case unavailable(String)
+
+    public var description: String {
+        switch self {
+        case .timeout: "the payment provider did not answer in time"
+        case .unavailable(let detail): "the payment provider failed: \(detail)"
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import BackofficeAPI
+import Foundation
+import HTTPTypes
+import Yams
+
+/// The operations anyone may call without a token: those the contract marks `x-public: true`
+/// (the shop application form, the payment provider's webhooks). `x-rate-limited: true` puts an
+/// operation under the per-address submission limit of `policies/security.yaml`.
+struct PublicRoutes: Sendable {
+    struct Route: Sendable {
+        let method: HTTPRequest.Method
+        /// The path template's segments; `nil` for a `{parameter}`.
+        let segments: [String?]
+        let rateLimited: Bool
+    }
+
+    let routes: [Route]
+
+    /// The public operations of the bundled `openapi.yaml`.
+    static let contract = PublicRoutes(document: OpenAPIDocument.yaml.map { String(decoding: $0, as: UTF8.self) } ?? "")
+
+    init(document: String) {
+        var routes: [Route] = []
+        let paths = ((try? Yams.load(yaml: document)) as? [String: Any])?["paths"] as? [String: Any] ?? [:]
+        for (path, item) in paths {
+            for (method, raw) in item as? [String: Any] ?? [:] {
+                guard let operation = raw as? [String: Any], operation["x-public"] as? Bool == true,
+                    let method = HTTPRequest.Method(method.uppercased())
+                else { continue }
+                let segments = path.split(separator: "/").map { $0.hasPrefix("{") ? nil : String($0) }
+                routes.append(Route(method: method, segments: segments, rateLimited: operation["x-rate-limited"] as? Bool == true))
+            }
+        }
+        self.routes = routes
+    }
+
+    /// The public route `method` and `path` call, nil when the operation needs a token.
+    func match(_ method: HTTPRequest.Method, _ path: String) -> Route? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        return routes.first { route in
+            route.method == method && route.segments.count == parts.count
+                && zip(route.segments, parts).allSatisfy { segment, part in segment.map { $0 == part } ?? !part.isEmpty }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import BackofficeAPI
+import Foundation
+
+extension ShopApplication {
+    var api: Components.Schemas.ShopApplication {
+        get throws {
+            Components.Schemas.ShopApplication(
+                id: id.text, legalName: legalName, contactEmail: contactEmail, taxId: taxID,
+                address: .init(
+                    line1: address.line1, line2: address.line2, city: address.city, region: address.region, postalCode: address.postalCode,
+                    country: address.country),
+                payoutAccount: .init(holderName: payoutAccountHolder, last4: payoutAccountLast4, verified: payoutAccountReference != nil),
+                checks: try checks.map { .init(check: try .init(known: $0.check), passed: $0.passed, detail: $0.detail) }, eligible: eligible,
+                status: try .init(known: status.rawValue), submittedAt: submittedAt, decidedAt: decidedAt, decisionReason: decisionReason,
+                tenantId: tenantID?.text, version: version)
+        }
+    }
+}
+
+extension Components.Schemas.ShopApproval: SecretBearing {
+    func withoutSecret() -> Self { Self(application: application, tenant: tenant, admin: admin, token: token.withoutSecret()) }
+}
+
+extension APIHandler {
+    func applyForShop(_ input: Operations.ApplyForShop.Input) async throws -> Operations.ApplyForShop.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let address = body.address
+        let account = body.payoutBankAccount
+        let form = ShopApplicationForm(
+            legalName: body.legalName, contactEmail: body.contactEmail, taxID: body.taxId,
+            address: ShopAddress(
+                line1: address.line1, line2: address.line2, city: address.city, region: address.region, postalCode: address.postalCode,
+                country: address.country),
+            bankAccount: BankAccount(holderName: account.holderName, routingNumber: account.routingNumber, accountNumber: account.accountNumber))
+        let application = try await publicChange(ApplyForShop(form, payments: payments))
+        return .created(.init(body: .json(try application.api)))
+    }
+
+    func listShopApplications(_ input: Operations.ListShopApplications.Input) async throws -> Operations.ListShopApplications.Output {
+        let limit = try pageLimit(input.query.limit)
+        let status = try input.query.status.map { try ShopApplication.Status(known: $0.rawValue) }
+        let applications = try await read(ListShopApplications(status: status, after: try Cursor.timeAndID(input.query.cursor), limit: limit + 1))
+        let (items, next) = keysetPage(applications, limit: limit) { Cursor.timeAndID($0.submittedAt, $0.id) }
+        return .ok(.init(body: .json(.init(items: try items.map { try $0.api }, nextCursor: next))))
+    }
+
+    func getShopApplication(_ input: Operations.GetShopApplication.Input) async throws -> Operations.GetShopApplication.Output {
+        let application = try await read(GetShopApplication(id: try parseID(input.path.applicationId, "application_id")))
+        return .ok(.init(headers: .init(eTag: EntityTag.of(application.version)), body: .json(try application.api)))
+    }
+
+    func approveShopApplication(_ input: Operations.ApproveShopApplication.Input) async throws -> Operations.ApproveShopApplication.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let id = try parseID(input.path.applicationId, "application_id")
+        let approval = try await change(
+            ApproveShopApplication(applicationID: id, slug: body.slug, reason: body.reason), key: input.headers.idempotencyKey,
+            operationID: Operations.ApproveShopApplication.id, request: ActionRequest(id: id.text, body: body)
+        ) { approval in
+            Components.Schemas.ShopApproval(
+                application: try approval.application.api, tenant: approval.tenant.api, admin: try approval.admin.api,
+                token: .init(token: try approval.token.api, secret: approval.secret.value))
+        }
+        return .ok(.init(headers: .init(cacheControl: "no-store"), body: .json(approval)))
+    }
+
+    func rejectShopApplication(_ input: Operations.RejectShopApplication.Input) async throws -> Operations.RejectShopApplication.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let id = try parseID(input.path.applicationId, "application_id")
+        let application = try await change(
+            RejectShopApplication(applicationID: id, reason: body.reason), key: input.headers.idempotencyKey,
+            operationID: Operations.RejectShopApplication.id, request: ActionRequest(id: id.text, body: body)
+        ) { try $0.api }
+        return .ok(.init(headers: .init(eTag: EntityTag.of(application.version)), body: .json(application)))
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+
+/// A prospective shop's application, as the public form submits it and managers review it. The
+/// payout account is kept only as the provider's reference and its last four digits.
+public struct ShopApplication: Sendable, Equatable {
+    public enum Status: String, Sendable, Codable { case pending, approved, rejected }
+
+    public var id: UUID
+    public var legalName: String
+    public var contactEmail: String
+    public var taxID: String
+    public var address: ShopAddress
+    public var payoutAccountHolder: String
+    public var payoutAccountLast4: String
+    public var payoutAccountReference: String?
+    /// The eligibility checks, run when it was submitted.
+    public var checks: [EligibilityCheck]
+    /// Whether every check passed (only an eligible application can be approved).
+    public var eligible: Bool
+    public var status: Status
+    public var submittedAt: Date
+    public var decidedAt: Date?
+    public var decisionReason: String?
+    /// The tenant its approval made.
+    public var tenantID: UUID?
+    public var version: Int64
+
+    /// What the audit log keeps of it: no bank reference.
+    var snapshot: String? {
+        struct Snapshot: Encodable {
+            let legal_name: String, contact_email: String, tax_id: String, status: String, eligible: Bool, checks: [EligibilityCheck]
+            let tenant_id: String?
+        }
+        return AuditRecord.json(
+            Snapshot(
+                legal_name: legalName, contact_email: contactEmail, tax_id: taxID, status: status.rawValue, eligible: eligible, checks: checks,
+                tenant_id: tenantID?.text))
+    }
+}
+
+/// A postal address (US shops: `region` is the state).
+public struct ShopAddress: Sendable, Equatable, Codable {
+    public var line1: String
+    public var line2: String?
+    public var city: String
+    public var region: String
+    public var postalCode: String
+    /// ISO 3166-1 alpha-2.
+    public var country: String
+
+    public init(line1: String, line2: String?, city: String, region: String, postalCode: String, country: String) {
+        self.line1 = line1
+        self.line2 = line2
+        self.city = city
+        self.region = region
+        self.postalCode = postalCode
+        self.country = country
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case line1, line2, city, region, country
+        case postalCode = "postal_code"
+    }
+
+    /// The trimmed address.
+    var trimmed: ShopAddress {
+        func trim(_ text: String) -> String { text.trimmingCharacters(in: .whitespacesAndNewlines) }
+        let second = line2.map(trim)
+        return ShopAddress(
+            line1: trim(line1), line2: second?.isEmpty == true ? nil : second, city: trim(city), region: trim(region),
+            postalCode: trim(postalCode), country: trim(country).uppercased())
+    }
+}
+
+/// One eligibility check's result, stored with the application and shown to the reviewer.
+public struct EligibilityCheck: Sendable, Equatable, Codable {
+    /// `required_fields`, `tax_id_format`, `duplicate_shop` or `bank_account`.
+    public var check: String
+    public var passed: Bool
+    public var detail: String
+
+    public static func passed(_ check: String, _ detail: String) -> Self { Self(check: check, passed: true, detail: detail) }
+    public static func failed(_ check: String, _ detail: String) -> Self { Self(check: check, passed: false, detail: detail) }
+}
+
+/// The shop's US tax id, an Employer Identification Number: nine digits written `NN-NNNNNNN`,
+/// whose first two digits are a prefix the IRS assigns (IRS, "How EINs are assigned and valid
+/// EIN prefixes").
+public enum EmployerIdentificationNumber {
+    /// The prefixes the IRS assigns.
+    static let validPrefixes: Set<Int> = Set(
+        [Array(1...6), Array(10...16), Array(20...27), Array(30...48), Array(50...68), Array(71...77), Array(80...88), Array(90...95), [98, 99]]
+            .joined())
+
+    /// `text` written `NN-NNNNNNN` when it is an EIN (with or without the dash), else nil.
+    public static func normalized(_ text: String) -> String? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let digits = trimmed.filter { $0 != "-" }
+        guard digits.count == 9, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+            trimmed.count == 9 || (trimmed.count == 10 && trimmed.firstIndex(of: "-") == trimmed.index(trimmed.startIndex, offsetBy: 2)),
+            let prefix = Int(digits.prefix(2)), validPrefixes.contains(prefix)
+        else { return nil }
+        return "\(digits.prefix(2))-\(digits.dropFirst(2))"
+    }
+}
+
+/// The eligibility checks that need no I/O: required fields and the tax id's format.
+enum ShopEligibility {
+    /// `required_fields`: every field a shop must give, named when blank.
+    static func requiredFields(_ form: ShopApplicationForm) -> EligibilityCheck {
+        let fields: [(String, String)] = [
+            ("legal_name", form.legalName), ("tax_id", form.taxID), ("address.line1", form.address.line1), ("address.city", form.address.city),
+            ("address.region", form.address.region), ("address.postal_code", form.address.postalCode), ("address.country", form.address.country),
+            ("payout_bank_account.holder_name", form.bankAccount.holderName),
+            ("payout_bank_account.routing_number", form.bankAccount.routingNumber),
+            ("payout_bank_account.account_number", form.bankAccount.accountNumber),
+        ]
+        let missing = fields.filter { $0.1.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }.map(\.0)
+        return missing.isEmpty
+            ? .passed("required_fields", "every required field is present")
+            : .failed("required_fields", "missing: \(missing.joined(separator: ", "))")
+    }
+
+    /// `tax_id_format`: an EIN with an assigned prefix.
+    static func taxIDFormat(_ taxID: String) -> EligibilityCheck {
+        EmployerIdentificationNumber.normalized(taxID) != nil
+            ? .passed("tax_id_format", "a valid EIN")
+            : .failed("tax_id_format", "not an EIN (NN-NNNNNNN with a prefix the IRS assigns)")
+    }
+}
+
+/// What the public form submits.
+public struct ShopApplicationForm: Sendable {
+    public var legalName: String
+    public var contactEmail: String
+    public var taxID: String
+    public var address: ShopAddress
+    public var bankAccount: BankAccount
+
+    public init(legalName: String, contactEmail: String, taxID: String, address: ShopAddress, bankAccount: BankAccount) {
+        self.legalName = legalName.trimmingCharacters(in: .whitespacesAndNewlines)
+        self.contactEmail = contactEmail.trimmingCharacters(in: .whitespaces)
+        self.taxID = taxID.trimmingCharacters(in: .whitespaces)
+        self.address = address.trimmed
+        self.bankAccount = BankAccount(
+            holderName: bankAccount.holderName.trimmingCharacters(in: .whitespacesAndNewlines),
+            routingNumber: bankAccount.routingNumber.trimmingCharacters(in: .whitespaces),
+            accountNumber: bankAccount.accountNumber.trimmingCharacters(in: .whitespaces))
+    }
+
+    /// Refuses what cannot even be reviewed (422): an unusable contact email, over-long fields.
+    /// Blank fields are not refused here: the `required_fields` check records them.
+    func validate() throws {
+        var validation = Validation()
+        validation.email(contactEmail, "contact_email")
+        validation.text(legalName, "legal_name", max: 200, required: false)
+        validation.text(taxID, "tax_id", max: 50, required: false)
+        for (field, value) in [
+            ("address.line1", address.line1), ("address.line2", address.line2 ?? ""), ("address.city", address.city),
+            ("address.region", address.region), ("address.postal_code", address.postalCode), ("address.country", address.country),
+            ("payout_bank_account.holder_name", bankAccount.holderName),
+        ] {
+            validation.text(value, field, max: 200, required: false)
+        }
+        validation.text(bankAccount.routingNumber, "payout_bank_account.routing_number", max: 9, required: false)
+        validation.text(bankAccount.accountNumber, "payout_bank_account.account_number", max: 17, required: false)
+        try validation.check()
+    }
+}
+
+/// A shop's handle made from its legal name: lower-case letters and digits joined by dashes,
+/// at most 63 characters ("Northwind Sports, LLC" → `northwind-sports-llc`).
+public enum ShopSlug {
+    public static func from(_ legalName: String) -> String {
+        var slug = ""
+        for scalar in legalName.lowercased().unicodeScalars {
+            if ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) {
+                slug.unicodeScalars.append(scalar)
+            } else if !slug.isEmpty && !slug.hasSuffix("-") {
+                slug += "-"
+            }
+        }
+        slug = String(slug.prefix(63))
+        while slug.hasSuffix("-") { slug.removeLast() }
+        return slug.count >= 2 ? slug : "shop" + (slug.isEmpty ? "" : "-" + slug)
+    }
+}

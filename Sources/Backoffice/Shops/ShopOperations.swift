@@ -1,0 +1,216 @@
+import Foundation
+import NIOCore
+import PostgresNIO
+
+/// A prospective shop applies (`shop_applications.apply`, public: no token, rate-limited per
+/// source address). The eligibility checks run at once and are stored with the application:
+/// required fields, the tax id's format, no existing or waiting shop with the same tax id or
+/// legal name, and the payout account verified by the payment provider. A failed check does not
+/// refuse the application (the reviewer sees why it is not eligible); an unusable contact email
+/// or over-long field is 422 and stores nothing; a provider that reaches no verdict is 503 and
+/// stores nothing. The account number is never stored: only the provider's reference and its
+/// last four digits.
+public struct ApplyForShop: AuditedOperation {
+    public static let action: Action = "shop_applications.apply"
+    let form: ShopApplicationForm
+    let payments: any PaymentValidator
+
+    public init(_ form: ShopApplicationForm, payments: any PaymentValidator) {
+        self.form = form
+        self.payments = payments
+    }
+
+    public func perform(in unit: UnitOfWork) async throws -> Audited<ShopApplication> {
+        try form.validate()
+        let taxID = EmployerIdentificationNumber.normalized(form.taxID) ?? form.taxID
+        var checks = [ShopEligibility.requiredFields(form), ShopEligibility.taxIDFormat(form.taxID)]
+        checks.append(try await duplicateCheck(taxID: taxID, in: unit))
+        let (bankCheck, reference) = try await bankAccountCheck()
+        checks.append(bankCheck)
+        let eligible = checks.allSatisfy(\.passed)
+        let id = unit.newID()
+        guard
+            let application = try await unit.first(
+                """
+                INSERT INTO shop_applications (id, legal_name, contact_email, tax_id, address, payout_account_holder, payout_account_last4,
+                    payout_account_ref, checks, eligible, source_ip, submitted_at)
+                VALUES (\(id), \(form.legalName), \(form.contactEmail), \(taxID), \(AuditRecord.json(form.address))::jsonb,
+                    \(form.bankAccount.holderName), \(form.bankAccount.last4), \(reference), \(AuditRecord.json(checks))::jsonb, \(eligible),
+                    \(unit.context.sourceIP), \(unit.now))
+                RETURNING \(unescaped: ShopApplication.columns)
+                """, as: ShopApplication.self)
+        else { throw DomainError.inconsistent("the new application was not returned") }
+        return Audited(
+            application,
+            event: AuditRecord(
+                action: Self.action, tenantID: platformTenantID, targetType: "shop_application", targetID: id.text, reason: nil, before: nil,
+                after: application.snapshot))
+    }
+
+    /// `duplicate_shop`: no approved shop and no waiting application with this tax id or legal name.
+    private func duplicateCheck(taxID: String, in unit: UnitOfWork) async throws -> EligibilityCheck {
+        let name = form.legalName.lowercased()
+        let existing = try await unit.first(
+            """
+            SELECT 'an approved shop' FROM shop_profiles WHERE tax_id = \(taxID) OR lower(legal_name) = \(name)
+            UNION ALL
+            SELECT 'an application waiting for review' FROM shop_applications
+            WHERE status = 'pending' AND (tax_id = \(taxID) OR lower(legal_name) = \(name))
+            LIMIT 1
+            """
+        ) { try $0.decode(String.self) }
+        guard let existing else { return .passed("duplicate_shop", "no shop or waiting application has this tax id or legal name") }
+        return .failed("duplicate_shop", "\(existing) has this tax id or legal name")
+    }
+
+    /// `bank_account`: the payout account verified by the provider (well-formed numbers only).
+    private func bankAccountCheck() async throws -> (EligibilityCheck, reference: String?) {
+        let account = form.bankAccount
+        guard account.hasValidRoutingNumber else { return (.failed("bank_account", "the routing number is not an ABA routing number"), nil) }
+        guard account.hasValidAccountNumber else { return (.failed("bank_account", "the account number must be 4–17 digits"), nil) }
+        let verification: BankAccountVerification
+        do {
+            verification = try await payments.verifyBankAccount(account)
+        } catch let error as PaymentProviderError {
+            throw DomainError.paymentProviderUnavailable(error.description)
+        }
+        guard let reference = verification.reference else {
+            return (.failed("bank_account", "the payment provider could not verify it: \(verification.failureCode ?? "unverified")"), nil)
+        }
+        return (.passed("bank_account", "verified by the payment provider (account ending \(account.last4))"), reference)
+    }
+}
+
+/// What approving a shop made: the tenant, its first partner admin, and that admin's token
+/// (its secret delivered in this one answer and never stored).
+public struct ShopApproval: Sendable {
+    public let application: ShopApplication
+    public let tenant: Tenant
+    public let admin: Operator
+    public let token: Token
+    public let secret: TokenSecret
+}
+
+/// A manager approves an eligible, waiting application (`shop_applications.approve`): in one
+/// transaction the tenant (slug from the legal name unless given), its shop profile, its first
+/// `partner_admin` (the contact email) and a token for that admin are made, each audited. Not
+/// waiting is 409 with the current state; not eligible is 409 `not_eligible`; a taken slug is
+/// 409 `slug_taken` (approve again with another `slug`).
+public struct ApproveShopApplication: AuditedOperation {
+    public static let action: Action = "shop_applications.approve"
+    let applicationID: UUID
+    let slug: String?
+    let reason: String?
+
+    public init(applicationID: UUID, slug: String?, reason: String?) {
+        self.applicationID = applicationID
+        self.slug = slug?.trimmingCharacters(in: .whitespaces)
+        self.reason = reason?.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    public func perform(in unit: UnitOfWork) async throws -> Audited<ShopApproval> {
+        var validation = Validation()
+        validation.text(reason, "reason", max: 1000, required: false)
+        try validation.check()
+        let before = try await ShopApplication.fetch(applicationID, forUpdate: true, in: unit)
+        guard before.status == .pending else {
+            throw DomainError.invalidTransition("Only a waiting application can be approved.", current: before.status.rawValue)
+        }
+        guard before.eligible, let reference = before.payoutAccountReference else {
+            let failed = before.checks.filter { !$0.passed }.map(\.check).joined(separator: ", ")
+            throw DomainError.conflict(code: "not_eligible", detail: "The application failed its eligibility checks (\(failed)); reject it instead.")
+        }
+        let tenant = try await CreateTenant(slug: slug ?? ShopSlug.from(before.legalName), name: before.legalName).perform(in: unit)
+        let inserted = try await unit.first(
+            """
+            INSERT INTO shop_profiles (tenant_id, legal_name, contact_email, tax_id, address, payout_account_ref, payout_account_last4, application_id)
+            VALUES (\(tenant.output.id), \(before.legalName), \(before.contactEmail), \(before.taxID), \(AuditRecord.json(before.address))::jsonb,
+                \(reference), \(before.payoutAccountLast4), \(before.id))
+            ON CONFLICT DO NOTHING RETURNING 1
+            """
+        ) { _ in true }
+        guard inserted == true else { throw DomainError.conflict(code: "duplicate_shop", detail: "A shop with this tax id already exists.") }
+        let admin = try await CreateOperator(email: before.contactEmail, role: .partnerAdmin, tenantID: tenant.output.id).perform(in: unit)
+        let token = try await CreateToken(operatorID: admin.output.id, name: "first admin", expiresInHours: nil).perform(in: unit)
+        guard
+            let after = try await unit.first(
+                """
+                UPDATE shop_applications SET status = 'approved', decided_at = \(unit.now), decided_by = \(unit.principal.operatorID),
+                    decision_reason = \(reason.flatMap { $0.isEmpty ? nil : $0 }), tenant_id = \(tenant.output.id), version = version + 1
+                WHERE id = \(applicationID) RETURNING \(unescaped: ShopApplication.columns)
+                """, as: ShopApplication.self)
+        else { throw DomainError.inconsistent("the approved application was not returned") }
+        let event = AuditRecord(
+            action: Self.action, tenantID: platformTenantID, targetType: "shop_application", targetID: applicationID.text, reason: reason,
+            before: before.snapshot, after: after.snapshot)
+        let approval = ShopApproval(application: after, tenant: tenant.output, admin: admin.output, token: token.output.0, secret: token.output.1)
+        return Audited(approval, event: event, more: tenant.events + admin.events + token.events)
+    }
+}
+
+/// A manager rejects a waiting application (`shop_applications.reject`, reason required). Not
+/// waiting is 409 with the current state.
+public struct RejectShopApplication: AuditedOperation {
+    public static let action: Action = "shop_applications.reject"
+    let applicationID: UUID
+    let reason: String?
+
+    public init(applicationID: UUID, reason: String?) {
+        self.applicationID = applicationID
+        self.reason = reason
+    }
+
+    public func perform(in unit: UnitOfWork) async throws -> Audited<ShopApplication> {
+        let reason = try requireReason(reason)
+        let before = try await ShopApplication.fetch(applicationID, forUpdate: true, in: unit)
+        guard before.status == .pending else {
+            throw DomainError.invalidTransition("Only a waiting application can be rejected.", current: before.status.rawValue)
+        }
+        guard
+            let after = try await unit.first(
+                """
+                UPDATE shop_applications SET status = 'rejected', decided_at = \(unit.now), decided_by = \(unit.principal.operatorID),
+                    decision_reason = \(reason), version = version + 1
+                WHERE id = \(applicationID) RETURNING \(unescaped: ShopApplication.columns)
+                """, as: ShopApplication.self)
+        else { throw DomainError.inconsistent("the rejected application was not returned") }
+        return Audited(
+            after,
+            event: AuditRecord(
+                action: Self.action, tenantID: platformTenantID, targetType: "shop_application", targetID: applicationID.text, reason: reason,
+                before: before.snapshot, after: after.snapshot))
+    }
+}
+
+/// The applications in one state, in the order they arrived (`shop_applications.list`): the
+/// waiting list is `pending`.
+public struct ListShopApplications: Query {
+    public static let action: Action = "shop_applications.list"
+    let status: ShopApplication.Status?
+    let after: (Date, UUID)?
+    let limit: Int
+
+    public init(status: ShopApplication.Status?, after: (Date, UUID)?, limit: Int) {
+        self.status = status
+        self.after = after
+        self.limit = limit
+    }
+
+    public func read(in unit: UnitOfWork) async throws -> [ShopApplication] {
+        let start = after ?? (Date.distantPast, platformTenantID)
+        return try await unit.all(
+            """
+            SELECT \(unescaped: ShopApplication.columns) FROM shop_applications
+            WHERE (\(status?.rawValue)::text IS NULL OR status = \(status?.rawValue)) AND (submitted_at, id) > (\(start.0), \(start.1))
+            ORDER BY submitted_at, id LIMIT \(limit)
+            """)
+    }
+}
+
+/// One application with its checks (`shop_applications.read`).
+public struct GetShopApplication: Query {
+    public static let action: Action = "shop_applications.read"
+    let id: UUID
+    public init(id: UUID) { self.id = id }
+    public func read(in unit: UnitOfWork) async throws -> ShopApplication { try await ShopApplication.fetch(id, in: unit) }
+}

@@ -1,0 +1,125 @@
+import ArgumentParser
+import BackofficeAPI
+import Foundation
+
+let goodColumns = ["id", "sku", "name", "category", "price_cents", "price_fitpoints", "stock", "status", "version"]
+
+struct Goods: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "A partner's goods: create, list, show, update, archive (partner tokens).",
+        discussion: "Example: backoffice goods create --sku MAT-1 --name \"Cork yoga mat\" --category mats --price-cents 4900 --stock 20",
+        subcommands: [Create.self, List.self, Show.self, Update.self, Archive.self])
+
+    /// The fields both create and update take.
+    struct Fields: ParsableArguments {
+        @Option(help: "Name (at most 200 characters).") var name: String?
+        @Option(help: "Description (at most 5,000 characters).") var description: String?
+        @Option(help: "Category slug (lower-case letters, digits, dashes).") var category: String?
+        @Option(help: "Price in US cents.") var priceCents: Int64?
+        @Option(help: "Price in FitPoints.") var priceFitpoints: Int64?
+        @Option(help: "Units in stock.") var stock: Int64?
+        @Option(help: "An https image URL (repeatable; replaces the list on update).") var imageURL: [String] = []
+    }
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a draft good to your shop (at least one price).",
+            discussion: "Example: backoffice goods create --sku MAT-1 --name \"Cork yoga mat\" --category mats --price-cents 4900 --stock 20")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Option(help: "Stock-keeping unit, unique in your shop.") var sku: String
+        @OptionGroup(title: "Fields") var fields: Fields
+
+        func run() async throws {
+            guard let name = fields.name, let category = fields.category else { throw CLIFailure.usage("error: --name and --category are required") }
+            try await global.show(.single(goodColumns)) { client in
+                try await client.createGood(
+                    headers: .init(idempotencyKey: global.changeKey()),
+                    body: .json(
+                        .init(
+                            sku: sku, name: name, description: fields.description, category: category, priceCents: fields.priceCents,
+                            priceFitpoints: fields.priceFitpoints, stock: fields.stock ?? 0,
+                            imageUrls: fields.imageURL.isEmpty ? nil : fields.imageURL)))
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List your shop's goods by sku.", discussion: "Example: backoffice goods list --status active")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @OptionGroup(title: "Paging") var page: PageOptions
+        @Option(help: "draft, active or archived.") var status: Components.Schemas.GoodStatus?
+        @Option(help: "Only this category.") var category: String?
+
+        func run() async throws {
+            try await global.show(.page(goodColumns)) { client in
+                try await client.listGoods(query: .init(status: status, category: category, limit: page.limit, cursor: page.cursor))
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show one good.", discussion: "Example: backoffice goods show 5d1c…")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Argument(help: "Good id.") var id: String
+
+        func run() async throws {
+            try await global.show(.single(goodColumns + ["description", "image_urls", "updated_at"])) {
+                try await $0.getGood(path: .init(goodId: id))
+            }
+        }
+    }
+
+    struct Update: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change a good's fields or status (draft, active, archived).",
+            discussion: """
+                Without --if-match the good's current version is read first, so a change made in between
+                by someone else is still refused (412) rather than overwritten.
+                Example: backoffice goods update 5d1c… --status active --stock 18
+                """)
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Argument(help: "Good id.") var id: String
+        @OptionGroup(title: "Fields") var fields: Fields
+        @Option(help: "draft, active or archived.") var status: Components.Schemas.GoodStatus?
+        @Option(help: "Only if the good is still at this ETag/version.") var ifMatch: String?
+
+        func run() async throws {
+            try await global.show(.single(goodColumns)) { client in
+                var version = ifMatch
+                if version == nil { version = try await Self.currentVersion(of: id, client) }
+                return try await client.updateGood(
+                    path: .init(goodId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: version),
+                    body: .json(
+                        .init(
+                            name: fields.name, description: fields.description, category: fields.category, priceCents: fields.priceCents,
+                            priceFitpoints: fields.priceFitpoints, stock: fields.stock, status: status,
+                            imageUrls: fields.imageURL.isEmpty ? nil : fields.imageURL)))
+            }
+        }
+
+        /// The good's ETag now (its read's problem, such as 404, fails the command as usual).
+        static func currentVersion(of id: String, _ client: Client) async throws -> String? {
+            switch try await client.getGood(path: .init(goodId: id)) {
+            case .ok(let ok): ok.headers.eTag
+            case .default(let status, let problem): throw CLIFailure.from(status, problem)
+            }
+        }
+    }
+
+    struct Archive: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Withdraw a good for good: it leaves the catalog.", discussion: "Example: backoffice goods archive 5d1c…")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Argument(help: "Good id.") var id: String
+        @Option(help: "Only if the good is still at this ETag/version.") var ifMatch: String?
+
+        func run() async throws {
+            try await global.show(.single(goodColumns)) { client in
+                try await client.archiveGood(path: .init(goodId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: ifMatch))
+            }
+        }
+    }
+}
+
+extension Components.Schemas.GoodStatus: ExpressibleByArgument {}

@@ -1,0 +1,106 @@
+import ArgumentParser
+import BackofficeAPI
+import Foundation
+
+let shopApplicationColumns = ["id", "status", "eligible", "legal_name", "tax_id", "contact_email", "submitted_at", "tenant_id"]
+
+struct Shops: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Shop applications: apply (no token), then backend managers list, show, approve or reject.",
+        discussion: "Example: backoffice shops list --status pending && backoffice shops approve 4f0e…",
+        subcommands: [Apply.self, List.self, Show.self, Approve.self, Reject.self])
+
+    struct Apply: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Apply for a shop from a YAML or JSON file (no token needed); prints the application with its eligibility checks.",
+            discussion: """
+                Example: backoffice shops apply examples/shop-application.yaml
+
+                The file:
+                  legal_name: Northwind Sports LLC
+                  contact_email: owner@northwind.example     # the first partner admin once approved
+                  tax_id: 12-3456789                         # the EIN
+                  address: { line1: 1 Harbor Way, city: Portland, region: OR, postal_code: "97201", country: US }
+                  payout_bank_account: { holder_name: Northwind Sports LLC, routing_number: "110000000", account_number: "000123456789" }
+                """)
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Argument(help: "The application, YAML or JSON.") var file: String
+
+        func run() async throws {
+            try await global.show(.single(shopApplicationColumns + ["checks"])) { client in
+                let form = try readStructuredFile(Components.Schemas.ShopApplicationForm.self, at: file)
+                return try await client.applyForShop(body: .json(form))
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List applications in the order they arrived (the waiting list: --status pending).",
+            discussion: "Example: backoffice shops list --status pending")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @OptionGroup(title: "Paging") var page: PageOptions
+        @Option(help: "pending, approved or rejected.") var status: Components.Schemas.ShopApplicationStatus?
+
+        func run() async throws {
+            try await global.show(.page(shopApplicationColumns)) { client in
+                try await client.listShopApplications(query: .init(status: status, limit: page.limit, cursor: page.cursor))
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show one application with its check results.", discussion: "Example: backoffice shops show 4f0e…")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Argument(help: "Application id.") var id: String
+
+        func run() async throws {
+            try await global.show(.single(shopApplicationColumns + ["address", "payout_account", "checks", "decision_reason", "version"])) {
+                try await $0.getShopApplication(path: .init(applicationId: id))
+            }
+        }
+    }
+
+    struct Approve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Approve an eligible application: creates the tenant, its first partner admin and that admin's token (shown once).",
+            discussion: """
+                The token's secret is printed this once and stored nowhere: hand it to the shop's admin.
+                Example: backoffice shops approve 4f0e… --slug northwind --reason "checks passed"
+                """)
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Argument(help: "Application id.") var id: String
+        @Option(help: "The tenant's slug (default: from the legal name).") var slug: String?
+        @Option(help: "A note for the audit log.") var reason: String?
+
+        func run() async throws {
+            try await global.show(
+                .single(["application.id", "tenant.id", "tenant.slug", "admin.id", "admin.email", "token.token.id", "token.secret"])
+            ) {
+                client in
+                try await client.approveShopApplication(
+                    path: .init(applicationId: id), headers: .init(idempotencyKey: global.changeKey()), body: .json(.init(slug: slug, reason: reason))
+                )
+            }
+        }
+    }
+
+    struct Reject: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Reject a waiting application (reason required).",
+            discussion: "Example: backoffice shops reject 4f0e… --reason \"bank account closed\"")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Argument(help: "Application id.") var id: String
+        @Option(help: "Why (recorded in the audit log).") var reason: String
+
+        func run() async throws {
+            try await global.show(.single(shopApplicationColumns + ["decision_reason"])) { client in
+                try await client.rejectShopApplication(
+                    path: .init(applicationId: id), headers: .init(idempotencyKey: global.changeKey()), body: .json(.init(reason: reason)))
+            }
+        }
+    }
+}
+
+extension Components.Schemas.ShopApplicationStatus: ExpressibleByArgument {}
