@@ -32,9 +32,12 @@ public struct DemoCredentials: Codable, Sendable {
     public var superuserDatabaseURL: String
     public var tokens: Tokens
     public var partners: [Partner]
+    /// The webhook secret of each payment provider the dev service accepts (`simulated`).
+    public var webhookSecrets: [String: String]?
 
     enum CodingKeys: String, CodingKey {
         case url, databaseURL = "database_url", superuserDatabaseURL = "superuser_database_url", tokens, partners
+        case webhookSecrets = "webhook_secrets"
     }
 }
 
@@ -83,9 +86,10 @@ public enum DemoEnvironment {
         return try await Database.with(url: try DatabaseURL(appURL), logger: logger) { database in
             try await seedOnce(database: database, policies: policies, earningRules: earningRules)
             if let contentPolicies { try await publishContentPolicies(from: contentPolicies, database: database, policies: policies) }
-            let credentials = try await credentials(
+            var credentials = try await credentials(
                 database: database, policies: policies, file: credentialsFile, serviceURL: serviceURL, appURL: appURL,
                 ownerURL: cluster.url(database: "backoffice", user: "postgres"))
+            if credentials.webhookSecrets?["simulated"] == nil { credentials.webhookSecrets = ["simulated": WebhookSignature.generateSecret()] }
             let (active, locked) = try await database.transaction(for: .system) { connection in
                 let active = try await firstRow(
                     "SELECT id FROM customers WHERE status = 'active' ORDER BY email LIMIT 1", on: connection, logger: logger
@@ -182,6 +186,7 @@ public enum DemoEnvironment {
                 windowEndsAt: now.addingTimeInterval(3 * 86_400 + 3600)), context: context)
         _ = try await database.runAsSystem(PublishMessage(messageID: maintenance.id), context: context)
         try await seedRewards(customers: byEmail.filter { $0.status == .active }, earningRules: earningRules, database: database, context: context)
+        try await seedOrders(customers: byEmail.filter { $0.status == .active }, database: database, context: context)
     }
 
     /// The partners' demo: each partner applied, was checked and approved (its first admin's
@@ -222,6 +227,78 @@ public enum DemoEnvironment {
             }
         }
         _ = try await apply("Trail Runner Outfitters", email: "hello@trailrunner.example", taxID: "94-2000001", city: "Oakland")
+    }
+
+    /// Orders of each partner in every state, placed at checkout and moved by the partner's admin,
+    /// through the real operations: paid, accepted, shipped, delivered, cancelled, refunded, a
+    /// split order paid partly in FitPoints, and one waiting for its payment's webhook.
+    private static func seedOrders(customers: [Customer], database: Database, context: OperationContext) async throws {
+        let payments = SimulatedPaymentValidator()
+        let app = OperationContext(principal: .system, requestID: context.requestID, sourceIP: nil, policies: context.policies)
+        let shipping = Order.Shipping(
+            name: "Demo Customer",
+            address: ShopAddress(line1: "500 Main St", line2: "Apt 4", city: "Springfield", region: "IL", postalCode: "62701", country: "US"))
+        for (slug, _) in partners {
+            let (admin, goods) = try await database.transaction(for: .system) { connection in
+                let admin = try await firstRow(
+                    "SELECT id, tenant_id FROM operators WHERE email = \("admin@\(slug).example")", on: connection, logger: database.logger
+                ) { try $0.decode((UUID, UUID).self) }
+                var goods: [Good] = []
+                for try await row in try await connection.query(
+                    "SELECT \(unescaped: Good.columns) FROM goods WHERE tenant_id = \(admin?.1) ORDER BY sku", logger: database.logger)
+                {
+                    goods.append(try Good(row: row))
+                }
+                return (admin, goods)
+            }
+            let priced = { (good: Good) in good.priceCents != nil }
+            guard let admin, let usd = goods.filter(priced).max(by: { $0.stock < $1.stock }),
+                let points = goods.first(where: { $0.priceFitPoints != nil })
+            else {
+                continue
+            }
+            let partner = OperationContext(
+                principal: Principal(operatorID: admin.0, role: .partnerAdmin, tenantID: admin.1, tokenID: nil), requestID: context.requestID,
+                sourceIP: nil,
+                policies: context.policies)
+            func place(_ customer: Customer, _ lines: [CheckoutRequest.Line], card: String = SimulatedPaymentValidator.approvedCard) async throws
+                -> UUID
+            {
+                try await database.runAsSystem(
+                    Checkout(
+                        CheckoutRequest(customerID: customer.id, lines: lines, shipping: shipping, paymentMethod: card), payments: payments,
+                        idempotencyKey: nil),
+                    context: app
+                ).order.id
+            }
+            let buyers = customers.shuffledDeterministically(seed: slug)
+            guard buyers.count >= 7 else { continue }
+            let card = [CheckoutRequest.Line(goodID: usd.id, quantity: 1, payIn: .usd)]
+            _ = try await place(buyers[0], card)
+            let accepted = try await place(buyers[1], [.init(goodID: usd.id, quantity: 2, payIn: .usd)])
+            _ = try await database.run(AcceptOrder(orderID: accepted), context: partner)
+            let shipped = try await place(buyers[2], card)
+            _ = try await database.run(AcceptOrder(orderID: shipped), context: partner)
+            _ = try await database.run(
+                ShipOrder(orderID: shipped, carrier: "UPS", trackingNumber: "1Z999AA10123456784", payments: payments), context: partner)
+            _ = try await database.runAsSystem(
+                AdjustFitPoints(customerID: buyers[3].id, points: points.priceFitPoints ?? 0, reason: "demo: points to spend in the shop"),
+                context: context)
+            let delivered = try await place(buyers[3], [.init(goodID: points.id, quantity: 1, payIn: .fitpoints)] + (usd.id == points.id ? [] : card))
+            _ = try await database.run(AcceptOrder(orderID: delivered), context: partner)
+            _ = try await database.run(
+                ShipOrder(orderID: delivered, carrier: "USPS", trackingNumber: "9400111899223197428490", payments: payments), context: partner)
+            _ = try await database.run(DeliverOrder(orderID: delivered), context: partner)
+            let cancelled = try await place(buyers[4], card)
+            _ = try await database.run(CancelOrder(orderID: cancelled, reason: "The customer asked to cancel", payments: payments), context: partner)
+            _ = try await place(buyers[5], card, card: SimulatedPaymentValidator.pendingCard)
+            let refunded = try await place(buyers[6], card)
+            _ = try await database.run(AcceptOrder(orderID: refunded), context: partner)
+            _ = try await database.run(
+                ShipOrder(orderID: refunded, carrier: "FedEx", trackingNumber: "449044304137821", payments: payments), context: partner)
+            _ = try await database.run(DeliverOrder(orderID: refunded), context: partner)
+            _ = try await database.run(RefundOrder(orderID: refunded, reason: "Arrived damaged", payments: payments), context: partner)
+        }
     }
 
     /// Each demo partner's goods: sku, name, price in cents, in FitPoints, stock.
@@ -321,4 +398,16 @@ public enum DemoEnvironment {
         return DemoCredentials(
             url: serviceURL, databaseURL: databaseURL, superuserDatabaseURL: superuserURL, tokens: tokens, partners: partnerCredentials)
     }
+}
+
+extension Array where Element == Customer {
+    /// The customers in an order fixed by `seed` (each partner's demo orders come from different people).
+    fileprivate func shuffledDeterministically(seed: String) -> [Customer] {
+        sorted { "\(seed)\($0.email)".hashValue16 < "\(seed)\($1.email)".hashValue16 }
+    }
+}
+
+extension String {
+    /// A stable 16-bit digest (Swift's `hashValue` changes from run to run).
+    fileprivate var hashValue16: UInt16 { utf8.reduce(UInt16(5381)) { ($0 &<< 5) &+ $0 &+ UInt16($1) } }
 }

@@ -16,6 +16,8 @@ public protocol PaymentValidator: Sendable {
     func capture(paymentID: String, amountCents: Int64, idempotencyKey: String) async throws -> PaymentOutcome
     func refund(paymentID: String, amountCents: Int64, idempotencyKey: String) async throws -> PaymentOutcome
     func void(paymentID: String, idempotencyKey: String) async throws -> PaymentOutcome
+    /// Where a payment stands now (reconciliation asks when a webhook never came).
+    func status(of paymentID: String) async throws -> PaymentOutcome
 }
 
 /// A US bank account as a shop gives it for payouts. Held only while it is verified: the
@@ -83,6 +85,9 @@ public struct PaymentAuthorization: Sendable {
 public enum PaymentOutcome: Sendable, Equatable {
     /// Done: the provider's payment id (`pi_…`) or refund id (`re_…`).
     case succeeded(id: String)
+    /// Accepted, with the verdict to come by webhook (the customer's bank is still deciding):
+    /// the provider's payment id.
+    case pending(id: String)
     /// Refused, with the provider's reason mapped to ours (`card_declined`, `insufficient_funds`).
     case declined(code: String)
 }

@@ -9,6 +9,7 @@ import Foundation
 /// | card `4242424242424242` (and any other card) | authorized |
 /// | card `4000000000000002` | declined (`card_declined`) |
 /// | card `4000000000009995` | declined (`insufficient_funds`) |
+/// | card `4000002500003155` | pending: the verdict comes by webhook (3-D Secure) |
 /// | card `4000000000000119` | provider error (no verdict) |
 /// | card `4000000000000408` | provider timeout (no verdict) |
 /// | bank account `000123456789` (and any other well-formed account) | verified |
@@ -27,6 +28,7 @@ public struct SimulatedPaymentValidator: PaymentValidator {
     public static let declinedCard = "4000000000000002"
     public static let insufficientFundsCard = "4000000000009995"
     public static let providerErrorCard = "4000000000000119"
+    public static let pendingCard = "4000002500003155"
     public static let timeoutCard = "4000000000000408"
     public static let verifiedAccount = "000123456789"
     public static let closedAccount = "000111111113"
@@ -50,6 +52,7 @@ public struct SimulatedPaymentValidator: PaymentValidator {
         case Self.insufficientFundsCard: return .declined(code: "insufficient_funds")
         case Self.providerErrorCard: throw PaymentProviderError.unavailable("simulated provider error")
         case Self.timeoutCard: throw PaymentProviderError.timeout
+        case Self.pendingCard: return .pending(id: "pi_sim_" + Self.digest(request.idempotencyKey))
         default: return .succeeded(id: "pi_sim_" + Self.digest(request.idempotencyKey))
         }
     }
@@ -63,6 +66,12 @@ public struct SimulatedPaymentValidator: PaymentValidator {
     }
 
     public func void(paymentID: String, idempotencyKey: String) async throws -> PaymentOutcome {
+        .succeeded(id: paymentID)
+    }
+
+    /// Every payment has succeeded by the time it is asked about (a pending 3-D Secure payment
+    /// whose webhook never came completes by reconciliation).
+    public func status(of paymentID: String) async throws -> PaymentOutcome {
         .succeeded(id: paymentID)
     }
 

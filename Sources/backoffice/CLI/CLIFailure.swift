@@ -20,7 +20,7 @@ struct CLIFailure: Error, CustomStringConvertible {
         case 401, 403: 4
         case 404: 3
         case 409, 412, 428: 5
-        case 400, 413, 415, 422: 6
+        case 400, 402, 413, 415, 422: 6
         default: 7
         }
     }

@@ -50,6 +50,7 @@ struct Dev: AsyncParsableCommand {
                 host: "127.0.0.1", port: port, databaseURL: try DatabaseURL(setup.credentials.databaseURL),
                 policiesDirectory: project.policiesDirectory)
             settings.lockExpiryInterval = .seconds(2)
+            settings.webhookSecrets = (setup.credentials.webhookSecrets ?? [:]).mapValues { [$0] }
             let banner = Banner(setup: setup, credentialsFile: credentialsFile.path, clusterData: clusterData.path)
             try await BackofficeServer.run(settings: settings, logger: logger) { _ in banner.print() }
         }

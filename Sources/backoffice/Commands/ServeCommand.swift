@@ -10,6 +10,8 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             The URL's role must not own the tables (row-level security applies to it): use the
             backoffice_app role the migrations create. SIGTERM drains requests, then stops.
+            Payment webhooks are accepted for the providers named in BACKOFFICE_WEBHOOK_SECRETS
+            (provider=secret, comma-separated; a provider twice while a secret is rotated).
             Example: BACKOFFICE_DATABASE_URL=postgres://backoffice_app:secret@db:5432/backoffice backoffice serve --host 0.0.0.0 --port 8080
             """)
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
@@ -32,6 +34,11 @@ struct Serve: AsyncParsableCommand {
                 policiesDirectory: project.policiesDirectory)
             settings.lockExpiryInterval = .seconds(max(1, lockExpirySeconds))
             do { settings.trustedProxies = try trustedProxy.map(CIDR.init) } catch { throw CLIFailure.usage("--trusted-proxy: \(error)") }
+            if let secrets = ProcessInfo.processInfo.environment["BACKOFFICE_WEBHOOK_SECRETS"] {
+                do { settings.webhookSecrets = try ServerSettings.webhookSecrets(secrets) } catch {
+                    throw CLIFailure.usage("BACKOFFICE_WEBHOOK_SECRETS: \(error)")
+                }
+            }
             try await BackofficeServer.run(settings: settings, logger: logger) { port in
                 say("listening on http://\(host):\(port)")
             }

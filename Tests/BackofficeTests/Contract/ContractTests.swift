@@ -288,6 +288,16 @@ enum ContractFixture {
                 fields: GoodFields(
                     name: "Contract good", description: nil, category: "contract", priceCents: 100, priceFitPoints: nil, stock: 5, imageURLs: nil)),
             context: OperationContext(principal: partner.admin, requestID: "contract", sourceIP: nil, policies: env.policies))
+        let shop = try await ShopFixture.make(env)
+        let order = try await env.database.run(
+            Checkout(
+                CheckoutRequest(
+                    customerID: shop.customer.id, lines: [.init(goodID: shop.goods["BOTTLE"]!, quantity: 1, payIn: .usd)],
+                    shipping: Order.Shipping(
+                        name: "Contract",
+                        address: ShopAddress(line1: "1 Main St", line2: nil, city: "Austin", region: "TX", postalCode: "73301", country: "US")),
+                    paymentMethod: SimulatedPaymentValidator.approvedCard), payments: SimulatedPaymentValidator(), idempotencyKey: nil),
+            context: env.context(.appService))
         let now = env.clock.now()
         let challenge = try await env.database.run(
             CreateChallenge(
@@ -300,6 +310,7 @@ enum ContractFixture {
             "appeal_id": appeal.id.uuidString.lowercased(), "message_id": message.id.uuidString.lowercased(),
             "policy_slug": policy.slug, "challenge_id": challenge.id.uuidString.lowercased(),
             "application_id": application.id.uuidString.lowercased(), "good_id": good.id.uuidString.lowercased(),
+            "order_id": order.order.id.uuidString.lowercased(), "provider": "simulated",
         ])
     }
 

@@ -35,6 +35,9 @@ struct TestEnvironment: Sendable {
         }
     }
 
+    /// The simulated provider's webhook secret the test service accepts.
+    static let webhookSecret = "whsec_test_0123456789abcdef"
+
     static func loadPolicies() throws -> PolicySet {
         try PolicySet.load(from: projectRoot.appendingPathComponent("policies"))
     }
@@ -127,6 +130,7 @@ struct TestEnvironment: Sendable {
         var settings = ServerSettings(
             host: "127.0.0.1", port: 0, databaseURL: appURL, policiesDirectory: projectRoot.appendingPathComponent("policies"))
         settings.trustedProxies = trustedProxies ?? []
+        settings.webhookSecrets = ["simulated": [Self.webhookSecret]]
         let app = try BackofficeServer.buildApplication(
             database: database, policies: policies ?? self.policies, settings: settings, services: [], logger: logger,
             handEncodedLists: handEncodedLists)

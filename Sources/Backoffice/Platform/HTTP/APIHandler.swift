@@ -11,6 +11,8 @@ struct APIHandler: APIProtocol {
     let policies: PolicySet
     /// The payment provider (`simulated` unless configured otherwise).
     var payments: any PaymentValidator = SimulatedPaymentValidator()
+    /// Each provider's webhook secrets (several during a rotation), from configuration.
+    var webhookSecrets: [String: [String]] = [:]
 
     /// The operation context of the current request (set by `EdgeResponder`).
     func context() throws -> OperationContext {

@@ -49,7 +49,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                 let address = sourceIP ?? "unknown"
                 if let route = publicRoutes.match(request.method, request.uri.path) {
                     return try await respondPublicly(
-                        to: request, context: context, route: route, address: address, requestID: requestID, logger: logger)
+                        to: request, body: body, context: context, route: route, address: address, requestID: requestID, logger: logger)
                 }
                 let secret = try await presentedToken(request, address: address, logger: logger)
                 func authenticated(_ principal: Principal?, _ transaction: RequestTransaction) async throws -> Response {
@@ -82,7 +82,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     /// `Principal.anonymous`, committed only on success. A rate-limited route counts every
     /// submission against the address and refuses it with 429 and `Retry-After` over the limit.
     private func respondPublicly(
-        to request: Request, context: Context, route: PublicRoutes.Route, address: String, requestID: String, logger: Logger
+        to request: Request, body: ByteBuffer, context: Context, route: PublicRoutes.Route, address: String, requestID: String, logger: Logger
     ) async throws -> Response {
         if route.rateLimited {
             if let wait = await submissionThrottle.retryAfter(address) {
@@ -96,6 +96,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
         return try await database.publicTransaction { transaction in
             var scope = RequestScope(principal: .anonymous, requestID: requestID, sourceIP: RequestScope.current?.sourceIP)
             scope.transaction = transaction
+            scope.rawBody = Array(body.readableBytesView)
             let response = try await RequestScope.$current.withValue(scope) {
                 try await inner.respond(to: request, context: context).checkingRoute()
             }

@@ -116,6 +116,14 @@ extension Problem {
             self = Problem(
                 status: 503, code: "payment_provider_unavailable", title: "Payment provider unavailable",
                 detail: "The payment provider did not answer; nothing was changed. Send the request again later.")
+        case .paymentDeclined(let code):
+            self = Problem(
+                status: 402, code: code, title: "Payment declined",
+                detail: "The payment provider declined the payment (\(code)); nothing was charged or changed.")
+        case .invalidSignature:
+            self = Problem(
+                status: 400, code: "invalid_signature", title: "Invalid signature",
+                detail: "The Webhook-Signature does not verify for this body, or its timestamp is more than 5 minutes away; nothing was changed.")
         case .preconditionRequired:
             self = Problem(
                 status: 428, code: "precondition_required", title: "Precondition required",

@@ -22,6 +22,8 @@ public struct RequestScope: Sendable {
     public let sourceIP: String?
     /// The request's transaction, acting for `principal` (nil outside `/v1`).
     public var transaction: RequestTransaction? = nil
+    /// The body as received, for a public operation that verifies a signature over it (webhooks).
+    public var rawBody: [UInt8]? = nil
 
     @TaskLocal public static var current: RequestScope?
 }

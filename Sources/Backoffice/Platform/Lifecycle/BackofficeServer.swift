@@ -26,6 +26,23 @@ public struct ServerSettings: Sendable {
     public var maximumConnections: Int = 20
     /// Proxies whose `X-Forwarded-For` is believed (`serve --trusted-proxy`); none by default.
     public var trustedProxies: [CIDR] = []
+    /// Each payment provider's webhook secrets (several during a rotation): from configuration
+    /// (`BACKOFFICE_WEBHOOK_SECRETS`), never from the repository.
+    public var webhookSecrets: [String: [String]] = [:]
+
+    /// Webhook secrets as configuration writes them: `provider=secret`, comma-separated, a
+    /// provider repeated during a rotation (`simulated=whsec_new,simulated=whsec_old`).
+    public static func webhookSecrets(_ text: String) throws -> [String: [String]] {
+        var secrets: [String: [String]] = [:]
+        for entry in text.split(separator: ",") {
+            let pair = entry.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard pair.count == 2, !pair[0].isEmpty, pair[1].count >= 16 else {
+                throw ConfigurationError(description: "webhook secrets must be provider=secret (16 characters or more), comma-separated")
+            }
+            secrets[pair[0], default: []].append(pair[1])
+        }
+        return secrets
+    }
 
     public init(host: String, port: Int, databaseURL: DatabaseURL, policiesDirectory: URL) {
         self.host = host
@@ -73,7 +90,7 @@ public enum BackofficeServer {
             guard let document = OpenAPIDocument.yaml else { throw DomainError.notFound("The OpenAPI document") }
             return Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: ByteBuffer(data: document)))
         }
-        try APIHandler(database: database, policies: policies).registerHandlers(
+        try APIHandler(database: database, policies: policies, webhookSecrets: settings.webhookSecrets).registerHandlers(
             on: router, serverURL: URL(string: "/")!,
             configuration: Configuration(dateTranscoder: RFC3339DateTranscoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]),
             middlewares: [ProblemMiddleware(logger: logger), ETagMiddleware()]
@@ -112,4 +129,9 @@ public enum BackofficeServer {
         logger.info("policies loaded", metadata: ["digest": "\(policies.digest)"])
         try await app.runService()
     }
+}
+
+/// A configuration value the service cannot use.
+public struct ConfigurationError: Error, CustomStringConvertible {
+    public let description: String
 }

@@ -35,6 +35,11 @@ public enum DomainError: Error, Sendable, Equatable {
     /// The payment provider reached no verdict (timed out, failed, or its circuit is open):
     /// nothing was changed, and the same request may be sent again later.
     case paymentProviderUnavailable(String)
+    /// The payment provider refused the payment (`card_declined`, `insufficient_funds`): nothing
+    /// was changed.
+    case paymentDeclined(code: String)
+    /// A webhook whose signature does not verify (wrong secret, altered body, stale timestamp).
+    case invalidSignature
     /// The change needs `If-Match` (a versioned resource updated without naming its version).
     case preconditionRequired
     /// A stored row or state the code cannot read (a bug or a damaged row); never detailed to clients.

@@ -1,0 +1,120 @@
+import BackofficeAPI
+import Foundation
+
+extension OrderDetail {
+    /// The order as partners and the app see it: never the customer's id.
+    var api: Components.Schemas.Order {
+        get throws {
+            var order = try self.order.api
+            order.lines = try lines.map { line in
+                .init(
+                    line: line.line, goodId: line.goodID.text, sku: line.sku, name: line.name, quantity: line.quantity,
+                    paidIn: try .init(known: line.paidIn.rawValue), unitPrice: line.unitPrice, total: line.total)
+            }
+            order.payment = try payment.map { payment in
+                .init(
+                    status: try .init(known: payment.status.rawValue), amountCents: payment.amountCents, authorizedCents: payment.authorizedCents,
+                    capturedCents: payment.capturedCents, refundedCents: payment.refundedCents, failureCode: payment.failureCode)
+            }
+            return order
+        }
+    }
+}
+
+extension Order {
+    var api: Components.Schemas.Order {
+        get throws {
+            let address = shipping.address
+            return Components.Schemas.Order(
+                id: id.text, tenantId: tenantID.text, status: try .init(known: status.rawValue), totalCents: totalCents,
+                totalFitpoints: totalFitPoints,
+                shipping: .init(
+                    name: shipping.name,
+                    address: .init(
+                        line1: address.line1, line2: address.line2, city: address.city, region: address.region, postalCode: address.postalCode,
+                        country: address.country)), carrier: carrier, trackingNumber: trackingNumber, statusReason: statusReason,
+                lineCount: lineCount,
+                createdAt: createdAt, updatedAt: updatedAt, version: version)
+        }
+    }
+}
+
+extension APIHandler {
+    func checkout(_ input: Operations.Checkout.Input) async throws -> Operations.Checkout.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let address = body.shipping.address
+        let request = CheckoutRequest(
+            customerID: try parseID(body.customerId, "customer_id"),
+            lines: try body.lines.enumerated().map { index, line in
+                .init(
+                    goodID: try parseID(line.goodId, "lines[\(index)].good_id"), quantity: line.quantity,
+                    payIn: try OrderLine.Currency(known: line.payIn.rawValue))
+            },
+            shipping: Order.Shipping(
+                name: body.shipping.name,
+                address: ShopAddress(
+                    line1: address.line1, line2: address.line2, city: address.city, region: address.region, postalCode: address.postalCode,
+                    country: address.country)), paymentMethod: body.paymentMethod)
+        let key = input.headers.idempotencyKey
+        let order = try await change(
+            Checkout(request, payments: payments, idempotencyKey: key), key: key, operationID: Operations.Checkout.id, request: body, status: 201
+        ) { try $0.api }
+        return .created(.init(headers: .init(eTag: EntityTag.of(order.version)), body: .json(order)))
+    }
+
+    func listOrders(_ input: Operations.ListOrders.Input) async throws -> Operations.ListOrders.Output {
+        let limit = try pageLimit(input.query.limit)
+        let status = try input.query.status.map { try Order.Status(known: $0.rawValue) }
+        let orders = try await read(ListOrders(status: status, before: try Cursor.timeAndID(input.query.cursor), limit: limit + 1))
+        let (items, next) = keysetPage(orders, limit: limit) { Cursor.timeAndID($0.createdAt, $0.id) }
+        return .ok(.init(body: .json(.init(items: try items.map { try $0.api }, nextCursor: next))))
+    }
+
+    func getOrder(_ input: Operations.GetOrder.Input) async throws -> Operations.GetOrder.Output {
+        let order = try await read(GetOrder(id: try parseID(input.path.orderId, "order_id")))
+        return .ok(.init(headers: .init(eTag: EntityTag.of(order.order.version)), body: .json(try order.api)))
+    }
+
+    /// Runs an order's move and answers the order after it.
+    private func move<Move: AuditedOperation>(_ move: Move, id: UUID, key: String?, operationID: String, body: (some Codable & Sendable)?)
+        async throws -> Components.Responses.OrderMoved where Move.Output == OrderDetail
+    {
+        let order = try await change(move, key: key, operationID: operationID, request: ActionRequest(id: id.text, body: body)) { try $0.api }
+        return .init(headers: .init(eTag: EntityTag.of(order.version)), body: .json(order))
+    }
+
+    func acceptOrder(_ input: Operations.AcceptOrder.Input) async throws -> Operations.AcceptOrder.Output {
+        let id = try parseID(input.path.orderId, "order_id")
+        return .ok(
+            try await move(
+                AcceptOrder(orderID: id), id: id, key: input.headers.idempotencyKey, operationID: Operations.AcceptOrder.id, body: String?.none))
+    }
+
+    func shipOrder(_ input: Operations.ShipOrder.Input) async throws -> Operations.ShipOrder.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let id = try parseID(input.path.orderId, "order_id")
+        let ship = ShipOrder(orderID: id, carrier: body.carrier, trackingNumber: body.trackingNumber, payments: payments)
+        return .ok(try await move(ship, id: id, key: input.headers.idempotencyKey, operationID: Operations.ShipOrder.id, body: body))
+    }
+
+    func deliverOrder(_ input: Operations.DeliverOrder.Input) async throws -> Operations.DeliverOrder.Output {
+        let id = try parseID(input.path.orderId, "order_id")
+        return .ok(
+            try await move(
+                DeliverOrder(orderID: id), id: id, key: input.headers.idempotencyKey, operationID: Operations.DeliverOrder.id, body: String?.none))
+    }
+
+    func cancelOrder(_ input: Operations.CancelOrder.Input) async throws -> Operations.CancelOrder.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let id = try parseID(input.path.orderId, "order_id")
+        let cancel = CancelOrder(orderID: id, reason: body.reason, payments: payments)
+        return .ok(try await move(cancel, id: id, key: input.headers.idempotencyKey, operationID: Operations.CancelOrder.id, body: body))
+    }
+
+    func refundOrder(_ input: Operations.RefundOrder.Input) async throws -> Operations.RefundOrder.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let id = try parseID(input.path.orderId, "order_id")
+        let refund = RefundOrder(orderID: id, reason: body.reason, payments: payments)
+        return .ok(try await move(refund, id: id, key: input.headers.idempotencyKey, operationID: Operations.RefundOrder.id, body: body))
+    }
+}

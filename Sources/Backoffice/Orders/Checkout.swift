@@ -1,0 +1,195 @@
+import Foundation
+import PostgresNIO
+
+/// What the app sends to place an order.
+public struct CheckoutRequest: Sendable {
+    public struct Line: Sendable {
+        public var goodID: UUID
+        public var quantity: Int
+        public var payIn: OrderLine.Currency
+
+        public init(goodID: UUID, quantity: Int, payIn: OrderLine.Currency) {
+            self.goodID = goodID
+            self.quantity = quantity
+            self.payIn = payIn
+        }
+    }
+
+    public var customerID: UUID
+    public var lines: [Line]
+    public var shipping: Order.Shipping
+    /// The provider's payment method (the simulated provider reads Stripe's test card numbers);
+    /// needed when a line is paid in US dollars. Passed to the provider, never stored or logged.
+    public var paymentMethod: String?
+
+    public init(customerID: UUID, lines: [Line], shipping: Order.Shipping, paymentMethod: String?) {
+        self.customerID = customerID
+        self.lines = lines
+        self.shipping = Order.Shipping(name: shipping.name.trimmingCharacters(in: .whitespacesAndNewlines), address: shipping.address.trimmed)
+        self.paymentMethod = paymentMethod?.trimmingCharacters(in: .whitespaces)
+    }
+}
+
+/// The app places a customer's order (`orders.checkout`): lines of goods from one partner, each
+/// paid in US dollars or in FitPoints (an order may split). In one transaction: the customer
+/// must be active (409 `account_locked`), the goods active and from one partner, their stock
+/// reserved (rows locked in id order, never below zero: 409 `out_of_stock`), the FitPoints
+/// debited from the customer's wallet through the ledger (409 `insufficient_fitpoints`), the
+/// order created in `pending_payment`, and the dollar part authorized by the payment provider:
+/// authorized (or no dollar part) → `paid`; pending → stays `pending_payment` until the provider's webhook; declined
+/// → 402 and nothing of it remains; no verdict → 503 and nothing remains. The provider's
+/// idempotency key comes from the request's Idempotency-Key, so a retried checkout never
+/// authorizes twice.
+public struct Checkout: AuditedOperation {
+    public static let action: Action = "orders.checkout"
+    let request: CheckoutRequest
+    let payments: any PaymentValidator
+    /// Scopes the provider's idempotency key (the client's Idempotency-Key; the order id without one).
+    let idempotencyKey: String?
+
+    public init(_ request: CheckoutRequest, payments: any PaymentValidator, idempotencyKey: String?) {
+        self.request = request
+        self.payments = payments
+        self.idempotencyKey = idempotencyKey
+    }
+
+    public func perform(in unit: UnitOfWork) async throws -> Audited<OrderDetail> {
+        try validate()
+        try await requireActiveCustomer(in: unit)
+        let goods = try await lockGoods(in: unit)
+        guard let tenant = Set(goods.values.map(\.tenantID)).first, Set(goods.values.map(\.tenantID)).count == 1 else {
+            throw DomainError.unprocessable(
+                code: "mixed_partners", detail: "An order holds goods of one partner; place one order per partner.",
+                issues: [FieldIssue(field: "lines", code: "mixed_partners", message: "goods of more than one partner")])
+        }
+        var lines: [OrderLine] = []
+        for (index, line) in request.lines.enumerated() {
+            guard let good = goods[line.goodID] else { throw DomainError.inconsistent("a locked good went missing") }
+            guard let price = line.payIn == .usd ? good.priceCents : good.priceFitPoints else {
+                throw DomainError.invalid("lines[\(index)].pay_in", "no_price", "'\(good.sku)' has no price in \(line.payIn.rawValue)")
+            }
+            lines.append(
+                OrderLine(
+                    line: index + 1, goodID: good.id, sku: good.sku, name: good.name, quantity: line.quantity, paidIn: line.payIn, unitPrice: price))
+        }
+        let short = lines.filter { line in (goods[line.goodID]?.stock ?? 0) < Int64(line.quantity) }
+        guard short.isEmpty else {
+            throw DomainError.conflict(
+                code: "out_of_stock", detail: "Not enough in stock: \(short.map(\.sku).joined(separator: ", ")). Nothing was reserved.")
+        }
+        let orderID = unit.newID()
+        let totalCents = lines.filter { $0.paidIn == .usd }.reduce(0) { $0 + $1.total }
+        let totalPoints = lines.filter { $0.paidIn == .fitpoints }.reduce(0) { $0 + $1.total }
+        try await unit.execute(
+            """
+            UPDATE goods g SET stock = g.stock - r.quantity, updated_at = \(unit.now)
+            FROM unnest(\(lines.map(\.goodID))::uuid[], \(lines.map { Int32($0.quantity) })::int4[]) AS r(id, quantity) WHERE g.id = r.id
+            """)
+        try await unit.execute(
+            """
+            INSERT INTO orders (tenant_id, id, customer_id, status, total_cents, total_fitpoints, shipping_name, shipping_address, created_at, updated_at)
+            VALUES (\(tenant), \(orderID), \(request.customerID), 'pending_payment', \(totalCents), \(totalPoints), \(request.shipping.name),
+                \(AuditRecord.json(request.shipping.address))::jsonb, \(unit.now), \(unit.now))
+            """)
+        try await unit.execute(
+            """
+            INSERT INTO order_lines (tenant_id, order_id, line, good_id, sku, name, quantity, paid_in, unit_price)
+            SELECT \(tenant), \(orderID), l.line, l.good, l.sku, l.name, l.quantity, l.paid_in, l.price
+            FROM unnest(\(lines.map { Int32($0.line) })::int4[], \(lines.map(\.goodID))::uuid[], \(lines.map(\.sku))::text[], \(lines.map(\.name))::text[],
+                \(lines.map { Int32($0.quantity) })::int4[], \(lines.map(\.paidIn.rawValue))::text[], \(lines.map(\.unitPrice))::int8[])
+                AS l(line, good, sku, name, quantity, paid_in, price)
+            """)
+        if totalPoints > 0 {
+            try await Ledger.openWallets([request.customerID], in: unit)
+            try await Ledger.post(
+                [
+                    Ledger.Transfer(
+                        .redemption, from: Ledger.wallet(request.customerID), to: Ledger.redemption, amount: totalPoints,
+                        reason: "order \(orderID.text)", sourceEventID: "order:\(orderID.text)")
+                ], movement: orderID, in: unit)
+        }
+        if totalCents > 0 {
+            try await authorize(totalCents, order: orderID, tenant: tenant, in: unit)
+        } else {
+            try await unit.execute("UPDATE orders SET status = 'paid', updated_at = \(unit.now), version = version + 1 WHERE id = \(orderID)")
+        }
+        let order = try await Order.fetch(orderID, in: unit)
+        return Audited(
+            try await OrderDetail.load(order, in: unit),
+            event: AuditRecord(
+                action: Self.action, tenantID: tenant, targetType: "order", targetID: orderID.text, reason: nil, before: nil, after: order.snapshot))
+    }
+
+    private func validate() throws {
+        var validation = Validation()
+        validation.require((1...50).contains(request.lines.count), "lines", "out_of_range", "an order has 1 to 50 lines")
+        validation.require(
+            Set(request.lines.map(\.goodID)).count == request.lines.count, "lines", "duplicate_good", "each good once (raise its quantity)")
+        for (index, line) in request.lines.enumerated() {
+            validation.require((1...100).contains(line.quantity), "lines[\(index)].quantity", "out_of_range", "must be from 1 to 100")
+        }
+        validation.text(request.shipping.name, "shipping.name", max: 200)
+        let address = request.shipping.address
+        for (field, value) in [
+            ("line1", address.line1), ("city", address.city), ("region", address.region), ("postal_code", address.postalCode),
+            ("country", address.country),
+        ] {
+            validation.text(value, "shipping.address.\(field)", max: 200)
+        }
+        validation.text(address.line2, "shipping.address.line2", max: 200, required: false)
+        if request.lines.contains(where: { $0.payIn == .usd }) {
+            validation.text(request.paymentMethod, "payment_method", max: 200)
+        }
+        try validation.check()
+    }
+
+    /// Locked or deleted customers cannot check out.
+    private func requireActiveCustomer(in unit: UnitOfWork) async throws {
+        guard
+            let status = try await unit.first(
+                "SELECT status FROM customers WHERE id = \(request.customerID) FOR SHARE", { try AccountStatus(known: try $0.decode(String.self)) })
+        else { throw DomainError.notFound("Customer \(request.customerID.text)") }
+        guard status == .active else {
+            throw DomainError.conflict(code: "account_locked", detail: "The customer's account is \(status.rawValue): it cannot check out.")
+        }
+    }
+
+    /// The order's goods, locked in id order (concurrent checkouts of the same goods queue, never
+    /// deadlock). A good that is missing, another's draft or archived is 422 naming the line.
+    private func lockGoods(in unit: UnitOfWork) async throws -> [UUID: Good] {
+        let ids = request.lines.map(\.goodID).sorted { $0.orderKey < $1.orderKey }
+        let rows: [Good] = try await unit.all(
+            "SELECT \(unescaped: Good.columns) FROM goods WHERE id = ANY(\(ids)::uuid[]) ORDER BY id FOR UPDATE")
+        let goods = Dictionary(uniqueKeysWithValues: rows.map { ($0.id, $0) })
+        var validation = Validation()
+        for (index, line) in request.lines.enumerated() {
+            validation.require(goods[line.goodID]?.status == .active, "lines[\(index)].good_id", "unavailable", "no such good on sale")
+        }
+        try validation.check()
+        return goods
+    }
+
+    /// Authorizes the dollar part and records the payment; the order is paid when authorized.
+    private func authorize(_ cents: Int64, order: UUID, tenant: UUID, in unit: UnitOfWork) async throws {
+        let key = idempotencyKey.map { "checkout:\(unit.principal.operatorID?.text ?? "-"):\($0)" } ?? "checkout:\(order.text)"
+        let outcome = try await payments.call {
+            try await $0.authorize(
+                PaymentAuthorization(amountCents: cents, cardNumber: request.paymentMethod ?? "", idempotencyKey: key, reference: order.text))
+        }
+        let (status, providerID): (Payment.Status, String)
+        switch outcome {
+        case .declined(let code): throw DomainError.paymentDeclined(code: code)
+        case .succeeded(let id): (status, providerID) = (.authorized, id)
+        case .pending(let id): (status, providerID) = (.pending, id)
+        }
+        try await unit.execute(
+            """
+            INSERT INTO payments (tenant_id, id, order_id, provider, provider_payment_id, status, amount_cents, authorized_cents, created_at, updated_at)
+            VALUES (\(tenant), \(unit.newID()), \(order), \(payments.provider), \(providerID), \(status.rawValue), \(cents),
+                \(status == .authorized ? cents : 0), \(unit.now), \(unit.now))
+            """)
+        if status == .authorized {
+            try await unit.execute("UPDATE orders SET status = 'paid', updated_at = \(unit.now), version = version + 1 WHERE id = \(order)")
+        }
+    }
+}

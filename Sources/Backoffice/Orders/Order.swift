@@ -1,0 +1,141 @@
+import Foundation
+import PostgresNIO
+
+/// A customer's order from one partner, as placed at checkout. It keeps what the partner needs
+/// to fulfil it — lines at the price paid, the shipping name and address — and never the
+/// customer's account, email or other orders (the API does not show `customerID` to anyone).
+public struct Order: Sendable, Equatable {
+    /// pending_payment → paid → accepted → shipped → delivered; cancelled (before shipping) and
+    /// refunded (after). `OrderTransition` says which moves are allowed.
+    public enum Status: String, Sendable, Codable, CaseIterable {
+        case pendingPayment = "pending_payment"
+        case paid, accepted, shipped, delivered, cancelled, refunded
+    }
+
+    public var id: UUID
+    public var tenantID: UUID
+    public var customerID: UUID
+    public var status: Status
+    public var totalCents: Int64
+    public var totalFitPoints: Int64
+    public var shipping: Shipping
+    public var carrier: String?
+    public var trackingNumber: String?
+    public var statusReason: String?
+    public var lineCount: Int
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var version: Int64
+
+    /// Where the partner ships it.
+    public struct Shipping: Sendable, Equatable, Codable {
+        public var name: String
+        public var address: ShopAddress
+
+        public init(name: String, address: ShopAddress) {
+            self.name = name
+            self.address = address
+        }
+    }
+
+    /// What the audit log keeps of it (no customer id: partners read their tenant's audit trail).
+    var snapshot: String? {
+        struct Snapshot: Encodable {
+            let status: String, total_cents: Int64, total_fitpoints: Int64, carrier: String?, tracking_number: String?, status_reason: String?
+        }
+        return AuditRecord.json(
+            Snapshot(
+                status: status.rawValue, total_cents: totalCents, total_fitpoints: totalFitPoints, carrier: carrier, tracking_number: trackingNumber,
+                status_reason: statusReason))
+    }
+}
+
+/// One line of an order: the good as sold, at the price paid.
+public struct OrderLine: Sendable, Equatable {
+    public enum Currency: String, Sendable, Codable { case usd, fitpoints }
+    public var line: Int
+    public var goodID: UUID
+    public var sku: String
+    public var name: String
+    public var quantity: Int
+    public var paidIn: Currency
+    /// Cents or FitPoints per unit, as paid.
+    public var unitPrice: Int64
+
+    public var total: Int64 { unitPrice * Int64(quantity) }
+}
+
+/// The moves an order's status may make, and who makes them.
+public enum OrderTransition {
+    /// The states an order may move to `target` from.
+    public static func sources(of target: Order.Status) -> Set<Order.Status> {
+        switch target {
+        case .pendingPayment: []
+        case .paid: [.pendingPayment]
+        case .accepted: [.paid]
+        case .shipped: [.accepted]
+        case .delivered: [.shipped]
+        case .cancelled: [.pendingPayment, .paid, .accepted]
+        case .refunded: [.shipped, .delivered]
+        }
+    }
+
+    /// Throws 409 with the current state unless `order` may move to `target`.
+    static func check(_ order: Order, to target: Order.Status) throws {
+        guard sources(of: target).contains(order.status) else {
+            let from = sources(of: target).map(\.rawValue).sorted().joined(separator: " or ")
+            throw DomainError.invalidTransition("Only an order that is \(from) can become \(target.rawValue).", current: order.status.rawValue)
+        }
+    }
+}
+
+extension Order: RowDecodable {
+    public static let columns = """
+        o.id, o.tenant_id, o.customer_id, o.status, o.total_cents, o.total_fitpoints, o.shipping_name, o.shipping_address::text, o.carrier,
+        o.tracking_number, o.status_reason, (SELECT count(*)::int8 FROM order_lines l WHERE l.order_id = o.id), o.created_at, o.updated_at, o.version
+        """
+
+    public init(row: PostgresRow) throws {
+        let c = try row.decode((UUID, UUID, UUID, String, Int64, Int64, String, String, String?, String?, String?, Int64, Date, Date, Int64).self)
+        self.init(
+            id: c.0, tenantID: c.1, customerID: c.2, status: try Status(known: c.3), totalCents: c.4, totalFitPoints: c.5,
+            shipping: Shipping(name: c.6, address: try JSONDecoder().decode(ShopAddress.self, from: Data(c.7.utf8))), carrier: c.8,
+            trackingNumber: c.9, statusReason: c.10, lineCount: Int(c.11), createdAt: c.12, updatedAt: c.13, version: c.14)
+    }
+
+    /// The order, if the principal's tenant sees it; with `forUpdate`, locked until the unit ends.
+    /// - Throws: `DomainError.notFound` (also for another partner's order: existence is not revealed).
+    static func fetch(_ id: UUID, forUpdate: Bool = false, in unit: UnitOfWork) async throws -> Order {
+        let query: PostgresQuery =
+            forUpdate
+            ? "SELECT \(unescaped: columns) FROM orders o WHERE o.id = \(id) FOR UPDATE OF o"
+            : "SELECT \(unescaped: columns) FROM orders o WHERE o.id = \(id)"
+        guard let order = try await unit.first(query, as: Order.self) else { throw DomainError.notFound("Order \(id.text)") }
+        return order
+    }
+
+    /// The order's lines, in order.
+    static func lines(of id: UUID, in unit: UnitOfWork) async throws -> [OrderLine] {
+        try await unit.all("SELECT \(unescaped: OrderLine.columns) FROM order_lines WHERE order_id = \(id) ORDER BY line")
+    }
+}
+
+extension OrderLine: RowDecodable {
+    public static let columns = "line, good_id, sku, name, quantity, paid_in, unit_price"
+
+    public init(row: PostgresRow) throws {
+        let c = try row.decode((Int32, UUID, String, String, Int32, String, Int64).self)
+        self.init(line: Int(c.0), goodID: c.1, sku: c.2, name: c.3, quantity: Int(c.4), paidIn: try Currency(known: c.5), unitPrice: c.6)
+    }
+}
+
+/// An order with everything its page shows: lines and payment.
+public struct OrderDetail: Sendable {
+    public let order: Order
+    public let lines: [OrderLine]
+    public let payment: Payment?
+
+    static func load(_ order: Order, in unit: UnitOfWork) async throws -> OrderDetail {
+        OrderDetail(order: order, lines: try await Order.lines(of: order.id, in: unit), payment: try await Payment.of(order: order.id, in: unit))
+    }
+}

@@ -1,0 +1,27 @@
+import BackofficeAPI
+import Foundation
+
+extension APIHandler {
+    func receivePaymentWebhook(_ input: Operations.ReceivePaymentWebhook.Input) async throws -> Operations.ReceivePaymentWebhook.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let event = PaymentEvent(id: body.id, type: body._type, paymentID: body.data.paymentId, failureCode: body.data.failureCode)
+        let receipt = try await publicChange(
+            ReceivePaymentWebhook(
+                provider: input.path.provider, body: RequestScope.current?.rawBody ?? [], signature: input.headers.webhookSignature,
+                secrets: webhookSecrets[input.path.provider] ?? [], event: event, payments: payments))
+        return .ok(.init(body: .json(.init(received: true, duplicate: receipt.duplicate, outcome: receipt.outcome))))
+    }
+
+    func reconcilePayments(_ input: Operations.ReconcilePayments.Input) async throws -> Operations.ReconcilePayments.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let report = try await change(
+            ReconcilePayments(olderThanMinutes: body.olderThanMinutes, payments: payments), key: input.headers.idempotencyKey,
+            operationID: Operations.ReconcilePayments.id, request: body
+        ) { report in
+            Components.Schemas.ReconcileReport(
+                checked: report.checked, completed: report.completed.map(\.text), cancelled: report.cancelled.map(\.text),
+                stillPending: report.stillPending)
+        }
+        return .ok(.init(body: .json(report)))
+    }
+}

@@ -1,0 +1,241 @@
+import Crypto
+import Foundation
+import PostgresNIO
+
+/// The signature of a provider's webhook: `Webhook-Signature: t=<unix seconds>,v1=<hex>`, where
+/// each `v1` is HMAC-SHA256 of `"{t}.{raw body}"` under one of the provider's webhook secrets
+/// (several during a rotation). Compared in constant time; a timestamp more than `tolerance`
+/// away from now is refused (a replayed delivery).
+public enum WebhookSignature {
+    public static let tolerance: TimeInterval = 300
+
+    /// Whether `header` signs `body` under one of `secrets`, at a time within the tolerance of `now`.
+    public static func verify(header: String?, body: [UInt8], secrets: [String], now: Date) -> Bool {
+        guard let header else { return false }
+        var timestamp: Int64?
+        var signatures: [[UInt8]] = []
+        for part in header.split(separator: ",") {
+            let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard pair.count == 2 else { continue }
+            switch pair[0] {
+            case "t": timestamp = Int64(pair[1])
+            case "v1": if let bytes = hexBytes(pair[1]) { signatures.append(bytes) }
+            default: continue
+            }
+        }
+        guard let timestamp, abs(now.timeIntervalSince1970 - Double(timestamp)) <= tolerance, !signatures.isEmpty else { return false }
+        let signed = Array("\(timestamp).".utf8) + body
+        return secrets.contains { secret in
+            let key = SymmetricKey(data: Data(secret.utf8))
+            return signatures.contains { HMAC<SHA256>.isValidAuthenticationCode($0, authenticating: signed, using: key) }
+        }
+    }
+
+    /// The header a provider sends for `body` at `time` under `secrets` (one `v1` each).
+    public static func header(body: [UInt8], secrets: [String], at time: Date) -> String {
+        let timestamp = Int64(time.timeIntervalSince1970)
+        let signed = Array("\(timestamp).".utf8) + body
+        let codes = secrets.map { secret in
+            HMAC<SHA256>.authenticationCode(for: signed, using: SymmetricKey(data: Data(secret.utf8))).map { String(format: "%02x", $0) }.joined()
+        }
+        return (["t=\(timestamp)"] + codes.map { "v1=\($0)" }).joined(separator: ",")
+    }
+
+    /// A new webhook secret: `whsec_` and 32 random bytes, base64url.
+    public static func generateSecret() -> String {
+        "whsec_" + TokenSecret.generate().value.dropFirst(3)
+    }
+
+    private static func hexBytes(_ text: String) -> [UInt8]? {
+        guard text.count == 64 else { return nil }
+        var bytes: [UInt8] = []
+        var index = text.startIndex
+        while index < text.endIndex {
+            let next = text.index(index, offsetBy: 2)
+            guard let byte = UInt8(text[index..<next], radix: 16) else { return nil }
+            bytes.append(byte)
+            index = next
+        }
+        return bytes
+    }
+}
+
+/// A provider's event, as the webhook carries it.
+public struct PaymentEvent: Sendable {
+    public var id: String
+    public var type: String
+    public var paymentID: String
+    public var failureCode: String?
+
+    public init(id: String, type: String, paymentID: String, failureCode: String?) {
+        (self.id, self.type, self.paymentID, self.failureCode) = (id, type, paymentID, failureCode)
+    }
+}
+
+/// What a webhook delivery did.
+public struct WebhookReceipt: Sendable, Equatable {
+    public var duplicate: Bool
+    /// completed, cancelled, refunded, already_applied, unknown_payment or ignored_type.
+    public var outcome: String
+}
+
+/// The provider delivers an event (`payments.webhook`, public): verified by its signature (400
+/// `invalid_signature` and nothing changed otherwise), applied once per event id (a repeat
+/// answers `duplicate`), and at most once per payment whatever path got there first — the
+/// synchronous answer at checkout, this webhook, or reconciliation: a payment completes only
+/// from `pending`, under its row lock.
+public struct ReceivePaymentWebhook: AuditedOperation {
+    public static let action: Action = "payments.webhook"
+    let provider: String
+    let body: [UInt8]
+    let signature: String?
+    let secrets: [String]
+    let event: PaymentEvent
+    let payments: any PaymentValidator
+
+    public init(provider: String, body: [UInt8], signature: String?, secrets: [String], event: PaymentEvent, payments: any PaymentValidator) {
+        (self.provider, self.body, self.signature, self.secrets, self.event, self.payments) = (provider, body, signature, secrets, event, payments)
+    }
+
+    public func perform(in unit: UnitOfWork) async throws -> Audited<WebhookReceipt> {
+        guard !secrets.isEmpty, provider == payments.provider else { throw DomainError.notFound("Webhook endpoint for provider '\(provider)'") }
+        guard WebhookSignature.verify(header: signature, body: body, secrets: secrets, now: unit.now) else { throw DomainError.invalidSignature }
+        let fresh = try await unit.first(
+            """
+            INSERT INTO payment_webhook_events (provider, event_id, type, provider_payment_id, outcome, received_at)
+            VALUES (\(provider), \(event.id), \(event.type), \(event.paymentID), 'received', \(unit.now))
+            ON CONFLICT DO NOTHING RETURNING 1
+            """
+        ) { _ in true }
+        guard fresh == true else { return .unchanged(WebhookReceipt(duplicate: true, outcome: "duplicate")) }
+        let (outcome, tenant, order) = try await apply(in: unit)
+        try await unit.execute(
+            "UPDATE payment_webhook_events SET outcome = \(outcome) WHERE provider = \(provider) AND event_id = \(event.id)")
+        struct Snapshot: Encodable { let event_id: String, type: String, payment_id: String, outcome: String }
+        let event = AuditRecord(
+            action: Self.action, tenantID: tenant, targetType: order == nil ? "payment_event" : "order", targetID: order?.text ?? self.event.id,
+            reason: nil, before: nil,
+            after: AuditRecord.json(Snapshot(event_id: self.event.id, type: self.event.type, payment_id: self.event.paymentID, outcome: outcome)))
+        return Audited(WebhookReceipt(duplicate: false, outcome: outcome), event: event)
+    }
+
+    /// Applies the event to its payment and order: the outcome, and the tenant and order concerned.
+    private func apply(in unit: UnitOfWork) async throws -> (String, UUID, UUID?) {
+        guard ["payment.succeeded", "payment.failed", "refund.succeeded"].contains(event.type) else { return ("ignored_type", platformTenantID, nil) }
+        guard
+            let payment = try await unit.first(
+                "SELECT \(unescaped: Payment.columns) FROM payments WHERE provider = \(provider) AND provider_payment_id = \(event.paymentID) FOR UPDATE",
+                as: Payment.self)
+        else { return ("unknown_payment", platformTenantID, nil) }
+        let order = try await Order.fetch(payment.orderID, forUpdate: true, in: unit)
+        let outcome: String
+        switch event.type {
+        case "payment.succeeded": outcome = try await PaymentCompletion.succeeded(payment, order, in: unit) ? "completed" : "already_applied"
+        case "payment.failed":
+            outcome =
+                try await PaymentCompletion.failed(payment, order, code: event.failureCode ?? "payment_failed", payments: payments, in: unit)
+                ? "cancelled" : "already_applied"
+        default:
+            if payment.status == .captured, OrderTransition.sources(of: .refunded).contains(order.status) {
+                try await Payment.record(payment.id, status: .refunded, refundedCents: payment.capturedCents, in: unit)
+                let after = try await OrderStatus.move(order, to: .refunded, reason: "refunded at the payment provider", shipment: nil, in: unit)
+                try await OrderStatus.returnFitPoints(of: after, reason: "order refunded at the payment provider", in: unit)
+                outcome = "refunded"
+            } else {
+                outcome = "already_applied"
+            }
+        }
+        return (outcome, order.tenantID, order.id)
+    }
+}
+
+/// The one way a pending payment completes, whoever learns the verdict (webhook, reconciliation).
+enum PaymentCompletion {
+    /// A pending payment succeeded: authorized, and its order paid. False when it was not pending
+    /// (already completed by another path): nothing changes.
+    static func succeeded(_ payment: Payment, _ order: Order, in unit: UnitOfWork) async throws -> Bool {
+        guard payment.status == .pending, order.status == .pendingPayment else { return false }
+        try await Payment.record(payment.id, status: .authorized, authorizedCents: payment.amountCents, in: unit)
+        _ = try await OrderStatus.move(order, to: .paid, reason: nil, shipment: nil, in: unit)
+        return true
+    }
+
+    /// A pending payment failed: recorded, and its order cancelled (stock and FitPoints back).
+    /// False when it was not pending.
+    static func failed(_ payment: Payment, _ order: Order, code: String, payments: any PaymentValidator, in unit: UnitOfWork) async throws -> Bool {
+        guard payment.status == .pending, order.status == .pendingPayment else { return false }
+        try await Payment.record(payment.id, status: .failed, failureCode: String(code.prefix(100)), in: unit)
+        _ = try await OrderStatus.cancel(order, reason: "payment failed: \(code.prefix(100))", payments: payments, in: unit)
+        return true
+    }
+}
+
+/// What reconciliation found.
+public struct ReconcileReport: Sendable {
+    public var checked: Int
+    public var completed: [UUID]
+    public var cancelled: [UUID]
+    public var stillPending: Int
+}
+
+/// Asks the provider about payments still pending after `olderThanMinutes` and completes or
+/// cancels their orders as it says (`payments.reconcile`): a payment whose webhook never
+/// arrived is found here. Each completion is audited on its partner's chain; payments another
+/// reconciliation holds are skipped.
+public struct ReconcilePayments: AuditedOperation {
+    public static let action: Action = "payments.reconcile"
+    let olderThanMinutes: Int
+    let payments: any PaymentValidator
+
+    public init(olderThanMinutes: Int?, payments: any PaymentValidator) {
+        self.olderThanMinutes = olderThanMinutes ?? 10
+        self.payments = payments
+    }
+
+    public func perform(in unit: UnitOfWork) async throws -> Audited<ReconcileReport> {
+        var validation = Validation()
+        validation.require((0...10_080).contains(olderThanMinutes), "older_than_minutes", "out_of_range", "must be from 0 to 10,080")
+        try validation.check()
+        let pending: [Payment] = try await unit.all(
+            """
+            SELECT \(unescaped: Payment.columns) FROM payments
+            WHERE status = 'pending' AND provider = \(payments.provider)
+              AND created_at <= \(unit.now.addingTimeInterval(-Double(olderThanMinutes) * 60))
+            ORDER BY created_at LIMIT 500 FOR UPDATE SKIP LOCKED
+            """)
+        var report = ReconcileReport(checked: pending.count, completed: [], cancelled: [], stillPending: 0)
+        var events: [AuditRecord] = []
+        for payment in pending {
+            guard let providerID = payment.providerPaymentID else { continue }
+            let order = try await Order.fetch(payment.orderID, forUpdate: true, in: unit)
+            let outcome = try await payments.call { try await $0.status(of: providerID) }
+            let done: Bool
+            switch outcome {
+            case .succeeded:
+                done = try await PaymentCompletion.succeeded(payment, order, in: unit)
+                if done { report.completed.append(order.id) }
+            case .declined(let code):
+                done = try await PaymentCompletion.failed(payment, order, code: code, payments: payments, in: unit)
+                if done { report.cancelled.append(order.id) }
+            case .pending:
+                done = false
+                report.stillPending += 1
+            }
+            if done {
+                let after = try await Order.fetch(order.id, in: unit)
+                events.append(
+                    AuditRecord(
+                        action: Self.action, tenantID: order.tenantID, targetType: "order", targetID: order.id.text,
+                        reason: "the payment provider's verdict, found by reconciliation", before: order.snapshot, after: after.snapshot))
+            }
+        }
+        struct Summary: Encodable { let checked: Int, completed: Int, cancelled: Int, still_pending: Int }
+        let summary = AuditRecord(
+            action: Self.action, tenantID: platformTenantID, targetType: "payments", targetID: payments.provider, reason: nil, before: nil,
+            after: AuditRecord.json(
+                Summary(
+                    checked: report.checked, completed: report.completed.count, cancelled: report.cancelled.count, still_pending: report.stillPending)
+            ))
+        return Audited(report, event: summary, more: events)
+    }
+}

@@ -1,0 +1,370 @@
+import Backoffice
+import Foundation
+import HTTPTypes
+import Testing
+
+/// A shop with goods on sale, a customer with FitPoints, and checkout bodies.
+struct ShopFixture {
+    let env: TestEnvironment
+    let partner: TestEnvironment.Fixture.Partner
+    let customer: Customer
+    /// sku → good id: BOTTLE (2,500 ¢ or 3,000 points, stock 10), MAT (4,900 ¢ only, stock 5), BAND (800 points only, stock 3).
+    let goods: [String: UUID]
+
+    static func make(_ env: TestEnvironment, partner index: Int = 0, points: Int64 = 5_000) async throws -> ShopFixture {
+        let partner = env.fixture.partners[index]
+        let admin = OperationContext(principal: partner.admin, requestID: "fixture", sourceIP: nil, policies: env.policies)
+        var goods: [String: UUID] = [:]
+        for (sku, cents, fitpoints, stock) in [("BOTTLE", 2_500, 3_000, 10), ("MAT", 4_900, nil, 5), ("BAND", nil, 800, 3)]
+            as [(String, Int64?, Int64?, Int64)]
+        {
+            let good = try await env.database.run(
+                CreateGood(
+                    sku: "\(sku)-\(index)",
+                    fields: GoodFields(
+                        name: sku.capitalized, description: nil, category: "gear", priceCents: cents, priceFitPoints: fitpoints, stock: stock,
+                        imageURLs: nil)),
+                context: admin)
+            _ = try await env.database.run(UpdateGood(goodID: good.id, changes: GoodChanges(status: .active), ifMatch: "1"), context: admin)
+            goods[sku] = good.id
+        }
+        let customer = try await env.customer()
+        if points > 0 {
+            _ = try await env.database.run(
+                AdjustFitPoints(customerID: customer.id, points: points, reason: "welcome"), context: env.context(.backendManager))
+        }
+        return ShopFixture(env: env, partner: partner, customer: customer, goods: goods)
+    }
+
+    func checkoutJSON(_ lines: [(String, Int, String)], card: String? = SimulatedPaymentValidator.approvedCard, customer: UUID? = nil) -> String {
+        let items = lines.map { #"{"good_id": "\#(goods[$0.0]!.uuidString.lowercased())", "quantity": \#($0.1), "pay_in": "\#($0.2)"}"# }
+        let payment = card.map { #", "payment_method": "\#($0)""# } ?? ""
+        return """
+            {"customer_id": "\((customer ?? self.customer.id).uuidString.lowercased())", "lines": [\(items.joined(separator: ", "))],
+             "shipping": {"name": "Ada Lovelace", "address": {"line1": "12 Analytical St", "city": "London", "region": "LDN", "postal_code": "N1", "country": "GB"}}\(payment)}
+            """
+    }
+
+    func stock(_ sku: String) async throws -> Int? {
+        try await env.ownerScalar("SELECT stock FROM goods WHERE id = '\(goods[sku]!.uuidString.lowercased())'", as: Int.self)
+    }
+
+    func balance() async throws -> Int64? {
+        try await env.ownerScalar("SELECT balance FROM fitpoints_accounts WHERE id = '\(customer.id.uuidString.lowercased())'", as: Int64.self)
+    }
+}
+
+@Suite("Orders: checkout, the partner's moves, what partners may see")
+struct OrdersTests {
+    @Test("a card order: paid at checkout, accepted, shipped (captured), delivered, refunded; illegal moves are 409 with the current state")
+    func cardOrderLifecycle() async throws {
+        try await TestEnvironment.with { env in
+            let shop = try await ShopFixture.make(env)
+            let app = env.fixture.tokens[.appService]!
+            let staff = shop.partner.staffToken
+            try await env.withApp { client in
+                let placed = try await client.call(
+                    .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("BOTTLE", 2, "usd")]), headers: ["Idempotency-Key": "c-1"])
+                #expect(placed.status == 201, "\(placed.text)")
+                #expect(placed["status"] == "paid")
+                #expect(placed.json["total_cents"] as? Int == 5_000)
+                #expect((placed.json["payment"] as? [String: Any])?["authorized_cents"] as? Int == 5_000)
+                #expect(try await shop.stock("BOTTLE") == 8)
+                let id = try #require(placed["id"])
+
+                // The partner sees what it needs to fulfil it, never the customer.
+                let shown = try await client.call(.get, "/v1/orders/\(id)", token: staff)
+                #expect(shown.status == 200)
+                #expect((shown.json["lines"] as? [[String: Any]])?.first?["unit_price"] as? Int == 2_500)
+                #expect((shown.json["shipping"] as? [String: Any])?["name"] as? String == "Ada Lovelace")
+                for text in [shown.text, try await client.call(.get, "/v1/orders", token: staff).text] {
+                    #expect(!text.contains(shop.customer.id.uuidString.lowercased()) && !text.contains(shop.customer.email))
+                }
+                let other = env.fixture.partners[1].adminToken
+                #expect(try await client.call(.get, "/v1/orders/\(id)", token: other).status == 404)
+                #expect(try await client.call(.post, "/v1/orders/\(id)/accept", token: other).status == 404)
+                #expect((try await client.call(.get, "/v1/orders", token: other).json["items"] as? [Any])?.isEmpty == true)
+
+                let early = try await client.call(.post, "/v1/orders/\(id)/deliver", token: staff)
+                #expect(early.status == 409)
+                #expect(early["current_state"] == "paid")
+                #expect(try await client.call(.post, "/v1/orders/\(id)/accept", token: staff)["status"] == "accepted")
+                let noTracking = try await client.call(
+                    .post, "/v1/orders/\(id)/ship", token: staff, json: #"{"carrier": "UPS", "tracking_number": " "}"#)
+                #expect(noTracking.status == 422)
+                let shipped = try await client.call(
+                    .post, "/v1/orders/\(id)/ship", token: staff, json: #"{"carrier": "UPS", "tracking_number": "1Z999"}"#)
+                #expect(shipped["status"] == "shipped")
+                #expect((shipped.json["payment"] as? [String: Any])?["captured_cents"] as? Int == 5_000)
+                #expect(try await client.call(.post, "/v1/orders/\(id)/cancel", token: staff, json: #"{"reason": "too late"}"#).status == 409)
+                #expect(try await client.call(.post, "/v1/orders/\(id)/deliver", token: staff)["status"] == "delivered")
+                let refunded = try await client.call(
+                    .post, "/v1/orders/\(id)/refund", token: shop.partner.adminToken, json: #"{"reason": "arrived dented"}"#)
+                #expect(refunded["status"] == "refunded")
+                #expect((refunded.json["payment"] as? [String: Any])?["refunded_cents"] as? Int == 5_000)
+                let actions = try await env.ownerScalar(
+                    "SELECT string_agg(action, ',' ORDER BY id) FROM audit_events WHERE target_id = '\(id)'", as: String.self)
+                #expect(actions == "orders.checkout,orders.accept,orders.ship,orders.deliver,orders.refund")
+                #expect(
+                    try await env.ownerScalar(
+                        "SELECT count(*) FROM audit_events WHERE target_id = '\(id)' AND tenant_id <> '\(shop.partner.tenantID.uuidString.lowercased())'",
+                        as: Int.self) == 0, "the order's events are on its partner's chain")
+            }
+        }
+    }
+
+    @Test("a split order debits FitPoints through the ledger; cancelling it gives stock and points back and voids the authorization")
+    func splitOrderCancelled() async throws {
+        try await TestEnvironment.with { env in
+            let shop = try await ShopFixture.make(env, points: 2_000)
+            let app = env.fixture.tokens[.appService]!
+            try await env.withApp { client in
+                let placed = try await client.call(
+                    .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("MAT", 1, "usd"), ("BAND", 2, "fitpoints")]))
+                #expect(placed.status == 201, "\(placed.text)")
+                #expect(placed.json["total_fitpoints"] as? Int == 1_600)
+                #expect(try await shop.balance() == 400)
+                let pointsOnly = try await client.call(
+                    .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("BOTTLE", 0, "fitpoints")], card: nil))
+                #expect(pointsOnly.status == 422, "a quantity of 0")
+                #expect(try await shop.stock("BAND") == 1)
+                let id = try #require(placed["id"])
+                let noReason = try await client.call(.post, "/v1/orders/\(id)/cancel", token: shop.partner.staffToken, json: "{}")
+                #expect(noReason.status == 422)
+                let cancelled = try await client.call(
+                    .post, "/v1/orders/\(id)/cancel", token: shop.partner.staffToken, json: #"{"reason": "out of mats after all"}"#)
+                #expect(cancelled["status"] == "cancelled", "\(cancelled.text)")
+                #expect((cancelled.json["payment"] as? [String: Any])?["status"] as? String == "voided")
+                #expect(try await shop.balance() == 2_000, "the points are back")
+                #expect(try await shop.stock("BAND") == 3)
+                #expect(try await shop.stock("MAT") == 5)
+                let pointsPaid = try await client.call(
+                    .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("BAND", 1, "fitpoints")], card: nil))
+                #expect(pointsPaid["status"] == "paid", "an order paid in FitPoints alone is paid at once: \(pointsPaid.text)")
+                #expect(pointsPaid.json["payment"] == nil)
+                #expect(try await shop.balance() == 1_200)
+                #expect(try await env.ownerScalar("SELECT count(*) FROM fitpoints_inconsistent_accounts()", as: Int.self) == 0)
+                #expect(try await env.ownerScalar("SELECT sum(balance)::int8 FROM fitpoints_balances", as: Int64.self) == 0)
+            }
+        }
+    }
+
+    @Test("bad checkouts change nothing: declined card (402), locked customer (409 account_locked), too few points, no stock, provider down (503)")
+    func refusedCheckouts() async throws {
+        try await TestEnvironment.with { env in
+            let shop = try await ShopFixture.make(env, points: 100)
+            let app = env.fixture.tokens[.appService]!
+            try await env.withApp { client in
+                let events = { try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self) ?? -1 }
+                let before = try await events()
+                let declined = try await client.call(
+                    .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("BOTTLE", 1, "usd")], card: SimulatedPaymentValidator.declinedCard))
+                #expect(declined.status == 402)
+                #expect(declined["code"] == "card_declined")
+                let broke = try await client.call(
+                    .post, "/v1/checkout", token: app,
+                    json: shop.checkoutJSON([("BOTTLE", 1, "usd")], card: SimulatedPaymentValidator.insufficientFundsCard))
+                #expect(broke["code"] == "insufficient_funds")
+                let down = try await client.call(
+                    .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("BOTTLE", 1, "usd")], card: SimulatedPaymentValidator.timeoutCard))
+                #expect(down.status == 503)
+                let points = try await client.call(.post, "/v1/checkout", token: app, json: shop.checkoutJSON([("BAND", 1, "fitpoints")]))
+                #expect(points.status == 409)
+                #expect(points["code"] == "insufficient_fitpoints")
+                let affordable = try await client.call(
+                    .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("BAND", 1, "fitpoints")], card: nil))
+                #expect(affordable.status == 409, "100 points do not buy an 800-point band either")
+                let stock = try await client.call(.post, "/v1/checkout", token: app, json: shop.checkoutJSON([("MAT", 6, "usd")]))
+                #expect(stock["code"] == "out_of_stock")
+                let noPrice = try await client.call(.post, "/v1/checkout", token: app, json: shop.checkoutJSON([("MAT", 1, "fitpoints")]))
+                #expect(noPrice.status == 422)
+                let noCard = try await client.call(.post, "/v1/checkout", token: app, json: shop.checkoutJSON([("MAT", 1, "usd")], card: nil))
+                #expect(noCard.status == 422)
+                #expect(noCard.text.contains("payment_method"))
+                _ = try await env.database.run(
+                    LockAccount(customerID: shop.customer.id, reason: "fraud review"), context: env.context(.backendManager))
+                let locked = try await client.call(.post, "/v1/checkout", token: app, json: shop.checkoutJSON([("BOTTLE", 1, "usd")]))
+                #expect(locked.status == 409)
+                #expect(locked["code"] == "account_locked")
+                #expect(try await events() == before + 1, "only the lock was audited")
+                #expect(try await env.ownerScalar("SELECT count(*) FROM orders", as: Int.self) == 0)
+                #expect(try await shop.stock("BOTTLE") == 10)
+                #expect(try await shop.stock("MAT") == 5)
+                #expect(try await shop.balance() == 100)
+                // A partner's token cannot place orders.
+                #expect(
+                    try await client.call(.post, "/v1/checkout", token: shop.partner.adminToken, json: shop.checkoutJSON([("BOTTLE", 1, "usd")]))
+                        .status == 403)
+            }
+        }
+    }
+
+    @Test("20 concurrent checkouts for the last 5 units: exactly 5 orders, stock 0, never negative")
+    func concurrentCheckouts() async throws {
+        try await TestEnvironment.with { env in
+            let shop = try await ShopFixture.make(env)
+            var customers: [UUID] = []
+            for _ in 0..<20 { customers.append(try await env.customer().id) }
+            let mat = shop.goods["MAT"]!
+            let outcomes = try await withThrowingTaskGroup(of: String.self) { group in
+                for customer in customers {
+                    group.addTask {
+                        let request = CheckoutRequest(
+                            customerID: customer, lines: [.init(goodID: mat, quantity: 1, payIn: .usd)],
+                            shipping: Order.Shipping(
+                                name: "Buyer",
+                                address: ShopAddress(line1: "1 St", line2: nil, city: "Town", region: "TX", postalCode: "1", country: "US")),
+                            paymentMethod: SimulatedPaymentValidator.approvedCard)
+                        do {
+                            _ = try await env.database.run(
+                                Checkout(request, payments: SimulatedPaymentValidator(), idempotencyKey: nil), context: env.context(.appService))
+                            return "placed"
+                        } catch let error as DomainError {
+                            if case .conflict(let code, _) = error { return code }
+                            return "\(error)"
+                        }
+                    }
+                }
+                return try await group.reduce(into: [String]()) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 == "placed" }.count == 5)
+            #expect(outcomes.filter { $0 == "out_of_stock" }.count == 15, "\(outcomes)")
+            #expect(try await shop.stock("MAT") == 0)
+            #expect(try await env.ownerScalar("SELECT count(*) FROM orders", as: Int.self) == 5)
+        }
+    }
+
+    @Test("replaying a checkout with the same Idempotency-Key creates one order and one authorization")
+    func checkoutReplay() async throws {
+        try await TestEnvironment.with { env in
+            let shop = try await ShopFixture.make(env)
+            let app = env.fixture.tokens[.appService]!
+            try await env.withApp { client in
+                let body = shop.checkoutJSON([("BOTTLE", 1, "usd")])
+                let first = try await client.call(.post, "/v1/checkout", token: app, json: body, headers: ["Idempotency-Key": "cart-42"])
+                let again = try await client.call(.post, "/v1/checkout", token: app, json: body, headers: ["Idempotency-Key": "cart-42"])
+                #expect(first.status == 201 && again.status == 201)
+                #expect(first["id"] == again["id"])
+                #expect(try await env.ownerScalar("SELECT count(*) FROM orders", as: Int.self) == 1)
+                #expect(try await env.ownerScalar("SELECT count(*) FROM payments", as: Int.self) == 1)
+                #expect(try await shop.stock("BOTTLE") == 9)
+                let changed = try await client.call(
+                    .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("BOTTLE", 2, "usd")]), headers: ["Idempotency-Key": "cart-42"])
+                #expect(changed.status == 409)
+            }
+        }
+    }
+}
+
+@Suite("Payments: signed webhooks, one completion per payment, reconciliation")
+struct PaymentWebhookTests {
+    func event(_ id: String, _ type: String, _ payment: String) -> String {
+        #"{"id": "\#(id)", "type": "\#(type)", "created": 1767225600, "data": {"payment_id": "\#(payment)", "failure_code": "card_declined"}}"#
+    }
+
+    func signed(_ body: String, at time: Date, secrets: [String] = [TestEnvironment.webhookSecret]) -> [String: String] {
+        ["Webhook-Signature": WebhookSignature.header(body: Array(body.utf8), secrets: secrets, at: time)]
+    }
+
+    @Test("a wrong signature or a 10-minute-old timestamp is 400 and changes nothing; a valid event applies once, also delivered twice")
+    func webhooksAreVerifiedAndDeduplicated() async throws {
+        try await TestEnvironment.with { env in
+            let shop = try await ShopFixture.make(env)
+            let app = env.fixture.tokens[.appService]!
+            try await env.withApp { client in
+                let placed = try await client.call(
+                    .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("BOTTLE", 1, "usd")], card: SimulatedPaymentValidator.pendingCard))
+                #expect(placed["status"] == "pending_payment", "\(placed.text)")
+                let id = try #require(placed["id"])
+                let paymentID = try #require(
+                    try await env.ownerScalar("SELECT provider_payment_id FROM payments WHERE order_id = '\(id)'", as: String.self))
+                let body = event("evt_1", "payment.succeeded", paymentID)
+                let now = env.clock.now()
+                let audit = { try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self) ?? -1 }
+                let before = try await audit()
+                for (what, headers) in [
+                    ("no signature", [:]), ("a wrong secret", signed(body, at: now, secrets: ["whsec_someone_else_entirely"])),
+                    ("a stale timestamp", signed(body, at: now.addingTimeInterval(-600))),
+                    ("an altered body", signed(body.replacingOccurrences(of: "evt_1", with: "evt_X"), at: now)),
+                ] {
+                    let reply = try await client.call(.post, "/v1/payments/webhooks/simulated", token: nil, json: body, headers: headers)
+                    #expect(reply.status == 400, "\(what): \(reply.status) \(reply.text)")
+                    #expect(reply["code"] == "invalid_signature", "\(what)")
+                }
+                #expect(try await audit() == before)
+                #expect(try await env.ownerScalar("SELECT count(*) FROM payment_webhook_events", as: Int.self) == 0)
+                #expect(try await client.call(.get, "/v1/orders/\(id)", token: app)["status"] == "pending_payment")
+
+                // A rotation: two signatures, one under the current secret.
+                let rotation = signed(body, at: now, secrets: ["whsec_retired_secret_00000", TestEnvironment.webhookSecret])
+                let applied = try await client.call(.post, "/v1/payments/webhooks/simulated", token: nil, json: body, headers: rotation)
+                #expect(applied.status == 200, "\(applied.text)")
+                #expect(applied["outcome"] == "completed")
+                let duplicate = try await client.call(
+                    .post, "/v1/payments/webhooks/simulated", token: nil, json: body, headers: signed(body, at: now))
+                #expect(duplicate.json["duplicate"] as? Bool == true)
+                let second = event("evt_2", "payment.succeeded", paymentID)
+                let racing = try await client.call(
+                    .post, "/v1/payments/webhooks/simulated", token: nil, json: second, headers: signed(second, at: now))
+                #expect(racing["outcome"] == "already_applied", "a second completion of the same payment changes nothing")
+                let order = try await client.call(.get, "/v1/orders/\(id)", token: app)
+                #expect(order["status"] == "paid")
+                #expect(
+                    try await env.ownerScalar(
+                        "SELECT count(*) FROM audit_events WHERE action = 'orders.checkout' OR action = 'payments.webhook'", as: Int.self) == 3)
+                #expect(
+                    try await env.ownerScalar(
+                        "SELECT count(*) FROM audit_events WHERE target_id = '\(id)' AND action = 'payments.webhook'", as: Int.self) == 2)
+                #expect(try await env.ownerScalar("SELECT authorized_cents FROM payments WHERE order_id = '\(id)'", as: Int64.self) == 2_500)
+            }
+        }
+    }
+
+    @Test("a failed payment cancels its order (stock back); a payment whose webhook never came is completed by reconciliation")
+    func failedPaymentsAndReconciliation() async throws {
+        try await TestEnvironment.with { env in
+            let shop = try await ShopFixture.make(env)
+            let app = env.fixture.tokens[.appService]!
+            let manager = env.fixture.tokens[.backendManager]!
+            try await env.withApp { client in
+                var orders: [String] = []
+                for _ in 0..<2 {
+                    let placed = try await client.call(
+                        .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("MAT", 2, "usd")], card: SimulatedPaymentValidator.pendingCard))
+                    orders.append(try #require(placed["id"]))
+                }
+                #expect(try await shop.stock("MAT") == 1)
+                let failing = try #require(
+                    try await env.ownerScalar("SELECT provider_payment_id FROM payments WHERE order_id = '\(orders[0])'", as: String.self))
+                let body = event("evt_fail", "payment.failed", failing)
+                let reply = try await client.call(
+                    .post, "/v1/payments/webhooks/simulated", token: nil, json: body, headers: signed(body, at: env.clock.now()))
+                #expect(reply["outcome"] == "cancelled", "\(reply.text)")
+                #expect(try await client.call(.get, "/v1/orders/\(orders[0])", token: app)["status"] == "cancelled")
+                #expect(try await shop.stock("MAT") == 3)
+
+                env.clock.advance(by: 15 * 60)
+                let report = try await client.call(.post, "/v1/payments/reconciliations", token: manager, json: "{}")
+                #expect(report.status == 200, "\(report.text)")
+                #expect(report.json["completed"] as? [String] == [orders[1]])
+                #expect(try await client.call(.get, "/v1/orders/\(orders[1])", token: app)["status"] == "paid")
+                let again = try await client.call(.post, "/v1/payments/reconciliations", token: manager, json: "{}")
+                #expect(again.json["checked"] as? Int == 0, "nothing is pending any more")
+                #expect(try await client.call(.post, "/v1/payments/reconciliations", token: shop.partner.adminToken, json: "{}").status == 403)
+            }
+        }
+    }
+
+    @Test("signatures: HMAC-SHA256 over t.body, several v1, five minutes' tolerance")
+    func signatureRules() {
+        let body = Array(#"{"id":"evt"}"#.utf8)
+        let now = Date(timeIntervalSince1970: 1_767_225_600)
+        let header = WebhookSignature.header(body: body, secrets: ["whsec_a_secret_of_16+"], at: now)
+        #expect(WebhookSignature.verify(header: header, body: body, secrets: ["whsec_a_secret_of_16+"], now: now.addingTimeInterval(299)))
+        #expect(!WebhookSignature.verify(header: header, body: body, secrets: ["whsec_a_secret_of_16+"], now: now.addingTimeInterval(301)))
+        #expect(!WebhookSignature.verify(header: header, body: body + [0x20], secrets: ["whsec_a_secret_of_16+"], now: now))
+        #expect(!WebhookSignature.verify(header: header, body: body, secrets: ["whsec_another_secret__"], now: now))
+        #expect(!WebhookSignature.verify(header: "t=1767225600", body: body, secrets: ["whsec_a_secret_of_16+"], now: now))
+        #expect(!WebhookSignature.verify(header: "garbage", body: body, secrets: ["whsec_a_secret_of_16+"], now: now))
+    }
+}
