@@ -1,5 +1,7 @@
 import BackofficeAPI
+import Crypto
 import Foundation
+import OpenAPIRuntime
 
 extension Good {
     var api: Components.Schemas.Good {
@@ -84,5 +86,67 @@ extension APIHandler {
                                 description: good.description, category: good.category, priceCents: good.priceCents,
                                 priceFitpoints: good.priceFitPoints, inStock: good.stock > 0, imageUrls: good.imageURLs)
                         }, nextCursor: next))))
+    }
+}
+
+extension APIHandler {
+    func importGoods(_ input: Operations.ImportGoods.Input) async throws -> Operations.ImportGoods.Output {
+        let (format, body): (GoodsFileFormat, HTTPBody) =
+            switch input.body {
+            case .csv(let body): (.csv, body)
+            case .applicationXNdjson(let body): (.jsonl, body)
+            }
+        let file = Array(try await ArraySlice<UInt8>(collecting: body, upTo: 32 << 20))
+        let query = input.query
+        let report = try await change(
+            ImportGoods(file: file, format: format, allOrNothing: query.allOrNothing ?? false, dryRun: query.dryRun ?? false),
+            key: input.headers.idempotencyKey, operationID: Operations.ImportGoods.id,
+            request: ImportFingerprint(
+                format: format.rawValue, allOrNothing: query.allOrNothing, dryRun: query.dryRun,
+                sha256: hex(Array(SHA256.hash(data: file))))
+        ) { report in
+            Components.Schemas.ImportReport(
+                dryRun: report.dryRun, allOrNothing: report.allOrNothing, rows: report.rows, created: report.created, updated: report.updated,
+                rejected: report.rejected,
+                errors: report.issues.map { .init(line: $0.line, sku: $0.sku, field: $0.field, code: $0.code, message: $0.message) })
+        }
+        return .ok(.init(body: .json(report)))
+    }
+
+    /// What an import's Idempotency-Key is fingerprinted with: its options and the file's digest.
+    private struct ImportFingerprint: Encodable {
+        let format: String
+        let allOrNothing: Bool?
+        let dryRun: Bool?
+        let sha256: String
+    }
+
+    func exportGoods(_ input: Operations.ExportGoods.Input) async throws -> Operations.ExportGoods.Output {
+        let format: GoodsFileFormat = input.query.format == .jsonl ? .jsonl : .csv
+        let status = try input.query.status.map { try Good.Status(known: $0.rawValue) }
+        // The first page in the request (a refusal is answered before any byte); the rest each in
+        // its own read as the client takes them.
+        let first = try await read(ExportGoods(status: status, after: nil))
+        let request = try context()
+        let later = OperationContext(principal: request.principal, requestID: request.requestID, sourceIP: request.sourceIP, policies: policies)
+        let database = self.database
+        let pages = AsyncThrowingStream<ArraySlice<UInt8>, any Error> { continuation in
+            let task = Task {
+                do {
+                    continuation.yield(ArraySlice(ExportGoods.header(format) + ExportGoods.encode(first, as: format)))
+                    var page = first
+                    while page.count == ExportGoods.pageSize, let last = page.last {
+                        page = try await database.read(ExportGoods(status: status, after: (last.sku, last.id)), context: later)
+                        continuation.yield(ArraySlice(ExportGoods.encode(page, as: format)))
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+        let body = HTTPBody(pages, length: .unknown, iterationBehavior: .single)
+        return .ok(.init(body: format == .csv ? .csv(body) : .applicationXNdjson(body)))
     }
 }

@@ -36,7 +36,7 @@ public enum WebhookSignature {
         let timestamp = Int64(time.timeIntervalSince1970)
         let signed = Array("\(timestamp).".utf8) + body
         let codes = secrets.map { secret in
-            HMAC<SHA256>.authenticationCode(for: signed, using: SymmetricKey(data: Data(secret.utf8))).map { String(format: "%02x", $0) }.joined()
+            hex(Array(HMAC<SHA256>.authenticationCode(for: signed, using: SymmetricKey(data: Data(secret.utf8)))))
         }
         return (["t=\(timestamp)"] + codes.map { "v1=\($0)" }).joined(separator: ",")
     }

@@ -77,6 +77,6 @@ public struct SimulatedPaymentValidator: PaymentValidator {
 
     /// 24 hex digits of SHA-256: stable ids for the same input.
     static func digest(_ text: String) -> String {
-        SHA256.hash(data: Data(text.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
+        hex(Array(SHA256.hash(data: Data(text.utf8)).prefix(12)))
     }
 }

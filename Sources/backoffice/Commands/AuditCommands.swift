@@ -53,26 +53,7 @@ struct Audit: AsyncParsableCommand {
                         tenantId: filter.tenant, actorId: filter.actor, action: filter.action, targetId: filter.target,
                         since: try parseTime(filter.since, "--since"), until: try parseTime(filter.until, "--until")))
                 switch output {
-                case .ok(let ok):
-                    let body = try ok.body.applicationJsonl
-                    let handle: FileHandle
-                    if let file {
-                        guard FileManager.default.createFile(atPath: file, contents: nil) else { throw CLIFailure.usage("cannot write \(file)") }
-                        handle = try FileHandle(forWritingTo: URL(fileURLWithPath: file))
-                    } else {
-                        handle = FileHandle.standardOutput
-                    }
-                    let progress = file != nil && isatty(STDERR_FILENO) == 1
-                    var lines = 0
-                    for try await chunk in body {
-                        handle.write(Data(chunk))
-                        if progress {
-                            lines += chunk.reduce(0) { $0 + ($1 == 10 ? 1 : 0) }
-                            FileHandle.standardError.write(Data("\rexported \(lines) events".utf8))
-                        }
-                    }
-                    if progress { FileHandle.standardError.write(Data("\n".utf8)) }
-                    if file != nil { try handle.close() }
+                case .ok(let ok): try await Transfer.download(try ok.body.applicationJsonl, to: file, counting: "events")
                 case .default(let status, let problem): throw CLIFailure.from(status, problem)
                 }
             }

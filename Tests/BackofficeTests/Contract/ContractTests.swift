@@ -185,10 +185,13 @@ struct ContractTests {
                     if !operation.pathParameters.isEmpty {
                         #expect(reply.status == 404, "\(said)")
                     } else if operation.method == .get, reply.status == 200 {
-                        let items = reply.json["items"] as? [[String: Any]] ?? []
-                        let foreign = items.filter { ($0["tenant_id"] as? String) == ids.partnerA["tenant_id"] }
-                        #expect(foreign.isEmpty, "\(said)")
+                        if reply.headers[.contentType]?.hasPrefix("application/json") == true {
+                            let items = reply.json["items"] as? [[String: Any]] ?? []
+                            let foreign = items.filter { ($0["tenant_id"] as? String) == ids.partnerA["tenant_id"] }
+                            #expect(foreign.isEmpty, "\(said)")
+                        }
                         #expect(!reply.text.contains(ids.partnerA["tenant_id"] ?? "-"), "tenant A's id appears nowhere: \(said)")
+                        #expect(!reply.text.contains(ContractFixture.partnerASKU), "tenant A's good appears nowhere (files too): \(said)")
                     } else {
                         #expect(reply.status != 200 || !reply.text.contains(ids.partnerA["tenant_id"] ?? "-"), "\(said)")
                     }
@@ -253,6 +256,9 @@ extension ContractTests {
 
 /// The resources the contract tests call operations on.
 enum ContractFixture {
+    /// The sku of partner A's good: no other tenant may see it anywhere, also in exported files.
+    static let partnerASKU = "CONTRACT-A-1"
+
     struct IDs {
         /// Path parameter name → an id of a resource of partner A (or of the platform, for platform resources).
         var partnerA: [String: String]
@@ -284,7 +290,7 @@ enum ContractFixture {
             context: OperationContext(principal: .anonymous, requestID: "contract", sourceIP: nil, policies: env.policies))
         let good = try await env.database.run(
             CreateGood(
-                sku: "CONTRACT-1",
+                sku: partnerASKU,
                 fields: GoodFields(
                     name: "Contract good", description: nil, category: "contract", priceCents: 100, priceFitPoints: nil, stock: 5, imageURLs: nil)),
             context: OperationContext(principal: partner.admin, requestID: "contract", sourceIP: nil, policies: env.policies))

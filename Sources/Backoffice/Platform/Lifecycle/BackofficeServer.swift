@@ -19,8 +19,8 @@ public struct ServerSettings: Sendable {
     /// Largest accepted request body, in bytes.
     public var maxBodySize: Int = 1 << 20
     /// Largest accepted body of a bulk upload (`bulkPaths`: a batch of 5,000 activity events).
-    public var maxBulkBodySize: Int = 16 << 20
-    public var bulkPaths: Set<String> = ["/v1/activity"]
+    public var maxBulkBodySize: Int = 32 << 20
+    public var bulkPaths: Set<String> = ["/v1/activity", "/v1/goods/import"]
     /// How often timed locks are checked for expiry.
     public var lockExpiryInterval: Duration = .seconds(5)
     public var maximumConnections: Int = 20

@@ -1,0 +1,175 @@
+import CSV
+import Crypto
+import Foundation
+import PostgresNIO
+
+/// What an import did (or, in a dry run, would do).
+public struct ImportReport: Sendable {
+    public var dryRun: Bool
+    public var allOrNothing: Bool
+    public var rows: Int
+    public var created: Int
+    public var updated: Int
+    public var issues: [RowIssue]
+    /// Rows refused (a row may have several issues).
+    public var rejected: Int { Set(issues.map(\.line)).count }
+}
+
+/// A partner imports goods from a CSV or JSONL file (`goods.import`): each row creates the good
+/// with its sku or replaces the fields of the one it names (an archived good is refused; a row
+/// without `status` keeps an existing good's and makes a new one a draft). Rows with errors are
+/// reported by line and skipped; with `allOrNothing` any error refuses the whole file (422, the
+/// errors listed, nothing changed). `dryRun` reports the same and changes nothing. One audit
+/// event records the import (its counts and the file's SHA-256).
+public struct ImportGoods: AuditedOperation {
+    public static let action: Action = "goods.import"
+    let file: [UInt8]
+    let format: GoodsFileFormat
+    let allOrNothing: Bool
+    let dryRun: Bool
+
+    public init(file: [UInt8], format: GoodsFileFormat, allOrNothing: Bool, dryRun: Bool) {
+        (self.file, self.format, self.allOrNothing, self.dryRun) = (file, format, allOrNothing, dryRun)
+    }
+
+    /// Rows written per statement.
+    static let chunk = 2_000
+
+    public func perform(in unit: UnitOfWork) async throws -> Audited<ImportReport> {
+        let tenant = unit.principal.tenantID
+        guard tenant != platformTenantID else {
+            throw DomainError.invalid("tenant", "not_a_partner", "goods belong to a partner's tenant; use a partner's token")
+        }
+        var (rows, issues): ([GoodRow], [RowIssue])
+        do { (rows, issues) = try GoodsFile.read(file, format: format) } catch let error as MalformedGoodsFile {
+            throw DomainError.unprocessable(
+                code: "malformed_file", detail: "The \(format.rawValue) file cannot be read: \(error.reason).",
+                issues: [FieldIssue(field: "file", code: "malformed_file", message: error.reason)])
+        }
+        // The goods the file names that exist, locked: whether each row creates or updates, and
+        // the archived goods it may not change.
+        var existing: [String: Good.Status] = [:]
+        for part in stride(from: 0, to: rows.count, by: 10_000) {
+            let skus = rows[part..<min(rows.count, part + 10_000)].map(\.sku)
+            for try await (sku, status) in try await unit.connection.query(
+                "SELECT sku, status FROM goods WHERE tenant_id = \(tenant) AND sku = ANY(\(skus)::text[]) ORDER BY id FOR UPDATE", logger: unit.logger
+            ).decode((String, String).self) {
+                existing[sku] = try Good.Status(known: status)
+            }
+        }
+        rows.removeAll { row in
+            guard existing[row.sku] == .archived else { return false }
+            issues.append(RowIssue(line: row.line, sku: row.sku, field: "sku", code: "archived", message: "an archived good cannot change"))
+            return true
+        }
+        issues.sort { $0.line < $1.line }
+        if allOrNothing && !issues.isEmpty {
+            throw DomainError.unprocessable(
+                code: "import_rejected", detail: "\(issues.count) row(s) have errors; nothing was imported (all or nothing).",
+                issues: issues.prefix(1_000).map { FieldIssue(field: "line \($0.line): \($0.field)", code: $0.code, message: $0.message) })
+        }
+        let created = rows.filter { existing[$0.sku] == nil }.count
+        let report = ImportReport(
+            dryRun: dryRun, allOrNothing: allOrNothing, rows: rows.count + Set(issues.map(\.line)).count, created: created,
+            updated: rows.count - created, issues: issues)
+        guard !dryRun, !rows.isEmpty else { return .unchanged(report) }
+        for part in stride(from: 0, to: rows.count, by: Self.chunk) {
+            try await write(rows[part..<min(rows.count, part + Self.chunk)], existing: existing, tenant: tenant, in: unit)
+        }
+        struct Snapshot: Encodable { let format: String, rows: Int, created: Int, updated: Int, rejected: Int, sha256: String }
+        let digest = hex(Array(SHA256.hash(data: file)))
+        return Audited(
+            report,
+            event: AuditRecord(
+                action: Self.action, tenantID: tenant, targetType: "goods", targetID: "import", reason: nil, before: nil,
+                after: AuditRecord.json(
+                    Snapshot(
+                        format: format.rawValue, rows: report.rows, created: report.created, updated: report.updated, rejected: report.rejected,
+                        sha256: digest))))
+    }
+
+    /// Creates or replaces one chunk of goods in one statement.
+    private func write(_ rows: ArraySlice<GoodRow>, existing: [String: Good.Status], tenant: UUID, in unit: UnitOfWork) async throws {
+        let statuses = rows.map { ($0.status ?? existing[$0.sku] ?? .draft).rawValue }
+        try await unit.execute(
+            """
+            INSERT INTO goods (tenant_id, id, sku, name, description, category, price_cents, price_fitpoints, stock, status, image_urls, created_at, updated_at)
+            SELECT \(tenant), r.id, r.sku, r.name, r.description, r.category, NULLIF(r.cents, 0), NULLIF(r.points, 0), r.stock, r.status,
+                CASE WHEN r.images = '' THEN '{}'::text[] ELSE string_to_array(r.images, ' ') END, \(unit.now), \(unit.now)
+            FROM unnest(\(rows.map { _ in unit.newID() })::uuid[], \(rows.map(\.sku))::text[], \(rows.map(\.fields.name))::text[],
+                \(rows.map(\.fields.description))::text[], \(rows.map(\.fields.category))::text[], \(rows.map { $0.fields.priceCents ?? 0 })::int8[],
+                \(rows.map { $0.fields.priceFitPoints ?? 0 })::int8[], \(rows.map { Int32($0.fields.stock) })::int4[], \(statuses)::text[],
+                \(rows.map { $0.fields.imageURLs.joined(separator: " ") })::text[])
+                AS r(id, sku, name, description, category, cents, points, stock, status, images)
+            ON CONFLICT (tenant_id, sku) DO UPDATE SET
+                name = excluded.name, description = excluded.description, category = excluded.category, price_cents = excluded.price_cents,
+                price_fitpoints = excluded.price_fitpoints, stock = excluded.stock, status = excluded.status, image_urls = excluded.image_urls,
+                updated_at = excluded.updated_at, version = goods.version + 1
+            WHERE goods.status <> 'archived'
+            """)
+    }
+}
+
+/// A partner's goods as a file, page by page (`goods.export`): `pages` reads 1,000 goods at a time
+/// by sku, so an export of any size never sits in memory. Each page is its own read: goods
+/// changed during a long export appear as they were when their page was read.
+public struct ExportGoods: Query {
+    public static let action: Action = "goods.export"
+    let status: Good.Status?
+    let after: (sku: String, id: UUID)?
+    public static let pageSize = 1_000
+
+    public init(status: Good.Status?, after: (sku: String, id: UUID)?) {
+        self.status = status
+        self.after = after
+    }
+
+    public func read(in unit: UnitOfWork) async throws -> [Good] {
+        try await ListGoods(status: status, category: nil, after: after, limit: Self.pageSize).read(in: unit)
+    }
+
+    /// The file's header (CSV) or nothing (JSONL).
+    public static func header(_ format: GoodsFileFormat) -> [UInt8] {
+        format == .csv ? csv([GoodsFileFormat.columns]) : []
+    }
+
+    /// Goods written as `format`: CSV (RFC 4180 quoting, by CSV.swift's writer), or one JSON
+    /// object per line. Each row ends with a line break, so pages can follow each other.
+    public static func encode(_ goods: [Good], as format: GoodsFileFormat) -> [UInt8] {
+        switch format {
+        case .csv:
+            return csv(
+                goods.map { good in
+                    [
+                        good.sku, good.name, good.description, good.category, good.priceCents.map(String.init) ?? "",
+                        good.priceFitPoints.map(String.init) ?? "", String(good.stock), good.status.rawValue, good.imageURLs.joined(separator: " "),
+                    ]
+                })
+        case .jsonl:
+            struct Line: Encodable {
+                let sku: String, name: String, description: String, category: String, price_cents: Int64?, price_fitpoints: Int64?
+                let stock: Int64, status: String, image_urls: [String]
+            }
+            return goods.flatMap { good in
+                Array(
+                    AuditRecord.json(
+                        Line(
+                            sku: good.sku, name: good.name, description: good.description, category: good.category, price_cents: good.priceCents,
+                            price_fitpoints: good.priceFitPoints, stock: good.stock, status: good.status.rawValue, image_urls: good.imageURLs)
+                    ).utf8) + [0x0A]
+            }
+        }
+    }
+
+    /// Rows as CSV lines, each ending with a line break.
+    private static func csv(_ rows: [[String]]) -> [UInt8] {
+        guard !rows.isEmpty else { return [] }
+        let stream = OutputStream(toMemory: ())
+        stream.open()
+        defer { stream.close() }
+        guard let writer = try? CSVWriter(stream: stream) else { return [] }
+        for row in rows { try? writer.write(row: row) }
+        let data = stream.property(forKey: .dataWrittenToMemoryStreamKey) as? Data ?? Data()
+        return Array(data) + [0x0A]
+    }
+}
