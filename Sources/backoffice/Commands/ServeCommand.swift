@@ -10,8 +10,11 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             The URL's role must not own the tables (row-level security applies to it): use the
             backoffice_app role the migrations create. SIGTERM drains requests, then stops.
-            Payment webhooks are accepted for the providers named in BACKOFFICE_WEBHOOK_SECRETS
-            (provider=secret, comma-separated; a provider twice while a secret is rotated).
+            Payments: BACKOFFICE_PAYMENTS=simulated (default) or http, with BACKOFFICE_PAYMENTS_URL,
+            BACKOFFICE_PAYMENTS_API_KEY and BACKOFFICE_PAYMENTS_NAME (the provider's name in webhook URLs,
+            default stripe). Payment webhooks are accepted for the providers named in
+            BACKOFFICE_WEBHOOK_SECRETS (provider=secret, comma-separated; a provider twice while a
+            secret is rotated).
             Example: BACKOFFICE_DATABASE_URL=postgres://backoffice_app:secret@db:5432/backoffice backoffice serve --host 0.0.0.0 --port 8080
             """)
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
@@ -34,6 +37,7 @@ struct Serve: AsyncParsableCommand {
                 policiesDirectory: project.policiesDirectory)
             settings.lockExpiryInterval = .seconds(max(1, lockExpirySeconds))
             do { settings.trustedProxies = try trustedProxy.map(CIDR.init) } catch { throw CLIFailure.usage("--trusted-proxy: \(error)") }
+            settings.payments = try PaymentConfiguration.validator(ProcessInfo.processInfo.environment)
             if let secrets = ProcessInfo.processInfo.environment["BACKOFFICE_WEBHOOK_SECRETS"] {
                 do { settings.webhookSecrets = try ServerSettings.webhookSecrets(secrets) } catch {
                     throw CLIFailure.usage("BACKOFFICE_WEBHOOK_SECRETS: \(error)")
@@ -42,6 +46,25 @@ struct Serve: AsyncParsableCommand {
             try await BackofficeServer.run(settings: settings, logger: logger) { port in
                 say("listening on http://\(host):\(port)")
             }
+        }
+    }
+}
+
+/// The payment provider `serve` uses, from the environment.
+enum PaymentConfiguration {
+    static func validator(_ environment: [String: String]) throws -> any PaymentValidator {
+        switch environment["BACKOFFICE_PAYMENTS"] ?? "simulated" {
+        case "simulated": return SimulatedPaymentValidator()
+        case "http":
+            guard let url = environment["BACKOFFICE_PAYMENTS_URL"], URL(string: url)?.scheme?.hasPrefix("http") == true else {
+                throw CLIFailure.usage("BACKOFFICE_PAYMENTS=http needs BACKOFFICE_PAYMENTS_URL (the provider's base URL)")
+            }
+            guard let key = environment["BACKOFFICE_PAYMENTS_API_KEY"], !key.isEmpty else {
+                throw CLIFailure.usage("BACKOFFICE_PAYMENTS=http needs BACKOFFICE_PAYMENTS_API_KEY")
+            }
+            return HTTPPaymentValidator(
+                settings: .init(provider: environment["BACKOFFICE_PAYMENTS_NAME"] ?? "stripe", baseURL: url, apiKey: key))
+        case let other: throw CLIFailure.usage("BACKOFFICE_PAYMENTS must be simulated or http, not '\(other)'")
         }
     }
 }

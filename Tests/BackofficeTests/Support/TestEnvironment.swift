@@ -125,12 +125,14 @@ struct TestEnvironment: Sendable {
     /// `trustedProxies`, over a real socket from 127.0.0.1 (so `X-Forwarded-For` can name clients).
     func withApp<T: Sendable>(
         handEncodedLists: Bool = true, trustedProxies: [CIDR]? = nil, logger: Logger = testLogger, policies: PolicySet? = nil,
+        payments: (any PaymentValidator)? = nil,
         _ body: @Sendable (any TestClientProtocol) async throws -> T
     ) async throws -> T {
         var settings = ServerSettings(
             host: "127.0.0.1", port: 0, databaseURL: appURL, policiesDirectory: projectRoot.appendingPathComponent("policies"))
         settings.trustedProxies = trustedProxies ?? []
         settings.webhookSecrets = ["simulated": [Self.webhookSecret]]
+        if let payments { settings.payments = payments }
         let app = try BackofficeServer.buildApplication(
             database: database, policies: policies ?? self.policies, settings: settings, services: [], logger: logger,
             handEncodedLists: handEncodedLists)

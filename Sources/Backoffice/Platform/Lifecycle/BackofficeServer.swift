@@ -29,6 +29,8 @@ public struct ServerSettings: Sendable {
     /// Each payment provider's webhook secrets (several during a rotation): from configuration
     /// (`BACKOFFICE_WEBHOOK_SECRETS`), never from the repository.
     public var webhookSecrets: [String: [String]] = [:]
+    /// The payment provider (`SimulatedPaymentValidator` unless configured).
+    public var payments: any PaymentValidator = SimulatedPaymentValidator()
 
     /// Webhook secrets as configuration writes them: `provider=secret`, comma-separated, a
     /// provider repeated during a rotation (`simulated=whsec_new,simulated=whsec_old`).
@@ -90,7 +92,7 @@ public enum BackofficeServer {
             guard let document = OpenAPIDocument.yaml else { throw DomainError.notFound("The OpenAPI document") }
             return Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: ByteBuffer(data: document)))
         }
-        try APIHandler(database: database, policies: policies, webhookSecrets: settings.webhookSecrets).registerHandlers(
+        try APIHandler(database: database, policies: policies, payments: settings.payments, webhookSecrets: settings.webhookSecrets).registerHandlers(
             on: router, serverURL: URL(string: "/")!,
             configuration: Configuration(dateTranscoder: RFC3339DateTranscoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]),
             middlewares: [ProblemMiddleware(logger: logger), ETagMiddleware()]

@@ -1,0 +1,238 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// A payment provider's REST API, modelled on Stripe's: form-encoded requests with a bearer API
+/// key; PaymentIntents (`capture_method=manual` to authorize, `/capture`, `/cancel`), Refunds,
+/// and bank-account verifications; every POST carries the caller's idempotency key in
+/// `Idempotency-Key`, so the provider performs it once however often it is sent.
+///
+/// - Each attempt has a timeout. An attempt that got no answer (timeout, dropped connection),
+///   a 5xx or a 429 is retried with exponential backoff and full jitter — only because every call
+///   is retry-safe (an idempotency key, or a GET). A 4xx is final.
+/// - A circuit breaker counts calls that reached no verdict: after `failureThreshold` in a row it
+///   opens and calls fail at once for `cooldown`, then one trial call decides.
+/// - Card errors (HTTP 402, `card_error`) are verdicts (`declined` with the provider's code);
+///   what reached no verdict throws `PaymentProviderError` (503 for our clients).
+public struct HTTPPaymentValidator: PaymentValidator {
+    public struct Settings: Sendable {
+        public var provider: String
+        public var baseURL: String
+        public var apiKey: String
+        public var attemptTimeout: Duration = .seconds(5)
+        public var attempts: Int = 3
+        public var backoffBase: Duration = .milliseconds(100)
+        public var failureThreshold: Int = 5
+        public var cooldown: Duration = .seconds(30)
+
+        public init(provider: String, baseURL: String, apiKey: String) {
+            self.provider = provider
+            self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+            self.apiKey = apiKey
+        }
+    }
+
+    public var provider: String { settings.provider }
+    let settings: Settings
+    let client: HTTPClient
+    let breaker: CircuitBreaker
+
+    public init(settings: Settings, client: HTTPClient = .shared, breaker: CircuitBreaker? = nil) {
+        self.settings = settings
+        self.client = client
+        self.breaker = breaker ?? CircuitBreaker(failureThreshold: settings.failureThreshold, cooldown: settings.cooldown)
+    }
+
+    public func verifyBankAccount(_ account: BankAccount) async throws -> BankAccountVerification {
+        let answer = try await post(
+            "/v1/bank_account_verifications",
+            ["routing_number": account.routingNumber, "account_number": account.accountNumber, "account_holder_name": account.holderName],
+            idempotencyKey: "verify:" + hex(Array(account.routingNumber.utf8 + [0x3A] + account.accountNumber.utf8)))
+        switch answer {
+        case .object(let object):
+            guard let id = object["id"] as? String, object["status"] as? String == "verified" else {
+                return .failed((object["failure_code"] as? String) ?? "unverified")
+            }
+            return .verified(id)
+        case .cardError(let code): return .failed(code)
+        }
+    }
+
+    public func authorize(_ request: PaymentAuthorization) async throws -> PaymentOutcome {
+        let answer = try await post(
+            "/v1/payment_intents",
+            [
+                "amount": String(request.amountCents), "currency": "usd", "payment_method": request.cardNumber, "capture_method": "manual",
+                "confirm": "true", "metadata[reference]": request.reference,
+            ], idempotencyKey: request.idempotencyKey)
+        return Self.outcome(answer)
+    }
+
+    public func capture(paymentID: String, amountCents: Int64, idempotencyKey: String) async throws -> PaymentOutcome {
+        Self.outcome(
+            try await post("/v1/payment_intents/\(paymentID)/capture", ["amount_to_capture": String(amountCents)], idempotencyKey: idempotencyKey))
+    }
+
+    public func refund(paymentID: String, amountCents: Int64, idempotencyKey: String) async throws -> PaymentOutcome {
+        Self.outcome(try await post("/v1/refunds", ["payment_intent": paymentID, "amount": String(amountCents)], idempotencyKey: idempotencyKey))
+    }
+
+    public func void(paymentID: String, idempotencyKey: String) async throws -> PaymentOutcome {
+        Self.outcome(try await post("/v1/payment_intents/\(paymentID)/cancel", [:], idempotencyKey: idempotencyKey))
+    }
+
+    public func status(of paymentID: String) async throws -> PaymentOutcome {
+        Self.outcome(try await call(.GET, "/v1/payment_intents/\(paymentID)", body: nil, idempotencyKey: nil))
+    }
+
+    /// A PaymentIntent's or Refund's status as our outcome.
+    static func outcome(_ answer: Answer) -> PaymentOutcome {
+        switch answer {
+        case .cardError(let code): return .declined(code: code)
+        case .object(let object):
+            let id = object["id"] as? String ?? ""
+            switch object["status"] as? String {
+            case "requires_capture", "succeeded", "canceled": return .succeeded(id: id)
+            case "processing", "requires_action", "pending": return .pending(id: id)
+            default:
+                let error = object["last_payment_error"] as? [String: Any]
+                return .declined(code: (error?["code"] as? String) ?? "payment_failed")
+            }
+        }
+    }
+
+    /// What the provider answered: an object, or a card error (a verdict).
+    enum Answer {
+        case object([String: Any])
+        case cardError(String)
+    }
+
+    private func post(_ path: String, _ form: [String: String], idempotencyKey: String) async throws -> Answer {
+        try await call(.POST, path, body: Self.formEncoded(form), idempotencyKey: idempotencyKey)
+    }
+
+    /// One call: through the breaker, retried while it reaches no verdict.
+    private func call(_ method: HTTPMethod, _ path: String, body: String?, idempotencyKey: String?) async throws -> Answer {
+        try breaker.admit()
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                let answer = try await once(method, path, body: body, idempotencyKey: idempotencyKey)
+                breaker.record(success: true)
+                return answer
+            } catch let failure as Retryable {
+                guard attempt < settings.attempts, method == .GET || idempotencyKey != nil else {
+                    breaker.record(success: false)
+                    throw failure.error
+                }
+                try await Task.sleep(for: backoff(attempt))
+            }
+        }
+    }
+
+    /// Full jitter: a random wait up to base × 2^(attempt − 1).
+    func backoff(_ attempt: Int) -> Duration {
+        let ceiling = settings.backoffBase * (1 << min(attempt - 1, 10))
+        return ceiling * Double.random(in: 0...1)
+    }
+
+    /// A failed attempt that may be tried again, with what to throw when it is not.
+    private struct Retryable: Error { let error: PaymentProviderError }
+
+    private func once(_ method: HTTPMethod, _ path: String, body: String?, idempotencyKey: String?) async throws -> Answer {
+        var request = HTTPClientRequest(url: settings.baseURL + path)
+        request.method = method
+        request.headers.add(name: "Authorization", value: "Bearer \(settings.apiKey)")
+        if let idempotencyKey { request.headers.add(name: "Idempotency-Key", value: idempotencyKey) }
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            request.body = .bytes(ByteBuffer(string: body))
+        }
+        let response: HTTPClientResponse
+        let bytes: ByteBuffer
+        do {
+            response = try await client.execute(
+                request,
+                timeout: .nanoseconds(
+                    Int64(settings.attemptTimeout.components.seconds) * 1_000_000_000 + settings.attemptTimeout.components.attoseconds / 1_000_000_000
+                ))
+            bytes = try await response.body.collect(upTo: 1 << 20)
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
+            throw Retryable(error: .timeout)
+        } catch {
+            throw Retryable(error: .unavailable("no answer: \(type(of: error))"))
+        }
+        let object = (try? JSONSerialization.jsonObject(with: Data(bytes.readableBytesView))) as? [String: Any] ?? [:]
+        switch response.status.code {
+        case 200..<300: return .object(object)
+        case 402:
+            let error = object["error"] as? [String: Any]
+            return .cardError((error?["decline_code"] as? String) ?? (error?["code"] as? String) ?? "card_declined")
+        case 429, 500..<600: throw Retryable(error: .unavailable("HTTP \(response.status.code)"))
+        default:
+            breaker.record(success: true)  // the provider works; the request was refused
+            let error = object["error"] as? [String: Any]
+            throw PaymentProviderError.unavailable("refused (HTTP \(response.status.code)): \((error?["code"] as? String) ?? "invalid_request")")
+        }
+    }
+
+    /// `application/x-www-form-urlencoded`, keys sorted.
+    static func formEncoded(_ form: [String: String]) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        func escape(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: allowed) ?? "" }
+        return form.sorted { $0.key < $1.key }.map { "\(escape($0.key))=\(escape($0.value))" }.joined(separator: "&")
+    }
+}
+
+/// Fails calls fast while the provider is down: closed (calls pass) → open after
+/// `failureThreshold` failures in a row (calls refused for `cooldown`) → half-open (one trial
+/// call; its success closes, its failure opens again).
+public final class CircuitBreaker: Sendable {
+    public enum State: String, Sendable { case closed, open, halfOpen = "half_open" }
+
+    let failureThreshold: Int
+    let cooldown: Duration
+    private let now: @Sendable () -> ContinuousClock.Instant
+    private let state = Mutex<(state: State, failures: Int, openedAt: ContinuousClock.Instant?)>((.closed, 0, nil))
+
+    public init(failureThreshold: Int, cooldown: Duration, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
+        self.failureThreshold = failureThreshold
+        self.cooldown = cooldown
+        self.now = now
+    }
+
+    public var current: State { state.withLock { $0.state } }
+
+    /// Refuses the call while open (`PaymentProviderError.unavailable("circuit open")`); lets one
+    /// trial through once the cooldown has passed.
+    func admit() throws {
+        let now = now()
+        try state.withLock { value in
+            switch value.state {
+            case .closed: return
+            case .halfOpen: throw PaymentProviderError.unavailable("circuit open (a trial call is under way)")
+            case .open:
+                guard let opened = value.openedAt, now - opened >= cooldown else { throw PaymentProviderError.unavailable("circuit open") }
+                value.state = .halfOpen
+            }
+        }
+    }
+
+    /// Records a call's end: a success closes the circuit; a failure counts, and opens it at the
+    /// threshold (at once from half-open).
+    func record(success: Bool) {
+        let now = now()
+        state.withLock { value in
+            if success {
+                value = (.closed, 0, nil)
+            } else {
+                value.failures += 1
+                if value.state == .halfOpen || value.failures >= failureThreshold { value = (.open, value.failures, now) }
+            }
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import Backoffice
+import Foundation
+import HummingbirdTesting
+import Testing
+
+@Suite("The http payment adapter against a fake provider: retries, timeouts, no double charge, circuit breaker")
+struct HTTPPaymentValidatorTests {
+    func adapter(_ url: String, attempts: Int = 4, threshold: Int = 5, breaker: CircuitBreaker? = nil) -> HTTPPaymentValidator {
+        var settings = HTTPPaymentValidator.Settings(provider: "fake", baseURL: url, apiKey: "sk_test_fake")
+        settings.attemptTimeout = .milliseconds(400)
+        settings.attempts = attempts
+        settings.backoffBase = .milliseconds(10)
+        settings.failureThreshold = threshold
+        return HTTPPaymentValidator(settings: settings, breaker: breaker)
+    }
+
+    func authorization(_ key: String) -> PaymentAuthorization {
+        PaymentAuthorization(amountCents: 2_500, cardNumber: SimulatedPaymentValidator.approvedCard, idempotencyKey: key, reference: "order-1")
+    }
+
+    @Test("a lost answer (500 after the work), a dropped connection and a slow answer are retried with the same key: one charge")
+    func faultsDoNotDoubleCharge() async throws {
+        let provider = FakePaymentProvider()
+        try await provider.serve { (url: String) async throws -> Void in
+            let payments = adapter(url)
+            await provider.inject([.error500AfterWork, .dropAfterWork, .slow(.seconds(1))])
+            let outcome = try await payments.authorize(authorization("checkout:key-1"))
+            guard case .succeeded(let id) = outcome else {
+                Issue.record("expected an authorization, got \(outcome)")
+                return
+            }
+            #expect(id == "pi_fake_1")
+            #expect(await provider.intentCount == 1, "four attempts, one PaymentIntent")
+            #expect(await provider.requests == 4)
+            // The same checkout retried later by our client: the same payment, still one charge.
+            #expect(try await payments.authorize(authorization("checkout:key-1")) == .succeeded(id: "pi_fake_1"))
+            #expect(await provider.intentCount == 1)
+            // Capture and refund under faults: once each.
+            await provider.inject([.error500AfterWork])
+            #expect(try await payments.capture(paymentID: id, amountCents: 2_500, idempotencyKey: "capture:1") == .succeeded(id: id))
+            await provider.inject([.dropAfterWork])
+            _ = try await payments.refund(paymentID: id, amountCents: 2_500, idempotencyKey: "refund:1")
+            #expect(await provider.intents[id]?.refunded == 2_500, "refunded once, not twice")
+        }
+    }
+
+    @Test("a decline is a verdict, not retried; a provider that keeps failing is a PaymentProviderError after the attempts")
+    func declinesAndExhaustedRetries() async throws {
+        let provider = FakePaymentProvider()
+        try await provider.serve { (url: String) async throws -> Void in
+            let payments = adapter(url, attempts: 3)
+            var declined = authorization("checkout:declined")
+            declined.cardNumber = SimulatedPaymentValidator.insufficientFundsCard
+            #expect(try await payments.authorize(declined) == .declined(code: "insufficient_funds"))
+            #expect(await provider.requests == 1)
+            await provider.inject([.error500, .error500, .error500])
+            await #expect(throws: PaymentProviderError.self) { try await payments.authorize(authorization("checkout:down")) }
+            #expect(await provider.requests == 4, "three attempts, then given up")
+            #expect(await provider.intentCount == 0)
+        }
+    }
+
+    @Test("the circuit opens after failures in a row (calls then fail without reaching the provider) and closes after a good trial")
+    func circuitBreaker() async throws {
+        let provider = FakePaymentProvider()
+        let clock = ManualInstant()
+        let breaker = CircuitBreaker(failureThreshold: 2, cooldown: .seconds(30), now: { clock.now })
+        try await provider.serve { (url: String) async throws -> Void in
+            let payments = adapter(url, attempts: 1, breaker: breaker)
+            await provider.inject([.error500, .error500])
+            for key in ["a", "b"] { await #expect(throws: PaymentProviderError.self) { try await payments.authorize(authorization(key)) } }
+            #expect(breaker.current == .open)
+            let before = await provider.requests
+            await #expect(throws: PaymentProviderError.unavailable("circuit open")) { try await payments.authorize(authorization("c")) }
+            #expect(await provider.requests == before, "an open circuit does not call the provider")
+            clock.advance(.seconds(31))
+            #expect(try await payments.authorize(authorization("d")) == .succeeded(id: "pi_fake_1"))
+            #expect(breaker.current == .closed)
+        }
+    }
+
+    @Test("checkout through the service with the http adapter: a retried request after injected faults makes one order and one charge")
+    func checkoutThroughTheService() async throws {
+        let provider = FakePaymentProvider()
+        try await provider.serve { (url: String) async throws -> Void in
+            try await TestEnvironment.with { env in
+                let shop = try await ShopFixture.make(env)
+                try await env.withApp(payments: adapter(url)) { client in
+                    await provider.inject([.error500AfterWork, .slow(.seconds(1))])
+                    let body = shop.checkoutJSON([("BOTTLE", 1, "usd")])
+                    let app = env.fixture.tokens[.appService]!
+                    let placed = try await client.call(.post, "/v1/checkout", token: app, json: body, headers: ["Idempotency-Key": "order-77"])
+                    #expect(placed.status == 201, "\(placed.text)")
+                    #expect(placed["status"] == "paid")
+                    let again = try await client.call(.post, "/v1/checkout", token: app, json: body, headers: ["Idempotency-Key": "order-77"])
+                    #expect(again["id"] == placed["id"])
+                    #expect(await provider.intentCount == 1)
+                    #expect(try await env.ownerScalar("SELECT count(*) FROM orders", as: Int.self) == 1)
+                    // The provider down for good: 503, nothing kept, stock as it was.
+                    await provider.inject(Array(repeating: .error500, count: 4))
+                    let down = try await client.call(.post, "/v1/checkout", token: app, json: body, headers: ["Idempotency-Key": "order-78"])
+                    #expect(down.status == 503)
+                    #expect(down["code"] == "payment_provider_unavailable")
+                    #expect(try await shop.stock("BOTTLE") == 9)
+                }
+            }
+        }
+    }
+}
+
+/// A `ContinuousClock` instant the test moves.
+final class ManualInstant: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current = ContinuousClock.now
+    var now: ContinuousClock.Instant { lock.withLock { current } }
+    func advance(_ duration: Duration) { lock.withLock { current += duration } }
+}

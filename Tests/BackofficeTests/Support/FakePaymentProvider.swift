@@ -1,0 +1,165 @@
+import Backoffice
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// A payment provider on loopback that speaks the subset of Stripe's API `HTTPPaymentValidator`
+/// uses, keeps its PaymentIntents by idempotency key (a repeated key answers the first intent),
+/// and injects faults on the requests the test names: slow answers, 5xx (before or after doing
+/// the work), and dropped connections.
+actor FakePaymentProvider {
+    enum Fault: Sendable {
+        /// Answer after this long (beyond the client's timeout: a timeout).
+        case slow(Duration)
+        /// 500 without doing the work.
+        case error500
+        /// Do the work, then answer 500 (the answer is lost: the client must retry with the key).
+        case error500AfterWork
+        /// Do the work, then close the connection without answering.
+        case dropAfterWork
+    }
+
+    struct Intent {
+        let id: String
+        var status: String
+        let amount: Int64
+        var captured: Int64 = 0
+        var refunded: Int64 = 0
+    }
+
+    private var faults: [Fault] = []
+    private(set) var intents: [String: Intent] = [:]
+    private var byKey: [String: String] = [:]
+    private(set) var requests = 0
+
+    /// Faults for the next requests, in order.
+    func inject(_ faults: [Fault]) { self.faults = faults }
+
+    /// PaymentIntents created: a double charge would show as two for one order.
+    var intentCount: Int { intents.count }
+
+    private func nextFault() -> Fault? {
+        requests += 1
+        return faults.isEmpty ? nil : faults.removeFirst()
+    }
+
+    /// Handles one call; nil means drop the connection.
+    func handle(_ method: HTTPRequest.Method, _ path: String, form: [String: String], key: String?) async -> (Int, String)? {
+        let fault = nextFault()
+        if case .slow(let duration) = fault { try? await Task.sleep(for: duration) }
+        if case .error500 = fault { return (500, #"{"error": {"type": "api_error"}}"#) }
+        let answer = work(method, path, form: form, key: key)
+        switch fault {
+        case .error500AfterWork: return (500, #"{"error": {"type": "api_error"}}"#)
+        case .dropAfterWork: return nil
+        default: return answer
+        }
+    }
+
+    private func work(_ method: HTTPRequest.Method, _ path: String, form: [String: String], key: String?) -> (Int, String) {
+        let parts = path.split(separator: "/").map(String.init)
+        func json(_ intent: Intent) -> (Int, String) {
+            (200, #"{"id": "\#(intent.id)", "status": "\#(intent.status)", "amount": \#(intent.amount)}"#)
+        }
+        switch (method, parts.count, parts.last) {
+        case (.post, 2, "payment_intents"):
+            if let key, let id = byKey[key], let intent = intents[id] { return json(intent) }
+            switch form["payment_method"] {
+            case SimulatedPaymentValidator.declinedCard:
+                return (402, #"{"error": {"type": "card_error", "code": "card_declined", "decline_code": "generic_decline"}}"#)
+            case SimulatedPaymentValidator.insufficientFundsCard:
+                return (402, #"{"error": {"type": "card_error", "code": "card_declined", "decline_code": "insufficient_funds"}}"#)
+            default:
+                let intent = Intent(id: "pi_fake_\(intents.count + 1)", status: "requires_capture", amount: Int64(form["amount"] ?? "") ?? 0)
+                intents[intent.id] = intent
+                if let key { byKey[key] = intent.id }
+                return json(intent)
+            }
+        case (.post, 4, "capture"):
+            guard var intent = intents[parts[2]] else { return (404, #"{"error": {"code": "resource_missing"}}"#) }
+            intent.status = "succeeded"
+            intent.captured = Int64(form["amount_to_capture"] ?? "") ?? intent.amount
+            intents[intent.id] = intent
+            return json(intent)
+        case (.post, 4, "cancel"):
+            guard var intent = intents[parts[2]] else { return (404, #"{"error": {"code": "resource_missing"}}"#) }
+            intent.status = "canceled"
+            intents[intent.id] = intent
+            return json(intent)
+        case (.post, 2, "refunds"):
+            guard var intent = intents[form["payment_intent"] ?? ""] else { return (404, #"{"error": {"code": "resource_missing"}}"#) }
+            if let key, byKey[key] != nil { return (200, #"{"id": "re_\#(intent.id)", "status": "succeeded"}"#) }
+            intent.refunded += Int64(form["amount"] ?? "") ?? 0
+            intents[intent.id] = intent
+            if let key { byKey[key] = intent.id }
+            return (200, #"{"id": "re_\#(intent.id)", "status": "succeeded"}"#)
+        case (.get, 3, _):
+            guard let intent = intents[parts[2]] else { return (404, #"{"error": {"code": "resource_missing"}}"#) }
+            return json(intent)
+        case (.post, 2, "bank_account_verifications"):
+            let verified = form["account_number"] != SimulatedPaymentValidator.closedAccount
+            return (
+                200,
+                verified ? #"{"id": "ba_fake", "status": "verified"}"# : #"{"id": "ba_fake", "status": "failed", "failure_code": "account_closed"}"#
+            )
+        default: return (404, #"{"error": {"code": "unknown_route"}}"#)
+        }
+    }
+
+    /// Serves the fake on a free loopback port for the duration of `body`, which gets its base URL.
+    func serve<T: Sendable>(_ body: @Sendable (String) async throws -> T) async throws -> T {
+        let router = Router(context: FakeProviderContext.self)
+        let provider = self
+        router.on("/**", method: .post) { request, context in try await provider.respond(request, context) }
+        router.on("/**", method: .get) { request, context in try await provider.respond(request, context) }
+        let port = PortBox()
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in port.set(channel.localAddress?.port ?? 0) })
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                try await app.runService()
+                return nil
+            }
+            while port.value == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            let result = try await body("http://127.0.0.1:\(port.value)")
+            group.cancelAll()
+            return result
+        }
+    }
+
+    nonisolated private func respond(_ request: Request, _ context: FakeProviderContext) async throws -> Response {
+        var request = request
+        let bytes = try await request.collectBody(upTo: 1 << 20)
+        var form: [String: String] = [:]
+        for pair in String(buffer: bytes).split(separator: "&") {
+            let kv = pair.split(separator: "=", maxSplits: 1).map { String($0).removingPercentEncoding ?? String($0) }
+            if kv.count == 2 { form[kv[0]] = kv[1] }
+        }
+        guard let (status, json) = await handle(request.method, request.uri.path, form: form, key: request.headers[.init("Idempotency-Key")!]) else {
+            try? await context.channel.close()
+            return Response(status: .internalServerError)
+        }
+        return Response(
+            status: .init(code: status), headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json)))
+    }
+}
+
+/// The fake's request context: keeps the channel, so a fault can drop the connection.
+struct FakeProviderContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let channel: any Channel
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        channel = source.channel
+    }
+}
+
+/// The port the fake listens on, once it does.
+final class PortBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var port = 0
+    var value: Int { lock.withLock { port } }
+    func set(_ value: Int) { lock.withLock { port = value } }
+}
