@@ -28,6 +28,7 @@ CREATE TABLE orders (
 CREATE INDEX orders_by_tenant ON orders (tenant_id, created_at DESC, id DESC);
 CREATE INDEX orders_by_tenant_status ON orders (tenant_id, status, created_at DESC, id DESC);
 CREATE INDEX orders_by_customer ON orders (customer_id);
+CREATE INDEX orders_newest ON orders (created_at DESC, id DESC);
 
 CREATE TABLE order_lines (
     tenant_id uuid NOT NULL,

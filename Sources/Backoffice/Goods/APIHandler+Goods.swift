@@ -29,10 +29,7 @@ extension APIHandler {
 
     func listGoods(_ input: Operations.ListGoods.Input) async throws -> Operations.ListGoods.Output {
         let limit = try pageLimit(input.query.limit)
-        let after = try Cursor.decode(input.query.cursor, count: 2).map { parts in
-            guard let id = UUID(uuidString: parts[1]) else { throw Cursor.invalid }
-            return (sku: parts[0], id: id)
-        }
+        let after = try Cursor.textAndID(input.query.cursor).map { (sku: $0.text, id: $0.id) }
         let status = try input.query.status.map { try Good.Status(known: $0.rawValue) }
         let goods = try await read(ListGoods(status: status, category: input.query.category, after: after, limit: limit + 1))
         let (items, next) = keysetPage(goods, limit: limit) { [$0.sku, $0.id.text] }
@@ -69,10 +66,7 @@ extension APIHandler {
 
     func browseCatalog(_ input: Operations.BrowseCatalog.Input) async throws -> Operations.BrowseCatalog.Output {
         let limit = try pageLimit(input.query.limit)
-        let after = try Cursor.decode(input.query.cursor, count: 2).map { parts in
-            guard let id = UUID(uuidString: parts[1]) else { throw Cursor.invalid }
-            return (name: parts[0], id: id)
-        }
+        let after = try Cursor.textAndID(input.query.cursor).map { (name: $0.text, id: $0.id) }
         let items = try await read(BrowseCatalog(category: input.query.category, search: input.query.q, after: after, limit: limit + 1))
         let (page, next) = keysetPage(items, limit: limit) { [$0.good.name, $0.good.id.text] }
         return .ok(

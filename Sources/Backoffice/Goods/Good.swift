@@ -109,7 +109,11 @@ public struct GoodFields: Sendable, Equatable {
     }
 
     /// Whether `sku` is a sku: a letter or digit, then up to 63 letters, digits, dots, dashes or underscores.
-    static func isSKU(_ sku: String) -> Bool {
-        sku.range(of: "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$", options: .regularExpression) != nil
+    public static func isSKU(_ sku: String) -> Bool {
+        Validation.matches(sku, length: 1...64) { index, byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || (index > 0 && (byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")))
+        }
     }
 }

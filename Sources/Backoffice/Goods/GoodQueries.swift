@@ -15,10 +15,13 @@ public struct ListGoods: Query {
 
     public func read(in unit: UnitOfWork) async throws -> [Good] {
         let start = after ?? ("", platformTenantID)
+        // A partner's own goods by its (tenant, sku) index (row-level security would allow no others anyway).
+        let tenant = unit.principal.tenantID == platformTenantID ? nil : unit.principal.tenantID
         return try await unit.all(
             """
             SELECT \(unescaped: Good.columns) FROM goods
-            WHERE (\(status?.rawValue)::text IS NULL OR status = \(status?.rawValue)) AND (\(category)::text IS NULL OR category = \(category))
+            WHERE (\(tenant)::uuid IS NULL OR tenant_id = \(tenant))
+              AND (\(status?.rawValue)::text IS NULL OR status = \(status?.rawValue)) AND (\(category)::text IS NULL OR category = \(category))
               AND (sku, id) > (\(start.sku), \(start.id))
             ORDER BY sku, id LIMIT \(limit)
             """)

@@ -85,20 +85,6 @@ public struct Checkout: AuditedOperation {
             UPDATE goods g SET stock = g.stock - r.quantity, updated_at = \(unit.now)
             FROM unnest(\(lines.map(\.goodID))::uuid[], \(lines.map { Int32($0.quantity) })::int4[]) AS r(id, quantity) WHERE g.id = r.id
             """)
-        try await unit.execute(
-            """
-            INSERT INTO orders (tenant_id, id, customer_id, status, total_cents, total_fitpoints, shipping_name, shipping_address, created_at, updated_at)
-            VALUES (\(tenant), \(orderID), \(request.customerID), 'pending_payment', \(totalCents), \(totalPoints), \(request.shipping.name),
-                \(AuditRecord.json(request.shipping.address))::jsonb, \(unit.now), \(unit.now))
-            """)
-        try await unit.execute(
-            """
-            INSERT INTO order_lines (tenant_id, order_id, line, good_id, sku, name, quantity, paid_in, unit_price)
-            SELECT \(tenant), \(orderID), l.line, l.good, l.sku, l.name, l.quantity, l.paid_in, l.price
-            FROM unnest(\(lines.map { Int32($0.line) })::int4[], \(lines.map(\.goodID))::uuid[], \(lines.map(\.sku))::text[], \(lines.map(\.name))::text[],
-                \(lines.map { Int32($0.quantity) })::int4[], \(lines.map(\.paidIn.rawValue))::text[], \(lines.map(\.unitPrice))::int8[])
-                AS l(line, good, sku, name, quantity, paid_in, price)
-            """)
         if totalPoints > 0 {
             try await Ledger.openWallets([request.customerID], in: unit)
             try await Ledger.post(
@@ -108,14 +94,37 @@ public struct Checkout: AuditedOperation {
                         reason: "order \(orderID.text)", sourceEventID: "order:\(orderID.text)")
                 ], movement: orderID, in: unit)
         }
-        if totalCents > 0 {
-            try await authorize(totalCents, order: orderID, tenant: tenant, in: unit)
-        } else {
-            try await unit.execute("UPDATE orders SET status = 'paid', updated_at = \(unit.now), version = version + 1 WHERE id = \(orderID)")
-        }
-        let order = try await Order.fetch(orderID, in: unit)
+        let payment = totalCents > 0 ? try await authorize(totalCents, order: orderID, tenant: tenant, in: unit) : nil
+        let status: Order.Status = payment == nil || payment?.status == .authorized ? .paid : .pendingPayment
+        // The order, its lines and its payment in one statement (the lines' and payment's
+        // references to the order are checked at its end).
+        guard
+            let order = try await unit.first(
+                """
+                WITH o AS (
+                    INSERT INTO orders (tenant_id, id, customer_id, status, total_cents, total_fitpoints, shipping_name, shipping_address, created_at,
+                        updated_at)
+                    VALUES (\(tenant), \(orderID), \(request.customerID), \(status.rawValue), \(totalCents), \(totalPoints), \(request.shipping.name),
+                        \(AuditRecord.json(request.shipping.address))::jsonb, \(unit.now), \(unit.now))
+                    RETURNING *
+                ), lines AS (
+                    INSERT INTO order_lines (tenant_id, order_id, line, good_id, sku, name, quantity, paid_in, unit_price)
+                    SELECT \(tenant), \(orderID), l.line, l.good, l.sku, l.name, l.quantity, l.paid_in, l.price
+                    FROM unnest(\(lines.map { Int32($0.line) })::int4[], \(lines.map(\.goodID))::uuid[], \(lines.map(\.sku))::text[],
+                        \(lines.map(\.name))::text[], \(lines.map { Int32($0.quantity) })::int4[], \(lines.map(\.paidIn.rawValue))::text[],
+                        \(lines.map(\.unitPrice))::int8[]) AS l(line, good, sku, name, quantity, paid_in, price)
+                ), payment AS (
+                    INSERT INTO payments (tenant_id, id, order_id, provider, provider_payment_id, status, amount_cents, authorized_cents, created_at,
+                        updated_at)
+                    SELECT \(tenant), \(payment?.id), \(orderID), \(payments.provider), \(payment?.providerPaymentID), \(payment?.status.rawValue),
+                        \(totalCents), \(payment?.authorizedCents), \(unit.now), \(unit.now)
+                    WHERE \(payment != nil)
+                )
+                SELECT \(unescaped: Order.selectList(lineCount: "\(lines.count)::int8")) FROM o
+                """, as: Order.self)
+        else { throw DomainError.inconsistent("the new order was not returned") }
         return Audited(
-            try await OrderDetail.load(order, in: unit),
+            OrderDetail(order: order, lines: lines, payment: payment),
             event: AuditRecord(
                 action: Self.action, tenantID: tenant, targetType: "order", targetID: orderID.text, reason: nil, before: nil, after: order.snapshot))
     }
@@ -170,7 +179,8 @@ public struct Checkout: AuditedOperation {
     }
 
     /// Authorizes the dollar part and records the payment; the order is paid when authorized.
-    private func authorize(_ cents: Int64, order: UUID, tenant: UUID, in unit: UnitOfWork) async throws {
+    /// Authorizes the dollar part: the payment to record (authorized, or pending a webhook).
+    private func authorize(_ cents: Int64, order: UUID, tenant: UUID, in unit: UnitOfWork) async throws -> Payment {
         let key = idempotencyKey.map { "checkout:\(unit.principal.operatorID?.text ?? "-"):\($0)" } ?? "checkout:\(order.text)"
         let outcome = try await payments.call {
             try await $0.authorize(
@@ -182,14 +192,9 @@ public struct Checkout: AuditedOperation {
         case .succeeded(let id): (status, providerID) = (.authorized, id)
         case .pending(let id): (status, providerID) = (.pending, id)
         }
-        try await unit.execute(
-            """
-            INSERT INTO payments (tenant_id, id, order_id, provider, provider_payment_id, status, amount_cents, authorized_cents, created_at, updated_at)
-            VALUES (\(tenant), \(unit.newID()), \(order), \(payments.provider), \(providerID), \(status.rawValue), \(cents),
-                \(status == .authorized ? cents : 0), \(unit.now), \(unit.now))
-            """)
-        if status == .authorized {
-            try await unit.execute("UPDATE orders SET status = 'paid', updated_at = \(unit.now), version = version + 1 WHERE id = \(order)")
-        }
+        return Payment(
+            id: unit.newID(), tenantID: tenant, orderID: order, provider: payments.provider, providerPaymentID: providerID, status: status,
+            amountCents: cents, authorizedCents: status == .authorized ? cents : 0, capturedCents: 0, refundedCents: 0, failureCode: nil,
+            createdAt: unit.now)
     }
 }

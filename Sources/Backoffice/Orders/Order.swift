@@ -90,17 +90,29 @@ public enum OrderTransition {
 }
 
 extension Order: RowDecodable {
-    public static let columns = """
-        o.id, o.tenant_id, o.customer_id, o.status, o.total_cents, o.total_fitpoints, o.shipping_name, o.shipping_address::text, o.carrier,
-        o.tracking_number, o.status_reason, (SELECT count(*)::int8 FROM order_lines l WHERE l.order_id = o.id), o.created_at, o.updated_at, o.version
+    public static let columns = selectList(lineCount: "(SELECT count(*)::int8 FROM order_lines l WHERE l.order_id = o.id)")
+
+    /// The select list over `o`, with `lineCount` the expression that counts its lines.
+    static func selectList(lineCount: String) -> String {
         """
+        o.id, o.tenant_id, o.customer_id, o.status, o.total_cents, o.total_fitpoints, o.shipping_name, o.shipping_address->>'line1',
+        o.shipping_address->>'line2', o.shipping_address->>'city', o.shipping_address->>'region', o.shipping_address->>'postal_code',
+        o.shipping_address->>'country', o.carrier, o.tracking_number, o.status_reason, \(lineCount), o.created_at, o.updated_at, o.version
+        """
+    }
 
     public init(row: PostgresRow) throws {
-        let c = try row.decode((UUID, UUID, UUID, String, Int64, Int64, String, String, String?, String?, String?, Int64, Date, Date, Int64).self)
+        let c = try row.decode(
+            (
+                UUID, UUID, UUID, String, Int64, Int64, String, String, String?, String, String, String, String, String?, String?, String?, Int64,
+                Date, Date, Int64
+            )
+            .self)
+        let address = ShopAddress(line1: c.7, line2: c.8, city: c.9, region: c.10, postalCode: c.11, country: c.12)
         self.init(
             id: c.0, tenantID: c.1, customerID: c.2, status: try Status(known: c.3), totalCents: c.4, totalFitPoints: c.5,
-            shipping: Shipping(name: c.6, address: try JSONDecoder().decode(ShopAddress.self, from: Data(c.7.utf8))), carrier: c.8,
-            trackingNumber: c.9, statusReason: c.10, lineCount: Int(c.11), createdAt: c.12, updatedAt: c.13, version: c.14)
+            shipping: Shipping(name: c.6, address: address), carrier: c.13, trackingNumber: c.14, statusReason: c.15, lineCount: Int(c.16),
+            createdAt: c.17, updatedAt: c.18, version: c.19)
     }
 
     /// The order, if the principal's tenant sees it; with `forUpdate`, locked until the unit ends.

@@ -15,10 +15,13 @@ public struct ListOrders: Query {
 
     public func read(in unit: UnitOfWork) async throws -> [Order] {
         let start = before ?? (Date.distantFuture, platformTenantID)
+        // A partner's own orders by its index (row-level security would allow no others anyway).
+        let tenant = unit.principal.tenantID == platformTenantID ? nil : unit.principal.tenantID
         return try await unit.all(
             """
             SELECT \(unescaped: Order.columns) FROM orders o
-            WHERE (\(status?.rawValue)::text IS NULL OR o.status = \(status?.rawValue)) AND (o.created_at, o.id) < (\(start.0), \(start.1))
+            WHERE (\(tenant)::uuid IS NULL OR o.tenant_id = \(tenant)) AND (\(status?.rawValue)::text IS NULL OR o.status = \(status?.rawValue))
+              AND (o.created_at, o.id) < (\(start.0), \(start.1))
             ORDER BY o.created_at DESC, o.id DESC LIMIT \(limit)
             """)
     }

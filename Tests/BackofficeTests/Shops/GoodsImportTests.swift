@@ -128,6 +128,16 @@ struct GoodsImportTests {
                     csv += "G-\(String(format: "%05d", index)),Good \(index),\"Has, a comma\",gear,\(100 + index),\(index % 7)\n"
                 }
                 #expect(try await importFile(client, a.adminToken, csv).json["created"] as? Int == 2_500)
+                // The list pages by (sku, id): every good once, in order.
+                var skus: [String] = []
+                var cursor: String?
+                repeat {
+                    let page = try await client.call(.get, "/v1/goods?limit=500" + (cursor.map { "&cursor=\($0)" } ?? ""), token: a.staffToken)
+                    skus += (page.json["items"] as? [[String: Any]] ?? []).compactMap { $0["sku"] as? String }
+                    cursor = page["next_cursor"]
+                } while cursor != nil
+                #expect(skus.count == 2_500, "\(skus.count) \(skus.prefix(3)) \(skus.suffix(3))")
+                #expect(skus == skus.sorted() && Set(skus).count == 2_500)
                 let exported = try await client.call(.get, "/v1/goods/export?format=csv", token: a.staffToken)
                 #expect(exported.status == 200)
                 #expect(exported.headers[.contentType]?.hasPrefix("text/csv") == true)

@@ -216,6 +216,19 @@ struct ShopApplicationTests {
         #expect(ShopSlug.from("Northwind Sports, LLC") == "northwind-sports-llc")
         #expect(ShopSlug.from("  Ünïcode & Co. ") == "n-code-co")
         #expect(ShopSlug.from("Ω") == "shop")
+        // Slugs and skus, checked without regular expressions, agree with the database's patterns.
+        for (slug, valid) in [
+            ("ab", true), ("a", false), ("-ab", false), ("a-", true), ("A1", false), ("ä1", false), (String(repeating: "a", count: 63), true),
+            (String(repeating: "a", count: 64), false), ("9lives", true),
+        ] {
+            #expect(Validation.isSlug(slug) == valid, "\(slug)")
+        }
+        for (sku, valid) in [
+            ("A", true), ("a.b_c-D9", true), (".a", false), ("a b", false), (String(repeating: "x", count: 64), true),
+            (String(repeating: "x", count: 65), false), ("", false), ("é", false),
+        ] {
+            #expect(GoodFields.isSKU(sku) == valid, "\(sku)")
+        }
     }
 }
 

@@ -88,6 +88,14 @@ public enum Cursor {
         }
     }
 
+    /// The (text, id) keyset of a two-part cursor (a sku, a name), nil without a cursor.
+    public static func textAndID(_ cursor: String?) throws -> (text: String, id: UUID)? {
+        try decode(cursor, count: 2).map { parts in
+            guard let id = UUID(uuidString: parts[1]) else { throw invalid }
+            return (parts[0], id)
+        }
+    }
+
     /// The time of a cursor's microseconds, half a microsecond up: PostgreSQL receives times
     /// truncated to the microsecond, and the binary Date of an exact microsecond can fall just
     /// below it (the keyset would then repeat the row it ends with).

@@ -44,7 +44,19 @@ public struct Validation {
     /// Whether `text` is a slug: 2–63 lower-case letters, digits or dashes, starting with a letter
     /// or digit (tenants, content policies, badges; the same CHECK in the database).
     public static func isSlug(_ text: String) -> Bool {
-        text.range(of: "^[a-z0-9][a-z0-9-]{1,62}$", options: .regularExpression) != nil
+        matches(text, length: 2...63) { index, byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || (index > 0 && byte == UInt8(ascii: "-"))
+        }
+    }
+
+    /// Whether `text` is `length` ASCII bytes each of which `allowed` (given its position) accepts:
+    /// the character-class patterns of the CHECK constraints, without a regular expression.
+    public static func matches(_ text: String, length: ClosedRange<Int>, _ allowed: (Int, UInt8) -> Bool) -> Bool {
+        let utf8 = text.utf8
+        guard length.contains(utf8.count) else { return false }
+        for (index, byte) in utf8.enumerated() where !allowed(index, byte) { return false }
+        return true
     }
 
     /// `value` as a whole number within `range`; otherwise records `code` on `field` and returns nil
