@@ -63,10 +63,8 @@ extension APIHandler {
     }
 
     func listOrders(_ input: Operations.ListOrders.Input) async throws -> Operations.ListOrders.Output {
-        let limit = try pageLimit(input.query.limit)
-        let status = try input.query.status.map { try Order.Status(known: $0.rawValue) }
-        let orders = try await read(ListOrders(status: status, before: try Cursor.timeAndID(input.query.cursor), limit: limit + 1))
-        let (items, next) = keysetPage(orders, limit: limit) { Cursor.timeAndID($0.createdAt, $0.id) }
+        let request = OrderListRequest(limit: input.query.limit, cursor: input.query.cursor, status: input.query.status?.rawValue)
+        let (items, next) = try await request.run(database, context: try context())
         return .ok(.init(body: .json(.init(items: try items.map { try $0.api }, nextCursor: next))))
     }
 

@@ -234,6 +234,50 @@ struct OrdersTests {
         }
     }
 
+    @Test("the orders page's hand-written encoder writes exactly the generated encoder's bytes; bad queries fail alike")
+    func handEncodedOrdersPage() async throws {
+        try await TestEnvironment.with { env in
+            let shop = try await ShopFixture.make(env)
+            let app = env.fixture.tokens[.appService]!
+            let tricky = shop.checkoutJSON([("BOTTLE", 1, "usd")]).replacingOccurrences(of: "Ada Lovelace", with: #"Zoë \"Z\" Ünal / 東京"#)
+                .replacingOccurrences(of: #""line1": "12 Analytical St","#, with: #""line1": "12 Analytical St", "line2": "Flat\t2","#)
+            try await env.withApp { client in
+                var ids: [String] = []
+                for body in [tricky, shop.checkoutJSON([("MAT", 1, "usd")]), shop.checkoutJSON([("BAND", 1, "fitpoints")], card: nil)] {
+                    let placed = try await client.call(.post, "/v1/checkout", token: app, json: body)
+                    #expect(placed.status == 201, "\(placed.text)")
+                    ids.append(try #require(placed["id"]))
+                }
+                let staff = shop.partner.staffToken
+                _ = try await client.call(.post, "/v1/orders/\(ids[1])/cancel", token: staff, json: #"{"reason": "said \"no\""}"#)
+                _ = try await client.call(.post, "/v1/orders/\(ids[2])/accept", token: staff)
+                _ = try await client.call(.post, "/v1/orders/\(ids[2])/ship", token: staff, json: #"{"carrier": "DHL", "tracking_number": "JD0001"}"#)
+            }
+            for (uri, token) in [
+                ("/v1/orders", shop.partner.staffToken), ("/v1/orders?limit=2", shop.partner.adminToken),
+                ("/v1/orders?status=cancelled", shop.partner.adminToken), ("/v1/orders", env.fixture.tokens[.backendManager]!),
+            ] {
+                let fast = try await env.withApp { try await $0.call(.get, uri, token: token) }
+                let reference = try await env.withApp(handEncodedLists: false) { try await $0.call(.get, uri, token: token) }
+                #expect(fast.status == 200)
+                #expect(fast.text == reference.text, "\(uri)")
+                if let cursor = fast["next_cursor"] {
+                    let next = try await env.withApp { try await $0.call(.get, uri + "&cursor=\(cursor)", token: token) }
+                    let nextReference = try await env.withApp(handEncodedLists: false) {
+                        try await $0.call(.get, uri + "&cursor=\(cursor)", token: token)
+                    }
+                    #expect(next.text == nextReference.text)
+                }
+            }
+            for uri in ["/v1/orders?limit=0", "/v1/orders?limit=x", "/v1/orders?status=lost", "/v1/orders?cursor=nope"] {
+                let fast = try await env.withApp { try await $0.call(.get, uri, token: shop.partner.staffToken) }
+                let reference = try await env.withApp(handEncodedLists: false) { try await $0.call(.get, uri, token: shop.partner.staffToken) }
+                #expect(fast.status >= 400 && fast.status < 500 && fast.status == reference.status, "\(uri): \(fast.status) \(reference.status)")
+                #expect(fast["code"] == reference["code"], "\(uri)")
+            }
+        }
+    }
+
     @Test("replaying a checkout with the same Idempotency-Key creates one order and one authorization")
     func checkoutReplay() async throws {
         try await TestEnvironment.with { env in

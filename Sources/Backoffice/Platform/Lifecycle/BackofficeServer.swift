@@ -96,7 +96,7 @@ public enum BackofficeServer {
             on: router, serverURL: URL(string: "/")!,
             configuration: Configuration(dateTranscoder: RFC3339DateTranscoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]),
             middlewares: [ProblemMiddleware(logger: logger), ETagMiddleware()]
-                + (handEncodedLists ? [CustomerListFastPath(database: database, policies: policies)] : []))
+                + (handEncodedLists ? [HandEncodedLists(database: database, policies: policies)] : []))
         let throttle = AddressThrottle(
             limit: policies.security.failedAuthenticationLimit, window: .seconds(policies.security.failedAuthenticationWindowSeconds))
         let submissionThrottle = AddressThrottle(
