@@ -74,8 +74,9 @@ struct Goods: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Change a good's fields or status (draft, active, archived).",
             discussion: """
-                Without --if-match the good's current version is read first, so a change made in between
+                Without --if-match the good's current version is read first, so a change made in between \
                 by someone else is still refused (412) rather than overwritten.
+
                 Example: backoffice goods update 5d1c… --status active --stock 18
                 """)
         @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -124,11 +125,12 @@ struct Goods: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create or replace goods from a CSV or JSON Lines file, by sku; errors are listed by line.",
             discussion: """
-                CSV needs a header row with the columns sku, name, description, category, price_cents,
-                price_fitpoints, stock, status, image_urls (URLs separated by spaces); JSON Lines the
-                same keys (image_urls a list). What `goods export` writes, this reads. Rows with errors
-                are skipped and listed (exit 6 when there were any); --all-or-nothing imports nothing
-                if any row is wrong; --dry-run only reports. A progress bar shows on a terminal.
+                CSV needs a header row with the columns sku, name, description, category, price_cents, \
+                price_fitpoints, stock, status, image_urls (URLs separated by spaces); JSON Lines the same keys \
+                (image_urls a list). What `goods export` writes, this reads. Rows with errors are skipped and \
+                listed (exit 6 when there were any); --all-or-nothing imports nothing if any row is wrong; \
+                --dry-run only reports. A progress bar shows on a terminal.
+
                 Example: backoffice goods import catalog.csv --dry-run && backoffice goods import catalog.csv --all-or-nothing
                 """)
         @OptionGroup(title: "Global Options") var global: GlobalOptions
