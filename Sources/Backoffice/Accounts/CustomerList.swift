@@ -63,19 +63,7 @@ struct CustomerListRequest: Sendable {
 /// faster — a test holds the two to byte equality.
 enum CustomerListJSON {
     static func page(_ items: ArraySlice<Customer>, nextCursor: String?) -> ByteBuffer {
-        var out = JSONBytes(capacity: items.count * 420 + 64)
-        out.raw("{\"items\":[")
-        for (index, customer) in items.enumerated() {
-            if index > 0 { out.raw(",") }
-            write(customer, into: &out)
-        }
-        out.raw("]")
-        if let nextCursor {
-            out.raw(",\"next_cursor\":")
-            out.string(nextCursor)
-        }
-        out.raw("}")
-        return ByteBuffer(bytes: out.bytes)
+        JSONBytes.page(items, nextCursor: nextCursor, bytesPerItem: 420, write)
     }
 
     private static func write(_ c: Customer, into out: inout JSONBytes) {
@@ -154,6 +142,25 @@ struct JSONBytes {
     private(set) var bytes: [UInt8] = []
 
     init(capacity: Int) { bytes.reserveCapacity(capacity) }
+
+    /// A keyset page as the contract writes it: `{"items":[…],"next_cursor":…}`, each item by `write`.
+    static func page<Item>(
+        _ items: ArraySlice<Item>, nextCursor: String?, bytesPerItem: Int, _ write: (Item, inout JSONBytes) -> Void
+    ) -> ByteBuffer {
+        var out = JSONBytes(capacity: items.count * bytesPerItem + 64)
+        out.raw("{\"items\":[")
+        for (index, item) in items.enumerated() {
+            if index > 0 { out.raw(",") }
+            write(item, &out)
+        }
+        out.raw("]")
+        if let nextCursor {
+            out.raw(",\"next_cursor\":")
+            out.string(nextCursor)
+        }
+        out.raw("}")
+        return ByteBuffer(bytes: out.bytes)
+    }
 
     mutating func raw(_ text: StaticString) {
         bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))

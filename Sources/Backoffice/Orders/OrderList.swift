@@ -48,19 +48,7 @@ struct OrderListRequest: Sendable {
 /// sorted, absent values omitted), a test holds the two to byte equality.
 enum OrderListJSON {
     static func page(_ items: ArraySlice<Order>, nextCursor: String?) -> ByteBuffer {
-        var out = JSONBytes(capacity: items.count * 520 + 64)
-        out.raw("{\"items\":[")
-        for (index, order) in items.enumerated() {
-            if index > 0 { out.raw(",") }
-            write(order, into: &out)
-        }
-        out.raw("]")
-        if let nextCursor {
-            out.raw(",\"next_cursor\":")
-            out.string(nextCursor)
-        }
-        out.raw("}")
-        return ByteBuffer(bytes: out.bytes)
+        JSONBytes.page(items, nextCursor: nextCursor, bytesPerItem: 520, write)
     }
 
     private static func write(_ o: Order, into out: inout JSONBytes) {
