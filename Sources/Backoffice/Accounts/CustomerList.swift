@@ -15,14 +15,10 @@ struct CustomerListRequest: Sendable {
 
     /// Reads the query string of `GET /v1/customers`.
     init(query: String?) throws {
-        for item in URLComponents(string: "?" + (query ?? ""))?.queryItems ?? [] {
-            let value = item.value ?? ""
-            switch item.name {
-            case "limit":
-                guard let number = Int(value) else { throw Problem.malformed("limit: must be a whole number") }
-                limit = number
-            case "cursor": cursor = value
-            case "status": status = value
+        var emailPrefix: String?
+        var includeDeleted: Bool?
+        let list = try ListQuery(query) { name, value in
+            switch name {
             case "email_prefix": emailPrefix = value
             case "include_deleted":
                 guard let flag = Bool(value) else { throw Problem.malformed("include_deleted: must be true or false") }
@@ -30,6 +26,7 @@ struct CustomerListRequest: Sendable {
             default: break
             }
         }
+        self.init(limit: list.limit, cursor: list.cursor, status: list.status, emailPrefix: emailPrefix, includeDeleted: includeDeleted)
     }
 
     init(limit: Int?, cursor: String?, status: String?, emailPrefix: String?, includeDeleted: Bool?) {
@@ -44,17 +41,43 @@ struct CustomerListRequest: Sendable {
     func run(_ database: Database, context: OperationContext) async throws -> (items: ArraySlice<Customer>, nextCursor: String?) {
         let limit = try pageLimit(limit)
         let afterID = try Cursor.id(cursor)
-        var accountStatus: AccountStatus?
-        if let status {
-            guard let parsed = AccountStatus(rawValue: status) else {
-                throw Problem.malformed("status: must be one of active, locked, deleted")
-            }
-            accountStatus = parsed
-        }
         let query = ListCustomerAccounts(
-            status: accountStatus, emailPrefix: emailPrefix, includeDeleted: includeDeleted ?? false, afterID: afterID, limit: limit + 1)
+            status: try ListQuery.status(status, as: AccountStatus.self), emailPrefix: emailPrefix, includeDeleted: includeDeleted ?? false,
+            afterID: afterID, limit: limit + 1)
         let page = try await database.read(query, context: context)
         return keysetPage(page, limit: limit) { [$0.id.text] }
+    }
+}
+
+/// The query string of a list request read by hand (the hand-encoded lists): `limit` (a whole
+/// number), `cursor` and `status`; any other item goes to `other`. Refusals are the generated
+/// path's (400 `malformed_request` naming the parameter).
+struct ListQuery {
+    var limit: Int?
+    var cursor: String?
+    var status: String?
+
+    init(_ query: String?, other: (String, String) throws -> Void) throws {
+        for item in URLComponents(string: "?" + (query ?? ""))?.queryItems ?? [] {
+            let value = item.value ?? ""
+            switch item.name {
+            case "limit":
+                guard let number = Int(value) else { throw Problem.malformed("limit: must be a whole number") }
+                limit = number
+            case "cursor": cursor = value
+            case "status": status = value
+            default: try other(item.name, value)
+            }
+        }
+    }
+
+    /// `status` as one of `S`'s cases (nil when absent).
+    static func status<S: RawRepresentable & CaseIterable>(_ status: String?, as type: S.Type) throws -> S? where S.RawValue == String {
+        guard let status else { return nil }
+        guard let parsed = S(rawValue: status) else {
+            throw Problem.malformed("status: must be one of \(S.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return parsed
     }
 }
 
@@ -252,6 +275,9 @@ struct HandEncodedLists: ServerMiddleware {
         _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
+        guard operationID == Operations.ListCustomers.id || operationID == Operations.ListOrders.id else {
+            return try await next(request, body, metadata)
+        }
         let query = request.path.flatMap { path in path.firstIndex(of: "?").map { String(path[path.index(after: $0)...]) } }
         let page: ByteBuffer
         switch operationID {
@@ -261,7 +287,7 @@ struct HandEncodedLists: ServerMiddleware {
         case Operations.ListOrders.id:
             let (items, nextCursor) = try await OrderListRequest(query: query).run(database, context: try context())
             page = OrderListJSON.page(items, nextCursor: nextCursor)
-        default: return try await next(request, body, metadata)
+        default: return try await next(request, body, metadata)  // not reached: guarded above
         }
         var fields = HTTPFields()
         fields[.contentType] = "application/json; charset=utf-8"

@@ -88,7 +88,6 @@ public struct SettleChallenge: AuditedOperation {
             let holders = payouts.filter { $0.badges.contains(badge) }.map(\.customerID)
             _ = try await BadgeAwards.award(badge, to: holders, source: "challenge:\(challengeID.text)", paidBy: ruleSet, in: unit)
         }
-        settlement.dryRun = false
         let json = String(decoding: try Self.coder.encoder.encode(settlement), as: UTF8.self)
         guard
             let after = try await unit.first(

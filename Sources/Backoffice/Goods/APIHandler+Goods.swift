@@ -1,5 +1,4 @@
 import BackofficeAPI
-import Crypto
 import Foundation
 import OpenAPIRuntime
 
@@ -92,12 +91,10 @@ extension APIHandler {
             }
         let file = Array(try await ArraySlice<UInt8>(collecting: body, upTo: 32 << 20))
         let query = input.query
+        let importGoods = ImportGoods(file: file, format: format, allOrNothing: query.allOrNothing ?? false, dryRun: query.dryRun ?? false)
         let report = try await change(
-            ImportGoods(file: file, format: format, allOrNothing: query.allOrNothing ?? false, dryRun: query.dryRun ?? false),
-            key: input.headers.idempotencyKey, operationID: Operations.ImportGoods.id,
-            request: ImportFingerprint(
-                format: format.rawValue, allOrNothing: query.allOrNothing, dryRun: query.dryRun,
-                sha256: hex(Array(SHA256.hash(data: file))))
+            importGoods, key: input.headers.idempotencyKey, operationID: Operations.ImportGoods.id,
+            request: ImportFingerprint(format: format.rawValue, allOrNothing: query.allOrNothing, dryRun: query.dryRun, sha256: importGoods.sha256)
         ) { report in
             Components.Schemas.ImportReport(
                 dryRun: report.dryRun, allOrNothing: report.allOrNothing, rows: report.rows, created: report.created, updated: report.updated,

@@ -28,7 +28,8 @@ public struct RowIssue: Sendable, Equatable {
     public var message: String
 }
 
-/// Reads a goods file into rows and the issues of the rows it refuses; never throws for a bad
+/// Reads a goods file into rows and the issues of the rows it refuses (in no particular order:
+/// the import sorts them with its own); never throws for a bad
 /// row. A file that cannot be read at all (no header, unknown columns, not UTF-8) is refused
 /// whole (`MalformedGoodsFile`).
 public enum GoodsFile {
@@ -48,7 +49,6 @@ public enum GoodsFile {
             seen[row.sku] = row.line
             return false
         }
-        issues.sort { $0.line < $1.line }
         return (rows, issues)
     }
 
@@ -142,19 +142,17 @@ public enum GoodsFile {
         if let count = values["__columns"] {
             return issue("line", "column_count", "\(count) values for \(GoodsFileFormat.columns.count) or fewer columns")
         }
-        var valid = true
+        let issuesBefore = issues.count
         func number(_ field: String, required: Bool) -> Int64? {
             let text = values[field]?.trimmingCharacters(in: .whitespaces) ?? ""
             if text.isEmpty {
                 if required {
                     issue(field, "required", "is required")
-                    valid = false
                 }
                 return nil
             }
             guard let value = Int64(text) else {
                 issue(field, "not_a_whole_number", "must be a whole number, got '\(text.prefix(40))'")
-                valid = false
                 return nil
             }
             return value
@@ -167,7 +165,6 @@ public enum GoodsFile {
             status = Good.Status(rawValue: text)
             if status == nil {
                 issue("status", "unknown_status", "must be draft, active or archived")
-                valid = false
             }
         }
         let fields = GoodFields(
@@ -179,9 +176,8 @@ public enum GoodsFile {
         fields.validate(into: &validation)
         for found in validation.issues where !(found.field == "stock" && stock == nil) {
             issue(found.field, found.code, found.message)
-            valid = false
         }
-        if valid { rows.append(GoodRow(line: line, sku: sku, fields: fields, status: status)) }
+        if issues.count == issuesBefore { rows.append(GoodRow(line: line, sku: sku, fields: fields, status: status)) }
     }
 }
 

@@ -12,7 +12,10 @@ public struct ImportReport: Sendable {
     public var updated: Int
     public var issues: [RowIssue]
     /// Rows refused (a row may have several issues).
-    public var rejected: Int { Set(issues.map(\.line)).count }
+    public var rejected: Int { Self.lines(issues) }
+
+    /// How many rows `issues` name (a row may have several).
+    static func lines(_ issues: [RowIssue]) -> Int { Set(issues.map(\.line)).count }
 }
 
 /// A partner imports goods from a CSV or JSONL file (`goods.import`): each row creates the good
@@ -27,9 +30,12 @@ public struct ImportGoods: AuditedOperation {
     let format: GoodsFileFormat
     let allOrNothing: Bool
     let dryRun: Bool
+    /// The file's SHA-256 (hex): audited, and what an Idempotency-Key is fingerprinted with.
+    public let sha256: String
 
     public init(file: [UInt8], format: GoodsFileFormat, allOrNothing: Bool, dryRun: Bool) {
         (self.file, self.format, self.allOrNothing, self.dryRun) = (file, format, allOrNothing, dryRun)
+        sha256 = hex(Array(SHA256.hash(data: file)))
     }
 
     /// Rows written per statement.
@@ -70,14 +76,13 @@ public struct ImportGoods: AuditedOperation {
         }
         let created = rows.filter { existing[$0.sku] == nil }.count
         let report = ImportReport(
-            dryRun: dryRun, allOrNothing: allOrNothing, rows: rows.count + Set(issues.map(\.line)).count, created: created,
+            dryRun: dryRun, allOrNothing: allOrNothing, rows: rows.count + ImportReport.lines(issues), created: created,
             updated: rows.count - created, issues: issues)
         guard !dryRun, !rows.isEmpty else { return .unchanged(report) }
         for part in stride(from: 0, to: rows.count, by: Self.chunk) {
             try await write(rows[part..<min(rows.count, part + Self.chunk)], existing: existing, tenant: tenant, in: unit)
         }
         struct Snapshot: Encodable { let format: String, rows: Int, created: Int, updated: Int, rejected: Int, sha256: String }
-        let digest = hex(Array(SHA256.hash(data: file)))
         return Audited(
             report,
             event: AuditRecord(
@@ -85,7 +90,7 @@ public struct ImportGoods: AuditedOperation {
                 after: AuditRecord.json(
                     Snapshot(
                         format: format.rawValue, rows: report.rows, created: report.created, updated: report.updated, rejected: report.rejected,
-                        sha256: digest))))
+                        sha256: sha256))))
     }
 
     /// Creates or replaces one chunk of goods in one statement.
@@ -150,14 +155,17 @@ public struct ExportGoods: Query {
                 let sku: String, name: String, description: String, category: String, price_cents: Int64?, price_fitpoints: Int64?
                 let stock: Int64, status: String, image_urls: [String]
             }
-            return goods.flatMap { good in
-                Array(
-                    AuditRecord.json(
-                        Line(
-                            sku: good.sku, name: good.name, description: good.description, category: good.category, price_cents: good.priceCents,
-                            price_fitpoints: good.priceFitPoints, stock: good.stock, status: good.status.rawValue, image_urls: good.imageURLs)
-                    ).utf8) + [0x0A]
+            let encoder = JSONEncoder()  // one for the page
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            var out: [UInt8] = []
+            for good in goods {
+                let line = Line(
+                    sku: good.sku, name: good.name, description: good.description, category: good.category, price_cents: good.priceCents,
+                    price_fitpoints: good.priceFitPoints, stock: good.stock, status: good.status.rawValue, image_urls: good.imageURLs)
+                out += (try? encoder.encode(line)) ?? Data("{}".utf8)
+                out.append(0x0A)
             }
+            return out
         }
     }
 

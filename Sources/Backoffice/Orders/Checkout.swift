@@ -57,7 +57,8 @@ public struct Checkout: AuditedOperation {
         try validate()
         try await requireActiveCustomer(in: unit)
         let goods = try await lockGoods(in: unit)
-        guard let tenant = Set(goods.values.map(\.tenantID)).first, Set(goods.values.map(\.tenantID)).count == 1 else {
+        let tenants = Set(goods.values.map(\.tenantID))
+        guard tenants.count == 1, let tenant = tenants.first else {
             throw DomainError.unprocessable(
                 code: "mixed_partners", detail: "An order holds goods of one partner; place one order per partner.",
                 issues: [FieldIssue(field: "lines", code: "mixed_partners", message: "goods of more than one partner")])
@@ -166,7 +167,7 @@ public struct Checkout: AuditedOperation {
     /// The order's goods, locked in id order (concurrent checkouts of the same goods queue, never
     /// deadlock). A good that is missing, another's draft or archived is 422 naming the line.
     private func lockGoods(in unit: UnitOfWork) async throws -> [UUID: Good] {
-        let ids = request.lines.map(\.goodID).sorted { $0.orderKey < $1.orderKey }
+        let ids = request.lines.map(\.goodID)  // locked in id order by the statement's ORDER BY
         let rows: [Good] = try await unit.all(
             "SELECT \(unescaped: Good.columns) FROM goods WHERE id = ANY(\(ids)::uuid[]) ORDER BY id FOR UPDATE")
         let goods = Dictionary(uniqueKeysWithValues: rows.map { ($0.id, $0) })
@@ -178,7 +179,6 @@ public struct Checkout: AuditedOperation {
         return goods
     }
 
-    /// Authorizes the dollar part and records the payment; the order is paid when authorized.
     /// Authorizes the dollar part: the payment to record (authorized, or pending a webhook).
     private func authorize(_ cents: Int64, order: UUID, tenant: UUID, in unit: UnitOfWork) async throws -> Payment {
         let key = idempotencyKey.map { "checkout:\(unit.principal.operatorID?.text ?? "-"):\($0)" } ?? "checkout:\(order.text)"

@@ -11,17 +11,8 @@ struct OrderListRequest: Sendable {
 
     /// Reads the query string of `GET /v1/orders`.
     init(query: String?) throws {
-        for item in URLComponents(string: "?" + (query ?? ""))?.queryItems ?? [] {
-            let value = item.value ?? ""
-            switch item.name {
-            case "limit":
-                guard let number = Int(value) else { throw Problem.malformed("limit: must be a whole number") }
-                limit = number
-            case "cursor": cursor = value
-            case "status": status = value
-            default: break
-            }
-        }
+        let list = try ListQuery(query) { _, _ in }
+        self.init(limit: list.limit, cursor: list.cursor, status: list.status)
     }
 
     init(limit: Int?, cursor: String?, status: String?) {
@@ -31,15 +22,9 @@ struct OrderListRequest: Sendable {
     /// The page (at most `limit` orders) and the cursor of the next one.
     func run(_ database: Database, context: OperationContext) async throws -> (items: ArraySlice<Order>, nextCursor: String?) {
         let limit = try pageLimit(limit)
-        var orderStatus: Order.Status?
-        if let status {
-            guard let parsed = Order.Status(rawValue: status) else {
-                throw Problem.malformed("status: must be one of \(Order.Status.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            orderStatus = parsed
-        }
         let orders = try await database.read(
-            ListOrders(status: orderStatus, before: try Cursor.timeAndID(cursor), limit: limit + 1), context: context)
+            ListOrders(status: try ListQuery.status(status, as: Order.Status.self), before: try Cursor.timeAndID(cursor), limit: limit + 1),
+            context: context)
         return keysetPage(orders, limit: limit) { Cursor.timeAndID($0.createdAt, $0.id) }
     }
 }

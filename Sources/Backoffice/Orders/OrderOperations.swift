@@ -8,17 +8,23 @@ protocol OrderMove: AuditedOperation where Output == OrderDetail {
     var orderID: UUID { get }
     var target: Order.Status { get }
     var reason: String? { get }
+    /// Checks of the request alone, before the order is read (a required reason).
+    func precheck() throws
     /// What the move does before the status changes (checks, payment calls); returns the
     /// carrier and tracking number to record, if any.
     func apply(to order: Order, in unit: UnitOfWork) async throws -> (carrier: String, tracking: String)?
-    /// What follows the status change in the same transaction (FitPoints given back).
+    /// What follows the status change in the same transaction (stock and FitPoints given back).
     func settle(_ order: Order, in unit: UnitOfWork) async throws
 }
 
 extension OrderMove {
+    var reason: String? { nil }
+    func precheck() throws {}
+    func apply(to order: Order, in unit: UnitOfWork) async throws -> (carrier: String, tracking: String)? { nil }
     func settle(_ order: Order, in unit: UnitOfWork) async throws {}
 
     public func perform(in unit: UnitOfWork) async throws -> Audited<OrderDetail> {
+        try precheck()
         let before = try await Order.fetch(orderID, forUpdate: true, in: unit)
         try OrderTransition.check(before, to: target)
         let shipment = try await apply(to: before, in: unit)
@@ -38,14 +44,16 @@ enum OrderStatus {
     static func move(_ order: Order, to status: Order.Status, reason: String?, shipment: (carrier: String, tracking: String)?, in unit: UnitOfWork)
         async throws -> Order
     {
-        try await unit.execute(
-            """
-            UPDATE orders SET status = \(status.rawValue), status_reason = coalesce(\(reason), status_reason),
-                carrier = coalesce(\(shipment?.carrier), carrier), tracking_number = coalesce(\(shipment?.tracking), tracking_number),
-                updated_at = \(unit.now), version = version + 1
-            WHERE id = \(order.id)
-            """)
-        return try await Order.fetch(order.id, in: unit)
+        guard
+            let after = try await unit.first(
+                """
+                UPDATE orders o SET status = \(status.rawValue), status_reason = coalesce(\(reason), status_reason),
+                    carrier = coalesce(\(shipment?.carrier), carrier), tracking_number = coalesce(\(shipment?.tracking), tracking_number),
+                    updated_at = \(unit.now), version = version + 1
+                WHERE o.id = \(order.id) RETURNING \(unescaped: Order.columns)
+                """, as: Order.self)
+        else { throw DomainError.notFound("Order \(order.id.text)") }
+        return after
     }
 
     /// Puts the order's units back in stock (goods locked in id order, as checkout locks them).
@@ -68,20 +76,29 @@ enum OrderStatus {
             "SELECT return_order_fitpoints(\(order.id), \(unit.principal.operatorID), \(reason), \(unit.now))", { try $0.decode(Int64.self) })
     }
 
-    /// Cancels `order` (already checked): stock released, FitPoints given back, an authorization
-    /// voided at the provider. Shared by a partner's cancellation and a failed payment.
-    static func cancel(_ order: Order, reason: String, payments: any PaymentValidator, in unit: UnitOfWork) async throws -> Order {
-        if let payment = try await Payment.of(order: order.id, forUpdate: true, in: unit), let providerID = payment.providerPaymentID,
+    /// Voids the order's card authorization (or pending payment) at the provider.
+    static func voidAuthorization(of order: Order, payments: any PaymentValidator, in unit: UnitOfWork) async throws {
+        guard let payment = try await Payment.of(order: order.id, forUpdate: true, in: unit), let providerID = payment.providerPaymentID,
             payment.status == .authorized || payment.status == .pending
-        {
-            switch try await payments.call({ try await $0.void(paymentID: providerID, idempotencyKey: "void:\(payment.id.text)") }) {
-            case .declined(let code): throw DomainError.conflict(code: "void_refused", detail: "The payment provider refused to void: \(code).")
-            case .succeeded, .pending: try await Payment.record(payment.id, status: .voided, in: unit)
-            }
+        else { return }
+        switch try await payments.call({ try await $0.void(paymentID: providerID, idempotencyKey: "void:\(payment.id.text)") }) {
+        case .declined(let code): throw DomainError.conflict(code: "void_refused", detail: "The payment provider refused to void: \(code).")
+        case .succeeded, .pending: try await Payment.record(payment.id, status: .voided, in: unit)
         }
+    }
+
+    /// What a cancelled order gives back: its units to stock, its FitPoints to the customer.
+    static func giveBack(_ cancelled: Order, reason: String, in unit: UnitOfWork) async throws {
+        try await releaseStock(of: cancelled, in: unit)
+        try await returnFitPoints(of: cancelled, reason: "order cancelled: \(reason)", in: unit)
+    }
+
+    /// Cancels `order` (already checked): authorization voided, stock released, FitPoints given
+    /// back. The path of a failed payment; a partner's cancellation is `CancelOrder`.
+    static func cancel(_ order: Order, reason: String, payments: any PaymentValidator, in unit: UnitOfWork) async throws -> Order {
+        try await voidAuthorization(of: order, payments: payments, in: unit)
         let after = try await move(order, to: .cancelled, reason: reason, shipment: nil, in: unit)
-        try await releaseStock(of: order, in: unit)
-        try await returnFitPoints(of: after, reason: "order cancelled: \(reason)", in: unit)
+        try await giveBack(after, reason: reason, in: unit)
         return after
     }
 }
@@ -91,9 +108,7 @@ public struct AcceptOrder: OrderMove {
     public static let action: Action = "orders.accept"
     let orderID: UUID
     var target: Order.Status { .accepted }
-    var reason: String? { nil }
     public init(orderID: UUID) { self.orderID = orderID }
-    func apply(to order: Order, in unit: UnitOfWork) async throws -> (carrier: String, tracking: String)? { nil }
 }
 
 /// The partner ships an accepted order (`orders.ship`, carrier and tracking number required):
@@ -105,7 +120,6 @@ public struct ShipOrder: OrderMove {
     let trackingNumber: String
     let payments: any PaymentValidator
     var target: Order.Status { .shipped }
-    var reason: String? { nil }
 
     public init(orderID: UUID, carrier: String, trackingNumber: String, payments: any PaymentValidator) {
         self.orderID = orderID
@@ -139,18 +153,17 @@ public struct DeliverOrder: OrderMove {
     public static let action: Action = "orders.deliver"
     let orderID: UUID
     var target: Order.Status { .delivered }
-    var reason: String? { nil }
     public init(orderID: UUID) { self.orderID = orderID }
-    func apply(to order: Order, in unit: UnitOfWork) async throws -> (carrier: String, tracking: String)? { nil }
 }
 
 /// The partner cancels an order before it ships (`orders.cancel`, reason required): stock back,
 /// FitPoints back to the customer, the card authorization voided.
-public struct CancelOrder: AuditedOperation {
+public struct CancelOrder: OrderMove {
     public static let action: Action = "orders.cancel"
     let orderID: UUID
     let reason: String?
     let payments: any PaymentValidator
+    var target: Order.Status { .cancelled }
 
     public init(orderID: UUID, reason: String?, payments: any PaymentValidator) {
         self.orderID = orderID
@@ -158,16 +171,15 @@ public struct CancelOrder: AuditedOperation {
         self.payments = payments
     }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<OrderDetail> {
-        let reason = try requireReason(reason)
-        let before = try await Order.fetch(orderID, forUpdate: true, in: unit)
-        try OrderTransition.check(before, to: .cancelled)
-        let after = try await OrderStatus.cancel(before, reason: reason, payments: payments, in: unit)
-        return Audited(
-            try await OrderDetail.load(after, in: unit),
-            event: AuditRecord(
-                action: Self.action, tenantID: before.tenantID, targetType: "order", targetID: orderID.text, reason: reason, before: before.snapshot,
-                after: after.snapshot))
+    func precheck() throws { _ = try requireReason(reason) }
+
+    func apply(to order: Order, in unit: UnitOfWork) async throws -> (carrier: String, tracking: String)? {
+        try await OrderStatus.voidAuthorization(of: order, payments: payments, in: unit)
+        return nil
+    }
+
+    func settle(_ order: Order, in unit: UnitOfWork) async throws {
+        try await OrderStatus.giveBack(order, reason: reason ?? "", in: unit)
     }
 }
 
@@ -188,7 +200,7 @@ public struct RefundOrder: OrderMove {
     }
 
     func apply(to order: Order, in unit: UnitOfWork) async throws -> (carrier: String, tracking: String)? {
-        let reason = try requireReason(reason)
+        _ = try requireReason(reason)  // after the state check, as it always was
         if let payment = try await Payment.of(order: order.id, forUpdate: true, in: unit), payment.status == .captured,
             let providerID = payment.providerPaymentID
         {

@@ -154,11 +154,7 @@ public struct HTTPPaymentValidator: PaymentValidator {
         let response: HTTPClientResponse
         let bytes: ByteBuffer
         do {
-            response = try await client.execute(
-                request,
-                timeout: .nanoseconds(
-                    Int64(settings.attemptTimeout.components.seconds) * 1_000_000_000 + settings.attemptTimeout.components.attoseconds / 1_000_000_000
-                ))
+            response = try await client.execute(request, timeout: TimeAmount(settings.attemptTimeout))
             bytes = try await response.body.collect(upTo: 1 << 20)
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
             throw Retryable(error: .timeout)

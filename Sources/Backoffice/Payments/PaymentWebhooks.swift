@@ -130,11 +130,11 @@ public struct ReceivePaymentWebhook: AuditedOperation {
         let order = try await Order.fetch(payment.orderID, forUpdate: true, in: unit)
         let outcome: String
         switch event.type {
-        case "payment.succeeded": outcome = try await PaymentCompletion.succeeded(payment, order, in: unit) ? "completed" : "already_applied"
+        case "payment.succeeded": outcome = try await PaymentCompletion.succeeded(payment, order, in: unit) != nil ? "completed" : "already_applied"
         case "payment.failed":
             outcome =
                 try await PaymentCompletion.failed(payment, order, code: event.failureCode ?? "payment_failed", payments: payments, in: unit)
-                ? "cancelled" : "already_applied"
+                != nil ? "cancelled" : "already_applied"
         default:
             if payment.status == .captured, OrderTransition.sources(of: .refunded).contains(order.status) {
                 try await Payment.record(payment.id, status: .refunded, refundedCents: payment.capturedCents, in: unit)
@@ -151,22 +151,20 @@ public struct ReceivePaymentWebhook: AuditedOperation {
 
 /// The one way a pending payment completes, whoever learns the verdict (webhook, reconciliation).
 enum PaymentCompletion {
-    /// A pending payment succeeded: authorized, and its order paid. False when it was not pending
-    /// (already completed by another path): nothing changes.
-    static func succeeded(_ payment: Payment, _ order: Order, in unit: UnitOfWork) async throws -> Bool {
-        guard payment.status == .pending, order.status == .pendingPayment else { return false }
+    /// A pending payment succeeded: authorized, and its order paid (returned). Nil when it was
+    /// not pending (already completed by another path): nothing changes.
+    static func succeeded(_ payment: Payment, _ order: Order, in unit: UnitOfWork) async throws -> Order? {
+        guard payment.status == .pending, order.status == .pendingPayment else { return nil }
         try await Payment.record(payment.id, status: .authorized, authorizedCents: payment.amountCents, in: unit)
-        _ = try await OrderStatus.move(order, to: .paid, reason: nil, shipment: nil, in: unit)
-        return true
+        return try await OrderStatus.move(order, to: .paid, reason: nil, shipment: nil, in: unit)
     }
 
-    /// A pending payment failed: recorded, and its order cancelled (stock and FitPoints back).
-    /// False when it was not pending.
-    static func failed(_ payment: Payment, _ order: Order, code: String, payments: any PaymentValidator, in unit: UnitOfWork) async throws -> Bool {
-        guard payment.status == .pending, order.status == .pendingPayment else { return false }
+    /// A pending payment failed: recorded, and its order cancelled (stock and FitPoints back;
+    /// returned). Nil when it was not pending.
+    static func failed(_ payment: Payment, _ order: Order, code: String, payments: any PaymentValidator, in unit: UnitOfWork) async throws -> Order? {
+        guard payment.status == .pending, order.status == .pendingPayment else { return nil }
         try await Payment.record(payment.id, status: .failed, failureCode: String(code.prefix(100)), in: unit)
-        _ = try await OrderStatus.cancel(order, reason: "payment failed: \(code.prefix(100))", payments: payments, in: unit)
-        return true
+        return try await OrderStatus.cancel(order, reason: "payment failed: \(code.prefix(100))", payments: payments, in: unit)
     }
 }
 
@@ -209,20 +207,19 @@ public struct ReconcilePayments: AuditedOperation {
             guard let providerID = payment.providerPaymentID else { continue }
             let order = try await Order.fetch(payment.orderID, forUpdate: true, in: unit)
             let outcome = try await payments.call { try await $0.status(of: providerID) }
-            let done: Bool
+            let after: Order?
             switch outcome {
             case .succeeded:
-                done = try await PaymentCompletion.succeeded(payment, order, in: unit)
-                if done { report.completed.append(order.id) }
+                after = try await PaymentCompletion.succeeded(payment, order, in: unit)
+                if after != nil { report.completed.append(order.id) }
             case .declined(let code):
-                done = try await PaymentCompletion.failed(payment, order, code: code, payments: payments, in: unit)
-                if done { report.cancelled.append(order.id) }
+                after = try await PaymentCompletion.failed(payment, order, code: code, payments: payments, in: unit)
+                if after != nil { report.cancelled.append(order.id) }
             case .pending:
-                done = false
+                after = nil
                 report.stillPending += 1
             }
-            if done {
-                let after = try await Order.fetch(order.id, in: unit)
+            if let after {
                 events.append(
                     AuditRecord(
                         action: Self.action, tenantID: order.tenantID, targetType: "order", targetID: order.id.text,

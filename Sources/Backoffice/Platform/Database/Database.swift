@@ -27,12 +27,20 @@ public struct Database: Sendable {
         isolation: String? = nil,
         _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
+        try await transaction(actingFor: principal, isolation: isolation) { connection in (try await body(connection), commit: true) }
+    }
+
+    /// Leases a connection, begins, makes the transaction act for `principal`, runs `body`, and
+    /// commits when it says so.
+    private func transaction<T: Sendable>(
+        actingFor principal: Principal, isolation: String? = nil, _ body: (PostgresConnection) async throws -> (T, commit: Bool)
+    ) async throws -> T {
         try await leasedTransaction { connection in
             if let isolation {
                 try await connection.query(PostgresQuery(unsafeSQL: "SET TRANSACTION ISOLATION LEVEL \(isolation)"), logger: logger)
             }
             _ = try await connection.rows(SetSession(tenant: principal.tenantID.uuidString, role: principal.role), logger: logger)
-            return (try await body(connection), commit: true)
+            return try await body(connection)
         }
     }
 
@@ -76,11 +84,7 @@ public struct Database: Sendable {
     /// `Principal.anonymous`, which the policy lets perform only the public actions. `body` says
     /// whether to commit; anything else, or a throw, rolls back.
     public func publicTransaction<T: Sendable>(_ body: (RequestTransaction) async throws -> (T, commit: Bool)) async throws -> T {
-        try await leasedTransaction { connection in
-            let anonymous = Principal.anonymous
-            _ = try await connection.rows(SetSession(tenant: anonymous.tenantID.uuidString, role: anonymous.role), logger: logger)
-            return try await body(RequestTransaction(connection: connection, isReadOnly: false))
-        }
+        try await transaction(actingFor: .anonymous) { connection in try await body(RequestTransaction(connection: connection, isReadOnly: false)) }
     }
 
     /// One read-only request's session (GET): leases a connection and authenticates the token in

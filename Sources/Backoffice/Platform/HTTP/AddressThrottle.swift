@@ -28,6 +28,14 @@ actor AddressThrottle {
         return max(1, Int((Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18).rounded(.up)))
     }
 
+    /// Admits one event from `address` and records it, in one step (concurrent requests cannot
+    /// all pass the check before any is counted); the seconds to wait instead when over the limit.
+    func admit(_ address: String) -> Int? {
+        if let wait = retryAfter(address) { return wait }
+        record(address)
+        return nil
+    }
+
     /// Records one event (a failed authentication, a submission) from `address`.
     func record(_ address: String) {
         let current = now()

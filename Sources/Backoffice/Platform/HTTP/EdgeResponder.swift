@@ -38,18 +38,20 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
         do {
             response = try await RequestScope.$current.withValue(anonymous) {
                 var request = request
-                let limit = bulkPaths.contains(request.uri.path) ? maxBulkBodySize : maxBodySize
+                let path = request.uri.path  // built anew by each call: read once
+                let limit = bulkPaths.contains(path) ? maxBulkBodySize : maxBodySize
                 if let length = request.headers[.contentLength].flatMap(Int.init), length > limit { throw Problem.payloadTooLarge }
                 let body = try await request.collectBody(upTo: limit)
-                try InputScreen.check(path: request.uri.path, query: request.uri.query, body: body)
+                try InputScreen.check(path: path, query: request.uri.query, body: body)
                 let inner = self.inner
-                guard request.uri.path.hasPrefix("/v1/") else {
+                guard path.hasPrefix("/v1/") else {
                     return try await inner.respond(to: request, context: context).checkingRoute()
                 }
                 let address = sourceIP ?? "unknown"
-                if let route = publicRoutes.match(request.method, request.uri.path) {
+                if let route = publicRoutes.match(request.method, path) {
                     return try await respondPublicly(
-                        to: request, body: body, context: context, route: route, address: address, requestID: requestID, logger: logger)
+                        to: request, body: body, context: context, route: route, address: address, sourceIP: sourceIP, requestID: requestID,
+                        logger: logger)
                 }
                 let secret = try await presentedToken(request, address: address, logger: logger)
                 func authenticated(_ principal: Principal?, _ transaction: RequestTransaction) async throws -> Response {
@@ -82,19 +84,15 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     /// `Principal.anonymous`, committed only on success. A rate-limited route counts every
     /// submission against the address and refuses it with 429 and `Retry-After` over the limit.
     private func respondPublicly(
-        to request: Request, body: ByteBuffer, context: Context, route: PublicRoutes.Route, address: String, requestID: String, logger: Logger
+        to request: Request, body: ByteBuffer, context: Context, route: PublicRoutes.Route, address: String, sourceIP: String?, requestID: String,
+        logger: Logger
     ) async throws -> Response {
-        if route.rateLimited {
-            if let wait = await submissionThrottle.retryAfter(address) {
-                rateLimited.increment()
-                logger.warning("public submissions rate-limited", metadata: ["source_ip": .string(address), "retry_after": .stringConvertible(wait)])
-                throw Refusal(problem: .tooManySubmissions(retryAfter: wait), header: HTTPField(name: .retryAfter, value: String(wait)))
-            }
-            await submissionThrottle.record(address)
+        if route.rateLimited, let wait = await submissionThrottle.admit(address) {
+            throw limited(address, wait: wait, "public submissions rate-limited", .tooManySubmissions(retryAfter: wait), logger: logger)
         }
         let inner = self.inner
         return try await database.publicTransaction { transaction in
-            var scope = RequestScope(principal: .anonymous, requestID: requestID, sourceIP: RequestScope.current?.sourceIP)
+            var scope = RequestScope(principal: .anonymous, requestID: requestID, sourceIP: sourceIP)
             scope.transaction = transaction
             scope.rawBody = Array(body.readableBytesView)
             let response = try await RequestScope.$current.withValue(scope) {
@@ -110,14 +108,19 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
         let header: HTTPField
     }
 
+    /// An address over one of its limits: counted, logged, 429 with `Retry-After`.
+    private func limited(_ address: String, wait: Int, _ message: Logger.Message, _ problem: Problem, logger: Logger) -> Refusal {
+        rateLimited.increment()
+        logger.warning(message, metadata: ["source_ip": .string(address), "retry_after": .stringConvertible(wait)])
+        return Refusal(problem: problem, header: HTTPField(name: .retryAfter, value: String(wait)))
+    }
+
     /// The request's well-formed bearer token. An address over the failure limit of
     /// `policies/security.yaml` is refused with 429 and `Retry-After`, whatever it sends; a missing
     /// or malformed token is refused (401) without touching the database.
     private func presentedToken(_ request: Request, address: String, logger: Logger) async throws -> TokenSecret {
         if let wait = await throttle.retryAfter(address) {
-            rateLimited.increment()
-            logger.warning("authentication rate-limited", metadata: ["source_ip": .string(address), "retry_after": .stringConvertible(wait)])
-            throw Refusal(problem: .tooManyFailedAuthentications(retryAfter: wait), header: HTTPField(name: .retryAfter, value: String(wait)))
+            throw limited(address, wait: wait, "authentication rate-limited", .tooManyFailedAuthentications(retryAfter: wait), logger: logger)
         }
         guard let token = Self.bearer(request.headers[.authorization]).map(TokenSecret.init(value:)), token.isWellFormed else {
             throw await refuse(request, address: address, logger: logger)

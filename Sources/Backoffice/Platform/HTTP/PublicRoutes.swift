@@ -36,6 +36,7 @@ struct PublicRoutes: Sendable {
 
     /// The public route `method` and `path` call, nil when the operation needs a token.
     func match(_ method: HTTPRequest.Method, _ path: String) -> Route? {
+        guard routes.contains(where: { $0.method == method }) else { return nil }  // a read splits nothing
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         return routes.first { route in
             route.method == method && route.segments.count == parts.count
