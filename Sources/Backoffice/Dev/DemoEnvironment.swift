@@ -164,14 +164,16 @@ public enum DemoEnvironment {
                 SyncCustomer(id: database.ids.next(), email: email, displayName: "\(first) \(last)"), context: context)
             customers.append(customer)
         }
-        let byEmail = customers.sorted { $0.email < $1.email }
-        _ = try await database.runAsSystem(LockAccount(customerID: byEmail[1].id, reason: "Chargeback under investigation"), context: context)
-        _ = try await database.runAsSystem(
+        var byEmail = customers.sorted { $0.email < $1.email }
+        byEmail[1] = try await database.runAsSystem(
+            LockAccount(customerID: byEmail[1].id, reason: "Chargeback under investigation"), context: context)
+        byEmail[2] = try await database.runAsSystem(
             LockAccount(
                 customerID: byEmail[2].id, reason: "Suspicious sign-ins from a new country",
                 until: database.clock.now().addingTimeInterval(7 * 86_400)),
             context: context)
-        _ = try await database.runAsSystem(DeleteAccount(customerID: byEmail[3].id, reason: "Customer asked to close the account"), context: context)
+        byEmail[3] = try await database.runAsSystem(
+            DeleteAccount(customerID: byEmail[3].id, reason: "Customer asked to close the account"), context: context)
         let now = database.clock.now()
         let welcome = try await database.runAsSystem(
             CreateMessage(
@@ -185,8 +187,9 @@ public enum DemoEnvironment {
                 windowStartsAt: now.addingTimeInterval(3 * 86_400),
                 windowEndsAt: now.addingTimeInterval(3 * 86_400 + 3600)), context: context)
         _ = try await database.runAsSystem(PublishMessage(messageID: maintenance.id), context: context)
-        try await seedRewards(customers: byEmail.filter { $0.status == .active }, earningRules: earningRules, database: database, context: context)
-        try await seedOrders(customers: byEmail.filter { $0.status == .active }, database: database, context: context)
+        let active = byEmail.filter { $0.status == .active }  // the statuses as they now are
+        try await seedRewards(customers: active, earningRules: earningRules, database: database, context: context)
+        try await seedOrders(customers: active, database: database, context: context)
     }
 
     /// The partners' demo: each partner applied, was checked and approved (its first admin's
