@@ -9,11 +9,7 @@ public struct TokenSecret: Sendable {
     public static func generate() -> TokenSecret {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        let base64 = Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-        return TokenSecret(value: "bo_" + base64)
+        return TokenSecret(value: "bo_" + Base64URL.encode(Data(bytes)))
     }
 
     public init(value: String) { self.value = value }

@@ -28,9 +28,17 @@ public struct ListCustomerAccounts: Query {
             if let status { [status.rawValue] } else if includeDeleted { AccountStatus.allCases.map(\.rawValue) } else { ["active", "locked"] }
         let after = afterID ?? platformTenantID
         if masks {
-            return try await unit.all(Customer.pageByID(statuses: statuses, afterID: after, limit: limit), as: Customer.self).map(\.masked)
+            return try await unit.page(limit: limit) { fetch in try await byID(fetch, statuses: statuses, after: after, in: unit) }.map(\.masked)
         }
-        return try await unit.all(Customer.pageByEmail(statuses: statuses, prefix: emailPrefix ?? "", afterID: after, limit: limit))
+        return try await unit.page(limit: limit) { fetch in try await byEmail(fetch, statuses: statuses, after: after, in: unit) }
+    }
+
+    private func byID<Fetch: PageFetch>(_: Fetch.Type, statuses: [String], after: UUID, in unit: UnitOfWork) async throws -> [Customer] {
+        try await unit.rows(CustomerPageByID<Fetch>(statuses: statuses, afterID: after))
+    }
+
+    private func byEmail<Fetch: PageFetch>(_: Fetch.Type, statuses: [String], after: UUID, in unit: UnitOfWork) async throws -> [Customer] {
+        try await unit.rows(CustomerPageByEmail<Fetch>(statuses: statuses, prefix: emailPrefix ?? "", afterID: after))
     }
 }
 

@@ -271,6 +271,10 @@ struct HandEncodedLists: ServerMiddleware {
     let database: Database
     let policies: PolicySet
 
+    /// How the read session of a request for `path` plans: generic plans for these lists, whose
+    /// reads are prepared pages (`ListOrders`, `ListCustomerAccounts`) with one right plan each.
+    static func plans(_ path: String) -> PlanMode { path == "/v1/customers" || path == "/v1/orders" ? .generic : .auto }
+
     func intercept(
         _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)

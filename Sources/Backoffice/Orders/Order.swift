@@ -102,17 +102,17 @@ extension Order: RowDecodable {
     }
 
     public init(row: PostgresRow) throws {
-        let c = try row.decode(
-            (
-                UUID, UUID, UUID, String, Int64, Int64, String, String, String?, String, String, String, String, String?, String?, String?, Int64,
-                Date, Date, Int64
-            )
-            .self)
-        let address = ShopAddress(line1: c.7, line2: c.8, city: c.9, region: c.10, postalCode: c.11, country: c.12)
+        var c = RowCells(row, of: "orders")
+        let (id, tenantID, customerID): (UUID, UUID, UUID) = (try c.next(), try c.next(), try c.next())
+        let status = try Status(known: try c.next())
+        let (totalCents, totalFitPoints, shippingName): (Int64, Int64, String) = (try c.next(), try c.next(), try c.next())
+        let address = ShopAddress(
+            line1: try c.next(), line2: try c.next(), city: try c.next(), region: try c.next(), postalCode: try c.next(), country: try c.next())
         self.init(
-            id: c.0, tenantID: c.1, customerID: c.2, status: try Status(known: c.3), totalCents: c.4, totalFitPoints: c.5,
-            shipping: Shipping(name: c.6, address: address), carrier: c.13, trackingNumber: c.14, statusReason: c.15, lineCount: Int(c.16),
-            createdAt: c.17, updatedAt: c.18, version: c.19)
+            id: id, tenantID: tenantID, customerID: customerID, status: status, totalCents: totalCents, totalFitPoints: totalFitPoints,
+            shipping: Shipping(name: shippingName, address: address), carrier: try c.next(), trackingNumber: try c.next(),
+            statusReason: try c.next(), lineCount: Int(try c.next(Int64.self)), createdAt: try c.next(), updatedAt: try c.next(),
+            version: try c.next())
     }
 
     /// The order, if the principal's tenant sees it; with `forUpdate`, locked until the unit ends.

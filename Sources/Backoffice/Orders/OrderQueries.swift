@@ -17,14 +17,75 @@ public struct ListOrders: Query {
         let start = before ?? (Date.distantFuture, platformTenantID)
         // A partner's own orders by its index (row-level security would allow no others anyway).
         let tenant = unit.principal.tenantID == platformTenantID ? nil : unit.principal.tenantID
-        return try await unit.all(
-            """
-            SELECT \(unescaped: Order.columns) FROM orders o
-            WHERE (\(tenant)::uuid IS NULL OR o.tenant_id = \(tenant)) AND (\(status?.rawValue)::text IS NULL OR o.status = \(status?.rawValue))
-              AND (o.created_at, o.id) < (\(start.0), \(start.1))
-            ORDER BY o.created_at DESC, o.id DESC LIMIT \(limit)
-            """)
+        return try await unit.page(limit: limit) { fetch in try await rows(fetch, tenant: tenant, before: start, in: unit) }
     }
+
+    private func rows<Fetch: PageFetch>(_: Fetch.Type, tenant: UUID?, before start: (Date, UUID), in unit: UnitOfWork) async throws -> [Order] {
+        switch (tenant, status) {
+        case (let tenant?, let status?): try await unit.rows(OrderPage<PartnerOrdersInState, Fetch>(before: start, tenant: tenant, status: status))
+        case (let tenant?, nil): try await unit.rows(OrderPage<PartnerOrders, Fetch>(before: start, tenant: tenant))
+        case (nil, let status?): try await unit.rows(OrderPage<AllOrdersInState, Fetch>(before: start, status: status))
+        case (nil, nil): try await unit.rows(OrderPage<AllOrders, Fetch>(before: start))
+        }
+    }
+}
+
+/// A page of orders, newest first, as a prepared statement: PostgreSQL plans each shape once per
+/// connection instead of on every request (planning the page each time halved what pgbench could
+/// serve of it: ~2,100 instead of ~4,000 per second). Each shape's filter is one its index
+/// serves, without the `$1 IS NULL OR …` that a cached generic plan could not use an index for.
+struct OrderPage<Shape: OrderPageShape, Fetch: PageFetch>: PostgresPreparedStatement {
+    static var name: String { "orders_page_\(Shape.name)_\(Fetch.rows)" }
+    static var sql: String {
+        """
+        SELECT \(Order.columns) FROM orders o WHERE \(Shape.filter) AND (o.created_at, o.id) < ($1, $2)
+        ORDER BY o.created_at DESC, o.id DESC LIMIT \(Fetch.rows)
+        """
+    }
+    let before: (Date, UUID)
+    var tenant: UUID? = nil
+    var status: Order.Status? = nil
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 4)
+        bindings.append(before.0)
+        bindings.append(before.1)
+        if let tenant { bindings.append(tenant) }
+        if let status { bindings.append(status.rawValue) }
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Order { try Order(row: row) }
+}
+
+/// Which orders an `OrderPage` holds; its filter numbers the tenant (when given) $3 and then the status.
+protocol OrderPageShape {
+    static var name: String { get }
+    static var filter: String { get }
+}
+
+/// One partner's orders.
+enum PartnerOrders: OrderPageShape {
+    static let name = "partner"
+    static let filter = "o.tenant_id = $3"
+}
+
+/// One partner's orders in one state.
+enum PartnerOrdersInState: OrderPageShape {
+    static let name = "partner_state"
+    static let filter = "o.tenant_id = $3 AND o.status = $4"
+}
+
+/// Every partner's orders (platform roles).
+enum AllOrders: OrderPageShape {
+    static let name = "all"
+    static let filter = "true"
+}
+
+/// Every partner's orders in one state (platform roles).
+enum AllOrdersInState: OrderPageShape {
+    static let name = "all_state"
+    static let filter = "o.status = $3"
 }
 
 /// One order with its lines and payment (`orders.read`); another partner's is 404.

@@ -38,7 +38,9 @@ struct DatabaseSecurityTests {
         }
     }
 
-    @Test("a read session (GET) acts for its principal only: the next user of its connection never inherits it, and no change runs in it")
+    @Test(
+        "a read session (GET) acts for its principal and plans as it asks only: the next user of its connection inherits neither, and no change runs in it"
+    )
     func readSessionsDoNotLeak() async throws {
         try await TestEnvironment.with { env in
             let customer = try await env.customer()
@@ -60,10 +62,21 @@ struct DatabaseSecurityTests {
                     (principal == nil, try await customersSeen(session.connection))
                 }
                 #expect(refused == (true, 0), "a refused token's session acts for nobody, whoever used the connection before")
-                _ = try await database.readSession(tokenHash: manager) { _, _ in 0 }
+                func planMode(_ connection: PostgresConnection) async throws -> String {
+                    for try await mode in try await connection.query("SHOW plan_cache_mode", logger: testLogger).decode(String.self) { return mode }
+                    return "none"
+                }
+                let generic = try await database.readSession(tokenHash: manager, plans: .generic) { _, session in
+                    try await planMode(session.connection)
+                }
+                #expect(generic == "force_generic_plan")
                 let partnerPrincipal = env.fixture.partners[0].admin
-                let inTransaction = try await database.transaction(for: partnerPrincipal) { try await customersSeen($0) }
-                #expect(inTransaction == 0, "a transaction acts for its own principal, not the session's last one")
+                let inTransaction = try await database.transaction(for: partnerPrincipal) { (try await customersSeen($0), try await planMode($0)) }
+                #expect(inTransaction.0 == 0, "a transaction acts for its own principal, not the session's last one")
+                #expect(inTransaction.1 == "auto", "a transaction plans as PostgreSQL chooses, whatever plans the session before it used")
+                _ = try await database.readSession(tokenHash: manager, plans: .generic) { _, _ in 0 }
+                let afterGeneric = try await database.readSession(tokenHash: partner) { _, session in try await planMode(session.connection) }
+                #expect(afterGeneric == "auto", "a read session plans as it asks, not as the connection's previous session did")
                 try await database.readSession(tokenHash: manager) { principal, session in
                     let context = OperationContext(
                         principal: try #require(principal), requestID: "read-only", sourceIP: nil, policies: env.policies, transaction: session)

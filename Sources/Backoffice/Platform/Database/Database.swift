@@ -93,10 +93,16 @@ public struct Database: Sendable {
     /// row-level security applying as in a transaction. A change cannot run in it (the runner
     /// refuses). The session's settings stay with the connection until its next authentication;
     /// every transaction sets its own principal first, so they never reach other work.
-    public func readSession<T: Sendable>(tokenHash: [UInt8], _ body: (Principal?, RequestTransaction) async throws -> T) async throws -> T {
+    ///
+    /// `plans` is how PostgreSQL plans the session's statements (`plan_cache_mode`, set by the same
+    /// statement and, like the principal, reset by every later authentication and transaction).
+    public func readSession<T: Sendable>(
+        tokenHash: [UInt8], plans: PlanMode = .auto, _ body: (Principal?, RequestTransaction) async throws -> T
+    ) async throws -> T {
         try await translatingErrors {
             try await client.withConnection { connection in
-                let principal = try await connection.rows(AuthenticateSession(hash: tokenHash), logger: logger).first.flatMap(Self.principal)
+                let principal = try await connection.rows(AuthenticateSession(hash: tokenHash, plans: plans), logger: logger).first.flatMap(
+                    Self.principal)
                 return try await body(principal, RequestTransaction(connection: connection, isReadOnly: true))
             }
         }
@@ -190,9 +196,24 @@ struct Rollback: ControlStatement { static let sql = "ROLLBACK" }
 struct Savepoint: ControlStatement { static let sql = "SAVEPOINT work" }
 struct RollbackToSavepoint: ControlStatement { static let sql = "ROLLBACK TO SAVEPOINT work" }
 
-/// Authenticates a token and makes the transaction act for its principal (`authenticate_request`).
+/// How PostgreSQL plans a session's statements with parameters (`plan_cache_mode`).
+public enum PlanMode: String, Sendable {
+    /// Its default: a custom plan for each execution until a cached generic one looks as cheap.
+    /// Right for statements whose best plan depends on the values (`$1 IS NULL OR …` filters).
+    case auto
+    /// The cached generic plan of each prepared statement, never planning again: for sessions
+    /// that run only prepared pages whose every shape has one right plan (`OrderPage`,
+    /// `CustomerPageByEmail`). PostgreSQL's own choice keeps planning them on every request (it
+    /// judges the generic plan of a keyset page dearer than a custom one), which cost as much
+    /// database time as running the page.
+    case generic = "force_generic_plan"
+}
+
+/// Authenticates a token and makes the transaction act for its principal (`authenticate_request`),
+/// planning as PostgreSQL chooses (`PlanMode.auto`, local to the transaction).
 struct AuthenticateRequest: PostgresPreparedStatement {
-    static let sql = "SELECT token_id, operator_id, tenant_id, role FROM authenticate_request($1)"
+    static let sql =
+        "SELECT a.token_id, a.operator_id, a.tenant_id, a.role FROM set_config('plan_cache_mode', 'auto', true), authenticate_request($1) a"
     typealias Row = (UUID, UUID, UUID, String)
     let hash: [UInt8]
     func makeBindings() throws -> PostgresBindings {
@@ -203,12 +224,18 @@ struct AuthenticateRequest: PostgresPreparedStatement {
     func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
 }
 
-/// `authenticate_session`: as `AuthenticateRequest`, for the session of a read (settings kept by the session).
+/// `authenticate_session`: as `AuthenticateRequest`, for the session of a read (settings kept by
+/// the session), planning as `plans` says.
 struct AuthenticateSession: PostgresPreparedStatement {
-    static let sql = "SELECT token_id, operator_id, tenant_id, role FROM authenticate_session($1)"
+    static let sql = "SELECT a.token_id, a.operator_id, a.tenant_id, a.role FROM set_config('plan_cache_mode', $2, false), authenticate_session($1) a"
     typealias Row = AuthenticateRequest.Row
     let hash: [UInt8]
-    func makeBindings() throws -> PostgresBindings { try AuthenticateRequest(hash: hash).makeBindings() }
+    let plans: PlanMode
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = try AuthenticateRequest(hash: hash).makeBindings()
+        bindings.append(plans.rawValue)
+        return bindings
+    }
     func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
 }
 
@@ -221,10 +248,11 @@ public struct RequestTransaction: Sendable {
     public let isReadOnly: Bool
 }
 
-/// Sets the tenant and role the transaction acts for; row-level security reads them.
+/// Sets the tenant and role the transaction acts for (row-level security reads them), planning as
+/// PostgreSQL chooses (`PlanMode.auto`).
 struct SetSession: PostgresPreparedStatement {
-    static let sql = "SELECT set_config('app.tenant_id', $1, true), set_config('app.role', $2, true)"
-    typealias Row = (String, String)
+    static let sql = "SELECT set_config('app.tenant_id', $1, true), set_config('app.role', $2, true), set_config('plan_cache_mode', 'auto', true)"
+    typealias Row = (String, String, String)
     let tenant: String
     let role: String
     func makeBindings() throws -> PostgresBindings {
@@ -237,18 +265,6 @@ struct SetSession: PostgresPreparedStatement {
 }
 
 extension PostgresConnection {
-    /// Runs a statement's SQL unprepared (planned for its actual parameters every time) and
-    /// collects its rows: for statements whose best plan depends on the values, where a cached
-    /// generic plan can be ruinous (the account list measured 1–18 requests/s instead of ~1,000
-    /// with one, once the lock table had grown).
-    func rowsPlannedEachTime<S: PostgresPreparedStatement>(_ statement: S, logger: Logger) async throws -> [S.Row] {
-        var rows: [S.Row] = []
-        for try await row in try await query(PostgresQuery(unsafeSQL: S.sql, binds: try statement.makeBindings()), logger: logger) {
-            rows.append(try statement.decodeRow(row))
-        }
-        return rows
-    }
-
     /// Runs a prepared statement and collects its rows.
     func rows<S: PostgresPreparedStatement>(_ statement: S, logger: Logger) async throws -> [S.Row] {
         var rows: [S.Row] = []

@@ -63,7 +63,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                     }
                 }
                 if request.method == .get || request.method == .head {
-                    return try await database.readSession(tokenHash: secret.hash, authenticated)
+                    return try await database.readSession(tokenHash: secret.hash, plans: HandEncodedLists.plans(path), authenticated)
                 }
                 return try await database.requestTransaction(tokenHash: secret.hash) { principal, transaction in
                     let response = try await authenticated(principal, transaction)

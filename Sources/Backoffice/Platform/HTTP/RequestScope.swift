@@ -45,12 +45,26 @@ enum RequestID {
     }
 }
 
+/// Base64url without padding (RFC 4648 §5), as cursors and token secrets are written.
+public enum Base64URL {
+    public static func encode(_ data: Data) -> String {
+        var bytes = Array(data.base64EncodedData())
+        while bytes.last == UInt8(ascii: "=") { bytes.removeLast() }
+        for index in bytes.indices {
+            switch bytes[index] {
+            case UInt8(ascii: "+"): bytes[index] = UInt8(ascii: "-")
+            case UInt8(ascii: "/"): bytes[index] = UInt8(ascii: "_")
+            default: break
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
 /// Opaque keyset cursors: base64url of a JSON array of the key's parts.
 public enum Cursor {
     public static func encode(_ parts: [String]) -> String {
-        let data = (try? JSONEncoder().encode(parts)) ?? Data()
-        return data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Base64URL.encode((try? JSONEncoder().encode(parts)) ?? Data())
     }
 
     /// - Throws: 400 `invalid_cursor` when the cursor was not made by `encode` with `count` parts.
