@@ -34,11 +34,14 @@ public struct ListCustomerAccounts: Query {
     }
 
     private func byID<Fetch: PageFetch>(_: Fetch.Type, statuses: [String], after: UUID, in unit: UnitOfWork) async throws -> [Customer] {
-        try await unit.rows(CustomerPageByID<Fetch>(statuses: statuses, afterID: after))
+        try await unit.rows(CustomerPage<CustomersByID, Fetch>(statuses: statuses, afterID: after))
     }
 
     private func byEmail<Fetch: PageFetch>(_: Fetch.Type, statuses: [String], after: UUID, in unit: UnitOfWork) async throws -> [Customer] {
-        try await unit.rows(CustomerPageByEmail<Fetch>(statuses: statuses, prefix: emailPrefix ?? "", afterID: after))
+        guard let prefix = emailPrefix, !prefix.isEmpty else {
+            return try await unit.rows(CustomerPage<CustomersByEmail, Fetch>(statuses: statuses, afterID: after))
+        }
+        return try await unit.rows(CustomerPage<CustomersByEmailPrefix, Fetch>(statuses: statuses, afterID: after, prefix: prefix))
     }
 }
 

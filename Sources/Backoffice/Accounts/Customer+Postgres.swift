@@ -109,63 +109,66 @@ extension Customer: RowDecodable {
     }
 }
 
-/// One page of the account list, ordered by (email, id), keyset-paginated after the account
-/// `afterID` (its email is looked up, so cursors never carry PII); every filter is a bound
-/// parameter. A prepared statement, planned once per connection (planning the page on every
-/// request cost PostgreSQL about as much as running it): the page's accounts are chosen first, in
-/// `customers_email` order, and only they are joined with their open locks (a lateral lookup by
-/// `account_locks_open`), so the cached generic plan stays a short index walk however large the
-/// lock table grows.
-struct CustomerPageByEmail<Fetch: PageFetch>: PostgresPreparedStatement {
-    static var name: String { "customers_page_by_email_\(Fetch.rows)" }
+/// One page of the account list, keyset-paginated after the account `afterID` (its email is
+/// looked up, so cursors never carry PII); every filter is a bound parameter. A prepared
+/// statement that its read session plans once, generically (`HandEncodedLists.plans`): the page's
+/// accounts are chosen first, in index order, and only they are joined with their open locks (a
+/// lateral lookup by `account_locks_open`), so the plan stays a short index walk however large the
+/// lock table grows. An email prefix is its own shape: a generic plan cannot tell an empty prefix
+/// (every account) from a narrow one, and one range for both made it sort the whole table.
+struct CustomerPage<Shape: CustomerPageShape, Fetch: PageFetch>: PostgresPreparedStatement {
+    static var name: String { "customers_page_\(Shape.name)_\(Fetch.rows)" }
     static var sql: String {
         """
         SELECT \(Customer.columns) FROM (
-          SELECT * FROM customers c
-          WHERE c.status = ANY($1::text[]) AND c.email >= $2 AND c.email < $3
-            AND (c.email, c.id) > (coalesce((SELECT a.email FROM customers a WHERE a.id = $4), ''), $4::uuid)
-          ORDER BY c.email, c.id LIMIT \(Fetch.rows)) c
+          SELECT * FROM customers c WHERE c.status = ANY($1::text[]) AND \(Shape.filter) ORDER BY \(Shape.order) LIMIT \(Fetch.rows)) c
         LEFT JOIN LATERAL (SELECT * FROM account_locks l WHERE l.customer_id = c.id AND l.lifted_at IS NULL) l ON true
-        ORDER BY c.email, c.id
+        ORDER BY \(Shape.order)
         """
     }
     let statuses: [String]
-    let prefix: String
     let afterID: UUID
+    var prefix: String? = nil
 
     func makeBindings() throws -> PostgresBindings {
         var bindings = PostgresBindings(capacity: 4)
         bindings.append(statuses)
-        bindings.append(prefix)
-        bindings.append(prefix + "\u{10FFFF}")
         bindings.append(afterID)
+        if let prefix {
+            bindings.append(prefix)
+            bindings.append(prefix + "\u{10FFFF}")
+        }
         return bindings
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Customer { try Customer(row: row) }
 }
 
-/// The account list for roles that see PII masked: ordered by id, never by a masked field; prepared
-/// and shaped as `CustomerPageByEmail`.
-struct CustomerPageByID<Fetch: PageFetch>: PostgresPreparedStatement {
-    static var name: String { "customers_page_by_id_\(Fetch.rows)" }
-    static var sql: String {
-        """
-        SELECT \(Customer.columns) FROM (
-          SELECT * FROM customers c WHERE c.status = ANY($1::text[]) AND c.id > $2 ORDER BY c.id LIMIT \(Fetch.rows)) c
-        LEFT JOIN LATERAL (SELECT * FROM account_locks l WHERE l.customer_id = c.id AND l.lifted_at IS NULL) l ON true
-        ORDER BY c.id
-        """
-    }
-    let statuses: [String]
-    let afterID: UUID
+/// Which accounts a `CustomerPage` holds and in which order; `filter` reads the account after
+/// which the page starts as $2 (and an email prefix's bounds as $3 and $4).
+protocol CustomerPageShape {
+    static var name: String { get }
+    static var filter: String { get }
+    static var order: String { get }
+}
 
-    func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 2)
-        bindings.append(statuses)
-        bindings.append(afterID)
-        return bindings
-    }
+/// Every account, by (email, id).
+enum CustomersByEmail: CustomerPageShape {
+    static let name = "by_email"
+    static let filter = "(c.email, c.id) > (coalesce((SELECT a.email FROM customers a WHERE a.id = $2), ''), $2::uuid)"
+    static let order = "c.email, c.id"
+}
 
-    func decodeRow(_ row: PostgresRow) throws -> Customer { try Customer(row: row) }
+/// The accounts whose email starts with a prefix, by (email, id).
+enum CustomersByEmailPrefix: CustomerPageShape {
+    static let name = "by_email_prefix"
+    static let filter = "\(CustomersByEmail.filter) AND c.email >= $3 AND c.email < $4"
+    static let order = CustomersByEmail.order
+}
+
+/// Every account by id: for roles that see PII masked, never ordered by a masked field.
+enum CustomersByID: CustomerPageShape {
+    static let name = "by_id"
+    static let filter = "c.id > $2"
+    static let order = "c.id"
 }

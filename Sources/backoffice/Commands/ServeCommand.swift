@@ -21,6 +21,10 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Port to listen on (0: any free port).") var port = 8080
     @Option(help: "Database URL (env BACKOFFICE_DATABASE_URL).") var databaseURL: String?
     @Option(help: "Seconds between checks for expired timed locks.") var lockExpirySeconds = 5
+    @Option(help: "Database connections the pool may open.") var maxConnections = 20
+    @Option(help: "Seconds to wait for a pooled database connection before answering 503 (Retry-After).") var leaseTimeout = 5.0
+    @Option(help: "Seconds to wait for a new database connection to open.") var connectTimeout = 2.0
+    @Option(help: "Seconds a statement may run, lock waits included, before PostgreSQL cancels it (answered 503).") var statementTimeout = 30.0
     @Option(
         help: ArgumentHelp(
             "A proxy (address or CIDR) whose X-Forwarded-For names the client; repeatable. Without it the peer address is recorded.",
@@ -36,6 +40,13 @@ struct Serve: AsyncParsableCommand {
                 host: host, port: port, databaseURL: try resolveDatabaseURL(databaseURL, env: ["BACKOFFICE_DATABASE_URL"]),
                 policiesDirectory: project.policiesDirectory)
             settings.lockExpiryInterval = .seconds(max(1, lockExpirySeconds))
+            guard maxConnections >= 1, leaseTimeout > 0, connectTimeout > 0, statementTimeout > 0 else {
+                throw CLIFailure.usage("--max-connections must be at least 1 and every timeout above 0 seconds")
+            }
+            settings.pool.maximumConnections = maxConnections
+            settings.pool.leaseTimeout = .milliseconds(Int64(leaseTimeout * 1000))
+            settings.pool.connectTimeout = .milliseconds(Int64(connectTimeout * 1000))
+            settings.pool.statementTimeout = .milliseconds(Int64(statementTimeout * 1000))
             do { settings.trustedProxies = try trustedProxy.map(CIDR.init) } catch { throw CLIFailure.usage("--trusted-proxy: \(error)") }
             settings.payments = try PaymentConfiguration.validator(ProcessInfo.processInfo.environment)
             if let secrets = ProcessInfo.processInfo.environment["BACKOFFICE_WEBHOOK_SECRETS"] {

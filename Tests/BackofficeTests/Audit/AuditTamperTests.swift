@@ -196,7 +196,9 @@ struct AuditTamperTests {
     @Test("concurrent appends to one chain never fork it")
     func concurrentWriters() async throws {
         try await TestEnvironment.with { env in
-            var configuration = env.appURL.clientConfiguration(maximumConnections: 16)
+            var limits = PoolLimits()
+            limits.maximumConnections = 16
+            var configuration = env.appURL.clientConfiguration(limits)
             configuration.options.minimumConnections = 0
             let writers = 16
             let appendsPerWriter = 15

@@ -5,11 +5,11 @@ import Testing
 
 @Suite("The http payment adapter against a fake provider: retries, timeouts, no double charge, circuit breaker")
 struct HTTPPaymentValidatorTests {
-    /// Attempts time out after 1.5 s (generous: the suite runs in parallel on two cores); a slow
-    /// answer is injected as 4 s.
+    /// Attempts time out after 3 s (generous: the suite runs in parallel on two cores); a slow
+    /// answer is injected as 8 s.
     func adapter(_ url: String, attempts: Int = 4, threshold: Int = 5, breaker: CircuitBreaker? = nil) -> HTTPPaymentValidator {
         var settings = HTTPPaymentValidator.Settings(provider: "fake", baseURL: url, apiKey: "sk_test_fake")
-        settings.attemptTimeout = .milliseconds(1_500)
+        settings.attemptTimeout = .seconds(3)
         settings.attempts = attempts
         settings.backoffBase = .milliseconds(10)
         settings.failureThreshold = threshold
@@ -25,7 +25,7 @@ struct HTTPPaymentValidatorTests {
         let provider = FakePaymentProvider()
         try await provider.serve { (url: String) async throws -> Void in
             let payments = adapter(url)
-            await provider.inject([.error500AfterWork, .dropAfterWork, .slow(.seconds(4))])
+            await provider.inject([.error500AfterWork, .dropAfterWork, .slow(.seconds(8))])
             let outcome = try await payments.authorize(authorization("checkout:key-1"))
             guard case .succeeded(let id) = outcome else {
                 Issue.record("expected an authorization, got \(outcome)")
@@ -88,7 +88,7 @@ struct HTTPPaymentValidatorTests {
             try await TestEnvironment.with { env in
                 let shop = try await ShopFixture.make(env)
                 try await env.withApp(payments: adapter(url)) { client in
-                    await provider.inject([.error500AfterWork, .slow(.seconds(4))])
+                    await provider.inject([.error500AfterWork, .slow(.seconds(8))])
                     let body = shop.checkoutJSON([("BOTTLE", 1, "usd")])
                     let app = env.fixture.tokens[.appService]!
                     let placed = try await client.call(.post, "/v1/checkout", token: app, json: body, headers: ["Idempotency-Key": "order-77"])

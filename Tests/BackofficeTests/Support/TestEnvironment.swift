@@ -48,7 +48,10 @@ struct TestEnvironment: Sendable {
         let policies = try loadPolicies()
         let clock = ManualWallClock()
         do {
-            return try await Database.with(url: app, logger: testLogger, clock: clock) { database in
+            // Tests run side by side on a loaded machine: a lease may wait long (the limits have their own tests).
+            var limits = PoolLimits()
+            limits.leaseTimeout = .seconds(60)
+            return try await Database.with(url: app, logger: testLogger, clock: clock, limits: limits) { database in
                 let fixture = try await seed(database: database, policies: policies)
                 return try await body(
                     TestEnvironment(database: database, owner: owner, appURL: app, policies: policies, fixture: fixture, clock: clock))
@@ -125,7 +128,7 @@ struct TestEnvironment: Sendable {
     /// `trustedProxies`, over a real socket from 127.0.0.1 (so `X-Forwarded-For` can name clients).
     func withApp<T: Sendable>(
         handEncodedLists: Bool = true, trustedProxies: [CIDR]? = nil, logger: Logger = testLogger, policies: PolicySet? = nil,
-        payments: (any PaymentValidator)? = nil,
+        payments: (any PaymentValidator)? = nil, database: Database? = nil,
         _ body: @Sendable (any TestClientProtocol) async throws -> T
     ) async throws -> T {
         var settings = ServerSettings(
@@ -134,7 +137,7 @@ struct TestEnvironment: Sendable {
         settings.webhookSecrets = ["simulated": [Self.webhookSecret]]
         if let payments { settings.payments = payments }
         let app = try BackofficeServer.buildApplication(
-            database: database, policies: policies ?? self.policies, settings: settings, services: [], logger: logger,
+            database: database ?? self.database, policies: policies ?? self.policies, settings: settings, services: [], logger: logger,
             handEncodedLists: handEncodedLists)
         return try await app.test(trustedProxies == nil ? .router : .live) { client in try await body(client) }
     }

@@ -12,8 +12,15 @@ public struct Database: Sendable {
     /// Where units of work take new ids from.
     public let ids: IDGenerator
 
-    public init(client: PostgresClient, logger: Logger, clock: any WallClock = SystemWallClock(), ids: IDGenerator = .random) {
+    /// Longest wait for a pooled connection (`PoolLimits.leaseTimeout`).
+    public let leaseTimeout: Duration
+
+    public init(
+        client: PostgresClient, logger: Logger, clock: any WallClock = SystemWallClock(), ids: IDGenerator = .random,
+        leaseTimeout: Duration = PoolLimits().leaseTimeout
+    ) {
         self.client = client
+        self.leaseTimeout = leaseTimeout
         self.logger = logger
         self.clock = clock
         self.ids = ids
@@ -100,7 +107,7 @@ public struct Database: Sendable {
         tokenHash: [UInt8], plans: PlanMode = .auto, _ body: (Principal?, RequestTransaction) async throws -> T
     ) async throws -> T {
         try await translatingErrors {
-            try await client.withConnection { connection in
+            try await client.withConnection(within: leaseTimeout) { connection in
                 let principal = try await connection.rows(AuthenticateSession(hash: tokenHash, plans: plans), logger: logger).first.flatMap(
                     Self.principal)
                 return try await body(principal, RequestTransaction(connection: connection, isReadOnly: true))
@@ -116,7 +123,7 @@ public struct Database: Sendable {
     /// says not to commit, or throws); database errors come back as problems.
     private func leasedTransaction<T: Sendable>(_ body: (PostgresConnection) async throws -> (T, commit: Bool)) async throws -> T {
         try await translatingErrors {
-            try await client.withConnection { connection in
+            try await client.withConnection(within: leaseTimeout) { connection in
                 _ = try await connection.rows(Begin(), logger: logger)
                 do {
                     let (result, commit) = try await body(connection)
@@ -165,6 +172,8 @@ public struct Database: Sendable {
                 return DomainError.refused
             case PostgresError.Code.deadlockDetected.raw, PostgresError.Code.serializationFailure.raw:
                 return DomainError.contention
+            case PostgresError.Code.queryCanceled.raw:  // statement_timeout
+                return DomainError.timedOut
             case PostgresError.Code.checkViolation.raw, PostgresError.Code.notNullViolation.raw:
                 return DomainError.invalid([FieldIssue(field: "body", code: "constraint", message: "violates a constraint")])
             case let state where state.hasPrefix("22"):  // data exception: a value out of range or not representable
@@ -203,7 +212,7 @@ public enum PlanMode: String, Sendable {
     case auto
     /// The cached generic plan of each prepared statement, never planning again: for sessions
     /// that run only prepared pages whose every shape has one right plan (`OrderPage`,
-    /// `CustomerPageByEmail`). PostgreSQL's own choice keeps planning them on every request (it
+    /// `CustomerPage`). PostgreSQL's own choice keeps planning them on every request (it
     /// judges the generic plan of a keyset page dearer than a custom one), which cost as much
     /// database time as running the page.
     case generic = "force_generic_plan"

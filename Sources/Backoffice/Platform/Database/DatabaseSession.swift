@@ -7,9 +7,11 @@ extension Database {
     /// shuts it down. Units of work take "now" from `clock`.
     public static func with<T: Sendable>(
         url: DatabaseURL, logger: Logger, clock: any WallClock = SystemWallClock(), maximumConnections: Int = 4,
-        _ body: @Sendable (Database) async throws -> T
+        limits: PoolLimits = PoolLimits(), _ body: @Sendable (Database) async throws -> T
     ) async throws -> T {
-        let client = PostgresClient(configuration: url.clientConfiguration(maximumConnections: maximumConnections), backgroundLogger: logger)
+        var limits = limits
+        limits.maximumConnections = maximumConnections
+        let client = PostgresClient(configuration: url.clientConfiguration(limits), backgroundLogger: logger)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             // Start the pool before anything leases from it (a lease before `run()` is a warning).
             let (started, signal) = AsyncStream<Void>.makeStream()
@@ -20,7 +22,7 @@ extension Database {
             for await _ in started {}
             await Task.yield()
             defer { group.cancelAll() }
-            return try await body(Database(client: client, logger: logger, clock: clock))
+            return try await body(Database(client: client, logger: logger, clock: clock, leaseTimeout: limits.leaseTimeout))
         }
     }
 

@@ -56,11 +56,15 @@ public struct DatabaseURL: Sendable, CustomStringConvertible {
         }
     }
 
-    /// A pool configuration for this URL.
-    public func clientConfiguration(maximumConnections: Int = 20) -> PostgresClient.Configuration {
+    /// A pool configuration for this URL within `limits` (connections, connect timeout, and the
+    /// statement timeout every session starts with).
+    public func clientConfiguration(_ limits: PoolLimits = PoolLimits()) -> PostgresClient.Configuration {
         var configuration = PostgresClient.Configuration(host: host, port: port, username: user, password: password, database: database, tls: tls)
-        configuration.options.maximumConnections = maximumConnections
-        configuration.options.additionalStartupParameters = [("application_name", "backoffice")]
+        configuration.options.maximumConnections = limits.maximumConnections
+        configuration.options.connectTimeout = limits.connectTimeout
+        configuration.options.additionalStartupParameters = [
+            ("application_name", "backoffice"), ("statement_timeout", String(PoolLimits.milliseconds(limits.statementTimeout))),
+        ]
         return configuration
     }
 

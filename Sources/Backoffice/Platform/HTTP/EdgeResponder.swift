@@ -163,10 +163,10 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     }
 
     static func problemResponse(_ problem: Problem, requestID: String) -> Response {
-        Response(
-            status: .init(code: problem.status),
-            headers: [.contentType: "application/problem+json"],
-            body: .init(byteBuffer: ByteBuffer(data: problem.body(requestID: requestID))))
+        var headers: HTTPFields = [.contentType: "application/problem+json"]
+        if let wait = problem.retryAfter { headers[.retryAfter] = String(wait) }
+        return Response(
+            status: .init(code: problem.status), headers: headers, body: .init(byteBuffer: ByteBuffer(data: problem.body(requestID: requestID))))
     }
 }
 

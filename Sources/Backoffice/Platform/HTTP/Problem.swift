@@ -10,8 +10,14 @@ public struct Problem: Error, Sendable, Equatable {
     public let detail: String?
     public var errors: [FieldIssue] = []
     public var currentState: String?
+    /// Seconds after which the same request may succeed (`Retry-After`), for failures that pass.
+    public var retryAfter: Int?
 
-    public init(status: Int, code: String, title: String, detail: String? = nil, errors: [FieldIssue] = [], currentState: String? = nil) {
+    public init(
+        status: Int, code: String, title: String, detail: String? = nil, errors: [FieldIssue] = [], currentState: String? = nil,
+        retryAfter: Int? = nil
+    ) {
+        self.retryAfter = retryAfter
         self.status = status
         self.code = code
         self.title = title
@@ -69,7 +75,8 @@ public struct Problem: Error, Sendable, Equatable {
             detail: errors.map { "\($0.field): \($0.message)" }.joined(separator: "; "), errors: errors)
     }
     public static let unavailable = Problem(
-        status: 503, code: "service_unavailable", title: "Service unavailable", detail: "The database is not reachable.")
+        status: 503, code: "service_unavailable", title: "Service unavailable",
+        detail: "The database is not reachable or busy; nothing was changed. Send the request again later.", retryAfter: 2)
     public static let internalError = Problem(
         status: 500, code: "internal_error", title: "Internal error", detail: "The request failed; see the server log for its request id.")
 
@@ -111,11 +118,17 @@ extension Problem {
         case .contention:
             self = Problem(
                 status: 503, code: "transaction_conflict", title: "Try again",
-                detail: "A concurrent change conflicted with this one; nothing was changed. Send the request again (with the same Idempotency-Key).")
+                detail: "A concurrent change conflicted with this one; nothing was changed. Send the request again (with the same Idempotency-Key).",
+                retryAfter: 1)
+        case .timedOut:
+            self = Problem(
+                status: 503, code: "statement_timeout", title: "Try again",
+                detail: "The database did not finish in time (a statement waited too long); nothing was changed. Send the request again.",
+                retryAfter: 2)
         case .paymentProviderUnavailable:
             self = Problem(
                 status: 503, code: "payment_provider_unavailable", title: "Payment provider unavailable",
-                detail: "The payment provider did not answer; nothing was changed. Send the request again later.")
+                detail: "The payment provider did not answer; nothing was changed. Send the request again later.", retryAfter: 30)
         case .paymentDeclined(let code):
             self = Problem(
                 status: 402, code: code, title: "Payment declined",

@@ -21,6 +21,7 @@ struct ProblemMiddleware: ServerMiddleware {
             let problem = Self.problem(for: error, logger: logger)
             var fields = HTTPFields()
             fields[.contentType] = "application/problem+json"
+            if let wait = problem.retryAfter { fields[.retryAfter] = String(wait) }
             return (
                 HTTPResponse(status: .init(code: problem.status), headerFields: fields),
                 HTTPBody(problem.body(requestID: RequestScope.current?.requestID))

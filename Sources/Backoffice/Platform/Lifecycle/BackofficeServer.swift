@@ -23,7 +23,8 @@ public struct ServerSettings: Sendable {
     public var bulkPaths: Set<String> = ["/v1/activity", "/v1/goods/import"]
     /// How often timed locks are checked for expiry.
     public var lockExpiryInterval: Duration = .seconds(5)
-    public var maximumConnections: Int = 20
+    /// The connection pool's size and how long the service waits for PostgreSQL.
+    public var pool = PoolLimits()
     /// Proxies whose `X-Forwarded-For` is believed (`serve --trusted-proxy`); none by default.
     public var trustedProxies: [CIDR] = []
     /// Each payment provider's webhook secrets (several during a rotation): from configuration
@@ -122,9 +123,8 @@ public enum BackofficeServer {
     {
         let policies = try PolicySet.load(from: settings.policiesDirectory)
         try await ServiceRoleCheck.verify(settings.databaseURL, logger: logger)
-        let client = PostgresClient(
-            configuration: settings.databaseURL.clientConfiguration(maximumConnections: settings.maximumConnections), backgroundLogger: logger)
-        let database = Database(client: client, logger: logger)
+        let client = PostgresClient(configuration: settings.databaseURL.clientConfiguration(settings.pool), backgroundLogger: logger)
+        let database = Database(client: client, logger: logger, leaseTimeout: settings.pool.leaseTimeout)
         let expiry = LockExpiryService(database: database, policies: policies, interval: settings.lockExpiryInterval)
         let app = try buildApplication(
             database: database, policies: policies, settings: settings, services: [client, expiry], logger: logger, onServerRunning: onServerRunning)

@@ -27,8 +27,11 @@ public enum DomainError: Error, Sendable, Equatable {
     case idempotencyKeyReused
     /// The request's credential does not (or no longer) identify a principal.
     case unauthenticated
-    /// The database cannot be reached.
+    /// The database cannot be reached, or no pooled connection came in time.
     case unavailable
+    /// A statement ran past the statement timeout (waiting on a lock included) and was cancelled:
+    /// its transaction changed nothing, and the same request may be sent again.
+    case timedOut
     /// The database gave up on the transaction to let a concurrent one through (deadlock,
     /// serialization failure): nothing was changed, and the same request may be sent again.
     case contention

@@ -1,0 +1,89 @@
+import Foundation
+import PostgresNIO
+import Synchronization
+
+/// How long the service waits for PostgreSQL, so that an outage or a hung statement answers 503
+/// within a bounded time instead of holding requests (and connections) indefinitely.
+public struct PoolLimits: Sendable {
+    /// Connections the pool may open.
+    public var maximumConnections = 20
+    /// Longest wait for a pooled connection: when none comes (the database is down, or every
+    /// connection is busy) the request fails with `DomainError.unavailable` (503, `Retry-After`).
+    public var leaseTimeout: Duration = .seconds(5)
+    /// Longest wait to open a new connection.
+    public var connectTimeout: Duration = .seconds(2)
+    /// PostgreSQL's `statement_timeout` for every statement of the service (a statement waiting
+    /// on a lock included): a cancelled statement is `DomainError.timedOut` (503).
+    public var statementTimeout: Duration = .seconds(30)
+
+    public init() {}
+
+    /// Whole milliseconds of `duration`, as PostgreSQL settings take them.
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+    }
+}
+
+extension PostgresClient {
+    /// Leases a connection within `timeout` and runs `body` on it, however long `body` takes.
+    /// The lease is taken by a child task that holds it until `body` ends (even if the request's
+    /// task is cancelled meanwhile: the connection is never returned while `body` still uses it);
+    /// a lease that does not come in time is cancelled (the pool forgets the request) and nothing
+    /// runs.
+    /// - Throws: `DomainError.unavailable` when no connection came within `timeout`; the pool's
+    ///   own error when leasing failed.
+    func withConnection<T: Sendable>(within timeout: Duration, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        let (leases, offer) = AsyncThrowingStream<PostgresConnection, any Error>.makeStream()
+        let done = Latch()
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                do {
+                    try await self.withConnection { connection in
+                        offer.yield(connection)
+                        await done.wait()
+                    }
+                } catch {
+                    offer.finish(throwing: error)
+                }
+            }
+            let timer = Task {
+                try await Task.sleep(for: timeout)
+                offer.finish(throwing: DomainError.unavailable)
+            }
+            defer {
+                timer.cancel()
+                done.open()
+                group.cancelAll()  // a lease still waited for is given up
+            }
+            var iterator = leases.makeAsyncIterator()
+            guard let connection = try await iterator.next() else { throw DomainError.unavailable }
+            timer.cancel()
+            return try await body(connection)
+        }
+    }
+}
+
+/// A one-way gate that ignores task cancellation: `wait()` returns once `open()` was called.
+final class Latch: Sendable {
+    private let state = Mutex<(isOpen: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let openAlready = state.withLock { state in
+                if state.isOpen { return true }
+                state.waiter = continuation
+                return false
+            }
+            if openAlready { continuation.resume() }
+        }
+    }
+
+    func open() {
+        let waiter = state.withLock { state in
+            state.isOpen = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+}

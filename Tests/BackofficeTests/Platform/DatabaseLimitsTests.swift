@@ -1,0 +1,75 @@
+import Foundation
+import HTTPTypes
+import PostgresNIO
+import Testing
+
+@testable import Backoffice
+
+@Suite("Waiting for the database is bounded: 503 with Retry-After, never a hang")
+struct DatabaseLimitsTests {
+    @Test(
+        "a statement waiting on a lock past the statement timeout is 503 statement_timeout with Retry-After, changes nothing, and the pool serves the next requests"
+    )
+    func statementTimeout() async throws {
+        try await TestEnvironment.with { env in
+            let customer = try await env.customer()
+            let manager = env.fixture.tokens[.backendManager]!
+            var limits = PoolLimits()
+            limits.statementTimeout = .milliseconds(500)
+            try await Database.with(url: env.appURL, logger: testLogger, maximumConnections: 2, limits: limits) { database in
+                try await env.owner.withConnection(logger: testLogger) { holder in
+                    // Another session holds the account's row lock for the whole request.
+                    try await holder.query("BEGIN", logger: testLogger)
+                    try await holder.query("SELECT set_config('app.tenant_id', '\(unescaped: platformTenantID.text)', true)", logger: testLogger)
+                    try await holder.query("SELECT 1 FROM customers WHERE id = \(customer.id) FOR UPDATE", logger: testLogger)
+                    try await env.withApp(database: database) { client in
+                        let start = ContinuousClock.now
+                        let reply = try await client.call(
+                            .post, "/v1/customers/\(customer.id.text)/lock", token: manager, json: #"{"reason":"stuck"}"#)
+                        #expect(reply.status == 503)
+                        #expect(reply["code"] == "statement_timeout")
+                        #expect(reply.headers[.retryAfter] == "2")
+                        // Without the timeout it would wait for the lock, held until this block ends: forever.
+                        #expect(ContinuousClock.now - start < .seconds(10), "answered after the 0.5 s statement timeout (slack for a loaded machine)")
+                        for _ in 0..<4 {  // more requests than the pool has connections: none was left behind
+                            #expect(try await client.call(.get, "/v1/customers?limit=1", token: manager).status == 200)
+                        }
+                    }
+                    try await holder.query("ROLLBACK", logger: testLogger)
+                }
+            }
+            #expect(try await env.ownerScalar("SELECT status FROM customers WHERE id = '\(customer.id)'", as: String.self) == "active")
+            #expect(try await env.ownerScalar("SELECT count(*) FROM audit_events WHERE action = 'accounts.lock'", as: Int.self) == 0)
+        }
+    }
+
+    @Test(
+        "when no pooled connection comes within the lease timeout, a request is 503 service_unavailable with Retry-After at once, and the next one after a connection frees succeeds"
+    )
+    func leaseTimeout() async throws {
+        try await TestEnvironment.with { env in
+            let manager = env.fixture.tokens[.backendManager]!
+            var limits = PoolLimits()
+            limits.leaseTimeout = .milliseconds(300)
+            try await Database.with(url: env.appURL, logger: testLogger, maximumConnections: 1, limits: limits) { database in
+                try await env.withApp(database: database) { client in
+                    #expect(try await client.call(.get, "/v1/customers?limit=1", token: manager).status == 200)
+                    let (held, signal) = AsyncStream<Void>.makeStream()
+                    async let holding: Void = database.transaction(for: env.fixture.partners[0].admin) { _ in
+                        signal.yield()
+                        try await Task.sleep(for: .seconds(10))
+                    }
+                    for await _ in held { break }
+                    let start = ContinuousClock.now
+                    let reply = try await client.call(.get, "/v1/customers?limit=1", token: manager)
+                    #expect(reply.status == 503)
+                    #expect(reply["code"] == "service_unavailable")
+                    #expect(reply.headers[.retryAfter] == "2")
+                    #expect(ContinuousClock.now - start < .seconds(5), "refused after the 0.3 s lease timeout, not when the connection frees (10 s)")
+                    try await holding
+                    #expect(try await client.call(.get, "/v1/customers?limit=1", token: manager).status == 200)
+                }
+            }
+        }
+    }
+}
