@@ -7,20 +7,31 @@ public protocol WallClock: Sendable {
     func now() -> Date
 }
 
-/// The machine's clock.
+/// The machine's clock, in whole microseconds (`Date.atDatabasePrecision`).
 public struct SystemWallClock: WallClock {
     public init() {}
-    public func now() -> Date { Date() }
+    public func now() -> Date { Date().atDatabasePrecision }
 }
 
-/// A clock that stands still until told to move.
+extension Date {
+    /// This instant in whole microseconds since 2000-01-01, computed as PostgreSQL's `timestamptz`
+    /// is decoded: an instant a clock gives, stored and read back, is never later than itself
+    /// (a message published "now" read back as scheduled a fraction of a microsecond ahead).
+    public var atDatabasePrecision: Date {
+        let start = Date(timeIntervalSince1970: 946_684_800)  // 2000-01-01T00:00:00Z
+        let microseconds = (timeIntervalSince(start) * 1_000_000).rounded(.down)
+        return Date(timeInterval: microseconds / 1_000_000, since: start)
+    }
+}
+
+/// A clock that stands still until told to move (in whole microseconds, as `SystemWallClock`).
 public final class ManualWallClock: WallClock, @unchecked Sendable {
     private let lock = NSLock()
     private var current: Date
 
     public init(_ start: Date = Date()) { current = start }
 
-    public func now() -> Date { lock.withLock { current } }
+    public func now() -> Date { lock.withLock { current.atDatabasePrecision } }
 
     /// Moves the clock forward (or back, for a negative interval).
     public func advance(by seconds: TimeInterval) { lock.withLock { current += seconds } }
