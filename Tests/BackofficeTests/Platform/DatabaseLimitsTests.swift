@@ -14,7 +14,7 @@ struct DatabaseLimitsTests {
         try await TestEnvironment.with { env in
             let customer = try await env.customer()
             let manager = env.fixture.tokens[.backendManager]!
-            var limits = PoolLimits()
+            var limits = PoolLimits.forTests
             limits.statementTimeout = .milliseconds(500)
             try await Database.with(url: env.appURL, logger: testLogger, maximumConnections: 2, limits: limits) { database in
                 try await env.owner.withConnection(logger: testLogger) { holder in
@@ -49,7 +49,7 @@ struct DatabaseLimitsTests {
     func leaseTimeout() async throws {
         try await TestEnvironment.with { env in
             let manager = env.fixture.tokens[.backendManager]!
-            var limits = PoolLimits()
+            var limits = PoolLimits.forTests
             limits.leaseTimeout = .seconds(1)
             try await Database.with(url: env.appURL, logger: testLogger, maximumConnections: 1, limits: limits) { database in
                 try await env.withApp(database: database) { client in

@@ -49,7 +49,7 @@ struct TestEnvironment: Sendable {
         let clock = ManualWallClock()
         do {
             // Tests run side by side on a loaded machine: a lease may wait long (the limits have their own tests).
-            var limits = PoolLimits()
+            var limits = PoolLimits.forTests
             limits.leaseTimeout = .seconds(60)
             return try await Database.with(url: app, logger: testLogger, clock: clock, limits: limits) { database in
                 let fixture = try await seed(database: database, policies: policies)
@@ -140,6 +140,16 @@ struct TestEnvironment: Sendable {
             database: database ?? self.database, policies: policies ?? self.policies, settings: settings, services: [], logger: logger,
             handEncodedLists: handEncodedLists)
         return try await app.test(trustedProxies == nil ? .router : .live) { client in try await body(client) }
+    }
+}
+
+extension PoolLimits {
+    /// The service's limits with a connect timeout for a machine busy with builds and parallel
+    /// suites (the limits under test are set by the tests that test them).
+    static var forTests: PoolLimits {
+        var limits = PoolLimits()
+        limits.connectTimeout = .seconds(10)
+        return limits
     }
 }
 
