@@ -16,19 +16,18 @@ extension Customer: RowDecodable {
     /// Decodes `columns` cell by cell (cheaper than tuple decoding on list pages).
     public init(row: PostgresRow) throws {
         var cells = RowCells(row, of: "customers")
-        func next<T: PostgresDecodable>(_ type: T.Type) throws -> T { try cells.next(type) }
         self.init(
-            id: try next(UUID.self), email: try next(String.self), displayName: try next(String.self),
-            status: try AccountStatus(known: try next(String.self)), subscription: try Subscription(known: try next(String.self)),
-            renewsAt: try next(Date?.self), failedLogins: try next(Int.self),
-            createdAt: try next(Date.self), updatedAt: try next(Date.self), deletedAt: try next(Date?.self),
-            version: try next(Int64.self), lock: nil)
-        if let lockID = try next(UUID?.self) {
+            id: try cells.next(UUID.self), email: try cells.next(String.self), displayName: try cells.next(String.self),
+            status: try AccountStatus(known: try cells.next(String.self)), subscription: try Subscription(known: try cells.next(String.self)),
+            renewsAt: try cells.next(Date?.self), failedLogins: try cells.next(Int.self),
+            createdAt: try cells.next(Date.self), updatedAt: try cells.next(Date.self), deletedAt: try cells.next(Date?.self),
+            version: try cells.next(Int64.self), lock: nil)
+        if let lockID = try cells.next(UUID?.self) {
             lock = AccountLock(
-                id: lockID, cause: try AccountLock.Cause(known: try next(String.self)), reason: try next(String.self),
-                failedAttempts: try next(Int?.self), lockedBy: try next(UUID?.self), lockedAt: try next(Date.self),
-                until: try next(Date?.self), liftedAt: try next(Date?.self), liftedBy: try next(UUID?.self),
-                liftReason: try next(String?.self))
+                id: lockID, cause: try AccountLock.Cause(known: try cells.next(String.self)), reason: try cells.next(String.self),
+                failedAttempts: try cells.next(Int?.self), lockedBy: try cells.next(UUID?.self), lockedAt: try cells.next(Date.self),
+                until: try cells.next(Date?.self), liftedAt: try cells.next(Date?.self), liftedBy: try cells.next(UUID?.self),
+                liftReason: try cells.next(String?.self))
         }
     }
 

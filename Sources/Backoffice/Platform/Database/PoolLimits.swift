@@ -46,18 +46,17 @@ extension PostgresClient {
                     offer.finish(throwing: error)
                 }
             }
-            let timer = Task {
-                try await Task.sleep(for: timeout)
-                offer.finish(throwing: DomainError.unavailable)
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                if !Task.isCancelled { offer.finish(throwing: DomainError.unavailable) }
             }
             defer {
-                timer.cancel()
                 done.open()
                 group.cancelAll()  // a lease still waited for is given up
             }
             var iterator = leases.makeAsyncIterator()
             guard let connection = try await iterator.next() else { throw DomainError.unavailable }
-            timer.cancel()
+            group.cancelAll()  // stops the timer; the lease's holder waits on the latch, which cancellation does not end
             return try await body(connection)
         }
     }

@@ -72,7 +72,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
             }
         } catch let refusal as Refusal {
             response = Self.problemResponse(refusal.problem, requestID: requestID)
-            response.headers[refusal.header.name] = refusal.header.value
+            if let header = refusal.header { response.headers[header.name] = header.value }
         } catch {
             response = Self.problemResponse(Self.problem(for: error, logger: logger), requestID: requestID)
         }
@@ -102,17 +102,18 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
         }
     }
 
-    /// A refusal before any handler runs, with the header that says what to do (RFC 6750, RFC 6585).
+    /// A refusal before any handler runs, with any header besides `Retry-After` (which the
+    /// problem carries) that says what to do (RFC 6750).
     private struct Refusal: Error {
         let problem: Problem
-        let header: HTTPField
+        var header: HTTPField? = nil
     }
 
     /// An address over one of its limits: counted, logged, 429 with `Retry-After`.
     private func limited(_ address: String, wait: Int, _ message: Logger.Message, _ problem: Problem, logger: Logger) -> Refusal {
         rateLimited.increment()
         logger.warning(message, metadata: ["source_ip": .string(address), "retry_after": .stringConvertible(wait)])
-        return Refusal(problem: problem, header: HTTPField(name: .retryAfter, value: String(wait)))
+        return Refusal(problem: problem)
     }
 
     /// The request's well-formed bearer token. An address over the failure limit of

@@ -35,12 +35,12 @@ public struct Problem: Error, Sendable, Equatable {
     public static func tooManyFailedAuthentications(retryAfter seconds: Int) -> Problem {
         Problem(
             status: 429, code: "too_many_failed_authentications", title: "Too many failed authentications",
-            detail: "Too many requests from this address failed to authenticate; try again in \(seconds) s.")
+            detail: "Too many requests from this address failed to authenticate; try again in \(seconds) s.", retryAfter: seconds)
     }
     public static func tooManySubmissions(retryAfter seconds: Int) -> Problem {
         Problem(
             status: 429, code: "too_many_submissions", title: "Too many submissions",
-            detail: "Too many submissions from this address; try again in \(seconds) s.")
+            detail: "Too many submissions from this address; try again in \(seconds) s.", retryAfter: seconds)
     }
     public static func forbidden(_ action: Action) -> Problem {
         Problem(status: 403, code: "forbidden", title: "Forbidden", detail: "Your role may not perform '\(action.rawValue)'.")
