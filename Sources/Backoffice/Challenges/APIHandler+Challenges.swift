@@ -86,25 +86,7 @@ extension APIHandler {
     }
 
     func challengeLeaderboard(_ input: Operations.ChallengeLeaderboard.Input) async throws -> Operations.ChallengeLeaderboard.Output {
-        let limit = try pageLimit(input.query.limit)
-        let id = try parseID(input.path.challengeId, "challenge_id")
-        let (challenge, entries) = try await read(
-            ChallengeLeaderboard(challengeID: id, after: try Cursor.standing(input.query.cursor), limit: limit + 1))
-        let (items, next) = keysetPage(entries, limit: limit) {
-            [String($0.standing.score)] + Cursor.timeAndID($0.standing.achievedAt, $0.standing.customerID)
-        }
-        let now = database.clock.now()
-        return .ok(
-            .init(
-                body: .json(
-                    .init(
-                        challengeId: id.text, state: try .init(known: challenge.state(at: now).rawValue),
-                        tiePolicy: try .init(known: challenge.tiePolicy.rawValue),
-                        frozen: now >= challenge.frozenAt, asOf: now,
-                        entries: items.map {
-                            .init(
-                                rank: $0.rank, customerId: $0.standing.customerID.text, score: $0.standing.score, events: $0.events,
-                                achievedAt: $0.standing.achievedAt, reachedTarget: $0.reachedTarget)
-                        }, nextCursor: next))))
+        let request = LeaderboardRequest(challengeID: input.path.challengeId, limit: input.query.limit, cursor: input.query.cursor)
+        return .ok(.init(body: .json(try await request.run(database, context: try context()).api)))
     }
 }

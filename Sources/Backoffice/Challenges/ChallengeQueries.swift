@@ -42,63 +42,141 @@ public struct ChallengeLeaderboard: Query {
     public init(challengeID: UUID, after: Ranking.Standing?, limit: Int) { (self.challengeID, self.after, self.limit) = (challengeID, after, limit) }
 
     public func read(in unit: UnitOfWork) async throws -> (Challenge, [LeaderboardEntry]) {
-        let challenge = try await Challenge.fetch(challengeID, in: unit)
-        let rows = try await Self.standings(of: challenge, after: after, limit: limit, in: unit)
+        guard let challenge = try await unit.rows(ChallengeByID(id: challengeID)).first else {
+            throw DomainError.notFound("Challenge \(challengeID.text)")
+        }
+        let rows = try await unit.page(limit: limit) { fetch in try await Self.standings(fetch, of: challenge, after: after, in: unit) }
         guard let first = rows.first else { return (challenge, []) }
         var (firstRank, offset) = (1, 0)
         if after != nil {
-            let eligible = Self.eligible(challenge)
-            guard
-                let counts = try await unit.first(
-                    """
-                    SELECT count(*) FILTER (WHERE s.score > \(first.0.score)),
-                           count(*) FILTER (WHERE s.score > \(first.0.score) OR (s.score = \(first.0.score) AND s.achieved_at < \(first.0.achievedAt))),
-                           count(DISTINCT s.score) FILTER (WHERE s.score > \(first.0.score)),
-                           count(*) FILTER (WHERE s.score > \(first.0.score) OR (s.score = \(first.0.score) AND (s.achieved_at < \(first.0.achievedAt)
-                               OR (s.achieved_at = \(first.0.achievedAt) AND s.customer_id < \(first.0.customerID)))))
-                    FROM challenge_scores s JOIN customers c ON c.id = s.customer_id AND \(unescaped: eligible)
-                    WHERE s.challenge_id = \(challenge.id) AND s.score >= \(first.0.score)
-                    """, { try $0.decode((Int, Int, Int, Int).self) })
-            else { throw DomainError.inconsistent("the rank count returned no row") }
+            guard let counts = try await unit.rows(LeaderboardRankCounts(challenge, before: first.standing)).first else {
+                throw DomainError.inconsistent("the rank count returned no row")
+            }
             firstRank = 1 + (challenge.tiePolicy == .standard ? counts.0 : challenge.tiePolicy == .earliest ? counts.1 : counts.2)
             offset = counts.3
         }
-        let ranks = Ranking.ranks(rows.map(\.0), policy: challenge.tiePolicy, firstRank: firstRank, offset: offset)
+        let ranks = Ranking.ranks(rows.map(\.standing), policy: challenge.tiePolicy, firstRank: firstRank, offset: offset)
         let entries = zip(rows, ranks).map { row, rank in
-            LeaderboardEntry(rank: rank, standing: row.0, events: row.1, reachedTarget: challenge.target.map { row.0.score >= $0 } ?? false)
+            LeaderboardEntry(
+                rank: rank, standing: row.standing, events: row.events, reachedTarget: challenge.target.map { row.standing.score >= $0 } ?? false)
         }
         return (challenge, entries)
     }
 
-    /// The condition on `customers c` for ranking in `challenge`.
-    static func eligible(_ challenge: Challenge) -> String {
-        challenge.eligibility == .subscribers ? "c.status = 'active' AND c.subscription = 'active'" : "c.status = 'active'"
-    }
+    /// The condition on `customers c` for ranking in the challenge whose eligibility is a
+    /// statement's `$2` (true: subscribers only).
+    static let eligible = "c.status = 'active' AND (NOT $2 OR c.subscription = 'active')"
 
     /// Eligible standings in board order (score descending, earliest achievement, customer id),
-    /// after `after`, at most `limit` (all without a limit).
-    static func standings(of challenge: Challenge, after: Ranking.Standing?, limit: Int?, in unit: UnitOfWork) async throws
-        -> [(Ranking.Standing, Int)]
+    /// after `after`, `Fetch.rows` at most.
+    static func standings<Fetch: PageFetch>(_: Fetch.Type, of challenge: Challenge, after: Ranking.Standing?, in unit: UnitOfWork) async throws
+        -> [BoardRow]
     {
-        let board = "FROM challenge_scores s JOIN customers c ON c.id = s.customer_id AND \(eligible(challenge))"
-        let order = "ORDER BY s.score DESC, s.achieved_at, s.customer_id"
-        let query: PostgresQuery =
-            if let after {
-                """
-                SELECT s.customer_id, s.score, s.achieved_at, s.events \(unescaped: board)
-                WHERE s.challenge_id = \(challenge.id) AND (s.score < \(after.score) OR (s.score = \(after.score) AND (s.achieved_at > \(after.achievedAt)
-                    OR (s.achieved_at = \(after.achievedAt) AND s.customer_id > \(after.customerID)))))
-                \(unescaped: order) LIMIT \(limit ?? Int.max)
-                """
-            } else {
-                "SELECT s.customer_id, s.score, s.achieved_at, s.events \(unescaped: board) WHERE s.challenge_id = \(challenge.id) \(unescaped: order) LIMIT \(limit ?? Int.max)"
-            }
-        var rows: [(Ranking.Standing, Int)] = []
-        for try await (customer, score, achievedAt, events) in try await unit.connection.query(query, logger: unit.logger).decode(
-            (UUID, Double, Date, Int).self)
-        {
-            rows.append((Ranking.Standing(customerID: customer, score: score, achievedAt: achievedAt), events))
-        }
-        return rows
+        if let after { return try await unit.rows(LeaderboardPage<BoardAfter, Fetch>(challenge, after: after)) }
+        return try await unit.rows(LeaderboardPage<BoardFromTop, Fetch>(challenge))
     }
 }
+
+/// What a page after a cursor needs to rank its first standing: how many eligible standings
+/// score higher, score higher or reached the same score earlier, how many distinct scores are
+/// higher, and how many standings precede it on the board (`$1`, `$2` as `LeaderboardPage`;
+/// `$3`–`$5` the page's first standing).
+struct LeaderboardRankCounts: PostgresPreparedStatement {
+    static let name = "leaderboard_rank_counts"
+    static let sql = """
+        SELECT count(*) FILTER (WHERE s.score > $3),
+               count(*) FILTER (WHERE s.score > $3 OR (s.score = $3 AND s.achieved_at < $4)),
+               count(DISTINCT s.score) FILTER (WHERE s.score > $3),
+               count(*) FILTER (WHERE s.score > $3 OR (s.score = $3 AND (s.achieved_at < $4 OR (s.achieved_at = $4 AND s.customer_id < $5))))
+        FROM challenge_scores s JOIN customers c ON c.id = s.customer_id AND \(ChallengeLeaderboard.eligible)
+        WHERE s.challenge_id = $1 AND s.score >= $3
+        """
+    let page: LeaderboardPage<BoardAfter, DefaultPageFetch>
+
+    init(_ challenge: Challenge, before standing: Ranking.Standing) { page = .init(challenge, after: standing) }
+
+    func makeBindings() throws -> PostgresBindings { try page.makeBindings() }
+
+    func decodeRow(_ row: PostgresRow) throws -> (Int, Int, Int, Int) { try row.decode((Int, Int, Int, Int).self) }
+}
+
+/// A standing on a board and how many events made it.
+struct BoardRow: Sendable {
+    var standing: Ranking.Standing
+    var events: Int
+}
+
+/// A challenge by id as a prepared statement (read on every leaderboard request).
+struct ChallengeByID: PostgresPreparedStatement {
+    static let name = "challenge_by_id"
+    static let sql = "SELECT \(Challenge.columns) FROM challenges WHERE id = $1"
+    let id: UUID
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 1)
+        bindings.append(id)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Challenge { try Challenge(row: row) }
+}
+
+/// A page of a challenge's board in board order, as a prepared statement planned once per
+/// connection: `$1` the challenge, `$2` whether only subscribers rank, and after a cursor `$3`–`$5`
+/// the last standing of the previous page. Its literal `LIMIT` keeps the one generic plan (see
+/// `PageFetch`); `EntireBoard` reads every standing (settlement).
+struct LeaderboardPage<Shape: LeaderboardPageShape, Fetch: PageFetch>: PostgresPreparedStatement {
+    static var name: String { "leaderboard_\(Shape.name)_\(Fetch.rows)" }
+    static var sql: String {
+        """
+        SELECT s.customer_id, s.score, s.achieved_at, s.events
+        FROM challenge_scores s JOIN customers c ON c.id = s.customer_id AND \(ChallengeLeaderboard.eligible)
+        WHERE s.challenge_id = $1\(Shape.filter) ORDER BY s.score DESC, s.achieved_at, s.customer_id LIMIT \(Fetch.rows)
+        """
+    }
+    let challenge: Challenge
+    var after: Ranking.Standing? = nil
+
+    init(_ challenge: Challenge, after: Ranking.Standing? = nil) { (self.challenge, self.after) = (challenge, after) }
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 5)
+        bindings.append(challenge.id)
+        bindings.append(challenge.eligibility == .subscribers)
+        if let after {
+            bindings.append(after.score)
+            bindings.append(after.achievedAt)
+            bindings.append(after.customerID)
+        }
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> BoardRow {
+        var cells = RowCells(row, of: "challenge_scores")
+        let standing = Ranking.Standing(customerID: try cells.next(), score: try cells.next(), achievedAt: try cells.next())
+        return BoardRow(standing: standing, events: try cells.next())
+    }
+}
+
+/// Where a `LeaderboardPage` starts.
+protocol LeaderboardPageShape {
+    static var name: String { get }
+    static var filter: String { get }
+}
+
+/// From the top of the board.
+enum BoardFromTop: LeaderboardPageShape {
+    static let name = "top"
+    static let filter = ""
+}
+
+/// After the standing `$3`–`$5` (score, achievement time, customer), in board order.
+enum BoardAfter: LeaderboardPageShape {
+    static let name = "after"
+    static let filter = """
+         AND s.score <= $3 AND (s.score < $3 OR (s.score = $3 AND (s.achieved_at > $4 OR (s.achieved_at = $4 AND s.customer_id > $5))))
+        """
+}
+
+/// Every standing of a board (settlement ranks them all).
+enum EntireBoard: PageFetch { static let rows = Int(Int64.max) }

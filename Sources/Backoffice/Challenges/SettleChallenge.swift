@@ -47,10 +47,10 @@ public struct SettleChallenge: AuditedOperation {
                 code: "board_not_frozen",
                 detail: "The board freezes at \(ISO8601DateFormatter().string(from: before.frozenAt)) (the end of the window plus the grace period).")
         }
-        let board = try await ChallengeLeaderboard.standings(of: before, after: nil, limit: nil, in: unit)
-        let ranks = Ranking.ranks(board.map(\.0), policy: before.tiePolicy)
+        let board = try await ChallengeLeaderboard.standings(EntireBoard.self, of: before, after: nil, in: unit)
+        let ranks = Ranking.ranks(board.map(\.standing), policy: before.tiePolicy)
         var payouts: [Settlement.Payout] = []
-        for ((standing, _), rank) in zip(board, ranks) {
+        for (standing, rank) in zip(board.lazy.map(\.standing), ranks) {
             var payout = Settlement.Payout(customerID: standing.customerID, rank: rank, score: standing.score, points: 0, badges: [])
             if let band = before.rewards.ranks.first(where: { ($0.from...$0.to).contains(rank) }) {
                 payout.points += band.points

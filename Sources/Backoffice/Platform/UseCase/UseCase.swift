@@ -120,6 +120,9 @@ protocol PageFetch { static var rows: Int { get } }
 /// The default page (50 rows) and one more, which tells whether another page follows.
 enum DefaultPageFetch: PageFetch { static let rows = 51 }
 
+/// A page of 100 rows (a top-100 leaderboard) and one more.
+enum HundredPageFetch: PageFetch { static let rows = 101 }
+
 /// The largest page (500 rows) and one more.
 enum LargestPageFetch: PageFetch { static let rows = 501 }
 
@@ -160,7 +163,8 @@ extension UnitOfWork {
     /// At most `limit` rows of a prepared page: `fetch` runs the page's statement with the
     /// smallest `PageFetch` that holds `limit` rows, and the rows past `limit` are dropped.
     func page<Row>(limit: Int, _ fetch: (any PageFetch.Type) async throws -> [Row]) async throws -> [Row] {
-        let rows = try await fetch(limit <= DefaultPageFetch.rows ? DefaultPageFetch.self : LargestPageFetch.self)
+        let fetches: [any PageFetch.Type] = [DefaultPageFetch.self, HundredPageFetch.self, LargestPageFetch.self]
+        let rows = try await fetch(fetches.first { limit <= $0.rows } ?? LargestPageFetch.self)
         return rows.count > limit ? Array(rows.prefix(limit)) : rows
     }
 
