@@ -74,6 +74,7 @@ public struct AuditLog: Sendable {
     /// Appends `record` on `connection`, inside the caller's transaction.
     public static func append(_ record: AuditRecord, context: OperationContext, on connection: PostgresConnection, logger: Logger) async throws {
         _ = try await connection.rows(AppendAuditEvent(record: record, context: context), logger: logger)
+        ServiceMetrics.auditAppends.increment()
     }
 
     static let columns = """

@@ -32,7 +32,7 @@ public struct LeaderboardEntry: Sendable, Equatable {
 /// The live leaderboard of a challenge, one page in board order (`challenges.leaderboard`):
 /// read from the incrementally kept scores, never from raw events. Only accounts that are active
 /// (neither locked nor deleted) and eligible now (subscribers, when the challenge says so) rank.
-public struct ChallengeLeaderboard: Query {
+public struct ChallengeLeaderboard: CacheableQuery {
     public static let action: Action = "challenges.leaderboard"
     public let challengeID: UUID
     /// The last standing of the previous page.
@@ -41,12 +41,18 @@ public struct ChallengeLeaderboard: Query {
 
     public init(challengeID: UUID, after: Ranking.Standing?, limit: Int) { (self.challengeID, self.after, self.limit) = (challengeID, after, limit) }
 
-    public func read(in unit: UnitOfWork) async throws -> (Challenge, [LeaderboardEntry]) {
+    public var cacheKey: String {
+        "\(challengeID)|\(limit)|"
+            + (after.map { "\($0.score.bitPattern)|\($0.achievedAt.timeIntervalSinceReferenceDate.bitPattern)|\($0.customerID)" } ?? "top")
+    }
+
+    /// The challenge, the page's entries, and when they were read.
+    public func read(in unit: UnitOfWork) async throws -> (Challenge, [LeaderboardEntry], readAt: Date) {
         guard let challenge = try await unit.rows(ChallengeByID(id: challengeID)).first else {
             throw DomainError.notFound("Challenge \(challengeID.text)")
         }
         let rows = try await unit.page(limit: limit) { fetch in try await Self.standings(fetch, of: challenge, after: after, in: unit) }
-        guard let first = rows.first else { return (challenge, []) }
+        guard let first = rows.first else { return (challenge, [], unit.now) }
         var (firstRank, offset) = (1, 0)
         if after != nil {
             guard let counts = try await unit.rows(LeaderboardRankCounts(challenge, before: first.standing)).first else {
@@ -60,7 +66,7 @@ public struct ChallengeLeaderboard: Query {
             LeaderboardEntry(
                 rank: rank, standing: row.standing, events: row.events, reachedTarget: challenge.target.map { row.standing.score >= $0 } ?? false)
         }
-        return (challenge, entries)
+        return (challenge, entries, unit.now)
     }
 
     /// The condition on `customers c` for ranking in the challenge whose eligibility is a

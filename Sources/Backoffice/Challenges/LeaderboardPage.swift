@@ -21,18 +21,21 @@ struct LeaderboardRequest: Sendable {
 
     init(challengeID: String, limit: Int?, cursor: String?) { (self.challengeID, self.limit, self.cursor) = (challengeID, limit, cursor) }
 
-    /// The page: at most `limit` entries, ranked under the challenge's tie policy, as of now.
+    /// How old a page may be: readers within it share one read (`ReadCache`; a change made
+    /// through this process shows at once). `as_of` says when the page was read.
+    static let maxAge: Duration = .seconds(1)
+
+    /// The page: at most `limit` entries, ranked under the challenge's tie policy, as of its read.
     func run(_ database: Database, context: OperationContext) async throws -> Leaderboard {
         let limit = try pageLimit(limit)
         let id = try parseID(challengeID, "challenge_id")
-        let (challenge, entries) = try await database.read(
-            ChallengeLeaderboard(challengeID: id, after: try Cursor.standing(cursor), limit: limit + 1), context: context)
+        let (challenge, entries, readAt) = try await database.read(
+            ChallengeLeaderboard(challengeID: id, after: try Cursor.standing(cursor), limit: limit + 1), context: context, maxAge: Self.maxAge)
         let (items, next) = keysetPage(entries, limit: limit) {
             [String($0.standing.score)] + Cursor.timeAndID($0.standing.achievedAt, $0.standing.customerID)
         }
-        let now = database.clock.now()
         return Leaderboard(
-            challengeID: id, state: challenge.state(at: now), tiePolicy: challenge.tiePolicy, frozen: now >= challenge.frozenAt, asOf: now,
+            challengeID: id, state: challenge.state(at: readAt), tiePolicy: challenge.tiePolicy, frozen: readAt >= challenge.frozenAt, asOf: readAt,
             entries: items, nextCursor: next)
     }
 }

@@ -47,7 +47,7 @@ public struct HTTPPaymentValidator: PaymentValidator {
 
     public func verifyBankAccount(_ account: BankAccount) async throws -> BankAccountVerification {
         let answer = try await post(
-            "/v1/bank_account_verifications",
+            "verify_bank_account", "/v1/bank_account_verifications",
             ["routing_number": account.routingNumber, "account_number": account.accountNumber, "account_holder_name": account.holderName],
             idempotencyKey: "verify:" + hex(Array(account.routingNumber.utf8 + [0x3A] + account.accountNumber.utf8)))
         switch answer {
@@ -62,7 +62,7 @@ public struct HTTPPaymentValidator: PaymentValidator {
 
     public func authorize(_ request: PaymentAuthorization) async throws -> PaymentOutcome {
         let answer = try await post(
-            "/v1/payment_intents",
+            "authorize", "/v1/payment_intents",
             [
                 "amount": String(request.amountCents), "currency": "usd", "payment_method": request.cardNumber, "capture_method": "manual",
                 "confirm": "true", "metadata[reference]": request.reference,
@@ -72,19 +72,21 @@ public struct HTTPPaymentValidator: PaymentValidator {
 
     public func capture(paymentID: String, amountCents: Int64, idempotencyKey: String) async throws -> PaymentOutcome {
         Self.outcome(
-            try await post("/v1/payment_intents/\(paymentID)/capture", ["amount_to_capture": String(amountCents)], idempotencyKey: idempotencyKey))
+            try await post(
+                "capture", "/v1/payment_intents/\(paymentID)/capture", ["amount_to_capture": String(amountCents)], idempotencyKey: idempotencyKey))
     }
 
     public func refund(paymentID: String, amountCents: Int64, idempotencyKey: String) async throws -> PaymentOutcome {
-        Self.outcome(try await post("/v1/refunds", ["payment_intent": paymentID, "amount": String(amountCents)], idempotencyKey: idempotencyKey))
+        Self.outcome(
+            try await post("refund", "/v1/refunds", ["payment_intent": paymentID, "amount": String(amountCents)], idempotencyKey: idempotencyKey))
     }
 
     public func void(paymentID: String, idempotencyKey: String) async throws -> PaymentOutcome {
-        Self.outcome(try await post("/v1/payment_intents/\(paymentID)/cancel", [:], idempotencyKey: idempotencyKey))
+        Self.outcome(try await post("void", "/v1/payment_intents/\(paymentID)/cancel", [:], idempotencyKey: idempotencyKey))
     }
 
     public func status(of paymentID: String) async throws -> PaymentOutcome {
-        Self.outcome(try await call(.GET, "/v1/payment_intents/\(paymentID)", body: nil, idempotencyKey: nil))
+        Self.outcome(try await call("status", .GET, "/v1/payment_intents/\(paymentID)", body: nil, idempotencyKey: nil))
     }
 
     /// A PaymentIntent's or Refund's status as our outcome.
@@ -109,23 +111,29 @@ public struct HTTPPaymentValidator: PaymentValidator {
         case cardError(String)
     }
 
-    private func post(_ path: String, _ form: [String: String], idempotencyKey: String) async throws -> Answer {
-        try await call(.POST, path, body: Self.formEncoded(form), idempotencyKey: idempotencyKey)
+    private func post(_ operation: String, _ path: String, _ form: [String: String], idempotencyKey: String) async throws -> Answer {
+        try await call(operation, .POST, path, body: Self.formEncoded(form), idempotencyKey: idempotencyKey)
     }
 
-    /// One call: through the breaker, retried while it reaches no verdict.
-    private func call(_ method: HTTPMethod, _ path: String, body: String?, idempotencyKey: String?) async throws -> Answer {
-        try breaker.admit()
+    /// One call: through the breaker, retried while it reaches no verdict; counted on `/metrics`
+    /// by `operation` and outcome (`ok`, `declined`, `failed`: no verdict, circuit open included).
+    private func call(_ operation: String, _ method: HTTPMethod, _ path: String, body: String?, idempotencyKey: String?) async throws -> Answer {
+        do { try breaker.admit() } catch {
+            ServiceMetrics.paymentCall(operation, "failed")
+            throw error
+        }
         var attempt = 0
         while true {
             attempt += 1
             do {
                 let answer = try await once(method, path, body: body, idempotencyKey: idempotencyKey)
                 breaker.record(success: true)
+                if case .cardError = answer { ServiceMetrics.paymentCall(operation, "declined") } else { ServiceMetrics.paymentCall(operation, "ok") }
                 return answer
             } catch let failure as Retryable {
                 guard attempt < settings.attempts, method == .GET || idempotencyKey != nil else {
                     breaker.record(success: false)
+                    ServiceMetrics.paymentCall(operation, "failed")
                     throw failure.error
                 }
                 try await Task.sleep(for: backoff(attempt))
@@ -203,6 +211,11 @@ public final class CircuitBreaker: Sendable {
 
     public var current: State { state.withLock { $0.state } }
 
+    /// Publishes `state` on `/metrics` (`backoffice_payment_circuit_state`).
+    private static func publish(_ state: State) {
+        ServiceMetrics.paymentCircuit.record(state == .closed ? 0 : state == .halfOpen ? 1 : 2)
+    }
+
     /// Refuses the call while open (`PaymentProviderError.unavailable("circuit open")`); lets one
     /// trial through once the cooldown has passed.
     func admit() throws {
@@ -214,6 +227,7 @@ public final class CircuitBreaker: Sendable {
             case .open:
                 guard let opened = value.openedAt, now - opened >= cooldown else { throw PaymentProviderError.unavailable("circuit open") }
                 value.state = .halfOpen
+                Self.publish(.halfOpen)
             }
         }
     }
@@ -222,13 +236,15 @@ public final class CircuitBreaker: Sendable {
     /// threshold (at once from half-open).
     func record(success: Bool) {
         let now = now()
-        state.withLock { value in
+        let state = state.withLock { value in
             if success {
                 value = (.closed, 0, nil)
             } else {
                 value.failures += 1
                 if value.state == .halfOpen || value.failures >= failureThreshold { value = (.open, value.failures, now) }
             }
+            return value.state
         }
+        Self.publish(state)
     }
 }

@@ -15,10 +15,13 @@ struct Serve: AsyncParsableCommand {
             default stripe). Payment webhooks are accepted for the providers named in
             BACKOFFICE_WEBHOOK_SECRETS (provider=secret, comma-separated; a provider twice while a
             secret is rotated).
+            Logs: one line per request and event on standard error; LOG_LEVEL (default info),
+            LOG_FORMAT=json for one JSON object per line (text otherwise).
             Example: BACKOFFICE_DATABASE_URL=postgres://backoffice_app:secret@db:5432/backoffice backoffice serve --host 0.0.0.0 --port 8080
             """)
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(help: "Port to listen on (0: any free port).") var port = 8080
+    @Option(help: "Serve /metrics on this port (same address) instead of beside the API.") var metricsPort: Int?
     @Option(help: "Database URL (env BACKOFFICE_DATABASE_URL).") var databaseURL: String?
     @Option(help: "Seconds between checks for expired timed locks.") var lockExpirySeconds = 5
     @Option(help: "Database connections the pool may open.") var maxConnections = 20
@@ -40,6 +43,7 @@ struct Serve: AsyncParsableCommand {
                 host: host, port: port, databaseURL: try resolveDatabaseURL(databaseURL, env: ["BACKOFFICE_DATABASE_URL"]),
                 policiesDirectory: project.policiesDirectory)
             settings.lockExpiryInterval = .seconds(max(1, lockExpirySeconds))
+            settings.metricsPort = metricsPort
             guard maxConnections >= 1, leaseTimeout > 0, connectTimeout > 0, statementTimeout > 0 else {
                 throw CLIFailure.usage("--max-connections must be at least 1 and every timeout above 0 seconds")
             }

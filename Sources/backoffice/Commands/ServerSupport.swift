@@ -39,7 +39,18 @@ func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
+/// Log lines as `LOG_FORMAT` says, chosen once per process before any logger exists: `json`
+/// (one JSON object per line, `JSONLogHandler`) or `text` (swift-log's lines, the default).
+private let logFormat: Void = {
+    switch ProcessInfo.processInfo.environment["LOG_FORMAT"] ?? "text" {
+    case "json": LoggingSystem.bootstrap { label in JSONLogHandler(label: label) }
+    case "text": break
+    case let other: FileHandle.standardError.write(Data("warning: LOG_FORMAT=\(other) is neither json nor text; writing text\n".utf8))
+    }
+}()
+
 func makeLogger(_ label: String = "backoffice") -> Logger {
+    _ = logFormat
     var logger = Logger(label: label)
     logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .info
     return logger

@@ -210,6 +210,41 @@ struct ChallengesTests {
         }
     }
 
+    @Test(
+        "readers share a leaderboard page for up to a second: a score changed by another process shows after that, a change through this one at once; the policy is checked on every read"
+    )
+    func sharedLeaderboardPages() async throws {
+        try await TestEnvironment.with { env in
+            let manager = env.fixture.tokens[.backendManager]!
+            let app = env.fixture.tokens[.appService]!
+            let (a, b) = (try await env.customer().id.uuidString.lowercased(), try await env.customer().id.uuidString.lowercased())
+            try await env.withApp { client in
+                #expect(
+                    try await client.call(.post, "/v1/badges", token: manager, json: #"{"slug":"winter-champion","name":"Winter Champion"}"#).status
+                        == 201)
+                let id = try await create(client, env, manager, budget: 1000)
+                try await ingest(client, app, [steps("a1", a, 100, at: at(env, -600))])
+                func scores() async throws -> [Double] {
+                    try await client.call(.get, "/v1/challenges/\(id)/leaderboard", token: app).decode(Components.Schemas.Leaderboard.self).entries
+                        .map(\.score)
+                }
+                #expect(try await scores() == [100])
+                try await env.asOwner("UPDATE challenge_scores SET score = 5000 WHERE customer_id = '\(a)'")  // as another process would
+                #expect(try await scores() == [100], "the page read a moment ago is shared")
+                try await ingest(client, app, [steps("b1", b, 200, at: at(env, -600))])
+                #expect(try await scores() == [5000, 200], "a change committed through this process shows at once")
+                let partner = env.fixture.partners[0].adminToken
+                #expect(
+                    try await client.call(.get, "/v1/challenges/\(id)/leaderboard", token: partner).status == 403,
+                    "never served from the cache unchecked")
+                try await env.asOwner("UPDATE challenge_scores SET score = 7000 WHERE customer_id = '\(a)'")
+                #expect(try await scores() == [5000, 200])
+                try await Task.sleep(for: .milliseconds(1100))
+                #expect(try await scores() == [7000, 200], "a page is at most a second old")
+            }
+        }
+    }
+
     @Test("a budget too small for the rewards is refused at settlement (409 budget_exceeded) and nothing is paid")
     func budgetTooSmall() async throws {
         try await TestEnvironment.with { env in

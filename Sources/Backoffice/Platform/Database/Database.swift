@@ -14,6 +14,8 @@ public struct Database: Sendable {
 
     /// Longest wait for a pooled connection (`PoolLimits.leaseTimeout`).
     public let leaseTimeout: Duration
+    /// Answers of hot reads shared briefly; every change committed here invalidates them.
+    public let readCache = ReadCache()
 
     public init(
         client: PostgresClient, logger: Logger, clock: any WallClock = SystemWallClock(), ids: IDGenerator = .random,
@@ -129,6 +131,7 @@ public struct Database: Sendable {
                     let (result, commit) = try await body(connection)
                     if commit {
                         _ = try await connection.rows(Commit(), logger: logger)
+                        readCache.changed()
                     } else {
                         _ = try await connection.rows(Rollback(), logger: logger)
                     }
@@ -173,6 +176,7 @@ public struct Database: Sendable {
             case PostgresError.Code.deadlockDetected.raw, PostgresError.Code.serializationFailure.raw:
                 return DomainError.contention
             case PostgresError.Code.queryCanceled.raw:  // statement_timeout
+                ServiceMetrics.statementTimeouts.increment()
                 return DomainError.timedOut
             case PostgresError.Code.checkViolation.raw, PostgresError.Code.notNullViolation.raw:
                 return DomainError.invalid([FieldIssue(field: "body", code: "constraint", message: "violates a constraint")])

@@ -35,6 +35,7 @@ extension PostgresClient {
     func withConnection<T: Sendable>(within timeout: Duration, _ body: (PostgresConnection) async throws -> T) async throws -> T {
         let (leases, offer) = AsyncThrowingStream<PostgresConnection, any Error>.makeStream()
         let done = Latch()
+        ServiceMetrics.poolWaiting.increment()
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 do {
@@ -48,15 +49,26 @@ extension PostgresClient {
             }
             group.addTask {
                 try? await Task.sleep(for: timeout)
-                if !Task.isCancelled { offer.finish(throwing: DomainError.unavailable) }
+                if !Task.isCancelled {
+                    ServiceMetrics.leaseTimeouts.increment()
+                    offer.finish(throwing: DomainError.unavailable)
+                }
             }
             defer {
                 done.open()
                 group.cancelAll()  // a lease still waited for is given up
             }
             var iterator = leases.makeAsyncIterator()
-            guard let connection = try await iterator.next() else { throw DomainError.unavailable }
+            let leased: PostgresConnection?
+            do { leased = try await iterator.next() } catch {
+                ServiceMetrics.poolWaiting.decrement()
+                throw error
+            }
+            ServiceMetrics.poolWaiting.decrement()
+            guard let connection = leased else { throw DomainError.unavailable }
             group.cancelAll()  // stops the timer; the lease's holder waits on the latch, which cancellation does not end
+            ServiceMetrics.poolInUse.increment()
+            defer { ServiceMetrics.poolInUse.decrement() }
             return try await body(connection)
         }
     }

@@ -34,6 +34,8 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
         var logger = context.logger
         logger[metadataKey: "request_id"] = .string(requestID)
         let anonymous = RequestScope(principal: nil, requestID: requestID, sourceIP: sourceIP)
+        let started = ContinuousClock.now
+        var actor: Principal?
         var response: Response
         do {
             response = try await RequestScope.$current.withValue(anonymous) {
@@ -49,6 +51,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                 }
                 let address = sourceIP ?? "unknown"
                 if let route = publicRoutes.match(request.method, path) {
+                    actor = .anonymous
                     return try await respondPublicly(
                         to: request, body: body, context: context, route: route, address: address, sourceIP: sourceIP, requestID: requestID,
                         logger: logger)
@@ -56,6 +59,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                 let secret = try await presentedToken(request, address: address, logger: logger)
                 func authenticated(_ principal: Principal?, _ transaction: RequestTransaction) async throws -> Response {
                     guard let principal else { throw await refuse(request, address: address, logger: logger) }
+                    actor = principal
                     var scope = RequestScope(principal: principal, requestID: requestID, sourceIP: sourceIP)
                     scope.transaction = transaction
                     return try await RequestScope.$current.withValue(scope) {
@@ -77,7 +81,29 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
             response = Self.problemResponse(Self.problem(for: error, logger: logger), requestID: requestID)
         }
         response.headers[.xRequestID] = requestID
+        logAccess(request, response.status, actor: actor, since: started, logger: logger)
         return response
+    }
+
+    /// One line per request (at `info`, with the request id the logger carries): method, path
+    /// (never the query string, which may hold an email prefix), status, duration, and who
+    /// acted — operator, token, tenant and role — once authenticated. Never a credential.
+    private func logAccess(
+        _ request: Request, _ status: HTTPResponse.Status, actor: Principal?, since started: ContinuousClock.Instant, logger: Logger
+    ) {
+        guard logger.logLevel <= .info else { return }
+        let elapsed = ContinuousClock.now - started
+        var metadata: Logger.Metadata = [
+            "method": .string(request.method.rawValue), "path": .string(request.uri.path), "status": .stringConvertible(status.code),
+            "duration_ms": .string(String(format: "%.3f", Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1e3)),
+        ]
+        if let actor {
+            metadata["role"] = .string(actor.role)
+            metadata["tenant_id"] = .string(actor.tenantID.text)
+            if let operatorID = actor.operatorID { metadata["actor"] = .string(operatorID.text) }
+            if let tokenID = actor.tokenID { metadata["token_id"] = .string(tokenID.text) }
+        }
+        logger.info("request", metadata: metadata)
     }
 
     /// A public operation (no token; one presented is ignored): runs in a transaction acting for

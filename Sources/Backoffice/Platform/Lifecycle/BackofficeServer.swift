@@ -25,6 +25,9 @@ public struct ServerSettings: Sendable {
     public var lockExpiryInterval: Duration = .seconds(5)
     /// The connection pool's size and how long the service waits for PostgreSQL.
     public var pool = PoolLimits()
+    /// A port of its own for `/metrics` (`serve --metrics-port`), on `host`; nil serves it on
+    /// `port` beside the API.
+    public var metricsPort: Int?
     /// Proxies whose `X-Forwarded-For` is believed (`serve --trusted-proxy`); none by default.
     public var trustedProxies: [CIDR] = []
     /// Each payment provider's webhook secrets (several during a rotation): from configuration
@@ -84,10 +87,17 @@ public enum BackofficeServer {
                 return EdgeResponder<RouterResponder<AppRequestContext>>.problemResponse(.unavailable, requestID: "readyz")
             }
         }
-        router.get("/metrics") { _, _ in
-            Response(
-                status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-                body: .init(byteBuffer: ByteBuffer(string: registry.emitToString())))
+        var services = services
+        if let metricsPort = settings.metricsPort {
+            let metricsRouter = Router()
+            metricsRouter.get("/metrics") { _, _ in metricsResponse(registry) }
+            services.append(
+                Application(
+                    router: metricsRouter,
+                    configuration: .init(address: .hostname(settings.host, port: metricsPort), serverName: "backoffice-metrics"),
+                    logger: logger))
+        } else {
+            router.get("/metrics") { _, _ in metricsResponse(registry) }
         }
         router.get("/openapi.yaml") { _, _ -> Response in
             guard let document = OpenAPIDocument.yaml else { throw DomainError.notFound("The OpenAPI document") }
@@ -113,6 +123,12 @@ public enum BackofficeServer {
             services: services,
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? settings.port) },
             logger: logger)
+    }
+
+    /// The registry's series in Prometheus' text format.
+    private static func metricsResponse(_ registry: PrometheusCollectorRegistry) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: .init(byteBuffer: ByteBuffer(string: registry.emitToString())))
     }
 
     /// Runs the service until SIGINT/SIGTERM: connection pool, timed-lock expiry, HTTP server;

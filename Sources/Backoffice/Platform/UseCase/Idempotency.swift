@@ -96,6 +96,7 @@ struct Idempotency: Sendable {
         }
         guard let (hash, body) = found else { return nil }
         guard Array(hash.readableBytesView) == fingerprint else { throw DomainError.idempotencyKeyReused }
+        ServiceMetrics.idempotentReplays.increment()
         return try JSONDecoder().decode(StoredResponse<Body>.self, from: Data(body.readableBytesView))
     }
 

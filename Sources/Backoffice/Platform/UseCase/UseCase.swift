@@ -17,6 +17,13 @@ public protocol Query: UseCase {
     func read(in unit: UnitOfWork) async throws -> Output
 }
 
+/// A query whose answer readers may share for a short while (`Database.read(_:context:maxAge:)`):
+/// a hot read whose clients accept an answer a moment old (it says when it was read).
+public protocol CacheableQuery: Query {
+    /// What tells this query's answers apart: every parameter of the read.
+    var cacheKey: String { get }
+}
+
 /// A use case that changes data (`LockAccount`, `CreateTenant`, …).
 ///
 /// `perform` makes the change inside a transaction that already acts for the principal's tenant,
@@ -58,6 +65,18 @@ extension Database {
     public func read<Q: Query>(_ query: Q, context: OperationContext) async throws -> Q.Output {
         try context.permit(Q.self)
         return try await transaction(for: context) { connection in try await query.read(in: unit(connection, context)) }
+    }
+
+    /// Like `read(_:context:)`, with the answer shared for up to `maxAge` among principals of the
+    /// same tenant and role (`ReadCache`: never across tenants; a change committed through this
+    /// `Database` shows at once). The policy is checked on every call.
+    public func read<Q: CacheableQuery>(_ query: Q, context: OperationContext, maxAge: Duration) async throws -> Q.Output
+    where Q.Output: Sendable {
+        try context.permit(Q.self)
+        let key = "\(Q.action.rawValue)|\(context.principal.tenantID)|\(context.principal.role)|\(query.cacheKey)"
+        return try await readCache.value(key, maxAge: maxAge) {
+            try await transaction(for: context) { connection in try await query.read(in: unit(connection, context)) }
+        }
     }
 
     /// Checks the policy, runs `operation` in one transaction and appends its audit events there.

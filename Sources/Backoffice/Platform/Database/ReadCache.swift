@@ -1,0 +1,44 @@
+import Synchronization
+
+/// Answers of hot reads kept briefly, so that many readers of one page share one read
+/// (`Database.read(_:context:maxAge:)`). An answer is reused while it is younger than the age its
+/// reader accepts and no change has committed through this `Database` since the read began: a
+/// client sees its own changes at once, and changes committed by other processes show within that
+/// age. An answer read while a change committed is not kept. At most `capacity` answers are kept
+/// (all are dropped when it is reached).
+public final class ReadCache: Sendable {
+    private struct Entry {
+        let value: any Sendable
+        let readAt: ContinuousClock.Instant
+    }
+
+    private let state = Mutex<(generation: UInt64, entries: [String: Entry])>((0, [:]))
+    let capacity: Int
+
+    public init(capacity: Int = 1_000) { self.capacity = capacity }
+
+    /// The answer for `key` read less than `maxAge` ago, or `read`'s answer (kept for others).
+    func value<T: Sendable>(_ key: String, maxAge: Duration, read: () async throws -> T) async throws -> T {
+        let began = ContinuousClock.now
+        let (generation, kept) = state.withLock { state -> (UInt64, T?) in
+            guard let entry = state.entries[key], began - entry.readAt < maxAge else { return (state.generation, nil) }
+            return (state.generation, entry.value as? T)
+        }
+        if let kept { return kept }
+        let value = try await read()
+        state.withLock { state in
+            guard state.generation == generation else { return }  // a change committed meanwhile: maybe not in this answer
+            if state.entries.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
+            state.entries[key] = Entry(value: value, readAt: began)
+        }
+        return value
+    }
+
+    /// A change committed: no answer kept so far is reused.
+    func changed() {
+        state.withLock { state in
+            state.generation &+= 1
+            state.entries.removeAll(keepingCapacity: true)
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import Metrics
+
+/// The service's own series on `/metrics` besides the HTTP ones (`MetricsMiddleware`) and the
+/// authentication counters of the edge. Each series exists from its first use; every one is
+/// created after swift-metrics is bootstrapped with the process's Prometheus registry.
+enum ServiceMetrics {
+    /// Pooled connections held by requests and services right now.
+    static let poolInUse = series { Meter(label: "backoffice_pool_connections_in_use") }
+    /// Requests waiting for a pooled connection right now.
+    static let poolWaiting = series { Meter(label: "backoffice_pool_waiting") }
+    /// Waits for a pooled connection that ended at the lease timeout (answered 503).
+    static let leaseTimeouts = series { Counter(label: "backoffice_pool_lease_timeouts_total") }
+    /// Statements PostgreSQL cancelled at the statement timeout (answered 503).
+    static let statementTimeouts = series { Counter(label: "backoffice_statement_timeouts_total") }
+    /// Audit events appended (in their change's transaction; one rolled back later is counted too).
+    static let auditAppends = series { Counter(label: "backoffice_audit_appends_total") }
+    /// Changes answered from an Idempotency-Key record instead of being made again.
+    static let idempotentReplays = series { Counter(label: "backoffice_idempotent_replays_total") }
+
+    /// Calls to the payment provider by operation and outcome (`ok`, `declined`, `failed`).
+    static func paymentCall(_ operation: String, _ outcome: String) {
+        series { Counter(label: "backoffice_payment_calls_total", dimensions: [("operation", operation), ("outcome", outcome)]) }.increment()
+    }
+
+    /// The payment provider's circuit: 0 closed, 1 half-open, 2 open.
+    static let paymentCircuit = series { Gauge(label: "backoffice_payment_circuit_state") }
+
+    private static func series<Series>(_ make: () -> Series) -> Series {
+        _ = BackofficeServer.metrics  // bootstraps swift-metrics before the first series exists
+        return make()
+    }
+}
