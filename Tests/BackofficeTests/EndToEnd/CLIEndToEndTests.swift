@@ -28,15 +28,28 @@ func environment(_ extra: [String: String]) -> [String: String] {
 }
 
 /// Runs `backoffice serve` against the environment's database (as the service role) on a free
-/// port for the duration of `body`, which gets the server's base URL.
-func withServer(_ env: TestEnvironment, _ body: (String) async throws -> Void) async throws {
+/// port for the duration of `body`, which gets the server's base URL; `arguments` and `extra`
+/// add to its command line and environment. `stopped` gets everything the server wrote (standard
+/// output and error), once it has stopped.
+func withServer(
+    _ env: TestEnvironment, arguments: [String] = [], environment extra: [String: String] = [:], _ body: (String) async throws -> Void,
+    stopped: (String) throws -> Void = { _ in }
+) async throws {
     let log = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).log").path
     let server = try ChildProcess.spawn(
-        [backofficeExecutable, "serve", "--port", "0", "--policies", projectRoot.appendingPathComponent("policies").path],
-        environment: environment(["BACKOFFICE_DATABASE_URL": env.appURL.connectionString]), outputPath: log)
+        [backofficeExecutable, "serve", "--port", "0", "--policies", projectRoot.appendingPathComponent("policies").path] + arguments,
+        environment: environment(["BACKOFFICE_DATABASE_URL": env.appURL.connectionString].merging(extra) { _, new in new }), outputPath: log)
+    var running = true
+    func stop() -> String {
+        if running {
+            kill(server, SIGTERM)
+            _ = ChildProcess.wait(server)
+            running = false
+        }
+        return (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+    }
     defer {
-        kill(server, SIGTERM)
-        _ = ChildProcess.wait(server)
+        _ = stop()
         try? FileManager.default.removeItem(atPath: log)
     }
     var url: String?
@@ -47,6 +60,7 @@ func withServer(_ env: TestEnvironment, _ body: (String) async throws -> Void) a
     }
     let base = try #require(url, "the server did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
     try await body(base)
+    try stopped(stop())
 }
 
 /// Runs the CLI to completion.
