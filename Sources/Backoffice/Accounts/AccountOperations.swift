@@ -226,7 +226,7 @@ public struct LiftExpiredLocks: AuditedOperation {
 
     public func perform(in unit: UnitOfWork) async throws -> Audited<[Customer]> {
         var ids: [UUID] = []
-        for try await id in try await unit.connection.query(
+        for try await id in try await unit.connection.send(
             """
             SELECT l.customer_id FROM account_locks l JOIN customers c ON c.id = l.customer_id
             WHERE l.lifted_at IS NULL AND l.until <= \(unit.now) AND c.status = 'locked'

@@ -58,7 +58,7 @@ public struct IngestActivity: AuditedOperation {
         var statuses: [UUID: AccountStatus] = [:]
         let customerIDs = Array(Set(candidates.map(\.event.customerID)))
         if !customerIDs.isEmpty {
-            for try await (id, status) in try await unit.connection.query(
+            for try await (id, status) in try await unit.connection.send(
                 "SELECT id, status FROM customers WHERE id = ANY(\(customerIDs)::uuid[])", logger: unit.logger
             ).decode((UUID, String).self) { statuses[id] = try AccountStatus(known: status) }
         }
@@ -106,7 +106,7 @@ public struct IngestActivity: AuditedOperation {
         let empty = ActivityDetails()
         let details = try events.map { $0.details == empty ? "{}" : String(decoding: try encoder.encode($0.details), as: UTF8.self) }
         var stored = Set<String>()
-        for try await id in try await unit.connection.query(
+        for try await id in try await unit.connection.send(
             """
             INSERT INTO activity_events (event_id, customer_id, metric, value, score, intensity, occurred_at, details, batch_id, received_at)
             SELECT e.id, e.customer, e.metric, e.value, e.score, NULLIF(e.intensity, ''), e.occurred_at, e.details::jsonb, \(batchID), \(unit.now)
@@ -150,7 +150,7 @@ public struct IngestActivity: AuditedOperation {
         // Lock (or create) each day's row and read its totals in one statement, through the primary
         // key row by row, in `Day.order` (an upsert whose update changes nothing but takes the lock).
         var totals: [Day: (units: Double, points: Int64)] = [:]
-        for try await (customer, ruleID, day, units, points) in try await unit.connection.query(
+        for try await (customer, ruleID, day, units, points) in try await unit.connection.send(
             """
             INSERT INTO fitpoints_daily_earnings AS d (customer_id, rule_id, day)
             SELECT c, r, DATE '1970-01-01' + n FROM unnest(\(days.map(\.customer))::uuid[], \(days.map(\.ruleID))::text[], \(dayNumbers)::int[]) AS k(c, r, n)

@@ -88,7 +88,7 @@ public struct AuditLog: Sendable {
     {
         let query = filter.query(selecting: columns, afterID: afterID, limit: limit)
         var events: [AuditEventRecord] = []
-        for try await row in try await connection.query(query, logger: logger) {
+        for try await row in try await connection.send(query, logger: logger) {
             events.append(try decode(row))
         }
         return events
@@ -145,7 +145,7 @@ public struct AuditLog: Sendable {
                     var buffer = ByteBuffer()
                     var last = afterID
                     var count = 0
-                    for try await (id, line) in try await connection.query(query, logger: lines.database.logger).decode((Int64, String).self) {
+                    for try await (id, line) in try await connection.send(query, logger: lines.database.logger).decode((Int64, String).self) {
                         buffer.writeString(line)
                         buffer.writeInteger(UInt8(ascii: "\n"))
                         last = id
@@ -172,7 +172,7 @@ public struct AuditLog: Sendable {
 
     static func heads(on connection: PostgresConnection, logger: Logger) async throws -> [ChainHead] {
         var heads: [ChainHead] = []
-        for try await (chain, seq, hash) in try await connection.query(
+        for try await (chain, seq, hash) in try await connection.send(
             "SELECT chain, seq, encode(hash, 'hex') FROM audit_chain_heads ORDER BY chain", logger: logger
         ).decode((String, Int64, String).self) {
             heads.append(ChainHead(chain: chain, seq: seq, hash: hash))
@@ -193,7 +193,7 @@ public struct AuditLog: Sendable {
     public func verify(checkpoint: [ChainHead], context: OperationContext) async throws -> Report {
         try await database.transaction(for: context.principal, isolation: "REPEATABLE READ, READ ONLY") { connection in
             var verifier = ChainVerifier(checkpoint: checkpoint)
-            let rows = try await connection.query(
+            let rows = try await connection.send(
                 """
                 SELECT id, chain, seq, canonical,
                        audit_canonical(chain, seq, tenant_id, occurred_at, actor_id, actor_role, action, target_type, target_id,

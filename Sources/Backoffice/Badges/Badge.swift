@@ -121,7 +121,7 @@ enum BadgeAwards {
         guard !customers.isEmpty else { return [] }
         let customers = customers.sorted { $0.orderKey < $1.orderKey }  // one lock order for concurrent awards
         var awarded: [UUID] = []
-        for try await id in try await unit.connection.query(
+        for try await id in try await unit.connection.send(
             """
             INSERT INTO badge_awards (customer_id, badge, source, awarded_at)
             SELECT c, \(badge), \(source), \(unit.now) FROM unnest(\(customers)::uuid[]) AS c

@@ -86,7 +86,7 @@ public struct CreateChallenge: AuditedOperation {
         let badges = Set(bands.compactMap(\.badge) + [targetReward?.badge].compactMap { $0 })
         if !badges.isEmpty {
             var known = Set<String>()
-            for try await slug in try await unit.connection.query(
+            for try await slug in try await unit.connection.send(
                 "SELECT slug FROM badges WHERE slug = ANY(\(Array(badges))::text[])", logger: unit.logger
             ).decode(String.self) { known.insert(slug) }
             for missing in badges.subtracting(known).sorted() { v.require(false, "rewards", "unknown_badge", "no badge '\(missing)'") }

@@ -43,7 +43,7 @@ public struct SimulateEarningRules: Query {
         let until = unit.now
 
         var paid: [String: Int64] = [:]
-        for try await (ruleID, points) in try await unit.connection.query(
+        for try await (ruleID, points) in try await unit.connection.send(
             """
             SELECT t.rule_id, sum(t.amount)::bigint FROM fitpoints_transfers t JOIN activity_events e ON e.event_id = t.source_event_id
             WHERE t.kind = 'earning' AND e.occurred_at >= \(since) AND e.occurred_at < \(until) GROUP BY t.rule_id

@@ -90,7 +90,7 @@ public enum Ledger {
         let none = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))  // arrays carry no NULL: nil is encoded as a sentinel
         do {
             var ids: [Int64] = []  // every row is read: the trigger's refusal arrives after them
-            for try await row in try await unit.connection.query(
+            for try await row in try await unit.connection.send(
                 """
                 INSERT INTO fitpoints_transfers (movement_id, kind, debit_account, credit_account, amount, reason, rule_id, rule_version,
                     source_event_id, challenge_id, created_by, created_at)

@@ -57,7 +57,7 @@ public struct ImportGoods: AuditedOperation {
         var existing: [String: Good.Status] = [:]
         for part in stride(from: 0, to: rows.count, by: 10_000) {
             let skus = rows[part..<min(rows.count, part + 10_000)].map(\.sku)
-            for try await (sku, status) in try await unit.connection.query(
+            for try await (sku, status) in try await unit.connection.send(
                 "SELECT sku, status FROM goods WHERE tenant_id = \(tenant) AND sku = ANY(\(skus)::text[]) ORDER BY id FOR UPDATE", logger: unit.logger
             ).decode((String, String).self) {
                 existing[sku] = try Good.Status(known: status)

@@ -12,7 +12,8 @@ struct Serve: AsyncParsableCommand {
             backoffice_app role the migrations create. SIGTERM drains requests, then stops.
             Payments: BACKOFFICE_PAYMENTS=simulated (default) or http, with BACKOFFICE_PAYMENTS_URL,
             BACKOFFICE_PAYMENTS_API_KEY and BACKOFFICE_PAYMENTS_NAME (the provider's name in webhook URLs,
-            default stripe). Payment webhooks are accepted for the providers named in
+            default stripe); BACKOFFICE_PAYMENTS_TIMEOUT_SECONDS (each attempt, default 5) and
+            BACKOFFICE_PAYMENTS_COOLDOWN_SECONDS (how long an open circuit refuses calls, default 30). Payment webhooks are accepted for the providers named in
             BACKOFFICE_WEBHOOK_SECRETS (provider=secret, comma-separated; a provider twice while a
             secret is rotated).
             Logs: one line per request and event on standard error; LOG_LEVEL (default info),
@@ -77,9 +78,18 @@ enum PaymentConfiguration {
             guard let key = environment["BACKOFFICE_PAYMENTS_API_KEY"], !key.isEmpty else {
                 throw CLIFailure.usage("BACKOFFICE_PAYMENTS=http needs BACKOFFICE_PAYMENTS_API_KEY")
             }
-            return HTTPPaymentValidator(
-                settings: .init(provider: environment["BACKOFFICE_PAYMENTS_NAME"] ?? "stripe", baseURL: url, apiKey: key))
+            var settings = HTTPPaymentValidator.Settings(provider: environment["BACKOFFICE_PAYMENTS_NAME"] ?? "stripe", baseURL: url, apiKey: key)
+            if let seconds = try seconds("BACKOFFICE_PAYMENTS_TIMEOUT_SECONDS", environment) { settings.attemptTimeout = seconds }
+            if let seconds = try seconds("BACKOFFICE_PAYMENTS_COOLDOWN_SECONDS", environment) { settings.cooldown = seconds }
+            return HTTPPaymentValidator(settings: settings)
         case let other: throw CLIFailure.usage("BACKOFFICE_PAYMENTS must be simulated or http, not '\(other)'")
         }
+    }
+
+    /// A positive number of seconds from the environment variable `name`, if set.
+    private static func seconds(_ name: String, _ environment: [String: String]) throws -> Duration? {
+        guard let text = environment[name] else { return nil }
+        guard let value = Double(text), value > 0, value < 3600 else { throw CLIFailure.usage("\(name) must be a number of seconds above 0") }
+        return .milliseconds(Int64(value * 1000))
     }
 }

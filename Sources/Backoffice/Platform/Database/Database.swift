@@ -12,17 +12,19 @@ public struct Database: Sendable {
     /// Where units of work take new ids from.
     public let ids: IDGenerator
 
+    /// How long requests wait for PostgreSQL (lease timeout, request deadlines).
+    public let limits: PoolLimits
     /// Longest wait for a pooled connection (`PoolLimits.leaseTimeout`).
-    public let leaseTimeout: Duration
+    public var leaseTimeout: Duration { limits.leaseTimeout }
     /// Answers of hot reads shared briefly; every change committed here invalidates them.
     public let readCache = ReadCache()
 
     public init(
         client: PostgresClient, logger: Logger, clock: any WallClock = SystemWallClock(), ids: IDGenerator = .random,
-        leaseTimeout: Duration = PoolLimits().leaseTimeout
+        limits: PoolLimits = PoolLimits()
     ) {
         self.client = client
-        self.leaseTimeout = leaseTimeout
+        self.limits = limits
         self.logger = logger
         self.clock = clock
         self.ids = ids
@@ -46,7 +48,7 @@ public struct Database: Sendable {
     ) async throws -> T {
         try await leasedTransaction { connection in
             if let isolation {
-                try await connection.query(PostgresQuery(unsafeSQL: "SET TRANSACTION ISOLATION LEVEL \(isolation)"), logger: logger)
+                _ = try await connection.send(PostgresQuery(unsafeSQL: "SET TRANSACTION ISOLATION LEVEL \(isolation)"), logger: logger)
             }
             _ = try await connection.rows(SetSession(tenant: principal.tenantID.uuidString, role: principal.role), logger: logger)
             return try await body(connection)
@@ -182,6 +184,9 @@ public struct Database: Sendable {
                 return DomainError.invalid([FieldIssue(field: "body", code: "constraint", message: "violates a constraint")])
             case let state where state.hasPrefix("22"):  // data exception: a value out of range or not representable
                 return DomainError.invalid([FieldIssue(field: "body", code: "invalid_value", message: "a value cannot be stored")])
+            case let state where state.hasPrefix("08") || state.hasPrefix("57P") || state.hasPrefix("53"):
+                // connection exception; shutdown or restart of the server; out of connections or memory
+                return DomainError.unavailable
             default:
                 return DomainError.inconsistent("database error \(state)")
             }
@@ -279,18 +284,30 @@ struct SetSession: PostgresPreparedStatement {
 
 extension PostgresConnection {
     /// Runs a prepared statement and collects its rows.
+    /// - Throws: `DomainError.unavailable` at once when the connection is closed: PostgresNIO
+    ///   never answers a statement written to a closed connection (its promise is dropped), so a
+    ///   rollback after the server went away would wait forever.
     func rows<S: PostgresPreparedStatement>(_ statement: S, logger: Logger) async throws -> [S.Row] {
+        guard !isClosed else { throw DomainError.unavailable }
         var rows: [S.Row] = []
         for try await row in try await self.execute(statement, logger: logger) {
             rows.append(row)
         }
         return rows
     }
+
+    /// Sends `query` (parameters interpolated) and gives its rows: what the service uses instead
+    /// of `query(_:logger:)`.
+    /// - Throws: `DomainError.unavailable` at once when the connection is closed (see `rows`).
+    func send(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRowSequence {
+        guard !isClosed else { throw DomainError.unavailable }
+        return try await self.query(query, logger: logger)
+    }
 }
 
 /// The first row of `query` on `connection` decoded by `decode`, or nil (for work outside a unit
 /// of work: bootstrap and tools on the owner's connection).
 func firstRow<T>(_ query: PostgresQuery, on connection: PostgresConnection, logger: Logger, _ decode: (PostgresRow) throws -> T) async throws -> T? {
-    for try await row in try await connection.query(query, logger: logger) { return try decode(row) }
+    for try await row in try await connection.send(query, logger: logger) { return try decode(row) }
     return nil
 }

@@ -22,7 +22,7 @@ extension Database {
             for await _ in started {}
             await Task.yield()
             defer { group.cancelAll() }
-            return try await body(Database(client: client, logger: logger, clock: clock, leaseTimeout: limits.leaseTimeout))
+            return try await body(Database(client: client, logger: logger, clock: clock, limits: limits))
         }
     }
 

@@ -18,6 +18,12 @@ public struct PoolLimits: Sendable {
 
     public init() {}
 
+    /// Longest a request's database work may take before it is answered 503 (`RequestDeadline`):
+    /// the lease timeout and two statement timeouts.
+    public var requestDeadline: Duration { leaseTimeout + statementTimeout * 2 }
+    /// The same for a bulk upload (goods import, an activity batch): ten statement timeouts.
+    public var bulkRequestDeadline: Duration { leaseTimeout + statementTimeout * 10 }
+
     /// Whole milliseconds of `duration`, as PostgreSQL settings take them.
     static func milliseconds(_ duration: Duration) -> Int64 {
         duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000

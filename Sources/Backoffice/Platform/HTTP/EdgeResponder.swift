@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import Metrics
 import NIOCore
+import Synchronization
 
 /// The outermost responder: gives every request an id (echoed as `X-Request-Id`), resolves the
 /// client address (through trusted proxies only), enforces the body size limit, screens every
@@ -35,7 +36,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
         logger[metadataKey: "request_id"] = .string(requestID)
         let anonymous = RequestScope(principal: nil, requestID: requestID, sourceIP: sourceIP)
         let started = ContinuousClock.now
-        var actor: Principal?
+        let actor = Mutex<Principal?>(nil)
         var response: Response
         do {
             response = try await RequestScope.$current.withValue(anonymous) {
@@ -51,27 +52,30 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                 }
                 let address = sourceIP ?? "unknown"
                 if let route = publicRoutes.match(request.method, path) {
-                    actor = .anonymous
+                    actor.withLock { $0 = .anonymous }
                     return try await respondPublicly(
                         to: request, body: body, context: context, route: route, address: address, sourceIP: sourceIP, requestID: requestID,
                         logger: logger)
                 }
                 let secret = try await presentedToken(request, address: address, logger: logger)
-                func authenticated(_ principal: Principal?, _ transaction: RequestTransaction) async throws -> Response {
-                    guard let principal else { throw await refuse(request, address: address, logger: logger) }
-                    actor = principal
-                    var scope = RequestScope(principal: principal, requestID: requestID, sourceIP: sourceIP)
-                    scope.transaction = transaction
-                    return try await RequestScope.$current.withValue(scope) {
-                        try await inner.respond(to: request, context: context).checkingRoute()
+                let deadline = bulkPaths.contains(path) ? database.limits.bulkRequestDeadline : database.limits.requestDeadline
+                return try await RequestDeadline.run(within: deadline) { [request, logger] in
+                    @Sendable func authenticated(_ principal: Principal?, _ transaction: RequestTransaction) async throws -> Response {
+                        guard let principal else { throw await refuse(request, address: address, logger: logger) }
+                        actor.withLock { $0 = principal }
+                        var scope = RequestScope(principal: principal, requestID: requestID, sourceIP: sourceIP)
+                        scope.transaction = transaction
+                        return try await RequestScope.$current.withValue(scope) {
+                            try await inner.respond(to: request, context: context).checkingRoute()
+                        }
                     }
-                }
-                if request.method == .get || request.method == .head {
-                    return try await database.readSession(tokenHash: secret.hash, plans: HandEncodedLists.plans(path), authenticated)
-                }
-                return try await database.requestTransaction(tokenHash: secret.hash) { principal, transaction in
-                    let response = try await authenticated(principal, transaction)
-                    return (response, commit: response.status.code < 400)
+                    if request.method == .get || request.method == .head {
+                        return try await database.readSession(tokenHash: secret.hash, plans: HandEncodedLists.plans(path), authenticated)
+                    }
+                    return try await database.requestTransaction(tokenHash: secret.hash) { principal, transaction in
+                        let response = try await authenticated(principal, transaction)
+                        return (response, commit: response.status.code < 400)
+                    }
                 }
             }
         } catch let refusal as Refusal {
@@ -81,7 +85,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
             response = Self.problemResponse(Self.problem(for: error, logger: logger), requestID: requestID)
         }
         response.headers[.xRequestID] = requestID
-        logAccess(request, response.status, actor: actor, since: started, logger: logger)
+        logAccess(request, response.status, actor: actor.withLock { $0 }, since: started, logger: logger)
         return response
     }
 

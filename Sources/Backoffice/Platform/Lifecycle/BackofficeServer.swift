@@ -140,7 +140,7 @@ public enum BackofficeServer {
         let policies = try PolicySet.load(from: settings.policiesDirectory)
         try await ServiceRoleCheck.verify(settings.databaseURL, logger: logger)
         let client = PostgresClient(configuration: settings.databaseURL.clientConfiguration(settings.pool), backgroundLogger: logger)
-        let database = Database(client: client, logger: logger, leaseTimeout: settings.pool.leaseTimeout)
+        let database = Database(client: client, logger: logger, limits: settings.pool)
         let expiry = LockExpiryService(database: database, policies: policies, interval: settings.lockExpiryInterval)
         let app = try buildApplication(
             database: database, policies: policies, settings: settings, services: [client, expiry], logger: logger, onServerRunning: onServerRunning)

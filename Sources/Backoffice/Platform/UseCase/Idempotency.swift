@@ -49,7 +49,7 @@ struct Idempotency: Sendable {
                 try await database.run(operation, context: context) { connection, output in
                     let response = try respond(output)
                     let body = try JSONEncoder().encode(StoredResponse(status: response.status, body: Self.storable(response.body)))
-                    let saved = try await connection.query(
+                    let saved = try await connection.send(
                         """
                         INSERT INTO idempotency_keys (tenant_id, principal_id, key, request_hash, status, body)
                         VALUES (\(context.principal.tenantID), \(context.principal.operatorID), \(key), \(ByteBuffer(bytes: fingerprint)),
@@ -66,6 +66,10 @@ struct Idempotency: Sendable {
                 }
             }
         } catch {
+            // A concurrent request with this key may have won (its record, or its change conflicting
+            // with ours): answer with its record. Not when the database is gone or too slow.
+            if case DomainError.unavailable = error { throw error }
+            if case DomainError.timedOut = error { throw error }
             if let stored: StoredResponse<Body> = try await replay(key: key, fingerprint: fingerprint, context: context) { return stored }
             throw error
         }
@@ -83,7 +87,7 @@ struct Idempotency: Sendable {
     {
         let keepHours = context.policies.retention.idempotencyKeepHours
         let found: (ByteBuffer, ByteBuffer)? = try await database.transaction(for: context) { connection in
-            for try await row in try await connection.query(
+            for try await row in try await connection.send(
                 """
                 SELECT request_hash, body FROM idempotency_keys
                 WHERE tenant_id = \(context.principal.tenantID) AND principal_id = \(context.principal.operatorID) AND key = \(key)

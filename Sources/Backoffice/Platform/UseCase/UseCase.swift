@@ -171,7 +171,7 @@ extension UnitOfWork {
     /// The rows of `query` (parameters interpolated, so PostgreSQL numbers them), decoded as `T`.
     public func all<T: RowDecodable>(_ query: PostgresQuery, as type: T.Type = T.self) async throws -> [T] {
         var items: [T] = []
-        for try await row in try await connection.query(query, logger: logger) { items.append(try T(row: row)) }
+        for try await row in try await connection.send(query, logger: logger) { items.append(try T(row: row)) }
         return items
     }
 
@@ -225,6 +225,6 @@ extension UnitOfWork {
 
     /// Runs `query` for its effect and drains its rows (an error raised while rows are produced arrives with them).
     public func execute(_ query: PostgresQuery) async throws {
-        for try await _ in try await connection.query(query, logger: logger) {}
+        for try await _ in try await connection.send(query, logger: logger) {}
     }
 }
