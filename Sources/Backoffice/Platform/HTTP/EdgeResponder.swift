@@ -85,6 +85,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
             response = Self.problemResponse(Self.problem(for: error, logger: logger), requestID: requestID)
         }
         response.headers[.xRequestID] = requestID
+        ServiceMetrics.answered(Int(response.status.code))
         logAccess(request, response.status, actor: actor.withLock { $0 }, since: started, logger: logger)
         return response
     }
