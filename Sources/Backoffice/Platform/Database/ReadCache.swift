@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// Answers of hot reads kept briefly, so that many readers of one page share one read
@@ -5,11 +6,13 @@ import Synchronization
 /// reader accepts and no change has committed through this `Database` since the read began: a
 /// client sees its own changes at once, and changes committed by other processes show within that
 /// age. An answer read while a change committed is not kept. At most `capacity` answers are kept
-/// (all are dropped when it is reached).
+/// (all are dropped when it is reached). Ages are measured on the `Database`'s `WallClock` (so
+/// tests move them deterministically); an answer that seems read in the future (the clock went
+/// back) is not reused.
 public final class ReadCache: Sendable {
     private struct Entry {
         let value: any Sendable
-        let readAt: ContinuousClock.Instant
+        let readAt: Date
     }
 
     private let state = Mutex<(generation: UInt64, entries: [String: Entry])>((0, [:]))
@@ -17,11 +20,13 @@ public final class ReadCache: Sendable {
 
     public init(capacity: Int = 1_000) { self.capacity = capacity }
 
-    /// The answer for `key` read less than `maxAge` ago, or `read`'s answer (kept for others).
-    func value<T: Sendable>(_ key: String, maxAge: Duration, read: () async throws -> T) async throws -> T {
-        let began = ContinuousClock.now
+    /// The answer for `key` read less than `maxAge` before `now`, or `read`'s answer (kept for others).
+    func value<T: Sendable>(_ key: String, maxAge: Duration, now began: Date, read: () async throws -> T) async throws -> T {
+        let limit = Double(maxAge.components.seconds) + Double(maxAge.components.attoseconds) / 1e18
         let (generation, kept) = state.withLock { state -> (UInt64, T?) in
-            guard let entry = state.entries[key], began - entry.readAt < maxAge else { return (state.generation, nil) }
+            guard let entry = state.entries[key], case let age = began.timeIntervalSince(entry.readAt), age >= 0, age < limit else {
+                return (state.generation, nil)
+            }
             return (state.generation, entry.value as? T)
         }
         if let kept { return kept }

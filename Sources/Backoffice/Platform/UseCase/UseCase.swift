@@ -74,7 +74,7 @@ extension Database {
     where Q.Output: Sendable {
         try context.permit(Q.self)
         let key = "\(Q.action.rawValue)|\(context.principal.tenantID)|\(context.principal.role)|\(query.cacheKey)"
-        return try await readCache.value(key, maxAge: maxAge) {
+        return try await readCache.value(key, maxAge: maxAge, now: clock.now()) {
             try await transaction(for: context) { connection in try await query.read(in: unit(connection, context)) }
         }
     }
