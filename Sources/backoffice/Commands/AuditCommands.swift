@@ -64,9 +64,9 @@ struct Audit: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Verify every chain; exit 8 naming the first bad event when one was edited, deleted, inserted or reordered.",
             discussion: """
-                Online, the service verifies its own log. With --offline, this command recomputes every
-                hash itself from a whole export (`audit export --file F`), trusting nothing the server says;
-                with --checkpoint and --public-key it also checks the export reaches a signed checkpoint's
+                Online, the service verifies its own log. With --offline, this command recomputes every \
+                hash itself from a whole export (`audit export --file F`), trusting nothing the server says; \
+                with --checkpoint and --public-key it also checks the export reaches a signed checkpoint's \
                 heads (a checkpoint whose signature does not verify is refused, exit 8).
                 Examples:
                   backoffice audit verify --checkpoint audit-heads.json --public-key audit.pub

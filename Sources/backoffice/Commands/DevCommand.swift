@@ -8,9 +8,9 @@ struct Dev: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the back office locally: private PostgreSQL, migrations, demo data, server on 127.0.0.1.",
         discussion: """
-            Data lives in .backoffice/ (mode 0700, ignored by git; as root the cluster's own files live in
-            the postgres user's home, keyed by this folder) and is reused on the next run; Ctrl-C stops
-            the server and the cluster. PostgreSQL asks for passwords (scram-sha-256); they and the
+            Data lives in .backoffice/ (mode 0700, ignored by git; as root the cluster's own files live in \
+            the postgres user's home, keyed by this folder) and is reused on the next run; Ctrl-C stops \
+            the server and the cluster. PostgreSQL asks for passwords (scram-sha-256); they and the \
             tokens are written to .backoffice/credentials.json (mode 0600).
             Example: swift run backoffice dev --port 8080
             """)

@@ -8,15 +8,15 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the service against BACKOFFICE_DATABASE_URL (production; no demo data).",
         discussion: """
-            The URL's role must not own the tables (row-level security applies to it): use the
+            The URL's role must not own the tables (row-level security applies to it): use the \
             backoffice_app role the migrations create. SIGTERM drains requests, then stops.
-            Payments: BACKOFFICE_PAYMENTS=simulated (default) or http, with BACKOFFICE_PAYMENTS_URL,
-            BACKOFFICE_PAYMENTS_API_KEY and BACKOFFICE_PAYMENTS_NAME (the provider's name in webhook URLs,
-            default stripe); BACKOFFICE_PAYMENTS_TIMEOUT_SECONDS (each attempt, default 5) and
-            BACKOFFICE_PAYMENTS_COOLDOWN_SECONDS (how long an open circuit refuses calls, default 30). Payment webhooks are accepted for the providers named in
-            BACKOFFICE_WEBHOOK_SECRETS (provider=secret, comma-separated; a provider twice while a
+            Payments: BACKOFFICE_PAYMENTS=simulated (default) or http, with BACKOFFICE_PAYMENTS_URL, \
+            BACKOFFICE_PAYMENTS_API_KEY and BACKOFFICE_PAYMENTS_NAME (the provider's name in webhook URLs, \
+            default stripe); BACKOFFICE_PAYMENTS_TIMEOUT_SECONDS (each attempt, default 5) and \
+            BACKOFFICE_PAYMENTS_COOLDOWN_SECONDS (how long an open circuit refuses calls, default 30). Payment webhooks are accepted for the providers named in \
+            BACKOFFICE_WEBHOOK_SECRETS (provider=secret, comma-separated; a provider twice while a \
             secret is rotated).
-            Logs: one line per request and event on standard error; LOG_LEVEL (default info),
+            Logs: one line per request and event on standard error; LOG_LEVEL (default info), \
             LOG_FORMAT=json for one JSON object per line (text otherwise).
             Example: BACKOFFICE_DATABASE_URL=postgres://backoffice_app:secret@db:5432/backoffice backoffice serve --host 0.0.0.0 --port 8080
             """)

@@ -9,8 +9,8 @@ struct Login: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Save a service URL and token as a profile (private file), so commands need no exported token.",
         discussion: """
-            The token is read from standard input (so it stays out of the shell history) unless --token
-            is given; it is checked with the service before it is saved. The profile becomes the current
+            The token is read from standard input (so it stays out of the shell history) unless --token \
+            is given; it is checked with the service before it is saved. The profile becomes the current \
             one; choose another per command with --profile or BACKOFFICE_PROFILE.
             Example: backoffice login --url https://backoffice.example --profile prod < token.txt
             """)
