@@ -145,9 +145,7 @@ struct CustomerPage<Shape: CustomerPageShape, Fetch: PageFetch>: PostgresPrepare
 
 /// Which accounts a `CustomerPage` holds and in which order; `filter` reads the account after
 /// which the page starts as $2 (and an email prefix's bounds as $3 and $4).
-protocol CustomerPageShape {
-    static var name: String { get }
-    static var filter: String { get }
+protocol CustomerPageShape: PageShape {
     static var order: String { get }
 }
 

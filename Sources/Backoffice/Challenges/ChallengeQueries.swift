@@ -131,7 +131,7 @@ struct ChallengeByID: PostgresPreparedStatement {
 /// connection: `$1` the challenge, `$2` whether only subscribers rank, and after a cursor `$3`–`$5`
 /// the last standing of the previous page. Its literal `LIMIT` keeps the one generic plan (see
 /// `PageFetch`); `EntireBoard` reads every standing (settlement).
-struct LeaderboardPage<Shape: LeaderboardPageShape, Fetch: PageFetch>: PostgresPreparedStatement {
+struct LeaderboardPage<Shape: PageShape, Fetch: PageFetch>: PostgresPreparedStatement {
     static var name: String { "leaderboard_\(Shape.name)_\(Fetch.rows)" }
     static var sql: String {
         """
@@ -164,20 +164,14 @@ struct LeaderboardPage<Shape: LeaderboardPageShape, Fetch: PageFetch>: PostgresP
     }
 }
 
-/// Where a `LeaderboardPage` starts.
-protocol LeaderboardPageShape {
-    static var name: String { get }
-    static var filter: String { get }
-}
-
 /// From the top of the board.
-enum BoardFromTop: LeaderboardPageShape {
+enum BoardFromTop: PageShape {
     static let name = "top"
     static let filter = ""
 }
 
 /// After the standing `$3`–`$5` (score, achievement time, customer), in board order.
-enum BoardAfter: LeaderboardPageShape {
+enum BoardAfter: PageShape {
     static let name = "after"
     static let filter = """
          AND s.score <= $3 AND (s.score < $3 OR (s.score = $3 AND (s.achieved_at > $4 OR (s.achieved_at = $4 AND s.customer_id > $5))))

@@ -34,7 +34,8 @@ public struct ListOrders: Query {
 /// connection instead of on every request (planning the page each time halved what pgbench could
 /// serve of it: ~2,100 instead of ~4,000 per second). Each shape's filter is one its index
 /// serves, without the `$1 IS NULL OR …` that a cached generic plan could not use an index for.
-struct OrderPage<Shape: OrderPageShape, Fetch: PageFetch>: PostgresPreparedStatement {
+/// `$1`, `$2` are the keyset; a shape's filter reads the tenant (when it has one) as `$3`, then the status.
+struct OrderPage<Shape: PageShape, Fetch: PageFetch>: PostgresPreparedStatement {
     static var name: String { "orders_page_\(Shape.name)_\(Fetch.rows)" }
     static var sql: String {
         """
@@ -58,32 +59,26 @@ struct OrderPage<Shape: OrderPageShape, Fetch: PageFetch>: PostgresPreparedState
     func decodeRow(_ row: PostgresRow) throws -> Order { try Order(row: row) }
 }
 
-/// Which orders an `OrderPage` holds; its filter numbers the tenant (when given) $3 and then the status.
-protocol OrderPageShape {
-    static var name: String { get }
-    static var filter: String { get }
-}
-
-/// One partner's orders.
-enum PartnerOrders: OrderPageShape {
+/// One partner's orders (`OrderPage` shapes follow).
+enum PartnerOrders: PageShape {
     static let name = "partner"
     static let filter = "o.tenant_id = $3"
 }
 
 /// One partner's orders in one state.
-enum PartnerOrdersInState: OrderPageShape {
+enum PartnerOrdersInState: PageShape {
     static let name = "partner_state"
     static let filter = "o.tenant_id = $3 AND o.status = $4"
 }
 
 /// Every partner's orders (platform roles).
-enum AllOrders: OrderPageShape {
+enum AllOrders: PageShape {
     static let name = "all"
     static let filter = "true"
 }
 
 /// Every partner's orders in one state (platform roles).
-enum AllOrdersInState: OrderPageShape {
+enum AllOrdersInState: PageShape {
     static let name = "all_state"
     static let filter = "o.status = $3"
 }

@@ -22,7 +22,7 @@ public final class ReadCache: Sendable {
 
     /// The answer for `key` read less than `maxAge` before `now`, or `read`'s answer (kept for others).
     func value<T: Sendable>(_ key: String, maxAge: Duration, now began: Date, read: () async throws -> T) async throws -> T {
-        let limit = Double(maxAge.components.seconds) + Double(maxAge.components.attoseconds) / 1e18
+        let limit = maxAge.inSeconds
         let (generation, kept) = state.withLock { state -> (UInt64, T?) in
             guard let entry = state.entries[key], case let age = began.timeIntervalSince(entry.readAt), age >= 0, age < limit else {
                 return (state.generation, nil)

@@ -25,7 +25,7 @@ actor AddressThrottle {
         events[address] = times.isEmpty ? nil : times
         guard times.count >= limit, let oldest = times.first else { return nil }
         let wait = window - (current - oldest)
-        return max(1, Int((Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18).rounded(.up)))
+        return max(1, Int(wait.inSeconds.rounded(.up)))
     }
 
     /// Admits one event from `address` and records it, in one step (concurrent requests cannot

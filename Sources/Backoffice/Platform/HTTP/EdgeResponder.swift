@@ -26,8 +26,6 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     /// The operations callable without a token, and the limit on public submissions.
     let publicRoutes: PublicRoutes
     let submissionThrottle: AddressThrottle
-    let authenticationFailures = Counter(label: "backoffice_authentication_failures_total")
-    let rateLimited = Counter(label: "backoffice_authentication_rate_limited_total")
 
     func respond(to request: Request, context: Context) async throws -> Response {
         let requestID = RequestID.accept(request.headers[.xRequestID])
@@ -100,7 +98,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
         let elapsed = ContinuousClock.now - started
         var metadata: Logger.Metadata = [
             "method": .string(request.method.rawValue), "path": .string(request.uri.path), "status": .stringConvertible(status.code),
-            "duration_ms": .string(String(format: "%.3f", Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1e3)),
+            "duration_ms": .string(String(format: "%.3f", elapsed.inSeconds * 1000)),
         ]
         if let actor {
             metadata["role"] = .string(actor.role)
@@ -142,7 +140,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
 
     /// An address over one of its limits: counted, logged, 429 with `Retry-After`.
     private func limited(_ address: String, wait: Int, _ message: Logger.Message, _ problem: Problem, logger: Logger) -> Refusal {
-        rateLimited.increment()
+        ServiceMetrics.rateLimited.increment()
         logger.warning(message, metadata: ["source_ip": .string(address), "retry_after": .stringConvertible(wait)])
         return Refusal(problem: problem)
     }
@@ -164,7 +162,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     /// `WWW-Authenticate: Bearer`.
     private func refuse(_ request: Request, address: String, logger: Logger) async -> Refusal {
         await throttle.record(address)
-        authenticationFailures.increment()
+        ServiceMetrics.authenticationFailures.increment()
         logger.notice(
             "authentication failed",
             metadata: ["source_ip": .string(address), "credential": .string(request.headers[.authorization] == nil ? "missing" : "refused")])

@@ -1,7 +1,6 @@
 import Metrics
 
-/// The service's own series on `/metrics` besides the HTTP ones (`MetricsMiddleware`) and the
-/// authentication counters of the edge. Each series exists from its first use; every one is
+/// The service's own series on `/metrics` besides the HTTP ones (`MetricsMiddleware`). Each series exists from its first use; every one is
 /// created after swift-metrics is bootstrapped with the process's Prometheus registry.
 enum ServiceMetrics {
     /// Pooled connections held by requests and services right now.
@@ -14,6 +13,10 @@ enum ServiceMetrics {
     static let statementTimeouts = series { Counter(label: "backoffice_statement_timeouts_total") }
     /// Audit events appended (in their change's transaction; one rolled back later is counted too).
     static let auditAppends = series { Counter(label: "backoffice_audit_appends_total") }
+    /// Refused tokens (missing, malformed, unknown, revoked or expired).
+    static let authenticationFailures = series { Counter(label: "backoffice_authentication_failures_total") }
+    /// Requests refused because their address is over a limit (429).
+    static let rateLimited = series { Counter(label: "backoffice_authentication_rate_limited_total") }
     /// Changes answered from an Idempotency-Key record instead of being made again.
     static let idempotentReplays = series { Counter(label: "backoffice_idempotent_replays_total") }
 

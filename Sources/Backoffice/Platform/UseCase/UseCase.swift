@@ -136,6 +136,13 @@ public protocol RowDecodable: Sendable {
 /// as running it); with a literal it keeps the one generic plan.
 protocol PageFetch { static var rows: Int { get } }
 
+/// Which rows a prepared page statement holds: `name` tells its statements apart, `filter` is
+/// its condition (each page type documents which parameters it reads).
+protocol PageShape {
+    static var name: String { get }
+    static var filter: String { get }
+}
+
 /// The default page (50 rows) and one more, which tells whether another page follows.
 enum DefaultPageFetch: PageFetch { static let rows = 51 }
 

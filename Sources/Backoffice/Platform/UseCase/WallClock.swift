@@ -48,3 +48,8 @@ public struct IDGenerator: Sendable {
 
     public func next() -> UUID { make() }
 }
+
+extension Duration {
+    /// The duration in seconds, as a `TimeInterval`.
+    var inSeconds: TimeInterval { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
