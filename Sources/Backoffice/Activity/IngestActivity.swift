@@ -143,9 +143,6 @@ public struct IngestActivity: AuditedOperation {
         }
         guard !counted.isEmpty else { return [] }
         let days = Array(Set(counted.map(\.day))).sorted { $0.order < $1.order }
-        // Opened before the first row that concurrent batches contend for is locked: every statement
-        // from that lock to the commit makes other batches with the same customers wait.
-        try await Ledger.openWallets(Array(Set(counted.map(\.event.customerID))), in: unit)
         let dayNumbers = days.map(\.day)
         // Lock (or create) each day's row and read its totals in one statement, through the primary
         // key row by row, in `Day.order` (an upsert whose update changes nothing but takes the lock).

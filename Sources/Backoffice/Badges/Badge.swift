@@ -130,7 +130,6 @@ enum BadgeAwards {
         ).decode(UUID.self) { awarded.append(id) }
         guard !awarded.isEmpty, let ruleSet, let rule = ruleSet.rules.badges.first(where: { $0.badge == badge })
         else { return awarded }
-        try await Ledger.openWallets(awarded, in: unit)
         try await Ledger.post(
             awarded.map {
                 Ledger.Transfer(

@@ -75,7 +75,6 @@ public struct SettleChallenge: AuditedOperation {
         }
 
         let paying = payouts.filter { $0.points > 0 }
-        try await Ledger.openWallets(paying.map(\.customerID), in: unit)
         try await Ledger.post(
             paying.map {
                 Ledger.Transfer(

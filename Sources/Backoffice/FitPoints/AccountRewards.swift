@@ -28,7 +28,6 @@ enum AccountRewards {
                 "SELECT 1 FROM fitpoints_transfers WHERE kind = 'earning' AND source_event_id = \(source)", { _ in true }) ?? false
         guard !alreadyPaid else { return nil }
         let before = try await WalletBalance.fetch(customer.id, in: unit)
-        try await Ledger.openWallets([customer.id], in: unit)
         try await Ledger.post(
             [
                 Ledger.Transfer(

@@ -23,7 +23,8 @@ public enum Ledger {
     /// The platform's account that expired points go to.
     public static let expiry = UUID(uuidString: "00000000-0000-0000-0000-0000000f0003")!
 
-    /// A customer's wallet: its id is the customer's.
+    /// A customer's wallet: its id is the customer's. Every customer has one from the statement
+    /// that inserts the customer (migration 0016), so movements never open wallets.
     public static func wallet(_ customerID: UUID) -> UUID { customerID }
 
     /// What an account is, for the entries that name it.
@@ -59,15 +60,6 @@ public enum Ledger {
             (self.kind, self.debit, self.credit, self.amount, self.reason) = (kind, debit, credit, amount, reason)
             (self.ruleID, self.ruleVersion, self.sourceEventID, self.challengeID) = (ruleID, ruleVersion, sourceEventID, challengeID)
         }
-    }
-
-    /// Opens the wallets of `customers` that are not open yet (empty), in id order: concurrent
-    /// units opening the same new wallets wait for each other in one order, never in a cycle.
-    static func openWallets(_ customers: [UUID], in unit: UnitOfWork) async throws {
-        guard !customers.isEmpty else { return }
-        let customers = customers.sorted { $0.orderKey < $1.orderKey }
-        try await unit.execute(
-            "INSERT INTO fitpoints_accounts (id, kind) SELECT unnest(\(customers)::uuid[]), 'wallet' ON CONFLICT (id) DO NOTHING")
     }
 
     /// Opens the budget account of a challenge (empty; its id is the challenge's).

@@ -69,7 +69,8 @@ extension LedgerEntry: RowDecodable {
     }
 
     /// The wallet's entries older than `before` (all without it), newest first: one index range
-    /// scan per side of the transfer, merged.
+    /// scan per side of the transfer, merged (an earning never debits a wallet: the index of
+    /// debits leaves earnings out).
     static func page(wallet: UUID, before: Int64?, limit: Int) -> PostgresQuery {
         let before = before ?? Int64.max
         let fields = "t.id, t.movement_id, t.kind, t.reason, t.rule_id, t.rule_version, t.source_event_id, t.challenge_id, t.created_at"
@@ -79,7 +80,7 @@ extension LedgerEntry: RowDecodable {
                  WHERE t.credit_account = \(wallet) AND t.id < \(before) ORDER BY t.id DESC LIMIT \(limit))
                 UNION ALL
                 (SELECT \(unescaped: fields), -t.amount, t.credit_account FROM fitpoints_transfers t
-                 WHERE t.debit_account = \(wallet) AND t.id < \(before) ORDER BY t.id DESC LIMIT \(limit))
+                 WHERE t.debit_account = \(wallet) AND t.kind <> 'earning' AND t.id < \(before) ORDER BY t.id DESC LIMIT \(limit))
             ) e JOIN fitpoints_accounts o ON o.id = e.other
             ORDER BY e.id DESC LIMIT \(limit)
             """
@@ -141,7 +142,6 @@ public struct AdjustFitPoints: AuditedOperation {
             throw DomainError.conflict(code: "account_deleted", detail: "The account is deleted; its wallet is frozen.")
         }
         let wallet = Ledger.wallet(customerID)
-        try await Ledger.openWallets([customerID], in: unit)
         let before = try await WalletBalance.fetch(customerID, in: unit)
         let transfer =
             points > 0

@@ -87,7 +87,6 @@ public struct Checkout: AuditedOperation {
             FROM unnest(\(lines.map(\.goodID))::uuid[], \(lines.map { Int32($0.quantity) })::int4[]) AS r(id, quantity) WHERE g.id = r.id
             """)
         if totalPoints > 0 {
-            try await Ledger.openWallets([request.customerID], in: unit)
             try await Ledger.post(
                 [
                     Ledger.Transfer(

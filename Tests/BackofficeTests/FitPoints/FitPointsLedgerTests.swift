@@ -98,6 +98,23 @@ struct FitPointsLedgerTests {
         }
     }
 
+    @Test("every customer has an empty wallet from the statement that creates it, so no movement has to open one")
+    func walletsOpenWithCustomers() async throws {
+        try await TestEnvironment.with { env in
+            let customer = try await env.customer()
+            #expect(
+                try await env.ownerScalar("SELECT kind || ' ' || balance FROM fitpoints_accounts WHERE id = '\(customer.id)'", as: String.self)
+                    == "wallet 0")
+            try await env.asOwner(
+                "INSERT INTO customers (id, email, display_name) SELECT gen_random_uuid(), 'bulk' || i || '@example.com', 'Bulk' FROM generate_series(1, 50) i"
+            )
+            #expect(
+                try await env.ownerScalar(
+                    "SELECT count(*) FROM customers c LEFT JOIN fitpoints_accounts a ON a.id = c.id AND a.kind = 'wallet' WHERE a.id IS NULL",
+                    as: Int.self) == 0)
+        }
+    }
+
     @Test("the ledger is append-only and balances cannot be written by the service role")
     func appendOnly() async throws {
         try await TestEnvironment.with { env in
