@@ -92,16 +92,32 @@ public struct ChainVerifier: Sendable {
     private var ends: [String: (seq: Int64, hash: [UInt8])] = [:]
     private var seen: [String: [Int64: [UInt8]]] = [:]
     private var checkpointSeqs: [String: Int64]
+    private let start: [String: (seq: Int64, hash: [UInt8])]
     public private(set) var events: Int64 = 0
     public private(set) var failure: ChainFailure?
 
-    /// - Parameter checkpoint: kept heads; the hash at each kept seq is remembered while streaming.
-    public init(checkpoint: [ChainHead] = []) {
+    /// - Parameters:
+    ///   - checkpoint: kept heads; the hash at each kept seq is remembered while streaming.
+    ///   - start: where chains were left by the events verified before these (the previous day's
+    ///     sealed heads, or an archive's cut): such a chain continues at `seq + 1` from `hash`
+    ///     and its head stays there when none of its events follow; every other chain must start
+    ///     at seq 1 from the genesis hash.
+    public init(checkpoint: [ChainHead] = [], start startHeads: [ChainHead] = []) {
         checkpointSeqs = Dictionary(checkpoint.map { ($0.chain, $0.seq) }, uniquingKeysWith: { first, _ in first })
+        var start = [String: (seq: Int64, hash: [UInt8])]()
+        for head in startHeads where start[head.chain] == nil { start[head.chain] = (head.seq, OfflineAuditVerifier.bytes(hex: head.hash) ?? []) }
+        self.start = start
+        ends = start
     }
 
-    /// The number of chains seen.
+    /// The number of chains seen (or carried over from `start`).
     public var chains: Int { ends.count }
+
+    /// Where every chain ends after the events fed (chains of `start` with no events stay where
+    /// they were), by chain: what the next period's verification starts from.
+    public var heads: [ChainHead] {
+        ends.sorted { $0.key < $1.key }.map { ChainHead(chain: $0.key, seq: $0.value.seq, hash: hex($0.value.hash)) }
+    }
 
     /// Feeds the next event. After the first failure the rest is ignored.
     public mutating func feed(_ event: ChainedEvent) {
@@ -131,7 +147,8 @@ public struct ChainVerifier: Sendable {
                     detail: "the chain is shorter (seq \(ends[kept.chain]?.seq ?? 0)) than the checkpoint (seq \(kept.seq))")
                 return failure
             }
-            if let hash = seen[kept.chain]?[kept.seq], hex(hash) != kept.hash {
+            let keptHash = seen[kept.chain]?[kept.seq] ?? (start[kept.chain]?.seq == kept.seq ? start[kept.chain]?.hash : nil)
+            if let hash = keptHash, hex(hash) != kept.hash {
                 failure = ChainFailure(
                     chain: kept.chain, seq: kept.seq, eventID: nil, kind: .diverged,
                     detail: "the event at seq \(kept.seq) has hash \(hex(hash)) but the checkpoint kept \(kept.hash)")
@@ -144,10 +161,11 @@ public struct ChainVerifier: Sendable {
     private mutating func check(_ event: ChainedEvent, next: ChainedEvent?) {
         if event.chain != currentChain {
             currentChain = event.chain
-            lastHash = AuditChain.genesis
+            let origin = start[event.chain] ?? (0, AuditChain.genesis)
+            lastHash = origin.hash
             hashBeforeLast = nil
             lastEvent = nil
-            expectedSeq = 1
+            expectedSeq = origin.seq + 1
         }
         events += 1
         if event.prevHash != lastHash {

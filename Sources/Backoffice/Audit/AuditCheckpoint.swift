@@ -44,6 +44,13 @@ public struct AuditCheckpoint: Codable, Sendable, Equatable {
         return copy
     }
 
+    /// Writes the checkpoint as pretty, key-sorted JSON.
+    public func write(to file: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        try encoder.encode(self).write(to: URL(fileURLWithPath: file))
+    }
+
     /// Why the checkpoint cannot be trusted under `publicKey`, nil when its signature is valid.
     public func signatureProblem(publicKey: Curve25519.Signing.PublicKey) -> String? {
         guard let signature else { return "the checkpoint is not signed" }

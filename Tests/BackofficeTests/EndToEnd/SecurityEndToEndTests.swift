@@ -155,4 +155,79 @@ struct SecurityEndToEndTests {
             }
         }
     }
+
+    @Test(
+        "a period's export verifies from the previous period's sealed heads and is sealed for the next; a missing event, an unsigned start or an overwritten seal is refused"
+    )
+    func sealedPeriods() async throws {
+        try await TestEnvironment.with { env in
+            let customer = try await env.customer()
+            try await withServer(env) { base in
+                let folder = FileManager.default.temporaryDirectory.appendingPathComponent("periods-\(UUID().uuidString)")
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(at: folder) }
+                func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+                let manager = ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.tokens[.backendManager]!]
+                let auditor = ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.tokens[.auditor]!]
+                let id = customer.id.uuidString.lowercased()
+                #expect(try cli(["audit", "keygen", "--private-key", path("audit.key"), "--public-key", path("audit.pub")]).status == 0)
+                #expect(try cli(["accounts", "lock", id, "--reason", "Chargeback under investigation"], manager).status == 0)
+                try await Task.sleep(for: .milliseconds(20))
+                let format = ISO8601DateFormatter()
+                format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+                let cut = format.string(from: Date())
+                try await Task.sleep(for: .milliseconds(20))
+                #expect(try cli(["accounts", "unlock", id, "--reason", "Chargeback resolved"], manager).status == 0)
+                #expect(try cli(["accounts", "lock", id, "--reason", "Second chargeback"], manager).status == 0)
+
+                // The first period: everything before the cut, verified from genesis and sealed.
+                #expect(try cli(["audit", "export", "--until", cut, "--file", path("p1.jsonl")], auditor).status == 0)
+                let first = try cli([
+                    "audit", "verify", "--offline", path("p1.jsonl"), "--seal", path("p1.heads.json"), "--signing-key", path("audit.key"),
+                ])
+                #expect(first.status == 0, "\(first.output)")
+                #expect(first.output.contains("sealed"))
+                let sealed = try JSONDecoder().decode(AuditCheckpoint.self, from: Data(contentsOf: URL(fileURLWithPath: path("p1.heads.json"))))
+                #expect(sealed.signatureProblem(publicKey: try AuditSigningKey.publicKey(file: path("audit.pub"))) == nil)
+
+                // The second period continues the first's heads.
+                #expect(try cli(["audit", "export", "--since", cut, "--file", path("p2.jsonl")], auditor).status == 0)
+                let lines = try String(contentsOfFile: path("p2.jsonl"), encoding: .utf8).split(separator: "\n").map(String.init)
+                #expect(lines.contains { $0.contains("accounts.unlock") } && !lines.contains { $0.contains("Chargeback under investigation") })
+                let second = [
+                    "audit", "verify", "--offline", path("p2.jsonl"), "--from", path("p1.heads.json"), "--public-key", path("audit.pub"),
+                    "--seal", path("p2.heads.json"), "--signing-key", path("audit.key"),
+                ]
+                let continued = try cli(second)
+                #expect(continued.status == 0, "\(continued.output)")
+                #expect(continued.output.contains("continuing the signed heads"))
+                let next = try JSONDecoder().decode(AuditCheckpoint.self, from: Data(contentsOf: URL(fileURLWithPath: path("p2.heads.json"))))
+                #expect(Set(next.heads.map(\.chain)).isSuperset(of: sealed.heads.map(\.chain)), "chains without events carry over")
+                let again = try cli(second)
+                #expect(again.status != 0 && again.output.contains("never overwritten"), "\(again.output)")
+
+                // Alone, the second period does not start at genesis; without its unlock event (the
+                // second lock, on the same chain, follows it) it no longer continues the seal.
+                #expect(try cli(["audit", "verify", "--offline", path("p2.jsonl")]).status == 8)
+                let unlock = try #require(lines.firstIndex { $0.contains("accounts.unlock") })
+                try (lines.enumerated().filter { $0.offset != unlock }.map(\.element).joined(separator: "\n") + "\n")
+                    .write(toFile: path("p2.jsonl"), atomically: true, encoding: .utf8)
+                let gap = try cli([
+                    "audit", "verify", "--offline", path("p2.jsonl"), "--from", path("p1.heads.json"), "--public-key", path("audit.pub"),
+                ])
+                #expect(gap.status == 8 && gap.output.contains("deleted"), "\(gap.output)")
+
+                // Unsigned or forged start heads prove nothing.
+                let unsigned = try cli(["audit", "verify", "--offline", path("p2.jsonl"), "--from", path("p1.heads.json")])
+                #expect(unsigned.status != 0 && unsigned.output.contains("--public-key"), "\(unsigned.output)")
+                var forged = sealed
+                forged.heads[0] = ChainHead(chain: forged.heads[0].chain, seq: forged.heads[0].seq + 1, hash: forged.heads[0].hash)
+                try forged.write(to: path("forged.json"))
+                let refused = try cli([
+                    "audit", "verify", "--offline", path("p2.jsonl"), "--from", path("forged.json"), "--public-key", path("audit.pub"),
+                ])
+                #expect(refused.status == 8 && refused.output.contains("REFUSED"), "\(refused.output)")
+            }
+        }
+    }
 }
