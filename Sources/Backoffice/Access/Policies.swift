@@ -54,6 +54,9 @@ public struct RetentionPolicy: Sendable {
     public let deletedAccountsPurgeAfterDays: Int
     public let idempotencyKeepHours: Int
     public let loginAttemptsKeepDays: Int
+    /// Audit events older than this many days leave the database once they are in the signed
+    /// daily archives (`audit archive`).
+    public let auditEventsKeepDays: Int
 }
 
 /// System messages (`policies/messages.yaml`).
@@ -120,7 +123,8 @@ public struct PolicySet: Sendable {
         let retentionPolicy = RetentionPolicy(
             deletedAccountsPurgeAfterDays: try integer(retention, "deleted_accounts", "purge_after_days", file: retFile, range: 1...3650),
             idempotencyKeepHours: try integer(retention, "idempotency_keys", "keep_hours", file: retFile, range: 1...720),
-            loginAttemptsKeepDays: try integer(retention, "login_attempts", "keep_days", file: retFile, range: 1...3650)
+            loginAttemptsKeepDays: try integer(retention, "login_attempts", "keep_days", file: retFile, range: 1...3650),
+            auditEventsKeepDays: try integer(retention, "audit_events", "keep_days", file: retFile, range: 1...36_500)
         )
         let messages = try document("messages.yaml")
         let messagesPolicy = MessagesPolicy(

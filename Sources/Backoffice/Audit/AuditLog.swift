@@ -171,9 +171,18 @@ public struct AuditLog: Sendable {
     }
 
     static func heads(on connection: PostgresConnection, logger: Logger) async throws -> [ChainHead] {
+        try await chainPositions("audit_chain_heads", on: connection, logger: logger)
+    }
+
+    /// Where archival cut each chain (`audit archive`): verification continues from there.
+    static func cuts(on connection: PostgresConnection, logger: Logger) async throws -> [ChainHead] {
+        try await chainPositions("audit_archive_cuts", on: connection, logger: logger)
+    }
+
+    private static func chainPositions(_ table: String, on connection: PostgresConnection, logger: Logger) async throws -> [ChainHead] {
         var heads: [ChainHead] = []
         for try await (chain, seq, hash) in try await connection.send(
-            "SELECT chain, seq, encode(hash, 'hex') FROM audit_chain_heads ORDER BY chain", logger: logger
+            "SELECT chain, seq, encode(hash, 'hex') FROM \(unescaped: table) ORDER BY chain", logger: logger
         ).decode((String, Int64, String).self) {
             heads.append(ChainHead(chain: chain, seq: seq, hash: hash))
         }
@@ -188,11 +197,12 @@ public struct AuditLog: Sendable {
     }
 
     /// Verifies every visible chain from one consistent snapshot, streaming events in (chain, seq)
-    /// order: recomputes each event's canonical bytes from its columns and its hash from its
-    /// link, then compares chain ends with the heads table and `checkpoint`.
+    /// order from its genesis, or from its archival cut: recomputes each event's canonical bytes
+    /// from its columns and its hash from its link, then compares chain ends with the heads table
+    /// and `checkpoint`.
     public func verify(checkpoint: [ChainHead], context: OperationContext) async throws -> Report {
         try await database.transaction(for: context.principal, isolation: "REPEATABLE READ, READ ONLY") { connection in
-            var verifier = ChainVerifier(checkpoint: checkpoint)
+            var verifier = ChainVerifier(checkpoint: checkpoint, start: try await Self.cuts(on: connection, logger: database.logger))
             let rows = try await connection.send(
                 """
                 SELECT id, chain, seq, canonical,

@@ -3,6 +3,7 @@ import Backoffice
 import BackofficeAPI
 import Foundation
 import OpenAPIRuntime
+import PostgresNIO
 
 /// Filters shared by `audit list` and `audit export`.
 struct AuditFilterOptions: ParsableArguments {
@@ -18,7 +19,7 @@ struct Audit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "The append-only, hash-chained audit log: list, export, verify, signed checkpoints.",
         discussion: "Example: backoffice audit verify --checkpoint audit-heads.json --public-key audit.pub",
-        subcommands: [List.self, Export.self, Verify.self, Checkpoint.self, Keygen.self])
+        subcommands: [List.self, Export.self, Verify.self, Checkpoint.self, Keygen.self, Archive.self])
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -183,6 +184,71 @@ struct Audit: AsyncParsableCommand {
                 } catch { throw CLIFailure(message: "error: \(error)", exitCode: 6) }
                 try AuditCheckpoint(takenAt: RFC3339DateTranscoder.format(Date()), heads: heads).signed(with: key).write(to: seal)
                 print("sealed \(heads.count) chain heads in \(seal), signed")
+            }
+        }
+    }
+
+    struct Archive: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Move audit events older than the retention period out of the database, into the signed daily archives.",
+            discussion: """
+                Finds the newest day in --archive-dir sealed by ops/audit-daily that ended at least \
+                audit_events.keep_days (policies/retention.yaml) ago, checks its seal's signature, and \
+                removes from the database every chain's events up to the sealed heads, in one \
+                transaction, recording the cut: `audit verify` then continues each chain from it, and an \
+                export of what remains verifies offline with `--from` that day's seal. A head the \
+                database does not hold exactly is refused (exit 8) and nothing is removed. Runs as the \
+                tables' owner (the service's role cannot delete audit events); the archival is audited.
+                Example: BACKOFFICE_ADMIN_DATABASE_URL=postgres://owner@db/backoffice backoffice audit archive \
+                --archive-dir /archive/audit --public-key audit.pub --dry-run
+                """)
+        @Option(help: "Owner's database URL (env BACKOFFICE_ADMIN_DATABASE_URL).") var databaseURL: String?
+        @OptionGroup var project: ProjectOptions
+        @Option(help: "The folder ops/audit-daily writes (audit-DAY.jsonl and audit-DAY.heads.json).") var archiveDir: String
+        @Option(help: "The public key the daily seals are checked with.") var publicKey: String
+        @Flag(help: "Only show what would be removed.") var dryRun = false
+
+        func run() async throws {
+            try await runServerCommand {
+                let policies = try project.loadPolicies()
+                let keepDays = policies.retention.auditEventsKeepDays
+                let days: [AuditArchive.SealedDay]
+                do { days = try AuditArchive.sealedDays(in: URL(fileURLWithPath: archiveDir)) } catch {
+                    throw CLIFailure.usage("cannot read \(archiveDir): \(error.localizedDescription)")
+                }
+                guard let day = AuditArchive.dayToArchive(days, keepDays: keepDays, now: Date()) else {
+                    print("nothing to archive: no day sealed in \(archiveDir) ended \(keepDays) days ago (audit_events.keep_days)")
+                    return
+                }
+                let key: AuditPublicKey
+                do { key = try AuditSigningKey.publicKey(file: publicKey) } catch { throw CLIFailure(message: "error: \(error)", exitCode: 6) }
+                let seal: AuditCheckpoint
+                do { seal = try JSONDecoder().decode(AuditCheckpoint.self, from: Data(contentsOf: day.file)) } catch {
+                    throw CLIFailure(message: "error: \(day.file.path) is not a seal written by ops/audit-daily: \(error)", exitCode: 6)
+                }
+                if let problem = seal.signatureProblem(publicKey: key) {
+                    throw CLIFailure(message: "REFUSED: \(day.file.path): \(problem)", exitCode: 8)
+                }
+                let url = try resolveDatabaseURL(databaseURL, env: ["BACKOFFICE_ADMIN_DATABASE_URL"])
+                let logger = makeLogger()
+                let removed: [AuditArchive.Removal]
+                do {
+                    removed = try await url.withConnection(logger: logger) { connection in
+                        dryRun
+                            ? try await AuditArchive.preview(through: seal.heads, on: connection, logger: logger)
+                            : try await AuditArchive.cut(
+                                through: seal.heads, day: day.day, policyDigest: policies.digest, on: connection, logger: logger)
+                    }
+                } catch let error as PSQLError where error.serverInfo?[.sqlState] == "22000" {
+                    throw CLIFailure(
+                        message: "REFUSED: \(error.serverInfo?[.message] ?? "the database diverges from the archive"); nothing was removed",
+                        exitCode: 8)
+                }
+                let total = removed.reduce(0) { $0 + $1.events }
+                print(
+                    dryRun
+                        ? "would archive through \(day.day): \(total) events in \(removed.count) chains"
+                        : "archived through \(day.day): \(total) events in \(removed.count) chains left the database (in \(archiveDir))")
             }
         }
     }

@@ -230,4 +230,87 @@ struct SecurityEndToEndTests {
             }
         }
     }
+
+    @Test(
+        "audit archive removes events up to a sealed day past retention; the chains verify across the cut online and offline; a seal the database does not match removes nothing"
+    )
+    func archival() async throws {
+        try await TestEnvironment.with { env in
+            let customer = try await env.customer()
+            try await withServer(env) { base in
+                let folder = FileManager.default.temporaryDirectory.appendingPathComponent("archive-\(UUID().uuidString)")
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(at: folder) }
+                func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+                let manager = ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.tokens[.backendManager]!]
+                let auditor = ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.tokens[.auditor]!]
+                let owner = ["BACKOFFICE_ADMIN_DATABASE_URL": env.owner.connectionString]
+                let id = customer.id.uuidString.lowercased()
+                let keys = ["--private-key", path("audit.key"), "--public-key", path("audit.pub")]
+                #expect(try cli(["audit", "keygen"] + keys).status == 0)
+                #expect(try cli(["accounts", "lock", id, "--reason", "Chargeback under investigation"], manager).status == 0)
+
+                // A day long past, archived and sealed as ops/audit-daily does.
+                #expect(try cli(["audit", "export", "--file", path("audit-2000-01-01.jsonl")], auditor).status == 0)
+                let sealing = try cli([
+                    "audit", "verify", "--offline", path("audit-2000-01-01.jsonl"), "--seal", path("audit-2000-01-01.heads.json"),
+                    "--signing-key", path("audit.key"),
+                ])
+                #expect(sealing.status == 0, "\(sealing.output)")
+                #expect(try cli(["accounts", "unlock", id, "--reason", "Chargeback resolved"], manager).status == 0)
+                let stored = try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self)
+                let archived = try String(contentsOfFile: path("audit-2000-01-01.jsonl"), encoding: .utf8).split(separator: "\n").count
+                let archive = [
+                    "audit", "archive", "--archive-dir", folder.path, "--public-key", path("audit.pub"), "--policies", "\(projectRoot.path)/policies",
+                ]
+
+                let dry = try cli(archive + ["--dry-run"], owner)
+                #expect(dry.status == 0 && dry.output.contains("would archive through 2000-01-01: \(archived) events"), "\(dry.output)")
+                #expect(try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self) == stored)
+
+                let cut = try cli(archive, owner)
+                #expect(cut.status == 0 && cut.output.contains("archived through 2000-01-01: \(archived) events"), "\(cut.output)")
+                #expect(
+                    try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self) == stored.map { $0 - archived + 1 },
+                    "the archived events left; the archival itself is an event")
+                #expect(try await env.ownerScalar("SELECT count(*) FROM audit_events WHERE action = 'audit.archive'", as: Int.self) == 1)
+
+                // Online, each chain continues from its cut.
+                let online = try cli(["audit", "verify"], auditor)
+                #expect(online.status == 0 && online.output.contains("intact"), "\(online.output)")
+                // Offline, what remains continues the seal, and the archive followed by it is one whole log.
+                #expect(try cli(["audit", "export", "--file", path("rest.jsonl")], auditor).status == 0)
+                #expect(try cli(["audit", "verify", "--offline", path("rest.jsonl")]).status == 8, "it no longer starts at the genesis")
+                let continued = try cli([
+                    "audit", "verify", "--offline", path("rest.jsonl"), "--from", path("audit-2000-01-01.heads.json"), "--public-key",
+                    path("audit.pub"),
+                ])
+                #expect(continued.status == 0, "\(continued.output)")
+                let whole =
+                    try String(contentsOfFile: path("audit-2000-01-01.jsonl"), encoding: .utf8)
+                    + String(contentsOfFile: path("rest.jsonl"), encoding: .utf8)
+                try whole.write(toFile: path("whole.jsonl"), atomically: true, encoding: .utf8)
+                let across = try cli(["audit", "verify", "--offline", path("whole.jsonl")])
+                #expect(across.status == 0, "\(across.output)")
+
+                // A later seal the database does not match (signed, but one head's hash differs) removes nothing.
+                var forged = try JSONDecoder().decode(
+                    AuditCheckpoint.self, from: Data(contentsOf: URL(fileURLWithPath: path("audit-2000-01-01.heads.json"))))
+                let lane = AuditChain.chain(tenantID: platformTenantID, targetID: id)
+                let index = try #require(forged.heads.firstIndex { $0.chain == lane })
+                forged.heads[index] = ChainHead(chain: lane, seq: forged.heads[index].seq + 1, hash: String(repeating: "ab", count: 32))
+                forged.signature = nil
+                try forged.signed(with: try AuditSigningKey.privateKey(file: path("audit.key"))).write(to: path("audit-2000-01-02.heads.json"))
+                let before = try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self)
+                let refused = try cli(archive, owner)
+                #expect(refused.status == 8 && refused.output.contains("REFUSED"), "\(refused.output)")
+                #expect(try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self) == before)
+            }
+            // The service's role can neither archive nor write a cut.
+            let principal = env.fixture.principals[.platformAdmin]!
+            #expect(await env.asService(principal, "SELECT * FROM audit_archive_through(current_date, '{}', '{}', '{}', 'x')")?.status == 403)
+            #expect(await env.asService(principal, "DELETE FROM audit_archive_cuts")?.status == 403)
+            #expect(await env.asService(principal, "DELETE FROM audit_events")?.status == 403)
+        }
+    }
 }
