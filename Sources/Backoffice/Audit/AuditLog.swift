@@ -196,8 +196,8 @@ public struct AuditLog: Sendable {
         public let failure: ChainFailure?
     }
 
-    /// Verifies every visible chain from one consistent snapshot, streaming events in (chain, seq)
-    /// order from its genesis, or from its archival cut: recomputes each event's canonical bytes
+    /// Verifies every visible chain from one consistent snapshot, streaming events in (tenant,
+    /// chain, seq) order (the unique index's) from its genesis, or from its archival cut: recomputes each event's canonical bytes
     /// from its columns and its hash from its link, then compares chain ends with the heads table
     /// and `checkpoint`.
     public func verify(checkpoint: [ChainHead], context: OperationContext) async throws -> Report {
@@ -209,7 +209,7 @@ public struct AuditLog: Sendable {
                        audit_canonical(chain, seq, tenant_id, occurred_at, actor_id, actor_role, action, target_type, target_id,
                                        request_id, source_ip, reason, before, after, policy_digest, token_id),
                        prev_hash, hash
-                FROM audit_events ORDER BY chain, seq
+                FROM audit_events ORDER BY tenant_id, chain, seq
                 """, logger: database.logger)
             for try await (id, chain, seq, canonical, recomputed, prev, hash) in rows.decode(
                 (Int64, String, Int64, ByteBuffer, ByteBuffer, ByteBuffer, ByteBuffer).self)

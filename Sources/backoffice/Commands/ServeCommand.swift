@@ -16,6 +16,11 @@ struct Serve: AsyncParsableCommand {
             BACKOFFICE_PAYMENTS_COOLDOWN_SECONDS (how long an open circuit refuses calls, default 30). Payment webhooks are accepted for the providers named in \
             BACKOFFICE_WEBHOOK_SECRETS (provider=secret, comma-separated; a provider twice while a \
             secret is rotated).
+            Read replica: --read-database-url (env BACKOFFICE_READ_DATABASE_URL) names a streaming \
+            replica of the database (the same role); lag-tolerant reads (lists, exports, the catalog, \
+            leaderboards, the audit list) go to it while it answers and lags less than --replica-max-lag, \
+            except a client's reads right after its own change; otherwise, and when it fails a read, the \
+            primary answers.
             Logs: one line per request and event on standard error; LOG_LEVEL (default info), \
             LOG_FORMAT=json for one JSON object per line (text otherwise).
             Example: BACKOFFICE_DATABASE_URL=postgres://backoffice_app:secret@db:5432/backoffice backoffice serve --host 0.0.0.0 --port 8080
@@ -24,6 +29,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Port to listen on (0: any free port).") var port = 8080
     @Option(help: "Serve /metrics on this port (same address) instead of beside the API.") var metricsPort: Int?
     @Option(help: "Database URL (env BACKOFFICE_DATABASE_URL).") var databaseURL: String?
+    @Option(help: "A streaming replica's URL for lag-tolerant reads (env BACKOFFICE_READ_DATABASE_URL).") var readDatabaseURL: String?
+    @Option(help: "Seconds the replica may lag before reads go to the primary.") var replicaMaxLag = 5.0
     @Option(help: "Seconds between checks for expired timed locks.") var lockExpirySeconds = 5
     @Option(help: "Database connections the pool may open.") var maxConnections = 20
     @Option(help: "Seconds to wait for a pooled database connection before answering 503 (Retry-After).") var leaseTimeout = 5.0
@@ -53,6 +60,11 @@ struct Serve: AsyncParsableCommand {
             settings.pool.connectTimeout = .milliseconds(Int64(connectTimeout * 1000))
             settings.pool.statementTimeout = .milliseconds(Int64(statementTimeout * 1000))
             do { settings.trustedProxies = try trustedProxy.map(CIDR.init) } catch { throw CLIFailure.usage("--trusted-proxy: \(error)") }
+            if let replica = readDatabaseURL ?? ProcessInfo.processInfo.environment["BACKOFFICE_READ_DATABASE_URL"] {
+                guard replicaMaxLag > 0 else { throw CLIFailure.usage("--replica-max-lag must be above 0 seconds") }
+                settings.readDatabaseURL = try resolveDatabaseURL(replica, env: [])
+                settings.replicaMaxLag = .milliseconds(Int64(replicaMaxLag * 1000))
+            }
             settings.payments = try PaymentConfiguration.validator(ProcessInfo.processInfo.environment)
             if let secrets = ProcessInfo.processInfo.environment["BACKOFFICE_WEBHOOK_SECRETS"] {
                 do { settings.webhookSecrets = try ServerSettings.webhookSecrets(secrets) } catch {

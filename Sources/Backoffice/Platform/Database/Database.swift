@@ -18,16 +18,19 @@ public struct Database: Sendable {
     public var leaseTimeout: Duration { limits.leaseTimeout }
     /// Answers of hot reads shared briefly; every change committed here invalidates them.
     public let readCache = ReadCache()
+    /// The streaming replica lag-tolerant reads go to, if any (`readSession`).
+    public let replica: ReadReplica?
 
     public init(
         client: PostgresClient, logger: Logger, clock: any WallClock = SystemWallClock(), ids: IDGenerator = .random,
-        limits: PoolLimits = PoolLimits()
+        limits: PoolLimits = PoolLimits(), replica: ReadReplica? = nil
     ) {
         self.client = client
         self.limits = limits
         self.logger = logger
         self.clock = clock
         self.ids = ids
+        self.replica = replica
     }
 
     /// Runs `body` in one transaction acting for `principal`'s tenant and role
@@ -82,13 +85,25 @@ public struct Database: Sendable {
     /// SHA-256) in the same statement that makes the transaction act for its principal. `body` gets
     /// the principal (nil when the token is refused) and the transaction, and says whether to
     /// commit; anything else, or a throw, rolls back.
+    ///
+    /// With a read replica, the position of the commit in the primary's log goes to `committed`
+    /// and is remembered for the token: its lag-tolerant reads stay on the primary until the
+    /// replica has replayed it.
     public func requestTransaction<T: Sendable>(
-        tokenHash: [UInt8], _ body: (Principal?, RequestTransaction) async throws -> (T, commit: Bool)
+        tokenHash: [UInt8], committed: CommittedPosition? = nil, _ body: (Principal?, RequestTransaction) async throws -> (T, commit: Bool)
     ) async throws -> T {
-        try await leasedTransaction { connection in
-            let principal = try await connection.rows(AuthenticateRequest(hash: tokenHash), logger: logger).first.flatMap(Self.principal)
-            return try await body(principal, RequestTransaction(connection: connection, isReadOnly: false))
-        }
+        try await leasedTransaction(
+            { connection in
+                let principal = try await connection.rows(AuthenticateRequest(hash: tokenHash), logger: logger).first.flatMap(Self.principal)
+                return try await body(principal, RequestTransaction(connection: connection, isReadOnly: false))
+            },
+            afterCommit: replica.map { replica in
+                { connection in
+                    guard let lsn = try await connection.rows(CurrentLogPosition(), logger: logger).first.flatMap({ LSN($0) }) else { return }
+                    replica.wrote(token: tokenHash, at: lsn)
+                    committed?.record(lsn)
+                }
+            })
     }
 
     /// One public request's transaction (an `x-public` operation, no token): acts for
@@ -107,11 +122,38 @@ public struct Database: Sendable {
     ///
     /// `plans` is how PostgreSQL plans the session's statements (`plan_cache_mode`, set by the same
     /// statement and, like the principal, reset by every later authentication and transaction).
+    ///
+    /// A `lagTolerant` read goes to the read replica when `ReadReplica.route` allows (not behind the
+    /// token's own last change, nor `readAfter`); if the replica fails it for want of a connection,
+    /// the primary answers it.
     public func readSession<T: Sendable>(
-        tokenHash: [UInt8], plans: PlanMode = .auto, _ body: (Principal?, RequestTransaction) async throws -> T
+        tokenHash: [UInt8], plans: PlanMode = .auto, lagTolerant: Bool = false, readAfter: LSN? = nil,
+        _ body: (Principal?, RequestTransaction) async throws -> T
+    ) async throws -> T {
+        if lagTolerant, let replica {
+            switch replica.route(token: tokenHash, readAfter: readAfter) {
+            case .replica:
+                do {
+                    let result = try await session(on: replica.client, within: replica.leaseTimeout, tokenHash: tokenHash, plans: plans, body)
+                    ServiceMetrics.replicaReads.increment()
+                    return result
+                } catch DomainError.unavailable {
+                    replica.failed()
+                    ServiceMetrics.replicaFallback("failed")
+                }
+            case .primary(let reason):
+                ServiceMetrics.replicaFallback(reason)
+            }
+        }
+        return try await session(on: client, within: leaseTimeout, tokenHash: tokenHash, plans: plans, body)
+    }
+
+    private func session<T: Sendable>(
+        on client: PostgresClient, within timeout: Duration, tokenHash: [UInt8], plans: PlanMode,
+        _ body: (Principal?, RequestTransaction) async throws -> T
     ) async throws -> T {
         try await translatingErrors {
-            try await client.withConnection(within: leaseTimeout) { connection in
+            try await client.withConnection(within: timeout) { connection in
                 let principal = try await connection.rows(AuthenticateSession(hash: tokenHash, plans: plans), logger: logger).first.flatMap(
                     Self.principal)
                 return try await body(principal, RequestTransaction(connection: connection, isReadOnly: true))
@@ -125,7 +167,10 @@ public struct Database: Sendable {
 
     /// Leases a connection and runs `body` between `BEGIN` and `COMMIT` (or `ROLLBACK` when it
     /// says not to commit, or throws); database errors come back as problems.
-    private func leasedTransaction<T: Sendable>(_ body: (PostgresConnection) async throws -> (T, commit: Bool)) async throws -> T {
+    /// `afterCommit` runs on the connection once the commit succeeded (its failure no longer undoes anything).
+    private func leasedTransaction<T: Sendable>(
+        _ body: (PostgresConnection) async throws -> (T, commit: Bool), afterCommit: ((PostgresConnection) async throws -> Void)? = nil
+    ) async throws -> T {
         try await translatingErrors {
             try await client.withConnection(within: leaseTimeout) { connection in
                 _ = try await connection.rows(Begin(), logger: logger)
@@ -134,6 +179,7 @@ public struct Database: Sendable {
                     if commit {
                         _ = try await connection.rows(Commit(), logger: logger)
                         readCache.changed()
+                        try? await afterCommit?(connection)
                     } else {
                         _ = try await connection.rows(Rollback(), logger: logger)
                     }
@@ -198,6 +244,14 @@ public struct Database: Sendable {
             return DomainError.inconsistent("database error \(error.code)")
         }
     }
+}
+
+/// Where the primary's log is after a commit: a replica that has replayed this far holds it.
+struct CurrentLogPosition: PostgresPreparedStatement {
+    static let sql = "SELECT pg_current_wal_insert_lsn()::text"
+    typealias Row = String
+    func makeBindings() throws -> PostgresBindings { PostgresBindings() }
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(String.self) }
 }
 
 /// A statement that takes no parameters and returns no rows (transaction control).

@@ -6,13 +6,20 @@ import Metrics
 import NIOCore
 import Synchronization
 
+extension HTTPField.Name {
+    /// Where a change's commit is in the primary's log (answered when a read replica is in use);
+    /// a client that sends it back with a read is answered from data at least that new.
+    static let backofficeReadAfter = HTTPField.Name("Backoffice-Read-After")!
+}
+
 /// The outermost responder: gives every request an id (echoed as `X-Request-Id`), resolves the
 /// client address (through trusted proxies only), enforces the body size limit, screens every
 /// input string for NUL, and turns every error into problem+json. A `/v1` change runs in one
 /// database transaction: leased and begun here, authenticated by its bearer token in the same
 /// statement that makes it act for the principal (failures rate-limited per address), committed
 /// only when the answer is a success. A read (GET) runs in a read session: authenticated the same
-/// way, its reads each one statement, no transaction around them. Authorization happens per operation, against
+/// way, its reads each one statement, no transaction around them, on the read replica when the
+/// contract marks it lag-tolerant and the replica is fit for it (`Database.readSession`). Authorization happens per operation, against
 /// `policies/access.yaml`.
 struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context == AppRequestContext {
     typealias Context = AppRequestContext
@@ -24,7 +31,9 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     let clientAddress: ClientAddress
     let throttle: AddressThrottle
     /// The operations callable without a token, and the limit on public submissions.
-    let publicRoutes: PublicRoutes
+    let publicRoutes: ContractRoutes
+    /// The reads a read replica may answer (`Database.readSession`).
+    let lagTolerantReads: ContractRoutes
     let submissionThrottle: AddressThrottle
 
     func respond(to request: Request, context: Context) async throws -> Response {
@@ -68,12 +77,18 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                         }
                     }
                     if request.method == .get || request.method == .head {
-                        return try await database.readSession(tokenHash: secret.hash, plans: HandEncodedLists.plans(path), authenticated)
+                        return try await database.readSession(
+                            tokenHash: secret.hash, plans: HandEncodedLists.plans(path),
+                            lagTolerant: lagTolerantReads.match(request.method == .head ? .get : request.method, path) != nil,
+                            readAfter: request.headers[.backofficeReadAfter].flatMap { LSN($0) }, authenticated)
                     }
-                    return try await database.requestTransaction(tokenHash: secret.hash) { principal, transaction in
+                    let committed = CommittedPosition()
+                    var response = try await database.requestTransaction(tokenHash: secret.hash, committed: committed) { principal, transaction in
                         let response = try await authenticated(principal, transaction)
                         return (response, commit: response.status.code < 400)
                     }
+                    if let lsn = committed.value { response.headers[.backofficeReadAfter] = lsn.description }
+                    return response
                 }
             }
         } catch let refusal as Refusal {
@@ -113,7 +128,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     /// `Principal.anonymous`, committed only on success. A rate-limited route counts every
     /// submission against the address and refuses it with 429 and `Retry-After` over the limit.
     private func respondPublicly(
-        to request: Request, body: ByteBuffer, context: Context, route: PublicRoutes.Route, address: String, sourceIP: String?, requestID: String,
+        to request: Request, body: ByteBuffer, context: Context, route: ContractRoutes.Route, address: String, sourceIP: String?, requestID: String,
         logger: Logger
     ) async throws -> Response {
         if route.rateLimited, let wait = await submissionThrottle.admit(address) {

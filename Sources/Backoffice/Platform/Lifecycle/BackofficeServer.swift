@@ -33,6 +33,10 @@ public struct ServerSettings: Sendable {
     /// Each payment provider's webhook secrets (several during a rotation): from configuration
     /// (`BACKOFFICE_WEBHOOK_SECRETS`), never from the repository.
     public var webhookSecrets: [String: [String]] = [:]
+    /// A streaming replica for lag-tolerant reads (`serve --read-database-url`), and how far it may
+    /// lag before reads go back to the primary.
+    public var readDatabaseURL: DatabaseURL?
+    public var replicaMaxLag: Duration = .seconds(5)
     /// The payment provider (`SimulatedPaymentValidator` unless configured).
     public var payments: any PaymentValidator = SimulatedPaymentValidator()
 
@@ -116,7 +120,7 @@ public enum BackofficeServer {
             inner: router.buildResponder(), database: database, maxBodySize: settings.maxBodySize, maxBulkBodySize: settings.maxBulkBodySize,
             bulkPaths: settings.bulkPaths,
             clientAddress: ClientAddress(trustedProxies: settings.trustedProxies), throttle: throttle,
-            publicRoutes: .contract, submissionThrottle: submissionThrottle)
+            publicRoutes: .publicOperations, lagTolerantReads: .lagTolerantReads, submissionThrottle: submissionThrottle)
         return Application(
             responder: responder,
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "backoffice"),
@@ -140,10 +144,24 @@ public enum BackofficeServer {
         let policies = try PolicySet.load(from: settings.policiesDirectory)
         try await ServiceRoleCheck.verify(settings.databaseURL, logger: logger)
         let client = PostgresClient(configuration: settings.databaseURL.clientConfiguration(settings.pool), backgroundLogger: logger)
-        let database = Database(client: client, logger: logger, limits: settings.pool)
-        let expiry = LockExpiryService(database: database, policies: policies, interval: settings.lockExpiryInterval)
+        var services: [any Service] = [client]
+        var replica: ReadReplica?
+        if let url = settings.readDatabaseURL {
+            // A replica has the primary's roles: the same role, checked on the primary above, is safe on it too.
+            guard url.user == settings.databaseURL.user else {
+                throw ConfigurationError(
+                    description: "the read replica's URL must use the same role as the database URL (\(settings.databaseURL.user)), not \(url.user)")
+            }
+            let replicaClient = PostgresClient(configuration: url.clientConfiguration(settings.pool), backgroundLogger: logger)
+            let readReplica = ReadReplica(client: replicaClient, maxLag: settings.replicaMaxLag, logger: logger)
+            services += [replicaClient, ReplicaMonitor(replica: readReplica, primary: client, timeout: settings.pool.leaseTimeout)]
+            replica = readReplica
+            logger.info("read replica configured", metadata: ["url": "\(url)", "max_lag_seconds": "\(settings.replicaMaxLag.inSeconds)"])
+        }
+        let database = Database(client: client, logger: logger, limits: settings.pool, replica: replica)
+        services.append(LockExpiryService(database: database, policies: policies, interval: settings.lockExpiryInterval))
         let app = try buildApplication(
-            database: database, policies: policies, settings: settings, services: [client, expiry], logger: logger, onServerRunning: onServerRunning)
+            database: database, policies: policies, settings: settings, services: services, logger: logger, onServerRunning: onServerRunning)
         logger.info("policies loaded", metadata: ["digest": "\(policies.digest)"])
         try await app.runService()
     }

@@ -33,6 +33,22 @@ enum ServiceMetrics {
     /// The payment provider's circuit: 0 closed, 1 half-open, 2 open.
     static let paymentCircuit = series { Gauge(label: "backoffice_payment_circuit_state") }
 
+    /// The read replica: 1 when its last check succeeded (reads may go to it), 0 when they go to the primary.
+    static let replicaUp = series { Gauge(label: "backoffice_replica_up") }
+    /// How far the read replica's replay is behind the primary's log, in bytes.
+    static let replicaLagBytes = series { Gauge(label: "backoffice_replica_lag_bytes") }
+    /// How long ago the replica replayed its last transaction while the primary is ahead of it (0 when caught up).
+    static let replicaLagSeconds = series { Gauge(label: "backoffice_replica_lag_seconds") }
+    /// Lag-tolerant reads the replica answered.
+    static let replicaReads = series { Counter(label: "backoffice_replica_reads_total") }
+
+    /// Lag-tolerant reads that went to the primary instead, by reason: `down` (its last check
+    /// failed), `lagging` (behind by the maximum lag or more), `read_your_writes` (it has not yet
+    /// replayed the client's own change), `failed` (it failed the read itself).
+    static func replicaFallback(_ reason: String) {
+        series { Counter(label: "backoffice_replica_fallbacks_total", dimensions: [("reason", reason)]) }.increment()
+    }
+
     private static func series<Series>(_ make: () -> Series) -> Series {
         _ = BackofficeServer.metrics  // bootstraps swift-metrics before the first series exists
         return make()

@@ -3,10 +3,14 @@ import Foundation
 import HTTPTypes
 import Yams
 
-/// The operations anyone may call without a token: those the contract marks `x-public: true`
-/// (the shop application form, the payment provider's webhooks). `x-rate-limited: true` puts an
-/// operation under the per-address submission limit of `policies/security.yaml`.
-struct PublicRoutes: Sendable {
+/// The operations the contract marks with an extension, matched by method and path before the
+/// router runs:
+/// - `x-public: true` — anyone may call them without a token (the shop application form, the
+///   payment provider's webhooks); `x-rate-limited: true` puts one under the per-address
+///   submission limit of `policies/security.yaml`;
+/// - `x-read-replica: true` — lag-tolerant reads (lists, exports, the catalog, leaderboards, the
+///   audit list) that may be answered by the read replica.
+struct ContractRoutes: Sendable {
     struct Route: Sendable {
         let method: HTTPRequest.Method
         /// The path template's segments; `nil` for a `{parameter}`.
@@ -17,14 +21,17 @@ struct PublicRoutes: Sendable {
     let routes: [Route]
 
     /// The public operations of the bundled `openapi.yaml`.
-    static let contract = PublicRoutes(document: OpenAPIDocument.yaml.map { String(decoding: $0, as: UTF8.self) } ?? "")
+    static let publicOperations = ContractRoutes(document: bundled, marker: "x-public")
+    /// The lag-tolerant reads of the bundled `openapi.yaml`.
+    static let lagTolerantReads = ContractRoutes(document: bundled, marker: "x-read-replica")
+    private static var bundled: String { OpenAPIDocument.yaml.map { String(decoding: $0, as: UTF8.self) } ?? "" }
 
-    init(document: String) {
+    init(document: String, marker: String) {
         var routes: [Route] = []
         let paths = ((try? Yams.load(yaml: document)) as? [String: Any])?["paths"] as? [String: Any] ?? [:]
         for (path, item) in paths {
             for (method, raw) in item as? [String: Any] ?? [:] {
-                guard let operation = raw as? [String: Any], operation["x-public"] as? Bool == true,
+                guard let operation = raw as? [String: Any], operation[marker] as? Bool == true,
                     let method = HTTPRequest.Method(method.uppercased())
                 else { continue }
                 let segments = path.split(separator: "/").map { $0.hasPrefix("{") ? nil : String($0) }
@@ -34,7 +41,7 @@ struct PublicRoutes: Sendable {
         self.routes = routes
     }
 
-    /// The public route `method` and `path` call, nil when the operation needs a token.
+    /// The marked route `method` and `path` call, nil when the operation is not marked.
     func match(_ method: HTTPRequest.Method, _ path: String) -> Route? {
         guard routes.contains(where: { $0.method == method }) else { return nil }  // a read splits nothing
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()

@@ -1,0 +1,175 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import Synchronization
+
+/// A PostgreSQL write-ahead log position (`pg_lsn`, written `16/B374D848`).
+public struct LSN: Comparable, Hashable, Sendable, CustomStringConvertible {
+    public let value: UInt64
+
+    public init(_ value: UInt64) { self.value = value }
+
+    /// Parses PostgreSQL's text form; nil for anything else.
+    public init?(_ text: some StringProtocol) {
+        let parts = text.split(separator: "/")
+        guard parts.count == 2, parts.allSatisfy({ (1...8).contains($0.count) }), let high = UInt64(parts[0], radix: 16),
+            let low = UInt64(parts[1], radix: 16)
+        else { return nil }
+        value = high << 32 | low
+    }
+
+    public var description: String { String(value >> 32, radix: 16, uppercase: true) + "/" + String(value & 0xFFFF_FFFF, radix: 16, uppercase: true) }
+    public static func < (lhs: LSN, rhs: LSN) -> Bool { lhs.value < rhs.value }
+}
+
+/// Where one change committed in the primary's log (set after the commit, when a replica is in use).
+public final class CommittedPosition: Sendable {
+    private let lsn = Mutex<LSN?>(nil)
+    public init() {}
+    public var value: LSN? { lsn.withLock { $0 } }
+    func record(_ position: LSN) { lsn.withLock { $0 = position } }
+}
+
+/// A streaming replica of the primary that lag-tolerant reads go to (`BACKOFFICE_READ_DATABASE_URL`).
+///
+/// Guarantees:
+/// - only reads the contract marks lag-tolerant (`x-read-replica`: lists, exports, the catalog,
+///   leaderboards, the audit list) may go to the replica; every change, and every read inside
+///   one, goes to the primary;
+/// - a read goes to the replica only when its last check succeeded, it lags less than `maxLag`,
+///   and it has replayed the client's own last change: the last commit made with the same token
+///   in this process, or the position the client names (`Backoffice-Read-After`, which every
+///   change's answer carries), so a client reads its own writes;
+/// - a read the replica fails (down, restarting, no connection within `leaseTimeout`) is
+///   answered by the primary, and the replica is not used again until a check succeeds.
+public final class ReadReplica: Sendable {
+    public let client: PostgresClient
+    public let maxLag: Duration
+    /// The longest a read waits for a replica connection before the primary answers it instead.
+    public let leaseTimeout: Duration
+    let checkInterval: Duration
+    let logger: Logger
+    private let state = Mutex(State())
+
+    struct State {
+        var up = false
+        var replayed: LSN?
+        var lagSeconds = 0.0
+        /// Each token's last commit position, until the replica has replayed it.
+        var fences: [[UInt8]: LSN] = [:]
+        /// Where the primary's log was at recent checks, oldest first: the replica's lag is how
+        /// long ago the primary was where the replica is now.
+        var primaryHistory: [(at: ContinuousClock.Instant, lsn: LSN)] = []
+    }
+
+    /// Where one read goes, and why not to the replica.
+    public enum Route: Equatable, Sendable {
+        case replica
+        case primary(because: String)
+    }
+
+    public init(
+        client: PostgresClient, maxLag: Duration = .seconds(5), leaseTimeout: Duration = .seconds(1), checkInterval: Duration = .seconds(1),
+        logger: Logger
+    ) {
+        self.client = client
+        self.maxLag = maxLag
+        self.leaseTimeout = leaseTimeout
+        self.checkInterval = checkInterval
+        self.logger = logger
+    }
+
+    /// Where a lag-tolerant read made with `token` (its SHA-256) should go.
+    public func route(token: [UInt8], readAfter: LSN?) -> Route {
+        state.withLock { state in
+            guard state.up, let replayed = state.replayed else { return .primary(because: "down") }
+            guard state.lagSeconds < maxLag.inSeconds else { return .primary(because: "lagging") }
+            if let fence = [state.fences[token], readAfter].compactMap({ $0 }).max(), replayed < fence {
+                return .primary(because: "read_your_writes")
+            }
+            return .replica
+        }
+    }
+
+    /// Remembers that `token` committed a change at `lsn`: its reads go to the primary until the
+    /// replica has replayed it.
+    public func wrote(token: [UInt8], at lsn: LSN) {
+        state.withLock { state in
+            if state.fences.count >= 100_000 { state.fences.removeAll() }  // bounded; a lost fence only costs a primary read… of an old write
+            if let replayed = state.replayed, replayed >= lsn { return }
+            state.fences[token] = max(state.fences[token] ?? lsn, lsn)
+        }
+    }
+
+    /// A read on the replica failed for want of it: use the primary until the next check succeeds.
+    public func failed() {
+        state.withLock { $0.up = false }
+        ServiceMetrics.replicaUp.record(0)
+    }
+
+    /// Checks the replica: that it answers and is replaying, how far (`pg_last_wal_replay_lsn`),
+    /// and how far behind the primary's flushed log: in bytes, and in seconds (how long ago the
+    /// primary was where the replica is now, from the positions of earlier checks). Marks it down
+    /// when it does not answer.
+    public func check(primary: PostgresClient, within timeout: Duration) async {
+        do {
+            let flushed = try await primary.withConnection(within: timeout) { connection in
+                try await firstRow("SELECT pg_current_wal_flush_lsn()::text", on: connection, logger: logger) { try $0.decode(String.self) }
+            }.flatMap { LSN($0) }
+            let replica = try await client.withConnection(within: timeout) { connection in
+                try await firstRow("SELECT pg_is_in_recovery(), pg_last_wal_replay_lsn()::text", on: connection, logger: logger) {
+                    try $0.decode((Bool, String?).self)
+                }
+            }
+            guard let (recovering, replayText) = replica, recovering, let replayed = replayText.flatMap({ LSN($0) }), let flushed else {
+                logger.warning("the read replica is not a replica in recovery: reads stay on the primary")
+                mark(up: false, replayed: nil, lagBytes: 0, lagSeconds: 0)
+                return
+            }
+            let now = ContinuousClock.now
+            let lagSeconds = state.withLock { state in
+                state.primaryHistory.append((now, flushed))
+                state.primaryHistory.removeAll { now - $0.at > maxLag * 3 }
+                guard flushed > replayed else { return 0.0 }
+                // The newest check at which the primary had no more than the replica has now.
+                let since = state.primaryHistory.last { $0.lsn <= replayed }?.at ?? state.primaryHistory.first?.at ?? now
+                return (now - since).inSeconds
+            }
+            mark(up: true, replayed: replayed, lagBytes: flushed > replayed ? flushed.value - replayed.value : 0, lagSeconds: lagSeconds)
+        } catch {
+            logger.debug("read replica check failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
+            mark(up: false, replayed: nil, lagBytes: 0, lagSeconds: 0)
+        }
+    }
+
+    func mark(up: Bool, replayed: LSN?, lagBytes: UInt64, lagSeconds: Double) {
+        let wasUp = state.withLock { state in
+            let wasUp = state.up
+            (state.up, state.lagSeconds) = (up, lagSeconds)
+            if let replayed {
+                state.replayed = replayed
+                state.fences = state.fences.filter { $0.value > replayed }
+            }
+            return wasUp
+        }
+        if wasUp != up { logger.notice(up ? "read replica available" : "read replica unavailable: reads go to the primary") }
+        ServiceMetrics.replicaUp.record(up ? 1 : 0)
+        ServiceMetrics.replicaLagBytes.record(Double(lagBytes))
+        ServiceMetrics.replicaLagSeconds.record(lagSeconds)
+    }
+}
+
+/// Checks the read replica every `checkInterval` while the service runs (`ReadReplica.check`).
+struct ReplicaMonitor: Service {
+    let replica: ReadReplica
+    let primary: PostgresClient
+    let timeout: Duration
+
+    func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            await replica.check(primary: primary, within: timeout)
+            try? await gracefulShutdown(sleeping: replica.checkInterval)
+        }
+    }
+}

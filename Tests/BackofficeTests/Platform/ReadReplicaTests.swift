@@ -1,0 +1,53 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Testing
+
+@testable import Backoffice
+
+@Suite("Read replica routing")
+struct ReadReplicaTests {
+    func replica(maxLag: Duration = .seconds(5)) throws -> ReadReplica {
+        // Never run: routing is decided from the replica's last check, not by connecting.
+        let client = PostgresClient(configuration: try DatabaseURL("postgres://backoffice_app@127.0.0.1:1/none").clientConfiguration())
+        return ReadReplica(client: client, maxLag: maxLag, logger: Logger(label: "test"))
+    }
+
+    @Test("a log position parses from and prints as PostgreSQL writes it; anything else is refused")
+    func positions() throws {
+        let lsn = try #require(LSN("16/B374D848"))
+        #expect(lsn.value == 0x16_B374_D848)
+        #expect(lsn.description == "16/B374D848")
+        #expect(LSN("0/0")?.value == 0)
+        #expect(LSN("FFFFFFFF/FFFFFFFF")?.value == .max)
+        for bad in ["", "16", "16/", "/1", "g/1", "123456789/0", "1/2/3", "1 /2"] { #expect(LSN(bad) == nil, "\(bad)") }
+        #expect(try #require(LSN("1/0")) > #require(LSN("0/FFFFFFFF")))
+    }
+
+    @Test("reads go to the replica only when it is up, not lagging, and has replayed the client's own last change")
+    func routing() throws {
+        let replica = try replica()
+        let alice = Array("alice".utf8), bob = Array("bob".utf8)
+        #expect(replica.route(token: alice, readAfter: nil) == .primary(because: "down"), "never checked")
+
+        replica.mark(up: true, replayed: LSN(100), lagBytes: 0, lagSeconds: 0)
+        #expect(replica.route(token: alice, readAfter: nil) == .replica)
+
+        replica.wrote(token: alice, at: LSN(150))
+        #expect(replica.route(token: alice, readAfter: nil) == .primary(because: "read_your_writes"))
+        #expect(replica.route(token: bob, readAfter: nil) == .replica, "another client's reads tolerate the lag")
+        #expect(replica.route(token: bob, readAfter: LSN(120)) == .primary(because: "read_your_writes"), "unless it names a newer position")
+        #expect(replica.route(token: bob, readAfter: LSN(90)) == .replica)
+
+        replica.mark(up: true, replayed: LSN(150), lagBytes: 0, lagSeconds: 0)
+        #expect(replica.route(token: alice, readAfter: nil) == .replica, "replayed: the client's own change is there")
+        replica.wrote(token: alice, at: LSN(140))
+        #expect(replica.route(token: alice, readAfter: nil) == .replica, "a change the replica already has costs no primary read")
+
+        replica.mark(up: true, replayed: LSN(150), lagBytes: 4096, lagSeconds: 5)
+        #expect(replica.route(token: bob, readAfter: nil) == .primary(because: "lagging"))
+        replica.mark(up: true, replayed: LSN(160), lagBytes: 0, lagSeconds: 0)
+        replica.failed()
+        #expect(replica.route(token: bob, readAfter: nil) == .primary(because: "down"), "a failed read takes it out until the next check")
+    }
+}
