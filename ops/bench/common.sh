@@ -63,3 +63,162 @@ bench_customers() {
 }
 
 tps() { echo "$1" | awk '/^tps = /{print $3}' | head -1; }
+
+# ---- Rows: one operation measured against its ceiling, shared by every benchmark (ops/bench/run
+# prints them all in one table). Each appends its line to $WORK/results.
+
+# wrk at CONN connections for DURATION seconds on PATH (GET with the bench token unless a script
+# and token are given); prints wrk's summary and a "BENCH p50_ms= p99_ms= non2xx=" line.
+bench_wrk() { # conn path [lua] [token]
+  BENCH_TOKEN=${4:-$TOKEN} BENCH_PATH=$2 BENCH_IDS=${BENCH_IDS:-} BENCH_THREADS=$THREADS \
+    wrk -t"$THREADS" -c"$1" -d"${DURATION}s" --latency -s "${3:-$ROOT/ops/bench/get.lua}" "$URL$2"
+}
+
+# pgbench at CONN connections for DURATION seconds on SCRIPT, with :tokhash (default the bench
+# token's), :clients and :counter defined; extra arguments go to pgbench.
+bench_pg() { # conn script [tokhash] [pgbench args…]
+  local clients=$1 script=$2 hash=${3:-$TOKEN_HASH}
+  shift 3 2>/dev/null || shift $#
+  pgbench -n -M prepared -c "$clients" -j "$THREADS" -D tokhash="$hash" -D clients="$clients" -D counter=0 -T "$DURATION" "$@" \
+    -f "$script" bench 2>/dev/null
+}
+
+# One result line: the service's throughput and latency beside the ceiling's throughput and the ratio.
+bench_report() { # name conn wrk-output ceiling-output [ceiling-label]
+  local rps p50 p99 non2xx ceiling
+  rps=$(echo "$3" | awk '/Requests\/sec/{print $2}')
+  p50=$(echo "$3" | sed -n 's/.*p50_ms=\([0-9.]*\).*/\1/p')
+  p99=$(echo "$3" | sed -n 's/.*p99_ms=\([0-9.]*\).*/\1/p')
+  non2xx=$(echo "$3" | sed -n 's/.*non2xx=\([0-9]*\).*/\1/p')
+  ceiling=$(tps "$4")
+  [ -n "$ceiling" ] || ceiling=$(echo "$4" | awk '/Requests\/sec/{print $2}')
+  printf "%-16s %3s conn  server %7.0f req/s  p50 %7.2f ms  p99 %7.2f ms  non-2xx %-3s | %-8s %7.0f /s  ratio %.2f\n" \
+    "$1" "$2" "$rps" "$p50" "$p99" "$non2xx" "${5:-pgbench}" "$ceiling" "$(python3 -c "print($rps / $ceiling)")" | tee -a "$WORK/results" >&2
+}
+
+# The server's resident memory, sampled every half second from bench_rss_start to bench_rss_stop
+# (which prints the largest sample in MB).
+bench_rss_start() {
+  (while kill -0 "$SERVER_PID" 2>/dev/null; do awk '/VmRSS/{print $2}' "/proc/$SERVER_PID/status"; sleep 0.5; done > "$WORK/rss") &
+  RSS_PID=$!
+}
+bench_rss_stop() {
+  kill "$RSS_PID" 2>/dev/null || true
+  sort -n "$WORK/rss" | tail -1 | awk '{printf "%.0f", $1 / 1024}'
+}
+
+# The account list's SQL for one request (a read session: authenticated in its first statement,
+# then the page; Sources/Backoffice/Accounts), and the page alone.
+bench_list_sql() { # request-file page-file
+  local columns="c.id, c.email, c.display_name, c.status, c.subscription, c.renews_at, c.failed_logins, c.created_at, c.updated_at, c.deleted_at,
+  c.version, l.id, l.cause, l.reason, l.failed_attempts, l.locked_by, l.locked_at, l.until, l.lifted_at, l.lifted_by, l.lift_reason"
+  local page="SELECT $columns FROM (
+    SELECT * FROM customers c
+    WHERE c.status = ANY('{active,locked}'::text[])
+      AND (c.email, c.id) > (coalesce((SELECT a.email FROM customers a WHERE a.id = '$PLATFORM'), ''), '$PLATFORM'::uuid)
+    ORDER BY c.email, c.id LIMIT 51) c
+  LEFT JOIN LATERAL (SELECT * FROM account_locks l WHERE l.customer_id = c.id AND l.lifted_at IS NULL) l ON true
+  ORDER BY c.email, c.id;"
+  printf '%s\n%s\n' "SELECT token_id, operator_id, tenant_id, role FROM authenticate_session(decode(:tokhash, 'hex'));" "$page" > "$1"
+  echo "$page" > "$2"
+}
+
+# The server's SQL for one audited lock, on a different account every time (BEGIN,
+# authenticate_request, read for update, change, audit_append — which picks the lane as the server
+# does — COMMIT), over `count` customers loaded by bench_customers.
+bench_lock_sql() { # file count
+  cat > "$1" <<SQL
+\\set counter :counter + 1
+\\set n (:client_id + :counter * :clients) % $2
+BEGIN;
+SELECT token_id, operator_id, tenant_id, role FROM authenticate_request(decode(:tokhash, 'hex'));
+SELECT c.id, c.email, c.display_name, c.status, c.subscription, c.renews_at, c.failed_logins, c.created_at, c.updated_at, c.deleted_at, c.version,
+  l.id, l.cause, l.reason, l.failed_attempts, l.locked_by, l.locked_at, l.until, l.lifted_at, l.lifted_by, l.lift_reason
+  FROM customers c LEFT JOIN account_locks l ON l.customer_id = c.id AND l.lifted_at IS NULL WHERE c.id = md5('bench' || :n)::uuid FOR UPDATE OF c;
+WITH opened AS (
+  INSERT INTO account_locks (id, customer_id, cause, reason, failed_attempts, locked_by, until)
+  SELECT gen_random_uuid(), md5('bench' || :n)::uuid, 'manual', 'benchmark', NULL, NULL, NULL RETURNING id
+), lifted AS (
+  UPDATE account_locks SET lifted_at = now() WHERE customer_id = md5('bench' || :n)::uuid AND lifted_at IS NULL AND false RETURNING id
+)
+UPDATE customers SET status = 'locked', failed_logins = 0, version = version + 1, updated_at = now(), deleted_at = NULL
+  WHERE id = md5('bench' || :n)::uuid RETURNING version, now();
+SELECT audit_append('$PLATFORM', NULL, 'platform_admin', 'accounts.lock', 'customer',
+  md5('bench' || :n)::uuid::text, 'bench-request', '127.0.0.1', 'benchmark', '{"status":"active","version":1}'::jsonb,
+  '{"status":"locked","version":2}'::jsonb, 'policy-digest', NULL);
+COMMIT;
+SQL
+}
+
+# Every lock lifted (between lock runs: each run locks distinct active accounts).
+bench_unlock_all() {
+  psql -qAt -d bench -c "UPDATE account_locks SET lifted_at = now() WHERE lifted_at IS NULL; UPDATE customers SET status = 'active' WHERE status = 'locked';" >/dev/null
+  psql -qAt -d bench -c "VACUUM ANALYZE" >/dev/null
+}
+
+# Loads `partners` retail partners (tenants with a partner admin token each, 100 goods each) and
+# `orders` orders per partner, with one line each, for customers of bench_customers (`customers`).
+# Sets PARTNER_TOKEN, PARTNER_HASH and TENANT0 (the first partner's).
+bench_partners() { # partners orders customers
+  local secrets=$WORK/partner-tokens
+  : > "$secrets"
+  for _ in $(seq 1 "$1"); do echo "bo_$(head -c 32 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')" >> "$secrets"; done
+  psql -qAt -d bench -v ON_ERROR_STOP=1 >/dev/null <<SQL
+SET app.tenant_id = '$PLATFORM';
+CREATE TEMP TABLE secrets (n int, secret text);
+\\copy secrets (secret) FROM '$secrets'
+UPDATE secrets s SET n = r.n FROM (SELECT ctid, row_number() OVER () - 1 AS n FROM secrets) r WHERE s.ctid = r.ctid;
+INSERT INTO tenants (id, slug, name) SELECT md5('tenant' || n)::uuid, 'partner-' || n, 'Partner ' || n FROM secrets;
+INSERT INTO operators (tenant_id, id, email, role, kind)
+  SELECT md5('tenant' || n)::uuid, md5('admin' || n)::uuid, 'admin@partner-' || n || '.example', 'partner_admin', 'person' FROM secrets;
+INSERT INTO tokens (tenant_id, id, operator_id, name, secret_hash, role, expires_at)
+  SELECT md5('tenant' || n)::uuid, md5('token' || n)::uuid, md5('admin' || n)::uuid, 'bench', sha256(convert_to(secret, 'UTF8')), 'partner_admin',
+         now() + interval '1 day' FROM secrets;
+INSERT INTO goods (tenant_id, id, sku, name, description, category, price_cents, price_fitpoints, stock, status, created_at, updated_at)
+  SELECT md5('tenant' || p)::uuid, md5('good' || (p * 100 + g))::uuid, 'SKU-' || g, 'Good ' || g, '', 'gear', 1000, NULL, 1000000000, 'active', now(), now()
+  FROM generate_series(0, $1 - 1) p, generate_series(0, 99) g;
+INSERT INTO orders (tenant_id, id, customer_id, status, total_cents, total_fitpoints, shipping_name, shipping_address, carrier, tracking_number,
+                    created_at, updated_at)
+  SELECT md5('tenant' || p)::uuid, md5('order' || p || '-' || i)::uuid, md5('bench' || (i % $3))::uuid,
+         (ARRAY['paid', 'accepted', 'shipped', 'delivered', 'cancelled'])[1 + i % 5], 1000, 0, 'Bench Buyer',
+         '{"line1": "1 Main St", "city": "Austin", "region": "TX", "postal_code": "73301", "country": "US"}', 'UPS', 'T' || i,
+         now() - make_interval(secs => i * 17 + p), now()
+  FROM generate_series(0, $1 - 1) p, generate_series(1, $2) i;
+INSERT INTO order_lines (tenant_id, order_id, line, good_id, sku, name, quantity, paid_in, unit_price)
+  SELECT o.tenant_id, o.id, 1, g.id, 'SKU-0', 'Good 0', 1, 'usd', 1000 FROM orders o JOIN goods g ON g.tenant_id = o.tenant_id AND g.sku = 'SKU-0';
+SQL
+  psql -qAt -d bench -c "VACUUM ANALYZE" >/dev/null
+  PARTNER_TOKEN=$(head -1 "$secrets")
+  PARTNER_HASH=$(printf %s "$PARTNER_TOKEN" | sha256sum | cut -d' ' -f1)
+  TENANT0=$(psql -qAt -d bench -c "SELECT md5('tenant' || 0)::uuid")
+}
+
+# A partner's first orders page (GET /v1/orders?limit=50): the read session's SQL (Sources/Backoffice/Orders).
+bench_orders_sql() { # file
+  cat > "$1" <<SQL
+SELECT token_id, operator_id, tenant_id, role FROM authenticate_session(decode(:tokhash, 'hex'));
+SELECT o.id, o.tenant_id, o.customer_id, o.status, o.total_cents, o.total_fitpoints, o.shipping_name, o.shipping_address->>'line1',
+  o.shipping_address->>'line2', o.shipping_address->>'city', o.shipping_address->>'region', o.shipping_address->>'postal_code',
+  o.shipping_address->>'country', o.carrier, o.tracking_number, o.status_reason,
+  (SELECT count(*)::int8 FROM order_lines l WHERE l.order_id = o.id), o.created_at, o.updated_at, o.version FROM orders o
+WHERE o.tenant_id = '$TENANT0' AND (o.created_at, o.id) < ('4001-01-01T00:00:00Z'::timestamptz, '$PLATFORM'::uuid)
+ORDER BY o.created_at DESC, o.id DESC LIMIT 51;
+SQL
+}
+
+# Appends `count` audit events through audit_append (as the server does), a third of them on the
+# partners' chains (bench_partners' first `partners`), the rest on the platform's lanes. Committed
+# every 1,000 events: a chain head updated thousands of times in one transaction makes every
+# further update walk its dead versions.
+bench_audit() { # count partners
+  psql -qAt -d bench -v ON_ERROR_STOP=1 -c "SET app.tenant_id = '$PLATFORM'" -c "
+    DO \$\$
+    BEGIN
+      FOR b IN 0 .. ($1 - 1) / 1000 LOOP
+        PERFORM audit_append(CASE WHEN i % 3 = 0 THEN md5('tenant' || (i % $2))::uuid ELSE '$PLATFORM'::uuid END, NULL, 'platform_admin',
+          'bench.event', 'customer', md5('bench' || i)::text, 'bench-' || i, '127.0.0.1', NULL, NULL, jsonb_build_object('n', i), 'policy-digest', NULL)
+        FROM generate_series(b * 1000, least(b * 1000 + 999, $1 - 1)) i;
+        COMMIT;
+      END LOOP;
+    END \$\$" >/dev/null
+}

@@ -1,10 +1,11 @@
--- wrk script: GET /v1/customers?limit=50 (the first page of the account list).
+-- wrk script: GET BENCH_PATH with the token BENCH_TOKEN (a list page, a leaderboard, a probe).
 function init(args)
   token = os.getenv("BENCH_TOKEN")
+  path = os.getenv("BENCH_PATH")
 end
 
 function request()
-  return wrk.format("GET", "/v1/customers?limit=50", { ["Authorization"] = "Bearer " .. token })
+  return wrk.format("GET", path, { ["Authorization"] = "Bearer " .. token })
 end
 
 done = function(summary, latency, requests)
