@@ -72,14 +72,16 @@ public struct OfflineAuditVerifier {
         for key in ["id", "canonical", "prev_hash", "hash"] { shown[key] = nil }
         let hashed = (try? JSONSerialization.jsonObject(with: Data(canonical.utf8)) as? [String: Any]) ?? [:]
         let canonicalBytes = Array(canonical.utf8)
-        let matches = normalized(shown) != nil && normalized(shown) == normalized(hashed)
+        let matches = !hashed.isEmpty && NSDictionary(dictionary: withoutNulls(shown)).isEqual(to: withoutNulls(hashed))
         return ChainedEvent(
             id: id, chain: chain, seq: seq, canonical: canonicalBytes, recomputed: matches ? canonicalBytes : [], prevHash: prev, hash: hash)
     }
 
-    /// The object's fields (nulls dropped: an absent and a null field say the same) as sorted JSON bytes.
-    private static func normalized(_ object: [String: Any]) -> Data? {
-        try? JSONSerialization.data(withJSONObject: object.filter { !($0.value is NSNull) }, options: [.sortedKeys])
+    /// The object's fields, nulls dropped (an absent and a null field say the same), compared as
+    /// values (deep `NSDictionary` equality: serializing with sorted keys compared keys through
+    /// ICU collation, 450 µs a line).
+    private static func withoutNulls(_ object: [String: Any]) -> [String: Any] {
+        object.filter { !($0.value is NSNull) }
     }
 
     private static func integer(_ value: Any?) -> Int64? {
