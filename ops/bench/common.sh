@@ -207,18 +207,20 @@ SQL
 }
 
 # Appends `count` audit events through audit_append (as the server does), a third of them on the
-# partners' chains (bench_partners' first `partners`), the rest on the platform's lanes. Committed
-# every 1,000 events: a chain head updated thousands of times in one transaction makes every
-# further update walk its dead versions.
+# partners' chains (bench_partners' first `partners`), the rest on the platform's lanes: 1,000 per
+# statement, each statement its own transaction. (In one transaction, or one DO block committing
+# as it goes, every chain head's dead versions pile up behind the open snapshot and each append
+# walks them: 100,000 events took 9 minutes, a million would take hours.)
 bench_audit() { # count partners
-  psql -qAt -d bench -v ON_ERROR_STOP=1 -c "SET app.tenant_id = '$PLATFORM'" -c "
-    DO \$\$
-    BEGIN
-      FOR b IN 0 .. ($1 - 1) / 1000 LOOP
-        PERFORM audit_append(CASE WHEN i % 3 = 0 THEN md5('tenant' || (i % $2))::uuid ELSE '$PLATFORM'::uuid END, NULL, 'platform_admin',
-          'bench.event', 'customer', md5('bench' || i)::text, 'bench-' || i, '127.0.0.1', NULL, NULL, jsonb_build_object('n', i), 'policy-digest', NULL)
-        FROM generate_series(b * 1000, least(b * 1000 + 999, $1 - 1)) i;
-        COMMIT;
-      END LOOP;
-    END \$\$" >/dev/null
+  python3 - "$1" "$2" "$PLATFORM" > "$WORK/audit.sql" <<'PY'
+import sys
+count, partners, platform = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+print(f"SET app.tenant_id = '{platform}';")
+for start in range(0, count, 1000):
+    end = min(start + 999, count - 1)
+    print(f"SELECT count(audit_append(CASE WHEN i % 3 = 0 THEN md5('tenant' || (i % {partners}))::uuid ELSE '{platform}'::uuid END, NULL,"
+          f" 'platform_admin', 'bench.event', 'customer', md5('bench' || i)::text, 'bench-' || i, '127.0.0.1', NULL, NULL,"
+          f" jsonb_build_object('n', i), 'policy-digest', NULL)) FROM generate_series({start}, {end}) i;")
+PY
+  psql -qAt -d bench -v ON_ERROR_STOP=1 -f "$WORK/audit.sql" >/dev/null
 }
