@@ -200,25 +200,38 @@ public struct AuditLog: Sendable {
     /// chain, seq) order (the unique index's) from its genesis, or from its archival cut: recomputes each event's canonical bytes
     /// from its columns and its hash from its link, then compares chain ends with the heads table
     /// and `checkpoint`.
-    public func verify(checkpoint: [ChainHead], context: OperationContext) async throws -> Report {
+    /// Verifies reading `pageSize` events per statement (20,000 unless a test wants pages small).
+    public func verify(checkpoint: [ChainHead], context: OperationContext, pageSize: Int = 20_000) async throws -> Report {
         try await database.transaction(for: context.principal, isolation: "REPEATABLE READ, READ ONLY") { connection in
             var verifier = ChainVerifier(checkpoint: checkpoint, start: try await Self.cuts(on: connection, logger: database.logger))
-            let rows = try await connection.send(
-                """
-                SELECT id, chain, seq, canonical,
-                       audit_canonical(chain, seq, tenant_id, occurred_at, actor_id, actor_role, action, target_type, target_id,
-                                       request_id, source_ip, reason, before, after, policy_digest, token_id),
-                       prev_hash, hash
-                FROM audit_events ORDER BY tenant_id, chain, seq
-                """, logger: database.logger)
-            for try await (id, chain, seq, canonical, recomputed, prev, hash) in rows.decode(
-                (Int64, String, Int64, ByteBuffer, ByteBuffer, ByteBuffer, ByteBuffer).self)
-            {
-                verifier.feed(
-                    ChainedEvent(
-                        id: id, chain: chain, seq: seq, canonical: Array(canonical.readableBytesView),
-                        recomputed: Array(recomputed.readableBytesView), prevHash: Array(prev.readableBytesView),
-                        hash: Array(hash.readableBytesView)))
+            // Pages of the snapshot in index order, so no statement runs into the statement timeout
+            // however long the log is (a million events in one statement took more than 30 s).
+            var after: (tenant: UUID, chain: String, seq: Int64)?
+            while true {
+                let columns = """
+                    SELECT tenant_id, id, chain, seq, canonical,
+                           audit_canonical(chain, seq, tenant_id, occurred_at, actor_id, actor_role, action, target_type, target_id,
+                                           request_id, source_ip, reason, before, after, policy_digest, token_id),
+                           prev_hash, hash
+                    FROM audit_events
+                    """
+                let query: PostgresQuery =
+                    after.map {
+                        "\(unescaped: columns) WHERE (tenant_id, chain, seq) > (\($0.tenant), \($0.chain), \($0.seq)) ORDER BY tenant_id, chain, seq LIMIT \(unescaped: String(pageSize))"
+                    } ?? "\(unescaped: columns) ORDER BY tenant_id, chain, seq LIMIT \(unescaped: String(pageSize))"
+                var read = 0
+                for try await (tenant, id, chain, seq, canonical, recomputed, prev, hash) in try await connection.send(query, logger: database.logger)
+                    .decode((UUID, Int64, String, Int64, ByteBuffer, ByteBuffer, ByteBuffer, ByteBuffer).self)
+                {
+                    verifier.feed(
+                        ChainedEvent(
+                            id: id, chain: chain, seq: seq, canonical: Array(canonical.readableBytesView),
+                            recomputed: Array(recomputed.readableBytesView), prevHash: Array(prev.readableBytesView),
+                            hash: Array(hash.readableBytesView)))
+                    after = (tenant, chain, seq)
+                    read += 1
+                }
+                if read < pageSize { break }
             }
             let heads = try await Self.heads(on: connection, logger: database.logger)
             let failure = verifier.finish(heads: heads, checkpoint: checkpoint)

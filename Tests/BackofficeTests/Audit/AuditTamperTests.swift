@@ -39,8 +39,8 @@ struct AuditTamperTests {
         return (chain, events.map { (id: $0.0, seq: $0.1) })
     }
 
-    func verify(_ env: TestEnvironment, checkpoint: [ChainHead] = []) async throws -> AuditLog.Report {
-        try await AuditLog(database: env.database).verify(checkpoint: checkpoint, context: env.context(.auditor))
+    func verify(_ env: TestEnvironment, checkpoint: [ChainHead] = [], pageSize: Int = 20_000) async throws -> AuditLog.Report {
+        try await AuditLog(database: env.database).verify(checkpoint: checkpoint, context: env.context(.auditor), pageSize: pageSize)
     }
 
     /// Runs statements as the superuser with the append-only triggers off, as an attacker with full access would.
@@ -58,6 +58,20 @@ struct AuditTamperTests {
             let report = try await verify(env)
             #expect(report.failure == nil)
             #expect(report.events > 10)
+        }
+    }
+
+    @Test("verification reads the log page by page: chains split across pages verify whole, and an edit on a later page is named")
+    func pages() async throws {
+        try await TestEnvironment.with { env in
+            let (_, events) = try await history(env)
+            let whole = try await verify(env)
+            for size in [1, 2, 5] {
+                let paged = try await verify(env, pageSize: size)
+                #expect(paged.failure == nil && paged.events == whole.events && paged.chains == whole.chains, "pages of \(size)")
+            }
+            try await tamper(env, ["UPDATE audit_events SET reason = 'nothing to see' WHERE id = \(events[4].id)"])
+            #expect(try await verify(env, pageSize: 2).failure?.eventID == events[4].id)
         }
     }
 

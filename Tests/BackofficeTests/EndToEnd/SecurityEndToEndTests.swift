@@ -97,15 +97,10 @@ struct SecurityEndToEndTests {
 
     @Test("audit verify --offline recomputes every hash from an export; an edited line is named (exit 8); a forged checkpoint is refused")
     func offlineVerification() async throws {
-        try await TestEnvironment.with { env in
-            let customer = try await env.customer()
-            try await withServer(env) { base in
-                let folder = FileManager.default.temporaryDirectory.appendingPathComponent("offline-\(UUID().uuidString)")
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                defer { try? FileManager.default.removeItem(at: folder) }
-                func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
-                let manager = ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.tokens[.backendManager]!]
-                let auditor = ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.tokens[.auditor]!]
+        try await withAuditScene { scene in
+            let (customer, manager, auditor) = (scene.customer, scene.manager, scene.auditor)
+            func path(_ name: String) -> String { scene.path(name) }
+            do {
                 let id = customer.id.uuidString.lowercased()
                 #expect(try cli(["accounts", "lock", id, "--reason", "Chargeback under investigation"], manager).status == 0)
 
@@ -160,15 +155,10 @@ struct SecurityEndToEndTests {
         "a period's export verifies from the previous period's sealed heads and is sealed for the next; a missing event, an unsigned start or an overwritten seal is refused"
     )
     func sealedPeriods() async throws {
-        try await TestEnvironment.with { env in
-            let customer = try await env.customer()
-            try await withServer(env) { base in
-                let folder = FileManager.default.temporaryDirectory.appendingPathComponent("periods-\(UUID().uuidString)")
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                defer { try? FileManager.default.removeItem(at: folder) }
-                func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
-                let manager = ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.tokens[.backendManager]!]
-                let auditor = ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.tokens[.auditor]!]
+        try await withAuditScene { scene in
+            let (customer, manager, auditor) = (scene.customer, scene.manager, scene.auditor)
+            func path(_ name: String) -> String { scene.path(name) }
+            do {
                 let id = customer.id.uuidString.lowercased()
                 #expect(try cli(["audit", "keygen", "--private-key", path("audit.key"), "--public-key", path("audit.pub")]).status == 0)
                 #expect(try cli(["accounts", "lock", id, "--reason", "Chargeback under investigation"], manager).status == 0)
@@ -235,15 +225,10 @@ struct SecurityEndToEndTests {
         "audit archive removes events up to a sealed day past retention; the chains verify across the cut online and offline; a seal the database does not match removes nothing"
     )
     func archival() async throws {
-        try await TestEnvironment.with { env in
-            let customer = try await env.customer()
-            try await withServer(env) { base in
-                let folder = FileManager.default.temporaryDirectory.appendingPathComponent("archive-\(UUID().uuidString)")
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                defer { try? FileManager.default.removeItem(at: folder) }
-                func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
-                let manager = ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.tokens[.backendManager]!]
-                let auditor = ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.tokens[.auditor]!]
+        try await withAuditScene { scene in
+            let (env, customer, folder, manager, auditor) = (scene.env, scene.customer, scene.folder, scene.manager, scene.auditor)
+            func path(_ name: String) -> String { scene.path(name) }
+            do {
                 let owner = ["BACKOFFICE_ADMIN_DATABASE_URL": env.owner.connectionString]
                 let id = customer.id.uuidString.lowercased()
                 let keys = ["--private-key", path("audit.key"), "--public-key", path("audit.pub")]
@@ -311,6 +296,33 @@ struct SecurityEndToEndTests {
             #expect(await env.asService(principal, "SELECT * FROM audit_archive_through(current_date, '{}', '{}', '{}', 'x')")?.status == 403)
             #expect(await env.asService(principal, "DELETE FROM audit_archive_cuts")?.status == 403)
             #expect(await env.asService(principal, "DELETE FROM audit_events")?.status == 403)
+        }
+    }
+
+    /// What the audit tests share: a served environment with one customer, a scratch folder (removed
+    /// afterwards) and the CLI environments of a backend manager and an auditor.
+    struct AuditScene: Sendable {
+        let env: TestEnvironment
+        let customer: Customer
+        let folder: URL
+        let manager: [String: String]
+        let auditor: [String: String]
+        func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+    }
+
+    func withAuditScene(_ body: @escaping @Sendable (AuditScene) async throws -> Void) async throws {
+        try await TestEnvironment.with { env in
+            let customer = try await env.customer()
+            try await withServer(env) { base in
+                let folder = FileManager.default.temporaryDirectory.appendingPathComponent("audit-\(UUID().uuidString)")
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(at: folder) }
+                try await body(
+                    AuditScene(
+                        env: env, customer: customer, folder: folder,
+                        manager: ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.tokens[.backendManager]!],
+                        auditor: ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.tokens[.auditor]!]))
+            }
         }
     }
 }
