@@ -49,27 +49,21 @@ public enum AuditArchive {
         }
     }
 
-    /// Removes every chain's events through `heads` (a sealed day's), in one transaction.
+    /// Removes every chain's events through `heads` (a sealed day's): one statement, so one
+    /// transaction — all of it or, when the database refuses a head, nothing.
     /// - Throws: the database's refusal when a head does not match the stored event.
     public static func cut(
         through heads: [ChainHead], day: String, policyDigest: String, on connection: PostgresConnection, logger: Logger
     ) async throws -> [Removal] {
         let hashes = heads.map { ByteBuffer(bytes: OfflineAuditVerifier.bytes(hex: $0.hash) ?? []) }
-        _ = try await connection.send("BEGIN", logger: logger)
-        do {
-            var removed: [Removal] = []
-            for try await (chain, events) in try await connection.send(
-                """
-                SELECT chain, removed FROM audit_archive_through(\(day)::date, \(heads.map(\.chain))::text[], \(heads.map(\.seq))::bigint[],
-                    \(hashes)::bytea[], \(policyDigest))
-                """, logger: logger
-            ).decode((String, Int64).self) { removed.append(Removal(chain: chain, events: events)) }
-            _ = try await connection.send("COMMIT", logger: logger)
-            return removed
-        } catch {
-            _ = try? await connection.send("ROLLBACK", logger: logger)
-            throw error
-        }
+        var removed: [Removal] = []
+        for try await (chain, events) in try await connection.send(
+            """
+            SELECT chain, removed FROM audit_archive_through(\(day)::date, \(heads.map(\.chain))::text[], \(heads.map(\.seq))::bigint[],
+                \(hashes)::bytea[], \(policyDigest))
+            """, logger: logger
+        ).decode((String, Int64).self) { removed.append(Removal(chain: chain, events: events)) }
+        return removed
     }
 
     /// What `cut` would remove, without removing anything.

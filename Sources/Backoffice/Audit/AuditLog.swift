@@ -197,10 +197,9 @@ public struct AuditLog: Sendable {
     }
 
     /// Verifies every visible chain from one consistent snapshot, streaming events in (tenant,
-    /// chain, seq) order (the unique index's) from its genesis, or from its archival cut: recomputes each event's canonical bytes
-    /// from its columns and its hash from its link, then compares chain ends with the heads table
-    /// and `checkpoint`.
-    /// Verifies reading `pageSize` events per statement (20,000 unless a test wants pages small).
+    /// chain, seq) order (the unique index's), `pageSize` per statement, each chain from its
+    /// genesis or from its archival cut: recomputes each event's canonical bytes from its columns
+    /// and its hash from its link, then compares chain ends with the heads table and `checkpoint`.
     public func verify(checkpoint: [ChainHead], context: OperationContext, pageSize: Int = 20_000) async throws -> Report {
         try await database.transaction(for: context.principal, isolation: "REPEATABLE READ, READ ONLY") { connection in
             var verifier = ChainVerifier(checkpoint: checkpoint, start: try await Self.cuts(on: connection, logger: database.logger))

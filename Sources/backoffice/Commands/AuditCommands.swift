@@ -98,7 +98,7 @@ struct Audit: AsyncParsableCommand {
                 throw ValidationError("--offline with --checkpoint or --from needs --public-key: unsigned heads prove nothing offline")
             }
             if offline == nil && (from != nil || seal != nil) { throw ValidationError("--from and --seal verify an export: give --offline FILE") }
-            if seal != nil && (signingKey ?? ProcessInfo.processInfo.environment["BACKOFFICE_AUDIT_SIGNING_KEY"]) == nil {
+            if seal != nil && signingKeyFile(signingKey) == nil {
                 throw ValidationError("--seal needs --signing-key (or BACKOFFICE_AUDIT_SIGNING_KEY)")
             }
         }
@@ -177,11 +177,7 @@ struct Audit: AsyncParsableCommand {
                 "intact (verified offline): \(events) events in \(chains) chains" + (start.isEmpty ? "" : ", continuing the signed heads")
                     + (checkpoint.isEmpty ? "" : ", reaching the signed checkpoint"))
             if let seal {
-                let key: AuditPrivateKey
-                do {
-                    key = try AuditSigningKey.privateKey(
-                        file: signingKey ?? ProcessInfo.processInfo.environment["BACKOFFICE_AUDIT_SIGNING_KEY"] ?? "")
-                } catch { throw CLIFailure(message: "error: \(error)", exitCode: 6) }
+                let key = try loadSigningKey(signingKeyFile(signingKey) ?? "")
                 try AuditCheckpoint(takenAt: RFC3339DateTranscoder.format(Date()), heads: heads).signed(with: key).write(to: seal)
                 print("sealed \(heads.count) chain heads in \(seal), signed")
             }
@@ -266,9 +262,7 @@ struct Audit: AsyncParsableCommand {
 
         func run() async throws {
             try await runCommand {
-                let keyFile = signingKey ?? ProcessInfo.processInfo.environment["BACKOFFICE_AUDIT_SIGNING_KEY"]
-                let key: AuditPrivateKey?
-                do { key = try keyFile.map(AuditSigningKey.privateKey(file:)) } catch { throw CLIFailure(message: "error: \(error)", exitCode: 6) }
+                let key = try signingKeyFile(signingKey).map(loadSigningKey)
                 switch try await global.client().listAuditHeads() {
                 case .ok(let ok):
                     let heads = try ok.body.json
@@ -336,4 +330,14 @@ struct Maintenance: AsyncParsableCommand {
             }
         }
     }
+}
+
+/// The checkpoint signing key's file: the option, else `BACKOFFICE_AUDIT_SIGNING_KEY`.
+private func signingKeyFile(_ option: String?) -> String? {
+    option ?? ProcessInfo.processInfo.environment["BACKOFFICE_AUDIT_SIGNING_KEY"]
+}
+
+/// The signing key in `file`; an unreadable key stops the command with exit code 6.
+private func loadSigningKey(_ file: String) throws -> AuditPrivateKey {
+    do { return try AuditSigningKey.privateKey(file: file) } catch { throw CLIFailure(message: "error: \(error)", exitCode: 6) }
 }

@@ -77,10 +77,12 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                         }
                     }
                     if request.method == .get || request.method == .head {
+                        // Routing for a read replica costs nothing without one.
+                        let replicated = database.replica != nil
                         return try await database.readSession(
                             tokenHash: secret.hash, plans: HandEncodedLists.plans(path),
-                            lagTolerant: lagTolerantReads.match(request.method == .head ? .get : request.method, path) != nil,
-                            readAfter: request.headers[.backofficeReadAfter].flatMap { LSN($0) }, authenticated)
+                            lagTolerant: replicated && lagTolerantReads.match(.get, path) != nil,
+                            readAfter: replicated ? request.headers[.backofficeReadAfter].flatMap { LSN($0) } : nil, authenticated)
                     }
                     let committed = CommittedPosition()
                     var response = try await database.requestTransaction(tokenHash: secret.hash, committed: committed) { principal, transaction in
