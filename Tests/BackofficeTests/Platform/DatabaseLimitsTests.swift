@@ -16,6 +16,7 @@ struct DatabaseLimitsTests {
             let manager = env.fixture.tokens[.backendManager]!
             var limits = PoolLimits.forTests
             limits.statementTimeout = .milliseconds(500)
+            limits.leaseTimeout = .seconds(60)  // about the statement timeout: a loaded machine's slow first connect must not answer 503 first
             try await Database.with(url: env.appURL, logger: testLogger, maximumConnections: 2, limits: limits) { database in
                 try await env.owner.withConnection(logger: testLogger) { holder in
                     // Another session holds the account's row lock for the whole request.
