@@ -29,25 +29,35 @@ public enum AuditChain {
     }
 }
 
-/// One stored event as the verifier sees it.
+/// One stored event as the verifier sees it: its place, its links, and whether its content still
+/// matches what was hashed.
 public struct ChainedEvent: Sendable {
     public var id: Int64
     public var chain: String
     public var seq: Int64
-    public var canonical: [UInt8]
-    /// The canonical bytes recomputed from the event's columns (differs when a column was edited).
-    public var recomputed: [UInt8]
     public var prevHash: [UInt8]
     public var hash: [UInt8]
+    /// The event's columns still give the canonical bytes stored with it (false when a column was
+    /// edited and the stored bytes left alone).
+    public var columnsMatch: Bool
+    /// SHA-256(prev_hash ‖ stored canonical bytes) is the stored hash.
+    public var hashMatches: Bool
 
-    public init(id: Int64, chain: String, seq: Int64, canonical: [UInt8], recomputed: [UInt8], prevHash: [UInt8], hash: [UInt8]) {
+    public init(id: Int64, chain: String, seq: Int64, prevHash: [UInt8], hash: [UInt8], columnsMatch: Bool, hashMatches: Bool) {
         self.id = id
         self.chain = chain
         self.seq = seq
-        self.canonical = canonical
-        self.recomputed = recomputed
         self.prevHash = prevHash
         self.hash = hash
+        self.columnsMatch = columnsMatch
+        self.hashMatches = hashMatches
+    }
+
+    /// An event from its stored `canonical` bytes and the bytes `recomputed` from its columns.
+    public init(id: Int64, chain: String, seq: Int64, canonical: [UInt8], recomputed: [UInt8], prevHash: [UInt8], hash: [UInt8]) {
+        self.init(
+            id: id, chain: chain, seq: seq, prevHash: prevHash, hash: hash, columnsMatch: canonical == recomputed,
+            hashMatches: AuditChain.link(previous: prevHash, canonical: canonical) == hash)
     }
 }
 
@@ -89,7 +99,12 @@ public struct ChainVerifier: Sendable {
     private var hashBeforeLast: [UInt8]?
     private var lastEvent: ChainedEvent?
     private var expectedSeq: Int64 = 1
-    private var ends: [String: (seq: Int64, hash: [UInt8])] = [:]
+    /// Where the current chain ends so far, and the seq its checkpoint keeps (looked up once per
+    /// chain, not per event).
+    private var currentEnd: (seq: Int64, hash: [UInt8])?
+    private var currentCheckpointSeq: Int64?
+    /// Where the other chains end.
+    private var otherEnds: [String: (seq: Int64, hash: [UInt8])] = [:]
     private var seen: [String: [Int64: [UInt8]]] = [:]
     private var checkpointSeqs: [String: Int64]
     private let start: [String: (seq: Int64, hash: [UInt8])]
@@ -107,7 +122,15 @@ public struct ChainVerifier: Sendable {
         var start = [String: (seq: Int64, hash: [UInt8])]()
         for head in startHeads where start[head.chain] == nil { start[head.chain] = (head.seq, OfflineAuditVerifier.bytes(hex: head.hash) ?? []) }
         self.start = start
-        ends = start
+        otherEnds = start
+    }
+
+    /// Where every chain ends so far.
+    private var ends: [String: (seq: Int64, hash: [UInt8])] {
+        guard let currentChain, let currentEnd else { return otherEnds }
+        var ends = otherEnds
+        ends[currentChain] = currentEnd
+        return ends
     }
 
     /// The number of chains seen (or carried over from `start`).
@@ -131,6 +154,7 @@ public struct ChainVerifier: Sendable {
         if failure == nil, let last = pending { check(last, next: nil) }
         pending = nil
         if failure != nil { return failure }
+        let ends = self.ends
         for head in heads {
             let end = ends[head.chain]
             if end?.seq != head.seq || end.map({ hex($0.hash) }) != head.hash {
@@ -160,6 +184,9 @@ public struct ChainVerifier: Sendable {
 
     private mutating func check(_ event: ChainedEvent, next: ChainedEvent?) {
         if event.chain != currentChain {
+            if let currentChain, let currentEnd { otherEnds[currentChain] = currentEnd }
+            currentEnd = nil
+            currentCheckpointSeq = checkpointSeqs[event.chain]
             currentChain = event.chain
             let origin = start[event.chain] ?? (0, AuditChain.genesis)
             lastHash = origin.hash
@@ -184,11 +211,11 @@ public struct ChainVerifier: Sendable {
             fail(event, .reordered, "seq \(event.seq) where \(expectedSeq) was expected")
             return
         }
-        if event.canonical != event.recomputed {
+        if !event.columnsMatch {
             fail(event, .edited, "its columns no longer match the bytes that were hashed")
             return
         }
-        if AuditChain.link(previous: event.prevHash, canonical: event.canonical) != event.hash {
+        if !event.hashMatches {
             fail(event, .edited, "its hash does not match its content")
             return
         }
@@ -196,8 +223,8 @@ public struct ChainVerifier: Sendable {
         lastHash = event.hash
         lastEvent = event
         expectedSeq = event.seq + 1
-        ends[event.chain] = (event.seq, event.hash)
-        if checkpointSeqs[event.chain] == event.seq { seen[event.chain, default: [:]][event.seq] = event.hash }
+        currentEnd = (event.seq, event.hash)
+        if currentCheckpointSeq == event.seq { seen[event.chain, default: [:]][event.seq] = event.hash }
     }
 
     private mutating func fail(_ event: ChainedEvent, _ kind: ChainFailure.Kind, _ detail: String) {

@@ -199,36 +199,32 @@ public struct AuditLog: Sendable {
     /// Verifies every visible chain from one consistent snapshot, streaming events in (tenant,
     /// chain, seq) order (the unique index's), `pageSize` per statement, each chain from its
     /// genesis or from its archival cut: recomputes each event's canonical bytes from its columns
-    /// and its hash from its link, then compares chain ends with the heads table and `checkpoint`.
+    /// (`AuditCanonical`, here rather than in the database) and its hash from its link, then
+    /// compares chain ends with the heads table and `checkpoint`.
     public func verify(checkpoint: [ChainHead], context: OperationContext, pageSize: Int = 20_000) async throws -> Report {
         try await database.transaction(for: context.principal, isolation: "REPEATABLE READ, READ ONLY") { connection in
             var verifier = ChainVerifier(checkpoint: checkpoint, start: try await Self.cuts(on: connection, logger: database.logger))
             // Pages of the snapshot in index order, so no statement runs into the statement timeout
             // however long the log is (a million events in one statement took more than 30 s).
             var after: (tenant: UUID, chain: String, seq: Int64)?
+            var reader = StoredEventReader()
             while true {
-                let columns = """
-                    SELECT tenant_id, id, chain, seq, canonical,
-                           audit_canonical(chain, seq, tenant_id, occurred_at, actor_id, actor_role, action, target_type, target_id,
-                                           request_id, source_ip, reason, before, after, policy_digest, token_id),
-                           prev_hash, hash
-                    FROM audit_events
-                    """
+                let columns = "SELECT \(StoredEventReader.selectList) FROM audit_events"
                 let query: PostgresQuery =
                     after.map {
                         "\(unescaped: columns) WHERE (tenant_id, chain, seq) > (\($0.tenant), \($0.chain), \($0.seq)) ORDER BY tenant_id, chain, seq LIMIT \(unescaped: String(pageSize))"
                     } ?? "\(unescaped: columns) ORDER BY tenant_id, chain, seq LIMIT \(unescaped: String(pageSize))"
                 var read = 0
-                for try await (tenant, id, chain, seq, canonical, recomputed, prev, hash) in try await connection.send(query, logger: database.logger)
-                    .decode((UUID, Int64, String, Int64, ByteBuffer, ByteBuffer, ByteBuffer, ByteBuffer).self)
-                {
-                    verifier.feed(
-                        ChainedEvent(
-                            id: id, chain: chain, seq: seq, canonical: Array(canonical.readableBytesView),
-                            recomputed: Array(recomputed.readableBytesView), prevHash: Array(prev.readableBytesView),
-                            hash: Array(hash.readableBytesView)))
-                    after = (tenant, chain, seq)
+                var last: (tenant: ByteBuffer?, chain: String, seq: Int64)?
+                for try await row in try await connection.send(query, logger: database.logger) {
+                    let event = reader.event(row)
+                    verifier.feed(event)
+                    last = (reader.tenant, event.chain, event.seq)
                     read += 1
+                }
+                if let last {
+                    var tenant = last.tenant ?? ByteBuffer()  // tenant_id is NOT NULL: an empty value fails to decode
+                    after = (try UUID(from: &tenant, type: .uuid, format: .binary, context: .default), last.chain, last.seq)
                 }
                 if read < pageSize { break }
             }

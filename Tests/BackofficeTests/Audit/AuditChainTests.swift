@@ -49,7 +49,10 @@ struct AuditChainTests {
     @Test("an edited column is named")
     func editedColumn() {
         var events = makeChain(count: 5)
-        events[2].recomputed = Array("{\"seq\":3,\"reason\":\"forged\"}".utf8)
+        let original = Array("{\"seq\":3}".utf8)
+        events[2] = ChainedEvent(
+            id: 30, chain: "platform:00", seq: 3, canonical: original, recomputed: Array("{\"seq\":3,\"reason\":\"forged\"}".utf8),
+            prevHash: events[2].prevHash, hash: events[2].hash)
         let failure = verify(events)
         #expect(failure?.kind == .edited)
         #expect(failure?.eventID == 30)
@@ -58,8 +61,9 @@ struct AuditChainTests {
     @Test("edited canonical bytes break the hash")
     func editedBytes() {
         var events = makeChain(count: 5)
-        events[1].canonical = Array("{\"seq\":2,\"x\":1}".utf8)
-        events[1].recomputed = events[1].canonical
+        let rewritten = Array("{\"seq\":2,\"x\":1}".utf8)
+        events[1] = ChainedEvent(
+            id: 20, chain: "platform:00", seq: 2, canonical: rewritten, recomputed: rewritten, prevHash: events[1].prevHash, hash: events[1].hash)
         #expect(verify(events)?.kind == .edited)
         #expect(verify(events)?.eventID == 20)
     }
@@ -115,15 +119,14 @@ struct AuditChainTests {
     func diverged() {
         let events = makeChain(count: 5)
         let kept = [ChainHead(chain: "platform:00", seq: 3, hash: hex(events[2].hash))]
-        var rewritten = makeChain(count: 5)
-        for index in rewritten.indices { rewritten[index].id += 1 }
         var previous = AuditChain.genesis
-        for index in rewritten.indices {
-            rewritten[index].canonical = Array("{\"seq\":\(index + 1),\"rewritten\":1}".utf8)
-            rewritten[index].recomputed = rewritten[index].canonical
-            rewritten[index].prevHash = previous
-            rewritten[index].hash = AuditChain.link(previous: previous, canonical: rewritten[index].canonical)
-            previous = rewritten[index].hash
+        let rewritten = (1...5).map { seq in
+            let canonical = Array("{\"seq\":\(seq),\"rewritten\":1}".utf8)
+            let hash = AuditChain.link(previous: previous, canonical: canonical)
+            defer { previous = hash }
+            return ChainedEvent(
+                id: Int64(seq * 10 + 1), chain: "platform:00", seq: Int64(seq), canonical: canonical, recomputed: canonical, prevHash: previous,
+                hash: hash)
         }
         #expect(verify(rewritten, checkpoint: kept)?.kind == .diverged)
     }

@@ -1,0 +1,296 @@
+import Crypto
+import Foundation
+import NIOCore
+import PostgresNIO
+
+/// Builds an audit event's canonical bytes from its stored columns, byte for byte as PostgreSQL's
+/// `audit_canonical` builds them when the event is appended: the text form of a jsonb object
+/// (keys ordered by length, then by bytes; `", "` between members and `": "` after keys; JSON string
+/// escapes with `\u00xx` in lower case; non-ASCII as is), `occurred_at` in UTC with microseconds,
+/// `before` and `after` as their own jsonb text, `token_id` only when present.
+///
+/// Verification recomputes the bytes here instead of asking the database to (the SQL function
+/// built each event's jsonb and was most of the time `audit verify` took). The columns come in
+/// PostgreSQL's binary format, in the order of `AuditCanonical.Column`.
+public struct AuditCanonical: Sendable {
+    /// The columns a canonical text is built from, in the order a query selects them
+    /// (`AuditCanonical.selectList`).
+    public enum Column: Int, CaseIterable, Sendable {
+        case chain, seq, tenantID, occurredAt, actorID, actorRole, action, targetType, targetID, requestID, sourceIP, reason, before,
+            after, policyDigest, tokenID
+
+        /// The member's key in the canonical object.
+        var key: String {
+            switch self {
+            case .chain: "chain"
+            case .seq: "seq"
+            case .tenantID: "tenant_id"
+            case .occurredAt: "occurred_at"
+            case .actorID: "actor_id"
+            case .actorRole: "actor_role"
+            case .action: "action"
+            case .targetType: "target_type"
+            case .targetID: "target_id"
+            case .requestID: "request_id"
+            case .sourceIP: "source_ip"
+            case .reason: "reason"
+            case .before: "before"
+            case .after: "after"
+            case .policyDigest: "policy_digest"
+            case .tokenID: "token_id"
+            }
+        }
+
+        /// The stored column.
+        var selected: String {
+            switch self {
+            case .tenantID: "tenant_id"
+            case .actorID: "actor_id"
+            case .actorRole: "actor_role"
+            case .targetType: "target_type"
+            case .targetID: "target_id"
+            case .requestID: "request_id"
+            case .sourceIP: "source_ip"
+            case .occurredAt: "occurred_at"
+            case .policyDigest: "policy_digest"
+            case .tokenID: "token_id"
+            default: key
+            }
+        }
+    }
+
+    /// The columns to select, comma-separated, in `Column` order.
+    public static let selectList = Column.allCases.map(\.selected).joined(separator: ", ")
+
+    /// The members in jsonb's order: shorter keys first, equal lengths by bytes.
+    static let members: [(column: Column, key: [UInt8])] = Column.allCases
+        .map { (column: $0, key: Array("\"\($0.key)\": ".utf8)) }
+        .sorted { a, b in
+            let (x, y) = (Array(a.column.key.utf8), Array(b.column.key.utf8))
+            return x.count != y.count ? x.count < y.count : x.lexicographicallyPrecedes(y)
+        }
+
+    /// The last text built.
+    public private(set) var bytes: [UInt8] = []
+
+    public init() { bytes.reserveCapacity(1024) }
+
+    /// Builds the canonical text of one event from its columns' binary values (`nil` is SQL NULL),
+    /// `cells[column.rawValue]` for each column; returns false when a value is malformed.
+    public mutating func build(_ cells: [ByteBuffer?]) -> Bool {
+        bytes.removeAll(keepingCapacity: true)
+        bytes.append(UInt8(ascii: "{"))
+        var first = true
+        for (column, key) in Self.members {
+            let cell = cells[column.rawValue]
+            if column == .tokenID && cell == nil { continue }
+            if !first {
+                bytes.append(UInt8(ascii: ","))
+                bytes.append(UInt8(ascii: " "))
+            }
+            first = false
+            bytes.append(contentsOf: key)
+            guard let cell else {
+                bytes.append(contentsOf: Self.null)
+                continue
+            }
+            switch column {
+            case .seq:
+                guard let value = cell.getInteger(at: cell.readerIndex, as: Int64.self), cell.readableBytes == 8 else { return false }
+                if value < 0 { bytes.append(UInt8(ascii: "-")) }
+                appendDigits(value.magnitude, width: 1)
+            case .tenantID, .actorID, .tokenID:
+                guard cell.readableBytes == 16 else { return false }
+                appendUUID(cell.readableBytesView)
+            case .occurredAt:
+                guard let micros = cell.getInteger(at: cell.readerIndex, as: Int64.self), cell.readableBytes == 8 else { return false }
+                guard appendTimestamp(microsecondsSince2000: micros) else { return false }
+            case .before, .after:
+                // jsonb's binary form is a version byte (1) before the text form.
+                guard cell.getInteger(at: cell.readerIndex, as: UInt8.self) == 1 else { return false }
+                cell.withUnsafeReadableBytes { bytes.append(contentsOf: $0.dropFirst()) }
+            default:
+                appendString(cell)
+            }
+        }
+        bytes.append(UInt8(ascii: "}"))
+        return true
+    }
+
+    private static let null = Array("null".utf8)
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// A JSON string as PostgreSQL's `escape_json` writes it.
+    private mutating func appendString(_ text: ByteBuffer) {
+        bytes.append(UInt8(ascii: "\""))
+        text.withUnsafeReadableBytes { text in
+            if text.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+                bytes.append(contentsOf: text)
+            } else {
+                for byte in text { appendEscaping(byte) }
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func appendEscaping(_ byte: UInt8) {
+        switch byte {
+        case UInt8(ascii: "\""): appendEscaped("\"")
+        case UInt8(ascii: "\\"): appendEscaped("\\")
+        case 0x08: appendEscaped("b")
+        case 0x0C: appendEscaped("f")
+        case 0x0A: appendEscaped("n")
+        case 0x0D: appendEscaped("r")
+        case 0x09: appendEscaped("t")
+        case ..<0x20:
+            appendEscaped("u")
+            bytes.append(UInt8(ascii: "0"))
+            bytes.append(UInt8(ascii: "0"))
+            bytes.append(Self.hexDigits[Int(byte >> 4)])
+            bytes.append(Self.hexDigits[Int(byte & 0x0F)])
+        default: bytes.append(byte)
+        }
+    }
+
+    private mutating func appendEscaped(_ character: Unicode.Scalar) {
+        bytes.append(UInt8(ascii: "\\"))
+        bytes.append(UInt8(ascii: character))
+    }
+
+    /// A UUID as its lower-case 8-4-4-4-12 string, quoted.
+    private mutating func appendUUID(_ raw: ByteBufferView) {
+        bytes.append(UInt8(ascii: "\""))
+        for (index, byte) in raw.enumerated() {
+            if index == 4 || index == 6 || index == 8 || index == 10 { bytes.append(UInt8(ascii: "-")) }
+            bytes.append(Self.hexDigits[Int(byte >> 4)])
+            bytes.append(Self.hexDigits[Int(byte & 0x0F)])
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// `to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`, quoted, from the binary
+    /// timestamptz (microseconds since 2000-01-01 00:00 UTC).
+    /// Years before 1 and after 9999 (never written by `audit_append`) are refused.
+    private mutating func appendTimestamp(microsecondsSince2000 micros: Int64) -> Bool {
+        let perDay: Int64 = 86_400_000_000
+        let (days, inDay) = (micros.floorDivided(by: perDay), micros.floorModulo(perDay))
+        let (year, month, day) = Self.civil(daysSince1970: days + 10_957)
+        let seconds = inDay / 1_000_000
+        guard (1...9999).contains(year) else { return false }
+        bytes.append(UInt8(ascii: "\""))
+        appendDigits(year, width: 4)
+        bytes.append(UInt8(ascii: "-"))
+        appendDigits(month, width: 2)
+        bytes.append(UInt8(ascii: "-"))
+        appendDigits(day, width: 2)
+        bytes.append(UInt8(ascii: "T"))
+        appendDigits(seconds / 3600, width: 2)
+        bytes.append(UInt8(ascii: ":"))
+        appendDigits(seconds / 60 % 60, width: 2)
+        bytes.append(UInt8(ascii: ":"))
+        appendDigits(seconds % 60, width: 2)
+        bytes.append(UInt8(ascii: "."))
+        appendDigits(inDay % 1_000_000, width: 6)
+        bytes.append(UInt8(ascii: "Z"))
+        bytes.append(UInt8(ascii: "\""))
+        return true
+    }
+
+    /// A non-negative number in decimal, zero-padded to at least `width` digits.
+    private mutating func appendDigits<Value: BinaryInteger>(_ value: Value, width: Int) {
+        let value = UInt64(value)
+        var divisor: UInt64 = 1
+        var count = 1
+        while count < width || (count < 20 && value / divisor >= 10) {
+            divisor *= 10
+            count += 1
+        }
+        while count > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+            divisor /= 10
+            count -= 1
+        }
+    }
+
+    /// The proleptic Gregorian date of a day counted from 1970-01-01 (H. Hinnant's `civil_from_days`).
+    static func civil(daysSince1970 z: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let shifted = z + 719_468
+        let era = shifted.floorDivided(by: 146_097)
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}
+
+extension Int64 {
+    fileprivate func floorDivided(by divisor: Int64) -> Int64 {
+        let quotient = self / divisor
+        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
+    }
+
+    fileprivate func floorModulo(_ divisor: Int64) -> Int64 { self - floorDivided(by: divisor) * divisor }
+}
+
+/// Reads stored audit events (`selectList`, in PostgreSQL's binary format) into what the chain
+/// verifier needs, recomputing each event's canonical bytes from its columns and its hash from its
+/// link on the raw row bytes: one verification reads a million rows, so nothing here copies what it
+/// only compares.
+struct StoredEventReader {
+    /// The columns to select: the stored id, canonical bytes, links, then the canonical's columns.
+    static let selectList = "id, canonical, prev_hash, hash, \(AuditCanonical.selectList)"
+    private static let stored = 4
+
+    private var canonical = AuditCanonical()
+    private var cells = [ByteBuffer?](repeating: nil, count: AuditCanonical.Column.allCases.count)
+    private var storedCells = [ByteBuffer](repeating: ByteBuffer(), count: stored)
+    private var chain: (bytes: ByteBuffer, name: String)?
+
+    /// The last event's tenant_id (binary).
+    var tenant: ByteBuffer? { cells[AuditCanonical.Column.tenantID.rawValue] }
+
+    /// The event in `row`.
+    mutating func event(_ row: PostgresRow) -> ChainedEvent {
+        for (index, cell) in row.enumerated() {
+            if index < Self.stored {
+                storedCells[index] = cell.bytes ?? ByteBuffer()
+            } else if index - Self.stored < cells.count {
+                cells[index - Self.stored] = cell.bytes
+            }
+        }
+        let (id, stored, prev, hash) = (storedCells[0], storedCells[1], storedCells[2], storedCells[3])
+        let seqCell = cells[AuditCanonical.Column.seq.rawValue]
+        let columnsMatch = canonical.build(cells) && canonical.bytes.withUnsafeBytes { built in stored.withUnsafeReadableBytes { same(built, $0) } }
+        return ChainedEvent(
+            id: id.getInteger(at: id.readerIndex, as: Int64.self) ?? 0, chain: chainName(cells[AuditCanonical.Column.chain.rawValue]),
+            seq: seqCell.flatMap { $0.getInteger(at: $0.readerIndex, as: Int64.self) } ?? 0, prevHash: Array(prev.readableBytesView),
+            hash: Array(hash.readableBytesView), columnsMatch: columnsMatch, hashMatches: Self.links(prev, stored, to: hash))
+    }
+
+    /// The chain's name, made once per chain rather than once per event.
+    private mutating func chainName(_ bytes: ByteBuffer?) -> String {
+        guard let bytes else { return "" }
+        if let chain, chain.bytes == bytes { return chain.name }
+        let name = String(buffer: bytes)
+        chain = (bytes, name)
+        return name
+    }
+
+    /// SHA-256(previous ‖ canonical) == hash.
+    private static func links(_ previous: ByteBuffer, _ canonical: ByteBuffer, to hash: ByteBuffer) -> Bool {
+        var hasher = SHA256()
+        previous.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
+        canonical.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
+        return hasher.finalize().withUnsafeBytes { digest in hash.withUnsafeReadableBytes { same(digest, $0) } }
+    }
+}
+
+/// Whether two byte ranges hold the same bytes.
+private func same(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+    guard a.count == b.count else { return false }
+    guard let x = a.baseAddress, let y = b.baseAddress else { return true }
+    return memcmp(x, y, a.count) == 0
+}
