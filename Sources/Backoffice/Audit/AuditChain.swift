@@ -234,6 +234,47 @@ public struct ChainVerifier: Sendable {
     }
 }
 
+/// Verifies every chain of a stream that keeps each chain in seq order but interleaves chains (the
+/// table's and an export's id order: appends to a chain take its head's lock before they draw an
+/// id, so within a chain ids grow with seq), one `ChainVerifier` per chain, so memory grows with
+/// the number of chains, not of events.
+public struct InterleavedChainVerifier: Sendable {
+    private var verifiers: [String: ChainVerifier] = [:]
+    private let checkpoint: [String: [ChainHead]]
+    private let start: [String: [ChainHead]]
+
+    /// - Parameters: as `ChainVerifier`'s, for every chain.
+    public init(checkpoint: [ChainHead] = [], start: [ChainHead] = []) {
+        self.checkpoint = Dictionary(grouping: checkpoint, by: \.chain)
+        self.start = Dictionary(grouping: start, by: \.chain)
+    }
+
+    /// Feeds the next event.
+    public mutating func feed(_ event: ChainedEvent) {
+        let (checkpoint, start) = (self.checkpoint, self.start)
+        verifiers[event.chain, default: ChainVerifier(checkpoint: checkpoint[event.chain] ?? [], start: start[event.chain] ?? [])].feed(event)
+    }
+
+    /// Ends the stream. Every chain seen, kept by the checkpoint, or recorded in `heads` (the
+    /// database's heads table; none for an export) is checked as `ChainVerifier.finish` checks
+    /// one; the first failure is the one with the lowest event id. Also answers where every chain
+    /// ends (chains of `start` without events stay where they were).
+    public mutating func finish(heads: [ChainHead] = []) -> (failure: ChainFailure?, chains: Int, events: Int64, heads: [ChainHead]) {
+        let recorded = Dictionary(grouping: heads, by: \.chain)
+        var failures: [ChainFailure] = []
+        var events: Int64 = 0
+        var ends = Dictionary(start.values.flatMap { $0 }.map { ($0.chain, $0) }, uniquingKeysWith: { first, _ in first })
+        for chain in Set(verifiers.keys).union(checkpoint.keys).union(recorded.keys).sorted() {
+            var verifier = verifiers[chain] ?? ChainVerifier(checkpoint: checkpoint[chain] ?? [], start: start[chain] ?? [])
+            if let failure = verifier.finish(heads: recorded[chain] ?? [], checkpoint: checkpoint[chain] ?? []) { failures.append(failure) }
+            events += verifier.events
+            for head in verifier.heads { ends[head.chain] = head }
+        }
+        let first = failures.min { ($0.eventID ?? .max) < ($1.eventID ?? .max) }
+        return (first, ends.count, events, ends.values.sorted { $0.chain < $1.chain })
+    }
+}
+
 /// Lower-case hex of bytes.
 public func hex(_ bytes: [UInt8]) -> String {
     bytes.map { String(format: "%02x", $0) }.joined()

@@ -196,41 +196,66 @@ public struct AuditLog: Sendable {
         public let failure: ChainFailure?
     }
 
-    /// Verifies every visible chain from one consistent snapshot, streaming events in (tenant,
-    /// chain, seq) order (the unique index's), `pageSize` per statement, each chain from its
-    /// genesis or from its archival cut: recomputes each event's canonical bytes from its columns
-    /// (`AuditCanonical`, here rather than in the database) and its hash from its link, then
-    /// compares chain ends with the heads table and `checkpoint`.
+    /// Verifies every visible chain from one consistent snapshot, each from its genesis or from
+    /// its archival cut: recomputes each event's canonical bytes from its columns (`AuditCanonical`,
+    /// here rather than in the database) and its hash from its link, then compares chain ends with
+    /// the heads table and `checkpoint`.
+    ///
+    /// Events are read in id order (the table's own order, so each page reads few pages of the
+    /// heap), `pageSize` per statement, every chain verified side by side. When a chain is broken,
+    /// they are read again in (tenant, chain, seq) order, where the verifier tells an inserted
+    /// event from reordered ones, and that reading names the first bad event.
     public func verify(checkpoint: [ChainHead], context: OperationContext, pageSize: Int = 20_000) async throws -> Report {
         try await database.transaction(for: context.principal, isolation: "REPEATABLE READ, READ ONLY") { connection in
-            var verifier = ChainVerifier(checkpoint: checkpoint, start: try await Self.cuts(on: connection, logger: database.logger))
-            // Pages of the snapshot in index order, so no statement runs into the statement timeout
-            // however long the log is (a million events in one statement took more than 30 s).
-            var after: (tenant: UUID, chain: String, seq: Int64)?
-            var reader = StoredEventReader()
-            while true {
-                let columns = "SELECT \(StoredEventReader.selectList) FROM audit_events"
-                let query: PostgresQuery =
-                    after.map {
-                        "\(unescaped: columns) WHERE (tenant_id, chain, seq) > (\($0.tenant), \($0.chain), \($0.seq)) ORDER BY tenant_id, chain, seq LIMIT \(unescaped: String(pageSize))"
-                    } ?? "\(unescaped: columns) ORDER BY tenant_id, chain, seq LIMIT \(unescaped: String(pageSize))"
-                var read = 0
-                var last: (tenant: ByteBuffer?, chain: String, seq: Int64)?
-                for try await row in try await connection.send(query, logger: database.logger) {
-                    let event = reader.event(row)
-                    verifier.feed(event)
-                    last = (reader.tenant, event.chain, event.seq)
-                    read += 1
-                }
-                if let last {
-                    var tenant = last.tenant ?? ByteBuffer()  // tenant_id is NOT NULL: an empty value fails to decode
-                    after = (try UUID(from: &tenant, type: .uuid, format: .binary, context: .default), last.chain, last.seq)
-                }
-                if read < pageSize { break }
-            }
-            let heads = try await Self.heads(on: connection, logger: database.logger)
+            let (cuts, heads) = (
+                try await Self.cuts(on: connection, logger: database.logger), try await Self.heads(on: connection, logger: database.logger)
+            )
+            var chains = InterleavedChainVerifier(checkpoint: checkpoint, start: cuts)
+            try await Self.read(.id, pageSize: pageSize, on: connection, logger: database.logger) { chains.feed($0) }
+            let result = chains.finish(heads: heads)
+            guard result.failure != nil else { return Report(chains: result.chains, events: result.events, failure: nil) }
+            var verifier = ChainVerifier(checkpoint: checkpoint, start: cuts)
+            try await Self.read(.chain, pageSize: pageSize, on: connection, logger: database.logger) { verifier.feed($0) }
+            // This reading decides: ids are not hashed, only seq order is the chain's.
             let failure = verifier.finish(heads: heads, checkpoint: checkpoint)
             return Report(chains: max(verifier.chains, heads.count), events: verifier.events, failure: failure)
+        }
+    }
+
+    /// The order `read` streams events in.
+    enum ReadingOrder { case id, chain }
+
+    /// Streams every visible event to `feed` in `order`, in pages of `pageSize` (keyset on a
+    /// unique index), so no statement runs into the statement timeout however long the log is (a
+    /// million events in one statement took more than 30 s).
+    static func read(
+        _ order: ReadingOrder, pageSize: Int, on connection: PostgresConnection, logger: Logger, _ feed: (ChainedEvent) -> Void
+    ) async throws {
+        var reader = StoredEventReader()
+        var after: (id: Int64, tenant: UUID, chain: String, seq: Int64)?
+        let (select, limit) = ("SELECT \(StoredEventReader.selectList) FROM audit_events", String(pageSize))
+        while true {
+            let query: PostgresQuery =
+                switch (order, after) {
+                case (.id, nil): "\(unescaped: select) ORDER BY id LIMIT \(unescaped: limit)"
+                case (.id, let after?): "\(unescaped: select) WHERE id > \(after.id) ORDER BY id LIMIT \(unescaped: limit)"
+                case (.chain, nil): "\(unescaped: select) ORDER BY tenant_id, chain, seq LIMIT \(unescaped: limit)"
+                case (.chain, let after?):
+                    "\(unescaped: select) WHERE (tenant_id, chain, seq) > (\(after.tenant), \(after.chain), \(after.seq)) ORDER BY tenant_id, chain, seq LIMIT \(unescaped: limit)"
+                }
+            var read = 0
+            var last: (row: PostgresRow, event: ChainedEvent)?
+            for try await row in try await connection.send(query, logger: logger) {
+                guard let event = reader.event(row) else { throw DomainError.inconsistent("audit verify read a row that is not an event record") }
+                feed(event)
+                last = (row, event)
+                read += 1
+            }
+            if let (row, event) = last {
+                guard let tenant = reader.tenant(row) else { throw DomainError.inconsistent("audit verify read an event without its tenant") }
+                after = (event.id, tenant, event.chain, event.seq)
+            }
+            if read < pageSize { return }
         }
     }
 }

@@ -10,15 +10,12 @@ import Foundation
 /// verified from where the previous day's signed heads left each chain. Memory is one verifier per
 /// chain, whatever the export's length (the export is in id order, which within a chain is seq order).
 public struct OfflineAuditVerifier {
-    private var verifiers: [String: ChainVerifier] = [:]
-    private let checkpoint: [ChainHead]
-    private let start: [ChainHead]
+    private var chains: InterleavedChainVerifier
     private var malformed: ChainFailure?
     public private(set) var lines = 0
 
     public init(checkpoint: [ChainHead] = [], start: [ChainHead] = []) {
-        self.checkpoint = checkpoint
-        self.start = start
+        chains = InterleavedChainVerifier(checkpoint: checkpoint, start: start)
     }
 
     /// Feeds one line of the export (empty lines are skipped).
@@ -30,33 +27,16 @@ public struct OfflineAuditVerifier {
                 chain: "?", seq: nil, eventID: nil, kind: .edited, detail: "line \(lines) is not an exported event (not JSON, or fields missing)")
             return
         }
-        verifiers[
-            event.chain,
-            default: ChainVerifier(checkpoint: checkpoint.filter { $0.chain == event.chain }, start: start.filter { $0.chain == event.chain })
-        ].feed(event)
+        chains.feed(event)
     }
 
     /// The first failure (the lowest event id among the chains that failed), or nil when every
     /// chain is whole and reaches at least the checkpoint's heads; and where every chain ends
     /// (`heads`: the start of the next period's verification, chains without events carried over).
     public mutating func finish() -> (failure: ChainFailure?, chains: Int, events: Int64, heads: [ChainHead]) {
-        var failures: [ChainFailure] = malformed.map { [$0] } ?? []
-        var events: Int64 = 0
-        var heads = Dictionary(start.map { ($0.chain, $0) }, uniquingKeysWith: { first, _ in first })
-        for chain in verifiers.keys.sorted() {
-            guard var verifier = verifiers[chain] else { continue }
-            if let failure = verifier.finish(heads: [], checkpoint: checkpoint.filter { $0.chain == chain }) { failures.append(failure) }
-            events += verifier.events
-            for head in verifier.heads { heads[head.chain] = head }
-        }
-        for kept in checkpoint where verifiers[kept.chain] == nil && !start.contains(where: { $0.chain == kept.chain && $0.seq >= kept.seq }) {
-            failures.append(
-                ChainFailure(
-                    chain: kept.chain, seq: nil, eventID: nil, kind: .truncated,
-                    detail: "the checkpoint has chain \(kept.chain) up to seq \(kept.seq) but the export has none of its events"))
-        }
-        let first = failures.min { ($0.eventID ?? .max) < ($1.eventID ?? .max) }
-        return (first, heads.count, events, heads.values.sorted { $0.chain < $1.chain })
+        let result = chains.finish()
+        let first = [malformed, result.failure].compactMap { $0 }.min { ($0.eventID ?? .max) < ($1.eventID ?? .max) }
+        return (first, result.chains, result.events, result.heads)
     }
 
     /// One exported line as the chain verifier sees it. `recomputed` equals `canonical` only when
