@@ -2,8 +2,9 @@ import Foundation
 
 /// Verifies an audit export (`audit export`, JSON lines) on the client, trusting nothing the
 /// server says: for every line it checks that the fields shown are exactly the ones hashed
-/// (`canonical`), recomputes `hash = SHA-256(prev_hash ‖ canonical)`, follows each chain's links
-/// from its genesis, and at the end compares the chain ends with a (signed) checkpoint.
+/// (`canonical`: byte for byte by `ExportLine` for a line as `audit export` wrote it, else as
+/// values), recomputes `hash = SHA-256(prev_hash ‖ canonical)`, follows each chain's links from
+/// its genesis, and at the end compares the chain ends with a (signed) checkpoint.
 ///
 /// The export is either whole (every chain starts at seq 1) or continues from `start`: the heads
 /// sealed for the period before it (`audit verify --offline --from`), so a day's export is
@@ -22,7 +23,8 @@ public struct OfflineAuditVerifier {
     public mutating func feed(line: some Collection<UInt8>) {
         guard malformed == nil, !line.allSatisfy({ $0 == 10 || $0 == 13 || $0 == 32 }) else { return }
         lines += 1
-        guard let event = Self.event(from: Data(line)) else {
+        let bytes = Array(line)
+        guard let event = bytes.withUnsafeBytes({ ExportLine.event($0) }) ?? Self.event(from: Data(bytes)) else {
             malformed = ChainFailure(
                 chain: "?", seq: nil, eventID: nil, kind: .edited, detail: "line \(lines) is not an exported event (not JSON, or fields missing)")
             return

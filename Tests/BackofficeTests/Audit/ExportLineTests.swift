@@ -1,0 +1,103 @@
+import Foundation
+import NIOCore
+import Testing
+
+@testable import Backoffice
+
+/// A change whose audit event carries hostile text and nested JSON.
+struct HostileRecord: AuditedOperation {
+    static let action: Action = "accounts.sync"
+    let target: String
+    let reason: String
+    let after: String
+
+    func perform(in unit: UnitOfWork) async throws -> Audited<Int> {
+        Audited(
+            1,
+            event: AuditRecord(
+                action: Self.action, tenantID: platformTenantID, targetType: "test", targetID: target, reason: reason, before: nil, after: after))
+    }
+}
+
+@Suite("Offline verification's fast reading of exported lines")
+struct ExportLineTests {
+    static let hostile: [(reason: String, after: String)] = [
+        ("quote \" backslash \\ slash / tab \t newline \n bell \u{07} del \u{7F}", #"{"a": [1, 2.50, -3e2, null, true, {"z": {}}], "é": "東京 🏃"}"#),
+        ("Zoë — 東京 🏃 \u{1F3C3}", #""just a string""#),
+        ("", "12.5000"),
+        ("\u{2028}\u{2029} <script>", "[]"),
+    ]
+
+    /// The export's lines for a log holding the hostile events.
+    func exportedLines(_ env: TestEnvironment) async throws -> [String] {
+        for (index, event) in Self.hostile.enumerated() {
+            _ = try await env.database.runAsSystem(
+                HostileRecord(target: "hostile-\(index)", reason: event.reason, after: event.after), context: env.context(.appService))
+        }
+        var text = ""
+        for try await page in AuditLog(database: env.database).export(AuditFilter(), context: env.context(.auditor)) {
+            text += String(buffer: page)
+        }
+        return text.split(separator: "\n").map(String.init)
+    }
+
+    func fast(_ line: String) -> ChainedEvent? {
+        Array(line.utf8).withUnsafeBytes { ExportLine.event($0) }
+    }
+
+    @Test("every line audit export writes is decided byte for byte, and agrees with the full reading")
+    func decides() async throws {
+        try await TestEnvironment.with { env in
+            let lines = try await exportedLines(env)
+            #expect(lines.count >= Self.hostile.count)
+            #expect(lines.filter { $0.contains("hostile-") }.count == Self.hostile.count)
+            for line in lines {
+                let event = try #require(fast(line), "\(line)")
+                #expect(event.columnsMatch && event.hashMatches, "\(line)")
+                let full = try #require(OfflineAuditVerifier.event(from: Data(line.utf8)))
+                #expect((full.id, full.chain, full.seq, full.prevHash, full.hash) == (event.id, event.chain, event.seq, event.prevHash, event.hash))
+                #expect(full.columnsMatch && full.hashMatches)
+            }
+        }
+    }
+
+    @Test("a reformatted export is left to the full reading, which still finds it intact; an edited field is named")
+    func reformatted() async throws {
+        try await TestEnvironment.with { env in
+            let lines = try await exportedLines(env)
+            let compact = try lines.map { line in
+                let object = try JSONSerialization.jsonObject(with: Data(line.utf8))
+                return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+            }
+            // Values whose text changed (nested JSON without jsonb's spaces) are not decided byte for byte.
+            let nested = try #require(compact.first { $0.contains("hostile-0") })
+            #expect(fast(nested) == nil)
+            var verifier = OfflineAuditVerifier()
+            for line in compact { verifier.feed(line: Array(line.utf8)) }
+            #expect(verifier.finish().failure == nil)
+
+            let index = try #require(lines.firstIndex { $0.contains("hostile-2") })
+            let edited = lines[index].replacingOccurrences(of: #""reason": """#, with: #""reason": "x""#)
+            #expect(edited != lines[index])
+            #expect(fast(edited) == nil)
+            var tampered = OfflineAuditVerifier()
+            for (position, line) in lines.enumerated() { tampered.feed(line: Array((position == index ? edited : line).utf8)) }
+            let failure = tampered.finish().failure
+            #expect(failure?.kind == .edited)
+            #expect(failure?.eventID == fast(lines[index])?.id)
+        }
+    }
+
+    @Test("JSON strings: escapes, \\u sequences and surrogate pairs resolve to UTF-8; broken ones are refused")
+    func strings() {
+        func resolve(_ raw: String) -> String? {
+            Array(raw.utf8).withUnsafeBytes { ExportLine.string($0) }.map { String(decoding: $0, as: UTF8.self) }
+        }
+        #expect(resolve(#""a\"b\\c\/d\b\f\n\r\t""#) == "a\"b\\c/d\u{08}\u{0C}\n\r\t")
+        #expect(resolve(#""caf\u00e9 \ud83c\udfc3 \u0007""#) == "café 🏃 \u{07}")
+        #expect(resolve(#""東京""#) == "東京")
+        #expect(resolve(#""\ud83c""#) == nil)
+        #expect(resolve(#""\x""#) == nil)
+        #expect(resolve(#""unterminated"#) == nil)
+    }
+}
