@@ -150,10 +150,14 @@ COMMIT;
 SQL
 }
 
-# Every lock lifted (between lock runs: each run locks distinct active accounts).
+# Every lock lifted (between lock runs: each run locks distinct active accounts), then a
+# checkpoint, so both sides of a row start right after one (the loaders write gigabytes of WAL, and
+# an automatic checkpoint could fall inside either side's run; pgbench's lock rate has swung between
+# 700 and 1,900 tps from run to run).
 bench_unlock_all() {
   psql -qAt -d bench -c "UPDATE account_locks SET lifted_at = now() WHERE lifted_at IS NULL; UPDATE customers SET status = 'active' WHERE status = 'locked';" >/dev/null
   psql -qAt -d bench -c "VACUUM ANALYZE" >/dev/null
+  psql -qAt -d bench -c "CHECKPOINT" >/dev/null
 }
 
 # Loads `partners` retail partners (tenants with a partner admin token each, 100 goods each) and

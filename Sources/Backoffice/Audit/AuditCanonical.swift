@@ -71,99 +71,48 @@ public struct AuditCanonical: Sendable {
             return x.count != y.count ? x.count < y.count : x.lexicographicallyPrecedes(y)
         }
 
-    /// The last text built.
-    public private(set) var bytes: [UInt8] = []
+    private var out = JSONBytes(capacity: 1024)
 
-    public init() { bytes.reserveCapacity(1024) }
+    /// The last text built.
+    public var bytes: [UInt8] { out.bytes }
+
+    public init() {}
 
     /// Builds the canonical text of one event from its columns' binary values (`nil` is SQL NULL),
     /// `cells[offset + column.rawValue]` for each column; returns false when a value is malformed.
     public mutating func build(_ cells: [UnsafeRawBufferPointer?], offset: Int = 0) -> Bool {
-        bytes.removeAll(keepingCapacity: true)
-        bytes.append(UInt8(ascii: "{"))
+        out.removeAll()
+        out.raw("{")
         var first = true
         for (column, key) in Self.members {
             let cell = cells[offset + column.rawValue]
             if column == .tokenID && cell == nil { continue }
-            if !first {
-                bytes.append(UInt8(ascii: ","))
-                bytes.append(UInt8(ascii: " "))
-            }
+            if !first { out.raw(", ") }
             first = false
-            bytes.append(contentsOf: key)
+            out.raw(key)
             guard let cell else {
-                bytes.append(contentsOf: Self.null)
+                out.raw("null")
                 continue
             }
             switch column {
             case .seq:
                 guard let value = cell.int64 else { return false }
-                if value < 0 { bytes.append(UInt8(ascii: "-")) }
-                appendDigits(value.magnitude, width: 1)
+                out.integer(value)
             case .tenantID, .actorID, .tokenID:
                 guard cell.count == 16 else { return false }
-                appendUUID(cell)
+                out.uuid(bytes: cell)
             case .occurredAt:
                 guard let micros = cell.int64, appendTimestamp(microsecondsSince2000: micros) else { return false }
             case .before, .after:
                 // jsonb's binary form is a version byte (1) before the text form.
                 guard cell.first == 1 else { return false }
-                bytes.append(contentsOf: cell.dropFirst())
+                out.raw(UnsafeRawBufferPointer(rebasing: cell.dropFirst()))
             default:
-                appendString(cell)
+                out.string(utf8: cell)
             }
         }
-        bytes.append(UInt8(ascii: "}"))
+        out.raw("}")
         return true
-    }
-
-    private static let null = Array("null".utf8)
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    /// A JSON string as PostgreSQL's `escape_json` writes it.
-    private mutating func appendString(_ text: UnsafeRawBufferPointer) {
-        bytes.append(UInt8(ascii: "\""))
-        if text.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
-            bytes.append(contentsOf: text)
-        } else {
-            for byte in text { appendEscaping(byte) }
-        }
-        bytes.append(UInt8(ascii: "\""))
-    }
-
-    private mutating func appendEscaping(_ byte: UInt8) {
-        switch byte {
-        case UInt8(ascii: "\""): appendEscaped("\"")
-        case UInt8(ascii: "\\"): appendEscaped("\\")
-        case 0x08: appendEscaped("b")
-        case 0x0C: appendEscaped("f")
-        case 0x0A: appendEscaped("n")
-        case 0x0D: appendEscaped("r")
-        case 0x09: appendEscaped("t")
-        case ..<0x20:
-            appendEscaped("u")
-            bytes.append(UInt8(ascii: "0"))
-            bytes.append(UInt8(ascii: "0"))
-            bytes.append(Self.hexDigits[Int(byte >> 4)])
-            bytes.append(Self.hexDigits[Int(byte & 0x0F)])
-        default: bytes.append(byte)
-        }
-    }
-
-    private mutating func appendEscaped(_ character: Unicode.Scalar) {
-        bytes.append(UInt8(ascii: "\\"))
-        bytes.append(UInt8(ascii: character))
-    }
-
-    /// A UUID as its lower-case 8-4-4-4-12 string, quoted.
-    private mutating func appendUUID(_ raw: UnsafeRawBufferPointer) {
-        bytes.append(UInt8(ascii: "\""))
-        for (index, byte) in raw.enumerated() {
-            if index == 4 || index == 6 || index == 8 || index == 10 { bytes.append(UInt8(ascii: "-")) }
-            bytes.append(Self.hexDigits[Int(byte >> 4)])
-            bytes.append(Self.hexDigits[Int(byte & 0x0F)])
-        }
-        bytes.append(UInt8(ascii: "\""))
     }
 
     /// `to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`, quoted, from the binary
@@ -175,22 +124,21 @@ public struct AuditCanonical: Sendable {
         let (year, month, day) = Self.civil(daysSince1970: days + 10_957)
         let seconds = inDay / 1_000_000
         guard (1...9999).contains(year) else { return false }
-        bytes.append(UInt8(ascii: "\""))
+        out.raw("\"")
         appendDigits(year, width: 4)
-        bytes.append(UInt8(ascii: "-"))
+        out.raw("-")
         appendDigits(month, width: 2)
-        bytes.append(UInt8(ascii: "-"))
+        out.raw("-")
         appendDigits(day, width: 2)
-        bytes.append(UInt8(ascii: "T"))
+        out.raw("T")
         appendDigits(seconds / 3600, width: 2)
-        bytes.append(UInt8(ascii: ":"))
+        out.raw(":")
         appendDigits(seconds / 60 % 60, width: 2)
-        bytes.append(UInt8(ascii: ":"))
+        out.raw(":")
         appendDigits(seconds % 60, width: 2)
-        bytes.append(UInt8(ascii: "."))
+        out.raw(".")
         appendDigits(inDay % 1_000_000, width: 6)
-        bytes.append(UInt8(ascii: "Z"))
-        bytes.append(UInt8(ascii: "\""))
+        out.raw("Z\"")
         return true
     }
 
@@ -204,7 +152,7 @@ public struct AuditCanonical: Sendable {
             count += 1
         }
         while count > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+            out.raw(byte: UInt8(ascii: "0") + UInt8(value / divisor % 10))
             divisor /= 10
             count -= 1
         }

@@ -65,6 +65,16 @@ struct JSONBytes {
         bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
+    /// Bytes as they are (already JSON).
+    mutating func raw(_ text: UnsafeRawBufferPointer) { bytes.append(contentsOf: text) }
+
+    mutating func raw(_ text: [UInt8]) { bytes.append(contentsOf: text) }
+
+    mutating func raw(byte: UInt8) { bytes.append(byte) }
+
+    /// Starts over, keeping the capacity.
+    mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
+
     mutating func integer(_ value: Int64) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
@@ -106,28 +116,35 @@ struct JSONBytes {
 
     /// A UUID as a quoted lower-case string, without allocating one.
     mutating func uuid(_ value: UUID) {
+        withUnsafeBytes(of: value.uuid) { uuid(bytes: $0) }
+    }
+
+    /// A UUID's 16 bytes as a quoted lower-case string.
+    mutating func uuid(bytes raw: UnsafeRawBufferPointer) {
         let digits: StaticString = "0123456789abcdef"
         bytes.append(UInt8(ascii: "\""))
-        withUnsafeBytes(of: value.uuid) { raw in
-            for (index, byte) in raw.enumerated() {
-                if index == 4 || index == 6 || index == 8 || index == 10 { bytes.append(UInt8(ascii: "-")) }
-                bytes.append(digits.utf8Start[Int(byte >> 4)])
-                bytes.append(digits.utf8Start[Int(byte & 0x0F)])
-            }
+        for (index, byte) in raw.enumerated() {
+            if index == 4 || index == 6 || index == 8 || index == 10 { bytes.append(UInt8(ascii: "-")) }
+            bytes.append(digits.utf8Start[Int(byte >> 4)])
+            bytes.append(digits.utf8Start[Int(byte & 0x0F)])
         }
         bytes.append(UInt8(ascii: "\""))
     }
 
-    /// A JSON string, escaped as Foundation's JSONEncoder does with `.withoutEscapingSlashes`;
+    /// A JSON string, escaped as Foundation's JSONEncoder does with `.withoutEscapingSlashes` (and
+    /// PostgreSQL's `escape_json`: the same escapes, `\u00xx` in lower case, non-ASCII as is);
     /// text with nothing to escape is copied in one go.
     mutating func string(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
         var value = value
-        value.withUTF8 { utf8 in
-            if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-                bytes.append(contentsOf: utf8)
-                return
-            }
+        value.withUTF8 { string(utf8: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// A JSON string from UTF-8 bytes, escaped as `string(_:)` escapes.
+    mutating func string(utf8: UnsafeRawBufferPointer) {
+        bytes.append(UInt8(ascii: "\""))
+        if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            bytes.append(contentsOf: utf8)
+        } else {
             for byte in utf8 { escape(byte) }
         }
         bytes.append(UInt8(ascii: "\""))
