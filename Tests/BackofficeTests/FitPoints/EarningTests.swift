@@ -94,6 +94,9 @@ struct EarningTests {
             let ada = try await env.customer().id.uuidString.lowercased()
             let bo = try await env.customer().id.uuidString.lowercased()
             let gone = try await env.customer()
+            // The capped events below must fall on one UTC day (the cap is per day): before 02:00, move on to 02:00.
+            let intoDay = env.clock.now().timeIntervalSince1970.truncatingRemainder(dividingBy: 86_400)
+            if intoDay < 7_200 { env.clock.advance(by: 7_200 - intoDay) }
             let now = env.clock.now()
             let lift = #"{"exercise":"squat","weight_kg":100,"reps":5,"bodyweight_kg":80,"sex":"male"}"#
             let batch = [
