@@ -71,6 +71,31 @@ public struct AuditCanonical: Sendable {
             return x.count != y.count ? x.count < y.count : x.lexicographicallyPrecedes(y)
         }
 
+    /// A member of an export line (`audit export`): the canonical's columns, `token_id` always
+    /// (null when absent), and the event's id, links and canonical text.
+    enum ExportMember: Equatable {
+        case column(Column), id, prevHash, hash, canonical
+
+        var key: String {
+            switch self {
+            case .column(let column): column.key
+            case .id: "id"
+            case .prevHash: "prev_hash"
+            case .hash: "hash"
+            case .canonical: "canonical"
+            }
+        }
+    }
+
+    /// An export line's members in jsonb's order.
+    static let exportMembers: [(member: ExportMember, key: [UInt8])] =
+        (Column.allCases.map(ExportMember.column) + [.id, .prevHash, .hash, .canonical])
+        .map { (member: $0, key: Array("\"\($0.key)\": ".utf8)) }
+        .sorted { a, b in
+            let (x, y) = (Array(a.member.key.utf8), Array(b.member.key.utf8))
+            return x.count != y.count ? x.count < y.count : x.lexicographicallyPrecedes(y)
+        }
+
     private var out = JSONBytes(capacity: 1024)
 
     /// The last text built.
@@ -90,28 +115,58 @@ public struct AuditCanonical: Sendable {
             if !first { out.raw(", ") }
             first = false
             out.raw(key)
-            guard let cell else {
-                out.raw("null")
-                continue
-            }
-            switch column {
-            case .seq:
-                guard let value = cell.int64 else { return false }
-                out.integer(value)
-            case .tenantID, .actorID, .tokenID:
-                guard cell.count == 16 else { return false }
-                out.uuid(bytes: cell)
-            case .occurredAt:
-                guard let micros = cell.int64, appendTimestamp(microsecondsSince2000: micros) else { return false }
-            case .before, .after:
-                // jsonb's binary form is a version byte (1) before the text form.
-                guard cell.first == 1 else { return false }
-                out.raw(UnsafeRawBufferPointer(rebasing: cell.dropFirst()))
-            default:
-                out.string(utf8: cell)
+            guard write(column, cell) else { return false }
+        }
+        out.raw("}")
+        return true
+    }
+
+    /// Builds `audit export`'s line for one event (without its newline), byte for byte as
+    /// `jsonb_build_object(…)::text` in the database wrote it: its id, canonical text and links,
+    /// and its columns' binary values as `build` takes them.
+    public mutating func buildExportLine(
+        id: Int64, canonical: UnsafeRawBufferPointer, prevHash: UnsafeRawBufferPointer, hash: UnsafeRawBufferPointer,
+        columns cells: [UnsafeRawBufferPointer?], offset: Int = 0
+    ) -> Bool {
+        out.removeAll()
+        out.raw("{")
+        for (index, (member, key)) in Self.exportMembers.enumerated() {
+            if index > 0 { out.raw(", ") }
+            out.raw(key)
+            switch member {
+            case .column(let column): guard write(column, cells[offset + column.rawValue]) else { return false }
+            case .id: out.integer(id)
+            case .prevHash: out.hex(prevHash)
+            case .hash: out.hex(hash)
+            case .canonical: out.string(utf8: canonical)
             }
         }
         out.raw("}")
+        return true
+    }
+
+    /// One column's value as jsonb writes it; false when it is malformed.
+    private mutating func write(_ column: Column, _ cell: UnsafeRawBufferPointer?) -> Bool {
+        guard let cell else {
+            out.raw("null")
+            return true
+        }
+        switch column {
+        case .seq:
+            guard let value = cell.int64 else { return false }
+            out.integer(value)
+        case .tenantID, .actorID, .tokenID:
+            guard cell.count == 16 else { return false }
+            out.uuid(bytes: cell)
+        case .occurredAt:
+            guard let micros = cell.int64, appendTimestamp(microsecondsSince2000: micros) else { return false }
+        case .before, .after:
+            // jsonb's binary form is a version byte (1) before the text form.
+            guard cell.first == 1 else { return false }
+            out.raw(UnsafeRawBufferPointer(rebasing: cell.dropFirst()))
+        default:
+            out.string(utf8: cell)
+        }
         return true
     }
 
@@ -206,6 +261,21 @@ struct StoredEventReader {
                 id: id, chain: chainName(columns[Self.stored + AuditCanonical.Column.chain.rawValue]),
                 seq: columns[Self.stored + AuditCanonical.Column.seq.rawValue]?.int64 ?? 0, prevHash: Array(prev), hash: Array(hash),
                 columnsMatch: columnsMatch, hashMatches: Self.links(prev, stored, to: hash))
+        }
+    }
+
+    /// Appends `audit export`'s line for the event in `row` (a `selectList` record) and a newline
+    /// to `buffer`; answers the event's id, nil when the row is not such a record.
+    mutating func exportLine(_ row: PostgresRow, into buffer: inout ByteBuffer) -> Int64? {
+        guard let record = row.first(where: { _ in true })?.bytes else { return nil }
+        return record.withUnsafeReadableBytes { record -> Int64? in
+            guard Self.split(record, into: &columns), let id = columns[0]?.int64, let stored = columns[1], let prev = columns[2],
+                let hash = columns[3],
+                canonical.buildExportLine(id: id, canonical: stored, prevHash: prev, hash: hash, columns: columns, offset: Self.stored)
+            else { return nil }
+            buffer.writeBytes(canonical.bytes)
+            buffer.writeInteger(UInt8(ascii: "\n"))
+            return id
         }
     }
 

@@ -107,7 +107,9 @@ public struct AuditLog: Sendable {
     }
 
     /// Every matching event as JSON lines, oldest first, fetched in pages of `pageSize` so memory
-    /// stays constant however long the log is.
+    /// stays constant however long the log is. A line is the jsonb text form of the event's
+    /// columns, id, links and the exact `canonical` text its hash covers (so a client can verify
+    /// an export without the server), written here from the row (`AuditCanonical.buildExportLine`).
     public func export(_ filter: AuditFilter, context: OperationContext, pageSize: Int = 1000) -> ExportLines {
         ExportLines(database: database, filter: filter, principal: context.principal, pageSize: pageSize)
     }
@@ -120,18 +122,6 @@ public struct AuditLog: Sendable {
         let principal: Principal
         let pageSize: Int
 
-        /// One event as a JSON object (with its id first, for the keyset), with the exact
-        /// `canonical` text its hash covers, so a client can verify an export without the server.
-        static let line = """
-            id, jsonb_build_object(
-                'id', id, 'occurred_at', to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
-                'chain', chain, 'seq', seq, 'tenant_id', tenant_id, 'actor_id', actor_id, 'actor_role', actor_role,
-                'action', action, 'target_type', target_type, 'target_id', target_id, 'request_id', request_id,
-                'source_ip', source_ip, 'reason', reason, 'before', before, 'after', after,
-                'policy_digest', policy_digest, 'token_id', token_id, 'prev_hash', encode(prev_hash, 'hex'), 'hash', encode(hash, 'hex'),
-                'canonical', convert_from(canonical, 'UTF8'))::text
-            """
-
         public struct AsyncIterator: AsyncIteratorProtocol {
             let lines: ExportLines
             var afterID: Int64 = 0
@@ -141,13 +131,14 @@ public struct AuditLog: Sendable {
                 guard !done else { return nil }
                 let (lines, afterID, pageSize, filter) = (self.lines, self.afterID, lines.pageSize, lines.filter)
                 let page: (ByteBuffer, Int64, Int) = try await lines.database.transaction(for: lines.principal) { connection in
-                    let query = filter.query(selecting: ExportLines.line, afterID: afterID, limit: pageSize)
-                    var buffer = ByteBuffer()
+                    let query = filter.query(selecting: StoredEventReader.selectList, afterID: afterID, limit: pageSize)
+                    var (buffer, reader) = (ByteBuffer(), StoredEventReader())
                     var last = afterID
                     var count = 0
-                    for try await (id, line) in try await connection.send(query, logger: lines.database.logger).decode((Int64, String).self) {
-                        buffer.writeString(line)
-                        buffer.writeInteger(UInt8(ascii: "\n"))
+                    for try await row in try await connection.send(query, logger: lines.database.logger) {
+                        guard let id = reader.exportLine(row, into: &buffer) else {
+                            throw DomainError.inconsistent("audit export read a row that is not an event record")
+                        }
                         last = id
                         count += 1
                     }

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import PostgresNIO
 import Testing
 
 @testable import Backoffice
@@ -31,7 +32,8 @@ struct ExportLineTests {
     /// The export's lines for a log holding the hostile events.
     func exportedLines(_ env: TestEnvironment) async throws -> [String] {
         for (index, event) in Self.hostile.enumerated() {
-            _ = try await env.database.runAsSystem(
+            // With the app's token (so its events carry a token_id; the fixture's, made by the system, carry none).
+            _ = try await env.database.run(
                 HostileRecord(target: "hostile-\(index)", reason: event.reason, after: event.after), context: env.context(.appService))
         }
         var text = ""
@@ -58,6 +60,33 @@ struct ExportLineTests {
                 #expect((full.id, full.chain, full.seq, full.prevHash, full.hash) == (event.id, event.chain, event.seq, event.prevHash, event.hash))
                 #expect(full.columnsMatch && full.hashMatches)
             }
+        }
+    }
+
+    @Test("the export's lines, written by the server, are byte for byte what jsonb_build_object(…)::text writes")
+    func sameAsTheDatabase() async throws {
+        try await TestEnvironment.with { env in
+            let lines = try await exportedLines(env)
+            let sql = """
+                SELECT jsonb_build_object(
+                    'id', id, 'occurred_at', to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+                    'chain', chain, 'seq', seq, 'tenant_id', tenant_id, 'actor_id', actor_id, 'actor_role', actor_role,
+                    'action', action, 'target_type', target_type, 'target_id', target_id, 'request_id', request_id,
+                    'source_ip', source_ip, 'reason', reason, 'before', before, 'after', after,
+                    'policy_digest', policy_digest, 'token_id', token_id, 'prev_hash', encode(prev_hash, 'hex'), 'hash', encode(hash, 'hex'),
+                    'canonical', convert_from(canonical, 'UTF8'))::text
+                FROM audit_events ORDER BY id
+                """
+            let database = try await env.owner.withConnection(logger: testLogger) { connection in
+                var lines: [String] = []
+                for try await line in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: testLogger).decode(String.self) {
+                    lines.append(line)
+                }
+                return lines
+            }
+            #expect(database.count == lines.count)
+            #expect(database.contains { $0.contains("\"token_id\": \"") } && database.contains { $0.contains("\"token_id\": null") })
+            for (written, expected) in zip(lines, database) { #expect(written == expected) }
         }
     }
 

@@ -119,6 +119,17 @@ struct JSONBytes {
         withUnsafeBytes(of: value.uuid) { uuid(bytes: $0) }
     }
 
+    /// Bytes as a quoted lower-case hex string.
+    mutating func hex(_ raw: UnsafeRawBufferPointer) {
+        let digits: StaticString = "0123456789abcdef"
+        bytes.append(UInt8(ascii: "\""))
+        for byte in raw {
+            bytes.append(digits.utf8Start[Int(byte >> 4)])
+            bytes.append(digits.utf8Start[Int(byte & 0x0F)])
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
     /// A UUID's 16 bytes as a quoted lower-case string.
     mutating func uuid(bytes raw: UnsafeRawBufferPointer) {
         let digits: StaticString = "0123456789abcdef"
