@@ -20,7 +20,7 @@ public struct AuditCanonical: Sendable {
         case chain, seq, tenantID, occurredAt, actorID, actorRole, action, targetType, targetID, requestID, sourceIP, reason, before,
             after, policyDigest, tokenID
 
-        /// The member's key in the canonical object.
+        /// The member's key in the canonical object, which is also the column's name.
         var key: String {
             switch self {
             case .chain: "chain"
@@ -41,35 +41,13 @@ public struct AuditCanonical: Sendable {
             case .tokenID: "token_id"
             }
         }
-
-        /// The stored column.
-        var selected: String {
-            switch self {
-            case .tenantID: "tenant_id"
-            case .actorID: "actor_id"
-            case .actorRole: "actor_role"
-            case .targetType: "target_type"
-            case .targetID: "target_id"
-            case .requestID: "request_id"
-            case .sourceIP: "source_ip"
-            case .occurredAt: "occurred_at"
-            case .policyDigest: "policy_digest"
-            case .tokenID: "token_id"
-            default: key
-            }
-        }
     }
 
     /// The columns, comma-separated, in `Column` order.
-    public static let selectList = Column.allCases.map(\.selected).joined(separator: ", ")
+    public static let selectList = Column.allCases.map(\.key).joined(separator: ", ")
 
-    /// The members in jsonb's order: shorter keys first, equal lengths by bytes.
-    static let members: [(column: Column, key: [UInt8])] = Column.allCases
-        .map { (column: $0, key: Array("\"\($0.key)\": ".utf8)) }
-        .sorted { a, b in
-            let (x, y) = (Array(a.column.key.utf8), Array(b.column.key.utf8))
-            return x.count != y.count ? x.count < y.count : x.lexicographicallyPrecedes(y)
-        }
+    /// The members in jsonb's order.
+    static let members: [(member: Column, key: [UInt8])] = inJSONBOrder(Column.allCases, key: \.key)
 
     /// A member of an export line (`audit export`): the canonical's columns, `token_id` always
     /// (null when absent), and the event's id, links and canonical text.
@@ -88,13 +66,16 @@ public struct AuditCanonical: Sendable {
     }
 
     /// An export line's members in jsonb's order.
-    static let exportMembers: [(member: ExportMember, key: [UInt8])] =
-        (Column.allCases.map(ExportMember.column) + [.id, .prevHash, .hash, .canonical])
-        .map { (member: $0, key: Array("\"\($0.key)\": ".utf8)) }
-        .sorted { a, b in
-            let (x, y) = (Array(a.member.key.utf8), Array(b.member.key.utf8))
-            return x.count != y.count ? x.count < y.count : x.lexicographicallyPrecedes(y)
-        }
+    static let exportMembers: [(member: ExportMember, key: [UInt8])] = inJSONBOrder(
+        Column.allCases.map(ExportMember.column) + [.id, .prevHash, .hash, .canonical], key: \.key)
+
+    /// Members with their written keys (`"key": `), in the order jsonb keeps an object's keys:
+    /// shorter keys first, equal lengths by bytes.
+    private static func inJSONBOrder<Member>(_ members: [Member], key: (Member) -> String) -> [(member: Member, key: [UInt8])] {
+        members.map { (member: $0, key: Array(key($0).utf8)) }
+            .sorted { $0.key.count != $1.key.count ? $0.key.count < $1.key.count : $0.key.lexicographicallyPrecedes($1.key) }
+            .map { (member: $0.member, key: Array("\"".utf8) + $0.key + Array("\": ".utf8)) }
+    }
 
     private var out = JSONBytes(capacity: 1024)
 

@@ -5,21 +5,6 @@ import Testing
 
 @testable import Backoffice
 
-/// A change whose audit event carries hostile text and nested JSON.
-struct HostileRecord: AuditedOperation {
-    static let action: Action = "accounts.sync"
-    let target: String
-    let reason: String
-    let after: String
-
-    func perform(in unit: UnitOfWork) async throws -> Audited<Int> {
-        Audited(
-            1,
-            event: AuditRecord(
-                action: Self.action, tenantID: platformTenantID, targetType: "test", targetID: target, reason: reason, before: nil, after: after))
-    }
-}
-
 @Suite("Offline verification's fast reading of exported lines")
 struct ExportLineTests {
     static let hostile: [(reason: String, after: String)] = [
@@ -34,7 +19,7 @@ struct ExportLineTests {
         for (index, event) in Self.hostile.enumerated() {
             // With the app's token (so its events carry a token_id; the fixture's, made by the system, carry none).
             _ = try await env.database.run(
-                HostileRecord(target: "hostile-\(index)", reason: event.reason, after: event.after), context: env.context(.appService))
+                RecordOnly(target: "hostile-\(index)", reason: event.reason, after: event.after), context: env.context(.appService))
         }
         var text = ""
         for try await page in AuditLog(database: env.database).export(AuditFilter(), context: env.context(.auditor)) {
