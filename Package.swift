@@ -9,7 +9,8 @@ let package = Package(
     name: "healthtrack-backoffice",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "backoffice", targets: ["backoffice"])
+        .executable(name: "backoffice", targets: ["backoffice"]),
+        .executable(name: "bench-floor", targets: ["BenchFloor"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -31,6 +32,19 @@ let package = Package(
         .package(url: "https://github.com/yaslab/CSV.swift.git", from: "2.5.2"),
     ],
     targets: [
+        // The benchmarks' floor: a bare Hummingbird + PostgresNIO server running a pgbench script per request (ops/bench).
+        .executableTarget(
+            name: "BenchFloor",
+            dependencies: [
+                "Backoffice",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The HTTP contract: types, server stubs and client, generated from openapi.yaml.
         .target(
             name: "BackofficeAPI",

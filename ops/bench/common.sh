@@ -19,6 +19,7 @@ bench_setup() {
 
   echo "== building (release) …" >&2
   swift build -c release --product backoffice >/dev/null
+  swift build -c release --product bench-floor >/dev/null
   BIN=$ROOT/.build/release/backoffice
 
   WORK=$(mktemp -d /tmp/backoffice-bench-XXXXXX)
@@ -62,6 +63,11 @@ bench_customers() {
     ANALYZE;" >/dev/null
 }
 
+# The statement that opens the read session of a hot list (Database.readSession with generic
+# plans: AuthenticateSession in Sources/Backoffice/Platform/Database), as the server sends it.
+BENCH_READ_SESSION="SELECT a.token_id, a.operator_id, a.tenant_id, a.role FROM set_config('plan_cache_mode', 'force_generic_plan', false) p,
+  set_config('enable_sort', 'off', false) s, authenticate_session(decode(:tokhash, 'hex')) a;"
+
 tps() { echo "$1" | awk '/^tps = /{print $3}' | head -1; }
 
 # ---- Rows: one operation measured against its ceiling, shared by every benchmark (ops/bench/run
@@ -75,12 +81,27 @@ bench_wrk() { # conn path [lua] [token]
 }
 
 # pgbench at CONN connections for DURATION seconds on SCRIPT, with :tokhash (default the bench
-# token's), :clients and :counter defined; extra arguments go to pgbench.
+# token's), :clients and :counter defined, as the server's own role (backoffice_app: row-level
+# security applies to the ceiling as it does to the server); extra arguments go to pgbench.
 bench_pg() { # conn script [tokhash] [pgbench args…]
   local clients=$1 script=$2 hash=${3:-$TOKEN_HASH}
   shift 3 2>/dev/null || shift $#
-  pgbench -n -M prepared -c "$clients" -j "$THREADS" -D tokhash="$hash" -D clients="$clients" -D counter=0 -T "$DURATION" "$@" \
+  pgbench -n -M prepared -U backoffice_app -c "$clients" -j "$THREADS" -D tokhash="$hash" -D clients="$clients" -D counter=0 -T "$DURATION" "$@" \
     -f "$script" bench 2>/dev/null
+}
+
+# The chosen stack's floor for a read, at CONN connections: a bare Hummingbird + PostgresNIO server
+# (Sources/BenchFloor: no contract, policy, logging or limits) answering PATH with SCRIPT's
+# statements — the ceiling's own SQL — measured by wrk like the service; prints wrk's output.
+bench_floor() { # conn path script [token]
+  local port pid out
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  "$ROOT/.build/release/bench-floor" --port "$port" --database-url "$APP_URL" --path "${2%%\?*}" --sql "$3" > "$WORK/floor.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+  out=$(URL=http://127.0.0.1:$port bench_wrk "$1" "$2" "$ROOT/ops/bench/get.lua" "${4:-$TOKEN}")
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+  echo "$out"
 }
 
 # One result line: the service's throughput and latency beside the ceiling's throughput and the ratio.
@@ -119,7 +140,7 @@ bench_list_sql() { # request-file page-file
     ORDER BY c.email, c.id LIMIT 51) c
   LEFT JOIN LATERAL (SELECT * FROM account_locks l WHERE l.customer_id = c.id AND l.lifted_at IS NULL) l ON true
   ORDER BY c.email, c.id;"
-  printf '%s\n%s\n' "SELECT token_id, operator_id, tenant_id, role FROM authenticate_session(decode(:tokhash, 'hex'));" "$page" > "$1"
+  printf '%s\n%s\n' "$BENCH_READ_SESSION" "$page" > "$1"
   echo "$page" > "$2"
 }
 
@@ -200,7 +221,7 @@ SQL
 # A partner's first orders page (GET /v1/orders?limit=50): the read session's SQL (Sources/Backoffice/Orders).
 bench_orders_sql() { # file
   cat > "$1" <<SQL
-SELECT token_id, operator_id, tenant_id, role FROM authenticate_session(decode(:tokhash, 'hex'));
+$BENCH_READ_SESSION
 SELECT o.id, o.tenant_id, o.customer_id, o.status, o.total_cents, o.total_fitpoints, o.shipping_name, o.shipping_address->>'line1',
   o.shipping_address->>'line2', o.shipping_address->>'city', o.shipping_address->>'region', o.shipping_address->>'postal_code',
   o.shipping_address->>'country', o.carrier, o.tracking_number, o.status_reason,

@@ -36,11 +36,12 @@ struct ListQuery {
     }
 }
 
-/// A growing byte array with the JSON primitives the hand-written encoders need.
-struct JSONBytes {
-    private(set) var bytes: [UInt8] = []
+/// A growing byte array with the JSON primitives the hand-written encoders need (public for the
+/// benchmarks' floor server, which writes its rows with it).
+public struct JSONBytes: Sendable {
+    public private(set) var bytes: [UInt8] = []
 
-    init(capacity: Int) { bytes.reserveCapacity(capacity) }
+    public init(capacity: Int) { bytes.reserveCapacity(capacity) }
 
     /// A keyset page as the contract writes it: `{"items":[…],"next_cursor":…}`, each item by `write`.
     static func page<Item>(
@@ -61,7 +62,7 @@ struct JSONBytes {
         return ByteBuffer(bytes: out.bytes)
     }
 
-    mutating func raw(_ text: StaticString) {
+    public mutating func raw(_ text: StaticString) {
         bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
@@ -70,12 +71,12 @@ struct JSONBytes {
 
     mutating func raw(_ text: [UInt8]) { bytes.append(contentsOf: text) }
 
-    mutating func raw(byte: UInt8) { bytes.append(byte) }
+    public mutating func raw(byte: UInt8) { bytes.append(byte) }
 
     /// Starts over, keeping the capacity.
     mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
 
-    mutating func integer(_ value: Int64) {
+    public mutating func integer(_ value: Int64) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         var digits:
@@ -94,7 +95,7 @@ struct JSONBytes {
         }
     }
 
-    mutating func bool(_ value: Bool) { value ? raw("true") : raw("false") }
+    public mutating func bool(_ value: Bool) { value ? raw("true") : raw("false") }
 
     /// A number as Foundation's JSONEncoder writes a `Double`: its shortest round-tripping
     /// description without a trailing `.0` (`12000`, `0.1`, `1e+16`).
@@ -108,14 +109,14 @@ struct JSONBytes {
         bytes.append(contentsOf: text.utf8)
     }
 
-    mutating func date(_ value: Date) {
+    public mutating func date(_ value: Date) {
         bytes.append(UInt8(ascii: "\""))
         RFC3339DateTranscoder.write(value, into: &bytes)
         bytes.append(UInt8(ascii: "\""))
     }
 
     /// A UUID as a quoted lower-case string, without allocating one.
-    mutating func uuid(_ value: UUID) {
+    public mutating func uuid(_ value: UUID) {
         withUnsafeBytes(of: value.uuid) { uuid(bytes: $0) }
     }
 
@@ -145,7 +146,7 @@ struct JSONBytes {
     /// A JSON string, escaped as Foundation's JSONEncoder does with `.withoutEscapingSlashes` (and
     /// PostgreSQL's `escape_json`: the same escapes, `\u00xx` in lower case, non-ASCII as is);
     /// text with nothing to escape is copied in one go.
-    mutating func string(_ value: String) {
+    public mutating func string(_ value: String) {
         var value = value
         value.withUTF8 { string(utf8: UnsafeRawBufferPointer($0)) }
     }
