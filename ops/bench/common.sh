@@ -33,7 +33,7 @@ bench_setup() {
 
   echo "== private cluster on port $PGPORT …" >&2
   "${AS[@]}" "$PGBIN/initdb" -D "$WORK/data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
-  "${AS[@]}" "$PGBIN/pg_ctl" -D "$WORK/data" -l "$WORK/data/server.log" -w -o "-p $PGPORT -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200 -c shared_buffers=256MB" start >/dev/null
+  "${AS[@]}" "$PGBIN/pg_ctl" -D "$WORK/data" -l "$WORK/data/server.log" -w -o "-p $PGPORT -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200 -c shared_buffers=256MB ${BENCH_PG_OPTIONS:-}" start >/dev/null
   export PGHOST=127.0.0.1 PGPORT PGUSER=postgres
   psql -qAt -d postgres -c "CREATE DATABASE bench" >/dev/null
   OWNER_URL="postgres://postgres@127.0.0.1:$PGPORT/bench?sslmode=disable"
@@ -116,6 +116,27 @@ bench_report() { # name conn wrk-output ceiling-output [ceiling-label]
   printf "%-16s %3s conn  server %7.0f req/s  p50 %7.2f ms  p99 %7.2f ms  non-2xx %-3s | %-8s %7.0f /s  ratio %.2f\n" \
     "$1" "$2" "$rps" "$p50" "$p99" "$non2xx" "${5:-pgbench}" "$ceiling" "$(python3 -c "print($rps / $ceiling)")" | tee -a "$WORK/results" >&2
 }
+
+# CPU seconds (user + system) used so far by a process and its children (given the postmaster's pid:
+# all of PostgreSQL, its backends included): read before and after a phase, the difference is what
+# the phase cost that side. Children that ended before the second reading are not counted.
+bench_cpu() { # pid
+  python3 - "$1" <<'PY'
+import os, sys
+root, total = sys.argv[1], 0
+for pid in [p for p in os.listdir("/proc") if p.isdigit()]:
+    try:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        if pid == root or fields[1] == root:  # fields[1]: the parent's pid
+            total += int(fields[11]) + int(fields[12])  # utime and stime, in clock ticks
+    except (FileNotFoundError, ProcessLookupError):
+        pass
+print(total / os.sysconf("SC_CLK_TCK"))
+PY
+}
+
+# The postmaster's pid (for bench_cpu).
+bench_postmaster() { "${AS[@]}" head -1 "$WORK/data/postmaster.pid"; }
 
 # The server's resident memory, sampled every half second from bench_rss_start to bench_rss_stop
 # (which prints the largest sample in MB).
