@@ -136,7 +136,7 @@ PY
 }
 
 # The postmaster's pid (for bench_cpu).
-bench_postmaster() { "${AS[@]}" head -1 "$WORK/data/postmaster.pid"; }
+bench_postmaster() { head -1 "$WORK/data/postmaster.pid"; }
 
 # The server's resident memory, sampled every half second from bench_rss_start to bench_rss_stop
 # (which prints the largest sample in MB).
