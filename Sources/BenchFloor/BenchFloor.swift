@@ -25,7 +25,7 @@ struct BenchFloor: AsyncParsableCommand {
     @Option(help: "PostgreSQL URL (postgres://user@host:port/database).") var databaseURL: String
     @Option(help: "The GET path to answer.") var path: String
     @Option(help: "The pgbench script to run per request (1 to 4 statements, each ending with ';' at a line's end).") var sql: String
-    @Option(help: "Connections the pool may open.") var connections = 20
+    @Option(help: "Connections the pool may open (default: the service's own default).") var connections = PoolLimits.suggestedConnections
 
     func run() async throws {
         let script = try String(contentsOfFile: sql, encoding: .utf8)

@@ -32,7 +32,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "A streaming replica's URL for lag-tolerant reads (env BACKOFFICE_READ_DATABASE_URL).") var readDatabaseURL: String?
     @Option(help: "Seconds the replica may lag before reads go to the primary.") var replicaMaxLag = 5.0
     @Option(help: "Seconds between checks for expired timed locks.") var lockExpirySeconds = 5
-    @Option(help: "Database connections the pool may open.") var maxConnections = 20
+    @Option(help: "Database connections the pool may open (default: twice this host's cores plus one; size it to the database host's cores).")
+    var maxConnections = PoolLimits.suggestedConnections
     @Option(help: "Seconds to wait for a pooled database connection before answering 503 (Retry-After).") var leaseTimeout = 5.0
     @Option(help: "Seconds to wait for a new database connection to open.") var connectTimeout = 2.0
     @Option(help: "Seconds a statement may run, lock waits included, before PostgreSQL cancels it (answered 503).") var statementTimeout = 30.0
