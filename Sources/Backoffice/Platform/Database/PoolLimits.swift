@@ -23,7 +23,7 @@ public struct PoolLimits: Sendable {
     /// what the database can run at once adds no throughput; it moves the queue from the pool,
     /// which serves waiters first come first served, into PostgreSQL, where runnable backends
     /// share the cores and a page waits behind whichever ones the scheduler picks (measured on a
-    /// 2-core host with 16 concurrent page requests: p99 16–22 ms with 4–6 connections, 25–32 ms
+    /// 2-core host with 16 concurrent page requests: p99 16–22 ms with 4–6 connections, 24–37 ms
     /// with 12–20, at the same throughput).
     public static var suggestedConnections: Int { 2 * ProcessInfo.processInfo.activeProcessorCount + 1 }
 
