@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import PostgresNIO
 import Synchronization
 
@@ -19,13 +20,14 @@ public struct PoolLimits: Sendable {
     public init() {}
 
     /// Twice this host's cores plus one: PostgreSQL's own rule for a pool's size, (cores × 2) +
-    /// spindles, with this host's cores standing in for the database host's. A connection beyond
+    /// spindles, with this host's cores standing in for the database host's. The cores are NIO's
+    /// count, which sizes the event loops too and honours a container's CPU quota. A connection beyond
     /// what the database can run at once adds no throughput; it moves the queue from the pool,
     /// which serves waiters first come first served, into PostgreSQL, where runnable backends
     /// share the cores and a page waits behind whichever ones the scheduler picks (measured on a
     /// 2-core host with 16 concurrent page requests: p99 16–22 ms with 4–6 connections, 24–37 ms
     /// with 12–20, at the same throughput).
-    public static var suggestedConnections: Int { 2 * ProcessInfo.processInfo.activeProcessorCount + 1 }
+    public static var suggestedConnections: Int { 2 * NIOCore.System.coreCount + 1 }
 
     /// Longest a request's database work may take before it is answered 503 (`RequestDeadline`):
     /// the lease timeout and two statement timeouts.
