@@ -122,7 +122,9 @@ extension APIHandler {
         let later = OperationContext(principal: request.principal, requestID: request.requestID, sourceIP: request.sourceIP, policies: policies)
         let database = self.database
         let pages = AsyncThrowingStream<ArraySlice<UInt8>, any Error> { continuation in
+            // The later pages outlive the request's work: their leases keep time on their own.
             let task = Task {
+                await RequestDeadline.$work.withValue(nil) {
                 do {
                     continuation.yield(ArraySlice(ExportGoods.header(format) + ExportGoods.encode(first, as: format)))
                     var page = first
@@ -133,6 +135,7 @@ extension APIHandler {
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)
+                }
                 }
             }
             continuation.onTermination = { _ in task.cancel() }

@@ -81,4 +81,66 @@ struct DatabaseLimitsTests {
             }
         }
     }
+
+    @Test(
+        "a change whose lease times out is 503 service_unavailable at once and changes nothing, not even once the connection frees"
+    )
+    func leaseTimeoutOfAChange() async throws {
+        try await TestEnvironment.with { env in
+            let customer = try await env.customer()
+            let manager = env.fixture.tokens[.backendManager]!
+            var limits = PoolLimits.forTests
+            limits.leaseTimeout = .seconds(1)
+            try await Database.with(url: env.appURL, logger: testLogger, maximumConnections: 1, limits: limits) { database in
+                try await env.withApp(database: database) { client in
+                    var warmedUp = false
+                    for _ in 0..<10 where !warmedUp {
+                        warmedUp = try await client.call(.get, "/v1/customers?limit=1", token: manager).status == 200
+                    }
+                    #expect(warmedUp)
+                    let (held, signal) = AsyncStream<Void>.makeStream()
+                    async let holding: Void = database.transaction(for: env.fixture.partners[0].admin) { _ in
+                        signal.yield()
+                        try await Task.sleep(for: .seconds(3))
+                    }
+                    for await _ in held { break }
+                    let reply = try await client.call(.post, "/v1/customers/\(customer.id.text)/lock", token: manager, json: #"{"reason":"late"}"#)
+                    #expect(reply.status == 503)
+                    #expect(reply["code"] == "service_unavailable")
+                    try await holding
+                    // The pool's connection is free again: a withdrawn lease must not run the change now.
+                    #expect(try await client.call(.get, "/v1/customers?limit=1", token: manager).status == 200)
+                    try await Task.sleep(for: .milliseconds(500))
+                }
+            }
+            #expect(try await env.ownerScalar("SELECT status FROM customers WHERE id = '\(customer.id)'", as: String.self) == "active")
+            #expect(try await env.ownerScalar("SELECT count(*) FROM audit_events WHERE action = 'accounts.lock'", as: Int.self) == 0)
+        }
+    }
+
+    @Test("outside a request (a background service, the CLI) a lease that times out throws unavailable and leaves the caller's task running")
+    func leaseTimeoutOutsideARequest() async throws {
+        try await TestEnvironment.with { env in
+            var limits = PoolLimits.forTests
+            limits.leaseTimeout = .seconds(1)
+            let admin = env.fixture.partners[0].admin
+            try await Database.with(url: env.appURL, logger: testLogger, maximumConnections: 1, limits: limits) { database in
+                _ = try await database.transaction(for: admin) { _ in 1 }  // the one connection is open
+                let (held, signal) = AsyncStream<Void>.makeStream()
+                async let holding: Void = database.transaction(for: admin) { _ in
+                    signal.yield()
+                    try await Task.sleep(for: .seconds(3))
+                }
+                for await _ in held { break }
+                let start = ContinuousClock.now
+                await #expect(throws: DomainError.unavailable) {
+                    try await database.transaction(for: admin) { _ in Issue.record("ran without a connection") }
+                }
+                #expect(ContinuousClock.now - start < .milliseconds(2_900), "refused after the 1 s lease timeout, not when the connection frees")
+                #expect(!Task.isCancelled, "the caller goes on")
+                try await holding
+                #expect(try await database.transaction(for: admin) { _ in 7 } == 7)
+            }
+        }
+    }
 }

@@ -134,7 +134,8 @@ public struct Database: Sendable {
             switch replica.route(token: tokenHash, readAfter: readAfter) {
             case .replica:
                 do {
-                    let result = try await session(on: replica.client, within: replica.leaseTimeout, tokenHash: tokenHash, plans: plans, body)
+                    let result = try await session(
+                        on: replica.client, within: replica.leaseTimeout, lateLeaseEndsRequest: false, tokenHash: tokenHash, plans: plans, body)
                     ServiceMetrics.replicaReads.increment()
                     return result
                 } catch DomainError.unavailable {
@@ -149,11 +150,11 @@ public struct Database: Sendable {
     }
 
     private func session<T: Sendable>(
-        on client: PostgresClient, within timeout: Duration, tokenHash: [UInt8], plans: PlanMode,
+        on client: PostgresClient, within timeout: Duration, lateLeaseEndsRequest: Bool = true, tokenHash: [UInt8], plans: PlanMode,
         _ body: (Principal?, RequestTransaction) async throws -> T
     ) async throws -> T {
         try await translatingErrors {
-            try await client.withConnection(within: timeout) { connection in
+            try await client.withConnection(within: timeout, lateLeaseEndsRequest: lateLeaseEndsRequest) { connection in
                 let principal = try await connection.rows(AuthenticateSession(hash: tokenHash, plans: plans), logger: logger).first.flatMap(
                     Self.principal)
                 return try await body(principal, RequestTransaction(connection: connection, isReadOnly: true))

@@ -42,17 +42,63 @@ public struct PoolLimits: Sendable {
 }
 
 extension PostgresClient {
-    /// Leases a connection within `timeout` and runs `body` on it, however long `body` takes.
-    /// The lease is taken by a child task that holds it until `body` ends (even if the request's
-    /// task is cancelled meanwhile: the connection is never returned while `body` still uses it);
-    /// a lease that does not come in time is cancelled (the pool forgets the request) and nothing
-    /// runs.
+    /// Leases a connection within `timeout` and runs `body` on it, however long `body` takes. The
+    /// connection goes back to the pool only when `body` has ended (a cancelled task's included);
+    /// a lease that does not come in time is given up (the pool forgets the request) and `body`
+    /// never runs.
+    ///
+    /// Inside a request's work (`RequestDeadline.run`) the wait is bounded by that work's own
+    /// expiry: when the lease is late, the request is answered 503 at once and its work, a task
+    /// of its own that nothing else shares, is cancelled, which withdraws the lease. Elsewhere
+    /// (background services, the CLI), or when the caller recovers from a late lease
+    /// (`lateLeaseEndsRequest` false: a read that the primary answers when the replica cannot),
+    /// the caller's task must go on, so the lease is taken by a child task while a second child
+    /// keeps the time.
     /// - Throws: `DomainError.unavailable` when no connection came within `timeout`; the pool's
     ///   own error when leasing failed.
-    func withConnection<T: Sendable>(within timeout: Duration, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+    func withConnection<T: Sendable>(
+        within timeout: Duration, lateLeaseEndsRequest: Bool = true, _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        ServiceMetrics.poolWaiting.increment()
+        var waiting = true
+        func waited() {
+            if waiting { ServiceMetrics.poolWaiting.decrement() }
+            waiting = false
+        }
+        guard lateLeaseEndsRequest, let work = RequestDeadline.work, work.isRunning else {
+            return try await withConnectionKeepingTime(timeout, waited: waited, body)
+        }
+        let outcome = LeaseOutcome()
+        let timer = NIOSingletons.posixEventLoopGroup.any().scheduleTask(in: TimeAmount(timeout)) {
+            guard outcome.settle(.expired) == .expired else { return }
+            ServiceMetrics.leaseTimeouts.increment()
+            work.expire()
+        }
+        do {
+            return try await withConnection { connection in
+                timer.cancel()
+                waited()
+                // Too late: the request was answered 503, and nothing may run for it.
+                guard outcome.settle(.leased) == .leased else { throw DomainError.unavailable }
+                ServiceMetrics.poolInUse.increment()
+                defer { ServiceMetrics.poolInUse.decrement() }
+                return try await body(connection)
+            }
+        } catch {
+            timer.cancel()
+            waited()
+            // After an expiry, whatever the withdrawn lease threw (a cancellation) is the 503 already answered.
+            throw outcome.settle(.failed) == .expired ? DomainError.unavailable : error
+        }
+    }
+
+    /// The lease of `withConnection(within:_:)` outside a request's work: one child task holds
+    /// the lease until `body` ends, another keeps the time; `waited` is called once the wait is over.
+    private func withConnectionKeepingTime<T: Sendable>(
+        _ timeout: Duration, waited: () -> Void, _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
         let (leases, offer) = AsyncThrowingStream<PostgresConnection, any Error>.makeStream()
         let done = Latch()
-        ServiceMetrics.poolWaiting.increment()
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 do {
@@ -78,15 +124,31 @@ extension PostgresClient {
             var iterator = leases.makeAsyncIterator()
             let leased: PostgresConnection?
             do { leased = try await iterator.next() } catch {
-                ServiceMetrics.poolWaiting.decrement()
+                waited()
                 throw error
             }
-            ServiceMetrics.poolWaiting.decrement()
+            waited()
             guard let connection = leased else { throw DomainError.unavailable }
             group.cancelAll()  // stops the timer; the lease's holder waits on the latch, which cancellation does not end
             ServiceMetrics.poolInUse.increment()
             defer { ServiceMetrics.poolInUse.decrement() }
             return try await body(connection)
+        }
+    }
+}
+
+/// How a lease within a request's work ended, settled once: whichever of the connection, the
+/// timer or a failure comes first decides, and the others learn that they came too late.
+final class LeaseOutcome: Sendable {
+    enum Settlement { case leased, expired, failed }
+    private let settled = Mutex<Settlement?>(nil)
+
+    /// Settles the lease as `settlement` unless it is settled already; the settlement in force.
+    func settle(_ settlement: Settlement) -> Settlement {
+        settled.withLock { settled in
+            if let settled { return settled }
+            settled = settlement
+            return settlement
         }
     }
 }
