@@ -64,7 +64,7 @@ public struct SettleChallenge: AuditedOperation {
         }
         let budget = try await Ledger.balance(of: challengeID, in: unit)
         let total = payouts.reduce(Int64(0)) { $0 + $1.points }
-        var settlement = Settlement(
+        let settlement = Settlement(
             dryRun: dryRun, settledAt: dryRun ? nil : unit.now, participants: board.count, budget: budget, paid: total,
             shortfall: max(0, total - budget), payouts: payouts)
         if dryRun { return .unchanged((before, settlement)) }

@@ -1,6 +1,7 @@
 import BackofficeAPI
 import Foundation
 import NIOCore
+import PostgresNIO
 
 /// One request for a page of a partner's orders, however it arrived (generated handler or the
 /// hand-encoded fast path): validated once, run once.
@@ -22,70 +23,142 @@ struct OrderListRequest: Sendable {
     /// The page (at most `limit` orders) and the cursor of the next one.
     func run(_ database: Database, context: OperationContext) async throws -> (items: ArraySlice<Order>, nextCursor: String?) {
         let limit = try pageLimit(limit)
-        let orders = try await database.read(
-            ListOrders(status: try ListQuery.status(status, as: Order.Status.self), before: try Cursor.timeAndID(cursor), limit: limit + 1),
-            context: context)
+        let orders = try await database.read(try query(limit: limit + 1), context: context)
         return keysetPage(orders, limit: limit) { Cursor.timeAndID($0.createdAt, $0.id) }
+    }
+
+    /// The page as the contract's JSON, written straight from the rows (`OrderPageJSON`).
+    func json(_ database: Database, context: OperationContext) async throws -> ByteBuffer {
+        let limit = try pageLimit(limit)
+        return try await database.read(ListOrdersJSON(rows: try query(limit: limit + 1), limit: limit), context: context)
+    }
+
+    private func query(limit: Int) throws -> ListOrders {
+        ListOrders(status: try ListQuery.status(status, as: Order.Status.self), before: try Cursor.timeAndID(cursor), limit: limit)
     }
 }
 
-/// Writes an orders page as JSON by hand: the same bytes the generated encoder writes (keys
-/// sorted, absent values omitted), a test holds the two to byte equality.
-enum OrderListJSON {
-    static func page(_ items: ArraySlice<Order>, nextCursor: String?) -> ByteBuffer {
-        JSONBytes.page(items, nextCursor: nextCursor, bytesPerItem: 520, write)
+/// `ListOrders` answered as the contract's JSON (`orders.list`, the same policy action): the
+/// rows go into the page as they arrive.
+struct ListOrdersJSON: Query {
+    static let action = ListOrders.action
+    /// The page's rows and one more, which tells whether another page follows.
+    let rows: ListOrders
+    let limit: Int
+
+    func read(in unit: UnitOfWork) async throws -> ByteBuffer {
+        var page = OrderPageJSON(limit: limit)
+        try await rows.eachRow(in: unit) { try page.add($0) }
+        return try page.finish()
+    }
+}
+
+/// Writes a page of orders as JSON straight from rows of `Order.columns`, without building
+/// `Order` values: text is copied from the row's bytes (escaped), numbers and times are decoded
+/// on the way. The bytes are the generated encoder's (keys sorted, absent values omitted); a
+/// test holds the two to byte equality.
+struct OrderPageJSON {
+    private var out: JSONBytes
+    /// The current row's cells, by position in `Order.columns` (the storage is reused).
+    private var cells: [PostgresCell] = []
+    private let limit: Int
+    private var written = 0
+    /// The last written row's `created_at` and `id`: the next page's cursor.
+    private var last: (createdAt: PostgresCell, id: PostgresCell)?
+    private var hasMore = false
+
+    init(limit: Int) {
+        self.limit = limit
+        out = JSONBytes(capacity: limit * 520 + 64)
+        out.raw("{\"items\":[")
+        cells.reserveCapacity(20)
     }
 
-    private static func write(_ o: Order, into out: inout JSONBytes) {
-        out.raw("{")
-        if let carrier = o.carrier {
-            out.raw("\"carrier\":")
-            out.string(carrier)
-            out.raw(",")
+    /// Adds `row` to the page, or, past `limit` rows, notes that another page follows.
+    /// - Throws: `DomainError.inconsistent` when the row is not one of `Order.columns`.
+    mutating func add(_ row: PostgresRow) throws {
+        guard written < limit else {
+            hasMore = true
+            return
         }
+        cells.removeAll(keepingCapacity: true)
+        cells.append(contentsOf: row)
+        guard cells.count == 20 else { throw DomainError.inconsistent("a row of orders has \(cells.count) columns, not 20") }
+        out.raw(written == 0 ? "{" : ",{")
+        written += 1
+        if try optionalText(13, "carrier") { out.raw(",") }
         out.raw("\"created_at\":")
-        out.date(o.createdAt)
+        out.date(try cells[17].decode(Date.self))
         out.raw(",\"id\":")
-        out.uuid(o.id)
+        try uuid(0)
         out.raw(",\"line_count\":")
-        out.integer(Int64(o.lineCount))
-        let address = o.shipping.address
+        out.integer(try cells[16].decode(Int64.self))
         out.raw(",\"shipping\":{\"address\":{\"city\":")
-        out.string(address.city)
+        try text(9)
         out.raw(",\"country\":")
-        out.string(address.country)
+        try text(12)
         out.raw(",\"line1\":")
-        out.string(address.line1)
-        if let line2 = address.line2 {
-            out.raw(",\"line2\":")
-            out.string(line2)
-        }
-        out.raw(",\"postal_code\":")
-        out.string(address.postalCode)
+        try text(7)
+        out.raw(",")
+        if try optionalText(8, "line2") { out.raw(",") }
+        out.raw("\"postal_code\":")
+        try text(11)
         out.raw(",\"region\":")
-        out.string(address.region)
+        try text(10)
         out.raw("},\"name\":")
-        out.string(o.shipping.name)
+        try text(6)
         out.raw("},\"status\":")
-        out.string(o.status.rawValue)
-        if let reason = o.statusReason {
-            out.raw(",\"status_reason\":")
-            out.string(reason)
-        }
-        out.raw(",\"tenant_id\":")
-        out.uuid(o.tenantID)
+        try text(3)
+        out.raw(",")
+        if try optionalText(15, "status_reason") { out.raw(",") }
+        out.raw("\"tenant_id\":")
+        try uuid(1)
         out.raw(",\"total_cents\":")
-        out.integer(o.totalCents)
+        out.integer(try cells[4].decode(Int64.self))
         out.raw(",\"total_fitpoints\":")
-        out.integer(o.totalFitPoints)
-        if let tracking = o.trackingNumber {
-            out.raw(",\"tracking_number\":")
-            out.string(tracking)
-        }
-        out.raw(",\"updated_at\":")
-        out.date(o.updatedAt)
+        out.integer(try cells[5].decode(Int64.self))
+        out.raw(",")
+        if try optionalText(14, "tracking_number") { out.raw(",") }
+        out.raw("\"updated_at\":")
+        out.date(try cells[18].decode(Date.self))
         out.raw(",\"version\":")
-        out.integer(o.version)
+        out.integer(try cells[19].decode(Int64.self))
         out.raw("}")
+        last = (cells[17], cells[0])
+    }
+
+    /// The page: its items and, when another page follows, the cursor after the last of them.
+    consuming func finish() throws -> ByteBuffer {
+        out.raw("]")
+        if hasMore, let last {
+            out.raw(",\"next_cursor\":")
+            out.string(Cursor.encode(Cursor.timeAndID(try last.createdAt.decode(Date.self), try last.id.decode(UUID.self))))
+        }
+        out.raw("}")
+        return ByteBuffer(bytes: out.bytes)
+    }
+
+    /// The text cell at `index` as a JSON string.
+    private mutating func text(_ index: Int) throws {
+        guard let bytes = cells[index].bytes else { throw DomainError.inconsistent("orders.\(cells[index].columnName) is NULL") }
+        bytes.withUnsafeReadableBytes { out.string(utf8: $0) }
+    }
+
+    /// `"key":"value"` for the text cell at `index` unless it is NULL; whether it wrote it.
+    private mutating func optionalText(_ index: Int, _ key: StaticString) throws -> Bool {
+        guard let bytes = cells[index].bytes else { return false }
+        out.raw("\"")
+        out.raw(key)
+        out.raw("\":")
+        bytes.withUnsafeReadableBytes { out.string(utf8: $0) }
+        return true
+    }
+
+    /// The uuid cell at `index` as a JSON string.
+    private mutating func uuid(_ index: Int) throws {
+        guard cells[index].dataType == .uuid, let bytes = cells[index].bytes, bytes.readableBytes == 16 else {
+            throw DomainError.inconsistent("orders.\(cells[index].columnName) is not a uuid")
+        }
+        bytes.withUnsafeReadableBytes { out.uuid(bytes: $0) }
     }
 }

@@ -14,18 +14,29 @@ public struct ListOrders: Query {
     }
 
     public func read(in unit: UnitOfWork) async throws -> [Order] {
+        var orders: [Order] = []
+        try await eachRow(in: unit) { orders.append(try Order(row: $0)) }
+        return orders
+    }
+
+    /// Calls `body` with each row of the page (`Order.columns`) as it arrives, newest first, at
+    /// most `limit`.
+    func eachRow(in unit: UnitOfWork, _ body: (PostgresRow) throws -> Void) async throws {
         let start = before ?? (Date.distantFuture, platformTenantID)
         // A partner's own orders by its index (row-level security would allow no others anyway).
         let tenant = unit.principal.tenantID == platformTenantID ? nil : unit.principal.tenantID
-        return try await unit.page(limit: limit) { fetch in try await rows(fetch, tenant: tenant, before: start, in: unit) }
+        try await eachRow(PageFetches.smallest(holding: limit), tenant: tenant, before: start, in: unit, body)
     }
 
-    private func rows<Fetch: PageFetch>(_: Fetch.Type, tenant: UUID?, before start: (Date, UUID), in unit: UnitOfWork) async throws -> [Order] {
+    private func eachRow<Fetch: PageFetch>(
+        _: Fetch.Type, tenant: UUID?, before start: (Date, UUID), in unit: UnitOfWork, _ body: (PostgresRow) throws -> Void
+    ) async throws {
         switch (tenant, status) {
-        case (let tenant?, let status?): try await unit.rows(OrderPage<PartnerOrdersInState, Fetch>(before: start, tenant: tenant, status: status))
-        case (let tenant?, nil): try await unit.rows(OrderPage<PartnerOrders, Fetch>(before: start, tenant: tenant))
-        case (nil, let status?): try await unit.rows(OrderPage<AllOrdersInState, Fetch>(before: start, status: status))
-        case (nil, nil): try await unit.rows(OrderPage<AllOrders, Fetch>(before: start))
+        case (let tenant?, let status?):
+            try await unit.eachRow(OrderPage<PartnerOrdersInState, Fetch>(before: start, tenant: tenant, status: status), limit: limit, body)
+        case (let tenant?, nil): try await unit.eachRow(OrderPage<PartnerOrders, Fetch>(before: start, tenant: tenant), limit: limit, body)
+        case (nil, let status?): try await unit.eachRow(OrderPage<AllOrdersInState, Fetch>(before: start, status: status), limit: limit, body)
+        case (nil, nil): try await unit.eachRow(OrderPage<AllOrders, Fetch>(before: start), limit: limit, body)
         }
     }
 }
@@ -56,7 +67,7 @@ struct OrderPage<Shape: PageShape, Fetch: PageFetch>: PostgresPreparedStatement 
         return bindings
     }
 
-    func decodeRow(_ row: PostgresRow) throws -> Order { try Order(row: row) }
+    func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
 }
 
 /// One partner's orders (`OrderPage` shapes follow).

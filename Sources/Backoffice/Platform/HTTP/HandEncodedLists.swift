@@ -182,7 +182,7 @@ public struct JSONBytes: Sendable {
 }
 
 /// Serves the hot lists (`GET /v1/customers`, `GET /v1/orders`, a challenge's leaderboard) with
-/// their hand-written encoders (`CustomerListJSON`, `OrderListJSON`, `LeaderboardJSON`) instead of the generated JSON encoding, which cost most of
+/// their hand-written encoders (`CustomerListJSON`, `OrderPageJSON`, `LeaderboardJSON`) instead of the generated JSON encoding, which cost most of
 /// the server's CPU on a 50-row page in our profiles (README, "Benchmarks"). Everything else
 /// about the request — authentication, policy, row-level security, problem+json — is the same
 /// path; tests hold the bytes equal to the generated encoder's.
@@ -212,8 +212,7 @@ struct HandEncodedLists: ServerMiddleware {
             let (items, nextCursor) = try await CustomerListRequest(query: query).run(database, context: try context())
             page = CustomerListJSON.page(items, nextCursor: nextCursor)
         case Operations.ListOrders.id:
-            let (items, nextCursor) = try await OrderListRequest(query: query).run(database, context: try context())
-            page = OrderListJSON.page(items, nextCursor: nextCursor)
+            page = try await OrderListRequest(query: query).json(database, context: try context())
         case Operations.ChallengeLeaderboard.id:
             page = LeaderboardJSON.page(try await LeaderboardRequest(path: request.path ?? "").run(database, context: try context()))
         default: return try await next(request, body, metadata)  // not reached: guarded above

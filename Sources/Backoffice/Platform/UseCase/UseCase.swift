@@ -143,6 +143,14 @@ protocol PageShape {
     static var filter: String { get }
 }
 
+enum PageFetches {
+    /// The smallest `PageFetch` that holds `limit` rows (the largest when none does).
+    static func smallest(holding limit: Int) -> any PageFetch.Type {
+        let fetches: [any PageFetch.Type] = [DefaultPageFetch.self, HundredPageFetch.self, LargestPageFetch.self]
+        return fetches.first { limit <= $0.rows } ?? LargestPageFetch.self
+    }
+}
+
 /// The default page (50 rows) and one more, which tells whether another page follows.
 enum DefaultPageFetch: PageFetch { static let rows = 51 }
 
@@ -189,9 +197,21 @@ extension UnitOfWork {
     /// At most `limit` rows of a prepared page: `fetch` runs the page's statement with the
     /// smallest `PageFetch` that holds `limit` rows, and the rows past `limit` are dropped.
     func page<Row>(limit: Int, _ fetch: (any PageFetch.Type) async throws -> [Row]) async throws -> [Row] {
-        let fetches: [any PageFetch.Type] = [DefaultPageFetch.self, HundredPageFetch.self, LargestPageFetch.self]
-        let rows = try await fetch(fetches.first { limit <= $0.rows } ?? LargestPageFetch.self)
+        let rows = try await fetch(PageFetches.smallest(holding: limit))
         return rows.count > limit ? Array(rows.prefix(limit)) : rows
+    }
+
+    /// Calls `body` with each of the first `limit` rows of a prepared statement as they arrive
+    /// (the rest are read and dropped), without collecting them.
+    /// - Throws: `DomainError.unavailable` at once when the connection is closed (see `PostgresConnection.rows`).
+    func eachRow<S: PostgresPreparedStatement>(_ statement: S, limit: Int, _ body: (PostgresRow) throws -> Void) async throws
+    where S.Row == PostgresRow {
+        guard !connection.isClosed else { throw DomainError.unavailable }
+        var count = 0
+        for try await row in try await connection.execute(statement, logger: logger) where count < limit {
+            count += 1
+            try body(row)
+        }
     }
 
     /// The first row of `query` decoded as `T`, or nil when there is none.
