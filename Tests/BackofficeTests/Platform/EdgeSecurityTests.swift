@@ -1,4 +1,4 @@
-import Backoffice
+@testable import Backoffice
 import Foundation
 import HTTPTypes
 import Logging
@@ -239,5 +239,17 @@ struct SecurityRulesTests {
         altered.heads = [ChainHead(chain: "platform:00", seq: 3, hash: heads[0].hash)]
         #expect(altered.signatureProblem(publicKey: key.publicKey) != nil)
         #expect(AuditCheckpoint(takenAt: "x", heads: heads).signatureProblem(publicKey: key.publicKey) == "the checkpoint is not signed")
+    }
+}
+
+@Suite("The access log's fields (pure)")
+struct AccessLogFieldTests {
+    @Test("duration_ms is milliseconds with three decimals, zero-padded")
+    func durationMilliseconds() {
+        #expect(Duration.microseconds(3_214).millisecondsText == "3.214")
+        #expect(Duration.microseconds(7).millisecondsText == "0.007")
+        #expect(Duration.microseconds(12_050).millisecondsText == "12.050")
+        #expect(Duration.nanoseconds(2_500_999_999).millisecondsText == "2500.999")
+        #expect(Duration.zero.millisecondsText == "0.000")
     }
 }

@@ -1,15 +1,17 @@
 import Foundation
+import Synchronization
 
 /// Limits what one source address may do (`policies/security.yaml`): failed authentications,
 /// and public submissions (shop applications). After `limit` events within `window`, every
 /// request it governs from that address is refused (429 with Retry-After) until the oldest event
 /// leaves the window. Other addresses are not affected. In memory, per process; bounded by
-/// forgetting addresses whose events have all left the window.
-actor AddressThrottle {
+/// forgetting addresses whose events have all left the window. Every request asks it, so it is a
+/// lock around a dictionary, held for a lookup, not an actor a request would hop to and back.
+final class AddressThrottle: Sendable {
     let limit: Int
     let window: Duration
     private let now: @Sendable () -> ContinuousClock.Instant
-    private var events: [String: [ContinuousClock.Instant]] = [:]
+    private let events = Mutex<[String: [ContinuousClock.Instant]]>([:])
 
     init(limit: Int, window: Duration, now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
         self.limit = limit
@@ -20,6 +22,27 @@ actor AddressThrottle {
     /// Seconds until `address` may try again, nil when it may now.
     func retryAfter(_ address: String) -> Int? {
         let current = now()
+        return events.withLock { retryAfter(address, at: current, in: &$0) }
+    }
+
+    /// Admits one event from `address` and records it, in one step (concurrent requests cannot
+    /// all pass the check before any is counted); the seconds to wait instead when over the limit.
+    func admit(_ address: String) -> Int? {
+        let current = now()
+        return events.withLock { events in
+            if let wait = retryAfter(address, at: current, in: &events) { return wait }
+            record(address, at: current, in: &events)
+            return nil
+        }
+    }
+
+    /// Records one event (a failed authentication, a submission) from `address`.
+    func record(_ address: String) {
+        let current = now()
+        events.withLock { record(address, at: current, in: &$0) }
+    }
+
+    private func retryAfter(_ address: String, at current: ContinuousClock.Instant, in events: inout [String: [ContinuousClock.Instant]]) -> Int? {
         guard var times = events[address] else { return nil }
         times.removeAll { current - $0 >= window }
         events[address] = times.isEmpty ? nil : times
@@ -28,17 +51,7 @@ actor AddressThrottle {
         return max(1, Int(wait.inSeconds.rounded(.up)))
     }
 
-    /// Admits one event from `address` and records it, in one step (concurrent requests cannot
-    /// all pass the check before any is counted); the seconds to wait instead when over the limit.
-    func admit(_ address: String) -> Int? {
-        if let wait = retryAfter(address) { return wait }
-        record(address)
-        return nil
-    }
-
-    /// Records one event (a failed authentication, a submission) from `address`.
-    func record(_ address: String) {
-        let current = now()
+    private func record(_ address: String, at current: ContinuousClock.Instant, in events: inout [String: [ContinuousClock.Instant]]) {
         events[address, default: []].append(current)
         if events.count > 10_000 {
             events = events.filter { _, times in times.last.map { current - $0 < window } ?? false }
