@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HummingbirdTesting
 import PostgresNIO
 import Testing
 
@@ -50,34 +51,18 @@ struct DatabaseLimitsTests {
     func leaseTimeout() async throws {
         try await TestEnvironment.with { env in
             let manager = env.fixture.tokens[.backendManager]!
-            var limits = PoolLimits.forTests
-            limits.leaseTimeout = .seconds(1)
-            try await Database.with(url: env.appURL, logger: testLogger, maximumConnections: 1, limits: limits) { database in
-                try await env.withApp(database: database) { client in
-                    // The pool's one connection opened first (opening it may take longer than the lease
-                    // timeout on a machine busy with a clean build).
-                    var warmedUp = false
-                    for _ in 0..<10 where !warmedUp {
-                        warmedUp = try await client.call(.get, "/v1/customers?limit=1", token: manager).status == 200
-                    }
-                    #expect(warmedUp)
-                    let (held, signal) = AsyncStream<Void>.makeStream()
-                    async let holding: Void = database.transaction(for: env.fixture.partners[0].admin) { _ in
-                        signal.yield()
-                        try await Task.sleep(for: .seconds(20))
-                    }
-                    for await _ in held { break }
-                    let start = ContinuousClock.now
-                    let reply = try await client.call(.get, "/v1/customers?limit=1", token: manager)
-                    #expect(reply.status == 503)
-                    #expect(reply["code"] == "service_unavailable")
-                    #expect(reply.headers[.retryAfter] == "2")
-                    // Well under the 20 s hold, with room for a machine busy with the whole suite (5 s seen once).
-                    let waited = ContinuousClock.now - start
-                    #expect(waited < .seconds(10), "refused after the 1 s lease timeout, not when the connection frees (20 s): \(waited)")
-                    try await holding
-                    #expect(try await client.call(.get, "/v1/customers?limit=1", token: manager).status == 200)
-                }
+            try await Self.withPoolHeld(env, for: .seconds(20)) { client in
+                let start = ContinuousClock.now
+                let reply = try await client.call(.get, "/v1/customers?limit=1", token: manager)
+                #expect(reply.status == 503)
+                #expect(reply["code"] == "service_unavailable")
+                #expect(reply.headers[.retryAfter] == "2")
+                // Well under the 20 s hold, with room for a machine busy with the whole suite (5 s seen once).
+                let waited = ContinuousClock.now - start
+                #expect(waited < .seconds(10), "refused after the 1 s lease timeout, not when the connection frees (20 s): \(waited)")
+            } after: { client in
+                let reply = try await client.call(.get, "/v1/customers?limit=1", token: manager)
+                #expect(reply.status == 200)
             }
         }
     }
@@ -89,32 +74,49 @@ struct DatabaseLimitsTests {
         try await TestEnvironment.with { env in
             let customer = try await env.customer()
             let manager = env.fixture.tokens[.backendManager]!
-            var limits = PoolLimits.forTests
-            limits.leaseTimeout = .seconds(1)
-            try await Database.with(url: env.appURL, logger: testLogger, maximumConnections: 1, limits: limits) { database in
-                try await env.withApp(database: database) { client in
-                    var warmedUp = false
-                    for _ in 0..<10 where !warmedUp {
-                        warmedUp = try await client.call(.get, "/v1/customers?limit=1", token: manager).status == 200
-                    }
-                    #expect(warmedUp)
-                    let (held, signal) = AsyncStream<Void>.makeStream()
-                    async let holding: Void = database.transaction(for: env.fixture.partners[0].admin) { _ in
-                        signal.yield()
-                        try await Task.sleep(for: .seconds(3))
-                    }
-                    for await _ in held { break }
-                    let reply = try await client.call(.post, "/v1/customers/\(customer.id.text)/lock", token: manager, json: #"{"reason":"late"}"#)
-                    #expect(reply.status == 503)
-                    #expect(reply["code"] == "service_unavailable")
-                    try await holding
-                    // The pool's connection is free again: a withdrawn lease must not run the change now.
-                    #expect(try await client.call(.get, "/v1/customers?limit=1", token: manager).status == 200)
-                    try await Task.sleep(for: .milliseconds(500))
-                }
+            try await Self.withPoolHeld(env, for: .seconds(3)) { client in
+                let reply = try await client.call(.post, "/v1/customers/\(customer.id.text)/lock", token: manager, json: #"{"reason":"late"}"#)
+                #expect(reply.status == 503)
+                #expect(reply["code"] == "service_unavailable")
+            } after: { client in
+                // The pool's connection is free again: a withdrawn lease must not run the change now.
+                #expect(try await client.call(.get, "/v1/customers?limit=1", token: manager).status == 200)
+                try await Task.sleep(for: .milliseconds(500))
             }
             #expect(try await env.ownerScalar("SELECT status FROM customers WHERE id = '\(customer.id)'", as: String.self) == "active")
             #expect(try await env.ownerScalar("SELECT count(*) FROM audit_events WHERE action = 'accounts.lock'", as: Int.self) == 0)
+        }
+    }
+
+    /// Serves the API from a pool of one connection with a 1 s lease timeout: `during` runs while
+    /// another transaction holds that connection for `hold`, `after` once it is free again.
+    private static func withPoolHeld(
+        _ env: TestEnvironment, for hold: Duration, during: @escaping @Sendable (any TestClientProtocol) async throws -> Void,
+        after: @escaping @Sendable (any TestClientProtocol) async throws -> Void
+    ) async throws {
+        var limits = PoolLimits.forTests
+        limits.leaseTimeout = .seconds(1)
+        let manager = env.fixture.tokens[.backendManager]!
+        let admin = env.fixture.partners[0].admin
+        try await Database.with(url: env.appURL, logger: testLogger, maximumConnections: 1, limits: limits) { database in
+            try await env.withApp(database: database) { client in
+                // The pool's one connection opened first (opening it may take longer than the lease
+                // timeout on a machine busy with a clean build).
+                var warmedUp = false
+                for _ in 0..<10 where !warmedUp {
+                    warmedUp = try await client.call(.get, "/v1/customers?limit=1", token: manager).status == 200
+                }
+                #expect(warmedUp)
+                let (held, signal) = AsyncStream<Void>.makeStream()
+                async let holding: Void = database.transaction(for: admin) { _ in
+                    signal.yield()
+                    try await Task.sleep(for: hold)
+                }
+                for await _ in held { break }
+                try await during(client)
+                try await holding
+                try await after(client)
+            }
         }
     }
 
