@@ -108,7 +108,7 @@ struct OrderPageJSON {
         out.raw("},\"name\":")
         try text(6)
         out.raw("},\"status\":")
-        try text(3)
+        out.string(try Order.Status(known: try cells[3].decode(String.self)).rawValue)  // an unknown state is 500, never passed on
         out.raw(",")
         if try optionalText(15, "status_reason") { out.raw(",") }
         out.raw("\"tenant_id\":")
