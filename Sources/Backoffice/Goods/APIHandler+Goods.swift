@@ -125,17 +125,17 @@ extension APIHandler {
             // The later pages outlive the request's work: their leases keep time on their own.
             let task = Task {
                 await RequestDeadline.$work.withValue(nil) {
-                do {
-                    continuation.yield(ArraySlice(ExportGoods.header(format) + ExportGoods.encode(first, as: format)))
-                    var page = first
-                    while page.count == ExportGoods.pageSize, let last = page.last {
-                        page = try await database.read(ExportGoods(status: status, after: (last.sku, last.id)), context: later)
-                        continuation.yield(ArraySlice(ExportGoods.encode(page, as: format)))
+                    do {
+                        continuation.yield(ArraySlice(ExportGoods.header(format) + ExportGoods.encode(first, as: format)))
+                        var page = first
+                        while page.count == ExportGoods.pageSize, let last = page.last {
+                            page = try await database.read(ExportGoods(status: status, after: (last.sku, last.id)), context: later)
+                            continuation.yield(ArraySlice(ExportGoods.encode(page, as: format)))
+                        }
+                        continuation.finish()
+                    } catch {
+                        continuation.finish(throwing: error)
                     }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
                 }
             }
             continuation.onTermination = { _ in task.cancel() }

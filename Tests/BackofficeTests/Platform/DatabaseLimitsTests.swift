@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import PostgresNIO
+import Synchronization
 import Testing
 
 @testable import Backoffice
@@ -88,6 +89,43 @@ struct DatabaseLimitsTests {
         }
     }
 
+    @Test("inside a request's work, a connection that comes after the lease timed out runs nothing: the request was answered 503 already")
+    func lateLeaseRunsNothing() async throws {
+        try await TestEnvironment.with { env in
+            let admin = env.fixture.partners[0].admin
+            try await Database.with(url: env.appURL, logger: testLogger, maximumConnections: 1, limits: .forTests) { database in
+                _ = try await database.transaction(for: admin) { _ in 1 }  // the one connection is open
+                let (held, signal) = AsyncStream<Void>.makeStream()
+                async let holding: Void = database.transaction(for: admin) { _ in
+                    signal.yield()
+                    try await Task.sleep(for: .seconds(2))
+                }
+                for await _ in held { break }
+                // A request's work that records its expiry but, unlike the real one, is not
+                // cancelled by it: the lease stays queued and its connection comes once freed.
+                let work = RecordingWork()
+                let ran = Mutex(false)
+                let start = ContinuousClock.now
+                await #expect(throws: DomainError.unavailable) {
+                    try await RequestDeadline.$work.withValue(work) {
+                        try await database.client.withConnection(within: .milliseconds(300)) { _ in ran.withLock { $0 = true } }
+                    }
+                }
+                #expect(ContinuousClock.now - start >= .seconds(1), "the lease came when the connection freed, after its timeout")
+                #expect(work.expiries.withLock { $0 } == 1)
+                #expect(!ran.withLock { $0 }, "the body ran for a request already answered 503")
+                try await holding
+            }
+        }
+    }
+
+    /// A request's work as the lease sees it, counting its expiries.
+    private final class RecordingWork: RequestWork {
+        let expiries = Mutex(0)
+        var isRunning: Bool { expiries.withLock { $0 == 0 } }
+        func expire() { expiries.withLock { $0 += 1 } }
+    }
+
     /// Serves the API from a pool of one connection with a 1 s lease timeout: `during` runs while
     /// another transaction holds that connection for `hold`, `after` once it is free again.
     private static func withPoolHeld(
@@ -139,6 +177,8 @@ struct DatabaseLimitsTests {
                     try await database.transaction(for: admin) { _ in Issue.record("ran without a connection") }
                 }
                 #expect(ContinuousClock.now - start < .milliseconds(2_900), "refused after the 1 s lease timeout, not when the connection frees")
+                // A lease that ended its wait by cancelling the caller's task (as inside a request's
+                // work) would end a background service here.
                 #expect(!Task.isCancelled, "the caller goes on")
                 try await holding
                 #expect(try await database.transaction(for: admin) { _ in 7 } == 7)

@@ -78,8 +78,9 @@ extension PostgresClient {
             return try await withConnection { connection in
                 timer.cancel()
                 waited()
-                // Too late: the request was answered 503, and nothing may run for it.
-                guard outcome.settle(.leased) == .leased else { throw DomainError.unavailable }
+                // Too late: the request was answered 503 (by this lease's timer, the request's
+                // deadline or its cancellation), and nothing may run for it.
+                guard work.isRunning, !Task.isCancelled, outcome.settle(.leased) == .leased else { throw DomainError.unavailable }
                 ServiceMetrics.poolInUse.increment()
                 defer { ServiceMetrics.poolInUse.decrement() }
                 return try await body(connection)
@@ -92,7 +93,7 @@ extension PostgresClient {
         }
     }
 
-    /// The lease of `withConnection(within:_:)` outside a request's work: one child task holds
+    /// The lease of `withConnection(within:lateLeaseEndsRequest:_:)` outside a request's work: one child task holds
     /// the lease until `body` ends, another keeps the time; `waited` is called once the wait is over.
     private func withConnectionKeepingTime<T: Sendable>(
         _ timeout: Duration, waited: () -> Void, _ body: (PostgresConnection) async throws -> T

@@ -21,15 +21,14 @@ final class AddressThrottle: Sendable {
 
     /// Seconds until `address` may try again, nil when it may now.
     func retryAfter(_ address: String) -> Int? {
-        let current = now()
-        return events.withLock { retryAfter(address, at: current, in: &$0) }
+        events.withLock { retryAfter(address, at: now(), in: &$0) }
     }
 
     /// Admits one event from `address` and records it, in one step (concurrent requests cannot
     /// all pass the check before any is counted); the seconds to wait instead when over the limit.
     func admit(_ address: String) -> Int? {
-        let current = now()
-        return events.withLock { events in
+        events.withLock { events in
+            let current = now()  // read under the lock: each address's times stay in order
             if let wait = retryAfter(address, at: current, in: &events) { return wait }
             record(address, at: current, in: &events)
             return nil
@@ -38,8 +37,7 @@ final class AddressThrottle: Sendable {
 
     /// Records one event (a failed authentication, a submission) from `address`.
     func record(_ address: String) {
-        let current = now()
-        events.withLock { record(address, at: current, in: &$0) }
+        events.withLock { record(address, at: now(), in: &$0) }
     }
 
     private func retryAfter(_ address: String, at current: ContinuousClock.Instant, in events: inout [String: [ContinuousClock.Instant]]) -> Int? {

@@ -68,7 +68,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                 let deadline = bulkPaths.contains(path) ? database.limits.bulkRequestDeadline : database.limits.requestDeadline
                 return try await RequestDeadline.run(within: deadline) { [request, logger] in
                     @Sendable func authenticated(_ principal: Principal?, _ transaction: RequestTransaction) async throws -> Response {
-                        guard let principal else { throw await refuse(request, address: address, logger: logger) }
+                        guard let principal else { throw refuse(request, address: address, logger: logger) }
                         actor.withLock { $0 = principal }
                         var scope = RequestScope(principal: principal, requestID: requestID, sourceIP: sourceIP)
                         scope.transaction = transaction
@@ -170,14 +170,14 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
             throw limited(address, wait: wait, "authentication rate-limited", .tooManyFailedAuthentications(retryAfter: wait), logger: logger)
         }
         guard let token = Self.bearer(request.headers[.authorization]).map(TokenSecret.init(value:)), token.isWellFormed else {
-            throw await refuse(request, address: address, logger: logger)
+            throw refuse(request, address: address, logger: logger)
         }
         return token
     }
 
     /// A failed authentication: counted against the address, logged without the token, 401 with
     /// `WWW-Authenticate: Bearer`.
-    private func refuse(_ request: Request, address: String, logger: Logger) async -> Refusal {
+    private func refuse(_ request: Request, address: String, logger: Logger) -> Refusal {
         throttle.record(address)
         ServiceMetrics.authenticationFailures.increment()
         logger.notice(
@@ -231,7 +231,7 @@ extension HTTPField.Name {
 }
 
 extension Duration {
-    /// The duration in milliseconds with three decimals (`3.214`), as the access log writes it
+    /// The duration in whole microseconds as milliseconds with three decimals (`3.214`, truncated), as the access log writes it
     /// (without Foundation's formatter, which costs more than the rest of the line).
     var millisecondsText: String {
         let micros = components.seconds * 1_000_000 + components.attoseconds / 1_000_000_000_000
