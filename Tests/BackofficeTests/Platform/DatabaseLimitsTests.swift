@@ -95,28 +95,38 @@ struct DatabaseLimitsTests {
             let admin = env.fixture.partners[0].admin
             try await Database.with(url: env.appURL, logger: testLogger, maximumConnections: 1, limits: .forTests) { database in
                 _ = try await database.transaction(for: admin) { _ in 1 }  // the one connection is open
-                let (held, signal) = AsyncStream<Void>.makeStream()
-                async let holding: Void = database.transaction(for: admin) { _ in
-                    signal.yield()
-                    try await Task.sleep(for: .seconds(2))
-                }
-                for await _ in held { break }
-                // A request's work that records its expiry but, unlike the real one, is not
-                // cancelled by it: the lease stays queued and its connection comes once freed.
-                let work = RecordingWork()
-                let ran = Mutex(false)
-                let start = ContinuousClock.now
-                await #expect(throws: DomainError.unavailable) {
-                    try await RequestDeadline.$work.withValue(work) {
-                        try await database.client.withConnection(within: .milliseconds(300)) { _ in ran.withLock { $0 = true } }
+                try await Self.holdingTheConnection(of: database, as: admin, for: .seconds(2)) {
+                    // A request's work that records its expiry but, unlike the real one, is not
+                    // cancelled by it: the lease stays queued and its connection comes once freed.
+                    let work = RecordingWork()
+                    let ran = Mutex(false)
+                    let start = ContinuousClock.now
+                    await #expect(throws: DomainError.unavailable) {
+                        try await RequestDeadline.$work.withValue(work) {
+                            try await database.client.withConnection(within: .milliseconds(300)) { _ in ran.withLock { $0 = true } }
+                        }
                     }
+                    #expect(ContinuousClock.now - start >= .seconds(1), "the lease came when the connection freed, after its timeout")
+                    #expect(work.expiries.withLock { $0 } == 1)
+                    #expect(!ran.withLock { $0 }, "the body ran for a request already answered 503")
                 }
-                #expect(ContinuousClock.now - start >= .seconds(1), "the lease came when the connection freed, after its timeout")
-                #expect(work.expiries.withLock { $0 } == 1)
-                #expect(!ran.withLock { $0 }, "the body ran for a request already answered 503")
-                try await holding
             }
         }
+    }
+
+    /// Runs `body` while a transaction holds a connection of `database` for `hold`; returns once
+    /// both have ended.
+    private static func holdingTheConnection(
+        of database: Database, as principal: Principal, for hold: Duration, _ body: () async throws -> Void
+    ) async throws {
+        let (held, signal) = AsyncStream<Void>.makeStream()
+        async let holding: Void = database.transaction(for: principal) { _ in
+            signal.yield()
+            try await Task.sleep(for: hold)
+        }
+        for await _ in held { break }
+        try await body()
+        try await holding
     }
 
     /// A request's work as the lease sees it, counting its expiries.
@@ -145,14 +155,7 @@ struct DatabaseLimitsTests {
                     warmedUp = try await client.call(.get, "/v1/customers?limit=1", token: manager).status == 200
                 }
                 #expect(warmedUp)
-                let (held, signal) = AsyncStream<Void>.makeStream()
-                async let holding: Void = database.transaction(for: admin) { _ in
-                    signal.yield()
-                    try await Task.sleep(for: hold)
-                }
-                for await _ in held { break }
-                try await during(client)
-                try await holding
+                try await holdingTheConnection(of: database, as: admin, for: hold) { try await during(client) }
                 try await after(client)
             }
         }
@@ -166,21 +169,16 @@ struct DatabaseLimitsTests {
             let admin = env.fixture.partners[0].admin
             try await Database.with(url: env.appURL, logger: testLogger, maximumConnections: 1, limits: limits) { database in
                 _ = try await database.transaction(for: admin) { _ in 1 }  // the one connection is open
-                let (held, signal) = AsyncStream<Void>.makeStream()
-                async let holding: Void = database.transaction(for: admin) { _ in
-                    signal.yield()
-                    try await Task.sleep(for: .seconds(3))
+                try await Self.holdingTheConnection(of: database, as: admin, for: .seconds(3)) {
+                    let start = ContinuousClock.now
+                    await #expect(throws: DomainError.unavailable) {
+                        try await database.transaction(for: admin) { _ in Issue.record("ran without a connection") }
+                    }
+                    #expect(ContinuousClock.now - start < .milliseconds(2_900), "refused after the 1 s lease timeout, not when the connection frees")
+                    // A lease that ended its wait by cancelling the caller's task (as inside a request's
+                    // work) would end a background service here.
+                    #expect(!Task.isCancelled, "the caller goes on")
                 }
-                for await _ in held { break }
-                let start = ContinuousClock.now
-                await #expect(throws: DomainError.unavailable) {
-                    try await database.transaction(for: admin) { _ in Issue.record("ran without a connection") }
-                }
-                #expect(ContinuousClock.now - start < .milliseconds(2_900), "refused after the 1 s lease timeout, not when the connection frees")
-                // A lease that ended its wait by cancelling the caller's task (as inside a request's
-                // work) would end a background service here.
-                #expect(!Task.isCancelled, "the caller goes on")
-                try await holding
                 #expect(try await database.transaction(for: admin) { _ in 7 } == 7)
             }
         }

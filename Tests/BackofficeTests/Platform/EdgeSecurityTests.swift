@@ -1,8 +1,9 @@
-@testable import Backoffice
 import Foundation
 import HTTPTypes
 import Logging
 import Testing
+
+@testable import Backoffice
 
 #if canImport(Glibc)
     import Glibc
