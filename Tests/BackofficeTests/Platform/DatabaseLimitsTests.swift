@@ -114,6 +114,41 @@ struct DatabaseLimitsTests {
         }
     }
 
+    @Test(
+        "inside a request, a lag-tolerant read whose replica connection does not come in time is answered by the primary (not 503), and the replica is marked down"
+    )
+    func lateReplicaLeaseFallsBackToThePrimary() async throws {
+        try await TestEnvironment.with { env in
+            let hash = TokenSecret(value: env.fixture.tokens[.backendManager]!).hash
+            var limits = PoolLimits.forTests
+            limits.maximumConnections = 1
+            // A "replica" of one connection to the same database, marked up: only its lease matters here.
+            let replicaClient = PostgresClient(configuration: env.appURL.clientConfiguration(limits), backgroundLogger: testLogger)
+            let replica = ReadReplica(client: replicaClient, leaseTimeout: .milliseconds(300), logger: testLogger)
+            replica.mark(up: true, replayed: LSN(100), lagBytes: 0, lagSeconds: 0)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await replicaClient.run() }
+                defer { group.cancelAll() }
+                try await replicaClient.withConnection { _ in }  // its one connection is open
+                try await Database.with(url: env.appURL, logger: testLogger, limits: .forTests) { primary in
+                    let database = Database(client: primary.client, logger: testLogger, limits: .forTests, replica: replica)
+                    let (held, signal) = AsyncStream<Void>.makeStream()
+                    async let holding: Void = replicaClient.withConnection { _ in
+                        signal.yield()
+                        try await Task.sleep(for: .seconds(3))
+                    }
+                    for await _ in held { break }
+                    let role = try await RequestDeadline.run(within: .seconds(20)) {
+                        try await database.readSession(tokenHash: hash, lagTolerant: true) { principal, _ in principal?.role }
+                    }
+                    #expect(role == "backend_manager", "answered by the primary")
+                    #expect(replica.route(token: hash, readAfter: nil) == .primary(because: "down"))
+                    try await holding
+                }
+            }
+        }
+    }
+
     /// Runs `body` while a transaction holds a connection of `database` for `hold`; returns once
     /// both have ended.
     private static func holdingTheConnection(
