@@ -70,7 +70,7 @@ struct OrderPageJSON {
     init(limit: Int) {
         self.limit = limit
         out = JSONBytes(capacity: limit * 520 + 64)
-        out.raw("{\"items\":[")
+        out.openPage()
         cells.reserveCapacity(20)
     }
 
@@ -129,12 +129,8 @@ struct OrderPageJSON {
 
     /// The page: its items and, when another page follows, the cursor after the last of them.
     consuming func finish() throws -> ByteBuffer {
-        out.raw("]")
-        if hasMore, let last {
-            out.raw(",\"next_cursor\":")
-            out.string(Cursor.encode(Cursor.timeAndID(try last.createdAt.decode(Date.self), try last.id.decode(UUID.self))))
-        }
-        out.raw("}")
+        let after = hasMore ? last : nil
+        out.closePage(nextCursor: try after.map { Cursor.encode(Cursor.timeAndID(try $0.createdAt.decode(Date.self), try $0.id.decode(UUID.self))) })
         return ByteBuffer(bytes: out.bytes)
     }
 

@@ -48,18 +48,26 @@ public struct JSONBytes: Sendable {
         _ items: ArraySlice<Item>, nextCursor: String?, bytesPerItem: Int, _ write: (Item, inout JSONBytes) -> Void
     ) -> ByteBuffer {
         var out = JSONBytes(capacity: items.count * bytesPerItem + 64)
-        out.raw("{\"items\":[")
+        out.openPage()
         for (index, item) in items.enumerated() {
             if index > 0 { out.raw(",") }
             write(item, &out)
         }
-        out.raw("]")
-        if let nextCursor {
-            out.raw(",\"next_cursor\":")
-            out.string(nextCursor)
-        }
-        out.raw("}")
+        out.closePage(nextCursor: nextCursor)
         return ByteBuffer(bytes: out.bytes)
+    }
+
+    /// Opens a keyset page: `{"items":[`, its items to follow, comma-separated.
+    mutating func openPage() { raw("{\"items\":[") }
+
+    /// Closes a page `openPage()` opened: the items' `]`, the cursor when another page follows, `}`.
+    mutating func closePage(nextCursor: String?) {
+        raw("]")
+        if let nextCursor {
+            raw(",\"next_cursor\":")
+            string(nextCursor)
+        }
+        raw("}")
     }
 
     public mutating func raw(_ text: StaticString) {
