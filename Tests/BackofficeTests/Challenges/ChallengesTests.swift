@@ -200,7 +200,7 @@ struct ChallengesTests {
             }
             for uri in [
                 board + "?limit=0", board + "?limit=x", board + "?cursor=nope", "/v1/challenges/nope/leaderboard",
-                "/v1/challenges/\(UUID().uuidString)/leaderboard",
+                "/v1/challenges/\(UUID().uuidString)/leaderboard", "/v1/challenges//leaderboard", "/v1/challenges/\(id)/x/leaderboard",
             ] {
                 let fast = try await env.withApp { try await $0.call(.get, uri, token: app) }
                 let reference = try await env.withApp(handEncodedLists: false) { try await $0.call(.get, uri, token: app) }

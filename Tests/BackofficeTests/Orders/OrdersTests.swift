@@ -261,6 +261,9 @@ struct OrdersTests {
                 let reference = try await env.withApp(handEncodedLists: false) { try await $0.call(.get, uri, token: token) }
                 #expect(fast.status == 200)
                 #expect(fast.text == reference.text, "\(uri)")
+                for header in [HTTPField.Name.contentType, .contentLength] {
+                    #expect(fast.headers[header] != nil && fast.headers[header] == reference.headers[header], "\(header) of \(uri)")
+                }
                 if let cursor = fast["next_cursor"] {
                     let next = try await env.withApp { try await $0.call(.get, uri + "&cursor=\(cursor)", token: token) }
                     let nextReference = try await env.withApp(handEncodedLists: false) {

@@ -20,7 +20,8 @@ extension HTTPField.Name {
 /// only when the answer is a success. A read (GET) runs in a read session: authenticated the same
 /// way, its reads each one statement, no transaction around them, on the read replica when the
 /// contract marks it lag-tolerant and the replica is fit for it (`Database.readSession`). Authorization happens per operation, against
-/// `policies/access.yaml`.
+/// `policies/access.yaml`. The hot lists are answered here, in the same read session and scope,
+/// by `HandEncodedLists`; everything else by `inner` (the router and the generated API).
 struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context == AppRequestContext {
     typealias Context = AppRequestContext
     let inner: Inner
@@ -35,6 +36,8 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     /// The reads a read replica may answer (`Database.readSession`).
     let lagTolerantReads: ContractRoutes
     let submissionThrottle: AddressThrottle
+    /// The hot lists, answered here instead of by `inner` (nil: `inner` answers them too).
+    let hotLists: HandEncodedLists?
 
     func respond(to request: Request, context: Context) async throws -> Response {
         let requestID = RequestID.accept(request.headers[.xRequestID])
@@ -73,14 +76,17 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                         var scope = RequestScope(principal: principal, requestID: requestID, sourceIP: sourceIP)
                         scope.transaction = transaction
                         return try await RequestScope.$current.withValue(scope) {
-                            try await inner.respond(to: request, context: context).checkingRoute()
+                            if let hotLists, let list = HandEncodedLists.List(request.method, path) {
+                                return try await hotLists.respond(list, to: request, context: context, logger: logger)
+                            }
+                            return try await inner.respond(to: request, context: context).checkingRoute()
                         }
                     }
                     if request.method == .get || request.method == .head {
                         // Routing for a read replica costs nothing without one.
                         let replicated = database.replica != nil
                         return try await database.readSession(
-                            tokenHash: secret.hash, plans: HandEncodedLists.plans(path),
+                            tokenHash: secret.hash, plans: HandEncodedLists.plans(request.method, path),
                             lagTolerant: replicated && lagTolerantReads.match(.get, path) != nil,
                             readAfter: replicated ? request.headers[.backofficeReadAfter].flatMap { LSN($0) } : nil, authenticated)
                     }

@@ -1,8 +1,9 @@
 import BackofficeAPI
 import Foundation
 import HTTPTypes
+import Hummingbird
+import Logging
 import NIOCore
-import OpenAPIRuntime
 
 /// The query string of a list request read by hand (the hand-encoded lists): `limit` (a whole
 /// number), `cursor` and `status`; any other item goes to `other`. Refusals are the generated
@@ -190,45 +191,84 @@ public struct JSONBytes: Sendable {
 }
 
 /// Serves the hot lists (`GET /v1/customers`, `GET /v1/orders`, a challenge's leaderboard) with
-/// their hand-written encoders (`CustomerListJSON`, `OrderPageJSON`, `LeaderboardJSON`) instead of the generated JSON encoding, which cost most of
-/// the server's CPU on a 50-row page in our profiles (README, "Benchmarks"). Everything else
-/// about the request — authentication, policy, row-level security, problem+json — is the same
-/// path; tests hold the bytes equal to the generated encoder's.
-struct HandEncodedLists: ServerMiddleware {
+/// their hand-written encoders (`CustomerListJSON`, `OrderPageJSON`, `LeaderboardJSON`) instead of
+/// the generated JSON encoding, which cost most of the server's CPU on a 50-row page in our
+/// profiles (README, "Benchmarks"), and straight from the edge, before the OpenAPI transport: the
+/// page goes out as the one buffer it was written into, without the transport's request and
+/// response conversions, body copies and middlewares (about a tenth of the server's CPU per page).
+///
+/// Everything else about the request is the same path: the edge's request id, deadline,
+/// authentication and access log, the operation's policy action and row-level security, the
+/// router's HTTP series on `/metrics` under the contract's route, and problem+json for every
+/// refusal. Tests hold the bytes, statuses and problem codes equal to the generated path's.
+struct HandEncodedLists: Sendable {
     let database: Database
     let policies: PolicySet
+    /// The router's HTTP series (`hb_requests` …), recorded for a list the router never sees.
+    private let metrics = MetricsMiddleware<AppRequestContext>()
 
-    /// How the read session of a request for `path` plans: generic plans for these lists, whose
+    init(database: Database, policies: PolicySet) {
+        (self.database, self.policies) = (database, policies)
+    }
+
+    /// A hot list, by the operation the contract gives it.
+    enum List: Sendable {
+        case customers, orders, leaderboard
+
+        /// The list a request for `path` (without its query) asks for, when it is a `GET`.
+        init?(_ method: HTTPRequest.Method, _ path: String) {
+            guard method == .get else { return nil }
+            switch path {
+            case "/v1/customers": self = .customers
+            case "/v1/orders": self = .orders
+            default:
+                let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+                guard parts.count == 5, parts[1] == "v1", parts[2] == "challenges", !parts[3].isEmpty, parts[4] == "leaderboard" else {
+                    return nil
+                }
+                self = .leaderboard
+            }
+        }
+
+        /// The contract's path of the list, as the router labels its series.
+        var route: String {
+            switch self {
+            case .customers: "/v1/customers"
+            case .orders: "/v1/orders"
+            case .leaderboard: RouterPath("/v1/challenges/{challenge_id}/leaderboard").description
+            }
+        }
+    }
+
+    /// How the read session of a request for `path` plans: generic plans for the hot lists, whose
     /// reads are prepared pages (`ListOrders`, `ListCustomerAccounts`) with one right plan each.
-    static func plans(_ path: String) -> PlanMode {
-        path == "/v1/customers" || path == "/v1/orders" || (path.hasPrefix("/v1/challenges/") && path.hasSuffix("/leaderboard")) ? .generic : .auto
+    static func plans(_ method: HTTPRequest.Method, _ path: String) -> PlanMode { List(method, path) == nil ? .auto : .generic }
+
+    /// Answers `list` for the current request (its `RequestScope`): the page, or its refusal as
+    /// problem+json, counted in the router's HTTP series.
+    func respond(_ list: List, to request: Request, context: AppRequestContext, logger: Logger) async throws -> Response {
+        context.coreContext.endpointPath.value = list.route
+        return try await metrics.handle(request, context: context) { request, _ in
+            do {
+                let body = try await page(list, query: request.uri.query, path: request.head.path)
+                return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
+            } catch {
+                typealias Edge = EdgeResponder<RouterResponder<AppRequestContext>>
+                return Edge.problemResponse(Edge.problem(for: error, logger: logger), requestID: RequestScope.current?.requestID ?? "")
+            }
+        }
     }
 
-    func intercept(
-        _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
-        next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
-    ) async throws -> (HTTPResponse, HTTPBody?) {
-        guard
-            operationID == Operations.ListCustomers.id || operationID == Operations.ListOrders.id || operationID == Operations.ChallengeLeaderboard.id
-        else {
-            return try await next(request, body, metadata)
+    private func page(_ list: List, query: String?, path: String?) async throws -> ByteBuffer {
+        let context = try APIHandler(database: database, policies: policies).context()
+        switch list {
+        case .customers:
+            let (items, nextCursor) = try await CustomerListRequest(query: query).run(database, context: context)
+            return CustomerListJSON.page(items, nextCursor: nextCursor)
+        case .orders:
+            return try await OrderListRequest(query: query).json(database, context: context)
+        case .leaderboard:
+            return LeaderboardJSON.page(try await LeaderboardRequest(path: path ?? "").run(database, context: context))
         }
-        let query = request.path.flatMap { path in path.firstIndex(of: "?").map { String(path[path.index(after: $0)...]) } }
-        let page: ByteBuffer
-        switch operationID {
-        case Operations.ListCustomers.id:
-            let (items, nextCursor) = try await CustomerListRequest(query: query).run(database, context: try context())
-            page = CustomerListJSON.page(items, nextCursor: nextCursor)
-        case Operations.ListOrders.id:
-            page = try await OrderListRequest(query: query).json(database, context: try context())
-        case Operations.ChallengeLeaderboard.id:
-            page = LeaderboardJSON.page(try await LeaderboardRequest(path: request.path ?? "").run(database, context: try context()))
-        default: return try await next(request, body, metadata)  // not reached: guarded above
-        }
-        var fields = HTTPFields()
-        fields[.contentType] = "application/json; charset=utf-8"
-        return (HTTPResponse(status: .ok, headerFields: fields), HTTPBody(page.readableBytesView))
     }
-
-    private func context() throws -> OperationContext { try APIHandler(database: database, policies: policies).context() }
 }

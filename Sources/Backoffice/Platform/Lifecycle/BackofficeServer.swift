@@ -73,8 +73,8 @@ public enum BackofficeServer {
 
     /// The application: public probes and documents, and the generated `/v1` API behind the edge
     /// (request id, body limit, authentication, problem+json). `services` run before the server
-    /// starts and stop after it drains. `handEncodedLists: false` serves the account list through
-    /// the generated encoder (the reference the fast path is tested against).
+    /// starts and stop after it drains. `handEncodedLists: false` serves the hot lists through the
+    /// generated path too (the reference `HandEncodedLists` is tested against).
     public static func buildApplication(
         database: Database, policies: PolicySet, settings: ServerSettings, services: [any Service], logger: Logger,
         handEncodedLists: Bool = true, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
@@ -110,8 +110,7 @@ public enum BackofficeServer {
         try APIHandler(database: database, policies: policies, payments: settings.payments, webhookSecrets: settings.webhookSecrets).registerHandlers(
             on: router, serverURL: URL(string: "/")!,
             configuration: Configuration(dateTranscoder: RFC3339DateTranscoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]),
-            middlewares: [ProblemMiddleware(logger: logger), ETagMiddleware()]
-                + (handEncodedLists ? [HandEncodedLists(database: database, policies: policies)] : []))
+            middlewares: [ProblemMiddleware(logger: logger), ETagMiddleware()])
         let throttle = AddressThrottle(
             limit: policies.security.failedAuthenticationLimit, window: .seconds(policies.security.failedAuthenticationWindowSeconds))
         let submissionThrottle = AddressThrottle(
@@ -120,7 +119,8 @@ public enum BackofficeServer {
             inner: router.buildResponder(), database: database, maxBodySize: settings.maxBodySize, maxBulkBodySize: settings.maxBulkBodySize,
             bulkPaths: settings.bulkPaths,
             clientAddress: ClientAddress(trustedProxies: settings.trustedProxies), throttle: throttle,
-            publicRoutes: .publicOperations, lagTolerantReads: .lagTolerantReads, submissionThrottle: submissionThrottle)
+            publicRoutes: .publicOperations, lagTolerantReads: .lagTolerantReads, submissionThrottle: submissionThrottle,
+            hotLists: handEncodedLists ? HandEncodedLists(database: database, policies: policies) : nil)
         return Application(
             responder: responder,
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "backoffice"),
