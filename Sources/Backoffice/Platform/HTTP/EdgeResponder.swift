@@ -69,6 +69,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                 }
                 let secret = try await presentedToken(request, address: address, logger: logger)
                 let deadline = bulkPaths.contains(path) ? database.limits.bulkRequestDeadline : database.limits.requestDeadline
+                let hotList = HandEncodedLists.List(request.method, path)
                 return try await RequestDeadline.run(within: deadline) { [request, logger] in
                     @Sendable func authenticated(_ principal: Principal?, _ transaction: RequestTransaction) async throws -> Response {
                         guard let principal else { throw refuse(request, address: address, logger: logger) }
@@ -76,7 +77,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                         var scope = RequestScope(principal: principal, requestID: requestID, sourceIP: sourceIP)
                         scope.transaction = transaction
                         return try await RequestScope.$current.withValue(scope) {
-                            if let hotLists, let list = HandEncodedLists.List(request.method, path) {
+                            if let hotLists, let list = hotList {
                                 return try await hotLists.respond(list, to: request, context: context, logger: logger)
                             }
                             return try await inner.respond(to: request, context: context).checkingRoute()
@@ -86,7 +87,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                         // Routing for a read replica costs nothing without one.
                         let replicated = database.replica != nil
                         return try await database.readSession(
-                            tokenHash: secret.hash, plans: HandEncodedLists.plans(request.method, path),
+                            tokenHash: secret.hash, plans: HandEncodedLists.plans(hotList),
                             lagTolerant: replicated && lagTolerantReads.match(.get, path) != nil,
                             readAfter: replicated ? request.headers[.backofficeReadAfter].flatMap { LSN($0) } : nil, authenticated)
                     }

@@ -235,14 +235,16 @@ struct HandEncodedLists: Sendable {
             switch self {
             case .customers: "/v1/customers"
             case .orders: "/v1/orders"
-            case .leaderboard: RouterPath("/v1/challenges/{challenge_id}/leaderboard").description
+            case .leaderboard: Self.leaderboardRoute
             }
         }
+        private static let leaderboardRoute = RouterPath("/v1/challenges/{challenge_id}/leaderboard").description
     }
 
-    /// How the read session of a request for `path` plans: generic plans for the hot lists, whose
-    /// reads are prepared pages (`ListOrders`, `ListCustomerAccounts`) with one right plan each.
-    static func plans(_ method: HTTPRequest.Method, _ path: String) -> PlanMode { List(method, path) == nil ? .auto : .generic }
+    /// How the read session of a request plans: generic plans for a hot list (`list` not nil),
+    /// whose reads are prepared pages (`ListOrders`, `ListCustomerAccounts`, the leaderboard's)
+    /// with one right plan each; PostgreSQL's default for every other read.
+    static func plans(_ list: List?) -> PlanMode { list == nil ? .auto : .generic }
 
     /// Answers `list` for the current request (its `RequestScope`): the page, or its refusal as
     /// problem+json, counted in the router's HTTP series.
@@ -254,6 +256,8 @@ struct HandEncodedLists: Sendable {
                 return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
             } catch {
                 typealias Edge = EdgeResponder<RouterResponder<AppRequestContext>>
+                var logger = logger
+                logger[metadataKey: "operation"] = .string(list.route)
                 return Edge.problemResponse(Edge.problem(for: error, logger: logger), requestID: RequestScope.current?.requestID ?? "")
             }
         }
