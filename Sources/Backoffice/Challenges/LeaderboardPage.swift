@@ -9,13 +9,11 @@ struct LeaderboardRequest: Sendable {
     var limit: Int?
     var cursor: String?
 
-    /// Reads `GET /v1/challenges/{challenge_id}/leaderboard` from its path and query string.
-    init(path: String) throws {
-        let mark = path.firstIndex(of: "?")
-        let query: String? = mark.map { String(path[path.index(after: $0)...]) }
-        let parts = path[..<(mark ?? path.endIndex)].split(separator: "/", omittingEmptySubsequences: false)
-        let id = parts.count == 5 ? String(parts[3]) : ""
+    /// Reads `GET /v1/challenges/{challenge_id}/leaderboard` from its path's challenge id (as the
+    /// path writes it, percent-encoded) and its query string.
+    init(challengeID id: Substring, query: String?) throws {
         let list = try ListQuery(query) { _, _ in }
+        let id = String(id)
         self.init(challengeID: id.removingPercentEncoding ?? id, limit: list.limit, cursor: list.cursor)
     }
 

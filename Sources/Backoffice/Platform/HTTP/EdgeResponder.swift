@@ -101,10 +101,10 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                 }
             }
         } catch let refusal as Refusal {
-            response = Self.problemResponse(refusal.problem, requestID: requestID)
+            response = refusal.problem.response(requestID: requestID)
             if let header = refusal.header { response.headers[header.name] = header.value }
         } catch {
-            response = Self.problemResponse(Self.problem(for: error, logger: logger), requestID: requestID)
+            response = Problem.answering(error, logger: logger).response(requestID: requestID)
         }
         response.headers[.xRequestID] = requestID
         ServiceMetrics.answered(Int(response.status.code))
@@ -197,8 +197,14 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
         guard let header, header.count > 7, header.prefix(7).lowercased() == "bearer " else { return nil }
         return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
     }
+}
 
-    static func problem(for error: any Error, logger: Logger) -> Problem {
+/// The edge's problems: the ones every answer outside the generated handlers is made of.
+extension Problem {
+    /// What the client is told about `error` at the edge: a `Problem` or `DomainError` as it
+    /// describes itself, Hummingbird's own HTTP errors as problems, anything else a logged 500
+    /// that reveals nothing.
+    static func answering(_ error: any Error, logger: Logger) -> Problem {
         if let problem = Problem.describing(error) { return problem }
         switch error {
         case is NIOTooManyBytesError: return .payloadTooLarge  // a chunked body over the limit
@@ -216,11 +222,11 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
         }
     }
 
-    static func problemResponse(_ problem: Problem, requestID: String) -> Response {
+    /// The problem as a Hummingbird response: `application/problem+json`, `Retry-After` when it says when to retry.
+    func response(requestID: String) -> Response {
         var headers: HTTPFields = [.contentType: "application/problem+json"]
-        if let wait = problem.retryAfter { headers[.retryAfter] = String(wait) }
-        return Response(
-            status: .init(code: problem.status), headers: headers, body: .init(byteBuffer: ByteBuffer(data: problem.body(requestID: requestID))))
+        if let wait = retryAfter { headers[.retryAfter] = String(wait) }
+        return Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(data: body(requestID: requestID))))
     }
 }
 

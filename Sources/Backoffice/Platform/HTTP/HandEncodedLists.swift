@@ -213,7 +213,9 @@ struct HandEncodedLists: Sendable {
 
     /// A hot list, by the operation the contract gives it.
     enum List: Sendable {
-        case customers, orders, leaderboard
+        case customers, orders
+        /// A challenge's leaderboard, its id as the path writes it (percent-encoded).
+        case leaderboard(challengeID: Substring)
 
         /// The list a request for `path` (without its query) asks for, when it is a `GET`.
         init?(_ method: HTTPRequest.Method, _ path: String) {
@@ -226,7 +228,7 @@ struct HandEncodedLists: Sendable {
                 guard parts.count == 5, parts[1] == "v1", parts[2] == "challenges", !parts[3].isEmpty, parts[4] == "leaderboard" else {
                     return nil
                 }
-                self = .leaderboard
+                self = .leaderboard(challengeID: parts[3])
             }
         }
 
@@ -252,18 +254,17 @@ struct HandEncodedLists: Sendable {
         context.coreContext.endpointPath.value = list.route
         return try await metrics.handle(request, context: context) { request, _ in
             do {
-                let body = try await page(list, query: request.uri.query, path: request.head.path)
+                let body = try await page(list, query: request.uri.query)
                 return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
             } catch {
-                typealias Edge = EdgeResponder<RouterResponder<AppRequestContext>>
                 var logger = logger
                 logger[metadataKey: "operation"] = .string(list.route)
-                return Edge.problemResponse(Edge.problem(for: error, logger: logger), requestID: RequestScope.current?.requestID ?? "")
+                return Problem.answering(error, logger: logger).response(requestID: RequestScope.current?.requestID ?? "")
             }
         }
     }
 
-    private func page(_ list: List, query: String?, path: String?) async throws -> ByteBuffer {
+    private func page(_ list: List, query: String?) async throws -> ByteBuffer {
         let context = try APIHandler(database: database, policies: policies).context()
         switch list {
         case .customers:
@@ -271,8 +272,8 @@ struct HandEncodedLists: Sendable {
             return CustomerListJSON.page(items, nextCursor: nextCursor)
         case .orders:
             return try await OrderListRequest(query: query).json(database, context: context)
-        case .leaderboard:
-            return LeaderboardJSON.page(try await LeaderboardRequest(path: path ?? "").run(database, context: context))
+        case .leaderboard(let challengeID):
+            return LeaderboardJSON.page(try await LeaderboardRequest(challengeID: challengeID, query: query).run(database, context: context))
         }
     }
 }

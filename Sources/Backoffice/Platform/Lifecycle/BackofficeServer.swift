@@ -88,7 +88,7 @@ public enum BackofficeServer {
                 try await database.client.query("SELECT 1", logger: logger)
                 return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "ready\n")))
             } catch {
-                return EdgeResponder<RouterResponder<AppRequestContext>>.problemResponse(.unavailable, requestID: "readyz")
+                return Problem.unavailable.response(requestID: "readyz")
             }
         }
         var services = services
