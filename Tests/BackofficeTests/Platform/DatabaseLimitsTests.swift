@@ -75,7 +75,7 @@ struct DatabaseLimitsTests {
         try await TestEnvironment.with { env in
             let customer = try await env.customer()
             let manager = env.fixture.tokens[.backendManager]!
-            try await Self.withPoolHeld(env, for: .seconds(3)) { client in
+            try await Self.withPoolHeld(env, for: .seconds(10)) { client in
                 let reply = try await client.call(.post, "/v1/customers/\(customer.id.text)/lock", token: manager, json: #"{"reason":"late"}"#)
                 #expect(reply.status == 503)
                 #expect(reply["code"] == "service_unavailable")
@@ -95,7 +95,7 @@ struct DatabaseLimitsTests {
             let admin = env.fixture.partners[0].admin
             try await Database.with(url: env.appURL, logger: testLogger, maximumConnections: 1, limits: .forTests) { database in
                 _ = try await database.transaction(for: admin) { _ in 1 }  // the one connection is open
-                try await Self.holdingTheConnection(of: database, as: admin, for: .seconds(2)) {
+                try await Self.holdingTheConnection(of: database, as: admin, for: .seconds(6)) {
                     // A request's work that records its expiry but, unlike the real one, is not
                     // cancelled by it: the lease stays queued and its connection comes once freed.
                     let work = RecordingWork()
