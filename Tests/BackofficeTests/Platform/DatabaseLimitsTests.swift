@@ -135,7 +135,7 @@ struct DatabaseLimitsTests {
                     let (held, signal) = AsyncStream<Void>.makeStream()
                     async let holding: Void = replicaClient.withConnection { _ in
                         signal.yield()
-                        try await Task.sleep(for: .seconds(10)  // far past the 300 ms lease timeout, however late its timer fires)
+                        try await Task.sleep(for: .seconds(10))  // far past the 300 ms lease timeout, however late its timer fires
                     }
                     for await _ in held { break }
                     let role = try await RequestDeadline.run(within: .seconds(20)) {
