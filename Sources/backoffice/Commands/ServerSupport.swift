@@ -40,12 +40,15 @@ func say(_ line: String) {
 }
 
 /// Log lines as `LOG_FORMAT` says, chosen once per process before any logger exists: `json`
-/// (one JSON object per line, `JSONLogHandler`) or `text` (swift-log's lines, the default).
+/// (one JSON object per line, `JSONLogHandler`) or `text` (swift-log's text lines, `TextLogHandler`;
+/// the default).
 private let logFormat: Void = {
     switch ProcessInfo.processInfo.environment["LOG_FORMAT"] ?? "text" {
     case "json": LoggingSystem.bootstrap { label in JSONLogHandler(label: label) }
-    case "text": break
-    case let other: FileHandle.standardError.write(Data("warning: LOG_FORMAT=\(other) is neither json nor text; writing text\n".utf8))
+    case "text": LoggingSystem.bootstrap { label in TextLogHandler(label: label) }
+    case let other:
+        LoggingSystem.bootstrap { label in TextLogHandler(label: label) }
+        FileHandle.standardError.write(Data("warning: LOG_FORMAT=\(other) is neither json nor text; writing text\n".utf8))
     }
 }()
 

@@ -3,7 +3,7 @@ import Logging
 
 /// Log lines as JSON objects, one per line, on standard error (`LOG_FORMAT=json`): `time`
 /// (RFC 3339, milliseconds, UTC), `level`, `logger` (the label), `message`, then every metadata
-/// value under its own key — strings as strings, nested metadata as objects and lists as arrays.
+/// value under its own key (an event's error as `error.message` and `error.type`) — strings as strings, nested metadata as objects and lists as arrays.
 /// A metadata key that names one of the first four is dropped rather than written twice.
 ///
 /// Each line is written with one `write(2)`, so lines of concurrent requests never interleave.
@@ -16,16 +16,7 @@ public struct JSONLogHandler: LogHandler {
 
     /// A handler for `label` writing to standard error.
     public init(label: String, metadataProvider: Logger.MetadataProvider? = nil) {
-        self.init(label: label, metadataProvider: metadataProvider) { line in
-            line.withUnsafeBytes { bytes in
-                var offset = 0
-                while offset < bytes.count {
-                    let written = Foundation.write(2, bytes.baseAddress! + offset, bytes.count - offset)
-                    if written <= 0 { return }
-                    offset += written
-                }
-            }
-        }
+        self.init(label: label, metadataProvider: metadataProvider, write: LogLine.toStandardError)
     }
 
     /// A handler for `label` that hands each line (with its newline) to `write`.
@@ -39,9 +30,7 @@ public struct JSONLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var all = metadata
-        if let provided = metadataProvider?.get() { all.merge(provided) { _, new in new } }
-        if let extra = event.metadata { all.merge(extra) { _, new in new } }
+        let all = LogLine.metadata(of: event, handler: metadata, provider: metadataProvider)
         var out = JSONBytes(capacity: 256)
         out.raw("{\"time\":")
         out.date(Date())
