@@ -102,10 +102,10 @@ public struct Checkout: AuditedOperation {
             let order = try await unit.first(
                 """
                 WITH o AS (
-                    INSERT INTO orders (tenant_id, id, customer_id, status, total_cents, total_fitpoints, shipping_name, shipping_address, created_at,
-                        updated_at)
+                    INSERT INTO orders (tenant_id, id, customer_id, status, total_cents, total_fitpoints, shipping_name, shipping_address, line_count,
+                        created_at, updated_at)
                     VALUES (\(tenant), \(orderID), \(request.customerID), \(status.rawValue), \(totalCents), \(totalPoints), \(request.shipping.name),
-                        \(AuditRecord.json(request.shipping.address))::jsonb, \(unit.now), \(unit.now))
+                        \(AuditRecord.json(request.shipping.address))::jsonb, \(Int32(lines.count)), \(unit.now), \(unit.now))
                     RETURNING *
                 ), lines AS (
                     INSERT INTO order_lines (tenant_id, order_id, line, good_id, sku, name, quantity, paid_in, unit_price)
@@ -120,7 +120,7 @@ public struct Checkout: AuditedOperation {
                         \(totalCents), \(payment?.authorizedCents), \(unit.now), \(unit.now)
                     WHERE \(payment != nil)
                 )
-                SELECT \(unescaped: Order.selectList(lineCount: "\(lines.count)::int8")) FROM o
+                SELECT \(unescaped: Order.columns) FROM o
                 """, as: Order.self)
         else { throw DomainError.inconsistent("the new order was not returned") }
         return Audited(

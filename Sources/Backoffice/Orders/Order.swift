@@ -90,16 +90,13 @@ public enum OrderTransition {
 }
 
 extension Order: RowDecodable {
-    public static let columns = selectList(lineCount: "(SELECT count(*)::int8 FROM order_lines l WHERE l.order_id = o.id)")
-
-    /// The select list over `o`, with `lineCount` the expression that counts its lines.
-    static func selectList(lineCount: String) -> String {
-        """
+    /// The select list over `o`. The line count is the order's own `line_count`, which the
+    /// database keeps equal to its lines (migration 0021).
+    public static let columns = """
         o.id, o.tenant_id, o.customer_id, o.status, o.total_cents, o.total_fitpoints, o.shipping_name, o.shipping_address->>'line1',
         o.shipping_address->>'line2', o.shipping_address->>'city', o.shipping_address->>'region', o.shipping_address->>'postal_code',
-        o.shipping_address->>'country', o.carrier, o.tracking_number, o.status_reason, \(lineCount), o.created_at, o.updated_at, o.version
+        o.shipping_address->>'country', o.carrier, o.tracking_number, o.status_reason, o.line_count, o.created_at, o.updated_at, o.version
         """
-    }
 
     public init(row: PostgresRow) throws {
         var c = RowCells(row, of: "orders")
@@ -111,7 +108,7 @@ extension Order: RowDecodable {
         self.init(
             id: id, tenantID: tenantID, customerID: customerID, status: status, totalCents: totalCents, totalFitPoints: totalFitPoints,
             shipping: Shipping(name: shippingName, address: address), carrier: try c.next(), trackingNumber: try c.next(),
-            statusReason: try c.next(), lineCount: Int(try c.next(Int64.self)), createdAt: try c.next(), updatedAt: try c.next(),
+            statusReason: try c.next(), lineCount: Int(try c.next(Int32.self)), createdAt: try c.next(), updatedAt: try c.next(),
             version: try c.next())
     }
 

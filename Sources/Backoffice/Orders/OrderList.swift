@@ -92,7 +92,7 @@ struct OrderPageJSON {
         out.raw(",\"id\":")
         try uuid(0)
         out.raw(",\"line_count\":")
-        out.integer(try cells[16].decode(Int64.self))
+        out.integer(Int64(try cells[16].decode(Int32.self)))
         out.raw(",\"shipping\":{\"address\":{\"city\":")
         try text(9)
         out.raw(",\"country\":")

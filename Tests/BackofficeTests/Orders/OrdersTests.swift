@@ -1,6 +1,7 @@
 import Backoffice
 import Foundation
 import HTTPTypes
+import PostgresNIO
 import Testing
 
 /// A shop with goods on sale, a customer with FitPoints, and checkout bodies.
@@ -231,6 +232,64 @@ struct OrdersTests {
             #expect(outcomes.filter { $0 == "out_of_stock" }.count == 15, "\(outcomes)")
             #expect(try await shop.stock("MAT") == 0)
             #expect(try await env.ownerScalar("SELECT count(*) FROM orders", as: Int.self) == 5)
+        }
+    }
+
+    @Test(
+        "an order keeps the number of its lines (line_count) and the database keeps it true: no line added later, no order short of its lines, no service update of the count"
+    )
+    func lineCountIsKept() async throws {
+        try await TestEnvironment.with { env in
+            let shop = try await ShopFixture.make(env)
+            let request = CheckoutRequest(
+                customerID: shop.customer.id, lines: [.init(goodID: shop.goods["BOTTLE"]!, quantity: 1, payIn: .usd), .init(goodID: shop.goods["MAT"]!, quantity: 2, payIn: .usd)],
+                shipping: Order.Shipping(
+                    name: "Buyer", address: ShopAddress(line1: "1 St", line2: nil, city: "Town", region: "TX", postalCode: "1", country: "US")),
+                paymentMethod: SimulatedPaymentValidator.approvedCard)
+            let placed = try await env.database.run(
+                Checkout(request, payments: SimulatedPaymentValidator(), idempotencyKey: nil), context: env.context(.appService))
+            #expect(placed.order.lineCount == 2)
+            let (order, tenant) = (placed.order.id.uuidString.lowercased(), shop.partner.tenantID.uuidString.lowercased())
+            let (customer, band) = (shop.customer.id.uuidString.lowercased(), shop.goods["BAND"]!.uuidString.lowercased())
+            #expect(try await env.ownerScalar("SELECT line_count FROM orders WHERE id = '\(order)'", as: Int.self) == 2)
+
+            /// The SQLSTATE PostgreSQL refuses `sql` with (run as the tables' owner, past row-level security), nil when it is accepted.
+            func refusal(_ sql: String) async -> String? {
+                do {
+                    try await env.owner.withConnection(logger: testLogger) { connection in
+                        // In a transaction of its own, as the service runs it: a deferred check fails at its COMMIT.
+                        for statement in ["BEGIN", sql, "COMMIT"] {
+                            for try await _ in try await connection.query(PostgresQuery(unsafeSQL: statement), logger: testLogger) {}
+                        }
+                    }
+                    return nil
+                } catch let error as PSQLError { return error.serverInfo?[.sqlState] } catch { return "\(error)" }
+            }
+            let lineColumns = "tenant_id, order_id, line, good_id, sku, name, quantity, paid_in, unit_price"
+            let orderColumns = "tenant_id, id, customer_id, status, total_cents, total_fitpoints, shipping_name, shipping_address, line_count, created_at, updated_at"
+            let orderValues = "'\(tenant)', gen_random_uuid(), '\(customer)', 'paid', 0, 800, 'B', '{}'::jsonb, 2, now(), now()"
+            #expect(
+                await refusal("INSERT INTO order_lines (\(lineColumns)) VALUES ('\(tenant)', '\(order)', 3, '\(band)', 'B', 'Band', 1, 'fitpoints', 800) RETURNING 1")
+                    == "23514", "a third line added to a two-line order")
+            #expect(
+                await refusal(
+                    """
+                    WITH o AS (INSERT INTO orders (\(orderColumns)) VALUES (\(orderValues)) RETURNING id)
+                    INSERT INTO order_lines (\(lineColumns)) SELECT '\(tenant)', o.id, 1, '\(band)', 'B', 'Band', 1, 'fitpoints', 800 FROM o RETURNING 1
+                    """) == "23514", "an order of two lines inserted with one")
+            #expect(await refusal("INSERT INTO orders (\(orderColumns)) VALUES (\(orderValues)) RETURNING 1") == "23514", "an order without its lines")
+            #expect(
+                await refusal(
+                    """
+                    WITH o AS (INSERT INTO orders (\(orderColumns)) VALUES (\(orderValues)) RETURNING id)
+                    INSERT INTO order_lines (\(lineColumns)) SELECT '\(tenant)', o.id, n, '\(band)', 'B', 'Band', 1, 'fitpoints', 800
+                    FROM o, generate_series(1, 2) n RETURNING 1
+                    """) == nil, "the same order with both its lines is accepted (the refusals above were for the count)")
+            let denied = await env.asService(shop.partner.admin, "UPDATE orders SET line_count = 5 WHERE id = '\(order)'")
+            #expect(denied?.status == 403, "the service role may change an order's state, not its line count")
+            #expect(try await env.ownerScalar("SELECT line_count FROM orders WHERE id = '\(order)'", as: Int.self) == 2)
+            #expect(try await env.ownerScalar("SELECT count(*) FROM order_lines WHERE order_id = '\(order)'", as: Int.self) == 2)
+            #expect(try await env.ownerScalar("SELECT count(*) FROM orders", as: Int.self) == 2)
         }
     }
 
