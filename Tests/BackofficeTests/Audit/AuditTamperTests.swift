@@ -234,6 +234,10 @@ struct AuditTamperTests {
         try await TestEnvironment.with { env in
             var limits = PoolLimits()
             limits.maximumConnections = 16
+            // What is tested is the chain, not the waits: opening 16 connections and queueing on one
+            // chain head while the rest of the suite runs may take longer than the service's bounds.
+            limits.connectTimeout = .seconds(20)
+            limits.leaseTimeout = .seconds(60)
             var configuration = env.appURL.clientConfiguration(limits)
             configuration.options.minimumConnections = 0
             let writers = 16
