@@ -10,10 +10,15 @@ struct LogHandlerTests {
     final class Lines: Sendable {
         private let lines = Mutex<[String]>([])
         func append(_ line: String) { lines.withLock { $0.append(line) } }
-        func take() -> [String] { lines.withLock { lines in defer { lines = [] }; return lines } }
+        func take() -> [String] {
+            lines.withLock { lines in
+                defer { lines = [] }
+                return lines
+            }
+        }
     }
 
-    /// swift-log's own handler writing into `Lines`: the layout `TextLogHandler` must keep.
+    /// swift-log's own handler writing into `Lines`: the layout `TextLines` must keep.
     struct Stream: TextOutputStream, Sendable {
         let lines: Lines
         mutating func write(_ string: String) { lines.append(string) }
@@ -26,7 +31,9 @@ struct LogHandlerTests {
         let reference = Lines()
         let text = Lines()
         let provider = Logger.MetadataProvider { ["trace": "t-1"] }
-        var referenceLogger = Logger(label: label) { label in StreamLogHandler(label: label, stream: Stream(lines: reference), metadataProvider: provider) }
+        var referenceLogger = Logger(label: label) { label in
+            StreamLogHandler(label: label, stream: Stream(lines: reference), metadataProvider: provider)
+        }
         var textLogger = Logger(label: label) { label in
             TextLogHandler(label: label, metadataProvider: provider) { bytes in text.append(String(decoding: bytes, as: UTF8.self)) }
         }
@@ -35,7 +42,9 @@ struct LogHandlerTests {
         referenceLogger.logLevel = .debug
         textLogger.logLevel = .debug
         for logger in [referenceLogger, textLogger] {
-            logger.info("GET /v1/orders 200", metadata: ["status": .stringConvertible(200), "path": "/v1/orders", "actor": ["role": "partner_admin"], "ids": ["a", "b"]])
+            logger.info(
+                "GET /v1/orders 200",
+                metadata: ["status": .stringConvertible(200), "path": "/v1/orders", "actor": ["role": "partner_admin"], "ids": ["a", "b"]])
             logger.debug("plain")
             logger.warning("list", metadata: ["request_id": "overridden"])
             logger.error("payment refused", error: Refused())
@@ -44,16 +53,20 @@ struct LogHandlerTests {
         return Array(zip(reference.take(), text.take()))
     }
 
-    @Test("text lines are swift-log's StreamLogHandler lines, byte for byte: level, label, sorted metadata (handler's, provider's, event's, an error's), source, message")
+    @Test(
+        "text lines are swift-log's StreamLogHandler lines, byte for byte: level, label, sorted metadata (handler's, provider's, event's, an error's), source, message"
+    )
     func textLayout() throws {
         for label in ["backoffice", ""] {
             var pairs = Self.bothWrite(label: label)
-            if pairs.contains(where: { $0.reference.prefix(24) != $0.text.prefix(24) }) { pairs = Self.bothWrite(label: label) }  // a second ticked over
+            // A second may tick over between the two handlers' lines: then once more.
+            if pairs.contains(where: { $0.reference.prefix(24) != $0.text.prefix(24) }) { pairs = Self.bothWrite(label: label) }
             #expect(pairs.count == 4, "four events at or above the level, in both")
             for (reference, text) in pairs { #expect(text == reference) }
             let first = try #require(pairs.first?.text)
             #expect(first.hasSuffix(" [BackofficeTests] GET /v1/orders 200\n"))
-            #expect(first.contains(#": actor=["role": "partner_admin"] ids=["a", "b"] path=/v1/orders request_id=r-1 status=200 trace=t-1 ["#))
+            let metadata = #": actor=["role": "partner_admin"] ids=["a", "b"] path=/v1/orders request_id=r-1 status=200 trace=t-1 ["#
+            #expect(first.contains(metadata))
             #expect(pairs.last?.text.contains("error.message=card declined error.type=") == true)
         }
     }
