@@ -9,6 +9,9 @@
 -- line_count lines (order_lines_match_count), so no line is added later. Lines are never updated
 -- or deleted (backoffice_app holds only SELECT and INSERT on them).
 
+-- Row-level security is forced on orders and their lines, for their owner too: the backfill acts
+-- for the platform (this transaction only), which sees every tenant's rows.
+SELECT set_config('app.tenant_id', '00000000-0000-0000-0000-000000000000', true);
 ALTER TABLE orders ADD COLUMN line_count integer;
 UPDATE orders o SET line_count = (SELECT count(*) FROM order_lines l WHERE l.tenant_id = o.tenant_id AND l.order_id = o.id);
 ALTER TABLE orders ALTER COLUMN line_count SET NOT NULL, ADD CONSTRAINT orders_line_count_positive CHECK (line_count >= 1);

@@ -38,4 +38,64 @@ struct MigrationTests {
         #expect(status.first { $0.migration.name == "0002_audit" }?.isEdited == true)
         #expect(status.first { $0.migration.name == "0099_later" }?.appliedAt == nil, "nothing runs when an applied migration was edited")
     }
+
+    @Test(
+        "0021 on a database that has orders, applied by an owner that is not a superuser (row-level security is forced on it): every order gets its lines' count"
+    )
+    func lineCountBackfill() async throws {
+        let (_, _, cluster) = try await TestCluster.shared.freshDatabase()
+        let name = "mig_\(UUID().uuidString.prefix(8).lowercased())"
+        let superuser = try DatabaseURL(cluster.superuserURL)
+        try await superuser.withConnection(logger: testLogger) { connection in
+            for sql in ["CREATE ROLE \(name) LOGIN CREATEROLE PASSWORD '\(name)'", "CREATE DATABASE \(name) OWNER \(name)"] {
+                try await connection.query(PostgresQuery(unsafeSQL: sql), logger: testLogger)
+            }
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = projectRoot.appendingPathComponent("sql/migrations")
+        for file in try FileManager.default.contentsOfDirectory(atPath: source.path) where file < "0021" {
+            try FileManager.default.copyItem(at: source.appendingPathComponent(file), to: folder.appendingPathComponent(file))
+        }
+        let owner = try DatabaseURL(cluster.url(database: name, user: name, password: name))
+        _ = try await owner.withConnection(logger: testLogger) { try await Migrator(directory: folder).migrate(on: $0, logger: testLogger) }
+        let tenant = UUID().uuidString.lowercased()
+        try await owner.withConnection(logger: testLogger) { connection in
+            for sql in [
+                "BEGIN",
+                "SELECT set_config('app.tenant_id', '00000000-0000-0000-0000-000000000000', true)",
+                "INSERT INTO tenants (id, slug, name) VALUES ('\(tenant)', 'shop-\(name.suffix(8))', 'Shop')",
+                """
+                INSERT INTO goods (tenant_id, id, sku, name, category, price_cents, stock, created_at, updated_at)
+                SELECT '\(tenant)', md5('good' || g)::uuid, 'SKU-' || g, 'Good', 'gear', 100, 10, now(), now() FROM generate_series(1, 3) g
+                """,
+                """
+                INSERT INTO orders (tenant_id, id, customer_id, status, total_cents, total_fitpoints, shipping_name, shipping_address, created_at,
+                    updated_at)
+                SELECT '\(tenant)', md5('order' || n)::uuid, gen_random_uuid(), 'paid', 100, 0, 'B', '{}', now(), now() FROM generate_series(1, 3) n
+                """,
+                """
+                INSERT INTO order_lines (tenant_id, order_id, line, good_id, sku, name, quantity, paid_in, unit_price)
+                SELECT '\(tenant)', md5('order' || n)::uuid, l, md5('good' || l)::uuid, 'SKU-' || l, 'Good', 1, 'usd', 100
+                FROM generate_series(1, 3) n, generate_series(1, n) l
+                """,
+                "COMMIT",
+            ] {
+                try await connection.query(PostgresQuery(unsafeSQL: sql), logger: testLogger)
+            }
+        }
+        try FileManager.default.copyItem(
+            at: source.appendingPathComponent("0021_order_line_count.sql"), to: folder.appendingPathComponent("0021_order_line_count.sql"))
+        let applied = try await owner.withConnection(logger: testLogger) { try await Migrator(directory: folder).migrate(on: $0, logger: testLogger) }
+        #expect(applied == ["0021_order_line_count"])
+        // Read as the superuser, past row-level security.
+        let counts = try await DatabaseURL(cluster.url(database: name, user: "postgres")).withConnection(logger: testLogger) { connection in
+            var counts: [Int32] = []
+            let rows = try await connection.query("SELECT line_count FROM orders ORDER BY line_count", logger: testLogger)
+            for try await count in rows.decode(Int32.self) { counts.append(count) }
+            return counts
+        }
+        #expect(counts == [1, 2, 3])
+    }
 }
