@@ -43,13 +43,13 @@ func say(_ line: String) {
 /// (one JSON object per line, `JSONLogHandler`) or `text` (swift-log's text lines, `TextLogHandler`;
 /// the default).
 private let logFormat: Void = {
-    switch ProcessInfo.processInfo.environment["LOG_FORMAT"] ?? "text" {
-    case "json": LoggingSystem.bootstrap { label in JSONLogHandler(label: label) }
-    case "text": LoggingSystem.bootstrap { label in TextLogHandler(label: label) }
-    case let other:
-        LoggingSystem.bootstrap { label in TextLogHandler(label: label) }
-        FileHandle.standardError.write(Data("warning: LOG_FORMAT=\(other) is neither json nor text; writing text\n".utf8))
+    let format = ProcessInfo.processInfo.environment["LOG_FORMAT"] ?? "text"
+    if format == "json" {
+        LoggingSystem.bootstrap { label in JSONLogHandler(label: label) }
+        return
     }
+    LoggingSystem.bootstrap { label in TextLogHandler(label: label) }
+    if format != "text" { FileHandle.standardError.write(Data("warning: LOG_FORMAT=\(format) is neither json nor text; writing text\n".utf8)) }
 }()
 
 func makeLogger(_ label: String = "backoffice") -> Logger {

@@ -5,6 +5,18 @@ import Testing
 
 @Suite("Migrations")
 struct MigrationTests {
+    /// A temporary folder named `name` holding a copy of the project's migrations whose file names
+    /// `keep` accepts (all by default).
+    static func migrationsFolder(_ name: String, keeping keep: (String) -> Bool = { _ in true }) throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let source = projectRoot.appendingPathComponent("sql/migrations")
+        for file in try FileManager.default.contentsOfDirectory(atPath: source.path) where keep(file) {
+            try FileManager.default.copyItem(at: source.appendingPathComponent(file), to: folder.appendingPathComponent(file))
+        }
+        return folder
+    }
+
     @Test("applied in order once, with checksums; an edited applied migration stops the migrator")
     func checksums() async throws {
         let (_, _, cluster) = try await TestCluster.shared.freshDatabase()
@@ -12,13 +24,8 @@ struct MigrationTests {
         try await DatabaseURL(cluster.superuserURL).withConnection(logger: testLogger) {
             try await $0.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: testLogger)
         }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(name)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Self.migrationsFolder(name)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let source = projectRoot.appendingPathComponent("sql/migrations")
-        for file in try FileManager.default.contentsOfDirectory(atPath: source.path) {
-            try FileManager.default.copyItem(at: source.appendingPathComponent(file), to: folder.appendingPathComponent(file))
-        }
         let url = try DatabaseURL(cluster.url(database: name, user: "postgres"))
         let migrator = try Migrator(directory: folder)
         let first = try await url.withConnection(logger: testLogger) { try await migrator.migrate(on: $0, logger: testLogger) }
@@ -51,13 +58,9 @@ struct MigrationTests {
                 try await connection.query(PostgresQuery(unsafeSQL: sql), logger: testLogger)
             }
         }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(name)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Self.migrationsFolder(name) { $0 < "0021" }
         defer { try? FileManager.default.removeItem(at: folder) }
         let source = projectRoot.appendingPathComponent("sql/migrations")
-        for file in try FileManager.default.contentsOfDirectory(atPath: source.path) where file < "0021" {
-            try FileManager.default.copyItem(at: source.appendingPathComponent(file), to: folder.appendingPathComponent(file))
-        }
         let owner = try DatabaseURL(cluster.url(database: name, user: name, password: name))
         _ = try await owner.withConnection(logger: testLogger) { try await Migrator(directory: folder).migrate(on: $0, logger: testLogger) }
         let tenant = UUID().uuidString.lowercased()

@@ -97,10 +97,15 @@ struct TestEnvironment: Sendable {
         try await database.run(SyncCustomer(id: UUID(), email: email, displayName: "Test Customer"), context: context(.appService)).0
     }
 
-    /// Runs SQL as the database owner (a superuser: bypasses row-level security and can disable triggers).
+    /// Runs SQL as the database owner (a superuser: bypasses row-level security and can disable
+    /// triggers), in a transaction of its own with every row consumed, as the service runs its
+    /// statements: an error raised by a function among the rows, or by a deferred check at COMMIT,
+    /// is thrown.
     func asOwner(_ sql: String) async throws {
         try await owner.withConnection(logger: testLogger) { connection in
-            try await connection.query(PostgresQuery(unsafeSQL: sql), logger: testLogger)
+            for statement in ["BEGIN", sql, "COMMIT"] {
+                for try await _ in try await connection.query(PostgresQuery(unsafeSQL: statement), logger: testLogger) {}
+            }
         }
     }
 
