@@ -98,6 +98,8 @@ public struct RestoreAccount: AuditedOperation {
 /// with an active subscription). Creating or changing the email, name or subscription is audited
 /// with what changed; an identical sync changes and logs nothing. A subscription that starts or
 /// renews earns the points of the earning rules' `events`, once per subscription period.
+/// An id that is a FitPoints platform account's or a challenge's is `conflict(reserved_customer_id)`
+/// and writes nothing: the database refuses to open a wallet under another account's id (0022).
 public struct SyncCustomer: AuditedOperation {
     public static let action: Action = "accounts.sync"
     public enum Outcome: Sendable { case created, updated, unchanged }
@@ -132,13 +134,19 @@ public struct SyncCustomer: AuditedOperation {
         if existing?.displayName != displayName { changed.append("display_name") }
         if existing?.subscription != subscription || existing?.renewsAt != renewsAt { changed.append("subscription") }
         if let existing, changed.isEmpty { return .unchanged((existing, .unchanged)) }
-        try await unit.execute(
-            """
-            INSERT INTO customers (id, email, display_name, subscription, renews_at)
-            VALUES (\(id), \(email), \(displayName), \(subscription.rawValue), \(renewsAt))
-            ON CONFLICT (id) DO UPDATE SET email = excluded.email, display_name = excluded.display_name,
-                subscription = excluded.subscription, renews_at = excluded.renews_at, version = customers.version + 1, updated_at = now()
-            """)
+        do {
+            try await unit.execute(
+                """
+                INSERT INTO customers (id, email, display_name, subscription, renews_at)
+                VALUES (\(id), \(email), \(displayName), \(subscription.rawValue), \(renewsAt))
+                ON CONFLICT (id) DO UPDATE SET email = excluded.email, display_name = excluded.display_name,
+                    subscription = excluded.subscription, renews_at = excluded.renews_at, version = customers.version + 1, updated_at = now()
+                """)
+        } catch let error as PSQLError where error.serverInfo?[.constraintName] == "fitpoints_wallet_identity" {
+            throw DomainError.conflict(
+                code: "reserved_customer_id",
+                detail: "This id names a FitPoints platform account or a challenge, not a customer; nothing was changed.")
+        }
         let after = try await Customer.fetch(id, in: unit)
         let event = AuditRecord(
             action: Self.action, tenantID: platformTenantID, targetType: "customer", targetID: id.text,

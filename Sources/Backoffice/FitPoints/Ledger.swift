@@ -62,9 +62,20 @@ public enum Ledger {
         }
     }
 
-    /// Opens the budget account of a challenge (empty; its id is the challenge's).
+    /// Opens the budget account of a challenge (empty; its id is the challenge's), or finds it open.
+    /// - Throws: `inconsistent` when an account of another kind has the challenge's id (the
+    ///   database refuses such a challenge, migration 0022): a budget is never another account.
     static func openBudget(of challengeID: UUID, in unit: UnitOfWork) async throws {
-        try await unit.execute("INSERT INTO fitpoints_accounts (id, kind) VALUES (\(challengeID), 'challenge_budget') ON CONFLICT (id) DO NOTHING")
+        let kind = try await unit.first(
+            """
+            WITH opened AS (
+                INSERT INTO fitpoints_accounts (id, kind) VALUES (\(challengeID), 'challenge_budget') ON CONFLICT (id) DO NOTHING RETURNING kind
+            )
+            SELECT kind FROM opened UNION ALL SELECT kind FROM fitpoints_accounts WHERE id = \(challengeID)
+            """, { try $0.decode(String.self) })
+        guard kind == AccountKind.challengeBudget.rawValue else {
+            throw DomainError.inconsistent("the FitPoints account \(challengeID.text) is a \(kind ?? "missing account"), not a challenge budget")
+        }
     }
 
     /// The stored balance of a wallet or a budget (0 when it was never opened).
