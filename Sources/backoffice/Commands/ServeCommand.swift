@@ -10,10 +10,12 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             The URL's role must not own the tables (row-level security applies to it): use the \
             backoffice_app role the migrations create. SIGTERM drains requests, then stops.
-            Payments: BACKOFFICE_PAYMENTS=simulated (default) or http, with BACKOFFICE_PAYMENTS_URL, \
+            Payments (required): BACKOFFICE_PAYMENTS=http, with BACKOFFICE_PAYMENTS_URL, \
             BACKOFFICE_PAYMENTS_API_KEY and BACKOFFICE_PAYMENTS_NAME (the provider's name in webhook URLs, \
             default stripe); BACKOFFICE_PAYMENTS_TIMEOUT_SECONDS (each attempt, default 5) and \
-            BACKOFFICE_PAYMENTS_COOLDOWN_SECONDS (how long an open circuit refuses calls, default 30). Payment webhooks are accepted for the providers named in \
+            BACKOFFICE_PAYMENTS_COOLDOWN_SECONDS (how long an open circuit refuses calls, default 30); or \
+            BACKOFFICE_PAYMENTS=simulated (every payment succeeds: tests and demos only). Without it serve \
+            refuses to start. Payment webhooks are accepted for the providers named in \
             BACKOFFICE_WEBHOOK_SECRETS (provider=secret, comma-separated; a provider twice while a \
             secret is rotated).
             Read replica: --read-database-url (env BACKOFFICE_READ_DATABASE_URL) names a streaming \
@@ -81,8 +83,16 @@ struct Serve: AsyncParsableCommand {
 
 /// The payment provider `serve` uses, from the environment.
 enum PaymentConfiguration {
+    /// The provider `BACKOFFICE_PAYMENTS` names. There is no default: a production service never
+    /// takes payments from the simulated provider because a setting was forgotten.
+    /// - Throws: `CLIFailure.usage` naming the setting when it is missing, unknown or incomplete.
     static func validator(_ environment: [String: String]) throws -> any PaymentValidator {
-        switch environment["BACKOFFICE_PAYMENTS"] ?? "simulated" {
+        guard let choice = environment["BACKOFFICE_PAYMENTS"], !choice.isEmpty else {
+            throw CLIFailure.usage(
+                "serve needs BACKOFFICE_PAYMENTS: http (a real provider, with BACKOFFICE_PAYMENTS_URL and BACKOFFICE_PAYMENTS_API_KEY) "
+                    + "or simulated (every payment succeeds: tests and demos only)")
+        }
+        switch choice {
         case "simulated": return SimulatedPaymentValidator()
         case "http":
             guard let url = environment["BACKOFFICE_PAYMENTS_URL"], URL(string: url)?.scheme?.hasPrefix("http") == true else {

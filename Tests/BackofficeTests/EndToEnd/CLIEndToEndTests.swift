@@ -24,6 +24,7 @@ func environment(_ extra: [String: String]) -> [String: String] {
     var env = ProcessInfo.processInfo.environment
     env.removeValue(forKey: "BACKOFFICE_TOKEN")
     env.removeValue(forKey: "BACKOFFICE_URL")
+    env.removeValue(forKey: "BACKOFFICE_PAYMENTS")
     return env.merging(extra) { _, new in new }
 }
 
@@ -38,7 +39,9 @@ func withServer(
     let log = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).log").path
     let server = try ChildProcess.spawn(
         [backofficeExecutable, "serve", "--port", "0", "--policies", projectRoot.appendingPathComponent("policies").path] + arguments,
-        environment: environment(["BACKOFFICE_DATABASE_URL": env.appURL.connectionString].merging(extra) { _, new in new }), outputPath: log)
+        environment: environment(
+            ["BACKOFFICE_DATABASE_URL": env.appURL.connectionString, "BACKOFFICE_PAYMENTS": "simulated"].merging(extra) { _, new in new }),
+        outputPath: log)
     var running = true
     func stop() -> String {
         if running {

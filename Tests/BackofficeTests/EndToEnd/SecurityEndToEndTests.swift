@@ -85,13 +85,30 @@ struct SecurityEndToEndTests {
             defer { try? FileManager.default.removeItem(atPath: log) }
             let server = try ChildProcess.spawn(
                 [backofficeExecutable, "serve", "--port", "0", "--policies", projectRoot.appendingPathComponent("policies").path],
-                environment: environment(["BACKOFFICE_DATABASE_URL": env.owner.connectionString]), outputPath: log)
+                environment: environment(["BACKOFFICE_DATABASE_URL": env.owner.connectionString, "BACKOFFICE_PAYMENTS": "simulated"]),
+                outputPath: log)
             let status = ChildProcess.wait(server)
             let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             #expect(status == 7, "\(output)")
             #expect(output.contains("is a superuser"))
             #expect(!output.contains("listening on"))
             #expect(!output.contains(env.owner.password ?? "no password"), "the password is not printed")
+        }
+    }
+
+    @Test("serve without BACKOFFICE_PAYMENTS refuses to start (usage, exit 64) and names the setting: it never falls back to the simulated provider")
+    func serveNeedsPayments() async throws {
+        try await TestEnvironment.with { env in
+            let log = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).log").path
+            defer { try? FileManager.default.removeItem(atPath: log) }
+            let server = try ChildProcess.spawn(
+                [backofficeExecutable, "serve", "--port", "0", "--policies", projectRoot.appendingPathComponent("policies").path],
+                environment: environment(["BACKOFFICE_DATABASE_URL": env.appURL.connectionString]), outputPath: log)
+            let status = ChildProcess.wait(server)
+            let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            #expect(status == 64, "\(output)")
+            #expect(output.contains("BACKOFFICE_PAYMENTS"))
+            #expect(!output.contains("listening on"))
         }
     }
 
