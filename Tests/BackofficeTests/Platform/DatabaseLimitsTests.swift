@@ -89,6 +89,37 @@ struct DatabaseLimitsTests {
         }
     }
 
+    @Test("a request answered 503 by its deadline never commits afterwards: a write its work makes after the answer is rolled back")
+    func answeredRequestNeverCommits() async throws {
+        try await TestEnvironment.with { env in
+            let token = env.fixture.tokens[.platformAdmin]!
+            let wrote = Mutex(false)
+            let ended = Mutex(false)
+            await #expect(throws: DomainError.unavailable) {
+                try await RequestDeadline.run(within: .milliseconds(100)) {
+                    defer { ended.withLock { $0 = true } }
+                    try await env.database.requestTransaction(tokenHash: TokenSecret(value: token).hash) { principal, transaction in
+                        // A use case that outlives its deadline: it writes only once the request has its 503.
+                        while RequestDeadline.work?.isRunning == true { try? await Task.sleep(for: .milliseconds(5)) }
+                        // (written from a task the deadline's cancellation does not reach, as a statement already sent would be)
+                        let connection = transaction.connection
+                        try await Task.detached {
+                            try await connection.query(
+                                "INSERT INTO tenants (id, slug, name) VALUES (gen_random_uuid(), 'late-shop', 'Late')", logger: testLogger)
+                        }.value
+                        wrote.withLock { $0 = true }
+                        return ((), commit: true)
+                    }
+                }
+            }
+            // The work is left to end on its own after the answer: wait for it (no clock involved).
+            while !ended.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(wrote.withLock { $0 }, "the late write was made")
+            #expect(try await env.ownerScalar("SELECT count(*) FROM tenants WHERE slug = 'late-shop'", as: Int.self) == 0, "and never committed")
+            #expect(try await env.database.transaction(for: env.fixture.principals[.platformAdmin]!) { _ in 1 } == 1, "the pool serves on")
+        }
+    }
+
     @Test("inside a request's work, a connection that comes after the lease timed out runs nothing: the request was answered 503 already")
     func lateLeaseRunsNothing() async throws {
         try await TestEnvironment.with { env in
@@ -169,6 +200,8 @@ struct DatabaseLimitsTests {
         let expiries = Mutex(0)
         var isRunning: Bool { expiries.withLock { $0 == 0 } }
         func expire() { expiries.withLock { $0 += 1 } }
+        func claimCommit() -> Bool { isRunning }
+        func commitEnded() {}
     }
 
     /// Serves the API from a pool of one connection with a 1 s lease timeout: `during` runs while

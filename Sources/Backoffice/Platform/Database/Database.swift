@@ -178,7 +178,8 @@ public struct Database: Sendable {
                 do {
                     let (result, commit) = try await body(connection)
                     if commit {
-                        _ = try await connection.rows(Commit(), logger: logger)
+                        // Not once the request has been answered 503 by its deadline (the catch rolls back).
+                        try await RequestDeadline.committing { _ = try await connection.rows(Commit(), logger: logger) }
                         readCache.changed()
                         try? await afterCommit?(connection)
                     } else {

@@ -12,6 +12,11 @@ import Synchronization
 /// Inside the work, `RequestDeadline.work` is the work itself: what waits on a bound of its own
 /// (the pool's lease) ends the request early with `expire()` instead of keeping time in tasks of
 /// its own.
+///
+/// A 503 by the deadline means nothing was changed: the work's transactions commit only after
+/// claiming the commit (`claimCommit()`), which fails once the request has been answered (the
+/// transaction is rolled back instead) and, once claimed, holds the deadline's answer back until
+/// the commit is over (the work answers, with what it committed).
 enum RequestDeadline {
     /// The request work the current task runs, if any.
     @TaskLocal static var work: (any RequestWork)?
@@ -42,15 +47,41 @@ enum RequestDeadline {
 protocol RequestWork: Sendable {
     /// True until the request has its answer.
     var isRunning: Bool { get }
-    /// Answers the request 503 (`DomainError.unavailable`) now, unless it has its answer, and
-    /// cancels the work.
+    /// Answers the request 503 (`DomainError.unavailable`) now, unless it has its answer or a
+    /// commit is under way (claimed), and cancels the work.
     func expire()
+    /// Claims the right to commit: false once the request has been answered (the caller rolls
+    /// back). Until `commitEnded()`, the deadline does not answer: a 503 is never sent for work
+    /// that may be committing.
+    func claimCommit() -> Bool
+    /// The claimed commit is over (committed or failed); the deadline may answer again.
+    func commitEnded()
+}
+
+extension RequestDeadline {
+    /// Runs `commit` for the current request's work once it claims the commit; without request
+    /// work (a background service, the CLI) it just runs it.
+    /// - Throws: `DomainError.unavailable`, without running `commit`, when the request has been
+    ///   answered already (503 by its deadline): the caller rolls back.
+    static func committing<T>(_ commit: () async throws -> T) async throws -> T {
+        guard let work else { return try await commit() }
+        guard work.claimCommit() else { throw DomainError.unavailable }
+        defer { work.commitEnded() }
+        return try await commit()
+    }
 }
 
 /// The one answer of a `RequestDeadline` run (the work's or the deadline's, whichever comes
 /// first) and the work's task.
 private final class WorkHandle<T: Sendable>: RequestWork {
-    private let state = Mutex<(waiter: CheckedContinuation<T, any Error>?, work: Task<Void, Never>?, cancelled: Bool)>((nil, nil, false))
+    private struct State {
+        var waiter: CheckedContinuation<T, any Error>?
+        var work: Task<Void, Never>?
+        var cancelled = false
+        /// Commits claimed and not yet over: the deadline does not answer during them.
+        var committing = 0
+    }
+    private let state = Mutex(State())
 
     func await(_ continuation: CheckedContinuation<T, any Error>) { state.withLock { $0.waiter = continuation } }
 
@@ -77,7 +108,29 @@ private final class WorkHandle<T: Sendable>: RequestWork {
     var isRunning: Bool { state.withLock { $0.waiter != nil } }
 
     func expire() {
-        if answer(.failure(DomainError.unavailable)) { cancel() }
+        // Taken in the same lock as a commit's claim: never both.
+        let waiter = state.withLock { state -> CheckedContinuation<T, any Error>? in
+            guard state.committing == 0 else { return nil }
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        guard let waiter else { return }
+        waiter.resume(throwing: DomainError.unavailable)
+        cancel()
+    }
+
+    func claimCommit() -> Bool {
+        state.withLock { state in
+            guard state.waiter != nil else { return false }
+            state.committing += 1
+            return true
+        }
+    }
+
+    func commitEnded() {
+        // A deadline that passed during the commit does not answer afterwards: what was committed
+        // is the work's own answer to give, and it is on its way.
+        state.withLock { $0.committing -= 1 }
     }
 
     func cancel() {
