@@ -63,11 +63,41 @@ struct EdgeSecurityTests {
                 let manager = env.fixture.tokens[.backendManager]!
                 let elsewhere = try await client.call(.get, "/v1/customers", token: manager, headers: ["X-Forwarded-For": "198.51.100.2"])
                 #expect(elsewhere.status == 200, "another address is not affected")
-                let sameAddress = try await client.call(.get, "/v1/customers", token: manager, headers: attacker)
-                #expect(sameAddress.status == 429, "the limited address is refused whatever it sends, until the window passes")
+                let unknown = try await client.call(.get, "/v1/customers", token: env.fixture.tokens[.auditor]!, headers: attacker)
+                #expect(unknown.status == 429, "a token that has not authenticated lately is refused without a lookup, until the window passes")
                 let metrics = try await client.call(.get, "/metrics", token: nil)
                 #expect(metrics.text.contains("backoffice_authentication_rate_limited_total"))
                 #expect(metrics.text.contains("backoffice_authentication_failures_total"))
+            }
+        }
+    }
+
+    @Test(
+        "a script's bad tokens never lock out the working credentials of its host: the app backend and the manager keep their answers, the bad token gets 429"
+    )
+    func badScriptDoesNotLockOutTheHost() async throws {
+        try await TestEnvironment.with { env in
+            let limit = env.policies.security.failedAuthenticationLimit
+            try await env.withApp(trustedProxies: [try CIDR("127.0.0.1/32")]) { client in
+                let host = ["X-Forwarded-For": "192.0.2.10"]
+                let (app, manager) = (env.fixture.tokens[.appService]!, env.fixture.tokens[.backendManager]!)
+                #expect(try await client.call(.get, "/v1/catalog", token: app, headers: host).status == 200)
+                #expect(try await client.call(.get, "/v1/customers", token: manager, headers: host).status == 200)
+                for attempt in 0..<(limit + 10) {
+                    _ = try await client.call(.get, "/v1/customers", token: "bo_wrong_script_token_\(attempt)", headers: host)
+                }
+                let bad = try await client.call(.get, "/v1/customers", token: "bo_wrong_script_token", headers: host)
+                #expect(bad.status == 429, "the failing script is throttled")
+                for _ in 0..<5 {
+                    #expect(try await client.call(.get, "/v1/catalog", token: app, headers: host).status == 200, "the app backend still works")
+                    #expect(try await client.call(.get, "/v1/customers", token: manager, headers: host).status == 200, "and so does the manager")
+                }
+                #expect(
+                    try await client.call(
+                        .post, "/v1/customers", token: app,
+                        json: #"{"id":"\#(UUID().uuidString.lowercased())","email":"host@example.com","display_name":"H"}"#,
+                        headers: host
+                    ).status == 201, "changes too")
             }
         }
     }

@@ -31,6 +31,8 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     let bulkPaths: Set<String>
     let clientAddress: ClientAddress
     let throttle: AddressThrottle
+    /// The credentials the throttle lets through from a limited address.
+    let knownCredentials: KnownCredentials
     /// The operations callable without a token, and the limit on public submissions.
     let publicRoutes: ContractRoutes
     /// The reads a read replica may answer (`Database.readSession`).
@@ -73,6 +75,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                 return try await RequestDeadline.run(within: deadline) { [request, logger] in
                     @Sendable func authenticated(_ principal: Principal?, _ transaction: RequestTransaction) async throws -> Response {
                         guard let principal else { throw refuse(request, address: address, logger: logger) }
+                        knownCredentials.remember(secret.hash)
                         actor.withLock { $0 = principal }
                         var scope = RequestScope(principal: principal, requestID: requestID, sourceIP: sourceIP)
                         scope.transaction = transaction
@@ -170,15 +173,16 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     }
 
     /// The request's well-formed bearer token. An address over the failure limit of
-    /// `policies/security.yaml` is refused with 429 and `Retry-After`, whatever it sends; a missing
-    /// or malformed token is refused (401) without touching the database.
+    /// `policies/security.yaml` is refused with 429 and `Retry-After` without a lookup, unless it
+    /// sends a token that authenticated lately (`KnownCredentials`): one bad script does not lock
+    /// the working clients of its host out. A missing or malformed token is refused (401) without
+    /// touching the database.
     private func presentedToken(_ request: Request, address: String, logger: Logger) async throws -> TokenSecret {
-        if let wait = throttle.retryAfter(address) {
+        let token = Self.bearer(request.headers[.authorization]).map(TokenSecret.init(value:))
+        if let wait = throttle.retryAfter(address), !(token.map { $0.isWellFormed && knownCredentials.contains($0.hash) } ?? false) {
             throw limited(address, wait: wait, "authentication rate-limited", .tooManyFailedAuthentications(retryAfter: wait), logger: logger)
         }
-        guard let token = Self.bearer(request.headers[.authorization]).map(TokenSecret.init(value:)), token.isWellFormed else {
-            throw refuse(request, address: address, logger: logger)
-        }
+        guard let token, token.isWellFormed else { throw refuse(request, address: address, logger: logger) }
         return token
     }
 

@@ -118,7 +118,7 @@ public enum BackofficeServer {
         let responder = EdgeResponder(
             inner: router.buildResponder(), database: database, maxBodySize: settings.maxBodySize, maxBulkBodySize: settings.maxBulkBodySize,
             bulkPaths: settings.bulkPaths,
-            clientAddress: ClientAddress(trustedProxies: settings.trustedProxies), throttle: throttle,
+            clientAddress: ClientAddress(trustedProxies: settings.trustedProxies), throttle: throttle, knownCredentials: KnownCredentials(),
             publicRoutes: .publicOperations, lagTolerantReads: .lagTolerantReads, submissionThrottle: submissionThrottle,
             hotLists: handEncodedLists ? HandEncodedLists(database: database, policies: policies) : nil)
         return Application(
