@@ -142,6 +142,7 @@ public struct DisableOperator: AuditedOperation {
 }
 
 /// Issues a token for an operator (`tokens.create`): the secret is returned once and stored as SHA-256.
+/// A partner admin issues tokens for itself and its staff, never for another admin (403).
 public struct CreateToken: AuditedOperation {
     public static let action: Action = "tokens.create"
     let operatorID: UUID
@@ -170,6 +171,9 @@ public struct CreateToken: AuditedOperation {
                 "SELECT \(unescaped: Operator.columns) FROM operators WHERE id = \(operatorID)", as: Operator.self)
         else { throw DomainError.notFound("Operator \(operatorID.text)") }
         guard owner.status == "active" else { throw DomainError.invalidTransition("The operator is disabled.", current: owner.status) }
+        if owner.role == .partnerAdmin, unit.principal.role == Role.partnerAdmin.rawValue, owner.id != unit.principal.operatorID {
+            throw DomainError.forbiddenTarget(Self.action, detail: "A partner admin mints tokens for itself and its staff, not for another admin.")
+        }
         let secret = TokenSecret.generate()
         let query: PostgresQuery = """
             INSERT INTO tokens (tenant_id, id, operator_id, name, secret_hash, role, expires_at)

@@ -67,6 +67,55 @@ struct TokenTests {
         }
     }
 
+    @Test("a partner admin mints tokens for itself and its staff, never for another admin of its tenant (403, nothing written)")
+    func partnerAdminCannotMintForAnotherAdmin() async throws {
+        try await TestEnvironment.with { env in
+            let partner = env.fixture.partners[0]
+            try await env.withApp { client in
+                let second = try await client.call(
+                    .post, "/v1/operators", token: partner.adminToken,
+                    json: #"{"email":"second-admin@\#(partner.slug).example","role":"partner_admin"}"#)
+                #expect(second.status == 201, "\(second.text)")
+                let secondID = try #require(second["id"])
+                let tokens = { try await env.ownerScalar("SELECT count(*) FROM tokens", as: Int.self) }
+                let before = try await tokens()
+                let minted = try await client.call(.post, "/v1/tokens", token: partner.adminToken, json: #"{"operator_id":"\#(secondID)"}"#)
+                #expect(minted.status == 403, "\(minted.text)")
+                #expect(minted["code"] == "forbidden")
+                #expect(try await tokens() == before)
+                #expect(
+                    try await env.ownerScalar("SELECT count(*) FROM audit_events WHERE action = 'tokens.create' AND target_id IS NULL", as: Int.self)
+                        == 0)
+
+                let staffID = try #require(
+                    try await client.call(.get, "/v1/operators", token: partner.adminToken).decode(Components.Schemas.OperatorPage.self).items
+                        .first { $0.role == .partnerStaff }?.id)
+                let own = partner.admin.operatorID!.uuidString.lowercased()
+                for id in [staffID, own] {
+                    let reply = try await client.call(.post, "/v1/tokens", token: partner.adminToken, json: #"{"operator_id":"\#(id)"}"#)
+                    #expect(reply.status == 201, "\(reply.text)")
+                }
+                #expect(
+                    try await client.call(.post, "/v1/tokens", token: env.fixture.tokens[.platformAdmin]!, json: #"{"operator_id":"\#(secondID)"}"#)
+                        .status == 201, "the platform admin may")
+            }
+        }
+    }
+
+    @Test("partner staff may not refund an order (403): returning captured money is the partner admin's")
+    func staffCannotRefund() async throws {
+        try await TestEnvironment.with { env in
+            let partner = env.fixture.partners[0]
+            try await env.withApp { client in
+                let refund = try await client.call(
+                    .post, "/v1/orders/\(UUID().uuidString.lowercased())/refund", token: partner.staffToken, json: #"{"reason":"broken"}"#)
+                #expect(refund.status == 403, "\(refund.text)")
+                #expect(refund["code"] == "forbidden")
+                #expect(try await env.ownerScalar("SELECT count(*) FROM audit_events WHERE action = 'orders.refund'", as: Int.self) == 0)
+            }
+        }
+    }
+
     @Test("bootstrap creates the first platform admin once")
     func bootstrap() async throws {
         try await TestEnvironment.with { env in

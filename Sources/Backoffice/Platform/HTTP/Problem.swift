@@ -107,10 +107,12 @@ extension Problem {
         case .unprocessable(let code, let detail, let issues):
             self = Problem(status: 422, code: code, title: "Unprocessable", detail: detail, errors: issues)
         case .forbidden(let action): self = .forbidden(action)
+        case .forbiddenTarget(_, let detail): self = Problem(status: 403, code: "forbidden", title: "Forbidden", detail: detail)
         case .refused: self = Problem(status: 403, code: "forbidden", title: "Forbidden", detail: "Refused by the database.")
         case .piiMasked(let field): self = .piiMasked(field)
         case .invalidTransition(let detail, let current): self = .invalidTransition(detail, current: current)
         case .conflict(let code, let detail): self = .conflict(code, detail)
+        case .outdated(let code, let detail, let issues): self = Problem(status: 409, code: code, title: "Conflict", detail: detail, errors: issues)
         case .versionMismatch(let current): self = .preconditionFailed(current: current)
         case .idempotencyKeyReused: self = .idempotencyKeyReused
         case .unauthenticated: self = .unauthenticated

@@ -10,6 +10,8 @@ public enum DomainError: Error, Sendable, Equatable {
     case invalid([FieldIssue])
     /// The principal's role may not perform the action.
     case forbidden(Action)
+    /// The role may perform the action, but not on this resource (`detail` says why).
+    case forbiddenTarget(Action, detail: String)
     /// The database refused the statement to the service role (row-level security, privileges).
     case refused
     /// The principal's role sees `field` masked and may not filter or sort by it.
@@ -21,6 +23,9 @@ public enum DomainError: Error, Sendable, Equatable {
     case invalidTransition(String, current: String)
     /// The change conflicts with what is stored (`code` is stable, snake_case).
     case conflict(code: String, detail: String)
+    /// The request named values that are no longer the stored ones (`code`, e.g. `price_changed`);
+    /// each issue names a field and carries the stored value in `current`.
+    case outdated(code: String, detail: String, issues: [FieldIssue])
     /// `If-Match` names an older version than `current` (an entity tag).
     case versionMismatch(current: String)
     /// The same Idempotency-Key came with a different request.

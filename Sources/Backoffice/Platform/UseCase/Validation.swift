@@ -5,11 +5,14 @@ public struct FieldIssue: Sendable, Codable, Equatable {
     public let field: String
     public let code: String
     public let message: String
+    /// The value stored now, when the field named an older one (a price that changed).
+    public var current: String? = nil
 
-    public init(field: String, code: String, message: String) {
+    public init(field: String, code: String, message: String, current: String? = nil) {
         self.field = field
         self.code = code
         self.message = message
+        self.current = current
     }
 }
 
