@@ -276,9 +276,9 @@ public enum DemoEnvironment {
             }
             let buyers = customers.shuffledDeterministically(seed: slug)
             guard buyers.count >= 7 else { continue }
-            let card = [CheckoutRequest.Line(goodID: usd.id, quantity: 1, payIn: .usd)]
+            let card = [CheckoutRequest.Line(goodID: usd.id, quantity: 1, payIn: .usd, expectedUnitPrice: usd.priceCents)]
             _ = try await place(buyers[0], card)
-            let accepted = try await place(buyers[1], [.init(goodID: usd.id, quantity: 2, payIn: .usd)])
+            let accepted = try await place(buyers[1], [.init(goodID: usd.id, quantity: 2, payIn: .usd, expectedUnitPrice: usd.priceCents)])
             _ = try await database.run(AcceptOrder(orderID: accepted), context: partner)
             let shipped = try await place(buyers[2], card)
             _ = try await database.run(AcceptOrder(orderID: shipped), context: partner)
@@ -287,7 +287,10 @@ public enum DemoEnvironment {
             _ = try await database.runAsSystem(
                 AdjustFitPoints(customerID: buyers[3].id, points: points.priceFitPoints ?? 0, reason: "demo: points to spend in the shop"),
                 context: context)
-            let delivered = try await place(buyers[3], [.init(goodID: points.id, quantity: 1, payIn: .fitpoints)] + (usd.id == points.id ? [] : card))
+            let delivered = try await place(
+                buyers[3],
+                [.init(goodID: points.id, quantity: 1, payIn: .fitpoints, expectedUnitPrice: points.priceFitPoints)]
+                    + (usd.id == points.id ? [] : card))
             _ = try await database.run(AcceptOrder(orderID: delivered), context: partner)
             _ = try await database.run(
                 ShipOrder(orderID: delivered, carrier: "USPS", trackingNumber: "9400111899223197428490", payments: payments), context: partner)

@@ -48,7 +48,8 @@ extension APIHandler {
             lines: try body.lines.enumerated().map { index, line in
                 .init(
                     goodID: try parseID(line.goodId, "lines[\(index)].good_id"), quantity: line.quantity,
-                    payIn: try OrderLine.Currency(known: line.payIn.rawValue))
+                    payIn: try OrderLine.Currency(known: line.payIn.rawValue),
+                    expectedUnitPrice: line.payIn == .usd ? line.expectedUnitPriceCents : line.expectedUnitPriceFitpoints)
             },
             shipping: Order.Shipping(
                 name: body.shipping.name,

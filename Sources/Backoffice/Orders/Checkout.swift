@@ -7,11 +7,20 @@ public struct CheckoutRequest: Sendable {
         public var goodID: UUID
         public var quantity: Int
         public var payIn: OrderLine.Currency
+        /// The unit price the customer saw, in `payIn`'s currency (cents or FitPoints): the order
+        /// is placed only at that price.
+        public var expectedUnitPrice: Int64?
 
-        public init(goodID: UUID, quantity: Int, payIn: OrderLine.Currency) {
+        public init(goodID: UUID, quantity: Int, payIn: OrderLine.Currency, expectedUnitPrice: Int64?) {
             self.goodID = goodID
             self.quantity = quantity
             self.payIn = payIn
+            self.expectedUnitPrice = expectedUnitPrice
+        }
+
+        /// The request's field that carries the expected price of line `index`.
+        func expectedPriceField(_ index: Int) -> String {
+            "lines[\(index)].expected_unit_price_" + (payIn == .usd ? "cents" : "fitpoints")
         }
     }
 
@@ -73,6 +82,7 @@ public struct Checkout: AuditedOperation {
                 OrderLine(
                     line: index + 1, goodID: good.id, sku: good.sku, name: good.name, quantity: line.quantity, paidIn: line.payIn, unitPrice: price))
         }
+        try requireExpectedPrices(lines)
         let short = lines.filter { line in (goods[line.goodID]?.stock ?? 0) < Int64(line.quantity) }
         guard short.isEmpty else {
             throw DomainError.conflict(
@@ -83,7 +93,7 @@ public struct Checkout: AuditedOperation {
         let totalPoints = lines.filter { $0.paidIn == .fitpoints }.reduce(0) { $0 + $1.total }
         try await unit.execute(
             """
-            UPDATE goods g SET stock = g.stock - r.quantity, updated_at = \(unit.now)
+            UPDATE goods g SET stock = g.stock - r.quantity, updated_at = \(unit.now), version = g.version + 1
             FROM unnest(\(lines.map(\.goodID))::uuid[], \(lines.map { Int32($0.quantity) })::int4[]) AS r(id, quantity) WHERE g.id = r.id
             """)
         if totalPoints > 0 {
@@ -136,6 +146,7 @@ public struct Checkout: AuditedOperation {
             Set(request.lines.map(\.goodID)).count == request.lines.count, "lines", "duplicate_good", "each good once (raise its quantity)")
         for (index, line) in request.lines.enumerated() {
             validation.require((1...100).contains(line.quantity), "lines[\(index)].quantity", "out_of_range", "must be from 1 to 100")
+            validation.require(line.expectedUnitPrice != nil, line.expectedPriceField(index), "required", "the unit price the customer saw")
         }
         validation.text(request.shipping.name, "shipping.name", max: 200)
         let address = request.shipping.address
@@ -150,6 +161,24 @@ public struct Checkout: AuditedOperation {
             validation.text(request.paymentMethod, "payment_method", max: 200)
         }
         try validation.check()
+    }
+
+    /// Every line's price is the one the customer saw.
+    /// - Throws: `outdated(price_changed)` naming each line whose price changed, with its price
+    ///   now; nothing has been reserved yet.
+    private func requireExpectedPrices(_ lines: [OrderLine]) throws {
+        let changed = zip(request.lines, lines).enumerated().compactMap { index, pair -> FieldIssue? in
+            let (asked, line) = pair
+            guard asked.expectedUnitPrice != line.unitPrice else { return nil }
+            return FieldIssue(
+                field: asked.expectedPriceField(index), code: "price_changed",
+                message: "'\(line.sku)' costs \(line.unitPrice) \(line.paidIn == .usd ? "cents" : "FitPoints") now", current: String(line.unitPrice))
+        }
+        guard changed.isEmpty else {
+            throw DomainError.outdated(
+                code: "price_changed", detail: "A price changed since the customer saw it; nothing was reserved. Show the new prices.",
+                issues: changed)
+        }
     }
 
     /// Locked or deleted customers cannot check out.

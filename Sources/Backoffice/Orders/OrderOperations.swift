@@ -63,7 +63,7 @@ enum OrderStatus {
             WITH locked AS (
                 SELECT id FROM goods WHERE id IN (SELECT good_id FROM order_lines WHERE order_id = \(order.id)) ORDER BY id FOR UPDATE
             )
-            UPDATE goods g SET stock = g.stock + l.quantity, updated_at = \(unit.now)
+            UPDATE goods g SET stock = g.stock + l.quantity, updated_at = \(unit.now), version = g.version + 1
             FROM order_lines l WHERE l.order_id = \(order.id) AND g.id = l.good_id AND g.id IN (SELECT id FROM locked)
             """)
     }

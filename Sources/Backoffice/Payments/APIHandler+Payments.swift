@@ -4,7 +4,8 @@ import Foundation
 extension APIHandler {
     func receivePaymentWebhook(_ input: Operations.ReceivePaymentWebhook.Input) async throws -> Operations.ReceivePaymentWebhook.Output {
         guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
-        let event = PaymentEvent(id: body.id, type: body._type, paymentID: body.data.paymentId, failureCode: body.data.failureCode)
+        let event = PaymentEvent(
+            id: body.id, type: body._type, paymentID: body.data.paymentId, failureCode: body.data.failureCode, amountCents: body.data.amountCents)
         let receipt = try await publicChange(
             ReceivePaymentWebhook(
                 provider: input.path.provider, body: RequestScope.current?.rawBody ?? [], signature: input.headers.webhookSignature,

@@ -82,21 +82,23 @@ public struct HTTPPaymentValidator: PaymentValidator {
     }
 
     public func void(paymentID: String, idempotencyKey: String) async throws -> PaymentOutcome {
-        Self.outcome(try await post("void", "/v1/payment_intents/\(paymentID)/cancel", [:], idempotencyKey: idempotencyKey))
+        Self.outcome(try await post("void", "/v1/payment_intents/\(paymentID)/cancel", [:], idempotencyKey: idempotencyKey), voiding: true)
     }
 
     public func status(of paymentID: String) async throws -> PaymentOutcome {
         Self.outcome(try await call("status", .GET, "/v1/payment_intents/\(paymentID)", body: nil, idempotencyKey: nil))
     }
 
-    /// A PaymentIntent's or Refund's status as our outcome.
-    static func outcome(_ answer: Answer) -> PaymentOutcome {
+    /// A PaymentIntent's or Refund's status as our outcome. `canceled` is the success of a void
+    /// and a refusal of everything else (a cancelled payment is never authorized or captured).
+    static func outcome(_ answer: Answer, voiding: Bool = false) -> PaymentOutcome {
         switch answer {
         case .cardError(let code): return .declined(code: code)
         case .object(let object):
             let id = object["id"] as? String ?? ""
             switch object["status"] as? String {
-            case "requires_capture", "succeeded", "canceled": return .succeeded(id: id)
+            case "requires_capture", "succeeded": return .succeeded(id: id)
+            case "canceled": return voiding ? .succeeded(id: id) : .declined(code: "canceled")
             case "processing", "requires_action", "pending": return .pending(id: id)
             default:
                 let error = object["last_payment_error"] as? [String: Any]
@@ -117,11 +119,25 @@ public struct HTTPPaymentValidator: PaymentValidator {
 
     /// One call: through the breaker, retried while it reaches no verdict; counted on `/metrics`
     /// by `operation` and outcome (`ok`, `declined`, `failed`: no verdict, circuit open included).
+    /// Every exit is recorded by the breaker: a call cancelled before its verdict gives a half-open
+    /// circuit's trial back (`CircuitBreaker.abandon()`), so it never stays half-open.
     private func call(_ operation: String, _ method: HTTPMethod, _ path: String, body: String?, idempotencyKey: String?) async throws -> Answer {
         do { try breaker.admit() } catch {
             ServiceMetrics.paymentCall(operation, "failed")
             throw error
         }
+        do {
+            return try await attempts(operation, method, path, body: body, idempotencyKey: idempotencyKey)
+        } catch is CancellationError {
+            breaker.abandon()
+            throw CancellationError()
+        }
+    }
+
+    /// The attempts of one admitted call, recording its verdict or its failure with the breaker.
+    private func attempts(_ operation: String, _ method: HTTPMethod, _ path: String, body: String?, idempotencyKey: String?) async throws
+        -> Answer
+    {
         var attempt = 0
         while true {
             attempt += 1
@@ -131,7 +147,8 @@ public struct HTTPPaymentValidator: PaymentValidator {
                 if case .cardError = answer { ServiceMetrics.paymentCall(operation, "declined") } else { ServiceMetrics.paymentCall(operation, "ok") }
                 return answer
             } catch let failure as Retryable {
-                guard attempt < settings.attempts, method == .GET || idempotencyKey != nil else {
+                guard attempt < settings.attempts, method == .GET || idempotencyKey != nil, !Task.isCancelled else {
+                    if Task.isCancelled { throw CancellationError() }
                     breaker.record(success: false)
                     ServiceMetrics.paymentCall(operation, "failed")
                     throw failure.error
@@ -230,6 +247,17 @@ public final class CircuitBreaker: Sendable {
                 Self.publish(.halfOpen)
             }
         }
+    }
+
+    /// A call admitted and then cancelled before its verdict: a half-open circuit's trial is given
+    /// back (open again, its cooldown already over, so the next call is the new trial); a closed
+    /// circuit counts nothing.
+    func abandon() {
+        let state = state.withLock { value in
+            if value.state == .halfOpen { value.state = .open }
+            return value.state
+        }
+        Self.publish(state)
     }
 
     /// Records a call's end: a success closes the circuit; a failure counts, and opens it at the

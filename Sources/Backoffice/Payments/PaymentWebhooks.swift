@@ -66,9 +66,11 @@ public struct PaymentEvent: Sendable {
     public var type: String
     public var paymentID: String
     public var failureCode: String?
+    /// For a refund: what this refund returned, in cents (nil: all that was left).
+    public var amountCents: Int64?
 
-    public init(id: String, type: String, paymentID: String, failureCode: String?) {
-        (self.id, self.type, self.paymentID, self.failureCode) = (id, type, paymentID, failureCode)
+    public init(id: String, type: String, paymentID: String, failureCode: String?, amountCents: Int64? = nil) {
+        (self.id, self.type, self.paymentID, self.failureCode, self.amountCents) = (id, type, paymentID, failureCode, amountCents)
     }
 }
 
@@ -136,16 +138,31 @@ public struct ReceivePaymentWebhook: AuditedOperation {
                 try await PaymentCompletion.failed(payment, order, code: event.failureCode ?? "payment_failed", payments: payments, in: unit)
                 != nil ? "cancelled" : "already_applied"
         default:
-            if payment.status == .captured, OrderTransition.sources(of: .refunded).contains(order.status) {
-                try await Payment.record(payment.id, status: .refunded, refundedCents: payment.capturedCents, in: unit)
-                let after = try await OrderStatus.move(order, to: .refunded, reason: "refunded at the payment provider", shipment: nil, in: unit)
-                try await OrderStatus.returnFitPoints(of: after, reason: "order refunded at the payment provider", in: unit)
-                outcome = "refunded"
-            } else {
-                outcome = "already_applied"
-            }
+            outcome = try await refunded(payment, order, in: unit)
         }
         return (outcome, order.tenantID, order.id)
+    }
+}
+
+extension ReceivePaymentWebhook {
+    /// A refund made at the provider: `event.amountCents` (all that is left when absent), never
+    /// more than what is left of the capture. A partial refund is recorded on the payment
+    /// (`partially_refunded`) and leaves the order as it is; the refund of what is left makes
+    /// the order refunded and gives its FitPoints back (`refunded`). FitPoints are never returned
+    /// in part: a dollar refund says nothing about the lines paid in points.
+    fileprivate func refunded(_ payment: Payment, _ order: Order, in unit: UnitOfWork) async throws -> String {
+        let left = payment.capturedCents - payment.refundedCents
+        guard payment.status == .captured, left > 0, OrderTransition.sources(of: .refunded).contains(order.status) else { return "already_applied" }
+        let amount = min(left, max(0, event.amountCents ?? left))
+        guard amount > 0 else { return "already_applied" }
+        guard amount == left else {
+            try await Payment.record(payment.id, status: .captured, refundedCents: payment.refundedCents + amount, in: unit)
+            return "partially_refunded"
+        }
+        try await Payment.record(payment.id, status: .refunded, refundedCents: payment.capturedCents, in: unit)
+        let after = try await OrderStatus.move(order, to: .refunded, reason: "refunded at the payment provider", shipment: nil, in: unit)
+        try await OrderStatus.returnFitPoints(of: after, reason: "order refunded at the payment provider", in: unit)
+        return "refunded"
     }
 }
 

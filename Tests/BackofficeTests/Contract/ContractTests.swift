@@ -298,7 +298,7 @@ enum ContractFixture {
         let order = try await env.database.run(
             Checkout(
                 CheckoutRequest(
-                    customerID: shop.customer.id, lines: [.init(goodID: shop.goods["BOTTLE"]!, quantity: 1, payIn: .usd)],
+                    customerID: shop.customer.id, lines: [.init(goodID: shop.goods["BOTTLE"]!, quantity: 1, payIn: .usd, expectedUnitPrice: 2_500)],
                     shipping: Order.Shipping(
                         name: "Contract",
                         address: ShopAddress(line1: "1 Main St", line2: nil, city: "Austin", region: "TX", postalCode: "73301", country: "US")),

@@ -1,7 +1,8 @@
-import Backoffice
 import Foundation
 import HummingbirdTesting
 import Testing
+
+@testable import Backoffice
 
 @Suite("The http payment adapter against a fake provider: retries, timeouts, no double charge, circuit breaker")
 struct HTTPPaymentValidatorTests {
@@ -79,6 +80,38 @@ struct HTTPPaymentValidatorTests {
             #expect(try await payments.authorize(authorization("d")) == .succeeded(id: "pi_fake_1"))
             #expect(breaker.current == .closed)
         }
+    }
+
+    @Test("a half-open circuit's trial call that is cancelled gives the trial back: the circuit never stays half-open")
+    func cancelledTrial() async throws {
+        let provider = FakePaymentProvider()
+        let clock = ManualInstant()
+        let breaker = CircuitBreaker(failureThreshold: 1, cooldown: .seconds(30), now: { clock.now })
+        try await provider.serve { (url: String) async throws -> Void in
+            let payments = adapter(url, attempts: 1, breaker: breaker)
+            await provider.inject([.error500])
+            await #expect(throws: PaymentProviderError.self) { try await payments.authorize(authorization("a")) }
+            #expect(breaker.current == .open)
+            clock.advance(.seconds(31))
+            await provider.inject([.slow(.seconds(30))])
+            let before = await provider.requests
+            let trial = Task { try await payments.authorize(authorization("trial")) }
+            while await provider.requests == before { try await Task.sleep(for: .milliseconds(10)) }  // the trial reached the provider
+            #expect(breaker.current == .halfOpen)
+            trial.cancel()
+            await #expect(throws: (any Error).self) { try await trial.value }
+            #expect(breaker.current == .open, "the cancelled trial was given back, not left half-open")
+            #expect(try await payments.authorize(authorization("next")) == .succeeded(id: "pi_fake_1"), "the next call is the new trial")
+            #expect(breaker.current == .closed)
+        }
+    }
+
+    @Test("a payment the provider reports canceled is never a success, except as the answer to a void")
+    func canceledIsNotSuccess() {
+        let canceled = HTTPPaymentValidator.Answer.object(["id": "pi_1", "status": "canceled"])
+        #expect(HTTPPaymentValidator.outcome(canceled) == .declined(code: "canceled"))
+        #expect(HTTPPaymentValidator.outcome(canceled, voiding: true) == .succeeded(id: "pi_1"))
+        #expect(HTTPPaymentValidator.outcome(.object(["id": "pi_1", "status": "requires_capture"])) == .succeeded(id: "pi_1"))
     }
 
     @Test("checkout through the service with the http adapter: a retried request after injected faults makes one order and one charge")

@@ -1,4 +1,5 @@
 import Backoffice
+import BackofficeAPI
 import Foundation
 import HTTPTypes
 import PostgresNIO
@@ -37,8 +38,19 @@ struct ShopFixture {
         return ShopFixture(env: env, partner: partner, customer: customer, goods: goods)
     }
 
-    func checkoutJSON(_ lines: [(String, Int, String)], card: String? = SimulatedPaymentValidator.approvedCard, customer: UUID? = nil) -> String {
-        let items = lines.map { #"{"good_id": "\#(goods[$0.0]!.uuidString.lowercased())", "quantity": \#($0.1), "pay_in": "\#($0.2)"}"# }
+    /// The unit prices the fixture's goods are created with, by sku and currency.
+    static let prices: [String: Int64] = ["BOTTLE usd": 2_500, "BOTTLE fitpoints": 3_000, "MAT usd": 4_900, "BAND fitpoints": 800]
+
+    /// A checkout of `lines` (sku, quantity, currency), each at the price the fixture set (1 where it set none), or at `prices`.
+    func checkoutJSON(
+        _ lines: [(String, Int, String)], card: String? = SimulatedPaymentValidator.approvedCard, customer: UUID? = nil, prices: [String: Int64] = [:]
+    ) -> String {
+        let items = lines.map { sku, quantity, currency in
+            let price = prices["\(sku) \(currency)"] ?? Self.prices["\(sku) \(currency)"] ?? 1
+            let field = currency == "usd" ? "expected_unit_price_cents" : "expected_unit_price_fitpoints"
+            return
+                #"{"good_id": "\#(goods[sku]!.uuidString.lowercased())", "quantity": \#(quantity), "pay_in": "\#(currency)", "\#(field)": \#(price)}"#
+        }
         let payment = card.map { #", "payment_method": "\#($0)""# } ?? ""
         return """
             {"customer_id": "\((customer ?? self.customer.id).uuidString.lowercased())", "lines": [\(items.joined(separator: ", "))],
@@ -121,12 +133,13 @@ struct OrdersTests {
             let app = env.fixture.tokens[.appService]!
             try await env.withApp { client in
                 let placed = try await client.call(
-                    .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("MAT", 1, "usd"), ("BAND", 2, "fitpoints")]))
+                    .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("MAT", 1, "usd"), ("BAND", 2, "fitpoints")]),
+                    headers: .newIdempotencyKey)
                 #expect(placed.status == 201, "\(placed.text)")
                 #expect(placed.json["total_fitpoints"] as? Int == 1_600)
                 #expect(try await shop.balance() == 400)
                 let pointsOnly = try await client.call(
-                    .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("BOTTLE", 0, "fitpoints")], card: nil))
+                    .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("BOTTLE", 0, "fitpoints")], card: nil), headers: .newIdempotencyKey)
                 #expect(pointsOnly.status == 422, "a quantity of 0")
                 #expect(try await shop.stock("BAND") == 1)
                 let id = try #require(placed["id"])
@@ -140,7 +153,7 @@ struct OrdersTests {
                 #expect(try await shop.stock("BAND") == 3)
                 #expect(try await shop.stock("MAT") == 5)
                 let pointsPaid = try await client.call(
-                    .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("BAND", 1, "fitpoints")], card: nil))
+                    .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("BAND", 1, "fitpoints")], card: nil), headers: .newIdempotencyKey)
                 #expect(pointsPaid["status"] == "paid", "an order paid in FitPoints alone is paid at once: \(pointsPaid.text)")
                 #expect(pointsPaid.json["payment"] == nil)
                 #expect(try await shop.balance() == 1_200)
@@ -159,32 +172,40 @@ struct OrdersTests {
                 let events = { try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self) ?? -1 }
                 let before = try await events()
                 let declined = try await client.call(
-                    .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("BOTTLE", 1, "usd")], card: SimulatedPaymentValidator.declinedCard))
+                    .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("BOTTLE", 1, "usd")], card: SimulatedPaymentValidator.declinedCard),
+                    headers: .newIdempotencyKey)
                 #expect(declined.status == 402)
                 #expect(declined["code"] == "card_declined")
                 let broke = try await client.call(
                     .post, "/v1/checkout", token: app,
-                    json: shop.checkoutJSON([("BOTTLE", 1, "usd")], card: SimulatedPaymentValidator.insufficientFundsCard))
+                    json: shop.checkoutJSON([("BOTTLE", 1, "usd")], card: SimulatedPaymentValidator.insufficientFundsCard),
+                    headers: .newIdempotencyKey)
                 #expect(broke["code"] == "insufficient_funds")
                 let down = try await client.call(
-                    .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("BOTTLE", 1, "usd")], card: SimulatedPaymentValidator.timeoutCard))
+                    .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("BOTTLE", 1, "usd")], card: SimulatedPaymentValidator.timeoutCard),
+                    headers: .newIdempotencyKey)
                 #expect(down.status == 503)
-                let points = try await client.call(.post, "/v1/checkout", token: app, json: shop.checkoutJSON([("BAND", 1, "fitpoints")]))
+                let points = try await client.call(
+                    .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("BAND", 1, "fitpoints")]), headers: .newIdempotencyKey)
                 #expect(points.status == 409)
                 #expect(points["code"] == "insufficient_fitpoints")
                 let affordable = try await client.call(
-                    .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("BAND", 1, "fitpoints")], card: nil))
+                    .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("BAND", 1, "fitpoints")], card: nil), headers: .newIdempotencyKey)
                 #expect(affordable.status == 409, "100 points do not buy an 800-point band either")
-                let stock = try await client.call(.post, "/v1/checkout", token: app, json: shop.checkoutJSON([("MAT", 6, "usd")]))
+                let stock = try await client.call(
+                    .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("MAT", 6, "usd")]), headers: .newIdempotencyKey)
                 #expect(stock["code"] == "out_of_stock")
-                let noPrice = try await client.call(.post, "/v1/checkout", token: app, json: shop.checkoutJSON([("MAT", 1, "fitpoints")]))
+                let noPrice = try await client.call(
+                    .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("MAT", 1, "fitpoints")]), headers: .newIdempotencyKey)
                 #expect(noPrice.status == 422)
-                let noCard = try await client.call(.post, "/v1/checkout", token: app, json: shop.checkoutJSON([("MAT", 1, "usd")], card: nil))
+                let noCard = try await client.call(
+                    .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("MAT", 1, "usd")], card: nil), headers: .newIdempotencyKey)
                 #expect(noCard.status == 422)
                 #expect(noCard.text.contains("payment_method"))
                 _ = try await env.database.run(
                     LockAccount(customerID: shop.customer.id, reason: "fraud review"), context: env.context(.backendManager))
-                let locked = try await client.call(.post, "/v1/checkout", token: app, json: shop.checkoutJSON([("BOTTLE", 1, "usd")]))
+                let locked = try await client.call(
+                    .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("BOTTLE", 1, "usd")]), headers: .newIdempotencyKey)
                 #expect(locked.status == 409)
                 #expect(locked["code"] == "account_locked")
                 #expect(try await events() == before + 1, "only the lock was audited")
@@ -194,8 +215,11 @@ struct OrdersTests {
                 #expect(try await shop.balance() == 100)
                 // A partner's token cannot place orders.
                 #expect(
-                    try await client.call(.post, "/v1/checkout", token: shop.partner.adminToken, json: shop.checkoutJSON([("BOTTLE", 1, "usd")]))
-                        .status == 403)
+                    try await client.call(
+                        .post, "/v1/checkout", token: shop.partner.adminToken, json: shop.checkoutJSON([("BOTTLE", 1, "usd")]),
+                        headers: .newIdempotencyKey
+                    )
+                    .status == 403)
             }
         }
     }
@@ -211,7 +235,7 @@ struct OrdersTests {
                 for customer in customers {
                     group.addTask {
                         let request = CheckoutRequest(
-                            customerID: customer, lines: [.init(goodID: mat, quantity: 1, payIn: .usd)],
+                            customerID: customer, lines: [.init(goodID: mat, quantity: 1, payIn: .usd, expectedUnitPrice: 4_900)],
                             shipping: Order.Shipping(
                                 name: "Buyer",
                                 address: ShopAddress(line1: "1 St", line2: nil, city: "Town", region: "TX", postalCode: "1", country: "US")),
@@ -243,7 +267,10 @@ struct OrdersTests {
             let shop = try await ShopFixture.make(env)
             let request = CheckoutRequest(
                 customerID: shop.customer.id,
-                lines: [.init(goodID: shop.goods["BOTTLE"]!, quantity: 1, payIn: .usd), .init(goodID: shop.goods["MAT"]!, quantity: 2, payIn: .usd)],
+                lines: [
+                    .init(goodID: shop.goods["BOTTLE"]!, quantity: 1, payIn: .usd, expectedUnitPrice: 2_500),
+                    .init(goodID: shop.goods["MAT"]!, quantity: 2, payIn: .usd, expectedUnitPrice: 4_900),
+                ],
                 shipping: Order.Shipping(
                     name: "Buyer", address: ShopAddress(line1: "1 St", line2: nil, city: "Town", region: "TX", postalCode: "1", country: "US")),
                 paymentMethod: SimulatedPaymentValidator.approvedCard)
@@ -301,7 +328,7 @@ struct OrdersTests {
             try await env.withApp { client in
                 var ids: [String] = []
                 for body in [tricky, shop.checkoutJSON([("MAT", 1, "usd")]), shop.checkoutJSON([("BAND", 1, "fitpoints")], card: nil)] {
-                    let placed = try await client.call(.post, "/v1/checkout", token: app, json: body)
+                    let placed = try await client.call(.post, "/v1/checkout", token: app, json: body, headers: .newIdempotencyKey)
                     #expect(placed.status == 201, "\(placed.text)")
                     ids.append(try #require(placed["id"]))
                 }
@@ -358,6 +385,85 @@ struct OrdersTests {
             }
         }
     }
+
+    @Test("a checkout without Idempotency-Key is 400 naming the header, and changes nothing")
+    func checkoutNeedsAKey() async throws {
+        try await TestEnvironment.with { env in
+            let shop = try await ShopFixture.make(env)
+            try await env.withApp { client in
+                let events = try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self)
+                let keyless = try await client.call(
+                    .post, "/v1/checkout", token: env.fixture.tokens[.appService]!, json: shop.checkoutJSON([("BOTTLE", 1, "usd")]))
+                #expect(keyless.status == 400, "\(keyless.text)")
+                #expect(keyless.text.contains("Idempotency-Key"))
+                #expect(try await env.ownerScalar("SELECT count(*) FROM orders", as: Int.self) == 0)
+                #expect(try await shop.stock("BOTTLE") == 10)
+                #expect(try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self) == events)
+            }
+        }
+    }
+
+    @Test("a price that changed since the customer saw it is 409 price_changed with the price now, and nothing is reserved")
+    func priceChanged() async throws {
+        try await TestEnvironment.with { env in
+            let shop = try await ShopFixture.make(env)
+            let app = env.fixture.tokens[.appService]!
+            try await env.withApp { client in
+                let stale = try await client.call(
+                    .post, "/v1/checkout", token: app,
+                    json: shop.checkoutJSON([("MAT", 1, "usd"), ("BAND", 1, "fitpoints")], prices: ["MAT usd": 3_900, "BAND fitpoints": 700]),
+                    headers: .newIdempotencyKey)
+                #expect(stale.status == 409, "\(stale.text)")
+                #expect(stale["code"] == "price_changed")
+                let problem = try stale.decode(Components.Schemas.Problem.self)
+                #expect(problem.errors?.map(\.field) == ["lines[0].expected_unit_price_cents", "lines[1].expected_unit_price_fitpoints"])
+                #expect(problem.errors?.map(\.current) == ["4900", "800"])
+                #expect(try await shop.stock("MAT") == 5)
+                #expect(try await shop.stock("BAND") == 3)
+                #expect(try await shop.balance() == 5_000)
+                #expect(try await env.ownerScalar("SELECT count(*) FROM orders", as: Int.self) == 0)
+                let unchanged = try await client.call(
+                    .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("MAT", 1, "usd")], prices: ["MAT usd": 4_900]),
+                    headers: .newIdempotencyKey)
+                #expect(unchanged.status == 201, "at the price now it is placed: \(unchanged.text)")
+                let missing = try await client.call(
+                    .post, "/v1/checkout", token: app,
+                    json: shop.checkoutJSON([("MAT", 1, "usd")]).replacingOccurrences(of: #", "expected_unit_price_cents": 4900"#, with: ""),
+                    headers: .newIdempotencyKey)
+                #expect(missing.status == 422)
+                #expect(try missing.decode(Components.Schemas.Problem.self).errors?.map(\.field) == ["lines[0].expected_unit_price_cents"])
+            }
+        }
+    }
+
+    @Test("a checkout and a cancellation change the good's stock and version: an edit sent with the ETag read before is 412 and changes nothing")
+    func stockChangesBumpTheVersion() async throws {
+        try await TestEnvironment.with { env in
+            let shop = try await ShopFixture.make(env)
+            let admin = shop.partner.adminToken
+            let good = shop.goods["BOTTLE"]!.uuidString.lowercased()
+            try await env.withApp { client in
+                let read = try await client.call(.get, "/v1/goods/\(good)", token: admin)
+                let etag = try #require(read.headers[.eTag])
+                let placed = try await client.call(
+                    .post, "/v1/checkout", token: env.fixture.tokens[.appService]!, json: shop.checkoutJSON([("BOTTLE", 1, "usd")]),
+                    headers: .newIdempotencyKey)
+                #expect(placed.status == 201)
+                let stale = try await client.call(.patch, "/v1/goods/\(good)", token: admin, json: #"{"stock": 50}"#, headers: ["If-Match": etag])
+                #expect(stale.status == 412, "\(stale.text)")
+                #expect(try await shop.stock("BOTTLE") == 9)
+                let order = try #require(placed["id"])
+                let now = try #require(try await client.call(.get, "/v1/goods/\(good)", token: admin).headers[.eTag])
+                #expect(now != etag)
+                #expect(
+                    try await client.call(.post, "/v1/orders/\(order)/cancel", token: admin, json: #"{"reason":"customer asked"}"#).status == 200)
+                #expect(try await shop.stock("BOTTLE") == 10)
+                let afterCancel = try await client.call(
+                    .patch, "/v1/goods/\(good)", token: admin, json: #"{"stock": 50}"#, headers: ["If-Match": now])
+                #expect(afterCancel.status == 412, "the cancellation put stock back: a new version")
+            }
+        }
+    }
 }
 
 @Suite("Payments: signed webhooks, one completion per payment, reconciliation")
@@ -377,7 +483,8 @@ struct PaymentWebhookTests {
             let app = env.fixture.tokens[.appService]!
             try await env.withApp { client in
                 let placed = try await client.call(
-                    .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("BOTTLE", 1, "usd")], card: SimulatedPaymentValidator.pendingCard))
+                    .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("BOTTLE", 1, "usd")], card: SimulatedPaymentValidator.pendingCard),
+                    headers: .newIdempotencyKey)
                 #expect(placed["status"] == "pending_payment", "\(placed.text)")
                 let id = try #require(placed["id"])
                 let paymentID = try #require(
@@ -424,6 +531,52 @@ struct PaymentWebhookTests {
         }
     }
 
+    @Test(
+        "a partial refund at the provider is recorded on the payment and leaves the order; the refund of the rest refunds it and returns its FitPoints"
+    )
+    func partialRefunds() async throws {
+        try await TestEnvironment.with { env in
+            let shop = try await ShopFixture.make(env)
+            let app = env.fixture.tokens[.appService]!
+            let admin = shop.partner.adminToken
+            try await env.withApp { client in
+                let placed = try await client.call(
+                    .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("BOTTLE", 1, "usd"), ("BAND", 1, "fitpoints")]),
+                    headers: .newIdempotencyKey)
+                let id = try #require(placed["id"])
+                #expect(try await client.call(.post, "/v1/orders/\(id)/accept", token: admin).status == 200)
+                #expect(
+                    try await client.call(
+                        .post, "/v1/orders/\(id)/ship", token: admin, json: #"{"carrier":"UPS","tracking_number":"1Z1"}"#
+                    ).status == 200)
+                #expect(try await shop.balance() == 4_200)
+                let paymentID = try #require(
+                    try await env.ownerScalar("SELECT provider_payment_id FROM payments WHERE order_id = '\(id)'", as: String.self))
+                func refund(_ eventID: String, amount: Int?) async throws -> Reply {
+                    let data = #""payment_id": "\#(paymentID)""# + (amount.map { #", "amount_cents": \#($0)"# } ?? "")
+                    let body = #"{"id": "\#(eventID)", "type": "refund.succeeded", "data": {\#(data)}}"#
+                    return try await client.call(
+                        .post, "/v1/payments/webhooks/simulated", token: nil, json: body, headers: signed(body, at: env.clock.now()))
+                }
+                let partial = try await refund("evt_r1", amount: 1_000)
+                #expect(partial["outcome"] == "partially_refunded", "\(partial.text)")
+                let payment = {
+                    try await env.ownerScalar("SELECT status || ' ' || refunded_cents FROM payments WHERE order_id = '\(id)'", as: String.self)
+                }
+                #expect(try await payment() == "captured 1000")
+                #expect(try await client.call(.get, "/v1/orders/\(id)", token: app)["status"] == "shipped")
+                #expect(try await shop.balance() == 4_200, "no FitPoints back for part of the dollars")
+                let rest = try await refund("evt_r2", amount: nil)
+                #expect(rest["outcome"] == "refunded")
+                #expect(try await payment() == "refunded 2500")
+                #expect(try await client.call(.get, "/v1/orders/\(id)", token: app)["status"] == "refunded")
+                #expect(try await shop.balance() == 5_000, "the whole refund returns the order's FitPoints")
+                #expect(try await refund("evt_r3", amount: 500)["outcome"] == "already_applied", "never more than was captured")
+                #expect(try await payment() == "refunded 2500")
+            }
+        }
+    }
+
     @Test("a failed payment cancels its order (stock back); a payment whose webhook never came is completed by reconciliation")
     func failedPaymentsAndReconciliation() async throws {
         try await TestEnvironment.with { env in
@@ -434,7 +587,8 @@ struct PaymentWebhookTests {
                 var orders: [String] = []
                 for _ in 0..<2 {
                     let placed = try await client.call(
-                        .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("MAT", 2, "usd")], card: SimulatedPaymentValidator.pendingCard))
+                        .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("MAT", 2, "usd")], card: SimulatedPaymentValidator.pendingCard),
+                        headers: .newIdempotencyKey)
                     orders.append(try #require(placed["id"]))
                 }
                 #expect(try await shop.stock("MAT") == 1)

@@ -186,6 +186,11 @@ struct Reply: Sendable {
     }
 }
 
+extension Dictionary where Key == String, Value == String {
+    /// A header of a fresh Idempotency-Key (for a change that requires one, sent once).
+    static var newIdempotencyKey: Self { ["Idempotency-Key": UUID().uuidString] }
+}
+
 extension TestClientProtocol {
     /// Sends a JSON request with an optional bearer token and extra headers.
     func call(
