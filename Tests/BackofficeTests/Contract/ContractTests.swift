@@ -13,10 +13,17 @@ struct ContractOperation: CustomStringConvertible, @unchecked Sendable {  // imm
     let action: String?
     let isPublic: Bool
     let pathParameters: [String]
+    /// The header parameters the operation requires, each with a sample value (a fresh Idempotency-Key per call).
+    let requiredHeaders: [String]
     let bodySchema: [String: Any]?
     let successCodes: Set<Int>
 
     var description: String { "\(id) (\(method) \(path))" }
+
+    /// A sample of each required header: what a well-formed call sends.
+    var headers: [String: String] {
+        Dictionary(uniqueKeysWithValues: requiredHeaders.map { ($0, $0 == "Idempotency-Key" ? UUID().uuidString : "sample") })
+    }
 }
 
 /// The contract, parsed once: every operation with what it needs to be called.
@@ -40,6 +47,9 @@ struct Contract: @unchecked Sendable {  // immutable, parsed once
                         id: operation["operationId"] as? String ?? "?", method: httpMethod, path: path, action: operation["x-action"] as? String,
                         isPublic: operation["x-public"] as? Bool ?? false,
                         pathParameters: parameters.filter { $0["in"] as? String == "path" }.compactMap { $0["name"] as? String },
+                        requiredHeaders: parameters.filter { $0["in"] as? String == "header" && $0["required"] as? Bool == true }.compactMap {
+                            $0["name"] as? String
+                        },
                         bodySchema: body.flatMap { resolve($0["schema"] as Any, in: document) },
                         successCodes: Set(responses.keys.compactMap(Int.init).filter { $0 < 400 })))
             }
@@ -128,7 +138,7 @@ struct ContractTests {
                     let path = try ContractFixture.fill(operation, ids: ids.partnerA)
                     let body = try operation.bodySchema.map { try JSONSerialization.data(withJSONObject: contract.sampleBody($0, ids: ids.partnerA)) }
                     let json = body.map { String(decoding: $0, as: UTF8.self) }
-                    let anonymous = try await client.call(operation.method, path, token: nil, json: json)
+                    let anonymous = try await client.call(operation.method, path, token: nil, json: json, headers: operation.headers)
                     if operation.isPublic {
                         // No token needed: a documented success or a problem+json 4xx, never 5xx (a token sent is ignored).
                         let said = "anonymous → \(operation): \(anonymous.status) \(anonymous.text.prefix(300))"
@@ -143,7 +153,7 @@ struct ContractTests {
                     #expect(anonymous.headers[.wwwAuthenticate]?.hasPrefix("Bearer") == true)
                     guard let action = operation.action.flatMap(Action.init(rawValue:)) else { continue }
                     for (role, token) in tokens {
-                        let reply = try await client.call(operation.method, path, token: token, json: json)
+                        let reply = try await client.call(operation.method, path, token: token, json: json, headers: operation.headers)
                         let said = "\(role.rawValue) → \(operation): \(reply.status) \(reply.text.prefix(300))"
                         if env.policies.access.allows(role.rawValue, action) {
                             #expect(reply.status < 500, "never 5xx: \(said)")
@@ -179,7 +189,8 @@ struct ContractTests {
                     let token = env.policies.access.allows(Role.partnerAdmin.rawValue, action) ? other.adminToken : other.staffToken
                     let path = try ContractFixture.fill(operation, ids: ids.partnerA)
                     let body = try operation.bodySchema.map { try JSONSerialization.data(withJSONObject: contract.sampleBody($0, ids: ids.partnerA)) }
-                    let reply = try await client.call(operation.method, path, token: token, json: body.map { String(decoding: $0, as: UTF8.self) })
+                    let reply = try await client.call(
+                        operation.method, path, token: token, json: body.map { String(decoding: $0, as: UTF8.self) }, headers: operation.headers)
                     let said = "\(operation) with tenant B's token on tenant A's ids: \(reply.status) \(reply.text.prefix(300))"
                     #expect(reply.status < 500, "\(said)")
                     if !operation.pathParameters.isEmpty {
@@ -227,7 +238,7 @@ extension ContractTests {
                     ]
                     for (what, bytes, expected) in hostile {
                         let before = try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self)
-                        let reply = try await client.send(operation.method, path, token: token, bytes: bytes)
+                        let reply = try await client.send(operation.method, path, token: token, bytes: bytes, headers: operation.headers)
                         let said = "\(operation) with \(what): \(reply.status) \(reply.text.prefix(200))"
                         #expect(reply.status == expected, "\(said)")
                         #expect(reply.headers[.contentType] == "application/problem+json", "\(said)")
@@ -236,7 +247,8 @@ extension ContractTests {
                     // Every string field carrying SQL: stored or refused as data, never executed, never a 5xx.
                     let injected = Self.replacingStrings(in: contract.sampleBody(schema, ids: [:]), with: "x'); DROP TABLE customers; --")
                     let reply = try await client.send(
-                        operation.method, path, token: token, bytes: Array(try JSONSerialization.data(withJSONObject: injected)))
+                        operation.method, path, token: token, bytes: Array(try JSONSerialization.data(withJSONObject: injected)),
+                        headers: operation.headers)
                     #expect(reply.status < 500, "\(operation) with SQL in every string: \(reply.status) \(reply.text.prefix(200))")
                 }
             }
