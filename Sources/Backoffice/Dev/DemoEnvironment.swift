@@ -267,12 +267,12 @@ public enum DemoEnvironment {
             func place(_ customer: Customer, _ lines: [CheckoutRequest.Line], card: String = SimulatedPaymentValidator.approvedCard) async throws
                 -> UUID
             {
-                try await database.runAsSystem(
+                try await database.runStagedAsSystem(
                     Checkout(
                         CheckoutRequest(customerID: customer.id, lines: lines, shipping: shipping, paymentMethod: card), payments: payments,
                         idempotencyKey: nil),
                     context: app
-                ).order.id
+                ).detail.order.id
             }
             let buyers = customers.shuffledDeterministically(seed: slug)
             guard buyers.count >= 7 else { continue }

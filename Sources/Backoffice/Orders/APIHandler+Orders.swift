@@ -57,9 +57,14 @@ extension APIHandler {
                     line1: address.line1, line2: address.line2, city: address.city, region: address.region, postalCode: address.postalCode,
                     country: address.country)), paymentMethod: body.paymentMethod)
         let key = input.headers.idempotencyKey
-        let order = try await change(
-            Checkout(request, payments: payments, idempotencyKey: key), key: key, operationID: Operations.Checkout.id, request: body, status: 201
-        ) { try $0.api }
+        let stored = try await Idempotency(database: database).runStaged(
+            Checkout(request, payments: payments, idempotencyKey: key), key: key, request: body, operationID: Operations.Checkout.id,
+            context: try context()
+        ) { placed in
+            StoredResponse(status: placed.declined == nil ? 201 : 402, body: try placed.detail.api)
+        }
+        let order = stored.body
+        guard stored.status == 201 else { throw DomainError.paymentDeclined(code: order.payment?.failureCode ?? "payment_failed") }
         return .created(.init(headers: .init(eTag: EntityTag.of(order.version)), body: .json(order)))
     }
 

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import PostgresNIO
 
@@ -40,16 +41,21 @@ public struct CheckoutRequest: Sendable {
 }
 
 /// The app places a customer's order (`orders.checkout`): lines of goods from one partner, each
-/// paid in US dollars or in FitPoints (an order may split). In one transaction: the customer
-/// must be active (409 `account_locked`), the goods active and from one partner, their stock
-/// reserved (rows locked in id order, never below zero: 409 `out_of_stock`), the FitPoints
-/// debited from the customer's wallet through the ledger (409 `insufficient_fitpoints`), the
-/// order created in `pending_payment`, and the dollar part authorized by the payment provider:
-/// authorized (or no dollar part) → `paid`; pending → stays `pending_payment` until the provider's webhook; declined
-/// → 402 and nothing of it remains; no verdict → 503 and nothing remains. The provider's
-/// idempotency key comes from the request's Idempotency-Key, so a retried checkout never
-/// authorizes twice.
-public struct Checkout: AuditedOperation {
+/// paid in US dollars or in FitPoints (an order may split), at the prices the customer saw (409
+/// `price_changed`). A staged operation: no transaction waits on the payment provider.
+///
+/// 1. `reserve`, one transaction: the customer must be active (409 `account_locked`), the goods
+///    active and from one partner, their stock reserved (rows locked in id order, never below
+///    zero: 409 `out_of_stock`), the FitPoints debited from the customer's wallet through the
+///    ledger (409 `insufficient_fitpoints`), and the order created: `paid` when it has no dollar
+///    part (done), otherwise `pending_payment` with its payment `authorizing` under the
+///    provider idempotency key derived from the request's Idempotency-Key;
+/// 2. `call`: the dollar part authorized by the provider, no transaction open;
+/// 3. `record`, a second transaction: authorized → `paid`; pending → stays `pending_payment`
+///    until the provider's webhook; declined → payment `failed`, order `payment_failed`, its stock
+///    and FitPoints given back (answered 402). No verdict (503) leaves the payment `authorizing`:
+///    the same request again completes it, and reconciliation resolves what no one retries.
+public struct Checkout: StagedOperation {
     public static let action: Action = "orders.checkout"
     let request: CheckoutRequest
     let payments: any PaymentValidator
@@ -62,7 +68,29 @@ public struct Checkout: AuditedOperation {
         self.idempotencyKey = idempotencyKey
     }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<OrderDetail> {
+    /// What the authorization needs, kept until its verdict is recorded (no card number: the
+    /// request that completes it carries that).
+    public struct Reservation: Codable, Sendable {
+        public let orderID: UUID
+        public let paymentID: UUID
+        public let amountCents: Int64
+        /// What the provider deduplicates the authorization on.
+        public let providerKey: String
+    }
+
+    /// The order after checkout; `declined` names the provider's reason when its payment was refused.
+    public struct Placed: Sendable {
+        public let detail: OrderDetail
+        public var declined: String? { detail.order.status == .paymentFailed ? detail.payment?.failureCode ?? "payment_failed" : nil }
+    }
+
+    public func ready() throws {
+        guard !request.lines.contains(where: { $0.payIn == .usd }) || payments.isAcceptingCalls else {
+            throw DomainError.paymentProviderUnavailable("the payment provider's circuit is open")
+        }
+    }
+
+    public func reserve(in unit: UnitOfWork) async throws -> Audited<Stage<Reservation, Placed>> {
         try validate()
         try await requireActiveCustomer(in: unit)
         let goods = try await lockGoods(in: unit)
@@ -104,8 +132,11 @@ public struct Checkout: AuditedOperation {
                         reason: "order \(orderID.text)", sourceEventID: "order:\(orderID.text)")
                 ], movement: orderID, in: unit)
         }
-        let payment = totalCents > 0 ? try await authorize(totalCents, order: orderID, tenant: tenant, in: unit) : nil
-        let status: Order.Status = payment == nil || payment?.status == .authorized ? .paid : .pendingPayment
+        let reservation =
+            totalCents > 0
+            ? Reservation(orderID: orderID, paymentID: unit.newID(), amountCents: totalCents, providerKey: providerKey(order: orderID, in: unit))
+            : nil
+        let status: Order.Status = reservation == nil ? .paid : .pendingPayment
         // The order, its lines and its payment in one statement (the lines' and payment's
         // references to the order are checked at its end).
         guard
@@ -124,19 +155,50 @@ public struct Checkout: AuditedOperation {
                         \(lines.map(\.name))::text[], \(lines.map { Int32($0.quantity) })::int4[], \(lines.map(\.paidIn.rawValue))::text[],
                         \(lines.map(\.unitPrice))::int8[]) AS l(line, good, sku, name, quantity, paid_in, price)
                 ), payment AS (
-                    INSERT INTO payments (tenant_id, id, order_id, provider, provider_payment_id, status, amount_cents, authorized_cents, created_at,
-                        updated_at)
-                    SELECT \(tenant), \(payment?.id), \(orderID), \(payments.provider), \(payment?.providerPaymentID), \(payment?.status.rawValue),
-                        \(totalCents), \(payment?.authorizedCents), \(unit.now), \(unit.now)
-                    WHERE \(payment != nil)
+                    INSERT INTO payments (tenant_id, id, order_id, provider, status, amount_cents, provider_idempotency_key, created_at, updated_at)
+                    SELECT \(tenant), \(reservation?.paymentID), \(orderID), \(payments.provider), 'authorizing', \(totalCents),
+                        \(reservation?.providerKey), \(unit.now), \(unit.now)
+                    WHERE \(reservation != nil)
                 )
                 SELECT \(unescaped: Order.columns) FROM o
                 """, as: Order.self)
         else { throw DomainError.inconsistent("the new order was not returned") }
+        let event = AuditRecord(
+            action: Self.action, tenantID: tenant, targetType: "order", targetID: orderID.text, reason: nil, before: nil, after: order.snapshot)
+        guard let reservation else { return Audited(.done(Placed(detail: OrderDetail(order: order, lines: lines, payment: nil))), event: event) }
+        return Audited(.call(reservation), event: event)
+    }
+
+    public func call(_ reservation: Reservation) async throws -> PaymentOutcome {
+        try await payments.call {
+            try await $0.authorize(
+                PaymentAuthorization(
+                    amountCents: reservation.amountCents, cardNumber: request.paymentMethod ?? "", idempotencyKey: reservation.providerKey,
+                    reference: reservation.orderID.text))
+        }
+    }
+
+    public func record(_ verdict: PaymentOutcome, for reservation: Reservation, in unit: UnitOfWork) async throws -> Audited<Placed> {
+        let payment = try await Payment.locked(reservation.paymentID, in: unit)
+        let before = try await Order.fetch(reservation.orderID, forUpdate: true, in: unit)
+        guard let after = try await PaymentCompletion.authorization(verdict, payment, before, in: unit) else {
+            return .unchanged(Placed(detail: try await OrderDetail.load(before, in: unit)))  // recorded first by reconciliation
+        }
+        let detail = try await OrderDetail.load(after, in: unit)
         return Audited(
-            OrderDetail(order: order, lines: lines, payment: payment),
+            Placed(detail: detail),
             event: AuditRecord(
-                action: Self.action, tenantID: tenant, targetType: "order", targetID: orderID.text, reason: nil, before: nil, after: order.snapshot))
+                action: Self.action, tenantID: after.tenantID, targetType: "order", targetID: after.id.text,
+                reason: "the payment provider's verdict: \(detail.payment?.status.rawValue ?? "none")", before: before.snapshot, after: after.snapshot
+            ))
+    }
+
+    /// The key the provider deduplicates this order's authorization on: derived from the client's
+    /// Idempotency-Key and principal (hashed: the client's key never leaves), the order's id without one.
+    private func providerKey(order: UUID, in unit: UnitOfWork) -> String {
+        guard let idempotencyKey else { return "checkout:\(order.text)" }
+        let scoped = "\(unit.principal.tenantID.text):\(unit.principal.operatorID?.text ?? "-"):\(idempotencyKey)"
+        return "checkout:" + hex(Array(SHA256.hash(data: Data(scoped.utf8)).prefix(16)))
     }
 
     private func validate() throws {
@@ -205,24 +267,5 @@ public struct Checkout: AuditedOperation {
         }
         try validation.check()
         return goods
-    }
-
-    /// Authorizes the dollar part: the payment to record (authorized, or pending a webhook).
-    private func authorize(_ cents: Int64, order: UUID, tenant: UUID, in unit: UnitOfWork) async throws -> Payment {
-        let key = idempotencyKey.map { "checkout:\(unit.principal.operatorID?.text ?? "-"):\($0)" } ?? "checkout:\(order.text)"
-        let outcome = try await payments.call {
-            try await $0.authorize(
-                PaymentAuthorization(amountCents: cents, cardNumber: request.paymentMethod ?? "", idempotencyKey: key, reference: order.text))
-        }
-        let (status, providerID): (Payment.Status, String)
-        switch outcome {
-        case .declined(let code): throw DomainError.paymentDeclined(code: code)
-        case .succeeded(let id): (status, providerID) = (.authorized, id)
-        case .pending(let id): (status, providerID) = (.pending, id)
-        }
-        return Payment(
-            id: unit.newID(), tenantID: tenant, orderID: order, provider: payments.provider, providerPaymentID: providerID, status: status,
-            amountCents: cents, authorizedCents: status == .authorized ? cents : 0, capturedCents: 0, refundedCents: 0, failureCode: nil,
-            createdAt: unit.now)
     }
 }

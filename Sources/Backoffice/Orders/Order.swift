@@ -6,10 +6,12 @@ import PostgresNIO
 /// customer's account, email or other orders (the API does not show `customerID` to anyone).
 public struct Order: Sendable, Equatable {
     /// pending_payment → paid → accepted → shipped → delivered; cancelled (before shipping) and
-    /// refunded (after). `OrderTransition` says which moves are allowed.
+    /// refunded (after); payment_failed (its payment declined: stock and FitPoints given back).
+    /// `OrderTransition` says which moves are allowed.
     public enum Status: String, Sendable, Codable, CaseIterable {
         case pendingPayment = "pending_payment"
         case paid, accepted, shipped, delivered, cancelled, refunded
+        case paymentFailed = "payment_failed"
     }
 
     public var id: UUID
@@ -77,6 +79,7 @@ public enum OrderTransition {
         case .delivered: [.shipped]
         case .cancelled: [.pendingPayment, .paid, .accepted]
         case .refunded: [.shipped, .delivered]
+        case .paymentFailed: [.pendingPayment]
         }
     }
 

@@ -77,8 +77,14 @@ enum OrderStatus {
     }
 
     /// Voids the order's card authorization (or pending payment) at the provider.
+    /// - Throws: `conflict(payment_in_progress)` while the checkout's authorization awaits its verdict.
     static func voidAuthorization(of order: Order, payments: any PaymentValidator, in unit: UnitOfWork) async throws {
-        guard let payment = try await Payment.of(order: order.id, forUpdate: true, in: unit), let providerID = payment.providerPaymentID,
+        let payment = try await Payment.of(order: order.id, forUpdate: true, in: unit)
+        guard payment?.status != .authorizing else {
+            throw DomainError.conflict(
+                code: "payment_in_progress", detail: "The order's payment is being authorized; cancel it once its verdict is in.")
+        }
+        guard let payment, let providerID = payment.providerPaymentID,
             payment.status == .authorized || payment.status == .pending
         else { return }
         switch try await payments.call({ try await $0.void(paymentID: providerID, idempotencyKey: "void:\(payment.id.text)") }) {

@@ -15,14 +15,12 @@ extension APIHandler {
 
     func reconcilePayments(_ input: Operations.ReconcilePayments.Input) async throws -> Operations.ReconcilePayments.Output {
         guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
-        let report = try await change(
-            ReconcilePayments(olderThanMinutes: body.olderThanMinutes, payments: payments), key: input.headers.idempotencyKey,
-            operationID: Operations.ReconcilePayments.id, request: body
-        ) { report in
-            Components.Schemas.ReconcileReport(
-                checked: report.checked, completed: report.completed.map(\.text), cancelled: report.cancelled.map(\.text),
-                stillPending: report.stillPending)
-        }
-        return .ok(.init(body: .json(report)))
+        let report = try await ReconcilePayments(olderThanMinutes: body.olderThanMinutes, payments: payments).run(database, context: try context())
+        return .ok(
+            .init(
+                body: .json(
+                    Components.Schemas.ReconcileReport(
+                        checked: report.checked, completed: report.completed.map(\.text), cancelled: report.cancelled.map(\.text),
+                        stillPending: report.stillPending))))
     }
 }

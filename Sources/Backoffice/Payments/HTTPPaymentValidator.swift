@@ -89,6 +89,22 @@ public struct HTTPPaymentValidator: PaymentValidator {
         Self.outcome(try await call("status", .GET, "/v1/payment_intents/\(paymentID)", body: nil, idempotencyKey: nil))
     }
 
+    /// Stripe's search over the metadata every authorization carries (`metadata[reference]`).
+    public func find(reference: String) async throws -> PaymentOutcome? {
+        let query = Self.formEncoded(["query": "metadata['reference']:'\(reference)'"])
+        let answer = try await call("find", .GET, "/v1/payment_intents/search?\(query)", body: nil, idempotencyKey: nil)
+        guard case .object(let object) = answer, let first = (object["data"] as? [[String: Any]])?.first else { return nil }
+        return Self.outcome(.object(first))
+    }
+
+    public var isAcceptingCalls: Bool { breaker.isAdmitting }
+
+    /// Every attempt timing out, with the longest backoff between them.
+    public var longestCall: Duration {
+        settings.attemptTimeout * settings.attempts
+            + (1..<max(settings.attempts, 1)).reduce(Duration.zero) { $0 + settings.backoffBase * (1 << min($1 - 1, 10)) }
+    }
+
     /// A PaymentIntent's or Refund's status as our outcome. `canceled` is the success of a void
     /// and a refusal of everything else (a cancelled payment is never authorized or captured).
     static func outcome(_ answer: Answer, voiding: Bool = false) -> PaymentOutcome {
@@ -227,6 +243,18 @@ public final class CircuitBreaker: Sendable {
     }
 
     public var current: State { state.withLock { $0.state } }
+
+    /// Whether a call would be admitted now (closed, or open with its cooldown over).
+    var isAdmitting: Bool {
+        let now = now()
+        return state.withLock { value in
+            switch value.state {
+            case .closed: true
+            case .halfOpen: false
+            case .open: value.openedAt.map { now - $0 >= cooldown } ?? true
+            }
+        }
+    }
 
     /// Publishes `state` on `/metrics` (`backoffice_payment_circuit_state`).
     private static func publish(_ state: State) {

@@ -5,9 +5,10 @@ import PostgresNIO
 /// the capture within the authorization and refunds within the capture, and a provider payment
 /// id belongs to one payment only.
 public struct Payment: Sendable, Equatable {
-    /// pending (the provider decides later, by webhook) → authorized → captured → refunded;
-    /// voided (an authorization released); failed.
-    public enum Status: String, Sendable, Codable, CaseIterable { case pending, authorized, captured, voided, refunded, failed }
+    /// authorizing (the provider is asked; its verdict not recorded yet) → pending (the provider
+    /// decides later, by webhook) → authorized → captured → refunded; voided (an authorization
+    /// released); failed.
+    public enum Status: String, Sendable, Codable, CaseIterable { case authorizing, pending, authorized, captured, voided, refunded, failed }
 
     public var id: UUID
     public var tenantID: UUID
@@ -42,6 +43,12 @@ extension Payment: RowDecodable {
             forUpdate
                 ? "SELECT \(unescaped: columns) FROM payments WHERE order_id = \(order) FOR UPDATE"
                 : "SELECT \(unescaped: columns) FROM payments WHERE order_id = \(order)", as: Payment.self)
+    }
+
+    /// The payment `id`, locked until the unit of work ends.
+    /// - Throws: `notFound` when it does not exist or is not visible.
+    static func locked(_ id: UUID, in unit: UnitOfWork) async throws -> Payment {
+        try await unit.byID("payments", id, forUpdate: true, notFound: "Payment \(id.text)")
     }
 
     /// Records the payment's new state (amounts as given).

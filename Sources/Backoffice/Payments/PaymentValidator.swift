@@ -18,6 +18,20 @@ public protocol PaymentValidator: Sendable {
     func void(paymentID: String, idempotencyKey: String) async throws -> PaymentOutcome
     /// Where a payment stands now (reconciliation asks when a webhook never came).
     func status(of paymentID: String) async throws -> PaymentOutcome
+    /// The payment authorized under `reference` (the order's id), nil when the provider made none:
+    /// reconciliation asks when a checkout ended between its reservation and its verdict.
+    func find(reference: String) async throws -> PaymentOutcome?
+    /// False while calls are known to fail at once (an open circuit): a checkout is then refused
+    /// before anything is reserved.
+    var isAcceptingCalls: Bool { get }
+    /// The longest a call may take, retries included: a reservation younger than this may still
+    /// have its call under way, so reconciliation leaves it alone.
+    var longestCall: Duration { get }
+}
+
+extension PaymentValidator {
+    public var isAcceptingCalls: Bool { true }
+    public var longestCall: Duration { .zero }
 }
 
 /// A US bank account as a shop gives it for payouts. Held only while it is verified: the

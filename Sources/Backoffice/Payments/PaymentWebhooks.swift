@@ -77,7 +77,7 @@ public struct PaymentEvent: Sendable {
 /// What a webhook delivery did.
 public struct WebhookReceipt: Sendable, Equatable {
     public var duplicate: Bool
-    /// completed, cancelled, refunded, already_applied, unknown_payment or ignored_type.
+    /// completed, payment_failed, refunded, partially_refunded, already_applied, unknown_payment or ignored_type.
     public var outcome: String
 }
 
@@ -135,8 +135,8 @@ public struct ReceivePaymentWebhook: AuditedOperation {
         case "payment.succeeded": outcome = try await PaymentCompletion.succeeded(payment, order, in: unit) != nil ? "completed" : "already_applied"
         case "payment.failed":
             outcome =
-                try await PaymentCompletion.failed(payment, order, code: event.failureCode ?? "payment_failed", payments: payments, in: unit)
-                != nil ? "cancelled" : "already_applied"
+                try await PaymentCompletion.failed(payment, order, code: event.failureCode ?? "payment_failed", in: unit) != nil
+                ? "payment_failed" : "already_applied"
         default:
             outcome = try await refunded(payment, order, in: unit)
         }
@@ -176,80 +176,41 @@ enum PaymentCompletion {
         return try await OrderStatus.move(order, to: .paid, reason: nil, shipment: nil, in: unit)
     }
 
-    /// A pending payment failed: recorded, and its order cancelled (stock and FitPoints back;
-    /// returned). Nil when it was not pending.
-    static func failed(_ payment: Payment, _ order: Order, code: String, payments: any PaymentValidator, in unit: UnitOfWork) async throws -> Order? {
+    /// A pending payment failed: recorded, and its order `payment_failed` (stock and FitPoints
+    /// back; returned). Nil when it was not pending.
+    static func failed(_ payment: Payment, _ order: Order, code: String, in unit: UnitOfWork) async throws -> Order? {
         guard payment.status == .pending, order.status == .pendingPayment else { return nil }
-        try await Payment.record(payment.id, status: .failed, failureCode: String(code.prefix(100)), in: unit)
-        return try await OrderStatus.cancel(order, reason: "payment failed: \(code.prefix(100))", payments: payments, in: unit)
-    }
-}
-
-/// What reconciliation found.
-public struct ReconcileReport: Sendable {
-    public var checked: Int
-    public var completed: [UUID]
-    public var cancelled: [UUID]
-    public var stillPending: Int
-}
-
-/// Asks the provider about payments still pending after `olderThanMinutes` and completes or
-/// cancels their orders as it says (`payments.reconcile`): a payment whose webhook never
-/// arrived is found here. Each completion is audited on its partner's chain; payments another
-/// reconciliation holds are skipped.
-public struct ReconcilePayments: AuditedOperation {
-    public static let action: Action = "payments.reconcile"
-    let olderThanMinutes: Int
-    let payments: any PaymentValidator
-
-    public init(olderThanMinutes: Int?, payments: any PaymentValidator) {
-        self.olderThanMinutes = olderThanMinutes ?? 10
-        self.payments = payments
+        return try await fail(payment, order, code: code, in: unit)
     }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<ReconcileReport> {
-        var validation = Validation()
-        validation.require((0...10_080).contains(olderThanMinutes), "older_than_minutes", "out_of_range", "must be from 0 to 10,080")
-        try validation.check()
-        let pending: [Payment] = try await unit.all(
-            """
-            SELECT \(unescaped: Payment.columns) FROM payments
-            WHERE status = 'pending' AND provider = \(payments.provider)
-              AND created_at <= \(unit.now.addingTimeInterval(-Double(olderThanMinutes) * 60))
-            ORDER BY created_at LIMIT 500 FOR UPDATE SKIP LOCKED
-            """)
-        var report = ReconcileReport(checked: pending.count, completed: [], cancelled: [], stillPending: 0)
-        var events: [AuditRecord] = []
-        for payment in pending {
-            guard let providerID = payment.providerPaymentID else { continue }
-            let order = try await Order.fetch(payment.orderID, forUpdate: true, in: unit)
-            let outcome = try await payments.call { try await $0.status(of: providerID) }
-            let after: Order?
-            switch outcome {
-            case .succeeded:
-                after = try await PaymentCompletion.succeeded(payment, order, in: unit)
-                if after != nil { report.completed.append(order.id) }
-            case .declined(let code):
-                after = try await PaymentCompletion.failed(payment, order, code: code, payments: payments, in: unit)
-                if after != nil { report.cancelled.append(order.id) }
-            case .pending:
-                after = nil
-                report.stillPending += 1
-            }
-            if let after {
-                events.append(
-                    AuditRecord(
-                        action: Self.action, tenantID: order.tenantID, targetType: "order", targetID: order.id.text,
-                        reason: "the payment provider's verdict, found by reconciliation", before: order.snapshot, after: after.snapshot))
-            }
+    /// The provider's verdict on an authorization the back office asked for (`authorizing`), by
+    /// whoever learned it (the checkout's own call, reconciliation): authorized → the order paid;
+    /// pending → its webhook will tell; declined, or `nil` (the provider made no payment for it) →
+    /// the payment failed and the order `payment_failed`, its stock and FitPoints given back.
+    /// Returns the order after; nil when the payment is no longer `authorizing` (another path
+    /// recorded a verdict first): nothing changes.
+    static func authorization(_ verdict: PaymentOutcome?, _ payment: Payment, _ order: Order, in unit: UnitOfWork) async throws -> Order? {
+        guard payment.status == .authorizing, order.status == .pendingPayment else { return nil }
+        switch verdict {
+        case .succeeded(let id):
+            try await Payment.record(payment.id, status: .authorized, authorizedCents: payment.amountCents, providerPaymentID: id, in: unit)
+            return try await OrderStatus.move(order, to: .paid, reason: nil, shipment: nil, in: unit)
+        case .pending(let id):
+            try await Payment.record(payment.id, status: .pending, providerPaymentID: id, in: unit)
+            return order
+        case .declined(let code): return try await fail(payment, order, code: code, in: unit)
+        case nil: return try await fail(payment, order, code: "not_attempted", in: unit)
         }
-        struct Summary: Encodable { let checked: Int, completed: Int, cancelled: Int, still_pending: Int }
-        let summary = AuditRecord(
-            action: Self.action, tenantID: platformTenantID, targetType: "payments", targetID: payments.provider, reason: nil, before: nil,
-            after: AuditRecord.json(
-                Summary(
-                    checked: report.checked, completed: report.completed.count, cancelled: report.cancelled.count, still_pending: report.stillPending)
-            ))
-        return Audited(report, event: summary, more: events)
+    }
+
+    /// Records the payment failed with `code` and the order `payment_failed`, giving back its
+    /// stock and FitPoints.
+    private static func fail(_ payment: Payment, _ order: Order, code: String, in unit: UnitOfWork) async throws -> Order {
+        let code = String(code.prefix(100))
+        try await Payment.record(payment.id, status: .failed, failureCode: code, in: unit)
+        let after = try await OrderStatus.move(order, to: .paymentFailed, reason: "payment failed: \(code)", shipment: nil, in: unit)
+        try await OrderStatus.releaseStock(of: after, in: unit)
+        try await OrderStatus.returnFitPoints(of: after, reason: "payment failed: \(code)", in: unit)
+        return after
     }
 }

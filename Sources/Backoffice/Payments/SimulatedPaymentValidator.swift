@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 
 /// The embedded payment provider: no network, deterministic outcomes chosen by the test numbers
 /// Stripe publishes (README, "Payments"), so every path can be exercised on purpose.
@@ -52,10 +53,16 @@ public struct SimulatedPaymentValidator: PaymentValidator {
         case Self.insufficientFundsCard: return .declined(code: "insufficient_funds")
         case Self.providerErrorCard: throw PaymentProviderError.unavailable("simulated provider error")
         case Self.timeoutCard: throw PaymentProviderError.timeout
-        case Self.pendingCard: return .pending(id: "pi_sim_" + Self.digest(request.idempotencyKey))
-        default: return .succeeded(id: "pi_sim_" + Self.digest(request.idempotencyKey))
+        case Self.pendingCard: return Self.made.remember(.pending(id: "pi_sim_" + Self.digest(request.idempotencyKey)), for: request.reference)
+        default: return Self.made.remember(.succeeded(id: "pi_sim_" + Self.digest(request.idempotencyKey)), for: request.reference)
         }
     }
+
+    /// The payments this process authorized, by reference (the simulated provider's own record;
+    /// it forgets them when the process ends, so a reservation left by a crash finds none).
+    private static let made = MadePayments()
+
+    public func find(reference: String) async throws -> PaymentOutcome? { Self.made.outcome(for: reference) }
 
     public func capture(paymentID: String, amountCents: Int64, idempotencyKey: String) async throws -> PaymentOutcome {
         .succeeded(id: paymentID)
@@ -79,4 +86,16 @@ public struct SimulatedPaymentValidator: PaymentValidator {
     static func digest(_ text: String) -> String {
         hex(Array(SHA256.hash(data: Data(text.utf8)).prefix(12)))
     }
+}
+
+/// The simulated provider's record of what it authorized, by reference.
+private final class MadePayments: Sendable {
+    private let outcomes = Mutex<[String: PaymentOutcome]>([:])
+
+    func remember(_ outcome: PaymentOutcome, for reference: String) -> PaymentOutcome {
+        outcomes.withLock { $0[reference] = outcome }
+        return outcome
+    }
+
+    func outcome(for reference: String) -> PaymentOutcome? { outcomes.withLock { $0[reference] } }
 }

@@ -34,6 +34,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "A streaming replica's URL for lag-tolerant reads (env BACKOFFICE_READ_DATABASE_URL).") var readDatabaseURL: String?
     @Option(help: "Seconds the replica may lag before reads go to the primary.") var replicaMaxLag = 5.0
     @Option(help: "Seconds between checks for expired timed locks.") var lockExpirySeconds = 5
+    @Option(help: "Seconds between reconciliations of unsettled payments (0: none; run `payments reconcile` instead).")
+    var reconcileIntervalSeconds = 300
+    @Option(help: "Reconcile payments unsettled at least this many minutes.") var reconcileOlderThanMinutes = 10
     @Option(help: "Database connections the pool may open (default: twice this host's cores plus one; size it to the database host's cores).")
     var maxConnections = PoolLimits.suggestedConnections
     @Option(help: "Seconds to wait for a pooled database connection before answering 503 (Retry-After).") var leaseTimeout = 5.0
@@ -54,6 +57,11 @@ struct Serve: AsyncParsableCommand {
                 host: host, port: port, databaseURL: try resolveDatabaseURL(databaseURL, env: ["BACKOFFICE_DATABASE_URL"]),
                 policiesDirectory: project.policiesDirectory)
             settings.lockExpiryInterval = .seconds(max(1, lockExpirySeconds))
+            guard reconcileIntervalSeconds >= 0, (0...10_080).contains(reconcileOlderThanMinutes) else {
+                throw CLIFailure.usage("--reconcile-interval-seconds must be 0 or more, --reconcile-older-than-minutes 0 to 10,080")
+            }
+            settings.reconcileInterval = reconcileIntervalSeconds == 0 ? nil : .seconds(reconcileIntervalSeconds)
+            settings.reconcileOlderThanMinutes = reconcileOlderThanMinutes
             settings.metricsPort = metricsPort
             guard maxConnections >= 1, leaseTimeout > 0, connectTimeout > 0, statementTimeout > 0 else {
                 throw CLIFailure.usage("--max-connections must be at least 1 and every timeout above 0 seconds")

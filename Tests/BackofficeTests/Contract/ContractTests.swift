@@ -307,7 +307,7 @@ enum ContractFixture {
                     name: "Contract good", description: nil, category: "contract", priceCents: 100, priceFitPoints: nil, stock: 5, imageURLs: nil)),
             context: OperationContext(principal: partner.admin, requestID: "contract", sourceIP: nil, policies: env.policies))
         let shop = try await ShopFixture.make(env)
-        let order = try await env.database.run(
+        let order = try await env.database.runStaged(
             Checkout(
                 CheckoutRequest(
                     customerID: shop.customer.id, lines: [.init(goodID: shop.goods["BOTTLE"]!, quantity: 1, payIn: .usd, expectedUnitPrice: 2_500)],
@@ -328,7 +328,7 @@ enum ContractFixture {
             "appeal_id": appeal.id.uuidString.lowercased(), "message_id": message.id.uuidString.lowercased(),
             "policy_slug": policy.slug, "challenge_id": challenge.id.uuidString.lowercased(),
             "application_id": application.id.uuidString.lowercased(), "good_id": good.id.uuidString.lowercased(),
-            "order_id": order.order.id.uuidString.lowercased(), "provider": "simulated",
+            "order_id": order.detail.order.id.uuidString.lowercased(), "provider": "simulated",
         ])
     }
 

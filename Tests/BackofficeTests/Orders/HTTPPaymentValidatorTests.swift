@@ -131,12 +131,23 @@ struct HTTPPaymentValidatorTests {
                     #expect(again["id"] == placed["id"])
                     #expect(await provider.intentCount == 1)
                     #expect(try await env.ownerScalar("SELECT count(*) FROM orders", as: Int.self) == 1)
-                    // The provider down for good: 503, nothing kept, stock as it was.
+                    // The provider down past every attempt: 503, the order reserved and waiting for its verdict.
                     await provider.inject(Array(repeating: .error500, count: 4))
                     let down = try await client.call(.post, "/v1/checkout", token: app, json: body, headers: ["Idempotency-Key": "order-78"])
                     #expect(down.status == 503)
                     #expect(down["code"] == "payment_provider_unavailable")
-                    #expect(try await shop.stock("BOTTLE") == 9)
+                    #expect(try await shop.stock("BOTTLE") == 8)
+                    #expect(
+                        try await env.ownerScalar(
+                            "SELECT o.status || '/' || p.status FROM orders o JOIN payments p ON p.order_id = o.id WHERE o.id <> '\(placed["id"] ?? "")'",
+                            as: String.self) == "pending_payment/authorizing")
+                    // Back: the same request completes that order, authorized once.
+                    let completed = try await client.call(.post, "/v1/checkout", token: app, json: body, headers: ["Idempotency-Key": "order-78"])
+                    #expect(completed.status == 201, "\(completed.text)")
+                    #expect(completed["status"] == "paid")
+                    #expect(await provider.intentCount == 2)
+                    #expect(try await env.ownerScalar("SELECT count(*) FROM orders", as: Int.self) == 2)
+                    #expect(try await shop.stock("BOTTLE") == 8)
                 }
             }
         }

@@ -42,8 +42,25 @@ struct TestEnvironment: Sendable {
         try PolicySet.load(from: projectRoot.appendingPathComponent("policies"))
     }
 
+    /// How many environments exist at once: each holds a pool and an owner's connections, and the
+    /// suite runs every test in parallel, so without a bound the cluster's 200 connections ran out
+    /// on a full run ("too many clients already").
+    private static let gate = EnvironmentGate(width: 24)
+
     /// Runs `body` in a fresh environment.
     static func with<T: Sendable>(_ body: @Sendable (TestEnvironment) async throws -> T) async throws -> T {
+        await gate.enter()
+        do {
+            let result = try await open(body)
+            await gate.leave()
+            return result
+        } catch {
+            await gate.leave()
+            throw error
+        }
+    }
+
+    private static func open<T: Sendable>(_ body: @Sendable (TestEnvironment) async throws -> T) async throws -> T {
         let (owner, app, _) = try await TestCluster.shared.freshDatabase()
         let policies = try loadPolicies()
         let clock = ManualWallClock()
@@ -209,6 +226,31 @@ extension TestClientProtocol {
         for (name, value) in extra { headers[HTTPField.Name(name)!] = value }
         return try await execute(uri: uri, method: method, headers: headers, body: bytes.map { ByteBuffer(bytes: $0) }) { response in
             Reply(status: Int(response.status.code), headers: response.headers, text: String(buffer: response.body))
+        }
+    }
+}
+
+/// At most `width` holders at once; the others wait in order.
+actor EnvironmentGate {
+    let width: Int
+    private var inside = 0
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(width: Int) { self.width = width }
+
+    func enter() async {
+        if inside < width {
+            inside += 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func leave() {
+        if waiting.isEmpty {
+            inside -= 1
+        } else {
+            waiting.removeFirst().resume()  // the place passes to the next in line
         }
     }
 }

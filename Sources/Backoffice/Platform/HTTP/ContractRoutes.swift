@@ -9,7 +9,9 @@ import Yams
 ///   payment provider's webhooks); `x-rate-limited: true` puts one under the per-address
 ///   submission limit of `policies/security.yaml`;
 /// - `x-read-replica: true` — lag-tolerant reads (lists, exports, the catalog, leaderboards, the
-///   audit list) that may be answered by the read replica.
+///   audit list) that may be answered by the read replica;
+/// - `x-staged: true` — changes that call the payment provider (`StagedOperation`): the edge
+///   authenticates them and holds no transaction; each step runs in a transaction of its own.
 struct ContractRoutes: Sendable {
     struct Route: Sendable {
         let method: HTTPRequest.Method
@@ -24,6 +26,8 @@ struct ContractRoutes: Sendable {
     static let publicOperations = ContractRoutes(document: bundled, marker: "x-public")
     /// The lag-tolerant reads of the bundled `openapi.yaml`.
     static let lagTolerantReads = ContractRoutes(document: bundled, marker: "x-read-replica")
+    /// The staged changes of the bundled `openapi.yaml` (they call the payment provider).
+    static let stagedChanges = ContractRoutes(document: bundled, marker: "x-staged")
     private static var bundled: String { OpenAPIDocument.yaml.map { String(decoding: $0, as: UTF8.self) } ?? "" }
 
     init(document: String, marker: String) {

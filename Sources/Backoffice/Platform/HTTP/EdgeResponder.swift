@@ -37,6 +37,9 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     let publicRoutes: ContractRoutes
     /// The reads a read replica may answer (`Database.readSession`).
     let lagTolerantReads: ContractRoutes
+    /// The changes that call another system (`StagedOperation`): authenticated, then run with no
+    /// request transaction, each step in a transaction of its own.
+    let stagedChanges: ContractRoutes
     let submissionThrottle: AddressThrottle
     /// The hot lists, answered here instead of by `inner` (nil: `inner` answers them too).
     let hotLists: HandEncodedLists?
@@ -73,7 +76,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                 let deadline = bulkPaths.contains(path) ? database.limits.bulkRequestDeadline : database.limits.requestDeadline
                 let hotList = HandEncodedLists.List(request.method, path)
                 return try await RequestDeadline.run(within: deadline) { [request, logger] in
-                    @Sendable func authenticated(_ principal: Principal?, _ transaction: RequestTransaction) async throws -> Response {
+                    @Sendable func authenticated(_ principal: Principal?, _ transaction: RequestTransaction?) async throws -> Response {
                         guard let principal else { throw refuse(request, address: address, logger: logger) }
                         knownCredentials.remember(secret.hash)
                         actor.withLock { $0 = principal }
@@ -93,6 +96,10 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                             tokenHash: secret.hash, plans: HandEncodedLists.plans(hotList),
                             lagTolerant: replicated && lagTolerantReads.match(.get, path) != nil,
                             readAfter: replicated ? request.headers[.backofficeReadAfter].flatMap { LSN($0) } : nil, authenticated)
+                    }
+                    if stagedChanges.match(request.method, path) != nil {
+                        // No transaction may wait on the other system's call: authenticated, then the connection goes back.
+                        return try await authenticated(try await database.readSession(tokenHash: secret.hash) { principal, _ in principal }, nil)
                     }
                     let committed = CommittedPosition()
                     var response = try await database.requestTransaction(tokenHash: secret.hash, committed: committed) { principal, transaction in

@@ -23,6 +23,10 @@ public struct ServerSettings: Sendable {
     public var bulkPaths: Set<String> = ["/v1/activity", "/v1/goods/import"]
     /// How often timed locks are checked for expiry.
     public var lockExpiryInterval: Duration = .seconds(5)
+    /// How often unsettled payments are reconciled (nil: never, e.g. when a cron job does it),
+    /// and how old a payment must be to be looked at.
+    public var reconcileInterval: Duration? = .seconds(300)
+    public var reconcileOlderThanMinutes = 10
     /// The connection pool's size and how long the service waits for PostgreSQL.
     public var pool = PoolLimits()
     /// A port of its own for `/metrics` (`serve --metrics-port`), on `host`; nil serves it on
@@ -119,7 +123,8 @@ public enum BackofficeServer {
             inner: router.buildResponder(), database: database, maxBodySize: settings.maxBodySize, maxBulkBodySize: settings.maxBulkBodySize,
             bulkPaths: settings.bulkPaths,
             clientAddress: ClientAddress(trustedProxies: settings.trustedProxies), throttle: throttle, knownCredentials: KnownCredentials(),
-            publicRoutes: .publicOperations, lagTolerantReads: .lagTolerantReads, submissionThrottle: submissionThrottle,
+            publicRoutes: .publicOperations, lagTolerantReads: .lagTolerantReads, stagedChanges: .stagedChanges,
+            submissionThrottle: submissionThrottle,
             hotLists: handEncodedLists ? HandEncodedLists(database: database, policies: policies) : nil)
         return Application(
             responder: responder,
@@ -160,6 +165,12 @@ public enum BackofficeServer {
         }
         let database = Database(client: client, logger: logger, limits: settings.pool, replica: replica)
         services.append(LockExpiryService(database: database, policies: policies, interval: settings.lockExpiryInterval))
+        if let interval = settings.reconcileInterval {
+            services.append(
+                ReconciliationService(
+                    database: database, policies: policies, payments: settings.payments, interval: interval,
+                    olderThanMinutes: settings.reconcileOlderThanMinutes))
+        }
         let app = try buildApplication(
             database: database, policies: policies, settings: settings, services: services, logger: logger, onServerRunning: onServerRunning)
         logger.info("policies loaded", metadata: ["digest": "\(policies.digest)"])

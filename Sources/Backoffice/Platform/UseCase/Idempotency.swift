@@ -43,25 +43,14 @@ struct Idempotency: Sendable {
         try context.permit(Operation.self)
         let fingerprint = Self.fingerprint(operationID: operationID, request: request)
         if let stored: StoredResponse<Body> = try await replay(key: key, fingerprint: fingerprint, context: context) { return stored }
-        let keepHours = context.policies.retention.idempotencyKeepHours
         do {
             return try await database.savepoint(context) {
                 try await database.run(operation, context: context) { connection, output in
                     let response = try respond(output)
                     let body = try JSONEncoder().encode(StoredResponse(status: response.status, body: Self.storable(response.body)))
-                    let saved = try await connection.send(
-                        """
-                        INSERT INTO idempotency_keys (tenant_id, principal_id, key, request_hash, status, body)
-                        VALUES (\(context.principal.tenantID), \(context.principal.operatorID), \(key), \(ByteBuffer(bytes: fingerprint)),
-                                \(response.status), \(ByteBuffer(data: body)))
-                        ON CONFLICT (tenant_id, principal_id, key) DO UPDATE
-                            SET request_hash = excluded.request_hash, status = excluded.status, body = excluded.body, created_at = now()
-                            WHERE idempotency_keys.created_at <= now() - make_interval(hours => \(keepHours)::int)
-                        RETURNING 1
-                        """, logger: database.logger)
-                    var inserted = false
-                    for try await _ in saved { inserted = true }
-                    if !inserted { throw ConcurrentDuplicate() }  // a concurrent request with this key won: undo ours, replay its
+                    // a concurrent request with this key won: undo ours, replay its
+                    guard try await store(key: key, fingerprint: fingerprint, status: response.status, body: body, on: connection, context: context)
+                    else { throw ConcurrentDuplicate() }
                     return response
                 }
             }
@@ -75,6 +64,110 @@ struct Idempotency: Sendable {
         }
     }
 
+    /// Runs a staged operation (`StagedOperation`) once per (principal, key). Step 1 commits with
+    /// the key's record: the final response when nothing is to be called, otherwise the
+    /// reservation (status 0, not a response). Step 3 replaces the reservation with the final
+    /// response in its own transaction. The same key and request again: a final response is
+    /// replayed; a reservation is completed (called again, then recorded), so a request that
+    /// ended between the steps is finished by its retry and the call is never made under a new
+    /// key. A different request under the key is 409 `idempotency_key_reused`.
+    func runStaged<Operation: StagedOperation, Body: Codable & Sendable>(
+        _ operation: Operation, key: String, request: some Encodable, operationID: String, context: OperationContext,
+        respond: @escaping @Sendable (Operation.Output) throws -> StoredResponse<Body>
+    ) async throws -> StoredResponse<Body> {
+        guard (1...255).contains(key.utf8.count) else {
+            throw DomainError.invalid("Idempotency-Key", "out_of_range", "must be 1–255 characters")
+        }
+        try context.permit(Operation.self)
+        let fingerprint = Self.fingerprint(operationID: operationID, request: request)
+        for _ in 0..<3 {  // a concurrent request under the same key may write its record first: then that record decides
+            if let (status, body) = try await lookup(key: key, fingerprint: fingerprint, context: context) {
+                guard status == Self.reserved else {
+                    ServiceMetrics.idempotentReplays.increment()
+                    return try JSONDecoder().decode(StoredResponse<Body>.self, from: body)
+                }
+                let reservation = try JSONDecoder().decode(Operation.Reservation.self, from: body)
+                return try await complete(operation, reservation, key: key, fingerprint: fingerprint, context: context, respond: respond)
+            }
+            try operation.ready()
+            let stage: Stage<Operation.Reservation, StoredResponse<Body>>
+            do {
+                stage = try await database.run(ReserveStage(staged: operation), context: context) { connection, stage in
+                    switch stage {
+                    case .done(let output):
+                        let response = try respond(output)
+                        let body = try JSONEncoder().encode(StoredResponse(status: response.status, body: Self.storable(response.body)))
+                        guard
+                            try await store(key: key, fingerprint: fingerprint, status: response.status, body: body, on: connection, context: context)
+                        else { throw ConcurrentDuplicate() }
+                        return .done(response)
+                    case .call(let reservation):
+                        let body = try JSONEncoder().encode(reservation)
+                        guard try await store(key: key, fingerprint: fingerprint, status: Self.reserved, body: body, on: connection, context: context)
+                        else { throw ConcurrentDuplicate() }
+                        return .call(reservation)
+                    }
+                }
+            } catch is ConcurrentDuplicate {
+                continue
+            }
+            switch stage {
+            case .done(let response): return response
+            case .call(let reservation):
+                return try await complete(operation, reservation, key: key, fingerprint: fingerprint, context: context, respond: respond)
+            }
+        }
+        throw DomainError.contention
+    }
+
+    /// The status of a key's record while its staged operation waits for the verdict of its call.
+    static let reserved = 0
+
+    /// Steps 2 and 3 of a staged operation: the call with no transaction open, then its verdict
+    /// recorded with the key's final response. Step 3 is not bound to the request's answer.
+    private func complete<Operation: StagedOperation, Body: Codable & Sendable>(
+        _ operation: Operation, _ reservation: Operation.Reservation, key: String, fingerprint: [UInt8], context: OperationContext,
+        respond: @escaping @Sendable (Operation.Output) throws -> StoredResponse<Body>
+    ) async throws -> StoredResponse<Body> {
+        let verdict = try await operation.call(reservation)
+        return try await RequestDeadline.$work.withValue(nil) {
+            try await database.run(RecordStage(staged: operation, verdict: verdict, reservation: reservation), context: context) {
+                connection, output in
+                let response = try respond(output)
+                let body = try JSONEncoder().encode(StoredResponse(status: response.status, body: Self.storable(response.body)))
+                for try await _ in try await connection.send(
+                    """
+                    UPDATE idempotency_keys SET status = \(response.status), body = \(ByteBuffer(data: body))
+                    WHERE tenant_id = \(context.principal.tenantID) AND principal_id = \(context.principal.operatorID) AND key = \(key)
+                      AND request_hash = \(ByteBuffer(bytes: fingerprint))
+                    """, logger: database.logger)
+                {}
+                return response
+            }
+        }
+    }
+
+    /// Writes the key's record in the change's transaction; false when another request's
+    /// record under the key is still kept (a concurrent duplicate: the caller rolls back).
+    private func store(key: String, fingerprint: [UInt8], status: Int, body: Data, on connection: PostgresConnection, context: OperationContext)
+        async throws -> Bool
+    {
+        let keepHours = context.policies.retention.idempotencyKeepHours
+        let saved = try await connection.send(
+            """
+            INSERT INTO idempotency_keys (tenant_id, principal_id, key, request_hash, status, body)
+            VALUES (\(context.principal.tenantID), \(context.principal.operatorID), \(key), \(ByteBuffer(bytes: fingerprint)),
+                    \(status), \(ByteBuffer(data: body)))
+            ON CONFLICT (tenant_id, principal_id, key) DO UPDATE
+                SET request_hash = excluded.request_hash, status = excluded.status, body = excluded.body, created_at = now()
+                WHERE idempotency_keys.created_at <= now() - make_interval(hours => \(keepHours)::int)
+            RETURNING 1
+            """, logger: database.logger)
+        var inserted = false
+        for try await _ in saved { inserted = true }
+        return inserted
+    }
+
     private struct ConcurrentDuplicate: Error {}
 
     /// What may be kept of a response body: everything but a secret it carries.
@@ -85,23 +178,30 @@ struct Idempotency: Sendable {
 
     private func replay<Body: Codable & Sendable>(key: String, fingerprint: [UInt8], context: OperationContext) async throws -> StoredResponse<Body>?
     {
+        guard let (_, body) = try await lookup(key: key, fingerprint: fingerprint, context: context) else { return nil }
+        ServiceMetrics.idempotentReplays.increment()
+        return try JSONDecoder().decode(StoredResponse<Body>.self, from: body)
+    }
+
+    /// The key's kept record: its status and body.
+    /// - Throws: `idempotencyKeyReused` when it was made for a different request.
+    private func lookup(key: String, fingerprint: [UInt8], context: OperationContext) async throws -> (Int, Data)? {
         let keepHours = context.policies.retention.idempotencyKeepHours
-        let found: (ByteBuffer, ByteBuffer)? = try await database.transaction(for: context) { connection in
+        let found: (ByteBuffer, Int, ByteBuffer)? = try await database.transaction(for: context) { connection in
             for try await row in try await connection.send(
                 """
-                SELECT request_hash, body FROM idempotency_keys
+                SELECT request_hash, status, body FROM idempotency_keys
                 WHERE tenant_id = \(context.principal.tenantID) AND principal_id = \(context.principal.operatorID) AND key = \(key)
                   AND created_at > now() - make_interval(hours => \(keepHours)::int)
                 """, logger: database.logger
-            ).decode((ByteBuffer, ByteBuffer).self) {
+            ).decode((ByteBuffer, Int, ByteBuffer).self) {
                 return row
             }
             return nil
         }
-        guard let (hash, body) = found else { return nil }
+        guard let (hash, status, body) = found else { return nil }
         guard Array(hash.readableBytesView) == fingerprint else { throw DomainError.idempotencyKeyReused }
-        ServiceMetrics.idempotentReplays.increment()
-        return try JSONDecoder().decode(StoredResponse<Body>.self, from: Data(body.readableBytesView))
+        return (status, Data(body.readableBytesView))
     }
 
     /// SHA-256 over the operation and its decoded request (path parameters and body), keys sorted.

@@ -1,0 +1,141 @@
+import Foundation
+
+/// What reconciliation found.
+public struct ReconcileReport: Sendable {
+    public var checked: Int
+    /// Orders whose payment the provider authorized (now paid).
+    public var completed: [UUID]
+    /// Orders whose payment failed or was never made (now payment_failed, stock and FitPoints back).
+    public var cancelled: [UUID]
+    /// Payments the provider has not decided yet, or could not be asked about.
+    public var stillPending: Int
+}
+
+/// Resolves payments whose verdict was never recorded (`payments.reconcile`): a `pending` payment
+/// whose webhook never came (the provider's status of it), and an `authorizing` one whose
+/// checkout ended between its reservation and its verdict — a crash, a timeout (the payment the
+/// provider made under the order's reference; none made: failed `not_attempted`). Only payments
+/// older than `olderThanMinutes`, and `authorizing` ones only once older than the provider's
+/// longest call, so a checkout still calling is never raced.
+///
+/// No transaction is open while the provider is asked: the candidates are read, each is asked
+/// about with no connection held, and each verdict is recorded in a transaction of its own under
+/// the payment's row lock, only if the payment is still as it was read (`PaymentCompletion`), and
+/// audited on its partner's chain; a summary event closes the run.
+public struct ReconcilePayments: Sendable {
+    public static let action: Action = "payments.reconcile"
+    let olderThanMinutes: Int
+    let payments: any PaymentValidator
+
+    public init(olderThanMinutes: Int?, payments: any PaymentValidator) {
+        self.olderThanMinutes = olderThanMinutes ?? 10
+        self.payments = payments
+    }
+
+    /// Runs the reconciliation for `context`'s principal (policy checked at each step), or as the
+    /// system (`system`: the periodic job of `serve`).
+    public func run(_ database: Database, context: OperationContext, system: Bool = false) async throws -> ReconcileReport {
+        var validation = Validation()
+        validation.require((0...10_080).contains(olderThanMinutes), "older_than_minutes", "out_of_range", "must be from 0 to 10,080")
+        try validation.check()
+        func step<Operation: AuditedOperation>(_ operation: Operation) async throws -> Operation.Output {
+            system ? try await database.runAsSystem(operation, context: context) : try await database.run(operation, context: context)
+        }
+        let unsettled = try await step(
+            UnsettledPayments(olderThanMinutes: olderThanMinutes, callGrace: payments.longestCall, provider: payments.provider))
+        var report = ReconcileReport(checked: unsettled.count, completed: [], cancelled: [], stillPending: 0)
+        for payment in unsettled {
+            let verdict: PaymentOutcome?
+            do {
+                if payment.status == .authorizing {
+                    // none made under the order's reference: never attempted, failed as such
+                    verdict = try await payments.call { try await $0.find(reference: payment.orderID.text) ?? .declined(code: "not_attempted") }
+                } else if let providerID = payment.providerPaymentID {
+                    verdict = try await payments.call { try await $0.status(of: providerID) }
+                } else {
+                    verdict = nil
+                }
+            } catch DomainError.paymentProviderUnavailable {
+                verdict = nil
+            }
+            guard let verdict, let after = try await step(RecordReconciledVerdict(paymentID: payment.id, verdict: verdict)) else {
+                report.stillPending += 1
+                continue
+            }
+            switch after.status {
+            case .paid: report.completed.append(after.id)
+            case .paymentFailed: report.cancelled.append(after.id)
+            default: report.stillPending += 1
+            }
+        }
+        _ = try await step(RecordReconciliation(provider: payments.provider, report: report))
+        return report
+    }
+}
+
+/// The payments reconciliation looks at, oldest first (at most 500 per run).
+struct UnsettledPayments: AuditedOperation {
+    static let action = ReconcilePayments.action
+    let olderThanMinutes: Int
+    let callGrace: Duration
+    let provider: String
+
+    func perform(in unit: UnitOfWork) async throws -> Audited<[Payment]> {
+        let before = unit.now.addingTimeInterval(-Double(olderThanMinutes) * 60)
+        let grace = Double(callGrace.components.seconds) + 1
+        let authorizingBefore = min(before, unit.now.addingTimeInterval(-grace))
+        return .unchanged(
+            try await unit.all(
+                """
+                SELECT \(unescaped: Payment.columns) FROM payments
+                WHERE provider = \(provider) AND status IN ('pending', 'authorizing')
+                  AND created_at <= (CASE status WHEN 'authorizing' THEN \(authorizingBefore) ELSE \(before) END)
+                ORDER BY created_at LIMIT 500
+                """))
+    }
+}
+
+/// One payment's verdict as reconciliation learned it, recorded if the payment is still
+/// unsettled (under its row lock); the order after, nil when nothing changed.
+struct RecordReconciledVerdict: AuditedOperation {
+    static let action = ReconcilePayments.action
+    let paymentID: UUID
+    let verdict: PaymentOutcome
+
+    func perform(in unit: UnitOfWork) async throws -> Audited<Order?> {
+        let payment = try await Payment.locked(paymentID, in: unit)
+        let order = try await Order.fetch(payment.orderID, forUpdate: true, in: unit)
+        let after: Order?
+        switch (payment.status, verdict) {
+        case (.authorizing, _): after = try await PaymentCompletion.authorization(verdict, payment, order, in: unit)
+        case (.pending, .succeeded): after = try await PaymentCompletion.succeeded(payment, order, in: unit)
+        case (.pending, .declined(let code)): after = try await PaymentCompletion.failed(payment, order, code: code, in: unit)
+        default: after = nil
+        }
+        guard let after else { return .unchanged(nil) }
+        return Audited(
+            after,
+            event: AuditRecord(
+                action: Self.action, tenantID: order.tenantID, targetType: "order", targetID: order.id.text,
+                reason: "the payment provider's verdict, found by reconciliation", before: order.snapshot, after: after.snapshot))
+    }
+}
+
+/// The run's summary, on the platform's chain.
+struct RecordReconciliation: AuditedOperation {
+    static let action = ReconcilePayments.action
+    let provider: String
+    let report: ReconcileReport
+
+    func perform(in unit: UnitOfWork) async throws -> Audited<Void> {
+        struct Summary: Encodable { let checked: Int, completed: Int, cancelled: Int, still_pending: Int }
+        return Audited(
+            (),
+            event: AuditRecord(
+                action: Self.action, tenantID: platformTenantID, targetType: "payments", targetID: provider, reason: nil, before: nil,
+                after: AuditRecord.json(
+                    Summary(
+                        checked: report.checked, completed: report.completed.count, cancelled: report.cancelled.count,
+                        still_pending: report.stillPending))))
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Reconciles payments every `interval`, as the system (each settled order and each run is an
+/// audit event): what a crashed checkout or a lost webhook left unsettled is resolved without a
+/// person or a cron job. Stops on graceful shutdown.
+public struct ReconciliationService: Service {
+    let database: Database
+    let policies: PolicySet
+    let payments: any PaymentValidator
+    let interval: Duration
+    let olderThanMinutes: Int
+
+    public init(database: Database, policies: PolicySet, payments: any PaymentValidator, interval: Duration, olderThanMinutes: Int) {
+        (self.database, self.policies, self.payments) = (database, policies, payments)
+        (self.interval, self.olderThanMinutes) = (interval, olderThanMinutes)
+    }
+
+    /// Waits one interval before the first run, so the connection pool (a sibling service) runs first.
+    public func run() async throws {
+        try? await gracefulShutdown(sleeping: interval)
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            do {
+                let report = try await ReconcilePayments(olderThanMinutes: olderThanMinutes, payments: payments).run(
+                    database, context: Database.systemContext("reconciliation", policies: policies), system: true)
+                if report.checked > 0 {
+                    database.logger.info(
+                        "payments reconciled",
+                        metadata: [
+                            "checked": "\(report.checked)", "completed": "\(report.completed.count)", "failed": "\(report.cancelled.count)",
+                            "still_pending": "\(report.stillPending)",
+                        ])
+                }
+            } catch {
+                database.logger.warning("reconciling payments failed", metadata: ["error_type": "\(type(of: error))"])
+            }
+            try? await gracefulShutdown(sleeping: interval)
+        }
+    }
+}
