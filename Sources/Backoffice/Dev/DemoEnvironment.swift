@@ -282,7 +282,7 @@ public enum DemoEnvironment {
             _ = try await database.run(AcceptOrder(orderID: accepted), context: partner)
             let shipped = try await place(buyers[2], card)
             _ = try await database.run(AcceptOrder(orderID: shipped), context: partner)
-            _ = try await database.run(
+            _ = try await database.runStaged(
                 ShipOrder(orderID: shipped, carrier: "UPS", trackingNumber: "1Z999AA10123456784", payments: payments), context: partner)
             _ = try await database.runAsSystem(
                 AdjustFitPoints(customerID: buyers[3].id, points: points.priceFitPoints ?? 0, reason: "demo: points to spend in the shop"),
@@ -292,18 +292,19 @@ public enum DemoEnvironment {
                 [.init(goodID: points.id, quantity: 1, payIn: .fitpoints, expectedUnitPrice: points.priceFitPoints)]
                     + (usd.id == points.id ? [] : card))
             _ = try await database.run(AcceptOrder(orderID: delivered), context: partner)
-            _ = try await database.run(
+            _ = try await database.runStaged(
                 ShipOrder(orderID: delivered, carrier: "USPS", trackingNumber: "9400111899223197428490", payments: payments), context: partner)
             _ = try await database.run(DeliverOrder(orderID: delivered), context: partner)
             let cancelled = try await place(buyers[4], card)
-            _ = try await database.run(CancelOrder(orderID: cancelled, reason: "The customer asked to cancel", payments: payments), context: partner)
+            _ = try await database.runStaged(
+                CancelOrder(orderID: cancelled, reason: "The customer asked to cancel", payments: payments), context: partner)
             _ = try await place(buyers[5], card, card: SimulatedPaymentValidator.pendingCard)
             let refunded = try await place(buyers[6], card)
             _ = try await database.run(AcceptOrder(orderID: refunded), context: partner)
-            _ = try await database.run(
+            _ = try await database.runStaged(
                 ShipOrder(orderID: refunded, carrier: "FedEx", trackingNumber: "449044304137821", payments: payments), context: partner)
             _ = try await database.run(DeliverOrder(orderID: refunded), context: partner)
-            _ = try await database.run(RefundOrder(orderID: refunded, reason: "Arrived damaged", payments: payments), context: partner)
+            _ = try await database.runStaged(RefundOrder(orderID: refunded, reason: "Arrived damaged", payments: payments), context: partner)
         }
     }
 

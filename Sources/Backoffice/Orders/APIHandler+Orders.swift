@@ -94,6 +94,23 @@ extension APIHandler {
                 AcceptOrder(orderID: id), id: id, key: input.headers.idempotencyKey, operationID: Operations.AcceptOrder.id, body: String?.none))
     }
 
+    /// Runs a move the payment provider acts on first (staged) and answers the order after it; a
+    /// refusal by the provider is 409 with the move's code, the order unchanged.
+    private func move<Move: PaymentMove>(_ move: Move, id: UUID, key: String?, operationID: String, body: some Codable & Sendable)
+        async throws -> Components.Responses.OrderMoved
+    {
+        let stored = try await Idempotency(database: database).runStaged(
+            move, key: key, request: ActionRequest(id: id.text, body: body), operationID: operationID, context: try context()
+        ) { outcome in
+            StoredResponse(status: outcome.refused == nil ? 200 : 409, body: try outcome.detail.api)
+        }
+        guard stored.status == 200 else {
+            throw DomainError.conflict(
+                code: Move.refusal, detail: "The payment provider refused to \(Move.operation.rawValue); the order is unchanged.")
+        }
+        return .init(headers: .init(eTag: EntityTag.of(stored.body.version)), body: .json(stored.body))
+    }
+
     func shipOrder(_ input: Operations.ShipOrder.Input) async throws -> Operations.ShipOrder.Output {
         guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
         let id = try parseID(input.path.orderId, "order_id")

@@ -1,28 +1,35 @@
 import Foundation
 import PostgresNIO
 
-/// A partner's move of one of its orders (`orders.accept`, `orders.ship`, …): the order locked,
-/// the move checked against `OrderTransition` (409 with the current state), the change and its
-/// audit event in one transaction. Another partner's order is 404.
-protocol OrderMove: AuditedOperation where Output == OrderDetail {
+/// What every move of a partner's order is made of: the order, the status it moves to, and the
+/// steps around the status change. Another partner's order is 404.
+protocol OrderMoveRules: UseCase {
     var orderID: UUID { get }
     var target: Order.Status { get }
     var reason: String? { get }
     /// Checks of the request alone, before the order is read (a required reason).
     func precheck() throws
-    /// What the move does before the status changes (checks, payment calls); returns the
-    /// carrier and tracking number to record, if any.
+    /// What the move checks before the status changes; returns the carrier and tracking number
+    /// to record, if any.
     func apply(to order: Order, in unit: UnitOfWork) async throws -> (carrier: String, tracking: String)?
     /// What follows the status change in the same transaction (stock and FitPoints given back).
     func settle(_ order: Order, in unit: UnitOfWork) async throws
 }
 
-extension OrderMove {
+extension OrderMoveRules {
     var reason: String? { nil }
     func precheck() throws {}
     func apply(to order: Order, in unit: UnitOfWork) async throws -> (carrier: String, tracking: String)? { nil }
     func settle(_ order: Order, in unit: UnitOfWork) async throws {}
+}
 
+/// A partner's move of one of its orders that needs nothing from the payment provider
+/// (`orders.accept`, `orders.deliver`): the order locked, the move checked against
+/// `OrderTransition` (409 with the current state), the change and its audit event in one
+/// transaction. The moves that do need it are `PaymentMove`s.
+protocol OrderMove: OrderMoveRules, AuditedOperation where Output == OrderDetail {}
+
+extension OrderMove {
     public func perform(in unit: UnitOfWork) async throws -> Audited<OrderDetail> {
         try precheck()
         let before = try await Order.fetch(orderID, forUpdate: true, in: unit)
@@ -76,36 +83,10 @@ enum OrderStatus {
             "SELECT return_order_fitpoints(\(order.id), \(unit.principal.operatorID), \(reason), \(unit.now))", { try $0.decode(Int64.self) })
     }
 
-    /// Voids the order's card authorization (or pending payment) at the provider.
-    /// - Throws: `conflict(payment_in_progress)` while the checkout's authorization awaits its verdict.
-    static func voidAuthorization(of order: Order, payments: any PaymentValidator, in unit: UnitOfWork) async throws {
-        let payment = try await Payment.of(order: order.id, forUpdate: true, in: unit)
-        guard payment?.status != .authorizing else {
-            throw DomainError.conflict(
-                code: "payment_in_progress", detail: "The order's payment is being authorized; cancel it once its verdict is in.")
-        }
-        guard let payment, let providerID = payment.providerPaymentID,
-            payment.status == .authorized || payment.status == .pending
-        else { return }
-        switch try await payments.call({ try await $0.void(paymentID: providerID, idempotencyKey: "void:\(payment.id.text)") }) {
-        case .declined(let code): throw DomainError.conflict(code: "void_refused", detail: "The payment provider refused to void: \(code).")
-        case .succeeded, .pending: try await Payment.record(payment.id, status: .voided, in: unit)
-        }
-    }
-
     /// What a cancelled order gives back: its units to stock, its FitPoints to the customer.
     static func giveBack(_ cancelled: Order, reason: String, in unit: UnitOfWork) async throws {
         try await releaseStock(of: cancelled, in: unit)
         try await returnFitPoints(of: cancelled, reason: "order cancelled: \(reason)", in: unit)
-    }
-
-    /// Cancels `order` (already checked): authorization voided, stock released, FitPoints given
-    /// back. The path of a failed payment; a partner's cancellation is `CancelOrder`.
-    static func cancel(_ order: Order, reason: String, payments: any PaymentValidator, in unit: UnitOfWork) async throws -> Order {
-        try await voidAuthorization(of: order, payments: payments, in: unit)
-        let after = try await move(order, to: .cancelled, reason: reason, shipment: nil, in: unit)
-        try await giveBack(after, reason: reason, in: unit)
-        return after
     }
 }
 
@@ -118,38 +99,36 @@ public struct AcceptOrder: OrderMove {
 }
 
 /// The partner ships an accepted order (`orders.ship`, carrier and tracking number required):
-/// the card authorization is captured now.
-public struct ShipOrder: OrderMove {
-    public static let action: Action = "orders.ship"
+/// the card authorization is captured first (a `PaymentMove`; refused: 409 `capture_failed`, the
+/// order stays accepted — cancel it instead).
+struct ShipOrder: PaymentMove {
+    static let action: Action = "orders.ship"
+    static let operation = PaymentOperation.capture
+    static let refusal = "capture_failed"
     let orderID: UUID
     let carrier: String
     let trackingNumber: String
     let payments: any PaymentValidator
     var target: Order.Status { .shipped }
 
-    public init(orderID: UUID, carrier: String, trackingNumber: String, payments: any PaymentValidator) {
+    init(orderID: UUID, carrier: String, trackingNumber: String, payments: any PaymentValidator) {
         self.orderID = orderID
         self.carrier = carrier.trimmingCharacters(in: .whitespaces)
         self.trackingNumber = trackingNumber.trimmingCharacters(in: .whitespaces)
         self.payments = payments
     }
 
+    init(resuming step: PaymentStep, payments: any PaymentValidator) {
+        self.init(orderID: step.orderID, carrier: step.carrier ?? "", trackingNumber: step.trackingNumber ?? "", payments: payments)
+    }
+
+    func needsProvider(_ payment: Payment) -> Bool { payment.status == .authorized }
+
     func apply(to order: Order, in unit: UnitOfWork) async throws -> (carrier: String, tracking: String)? {
         var validation = Validation()
         validation.text(carrier, "carrier", max: 100)
         validation.text(trackingNumber, "tracking_number", max: 100)
         try validation.check()
-        if let payment = try await Payment.of(order: order.id, forUpdate: true, in: unit), payment.status == .authorized,
-            let providerID = payment.providerPaymentID
-        {
-            let outcome = try await payments.call {
-                try await $0.capture(paymentID: providerID, amountCents: payment.authorizedCents, idempotencyKey: "capture:\(payment.id.text)")
-            }
-            guard case .succeeded = outcome else {
-                throw DomainError.conflict(code: "capture_failed", detail: "The payment provider refused the capture; cancel the order instead.")
-            }
-            try await Payment.record(payment.id, status: .captured, capturedCents: payment.authorizedCents, in: unit)
-        }
         return (carrier, trackingNumber)
     }
 }
@@ -162,63 +141,61 @@ public struct DeliverOrder: OrderMove {
     public init(orderID: UUID) { self.orderID = orderID }
 }
 
-/// The partner cancels an order before it ships (`orders.cancel`, reason required): stock back,
-/// FitPoints back to the customer, the card authorization voided.
-public struct CancelOrder: OrderMove {
-    public static let action: Action = "orders.cancel"
+/// The partner cancels an order before it ships (`orders.cancel`, reason required): the card
+/// authorization voided first (a `PaymentMove`; refused: 409 `void_refused`), then stock back and
+/// FitPoints back to the customer.
+struct CancelOrder: PaymentMove {
+    static let action: Action = "orders.cancel"
+    static let operation = PaymentOperation.void
+    static let refusal = "void_refused"
     let orderID: UUID
     let reason: String?
     let payments: any PaymentValidator
     var target: Order.Status { .cancelled }
 
-    public init(orderID: UUID, reason: String?, payments: any PaymentValidator) {
+    init(orderID: UUID, reason: String?, payments: any PaymentValidator) {
         self.orderID = orderID
         self.reason = reason?.trimmingCharacters(in: .whitespacesAndNewlines)
         self.payments = payments
     }
 
+    init(resuming step: PaymentStep, payments: any PaymentValidator) { self.init(orderID: step.orderID, reason: step.reason, payments: payments) }
+
     func precheck() throws { _ = try requireReason(reason) }
 
-    func apply(to order: Order, in unit: UnitOfWork) async throws -> (carrier: String, tracking: String)? {
-        try await OrderStatus.voidAuthorization(of: order, payments: payments, in: unit)
-        return nil
-    }
+    /// An authorization, or a payment the provider is still deciding (voided so it never completes).
+    func needsProvider(_ payment: Payment) -> Bool { payment.status == .authorized || payment.status == .pending }
 
     func settle(_ order: Order, in unit: UnitOfWork) async throws {
         try await OrderStatus.giveBack(order, reason: reason ?? "", in: unit)
     }
 }
 
-/// The partner refunds a shipped or delivered order (`orders.refund`, reason required): the
-/// captured amount refunded at the provider (never more than captured), FitPoints back to the
-/// customer. Stock is not restored (returned goods are counted back by an update).
-public struct RefundOrder: OrderMove {
-    public static let action: Action = "orders.refund"
+/// The partner refunds a shipped or delivered order (`orders.refund`, reason required): what is
+/// left of the capture refunded at the provider first (a `PaymentMove`; refused: 409
+/// `refund_refused`), then FitPoints back to the customer. Stock is not restored (returned goods
+/// are counted back by an update).
+struct RefundOrder: PaymentMove {
+    static let action: Action = "orders.refund"
+    static let operation = PaymentOperation.refund
+    static let refusal = "refund_refused"
     let orderID: UUID
     let reason: String?
     let payments: any PaymentValidator
     var target: Order.Status { .refunded }
 
-    public init(orderID: UUID, reason: String?, payments: any PaymentValidator) {
+    init(orderID: UUID, reason: String?, payments: any PaymentValidator) {
         self.orderID = orderID
         self.reason = reason?.trimmingCharacters(in: .whitespacesAndNewlines)
         self.payments = payments
     }
 
+    init(resuming step: PaymentStep, payments: any PaymentValidator) { self.init(orderID: step.orderID, reason: step.reason, payments: payments) }
+
+    func needsProvider(_ payment: Payment) -> Bool { payment.status == .captured && payment.capturedCents > payment.refundedCents }
+
     func apply(to order: Order, in unit: UnitOfWork) async throws -> (carrier: String, tracking: String)? {
         _ = try requireReason(reason)  // after the state check, as it always was
-        if let payment = try await Payment.of(order: order.id, forUpdate: true, in: unit), payment.status == .captured,
-            let providerID = payment.providerPaymentID
-        {
-            let amount = payment.capturedCents - payment.refundedCents
-            let outcome = try await payments.call {
-                try await $0.refund(paymentID: providerID, amountCents: amount, idempotencyKey: "refund:\(payment.id.text)")
-            }
-            guard case .succeeded = outcome else {
-                throw DomainError.conflict(code: "refund_refused", detail: "The payment provider refused the refund.")
-            }
-            try await Payment.record(payment.id, status: .refunded, refundedCents: payment.capturedCents, in: unit)
-        }
         return nil
     }
 

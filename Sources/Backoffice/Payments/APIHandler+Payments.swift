@@ -21,6 +21,6 @@ extension APIHandler {
                 body: .json(
                     Components.Schemas.ReconcileReport(
                         checked: report.checked, completed: report.completed.map(\.text), cancelled: report.cancelled.map(\.text),
-                        stillPending: report.stillPending))))
+                        finishedMoves: report.finishedMoves.map(\.text), stillPending: report.stillPending))))
     }
 }

@@ -22,19 +22,31 @@ public struct Payment: Sendable, Equatable {
     public var refundedCents: Int64
     public var failureCode: String?
     public var createdAt: Date
+    /// The provider operation a partner's move has under way (capture, void, refund), if any.
+    public var pendingOperation: PaymentOperation?
 }
+
+/// What the provider is asked to do to an authorized or captured payment.
+public enum PaymentOperation: String, Sendable, Codable { case capture, void, refund }
 
 extension Payment: RowDecodable {
     public static let columns = """
         id, tenant_id, order_id, provider, provider_payment_id, status, amount_cents, authorized_cents, captured_cents, refunded_cents, failure_code,
-        created_at
+        created_at, pending_operation
         """
 
     public init(row: PostgresRow) throws {
-        let c = try row.decode((UUID, UUID, UUID, String, String?, String, Int64, Int64, Int64, Int64, String?, Date).self)
+        var cells = RowCells(row, of: "payment")
+        try self.init(cells: &cells)
+    }
+
+    /// The payment from `cells`, read in `columns`' order (a wider select list reads on after it).
+    init(cells: inout RowCells) throws {
         self.init(
-            id: c.0, tenantID: c.1, orderID: c.2, provider: c.3, providerPaymentID: c.4, status: try Status(known: c.5), amountCents: c.6,
-            authorizedCents: c.7, capturedCents: c.8, refundedCents: c.9, failureCode: c.10, createdAt: c.11)
+            id: try cells.next(), tenantID: try cells.next(), orderID: try cells.next(), provider: try cells.next(),
+            providerPaymentID: try cells.next(), status: try Status(known: try cells.next(String.self)), amountCents: try cells.next(),
+            authorizedCents: try cells.next(), capturedCents: try cells.next(), refundedCents: try cells.next(), failureCode: try cells.next(),
+            createdAt: try cells.next(), pendingOperation: try cells.next(String?.self).map { try PaymentOperation(known: $0) })
     }
 
     /// The order's payment (nil when it was paid in FitPoints only); with `forUpdate`, locked.
@@ -51,7 +63,18 @@ extension Payment: RowDecodable {
         try await unit.byID("payments", id, forUpdate: true, notFound: "Payment \(id.text)")
     }
 
-    /// Records the payment's new state (amounts as given).
+    /// Marks `operation` as under way at the provider, with what its move records once it
+    /// succeeds (`detail`, JSON: no secret).
+    static func begin(_ operation: PaymentOperation, detail: String, on id: UUID, in unit: UnitOfWork) async throws {
+        try await unit.execute(
+            """
+            UPDATE payments SET pending_operation = \(operation.rawValue), pending_detail = \(detail)::jsonb, pending_since = \(unit.now),
+                updated_at = \(unit.now)
+            WHERE id = \(id)
+            """)
+    }
+
+    /// Records the payment's new state (amounts as given); an operation under way is over.
     static func record(
         _ id: UUID, status: Status, authorizedCents: Int64? = nil, capturedCents: Int64? = nil, refundedCents: Int64? = nil,
         providerPaymentID: String? = nil, failureCode: String? = nil, in unit: UnitOfWork
@@ -61,7 +84,7 @@ extension Payment: RowDecodable {
             UPDATE payments SET status = \(status.rawValue), authorized_cents = coalesce(\(authorizedCents), authorized_cents),
                 captured_cents = coalesce(\(capturedCents), captured_cents), refunded_cents = coalesce(\(refundedCents), refunded_cents),
                 provider_payment_id = coalesce(\(providerPaymentID), provider_payment_id), failure_code = coalesce(\(failureCode), failure_code),
-                updated_at = \(unit.now)
+                pending_operation = NULL, pending_detail = NULL, pending_since = NULL, updated_at = \(unit.now)
             WHERE id = \(id)
             """)
     }

@@ -7,16 +7,20 @@ public struct ReconcileReport: Sendable {
     public var completed: [UUID]
     /// Orders whose payment failed or was never made (now payment_failed, stock and FitPoints back).
     public var cancelled: [UUID]
+    /// Orders whose move (ship, cancel, refund) was left waiting on the provider, now moved.
+    public var finishedMoves: [UUID] = []
     /// Payments the provider has not decided yet, or could not be asked about.
     public var stillPending: Int
 }
 
 /// Resolves payments whose verdict was never recorded (`payments.reconcile`): a `pending` payment
-/// whose webhook never came (the provider's status of it), and an `authorizing` one whose
-/// checkout ended between its reservation and its verdict — a crash, a timeout (the payment the
-/// provider made under the order's reference; none made: failed `not_attempted`). Only payments
-/// older than `olderThanMinutes`, and `authorizing` ones only once older than the provider's
-/// longest call, so a checkout still calling is never raced.
+/// whose webhook never came (the provider's status of it); an `authorizing` one whose checkout
+/// ended between its reservation and its verdict — a crash, a timeout (the payment the provider
+/// made under the order's reference; none made: failed `not_attempted`); and a partner's move
+/// whose capture, void or refund was left under way (asked again under the same key: the
+/// provider does it once; then the move completes, or stays undone if refused). Only payments
+/// older than `olderThanMinutes`, and those waiting on a call of ours only once older than the
+/// provider's longest call, so a request still calling is never raced.
 ///
 /// No transaction is open while the provider is asked: the candidates are read, each is asked
 /// about with no connection held, and each verdict is recorded in a transaction of its own under
@@ -44,7 +48,11 @@ public struct ReconcilePayments: Sendable {
         let unsettled = try await step(
             UnsettledPayments(olderThanMinutes: olderThanMinutes, callGrace: payments.longestCall, provider: payments.provider))
         var report = ReconcileReport(checked: unsettled.count, completed: [], cancelled: [], stillPending: 0)
-        for payment in unsettled {
+        for (payment, pending) in unsettled {
+            if let pending {
+                if try await finish(pending) { report.finishedMoves.append(payment.orderID) } else { report.stillPending += 1 }
+                continue
+            }
             let verdict: PaymentOutcome?
             do {
                 if payment.status == .authorizing {
@@ -70,28 +78,54 @@ public struct ReconcilePayments: Sendable {
         }
         _ = try await step(RecordReconciliation(provider: payments.provider, report: report))
         return report
+
+        /// Asks again for a partner's move left under way and records the answer as the move's own;
+        /// true when the move completed.
+        func finish(_ pending: PaymentStep) async throws -> Bool {
+            switch pending.operation {
+            case .capture: try await finish(ShipOrder(resuming: pending, payments: payments), pending)
+            case .void: try await finish(CancelOrder(resuming: pending, payments: payments), pending)
+            case .refund: try await finish(RefundOrder(resuming: pending, payments: payments), pending)
+            }
+        }
+
+        func finish<Move: PaymentMove>(_ move: Move, _ pending: PaymentStep) async throws -> Bool {
+            let verdict: PaymentOutcome
+            do { verdict = try await move.call(pending) } catch DomainError.paymentProviderUnavailable { return false }
+            return try await step(FinishMove(move: move, verdict: verdict, step: pending)).refused == nil
+        }
     }
 }
 
-/// The payments reconciliation looks at, oldest first (at most 500 per run).
+/// The payments reconciliation looks at, oldest first (at most 500 per run), each with the
+/// partner's move under way on it, if any.
 struct UnsettledPayments: AuditedOperation {
     static let action = ReconcilePayments.action
     let olderThanMinutes: Int
     let callGrace: Duration
     let provider: String
 
-    func perform(in unit: UnitOfWork) async throws -> Audited<[Payment]> {
+    func perform(in unit: UnitOfWork) async throws -> Audited<[(Payment, PaymentStep?)]> {
         let before = unit.now.addingTimeInterval(-Double(olderThanMinutes) * 60)
         let grace = Double(callGrace.components.seconds) + 1
-        let authorizingBefore = min(before, unit.now.addingTimeInterval(-grace))
-        return .unchanged(
-            try await unit.all(
-                """
-                SELECT \(unescaped: Payment.columns) FROM payments
-                WHERE provider = \(provider) AND status IN ('pending', 'authorizing')
-                  AND created_at <= (CASE status WHEN 'authorizing' THEN \(authorizingBefore) ELSE \(before) END)
-                ORDER BY created_at LIMIT 500
-                """))
+        let calledBefore = min(before, unit.now.addingTimeInterval(-grace))
+        var found: [(Payment, PaymentStep?)] = []
+        for try await row in try await unit.connection.send(
+            """
+            SELECT \(unescaped: Payment.columns), pending_detail::text FROM payments
+            WHERE provider = \(provider)
+              AND ((status = 'pending' AND pending_operation IS NULL AND created_at <= \(before))
+                OR (status = 'authorizing' AND created_at <= \(calledBefore))
+                OR (pending_operation IS NOT NULL AND pending_since <= \(calledBefore)))
+            ORDER BY created_at LIMIT 500
+            """, logger: unit.logger)
+        {
+            var cells = RowCells(row, of: "payment")
+            let payment = try Payment(cells: &cells)
+            let step = try cells.next(String?.self).map { try JSONDecoder().decode(PaymentStep.self, from: Data($0.utf8)) }
+            found.append((payment, payment.pendingOperation == nil ? nil : step))
+        }
+        return .unchanged(found)
     }
 }
 
@@ -128,7 +162,7 @@ struct RecordReconciliation: AuditedOperation {
     let report: ReconcileReport
 
     func perform(in unit: UnitOfWork) async throws -> Audited<Void> {
-        struct Summary: Encodable { let checked: Int, completed: Int, cancelled: Int, still_pending: Int }
+        struct Summary: Encodable { let checked: Int, completed: Int, cancelled: Int, finished_moves: Int, still_pending: Int }
         return Audited(
             (),
             event: AuditRecord(
@@ -136,6 +170,18 @@ struct RecordReconciliation: AuditedOperation {
                 after: AuditRecord.json(
                     Summary(
                         checked: report.checked, completed: report.completed.count, cancelled: report.cancelled.count,
-                        still_pending: report.stillPending))))
+                        finished_moves: report.finishedMoves.count, still_pending: report.stillPending))))
     }
+}
+
+/// A partner's move left waiting on the provider, finished by reconciliation: the move's own
+/// record step (its audit event names the move, with the reconciler as actor), permitted by
+/// `payments.reconcile`.
+struct FinishMove<Move: PaymentMove>: AuditedOperation {
+    static var action: Action { ReconcilePayments.action }
+    let move: Move
+    let verdict: PaymentOutcome
+    let step: PaymentStep
+
+    func perform(in unit: UnitOfWork) async throws -> Audited<MoveOutcome> { try await move.record(verdict, for: step, in: unit) }
 }

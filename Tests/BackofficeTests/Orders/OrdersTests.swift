@@ -117,7 +117,7 @@ struct OrdersTests {
                 #expect((refunded.json["payment"] as? [String: Any])?["refunded_cents"] as? Int == 5_000)
                 let actions = try await env.ownerScalar(
                     "SELECT string_agg(action, ',' ORDER BY id) FROM audit_events WHERE target_id = '\(id)'", as: String.self)
-                #expect(actions == "orders.checkout,orders.checkout,orders.accept,orders.ship,orders.deliver,orders.refund")
+                #expect(actions == "orders.checkout,orders.checkout,orders.accept,orders.ship,orders.ship,orders.deliver,orders.refund,orders.refund")
                 #expect(
                     try await env.ownerScalar(
                         "SELECT count(*) FROM audit_events WHERE target_id = '\(id)' AND tenant_id <> '\(shop.partner.tenantID.uuidString.lowercased())'",

@@ -5,22 +5,37 @@ import Testing
 
 @testable import Backoffice
 
-/// A provider whose authorizations wait until the test lets them answer (authorized).
+/// A provider whose calls named in `holds` wait until the test lets them answer; the calls named
+/// in `declines` are refused (`<call>_declined`), the others succeed.
 final class HeldPaymentProvider: PaymentValidator {
     let provider = "simulated"
+    let holds: Set<String>
+    let declines: Set<String>
     let (entered, enteredSignal) = AsyncStream<String>.makeStream()
     let (released, releaseSignal) = AsyncStream<Void>.makeStream()
 
-    func authorize(_ request: PaymentAuthorization) async throws -> PaymentOutcome {
-        enteredSignal.yield(request.reference)
-        for await _ in released { break }
-        return .succeeded(id: "pi_held_" + request.reference)
+    init(holds: Set<String> = ["authorize"], declines: Set<String> = []) { (self.holds, self.declines) = (holds, declines) }
+
+    /// The answer to `call` about `subject` (an order id, a payment id), held first if asked to.
+    private func answer(_ call: String, _ subject: String, id: String) async -> PaymentOutcome {
+        if holds.contains(call) {
+            enteredSignal.yield(subject)
+            for await _ in released { break }
+        }
+        return declines.contains(call) ? .declined(code: "\(call)_declined") : .succeeded(id: id)
     }
 
+    func authorize(_ request: PaymentAuthorization) async throws -> PaymentOutcome {
+        await answer("authorize", request.reference, id: "pi_held_" + request.reference)
+    }
+    func capture(paymentID: String, amountCents: Int64, idempotencyKey: String) async throws -> PaymentOutcome {
+        await answer("capture", paymentID, id: paymentID)
+    }
+    func refund(paymentID: String, amountCents: Int64, idempotencyKey: String) async throws -> PaymentOutcome {
+        await answer("refund", paymentID, id: "re_" + paymentID)
+    }
+    func void(paymentID: String, idempotencyKey: String) async throws -> PaymentOutcome { await answer("void", paymentID, id: paymentID) }
     func verifyBankAccount(_ account: BankAccount) async throws -> BankAccountVerification { .verified("ba_held") }
-    func capture(paymentID: String, amountCents: Int64, idempotencyKey: String) async throws -> PaymentOutcome { .succeeded(id: paymentID) }
-    func refund(paymentID: String, amountCents: Int64, idempotencyKey: String) async throws -> PaymentOutcome { .succeeded(id: paymentID) }
-    func void(paymentID: String, idempotencyKey: String) async throws -> PaymentOutcome { .succeeded(id: paymentID) }
     func status(of paymentID: String) async throws -> PaymentOutcome { .succeeded(id: paymentID) }
     func find(reference: String) async throws -> PaymentOutcome? { nil }
 }
@@ -144,6 +159,110 @@ struct TwoPhaseCheckoutTests {
             }
             #expect(status == "payment_failed")
             #expect(try await shop.stock("BOTTLE") == 10)
+        }
+    }
+
+    /// A paid, accepted order of the shop, placed through `payments`: its id.
+    func acceptedOrder(_ client: any TestClientProtocol, _ env: TestEnvironment, _ shop: ShopFixture) async throws -> String {
+        let placed = try await client.call(
+            .post, "/v1/checkout", token: env.fixture.tokens[.appService]!, json: shop.checkoutJSON([("BOTTLE", 1, "usd")]),
+            headers: .newIdempotencyKey)
+        let id = try #require(placed["id"], "\(placed.text)")
+        #expect(try await client.call(.post, "/v1/orders/\(id)/accept", token: shop.partner.adminToken).status == 200)
+        return id
+    }
+
+    @Test(
+        "shipping captures with no connection, transaction or lock held while the provider answers; meanwhile another move is 409 payment_in_progress"
+    )
+    func shipHoldsNothingDuringTheCapture() async throws {
+        try await TestEnvironment.with { env in
+            let shop = try await ShopFixture.make(env)
+            let held = HeldPaymentProvider(holds: ["capture"])
+            var limits = PoolLimits.forTests
+            limits.leaseTimeout = .seconds(3)
+            try await Database.with(url: env.appURL, logger: testLogger, clock: env.clock, maximumConnections: 1, limits: limits) { database in
+                try await env.withApp(payments: held, database: database) { client in
+                    let admin = shop.partner.adminToken
+                    let order = try await acceptedOrder(client, env, shop)
+                    let shipping = Task {
+                        try await client.call(.post, "/v1/orders/\(order)/ship", token: admin, json: #"{"carrier":"UPS","tracking_number":"1Z9"}"#)
+                    }
+                    var calls = held.entered.makeAsyncIterator()
+                    _ = try #require(await calls.next(), "the provider is asked to capture")
+                    #expect(
+                        try await client.call(.get, "/v1/orders/\(order)", token: admin)["status"] == "accepted", "the pool's one connection is free")
+                    #expect(
+                        try await env.ownerScalar(
+                            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'",
+                            as: Int.self) == 0)
+                    #expect(
+                        try await env.ownerScalar("SELECT pending_operation FROM payments WHERE order_id = '\(order)'", as: String.self) == "capture")
+                    let cancel = try await client.call(.post, "/v1/orders/\(order)/cancel", token: admin, json: #"{"reason":"changed mind"}"#)
+                    #expect(cancel.status == 409)
+                    #expect(cancel["code"] == "payment_in_progress")
+                    held.releaseSignal.yield()
+                    let shipped = try await shipping.value
+                    #expect(shipped.status == 200, "\(shipped.text)")
+                    #expect(shipped["status"] == "shipped")
+                    #expect(shipped["tracking_number"] == "1Z9")
+                    #expect(
+                        try await env.ownerScalar(
+                            "SELECT status || '/' || captured_cents || '/' || coalesce(pending_operation, '-') FROM payments WHERE order_id = '\(order)'",
+                            as: String.self) == "captured/2500/-")
+                }
+            }
+        }
+    }
+
+    @Test(
+        "a capture the provider refuses: 409 capture_failed, the order still accepted, its payment authorized, nothing under way; both steps audited")
+    func refusedCapture() async throws {
+        try await TestEnvironment.with { env in
+            let shop = try await ShopFixture.make(env)
+            try await env.withApp(payments: HeldPaymentProvider(holds: [], declines: ["capture"])) { client in
+                let order = try await acceptedOrder(client, env, shop)
+                let refused = try await client.call(
+                    .post, "/v1/orders/\(order)/ship", token: shop.partner.adminToken, json: #"{"carrier":"UPS","tracking_number":"1Z9"}"#)
+                #expect(refused.status == 409, "\(refused.text)")
+                #expect(refused["code"] == "capture_failed")
+                #expect(try await client.call(.get, "/v1/orders/\(order)", token: shop.partner.adminToken)["status"] == "accepted")
+                #expect(
+                    try await env.ownerScalar(
+                        "SELECT status || '/' || coalesce(pending_operation, '-') FROM payments WHERE order_id = '\(order)'", as: String.self)
+                        == "authorized/-")
+                #expect(
+                    try await env.ownerScalar(
+                        "SELECT string_agg(reason, ' | ' ORDER BY id) FROM audit_events WHERE action = 'orders.ship' AND target_id = '\(order)'",
+                        as: String.self) == "asked the payment provider to capture | the payment provider refused to capture: capture_declined")
+            }
+        }
+    }
+
+    @Test(
+        "a shipment left waiting on its capture by a crash is finished by reconciliation: captured once, the order shipped with its tracking number")
+    func reconciliationFinishesMoves() async throws {
+        try await TestEnvironment.with { env in
+            let shop = try await ShopFixture.make(env)
+            let payments = SimulatedPaymentValidator()
+            let order = try await env.withApp(payments: payments) { client in try await acceptedOrder(client, env, shop) }
+            let partner = OperationContext(principal: shop.partner.admin, requestID: "crash", sourceIP: nil, policies: env.policies)
+            let ship = ShipOrder(orderID: try #require(UUID(uuidString: order)), carrier: "UPS", trackingNumber: "1Z77", payments: payments)
+            let stage = try await env.database.run(ReserveStage(staged: ship), context: partner)
+            guard case .call = stage else { throw TestSetupError(description: "the shipment had nothing to call") }
+            env.clock.advance(by: 11 * 60)
+            try await env.withApp(payments: payments) { client in
+                let report = try await client.call(.post, "/v1/payments/reconciliations", token: env.fixture.tokens[.backendManager]!, json: "{}")
+                #expect(report.status == 200, "\(report.text)")
+                #expect(report.json["finished_moves"] as? [String] == [order])
+                let shipped = try await client.call(.get, "/v1/orders/\(order)", token: shop.partner.adminToken)
+                #expect(shipped["status"] == "shipped")
+                #expect(shipped["tracking_number"] == "1Z77")
+            }
+            #expect(
+                try await env.ownerScalar(
+                    "SELECT status || '/' || coalesce(pending_operation, '-') FROM payments WHERE order_id = '\(order)'", as: String.self)
+                    == "captured/-")
         }
     }
 }

@@ -64,7 +64,8 @@ struct Idempotency: Sendable {
         }
     }
 
-    /// Runs a staged operation (`StagedOperation`) once per (principal, key). Step 1 commits with
+    /// Runs a staged operation (`StagedOperation`) once per (principal, key) (without a key, once
+    /// per call: `Database.runStaged`). Step 1 commits with
     /// the key's record: the final response when nothing is to be called, otherwise the
     /// reservation (status 0, not a response). Step 3 replaces the reservation with the final
     /// response in its own transaction. The same key and request again: a final response is
@@ -72,9 +73,10 @@ struct Idempotency: Sendable {
     /// ended between the steps is finished by its retry and the call is never made under a new
     /// key. A different request under the key is 409 `idempotency_key_reused`.
     func runStaged<Operation: StagedOperation, Body: Codable & Sendable>(
-        _ operation: Operation, key: String, request: some Encodable, operationID: String, context: OperationContext,
+        _ operation: Operation, key: String?, request: some Encodable, operationID: String, context: OperationContext,
         respond: @escaping @Sendable (Operation.Output) throws -> StoredResponse<Body>
     ) async throws -> StoredResponse<Body> {
+        guard let key else { return try respond(try await database.runStaged(operation, context: context)) }
         guard (1...255).contains(key.utf8.count) else {
             throw DomainError.invalid("Idempotency-Key", "out_of_range", "must be 1–255 characters")
         }

@@ -100,7 +100,10 @@ extension Database {
         case .done(let output): return output
         case .call(let reservation):
             let verdict = try await operation.call(reservation)
-            return try await record(RecordStage(staged: operation, verdict: verdict, reservation: reservation))
+            // recorded even once the request has been answered: a verdict is never dropped
+            return try await RequestDeadline.$work.withValue(nil) {
+                try await record(RecordStage(staged: operation, verdict: verdict, reservation: reservation))
+            }
         }
     }
 }

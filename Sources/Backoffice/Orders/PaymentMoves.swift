@@ -1,0 +1,124 @@
+import Foundation
+
+/// A partner's move whose payment the provider must act on first (ship → capture, cancel → void,
+/// refund → refund). A staged operation: no transaction waits on the provider.
+///
+/// 1. `reserve`, one transaction: the order locked and the move checked (409 with the current
+///    state; 409 `payment_in_progress` while another provider operation or the checkout's
+///    authorization is under way). When the payment needs nothing from the provider the move
+///    completes here. Otherwise the payment is marked with the operation under way and what the
+///    move records once it succeeds (audited), and the order stays as it is.
+/// 2. `call`: the operation at the provider under a key derived from the payment, so it is done
+///    once however often it is asked (a retry, reconciliation).
+/// 3. `record`, a second transaction: done → the payment's new state, the order moved and what
+///    follows (stock and FitPoints back); refused → the payment as it was, the order unchanged,
+///    answered 409 with the operation's code. Reconciliation finishes an operation a crash left
+///    under way (`ReconcilePayments`).
+protocol PaymentMove: OrderMoveRules, StagedOperation where Reservation == PaymentStep, Verdict == PaymentOutcome, Output == MoveOutcome {
+    /// What the provider is asked to do.
+    static var operation: PaymentOperation { get }
+    /// The code a refusal of the operation is answered with (409).
+    static var refusal: String { get }
+    /// Whether `payment` needs the provider for this move (an authorization to capture or void, a capture to refund).
+    func needsProvider(_ payment: Payment) -> Bool
+    /// The same move rebuilt from a step under way (reconciliation finishes it).
+    init(resuming step: PaymentStep, payments: any PaymentValidator)
+    var payments: any PaymentValidator { get }
+}
+
+/// A provider operation under way for an order's move: what the call needs and what the move
+/// records once it succeeds (no secret: kept with the request's idempotency record).
+public struct PaymentStep: Codable, Sendable {
+    public let orderID: UUID
+    public let paymentID: UUID
+    public let providerPaymentID: String
+    public let operation: PaymentOperation
+    public let amountCents: Int64
+    public var carrier: String? = nil
+    public var trackingNumber: String? = nil
+    public var reason: String? = nil
+
+    /// The key the provider deduplicates the operation on: one capture, void or refund per payment.
+    var providerKey: String { "\(operation.rawValue):\(paymentID.text)" }
+}
+
+/// A move's answer: the order after it, and the provider's refusal code when it refused.
+public struct MoveOutcome: Sendable {
+    public let detail: OrderDetail
+    public let refused: String?
+}
+
+extension PaymentMove {
+    func ready() throws {}
+
+    func reserve(in unit: UnitOfWork) async throws -> Audited<Stage<PaymentStep, MoveOutcome>> {
+        try precheck()
+        let before = try await Order.fetch(orderID, forUpdate: true, in: unit)
+        try OrderTransition.check(before, to: target)
+        let shipment = try await apply(to: before, in: unit)
+        let payment = try await Payment.of(order: orderID, forUpdate: true, in: unit)
+        guard payment?.status != .authorizing, payment?.pendingOperation == nil else {
+            throw DomainError.conflict(
+                code: "payment_in_progress", detail: "The order's payment is at the provider now; try again once its answer is in.")
+        }
+        guard let payment, needsProvider(payment), let providerID = payment.providerPaymentID else {
+            return try await complete(before, shipment: shipment, in: unit).map { .done($0) }
+        }
+        let step = PaymentStep(
+            orderID: orderID, paymentID: payment.id, providerPaymentID: providerID, operation: Self.operation,
+            amountCents: Self.operation == .refund ? payment.capturedCents - payment.refundedCents : payment.authorizedCents,
+            carrier: shipment?.carrier, trackingNumber: shipment?.tracking, reason: reason)
+        try await Payment.begin(Self.operation, detail: AuditRecord.json(step), on: payment.id, in: unit)
+        return Audited(
+            .call(step),
+            event: AuditRecord(
+                action: Self.action, tenantID: before.tenantID, targetType: "order", targetID: orderID.text,
+                reason: "asked the payment provider to \(Self.operation.rawValue)", before: before.snapshot, after: before.snapshot))
+    }
+
+    func call(_ step: PaymentStep) async throws -> PaymentOutcome {
+        try await payments.call { provider in
+            switch step.operation {
+            case .capture:
+                try await provider.capture(paymentID: step.providerPaymentID, amountCents: step.amountCents, idempotencyKey: step.providerKey)
+            case .void: try await provider.void(paymentID: step.providerPaymentID, idempotencyKey: step.providerKey)
+            case .refund:
+                try await provider.refund(paymentID: step.providerPaymentID, amountCents: step.amountCents, idempotencyKey: step.providerKey)
+            }
+        }
+    }
+
+    func record(_ verdict: PaymentOutcome, for step: PaymentStep, in unit: UnitOfWork) async throws -> Audited<MoveOutcome> {
+        let payment = try await Payment.locked(step.paymentID, in: unit)
+        let before = try await Order.fetch(step.orderID, forUpdate: true, in: unit)
+        guard payment.pendingOperation == step.operation else {  // recorded first by another path
+            return .unchanged(MoveOutcome(detail: try await OrderDetail.load(before, in: unit), refused: nil))
+        }
+        if case .declined(let code) = verdict {
+            try await Payment.record(payment.id, status: payment.status, in: unit)
+            return Audited(
+                MoveOutcome(detail: try await OrderDetail.load(before, in: unit), refused: Self.refusal),
+                event: AuditRecord(
+                    action: Self.action, tenantID: before.tenantID, targetType: "order", targetID: before.id.text,
+                    reason: "the payment provider refused to \(step.operation.rawValue): \(code)", before: before.snapshot, after: before.snapshot))
+        }
+        switch step.operation {
+        case .capture: try await Payment.record(payment.id, status: .captured, capturedCents: step.amountCents, in: unit)
+        case .void: try await Payment.record(payment.id, status: .voided, in: unit)
+        case .refund: try await Payment.record(payment.id, status: .refunded, refundedCents: payment.refundedCents + step.amountCents, in: unit)
+        }
+        let shipment = step.carrier.flatMap { carrier in step.trackingNumber.map { (carrier: carrier, tracking: $0) } }
+        return try await complete(before, shipment: shipment, in: unit)
+    }
+
+    /// The move itself: the order's new status, what follows it, the audit event.
+    private func complete(_ before: Order, shipment: (carrier: String, tracking: String)?, in unit: UnitOfWork) async throws -> Audited<MoveOutcome> {
+        let after = try await OrderStatus.move(before, to: target, reason: reason, shipment: shipment, in: unit)
+        try await settle(after, in: unit)
+        return Audited(
+            MoveOutcome(detail: try await OrderDetail.load(after, in: unit), refused: nil),
+            event: AuditRecord(
+                action: Self.action, tenantID: before.tenantID, targetType: "order", targetID: before.id.text, reason: reason,
+                before: before.snapshot, after: after.snapshot))
+    }
+}
