@@ -11,10 +11,13 @@ import Testing
 
 /// Sends raw bytes to 127.0.0.1:`port` and returns the whole answer (for requests the test
 /// clients cannot make, such as a chunked body without Content-Length).
-func rawHTTP(port: Int, _ request: [UInt8]) throws -> String {
+/// An answer that does not come within `timeout` seconds ends the exchange (what came so far is returned).
+func rawHTTP(port: Int, _ request: [UInt8], timeout: Int = 60) throws -> String {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw TestSetupError(description: "socket") }
     defer { close(fd) }
+    var wait = timeval(tv_sec: timeout, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -171,6 +174,26 @@ struct EdgeSecurityTests {
                 #expect(reply.status == 422)
                 #expect(reply.text.contains("\"field\":\"display_name\""))
                 #expect(reply.text.contains("too_long"))
+            }
+        }
+    }
+
+    @Test("a body is read only from a caller that may send it: no token, or a bulk upload whose token does not authenticate, is 401 before the body")
+    func bodiesAfterAuthentication() async throws {
+        try await TestEnvironment.with { env in
+            try await env.withApp(trustedProxies: []) { client in
+                let port = try #require(client.port)
+                let unknown = TokenSecret.generate().value
+                for (path, authorization, length) in [
+                    ("/v1/goods/import", "Authorization: Bearer \(unknown)\r\n", 30_000_000), ("/v1/customers", "", 500_000),
+                ] {
+                    // Headers announcing a large body, and no body: a server that reads it first never answers.
+                    let head =
+                        "POST \(path) HTTP/1.1\r\nHost: localhost\r\n\(authorization)Content-Type: text/csv\r\nContent-Length: \(length)\r\n\r\n"
+                    let answer = try rawHTTP(port: port, Array(head.utf8), timeout: 10)
+                    #expect(answer.hasPrefix("HTTP/1.1 401"), "\(path): \(answer.prefix(200))")
+                    #expect(answer.contains("unauthenticated"))
+                }
             }
         }
     }

@@ -57,22 +57,30 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
             response = try await RequestScope.$current.withValue(anonymous) {
                 var request = request
                 let path = request.uri.path  // built anew by each call: read once
-                let limit = bulkPaths.contains(path) ? maxBulkBodySize : maxBodySize
+                let bulk = bulkPaths.contains(path)
+                let limit = bulk ? maxBulkBodySize : maxBodySize
                 if let length = request.headers[.contentLength].flatMap(Int.init), length > limit { throw Problem.payloadTooLarge }
+                let inner = self.inner
+                let address = sourceIP ?? "unknown"
+                let route = path.hasPrefix("/v1/") ? publicRoutes.match(request.method, path) : nil
+                // A body is read only from a caller that may send it: a /v1 change presents a
+                // well-formed token first, and a bulk upload (32 MiB) one that authenticates.
+                let secret = path.hasPrefix("/v1/") && route == nil ? try await presentedToken(request, address: address, logger: logger) : nil
+                if bulk, let secret, try await database.readSession(tokenHash: secret.hash, { principal, _ in principal }) == nil {
+                    throw refuse(request, address: address, logger: logger)
+                }
                 let body = try await request.collectBody(upTo: limit)
                 try InputScreen.check(path: path, query: request.uri.query, body: body)
-                let inner = self.inner
                 guard path.hasPrefix("/v1/") else {
                     return try await inner.respond(to: request, context: context).checkingRoute()
                 }
-                let address = sourceIP ?? "unknown"
-                if let route = publicRoutes.match(request.method, path) {
+                if let route {
                     actor.withLock { $0 = .anonymous }
                     return try await respondPublicly(
                         to: request, body: body, context: context, route: route, address: address, sourceIP: sourceIP, requestID: requestID,
                         logger: logger)
                 }
-                let secret = try await presentedToken(request, address: address, logger: logger)
+                guard let secret else { throw refuse(request, address: address, logger: logger) }
                 let deadline = bulkPaths.contains(path) ? database.limits.bulkRequestDeadline : database.limits.requestDeadline
                 let hotList = HandEncodedLists.List(request.method, path)
                 return try await RequestDeadline.run(within: deadline) { [request, logger] in
