@@ -6,10 +6,14 @@ extension APIHandler {
         guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
         let event = PaymentEvent(
             id: body.id, type: body._type, paymentID: body.data.paymentId, failureCode: body.data.failureCode, amountCents: body.data.amountCents)
-        let receipt = try await publicChange(
-            ReceivePaymentWebhook(
-                provider: input.path.provider, body: RequestScope.current?.rawBody ?? [], signature: input.headers.webhookSignature,
-                secrets: webhookSecrets[input.path.provider] ?? [], event: event, payments: payments))
+        let webhook = ReceivePaymentWebhook(
+            provider: input.path.provider, body: RequestScope.current?.rawBody ?? [], signature: input.headers.webhookSignature,
+            secrets: webhookSecrets[input.path.provider] ?? [], event: event, payments: payments)
+        do { try webhook.verify(at: database.clock.now()) } catch DomainError.invalidSignature {
+            webhookRefusals.refused(from: RequestScope.current?.sourceIP ?? "unknown", provider: input.path.provider, logger: database.logger)
+            throw DomainError.invalidSignature
+        }
+        let receipt = try await publicChange(webhook)
         return .ok(.init(body: .json(.init(received: true, duplicate: receipt.duplicate, outcome: receipt.outcome))))
     }
 

@@ -1,6 +1,8 @@
 import Crypto
 import Foundation
+import Logging
 import PostgresNIO
+import Synchronization
 
 /// The signature of a provider's webhook: `Webhook-Signature: t=<unix seconds>,v1=<hex>`, where
 /// each `v1` is HMAC-SHA256 of `"{t}.{raw body}"` under one of the provider's webhook secrets
@@ -8,13 +10,17 @@ import PostgresNIO
 /// away from now is refused (a replayed delivery).
 public enum WebhookSignature {
     public static let tolerance: TimeInterval = 300
+    /// The most signatures a header may carry (one per secret during a rotation), and its
+    /// longest length: a header past either is refused before any HMAC is computed.
+    public static let maxSignatures = 5
+    public static let maxHeaderLength = 500
 
     /// Whether `header` signs `body` under one of `secrets`, at a time within the tolerance of `now`.
     public static func verify(header: String?, body: [UInt8], secrets: [String], now: Date) -> Bool {
-        guard let header else { return false }
+        guard let header, header.utf8.count <= maxHeaderLength else { return false }
         var timestamp: Int64?
         var signatures: [[UInt8]] = []
-        for part in header.split(separator: ",") {
+        for part in header.split(separator: ",", omittingEmptySubsequences: true) {
             let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             guard pair.count == 2 else { continue }
             switch pair[0] {
@@ -23,7 +29,8 @@ public enum WebhookSignature {
             default: continue
             }
         }
-        guard let timestamp, abs(now.timeIntervalSince1970 - Double(timestamp)) <= tolerance, !signatures.isEmpty else { return false }
+        guard let timestamp, abs(now.timeIntervalSince1970 - Double(timestamp)) <= tolerance, (1...maxSignatures).contains(signatures.count)
+        else { return false }
         let signed = Array("\(timestamp).".utf8) + body
         return secrets.contains { secret in
             let key = SymmetricKey(data: Data(secret.utf8))
@@ -99,9 +106,16 @@ public struct ReceivePaymentWebhook: AuditedOperation {
         (self.provider, self.body, self.signature, self.secrets, self.event, self.payments) = (provider, body, signature, secrets, event, payments)
     }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<WebhookReceipt> {
+    /// The checks that need no database, made before one is leased (the edge holds no
+    /// transaction for webhooks): the provider is configured, and the signature verifies at `now`.
+    /// - Throws: `notFound` for an unknown provider, `invalidSignature`.
+    public func verify(at now: Date) throws {
         guard !secrets.isEmpty, provider == payments.provider else { throw DomainError.notFound("Webhook endpoint for provider '\(provider)'") }
-        guard WebhookSignature.verify(header: signature, body: body, secrets: secrets, now: unit.now) else { throw DomainError.invalidSignature }
+        guard WebhookSignature.verify(header: signature, body: body, secrets: secrets, now: now) else { throw DomainError.invalidSignature }
+    }
+
+    public func perform(in unit: UnitOfWork) async throws -> Audited<WebhookReceipt> {
+        try verify(at: unit.now)
         let fresh = try await unit.first(
             """
             INSERT INTO payment_webhook_events (provider, event_id, type, provider_payment_id, outcome, received_at)
@@ -212,5 +226,33 @@ enum PaymentCompletion {
         try await OrderStatus.releaseStock(of: after, in: unit)
         try await OrderStatus.returnFitPoints(of: after, reason: "payment failed: \(code)", in: unit)
         return after
+    }
+}
+
+/// Webhook deliveries refused for their signature: each counted
+/// (`backoffice_webhook_signature_failures_total`), and logged at most once a minute per source
+/// address (a flood of forgeries writes one line a minute, not one per request). In memory, per
+/// process, forgetting addresses quiet for a minute.
+final class WebhookRefusals: Sendable {
+    private let lastLogged = Mutex<[String: ContinuousClock.Instant]>([:])
+    private let now: @Sendable () -> ContinuousClock.Instant
+
+    init(now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) { self.now = now }
+
+    /// Counts a refusal from `address` and logs it unless that address was logged in the last minute.
+    func refused(from address: String, provider: String, logger: Logger) {
+        ServiceMetrics.webhookSignatureFailures.increment()
+        let log = lastLogged.withLock { seen in
+            let current = now()
+            if let last = seen[address], current - last < .seconds(60) { return false }
+            if seen.count > 10_000 { seen = seen.filter { current - $0.value < .seconds(60) } }
+            seen[address] = current
+            return true
+        }
+        if log {
+            logger.warning(
+                "payment webhook refused: invalid signature (further ones from this address this minute are counted, not logged)",
+                metadata: ["source_ip": .string(address), "provider": .string(provider)])
+        }
     }
 }

@@ -1,9 +1,12 @@
-import Backoffice
 import BackofficeAPI
 import Foundation
 import HTTPTypes
+import Logging
 import PostgresNIO
+import Synchronization
 import Testing
+
+@testable import Backoffice
 
 /// A shop with goods on sale, a customer with FitPoints, and checkout bodies.
 struct ShopFixture {
@@ -637,6 +640,66 @@ struct PaymentWebhookTests {
         }
     }
 
+    @Test("a forged webhook is refused before any database work (400 while the pool's only connection is busy), counted in /metrics")
+    func forgeriesNeverLease() async throws {
+        try await TestEnvironment.with { env in
+            var limits = PoolLimits.forTests
+            limits.leaseTimeout = .seconds(1)
+            try await Database.with(url: env.appURL, logger: testLogger, clock: env.clock, maximumConnections: 1, limits: limits) { database in
+                try await env.withApp(database: database) { client in
+                    let (held, holding) = AsyncStream<Void>.makeStream()
+                    let (released, release) = AsyncStream<Void>.makeStream()
+                    let holder = Task {
+                        try await database.transaction(for: env.fixture.principals[.platformAdmin]!) { _ in
+                            holding.yield()
+                            for await _ in released { break }
+                        }
+                    }
+                    for await _ in held { break }
+                    let body = event("evt_forged", "payment.succeeded", "pi_whatever")
+                    for headers in [signed(body, at: env.clock.now(), secrets: ["whsec_forger_0000000000"]), [:]] {
+                        let forged = try await client.call(.post, "/v1/payments/webhooks/simulated", token: nil, json: body, headers: headers)
+                        #expect(forged.status == 400, "refused without waiting for a connection: \(forged.text)")
+                        #expect(forged["code"] == "invalid_signature")
+                    }
+                    release.yield()
+                    try await holder.value
+                    let metrics = try await client.call(.get, "/metrics", token: nil)
+                    #expect(metrics.text.contains("backoffice_webhook_signature_failures_total"))
+                }
+            }
+        }
+    }
+
+    @Test("a signature header with more than five v1 entries is refused even when one of them is right; five are accepted")
+    func atMostFiveSignatures() {
+        let body = Array(#"{"id":"evt"}"#.utf8)
+        let now = Date(timeIntervalSince1970: 1_767_225_600)
+        let secret = "whsec_the_right_secret_00"
+        let decoys = (1...5).map { "whsec_decoy_secret_\($0)_000" }
+        let five = WebhookSignature.header(body: body, secrets: Array(decoys.prefix(4)) + [secret], at: now)
+        let six = WebhookSignature.header(body: body, secrets: decoys + [secret], at: now)
+        #expect(WebhookSignature.verify(header: five, body: body, secrets: [secret], now: now))
+        #expect(!WebhookSignature.verify(header: six, body: body, secrets: [secret], now: now))
+        #expect(
+            !WebhookSignature.verify(header: five + String(repeating: ",", count: 500), body: body, secrets: [secret], now: now),
+            "over 500 characters")
+    }
+
+    @Test("refused webhooks are logged once a minute per address, and counted every time")
+    func refusalsLoggedOncePerMinute() {
+        let clock = ManualInstant()
+        let refusals = WebhookRefusals(now: { clock.now })
+        let lines = LinesLogged()
+        let logger = Logger(label: "test") { _ in lines }
+        for _ in 0..<10 { refusals.refused(from: "203.0.113.9", provider: "simulated", logger: logger) }
+        refusals.refused(from: "198.51.100.1", provider: "simulated", logger: logger)
+        #expect(lines.count == 2, "one line per address")
+        clock.advance(.seconds(61))
+        refusals.refused(from: "203.0.113.9", provider: "simulated", logger: logger)
+        #expect(lines.count == 3, "and again after a minute")
+    }
+
     @Test("signatures: HMAC-SHA256 over t.body, several v1, five minutes' tolerance")
     func signatureRules() {
         let body = Array(#"{"id":"evt"}"#.utf8)
@@ -649,4 +712,17 @@ struct PaymentWebhookTests {
         #expect(!WebhookSignature.verify(header: "t=1767225600", body: body, secrets: ["whsec_a_secret_of_16+"], now: now))
         #expect(!WebhookSignature.verify(header: "garbage", body: body, secrets: ["whsec_a_secret_of_16+"], now: now))
     }
+}
+
+/// A log handler that counts the lines written through it.
+final class LinesLogged: LogHandler, @unchecked Sendable {  // the count is behind a lock
+    private let lines = Mutex(0)
+    var count: Int { lines.withLock { $0 } }
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+    func log(event: LogEvent) { lines.withLock { $0 += 1 } }
 }

@@ -13,6 +13,8 @@ struct APIHandler: APIProtocol {
     var payments: any PaymentValidator = SimulatedPaymentValidator()
     /// Each provider's webhook secrets (several during a rotation), from configuration.
     var webhookSecrets: [String: [String]] = [:]
+    /// Webhooks refused for their signature: counted, logged once a minute per address.
+    let webhookRefusals = WebhookRefusals()
 
     /// The operation context of the current request (set by `EdgeResponder`).
     func context() throws -> OperationContext {

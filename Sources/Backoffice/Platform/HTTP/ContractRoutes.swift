@@ -10,8 +10,9 @@ import Yams
 ///   submission limit of `policies/security.yaml`;
 /// - `x-read-replica: true` — lag-tolerant reads (lists, exports, the catalog, leaderboards, the
 ///   audit list) that may be answered by the read replica;
-/// - `x-staged: true` — changes that call the payment provider (`StagedOperation`): the edge
-///   authenticates them and holds no transaction; each step runs in a transaction of its own.
+/// - `x-staged: true` — changes the edge holds no transaction for, each step running in a
+///   transaction of its own: those that call the payment provider (`StagedOperation`), and the
+///   payment webhooks, whose signature is verified before any database work.
 struct ContractRoutes: Sendable {
     struct Route: Sendable {
         let method: HTTPRequest.Method

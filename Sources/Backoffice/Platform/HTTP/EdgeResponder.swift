@@ -162,6 +162,12 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
             throw limited(address, wait: wait, "public submissions rate-limited", .tooManySubmissions(retryAfter: wait), logger: logger)
         }
         let inner = self.inner
+        if stagedChanges.match(request.method, request.uri.path) != nil {
+            // Checked before any lease (a webhook's signature), then each step in a transaction of its own.
+            var scope = RequestScope(principal: .anonymous, requestID: requestID, sourceIP: sourceIP)
+            scope.rawBody = Array(body.readableBytesView)
+            return try await RequestScope.$current.withValue(scope) { try await inner.respond(to: request, context: context).checkingRoute() }
+        }
         return try await database.publicTransaction { transaction in
             var scope = RequestScope(principal: .anonymous, requestID: requestID, sourceIP: sourceIP)
             scope.transaction = transaction

@@ -19,6 +19,8 @@ enum ServiceMetrics {
     static let rateLimited = series { Counter(label: "backoffice_authentication_rate_limited_total") }
     /// Changes answered from an Idempotency-Key record instead of being made again.
     static let idempotentReplays = series { Counter(label: "backoffice_idempotent_replays_total") }
+    /// Payment webhooks refused for their signature (wrong, stale, missing, too many).
+    static let webhookSignatureFailures = series { Counter(label: "backoffice_webhook_signature_failures_total") }
 
     /// Counts an answer of the edge by status class (`1xx` … `5xx`): every answer, refusals the
     /// HTTP series never see included (401, 429, and 503 before the router).
