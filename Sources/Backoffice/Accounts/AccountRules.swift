@@ -70,4 +70,16 @@ public enum PIIMask {
         guard let first = name.first else { return "" }
         return String(first) + "***"
     }
+
+    /// Any other personal text (an address line, a postal code, a tax id): its first character.
+    public static func text(_ text: String) -> String { name(text) }
+
+    /// A postal address with its street lines and postal code masked (city, region and country kept).
+    public static func address(_ address: ShopAddress) -> ShopAddress {
+        var masked = address
+        masked.line1 = text(address.line1)
+        masked.line2 = address.line2.map(text)
+        masked.postalCode = text(address.postalCode)
+        return masked
+    }
 }

@@ -40,6 +40,14 @@ public struct Order: Sendable, Equatable {
         }
     }
 
+    /// This order with its personal data masked (for `pii: masked` roles): the shipping name,
+    /// street lines and postal code.
+    public var masked: Order {
+        var copy = self
+        copy.shipping = Shipping(name: PIIMask.name(shipping.name), address: PIIMask.address(shipping.address))
+        return copy
+    }
+
     /// What the audit log keeps of it (no customer id: partners read their tenant's audit trail).
     var snapshot: String? {
         struct Snapshot: Encodable {

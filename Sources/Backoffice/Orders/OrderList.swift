@@ -47,7 +47,7 @@ struct ListOrdersJSON: Query {
     let limit: Int
 
     func read(in unit: UnitOfWork) async throws -> ByteBuffer {
-        var page = OrderPageJSON(limit: limit)
+        var page = OrderPageJSON(limit: limit, masked: unit.context.masksPII)
         try await rows.eachRow(in: unit) { try page.add($0) }
         return try page.finish()
     }
@@ -66,9 +66,12 @@ struct OrderPageJSON {
     /// The last written row's `created_at` and `id`: the next page's cursor.
     private var last: (createdAt: PostgresCell, id: PostgresCell)?
     private var hasMore = false
+    /// Whether the personal fields are written masked (`PIIMask`, as `Order.masked` does).
+    private let masked: Bool
 
-    init(limit: Int) {
+    init(limit: Int, masked: Bool = false) {
         self.limit = limit
+        self.masked = masked
         out = JSONBytes(capacity: limit * 520 + 64)
         out.openPage()
         cells.reserveCapacity(20)
@@ -98,15 +101,15 @@ struct OrderPageJSON {
         out.raw(",\"country\":")
         try text(12)
         out.raw(",\"line1\":")
-        try text(7)
+        try text(7, masking: PIIMask.text)
         out.raw(",")
-        if try optionalText(8, "line2") { out.raw(",") }
+        if try optionalText(8, "line2", masking: PIIMask.text) { out.raw(",") }
         out.raw("\"postal_code\":")
-        try text(11)
+        try text(11, masking: PIIMask.text)
         out.raw(",\"region\":")
         try text(10)
         out.raw("},\"name\":")
-        try text(6)
+        try text(6, masking: PIIMask.name)
         out.raw("},\"status\":")
         out.string(try Order.Status(known: try cells[3].decode(String.self)).rawValue)  // an unknown state is 500, never passed on
         out.raw(",")
@@ -134,20 +137,28 @@ struct OrderPageJSON {
         return ByteBuffer(bytes: out.bytes)
     }
 
-    /// The text cell at `index` as a JSON string.
-    private mutating func text(_ index: Int) throws {
+    /// The text cell at `index` as a JSON string (through `mask` when the page is masked).
+    private mutating func text(_ index: Int, masking mask: ((String) -> String)? = nil) throws {
         guard let bytes = cells[index].bytes else { throw DomainError.inconsistent("orders.\(cells[index].columnName) is NULL") }
-        bytes.withUnsafeReadableBytes { out.string(utf8: $0) }
+        write(bytes, masking: mask)
     }
 
     /// `"key":"value"` for the text cell at `index` unless it is NULL; whether it wrote it.
-    private mutating func optionalText(_ index: Int, _ key: StaticString) throws -> Bool {
+    private mutating func optionalText(_ index: Int, _ key: StaticString, masking mask: ((String) -> String)? = nil) throws -> Bool {
         guard let bytes = cells[index].bytes else { return false }
         out.raw("\"")
         out.raw(key)
         out.raw("\":")
-        bytes.withUnsafeReadableBytes { out.string(utf8: $0) }
+        write(bytes, masking: mask)
         return true
+    }
+
+    private mutating func write(_ bytes: ByteBuffer, masking mask: ((String) -> String)?) {
+        if masked, let mask {
+            out.string(mask(String(buffer: bytes)))
+        } else {
+            bytes.withUnsafeReadableBytes { out.string(utf8: $0) }
+        }
     }
 
     /// The uuid cell at `index` as a JSON string.

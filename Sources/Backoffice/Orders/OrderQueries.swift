@@ -15,7 +15,8 @@ public struct ListOrders: Query {
 
     public func read(in unit: UnitOfWork) async throws -> [Order] {
         var orders: [Order] = []
-        try await eachRow(in: unit) { orders.append(try Order(row: $0)) }
+        let masks = unit.context.masksPII
+        try await eachRow(in: unit) { orders.append(masks ? try Order(row: $0).masked : try Order(row: $0)) }
         return orders
     }
 
@@ -99,5 +100,8 @@ public struct GetOrder: Query {
     public static let action: Action = "orders.read"
     let id: UUID
     public init(id: UUID) { self.id = id }
-    public func read(in unit: UnitOfWork) async throws -> OrderDetail { try await OrderDetail.load(try await Order.fetch(id, in: unit), in: unit) }
+    public func read(in unit: UnitOfWork) async throws -> OrderDetail {
+        let order = try await Order.fetch(id, in: unit)
+        return try await OrderDetail.load(unit.context.masksPII ? order.masked : order, in: unit)
+    }
 }

@@ -25,6 +25,17 @@ public struct ShopApplication: Sendable, Equatable {
     public var tenantID: UUID?
     public var version: Int64
 
+    /// This application with its personal data masked (for `pii: masked` roles): the contact
+    /// email, the tax id, the account holder's name, the street lines and postal code.
+    public var masked: ShopApplication {
+        var copy = self
+        copy.contactEmail = PIIMask.email(contactEmail)
+        copy.taxID = PIIMask.text(taxID)
+        copy.payoutAccountHolder = PIIMask.name(payoutAccountHolder)
+        copy.address = PIIMask.address(address)
+        return copy
+    }
+
     /// What the audit log keeps of it: no bank reference.
     var snapshot: String? {
         struct Snapshot: Encodable {

@@ -198,12 +198,13 @@ public struct ListShopApplications: Query {
 
     public func read(in unit: UnitOfWork) async throws -> [ShopApplication] {
         let start = after ?? (Date.distantPast, platformTenantID)
-        return try await unit.all(
+        let applications: [ShopApplication] = try await unit.all(
             """
             SELECT \(unescaped: ShopApplication.columns) FROM shop_applications
             WHERE (\(status?.rawValue)::text IS NULL OR status = \(status?.rawValue)) AND (submitted_at, id) > (\(start.0), \(start.1))
             ORDER BY submitted_at, id LIMIT \(limit)
             """)
+        return unit.context.masksPII ? applications.map(\.masked) : applications
     }
 }
 
@@ -212,5 +213,8 @@ public struct GetShopApplication: Query {
     public static let action: Action = "shop_applications.read"
     let id: UUID
     public init(id: UUID) { self.id = id }
-    public func read(in unit: UnitOfWork) async throws -> ShopApplication { try await ShopApplication.fetch(id, in: unit) }
+    public func read(in unit: UnitOfWork) async throws -> ShopApplication {
+        let application = try await ShopApplication.fetch(id, in: unit)
+        return unit.context.masksPII ? application.masked : application
+    }
 }

@@ -57,6 +57,38 @@ struct Contract: @unchecked Sendable {  // immutable, parsed once
         return Contract(operations: operations, document: document)
     }
 
+    /// Every response property marked `x-pii: true`, as `Schema.path.to.field`.
+    var personalFields: Set<String> {
+        let schemas = (document["components"] as? [String: Any])?["schemas"] as? [String: Any] ?? [:]
+        var found: Set<String> = []
+        func walk(_ node: [String: Any], _ path: String) {
+            if node["x-pii"] as? Bool == true { found.insert(path) }
+            for (name, property) in node["properties"] as? [String: Any] ?? [:] {
+                if let property = property as? [String: Any] { walk(property, path + "." + name) }
+            }
+        }
+        for (name, schema) in schemas { if let schema = schema as? [String: Any] { walk(schema, name) } }
+        return found
+    }
+
+    /// The schema a GET answers 200 with, by name, and whether it is a page of them (`items`).
+    func answer(of operation: ContractOperation) -> (String, Bool)? {
+        let paths = document["paths"] as? [String: Any]
+        let get = (paths?[operation.path] as? [String: Any])?[operation.method.rawValue.lowercased()] as? [String: Any]
+        guard let ok = (get?["responses"] as? [String: Any])?["200"], let response = Self.resolve(ok, in: document),
+            let schema = ((response["content"] as? [String: Any])?["application/json"] as? [String: Any])?["schema"] as? [String: Any],
+            let ref = schema["$ref"] as? String
+        else { return nil }
+        let name = String(ref.split(separator: "/").last ?? "")
+        let page = Self.resolve(schema, in: document)
+        if let items = ((page?["properties"] as? [String: Any])?["items"] as? [String: Any])?["items"] as? [String: Any],
+            let itemRef = items["$ref"] as? String
+        {
+            return (String(itemRef.split(separator: "/").last ?? ""), true)
+        }
+        return (name, false)
+    }
+
     /// Follows a `$ref` within the document.
     static func resolve(_ value: Any, in document: [String: Any]) -> [String: Any]? {
         guard let map = value as? [String: Any] else { return nil }
@@ -172,6 +204,49 @@ struct ContractTests {
                 }
             }
         }
+    }
+
+    @Test("every response field the contract marks x-pii is masked for the auditor (pii: masked) and shown whole to the platform admin")
+    func personalDataMasked() async throws {
+        let contract = try Contract.load()
+        let marked = contract.personalFields
+        #expect(marked.count >= 12, "the contract marks the personal fields: \(marked.sorted())")
+        try await TestEnvironment.with { env in
+            let ids = try await ContractFixture.make(env)
+            let (admin, auditor) = (env.fixture.tokens[.platformAdmin]!, env.fixture.tokens[.auditor]!)
+            let checked = try await env.withApp { client in
+                var checked: Set<String> = []
+                for operation in contract.operations where operation.method == .get {
+                    guard let action = operation.action.flatMap(Action.init(rawValue:)), env.policies.access.allows(Role.auditor.rawValue, action),
+                        let (schema, isPage) = contract.answer(of: operation)
+                    else { continue }
+                    let fields = marked.filter { $0.hasPrefix(schema + ".") }
+                    guard !fields.isEmpty else { continue }
+                    let path = try ContractFixture.fill(operation, ids: ids.partnerA)
+                    let (whole, masked) = (try await client.call(.get, path, token: admin), try await client.call(.get, path, token: auditor))
+                    #expect(whole.status == 200 && masked.status == 200, "\(operation): \(whole.status) \(masked.status) \(masked.text.prefix(200))")
+                    let items = { (reply: Reply) in isPage ? reply.json["items"] as? [[String: Any]] ?? [] : [reply.json] }
+                    for (shown, seen) in zip(items(whole), items(masked)) {
+                        for field in fields {
+                            let keys = field.split(separator: ".").dropFirst().map(String.init)
+                            guard let value = Self.value(shown, keys) as? String, value.count > 1 else { continue }
+                            let maskedValue = Self.value(seen, keys) as? String
+                            #expect(maskedValue != value && maskedValue?.contains("***") == true, "\(operation) \(field): \(maskedValue ?? "absent")")
+                            checked.insert(field)
+                        }
+                    }
+                }
+                return checked
+            }
+            #expect(checked == marked, "every x-pii field was answered, masked, somewhere; not seen: \(marked.subtracting(checked).sorted())")
+        }
+    }
+
+    /// The value at `keys` in a JSON object.
+    static func value(_ object: [String: Any], _ keys: [String]) -> Any? {
+        var node: Any? = object
+        for key in keys { node = (node as? [String: Any])?[key] }
+        return node
     }
 
     @Test("tenant-owned resources: another tenant's token gets 404, and its lists hold none of the first tenant's rows")
@@ -295,7 +370,7 @@ enum ContractFixture {
             ApplyForShop(
                 ShopApplicationForm(
                     legalName: "Contract Shop", contactEmail: "shop@contract.example", taxID: "12-3456789",
-                    address: ShopAddress(line1: "1 Main St", line2: nil, city: "Austin", region: "TX", postalCode: "73301", country: "US"),
+                    address: ShopAddress(line1: "1 Main St", line2: "Suite 200", city: "Austin", region: "TX", postalCode: "73301", country: "US"),
                     bankAccount: BankAccount(
                         holderName: "Contract Shop", routingNumber: "110000000", accountNumber: SimulatedPaymentValidator.verifiedAccount)),
                 payments: SimulatedPaymentValidator()),
@@ -313,7 +388,8 @@ enum ContractFixture {
                     customerID: shop.customer.id, lines: [.init(goodID: shop.goods["BOTTLE"]!, quantity: 1, payIn: .usd, expectedUnitPrice: 2_500)],
                     shipping: Order.Shipping(
                         name: "Contract",
-                        address: ShopAddress(line1: "1 Main St", line2: nil, city: "Austin", region: "TX", postalCode: "73301", country: "US")),
+                        address: ShopAddress(line1: "1 Main St", line2: "Suite 200", city: "Austin", region: "TX", postalCode: "73301", country: "US")
+                    ),
                     paymentMethod: SimulatedPaymentValidator.approvedCard), payments: SimulatedPaymentValidator(), idempotencyKey: nil),
             context: env.context(.appService))
         let now = env.clock.now()
