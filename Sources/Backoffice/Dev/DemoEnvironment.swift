@@ -199,7 +199,7 @@ public enum DemoEnvironment {
         let payments = SimulatedPaymentValidator()
         let public_ = OperationContext(principal: .anonymous, requestID: context.requestID, sourceIP: "127.0.0.1", policies: context.policies)
         func apply(_ name: String, email: String, taxID: String, city: String) async throws -> ShopApplication {
-            try await database.run(
+            try await database.runStaged(
                 ApplyForShop(
                     ShopApplicationForm(
                         legalName: name, contactEmail: email, taxID: taxID,

@@ -32,8 +32,8 @@ extension APIHandler {
                 line1: address.line1, line2: address.line2, city: address.city, region: address.region, postalCode: address.postalCode,
                 country: address.country),
             bankAccount: BankAccount(holderName: account.holderName, routingNumber: account.routingNumber, accountNumber: account.accountNumber))
-        let application = try await publicChange(ApplyForShop(form, payments: payments))
-        return .created(.init(body: .json(try application.api)))
+        let application = try await database.runStaged(ApplyForShop(form, payments: payments), context: try context())
+        return .created(.init(body: .json(try application.forApplicant.api)))
     }
 
     func listShopApplications(_ input: Operations.ListShopApplications.Input) async throws -> Operations.ListShopApplications.Output {

@@ -36,6 +36,17 @@ public struct ShopApplication: Sendable, Equatable {
         return copy
     }
 
+    /// What the applicant is told: each check by name and verdict, a failed one only as
+    /// `not_eligible` with the application's id as the reference a manager looks it up by — never
+    /// which shop or application matched, nor the provider's reason for refusing the account.
+    public var forApplicant: ShopApplication {
+        var copy = self
+        copy.checks = checks.map { check in
+            check.passed ? check : .failed(check.check, "not_eligible: quote reference \(id.text) to HealthTrack")
+        }
+        return copy
+    }
+
     /// What the audit log keeps of it: no bank reference.
     var snapshot: String? {
         struct Snapshot: Encodable {
@@ -117,6 +128,24 @@ public enum EmployerIdentificationNumber {
 
 /// The eligibility checks that need no I/O: required fields and the tax id's format.
 enum ShopEligibility {
+    /// `duplicate_shop`: no approved shop and no waiting application (but `excluding`) with this
+    /// tax id or legal name. Its detail says which matched: it is for the reviewer, never the
+    /// applicant (`ShopApplication.forApplicant`).
+    static func duplicate(taxID: String, legalName: String, excluding: UUID? = nil, in unit: UnitOfWork) async throws -> EligibilityCheck {
+        let name = legalName.lowercased()
+        let existing = try await unit.first(
+            """
+            SELECT 'an approved shop' FROM shop_profiles WHERE tax_id = \(taxID) OR lower(legal_name) = \(name)
+            UNION ALL
+            SELECT 'an application waiting for review' FROM shop_applications
+            WHERE status = 'pending' AND (tax_id = \(taxID) OR lower(legal_name) = \(name)) AND id IS DISTINCT FROM \(excluding)
+            LIMIT 1
+            """
+        ) { try $0.decode(String.self) }
+        guard let existing else { return .passed("duplicate_shop", "no shop or waiting application has this tax id or legal name") }
+        return .failed("duplicate_shop", "\(existing) has this tax id or legal name")
+    }
+
     /// `required_fields`: every field a shop must give, named when blank.
     static func requiredFields(_ form: ShopApplicationForm) -> EligibilityCheck {
         let fields: [(String, String)] = [

@@ -3,14 +3,17 @@ import NIOCore
 import PostgresNIO
 
 /// A prospective shop applies (`shop_applications.apply`, public: no token, rate-limited per
-/// source address). The eligibility checks run at once and are stored with the application:
-/// required fields, the tax id's format, no existing or waiting shop with the same tax id or
-/// legal name, and the payout account verified by the payment provider. A failed check does not
-/// refuse the application (the reviewer sees why it is not eligible); an unusable contact email
-/// or over-long field is 422 and stores nothing; a provider that reaches no verdict is 503 and
-/// stores nothing. The account number is never stored: only the provider's reference and its
-/// last four digits.
-public struct ApplyForShop: AuditedOperation {
+/// source address, per /64 for IPv6). The eligibility checks run at once and are stored with the
+/// application: required fields, the tax id's format, no existing or waiting shop with the same
+/// tax id or legal name, and the payout account verified by the payment provider. A failed check
+/// does not refuse the application (the reviewer sees why it is not eligible); an unusable
+/// contact email or over-long field is 422 and stores nothing; a provider that reaches no verdict
+/// is 503 and stores nothing. The account number is never stored: only the provider's reference
+/// and its last four digits.
+///
+/// A staged operation: the checks that read the database run first, the provider verifies the
+/// account with no transaction open, and the application is recorded after.
+public struct ApplyForShop: StagedOperation {
     public static let action: Action = "shop_applications.apply"
     let form: ShopApplicationForm
     let payments: any PaymentValidator
@@ -20,13 +23,28 @@ public struct ApplyForShop: AuditedOperation {
         self.payments = payments
     }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<ShopApplication> {
+    /// The checks made before the provider is asked.
+    public struct Checked: Codable, Sendable {
+        let taxID: String
+        let checks: [EligibilityCheck]
+    }
+
+    public func ready() throws {}
+
+    public func reserve(in unit: UnitOfWork) async throws -> Audited<Stage<Checked, ShopApplication>> {
         try form.validate()
         let taxID = EmployerIdentificationNumber.normalized(form.taxID) ?? form.taxID
-        var checks = [ShopEligibility.requiredFields(form), ShopEligibility.taxIDFormat(form.taxID)]
-        checks.append(try await duplicateCheck(taxID: taxID, in: unit))
-        let (bankCheck, reference) = try await bankAccountCheck()
-        checks.append(bankCheck)
+        let checks = [
+            ShopEligibility.requiredFields(form), ShopEligibility.taxIDFormat(form.taxID),
+            try await ShopEligibility.duplicate(taxID: taxID, legalName: form.legalName, in: unit),
+        ]
+        return .unchanged(.call(Checked(taxID: taxID, checks: checks)))
+    }
+
+    public func call(_ checked: Checked) async throws -> BankAccountCheck { try await bankAccountCheck() }
+
+    public func record(_ bank: BankAccountCheck, for checked: Checked, in unit: UnitOfWork) async throws -> Audited<ShopApplication> {
+        let checks = checked.checks + [bank.check]
         let eligible = checks.allSatisfy(\.passed)
         let id = unit.newID()
         guard
@@ -34,8 +52,8 @@ public struct ApplyForShop: AuditedOperation {
                 """
                 INSERT INTO shop_applications (id, legal_name, contact_email, tax_id, address, payout_account_holder, payout_account_last4,
                     payout_account_ref, checks, eligible, source_ip, submitted_at)
-                VALUES (\(id), \(form.legalName), \(form.contactEmail), \(taxID), \(AuditRecord.json(form.address))::jsonb,
-                    \(form.bankAccount.holderName), \(form.bankAccount.last4), \(reference), \(AuditRecord.json(checks))::jsonb, \(eligible),
+                VALUES (\(id), \(form.legalName), \(form.contactEmail), \(checked.taxID), \(AuditRecord.json(form.address))::jsonb,
+                    \(form.bankAccount.holderName), \(form.bankAccount.last4), \(bank.reference), \(AuditRecord.json(checks))::jsonb, \(eligible),
                     \(unit.context.sourceIP), \(unit.now))
                 RETURNING \(unescaped: ShopApplication.columns)
                 """, as: ShopApplication.self)
@@ -47,27 +65,20 @@ public struct ApplyForShop: AuditedOperation {
                 after: application.snapshot))
     }
 
-    /// `duplicate_shop`: no approved shop and no waiting application with this tax id or legal name.
-    private func duplicateCheck(taxID: String, in unit: UnitOfWork) async throws -> EligibilityCheck {
-        let name = form.legalName.lowercased()
-        let existing = try await unit.first(
-            """
-            SELECT 'an approved shop' FROM shop_profiles WHERE tax_id = \(taxID) OR lower(legal_name) = \(name)
-            UNION ALL
-            SELECT 'an application waiting for review' FROM shop_applications
-            WHERE status = 'pending' AND (tax_id = \(taxID) OR lower(legal_name) = \(name))
-            LIMIT 1
-            """
-        ) { try $0.decode(String.self) }
-        guard let existing else { return .passed("duplicate_shop", "no shop or waiting application has this tax id or legal name") }
-        return .failed("duplicate_shop", "\(existing) has this tax id or legal name")
+    /// The provider's verdict on the payout account, as a check (well-formed numbers only).
+    public struct BankAccountCheck: Sendable {
+        let check: EligibilityCheck
+        let reference: String?
     }
 
-    /// `bank_account`: the payout account verified by the provider (well-formed numbers only).
-    private func bankAccountCheck() async throws -> (EligibilityCheck, reference: String?) {
+    private func bankAccountCheck() async throws -> BankAccountCheck {
         let account = form.bankAccount
-        guard account.hasValidRoutingNumber else { return (.failed("bank_account", "the routing number is not an ABA routing number"), nil) }
-        guard account.hasValidAccountNumber else { return (.failed("bank_account", "the account number must be 4–17 digits"), nil) }
+        guard account.hasValidRoutingNumber else {
+            return BankAccountCheck(check: .failed("bank_account", "the routing number is not an ABA routing number"), reference: nil)
+        }
+        guard account.hasValidAccountNumber else {
+            return BankAccountCheck(check: .failed("bank_account", "the account number must be 4–17 digits"), reference: nil)
+        }
         let verification: BankAccountVerification
         do {
             verification = try await payments.verifyBankAccount(account)
@@ -75,9 +86,12 @@ public struct ApplyForShop: AuditedOperation {
             throw DomainError.paymentProviderUnavailable(error.description)
         }
         guard let reference = verification.reference else {
-            return (.failed("bank_account", "the payment provider could not verify it: \(verification.failureCode ?? "unverified")"), nil)
+            return BankAccountCheck(
+                check: .failed("bank_account", "the payment provider could not verify it: \(verification.failureCode ?? "unverified")"),
+                reference: nil)
         }
-        return (.passed("bank_account", "verified by the payment provider (account ending \(account.last4))"), reference)
+        return BankAccountCheck(
+            check: .passed("bank_account", "verified by the payment provider (account ending \(account.last4))"), reference: reference)
     }
 }
 
@@ -119,6 +133,11 @@ public struct ApproveShopApplication: AuditedOperation {
         guard before.eligible, let reference = before.payoutAccountReference else {
             let failed = before.checks.filter { !$0.passed }.map(\.check).joined(separator: ", ")
             throw DomainError.conflict(code: "not_eligible", detail: "The application failed its eligibility checks (\(failed)); reject it instead.")
+        }
+        // Checked again now: a shop approved, or an application sent, since it was submitted.
+        let now = try await ShopEligibility.duplicate(taxID: before.taxID, legalName: before.legalName, excluding: before.id, in: unit)
+        guard now.passed else {
+            throw DomainError.conflict(code: "not_eligible", detail: "Since it was submitted, \(now.detail); reject it instead.")
         }
         let tenant = try await CreateTenant(slug: slug ?? ShopSlug.from(before.legalName), name: before.legalName).perform(in: unit)
         let inserted = try await unit.first(

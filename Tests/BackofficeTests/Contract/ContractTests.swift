@@ -366,7 +366,7 @@ enum ContractFixture {
         let policy = try await env.database.run(
             PublishContentPolicy(slug: "contract-policy", title: "Contract", body: "Be kind."), context: env.context(.backendManager)
         ).0
-        let application = try await env.database.run(
+        let application = try await env.database.runStaged(
             ApplyForShop(
                 ShopApplicationForm(
                     legalName: "Contract Shop", contactEmail: "shop@contract.example", taxID: "12-3456789",

@@ -112,6 +112,61 @@ struct ShopApplicationTests {
         }
     }
 
+    @Test("an applicant is never told which shop has its tax id; approval checks again and refuses a duplicate that appeared since")
+    func duplicatesStayPrivateAndAreCheckedAtApproval() async throws {
+        try await TestEnvironment.with { env in
+            let manager = env.fixture.tokens[.backendManager]!
+            try await env.withApp { client in
+                let first = try await client.call(
+                    .post, "/v1/shop-applications", token: nil, json: ShopForm.json(legalName: "First Co", taxID: "12-3456789"))
+                #expect(first.json["eligible"] as? Bool == true)
+                let copycat = try await client.call(
+                    .post, "/v1/shop-applications", token: nil, json: ShopForm.json(legalName: "Copy Co", taxID: "12-3456789"))
+                #expect(copycat.json["eligible"] as? Bool == false)
+                #expect(!copycat.text.contains("application waiting") && !copycat.text.contains("approved shop"), "\(copycat.text)")
+                #expect(copycat.text.contains("not_eligible"))
+                // A shop with First Co's tax id appears by another path before First Co is approved.
+                let id = try #require(first["id"])
+                let tenant = env.fixture.partners[1].tenantID.uuidString.lowercased()
+                try await env.asOwner(
+                    """
+                    INSERT INTO shop_profiles (tenant_id, legal_name, contact_email, tax_id, address, payout_account_ref, payout_account_last4,
+                        application_id)
+                    VALUES ('\(tenant)', 'Elsewhere Co', 'x@elsewhere.example', '12-3456789', '{}'::jsonb, 'ba_x', '6789', '\(try #require(copycat["id"]))')
+                    """)
+                let approval = try await client.call(.post, "/v1/shop-applications/\(id)/approve", token: manager, json: "{}")
+                #expect(approval.status == 409, "\(approval.text)")
+                #expect(approval["code"] == "not_eligible")
+                #expect(try await env.ownerScalar("SELECT status FROM shop_applications WHERE id = '\(id)'", as: String.self) == "pending")
+            }
+        }
+    }
+
+    @Test("applications are limited per /64 for IPv6: addresses of one network share the limit, another network has its own")
+    func ipv6SubmissionsShareTheirNetworkLimit() async throws {
+        try await TestEnvironment.with { env in
+            let limit = env.policies.security.publicSubmissionLimit
+            try await env.withApp(trustedProxies: [try CIDR("127.0.0.1/32")]) { client in
+                for n in 1...limit {
+                    let reply = try await client.call(
+                        .post, "/v1/shop-applications", token: nil, json: ShopForm.json(legalName: "Shop \(n)", taxID: "12-34567\(n % 10)\(n / 10)"),
+                        headers: ["X-Forwarded-For": "2001:db8:0:1::\(String(n, radix: 16))"])
+                    #expect(reply.status == 201, "\(reply.text)")
+                }
+                let sameNetwork = try await client.call(
+                    .post, "/v1/shop-applications", token: nil, json: ShopForm.json(legalName: "One More"),
+                    headers: ["X-Forwarded-For": "2001:db8:0:1:ffff::9"])
+                #expect(sameNetwork.status == 429, "another address of the same /64: \(sameNetwork.text)")
+                let otherNetwork = try await client.call(
+                    .post, "/v1/shop-applications", token: nil, json: ShopForm.json(legalName: "Other Net"),
+                    headers: ["X-Forwarded-For": "2001:db8:0:2::1"])
+                #expect(otherNetwork.status == 201)
+            }
+        }
+        #expect(ClientAddress.limitKey("2001:db8:0:1:ffff::9") == "2001:db8:0:1::/64")
+        #expect(ClientAddress.limitKey("203.0.113.7") == "203.0.113.7")
+    }
+
     @Test("failed checks are stored and named; an ineligible application cannot be approved; a rejected one needs a reason")
     func failedChecks() async throws {
         try await TestEnvironment.with { env in
@@ -125,9 +180,15 @@ struct ShopApplicationTests {
                 #expect(bad.json["eligible"] as? Bool == false)
                 let failed = (bad.json["checks"] as? [[String: Any]] ?? []).filter { $0["passed"] as? Bool == false }
                 #expect(failed.map { $0["check"] as? String } == ["required_fields", "tax_id_format", "bank_account"])
-                #expect((failed.first?["detail"] as? String)?.contains("address.city") == true)
-                #expect((failed.last?["detail"] as? String)?.contains("account_closed") == true)
                 let id = try #require(bad["id"])
+                #expect(
+                    failed.allSatisfy { $0["detail"] as? String == "not_eligible: quote reference \(id) to HealthTrack" },
+                    "the applicant learns no detail")
+                #expect(!bad.text.contains("account_closed"))
+                let reviewed = try await client.call(.get, "/v1/shop-applications/\(id)", token: manager)
+                let details = (reviewed.json["checks"] as? [[String: Any]] ?? []).filter { $0["passed"] as? Bool == false }
+                #expect((details.first?["detail"] as? String)?.contains("address.city") == true, "the manager reads why")
+                #expect((details.last?["detail"] as? String)?.contains("account_closed") == true)
                 let approve = try await client.call(.post, "/v1/shop-applications/\(id)/approve", token: manager, json: "{}")
                 #expect(approve.status == 409)
                 #expect(approve["code"] == "not_eligible")

@@ -55,6 +55,14 @@ public struct CIDR: Sendable, Equatable, CustomStringConvertible {
 public struct ClientAddress: Sendable {
     public let trustedProxies: [CIDR]
 
+    /// What a per-address limit counts `address` as: an IPv4 address itself, an IPv6 address its
+    /// /64 (one subscriber's network: a host picks any of its 2^64 addresses at will).
+    public static func limitKey(_ address: String) -> String {
+        guard let bytes = CIDR.bytes(of: address), bytes.count == 16 else { return address }
+        let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
+        return groups.joined(separator: ":") + "::/64"
+    }
+
     public init(trustedProxies: [CIDR]) { self.trustedProxies = trustedProxies }
 
     public func resolve(peer: String?, forwardedFor: String?) -> String? {

@@ -158,7 +158,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
         to request: Request, body: ByteBuffer, context: Context, route: ContractRoutes.Route, address: String, sourceIP: String?, requestID: String,
         logger: Logger
     ) async throws -> Response {
-        if route.rateLimited, let wait = submissionThrottle.admit(address) {
+        if route.rateLimited, let wait = submissionThrottle.admit(ClientAddress.limitKey(address)) {
             throw limited(address, wait: wait, "public submissions rate-limited", .tooManySubmissions(retryAfter: wait), logger: logger)
         }
         let inner = self.inner
