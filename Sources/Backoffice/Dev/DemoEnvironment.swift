@@ -212,7 +212,6 @@ public enum DemoEnvironment {
             let application = try await apply(name, email: "admin@\(slug).example", taxID: "94-10000\(index + 10)", city: "San Francisco")
             let approval = try await database.runAsSystem(
                 ApproveShopApplication(applicationID: application.id, slug: slug, reason: "demo partner"), context: context)
-            _ = try await database.runAsSystem(RevokeToken(tokenID: approval.token.id), context: context)
             _ = try await database.runAsSystem(
                 CreateOperator(email: "staff@\(slug).example", role: .partnerStaff, tenantID: approval.tenant.id), context: context)
             let admin = OperationContext(

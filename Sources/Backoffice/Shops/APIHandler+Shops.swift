@@ -12,13 +12,9 @@ extension ShopApplication {
                 payoutAccount: .init(holderName: payoutAccountHolder, last4: payoutAccountLast4, verified: payoutAccountReference != nil),
                 checks: try checks.map { .init(check: try .init(known: $0.check), passed: $0.passed, detail: $0.detail) }, eligible: eligible,
                 status: try .init(known: status.rawValue), submittedAt: submittedAt, decidedAt: decidedAt, decisionReason: decisionReason,
-                tenantId: tenantID?.text, version: version)
+                tenantId: tenantID?.text, claimCode: claimCode, version: version)
         }
     }
-}
-
-extension Components.Schemas.ShopApproval: SecretBearing {
-    func withoutSecret() -> Self { Self(application: application, tenant: tenant, admin: admin, token: token.withoutSecret()) }
 }
 
 extension APIHandler {
@@ -56,11 +52,16 @@ extension APIHandler {
             ApproveShopApplication(applicationID: id, slug: body.slug, reason: body.reason), key: input.headers.idempotencyKey,
             operationID: Operations.ApproveShopApplication.id, request: ActionRequest(id: id.text, body: body)
         ) { approval in
-            Components.Schemas.ShopApproval(
-                application: try approval.application.api, tenant: approval.tenant.api, admin: try approval.admin.api,
-                token: .init(token: try approval.token.api, secret: approval.secret.value))
+            Components.Schemas.ShopApproval(application: try approval.application.api, tenant: approval.tenant.api, admin: try approval.admin.api)
         }
-        return .ok(.init(headers: .init(cacheControl: "no-store"), body: .json(approval)))
+        return .ok(.init(body: .json(approval)))
+    }
+
+    func claimShop(_ input: Operations.ClaimShop.Input) async throws -> Operations.ClaimShop.Output {
+        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let (token, secret) = try await publicChange(
+            ClaimShop(applicationID: try parseID(input.path.applicationId, "application_id"), code: body.claimCode))
+        return .created(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(token: try token.api, secret: secret.value))))
     }
 
     func rejectShopApplication(_ input: Operations.RejectShopApplication.Input) async throws -> Operations.RejectShopApplication.Output {

@@ -24,6 +24,8 @@ public struct ShopApplication: Sendable, Equatable {
     /// The tenant its approval made.
     public var tenantID: UUID?
     public var version: Int64
+    /// The claim code, only in the answer to the application that made it (stored as SHA-256).
+    public var claimCode: String? = nil
 
     /// This application with its personal data masked (for `pii: masked` roles): the contact
     /// email, the tax id, the account holder's name, the street lines and postal code.

@@ -47,17 +47,20 @@ public struct ApplyForShop: StagedOperation {
         let checks = checked.checks + [bank.check]
         let eligible = checks.allSatisfy(\.passed)
         let id = unit.newID()
+        let claim = ShopClaimCode.generate()
         guard
-            let application = try await unit.first(
+            var application = try await unit.first(
                 """
                 INSERT INTO shop_applications (id, legal_name, contact_email, tax_id, address, payout_account_holder, payout_account_last4,
-                    payout_account_ref, checks, eligible, source_ip, submitted_at)
+                    payout_account_ref, checks, eligible, source_ip, submitted_at, claim_hash, claim_expires_at)
                 VALUES (\(id), \(form.legalName), \(form.contactEmail), \(checked.taxID), \(AuditRecord.json(form.address))::jsonb,
                     \(form.bankAccount.holderName), \(form.bankAccount.last4), \(bank.reference), \(AuditRecord.json(checks))::jsonb, \(eligible),
-                    \(unit.context.sourceIP), \(unit.now))
+                    \(unit.context.sourceIP), \(unit.now), \(ByteBuffer(bytes: ShopClaimCode.hash(claim))),
+                    \(unit.now.addingTimeInterval(ShopClaimCode.lifetime)))
                 RETURNING \(unescaped: ShopApplication.columns)
                 """, as: ShopApplication.self)
         else { throw DomainError.inconsistent("the new application was not returned") }
+        application.claimCode = claim
         return Audited(
             application,
             event: AuditRecord(
@@ -95,21 +98,74 @@ public struct ApplyForShop: StagedOperation {
     }
 }
 
-/// What approving a shop made: the tenant, its first partner admin, and that admin's token
-/// (its secret delivered in this one answer and never stored).
+/// What approving a shop made: the tenant and its first partner admin. No credential: the
+/// applicant claims the admin's token with its claim code (`ClaimShop`).
 public struct ShopApproval: Sendable {
     public let application: ShopApplication
     public let tenant: Tenant
     public let admin: Operator
-    public let token: Token
-    public let secret: TokenSecret
+}
+
+/// A shop application's claim code: given to the applicant once, in the answer to its
+/// application, and kept only as its SHA-256.
+enum ShopClaimCode {
+    /// How long after applying the code can be redeemed.
+    static let lifetime: TimeInterval = 14 * 24 * 3600
+
+    /// A new code: `sc_` and 32 random bytes, base64url.
+    static func generate() -> String { "sc_" + TokenSecret.generate().value.dropFirst(3) }
+
+    static func hash(_ code: String) -> [UInt8] { TokenSecret(value: code).hash }
+}
+
+/// The applicant claims its approved shop (`shop_applications.claim`, public, rate-limited): the
+/// claim code its application was answered with, once, within 14 days of applying, is exchanged
+/// for a token of the shop's first partner admin (its secret in this answer only). A wrong, used
+/// or expired code is 403 `claim_refused`, which one not said; a right code before approval is
+/// 409 `not_approved`. Nobody else — not the manager who approved — ever holds that credential.
+public struct ClaimShop: AuditedOperation {
+    public static let action: Action = "shop_applications.claim"
+    let applicationID: UUID
+    let code: String
+
+    public init(applicationID: UUID, code: String) { (self.applicationID, self.code) = (applicationID, code) }
+
+    public func perform(in unit: UnitOfWork) async throws -> Audited<(Token, TokenSecret)> {
+        let refused = DomainError.forbiddenTarget(
+            Self.action, code: "claim_refused", detail: "The claim code is not valid for this application (wrong, used or expired).")
+        guard
+            let (hash, expires, claimed, status, tenant, email) = try await unit.first(
+                """
+                SELECT claim_hash, claim_expires_at, claimed_at, status, tenant_id, contact_email FROM shop_applications
+                WHERE id = \(applicationID) FOR UPDATE
+                """, { try $0.decode((ByteBuffer?, Date?, Date?, String, UUID?, String).self) })
+        else { throw refused }
+        guard let hash, Array(hash.readableBytesView) == ShopClaimCode.hash(code), let expires, expires > unit.now, claimed == nil else {
+            throw refused
+        }
+        guard status == ShopApplication.Status.approved.rawValue, let tenant else {
+            throw DomainError.conflict(code: "not_approved", detail: "The application is \(status): claim the shop once it is approved.")
+        }
+        guard
+            let admin = try await unit.first(
+                """
+                SELECT id FROM operators WHERE tenant_id = \(tenant) AND role = 'partner_admin' AND email = \(email) AND status = 'active'
+                """, { try $0.decode(UUID.self) })
+        else { throw refused }
+        try await unit.execute("UPDATE shop_applications SET claimed_at = \(unit.now) WHERE id = \(applicationID)")
+        let token = try await CreateToken(operatorID: admin, name: "claimed by the applicant", expiresInHours: nil).perform(in: unit)
+        let event = AuditRecord(
+            action: Self.action, tenantID: platformTenantID, targetType: "shop_application", targetID: applicationID.text, reason: nil, before: nil,
+            after: AuditRecord.json(["tenant_id": tenant.text, "token_id": token.output.0.id.text]))
+        return Audited(token.output, event: event, more: token.events)
+    }
 }
 
 /// A manager approves an eligible, waiting application (`shop_applications.approve`): in one
-/// transaction the tenant (slug from the legal name unless given), its shop profile, its first
-/// `partner_admin` (the contact email) and a token for that admin are made, each audited. Not
-/// waiting is 409 with the current state; not eligible is 409 `not_eligible`; a taken slug is
-/// 409 `slug_taken` (approve again with another `slug`).
+/// transaction the tenant (slug from the legal name unless given), its shop profile and its first
+/// `partner_admin` (the contact email) are made, each audited; the applicant claims the admin's
+/// token (`ClaimShop`). Not waiting is 409 with the current state; not eligible is 409
+/// `not_eligible`; a taken slug is 409 `slug_taken` (approve again with another `slug`).
 public struct ApproveShopApplication: AuditedOperation {
     public static let action: Action = "shop_applications.approve"
     let applicationID: UUID
@@ -150,7 +206,6 @@ public struct ApproveShopApplication: AuditedOperation {
         ) { _ in true }
         guard inserted == true else { throw DomainError.conflict(code: "duplicate_shop", detail: "A shop with this tax id already exists.") }
         let admin = try await CreateOperator(email: before.contactEmail, role: .partnerAdmin, tenantID: tenant.output.id).perform(in: unit)
-        let token = try await CreateToken(operatorID: admin.output.id, name: "first admin", expiresInHours: nil).perform(in: unit)
         guard
             let after = try await unit.first(
                 """
@@ -162,8 +217,8 @@ public struct ApproveShopApplication: AuditedOperation {
         let event = AuditRecord(
             action: Self.action, tenantID: platformTenantID, targetType: "shop_application", targetID: applicationID.text, reason: reason,
             before: before.snapshot, after: after.snapshot)
-        let approval = ShopApproval(application: after, tenant: tenant.output, admin: admin.output, token: token.output.0, secret: token.output.1)
-        return Audited(approval, event: event, more: tenant.events + admin.events + token.events)
+        let approval = ShopApproval(application: after, tenant: tenant.output, admin: admin.output)
+        return Audited(approval, event: event, more: tenant.events + admin.events)
     }
 }
 

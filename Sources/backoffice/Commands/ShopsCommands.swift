@@ -6,13 +6,14 @@ let shopApplicationColumns = ["id", "status", "eligible", "legal_name", "tax_id"
 
 struct Shops: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Shop applications: apply (no token), then backend managers list, show, approve or reject.",
+        abstract: "Shop applications: apply (no token), backend managers list, show, approve or reject, the applicant claims its shop.",
         discussion: "Example: backoffice shops list --status pending && backoffice shops approve 4f0e…",
-        subcommands: [Apply.self, List.self, Show.self, Approve.self, Reject.self])
+        subcommands: [Apply.self, List.self, Show.self, Approve.self, Reject.self, Claim.self])
 
     struct Apply: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Apply for a shop from a YAML or JSON file (no token needed); prints the application with its eligibility checks.",
+            abstract:
+                "Apply for a shop from a YAML or JSON file (no token needed); prints the application, its eligibility checks and the claim code (shown once: keep it).",
             discussion: """
                 Example: backoffice shops apply examples/shop-application.yaml
 
@@ -27,7 +28,7 @@ struct Shops: AsyncParsableCommand {
         @Argument(help: "The application, YAML or JSON.") var file: String
 
         func run() async throws {
-            try await global.show(.single(shopApplicationColumns + ["checks"])) { client in
+            try await global.show(.single(shopApplicationColumns + ["checks", "claim_code"])) { client in
                 let form = try readStructuredFile(Components.Schemas.ShopApplicationForm.self, at: file)
                 return try await client.applyForShop(body: .json(form))
             }
@@ -64,9 +65,9 @@ struct Shops: AsyncParsableCommand {
 
     struct Approve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Approve an eligible application: creates the tenant, its first partner admin and that admin's token (shown once).",
+            abstract: "Approve an eligible application: creates the tenant and its first partner admin (no credential).",
             discussion: """
-                The token's secret is printed this once and stored nowhere: hand it to the shop's admin.
+                The applicant then claims the admin's token with its claim code (`backoffice shops claim`).
                 Example: backoffice shops approve 4f0e… --slug northwind --reason "checks passed"
                 """)
         @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -76,7 +77,7 @@ struct Shops: AsyncParsableCommand {
 
         func run() async throws {
             try await global.show(
-                .single(["application.id", "tenant.id", "tenant.slug", "admin.id", "admin.email", "token.token.id", "token.secret"])
+                .single(["application.id", "tenant.id", "tenant.slug", "admin.id", "admin.email"])
             ) {
                 client in
                 try await client.approveShopApplication(
@@ -103,4 +104,22 @@ struct Shops: AsyncParsableCommand {
     }
 }
 
-extension Components.Schemas.ShopApplicationStatus: ExpressibleByArgument {}
+extension Components.Schemas.ShopApplicationStatus: ExpressibleByArgument {
+}
+
+extension Shops {
+    struct Claim: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Claim an approved shop with the claim code its application was answered with (no token): its first admin's token, shown once.",
+            discussion: "Example: backoffice shops claim 4f0e… --code sc_…   (once, within 14 days of applying)")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Argument(help: "Application id.") var id: String
+        @Option(help: "The claim code.") var code: String
+
+        func run() async throws {
+            try await global.show(.single(["token.id", "token.operator_id", "token.tenant_id", "secret"])) { client in
+                try await client.claimShop(path: .init(applicationId: id), body: .json(.init(claimCode: code)))
+            }
+        }
+    }
+}

@@ -649,13 +649,21 @@ struct PaymentWebhookTests {
                 try await env.withApp(database: database) { client in
                     let (held, holding) = AsyncStream<Void>.makeStream()
                     let (released, release) = AsyncStream<Void>.makeStream()
+                    // The pool's one connection opened first (it may take longer than the lease timeout on a busy machine).
+                    var warm = false
+                    for _ in 0..<10 where !warm {
+                        warm = (try? await database.transaction(for: env.fixture.principals[.platformAdmin]!) { _ in 1 }) == 1
+                    }
+                    #expect(warm)
                     let holder = Task {
+                        defer { holding.finish() }  // the wait below ends even if the hold never began
                         try await database.transaction(for: env.fixture.principals[.platformAdmin]!) { _ in
                             holding.yield()
                             for await _ in released { break }
                         }
                     }
-                    for await _ in held { break }
+                    var holds = held.makeAsyncIterator()
+                    try #require(await holds.next() != nil, "another transaction holds the pool's only connection")
                     let body = event("evt_forged", "payment.succeeded", "pi_whatever")
                     for headers in [signed(body, at: env.clock.now(), secrets: ["whsec_forger_0000000000"]), [:]] {
                         let forged = try await client.call(.post, "/v1/payments/webhooks/simulated", token: nil, json: body, headers: headers)

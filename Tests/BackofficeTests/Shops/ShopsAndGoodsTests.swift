@@ -53,34 +53,43 @@ struct ShopApplicationTests {
                 let waiting = try await client.call(.get, "/v1/shop-applications?status=pending", token: manager)
                 #expect((waiting.json["items"] as? [[String: Any]])?.contains { $0["id"] as? String == id } == true)
 
+                let code = try #require(applied.json["claim_code"] as? String, "the applicant's answer holds its claim code")
+                #expect(
+                    try await env.ownerScalar("SELECT count(*) FROM shop_applications WHERE claim_hash = sha256('\(code)'::bytea)", as: Int.self) == 1
+                )
+                #expect(
+                    try await env.ownerScalar(
+                        "SELECT count(*) FROM audit_events WHERE row_to_json(audit_events)::text LIKE '%\(code)%'", as: Int.self) == 0)
+                let early = try await client.call(.post, "/v1/shop-applications/\(id)/claim", token: nil, json: #"{"claim_code":"\#(code)"}"#)
+                #expect(early.status == 409 && early["code"] == "not_approved", "\(early.text)")
+
                 let approved = try await client.call(
                     .post, "/v1/shop-applications/\(id)/approve", token: manager, json: #"{"reason": "checks passed"}"#,
                     headers: ["Idempotency-Key": "approve-northwind"])
                 #expect(approved.status == 200, "\(approved.text)")
-                #expect(approved.headers[.cacheControl] == "no-store")
                 let tenant = try #require((approved.json["tenant"] as? [String: Any])?["id"] as? String)
                 #expect((approved.json["tenant"] as? [String: Any])?["slug"] as? String == "northwind-sports-llc")
                 #expect((approved.json["admin"] as? [String: Any])?["role"] as? String == "partner_admin")
                 #expect((approved.json["admin"] as? [String: Any])?["email"] as? String == "owner@northwind.example")
-                let secret = try #require((approved.json["token"] as? [String: Any])?["secret"] as? String)
+                #expect(approved.json["token"] == nil && !approved.text.contains("bo_"), "the manager is handed no credential")
                 #expect((approved.json["application"] as? [String: Any])?["status"] as? String == "approved")
-
-                // A replay answers the same approval without the secret, which is stored nowhere.
-                let replay = try await client.call(
-                    .post, "/v1/shop-applications/\(id)/approve", token: manager, json: #"{"reason": "checks passed"}"#,
-                    headers: ["Idempotency-Key": "approve-northwind"])
-                #expect(replay.status == 200)
-                #expect((replay.json["token"] as? [String: Any])?["secret"] == nil)
-                #expect((replay.json["token"] as? [String: Any])?["secret_already_delivered"] as? Bool == true)
-                #expect(try await env.ownerScalar("SELECT count(*) FROM tenants WHERE slug = 'northwind-sports-llc'", as: Int.self) == 1)
-                #expect(
-                    try await env.ownerScalar(
-                        "SELECT count(*) FROM idempotency_keys WHERE position('\(secret)' in convert_from(body, 'UTF8')) > 0", as: Int.self) == 0)
+                #expect(try await env.ownerScalar("SELECT count(*) FROM tokens WHERE tenant_id = '\(tenant)'", as: Int.self) == 0)
                 let again = try await client.call(.post, "/v1/shop-applications/\(id)/approve", token: manager, json: "{}")
                 #expect(again.status == 409)
                 #expect(again["current_state"] == "approved")
 
-                // The new partner admin works with the delivered token.
+                // The applicant claims its shop once: the first admin's token.
+                let wrong = try await client.call(.post, "/v1/shop-applications/\(id)/claim", token: nil, json: #"{"claim_code":"sc_guess"}"#)
+                #expect(wrong.status == 403 && wrong["code"] == "claim_refused", "\(wrong.text)")
+                let claimed = try await client.call(.post, "/v1/shop-applications/\(id)/claim", token: nil, json: #"{"claim_code":"\#(code)"}"#)
+                #expect(claimed.status == 201, "\(claimed.text)")
+                #expect(claimed.headers[.cacheControl] == "no-store")
+                let secret = try #require(claimed["secret"])
+                let twice = try await client.call(.post, "/v1/shop-applications/\(id)/claim", token: nil, json: #"{"claim_code":"\#(code)"}"#)
+                #expect(twice.status == 403 && twice["code"] == "claim_refused", "single use")
+                #expect(try await env.ownerScalar("SELECT count(*) FROM tokens WHERE tenant_id = '\(tenant)'", as: Int.self) == 1)
+
+                // The new partner admin works with the claimed token.
                 let me = try await client.call(.get, "/v1/me", token: secret)
                 #expect(me.status == 200)
                 #expect(me["tenant_id"] == tenant)
@@ -108,6 +117,24 @@ struct ShopApplicationTests {
                     #expect(reply.status == 404, "\(method) \(path): \(reply.status) \(reply.text)")
                 }
                 #expect(try await client.call(.get, "/v1/goods", token: secret).text.contains("OTHER-1") == false)
+            }
+        }
+    }
+
+    @Test("a claim code expires 14 days after the application: an approved shop claimed later is 403 claim_refused")
+    func claimCodesExpire() async throws {
+        try await TestEnvironment.with { env in
+            try await env.withApp { client in
+                let applied = try await client.call(.post, "/v1/shop-applications", token: nil, json: ShopForm.json(legalName: "Late Co"))
+                let (id, code) = (try #require(applied["id"]), try #require(applied["claim_code"]))
+                #expect(
+                    try await client.call(.post, "/v1/shop-applications/\(id)/approve", token: env.fixture.tokens[.backendManager]!, json: "{}")
+                        .status
+                        == 200)
+                env.clock.advance(by: 15 * 24 * 3600)
+                let late = try await client.call(.post, "/v1/shop-applications/\(id)/claim", token: nil, json: #"{"claim_code":"\#(code)"}"#)
+                #expect(late.status == 403 && late["code"] == "claim_refused", "\(late.text)")
+                #expect(try await env.ownerScalar("SELECT count(*) FROM tokens WHERE name = 'claimed by the applicant'", as: Int.self) == 0)
             }
         }
     }

@@ -107,7 +107,7 @@ extension Problem {
         case .unprocessable(let code, let detail, let issues):
             self = Problem(status: 422, code: code, title: "Unprocessable", detail: detail, errors: issues)
         case .forbidden(let action): self = .forbidden(action)
-        case .forbiddenTarget(_, let detail): self = Problem(status: 403, code: "forbidden", title: "Forbidden", detail: detail)
+        case .forbiddenTarget(_, let code, let detail): self = Problem(status: 403, code: code, title: "Forbidden", detail: detail)
         case .refused: self = Problem(status: 403, code: "forbidden", title: "Forbidden", detail: "Refused by the database.")
         case .piiMasked(let field): self = .piiMasked(field)
         case .invalidTransition(let detail, let current): self = .invalidTransition(detail, current: current)

@@ -10,8 +10,9 @@ public enum DomainError: Error, Sendable, Equatable {
     case invalid([FieldIssue])
     /// The principal's role may not perform the action.
     case forbidden(Action)
-    /// The role may perform the action, but not on this resource (`detail` says why).
-    case forbiddenTarget(Action, detail: String)
+    /// The role may perform the action, but not on this resource (`detail` says why; `code`
+    /// names the refusal, `forbidden` unless more is to be said).
+    case forbiddenTarget(Action, code: String = "forbidden", detail: String)
     /// The database refused the statement to the service role (row-level security, privileges).
     case refused
     /// The principal's role sees `field` masked and may not filter or sort by it.
