@@ -78,17 +78,22 @@ struct SecurityEndToEndTests {
         }
     }
 
+    /// Runs `serve` with `extra` in its environment until it exits (it is expected to refuse to
+    /// start): its exit status and everything it wrote.
+    func refusedServe(_ extra: [String: String]) throws -> (status: Int32, output: String) {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).log").path
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let server = try ChildProcess.spawn(
+            [backofficeExecutable, "serve", "--port", "0", "--policies", projectRoot.appendingPathComponent("policies").path],
+            environment: environment(extra), outputPath: log)
+        let status = ChildProcess.wait(server)
+        return (status, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+    }
+
     @Test("serve refuses a superuser database role (exit 7) before serving anything")
     func serveRefusesSuperuser() async throws {
         try await TestEnvironment.with { env in
-            let log = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).log").path
-            defer { try? FileManager.default.removeItem(atPath: log) }
-            let server = try ChildProcess.spawn(
-                [backofficeExecutable, "serve", "--port", "0", "--policies", projectRoot.appendingPathComponent("policies").path],
-                environment: environment(["BACKOFFICE_DATABASE_URL": env.owner.connectionString, "BACKOFFICE_PAYMENTS": "simulated"]),
-                outputPath: log)
-            let status = ChildProcess.wait(server)
-            let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            let (status, output) = try refusedServe(["BACKOFFICE_DATABASE_URL": env.owner.connectionString, "BACKOFFICE_PAYMENTS": "simulated"])
             #expect(status == 7, "\(output)")
             #expect(output.contains("is a superuser"))
             #expect(!output.contains("listening on"))
@@ -99,13 +104,7 @@ struct SecurityEndToEndTests {
     @Test("serve without BACKOFFICE_PAYMENTS refuses to start (usage, exit 64) and names the setting: it never falls back to the simulated provider")
     func serveNeedsPayments() async throws {
         try await TestEnvironment.with { env in
-            let log = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).log").path
-            defer { try? FileManager.default.removeItem(atPath: log) }
-            let server = try ChildProcess.spawn(
-                [backofficeExecutable, "serve", "--port", "0", "--policies", projectRoot.appendingPathComponent("policies").path],
-                environment: environment(["BACKOFFICE_DATABASE_URL": env.appURL.connectionString]), outputPath: log)
-            let status = ChildProcess.wait(server)
-            let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            let (status, output) = try refusedServe(["BACKOFFICE_DATABASE_URL": env.appURL.connectionString])
             #expect(status == 64, "\(output)")
             #expect(output.contains("BACKOFFICE_PAYMENTS"))
             #expect(!output.contains("listening on"))

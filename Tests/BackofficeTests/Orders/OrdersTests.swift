@@ -61,6 +61,18 @@ struct ShopFixture {
             """
     }
 
+    /// A checkout of `lines` (sku, quantity, currency) at the fixture's prices, paid by an approved card, for `customer`.
+    func request(_ lines: [(String, Int, OrderLine.Currency)], customer: UUID? = nil) -> CheckoutRequest {
+        CheckoutRequest(
+            customerID: customer ?? self.customer.id,
+            lines: lines.map { sku, quantity, currency in
+                .init(goodID: goods[sku]!, quantity: quantity, payIn: currency, expectedUnitPrice: Self.prices["\(sku) \(currency.rawValue)"])
+            },
+            shipping: Order.Shipping(
+                name: "Buyer", address: ShopAddress(line1: "1 St", line2: nil, city: "Town", region: "TX", postalCode: "1", country: "US")),
+            paymentMethod: SimulatedPaymentValidator.approvedCard)
+    }
+
     func stock(_ sku: String) async throws -> Int? {
         try await env.ownerScalar("SELECT stock FROM goods WHERE id = '\(goods[sku]!.uuidString.lowercased())'", as: Int.self)
     }
@@ -255,16 +267,10 @@ struct OrdersTests {
             let shop = try await ShopFixture.make(env)
             var customers: [UUID] = []
             for _ in 0..<20 { customers.append(try await env.customer().id) }
-            let mat = shop.goods["MAT"]!
             let outcomes = try await withThrowingTaskGroup(of: String.self) { group in
                 for customer in customers {
                     group.addTask {
-                        let request = CheckoutRequest(
-                            customerID: customer, lines: [.init(goodID: mat, quantity: 1, payIn: .usd, expectedUnitPrice: 4_900)],
-                            shipping: Order.Shipping(
-                                name: "Buyer",
-                                address: ShopAddress(line1: "1 St", line2: nil, city: "Town", region: "TX", postalCode: "1", country: "US")),
-                            paymentMethod: SimulatedPaymentValidator.approvedCard)
+                        let request = shop.request([("MAT", 1, .usd)], customer: customer)
                         do {
                             _ = try await env.database.runStaged(
                                 Checkout(request, payments: SimulatedPaymentValidator(), idempotencyKey: nil), context: env.context(.appService))
@@ -290,15 +296,7 @@ struct OrdersTests {
     func lineCountIsKept() async throws {
         try await TestEnvironment.with { env in
             let shop = try await ShopFixture.make(env)
-            let request = CheckoutRequest(
-                customerID: shop.customer.id,
-                lines: [
-                    .init(goodID: shop.goods["BOTTLE"]!, quantity: 1, payIn: .usd, expectedUnitPrice: 2_500),
-                    .init(goodID: shop.goods["MAT"]!, quantity: 2, payIn: .usd, expectedUnitPrice: 4_900),
-                ],
-                shipping: Order.Shipping(
-                    name: "Buyer", address: ShopAddress(line1: "1 St", line2: nil, city: "Town", region: "TX", postalCode: "1", country: "US")),
-                paymentMethod: SimulatedPaymentValidator.approvedCard)
+            let request = shop.request([("BOTTLE", 1, .usd), ("MAT", 2, .usd)])
             let placed = try await env.database.runStaged(
                 Checkout(request, payments: SimulatedPaymentValidator(), idempotencyKey: nil), context: env.context(.appService)
             ).detail

@@ -96,15 +96,7 @@ struct TwoPhaseCheckoutTests {
 
     /// Step 1 of a checkout alone, as a crash right after it leaves it: the order's id.
     func reserveOnly(_ env: TestEnvironment, _ shop: ShopFixture, payments: any PaymentValidator, key: String) async throws -> UUID {
-        let request = CheckoutRequest(
-            customerID: shop.customer.id,
-            lines: [
-                .init(goodID: shop.goods["BOTTLE"]!, quantity: 1, payIn: .usd, expectedUnitPrice: 2_500),
-                .init(goodID: shop.goods["BAND"]!, quantity: 1, payIn: .fitpoints, expectedUnitPrice: 800),
-            ],
-            shipping: Order.Shipping(
-                name: "Buyer", address: ShopAddress(line1: "1 St", line2: nil, city: "Town", region: "TX", postalCode: "1", country: "US")),
-            paymentMethod: SimulatedPaymentValidator.approvedCard)
+        let request = shop.request([("BOTTLE", 1, .usd), ("BAND", 1, .fitpoints)])
         let stage = try await env.database.run(
             ReserveStage(staged: Checkout(request, payments: payments, idempotencyKey: key)), context: env.context(.appService))
         guard case .call(let reservation) = stage else { throw TestSetupError(description: "the checkout had nothing to call") }
