@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 /// The embedded payment provider: no network, deterministic outcomes chosen by the test numbers
-/// Stripe publishes (README, "Payments"), so every path can be exercised on purpose.
+/// Stripe publishes (docs/operations.md, "Payments"), so every path can be exercised on purpose.
 ///
 /// | number | outcome |
 /// |---|---|

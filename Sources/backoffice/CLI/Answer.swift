@@ -19,7 +19,7 @@ struct PageOptions: ParsableArguments {
 extension GlobalOptions {
     /// The one run-and-print helper of the CLI: calls the service with this command's client,
     /// prints the success body in `shape` and the chosen format, and turns the contract's problem
-    /// answer into a failure with its exit code (README, "The CLI").
+    /// answer into a failure with its exit code (docs/cli.md).
     ///
     /// Every generated output has one form: a success case (`ok`, `created`) whose payload holds
     /// `body.json`, and `default(statusCode:_:)` holding the problem. The answer is read through

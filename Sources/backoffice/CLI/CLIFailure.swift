@@ -3,7 +3,7 @@ import BackofficeAPI
 import Foundation
 import OpenAPIRuntime
 
-/// A failed command: a message for stderr and the documented exit code (README, "The CLI"):
+/// A failed command: a message for stderr and the documented exit code (docs/cli.md):
 /// 0 ok, 64 usage, 3 not found, 4 unauthenticated or forbidden, 5 conflict (state, version,
 /// idempotency), 6 rejected input, 7 service unavailable, 8 audit verification failed.
 struct CLIFailure: Error, CustomStringConvertible {

@@ -193,7 +193,7 @@ public struct JSONBytes: Sendable {
 /// Serves the hot lists (`GET /v1/customers`, `GET /v1/orders`, a challenge's leaderboard) with
 /// their hand-written encoders (`CustomerListJSON`, `OrderPageJSON`, `LeaderboardJSON`) instead of
 /// the generated JSON encoding, which cost most of the server's CPU on a 50-row page in our
-/// profiles (README, "Benchmarks"), and straight from the edge, before the OpenAPI transport: the
+/// profiles (docs/benchmarks.md), and straight from the edge, before the OpenAPI transport: the
 /// page goes out as the one buffer it was written into, without the transport's request and
 /// response conversions, body copies and middlewares (about a tenth of the server's CPU per page).
 ///
