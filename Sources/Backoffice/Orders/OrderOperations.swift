@@ -83,10 +83,11 @@ enum OrderStatus {
             "SELECT return_order_fitpoints(\(order.id), \(unit.principal.operatorID), \(reason), \(unit.now))", { try $0.decode(Int64.self) })
     }
 
-    /// What a cancelled order gives back: its units to stock, its FitPoints to the customer.
-    static func giveBack(_ cancelled: Order, reason: String, in unit: UnitOfWork) async throws {
-        try await releaseStock(of: cancelled, in: unit)
-        try await returnFitPoints(of: cancelled, reason: "order cancelled: \(reason)", in: unit)
+    /// What a cancelled or failed order gives back: its units to stock, its FitPoints to the customer.
+    /// `reason` is the ledger's reason for the returned FitPoints, as given.
+    static func giveBack(_ order: Order, reason: String, in unit: UnitOfWork) async throws {
+        try await releaseStock(of: order, in: unit)
+        try await returnFitPoints(of: order, reason: reason, in: unit)
     }
 }
 
@@ -167,7 +168,7 @@ struct CancelOrder: PaymentMove {
     func needsProvider(_ payment: Payment) -> Bool { payment.status == .authorized || payment.status == .pending }
 
     func settle(_ order: Order, in unit: UnitOfWork) async throws {
-        try await OrderStatus.giveBack(order, reason: reason ?? "", in: unit)
+        try await OrderStatus.giveBack(order, reason: "order cancelled: \(reason ?? "")", in: unit)
     }
 }
 

@@ -223,8 +223,7 @@ enum PaymentCompletion {
         let code = String(code.prefix(100))
         try await Payment.record(payment.id, status: .failed, failureCode: code, in: unit)
         let after = try await OrderStatus.move(order, to: .paymentFailed, reason: "payment failed: \(code)", shipment: nil, in: unit)
-        try await OrderStatus.releaseStock(of: after, in: unit)
-        try await OrderStatus.returnFitPoints(of: after, reason: "payment failed: \(code)", in: unit)
+        try await OrderStatus.giveBack(after, reason: "payment failed: \(code)", in: unit)
         return after
     }
 }

@@ -45,8 +45,8 @@ public struct ReconcilePayments: Sendable {
         func step<Operation: AuditedOperation>(_ operation: Operation) async throws -> Operation.Output {
             system ? try await database.runAsSystem(operation, context: context) : try await database.run(operation, context: context)
         }
-        let unsettled = try await step(
-            UnsettledPayments(olderThanMinutes: olderThanMinutes, callGrace: payments.longestCall, provider: payments.provider))
+        let candidates = UnsettledPayments(olderThanMinutes: olderThanMinutes, callGrace: payments.longestCall, provider: payments.provider)
+        let unsettled = try await system ? database.readAsSystem(candidates, context: context) : database.read(candidates, context: context)
         var report = ReconcileReport(checked: unsettled.count, completed: [], cancelled: [], stillPending: 0)
         for (payment, pending) in unsettled {
             if let pending {
@@ -99,13 +99,13 @@ public struct ReconcilePayments: Sendable {
 
 /// The payments reconciliation looks at, oldest first (at most 500 per run), each with the
 /// partner's move under way on it, if any.
-struct UnsettledPayments: AuditedOperation {
+struct UnsettledPayments: Query {
     static let action = ReconcilePayments.action
     let olderThanMinutes: Int
     let callGrace: Duration
     let provider: String
 
-    func perform(in unit: UnitOfWork) async throws -> Audited<[(Payment, PaymentStep?)]> {
+    func read(in unit: UnitOfWork) async throws -> [(Payment, PaymentStep?)] {
         let before = unit.now.addingTimeInterval(-Double(olderThanMinutes) * 60)
         let grace = Double(callGrace.components.seconds) + 1
         let calledBefore = min(before, unit.now.addingTimeInterval(-grace))
@@ -125,7 +125,7 @@ struct UnsettledPayments: AuditedOperation {
             let step = try cells.next(String?.self).map { try JSONDecoder().decode(PaymentStep.self, from: Data($0.utf8)) }
             found.append((payment, payment.pendingOperation == nil ? nil : step))
         }
-        return .unchanged(found)
+        return found
     }
 }
 

@@ -66,7 +66,10 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                 // A body is read only from a caller that may send it: a /v1 change presents a
                 // well-formed token first, and a bulk upload (32 MiB) one that authenticates.
                 let secret = path.hasPrefix("/v1/") && route == nil ? try await presentedToken(request, address: address, logger: logger) : nil
-                if bulk, let secret, try await database.readSession(tokenHash: secret.hash, { principal, _ in principal }) == nil {
+                // (a token that authenticated lately is checked again by the request's own transaction: no second lease for it)
+                if bulk, let secret, !knownCredentials.contains(secret.hash),
+                    try await database.readSession(tokenHash: secret.hash, { principal, _ in principal }) == nil
+                {
                     throw refuse(request, address: address, logger: logger)
                 }
                 let body = try await request.collectBody(upTo: limit)

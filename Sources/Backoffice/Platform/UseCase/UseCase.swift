@@ -64,7 +64,12 @@ extension Database {
     /// Checks the policy and runs `query` in the context's transaction.
     public func read<Q: Query>(_ query: Q, context: OperationContext) async throws -> Q.Output {
         try context.permit(Q.self)
-        return try await transaction(for: context) { connection in try await query.read(in: unit(connection, context)) }
+        return try await readAsSystem(query, context: context)
+    }
+
+    /// Runs a query the system makes on its own (a background service): no policy check.
+    public func readAsSystem<Q: Query>(_ query: Q, context: OperationContext) async throws -> Q.Output {
+        try await transaction(for: context) { connection in try await query.read(in: unit(connection, context)) }
     }
 
     /// Like `read(_:context:)`, with the answer shared for up to `maxAge` among principals of the
