@@ -111,15 +111,16 @@ public struct AuditLog: Sendable {
     /// columns, id, links and the exact `canonical` text its hash covers (so a client can verify
     /// an export without the server), written here from the row (`AuditCanonical.buildExportLine`).
     public func export(_ filter: AuditFilter, context: OperationContext, pageSize: Int = 1000) -> ExportLines {
-        ExportLines(database: database, filter: filter, principal: context.principal, pageSize: pageSize)
+        ExportLines(database: database, filter: filter, context: context, pageSize: pageSize)
     }
 
-    /// The JSON lines of an export, produced page by page as the consumer reads.
+    /// The JSON lines of an export, produced page by page as the consumer reads, each page in a
+    /// session that authenticates the request's token again (`Database.readPage`).
     public struct ExportLines: AsyncSequence, Sendable {
         public typealias Element = ByteBuffer
         let database: Database
         let filter: AuditFilter
-        let principal: Principal
+        let context: OperationContext
         let pageSize: Int
 
         public struct AsyncIterator: AsyncIteratorProtocol {
@@ -130,7 +131,8 @@ public struct AuditLog: Sendable {
             public mutating func next() async throws -> ByteBuffer? {
                 guard !done else { return nil }
                 let (lines, afterID, pageSize, filter) = (self.lines, self.afterID, lines.pageSize, lines.filter)
-                let page: (ByteBuffer, Int64, Int) = try await lines.database.transaction(for: lines.principal) { connection in
+                let page: (ByteBuffer, Int64, Int) = try await lines.database.readPage(for: lines.context) { context in
+                    let connection = try context.connection
                     let query = filter.query(selecting: StoredEventReader.selectList, afterID: afterID, limit: pageSize)
                     var (buffer, reader) = (ByteBuffer(), StoredEventReader())
                     var last = afterID

@@ -115,30 +115,15 @@ extension APIHandler {
     func exportGoods(_ input: Operations.ExportGoods.Input) async throws -> Operations.ExportGoods.Output {
         let format: GoodsFileFormat = input.query.format == .jsonl ? .jsonl : .csv
         let status = try input.query.status.map { try Good.Status(known: $0.rawValue) }
-        // The first page in the request (a refusal is answered before any byte); the rest each in
-        // its own read as the client takes them.
+        // The first page in the request (a refusal is answered before any byte); the rest as the client takes them.
         let first = try await read(ExportGoods(status: status, after: nil))
-        let request = try context()
-        let later = OperationContext(principal: request.principal, requestID: request.requestID, sourceIP: request.sourceIP, policies: policies)
         let database = self.database
-        let pages = AsyncThrowingStream<ArraySlice<UInt8>, any Error> { continuation in
-            // The later pages outlive the request's work: their leases keep time on their own.
-            let task = Task {
-                await RequestDeadline.$work.withValue(nil) {
-                    do {
-                        continuation.yield(ArraySlice(ExportGoods.header(format) + ExportGoods.encode(first, as: format)))
-                        var page = first
-                        while page.count == ExportGoods.pageSize, let last = page.last {
-                            page = try await database.read(ExportGoods(status: status, after: (last.sku, last.id)), context: later)
-                            continuation.yield(ArraySlice(ExportGoods.encode(page, as: format)))
-                        }
-                        continuation.finish()
-                    } catch {
-                        continuation.finish(throwing: error)
-                    }
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
+        let pages = ExportPages(
+            database: database, context: try context(), start: try ExportGoods.header(format) + ExportGoods.encode(first, as: format),
+            after: ExportGoods.position(after: first)
+        ) { after, context in
+            let page = try await database.read(ExportGoods(status: status, after: after), context: context)
+            return (try ExportGoods.encode(page, as: format), ExportGoods.position(after: page))
         }
         let body = HTTPBody(pages, length: .unknown, iterationBehavior: .single)
         return .ok(.init(body: format == .csv ? .csv(body) : .applicationXNdjson(body)))

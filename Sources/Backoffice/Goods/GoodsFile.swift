@@ -53,7 +53,8 @@ public enum GoodsFile {
     }
 
     /// CSV with a header row (a BOM is skipped). A row's line is where it starts: quoted fields
-    /// may hold line breaks, and those are counted.
+    /// may hold line breaks, and those are counted. A value an export neutralised (`'=…`) reads
+    /// back as it was (`SafeText.csvValue`).
     private static func readCSV(_ bytes: [UInt8], _ row: (Int, [String: String]) -> Void) throws {
         guard String(validating: bytes, as: UTF8.self) != nil else { throw MalformedGoodsFile(reason: "the file is not UTF-8") }
         let reader: CSVReader
@@ -73,7 +74,7 @@ public enum GoodsFile {
             defer { line += 1 + lineBreaks(in: values) }
             if values.count == 1 && values[0].isEmpty { continue }  // a blank line
             var fields: [String: String] = [:]
-            for (index, name) in header.enumerated() where index < values.count { fields[name] = values[index] }
+            for (index, name) in header.enumerated() where index < values.count { fields[name] = SafeText.csvValue(values[index]) }
             if values.count != header.count { fields["__columns"] = "\(values.count)" }
             row(line, fields)
         }

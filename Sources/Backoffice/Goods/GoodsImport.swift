@@ -1,4 +1,3 @@
-import CSV
 import Crypto
 import Foundation
 import PostgresNIO
@@ -115,16 +114,20 @@ public struct ImportGoods: AuditedOperation {
     }
 }
 
-/// A partner's goods as a file, page by page (`goods.export`): `pages` reads 1,000 goods at a time
-/// by sku, so an export of any size never sits in memory. Each page is its own read: goods
-/// changed during a long export appear as they were when their page was read.
+/// A partner's goods as a file, page by page (`goods.export`): 1,000 goods at a time by sku
+/// (`ExportPages` reads the next page as the client takes the last), so an export of any size
+/// never sits in memory. Each page is its own read: goods changed during a long export appear as
+/// they were when their page was read.
 public struct ExportGoods: Query {
     public static let action: Action = "goods.export"
     let status: Good.Status?
-    let after: (sku: String, id: UUID)?
+    let after: Position?
     public static let pageSize = 1_000
 
-    public init(status: Good.Status?, after: (sku: String, id: UUID)?) {
+    /// Where a page ends: its last good's sku and id.
+    public typealias Position = (sku: String, id: UUID)
+
+    public init(status: Good.Status?, after: Position?) {
         self.status = status
         self.after = after
     }
@@ -133,23 +136,29 @@ public struct ExportGoods: Query {
         try await ListGoods(status: status, category: nil, after: after, limit: Self.pageSize).read(in: unit)
     }
 
-    /// The file's header (CSV) or nothing (JSONL).
-    public static func header(_ format: GoodsFileFormat) -> [UInt8] {
-        format == .csv ? csv([GoodsFileFormat.columns]) : []
+    /// Where the page after `page` starts; nil when `page` is the last.
+    public static func position(after page: [Good]) -> Position? {
+        guard page.count == pageSize, let last = page.last else { return nil }
+        return (last.sku, last.id)
     }
 
-    /// Goods written as `format`: CSV (RFC 4180 quoting, by CSV.swift's writer), or one JSON
-    /// object per line. Each row ends with a line break, so pages can follow each other.
-    public static func encode(_ goods: [Good], as format: GoodsFileFormat) -> [UInt8] {
+    /// The file's header (CSV) or nothing (JSONL).
+    public static func header(_ format: GoodsFileFormat) -> [UInt8] {
+        format == .csv ? csvLine(GoodsFileFormat.columns) : []
+    }
+
+    /// Goods written as `format`: CSV (`SafeText.csvCell`: RFC 4180 quoting, and a cell a
+    /// spreadsheet would run as a formula neutralised, as the CLI writes CSV), or one JSON object
+    /// per line. Each row ends with a line break, so pages can follow each other.
+    public static func encode(_ goods: [Good], as format: GoodsFileFormat) throws -> [UInt8] {
         switch format {
         case .csv:
-            return csv(
-                goods.map { good in
-                    [
-                        good.sku, good.name, good.description, good.category, good.priceCents.map(String.init) ?? "",
-                        good.priceFitPoints.map(String.init) ?? "", String(good.stock), good.status.rawValue, good.imageURLs.joined(separator: " "),
-                    ]
-                })
+            return goods.flatMap { good in
+                csvLine([
+                    good.sku, good.name, good.description, good.category, good.priceCents.map(String.init) ?? "",
+                    good.priceFitPoints.map(String.init) ?? "", String(good.stock), good.status.rawValue, good.imageURLs.joined(separator: " "),
+                ])
+            }
         case .jsonl:
             struct Line: Encodable {
                 let sku: String, name: String, description: String, category: String, price_cents: Int64?, price_fitpoints: Int64?
@@ -162,22 +171,15 @@ public struct ExportGoods: Query {
                 let line = Line(
                     sku: good.sku, name: good.name, description: good.description, category: good.category, price_cents: good.priceCents,
                     price_fitpoints: good.priceFitPoints, stock: good.stock, status: good.status.rawValue, image_urls: good.imageURLs)
-                out += (try? encoder.encode(line)) ?? Data("{}".utf8)
+                out += try encoder.encode(line)
                 out.append(0x0A)
             }
             return out
         }
     }
 
-    /// Rows as CSV lines, each ending with a line break.
-    private static func csv(_ rows: [[String]]) -> [UInt8] {
-        guard !rows.isEmpty else { return [] }
-        let stream = OutputStream(toMemory: ())
-        stream.open()
-        defer { stream.close() }
-        guard let writer = try? CSVWriter(stream: stream) else { return [] }
-        for row in rows { try? writer.write(row: row) }
-        let data = stream.property(forKey: .dataWrittenToMemoryStreamKey) as? Data ?? Data()
-        return Array(data) + [0x0A]
+    /// One CSV line, ending with a line break.
+    private static func csvLine(_ cells: [String]) -> [UInt8] {
+        Array((cells.map(SafeText.csvCell).joined(separator: ",") + "\n").utf8)
     }
 }

@@ -20,10 +20,21 @@ public enum SafeText {
     public static func csvCell(_ text: String) -> String {
         var cell = text
         let isNumber = cell.range(of: #"^-?[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil  // a negative number stays a number
-        if !isNumber, let first = cell.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) { cell = "'" + cell }
+        if !isNumber, let first = cell.unicodeScalars.first, formulaPrefixes.contains(first) { cell = "'" + cell }
         guard cell.contains(",") || cell.contains("\"") || cell.contains("\n") || cell.contains("\r") else { return cell }
         return "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
+
+    /// A CSV cell's value as `csvCell` wrote it (already unquoted by the reader): the `'` that
+    /// neutralised a formula prefix removed, so what an export writes an import reads back as it was.
+    public static func csvValue(_ cell: String) -> String {
+        let scalars = cell.unicodeScalars
+        guard scalars.first == "'", let second = scalars.dropFirst().first, formulaPrefixes.contains(second) else { return cell }
+        return String(cell.dropFirst())
+    }
+
+    /// What a spreadsheet reads as the start of a formula.
+    private static let formulaPrefixes = "=+-@\t\r".unicodeScalars
 
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)

@@ -20,7 +20,8 @@ struct APIHandler: APIProtocol {
     func context() throws -> OperationContext {
         guard let scope = RequestScope.current, let principal = scope.principal else { throw DomainError.unauthenticated }
         return OperationContext(
-            principal: principal, requestID: scope.requestID, sourceIP: scope.sourceIP, policies: policies, transaction: scope.transaction)
+            principal: principal, requestID: scope.requestID, sourceIP: scope.sourceIP, policies: policies, transaction: scope.transaction,
+            tokenHash: scope.tokenHash)
     }
 
     /// Runs a read use case for the current request.

@@ -93,6 +93,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                         actor.withLock { $0 = principal }
                         var scope = RequestScope(principal: principal, requestID: requestID, sourceIP: sourceIP)
                         scope.transaction = transaction
+                        scope.tokenHash = secret.hash
                         return try await RequestScope.$current.withValue(scope) {
                             if let hotLists, let list = hotList {
                                 return try await hotLists.respond(list, to: request, context: context, logger: logger)

@@ -24,6 +24,8 @@ public struct RequestScope: Sendable {
     public var transaction: RequestTransaction? = nil
     /// The body as received, for a public operation that verifies a signature over it (webhooks).
     public var rawBody: [UInt8]? = nil
+    /// The SHA-256 of the bearer token the request authenticated with.
+    public var tokenHash: [UInt8]? = nil
 
     @TaskLocal public static var current: RequestScope?
 }
