@@ -50,4 +50,41 @@ struct ReadReplicaTests {
         replica.failed()
         #expect(replica.route(token: bob, readAfter: nil) == .primary(because: "down"), "a failed read takes it out until the next check")
     }
+
+    @Test("a credential the primary refused lately reads on the primary (which refuses it); a replica not checked within the lag is not used")
+    func refusedCredentials() throws {
+        let replica = try replica(maxLag: .seconds(5))
+        let alice = Array("alice".utf8), bob = Array("bob".utf8)
+        replica.mark(up: true, replayed: LSN(100), lagBytes: 0, lagSeconds: 0, refused: [alice])
+        #expect(replica.route(token: alice, readAfter: nil) == .primary(because: "credential_refused"))
+        #expect(replica.route(token: bob, readAfter: nil) == .replica)
+        replica.mark(up: true, replayed: LSN(100), lagBytes: 0, lagSeconds: 0)
+        #expect(replica.route(token: alice, readAfter: nil) == .replica, "out of the window: the replica has replayed it")
+    }
+
+    @Test("the primary names the tokens revoked and the tokens of operators disabled within the window, and no others")
+    func recentlyRefusedCredentials() async throws {
+        try await TestEnvironment.with { env in
+            let partner = env.fixture.partners[0]
+            let (revoked, disabled, kept) = (env.fixture.tokens[.auditor]!, partner.staffToken, partner.adminToken)
+            try await env.asOwner("UPDATE tokens SET revoked_at = now() WHERE secret_hash = sha256('\(revoked)'::bytea)")
+            try await env.asOwner(
+                """
+                UPDATE operators SET status = 'disabled', disabled_at = now()
+                    WHERE id = (SELECT operator_id FROM tokens WHERE secret_hash = sha256('\(disabled)'::bytea))
+                """)
+            try await env.asOwner(
+                "UPDATE tokens SET revoked_at = now() - interval '1 hour' WHERE secret_hash = sha256('\(env.fixture.tokens[.appService]!)'::bytea)")
+            let refused = try await env.database.client.withConnection { connection in
+                var hashes: Set<[UInt8]> = []
+                let rows = try await connection.query(
+                    "SELECT secret_hash FROM recently_refused_credentials(interval '30 seconds')", logger: testLogger)
+                for try await hash in rows.decode(ByteBuffer.self) { hashes.insert(Array(hash.readableBytesView)) }
+                return hashes
+            }
+            #expect(
+                refused == [TokenSecret(value: revoked).hash, TokenSecret(value: disabled).hash],
+                "not \(kept.prefix(6))…, nor a token revoked an hour ago")
+        }
+    }
 }

@@ -41,6 +41,11 @@ public final class CommittedPosition: Sendable {
 ///   and it has replayed the client's own last change: the last commit made with the same token
 ///   in this process, or the position the client names (`Backoffice-Read-After`, which every
 ///   change's answer carries), so a client reads its own writes;
+/// - a read made with a credential the primary refused lately (a token revoked, or its operator
+///   disabled, within twice the maximum lag) goes to the primary, which refuses it: each check
+///   asks the primary for them (`recently_refused_credentials`), so a replica that has not yet
+///   replayed a revocation never lets its credential through for longer than one check interval;
+///   and no read goes to the replica when its last successful check is older than `maxLag`;
 /// - a read the replica fails (down, restarting, no connection within `leaseTimeout`) is
 ///   answered by the primary, and the replica is not used again until a check succeeds.
 public final class ReadReplica: Sendable {
@@ -58,6 +63,10 @@ public final class ReadReplica: Sendable {
         var lagSeconds = 0.0
         /// Each token's last commit position, until the replica has replayed it.
         var fences: [[UInt8]: LSN] = [:]
+        /// The credentials (token hashes) the primary refused lately, as of the last check.
+        var refused: Set<[UInt8]> = []
+        /// When the last check succeeded.
+        var checkedAt: ContinuousClock.Instant?
         /// Where the primary's log was at recent checks, oldest first: the replica's lag is how
         /// long ago the primary was where the replica is now.
         var primaryHistory: [(at: ContinuousClock.Instant, lsn: LSN)] = []
@@ -82,8 +91,11 @@ public final class ReadReplica: Sendable {
 
     /// Where a lag-tolerant read made with `token` (its SHA-256) should go.
     public func route(token: [UInt8], readAfter: LSN?) -> Route {
-        state.withLock { state in
+        let now = ContinuousClock.now
+        return state.withLock { state in
             guard state.up, let replayed = state.replayed else { return .primary(because: "down") }
+            guard let checkedAt = state.checkedAt, now - checkedAt < maxLag else { return .primary(because: "unchecked") }
+            guard !state.refused.contains(token) else { return .primary(because: "credential_refused") }
             guard state.lagSeconds < maxLag.inSeconds else { return .primary(because: "lagging") }
             if let fence = [state.fences[token], readAfter].compactMap({ $0 }).max(), replayed < fence {
                 return .primary(because: "read_your_writes")
@@ -114,9 +126,18 @@ public final class ReadReplica: Sendable {
     /// when it does not answer.
     public func check(primary: PostgresClient, within timeout: Duration) async {
         do {
-            let flushed = try await primary.withConnection(within: timeout) { connection in
-                try await firstRow("SELECT pg_current_wal_flush_lsn()::text", on: connection, logger: logger) { try $0.decode(String.self) }
-            }.flatMap { LSN($0) }
+            let window = (maxLag * 2 + checkInterval * 2).inSeconds
+            let (flushedText, refused) = try await primary.withConnection(within: timeout) { connection in
+                let flushed = try await firstRow("SELECT pg_current_wal_flush_lsn()::text", on: connection, logger: logger) {
+                    try $0.decode(String.self)
+                }
+                var refused: Set<[UInt8]> = []
+                let rows = try await connection.query(
+                    "SELECT secret_hash FROM recently_refused_credentials(\(window) * interval '1 second')", logger: logger)
+                for try await hash in rows.decode(ByteBuffer.self) { refused.insert(Array(hash.readableBytesView)) }
+                return (flushed, refused)
+            }
+            let flushed = flushedText.flatMap { LSN($0) }
             let replica = try await client.withConnection(within: timeout) { connection in
                 try await firstRow("SELECT pg_is_in_recovery(), pg_last_wal_replay_lsn()::text", on: connection, logger: logger) {
                     try $0.decode((Bool, String?).self)
@@ -136,17 +157,21 @@ public final class ReadReplica: Sendable {
                 let since = state.primaryHistory.last { $0.lsn <= replayed }?.at ?? state.primaryHistory.first?.at ?? now
                 return (now - since).inSeconds
             }
-            mark(up: true, replayed: replayed, lagBytes: flushed > replayed ? flushed.value - replayed.value : 0, lagSeconds: lagSeconds)
+            mark(
+                up: true, replayed: replayed, lagBytes: flushed > replayed ? flushed.value - replayed.value : 0, lagSeconds: lagSeconds,
+                refused: refused)
         } catch {
             logger.debug("read replica check failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
             mark(up: false, replayed: nil, lagBytes: 0, lagSeconds: 0)
         }
     }
 
-    func mark(up: Bool, replayed: LSN?, lagBytes: UInt64, lagSeconds: Double) {
+    func mark(up: Bool, replayed: LSN?, lagBytes: UInt64, lagSeconds: Double, refused: Set<[UInt8]> = []) {
+        let now = ContinuousClock.now
         let wasUp = state.withLock { state in
             let wasUp = state.up
-            (state.up, state.lagSeconds) = (up, lagSeconds)
+            (state.up, state.lagSeconds, state.refused) = (up, lagSeconds, refused)
+            state.checkedAt = up ? now : nil
             if let replayed {
                 state.replayed = replayed
                 state.fences = state.fences.filter { $0.value > replayed }
