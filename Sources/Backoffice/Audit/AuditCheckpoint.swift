@@ -98,3 +98,22 @@ public enum AuditSigningKey {
         return bytes
     }
 }
+
+/// A detached Ed25519 signature over a whole file (a backup's `SHA256SUMS`), made with the audit
+/// key. What is signed is a fixed context line followed by the file's bytes, so a file signature
+/// can never pass as a checkpoint's, nor the other way round. The signature file holds the
+/// signature in base64 on one line.
+public enum FileSignature {
+    static let context = Data("healthtrack-backoffice signed file v1\n".utf8)
+
+    /// The signature file's text for `contents`.
+    public static func sign(_ contents: Data, with key: AuditPrivateKey) throws -> String {
+        try key.signature(for: context + contents).base64EncodedString() + "\n"
+    }
+
+    /// Whether `signature` (a signature file's text) is `publicKey`'s over `contents`.
+    public static func isValid(_ signature: String, of contents: Data, publicKey: AuditPublicKey) -> Bool {
+        guard let bytes = Data(base64Encoded: signature.trimmingCharacters(in: .whitespacesAndNewlines)) else { return false }
+        return publicKey.isValidSignature(bytes, for: context + contents)
+    }
+}

@@ -19,7 +19,7 @@ struct Audit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "The append-only, hash-chained audit log: list, export, verify, signed checkpoints.",
         discussion: "Example: backoffice audit verify --checkpoint audit-heads.json --public-key audit.pub",
-        subcommands: [List.self, Export.self, Verify.self, Checkpoint.self, Keygen.self, Archive.self])
+        subcommands: [List.self, Export.self, Verify.self, Checkpoint.self, Keygen.self, Archive.self, SignFile.self, VerifyFile.self])
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -142,8 +142,7 @@ struct Audit: AsyncParsableCommand {
                 throw CLIFailure(message: "error: \(checkpoint) is not a checkpoint written by `audit checkpoint`: \(error)", exitCode: 6)
             }
             if let publicKey {
-                let key: AuditPublicKey
-                do { key = try AuditSigningKey.publicKey(file: publicKey) } catch { throw CLIFailure(message: "error: \(error)", exitCode: 6) }
+                let key = try loadPublicKey(publicKey)
                 if let problem = kept.signatureProblem(publicKey: key) {
                     throw CLIFailure(message: "REFUSED: \(checkpoint): \(problem)", exitCode: 8)
                 }
@@ -216,8 +215,7 @@ struct Audit: AsyncParsableCommand {
                     print("nothing to archive: no day sealed in \(archiveDir) ended \(keepDays) days ago (audit_events.keep_days)")
                     return
                 }
-                let key: AuditPublicKey
-                do { key = try AuditSigningKey.publicKey(file: publicKey) } catch { throw CLIFailure(message: "error: \(error)", exitCode: 6) }
+                let key = try loadPublicKey(publicKey)
                 let seal: AuditCheckpoint
                 do { seal = try JSONDecoder().decode(AuditCheckpoint.self, from: Data(contentsOf: day.file)) } catch {
                     throw CLIFailure(message: "error: \(day.file.path) is not a seal written by ops/audit-daily: \(error)", exitCode: 6)
@@ -298,6 +296,59 @@ struct Audit: AsyncParsableCommand {
     }
 }
 
+extension Audit {
+    struct SignFile: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "sign-file",
+            abstract: "Sign a file (a backup's SHA256SUMS) with the audit key: a detached signature in FILE.sig.",
+            discussion: "Example: backoffice audit sign-file SHA256SUMS --signing-key audit.key")
+        @Argument(help: "The file to sign.") var file: String
+        @Option(help: "Ed25519 private key file to sign with (env BACKOFFICE_AUDIT_SIGNING_KEY).") var signingKey: String?
+        @Option(help: "Where to write the signature (default: FILE.sig).") var signature: String?
+
+        func run() async throws {
+            try await runCommand {
+                guard let keyFile = signingKeyFile(signingKey) else {
+                    throw CLIFailure(message: "error: --signing-key (or BACKOFFICE_AUDIT_SIGNING_KEY) is required", exitCode: 64)
+                }
+                let key = try loadSigningKey(keyFile)
+                let contents = try readWhole(file)
+                let out = signature ?? file + ".sig"
+                try Data(try FileSignature.sign(contents, with: key).utf8).write(to: URL(fileURLWithPath: out))
+                print("signed \(file): \(out)")
+            }
+        }
+    }
+
+    struct VerifyFile: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "verify-file",
+            abstract: "Check a file's detached signature (from `audit sign-file`) with the audit public key. Exit 8 when it does not match.",
+            discussion: "Example: backoffice audit verify-file SHA256SUMS --public-key audit.pub")
+        @Argument(help: "The signed file.") var file: String
+        @Option(help: "The signer's public key (from `audit keygen`).") var publicKey: String
+        @Option(help: "The signature (default: FILE.sig).") var signature: String?
+
+        func run() async throws {
+            try await runCommand {
+                let key = try loadPublicKey(publicKey)
+                let signatureFile = signature ?? file + ".sig"
+                let signed = String(decoding: try readWhole(signatureFile), as: UTF8.self)
+                guard FileSignature.isValid(signed, of: try readWhole(file), publicKey: key) else {
+                    throw CLIFailure(message: "REFUSED: \(signatureFile) is not \(publicKey)'s signature of \(file)", exitCode: 8)
+                }
+                print("\(file): signature good (\(publicKey))")
+            }
+        }
+    }
+}
+
+/// A whole file's bytes; a missing or unreadable file stops the command (exit 6).
+private func readWhole(_ file: String) throws -> Data {
+    guard let data = FileManager.default.contents(atPath: file) else { throw CLIFailure(message: "error: cannot read \(file)", exitCode: 6) }
+    return data
+}
+
 struct Maintenance: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Housekeeping.", discussion: "Example: backoffice maintenance purge --dry-run", subcommands: [Purge.self])
@@ -335,6 +386,11 @@ struct Maintenance: AsyncParsableCommand {
 /// The checkpoint signing key's file: the option, else `BACKOFFICE_AUDIT_SIGNING_KEY`.
 private func signingKeyFile(_ option: String?) -> String? {
     option ?? ProcessInfo.processInfo.environment["BACKOFFICE_AUDIT_SIGNING_KEY"]
+}
+
+/// The public key in `file`; an unreadable key stops the command with exit code 6.
+private func loadPublicKey(_ file: String) throws -> AuditPublicKey {
+    do { return try AuditSigningKey.publicKey(file: file) } catch { throw CLIFailure(message: "error: \(error)", exitCode: 6) }
 }
 
 /// The signing key in `file`; an unreadable key stops the command with exit code 6.
