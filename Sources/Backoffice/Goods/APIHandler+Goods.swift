@@ -89,9 +89,18 @@ extension APIHandler {
             case .csv(let body): (.csv, body)
             case .applicationXNdjson(let body): (.jsonl, body)
             }
-        let file = Array(try await ArraySlice<UInt8>(collecting: body, upTo: 32 << 20))
+        try context().permit(ImportGoods.self)  // before a byte of the file is read
+        // Read as it arrives (the edge limits and screens the bytes), before any transaction.
+        var reader = GoodsFileReader(format: format)
+        let contents: GoodsFileContents
+        do {
+            for try await part in body { try reader.feed(part) }
+            contents = try reader.finish()
+        } catch let error as MalformedGoodsFile {
+            throw ImportGoods.refusal(error, format: format)
+        }
         let query = input.query
-        let importGoods = ImportGoods(file: file, format: format, allOrNothing: query.allOrNothing ?? false, dryRun: query.dryRun ?? false)
+        let importGoods = ImportGoods(contents: contents, format: format, allOrNothing: query.allOrNothing ?? false, dryRun: query.dryRun ?? false)
         let report = try await change(
             importGoods, key: input.headers.idempotencyKey, operationID: Operations.ImportGoods.id,
             request: ImportFingerprint(format: format.rawValue, allOrNothing: query.allOrNothing, dryRun: query.dryRun, sha256: importGoods.sha256)

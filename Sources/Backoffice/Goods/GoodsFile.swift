@@ -1,4 +1,5 @@
 import CSV
+import Crypto
 import Foundation
 
 /// A file of goods, as partners import and export them: CSV with a header row, or JSON Lines.
@@ -28,90 +29,171 @@ public struct RowIssue: Sendable, Equatable {
     public var message: String
 }
 
-/// Reads a goods file into rows and the issues of the rows it refuses (in no particular order:
-/// the import sorts them with its own); never throws for a bad
-/// row. A file that cannot be read at all (no header, unknown columns, not UTF-8) is refused
+/// A goods file read: its rows, the issues of the rows it refuses (in no particular order: the
+/// import sorts them with its own), and the file's SHA-256 (hex).
+public struct GoodsFileContents: Sendable {
+    public var rows: [GoodRow]
+    public var issues: [RowIssue]
+    public var sha256: String
+}
+
+/// Reads a goods file as it arrives (`feed` each part, then `finish`): complete records are
+/// parsed in batches of about 256 KiB and their bytes let go, so the file itself never sits in
+/// memory whole (its rows do: the import writes them in one transaction); a record over 1 MiB
+/// refuses the file. Never throws for a bad
+/// row; a file that cannot be read at all (no header, unknown columns, not UTF-8) is refused
 /// whole (`MalformedGoodsFile`).
-public enum GoodsFile {
-    public static func read(_ bytes: [UInt8], format: GoodsFileFormat) throws -> (rows: [GoodRow], issues: [RowIssue]) {
-        var rows: [GoodRow] = []
-        var issues: [RowIssue] = []
-        switch format {
-        case .csv: try readCSV(bytes) { line, values in parse(line: line, values, into: &rows, &issues) }
-        case .jsonl: try readJSONLines(bytes) { line, values in parse(line: line, values, into: &rows, &issues) }
-        }
-        var seen: [String: Int] = [:]
-        rows.removeAll { row in
-            if let first = seen[row.sku] {
-                issues.append(RowIssue(line: row.line, sku: row.sku, field: "sku", code: "duplicate_sku", message: "repeats line \(first)"))
-                return true
+public struct GoodsFileReader {
+    let format: GoodsFileFormat
+    private var pending: [UInt8] = []
+    /// How far `pending` has been scanned for record ends, and whether that point is inside quotes (CSV).
+    private var scanned = 0
+    private var inQuotes = false
+    /// Where the last complete record in `pending` ends (just after its line break).
+    private var complete = 0
+    /// The line `pending` starts on.
+    private var line = 1
+    private var header: [String]?
+    private var rows: [GoodRow] = []
+    private var issues: [RowIssue] = []
+    private var seen: [String: Int] = [:]
+    private var hasher = SHA256()
+
+    static let batchSize = 256 << 10
+    /// The longest record read: far more than any good's fields, so memory stays bounded.
+    static let longestRecord = 1 << 20
+
+    /// The bytes held now: the records not parsed yet (under a batch and one record).
+    var buffered: Int { pending.count }
+
+    public init(format: GoodsFileFormat) { self.format = format }
+
+    /// Takes the next part of the file.
+    public mutating func feed(_ bytes: some Collection<UInt8>) throws {
+        hasher.update(data: Array(bytes))
+        pending.append(contentsOf: bytes)
+        while scanned < pending.count {
+            switch pending[scanned] {
+            case UInt8(ascii: "\""): if format == .csv { inQuotes.toggle() }
+            case UInt8(ascii: "\n"): if !inQuotes { complete = scanned + 1 }
+            default: break
             }
-            seen[row.sku] = row.line
-            return false
+            scanned += 1
         }
-        return (rows, issues)
+        if pending.count - complete > Self.longestRecord {
+            let start = line + pending[..<complete].reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+            throw MalformedGoodsFile(reason: "the record on line \(start) is longer than 1 MiB (an unclosed quote?)")
+        }
+        if complete >= Self.batchSize { try parse(upTo: complete) }
     }
 
-    /// CSV with a header row (a BOM is skipped). A row's line is where it starts: quoted fields
-    /// may hold line breaks, and those are counted. A value an export neutralised (`'=…`) reads
-    /// back as it was (`SafeText.csvValue`).
-    private static func readCSV(_ bytes: [UInt8], _ row: (Int, [String: String]) -> Void) throws {
+    /// The rows and issues of the whole file, once every part has been fed.
+    public mutating func finish() throws -> GoodsFileContents {
+        try parse(upTo: pending.count)
+        if format == .csv && header == nil { throw MalformedGoodsFile(reason: "no header row") }
+        return GoodsFileContents(rows: rows, issues: issues, sha256: hex(Array(hasher.finalize())))
+    }
+
+    /// Reads a whole file at once.
+    public static func read(_ bytes: [UInt8], format: GoodsFileFormat) throws -> GoodsFileContents {
+        var reader = GoodsFileReader(format: format)
+        try reader.feed(bytes)
+        return try reader.finish()
+    }
+
+    /// Parses the complete records before `end` and lets their bytes go.
+    private mutating func parse(upTo end: Int) throws {
+        guard end > 0 else { return }
+        let batch = Array(pending[..<end])
+        pending.removeFirst(end)
+        (scanned, complete) = (scanned - end, max(0, complete - end))
+        let first = line
+        line += batch.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+        switch format {
+        case .csv: try readCSV(batch, startingAt: first)
+        case .jsonl: try readJSONLines(batch, startingAt: first)
+        }
+    }
+
+    private mutating func add(line: Int, _ values: [String: String]) {
+        guard let row = GoodsFile.parse(line: line, values, into: &issues) else { return }
+        if let earlier = seen[row.sku] {
+            issues.append(RowIssue(line: row.line, sku: row.sku, field: "sku", code: "duplicate_sku", message: "repeats line \(earlier)"))
+            return
+        }
+        seen[row.sku] = row.line
+        rows.append(row)
+    }
+
+    /// CSV records with a header row first (a BOM is skipped). A row's line is where it starts:
+    /// quoted fields may hold line breaks, and those are counted. A value an export neutralised
+    /// (`'=…`) reads back as it was (`SafeText.csvValue`).
+    private mutating func readCSV(_ bytes: [UInt8], startingAt first: Int) throws {
         guard String(validating: bytes, as: UTF8.self) != nil else { throw MalformedGoodsFile(reason: "the file is not UTF-8") }
         let reader: CSVReader
-        do { reader = try CSVReader(stream: InputStream(data: Data(bytes)), hasHeaderRow: true) } catch {
+        do { reader = try CSVReader(stream: InputStream(data: Data(bytes)), hasHeaderRow: header == nil) } catch {
             throw MalformedGoodsFile(reason: "no header row")
         }
-        guard let header = reader.headerRow?.map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }), !header.isEmpty else {
-            throw MalformedGoodsFile(reason: "no header row")
+        var line = first
+        if header == nil {
+            guard let names = reader.headerRow?.map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }), !names.isEmpty else {
+                throw MalformedGoodsFile(reason: "no header row")
+            }
+            let unknown = names.filter { !GoodsFileFormat.columns.contains($0) }
+            guard unknown.isEmpty else {
+                throw MalformedGoodsFile(
+                    reason: "unknown column(s) \(unknown.joined(separator: ", ")); known: \(GoodsFileFormat.columns.joined(separator: ", "))")
+            }
+            header = names
+            line += 1 + GoodsFile.lineBreaks(in: names)
         }
-        let unknown = header.filter { !GoodsFileFormat.columns.contains($0) }
-        guard unknown.isEmpty else {
-            throw MalformedGoodsFile(
-                reason: "unknown column(s) \(unknown.joined(separator: ", ")); known: \(GoodsFileFormat.columns.joined(separator: ", "))")
-        }
-        var line = 2 + lineBreaks(in: header)
+        let header = self.header ?? []
         while let values = reader.next() {
-            defer { line += 1 + lineBreaks(in: values) }
+            defer { line += 1 + GoodsFile.lineBreaks(in: values) }
             if values.count == 1 && values[0].isEmpty { continue }  // a blank line
             var fields: [String: String] = [:]
             for (index, name) in header.enumerated() where index < values.count { fields[name] = SafeText.csvValue(values[index]) }
             if values.count != header.count { fields["__columns"] = "\(values.count)" }
-            row(line, fields)
+            add(line: line, fields)
         }
         if let error = reader.error { throw MalformedGoodsFile(reason: "unreadable at line \(line): \(error)") }
     }
 
-    private static func lineBreaks(in values: [String]) -> Int {
-        values.reduce(0) { count, value in count + value.unicodeScalars.reduce(0) { $0 + ($1 == "\n" ? 1 : 0) } }
-    }
-
     /// JSON Lines: one object per line; blank lines are skipped.
-    private static func readJSONLines(_ bytes: [UInt8], _ row: (Int, [String: String]) -> Void) throws {
+    private mutating func readJSONLines(_ bytes: [UInt8], startingAt first: Int) throws {
         guard let text = String(validating: bytes, as: UTF8.self) else { throw MalformedGoodsFile(reason: "the file is not UTF-8") }
         let decoder = JSONDecoder()
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = first + index
             let data = Data(raw.utf8)
             guard !raw.allSatisfy(\.isWhitespace) else { continue }
             guard let keys = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
-                row(index + 1, ["__json": "invalid"])
+                add(line: line, ["__json": "invalid"])
                 continue
             }
             if let unknown = keys.keys.sorted().first(where: { !GoodsFileFormat.columns.contains($0) }) {
-                row(index + 1, ["__unknown": unknown])
+                add(line: line, ["__unknown": unknown])
                 continue
             }
             do {
-                row(index + 1, try decoder.decode(JSONLine.self, from: data).values)
+                add(line: line, try decoder.decode(GoodsFile.JSONLine.self, from: data).values)
             } catch let DecodingError.typeMismatch(_, context) {
-                row(index + 1, ["__type": context.codingPath.first?.stringValue ?? "line"])
+                add(line: line, ["__type": context.codingPath.first?.stringValue ?? "line"])
             } catch {
-                row(index + 1, ["__json": "invalid"])
+                add(line: line, ["__json": "invalid"])
             }
         }
     }
+}
+
+/// The checks of one row of a goods file.
+enum GoodsFile {
+    static func lineBreaks(in values: [String]) -> Int {
+        values.reduce(0) { count, value in count + value.unicodeScalars.reduce(0) { $0 + ($1 == "\n" ? 1 : 0) } }
+    }
 
     /// One JSON line's typed values.
-    private struct JSONLine: Decodable {
+    struct JSONLine: Decodable {
         let sku: String?, name: String?, description: String?, category: String?, status: String?
         let price_cents: Int64?, price_fitpoints: Int64?, stock: Int64?
         let image_urls: [String]?
@@ -131,17 +213,31 @@ public enum GoodsFile {
         }
     }
 
-    /// One row's fields checked into a good, or its issues.
-    private static func parse(line: Int, _ values: [String: String], into rows: inout [GoodRow], _ issues: inout [RowIssue]) {
+    /// One row's values checked into a good, or nil with its issues added to `issues`.
+    static func parse(line: Int, _ values: [String: String], into issues: inout [RowIssue]) -> GoodRow? {
         let sku = values["sku"]?.trimmingCharacters(in: .whitespaces) ?? ""
         func issue(_ field: String, _ code: String, _ message: String) {
             issues.append(RowIssue(line: line, sku: sku.isEmpty ? nil : sku, field: field, code: code, message: message))
         }
-        if values["__json"] != nil { return issue("line", "invalid_json", "not a JSON object") }
-        if let key = values["__unknown"] { return issue(key, "unknown_field", "known: \(GoodsFileFormat.columns.joined(separator: ", "))") }
-        if let key = values["__type"] { return issue(key, "invalid_type", "has the wrong type (numbers are whole numbers, image_urls a list)") }
+        if values["__json"] != nil {
+            issue("line", "invalid_json", "not a JSON object")
+            return nil
+        }
+        if let key = values["__unknown"] {
+            issue(key, "unknown_field", "known: \(GoodsFileFormat.columns.joined(separator: ", "))")
+            return nil
+        }
+        if let key = values["__type"] {
+            issue(key, "invalid_type", "has the wrong type (numbers are whole numbers, image_urls a list)")
+            return nil
+        }
         if let count = values["__columns"] {
-            return issue("line", "column_count", "\(count) values for \(GoodsFileFormat.columns.count) or fewer columns")
+            issue("line", "column_count", "\(count) values for \(GoodsFileFormat.columns.count) or fewer columns")
+            return nil
+        }
+        if let field = values.keys.sorted().first(where: { values[$0]?.contains("\0") == true }) {
+            issue(field, "invalid_character", "must not contain the NUL character (U+0000)")
+            return nil
         }
         let issuesBefore = issues.count
         func number(_ field: String, required: Bool) -> Int64? {
@@ -178,7 +274,7 @@ public enum GoodsFile {
         for found in validation.issues where !(found.field == "stock" && stock == nil) {
             issue(found.field, found.code, found.message)
         }
-        if issues.count == issuesBefore { rows.append(GoodRow(line: line, sku: sku, fields: fields, status: status)) }
+        return issues.count == issuesBefore ? GoodRow(line: line, sku: sku, fields: fields, status: status) : nil
     }
 }
 

@@ -25,16 +25,23 @@ public struct ImportReport: Sendable {
 /// event records the import (its counts and the file's SHA-256).
 public struct ImportGoods: AuditedOperation {
     public static let action: Action = "goods.import"
-    let file: [UInt8]
+    let contents: GoodsFileContents
     let format: GoodsFileFormat
     let allOrNothing: Bool
     let dryRun: Bool
     /// The file's SHA-256 (hex): audited, and what an Idempotency-Key is fingerprinted with.
-    public let sha256: String
+    public var sha256: String { contents.sha256 }
 
-    public init(file: [UInt8], format: GoodsFileFormat, allOrNothing: Bool, dryRun: Bool) {
-        (self.file, self.format, self.allOrNothing, self.dryRun) = (file, format, allOrNothing, dryRun)
-        sha256 = hex(Array(SHA256.hash(data: file)))
+    /// `contents` as `GoodsFileReader` read them (before the transaction: the file is read as it arrives).
+    public init(contents: GoodsFileContents, format: GoodsFileFormat, allOrNothing: Bool, dryRun: Bool) {
+        (self.contents, self.format, self.allOrNothing, self.dryRun) = (contents, format, allOrNothing, dryRun)
+    }
+
+    /// A file that cannot be read at all, as the import refuses it (422 `malformed_file`).
+    public static func refusal(_ error: MalformedGoodsFile, format: GoodsFileFormat) -> DomainError {
+        DomainError.unprocessable(
+            code: "malformed_file", detail: "The \(format.rawValue) file cannot be read: \(error.reason).",
+            issues: [FieldIssue(field: "file", code: "malformed_file", message: error.reason)])
     }
 
     /// Rows written per statement.
@@ -45,12 +52,7 @@ public struct ImportGoods: AuditedOperation {
         guard tenant != platformTenantID else {
             throw DomainError.invalid("tenant", "not_a_partner", "goods belong to a partner's tenant; use a partner's token")
         }
-        var (rows, issues): ([GoodRow], [RowIssue])
-        do { (rows, issues) = try GoodsFile.read(file, format: format) } catch let error as MalformedGoodsFile {
-            throw DomainError.unprocessable(
-                code: "malformed_file", detail: "The \(format.rawValue) file cannot be read: \(error.reason).",
-                issues: [FieldIssue(field: "file", code: "malformed_file", message: error.reason)])
-        }
+        var (rows, issues) = (contents.rows, contents.issues)
         // The goods the file names that exist, locked: whether each row creates or updates, and
         // the archived goods it may not change.
         var existing: [String: Good.Status] = [:]

@@ -9,6 +9,14 @@ import Testing
     import Glibc
 #endif
 
+/// Runs blocking work (a raw socket's reads) on a thread of its own, never on the concurrency
+/// pool the server under test runs on (two cores: two blocked threads would stall it).
+func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try work() }) }.start()
+    }
+}
+
 /// Sends raw bytes to 127.0.0.1:`port` and returns the whole answer (for requests the test
 /// clients cannot make, such as a chunked body without Content-Length).
 /// An answer that does not come within `timeout` seconds ends the exchange (what came so far is returned).
@@ -190,7 +198,8 @@ struct EdgeSecurityTests {
                     // Headers announcing a large body, and no body: a server that reads it first never answers.
                     let head =
                         "POST \(path) HTTP/1.1\r\nHost: localhost\r\n\(authorization)Content-Type: text/csv\r\nContent-Length: \(length)\r\n\r\n"
-                    let answer = try rawHTTP(port: port, Array(head.utf8), timeout: 10)
+                    let request = Array(head.utf8)
+                    let answer = try await offThePool { try rawHTTP(port: port, request, timeout: 10) }
                     #expect(answer.hasPrefix("HTTP/1.1 401"), "\(path): \(answer.prefix(200))")
                     #expect(answer.contains("unauthenticated"))
                 }
@@ -217,7 +226,8 @@ struct EdgeSecurityTests {
                 let chunk = [UInt8](repeating: UInt8(ascii: " "), count: 64 * 1024)
                 for _ in 0..<20 { request += Array("\(String(chunk.count, radix: 16))\r\n".utf8) + chunk + Array("\r\n".utf8) }
                 request += Array("0\r\n\r\n".utf8)
-                let answer = try rawHTTP(port: port, request)
+                let whole = request
+                let answer = try await offThePool { try rawHTTP(port: port, whole) }
                 #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer.prefix(200))")
                 #expect(answer.contains("payload_too_large"))
             }

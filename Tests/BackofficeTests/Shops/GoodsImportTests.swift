@@ -162,6 +162,31 @@ struct GoodsImportTests {
         }
     }
 
+    @Test("the import reads its body as it arrives: a chunked upload over the limit is 413 and a NUL byte 422, neither importing anything")
+    func streamedUploadLimits() async throws {
+        try await TestEnvironment.with { env in
+            let partner = env.fixture.partners[0]
+            try await env.withApp(trustedProxies: [], maxBulkBodySize: 1 << 20) { client in  // 1 MiB: the limit, not its size, is under test
+                let port = try #require(client.port)
+                func upload(_ chunks: [[UInt8]]) async throws -> String {
+                    var request = Array(
+                        "POST /v1/goods/import HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(partner.adminToken)\r\nContent-Type: text/csv\r\nTransfer-Encoding: chunked\r\n\r\n"
+                            .utf8)
+                    for chunk in chunks { request += Array("\(String(chunk.count, radix: 16))\r\n".utf8) + chunk + Array("\r\n".utf8) }
+                    let whole = request + Array("0\r\n\r\n".utf8)
+                    return try await offThePool { try rawHTTP(port: port, whole) }
+                }
+                let line = Array("OVER-1,Big,,gear,100,1\n".utf8)
+                let mebibyte = Array([[UInt8]](repeating: line, count: (1 << 20) / line.count).joined())
+                let over = try await upload([Array("sku,name,description,category,price_cents,stock\n".utf8)] + Array(repeating: mebibyte, count: 2))
+                #expect(over.hasPrefix("HTTP/1.1 413") && over.contains("payload_too_large"), "\(over.prefix(300))")
+                let nul = try await upload([Array("sku,name,description,category,price_cents,stock\nNUL-1,A\u{0}B,,gear,100,1\n".utf8)])
+                #expect(nul.hasPrefix("HTTP/1.1 422") && nul.contains("invalid_character"), "\(nul.prefix(300))")
+                #expect(try await env.ownerScalar("SELECT count(*) FROM goods", as: Int.self) == 0)
+            }
+        }
+    }
+
     @Test("a spreadsheet formula in a good's text is exported neutralised (as the CLI writes CSV), and imports back as it was")
     func exportNeutralisesFormulas() async throws {
         try await TestEnvironment.with { env in
@@ -202,11 +227,11 @@ struct GoodsImportTests {
                 let port = try #require(client.port)
                 let reader = try SocketReader(port: port)
                 try reader.send("GET /v1/goods/export HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(partner.staffToken)\r\n\r\n")
-                let head = try reader.read(atLeast: 64 << 10)
+                let head = try await offThePool { try reader.read(atLeast: 64 << 10) }
                 #expect(head.starts(with: Array("HTTP/1.1 200".utf8)))
                 // The reader stops; its token is revoked; then it reads on to the end.
                 try await env.asOwner("UPDATE tokens SET revoked_at = now() WHERE secret_hash = sha256('\(partner.staffToken)'::bytea)")
-                let answer = head + (try reader.readToEnd())
+                let answer = head + (try await offThePool { try reader.readToEnd() })
                 let rows = answer.split(separator: UInt8(ascii: "\n")).filter { $0.starts(with: Array("S-".utf8)) }.count
                 #expect(rows > 0 && rows < goods, "the pages read before the revocation arrive, the rest never: \(rows) of \(goods) rows")
                 #expect(!answer.suffix(5).elementsEqual(Array("0\r\n\r\n".utf8)), "the answer is cut short: no closing chunk")
@@ -216,7 +241,7 @@ struct GoodsImportTests {
 }
 
 /// A client on a raw socket to 127.0.0.1:`port` that reads only when told (to play a slow reader).
-final class SocketReader {
+final class SocketReader: @unchecked Sendable {  // used by one thread at a time
     let fd: Int32
 
     init(port: Int) throws {

@@ -150,7 +150,7 @@ struct TestEnvironment: Sendable {
     /// `trustedProxies`, over a real socket from 127.0.0.1 (so `X-Forwarded-For` can name clients).
     func withApp<T: Sendable>(
         handEncodedLists: Bool = true, trustedProxies: [CIDR]? = nil, logger: Logger = testLogger, policies: PolicySet? = nil,
-        payments: (any PaymentValidator)? = nil, database: Database? = nil,
+        payments: (any PaymentValidator)? = nil, database: Database? = nil, maxBulkBodySize: Int? = nil,
         _ body: @Sendable (any TestClientProtocol) async throws -> T
     ) async throws -> T {
         var settings = ServerSettings(
@@ -158,6 +158,7 @@ struct TestEnvironment: Sendable {
         settings.trustedProxies = trustedProxies ?? []
         settings.webhookSecrets = ["simulated": [Self.webhookSecret]]
         if let payments { settings.payments = payments }
+        if let maxBulkBodySize { settings.maxBulkBodySize = maxBulkBodySize }
         let app = try BackofficeServer.buildApplication(
             database: database ?? self.database, policies: policies ?? self.policies, settings: settings, services: [], logger: logger,
             handEncodedLists: handEncodedLists)

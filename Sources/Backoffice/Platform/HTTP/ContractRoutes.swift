@@ -12,7 +12,10 @@ import Yams
 ///   audit list) that may be answered by the read replica;
 /// - `x-staged: true` — changes the edge holds no transaction for, each step running in a
 ///   transaction of its own: those that call the payment provider (`StagedOperation`), and the
-///   payment webhooks, whose signature is verified before any database work.
+///   payment webhooks, whose signature is verified before any database work;
+/// - `x-streamed-body: true` — uploads the handler reads as they arrive (the goods import): the
+///   edge never buffers their body; it holds no transaction for them either (as for `x-staged`),
+///   so a slow upload holds no connection; the runner's transaction starts once the body is read.
 struct ContractRoutes: Sendable {
     struct Route: Sendable {
         let method: HTTPRequest.Method
@@ -29,6 +32,8 @@ struct ContractRoutes: Sendable {
     static let lagTolerantReads = ContractRoutes(document: bundled, marker: "x-read-replica")
     /// The staged changes of the bundled `openapi.yaml` (they call the payment provider).
     static let stagedChanges = ContractRoutes(document: bundled, marker: "x-staged")
+    /// The uploads read as they arrive (`StreamedBody`).
+    static let streamedBodies = ContractRoutes(document: bundled, marker: "x-streamed-body")
     private static var bundled: String { OpenAPIDocument.yaml.map { String(decoding: $0, as: UTF8.self) } ?? "" }
 
     init(document: String, marker: String) {

@@ -40,6 +40,9 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     /// The changes that call another system (`StagedOperation`): authenticated, then run with no
     /// request transaction, each step in a transaction of its own.
     let stagedChanges: ContractRoutes
+    /// The uploads whose body the handler reads as it arrives (`StreamedBody`): never buffered
+    /// here, and, like staged changes, run with no request transaction.
+    let streamedBodies: ContractRoutes
     let submissionThrottle: AddressThrottle
     /// The hot lists, answered here instead of by `inner` (nil: `inner` answers them too).
     let hotLists: HandEncodedLists?
@@ -67,12 +70,15 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                 // well-formed token first, and a bulk upload (32 MiB) one that authenticates.
                 let secret = path.hasPrefix("/v1/") && route == nil ? try await presentedToken(request, address: address, logger: logger) : nil
                 // (a token that authenticated lately is checked again by the request's own transaction: no second lease for it)
-                if bulk, let secret, !knownCredentials.contains(secret.hash),
+                let streamed = secret != nil && streamedBodies.match(request.method, path) != nil
+                if bulk, !streamed, let secret, !knownCredentials.contains(secret.hash),
                     try await database.readSession(tokenHash: secret.hash, { principal, _ in principal }) == nil
                 {
                     throw refuse(request, address: address, logger: logger)
                 }
-                let body = try await request.collectBody(upTo: limit)
+                // A streamed upload is screened and limited as the handler reads it, after authentication.
+                let body = streamed ? ByteBuffer() : try await request.collectBody(upTo: limit)
+                if streamed { request.body = RequestBody(asyncSequence: StreamedBody(request.body, limit: limit)) }
                 try InputScreen.check(path: path, query: request.uri.query, body: body)
                 guard path.hasPrefix("/v1/") else {
                     return try await inner.respond(to: request, context: context).checkingRoute()
@@ -109,7 +115,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                             lagTolerant: replicated && lagTolerantReads.match(.get, path) != nil,
                             readAfter: replicated ? request.headers[.backofficeReadAfter].flatMap { LSN($0) } : nil, authenticated)
                     }
-                    if stagedChanges.match(request.method, path) != nil {
+                    if streamed || stagedChanges.match(request.method, path) != nil {
                         // No transaction may wait on the other system's call: authenticated, then the connection goes back.
                         return try await authenticated(try await database.readSession(tokenHash: secret.hash) { principal, _ in principal }, nil)
                     }

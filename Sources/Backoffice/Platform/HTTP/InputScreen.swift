@@ -25,7 +25,7 @@ enum InputScreen {
         }
     }
 
-    private static func nul(in field: String) -> Problem {
+    static func nul(in field: String) -> Problem {
         Problem.invalid([FieldIssue(field: field, code: "invalid_character", message: "must not contain the NUL character (U+0000)")])
     }
 

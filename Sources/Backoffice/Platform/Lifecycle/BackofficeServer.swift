@@ -123,7 +123,7 @@ public enum BackofficeServer {
             inner: router.buildResponder(), database: database, maxBodySize: settings.maxBodySize, maxBulkBodySize: settings.maxBulkBodySize,
             bulkPaths: settings.bulkPaths,
             clientAddress: ClientAddress(trustedProxies: settings.trustedProxies), throttle: throttle, knownCredentials: KnownCredentials(),
-            publicRoutes: .publicOperations, lagTolerantReads: .lagTolerantReads, stagedChanges: .stagedChanges,
+            publicRoutes: .publicOperations, lagTolerantReads: .lagTolerantReads, stagedChanges: .stagedChanges, streamedBodies: .streamedBodies,
             submissionThrottle: submissionThrottle,
             hotLists: handEncodedLists ? HandEncodedLists(database: database, policies: policies) : nil)
         return Application(

@@ -54,7 +54,8 @@ public struct UnitOfWork: Sendable {
 
 extension OperationContext {
     /// Throws `forbidden` unless `policies/access.yaml` grants `useCase`'s action to the
-    /// principal's role: the one permission check, called only by the runners.
+    /// principal's role: the one permission check, called by the runners (and by a handler that
+    /// refuses before it reads a large upload, the runner checking again).
     func permit<Case: UseCase>(_ useCase: Case.Type) throws {
         guard policies.access.allows(principal.role, Case.action) else { throw DomainError.forbidden(Case.action) }
     }

@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+
+@testable import Backoffice
+
+@Suite("Goods files read as they arrive: the same rows, issues and lines in any parts, never the whole file buffered")
+struct GoodsFileReaderTests {
+    /// A CSV of `count` goods, every 10th with a description over two lines, every 97th with a bad
+    /// stock; with the line each row starts on.
+    static func csv(_ count: Int) -> (text: String, lines: [String: Int]) {
+        var text = "sku,name,description,category,price_cents,stock\n"
+        var lines: [String: Int] = [:]
+        var line = 2
+        for index in 0..<count {
+            let sku = "R-\(index)"
+            lines[sku] = line
+            let description = index % 10 == 0 ? "\"Two lines, \"\"quoted\"\":\nsecond \(String(repeating: "x", count: 60))\"" : "One line \(index)"
+            text += "\(sku),Good \(index),\(description),gear,\(100 + index),\(index % 97 == 5 ? "many" : String(index % 7))\n"
+            line += index % 10 == 0 ? 2 : 1
+        }
+        return (text, lines)
+    }
+
+    func read(_ bytes: [UInt8], format: GoodsFileFormat, parts: Int) throws -> (GoodsFileContents, maxBuffered: Int) {
+        var reader = GoodsFileReader(format: format)
+        var maxBuffered = 0
+        for start in stride(from: 0, to: bytes.count, by: parts) {
+            try reader.feed(bytes[start..<min(bytes.count, start + parts)])
+            maxBuffered = max(maxBuffered, reader.buffered)
+        }
+        return (try reader.finish(), maxBuffered)
+    }
+
+    @Test("a 600 KB CSV fed in parts of 13 bytes, 64 KiB and whole: the same result, rows and issues on the lines they start on")
+    func csvInParts() throws {
+        let (text, lines) = Self.csv(12_000)
+        let bytes = Array(text.utf8)
+        #expect(bytes.count > 2 * GoodsFileReader.batchSize)
+        let whole = try GoodsFileReader.read(bytes, format: .csv)
+        #expect(whole.rows.count + whole.issues.count == 12_000)
+        #expect(whole.issues.count == 12_000 / 97 + 1)
+        for row in whole.rows { #expect(row.line == lines[row.sku], "\(row.sku)") }
+        for issue in whole.issues {
+            #expect(issue.line == lines[issue.sku ?? ""] && issue.field == "stock", "\(issue)")
+        }
+        for parts in [13, 65536] {
+            let (contents, maxBuffered) = try read(bytes, format: .csv, parts: parts)
+            #expect(contents.rows.map(\.line) == whole.rows.map(\.line))
+            #expect(contents.rows.map(\.fields.description) == whole.rows.map(\.fields.description))
+            #expect(contents.issues == whole.issues)
+            #expect(contents.sha256 == whole.sha256)
+            #expect(maxBuffered < GoodsFileReader.batchSize + 65536 + 200, "held \(maxBuffered) bytes of a \(bytes.count)-byte file")
+        }
+    }
+
+    @Test("JSON Lines in parts: lines counted across parts, a NUL in a value is that row's issue, a duplicate sku across batches is named")
+    func jsonLinesInParts() throws {
+        var text = ""
+        for index in 0..<5_000 { text += #"{"sku":"J-\#(index)","name":"Good \#(index)","category":"gear","price_cents":100,"stock":1}"# + "\n" }
+        text += #"{"sku":"J-NUL","name":"bad\u0000name","category":"gear","price_cents":100,"stock":1}"# + "\n"
+        text += #"{"sku":"J-1","name":"again","category":"gear","price_cents":100,"stock":1}"#  // no final line break
+        let (contents, _) = try read(Array(text.utf8), format: .jsonl, parts: 1000)
+        #expect(contents.rows.count == 5_000)
+        #expect(
+            contents.issues == [
+                RowIssue(line: 5_001, sku: "J-NUL", field: "name", code: "invalid_character", message: "must not contain the NUL character (U+0000)"),
+                RowIssue(line: 5_002, sku: "J-1", field: "sku", code: "duplicate_sku", message: "repeats line 2"),
+            ])
+    }
+
+    @Test("a file that cannot be read is refused whole: no header, unknown columns, not UTF-8 in a later batch, a record over 1 MiB")
+    func malformed() throws {
+        #expect(throws: MalformedGoodsFile.self) { try GoodsFileReader.read([], format: .csv) }
+        #expect(throws: MalformedGoodsFile.self) { try GoodsFileReader.read(Array("sku,colour\nA,red\n".utf8), format: .csv) }
+        var bytes = Array(Self.csv(4_000).text.utf8)
+        bytes += [0xC3, 0x28, 0x0A]
+        #expect(throws: MalformedGoodsFile.self) { try GoodsFileReader.read(bytes, format: .csv) }
+        var unclosed = GoodsFileReader(format: .csv)
+        try unclosed.feed(Array("sku,name\nA,\"never closed".utf8))
+        #expect(throws: MalformedGoodsFile.self, "a record past 1 MiB is refused as it arrives") {
+            try unclosed.feed([UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20))
+        }
+    }
+}
