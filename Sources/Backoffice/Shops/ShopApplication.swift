@@ -49,16 +49,16 @@ public struct ShopApplication: Sendable, Equatable {
         return copy
     }
 
-    /// What the audit log keeps of it: no bank reference.
+    /// What the audit log keeps of it: its state and the checks' verdicts, never the applicant's
+    /// contact email, tax id or bank reference (the log outlives the application and is read by
+    /// auditors, for whom personal data is masked).
     var snapshot: String? {
         struct Snapshot: Encodable {
-            let legal_name: String, contact_email: String, tax_id: String, status: String, eligible: Bool, checks: [EligibilityCheck]
+            let legal_name: String, status: String, eligible: Bool, checks: [EligibilityCheck]
             let tenant_id: String?
         }
         return AuditRecord.json(
-            Snapshot(
-                legal_name: legalName, contact_email: contactEmail, tax_id: taxID, status: status.rawValue, eligible: eligible, checks: checks,
-                tenant_id: tenantID?.text))
+            Snapshot(legal_name: legalName, status: status.rawValue, eligible: eligible, checks: checks, tenant_id: tenantID?.text))
     }
 }
 
