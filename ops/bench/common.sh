@@ -2,8 +2,13 @@
 # with the schema migrated, a platform admin token, and the server on a free port.
 #
 # After `bench_setup`: ROOT WORK BIN PGBIN PGHOST PGPORT PGUSER OWNER_URL APP_URL TOKEN TOKEN_HASH.
+# BENCH_REUSE_BUILD=1 uses the binaries already in .build/release instead of building them.
 # After `bench_serve`: SERVER_PID URL. Everything is removed on exit.
 set -euo pipefail
+# -h or --help: the benchmark's own leading comment, and nothing run.
+case "${1:-}" in
+  -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+esac
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 ROOT=$(pwd)
 THREADS=2
@@ -17,9 +22,13 @@ bench_setup() {
   fi
   PGBIN=$(dirname "$(command -v pg_ctl || ls /usr/lib/postgresql/*/bin/pg_ctl | tail -1)")
 
-  echo "== building (release) …" >&2
-  swift build -c release --product backoffice >/dev/null
-  swift build -c release --product bench-floor >/dev/null
+  if [ -n "${BENCH_REUSE_BUILD:-}" ] && [ -x "$ROOT/.build/release/backoffice" ] && [ -x "$ROOT/.build/release/bench-floor" ]; then
+    echo "== reusing the release build in .build/release (BENCH_REUSE_BUILD)" >&2
+  else
+    echo "== building (release) …" >&2
+    swift build -c release --product backoffice >/dev/null
+    swift build -c release --product bench-floor >/dev/null
+  fi
   BIN=$ROOT/.build/release/backoffice
 
   WORK=$(mktemp -d /tmp/backoffice-bench-XXXXXX)
@@ -87,7 +96,7 @@ bench_pg() { # conn script [tokhash] [pgbench args…]
   local clients=$1 script=$2 hash=${3:-$TOKEN_HASH}
   shift 3 2>/dev/null || shift $#
   pgbench -n -M prepared -U backoffice_app -c "$clients" -j "$THREADS" -D tokhash="$hash" -D clients="$clients" -D counter=0 -T "$DURATION" "$@" \
-    -f "$script" bench 2>/dev/null
+    -f "$script" bench 2>"$WORK/pgbench.err" || { echo "pgbench failed on $script:" >&2; grep -m3 -B1 -A3 "ERROR" "$WORK/pgbench.err" >&2; return 1; }
 }
 
 # The chosen stack's floor for a read, at CONN connections: a bare Hummingbird + PostgresNIO server

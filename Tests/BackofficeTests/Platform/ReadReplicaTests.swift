@@ -87,4 +87,22 @@ struct ReadReplicaTests {
                 "not \(kept.prefix(6))…, nor a token revoked an hour ago")
         }
     }
+
+    @Test(
+        "a change run in its own transactions (a staged step) with a request's token fences that token's replica reads, as a request transaction does"
+    )
+    func ownTransactionsFence() async throws {
+        try await TestEnvironment.with { env in
+            let replica = try replica()
+            replica.mark(up: true, replayed: LSN(1), lagBytes: 0, lagSeconds: 0)
+            let database = Database(client: env.database.client, logger: testLogger, clock: env.clock, replica: replica)
+            let (token, other) = (Array("request token".utf8), Array("another".utf8))
+            let context = OperationContext(
+                principal: env.fixture.principals[.appService]!, requestID: "fence", sourceIP: nil, policies: env.policies, tokenHash: token)
+            #expect(replica.route(token: token, readAfter: nil) == .replica)
+            _ = try await database.run(SyncCustomer(id: UUID(), email: "fence@example.com", displayName: "Fence"), context: context)
+            #expect(replica.route(token: token, readAfter: nil) == .primary(because: "read_your_writes"), "its own change: read from the primary")
+            #expect(replica.route(token: other, readAfter: nil) == .replica)
+        }
+    }
 }

@@ -46,22 +46,32 @@ public struct Database: Sendable {
 
     /// Leases a connection, begins, makes the transaction act for `principal`, runs `body`, and
     /// commits when it says so.
+    /// With `fence` (a request's token) and a read replica, the commit fences the token's reads as
+    /// a request transaction's does.
     private func transaction<T: Sendable>(
-        actingFor principal: Principal, isolation: String? = nil, _ body: (PostgresConnection) async throws -> (T, commit: Bool)
+        actingFor principal: Principal, isolation: String? = nil, fence tokenHash: [UInt8]? = nil,
+        _ body: (PostgresConnection) async throws -> (T, commit: Bool)
     ) async throws -> T {
-        try await leasedTransaction { connection in
-            if let isolation {
-                _ = try await connection.send(PostgresQuery(unsafeSQL: "SET TRANSACTION ISOLATION LEVEL \(isolation)"), logger: logger)
-            }
-            _ = try await connection.rows(SetSession(tenant: principal.tenantID.uuidString, role: principal.role), logger: logger)
-            return try await body(connection)
-        }
+        try await leasedTransaction(
+            { connection in
+                if let isolation {
+                    _ = try await connection.send(PostgresQuery(unsafeSQL: "SET TRANSACTION ISOLATION LEVEL \(isolation)"), logger: logger)
+                }
+                _ = try await connection.rows(SetSession(tenant: principal.tenantID.uuidString, role: principal.role), logger: logger)
+                return try await body(connection)
+            }, afterCommit: fence(tokenHash))
     }
 
     /// Runs `body` in the context's request transaction when it has one (the edge's, already acting
     /// for the principal), otherwise in a new transaction acting for the principal.
+    /// Outside one (a staged operation's steps), a change made with a request's token fences its
+    /// replica reads like a request transaction's commit.
     public func transaction<T: Sendable>(for context: OperationContext, _ body: (PostgresConnection) async throws -> T) async throws -> T {
-        guard let request = context.transaction else { return try await transaction(for: context.principal, body) }
+        guard let request = context.transaction else {
+            return try await transaction(actingFor: context.principal, fence: context.tokenHash) { connection in
+                (try await body(connection), commit: true)
+            }
+        }
         return try await translatingErrors { try await body(request.connection) }
     }
 
@@ -97,13 +107,19 @@ public struct Database: Sendable {
                 let principal = try await connection.rows(AuthenticateRequest(hash: tokenHash), logger: logger).first.flatMap(Self.principal)
                 return try await body(principal, RequestTransaction(connection: connection, isReadOnly: false))
             },
-            afterCommit: replica.map { replica in
-                { connection in
-                    guard let lsn = try await connection.rows(CurrentLogPosition(), logger: logger).first.flatMap({ LSN($0) }) else { return }
-                    replica.wrote(token: tokenHash, at: lsn)
-                    committed?.record(lsn)
-                }
-            })
+            afterCommit: fence(tokenHash, committed: committed))
+    }
+
+    /// With a read replica, what runs after a commit made with the token `tokenHash`: the commit's
+    /// position is remembered for the token (its lag-tolerant reads stay on the primary until the
+    /// replica has replayed it) and goes to `committed`.
+    private func fence(_ tokenHash: [UInt8]?, committed: CommittedPosition? = nil) -> ((PostgresConnection) async throws -> Void)? {
+        guard let replica, let tokenHash else { return nil }
+        return { connection in
+            guard let lsn = try await connection.rows(CurrentLogPosition(), logger: self.logger).first.flatMap({ LSN($0) }) else { return }
+            replica.wrote(token: tokenHash, at: lsn)
+            committed?.record(lsn)
+        }
     }
 
     /// One public request's transaction (an `x-public` operation, no token): acts for
