@@ -6,10 +6,10 @@ import PostgresNIO
 /// `.backoffice/credentials.json`: how scripts reach the demo setup.
 public struct DemoCredentials: Codable, Sendable {
     public struct Tokens: Codable, Sendable {
-        public var platformAdmin: String
-        public var backendManager: String
-        public var auditor: String
-        public var appService: String
+        public var platformAdmin: String?
+        public var backendManager: String?
+        public var auditor: String?
+        public var appService: String?
 
         enum CodingKeys: String, CodingKey {
             case platformAdmin = "platform_admin", backendManager = "backend_manager", auditor, appService = "app_service"
@@ -19,8 +19,8 @@ public struct DemoCredentials: Codable, Sendable {
     public struct Partner: Codable, Sendable {
         public var tenantID: String
         public var slug: String
-        public var partnerAdmin: String
-        public var partnerStaff: String
+        public var partnerAdmin: String?
+        public var partnerStaff: String?
 
         enum CodingKeys: String, CodingKey {
             case tenantID = "tenant_id", slug, partnerAdmin = "partner_admin", partnerStaff = "partner_staff"
@@ -53,15 +53,19 @@ public enum DemoEnvironment {
     static let firstNames = ["Ada", "Ben", "Chloe", "Dev", "Elif", "Finn", "Grace", "Hugo", "Ines", "Jonas"]
     static let lastNames = ["Lovelace", "Okafor", "Martin", "Patel", "Yilmaz"]
 
-    /// What `prepare` hands back: the credentials and accounts to use in example commands.
+    /// What `prepare` hands back: the credentials and accounts to use in example commands, and
+    /// the demo credentials it could not issue, each with why (an operator disabled since).
     public struct Setup: Sendable {
         public let credentials: DemoCredentials
         public let activeCustomer: UUID?
         public let lockedCustomer: UUID?
+        public let skipped: [String]
     }
 
     /// Creates the demo database if needed, migrates it, seeds it once, and returns credentials:
-    /// the tokens kept in `credentialsFile` when they still work, new ones otherwise.
+    /// each token kept in `credentialsFile` when it still works, a new one for its operator
+    /// otherwise, none when the operator is disabled (or gone): the demo comes back up on any
+    /// state its own API can make.
     public static func prepare(
         cluster: EmbeddedPostgres, serviceURL: String, migrations: Migrator, policies: PolicySet, contentPolicies: URL? = nil,
         earningRules: URL? = nil, credentialsFile: URL, logger: Logger
@@ -86,7 +90,7 @@ public enum DemoEnvironment {
         return try await Database.with(url: try DatabaseURL(appURL), logger: logger) { database in
             try await seedOnce(database: database, policies: policies, earningRules: earningRules)
             if let contentPolicies { try await publishContentPolicies(from: contentPolicies, database: database, policies: policies) }
-            var credentials = try await credentials(
+            var (credentials, skipped) = try await credentials(
                 database: database, policies: policies, file: credentialsFile, serviceURL: serviceURL, appURL: appURL,
                 ownerURL: cluster.url(database: "backoffice", user: "postgres"))
             if credentials.webhookSecrets?["simulated"] == nil { credentials.webhookSecrets = ["simulated": WebhookSignature.generateSecret()] }
@@ -99,32 +103,57 @@ public enum DemoEnvironment {
                 ) { try $0.decode(UUID.self) }
                 return (active, locked)
             }
-            return Setup(credentials: credentials, activeCustomer: active, lockedCustomer: locked)
+            return Setup(credentials: credentials, activeCustomer: active, lockedCustomer: locked, skipped: skipped)
         }
     }
 
+    /// The demo credentials: each kept token that still authenticates, else a new one for its
+    /// operator when that operator is active; the ones it cannot issue, with why.
     private static func credentials(
         database: Database, policies: PolicySet, file credentialsFile: URL, serviceURL: String, appURL: String, ownerURL: String
-    ) async throws -> DemoCredentials {
-        if let data = FileManager.default.contents(atPath: credentialsFile.path),
-            var kept = try? JSONDecoder().decode(DemoCredentials.self, from: data),
-            try await stillValid(kept, database: database)
-        {
-            kept.url = serviceURL
-            kept.databaseURL = appURL
-            kept.superuserDatabaseURL = ownerURL
-            return kept
+    ) async throws -> (DemoCredentials, skipped: [String]) {
+        let kept = FileManager.default.contents(atPath: credentialsFile.path).flatMap { try? JSONDecoder().decode(DemoCredentials.self, from: $0) }
+        let context = Database.systemContext("demo-tokens", policies: policies)
+        let operators = try await database.transaction(for: .system) { connection in
+            var all: [String: Operator] = [:]
+            for try await row in try await connection.query("SELECT \(unescaped: Operator.columns) FROM operators", logger: database.logger) {
+                let found = try Operator(row: row)
+                all[found.email] = found
+            }
+            return all
         }
-        return try await mintCredentials(database: database, policies: policies, serviceURL: serviceURL, databaseURL: appURL, superuserURL: ownerURL)
-    }
-
-    private static func stillValid(_ credentials: DemoCredentials, database: Database) async throws -> Bool {
         let authenticator = Authenticator(database: database)
-        let all =
-            [credentials.tokens.platformAdmin, credentials.tokens.backendManager, credentials.tokens.auditor, credentials.tokens.appService]
-            + credentials.partners.flatMap { [$0.partnerAdmin, $0.partnerStaff] }
-        for token in all where try await authenticator.principal(for: token) == nil { return false }
-        return true
+        var skipped: [String] = []
+        func token(_ kept: String?, _ email: String) async throws -> String? {
+            if let kept, try await authenticator.principal(for: kept) != nil { return kept }
+            guard let owner = operators[email] else {
+                skipped.append("\(email): no such operator")
+                return nil
+            }
+            guard owner.status == "active" else {
+                skipped.append("\(email): the operator is \(owner.status)")
+                return nil
+            }
+            return try await database.runAsSystem(CreateToken(operatorID: owner.id, name: "dev", expiresInHours: nil), context: context).1.value
+        }
+        let tokens = DemoCredentials.Tokens(
+            platformAdmin: try await token(kept?.tokens.platformAdmin, "admin@healthtrack.example"),
+            backendManager: try await token(kept?.tokens.backendManager, "manager@healthtrack.example"),
+            auditor: try await token(kept?.tokens.auditor, "auditor@healthtrack.example"),
+            appService: try await token(kept?.tokens.appService, "app-backend@healthtrack.example"))
+        var partnerCredentials: [DemoCredentials.Partner] = []
+        for (slug, _) in partners {
+            guard let admin = operators["admin@\(slug).example"] else { continue }
+            let keptPartner = kept?.partners.first { $0.slug == slug }
+            partnerCredentials.append(
+                DemoCredentials.Partner(
+                    tenantID: admin.tenantID.text, slug: slug, partnerAdmin: try await token(keptPartner?.partnerAdmin, "admin@\(slug).example"),
+                    partnerStaff: try await token(keptPartner?.partnerStaff, "staff@\(slug).example")))
+        }
+        let credentials = DemoCredentials(
+            url: serviceURL, databaseURL: appURL, superuserDatabaseURL: ownerURL, tokens: tokens, partners: partnerCredentials,
+            webhookSecrets: kept?.webhookSecrets)
+        return (credentials, skipped)
     }
 
     /// Publishes every `*.md` of `folder` (front matter: `slug`, `title`) as a content policy, through
@@ -193,7 +222,7 @@ public enum DemoEnvironment {
     }
 
     /// The partners' demo: each partner applied, was checked and approved (its first admin's
-    /// token from the approval is revoked: `mintCredentials` issues the demo's), has a staff
+    /// token from the approval is revoked: `credentials` issues the demo's), has a staff
     /// member and active goods with stock; one more shop waits for review.
     private static func seedShops(database: Database, context: OperationContext) async throws {
         let payments = SimulatedPaymentValidator()
@@ -371,38 +400,6 @@ public enum DemoEnvironment {
             _ = try await database.runAsSystem(
                 AdjustFitPoints(customerID: first.id, points: 150, reason: "Steps lost in the sync outage of last week"), context: context)
         }
-    }
-
-    private static func mintCredentials(
-        database: Database, policies: PolicySet, serviceURL: String, databaseURL: String, superuserURL: String
-    ) async throws -> DemoCredentials {
-        let context = Database.systemContext("demo-tokens", policies: policies)
-        let operators = try await database.transaction(for: .system) { connection in
-            var all: [Operator] = []
-            for try await row in try await connection.query(
-                "SELECT \(unescaped: Operator.columns) FROM operators WHERE status = 'active' ORDER BY created_at", logger: database.logger)
-            {
-                all.append(try Operator(row: row))
-            }
-            return all
-        }
-        func token(_ email: String) async throws -> String {
-            guard let owner = operators.first(where: { $0.email == email }) else { throw DomainError.notFound("Demo operator \(email)") }
-            return try await database.runAsSystem(CreateToken(operatorID: owner.id, name: "dev", expiresInHours: nil), context: context).1.value
-        }
-        let tokens = DemoCredentials.Tokens(
-            platformAdmin: try await token("admin@healthtrack.example"), backendManager: try await token("manager@healthtrack.example"),
-            auditor: try await token("auditor@healthtrack.example"), appService: try await token("app-backend@healthtrack.example"))
-        var partnerCredentials: [DemoCredentials.Partner] = []
-        for (slug, _) in partners {
-            guard let admin = operators.first(where: { $0.email == "admin@\(slug).example" }) else { continue }
-            partnerCredentials.append(
-                DemoCredentials.Partner(
-                    tenantID: admin.tenantID.text, slug: slug, partnerAdmin: try await token("admin@\(slug).example"),
-                    partnerStaff: try await token("staff@\(slug).example")))
-        }
-        return DemoCredentials(
-            url: serviceURL, databaseURL: databaseURL, superuserDatabaseURL: superuserURL, tokens: tokens, partners: partnerCredentials)
     }
 }
 

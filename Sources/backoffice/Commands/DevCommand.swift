@@ -11,11 +11,14 @@ struct Dev: AsyncParsableCommand {
             Data lives in .backoffice/ (mode 0700, ignored by git; as root the cluster's own files live in \
             the postgres user's home, keyed by this folder) and is reused on the next run; Ctrl-C stops \
             the server and the cluster. PostgreSQL asks for passwords (scram-sha-256); they and the \
-            tokens are written to .backoffice/credentials.json (mode 0600).
+            tokens are written to .backoffice/credentials.json (mode 0600). A demo credential that no \
+            longer works is issued again, unless its operator was disabled (the banner says which). \
+            --reset removes the cluster and the credentials, wherever they live, and starts from fresh demo data.
             Example: swift run backoffice dev --port 8080
             """)
     @Option(help: "Port to serve on.") var port = 8080
     @Option(help: "Folder for the cluster and credentials.") var data = ".backoffice"
+    @Flag(help: "Remove the cluster and credentials first: start from fresh demo data.") var reset = false
     @OptionGroup var project: ProjectOptions
 
     func run() async throws {
@@ -28,6 +31,11 @@ struct Dev: AsyncParsableCommand {
             // As root the cluster runs as `postgres`, which may not traverse this folder (a clone in
             // root's own home): its data then lives in postgres's home, keyed by this folder.
             let clusterData = EmbeddedPostgres.rootSafeDirectory(key: home.path) ?? home.appendingPathComponent("postgres")
+            if reset {
+                say("removing the demo cluster (\(clusterData.path)) and credentials …")
+                try EmbeddedPostgres.remove(dataDirectory: clusterData)
+                for file in ["credentials.json", "postgres.password"] { try? FileManager.default.removeItem(at: home.appendingPathComponent(file)) }
+            }
             say("starting PostgreSQL (data in \(clusterData.path)) …")
             let cluster = try EmbeddedPostgres.start(
                 dataDirectory: clusterData, passwordFile: home.appendingPathComponent("postgres.password")
@@ -68,34 +76,39 @@ struct Banner: Sendable {
         let me = Self.executable
         let active = setup.activeCustomer?.uuidString.lowercased() ?? "CUSTOMER_ID"
         let locked = setup.lockedCustomer?.uuidString.lowercased() ?? "CUSTOMER_ID"
+        func shown(_ token: String?) -> String { token ?? "(none: see below)" }
         var lines = [
             "",
             "HealthTrack back office is running at \(c.url)  (Ctrl-C stops it and PostgreSQL)",
             "PostgreSQL data: \(clusterData)",
             "",
             "Tokens (also in \(credentialsFile)):",
-            "  platform_admin   \(c.tokens.platformAdmin)",
-            "  backend_manager  \(c.tokens.backendManager)",
-            "  auditor          \(c.tokens.auditor)",
-            "  app_service      \(c.tokens.appService)",
+            "  platform_admin   \(shown(c.tokens.platformAdmin))",
+            "  backend_manager  \(shown(c.tokens.backendManager))",
+            "  auditor          \(shown(c.tokens.auditor))",
+            "  app_service      \(shown(c.tokens.appService))",
         ]
         for partner in c.partners {
-            lines.append("  \(partner.slug) partner_admin  \(partner.partnerAdmin)")
-            lines.append("  \(partner.slug) partner_staff  \(partner.partnerStaff)")
+            lines.append("  \(partner.slug) partner_admin  \(shown(partner.partnerAdmin))")
+            lines.append("  \(partner.slug) partner_staff  \(shown(partner.partnerStaff))")
         }
+        if !setup.skipped.isEmpty {
+            lines += ["", "Not issued (backoffice dev --reset starts from fresh demo data):"] + setup.skipped.map { "  \($0)" }
+        }
+        let manager = c.tokens.backendManager ?? "TOKEN"
         lines += [
             "",
             "Try, in another terminal in this folder:",
             "  export BACKOFFICE_URL=\(c.url)",
-            "  export BACKOFFICE_TOKEN=\(c.tokens.backendManager)",
+            "  export BACKOFFICE_TOKEN=\(manager)",
             "  \(me) accounts list --limit 5",
             "  \(me) accounts lock \(active) --reason \"Suspected account takeover\"",
             "  \(me) accounts history \(active)",
             "  \(me) accounts unlock \(active) --reason \"Identity confirmed by phone\"",
             "  \(me) accounts show \(locked)",
             "  \(me) accounts list --status locked",
-            "  \(me) audit verify --token \(c.tokens.auditor)",
-            "  \(me) accounts lock \(active) --reason \"x\" --token \(c.partners.first?.partnerAdmin ?? "")   # 403, exit 4",
+            "  \(me) audit verify --token \(c.tokens.auditor ?? "TOKEN")",
+            "  \(me) accounts lock \(active) --reason \"x\" --token \(c.partners.first?.partnerAdmin ?? "TOKEN")   # 403, exit 4",
             "",
         ]
         say(lines.joined(separator: "\n"))

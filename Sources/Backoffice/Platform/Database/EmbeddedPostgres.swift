@@ -103,6 +103,17 @@ public final class EmbeddedPostgres: Sendable {
         _ = try? Self.run(Self.tool("pg_ctl"), ["-D", dataDirectory.path, "-m", "fast", "-w", "stop"], as: runAs)
     }
 
+    /// Removes a cluster and its data, stopping its server first if one is left running (`dev
+    /// --reset`). Nothing to remove is fine.
+    public static func remove(dataDirectory: URL) throws {
+        let path = dataDirectory.path
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        if FileManager.default.fileExists(atPath: path + "/postmaster.pid") {
+            _ = try? run(tool("pg_ctl"), ["-D", path, "-m", "fast", "-w", "stop"], as: geteuid() == 0 ? "postgres" : nil)
+        }
+        try FileManager.default.removeItem(at: dataDirectory)
+    }
+
     /// The shell command that stops this cluster, for watchdogs that outlive a crashed process.
     public var stopCommand: [String] {
         let command = [Self.tool("pg_ctl"), "-D", dataDirectory.path, "-m", "immediate", "-w", "stop"]

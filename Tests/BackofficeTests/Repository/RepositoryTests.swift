@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+
+@testable import Backoffice
+
+/// The repository as a newcomer meets it: a short front door, links that lead somewhere, scripts
+/// that explain themselves before they do anything.
+@Suite("The repository: README length, links between docs, every ops script's --help")
+struct RepositoryTests {
+    static let root = projectRoot.path
+
+    /// The Markdown files a contributor reads: README, ARCHITECTURE, docs/ and the ops notes.
+    static var markdownFiles: [String] {
+        var files = ["README.md", "ARCHITECTURE.md"]
+        for folder in ["docs", "ops"] {
+            let enumerator = FileManager.default.enumerator(atPath: "\(root)/\(folder)")
+            while let path = enumerator?.nextObject() as? String {
+                if path.hasSuffix(".md") { files.append("\(folder)/\(path)") }
+            }
+        }
+        return files.sorted()
+    }
+
+    @Test("README.md stays the front door: at most 200 lines")
+    func readmeIsShort() throws {
+        let readme = try String(contentsOfFile: "\(Self.root)/README.md", encoding: .utf8)
+        let lines = readme.split(separator: "\n", omittingEmptySubsequences: false).count
+        #expect(lines <= 200, "README.md has \(lines) lines")
+    }
+
+    @Test("every relative link in the docs names a file or folder that exists")
+    func linksResolve() throws {
+        let link = try Regex(#"\]\(([^)\s]+)\)"#)
+        var broken: [String] = []
+        #expect(Self.markdownFiles.count > 10)
+        for file in Self.markdownFiles {
+            let text = try String(contentsOfFile: "\(Self.root)/\(file)", encoding: .utf8)
+            let folder = (file as NSString).deletingLastPathComponent
+            for match in text.matches(of: link) {
+                let target = String(match.output[1].substring ?? "")
+                if target.contains("://") || target.hasPrefix("mailto:") || target.hasPrefix("#") { continue }
+                let path = String(target.split(separator: "#", maxSplits: 1).first ?? "")
+                let resolved = ((folder.isEmpty ? Self.root : "\(Self.root)/\(folder)") as NSString).appendingPathComponent(path)
+                if !FileManager.default.fileExists(atPath: resolved) { broken.append("\(file): \(target)") }
+            }
+        }
+        #expect(broken.isEmpty, "links to nothing: \(broken.joined(separator: ", "))")
+    }
+
+    @Test("every script under ops/ answers --help and -h with its usage, exits 0 and does nothing else (within 20 s)")
+    func scriptsExplainThemselves() async throws {
+        var scripts: [String] = []
+        let enumerator = FileManager.default.enumerator(atPath: "\(Self.root)/ops")
+        while let path = enumerator?.nextObject() as? String {
+            let full = "\(Self.root)/ops/\(path)"
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: full, isDirectory: &isFolder), !isFolder.boolValue,
+                FileManager.default.isExecutableFile(atPath: full)
+            {
+                scripts.append(full)
+            }
+        }
+        #expect(scripts.count >= 10, "\(scripts)")
+        for script in scripts.sorted() {
+            for flag in ["--help", "-h"] {
+                let (status, output) = try await offThePool { try ChildProcess.run(["/usr/bin/timeout", "20", script, flag]) }
+                let name = script.replacingOccurrences(of: "\(Self.root)/", with: "")
+                #expect(status == 0, "\(name) \(flag) exited \(status): \(output.suffix(300))")
+                #expect(output.contains(name) || output.count > 200, "\(name) \(flag) prints its usage: \(output.prefix(200))")
+            }
+        }
+    }
+}
