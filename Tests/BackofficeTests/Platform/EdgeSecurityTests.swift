@@ -17,13 +17,10 @@ func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async t
     }
 }
 
-/// Sends raw bytes to 127.0.0.1:`port` and returns the whole answer (for requests the test
-/// clients cannot make, such as a chunked body without Content-Length).
-/// An answer that does not come within `timeout` seconds ends the exchange (what came so far is returned).
-func rawHTTP(port: Int, _ request: [UInt8], timeout: Int = 60) throws -> String {
+/// A TCP connection to 127.0.0.1:`port` whose reads give up after `timeout` seconds.
+func loopbackSocket(port: Int, timeout: Int) throws -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw TestSetupError(description: "socket") }
-    defer { close(fd) }
     var wait = timeval(tv_sec: timeout, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
     var address = sockaddr_in()
@@ -33,7 +30,19 @@ func rawHTTP(port: Int, _ request: [UInt8], timeout: Int = 60) throws -> String 
     let connected = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
-    guard connected == 0 else { throw TestSetupError(description: "connect") }
+    guard connected == 0 else {
+        close(fd)
+        throw TestSetupError(description: "connect")
+    }
+    return fd
+}
+
+/// Sends raw bytes to 127.0.0.1:`port` and returns the whole answer (for requests the test
+/// clients cannot make, such as a chunked body without Content-Length).
+/// An answer that does not come within `timeout` seconds ends the exchange (what came so far is returned).
+func rawHTTP(port: Int, _ request: [UInt8], timeout: Int = 60) throws -> String {
+    let fd = try loopbackSocket(port: port, timeout: timeout)
+    defer { close(fd) }
     var sent = 0
     while sent < request.count {
         let n = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

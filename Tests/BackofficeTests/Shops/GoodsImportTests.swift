@@ -244,20 +244,7 @@ struct GoodsImportTests {
 final class SocketReader: @unchecked Sendable {  // used by one thread at a time
     let fd: Int32
 
-    init(port: Int) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestSetupError(description: "socket") }
-        var wait = timeval(tv_sec: 60, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw TestSetupError(description: "connect") }
-    }
+    init(port: Int) throws { fd = try loopbackSocket(port: port, timeout: 60) }
 
     deinit { close(fd) }
 
