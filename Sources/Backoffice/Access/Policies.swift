@@ -136,7 +136,7 @@ public struct PolicySet: Sendable {
             hasher.update(data: Data((texts[name] ?? "").utf8))
             hasher.update(data: Data([0]))
         }
-        let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        let digest = hex(hasher.finalize())
         return PolicySet(access: access, security: securityPolicy, retention: retentionPolicy, messages: messagesPolicy, digest: digest)
     }
 

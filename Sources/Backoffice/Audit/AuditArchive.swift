@@ -55,7 +55,7 @@ public enum AuditArchive {
     public static func cut(
         through heads: [ChainHead], day: String, policyDigest: String, on connection: PostgresConnection, logger: Logger
     ) async throws -> [Removal] {
-        let hashes = heads.map { ByteBuffer(bytes: OfflineAuditVerifier.bytes(hex: $0.hash) ?? []) }
+        let hashes = heads.map { ByteBuffer(bytes: bytes(hex: $0.hash) ?? []) }
         var removed: [Removal] = []
         for try await (chain, events) in try await connection.send(
             """

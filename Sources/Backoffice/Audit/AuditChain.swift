@@ -120,7 +120,7 @@ public struct ChainVerifier: Sendable {
     public init(checkpoint: [ChainHead] = [], start startHeads: [ChainHead] = []) {
         checkpointSeqs = Dictionary(checkpoint.map { ($0.chain, $0.seq) }, uniquingKeysWith: { first, _ in first })
         var start = [String: (seq: Int64, hash: [UInt8])]()
-        for head in startHeads where start[head.chain] == nil { start[head.chain] = (head.seq, OfflineAuditVerifier.bytes(hex: head.hash) ?? []) }
+        for head in startHeads where start[head.chain] == nil { start[head.chain] = (head.seq, bytes(hex: head.hash) ?? []) }
         self.start = start
         otherEnds = start
     }
@@ -273,9 +273,4 @@ public struct InterleavedChainVerifier: Sendable {
         let first = failures.min { ($0.eventID ?? .max) < ($1.eventID ?? .max) }
         return (first, ends.count, events, ends.values.sorted { $0.chain < $1.chain })
     }
-}
-
-/// Lower-case hex of bytes.
-public func hex(_ bytes: [UInt8]) -> String {
-    bytes.map { String(format: "%02x", $0) }.joined()
 }

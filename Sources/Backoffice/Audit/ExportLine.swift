@@ -186,6 +186,6 @@ enum ExportLine {
     }
 
     private static func hexBytes(_ text: [UInt8]) -> [UInt8]? {
-        OfflineAuditVerifier.bytes(hex: String(decoding: text, as: UTF8.self))
+        bytes(hex: String(decoding: text, as: UTF8.self))
     }
 }

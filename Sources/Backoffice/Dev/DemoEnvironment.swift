@@ -116,9 +116,12 @@ public enum DemoEnvironment {
         let context = Database.systemContext("demo-tokens", policies: policies)
         let operators = try await database.transaction(for: .system) { connection in
             var all: [String: Operator] = [:]
-            for try await row in try await connection.query("SELECT \(unescaped: Operator.columns) FROM operators", logger: database.logger) {
+            // The demo's own operators are the first with their emails (a partner may later add one with the same email in its tenant).
+            for try await row in try await connection.query(
+                "SELECT \(unescaped: Operator.columns) FROM operators ORDER BY created_at, id", logger: database.logger)
+            {
                 let found = try Operator(row: row)
-                all[found.email] = found
+                if all[found.email] == nil { all[found.email] = found }
             }
             return all
         }
@@ -225,7 +228,7 @@ public enum DemoEnvironment {
     /// token from the approval is revoked: `credentials` issues the demo's), has a staff
     /// member and active goods with stock; one more shop waits for review.
     private static func seedShops(database: Database, context: OperationContext) async throws {
-        let payments = SimulatedPaymentValidator()
+        let payments = SimulatedPaymentGateway()
         let public_ = OperationContext(principal: .anonymous, requestID: context.requestID, sourceIP: "127.0.0.1", policies: context.policies)
         func apply(_ name: String, email: String, taxID: String, city: String) async throws -> ShopApplication {
             try await database.runStaged(
@@ -234,7 +237,7 @@ public enum DemoEnvironment {
                         legalName: name, contactEmail: email, taxID: taxID,
                         address: ShopAddress(line1: "1 Market Street", line2: nil, city: city, region: "CA", postalCode: "94105", country: "US"),
                         bankAccount: BankAccount(
-                            holderName: name, routingNumber: "110000000", accountNumber: SimulatedPaymentValidator.verifiedAccount)),
+                            holderName: name, routingNumber: "110000000", accountNumber: SimulatedPaymentGateway.verifiedAccount)),
                     payments: payments), context: public_)
         }
         for (index, (slug, name)) in partners.enumerated() {
@@ -264,7 +267,7 @@ public enum DemoEnvironment {
     /// through the real operations: paid, accepted, shipped, delivered, cancelled, refunded, a
     /// split order paid partly in FitPoints, and one waiting for its payment's webhook.
     private static func seedOrders(customers: [Customer], database: Database, context: OperationContext) async throws {
-        let payments = SimulatedPaymentValidator()
+        let payments = SimulatedPaymentGateway()
         let app = OperationContext(principal: .system, requestID: context.requestID, sourceIP: nil, policies: context.policies)
         let shipping = Order.Shipping(
             name: "Demo Customer",
@@ -292,7 +295,7 @@ public enum DemoEnvironment {
                 principal: Principal(operatorID: admin.0, role: .partnerAdmin, tenantID: admin.1, tokenID: nil), requestID: context.requestID,
                 sourceIP: nil,
                 policies: context.policies)
-            func place(_ customer: Customer, _ lines: [CheckoutRequest.Line], card: String = SimulatedPaymentValidator.approvedCard) async throws
+            func place(_ customer: Customer, _ lines: [CheckoutRequest.Line], card: String = SimulatedPaymentGateway.approvedCard) async throws
                 -> UUID
             {
                 try await database.runStagedAsSystem(
@@ -326,7 +329,7 @@ public enum DemoEnvironment {
             let cancelled = try await place(buyers[4], card)
             _ = try await database.runStaged(
                 CancelOrder(orderID: cancelled, reason: "The customer asked to cancel", payments: payments), context: partner)
-            _ = try await place(buyers[5], card, card: SimulatedPaymentValidator.pendingCard)
+            _ = try await place(buyers[5], card, card: SimulatedPaymentGateway.pendingCard)
             let refunded = try await place(buyers[6], card)
             _ = try await database.run(AcceptOrder(orderID: refunded), context: partner)
             _ = try await database.runStaged(

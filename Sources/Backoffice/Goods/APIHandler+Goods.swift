@@ -101,7 +101,7 @@ extension APIHandler {
         }
         let query = input.query
         let importGoods = ImportGoods(contents: contents, format: format, allOrNothing: query.allOrNothing ?? false, dryRun: query.dryRun ?? false)
-        let report = try await change(
+        let report = try await changeAfterUpload(
             importGoods, key: input.headers.idempotencyKey, operationID: Operations.ImportGoods.id,
             request: ImportFingerprint(format: format.rawValue, allOrNothing: query.allOrNothing, dryRun: query.dryRun, sha256: importGoods.sha256)
         ) { report in
@@ -114,7 +114,7 @@ extension APIHandler {
     }
 
     /// What an import's Idempotency-Key is fingerprinted with: its options and the file's digest.
-    private struct ImportFingerprint: Encodable {
+    private struct ImportFingerprint: Encodable, Sendable {
         let format: String
         let allOrNothing: Bool?
         let dryRun: Bool?

@@ -46,9 +46,13 @@ public struct GoodsFileContents: Sendable {
 public struct GoodsFileReader {
     let format: GoodsFileFormat
     private var pending: [UInt8] = []
-    /// How far `pending` has been scanned for record ends, and whether that point is inside quotes (CSV).
+    /// How far `pending` has been scanned for record ends, and the CSV state there (RFC 4180, as
+    /// CSV.swift reads it: a quote opens a quoted field only at the start of a field; inside one,
+    /// a quote closes it unless another follows, which is an escaped quote).
     private var scanned = 0
     private var inQuotes = false
+    private var atFieldStart = true
+    private var justClosed = false
     /// Where the last complete record in `pending` ends (just after its line break).
     private var complete = 0
     /// The line `pending` starts on.
@@ -73,10 +77,11 @@ public struct GoodsFileReader {
         hasher.update(data: Array(bytes))
         pending.append(contentsOf: bytes)
         while scanned < pending.count {
-            switch pending[scanned] {
-            case UInt8(ascii: "\""): if format == .csv { inQuotes.toggle() }
-            case UInt8(ascii: "\n"): if !inQuotes { complete = scanned + 1 }
-            default: break
+            let byte = pending[scanned]
+            if format == .jsonl {
+                if byte == UInt8(ascii: "\n") { complete = scanned + 1 }
+            } else {
+                scan(byte)
             }
             scanned += 1
         }
@@ -85,6 +90,32 @@ public struct GoodsFileReader {
             throw MalformedGoodsFile(reason: "the record on line \(start) is longer than 1 MiB (an unclosed quote?)")
         }
         if complete >= Self.batchSize { try parse(upTo: complete) }
+    }
+
+    /// One CSV byte: the quote state, and where a record ends (a line break outside quotes).
+    private mutating func scan(_ byte: UInt8) {
+        switch byte {
+        case UInt8(ascii: "\""):
+            if inQuotes {
+                (inQuotes, justClosed) = (false, true)
+            } else if justClosed || atFieldStart {
+                (inQuotes, justClosed) = (true, false)  // an escaped quote, or a quoted field opening
+            }  // else: a quote inside an unquoted field is an ordinary character
+            atFieldStart = false
+            return
+        case UInt8(ascii: ","):
+            if !inQuotes { atFieldStart = true }
+        case UInt8(ascii: "\n"):
+            if !inQuotes {
+                complete = scanned + 1
+                atFieldStart = true
+            }
+        case UInt8(ascii: "\r"):
+            break  // part of a CRLF: the field start stays as it is
+        default:
+            if !inQuotes { atFieldStart = false }
+        }
+        justClosed = false
     }
 
     /// The rows and issues of the whole file, once every part has been fed.
@@ -161,10 +192,12 @@ public struct GoodsFileReader {
 
     /// JSON Lines: one object per line; blank lines are skipped.
     private mutating func readJSONLines(_ bytes: [UInt8], startingAt first: Int) throws {
-        guard let text = String(validating: bytes, as: UTF8.self) else { throw MalformedGoodsFile(reason: "the file is not UTF-8") }
+        guard String(validating: bytes, as: UTF8.self) != nil else { throw MalformedGoodsFile(reason: "the file is not UTF-8") }
         let decoder = JSONDecoder()
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Split on the byte: a CRLF is one Character in Swift, and its CR is trimmed as whitespace.
+        for (index, lineBytes) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
             let line = first + index
+            let raw = String(decoding: lineBytes, as: UTF8.self)
             let data = Data(raw.utf8)
             guard !raw.allSatisfy(\.isWhitespace) else { continue }
             guard let keys = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {

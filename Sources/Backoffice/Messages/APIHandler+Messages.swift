@@ -74,7 +74,7 @@ extension APIHandler {
         let audience: SystemMessage.Audience = try input.query.audience.map { try .init(known: $0.rawValue) } ?? .all
         let showing = try await read(ActiveMessages(audience: audience))
         let identity = showing.map { "\($0.id.text):\($0.version)" }.joined(separator: ",")
-        let etag = "\"m-" + SHA256.hash(data: Data(identity.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined() + "\""
+        let etag = "\"m-" + hex(SHA256.hash(data: Data(identity.utf8)).prefix(12)) + "\""
         if let sent = input.headers.ifNoneMatch, sent.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) {
             return .notModified(.init(headers: .init(eTag: etag)))
         }

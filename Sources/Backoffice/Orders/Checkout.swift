@@ -58,11 +58,11 @@ public struct CheckoutRequest: Sendable {
 public struct Checkout: StagedOperation {
     public static let action: Action = "orders.checkout"
     let request: CheckoutRequest
-    let payments: any PaymentValidator
+    let payments: any PaymentGateway
     /// Scopes the provider's idempotency key (the client's Idempotency-Key; the order id without one).
     let idempotencyKey: String?
 
-    public init(_ request: CheckoutRequest, payments: any PaymentValidator, idempotencyKey: String?) {
+    public init(_ request: CheckoutRequest, payments: any PaymentGateway, idempotencyKey: String?) {
         self.request = request
         self.payments = payments
         self.idempotencyKey = idempotencyKey

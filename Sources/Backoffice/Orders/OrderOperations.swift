@@ -109,17 +109,17 @@ struct ShipOrder: PaymentMove {
     let orderID: UUID
     let carrier: String
     let trackingNumber: String
-    let payments: any PaymentValidator
+    let payments: any PaymentGateway
     var target: Order.Status { .shipped }
 
-    init(orderID: UUID, carrier: String, trackingNumber: String, payments: any PaymentValidator) {
+    init(orderID: UUID, carrier: String, trackingNumber: String, payments: any PaymentGateway) {
         self.orderID = orderID
         self.carrier = carrier.trimmingCharacters(in: .whitespaces)
         self.trackingNumber = trackingNumber.trimmingCharacters(in: .whitespaces)
         self.payments = payments
     }
 
-    init(resuming step: PaymentStep, payments: any PaymentValidator) {
+    init(resuming step: PaymentStep, payments: any PaymentGateway) {
         self.init(orderID: step.orderID, carrier: step.carrier ?? "", trackingNumber: step.trackingNumber ?? "", payments: payments)
     }
 
@@ -151,16 +151,16 @@ struct CancelOrder: PaymentMove {
     static let refusal = "void_refused"
     let orderID: UUID
     let reason: String?
-    let payments: any PaymentValidator
+    let payments: any PaymentGateway
     var target: Order.Status { .cancelled }
 
-    init(orderID: UUID, reason: String?, payments: any PaymentValidator) {
+    init(orderID: UUID, reason: String?, payments: any PaymentGateway) {
         self.orderID = orderID
         self.reason = reason?.trimmingCharacters(in: .whitespacesAndNewlines)
         self.payments = payments
     }
 
-    init(resuming step: PaymentStep, payments: any PaymentValidator) { self.init(orderID: step.orderID, reason: step.reason, payments: payments) }
+    init(resuming step: PaymentStep, payments: any PaymentGateway) { self.init(orderID: step.orderID, reason: step.reason, payments: payments) }
 
     func precheck() throws { _ = try requireReason(reason) }
 
@@ -182,16 +182,16 @@ struct RefundOrder: PaymentMove {
     static let refusal = "refund_refused"
     let orderID: UUID
     let reason: String?
-    let payments: any PaymentValidator
+    let payments: any PaymentGateway
     var target: Order.Status { .refunded }
 
-    init(orderID: UUID, reason: String?, payments: any PaymentValidator) {
+    init(orderID: UUID, reason: String?, payments: any PaymentGateway) {
         self.orderID = orderID
         self.reason = reason?.trimmingCharacters(in: .whitespacesAndNewlines)
         self.payments = payments
     }
 
-    init(resuming step: PaymentStep, payments: any PaymentValidator) { self.init(orderID: step.orderID, reason: step.reason, payments: payments) }
+    init(resuming step: PaymentStep, payments: any PaymentGateway) { self.init(orderID: step.orderID, reason: step.reason, payments: payments) }
 
     func needsProvider(_ payment: Payment) -> Bool { payment.status == .captured && payment.capturedCents > payment.refundedCents }
 

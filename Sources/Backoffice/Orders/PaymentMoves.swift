@@ -22,8 +22,8 @@ protocol PaymentMove: OrderMoveRules, StagedOperation where Reservation == Payme
     /// Whether `payment` needs the provider for this move (an authorization to capture or void, a capture to refund).
     func needsProvider(_ payment: Payment) -> Bool
     /// The same move rebuilt from a step under way (reconciliation finishes it).
-    init(resuming step: PaymentStep, payments: any PaymentValidator)
-    var payments: any PaymentValidator { get }
+    init(resuming step: PaymentStep, payments: any PaymentGateway)
+    var payments: any PaymentGateway { get }
 }
 
 /// A provider operation under way for an order's move: what the call needs and what the move

@@ -92,7 +92,7 @@ extension Payment: RowDecodable {
 
 /// The payment provider's calls as the use cases make them: a verdict that is no verdict
 /// (timeout, provider failure) becomes 503 `payment_provider_unavailable`, and nothing commits.
-extension PaymentValidator {
+extension PaymentGateway {
     func call(_ body: (Self) async throws -> PaymentOutcome) async throws -> PaymentOutcome {
         do { return try await body(self) } catch let error as PaymentProviderError { throw DomainError.paymentProviderUnavailable(error.description) }
     }

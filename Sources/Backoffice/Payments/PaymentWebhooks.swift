@@ -53,17 +53,9 @@ public enum WebhookSignature {
         "whsec_" + TokenSecret.generate().value.dropFirst(3)
     }
 
+    /// A `v1` signature: 64 hex digits.
     private static func hexBytes(_ text: String) -> [UInt8]? {
-        guard text.count == 64 else { return nil }
-        var bytes: [UInt8] = []
-        var index = text.startIndex
-        while index < text.endIndex {
-            let next = text.index(index, offsetBy: 2)
-            guard let byte = UInt8(text[index..<next], radix: 16) else { return nil }
-            bytes.append(byte)
-            index = next
-        }
-        return bytes
+        text.utf8.count == 64 ? bytes(hex: text) : nil
     }
 }
 
@@ -100,9 +92,9 @@ public struct ReceivePaymentWebhook: AuditedOperation {
     let signature: String?
     let secrets: [String]
     let event: PaymentEvent
-    let payments: any PaymentValidator
+    let payments: any PaymentGateway
 
-    public init(provider: String, body: [UInt8], signature: String?, secrets: [String], event: PaymentEvent, payments: any PaymentValidator) {
+    public init(provider: String, body: [UInt8], signature: String?, secrets: [String], event: PaymentEvent, payments: any PaymentGateway) {
         (self.provider, self.body, self.signature, self.secrets, self.event, self.payments) = (provider, body, signature, secrets, event, payments)
     }
 

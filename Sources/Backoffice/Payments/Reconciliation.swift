@@ -29,9 +29,9 @@ public struct ReconcileReport: Sendable {
 public struct ReconcilePayments: Sendable {
     public static let action: Action = "payments.reconcile"
     let olderThanMinutes: Int
-    let payments: any PaymentValidator
+    let payments: any PaymentGateway
 
-    public init(olderThanMinutes: Int?, payments: any PaymentValidator) {
+    public init(olderThanMinutes: Int?, payments: any PaymentGateway) {
         self.olderThanMinutes = olderThanMinutes ?? 10
         self.payments = payments
     }

@@ -8,11 +8,11 @@ import ServiceLifecycle
 public struct ReconciliationService: Service {
     let database: Database
     let policies: PolicySet
-    let payments: any PaymentValidator
+    let payments: any PaymentGateway
     let interval: Duration
     let olderThanMinutes: Int
 
-    public init(database: Database, policies: PolicySet, payments: any PaymentValidator, interval: Duration, olderThanMinutes: Int) {
+    public init(database: Database, policies: PolicySet, payments: any PaymentGateway, interval: Duration, olderThanMinutes: Int) {
         (self.database, self.policies, self.payments) = (database, policies, payments)
         (self.interval, self.olderThanMinutes) = (interval, olderThanMinutes)
     }

@@ -14,23 +14,30 @@ public enum SafeText {
         return String(scalars)
     }
 
-    /// A CSV cell: a leading `=`, `+`, `-`, `@`, tab or carriage return (which spreadsheets read as
-    /// a formula) is neutralised with a leading `'` (a plain negative number is left as it is);
-    /// then quoted per RFC 4180 when needed.
+    /// A CSV cell: a value a spreadsheet would run as a formula (it starts with `=`, `+`, `-`,
+    /// `@`, tab or carriage return, after any apostrophes) is neutralised with a leading `'` (a
+    /// plain negative number is left as it is); then quoted per RFC 4180 when needed. The
+    /// apostrophes count, so `csvValue` can take exactly the one added back off.
     public static func csvCell(_ text: String) -> String {
         var cell = text
         let isNumber = cell.range(of: #"^-?[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil  // a negative number stays a number
-        if !isNumber, let first = cell.unicodeScalars.first, formulaPrefixes.contains(first) { cell = "'" + cell }
+        if !isNumber, startsFormula(afterApostrophes: cell) { cell = "'" + cell }
         guard cell.contains(",") || cell.contains("\"") || cell.contains("\n") || cell.contains("\r") else { return cell }
         return "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// A CSV cell's value as `csvCell` wrote it (already unquoted by the reader): the `'` that
-    /// neutralised a formula prefix removed, so what an export writes an import reads back as it was.
+    /// neutralised a formula taken off, so what an export writes an import reads back as it was
+    /// (a value of its own that starts with `'=` was written `''=`).
     public static func csvValue(_ cell: String) -> String {
-        let scalars = cell.unicodeScalars
-        guard scalars.first == "'", let second = scalars.dropFirst().first, formulaPrefixes.contains(second) else { return cell }
+        guard cell.unicodeScalars.first == "'", startsFormula(afterApostrophes: cell) else { return cell }
         return String(cell.dropFirst())
+    }
+
+    /// Whether `text`, past any leading apostrophes, starts with what a spreadsheet reads as a formula.
+    private static func startsFormula(afterApostrophes text: String) -> Bool {
+        guard let first = text.unicodeScalars.first(where: { $0 != "'" }) else { return false }
+        return formulaPrefixes.contains(first)
     }
 
     /// What a spreadsheet reads as the start of a formula.

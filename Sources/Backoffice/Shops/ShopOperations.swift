@@ -16,9 +16,9 @@ import PostgresNIO
 public struct ApplyForShop: StagedOperation {
     public static let action: Action = "shop_applications.apply"
     let form: ShopApplicationForm
-    let payments: any PaymentValidator
+    let payments: any PaymentGateway
 
-    public init(_ form: ShopApplicationForm, payments: any PaymentValidator) {
+    public init(_ form: ShopApplicationForm, payments: any PaymentGateway) {
         self.form = form
         self.payments = payments
     }

@@ -94,14 +94,14 @@ enum PaymentConfiguration {
     /// The provider `BACKOFFICE_PAYMENTS` names. There is no default: a production service never
     /// takes payments from the simulated provider because a setting was forgotten.
     /// - Throws: `CLIFailure.usage` naming the setting when it is missing, unknown or incomplete.
-    static func validator(_ environment: [String: String]) throws -> any PaymentValidator {
+    static func validator(_ environment: [String: String]) throws -> any PaymentGateway {
         guard let choice = environment["BACKOFFICE_PAYMENTS"], !choice.isEmpty else {
             throw CLIFailure.usage(
                 "serve needs BACKOFFICE_PAYMENTS: http (a real provider, with BACKOFFICE_PAYMENTS_URL and BACKOFFICE_PAYMENTS_API_KEY) "
                     + "or simulated (every payment succeeds: tests and demos only)")
         }
         switch choice {
-        case "simulated": return SimulatedPaymentValidator()
+        case "simulated": return SimulatedPaymentGateway()
         case "http":
             guard let url = environment["BACKOFFICE_PAYMENTS_URL"], URL(string: url)?.scheme?.hasPrefix("http") == true else {
                 throw CLIFailure.usage("BACKOFFICE_PAYMENTS=http needs BACKOFFICE_PAYMENTS_URL (the provider's base URL)")
@@ -109,10 +109,10 @@ enum PaymentConfiguration {
             guard let key = environment["BACKOFFICE_PAYMENTS_API_KEY"], !key.isEmpty else {
                 throw CLIFailure.usage("BACKOFFICE_PAYMENTS=http needs BACKOFFICE_PAYMENTS_API_KEY")
             }
-            var settings = HTTPPaymentValidator.Settings(provider: environment["BACKOFFICE_PAYMENTS_NAME"] ?? "stripe", baseURL: url, apiKey: key)
+            var settings = HTTPPaymentGateway.Settings(provider: environment["BACKOFFICE_PAYMENTS_NAME"] ?? "stripe", baseURL: url, apiKey: key)
             if let seconds = try seconds("BACKOFFICE_PAYMENTS_TIMEOUT_SECONDS", environment) { settings.attemptTimeout = seconds }
             if let seconds = try seconds("BACKOFFICE_PAYMENTS_COOLDOWN_SECONDS", environment) { settings.cooldown = seconds }
-            return HTTPPaymentValidator(settings: settings)
+            return HTTPPaymentGateway(settings: settings)
         case let other: throw CLIFailure.usage("BACKOFFICE_PAYMENTS must be simulated or http, not '\(other)'")
         }
     }

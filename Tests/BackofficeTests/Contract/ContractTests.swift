@@ -372,8 +372,8 @@ enum ContractFixture {
                     legalName: "Contract Shop", contactEmail: "shop@contract.example", taxID: "12-3456789",
                     address: ShopAddress(line1: "1 Main St", line2: "Suite 200", city: "Austin", region: "TX", postalCode: "73301", country: "US"),
                     bankAccount: BankAccount(
-                        holderName: "Contract Shop", routingNumber: "110000000", accountNumber: SimulatedPaymentValidator.verifiedAccount)),
-                payments: SimulatedPaymentValidator()),
+                        holderName: "Contract Shop", routingNumber: "110000000", accountNumber: SimulatedPaymentGateway.verifiedAccount)),
+                payments: SimulatedPaymentGateway()),
             context: OperationContext(principal: .anonymous, requestID: "contract", sourceIP: nil, policies: env.policies))
         let good = try await env.database.run(
             CreateGood(
@@ -390,7 +390,7 @@ enum ContractFixture {
                         name: "Contract",
                         address: ShopAddress(line1: "1 Main St", line2: "Suite 200", city: "Austin", region: "TX", postalCode: "73301", country: "US")
                     ),
-                    paymentMethod: SimulatedPaymentValidator.approvedCard), payments: SimulatedPaymentValidator(), idempotencyKey: nil),
+                    paymentMethod: SimulatedPaymentGateway.approvedCard), payments: SimulatedPaymentGateway(), idempotencyKey: nil),
             context: env.context(.appService))
         let now = env.clock.now()
         let challenge = try await env.database.run(

@@ -77,5 +77,11 @@ struct DevRestartTests {
         defer { fresh.stop() }
         #expect(fresh.superuserPassword != cluster.superuserPassword, "a new cluster, with a new password")
         try EmbeddedPostgres.remove(dataDirectory: folder.appendingPathComponent("never-made"))  // nothing to remove is fine
+        let notACluster = folder.appendingPathComponent("notes")
+        try FileManager.default.createDirectory(at: notACluster, withIntermediateDirectories: true)
+        #expect(throws: EmbeddedPostgresError.self, "a folder that is not a cluster is left alone") {
+            try EmbeddedPostgres.remove(dataDirectory: notACluster)
+        }
+        #expect(FileManager.default.fileExists(atPath: notACluster.path))
     }
 }

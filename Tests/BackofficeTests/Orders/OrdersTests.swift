@@ -46,7 +46,7 @@ struct ShopFixture {
 
     /// A checkout of `lines` (sku, quantity, currency), each at the price the fixture set (1 where it set none), or at `prices`.
     func checkoutJSON(
-        _ lines: [(String, Int, String)], card: String? = SimulatedPaymentValidator.approvedCard, customer: UUID? = nil, prices: [String: Int64] = [:]
+        _ lines: [(String, Int, String)], card: String? = SimulatedPaymentGateway.approvedCard, customer: UUID? = nil, prices: [String: Int64] = [:]
     ) -> String {
         let items = lines.map { sku, quantity, currency in
             let price = prices["\(sku) \(currency)"] ?? Self.prices["\(sku) \(currency)"] ?? 1
@@ -70,7 +70,7 @@ struct ShopFixture {
             },
             shipping: Order.Shipping(
                 name: "Buyer", address: ShopAddress(line1: "1 St", line2: nil, city: "Town", region: "TX", postalCode: "1", country: "US")),
-            paymentMethod: SimulatedPaymentValidator.approvedCard)
+            paymentMethod: SimulatedPaymentGateway.approvedCard)
     }
 
     func stock(_ sku: String) async throws -> Int? {
@@ -186,8 +186,8 @@ struct OrdersTests {
             let app = env.fixture.tokens[.appService]!
             try await env.withApp { client in
                 for (card, code) in [
-                    (SimulatedPaymentValidator.declinedCard, "card_declined"),
-                    (SimulatedPaymentValidator.insufficientFundsCard, "insufficient_funds"),
+                    (SimulatedPaymentGateway.declinedCard, "card_declined"),
+                    (SimulatedPaymentGateway.insufficientFundsCard, "insufficient_funds"),
                 ] {
                     let key = UUID().uuidString
                     let body = shop.checkoutJSON([("BOTTLE", 1, "usd"), ("BAND", 1, "fitpoints")], card: card)
@@ -273,7 +273,7 @@ struct OrdersTests {
                         let request = shop.request([("MAT", 1, .usd)], customer: customer)
                         do {
                             _ = try await env.database.runStaged(
-                                Checkout(request, payments: SimulatedPaymentValidator(), idempotencyKey: nil), context: env.context(.appService))
+                                Checkout(request, payments: SimulatedPaymentGateway(), idempotencyKey: nil), context: env.context(.appService))
                             return "placed"
                         } catch let error as DomainError {
                             if case .conflict(let code, _) = error { return code }
@@ -298,7 +298,7 @@ struct OrdersTests {
             let shop = try await ShopFixture.make(env)
             let request = shop.request([("BOTTLE", 1, .usd), ("MAT", 2, .usd)])
             let placed = try await env.database.runStaged(
-                Checkout(request, payments: SimulatedPaymentValidator(), idempotencyKey: nil), context: env.context(.appService)
+                Checkout(request, payments: SimulatedPaymentGateway(), idempotencyKey: nil), context: env.context(.appService)
             ).detail
             #expect(placed.order.lineCount == 2)
             let (order, tenant) = (placed.order.id.uuidString.lowercased(), shop.partner.tenantID.uuidString.lowercased())
@@ -507,7 +507,7 @@ struct PaymentWebhookTests {
             let app = env.fixture.tokens[.appService]!
             try await env.withApp { client in
                 let placed = try await client.call(
-                    .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("BOTTLE", 1, "usd")], card: SimulatedPaymentValidator.pendingCard),
+                    .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("BOTTLE", 1, "usd")], card: SimulatedPaymentGateway.pendingCard),
                     headers: .newIdempotencyKey)
                 #expect(placed["status"] == "pending_payment", "\(placed.text)")
                 let id = try #require(placed["id"])
@@ -612,7 +612,7 @@ struct PaymentWebhookTests {
                 var orders: [String] = []
                 for _ in 0..<2 {
                     let placed = try await client.call(
-                        .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("MAT", 2, "usd")], card: SimulatedPaymentValidator.pendingCard),
+                        .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("MAT", 2, "usd")], card: SimulatedPaymentGateway.pendingCard),
                         headers: .newIdempotencyKey)
                     orders.append(try #require(placed["id"]))
                 }

@@ -7,7 +7,7 @@ import Testing
 
 /// A provider whose calls named in `holds` wait until the test lets them answer; the calls named
 /// in `declines` are refused (`<call>_declined`), the others succeed.
-final class HeldPaymentProvider: PaymentValidator {
+final class HeldPaymentProvider: PaymentGateway {
     let provider = "simulated"
     let holds: Set<String>
     let declines: Set<String>
@@ -95,7 +95,7 @@ struct TwoPhaseCheckoutTests {
     }
 
     /// Step 1 of a checkout alone, as a crash right after it leaves it: the order's id.
-    func reserveOnly(_ env: TestEnvironment, _ shop: ShopFixture, payments: any PaymentValidator, key: String) async throws -> UUID {
+    func reserveOnly(_ env: TestEnvironment, _ shop: ShopFixture, payments: any PaymentGateway, key: String) async throws -> UUID {
         let request = shop.request([("BOTTLE", 1, .usd), ("BAND", 1, .fitpoints)])
         let stage = try await env.database.run(
             ReserveStage(staged: Checkout(request, payments: payments, idempotencyKey: key)), context: env.context(.appService))
@@ -109,13 +109,13 @@ struct TwoPhaseCheckoutTests {
     func reconciliationSettlesReservations() async throws {
         try await TestEnvironment.with { env in
             let shop = try await ShopFixture.make(env)
-            let payments = SimulatedPaymentValidator()
+            let payments = SimulatedPaymentGateway()
             let authorized = try await reserveOnly(env, shop, payments: payments, key: "crash-1")
             let neverAsked = try await reserveOnly(env, shop, payments: payments, key: "crash-2")
             // The provider got the first call before the crash, not the second.
             _ = try await payments.authorize(
                 PaymentAuthorization(
-                    amountCents: 2_500, cardNumber: SimulatedPaymentValidator.approvedCard, idempotencyKey: "k", reference: authorized.text))
+                    amountCents: 2_500, cardNumber: SimulatedPaymentGateway.approvedCard, idempotencyKey: "k", reference: authorized.text))
             #expect(try await shop.stock("BOTTLE") == 8)
             #expect(try await shop.balance() == 3_400)
             try await env.withApp(payments: payments) { client in
@@ -149,10 +149,10 @@ struct TwoPhaseCheckoutTests {
     func periodicReconciliation() async throws {
         try await TestEnvironment.with { env in
             let shop = try await ShopFixture.make(env)
-            let order = try await reserveOnly(env, shop, payments: SimulatedPaymentValidator(), key: "crash-3")
+            let order = try await reserveOnly(env, shop, payments: SimulatedPaymentGateway(), key: "crash-3")
             env.clock.advance(by: 11 * 60)
             let service = ReconciliationService(
-                database: env.database, policies: env.policies, payments: SimulatedPaymentValidator(), interval: .milliseconds(50),
+                database: env.database, policies: env.policies, payments: SimulatedPaymentGateway(), interval: .milliseconds(50),
                 olderThanMinutes: 10)
             let running = Task { try await service.run() }
             defer { running.cancel() }
@@ -251,7 +251,7 @@ struct TwoPhaseCheckoutTests {
     func reconciliationFinishesMoves() async throws {
         try await TestEnvironment.with { env in
             let shop = try await ShopFixture.make(env)
-            let payments = SimulatedPaymentValidator()
+            let payments = SimulatedPaymentGateway()
             let order = try await env.withApp(payments: payments) { client in try await acceptedOrder(client, env, shop) }
             let partner = OperationContext(principal: shop.partner.admin, requestID: "crash", sourceIP: nil, policies: env.policies)
             let ship = ShipOrder(orderID: try #require(UUID(uuidString: order)), carrier: "UPS", trackingNumber: "1Z77", payments: payments)

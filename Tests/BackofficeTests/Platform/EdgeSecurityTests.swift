@@ -283,6 +283,12 @@ struct SecurityRulesTests {
         #expect(SafeText.csvCell("-2.5") == "-2.5")
         #expect(SafeText.csvCell("ada@example.com") == "ada@example.com")
         #expect(SafeText.csvCell("a,b") == "\"a,b\"")
+        // What a cell writes, csvValue reads back exactly: apostrophes of the value's own included.
+        for value in ["=1+2", "'=1+2", "''@x", "'5", "'", "-50", "-cmd", "'-cmd", "plain", "it's"] {
+            let cell = SafeText.csvCell(value)
+            #expect(SafeText.csvValue(cell.hasPrefix("\"") ? String(cell.dropFirst().dropLast()) : cell) == value, "\(value) → \(cell)")
+        }
+        #expect(SafeText.csvCell("'=1+2") == "''=1+2")
         #expect(SafeText.terminal("\u{1B}[31mred\u{1B}[0m") == "red")
         #expect(SafeText.terminal("\u{1B}]0;owned\u{07}title") == "title")
         #expect(SafeText.terminal("line\nbreak\u{7}") == "line break ")

@@ -60,6 +60,9 @@ struct ReadReplicaTests {
         #expect(replica.route(token: bob, readAfter: nil) == .replica)
         replica.mark(up: true, replayed: LSN(100), lagBytes: 0, lagSeconds: 0)
         #expect(replica.route(token: alice, readAfter: nil) == .replica, "out of the window: the replica has replayed it")
+        let unchecked = try self.replica(maxLag: .zero)  // its last check is always older than the lag
+        unchecked.mark(up: true, replayed: LSN(100), lagBytes: 0, lagSeconds: 0)
+        #expect(unchecked.route(token: bob, readAfter: nil) == .primary(because: "unchecked"))
     }
 
     @Test("the primary names the tokens revoked and the tokens of operators disabled within the window, and no others")

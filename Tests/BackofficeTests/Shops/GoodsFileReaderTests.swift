@@ -72,13 +72,34 @@ struct GoodsFileReaderTests {
     func malformed() throws {
         #expect(throws: MalformedGoodsFile.self) { try GoodsFileReader.read([], format: .csv) }
         #expect(throws: MalformedGoodsFile.self) { try GoodsFileReader.read(Array("sku,colour\nA,red\n".utf8), format: .csv) }
-        var bytes = Array(Self.csv(4_000).text.utf8)
+        var bytes = Array(Self.csv(12_000).text.utf8)
         bytes += [0xC3, 0x28, 0x0A]
-        #expect(throws: MalformedGoodsFile.self) { try GoodsFileReader.read(bytes, format: .csv) }
+        #expect(bytes.count > 2 * GoodsFileReader.batchSize)
+        #expect(throws: MalformedGoodsFile.self) { try read(bytes, format: .csv, parts: 65536) }
         var unclosed = GoodsFileReader(format: .csv)
         try unclosed.feed(Array("sku,name\nA,\"never closed".utf8))
         #expect(throws: MalformedGoodsFile.self, "a record past 1 MiB is refused as it arrives") {
             try unclosed.feed([UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20))
         }
+    }
+
+    @Test("record ends as CSV.swift reads them: a quote inside an unquoted field is a character, an escaped quote stays inside, CRLF lines")
+    func quotesAndLineEnds() throws {
+        var text = "sku,name,description,category,price_cents,stock\r\n"
+        for index in 0..<8_000 {
+            text += "Q-\(index),\(index % 3 == 0 ? "55\" TV" : "Good"),\(index % 5 == 0 ? "\"say \"\"hi\"\",\r\nthen go\"" : "plain"),gear,100,1\r\n"
+        }
+        let bytes = Array(text.utf8)
+        #expect(bytes.count > GoodsFileReader.batchSize)
+        let (contents, maxBuffered) = try read(bytes, format: .csv, parts: 4096)
+        #expect(contents.issues.isEmpty, "\(contents.issues.prefix(3))")
+        #expect(contents.rows.count == 8_000)
+        #expect(contents.rows.first { $0.sku == "Q-3" }?.fields.name == "55\" TV")
+        #expect(contents.rows.first { $0.sku == "Q-5" }?.fields.description == "say \"hi\",\r\nthen go")
+        #expect(contents.rows.last?.line == 2 + 8_000 + 8_000 / 5 - 1, "lines count the quoted line breaks")
+        #expect(maxBuffered < GoodsFileReader.batchSize + 4096 + 200)
+        let jsonl = (0..<3).map { #"{"sku":"C-\#($0)","name":"n","category":"gear","price_cents":1,"stock":1}"# }.joined(separator: "\r\n")
+        let lines = try GoodsFileReader.read(Array(jsonl.utf8), format: .jsonl)
+        #expect(lines.rows.map(\.line) == [1, 2, 3] && lines.issues.isEmpty, "JSON Lines with CRLF")
     }
 }

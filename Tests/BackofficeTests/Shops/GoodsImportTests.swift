@@ -187,6 +187,27 @@ struct GoodsImportTests {
         }
     }
 
+    @Test("a token revoked while its import uploads changes nothing: the import's transaction authenticates it again (401)")
+    func importRevokedDuringUpload() async throws {
+        try await TestEnvironment.with { env in
+            let partner = env.fixture.partners[0]
+            try await env.withApp(trustedProxies: []) { client in
+                let port = try #require(client.port)
+                let uploader = try SocketReader(port: port)
+                let first = "sku,name,description,category,price_cents,stock\nUP-1,One,,gear,100,1\n"
+                try uploader.send(
+                    "POST /v1/goods/import HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(partner.adminToken)\r\n"
+                        + "Content-Type: text/csv\r\nTransfer-Encoding: chunked\r\n\r\n\(String(first.utf8.count, radix: 16))\r\n\(first)\r\n")
+                try await env.asOwner("UPDATE tokens SET revoked_at = now() WHERE secret_hash = sha256('\(partner.adminToken)'::bytea)")
+                let rest = "UP-2,Two,,gear,100,1\n"
+                try uploader.send("\(String(rest.utf8.count, radix: 16))\r\n\(rest)\r\n0\r\n\r\n")
+                let answer = String(decoding: try await offThePool { try uploader.read(atLeast: 12) }, as: UTF8.self)
+                #expect(answer.hasPrefix("HTTP/1.1 401"), "\(answer.prefix(200))")
+                #expect(try await env.ownerScalar("SELECT count(*) FROM goods", as: Int.self) == 0)
+            }
+        }
+    }
+
     @Test("a spreadsheet formula in a good's text is exported neutralised (as the CLI writes CSV), and imports back as it was")
     func exportNeutralisesFormulas() async throws {
         try await TestEnvironment.with { env in

@@ -7,7 +7,7 @@ import Testing
 enum ShopForm {
     static func json(
         legalName: String = "Northwind Sports LLC", email: String = "owner@northwind.example", taxID: String = "12-3456789",
-        routing: String = "110000000", account: String = SimulatedPaymentValidator.verifiedAccount, city: String = "Portland"
+        routing: String = "110000000", account: String = SimulatedPaymentGateway.verifiedAccount, city: String = "Portland"
     ) -> String {
         """
         {"legal_name": "\(legalName)", "contact_email": "\(email)", "tax_id": "\(taxID)",
@@ -39,11 +39,11 @@ struct ShopApplicationTests {
                 // The account number is kept nowhere: not in the application, not in the audit log.
                 #expect(
                     try await env.ownerScalar(
-                        "SELECT count(*) FROM shop_applications WHERE row_to_json(shop_applications)::text LIKE '%\(SimulatedPaymentValidator.verifiedAccount)%'",
+                        "SELECT count(*) FROM shop_applications WHERE row_to_json(shop_applications)::text LIKE '%\(SimulatedPaymentGateway.verifiedAccount)%'",
                         as: Int.self) == 0)
                 #expect(
                     try await env.ownerScalar(
-                        "SELECT count(*) FROM audit_events WHERE row_to_json(audit_events)::text LIKE '%\(SimulatedPaymentValidator.verifiedAccount)%'",
+                        "SELECT count(*) FROM audit_events WHERE row_to_json(audit_events)::text LIKE '%\(SimulatedPaymentGateway.verifiedAccount)%'",
                         as: Int.self) == 0)
                 #expect(
                     try await env.ownerScalar(
@@ -209,7 +209,7 @@ struct ShopApplicationTests {
                 let bad = try await client.call(
                     .post, "/v1/shop-applications", token: nil,
                     json: ShopForm.json(
-                        legalName: "Closed Account Co", taxID: "07-1234567", account: SimulatedPaymentValidator.closedAccount, city: " "))
+                        legalName: "Closed Account Co", taxID: "07-1234567", account: SimulatedPaymentGateway.closedAccount, city: " "))
                 #expect(bad.status == 201, "\(bad.text)")
                 #expect(bad.json["eligible"] as? Bool == false)
                 let failed = (bad.json["checks"] as? [[String: Any]] ?? []).filter { $0["passed"] as? Bool == false }
@@ -258,7 +258,7 @@ struct ShopApplicationTests {
                 #expect(email.status == 422)
                 #expect(email.text.contains("contact_email"))
                 let timeout = try await client.call(
-                    .post, "/v1/shop-applications", token: nil, json: ShopForm.json(account: SimulatedPaymentValidator.timeoutAccount))
+                    .post, "/v1/shop-applications", token: nil, json: ShopForm.json(account: SimulatedPaymentGateway.timeoutAccount))
                 #expect(timeout.status == 503)
                 #expect(timeout["code"] == "payment_provider_unavailable")
                 let unknownField = try await client.call(.post, "/v1/shop-applications", token: nil, json: #"{"legal_name": "x", "admin": true}"#)

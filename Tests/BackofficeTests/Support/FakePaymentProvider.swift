@@ -3,7 +3,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 
-/// A payment provider on loopback that speaks the subset of Stripe's API `HTTPPaymentValidator`
+/// A payment provider on loopback that speaks the subset of Stripe's API `HTTPPaymentGateway`
 /// uses, keeps its PaymentIntents by idempotency key (a repeated key answers the first intent),
 /// and injects faults on the requests the test names: slow answers, 5xx (before or after doing
 /// the work), and dropped connections.
@@ -65,9 +65,9 @@ actor FakePaymentProvider {
         case (.post, 2, "payment_intents"):
             if let key, let id = byKey[key], let intent = intents[id] { return json(intent) }
             switch form["payment_method"] {
-            case SimulatedPaymentValidator.declinedCard:
+            case SimulatedPaymentGateway.declinedCard:
                 return (402, #"{"error": {"type": "card_error", "code": "card_declined", "decline_code": "generic_decline"}}"#)
-            case SimulatedPaymentValidator.insufficientFundsCard:
+            case SimulatedPaymentGateway.insufficientFundsCard:
                 return (402, #"{"error": {"type": "card_error", "code": "card_declined", "decline_code": "insufficient_funds"}}"#)
             default:
                 let intent = Intent(id: "pi_fake_\(intents.count + 1)", status: "requires_capture", amount: Int64(form["amount"] ?? "") ?? 0)
@@ -97,7 +97,7 @@ actor FakePaymentProvider {
             guard let intent = intents[parts[2]] else { return (404, #"{"error": {"code": "resource_missing"}}"#) }
             return json(intent)
         case (.post, 2, "bank_account_verifications"):
-            let verified = form["account_number"] != SimulatedPaymentValidator.closedAccount
+            let verified = form["account_number"] != SimulatedPaymentGateway.closedAccount
             return (
                 200,
                 verified ? #"{"id": "ba_fake", "status": "verified"}"# : #"{"id": "ba_fake", "status": "failed", "failure_code": "account_closed"}"#

@@ -150,7 +150,7 @@ struct TestEnvironment: Sendable {
     /// `trustedProxies`, over a real socket from 127.0.0.1 (so `X-Forwarded-For` can name clients).
     func withApp<T: Sendable>(
         handEncodedLists: Bool = true, trustedProxies: [CIDR]? = nil, logger: Logger = testLogger, policies: PolicySet? = nil,
-        payments: (any PaymentValidator)? = nil, database: Database? = nil, maxBulkBodySize: Int? = nil,
+        payments: (any PaymentGateway)? = nil, database: Database? = nil, maxBulkBodySize: Int? = nil,
         _ body: @Sendable (any TestClientProtocol) async throws -> T
     ) async throws -> T {
         var settings = ServerSettings(

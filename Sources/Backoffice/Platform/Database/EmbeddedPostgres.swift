@@ -38,7 +38,7 @@ public final class EmbeddedPostgres: Sendable {
     /// A new random password: 32 hex digits from the system's cryptographic source.
     public static func generatePassword() -> String {
         var generator = SystemRandomNumberGenerator()
-        return (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+        return hex((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
     }
 
     /// Initialises (first time) and starts the cluster in `dataDirectory`; the superuser's password
@@ -105,13 +105,23 @@ public final class EmbeddedPostgres: Sendable {
 
     /// Removes a cluster and its data, stopping its server first if one is left running (`dev
     /// --reset`). Nothing to remove is fine.
+    /// A folder that is not a cluster (no `PG_VERSION`) is refused, and so is a server that will
+    /// not stop.
     public static func remove(dataDirectory: URL) throws {
         let path = dataDirectory.path
-        guard FileManager.default.fileExists(atPath: path) else { return }
-        if FileManager.default.fileExists(atPath: path + "/postmaster.pid") {
-            _ = try? run(tool("pg_ctl"), ["-D", path, "-m", "fast", "-w", "stop"], as: geteuid() == 0 ? "postgres" : nil)
+        let fm = FileManager.default
+        guard fm.fileExists(atPath: path) else { return }
+        guard fm.fileExists(atPath: path + "/PG_VERSION") else {
+            throw EmbeddedPostgresError(command: "remove", output: "\(path) is not a PostgreSQL cluster: left as it is")
         }
-        try FileManager.default.removeItem(at: dataDirectory)
+        if fm.fileExists(atPath: path + "/postmaster.pid") {
+            let runAs = geteuid() == 0 ? "postgres" : nil
+            _ = try? run(tool("pg_ctl"), ["-D", path, "-m", "fast", "-w", "stop"], as: runAs)
+            if (try? run(tool("pg_ctl"), ["-D", path, "status"], as: runAs)) != nil {
+                throw EmbeddedPostgresError(command: "remove", output: "the server on \(path) did not stop: nothing removed")
+            }
+        }
+        try fm.removeItem(at: dataDirectory)
     }
 
     /// The shell command that stops this cluster, for watchdogs that outlive a crashed process.

@@ -42,7 +42,8 @@ public final class CommittedPosition: Sendable {
 ///   in this process, or the position the client names (`Backoffice-Read-After`, which every
 ///   change's answer carries), so a client reads its own writes;
 /// - a read made with a credential the primary refused lately (a token revoked, or its operator
-///   disabled, within twice the maximum lag) goes to the primary, which refuses it: each check
+///   disabled, within twice the maximum lag and ten minutes, counted from the refusing transaction's
+///   start) goes to the primary, which refuses it: each check
 ///   asks the primary for them (`recently_refused_credentials`), so a replica that has not yet
 ///   replayed a revocation never lets its credential through for longer than one check interval;
 ///   and no read goes to the replica when its last successful check is older than `maxLag`;
@@ -126,7 +127,8 @@ public final class ReadReplica: Sendable {
     /// when it does not answer.
     public func check(primary: PostgresClient, within timeout: Duration) async {
         do {
-            let window = (maxLag * 2 + checkInterval * 2).inSeconds
+            // From the refusal's transaction start, not its commit: a bulk request's deadline more, generously.
+            let window = (maxLag * 2 + checkInterval * 2 + .seconds(600)).inSeconds
             let (flushedText, refused) = try await primary.withConnection(within: timeout) { connection in
                 let flushed = try await firstRow("SELECT pg_current_wal_flush_lsn()::text", on: connection, logger: logger) {
                     try $0.decode(String.self)

@@ -10,7 +10,7 @@ struct APIHandler: APIProtocol {
     let database: Database
     let policies: PolicySet
     /// The payment provider (`simulated` unless configured otherwise).
-    var payments: any PaymentValidator = SimulatedPaymentValidator()
+    var payments: any PaymentGateway = SimulatedPaymentGateway()
     /// Each provider's webhook secrets (several during a rotation), from configuration.
     var webhookSecrets: [String: [String]] = [:]
     /// Webhooks refused for their signature: counted, logged once a minute per address.
@@ -41,6 +41,21 @@ struct APIHandler: APIProtocol {
         ) { output in
             StoredResponse(status: status, body: try respond(output))
         }.body
+    }
+
+    /// Like `change`, for an upload the edge held no transaction for while its body arrived
+    /// (`x-streamed-body`): the change's transaction authenticates the token again in its first
+    /// statement, so a token revoked or an operator disabled during the upload changes nothing.
+    func changeAfterUpload<Operation: AuditedOperation, Body: Codable & Sendable>(
+        _ operation: Operation, key: String?, operationID: String, request: some Encodable & Sendable,
+        respond: @escaping @Sendable (Operation.Output) throws -> Body
+    ) async throws -> Body {
+        let database = self.database
+        return try await database.reauthenticatedTransaction(for: try context()) { context in
+            try await Idempotency(database: database).run(operation, key: key, request: request, operationID: operationID, context: context) {
+                output in StoredResponse(status: 200, body: try respond(output))
+            }.body
+        }
     }
 
     /// Runs a change use case of a public operation (no token, `Principal.anonymous`): no

@@ -15,7 +15,8 @@ import Yams
 ///   payment webhooks, whose signature is verified before any database work;
 /// - `x-streamed-body: true` — uploads the handler reads as they arrive (the goods import): the
 ///   edge never buffers their body; it holds no transaction for them either (as for `x-staged`),
-///   so a slow upload holds no connection; the runner's transaction starts once the body is read.
+///   so a slow upload holds no connection; once the body is read, the change's transaction
+///   authenticates the token again (`APIHandler.changeAfterUpload`).
 struct ContractRoutes: Sendable {
     struct Route: Sendable {
         let method: HTTPRequest.Method

@@ -41,8 +41,8 @@ public struct ServerSettings: Sendable {
     /// lag before reads go back to the primary.
     public var readDatabaseURL: DatabaseURL?
     public var replicaMaxLag: Duration = .seconds(5)
-    /// The payment provider (`SimulatedPaymentValidator` unless configured).
-    public var payments: any PaymentValidator = SimulatedPaymentValidator()
+    /// The payment provider (`SimulatedPaymentGateway` unless configured).
+    public var payments: any PaymentGateway = SimulatedPaymentGateway()
 
     /// Webhook secrets as configuration writes them: `provider=secret`, comma-separated, a
     /// provider repeated during a rotation (`simulated=whsec_new,simulated=whsec_old`).

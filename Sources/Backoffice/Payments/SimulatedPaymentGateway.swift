@@ -20,7 +20,7 @@ import Synchronization
 /// | bank account `000999999991` | provider timeout (no verdict) |
 ///
 /// Ids are derived from the idempotency key, so a repeated call answers the same payment.
-public struct SimulatedPaymentValidator: PaymentValidator {
+public struct SimulatedPaymentGateway: PaymentGateway {
     public let provider = "simulated"
 
     public init() {}

@@ -5,20 +5,20 @@ import Testing
 @testable import Backoffice
 
 @Suite("The http payment adapter against a fake provider: retries, timeouts, no double charge, circuit breaker")
-struct HTTPPaymentValidatorTests {
+struct HTTPPaymentGatewayTests {
     /// Attempts time out after 3 s (generous: the suite runs in parallel on two cores); a slow
     /// answer is injected as 8 s.
-    func adapter(_ url: String, attempts: Int = 4, threshold: Int = 5, breaker: CircuitBreaker? = nil) -> HTTPPaymentValidator {
-        var settings = HTTPPaymentValidator.Settings(provider: "fake", baseURL: url, apiKey: "sk_test_fake")
+    func adapter(_ url: String, attempts: Int = 4, threshold: Int = 5, breaker: CircuitBreaker? = nil) -> HTTPPaymentGateway {
+        var settings = HTTPPaymentGateway.Settings(provider: "fake", baseURL: url, apiKey: "sk_test_fake")
         settings.attemptTimeout = .seconds(3)
         settings.attempts = attempts
         settings.backoffBase = .milliseconds(10)
         settings.failureThreshold = threshold
-        return HTTPPaymentValidator(settings: settings, breaker: breaker)
+        return HTTPPaymentGateway(settings: settings, breaker: breaker)
     }
 
     func authorization(_ key: String) -> PaymentAuthorization {
-        PaymentAuthorization(amountCents: 2_500, cardNumber: SimulatedPaymentValidator.approvedCard, idempotencyKey: key, reference: "order-1")
+        PaymentAuthorization(amountCents: 2_500, cardNumber: SimulatedPaymentGateway.approvedCard, idempotencyKey: key, reference: "order-1")
     }
 
     @Test("a lost answer (500 after the work), a dropped connection and a slow answer are retried with the same key: one charge")
@@ -53,7 +53,7 @@ struct HTTPPaymentValidatorTests {
         try await provider.serve { (url: String) async throws -> Void in
             let payments = adapter(url, attempts: 3)
             var declined = authorization("checkout:declined")
-            declined.cardNumber = SimulatedPaymentValidator.insufficientFundsCard
+            declined.cardNumber = SimulatedPaymentGateway.insufficientFundsCard
             #expect(try await payments.authorize(declined) == .declined(code: "insufficient_funds"))
             #expect(await provider.requests == 1)
             await provider.inject([.error500, .error500, .error500])
@@ -108,10 +108,10 @@ struct HTTPPaymentValidatorTests {
 
     @Test("a payment the provider reports canceled is never a success, except as the answer to a void")
     func canceledIsNotSuccess() {
-        let canceled = HTTPPaymentValidator.Answer.object(["id": "pi_1", "status": "canceled"])
-        #expect(HTTPPaymentValidator.outcome(canceled) == .declined(code: "canceled"))
-        #expect(HTTPPaymentValidator.outcome(canceled, voiding: true) == .succeeded(id: "pi_1"))
-        #expect(HTTPPaymentValidator.outcome(.object(["id": "pi_1", "status": "requires_capture"])) == .succeeded(id: "pi_1"))
+        let canceled = HTTPPaymentGateway.Answer.object(["id": "pi_1", "status": "canceled"])
+        #expect(HTTPPaymentGateway.outcome(canceled) == .declined(code: "canceled"))
+        #expect(HTTPPaymentGateway.outcome(canceled, voiding: true) == .succeeded(id: "pi_1"))
+        #expect(HTTPPaymentGateway.outcome(.object(["id": "pi_1", "status": "requires_capture"])) == .succeeded(id: "pi_1"))
     }
 
     @Test("checkout through the service with the http adapter: a retried request after injected faults makes one order and one charge")

@@ -1,14 +1,14 @@
 import Foundation
 
 /// The payment provider, behind one protocol: bank-account verification for shop payouts, and
-/// card payments (authorize, capture, refund, void) for checkout. `SimulatedPaymentValidator` is
+/// card payments (authorize, capture, refund, void) for checkout. `SimulatedPaymentGateway` is
 /// the embedded default; an HTTP implementation speaks a real provider's REST API.
 ///
 /// Every money-moving call carries an idempotency key the provider deduplicates on, so a retried
 /// call never moves money twice. A call that could not reach a verdict throws
 /// `PaymentProviderError` (the caller answers 503 and changes nothing); a verdict — a decline, a
 /// failed verification — is a value, not an error.
-public protocol PaymentValidator: Sendable {
+public protocol PaymentGateway: Sendable {
     /// The provider's name, as webhooks name it (`/v1/payments/webhooks/{provider}`).
     var provider: String { get }
     func verifyBankAccount(_ account: BankAccount) async throws -> BankAccountVerification
@@ -29,7 +29,7 @@ public protocol PaymentValidator: Sendable {
     var longestCall: Duration { get }
 }
 
-extension PaymentValidator {
+extension PaymentGateway {
     public var isAcceptingCalls: Bool { true }
     public var longestCall: Duration { .zero }
 }

@@ -17,7 +17,7 @@ import Synchronization
 ///   opens and calls fail at once for `cooldown`, then one trial call decides.
 /// - Card errors (HTTP 402, `card_error`) are verdicts (`declined` with the provider's code);
 ///   what reached no verdict throws `PaymentProviderError` (503 for our clients).
-public struct HTTPPaymentValidator: PaymentValidator {
+public struct HTTPPaymentGateway: PaymentGateway {
     public struct Settings: Sendable {
         public var provider: String
         public var baseURL: String

@@ -1,0 +1,17 @@
+import Foundation
+
+/// Base64url without padding (RFC 4648 §5), as cursors and token secrets are written.
+public enum Base64URL {
+    public static func encode(_ data: Data) -> String {
+        var bytes = Array(data.base64EncodedData())
+        while bytes.last == UInt8(ascii: "=") { bytes.removeLast() }
+        for index in bytes.indices {
+            switch bytes[index] {
+            case UInt8(ascii: "+"): bytes[index] = UInt8(ascii: "-")
+            case UInt8(ascii: "/"): bytes[index] = UInt8(ascii: "_")
+            default: break
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

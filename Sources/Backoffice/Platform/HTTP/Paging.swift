@@ -1,0 +1,80 @@
+import Foundation
+
+/// Opaque keyset cursors: base64url of a JSON array of the key's parts.
+public enum Cursor {
+    public static func encode(_ parts: [String]) -> String {
+        Base64URL.encode((try? JSONEncoder().encode(parts)) ?? Data())
+    }
+
+    /// - Throws: 400 `invalid_cursor` when the cursor was not made by `encode` with `count` parts.
+    public static func decode(_ cursor: String?, count: Int) throws -> [String]? {
+        guard let cursor, !cursor.isEmpty else { return nil }
+        var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        guard let data = Data(base64Encoded: base64), let parts = try? JSONDecoder().decode([String].self, from: data), parts.count == count else {
+            throw invalid
+        }
+        return parts
+    }
+
+    /// The id of a one-part cursor (nil without a cursor).
+    public static func id(_ cursor: String?) throws -> UUID? {
+        try decode(cursor, count: 1).map { parts in
+            guard let id = UUID(uuidString: parts[0]) else { throw invalid }
+            return id
+        }
+    }
+
+    /// The number of a one-part cursor (nil without a cursor).
+    public static func number(_ cursor: String?) throws -> Int64? {
+        try decode(cursor, count: 1).map { parts in
+            guard let number = Int64(parts[0]) else { throw invalid }
+            return number
+        }
+    }
+
+    /// The (time, id) keyset of a two-part cursor, time in microseconds (nil without a cursor).
+    public static func timeAndID(_ cursor: String?) throws -> (createdAt: Date, id: UUID)? {
+        try decode(cursor, count: 2).map { parts in
+            guard let micros = Int64(parts[0]), let id = UUID(uuidString: parts[1]) else { throw invalid }
+            return (Cursor.time(micros), id)
+        }
+    }
+
+    /// The (text, id) keyset of a two-part cursor (a sku, a name), nil without a cursor.
+    public static func textAndID(_ cursor: String?) throws -> (text: String, id: UUID)? {
+        try decode(cursor, count: 2).map { parts in
+            guard let id = UUID(uuidString: parts[1]) else { throw invalid }
+            return (parts[0], id)
+        }
+    }
+
+    /// The time of a cursor's microseconds, half a microsecond up: PostgreSQL receives times
+    /// truncated to the microsecond, and the binary Date of an exact microsecond can fall just
+    /// below it (the keyset would then repeat the row it ends with).
+    static func time(_ micros: Int64) -> Date { Date(timeIntervalSince1970: (Double(micros) + 0.5) / 1_000_000) }
+
+    /// The parts of a (time, id) keyset, for `keysetPage`.
+    public static func timeAndID(_ time: Date, _ id: UUID) -> [String] {
+        [String(Int64((time.timeIntervalSince1970 * 1_000_000).rounded())), id.uuidString.lowercased()]
+    }
+
+    static let invalid = Problem(
+        status: 400, code: "invalid_cursor", title: "Invalid cursor", detail: "Pass back the next_cursor of a previous page unchanged.")
+}
+
+/// Splits rows fetched with `limit + 1` into the page and the cursor of the next page (nil on
+/// the last page); `key` gives the keyset of a row.
+func keysetPage<Row>(_ rows: [Row], limit: Int, key: (Row) -> [String]) -> (items: ArraySlice<Row>, nextCursor: String?) {
+    let items = rows.prefix(limit)
+    return (items, rows.count > limit ? items.last.map { Cursor.encode(key($0)) } : nil)
+}
+
+/// Page size: default 50, 1…500.
+public func pageLimit(_ limit: Int?) throws -> Int {
+    let value = limit ?? 50
+    guard (1...500).contains(value) else {
+        throw Problem.invalid([FieldIssue(field: "limit", code: "out_of_range", message: "must be between 1 and 500")])
+    }
+    return value
+}
