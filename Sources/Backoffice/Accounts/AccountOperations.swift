@@ -2,10 +2,10 @@ import Foundation
 import PostgresNIO
 
 /// The audit record of a change to one account.
-func accountEvent(_ action: Action, _ before: Customer?, _ after: Customer, reason: String?) -> AuditRecord {
+func accountEvent(_ action: Action, _ before: Customer?, _ after: Customer, reason: String?) throws -> AuditRecord {
     AuditRecord(
         action: action, tenantID: platformTenantID, targetType: "customer", targetID: after.id.uuidString.lowercased(),
-        reason: reason, before: before?.snapshot, after: after.snapshot)
+        reason: reason, before: try before?.snapshot, after: try after.snapshot)
 }
 
 /// A manager operation that moves an account through `AccountTransition`.
@@ -41,7 +41,7 @@ struct TransitionAccount: Sendable {
         }
         let failedLogins = transition == .unlock ? 0 : before.failedLogins
         let after = try await before.write(status: target, failedLogins: failedLogins, lock: change, in: unit)
-        return Audited(after, event: accountEvent(action, before, after, reason: reason))
+        return Audited(after, event: try accountEvent(action, before, after, reason: reason))
     }
 }
 
@@ -151,7 +151,7 @@ public struct SyncCustomer: AuditedOperation {
         let event = AuditRecord(
             action: Self.action, tenantID: platformTenantID, targetType: "customer", targetID: id.text,
             reason: existing == nil ? "created" : "updated: " + changed.joined(separator: ", "),
-            before: existing?.snapshot, after: after.snapshot)
+            before: try existing?.snapshot, after: try after.snapshot)
         var rewards: [AuditRecord] = []
         if let (reward, occurrence) = AccountRewards.event(before: existing, after: after),
             let paid = try await AccountRewards.pay(reward, occurrence: occurrence, to: after, action: Self.action, in: unit)
@@ -189,13 +189,13 @@ public struct ReportLoginAttempt: AuditedOperation {
         case .count(let failures):
             guard failures != before.failedLogins else { return .unchanged(before) }
             let after = try await before.write(status: before.status, failedLogins: failures, lock: .keep, in: unit)
-            return Audited(after, event: accountEvent(Self.action, before, after, reason: succeeded ? "login_succeeded" : "login_failed"))
+            return Audited(after, event: try accountEvent(Self.action, before, after, reason: succeeded ? "login_succeeded" : "login_failed"))
         case .lock(let failures):
             let lock = AccountLock(
                 id: unit.newID(), cause: .failedLogins, reason: LockoutRule.reason, failedAttempts: failures, lockedBy: nil, lockedAt: unit.now,
                 until: nil)
             let after = try await before.write(status: .locked, failedLogins: failures, lock: .open(lock), in: unit)
-            return Audited(after, event: accountEvent("accounts.lock", before, after, reason: LockoutRule.reason).bySystem)
+            return Audited(after, event: try accountEvent("accounts.lock", before, after, reason: LockoutRule.reason).bySystem)
         }
     }
 }
@@ -216,11 +216,11 @@ public struct ReportPasswordReset: AuditedOperation {
         if before.status == .locked, before.lock?.cause == .failedLogins {
             let after = try await before.write(
                 status: .active, failedLogins: 0, lock: .lift(by: unit.principal.operatorID, reason: "password_reset"), in: unit)
-            return Audited(after, event: accountEvent("accounts.unlock", before, after, reason: "password_reset"))
+            return Audited(after, event: try accountEvent("accounts.unlock", before, after, reason: "password_reset"))
         }
         guard before.failedLogins != 0 else { return .unchanged(before) }
         let after = try await before.write(status: before.status, failedLogins: 0, lock: .keep, in: unit)
-        return Audited(after, event: accountEvent(Self.action, before, after, reason: "password_reset"))
+        return Audited(after, event: try accountEvent(Self.action, before, after, reason: "password_reset"))
     }
 }
 
@@ -249,7 +249,7 @@ public struct LiftExpiredLocks: AuditedOperation {
             let before = try await Customer.fetch(id, forUpdate: true, in: unit)
             let after = try await before.write(status: .active, failedLogins: 0, lock: .lift(by: nil, reason: "lock_expired"), in: unit)
             unlocked.append(after)
-            events.append(accountEvent("accounts.unlock", before, after, reason: "lock_expired").bySystem)
+            events.append(try accountEvent("accounts.unlock", before, after, reason: "lock_expired").bySystem)
         }
         guard let first = events.first else { return .unchanged([]) }
         return Audited(unlocked, event: first, more: Array(events.dropFirst()))
@@ -289,10 +289,10 @@ public struct PurgeExpiredData: AuditedOperation {
             try await unit.execute("DELETE FROM customers WHERE id = ANY(\(report.accounts))")
         }
         guard !dryRun else { return .unchanged(report) }
-        var events = due.map { customer in
+        var events = try due.map { customer in
             AuditRecord(
                 action: Self.action, tenantID: platformTenantID, targetType: "customer", targetID: customer.id.uuidString.lowercased(),
-                reason: "deleted more than \(days) days ago", before: customer.snapshot, after: nil)
+                reason: "deleted more than \(days) days ago", before: try customer.snapshot, after: nil)
         }
         struct Purged: Encodable { let deleted: Int }
         for (kind, count, reason) in [
@@ -302,7 +302,7 @@ public struct PurgeExpiredData: AuditedOperation {
             events.append(
                 AuditRecord(
                     action: Self.action, tenantID: platformTenantID, targetType: "retention", targetID: kind, reason: reason, before: nil,
-                    after: AuditRecord.json(Purged(deleted: count))))
+                    after: try AuditRecord.json(Purged(deleted: count))))
         }
         guard let first = events.first else { return .unchanged(report) }
         return Audited(report, event: first, more: Array(events.dropFirst()))

@@ -15,8 +15,10 @@ public struct Appeal: Sendable, Equatable {
     public var resolutionReason: String?
 
     var snapshot: String {
-        struct Snapshot: Encodable { let appeal_id: String, lock_id: String, status: String }
-        return AuditRecord.json(Snapshot(appeal_id: id.text, lock_id: lockID.text, status: status.rawValue))
+        get throws {
+            struct Snapshot: Encodable { let appeal_id: String, lock_id: String, status: String }
+            return try AuditRecord.json(Snapshot(appeal_id: id.text, lock_id: lockID.text, status: status.rawValue))
+        }
     }
 }
 
@@ -50,7 +52,7 @@ public struct FileAppeal: AuditedOperation {
         }
         let event = AuditRecord(
             action: Self.action, tenantID: platformTenantID, targetType: "customer", targetID: customerID.uuidString.lowercased(),
-            reason: message, before: nil, after: appeal.snapshot)
+            reason: message, before: nil, after: try appeal.snapshot)
         return Audited(appeal, event: event)
     }
 }
@@ -88,7 +90,7 @@ public struct ResolveAppeal: AuditedOperation {
                 """, as: Appeal.self) ?? before
         let event = AuditRecord(
             action: Self.action, tenantID: platformTenantID, targetType: "customer", targetID: before.customerID.uuidString.lowercased(),
-            reason: "\(decision.rawValue): \(reason)", before: before.snapshot, after: after.snapshot)
+            reason: "\(decision.rawValue): \(reason)", before: try before.snapshot, after: try after.snapshot)
         guard decision == .lift else { return Audited(after, event: event) }
         let account = try await Customer.fetch(before.customerID, forUpdate: true, in: unit)
         guard account.status == .locked, account.lock?.id == before.lockID else {
@@ -96,6 +98,6 @@ public struct ResolveAppeal: AuditedOperation {
         }
         let unlocked = try await account.write(
             status: .active, failedLogins: 0, lock: .lift(by: unit.principal.operatorID, reason: "appeal lifted: \(reason)"), in: unit)
-        return Audited(after, event: event, more: [accountEvent("accounts.unlock", account, unlocked, reason: "appeal lifted: \(reason)")])
+        return Audited(after, event: event, more: [try accountEvent("accounts.unlock", account, unlocked, reason: "appeal lifted: \(reason)")])
     }
 }

@@ -49,14 +49,16 @@ public struct Customer: Sendable, Equatable {
 
     /// What the audit log records of the account: its state, never its PII (the log outlives purges).
     public var snapshot: String {
-        struct Snapshot: Encodable {
-            let status: String, subscription: String, renews_at: Date?, failed_logins: Int, version: Int64
-            let lock_id: String?, lock_cause: String?, lock_until: Date?
+        get throws {
+            struct Snapshot: Encodable {
+                let status: String, subscription: String, renews_at: Date?, failed_logins: Int, version: Int64
+                let lock_id: String?, lock_cause: String?, lock_until: Date?
+            }
+            return try AuditRecord.json(
+                Snapshot(
+                    status: status.rawValue, subscription: subscription.rawValue, renews_at: renewsAt, failed_logins: failedLogins, version: version,
+                    lock_id: lock?.id.text, lock_cause: lock?.cause.rawValue,
+                    lock_until: lock?.until))
         }
-        return AuditRecord.json(
-            Snapshot(
-                status: status.rawValue, subscription: subscription.rawValue, renews_at: renewsAt, failed_logins: failedLogins, version: version,
-                lock_id: lock?.id.text, lock_cause: lock?.cause.rawValue,
-                lock_until: lock?.until))
     }
 }

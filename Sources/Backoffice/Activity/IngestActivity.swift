@@ -91,7 +91,7 @@ public struct IngestActivity: AuditedOperation {
         struct Summary: Encodable { let accepted: Int, duplicates: Int, rejected: Int, points: Int64, rule_version: Int? }
         let event = AuditRecord(
             action: Self.action, tenantID: platformTenantID, targetType: "activity_batch", targetID: batchID.text, reason: nil, before: nil,
-            after: AuditRecord.json(
+            after: try AuditRecord.json(
                 Summary(
                     accepted: outcome.count(.accepted), duplicates: outcome.count(.duplicate), rejected: outcome.count(.rejected),
                     points: outcome.points, rule_version: ruleSet?.version)))

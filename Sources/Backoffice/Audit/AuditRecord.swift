@@ -35,11 +35,15 @@ public struct AuditRecord: Sendable {
     }
 
     /// JSON text of a snapshot, keys sorted, for `before`/`after`.
-    public static func json(_ value: some Encodable) -> String {
+    /// - Throws: `inconsistent` when the value cannot be encoded (never an empty `{}` in its place:
+    ///   the audit event would say nothing of what changed).
+    public static func json(_ value: some Encodable) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
-        return String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self)
+        do { return String(decoding: try encoder.encode(value), as: UTF8.self) } catch {
+            throw DomainError.inconsistent("a snapshot of \(type(of: value)) cannot be encoded as JSON: \(error)")
+        }
     }
 }
 

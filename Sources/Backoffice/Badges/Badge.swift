@@ -80,7 +80,7 @@ public struct CreateBadge: AuditedOperation {
         struct Snapshot: Encodable { let slug: String, name: String, metric: String?, threshold: Double? }
         let event = AuditRecord(
             action: Self.action, tenantID: platformTenantID, targetType: "badge", targetID: slug, reason: nil, before: nil,
-            after: AuditRecord.json(Snapshot(slug: slug, name: name, metric: known?.rawValue, threshold: threshold)))
+            after: try AuditRecord.json(Snapshot(slug: slug, name: name, metric: known?.rawValue, threshold: threshold)))
         return Audited(badge, event: event)
     }
 }

@@ -72,15 +72,17 @@ public struct Challenge: Sendable, Equatable {
 
     /// What the audit log records of a challenge.
     var snapshot: String {
-        struct Snapshot: Encodable {
-            let name: String, metric: String, aggregation: String, starts_at: Date, ends_at: Date, grace_period: String, status: String
-            let budget_points: Int64, version: Int64
+        get throws {
+            struct Snapshot: Encodable {
+                let name: String, metric: String, aggregation: String, starts_at: Date, ends_at: Date, grace_period: String, status: String
+                let budget_points: Int64, version: Int64
+            }
+            return try AuditRecord.json(
+                Snapshot(
+                    name: name, metric: metric.rawValue, aggregation: aggregation.rawValue, starts_at: startsAt, ends_at: endsAt,
+                    grace_period: gracePeriod,
+                    status: status.rawValue, budget_points: budgetPoints, version: version))
         }
-        return AuditRecord.json(
-            Snapshot(
-                name: name, metric: metric.rawValue, aggregation: aggregation.rawValue, starts_at: startsAt, ends_at: endsAt,
-                grace_period: gracePeriod,
-                status: status.rawValue, budget_points: budgetPoints, version: version))
     }
 }
 

@@ -108,7 +108,7 @@ public struct CreateChallenge: AuditedOperation {
                 RETURNING \(unescaped: Challenge.columns)
                 """, as: Challenge.self)
         else { throw DomainError.inconsistent("the new challenge was not returned") }
-        return Audited(created, event: challengeEvent(Self.action, nil, created, detail: nil))
+        return Audited(created, event: try challengeEvent(Self.action, nil, created, detail: nil))
     }
 }
 
@@ -147,12 +147,12 @@ public struct PublishChallenge: AuditedOperation {
                 WHERE id = \(challengeID) RETURNING \(unescaped: Challenge.columns)
                 """, as: Challenge.self)
         else { throw DomainError.notFound("Challenge \(challengeID.text)") }
-        return Audited(after, event: challengeEvent(Self.action, before, after, detail: "funded with \(before.budgetPoints) FitPoints"))
+        return Audited(after, event: try challengeEvent(Self.action, before, after, detail: "funded with \(before.budgetPoints) FitPoints"))
     }
 }
 
-func challengeEvent(_ action: Action, _ before: Challenge?, _ after: Challenge, detail: String?) -> AuditRecord {
+func challengeEvent(_ action: Action, _ before: Challenge?, _ after: Challenge, detail: String?) throws -> AuditRecord {
     AuditRecord(
-        action: action, tenantID: platformTenantID, targetType: "challenge", targetID: after.id.text, reason: detail, before: before?.snapshot,
-        after: after.snapshot)
+        action: action, tenantID: platformTenantID, targetType: "challenge", targetID: after.id.text, reason: detail,
+        before: try before?.snapshot, after: try after.snapshot)
 }

@@ -97,7 +97,7 @@ public struct SettleChallenge: AuditedOperation {
                 """, as: Challenge.self)
         else { throw DomainError.notFound("Challenge \(challengeID.text)") }
         let detail = "paid \(total) FitPoints to \(paying.count) of \(board.count) participants"
-        return Audited((after, settlement), event: challengeEvent(Self.action, before, after, detail: detail))
+        return Audited((after, settlement), event: try challengeEvent(Self.action, before, after, detail: detail))
     }
 
     static let coder: (encoder: JSONEncoder, decoder: JSONDecoder) = {

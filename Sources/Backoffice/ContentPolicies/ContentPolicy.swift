@@ -67,8 +67,8 @@ public struct PublishContentPolicy: AuditedOperation {
         struct Snapshot: Encodable { let slug: String, version: Int, title: String }
         let event = AuditRecord(
             action: Self.action, tenantID: platformTenantID, targetType: "content_policy", targetID: slug, reason: nil,
-            before: current.map { AuditRecord.json(Snapshot(slug: $0.slug, version: $0.version, title: $0.title)) },
-            after: AuditRecord.json(Snapshot(slug: slug, version: version, title: title)))
+            before: try current.map { try AuditRecord.json(Snapshot(slug: $0.slug, version: $0.version, title: $0.title)) },
+            after: try AuditRecord.json(Snapshot(slug: slug, version: version, title: title)))
         return Audited((published, .published), event: event)
     }
 }

@@ -37,6 +37,6 @@ enum AccountRewards {
         let after = try await WalletBalance.fetch(customer.id, in: unit)
         return AuditRecord(
             action: action, tenantID: platformTenantID, targetType: "fitpoints_wallet", targetID: customer.id.text,
-            reason: "\(rule.ruleID): \(rule.points) points", before: before.snapshot, after: after.snapshot)
+            reason: "\(rule.ruleID): \(rule.points) points", before: try before.snapshot, after: try after.snapshot)
     }
 }

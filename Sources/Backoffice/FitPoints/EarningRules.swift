@@ -146,7 +146,14 @@ public struct EarningRules: Sendable, Codable, Equatable {
     }()
 
     /// The JSON the rules are stored and audited as.
-    var json: String { String(decoding: (try? Self.storage.encoder.encode(self)) ?? Data("{}".utf8), as: UTF8.self) }
+    /// - Throws: `inconsistent` when they cannot be encoded (never an empty `{}` stored in their place).
+    var json: String {
+        get throws {
+            do { return String(decoding: try Self.storage.encoder.encode(self), as: UTF8.self) } catch {
+                throw DomainError.inconsistent("the earning rules cannot be encoded as JSON: \(error)")
+            }
+        }
+    }
 }
 
 extension MET.Intensity {
@@ -213,14 +220,14 @@ public struct SetEarningRules: AuditedOperation {
             let created = try await unit.first(
                 """
                 INSERT INTO fitpoints_rule_sets (version, rules, created_by, created_at)
-                VALUES (\(version), \(rules.json)::jsonb, \(unit.principal.operatorID), \(unit.now))
+                VALUES (\(version), \(try rules.json)::jsonb, \(unit.principal.operatorID), \(unit.now))
                 RETURNING \(unescaped: EarningRuleSet.columns)
                 """, as: EarningRuleSet.self)
         else { throw DomainError.inconsistent("the new rules were not returned") }
         let event = AuditRecord(
             action: Self.action, tenantID: platformTenantID, targetType: "fitpoints_rules", targetID: String(version), reason: nil,
-            before: current.map { #"{"version":\#($0.version),"rules":\#($0.rules.json)}"# },
-            after: #"{"version":\#(version),"rules":\#(rules.json)}"#)
+            before: try current.map { #"{"version":\#($0.version),"rules":\#(try $0.rules.json)}"# },
+            after: #"{"version":\#(version),"rules":\#(try rules.json)}"#)
         return Audited((created, .set), event: event)
     }
 }

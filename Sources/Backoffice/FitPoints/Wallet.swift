@@ -13,8 +13,10 @@ public struct WalletBalance: Sendable, Equatable {
 
     /// What the audit log records of a wallet.
     var snapshot: String {
-        struct Snapshot: Encodable { let balance: Int64, credited: Int64, debited: Int64 }
-        return AuditRecord.json(Snapshot(balance: balance, credited: credited, debited: debited))
+        get throws {
+            struct Snapshot: Encodable { let balance: Int64, credited: Int64, debited: Int64 }
+            return try AuditRecord.json(Snapshot(balance: balance, credited: credited, debited: debited))
+        }
     }
 }
 
@@ -155,7 +157,7 @@ public struct AdjustFitPoints: AuditedOperation {
         let after = try await WalletBalance.fetch(customerID, in: unit)
         let event = AuditRecord(
             action: Self.action, tenantID: platformTenantID, targetType: "fitpoints_wallet", targetID: customerID.text, reason: reason,
-            before: before.snapshot, after: after.snapshot)
+            before: try before.snapshot, after: try after.snapshot)
         return Audited((entry, after), event: event)
     }
 }

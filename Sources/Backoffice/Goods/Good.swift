@@ -23,14 +23,16 @@ public struct Good: Sendable, Equatable {
 
     /// What the audit log keeps of it.
     var snapshot: String? {
-        struct Snapshot: Encodable {
-            let sku: String, name: String, category: String, price_cents: Int64?, price_fitpoints: Int64?, stock: Int64, status: String
-            let image_urls: [String]
+        get throws {
+            struct Snapshot: Encodable {
+                let sku: String, name: String, category: String, price_cents: Int64?, price_fitpoints: Int64?, stock: Int64, status: String
+                let image_urls: [String]
+            }
+            return try AuditRecord.json(
+                Snapshot(
+                    sku: sku, name: name, category: category, price_cents: priceCents, price_fitpoints: priceFitPoints, stock: stock,
+                    status: status.rawValue, image_urls: imageURLs))
         }
-        return AuditRecord.json(
-            Snapshot(
-                sku: sku, name: name, category: category, price_cents: priceCents, price_fitpoints: priceFitPoints, stock: stock,
-                status: status.rawValue, image_urls: imageURLs))
     }
 }
 

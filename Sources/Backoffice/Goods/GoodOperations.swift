@@ -34,7 +34,8 @@ public struct CreateGood: AuditedOperation {
         return Audited(
             good,
             event: AuditRecord(
-                action: Self.action, tenantID: tenant, targetType: "good", targetID: good.id.text, reason: nil, before: nil, after: good.snapshot))
+                action: Self.action, tenantID: tenant, targetType: "good", targetID: good.id.text, reason: nil, before: nil, after: try good.snapshot)
+        )
     }
 }
 
@@ -111,8 +112,8 @@ public struct UpdateGood: AuditedOperation {
         return Audited(
             after,
             event: AuditRecord(
-                action: action, tenantID: before.tenantID, targetType: "good", targetID: before.id.text, reason: reason, before: before.snapshot,
-                after: after.snapshot))
+                action: action, tenantID: before.tenantID, targetType: "good", targetID: before.id.text, reason: reason, before: try before.snapshot,
+                after: try after.snapshot))
     }
 }
 

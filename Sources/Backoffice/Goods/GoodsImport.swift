@@ -88,7 +88,7 @@ public struct ImportGoods: AuditedOperation {
             report,
             event: AuditRecord(
                 action: Self.action, tenantID: tenant, targetType: "goods", targetID: "import", reason: nil, before: nil,
-                after: AuditRecord.json(
+                after: try AuditRecord.json(
                     Snapshot(
                         format: format.rawValue, rows: report.rows, created: report.created, updated: report.updated, rejected: report.rejected,
                         sha256: sha256))))

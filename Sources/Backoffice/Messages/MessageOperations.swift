@@ -56,7 +56,7 @@ public struct CreateMessage: AuditedOperation {
                 RETURNING \(unescaped: SystemMessage.columns)
                 """, as: SystemMessage.self)
         else { throw DomainError.inconsistent("the new message was not returned") }
-        return Audited(created, event: messageEvent(Self.action, nil, created, reason: nil))
+        return Audited(created, event: try messageEvent(Self.action, nil, created, reason: nil))
     }
 }
 
@@ -103,7 +103,7 @@ public struct PublishMessage: AuditedOperation {
                 WHERE id = \(messageID) RETURNING \(unescaped: SystemMessage.columns)
                 """, as: SystemMessage.self)
         else { throw DomainError.notFound("Message \(messageID.text)") }
-        return Audited(after, event: messageEvent(Self.action, before, after, reason: nil))
+        return Audited(after, event: try messageEvent(Self.action, before, after, reason: nil))
     }
 }
 
@@ -138,6 +138,6 @@ public struct RetractMessage: AuditedOperation {
                 WHERE id = \(messageID) RETURNING \(unescaped: SystemMessage.columns)
                 """, as: SystemMessage.self)
         else { throw DomainError.notFound("Message \(messageID.text)") }
-        return Audited(after, event: messageEvent(Self.action, before, after, reason: reason))
+        return Audited(after, event: try messageEvent(Self.action, before, after, reason: reason))
     }
 }

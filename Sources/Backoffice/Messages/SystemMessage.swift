@@ -40,19 +40,21 @@ public struct SystemMessage: Sendable, Equatable {
 
     /// What the audit log records of a message: its lifecycle, not its text.
     var snapshot: String {
-        struct Snapshot: Encodable {
-            let status: String, severity: String, audience: String, publish_at: Date?, expires_at: Date?, version: Int64
+        get throws {
+            struct Snapshot: Encodable {
+                let status: String, severity: String, audience: String, publish_at: Date?, expires_at: Date?, version: Int64
+            }
+            return try AuditRecord.json(
+                Snapshot(
+                    status: status.rawValue, severity: severity.rawValue, audience: audience.rawValue, publish_at: publishAt, expires_at: expiresAt,
+                    version: version))
         }
-        return AuditRecord.json(
-            Snapshot(
-                status: status.rawValue, severity: severity.rawValue, audience: audience.rawValue, publish_at: publishAt, expires_at: expiresAt,
-                version: version))
     }
 }
 
 /// The audit record of a change to one message.
-func messageEvent(_ action: Action, _ before: SystemMessage?, _ after: SystemMessage, reason: String?) -> AuditRecord {
+func messageEvent(_ action: Action, _ before: SystemMessage?, _ after: SystemMessage, reason: String?) throws -> AuditRecord {
     AuditRecord(
         action: action, tenantID: platformTenantID, targetType: "system_message", targetID: after.id.text, reason: reason,
-        before: before?.snapshot, after: after.snapshot)
+        before: try before?.snapshot, after: try after.snapshot)
 }

@@ -146,7 +146,7 @@ public struct Checkout: StagedOperation {
                     INSERT INTO orders (tenant_id, id, customer_id, status, total_cents, total_fitpoints, shipping_name, shipping_address, line_count,
                         created_at, updated_at)
                     VALUES (\(tenant), \(orderID), \(request.customerID), \(status.rawValue), \(totalCents), \(totalPoints), \(request.shipping.name),
-                        \(AuditRecord.json(request.shipping.address))::jsonb, \(Int32(lines.count)), \(unit.now), \(unit.now))
+                        \(try AuditRecord.json(request.shipping.address))::jsonb, \(Int32(lines.count)), \(unit.now), \(unit.now))
                     RETURNING *
                 ), lines AS (
                     INSERT INTO order_lines (tenant_id, order_id, line, good_id, sku, name, quantity, paid_in, unit_price)
@@ -164,7 +164,7 @@ public struct Checkout: StagedOperation {
                 """, as: Order.self)
         else { throw DomainError.inconsistent("the new order was not returned") }
         let event = AuditRecord(
-            action: Self.action, tenantID: tenant, targetType: "order", targetID: orderID.text, reason: nil, before: nil, after: order.snapshot)
+            action: Self.action, tenantID: tenant, targetType: "order", targetID: orderID.text, reason: nil, before: nil, after: try order.snapshot)
         guard let reservation else { return Audited(.done(Placed(detail: OrderDetail(order: order, lines: lines, payment: nil))), event: event) }
         return Audited(.call(reservation), event: event)
     }
@@ -189,7 +189,8 @@ public struct Checkout: StagedOperation {
             Placed(detail: detail),
             event: AuditRecord(
                 action: Self.action, tenantID: after.tenantID, targetType: "order", targetID: after.id.text,
-                reason: "the payment provider's verdict: \(detail.payment?.status.rawValue ?? "none")", before: before.snapshot, after: after.snapshot
+                reason: "the payment provider's verdict: \(detail.payment?.status.rawValue ?? "none")", before: try before.snapshot,
+                after: try after.snapshot
             ))
     }
 

@@ -50,13 +50,16 @@ public struct Order: Sendable, Equatable {
 
     /// What the audit log keeps of it (no customer id: partners read their tenant's audit trail).
     var snapshot: String? {
-        struct Snapshot: Encodable {
-            let status: String, total_cents: Int64, total_fitpoints: Int64, carrier: String?, tracking_number: String?, status_reason: String?
+        get throws {
+            struct Snapshot: Encodable {
+                let status: String, total_cents: Int64, total_fitpoints: Int64, carrier: String?, tracking_number: String?, status_reason: String?
+            }
+            return try AuditRecord.json(
+                Snapshot(
+                    status: status.rawValue, total_cents: totalCents, total_fitpoints: totalFitPoints, carrier: carrier,
+                    tracking_number: trackingNumber,
+                    status_reason: statusReason))
         }
-        return AuditRecord.json(
-            Snapshot(
-                status: status.rawValue, total_cents: totalCents, total_fitpoints: totalFitPoints, carrier: carrier, tracking_number: trackingNumber,
-                status_reason: statusReason))
     }
 }
 

@@ -40,8 +40,9 @@ extension OrderMove {
         return Audited(
             try await OrderDetail.load(after, in: unit),
             event: AuditRecord(
-                action: Self.action, tenantID: before.tenantID, targetType: "order", targetID: orderID.text, reason: reason, before: before.snapshot,
-                after: after.snapshot))
+                action: Self.action, tenantID: before.tenantID, targetType: "order", targetID: orderID.text, reason: reason,
+                before: try before.snapshot,
+                after: try after.snapshot))
     }
 }
 

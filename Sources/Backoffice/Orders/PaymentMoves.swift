@@ -68,12 +68,12 @@ extension PaymentMove {
             orderID: orderID, paymentID: payment.id, providerPaymentID: providerID, operation: Self.operation,
             amountCents: Self.operation == .refund ? payment.capturedCents - payment.refundedCents : payment.authorizedCents,
             carrier: shipment?.carrier, trackingNumber: shipment?.tracking, reason: reason)
-        try await Payment.begin(Self.operation, detail: AuditRecord.json(step), on: payment.id, in: unit)
+        try await Payment.begin(Self.operation, detail: try AuditRecord.json(step), on: payment.id, in: unit)
         return Audited(
             .call(step),
             event: AuditRecord(
                 action: Self.action, tenantID: before.tenantID, targetType: "order", targetID: orderID.text,
-                reason: "asked the payment provider to \(Self.operation.rawValue)", before: before.snapshot, after: before.snapshot))
+                reason: "asked the payment provider to \(Self.operation.rawValue)", before: try before.snapshot, after: try before.snapshot))
     }
 
     func call(_ step: PaymentStep) async throws -> PaymentOutcome {
@@ -100,7 +100,8 @@ extension PaymentMove {
                 MoveOutcome(detail: try await OrderDetail.load(before, in: unit), refused: Self.refusal),
                 event: AuditRecord(
                     action: Self.action, tenantID: before.tenantID, targetType: "order", targetID: before.id.text,
-                    reason: "the payment provider refused to \(step.operation.rawValue): \(code)", before: before.snapshot, after: before.snapshot))
+                    reason: "the payment provider refused to \(step.operation.rawValue): \(code)", before: try before.snapshot,
+                    after: try before.snapshot))
         }
         switch step.operation {
         case .capture: try await Payment.record(payment.id, status: .captured, capturedCents: step.amountCents, in: unit)
@@ -119,6 +120,6 @@ extension PaymentMove {
             MoveOutcome(detail: try await OrderDetail.load(after, in: unit), refused: nil),
             event: AuditRecord(
                 action: Self.action, tenantID: before.tenantID, targetType: "order", targetID: before.id.text, reason: reason,
-                before: before.snapshot, after: after.snapshot))
+                before: try before.snapshot, after: try after.snapshot))
     }
 }

@@ -123,7 +123,7 @@ public struct ReceivePaymentWebhook: AuditedOperation {
         let event = AuditRecord(
             action: Self.action, tenantID: tenant, targetType: order == nil ? "payment_event" : "order", targetID: order?.text ?? self.event.id,
             reason: nil, before: nil,
-            after: AuditRecord.json(Snapshot(event_id: self.event.id, type: self.event.type, payment_id: self.event.paymentID, outcome: outcome)))
+            after: try AuditRecord.json(Snapshot(event_id: self.event.id, type: self.event.type, payment_id: self.event.paymentID, outcome: outcome)))
         return Audited(WebhookReceipt(duplicate: false, outcome: outcome), event: event)
     }
 

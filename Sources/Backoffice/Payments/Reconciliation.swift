@@ -151,7 +151,7 @@ struct RecordReconciledVerdict: AuditedOperation {
             after,
             event: AuditRecord(
                 action: Self.action, tenantID: order.tenantID, targetType: "order", targetID: order.id.text,
-                reason: "the payment provider's verdict, found by reconciliation", before: order.snapshot, after: after.snapshot))
+                reason: "the payment provider's verdict, found by reconciliation", before: try order.snapshot, after: try after.snapshot))
     }
 }
 
@@ -167,7 +167,7 @@ struct RecordReconciliation: AuditedOperation {
             (),
             event: AuditRecord(
                 action: Self.action, tenantID: platformTenantID, targetType: "payments", targetID: provider, reason: nil, before: nil,
-                after: AuditRecord.json(
+                after: try AuditRecord.json(
                     Summary(
                         checked: report.checked, completed: report.completed.count, cancelled: report.cancelled.count,
                         finished_moves: report.finishedMoves.count, still_pending: report.stillPending))))

@@ -53,12 +53,14 @@ public struct ShopApplication: Sendable, Equatable {
     /// contact email, tax id or bank reference (the log outlives the application and is read by
     /// auditors, for whom personal data is masked).
     var snapshot: String? {
-        struct Snapshot: Encodable {
-            let legal_name: String, status: String, eligible: Bool, checks: [EligibilityCheck]
-            let tenant_id: String?
+        get throws {
+            struct Snapshot: Encodable {
+                let legal_name: String, status: String, eligible: Bool, checks: [EligibilityCheck]
+                let tenant_id: String?
+            }
+            return try AuditRecord.json(
+                Snapshot(legal_name: legalName, status: status.rawValue, eligible: eligible, checks: checks, tenant_id: tenantID?.text))
         }
-        return AuditRecord.json(
-            Snapshot(legal_name: legalName, status: status.rawValue, eligible: eligible, checks: checks, tenant_id: tenantID?.text))
     }
 }
 

@@ -53,8 +53,8 @@ public struct ApplyForShop: StagedOperation {
                 """
                 INSERT INTO shop_applications (id, legal_name, contact_email, tax_id, address, payout_account_holder, payout_account_last4,
                     payout_account_ref, checks, eligible, source_ip, submitted_at, claim_hash, claim_expires_at)
-                VALUES (\(id), \(form.legalName), \(form.contactEmail), \(checked.taxID), \(AuditRecord.json(form.address))::jsonb,
-                    \(form.bankAccount.holderName), \(form.bankAccount.last4), \(bank.reference), \(AuditRecord.json(checks))::jsonb, \(eligible),
+                VALUES (\(id), \(form.legalName), \(form.contactEmail), \(checked.taxID), \(try AuditRecord.json(form.address))::jsonb,
+                    \(form.bankAccount.holderName), \(form.bankAccount.last4), \(bank.reference), \(try AuditRecord.json(checks))::jsonb, \(eligible),
                     \(unit.context.sourceIP), \(unit.now), \(ByteBuffer(bytes: ShopClaimCode.hash(claim))),
                     \(unit.now.addingTimeInterval(ShopClaimCode.lifetime)))
                 RETURNING \(unescaped: ShopApplication.columns)
@@ -65,7 +65,7 @@ public struct ApplyForShop: StagedOperation {
             application,
             event: AuditRecord(
                 action: Self.action, tenantID: platformTenantID, targetType: "shop_application", targetID: id.text, reason: nil, before: nil,
-                after: application.snapshot))
+                after: try application.snapshot))
     }
 
     /// The provider's verdict on the payout account, as a check (well-formed numbers only).
@@ -156,7 +156,7 @@ public struct ClaimShop: AuditedOperation {
         let token = try await CreateToken(operatorID: admin, name: "claimed by the applicant", expiresInHours: nil).perform(in: unit)
         let event = AuditRecord(
             action: Self.action, tenantID: platformTenantID, targetType: "shop_application", targetID: applicationID.text, reason: nil, before: nil,
-            after: AuditRecord.json(["tenant_id": tenant.text, "token_id": token.output.0.id.text]))
+            after: try AuditRecord.json(["tenant_id": tenant.text, "token_id": token.output.0.id.text]))
         return Audited(token.output, event: event, more: token.events)
     }
 }
@@ -199,7 +199,7 @@ public struct ApproveShopApplication: AuditedOperation {
         let inserted = try await unit.first(
             """
             INSERT INTO shop_profiles (tenant_id, legal_name, contact_email, tax_id, address, payout_account_ref, payout_account_last4, application_id)
-            VALUES (\(tenant.output.id), \(before.legalName), \(before.contactEmail), \(before.taxID), \(AuditRecord.json(before.address))::jsonb,
+            VALUES (\(tenant.output.id), \(before.legalName), \(before.contactEmail), \(before.taxID), \(try AuditRecord.json(before.address))::jsonb,
                 \(reference), \(before.payoutAccountLast4), \(before.id))
             ON CONFLICT DO NOTHING RETURNING 1
             """
@@ -216,7 +216,7 @@ public struct ApproveShopApplication: AuditedOperation {
         else { throw DomainError.inconsistent("the approved application was not returned") }
         let event = AuditRecord(
             action: Self.action, tenantID: platformTenantID, targetType: "shop_application", targetID: applicationID.text, reason: reason,
-            before: before.snapshot, after: after.snapshot)
+            before: try before.snapshot, after: try after.snapshot)
         let approval = ShopApproval(application: after, tenant: tenant.output, admin: admin.output)
         return Audited(approval, event: event, more: tenant.events + admin.events)
     }
@@ -252,7 +252,7 @@ public struct RejectShopApplication: AuditedOperation {
             after,
             event: AuditRecord(
                 action: Self.action, tenantID: platformTenantID, targetType: "shop_application", targetID: applicationID.text, reason: reason,
-                before: before.snapshot, after: after.snapshot))
+                before: try before.snapshot, after: try after.snapshot))
     }
 }
 

@@ -23,8 +23,10 @@ public struct Operator: Sendable, Equatable {
     public var version: Int64
 
     var snapshot: String {
-        struct Snapshot: Encodable { let email: String, role: String, status: String, version: Int64 }
-        return AuditRecord.json(Snapshot(email: email, role: role.rawValue, status: status, version: version))
+        get throws {
+            struct Snapshot: Encodable { let email: String, role: String, status: String, version: Int64 }
+            return try AuditRecord.json(Snapshot(email: email, role: role.rawValue, status: status, version: version))
+        }
     }
 }
 
@@ -41,9 +43,11 @@ public struct Token: Sendable, Equatable {
     public var revokedAt: Date?
 
     var snapshot: String {
-        struct Snapshot: Encodable { let operator_id: String, name: String, role: String, expires_at: Date, revoked: Bool }
-        return AuditRecord.json(
-            Snapshot(operator_id: operatorID.text, name: name, role: role.rawValue, expires_at: expiresAt, revoked: revokedAt != nil))
+        get throws {
+            struct Snapshot: Encodable { let operator_id: String, name: String, role: String, expires_at: Date, revoked: Bool }
+            return try AuditRecord.json(
+                Snapshot(operator_id: operatorID.text, name: name, role: role.rawValue, expires_at: expiresAt, revoked: revokedAt != nil))
+        }
     }
 }
 

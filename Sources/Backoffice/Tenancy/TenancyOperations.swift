@@ -30,7 +30,7 @@ public struct CreateTenant: AuditedOperation {
             tenant,
             event: AuditRecord(
                 action: Self.action, tenantID: tenant.id, targetType: "tenant", targetID: tenant.id.text, reason: nil,
-                before: nil, after: AuditRecord.json(Snapshot(slug: slug, name: name))))
+                before: nil, after: try AuditRecord.json(Snapshot(slug: slug, name: name))))
     }
 }
 
@@ -79,7 +79,7 @@ public struct CreateOperator: AuditedOperation {
             created,
             event: AuditRecord(
                 action: Self.action, tenantID: tenant, targetType: "operator", targetID: created.id.text, reason: nil,
-                before: nil, after: created.snapshot))
+                before: nil, after: try created.snapshot))
     }
 }
 
@@ -137,7 +137,7 @@ public struct DisableOperator: AuditedOperation {
             after,
             event: AuditRecord(
                 action: Self.action, tenantID: before.tenantID, targetType: "operator", targetID: operatorID.text,
-                reason: reason, before: before.snapshot, after: after.snapshot))
+                reason: reason, before: try before.snapshot, after: try after.snapshot))
     }
 }
 
@@ -187,7 +187,7 @@ public struct CreateToken: AuditedOperation {
             (token, secret),
             event: AuditRecord(
                 action: Self.action, tenantID: owner.tenantID, targetType: "token", targetID: token.id.text, reason: nil,
-                before: nil, after: token.snapshot))
+                before: nil, after: try token.snapshot))
     }
 }
 
@@ -212,6 +212,6 @@ public struct RevokeToken: AuditedOperation {
             after,
             event: AuditRecord(
                 action: Self.action, tenantID: before.tenantID, targetType: "token", targetID: tokenID.text, reason: nil,
-                before: before.snapshot, after: after.snapshot))
+                before: try before.snapshot, after: try after.snapshot))
     }
 }
