@@ -42,7 +42,7 @@ extension APIHandler {
     func exportAuditEvents(_ input: Operations.ExportAuditEvents.Input) async throws -> Operations.ExportAuditEvents.Output {
         let q = input.query
         let filter = try auditFilter(tenantID: q.tenantId, actorID: q.actorId, action: q.action, targetID: q.targetId, since: q.since, until: q.until)
-        let lines = try await read(ExportAuditEvents(log: AuditLog(database: database), filter: filter)).map { ArraySlice($0.readableBytesView) }
+        let lines = try await read(ExportAuditEvents(log: AuditLog(database: database), filter: filter))
         return .ok(.init(body: .applicationJsonl(HTTPBody(lines, length: .unknown, iterationBehavior: .single))))
     }
 

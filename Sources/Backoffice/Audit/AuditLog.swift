@@ -106,54 +106,25 @@ public struct AuditLog: Sendable {
             hash: c.17, tokenID: c.18)
     }
 
-    /// Every matching event as JSON lines, oldest first, fetched in pages of `pageSize` so memory
+    /// Every matching event as JSON lines, oldest first, fetched in pages of `pageSize` as the
+    /// consumer reads (`ExportPages`: each page authenticates the request's token again), so memory
     /// stays constant however long the log is. A line is the jsonb text form of the event's
     /// columns, id, links and the exact `canonical` text its hash covers (so a client can verify
     /// an export without the server), written here from the row (`AuditCanonical.buildExportLine`).
-    public func export(_ filter: AuditFilter, context: OperationContext, pageSize: Int = 1000) -> ExportLines {
-        ExportLines(database: database, filter: filter, context: context, pageSize: pageSize)
-    }
-
-    /// The JSON lines of an export, produced page by page as the consumer reads, each page in a
-    /// session that authenticates the request's token again (`Database.readPage`).
-    public struct ExportLines: AsyncSequence, Sendable {
-        public typealias Element = ByteBuffer
-        let database: Database
-        let filter: AuditFilter
-        let context: OperationContext
-        let pageSize: Int
-
-        public struct AsyncIterator: AsyncIteratorProtocol {
-            let lines: ExportLines
-            var afterID: Int64 = 0
-            var done = false
-
-            public mutating func next() async throws -> ByteBuffer? {
-                guard !done else { return nil }
-                let (lines, afterID, pageSize, filter) = (self.lines, self.afterID, lines.pageSize, lines.filter)
-                let page: (ByteBuffer, Int64, Int) = try await lines.database.readPage(for: lines.context) { context in
-                    let connection = try context.connection
-                    let query = filter.query(selecting: StoredEventReader.selectList, afterID: afterID, limit: pageSize)
-                    var (buffer, reader) = (ByteBuffer(), StoredEventReader())
-                    var last = afterID
-                    var count = 0
-                    for try await row in try await connection.send(query, logger: lines.database.logger) {
-                        guard let id = reader.exportLine(row, into: &buffer) else {
-                            throw DomainError.inconsistent("audit export read a row that is not an event record")
-                        }
-                        last = id
-                        count += 1
-                    }
-                    return (buffer, last, count)
+    public func export(_ filter: AuditFilter, context: OperationContext, pageSize: Int = 1000) -> ExportPages<Int64> {
+        let logger = database.logger
+        return ExportPages(database: database, context: context, start: [], after: 0) { afterID, context in
+            let query = filter.query(selecting: StoredEventReader.selectList, afterID: afterID, limit: pageSize)
+            var (buffer, reader) = (ByteBuffer(), StoredEventReader())
+            var (last, count) = (afterID, 0)
+            for try await row in try await context.connection.send(query, logger: logger) {
+                guard let id = reader.exportLine(row, into: &buffer) else {
+                    throw DomainError.inconsistent("audit export read a row that is not an event record")
                 }
-                self.afterID = page.1
-                if page.2 < pageSize { done = true }
-                if page.2 == 0 { return nil }
-                return page.0
+                (last, count) = (id, count + 1)
             }
+            return (Array(buffer.readableBytesView), count < pageSize ? nil : last)
         }
-
-        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(lines: self) }
     }
 
     /// The head (seq, hash) of every visible chain.

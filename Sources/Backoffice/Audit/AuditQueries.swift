@@ -39,7 +39,7 @@ public struct ExportAuditEvents: Query {
         self.filter = filter
     }
 
-    public func read(in unit: UnitOfWork) async throws -> AuditLog.ExportLines {
+    public func read(in unit: UnitOfWork) async throws -> ExportPages<Int64> {
         log.export(filter, context: unit.context)
     }
 }

@@ -58,7 +58,7 @@ struct AuditAPITests {
             var lines = 0
             for try await chunk in AuditLog(database: env.database).export(AuditFilter(), context: env.context(.auditor), pageSize: 5) {
                 chunks += 1
-                let count = chunk.readableBytesView.filter { $0 == 10 }.count
+                let count = chunk.filter { $0 == 10 }.count
                 #expect(count <= 5)
                 lines += count
             }

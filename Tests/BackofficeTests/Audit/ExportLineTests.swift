@@ -23,7 +23,7 @@ struct ExportLineTests {
         }
         var text = ""
         for try await page in AuditLog(database: env.database).export(AuditFilter(), context: env.context(.auditor)) {
-            text += String(buffer: page)
+            text += String(decoding: page, as: UTF8.self)
         }
         return text.split(separator: "\n").map(String.init)
     }

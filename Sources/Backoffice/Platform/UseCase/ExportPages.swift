@@ -71,15 +71,4 @@ extension Database {
             return try await body(context.with(transaction))
         }
     }
-
-    /// Runs `body` in a request transaction whose first statement authenticates `context`'s token
-    /// again, refusing (`unauthenticated`) unless it is still the same principal; commits when
-    /// `body` returns. For a change whose request held no transaction while it waited (an upload).
-    func reauthenticatedTransaction<T: Sendable>(for context: OperationContext, _ body: (OperationContext) async throws -> T) async throws -> T {
-        guard let tokenHash = context.tokenHash else { throw DomainError.unauthenticated }
-        return try await requestTransaction(tokenHash: tokenHash) { principal, transaction in
-            guard principal == context.principal else { throw DomainError.unauthenticated }
-            return (try await body(context.with(transaction)), commit: true)
-        }
-    }
 }
