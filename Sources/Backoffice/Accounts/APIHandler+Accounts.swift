@@ -43,11 +43,11 @@ extension APIHandler {
     }
 
     func syncCustomer(_ input: Operations.SyncCustomer.Input) async throws -> Operations.SyncCustomer.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.CustomerSync = try json(input.body)
         let sync = SyncCustomer(
             id: try parseID(body.id, "id"), email: body.email, displayName: body.displayName,
             subscription: try body.subscription.map { try .init(known: $0.rawValue) }, renewsAt: body.renewsAt)
-        let stored = try await change(sync, key: input.headers.idempotencyKey, operationID: Operations.SyncCustomer.id, request: body) {
+        let stored = try await change(sync, body: body) {
             customer, outcome in StoredResponse(status: outcome == .created ? 201 : 200, body: try customer.api)
         }
         let etag = EntityTag.of(stored.body.version)
@@ -62,71 +62,65 @@ extension APIHandler {
     }
 
     func deleteCustomer(_ input: Operations.DeleteCustomer.Input) async throws -> Operations.DeleteCustomer.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.ReasonRequest = try json(input.body)
         let id = try parseID(input.path.customerId, "customer_id")
         let customer = try await change(
-            DeleteAccount(customerID: id, reason: body.reason, ifMatch: input.headers.ifMatch), key: input.headers.idempotencyKey,
-            operationID: Operations.DeleteCustomer.id, request: ActionRequest(id: id.text, body: body)
+            DeleteAccount(customerID: id, reason: body.reason, ifMatch: input.headers.ifMatch), on: id, body: body
         ) { try $0.api }
         return .ok(.init(headers: .init(eTag: EntityTag.of(customer.version)), body: .json(customer)))
     }
 
     func lockCustomer(_ input: Operations.LockCustomer.Input) async throws -> Operations.LockCustomer.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.LockRequest = try json(input.body)
         let id = try parseID(input.path.customerId, "customer_id")
         let customer = try await change(
             LockAccount(customerID: id, reason: body.reason, until: body.until, ifMatch: input.headers.ifMatch),
-            key: input.headers.idempotencyKey, operationID: Operations.LockCustomer.id, request: ActionRequest(id: id.text, body: body)
+            on: id, body: body
         ) { try $0.api }
         return .ok(.init(headers: .init(eTag: EntityTag.of(customer.version)), body: .json(customer)))
     }
 
     func unlockCustomer(_ input: Operations.UnlockCustomer.Input) async throws -> Operations.UnlockCustomer.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.ReasonRequest = try json(input.body)
         let id = try parseID(input.path.customerId, "customer_id")
         let customer = try await change(
-            UnlockAccount(customerID: id, reason: body.reason, ifMatch: input.headers.ifMatch), key: input.headers.idempotencyKey,
-            operationID: Operations.UnlockCustomer.id, request: ActionRequest(id: id.text, body: body)
+            UnlockAccount(customerID: id, reason: body.reason, ifMatch: input.headers.ifMatch), on: id, body: body
         ) { try $0.api }
         return .ok(.init(headers: .init(eTag: EntityTag.of(customer.version)), body: .json(customer)))
     }
 
     func restoreCustomer(_ input: Operations.RestoreCustomer.Input) async throws -> Operations.RestoreCustomer.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.ReasonRequest = try json(input.body)
         let id = try parseID(input.path.customerId, "customer_id")
         let customer = try await change(
-            RestoreAccount(customerID: id, reason: body.reason, ifMatch: input.headers.ifMatch), key: input.headers.idempotencyKey,
-            operationID: Operations.RestoreCustomer.id, request: ActionRequest(id: id.text, body: body)
+            RestoreAccount(customerID: id, reason: body.reason, ifMatch: input.headers.ifMatch), on: id, body: body
         ) { try $0.api }
         return .ok(.init(headers: .init(eTag: EntityTag.of(customer.version)), body: .json(customer)))
     }
 
     func reportLoginAttempt(_ input: Operations.ReportLoginAttempt.Input) async throws -> Operations.ReportLoginAttempt.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.LoginAttempt = try json(input.body)
         let id = try parseID(input.path.customerId, "customer_id")
         let customer = try await change(
-            ReportLoginAttempt(customerID: id, succeeded: body.succeeded), key: input.headers.idempotencyKey,
-            operationID: Operations.ReportLoginAttempt.id, request: ActionRequest(id: id.text, body: body)
+            ReportLoginAttempt(customerID: id, succeeded: body.succeeded), on: id, body: body
         ) { try $0.api }
         return .ok(.init(body: .json(customer)))
     }
 
     func reportPasswordReset(_ input: Operations.ReportPasswordReset.Input) async throws -> Operations.ReportPasswordReset.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.PasswordReset = try json(input.body)
         let id = try parseID(input.path.customerId, "customer_id")
         let customer = try await change(
-            ReportPasswordReset(customerID: id), key: input.headers.idempotencyKey, operationID: Operations.ReportPasswordReset.id,
-            request: ActionRequest(id: id.text, body: body)
+            ReportPasswordReset(customerID: id), on: id, body: body
         ) { try $0.api }
         return .ok(.init(body: .json(customer)))
     }
 
     func fileAppeal(_ input: Operations.FileAppeal.Input) async throws -> Operations.FileAppeal.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.AppealCreate = try json(input.body)
         let id = try parseID(input.path.customerId, "customer_id")
         let appeal = try await change(
-            FileAppeal(customerID: id, message: body.message), key: input.headers.idempotencyKey, operationID: Operations.FileAppeal.id,
-            request: ActionRequest(id: id.text, body: body), status: 201
+            FileAppeal(customerID: id, message: body.message), on: id, body: body, status: 201
         ) { try $0.api }
         return .created(.init(body: .json(appeal)))
     }
@@ -154,21 +148,21 @@ extension APIHandler {
     }
 
     func resolveAppeal(_ input: Operations.ResolveAppeal.Input) async throws -> Operations.ResolveAppeal.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.AppealResolution = try json(input.body)
         let id = try parseID(input.path.appealId, "appeal_id")
         let appeal = try await change(
             ResolveAppeal(appealID: id, decision: try .init(known: body.decision.rawValue), reason: body.reason),
-            key: input.headers.idempotencyKey, operationID: Operations.ResolveAppeal.id, request: ActionRequest(id: id.text, body: body)
+            on: id, body: body
         ) { try $0.api }
         return .ok(.init(body: .json(appeal)))
     }
 
     func purgeDeletedAccounts(_ input: Operations.PurgeDeletedAccounts.Input) async throws -> Operations.PurgeDeletedAccounts.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.PurgeRequest = try json(input.body)
         let dryRun = body.dryRun ?? false
         let days = policies.retention.deletedAccountsPurgeAfterDays
         let report = try await change(
-            PurgeExpiredData(dryRun: dryRun), key: input.headers.idempotencyKey, operationID: Operations.PurgeDeletedAccounts.id, request: body
+            PurgeExpiredData(dryRun: dryRun), body: body
         ) { report in
             Components.Schemas.PurgeReport(
                 dryRun: dryRun, retentionDays: days, purged: report.accounts.map(\.text), idempotencyKeys: report.idempotencyKeys,

@@ -30,10 +30,9 @@ extension IngestActivity.Outcome {
 
 extension APIHandler {
     func ingestActivity(_ input: Operations.IngestActivity.Input) async throws -> Operations.IngestActivity.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.ActivityBatch = try json(input.body)
         let outcome = try await change(
-            IngestActivity(events: body.events.map(ActivityEventInput.init)), key: input.headers.idempotencyKey,
-            operationID: Operations.IngestActivity.id, request: body
+            IngestActivity(events: body.events.map(ActivityEventInput.init)), body: body
         ) { try $0.api }
         return .ok(.init(body: .json(outcome)))
     }

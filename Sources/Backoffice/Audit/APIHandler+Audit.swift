@@ -52,7 +52,7 @@ extension APIHandler {
     }
 
     func verifyAudit(_ input: Operations.VerifyAudit.Input) async throws -> Operations.VerifyAudit.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.VerifyRequest = try json(input.body)
         let checkpoint = (body.checkpoint?.heads ?? []).map { ChainHead(chain: $0.chain, seq: $0.seq, hash: $0.hash) }
         let report = try await read(VerifyAuditLog(log: AuditLog(database: database), checkpoint: checkpoint))
         let failure = try report.failure.map {

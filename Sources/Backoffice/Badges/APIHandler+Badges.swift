@@ -10,10 +10,10 @@ extension Badge {
 
 extension APIHandler {
     func createBadge(_ input: Operations.CreateBadge.Input) async throws -> Operations.CreateBadge.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.BadgeDraft = try json(input.body)
         let badge = try await change(
             CreateBadge(slug: body.slug, name: body.name, description: body.description, metric: body.metric, threshold: body.threshold),
-            key: input.headers.idempotencyKey, operationID: Operations.CreateBadge.id, request: body, status: 201
+            body: body, status: 201
         ) { $0.api }
         return .created(.init(body: .json(badge)))
     }

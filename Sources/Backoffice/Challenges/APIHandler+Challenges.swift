@@ -39,9 +39,9 @@ extension Cursor {
 
 extension APIHandler {
     func createChallenge(_ input: Operations.CreateChallenge.Input) async throws -> Operations.CreateChallenge.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.ChallengeDraft = try json(input.body)
         let challenge = try await change(
-            CreateChallenge(.init(body)), key: input.headers.idempotencyKey, operationID: Operations.CreateChallenge.id, request: body, status: 201
+            CreateChallenge(.init(body)), body: body, status: 201
         ) { [clock = database.clock] in try $0.api(at: clock.now()) }
         return .created(.init(headers: .init(eTag: EntityTag.of(challenge.version)), body: .json(challenge)))
     }
@@ -62,8 +62,7 @@ extension APIHandler {
     func publishChallenge(_ input: Operations.PublishChallenge.Input) async throws -> Operations.PublishChallenge.Output {
         let id = try parseID(input.path.challengeId, "challenge_id")
         let challenge = try await change(
-            PublishChallenge(challengeID: id, ifMatch: input.headers.ifMatch), key: input.headers.idempotencyKey,
-            operationID: Operations.PublishChallenge.id, request: ActionRequest(id: id.text)
+            PublishChallenge(challengeID: id, ifMatch: input.headers.ifMatch), on: id, body: String?.none
         ) { [clock = database.clock] in try $0.api(at: clock.now()) }
         return .ok(.init(headers: .init(eTag: EntityTag.of(challenge.version)), body: .json(challenge)))
     }
@@ -72,8 +71,7 @@ extension APIHandler {
         let id = try parseID(input.path.challengeId, "challenge_id")
         let body: Components.Schemas.SettleRequest? = if case .json(let body)? = input.body { body } else { nil }
         let settlement = try await change(
-            SettleChallenge(challengeID: id, dryRun: body?.dryRun ?? false), key: input.headers.idempotencyKey,
-            operationID: Operations.SettleChallenge.id, request: ActionRequest(id: id.text, body: body)
+            SettleChallenge(challengeID: id, dryRun: body?.dryRun ?? false), on: id, body: body
         ) { [clock = database.clock] challenge, settlement in
             Components.Schemas.ChallengeSettlement(
                 challenge: try challenge.api(at: clock.now()), dryRun: settlement.dryRun, settledAt: settlement.settledAt,

@@ -9,10 +9,9 @@ extension ContentPolicy {
 
 extension APIHandler {
     func publishContentPolicy(_ input: Operations.PublishContentPolicy.Input) async throws -> Operations.PublishContentPolicy.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.ContentPolicyDraft = try json(input.body)
         let stored = try await change(
-            PublishContentPolicy(slug: body.slug, title: body.title, body: body.body), key: input.headers.idempotencyKey,
-            operationID: Operations.PublishContentPolicy.id, request: body
+            PublishContentPolicy(slug: body.slug, title: body.title, body: body.body), body: body
         ) { policy, outcome in StoredResponse(status: outcome == .published ? 201 : 200, body: policy.api) }
         return stored.status == 201 ? .created(.init(body: .json(stored.body))) : .ok(.init(body: .json(stored.body)))
     }

@@ -32,11 +32,10 @@ extension APIHandler {
     }
 
     func adjustFitPoints(_ input: Operations.AdjustFitPoints.Input) async throws -> Operations.AdjustFitPoints.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.FitPointsAdjustmentRequest = try json(input.body)
         let customerID = try parseID(input.path.customerId, "customer_id")
         let adjustment = try await change(
-            AdjustFitPoints(customerID: customerID, points: body.points, reason: body.reason), key: input.headers.idempotencyKey,
-            operationID: Operations.AdjustFitPoints.id, request: ActionRequest(id: customerID.text, body: body), status: 201
+            AdjustFitPoints(customerID: customerID, points: body.points, reason: body.reason), on: customerID, body: body, status: 201
         ) { entry, balance in Components.Schemas.FitPointsAdjustment(entry: try entry.api, balance: balance.api) }
         return .created(.init(body: .json(adjustment)))
     }
@@ -73,15 +72,15 @@ extension APIHandler {
     }
 
     func setEarningRules(_ input: Operations.SetEarningRules.Input) async throws -> Operations.SetEarningRules.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.EarningRulesDraft = try json(input.body)
         let stored = try await change(
-            SetEarningRules(EarningRules.Draft(body)), key: input.headers.idempotencyKey, operationID: Operations.SetEarningRules.id, request: body
+            SetEarningRules(EarningRules.Draft(body)), body: body
         ) { ruleSet, outcome in StoredResponse(status: outcome == .set ? 201 : 200, body: ruleSet.api) }
         return stored.status == 201 ? .created(.init(body: .json(stored.body))) : .ok(.init(body: .json(stored.body)))
     }
 
     func simulateEarningRules(_ input: Operations.SimulateEarningRules.Input) async throws -> Operations.SimulateEarningRules.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.EarningRulesSimulationRequest = try json(input.body)
         let outcome = try await read(SimulateEarningRules(EarningRules.Draft(body.rules), days: body.days ?? 30))
         return .ok(
             .init(

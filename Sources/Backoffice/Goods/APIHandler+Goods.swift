@@ -15,12 +15,12 @@ extension Good {
 
 extension APIHandler {
     func createGood(_ input: Operations.CreateGood.Input) async throws -> Operations.CreateGood.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.GoodDraft = try json(input.body)
         let fields = GoodFields(
             name: body.name, description: body.description, category: body.category, priceCents: body.priceCents,
             priceFitPoints: body.priceFitpoints, stock: body.stock, imageURLs: body.imageUrls)
         let good = try await change(
-            CreateGood(sku: body.sku, fields: fields), key: input.headers.idempotencyKey, operationID: Operations.CreateGood.id, request: body,
+            CreateGood(sku: body.sku, fields: fields), body: body,
             status: 201
         ) { try $0.api }
         return .created(.init(headers: .init(eTag: EntityTag.of(good.version)), body: .json(good)))
@@ -41,15 +41,14 @@ extension APIHandler {
     }
 
     func updateGood(_ input: Operations.UpdateGood.Input) async throws -> Operations.UpdateGood.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.GoodUpdate = try json(input.body)
         let id = try parseID(input.path.goodId, "good_id")
         let changes = GoodChanges(
             name: body.name, description: body.description, category: body.category, priceCents: body.priceCents,
             priceFitPoints: body.priceFitpoints, stock: body.stock, status: try body.status.map { try Good.Status(known: $0.rawValue) },
             imageURLs: body.imageUrls)
         let good = try await change(
-            UpdateGood(goodID: id, changes: changes, ifMatch: input.headers.ifMatch), key: input.headers.idempotencyKey,
-            operationID: Operations.UpdateGood.id, request: ActionRequest(id: id.text, body: body)
+            UpdateGood(goodID: id, changes: changes, ifMatch: input.headers.ifMatch), on: id, body: body
         ) { try $0.api }
         return .ok(.init(headers: .init(eTag: EntityTag.of(good.version)), body: .json(good)))
     }
@@ -57,8 +56,7 @@ extension APIHandler {
     func archiveGood(_ input: Operations.ArchiveGood.Input) async throws -> Operations.ArchiveGood.Output {
         let id = try parseID(input.path.goodId, "good_id")
         let good = try await change(
-            ArchiveGood(goodID: id, ifMatch: input.headers.ifMatch), key: input.headers.idempotencyKey, operationID: Operations.ArchiveGood.id,
-            request: ActionRequest(id: id.text)
+            ArchiveGood(goodID: id, ifMatch: input.headers.ifMatch), on: id, body: String?.none
         ) { try $0.api }
         return .ok(.init(headers: .init(eTag: EntityTag.of(good.version)), body: .json(good)))
     }
@@ -102,8 +100,8 @@ extension APIHandler {
         let query = input.query
         let importGoods = ImportGoods(contents: contents, format: format, allOrNothing: query.allOrNothing ?? false, dryRun: query.dryRun ?? false)
         let report = try await changeAfterUpload(
-            importGoods, key: input.headers.idempotencyKey, operationID: Operations.ImportGoods.id,
-            request: ImportFingerprint(format: format.rawValue, allOrNothing: query.allOrNothing, dryRun: query.dryRun, sha256: importGoods.sha256)
+            importGoods,
+            body: ImportFingerprint(format: format.rawValue, allOrNothing: query.allOrNothing, dryRun: query.dryRun, sha256: importGoods.sha256)
         ) { report in
             Components.Schemas.ImportReport(
                 dryRun: report.dryRun, allOrNothing: report.allOrNothing, rows: report.rows, created: report.created, updated: report.updated,

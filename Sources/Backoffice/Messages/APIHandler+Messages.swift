@@ -23,13 +23,13 @@ extension SystemMessage {
 
 extension APIHandler {
     func createMessage(_ input: Operations.CreateMessage.Input) async throws -> Operations.CreateMessage.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.MessageDraft = try json(input.body)
         let create = CreateMessage(
             title: body.title, body: body.body, severity: try .init(known: body.severity.rawValue),
             audience: try body.audience.map { try .init(known: $0.rawValue) } ?? .all, publishAt: body.publishAt, expiresAt: body.expiresAt,
             windowStartsAt: body.windowStartsAt, windowEndsAt: body.windowEndsAt)
         let message = try await change(
-            create, key: input.headers.idempotencyKey, operationID: Operations.CreateMessage.id, request: body, status: 201
+            create, body: body, status: 201
         ) { [clock = database.clock] in try $0.api(at: clock.now()) }  // the state once the change is made
         return .created(.init(headers: .init(eTag: EntityTag.of(message.version)), body: .json(message)))
     }
@@ -51,18 +51,16 @@ extension APIHandler {
     func publishMessage(_ input: Operations.PublishMessage.Input) async throws -> Operations.PublishMessage.Output {
         let id = try parseID(input.path.messageId, "message_id")
         let message = try await change(
-            PublishMessage(messageID: id, ifMatch: input.headers.ifMatch), key: input.headers.idempotencyKey,
-            operationID: Operations.PublishMessage.id, request: ActionRequest(id: id.text)
+            PublishMessage(messageID: id, ifMatch: input.headers.ifMatch), on: id, body: String?.none
         ) { [clock = database.clock] in try $0.api(at: clock.now()) }  // the state once the change is made
         return .ok(.init(headers: .init(eTag: EntityTag.of(message.version)), body: .json(message)))
     }
 
     func retractMessage(_ input: Operations.RetractMessage.Input) async throws -> Operations.RetractMessage.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.ReasonRequest = try json(input.body)
         let id = try parseID(input.path.messageId, "message_id")
         let message = try await change(
-            RetractMessage(messageID: id, reason: body.reason, ifMatch: input.headers.ifMatch), key: input.headers.idempotencyKey,
-            operationID: Operations.RetractMessage.id, request: ActionRequest(id: id.text, body: body)
+            RetractMessage(messageID: id, reason: body.reason, ifMatch: input.headers.ifMatch), on: id, body: body
         ) { [clock = database.clock] in try $0.api(at: clock.now()) }  // the state once the change is made
         return .ok(.init(headers: .init(eTag: EntityTag.of(message.version)), body: .json(message)))
     }

@@ -41,7 +41,7 @@ extension Order {
 
 extension APIHandler {
     func checkout(_ input: Operations.Checkout.Input) async throws -> Operations.Checkout.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.CheckoutRequest = try json(input.body)
         let address = body.shipping.address
         let request = CheckoutRequest(
             customerID: try parseID(body.customerId, "customer_id"),
@@ -56,11 +56,7 @@ extension APIHandler {
                 address: ShopAddress(
                     line1: address.line1, line2: address.line2, city: address.city, region: address.region, postalCode: address.postalCode,
                     country: address.country)), paymentMethod: body.paymentMethod)
-        let key = input.headers.idempotencyKey
-        let stored = try await Idempotency(database: database).runStaged(
-            Checkout(request, payments: payments, idempotencyKey: key), key: key, request: body, operationID: Operations.Checkout.id,
-            context: try context()
-        ) { placed in
+        let stored = try await changeStaged(Checkout(request, payments: payments, idempotencyKey: idempotencyKey), body: body) { placed in
             StoredResponse(status: placed.declined == nil ? 201 : 402, body: try placed.detail.api)
         }
         let order = stored.body
@@ -80,10 +76,10 @@ extension APIHandler {
     }
 
     /// Runs an order's move and answers the order after it.
-    private func move<Move: AuditedOperation>(_ move: Move, id: UUID, key: String?, operationID: String, body: (some Codable & Sendable)?)
-        async throws -> Components.Responses.OrderMoved where Move.Output == OrderDetail
+    private func move<Move: AuditedOperation>(_ move: Move, id: UUID, body: (some Codable & Sendable)?) async throws
+        -> Components.Responses.OrderMoved where Move.Output == OrderDetail
     {
-        let order = try await change(move, key: key, operationID: operationID, request: ActionRequest(id: id.text, body: body)) { try $0.api }
+        let order = try await change(move, on: id, body: body) { try $0.api }
         return .init(headers: .init(eTag: EntityTag.of(order.version)), body: .json(order))
     }
 
@@ -91,17 +87,13 @@ extension APIHandler {
         let id = try parseID(input.path.orderId, "order_id")
         return .ok(
             try await move(
-                AcceptOrder(orderID: id), id: id, key: input.headers.idempotencyKey, operationID: Operations.AcceptOrder.id, body: String?.none))
+                AcceptOrder(orderID: id), id: id, body: String?.none))
     }
 
     /// Runs a move the payment provider acts on first (staged) and answers the order after it; a
     /// refusal by the provider is 409 with the move's code, the order unchanged.
-    private func move<Move: PaymentMove>(_ move: Move, id: UUID, key: String?, operationID: String, body: some Codable & Sendable)
-        async throws -> Components.Responses.OrderMoved
-    {
-        let stored = try await Idempotency(database: database).runStaged(
-            move, key: key, request: ActionRequest(id: id.text, body: body), operationID: operationID, context: try context()
-        ) { outcome in
+    private func move<Move: PaymentMove>(_ move: Move, id: UUID, body: some Codable & Sendable) async throws -> Components.Responses.OrderMoved {
+        let stored = try await changeStaged(move, on: id, body: body) { outcome in
             StoredResponse(status: outcome.refused == nil ? 200 : 409, body: try outcome.detail.api)
         }
         guard stored.status == 200 else {
@@ -112,30 +104,30 @@ extension APIHandler {
     }
 
     func shipOrder(_ input: Operations.ShipOrder.Input) async throws -> Operations.ShipOrder.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.ShipmentRequest = try json(input.body)
         let id = try parseID(input.path.orderId, "order_id")
         let ship = ShipOrder(orderID: id, carrier: body.carrier, trackingNumber: body.trackingNumber, payments: payments)
-        return .ok(try await move(ship, id: id, key: input.headers.idempotencyKey, operationID: Operations.ShipOrder.id, body: body))
+        return .ok(try await move(ship, id: id, body: body))
     }
 
     func deliverOrder(_ input: Operations.DeliverOrder.Input) async throws -> Operations.DeliverOrder.Output {
         let id = try parseID(input.path.orderId, "order_id")
         return .ok(
             try await move(
-                DeliverOrder(orderID: id), id: id, key: input.headers.idempotencyKey, operationID: Operations.DeliverOrder.id, body: String?.none))
+                DeliverOrder(orderID: id), id: id, body: String?.none))
     }
 
     func cancelOrder(_ input: Operations.CancelOrder.Input) async throws -> Operations.CancelOrder.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.ReasonRequest = try json(input.body)
         let id = try parseID(input.path.orderId, "order_id")
         let cancel = CancelOrder(orderID: id, reason: body.reason, payments: payments)
-        return .ok(try await move(cancel, id: id, key: input.headers.idempotencyKey, operationID: Operations.CancelOrder.id, body: body))
+        return .ok(try await move(cancel, id: id, body: body))
     }
 
     func refundOrder(_ input: Operations.RefundOrder.Input) async throws -> Operations.RefundOrder.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.ReasonRequest = try json(input.body)
         let id = try parseID(input.path.orderId, "order_id")
         let refund = RefundOrder(orderID: id, reason: body.reason, payments: payments)
-        return .ok(try await move(refund, id: id, key: input.headers.idempotencyKey, operationID: Operations.RefundOrder.id, body: body))
+        return .ok(try await move(refund, id: id, body: body))
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 
 extension APIHandler {
     func receivePaymentWebhook(_ input: Operations.ReceivePaymentWebhook.Input) async throws -> Operations.ReceivePaymentWebhook.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.PaymentWebhookEvent = try json(input.body)
         let event = PaymentEvent(
             id: body.id, type: body._type, paymentID: body.data.paymentId, failureCode: body.data.failureCode, amountCents: body.data.amountCents)
         let webhook = ReceivePaymentWebhook(
@@ -18,7 +18,7 @@ extension APIHandler {
     }
 
     func reconcilePayments(_ input: Operations.ReconcilePayments.Input) async throws -> Operations.ReconcilePayments.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.ReconcileRequest = try json(input.body)
         let report = try await ReconcilePayments(olderThanMinutes: body.olderThanMinutes, payments: payments).run(database, context: try context())
         return .ok(
             .init(

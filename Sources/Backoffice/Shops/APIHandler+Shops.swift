@@ -19,7 +19,7 @@ extension ShopApplication {
 
 extension APIHandler {
     func applyForShop(_ input: Operations.ApplyForShop.Input) async throws -> Operations.ApplyForShop.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.ShopApplicationForm = try json(input.body)
         let address = body.address
         let account = body.payoutBankAccount
         let form = ShopApplicationForm(
@@ -46,11 +46,10 @@ extension APIHandler {
     }
 
     func approveShopApplication(_ input: Operations.ApproveShopApplication.Input) async throws -> Operations.ApproveShopApplication.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.ShopApprovalRequest = try json(input.body)
         let id = try parseID(input.path.applicationId, "application_id")
         let approval = try await change(
-            ApproveShopApplication(applicationID: id, slug: body.slug, reason: body.reason), key: input.headers.idempotencyKey,
-            operationID: Operations.ApproveShopApplication.id, request: ActionRequest(id: id.text, body: body)
+            ApproveShopApplication(applicationID: id, slug: body.slug, reason: body.reason), on: id, body: body
         ) { approval in
             Components.Schemas.ShopApproval(application: try approval.application.api, tenant: approval.tenant.api, admin: try approval.admin.api)
         }
@@ -58,18 +57,17 @@ extension APIHandler {
     }
 
     func claimShop(_ input: Operations.ClaimShop.Input) async throws -> Operations.ClaimShop.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.ShopClaim = try json(input.body)
         let (token, secret) = try await publicChange(
             ClaimShop(applicationID: try parseID(input.path.applicationId, "application_id"), code: body.claimCode))
         return .created(.init(headers: .init(cacheControl: "no-store"), body: .json(.init(token: try token.api, secret: secret.value))))
     }
 
     func rejectShopApplication(_ input: Operations.RejectShopApplication.Input) async throws -> Operations.RejectShopApplication.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.ReasonRequest = try json(input.body)
         let id = try parseID(input.path.applicationId, "application_id")
         let application = try await change(
-            RejectShopApplication(applicationID: id, reason: body.reason), key: input.headers.idempotencyKey,
-            operationID: Operations.RejectShopApplication.id, request: ActionRequest(id: id.text, body: body)
+            RejectShopApplication(applicationID: id, reason: body.reason), on: id, body: body
         ) { try $0.api }
         return .ok(.init(headers: .init(eTag: EntityTag.of(application.version)), body: .json(application)))
     }

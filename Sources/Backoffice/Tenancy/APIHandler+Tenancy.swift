@@ -52,10 +52,9 @@ extension APIHandler {
     }
 
     func createTenant(_ input: Operations.CreateTenant.Input) async throws -> Operations.CreateTenant.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.TenantCreate = try json(input.body)
         let tenant = try await change(
-            CreateTenant(slug: body.slug, name: body.name), key: input.headers.idempotencyKey, operationID: Operations.CreateTenant.id,
-            request: body, status: 201
+            CreateTenant(slug: body.slug, name: body.name), body: body, status: 201
         ) { $0.api }
         return .created(.init(headers: .init(eTag: EntityTag.of(tenant.version)), body: .json(tenant)))
     }
@@ -74,20 +73,19 @@ extension APIHandler {
     }
 
     func createOperator(_ input: Operations.CreateOperator.Input) async throws -> Operations.CreateOperator.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.OperatorCreate = try json(input.body)
         let create = CreateOperator(email: body.email, role: try Role(known: body.role.rawValue), tenantID: try parseID(body.tenantId, "tenant_id"))
         let created = try await change(
-            create, key: input.headers.idempotencyKey, operationID: Operations.CreateOperator.id, request: body, status: 201
+            create, body: body, status: 201
         ) { try $0.api }
         return .created(.init(headers: .init(eTag: EntityTag.of(created.version)), body: .json(created)))
     }
 
     func disableOperator(_ input: Operations.DisableOperator.Input) async throws -> Operations.DisableOperator.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.ReasonRequest = try json(input.body)
         let id = try parseID(input.path.operatorId, "operator_id")
         let disabled = try await change(
-            DisableOperator(operatorID: id, reason: body.reason, ifMatch: input.headers.ifMatch), key: input.headers.idempotencyKey,
-            operationID: Operations.DisableOperator.id, request: ActionRequest(id: id.text, body: body)
+            DisableOperator(operatorID: id, reason: body.reason, ifMatch: input.headers.ifMatch), on: id, body: body
         ) { try $0.api }
         return .ok(.init(headers: .init(eTag: EntityTag.of(disabled.version)), body: .json(disabled)))
     }
@@ -101,10 +99,10 @@ extension APIHandler {
     }
 
     func createToken(_ input: Operations.CreateToken.Input) async throws -> Operations.CreateToken.Output {
-        guard case .json(let body) = input.body else { throw Problem.malformed("expected application/json") }
+        let body: Components.Schemas.TokenCreate = try json(input.body)
         let create = CreateToken(operatorID: try parseID(body.operatorId, "operator_id"), name: body.name, expiresInHours: body.expiresInHours)
         let created = try await change(
-            create, key: input.headers.idempotencyKey, operationID: Operations.CreateToken.id, request: body, status: 201
+            create, body: body, status: 201
         ) { token, secret in
             Components.Schemas.TokenCreated(token: try token.api, secret: secret.value)
         }
@@ -114,7 +112,7 @@ extension APIHandler {
     func revokeToken(_ input: Operations.RevokeToken.Input) async throws -> Operations.RevokeToken.Output {
         let id = try parseID(input.path.tokenId, "token_id")
         let token = try await change(
-            RevokeToken(tokenID: id), key: input.headers.idempotencyKey, operationID: Operations.RevokeToken.id, request: ActionRequest(id: id.text)
+            RevokeToken(tokenID: id), on: id, body: String?.none
         ) { try $0.api }
         return .ok(.init(body: .json(token)))
     }

@@ -382,8 +382,9 @@ struct CustomerListEncodingTests {
     func sameBytes(uri: String) async throws {
         try await TestEnvironment.with { env in
             _ = try await env.customer("plain@example.com")
+            let oddName = "Zoë \"Q\" \\ O'Neil\u{1}\u{1F}\u{7F}/ 東京 \u{2028}\u{2029} 😀 </script>"
             let odd = try await env.database.run(
-                SyncCustomer(id: UUID(), email: "odd@example.com", displayName: "Zoë \"Q\" \\ O'Neil\u{1}\u{1F}\u{7F}/ 東京 \u{2028}\u{2029} 😀 </script>"), context: env.context(.appService)
+                SyncCustomer(id: UUID(), email: "odd@example.com", displayName: oddName), context: env.context(.appService)
             ).0
             let timed = try await env.customer("timed@example.com")
             _ = try await env.database.run(

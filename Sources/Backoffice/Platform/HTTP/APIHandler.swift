@@ -29,32 +29,52 @@ struct APIHandler: APIProtocol {
         try await database.read(query, context: try context())
     }
 
-    /// Runs a change use case for the current request, once per `Idempotency-Key`: `request` is
-    /// what the key is fingerprinted with (`ActionRequest` for a change on a path resource), and
-    /// `respond` shapes the body that is answered, stored and replayed.
-    func change<Operation: AuditedOperation, Body: Codable & Sendable>(
-        _ operation: Operation, key: String?, operationID: String, request: some Encodable, status: Int = 200,
-        respond: @escaping @Sendable (Operation.Output) throws -> Body
-    ) async throws -> Body {
+    /// The request's `Idempotency-Key` (nil without one, or outside a generated handler).
+    var idempotencyKey: String? { OperationScope.current?.idempotencyKey }
+
+    /// Runs a change use case for the current request, once per `Idempotency-Key`: the key is
+    /// fingerprinted with the contract's operation id (both from `OperationScope`), the path's
+    /// `id` of a change on a path resource, and `body`; `respond` shapes the body that is
+    /// answered, stored and replayed.
+    func change<Operation: AuditedOperation, Reply: Codable & Sendable>(
+        _ operation: Operation, on id: UUID? = nil, body: (some Encodable & Sendable)?, status: Int = 200,
+        respond: @escaping @Sendable (Operation.Output) throws -> Reply
+    ) async throws -> Reply {
+        try await change(operation, on: id, body: body) { output in StoredResponse(status: status, body: try respond(output)) }.body
+    }
+
+    /// Like `change`, for a use case whose answer's status depends on its outcome (created or updated).
+    func change<Operation: AuditedOperation, Reply: Codable & Sendable>(
+        _ operation: Operation, on id: UUID? = nil, body: (some Encodable & Sendable)?,
+        respond: @escaping @Sendable (Operation.Output) throws -> StoredResponse<Reply>
+    ) async throws -> StoredResponse<Reply> {
         try await Idempotency(database: database).run(
-            operation, key: key, request: request, operationID: operationID, context: try context()
-        ) { output in
-            StoredResponse(status: status, body: try respond(output))
-        }.body
+            operation, key: idempotencyKey, request: ChangeRequest(id: id, body: body), operationID: try operationID(), context: try context(),
+            respond: respond)
+    }
+
+    /// Like `change`, for a staged use case (the payment provider is called between its
+    /// transactions; `Idempotency.runStaged`).
+    func changeStaged<Operation: StagedOperation, Reply: Codable & Sendable>(
+        _ operation: Operation, on id: UUID? = nil, body: (some Encodable & Sendable)?,
+        respond: @escaping @Sendable (Operation.Output) throws -> StoredResponse<Reply>
+    ) async throws -> StoredResponse<Reply> {
+        try await Idempotency(database: database).runStaged(
+            operation, key: idempotencyKey, request: ChangeRequest(id: id, body: body), operationID: try operationID(), context: try context(),
+            respond: respond)
     }
 
     /// Like `change`, for an upload the edge held no transaction for while its body arrived
     /// (`x-streamed-body`): the change's transaction authenticates the token again in its first
     /// statement, so a token revoked or an operator disabled during the upload changes nothing.
-    func changeAfterUpload<Operation: AuditedOperation, Body: Codable & Sendable>(
-        _ operation: Operation, key: String?, operationID: String, request: some Encodable & Sendable,
-        respond: @escaping @Sendable (Operation.Output) throws -> Body
-    ) async throws -> Body {
-        let database = self.database
+    func changeAfterUpload<Operation: AuditedOperation, Reply: Codable & Sendable>(
+        _ operation: Operation, body: some Encodable & Sendable, respond: @escaping @Sendable (Operation.Output) throws -> Reply
+    ) async throws -> Reply {
+        let (database, key, operationID) = (self.database, idempotencyKey, try operationID())
         return try await database.reauthenticatedTransaction(for: try context()) { context in
-            try await Idempotency(database: database).run(operation, key: key, request: request, operationID: operationID, context: context) {
-                output in StoredResponse(status: 200, body: try respond(output))
-            }.body
+            try await Idempotency(database: database).run(
+                operation, key: key, request: ChangeRequest(id: nil, body: body), operationID: operationID, context: context
+            ) { output in StoredResponse(status: 200, body: try respond(output)) }.body
         }
     }
 
@@ -65,13 +85,31 @@ struct APIHandler: APIProtocol {
         try await database.run(operation, context: try context())
     }
 
-    /// Like `change`, for a use case whose answer's status depends on its outcome (created or updated).
-    func change<Operation: AuditedOperation, Body: Codable & Sendable>(
-        _ operation: Operation, key: String?, operationID: String, request: some Encodable,
-        respond: @escaping @Sendable (Operation.Output) throws -> StoredResponse<Body>
-    ) async throws -> StoredResponse<Body> {
-        try await Idempotency(database: database).run(
-            operation, key: key, request: request, operationID: operationID, context: try context(), respond: respond)
+    /// The JSON document of a generated request body (`input.body`): every request body in the
+    /// contract is `application/json`, so the generator makes each a one-case enum
+    /// `.json(Document)`, with no accessor (it writes those for responses only); the case's one
+    /// reflected child is the document. An absent optional body is a 400.
+    func json<Document>(_ body: (some Sendable)?) throws -> Document {
+        guard let body, let document = Mirror(reflecting: body).children.first?.value as? Document else {
+            throw Problem.malformed("expected application/json")
+        }
+        return document
+    }
+
+    private func operationID() throws -> String {
+        guard let scope = OperationScope.current else { throw DomainError.inconsistent("a change ran outside a generated handler") }
+        return scope.operationID
+    }
+}
+
+/// What a change's `Idempotency-Key` is fingerprinted with: the body, or for a change on a path
+/// resource (`POST /v1/customers/{id}/lock`) the path's id and the body (`ActionRequest`).
+private struct ChangeRequest<Body: Encodable & Sendable>: Encodable, Sendable {
+    let id: UUID?
+    let body: Body?
+
+    func encode(to encoder: any Encoder) throws {
+        if let id { try ActionRequest(id: id.text, body: body).encode(to: encoder) } else { try body.encode(to: encoder) }
     }
 }
 
@@ -80,11 +118,6 @@ struct APIHandler: APIProtocol {
 struct ActionRequest<Body: Encodable>: Encodable {
     let id: String
     let body: Body?
-}
-
-extension ActionRequest where Body == String {
-    /// A change with no body (`POST /v1/tokens/{id}/revoke`).
-    init(id: String) { self.init(id: id, body: nil) }
 }
 
 /// Parses an id from a path or body (`field` names it in the 400).

@@ -114,7 +114,7 @@ public enum BackofficeServer {
         try APIHandler(database: database, policies: policies, payments: settings.payments, webhookSecrets: settings.webhookSecrets).registerHandlers(
             on: router, serverURL: URL(string: "/")!,
             configuration: Configuration(dateTranscoder: RFC3339DateTranscoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]),
-            middlewares: [ProblemMiddleware(logger: logger), ETagMiddleware()])
+            middlewares: [ProblemMiddleware(logger: logger), ETagMiddleware(), OperationScopeMiddleware()])
         let throttle = AddressThrottle(
             limit: policies.security.failedAuthenticationLimit, window: .seconds(policies.security.failedAuthenticationWindowSeconds))
         let submissionThrottle = AddressThrottle(
