@@ -137,10 +137,10 @@ public struct SyncCustomer: AuditedOperation {
         do {
             try await unit.execute(
                 """
-                INSERT INTO customers (id, email, display_name, subscription, renews_at)
-                VALUES (\(id), \(email), \(displayName), \(subscription.rawValue), \(renewsAt))
+                INSERT INTO customers (id, email, display_name, subscription, renews_at, created_at, updated_at)
+                VALUES (\(id), \(email), \(displayName), \(subscription.rawValue), \(renewsAt), \(unit.now), \(unit.now))
                 ON CONFLICT (id) DO UPDATE SET email = excluded.email, display_name = excluded.display_name,
-                    subscription = excluded.subscription, renews_at = excluded.renews_at, version = customers.version + 1, updated_at = now()
+                    subscription = excluded.subscription, renews_at = excluded.renews_at, version = customers.version + 1, updated_at = \(unit.now)
                 """)
         } catch let error as PSQLError where error.serverInfo?[.constraintName] == "fitpoints_wallet_identity" {
             throw DomainError.conflict(
@@ -183,7 +183,10 @@ public struct ReportLoginAttempt: AuditedOperation {
             throw DomainError.invalidTransition("The account is deleted.", current: before.status.rawValue)
         }
         try await unit.execute(
-            "INSERT INTO login_attempts (customer_id, succeeded, request_id) VALUES (\(customerID), \(succeeded), \(unit.context.requestID))")
+            """
+            INSERT INTO login_attempts (customer_id, succeeded, request_id, occurred_at)
+            VALUES (\(customerID), \(succeeded), \(unit.context.requestID), \(unit.now))
+            """)
         let rule = LockoutRule(threshold: unit.policies.security.consecutiveFailedLogins)
         switch rule.outcome(failures: before.failedLogins, succeeded: succeeded, status: before.status) {
         case .count(let failures):

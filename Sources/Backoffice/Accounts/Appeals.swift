@@ -43,7 +43,8 @@ public struct FileAppeal: AuditedOperation {
         }
         let appeal = try await unit.first(
             """
-            INSERT INTO appeals (id, customer_id, lock_id, message) VALUES (\(unit.newID()), \(customerID), \(lock.id), \(message))
+            INSERT INTO appeals (id, customer_id, lock_id, message, created_at)
+            VALUES (\(unit.newID()), \(customerID), \(lock.id), \(message), \(unit.now))
             ON CONFLICT (lock_id) WHERE status = 'open' DO NOTHING
             RETURNING \(unescaped: Appeal.columns)
             """, as: Appeal.self)
@@ -84,7 +85,7 @@ public struct ResolveAppeal: AuditedOperation {
         let after =
             try await unit.first(
                 """
-                UPDATE appeals SET status = \(status.rawValue), resolved_at = now(), resolved_by = \(unit.principal.operatorID),
+                UPDATE appeals SET status = \(status.rawValue), resolved_at = \(unit.now), resolved_by = \(unit.principal.operatorID),
                     resolution_reason = \(reason)
                 WHERE id = \(appealID) RETURNING \(unescaped: Appeal.columns)
                 """, as: Appeal.self) ?? before

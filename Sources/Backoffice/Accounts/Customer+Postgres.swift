@@ -73,22 +73,23 @@ extension Customer: RowDecodable {
         // Data-modifying CTEs run exactly once whether referenced or not.
         let query: PostgresQuery = """
             WITH opened AS (
-                INSERT INTO account_locks (id, customer_id, cause, reason, failed_attempts, locked_by, until)
+                INSERT INTO account_locks (id, customer_id, cause, reason, failed_attempts, locked_by, until, locked_at)
                 SELECT \(opened?.id), \(id), \(opened?.cause.rawValue), \(opened?.reason), \(opened?.failedAttempts), \(opened?.lockedBy),
-                       \(opened?.until)
+                       \(opened?.until), \(unit.now)
                 WHERE \(opened?.id)::uuid IS NOT NULL
                 RETURNING id
             ), lifted AS (
-                UPDATE account_locks SET lifted_at = now(), lifted_by = \(liftedBy), lift_reason = \(liftReason)
+                UPDATE account_locks SET lifted_at = \(unit.now), lifted_by = \(liftedBy), lift_reason = \(liftReason)
                 WHERE customer_id = \(id) AND lifted_at IS NULL AND \(lift)
                 RETURNING id
             )
-            UPDATE customers SET status = \(status.rawValue), failed_logins = \(failedLogins), version = version + 1, updated_at = now(),
-                deleted_at = CASE WHEN \(status == .deleted) THEN now() ELSE NULL END
+            UPDATE customers SET status = \(status.rawValue), failed_logins = \(failedLogins), version = version + 1, updated_at = \(unit.now),
+                deleted_at = CASE WHEN \(status == .deleted) THEN \(unit.now)::timestamptz ELSE NULL END
             WHERE id = \(id)
-            RETURNING version, now()
+            RETURNING version
             """
-        guard let (version, now) = try await unit.first(query, { try $0.decode((Int64, Date).self) }) else {
+        let now = unit.now
+        guard let version = try await unit.first(query, { try $0.decode(Int64.self) }) else {
             throw DomainError.notFound("Customer \(id.text)")
         }
         var after = self

@@ -59,8 +59,8 @@ public struct PublishContentPolicy: AuditedOperation {
         guard
             let published = try await unit.first(
                 """
-                INSERT INTO content_policies (slug, version, id, title, body, published_by)
-                VALUES (\(slug), \(version), \(unit.newID()), \(title), \(body), \(unit.principal.operatorID))
+                INSERT INTO content_policies (slug, version, id, title, body, published_by, published_at)
+                VALUES (\(slug), \(version), \(unit.newID()), \(title), \(body), \(unit.principal.operatorID), \(unit.now))
                 RETURNING \(unescaped: ContentPolicy.columns)
                 """, as: ContentPolicy.self)
         else { throw DomainError.inconsistent("the new version was not returned") }

@@ -50,9 +50,9 @@ public struct CreateMessage: AuditedOperation {
         guard
             let created = try await unit.first(
                 """
-                INSERT INTO system_messages (id, title, body, severity, audience, publish_at, expires_at, window_starts_at, window_ends_at, created_by)
+                INSERT INTO system_messages (id, title, body, severity, audience, publish_at, expires_at, window_starts_at, window_ends_at, created_by, created_at, updated_at)
                 VALUES (\(unit.newID()), \(title), \(body), \(severity.rawValue), \(audience.rawValue), \(publishAt), \(expiresAt),
-                        \(windowStartsAt), \(windowEndsAt), \(unit.principal.operatorID))
+                        \(windowStartsAt), \(windowEndsAt), \(unit.principal.operatorID), \(unit.now), \(unit.now))
                 RETURNING \(unescaped: SystemMessage.columns)
                 """, as: SystemMessage.self)
         else { throw DomainError.inconsistent("the new message was not returned") }
@@ -99,7 +99,7 @@ public struct PublishMessage: AuditedOperation {
         guard
             let after = try await unit.first(
                 """
-                UPDATE system_messages SET status = 'published', publish_at = \(publishAt), version = version + 1, updated_at = now()
+                UPDATE system_messages SET status = 'published', publish_at = \(publishAt), version = version + 1, updated_at = \(unit.now)
                 WHERE id = \(messageID) RETURNING \(unescaped: SystemMessage.columns)
                 """, as: SystemMessage.self)
         else { throw DomainError.notFound("Message \(messageID.text)") }
@@ -134,7 +134,7 @@ public struct RetractMessage: AuditedOperation {
             let after = try await unit.first(
                 """
                 UPDATE system_messages SET status = 'retracted', retracted_at = \(unit.now), retract_reason = \(reason),
-                    version = version + 1, updated_at = now()
+                    version = version + 1, updated_at = \(unit.now)
                 WHERE id = \(messageID) RETURNING \(unescaped: SystemMessage.columns)
                 """, as: SystemMessage.self)
         else { throw DomainError.notFound("Message \(messageID.text)") }

@@ -198,9 +198,10 @@ public struct ApproveShopApplication: AuditedOperation {
         let tenant = try await CreateTenant(slug: slug ?? ShopSlug.from(before.legalName), name: before.legalName).perform(in: unit)
         let inserted = try await unit.first(
             """
-            INSERT INTO shop_profiles (tenant_id, legal_name, contact_email, tax_id, address, payout_account_ref, payout_account_last4, application_id)
+            INSERT INTO shop_profiles (tenant_id, legal_name, contact_email, tax_id, address, payout_account_ref, payout_account_last4, application_id,
+                created_at)
             VALUES (\(tenant.output.id), \(before.legalName), \(before.contactEmail), \(before.taxID), \(try AuditRecord.json(before.address))::jsonb,
-                \(reference), \(before.payoutAccountLast4), \(before.id))
+                \(reference), \(before.payoutAccountLast4), \(before.id), \(unit.now))
             ON CONFLICT DO NOTHING RETURNING 1
             """
         ) { _ in true }

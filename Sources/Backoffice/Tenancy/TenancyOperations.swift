@@ -21,7 +21,7 @@ public struct CreateTenant: AuditedOperation {
         validation.text(name, "name", max: 200)
         try validation.check()
         let query: PostgresQuery =
-            "INSERT INTO tenants (id, slug, name) VALUES (\(unit.newID()), \(slug), \(name)) ON CONFLICT (slug) DO NOTHING RETURNING \(unescaped: Tenant.columns)"
+            "INSERT INTO tenants (id, slug, name, created_at) VALUES (\(unit.newID()), \(slug), \(name), \(unit.now)) ON CONFLICT (slug) DO NOTHING RETURNING \(unescaped: Tenant.columns)"
         guard let tenant = try await unit.first(query, as: Tenant.self) else {
             throw DomainError.conflict(code: "slug_taken", detail: "A tenant with slug '\(slug)' already exists.")
         }
@@ -69,7 +69,8 @@ public struct CreateOperator: AuditedOperation {
         let exists = try await unit.first("SELECT 1 FROM tenants WHERE id = \(tenant)") { _ in true }
         guard exists == true else { throw DomainError.notFound("Tenant \(tenant.text)") }
         let query: PostgresQuery = """
-            INSERT INTO operators (tenant_id, id, email, role, kind) VALUES (\(tenant), \(unit.newID()), \(email), \(role.rawValue), \(role.kind))
+            INSERT INTO operators (tenant_id, id, email, role, kind, created_at)
+            VALUES (\(tenant), \(unit.newID()), \(email), \(role.rawValue), \(role.kind), \(unit.now))
             ON CONFLICT DO NOTHING RETURNING \(unescaped: Operator.columns)
             """
         guard let created = try await unit.first(query, as: Operator.self) else {
@@ -129,7 +130,7 @@ public struct DisableOperator: AuditedOperation {
         guard
             let after = try await unit.first(
                 """
-                UPDATE operators SET status = 'disabled', disabled_at = now(), version = version + 1
+                UPDATE operators SET status = 'disabled', disabled_at = \(unit.now), version = version + 1
                 WHERE id = \(operatorID) RETURNING \(unescaped: Operator.columns)
                 """, as: Operator.self)
         else { throw DomainError.notFound("Operator \(operatorID.text)") }
@@ -176,8 +177,9 @@ public struct CreateToken: AuditedOperation {
         }
         let secret = TokenSecret.generate()
         let query: PostgresQuery = """
-            INSERT INTO tokens (tenant_id, id, operator_id, name, secret_hash, role, expires_at)
-            VALUES (\(owner.tenantID), \(unit.newID()), \(owner.id), \(name), \(ByteBuffer(bytes: secret.hash)), \(owner.role.rawValue), now() + make_interval(hours => \(hours)::int))
+            INSERT INTO tokens (tenant_id, id, operator_id, name, secret_hash, role, expires_at, created_at)
+            VALUES (\(owner.tenantID), \(unit.newID()), \(owner.id), \(name), \(ByteBuffer(bytes: secret.hash)), \(owner.role.rawValue),
+                    \(unit.now.addingTimeInterval(Double(hours) * 3600)), \(unit.now))
             RETURNING \(unescaped: Token.columns)
             """
         guard let token = try await unit.first(query, as: Token.self) else {
@@ -206,7 +208,7 @@ public struct RevokeToken: AuditedOperation {
         guard before.revokedAt == nil else { throw DomainError.invalidTransition("The token is already revoked.", current: "revoked") }
         guard
             let after = try await unit.first(
-                "UPDATE tokens SET revoked_at = now() WHERE id = \(tokenID) RETURNING \(unescaped: Token.columns)", as: Token.self)
+                "UPDATE tokens SET revoked_at = \(unit.now) WHERE id = \(tokenID) RETURNING \(unescaped: Token.columns)", as: Token.self)
         else { throw DomainError.inconsistent("the revoked token was not returned") }
         return Audited(
             after,

@@ -154,15 +154,16 @@ struct Idempotency: Sendable {
     private func store(key: String, fingerprint: [UInt8], status: Int, body: Data, on connection: PostgresConnection, context: OperationContext)
         async throws -> Bool
     {
-        let keepHours = context.policies.retention.idempotencyKeepHours
+        let now = database.clock.now()
+        let expired = now.addingTimeInterval(-Double(context.policies.retention.idempotencyKeepHours) * 3600)
         let saved = try await connection.send(
             """
-            INSERT INTO idempotency_keys (tenant_id, principal_id, key, request_hash, status, body)
+            INSERT INTO idempotency_keys (tenant_id, principal_id, key, request_hash, status, body, created_at)
             VALUES (\(context.principal.tenantID), \(context.principal.operatorID), \(key), \(ByteBuffer(bytes: fingerprint)),
-                    \(status), \(ByteBuffer(data: body)))
+                    \(status), \(ByteBuffer(data: body)), \(now))
             ON CONFLICT (tenant_id, principal_id, key) DO UPDATE
-                SET request_hash = excluded.request_hash, status = excluded.status, body = excluded.body, created_at = now()
-                WHERE idempotency_keys.created_at <= now() - make_interval(hours => \(keepHours)::int)
+                SET request_hash = excluded.request_hash, status = excluded.status, body = excluded.body, created_at = excluded.created_at
+                WHERE idempotency_keys.created_at <= \(expired)
             RETURNING 1
             """, logger: database.logger)
         var inserted = false
@@ -188,13 +189,13 @@ struct Idempotency: Sendable {
     /// The key's kept record: its status and body.
     /// - Throws: `idempotencyKeyReused` when it was made for a different request.
     private func lookup(key: String, fingerprint: [UInt8], context: OperationContext) async throws -> (Int, Data)? {
-        let keepHours = context.policies.retention.idempotencyKeepHours
+        let expired = database.clock.now().addingTimeInterval(-Double(context.policies.retention.idempotencyKeepHours) * 3600)
         let found: (ByteBuffer, Int, ByteBuffer)? = try await database.transaction(for: context) { connection in
             for try await row in try await connection.send(
                 """
                 SELECT request_hash, status, body FROM idempotency_keys
                 WHERE tenant_id = \(context.principal.tenantID) AND principal_id = \(context.principal.operatorID) AND key = \(key)
-                  AND created_at > now() - make_interval(hours => \(keepHours)::int)
+                  AND created_at > \(expired)
                 """, logger: database.logger
             ).decode((ByteBuffer, Int, ByteBuffer).self) {
                 return row
