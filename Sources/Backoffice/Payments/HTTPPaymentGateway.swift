@@ -27,6 +27,9 @@ public struct HTTPPaymentGateway: PaymentGateway {
         public var backoffBase: Duration = .milliseconds(100)
         public var failureThreshold: Int = 5
         public var cooldown: Duration = .seconds(30)
+        /// What keeps the attempt timeouts and backoff waits: NIO's scheduled tasks in the service,
+        /// `ManualTimers` in tests.
+        public var timers: any Timers = EventLoopTimers()
 
         public init(provider: String, baseURL: String, apiKey: String) {
             self.provider = provider
@@ -171,7 +174,7 @@ public struct HTTPPaymentGateway: PaymentGateway {
                     ServiceMetrics.paymentCall(operation, "failed")
                     throw failure.error
                 }
-                try await Task.sleep(for: backoff(attempt))
+                try await settings.timers.sleep(for: backoff(attempt))
             }
         }
     }
@@ -194,16 +197,7 @@ public struct HTTPPaymentGateway: PaymentGateway {
             request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
             request.body = .bytes(ByteBuffer(string: body))
         }
-        let response: HTTPClientResponse
-        let bytes: ByteBuffer
-        do {
-            response = try await client.execute(request, timeout: TimeAmount(settings.attemptTimeout))
-            bytes = try await response.body.collect(upTo: 1 << 20)
-        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
-            throw Retryable(error: .timeout)
-        } catch {
-            throw Retryable(error: .unavailable("no answer: \(type(of: error))"))
-        }
+        let (response, bytes) = try await exchange(request)
         let object = (try? JSONSerialization.jsonObject(with: Data(bytes.readableBytesView))) as? [String: Any] ?? [:]
         switch response.status.code {
         case 200..<300: return .object(object)
@@ -216,6 +210,37 @@ public struct HTTPPaymentGateway: PaymentGateway {
             let error = object["error"] as? [String: Any]
             throw PaymentProviderError.unavailable("refused (HTTP \(response.status.code)): \((error?["code"] as? String) ?? "invalid_request")")
         }
+    }
+
+    /// One attempt's request and answer, given up (cancelled) when `attemptTimeout` passes on
+    /// `settings.timers` first.
+    private func exchange(_ request: HTTPClientRequest) async throws -> (HTTPClientResponse, ByteBuffer) {
+        let client = self.client
+        let attempt = Task {
+            let response = try await client.execute(request, deadline: .distantFuture)
+            return (response, try await response.body.collect(upTo: 1 << 20))
+        }
+        let timedOut = TimeoutFlag()
+        let timer = settings.timers.schedule(in: settings.attemptTimeout) {
+            timedOut.raise()
+            attempt.cancel()
+        }
+        defer { timer.cancel() }
+        do {
+            return try await withTaskCancellationHandler { try await attempt.value } onCancel: { attempt.cancel() }
+        } catch {
+            if timedOut.isRaised { throw Retryable(error: .timeout) }
+            if Task.isCancelled { throw CancellationError() }
+            if let error = error as? HTTPClientError, error == .readTimeout || error == .connectTimeout { throw Retryable(error: .timeout) }
+            throw Retryable(error: .unavailable("no answer: \(type(of: error))"))
+        }
+    }
+
+    /// Whether an attempt's timer fired.
+    private final class TimeoutFlag: Sendable {
+        private let raised = Atomic(false)
+        func raise() { raised.store(true, ordering: .relaxed) }
+        var isRaised: Bool { raised.load(ordering: .relaxed) }
     }
 
     /// `application/x-www-form-urlencoded`, keys sorted.

@@ -6,13 +6,16 @@ import Testing
 
 @Suite("The http payment adapter against a fake provider: retries, timeouts, no double charge, circuit breaker")
 struct HTTPPaymentGatewayTests {
-    /// Attempts time out after 3 s (generous: the suite runs in parallel on two cores); a slow
-    /// answer is injected as 8 s.
-    func adapter(_ url: String, attempts: Int = 4, threshold: Int = 5, breaker: CircuitBreaker? = nil) -> HTTPPaymentGateway {
+    /// Attempts time out after 3 s on `timers`, which the test moves (a request the provider
+    /// holds times out when the test says); no backoff wait.
+    func adapter(
+        _ url: String, attempts: Int = 4, threshold: Int = 5, breaker: CircuitBreaker? = nil, timers: ManualTimers = ManualTimers()
+    ) -> HTTPPaymentGateway {
         var settings = HTTPPaymentGateway.Settings(provider: "fake", baseURL: url, apiKey: "sk_test_fake")
         settings.attemptTimeout = .seconds(3)
         settings.attempts = attempts
-        settings.backoffBase = .milliseconds(10)
+        settings.backoffBase = .zero
+        settings.timers = timers
         settings.failureThreshold = threshold
         return HTTPPaymentGateway(settings: settings, breaker: breaker)
     }
@@ -21,13 +24,18 @@ struct HTTPPaymentGatewayTests {
         PaymentAuthorization(amountCents: 2_500, cardNumber: SimulatedPaymentGateway.approvedCard, idempotencyKey: key, reference: "order-1")
     }
 
-    @Test("a lost answer (500 after the work), a dropped connection and a slow answer are retried with the same key: one charge")
+    @Test("a lost answer (500 after the work), a dropped connection and a request the provider never answers (its attempt times out) are retried with the same key: one charge")
     func faultsDoNotDoubleCharge() async throws {
         let provider = FakePaymentProvider()
         try await provider.serve { (url: String) async throws -> Void in
-            let payments = adapter(url)
-            await provider.inject([.error500AfterWork, .dropAfterWork, .slow(.seconds(8))])
-            let outcome = try await payments.authorize(authorization("checkout:key-1"))
+            let timers = ManualTimers()
+            let payments = adapter(url, timers: timers)
+            await provider.inject([.error500AfterWork, .dropAfterWork, .hang])
+            async let authorized = payments.authorize(authorization("checkout:key-1"))
+            await provider.waitUntilHeld()
+            #expect(timers.pending == 1, "the held attempt's timeout")
+            timers.advance(by: .seconds(3))
+            let outcome = try await authorized
             guard case .succeeded(let id) = outcome else {
                 Issue.record("expected an authorization, got \(outcome)")
                 return
@@ -93,10 +101,9 @@ struct HTTPPaymentGatewayTests {
             await #expect(throws: PaymentProviderError.self) { try await payments.authorize(authorization("a")) }
             #expect(breaker.current == .open)
             clock.advance(.seconds(31))
-            await provider.inject([.slow(.seconds(30))])
-            let before = await provider.requests
+            await provider.inject([.hang])
             let trial = Task { try await payments.authorize(authorization("trial")) }
-            while await provider.requests == before { try await Task.sleep(for: .milliseconds(10)) }  // the trial reached the provider
+            await provider.waitUntilHeld()  // the trial reached the provider
             #expect(breaker.current == .halfOpen)
             trial.cancel()
             await #expect(throws: (any Error).self) { try await trial.value }
@@ -120,11 +127,15 @@ struct HTTPPaymentGatewayTests {
         try await provider.serve { (url: String) async throws -> Void in
             try await TestEnvironment.with { env in
                 let shop = try await ShopFixture.make(env)
-                try await env.withApp(payments: adapter(url)) { client in
-                    await provider.inject([.error500AfterWork, .slow(.seconds(8))])
+                let timers = ManualTimers()
+                try await env.withApp(payments: adapter(url, timers: timers)) { client in
+                    await provider.inject([.error500AfterWork, .hang])
                     let body = shop.checkoutJSON([("BOTTLE", 1, "usd")])
                     let app = env.fixture.tokens[.appService]!
-                    let placed = try await client.call(.post, "/v1/checkout", token: app, json: body, headers: ["Idempotency-Key": "order-77"])
+                    async let placing = client.call(.post, "/v1/checkout", token: app, json: body, headers: ["Idempotency-Key": "order-77"])
+                    await provider.waitUntilHeld()
+                    timers.advance(by: .seconds(3))
+                    let placed = try await placing
                     #expect(placed.status == 201, "\(placed.text)")
                     #expect(placed["status"] == "paid")
                     let again = try await client.call(.post, "/v1/checkout", token: app, json: body, headers: ["Idempotency-Key": "order-77"])

@@ -52,15 +52,14 @@ struct DatabaseLimitsTests {
     func leaseTimeout() async throws {
         try await TestEnvironment.with { env in
             let manager = env.fixture.tokens[.backendManager]!
-            try await Self.withPoolHeld(env, for: .seconds(20)) { client in
-                let start = ContinuousClock.now
-                let reply = try await client.call(.get, "/v1/customers?limit=1", token: manager)
-                #expect(reply.status == 503)
-                #expect(reply["code"] == "service_unavailable")
-                #expect(reply.headers[.retryAfter] == "2")
-                // Well under the 20 s hold, with room for a machine busy with the whole suite (5 s seen once).
-                let waited = ContinuousClock.now - start
-                #expect(waited < .seconds(10), "refused after the 1 s lease timeout, not when the connection frees (20 s): \(waited)")
+            try await Self.withPoolHeld(env) { client, timers in
+                async let reply = client.call(.get, "/v1/customers?limit=1", token: manager)
+                await timers.waitUntilScheduled(2)  // the request's deadline and its lease
+                timers.advance(by: .seconds(1))  // the lease timeout, and not the deadline
+                let refused = try await reply
+                #expect(refused.status == 503)
+                #expect(refused["code"] == "service_unavailable")
+                #expect(refused.headers[.retryAfter] == "2")
             } after: { client in
                 let reply = try await client.call(.get, "/v1/customers?limit=1", token: manager)
                 #expect(reply.status == 200)
@@ -75,14 +74,18 @@ struct DatabaseLimitsTests {
         try await TestEnvironment.with { env in
             let customer = try await env.customer()
             let manager = env.fixture.tokens[.backendManager]!
-            try await Self.withPoolHeld(env, for: .seconds(10)) { client in
-                let reply = try await client.call(.post, "/v1/customers/\(customer.id.text)/lock", token: manager, json: #"{"reason":"late"}"#)
-                #expect(reply.status == 503)
-                #expect(reply["code"] == "service_unavailable")
+            try await Self.withPoolHeld(env) { client, timers in
+                async let reply = client.call(.post, "/v1/customers/\(customer.id.text)/lock", token: manager, json: #"{"reason":"late"}"#)
+                await timers.waitUntilScheduled(2)
+                timers.advance(by: .seconds(1))
+                let refused = try await reply
+                #expect(refused.status == 503)
+                #expect(refused["code"] == "service_unavailable")
             } after: { client in
-                // The pool's connection is free again: a withdrawn lease must not run the change now.
-                #expect(try await client.call(.get, "/v1/customers?limit=1", token: manager).status == 200)
-                try await Task.sleep(for: .milliseconds(500))
+                // The pool's one connection is free again and serves leases in order: had the
+                // withdrawn lease stayed queued, its change would have run before this read.
+                let read = try await client.call(.get, "/v1/customers?limit=1", token: manager)
+                #expect(read.status == 200)
             }
             #expect(try await env.ownerScalar("SELECT status FROM customers WHERE id = '\(customer.id)'", as: String.self) == "active")
             #expect(try await env.ownerScalar("SELECT count(*) FROM audit_events WHERE action = 'accounts.lock'", as: Int.self) == 0)
@@ -93,32 +96,38 @@ struct DatabaseLimitsTests {
     func answeredRequestNeverCommits() async throws {
         try await TestEnvironment.with { env in
             let token = env.fixture.tokens[.platformAdmin]!
-            let wrote = Mutex(false)
-            let ended = Mutex(false)
-            // A connection open in the pool first: the lease inside the request's work is immediate, even on a busy machine.
-            _ = try await env.database.transaction(for: env.fixture.principals[.platformAdmin]!) { _ in 1 }
-            await #expect(throws: DomainError.unavailable) {
-                try await RequestDeadline.run(within: .milliseconds(500)) {
-                    defer { ended.withLock { $0 = true } }
-                    try await env.database.requestTransaction(tokenHash: TokenSecret(value: token).hash) { principal, transaction in
-                        // A use case that outlives its deadline: it writes only once the request has its 503.
-                        while RequestDeadline.work?.isRunning == true { try? await Task.sleep(for: .milliseconds(5)) }
-                        // (written from a task the deadline's cancellation does not reach, as a statement already sent would be)
-                        let connection = transaction.connection
-                        try await Task.detached {
-                            try await connection.query(
-                                "INSERT INTO tenants (id, slug, name) VALUES (gen_random_uuid(), 'late-shop', 'Late')", logger: testLogger)
-                        }.value
-                        wrote.withLock { $0 = true }
-                        return ((), commit: true)
-                    }
+            let timers = ManualTimers()
+            let wrote = Latch()
+            let (started, start) = AsyncStream<Void>.makeStream()
+            let answered = Latch()
+            async let answer: Void = RequestDeadline.run(within: .milliseconds(500), timers: timers) {
+                try await env.database.requestTransaction(tokenHash: TokenSecret(value: token).hash) { principal, transaction in
+                    // A use case that outlives its deadline: it writes only once the request has its 503.
+                    start.yield()
+                    await answered.wait()
+                    #expect(RequestDeadline.work?.isRunning == false)
+                    // (written from a task the deadline's cancellation does not reach, as a statement already sent would be)
+                    let connection = transaction.connection
+                    _ = try await Task.detached {
+                        try await connection.query(
+                            "INSERT INTO tenants (id, slug, name) VALUES (gen_random_uuid(), 'late-shop', 'Late')", logger: testLogger)
+                    }.value
+                    wrote.open()
+                    return ((), commit: true)
                 }
             }
-            // The work is left to end on its own after the answer: wait for it (no clock involved).
-            while !ended.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
-            #expect(wrote.withLock { $0 }, "the late write was made")
-            #expect(try await env.ownerScalar("SELECT count(*) FROM tenants WHERE slug = 'late-shop'", as: Int.self) == 0, "and never committed")
-            #expect(try await env.database.transaction(for: env.fixture.principals[.platformAdmin]!) { _ in 1 } == 1, "the pool serves on")
+            for await _ in started { break }
+            timers.advance(by: .milliseconds(500))
+            do {
+                try await answer
+                Issue.record("the work's answer came after its deadline")
+            } catch { #expect(error as? DomainError == .unavailable) }
+            answered.open()
+            // The work ends on its own after the answer: the pool's next transaction waits for its connection.
+            let served = try await env.database.transaction(for: env.fixture.principals[.platformAdmin]!) { _ in 1 }
+            #expect(served == 1, "the pool serves on")
+            await wrote.wait()  // the late write was made
+            #expect(try await env.ownerScalar("SELECT count(*) FROM tenants WHERE slug = 'late-shop'", as: Int.self) == 0, "never committed")
         }
     }
 
@@ -126,23 +135,28 @@ struct DatabaseLimitsTests {
     func lateLeaseRunsNothing() async throws {
         try await TestEnvironment.with { env in
             let admin = env.fixture.partners[0].admin
+            let timers = ManualTimers()
             try await Database.with(url: env.appURL, logger: testLogger, maximumConnections: 1, limits: .forTests) { database in
                 _ = try await database.transaction(for: admin) { _ in 1 }  // the one connection is open
-                try await Self.holdingTheConnection(of: database, as: admin, for: .seconds(6)) {
-                    // A request's work that records its expiry but, unlike the real one, is not
-                    // cancelled by it: the lease stays queued and its connection comes once freed.
-                    let work = RecordingWork()
-                    let ran = Mutex(false)
-                    let start = ContinuousClock.now
-                    await #expect(throws: DomainError.unavailable) {
+                // A request's work that records its expiry but, unlike the real one, is not
+                // cancelled by it: the lease stays queued and its connection comes once freed.
+                let work = RecordingWork()
+                let lease = try await Self.holdingTheConnection(of: database, as: admin) {
+                    let lease = Task { [database, work, timers] in
                         try await RequestDeadline.$work.withValue(work) {
-                            try await database.client.withConnection(within: .milliseconds(300)) { _ in ran.withLock { $0 = true } }
+                            try await database.client.withConnection(within: .milliseconds(300), timers: timers) { _ in
+                                work.ran.withLock { $0 = true }
+                            }
                         }
                     }
-                    #expect(ContinuousClock.now - start >= .seconds(1), "the lease came when the connection freed, after its timeout")
+                    await timers.waitUntilScheduled()
+                    timers.advance(by: .milliseconds(300))
                     #expect(work.expiries.withLock { $0 } == 1)
-                    #expect(!ran.withLock { $0 }, "the body ran for a request already answered 503")
+                    return lease
                 }
+                // The connection is free now, and comes to the queued lease.
+                await #expect(throws: DomainError.unavailable) { try await lease.value }
+                #expect(!work.ran.withLock { $0 }, "the body ran for a request already answered 503")
             }
         }
     }
@@ -155,6 +169,9 @@ struct DatabaseLimitsTests {
             let hash = TokenSecret(value: env.fixture.tokens[.backendManager]!).hash
             var limits = PoolLimits.forTests
             limits.maximumConnections = 1
+            let timers = ManualTimers()
+            limits.timers = timers
+            let replicaLimits = limits
             // A "replica" of one connection to the same database, marked up: only its lease matters here.
             let replicaClient = PostgresClient(configuration: env.appURL.clientConfiguration(limits), backgroundLogger: testLogger)
             let replica = ReadReplica(client: replicaClient, leaseTimeout: .milliseconds(300), logger: testLogger)
@@ -164,68 +181,76 @@ struct DatabaseLimitsTests {
                 defer { group.cancelAll() }
                 try await replicaClient.withConnection { _ in }  // its one connection is open
                 try await Database.with(url: env.appURL, logger: testLogger, limits: .forTests) { primary in
-                    let database = Database(client: primary.client, logger: testLogger, limits: .forTests, replica: replica)
+                    let database = Database(client: primary.client, logger: testLogger, limits: replicaLimits, replica: replica)
                     let (held, signal) = AsyncStream<Void>.makeStream()
+                    let release = Latch()
                     async let holding: Void = replicaClient.withConnection { _ in
                         signal.yield()
-                        try await Task.sleep(for: .seconds(10))  // far past the 300 ms lease timeout, however late its timer fires
+                        await release.wait()
                     }
                     for await _ in held { break }
-                    let role = try await RequestDeadline.run(within: .seconds(20)) {
+                    async let read = RequestDeadline.run(within: .seconds(20), timers: timers) {
                         try await database.readSession(tokenHash: hash, lagTolerant: true) { principal, _ in principal?.role }
                     }
+                    await timers.waitUntilScheduled(2)  // the deadline and the replica's lease
+                    timers.advance(by: .milliseconds(300))
+                    let role = try await read
                     #expect(role == "backend_manager", "answered by the primary")
                     #expect(replica.route(token: hash, readAfter: nil) == .primary(because: "down"))
+                    release.open()
                     try await holding
                 }
             }
         }
     }
 
-    /// Runs `body` while a transaction holds a connection of `database` for `hold`; returns once
-    /// both have ended.
-    private static func holdingTheConnection(
-        of database: Database, as principal: Principal, for hold: Duration, _ body: () async throws -> Void
-    ) async throws {
+    /// Runs `body` while a transaction holds a connection of `database`; the connection is
+    /// released when `body` has returned, and this returns once the holding transaction ended.
+    private static func holdingTheConnection<T: Sendable>(
+        of database: Database, as principal: Principal, _ body: () async throws -> T
+    ) async throws -> T {
         let (held, signal) = AsyncStream<Void>.makeStream()
+        let release = Latch()
         async let holding: Void = database.transaction(for: principal) { _ in
             signal.yield()
-            try await Task.sleep(for: hold)
+            await release.wait()
         }
         for await _ in held { break }
-        try await body()
+        let result: Result<T, any Error>
+        do { result = .success(try await body()) } catch { result = .failure(error) }
+        release.open()
         try await holding
+        return try result.get()
     }
 
     /// A request's work as the lease sees it, counting its expiries.
     private final class RecordingWork: RequestWork {
         let expiries = Mutex(0)
+        /// Whether the lease's body ran.
+        let ran = Mutex(false)
         var isRunning: Bool { expiries.withLock { $0 == 0 } }
         func expire() { expiries.withLock { $0 += 1 } }
         func claimCommit() -> Bool { isRunning }
         func commitEnded() {}
     }
 
-    /// Serves the API from a pool of one connection with a 1 s lease timeout: `during` runs while
-    /// another transaction holds that connection for `hold`, `after` once it is free again.
+    /// Serves the API from a pool of one connection with a 1 s lease timeout kept by manual
+    /// timers: `during` runs while another transaction holds that connection, `after` once it is
+    /// free again.
     private static func withPoolHeld(
-        _ env: TestEnvironment, for hold: Duration, during: @escaping @Sendable (any TestClientProtocol) async throws -> Void,
+        _ env: TestEnvironment, during: @escaping @Sendable (any TestClientProtocol, ManualTimers) async throws -> Void,
         after: @escaping @Sendable (any TestClientProtocol) async throws -> Void
     ) async throws {
+        let timers = ManualTimers()
         var limits = PoolLimits.forTests
         limits.leaseTimeout = .seconds(1)
+        limits.timers = timers
         let manager = env.fixture.tokens[.backendManager]!
         let admin = env.fixture.partners[0].admin
         try await Database.with(url: env.appURL, logger: testLogger, maximumConnections: 1, limits: limits) { database in
             try await env.withApp(database: database) { client in
-                // The pool's one connection opened first (opening it may take longer than the lease
-                // timeout on a machine busy with a clean build).
-                var warmedUp = false
-                for _ in 0..<10 where !warmedUp {
-                    warmedUp = try await client.call(.get, "/v1/customers?limit=1", token: manager).status == 200
-                }
-                #expect(warmedUp)
-                try await holdingTheConnection(of: database, as: admin, for: hold) { try await during(client) }
+                #expect(try await client.call(.get, "/v1/customers?limit=1", token: manager).status == 200)  // the one connection opened
+                try await holdingTheConnection(of: database, as: admin) { try await during(client, timers) }
                 try await after(client)
             }
         }
@@ -234,23 +259,21 @@ struct DatabaseLimitsTests {
     @Test("outside a request (a background service, the CLI) a lease that times out throws unavailable and leaves the caller's task running")
     func leaseTimeoutOutsideARequest() async throws {
         try await TestEnvironment.with { env in
+            let timers = ManualTimers()
             var limits = PoolLimits.forTests
             limits.leaseTimeout = .seconds(1)
+            limits.timers = timers
             let admin = env.fixture.partners[0].admin
             try await Database.with(url: env.appURL, logger: testLogger, maximumConnections: 1, limits: limits) { database in
-                // The one connection opened first (opening it may take longer than the 1 s lease
-                // timeout while the rest of the suite runs).
-                var opened = false
-                for _ in 0..<10 where !opened { opened = (try? await database.transaction(for: admin) { _ in 1 }) == 1 }
-                #expect(opened)
-                // Held far longer than the lease timeout: a suite run on two busy cores has fired a
-                // 1 s timer 3 s late, and the refusal must still come while the connection is held.
-                try await Self.holdingTheConnection(of: database, as: admin, for: .seconds(10)) {
-                    let start = ContinuousClock.now
-                    await #expect(throws: DomainError.unavailable) {
-                        try await database.transaction(for: admin) { _ in Issue.record("ran without a connection") }
-                    }
-                    #expect(ContinuousClock.now - start < .seconds(8), "refused after the 1 s lease timeout, not when the connection frees")
+                #expect(try await database.transaction(for: admin) { _ in 1 } == 1)  // the one connection opened
+                try await Self.holdingTheConnection(of: database, as: admin) {
+                    async let refused: Void = database.transaction(for: admin) { _ in Issue.record("ran without a connection") }
+                    await timers.waitUntilScheduled()
+                    timers.advance(by: .seconds(1))
+                    do {
+                        try await refused
+                        Issue.record("a transaction ran without a lease")
+                    } catch { #expect(error as? DomainError == .unavailable) }
                     // A lease that ended its wait by cancelling the caller's task (as inside a request's
                     // work) would end a background service here.
                     #expect(!Task.isCancelled, "the caller goes on")

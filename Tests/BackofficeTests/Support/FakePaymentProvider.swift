@@ -1,4 +1,4 @@
-import Backoffice
+@testable import Backoffice
 import Foundation
 import Hummingbird
 import NIOCore
@@ -6,11 +6,11 @@ import NIOCore
 /// A payment provider on loopback that speaks the subset of Stripe's API `HTTPPaymentGateway`
 /// uses, keeps its PaymentIntents by idempotency key (a repeated key answers the first intent),
 /// and injects faults on the requests the test names: slow answers, 5xx (before or after doing
-/// the work), and dropped connections.
+/// the work), dropped connections, and requests held unanswered (`waitUntilHeld()` says when).
 actor FakePaymentProvider {
     enum Fault: Sendable {
-        /// Answer after this long (beyond the client's timeout: a timeout).
-        case slow(Duration)
+        /// Hold the request unanswered until the provider stops (the client's attempt times out).
+        case hang
         /// 500 without doing the work.
         case error500
         /// Do the work, then answer 500 (the answer is lost: the client must retry with the key).
@@ -31,6 +31,24 @@ actor FakePaymentProvider {
     private(set) var intents: [String: Intent] = [:]
     private var byKey: [String: String] = [:]
     private(set) var requests = 0
+    /// Opened when the provider stops: releases the requests it holds.
+    private let stopping = Latch()
+    private var held = 0
+    private var holdWatchers: [CheckedContinuation<Void, Never>] = []
+
+    /// Returns once a request is held unanswered (`Fault.hang`).
+    func waitUntilHeld() async {
+        guard held == 0 else {
+            held -= 1
+            return
+        }
+        await withCheckedContinuation { holdWatchers.append($0) }
+    }
+
+    private func hold() async {
+        if holdWatchers.isEmpty { held += 1 } else { holdWatchers.removeFirst().resume() }
+        await stopping.wait()
+    }
 
     /// Faults for the next requests, in order.
     func inject(_ faults: [Fault]) { self.faults = faults }
@@ -46,7 +64,10 @@ actor FakePaymentProvider {
     /// Handles one call; nil means drop the connection.
     func handle(_ method: HTTPRequest.Method, _ path: String, form: [String: String], key: String?) async -> (Int, String)? {
         let fault = nextFault()
-        if case .slow(let duration) = fault { try? await Task.sleep(for: duration) }
+        if case .hang = fault {
+            await hold()
+            return nil
+        }
         if case .error500 = fault { return (500, #"{"error": {"type": "api_error"}}"#) }
         let answer = work(method, path, form: form, key: key)
         switch fault {
@@ -122,9 +143,11 @@ actor FakePaymentProvider {
                 return nil
             }
             while port.value == 0 { try await Task.sleep(for: .milliseconds(10)) }
-            let result = try await body("http://127.0.0.1:\(port.value)")
+            let result: Result<T, any Error>
+            do { result = .success(try await body("http://127.0.0.1:\(port.value)")) } catch { result = .failure(error) }
+            stopping.open()
             group.cancelAll()
-            return result
+            return try result.get()
         }
     }
 

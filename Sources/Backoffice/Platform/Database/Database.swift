@@ -181,7 +181,7 @@ public struct Database: Sendable {
         _ body: (Principal?, RequestTransaction) async throws -> T
     ) async throws -> T {
         try await translatingErrors {
-            try await client.withConnection(within: timeout, lateLeaseEndsRequest: lateLeaseEndsRequest) { connection in
+            try await client.withConnection(within: timeout, timers: limits.timers, lateLeaseEndsRequest: lateLeaseEndsRequest) { connection in
                 let principal = try await connection.rows(AuthenticateSession(hash: tokenHash, plans: plans), logger: logger).first.flatMap(
                     Self.principal)
                 return try await body(principal, RequestTransaction(connection: connection, isReadOnly: true))
@@ -200,7 +200,7 @@ public struct Database: Sendable {
         _ body: (PostgresConnection) async throws -> (T, commit: Bool), afterCommit: ((PostgresConnection) async throws -> Void)? = nil
     ) async throws -> T {
         try await translatingErrors {
-            try await client.withConnection(within: leaseTimeout) { connection in
+            try await client.withConnection(within: leaseTimeout, timers: limits.timers) { connection in
                 _ = try await connection.rows(Begin(), logger: logger)
                 do {
                     let (result, commit) = try await body(connection)

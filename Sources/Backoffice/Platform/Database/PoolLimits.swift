@@ -16,6 +16,9 @@ public struct PoolLimits: Sendable {
     /// PostgreSQL's `statement_timeout` for every statement of the service (a statement waiting
     /// on a lock included): a cancelled statement is `DomainError.timedOut` (503).
     public var statementTimeout: Duration = .seconds(30)
+    /// What keeps the lease timeouts and request deadlines: NIO's scheduled tasks in the service,
+    /// `ManualTimers` in tests that prove a timeout without waiting for it.
+    public var timers: any Timers = EventLoopTimers()
 
     public init() {}
 
@@ -57,7 +60,7 @@ extension PostgresClient {
     /// - Throws: `DomainError.unavailable` when no connection came within `timeout`; the pool's
     ///   own error when leasing failed.
     func withConnection<T: Sendable>(
-        within timeout: Duration, lateLeaseEndsRequest: Bool = true, _ body: (PostgresConnection) async throws -> T
+        within timeout: Duration, timers: any Timers, lateLeaseEndsRequest: Bool = true, _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
         ServiceMetrics.poolWaiting.increment()
         var waiting = true
@@ -66,10 +69,10 @@ extension PostgresClient {
             waiting = false
         }
         guard lateLeaseEndsRequest, let work = RequestDeadline.work, work.isRunning else {
-            return try await withConnectionKeepingTime(timeout, waited: waited, body)
+            return try await withConnectionKeepingTime(timeout, timers: timers, waited: waited, body)
         }
         let outcome = LeaseOutcome()
-        let timer = NIOSingletons.posixEventLoopGroup.any().scheduleTask(in: TimeAmount(timeout)) {
+        let timer = timers.schedule(in: timeout) {
             guard outcome.settle(.expired) == .expired else { return }
             ServiceMetrics.leaseTimeouts.increment()
             work.expire()
@@ -93,10 +96,10 @@ extension PostgresClient {
         }
     }
 
-    /// The lease of `withConnection(within:lateLeaseEndsRequest:_:)` outside a request's work: one child task holds
+    /// The lease of `withConnection(within:timers:lateLeaseEndsRequest:_:)` outside a request's work: one child task holds
     /// the lease until `body` ends, another keeps the time; `waited` is called once the wait is over.
     private func withConnectionKeepingTime<T: Sendable>(
-        _ timeout: Duration, waited: () -> Void, _ body: (PostgresConnection) async throws -> T
+        _ timeout: Duration, timers: any Timers, waited: () -> Void, _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
         let (leases, offer) = AsyncThrowingStream<PostgresConnection, any Error>.makeStream()
         let done = Latch()
@@ -112,7 +115,7 @@ extension PostgresClient {
                 }
             }
             group.addTask {
-                try? await Task.sleep(for: timeout)
+                try? await timers.sleep(for: timeout)
                 if !Task.isCancelled {
                     ServiceMetrics.leaseTimeouts.increment()
                     offer.finish(throwing: DomainError.unavailable)

@@ -129,7 +129,7 @@ public final class ReadReplica: Sendable {
         do {
             // From the refusal's transaction start, not its commit: a bulk request's deadline more, generously.
             let window = (maxLag * 2 + checkInterval * 2 + .seconds(600)).inSeconds
-            let (flushedText, refused) = try await primary.withConnection(within: timeout) { connection in
+            let (flushedText, refused) = try await primary.withConnection(within: timeout, timers: EventLoopTimers()) { connection in
                 let flushed = try await firstRow("SELECT pg_current_wal_flush_lsn()::text", on: connection, logger: logger) {
                     try $0.decode(String.self)
                 }
@@ -140,7 +140,7 @@ public final class ReadReplica: Sendable {
                 return (flushed, refused)
             }
             let flushed = flushedText.flatMap { LSN($0) }
-            let replica = try await client.withConnection(within: timeout) { connection in
+            let replica = try await client.withConnection(within: timeout, timers: EventLoopTimers()) { connection in
                 try await firstRow("SELECT pg_is_in_recovery(), pg_last_wal_replay_lsn()::text", on: connection, logger: logger) {
                     try $0.decode((Bool, String?).self)
                 }

@@ -92,7 +92,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                 guard let secret else { throw refuse(request, address: address, logger: logger) }
                 let deadline = bulkPaths.contains(path) ? database.limits.bulkRequestDeadline : database.limits.requestDeadline
                 let hotList = HandEncodedLists.List(request.method, path)
-                return try await RequestDeadline.run(within: deadline) { [request, logger] in
+                return try await RequestDeadline.run(within: deadline, timers: database.limits.timers) { [request, logger] in
                     @Sendable func authenticated(_ principal: Principal?, _ transaction: RequestTransaction?) async throws -> Response {
                         guard let principal else { throw refuse(request, address: address, logger: logger) }
                         knownCredentials.remember(secret.hash)

@@ -21,12 +21,14 @@ enum RequestDeadline {
     /// The request work the current task runs, if any.
     @TaskLocal static var work: (any RequestWork)?
 
-    static func run<T: Sendable>(within limit: Duration, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+    static func run<T: Sendable>(
+        within limit: Duration, timers: any Timers, _ work: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
         let handle = WorkHandle<T>()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 handle.await(continuation)
-                let timer = NIOSingletons.posixEventLoopGroup.any().scheduleTask(in: TimeAmount(limit)) { handle.expire() }
+                let timer = timers.schedule(in: limit) { handle.expire() }
                 handle.start(
                     Task {
                         let result: Result<T, any Error>
