@@ -19,7 +19,7 @@ struct MigrationTests {
 
     @Test("applied in order once, with checksums; an edited applied migration stops the migrator")
     func checksums() async throws {
-        let (_, _, cluster) = try await TestCluster.shared.freshDatabase()
+        let (_, _, cluster, _) = try await TestCluster.shared.freshDatabase()
         let name = "mig_\(UUID().uuidString.prefix(8).lowercased())"
         try await DatabaseURL(cluster.superuserURL).withConnection(logger: testLogger) {
             try await $0.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: testLogger)
@@ -50,7 +50,7 @@ struct MigrationTests {
         "0021 on a database that has orders, applied by an owner that is not a superuser (row-level security is forced on it): every order gets its lines' count"
     )
     func lineCountBackfill() async throws {
-        let (_, _, cluster) = try await TestCluster.shared.freshDatabase()
+        let (_, _, cluster, _) = try await TestCluster.shared.freshDatabase()
         let name = "mig_\(UUID().uuidString.prefix(8).lowercased())"
         let superuser = try DatabaseURL(cluster.superuserURL)
         try await superuser.withConnection(logger: testLogger) { connection in

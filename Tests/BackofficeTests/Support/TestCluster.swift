@@ -27,7 +27,8 @@ actor TestCluster {
     private var counter = 0
     /// The service role's password in this run's cluster (set once, with the template).
     let appPassword = EmbeddedPostgres.generatePassword()
-    private var template: Task<Void, any Error>?
+    /// The migrated template, seeded once with the fixture every test starts from.
+    private var template: Task<TestEnvironment.Fixture, any Error>?
 
     func start() throws -> EmbeddedPostgres {
         if let cluster { return cluster }
@@ -40,8 +41,9 @@ actor TestCluster {
         return started
     }
 
-    /// A new database with every migration applied, and URLs for its owner and the service role.
-    func freshDatabase() async throws -> (owner: DatabaseURL, app: DatabaseURL, cluster: EmbeddedPostgres) {
+    /// A new database with every migration applied and the fixture seeded (tenants, operators and
+    /// their tokens), URLs for its owner and the service role, and the fixture.
+    func freshDatabase() async throws -> (owner: DatabaseURL, app: DatabaseURL, cluster: EmbeddedPostgres, fixture: TestEnvironment.Fixture) {
         let cluster = try start()
         let superuser = try DatabaseURL(cluster.superuserURL)
         if template == nil {
@@ -54,9 +56,14 @@ actor TestCluster {
                     _ = try await migrator.migrate(on: $0, logger: testLogger)
                     try await $0.query(PostgresQuery(unsafeSQL: "ALTER ROLE backoffice_app PASSWORD '\(password)'"), logger: testLogger)
                 }
+                // Seeded once, through the real operations: every copy starts with the same principals.
+                let app = try DatabaseURL(cluster.url(database: "bo_template", user: "backoffice_app", password: password))
+                return try await Database.with(url: app, logger: testLogger, limits: .forTests) { database in
+                    try await TestEnvironment.seed(database: database, policies: try TestEnvironment.loadPolicies())
+                }
             }
         }
-        try await template?.value
+        let fixture = try await template!.value
         counter += 1
         let name = "t\(counter)"
         // The template's last session may still be closing: retry briefly ("being accessed by other users").
@@ -76,7 +83,7 @@ actor TestCluster {
         return (
             try DatabaseURL(cluster.url(database: name, user: "postgres")),
             try DatabaseURL(cluster.url(database: name, user: "backoffice_app", password: appPassword)),
-            cluster
+            cluster, fixture
         )
     }
 

@@ -61,7 +61,7 @@ struct TestEnvironment: Sendable {
     }
 
     private static func open<T: Sendable>(_ body: @Sendable (TestEnvironment) async throws -> T) async throws -> T {
-        let (owner, app, _) = try await TestCluster.shared.freshDatabase()
+        let (owner, app, _, fixture) = try await TestCluster.shared.freshDatabase()
         let policies = try loadPolicies()
         let clock = ManualWallClock()
         do {
@@ -69,8 +69,7 @@ struct TestEnvironment: Sendable {
             var limits = PoolLimits.forTests
             limits.leaseTimeout = .seconds(60)
             return try await Database.with(url: app, logger: testLogger, clock: clock, limits: limits) { database in
-                let fixture = try await seed(database: database, policies: policies)
-                return try await body(
+                try await body(
                     TestEnvironment(database: database, owner: owner, appURL: app, policies: policies, fixture: fixture, clock: clock))
             }
         } catch let error as PSQLError {
@@ -78,7 +77,9 @@ struct TestEnvironment: Sendable {
         }
     }
 
-    private static func seed(database: Database, policies: PolicySet) async throws -> Fixture {
+    /// Seeds the fixture through the real operations (so it is audited too): once per run, in the
+    /// template every test's database is copied from (`TestCluster`).
+    static func seed(database: Database, policies: PolicySet) async throws -> Fixture {
         let context = Database.systemContext("test-fixture", policies: policies)
         var fixture = Fixture()
         func issue(_ op: Operator) async throws -> (String, Principal) {
