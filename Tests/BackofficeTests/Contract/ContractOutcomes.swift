@@ -1,0 +1,91 @@
+import Backoffice
+
+/// What a well-formed sample call of the contract tests answers an allowed role when that answer
+/// is not a documented success: the fixture's state or the generic sample body makes a precise
+/// refusal the right answer (a lock on a locked account is 409 `invalid_transition`; the
+/// operations run in path order, so a token minted after its operator was disabled is refused).
+/// Every allowed call not listed here must answer a documented success.
+///
+/// One line per call: operation id, role, status, problem code.
+enum ContractOutcomes {
+    static let refusals: [String: (status: Int, code: String)] = {
+        var table: [String: (Int, String)] = [:]
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: " ").map(String.init)
+            table[fields[0] + " " + fields[1]] = (Int(fields[2])!, fields[3])
+        }
+        return table
+    }()
+
+    /// The refusal expected for `operation` called by `role`, if any.
+    static func refusal(_ operation: String, _ role: Role) -> (status: Int, code: String)? { refusals[operation + " " + role.rawValue] }
+
+    private static let text = """
+        ingestActivity platform_admin 422 validation_failed
+        ingestActivity app_service 422 validation_failed
+        resolveAppeal backend_manager 409 invalid_transition
+        createBadge platform_admin 422 validation_failed
+        createBadge backend_manager 422 validation_failed
+        createChallenge platform_admin 422 validation_failed
+        createChallenge backend_manager 422 validation_failed
+        publishChallenge backend_manager 409 invalid_transition
+        checkout platform_admin 422 validation_failed
+        checkout app_service 422 validation_failed
+        syncCustomer platform_admin 422 validation_failed
+        syncCustomer app_service 422 validation_failed
+        deleteCustomer backend_manager 409 invalid_transition
+        fileAppeal platform_admin 409 invalid_transition
+        fileAppeal app_service 409 invalid_transition
+        adjustFitPoints platform_admin 409 account_deleted
+        adjustFitPoints backend_manager 409 account_deleted
+        lockCustomer platform_admin 409 invalid_transition
+        lockCustomer backend_manager 409 invalid_transition
+        reportLoginAttempt platform_admin 409 invalid_transition
+        reportLoginAttempt app_service 409 invalid_transition
+        reportPasswordReset platform_admin 409 invalid_transition
+        reportPasswordReset app_service 409 invalid_transition
+        restoreCustomer backend_manager 409 invalid_transition
+        unlockCustomer platform_admin 409 invalid_transition
+        unlockCustomer backend_manager 409 invalid_transition
+        getEarningRules platform_admin 404 not_found
+        getEarningRules backend_manager 404 not_found
+        getEarningRules auditor 404 not_found
+        getEarningRules app_service 404 not_found
+        createGood platform_admin 422 validation_failed
+        createGood partner_staff 409 sku_taken
+        importGoods platform_admin 422 malformed_file
+        importGoods partner_admin 422 malformed_file
+        importGoods partner_staff 422 malformed_file
+        updateGood platform_admin 428 precondition_required
+        updateGood partner_admin 428 precondition_required
+        updateGood partner_staff 428 precondition_required
+        archiveGood partner_admin 409 invalid_transition
+        archiveGood partner_staff 409 invalid_transition
+        createMessage platform_admin 422 validation_failed
+        createMessage backend_manager 422 validation_failed
+        publishMessage backend_manager 409 invalid_transition
+        retractMessage backend_manager 409 invalid_transition
+        createOperator platform_admin 422 validation_failed
+        createOperator partner_admin 422 validation_failed
+        disableOperator partner_admin 409 invalid_transition
+        acceptOrder partner_admin 409 invalid_transition
+        acceptOrder partner_staff 409 invalid_transition
+        cancelOrder partner_admin 409 invalid_transition
+        cancelOrder partner_staff 409 invalid_transition
+        deliverOrder platform_admin 409 invalid_transition
+        deliverOrder partner_admin 409 invalid_transition
+        deliverOrder partner_staff 409 invalid_transition
+        refundOrder platform_admin 409 invalid_transition
+        refundOrder partner_admin 409 invalid_transition
+        shipOrder platform_admin 409 invalid_transition
+        shipOrder partner_admin 409 invalid_transition
+        shipOrder partner_staff 409 invalid_transition
+        approveShopApplication backend_manager 409 invalid_transition
+        rejectShopApplication platform_admin 409 invalid_transition
+        rejectShopApplication backend_manager 409 invalid_transition
+        createTenant platform_admin 409 slug_taken
+        createToken platform_admin 409 invalid_transition
+        createToken partner_admin 409 invalid_transition
+        revokeToken partner_admin 409 invalid_transition
+        """
+}
