@@ -41,11 +41,13 @@ struct FitPointsLedgerTests {
                 #expect(debit.status == 201)
                 #expect(try debit.decode(Components.Schemas.FitPointsAdjustment.self).balance.balance == 100)
 
+                let events = try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self)
                 let overdraft = try await adjust(client, manager, customer, -101)
                 #expect(overdraft.status == 409)
                 #expect(overdraft["code"] == "insufficient_fitpoints")
                 let after = try await balance(client, manager, customer)
                 #expect((after.balance, after.credited, after.debited) == (100, 120, 20))
+                #expect(try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self) == events, "the overdraft is not audited")
 
                 #expect(try await adjust(client, manager, customer, 0).status == 422)
                 let noReason = try await adjust(client, manager, customer, 5, reason: nil)

@@ -22,10 +22,17 @@ struct MessagesAPITests {
                 #expect(soon.status == 201)
                 #expect(soon["state"] == "draft")
                 let soonID = try #require(soon["id"])
+                let message = {
+                    try await env.ownerScalar("SELECT status || ' v' || version FROM system_messages WHERE id = '\(soonID)'", as: String.self)
+                }
+                let events = { try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self) }
+                let (messageBefore, eventsBefore) = (try await message(), try await events())
                 let refused = try await client.call(.post, "/v1/messages/\(soonID)/publish", token: manager)
                 #expect(refused.status == 422)
                 #expect(refused["code"] == "notice_period_too_short")
                 #expect(try await client.call(.get, "/v1/messages/\(soonID)", token: manager)["state"] == "draft")
+                #expect(try await message() == messageBefore, "the message's status and version are unchanged")
+                #expect(try await events() == eventsBefore, "nothing audited")
 
                 let planned = try await client.call(
                     .post, "/v1/messages", token: manager,

@@ -24,7 +24,9 @@ struct HTTPPaymentGatewayTests {
         PaymentAuthorization(amountCents: 2_500, cardNumber: SimulatedPaymentGateway.approvedCard, idempotencyKey: key, reference: "order-1")
     }
 
-    @Test("a lost answer (500 after the work), a dropped connection and a request the provider never answers (its attempt times out) are retried with the same key: one charge")
+    @Test(
+        "a lost answer (500 after the work), a dropped connection and a request the provider never answers (its attempt times out) are retried with the same key: one charge"
+    )
     func faultsDoNotDoubleCharge() async throws {
         let provider = FakePaymentProvider()
         try await provider.serve { (url: String) async throws -> Void in

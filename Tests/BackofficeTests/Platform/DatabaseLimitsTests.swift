@@ -16,6 +16,11 @@ struct DatabaseLimitsTests {
         try await TestEnvironment.with { env in
             let customer = try await env.customer()
             let manager = env.fixture.tokens[.backendManager]!
+            let account = {
+                try await env.ownerScalar("SELECT status || ' v' || version FROM customers WHERE id = '\(customer.id)'", as: String.self)
+            }
+            let events = { try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self) }
+            let (accountBefore, eventsBefore) = (try await account(), try await events())
             var limits = PoolLimits.forTests
             limits.statementTimeout = .milliseconds(500)
             limits.leaseTimeout = .seconds(60)  // about the statement timeout: a loaded machine's slow first connect must not answer 503 first
@@ -43,6 +48,8 @@ struct DatabaseLimitsTests {
             }
             #expect(try await env.ownerScalar("SELECT status FROM customers WHERE id = '\(customer.id)'", as: String.self) == "active")
             #expect(try await env.ownerScalar("SELECT count(*) FROM audit_events WHERE action = 'accounts.lock'", as: Int.self) == 0)
+            #expect(try await account() == accountBefore, "the account's status and version are unchanged")
+            #expect(try await events() == eventsBefore, "nothing audited")
         }
     }
 
@@ -74,6 +81,11 @@ struct DatabaseLimitsTests {
         try await TestEnvironment.with { env in
             let customer = try await env.customer()
             let manager = env.fixture.tokens[.backendManager]!
+            let account = {
+                try await env.ownerScalar("SELECT status || ' v' || version FROM customers WHERE id = '\(customer.id)'", as: String.self)
+            }
+            let events = { try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self) }
+            let (accountBefore, eventsBefore) = (try await account(), try await events())
             try await Self.withPoolHeld(env) { client, timers in
                 async let reply = client.call(.post, "/v1/customers/\(customer.id.text)/lock", token: manager, json: #"{"reason":"late"}"#)
                 await timers.waitUntilScheduled(2)
@@ -89,6 +101,8 @@ struct DatabaseLimitsTests {
             }
             #expect(try await env.ownerScalar("SELECT status FROM customers WHERE id = '\(customer.id)'", as: String.self) == "active")
             #expect(try await env.ownerScalar("SELECT count(*) FROM audit_events WHERE action = 'accounts.lock'", as: Int.self) == 0)
+            #expect(try await account() == accountBefore, "the account's status and version are unchanged")
+            #expect(try await events() == eventsBefore, "nothing audited")
         }
     }
 

@@ -1,7 +1,8 @@
-@testable import Backoffice
 import Foundation
 import Hummingbird
 import NIOCore
+
+@testable import Backoffice
 
 /// A payment provider on loopback that speaks the subset of Stripe's API `HTTPPaymentGateway`
 /// uses, keeps its PaymentIntents by idempotency key (a repeated key answers the first intent),

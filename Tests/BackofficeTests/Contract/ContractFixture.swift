@@ -1,0 +1,93 @@
+import Backoffice
+import Foundation
+import Testing
+
+/// The resources the contract tests call operations on.
+enum ContractFixture {
+    /// The sku of partner A's good: no other tenant may see it anywhere, also in exported files.
+    static let partnerASKU = "CONTRACT-A-1"
+
+    struct IDs {
+        /// Path parameter name → an id of a resource of partner A (or of the platform, for platform resources).
+        var partnerA: [String: String]
+    }
+
+    static func make(_ env: TestEnvironment) async throws -> IDs {
+        let partner = env.fixture.partners[0]
+        let context = Database.systemContext("contract", policies: env.policies)
+        let customer = try await env.customer()
+        let locked = try await env.customer()
+        _ = try await env.database.run(LockAccount(customerID: locked.id, reason: "for appeals"), context: env.context(.backendManager))
+        let appeal = try await env.database.run(FileAppeal(customerID: locked.id, message: "please"), context: env.context(.appService))
+        let staff = try await env.database.runAsSystem(
+            CreateOperator(email: "contract@\(partner.slug).example", role: .partnerStaff, tenantID: partner.tenantID), context: context)
+        let (token, _) = try await env.database.runAsSystem(CreateToken(operatorID: staff.id, name: "contract", expiresInHours: 1), context: context)
+        let message = try await env.database.run(
+            CreateMessage(title: "Contract", body: "A draft for the contract tests", severity: .info), context: env.context(.backendManager))
+        let policy = try await env.database.run(
+            PublishContentPolicy(slug: "contract-policy", title: "Contract", body: "Be kind."), context: env.context(.backendManager)
+        ).0
+        let application = try await env.database.runStaged(
+            ApplyForShop(
+                ShopApplicationForm(
+                    legalName: "Contract Shop", contactEmail: "shop@contract.example", taxID: "12-3456789",
+                    address: ShopAddress(line1: "1 Main St", line2: "Suite 200", city: "Austin", region: "TX", postalCode: "73301", country: "US"),
+                    bankAccount: BankAccount(
+                        holderName: "Contract Shop", routingNumber: "110000000", accountNumber: SimulatedPaymentGateway.verifiedAccount)),
+                payments: SimulatedPaymentGateway()),
+            context: OperationContext(principal: .anonymous, requestID: "contract", sourceIP: nil, policies: env.policies))
+        let good = try await env.database.run(
+            CreateGood(
+                sku: partnerASKU,
+                fields: GoodFields(
+                    name: "Contract good", description: nil, category: "contract", priceCents: 100, priceFitPoints: nil, stock: 5, imageURLs: nil)),
+            context: OperationContext(principal: partner.admin, requestID: "contract", sourceIP: nil, policies: env.policies))
+        let shop = try await ShopFixture.make(env)
+        let order = try await env.database.runStaged(
+            Checkout(
+                CheckoutRequest(
+                    customerID: shop.customer.id, lines: [.init(goodID: shop.goods["BOTTLE"]!, quantity: 1, payIn: .usd, expectedUnitPrice: 2_500)],
+                    shipping: Order.Shipping(
+                        name: "Contract",
+                        address: ShopAddress(line1: "1 Main St", line2: "Suite 200", city: "Austin", region: "TX", postalCode: "73301", country: "US")
+                    ),
+                    paymentMethod: SimulatedPaymentGateway.approvedCard), payments: SimulatedPaymentGateway(), idempotencyKey: nil),
+            context: env.context(.appService))
+        let now = env.clock.now()
+        let challenge = try await env.database.run(
+            CreateChallenge(
+                .init(
+                    name: "Contract", metric: "steps", aggregation: "sum", startsAt: now, endsAt: now.addingTimeInterval(86_400),
+                    rankBands: [(1, 1, 10, nil)], budgetPoints: 10)), context: env.context(.backendManager))
+        return IDs(partnerA: [
+            "tenant_id": partner.tenantID.uuidString.lowercased(), "operator_id": staff.id.uuidString.lowercased(),
+            "token_id": token.id.uuidString.lowercased(), "customer_id": customer.id.uuidString.lowercased(),
+            "appeal_id": appeal.id.uuidString.lowercased(), "message_id": message.id.uuidString.lowercased(),
+            "policy_slug": policy.slug, "challenge_id": challenge.id.uuidString.lowercased(),
+            "application_id": application.id.uuidString.lowercased(), "good_id": good.id.uuidString.lowercased(),
+            "order_id": order.detail.order.id.uuidString.lowercased(), "provider": "simulated",
+        ])
+    }
+
+    /// The operation's path with every `{parameter}` replaced by a fixture id.
+    static func fill(_ operation: ContractOperation, ids: [String: String]) throws -> String {
+        var path = operation.path
+        for name in operation.pathParameters {
+            let id = try #require(ids[name], "\(operation): no fixture for path parameter {\(name)}: add one to ContractFixture.make")
+            path = path.replacingOccurrences(of: "{\(name)}", with: id)
+        }
+        return path
+    }
+
+    /// The shipped policies with failed authentications unlimited (the tests send many on purpose).
+    static func policiesWithoutAuthenticationLimit() throws -> PolicySet {
+        var texts: [String: String] = [:]
+        for name in PolicySet.fileNames {
+            texts[name] = try String(contentsOf: projectRoot.appendingPathComponent("policies/\(name)"), encoding: .utf8)
+        }
+        texts["security.yaml"] = texts["security.yaml"]?.replacingOccurrences(
+            of: "max_failures_per_address: 20", with: "max_failures_per_address: 100000"
+        ).replacingOccurrences(of: "max_per_address: 10", with: "max_per_address: 100000")
+        return try PolicySet.parse(texts)
+    }
+}
