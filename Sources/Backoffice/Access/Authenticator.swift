@@ -2,11 +2,11 @@ import Foundation
 
 /// Resolves bearer tokens to principals outside a request (demo credentials, tools): the same
 /// `authenticate_request` the edge runs. Revoked, expired and disabled are refused at once.
-public struct Authenticator: Sendable {
+package struct Authenticator: Sendable {
     let database: Database
-    public init(database: Database) { self.database = database }
+    package init(database: Database) { self.database = database }
 
-    public func principal(for secret: String) async throws -> Principal? {
+    package func principal(for secret: String) async throws -> Principal? {
         let token = TokenSecret(value: secret)
         guard token.isWellFormed else { return nil }
         return try await database.requestTransaction(tokenHash: token.hash) { principal, _ in (principal, commit: true) }

@@ -2,18 +2,18 @@ import Foundation
 import PostgresNIO
 
 /// Who is doing what, under which policies: the context every domain operation runs in.
-public struct OperationContext: Sendable {
-    public let principal: Principal
-    public let requestID: String
-    public let sourceIP: String?
-    public let policies: PolicySet
+package struct OperationContext: Sendable {
+    package let principal: Principal
+    package let requestID: String
+    package let sourceIP: String?
+    package let policies: PolicySet
     /// The request's transaction (from the edge), nil outside a request (system work, tools).
-    public let transaction: RequestTransaction?
+    package let transaction: RequestTransaction?
     /// The SHA-256 of the bearer token the request authenticated with (nil outside a request): what
     /// a long answer authenticates again page by page (`ExportPages`). A hash, never the secret.
-    public let tokenHash: [UInt8]?
+    package let tokenHash: [UInt8]?
 
-    public init(
+    package init(
         principal: Principal, requestID: String, sourceIP: String?, policies: PolicySet, transaction: RequestTransaction? = nil,
         tokenHash: [UInt8]? = nil
     ) {
@@ -40,5 +40,5 @@ public struct OperationContext: Sendable {
     }
 
     /// Whether customer PII must be masked for this principal.
-    public var masksPII: Bool { policies.access.masksPII(principal.role) }
+    package var masksPII: Bool { policies.access.masksPII(principal.role) }
 }

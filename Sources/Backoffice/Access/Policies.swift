@@ -3,82 +3,82 @@ import Foundation
 import Yams
 
 /// A policy file that does not validate. The message names the file and the entry.
-public struct PolicyError: Error, CustomStringConvertible, Sendable {
-    public let file: String
-    public let entry: String
-    public let problem: String
-    public var description: String { "\(file): \(entry): \(problem)" }
+package struct PolicyError: Error, CustomStringConvertible, Sendable {
+    package let file: String
+    package let entry: String
+    package let problem: String
+    package var description: String { "\(file): \(entry): \(problem)" }
 }
 
 /// Who may do what (`policies/access.yaml`). Deny by default.
-public struct AccessPolicy: Sendable {
-    public struct Grant: Sendable {
-        public let actions: Set<Action>
-        public let piiMasked: Bool
+package struct AccessPolicy: Sendable {
+    package struct Grant: Sendable {
+        package let actions: Set<Action>
+        package let piiMasked: Bool
     }
-    public let grants: [Role: Grant]
+    package let grants: [Role: Grant]
     /// What anyone may do without a token (`public:`): the contract's `x-public` operations,
     /// performed by `Principal.anonymous`.
-    public let publicActions: Set<Action>
+    package let publicActions: Set<Action>
 
     /// Whether `role` may perform `action`; the anonymous principal only the public actions; an
     /// unknown role (e.g. the system actor) may do nothing here.
-    public func allows(_ role: String, _ action: Action) -> Bool {
+    package func allows(_ role: String, _ action: Action) -> Bool {
         if role == Principal.anonymous.role { return publicActions.contains(action) }
         guard let role = Role(rawValue: role), let grant = grants[role] else { return false }
         return grant.actions.contains(action)
     }
 
     /// Whether customer PII is masked for this role.
-    public func masksPII(_ role: String) -> Bool {
+    package func masksPII(_ role: String) -> Bool {
         guard let role = Role(rawValue: role) else { return false }
         return grants[role]?.piiMasked ?? false
     }
 }
 
 /// Lockout and token lifetimes (`policies/security.yaml`).
-public struct SecurityPolicy: Sendable {
-    public let consecutiveFailedLogins: Int
-    public let defaultTokenLifetimeHours: Int
-    public let maxTokenLifetimeHours: Int
+package struct SecurityPolicy: Sendable {
+    package let consecutiveFailedLogins: Int
+    package let defaultTokenLifetimeHours: Int
+    package let maxTokenLifetimeHours: Int
     /// Failed authentications allowed per source address within `failedAuthenticationWindowSeconds`.
-    public let failedAuthenticationLimit: Int
-    public let failedAuthenticationWindowSeconds: Int
+    package let failedAuthenticationLimit: Int
+    package let failedAuthenticationWindowSeconds: Int
     /// Public submissions (shop applications) allowed per source address within `publicSubmissionWindowSeconds`.
-    public let publicSubmissionLimit: Int
-    public let publicSubmissionWindowSeconds: Int
+    package let publicSubmissionLimit: Int
+    package let publicSubmissionWindowSeconds: Int
 }
 
 /// Retention periods (`policies/retention.yaml`).
-public struct RetentionPolicy: Sendable {
-    public let deletedAccountsPurgeAfterDays: Int
-    public let idempotencyKeepHours: Int
-    public let loginAttemptsKeepDays: Int
+package struct RetentionPolicy: Sendable {
+    package let deletedAccountsPurgeAfterDays: Int
+    package let idempotencyKeepHours: Int
+    package let loginAttemptsKeepDays: Int
     /// Audit events older than this many days leave the database once they are in the signed
     /// daily archives (`audit archive`).
-    public let auditEventsKeepDays: Int
+    package let auditEventsKeepDays: Int
 }
 
 /// System messages (`policies/messages.yaml`).
-public struct MessagesPolicy: Sendable {
+package struct MessagesPolicy: Sendable {
     /// How long before its window a maintenance notice must be published.
-    public let maintenanceNoticeHours: Int
+    package let maintenanceNoticeHours: Int
 }
 
 /// The policies the service runs with, validated, and the digest recorded in every audit event.
-public struct PolicySet: Sendable {
-    public let access: AccessPolicy
-    public let security: SecurityPolicy
-    public let retention: RetentionPolicy
-    public let messages: MessagesPolicy
+package struct PolicySet: Sendable {
+    package let access: AccessPolicy
+    package let security: SecurityPolicy
+    package let retention: RetentionPolicy
+    package let messages: MessagesPolicy
     /// SHA-256 (hex) over the policy files' names and bytes: it changes when any policy changes.
-    public let digest: String
+    package let digest: String
 
-    public static let fileNames = ["access.yaml", "messages.yaml", "retention.yaml", "security.yaml"]
+    package static let fileNames = ["access.yaml", "messages.yaml", "retention.yaml", "security.yaml"]
 
     /// Reads and validates `access.yaml`, `messages.yaml`, `security.yaml` and `retention.yaml` from `directory`.
     /// - Throws: `PolicyError` naming the file and the entry at the first problem.
-    public static func load(from directory: URL) throws -> PolicySet {
+    package static func load(from directory: URL) throws -> PolicySet {
         var texts: [String: String] = [:]
         for name in fileNames {
             let url = directory.appendingPathComponent(name)
@@ -91,7 +91,7 @@ public struct PolicySet: Sendable {
     }
 
     /// Validates policy texts keyed by file name (pure: no I/O).
-    public static func parse(_ texts: [String: String], directory: String = "policies") throws -> PolicySet {
+    package static func parse(_ texts: [String: String], directory: String = "policies") throws -> PolicySet {
         func path(_ name: String) -> String { directory + "/" + name }
         func document(_ name: String) throws -> [String: Any] {
             let loaded: Any?

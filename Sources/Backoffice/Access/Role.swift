@@ -2,10 +2,10 @@ import BackofficeAPI
 import Foundation
 
 /// The platform tenant: platform roles act for it, and a transaction acting for it sees every tenant.
-public let platformTenantID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+package let platformTenantID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 
 /// A role (see ARCHITECTURE.md, "Roles"). `policies/access.yaml` says what each may do.
-public enum Role: String, CaseIterable, Sendable, Codable {
+package enum Role: String, CaseIterable, Sendable, Codable {
     case platformAdmin = "platform_admin"
     case backendManager = "backend_manager"
     case auditor
@@ -14,7 +14,7 @@ public enum Role: String, CaseIterable, Sendable, Codable {
     case appService = "app_service"
 
     /// Whether the role acts for the platform (all tenants) or for one partner tenant.
-    public var isPlatform: Bool {
+    package var isPlatform: Bool {
         switch self {
         case .platformAdmin, .backendManager, .auditor, .appService: true
         case .partnerAdmin, .partnerStaff: false
@@ -22,20 +22,20 @@ public enum Role: String, CaseIterable, Sendable, Codable {
     }
 
     /// Whether principals with this role are people or services.
-    public var kind: String { self == .appService ? "service" : "person" }
+    package var kind: String { self == .appService ? "service" : "person" }
 }
 
 /// A value the code does not know, read from the database (a newer schema, or corruption) or
 /// mapped from the contract: the read fails (500, logged) instead of guessing a default.
-public struct UnknownValue: Error, CustomStringConvertible {
-    public let type: String
-    public let value: String
-    public var description: String { "unknown \(type) '\(value)'" }
+package struct UnknownValue: Error, CustomStringConvertible {
+    package let type: String
+    package let value: String
+    package var description: String { "unknown \(type) '\(value)'" }
 }
 
 extension RawRepresentable where RawValue == String {
     /// The case named `known`; anything else throws `UnknownValue`, never a silent default.
-    public init(known: String) throws {
+    package init(known: String) throws {
         guard let value = Self(rawValue: known) else { throw UnknownValue(type: "\(Self.self)", value: known) }
         self = value
     }
@@ -46,26 +46,26 @@ extension RawRepresentable where RawValue == String {
 /// `policies/access.yaml` may grant only those. A use case names its action with a literal
 /// (`static let action: Action = "operators.read"`); a literal the contract does not declare stops
 /// a debug build at once.
-public struct Action: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
-    public let rawValue: String
+package struct Action: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+    package let rawValue: String
 
     /// A declared action; nil for a name the contract does not declare.
-    public init?(rawValue: String) {
+    package init?(rawValue: String) {
         guard Self.allCases.contains(where: { $0.rawValue == rawValue }) else { return nil }
         self.rawValue = rawValue
     }
 
-    public init(stringLiteral value: String) {
+    package init(stringLiteral value: String) {
         assert(Self.declared.contains(value), "action '\(value)' is not declared by any operation of openapi.yaml (x-action)")
         rawValue = value
     }
 
     private init(declared: String) { rawValue = declared }
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 
     /// Every action the contract declares, sorted.
-    public static let allCases: [Action] = declared.sorted().map(Action.init(declared:))
+    package static let allCases: [Action] = declared.sorted().map(Action.init(declared:))
 
     /// The `x-action` names of the bundled `openapi.yaml`.
     private static let declared: Set<String> = {
@@ -83,13 +83,13 @@ public struct Action: RawRepresentable, Hashable, Sendable, Codable, Expressible
 
 /// Who makes a change: an authenticated principal, or the system itself (timed lock expiry,
 /// automatic lockout, bootstrap).
-public struct Principal: Sendable, Equatable {
-    public let operatorID: UUID?
-    public let role: String
-    public let tenantID: UUID
-    public let tokenID: UUID?
+package struct Principal: Sendable, Equatable {
+    package let operatorID: UUID?
+    package let role: String
+    package let tenantID: UUID
+    package let tokenID: UUID?
 
-    public init(operatorID: UUID, role: Role, tenantID: UUID, tokenID: UUID?) {
+    package init(operatorID: UUID, role: Role, tenantID: UUID, tokenID: UUID?) {
         self.operatorID = operatorID
         self.role = role.rawValue
         self.tenantID = tenantID
@@ -104,11 +104,11 @@ public struct Principal: Sendable, Equatable {
     }
 
     /// The system actor: audited with no actor id and the role `system`.
-    public static let system = Principal(system: ())
+    package static let system = Principal(system: ())
 
     /// Whoever calls a public operation (no token): audited with no actor id and the role
     /// `anonymous`; `policies/access.yaml`'s `public:` says what it may do.
-    public static let anonymous = Principal(anonymous: ())
+    package static let anonymous = Principal(anonymous: ())
 
     private init(anonymous: Void) {
         self.operatorID = nil
@@ -118,5 +118,5 @@ public struct Principal: Sendable, Equatable {
     }
 
     /// The principal's role, nil for the system actor.
-    public var knownRole: Role? { Role(rawValue: role) }
+    package var knownRole: Role? { Role(rawValue: role) }
 }

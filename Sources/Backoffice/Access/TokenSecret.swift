@@ -2,21 +2,21 @@ import Crypto
 import Foundation
 
 /// An API token's secret: `bo_` + 32 random bytes in base64url. Shown once; only its SHA-256 is stored.
-public struct TokenSecret: Sendable {
-    public let value: String
+package struct TokenSecret: Sendable {
+    package let value: String
 
     /// A new secret from the system's cryptographic random source.
-    public static func generate() -> TokenSecret {
+    package static func generate() -> TokenSecret {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
         return TokenSecret(value: "bo_" + Base64URL.encode(Data(bytes)))
     }
 
-    public init(value: String) { self.value = value }
+    package init(value: String) { self.value = value }
 
     /// The stored form: SHA-256 of the secret's bytes.
-    public var hash: [UInt8] { Array(SHA256.hash(data: Data(value.utf8))) }
+    package var hash: [UInt8] { Array(SHA256.hash(data: Data(value.utf8))) }
 
     /// Whether the text has the shape of a token (cheap check before touching the database).
-    public var isWellFormed: Bool { value.hasPrefix("bo_") && value.utf8.count == 46 }
+    package var isWellFormed: Bool { value.hasPrefix("bo_") && value.utf8.count == 46 }
 }

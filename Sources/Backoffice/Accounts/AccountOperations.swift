@@ -46,49 +46,49 @@ struct TransitionAccount: Sendable {
 }
 
 /// A manager locks an account (`accounts.lock`), optionally until a time when it lifts itself.
-public struct LockAccount: AuditedOperation {
-    public static let action: Action = "accounts.lock"
+package struct LockAccount: AuditedOperation {
+    package static let action: Action = "accounts.lock"
     let transition: TransitionAccount
-    public init(customerID: UUID, reason: String?, until: Date? = nil, ifMatch: String? = nil) {
+    package init(customerID: UUID, reason: String?, until: Date? = nil, ifMatch: String? = nil) {
         transition = TransitionAccount(customerID: customerID, transition: .lock, reason: reason, until: until, ifMatch: ifMatch)
     }
-    public func perform(in unit: UnitOfWork) async throws -> Audited<Customer> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<Customer> {
         try await transition.perform(Self.action, in: unit)
     }
 }
 
 /// A manager unlocks an account (`accounts.unlock`); the lock record is closed with who lifted it.
-public struct UnlockAccount: AuditedOperation {
-    public static let action: Action = "accounts.unlock"
+package struct UnlockAccount: AuditedOperation {
+    package static let action: Action = "accounts.unlock"
     let transition: TransitionAccount
-    public init(customerID: UUID, reason: String?, ifMatch: String? = nil) {
+    package init(customerID: UUID, reason: String?, ifMatch: String? = nil) {
         transition = TransitionAccount(customerID: customerID, transition: .unlock, reason: reason, until: nil, ifMatch: ifMatch)
     }
-    public func perform(in unit: UnitOfWork) async throws -> Audited<Customer> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<Customer> {
         try await transition.perform(Self.action, in: unit)
     }
 }
 
 /// A manager soft-deletes an account (`accounts.delete`); it is purged after the retention period.
-public struct DeleteAccount: AuditedOperation {
-    public static let action: Action = "accounts.delete"
+package struct DeleteAccount: AuditedOperation {
+    package static let action: Action = "accounts.delete"
     let transition: TransitionAccount
-    public init(customerID: UUID, reason: String?, ifMatch: String? = nil) {
+    package init(customerID: UUID, reason: String?, ifMatch: String? = nil) {
         transition = TransitionAccount(customerID: customerID, transition: .delete, reason: reason, until: nil, ifMatch: ifMatch)
     }
-    public func perform(in unit: UnitOfWork) async throws -> Audited<Customer> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<Customer> {
         try await transition.perform(Self.action, in: unit)
     }
 }
 
 /// A manager restores a soft-deleted account (`accounts.restore`): active again, or locked if its lock is still open.
-public struct RestoreAccount: AuditedOperation {
-    public static let action: Action = "accounts.restore"
+package struct RestoreAccount: AuditedOperation {
+    package static let action: Action = "accounts.restore"
     let transition: TransitionAccount
-    public init(customerID: UUID, reason: String?, ifMatch: String? = nil) {
+    package init(customerID: UUID, reason: String?, ifMatch: String? = nil) {
         transition = TransitionAccount(customerID: customerID, transition: .restore, reason: reason, until: nil, ifMatch: ifMatch)
     }
-    public func perform(in unit: UnitOfWork) async throws -> Audited<Customer> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<Customer> {
         try await transition.perform(Self.action, in: unit)
     }
 }
@@ -100,16 +100,16 @@ public struct RestoreAccount: AuditedOperation {
 /// renews earns the points of the earning rules' `events`, once per subscription period.
 /// An id that is a FitPoints platform account's or a challenge's is `conflict(reserved_customer_id)`
 /// and writes nothing: the database refuses to open a wallet under another account's id (0022).
-public struct SyncCustomer: AuditedOperation {
-    public static let action: Action = "accounts.sync"
-    public enum Outcome: Sendable { case created, updated, unchanged }
+package struct SyncCustomer: AuditedOperation {
+    package static let action: Action = "accounts.sync"
+    package enum Outcome: Sendable { case created, updated, unchanged }
     let id: UUID
     let email: String
     let displayName: String
     let subscription: Subscription?
     let renewsAt: Date?
 
-    public init(id: UUID, email: String, displayName: String, subscription: Subscription? = nil, renewsAt: Date? = nil) {
+    package init(id: UUID, email: String, displayName: String, subscription: Subscription? = nil, renewsAt: Date? = nil) {
         self.id = id
         self.email = email.trimmingCharacters(in: .whitespaces)
         self.displayName = displayName.trimmingCharacters(in: .whitespaces)
@@ -117,7 +117,7 @@ public struct SyncCustomer: AuditedOperation {
         self.renewsAt = renewsAt
     }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<(Customer, Outcome)> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<(Customer, Outcome)> {
         var validation = Validation()
         validation.email(email, "email")
         validation.text(displayName, "display_name", max: 200, required: false)
@@ -167,17 +167,17 @@ public struct SyncCustomer: AuditedOperation {
 /// `too_many_failed_logins`), audited with the system as actor; a success resets the count.
 /// Attempts are recorded in `login_attempts` (the lock's evidence); every change of the count is
 /// audited too (`accounts.report_login`), an attempt that changes nothing is not.
-public struct ReportLoginAttempt: AuditedOperation {
-    public static let action: Action = "accounts.report_login"
+package struct ReportLoginAttempt: AuditedOperation {
+    package static let action: Action = "accounts.report_login"
     let customerID: UUID
     let succeeded: Bool
 
-    public init(customerID: UUID, succeeded: Bool) {
+    package init(customerID: UUID, succeeded: Bool) {
         self.customerID = customerID
         self.succeeded = succeeded
     }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<Customer> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<Customer> {
         let before = try await Customer.fetch(customerID, forUpdate: true, in: unit)
         guard before.status != .deleted else {
             throw DomainError.invalidTransition("The account is deleted.", current: before.status.rawValue)
@@ -205,13 +205,13 @@ public struct ReportLoginAttempt: AuditedOperation {
 
 /// The app reports a completed password reset (`accounts.password_reset`): the failed-login count
 /// resets and a lock caused by failed logins is lifted. A manager's manual lock stays.
-public struct ReportPasswordReset: AuditedOperation {
-    public static let action: Action = "accounts.password_reset"
+package struct ReportPasswordReset: AuditedOperation {
+    package static let action: Action = "accounts.password_reset"
     let customerID: UUID
 
-    public init(customerID: UUID) { self.customerID = customerID }
+    package init(customerID: UUID) { self.customerID = customerID }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<Customer> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<Customer> {
         let before = try await Customer.fetch(customerID, forUpdate: true, in: unit)
         guard before.status != .deleted else {
             throw DomainError.invalidTransition("The account is deleted.", current: before.status.rawValue)
@@ -229,13 +229,13 @@ public struct ReportPasswordReset: AuditedOperation {
 
 /// The system lifts timed locks whose `until` has passed; each lifting is an audit event by the
 /// system actor. Returns the accounts unlocked.
-public struct LiftExpiredLocks: AuditedOperation {
-    public static let action: Action = "accounts.unlock"
-    public let limit: Int
+package struct LiftExpiredLocks: AuditedOperation {
+    package static let action: Action = "accounts.unlock"
+    package let limit: Int
 
-    public init(limit: Int = 100) { self.limit = limit }
+    package init(limit: Int = 100) { self.limit = limit }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<[Customer]> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<[Customer]> {
         var ids: [UUID] = []
         for try await id in try await unit.connection.send(
             """
@@ -260,22 +260,22 @@ public struct LiftExpiredLocks: AuditedOperation {
 }
 
 /// What `maintenance purge` removed (or, in a dry run, would remove).
-public struct PurgeReport: Sendable, Equatable {
-    public var accounts: [UUID]
-    public var idempotencyKeys: Int
-    public var loginAttempts: Int
+package struct PurgeReport: Sendable, Equatable {
+    package var accounts: [UUID]
+    package var idempotencyKeys: Int
+    package var loginAttempts: Int
 }
 
 /// Applies `policies/retention.yaml` (`accounts.purge`): purges accounts soft-deleted longer ago
 /// than allowed (one audit event each), expired Idempotency-Key records and old login attempts
 /// (one audit event per kind, with the count). With `dryRun`, only counts.
-public struct PurgeExpiredData: AuditedOperation {
-    public static let action: Action = "accounts.purge"
+package struct PurgeExpiredData: AuditedOperation {
+    package static let action: Action = "accounts.purge"
     let dryRun: Bool
 
-    public init(dryRun: Bool) { self.dryRun = dryRun }
+    package init(dryRun: Bool) { self.dryRun = dryRun }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<PurgeReport> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<PurgeReport> {
         let retention = unit.policies.retention
         let days = retention.deletedAccountsPurgeAfterDays
         let due = try await unit.all(

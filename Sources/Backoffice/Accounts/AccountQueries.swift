@@ -5,15 +5,15 @@ import PostgresNIO
 /// `afterID`. Deleted accounts are hidden unless asked for by status or `includeDeleted`. A role
 /// that sees PII masked may neither filter nor sort by it (`pii_masked`; its pages are ordered by
 /// id), so masked emails cannot be recovered a character at a time.
-public struct ListCustomerAccounts: Query {
-    public static let action: Action = "accounts.list"
-    public var status: AccountStatus?
-    public var emailPrefix: String?
-    public var includeDeleted: Bool
-    public var afterID: UUID?
-    public var limit: Int
+package struct ListCustomerAccounts: Query {
+    package static let action: Action = "accounts.list"
+    package var status: AccountStatus?
+    package var emailPrefix: String?
+    package var includeDeleted: Bool
+    package var afterID: UUID?
+    package var limit: Int
 
-    public init(status: AccountStatus? = nil, emailPrefix: String? = nil, includeDeleted: Bool = false, afterID: UUID? = nil, limit: Int) {
+    package init(status: AccountStatus? = nil, emailPrefix: String? = nil, includeDeleted: Bool = false, afterID: UUID? = nil, limit: Int) {
         self.status = status
         self.emailPrefix = emailPrefix
         self.includeDeleted = includeDeleted
@@ -21,7 +21,7 @@ public struct ListCustomerAccounts: Query {
         self.limit = limit
     }
 
-    public func read(in unit: UnitOfWork) async throws -> [Customer] {
+    package func read(in unit: UnitOfWork) async throws -> [Customer] {
         let masks = unit.context.masksPII
         if masks, !(emailPrefix ?? "").isEmpty { throw DomainError.piiMasked(field: "email_prefix") }
         let statuses: [String] =
@@ -46,30 +46,30 @@ public struct ListCustomerAccounts: Query {
 }
 
 /// One customer account with its open lock (`accounts.read`), masked for roles that see PII masked.
-public struct GetCustomerAccount: Query {
-    public static let action: Action = "accounts.read"
-    public let id: UUID
-    public init(id: UUID) { self.id = id }
+package struct GetCustomerAccount: Query {
+    package static let action: Action = "accounts.read"
+    package let id: UUID
+    package init(id: UUID) { self.id = id }
 
-    public func read(in unit: UnitOfWork) async throws -> Customer {
+    package func read(in unit: UnitOfWork) async throws -> Customer {
         let customer = try await Customer.fetch(id, in: unit)
         return unit.context.masksPII ? customer.masked : customer
     }
 }
 
 /// The account's audit events, oldest first (`accounts.history`).
-public struct CustomerAccountHistory: Query {
-    public static let action: Action = "accounts.history"
-    public let id: UUID
-    public let afterID: Int64
-    public let limit: Int
-    public init(id: UUID, afterID: Int64, limit: Int) {
+package struct CustomerAccountHistory: Query {
+    package static let action: Action = "accounts.history"
+    package let id: UUID
+    package let afterID: Int64
+    package let limit: Int
+    package init(id: UUID, afterID: Int64, limit: Int) {
         self.id = id
         self.afterID = afterID
         self.limit = limit
     }
 
-    public func read(in unit: UnitOfWork) async throws -> [AuditEventRecord] {
+    package func read(in unit: UnitOfWork) async throws -> [AuditEventRecord] {
         _ = try await Customer.fetch(id, in: unit)
         return try await AuditLog.page(
             AuditFilter(tenantID: platformTenantID, targetID: id.text), afterID: afterID, limit: limit, on: unit.connection, logger: unit.logger)
@@ -77,18 +77,18 @@ public struct CustomerAccountHistory: Query {
 }
 
 /// Appeals, oldest first, optionally of one status (`appeals.list`).
-public struct ListAppeals: Query {
-    public static let action: Action = "appeals.list"
-    public let status: AppealStatus?
-    public let after: (createdAt: Date, id: UUID)?
-    public let limit: Int
-    public init(status: AppealStatus?, after: (createdAt: Date, id: UUID)?, limit: Int) {
+package struct ListAppeals: Query {
+    package static let action: Action = "appeals.list"
+    package let status: AppealStatus?
+    package let after: (createdAt: Date, id: UUID)?
+    package let limit: Int
+    package init(status: AppealStatus?, after: (createdAt: Date, id: UUID)?, limit: Int) {
         self.status = status
         self.after = after
         self.limit = limit
     }
 
-    public func read(in unit: UnitOfWork) async throws -> [Appeal] {
+    package func read(in unit: UnitOfWork) async throws -> [Appeal] {
         let afterAt = after?.createdAt ?? Date(timeIntervalSince1970: 0)
         let afterID = after?.id ?? platformTenantID
         return try await unit.all(
@@ -101,12 +101,12 @@ public struct ListAppeals: Query {
 }
 
 /// One appeal (`appeals.read`).
-public struct GetAppeal: Query {
-    public static let action: Action = "appeals.read"
-    public let id: UUID
-    public init(id: UUID) { self.id = id }
+package struct GetAppeal: Query {
+    package static let action: Action = "appeals.read"
+    package let id: UUID
+    package init(id: UUID) { self.id = id }
 
-    public func read(in unit: UnitOfWork) async throws -> Appeal {
+    package func read(in unit: UnitOfWork) async throws -> Appeal {
         guard let appeal = try await unit.first("SELECT \(unescaped: Appeal.columns) FROM appeals WHERE id = \(id)", as: Appeal.self) else {
             throw DomainError.notFound("Appeal \(id.text)")
         }

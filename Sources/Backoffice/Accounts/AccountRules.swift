@@ -1,17 +1,17 @@
 import Foundation
 
 /// A customer account's status.
-public enum AccountStatus: String, Sendable, Codable, CaseIterable {
+package enum AccountStatus: String, Sendable, Codable, CaseIterable {
     case active, locked, deleted
 }
 
 /// The manager operations on an account, as a state machine (pure).
-public enum AccountTransition: String, Sendable {
+package enum AccountTransition: String, Sendable {
     case lock, unlock, delete, restore
 
     /// The status after the transition, or nil when it is illegal (or a no-op) from `status`.
     /// - Parameter hasOpenLock: restoring an account that still has an open lock returns it to `locked`.
-    public func target(from status: AccountStatus, hasOpenLock: Bool) -> AccountStatus? {
+    package func target(from status: AccountStatus, hasOpenLock: Bool) -> AccountStatus? {
         switch (self, status) {
         case (.lock, .active): .locked
         case (.unlock, .locked): .active
@@ -23,13 +23,13 @@ public enum AccountTransition: String, Sendable {
 }
 
 /// The lockout rule of `policies/security.yaml`: consecutive failed logins lock the account.
-public struct LockoutRule: Sendable {
-    public let threshold: Int
+package struct LockoutRule: Sendable {
+    package let threshold: Int
 
-    public init(threshold: Int) { self.threshold = threshold }
+    package init(threshold: Int) { self.threshold = threshold }
 
     /// What a reported login attempt does to an account.
-    public enum Outcome: Equatable, Sendable {
+    package enum Outcome: Equatable, Sendable {
         /// Record the new consecutive-failure count; nothing else changes.
         case count(Int)
         /// The count reached the threshold: lock with reason `too_many_failed_logins`.
@@ -42,7 +42,7 @@ public struct LockoutRule: Sendable {
     ///   - status: the account's status; only an active account can be locked by the rule. On a
     ///     locked account nothing changes (the attempt is kept as evidence only), so an attacker
     ///     hammering a locked account neither grows its count nor floods the audit log.
-    public func outcome(failures: Int, succeeded: Bool, status: AccountStatus) -> Outcome {
+    package func outcome(failures: Int, succeeded: Bool, status: AccountStatus) -> Outcome {
         guard status == .active else { return .count(failures) }
         if succeeded { return .count(0) }
         let now = failures + 1
@@ -51,31 +51,31 @@ public struct LockoutRule: Sendable {
     }
 
     /// The reason recorded on a lock made by this rule.
-    public static let reason = "too_many_failed_logins"
+    package static let reason = "too_many_failed_logins"
 }
 
 /// The appeal state machine: open → upheld | lifted.
-public enum AppealStatus: String, Sendable, Codable {
+package enum AppealStatus: String, Sendable, Codable {
     case open, upheld, lifted
 }
 
 /// Masks customer PII for roles that must not see it (auditors): `ada@example.com` → `a***@example.com`.
-public enum PIIMask {
-    public static func email(_ email: String) -> String {
+package enum PIIMask {
+    package static func email(_ email: String) -> String {
         guard let at = email.firstIndex(of: "@"), at > email.startIndex else { return "***" }
         return String(email[email.startIndex]) + "***" + email[at...]
     }
 
-    public static func name(_ name: String) -> String {
+    package static func name(_ name: String) -> String {
         guard let first = name.first else { return "" }
         return String(first) + "***"
     }
 
     /// Any other personal text (an address line, a postal code, a tax id): its first character.
-    public static func text(_ text: String) -> String { name(text) }
+    package static func text(_ text: String) -> String { name(text) }
 
     /// A postal address with its street lines and postal code masked (city, region and country kept).
-    public static func address(_ address: ShopAddress) -> ShopAddress {
+    package static func address(_ address: ShopAddress) -> ShopAddress {
         var masked = address
         masked.line1 = text(address.line1)
         masked.line2 = address.line2.map(text)

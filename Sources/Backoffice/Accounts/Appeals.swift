@@ -3,16 +3,16 @@ import Logging
 import PostgresNIO
 
 /// A customer's appeal against a lock.
-public struct Appeal: Sendable, Equatable {
-    public var id: UUID
-    public var customerID: UUID
-    public var lockID: UUID
-    public var message: String
-    public var status: AppealStatus
-    public var createdAt: Date
-    public var resolvedAt: Date?
-    public var resolvedBy: UUID?
-    public var resolutionReason: String?
+package struct Appeal: Sendable, Equatable {
+    package var id: UUID
+    package var customerID: UUID
+    package var lockID: UUID
+    package var message: String
+    package var status: AppealStatus
+    package var createdAt: Date
+    package var resolvedAt: Date?
+    package var resolvedBy: UUID?
+    package var resolutionReason: String?
 
     var snapshot: String {
         get throws {
@@ -23,17 +23,17 @@ public struct Appeal: Sendable, Equatable {
 }
 
 /// The app files an appeal for a locked account (`appeals.file`): one open appeal per lock.
-public struct FileAppeal: AuditedOperation {
-    public static let action: Action = "appeals.file"
+package struct FileAppeal: AuditedOperation {
+    package static let action: Action = "appeals.file"
     let customerID: UUID
     let message: String
 
-    public init(customerID: UUID, message: String) {
+    package init(customerID: UUID, message: String) {
         self.customerID = customerID
         self.message = message.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<Appeal> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<Appeal> {
         var validation = Validation()
         validation.text(message, "message", max: 4000)
         try validation.check()
@@ -60,20 +60,20 @@ public struct FileAppeal: AuditedOperation {
 
 /// A manager resolves an open appeal (`appeals.resolve`): uphold keeps the lock, lift unlocks the
 /// account (audited as `accounts.unlock` too). Resolving a resolved appeal is 409 `invalid_transition`.
-public struct ResolveAppeal: AuditedOperation {
-    public static let action: Action = "appeals.resolve"
-    public enum Decision: String, Sendable { case uphold, lift }
+package struct ResolveAppeal: AuditedOperation {
+    package static let action: Action = "appeals.resolve"
+    package enum Decision: String, Sendable { case uphold, lift }
     let appealID: UUID
     let decision: Decision
     let reason: String?
 
-    public init(appealID: UUID, decision: Decision, reason: String?) {
+    package init(appealID: UUID, decision: Decision, reason: String?) {
         self.appealID = appealID
         self.decision = decision
         self.reason = reason
     }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<Appeal> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<Appeal> {
         let reason = try requireReason(reason)
         guard
             let before = try await unit.first("SELECT \(unescaped: Appeal.columns) FROM appeals WHERE id = \(appealID) FOR UPDATE", as: Appeal.self)

@@ -7,14 +7,14 @@ import PostgresNIO
 /// sessions.
 extension Customer: RowDecodable {
     /// Columns read by `init(row:)`, for `FROM customers c LEFT JOIN account_locks l ON … open lock`.
-    public static let columns = """
+    package static let columns = """
         c.id, c.email, c.display_name, c.status, c.subscription, c.renews_at, c.failed_logins, c.created_at, c.updated_at, c.deleted_at, c.version,
         l.id, l.cause, l.reason, l.failed_attempts, l.locked_by, l.locked_at, l.until, l.lifted_at, l.lifted_by, l.lift_reason
         """
     static let from = "customers c LEFT JOIN account_locks l ON l.customer_id = c.id AND l.lifted_at IS NULL"
 
     /// Decodes `columns` cell by cell (cheaper than tuple decoding on list pages).
-    public init(row: PostgresRow) throws {
+    package init(row: PostgresRow) throws {
         var cells = RowCells(row, of: "customers")
         self.init(
             id: try cells.next(UUID.self), email: try cells.next(String.self), displayName: try cells.next(String.self),

@@ -2,45 +2,45 @@ import Foundation
 import PostgresNIO
 
 /// A lock on an account: a record of its own, kept after it is lifted.
-public struct AccountLock: Sendable, Codable, Equatable {
-    public enum Cause: String, Sendable, Codable { case manual, failedLogins = "failed_logins" }
-    public var id: UUID
-    public var cause: Cause
-    public var reason: String
-    public var failedAttempts: Int?
-    public var lockedBy: UUID?
-    public var lockedAt: Date
-    public var until: Date?
-    public var liftedAt: Date?
-    public var liftedBy: UUID?
-    public var liftReason: String?
+package struct AccountLock: Sendable, Codable, Equatable {
+    package enum Cause: String, Sendable, Codable { case manual, failedLogins = "failed_logins" }
+    package var id: UUID
+    package var cause: Cause
+    package var reason: String
+    package var failedAttempts: Int?
+    package var lockedBy: UUID?
+    package var lockedAt: Date
+    package var until: Date?
+    package var liftedAt: Date?
+    package var liftedBy: UUID?
+    package var liftReason: String?
 }
 
 /// A customer's subscription, as the app reports it.
-public enum Subscription: String, Sendable, CaseIterable, Codable {
+package enum Subscription: String, Sendable, CaseIterable, Codable {
     case none, active, lapsed
 }
 
 /// A customer account as the back office sees it, with its open lock if any.
-public struct Customer: Sendable, Equatable {
-    public var id: UUID
-    public var email: String
-    public var displayName: String
-    public var status: AccountStatus
-    public var subscription: Subscription
-    public var renewsAt: Date?
-    public var failedLogins: Int
-    public var createdAt: Date
-    public var updatedAt: Date
-    public var deletedAt: Date?
-    public var version: Int64
-    public var lock: AccountLock?
+package struct Customer: Sendable, Equatable {
+    package var id: UUID
+    package var email: String
+    package var displayName: String
+    package var status: AccountStatus
+    package var subscription: Subscription
+    package var renewsAt: Date?
+    package var failedLogins: Int
+    package var createdAt: Date
+    package var updatedAt: Date
+    package var deletedAt: Date?
+    package var version: Int64
+    package var lock: AccountLock?
 
     /// The ETag of this version.
-    public var etag: String { EntityTag.of(version) }
+    package var etag: String { EntityTag.of(version) }
 
     /// This account with PII masked (for auditors).
-    public var masked: Customer {
+    package var masked: Customer {
         var copy = self
         copy.email = PIIMask.email(email)
         copy.displayName = PIIMask.name(displayName)
@@ -48,7 +48,7 @@ public struct Customer: Sendable, Equatable {
     }
 
     /// What the audit log records of the account: its state, never its PII (the log outlives purges).
-    public var snapshot: String {
+    package var snapshot: String {
         get throws {
             struct Snapshot: Encodable {
                 let status: String, subscription: String, renews_at: Date?, failed_logins: Int, version: Int64

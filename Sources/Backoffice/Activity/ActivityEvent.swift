@@ -1,7 +1,7 @@
 import Foundation
 
 /// What the app measures. Each event's `value` is in the metric's unit.
-public enum Metric: String, Sendable, Codable, CaseIterable {
+package enum Metric: String, Sendable, Codable, CaseIterable {
     /// Kilocalories.
     case caloriesBurned = "calories_burned"
     /// Minutes of a workout; `details.met` gives its intensity (MET), `details.bodyweight_kg` its energy.
@@ -15,7 +15,7 @@ public enum Metric: String, Sendable, Codable, CaseIterable {
 
     /// The largest value one event may carry: far beyond any real measurement, so that sums stay
     /// finite and a typo (a distance in millimetres) is rejected rather than ranked.
-    public var maximum: Double {
+    package var maximum: Double {
         switch self {
         case .caloriesBurned: 20_000
         case .workoutMinutes: 1_440
@@ -25,7 +25,7 @@ public enum Metric: String, Sendable, Codable, CaseIterable {
         }
     }
 
-    public var unit: String {
+    package var unit: String {
         switch self {
         case .caloriesBurned: "kcal"
         case .workoutMinutes: "min"
@@ -37,37 +37,37 @@ public enum Metric: String, Sendable, Codable, CaseIterable {
 }
 
 /// An event as the app sends it, before any check.
-public struct ActivityEventInput: Sendable {
-    public var eventID: String
-    public var customerID: String
-    public var metric: String
-    public var value: Double
-    public var occurredAt: Date
-    public var details: ActivityDetails
+package struct ActivityEventInput: Sendable {
+    package var eventID: String
+    package var customerID: String
+    package var metric: String
+    package var value: Double
+    package var occurredAt: Date
+    package var details: ActivityDetails
 
-    public init(eventID: String, customerID: String, metric: String, value: Double, occurredAt: Date, details: ActivityDetails = .init()) {
+    package init(eventID: String, customerID: String, metric: String, value: Double, occurredAt: Date, details: ActivityDetails = .init()) {
         (self.eventID, self.customerID, self.metric, self.value, self.occurredAt, self.details) =
             (eventID, customerID, metric, value, occurredAt, details)
     }
 }
 
 /// The optional facts of an event; which are required depends on the metric.
-public struct ActivityDetails: Sendable, Codable, Equatable {
-    public var met: Double?
-    public var bodyweightKg: Double?
-    public var exercise: String?
-    public var weightKg: Double?
-    public var reps: Int?
-    public var sex: String?
-    public var source: String?
+package struct ActivityDetails: Sendable, Codable, Equatable {
+    package var met: Double?
+    package var bodyweightKg: Double?
+    package var exercise: String?
+    package var weightKg: Double?
+    package var reps: Int?
+    package var sex: String?
+    package var source: String?
     /// Derived when stored: a workout's MET class, its energy, a lift's estimated one-rep max
     /// (Epley) and the lifter's Wilks points for it.
-    public var intensity: MET.Intensity?
-    public var kilocalories: Double?
-    public var oneRepMaxKg: Double?
-    public var wilks: Double?
+    package var intensity: MET.Intensity?
+    package var kilocalories: Double?
+    package var oneRepMaxKg: Double?
+    package var wilks: Double?
 
-    public init(
+    package init(
         met: Double? = nil, bodyweightKg: Double? = nil, exercise: String? = nil, weightKg: Double? = nil, reps: Int? = nil, sex: String? = nil,
         source: String? = nil
     ) {
@@ -84,25 +84,25 @@ public struct ActivityDetails: Sendable, Codable, Equatable {
 }
 
 /// An event that passed every check, with what is derived from it.
-public struct ActivityEvent: Sendable, Equatable {
-    public var eventID: String
-    public var customerID: UUID
-    public var metric: Metric
-    public var value: Double
+package struct ActivityEvent: Sendable, Equatable {
+    package var eventID: String
+    package var customerID: UUID
+    package var metric: Metric
+    package var value: Double
     /// What a challenge on this metric ranks: the value, or for a lift the Wilks points of its
     /// estimated one-rep max.
-    public var score: Double
-    public var occurredAt: Date
-    public var details: ActivityDetails
+    package var score: Double
+    package var occurredAt: Date
+    package var details: ActivityDetails
 
     /// How far ahead of the service's clock an event may be dated (clock skew of phones).
-    public static let futureTolerance: TimeInterval = 5 * 60
+    package static let futureTolerance: TimeInterval = 5 * 60
     /// How old an event may be when it arrives (an app that was offline for a while).
-    public static let maximumAge: TimeInterval = 30 * 86_400
+    package static let maximumAge: TimeInterval = 30 * 86_400
 
     /// Checks `input` at `now`; the reason it is rejected otherwise (a stable snake_case code
     /// and a sentence).
-    public static func check(_ input: ActivityEventInput, now: Date) -> Result<ActivityEvent, Rejection> {
+    package static func check(_ input: ActivityEventInput, now: Date) -> Result<ActivityEvent, Rejection> {
         let eventID = input.eventID
         guard !eventID.isEmpty, eventID.unicodeScalars.count <= 200, !eventID.unicodeScalars.contains(where: { $0.value < 0x20 }) else {
             return .failure(Rejection("invalid_event_id", "event_id must be 1–200 printable characters"))
@@ -160,9 +160,9 @@ public struct ActivityEvent: Sendable, Equatable {
     }
 
     /// Why an event was not stored.
-    public struct Rejection: Error, Sendable, Equatable {
-        public let code: String
-        public let message: String
+    package struct Rejection: Error, Sendable, Equatable {
+        package let code: String
+        package let message: String
         init(_ code: String, _ message: String) { (self.code, self.message) = (code, message) }
     }
 }

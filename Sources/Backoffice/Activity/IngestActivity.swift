@@ -12,31 +12,31 @@ import PostgresNIO
 /// challenges whose window holds an event are updated in the same transaction, and badges whose
 /// rule an event meets are awarded. Accounts that are locked record their activity (and scores)
 /// but earn nothing while locked; deleted or unknown accounts are rejected.
-public struct IngestActivity: AuditedOperation {
-    public static let action: Action = "activity.ingest"
-    public static let maximumBatch = 5_000
-    public let events: [ActivityEventInput]
+package struct IngestActivity: AuditedOperation {
+    package static let action: Action = "activity.ingest"
+    package static let maximumBatch = 5_000
+    package let events: [ActivityEventInput]
 
-    public init(events: [ActivityEventInput]) { self.events = events }
+    package init(events: [ActivityEventInput]) { self.events = events }
 
-    public enum Status: String, Sendable { case accepted, duplicate, rejected }
+    package enum Status: String, Sendable { case accepted, duplicate, rejected }
 
-    public struct EventOutcome: Sendable, Equatable {
-        public var eventID: String
-        public var status: Status
-        public var reason: ActivityEvent.Rejection?
-        public var points: Int64
+    package struct EventOutcome: Sendable, Equatable {
+        package var eventID: String
+        package var status: Status
+        package var reason: ActivityEvent.Rejection?
+        package var points: Int64
     }
 
-    public struct Outcome: Sendable {
-        public var batchID: UUID
-        public var ruleVersion: Int?
-        public var events: [EventOutcome]
-        public func count(_ status: Status) -> Int { events.reduce(0) { $0 + ($1.status == status ? 1 : 0) } }
-        public var points: Int64 { events.reduce(0) { $0 + $1.points } }
+    package struct Outcome: Sendable {
+        package var batchID: UUID
+        package var ruleVersion: Int?
+        package var events: [EventOutcome]
+        package func count(_ status: Status) -> Int { events.reduce(0) { $0 + ($1.status == status ? 1 : 0) } }
+        package var points: Int64 { events.reduce(0) { $0 + $1.points } }
     }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<Outcome> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<Outcome> {
         var validation = Validation()
         validation.require(!events.isEmpty, "events", "required", "must hold at least one event")
         validation.require(events.count <= Self.maximumBatch, "events", "too_many", "must hold at most \(Self.maximumBatch) events")

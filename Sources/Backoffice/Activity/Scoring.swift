@@ -5,7 +5,7 @@ import Foundation
 // display only.
 
 /// The lifter's sex, as the strength formulas distinguish it.
-public enum LifterSex: String, Sendable, Codable, CaseIterable {
+package enum LifterSex: String, Sendable, Codable, CaseIterable {
     case male, female
 }
 
@@ -16,18 +16,18 @@ public enum LifterSex: String, Sendable, Codable, CaseIterable {
 /// 1 kcal·kg⁻¹·h⁻¹, so kcal = MET × body mass (kg) × duration (h). Intensity classes as in the
 /// Compendium and the U.S. Physical Activity Guidelines (2nd ed., 2018): light < 3.0 MET, moderate
 /// 3.0–6.0 MET, vigorous > 6.0 MET.
-public enum MET {
-    public enum Intensity: String, Sendable, Codable, CaseIterable {
+package enum MET {
+    package enum Intensity: String, Sendable, Codable, CaseIterable {
         case light, moderate, vigorous
     }
 
     /// Kilocalories spent at `met` for `hours` by a person of `bodyMassKg`.
-    public static func kilocalories(met: Double, bodyMassKg: Double, hours: Double) -> Double {
+    package static func kilocalories(met: Double, bodyMassKg: Double, hours: Double) -> Double {
         met * bodyMassKg * hours
     }
 
     /// The intensity class of `met`: light below 3, moderate from 3 to 6 inclusive, vigorous above 6.
-    public static func intensity(_ met: Double) -> Intensity {
+    package static func intensity(_ met: Double) -> Intensity {
         if met < 3 { return .light }
         return met <= 6 ? .moderate : .vigorous
     }
@@ -48,14 +48,14 @@ public enum MET {
 /// - O'Conner B. et al., "Weight Training Today", West, 1989: w × (1 + r / 40);
 /// - Wathan D., in "Essentials of Strength Training and Conditioning", 1994:
 ///   100 w / (48.8 + 53.8 e^(−0.075 r)).
-public enum OneRepMax {
-    public enum Formula: String, Sendable, Codable, CaseIterable {
+package enum OneRepMax {
+    package enum Formula: String, Sendable, Codable, CaseIterable {
         case epley, brzycki, lombardi, lander, mayhew, oconner, wathan
     }
 
     /// The estimate, or nil when the formula is not defined for these inputs (no repetitions, a
     /// non-positive weight, or Brzycki at 37 repetitions or more).
-    public static func estimate(weight: Double, reps: Int, formula: Formula) -> Double? {
+    package static func estimate(weight: Double, reps: Int, formula: Formula) -> Double? {
         guard reps >= 1, weight > 0 else { return nil }
         if reps == 1 { return weight }
         let r = Double(reps)
@@ -72,13 +72,13 @@ public enum OneRepMax {
 }
 
 /// Bodyweight-relative strength points: the lifted total times a coefficient of bodyweight.
-public enum StrengthPoints {
+package enum StrengthPoints {
     /// The original Wilks coefficient: 500 / (a + b x + c x² + d x³ + e x⁴ + f x⁵), x = bodyweight in
     /// kg, with Robert Wilks' original coefficients (adopted by the IPF from 1994 to 2019; published
     /// in the IPF Technical Rules and reproduced at https://en.wikipedia.org/wiki/Wilks_coefficient).
     /// Bodyweight is capped where the polynomial approaches its pole (201.9 kg for men, 154.53 kg for
     /// women), as OpenPowerlifting does.
-    public static func wilksCoefficient(bodyweightKg: Double, sex: LifterSex) -> Double {
+    package static func wilksCoefficient(bodyweightKg: Double, sex: LifterSex) -> Double {
         switch sex {
         case .male:
             500 / poly5(min(bodyweightKg, 201.9), -216.0475144, 16.2606339, -0.002388645, -0.00113732, 7.01863e-06, -1.291e-08)
@@ -90,7 +90,7 @@ public enum StrengthPoints {
     }
 
     /// Wilks points: `totalKg` × the original Wilks coefficient.
-    public static func wilks(totalKg: Double, bodyweightKg: Double, sex: LifterSex) -> Double {
+    package static func wilks(totalKg: Double, bodyweightKg: Double, sex: LifterSex) -> Double {
         totalKg * wilksCoefficient(bodyweightKg: bodyweightKg, sex: sex)
     }
 
@@ -100,7 +100,7 @@ public enum StrengthPoints {
     /// Australia in 2020 (https://powerliftingaustralia.com/wilks-formula/), with the polynomial's
     /// coefficients as the OpenPowerlifting project received them from the USPA (2020-03-09); they
     /// reproduce the tables to their four published decimals.
-    public static func wilks2Coefficient(bodyweightKg: Double, sex: LifterSex) -> Double {
+    package static func wilks2Coefficient(bodyweightKg: Double, sex: LifterSex) -> Double {
         switch sex {
         case .male:
             600
@@ -116,12 +116,12 @@ public enum StrengthPoints {
     }
 
     /// Wilks-2 points: `totalKg` × the Wilks-2 coefficient.
-    public static func wilks2(totalKg: Double, bodyweightKg: Double, sex: LifterSex) -> Double {
+    package static func wilks2(totalKg: Double, bodyweightKg: Double, sex: LifterSex) -> Double {
         totalKg * wilks2Coefficient(bodyweightKg: bodyweightKg, sex: sex)
     }
 
     /// The event an IPF GL score is for.
-    public enum IPFEvent: String, Sendable, Codable, CaseIterable {
+    package enum IPFEvent: String, Sendable, Codable, CaseIterable {
         /// Squat, bench press and deadlift, without supportive equipment ("classic").
         case classicPowerlifting = "classic_powerlifting"
         /// The three lifts in single-ply equipment.
@@ -135,7 +135,7 @@ public enum StrengthPoints {
     /// Technical Rules, whose coefficient table this reproduces; the IPF's published results check it
     /// (2019: D. Inzarkin, men, equipped, 92.04 kg, total 1035 kg → 112.85). Zero below 35 kg of
     /// bodyweight, as the IPF defines it, and never negative.
-    public static func ipfGL(totalKg: Double, bodyweightKg: Double, sex: LifterSex, event: IPFEvent) -> Double {
+    package static func ipfGL(totalKg: Double, bodyweightKg: Double, sex: LifterSex, event: IPFEvent) -> Double {
         guard bodyweightKg >= 35, totalKg > 0 else { return 0 }
         let (a, b, c): (Double, Double, Double) =
             switch (sex, event) {

@@ -11,21 +11,21 @@ import PostgresNIO
 /// stored events exactly (a database that diverges from the archive is refused, nothing removed);
 /// the chains still verify across the cut, online from the cut and offline from the seal
 /// (`audit verify --offline --from`); the archival is itself an audit event.
-public enum AuditArchive {
+package enum AuditArchive {
     /// One day sealed by `ops/audit-daily`: `audit-YYYY-MM-DD.heads.json` in the archive folder.
-    public struct SealedDay: Sendable, Equatable {
-        public let day: String
-        public let file: URL
+    package struct SealedDay: Sendable, Equatable {
+        package let day: String
+        package let file: URL
     }
 
     /// What archival removed (or, for a dry run, would remove) per chain.
-    public struct Removal: Sendable, Equatable {
-        public let chain: String
-        public let events: Int64
+    package struct Removal: Sendable, Equatable {
+        package let chain: String
+        package let events: Int64
     }
 
     /// The sealed days in `folder`, oldest first.
-    public static func sealedDays(in folder: URL) throws -> [SealedDay] {
+    package static func sealedDays(in folder: URL) throws -> [SealedDay] {
         try FileManager.default.contentsOfDirectory(atPath: folder.path).compactMap { name in
             guard name.hasPrefix("audit-"), name.hasSuffix(".heads.json") else { return nil }
             let day = String(name.dropFirst("audit-".count).dropLast(".heads.json".count))
@@ -35,7 +35,7 @@ public enum AuditArchive {
     }
 
     /// The newest sealed day that ended at least `keepDays` days before `now` (UTC), if any.
-    public static func dayToArchive(_ days: [SealedDay], keepDays: Int, now: Date) -> SealedDay? {
+    package static func dayToArchive(_ days: [SealedDay], keepDays: Int, now: Date) -> SealedDay? {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let limit = calendar.date(byAdding: .day, value: -keepDays, to: calendar.startOfDay(for: now))!
@@ -52,7 +52,7 @@ public enum AuditArchive {
     /// Removes every chain's events through `heads` (a sealed day's): one statement, so one
     /// transaction — all of it or, when the database refuses a head, nothing.
     /// - Throws: the database's refusal when a head does not match the stored event.
-    public static func cut(
+    package static func cut(
         through heads: [ChainHead], day: String, policyDigest: String, on connection: PostgresConnection, logger: Logger
     ) async throws -> [Removal] {
         let hashes = heads.map { ByteBuffer(bytes: bytes(hex: $0.hash) ?? []) }
@@ -67,7 +67,7 @@ public enum AuditArchive {
     }
 
     /// What `cut` would remove, without removing anything.
-    public static func preview(through heads: [ChainHead], on connection: PostgresConnection, logger: Logger) async throws -> [Removal] {
+    package static func preview(through heads: [ChainHead], on connection: PostgresConnection, logger: Logger) async throws -> [Removal] {
         var removed: [Removal] = []
         for try await (chain, events) in try await connection.send(
             """

@@ -13,10 +13,10 @@ import PostgresNIO
 /// built each event's jsonb and was most of the time `audit verify` took). The columns come in
 /// PostgreSQL's binary format, in the order of `AuditCanonical.Column`, as raw bytes that are
 /// only read while `build` runs.
-public struct AuditCanonical: Sendable {
+package struct AuditCanonical: Sendable {
     /// The columns a canonical text is built from, in the order a query selects them
     /// (`AuditCanonical.selectList`).
-    public enum Column: Int, CaseIterable, Sendable {
+    package enum Column: Int, CaseIterable, Sendable {
         case chain, seq, tenantID, occurredAt, actorID, actorRole, action, targetType, targetID, requestID, sourceIP, reason, before,
             after, policyDigest, tokenID
 
@@ -44,7 +44,7 @@ public struct AuditCanonical: Sendable {
     }
 
     /// The columns, comma-separated, in `Column` order.
-    public static let selectList = Column.allCases.map(\.key).joined(separator: ", ")
+    package static let selectList = Column.allCases.map(\.key).joined(separator: ", ")
 
     /// The members in jsonb's order.
     static let members: [(member: Column, key: [UInt8])] = inJSONBOrder(Column.allCases, key: \.key)
@@ -80,13 +80,13 @@ public struct AuditCanonical: Sendable {
     private var out = JSONBytes(capacity: 1024)
 
     /// The last text built.
-    public var bytes: [UInt8] { out.bytes }
+    package var bytes: [UInt8] { out.bytes }
 
-    public init() {}
+    package init() {}
 
     /// Builds the canonical text of one event from its columns' binary values (`nil` is SQL NULL),
     /// `cells[offset + column.rawValue]` for each column; returns false when a value is malformed.
-    public mutating func build(_ cells: [UnsafeRawBufferPointer?], offset: Int = 0) -> Bool {
+    package mutating func build(_ cells: [UnsafeRawBufferPointer?], offset: Int = 0) -> Bool {
         out.removeAll()
         out.raw("{")
         var first = true
@@ -105,7 +105,7 @@ public struct AuditCanonical: Sendable {
     /// Builds `audit export`'s line for one event (without its newline), byte for byte as
     /// `jsonb_build_object(…)::text` in the database wrote it: its id, canonical text and links,
     /// and its columns' binary values as `build` takes them.
-    public mutating func buildExportLine(
+    package mutating func buildExportLine(
         id: Int64, canonical: UnsafeRawBufferPointer, prevHash: UnsafeRawBufferPointer, hash: UnsafeRawBufferPointer,
         columns cells: [UnsafeRawBufferPointer?], offset: Int = 0
     ) -> Bool {

@@ -3,17 +3,17 @@ import Foundation
 
 /// The pure rules of the hash-chained audit log: which chain an event joins, how links are hashed,
 /// and how a chain is verified. No I/O.
-public enum AuditChain {
+package enum AuditChain {
     /// The number of lanes the platform's own events are spread over.
-    public static let platformLanes = 16
+    package static let platformLanes = 16
 
     /// The hash a chain starts from.
-    public static let genesis = [UInt8](repeating: 0, count: 32)
+    package static let genesis = [UInt8](repeating: 0, count: 32)
 
     /// The chain an event joins: its tenant's chain, or for the platform a lane chosen by target, so
     /// changes to different targets rarely wait on one chain head. `audit_append` (SQL) makes this
     /// choice when it appends; this is the same rule, for tools and tests that need to know it.
-    public static func chain(tenantID: UUID, targetID: String) -> String {
+    package static func chain(tenantID: UUID, targetID: String) -> String {
         guard tenantID == platformTenantID else { return "tenant:\(tenantID.uuidString.lowercased())" }
         let digest = SHA256.hash(data: Data(targetID.utf8))
         let lane = Int(digest.first { _ in true } ?? 0) % platformLanes
@@ -21,7 +21,7 @@ public enum AuditChain {
     }
 
     /// `hash = SHA-256(prev_hash ‖ canonical)`.
-    public static func link(previous: [UInt8], canonical: [UInt8]) -> [UInt8] {
+    package static func link(previous: [UInt8], canonical: [UInt8]) -> [UInt8] {
         var hasher = SHA256()
         hasher.update(data: previous)
         hasher.update(data: canonical)
@@ -31,19 +31,19 @@ public enum AuditChain {
 
 /// One stored event as the verifier sees it: its place, its links, and whether its content still
 /// matches what was hashed.
-public struct ChainedEvent: Sendable {
-    public var id: Int64
-    public var chain: String
-    public var seq: Int64
-    public var prevHash: [UInt8]
-    public var hash: [UInt8]
+package struct ChainedEvent: Sendable {
+    package var id: Int64
+    package var chain: String
+    package var seq: Int64
+    package var prevHash: [UInt8]
+    package var hash: [UInt8]
     /// The event's columns still give the canonical bytes stored with it (false when a column was
     /// edited and the stored bytes left alone).
-    public var columnsMatch: Bool
+    package var columnsMatch: Bool
     /// SHA-256(prev_hash ‖ stored canonical bytes) is the stored hash.
-    public var hashMatches: Bool
+    package var hashMatches: Bool
 
-    public init(id: Int64, chain: String, seq: Int64, prevHash: [UInt8], hash: [UInt8], columnsMatch: Bool, hashMatches: Bool) {
+    package init(id: Int64, chain: String, seq: Int64, prevHash: [UInt8], hash: [UInt8], columnsMatch: Bool, hashMatches: Bool) {
         self.id = id
         self.chain = chain
         self.seq = seq
@@ -54,7 +54,7 @@ public struct ChainedEvent: Sendable {
     }
 
     /// An event from its stored `canonical` bytes and the bytes `recomputed` from its columns.
-    public init(id: Int64, chain: String, seq: Int64, canonical: [UInt8], recomputed: [UInt8], prevHash: [UInt8], hash: [UInt8]) {
+    package init(id: Int64, chain: String, seq: Int64, canonical: [UInt8], recomputed: [UInt8], prevHash: [UInt8], hash: [UInt8]) {
         self.init(
             id: id, chain: chain, seq: seq, prevHash: prevHash, hash: hash, columnsMatch: canonical == recomputed,
             hashMatches: AuditChain.link(previous: prevHash, canonical: canonical) == hash)
@@ -62,24 +62,24 @@ public struct ChainedEvent: Sendable {
 }
 
 /// What is wrong with a chain, naming the first bad event.
-public struct ChainFailure: Sendable, Equatable, Error {
-    public enum Kind: String, Sendable {
+package struct ChainFailure: Sendable, Equatable, Error {
+    package enum Kind: String, Sendable {
         case edited, deleted, inserted, reordered, truncated, diverged
     }
-    public let chain: String
-    public let seq: Int64?
-    public let eventID: Int64?
-    public let kind: Kind
-    public let detail: String
+    package let chain: String
+    package let seq: Int64?
+    package let eventID: Int64?
+    package let kind: Kind
+    package let detail: String
 }
 
 /// A chain head as kept outside the database (a checkpoint) or in `audit_chain_heads`.
-public struct ChainHead: Sendable, Equatable, Codable {
-    public let chain: String
-    public let seq: Int64
-    public let hash: String
+package struct ChainHead: Sendable, Equatable, Codable {
+    package let chain: String
+    package let seq: Int64
+    package let hash: String
 
-    public init(chain: String, seq: Int64, hash: String) {
+    package init(chain: String, seq: Int64, hash: String) {
         self.chain = chain
         self.seq = seq
         self.hash = hash
@@ -92,7 +92,7 @@ public struct ChainHead: Sendable, Equatable, Codable {
 /// matches them), a deleted event (a gap in the links), an inserted event (the chain is whole
 /// without it) and reordered events (two links swapped). Deleting the newest events leaves no
 /// broken link: `finish(heads:checkpoint:)` compares the chain ends with the heads and a checkpoint.
-public struct ChainVerifier: Sendable {
+package struct ChainVerifier: Sendable {
     private var pending: ChainedEvent?
     private var currentChain: String?
     private var lastHash: [UInt8] = AuditChain.genesis
@@ -108,8 +108,8 @@ public struct ChainVerifier: Sendable {
     private var seen: [String: [Int64: [UInt8]]] = [:]
     private var checkpointSeqs: [String: Int64]
     private let start: [String: (seq: Int64, hash: [UInt8])]
-    public private(set) var events: Int64 = 0
-    public private(set) var failure: ChainFailure?
+    package private(set) var events: Int64 = 0
+    package private(set) var failure: ChainFailure?
 
     /// - Parameters:
     ///   - checkpoint: kept heads; the hash at each kept seq is remembered while streaming.
@@ -117,7 +117,7 @@ public struct ChainVerifier: Sendable {
     ///     sealed heads, or an archive's cut): such a chain continues at `seq + 1` from `hash`
     ///     and its head stays there when none of its events follow; every other chain must start
     ///     at seq 1 from the genesis hash.
-    public init(checkpoint: [ChainHead] = [], start startHeads: [ChainHead] = []) {
+    package init(checkpoint: [ChainHead] = [], start startHeads: [ChainHead] = []) {
         checkpointSeqs = Dictionary(checkpoint.map { ($0.chain, $0.seq) }, uniquingKeysWith: { first, _ in first })
         var start = [String: (seq: Int64, hash: [UInt8])]()
         for head in startHeads where start[head.chain] == nil { start[head.chain] = (head.seq, bytes(hex: head.hash) ?? []) }
@@ -134,23 +134,23 @@ public struct ChainVerifier: Sendable {
     }
 
     /// The number of chains seen (or carried over from `start`).
-    public var chains: Int { ends.count }
+    package var chains: Int { ends.count }
 
     /// Where every chain ends after the events fed (chains of `start` with no events stay where
     /// they were), by chain: what the next period's verification starts from.
-    public var heads: [ChainHead] {
+    package var heads: [ChainHead] {
         ends.sorted { $0.key < $1.key }.map { ChainHead(chain: $0.key, seq: $0.value.seq, hash: hex($0.value.hash)) }
     }
 
     /// Feeds the next event. After the first failure the rest is ignored.
-    public mutating func feed(_ event: ChainedEvent) {
+    package mutating func feed(_ event: ChainedEvent) {
         guard failure == nil else { return }
         if let previous = pending { check(previous, next: event.chain == previous.chain ? event : nil) }
         pending = event
     }
 
     /// Ends the stream and checks chain ends against the database's heads and a kept checkpoint.
-    public mutating func finish(heads: [ChainHead], checkpoint: [ChainHead]) -> ChainFailure? {
+    package mutating func finish(heads: [ChainHead], checkpoint: [ChainHead]) -> ChainFailure? {
         if failure == nil, let last = pending { check(last, next: nil) }
         pending = nil
         if failure != nil { return failure }
@@ -238,19 +238,19 @@ public struct ChainVerifier: Sendable {
 /// table's and an export's id order: appends to a chain take its head's lock before they draw an
 /// id, so within a chain ids grow with seq), one `ChainVerifier` per chain, so memory grows with
 /// the number of chains, not of events.
-public struct InterleavedChainVerifier: Sendable {
+package struct InterleavedChainVerifier: Sendable {
     private var verifiers: [String: ChainVerifier] = [:]
     private let checkpoint: [String: [ChainHead]]
     private let start: [String: [ChainHead]]
 
     /// - Parameters: as `ChainVerifier`'s, for every chain.
-    public init(checkpoint: [ChainHead] = [], start: [ChainHead] = []) {
+    package init(checkpoint: [ChainHead] = [], start: [ChainHead] = []) {
         self.checkpoint = Dictionary(grouping: checkpoint, by: \.chain)
         self.start = Dictionary(grouping: start, by: \.chain)
     }
 
     /// Feeds the next event.
-    public mutating func feed(_ event: ChainedEvent) {
+    package mutating func feed(_ event: ChainedEvent) {
         let (checkpoint, start) = (self.checkpoint, self.start)
         verifiers[event.chain, default: ChainVerifier(checkpoint: checkpoint[event.chain] ?? [], start: start[event.chain] ?? [])].feed(event)
     }
@@ -259,7 +259,7 @@ public struct InterleavedChainVerifier: Sendable {
     /// database's heads table; none for an export) is checked as `ChainVerifier.finish` checks
     /// one; the first failure is the one with the lowest event id. Also answers where every chain
     /// ends (chains of `start` without events stay where they were).
-    public mutating func finish(heads: [ChainHead] = []) -> (failure: ChainFailure?, chains: Int, events: Int64, heads: [ChainHead]) {
+    package mutating func finish(heads: [ChainHead] = []) -> (failure: ChainFailure?, chains: Int, events: Int64, heads: [ChainHead]) {
         let recorded = Dictionary(grouping: heads, by: \.chain)
         var failures: [ChainFailure] = []
         var events: Int64 = 0

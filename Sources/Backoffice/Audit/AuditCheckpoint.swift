@@ -5,38 +5,38 @@ import Foundation
 /// operator's Ed25519 key, which never enters the database. Kept outside the service, it lets
 /// anyone holding the public key detect a log that was cut short or rewritten afterwards, without
 /// trusting the server.
-public struct AuditCheckpoint: Codable, Sendable, Equatable {
-    public struct Signature: Codable, Sendable, Equatable {
-        public var algorithm: String
+package struct AuditCheckpoint: Codable, Sendable, Equatable {
+    package struct Signature: Codable, Sendable, Equatable {
+        package var algorithm: String
         /// The signer's public key (raw, base64): which key signed, not a reason to trust it.
-        public var publicKey: String
+        package var publicKey: String
         /// The Ed25519 signature (base64) over `AuditCheckpoint.message`.
-        public var value: String
+        package var value: String
 
         enum CodingKeys: String, CodingKey { case algorithm, publicKey = "public_key", value }
     }
 
-    public var takenAt: String
-    public var heads: [ChainHead]
-    public var signature: Signature?
+    package var takenAt: String
+    package var heads: [ChainHead]
+    package var signature: Signature?
 
     enum CodingKeys: String, CodingKey { case takenAt = "taken_at", heads, signature }
 
-    public init(takenAt: String, heads: [ChainHead], signature: Signature? = nil) {
+    package init(takenAt: String, heads: [ChainHead], signature: Signature? = nil) {
         self.takenAt = takenAt
         self.heads = heads
         self.signature = signature
     }
 
     /// The exact bytes signed: a versioned line, the time, then `chain seq hash` per head, by chain.
-    public var message: Data {
+    package var message: Data {
         var text = "healthtrack-audit-checkpoint/v1\n\(takenAt)\n"
         for head in heads.sorted(by: { $0.chain < $1.chain }) { text += "\(head.chain) \(head.seq) \(head.hash)\n" }
         return Data(text.utf8)
     }
 
     /// The checkpoint signed with `key`.
-    public func signed(with key: Curve25519.Signing.PrivateKey) throws -> AuditCheckpoint {
+    package func signed(with key: Curve25519.Signing.PrivateKey) throws -> AuditCheckpoint {
         var copy = self
         copy.signature = Signature(
             algorithm: "ed25519", publicKey: key.publicKey.rawRepresentation.base64EncodedString(),
@@ -45,14 +45,14 @@ public struct AuditCheckpoint: Codable, Sendable, Equatable {
     }
 
     /// Writes the checkpoint as pretty, key-sorted JSON.
-    public func write(to file: String) throws {
+    package func write(to file: String) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         try encoder.encode(self).write(to: URL(fileURLWithPath: file))
     }
 
     /// Why the checkpoint cannot be trusted under `publicKey`, nil when its signature is valid.
-    public func signatureProblem(publicKey: Curve25519.Signing.PublicKey) -> String? {
+    package func signatureProblem(publicKey: Curve25519.Signing.PublicKey) -> String? {
         guard let signature else { return "the checkpoint is not signed" }
         guard signature.algorithm == "ed25519", let value = Data(base64Encoded: signature.value) else {
             return "the checkpoint's signature is not an Ed25519 signature"
@@ -65,29 +65,29 @@ public struct AuditCheckpoint: Codable, Sendable, Equatable {
 }
 
 /// The key that signs checkpoints, and the one that verifies them.
-public typealias AuditPrivateKey = Curve25519.Signing.PrivateKey
-public typealias AuditPublicKey = Curve25519.Signing.PublicKey
+package typealias AuditPrivateKey = Curve25519.Signing.PrivateKey
+package typealias AuditPublicKey = Curve25519.Signing.PublicKey
 
 /// Ed25519 key files for checkpoints: one line of base64 (the raw key). The private key file is
 /// created new and private (0600) from its first byte, and kept by the operator.
-public enum AuditSigningKey {
-    public struct Unreadable: Error, CustomStringConvertible {
-        public let description: String
+package enum AuditSigningKey {
+    package struct Unreadable: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// Writes a new key pair; refuses to overwrite an existing private key.
-    public static func generate(privateKeyFile: String, publicKeyFile: String) throws -> Curve25519.Signing.PublicKey {
+    package static func generate(privateKeyFile: String, publicKeyFile: String) throws -> Curve25519.Signing.PublicKey {
         let key = Curve25519.Signing.PrivateKey()
         try PrivateFile.create(privateKeyFile, contents: Data((key.rawRepresentation.base64EncodedString() + "\n").utf8))
         try Data((key.publicKey.rawRepresentation.base64EncodedString() + "\n").utf8).write(to: URL(fileURLWithPath: publicKeyFile))
         return key.publicKey
     }
 
-    public static func privateKey(file: String) throws -> Curve25519.Signing.PrivateKey {
+    package static func privateKey(file: String) throws -> Curve25519.Signing.PrivateKey {
         try Curve25519.Signing.PrivateKey(rawRepresentation: try raw(file, what: "private key"))
     }
 
-    public static func publicKey(file: String) throws -> Curve25519.Signing.PublicKey {
+    package static func publicKey(file: String) throws -> Curve25519.Signing.PublicKey {
         try Curve25519.Signing.PublicKey(rawRepresentation: try raw(file, what: "public key"))
     }
 
@@ -103,16 +103,16 @@ public enum AuditSigningKey {
 /// key. What is signed is a fixed context line followed by the file's bytes, so a file signature
 /// can never pass as a checkpoint's, nor the other way round. The signature file holds the
 /// signature in base64 on one line.
-public enum FileSignature {
+package enum FileSignature {
     static let context = Data("healthtrack-backoffice signed file v1\n".utf8)
 
     /// The signature file's text for `contents`.
-    public static func sign(_ contents: Data, with key: AuditPrivateKey) throws -> String {
+    package static func sign(_ contents: Data, with key: AuditPrivateKey) throws -> String {
         try key.signature(for: context + contents).base64EncodedString() + "\n"
     }
 
     /// Whether `signature` (a signature file's text) is `publicKey`'s over `contents`.
-    public static func isValid(_ signature: String, of contents: Data, publicKey: AuditPublicKey) -> Bool {
+    package static func isValid(_ signature: String, of contents: Data, publicKey: AuditPublicKey) -> Bool {
         guard let bytes = Data(base64Encoded: signature.trimmingCharacters(in: .whitespacesAndNewlines)) else { return false }
         return publicKey.isValidSignature(bytes, for: context + contents)
     }

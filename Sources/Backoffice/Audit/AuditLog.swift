@@ -4,39 +4,39 @@ import NIOCore
 import PostgresNIO
 
 /// A stored audit event, as read back.
-public struct AuditEventRecord: Sendable {
-    public var id: Int64
-    public var occurredAt: Date
-    public var chain: String
-    public var seq: Int64
-    public var tenantID: UUID
-    public var actorID: UUID?
-    public var actorRole: String
-    public var action: String
-    public var targetType: String
-    public var targetID: String
-    public var requestID: String
-    public var sourceIP: String?
-    public var reason: String?
-    public var before: String?
-    public var after: String?
-    public var policyDigest: String
-    public var prevHash: String
-    public var hash: String
+package struct AuditEventRecord: Sendable {
+    package var id: Int64
+    package var occurredAt: Date
+    package var chain: String
+    package var seq: Int64
+    package var tenantID: UUID
+    package var actorID: UUID?
+    package var actorRole: String
+    package var action: String
+    package var targetType: String
+    package var targetID: String
+    package var requestID: String
+    package var sourceIP: String?
+    package var reason: String?
+    package var before: String?
+    package var after: String?
+    package var policyDigest: String
+    package var prevHash: String
+    package var hash: String
     /// The credential (API token) the change was made with; nil for the system and older events.
-    public var tokenID: UUID?
+    package var tokenID: UUID?
 }
 
 /// Filters of `audit list` and `audit export`; every one optional.
-public struct AuditFilter: Sendable {
-    public var tenantID: UUID?
-    public var actorID: UUID?
-    public var action: String?
-    public var targetID: String?
-    public var since: Date?
-    public var until: Date?
+package struct AuditFilter: Sendable {
+    package var tenantID: UUID?
+    package var actorID: UUID?
+    package var action: String?
+    package var targetID: String?
+    package var since: Date?
+    package var until: Date?
 
-    public init(tenantID: UUID? = nil, actorID: UUID? = nil, action: String? = nil, targetID: String? = nil, since: Date? = nil, until: Date? = nil) {
+    package init(tenantID: UUID? = nil, actorID: UUID? = nil, action: String? = nil, targetID: String? = nil, since: Date? = nil, until: Date? = nil) {
         self.tenantID = tenantID
         self.actorID = actorID
         self.action = action
@@ -66,13 +66,13 @@ extension AuditFilter {
 
 /// The audit log: appends inside a change's transaction, reads, exports and verifies.
 /// Row-level security limits every read to what the principal's tenant may see.
-public struct AuditLog: Sendable {
+package struct AuditLog: Sendable {
     let database: Database
 
-    public init(database: Database) { self.database = database }
+    package init(database: Database) { self.database = database }
 
     /// Appends `record` on `connection`, inside the caller's transaction.
-    public static func append(_ record: AuditRecord, context: OperationContext, on connection: PostgresConnection, logger: Logger) async throws {
+    package static func append(_ record: AuditRecord, context: OperationContext, on connection: PostgresConnection, logger: Logger) async throws {
         _ = try await connection.rows(AppendAuditEvent(record: record, context: context), logger: logger)
         ServiceMetrics.auditAppends.increment()
     }
@@ -111,7 +111,7 @@ public struct AuditLog: Sendable {
     /// stays constant however long the log is. A line is the jsonb text form of the event's
     /// columns, id, links and the exact `canonical` text its hash covers (so a client can verify
     /// an export without the server), written here from the row (`AuditCanonical.buildExportLine`).
-    public func export(_ filter: AuditFilter, context: OperationContext, pageSize: Int = 1000) -> ExportPages<Int64> {
+    package func export(_ filter: AuditFilter, context: OperationContext, pageSize: Int = 1000) -> ExportPages<Int64> {
         let logger = database.logger
         return ExportPages(database: database, context: context, start: [], after: 0) { afterID, context in
             let query = filter.query(selecting: StoredEventReader.selectList, afterID: afterID, limit: pageSize)
@@ -128,7 +128,7 @@ public struct AuditLog: Sendable {
     }
 
     /// The head (seq, hash) of every visible chain.
-    public func heads(context: OperationContext) async throws -> [ChainHead] {
+    package func heads(context: OperationContext) async throws -> [ChainHead] {
         try await database.transaction(for: context) { connection in
             try await Self.heads(on: connection, logger: database.logger)
         }
@@ -154,10 +154,10 @@ public struct AuditLog: Sendable {
     }
 
     /// The result of a verification.
-    public struct Report: Sendable {
-        public let chains: Int
-        public let events: Int64
-        public let failure: ChainFailure?
+    package struct Report: Sendable {
+        package let chains: Int
+        package let events: Int64
+        package let failure: ChainFailure?
     }
 
     /// Verifies every visible chain from one consistent snapshot, each from its genesis or from
@@ -169,7 +169,7 @@ public struct AuditLog: Sendable {
     /// heap), `pageSize` per statement, every chain verified side by side. When a chain is broken,
     /// they are read again in (tenant, chain, seq) order, where the verifier tells an inserted
     /// event from reordered ones, and that reading names the first bad event.
-    public func verify(checkpoint: [ChainHead], context: OperationContext, pageSize: Int = 20_000) async throws -> Report {
+    package func verify(checkpoint: [ChainHead], context: OperationContext, pageSize: Int = 20_000) async throws -> Report {
         try await database.transaction(for: context.principal, isolation: "REPEATABLE READ, READ ONLY") { connection in
             let (cuts, heads) = (
                 try await Self.cuts(on: connection, logger: database.logger), try await Self.heads(on: connection, logger: database.logger)

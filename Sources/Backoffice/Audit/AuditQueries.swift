@@ -2,60 +2,60 @@ import Foundation
 import NIOCore
 
 /// One page of audit events, oldest first, after the keyset `afterID` (`audit.read`).
-public struct ListAuditEvents: Query {
-    public static let action: Action = "audit.read"
-    public let filter: AuditFilter
-    public let afterID: Int64
-    public let limit: Int
-    public init(filter: AuditFilter, afterID: Int64, limit: Int) {
+package struct ListAuditEvents: Query {
+    package static let action: Action = "audit.read"
+    package let filter: AuditFilter
+    package let afterID: Int64
+    package let limit: Int
+    package init(filter: AuditFilter, afterID: Int64, limit: Int) {
         self.filter = filter
         self.afterID = afterID
         self.limit = limit
     }
 
-    public func read(in unit: UnitOfWork) async throws -> [AuditEventRecord] {
+    package func read(in unit: UnitOfWork) async throws -> [AuditEventRecord] {
         try await AuditLog.page(filter, afterID: afterID, limit: limit, on: unit.connection, logger: unit.logger)
     }
 }
 
 /// The head (seq, hash) of every visible chain (`audit.read`).
-public struct ReadAuditHeads: Query {
-    public static let action: Action = "audit.read"
-    public init() {}
+package struct ReadAuditHeads: Query {
+    package static let action: Action = "audit.read"
+    package init() {}
 
-    public func read(in unit: UnitOfWork) async throws -> [ChainHead] {
+    package func read(in unit: UnitOfWork) async throws -> [ChainHead] {
         try await AuditLog.heads(on: unit.connection, logger: unit.logger)
     }
 }
 
 /// Every matching event as JSON lines (`audit.export`). The lines are read page by page, each
 /// page in a transaction of its own, while the client consumes them.
-public struct ExportAuditEvents: Query {
-    public static let action: Action = "audit.export"
+package struct ExportAuditEvents: Query {
+    package static let action: Action = "audit.export"
     let log: AuditLog
     let filter: AuditFilter
-    public init(log: AuditLog, filter: AuditFilter) {
+    package init(log: AuditLog, filter: AuditFilter) {
         self.log = log
         self.filter = filter
     }
 
-    public func read(in unit: UnitOfWork) async throws -> ExportPages<Int64> {
+    package func read(in unit: UnitOfWork) async throws -> ExportPages<Int64> {
         log.export(filter, context: unit.context)
     }
 }
 
 /// Verifies every visible chain and compares it with a checkpoint (`audit.verify`), from one
 /// consistent snapshot of its own (a REPEATABLE READ, READ ONLY transaction).
-public struct VerifyAuditLog: Query {
-    public static let action: Action = "audit.verify"
+package struct VerifyAuditLog: Query {
+    package static let action: Action = "audit.verify"
     let log: AuditLog
     let checkpoint: [ChainHead]
-    public init(log: AuditLog, checkpoint: [ChainHead]) {
+    package init(log: AuditLog, checkpoint: [ChainHead]) {
         self.log = log
         self.checkpoint = checkpoint
     }
 
-    public func read(in unit: UnitOfWork) async throws -> AuditLog.Report {
+    package func read(in unit: UnitOfWork) async throws -> AuditLog.Report {
         try await log.verify(checkpoint: checkpoint, context: unit.context)
     }
 }

@@ -3,20 +3,20 @@ import PostgresNIO
 
 /// What one change records in the audit log. The actor, request id, source ip and policy digest
 /// come from the operation's context when it is appended.
-public struct AuditRecord: Sendable {
-    public let action: String
-    public let tenantID: UUID
-    public let targetType: String
-    public let targetID: String
-    public let reason: String?
+package struct AuditRecord: Sendable {
+    package let action: String
+    package let tenantID: UUID
+    package let targetType: String
+    package let targetID: String
+    package let reason: String?
     /// JSON text of the target before and after the change (nil when it did not exist).
-    public let before: String?
-    public let after: String?
+    package let before: String?
+    package let after: String?
     /// Who the event names as actor when not the operation's principal (the system, for
     /// automatic lockout and expiry).
-    public var actor: Principal?
+    package var actor: Principal?
 
-    public init(action: Action, tenantID: UUID, targetType: String, targetID: String, reason: String?, before: String?, after: String?) {
+    package init(action: Action, tenantID: UUID, targetType: String, targetID: String, reason: String?, before: String?, after: String?) {
         self.action = action.rawValue
         self.tenantID = tenantID
         self.targetType = targetType
@@ -28,7 +28,7 @@ public struct AuditRecord: Sendable {
     }
 
     /// The same record with the system as its actor.
-    public var bySystem: AuditRecord {
+    package var bySystem: AuditRecord {
         var copy = self
         copy.actor = .system
         return copy
@@ -37,7 +37,7 @@ public struct AuditRecord: Sendable {
     /// JSON text of a snapshot, keys sorted, for `before`/`after`.
     /// - Throws: `inconsistent` when the value cannot be encoded (never an empty `{}` in its place:
     ///   the audit event would say nothing of what changed).
-    public static func json(_ value: some Encodable) throws -> String {
+    package static func json(_ value: some Encodable) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
@@ -50,11 +50,11 @@ public struct AuditRecord: Sendable {
 /// A change's result with the audit events that record it. An operation returns this, and the
 /// executor appends the events in the change's own transaction: a change cannot be written
 /// without its event. `events` is empty only when nothing changed.
-public struct Audited<Output: Sendable>: Sendable {
-    public let output: Output
-    public let events: [AuditRecord]
+package struct Audited<Output: Sendable>: Sendable {
+    package let output: Output
+    package let events: [AuditRecord]
 
-    public init(_ output: Output, event: AuditRecord, more: [AuditRecord] = []) {
+    package init(_ output: Output, event: AuditRecord, more: [AuditRecord] = []) {
         self.output = output
         self.events = [event] + more
     }
@@ -65,7 +65,7 @@ public struct Audited<Output: Sendable>: Sendable {
     }
 
     /// Nothing changed: nothing to audit.
-    public static func unchanged(_ output: Output) -> Audited<Output> { Audited(unchanged: output) }
+    package static func unchanged(_ output: Output) -> Audited<Output> { Audited(unchanged: output) }
 }
 
 /// Appends one event (`audit_append` in SQL, the only way the service can write the log: it picks

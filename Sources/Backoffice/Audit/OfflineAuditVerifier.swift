@@ -10,17 +10,17 @@ import Foundation
 /// sealed for the period before it (`audit verify --offline --from`), so a day's export is
 /// verified from where the previous day's signed heads left each chain. Memory is one verifier per
 /// chain, whatever the export's length (the export is in id order, which within a chain is seq order).
-public struct OfflineAuditVerifier {
+package struct OfflineAuditVerifier {
     private var chains: InterleavedChainVerifier
     private var malformed: ChainFailure?
-    public private(set) var lines = 0
+    package private(set) var lines = 0
 
-    public init(checkpoint: [ChainHead] = [], start: [ChainHead] = []) {
+    package init(checkpoint: [ChainHead] = [], start: [ChainHead] = []) {
         chains = InterleavedChainVerifier(checkpoint: checkpoint, start: start)
     }
 
     /// Feeds one line of the export (empty lines are skipped).
-    public mutating func feed(line: some Collection<UInt8>) {
+    package mutating func feed(line: some Collection<UInt8>) {
         guard malformed == nil, !line.allSatisfy({ $0 == 10 || $0 == 13 || $0 == 32 }) else { return }
         lines += 1
         let bytes = Array(line)
@@ -35,7 +35,7 @@ public struct OfflineAuditVerifier {
     /// The first failure (the lowest event id among the chains that failed), or nil when every
     /// chain is whole and reaches at least the checkpoint's heads; and where every chain ends
     /// (`heads`: the start of the next period's verification, chains without events carried over).
-    public mutating func finish() -> (failure: ChainFailure?, chains: Int, events: Int64, heads: [ChainHead]) {
+    package mutating func finish() -> (failure: ChainFailure?, chains: Int, events: Int64, heads: [ChainHead]) {
         let result = chains.finish()
         let first = [malformed, result.failure].compactMap { $0 }.min { ($0.eventID ?? .max) < ($1.eventID ?? .max) }
         return (first, result.chains, result.events, result.heads)

@@ -4,35 +4,35 @@ import PostgresNIO
 /// A badge managers define. With a `metric` and `threshold` it is awarded by a rule: to whoever
 /// reports one event of that metric reaching the threshold (a 5,000 m run). Challenges award
 /// badges too. A customer holds a badge at most once; the earning rules may pay points for it.
-public struct Badge: Sendable, Equatable {
-    public var slug: String
-    public var name: String
-    public var description: String
-    public var metric: Metric?
-    public var threshold: Double?
-    public var createdAt: Date
+package struct Badge: Sendable, Equatable {
+    package var slug: String
+    package var name: String
+    package var description: String
+    package var metric: Metric?
+    package var threshold: Double?
+    package var createdAt: Date
 }
 
 extension Badge: RowDecodable {
-    public static let columns = "slug, name, description, metric, threshold, created_at"
+    package static let columns = "slug, name, description, metric, threshold, created_at"
 
-    public init(row: PostgresRow) throws {
+    package init(row: PostgresRow) throws {
         let c = try row.decode((String, String, String, String?, Double?, Date).self)
         self.init(slug: c.0, name: c.1, description: c.2, metric: try c.3.map { try Metric(known: $0) }, threshold: c.4, createdAt: c.5)
     }
 }
 
 /// A badge a customer holds: how it was earned and when.
-public struct BadgeAward: Sendable, Equatable {
-    public var badge: Badge
-    public var source: String
-    public var awardedAt: Date
+package struct BadgeAward: Sendable, Equatable {
+    package var badge: Badge
+    package var source: String
+    package var awardedAt: Date
 }
 
 extension BadgeAward: RowDecodable {
-    public static let columns = "b.slug, b.name, b.description, b.metric, b.threshold, b.created_at, a.source, a.awarded_at"
+    package static let columns = "b.slug, b.name, b.description, b.metric, b.threshold, b.created_at, a.source, a.awarded_at"
 
-    public init(row: PostgresRow) throws {
+    package init(row: PostgresRow) throws {
         let c = try row.decode((String, String, String, String?, Double?, Date, String, Date).self)
         let badge = Badge(slug: c.0, name: c.1, description: c.2, metric: try c.3.map { try Metric(known: $0) }, threshold: c.4, createdAt: c.5)
         self.init(badge: badge, source: c.6, awardedAt: c.7)
@@ -40,22 +40,22 @@ extension BadgeAward: RowDecodable {
 }
 
 /// A manager defines a badge (`badges.create`). A slug is taken once (409 `already_exists`).
-public struct CreateBadge: AuditedOperation {
-    public static let action: Action = "badges.create"
-    public let slug: String
-    public let name: String
-    public let description: String
-    public let metric: String?
-    public let threshold: Double?
+package struct CreateBadge: AuditedOperation {
+    package static let action: Action = "badges.create"
+    package let slug: String
+    package let name: String
+    package let description: String
+    package let metric: String?
+    package let threshold: Double?
 
-    public init(slug: String, name: String, description: String?, metric: String?, threshold: Double?) {
+    package init(slug: String, name: String, description: String?, metric: String?, threshold: Double?) {
         self.slug = slug.trimmingCharacters(in: .whitespaces)
         self.name = name.trimmingCharacters(in: .whitespacesAndNewlines)
         self.description = (description ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         (self.metric, self.threshold) = (metric, threshold)
     }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<Badge> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<Badge> {
         var validation = Validation()
         validation.require(
             Validation.isSlug(slug), "slug", "invalid_slug",
@@ -86,21 +86,21 @@ public struct CreateBadge: AuditedOperation {
 }
 
 /// Every badge, by slug (`badges.list`).
-public struct ListBadges: Query {
-    public static let action: Action = "badges.list"
-    public init() {}
-    public func read(in unit: UnitOfWork) async throws -> [Badge] {
+package struct ListBadges: Query {
+    package static let action: Action = "badges.list"
+    package init() {}
+    package func read(in unit: UnitOfWork) async throws -> [Badge] {
         try await unit.all("SELECT \(unescaped: Badge.columns) FROM badges ORDER BY slug")
     }
 }
 
 /// The badges a customer holds, newest first (`badges.read`).
-public struct CustomerBadges: Query {
-    public static let action: Action = "badges.read"
-    public let customerID: UUID
-    public init(customerID: UUID) { self.customerID = customerID }
+package struct CustomerBadges: Query {
+    package static let action: Action = "badges.read"
+    package let customerID: UUID
+    package init(customerID: UUID) { self.customerID = customerID }
 
-    public func read(in unit: UnitOfWork) async throws -> [BadgeAward] {
+    package func read(in unit: UnitOfWork) async throws -> [BadgeAward] {
         try await Customer.requireExisting(customerID, in: unit)
         return try await unit.all(
             """

@@ -8,61 +8,61 @@ import PostgresNIO
 /// `startsAt`, active until `endsAt`, then closed. Activity counts by when it happened: events
 /// dated inside the window still count until `frozenAt` (`endsAt` + the grace period); then the
 /// board is frozen and the challenge can be settled, once.
-public struct Challenge: Sendable, Equatable {
-    public enum Aggregation: String, Sendable, CaseIterable { case sum, max, count }
-    public enum Eligibility: String, Sendable, CaseIterable { case all, subscribers }
+package struct Challenge: Sendable, Equatable {
+    package enum Aggregation: String, Sendable, CaseIterable { case sum, max, count }
+    package enum Eligibility: String, Sendable, CaseIterable { case all, subscribers }
     /// How tied scores rank: `standard` competition ranking ("1224"), `dense` ("1223"), or
     /// `earliest`: ties are broken by who reached the score first, by activity time.
-    public enum TiePolicy: String, Sendable, CaseIterable { case standard, dense, earliest }
-    public enum Status: String, Sendable { case draft, published, settled }
-    public enum State: String, Sendable { case draft, scheduled, active, closed, settled }
+    package enum TiePolicy: String, Sendable, CaseIterable { case standard, dense, earliest }
+    package enum Status: String, Sendable { case draft, published, settled }
+    package enum State: String, Sendable { case draft, scheduled, active, closed, settled }
 
     /// FitPoints (and optionally a badge) for every rank from `from` to `to`; tied customers
     /// share the band of their rank.
-    public struct RankBand: Sendable, Codable, Equatable {
-        public var from: Int
-        public var to: Int
-        public var points: Int64
-        public var badge: String?
+    package struct RankBand: Sendable, Codable, Equatable {
+        package var from: Int
+        package var to: Int
+        package var points: Int64
+        package var badge: String?
     }
 
     /// FitPoints (and optionally a badge) for everyone whose score reaches the target.
-    public struct TargetReward: Sendable, Codable, Equatable {
-        public var points: Int64
-        public var badge: String?
+    package struct TargetReward: Sendable, Codable, Equatable {
+        package var points: Int64
+        package var badge: String?
     }
 
-    public struct Rewards: Sendable, Codable, Equatable {
-        public var ranks: [RankBand]
-        public var target: TargetReward?
+    package struct Rewards: Sendable, Codable, Equatable {
+        package var ranks: [RankBand]
+        package var target: TargetReward?
     }
 
-    public var id: UUID
-    public var name: String
-    public var description: String
-    public var metric: Metric
-    public var aggregation: Aggregation
-    public var startsAt: Date
-    public var endsAt: Date
+    package var id: UUID
+    package var name: String
+    package var description: String
+    package var metric: Metric
+    package var aggregation: Aggregation
+    package var startsAt: Date
+    package var endsAt: Date
     /// ISO 8601, as written (`P2D`, `PT36H`).
-    public var gracePeriod: String
-    public var graceSeconds: Int64
-    public var eligibility: Eligibility
-    public var target: Double?
-    public var tiePolicy: TiePolicy
-    public var rewards: Rewards
-    public var budgetPoints: Int64
-    public var status: Status
-    public var publishedAt: Date?
-    public var settledAt: Date?
-    public var createdAt: Date
-    public var updatedAt: Date
-    public var version: Int64
+    package var gracePeriod: String
+    package var graceSeconds: Int64
+    package var eligibility: Eligibility
+    package var target: Double?
+    package var tiePolicy: TiePolicy
+    package var rewards: Rewards
+    package var budgetPoints: Int64
+    package var status: Status
+    package var publishedAt: Date?
+    package var settledAt: Date?
+    package var createdAt: Date
+    package var updatedAt: Date
+    package var version: Int64
 
     /// When the board freezes: the end of the window plus the grace period.
-    public var frozenAt: Date { endsAt.addingTimeInterval(Double(graceSeconds)) }
+    package var frozenAt: Date { endsAt.addingTimeInterval(Double(graceSeconds)) }
 
-    public func state(at now: Date) -> State {
+    package func state(at now: Date) -> State {
         switch status {
         case .draft: .draft
         case .settled: .settled
@@ -87,12 +87,12 @@ public struct Challenge: Sendable, Equatable {
 }
 
 extension Challenge: RowDecodable {
-    public static let columns = """
+    package static let columns = """
         id, name, description, metric, aggregation, starts_at, ends_at, grace_period, grace_seconds, eligibility, target, tie_policy,
         rewards::text, budget_points, status, published_at, settled_at, created_at, updated_at, version
         """
 
-    public init(row: PostgresRow) throws {
+    package init(row: PostgresRow) throws {
         let d = try row.decode(
             (
                 UUID, String, String, String, String, Date, Date, String, Int64, String, Double?, String, String, Int64, String, Date?, Date?, Date,
@@ -115,8 +115,8 @@ extension Challenge: RowDecodable {
 
 /// ISO 8601 durations of days and times (`P2D`, `PT36H`, `P1DT12H30M`, `P1W`): years and months
 /// have no fixed length and are refused.
-public enum ISODuration {
-    public static func seconds(_ text: String) -> Int64? {
+package enum ISODuration {
+    package static func seconds(_ text: String) -> Int64? {
         guard
             let match = text.wholeMatch(
                 of: /P(?:(\d{1,4})W)?(?:(\d{1,5})D)?(?:T(?:(\d{1,6})H)?(?:(\d{1,7})M)?(?:(\d{1,8})S)?)?/)

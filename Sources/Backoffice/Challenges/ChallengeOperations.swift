@@ -2,26 +2,26 @@ import Foundation
 import PostgresNIO
 
 /// A manager drafts a challenge (`challenges.create`). Nothing counts until it is published.
-public struct CreateChallenge: AuditedOperation {
-    public static let action: Action = "challenges.create"
+package struct CreateChallenge: AuditedOperation {
+    package static let action: Action = "challenges.create"
 
     /// A challenge as a manager writes it (a file, flags or the API), unchecked.
-    public struct Draft: Sendable {
-        public var name: String
-        public var description: String?
-        public var metric: String
-        public var aggregation: String
-        public var startsAt: Date
-        public var endsAt: Date
-        public var gracePeriod: String?
-        public var eligibility: String?
-        public var target: Double?
-        public var tiePolicy: String?
-        public var rankBands: [(from: Double, to: Double, points: Double, badge: String?)]
-        public var targetReward: (points: Double, badge: String?)?
-        public var budgetPoints: Double
+    package struct Draft: Sendable {
+        package var name: String
+        package var description: String?
+        package var metric: String
+        package var aggregation: String
+        package var startsAt: Date
+        package var endsAt: Date
+        package var gracePeriod: String?
+        package var eligibility: String?
+        package var target: Double?
+        package var tiePolicy: String?
+        package var rankBands: [(from: Double, to: Double, points: Double, badge: String?)]
+        package var targetReward: (points: Double, badge: String?)?
+        package var budgetPoints: Double
 
-        public init(
+        package init(
             name: String, description: String? = nil, metric: String, aggregation: String, startsAt: Date, endsAt: Date, gracePeriod: String? = nil,
             eligibility: String? = nil, target: Double? = nil, tiePolicy: String? = nil,
             rankBands: [(from: Double, to: Double, points: Double, badge: String?)] = [], targetReward: (points: Double, badge: String?)? = nil,
@@ -34,13 +34,13 @@ public struct CreateChallenge: AuditedOperation {
         }
     }
 
-    public let draft: Draft
-    public init(_ draft: Draft) { self.draft = draft }
+    package let draft: Draft
+    package init(_ draft: Draft) { self.draft = draft }
 
     /// The longest grace period: 30 days.
-    public static let maximumGrace: Int64 = 30 * 86_400
+    package static let maximumGrace: Int64 = 30 * 86_400
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<Challenge> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<Challenge> {
         var v = Validation()
         let name = draft.name.trimmingCharacters(in: .whitespacesAndNewlines)
         let description = (draft.description ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
@@ -115,14 +115,14 @@ public struct CreateChallenge: AuditedOperation {
 /// A manager publishes a draft (`challenges.publish`): its budget account is opened and funded
 /// with `budget_points` from issuance, and the activity already stored inside its window is
 /// scored. From then on its state follows the time. Anything but a draft is 409.
-public struct PublishChallenge: AuditedOperation {
-    public static let action: Action = "challenges.publish"
-    public let challengeID: UUID
-    public let ifMatch: String?
+package struct PublishChallenge: AuditedOperation {
+    package static let action: Action = "challenges.publish"
+    package let challengeID: UUID
+    package let ifMatch: String?
 
-    public init(challengeID: UUID, ifMatch: String? = nil) { (self.challengeID, self.ifMatch) = (challengeID, ifMatch) }
+    package init(challengeID: UUID, ifMatch: String? = nil) { (self.challengeID, self.ifMatch) = (challengeID, ifMatch) }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<Challenge> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<Challenge> {
         let before = try await Challenge.fetch(challengeID, forUpdate: true, in: unit)
         try EntityTag.check(ifMatch, version: before.version)
         guard before.status == .draft else {

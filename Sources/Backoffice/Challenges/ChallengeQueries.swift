@@ -2,52 +2,52 @@ import Foundation
 import PostgresNIO
 
 /// Challenges, newest first, one page (`challenges.list`).
-public struct ListChallenges: Query {
-    public static let action: Action = "challenges.list"
-    public let after: (createdAt: Date, id: UUID)?
-    public let limit: Int
-    public init(after: (createdAt: Date, id: UUID)?, limit: Int) { (self.after, self.limit) = (after, limit) }
+package struct ListChallenges: Query {
+    package static let action: Action = "challenges.list"
+    package let after: (createdAt: Date, id: UUID)?
+    package let limit: Int
+    package init(after: (createdAt: Date, id: UUID)?, limit: Int) { (self.after, self.limit) = (after, limit) }
 
-    public func read(in unit: UnitOfWork) async throws -> [Challenge] {
+    package func read(in unit: UnitOfWork) async throws -> [Challenge] {
         try await unit.newestFirst("challenges", after: after, limit: limit)
     }
 }
 
 /// One challenge (`challenges.read`).
-public struct GetChallenge: Query {
-    public static let action: Action = "challenges.read"
-    public let id: UUID
-    public init(id: UUID) { self.id = id }
-    public func read(in unit: UnitOfWork) async throws -> Challenge { try await Challenge.fetch(id, in: unit) }
+package struct GetChallenge: Query {
+    package static let action: Action = "challenges.read"
+    package let id: UUID
+    package init(id: UUID) { self.id = id }
+    package func read(in unit: UnitOfWork) async throws -> Challenge { try await Challenge.fetch(id, in: unit) }
 }
 
 /// A leaderboard row: a participant's standing with its rank under the challenge's tie policy.
-public struct LeaderboardEntry: Sendable, Equatable {
-    public var rank: Int
-    public var standing: Ranking.Standing
-    public var events: Int
-    public var reachedTarget: Bool
+package struct LeaderboardEntry: Sendable, Equatable {
+    package var rank: Int
+    package var standing: Ranking.Standing
+    package var events: Int
+    package var reachedTarget: Bool
 }
 
 /// The live leaderboard of a challenge, one page in board order (`challenges.leaderboard`):
 /// read from the incrementally kept scores, never from raw events. Only accounts that are active
 /// (neither locked nor deleted) and eligible now (subscribers, when the challenge says so) rank.
-public struct ChallengeLeaderboard: CacheableQuery {
-    public static let action: Action = "challenges.leaderboard"
-    public let challengeID: UUID
+package struct ChallengeLeaderboard: CacheableQuery {
+    package static let action: Action = "challenges.leaderboard"
+    package let challengeID: UUID
     /// The last standing of the previous page.
-    public let after: Ranking.Standing?
-    public let limit: Int
+    package let after: Ranking.Standing?
+    package let limit: Int
 
-    public init(challengeID: UUID, after: Ranking.Standing?, limit: Int) { (self.challengeID, self.after, self.limit) = (challengeID, after, limit) }
+    package init(challengeID: UUID, after: Ranking.Standing?, limit: Int) { (self.challengeID, self.after, self.limit) = (challengeID, after, limit) }
 
-    public var cacheKey: String {
+    package var cacheKey: String {
         "\(challengeID)|\(limit)|"
             + (after.map { "\($0.score.bitPattern)|\($0.achievedAt.timeIntervalSinceReferenceDate.bitPattern)|\($0.customerID)" } ?? "top")
     }
 
     /// The challenge, the page's entries, and when they were read.
-    public func read(in unit: UnitOfWork) async throws -> (Challenge, [LeaderboardEntry], readAt: Date) {
+    package func read(in unit: UnitOfWork) async throws -> (Challenge, [LeaderboardEntry], readAt: Date) {
         guard let challenge = try await unit.rows(ChallengeByID(id: challengeID)).first else {
             throw DomainError.notFound("Challenge \(challengeID.text)")
         }

@@ -1,13 +1,13 @@
 import Foundation
 
 /// Ranks of a leaderboard under a tie policy.
-public enum Ranking {
+package enum Ranking {
     /// A participant's standing: the score and when it was reached (by activity time).
-    public struct Standing: Sendable, Equatable {
-        public var customerID: UUID
-        public var score: Double
-        public var achievedAt: Date
-        public init(customerID: UUID, score: Double, achievedAt: Date) {
+    package struct Standing: Sendable, Equatable {
+        package var customerID: UUID
+        package var score: Double
+        package var achievedAt: Date
+        package init(customerID: UUID, score: Double, achievedAt: Date) {
             (self.customerID, self.score, self.achievedAt) = (customerID, score, achievedAt)
         }
     }
@@ -26,7 +26,7 @@ public enum Ranking {
     ///   its position on the board.
     /// - dense ("1223"): the next rank after a tie is one more.
     /// - earliest: as standard, with equal scores apart unless reached at the same instant.
-    public static func ranks(_ standings: [Standing], policy: Challenge.TiePolicy, firstRank: Int = 1, offset: Int = 0) -> [Int] {
+    package static func ranks(_ standings: [Standing], policy: Challenge.TiePolicy, firstRank: Int = 1, offset: Int = 0) -> [Int] {
         var ranks: [Int] = []
         ranks.reserveCapacity(standings.count)
         for (index, standing) in standings.enumerated() {

@@ -2,24 +2,24 @@ import Foundation
 import PostgresNIO
 
 /// What a settlement paid (or, in a dry run, would pay).
-public struct Settlement: Sendable, Codable, Equatable {
-    public struct Payout: Sendable, Codable, Equatable {
-        public var customerID: UUID
-        public var rank: Int
-        public var score: Double
-        public var points: Int64
-        public var badges: [String]
+package struct Settlement: Sendable, Codable, Equatable {
+    package struct Payout: Sendable, Codable, Equatable {
+        package var customerID: UUID
+        package var rank: Int
+        package var score: Double
+        package var points: Int64
+        package var badges: [String]
     }
-    public var dryRun: Bool
-    public var settledAt: Date?
+    package var dryRun: Bool
+    package var settledAt: Date?
     /// Everyone who ranked on the frozen board.
-    public var participants: Int
+    package var participants: Int
     /// The budget account's balance before paying.
-    public var budget: Int64
-    public var paid: Int64
+    package var budget: Int64
+    package var paid: Int64
     /// What the budget lacks to pay the rewards (0 when it is enough).
-    public var shortfall: Int64
-    public var payouts: [Payout]
+    package var shortfall: Int64
+    package var payouts: [Payout]
 }
 
 /// A manager settles a challenge once its board is frozen (`challenges.settle`): everyone is
@@ -29,14 +29,14 @@ public struct Settlement: Sendable, Codable, Equatable {
 /// challenge pays more than it was given). Settling again returns the first settlement and
 /// awards nothing. `dryRun` computes the same and changes nothing (before the board freezes,
 /// it previews the live board).
-public struct SettleChallenge: AuditedOperation {
-    public static let action: Action = "challenges.settle"
-    public let challengeID: UUID
-    public let dryRun: Bool
+package struct SettleChallenge: AuditedOperation {
+    package static let action: Action = "challenges.settle"
+    package let challengeID: UUID
+    package let dryRun: Bool
 
-    public init(challengeID: UUID, dryRun: Bool) { (self.challengeID, self.dryRun) = (challengeID, dryRun) }
+    package init(challengeID: UUID, dryRun: Bool) { (self.challengeID, self.dryRun) = (challengeID, dryRun) }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<(Challenge, Settlement)> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<(Challenge, Settlement)> {
         let before = try await Challenge.fetch(challengeID, forUpdate: !dryRun, in: unit)
         if before.status == .settled, let settled = try await Self.stored(challengeID, in: unit) { return .unchanged((before, settled)) }
         guard before.status == .published else {

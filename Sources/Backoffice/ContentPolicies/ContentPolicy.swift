@@ -3,20 +3,20 @@ import PostgresNIO
 
 /// One version of a content policy: a Markdown document managers publish and the app shows.
 /// Versions are never changed; the current one is the highest.
-public struct ContentPolicy: Sendable, Equatable {
-    public var id: UUID
-    public var slug: String
-    public var version: Int
-    public var title: String
-    public var body: String
-    public var publishedAt: Date
+package struct ContentPolicy: Sendable, Equatable {
+    package var id: UUID
+    package var slug: String
+    package var version: Int
+    package var title: String
+    package var body: String
+    package var publishedAt: Date
 }
 
 /// How content policies are stored (`content_policies`, platform sessions only).
 extension ContentPolicy: RowDecodable {
-    public static let columns = "id, slug, version, title, body, published_at"
+    package static let columns = "id, slug, version, title, body, published_at"
 
-    public init(row: PostgresRow) throws {
+    package init(row: PostgresRow) throws {
         let c = try row.decode((UUID, String, Int, String, String, Date).self)
         self.init(id: c.0, slug: c.1, version: c.2, title: c.3, body: c.4, publishedAt: c.5)
     }
@@ -30,20 +30,20 @@ extension ContentPolicy: RowDecodable {
 
 /// A manager publishes a version of a content policy (`content_policies.publish`); the first
 /// creates the policy. A text identical to the current version publishes nothing.
-public struct PublishContentPolicy: AuditedOperation {
-    public static let action: Action = "content_policies.publish"
-    public enum Outcome: Sendable { case published, unchanged }
-    public let slug: String
-    public let title: String
-    public let body: String
+package struct PublishContentPolicy: AuditedOperation {
+    package static let action: Action = "content_policies.publish"
+    package enum Outcome: Sendable { case published, unchanged }
+    package let slug: String
+    package let title: String
+    package let body: String
 
-    public init(slug: String, title: String, body: String) {
+    package init(slug: String, title: String, body: String) {
         self.slug = slug.trimmingCharacters(in: .whitespaces)
         self.title = title.trimmingCharacters(in: .whitespacesAndNewlines)
         self.body = body.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<(ContentPolicy, Outcome)> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<(ContentPolicy, Outcome)> {
         var validation = Validation()
         validation.require(
             Validation.isSlug(slug), "slug", "invalid_slug",
@@ -74,34 +74,34 @@ public struct PublishContentPolicy: AuditedOperation {
 }
 
 /// The current version of every policy, by slug (`content_policies.read`).
-public struct CurrentContentPolicies: Query {
-    public static let action: Action = "content_policies.read"
-    public init() {}
+package struct CurrentContentPolicies: Query {
+    package static let action: Action = "content_policies.read"
+    package init() {}
 
-    public func read(in unit: UnitOfWork) async throws -> [ContentPolicy] {
+    package func read(in unit: UnitOfWork) async throws -> [ContentPolicy] {
         try await unit.all("SELECT DISTINCT ON (slug) \(unescaped: ContentPolicy.columns) FROM content_policies ORDER BY slug, version DESC")
     }
 }
 
 /// The current version of one policy (`content_policies.read`).
-public struct GetContentPolicy: Query {
-    public static let action: Action = "content_policies.read"
-    public let slug: String
-    public init(slug: String) { self.slug = slug }
+package struct GetContentPolicy: Query {
+    package static let action: Action = "content_policies.read"
+    package let slug: String
+    package init(slug: String) { self.slug = slug }
 
-    public func read(in unit: UnitOfWork) async throws -> ContentPolicy {
+    package func read(in unit: UnitOfWork) async throws -> ContentPolicy {
         guard let policy = try await ContentPolicy.current(slug, in: unit) else { throw DomainError.notFound("Content policy '\(slug)'") }
         return policy
     }
 }
 
 /// Every version of one policy, newest first (`content_policies.read`).
-public struct ContentPolicyHistory: Query {
-    public static let action: Action = "content_policies.read"
-    public let slug: String
-    public init(slug: String) { self.slug = slug }
+package struct ContentPolicyHistory: Query {
+    package static let action: Action = "content_policies.read"
+    package let slug: String
+    package init(slug: String) { self.slug = slug }
 
-    public func read(in unit: UnitOfWork) async throws -> [ContentPolicy] {
+    package func read(in unit: UnitOfWork) async throws -> [ContentPolicy] {
         let versions = try await unit.all(
             "SELECT \(unescaped: ContentPolicy.columns) FROM content_policies WHERE slug = \(slug) ORDER BY version DESC", as: ContentPolicy.self)
         guard !versions.isEmpty else { throw DomainError.notFound("Content policy '\(slug)'") }

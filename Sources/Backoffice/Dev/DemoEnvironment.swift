@@ -4,36 +4,36 @@ import Logging
 import PostgresNIO
 
 /// `.backoffice/credentials.json`: how scripts reach the demo setup.
-public struct DemoCredentials: Codable, Sendable {
-    public struct Tokens: Codable, Sendable {
-        public var platformAdmin: String?
-        public var backendManager: String?
-        public var auditor: String?
-        public var appService: String?
+package struct DemoCredentials: Codable, Sendable {
+    package struct Tokens: Codable, Sendable {
+        package var platformAdmin: String?
+        package var backendManager: String?
+        package var auditor: String?
+        package var appService: String?
 
         enum CodingKeys: String, CodingKey {
             case platformAdmin = "platform_admin", backendManager = "backend_manager", auditor, appService = "app_service"
         }
     }
 
-    public struct Partner: Codable, Sendable {
-        public var tenantID: String
-        public var slug: String
-        public var partnerAdmin: String?
-        public var partnerStaff: String?
+    package struct Partner: Codable, Sendable {
+        package var tenantID: String
+        package var slug: String
+        package var partnerAdmin: String?
+        package var partnerStaff: String?
 
         enum CodingKeys: String, CodingKey {
             case tenantID = "tenant_id", slug, partnerAdmin = "partner_admin", partnerStaff = "partner_staff"
         }
     }
 
-    public var url: String
-    public var databaseURL: String
-    public var superuserDatabaseURL: String
-    public var tokens: Tokens
-    public var partners: [Partner]
+    package var url: String
+    package var databaseURL: String
+    package var superuserDatabaseURL: String
+    package var tokens: Tokens
+    package var partners: [Partner]
     /// The webhook secret of each payment provider the dev service accepts (`simulated`).
-    public var webhookSecrets: [String: String]?
+    package var webhookSecrets: [String: String]?
 
     enum CodingKeys: String, CodingKey {
         case url, databaseURL = "database_url", superuserDatabaseURL = "superuser_database_url", tokens, partners
@@ -44,7 +44,7 @@ public struct DemoCredentials: Codable, Sendable {
 /// The demo data of `backoffice dev`: a platform admin, a backend manager, an auditor, the app's
 /// service principal, two partner tenants with an admin and a staff member each, and 50 customers
 /// (two locked, one deleted). Made through the domain operations, so every row is audited.
-public enum DemoEnvironment {
+package enum DemoEnvironment {
     static let platformOperators: [(String, Role)] = [
         ("admin@healthtrack.example", .platformAdmin), ("manager@healthtrack.example", .backendManager),
         ("auditor@healthtrack.example", .auditor), ("app-backend@healthtrack.example", .appService),
@@ -55,18 +55,18 @@ public enum DemoEnvironment {
 
     /// What `prepare` hands back: the credentials and accounts to use in example commands, and
     /// the demo credentials it could not issue, each with why (an operator disabled since).
-    public struct Setup: Sendable {
-        public let credentials: DemoCredentials
-        public let activeCustomer: UUID?
-        public let lockedCustomer: UUID?
-        public let skipped: [String]
+    package struct Setup: Sendable {
+        package let credentials: DemoCredentials
+        package let activeCustomer: UUID?
+        package let lockedCustomer: UUID?
+        package let skipped: [String]
     }
 
     /// Creates the demo database if needed, migrates it, seeds it once, and returns credentials:
     /// each token kept in `credentialsFile` when it still works, a new one for its operator
     /// otherwise, none when the operator is disabled (or gone): the demo comes back up on any
     /// state its own API can make.
-    public static func prepare(
+    package static func prepare(
         cluster: EmbeddedPostgres, serviceURL: String, migrations: Migrator, policies: PolicySet, contentPolicies: URL? = nil,
         earningRules: URL? = nil, credentialsFile: URL, logger: Logger
     ) async throws -> Setup {

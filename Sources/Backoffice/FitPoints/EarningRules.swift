@@ -5,16 +5,16 @@ import PostgresNIO
 /// points per badge, points per event such as a subscription renewal. Every rule has a stable
 /// id (`steps`, `badge:first-5k`, `event:subscription_renewal`) that ledger entries record with
 /// the rules' version.
-public struct EarningRules: Sendable, Codable, Equatable {
-    public struct MetricRule: Sendable, Codable, Equatable {
-        public var metric: Metric
-        public var pointsPerUnit: Double
+package struct EarningRules: Sendable, Codable, Equatable {
+    package struct MetricRule: Sendable, Codable, Equatable {
+        package var metric: Metric
+        package var pointsPerUnit: Double
         /// The most a customer earns by this rule in one UTC day.
-        public var dailyCap: Int64
+        package var dailyCap: Int64
         /// Only workouts at least this intense earn (workout_minutes only).
-        public var minIntensity: MET.Intensity?
+        package var minIntensity: MET.Intensity?
 
-        public var ruleID: String { metric.rawValue }
+        package var ruleID: String { metric.rawValue }
 
         /// Points due for a day's `units` when `paid` were already paid: never negative, never
         /// over the cap, and the same however the day's events were batched.
@@ -31,54 +31,54 @@ public struct EarningRules: Sendable, Codable, Equatable {
         }
     }
 
-    public struct BadgeRule: Sendable, Codable, Equatable {
-        public var badge: String
-        public var points: Int64
-        public var ruleID: String { "badge:\(badge)" }
+    package struct BadgeRule: Sendable, Codable, Equatable {
+        package var badge: String
+        package var points: Int64
+        package var ruleID: String { "badge:\(badge)" }
     }
 
     /// Something that happens to a customer's account and earns points.
-    public enum RewardEvent: String, Sendable, Codable, CaseIterable {
+    package enum RewardEvent: String, Sendable, Codable, CaseIterable {
         case subscriptionStarted = "subscription_started"
         case subscriptionRenewal = "subscription_renewal"
     }
 
-    public struct EventRule: Sendable, Codable, Equatable {
-        public var event: RewardEvent
-        public var points: Int64
-        public var ruleID: String { "event:\(event.rawValue)" }
+    package struct EventRule: Sendable, Codable, Equatable {
+        package var event: RewardEvent
+        package var points: Int64
+        package var ruleID: String { "event:\(event.rawValue)" }
     }
 
-    public var metrics: [MetricRule]
-    public var badges: [BadgeRule]
-    public var events: [EventRule]
+    package var metrics: [MetricRule]
+    package var badges: [BadgeRule]
+    package var events: [EventRule]
 
-    public init(metrics: [MetricRule] = [], badges: [BadgeRule] = [], events: [EventRule] = []) {
+    package init(metrics: [MetricRule] = [], badges: [BadgeRule] = [], events: [EventRule] = []) {
         (self.metrics, self.badges, self.events) = (metrics, badges, events)
     }
 
     /// The rule that pays for `metric`, if any.
-    public func rule(for metric: Metric) -> MetricRule? { metrics.first { $0.metric == metric } }
+    package func rule(for metric: Metric) -> MetricRule? { metrics.first { $0.metric == metric } }
 
     /// The largest rate, cap or award a rule may set.
-    public static let maximumPoints: Double = 1_000_000
+    package static let maximumPoints: Double = 1_000_000
 
     /// Rules as a manager writes them (a file or the API), unchecked: numbers as sent, names as text.
-    public struct Draft: Sendable {
-        public struct Metric: Sendable {
-            public var metric: String, pointsPerUnit: Double, dailyCap: Double?, minIntensity: String?
-            public init(metric: String, pointsPerUnit: Double, dailyCap: Double?, minIntensity: String? = nil) {
+    package struct Draft: Sendable {
+        package struct Metric: Sendable {
+            package var metric: String, pointsPerUnit: Double, dailyCap: Double?, minIntensity: String?
+            package init(metric: String, pointsPerUnit: Double, dailyCap: Double?, minIntensity: String? = nil) {
                 (self.metric, self.pointsPerUnit, self.dailyCap, self.minIntensity) = (metric, pointsPerUnit, dailyCap, minIntensity)
             }
         }
-        public struct Award: Sendable {
-            public var name: String, points: Double
-            public init(name: String, points: Double) { (self.name, self.points) = (name, points) }
+        package struct Award: Sendable {
+            package var name: String, points: Double
+            package init(name: String, points: Double) { (self.name, self.points) = (name, points) }
         }
-        public var metrics: [Metric]
-        public var badges: [Award]
-        public var events: [Award]
-        public init(metrics: [Metric] = [], badges: [Award] = [], events: [Award] = []) {
+        package var metrics: [Metric]
+        package var badges: [Award]
+        package var events: [Award]
+        package init(metrics: [Metric] = [], badges: [Award] = [], events: [Award] = []) {
             (self.metrics, self.badges, self.events) = (metrics, badges, events)
         }
     }
@@ -87,7 +87,7 @@ public struct EarningRules: Sendable, Codable, Equatable {
     /// - Throws: `DomainError.invalid` naming each bad field (`metrics[0].daily_cap`): an unknown
     ///   metric, badge name or event, a rate that is not positive, a cap or award that is not a
     ///   whole number from 1 to 1,000,000, a metric with two rules.
-    public static func validated(_ draft: Draft) throws -> EarningRules {
+    package static func validated(_ draft: Draft) throws -> EarningRules {
         var validation = Validation()
         var rules = EarningRules()
         for (index, draft) in draft.metrics.enumerated() {
@@ -168,16 +168,16 @@ extension MET.Intensity {
 }
 
 /// One version of the earning rules.
-public struct EarningRuleSet: Sendable, Equatable {
-    public var version: Int
-    public var rules: EarningRules
-    public var createdAt: Date
+package struct EarningRuleSet: Sendable, Equatable {
+    package var version: Int
+    package var rules: EarningRules
+    package var createdAt: Date
 }
 
 extension EarningRuleSet: RowDecodable {
-    public static let columns = "version, rules::text, created_at"
+    package static let columns = "version, rules::text, created_at"
 
-    public init(row: PostgresRow) throws {
+    package init(row: PostgresRow) throws {
         let c = try row.decode((Int, String, Date).self)
         let rules = try EarningRules.storage.decoder.decode(EarningRules.self, from: Data(c.1.utf8))
         self.init(version: c.0, rules: rules, createdAt: c.2)
@@ -191,11 +191,11 @@ extension EarningRuleSet: RowDecodable {
 
 /// The earning rules in force (`fitpoints_rules.read`).
 /// - Throws: `notFound` before any rules were set.
-public struct CurrentEarningRules: Query {
-    public static let action: Action = "fitpoints_rules.read"
-    public init() {}
+package struct CurrentEarningRules: Query {
+    package static let action: Action = "fitpoints_rules.read"
+    package init() {}
 
-    public func read(in unit: UnitOfWork) async throws -> EarningRuleSet {
+    package func read(in unit: UnitOfWork) async throws -> EarningRuleSet {
         guard let current = try await EarningRuleSet.current(in: unit) else { throw DomainError.notFound("Earning rules (none set yet)") }
         return current
     }
@@ -203,14 +203,14 @@ public struct CurrentEarningRules: Query {
 
 /// A manager sets new earning rules (`fitpoints_rules.set`): they become the next version and
 /// apply to activity ingested from then on. Rules identical to the current ones set nothing.
-public struct SetEarningRules: AuditedOperation {
-    public static let action: Action = "fitpoints_rules.set"
-    public enum Outcome: Sendable { case set, unchanged }
-    public let draft: EarningRules.Draft
+package struct SetEarningRules: AuditedOperation {
+    package static let action: Action = "fitpoints_rules.set"
+    package enum Outcome: Sendable { case set, unchanged }
+    package let draft: EarningRules.Draft
 
-    public init(_ draft: EarningRules.Draft) { self.draft = draft }
+    package init(_ draft: EarningRules.Draft) { self.draft = draft }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<(EarningRuleSet, Outcome)> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<(EarningRuleSet, Outcome)> {
         let rules = try EarningRules.validated(draft)
         try await unit.execute("SELECT pg_advisory_xact_lock(hashtext('fitpoints_rules'))")  // versions are only inserted: no row to lock
         let current = try await EarningRuleSet.current(in: unit)

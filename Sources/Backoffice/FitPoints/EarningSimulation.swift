@@ -5,34 +5,34 @@ import PostgresNIO
 /// days (today included), per metric and in total, beside what the rules in force paid for the
 /// same activity (`fitpoints_rules.simulate`). Nothing is changed. It counts every stored event,
 /// also those of accounts that were locked (which earned nothing when they arrived).
-public struct SimulateEarningRules: Query {
-    public static let action: Action = "fitpoints_rules.simulate"
-    public static let maximumDays = 90
-    public let draft: EarningRules.Draft
-    public let days: Int
+package struct SimulateEarningRules: Query {
+    package static let action: Action = "fitpoints_rules.simulate"
+    package static let maximumDays = 90
+    package let draft: EarningRules.Draft
+    package let days: Int
 
-    public init(_ draft: EarningRules.Draft, days: Int) { (self.draft, self.days) = (draft, days) }
+    package init(_ draft: EarningRules.Draft, days: Int) { (self.draft, self.days) = (draft, days) }
 
-    public struct Line: Sendable, Equatable {
-        public var ruleID: String
-        public var metric: Metric?
-        public var events: Int64
-        public var customers: Int64
+    package struct Line: Sendable, Equatable {
+        package var ruleID: String
+        package var metric: Metric?
+        package var events: Int64
+        package var customers: Int64
         /// What the draft would have paid.
-        public var points: Int64
+        package var points: Int64
         /// What the rules in force paid for the same events.
-        public var currentPoints: Int64
+        package var currentPoints: Int64
     }
 
-    public struct Outcome: Sendable, Equatable {
-        public var since: Date
-        public var until: Date
-        public var lines: [Line]
-        public var points: Int64 { lines.reduce(0) { $0 + $1.points } }
-        public var currentPoints: Int64 { lines.reduce(0) { $0 + $1.currentPoints } }
+    package struct Outcome: Sendable, Equatable {
+        package var since: Date
+        package var until: Date
+        package var lines: [Line]
+        package var points: Int64 { lines.reduce(0) { $0 + $1.points } }
+        package var currentPoints: Int64 { lines.reduce(0) { $0 + $1.currentPoints } }
     }
 
-    public func read(in unit: UnitOfWork) async throws -> Outcome {
+    package func read(in unit: UnitOfWork) async throws -> Outcome {
         var validation = Validation()
         validation.require((1...Self.maximumDays).contains(days), "days", "out_of_range", "must be from 1 to \(Self.maximumDays)")
         try validation.check()

@@ -15,26 +15,26 @@ import PostgresNIO
 /// - a wallet or a challenge budget never goes below zero, also under concurrent debits: a
 ///   movement that would overdraw one changes nothing (`insufficient_fitpoints`,
 ///   `budget_exhausted`).
-public enum Ledger {
+package enum Ledger {
     /// The platform's account that points are issued from (earnings, manager credits).
-    public static let issuance = UUID(uuidString: "00000000-0000-0000-0000-0000000f0001")!
+    package static let issuance = UUID(uuidString: "00000000-0000-0000-0000-0000000f0001")!
     /// The platform's account that redeemed points go to (orders paid in FitPoints).
-    public static let redemption = UUID(uuidString: "00000000-0000-0000-0000-0000000f0002")!
+    package static let redemption = UUID(uuidString: "00000000-0000-0000-0000-0000000f0002")!
     /// The platform's account that expired points go to.
-    public static let expiry = UUID(uuidString: "00000000-0000-0000-0000-0000000f0003")!
+    package static let expiry = UUID(uuidString: "00000000-0000-0000-0000-0000000f0003")!
 
     /// A customer's wallet: its id is the customer's. Every customer has one from the statement
     /// that inserts the customer (migration 0016), so movements never open wallets.
-    public static func wallet(_ customerID: UUID) -> UUID { customerID }
+    package static func wallet(_ customerID: UUID) -> UUID { customerID }
 
     /// What an account is, for the entries that name it.
-    public enum AccountKind: String, Sendable, CaseIterable {
+    package enum AccountKind: String, Sendable, CaseIterable {
         case wallet, issuance, redemption, expiry
         case challengeBudget = "challenge_budget"
     }
 
     /// Why points moved.
-    public enum MovementKind: String, Sendable, CaseIterable {
+    package enum MovementKind: String, Sendable, CaseIterable {
         case adjustment, earning, redemption, refund, expiry
         case challengeFunding = "challenge_funding"
         case challengeReward = "challenge_reward"
@@ -42,18 +42,18 @@ public enum Ledger {
 
     /// One transfer of a movement: `amount` (> 0) leaves `debit` and reaches `credit`, with
     /// what caused it.
-    public struct Transfer: Sendable {
-        public var kind: MovementKind
-        public var debit: UUID
-        public var credit: UUID
-        public var amount: Int64
-        public var reason: String?
-        public var ruleID: String?
-        public var ruleVersion: Int?
-        public var sourceEventID: String?
-        public var challengeID: UUID?
+    package struct Transfer: Sendable {
+        package var kind: MovementKind
+        package var debit: UUID
+        package var credit: UUID
+        package var amount: Int64
+        package var reason: String?
+        package var ruleID: String?
+        package var ruleVersion: Int?
+        package var sourceEventID: String?
+        package var challengeID: UUID?
 
-        public init(
+        package init(
             _ kind: MovementKind, from debit: UUID, to credit: UUID, amount: Int64, reason: String? = nil, ruleID: String? = nil,
             ruleVersion: Int? = nil, sourceEventID: String? = nil, challengeID: UUID? = nil
         ) {

@@ -2,14 +2,14 @@ import Foundation
 import PostgresNIO
 
 /// A customer's FitPoints: the wallet's balance and its totals (a wallet not opened yet holds 0).
-public struct WalletBalance: Sendable, Equatable {
-    public var customerID: UUID
-    public var balance: Int64
+package struct WalletBalance: Sendable, Equatable {
+    package var customerID: UUID
+    package var balance: Int64
     /// Every point the wallet ever received, and every point that left it.
-    public var credited: Int64
-    public var debited: Int64
+    package var credited: Int64
+    package var debited: Int64
     /// When points last moved, nil when they never did.
-    public var updatedAt: Date?
+    package var updatedAt: Date?
 
     /// What the audit log records of a wallet.
     var snapshot: String {
@@ -22,9 +22,9 @@ public struct WalletBalance: Sendable, Equatable {
 
 extension WalletBalance: RowDecodable {
     /// Selected from `customers c LEFT JOIN fitpoints_accounts a ON a.id = c.id`.
-    public static let columns = "c.id, coalesce(a.balance, 0), coalesce(a.credited, 0), coalesce(a.debited, 0), a.updated_at"
+    package static let columns = "c.id, coalesce(a.balance, 0), coalesce(a.credited, 0), coalesce(a.debited, 0), a.updated_at"
 
-    public init(row: PostgresRow) throws {
+    package init(row: PostgresRow) throws {
         let c = try row.decode((UUID, Int64, Int64, Int64, Date?).self)
         self.init(customerID: c.0, balance: c.1, credited: c.2, debited: c.3, updatedAt: c.4)
     }
@@ -43,27 +43,27 @@ extension WalletBalance: RowDecodable {
 
 /// One entry of a wallet: a transfer seen from the wallet, `points` positive when it received
 /// them, negative when they left it, with the account on the other side and what caused it.
-public struct LedgerEntry: Sendable, Equatable {
-    public var id: Int64
-    public var movementID: UUID
-    public var kind: Ledger.MovementKind
-    public var points: Int64
-    public var counterparty: Ledger.AccountKind
-    public var reason: String?
-    public var ruleID: String?
-    public var ruleVersion: Int?
-    public var sourceEventID: String?
-    public var challengeID: UUID?
-    public var createdAt: Date
+package struct LedgerEntry: Sendable, Equatable {
+    package var id: Int64
+    package var movementID: UUID
+    package var kind: Ledger.MovementKind
+    package var points: Int64
+    package var counterparty: Ledger.AccountKind
+    package var reason: String?
+    package var ruleID: String?
+    package var ruleVersion: Int?
+    package var sourceEventID: String?
+    package var challengeID: UUID?
+    package var createdAt: Date
 }
 
 extension LedgerEntry: RowDecodable {
     /// Selected from `entries e JOIN fitpoints_accounts o ON o.id = e.other` (see `page`).
-    public static let columns = """
+    package static let columns = """
         e.id, e.movement_id, e.kind, e.points, o.kind, e.reason, e.rule_id, e.rule_version, e.source_event_id, e.challenge_id, e.created_at
         """
 
-    public init(row: PostgresRow) throws {
+    package init(row: PostgresRow) throws {
         let c = try row.decode((Int64, UUID, String, Int64, String, String?, String?, Int?, String?, UUID?, Date).self)
         self.init(
             id: c.0, movementID: c.1, kind: try .init(known: c.2), points: c.3, counterparty: try .init(known: c.4), reason: c.5, ruleID: c.6,
@@ -90,26 +90,26 @@ extension LedgerEntry: RowDecodable {
 }
 
 /// A customer's FitPoints balance (`fitpoints.read`).
-public struct GetWalletBalance: Query {
-    public static let action: Action = "fitpoints.read"
-    public let customerID: UUID
-    public init(customerID: UUID) { self.customerID = customerID }
+package struct GetWalletBalance: Query {
+    package static let action: Action = "fitpoints.read"
+    package let customerID: UUID
+    package init(customerID: UUID) { self.customerID = customerID }
 
-    public func read(in unit: UnitOfWork) async throws -> WalletBalance { try await WalletBalance.fetch(customerID, in: unit) }
+    package func read(in unit: UnitOfWork) async throws -> WalletBalance { try await WalletBalance.fetch(customerID, in: unit) }
 }
 
 /// A customer's ledger entries, newest first, one page (`fitpoints.read`).
-public struct WalletLedger: Query {
-    public static let action: Action = "fitpoints.read"
-    public let customerID: UUID
-    public let before: Int64?
-    public let limit: Int
+package struct WalletLedger: Query {
+    package static let action: Action = "fitpoints.read"
+    package let customerID: UUID
+    package let before: Int64?
+    package let limit: Int
 
-    public init(customerID: UUID, before: Int64?, limit: Int) {
+    package init(customerID: UUID, before: Int64?, limit: Int) {
         (self.customerID, self.before, self.limit) = (customerID, before, limit)
     }
 
-    public func read(in unit: UnitOfWork) async throws -> [LedgerEntry] {
+    package func read(in unit: UnitOfWork) async throws -> [LedgerEntry] {
         try await Customer.requireExisting(customerID, in: unit)
         return try await unit.all(LedgerEntry.page(wallet: Ledger.wallet(customerID), before: before, limit: limit))
     }
@@ -119,19 +119,19 @@ public struct WalletLedger: Query {
 /// is issued to the wallet, a debit returns points to issuance. A debit larger than the balance
 /// is 409 `insufficient_fitpoints` and changes nothing; a deleted account's wallet is frozen
 /// (409 `account_deleted`).
-public struct AdjustFitPoints: AuditedOperation {
-    public static let action: Action = "fitpoints.adjust"
+package struct AdjustFitPoints: AuditedOperation {
+    package static let action: Action = "fitpoints.adjust"
     /// The largest correction one adjustment may make, either way.
-    public static let maximumPoints: Int64 = 1_000_000
-    public let customerID: UUID
-    public let points: Int64
-    public let reason: String?
+    package static let maximumPoints: Int64 = 1_000_000
+    package let customerID: UUID
+    package let points: Int64
+    package let reason: String?
 
-    public init(customerID: UUID, points: Int64, reason: String?) {
+    package init(customerID: UUID, points: Int64, reason: String?) {
         (self.customerID, self.points, self.reason) = (customerID, points, reason)
     }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<(LedgerEntry, WalletBalance)> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<(LedgerEntry, WalletBalance)> {
         var validation = Validation()
         validation.require(points != 0, "points", "zero", "must not be 0")
         validation.require(

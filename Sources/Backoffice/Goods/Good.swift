@@ -2,24 +2,24 @@ import Foundation
 import PostgresNIO
 
 /// A good a partner sells in the app's shop, priced in US cents and/or FitPoints.
-public struct Good: Sendable, Equatable {
+package struct Good: Sendable, Equatable {
     /// draft → active (in the catalog) ⇄ draft; → archived, final.
-    public enum Status: String, Sendable, Codable, CaseIterable { case draft, active, archived }
+    package enum Status: String, Sendable, Codable, CaseIterable { case draft, active, archived }
 
-    public var id: UUID
-    public var tenantID: UUID
-    public var sku: String
-    public var name: String
-    public var description: String
-    public var category: String
-    public var priceCents: Int64?
-    public var priceFitPoints: Int64?
-    public var stock: Int64
-    public var status: Status
-    public var imageURLs: [String]
-    public var createdAt: Date
-    public var updatedAt: Date
-    public var version: Int64
+    package var id: UUID
+    package var tenantID: UUID
+    package var sku: String
+    package var name: String
+    package var description: String
+    package var category: String
+    package var priceCents: Int64?
+    package var priceFitPoints: Int64?
+    package var stock: Int64
+    package var status: Status
+    package var imageURLs: [String]
+    package var createdAt: Date
+    package var updatedAt: Date
+    package var version: Int64
 
     /// What the audit log keeps of it.
     var snapshot: String? {
@@ -37,11 +37,11 @@ public struct Good: Sendable, Equatable {
 }
 
 extension Good: RowDecodable {
-    public static let columns = """
+    package static let columns = """
         id, tenant_id, sku, name, description, category, price_cents, price_fitpoints, stock::int8, status, image_urls, created_at, updated_at, version
         """
 
-    public init(row: PostgresRow) throws {
+    package init(row: PostgresRow) throws {
         let c = try row.decode((UUID, UUID, String, String, String, String, Int64?, Int64?, Int64, String, [String], Date, Date, Int64).self)
         self.init(
             id: c.0, tenantID: c.1, sku: c.2, name: c.3, description: c.4, category: c.5, priceCents: c.6, priceFitPoints: c.7, stock: c.8,
@@ -58,16 +58,16 @@ extension Good: RowDecodable {
 /// The fields a partner sets on a good, validated together whether they come from a form, an
 /// update or an import row. Lengths count as PostgreSQL's `length()` does, so an accepted value
 /// never fails a CHECK.
-public struct GoodFields: Sendable, Equatable {
-    public var name: String
-    public var description: String
-    public var category: String
-    public var priceCents: Int64?
-    public var priceFitPoints: Int64?
-    public var stock: Int64
-    public var imageURLs: [String]
+package struct GoodFields: Sendable, Equatable {
+    package var name: String
+    package var description: String
+    package var category: String
+    package var priceCents: Int64?
+    package var priceFitPoints: Int64?
+    package var stock: Int64
+    package var imageURLs: [String]
 
-    public init(
+    package init(
         name: String, description: String?, category: String, priceCents: Int64?, priceFitPoints: Int64?, stock: Int64, imageURLs: [String]?
     ) {
         self.name = name.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -111,7 +111,7 @@ public struct GoodFields: Sendable, Equatable {
     }
 
     /// Whether `sku` is a sku: a letter or digit, then up to 63 letters, digits, dots, dashes or underscores.
-    public static func isSKU(_ sku: String) -> Bool {
+    package static func isSKU(_ sku: String) -> Bool {
         Validation.matches(sku, length: 1...64) { index, byte in
             (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)

@@ -3,17 +3,17 @@ import PostgresNIO
 
 /// A partner adds a good to its own tenant, as a draft (`goods.create`). A sku already used in
 /// the tenant is 409 `sku_taken`. Platform roles have no shop and cannot create goods (422).
-public struct CreateGood: AuditedOperation {
-    public static let action: Action = "goods.create"
+package struct CreateGood: AuditedOperation {
+    package static let action: Action = "goods.create"
     let sku: String
     let fields: GoodFields
 
-    public init(sku: String, fields: GoodFields) {
+    package init(sku: String, fields: GoodFields) {
         self.sku = sku.trimmingCharacters(in: .whitespaces)
         self.fields = fields
     }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<Good> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<Good> {
         var validation = Validation()
         validation.require(
             GoodFields.isSKU(sku), "sku", "invalid_sku", "must be 1–64 letters, digits, dots, dashes or underscores, starting with a letter or digit")
@@ -40,17 +40,17 @@ public struct CreateGood: AuditedOperation {
 }
 
 /// What an update changes: the fields sent, nothing else.
-public struct GoodChanges: Sendable {
-    public var name: String?
-    public var description: String?
-    public var category: String?
-    public var priceCents: Int64?
-    public var priceFitPoints: Int64?
-    public var stock: Int64?
-    public var status: Good.Status?
-    public var imageURLs: [String]?
+package struct GoodChanges: Sendable {
+    package var name: String?
+    package var description: String?
+    package var category: String?
+    package var priceCents: Int64?
+    package var priceFitPoints: Int64?
+    package var stock: Int64?
+    package var status: Good.Status?
+    package var imageURLs: [String]?
 
-    public init(
+    package init(
         name: String? = nil, description: String? = nil, category: String? = nil, priceCents: Int64? = nil, priceFitPoints: Int64? = nil,
         stock: Int64? = nil, status: Good.Status? = nil, imageURLs: [String]? = nil
     ) {
@@ -69,19 +69,19 @@ public struct GoodChanges: Sendable {
 
 /// A partner changes a good of its tenant (`goods.update`, `If-Match` required: 428 without,
 /// 412 when stale). Another tenant's good is 404. An archived good is 409.
-public struct UpdateGood: AuditedOperation {
-    public static let action: Action = "goods.update"
+package struct UpdateGood: AuditedOperation {
+    package static let action: Action = "goods.update"
     let goodID: UUID
     let changes: GoodChanges
     let ifMatch: String?
 
-    public init(goodID: UUID, changes: GoodChanges, ifMatch: String?) {
+    package init(goodID: UUID, changes: GoodChanges, ifMatch: String?) {
         self.goodID = goodID
         self.changes = changes
         self.ifMatch = ifMatch
     }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<Good> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<Good> {
         let before = try await Good.fetch(goodID, forUpdate: true, in: unit)
         guard let ifMatch else { throw DomainError.preconditionRequired }
         try EntityTag.check(ifMatch, version: before.version)
@@ -119,17 +119,17 @@ public struct UpdateGood: AuditedOperation {
 
 /// A partner withdraws a good for good (`goods.archive`): it leaves the catalog; orders keep
 /// what was sold. Archived already is 409; `If-Match`, when sent, must be current (412).
-public struct ArchiveGood: AuditedOperation {
-    public static let action: Action = "goods.archive"
+package struct ArchiveGood: AuditedOperation {
+    package static let action: Action = "goods.archive"
     let goodID: UUID
     let ifMatch: String?
 
-    public init(goodID: UUID, ifMatch: String?) {
+    package init(goodID: UUID, ifMatch: String?) {
         self.goodID = goodID
         self.ifMatch = ifMatch
     }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<Good> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<Good> {
         let before = try await Good.fetch(goodID, forUpdate: true, in: unit)
         try EntityTag.check(ifMatch, version: before.version)
         guard before.status != .archived else {

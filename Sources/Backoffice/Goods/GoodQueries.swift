@@ -2,18 +2,18 @@ import Foundation
 import PostgresNIO
 
 /// The principal's tenant's goods by sku (`goods.list`); a platform role sees every tenant's.
-public struct ListGoods: Query {
-    public static let action: Action = "goods.list"
+package struct ListGoods: Query {
+    package static let action: Action = "goods.list"
     let status: Good.Status?
     let category: String?
     let after: (sku: String, id: UUID)?
     let limit: Int
 
-    public init(status: Good.Status?, category: String?, after: (sku: String, id: UUID)?, limit: Int) {
+    package init(status: Good.Status?, category: String?, after: (sku: String, id: UUID)?, limit: Int) {
         (self.status, self.category, self.after, self.limit) = (status, category, after, limit)
     }
 
-    public func read(in unit: UnitOfWork) async throws -> [Good] {
+    package func read(in unit: UnitOfWork) async throws -> [Good] {
         let start = after ?? ("", platformTenantID)
         // A partner's own goods by its (tenant, sku) index (row-level security would allow no others anyway).
         let tenant = unit.principal.tenantID == platformTenantID ? nil : unit.principal.tenantID
@@ -29,25 +29,25 @@ public struct ListGoods: Query {
 }
 
 /// One good of the principal's tenant (`goods.read`); another tenant's is 404.
-public struct GetGood: Query {
-    public static let action: Action = "goods.read"
+package struct GetGood: Query {
+    package static let action: Action = "goods.read"
     let id: UUID
-    public init(id: UUID) { self.id = id }
-    public func read(in unit: UnitOfWork) async throws -> Good { try await Good.fetch(id, in: unit) }
+    package init(id: UUID) { self.id = id }
+    package func read(in unit: UnitOfWork) async throws -> Good { try await Good.fetch(id, in: unit) }
 }
 
 /// A good as the app's shop shows it: active, with its partner's name.
-public struct CatalogItem: Sendable, Equatable {
-    public var good: Good
-    public var partnerName: String
+package struct CatalogItem: Sendable, Equatable {
+    package var good: Good
+    package var partnerName: String
 }
 
 extension CatalogItem: RowDecodable {
-    public static let columns =
+    package static let columns =
         Good.columns.split(separator: ",").map { "g." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         .joined(separator: ", ") + ", t.name"
 
-    public init(row: PostgresRow) throws {
+    package init(row: PostgresRow) throws {
         // The good's columns come first (a tuple decodes the leading columns), the partner's name last.
         self.init(good: try Good(row: row), partnerName: try row.makeRandomAccess()[14].decode(String.self))
     }
@@ -56,20 +56,20 @@ extension CatalogItem: RowDecodable {
 /// The app's shop (`catalog.read`): active goods of every partner by name, optionally in one
 /// category and/or with `search` in the name (case-insensitive, at least 2 characters; a
 /// trigram index serves it).
-public struct BrowseCatalog: Query {
-    public static let action: Action = "catalog.read"
+package struct BrowseCatalog: Query {
+    package static let action: Action = "catalog.read"
     let category: String?
     let search: String?
     let after: (name: String, id: UUID)?
     let limit: Int
 
-    public init(category: String?, search: String?, after: (name: String, id: UUID)?, limit: Int) {
+    package init(category: String?, search: String?, after: (name: String, id: UUID)?, limit: Int) {
         self.category = category
         self.search = search?.trimmingCharacters(in: .whitespaces)
         (self.after, self.limit) = (after, limit)
     }
 
-    public func read(in unit: UnitOfWork) async throws -> [CatalogItem] {
+    package func read(in unit: UnitOfWork) async throws -> [CatalogItem] {
         if let search { guard search.count >= 2 else { throw DomainError.invalid("q", "too_short", "must be at least 2 characters") } }
         let pattern = search.map { "%" + Self.escapeLike($0) + "%" }
         let start = after ?? ("", platformTenantID)

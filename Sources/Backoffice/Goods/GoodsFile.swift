@@ -5,36 +5,36 @@ import Foundation
 /// A file of goods, as partners import and export them: CSV with a header row, or JSON Lines.
 /// The columns (CSV) or keys (JSONL): `sku`, `name`, `description`, `category`, `price_cents`,
 /// `price_fitpoints`, `stock`, `status`, `image_urls` (CSV: separated by spaces; JSONL: an array).
-public enum GoodsFileFormat: String, Sendable, CaseIterable {
+package enum GoodsFileFormat: String, Sendable, CaseIterable {
     case csv, jsonl
 
     static let columns = ["sku", "name", "description", "category", "price_cents", "price_fitpoints", "stock", "status", "image_urls"]
 }
 
 /// One good read from a file, with the line it starts on.
-public struct GoodRow: Sendable {
-    public var line: Int
-    public var sku: String
-    public var fields: GoodFields
+package struct GoodRow: Sendable {
+    package var line: Int
+    package var sku: String
+    package var fields: GoodFields
     /// The status the file gives; nil keeps an existing good's (a new one starts as a draft).
-    public var status: Good.Status?
+    package var status: Good.Status?
 }
 
 /// A row the import refuses, by line (1 is the CSV header; JSONL lines count from 1).
-public struct RowIssue: Sendable, Equatable {
-    public var line: Int
-    public var sku: String?
-    public var field: String
-    public var code: String
-    public var message: String
+package struct RowIssue: Sendable, Equatable {
+    package var line: Int
+    package var sku: String?
+    package var field: String
+    package var code: String
+    package var message: String
 }
 
 /// A goods file read: its rows, the issues of the rows it refuses (in no particular order: the
 /// import sorts them with its own), and the file's SHA-256 (hex).
-public struct GoodsFileContents: Sendable {
-    public var rows: [GoodRow]
-    public var issues: [RowIssue]
-    public var sha256: String
+package struct GoodsFileContents: Sendable {
+    package var rows: [GoodRow]
+    package var issues: [RowIssue]
+    package var sha256: String
 }
 
 /// Reads a goods file as it arrives (`feed` each part, then `finish`): complete records are
@@ -43,7 +43,7 @@ public struct GoodsFileContents: Sendable {
 /// refuses the file. Never throws for a bad
 /// row; a file that cannot be read at all (no header, unknown columns, not UTF-8) is refused
 /// whole (`MalformedGoodsFile`).
-public struct GoodsFileReader {
+package struct GoodsFileReader {
     let format: GoodsFileFormat
     private var pending: [UInt8] = []
     /// How far `pending` has been scanned for record ends, and the CSV state there (RFC 4180, as
@@ -70,10 +70,10 @@ public struct GoodsFileReader {
     /// The bytes held now: the records not parsed yet (under a batch and one record).
     var buffered: Int { pending.count }
 
-    public init(format: GoodsFileFormat) { self.format = format }
+    package init(format: GoodsFileFormat) { self.format = format }
 
     /// Takes the next part of the file.
-    public mutating func feed(_ bytes: some Collection<UInt8>) throws {
+    package mutating func feed(_ bytes: some Collection<UInt8>) throws {
         hasher.update(data: Array(bytes))
         pending.append(contentsOf: bytes)
         while scanned < pending.count {
@@ -119,14 +119,14 @@ public struct GoodsFileReader {
     }
 
     /// The rows and issues of the whole file, once every part has been fed.
-    public mutating func finish() throws -> GoodsFileContents {
+    package mutating func finish() throws -> GoodsFileContents {
         try parse(upTo: pending.count)
         if format == .csv && header == nil { throw MalformedGoodsFile(reason: "no header row") }
         return GoodsFileContents(rows: rows, issues: issues, sha256: hex(Array(hasher.finalize())))
     }
 
     /// Reads a whole file at once.
-    public static func read(_ bytes: [UInt8], format: GoodsFileFormat) throws -> GoodsFileContents {
+    package static func read(_ bytes: [UInt8], format: GoodsFileFormat) throws -> GoodsFileContents {
         var reader = GoodsFileReader(format: format)
         try reader.feed(bytes)
         return try reader.finish()
@@ -312,7 +312,7 @@ enum GoodsFile {
 }
 
 /// A goods file that cannot be read at all.
-public struct MalformedGoodsFile: Error, CustomStringConvertible {
-    public let reason: String
-    public var description: String { reason }
+package struct MalformedGoodsFile: Error, CustomStringConvertible {
+    package let reason: String
+    package var description: String { reason }
 }

@@ -3,15 +3,15 @@ import Foundation
 import PostgresNIO
 
 /// What an import did (or, in a dry run, would do).
-public struct ImportReport: Sendable {
-    public var dryRun: Bool
-    public var allOrNothing: Bool
-    public var rows: Int
-    public var created: Int
-    public var updated: Int
-    public var issues: [RowIssue]
+package struct ImportReport: Sendable {
+    package var dryRun: Bool
+    package var allOrNothing: Bool
+    package var rows: Int
+    package var created: Int
+    package var updated: Int
+    package var issues: [RowIssue]
     /// Rows refused (a row may have several issues).
-    public var rejected: Int { Self.lines(issues) }
+    package var rejected: Int { Self.lines(issues) }
 
     /// How many rows `issues` name (a row may have several).
     static func lines(_ issues: [RowIssue]) -> Int { Set(issues.map(\.line)).count }
@@ -23,22 +23,22 @@ public struct ImportReport: Sendable {
 /// reported by line and skipped; with `allOrNothing` any error refuses the whole file (422, the
 /// errors listed, nothing changed). `dryRun` reports the same and changes nothing. One audit
 /// event records the import (its counts and the file's SHA-256).
-public struct ImportGoods: AuditedOperation {
-    public static let action: Action = "goods.import"
+package struct ImportGoods: AuditedOperation {
+    package static let action: Action = "goods.import"
     let contents: GoodsFileContents
     let format: GoodsFileFormat
     let allOrNothing: Bool
     let dryRun: Bool
     /// The file's SHA-256 (hex): audited, and what an Idempotency-Key is fingerprinted with.
-    public var sha256: String { contents.sha256 }
+    package var sha256: String { contents.sha256 }
 
     /// `contents` as `GoodsFileReader` read them (before the transaction: the file is read as it arrives).
-    public init(contents: GoodsFileContents, format: GoodsFileFormat, allOrNothing: Bool, dryRun: Bool) {
+    package init(contents: GoodsFileContents, format: GoodsFileFormat, allOrNothing: Bool, dryRun: Bool) {
         (self.contents, self.format, self.allOrNothing, self.dryRun) = (contents, format, allOrNothing, dryRun)
     }
 
     /// A file that cannot be read at all, as the import refuses it (422 `malformed_file`).
-    public static func refusal(_ error: MalformedGoodsFile, format: GoodsFileFormat) -> DomainError {
+    package static func refusal(_ error: MalformedGoodsFile, format: GoodsFileFormat) -> DomainError {
         DomainError.unprocessable(
             code: "malformed_file", detail: "The \(format.rawValue) file cannot be read: \(error.reason).",
             issues: [FieldIssue(field: "file", code: "malformed_file", message: error.reason)])
@@ -47,7 +47,7 @@ public struct ImportGoods: AuditedOperation {
     /// Rows written per statement.
     static let chunk = 2_000
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<ImportReport> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<ImportReport> {
         let tenant = unit.principal.tenantID
         guard tenant != platformTenantID else {
             throw DomainError.invalid("tenant", "not_a_partner", "goods belong to a partner's tenant; use a partner's token")
@@ -120,39 +120,39 @@ public struct ImportGoods: AuditedOperation {
 /// (`ExportPages` reads the next page as the client takes the last), so an export of any size
 /// never sits in memory. Each page is its own read: goods changed during a long export appear as
 /// they were when their page was read.
-public struct ExportGoods: Query {
-    public static let action: Action = "goods.export"
+package struct ExportGoods: Query {
+    package static let action: Action = "goods.export"
     let status: Good.Status?
     let after: Position?
-    public static let pageSize = 1_000
+    package static let pageSize = 1_000
 
     /// Where a page ends: its last good's sku and id.
-    public typealias Position = (sku: String, id: UUID)
+    package typealias Position = (sku: String, id: UUID)
 
-    public init(status: Good.Status?, after: Position?) {
+    package init(status: Good.Status?, after: Position?) {
         self.status = status
         self.after = after
     }
 
-    public func read(in unit: UnitOfWork) async throws -> [Good] {
+    package func read(in unit: UnitOfWork) async throws -> [Good] {
         try await ListGoods(status: status, category: nil, after: after, limit: Self.pageSize).read(in: unit)
     }
 
     /// Where the page after `page` starts; nil when `page` is the last.
-    public static func position(after page: [Good]) -> Position? {
+    package static func position(after page: [Good]) -> Position? {
         guard page.count == pageSize, let last = page.last else { return nil }
         return (last.sku, last.id)
     }
 
     /// The file's header (CSV) or nothing (JSONL).
-    public static func header(_ format: GoodsFileFormat) -> [UInt8] {
+    package static func header(_ format: GoodsFileFormat) -> [UInt8] {
         format == .csv ? csvLine(GoodsFileFormat.columns) : []
     }
 
     /// Goods written as `format`: CSV (`SafeText.csvCell`: RFC 4180 quoting, and a cell a
     /// spreadsheet would run as a formula neutralised, as the CLI writes CSV), or one JSON object
     /// per line. Each row ends with a line break, so pages can follow each other.
-    public static func encode(_ goods: [Good], as format: GoodsFileFormat) throws -> [UInt8] {
+    package static func encode(_ goods: [Good], as format: GoodsFileFormat) throws -> [UInt8] {
         switch format {
         case .csv:
             return goods.flatMap { good in

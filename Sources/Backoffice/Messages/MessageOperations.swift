@@ -3,18 +3,18 @@ import PostgresNIO
 
 /// A manager drafts a system message (`messages.create`). Nothing shows until it is published.
 /// A maintenance notice needs its window (start before end); other messages have none.
-public struct CreateMessage: AuditedOperation {
-    public static let action: Action = "messages.create"
-    public let title: String
-    public let body: String
-    public let severity: SystemMessage.Severity
-    public let audience: SystemMessage.Audience
-    public let publishAt: Date?
-    public let expiresAt: Date?
-    public let windowStartsAt: Date?
-    public let windowEndsAt: Date?
+package struct CreateMessage: AuditedOperation {
+    package static let action: Action = "messages.create"
+    package let title: String
+    package let body: String
+    package let severity: SystemMessage.Severity
+    package let audience: SystemMessage.Audience
+    package let publishAt: Date?
+    package let expiresAt: Date?
+    package let windowStartsAt: Date?
+    package let windowEndsAt: Date?
 
-    public init(
+    package init(
         title: String, body: String, severity: SystemMessage.Severity, audience: SystemMessage.Audience = .all, publishAt: Date? = nil,
         expiresAt: Date? = nil, windowStartsAt: Date? = nil, windowEndsAt: Date? = nil
     ) {
@@ -28,7 +28,7 @@ public struct CreateMessage: AuditedOperation {
         self.windowEndsAt = windowEndsAt
     }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<SystemMessage> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<SystemMessage> {
         var validation = Validation()
         validation.text(title, "title", max: 200)
         validation.text(body, "body", max: 20000)
@@ -64,17 +64,17 @@ public struct CreateMessage: AuditedOperation {
 /// or past) until `expires_at`, with no job to move it. A maintenance notice must be published at
 /// least the notice period of `policies/messages.yaml` before its window starts (422
 /// `notice_period_too_short`). Publishing anything but a draft is 409 `invalid_transition`.
-public struct PublishMessage: AuditedOperation {
-    public static let action: Action = "messages.publish"
-    public let messageID: UUID
-    public let ifMatch: String?
+package struct PublishMessage: AuditedOperation {
+    package static let action: Action = "messages.publish"
+    package let messageID: UUID
+    package let ifMatch: String?
 
-    public init(messageID: UUID, ifMatch: String? = nil) {
+    package init(messageID: UUID, ifMatch: String? = nil) {
         self.messageID = messageID
         self.ifMatch = ifMatch
     }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<SystemMessage> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<SystemMessage> {
         let before = try await SystemMessage.fetch(messageID, forUpdate: true, in: unit)
         try EntityTag.check(ifMatch, version: before.version)
         guard before.status == .draft else {
@@ -109,19 +109,19 @@ public struct PublishMessage: AuditedOperation {
 
 /// A manager withdraws a scheduled or showing message for good (`messages.retract`, reason
 /// required). A draft, an expired or a retracted message is 409 `invalid_transition`.
-public struct RetractMessage: AuditedOperation {
-    public static let action: Action = "messages.retract"
-    public let messageID: UUID
-    public let reason: String?
-    public let ifMatch: String?
+package struct RetractMessage: AuditedOperation {
+    package static let action: Action = "messages.retract"
+    package let messageID: UUID
+    package let reason: String?
+    package let ifMatch: String?
 
-    public init(messageID: UUID, reason: String?, ifMatch: String? = nil) {
+    package init(messageID: UUID, reason: String?, ifMatch: String? = nil) {
         self.messageID = messageID
         self.reason = reason
         self.ifMatch = ifMatch
     }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<SystemMessage> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<SystemMessage> {
         let reason = try requireReason(reason)
         let before = try await SystemMessage.fetch(messageID, forUpdate: true, in: unit)
         try EntityTag.check(ifMatch, version: before.version)

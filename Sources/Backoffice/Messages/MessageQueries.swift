@@ -2,28 +2,28 @@ import Foundation
 import PostgresNIO
 
 /// Messages, newest first, after the keyset (`created_at`, `id`) of `after` (`messages.list`).
-public struct ListMessages: Query {
-    public static let action: Action = "messages.list"
-    public let after: (createdAt: Date, id: UUID)?
-    public let limit: Int
+package struct ListMessages: Query {
+    package static let action: Action = "messages.list"
+    package let after: (createdAt: Date, id: UUID)?
+    package let limit: Int
 
-    public init(after: (createdAt: Date, id: UUID)?, limit: Int) {
+    package init(after: (createdAt: Date, id: UUID)?, limit: Int) {
         self.after = after
         self.limit = limit
     }
 
-    public func read(in unit: UnitOfWork) async throws -> [SystemMessage] {
+    package func read(in unit: UnitOfWork) async throws -> [SystemMessage] {
         try await unit.newestFirst("system_messages", after: after, limit: limit)
     }
 }
 
 /// One message (`messages.read`).
-public struct GetMessage: Query {
-    public static let action: Action = "messages.read"
-    public let id: UUID
-    public init(id: UUID) { self.id = id }
+package struct GetMessage: Query {
+    package static let action: Action = "messages.read"
+    package let id: UUID
+    package init(id: UUID) { self.id = id }
 
-    public func read(in unit: UnitOfWork) async throws -> SystemMessage {
+    package func read(in unit: UnitOfWork) async throws -> SystemMessage {
         try await SystemMessage.fetch(id, in: unit)
     }
 }
@@ -31,12 +31,12 @@ public struct GetMessage: Query {
 /// The messages showing now for an audience, most severe first, then newest (`messages.active`,
 /// the app's read): published, `publish_at` reached, `expires_at` not. `all` shows only messages
 /// for everyone; `subscribers` and `non_subscribers` add theirs.
-public struct ActiveMessages: Query {
-    public static let action: Action = "messages.active"
-    public let audience: SystemMessage.Audience
-    public init(audience: SystemMessage.Audience) { self.audience = audience }
+package struct ActiveMessages: Query {
+    package static let action: Action = "messages.active"
+    package let audience: SystemMessage.Audience
+    package init(audience: SystemMessage.Audience) { self.audience = audience }
 
-    public func read(in unit: UnitOfWork) async throws -> [SystemMessage] {
+    package func read(in unit: UnitOfWork) async throws -> [SystemMessage] {
         let audiences = audience == .all ? ["all"] : ["all", audience.rawValue]
         return try await unit.all(
             """

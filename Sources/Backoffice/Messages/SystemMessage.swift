@@ -1,33 +1,33 @@
 import Foundation
 
 /// A message from the company to customers in the app: an announcement or a maintenance notice.
-public struct SystemMessage: Sendable, Equatable {
-    public enum Severity: String, Sendable, CaseIterable { case info, warning, maintenance, critical }
-    public enum Audience: String, Sendable, CaseIterable { case all, subscribers, nonSubscribers = "non_subscribers" }
+package struct SystemMessage: Sendable, Equatable {
+    package enum Severity: String, Sendable, CaseIterable { case info, warning, maintenance, critical }
+    package enum Audience: String, Sendable, CaseIterable { case all, subscribers, nonSubscribers = "non_subscribers" }
     /// What is stored: a draft until published, retracted for good.
-    public enum Status: String, Sendable, CaseIterable { case draft, published, retracted }
+    package enum Status: String, Sendable, CaseIterable { case draft, published, retracted }
     /// What a reader sees at a given time.
-    public enum State: String, Sendable, CaseIterable { case draft, scheduled, published, expired, retracted }
+    package enum State: String, Sendable, CaseIterable { case draft, scheduled, published, expired, retracted }
 
-    public var id: UUID
-    public var title: String
-    public var body: String
-    public var severity: Severity
-    public var audience: Audience
-    public var publishAt: Date?
-    public var expiresAt: Date?
-    public var windowStartsAt: Date?
-    public var windowEndsAt: Date?
-    public var status: Status
-    public var retractedAt: Date?
-    public var retractReason: String?
-    public var createdAt: Date
-    public var updatedAt: Date
-    public var version: Int64
+    package var id: UUID
+    package var title: String
+    package var body: String
+    package var severity: Severity
+    package var audience: Audience
+    package var publishAt: Date?
+    package var expiresAt: Date?
+    package var windowStartsAt: Date?
+    package var windowEndsAt: Date?
+    package var status: Status
+    package var retractedAt: Date?
+    package var retractReason: String?
+    package var createdAt: Date
+    package var updatedAt: Date
+    package var version: Int64
 
     /// The state at `now`: a published message is scheduled before `publish_at`, showing until
     /// `expires_at`, expired from then on. No job moves it: the time decides.
-    public func state(at now: Date) -> State {
+    package func state(at now: Date) -> State {
         switch status {
         case .draft: return .draft
         case .retracted: return .retracted

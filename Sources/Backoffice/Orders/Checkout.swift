@@ -3,16 +3,16 @@ import Foundation
 import PostgresNIO
 
 /// What the app sends to place an order.
-public struct CheckoutRequest: Sendable {
-    public struct Line: Sendable {
-        public var goodID: UUID
-        public var quantity: Int
-        public var payIn: OrderLine.Currency
+package struct CheckoutRequest: Sendable {
+    package struct Line: Sendable {
+        package var goodID: UUID
+        package var quantity: Int
+        package var payIn: OrderLine.Currency
         /// The unit price the customer saw, in `payIn`'s currency (cents or FitPoints): the order
         /// is placed only at that price.
-        public var expectedUnitPrice: Int64?
+        package var expectedUnitPrice: Int64?
 
-        public init(goodID: UUID, quantity: Int, payIn: OrderLine.Currency, expectedUnitPrice: Int64?) {
+        package init(goodID: UUID, quantity: Int, payIn: OrderLine.Currency, expectedUnitPrice: Int64?) {
             self.goodID = goodID
             self.quantity = quantity
             self.payIn = payIn
@@ -25,14 +25,14 @@ public struct CheckoutRequest: Sendable {
         }
     }
 
-    public var customerID: UUID
-    public var lines: [Line]
-    public var shipping: Order.Shipping
+    package var customerID: UUID
+    package var lines: [Line]
+    package var shipping: Order.Shipping
     /// The provider's payment method (the simulated provider reads Stripe's test card numbers);
     /// needed when a line is paid in US dollars. Passed to the provider, never stored or logged.
-    public var paymentMethod: String?
+    package var paymentMethod: String?
 
-    public init(customerID: UUID, lines: [Line], shipping: Order.Shipping, paymentMethod: String?) {
+    package init(customerID: UUID, lines: [Line], shipping: Order.Shipping, paymentMethod: String?) {
         self.customerID = customerID
         self.lines = lines
         self.shipping = Order.Shipping(name: shipping.name.trimmingCharacters(in: .whitespacesAndNewlines), address: shipping.address.trimmed)
@@ -55,14 +55,14 @@ public struct CheckoutRequest: Sendable {
 ///    until the provider's webhook; declined → payment `failed`, order `payment_failed`, its stock
 ///    and FitPoints given back (answered 402). No verdict (503) leaves the payment `authorizing`:
 ///    the same request again completes it, and reconciliation resolves what no one retries.
-public struct Checkout: StagedOperation {
-    public static let action: Action = "orders.checkout"
+package struct Checkout: StagedOperation {
+    package static let action: Action = "orders.checkout"
     let request: CheckoutRequest
     let payments: any PaymentGateway
     /// Scopes the provider's idempotency key (the client's Idempotency-Key; the order id without one).
     let idempotencyKey: String?
 
-    public init(_ request: CheckoutRequest, payments: any PaymentGateway, idempotencyKey: String?) {
+    package init(_ request: CheckoutRequest, payments: any PaymentGateway, idempotencyKey: String?) {
         self.request = request
         self.payments = payments
         self.idempotencyKey = idempotencyKey
@@ -70,27 +70,27 @@ public struct Checkout: StagedOperation {
 
     /// What the authorization needs, kept until its verdict is recorded (no card number: the
     /// request that completes it carries that).
-    public struct Reservation: Codable, Sendable {
-        public let orderID: UUID
-        public let paymentID: UUID
-        public let amountCents: Int64
+    package struct Reservation: Codable, Sendable {
+        package let orderID: UUID
+        package let paymentID: UUID
+        package let amountCents: Int64
         /// What the provider deduplicates the authorization on.
-        public let providerKey: String
+        package let providerKey: String
     }
 
     /// The order after checkout; `declined` names the provider's reason when its payment was refused.
-    public struct Placed: Sendable {
-        public let detail: OrderDetail
-        public var declined: String? { detail.order.status == .paymentFailed ? detail.payment?.failureCode ?? "payment_failed" : nil }
+    package struct Placed: Sendable {
+        package let detail: OrderDetail
+        package var declined: String? { detail.order.status == .paymentFailed ? detail.payment?.failureCode ?? "payment_failed" : nil }
     }
 
-    public func ready() throws {
+    package func ready() throws {
         guard !request.lines.contains(where: { $0.payIn == .usd }) || payments.isAcceptingCalls else {
             throw DomainError.paymentProviderUnavailable("the payment provider's circuit is open")
         }
     }
 
-    public func reserve(in unit: UnitOfWork) async throws -> Audited<Stage<Reservation, Placed>> {
+    package func reserve(in unit: UnitOfWork) async throws -> Audited<Stage<Reservation, Placed>> {
         try validate()
         try await requireActiveCustomer(in: unit)
         let goods = try await lockGoods(in: unit)
@@ -169,7 +169,7 @@ public struct Checkout: StagedOperation {
         return Audited(.call(reservation), event: event)
     }
 
-    public func call(_ reservation: Reservation) async throws -> PaymentOutcome {
+    package func call(_ reservation: Reservation) async throws -> PaymentOutcome {
         try await payments.call {
             try await $0.authorize(
                 PaymentAuthorization(
@@ -178,7 +178,7 @@ public struct Checkout: StagedOperation {
         }
     }
 
-    public func record(_ verdict: PaymentOutcome, for reservation: Reservation, in unit: UnitOfWork) async throws -> Audited<Placed> {
+    package func record(_ verdict: PaymentOutcome, for reservation: Reservation, in unit: UnitOfWork) async throws -> Audited<Placed> {
         let payment = try await Payment.locked(reservation.paymentID, in: unit)
         let before = try await Order.fetch(reservation.orderID, forUpdate: true, in: unit)
         guard let after = try await PaymentCompletion.authorization(verdict, payment, before, in: unit) else {

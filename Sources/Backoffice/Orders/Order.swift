@@ -4,37 +4,37 @@ import PostgresNIO
 /// A customer's order from one partner, as placed at checkout. It keeps what the partner needs
 /// to fulfil it — lines at the price paid, the shipping name and address — and never the
 /// customer's account, email or other orders (the API does not show `customerID` to anyone).
-public struct Order: Sendable, Equatable {
+package struct Order: Sendable, Equatable {
     /// pending_payment → paid → accepted → shipped → delivered; cancelled (before shipping) and
     /// refunded (after); payment_failed (its payment declined: stock and FitPoints given back).
     /// `OrderTransition` says which moves are allowed.
-    public enum Status: String, Sendable, Codable, CaseIterable {
+    package enum Status: String, Sendable, Codable, CaseIterable {
         case pendingPayment = "pending_payment"
         case paid, accepted, shipped, delivered, cancelled, refunded
         case paymentFailed = "payment_failed"
     }
 
-    public var id: UUID
-    public var tenantID: UUID
-    public var customerID: UUID
-    public var status: Status
-    public var totalCents: Int64
-    public var totalFitPoints: Int64
-    public var shipping: Shipping
-    public var carrier: String?
-    public var trackingNumber: String?
-    public var statusReason: String?
-    public var lineCount: Int
-    public var createdAt: Date
-    public var updatedAt: Date
-    public var version: Int64
+    package var id: UUID
+    package var tenantID: UUID
+    package var customerID: UUID
+    package var status: Status
+    package var totalCents: Int64
+    package var totalFitPoints: Int64
+    package var shipping: Shipping
+    package var carrier: String?
+    package var trackingNumber: String?
+    package var statusReason: String?
+    package var lineCount: Int
+    package var createdAt: Date
+    package var updatedAt: Date
+    package var version: Int64
 
     /// Where the partner ships it.
-    public struct Shipping: Sendable, Equatable, Codable {
-        public var name: String
-        public var address: ShopAddress
+    package struct Shipping: Sendable, Equatable, Codable {
+        package var name: String
+        package var address: ShopAddress
 
-        public init(name: String, address: ShopAddress) {
+        package init(name: String, address: ShopAddress) {
             self.name = name
             self.address = address
         }
@@ -42,7 +42,7 @@ public struct Order: Sendable, Equatable {
 
     /// This order with its personal data masked (for `pii: masked` roles): the shipping name,
     /// street lines and postal code.
-    public var masked: Order {
+    package var masked: Order {
         var copy = self
         copy.shipping = Shipping(name: PIIMask.name(shipping.name), address: PIIMask.address(shipping.address))
         return copy
@@ -64,24 +64,24 @@ public struct Order: Sendable, Equatable {
 }
 
 /// One line of an order: the good as sold, at the price paid.
-public struct OrderLine: Sendable, Equatable {
-    public enum Currency: String, Sendable, Codable { case usd, fitpoints }
-    public var line: Int
-    public var goodID: UUID
-    public var sku: String
-    public var name: String
-    public var quantity: Int
-    public var paidIn: Currency
+package struct OrderLine: Sendable, Equatable {
+    package enum Currency: String, Sendable, Codable { case usd, fitpoints }
+    package var line: Int
+    package var goodID: UUID
+    package var sku: String
+    package var name: String
+    package var quantity: Int
+    package var paidIn: Currency
     /// Cents or FitPoints per unit, as paid.
-    public var unitPrice: Int64
+    package var unitPrice: Int64
 
-    public var total: Int64 { unitPrice * Int64(quantity) }
+    package var total: Int64 { unitPrice * Int64(quantity) }
 }
 
 /// The moves an order's status may make, and who makes them.
-public enum OrderTransition {
+package enum OrderTransition {
     /// The states an order may move to `target` from.
-    public static func sources(of target: Order.Status) -> Set<Order.Status> {
+    package static func sources(of target: Order.Status) -> Set<Order.Status> {
         switch target {
         case .pendingPayment: []
         case .paid: [.pendingPayment]
@@ -106,13 +106,13 @@ public enum OrderTransition {
 extension Order: RowDecodable {
     /// The select list over `o`. The line count is the order's own `line_count`, which the
     /// database keeps equal to its lines (migration 0021).
-    public static let columns = """
+    package static let columns = """
         o.id, o.tenant_id, o.customer_id, o.status, o.total_cents, o.total_fitpoints, o.shipping_name, o.shipping_address->>'line1',
         o.shipping_address->>'line2', o.shipping_address->>'city', o.shipping_address->>'region', o.shipping_address->>'postal_code',
         o.shipping_address->>'country', o.carrier, o.tracking_number, o.status_reason, o.line_count, o.created_at, o.updated_at, o.version
         """
 
-    public init(row: PostgresRow) throws {
+    package init(row: PostgresRow) throws {
         var c = RowCells(row, of: "orders")
         let (id, tenantID, customerID): (UUID, UUID, UUID) = (try c.next(), try c.next(), try c.next())
         let status = try Status(known: try c.next())
@@ -144,19 +144,19 @@ extension Order: RowDecodable {
 }
 
 extension OrderLine: RowDecodable {
-    public static let columns = "line, good_id, sku, name, quantity, paid_in, unit_price"
+    package static let columns = "line, good_id, sku, name, quantity, paid_in, unit_price"
 
-    public init(row: PostgresRow) throws {
+    package init(row: PostgresRow) throws {
         let c = try row.decode((Int32, UUID, String, String, Int32, String, Int64).self)
         self.init(line: Int(c.0), goodID: c.1, sku: c.2, name: c.3, quantity: Int(c.4), paidIn: try Currency(known: c.5), unitPrice: c.6)
     }
 }
 
 /// An order with everything its page shows: lines and payment.
-public struct OrderDetail: Sendable {
-    public let order: Order
-    public let lines: [OrderLine]
-    public let payment: Payment?
+package struct OrderDetail: Sendable {
+    package let order: Order
+    package let lines: [OrderLine]
+    package let payment: Payment?
 
     static func load(_ order: Order, in unit: UnitOfWork) async throws -> OrderDetail {
         OrderDetail(order: order, lines: try await Order.lines(of: order.id, in: unit), payment: try await Payment.of(order: order.id, in: unit))

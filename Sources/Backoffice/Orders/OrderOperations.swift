@@ -30,7 +30,7 @@ extension OrderMoveRules {
 protocol OrderMove: OrderMoveRules, AuditedOperation where Output == OrderDetail {}
 
 extension OrderMove {
-    public func perform(in unit: UnitOfWork) async throws -> Audited<OrderDetail> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<OrderDetail> {
         try precheck()
         let before = try await Order.fetch(orderID, forUpdate: true, in: unit)
         try OrderTransition.check(before, to: target)
@@ -93,11 +93,11 @@ enum OrderStatus {
 }
 
 /// The partner accepts a paid order (`orders.accept`): it will fulfil it.
-public struct AcceptOrder: OrderMove {
-    public static let action: Action = "orders.accept"
+package struct AcceptOrder: OrderMove {
+    package static let action: Action = "orders.accept"
     let orderID: UUID
     var target: Order.Status { .accepted }
-    public init(orderID: UUID) { self.orderID = orderID }
+    package init(orderID: UUID) { self.orderID = orderID }
 }
 
 /// The partner ships an accepted order (`orders.ship`, carrier and tracking number required):
@@ -136,11 +136,11 @@ struct ShipOrder: PaymentMove {
 }
 
 /// The partner records a shipped order's delivery (`orders.deliver`).
-public struct DeliverOrder: OrderMove {
-    public static let action: Action = "orders.deliver"
+package struct DeliverOrder: OrderMove {
+    package static let action: Action = "orders.deliver"
     let orderID: UUID
     var target: Order.Status { .delivered }
-    public init(orderID: UUID) { self.orderID = orderID }
+    package init(orderID: UUID) { self.orderID = orderID }
 }
 
 /// The partner cancels an order before it ships (`orders.cancel`, reason required): the card

@@ -3,17 +3,17 @@ import PostgresNIO
 
 /// The principal's tenant's orders, newest first, optionally in one state (`orders.list`); a
 /// platform role sees every partner's.
-public struct ListOrders: Query {
-    public static let action: Action = "orders.list"
+package struct ListOrders: Query {
+    package static let action: Action = "orders.list"
     let status: Order.Status?
     let before: (Date, UUID)?
     let limit: Int
 
-    public init(status: Order.Status?, before: (Date, UUID)?, limit: Int) {
+    package init(status: Order.Status?, before: (Date, UUID)?, limit: Int) {
         (self.status, self.before, self.limit) = (status, before, limit)
     }
 
-    public func read(in unit: UnitOfWork) async throws -> [Order] {
+    package func read(in unit: UnitOfWork) async throws -> [Order] {
         var orders: [Order] = []
         let masks = unit.context.masksPII
         try await eachRow(in: unit) { orders.append(masks ? try Order(row: $0).masked : try Order(row: $0)) }
@@ -96,11 +96,11 @@ enum AllOrdersInState: PageShape {
 }
 
 /// One order with its lines and payment (`orders.read`); another partner's is 404.
-public struct GetOrder: Query {
-    public static let action: Action = "orders.read"
+package struct GetOrder: Query {
+    package static let action: Action = "orders.read"
     let id: UUID
-    public init(id: UUID) { self.id = id }
-    public func read(in unit: UnitOfWork) async throws -> OrderDetail {
+    package init(id: UUID) { self.id = id }
+    package func read(in unit: UnitOfWork) async throws -> OrderDetail {
         let order = try await Order.fetch(id, in: unit)
         return try await OrderDetail.load(unit.context.masksPII ? order.masked : order, in: unit)
     }

@@ -28,24 +28,24 @@ protocol PaymentMove: OrderMoveRules, StagedOperation where Reservation == Payme
 
 /// A provider operation under way for an order's move: what the call needs and what the move
 /// records once it succeeds (no secret: kept with the request's idempotency record).
-public struct PaymentStep: Codable, Sendable {
-    public let orderID: UUID
-    public let paymentID: UUID
-    public let providerPaymentID: String
-    public let operation: PaymentOperation
-    public let amountCents: Int64
-    public var carrier: String? = nil
-    public var trackingNumber: String? = nil
-    public var reason: String? = nil
+package struct PaymentStep: Codable, Sendable {
+    package let orderID: UUID
+    package let paymentID: UUID
+    package let providerPaymentID: String
+    package let operation: PaymentOperation
+    package let amountCents: Int64
+    package var carrier: String? = nil
+    package var trackingNumber: String? = nil
+    package var reason: String? = nil
 
     /// The key the provider deduplicates the operation on: one capture, void or refund per payment.
     var providerKey: String { "\(operation.rawValue):\(paymentID.text)" }
 }
 
 /// A move's answer: the order after it, and the provider's refusal code when it refused.
-public struct MoveOutcome: Sendable {
-    public let detail: OrderDetail
-    public let refused: String?
+package struct MoveOutcome: Sendable {
+    package let detail: OrderDetail
+    package let refused: String?
 }
 
 extension PaymentMove {

@@ -17,39 +17,39 @@ import Synchronization
 ///   opens and calls fail at once for `cooldown`, then one trial call decides.
 /// - Card errors (HTTP 402, `card_error`) are verdicts (`declined` with the provider's code);
 ///   what reached no verdict throws `PaymentProviderError` (503 for our clients).
-public struct HTTPPaymentGateway: PaymentGateway {
-    public struct Settings: Sendable {
-        public var provider: String
-        public var baseURL: String
-        public var apiKey: String
-        public var attemptTimeout: Duration = .seconds(5)
-        public var attempts: Int = 3
-        public var backoffBase: Duration = .milliseconds(100)
-        public var failureThreshold: Int = 5
-        public var cooldown: Duration = .seconds(30)
+package struct HTTPPaymentGateway: PaymentGateway {
+    package struct Settings: Sendable {
+        package var provider: String
+        package var baseURL: String
+        package var apiKey: String
+        package var attemptTimeout: Duration = .seconds(5)
+        package var attempts: Int = 3
+        package var backoffBase: Duration = .milliseconds(100)
+        package var failureThreshold: Int = 5
+        package var cooldown: Duration = .seconds(30)
         /// What keeps the attempt timeouts and backoff waits: NIO's scheduled tasks in the service,
         /// `ManualTimers` in tests.
-        public var timers: any Timers = EventLoopTimers()
+        package var timers: any Timers = EventLoopTimers()
 
-        public init(provider: String, baseURL: String, apiKey: String) {
+        package init(provider: String, baseURL: String, apiKey: String) {
             self.provider = provider
             self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
             self.apiKey = apiKey
         }
     }
 
-    public var provider: String { settings.provider }
+    package var provider: String { settings.provider }
     let settings: Settings
     let client: HTTPClient
     let breaker: CircuitBreaker
 
-    public init(settings: Settings, client: HTTPClient = .shared, breaker: CircuitBreaker? = nil) {
+    package init(settings: Settings, client: HTTPClient = .shared, breaker: CircuitBreaker? = nil) {
         self.settings = settings
         self.client = client
         self.breaker = breaker ?? CircuitBreaker(failureThreshold: settings.failureThreshold, cooldown: settings.cooldown)
     }
 
-    public func verifyBankAccount(_ account: BankAccount) async throws -> BankAccountVerification {
+    package func verifyBankAccount(_ account: BankAccount) async throws -> BankAccountVerification {
         let answer = try await post(
             "verify_bank_account", "/v1/bank_account_verifications",
             ["routing_number": account.routingNumber, "account_number": account.accountNumber, "account_holder_name": account.holderName],
@@ -65,7 +65,7 @@ public struct HTTPPaymentGateway: PaymentGateway {
         }
     }
 
-    public func authorize(_ request: PaymentAuthorization) async throws -> PaymentOutcome {
+    package func authorize(_ request: PaymentAuthorization) async throws -> PaymentOutcome {
         let answer = try await post(
             "authorize", "/v1/payment_intents",
             [
@@ -75,37 +75,37 @@ public struct HTTPPaymentGateway: PaymentGateway {
         return Self.outcome(answer)
     }
 
-    public func capture(paymentID: String, amountCents: Int64, idempotencyKey: String) async throws -> PaymentOutcome {
+    package func capture(paymentID: String, amountCents: Int64, idempotencyKey: String) async throws -> PaymentOutcome {
         Self.outcome(
             try await post(
                 "capture", "/v1/payment_intents/\(paymentID)/capture", ["amount_to_capture": String(amountCents)], idempotencyKey: idempotencyKey))
     }
 
-    public func refund(paymentID: String, amountCents: Int64, idempotencyKey: String) async throws -> PaymentOutcome {
+    package func refund(paymentID: String, amountCents: Int64, idempotencyKey: String) async throws -> PaymentOutcome {
         Self.outcome(
             try await post("refund", "/v1/refunds", ["payment_intent": paymentID, "amount": String(amountCents)], idempotencyKey: idempotencyKey))
     }
 
-    public func void(paymentID: String, idempotencyKey: String) async throws -> PaymentOutcome {
+    package func void(paymentID: String, idempotencyKey: String) async throws -> PaymentOutcome {
         Self.outcome(try await post("void", "/v1/payment_intents/\(paymentID)/cancel", [:], idempotencyKey: idempotencyKey), voiding: true)
     }
 
-    public func status(of paymentID: String) async throws -> PaymentOutcome {
+    package func status(of paymentID: String) async throws -> PaymentOutcome {
         Self.outcome(try await call("status", .GET, "/v1/payment_intents/\(paymentID)", body: nil, idempotencyKey: nil))
     }
 
     /// Stripe's search over the metadata every authorization carries (`metadata[reference]`).
-    public func find(reference: String) async throws -> PaymentOutcome? {
+    package func find(reference: String) async throws -> PaymentOutcome? {
         let query = Self.formEncoded(["query": "metadata['reference']:'\(reference)'"])
         let answer = try await call("find", .GET, "/v1/payment_intents/search?\(query)", body: nil, idempotencyKey: nil)
         guard case .object(let object) = answer, let first = (object["data"] as? [[String: Any]])?.first else { return nil }
         return Self.outcome(.object(first))
     }
 
-    public var isAcceptingCalls: Bool { breaker.isAdmitting }
+    package var isAcceptingCalls: Bool { breaker.isAdmitting }
 
     /// Every attempt timing out, with the longest backoff between them.
-    public var longestCall: Duration {
+    package var longestCall: Duration {
         settings.attemptTimeout * settings.attempts
             + (1..<max(settings.attempts, 1)).reduce(Duration.zero) { $0 + settings.backoffBase * (1 << min($1 - 1, 10)) }
     }
@@ -255,21 +255,21 @@ public struct HTTPPaymentGateway: PaymentGateway {
 /// Fails calls fast while the provider is down: closed (calls pass) → open after
 /// `failureThreshold` failures in a row (calls refused for `cooldown`) → half-open (one trial
 /// call; its success closes, its failure opens again).
-public final class CircuitBreaker: Sendable {
-    public enum State: String, Sendable { case closed, open, halfOpen = "half_open" }
+package final class CircuitBreaker: Sendable {
+    package enum State: String, Sendable { case closed, open, halfOpen = "half_open" }
 
     let failureThreshold: Int
     let cooldown: Duration
     private let now: @Sendable () -> ContinuousClock.Instant
     private let state = Mutex<(state: State, failures: Int, openedAt: ContinuousClock.Instant?)>((.closed, 0, nil))
 
-    public init(failureThreshold: Int, cooldown: Duration, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
+    package init(failureThreshold: Int, cooldown: Duration, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.failureThreshold = failureThreshold
         self.cooldown = cooldown
         self.now = now
     }
 
-    public var current: State { state.withLock { $0.state } }
+    package var current: State { state.withLock { $0.state } }
 
     /// Whether a call would be admitted now (closed, or open with its cooldown over).
     var isAdmitting: Bool {

@@ -4,38 +4,38 @@ import PostgresNIO
 /// An order's card payment at the provider, as the back office knows it. The database keeps
 /// the capture within the authorization and refunds within the capture, and a provider payment
 /// id belongs to one payment only.
-public struct Payment: Sendable, Equatable {
+package struct Payment: Sendable, Equatable {
     /// authorizing (the provider is asked; its verdict not recorded yet) → pending (the provider
     /// decides later, by webhook) → authorized → captured → refunded; voided (an authorization
     /// released); failed.
-    public enum Status: String, Sendable, Codable, CaseIterable { case authorizing, pending, authorized, captured, voided, refunded, failed }
+    package enum Status: String, Sendable, Codable, CaseIterable { case authorizing, pending, authorized, captured, voided, refunded, failed }
 
-    public var id: UUID
-    public var tenantID: UUID
-    public var orderID: UUID
-    public var provider: String
-    public var providerPaymentID: String?
-    public var status: Status
-    public var amountCents: Int64
-    public var authorizedCents: Int64
-    public var capturedCents: Int64
-    public var refundedCents: Int64
-    public var failureCode: String?
-    public var createdAt: Date
+    package var id: UUID
+    package var tenantID: UUID
+    package var orderID: UUID
+    package var provider: String
+    package var providerPaymentID: String?
+    package var status: Status
+    package var amountCents: Int64
+    package var authorizedCents: Int64
+    package var capturedCents: Int64
+    package var refundedCents: Int64
+    package var failureCode: String?
+    package var createdAt: Date
     /// The provider operation a partner's move has under way (capture, void, refund), if any.
-    public var pendingOperation: PaymentOperation?
+    package var pendingOperation: PaymentOperation?
 }
 
 /// What the provider is asked to do to an authorized or captured payment.
-public enum PaymentOperation: String, Sendable, Codable { case capture, void, refund }
+package enum PaymentOperation: String, Sendable, Codable { case capture, void, refund }
 
 extension Payment: RowDecodable {
-    public static let columns = """
+    package static let columns = """
         id, tenant_id, order_id, provider, provider_payment_id, status, amount_cents, authorized_cents, captured_cents, refunded_cents, failure_code,
         created_at, pending_operation
         """
 
-    public init(row: PostgresRow) throws {
+    package init(row: PostgresRow) throws {
         var cells = RowCells(row, of: "payment")
         try self.init(cells: &cells)
     }

@@ -8,7 +8,7 @@ import Foundation
 /// call never moves money twice. A call that could not reach a verdict throws
 /// `PaymentProviderError` (the caller answers 503 and changes nothing); a verdict — a decline, a
 /// failed verification — is a value, not an error.
-public protocol PaymentGateway: Sendable {
+package protocol PaymentGateway: Sendable {
     /// The provider's name, as webhooks name it (`/v1/payments/webhooks/{provider}`).
     var provider: String { get }
     func verifyBankAccount(_ account: BankAccount) async throws -> BankAccountVerification
@@ -30,29 +30,29 @@ public protocol PaymentGateway: Sendable {
 }
 
 extension PaymentGateway {
-    public var isAcceptingCalls: Bool { true }
-    public var longestCall: Duration { .zero }
+    package var isAcceptingCalls: Bool { true }
+    package var longestCall: Duration { .zero }
 }
 
 /// A US bank account as a shop gives it for payouts. Held only while it is verified: the
 /// provider keeps the number, the back office keeps its reference and last four digits.
-public struct BankAccount: Sendable {
-    public var holderName: String
-    public var routingNumber: String
-    public var accountNumber: String
+package struct BankAccount: Sendable {
+    package var holderName: String
+    package var routingNumber: String
+    package var accountNumber: String
 
-    public init(holderName: String, routingNumber: String, accountNumber: String) {
+    package init(holderName: String, routingNumber: String, accountNumber: String) {
         self.holderName = holderName
         self.routingNumber = routingNumber
         self.accountNumber = accountNumber
     }
 
     /// The last four digits, the only part of the number that is kept.
-    public var last4: String { String(accountNumber.filter(\.isNumber).suffix(4)) }
+    package var last4: String { String(accountNumber.filter(\.isNumber).suffix(4)) }
 
     /// Whether the routing number is an ABA routing transit number: nine digits whose weighted
     /// sum (3, 7, 1, repeated) is a multiple of ten.
-    public var hasValidRoutingNumber: Bool {
+    package var hasValidRoutingNumber: Bool {
         let digits = routingNumber.compactMap(\.wholeNumberValue)
         guard digits.count == 9, routingNumber.count == 9 else { return false }
         let weights = [3, 7, 1, 3, 7, 1, 3, 7, 1]
@@ -60,34 +60,34 @@ public struct BankAccount: Sendable {
     }
 
     /// Whether the account number is 4–17 digits (the US range).
-    public var hasValidAccountNumber: Bool {
+    package var hasValidAccountNumber: Bool {
         (4...17).contains(accountNumber.count) && accountNumber.allSatisfy { $0.isASCII && $0.isNumber }
     }
 }
 
 /// The provider's verdict on a bank account.
-public struct BankAccountVerification: Sendable, Equatable {
+package struct BankAccountVerification: Sendable, Equatable {
     /// The provider's reference to the verified account (payouts go to it); nil when it failed.
-    public var reference: String?
+    package var reference: String?
     /// Why it failed (`account_closed`, `no_account`, …); nil when it verified.
-    public var failureCode: String?
+    package var failureCode: String?
 
-    public var verified: Bool { reference != nil }
+    package var verified: Bool { reference != nil }
 
-    public static func verified(_ reference: String) -> Self { Self(reference: reference, failureCode: nil) }
-    public static func failed(_ code: String) -> Self { Self(reference: nil, failureCode: code) }
+    package static func verified(_ reference: String) -> Self { Self(reference: reference, failureCode: nil) }
+    package static func failed(_ code: String) -> Self { Self(reference: nil, failureCode: code) }
 }
 
 /// A card payment to authorize: the amount in US cents, the card, and the key the provider
 /// deduplicates on (the same key never authorizes twice).
-public struct PaymentAuthorization: Sendable {
-    public var amountCents: Int64
-    public var cardNumber: String
-    public var idempotencyKey: String
+package struct PaymentAuthorization: Sendable {
+    package var amountCents: Int64
+    package var cardNumber: String
+    package var idempotencyKey: String
     /// What the payment is for (the order id), echoed by the provider's webhooks.
-    public var reference: String
+    package var reference: String
 
-    public init(amountCents: Int64, cardNumber: String, idempotencyKey: String, reference: String) {
+    package init(amountCents: Int64, cardNumber: String, idempotencyKey: String, reference: String) {
         self.amountCents = amountCents
         self.cardNumber = cardNumber
         self.idempotencyKey = idempotencyKey
@@ -96,7 +96,7 @@ public struct PaymentAuthorization: Sendable {
 }
 
 /// The provider's verdict on a payment call.
-public enum PaymentOutcome: Sendable, Equatable {
+package enum PaymentOutcome: Sendable, Equatable {
     /// Done: the provider's payment id (`pi_…`) or refund id (`re_…`).
     case succeeded(id: String)
     /// Accepted, with the verdict to come by webhook (the customer's bank is still deciding):
@@ -108,11 +108,11 @@ public enum PaymentOutcome: Sendable, Equatable {
 
 /// A payment call that reached no verdict: the provider timed out or failed. Nothing may be
 /// assumed about money; the caller answers 503 and a retry (same idempotency key) is safe.
-public enum PaymentProviderError: Error, Equatable, CustomStringConvertible {
+package enum PaymentProviderError: Error, Equatable, CustomStringConvertible {
     case timeout
     case unavailable(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .timeout: "the payment provider did not answer in time"
         case .unavailable(let detail): "the payment provider failed: \(detail)"

@@ -8,15 +8,15 @@ import Synchronization
 /// each `v1` is HMAC-SHA256 of `"{t}.{raw body}"` under one of the provider's webhook secrets
 /// (several during a rotation). Compared in constant time; a timestamp more than `tolerance`
 /// away from now is refused (a replayed delivery).
-public enum WebhookSignature {
-    public static let tolerance: TimeInterval = 300
+package enum WebhookSignature {
+    package static let tolerance: TimeInterval = 300
     /// The most signatures a header may carry (one per secret during a rotation), and its
     /// longest length: a header past either is refused before any HMAC is computed.
-    public static let maxSignatures = 5
-    public static let maxHeaderLength = 500
+    package static let maxSignatures = 5
+    package static let maxHeaderLength = 500
 
     /// Whether `header` signs `body` under one of `secrets`, at a time within the tolerance of `now`.
-    public static func verify(header: String?, body: [UInt8], secrets: [String], now: Date) -> Bool {
+    package static func verify(header: String?, body: [UInt8], secrets: [String], now: Date) -> Bool {
         guard let header, header.utf8.count <= maxHeaderLength else { return false }
         var timestamp: Int64?
         var signatures: [[UInt8]] = []
@@ -39,7 +39,7 @@ public enum WebhookSignature {
     }
 
     /// The header a provider sends for `body` at `time` under `secrets` (one `v1` each).
-    public static func header(body: [UInt8], secrets: [String], at time: Date) -> String {
+    package static func header(body: [UInt8], secrets: [String], at time: Date) -> String {
         let timestamp = Int64(time.timeIntervalSince1970)
         let signed = Array("\(timestamp).".utf8) + body
         let codes = secrets.map { secret in
@@ -49,7 +49,7 @@ public enum WebhookSignature {
     }
 
     /// A new webhook secret: `whsec_` and 32 random bytes, base64url.
-    public static func generateSecret() -> String {
+    package static func generateSecret() -> String {
         "whsec_" + TokenSecret.generate().value.dropFirst(3)
     }
 
@@ -60,24 +60,24 @@ public enum WebhookSignature {
 }
 
 /// A provider's event, as the webhook carries it.
-public struct PaymentEvent: Sendable {
-    public var id: String
-    public var type: String
-    public var paymentID: String
-    public var failureCode: String?
+package struct PaymentEvent: Sendable {
+    package var id: String
+    package var type: String
+    package var paymentID: String
+    package var failureCode: String?
     /// For a refund: what this refund returned, in cents (nil: all that was left).
-    public var amountCents: Int64?
+    package var amountCents: Int64?
 
-    public init(id: String, type: String, paymentID: String, failureCode: String?, amountCents: Int64? = nil) {
+    package init(id: String, type: String, paymentID: String, failureCode: String?, amountCents: Int64? = nil) {
         (self.id, self.type, self.paymentID, self.failureCode, self.amountCents) = (id, type, paymentID, failureCode, amountCents)
     }
 }
 
 /// What a webhook delivery did.
-public struct WebhookReceipt: Sendable, Equatable {
-    public var duplicate: Bool
+package struct WebhookReceipt: Sendable, Equatable {
+    package var duplicate: Bool
     /// completed, payment_failed, refunded, partially_refunded, already_applied, unknown_payment or ignored_type.
-    public var outcome: String
+    package var outcome: String
 }
 
 /// The provider delivers an event (`payments.webhook`, public): verified by its signature (400
@@ -85,8 +85,8 @@ public struct WebhookReceipt: Sendable, Equatable {
 /// answers `duplicate`), and at most once per payment whatever path got there first — the
 /// synchronous answer at checkout, this webhook, or reconciliation: a payment completes only
 /// from `pending`, under its row lock.
-public struct ReceivePaymentWebhook: AuditedOperation {
-    public static let action: Action = "payments.webhook"
+package struct ReceivePaymentWebhook: AuditedOperation {
+    package static let action: Action = "payments.webhook"
     let provider: String
     let body: [UInt8]
     let signature: String?
@@ -94,19 +94,19 @@ public struct ReceivePaymentWebhook: AuditedOperation {
     let event: PaymentEvent
     let payments: any PaymentGateway
 
-    public init(provider: String, body: [UInt8], signature: String?, secrets: [String], event: PaymentEvent, payments: any PaymentGateway) {
+    package init(provider: String, body: [UInt8], signature: String?, secrets: [String], event: PaymentEvent, payments: any PaymentGateway) {
         (self.provider, self.body, self.signature, self.secrets, self.event, self.payments) = (provider, body, signature, secrets, event, payments)
     }
 
     /// The checks that need no database, made before one is leased (the edge holds no
     /// transaction for webhooks): the provider is configured, and the signature verifies at `now`.
     /// - Throws: `notFound` for an unknown provider, `invalidSignature`.
-    public func verify(at now: Date) throws {
+    package func verify(at now: Date) throws {
         guard !secrets.isEmpty, provider == payments.provider else { throw DomainError.notFound("Webhook endpoint for provider '\(provider)'") }
         guard WebhookSignature.verify(header: signature, body: body, secrets: secrets, now: now) else { throw DomainError.invalidSignature }
     }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<WebhookReceipt> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<WebhookReceipt> {
         try verify(at: unit.now)
         let fresh = try await unit.first(
             """

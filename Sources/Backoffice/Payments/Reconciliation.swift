@@ -1,16 +1,16 @@
 import Foundation
 
 /// What reconciliation found.
-public struct ReconcileReport: Sendable {
-    public var checked: Int
+package struct ReconcileReport: Sendable {
+    package var checked: Int
     /// Orders whose payment the provider authorized (now paid).
-    public var completed: [UUID]
+    package var completed: [UUID]
     /// Orders whose payment failed or was never made (now payment_failed, stock and FitPoints back).
-    public var cancelled: [UUID]
+    package var cancelled: [UUID]
     /// Orders whose move (ship, cancel, refund) was left waiting on the provider, now moved.
-    public var finishedMoves: [UUID] = []
+    package var finishedMoves: [UUID] = []
     /// Payments the provider has not decided yet, or could not be asked about.
-    public var stillPending: Int
+    package var stillPending: Int
 }
 
 /// Resolves payments whose verdict was never recorded (`payments.reconcile`): a `pending` payment
@@ -26,19 +26,19 @@ public struct ReconcileReport: Sendable {
 /// about with no connection held, and each verdict is recorded in a transaction of its own under
 /// the payment's row lock, only if the payment is still as it was read (`PaymentCompletion`), and
 /// audited on its partner's chain; a summary event closes the run.
-public struct ReconcilePayments: Sendable {
-    public static let action: Action = "payments.reconcile"
+package struct ReconcilePayments: Sendable {
+    package static let action: Action = "payments.reconcile"
     let olderThanMinutes: Int
     let payments: any PaymentGateway
 
-    public init(olderThanMinutes: Int?, payments: any PaymentGateway) {
+    package init(olderThanMinutes: Int?, payments: any PaymentGateway) {
         self.olderThanMinutes = olderThanMinutes ?? 10
         self.payments = payments
     }
 
     /// Runs the reconciliation for `context`'s principal (policy checked at each step), or as the
     /// system (`system`: the periodic job of `serve`).
-    public func run(_ database: Database, context: OperationContext, system: Bool = false) async throws -> ReconcileReport {
+    package func run(_ database: Database, context: OperationContext, system: Bool = false) async throws -> ReconcileReport {
         var validation = Validation()
         validation.require((0...10_080).contains(olderThanMinutes), "older_than_minutes", "out_of_range", "must be from 0 to 10,080")
         try validation.check()

@@ -5,20 +5,20 @@ import ServiceLifecycle
 /// Reconciles payments every `interval`, as the system (each settled order and each run is an
 /// audit event): what a crashed checkout or a lost webhook left unsettled is resolved without a
 /// person or a cron job. Stops on graceful shutdown.
-public struct ReconciliationService: Service {
+package struct ReconciliationService: Service {
     let database: Database
     let policies: PolicySet
     let payments: any PaymentGateway
     let interval: Duration
     let olderThanMinutes: Int
 
-    public init(database: Database, policies: PolicySet, payments: any PaymentGateway, interval: Duration, olderThanMinutes: Int) {
+    package init(database: Database, policies: PolicySet, payments: any PaymentGateway, interval: Duration, olderThanMinutes: Int) {
         (self.database, self.policies, self.payments) = (database, policies, payments)
         (self.interval, self.olderThanMinutes) = (interval, olderThanMinutes)
     }
 
     /// Waits one interval before the first run, so the connection pool (a sibling service) runs first.
-    public func run() async throws {
+    package func run() async throws {
         try? await gracefulShutdown(sleeping: interval)
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {

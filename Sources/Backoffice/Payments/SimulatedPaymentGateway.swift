@@ -20,24 +20,24 @@ import Synchronization
 /// | bank account `000999999991` | provider timeout (no verdict) |
 ///
 /// Ids are derived from the idempotency key, so a repeated call answers the same payment.
-public struct SimulatedPaymentGateway: PaymentGateway {
-    public let provider = "simulated"
+package struct SimulatedPaymentGateway: PaymentGateway {
+    package let provider = "simulated"
 
-    public init() {}
+    package init() {}
 
-    public static let approvedCard = "4242424242424242"
-    public static let declinedCard = "4000000000000002"
-    public static let insufficientFundsCard = "4000000000009995"
-    public static let providerErrorCard = "4000000000000119"
-    public static let pendingCard = "4000002500003155"
-    public static let timeoutCard = "4000000000000408"
-    public static let verifiedAccount = "000123456789"
-    public static let closedAccount = "000111111113"
-    public static let missingAccount = "000111111116"
-    public static let providerErrorAccount = "000555555559"
-    public static let timeoutAccount = "000999999991"
+    package static let approvedCard = "4242424242424242"
+    package static let declinedCard = "4000000000000002"
+    package static let insufficientFundsCard = "4000000000009995"
+    package static let providerErrorCard = "4000000000000119"
+    package static let pendingCard = "4000002500003155"
+    package static let timeoutCard = "4000000000000408"
+    package static let verifiedAccount = "000123456789"
+    package static let closedAccount = "000111111113"
+    package static let missingAccount = "000111111116"
+    package static let providerErrorAccount = "000555555559"
+    package static let timeoutAccount = "000999999991"
 
-    public func verifyBankAccount(_ account: BankAccount) async throws -> BankAccountVerification {
+    package func verifyBankAccount(_ account: BankAccount) async throws -> BankAccountVerification {
         switch account.accountNumber {
         case Self.closedAccount: return .failed("account_closed")
         case Self.missingAccount: return .failed("no_account")
@@ -47,7 +47,7 @@ public struct SimulatedPaymentGateway: PaymentGateway {
         }
     }
 
-    public func authorize(_ request: PaymentAuthorization) async throws -> PaymentOutcome {
+    package func authorize(_ request: PaymentAuthorization) async throws -> PaymentOutcome {
         switch request.cardNumber {
         case Self.declinedCard: return .declined(code: "card_declined")
         case Self.insufficientFundsCard: return .declined(code: "insufficient_funds")
@@ -62,23 +62,23 @@ public struct SimulatedPaymentGateway: PaymentGateway {
     /// it forgets them when the process ends, so a reservation left by a crash finds none).
     private static let made = MadePayments()
 
-    public func find(reference: String) async throws -> PaymentOutcome? { Self.made.outcome(for: reference) }
+    package func find(reference: String) async throws -> PaymentOutcome? { Self.made.outcome(for: reference) }
 
-    public func capture(paymentID: String, amountCents: Int64, idempotencyKey: String) async throws -> PaymentOutcome {
+    package func capture(paymentID: String, amountCents: Int64, idempotencyKey: String) async throws -> PaymentOutcome {
         .succeeded(id: paymentID)
     }
 
-    public func refund(paymentID: String, amountCents: Int64, idempotencyKey: String) async throws -> PaymentOutcome {
+    package func refund(paymentID: String, amountCents: Int64, idempotencyKey: String) async throws -> PaymentOutcome {
         .succeeded(id: "re_sim_" + Self.digest(idempotencyKey))
     }
 
-    public func void(paymentID: String, idempotencyKey: String) async throws -> PaymentOutcome {
+    package func void(paymentID: String, idempotencyKey: String) async throws -> PaymentOutcome {
         .succeeded(id: paymentID)
     }
 
     /// Every payment has succeeded by the time it is asked about (a pending 3-D Secure payment
     /// whose webhook never came completes by reconciliation).
-    public func status(of paymentID: String) async throws -> PaymentOutcome {
+    package func status(of paymentID: String) async throws -> PaymentOutcome {
         .succeeded(id: paymentID)
     }
 

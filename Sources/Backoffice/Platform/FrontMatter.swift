@@ -4,20 +4,20 @@ import Yams
 
 /// A document a manager wrote that cannot be read (front matter that is not a YAML mapping, a
 /// rules or challenge file with a missing or mistyped field), with where and why.
-public struct MalformedDocument: Error, CustomStringConvertible {
-    public let description: String
+package struct MalformedDocument: Error, CustomStringConvertible {
+    package let description: String
 }
 
 /// A Markdown document with YAML front matter between `---` lines (the files managers write for
 /// messages and content policies).
-public struct FrontMatterDocument {
+package struct FrontMatterDocument {
     /// The front matter's fields (empty without front matter).
-    public let fields: [String: Any]
+    package let fields: [String: Any]
     /// The Markdown after the front matter, trimmed; nil when empty.
-    public let body: String?
+    package let body: String?
 
     /// - Throws: `MalformedDocument` when the front matter is not a YAML mapping.
-    public init(text: String) throws {
+    package init(text: String) throws {
         var lines = text.components(separatedBy: "\n")
         var fields: [String: Any] = [:]
         if lines.first?.trimmingCharacters(in: .whitespaces) == "---",
@@ -37,7 +37,7 @@ public struct FrontMatterDocument {
     }
 
     /// A field as text; YAML times come back as RFC 3339 (UTC, milliseconds).
-    public func text(_ name: String) -> String? {
+    package func text(_ name: String) -> String? {
         switch fields[name] {
         case let date as Date: RFC3339DateTranscoder.format(date)
         case let value?: "\(value)"
@@ -48,9 +48,9 @@ public struct FrontMatterDocument {
 
 /// A YAML or JSON document (JSON is YAML) decoded into a contract type: a rules file, a
 /// challenge file. Unknown keys are refused when the type says so.
-public enum StructuredDocument {
+package enum StructuredDocument {
     /// - Throws: `MalformedDocument` naming the place (`metrics[0].daily_cap`) and what is wrong.
-    public static func decode<T: Decodable>(_ type: T.Type, from text: String) throws -> T {
+    package static func decode<T: Decodable>(_ type: T.Type, from text: String) throws -> T {
         do {
             return try YAMLDecoder().decode(T.self, from: text)
         } catch let error as DecodingError {

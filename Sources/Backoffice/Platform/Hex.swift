@@ -1,7 +1,7 @@
 import Foundation
 
 /// Lower-case hex of bytes: the one encoder (digests, signatures, generated passwords, entity tags).
-public func hex(_ bytes: some Sequence<UInt8>) -> String {
+package func hex(_ bytes: some Sequence<UInt8>) -> String {
     var text = ""
     for byte in bytes {
         text.append(hexDigits[Int(byte >> 4)])
@@ -11,7 +11,7 @@ public func hex(_ bytes: some Sequence<UInt8>) -> String {
 }
 
 /// The bytes that `text` writes in hex (either case), or nil when it is not an even run of hex digits.
-public func bytes(hex text: String) -> [UInt8]? {
+package func bytes(hex text: String) -> [UInt8]? {
     let digits = Array(text.utf8)
     guard digits.count % 2 == 0 else { return nil }
     var out: [UInt8] = []

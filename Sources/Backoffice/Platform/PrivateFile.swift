@@ -6,23 +6,23 @@ import Foundation
 
 /// Files and folders that hold secrets: created private to the owner (0600 / 0700) from their
 /// first byte, never readable by others even for a moment.
-public enum PrivateFile {
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
+package enum PrivateFile {
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// Creates `path` with `contents`, mode 0600; refuses when it exists.
-    public static func create(_ path: String, contents: Data) throws {
+    package static func create(_ path: String, contents: Data) throws {
         try write(path, contents: contents, flags: O_WRONLY | O_CREAT | O_EXCL)
     }
 
     /// Writes `path` (created or truncated) with mode 0600, also when it existed with a wider mode.
-    public static func replace(_ path: String, contents: Data) throws {
+    package static func replace(_ path: String, contents: Data) throws {
         try write(path, contents: contents, flags: O_WRONLY | O_CREAT | O_TRUNC)
     }
 
     /// Creates the folder (and missing parents) with mode 0700; an existing folder is narrowed to 0700.
-    public static func directory(_ path: String) throws {
+    package static func directory(_ path: String) throws {
         let parent = (path as NSString).deletingLastPathComponent
         if !parent.isEmpty && parent != path && !FileManager.default.fileExists(atPath: parent) {
             try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)

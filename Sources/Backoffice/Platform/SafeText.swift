@@ -2,10 +2,10 @@ import Foundation
 
 /// Text from the service made safe to open where people look at it (the CLI's table and CSV
 /// output): data written by one party must not run as a formula or a terminal escape for another.
-public enum SafeText {
+package enum SafeText {
     /// A table cell: ANSI escape sequences removed, every other control character (C0, DEL, C1)
     /// replaced by a space, so a cell cannot move the cursor, recolour or retitle the terminal.
-    public static func terminal(_ text: String) -> String {
+    package static func terminal(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         let withoutEscapes = text.replacingOccurrences(
             of: "\u{1B}\\[[0-?]*[ -/]*[@-~]|\u{1B}\\][^\u{07}\u{1B}]*(\u{07}|\u{1B}\\\\)?", with: "", options: .regularExpression)
@@ -18,7 +18,7 @@ public enum SafeText {
     /// `@`, tab or carriage return, after any apostrophes) is neutralised with a leading `'` (a
     /// plain negative number is left as it is); then quoted per RFC 4180 when needed. The
     /// apostrophes count, so `csvValue` can take exactly the one added back off.
-    public static func csvCell(_ text: String) -> String {
+    package static func csvCell(_ text: String) -> String {
         var cell = text
         let isNumber = cell.range(of: #"^-?[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil  // a negative number stays a number
         if !isNumber, startsFormula(afterApostrophes: cell) { cell = "'" + cell }
@@ -29,7 +29,7 @@ public enum SafeText {
     /// A CSV cell's value as `csvCell` wrote it (already unquoted by the reader): the `'` that
     /// neutralised a formula taken off, so what an export writes an import reads back as it was
     /// (a value of its own that starts with `'=` was written `''=`).
-    public static func csvValue(_ cell: String) -> String {
+    package static func csvValue(_ cell: String) -> String {
         guard cell.unicodeScalars.first == "'", startsFormula(afterApostrophes: cell) else { return cell }
         return String(cell.dropFirst())
     }

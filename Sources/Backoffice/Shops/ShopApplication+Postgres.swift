@@ -3,12 +3,12 @@ import PostgresNIO
 
 /// How an application is stored (`shop_applications`, platform sessions only).
 extension ShopApplication: RowDecodable {
-    public static let columns = """
+    package static let columns = """
         id, legal_name, contact_email, tax_id, address::text, payout_account_holder, payout_account_last4, payout_account_ref,
         checks::text, eligible, status, submitted_at, decided_at, decision_reason, tenant_id, version
         """
 
-    public init(row: PostgresRow) throws {
+    package init(row: PostgresRow) throws {
         let c = try row.decode(
             (UUID, String, String, String, String, String, String, String?, String, Bool, String, Date, Date?, String?, UUID?, Int64).self)
         let decoder = JSONDecoder()

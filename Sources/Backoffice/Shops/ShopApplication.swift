@@ -2,34 +2,34 @@ import Foundation
 
 /// A prospective shop's application, as the public form submits it and managers review it. The
 /// payout account is kept only as the provider's reference and its last four digits.
-public struct ShopApplication: Sendable, Equatable {
-    public enum Status: String, Sendable, Codable { case pending, approved, rejected }
+package struct ShopApplication: Sendable, Equatable {
+    package enum Status: String, Sendable, Codable { case pending, approved, rejected }
 
-    public var id: UUID
-    public var legalName: String
-    public var contactEmail: String
-    public var taxID: String
-    public var address: ShopAddress
-    public var payoutAccountHolder: String
-    public var payoutAccountLast4: String
-    public var payoutAccountReference: String?
+    package var id: UUID
+    package var legalName: String
+    package var contactEmail: String
+    package var taxID: String
+    package var address: ShopAddress
+    package var payoutAccountHolder: String
+    package var payoutAccountLast4: String
+    package var payoutAccountReference: String?
     /// The eligibility checks, run when it was submitted.
-    public var checks: [EligibilityCheck]
+    package var checks: [EligibilityCheck]
     /// Whether every check passed (only an eligible application can be approved).
-    public var eligible: Bool
-    public var status: Status
-    public var submittedAt: Date
-    public var decidedAt: Date?
-    public var decisionReason: String?
+    package var eligible: Bool
+    package var status: Status
+    package var submittedAt: Date
+    package var decidedAt: Date?
+    package var decisionReason: String?
     /// The tenant its approval made.
-    public var tenantID: UUID?
-    public var version: Int64
+    package var tenantID: UUID?
+    package var version: Int64
     /// The claim code, only in the answer to the application that made it (stored as SHA-256).
-    public var claimCode: String? = nil
+    package var claimCode: String? = nil
 
     /// This application with its personal data masked (for `pii: masked` roles): the contact
     /// email, the tax id, the account holder's name, the street lines and postal code.
-    public var masked: ShopApplication {
+    package var masked: ShopApplication {
         var copy = self
         copy.contactEmail = PIIMask.email(contactEmail)
         copy.taxID = PIIMask.text(taxID)
@@ -41,7 +41,7 @@ public struct ShopApplication: Sendable, Equatable {
     /// What the applicant is told: each check by name and verdict, a failed one only as
     /// `not_eligible` with the application's id as the reference a manager looks it up by — never
     /// which shop or application matched, nor the provider's reason for refusing the account.
-    public var forApplicant: ShopApplication {
+    package var forApplicant: ShopApplication {
         var copy = self
         copy.checks = checks.map { check in
             check.passed ? check : .failed(check.check, "not_eligible: quote reference \(id.text) to HealthTrack")
@@ -65,16 +65,16 @@ public struct ShopApplication: Sendable, Equatable {
 }
 
 /// A postal address (US shops: `region` is the state).
-public struct ShopAddress: Sendable, Equatable, Codable {
-    public var line1: String
-    public var line2: String?
-    public var city: String
-    public var region: String
-    public var postalCode: String
+package struct ShopAddress: Sendable, Equatable, Codable {
+    package var line1: String
+    package var line2: String?
+    package var city: String
+    package var region: String
+    package var postalCode: String
     /// ISO 3166-1 alpha-2.
-    public var country: String
+    package var country: String
 
-    public init(line1: String, line2: String?, city: String, region: String, postalCode: String, country: String) {
+    package init(line1: String, line2: String?, city: String, region: String, postalCode: String, country: String) {
         self.line1 = line1
         self.line2 = line2
         self.city = city
@@ -99,27 +99,27 @@ public struct ShopAddress: Sendable, Equatable, Codable {
 }
 
 /// One eligibility check's result, stored with the application and shown to the reviewer.
-public struct EligibilityCheck: Sendable, Equatable, Codable {
+package struct EligibilityCheck: Sendable, Equatable, Codable {
     /// `required_fields`, `tax_id_format`, `duplicate_shop` or `bank_account`.
-    public var check: String
-    public var passed: Bool
-    public var detail: String
+    package var check: String
+    package var passed: Bool
+    package var detail: String
 
-    public static func passed(_ check: String, _ detail: String) -> Self { Self(check: check, passed: true, detail: detail) }
-    public static func failed(_ check: String, _ detail: String) -> Self { Self(check: check, passed: false, detail: detail) }
+    package static func passed(_ check: String, _ detail: String) -> Self { Self(check: check, passed: true, detail: detail) }
+    package static func failed(_ check: String, _ detail: String) -> Self { Self(check: check, passed: false, detail: detail) }
 }
 
 /// The shop's US tax id, an Employer Identification Number: nine digits written `NN-NNNNNNN`,
 /// whose first two digits are a prefix the IRS assigns (IRS, "How EINs are assigned and valid
 /// EIN prefixes").
-public enum EmployerIdentificationNumber {
+package enum EmployerIdentificationNumber {
     /// The prefixes the IRS assigns.
     static let validPrefixes: Set<Int> = Set(
         [Array(1...6), Array(10...16), Array(20...27), Array(30...48), Array(50...68), Array(71...77), Array(80...88), Array(90...95), [98, 99]]
             .joined())
 
     /// `text` written `NN-NNNNNNN` when it is an EIN (with or without the dash), else nil.
-    public static func normalized(_ text: String) -> String? {
+    package static func normalized(_ text: String) -> String? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let digits = trimmed.filter { $0 != "-" }
         guard digits.count == 9, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
@@ -174,14 +174,14 @@ enum ShopEligibility {
 }
 
 /// What the public form submits.
-public struct ShopApplicationForm: Sendable {
-    public var legalName: String
-    public var contactEmail: String
-    public var taxID: String
-    public var address: ShopAddress
-    public var bankAccount: BankAccount
+package struct ShopApplicationForm: Sendable {
+    package var legalName: String
+    package var contactEmail: String
+    package var taxID: String
+    package var address: ShopAddress
+    package var bankAccount: BankAccount
 
-    public init(legalName: String, contactEmail: String, taxID: String, address: ShopAddress, bankAccount: BankAccount) {
+    package init(legalName: String, contactEmail: String, taxID: String, address: ShopAddress, bankAccount: BankAccount) {
         self.legalName = legalName.trimmingCharacters(in: .whitespacesAndNewlines)
         self.contactEmail = contactEmail.trimmingCharacters(in: .whitespaces)
         self.taxID = taxID.trimmingCharacters(in: .whitespaces)
@@ -214,8 +214,8 @@ public struct ShopApplicationForm: Sendable {
 
 /// A shop's handle made from its legal name: lower-case letters and digits joined by dashes,
 /// at most 63 characters ("Northwind Sports, LLC" → `northwind-sports-llc`).
-public enum ShopSlug {
-    public static func from(_ legalName: String) -> String {
+package enum ShopSlug {
+    package static func from(_ legalName: String) -> String {
         var slug = ""
         for scalar in legalName.lowercased().unicodeScalars {
             if ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) {

@@ -13,25 +13,25 @@ import PostgresNIO
 ///
 /// A staged operation: the checks that read the database run first, the provider verifies the
 /// account with no transaction open, and the application is recorded after.
-public struct ApplyForShop: StagedOperation {
-    public static let action: Action = "shop_applications.apply"
+package struct ApplyForShop: StagedOperation {
+    package static let action: Action = "shop_applications.apply"
     let form: ShopApplicationForm
     let payments: any PaymentGateway
 
-    public init(_ form: ShopApplicationForm, payments: any PaymentGateway) {
+    package init(_ form: ShopApplicationForm, payments: any PaymentGateway) {
         self.form = form
         self.payments = payments
     }
 
     /// The checks made before the provider is asked.
-    public struct Checked: Codable, Sendable {
+    package struct Checked: Codable, Sendable {
         let taxID: String
         let checks: [EligibilityCheck]
     }
 
-    public func ready() throws {}
+    package func ready() throws {}
 
-    public func reserve(in unit: UnitOfWork) async throws -> Audited<Stage<Checked, ShopApplication>> {
+    package func reserve(in unit: UnitOfWork) async throws -> Audited<Stage<Checked, ShopApplication>> {
         try form.validate()
         let taxID = EmployerIdentificationNumber.normalized(form.taxID) ?? form.taxID
         let checks = [
@@ -41,9 +41,9 @@ public struct ApplyForShop: StagedOperation {
         return .unchanged(.call(Checked(taxID: taxID, checks: checks)))
     }
 
-    public func call(_ checked: Checked) async throws -> BankAccountCheck { try await bankAccountCheck() }
+    package func call(_ checked: Checked) async throws -> BankAccountCheck { try await bankAccountCheck() }
 
-    public func record(_ bank: BankAccountCheck, for checked: Checked, in unit: UnitOfWork) async throws -> Audited<ShopApplication> {
+    package func record(_ bank: BankAccountCheck, for checked: Checked, in unit: UnitOfWork) async throws -> Audited<ShopApplication> {
         let checks = checked.checks + [bank.check]
         let eligible = checks.allSatisfy(\.passed)
         let id = unit.newID()
@@ -69,7 +69,7 @@ public struct ApplyForShop: StagedOperation {
     }
 
     /// The provider's verdict on the payout account, as a check (well-formed numbers only).
-    public struct BankAccountCheck: Sendable {
+    package struct BankAccountCheck: Sendable {
         let check: EligibilityCheck
         let reference: String?
     }
@@ -100,10 +100,10 @@ public struct ApplyForShop: StagedOperation {
 
 /// What approving a shop made: the tenant and its first partner admin. No credential: the
 /// applicant claims the admin's token with its claim code (`ClaimShop`).
-public struct ShopApproval: Sendable {
-    public let application: ShopApplication
-    public let tenant: Tenant
-    public let admin: Operator
+package struct ShopApproval: Sendable {
+    package let application: ShopApplication
+    package let tenant: Tenant
+    package let admin: Operator
 }
 
 /// A shop application's claim code: given to the applicant once, in the answer to its
@@ -123,14 +123,14 @@ enum ShopClaimCode {
 /// for a token of the shop's first partner admin (its secret in this answer only). A wrong, used
 /// or expired code is 403 `claim_refused`, which one not said; a right code before approval is
 /// 409 `not_approved`. Nobody else — not the manager who approved — ever holds that credential.
-public struct ClaimShop: AuditedOperation {
-    public static let action: Action = "shop_applications.claim"
+package struct ClaimShop: AuditedOperation {
+    package static let action: Action = "shop_applications.claim"
     let applicationID: UUID
     let code: String
 
-    public init(applicationID: UUID, code: String) { (self.applicationID, self.code) = (applicationID, code) }
+    package init(applicationID: UUID, code: String) { (self.applicationID, self.code) = (applicationID, code) }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<(Token, TokenSecret)> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<(Token, TokenSecret)> {
         let refused = DomainError.forbiddenTarget(
             Self.action, code: "claim_refused", detail: "The claim code is not valid for this application (wrong, used or expired).")
         guard
@@ -166,19 +166,19 @@ public struct ClaimShop: AuditedOperation {
 /// `partner_admin` (the contact email) are made, each audited; the applicant claims the admin's
 /// token (`ClaimShop`). Not waiting is 409 with the current state; not eligible is 409
 /// `not_eligible`; a taken slug is 409 `slug_taken` (approve again with another `slug`).
-public struct ApproveShopApplication: AuditedOperation {
-    public static let action: Action = "shop_applications.approve"
+package struct ApproveShopApplication: AuditedOperation {
+    package static let action: Action = "shop_applications.approve"
     let applicationID: UUID
     let slug: String?
     let reason: String?
 
-    public init(applicationID: UUID, slug: String?, reason: String?) {
+    package init(applicationID: UUID, slug: String?, reason: String?) {
         self.applicationID = applicationID
         self.slug = slug?.trimmingCharacters(in: .whitespaces)
         self.reason = reason?.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<ShopApproval> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<ShopApproval> {
         var validation = Validation()
         validation.text(reason, "reason", max: 1000, required: false)
         try validation.check()
@@ -225,17 +225,17 @@ public struct ApproveShopApplication: AuditedOperation {
 
 /// A manager rejects a waiting application (`shop_applications.reject`, reason required). Not
 /// waiting is 409 with the current state.
-public struct RejectShopApplication: AuditedOperation {
-    public static let action: Action = "shop_applications.reject"
+package struct RejectShopApplication: AuditedOperation {
+    package static let action: Action = "shop_applications.reject"
     let applicationID: UUID
     let reason: String?
 
-    public init(applicationID: UUID, reason: String?) {
+    package init(applicationID: UUID, reason: String?) {
         self.applicationID = applicationID
         self.reason = reason
     }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<ShopApplication> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<ShopApplication> {
         let reason = try requireReason(reason)
         let before = try await ShopApplication.fetch(applicationID, forUpdate: true, in: unit)
         guard before.status == .pending else {
@@ -259,19 +259,19 @@ public struct RejectShopApplication: AuditedOperation {
 
 /// The applications in one state, in the order they arrived (`shop_applications.list`): the
 /// waiting list is `pending`.
-public struct ListShopApplications: Query {
-    public static let action: Action = "shop_applications.list"
+package struct ListShopApplications: Query {
+    package static let action: Action = "shop_applications.list"
     let status: ShopApplication.Status?
     let after: (Date, UUID)?
     let limit: Int
 
-    public init(status: ShopApplication.Status?, after: (Date, UUID)?, limit: Int) {
+    package init(status: ShopApplication.Status?, after: (Date, UUID)?, limit: Int) {
         self.status = status
         self.after = after
         self.limit = limit
     }
 
-    public func read(in unit: UnitOfWork) async throws -> [ShopApplication] {
+    package func read(in unit: UnitOfWork) async throws -> [ShopApplication] {
         let start = after ?? (Date.distantPast, platformTenantID)
         let applications: [ShopApplication] = try await unit.all(
             """
@@ -284,11 +284,11 @@ public struct ListShopApplications: Query {
 }
 
 /// One application with its checks (`shop_applications.read`).
-public struct GetShopApplication: Query {
-    public static let action: Action = "shop_applications.read"
+package struct GetShopApplication: Query {
+    package static let action: Action = "shop_applications.read"
     let id: UUID
-    public init(id: UUID) { self.id = id }
-    public func read(in unit: UnitOfWork) async throws -> ShopApplication {
+    package init(id: UUID) { self.id = id }
+    package func read(in unit: UnitOfWork) async throws -> ShopApplication {
         let application = try await ShopApplication.fetch(id, in: unit)
         return unit.context.masksPII ? application.masked : application
     }

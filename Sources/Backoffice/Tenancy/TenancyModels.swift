@@ -1,26 +1,26 @@
 import Foundation
 
 /// A partner tenant (a retail partner's shop).
-public struct Tenant: Sendable, Equatable {
-    public var id: UUID
-    public var slug: String
-    public var name: String
-    public var createdAt: Date
-    public var version: Int64
+package struct Tenant: Sendable, Equatable {
+    package var id: UUID
+    package var slug: String
+    package var name: String
+    package var createdAt: Date
+    package var version: Int64
 
 }
 
 /// A principal that holds tokens: a person (operator) or a service (the app's backend).
-public struct Operator: Sendable, Equatable {
-    public var id: UUID
-    public var tenantID: UUID
-    public var email: String
-    public var role: Role
-    public var kind: String
-    public var status: String
-    public var createdAt: Date
-    public var disabledAt: Date?
-    public var version: Int64
+package struct Operator: Sendable, Equatable {
+    package var id: UUID
+    package var tenantID: UUID
+    package var email: String
+    package var role: Role
+    package var kind: String
+    package var status: String
+    package var createdAt: Date
+    package var disabledAt: Date?
+    package var version: Int64
 
     var snapshot: String {
         get throws {
@@ -31,16 +31,16 @@ public struct Operator: Sendable, Equatable {
 }
 
 /// An API token's stored metadata (never its secret).
-public struct Token: Sendable, Equatable {
-    public var id: UUID
-    public var tenantID: UUID
-    public var operatorID: UUID
-    public var name: String
-    public var role: Role
-    public var createdAt: Date
-    public var expiresAt: Date
-    public var lastUsedAt: Date?
-    public var revokedAt: Date?
+package struct Token: Sendable, Equatable {
+    package var id: UUID
+    package var tenantID: UUID
+    package var operatorID: UUID
+    package var name: String
+    package var role: Role
+    package var createdAt: Date
+    package var expiresAt: Date
+    package var lastUsedAt: Date?
+    package var revokedAt: Date?
 
     var snapshot: String {
         get throws {
@@ -52,12 +52,12 @@ public struct Token: Sendable, Equatable {
 }
 
 /// Who a request authenticated as: the operator and the token (`GET /v1/me`).
-public struct Session: Sendable, Equatable {
-    public var operatorID: UUID
-    public var email: String
-    public var role: Role
-    public var tenantID: UUID
-    public var tokenID: UUID
-    public var tokenName: String
-    public var expiresAt: Date
+package struct Session: Sendable, Equatable {
+    package var operatorID: UUID
+    package var email: String
+    package var role: Role
+    package var tenantID: UUID
+    package var tokenID: UUID
+    package var tokenName: String
+    package var expiresAt: Date
 }

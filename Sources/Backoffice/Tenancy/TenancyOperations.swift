@@ -3,17 +3,17 @@ import NIOCore
 import PostgresNIO
 
 /// A platform admin creates a partner tenant (`tenants.create`). The event opens the tenant's chain.
-public struct CreateTenant: AuditedOperation {
-    public static let action: Action = "tenants.create"
+package struct CreateTenant: AuditedOperation {
+    package static let action: Action = "tenants.create"
     let slug: String
     let name: String
 
-    public init(slug: String, name: String) {
+    package init(slug: String, name: String) {
         self.slug = slug.trimmingCharacters(in: .whitespaces)
         self.name = name.trimmingCharacters(in: .whitespaces)
     }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<Tenant> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<Tenant> {
         var validation = Validation()
         validation.require(
             Validation.isSlug(slug), "slug", "invalid_slug",
@@ -37,19 +37,19 @@ public struct CreateTenant: AuditedOperation {
 /// Creates an operator or service principal (`operators.create`). Platform roles live in the
 /// platform tenant; partner roles need a tenant. A partner admin creates partner staff and
 /// admins in its own tenant only.
-public struct CreateOperator: AuditedOperation {
-    public static let action: Action = "operators.create"
+package struct CreateOperator: AuditedOperation {
+    package static let action: Action = "operators.create"
     let email: String
     let role: Role
     let tenantID: UUID?
 
-    public init(email: String, role: Role, tenantID: UUID?) {
+    package init(email: String, role: Role, tenantID: UUID?) {
         self.email = email.trimmingCharacters(in: .whitespaces)
         self.role = role
         self.tenantID = tenantID
     }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<Operator> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<Operator> {
         var validation = Validation()
         validation.email(email, "email")
         let principal = unit.principal
@@ -88,19 +88,19 @@ public struct CreateOperator: AuditedOperation {
 /// Nobody can lock a tenant out: an operator cannot disable itself (409 `cannot_disable_self`),
 /// and a tenant's last active admin (`partner_admin`, or the platform's last `platform_admin`)
 /// cannot be disabled (409 `last_admin`).
-public struct DisableOperator: AuditedOperation {
-    public static let action: Action = "operators.disable"
+package struct DisableOperator: AuditedOperation {
+    package static let action: Action = "operators.disable"
     let operatorID: UUID
     let reason: String?
     let ifMatch: String?
 
-    public init(operatorID: UUID, reason: String?, ifMatch: String?) {
+    package init(operatorID: UUID, reason: String?, ifMatch: String?) {
         self.operatorID = operatorID
         self.reason = reason
         self.ifMatch = ifMatch
     }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<Operator> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<Operator> {
         let reason = try requireReason(reason)
         guard
             let before = try await unit.first(
@@ -144,19 +144,19 @@ public struct DisableOperator: AuditedOperation {
 
 /// Issues a token for an operator (`tokens.create`): the secret is returned once and stored as SHA-256.
 /// A partner admin issues tokens for itself and its staff, never for another admin (403).
-public struct CreateToken: AuditedOperation {
-    public static let action: Action = "tokens.create"
+package struct CreateToken: AuditedOperation {
+    package static let action: Action = "tokens.create"
     let operatorID: UUID
     let name: String
     let expiresInHours: Int?
 
-    public init(operatorID: UUID, name: String?, expiresInHours: Int?) {
+    package init(operatorID: UUID, name: String?, expiresInHours: Int?) {
         self.operatorID = operatorID
         self.name = (name ?? "").trimmingCharacters(in: .whitespaces).isEmpty ? "token" : (name ?? "").trimmingCharacters(in: .whitespaces)
         self.expiresInHours = expiresInHours
     }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<
+    package func perform(in unit: UnitOfWork) async throws -> Audited<
         (Token, TokenSecret)
     > {
         let security = unit.policies.security
@@ -194,13 +194,13 @@ public struct CreateToken: AuditedOperation {
 }
 
 /// Revokes a token (`tokens.revoke`): refused from the next request on. Revoking twice is 409.
-public struct RevokeToken: AuditedOperation {
-    public static let action: Action = "tokens.revoke"
+package struct RevokeToken: AuditedOperation {
+    package static let action: Action = "tokens.revoke"
     let tokenID: UUID
 
-    public init(tokenID: UUID) { self.tokenID = tokenID }
+    package init(tokenID: UUID) { self.tokenID = tokenID }
 
-    public func perform(in unit: UnitOfWork) async throws -> Audited<Token> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<Token> {
         guard
             let before = try await unit.first(
                 "SELECT \(unescaped: Token.columns) FROM tokens WHERE id = \(tokenID) FOR UPDATE", as: Token.self)

@@ -4,11 +4,11 @@ import PostgresNIO
 // Reads of tenants, operators and tokens, limited by row-level security to what the principal's tenant sees.
 
 /// The principal's operator and token (`session.read`, `GET /v1/me`).
-public struct CurrentSession: Query {
-    public static let action: Action = "session.read"
-    public init() {}
+package struct CurrentSession: Query {
+    package static let action: Action = "session.read"
+    package init() {}
 
-    public func read(in unit: UnitOfWork) async throws -> Session {
+    package func read(in unit: UnitOfWork) async throws -> Session {
         guard let tokenID = unit.principal.tokenID else { throw DomainError.unauthenticated }
         guard
             let session = try await unit.first(
@@ -27,28 +27,28 @@ public struct CurrentSession: Query {
 }
 
 /// Partner tenants by slug after `afterSlug` (`tenants.list`).
-public struct ListTenants: Query {
-    public static let action: Action = "tenants.list"
-    public let afterSlug: String
-    public let limit: Int
-    public init(afterSlug: String, limit: Int) {
+package struct ListTenants: Query {
+    package static let action: Action = "tenants.list"
+    package let afterSlug: String
+    package let limit: Int
+    package init(afterSlug: String, limit: Int) {
         self.afterSlug = afterSlug
         self.limit = limit
     }
 
-    public func read(in unit: UnitOfWork) async throws -> [Tenant] {
+    package func read(in unit: UnitOfWork) async throws -> [Tenant] {
         try await unit.all(
             "SELECT \(unescaped: Tenant.columns) FROM tenants WHERE id <> \(platformTenantID) AND slug > \(afterSlug) ORDER BY slug LIMIT \(limit)")
     }
 }
 
 /// One tenant (`tenants.read`).
-public struct GetTenant: Query {
-    public static let action: Action = "tenants.read"
-    public let id: UUID
-    public init(id: UUID) { self.id = id }
+package struct GetTenant: Query {
+    package static let action: Action = "tenants.read"
+    package let id: UUID
+    package init(id: UUID) { self.id = id }
 
-    public func read(in unit: UnitOfWork) async throws -> Tenant {
+    package func read(in unit: UnitOfWork) async throws -> Tenant {
         guard let tenant = try await unit.first("SELECT \(unescaped: Tenant.columns) FROM tenants WHERE id = \(id)", as: Tenant.self) else {
             throw DomainError.notFound("Tenant \(id.text)")
         }
@@ -57,18 +57,18 @@ public struct GetTenant: Query {
 }
 
 /// Operators by id after `afterID`, optionally of one tenant (`operators.list`).
-public struct ListOperators: Query {
-    public static let action: Action = "operators.list"
-    public let tenantID: UUID?
-    public let afterID: UUID
-    public let limit: Int
-    public init(tenantID: UUID?, afterID: UUID, limit: Int) {
+package struct ListOperators: Query {
+    package static let action: Action = "operators.list"
+    package let tenantID: UUID?
+    package let afterID: UUID
+    package let limit: Int
+    package init(tenantID: UUID?, afterID: UUID, limit: Int) {
         self.tenantID = tenantID
         self.afterID = afterID
         self.limit = limit
     }
 
-    public func read(in unit: UnitOfWork) async throws -> [Operator] {
+    package func read(in unit: UnitOfWork) async throws -> [Operator] {
         try await unit.all(
             """
             SELECT \(unescaped: Operator.columns) FROM operators
@@ -78,18 +78,18 @@ public struct ListOperators: Query {
 }
 
 /// Tokens' metadata by id after `afterID`, optionally of one operator (`tokens.list`).
-public struct ListTokens: Query {
-    public static let action: Action = "tokens.list"
-    public let operatorID: UUID?
-    public let afterID: UUID
-    public let limit: Int
-    public init(operatorID: UUID?, afterID: UUID, limit: Int) {
+package struct ListTokens: Query {
+    package static let action: Action = "tokens.list"
+    package let operatorID: UUID?
+    package let afterID: UUID
+    package let limit: Int
+    package init(operatorID: UUID?, afterID: UUID, limit: Int) {
         self.operatorID = operatorID
         self.afterID = afterID
         self.limit = limit
     }
 
-    public func read(in unit: UnitOfWork) async throws -> [Token] {
+    package func read(in unit: UnitOfWork) async throws -> [Token] {
         try await unit.all(
             """
             SELECT \(unescaped: Token.columns) FROM tokens

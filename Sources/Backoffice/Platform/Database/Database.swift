@@ -4,24 +4,24 @@ import PostgresNIO
 
 /// The service's PostgreSQL: a pool of connections as a role that owns no table, so row-level
 /// security applies to every query.
-public struct Database: Sendable {
-    public let client: PostgresClient
-    public let logger: Logger
+package struct Database: Sendable {
+    package let client: PostgresClient
+    package let logger: Logger
     /// Where units of work take "now" from.
-    public let clock: any WallClock
+    package let clock: any WallClock
     /// Where units of work take new ids from.
-    public let ids: IDGenerator
+    package let ids: IDGenerator
 
     /// How long requests wait for PostgreSQL (lease timeout, request deadlines).
-    public let limits: PoolLimits
+    package let limits: PoolLimits
     /// Longest wait for a pooled connection (`PoolLimits.leaseTimeout`).
-    public var leaseTimeout: Duration { limits.leaseTimeout }
+    package var leaseTimeout: Duration { limits.leaseTimeout }
     /// Answers of hot reads shared briefly; every change committed here invalidates them.
-    public let readCache = ReadCache()
+    package let readCache = ReadCache()
     /// The streaming replica lag-tolerant reads go to, if any (`readSession`).
-    public let replica: ReadReplica?
+    package let replica: ReadReplica?
 
-    public init(
+    package init(
         client: PostgresClient, logger: Logger, clock: any WallClock = SystemWallClock(), ids: IDGenerator = .random,
         limits: PoolLimits = PoolLimits(), replica: ReadReplica? = nil
     ) {
@@ -36,7 +36,7 @@ public struct Database: Sendable {
     /// Runs `body` in one transaction acting for `principal`'s tenant and role
     /// (`set_config(…, true)`, local to the transaction). Commits when `body` returns, rolls back
     /// when it throws, and rethrows `body`'s own error unwrapped.
-    public func transaction<T: Sendable>(
+    package func transaction<T: Sendable>(
         for principal: Principal,
         isolation: String? = nil,
         _ body: (PostgresConnection) async throws -> T
@@ -66,7 +66,7 @@ public struct Database: Sendable {
     /// for the principal), otherwise in a new transaction acting for the principal.
     /// Outside one (a staged operation's steps), a change made with a request's token fences its
     /// replica reads like a request transaction's commit.
-    public func transaction<T: Sendable>(for context: OperationContext, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+    package func transaction<T: Sendable>(for context: OperationContext, _ body: (PostgresConnection) async throws -> T) async throws -> T {
         guard let request = context.transaction else {
             return try await transaction(actingFor: context.principal, fence: context.tokenHash) { connection in
                 (try await body(connection), commit: true)
@@ -78,7 +78,7 @@ public struct Database: Sendable {
     /// Runs `body` so that, inside a request transaction, its failure undoes only its own work
     /// (`SAVEPOINT` … `ROLLBACK TO SAVEPOINT`) and the transaction can go on; outside one, `body`
     /// runs its own transactions anyway.
-    public func savepoint<T: Sendable>(_ context: OperationContext, _ body: () async throws -> T) async throws -> T {
+    package func savepoint<T: Sendable>(_ context: OperationContext, _ body: () async throws -> T) async throws -> T {
         guard let connection = context.transaction?.connection else { return try await body() }
         return try await translatingErrors {
             _ = try await connection.rows(Savepoint(), logger: logger)
@@ -99,7 +99,7 @@ public struct Database: Sendable {
     /// With a read replica, the position of the commit in the primary's log goes to `committed`
     /// and is remembered for the token: its lag-tolerant reads stay on the primary until the
     /// replica has replayed it.
-    public func requestTransaction<T: Sendable>(
+    package func requestTransaction<T: Sendable>(
         tokenHash: [UInt8], committed: CommittedPosition? = nil, _ body: (Principal?, RequestTransaction) async throws -> (T, commit: Bool)
     ) async throws -> T {
         try await leasedTransaction(
@@ -136,7 +136,7 @@ public struct Database: Sendable {
     /// One public request's transaction (an `x-public` operation, no token): acts for
     /// `Principal.anonymous`, which the policy lets perform only the public actions. `body` says
     /// whether to commit; anything else, or a throw, rolls back.
-    public func publicTransaction<T: Sendable>(_ body: (RequestTransaction) async throws -> (T, commit: Bool)) async throws -> T {
+    package func publicTransaction<T: Sendable>(_ body: (RequestTransaction) async throws -> (T, commit: Bool)) async throws -> T {
         try await transaction(actingFor: .anonymous) { connection in try await body(RequestTransaction(connection: connection, isReadOnly: false)) }
     }
 
@@ -153,7 +153,7 @@ public struct Database: Sendable {
     /// A `lagTolerant` read goes to the read replica when `ReadReplica.route` allows (not behind the
     /// token's own last change, nor `readAfter`); if the replica fails it for want of a connection,
     /// the primary answers it.
-    public func readSession<T: Sendable>(
+    package func readSession<T: Sendable>(
         tokenHash: [UInt8], plans: PlanMode = .auto, lagTolerant: Bool = false, readAfter: LSN? = nil,
         _ body: (Principal?, RequestTransaction) async throws -> T
     ) async throws -> T {

@@ -5,7 +5,7 @@ import PostgresNIO
 extension Database {
     /// Runs `body` with a short-lived pool (for CLI administration, demo data and tests), then
     /// shuts it down. Units of work take "now" from `clock`.
-    public static func with<T: Sendable>(
+    package static func with<T: Sendable>(
         url: DatabaseURL, logger: Logger, clock: any WallClock = SystemWallClock(), maximumConnections: Int = 4,
         limits: PoolLimits = PoolLimits(), _ body: @Sendable (Database) async throws -> T
     ) async throws -> T {
@@ -27,20 +27,20 @@ extension Database {
     }
 
     /// A context for changes the system makes on its own.
-    public static func systemContext(_ purpose: String, policies: PolicySet) -> OperationContext {
+    package static func systemContext(_ purpose: String, policies: PolicySet) -> OperationContext {
         OperationContext(principal: .system, requestID: "\(purpose)-\(UUID().uuidString.lowercased())", sourceIP: nil, policies: policies)
     }
 }
 
 /// `backoffice admin bootstrap`: the first platform admin, made directly in the database.
-public enum Bootstrap {
-    public struct Refused: Error, CustomStringConvertible {
-        public let description: String
+package enum Bootstrap {
+    package struct Refused: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// Creates a platform admin and a token for it, both audited with the system as actor.
     /// - Throws: `Refused` when an active platform admin exists already (use `operators create`).
-    public static func platformAdmin(email: String, database: Database, policies: PolicySet, force: Bool = false) async throws -> (
+    package static func platformAdmin(email: String, database: Database, policies: PolicySet, force: Bool = false) async throws -> (
         Operator, TokenSecret
     ) {
         let context = Database.systemContext("bootstrap", policies: policies)

@@ -4,15 +4,15 @@ import NIOSSL
 import PostgresNIO
 
 /// A `postgres://user:password@host:port/database?sslmode=…` URL.
-public struct DatabaseURL: Sendable, CustomStringConvertible {
-    public let host: String
-    public let port: Int
-    public let user: String
-    public let password: String?
-    public let database: String
-    public let sslMode: String
+package struct DatabaseURL: Sendable, CustomStringConvertible {
+    package let host: String
+    package let port: Int
+    package let user: String
+    package let password: String?
+    package let database: String
+    package let sslMode: String
 
-    public init(_ text: String) throws {
+    package init(_ text: String) throws {
         guard let components = URLComponents(string: text), ["postgres", "postgresql"].contains(components.scheme ?? ""),
             let host = components.host, !host.isEmpty
         else {
@@ -29,19 +29,19 @@ public struct DatabaseURL: Sendable, CustomStringConvertible {
 
     /// The URL with its password: to hand to a child process or a file that is private anyway;
     /// never for printing or logging (use `description`).
-    public var connectionString: String {
+    package var connectionString: String {
         let secret = password.map { ":" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0) } ?? ""
         let userText = user.addingPercentEncoding(withAllowedCharacters: .urlUserAllowed) ?? user
         return "postgres://\(userText)\(secret)@\(host):\(port)/\(database)?sslmode=\(sslMode)"
     }
 
     /// The URL without its password.
-    public var description: String { "postgres://\(user)@\(host):\(port)/\(database)?sslmode=\(sslMode)" }
+    package var description: String { "postgres://\(user)@\(host):\(port)/\(database)?sslmode=\(sslMode)" }
 
     /// `text` with the password of its authority (`scheme://user:PASSWORD@host…`) replaced by
     /// `***`; safe to print whatever the password holds (`:`, `/`, `?`, `@` …): everything from
     /// the user's `:` to the last `@` goes.
-    public static func redact(_ text: String) -> String {
+    package static func redact(_ text: String) -> String {
         guard let schemeEnd = text.range(of: "://") else { return text.contains("@") ? "***" : text }
         let rest = text[schemeEnd.upperBound...]
         guard let at = rest.lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") else { return text }
@@ -58,7 +58,7 @@ public struct DatabaseURL: Sendable, CustomStringConvertible {
 
     /// A pool configuration for this URL within `limits` (connections, connect timeout, and the
     /// statement timeout every session starts with).
-    public func clientConfiguration(_ limits: PoolLimits = PoolLimits()) -> PostgresClient.Configuration {
+    package func clientConfiguration(_ limits: PoolLimits = PoolLimits()) -> PostgresClient.Configuration {
         var configuration = PostgresClient.Configuration(host: host, port: port, username: user, password: password, database: database, tls: tls)
         configuration.options.maximumConnections = limits.maximumConnections
         configuration.options.connectTimeout = limits.connectTimeout
@@ -69,7 +69,7 @@ public struct DatabaseURL: Sendable, CustomStringConvertible {
     }
 
     /// Runs `body` on one connection (for migrations and other one-off administration), then closes it.
-    public func withConnection<T: Sendable>(logger: Logger, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+    package func withConnection<T: Sendable>(logger: Logger, _ body: (PostgresConnection) async throws -> T) async throws -> T {
         let connectionTLS: PostgresConnection.Configuration.TLS =
             switch sslMode {
             case "disable": .disable
@@ -96,8 +96,8 @@ public struct DatabaseURL: Sendable, CustomStringConvertible {
 }
 
 /// The database could not be reached.
-public struct DatabaseUnavailable: Error, CustomStringConvertible {
-    public let url: String
-    public let underlying: String
-    public var description: String { "cannot connect to \(url): \(underlying)" }
+package struct DatabaseUnavailable: Error, CustomStringConvertible {
+    package let url: String
+    package let underlying: String
+    package var description: String { "cannot connect to \(url): \(underlying)" }
 }

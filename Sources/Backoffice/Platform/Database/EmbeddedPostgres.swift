@@ -12,18 +12,18 @@ import Foundation
 /// connection for a password (scram-sha-256; the superuser's is generated at initialisation and
 /// kept in `passwordFile`, mode 0600); when the process runs as root, the cluster runs as the
 /// `postgres` system user (PostgreSQL refuses root) in a folder it owns.
-public final class EmbeddedPostgres: Sendable {
-    public let dataDirectory: URL
-    public let port: Int
+package final class EmbeddedPostgres: Sendable {
+    package let dataDirectory: URL
+    package let port: Int
     /// The superuser's password (hex, so it needs no escaping in URLs or SQL).
-    public let superuserPassword: String
+    package let superuserPassword: String
     private let runAs: String?
 
     /// The superuser's connection URL.
-    public var superuserURL: String { url(database: "postgres", user: "postgres") }
+    package var superuserURL: String { url(database: "postgres", user: "postgres") }
 
     /// The URL of `database` for `user` (the superuser's password when `user` is `postgres` and none is given).
-    public func url(database: String, user: String, password: String? = nil) -> String {
+    package func url(database: String, user: String, password: String? = nil) -> String {
         let secret = password ?? (user == "postgres" ? superuserPassword : nil)
         return "postgres://\(user)\(secret.map { ":" + $0 } ?? "")@127.0.0.1:\(port)/\(database)?sslmode=disable"
     }
@@ -36,14 +36,14 @@ public final class EmbeddedPostgres: Sendable {
     }
 
     /// A new random password: 32 hex digits from the system's cryptographic source.
-    public static func generatePassword() -> String {
+    package static func generatePassword() -> String {
         var generator = SystemRandomNumberGenerator()
         return hex((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
     }
 
     /// Initialises (first time) and starts the cluster in `dataDirectory`; the superuser's password
     /// is written to (first time) or read from `passwordFile`.
-    public static func start(dataDirectory: URL, passwordFile: URL, log: (String) -> Void = { _ in }) throws -> EmbeddedPostgres {
+    package static func start(dataDirectory: URL, passwordFile: URL, log: (String) -> Void = { _ in }) throws -> EmbeddedPostgres {
         let runAs: String? = geteuid() == 0 ? "postgres" : nil
         let path = dataDirectory.path
         let fm = FileManager.default
@@ -99,7 +99,7 @@ public final class EmbeddedPostgres: Sendable {
     }
 
     /// Stops the cluster (fast shutdown: open sessions are ended, data is kept).
-    public func stop() {
+    package func stop() {
         _ = try? Self.run(Self.tool("pg_ctl"), ["-D", dataDirectory.path, "-m", "fast", "-w", "stop"], as: runAs)
     }
 
@@ -107,7 +107,7 @@ public final class EmbeddedPostgres: Sendable {
     /// --reset`). Nothing to remove is fine.
     /// A folder that is not a cluster (no `PG_VERSION`) is refused, and so is a server that will
     /// not stop.
-    public static func remove(dataDirectory: URL) throws {
+    package static func remove(dataDirectory: URL) throws {
         let path = dataDirectory.path
         let fm = FileManager.default
         guard fm.fileExists(atPath: path) else { return }
@@ -125,7 +125,7 @@ public final class EmbeddedPostgres: Sendable {
     }
 
     /// The shell command that stops this cluster, for watchdogs that outlive a crashed process.
-    public var stopCommand: [String] {
+    package var stopCommand: [String] {
         let command = [Self.tool("pg_ctl"), "-D", dataDirectory.path, "-m", "immediate", "-w", "stop"]
         return runAs.map { ["/usr/sbin/runuser", "-u", $0, "--"] + command } ?? command
     }
@@ -133,7 +133,7 @@ public final class EmbeddedPostgres: Sendable {
     /// Where a cluster keyed by `key` (e.g. a project's path) lives when the process runs as root:
     /// in the `postgres` user's home, which it can always reach (a clone in root's private home
     /// cannot be traversed by it). Nil when not root: the caller's own folder is fine then.
-    public static func rootSafeDirectory(key: String) -> URL? {
+    package static func rootSafeDirectory(key: String) -> URL? {
         guard geteuid() == 0, let entry = getpwnam("postgres"), let home = entry.pointee.pw_dir else { return nil }
         let digest = key.utf8.reduce(into: UInt64(14_695_981_039_346_656_037)) { hash, byte in hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211 }
         return URL(fileURLWithPath: String(cString: home)).appendingPathComponent("backoffice-dev").appendingPathComponent(
@@ -162,7 +162,7 @@ public final class EmbeddedPostgres: Sendable {
     }
 
     /// A TCP port on 127.0.0.1 that is free right now.
-    public static func freePort() throws -> Int {
+    package static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw EmbeddedPostgresError(command: "socket", output: "cannot open a socket") }
         defer { close(fd) }
@@ -180,8 +180,8 @@ public final class EmbeddedPostgres: Sendable {
 }
 
 /// A PostgreSQL tool failed; carries its output.
-public struct EmbeddedPostgresError: Error, CustomStringConvertible {
-    public let command: String
-    public let output: String
-    public var description: String { "\(command) failed:\n\(output)" }
+package struct EmbeddedPostgresError: Error, CustomStringConvertible {
+    package let command: String
+    package let output: String
+    package var description: String { "\(command) failed:\n\(output)" }
 }

@@ -5,25 +5,25 @@ import PostgresNIO
 
 /// Applies `sql/migrations/NNNN_name.sql` in order, each in its own transaction, recording a
 /// checksum per migration. Refuses to run when an applied migration's file was edited since.
-public struct Migrator: Sendable {
-    public struct Migration: Sendable {
-        public let version: Int
-        public let name: String
-        public let sql: String
-        public var checksum: String { hex(Array(SHA256.hash(data: Data(sql.utf8)))) }
+package struct Migrator: Sendable {
+    package struct Migration: Sendable {
+        package let version: Int
+        package let name: String
+        package let sql: String
+        package var checksum: String { hex(Array(SHA256.hash(data: Data(sql.utf8)))) }
     }
 
-    public struct Status: Sendable {
-        public let migration: Migration
-        public let appliedAt: Date?
-        public let appliedChecksum: String?
-        public var isEdited: Bool { appliedChecksum.map { $0 != migration.checksum } ?? false }
+    package struct Status: Sendable {
+        package let migration: Migration
+        package let appliedAt: Date?
+        package let appliedChecksum: String?
+        package var isEdited: Bool { appliedChecksum.map { $0 != migration.checksum } ?? false }
     }
 
-    public let migrations: [Migration]
+    package let migrations: [Migration]
 
     /// Reads the migrations folder. File names must be `NNNN_name.sql` with unique numbers.
-    public init(directory: URL) throws {
+    package init(directory: URL) throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".sql") }.sorted()
         var seen = Set<Int>()
         migrations = try files.map { file in
@@ -39,7 +39,7 @@ public struct Migrator: Sendable {
     private static let lockKey = 7_261_002  // advisory lock: one migrator at a time
 
     /// The state of every migration in the folder against the database.
-    public func status(on connection: PostgresConnection, logger: Logger) async throws -> [Status] {
+    package func status(on connection: PostgresConnection, logger: Logger) async throws -> [Status] {
         try await ensureTable(connection, logger: logger)
         var applied: [Int: (String, Date)] = [:]
         for try await (version, checksum, at) in try await connection.query(
@@ -52,7 +52,7 @@ public struct Migrator: Sendable {
 
     /// Applies every pending migration; returns the names applied.
     /// - Throws: `MigrationError` when an applied migration was edited; nothing is applied then.
-    public func migrate(on connection: PostgresConnection, logger: Logger) async throws -> [String] {
+    package func migrate(on connection: PostgresConnection, logger: Logger) async throws -> [String] {
         try await ensureTable(connection, logger: logger)
         try await connection.query("SELECT pg_advisory_lock(\(Self.lockKey))", logger: logger)
         let states = try await status(on: connection, logger: logger)
@@ -96,7 +96,7 @@ public struct Migrator: Sendable {
     }
 }
 
-public struct MigrationError: Error, CustomStringConvertible {
-    public let description: String
+package struct MigrationError: Error, CustomStringConvertible {
+    package let description: String
     init(_ description: String) { self.description = description }
 }

@@ -5,22 +5,22 @@ import Synchronization
 
 /// How long the service waits for PostgreSQL, so that an outage or a hung statement answers 503
 /// within a bounded time instead of holding requests (and connections) indefinitely.
-public struct PoolLimits: Sendable {
+package struct PoolLimits: Sendable {
     /// Connections the pool may open: by default `PoolLimits.suggestedConnections`.
-    public var maximumConnections = PoolLimits.suggestedConnections
+    package var maximumConnections = PoolLimits.suggestedConnections
     /// Longest wait for a pooled connection: when none comes (the database is down, or every
     /// connection is busy) the request fails with `DomainError.unavailable` (503, `Retry-After`).
-    public var leaseTimeout: Duration = .seconds(5)
+    package var leaseTimeout: Duration = .seconds(5)
     /// Longest wait to open a new connection.
-    public var connectTimeout: Duration = .seconds(2)
+    package var connectTimeout: Duration = .seconds(2)
     /// PostgreSQL's `statement_timeout` for every statement of the service (a statement waiting
     /// on a lock included): a cancelled statement is `DomainError.timedOut` (503).
-    public var statementTimeout: Duration = .seconds(30)
+    package var statementTimeout: Duration = .seconds(30)
     /// What keeps the lease timeouts and request deadlines: NIO's scheduled tasks in the service,
     /// `ManualTimers` in tests that prove a timeout without waiting for it.
-    public var timers: any Timers = EventLoopTimers()
+    package var timers: any Timers = EventLoopTimers()
 
-    public init() {}
+    package init() {}
 
     /// Twice this host's cores plus one: PostgreSQL's own rule for a pool's size, (cores × 2) +
     /// spindles, with this host's cores standing in for the database host's. The cores are NIO's
@@ -30,13 +30,13 @@ public struct PoolLimits: Sendable {
     /// share the cores and a page waits behind whichever ones the scheduler picks (measured on a
     /// 2-core host with 16 concurrent page requests: p99 16–22 ms with 4–6 connections, 24–37 ms
     /// with 12–20, at the same throughput).
-    public static var suggestedConnections: Int { 2 * NIOCore.System.coreCount + 1 }
+    package static var suggestedConnections: Int { 2 * NIOCore.System.coreCount + 1 }
 
     /// Longest a request's database work may take before it is answered 503 (`RequestDeadline`):
     /// the lease timeout and two statement timeouts.
-    public var requestDeadline: Duration { leaseTimeout + statementTimeout * 2 }
+    package var requestDeadline: Duration { leaseTimeout + statementTimeout * 2 }
     /// The same for a bulk upload (goods import, an activity batch): ten statement timeouts.
-    public var bulkRequestDeadline: Duration { leaseTimeout + statementTimeout * 10 }
+    package var bulkRequestDeadline: Duration { leaseTimeout + statementTimeout * 10 }
 
     /// Whole milliseconds of `duration`, as PostgreSQL settings take them.
     static func milliseconds(_ duration: Duration) -> Int64 {

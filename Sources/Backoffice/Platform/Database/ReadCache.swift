@@ -9,7 +9,7 @@ import Synchronization
 /// (all are dropped when it is reached). Ages are measured on the `Database`'s `WallClock` (so
 /// tests move them deterministically); an answer that seems read in the future (the clock went
 /// back) is not reused.
-public final class ReadCache: Sendable {
+package final class ReadCache: Sendable {
     private struct Entry {
         let value: any Sendable
         let readAt: Date
@@ -18,7 +18,7 @@ public final class ReadCache: Sendable {
     private let state = Mutex<(generation: UInt64, entries: [String: Entry])>((0, [:]))
     let capacity: Int
 
-    public init(capacity: Int = 1_000) { self.capacity = capacity }
+    package init(capacity: Int = 1_000) { self.capacity = capacity }
 
     /// The answer for `key` read less than `maxAge` before `now`, or `read`'s answer (kept for others).
     func value<T: Sendable>(_ key: String, maxAge: Duration, now began: Date, read: () async throws -> T) async throws -> T {

@@ -5,13 +5,13 @@ import ServiceLifecycle
 import Synchronization
 
 /// A PostgreSQL write-ahead log position (`pg_lsn`, written `16/B374D848`).
-public struct LSN: Comparable, Hashable, Sendable, CustomStringConvertible {
-    public let value: UInt64
+package struct LSN: Comparable, Hashable, Sendable, CustomStringConvertible {
+    package let value: UInt64
 
-    public init(_ value: UInt64) { self.value = value }
+    package init(_ value: UInt64) { self.value = value }
 
     /// Parses PostgreSQL's text form; nil for anything else.
-    public init?(_ text: some StringProtocol) {
+    package init?(_ text: some StringProtocol) {
         let parts = text.split(separator: "/")
         guard parts.count == 2, parts.allSatisfy({ (1...8).contains($0.count) }), let high = UInt64(parts[0], radix: 16),
             let low = UInt64(parts[1], radix: 16)
@@ -19,15 +19,15 @@ public struct LSN: Comparable, Hashable, Sendable, CustomStringConvertible {
         value = high << 32 | low
     }
 
-    public var description: String { String(value >> 32, radix: 16, uppercase: true) + "/" + String(value & 0xFFFF_FFFF, radix: 16, uppercase: true) }
-    public static func < (lhs: LSN, rhs: LSN) -> Bool { lhs.value < rhs.value }
+    package var description: String { String(value >> 32, radix: 16, uppercase: true) + "/" + String(value & 0xFFFF_FFFF, radix: 16, uppercase: true) }
+    package static func < (lhs: LSN, rhs: LSN) -> Bool { lhs.value < rhs.value }
 }
 
 /// Where one change committed in the primary's log (set after the commit, when a replica is in use).
-public final class CommittedPosition: Sendable {
+package final class CommittedPosition: Sendable {
     private let lsn = Mutex<LSN?>(nil)
-    public init() {}
-    public var value: LSN? { lsn.withLock { $0 } }
+    package init() {}
+    package var value: LSN? { lsn.withLock { $0 } }
     func record(_ position: LSN) { lsn.withLock { $0 = position } }
 }
 
@@ -49,11 +49,11 @@ public final class CommittedPosition: Sendable {
 ///   and no read goes to the replica when its last successful check is older than `maxLag`;
 /// - a read the replica fails (down, restarting, no connection within `leaseTimeout`) is
 ///   answered by the primary, and the replica is not used again until a check succeeds.
-public final class ReadReplica: Sendable {
-    public let client: PostgresClient
-    public let maxLag: Duration
+package final class ReadReplica: Sendable {
+    package let client: PostgresClient
+    package let maxLag: Duration
     /// The longest a read waits for a replica connection before the primary answers it instead.
-    public let leaseTimeout: Duration
+    package let leaseTimeout: Duration
     let checkInterval: Duration
     let logger: Logger
     private let state = Mutex(State())
@@ -74,12 +74,12 @@ public final class ReadReplica: Sendable {
     }
 
     /// Where one read goes, and why not to the replica.
-    public enum Route: Equatable, Sendable {
+    package enum Route: Equatable, Sendable {
         case replica
         case primary(because: String)
     }
 
-    public init(
+    package init(
         client: PostgresClient, maxLag: Duration = .seconds(5), leaseTimeout: Duration = .seconds(1), checkInterval: Duration = .seconds(1),
         logger: Logger
     ) {
@@ -91,7 +91,7 @@ public final class ReadReplica: Sendable {
     }
 
     /// Where a lag-tolerant read made with `token` (its SHA-256) should go.
-    public func route(token: [UInt8], readAfter: LSN?) -> Route {
+    package func route(token: [UInt8], readAfter: LSN?) -> Route {
         let now = ContinuousClock.now
         return state.withLock { state in
             guard state.up, let replayed = state.replayed else { return .primary(because: "down") }
@@ -107,7 +107,7 @@ public final class ReadReplica: Sendable {
 
     /// Remembers that `token` committed a change at `lsn`: its reads go to the primary until the
     /// replica has replayed it.
-    public func wrote(token: [UInt8], at lsn: LSN) {
+    package func wrote(token: [UInt8], at lsn: LSN) {
         state.withLock { state in
             if state.fences.count >= 100_000 { state.fences.removeAll() }  // bounded; a lost fence only costs a primary read… of an old write
             if let replayed = state.replayed, replayed >= lsn { return }
@@ -116,7 +116,7 @@ public final class ReadReplica: Sendable {
     }
 
     /// A read on the replica failed for want of it: use the primary until the next check succeeds.
-    public func failed() {
+    package func failed() {
         state.withLock { $0.up = false }
         ServiceMetrics.replicaUp.record(0)
     }
@@ -125,7 +125,7 @@ public final class ReadReplica: Sendable {
     /// and how far behind the primary's flushed log: in bytes, and in seconds (how long ago the
     /// primary was where the replica is now, from the positions of earlier checks). Marks it down
     /// when it does not answer.
-    public func check(primary: PostgresClient, within timeout: Duration) async {
+    package func check(primary: PostgresClient, within timeout: Duration) async {
         do {
             // From the refusal's transaction start, not its commit: a bulk request's deadline more, generously.
             let window = (maxLag * 2 + checkInterval * 2 + .seconds(600)).inSeconds

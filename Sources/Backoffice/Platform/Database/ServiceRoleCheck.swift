@@ -4,18 +4,18 @@ import PostgresNIO
 
 /// The service's database role would defeat row-level security: it is a superuser, has
 /// BYPASSRLS, or owns a table. `serve` refuses to start with it.
-public struct UnsafeServiceRole: Error, CustomStringConvertible {
-    public let role: String
-    public let reasons: [String]
-    public var description: String {
+package struct UnsafeServiceRole: Error, CustomStringConvertible {
+    package let role: String
+    package let reasons: [String]
+    package var description: String {
         "refusing to serve as database role '\(role)': it \(reasons.joined(separator: ", ")), so row-level security would not apply; "
             + "connect as the backoffice_app role the migrations create (BACKOFFICE_DATABASE_URL)"
     }
 }
 
-public enum ServiceRoleCheck {
+package enum ServiceRoleCheck {
     /// Throws `UnsafeServiceRole` unless the connected role is an ordinary one that owns nothing.
-    public static func verify(_ url: DatabaseURL, logger: Logger) async throws {
+    package static func verify(_ url: DatabaseURL, logger: Logger) async throws {
         try await url.withConnection(logger: logger) { connection in
             let rows = try await connection.query(
                 """

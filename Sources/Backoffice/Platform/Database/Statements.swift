@@ -25,7 +25,7 @@ struct Savepoint: ControlStatement { static let sql = "SAVEPOINT work" }
 struct RollbackToSavepoint: ControlStatement { static let sql = "ROLLBACK TO SAVEPOINT work" }
 
 /// How PostgreSQL plans a session's statements with parameters (`plan_cache_mode`).
-public enum PlanMode: String, Sendable {
+package enum PlanMode: String, Sendable {
     /// Its default: a custom plan for each execution until a cached generic one looks as cheap.
     /// Right for statements whose best plan depends on the values (`$1 IS NULL OR …` filters).
     case auto
@@ -85,10 +85,10 @@ struct AuthenticateSession: PostgresPreparedStatement {
 /// The transaction a request runs in, from the edge: every read and change of the request runs
 /// on it, and it commits only when the answer is a success. A change and its audit event, and an
 /// Idempotency-Key record, therefore commit together or not at all.
-public struct RequestTransaction: Sendable {
-    public let connection: PostgresConnection
+package struct RequestTransaction: Sendable {
+    package let connection: PostgresConnection
     /// A read session (GET) rather than a transaction: reads only, each its own statement.
-    public let isReadOnly: Bool
+    package let isReadOnly: Bool
 }
 
 /// Sets the tenant and role the transaction acts for (row-level security reads them), planning as

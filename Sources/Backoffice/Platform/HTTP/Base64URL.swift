@@ -1,8 +1,8 @@
 import Foundation
 
 /// Base64url without padding (RFC 4648 §5), as cursors and token secrets are written.
-public enum Base64URL {
-    public static func encode(_ data: Data) -> String {
+package enum Base64URL {
+    package static func encode(_ data: Data) -> String {
         var bytes = Array(data.base64EncodedData())
         while bytes.last == UInt8(ascii: "=") { bytes.removeLast() }
         for index in bytes.indices {

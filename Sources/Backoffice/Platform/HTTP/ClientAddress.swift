@@ -6,13 +6,13 @@ import NIOCore
 #endif
 
 /// An IPv4 or IPv6 network in CIDR notation (`10.0.0.0/8`, `::1/128`; a bare address is /32 or /128).
-public struct CIDR: Sendable, Equatable, CustomStringConvertible {
+package struct CIDR: Sendable, Equatable, CustomStringConvertible {
     let network: [UInt8]
     let prefixLength: Int
-    public let description: String
+    package let description: String
 
     /// - Throws: `CIDR.Invalid` naming the text when it is not an address with an optional prefix length.
-    public init(_ text: String) throws {
+    package init(_ text: String) throws {
         let parts = text.split(separator: "/", maxSplits: 1).map(String.init)
         guard let first = parts.first, let bytes = CIDR.bytes(of: first) else { throw Invalid(text: text) }
         let bits = bytes.count * 8
@@ -23,13 +23,13 @@ public struct CIDR: Sendable, Equatable, CustomStringConvertible {
         description = text
     }
 
-    public struct Invalid: Error, CustomStringConvertible {
-        public let text: String
-        public var description: String { "not an IP address or CIDR network: '\(text)'" }
+    package struct Invalid: Error, CustomStringConvertible {
+        package let text: String
+        package var description: String { "not an IP address or CIDR network: '\(text)'" }
     }
 
     /// Whether `address` (text form) lies in this network.
-    public func contains(_ address: String) -> Bool {
+    package func contains(_ address: String) -> Bool {
         guard let bytes = CIDR.bytes(of: address), bytes.count == network.count else { return false }
         var remaining = prefixLength
         for (a, b) in zip(bytes, network) where remaining > 0 {
@@ -52,20 +52,20 @@ public struct CIDR: Sendable, Equatable, CustomStringConvertible {
 
 /// Which address a request comes from: the peer, or — only when the peer is a trusted proxy —
 /// the nearest address in `X-Forwarded-For` that is not itself a trusted proxy.
-public struct ClientAddress: Sendable {
-    public let trustedProxies: [CIDR]
+package struct ClientAddress: Sendable {
+    package let trustedProxies: [CIDR]
 
     /// What a per-address limit counts `address` as: an IPv4 address itself, an IPv6 address its
     /// /64 (one subscriber's network: a host picks any of its 2^64 addresses at will).
-    public static func limitKey(_ address: String) -> String {
+    package static func limitKey(_ address: String) -> String {
         guard let bytes = CIDR.bytes(of: address), bytes.count == 16 else { return address }
         let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
         return groups.joined(separator: ":") + "::/64"
     }
 
-    public init(trustedProxies: [CIDR]) { self.trustedProxies = trustedProxies }
+    package init(trustedProxies: [CIDR]) { self.trustedProxies = trustedProxies }
 
-    public func resolve(peer: String?, forwardedFor: String?) -> String? {
+    package func resolve(peer: String?, forwardedFor: String?) -> String? {
         guard let peer, isTrusted(peer), let forwardedFor else { return peer }
         let hops = forwardedFor.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         for hop in hops.reversed() {

@@ -4,10 +4,10 @@ import NIOCore
 
 /// A growing byte array with the JSON primitives the hand-written encoders need (public for the
 /// benchmarks' floor server, which writes its rows with it).
-public struct JSONBytes: Sendable {
-    public private(set) var bytes: [UInt8] = []
+package struct JSONBytes: Sendable {
+    package private(set) var bytes: [UInt8] = []
 
-    public init(capacity: Int) { bytes.reserveCapacity(capacity) }
+    package init(capacity: Int) { bytes.reserveCapacity(capacity) }
 
     /// A keyset page as the contract writes it: `{"items":[…],"next_cursor":…}`, each item by `write`.
     static func page<Item>(
@@ -36,7 +36,7 @@ public struct JSONBytes: Sendable {
         raw("}")
     }
 
-    public mutating func raw(_ text: StaticString) {
+    package mutating func raw(_ text: StaticString) {
         bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
@@ -45,12 +45,12 @@ public struct JSONBytes: Sendable {
 
     mutating func raw(_ text: [UInt8]) { bytes.append(contentsOf: text) }
 
-    public mutating func raw(byte: UInt8) { bytes.append(byte) }
+    package mutating func raw(byte: UInt8) { bytes.append(byte) }
 
     /// Starts over, keeping the capacity.
     mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
 
-    public mutating func integer(_ value: Int64) {
+    package mutating func integer(_ value: Int64) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         var digits:
@@ -69,7 +69,7 @@ public struct JSONBytes: Sendable {
         }
     }
 
-    public mutating func bool(_ value: Bool) { value ? raw("true") : raw("false") }
+    package mutating func bool(_ value: Bool) { value ? raw("true") : raw("false") }
 
     /// A number as Foundation's JSONEncoder writes a `Double`: its shortest round-tripping
     /// description without a trailing `.0` (`12000`, `0.1`, `1e+16`).
@@ -83,14 +83,14 @@ public struct JSONBytes: Sendable {
         bytes.append(contentsOf: text.utf8)
     }
 
-    public mutating func date(_ value: Date) {
+    package mutating func date(_ value: Date) {
         bytes.append(UInt8(ascii: "\""))
         RFC3339DateTranscoder.write(value, into: &bytes)
         bytes.append(UInt8(ascii: "\""))
     }
 
     /// A UUID as a quoted lower-case string, without allocating one.
-    public mutating func uuid(_ value: UUID) {
+    package mutating func uuid(_ value: UUID) {
         withUnsafeBytes(of: value.uuid) { uuid(bytes: $0) }
     }
 
@@ -120,7 +120,7 @@ public struct JSONBytes: Sendable {
     /// A JSON string, escaped as Foundation's JSONEncoder does with `.withoutEscapingSlashes` (and
     /// PostgreSQL's `escape_json`: the same escapes, `\u00xx` in lower case, non-ASCII as is);
     /// text with nothing to escape is copied in one go.
-    public mutating func string(_ value: String) {
+    package mutating func string(_ value: String) {
         var value = value
         value.withUTF8 { string(utf8: UnsafeRawBufferPointer($0)) }
     }

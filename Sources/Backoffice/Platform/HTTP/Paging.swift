@@ -1,13 +1,13 @@
 import Foundation
 
 /// Opaque keyset cursors: base64url of a JSON array of the key's parts.
-public enum Cursor {
-    public static func encode(_ parts: [String]) -> String {
+package enum Cursor {
+    package static func encode(_ parts: [String]) -> String {
         Base64URL.encode((try? JSONEncoder().encode(parts)) ?? Data())
     }
 
     /// - Throws: 400 `invalid_cursor` when the cursor was not made by `encode` with `count` parts.
-    public static func decode(_ cursor: String?, count: Int) throws -> [String]? {
+    package static func decode(_ cursor: String?, count: Int) throws -> [String]? {
         guard let cursor, !cursor.isEmpty else { return nil }
         var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
@@ -18,7 +18,7 @@ public enum Cursor {
     }
 
     /// The id of a one-part cursor (nil without a cursor).
-    public static func id(_ cursor: String?) throws -> UUID? {
+    package static func id(_ cursor: String?) throws -> UUID? {
         try decode(cursor, count: 1).map { parts in
             guard let id = UUID(uuidString: parts[0]) else { throw invalid }
             return id
@@ -26,7 +26,7 @@ public enum Cursor {
     }
 
     /// The number of a one-part cursor (nil without a cursor).
-    public static func number(_ cursor: String?) throws -> Int64? {
+    package static func number(_ cursor: String?) throws -> Int64? {
         try decode(cursor, count: 1).map { parts in
             guard let number = Int64(parts[0]) else { throw invalid }
             return number
@@ -34,7 +34,7 @@ public enum Cursor {
     }
 
     /// The (time, id) keyset of a two-part cursor, time in microseconds (nil without a cursor).
-    public static func timeAndID(_ cursor: String?) throws -> (createdAt: Date, id: UUID)? {
+    package static func timeAndID(_ cursor: String?) throws -> (createdAt: Date, id: UUID)? {
         try decode(cursor, count: 2).map { parts in
             guard let micros = Int64(parts[0]), let id = UUID(uuidString: parts[1]) else { throw invalid }
             return (Cursor.time(micros), id)
@@ -42,7 +42,7 @@ public enum Cursor {
     }
 
     /// The (text, id) keyset of a two-part cursor (a sku, a name), nil without a cursor.
-    public static func textAndID(_ cursor: String?) throws -> (text: String, id: UUID)? {
+    package static func textAndID(_ cursor: String?) throws -> (text: String, id: UUID)? {
         try decode(cursor, count: 2).map { parts in
             guard let id = UUID(uuidString: parts[1]) else { throw invalid }
             return (parts[0], id)
@@ -55,7 +55,7 @@ public enum Cursor {
     static func time(_ micros: Int64) -> Date { Date(timeIntervalSince1970: (Double(micros) + 0.5) / 1_000_000) }
 
     /// The parts of a (time, id) keyset, for `keysetPage`.
-    public static func timeAndID(_ time: Date, _ id: UUID) -> [String] {
+    package static func timeAndID(_ time: Date, _ id: UUID) -> [String] {
         [String(Int64((time.timeIntervalSince1970 * 1_000_000).rounded())), id.uuidString.lowercased()]
     }
 
@@ -71,7 +71,7 @@ func keysetPage<Row>(_ rows: [Row], limit: Int, key: (Row) -> [String]) -> (item
 }
 
 /// Page size: default 50, 1…500.
-public func pageLimit(_ limit: Int?) throws -> Int {
+package func pageLimit(_ limit: Int?) throws -> Int {
     let value = limit ?? 50
     guard (1...500).contains(value) else {
         throw Problem.invalid([FieldIssue(field: "limit", code: "out_of_range", message: "must be between 1 and 500")])

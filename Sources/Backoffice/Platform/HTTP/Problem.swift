@@ -3,17 +3,17 @@ import Foundation
 /// What a client sees of every failure: RFC 9457 `application/problem+json` with a stable
 /// snake_case `code`. Domain code throws `DomainError`; only the HTTP edge makes `Problem`s
 /// (`Problem.init(_:)` maps every domain case, in this one place).
-public struct Problem: Error, Sendable, Equatable {
-    public let status: Int
-    public let code: String
-    public let title: String
-    public let detail: String?
-    public var errors: [FieldIssue] = []
-    public var currentState: String?
+package struct Problem: Error, Sendable, Equatable {
+    package let status: Int
+    package let code: String
+    package let title: String
+    package let detail: String?
+    package var errors: [FieldIssue] = []
+    package var currentState: String?
     /// Seconds after which the same request may succeed (`Retry-After`), for failures that pass.
-    public var retryAfter: Int?
+    package var retryAfter: Int?
 
-    public init(
+    package init(
         status: Int, code: String, title: String, detail: String? = nil, errors: [FieldIssue] = [], currentState: String? = nil,
         retryAfter: Int? = nil
     ) {
@@ -26,62 +26,62 @@ public struct Problem: Error, Sendable, Equatable {
         self.currentState = currentState
     }
 
-    public static func malformed(_ detail: String) -> Problem {
+    package static func malformed(_ detail: String) -> Problem {
         Problem(status: 400, code: "malformed_request", title: "Malformed request", detail: detail)
     }
-    public static let unauthenticated = Problem(
+    package static let unauthenticated = Problem(
         status: 401, code: "unauthenticated", title: "Unauthenticated",
         detail: "Send a valid, unexpired, unrevoked token as 'Authorization: Bearer bo_…'.")
-    public static func tooManyFailedAuthentications(retryAfter seconds: Int) -> Problem {
+    package static func tooManyFailedAuthentications(retryAfter seconds: Int) -> Problem {
         Problem(
             status: 429, code: "too_many_failed_authentications", title: "Too many failed authentications",
             detail: "Too many requests from this address failed to authenticate; try again in \(seconds) s.", retryAfter: seconds)
     }
-    public static func tooManySubmissions(retryAfter seconds: Int) -> Problem {
+    package static func tooManySubmissions(retryAfter seconds: Int) -> Problem {
         Problem(
             status: 429, code: "too_many_submissions", title: "Too many submissions",
             detail: "Too many submissions from this address; try again in \(seconds) s.", retryAfter: seconds)
     }
-    public static func forbidden(_ action: Action) -> Problem {
+    package static func forbidden(_ action: Action) -> Problem {
         Problem(status: 403, code: "forbidden", title: "Forbidden", detail: "Your role may not perform '\(action.rawValue)'.")
     }
-    public static func piiMasked(_ field: String) -> Problem {
+    package static func piiMasked(_ field: String) -> Problem {
         Problem(
             status: 403, code: "pii_masked", title: "Forbidden", detail: "Your role sees '\(field)' masked: it may not filter or sort by it.",
             errors: [FieldIssue(field: field, code: "pii_masked", message: "is masked for your role")])
     }
-    public static func notFound(_ what: String) -> Problem {
+    package static func notFound(_ what: String) -> Problem {
         Problem(status: 404, code: "not_found", title: "Not found", detail: "\(what) does not exist or is not visible to you.")
     }
-    public static func invalidTransition(_ detail: String, current: String) -> Problem {
+    package static func invalidTransition(_ detail: String, current: String) -> Problem {
         Problem(status: 409, code: "invalid_transition", title: "Invalid transition", detail: detail, currentState: current)
     }
-    public static func conflict(_ code: String, _ detail: String) -> Problem {
+    package static func conflict(_ code: String, _ detail: String) -> Problem {
         Problem(status: 409, code: code, title: "Conflict", detail: detail)
     }
-    public static let idempotencyKeyReused = Problem(
+    package static let idempotencyKeyReused = Problem(
         status: 409, code: "idempotency_key_reused", title: "Idempotency key reused",
         detail: "This Idempotency-Key was used with a different request.")
-    public static func preconditionFailed(current: String) -> Problem {
+    package static func preconditionFailed(current: String) -> Problem {
         Problem(
             status: 412, code: "version_mismatch", title: "Precondition failed",
             detail: "If-Match does not match the current version; the current ETag is \(current).")
     }
-    public static let payloadTooLarge = Problem(
+    package static let payloadTooLarge = Problem(
         status: 413, code: "payload_too_large", title: "Payload too large", detail: "The request body exceeds the limit.")
-    public static func invalid(_ errors: [FieldIssue]) -> Problem {
+    package static func invalid(_ errors: [FieldIssue]) -> Problem {
         Problem(
             status: 422, code: "validation_failed", title: "Validation failed",
             detail: errors.map { "\($0.field): \($0.message)" }.joined(separator: "; "), errors: errors)
     }
-    public static let unavailable = Problem(
+    package static let unavailable = Problem(
         status: 503, code: "service_unavailable", title: "Service unavailable",
         detail: "The database is not reachable or busy; nothing was changed. Send the request again later.", retryAfter: 2)
-    public static let internalError = Problem(
+    package static let internalError = Problem(
         status: 500, code: "internal_error", title: "Internal error", detail: "The request failed; see the server log for its request id.")
 
     /// The problem+json document, compact.
-    public func body(requestID: String?) -> Data {
+    package func body(requestID: String?) -> Data {
         struct Document: Encodable {
             let type: String, title: String, status: Int, code: String
             let detail: String?
@@ -100,7 +100,7 @@ public struct Problem: Error, Sendable, Equatable {
 
 extension Problem {
     /// The problem+json of a domain error: the one mapping from domain words to HTTP statuses.
-    public init(_ error: DomainError) {
+    package init(_ error: DomainError) {
         switch error {
         case .notFound(let what): self = .notFound(what)
         case .invalid(let issues): self = .invalid(issues)
@@ -148,7 +148,7 @@ extension Problem {
     }
 
     /// The problem for an error the edge knows how to describe (a `Problem` or a `DomainError`), nil otherwise.
-    public static func describing(_ error: any Error) -> Problem? {
+    package static func describing(_ error: any Error) -> Problem? {
         switch error {
         case let problem as Problem: problem
         case let domain as DomainError: Problem(domain)

@@ -4,11 +4,11 @@ import NIOCore
 
 /// The request context: Hummingbird's core storage plus the peer address (recorded as the
 /// audit event's source ip).
-public struct AppRequestContext: RequestContext {
-    public var coreContext: CoreRequestContextStorage
-    public let remoteAddress: SocketAddress?
+package struct AppRequestContext: RequestContext {
+    package var coreContext: CoreRequestContextStorage
+    package let remoteAddress: SocketAddress?
 
-    public init(source: ApplicationRequestContextSource) {
+    package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
     }
@@ -16,18 +16,18 @@ public struct AppRequestContext: RequestContext {
 
 /// What the edge learned about the request, handed to the generated handlers through a task
 /// local (the OpenAPI transport passes only path parameters to them).
-public struct RequestScope: Sendable {
-    public let principal: Principal?
-    public let requestID: String
-    public let sourceIP: String?
+package struct RequestScope: Sendable {
+    package let principal: Principal?
+    package let requestID: String
+    package let sourceIP: String?
     /// The request's transaction, acting for `principal` (nil outside `/v1`).
-    public var transaction: RequestTransaction? = nil
+    package var transaction: RequestTransaction? = nil
     /// The body as received, for a public operation that verifies a signature over it (webhooks).
-    public var rawBody: [UInt8]? = nil
+    package var rawBody: [UInt8]? = nil
     /// The SHA-256 of the bearer token the request authenticated with.
-    public var tokenHash: [UInt8]? = nil
+    package var tokenHash: [UInt8]? = nil
 
-    @TaskLocal public static var current: RequestScope?
+    @TaskLocal package static var current: RequestScope?
 }
 
 /// `X-Request-Id`: accepted when it is 1–128 characters of `[A-Za-z0-9._:-]`; anything else is

@@ -11,42 +11,42 @@ import Prometheus
 import ServiceLifecycle
 
 /// How the service runs: where it listens, which database and policies it uses.
-public struct ServerSettings: Sendable {
-    public var host: String
-    public var port: Int
-    public var databaseURL: DatabaseURL
-    public var policiesDirectory: URL
+package struct ServerSettings: Sendable {
+    package var host: String
+    package var port: Int
+    package var databaseURL: DatabaseURL
+    package var policiesDirectory: URL
     /// Largest accepted request body, in bytes.
-    public var maxBodySize: Int = 1 << 20
+    package var maxBodySize: Int = 1 << 20
     /// Largest accepted body of a bulk upload (`bulkPaths`: a batch of 5,000 activity events).
-    public var maxBulkBodySize: Int = 32 << 20
-    public var bulkPaths: Set<String> = ["/v1/activity", "/v1/goods/import"]
+    package var maxBulkBodySize: Int = 32 << 20
+    package var bulkPaths: Set<String> = ["/v1/activity", "/v1/goods/import"]
     /// How often timed locks are checked for expiry.
-    public var lockExpiryInterval: Duration = .seconds(5)
+    package var lockExpiryInterval: Duration = .seconds(5)
     /// How often unsettled payments are reconciled (nil: never, e.g. when a cron job does it),
     /// and how old a payment must be to be looked at.
-    public var reconcileInterval: Duration? = .seconds(300)
-    public var reconcileOlderThanMinutes = 10
+    package var reconcileInterval: Duration? = .seconds(300)
+    package var reconcileOlderThanMinutes = 10
     /// The connection pool's size and how long the service waits for PostgreSQL.
-    public var pool = PoolLimits()
+    package var pool = PoolLimits()
     /// A port of its own for `/metrics` (`serve --metrics-port`), on `host`; nil serves it on
     /// `port` beside the API.
-    public var metricsPort: Int?
+    package var metricsPort: Int?
     /// Proxies whose `X-Forwarded-For` is believed (`serve --trusted-proxy`); none by default.
-    public var trustedProxies: [CIDR] = []
+    package var trustedProxies: [CIDR] = []
     /// Each payment provider's webhook secrets (several during a rotation): from configuration
     /// (`BACKOFFICE_WEBHOOK_SECRETS`), never from the repository.
-    public var webhookSecrets: [String: [String]] = [:]
+    package var webhookSecrets: [String: [String]] = [:]
     /// A streaming replica for lag-tolerant reads (`serve --read-database-url`), and how far it may
     /// lag before reads go back to the primary.
-    public var readDatabaseURL: DatabaseURL?
-    public var replicaMaxLag: Duration = .seconds(5)
+    package var readDatabaseURL: DatabaseURL?
+    package var replicaMaxLag: Duration = .seconds(5)
     /// The payment provider (`SimulatedPaymentGateway` unless configured).
-    public var payments: any PaymentGateway = SimulatedPaymentGateway()
+    package var payments: any PaymentGateway = SimulatedPaymentGateway()
 
     /// Webhook secrets as configuration writes them: `provider=secret`, comma-separated, a
     /// provider repeated during a rotation (`simulated=whsec_new,simulated=whsec_old`).
-    public static func webhookSecrets(_ text: String) throws -> [String: [String]] {
+    package static func webhookSecrets(_ text: String) throws -> [String: [String]] {
         var secrets: [String: [String]] = [:]
         for entry in text.split(separator: ",") {
             let pair = entry.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
@@ -58,7 +58,7 @@ public struct ServerSettings: Sendable {
         return secrets
     }
 
-    public init(host: String, port: Int, databaseURL: DatabaseURL, policiesDirectory: URL) {
+    package init(host: String, port: Int, databaseURL: DatabaseURL, policiesDirectory: URL) {
         self.host = host
         self.port = port
         self.databaseURL = databaseURL
@@ -67,7 +67,7 @@ public struct ServerSettings: Sendable {
 }
 
 /// Builds and runs the HTTP service.
-public enum BackofficeServer {
+package enum BackofficeServer {
     /// The process's Prometheus registry, bootstrapped into swift-metrics once.
     static let metrics: PrometheusCollectorRegistry = {
         let registry = PrometheusCollectorRegistry()
@@ -79,7 +79,7 @@ public enum BackofficeServer {
     /// (request id, body limit, authentication, problem+json). `services` run before the server
     /// starts and stop after it drains. `handEncodedLists: false` serves the hot lists through the
     /// generated path too (the reference `HandEncodedLists` is tested against).
-    public static func buildApplication(
+    package static func buildApplication(
         database: Database, policies: PolicySet, settings: ServerSettings, services: [any Service], logger: Logger,
         handEncodedLists: Bool = true, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
@@ -144,7 +144,7 @@ public enum BackofficeServer {
     /// on a signal the server drains first, then the rest stops.
     /// - Throws: `UnsafeServiceRole` before serving anything when the database role would bypass
     ///   row-level security (superuser, BYPASSRLS, or owner of a table).
-    public static func run(settings: ServerSettings, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws
+    package static func run(settings: ServerSettings, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws
     {
         let policies = try PolicySet.load(from: settings.policiesDirectory)
         try await ServiceRoleCheck.verify(settings.databaseURL, logger: logger)
@@ -179,6 +179,6 @@ public enum BackofficeServer {
 }
 
 /// A configuration value the service cannot use.
-public struct ConfigurationError: Error, CustomStringConvertible {
-    public let description: String
+package struct ConfigurationError: Error, CustomStringConvertible {
+    package let description: String
 }

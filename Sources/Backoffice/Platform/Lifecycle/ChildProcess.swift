@@ -6,14 +6,14 @@ import Foundation
 
 /// Starting and reaping child processes with posix_spawn and waitpid (Foundation's `Process`
 /// can hang waiting for exit inside async code on Linux).
-public enum ChildProcess {
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
+package enum ChildProcess {
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// Starts `argv[0]` with stdin from /dev/null and stdout and stderr into `outputPath`.
     /// - Parameter environment: the child's whole environment; nil inherits this process's.
-    public static func spawn(_ argv: [String], environment: [String: String]? = nil, outputPath: String) throws -> pid_t {
+    package static func spawn(_ argv: [String], environment: [String: String]? = nil, outputPath: String) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -38,14 +38,14 @@ public enum ChildProcess {
     }
 
     /// Waits for `pid` to end: its exit status, or 128 + the signal that ended it.
-    public static func wait(_ pid: pid_t) -> Int32 {
+    package static func wait(_ pid: pid_t) -> Int32 {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
         return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     }
 
     /// Runs to completion; returns the exit status and the combined output.
-    public static func run(_ argv: [String], environment: [String: String]? = nil) throws -> (status: Int32, output: String) {
+    package static func run(_ argv: [String], environment: [String: String]? = nil) throws -> (status: Int32, output: String) {
         let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("backoffice-\(UUID().uuidString).log").path
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
         let status = wait(try spawn(argv, environment: environment, outputPath: outputPath))

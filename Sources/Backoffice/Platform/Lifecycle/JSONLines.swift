@@ -6,8 +6,8 @@ import Logging
 /// event's error as `error.message` and `error.type`) — strings as strings, nested metadata as
 /// objects and lists as arrays. A metadata key that names one of the first four is dropped rather
 /// than written twice.
-public enum JSONLines: LogLineLayout {
-    public static func line(for event: LogEvent, label: String, metadata all: Logger.Metadata) -> [UInt8] {
+package enum JSONLines: LogLineLayout {
+    package static func line(for event: LogEvent, label: String, metadata all: Logger.Metadata) -> [UInt8] {
         var out = JSONBytes(capacity: 256)
         out.raw("{\"time\":")
         out.date(Date())

@@ -2,16 +2,16 @@ import Foundation
 import Logging
 
 /// How a log line is laid out: `TextLines` (`LOG_FORMAT=text`, the default) or `JSONLines`.
-public protocol LogLineLayout: Sendable {
+package protocol LogLineLayout: Sendable {
     /// The whole line for `event` of the logger `label`, newline included; `metadata` is all the
     /// line carries (`LineLogHandler` merges it).
     static func line(for event: LogEvent, label: String, metadata: Logger.Metadata) -> [UInt8]
 }
 
 /// Lines as text, in swift-log's `StreamLogHandler` layout (`TextLines`).
-public typealias TextLogHandler = LineLogHandler<TextLines>
+package typealias TextLogHandler = LineLogHandler<TextLines>
 /// Lines as JSON objects (`JSONLines`).
-public typealias JSONLogHandler = LineLogHandler<JSONLines>
+package typealias JSONLogHandler = LineLogHandler<JSONLines>
 
 /// The service's log handler: each event one line, laid out by `Layout`, on standard error.
 ///
@@ -20,29 +20,29 @@ public typealias JSONLogHandler = LineLogHandler<JSONLines>
 /// swift-log's own handler adds them. Each line is written with one `write(2)` (repeated only for
 /// a partial write), so lines of concurrent requests never interleave and no stdio lock or flush
 /// is taken.
-public struct LineLogHandler<Layout: LogLineLayout>: LogHandler {
-    public var logLevel: Logger.Level = .info
-    public var metadata: Logger.Metadata = [:]
-    public var metadataProvider: Logger.MetadataProvider?
+package struct LineLogHandler<Layout: LogLineLayout>: LogHandler {
+    package var logLevel: Logger.Level = .info
+    package var metadata: Logger.Metadata = [:]
+    package var metadataProvider: Logger.MetadataProvider?
     private let label: String
     private let write: @Sendable ([UInt8]) -> Void
 
     /// A handler for `label` writing to standard error.
-    public init(label: String, metadataProvider: Logger.MetadataProvider? = nil) {
+    package init(label: String, metadataProvider: Logger.MetadataProvider? = nil) {
         self.init(label: label, metadataProvider: metadataProvider, write: Self.toStandardError)
     }
 
     /// A handler for `label` that hands each line (with its newline) to `write`.
-    public init(label: String, metadataProvider: Logger.MetadataProvider? = nil, write: @escaping @Sendable ([UInt8]) -> Void) {
+    package init(label: String, metadataProvider: Logger.MetadataProvider? = nil, write: @escaping @Sendable ([UInt8]) -> Void) {
         (self.label, self.metadataProvider, self.write) = (label, metadataProvider, write)
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         var all = metadata
         if let provided = metadataProvider?.get() { all.merge(provided) { _, new in new } }
         if let extra = event.metadata { all.merge(extra) { _, new in new } }

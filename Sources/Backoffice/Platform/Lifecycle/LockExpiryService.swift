@@ -4,12 +4,12 @@ import ServiceLifecycle
 
 /// Lifts timed locks whose `until` has passed, every `interval`, as the system actor (each lifting
 /// is an audit event). Stops on graceful shutdown.
-public struct LockExpiryService: Service {
+package struct LockExpiryService: Service {
     let database: Database
     let policies: PolicySet
     let interval: Duration
 
-    public init(database: Database, policies: PolicySet, interval: Duration) {
+    package init(database: Database, policies: PolicySet, interval: Duration) {
         self.database = database
         self.policies = policies
         self.interval = interval
@@ -17,7 +17,7 @@ public struct LockExpiryService: Service {
 
     /// Waits one interval before the first check, so the connection pool (a sibling service in
     /// the same group) is running before this leases from it.
-    public func run() async throws {
+    package func run() async throws {
         try? await gracefulShutdown(sleeping: interval)
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
@@ -31,7 +31,7 @@ public struct LockExpiryService: Service {
 
     /// Lifts every lock due now; returns how many.
     @discardableResult
-    public func liftDue() async throws -> Int {
+    package func liftDue() async throws -> Int {
         var total = 0
         while true {
             let context = OperationContext(

@@ -8,8 +8,8 @@ import Logging
 /// Only the cost differs: the time is read with `localtime_r`, which does not look at the time
 /// zone file again for every line as `localtime` does (and `LineLogHandler` writes the line
 /// without the stdio stream's lock and flush).
-public enum TextLines: LogLineLayout {
-    public static func line(for event: LogEvent, label: String, metadata: Logger.Metadata) -> [UInt8] {
+package enum TextLines: LogLineLayout {
+    package static func line(for event: LogEvent, label: String, metadata: Logger.Metadata) -> [UInt8] {
         var line = timestamp()
         line += " \(event.level)"
         if !label.isEmpty { line += " " + label }

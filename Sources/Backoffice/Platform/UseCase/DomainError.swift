@@ -3,7 +3,7 @@ import Foundation
 /// What can go wrong in a use case, in the domain's words. Domain code throws only these; the
 /// HTTP edge turns each case into its problem+json in one place (`Problem.init(_:)`), and the
 /// CLI's server commands into an exit code.
-public enum DomainError: Error, Sendable, Equatable {
+package enum DomainError: Error, Sendable, Equatable {
     /// The resource does not exist or row-level security hides it (`what` names it: "Customer …").
     case notFound(String)
     /// Input that breaks a rule, field by field.
@@ -55,7 +55,7 @@ public enum DomainError: Error, Sendable, Equatable {
     case inconsistent(String)
 
     /// 422 `validation_failed` for one field.
-    public static func invalid(_ field: String, _ code: String, _ message: String) -> DomainError {
+    package static func invalid(_ field: String, _ code: String, _ message: String) -> DomainError {
         .invalid([FieldIssue(field: field, code: code, message: message)])
     }
 }

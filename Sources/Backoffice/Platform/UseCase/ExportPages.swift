@@ -11,10 +11,10 @@ import Foundation
 ///   disabled, during the export ends it at the next page, the client's answer cut short (never a
 ///   complete-looking file);
 /// - each page is read under the same principal, policy and tenant as the request.
-public struct ExportPages<Position: Sendable>: AsyncSequence, Sendable {
-    public typealias Element = ArraySlice<UInt8>
+package struct ExportPages<Position: Sendable>: AsyncSequence, Sendable {
+    package typealias Element = ArraySlice<UInt8>
     /// One page after `Position`: its bytes, and where the next one starts (nil: the last page).
-    public typealias Page = @Sendable (Position, OperationContext) async throws -> (bytes: [UInt8], next: Position?)
+    package typealias Page = @Sendable (Position, OperationContext) async throws -> (bytes: [UInt8], next: Position?)
 
     let database: Database
     let context: OperationContext
@@ -24,7 +24,7 @@ public struct ExportPages<Position: Sendable>: AsyncSequence, Sendable {
     let page: Page
 
     /// `start` is sent first; then pages from `after` until one says it is the last.
-    public init(database: Database, context: OperationContext, start: [UInt8], after: Position?, page: @escaping Page) {
+    package init(database: Database, context: OperationContext, start: [UInt8], after: Position?, page: @escaping Page) {
         self.database = database
         self.context = context
         self.start = start
@@ -32,12 +32,12 @@ public struct ExportPages<Position: Sendable>: AsyncSequence, Sendable {
         self.page = page
     }
 
-    public struct AsyncIterator: AsyncIteratorProtocol {
+    package struct AsyncIterator: AsyncIteratorProtocol {
         let pages: ExportPages
         var start: [UInt8]?
         var position: Position?
 
-        public mutating func next() async throws -> ArraySlice<UInt8>? {
+        package mutating func next() async throws -> ArraySlice<UInt8>? {
             if let start {
                 self.start = nil
                 if !start.isEmpty { return ArraySlice(start) }
@@ -52,7 +52,7 @@ public struct ExportPages<Position: Sendable>: AsyncSequence, Sendable {
         }
     }
 
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(pages: self, start: start, position: after) }
+    package func makeAsyncIterator() -> AsyncIterator { AsyncIterator(pages: self, start: start, position: after) }
 }
 
 extension Database {

@@ -5,11 +5,11 @@ import NIOCore
 import PostgresNIO
 
 /// A response as stored for Idempotency-Key replay: status and body, encoded once.
-public struct StoredResponse<Body: Codable & Sendable>: Codable, Sendable {
-    public let status: Int
-    public let body: Body
+package struct StoredResponse<Body: Codable & Sendable>: Codable, Sendable {
+    package let status: Int
+    package let body: Body
 
-    public init(status: Int, body: Body) {
+    package init(status: Int, body: Body) {
         self.status = status
         self.body = body
     }

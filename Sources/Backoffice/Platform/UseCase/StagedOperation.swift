@@ -14,7 +14,7 @@ import Foundation
 /// request sent again (same Idempotency-Key) calls again — the other system deduplicates by the
 /// key the reservation carries — and records the verdict; a reconciliation finds what is left.
 /// `Idempotency.runStaged` runs it.
-public protocol StagedOperation: UseCase {
+package protocol StagedOperation: UseCase {
     associatedtype Output  // restated so conformers infer it
     /// What step 1 leaves for the call. Stored with the request's idempotency record until the
     /// verdict is recorded, so it never holds a secret.
@@ -30,7 +30,7 @@ public protocol StagedOperation: UseCase {
 }
 
 /// Where step 1 of a staged operation left it.
-public enum Stage<Reservation: Sendable, Output: Sendable>: Sendable {
+package enum Stage<Reservation: Sendable, Output: Sendable>: Sendable {
     /// Nothing to call: the change is complete.
     case done(Output)
     /// The call is to be made with this reservation.
@@ -71,7 +71,7 @@ extension Database {
     /// Checks the policy and runs a staged operation's three steps without an Idempotency-Key (a
     /// tool's or a test's call: a failure between the steps leaves the reservation to
     /// reconciliation). Requests go through `Idempotency.runStaged`.
-    public func runStaged<Operation: StagedOperation>(_ operation: Operation, context: OperationContext) async throws -> Operation.Output {
+    package func runStaged<Operation: StagedOperation>(_ operation: Operation, context: OperationContext) async throws -> Operation.Output {
         try context.permit(Operation.self)
         return try await stages(operation) {
             try await run($0, context: context)
@@ -81,7 +81,7 @@ extension Database {
     }
 
     /// Runs a staged operation the system performs on its own (demo data): no policy check.
-    public func runStagedAsSystem<Operation: StagedOperation>(_ operation: Operation, context: OperationContext) async throws
+    package func runStagedAsSystem<Operation: StagedOperation>(_ operation: Operation, context: OperationContext) async throws
         -> Operation.Output
     {
         try await stages(operation) {

@@ -5,23 +5,23 @@ import Synchronization
 /// payment adapter's attempt timeout and backoff. The service uses `EventLoopTimers` (NIO's
 /// scheduled tasks); tests use `ManualTimers`, which fire only when the test moves them, so no
 /// test waits on the wall clock to prove a timeout.
-public protocol Timers: Sendable {
+package protocol Timers: Sendable {
     /// Runs `action` once `delay` has passed, unless the returned timer is cancelled first.
     func schedule(in delay: Duration, _ action: @escaping @Sendable () -> Void) -> ScheduledTimer
 }
 
 /// A scheduled action that has not fired yet, or has.
-public struct ScheduledTimer: Sendable {
+package struct ScheduledTimer: Sendable {
     let cancelAction: @Sendable () -> Void
 
     /// Stops the action from firing; nothing once it has fired.
-    public func cancel() { cancelAction() }
+    package func cancel() { cancelAction() }
 }
 
 extension Timers {
     /// Suspends for `delay` on these timers.
     /// - Throws: `CancellationError` when the task is cancelled first (the timer is cancelled too).
-    public func sleep(for delay: Duration) async throws {
+    package func sleep(for delay: Duration) async throws {
         guard delay > .zero else { return try Task.checkCancellation() }
         let sleeper = Sleeper()
         try await withTaskCancellationHandler {
@@ -84,10 +84,10 @@ private final class Sleeper: Sendable {
 }
 
 /// The service's timers: NIO's scheduled tasks on the shared event loops.
-public struct EventLoopTimers: Timers {
-    public init() {}
+package struct EventLoopTimers: Timers {
+    package init() {}
 
-    public func schedule(in delay: Duration, _ action: @escaping @Sendable () -> Void) -> ScheduledTimer {
+    package func schedule(in delay: Duration, _ action: @escaping @Sendable () -> Void) -> ScheduledTimer {
         let task = NIOSingletons.posixEventLoopGroup.any().scheduleTask(in: TimeAmount(delay), action)
         return ScheduledTimer { task.cancel() }
     }
@@ -95,7 +95,7 @@ public struct EventLoopTimers: Timers {
 
 /// Timers that fire only when `advance(by:)` moves them past their time: a test schedules work,
 /// waits until its timers are set (`waitUntilScheduled`), then moves time at once.
-public final class ManualTimers: Timers {
+package final class ManualTimers: Timers {
     private struct Entry {
         let due: Duration
         let action: @Sendable () -> Void
@@ -108,9 +108,9 @@ public final class ManualTimers: Timers {
     }
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
-    public func schedule(in delay: Duration, _ action: @escaping @Sendable () -> Void) -> ScheduledTimer {
+    package func schedule(in delay: Duration, _ action: @escaping @Sendable () -> Void) -> ScheduledTimer {
         let (id, ready) = state.withLock { state in
             let id = state.next
             state.next += 1
@@ -125,10 +125,10 @@ public final class ManualTimers: Timers {
     }
 
     /// Timers set and not yet fired or cancelled.
-    public var pending: Int { state.withLock { $0.pending.count } }
+    package var pending: Int { state.withLock { $0.pending.count } }
 
     /// Returns once at least `count` timers are pending.
-    public func waitUntilScheduled(_ count: Int = 1) async {
+    package func waitUntilScheduled(_ count: Int = 1) async {
         await withCheckedContinuation { continuation in
             let now = state.withLock { state in
                 guard state.pending.count < count else { return true }
@@ -140,7 +140,7 @@ public final class ManualTimers: Timers {
     }
 
     /// Moves time forward by `delay`, firing (in time order, outside the lock) every timer due by then.
-    public func advance(by delay: Duration) {
+    package func advance(by delay: Duration) {
         let due = state.withLock { state -> [Entry] in
             state.now += delay
             let due = state.pending.filter { $0.value.due <= state.now }

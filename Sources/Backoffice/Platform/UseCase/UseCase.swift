@@ -5,21 +5,21 @@ import PostgresNIO
 /// One thing a principal can do, read or change, named by the policy action that permits it.
 /// The runner (`Database.read`, `Database.run`, and the idempotent `Idempotency.run`) checks the
 /// policy before anything is read: nothing else checks permissions.
-public protocol UseCase: Sendable {
+package protocol UseCase: Sendable {
     associatedtype Output: Sendable
     /// The permission of `policies/access.yaml` this use case needs.
     static var action: Action { get }
 }
 
 /// A use case that only reads (`ListCustomers`, `GetTenant`, …): no audit event.
-public protocol Query: UseCase {
+package protocol Query: UseCase {
     associatedtype Output  // restated so conformers' `read` infers it
     func read(in unit: UnitOfWork) async throws -> Output
 }
 
 /// A query whose answer readers may share for a short while (`Database.read(_:context:maxAge:)`):
 /// a hot read whose clients accept an answer a moment old (it says when it was read).
-public protocol CacheableQuery: Query {
+package protocol CacheableQuery: Query {
     /// What tells this query's answers apart: every parameter of the read.
     var cacheKey: String { get }
 }
@@ -29,7 +29,7 @@ public protocol CacheableQuery: Query {
 /// `perform` makes the change inside a transaction that already acts for the principal's tenant,
 /// and returns the result with the audit events describing it; the runner appends those events in
 /// the same transaction and commits both together, or neither.
-public protocol AuditedOperation: UseCase {
+package protocol AuditedOperation: UseCase {
     associatedtype Output  // restated so conformers' `perform` infers it
     func perform(in unit: UnitOfWork) async throws -> Audited<Output>
 }
@@ -37,19 +37,19 @@ public protocol AuditedOperation: UseCase {
 /// What a use case runs with: the transaction's connection, who acts, the logger, the instant
 /// the unit of work started (one "now" for all its rules) and where new ids come from. Tests
 /// control both through `Database.clock` and `Database.ids`.
-public struct UnitOfWork: Sendable {
-    public let connection: PostgresConnection
-    public let context: OperationContext
-    public let logger: Logger
+package struct UnitOfWork: Sendable {
+    package let connection: PostgresConnection
+    package let context: OperationContext
+    package let logger: Logger
     /// The unit's one "now", taken from `Database.clock` when it started.
-    public let now: Date
+    package let now: Date
     let ids: IDGenerator
 
-    public var principal: Principal { context.principal }
-    public var policies: PolicySet { context.policies }
+    package var principal: Principal { context.principal }
+    package var policies: PolicySet { context.policies }
 
     /// A new id for a row this unit creates.
-    public func newID() -> UUID { ids.next() }
+    package func newID() -> UUID { ids.next() }
 }
 
 extension OperationContext {
@@ -63,20 +63,20 @@ extension OperationContext {
 
 extension Database {
     /// Checks the policy and runs `query` in the context's transaction.
-    public func read<Q: Query>(_ query: Q, context: OperationContext) async throws -> Q.Output {
+    package func read<Q: Query>(_ query: Q, context: OperationContext) async throws -> Q.Output {
         try context.permit(Q.self)
         return try await readAsSystem(query, context: context)
     }
 
     /// Runs a query the system makes on its own (a background service): no policy check.
-    public func readAsSystem<Q: Query>(_ query: Q, context: OperationContext) async throws -> Q.Output {
+    package func readAsSystem<Q: Query>(_ query: Q, context: OperationContext) async throws -> Q.Output {
         try await transaction(for: context) { connection in try await query.read(in: unit(connection, context)) }
     }
 
     /// Like `read(_:context:)`, with the answer shared for up to `maxAge` among principals of the
     /// same tenant and role (`ReadCache`: never across tenants; a change committed through this
     /// `Database` shows at once). The policy is checked on every call.
-    public func read<Q: CacheableQuery>(_ query: Q, context: OperationContext, maxAge: Duration) async throws -> Q.Output
+    package func read<Q: CacheableQuery>(_ query: Q, context: OperationContext, maxAge: Duration) async throws -> Q.Output
     where Q.Output: Sendable {
         try context.permit(Q.self)
         let key = "\(Q.action.rawValue)|\(context.principal.tenantID)|\(context.principal.role)|\(query.cacheKey)"
@@ -86,13 +86,13 @@ extension Database {
     }
 
     /// Checks the policy, runs `operation` in one transaction and appends its audit events there.
-    public func run<Operation: AuditedOperation>(_ operation: Operation, context: OperationContext) async throws -> Operation.Output {
+    package func run<Operation: AuditedOperation>(_ operation: Operation, context: OperationContext) async throws -> Operation.Output {
         try await run(operation, context: context) { _, output in output }
     }
 
     /// Like `run(_:context:)`, with `finish` called in the same transaction after the audit
     /// append (where the idempotency record is written).
-    public func run<Operation: AuditedOperation, Result: Sendable>(
+    package func run<Operation: AuditedOperation, Result: Sendable>(
         _ operation: Operation, context: OperationContext,
         finish: (PostgresConnection, Operation.Output) async throws -> Result
     ) async throws -> Result {
@@ -102,7 +102,7 @@ extension Database {
 
     /// Runs an operation the system performs on its own (bootstrap, demo data, timed lock
     /// expiry): no policy check, events still appended in the same transaction.
-    public func runAsSystem<Operation: AuditedOperation>(_ operation: Operation, context: OperationContext) async throws -> Operation.Output {
+    package func runAsSystem<Operation: AuditedOperation>(_ operation: Operation, context: OperationContext) async throws -> Operation.Output {
         try await performAudited(operation, context: context) { _, output in output }
     }
 
@@ -130,7 +130,7 @@ extension Database {
 /// A stored entity's persistence in one place (`Customer+Postgres.swift`, …): the columns a
 /// query selects and the decoding of exactly those columns, declared together. Decoding throws
 /// on an unknown enum value (`init(known:)`), never falls back.
-public protocol RowDecodable: Sendable {
+package protocol RowDecodable: Sendable {
     /// The select list `init(row:)` reads, in order.
     static var columns: String { get }
     init(row: PostgresRow) throws
@@ -190,7 +190,7 @@ struct RowCells {
 
 extension UnitOfWork {
     /// The rows of `query` (parameters interpolated, so PostgreSQL numbers them), decoded as `T`.
-    public func all<T: RowDecodable>(_ query: PostgresQuery, as type: T.Type = T.self) async throws -> [T] {
+    package func all<T: RowDecodable>(_ query: PostgresQuery, as type: T.Type = T.self) async throws -> [T] {
         var items: [T] = []
         for try await row in try await connection.send(query, logger: logger) { items.append(try T(row: row)) }
         return items
@@ -221,19 +221,19 @@ extension UnitOfWork {
     }
 
     /// The first row of `query` decoded as `T`, or nil when there is none.
-    public func first<T: RowDecodable>(_ query: PostgresQuery, as type: T.Type = T.self) async throws -> T? {
+    package func first<T: RowDecodable>(_ query: PostgresQuery, as type: T.Type = T.self) async throws -> T? {
         try await first(query, T.init(row:))
     }
 
     /// The first row of `query` decoded by `decode` (for a scalar or a tuple), or nil.
-    public func first<T>(_ query: PostgresQuery, _ decode: (PostgresRow) throws -> T) async throws -> T? {
+    package func first<T>(_ query: PostgresQuery, _ decode: (PostgresRow) throws -> T) async throws -> T? {
         try await firstRow(query, on: connection, logger: logger, decode)
     }
 
     /// The row of `table` whose `id` column is `id`, decoded as `T`; with `forUpdate`, locked
     /// until the unit of work ends.
     /// - Throws: `DomainError.notFound(what)` when it does not exist or is not visible.
-    public func byID<T: RowDecodable>(_ table: String, _ id: UUID, forUpdate: Bool = false, notFound what: String) async throws -> T {
+    package func byID<T: RowDecodable>(_ table: String, _ id: UUID, forUpdate: Bool = false, notFound what: String) async throws -> T {
         let query: PostgresQuery =
             forUpdate
             ? "SELECT \(unescaped: T.columns) FROM \(unescaped: table) WHERE id = \(id) FOR UPDATE"
@@ -244,7 +244,7 @@ extension UnitOfWork {
 
     /// A page of `table`'s rows, newest first by (created_at, id), after the keyset `after` (from
     /// the newest without it).
-    public func newestFirst<T: RowDecodable>(_ table: String, after: (createdAt: Date, id: UUID)?, limit: Int, as type: T.Type = T.self)
+    package func newestFirst<T: RowDecodable>(_ table: String, after: (createdAt: Date, id: UUID)?, limit: Int, as type: T.Type = T.self)
         async throws -> [T]
     {
         // Without a cursor, a keyset after every row.
@@ -257,7 +257,7 @@ extension UnitOfWork {
     }
 
     /// Runs `query` for its effect and drains its rows (an error raised while rows are produced arrives with them).
-    public func execute(_ query: PostgresQuery) async throws {
+    package func execute(_ query: PostgresQuery) async throws {
         for try await _ in try await connection.send(query, logger: logger) {}
     }
 }

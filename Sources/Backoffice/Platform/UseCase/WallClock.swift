@@ -3,21 +3,21 @@ import Foundation
 /// Where units of work take "now" from. The service uses `SystemWallClock`; tests use a
 /// `ManualWallClock` and move it, so time-dependent rules (timed locks, challenge windows,
 /// webhook tolerances) are tested without sleeping.
-public protocol WallClock: Sendable {
+package protocol WallClock: Sendable {
     func now() -> Date
 }
 
 /// The machine's clock, in whole microseconds (`Date.atDatabasePrecision`).
-public struct SystemWallClock: WallClock {
-    public init() {}
-    public func now() -> Date { Date().atDatabasePrecision }
+package struct SystemWallClock: WallClock {
+    package init() {}
+    package func now() -> Date { Date().atDatabasePrecision }
 }
 
 extension Date {
     /// This instant in whole microseconds since 2000-01-01, computed as PostgreSQL's `timestamptz`
     /// is decoded: an instant a clock gives, stored and read back, is never later than itself
     /// (a message published "now" read back as scheduled a fraction of a microsecond ahead).
-    public var atDatabasePrecision: Date {
+    package var atDatabasePrecision: Date {
         let start = Date(timeIntervalSince1970: 946_684_800)  // 2000-01-01T00:00:00Z
         let microseconds = (timeIntervalSince(start) * 1_000_000).rounded(.down)
         return Date(timeInterval: microseconds / 1_000_000, since: start)
@@ -25,28 +25,28 @@ extension Date {
 }
 
 /// A clock that stands still until told to move (in whole microseconds, as `SystemWallClock`).
-public final class ManualWallClock: WallClock, @unchecked Sendable {
+package final class ManualWallClock: WallClock, @unchecked Sendable {
     private let lock = NSLock()
     private var current: Date
 
-    public init(_ start: Date = Date()) { current = start }
+    package init(_ start: Date = Date()) { current = start }
 
-    public func now() -> Date { lock.withLock { current.atDatabasePrecision } }
+    package func now() -> Date { lock.withLock { current.atDatabasePrecision } }
 
     /// Moves the clock forward (or back, for a negative interval).
-    public func advance(by seconds: TimeInterval) { lock.withLock { current += seconds } }
+    package func advance(by seconds: TimeInterval) { lock.withLock { current += seconds } }
 }
 
 /// Where new row ids come from: random v4 UUIDs in the service, a predictable sequence in tests
 /// that need one.
-public struct IDGenerator: Sendable {
+package struct IDGenerator: Sendable {
     private let make: @Sendable () -> UUID
 
-    public init(_ make: @escaping @Sendable () -> UUID) { self.make = make }
+    package init(_ make: @escaping @Sendable () -> UUID) { self.make = make }
 
-    public static let random = IDGenerator { UUID() }
+    package static let random = IDGenerator { UUID() }
 
-    public func next() -> UUID { make() }
+    package func next() -> UUID { make() }
 }
 
 extension Duration {
