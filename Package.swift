@@ -77,11 +77,23 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The demo data of `backoffice dev`, made through the service's own operations (not part of the service).
+        .target(
+            name: "BackofficeDemo",
+            dependencies: [
+                "Backoffice",
+                "BackofficeAPI",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The `backoffice` command line: server commands and the API client.
         .executableTarget(
             name: "backoffice",
             dependencies: [
                 "Backoffice",
+                "BackofficeDemo",
                 "BackofficeAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -94,6 +106,7 @@ let package = Package(
             name: "BackofficeTests",
             dependencies: [
                 "Backoffice",
+                "BackofficeDemo",
                 "BackofficeAPI",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),

@@ -36,7 +36,8 @@ package struct AuditFilter: Sendable {
     package var since: Date?
     package var until: Date?
 
-    package init(tenantID: UUID? = nil, actorID: UUID? = nil, action: String? = nil, targetID: String? = nil, since: Date? = nil, until: Date? = nil) {
+    package init(tenantID: UUID? = nil, actorID: UUID? = nil, action: String? = nil, targetID: String? = nil, since: Date? = nil, until: Date? = nil)
+    {
         self.tenantID = tenantID
         self.actorID = actorID
         self.action = action

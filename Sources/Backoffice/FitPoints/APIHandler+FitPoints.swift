@@ -42,7 +42,7 @@ extension APIHandler {
 }
 
 extension EarningRules.Draft {
-    init(_ draft: Components.Schemas.EarningRulesDraft) {
+    package init(_ draft: Components.Schemas.EarningRulesDraft) {
         self.init(
             metrics: (draft.metrics ?? []).map {
                 .init(metric: $0.metric, pointsPerUnit: $0.pointsPerUnit, dailyCap: $0.dailyCap, minIntensity: $0.minIntensity)

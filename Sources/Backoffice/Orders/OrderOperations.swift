@@ -103,8 +103,8 @@ package struct AcceptOrder: OrderMove {
 /// The partner ships an accepted order (`orders.ship`, carrier and tracking number required):
 /// the card authorization is captured first (a `PaymentMove`; refused: 409 `capture_failed`, the
 /// order stays accepted — cancel it instead).
-struct ShipOrder: PaymentMove {
-    static let action: Action = "orders.ship"
+package struct ShipOrder: PaymentMove {
+    package static let action: Action = "orders.ship"
     static let operation = PaymentOperation.capture
     static let refusal = "capture_failed"
     let orderID: UUID
@@ -113,7 +113,7 @@ struct ShipOrder: PaymentMove {
     let payments: any PaymentGateway
     var target: Order.Status { .shipped }
 
-    init(orderID: UUID, carrier: String, trackingNumber: String, payments: any PaymentGateway) {
+    package init(orderID: UUID, carrier: String, trackingNumber: String, payments: any PaymentGateway) {
         self.orderID = orderID
         self.carrier = carrier.trimmingCharacters(in: .whitespaces)
         self.trackingNumber = trackingNumber.trimmingCharacters(in: .whitespaces)
@@ -146,8 +146,8 @@ package struct DeliverOrder: OrderMove {
 /// The partner cancels an order before it ships (`orders.cancel`, reason required): the card
 /// authorization voided first (a `PaymentMove`; refused: 409 `void_refused`), then stock back and
 /// FitPoints back to the customer.
-struct CancelOrder: PaymentMove {
-    static let action: Action = "orders.cancel"
+package struct CancelOrder: PaymentMove {
+    package static let action: Action = "orders.cancel"
     static let operation = PaymentOperation.void
     static let refusal = "void_refused"
     let orderID: UUID
@@ -155,7 +155,7 @@ struct CancelOrder: PaymentMove {
     let payments: any PaymentGateway
     var target: Order.Status { .cancelled }
 
-    init(orderID: UUID, reason: String?, payments: any PaymentGateway) {
+    package init(orderID: UUID, reason: String?, payments: any PaymentGateway) {
         self.orderID = orderID
         self.reason = reason?.trimmingCharacters(in: .whitespacesAndNewlines)
         self.payments = payments
@@ -177,8 +177,8 @@ struct CancelOrder: PaymentMove {
 /// left of the capture refunded at the provider first (a `PaymentMove`; refused: 409
 /// `refund_refused`), then FitPoints back to the customer. Stock is not restored (returned goods
 /// are counted back by an update).
-struct RefundOrder: PaymentMove {
-    static let action: Action = "orders.refund"
+package struct RefundOrder: PaymentMove {
+    package static let action: Action = "orders.refund"
     static let operation = PaymentOperation.refund
     static let refusal = "refund_refused"
     let orderID: UUID
@@ -186,7 +186,7 @@ struct RefundOrder: PaymentMove {
     let payments: any PaymentGateway
     var target: Order.Status { .refunded }
 
-    init(orderID: UUID, reason: String?, payments: any PaymentGateway) {
+    package init(orderID: UUID, reason: String?, payments: any PaymentGateway) {
         self.orderID = orderID
         self.reason = reason?.trimmingCharacters(in: .whitespacesAndNewlines)
         self.payments = payments

@@ -49,9 +49,9 @@ package struct MoveOutcome: Sendable {
 }
 
 extension PaymentMove {
-    func ready() throws {}
+    package func ready() throws {}
 
-    func reserve(in unit: UnitOfWork) async throws -> Audited<Stage<PaymentStep, MoveOutcome>> {
+    package func reserve(in unit: UnitOfWork) async throws -> Audited<Stage<PaymentStep, MoveOutcome>> {
         try precheck()
         let before = try await Order.fetch(orderID, forUpdate: true, in: unit)
         try OrderTransition.check(before, to: target)
@@ -76,7 +76,7 @@ extension PaymentMove {
                 reason: "asked the payment provider to \(Self.operation.rawValue)", before: try before.snapshot, after: try before.snapshot))
     }
 
-    func call(_ step: PaymentStep) async throws -> PaymentOutcome {
+    package func call(_ step: PaymentStep) async throws -> PaymentOutcome {
         try await payments.call { provider in
             switch step.operation {
             case .capture:
@@ -88,7 +88,7 @@ extension PaymentMove {
         }
     }
 
-    func record(_ verdict: PaymentOutcome, for step: PaymentStep, in unit: UnitOfWork) async throws -> Audited<MoveOutcome> {
+    package func record(_ verdict: PaymentOutcome, for step: PaymentStep, in unit: UnitOfWork) async throws -> Audited<MoveOutcome> {
         let payment = try await Payment.locked(step.paymentID, in: unit)
         let before = try await Order.fetch(step.orderID, forUpdate: true, in: unit)
         guard payment.pendingOperation == step.operation else {  // recorded first by another path

@@ -227,7 +227,11 @@ package struct HTTPPaymentGateway: PaymentGateway {
         }
         defer { timer.cancel() }
         do {
-            return try await withTaskCancellationHandler { try await attempt.value } onCancel: { attempt.cancel() }
+            return try await withTaskCancellationHandler {
+                try await attempt.value
+            } onCancel: {
+                attempt.cancel()
+            }
         } catch {
             if timedOut.isRaised { throw Retryable(error: .timeout) }
             if Task.isCancelled { throw CancellationError() }

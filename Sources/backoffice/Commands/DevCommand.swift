@@ -1,5 +1,6 @@
 import ArgumentParser
 import Backoffice
+import BackofficeDemo
 import Foundation
 import Logging
 import PostgresNIO

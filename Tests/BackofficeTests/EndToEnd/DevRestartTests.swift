@@ -1,4 +1,5 @@
 import Backoffice
+import BackofficeDemo
 import Foundation
 import PostgresNIO
 import Testing

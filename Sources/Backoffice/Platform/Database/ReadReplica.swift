@@ -19,7 +19,9 @@ package struct LSN: Comparable, Hashable, Sendable, CustomStringConvertible {
         value = high << 32 | low
     }
 
-    package var description: String { String(value >> 32, radix: 16, uppercase: true) + "/" + String(value & 0xFFFF_FFFF, radix: 16, uppercase: true) }
+    package var description: String {
+        String(value >> 32, radix: 16, uppercase: true) + "/" + String(value & 0xFFFF_FFFF, radix: 16, uppercase: true)
+    }
     package static func < (lhs: LSN, rhs: LSN) -> Bool { lhs.value < rhs.value }
 }
 

@@ -137,7 +137,7 @@ func parseID(_ text: String?, _ field: String) throws -> UUID? {
 
 extension UUID {
     /// Lower-case text, as ids appear in the API and the audit log.
-    var text: String { uuidString.lowercased() }
+    package var text: String { uuidString.lowercased() }
 
     /// The id as two big-endian words, ordered as PostgreSQL orders uuids (byte by byte): the
     /// order rows are locked in, computed without text.

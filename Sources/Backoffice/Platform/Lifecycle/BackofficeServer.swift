@@ -144,7 +144,8 @@ package enum BackofficeServer {
     /// on a signal the server drains first, then the rest stops.
     /// - Throws: `UnsafeServiceRole` before serving anything when the database role would bypass
     ///   row-level security (superuser, BYPASSRLS, or owner of a table).
-    package static func run(settings: ServerSettings, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws
+    package static func run(settings: ServerSettings, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
+        async throws
     {
         let policies = try PolicySet.load(from: settings.policiesDirectory)
         try await ServiceRoleCheck.verify(settings.databaseURL, logger: logger)
