@@ -1,0 +1,99 @@
+import Foundation
+import PostgresNIO
+
+/// The system lifts timed locks whose `until` has passed; each lifting is an audit event by the
+/// system actor. Returns the accounts unlocked.
+package struct LiftExpiredLocks: AuditedOperation {
+    package static let action: Action = "accounts.unlock"
+    package let limit: Int
+
+    package init(limit: Int = 100) { self.limit = limit }
+
+    package func perform(in unit: UnitOfWork) async throws -> Audited<[Customer]> {
+        var ids: [UUID] = []
+        for try await id in try await unit.connection.send(
+            """
+            SELECT l.customer_id FROM account_locks l JOIN customers c ON c.id = l.customer_id
+            WHERE l.lifted_at IS NULL AND l.until <= \(unit.now) AND c.status = 'locked'
+            ORDER BY l.until LIMIT \(limit) FOR UPDATE OF l, c SKIP LOCKED
+            """, logger: unit.logger
+        ).decode(UUID.self) {
+            ids.append(id)
+        }
+        var unlocked: [Customer] = []
+        var events: [AuditRecord] = []
+        for id in ids {
+            let before = try await Customer.fetch(id, forUpdate: true, in: unit)
+            let after = try await before.write(status: .active, failedLogins: 0, lock: .lift(by: nil, reason: "lock_expired"), in: unit)
+            unlocked.append(after)
+            events.append(try accountEvent("accounts.unlock", before, after, reason: "lock_expired").bySystem)
+        }
+        guard let first = events.first else { return .unchanged([]) }
+        return Audited(unlocked, event: first, more: Array(events.dropFirst()))
+    }
+}
+
+/// What `maintenance purge` removed (or, in a dry run, would remove).
+package struct PurgeReport: Sendable, Equatable {
+    package var accounts: [UUID]
+    package var idempotencyKeys: Int
+    package var loginAttempts: Int
+}
+
+/// Applies `policies/retention.yaml` (`accounts.purge`): purges accounts soft-deleted longer ago
+/// than allowed (one audit event each), expired Idempotency-Key records and old login attempts
+/// (one audit event per kind, with the count). With `dryRun`, only counts.
+package struct PurgeExpiredData: AuditedOperation {
+    package static let action: Action = "accounts.purge"
+    let dryRun: Bool
+
+    package init(dryRun: Bool) { self.dryRun = dryRun }
+
+    package func perform(in unit: UnitOfWork) async throws -> Audited<PurgeReport> {
+        let retention = unit.policies.retention
+        let days = retention.deletedAccountsPurgeAfterDays
+        let due = try await unit.all(
+            """
+            SELECT \(unescaped: Customer.columns) FROM \(unescaped: Customer.from)
+            WHERE c.status = 'deleted' AND c.deleted_at < \(unit.now)::timestamptz - make_interval(days => \(days)::int)
+            ORDER BY c.deleted_at FOR UPDATE OF c
+            """, as: Customer.self)
+        let keys = try await expired("idempotency_keys", "created_at", hours: retention.idempotencyKeepHours, in: unit)
+        let attempts = try await expired(
+            "login_attempts", "occurred_at", hours: retention.loginAttemptsKeepDays * 24, in: unit)
+        let report = PurgeReport(accounts: due.map(\.id), idempotencyKeys: keys, loginAttempts: attempts)
+        if !dryRun && !due.isEmpty {
+            try await unit.execute("DELETE FROM customers WHERE id = ANY(\(report.accounts))")
+        }
+        guard !dryRun else { return .unchanged(report) }
+        var events = try due.map { customer in
+            AuditRecord(
+                action: Self.action, tenantID: platformTenantID, targetType: "customer", targetID: customer.id.uuidString.lowercased(),
+                reason: "deleted more than \(days) days ago", before: try customer.snapshot, after: nil)
+        }
+        struct Purged: Encodable { let deleted: Int }
+        for (kind, count, reason) in [
+            ("idempotency_keys", keys, "older than \(retention.idempotencyKeepHours) hours"),
+            ("login_attempts", attempts, "older than \(retention.loginAttemptsKeepDays) days"),
+        ] where count > 0 {
+            events.append(
+                AuditRecord(
+                    action: Self.action, tenantID: platformTenantID, targetType: "retention", targetID: kind, reason: reason, before: nil,
+                    after: try AuditRecord.json(Purged(deleted: count))))
+        }
+        guard let first = events.first else { return .unchanged(report) }
+        return Audited(report, event: first, more: Array(events.dropFirst()))
+    }
+
+    /// Counts (dry run) or deletes the rows of `table` whose `column` is more than `hours` old.
+    private func expired(_ table: String, _ column: String, hours: Int, in unit: UnitOfWork) async throws -> Int {
+        let query: PostgresQuery =
+            dryRun
+            ? "SELECT count(*) FROM \(unescaped: table) WHERE \(unescaped: column) <= \(unit.now)::timestamptz - make_interval(hours => \(hours)::int)"
+            : """
+            WITH gone AS (DELETE FROM \(unescaped: table) WHERE \(unescaped: column) <= \(unit.now)::timestamptz - make_interval(hours => \(hours)::int) RETURNING 1)
+            SELECT count(*) FROM gone
+            """
+        return try await unit.first(query) { try $0.decode(Int.self) } ?? 0
+    }
+}
