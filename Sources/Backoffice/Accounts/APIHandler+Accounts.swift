@@ -64,38 +64,34 @@ extension APIHandler {
     func deleteCustomer(_ input: Operations.DeleteCustomer.Input) async throws -> Operations.DeleteCustomer.Output {
         let body: Components.Schemas.ReasonRequest = try json(input.body)
         let id = try parseID(input.path.customerId, "customer_id")
-        let customer = try await change(
-            DeleteAccount(customerID: id, reason: body.reason, ifMatch: input.headers.ifMatch), on: id, body: body
-        ) { try $0.api }
-        return .ok(.init(headers: .init(eTag: EntityTag.of(customer.version)), body: .json(customer)))
+        return .ok(try await accountChange(DeleteAccount(customerID: id, reason: body.reason, ifMatch: input.headers.ifMatch), body: body))
     }
 
     func lockCustomer(_ input: Operations.LockCustomer.Input) async throws -> Operations.LockCustomer.Output {
         let body: Components.Schemas.LockRequest = try json(input.body)
         let id = try parseID(input.path.customerId, "customer_id")
-        let customer = try await change(
-            LockAccount(customerID: id, reason: body.reason, until: body.until, ifMatch: input.headers.ifMatch),
-            on: id, body: body
-        ) { try $0.api }
-        return .ok(.init(headers: .init(eTag: EntityTag.of(customer.version)), body: .json(customer)))
+        let lock = LockAccount(customerID: id, reason: body.reason, until: body.until, ifMatch: input.headers.ifMatch)
+        return .ok(try await accountChange(lock, body: body))
     }
 
     func unlockCustomer(_ input: Operations.UnlockCustomer.Input) async throws -> Operations.UnlockCustomer.Output {
         let body: Components.Schemas.ReasonRequest = try json(input.body)
         let id = try parseID(input.path.customerId, "customer_id")
-        let customer = try await change(
-            UnlockAccount(customerID: id, reason: body.reason, ifMatch: input.headers.ifMatch), on: id, body: body
-        ) { try $0.api }
-        return .ok(.init(headers: .init(eTag: EntityTag.of(customer.version)), body: .json(customer)))
+        return .ok(try await accountChange(UnlockAccount(customerID: id, reason: body.reason, ifMatch: input.headers.ifMatch), body: body))
     }
 
     func restoreCustomer(_ input: Operations.RestoreCustomer.Input) async throws -> Operations.RestoreCustomer.Output {
         let body: Components.Schemas.ReasonRequest = try json(input.body)
         let id = try parseID(input.path.customerId, "customer_id")
-        let customer = try await change(
-            RestoreAccount(customerID: id, reason: body.reason, ifMatch: input.headers.ifMatch), on: id, body: body
-        ) { try $0.api }
-        return .ok(.init(headers: .init(eTag: EntityTag.of(customer.version)), body: .json(customer)))
+        return .ok(try await accountChange(RestoreAccount(customerID: id, reason: body.reason, ifMatch: input.headers.ifMatch), body: body))
+    }
+
+    /// Runs a transition of an account (lock, unlock, delete, restore) and answers the account after it.
+    private func accountChange(_ change: some AccountTransitionOperation, body: some Encodable & Sendable) async throws
+        -> Components.Responses.CustomerChanged
+    {
+        let customer = try await self.change(change, on: change.transition.customerID, body: body) { try $0.api }
+        return .init(headers: .init(eTag: EntityTag.of(customer.version)), body: .json(customer))
     }
 
     func reportLoginAttempt(_ input: Operations.ReportLoginAttempt.Input) async throws -> Operations.ReportLoginAttempt.Output {

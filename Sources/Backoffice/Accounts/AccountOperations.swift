@@ -11,8 +11,8 @@ func accountEvent(_ action: Action, _ before: Customer?, _ after: Customer, reas
 /// A manager operation that moves an account through `AccountTransition`.
 /// A no-op or illegal move (locking a locked account, unlocking an active one) is 409
 /// `invalid_transition` with the current status, and changes and logs nothing.
-struct TransitionAccount: Sendable {
-    let customerID: UUID
+package struct TransitionAccount: Sendable {
+    package let customerID: UUID
     let transition: AccountTransition
     let reason: String?
     let until: Date?
@@ -45,51 +45,51 @@ struct TransitionAccount: Sendable {
     }
 }
 
-/// A manager locks an account (`accounts.lock`), optionally until a time when it lifts itself.
-package struct LockAccount: AuditedOperation {
-    package static let action: Action = "accounts.lock"
-    let transition: TransitionAccount
-    package init(customerID: UUID, reason: String?, until: Date? = nil, ifMatch: String? = nil) {
-        transition = TransitionAccount(customerID: customerID, transition: .lock, reason: reason, until: until, ifMatch: ifMatch)
-    }
+/// A manager's change of an account's state (lock, unlock, delete, restore): one
+/// `TransitionAccount` under the operation's own action.
+package protocol AccountTransitionOperation: AuditedOperation where Output == Customer {
+    var transition: TransitionAccount { get }
+}
+
+extension AccountTransitionOperation {
     package func perform(in unit: UnitOfWork) async throws -> Audited<Customer> {
         try await transition.perform(Self.action, in: unit)
+    }
+}
+
+/// A manager locks an account (`accounts.lock`), optionally until a time when it lifts itself.
+package struct LockAccount: AccountTransitionOperation {
+    package static let action: Action = "accounts.lock"
+    package let transition: TransitionAccount
+    package init(customerID: UUID, reason: String?, until: Date? = nil, ifMatch: String? = nil) {
+        transition = TransitionAccount(customerID: customerID, transition: .lock, reason: reason, until: until, ifMatch: ifMatch)
     }
 }
 
 /// A manager unlocks an account (`accounts.unlock`); the lock record is closed with who lifted it.
-package struct UnlockAccount: AuditedOperation {
+package struct UnlockAccount: AccountTransitionOperation {
     package static let action: Action = "accounts.unlock"
-    let transition: TransitionAccount
+    package let transition: TransitionAccount
     package init(customerID: UUID, reason: String?, ifMatch: String? = nil) {
         transition = TransitionAccount(customerID: customerID, transition: .unlock, reason: reason, until: nil, ifMatch: ifMatch)
-    }
-    package func perform(in unit: UnitOfWork) async throws -> Audited<Customer> {
-        try await transition.perform(Self.action, in: unit)
     }
 }
 
 /// A manager soft-deletes an account (`accounts.delete`); it is purged after the retention period.
-package struct DeleteAccount: AuditedOperation {
+package struct DeleteAccount: AccountTransitionOperation {
     package static let action: Action = "accounts.delete"
-    let transition: TransitionAccount
+    package let transition: TransitionAccount
     package init(customerID: UUID, reason: String?, ifMatch: String? = nil) {
         transition = TransitionAccount(customerID: customerID, transition: .delete, reason: reason, until: nil, ifMatch: ifMatch)
-    }
-    package func perform(in unit: UnitOfWork) async throws -> Audited<Customer> {
-        try await transition.perform(Self.action, in: unit)
     }
 }
 
 /// A manager restores a soft-deleted account (`accounts.restore`): active again, or locked if its lock is still open.
-package struct RestoreAccount: AuditedOperation {
+package struct RestoreAccount: AccountTransitionOperation {
     package static let action: Action = "accounts.restore"
-    let transition: TransitionAccount
+    package let transition: TransitionAccount
     package init(customerID: UUID, reason: String?, ifMatch: String? = nil) {
         transition = TransitionAccount(customerID: customerID, transition: .restore, reason: reason, until: nil, ifMatch: ifMatch)
-    }
-    package func perform(in unit: UnitOfWork) async throws -> Audited<Customer> {
-        try await transition.perform(Self.action, in: unit)
     }
 }
 

@@ -60,10 +60,7 @@ enum CustomerListJSON {
     private static func write(_ c: Customer, into out: inout JSONBytes) {
         out.raw("{\"created_at\":")
         out.date(c.createdAt)
-        if let deletedAt = c.deletedAt {
-            out.raw(",\"deleted_at\":")
-            out.date(deletedAt)
-        }
+        out.optional(",\"deleted_at\":", c.deletedAt)
         out.raw(",\"display_name\":")
         out.string(c.displayName)
         out.raw(",\"email\":")
@@ -76,10 +73,7 @@ enum CustomerListJSON {
             out.raw(",\"lock\":")
             write(lock, into: &out)
         }
-        if let renewsAt = c.renewsAt {
-            out.raw(",\"renews_at\":")
-            out.date(renewsAt)
-        }
+        out.optional(",\"renews_at\":", c.renewsAt)
         out.raw(",\"status\":")
         out.string(c.status.rawValue)
         out.raw(",\"subscription\":")
@@ -94,36 +88,18 @@ enum CustomerListJSON {
     private static func write(_ lock: AccountLock, into out: inout JSONBytes) {
         out.raw("{\"cause\":")
         out.string(lock.cause.rawValue)
-        if let failed = lock.failedAttempts {
-            out.raw(",\"failed_attempts\":")
-            out.integer(Int64(failed))
-        }
+        out.optional(",\"failed_attempts\":", lock.failedAttempts.map(Int64.init))
         out.raw(",\"id\":")
         out.uuid(lock.id)
-        if let reason = lock.liftReason {
-            out.raw(",\"lift_reason\":")
-            out.string(reason)
-        }
-        if let at = lock.liftedAt {
-            out.raw(",\"lifted_at\":")
-            out.date(at)
-        }
-        if let by = lock.liftedBy {
-            out.raw(",\"lifted_by\":")
-            out.uuid(by)
-        }
+        out.optional(",\"lift_reason\":", lock.liftReason)
+        out.optional(",\"lifted_at\":", lock.liftedAt)
+        out.optional(",\"lifted_by\":", lock.liftedBy)
         out.raw(",\"locked_at\":")
         out.date(lock.lockedAt)
-        if let by = lock.lockedBy {
-            out.raw(",\"locked_by\":")
-            out.uuid(by)
-        }
+        out.optional(",\"locked_by\":", lock.lockedBy)
         out.raw(",\"reason\":")
         out.string(lock.reason)
-        if let until = lock.until {
-            out.raw(",\"until\":")
-            out.date(until)
-        }
+        out.optional(",\"until\":", lock.until)
         out.raw("}")
     }
 }

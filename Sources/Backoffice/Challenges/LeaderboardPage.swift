@@ -90,10 +90,7 @@ enum LeaderboardJSON {
         }
         out.raw("],\"frozen\":")
         out.bool(board.frozen)
-        if let next = board.nextCursor {
-            out.raw(",\"next_cursor\":")
-            out.string(next)
-        }
+        out.optional(",\"next_cursor\":", board.nextCursor)
         out.raw(",\"state\":")
         out.string(board.state.rawValue)
         out.raw(",\"tie_policy\":")

@@ -61,16 +61,14 @@ struct Accounts: AsyncParsableCommand {
             abstract: "Lock an account (reason required; --until makes it lift itself).",
             discussion: "Example: backoffice accounts lock 5f0c… --reason \"Chargeback under investigation\" --until 2026-12-01T00:00:00Z")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "Customer id.") var id: String
-        @Option(help: "Why (recorded in the audit log).") var reason: String
+        @OptionGroup var account: AccountChangeOptions
         @Option(help: "RFC 3339 time when the lock lifts itself.") var until: String?
-        @Option(help: "Only if the account is still at this ETag/version.") var ifMatch: String?
 
         func run() async throws {
             try await global.show(.single(customerColumns)) { client in
                 try await client.lockCustomer(
-                    path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: ifMatch),
-                    body: .json(.init(reason: reason, until: try parseTime(until, "--until"))))
+                    path: .init(customerId: account.id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: account.ifMatch),
+                    body: .json(.init(reason: account.reason, until: try parseTime(until, "--until"))))
             }
         }
     }
@@ -80,15 +78,13 @@ struct Accounts: AsyncParsableCommand {
             abstract: "Unlock a locked account (reason required).",
             discussion: "Example: backoffice accounts unlock 5f0c… --reason \"Identity confirmed by phone\"")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "Customer id.") var id: String
-        @Option(help: "Why (recorded in the audit log).") var reason: String
-        @Option(help: "Only if the account is still at this ETag/version.") var ifMatch: String?
+        @OptionGroup var account: AccountChangeOptions
 
         func run() async throws {
             try await global.show(.single(customerColumns)) { client in
                 try await client.unlockCustomer(
-                    path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: ifMatch),
-                    body: .json(.init(reason: reason)))
+                    path: .init(customerId: account.id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: account.ifMatch),
+                    body: .json(.init(reason: account.reason)))
             }
         }
     }
@@ -98,15 +94,13 @@ struct Accounts: AsyncParsableCommand {
             abstract: "Soft-delete an account (restorable until purged after the retention period).",
             discussion: "Example: backoffice accounts delete 5f0c… --reason \"Customer asked to close the account\"")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "Customer id.") var id: String
-        @Option(help: "Why (recorded in the audit log).") var reason: String
-        @Option(help: "Only if the account is still at this ETag/version.") var ifMatch: String?
+        @OptionGroup var account: AccountChangeOptions
 
         func run() async throws {
             try await global.show(.single(customerColumns + ["deleted_at"])) { client in
                 try await client.deleteCustomer(
-                    path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: ifMatch),
-                    body: .json(.init(reason: reason)))
+                    path: .init(customerId: account.id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: account.ifMatch),
+                    body: .json(.init(reason: account.reason)))
             }
         }
     }
@@ -115,15 +109,13 @@ struct Accounts: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Restore a soft-deleted account.", discussion: "Example: backoffice accounts restore 5f0c… --reason \"Deleted by mistake\"")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "Customer id.") var id: String
-        @Option(help: "Why (recorded in the audit log).") var reason: String
-        @Option(help: "Only if the account is still at this ETag/version.") var ifMatch: String?
+        @OptionGroup var account: AccountChangeOptions
 
         func run() async throws {
             try await global.show(.single(customerColumns)) { client in
                 try await client.restoreCustomer(
-                    path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: ifMatch),
-                    body: .json(.init(reason: reason)))
+                    path: .init(customerId: account.id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: account.ifMatch),
+                    body: .json(.init(reason: account.reason)))
             }
         }
     }
@@ -287,3 +279,11 @@ extension Components.Schemas.AppealStatus: ExpressibleByArgument {}
 extension Components.Schemas.Role: ExpressibleByArgument {}
 
 extension Components.Schemas.SubscriptionState: ExpressibleByArgument {}
+
+/// What every change of an account's state takes: the account, why, and optionally the version it
+/// must still be at.
+struct AccountChangeOptions: ParsableArguments {
+    @Argument(help: "Customer id.") var id: String
+    @Option(help: "Why (recorded in the audit log).") var reason: String
+    @Option(help: "Only if the account is still at this ETag/version.") var ifMatch: String?
+}

@@ -136,6 +136,31 @@ package struct JSONBytes: Sendable {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// `member` (`,"key":`) and the value, when there is one: the contract omits an absent optional.
+    mutating func optional(_ member: StaticString, _ value: Date?) {
+        guard let value else { return }
+        raw(member)
+        date(value)
+    }
+
+    mutating func optional(_ member: StaticString, _ value: UUID?) {
+        guard let value else { return }
+        raw(member)
+        uuid(value)
+    }
+
+    mutating func optional(_ member: StaticString, _ value: String?) {
+        guard let value else { return }
+        raw(member)
+        string(value)
+    }
+
+    mutating func optional(_ member: StaticString, _ value: Int64?) {
+        guard let value else { return }
+        raw(member)
+        integer(value)
+    }
+
     private mutating func escape(_ byte: UInt8) {
         switch byte {
         case UInt8(ascii: "\""): raw("\\\"")
