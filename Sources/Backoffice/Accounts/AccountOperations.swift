@@ -172,11 +172,6 @@ package struct ReportLoginAttempt: AuditedOperation {
     let customerID: UUID
     let succeeded: Bool
 
-    package init(customerID: UUID, succeeded: Bool) {
-        self.customerID = customerID
-        self.succeeded = succeeded
-    }
-
     package func perform(in unit: UnitOfWork) async throws -> Audited<Customer> {
         let before = try await Customer.fetch(customerID, forUpdate: true, in: unit)
         guard before.status != .deleted else {

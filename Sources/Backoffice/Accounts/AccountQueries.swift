@@ -63,11 +63,6 @@ package struct CustomerAccountHistory: Query {
     package let id: UUID
     package let afterID: Int64
     package let limit: Int
-    package init(id: UUID, afterID: Int64, limit: Int) {
-        self.id = id
-        self.afterID = afterID
-        self.limit = limit
-    }
 
     package func read(in unit: UnitOfWork) async throws -> [AuditEventRecord] {
         _ = try await Customer.fetch(id, in: unit)

@@ -67,12 +67,6 @@ package struct ResolveAppeal: AuditedOperation {
     let decision: Decision
     let reason: String?
 
-    package init(appealID: UUID, decision: Decision, reason: String?) {
-        self.appealID = appealID
-        self.decision = decision
-        self.reason = reason
-    }
-
     package func perform(in unit: UnitOfWork) async throws -> Audited<Appeal> {
         let reason = try requireReason(reason)
         guard

@@ -7,11 +7,6 @@ package struct ListAuditEvents: Query {
     package let filter: AuditFilter
     package let afterID: Int64
     package let limit: Int
-    package init(filter: AuditFilter, afterID: Int64, limit: Int) {
-        self.filter = filter
-        self.afterID = afterID
-        self.limit = limit
-    }
 
     package func read(in unit: UnitOfWork) async throws -> [AuditEventRecord] {
         try await AuditLog.page(filter, afterID: afterID, limit: limit, on: unit.connection, logger: unit.logger)
@@ -34,10 +29,6 @@ package struct ExportAuditEvents: Query {
     package static let action: Action = "audit.export"
     let log: AuditLog
     let filter: AuditFilter
-    package init(log: AuditLog, filter: AuditFilter) {
-        self.log = log
-        self.filter = filter
-    }
 
     package func read(in unit: UnitOfWork) async throws -> ExportPages<Int64> {
         log.export(filter, context: unit.context)
@@ -50,10 +41,6 @@ package struct VerifyAuditLog: Query {
     package static let action: Action = "audit.verify"
     let log: AuditLog
     let checkpoint: [ChainHead]
-    package init(log: AuditLog, checkpoint: [ChainHead]) {
-        self.log = log
-        self.checkpoint = checkpoint
-    }
 
     package func read(in unit: UnitOfWork) async throws -> AuditLog.Report {
         try await log.verify(checkpoint: checkpoint, context: unit.context)

@@ -124,11 +124,6 @@ package struct ArchiveGood: AuditedOperation {
     let goodID: UUID
     let ifMatch: String?
 
-    package init(goodID: UUID, ifMatch: String?) {
-        self.goodID = goodID
-        self.ifMatch = ifMatch
-    }
-
     package func perform(in unit: UnitOfWork) async throws -> Audited<Good> {
         let before = try await Good.fetch(goodID, forUpdate: true, in: unit)
         try EntityTag.check(ifMatch, version: before.version)

@@ -129,11 +129,6 @@ package struct ExportGoods: Query {
     /// Where a page ends: its last good's sku and id.
     package typealias Position = (sku: String, id: UUID)
 
-    package init(status: Good.Status?, after: Position?) {
-        self.status = status
-        self.after = after
-    }
-
     package func read(in unit: UnitOfWork) async throws -> [Good] {
         try await ListGoods(status: status, category: nil, after: after, limit: Self.pageSize).read(in: unit)
     }

@@ -87,12 +87,6 @@ package struct PaymentAuthorization: Sendable {
     /// What the payment is for (the order id), echoed by the provider's webhooks.
     package var reference: String
 
-    package init(amountCents: Int64, cardNumber: String, idempotencyKey: String, reference: String) {
-        self.amountCents = amountCents
-        self.cardNumber = cardNumber
-        self.idempotencyKey = idempotencyKey
-        self.reference = reference
-    }
 }
 
 /// The provider's verdict on a payment call.

@@ -230,11 +230,6 @@ package struct RejectShopApplication: AuditedOperation {
     let applicationID: UUID
     let reason: String?
 
-    package init(applicationID: UUID, reason: String?) {
-        self.applicationID = applicationID
-        self.reason = reason
-    }
-
     package func perform(in unit: UnitOfWork) async throws -> Audited<ShopApplication> {
         let reason = try requireReason(reason)
         let before = try await ShopApplication.fetch(applicationID, forUpdate: true, in: unit)

@@ -94,12 +94,6 @@ package struct DisableOperator: AuditedOperation {
     let reason: String?
     let ifMatch: String?
 
-    package init(operatorID: UUID, reason: String?, ifMatch: String?) {
-        self.operatorID = operatorID
-        self.reason = reason
-        self.ifMatch = ifMatch
-    }
-
     package func perform(in unit: UnitOfWork) async throws -> Audited<Operator> {
         let reason = try requireReason(reason)
         guard

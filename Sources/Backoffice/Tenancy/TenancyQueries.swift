@@ -31,10 +31,6 @@ package struct ListTenants: Query {
     package static let action: Action = "tenants.list"
     package let afterSlug: String
     package let limit: Int
-    package init(afterSlug: String, limit: Int) {
-        self.afterSlug = afterSlug
-        self.limit = limit
-    }
 
     package func read(in unit: UnitOfWork) async throws -> [Tenant] {
         try await unit.all(
@@ -62,11 +58,6 @@ package struct ListOperators: Query {
     package let tenantID: UUID?
     package let afterID: UUID
     package let limit: Int
-    package init(tenantID: UUID?, afterID: UUID, limit: Int) {
-        self.tenantID = tenantID
-        self.afterID = afterID
-        self.limit = limit
-    }
 
     package func read(in unit: UnitOfWork) async throws -> [Operator] {
         try await unit.all(
@@ -83,11 +74,6 @@ package struct ListTokens: Query {
     package let operatorID: UUID?
     package let afterID: UUID
     package let limit: Int
-    package init(operatorID: UUID?, afterID: UUID, limit: Int) {
-        self.operatorID = operatorID
-        self.afterID = afterID
-        self.limit = limit
-    }
 
     package func read(in unit: UnitOfWork) async throws -> [Token] {
         try await unit.all(

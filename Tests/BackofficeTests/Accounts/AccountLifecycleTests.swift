@@ -1,7 +1,8 @@
-import Backoffice
 import BackofficeAPI
 import Foundation
 import Testing
+
+@testable import Backoffice
 
 extension AccountsAPITests {
     @Test("sync creates (201), updates a changed email (200, audited with what changed), and an identical sync changes and logs nothing")

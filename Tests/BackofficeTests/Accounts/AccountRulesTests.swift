@@ -1,5 +1,6 @@
-import Backoffice
 import Testing
+
+@testable import Backoffice
 
 @Suite("Account rules (pure)")
 struct AccountRulesTests {

@@ -1,7 +1,8 @@
-import Backoffice
 import BackofficeAPI
 import Foundation
 import Testing
+
+@testable import Backoffice
 
 @Suite("Accounts over HTTP")
 struct AccountsAPITests {

@@ -1,7 +1,8 @@
-import Backoffice
 import BackofficeAPI
 import Foundation
 import Testing
+
+@testable import Backoffice
 
 extension AccountsAPITests {
     @Test("appeals: filed for a locked account, lifted by a manager; resolving twice is an invalid transition")

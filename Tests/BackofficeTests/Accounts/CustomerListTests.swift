@@ -1,7 +1,8 @@
-import Backoffice
 import BackofficeAPI
 import Foundation
 import Testing
+
+@testable import Backoffice
 
 extension AccountsAPITests {
     @Test("the list is keyset-paginated, filters by status and email prefix, and masks PII for auditors")

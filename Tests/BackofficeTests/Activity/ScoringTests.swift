@@ -1,6 +1,7 @@
-import Backoffice
 import Foundation
 import Testing
+
+@testable import Backoffice
 
 /// Reference values: exact evaluations of the published formulas (computed with 50-digit decimal
 /// arithmetic from the published coefficients, the digits kept here), held to a relative error of

@@ -1,8 +1,9 @@
-import Backoffice
 import Foundation
 import NIOCore
 import PostgresNIO
 import Testing
+
+@testable import Backoffice
 
 @Suite("Audit canonical bytes built in Swift match PostgreSQL's audit_canonical")
 struct AuditCanonicalTests {

@@ -1,7 +1,8 @@
-import Backoffice
 import Crypto
 import Foundation
 import Testing
+
+@testable import Backoffice
 
 /// Builds a valid chain of `count` events in memory.
 func makeChain(_ chain: String = "platform:00", count: Int) -> [ChainedEvent] {

@@ -1,7 +1,8 @@
-import Backoffice
 import Foundation
 import PostgresNIO
 import Testing
+
+@testable import Backoffice
 
 /// A change with nothing but its audit event, to drive appends directly.
 struct RecordOnly: AuditedOperation {

@@ -1,8 +1,9 @@
-import Backoffice
 import BackofficeAPI
 import Foundation
 import HummingbirdTesting
 import Testing
+
+@testable import Backoffice
 
 extension ChallengesTests {
     @Test("the leaderboard's hand-written encoder writes exactly the generated encoder's bytes, page after page; bad requests fail alike")

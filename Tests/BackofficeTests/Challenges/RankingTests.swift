@@ -1,8 +1,9 @@
-import Backoffice
 import BackofficeAPI
 import Foundation
 import HummingbirdTesting
 import Testing
+
+@testable import Backoffice
 
 @Suite("Ranking (pure)")
 struct RankingTests {

@@ -1,8 +1,9 @@
-import Backoffice
 import Foundation
 import HTTPTypes
 import Testing
 import Yams
+
+@testable import Backoffice
 
 /// One operation of `openapi.yaml`, as the contract tests read it.
 struct ContractOperation: CustomStringConvertible, @unchecked Sendable {  // immutable, parsed once

@@ -1,6 +1,7 @@
-import Backoffice
 import Foundation
 import Testing
+
+@testable import Backoffice
 
 /// The resources the contract tests call operations on.
 enum ContractFixture {

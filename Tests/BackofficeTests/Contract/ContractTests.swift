@@ -1,8 +1,9 @@
-import Backoffice
 import Foundation
 import HTTPTypes
 import Testing
 import Yams
+
+@testable import Backoffice
 
 /// Tests generated from the contract: every operation in `openapi.yaml` is checked without anyone
 /// writing a test for it, so a new endpoint is covered the day it is added (and the suite fails

@@ -1,7 +1,8 @@
-import Backoffice
 import Foundation
 import HTTPTypes
 import Testing
+
+@testable import Backoffice
 
 extension ContractTests {
     @Test("hostile bodies on every operation that takes one: a clear 4xx problem and nothing changed; SQL metacharacters are data")

@@ -1,6 +1,7 @@
-import Backoffice
 import Foundation
 import Testing
+
+@testable import Backoffice
 
 extension SecurityEndToEndTests {
     @Test("audit verify --offline recomputes every hash from an export; an edited line is named (exit 8); a forged checkpoint is refused")

@@ -1,8 +1,9 @@
-import Backoffice
 import BackofficeDemo
 import Foundation
 import PostgresNIO
 import Testing
+
+@testable import Backoffice
 
 /// `backoffice dev` on its own cluster, started again after what its own API can do to the demo.
 @Suite("The embedded default survives its own use")

@@ -1,9 +1,10 @@
 import AsyncHTTPClient
-import Backoffice
 import Foundation
 import NIOCore
 import NIOHTTP1
 import Testing
+
+@testable import Backoffice
 
 /// One HTTP exchange with a live server: status and body.
 func fetch(_ url: String, method: HTTPMethod = .GET, token: String? = nil, json: String? = nil, headers: [(String, String)] = []) async throws -> (

@@ -1,6 +1,7 @@
-import Backoffice
 import Foundation
 import Testing
+
+@testable import Backoffice
 
 @Suite("End to end: the reward economy from the CLI")
 struct RewardsCLITests {

@@ -1,6 +1,7 @@
-import Backoffice
 import Foundation
 import Testing
+
+@testable import Backoffice
 
 /// A PostgreSQL client tool (`pg_dump`) of the installed server version.
 func postgresTool(_ name: String) -> String {

@@ -1,8 +1,9 @@
-import Backoffice
 import BackofficeAPI
 import Foundation
 import HummingbirdTesting
 import Testing
+
+@testable import Backoffice
 
 extension EarningTests {
     @Test("each event is accepted, duplicate or rejected with its reason; ingesting the same batch twice leaves the ledger exactly as once")

@@ -1,8 +1,9 @@
-import Backoffice
 import BackofficeAPI
 import Foundation
 import HummingbirdTesting
 import Testing
+
+@testable import Backoffice
 
 /// No id supplied from outside names a ledger account that is not its own, and each movement's
 /// cause pays once, by the database's own keys (migration 0022).

@@ -1,8 +1,9 @@
-import Backoffice
 import BackofficeAPI
 import Foundation
 import PostgresNIO
 import Testing
+
+@testable import Backoffice
 
 @Suite("Defence in depth in PostgreSQL, retention, and the rules nobody may break")
 struct DatabaseSecurityTests {

@@ -1,6 +1,7 @@
-import Backoffice
 import Foundation
 import Testing
+
+@testable import Backoffice
 
 @Suite("Idempotency-Key")
 struct IdempotencyTests {

@@ -1,8 +1,9 @@
-import Backoffice
 import Foundation
 import Logging
 import Synchronization
 import Testing
+
+@testable import Backoffice
 
 @Suite("Log handlers (pure)")
 struct LogHandlerTests {

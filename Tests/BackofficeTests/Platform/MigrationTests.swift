@@ -1,7 +1,8 @@
-import Backoffice
 import Foundation
 import PostgresNIO
 import Testing
+
+@testable import Backoffice
 
 @Suite("Migrations")
 struct MigrationTests {

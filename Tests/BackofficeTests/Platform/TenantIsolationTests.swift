@@ -1,8 +1,9 @@
-import Backoffice
 import BackofficeAPI
 import Foundation
 import PostgresNIO
 import Testing
+
+@testable import Backoffice
 
 @Suite("Tenant isolation (row-level security)")
 struct TenantIsolationTests {

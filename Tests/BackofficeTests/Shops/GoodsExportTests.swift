@@ -1,9 +1,10 @@
-import Backoffice
 import BackofficeAPI
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import Testing
+
+@testable import Backoffice
 
 extension GoodsImportTests {
     @Test("export streams every good of the tenant by sku, page after page, in the format import reads back")

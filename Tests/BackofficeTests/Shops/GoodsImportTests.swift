@@ -1,9 +1,10 @@
-import Backoffice
 import BackofficeAPI
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import Testing
+
+@testable import Backoffice
 
 @Suite("Goods import and export: CSV and JSON Lines, errors by line, all or nothing, dry run, streamed export")
 struct GoodsImportTests {

@@ -1,7 +1,8 @@
-import Backoffice
 import Foundation
 import HTTPTypes
 import Testing
+
+@testable import Backoffice
 
 @Suite("Goods: a partner's catalog, If-Match on updates, the app's catalog read")
 struct GoodsTests {

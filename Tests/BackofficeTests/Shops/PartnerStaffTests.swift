@@ -1,7 +1,8 @@
-import Backoffice
 import Foundation
 import HTTPTypes
 import Testing
+
+@testable import Backoffice
 
 @Suite("Partner staff: a partner admin runs its own shop's people")
 struct PartnerStaffTests {

@@ -1,7 +1,8 @@
-import Backoffice
 import Foundation
 import HTTPTypes
 import Testing
+
+@testable import Backoffice
 
 extension ShopApplicationTests {
     @Test("applications are limited per /64 for IPv6: addresses of one network share the limit, another network has its own")

@@ -1,7 +1,8 @@
-import Backoffice
 import Foundation
 import HTTPTypes
 import Testing
+
+@testable import Backoffice
 
 /// A shop application as the public form sends it.
 enum ShopForm {

@@ -1,7 +1,8 @@
-import Backoffice
 import Foundation
 import HTTPTypes
 import Testing
+
+@testable import Backoffice
 
 extension ShopApplicationTests {
     @Test(

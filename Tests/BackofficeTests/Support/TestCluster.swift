@@ -1,7 +1,8 @@
-import Backoffice
 import Foundation
 import Logging
 import PostgresNIO
+
+@testable import Backoffice
 
 #if canImport(Glibc)
     import Glibc

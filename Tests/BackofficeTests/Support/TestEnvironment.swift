@@ -1,4 +1,3 @@
-import Backoffice
 import BackofficeAPI
 import Foundation
 import HTTPTypes
@@ -8,6 +7,8 @@ import Logging
 import NIOCore
 import PostgresNIO
 import Testing
+
+@testable import Backoffice
 
 /// One test's world: its own database (migrated), the service's pool (role backoffice_app),
 /// the real policies, and principals with tokens for every role and two partner tenants.

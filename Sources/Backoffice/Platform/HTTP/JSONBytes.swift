@@ -137,28 +137,10 @@ package struct JSONBytes: Sendable {
     }
 
     /// `member` (`,"key":`) and the value, when there is one: the contract omits an absent optional.
-    mutating func optional(_ member: StaticString, _ value: Date?) {
+    mutating func optional(_ member: StaticString, _ value: (some JSONScalar)?) {
         guard let value else { return }
         raw(member)
-        date(value)
-    }
-
-    mutating func optional(_ member: StaticString, _ value: UUID?) {
-        guard let value else { return }
-        raw(member)
-        uuid(value)
-    }
-
-    mutating func optional(_ member: StaticString, _ value: String?) {
-        guard let value else { return }
-        raw(member)
-        string(value)
-    }
-
-    mutating func optional(_ member: StaticString, _ value: Int64?) {
-        guard let value else { return }
-        raw(member)
-        integer(value)
+        value.write(into: &self)
     }
 
     private mutating func escape(_ byte: UInt8) {
@@ -178,4 +160,25 @@ package struct JSONBytes: Sendable {
         default: bytes.append(byte)
         }
     }
+}
+
+/// A value `JSONBytes` writes as one JSON scalar (a date as RFC 3339 text, a uuid as lower-case text).
+protocol JSONScalar {
+    func write(into out: inout JSONBytes)
+}
+
+extension Date: JSONScalar {
+    func write(into out: inout JSONBytes) { out.date(self) }
+}
+
+extension UUID: JSONScalar {
+    func write(into out: inout JSONBytes) { out.uuid(self) }
+}
+
+extension String: JSONScalar {
+    func write(into out: inout JSONBytes) { out.string(self) }
+}
+
+extension Int64: JSONScalar {
+    func write(into out: inout JSONBytes) { out.integer(self) }
 }

@@ -9,12 +9,6 @@ package struct LockExpiryService: Service {
     let policies: PolicySet
     let interval: Duration
 
-    package init(database: Database, policies: PolicySet, interval: Duration) {
-        self.database = database
-        self.policies = policies
-        self.interval = interval
-    }
-
     /// Waits one interval before the first check, so the connection pool (a sibling service in
     /// the same group) is running before this leases from it.
     package func run() async throws {

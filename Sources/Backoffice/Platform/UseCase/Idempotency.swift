@@ -9,10 +9,6 @@ package struct StoredResponse<Body: Codable & Sendable>: Codable, Sendable {
     package let status: Int
     package let body: Body
 
-    package init(status: Int, body: Body) {
-        self.status = status
-        self.body = body
-    }
 }
 
 /// A response body that carries a secret (a token, a webhook secret): the secret exists only in
