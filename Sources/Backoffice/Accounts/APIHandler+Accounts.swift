@@ -126,7 +126,7 @@ extension APIHandler {
         let afterID = try Cursor.number(input.query.cursor) ?? 0
         let events = try await read(
             CustomerAccountHistory(id: try parseID(input.path.customerId, "customer_id"), afterID: afterID, limit: limit + 1))
-        return .ok(.init(body: .json(auditPage(events, limit: limit))))
+        return .ok(.init(body: .json(try auditPage(events, limit: limit))))
     }
 
     func listAppeals(_ input: Operations.ListAppeals.Input) async throws -> Operations.ListAppeals.Output {

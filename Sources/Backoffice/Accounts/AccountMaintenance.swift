@@ -10,16 +10,13 @@ package struct LiftExpiredLocks: AuditedOperation {
     package init(limit: Int = 100) { self.limit = limit }
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<[Customer]> {
-        var ids: [UUID] = []
-        for try await id in try await unit.connection.send(
+        let ids = try await unit.all(
             """
             SELECT l.customer_id FROM account_locks l JOIN customers c ON c.id = l.customer_id
             WHERE l.lifted_at IS NULL AND l.until <= \(unit.now) AND c.status = 'locked'
             ORDER BY l.until LIMIT \(limit) FOR UPDATE OF l, c SKIP LOCKED
-            """, logger: unit.logger
-        ).decode(UUID.self) {
-            ids.append(id)
-        }
+            """
+        ) { try $0.decode(UUID.self) }
         var unlocked: [Customer] = []
         var events: [AuditRecord] = []
         for id in ids {

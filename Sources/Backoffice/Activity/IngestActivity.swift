@@ -58,9 +58,11 @@ package struct IngestActivity: AuditedOperation {
         var statuses: [UUID: AccountStatus] = [:]
         let customerIDs = Array(Set(candidates.map(\.event.customerID)))
         if !customerIDs.isEmpty {
-            for try await (id, status) in try await unit.connection.send(
-                "SELECT id, status FROM customers WHERE id = ANY(\(customerIDs)::uuid[])", logger: unit.logger
-            ).decode((UUID, String).self) { statuses[id] = try AccountStatus(known: status) }
+            for (id, status) in try await unit.all(
+                "SELECT id, status FROM customers WHERE id = ANY(\(customerIDs)::uuid[])", { try $0.decode((UUID, String).self) })
+            {
+                statuses[id] = try AccountStatus(known: status)
+            }
         }
         candidates.removeAll { candidate in
             switch statuses[candidate.event.customerID] {

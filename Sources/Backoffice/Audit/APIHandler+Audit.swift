@@ -4,21 +4,28 @@ import NIOCore
 import OpenAPIRuntime
 
 extension AuditEventRecord {
+    /// The contract's event; a stored snapshot that does not decode throws (never a silent nil).
     var api: Components.Schemas.AuditEvent {
+        get throws {
+            try apiEvent()
+        }
+    }
+
+    private func apiEvent() throws -> Components.Schemas.AuditEvent {
         Components.Schemas.AuditEvent(
             id: id, occurredAt: occurredAt, chain: chain, seq: seq, tenantId: tenantID.text, actorId: actorID?.text, actorRole: actorRole,
             tokenId: tokenID?.text,
             action: action, targetType: targetType, targetId: targetID, requestId: requestID, sourceIp: sourceIP, reason: reason,
-            before: payload(before, as: Components.Schemas.AuditEvent.BeforePayload.self),
-            after: payload(after, as: Components.Schemas.AuditEvent.AfterPayload.self), policyDigest: policyDigest, prevHash: prevHash,
+            before: try payload(before, as: Components.Schemas.AuditEvent.BeforePayload.self),
+            after: try payload(after, as: Components.Schemas.AuditEvent.AfterPayload.self), policyDigest: policyDigest, prevHash: prevHash,
             hash: hash)
     }
 }
 
 /// A page of events (fetched with one extra row to know whether another page follows).
-func auditPage(_ events: [AuditEventRecord], limit: Int) -> Components.Schemas.AuditEventPage {
+func auditPage(_ events: [AuditEventRecord], limit: Int) throws -> Components.Schemas.AuditEventPage {
     let (items, next) = keysetPage(events, limit: limit) { [String($0.id)] }
-    return .init(items: items.map(\.api), nextCursor: next)
+    return .init(items: try items.map { try $0.api }, nextCursor: next)
 }
 
 extension APIHandler {
@@ -36,7 +43,7 @@ extension APIHandler {
         let afterID = try Cursor.number(q.cursor) ?? 0
         let filter = try auditFilter(tenantID: q.tenantId, actorID: q.actorId, action: q.action, targetID: q.targetId, since: q.since, until: q.until)
         let events = try await read(ListAuditEvents(filter: filter, afterID: afterID, limit: limit + 1))
-        return .ok(.init(body: .json(auditPage(events, limit: limit))))
+        return .ok(.init(body: .json(try auditPage(events, limit: limit))))
     }
 
     func exportAuditEvents(_ input: Operations.ExportAuditEvents.Input) async throws -> Operations.ExportAuditEvents.Output {

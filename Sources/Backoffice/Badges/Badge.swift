@@ -120,14 +120,13 @@ enum BadgeAwards {
     {
         guard !customers.isEmpty else { return [] }
         let customers = customers.sorted { $0.orderKey < $1.orderKey }  // one lock order for concurrent awards
-        var awarded: [UUID] = []
-        for try await id in try await unit.connection.send(
+        let awarded = try await unit.all(
             """
             INSERT INTO badge_awards (customer_id, badge, source, awarded_at)
             SELECT c, \(badge), \(source), \(unit.now) FROM unnest(\(customers)::uuid[]) AS c
             ON CONFLICT DO NOTHING RETURNING customer_id
-            """, logger: unit.logger
-        ).decode(UUID.self) { awarded.append(id) }
+            """
+        ) { try $0.decode(UUID.self) }
         guard !awarded.isEmpty, let ruleSet, let rule = ruleSet.rules.badges.first(where: { $0.badge == badge })
         else { return awarded }
         try await Ledger.post(

@@ -85,10 +85,8 @@ package struct CreateChallenge: AuditedOperation {
         let budget = whole(draft.budgetPoints, "budget_points", minimum: 0)
         let badges = Set(bands.compactMap(\.badge) + [targetReward?.badge].compactMap { $0 })
         if !badges.isEmpty {
-            var known = Set<String>()
-            for try await slug in try await unit.connection.send(
-                "SELECT slug FROM badges WHERE slug = ANY(\(Array(badges))::text[])", logger: unit.logger
-            ).decode(String.self) { known.insert(slug) }
+            let known = Set(
+                try await unit.all("SELECT slug FROM badges WHERE slug = ANY(\(Array(badges))::text[])") { try $0.decode(String.self) })
             for missing in badges.subtracting(known).sorted() { v.require(false, "rewards", "unknown_badge", "no badge '\(missing)'") }
         }
         try v.check()

@@ -42,13 +42,13 @@ package struct SimulateEarningRules: Query {
         let since = calendar.startOfDay(for: unit.now).addingTimeInterval(-Double(days - 1) * 86_400)
         let until = unit.now
 
-        var paid: [String: Int64] = [:]
-        for try await (ruleID, points) in try await unit.connection.send(
-            """
-            SELECT t.rule_id, sum(t.amount)::bigint FROM fitpoints_transfers t JOIN activity_events e ON e.event_id = t.source_event_id
-            WHERE t.kind = 'earning' AND e.occurred_at >= \(since) AND e.occurred_at < \(until) GROUP BY t.rule_id
-            """, logger: unit.logger
-        ).decode((String, Int64).self) { paid[ruleID] = points }
+        let paid = Dictionary(
+            uniqueKeysWithValues: try await unit.all(
+                """
+                SELECT t.rule_id, sum(t.amount)::bigint FROM fitpoints_transfers t JOIN activity_events e ON e.event_id = t.source_event_id
+                WHERE t.kind = 'earning' AND e.occurred_at >= \(since) AND e.occurred_at < \(until) GROUP BY t.rule_id
+                """
+            ) { try $0.decode((String, Int64).self) })
 
         var lines: [Line] = []
         for rule in rules.metrics {

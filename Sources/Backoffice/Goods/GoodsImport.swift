@@ -58,9 +58,10 @@ package struct ImportGoods: AuditedOperation {
         var existing: [String: Good.Status] = [:]
         for part in stride(from: 0, to: rows.count, by: 10_000) {
             let skus = rows[part..<min(rows.count, part + 10_000)].map(\.sku)
-            for try await (sku, status) in try await unit.connection.send(
-                "SELECT sku, status FROM goods WHERE tenant_id = \(tenant) AND sku = ANY(\(skus)::text[]) ORDER BY id FOR UPDATE", logger: unit.logger
-            ).decode((String, String).self) {
+            for (sku, status) in try await unit.all(
+                "SELECT sku, status FROM goods WHERE tenant_id = \(tenant) AND sku = ANY(\(skus)::text[]) ORDER BY id FOR UPDATE",
+                { try $0.decode((String, String).self) })
+            {
                 existing[sku] = try Good.Status(known: status)
             }
         }

@@ -152,7 +152,10 @@ extension UUID {
 }
 
 /// Decodes JSON text (a jsonb column) into a generated free-form payload type.
-func payload<T: Decodable>(_ json: String?, as type: T.Type) -> T? {
+/// - Throws: `DomainError.inconsistent` when the stored text does not decode (never a silent nil).
+func payload<T: Decodable>(_ json: String?, as type: T.Type) throws -> T? {
     guard let json else { return nil }
-    return try? JSONDecoder().decode(T.self, from: Data(json.utf8))
+    do { return try JSONDecoder().decode(T.self, from: Data(json.utf8)) } catch {
+        throw DomainError.inconsistent("a stored JSON value does not decode as \(T.self)")
+    }
 }

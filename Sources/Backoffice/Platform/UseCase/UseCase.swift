@@ -196,6 +196,13 @@ extension UnitOfWork {
         return items
     }
 
+    /// Every row of `query`, each decoded by `decode` (a scalar or a tuple).
+    package func all<T>(_ query: PostgresQuery, _ decode: (PostgresRow) throws -> T) async throws -> [T] {
+        var items: [T] = []
+        for try await row in try await connection.send(query, logger: logger) { items.append(try decode(row)) }
+        return items
+    }
+
     /// The rows of a prepared statement (planned once per connection: for hot reads whose generic
     /// plan is as good as a custom one).
     func rows<S: PostgresPreparedStatement>(_ statement: S) async throws -> [S.Row] { try await connection.rows(statement, logger: logger) }
