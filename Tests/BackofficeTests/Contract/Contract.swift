@@ -31,6 +31,9 @@ struct ContractOperation: CustomStringConvertible, @unchecked Sendable {  // imm
 struct Contract: @unchecked Sendable {  // immutable, parsed once
     let operations: [ContractOperation]
     let document: [String: Any]
+    /// The `operationId:` lines of `openapi.yaml`, counted in its text: what the parsed operations
+    /// and the operations called must both number.
+    let operationCount: Int
 
     static func load() throws -> Contract {
         let text = try String(contentsOf: projectRoot.appendingPathComponent("Sources/BackofficeAPI/openapi.yaml"), encoding: .utf8)
@@ -55,14 +58,8 @@ struct Contract: @unchecked Sendable {  // immutable, parsed once
                         successCodes: Set(responses.keys.compactMap(Int.init).filter { $0 < 400 })))
             }
         }
-        return Contract(operations: operations, document: document)
-    }
-
-    /// The `operationId:` lines of `openapi.yaml`, counted in its text: what the parsed operations
-    /// and the operations called must both number.
-    static var operationCount: Int {
-        let text = (try? String(contentsOf: projectRoot.appendingPathComponent("Sources/BackofficeAPI/openapi.yaml"), encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").filter { $0.trimmingCharacters(in: .whitespaces).hasPrefix("operationId:") }.count
+        let operationCount = text.split(separator: "\n").filter { $0.trimmingCharacters(in: .whitespaces).hasPrefix("operationId:") }.count
+        return Contract(operations: operations, document: document, operationCount: operationCount)
     }
 
     /// Every response property marked `x-pii: true`, as `Schema.path.to.field`.

@@ -55,7 +55,7 @@ extension PostgresClient {
     /// of its own that nothing else shares, is cancelled, which withdraws the lease. Elsewhere
     /// (background services, the CLI), or when the caller recovers from a late lease
     /// (`lateLeaseEndsRequest` false: a read that the primary answers when the replica cannot),
-    /// the caller's task must go on, so the lease is taken by a child task while a second child
+    /// the caller's task must go on, so the lease is taken by a child task while a timer
     /// keeps the time.
     /// - Throws: `DomainError.unavailable` when no connection came within `timeout`; the pool's
     ///   own error when leasing failed.
@@ -96,8 +96,8 @@ extension PostgresClient {
         }
     }
 
-    /// The lease of `withConnection(within:timers:lateLeaseEndsRequest:_:)` outside a request's work: one child task holds
-    /// the lease until `body` ends, another keeps the time; `waited` is called once the wait is over.
+    /// The lease of `withConnection(within:timers:lateLeaseEndsRequest:_:)` outside a request's work: a child task holds
+    /// the lease until `body` ends while a timer keeps the time; `waited` is called once the wait is over.
     private func withConnectionKeepingTime<T: Sendable>(
         _ timeout: Duration, timers: any Timers, waited: () -> Void, _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
@@ -114,14 +114,12 @@ extension PostgresClient {
                     offer.finish(throwing: error)
                 }
             }
-            group.addTask {
-                try? await timers.sleep(for: timeout)
-                if !Task.isCancelled {
-                    ServiceMetrics.leaseTimeouts.increment()
-                    offer.finish(throwing: DomainError.unavailable)
-                }
+            let timer = timers.schedule(in: timeout) {
+                ServiceMetrics.leaseTimeouts.increment()
+                offer.finish(throwing: DomainError.unavailable)
             }
             defer {
+                timer.cancel()
                 done.open()
                 group.cancelAll()  // a lease still waited for is given up
             }
@@ -132,8 +130,8 @@ extension PostgresClient {
                 throw error
             }
             waited()
+            timer.cancel()
             guard let connection = leased else { throw DomainError.unavailable }
-            group.cancelAll()  // stops the timer; the lease's holder waits on the latch, which cancellation does not end
             ServiceMetrics.poolInUse.increment()
             defer { ServiceMetrics.poolInUse.decrement() }
             return try await body(connection)

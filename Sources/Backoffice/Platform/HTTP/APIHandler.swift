@@ -48,9 +48,9 @@ struct APIHandler: APIProtocol {
         _ operation: Operation, on id: UUID? = nil, body: (some Encodable & Sendable)?,
         respond: @escaping @Sendable (Operation.Output) throws -> StoredResponse<Reply>
     ) async throws -> StoredResponse<Reply> {
-        try await Idempotency(database: database).run(
-            operation, key: idempotencyKey, request: ChangeRequest(id: id, body: body), operationID: try operationID(), context: try context(),
-            respond: respond)
+        let call = try idempotentCall(on: id, body: body)
+        return try await Idempotency(database: database).run(
+            operation, key: call.key, request: call.request, operationID: call.operationID, context: call.context, respond: respond)
     }
 
     /// Like `change`, for a staged use case (the payment provider is called between its
@@ -59,9 +59,9 @@ struct APIHandler: APIProtocol {
         _ operation: Operation, on id: UUID? = nil, body: (some Encodable & Sendable)?,
         respond: @escaping @Sendable (Operation.Output) throws -> StoredResponse<Reply>
     ) async throws -> StoredResponse<Reply> {
-        try await Idempotency(database: database).runStaged(
-            operation, key: idempotencyKey, request: ChangeRequest(id: id, body: body), operationID: try operationID(), context: try context(),
-            respond: respond)
+        let call = try idempotentCall(on: id, body: body)
+        return try await Idempotency(database: database).runStaged(
+            operation, key: call.key, request: call.request, operationID: call.operationID, context: call.context, respond: respond)
     }
 
     /// Like `change`, for an upload the edge held no transaction for while its body arrived
@@ -70,10 +70,10 @@ struct APIHandler: APIProtocol {
     func changeAfterUpload<Operation: AuditedOperation, Reply: Codable & Sendable>(
         _ operation: Operation, body: some Encodable & Sendable, respond: @escaping @Sendable (Operation.Output) throws -> Reply
     ) async throws -> Reply {
-        let (database, key, operationID) = (self.database, idempotencyKey, try operationID())
-        return try await database.reauthenticatedTransaction(for: try context()) { context in
+        let (database, call) = (self.database, try idempotentCall(on: nil, body: body))
+        return try await database.reauthenticatedTransaction(for: call.context) { context in
             try await Idempotency(database: database).run(
-                operation, key: key, request: ChangeRequest(id: nil, body: body), operationID: operationID, context: context
+                operation, key: call.key, request: call.request, operationID: call.operationID, context: context
             ) { output in StoredResponse(status: 200, body: try respond(output)) }.body
         }
     }
@@ -96,10 +96,21 @@ struct APIHandler: APIProtocol {
         return document
     }
 
-    private func operationID() throws -> String {
+    /// What the runners take for the current request's change: its key, what the key is
+    /// fingerprinted with, the contract's operation id and the context.
+    private func idempotentCall<Body: Encodable & Sendable>(on id: UUID?, body: Body?) throws -> IdempotentCall<Body> {
         guard let scope = OperationScope.current else { throw DomainError.inconsistent("a change ran outside a generated handler") }
-        return scope.operationID
+        return IdempotentCall(
+            key: scope.idempotencyKey, request: ChangeRequest(id: id, body: body), operationID: scope.operationID, context: try context())
     }
+}
+
+/// The arguments of one idempotent run (`APIHandler.idempotentCall`).
+private struct IdempotentCall<Body: Encodable & Sendable>: Sendable {
+    let key: String?
+    let request: ChangeRequest<Body>
+    let operationID: String
+    let context: OperationContext
 }
 
 /// What a change's `Idempotency-Key` is fingerprinted with: the body, or for a change on a path

@@ -29,10 +29,7 @@ package struct JSONBytes: Sendable {
     /// Closes a page `openPage()` opened: the items' `]`, the cursor when another page follows, `}`.
     mutating func closePage(nextCursor: String?) {
         raw("]")
-        if let nextCursor {
-            raw(",\"next_cursor\":")
-            string(nextCursor)
-        }
+        optional(",\"next_cursor\":", nextCursor)
         raw("}")
     }
 

@@ -151,7 +151,7 @@ struct Idempotency: Sendable {
         async throws -> Bool
     {
         let now = database.clock.now()
-        let expired = now.addingTimeInterval(-Double(context.policies.retention.idempotencyKeepHours) * 3600)
+        let expired = Self.keptSince(now, context)
         let saved = try await connection.send(
             """
             INSERT INTO idempotency_keys (tenant_id, principal_id, key, request_hash, status, body, created_at)
@@ -169,6 +169,11 @@ struct Idempotency: Sendable {
 
     private struct ConcurrentDuplicate: Error {}
 
+    /// Records created at or before this instant are forgotten (`policies/retention.yaml`'s keep_hours).
+    private static func keptSince(_ now: Date, _ context: OperationContext) -> Date {
+        now.addingTimeInterval(-Double(context.policies.retention.idempotencyKeepHours) * 3600)
+    }
+
     /// What may be kept of a response body: everything but a secret it carries.
     static func storable<Body>(_ body: Body) -> Body {
         guard let bearing = body as? any SecretBearing else { return body }
@@ -185,7 +190,7 @@ struct Idempotency: Sendable {
     /// The key's kept record: its status and body.
     /// - Throws: `idempotencyKeyReused` when it was made for a different request.
     private func lookup(key: String, fingerprint: [UInt8], context: OperationContext) async throws -> (Int, Data)? {
-        let expired = database.clock.now().addingTimeInterval(-Double(context.policies.retention.idempotencyKeepHours) * 3600)
+        let expired = Self.keptSince(database.clock.now(), context)
         let found: (ByteBuffer, Int, ByteBuffer)? = try await database.transaction(for: context) { connection in
             for try await row in try await connection.send(
                 """

@@ -191,9 +191,7 @@ struct RowCells {
 extension UnitOfWork {
     /// The rows of `query` (parameters interpolated, so PostgreSQL numbers them), decoded as `T`.
     package func all<T: RowDecodable>(_ query: PostgresQuery, as type: T.Type = T.self) async throws -> [T] {
-        var items: [T] = []
-        for try await row in try await connection.send(query, logger: logger) { items.append(try T(row: row)) }
-        return items
+        try await all(query, T.init(row:))
     }
 
     /// Every row of `query`, each decoded by `decode` (a scalar or a tuple).
