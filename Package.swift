@@ -30,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/yaslab/CSV.swift.git", from: "2.5.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
     ],
     targets: [
         // The benchmarks' floor: a bare Hummingbird + PostgresNIO server running a pgbench script per request (ops/bench).
@@ -74,7 +76,10 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "CSV", package: "CSV.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Mustache", package: "swift-mustache"),
             ],
+            resources: [.copy("Console/Templates"), .copy("Console/Assets"), .copy("Access/common-passwords.txt")],
             swiftSettings: swiftSettings
         ),
         // The demo data of `backoffice dev`, made through the service's own operations (not part of the service).

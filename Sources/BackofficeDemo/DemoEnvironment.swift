@@ -35,10 +35,12 @@ package struct DemoCredentials: Codable, Sendable {
     package var partners: [Partner]
     /// The webhook secret of each payment provider the dev service accepts (`simulated`).
     package var webhookSecrets: [String: String]?
+    /// The console password of each demo person operator, by email.
+    package var signIns: [String: String]?
 
     enum CodingKeys: String, CodingKey {
         case url, databaseURL = "database_url", superuserDatabaseURL = "superuser_database_url", tokens, partners
-        case webhookSecrets = "webhook_secrets"
+        case webhookSecrets = "webhook_secrets", signIns = "console_sign_ins"
     }
 }
 
@@ -154,10 +156,35 @@ package enum DemoEnvironment {
                     tenantID: admin.tenantID.text, slug: slug, partnerAdmin: try await token(keptPartner?.partnerAdmin, "admin@\(slug).example"),
                     partnerStaff: try await token(keptPartner?.partnerStaff, "staff@\(slug).example")))
         }
+        var signIns: [String: String] = [:]
+        let people =
+            platformOperators.filter { $0.1 != .appService }.map(\.0) + partners.flatMap { ["admin@\($0.0).example", "staff@\($0.0).example"] }
+        for email in people {
+            guard let owner = operators[email], owner.status == "active" else { continue }
+            signIns[email] = try await password(kept?.signIns?[email], for: owner, database: database, context: context)
+        }
         let credentials = DemoCredentials(
             url: serviceURL, databaseURL: appURL, superuserDatabaseURL: ownerURL, tokens: tokens, partners: partnerCredentials,
-            webhookSecrets: kept?.webhookSecrets)
+            webhookSecrets: kept?.webhookSecrets, signIns: signIns)
         return (credentials, skipped)
+    }
+
+    /// A demo operator's console password: the kept one while it still signs in, else a new
+    /// random one, set through the real operation (bcrypt).
+    private static func password(_ kept: String?, for owner: Operator, database: Database, context: OperationContext) async throws -> String {
+        let stored = try await database.transaction(for: .system) { connection in
+            try await firstRow(
+                "SELECT password_hash FROM operator_passwords WHERE operator_id = \(owner.id)", on: connection, logger: database.logger
+            ) {
+                try $0.decode(String.self)
+            }
+        }
+        if let kept, let stored, try await PasswordRules.verify(kept, hash: stored) { return kept }
+        let password = "demo-" + SessionSecret.generate().value.prefix(16)
+        try PasswordRules.check(password)
+        _ = try await database.runAsSystem(
+            SetOperatorPassword(operatorID: owner.id, passwordHash: try await PasswordRules.hash(password)), context: context)
+        return password
     }
 
     /// Publishes every `*.md` of `folder` (front matter: `slug`, `title`) as a content policy, through

@@ -47,6 +47,21 @@ package struct SecurityPolicy: Sendable {
     /// Public submissions (shop applications) allowed per source address within `publicSubmissionWindowSeconds`.
     package let publicSubmissionLimit: Int
     package let publicSubmissionWindowSeconds: Int
+    /// The web console's sessions and sign-in lockout.
+    package let console: ConsolePolicy
+}
+
+/// The web console's sessions and sign-in lockout (`security.yaml`, `console:`).
+package struct ConsolePolicy: Sendable {
+    /// A session unused this long ends.
+    package let idleTimeoutMinutes: Int
+    /// A session ends this long after sign-in, used or not.
+    package let absoluteTimeoutHours: Int
+    /// Failed sign-ins for one email within the window before it is locked out until they age out.
+    package let maxFailuresPerAccount: Int
+    /// Failed sign-ins from one address within the window before it is locked out.
+    package let maxFailuresPerAddress: Int
+    package let failureWindowMinutes: Int
 }
 
 /// Retention periods (`policies/retention.yaml`).
@@ -115,7 +130,13 @@ package struct PolicySet: Sendable {
             failedAuthenticationLimit: try integer(security, "authentication", "max_failures_per_address", file: secFile, range: 1...100_000),
             failedAuthenticationWindowSeconds: try integer(security, "authentication", "window_seconds", file: secFile, range: 1...86_400),
             publicSubmissionLimit: try integer(security, "public_submissions", "max_per_address", file: secFile, range: 1...100_000),
-            publicSubmissionWindowSeconds: try integer(security, "public_submissions", "window_seconds", file: secFile, range: 1...86_400)
+            publicSubmissionWindowSeconds: try integer(security, "public_submissions", "window_seconds", file: secFile, range: 1...86_400),
+            console: ConsolePolicy(
+                idleTimeoutMinutes: try integer(security, "console", "idle_timeout_minutes", file: secFile, range: 1...1_440),
+                absoluteTimeoutHours: try integer(security, "console", "absolute_timeout_hours", file: secFile, range: 1...720),
+                maxFailuresPerAccount: try integer(security, "console", "max_failed_sign_ins_per_account", file: secFile, range: 1...1_000),
+                maxFailuresPerAddress: try integer(security, "console", "max_failed_sign_ins_per_address", file: secFile, range: 1...100_000),
+                failureWindowMinutes: try integer(security, "console", "failed_sign_in_window_minutes", file: secFile, range: 1...1_440))
         )
         guard securityPolicy.defaultTokenLifetimeHours <= securityPolicy.maxTokenLifetimeHours else {
             throw PolicyError(file: secFile, entry: "tokens.default_lifetime_hours", problem: "must not exceed tokens.max_lifetime_hours")

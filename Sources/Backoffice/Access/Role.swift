@@ -77,8 +77,16 @@ package struct Action: RawRepresentable, Hashable, Sendable, Codable, Expressibl
             names.insert(
                 text.dropFirst("x-action:".count).trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"'")))
         }
-        return names
+        return names.union(sessionEvents.map(\.rawValue))
     }()
+
+    /// The console's sign-in events, which no operation of the contract makes: the system records
+    /// them as operators sign in and out (`ConsoleSignIn`), and no role is granted them.
+    package static let sessionEvents: Set<Action> = Set(
+        [
+            "sessions.sign_in", "sessions.sign_in_failed", "sessions.locked_out", "sessions.sign_out", "sessions.sign_out_everywhere",
+            "operators.set_password",
+        ].map(Action.init(declared:)))
 }
 
 /// Who makes a change: an authenticated principal, or the system itself (timed lock expiry,
@@ -87,13 +95,17 @@ package struct Principal: Sendable, Equatable {
     package let operatorID: UUID?
     package let role: String
     package let tenantID: UUID
+    /// The API token the principal authenticated with (nil in the console and for the system).
     package let tokenID: UUID?
+    /// The console session the principal is signed in with (nil through the API and for the system).
+    package let sessionID: UUID?
 
-    package init(operatorID: UUID, role: Role, tenantID: UUID, tokenID: UUID?) {
+    package init(operatorID: UUID, role: Role, tenantID: UUID, tokenID: UUID?, sessionID: UUID? = nil) {
         self.operatorID = operatorID
         self.role = role.rawValue
         self.tenantID = tenantID
         self.tokenID = tokenID
+        self.sessionID = sessionID
     }
 
     private init(system: Void) {
@@ -101,6 +113,7 @@ package struct Principal: Sendable, Equatable {
         self.role = "system"
         self.tenantID = platformTenantID
         self.tokenID = nil
+        self.sessionID = nil
     }
 
     /// The system actor: audited with no actor id and the role `system`.
@@ -115,6 +128,7 @@ package struct Principal: Sendable, Equatable {
         self.role = "anonymous"
         self.tenantID = platformTenantID
         self.tokenID = nil
+        self.sessionID = nil
     }
 
     /// The principal's role, nil for the system actor.

@@ -14,7 +14,7 @@ extension AuditEventRecord {
     private func apiEvent() throws -> Components.Schemas.AuditEvent {
         Components.Schemas.AuditEvent(
             id: id, occurredAt: occurredAt, chain: chain, seq: seq, tenantId: tenantID.text, actorId: actorID?.text, actorRole: actorRole,
-            tokenId: tokenID?.text,
+            tokenId: tokenID?.text, sessionId: sessionID?.text, via: .init(rawValue: via),
             action: action, targetType: targetType, targetId: targetID, requestId: requestID, sourceIp: sourceIP, reason: reason,
             before: try payload(before, as: Components.Schemas.AuditEvent.BeforePayload.self),
             after: try payload(after, as: Components.Schemas.AuditEvent.AfterPayload.self), policyDigest: policyDigest, prevHash: prevHash,

@@ -7,7 +7,7 @@ import PostgresNIO
 /// `audit_canonical` builds them when the event is appended: the text form of a jsonb object
 /// (keys ordered by length, then by bytes; `", "` between members and `": "` after keys; JSON string
 /// escapes with `\u00xx` in lower case; non-ASCII as is), `occurred_at` in UTC with microseconds,
-/// `before` and `after` as their own jsonb text, `token_id` only when present.
+/// `before` and `after` as their own jsonb text, `token_id` and `session_id` only when present.
 ///
 /// Verification recomputes the bytes here instead of asking the database to (the SQL function
 /// built each event's jsonb and was most of the time `audit verify` took). The columns come in
@@ -18,7 +18,7 @@ package struct AuditCanonical: Sendable {
     /// (`AuditCanonical.selectList`).
     package enum Column: Int, CaseIterable, Sendable {
         case chain, seq, tenantID, occurredAt, actorID, actorRole, action, targetType, targetID, requestID, sourceIP, reason, before,
-            after, policyDigest, tokenID
+            after, policyDigest, tokenID, sessionID
 
         /// The member's key in the canonical object, which is also the column's name.
         var key: String {
@@ -39,8 +39,13 @@ package struct AuditCanonical: Sendable {
             case .after: "after"
             case .policyDigest: "policy_digest"
             case .tokenID: "token_id"
+            case .sessionID: "session_id"
             }
         }
+
+        /// Whether a canonical text leaves the column out when it is NULL (the credential columns:
+        /// events made before they existed keep their bytes).
+        var omittedWhenAbsent: Bool { self == .tokenID || self == .sessionID }
     }
 
     /// The columns, comma-separated, in `Column` order.
@@ -49,7 +54,7 @@ package struct AuditCanonical: Sendable {
     /// The members in jsonb's order.
     static let members: [(member: Column, key: [UInt8])] = inJSONBOrder(Column.allCases, key: \.key)
 
-    /// A member of an export line (`audit export`): the canonical's columns, `token_id` always
+    /// A member of an export line (`audit export`): the canonical's columns, `token_id` and `session_id` always
     /// (null when absent), and the event's id, links and canonical text.
     enum ExportMember: Equatable {
         case column(Column), id, prevHash, hash, canonical
@@ -92,7 +97,7 @@ package struct AuditCanonical: Sendable {
         var first = true
         for (column, key) in Self.members {
             let cell = cells[offset + column.rawValue]
-            if column == .tokenID && cell == nil { continue }
+            if column.omittedWhenAbsent && cell == nil { continue }
             if !first { out.raw(", ") }
             first = false
             out.raw(key)
@@ -136,7 +141,7 @@ package struct AuditCanonical: Sendable {
         case .seq:
             guard let value = cell.int64 else { return false }
             out.integer(value)
-        case .tenantID, .actorID, .tokenID:
+        case .tenantID, .actorID, .tokenID, .sessionID:
             guard cell.count == 16 else { return false }
             out.uuid(bytes: cell)
         case .occurredAt:

@@ -25,6 +25,11 @@ package struct AuditEventRecord: Sendable {
     package var hash: String
     /// The credential (API token) the change was made with; nil for the system and older events.
     package var tokenID: UUID?
+    /// The console session the change was made in; nil for the API, the system and older events.
+    package var sessionID: UUID?
+
+    /// Where the change came from: the console (a session), the API (a token), or the system.
+    package var via: String { sessionID != nil ? "console" : tokenID != nil ? "api" : "system" }
 }
 
 /// Filters of `audit list` and `audit export`; every one optional.
@@ -80,7 +85,7 @@ package struct AuditLog: Sendable {
 
     static let columns = """
         id, occurred_at, chain, seq, tenant_id, actor_id, actor_role, action, target_type, target_id, request_id,
-        source_ip, reason, before::text, after::text, policy_digest, encode(prev_hash, 'hex'), encode(hash, 'hex'), token_id
+        source_ip, reason, before::text, after::text, policy_digest, encode(prev_hash, 'hex'), encode(hash, 'hex'), token_id, session_id
         """
 
     /// One page of events, oldest first, after the keyset `afterID`.
@@ -99,12 +104,12 @@ package struct AuditLog: Sendable {
         let c = try row.decode(
             (
                 Int64, Date, String, Int64, UUID, UUID?, String, String, String, String, String, String?, String?, String?, String?, String, String,
-                String, UUID?
+                String, UUID?, UUID?
             ).self)
         return AuditEventRecord(
             id: c.0, occurredAt: c.1, chain: c.2, seq: c.3, tenantID: c.4, actorID: c.5, actorRole: c.6, action: c.7, targetType: c.8,
             targetID: c.9, requestID: c.10, sourceIP: c.11, reason: c.12, before: c.13, after: c.14, policyDigest: c.15, prevHash: c.16,
-            hash: c.17, tokenID: c.18)
+            hash: c.17, tokenID: c.18, sessionID: c.19)
     }
 
     /// Every matching event as JSON lines, oldest first, fetched in pages of `pageSize` as the

@@ -71,13 +71,13 @@ package struct Audited<Output: Sendable>: Sendable {
 /// Appends one event (`audit_append` in SQL, the only way the service can write the log: it picks
 /// the chain, locks its head, links and inserts, and refuses a tenant the transaction does not act for).
 struct AppendAuditEvent: PostgresPreparedStatement {
-    static let sql = "SELECT audit_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text::jsonb, $11::text::jsonb, $12, $13)"
+    static let sql = "SELECT audit_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text::jsonb, $11::text::jsonb, $12, $13, $14)"
     typealias Row = Int64
     let record: AuditRecord
     let context: OperationContext
 
     func makeBindings() throws -> PostgresBindings {
-        var b = PostgresBindings(capacity: 13)
+        var b = PostgresBindings(capacity: 14)
         b.append(record.tenantID)
         let actor = record.actor ?? context.principal
         b.append(actor.operatorID)
@@ -93,6 +93,8 @@ struct AppendAuditEvent: PostgresPreparedStatement {
         b.append(context.policies.digest)
         // The credential the request came with, also when the event names the system as actor.
         b.append(context.principal.tokenID)
+        // The console session the change was made in (none through the API); at sign-in, the one it starts.
+        b.append(context.principal.sessionID ?? record.actor?.sessionID)
         return b
     }
 

@@ -31,7 +31,7 @@ enum ExportLine {
         assembled.reserveCapacity(canonical.count)
         for (column, key) in AuditCanonical.members {
             guard let value = raw(column.key) else { return nil }
-            if column == .tokenID && value.elementsEqual("null".utf8) { continue }
+            if column.omittedWhenAbsent && value.elementsEqual("null".utf8) { continue }
             if assembled.count > 1 {
                 assembled.append(UInt8(ascii: ","))
                 assembled.append(UInt8(ascii: " "))

@@ -93,6 +93,10 @@ struct Banner: Sendable {
             lines.append("  \(partner.slug) partner_admin  \(shown(partner.partnerAdmin))")
             lines.append("  \(partner.slug) partner_staff  \(shown(partner.partnerStaff))")
         }
+        lines += ["", "Console: \(c.url)/console/  sign in as (passwords also in \(credentialsFile)):"]
+        for (email, password) in (c.signIns ?? [:]).sorted(by: { $0.key < $1.key }) {
+            lines.append("  \(email.padding(toLength: 30, withPad: " ", startingAt: 0)) \(password)")
+        }
         if !setup.skipped.isEmpty {
             lines += ["", "Not issued (backoffice dev --reset starts from fresh demo data):"] + setup.skipped.map { "  \($0)" }
         }

@@ -15,7 +15,7 @@ struct AuditCanonicalTests {
             """
             'tenant:0b6f1c2e-8a4d-4c3e-9f1a-2b3c4d5e6f70', 1::bigint, '0b6f1c2e-8a4d-4c3e-9f1a-2b3c4d5e6f70'::uuid, '2026-11-23 10:11:12.345678+00'::timestamptz,
             'e40e2742-6899-4dc4-a456-cbaf18f375ad'::uuid, 'backend_manager', 'accounts.lock', 'customer', 'c-1', 'req-1', '10.0.0.1',
-            'Chargeback', '{"status": "active"}'::jsonb, '{"status": "locked", "version": 2}'::jsonb, 'digest', NULL::uuid
+            'Chargeback', '{"status": "active"}'::jsonb, '{"status": "locked", "version": 2}'::jsonb, 'digest', NULL::uuid, NULL::uuid
             """
         ),
         (
@@ -24,41 +24,41 @@ struct AuditCanonicalTests {
             'platform:03', 9223372036854775807::bigint, '00000000-0000-0000-0000-000000000000'::uuid, '2000-01-01 00:00:00+00'::timestamptz,
             NULL::uuid, 'r', 'a', 't', E'quote " backslash \\\\ slash / tab \\t nl \\n cr \\r bs \\b ff \\f bell \\x07 esc \\x1b del \\x7f',
             'Zoë — 東京 🏃', NULL, E'line\\none', '{"b": [1, 2.50, -3e2, "x\\"y", null, true, {"z": {}}], "a": "é", "aa": []}'::jsonb,
-            '"just a string"'::jsonb, '', 'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid
+            '"just a string"'::jsonb, '', 'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid, '5e55e55e-0000-4000-8000-000000000001'::uuid
             """
         ),
         (
             "before 2000 and a leap day",
             """
             'c', 0::bigint, '11111111-2222-3333-4444-555555555555'::uuid, '1999-12-31 23:59:59.999999+00'::timestamptz, NULL::uuid, '', '', '', '', '', '',
-            '', NULL::jsonb, '12.5000'::jsonb, 'd', NULL::uuid
+            '', NULL::jsonb, '12.5000'::jsonb, 'd', NULL::uuid, NULL::uuid
             """
         ),
         (
             "leap day",
             """
             'c', 2::bigint, '11111111-2222-3333-4444-555555555555'::uuid, '2024-02-29 12:00:00.000001+00'::timestamptz, NULL::uuid, 'x', 'y', 'z', 'w',
-            'v', NULL, NULL, '[]'::jsonb, '{}'::jsonb, 'd', '11111111-2222-3333-4444-555555555555'::uuid
+            'v', NULL, NULL, '[]'::jsonb, '{}'::jsonb, 'd', '11111111-2222-3333-4444-555555555555'::uuid, NULL::uuid
             """
         ),
         (
             "far dates",
             """
             'c', 3::bigint, '11111111-2222-3333-4444-555555555555'::uuid, '0001-01-01 00:00:00+00'::timestamptz, NULL::uuid, 'x', 'y', 'z', 'w', 'v', NULL, NULL,
-            NULL::jsonb, NULL::jsonb, 'd', NULL::uuid
+            NULL::jsonb, NULL::jsonb, 'd', NULL::uuid, NULL::uuid
             """
         ),
         (
             "end of the calendar",
             """
             'c', 4::bigint, '11111111-2222-3333-4444-555555555555'::uuid, '9999-12-31 23:59:59.999999+00'::timestamptz, NULL::uuid, 'x', 'y', 'z', 'w', 'v',
-            NULL, NULL, NULL::jsonb, NULL::jsonb, 'd', NULL::uuid
+            NULL, NULL, NULL::jsonb, NULL::jsonb, 'd', NULL::uuid, NULL::uuid
             """
         ),
     ]
 
     static let names =
-        "chain, seq, tenant_id, occurred_at, actor_id, actor_role, action, target_type, target_id, request_id, source_ip, reason, before, after, policy_digest, token_id"
+        "chain, seq, tenant_id, occurred_at, actor_id, actor_role, action, target_type, target_id, request_id, source_ip, reason, before, after, policy_digest, token_id, session_id"
 
     /// Builds from cells as they come from PostgresNIO.
     func build(_ canonical: inout AuditCanonical, _ cells: [ByteBuffer?]) -> Bool {
@@ -105,7 +105,8 @@ struct AuditCanonicalTests {
                           + floor(random() * 86400e6) * interval '1 microsecond' AS occurred_at,
                         NULL::uuid AS actor_id, 'r' AS actor_role, 'a' AS action, 't' AS target_type, 'x' AS target_id,
                         'q' AS request_id, NULL::text AS source_ip, NULL::text AS reason, NULL::jsonb AS before,
-                        jsonb_build_object('i', i, 'f', i / 7.0) AS after, 'd' AS policy_digest, NULL::uuid AS token_id
+                        jsonb_build_object('i', i, 'f', i / 7.0) AS after, 'd' AS policy_digest, NULL::uuid AS token_id,
+                        CASE WHEN i % 2 = 0 THEN gen_random_uuid() END AS session_id
                  FROM generate_series(1, 2000) i) AS e
                 """
             let results = try await compare(env, from: from)
@@ -120,7 +121,7 @@ struct AuditCanonicalTests {
             try await env.owner.withConnection(logger: testLogger) { connection in
                 let sql = """
                     SELECT \(AuditCanonical.selectList) FROM (VALUES ('c', 1::bigint, gen_random_uuid(), timestamptz '0044-03-15 12:00:00+00 BC',
-                      NULL::uuid, 'r', 'a', 't', 'x', 'q', NULL::text, NULL::text, NULL::jsonb, NULL::jsonb, 'd', NULL::uuid)) AS e(\(Self.names))
+                      NULL::uuid, 'r', 'a', 't', 'x', 'q', NULL::text, NULL::text, NULL::jsonb, NULL::jsonb, 'd', NULL::uuid, NULL::uuid)) AS e(\(Self.names))
                     """
                 var canonical = AuditCanonical()
                 var rows = 0

@@ -18,7 +18,8 @@ struct ContractTests {
             #expect(operation.action.flatMap(Action.init(rawValue:)) != nil, "\(operation) needs `x-action:` naming its policy action")
         }
         let declared = Set(contract.operations.compactMap { $0.action.flatMap(Action.init(rawValue:)) })
-        #expect(declared == Set(Action.allCases))
+        #expect(declared.union(Action.sessionEvents) == Set(Action.allCases), "the contract's actions and the console's sign-in events")
+        #expect(declared.isDisjoint(with: Action.sessionEvents))
         let policies = try TestEnvironment.loadPolicies()
         let publicActions = Set(contract.operations.filter(\.isPublic).compactMap { $0.action.flatMap(Action.init(rawValue:)) })
         #expect(publicActions == policies.access.publicActions, "access.yaml's public: grants exactly the contract's x-public operations")

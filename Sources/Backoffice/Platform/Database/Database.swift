@@ -196,7 +196,7 @@ package struct Database: Sendable {
     /// Leases a connection and runs `body` between `BEGIN` and `COMMIT` (or `ROLLBACK` when it
     /// says not to commit, or throws); database errors come back as problems.
     /// `afterCommit` runs on the connection once the commit succeeded (its failure no longer undoes anything).
-    private func leasedTransaction<T: Sendable>(
+    func leasedTransaction<T: Sendable>(
         _ body: (PostgresConnection) async throws -> (T, commit: Bool), afterCommit: ((PostgresConnection) async throws -> Void)? = nil
     ) async throws -> T {
         try await translatingErrors {

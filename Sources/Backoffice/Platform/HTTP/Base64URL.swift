@@ -14,4 +14,7 @@ package enum Base64URL {
         }
         return String(decoding: bytes, as: UTF8.self)
     }
+
+    /// The bytes base64url writes (no padding).
+    package static let alphabet: Set<UInt8> = Set(Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8))
 }

@@ -75,5 +75,5 @@ package struct ClientAddress: Sendable {
         return hops.first ?? peer
     }
 
-    private func isTrusted(_ address: String) -> Bool { trustedProxies.contains { $0.contains(address) } }
+    package func isTrusted(_ address: String) -> Bool { trustedProxies.contains { $0.contains(address) } }
 }

@@ -52,7 +52,8 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
         let sourceIP = clientAddress.resolve(peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[.xForwardedFor])
         var logger = context.logger
         logger[metadataKey: "request_id"] = .string(requestID)
-        let anonymous = RequestScope(principal: nil, requestID: requestID, sourceIP: sourceIP)
+        var anonymous = RequestScope(principal: nil, requestID: requestID, sourceIP: sourceIP)
+        anonymous.peer = context.remoteAddress?.ipAddress
         let started = ContinuousClock.now
         let actor = Mutex<Principal?>(nil)
         var response: Response

@@ -26,6 +26,8 @@ package struct RequestScope: Sendable {
     package var rawBody: [UInt8]? = nil
     /// The SHA-256 of the bearer token the request authenticated with.
     package var tokenHash: [UInt8]? = nil
+    /// The connection's peer address (a trusted proxy's, behind one).
+    package var peer: String? = nil
 
     @TaskLocal package static var current: RequestScope?
 }

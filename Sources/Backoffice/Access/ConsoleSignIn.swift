@@ -1,0 +1,144 @@
+import Foundation
+import HummingbirdBcrypt
+import NIOPosix
+
+/// What a console password must be: 12 to 128 characters, and not one of the 10,000 most common
+/// passwords (`common-passwords.txt`, compared ignoring case).
+package enum PasswordRules {
+    package static let minimumLength = 12
+    package static let maximumLength = 128
+
+    /// The shipped list, lower-cased.
+    static let common: Set<String> = {
+        guard let url = Bundle.module.url(forResource: "common-passwords", withExtension: "txt"),
+            let text = try? String(contentsOf: url, encoding: .utf8)
+        else { return [] }
+        return Set(text.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.lowercased() })
+    }()
+
+    /// Throws `invalid` (field `password`) naming the rule a password breaks.
+    package static func check(_ password: String) throws {
+        guard !common.isEmpty else { throw DomainError.inconsistent("the list of common passwords is missing from the service's resources") }
+        let count = password.count
+        guard count >= minimumLength else {
+            throw DomainError.invalid([
+                .init(field: "password", code: "too_short", message: "must be at least \(minimumLength) characters (this one has \(count))")
+            ])
+        }
+        guard count <= maximumLength else {
+            throw DomainError.invalid([.init(field: "password", code: "too_long", message: "must be at most \(maximumLength) characters")])
+        }
+        guard !common.contains(password.lowercased()) else {
+            throw DomainError.invalid([
+                .init(field: "password", code: "common_password", message: "is one of the 10,000 most common passwords: choose another")
+            ])
+        }
+    }
+
+    /// The bcrypt hash of a password that passed `check`, computed off the event loop.
+    package static func hash(_ password: String, cost: UInt8 = 12) async throws -> String {
+        try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
+    }
+
+    /// Whether `password` matches `hash`, checked off the event loop. Without a hash (an unknown
+    /// email) a fixed hash is checked instead, so the answer takes as long either way.
+    package static func verify(_ password: String, hash: String?) async throws -> Bool {
+        let matches = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash ?? unknownEmailHash) }
+        return hash != nil && matches
+    }
+
+    /// A bcrypt hash (cost 12) of a random text no one knows.
+    private static let unknownEmailHash = Bcrypt.hash(UUID().uuidString + UUID().uuidString, cost: 12)
+}
+
+/// Sets an operator's console password (a person operator of the transaction's tenant), as its
+/// bcrypt hash; ends the operator's open console sessions when it replaces one.
+package struct SetOperatorPassword: AuditedOperation {
+    package static let action: Action = "operators.set_password"
+    let operatorID: UUID
+    let passwordHash: String
+
+    /// `passwordHash` is `PasswordRules.hash` of a password that passed `PasswordRules.check`.
+    package init(operatorID: UUID, passwordHash: String) {
+        self.operatorID = operatorID
+        self.passwordHash = passwordHash
+    }
+
+    package func perform(in unit: UnitOfWork) async throws -> Audited<Void> {
+        guard
+            let target = try await unit.first(
+                "SELECT tenant_id, email, kind FROM operators WHERE id = \(operatorID) FOR UPDATE",
+                {
+                    try $0.decode((UUID, String, String).self)
+                })
+        else { throw DomainError.notFound("Operator \(operatorID.text)") }
+        guard target.2 == "person" else {
+            throw DomainError.invalid([.init(field: "operator_id", code: "not_a_person", message: "a service operator has no password")])
+        }
+        let replaced = try await unit.first(
+            """
+            INSERT INTO operator_passwords (tenant_id, operator_id, email, password_hash, set_at)
+            VALUES (\(target.0), \(operatorID), \(target.1), \(passwordHash), \(unit.now))
+            ON CONFLICT (tenant_id, operator_id) DO UPDATE SET password_hash = excluded.password_hash, set_at = excluded.set_at
+            RETURNING (xmax <> 0)
+            """
+        ) { try $0.decode(Bool.self) }
+        if replaced == true {
+            try await unit.execute(
+                """
+                UPDATE console_sessions SET ended_at = \(unit.now), ended_reason = 'password_reset'
+                WHERE tenant_id = \(target.0) AND operator_id = \(operatorID) AND ended_at IS NULL
+                """)
+        }
+        return Audited(
+            (),
+            event: AuditRecord(
+                action: Self.action, tenantID: target.0, targetType: "operator", targetID: operatorID.text,
+                reason: replaced == true ? "replaced" : "first", before: nil, after: nil))
+    }
+}
+
+/// Signs an operator in to the console with email and password. A refusal never says whether the
+/// email exists: unknown email, wrong password, disabled operator and lockout all answer the
+/// same, after the same bcrypt work. Lockout counts failures per email typed and per address
+/// within the policy's window. Every sign-in, failure and lockout is audited.
+package struct ConsoleSignIn: Sendable {
+    let database: Database
+    let policies: PolicySet
+
+    package init(database: Database, policies: PolicySet) {
+        self.database = database
+        self.policies = policies
+    }
+
+    package enum Outcome: Sendable {
+        case signedIn(SessionSecret, Principal)
+        case refused
+    }
+
+    package func signIn(email: String, password: String, sourceIP: String?, requestID: String) async throws -> Outcome {
+        let policy = policies.security.console
+        let address = sourceIP ?? "unknown"
+        let system = OperationContext(principal: .anonymous, requestID: requestID, sourceIP: sourceIP, policies: policies)
+        let found = try await database.readAsSystem(
+            SignInCandidate(email: email, sourceIP: address, windowMinutes: policy.failureWindowMinutes), context: system)
+        let locked = found.failuresForEmail >= policy.maxFailuresPerAccount || found.failuresFromAddress >= policy.maxFailuresPerAddress
+        let matches = try await PasswordRules.verify(password, hash: found.passwordHash)
+        guard let principal = found.principal, matches, found.active, !locked else {
+            let reason =
+                locked ? "locked_out" : found.principal == nil ? "unknown_email" : !matches ? "wrong_password" : "operator_disabled"
+            let reachesLimit =
+                !locked
+                && (found.failuresForEmail + 1 == policy.maxFailuresPerAccount || found.failuresFromAddress + 1 == policy.maxFailuresPerAddress)
+            try await database.runAsSystem(
+                RecordFailedSignIn(email: email, sourceIP: address, target: found.principal, reason: reason, lockedOut: reachesLimit),
+                context: system)
+            return .refused
+        }
+        let secret = SessionSecret.generate()
+        guard let operatorID = principal.operatorID, let role = principal.knownRole else { return .refused }
+        let signedIn = Principal(operatorID: operatorID, role: role, tenantID: principal.tenantID, tokenID: nil, sessionID: database.ids.next())
+        _ = try await database.runAsSystem(StartConsoleSession(principal: signedIn, secretHash: secret.hash, email: email), context: system)
+        return .signedIn(secret, signedIn)
+    }
+}

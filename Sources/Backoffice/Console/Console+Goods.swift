@@ -1,0 +1,182 @@
+import Foundation
+import Hummingbird
+
+extension Console {
+    /// A shop's goods: the list (status and category filters, cursor paging), a new good, and a
+    /// good's page where it is edited. Each action is the API's use case (`ListGoods`,
+    /// `CreateGood`, `UpdateGood`) with its policy and audit event.
+    func registerGoods(on group: RouterGroup<AppRequestContext>) {
+        group.get("goods") { request, context in
+            try await signedIn(request, context) { console in
+                let status = try console.form.text("status").map { try Good.Status(known: $0) }
+                let category = console.form.text("category")
+                let after = try Cursor.textAndID(console.form.text("cursor")).map { (sku: $0.text, id: $0.id) }
+                let goods = try await console.read(ListGoods(status: status, category: category, after: after, limit: Self.pageSize + 1))
+                let (page, cursor) = keysetPage(goods, limit: Self.pageSize) { [$0.sku, $0.id.text] }
+                let next = cursor.map { ConsoleLinks.path("/console/goods", ["status": status?.rawValue, "category": category, "cursor": $0]) }
+                return console.page(
+                    "goods", title: "Goods",
+                    [
+                        "goods": page.map(GoodView.init), "hasGoods": !page.isEmpty, "category": category ?? "", "next": next as Any,
+                        "statuses": ConsoleOption.all(Good.Status.allCases.map(\.rawValue), selected: status?.rawValue, any: "Any status"),
+                        "canCreate": console.principal.knownRole.map { !$0.isPlatform } ?? false,
+                    ])
+            }
+        }
+        group.get("goods/new") { request, context in
+            try await signedIn(request, context) { console in console.goodForm(values: [:], issues: [], good: nil) }
+        }
+        group.post("goods/new") { request, context in
+            try await signedIn(request, context) { console in
+                do {
+                    let fields = try GoodForm(console.form).fields()
+                    let good = try await console.run(CreateGood(sku: console.form["sku"] ?? "", fields: fields))
+                    return console.redirect("/console/goods/\(good.id.text)", flash: "Created \(good.name) (\(good.sku)) as a draft.")
+                } catch let refusal as DomainError {
+                    return try console.goodForm(values: console.form.values, issues: GoodForm.issues(refusal), good: nil)
+                }
+            }
+        }
+        group.get("goods/{id}") { request, context in
+            try await signedIn(request, context) { console in
+                let good = try await console.read(GetGood(id: try Self.id(context)))
+                return console.goodForm(values: GoodForm.values(of: good), issues: [], good: good)
+            }
+        }
+        group.post("goods/{id}") { request, context in
+            try await signedIn(request, context) { console in
+                let id = try Self.id(context)
+                do {
+                    let form = GoodForm(console.form)
+                    let good = try await console.run(UpdateGood(goodID: id, changes: try form.changes(), ifMatch: console.form["version"]))
+                    return console.redirect("/console/goods/\(good.id.text)", flash: "Saved \(good.name).")
+                } catch let refusal as DomainError {
+                    let current = try await console.read(GetGood(id: id))
+                    return try console.goodForm(values: console.form.values, issues: GoodForm.issues(refusal, current: current), good: current)
+                }
+            }
+        }
+    }
+
+    static let pageSize = 50
+
+    /// The path's `{id}`; anything but a UUID is a page that does not exist.
+    static func id(_ context: AppRequestContext) throws -> UUID {
+        guard let text = context.parameters.get("id"), let id = UUID(uuidString: text) else { throw DomainError.notFound("Page") }
+        return id
+    }
+}
+
+extension ConsoleRequest {
+    /// The good's form: new (no `good`) or editing `good`, filled with `values`, each issue next
+    /// to its field (422 when there are issues).
+    fileprivate func goodForm(values: [String: String], issues: [FieldIssue], good: Good?) -> ConsoleAnswer {
+        var errors: [String: String] = [:]
+        for issue in issues { errors[issue.field] = (errors[issue.field].map { $0 + " " } ?? "") + issue.message }
+        let general = errors.removeValue(forKey: "")
+        var data: [String: Any] = [
+            "values": values, "errors": errors, "hasErrors": !issues.isEmpty,
+            "statuses": ConsoleOption.all(Good.Status.allCases.map(\.rawValue), selected: values["status"] ?? "draft"),
+        ]
+        if let general { data["general"] = general }
+        if let good {
+            data["good"] = GoodView(good)
+            data["version"] = EntityTag.of(good.version)
+        }
+        let title = good.map { "Edit \($0.name)" } ?? "New good"
+        return page("good-form", title: title, status: issues.isEmpty ? .ok : .unprocessableContent, data)
+    }
+}
+
+/// A good as a list row and a page's heading show it.
+struct GoodView {
+    let id: String, sku: String, name: String, category: String, price: String, fitPoints: String, stock: Int64, status: String
+    let lowStock: Bool
+
+    init(_ good: Good) {
+        id = good.id.text
+        sku = good.sku
+        name = good.name
+        category = good.category
+        price = good.priceCents.map(Money.dollars) ?? "—"
+        fitPoints = good.priceFitPoints.map { "\($0) FP" } ?? "—"
+        stock = good.stock
+        status = good.status.rawValue
+        lowStock = good.stock < 5 && good.status != .archived
+    }
+}
+
+/// The good form's fields, read into the use cases' types: a price in dollars (`12.50`), a price
+/// in FitPoints, stock, status, and image URLs one per line. What does not parse is a field
+/// issue, reported with the use case's own.
+struct GoodForm {
+    let form: ConsoleForm
+
+    init(_ form: ConsoleForm) { self.form = form }
+
+    /// Every field, for a new good.
+    func fields() throws -> GoodFields {
+        let changes = try changes()
+        return GoodFields(
+            name: changes.name ?? "", description: changes.description ?? "", category: changes.category ?? "", priceCents: changes.priceCents,
+            priceFitPoints: changes.priceFitPoints, stock: changes.stock ?? 0, imageURLs: changes.imageURLs ?? [])
+    }
+
+    /// Every field as a change (the form shows them all).
+    func changes() throws -> GoodChanges {
+        var issues: [FieldIssue] = []
+        func number(_ field: String, _ parse: (String) -> Int64?, _ message: String) -> Int64? {
+            guard let text = form.text(field) else { return nil }
+            guard let value = parse(text) else {
+                issues.append(FieldIssue(field: field, code: "invalid_number", message: message))
+                return nil
+            }
+            return value
+        }
+        let cents = number("price", Money.cents, "must be an amount in dollars, such as 12.50")
+        let fitPoints = number("price_fitpoints", { Int64($0) }, "must be a whole number of FitPoints")
+        let stock = number("stock", { Int64($0) }, "must be a whole number")
+        let status = try form.text("status").map { try Good.Status(known: $0) }
+        guard issues.isEmpty else { throw DomainError.invalid(issues) }
+        let images = (form["image_urls"] ?? "").split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+            !$0.isEmpty
+        }
+        return GoodChanges(
+            name: form.text("name") ?? "", description: form.text("description") ?? "", category: form.text("category") ?? "", priceCents: cents,
+            priceFitPoints: fitPoints, stock: stock ?? 0, status: status, imageURLs: images)
+    }
+
+    /// A stored good as the form's values.
+    static func values(of good: Good) -> [String: String] {
+        [
+            "sku": good.sku, "name": good.name, "description": good.description, "category": good.category,
+            "price": good.priceCents.map(Money.plain) ?? "", "price_fitpoints": good.priceFitPoints.map(String.init) ?? "",
+            "stock": String(good.stock), "status": good.status.rawValue, "image_urls": good.imageURLs.joined(separator: "\n"),
+        ]
+    }
+
+    /// The refusal as issues next to the form's fields (field "" for the form as a whole);
+    /// anything else (not found, not allowed) is rethrown for its error page.
+    static func issues(_ refusal: DomainError, current: Good? = nil) throws -> [FieldIssue] {
+        let fieldNames = ["price_cents": "price"]
+        switch refusal {
+        case .invalid(let issues):
+            return issues.map { FieldIssue(field: fieldNames[$0.field] ?? $0.field, code: $0.code, message: $0.message) }
+        case .conflict(let code, let detail) where code == "sku_taken":
+            return [FieldIssue(field: "sku", code: code, message: detail)]
+        case .versionMismatch:
+            let when = current.map { " (saved \(ConsoleTime.text($0.updatedAt)))" } ?? ""
+            return [
+                FieldIssue(
+                    field: "", code: "changed",
+                    message: "Someone changed this good after you opened it\(when). Your edits are kept below: reload the page to see theirs.")
+            ]
+        case .invalidTransition(let detail, _), .conflict(_, let detail):
+            return [FieldIssue(field: "", code: "refused", message: detail)]
+        case .unprocessable(let code, let detail, let issues):
+            return [FieldIssue(field: "", code: code, message: detail)] + issues
+        default:
+            throw refusal
+        }
+    }
+}

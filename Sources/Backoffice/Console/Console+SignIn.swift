@@ -1,0 +1,58 @@
+import Foundation
+import Hummingbird
+
+extension Console {
+    /// Sign-in (email and password; a new session, so a new id, at every sign-in), sign-out, and
+    /// sign-out everywhere.
+    func registerSignIn(on group: RouterGroup<AppRequestContext>) {
+        group.get("sign-in") { request, _ in
+            let form = ConsoleForm(query: request.uri.query)
+            let notice = form["ended"] == nil ? nil : "Your session has ended. Sign in again to go on."
+            return signInPage(email: "", next: form["next"], notice: notice, refused: false).response(secure: isSecure(request))
+        }
+        group.post("sign-in") { request, context in
+            let requestID = RequestScope.current?.requestID ?? UUID().uuidString.lowercased()
+            do {
+                try checkForgery(request, secret: nil)
+                let form = try await ConsoleForm(request)
+                let email = form.text("email") ?? ""
+                let outcome = try await ConsoleSignIn(database: database, policies: policies).signIn(
+                    email: email, password: form["password"] ?? "", sourceIP: RequestScope.current?.sourceIP, requestID: requestID)
+                guard case .signedIn(let secret, _) = outcome else {
+                    return signInPage(email: email, next: form["next"], notice: nil, refused: true).response(secure: isSecure(request))
+                }
+                let secure = isSecure(request)
+                var response = ConsoleAnswer.redirect(to: Self.safeNext(form["next"]), flash: nil).response(secure: secure)
+                response.setCookie(ConsoleCookies.session(secret, secure: secure))
+                return response
+            } catch {
+                return ConsoleAnswer.page(pages.error(error, requestID: requestID, logger: context.logger)).response(secure: isSecure(request))
+            }
+        }
+        for (path, everywhere) in [("sign-out", false), ("sign-out-everywhere", true)] {
+            group.post(RouterPath(path)) { request, context in
+                var response = try await signedIn(request, context) { console in
+                    let ended = try await console.run(EndConsoleSessions(everywhere: everywhere))
+                    return .redirect(to: "/console/sign-in", flash: everywhere ? "Signed out of \(ended) sessions." : "Signed out.")
+                }
+                if response.status == .seeOther { response.setCookie(ConsoleCookies.endSession(secure: isSecure(request))) }
+                return response
+            }
+        }
+    }
+
+    /// Where to go after sign-in: a console page named by `next`, else home. Never another site.
+    static func safeNext(_ next: String?) -> String {
+        guard let next, next.hasPrefix("/console/"), !next.hasPrefix("/console/sign-"), !next.contains("\\") else { return "/console/home" }
+        return next
+    }
+
+    private func signInPage(email: String, next: String?, notice: String?, refused: Bool) -> ConsoleAnswer {
+        var values: [String: Any] = ["title": "Sign in", "email": email, "next": Self.safeNext(next)]
+        if let notice { values["notice"] = notice }
+        if refused {
+            values["refused"] = "The email or password is wrong, or sign-in is paused for this account after too many failures. Try again later."
+        }
+        return .page(pages.render("sign-in", values, status: refused ? .unauthorized : .ok))
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The web console under `/console/`: server-rendered pages on the same use cases, runners,
+/// policies and audit log as the API. A page authenticates its session cookie in the statement
+/// that makes its connection act for the operator (`Database.consoleRequest`); a change runs in
+/// one transaction with the use case's audit event, which records the session (`via: console`).
+///
+/// Guarantees, for every console response: the security headers (`ConsoleHeaders`); for every
+/// POST: the session's CSRF token and a same-origin `Origin` (when sent), else 403 and nothing
+/// runs; a page that needs a session without one redirects to sign-in and back after it; an
+/// error is a page in the console's layout (403, 404, 409, 5xx with the request id), never JSON.
+package struct Console: Sendable {
+    let database: Database
+    let policies: PolicySet
+    let pages: ConsolePages
+    let clientAddress: ClientAddress
+
+    package init(database: Database, policies: PolicySet, clientAddress: ClientAddress) throws {
+        self.database = database
+        self.policies = policies
+        self.pages = try ConsolePages.load()
+        self.clientAddress = clientAddress
+    }
+
+    /// Registers every console route on `router`.
+    package func register(on router: Router<AppRequestContext>) {
+        let group = router.group("console")
+        group.get("/") { _, _ in Response.redirect(to: "/console/home", type: .normal) }
+        group.get("assets/{file}") { request, context in try pages.asset(context.parameters.get("file") ?? "", request: request) }
+        registerSignIn(on: group)
+        registerHome(on: group)
+        registerGoods(on: group)
+    }
+
+    /// A page or action that needs a signed-in operator. Reads run in a read session, POSTs in
+    /// one transaction (committed when `body` answers without throwing); both act for the
+    /// session's operator. Without a live session a GET redirects to sign-in (and back after),
+    /// a POST too (its form is lost: sessions end only after 30 idle minutes or on sign-out).
+    func signedIn(
+        _ request: Request, _ context: AppRequestContext, _ body: @escaping @Sendable (ConsoleRequest) async throws -> ConsoleAnswer
+    ) async throws -> Response {
+        let scope = RequestScope.current
+        let requestID = scope?.requestID ?? UUID().uuidString.lowercased()
+        let change = request.method == .post
+        var answer: ConsoleAnswer
+        do {
+            guard let secret = sessionSecret(request) else { return signInFirst(request) }
+            if change { try checkForgery(request, secret: secret) }
+            let form = change ? try await ConsoleForm(request) : ConsoleForm(query: request.uri.query)
+            if change, !secret.accepts(csrfToken: form["_csrf"] ?? "") { throw ConsoleRefusal.forgery }
+            let flash = request.cookies[ConsoleCookies.flash]?.value.removingPercentEncoding
+            answer = try await database.consoleRequest(session: secret.hash, policy: policies.security.console, change: change) {
+                principal, transaction in
+                guard let principal else { return (.signIn, commit: false) }
+                let operationContext = OperationContext(
+                    principal: principal, requestID: requestID, sourceIP: scope?.sourceIP, policies: policies, transaction: transaction)
+                let console = ConsoleRequest(
+                    request: request, form: form, context: operationContext, secret: secret, flash: flash, database: database, pages: pages)
+                return (try await body(console), commit: true)
+            }
+        } catch ConsoleRefusal.forgery {
+            answer = .page(
+                pages.error(status: .forbidden, title: "This form has expired", detail: ConsoleRefusal.forgery.detail, requestID: requestID))
+        } catch {
+            answer = .page(pages.error(error, requestID: requestID, logger: context.logger))
+        }
+        if case .signIn = answer { return signInFirst(request, ended: true) }
+        return answer.response(secure: isSecure(request))
+    }
+
+    /// The session's secret from its cookie, when well-formed.
+    func sessionSecret(_ request: Request) -> SessionSecret? {
+        let names = [ConsoleCookies.session(secure: true), ConsoleCookies.session(secure: false)]
+        for name in names {
+            if let value = request.cookies[name]?.value {
+                let secret = SessionSecret(value: value)
+                if secret.isWellFormed { return secret }
+            }
+        }
+        return nil
+    }
+
+    /// Refuses a POST whose `Origin` names another site (browsers send it with every form post).
+    func checkForgery(_ request: Request, secret: SessionSecret?) throws {
+        guard let origin = request.headers[.origin] else { return }
+        let host = request.head.authority ?? ""
+        guard origin == "http://\(host)" || origin == "https://\(host)" else { throw ConsoleRefusal.forgery }
+    }
+
+    /// Whether the console is served over TLS: behind a trusted proxy that says so
+    /// (`X-Forwarded-Proto: https`). Plain http is for loopback in `dev` only.
+    func isSecure(_ request: Request) -> Bool {
+        guard let peer = RequestScope.current?.peer, clientAddress.isTrusted(peer) else { return false }
+        return request.headers[.xForwardedProto]?.lowercased() == "https"
+    }
+
+    /// To sign-in, and back to this page after it (a GET's own address; a POST's referring page).
+    func signInFirst(_ request: Request, ended: Bool = false) -> Response {
+        let back = request.method == .get ? request.uri.description : "/console/home"
+        let next = back.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        var response = Response.redirect(to: "/console/sign-in?next=\(next)\(ended ? "&ended=1" : "")", type: .normal)
+        ConsoleHeaders.apply(to: &response)
+        return response
+    }
+}
+
+/// Why the console refused a request before running anything.
+enum ConsoleRefusal: Error {
+    /// A POST without its session's CSRF token, or from another origin.
+    case forgery
+
+    var detail: String {
+        "The form was sent without this session's security token (or from another site), so nothing was changed. Reload the page and try again."
+    }
+}
+
+extension HTTPField.Name {
+    static let origin = HTTPField.Name("Origin")!
+    static let xForwardedProto = HTTPField.Name("X-Forwarded-Proto")!
+    static let contentSecurityPolicy = HTTPField.Name("Content-Security-Policy")!
+    static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
+    static let xContentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
+    static let xFrameOptions = HTTPField.Name("X-Frame-Options")!
+}
+
+/// The headers on every console response: a Content-Security-Policy with no inline script or
+/// style and no framing, `Referrer-Policy: same-origin`, `nosniff`, and no caching of pages.
+enum ConsoleHeaders {
+    static let contentSecurityPolicy =
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; form-action 'self'; "
+        + "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+    static func apply(to response: inout Response, cache: String = "no-store") {
+        response.headers[.contentSecurityPolicy] = contentSecurityPolicy
+        response.headers[.referrerPolicy] = "same-origin"
+        response.headers[.xContentTypeOptions] = "nosniff"
+        response.headers[.xFrameOptions] = "DENY"
+        response.headers[.cacheControl] = cache
+    }
+}
+
+/// The console's cookies: the session (`__Host-` prefixed and Secure over TLS), and a flash
+/// message that lives for one redirect.
+enum ConsoleCookies {
+    static let flash = "console_flash"
+
+    static func session(secure: Bool) -> String { secure ? "__Host-console_session" : "console_session" }
+
+    static func session(_ secret: SessionSecret, secure: Bool) -> Cookie {
+        Cookie(name: session(secure: secure), value: secret.value, path: "/", secure: secure, httpOnly: true, sameSite: .strict)
+    }
+
+    static func endSession(secure: Bool) -> Cookie {
+        Cookie(name: session(secure: secure), value: "", maxAge: 0, path: "/", secure: secure, httpOnly: true, sameSite: .strict)
+    }
+
+    static func flash(_ message: String, secure: Bool) -> Cookie {
+        Cookie(
+            name: flash, value: message.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "", maxAge: 60, path: "/console",
+            secure: secure, httpOnly: true, sameSite: .strict)
+    }
+}

@@ -1,0 +1,93 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import Mustache
+import NIOCore
+
+/// The console's templates (Mustache, which escapes every `{{value}}`; nothing uses the
+/// unescaped `{{{…}}}` form) and its static assets, served under names carrying their content's
+/// hash, so they are cached for a year and a new build is fetched at once.
+struct ConsolePages: Sendable {
+    let library: MustacheLibrary
+    /// Asset bytes and content type by hashed name (`console.3f2a9c1b.css`).
+    let assets: [String: (bytes: ByteBuffer, contentType: String)]
+    /// The hashed path of each asset by its file name (`console.css` → `/console/assets/console.3f2a9c1b.css`).
+    let assetPaths: [String: String]
+
+    static func load() throws -> ConsolePages {
+        guard let resources = Bundle.module.resourceURL else { throw ConfigurationError(description: "the console's resources are missing") }
+        var library = MustacheLibrary()
+        let templates = resources.appendingPathComponent("Templates")
+        for file in try FileManager.default.contentsOfDirectory(atPath: templates.path) where file.hasSuffix(".mustache") {
+            let text = try String(contentsOf: templates.appendingPathComponent(file), encoding: .utf8)
+            try library.register(text, named: String(file.dropLast(".mustache".count)))
+        }
+        var assets: [String: (bytes: ByteBuffer, contentType: String)] = [:]
+        var paths: [String: String] = [:]
+        let directory = resources.appendingPathComponent("Assets")
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() {
+            let data = try Data(contentsOf: directory.appendingPathComponent(name))
+            let digest = SHA256.hash(data: data).prefix(6).map { String(format: "%02x", $0) }.joined()
+            let ext = (name as NSString).pathExtension
+            let hashed = "\((name as NSString).deletingPathExtension).\(digest).\(ext)"
+            let type =
+                switch ext {
+                case "css": "text/css; charset=utf-8"
+                case "js": "text/javascript; charset=utf-8"
+                case "svg": "image/svg+xml"
+                default: "application/octet-stream"
+                }
+            assets[hashed] = (ByteBuffer(data: data), type)
+            paths[name] = "/console/assets/\(hashed)"
+        }
+        return ConsolePages(library: library, assets: assets, assetPaths: paths)
+    }
+
+    /// `template` rendered with `values` and the layout's assets.
+    func render(_ template: String, _ values: [String: Any], status: HTTPResponse.Status = .ok, clearsFlash: Bool = false) -> RenderedPage {
+        var values = values
+        values["stylesheet"] = assetPaths["console.css"]
+        values["script"] = assetPaths["console.js"]
+        guard let html = library.render(values, withTemplate: template) else {
+            return RenderedPage(status: .internalServerError, html: "The console's template '\(template)' is missing.")
+        }
+        return RenderedPage(status: status, html: html, clearsFlash: clearsFlash)
+    }
+
+    /// An error page in the console's layout.
+    func error(status: HTTPResponse.Status, title: String, detail: String, requestID: String?) -> RenderedPage {
+        var values: [String: Any] = ["title": title, "detail": detail, "status": status.code]
+        if let requestID { values["requestID"] = requestID }
+        return render("error", values, status: status)
+    }
+
+    /// The error page for what a handler threw: the problem's status, title and detail (as the
+    /// API would answer), and for a server error only the request id (the cause is logged).
+    func error(_ error: any Error, requestID: String, logger: Logger) -> RenderedPage {
+        let problem = Problem.answering(error, logger: logger)
+        let status = HTTPResponse.Status(code: problem.status)
+        switch problem.status {
+        case 403:
+            return self.error(status: status, title: "Not allowed", detail: "Your role may not do this. " + (problem.detail ?? ""), requestID: nil)
+        case 404:
+            return self.error(
+                status: status, title: "Not found", detail: "Nothing here for you: it does not exist, or it is not yours.", requestID: nil)
+        case 500...:
+            return self.error(
+                status: status, title: "Something went wrong", detail: "Nothing was changed. Quote this request id if you report it.",
+                requestID: requestID)
+        default:
+            return self.error(status: status, title: problem.title, detail: problem.detail ?? "", requestID: nil)
+        }
+    }
+
+    /// A static asset by its hashed name: cached for a year (the name changes with its content).
+    func asset(_ name: String, request: Request) throws -> Response {
+        guard let asset = assets[name] else { throw HTTPError(.notFound) }
+        var response = Response(status: .ok, headers: [.contentType: asset.contentType], body: .init(byteBuffer: asset.bytes))
+        ConsoleHeaders.apply(to: &response, cache: "public, max-age=31536000, immutable")
+        return response
+    }
+}

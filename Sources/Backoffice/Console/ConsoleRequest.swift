@@ -1,0 +1,137 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// A signed-in console request: what a page handler gets. It reads and changes only through the
+/// runners (`read`, `run`), in the request's session or transaction, as the session's operator.
+struct ConsoleRequest: Sendable {
+    let request: Request
+    let form: ConsoleForm
+    let context: OperationContext
+    let secret: SessionSecret
+    /// The message the previous action left for this page (POST-redirect-GET).
+    let flash: String?
+    let database: Database
+    let pages: ConsolePages
+
+    var principal: Principal { context.principal }
+
+    /// Runs `query` as the operator (the policy checked by the runner, as for the API).
+    func read<Q: Query>(_ query: Q) async throws -> Q.Output { try await database.read(query, context: context) }
+
+    /// Runs `operation` as the operator in this request's transaction, with its audit event
+    /// (which records the session: `via: console`).
+    func run<Operation: AuditedOperation>(_ operation: Operation) async throws -> Operation.Output {
+        try await database.run(operation, context: context)
+    }
+
+    /// The page `template` in the console's layout, with the navigation for the operator's role.
+    func page(_ template: String, title: String, status: HTTPResponse.Status = .ok, _ data: [String: Any] = [:]) -> ConsoleAnswer {
+        var values = data
+        values["title"] = title
+        values["signedIn"] = true
+        values["csrf"] = secret.csrfToken
+        values["who"] = principal.role.replacingOccurrences(of: "_", with: " ")
+        values["nav"] = ConsoleNavigation.items(for: principal.knownRole, current: request.uri.path)
+        if let flash { values["flash"] = flash }
+        return .page(pages.render(template, values, status: status, clearsFlash: flash != nil))
+    }
+
+    /// To `path`, with a message for the page there.
+    func redirect(_ path: String, flash: String? = nil) -> ConsoleAnswer { .redirect(to: path, flash: flash) }
+}
+
+/// What a console handler answers.
+enum ConsoleAnswer: Sendable {
+    case page(RenderedPage)
+    /// POST-redirect-GET: to a console path, with a flash message for the page there.
+    case redirect(to: String, flash: String?)
+    /// The session is gone: to sign-in, and back after it.
+    case signIn
+
+    func response(secure: Bool) -> Response {
+        var response: Response
+        switch self {
+        case .page(let page):
+            response = Response(
+                status: page.status, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: page.html)))
+            if page.clearsFlash {
+                response.setCookie(Cookie(name: ConsoleCookies.flash, value: "", maxAge: 0, path: "/console", secure: secure, sameSite: .strict))
+            }
+            for cookie in page.cookies { response.setCookie(cookie) }
+        case .redirect(let path, let flash):
+            response = Response.redirect(to: path.hasPrefix("/console/") ? path : "/console/home", type: .found)
+            response.status = .seeOther
+            if let flash { response.setCookie(ConsoleCookies.flash(flash, secure: secure)) }
+        case .signIn:
+            response = Response.redirect(to: "/console/sign-in", type: .normal)
+        }
+        ConsoleHeaders.apply(to: &response)
+        return response
+    }
+}
+
+/// A page's HTML, its status, and the cookies it sets.
+struct RenderedPage: Sendable {
+    var status: HTTPResponse.Status
+    var html: String
+    var clearsFlash = false
+    var cookies: [Cookie] = []
+}
+
+/// The fields of a form post (`application/x-www-form-urlencoded`) or of a page's query string;
+/// a field sent twice keeps its last value.
+struct ConsoleForm: Sendable {
+    private var fields: [String: String] = [:]
+
+    /// The longest form body read (bigger is 413 at the edge already; this bounds a form).
+    static let limit = 256 * 1024
+
+    init(query: String?) { fields = Self.parse(query ?? "") }
+
+    init(_ request: Request) async throws {
+        let body = try await request.body.collect(upTo: Self.limit)
+        fields = Self.parse(String(buffer: body))
+    }
+
+    subscript(_ name: String) -> String? { fields[name] }
+
+    /// The field's value trimmed, nil when absent or blank.
+    func text(_ name: String) -> String? {
+        guard let value = fields[name]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else { return nil }
+        return value
+    }
+
+    /// The sent values, to fill a form again after a refusal.
+    var values: [String: String] { fields.filter { $0.key != "_csrf" } }
+
+    private static func parse(_ text: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ part: Substring) -> String? { part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
+            guard let name = decode(parts[0]) else { continue }
+            fields[name] = parts.count > 1 ? decode(parts[1]) ?? "" : ""
+        }
+        return fields
+    }
+}
+
+/// The console's main navigation, by role: only the pages the role may use.
+enum ConsoleNavigation {
+    struct Item {
+        let href: String
+        let label: String
+        let current: Bool
+    }
+
+    static func items(for role: Role?, current path: String) -> [Item] {
+        var links: [(String, String)] = [("/console/home", "Home")]
+        switch role {
+        case .partnerAdmin, .partnerStaff, .backendManager, .platformAdmin, .auditor: links.append(("/console/goods", "Goods"))
+        case .appService, nil: break
+        }
+        return links.map { Item(href: $0.0, label: $0.1, current: path == $0.0 || path.hasPrefix($0.0 + "/")) }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import PostgresNIO
+
+extension Database {
+    /// One console request, authenticated by its session (the SHA-256 of the cookie's secret) in
+    /// the statement that makes the connection act for its operator, as a token does for the API
+    /// (`authenticate_console`). A `change` runs in one transaction, committed only when `body`
+    /// says so; a read runs in a read session (each read its own statement). `body` gets the
+    /// principal (nil when the session is unknown, ended, idle past the policy's idle timeout,
+    /// older than its absolute lifetime, or its operator disabled) with the session's id.
+    package func consoleRequest<T: Sendable>(
+        session hash: [UInt8], policy: ConsolePolicy, change: Bool, _ body: (Principal?, RequestTransaction) async throws -> (T, commit: Bool)
+    ) async throws -> T {
+        let authenticate = AuthenticateConsole(
+            hash: hash, idleSeconds: policy.idleTimeoutMinutes * 60, absoluteSeconds: policy.absoluteTimeoutHours * 3600, local: change)
+        if change {
+            return try await leasedTransaction { connection in
+                let principal = try await connection.rows(authenticate, logger: logger).first.flatMap(AuthenticateConsole.principal)
+                return try await body(principal, RequestTransaction(connection: connection, isReadOnly: false))
+            }
+        }
+        return try await translatingErrors {
+            try await client.withConnection(within: leaseTimeout, timers: limits.timers) { connection in
+                let principal = try await connection.rows(authenticate, logger: logger).first.flatMap(AuthenticateConsole.principal)
+                return try await body(principal, RequestTransaction(connection: connection, isReadOnly: true)).0
+            }
+        }
+    }
+}
+
+/// `authenticate_console`: a console session's principal, acting for it in the transaction
+/// (`local`) or the connection's session, planning as PostgreSQL chooses.
+struct AuthenticateConsole: PostgresPreparedStatement {
+    static let sql = """
+        SELECT a.session_id, a.operator_id, a.tenant_id, a.role
+        FROM set_config('plan_cache_mode', 'auto', $4) p, set_config('enable_sort', 'on', $4) s, authenticate_console($1, $2, $3, $4) a
+        """
+    typealias Row = (UUID, UUID, UUID, String)
+    let hash: [UInt8]
+    let idleSeconds: Int
+    let absoluteSeconds: Int
+    let local: Bool
+
+    func makeBindings() throws -> PostgresBindings {
+        var b = PostgresBindings(capacity: 4)
+        b.append(ByteBuffer(bytes: hash))
+        b.append(Int32(idleSeconds))
+        b.append(Int32(absoluteSeconds))
+        b.append(local)
+        return b
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+
+    static func principal(_ row: Row) -> Principal? {
+        Role(rawValue: row.3).map { Principal(operatorID: row.1, role: $0, tenantID: row.2, tokenID: nil, sessionID: row.0) }
+    }
+}
