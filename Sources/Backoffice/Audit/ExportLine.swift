@@ -30,7 +30,11 @@ enum ExportLine {
         var assembled: [UInt8] = [UInt8(ascii: "{")]
         assembled.reserveCapacity(canonical.count)
         for (column, key) in AuditCanonical.members {
-            guard let value = raw(column.key) else { return nil }
+            // A credential column absent from the line (an export made before it existed) is NULL.
+            guard let value = raw(column.key) else {
+                if column.omittedWhenAbsent { continue }
+                return nil
+            }
             if column.omittedWhenAbsent && value.elementsEqual("null".utf8) { continue }
             if assembled.count > 1 {
                 assembled.append(UInt8(ascii: ","))

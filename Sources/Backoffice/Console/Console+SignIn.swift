@@ -32,7 +32,7 @@ extension Console {
         for (path, everywhere) in [("sign-out", false), ("sign-out-everywhere", true)] {
             group.post(RouterPath(path)) { request, context in
                 var response = try await signedIn(request, context) { console in
-                    let ended = try await console.run(EndConsoleSessions(everywhere: everywhere))
+                    let ended = try await console.runOnOwnSession(EndConsoleSessions(everywhere: everywhere))
                     return .redirect(to: "/console/sign-in", flash: everywhere ? "Signed out of \(ended) sessions." : "Signed out.")
                 }
                 if response.status == .seeOther { response.setCookie(ConsoleCookies.endSession(secure: isSecure(request))) }

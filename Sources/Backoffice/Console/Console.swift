@@ -60,7 +60,11 @@ package struct Console: Sendable {
                     principal: principal, requestID: requestID, sourceIP: scope?.sourceIP, policies: policies, transaction: transaction)
                 let console = ConsoleRequest(
                     request: request, form: form, context: operationContext, secret: secret, flash: flash, database: database, pages: pages)
-                return (try await body(console), commit: true)
+                do {
+                    return (try await body(console), commit: true)
+                } catch {
+                    return (console.failure(error, logger: context.logger), commit: false)
+                }
             }
         } catch ConsoleRefusal.forgery {
             answer = .page(

@@ -56,30 +56,33 @@ struct ConsolePages: Sendable {
         return RenderedPage(status: status, html: html, clearsFlash: clearsFlash)
     }
 
-    /// An error page in the console's layout.
+    /// An error page in the console's layout (without its navigation: `ConsoleRequest.failure`
+    /// shows it with).
     func error(status: HTTPResponse.Status, title: String, detail: String, requestID: String?) -> RenderedPage {
-        var values: [String: Any] = ["title": title, "detail": detail, "status": status.code]
-        if let requestID { values["requestID"] = requestID }
-        return render("error", values, status: status)
+        render("error", Self.errorValues(title: title, detail: detail, requestID: requestID), status: status)
     }
 
-    /// The error page for what a handler threw: the problem's status, title and detail (as the
-    /// API would answer), and for a server error only the request id (the cause is logged).
     func error(_ error: any Error, requestID: String, logger: Logger) -> RenderedPage {
+        let (status, title, detail, shownID) = Self.describe(error, requestID: requestID, logger: logger)
+        return self.error(status: status, title: title, detail: detail, requestID: shownID)
+    }
+
+    static func errorValues(title: String, detail: String, requestID: String?) -> [String: Any] {
+        var values: [String: Any] = ["title": title, "detail": detail]
+        if let requestID { values["requestID"] = requestID }
+        return values
+    }
+
+    /// What the error page for `error` says: the problem's status, title and detail (as the API
+    /// would answer), and for a server error only the request id (the cause is logged).
+    static func describe(_ error: any Error, requestID: String, logger: Logger) -> (HTTPResponse.Status, String, String, String?) {
         let problem = Problem.answering(error, logger: logger)
         let status = HTTPResponse.Status(code: problem.status)
         switch problem.status {
-        case 403:
-            return self.error(status: status, title: "Not allowed", detail: "Your role may not do this. " + (problem.detail ?? ""), requestID: nil)
-        case 404:
-            return self.error(
-                status: status, title: "Not found", detail: "Nothing here for you: it does not exist, or it is not yours.", requestID: nil)
-        case 500...:
-            return self.error(
-                status: status, title: "Something went wrong", detail: "Nothing was changed. Quote this request id if you report it.",
-                requestID: requestID)
-        default:
-            return self.error(status: status, title: problem.title, detail: problem.detail ?? "", requestID: nil)
+        case 403: return (status, "Not allowed", "Your role may not do this. " + (problem.detail ?? ""), nil)
+        case 404: return (status, "Not found", "Nothing here for you: it does not exist, or it is not yours.", nil)
+        case 500...: return (status, "Something went wrong", "Nothing was changed. Quote this request id if you report it.", requestID)
+        default: return (status, problem.title, problem.detail ?? "", nil)
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
 
 /// A signed-in console request: what a page handler gets. It reads and changes only through the
@@ -21,9 +22,16 @@ struct ConsoleRequest: Sendable {
     func read<Q: Query>(_ query: Q) async throws -> Q.Output { try await database.read(query, context: context) }
 
     /// Runs `operation` as the operator in this request's transaction, with its audit event
-    /// (which records the session: `via: console`).
+    /// (which records the session: `via: console`). A refusal undoes only the operation's own
+    /// work (a savepoint), so the handler can still read to show the form again.
     func run<Operation: AuditedOperation>(_ operation: Operation) async throws -> Operation.Output {
-        try await database.run(operation, context: context)
+        try await database.savepoint(context) { try await database.run(operation, context: context) }
+    }
+
+    /// Runs one of the operator's own session operations (signing out): every signed-in operator
+    /// may, so no role is granted them; audited as the operator, with the session.
+    func runOnOwnSession<Operation: AuditedOperation>(_ operation: Operation) async throws -> Operation.Output {
+        try await database.runAsSystem(operation, context: context)
     }
 
     /// The page `template` in the console's layout, with the navigation for the operator's role.
@@ -36,6 +44,12 @@ struct ConsoleRequest: Sendable {
         values["nav"] = ConsoleNavigation.items(for: principal.knownRole, current: request.uri.path)
         if let flash { values["flash"] = flash }
         return .page(pages.render(template, values, status: status, clearsFlash: flash != nil))
+    }
+
+    /// The error page for what a handler threw, in the layout with the operator's navigation.
+    func failure(_ error: any Error, logger: Logger) -> ConsoleAnswer {
+        let (status, title, detail, requestID) = ConsolePages.describe(error, requestID: context.requestID, logger: logger)
+        return page("error", title: title, status: status, ConsolePages.errorValues(title: title, detail: detail, requestID: requestID))
     }
 
     /// To `path`, with a message for the page there.

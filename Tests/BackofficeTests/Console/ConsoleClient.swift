@@ -1,0 +1,85 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+@testable import Backoffice
+
+/// A browser's part in console tests: form posts, and the session cookie it keeps.
+struct ConsoleClient: Sendable {
+    let client: any TestClientProtocol
+    var cookie: String?
+
+    init(_ client: any TestClientProtocol, cookie: String? = nil) {
+        self.client = client
+        self.cookie = cookie
+    }
+
+    func get(_ path: String) async throws -> Reply { try await send(.get, path, body: nil) }
+
+    /// Posts `fields` as a form; `csrf` nil sends none (the forgery the console refuses).
+    func post(_ path: String, _ fields: [String: String], csrf: String?, headers: [String: String] = [:]) async throws -> Reply {
+        var fields = fields
+        if let csrf { fields["_csrf"] = csrf }
+        return try await send(.post, path, body: Self.encode(fields), headers: headers)
+    }
+
+    private func send(_ method: HTTPRequest.Method, _ path: String, body: String?, headers extra: [String: String] = [:]) async throws -> Reply {
+        var headers = HTTPFields()
+        if let cookie { headers[.cookie] = cookie }
+        if body != nil { headers[.contentType] = "application/x-www-form-urlencoded" }
+        for (name, value) in extra { headers[HTTPField.Name(name)!] = value }
+        return try await client.execute(uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) }) { response in
+            Reply(status: Int(response.status.code), headers: response.headers, text: String(buffer: response.body))
+        }
+    }
+
+    /// Signs in with the form; the client keeps the session cookie the answer sets.
+    mutating func signIn(_ email: String, _ password: String, next: String = "/console/home") async throws -> Reply {
+        let reply = try await post("/console/sign-in", ["email": email, "password": password, "next": next], csrf: nil)
+        if let session = reply.setCookies.first(where: { $0.hasPrefix("console_session=") }) {
+            cookie = String(session.prefix { $0 != ";" })
+        }
+        return reply
+    }
+
+    static func encode(_ fields: [String: String]) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return fields.sorted { $0.key < $1.key }.map { key, value in
+            "\(key.addingPercentEncoding(withAllowedCharacters: allowed)!)=\(value.addingPercentEncoding(withAllowedCharacters: allowed)!)"
+        }.joined(separator: "&")
+    }
+}
+
+extension Reply {
+    /// Every `Set-Cookie` of the answer.
+    var setCookies: [String] { headers[values: .setCookie] }
+
+    /// The page's CSRF token (its first form's hidden `_csrf`).
+    var csrf: String? {
+        guard let range = text.range(of: "name=\"_csrf\" value=\"") else { return nil }
+        return String(text[range.upperBound...].prefix { $0 != "\"" })
+    }
+
+    var location: String? { headers[.location] }
+}
+
+extension TestEnvironment {
+    /// Gives the operator a console password (bcrypt at the lowest cost, to keep tests quick)
+    /// through the real operation; its email and the password.
+    func consolePassword(for operatorID: UUID, password: String = "correct horse battery staple") async throws -> (email: String, password: String) {
+        let hash = try await PasswordRules.hash(password, cost: 4)
+        _ = try await database.runAsSystem(
+            SetOperatorPassword(operatorID: operatorID, passwordHash: hash), context: Database.systemContext("test", policies: policies))
+        let email = try await ownerScalar("SELECT email FROM operators WHERE id = '\(operatorID)'", as: String.self)
+        return (try #require(email), password)
+    }
+
+    /// The number of audit events with `action`.
+    func auditCount(_ action: String) async throws -> Int64 {
+        try await ownerScalar("SELECT count(*) FROM audit_events WHERE action = '\(action)'", as: Int64.self) ?? 0
+    }
+}
