@@ -8,19 +8,19 @@ extension Console {
     func registerGoods(on group: RouterGroup<AppRequestContext>) {
         group.get("goods") { request, context in
             try await signedIn(request, context) { console in
-                let status = try console.form.text("status").map { try Good.Status(known: $0) }
+                let status = try GoodForm.status(console.form.text("status"))
                 let category = console.form.text("category")
                 let after = try Cursor.textAndID(console.form.text("cursor")).map { (sku: $0.text, id: $0.id) }
                 let goods = try await console.read(ListGoods(status: status, category: category, after: after, limit: Self.pageSize + 1))
                 let (page, cursor) = keysetPage(goods, limit: Self.pageSize) { [$0.sku, $0.id.text] }
                 let next = cursor.map { ConsoleLinks.path("/console/goods", ["status": status?.rawValue, "category": category, "cursor": $0]) }
-                return console.page(
-                    "goods", title: "Goods",
-                    [
-                        "goods": page.map(GoodView.init), "hasGoods": !page.isEmpty, "category": category ?? "", "next": next as Any,
-                        "statuses": ConsoleOption.all(Good.Status.allCases.map(\.rawValue), selected: status?.rawValue, any: "Any status"),
-                        "canCreate": console.principal.knownRole.map { !$0.isPlatform } ?? false,
-                    ])
+                var data: [String: Any] = [
+                    "goods": page.map(GoodView.init), "hasGoods": !page.isEmpty, "category": category ?? "",
+                    "statuses": ConsoleOption.all(Good.Status.allCases.map(\.rawValue), selected: status?.rawValue, any: "Any status"),
+                    "canCreate": console.principal.knownRole.map { !$0.isPlatform } ?? false,
+                ]
+                if let next { data["next"] = next }
+                return console.page("goods", title: "Goods", data)
             }
         }
         group.get("goods/new") { request, context in
@@ -136,7 +136,7 @@ struct GoodForm {
         let cents = number("price", Money.cents, "must be an amount in dollars, such as 12.50")
         let fitPoints = number("price_fitpoints", { Int64($0) }, "must be a whole number of FitPoints")
         let stock = number("stock", { Int64($0) }, "must be a whole number")
-        let status = try form.text("status").map { try Good.Status(known: $0) }
+        let status = try Self.status(form.text("status"))
         guard issues.isEmpty else { throw DomainError.invalid(issues) }
         let images = (form["image_urls"] ?? "").split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter {
             !$0.isEmpty
@@ -144,6 +144,15 @@ struct GoodForm {
         return GoodChanges(
             name: form.text("name") ?? "", description: form.text("description") ?? "", category: form.text("category") ?? "", priceCents: cents,
             priceFitPoints: fitPoints, stock: stock ?? 0, status: status, imageURLs: images)
+    }
+
+    /// A status named in a form or a query; one the console does not offer is refused (422).
+    static func status(_ text: String?) throws -> Good.Status? {
+        guard let text else { return nil }
+        guard let status = Good.Status(rawValue: text) else {
+            throw DomainError.invalid([FieldIssue(field: "status", code: "unknown_status", message: "must be draft, active or archived")])
+        }
+        return status
     }
 
     /// A stored good as the form's values.

@@ -1,0 +1,254 @@
+"""The web console in a real browser: what partners, staff and attackers do, against a live
+`backoffice dev` (ops/browser-tests starts it and sets BACKOFFICE_URL, CREDENTIALS, SCREENSHOTS).
+
+Every page a scenario visits is checked with axe-core: a serious or critical violation fails the
+run. Screenshots of the main pages are taken at 1280 and 360 px wide.
+"""
+
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import traceback
+import uuid
+
+from axe_selenium_python import Axe
+from selenium import webdriver
+from selenium.common.exceptions import NoAlertPresentException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+URL = os.environ["BACKOFFICE_URL"]
+CREDENTIALS = json.load(open(os.environ["CREDENTIALS"]))
+SCREENSHOTS = os.environ["SCREENSHOTS"]
+PASSWORDS = CREDENTIALS["console_sign_ins"]
+WIDE, NARROW = 1280, 360
+
+
+class Browser:
+    """One headless Chromium with its own cookies (one person at one desk)."""
+
+    def __init__(self):
+        options = webdriver.ChromeOptions()
+        for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", f"--window-size={WIDE},900"]:
+            options.add_argument(argument)
+        options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+        self.driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
+        self.driver.implicitly_wait(2)
+        self.accessibility_failures = []
+
+    def open(self, path):
+        self.driver.get(URL + path)
+        self.check_accessibility()
+
+    def path(self):
+        return self.driver.current_url[len(URL):]
+
+    def field(self, element_id):
+        return self.driver.find_element(By.ID, element_id)
+
+    def fill(self, values):
+        for element_id, value in values.items():
+            element = self.field(element_id)
+            element.clear()
+            element.send_keys(value)
+
+    def submit(self, form_selector="main form.stack"):
+        self.driver.find_element(By.CSS_SELECTOR, form_selector + " button[type=submit]").click()
+        self.check_accessibility()
+
+    def text(self, selector="main"):
+        return self.driver.find_element(By.CSS_SELECTOR, selector).text
+
+    def heading(self):
+        return self.text("main h1")
+
+    def sign_in(self, email, password):
+        self.fill({"email": email, "password": password})
+        self.submit()
+
+    def no_alert(self):
+        try:
+            self.driver.switch_to.alert
+            return False
+        except NoAlertPresentException:
+            return True
+
+    def check_accessibility(self):
+        """axe-core on the current page: serious and critical violations are failures."""
+        axe = Axe(self.driver)
+        axe.inject()
+        for violation in axe.run()["violations"]:
+            if violation["impact"] in ("serious", "critical"):
+                targets = [", ".join(node["target"]) for node in violation["nodes"]][:3]
+                failure = f"{self.path().split('?')[0]}: {violation['id']} ({violation['impact']}): {violation['help']} at {targets}"
+                if failure not in self.accessibility_failures:
+                    self.accessibility_failures.append(failure)
+
+    def screenshot(self, name):
+        """The page at 1280 and 360 px wide; at 360 it must not scroll sideways."""
+        os.makedirs(SCREENSHOTS, exist_ok=True)
+        for width in (WIDE, NARROW):
+            self.driver.set_window_size(width, 900)
+            height = self.driver.execute_script("return document.documentElement.scrollHeight")
+            self.driver.set_window_size(width, max(600, min(height + 100, 2400)))
+            self.driver.save_screenshot(os.path.join(SCREENSHOTS, f"{name}-{width}.png"))
+            if width == NARROW:
+                overflow = self.driver.execute_script("return document.documentElement.scrollWidth")
+                expect(overflow <= NARROW + 1, f"{name} fits 360 px (its width is {overflow})")
+        self.driver.set_window_size(WIDE, 900)
+
+    def quit(self):
+        self.driver.quit()
+
+
+failures = []
+
+
+def expect(condition, what):
+    if not condition:
+        failures.append(what)
+        print(f"    FAILED: {what}", file=sys.stderr)
+
+
+def owner_sql(statement):
+    """Runs SQL as the dev cluster's owner (to age a session, as time would)."""
+    psql = shutil.which("psql") or sorted(glob.glob("/usr/lib/postgresql/*/bin/psql"))[-1]
+    subprocess.run([psql, CREDENTIALS["superuser_database_url"], "-qc", statement], check=True)
+
+
+def partner_admin_creates_a_good(browser):
+    """A partner admin signs in (from a page she asked for), creates a good whose name is markup,
+    sees it as text with prices in dollars, and fixes a form the server refused."""
+    browser.open("/console/goods")
+    expect(browser.path().startswith("/console/sign-in?next="), "a page without a session goes to sign-in")
+    browser.screenshot("sign-in")
+    browser.sign_in("admin@green-grocer.example", PASSWORDS["admin@green-grocer.example"])
+    expect(browser.path() == "/console/goods", f"back at the page asked for (at {browser.path()})")
+    browser.driver.find_element(By.LINK_TEXT, "New good").click()
+    browser.check_accessibility()
+    hostile = "<img src=x onerror=alert(1)>"
+    sku = "XSS-" + uuid.uuid4().hex[:6].upper()
+    browser.fill({"sku": "bad sku", "name": hostile, "category": "snacks", "price": "9.99", "stock": "7"})
+    browser.submit()
+    expect("must be 1" in browser.text("#sku-error"), "the refused sku's message is next to the field")
+    expect(browser.field("name").get_attribute("value") == hostile, "the input is kept")
+    expect(browser.field("sku").get_attribute("aria-invalid") == "true", "the field is marked invalid")
+    browser.screenshot("good-form-errors")
+    browser.fill({"sku": sku})
+    browser.submit()
+    expect(f"Created {hostile} ({sku}) as a draft." in browser.text(".flash"), "a flash says what was created, as text")
+    expect(browser.no_alert(), "no script ran from the good's name")
+    browser.open("/console/goods")
+    expect(hostile in browser.text("table"), "the name shows as text in the list")
+    expect("$9.99" in browser.text("table"), "the price in dollars")
+    expect(browser.no_alert(), "no script ran from the list")
+    browser.screenshot("goods")
+
+
+def forged_form_is_refused(browser):
+    """A form sent without its CSRF token is refused, and nothing is created."""
+    browser.open("/console/goods/new")
+    sku = "FORGED-" + uuid.uuid4().hex[:6].upper()
+    browser.fill({"sku": sku, "name": "Forged", "category": "snacks", "price": "1", "stock": "1"})
+    browser.driver.execute_script("document.querySelector('main input[name=_csrf]').remove()")
+    browser.submit()
+    expect(browser.heading() == "This form has expired", f"refused (saw {browser.heading()!r})")
+    browser.open("/console/goods")
+    expect(sku not in browser.text(), "nothing was created")
+
+
+def expired_session_comes_back(browser):
+    """A session idle past the policy goes to sign-in, and back to the page after it."""
+    owner_sql("UPDATE console_sessions SET last_seen_at = now() - interval '31 minutes' WHERE ended_at IS NULL")
+    browser.open("/console/goods?status=draft")
+    expect(browser.path().startswith("/console/sign-in?next="), "an expired session goes to sign-in")
+    expect("session has ended" in browser.text(), "and says why")
+    browser.sign_in("admin@green-grocer.example", PASSWORDS["admin@green-grocer.example"])
+    expect(browser.path() == "/console/goods?status=draft", f"back at the page (at {browser.path()})")
+
+
+def keyboard_only(browser):
+    """The first Tab reaches the skip link, which moves focus to the page's content."""
+    browser.open("/console/goods")
+    body = browser.driver.find_element(By.TAG_NAME, "body")
+    body.send_keys(Keys.TAB)
+    focused = browser.driver.switch_to.active_element
+    expect(focused.text == "Skip to content", f"the first Tab reaches the skip link (reached {focused.text!r})")
+    outline = browser.driver.execute_script("return getComputedStyle(document.activeElement).outlineStyle")
+    expect(outline not in ("none", ""), "focus is visible")
+
+
+def staff_meets_another_tenant(staff, good_path):
+    """A partner's staff opening another tenant's good sees a 404 page in the console's layout."""
+    staff.open("/console/sign-in")
+    staff.sign_in("staff@peak-protein.example", PASSWORDS["staff@peak-protein.example"])
+    staff.open(good_path)
+    expect(staff.heading() == "Not found", f"another tenant's good is a 404 page (saw {staff.heading()!r})")
+    expect(staff.driver.find_elements(By.CSS_SELECTOR, "header nav"), "in the console's layout")
+    staff.screenshot("not-found")
+
+
+def lockout(browser):
+    """After the policy's failed sign-ins, even the right password is refused, with the same answer."""
+    email = "staff@green-grocer.example"
+    browser.open("/console/sign-in")
+    for attempt in range(5):
+        browser.sign_in(email, f"wrong password {attempt}")
+    wrong = browser.text(".error-summary")
+    browser.sign_in(email, PASSWORDS[email])
+    expect(browser.path().startswith("/console/sign-in"), "locked out: the right password is refused")
+    expect(browser.text(".error-summary") == wrong, "with the same answer as a wrong password")
+
+
+def sign_out(browser):
+    browser.open("/console/home")
+    browser.driver.find_element(By.CSS_SELECTOR, "form.signout button").click()
+    expect(browser.path().startswith("/console/sign-in"), "signed out: at sign-in")
+    browser.open("/console/goods")
+    expect(browser.path().startswith("/console/sign-in"), "the session no longer opens pages")
+
+
+def main():
+    admin, staff, stranger = Browser(), Browser(), Browser()
+    browsers = [admin, staff, stranger]
+    try:
+        scenarios = [
+            ("a partner admin creates a good named <img …> and fixes a refused form", lambda: partner_admin_creates_a_good(admin)),
+            ("a form without its CSRF token is refused", lambda: forged_form_is_refused(admin)),
+            ("the keyboard reaches the content; focus is visible", lambda: keyboard_only(admin)),
+            ("another tenant's good is a 404 page", lambda: staff_meets_another_tenant(staff, good_path(admin))),
+            ("an expired session signs in again and comes back", lambda: expired_session_comes_back(admin)),
+            ("lockout after the policy's failures", lambda: lockout(stranger)),
+            ("sign out", lambda: sign_out(admin)),
+        ]
+        for name, run in scenarios:
+            print(f"  {name}", file=sys.stderr)
+            try:
+                run()
+            except Exception:
+                failures.append(f"{name}: {traceback.format_exc()}")
+                print(traceback.format_exc(), file=sys.stderr)
+    finally:
+        for browser in browsers:
+            failures.extend(browser.accessibility_failures)
+            browser.quit()
+    if failures:
+        print(f"\n{len(failures)} failure(s):", file=sys.stderr)
+        for failure in failures:
+            print(f"  - {failure}", file=sys.stderr)
+        sys.exit(1)
+    print("browser tests: every scenario passed; axe-core found no serious or critical violation", file=sys.stderr)
+
+
+def good_path(browser):
+    """The path of the first good in the signed-in partner's list."""
+    browser.open("/console/goods")
+    return browser.driver.find_element(By.CSS_SELECTOR, "table tbody a").get_attribute("href")[len(URL):]
+
+
+if __name__ == "__main__":
+    main()
