@@ -95,6 +95,7 @@ class Browser:
             self.driver.set_window_size(width, 900)
             height = self.driver.execute_script("return document.documentElement.scrollHeight")
             self.driver.set_window_size(width, max(600, min(height + 100, 2400)))
+            self.driver.execute_script("window.scrollTo(0, 0)")
             self.driver.save_screenshot(os.path.join(SCREENSHOTS, f"{name}-{width}.png"))
             if width == NARROW:
                 overflow = self.driver.execute_script("return document.documentElement.scrollWidth")
@@ -147,6 +148,33 @@ def partner_admin_creates_a_good(browser):
     expect("$9.99" in browser.text("table"), "the price in dollars")
     expect(browser.no_alert(), "no script ran from the list")
     browser.screenshot("goods")
+
+
+def partner_admin_ships_an_order(browser):
+    """A partner admin takes a paid order from the board, accepts it, ships it with a tracking
+    number (refused first without one), and reads the order's audit trail."""
+    browser.open("/console/orders")
+    expect(browser.heading() == "Orders", "the orders board")
+    browser.screenshot("orders")
+    links = browser.driver.find_elements(By.CSS_SELECTOR, "table tbody a")
+    expect(links, "the demo shop has paid orders to accept")
+    if not links:
+        return
+    links[0].click()
+    browser.check_accessibility()
+    order_path = browser.path()
+    browser.submit("form[action$='/accept']")
+    expect("is accepted" in browser.text(".flash"), "accepted, with a flash")
+    browser.fill({"carrier": "UPS"})
+    browser.driver.execute_script("document.getElementById('tracking_number').removeAttribute('required')")
+    browser.submit("form[action$='/ship']")
+    expect(browser.field("tracking_number").get_attribute("aria-invalid") == "true", "a ship without tracking is refused next to the field")
+    browser.fill({"tracking_number": "1Z999AA10123456784"})
+    browser.submit("form[action$='/ship']")
+    expect(browser.path() == order_path and "is shipped" in browser.text(".flash"), "shipped")
+    trail = browser.text("table.trail")
+    expect("orders.accept" in trail and "orders.ship" in trail and "console" in trail, "the trail shows both moves, made in the console")
+    browser.screenshot("order")
 
 
 def forged_form_is_refused(browser):
@@ -218,6 +246,7 @@ def main():
     try:
         scenarios = [
             ("a partner admin creates a good named <img …> and fixes a refused form", lambda: partner_admin_creates_a_good(admin)),
+            ("a partner admin accepts and ships an order and reads its trail", lambda: partner_admin_ships_an_order(admin)),
             ("a form without its CSRF token is refused", lambda: forged_form_is_refused(admin)),
             ("the keyboard reaches the content; focus is visible", lambda: keyboard_only(admin)),
             ("another tenant's good is a 404 page", lambda: staff_meets_another_tenant(staff, good_path(admin))),

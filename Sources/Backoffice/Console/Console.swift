@@ -18,12 +18,15 @@ package struct Console: Sendable {
     let policies: PolicySet
     let pages: ConsolePages
     let clientAddress: ClientAddress
+    /// The payment provider the order moves call (the API's).
+    let payments: any PaymentGateway
 
-    package init(database: Database, policies: PolicySet, clientAddress: ClientAddress) throws {
+    package init(database: Database, policies: PolicySet, clientAddress: ClientAddress, payments: any PaymentGateway) throws {
         self.database = database
         self.policies = policies
         self.pages = try ConsolePages.load()
         self.clientAddress = clientAddress
+        self.payments = payments
     }
 
     /// Registers every console route on `router`.
@@ -34,14 +37,19 @@ package struct Console: Sendable {
         registerSignIn(on: group)
         registerHome(on: group)
         registerGoods(on: group)
+        registerOrders(on: group)
     }
 
     /// A page or action that needs a signed-in operator. Reads run in a read session, POSTs in
     /// one transaction (committed when `body` answers without throwing); both act for the
-    /// session's operator. Without a live session a GET redirects to sign-in (and back after),
-    /// a POST too (its form is lost: sessions end only after 30 idle minutes or on sign-out).
+    /// session's operator. With `holdsTransaction: false` (a change that calls another system)
+    /// the session is authenticated and its connection returned before `body` runs, each of its
+    /// steps then taking a transaction of its own. Without a live session a GET redirects to
+    /// sign-in (and back after), a POST too (its form is lost: sessions end only after 30 idle
+    /// minutes or on sign-out).
     func signedIn(
-        _ request: Request, _ context: AppRequestContext, _ body: @escaping @Sendable (ConsoleRequest) async throws -> ConsoleAnswer
+        _ request: Request, _ context: AppRequestContext, holdsTransaction: Bool = true,
+        _ body: @escaping @Sendable (ConsoleRequest) async throws -> ConsoleAnswer
     ) async throws -> Response {
         let scope = RequestScope.current
         let requestID = scope?.requestID ?? UUID().uuidString.lowercased()
@@ -53,18 +61,30 @@ package struct Console: Sendable {
             let form = change ? try await ConsoleForm(request) : ConsoleForm(query: request.uri.query)
             if change, !secret.accepts(csrfToken: form["_csrf"] ?? "") { throw ConsoleRefusal.forgery }
             let flash = request.cookies[ConsoleCookies.flash]?.value.removingPercentEncoding
-            answer = try await database.consoleRequest(session: secret.hash, policy: policies.security.console, change: change) {
-                principal, transaction in
-                guard let principal else { return (.signIn, commit: false) }
+            func console(_ principal: Principal, _ transaction: RequestTransaction?) -> ConsoleRequest {
                 let operationContext = OperationContext(
                     principal: principal, requestID: requestID, sourceIP: scope?.sourceIP, policies: policies, transaction: transaction)
-                let console = ConsoleRequest(
+                return ConsoleRequest(
                     request: request, form: form, context: operationContext, secret: secret, flash: flash, database: database, pages: pages)
-                do {
-                    return (try await body(console), commit: true)
-                } catch {
-                    return (console.failure(error, logger: context.logger), commit: false)
+            }
+            if holdsTransaction {
+                answer = try await database.consoleRequest(session: secret.hash, policy: policies.security.console, change: change) {
+                    principal, transaction in
+                    guard let principal else { return (.signIn, commit: false) }
+                    let page = console(principal, transaction)
+                    do {
+                        return (try await body(page), commit: true)
+                    } catch {
+                        return (page.failure(error, logger: context.logger), commit: false)
+                    }
                 }
+            } else if let principal = try await database.consoleRequest(
+                session: secret.hash, policy: policies.security.console, change: false, { principal, _ in (principal, commit: false) })
+            {
+                let page = console(principal, nil)
+                do { answer = try await body(page) } catch { answer = page.failure(error, logger: context.logger) }
+            } else {
+                answer = .signIn
             }
         } catch ConsoleRefusal.forgery {
             answer = .page(

@@ -28,6 +28,16 @@ struct ConsoleRequest: Sendable {
         try await database.savepoint(context) { try await database.run(operation, context: context) }
     }
 
+    /// Runs a change that calls another system (the payment provider) as the operator: its steps
+    /// each in a transaction of their own, none held while the other system answers. Only in a
+    /// request that holds no transaction (`Console.signedIn(…, holdsTransaction: false)`).
+    func runStaged<Operation: StagedOperation>(_ operation: Operation) async throws -> Operation.Output {
+        guard context.transaction == nil else {
+            throw DomainError.inconsistent("a staged operation runs in a console request that holds no transaction")
+        }
+        return try await database.runStaged(operation, context: context)
+    }
+
     /// Runs one of the operator's own session operations (signing out): every signed-in operator
     /// may, so no role is granted them; audited as the operator, with the session.
     func runOnOwnSession<Operation: AuditedOperation>(_ operation: Operation) async throws -> Operation.Output {
@@ -143,7 +153,8 @@ enum ConsoleNavigation {
     static func items(for role: Role?, current path: String) -> [Item] {
         var links: [(String, String)] = [("/console/home", "Home")]
         switch role {
-        case .partnerAdmin, .partnerStaff, .backendManager, .platformAdmin, .auditor: links.append(("/console/goods", "Goods"))
+        case .partnerAdmin, .partnerStaff, .backendManager, .platformAdmin, .auditor:
+            links += [("/console/orders", "Orders"), ("/console/goods", "Goods")]
         case .appService, nil: break
         }
         return links.map { Item(href: $0.0, label: $0.1, current: path == $0.0 || path.hasPrefix($0.0 + "/")) }

@@ -77,7 +77,9 @@ struct ConsoleGoodsTests {
         }
     }
 
-    @Test("every console answer carries the CSP (no inline script, no framing), Referrer-Policy, nosniff and no-store; assets are cached by content hash")
+    @Test(
+        "every console answer carries the CSP (no inline script, no framing), Referrer-Policy, nosniff and no-store; assets are cached by content hash"
+    )
     func headers() async throws {
         try await TestEnvironment.with { env in
             try await env.withApp { client in
@@ -118,11 +120,38 @@ struct ConsoleGoodsTests {
                 #expect(!foreign.text.contains("Beta's"))
                 let alphaCSRF = try #require(try await alpha.get("/console/goods/new").csrf)
                 let bad = try await alpha.post(
-                    "/console/goods/new", ["sku": "bad sku", "name": "Kept name", "category": "snacks", "price": "1.00", "stock": "1"], csrf: alphaCSRF)
+                    "/console/goods/new", ["sku": "bad sku", "name": "Kept name", "category": "snacks", "price": "1.00", "stock": "1"],
+                    csrf: alphaCSRF)
                 #expect(bad.status == 422)
                 #expect(bad.text.contains("id=\"sku-error\""))
                 #expect(bad.text.contains("value=\"Kept name\""))
                 #expect(try await env.ownerScalar("SELECT count(*) FROM goods WHERE name = 'Kept name'", as: Int64.self) == 0)
+            }
+        }
+    }
+
+    @Test("saving a good someone changed since the form was opened is refused with the edits kept and a reload link; the other change stands")
+    func staleEdit() async throws {
+        try await TestEnvironment.with { env in
+            try await env.withApp { client in
+                let browser = try await partnerAdmin(env, client)
+                let csrf = try #require(try await browser.get("/console/goods/new").csrf)
+                let created = try await browser.post(
+                    "/console/goods/new", ["sku": "STALE-1", "name": "First", "category": "snacks", "price": "1.00", "stock": "1"], csrf: csrf)
+                let path = try #require(created.location)
+                let form = try await browser.get(path)
+                #expect(form.text.contains("name=\"version\" value=\"&quot;1&quot;\""))
+                let id = try #require(UUID(uuidString: String(path.split(separator: "/").last ?? "")))
+                let admin = OperationContext(principal: env.fixture.partners[0].admin, requestID: "t", sourceIP: nil, policies: env.policies)
+                _ = try await env.database.run(UpdateGood(goodID: id, changes: GoodChanges(name: "Theirs"), ifMatch: "\"1\""), context: admin)
+                let stale = try await browser.post(
+                    path, ["version": "\"1\"", "name": "Mine", "category": "snacks", "price": "1.00", "stock": "1", "status": "draft"],
+                    csrf: try #require(form.csrf))
+                #expect(stale.status == 422)
+                #expect(stale.text.contains("Someone changed this good after you opened it"))
+                #expect(stale.text.contains("value=\"Mine\""), "the edits are kept")
+                #expect(stale.text.contains(">Reload</a>"))
+                #expect(try await env.ownerScalar("SELECT name FROM goods WHERE id = '\(id)'", as: String.self) == "Theirs")
             }
         }
     }

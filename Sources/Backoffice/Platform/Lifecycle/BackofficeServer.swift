@@ -115,8 +115,9 @@ package enum BackofficeServer {
             on: router, serverURL: URL(string: "/")!,
             configuration: Configuration(dateTranscoder: RFC3339DateTranscoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]),
             middlewares: [ProblemMiddleware(logger: logger), ETagMiddleware(), OperationScopeMiddleware()])
-        try Console(database: database, policies: policies, clientAddress: ClientAddress(trustedProxies: settings.trustedProxies)).register(
-            on: router)
+        try Console(
+            database: database, policies: policies, clientAddress: ClientAddress(trustedProxies: settings.trustedProxies), payments: settings.payments
+        ).register(on: router)
         let throttle = AddressThrottle(
             limit: policies.security.failedAuthenticationLimit, window: .seconds(policies.security.failedAuthenticationWindowSeconds))
         let submissionThrottle = AddressThrottle(

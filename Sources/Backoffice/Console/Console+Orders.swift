@@ -1,0 +1,225 @@
+import Foundation
+import Hummingbird
+
+extension Console {
+    /// A shop's orders: the board by state (cursor paging), an order's page (lines, payment,
+    /// shipping, its audit trail) and its moves — accept, ship with a tracking number, deliver,
+    /// and the confirmed cancel and refund — each the API's use case with its policy and audit.
+    /// Ship, cancel and refund call the payment provider: they run as staged operations, with no
+    /// transaction held while the provider answers.
+    func registerOrders(on group: RouterGroup<AppRequestContext>) {
+        group.get("orders") { request, context in
+            try await signedIn(request, context) { console in
+                let status = try OrderBoard.status(console.form.text("status"))
+                let page = try await OrderListRequest(limit: Self.pageSize, cursor: console.form.text("cursor"), status: status.rawValue)
+                    .run(database, context: console.context)
+                var data: [String: Any] = [
+                    "orders": page.items.map(OrderView.init), "hasOrders": !page.items.isEmpty,
+                    "tabs": OrderBoard.tabs.map { ConsoleOption(value: $0.rawValue, label: OrderBoard.label($0), selected: $0 == status) },
+                    "state": OrderBoard.label(status),
+                ]
+                if let next = page.nextCursor {
+                    data["next"] = ConsoleLinks.path("/console/orders", ["status": status.rawValue, "cursor": next])
+                }
+                return console.page("orders", title: "Orders", data)
+            }
+        }
+        group.get("orders/{id}") { request, context in
+            try await signedIn(request, context) { console in try await console.orderPage(try Self.id(context), issues: []) }
+        }
+        for move in OrderBoard.Move.allCases {
+            group.post(RouterPath("orders/{id}/\(move.rawValue)")) { request, context in
+                try await signedIn(request, context, holdsTransaction: false) { console in
+                    let id = try Self.id(context)
+                    do {
+                        let detail = try await console.move(move, order: id, payments: payments)
+                        return console.redirect(
+                            "/console/orders/\(id.text)", flash: "Order \(detail.order.shortID) is \(detail.order.status.rawValue).")
+                    } catch let refusal as DomainError {
+                        return try await console.orderPage(id, issues: try OrderBoard.issues(refusal), values: console.form.values)
+                    }
+                }
+            }
+        }
+    }
+}
+
+extension ConsoleRequest {
+    /// Runs `move` on the order with the form's fields; a destructive move needs its confirmation.
+    fileprivate func move(_ move: OrderBoard.Move, order id: UUID, payments: any PaymentGateway) async throws -> OrderDetail {
+        if move.isDestructive, form["confirm"] != "yes" {
+            throw DomainError.invalid([FieldIssue(field: "confirm_\(move.rawValue)", code: "unconfirmed", message: "tick the box to confirm")])
+        }
+        switch move {
+        case .accept: return try await run(AcceptOrder(orderID: id))
+        case .deliver: return try await run(DeliverOrder(orderID: id))
+        case .ship:
+            return try await paymentMove(
+                ShipOrder(orderID: id, carrier: form.text("carrier") ?? "", trackingNumber: form.text("tracking_number") ?? "", payments: payments))
+        case .cancel: return try await paymentMove(CancelOrder(orderID: id, reason: form.text("reason"), payments: payments))
+        case .refund: return try await paymentMove(RefundOrder(orderID: id, reason: form.text("reason"), payments: payments))
+        }
+    }
+
+    /// A move the payment provider acts on first; its refusal leaves the order unchanged (409, as the API answers).
+    private func paymentMove<Move: PaymentMove>(_ move: Move) async throws -> OrderDetail {
+        let outcome = try await runStaged(move)
+        guard outcome.refused == nil else {
+            throw DomainError.conflict(
+                code: Move.refusal, detail: "The payment provider refused to \(Move.operation.rawValue); the order is unchanged.")
+        }
+        return outcome.detail
+    }
+
+    /// The order's page: lines, payment, shipping, the moves its state allows, and its audit
+    /// trail when the role may read the log; `issues` next to the move's fields (422).
+    fileprivate func orderPage(_ id: UUID, issues: [FieldIssue], values: [String: String] = [:]) async throws -> ConsoleAnswer {
+        let detail = try await read(GetOrder(id: id))
+        let order = detail.order
+        var errors: [String: String] = [:]
+        for issue in issues { errors[issue.field] = (errors[issue.field].map { $0 + " " } ?? "") + issue.message }
+        let general = errors.removeValue(forKey: "")
+        var data: [String: Any] = [
+            "order": OrderView(order), "values": values, "errors": errors,
+            "lines": detail.lines.map { line in
+                [
+                    "line": line.line, "sku": line.sku, "name": line.name, "quantity": line.quantity,
+                    "unit": line.paidIn == .usd ? Money.dollars(line.unitPrice) : "\(line.unitPrice) FP",
+                    "total": line.paidIn == .usd ? Money.dollars(line.total) : "\(line.total) FP",
+                ] as [String: Any]
+            },
+            "address": [
+                order.shipping.address.line1, order.shipping.address.line2, order.shipping.address.city, order.shipping.address.region,
+                order.shipping.address.postalCode, order.shipping.address.country,
+            ].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ", "),
+        ]
+        if let general { data["general"] = general }
+        if let payment = detail.payment {
+            var shown: [String: Any] = [
+                "status": payment.status.rawValue, "amount": Money.dollars(payment.amountCents), "captured": Money.dollars(payment.capturedCents),
+                "refunded": Money.dollars(payment.refundedCents),
+            ]
+            if let failure = payment.failureCode { shown["failure"] = failure }
+            data["payment"] = shown
+        }
+        // The moves the order's state allows and the operator's role may make.
+        for move in OrderBoard.Move.allCases
+        where OrderTransition.sources(of: move.target).contains(order.status) && context.policies.access.allows(principal.role, move.action) {
+            data["can_\(move.rawValue)"] = true
+        }
+        if context.policies.access.allows(principal.role, ListAuditEvents.action) {
+            let events = try await read(ListAuditEvents(filter: AuditFilter(targetID: id.text), afterID: 0, limit: 100))
+            data["trail"] = events.map(AuditTrailRow.init)
+            data["hasTrail"] = !events.isEmpty
+        }
+        return page("order", title: "Order \(order.shortID)", status: issues.isEmpty ? .ok : .unprocessableContent, data)
+    }
+}
+
+/// The orders board's states and moves.
+enum OrderBoard {
+    /// The board's tabs, in the order an order moves through them.
+    static let tabs: [Order.Status] = [.paid, .accepted, .shipped, .delivered, .pendingPayment, .cancelled, .refunded, .paymentFailed]
+
+    static func label(_ status: Order.Status) -> String {
+        switch status {
+        case .paid: "To accept"
+        case .accepted: "To ship"
+        case .shipped: "Shipped"
+        case .delivered: "Delivered"
+        case .pendingPayment: "Awaiting payment"
+        case .cancelled: "Cancelled"
+        case .refunded: "Refunded"
+        case .paymentFailed: "Payment failed"
+        }
+    }
+
+    /// The state a query names; the board opens on the orders to accept.
+    static func status(_ text: String?) throws -> Order.Status {
+        guard let text else { return .paid }
+        guard let status = Order.Status(rawValue: text) else {
+            throw DomainError.invalid([FieldIssue(field: "status", code: "unknown_status", message: "is not an order state")])
+        }
+        return status
+    }
+
+    enum Move: String, CaseIterable {
+        case accept, ship, deliver, cancel, refund
+
+        var target: Order.Status {
+            switch self {
+            case .accept: .accepted
+            case .ship: .shipped
+            case .deliver: .delivered
+            case .cancel: .cancelled
+            case .refund: .refunded
+            }
+        }
+
+        /// The policy action of the move's use case.
+        var action: Action {
+            switch self {
+            case .accept: AcceptOrder.action
+            case .ship: ShipOrder.action
+            case .deliver: DeliverOrder.action
+            case .cancel: CancelOrder.action
+            case .refund: RefundOrder.action
+            }
+        }
+
+        /// Cancel and refund give money back and cannot be undone: the form asks to confirm.
+        var isDestructive: Bool { self == .cancel || self == .refund }
+    }
+
+    /// A refused move as messages next to its fields (field "" for the page); anything else is
+    /// rethrown for its error page.
+    static func issues(_ refusal: DomainError) throws -> [FieldIssue] {
+        switch refusal {
+        case .invalid(let issues): return issues
+        case .invalidTransition(let detail, let current):
+            return [FieldIssue(field: "", code: "invalid_transition", message: "\(detail) It is \(current) now: reload to see it.")]
+        case .conflict(let code, let detail): return [FieldIssue(field: "", code: code, message: detail)]
+        case .unprocessable(let code, let detail, let issues): return [FieldIssue(field: "", code: code, message: detail)] + issues
+        default: throw refusal
+        }
+    }
+}
+
+/// An order as the board and its page show it.
+struct OrderView {
+    let id: String, shortID: String, status: String, state: String, total: String, placed: String, lines: Int
+    let customerName: String, carrier: String?, trackingNumber: String?, reason: String?
+
+    init(_ order: Order) {
+        id = order.id.text
+        shortID = order.shortID
+        status = order.status.rawValue
+        state = OrderBoard.label(order.status)
+        total = [order.totalCents > 0 ? Money.dollars(order.totalCents) : nil, order.totalFitPoints > 0 ? "\(order.totalFitPoints) FP" : nil]
+            .compactMap { $0 }.joined(separator: " + ")
+        placed = ConsoleTime.text(order.createdAt)
+        lines = order.lineCount
+        customerName = order.shipping.name
+        carrier = order.carrier
+        trackingNumber = order.trackingNumber
+        reason = order.statusReason
+    }
+}
+
+/// One audit event as a trail row.
+struct AuditTrailRow {
+    let at: String, action: String, actor: String, via: String, reason: String?
+
+    init(_ event: AuditEventRecord) {
+        at = ConsoleTime.text(event.occurredAt)
+        action = event.action
+        actor = event.actorRole.replacingOccurrences(of: "_", with: " ")
+        via = event.via
+        reason = event.reason
+    }
+}
+
+extension Order {
+    /// The first 8 characters of its id, as people quote an order.
+    var shortID: String { String(id.text.prefix(8)) }
+}
