@@ -177,6 +177,30 @@ def partner_admin_ships_an_order(browser):
     browser.screenshot("order")
 
 
+def manager_locks_and_unlocks(browser):
+    """A backend manager finds an active account, locks it with a reason (refused first without
+    one), and unlocks it; the account's history shows both."""
+    browser.open("/console/sign-in")
+    browser.sign_in("manager@healthtrack.example", PASSWORDS["manager@healthtrack.example"])
+    browser.open("/console/accounts?status=active")
+    browser.screenshot("accounts")
+    browser.driver.find_element(By.CSS_SELECTOR, "table tbody a").click()
+    browser.check_accessibility()
+    browser.driver.execute_script("document.getElementById('lock-reason').removeAttribute('required')")
+    browser.submit("form[action$='/lock']")
+    expect(browser.field("lock-reason").get_attribute("aria-invalid") == "true", "a lock without a reason is refused next to the field")
+    browser.fill({"lock-reason": "Suspected account takeover"})
+    browser.submit("form[action$='/lock']")
+    expect("is locked" in browser.text(".flash"), "locked, with a flash")
+    expect("Suspected account takeover" in browser.text(".notice"), "the open lock and its reason")
+    browser.fill({"unlock-reason": "Identity confirmed by phone"})
+    browser.submit("form[action$='/unlock']")
+    expect("is active" in browser.text(".flash"), "unlocked")
+    history = browser.text("table.trail")
+    expect("accounts.lock" in history and "accounts.unlock" in history, "the history shows the lock and the unlock")
+    browser.screenshot("account")
+
+
 def forged_form_is_refused(browser):
     """A form sent without its CSRF token is refused, and nothing is created."""
     browser.open("/console/goods/new")
@@ -241,8 +265,8 @@ def sign_out(browser):
 
 
 def main():
-    admin, staff, stranger = Browser(), Browser(), Browser()
-    browsers = [admin, staff, stranger]
+    admin, staff, stranger, manager = Browser(), Browser(), Browser(), Browser()
+    browsers = [admin, staff, stranger, manager]
     try:
         scenarios = [
             ("a partner admin creates a good named <img …> and fixes a refused form", lambda: partner_admin_creates_a_good(admin)),
@@ -251,6 +275,7 @@ def main():
             ("the keyboard reaches the content; focus is visible", lambda: keyboard_only(admin)),
             ("another tenant's good is a 404 page", lambda: staff_meets_another_tenant(staff, good_path(admin))),
             ("an expired session signs in again and comes back", lambda: expired_session_comes_back(admin)),
+            ("a manager locks and unlocks an account with a reason", lambda: manager_locks_and_unlocks(manager)),
             ("lockout after the policy's failures", lambda: lockout(stranger)),
             ("sign out", lambda: sign_out(admin)),
         ]

@@ -38,6 +38,7 @@ package struct Console: Sendable {
         registerHome(on: group)
         registerGoods(on: group)
         registerOrders(on: group)
+        registerAccounts(on: group)
     }
 
     /// A page or action that needs a signed-in operator. Reads run in a read session, POSTs in

@@ -51,7 +51,7 @@ struct ConsoleRequest: Sendable {
         values["signedIn"] = true
         values["csrf"] = secret.csrfToken
         values["who"] = principal.role.replacingOccurrences(of: "_", with: " ")
-        values["nav"] = ConsoleNavigation.items(for: principal.knownRole, current: request.uri.path)
+        values["nav"] = ConsoleNavigation.items(for: principal.role, policies: context.policies, current: request.uri.path)
         if let flash { values["flash"] = flash }
         return .page(pages.render(template, values, status: status, clearsFlash: flash != nil))
     }
@@ -142,7 +142,7 @@ struct ConsoleForm: Sendable {
     }
 }
 
-/// The console's main navigation, by role: only the pages the role may use.
+/// The console's main navigation: the pages whose list the operator's role may read.
 enum ConsoleNavigation {
     struct Item {
         let href: String
@@ -150,13 +150,14 @@ enum ConsoleNavigation {
         let current: Bool
     }
 
-    static func items(for role: Role?, current path: String) -> [Item] {
-        var links: [(String, String)] = [("/console/home", "Home")]
-        switch role {
-        case .partnerAdmin, .partnerStaff, .backendManager, .platformAdmin, .auditor:
-            links += [("/console/orders", "Orders"), ("/console/goods", "Goods")]
-        case .appService, nil: break
-        }
+    /// The sections, each with the policy action its first page needs.
+    static let sections: [(href: String, label: String, action: Action)] = [
+        ("/console/accounts", "Accounts", ListCustomerAccounts.action), ("/console/orders", "Orders", ListOrders.action),
+        ("/console/goods", "Goods", ListGoods.action),
+    ]
+
+    static func items(for role: String, policies: PolicySet, current path: String) -> [Item] {
+        let links = [("/console/home", "Home")] + sections.filter { policies.access.allows(role, $0.action) }.map { ($0.href, $0.label) }
         return links.map { Item(href: $0.0, label: $0.1, current: path == $0.0 || path.hasPrefix($0.0 + "/")) }
     }
 }

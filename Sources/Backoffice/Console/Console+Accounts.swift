@@ -1,0 +1,173 @@
+import Foundation
+import Hummingbird
+
+extension Console {
+    /// Customer accounts (backend managers; auditors read them masked): search by email prefix
+    /// and status, an account's page with its open lock and history, and lock (reason, until),
+    /// unlock, delete and restore — the API's use cases, with the page's version as `If-Match`.
+    func registerAccounts(on group: RouterGroup<AppRequestContext>) {
+        group.get("accounts") { request, context in
+            try await signedIn(request, context) { console in
+                let status = try AccountsPage.status(console.form.text("status"))
+                let prefix = console.form.text("email_prefix")
+                var data: [String: Any] = [
+                    "email_prefix": prefix ?? "",
+                    "statuses": ConsoleOption.all(AccountStatus.allCases.map(\.rawValue), selected: status?.rawValue, any: "Active or locked"),
+                ]
+                do {
+                    let page = try await CustomerListRequest(
+                        limit: Self.pageSize, cursor: console.form.text("cursor"), status: status?.rawValue, emailPrefix: prefix,
+                        includeDeleted: status == .deleted
+                    ).run(database, context: console.context)
+                    data["accounts"] = page.items.map(AccountView.init)
+                    data["hasAccounts"] = !page.items.isEmpty
+                    if let next = page.nextCursor {
+                        data["next"] = ConsoleLinks.path("/console/accounts", ["status": status?.rawValue, "email_prefix": prefix, "cursor": next])
+                    }
+                } catch DomainError.piiMasked {
+                    data["prefixError"] = "Your role sees emails masked and cannot search by them."
+                }
+                return console.page("accounts", title: "Accounts", data)
+            }
+        }
+        group.get("accounts/{id}") { request, context in
+            try await signedIn(request, context) { console in try await console.accountPage(try Self.id(context), issues: []) }
+        }
+        for move in AccountsPage.Move.allCases {
+            group.post(RouterPath("accounts/{id}/\(move.rawValue)")) { request, context in
+                try await signedIn(request, context) { console in
+                    let id = try Self.id(context)
+                    do {
+                        let customer = try await console.change(move, account: id)
+                        return console.redirect(
+                            "/console/accounts/\(id.text)", flash: "The account of \(customer.email) is \(customer.status.rawValue).")
+                    } catch let refusal as DomainError {
+                        return try await console.accountPage(id, issues: try AccountsPage.issues(refusal), values: console.form.values)
+                    }
+                }
+            }
+        }
+    }
+}
+
+extension ConsoleRequest {
+    /// Runs `move` on the account with the form's reason, until and version.
+    fileprivate func change(_ move: AccountsPage.Move, account id: UUID) async throws -> Customer {
+        let reason = form.text("reason")
+        let version = form["version"]
+        switch move {
+        case .lock:
+            return try await run(LockAccount(customerID: id, reason: reason, until: try AccountsPage.until(form.text("until")), ifMatch: version))
+        case .unlock: return try await run(UnlockAccount(customerID: id, reason: reason, ifMatch: version))
+        case .restore: return try await run(RestoreAccount(customerID: id, reason: reason, ifMatch: version))
+        case .delete:
+            guard form["confirm"] == "yes" else {
+                throw DomainError.invalid([FieldIssue(field: "confirm_delete", code: "unconfirmed", message: "tick the box to confirm")])
+            }
+            return try await run(DeleteAccount(customerID: id, reason: reason, ifMatch: version))
+        }
+    }
+
+    /// The account's page: details, open lock, the moves its state allows and the role may make,
+    /// its history; `issues` next to the move's fields (422).
+    fileprivate func accountPage(_ id: UUID, issues: [FieldIssue], values: [String: String] = [:]) async throws -> ConsoleAnswer {
+        let customer = try await read(GetCustomerAccount(id: id))
+        var errors: [String: String] = [:]
+        for issue in issues { errors[issue.field] = (errors[issue.field].map { $0 + " " } ?? "") + issue.message }
+        var data: [String: Any] = ["account": AccountView(customer), "values": values, "errors": errors, "version": customer.etag]
+        if let general = errors.removeValue(forKey: "") { data["general"] = general }
+        data["errors"] = errors
+        if let lock = customer.lock {
+            var shown: [String: Any] = ["reason": lock.reason, "at": ConsoleTime.text(lock.lockedAt), "cause": lock.cause.rawValue]
+            if let until = lock.until { shown["until"] = ConsoleTime.text(until) }
+            data["lock"] = shown
+        }
+        for move in AccountsPage.Move.allCases
+        where move.allowed(from: customer.status) && context.policies.access.allows(principal.role, move.action) {
+            data["can_\(move.rawValue)"] = true
+        }
+        if context.policies.access.allows(principal.role, CustomerAccountHistory.action) {
+            let events = try await read(CustomerAccountHistory(id: id, afterID: 0, limit: 100))
+            data["trail"] = events.map(AuditTrailRow.init)
+            data["hasTrail"] = !events.isEmpty
+        }
+        return page("account", title: customer.email, status: issues.isEmpty ? .ok : .unprocessableContent, data)
+    }
+}
+
+/// The accounts pages' states and moves.
+enum AccountsPage {
+    enum Move: String, CaseIterable {
+        case lock, unlock, delete, restore
+
+        var action: Action {
+            switch self {
+            case .lock: LockAccount.action
+            case .unlock: UnlockAccount.action
+            case .delete: DeleteAccount.action
+            case .restore: RestoreAccount.action
+            }
+        }
+
+        /// Whether an account in `status` may make this move (`AccountTransition` decides again).
+        func allowed(from status: AccountStatus) -> Bool {
+            switch self {
+            case .lock: status == .active
+            case .unlock: status == .locked
+            case .delete: status != .deleted
+            case .restore: status == .deleted
+            }
+        }
+    }
+
+    static func status(_ text: String?) throws -> AccountStatus? {
+        guard let text else { return nil }
+        guard let status = AccountStatus(rawValue: text) else {
+            throw DomainError.invalid([FieldIssue(field: "status", code: "unknown_status", message: "must be active, locked or deleted")])
+        }
+        return status
+    }
+
+    /// The lock's end from a `datetime-local` field, read as UTC (the label says so); nil when empty.
+    static func until(_ text: String?) throws -> Date? {
+        guard let text else { return nil }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        let normalized = text.count == 16 ? text + ":00Z" : text.hasSuffix("Z") ? text : text + "Z"
+        guard let date = formatter.date(from: normalized) else {
+            throw DomainError.invalid([FieldIssue(field: "until", code: "invalid_time", message: "must be a date and time, such as 2026-12-01T09:00")]
+            )
+        }
+        return date
+    }
+
+    /// A refused move as messages next to its fields (field "" for the page); anything else is
+    /// rethrown for its error page.
+    static func issues(_ refusal: DomainError) throws -> [FieldIssue] {
+        switch refusal {
+        case .invalid(let issues): return issues
+        case .invalidTransition(let detail, let current):
+            return [FieldIssue(field: "", code: "invalid_transition", message: "\(detail) It is \(current) now: reload to see it.")]
+        case .versionMismatch:
+            return [FieldIssue(field: "", code: "changed", message: "Someone changed this account after you opened it: reload to see what changed.")]
+        case .conflict(let code, let detail): return [FieldIssue(field: "", code: code, message: detail)]
+        case .unprocessable(let code, let detail, let issues): return [FieldIssue(field: "", code: code, message: detail)] + issues
+        default: throw refusal
+        }
+    }
+}
+
+/// An account as the list and its page show it (masked already for roles that see PII masked).
+struct AccountView {
+    let id: String, email: String, displayName: String, status: String, subscription: String, created: String, failedLogins: Int
+
+    init(_ customer: Customer) {
+        id = customer.id.text
+        email = customer.email
+        displayName = customer.displayName
+        status = customer.status.rawValue
+        subscription = customer.subscription.rawValue
+        created = ConsoleTime.text(customer.createdAt)
+        failedLogins = customer.failedLogins
+    }
+}
