@@ -42,7 +42,11 @@ extension Console {
                         return console.redirect(
                             "/console/accounts/\(id.text)", flash: "The account of \(customer.email) is \(customer.status.rawValue).")
                     } catch let refusal as DomainError {
-                        return try await console.accountPage(id, issues: try AccountsPage.issues(refusal), values: console.form.values)
+                        return try await console.accountPage(
+                            id,
+                            issues: try FormRefusal.issues(
+                                refusal, changed: "Someone changed this account after you opened it: reload to see what changed."),
+                            values: console.form.values)
                     }
                 }
             }
@@ -72,11 +76,8 @@ extension ConsoleRequest {
     /// its history; `issues` next to the move's fields (422).
     fileprivate func accountPage(_ id: UUID, issues: [FieldIssue], values: [String: String] = [:]) async throws -> ConsoleAnswer {
         let customer = try await read(GetCustomerAccount(id: id))
-        var errors: [String: String] = [:]
-        for issue in issues { errors[issue.field] = (errors[issue.field].map { $0 + " " } ?? "") + issue.message }
-        var data: [String: Any] = ["account": AccountView(customer), "values": values, "errors": errors, "version": customer.etag]
-        if let general = errors.removeValue(forKey: "") { data["general"] = general }
-        data["errors"] = errors
+        var data: [String: Any] = ["account": AccountView(customer), "values": values, "version": customer.etag]
+        FormRefusal(issues).add(to: &data)
         if let lock = customer.lock {
             var shown: [String: Any] = ["reason": lock.reason, "at": ConsoleTime.text(lock.lockedAt), "cause": lock.cause.rawValue]
             if let until = lock.until { shown["until"] = ConsoleTime.text(until) }
@@ -139,21 +140,6 @@ enum AccountsPage {
             )
         }
         return date
-    }
-
-    /// A refused move as messages next to its fields (field "" for the page); anything else is
-    /// rethrown for its error page.
-    static func issues(_ refusal: DomainError) throws -> [FieldIssue] {
-        switch refusal {
-        case .invalid(let issues): return issues
-        case .invalidTransition(let detail, let current):
-            return [FieldIssue(field: "", code: "invalid_transition", message: "\(detail) It is \(current) now: reload to see it.")]
-        case .versionMismatch:
-            return [FieldIssue(field: "", code: "changed", message: "Someone changed this account after you opened it: reload to see what changed.")]
-        case .conflict(let code, let detail): return [FieldIssue(field: "", code: code, message: detail)]
-        case .unprocessable(let code, let detail, let issues): return [FieldIssue(field: "", code: code, message: detail)] + issues
-        default: throw refusal
-        }
     }
 }
 

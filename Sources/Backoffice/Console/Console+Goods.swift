@@ -71,14 +71,10 @@ extension ConsoleRequest {
     /// The good's form: new (no `good`) or editing `good`, filled with `values`, each issue next
     /// to its field (422 when there are issues).
     fileprivate func goodForm(values: [String: String], issues: [FieldIssue], good: Good?) -> ConsoleAnswer {
-        var errors: [String: String] = [:]
-        for issue in issues { errors[issue.field] = (errors[issue.field].map { $0 + " " } ?? "") + issue.message }
-        let general = errors.removeValue(forKey: "")
         var data: [String: Any] = [
-            "values": values, "errors": errors, "hasErrors": !issues.isEmpty,
-            "statuses": ConsoleOption.all(Good.Status.allCases.map(\.rawValue), selected: values["status"] ?? "draft"),
+            "values": values, "statuses": ConsoleOption.all(Good.Status.allCases.map(\.rawValue), selected: values["status"] ?? "draft"),
         ]
-        if let general { data["general"] = general }
+        FormRefusal(issues).add(to: &data)
         if let good {
             data["good"] = GoodView(good)
             data["version"] = EntityTag.of(good.version)
@@ -164,28 +160,12 @@ struct GoodForm {
         ]
     }
 
-    /// The refusal as issues next to the form's fields (field "" for the form as a whole);
-    /// anything else (not found, not allowed) is rethrown for its error page.
+    /// The refusal as issues next to the form's fields; an `If-Match` conflict says when the
+    /// good was saved.
     static func issues(_ refusal: DomainError, current: Good? = nil) throws -> [FieldIssue] {
-        let fieldNames = ["price_cents": "price"]
-        switch refusal {
-        case .invalid(let issues):
-            return issues.map { FieldIssue(field: fieldNames[$0.field] ?? $0.field, code: $0.code, message: $0.message) }
-        case .conflict(let code, let detail) where code == "sku_taken":
-            return [FieldIssue(field: "sku", code: code, message: detail)]
-        case .versionMismatch:
-            let when = current.map { " (saved \(ConsoleTime.text($0.updatedAt)))" } ?? ""
-            return [
-                FieldIssue(
-                    field: "", code: "changed",
-                    message: "Someone changed this good after you opened it\(when). Your edits are kept below: reload the page to see theirs.")
-            ]
-        case .invalidTransition(let detail, _), .conflict(_, let detail):
-            return [FieldIssue(field: "", code: "refused", message: detail)]
-        case .unprocessable(let code, let detail, let issues):
-            return [FieldIssue(field: "", code: code, message: detail)] + issues
-        default:
-            throw refusal
-        }
+        let when = current.map { " (saved \(ConsoleTime.text($0.updatedAt)))" } ?? ""
+        return try FormRefusal.issues(
+            refusal, fieldNames: ["price_cents": "price"], conflictFields: ["sku_taken": "sku"],
+            changed: "Someone changed this good after you opened it\(when). Your edits are kept below: reload the page to see theirs.")
     }
 }

@@ -36,7 +36,7 @@ extension Console {
                         return console.redirect(
                             "/console/orders/\(id.text)", flash: "Order \(detail.order.shortID) is \(detail.order.status.rawValue).")
                     } catch let refusal as DomainError {
-                        return try await console.orderPage(id, issues: try OrderBoard.issues(refusal), values: console.form.values)
+                        return try await console.orderPage(id, issues: try FormRefusal.issues(refusal), values: console.form.values)
                     }
                 }
             }
@@ -76,11 +76,8 @@ extension ConsoleRequest {
     fileprivate func orderPage(_ id: UUID, issues: [FieldIssue], values: [String: String] = [:]) async throws -> ConsoleAnswer {
         let detail = try await read(GetOrder(id: id))
         let order = detail.order
-        var errors: [String: String] = [:]
-        for issue in issues { errors[issue.field] = (errors[issue.field].map { $0 + " " } ?? "") + issue.message }
-        let general = errors.removeValue(forKey: "")
         var data: [String: Any] = [
-            "order": OrderView(order), "values": values, "errors": errors,
+            "order": OrderView(order), "values": values,
             "lines": detail.lines.map { line in
                 [
                     "line": line.line, "sku": line.sku, "name": line.name, "quantity": line.quantity,
@@ -93,7 +90,7 @@ extension ConsoleRequest {
                 order.shipping.address.postalCode, order.shipping.address.country,
             ].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ", "),
         ]
-        if let general { data["general"] = general }
+        FormRefusal(issues).add(to: &data)
         if let payment = detail.payment {
             var shown: [String: Any] = [
                 "status": payment.status.rawValue, "amount": Money.dollars(payment.amountCents), "captured": Money.dollars(payment.capturedCents),
@@ -169,19 +166,6 @@ enum OrderBoard {
 
         /// Cancel and refund give money back and cannot be undone: the form asks to confirm.
         var isDestructive: Bool { self == .cancel || self == .refund }
-    }
-
-    /// A refused move as messages next to its fields (field "" for the page); anything else is
-    /// rethrown for its error page.
-    static func issues(_ refusal: DomainError) throws -> [FieldIssue] {
-        switch refusal {
-        case .invalid(let issues): return issues
-        case .invalidTransition(let detail, let current):
-            return [FieldIssue(field: "", code: "invalid_transition", message: "\(detail) It is \(current) now: reload to see it.")]
-        case .conflict(let code, let detail): return [FieldIssue(field: "", code: code, message: detail)]
-        case .unprocessable(let code, let detail, let issues): return [FieldIssue(field: "", code: code, message: detail)] + issues
-        default: throw refusal
-        }
     }
 }
 

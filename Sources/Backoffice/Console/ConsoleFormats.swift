@@ -61,3 +61,48 @@ enum ConsoleLinks {
         return components.string ?? path
     }
 }
+
+/// A refused change as a form shows it: the messages by field (`errors.<field>` in a template),
+/// one for the form as a whole (`general`), and whether there are any (`hasErrors`).
+struct FormRefusal {
+    private(set) var byField: [String: String] = [:]
+    private(set) var general: String?
+    let isEmpty: Bool
+
+    init(_ issues: [FieldIssue]) {
+        for issue in issues { byField[issue.field] = (byField[issue.field].map { $0 + " " } ?? "") + issue.message }
+        general = byField.removeValue(forKey: "")
+        isEmpty = issues.isEmpty
+    }
+
+    /// The values a template reads: `errors`, `general`, `hasErrors`.
+    func add(to data: inout [String: Any]) {
+        data["errors"] = byField
+        data["hasErrors"] = !isEmpty
+        if let general { data["general"] = general }
+    }
+
+    /// `refusal` as issues next to the form's fields (field "" for the form as a whole):
+    /// `fieldNames` renames the use case's fields to the form's, `conflictFields` puts a
+    /// conflict's code next to a field, `changed` is said of an `If-Match` conflict. Not found,
+    /// not allowed and server errors are rethrown, for their error page.
+    static func issues(
+        _ refusal: DomainError, fieldNames: [String: String] = [:], conflictFields: [String: String] = [:],
+        changed: String = "Someone changed this after you opened it: reload to see what changed."
+    ) throws -> [FieldIssue] {
+        switch refusal {
+        case .invalid(let issues):
+            return issues.map { FieldIssue(field: fieldNames[$0.field] ?? $0.field, code: $0.code, message: $0.message) }
+        case .versionMismatch:
+            return [FieldIssue(field: "", code: "changed", message: changed)]
+        case .invalidTransition(let detail, let current):
+            return [FieldIssue(field: "", code: "invalid_transition", message: "\(detail) It is \(current) now: reload to see it.")]
+        case .conflict(let code, let detail):
+            return [FieldIssue(field: conflictFields[code] ?? "", code: code, message: detail)]
+        case .unprocessable(let code, let detail, let issues):
+            return [FieldIssue(field: "", code: code, message: detail)] + issues
+        default:
+            throw refusal
+        }
+    }
+}

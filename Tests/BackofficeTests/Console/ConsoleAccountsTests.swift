@@ -8,10 +8,7 @@ import Testing
 @Suite("Console accounts: search, lock with a reason and an end, unlock; masked for auditors; the page's version guards the change")
 struct ConsoleAccountsTests {
     func signedIn(_ env: TestEnvironment, _ client: any TestClientProtocol, _ role: Role) async throws -> ConsoleClient {
-        let (email, password) = try await env.consolePassword(for: try #require(env.fixture.principals[role]?.operatorID))
-        var browser = ConsoleClient(client)
-        #expect(try await browser.signIn(email, password).status == 303)
-        return browser
+        try await ConsoleClient.signedIn(env, client, as: env.fixture.principals[role]?.operatorID)
     }
 
     @Test(
@@ -61,9 +58,7 @@ struct ConsoleAccountsTests {
         try await TestEnvironment.with { env in
             _ = try await env.customer("console.masked@example.com")
             try await env.withApp { client in
-                let (email, password) = try await env.consolePassword(for: try #require(env.fixture.partners[0].admin.operatorID))
-                var partner = ConsoleClient(client)
-                _ = try await partner.signIn(email, password)
+                let partner = try await ConsoleClient.signedIn(env, client, as: env.fixture.partners[0].admin.operatorID)
                 let home = try await partner.get("/console/home")
                 #expect(!home.text.contains("/console/accounts"))
                 let refused = try await partner.get("/console/accounts")

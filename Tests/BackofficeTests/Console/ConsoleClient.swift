@@ -83,3 +83,14 @@ extension TestEnvironment {
         try await ownerScalar("SELECT count(*) FROM audit_events WHERE action = '\(action)'", as: Int64.self) ?? 0
     }
 }
+
+extension ConsoleClient {
+    /// A client signed in as the operator, given a console password first.
+    static func signedIn(_ env: TestEnvironment, _ client: any TestClientProtocol, as operatorID: UUID?) async throws -> ConsoleClient {
+        let (email, password) = try await env.consolePassword(for: try #require(operatorID))
+        var browser = ConsoleClient(client)
+        let reply = try await browser.signIn(email, password)
+        #expect(reply.status == 303, "signed in as \(email)")
+        return browser
+    }
+}

@@ -9,10 +9,7 @@ import Testing
 struct ConsoleGoodsTests {
     /// A signed-in partner admin of the fixture's `index`th partner.
     func partnerAdmin(_ env: TestEnvironment, _ client: any TestClientProtocol, index: Int = 0) async throws -> ConsoleClient {
-        let (email, password) = try await env.consolePassword(for: try #require(env.fixture.partners[index].admin.operatorID))
-        var browser = ConsoleClient(client)
-        #expect(try await browser.signIn(email, password).status == 303)
-        return browser
+        try await ConsoleClient.signedIn(env, client, as: env.fixture.partners[index].admin.operatorID)
     }
 
     @Test(

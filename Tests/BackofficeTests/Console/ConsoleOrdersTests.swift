@@ -15,13 +15,6 @@ struct ConsoleOrdersTests {
         ).detail.order.id
     }
 
-    func signedIn(_ env: TestEnvironment, _ client: any TestClientProtocol, operatorID: UUID?) async throws -> ConsoleClient {
-        let (email, password) = try await env.consolePassword(for: try #require(operatorID))
-        var browser = ConsoleClient(client)
-        #expect(try await browser.signIn(email, password).status == 303)
-        return browser
-    }
-
     @Test(
         "a partner admin accepts and ships a paid order from the board (a ship without tracking is refused next to the field); the card is captured; the order's page shows its trail, via console"
     )
@@ -30,7 +23,7 @@ struct ConsoleOrdersTests {
             let shop = try await ShopFixture.make(env)
             let id = try await paidOrder(shop)
             try await env.withApp { client in
-                let browser = try await signedIn(env, client, operatorID: shop.partner.admin.operatorID)
+                let browser = try await ConsoleClient.signedIn(env, client, as: shop.partner.admin.operatorID)
                 let board = try await browser.get("/console/orders")
                 #expect(board.status == 200)
                 #expect(board.text.contains("/console/orders/\(id.text)"), "a paid order is on the board, to accept")
@@ -70,7 +63,7 @@ struct ConsoleOrdersTests {
             let staffID = try await env.ownerScalar(
                 "SELECT id FROM operators WHERE tenant_id = '\(shop.partner.tenantID)' AND role = 'partner_staff'", as: UUID.self)
             try await env.withApp { client in
-                let admin = try await signedIn(env, client, operatorID: shop.partner.admin.operatorID)
+                let admin = try await ConsoleClient.signedIn(env, client, as: shop.partner.admin.operatorID)
                 let csrf = try #require(try await admin.get("/console/orders/\(id.text)").csrf)
                 let unconfirmed = try await admin.post("/console/orders/\(id.text)/cancel", ["reason": "Out of stock"], csrf: csrf)
                 #expect(unconfirmed.status == 422)
@@ -86,7 +79,7 @@ struct ConsoleOrdersTests {
                 _ = try await env.database.run(AcceptOrder(orderID: shipped), context: context)
                 _ = try await env.database.runStaged(
                     ShipOrder(orderID: shipped, carrier: "UPS", trackingNumber: "1Z", payments: SimulatedPaymentGateway()), context: context)
-                let staff = try await signedIn(env, client, operatorID: staffID)
+                let staff = try await ConsoleClient.signedIn(env, client, as: staffID)
                 let page = try await staff.get("/console/orders/\(shipped.text)")
                 #expect(page.status == 200)
                 #expect(!page.text.contains("Refund order"), "staff may not refund: not offered")

@@ -125,10 +125,8 @@ struct ConsoleSignInTests {
     func passwordResetEndsSessions() async throws {
         try await TestEnvironment.with { env in
             let operatorID = try #require(env.fixture.partners[0].admin.operatorID)
-            let (email, password) = try await env.consolePassword(for: operatorID)
             try await env.withApp { client in
-                var browser = ConsoleClient(client)
-                _ = try await browser.signIn(email, password)
+                let browser = try await ConsoleClient.signedIn(env, client, as: operatorID)
                 #expect(try await browser.get("/console/home").status == 200)
                 _ = try await env.consolePassword(for: operatorID, password: "another long passphrase")
                 #expect(try await browser.get("/console/home").status == 303)
