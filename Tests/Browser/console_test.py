@@ -201,6 +201,25 @@ def manager_locks_and_unlocks(browser):
     browser.screenshot("account")
 
 
+def auditor_filters_and_verifies(browser):
+    """An auditor filters the log, opens an event, and verifies the chain."""
+    browser.open("/console/sign-in")
+    browser.sign_in("auditor@healthtrack.example", PASSWORDS["auditor@healthtrack.example"])
+    browser.open("/console/audit")
+    browser.fill({"action": "accounts.lock"})
+    browser.submit("form.filters")
+    actions = [cell.text for cell in browser.driver.find_elements(By.CSS_SELECTOR, "table.trail tbody td:nth-child(3)")]
+    expect(actions and all(action == "accounts.lock" for action in actions), f"only the action filtered for ({actions[:3]})")
+    browser.screenshot("audit")
+    browser.driver.find_element(By.CSS_SELECTOR, "table.trail tbody a").click()
+    browser.check_accessibility()
+    expect("Before" in browser.text() and "After" in browser.text(), "the event's before and after")
+    browser.open("/console/audit")
+    browser.driver.find_element(By.LINK_TEXT, "Verify the chain").click()
+    browser.check_accessibility()
+    expect(browser.text("#verdict").startswith("Intact:"), f"the chain verifies (saw {browser.text('#verdict')!r})")
+
+
 def forged_form_is_refused(browser):
     """A form sent without its CSRF token is refused, and nothing is created."""
     browser.open("/console/goods/new")
@@ -265,8 +284,8 @@ def sign_out(browser):
 
 
 def main():
-    admin, staff, stranger, manager = Browser(), Browser(), Browser(), Browser()
-    browsers = [admin, staff, stranger, manager]
+    admin, staff, stranger, manager, auditor = Browser(), Browser(), Browser(), Browser(), Browser()
+    browsers = [admin, staff, stranger, manager, auditor]
     try:
         scenarios = [
             ("a partner admin creates a good named <img …> and fixes a refused form", lambda: partner_admin_creates_a_good(admin)),
@@ -276,6 +295,7 @@ def main():
             ("another tenant's good is a 404 page", lambda: staff_meets_another_tenant(staff, good_path(admin))),
             ("an expired session signs in again and comes back", lambda: expired_session_comes_back(admin)),
             ("a manager locks and unlocks an account with a reason", lambda: manager_locks_and_unlocks(manager)),
+            ("an auditor filters the log and verifies the chain", lambda: auditor_filters_and_verifies(auditor)),
             ("lockout after the policy's failures", lambda: lockout(stranger)),
             ("sign out", lambda: sign_out(admin)),
         ]

@@ -61,7 +61,8 @@ extension ConsoleRequest {
         let version = form["version"]
         switch move {
         case .lock:
-            return try await run(LockAccount(customerID: id, reason: reason, until: try AccountsPage.until(form.text("until")), ifMatch: version))
+            return try await run(
+                LockAccount(customerID: id, reason: reason, until: try ConsoleTime.parse(form.text("until"), field: "until"), ifMatch: version))
         case .unlock: return try await run(UnlockAccount(customerID: id, reason: reason, ifMatch: version))
         case .restore: return try await run(RestoreAccount(customerID: id, reason: reason, ifMatch: version))
         case .delete:
@@ -127,19 +128,6 @@ enum AccountsPage {
             throw DomainError.invalid([FieldIssue(field: "status", code: "unknown_status", message: "must be active, locked or deleted")])
         }
         return status
-    }
-
-    /// The lock's end from a `datetime-local` field, read as UTC (the label says so); nil when empty.
-    static func until(_ text: String?) throws -> Date? {
-        guard let text else { return nil }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        let normalized = text.count == 16 ? text + ":00Z" : text.hasSuffix("Z") ? text : text + "Z"
-        guard let date = formatter.date(from: normalized) else {
-            throw DomainError.invalid([FieldIssue(field: "until", code: "invalid_time", message: "must be a date and time, such as 2026-12-01T09:00")]
-            )
-        }
-        return date
     }
 }
 

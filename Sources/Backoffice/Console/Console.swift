@@ -39,6 +39,7 @@ package struct Console: Sendable {
         registerGoods(on: group)
         registerOrders(on: group)
         registerAccounts(on: group)
+        registerAudit(on: group)
     }
 
     /// A page or action that needs a signed-in operator. Reads run in a read session, POSTs in

@@ -35,6 +35,19 @@ enum ConsoleTime {
         formatter.formatOptions = [.withInternetDateTime]
         return formatter.string(from: date)
     }
+
+    /// A time from a `datetime-local` field (`2026-12-01T09:30`), read as UTC (the field's label
+    /// says so), or an RFC 3339 time; nil when empty; anything else is `field`'s message.
+    static func parse(_ text: String?, field: String) throws -> Date? {
+        guard let text else { return nil }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        let normalized = text.count == 16 ? text + ":00Z" : text.count == 19 ? text + "Z" : text
+        guard let date = formatter.date(from: normalized) else {
+            throw DomainError.invalid([FieldIssue(field: field, code: "invalid_time", message: "must be a date and time, such as 2026-12-01T09:30")])
+        }
+        return date
+    }
 }
 
 /// An `<option>` of a `<select>`.

@@ -153,7 +153,7 @@ enum ConsoleNavigation {
     /// The sections, each with the policy action its first page needs.
     static let sections: [(href: String, label: String, action: Action)] = [
         ("/console/accounts", "Accounts", ListCustomerAccounts.action), ("/console/orders", "Orders", ListOrders.action),
-        ("/console/goods", "Goods", ListGoods.action),
+        ("/console/goods", "Goods", ListGoods.action), ("/console/audit", "Audit log", ListAuditEvents.action),
     ]
 
     static func items(for role: String, policies: PolicySet, current path: String) -> [Item] {

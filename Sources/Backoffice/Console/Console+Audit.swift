@@ -1,0 +1,114 @@
+import Foundation
+import Hummingbird
+
+extension Console {
+    /// The audit log (auditors, managers, a partner admin its own tenant's): filters by actor,
+    /// action, target and time range, oldest first with cursor paging; an event's before and after
+    /// side by side; "verify the chain" with its result. What a role sees masked stays masked.
+    func registerAudit(on group: RouterGroup<AppRequestContext>) {
+        group.get("audit") { request, context in
+            try await signedIn(request, context) { console in
+                let form = console.form
+                var data: [String: Any] = ["values": form.values, "canVerify": console.may(VerifyAuditLog.action)]
+                do {
+                    let filter = try AuditPage.filter(form)
+                    let after = try Cursor.number(form.text("cursor")) ?? 0
+                    let events = try await console.read(ListAuditEvents(filter: filter, afterID: after, limit: Self.pageSize + 1))
+                    let (page, next) = keysetPage(events, limit: Self.pageSize) { [String($0.id)] }
+                    data["events"] = page.map(AuditEventView.init)
+                    data["hasEvents"] = !page.isEmpty
+                    if let next {
+                        var query = form.values.filter { $0.key != "cursor" }.mapValues { Optional($0) }
+                        query["cursor"] = next
+                        data["next"] = ConsoleLinks.path("/console/audit", query)
+                    }
+                } catch let refusal as DomainError {
+                    FormRefusal(try FormRefusal.issues(refusal)).add(to: &data)
+                }
+                return console.page("audit", title: "Audit log", data)
+            }
+        }
+        group.get("audit/verify") { request, context in
+            try await signedIn(request, context) { console in
+                let report = try await console.read(VerifyAuditLog(log: AuditLog(database: database), checkpoint: []))
+                var data: [String: Any] = ["chains": report.chains, "events": report.events, "intact": report.failure == nil]
+                if let failure = report.failure {
+                    data["failure"] = [
+                        "chain": failure.chain, "seq": failure.seq.map(String.init) ?? "—", "kind": failure.kind.rawValue,
+                        "detail": failure.detail, "event": failure.eventID.map(String.init) ?? "—",
+                    ]
+                }
+                return console.page("audit-verify", title: "Verify the audit log", data)
+            }
+        }
+        group.get("audit/{event}") { request, context in
+            try await signedIn(request, context) { console in
+                guard let id = context.parameters.get("event").flatMap(Int64.init), id > 0 else { throw DomainError.notFound("Event") }
+                let found = try await console.read(ListAuditEvents(filter: AuditFilter(), afterID: id - 1, limit: 1))
+                guard let event = found.first, event.id == id else { throw DomainError.notFound("Event \(id)") }
+                return console.page(
+                    "audit-event", title: "Event \(id)",
+                    ["event": AuditEventView(event), "before": AuditPage.pretty(event.before), "after": AuditPage.pretty(event.after)])
+            }
+        }
+    }
+}
+
+extension ConsoleRequest {
+    /// Whether the operator's role may perform `action` (to offer only what it may do).
+    func may(_ action: Action) -> Bool { context.policies.access.allows(principal.role, action) }
+}
+
+/// The audit pages' filters and formatting.
+enum AuditPage {
+    /// The filters of the log's form; a malformed one is a field message (422).
+    static func filter(_ form: ConsoleForm) throws -> AuditFilter {
+        var issues: [FieldIssue] = []
+        let actor = form.text("actor_id").flatMap { text -> UUID? in
+            guard let id = UUID(uuidString: text) else {
+                issues.append(FieldIssue(field: "actor_id", code: "invalid_id", message: "must be an operator's id (a UUID)"))
+                return nil
+            }
+            return id
+        }
+        func time(_ field: String) -> Date? {
+            do { return try ConsoleTime.parse(form.text(field), field: field) } catch DomainError.invalid(let found) {
+                issues += found
+            } catch {}
+            return nil
+        }
+        let since = time("since")
+        let until = time("until")
+        guard issues.isEmpty else { throw DomainError.invalid(issues) }
+        return AuditFilter(actorID: actor, action: form.text("action"), targetID: form.text("target_id"), since: since, until: until)
+    }
+
+    /// A snapshot's JSON, indented for reading; "—" when there is none.
+    static func pretty(_ json: String?) -> String {
+        guard let json, let object = try? JSONSerialization.jsonObject(with: Data(json.utf8), options: [.fragmentsAllowed]),
+            let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed])
+        else { return json ?? "—" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// One audit event as the log shows it.
+struct AuditEventView {
+    let id: Int64, at: String, action: String, actorRole: String, actorID: String?, targetType: String, targetID: String, via: String
+    let reason: String?, requestID: String, chain: String, seq: Int64
+
+    init(_ event: AuditEventRecord) {
+        id = event.id
+        at = ConsoleTime.text(event.occurredAt)
+        action = event.action
+        actorRole = event.actorRole.replacingOccurrences(of: "_", with: " ")
+        actorID = event.actorID?.text
+        targetType = event.targetType
+        targetID = event.targetID
+        via = event.via
+        reason = event.reason
+        requestID = event.requestID
+        chain = event.chain
+        seq = event.seq
+    }
+}
