@@ -6,6 +6,7 @@ extension Console {
     /// and status, an account's page with its open lock and history, and lock (reason, until),
     /// unlock, delete and restore — the API's use cases, with the page's version as `If-Match`.
     func registerAccounts(on group: RouterGroup<AppRequestContext>) {
+        navigation.add("/console/accounts", "Accounts", needs: ListCustomerAccounts.action)
         group.get("accounts") { request, context in
             try await signedIn(request, context) { console in
                 let status = try AccountsPage.status(console.form.text("status"))

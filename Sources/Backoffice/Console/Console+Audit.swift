@@ -6,6 +6,7 @@ extension Console {
     /// action, target and time range, oldest first with cursor paging; an event's before and after
     /// side by side; "verify the chain" with its result. What a role sees masked stays masked.
     func registerAudit(on group: RouterGroup<AppRequestContext>) {
+        navigation.add("/console/audit", "Audit log", needs: ListAuditEvents.action)
         group.get("audit") { request, context in
             try await signedIn(request, context) { console in
                 let form = console.form

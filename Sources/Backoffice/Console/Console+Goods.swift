@@ -6,6 +6,7 @@ extension Console {
     /// good's page where it is edited. Each action is the API's use case (`ListGoods`,
     /// `CreateGood`, `UpdateGood`) with its policy and audit event.
     func registerGoods(on group: RouterGroup<AppRequestContext>) {
+        navigation.add("/console/goods", "Goods", needs: ListGoods.action)
         group.get("goods") { request, context in
             try await signedIn(request, context) { console in
                 let status = try GoodForm.status(console.form.text("status"))

@@ -6,7 +6,7 @@ extension Console {
     func registerHome(on group: RouterGroup<AppRequestContext>) {
         group.get("home") { request, context in
             try await signedIn(request, context) { console in
-                let links = ConsoleNavigation.items(for: console.principal.role, policies: console.context.policies, current: "").filter {
+                let links = console.navigation.items(for: console.principal.role, policies: console.context.policies, current: "").filter {
                     $0.href != "/console/home"
                 }
                 return console.page("home", title: "Home", ["links": links, "role": console.principal.role])

@@ -8,6 +8,7 @@ extension Console {
     /// Ship, cancel and refund call the payment provider: they run as staged operations, with no
     /// transaction held while the provider answers.
     func registerOrders(on group: RouterGroup<AppRequestContext>) {
+        navigation.add("/console/orders", "Orders", needs: ListOrders.action)
         group.get("orders") { request, context in
             try await signedIn(request, context) { console in
                 let status = try OrderBoard.status(console.form.text("status"))

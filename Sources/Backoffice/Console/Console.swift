@@ -20,6 +20,8 @@ package struct Console: Sendable {
     let clientAddress: ClientAddress
     /// The payment provider the order moves call (the API's).
     let payments: any PaymentGateway
+    /// The sections the pages register.
+    let navigation = ConsoleNavigation()
 
     package init(database: Database, policies: PolicySet, clientAddress: ClientAddress, payments: any PaymentGateway) throws {
         self.database = database
@@ -36,9 +38,9 @@ package struct Console: Sendable {
         group.get("assets/{file}") { request, context in try pages.asset(context.parameters.get("file") ?? "", request: request) }
         registerSignIn(on: group)
         registerHome(on: group)
-        registerGoods(on: group)
-        registerOrders(on: group)
         registerAccounts(on: group)
+        registerOrders(on: group)
+        registerGoods(on: group)
         registerAudit(on: group)
     }
 
@@ -67,7 +69,8 @@ package struct Console: Sendable {
                 let operationContext = OperationContext(
                     principal: principal, requestID: requestID, sourceIP: scope?.sourceIP, policies: policies, transaction: transaction)
                 return ConsoleRequest(
-                    request: request, form: form, context: operationContext, secret: secret, flash: flash, database: database, pages: pages)
+                    request: request, form: form, context: operationContext, secret: secret, flash: flash, database: database, pages: pages,
+                    navigation: navigation)
             }
             if holdsTransaction {
                 answer = try await database.consoleRequest(session: secret.hash, policy: policies.security.console, change: change) {

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import Synchronization
 
 /// A signed-in console request: what a page handler gets. It reads and changes only through the
 /// runners (`read`, `run`), in the request's session or transaction, as the session's operator.
@@ -15,6 +16,7 @@ struct ConsoleRequest: Sendable {
     let flash: String?
     let database: Database
     let pages: ConsolePages
+    let navigation: ConsoleNavigation
 
     var principal: Principal { context.principal }
 
@@ -51,7 +53,7 @@ struct ConsoleRequest: Sendable {
         values["signedIn"] = true
         values["csrf"] = secret.csrfToken
         values["who"] = principal.role.replacingOccurrences(of: "_", with: " ")
-        values["nav"] = ConsoleNavigation.items(for: principal.role, policies: context.policies, current: request.uri.path)
+        values["nav"] = navigation.items(for: principal.role, policies: context.policies, current: request.uri.path)
         if let flash { values["flash"] = flash }
         return .page(pages.render(template, values, status: status, clearsFlash: flash != nil))
     }
@@ -142,22 +144,26 @@ struct ConsoleForm: Sendable {
     }
 }
 
-/// The console's main navigation: the pages whose list the operator's role may read.
-enum ConsoleNavigation {
+/// The console's main navigation: the sections the domains' pages register (`add`, as they
+/// register their routes), each shown to the roles the policy lets read its first page.
+final class ConsoleNavigation: Sendable {
     struct Item {
         let href: String
         let label: String
         let current: Bool
     }
 
-    /// The sections, each with the policy action its first page needs.
-    static let sections: [(href: String, label: String, action: Action)] = [
-        ("/console/accounts", "Accounts", ListCustomerAccounts.action), ("/console/orders", "Orders", ListOrders.action),
-        ("/console/goods", "Goods", ListGoods.action), ("/console/audit", "Audit log", ListAuditEvents.action),
-    ]
+    private let sections = Mutex<[(href: String, label: String, action: Action)]>([])
 
-    static func items(for role: String, policies: PolicySet, current path: String) -> [Item] {
-        let links = [("/console/home", "Home")] + sections.filter { policies.access.allows(role, $0.action) }.map { ($0.href, $0.label) }
+    /// A section at `href`, shown to roles that may perform `action` (its first page's).
+    func add(_ href: String, _ label: String, needs action: Action) {
+        sections.withLock { $0.append((href, label, action)) }
+    }
+
+    /// Home, then the sections `role` may read, in the order they were added.
+    func items(for role: String, policies: PolicySet, current path: String) -> [Item] {
+        let links =
+            [("/console/home", "Home")] + sections.withLock { $0 }.filter { policies.access.allows(role, $0.action) }.map { ($0.href, $0.label) }
         return links.map { Item(href: $0.0, label: $0.1, current: path == $0.0 || path.hasPrefix($0.0 + "/")) }
     }
 }
