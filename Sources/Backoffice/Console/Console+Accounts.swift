@@ -34,6 +34,25 @@ extension Console {
         group.get("accounts/{id}") { request, context in
             try await signedIn(request, context) { console in try await console.accountPage(try Self.id(context), issues: []) }
         }
+        navigation.add("/console/appeals", "Appeals", needs: ListAppeals.action)
+        group.get("appeals") { request, context in
+            try await signedIn(request, context) { console in try await console.appealsPage(issues: []) }
+        }
+        group.post("appeals/{id}/resolve") { request, context in
+            try await signedIn(request, context) { console in
+                let decision = ResolveAppeal.Decision(rawValue: console.form["decision"] ?? "")
+                do {
+                    guard let decision else {
+                        throw DomainError.invalid([FieldIssue(field: "decision", code: "required", message: "choose uphold or lift")])
+                    }
+                    let appeal = try await console.run(
+                        ResolveAppeal(appealID: try Self.id(context), decision: decision, reason: console.form.text("reason")))
+                    return console.redirect("/console/appeals", flash: "The appeal is \(appeal.status.rawValue).")
+                } catch let refusal as DomainError {
+                    return try await console.appealsPage(issues: try FormRefusal.issues(refusal), values: console.form.values)
+                }
+            }
+        }
         for move in AccountsPage.Move.allCases {
             group.post(RouterPath("accounts/{id}/\(move.rawValue)")) { request, context in
                 try await signedIn(request, context) { console in
@@ -95,6 +114,27 @@ extension ConsoleRequest {
             data["hasTrail"] = !events.isEmpty
         }
         return page("account", title: customer.email, status: issues.isEmpty ? .ok : .unprocessableContent, data)
+    }
+}
+
+extension ConsoleRequest {
+    /// The open appeals, oldest first, each with its account and a resolve form (`issues` next
+    /// to the fields of the one just refused, 422).
+    fileprivate func appealsPage(issues: [FieldIssue], values: [String: String] = [:]) async throws -> ConsoleAnswer {
+        let appeals = try await read(ListAppeals(status: .open, after: try Cursor.timeAndID(form.text("cursor")), limit: Console.pageSize + 1))
+        let (shown, next) = keysetPage(appeals, limit: Console.pageSize) { Cursor.timeAndID($0.createdAt, $0.id) }
+        var data: [String: Any] = [
+            "appeals": shown.map { appeal in
+                [
+                    "id": appeal.id.text, "customer": appeal.customerID.text, "message": appeal.message,
+                    "filed": ConsoleTime.text(appeal.createdAt), "refused": values["appeal"] == appeal.id.text,
+                ] as [String: Any]
+            },
+            "hasAppeals": !shown.isEmpty, "values": values,
+        ]
+        if let next { data["next"] = ConsoleLinks.path("/console/appeals", ["cursor": next]) }
+        FormRefusal(issues).add(to: &data)
+        return page("appeals", title: "Appeals", status: issues.isEmpty ? .ok : .unprocessableContent, data)
     }
 }
 

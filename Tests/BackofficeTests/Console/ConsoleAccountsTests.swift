@@ -74,4 +74,35 @@ struct ConsoleAccountsTests {
             }
         }
     }
+
+    @Test(
+        "a manager resolves an open appeal from the queue: a decision without a reason is refused next to the field; lifting unlocks the account, via console"
+    )
+    func resolveAppeal() async throws {
+        try await TestEnvironment.with { env in
+            let customer = try await env.customer("console.appeal@example.com")
+            _ = try await env.database.run(LockAccount(customerID: customer.id, reason: "Chargeback"), context: env.context(.backendManager))
+            let appeal = try await env.database.run(FileAppeal(customerID: customer.id, message: "It was my card"), context: env.context(.appService))
+            try await env.withApp { client in
+                let manager = try await signedIn(env, client, .backendManager)
+                let queue = try await manager.get("/console/appeals")
+                #expect(queue.status == 200)
+                #expect(queue.text.contains("It was my card"))
+                let csrf = try #require(queue.csrf)
+                let path = "/console/appeals/\(appeal.id.text)/resolve"
+                let refused = try await manager.post(path, ["appeal": appeal.id.text, "decision": "lift", "reason": ""], csrf: csrf)
+                #expect(refused.status == 422)
+                #expect(refused.text.contains("id=\"reason-error-\(appeal.id.text)\""))
+                let lifted = try await manager.post(
+                    path, ["appeal": appeal.id.text, "decision": "lift", "reason": "Card holder confirmed"], csrf: csrf)
+                #expect(lifted.status == 303)
+                #expect(try await env.ownerScalar("SELECT status FROM customers WHERE id = '\(customer.id.text)'", as: String.self) == "active")
+                #expect(try await env.ownerScalar("SELECT status FROM appeals WHERE id = '\(appeal.id.text)'", as: String.self) == "lifted")
+                let viaConsole = try await env.ownerScalar(
+                    "SELECT count(*) FROM audit_events WHERE action = 'appeals.resolve' AND session_id IS NOT NULL", as: Int64.self)
+                #expect(viaConsole == 1)
+                #expect(!(try await manager.get("/console/appeals")).text.contains("It was my card"), "resolved: no longer in the queue")
+            }
+        }
+    }
 }
