@@ -14,7 +14,9 @@ struct Dev: AsyncParsableCommand {
             the server and the cluster. PostgreSQL asks for passwords (scram-sha-256); they and the \
             tokens are written to .backoffice/credentials.json (mode 0600). A demo credential that no \
             longer works is issued again, unless its operator was disabled (the banner says which). \
-            --reset removes the cluster and the credentials, wherever they live, and starts from fresh demo data.
+            --reset removes the cluster and the credentials, wherever they live, and starts from fresh demo data. \
+            The web console is served at /console/ on the same port; each demo person operator gets a console \
+            password, printed in the banner and kept in credentials.json (console_sign_ins).
             Example: swift run backoffice dev --port 8080
             """)
     @Option(help: "Port to serve on.") var port = 8080
