@@ -180,7 +180,7 @@ package enum DemoEnvironment {
             }
         }
         if let kept, let stored, try await PasswordRules.verify(kept, hash: stored) { return kept }
-        let password = "demo-" + SessionSecret.generate().value.prefix(16)
+        let password = "demo-" + Base64URL.random(bytes: 12)
         try PasswordRules.check(password)
         _ = try await database.runAsSystem(
             SetOperatorPassword(operatorID: owner.id, passwordHash: try await PasswordRules.hash(password)), context: context)

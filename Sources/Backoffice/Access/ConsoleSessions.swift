@@ -9,8 +9,7 @@ package struct SessionSecret: Sendable, Equatable {
 
     /// A new secret from the system's cryptographic random source.
     package static func generate() -> SessionSecret {
-        var generator = SystemRandomNumberGenerator()
-        return SessionSecret(value: Base64URL.encode(Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })))
+        SessionSecret(value: Base64URL.random(bytes: 32))
     }
 
     package init(value: String) { self.value = value }
@@ -24,16 +23,17 @@ package struct SessionSecret: Sendable, Equatable {
     /// The CSRF token of this session's forms: HMAC-SHA256 of a fixed label under the secret, so
     /// it is bound to the session, stored nowhere, and cannot be made without the cookie.
     package var csrfToken: String {
-        Base64URL.encode(Data(HMAC<SHA256>.authenticationCode(for: Data("console-csrf".utf8), using: SymmetricKey(data: Data(value.utf8)))))
+        Base64URL.encode(Data(HMAC<SHA256>.authenticationCode(for: Self.csrfLabel, using: csrfKey)))
     }
 
-    /// Whether `token` is this session's CSRF token (compared in constant time).
+    /// Whether `token` is this session's CSRF token (checked by swift-crypto in constant time).
     package func accepts(csrfToken token: String) -> Bool {
-        let expected = Array(csrfToken.utf8)
-        let given = Array(token.utf8)
-        guard expected.count == given.count else { return false }
-        return zip(expected, given).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+        guard let code = Base64URL.decode(token) else { return false }
+        return HMAC<SHA256>.isValidAuthenticationCode(code, authenticating: Self.csrfLabel, using: csrfKey)
     }
+
+    private static let csrfLabel = Data("console-csrf".utf8)
+    private var csrfKey: SymmetricKey { SymmetricKey(data: Data(value.utf8)) }
 }
 
 /// Who an email signs in as, with its password hash, and the recent failed sign-ins that decide

@@ -7,9 +7,7 @@ package struct TokenSecret: Sendable {
 
     /// A new secret from the system's cryptographic random source.
     package static func generate() -> TokenSecret {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return TokenSecret(value: "bo_" + Base64URL.encode(Data(bytes)))
+        TokenSecret(value: "bo_" + Base64URL.random(bytes: 32))
     }
 
     package init(value: String) { self.value = value }

@@ -6,7 +6,7 @@ package enum AccountStatus: String, Sendable, Codable, CaseIterable {
 }
 
 /// The manager operations on an account, as a state machine (pure).
-package enum AccountTransition: String, Sendable {
+package enum AccountTransition: String, Sendable, CaseIterable {
     case lock, unlock, delete, restore
 
     /// The status after the transition, or nil when it is illegal (or a no-op) from `status`.

@@ -53,7 +53,7 @@ extension Console {
                 }
             }
         }
-        for move in AccountsPage.Move.allCases {
+        for move in AccountTransition.allCases {
             group.post(RouterPath("accounts/{id}/\(move.rawValue)")) { request, context in
                 try await signedIn(request, context) { console in
                     let id = try Self.id(context)
@@ -76,7 +76,7 @@ extension Console {
 
 extension ConsoleRequest {
     /// Runs `move` on the account with the form's reason, until and version.
-    fileprivate func change(_ move: AccountsPage.Move, account id: UUID) async throws -> Customer {
+    fileprivate func change(_ move: AccountTransition, account id: UUID) async throws -> Customer {
         let reason = form.text("reason")
         let version = form["version"]
         switch move {
@@ -104,13 +104,13 @@ extension ConsoleRequest {
             if let until = lock.until { shown["until"] = ConsoleTime.text(until) }
             data["lock"] = shown
         }
-        for move in AccountsPage.Move.allCases
-        where move.allowed(from: customer.status) && context.policies.access.allows(principal.role, move.action) {
+        for move in AccountTransition.allCases
+        where move.target(from: customer.status, hasOpenLock: customer.lock != nil) != nil && may(move.action) {
             data["can_\(move.rawValue)"] = true
         }
-        if context.policies.access.allows(principal.role, CustomerAccountHistory.action) {
+        if may(CustomerAccountHistory.action) {
             let events = try await read(CustomerAccountHistory(id: id, afterID: 0, limit: 100))
-            data["trail"] = events.map(AuditTrailRow.init)
+            data["trail"] = events.map(AuditEventView.init)
             data["hasTrail"] = !events.isEmpty
         }
         return page("account", title: customer.email, status: issues.isEmpty ? .ok : .unprocessableContent, data)
@@ -138,37 +138,26 @@ extension ConsoleRequest {
     }
 }
 
-/// The accounts pages' states and moves.
+/// The accounts pages' filter.
 enum AccountsPage {
-    enum Move: String, CaseIterable {
-        case lock, unlock, delete, restore
-
-        var action: Action {
-            switch self {
-            case .lock: LockAccount.action
-            case .unlock: UnlockAccount.action
-            case .delete: DeleteAccount.action
-            case .restore: RestoreAccount.action
-            }
-        }
-
-        /// Whether an account in `status` may make this move (`AccountTransition` decides again).
-        func allowed(from status: AccountStatus) -> Bool {
-            switch self {
-            case .lock: status == .active
-            case .unlock: status == .locked
-            case .delete: status != .deleted
-            case .restore: status == .deleted
-            }
-        }
-    }
-
     static func status(_ text: String?) throws -> AccountStatus? {
         guard let text else { return nil }
         guard let status = AccountStatus(rawValue: text) else {
             throw DomainError.invalid([FieldIssue(field: "status", code: "unknown_status", message: "must be active, locked or deleted")])
         }
         return status
+    }
+}
+
+extension AccountTransition {
+    /// The policy action of the transition's use case.
+    fileprivate var action: Action {
+        switch self {
+        case .lock: LockAccount.action
+        case .unlock: UnlockAccount.action
+        case .delete: DeleteAccount.action
+        case .restore: RestoreAccount.action
+        }
     }
 }
 

@@ -96,7 +96,7 @@ struct GoodView {
         name = good.name
         category = good.category
         price = good.priceCents.map(Money.dollars) ?? "—"
-        fitPoints = good.priceFitPoints.map { "\($0) FP" } ?? "—"
+        fitPoints = good.priceFitPoints.map(Money.fitPoints) ?? "—"
         stock = good.stock
         status = good.status.rawValue
         lowStock = good.stock < 5 && good.status != .archived

@@ -82,8 +82,8 @@ extension ConsoleRequest {
             "lines": detail.lines.map { line in
                 [
                     "line": line.line, "sku": line.sku, "name": line.name, "quantity": line.quantity,
-                    "unit": line.paidIn == .usd ? Money.dollars(line.unitPrice) : "\(line.unitPrice) FP",
-                    "total": line.paidIn == .usd ? Money.dollars(line.total) : "\(line.total) FP",
+                    "unit": line.paidIn == .usd ? Money.dollars(line.unitPrice) : Money.fitPoints(line.unitPrice),
+                    "total": line.paidIn == .usd ? Money.dollars(line.total) : Money.fitPoints(line.total),
                 ] as [String: Any]
             },
             "address": [
@@ -102,12 +102,12 @@ extension ConsoleRequest {
         }
         // The moves the order's state allows and the operator's role may make.
         for move in OrderBoard.Move.allCases
-        where OrderTransition.sources(of: move.target).contains(order.status) && context.policies.access.allows(principal.role, move.action) {
+        where OrderTransition.sources(of: move.target).contains(order.status) && may(move.action) {
             data["can_\(move.rawValue)"] = true
         }
-        if context.policies.access.allows(principal.role, ListAuditEvents.action) {
+        if may(ListAuditEvents.action) {
             let events = try await read(ListAuditEvents(filter: AuditFilter(targetID: id.text), afterID: 0, limit: 100))
-            data["trail"] = events.map(AuditTrailRow.init)
+            data["trail"] = events.map(AuditEventView.init)
             data["hasTrail"] = !events.isEmpty
         }
         return page("order", title: "Order \(order.shortID)", status: issues.isEmpty ? .ok : .unprocessableContent, data)
@@ -180,27 +180,16 @@ struct OrderView {
         shortID = order.shortID
         status = order.status.rawValue
         state = OrderBoard.label(order.status)
-        total = [order.totalCents > 0 ? Money.dollars(order.totalCents) : nil, order.totalFitPoints > 0 ? "\(order.totalFitPoints) FP" : nil]
-            .compactMap { $0 }.joined(separator: " + ")
+        total = [
+            order.totalCents > 0 ? Money.dollars(order.totalCents) : nil, order.totalFitPoints > 0 ? Money.fitPoints(order.totalFitPoints) : nil,
+        ]
+        .compactMap { $0 }.joined(separator: " + ")
         placed = ConsoleTime.text(order.createdAt)
         lines = order.lineCount
         customerName = order.shipping.name
         carrier = order.carrier
         trackingNumber = order.trackingNumber
         reason = order.statusReason
-    }
-}
-
-/// One audit event as a trail row.
-struct AuditTrailRow {
-    let at: String, action: String, actor: String, via: String, reason: String?
-
-    init(_ event: AuditEventRecord) {
-        at = ConsoleTime.text(event.occurredAt)
-        action = event.action
-        actor = event.actorRole.replacingOccurrences(of: "_", with: " ")
-        via = event.via
-        reason = event.reason
     }
 }
 

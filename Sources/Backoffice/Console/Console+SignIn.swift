@@ -13,7 +13,7 @@ extension Console {
         group.post("sign-in") { request, context in
             let requestID = RequestScope.current?.requestID ?? UUID().uuidString.lowercased()
             do {
-                try checkForgery(request, secret: nil)
+                try checkForgery(request)
                 let form = try await ConsoleForm(request)
                 let email = form.text("email") ?? ""
                 let outcome = try await ConsoleSignIn(database: database, policies: policies).signIn(

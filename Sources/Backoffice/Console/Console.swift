@@ -61,7 +61,7 @@ package struct Console: Sendable {
         var answer: ConsoleAnswer
         do {
             guard let secret = sessionSecret(request) else { return signInFirst(request) }
-            if change { try checkForgery(request, secret: secret) }
+            if change { try checkForgery(request) }
             let form = change ? try await ConsoleForm(request) : ConsoleForm(query: request.uri.query)
             if change, !secret.accepts(csrfToken: form["_csrf"] ?? "") { throw ConsoleRefusal.forgery }
             let flash = request.cookies[ConsoleCookies.flash]?.value.removingPercentEncoding
@@ -114,7 +114,7 @@ package struct Console: Sendable {
     }
 
     /// Refuses a POST whose `Origin` names another site (browsers send it with every form post).
-    func checkForgery(_ request: Request, secret: SessionSecret?) throws {
+    func checkForgery(_ request: Request) throws {
         guard let origin = request.headers[.origin] else { return }
         let host = request.head.authority ?? ""
         guard origin == "http://\(host)" || origin == "https://\(host)" else { throw ConsoleRefusal.forgery }

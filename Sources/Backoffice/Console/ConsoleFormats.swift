@@ -5,6 +5,9 @@ enum Money {
     /// `1250` → `$12.50`.
     static func dollars(_ cents: Int64) -> String { "$" + plain(cents) }
 
+    /// `4000` → `4000 FP`.
+    static func fitPoints(_ points: Int64) -> String { "\(points) FP" }
+
     /// `1250` → `12.50`, as a form field holds it.
     static func plain(_ cents: Int64) -> String { "\(cents / 100).\(String(format: "%02d", abs(cents % 100)))" }
 
@@ -30,20 +33,14 @@ extension Character {
 /// Times as the console shows them: UTC in the page (the browser's script shows the operator's
 /// own zone, with UTC on hover).
 enum ConsoleTime {
-    static func text(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
-    }
+    static func text(_ date: Date) -> String { date.formatted(.iso8601) }
 
     /// A time from a `datetime-local` field (`2026-12-01T09:30`), read as UTC (the field's label
     /// says so), or an RFC 3339 time; nil when empty; anything else is `field`'s message.
     static func parse(_ text: String?, field: String) throws -> Date? {
         guard let text else { return nil }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
         let normalized = text.count == 16 ? text + ":00Z" : text.count == 19 ? text + "Z" : text
-        guard let date = formatter.date(from: normalized) else {
+        guard let date = try? Date(normalized, strategy: .iso8601) else {
             throw DomainError.invalid([FieldIssue(field: field, code: "invalid_time", message: "must be a date and time, such as 2026-12-01T09:30")])
         }
         return date

@@ -13,18 +13,15 @@ extension Database {
     ) async throws -> T {
         let authenticate = AuthenticateConsole(
             hash: hash, idleSeconds: policy.idleTimeoutMinutes * 60, absoluteSeconds: policy.absoluteTimeoutHours * 3600, local: change)
+        func principal(_ connection: PostgresConnection) async throws -> Principal? {
+            try await connection.rows(authenticate, logger: logger).first.flatMap(AuthenticateConsole.principal)
+        }
         if change {
             return try await leasedTransaction { connection in
-                let principal = try await connection.rows(authenticate, logger: logger).first.flatMap(AuthenticateConsole.principal)
-                return try await body(principal, RequestTransaction(connection: connection, isReadOnly: false))
+                try await body(try await principal(connection), RequestTransaction(connection: connection, isReadOnly: false))
             }
         }
-        return try await translatingErrors {
-            try await client.withConnection(within: leaseTimeout, timers: limits.timers) { connection in
-                let principal = try await connection.rows(authenticate, logger: logger).first.flatMap(AuthenticateConsole.principal)
-                return try await body(principal, RequestTransaction(connection: connection, isReadOnly: true)).0
-            }
-        }
+        return try await session(on: client, within: leaseTimeout, authenticate: principal) { try await body($0, $1).0 }
     }
 }
 

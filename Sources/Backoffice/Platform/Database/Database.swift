@@ -180,10 +180,23 @@ package struct Database: Sendable {
         on client: PostgresClient, within timeout: Duration, lateLeaseEndsRequest: Bool = true, tokenHash: [UInt8], plans: PlanMode,
         _ body: (Principal?, RequestTransaction) async throws -> T
     ) async throws -> T {
+        try await session(
+            on: client, within: timeout, lateLeaseEndsRequest: lateLeaseEndsRequest,
+            authenticate: { connection in
+                try await connection.rows(AuthenticateSession(hash: tokenHash, plans: plans), logger: logger).first.flatMap(Self.principal)
+            }, body)
+    }
+
+    /// Leases a connection from `client`, authenticates on it with `authenticate` (a statement
+    /// that also makes the connection's session act for the principal it finds), and runs `body`
+    /// as a read session: for a token (`readSession`) or a console session (`consoleRequest`).
+    func session<T: Sendable>(
+        on client: PostgresClient, within timeout: Duration, lateLeaseEndsRequest: Bool = true,
+        authenticate: (PostgresConnection) async throws -> Principal?, _ body: (Principal?, RequestTransaction) async throws -> T
+    ) async throws -> T {
         try await translatingErrors {
             try await client.withConnection(within: timeout, timers: limits.timers, lateLeaseEndsRequest: lateLeaseEndsRequest) { connection in
-                let principal = try await connection.rows(AuthenticateSession(hash: tokenHash, plans: plans), logger: logger).first.flatMap(
-                    Self.principal)
+                let principal = try await authenticate(connection)
                 return try await body(principal, RequestTransaction(connection: connection, isReadOnly: true))
             }
         }

@@ -15,6 +15,19 @@ package enum Base64URL {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// The base64url text's bytes; nil when it is not base64url.
+    package static func decode(_ text: String) -> Data? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64)
+    }
+
+    /// `count` bytes from the system's cryptographic random source, as base64url.
+    package static func random(bytes count: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return encode(Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }))
+    }
+
     /// The bytes base64url writes (no padding).
     package static let alphabet: Set<UInt8> = Set(Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8))
 }

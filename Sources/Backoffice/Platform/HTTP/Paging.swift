@@ -9,9 +9,7 @@ package enum Cursor {
     /// - Throws: 400 `invalid_cursor` when the cursor was not made by `encode` with `count` parts.
     package static func decode(_ cursor: String?, count: Int) throws -> [String]? {
         guard let cursor, !cursor.isEmpty else { return nil }
-        var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        guard let data = Data(base64Encoded: base64), let parts = try? JSONDecoder().decode([String].self, from: data), parts.count == count else {
+        guard let data = Base64URL.decode(cursor), let parts = try? JSONDecoder().decode([String].self, from: data), parts.count == count else {
             throw invalid
         }
         return parts
