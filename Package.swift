@@ -32,6 +32,7 @@ let package = Package(
         .package(url: "https://github.com/yaslab/CSV.swift.git", from: "2.5.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/swift-extras/swift-extras-base64.git", from: "1.2.0"),
     ],
     targets: [
         // The benchmarks' floor: a bare Hummingbird + PostgresNIO server running a pgbench script per request (ops/bench).
@@ -77,6 +78,8 @@ let package = Package(
                 .product(name: "CSV", package: "CSV.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "HummingbirdOTP", package: "hummingbird-auth"),
+                .product(name: "ExtrasBase64", package: "swift-extras-base64"),
                 .product(name: "Mustache", package: "swift-mustache"),
             ],
             resources: [.copy("Console/Templates"), .copy("Console/Assets"), .copy("Access/common-passwords.txt")],

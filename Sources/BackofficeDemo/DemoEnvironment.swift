@@ -37,10 +37,13 @@ package struct DemoCredentials: Codable, Sendable {
     package var webhookSecrets: [String: String]?
     /// The console password of each demo person operator, by email.
     package var signIns: [String: String]?
+    /// The TOTP secret (base32, as authenticator apps take it) of each demo operator whose role
+    /// signs in with a second factor, by email: `backoffice totp SECRET` prints its current code.
+    package var secondFactors: [String: String]?
 
     enum CodingKeys: String, CodingKey {
         case url, databaseURL = "database_url", superuserDatabaseURL = "superuser_database_url", tokens, partners
-        case webhookSecrets = "webhook_secrets", signIns = "console_sign_ins"
+        case webhookSecrets = "webhook_secrets", signIns = "console_sign_ins", secondFactors = "console_second_factors"
     }
 }
 
@@ -71,7 +74,7 @@ package enum DemoEnvironment {
     /// state its own API can make.
     package static func prepare(
         cluster: EmbeddedPostgres, serviceURL: String, migrations: Migrator, policies: PolicySet, contentPolicies: URL? = nil,
-        earningRules: URL? = nil, credentialsFile: URL, logger: Logger
+        earningRules: URL? = nil, credentialsFile: URL, secondFactorKey: SecondFactorKey, logger: Logger
     ) async throws -> Setup {
         let superuser = try DatabaseURL(cluster.superuserURL)
         try await superuser.withConnection(logger: logger) { connection in
@@ -95,7 +98,7 @@ package enum DemoEnvironment {
             if let contentPolicies { try await publishContentPolicies(from: contentPolicies, database: database, policies: policies) }
             var (credentials, skipped) = try await credentials(
                 database: database, policies: policies, file: credentialsFile, serviceURL: serviceURL, appURL: appURL,
-                ownerURL: cluster.url(database: "backoffice", user: "postgres"))
+                ownerURL: cluster.url(database: "backoffice", user: "postgres"), secondFactorKey: secondFactorKey)
             if credentials.webhookSecrets?["simulated"] == nil { credentials.webhookSecrets = ["simulated": WebhookSignature.generateSecret()] }
             let (active, locked) = try await database.transaction(for: .system) { connection in
                 let active = try await firstRow(
@@ -113,7 +116,8 @@ package enum DemoEnvironment {
     /// The demo credentials: each kept token that still authenticates, else a new one for its
     /// operator when that operator is active; the ones it cannot issue, with why.
     private static func credentials(
-        database: Database, policies: PolicySet, file credentialsFile: URL, serviceURL: String, appURL: String, ownerURL: String
+        database: Database, policies: PolicySet, file credentialsFile: URL, serviceURL: String, appURL: String, ownerURL: String,
+        secondFactorKey: SecondFactorKey
     ) async throws -> (DemoCredentials, skipped: [String]) {
         let kept = FileManager.default.contents(atPath: credentialsFile.path).flatMap { try? JSONDecoder().decode(DemoCredentials.self, from: $0) }
         let context = Database.systemContext("demo-tokens", policies: policies)
@@ -157,15 +161,20 @@ package enum DemoEnvironment {
                     partnerStaff: try await token(keptPartner?.partnerStaff, "staff@\(slug).example")))
         }
         var signIns: [String: String] = [:]
+        var secondFactors: [String: String] = [:]
         let people =
             platformOperators.filter { $0.1 != .appService }.map(\.0) + partners.flatMap { ["admin@\($0.0).example", "staff@\($0.0).example"] }
         for email in people {
             guard let owner = operators[email], owner.status == "active" else { continue }
             signIns[email] = try await password(kept?.signIns?[email], for: owner, database: database, context: context)
+            if policies.security.console.secondFactorRequired.contains(owner.role.rawValue) {
+                secondFactors[email] = try await secondFactor(
+                    kept?.secondFactors?[email], for: owner, key: secondFactorKey, database: database, context: context)
+            }
         }
         let credentials = DemoCredentials(
             url: serviceURL, databaseURL: appURL, superuserDatabaseURL: ownerURL, tokens: tokens, partners: partnerCredentials,
-            webhookSecrets: kept?.webhookSecrets, signIns: signIns)
+            webhookSecrets: kept?.webhookSecrets, signIns: signIns, secondFactors: secondFactors)
         return (credentials, skipped)
     }
 
@@ -185,6 +194,27 @@ package enum DemoEnvironment {
         _ = try await database.runAsSystem(
             SetOperatorPassword(operatorID: owner.id, passwordHash: try await PasswordRules.hash(password)), context: context)
         return password
+    }
+
+    /// A demo operator's TOTP secret (base32): the kept one while it is the operator's, else a new
+    /// one enrolled through the real operation (its recovery codes are not kept: `dev` prints the
+    /// secret, and `backoffice totp SECRET` the code).
+    private static func secondFactor(
+        _ kept: String?, for owner: Operator, key: SecondFactorKey, database: Database, context: OperationContext
+    ) async throws -> String {
+        let stored = try await database.transaction(for: .system) { connection in
+            try await firstRow(
+                "SELECT sealed_secret FROM operator_second_factors WHERE operator_id = \(owner.id)", on: connection, logger: database.logger
+            ) { Array(try $0.decode(ByteBuffer.self).readableBytesView) }
+        }
+        if let kept, let secret = TOTPSecret(base32: kept), let stored, (try? key.open(stored, for: owner.id)) == secret { return kept }
+        let secret = TOTPSecret.generate()
+        _ = try await database.runAsSystem(
+            EnrolSecondFactor(
+                operatorID: owner.id, sealedSecret: try key.seal(secret, for: owner.id), confirmedStep: 0,
+                recoveryCodeHashes: RecoveryCodes.generate().map { RecoveryCodes.hash($0, operatorID: owner.id) }, replacing: true),
+            context: context)
+        return secret.base32
     }
 
     /// Publishes every `*.md` of `folder` (front matter: `slug`, `title`) as a content policy, through

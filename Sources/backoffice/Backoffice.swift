@@ -16,7 +16,7 @@ struct BackofficeCommand: AsyncParsableCommand {
         version: "0.1.0",
         groupedSubcommands: [
             CommandGroup(name: "Run", subcommands: [Dev.self, Serve.self, DB.self, Admin.self, Policies.self]),
-            CommandGroup(name: "Sign in", subcommands: [Login.self, Logout.self, WhoAmI.self]),
+            CommandGroup(name: "Sign in", subcommands: [Login.self, Logout.self, WhoAmI.self, TOTPCode.self]),
             CommandGroup(
                 name: "Operate",
                 subcommands: [

@@ -5,12 +5,18 @@ Every page a scenario visits is checked with axe-core: a serious or critical vio
 run. Screenshots of the main pages are taken at 1280 and 360 px wide.
 """
 
+import base64
 import glob
+import hashlib
+import hmac
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
+import tempfile
+import time
 import traceback
 import uuid
 
@@ -20,11 +26,13 @@ from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
 
 URL = os.environ["BACKOFFICE_URL"]
 CREDENTIALS = json.load(open(os.environ["CREDENTIALS"]))
 SCREENSHOTS = os.environ["SCREENSHOTS"]
 PASSWORDS = CREDENTIALS["console_sign_ins"]
+SECOND_FACTORS = CREDENTIALS.get("console_second_factors", {})
 WIDE, NARROW = 1280, 360
 
 
@@ -60,15 +68,28 @@ class Browser:
         self.driver.find_element(By.CSS_SELECTOR, form_selector + " button[type=submit]").click()
         self.check_accessibility()
 
+    def wait_for_path(self, prefix):
+        """Waits (up to 5 s) for a click's navigation to reach a path starting with `prefix`."""
+        try:
+            WebDriverWait(self.driver, 5).until(lambda driver: self.path().startswith(prefix))
+        except Exception:
+            pass
+
     def text(self, selector="main"):
         return self.driver.find_element(By.CSS_SELECTOR, selector).text
 
     def heading(self):
         return self.text("main h1")
 
-    def sign_in(self, email, password):
+    def sign_in(self, email, password, secret=None):
+        """Email and password; then, when the console asks, the code of the operator's TOTP secret."""
         self.fill({"email": email, "password": password})
         self.submit()
+        secret = secret or SECOND_FACTORS.get(email)
+        if self.path().startswith("/console/sign-in/code"):
+            expect(secret is not None, f"{email} has a TOTP secret to answer the code step")
+            self.fill({"code": totp(secret)})
+            self.submit()
 
     def no_alert(self):
         try:
@@ -113,6 +134,15 @@ def expect(condition, what):
     if not condition:
         failures.append(what)
         print(f"    FAILED: {what}", file=sys.stderr)
+
+
+def totp(secret, at=None):
+    """RFC 6238's code (six digits, 30-second steps, HMAC-SHA1) of a base32 secret, as an app computes it."""
+    cleaned = secret.replace(" ", "").upper()
+    key = base64.b32decode(cleaned + "=" * (-len(cleaned) % 8))
+    digest = hmac.new(key, struct.pack(">Q", int((at or time.time()) // 30)), hashlib.sha1).digest()
+    offset = digest[-1] & 0x0F
+    return f"{(struct.unpack('>I', digest[offset:offset + 4])[0] & 0x7FFFFFFF) % 1_000_000:06d}"
 
 
 def owner_sql(statement):
@@ -275,10 +305,49 @@ def lockout(browser):
     expect(browser.text(".error-summary") == wrong, "with the same answer as a wrong password")
 
 
+def partner_admin_sets_up_a_second_factor(browser):
+    """A partner admin turns on the second factor from the Security page by scanning its QR code
+    (read by zbarimg from the page as rendered), sees ten recovery codes once, and signs in again
+    with a code."""
+    email = "admin@peak-protein.example"
+    browser.open("/console/sign-in")
+    browser.sign_in(email, PASSWORDS[email])
+    browser.open("/console/security")
+    browser.driver.find_element(By.LINK_TEXT, "Set up a second factor").click()
+    browser.check_accessibility()
+    browser.screenshot("second-factor")
+    with tempfile.NamedTemporaryFile(suffix=".png") as image:
+        image.write(browser.driver.find_element(By.CSS_SELECTOR, "img.qr").screenshot_as_png)
+        image.flush()
+        scanned = subprocess.run(["zbarimg", "--raw", "-q", image.name], capture_output=True, text=True).stdout.strip()
+    written = browser.field("totp-uri").get_attribute("textContent").strip()
+    expect(scanned.startswith("otpauth://totp/") and scanned == written, f"the QR code reads as the otpauth link (read {scanned!r})")
+    secret = scanned.split("secret=")[1].split("&")[0] if "secret=" in scanned else browser.text("#totp-secret")
+    browser.fill({"code": "000000"})
+    browser.submit()
+    expect(browser.field("code").get_attribute("aria-invalid") == "true", "a wrong code is refused next to the field")
+    browser.fill({"code": totp(secret)})
+    browser.submit()
+    codes = [item.text for item in browser.driver.find_elements(By.CSS_SELECTOR, "#recovery-codes code")]
+    expect(len(set(codes)) == 10, f"ten recovery codes (saw {len(codes)})")
+    browser.screenshot("recovery-codes")
+    browser.driver.find_element(By.CSS_SELECTOR, "form.signout button").click()
+    browser.wait_for_path("/console/sign-in")
+    browser.fill({"email": email, "password": PASSWORDS[email]})
+    browser.submit()
+    expect(browser.path().startswith("/console/sign-in/code"), "the next sign-in asks for a code")
+    browser.fill({"code": totp(secret, time.time() + 30)})  # the enrolment spent this step's code
+    browser.submit()
+    expect(browser.path() == "/console/home", f"signed in with the code (at {browser.path()})")
+    browser.open("/console/security")
+    expect("Recovery codes left: 10" in browser.text(), "the Security page says the second factor is on")
+
+
 def sign_out(browser):
     browser.open("/console/home")
     browser.driver.find_element(By.CSS_SELECTOR, "form.signout button").click()
-    expect(browser.path().startswith("/console/sign-in"), "signed out: at sign-in")
+    browser.wait_for_path("/console/sign-in")
+    expect(browser.path().startswith("/console/sign-in"), f"signed out: at sign-in (at {browser.path()}: {browser.heading()!r})")
     browser.open("/console/goods")
     expect(browser.path().startswith("/console/sign-in"), "the session no longer opens pages")
 
@@ -297,6 +366,8 @@ def main():
             ("a manager locks and unlocks an account with a reason", lambda: manager_locks_and_unlocks(manager)),
             ("an auditor filters the log and verifies the chain", lambda: auditor_filters_and_verifies(auditor)),
             ("lockout after the policy's failures", lambda: lockout(stranger)),
+            ("a partner admin sets up a second factor by its QR code and signs in with a code",
+             lambda: partner_admin_sets_up_a_second_factor(stranger)),
             ("sign out", lambda: sign_out(admin)),
         ]
         for name, run in scenarios:

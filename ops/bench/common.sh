@@ -59,7 +59,7 @@ bench_cleanup() {
 }
 
 bench_serve() {
-  BACKOFFICE_PAYMENTS=simulated "$BIN" serve --port "$HTTPPORT" --database-url "$APP_URL" > "$WORK/serve.log" 2>&1 &
+  BACKOFFICE_PAYMENTS=simulated BACKOFFICE_SECOND_FACTOR_KEY=$(head -c 32 /dev/urandom | base64) "$BIN" serve --port "$HTTPPORT" --database-url "$APP_URL" > "$WORK/serve.log" 2>&1 &
   SERVER_PID=$!
   for _ in $(seq 100); do grep -q "listening on" "$WORK/serve.log" && break; sleep 0.1; done
   URL=http://127.0.0.1:$HTTPPORT

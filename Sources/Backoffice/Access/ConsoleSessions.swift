@@ -46,6 +46,8 @@ package struct SignInCandidate: Query {
         package let passwordHash: String?
         package let failuresForEmail: Int
         package let failuresFromAddress: Int
+        /// Whether the operator has a second factor (a code is due after the password).
+        package let hasSecondFactor: Bool
     }
     let email: String
     let sourceIP: String
@@ -59,27 +61,30 @@ package struct SignInCandidate: Query {
                    (SELECT count(*) FROM console_sign_in_failures WHERE source_ip = \(sourceIP) AND at > \(since))
             """
         ) { try $0.decode((Int64, Int64).self) }
-        let operatorRow = try await unit.first("SELECT tenant_id, operator_id, role, status, password_hash FROM console_sign_in_candidate(\(email))")
-        {
-            try $0.decode((UUID, UUID, String, String, String).self)
+        let operatorRow = try await unit.first(
+            "SELECT tenant_id, operator_id, role, status, password_hash, second_factor FROM console_sign_in_candidate(\(email))"
+        ) {
+            try $0.decode((UUID, UUID, String, String, String, Bool).self)
         }
         let principal = try operatorRow.map { row in
             Principal(operatorID: row.1, role: try Role(known: row.2), tenantID: row.0, tokenID: nil)
         }
         return Found(
             principal: principal, active: operatorRow?.3 == "active", passwordHash: operatorRow?.4,
-            failuresForEmail: Int(counts?.0 ?? 0), failuresFromAddress: Int(counts?.1 ?? 0))
+            failuresForEmail: Int(counts?.0 ?? 0), failuresFromAddress: Int(counts?.1 ?? 0), hasSecondFactor: operatorRow?.5 == true)
     }
 }
 
-/// Starts a console session for `principal` (an operator's, with its new session id): stores the
-/// secret's hash, clears the email's failed sign-ins, records `sessions.sign_in` with the
-/// operator as actor. Run by the system (the failures are the platform's).
+/// Starts a console session for `principal` (an operator's, with its new session id) at `stage`:
+/// stores the secret's hash, clears the email's failed sign-ins, and records `sessions.sign_in`
+/// (signed in) or `sessions.password_accepted` (a second-factor step follows) with the operator as
+/// actor. Run by the system (the failures are the platform's).
 package struct StartConsoleSession: AuditedOperation {
     package static let action: Action = "sessions.sign_in"
     let principal: Principal
     let secretHash: [UInt8]
     let email: String
+    let stage: ConsoleStage
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<UUID> {
         guard let sessionID = principal.sessionID, let operatorID = principal.operatorID else {
@@ -87,13 +92,16 @@ package struct StartConsoleSession: AuditedOperation {
         }
         try await unit.execute(
             """
-            INSERT INTO console_sessions (id, secret_hash, tenant_id, operator_id, created_at, last_seen_at, source_ip)
-            VALUES (\(sessionID), \(ByteBuffer(bytes: secretHash)), \(principal.tenantID), \(operatorID), \(unit.now), \(unit.now), \(unit.context.sourceIP))
+            INSERT INTO console_sessions (id, secret_hash, tenant_id, operator_id, created_at, last_seen_at, source_ip, stage)
+            VALUES (\(sessionID), \(ByteBuffer(bytes: secretHash)), \(principal.tenantID), \(operatorID), \(unit.now), \(unit.now),
+                    \(unit.context.sourceIP), \(stage.rawValue))
             """)
-        try await unit.execute("DELETE FROM console_sign_in_failures WHERE email = \(email.lowercased())")
+        if stage == .signedIn {
+            try await unit.execute("DELETE FROM console_sign_in_failures WHERE email = \(email.lowercased())")
+        }
         var event = AuditRecord(
-            action: Self.action, tenantID: principal.tenantID, targetType: "operator", targetID: operatorID.text, reason: nil, before: nil,
-            after: nil)
+            action: stage == .signedIn ? Self.action : "sessions.password_accepted", tenantID: principal.tenantID, targetType: "operator",
+            targetID: operatorID.text, reason: stage == .signedIn ? "password" : stage.rawValue, before: nil, after: nil)
         event.actor = principal
         return Audited(sessionID, event: event)
     }
@@ -102,7 +110,8 @@ package struct StartConsoleSession: AuditedOperation {
 /// Records a refused sign-in: a failure for the email typed and the address, and
 /// `sessions.sign_in_failed` (on the operator when the email names one, else on no one: the
 /// typed email is not kept, as it may be a password typed in the wrong field); and
-/// `sessions.locked_out` when this failure reaches a limit.
+/// `sessions.locked_out` when this failure reaches a limit. `ending` names a sign-in step's
+/// session that ends with it (a wrong code once the limit is reached).
 package struct RecordFailedSignIn: AuditedOperation {
     package static let action: Action = "sessions.sign_in_failed"
     let email: String
@@ -110,10 +119,15 @@ package struct RecordFailedSignIn: AuditedOperation {
     let target: Principal?
     let reason: String
     let lockedOut: Bool
+    var ending: UUID? = nil
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<Void> {
         try await unit.execute(
             "INSERT INTO console_sign_in_failures (email, source_ip, at) VALUES (\(email.lowercased()), \(sourceIP), \(unit.now))")
+        if let ending {
+            try await unit.execute(
+                "UPDATE console_sessions SET ended_at = \(unit.now), ended_reason = 'locked_out' WHERE id = \(ending) AND ended_at IS NULL")
+        }
         let tenant = target?.tenantID ?? platformTenantID
         let targetID = target?.operatorID?.text ?? "unknown"
         let failed = AuditRecord(

@@ -101,7 +101,9 @@ package struct SetOperatorPassword: AuditedOperation {
 /// Signs an operator in to the console with email and password. A refusal never says whether the
 /// email exists: unknown email, wrong password, disabled operator and lockout all answer the
 /// same, after the same bcrypt work. Lockout counts failures per email typed and per address
-/// within the policy's window. Every sign-in, failure and lockout is audited.
+/// within the policy's window. Every sign-in, failure and lockout is audited. A right password
+/// starts a session at the `secondFactor` step when the operator has a second factor, at `enrol`
+/// when its role needs one it lacks, else signed in.
 package struct ConsoleSignIn: Sendable {
     let database: Database
     let policies: PolicySet
@@ -112,7 +114,8 @@ package struct ConsoleSignIn: Sendable {
     }
 
     package enum Outcome: Sendable {
-        case signedIn(SessionSecret, Principal)
+        /// A new session at `stage`: signed in, or a second-factor step due.
+        case started(SessionSecret, Principal, ConsoleStage)
         case refused
     }
 
@@ -138,7 +141,10 @@ package struct ConsoleSignIn: Sendable {
         let secret = SessionSecret.generate()
         guard let operatorID = principal.operatorID, let role = principal.knownRole else { return .refused }
         let signedIn = Principal(operatorID: operatorID, role: role, tenantID: principal.tenantID, tokenID: nil, sessionID: database.ids.next())
-        _ = try await database.runAsSystem(StartConsoleSession(principal: signedIn, secretHash: secret.hash, email: email), context: system)
-        return .signedIn(secret, signedIn)
+        let stage: ConsoleStage =
+            found.hasSecondFactor ? .secondFactor : policy.secondFactorRequired.contains(role.rawValue) ? .enrol : .signedIn
+        _ = try await database.runAsSystem(
+            StartConsoleSession(principal: signedIn, secretHash: secret.hash, email: email, stage: stage), context: system)
+        return .started(secret, signedIn, stage)
     }
 }

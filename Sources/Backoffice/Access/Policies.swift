@@ -62,6 +62,8 @@ package struct ConsolePolicy: Sendable {
     /// Failed sign-ins from one address within the window before it is locked out.
     package let maxFailuresPerAddress: Int
     package let failureWindowMinutes: Int
+    /// The roles that must sign in with a second factor (TOTP); others may set one up.
+    package let secondFactorRequired: Set<String>
 }
 
 /// Retention periods (`policies/retention.yaml`).
@@ -136,7 +138,8 @@ package struct PolicySet: Sendable {
                 absoluteTimeoutHours: try integer(security, "console", "absolute_timeout_hours", file: secFile, range: 1...720),
                 maxFailuresPerAccount: try integer(security, "console", "max_failed_sign_ins_per_account", file: secFile, range: 1...1_000),
                 maxFailuresPerAddress: try integer(security, "console", "max_failed_sign_ins_per_address", file: secFile, range: 1...100_000),
-                failureWindowMinutes: try integer(security, "console", "failed_sign_in_window_minutes", file: secFile, range: 1...1_440))
+                failureWindowMinutes: try integer(security, "console", "failed_sign_in_window_minutes", file: secFile, range: 1...1_440),
+                secondFactorRequired: try roles(security, "console", "second_factor_required", file: secFile))
         )
         guard securityPolicy.defaultTokenLifetimeHours <= securityPolicy.maxTokenLifetimeHours else {
             throw PolicyError(file: secFile, entry: "tokens.default_lifetime_hours", problem: "must not exceed tokens.max_lifetime_hours")
@@ -174,6 +177,18 @@ package struct PolicySet: Sendable {
             throw PolicyError(file: file, entry: entry, problem: "must be between \(range.lowerBound) and \(range.upperBound), got \(number)")
         }
         return number
+    }
+
+    /// A list of role names (each a known role) at `section.key`.
+    private static func roles(_ doc: [String: Any], _ section: String, _ key: String, file: String) throws -> Set<String> {
+        let entry = "\(section).\(key)"
+        guard let value = (doc[section] as? [String: Any])?[key] else { throw PolicyError(file: file, entry: entry, problem: "missing value") }
+        guard let names = value as? [String] else { throw PolicyError(file: file, entry: entry, problem: "must be a list of roles") }
+        for name in names where Role(rawValue: name) == nil {
+            throw PolicyError(
+                file: file, entry: entry, problem: "'\(name)' is not a role (\(Role.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        return Set(names)
     }
 
     private static func parseAccess(_ doc: [String: Any], file: String) throws -> AccessPolicy {

@@ -18,13 +18,17 @@ extension Console {
                 let email = form.text("email") ?? ""
                 let outcome = try await ConsoleSignIn(database: database, policies: policies).signIn(
                     email: email, password: form["password"] ?? "", sourceIP: RequestScope.current?.sourceIP, requestID: requestID)
-                guard case .signedIn(let secret, _) = outcome else {
+                guard case .started(let secret, _, let stage) = outcome else {
                     return signInPage(email: email, next: form["next"], notice: nil, refused: true).response(secure: isSecure(request))
                 }
-                let secure = isSecure(request)
-                var response = ConsoleAnswer.redirect(to: Self.safeNext(form["next"]), flash: nil).response(secure: secure)
-                response.setCookie(ConsoleCookies.session(secret, secure: secure))
-                return response
+                let next = Self.safeNext(form["next"])
+                let step =
+                    switch stage {
+                    case .signedIn: next
+                    case .secondFactor: ConsoleLinks.path("/console/sign-in/code", ["next": next])
+                    case .enrol: ConsoleLinks.path("/console/sign-in/enrol", ["next": next])
+                    }
+                return ConsoleAnswer.startSession(secret, to: step).response(secure: isSecure(request))
             } catch {
                 return ConsoleAnswer.page(pages.error(error, requestID: requestID, logger: context.logger)).response(secure: isSecure(request))
             }
@@ -47,7 +51,7 @@ extension Console {
         return next
     }
 
-    private func signInPage(email: String, next: String?, notice: String?, refused: Bool) -> ConsoleAnswer {
+    func signInPage(email: String, next: String?, notice: String?, refused: Bool) -> ConsoleAnswer {
         var values: [String: Any] = ["title": "Sign in", "email": email, "next": Self.safeNext(next)]
         if let notice { values["notice"] = notice }
         if refused {

@@ -20,15 +20,20 @@ package struct Console: Sendable {
     let clientAddress: ClientAddress
     /// The payment provider the order moves call (the API's).
     let payments: any PaymentGateway
+    /// Seals operators' TOTP secrets at rest (nil: no second factor can be set up or checked).
+    let secondFactorKey: SecondFactorKey?
     /// The sections the pages register.
     let navigation = ConsoleNavigation()
 
-    package init(database: Database, policies: PolicySet, clientAddress: ClientAddress, payments: any PaymentGateway) throws {
+    package init(
+        database: Database, policies: PolicySet, clientAddress: ClientAddress, payments: any PaymentGateway, secondFactorKey: SecondFactorKey?
+    ) throws {
         self.database = database
         self.policies = policies
         self.pages = try ConsolePages.load()
         self.clientAddress = clientAddress
         self.payments = payments
+        self.secondFactorKey = secondFactorKey
     }
 
     /// Registers every console route on `router`.
@@ -37,6 +42,7 @@ package struct Console: Sendable {
         group.get("/") { _, _ in Response.redirect(to: "/console/home", type: .normal) }
         group.get("assets/{file}") { request, context in try pages.asset(context.parameters.get("file") ?? "", request: request) }
         registerSignIn(on: group)
+        registerSecondFactor(on: group)
         registerHome(on: group)
         registerAccounts(on: group)
         registerOrders(on: group)
@@ -50,9 +56,10 @@ package struct Console: Sendable {
     /// the session is authenticated and its connection returned before `body` runs, each of its
     /// steps then taking a transaction of its own. Without a live session a GET redirects to
     /// sign-in (and back after), a POST too (its form is lost: sessions end only after 30 idle
-    /// minutes or on sign-out).
+    /// minutes or on sign-out). `stage` is the session's stage the page needs: signed in for every
+    /// page but the steps of sign-in itself.
     func signedIn(
-        _ request: Request, _ context: AppRequestContext, holdsTransaction: Bool = true,
+        _ request: Request, _ context: AppRequestContext, holdsTransaction: Bool = true, stage: ConsoleStage = .signedIn,
         _ body: @escaping @Sendable (ConsoleRequest) async throws -> ConsoleAnswer
     ) async throws -> Response {
         let scope = RequestScope.current
@@ -70,10 +77,12 @@ package struct Console: Sendable {
                     principal: principal, requestID: requestID, sourceIP: scope?.sourceIP, policies: policies, transaction: transaction)
                 return ConsoleRequest(
                     request: request, form: form, context: operationContext, secret: secret, flash: flash, database: database, pages: pages,
-                    navigation: navigation)
+                    navigation: navigation, stage: stage)
             }
             if holdsTransaction {
-                answer = try await database.consoleRequest(session: secret.hash, policy: policies.security.console, change: change) {
+                answer = try await database.consoleRequest(
+                    session: secret.hash, policy: policies.security.console, change: change, stage: stage
+                ) {
                     principal, transaction in
                     guard let principal else { return (.signIn, commit: false) }
                     let page = console(principal, transaction)
@@ -84,7 +93,7 @@ package struct Console: Sendable {
                     }
                 }
             } else if let principal = try await database.consoleRequest(
-                session: secret.hash, policy: policies.security.console, change: false, { principal, _ in (principal, commit: false) })
+                session: secret.hash, policy: policies.security.console, change: false, stage: stage, { principal, _ in (principal, commit: false) })
             {
                 let page = console(principal, nil)
                 do { answer = try await body(page) } catch { answer = page.failure(error, logger: context.logger) }

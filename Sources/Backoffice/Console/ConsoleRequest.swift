@@ -17,6 +17,8 @@ struct ConsoleRequest: Sendable {
     let database: Database
     let pages: ConsolePages
     let navigation: ConsoleNavigation
+    /// The session's stage: signed in, or a step of sign-in (whose pages show no navigation).
+    var stage: ConsoleStage = .signedIn
 
     var principal: Principal { context.principal }
 
@@ -40,8 +42,13 @@ struct ConsoleRequest: Sendable {
         return try await database.runStaged(operation, context: context)
     }
 
-    /// Runs one of the operator's own session operations (signing out): every signed-in operator
-    /// may, so no role is granted them; audited as the operator, with the session.
+    /// Reads the operator's own sign-in state (its second factor): every operator may, so no role
+    /// is granted it.
+    func readOwn<Q: Query>(_ query: Q) async throws -> Q.Output { try await database.readAsSystem(query, context: context) }
+
+    /// Runs one of the operator's own session operations (signing out, passing or setting up a
+    /// second factor): every operator may, so no role is granted them; audited as the operator,
+    /// with the session.
     func runOnOwnSession<Operation: AuditedOperation>(_ operation: Operation) async throws -> Operation.Output {
         try await database.runAsSystem(operation, context: context)
     }
@@ -50,10 +57,12 @@ struct ConsoleRequest: Sendable {
     func page(_ template: String, title: String, status: HTTPResponse.Status = .ok, _ data: [String: Any] = [:]) -> ConsoleAnswer {
         var values = data
         values["title"] = title
-        values["signedIn"] = true
         values["csrf"] = secret.csrfToken
-        values["who"] = principal.role.replacingOccurrences(of: "_", with: " ")
-        values["nav"] = navigation.items(for: principal.role, policies: context.policies, current: request.uri.path)
+        if stage == .signedIn {
+            values["signedIn"] = true
+            values["who"] = principal.role.replacingOccurrences(of: "_", with: " ")
+            values["nav"] = navigation.items(for: principal.role, policies: context.policies, current: request.uri.path)
+        }
         if let flash { values["flash"] = flash }
         return .page(pages.render(template, values, status: status, clearsFlash: flash != nil))
     }
@@ -75,6 +84,8 @@ enum ConsoleAnswer: Sendable {
     case redirect(to: String, flash: String?)
     /// The session is gone: to sign-in, and back after it.
     case signIn
+    /// A new session (sign-in, or a sign-in step passed): its cookie, and to a console path.
+    case startSession(SessionSecret, to: String)
 
     func response(secure: Bool) -> Response {
         var response: Response
@@ -92,6 +103,10 @@ enum ConsoleAnswer: Sendable {
             if let flash { response.setCookie(ConsoleCookies.flash(flash, secure: secure)) }
         case .signIn:
             response = Response.redirect(to: "/console/sign-in", type: .normal)
+        case .startSession(let secret, let path):
+            response = Response.redirect(to: path.hasPrefix("/console/") ? path : "/console/home", type: .found)
+            response.status = .seeOther
+            response.setCookie(ConsoleCookies.session(secret, secure: secure))
         }
         ConsoleHeaders.apply(to: &response)
         return response

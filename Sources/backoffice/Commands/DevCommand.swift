@@ -16,7 +16,9 @@ struct Dev: AsyncParsableCommand {
             longer works is issued again, unless its operator was disabled (the banner says which). \
             --reset removes the cluster and the credentials, wherever they live, and starts from fresh demo data. \
             The web console is served at /console/ on the same port; each demo person operator gets a console \
-            password, printed in the banner and kept in credentials.json (console_sign_ins).
+            password, printed in the banner and kept in credentials.json (console_sign_ins); those whose role \
+            signs in with a second factor also get a TOTP secret (console_second_factors; `backoffice totp SECRET` \
+            prints its current code), sealed under .backoffice/second-factor.key.
             Example: swift run backoffice dev --port 8080
             """)
     @Option(help: "Port to serve on.") var port = 8080
@@ -37,7 +39,9 @@ struct Dev: AsyncParsableCommand {
             if reset {
                 say("removing the demo cluster (\(clusterData.path)) and credentials …")
                 try EmbeddedPostgres.remove(dataDirectory: clusterData)
-                for file in ["credentials.json", "postgres.password"] { try? FileManager.default.removeItem(at: home.appendingPathComponent(file)) }
+                for file in ["credentials.json", "postgres.password", "second-factor.key"] {
+                    try? FileManager.default.removeItem(at: home.appendingPathComponent(file))
+                }
             }
             say("starting PostgreSQL (data in \(clusterData.path)) …")
             let cluster = try EmbeddedPostgres.start(
@@ -49,11 +53,12 @@ struct Dev: AsyncParsableCommand {
             }
             let serviceURL = "http://127.0.0.1:\(port)"
             let credentialsFile = home.appendingPathComponent("credentials.json")
+            let secondFactorKey = try Self.secondFactorKey(in: home)
             let setup = try await DemoEnvironment.prepare(
                 cluster: cluster, serviceURL: serviceURL, migrations: migrator, policies: policies,
                 contentPolicies: project.policiesDirectory.appendingPathComponent("content"),
                 earningRules: project.policiesDirectory.appendingPathComponent("fitpoints/earning-rules.yaml"), credentialsFile: credentialsFile,
-                logger: logger)
+                secondFactorKey: secondFactorKey, logger: logger)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             try PrivateFile.replace(credentialsFile.path, contents: try encoder.encode(setup.credentials))
@@ -62,9 +67,22 @@ struct Dev: AsyncParsableCommand {
                 policiesDirectory: project.policiesDirectory)
             settings.lockExpiryInterval = .seconds(2)
             settings.webhookSecrets = (setup.credentials.webhookSecrets ?? [:]).mapValues { [$0] }
+            settings.secondFactorKey = secondFactorKey
             let banner = Banner(setup: setup, credentialsFile: credentialsFile.path, clusterData: clusterData.path)
             try await BackofficeServer.run(settings: settings, logger: logger) { _ in banner.print() }
         }
+    }
+
+    /// The key sealing the demo's TOTP secrets: `second-factor.key` in the data folder (mode
+    /// 0600), made on first use.
+    static func secondFactorKey(in home: URL) throws -> SecondFactorKey {
+        let file = home.appendingPathComponent("second-factor.key")
+        if let text = FileManager.default.contents(atPath: file.path).map({ String(decoding: $0, as: UTF8.self) }) {
+            return try SecondFactorKey(base64: text)
+        }
+        let (key, text) = SecondFactorKey.generate()
+        try PrivateFile.create(file.path, contents: Data(text.utf8))
+        return key
     }
 }
 
@@ -97,7 +115,8 @@ struct Banner: Sendable {
         }
         lines += ["", "Console: \(c.url)/console/  sign in as (passwords also in \(credentialsFile)):"]
         for (email, password) in (c.signIns ?? [:]).sorted(by: { $0.key < $1.key }) {
-            lines.append("  \(email.padding(toLength: 30, withPad: " ", startingAt: 0)) \(password)")
+            let code = c.secondFactors?[email].map { "  code: \(me) totp \($0)" } ?? ""
+            lines.append("  \(email.padding(toLength: 30, withPad: " ", startingAt: 0)) \(password)\(code)")
         }
         if !setup.skipped.isEmpty {
             lines += ["", "Not issued (backoffice dev --reset starts from fresh demo data):"] + setup.skipped.map { "  \($0)" }

@@ -18,6 +18,9 @@ struct Serve: AsyncParsableCommand {
             refuses to start. Payment webhooks are accepted for the providers named in \
             BACKOFFICE_WEBHOOK_SECRETS (provider=secret, comma-separated; a provider twice while a \
             secret is rotated).
+            Console second factor (required): BACKOFFICE_SECOND_FACTOR_KEY, 32 random bytes in base64 \
+            (`openssl rand -base64 32`), seals operators' TOTP secrets at rest; keep it with the other \
+            secrets (a lost key means every operator sets up the second factor again).
             Read replica: --read-database-url (env BACKOFFICE_READ_DATABASE_URL) names a streaming \
             replica of the database (the same role); lag-tolerant reads (lists, exports, the catalog, \
             leaderboards, the audit list) go to it while it answers and lags less than --replica-max-lag, \
@@ -77,6 +80,14 @@ struct Serve: AsyncParsableCommand {
                 settings.replicaMaxLag = .milliseconds(Int64(replicaMaxLag * 1000))
             }
             settings.payments = try PaymentConfiguration.validator(ProcessInfo.processInfo.environment)
+            guard let key = ProcessInfo.processInfo.environment["BACKOFFICE_SECOND_FACTOR_KEY"] else {
+                throw CLIFailure.usage(
+                    "serve needs BACKOFFICE_SECOND_FACTOR_KEY (32 random bytes in base64, e.g. from `openssl rand -base64 32`): "
+                        + "it seals the console's TOTP secrets")
+            }
+            do { settings.secondFactorKey = try SecondFactorKey(base64: key) } catch {
+                throw CLIFailure.usage("BACKOFFICE_SECOND_FACTOR_KEY: \(error)")
+            }
             if let secrets = ProcessInfo.processInfo.environment["BACKOFFICE_WEBHOOK_SECRETS"] {
                 do { settings.webhookSecrets = try ServerSettings.webhookSecrets(secrets) } catch {
                     throw CLIFailure.usage("BACKOFFICE_WEBHOOK_SECRETS: \(error)")

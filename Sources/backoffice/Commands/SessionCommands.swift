@@ -1,4 +1,5 @@
 import ArgumentParser
+import Backoffice
 import BackofficeAPI
 import Foundation
 
@@ -78,5 +79,29 @@ struct WhoAmI: AsyncParsableCommand {
         case .ok(let ok): return try ok.body.json
         case .default(let status, let problem): throw CLIFailure.from(status, problem)
         }
+    }
+}
+
+/// `backoffice totp SECRET`: the current code of a TOTP secret, as an authenticator app shows it.
+struct TOTPCode: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "totp",
+        abstract: "Print the current six-digit code of a TOTP secret (the console's second factor).",
+        discussion: """
+            SECRET is base32, as the console's enrolment page and `backoffice dev`'s banner show it (spaces \
+            and case ignored). Prints the code and how many seconds it stays valid (on standard error). \
+            Exit 2 when SECRET is not base32.
+            Example: backoffice totp JBSW Y3DP EHPK 3PXP
+            """)
+    @Argument(help: "The TOTP secret, base32.") var secret: [String]
+
+    func run() throws {
+        guard let totp = TOTPSecret(base32: secret.joined()) else {
+            throw ValidationError("'\(secret.joined(separator: " "))' is not a base32 TOTP secret")
+        }
+        let now = Date()
+        print(totp.code(at: now))
+        let left = 30 - Int(now.timeIntervalSince1970) % 30
+        FileHandle.standardError.write(Data("valid for \(left) more seconds\n".utf8))
     }
 }

@@ -39,9 +39,7 @@ struct ConsoleClient: Sendable {
     /// Signs in with the form; the client keeps the session cookie the answer sets.
     mutating func signIn(_ email: String, _ password: String, next: String = "/console/home") async throws -> Reply {
         let reply = try await post("/console/sign-in", ["email": email, "password": password, "next": next], csrf: nil)
-        if let session = reply.setCookies.first(where: { $0.hasPrefix("console_session=") }) {
-            cookie = String(session.prefix { $0 != ";" })
-        }
+        keepSession(reply)
         return reply
     }
 
@@ -85,12 +83,50 @@ extension TestEnvironment {
 }
 
 extension ConsoleClient {
-    /// A client signed in as the operator, given a console password first.
+    /// A client signed in as the operator, given a console password first (and, when its role
+    /// signs in with a second factor, a second factor whose code it then types).
     static func signedIn(_ env: TestEnvironment, _ client: any TestClientProtocol, as operatorID: UUID?) async throws -> ConsoleClient {
-        let (email, password) = try await env.consolePassword(for: try #require(operatorID))
+        let operatorID = try #require(operatorID)
+        let (email, password) = try await env.consolePassword(for: operatorID)
+        let role = try #require(try await env.ownerScalar("SELECT role FROM operators WHERE id = '\(operatorID)'", as: String.self))
+        let secret = env.policies.security.console.secondFactorRequired.contains(role) ? try await env.secondFactor(for: operatorID) : nil
         var browser = ConsoleClient(client)
         let reply = try await browser.signIn(email, password)
         #expect(reply.status == 303, "signed in as \(email)")
+        if let secret {
+            #expect(reply.location?.hasPrefix("/console/sign-in/code") == true, "a code is due")
+            let passed = try await browser.passSecondFactor(secret.code(at: env.clock.now()))
+            #expect(passed.status == 303, "the code passed")
+        }
         return browser
+    }
+
+    /// Types `code` in the sign-in's code step; the client keeps the signed-in session's cookie.
+    mutating func passSecondFactor(_ code: String, next: String = "/console/home") async throws -> Reply {
+        let page = try await get("/console/sign-in/code")
+        let reply = try await post("/console/sign-in/code", ["code": code, "next": next], csrf: page.csrf)
+        keepSession(reply)
+        return reply
+    }
+
+    /// Keeps the session cookie an answer sets.
+    mutating func keepSession(_ reply: Reply) {
+        if let session = reply.setCookies.first(where: { $0.hasPrefix("console_session=") }) {
+            cookie = String(session.prefix { $0 != ";" })
+        }
+    }
+}
+
+extension TestEnvironment {
+    /// Gives the operator a new second factor through the real operation (replacing any), sealed
+    /// under the test service's key; its secret.
+    func secondFactor(for operatorID: UUID) async throws -> TOTPSecret {
+        let secret = TOTPSecret.generate()
+        _ = try await database.runAsSystem(
+            EnrolSecondFactor(
+                operatorID: operatorID, sealedSecret: try Self.secondFactorKey.seal(secret, for: operatorID), confirmedStep: 0,
+                recoveryCodeHashes: [], replacing: true),
+            context: Database.systemContext("test", policies: policies))
+        return secret
     }
 }

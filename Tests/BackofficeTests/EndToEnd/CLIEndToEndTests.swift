@@ -41,7 +41,10 @@ func withServer(
     let server = try ChildProcess.spawn(
         [backofficeExecutable, "serve", "--port", "0", "--policies", projectRoot.appendingPathComponent("policies").path] + arguments,
         environment: environment(
-            ["BACKOFFICE_DATABASE_URL": env.appURL.connectionString, "BACKOFFICE_PAYMENTS": "simulated"].merging(extra) { _, new in new }),
+            [
+                "BACKOFFICE_DATABASE_URL": env.appURL.connectionString, "BACKOFFICE_PAYMENTS": "simulated",
+                "BACKOFFICE_SECOND_FACTOR_KEY": SecondFactorKey.generate().text,
+            ].merging(extra) { _, new in new }),
         outputPath: log)
     var running = true
     func stop() -> String {

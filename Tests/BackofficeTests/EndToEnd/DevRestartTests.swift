@@ -21,15 +21,21 @@ struct DevRestartTests {
         let policies = try TestEnvironment.loadPolicies()
         let migrator = try Migrator(directory: projectRoot.appendingPathComponent("sql/migrations"))
         let credentialsFile = folder.appendingPathComponent("credentials.json")
+        let secondFactorKey = SecondFactorKey.generate().key
         func prepare() async throws -> DemoEnvironment.Setup {
             let setup = try await DemoEnvironment.prepare(
                 cluster: cluster, serviceURL: "http://127.0.0.1:1", migrations: migrator, policies: policies, credentialsFile: credentialsFile,
-                logger: testLogger)
+                secondFactorKey: secondFactorKey, logger: testLogger)
             try PrivateFile.replace(credentialsFile.path, contents: try JSONEncoder().encode(setup.credentials))
             return setup
         }
         let first = try await prepare()
         #expect(first.skipped.isEmpty)
+        #expect(
+            first.credentials.secondFactors?.keys.sorted() == [
+                "admin@healthtrack.example", "auditor@healthtrack.example", "manager@healthtrack.example",
+            ],
+            "the roles the policy makes sign in with a second factor get a TOTP secret")
         let tokens = first.credentials.tokens
         let greenGrocer = try #require(first.credentials.partners.first { $0.slug == "green-grocer" })
         let owner = try DatabaseURL(cluster.url(database: "backoffice", user: "postgres"))
@@ -59,6 +65,8 @@ struct DevRestartTests {
         let partner = try #require(second.credentials.partners.first { $0.slug == "green-grocer" })
         #expect(partner.partnerAdmin == greenGrocer.partnerAdmin && partner.partnerStaff == nil)
         #expect(second.activeCustomer != nil && second.activeCustomer != first.activeCustomer)
+        #expect(second.credentials.secondFactors?["auditor@healthtrack.example"] == first.credentials.secondFactors?["auditor@healthtrack.example"])
+        #expect(second.credentials.secondFactors?["manager@healthtrack.example"] == nil, "a disabled operator gets no sign-in")
         try await Database.with(url: try DatabaseURL(second.credentials.databaseURL), logger: testLogger) { database in
             let auditor = try #require(again.auditor)
             let principal = try await Authenticator(database: database).principal(for: auditor)

@@ -94,7 +94,10 @@ struct SecurityEndToEndTests {
     @Test("serve refuses a superuser database role (exit 7) before serving anything")
     func serveRefusesSuperuser() async throws {
         try await TestEnvironment.with { env in
-            let (status, output) = try refusedServe(["BACKOFFICE_DATABASE_URL": env.owner.connectionString, "BACKOFFICE_PAYMENTS": "simulated"])
+            let (status, output) = try refusedServe([
+                "BACKOFFICE_DATABASE_URL": env.owner.connectionString, "BACKOFFICE_PAYMENTS": "simulated",
+                "BACKOFFICE_SECOND_FACTOR_KEY": SecondFactorKey.generate().text,
+            ])
             #expect(status == 7, "\(output)")
             #expect(output.contains("is a superuser"))
             #expect(!output.contains("listening on"))
@@ -109,6 +112,20 @@ struct SecurityEndToEndTests {
             #expect(status == 64, "\(output)")
             #expect(output.contains("BACKOFFICE_PAYMENTS"))
             #expect(!output.contains("listening on"))
+        }
+    }
+
+    @Test("serve without a valid BACKOFFICE_SECOND_FACTOR_KEY refuses to start (usage, exit 64) and names the setting")
+    func serveNeedsSecondFactorKey() async throws {
+        try await TestEnvironment.with { env in
+            for key in [nil, "too-short"] {
+                var settings = ["BACKOFFICE_DATABASE_URL": env.appURL.connectionString, "BACKOFFICE_PAYMENTS": "simulated"]
+                settings["BACKOFFICE_SECOND_FACTOR_KEY"] = key
+                let (status, output) = try refusedServe(settings)
+                #expect(status == 64, "\(output)")
+                #expect(output.contains("BACKOFFICE_SECOND_FACTOR_KEY"))
+                #expect(!output.contains("listening on"))
+            }
         }
     }
 }

@@ -38,6 +38,8 @@ struct TestEnvironment: Sendable {
 
     /// The simulated provider's webhook secret the test service accepts.
     static let webhookSecret = "whsec_test_0123456789abcdef"
+    /// The key the test service seals TOTP secrets with.
+    static let secondFactorKey = SecondFactorKey.generate().key
 
     static func loadPolicies() throws -> PolicySet {
         try PolicySet.load(from: projectRoot.appendingPathComponent("policies"))
@@ -159,6 +161,7 @@ struct TestEnvironment: Sendable {
             host: "127.0.0.1", port: 0, databaseURL: appURL, policiesDirectory: projectRoot.appendingPathComponent("policies"))
         settings.trustedProxies = trustedProxies ?? []
         settings.webhookSecrets = ["simulated": [Self.webhookSecret]]
+        settings.secondFactorKey = Self.secondFactorKey
         if let payments { settings.payments = payments }
         if let maxBulkBodySize { settings.maxBulkBodySize = maxBulkBodySize }
         let app = try BackofficeServer.buildApplication(

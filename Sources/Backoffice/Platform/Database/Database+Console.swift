@@ -6,13 +6,17 @@ extension Database {
     /// the statement that makes the connection act for its operator, as a token does for the API
     /// (`authenticate_console`). A `change` runs in one transaction, committed only when `body`
     /// says so; a read runs in a read session (each read its own statement). `body` gets the
-    /// principal (nil when the session is unknown, ended, idle past the policy's idle timeout,
-    /// older than its absolute lifetime, or its operator disabled) with the session's id.
+    /// principal (nil when the session is unknown, ended, at another `stage`, idle past the
+    /// policy's idle timeout, older than its absolute lifetime (ten minutes for a sign-in step),
+    /// or its operator disabled) with the session's id.
     package func consoleRequest<T: Sendable>(
-        session hash: [UInt8], policy: ConsolePolicy, change: Bool, _ body: (Principal?, RequestTransaction) async throws -> (T, commit: Bool)
+        session hash: [UInt8], policy: ConsolePolicy, change: Bool, stage: ConsoleStage = .signedIn,
+        _ body: (Principal?, RequestTransaction) async throws -> (T, commit: Bool)
     ) async throws -> T {
         let authenticate = AuthenticateConsole(
-            hash: hash, idleSeconds: policy.idleTimeoutMinutes * 60, absoluteSeconds: policy.absoluteTimeoutHours * 3600, local: change)
+            hash: hash, idleSeconds: policy.idleTimeoutMinutes * 60,
+            absoluteSeconds: stage == .signedIn ? policy.absoluteTimeoutHours * 3600 : ConsoleStage.stepLifetimeSeconds, local: change,
+            stage: stage)
         func principal(_ connection: PostgresConnection) async throws -> Principal? {
             try await connection.rows(authenticate, logger: logger).first.flatMap(AuthenticateConsole.principal)
         }
@@ -30,20 +34,22 @@ extension Database {
 struct AuthenticateConsole: PostgresPreparedStatement {
     static let sql = """
         SELECT a.session_id, a.operator_id, a.tenant_id, a.role
-        FROM set_config('plan_cache_mode', 'auto', $4) p, set_config('enable_sort', 'on', $4) s, authenticate_console($1, $2, $3, $4) a
+        FROM set_config('plan_cache_mode', 'auto', $4) p, set_config('enable_sort', 'on', $4) s, authenticate_console($1, $2, $3, $4, $5) a
         """
     typealias Row = (UUID, UUID, UUID, String)
     let hash: [UInt8]
     let idleSeconds: Int
     let absoluteSeconds: Int
     let local: Bool
+    let stage: ConsoleStage
 
     func makeBindings() throws -> PostgresBindings {
-        var b = PostgresBindings(capacity: 4)
+        var b = PostgresBindings(capacity: 5)
         b.append(ByteBuffer(bytes: hash))
         b.append(Int32(idleSeconds))
         b.append(Int32(absoluteSeconds))
         b.append(local)
+        b.append(stage.rawValue)
         return b
     }
 

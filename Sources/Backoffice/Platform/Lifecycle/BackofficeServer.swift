@@ -41,6 +41,10 @@ package struct ServerSettings: Sendable {
     /// lag before reads go back to the primary.
     package var readDatabaseURL: DatabaseURL?
     package var replicaMaxLag: Duration = .seconds(5)
+    /// Seals the console's TOTP secrets at rest (`BACKOFFICE_SECOND_FACTOR_KEY`): from
+    /// configuration, never from the repository or the database. Without it no operator can set
+    /// up or pass a second factor, so roles that need one cannot sign in to the console.
+    package var secondFactorKey: SecondFactorKey?
     /// The payment provider (`SimulatedPaymentGateway` unless configured).
     package var payments: any PaymentGateway = SimulatedPaymentGateway()
 
@@ -116,7 +120,9 @@ package enum BackofficeServer {
             configuration: Configuration(dateTranscoder: RFC3339DateTranscoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]),
             middlewares: [ProblemMiddleware(logger: logger), ETagMiddleware(), OperationScopeMiddleware()])
         try Console(
-            database: database, policies: policies, clientAddress: ClientAddress(trustedProxies: settings.trustedProxies), payments: settings.payments
+            database: database, policies: policies, clientAddress: ClientAddress(trustedProxies: settings.trustedProxies),
+            payments: settings.payments,
+            secondFactorKey: settings.secondFactorKey
         ).register(on: router)
         let throttle = AddressThrottle(
             limit: policies.security.failedAuthenticationLimit, window: .seconds(policies.security.failedAuthenticationWindowSeconds))
