@@ -18,7 +18,9 @@ import sys
 import tempfile
 import time
 import traceback
+import urllib.request
 import uuid
+from datetime import datetime, timedelta, timezone
 
 from axe_selenium_python import Axe
 from selenium import webdriver
@@ -26,7 +28,7 @@ from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 URL = os.environ["BACKOFFICE_URL"]
 CREDENTIALS = json.load(open(os.environ["CREDENTIALS"]))
@@ -74,6 +76,13 @@ class Browser:
             WebDriverWait(self.driver, 5).until(lambda driver: self.path().startswith(prefix))
         except Exception:
             pass
+
+    def set_time(self, element_id, when):
+        """A datetime-local field set to `when` (UTC, as the console's fields read), as a date picker would."""
+        self.driver.execute_script("arguments[0].value = arguments[1]", self.field(element_id), when.strftime("%Y-%m-%dT%H:%M"))
+
+    def choose(self, element_id, value):
+        Select(self.field(element_id)).select_by_value(value)
 
     def text(self, selector="main"):
         return self.driver.find_element(By.CSS_SELECTOR, selector).text
@@ -143,6 +152,14 @@ def totp(secret, at=None):
     digest = hmac.new(key, struct.pack(">Q", int((at or time.time()) // 30)), hashlib.sha1).digest()
     offset = digest[-1] & 0x0F
     return f"{(struct.unpack('>I', digest[offset:offset + 4])[0] & 0x7FFFFFFF) % 1_000_000:06d}"
+
+
+def api(method, path, token, body=None):
+    """The service's API, as a script or the app's backend calls it."""
+    request = urllib.request.Request(URL + path, method=method, data=json.dumps(body).encode() if body is not None else None,
+                                     headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.load(response)
 
 
 def owner_sql(statement):
@@ -305,6 +322,72 @@ def lockout(browser):
     expect(browser.text(".error-summary") == wrong, "with the same answer as a wrong password")
 
 
+def manager_publishes_a_maintenance_notice(browser):
+    """A manager composes a maintenance notice whose window starts 2 h away: publishing is refused
+    in place (the notice period); a copy whose window starts 25 h away publishes and shows on the
+    calendar."""
+    now = datetime.now(timezone.utc)
+    title = "Database upgrade " + uuid.uuid4().hex[:4]
+    browser.open("/console/messages/new")
+    browser.fill({"title": title, "body": "The app is read-only for an hour while we upgrade."})
+    browser.choose("severity", "maintenance")
+    browser.set_time("window_starts_at", now + timedelta(hours=2))
+    browser.set_time("window_ends_at", now + timedelta(hours=3))
+    browser.submit()
+    expect(browser.heading().startswith(title), f"saved as a draft (at {browser.path()})")
+    browser.submit("form[action$='/publish']")
+    expect("at least 24 h before its window starts" in browser.text("#publish-error"), "the notice period, in place")
+    expect("less than 24 h" in browser.text("#window-error"), "next to the window")
+    browser.screenshot("message-refused")
+    browser.driver.find_element(By.LINK_TEXT, "Draft a copy to change it").click()
+    browser.check_accessibility()
+    expect(browser.field("title").get_attribute("value") == title, "the copy is filled in")
+    browser.set_time("window_starts_at", now + timedelta(hours=25))
+    browser.set_time("window_ends_at", now + timedelta(hours=26))
+    browser.submit()
+    browser.submit("form[action$='/publish']")
+    expect("Published" in browser.text(".flash"), "a notice 25 h ahead publishes")
+    browser.open("/console/messages")
+    expect(title in browser.text("table.calendar"), "it is on the calendar")
+    browser.screenshot("messages")
+
+
+def manager_runs_a_challenge(browser):
+    """A manager creates and publishes a challenge, watches its leaderboard change as activity
+    arrives through the API, previews the settlement, and settles it once the board is frozen."""
+    now = datetime.now(timezone.utc)
+    name = "Step it up " + uuid.uuid4().hex[:4]
+    browser.open("/console/challenges/new")
+    browser.fill({"name": name, "grace_period": "PT0S", "rank_bands": "1-1 500", "budget_points": "1000"})
+    browser.choose("metric", "steps")
+    browser.set_time("starts_at", now - timedelta(hours=1))
+    browser.set_time("ends_at", now + timedelta(hours=1))
+    browser.submit()
+    browser.submit("form[action$='/publish']")
+    expect("Published" in browser.text(".flash"), "published")
+    challenge_path = browser.path().split("?")[0]
+    manager_token = CREDENTIALS["tokens"]["backend_manager"]
+    customer = api("GET", "/v1/customers?status=active&limit=1", manager_token)["items"][0]["id"]
+    api("POST", "/v1/activity", CREDENTIALS["tokens"]["app_service"], {"events": [{
+        "event_id": "browser-" + uuid.uuid4().hex, "customer_id": customer, "metric": "steps", "value": 12000,
+        "occurred_at": (now - timedelta(minutes=5)).strftime("%Y-%m-%dT%H:%M:%SZ")}]})
+    try:
+        WebDriverWait(browser.driver, 15).until(lambda driver: customer in browser.text("#leaderboard tbody"))
+    except Exception:
+        pass
+    expect(customer in browser.text("#leaderboard tbody"), "the live board shows the activity without a reload")
+    expect(browser.text("#board-status").startswith("Live: updated"), "and says it is live")
+    browser.screenshot("challenge")
+    owner_sql(f"UPDATE challenges SET ends_at = now() - interval '1 second' WHERE name = '{name}'")  # as time would
+    browser.open(challenge_path)
+    browser.driver.find_element(By.XPATH, "//button[normalize-space()='Preview the settlement']").click()
+    browser.check_accessibility()
+    expect(customer in browser.text("#payouts"), "the dry run lists the payout")
+    browser.driver.find_element(By.ID, "confirm_settle").click()
+    browser.submit("form.danger")
+    expect("Settled: paid 500 FP" in browser.text(".flash"), f"settled (saw {browser.text('main')[:200]!r})")
+
+
 def partner_admin_sets_up_a_second_factor(browser):
     """A partner admin turns on the second factor from the Security page by scanning its QR code
     (read by zbarimg from the page as rendered), sees ten recovery codes once, and signs in again
@@ -364,6 +447,9 @@ def main():
             ("another tenant's good is a 404 page", lambda: staff_meets_another_tenant(staff, good_path(admin))),
             ("an expired session signs in again and comes back", lambda: expired_session_comes_back(admin)),
             ("a manager locks and unlocks an account with a reason", lambda: manager_locks_and_unlocks(manager)),
+            ("a manager publishes a maintenance notice: 2 h ahead refused in place, 25 h ahead published",
+             lambda: manager_publishes_a_maintenance_notice(manager)),
+            ("a manager runs a challenge: live board, preview, settle", lambda: manager_runs_a_challenge(manager)),
             ("an auditor filters the log and verifies the chain", lambda: auditor_filters_and_verifies(auditor)),
             ("lockout after the policy's failures", lambda: lockout(stranger)),
             ("a partner admin sets up a second factor by its QR code and signs in with a code",

@@ -22,11 +22,14 @@ package struct Console: Sendable {
     let payments: any PaymentGateway
     /// Seals operators' TOTP secrets at rest (nil: no second factor can be set up or checked).
     let secondFactorKey: SecondFactorKey?
+    /// How live pages (a challenge's leaderboard) update.
+    let liveUpdates: LiveUpdates
     /// The sections the pages register.
     let navigation = ConsoleNavigation()
 
     package init(
-        database: Database, policies: PolicySet, clientAddress: ClientAddress, payments: any PaymentGateway, secondFactorKey: SecondFactorKey?
+        database: Database, policies: PolicySet, clientAddress: ClientAddress, payments: any PaymentGateway, secondFactorKey: SecondFactorKey?,
+        liveUpdates: LiveUpdates = LiveUpdates()
     ) throws {
         self.database = database
         self.policies = policies
@@ -34,6 +37,7 @@ package struct Console: Sendable {
         self.clientAddress = clientAddress
         self.payments = payments
         self.secondFactorKey = secondFactorKey
+        self.liveUpdates = liveUpdates
     }
 
     /// Registers every console route on `router`.
@@ -48,6 +52,8 @@ package struct Console: Sendable {
         registerOrders(on: group)
         registerGoods(on: group)
         registerAudit(on: group)
+        registerMessages(on: group)
+        registerChallenges(on: group)
     }
 
     /// A page or action that needs a signed-in operator. Reads run in a read session, POSTs in

@@ -154,7 +154,7 @@ struct TestEnvironment: Sendable {
     /// `trustedProxies`, over a real socket from 127.0.0.1 (so `X-Forwarded-For` can name clients).
     func withApp<T: Sendable>(
         handEncodedLists: Bool = true, trustedProxies: [CIDR]? = nil, logger: Logger = testLogger, policies: PolicySet? = nil,
-        payments: (any PaymentGateway)? = nil, database: Database? = nil, maxBulkBodySize: Int? = nil,
+        payments: (any PaymentGateway)? = nil, database: Database? = nil, maxBulkBodySize: Int? = nil, liveUpdates: LiveUpdates? = nil,
         _ body: @Sendable (any TestClientProtocol) async throws -> T
     ) async throws -> T {
         var settings = ServerSettings(
@@ -164,6 +164,7 @@ struct TestEnvironment: Sendable {
         settings.secondFactorKey = Self.secondFactorKey
         if let payments { settings.payments = payments }
         if let maxBulkBodySize { settings.maxBulkBodySize = maxBulkBodySize }
+        if let liveUpdates { settings.consoleLiveUpdates = liveUpdates }
         let app = try BackofficeServer.buildApplication(
             database: database ?? self.database, policies: policies ?? self.policies, settings: settings, services: [], logger: logger,
             handEncodedLists: handEncodedLists)

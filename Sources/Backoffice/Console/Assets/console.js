@@ -1,8 +1,50 @@
 // Enhancements only: every page works without this script.
-// Times: a <time datetime="…"> written in UTC is shown in the reader's own time zone, with UTC on hover.
+// Times: a <time datetime="…"> written in UTC is shown in the reader's own time zone, with UTC on hover
+// (a date alone, such as a calendar's day, stays as written).
 document.querySelectorAll("time[datetime]").forEach((element) => {
-  const when = new Date(element.getAttribute("datetime"));
+  const written = element.getAttribute("datetime");
+  if (!written.includes("T")) return;
+  const when = new Date(written);
   if (Number.isNaN(when.getTime())) return;
-  element.title = element.getAttribute("datetime");
+  element.title = written;
   element.textContent = when.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+});
+
+// Live tables: a <table data-live="URL"> follows the server-sent events at URL; each `board` event
+// carries the rows as JSON, written as text (never as HTML); the element named by data-empty shows
+// only while there are none. `end` stops the updates.
+document.querySelectorAll("table[data-live]").forEach((table) => {
+  const body = table.querySelector("tbody");
+  const status = document.getElementById(table.dataset.status);
+  const source = new EventSource(table.dataset.live);
+  const cell = (row, text, className) => {
+    const td = document.createElement("td");
+    if (className) td.className = className;
+    td.textContent = text;
+    row.appendChild(td);
+    return td;
+  };
+  source.addEventListener("board", (event) => {
+    const rows = JSON.parse(event.data).map((entry) => {
+      const row = document.createElement("tr");
+      cell(row, String(entry.rank), "num");
+      const customer = cell(row, "");
+      const link = document.createElement("a");
+      link.href = "/console/accounts/" + encodeURIComponent(entry.customer);
+      link.textContent = entry.customer;
+      customer.appendChild(link);
+      cell(row, entry.score, "num");
+      cell(row, String(entry.events), "num");
+      cell(row, entry.reached ? "yes" : "");
+      return row;
+    });
+    body.replaceChildren(...rows);
+    const empty = document.getElementById(table.dataset.empty);
+    if (empty) empty.hidden = rows.length > 0;
+    if (status) status.textContent = "Live: updated " + new Date().toLocaleTimeString();
+  });
+  source.addEventListener("end", () => {
+    source.close();
+    if (status) status.textContent = "Live updates paused: reload the page to resume them.";
+  });
 });

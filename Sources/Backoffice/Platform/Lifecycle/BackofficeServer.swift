@@ -45,6 +45,8 @@ package struct ServerSettings: Sendable {
     /// configuration, never from the repository or the database. Without it no operator can set
     /// up or pass a second factor, so roles that need one cannot sign in to the console.
     package var secondFactorKey: SecondFactorKey?
+    /// How the console's live pages update (a stream lasts at most the sessions' idle timeout).
+    package var consoleLiveUpdates = LiveUpdates()
     /// The payment provider (`SimulatedPaymentGateway` unless configured).
     package var payments: any PaymentGateway = SimulatedPaymentGateway()
 
@@ -122,7 +124,7 @@ package enum BackofficeServer {
         try Console(
             database: database, policies: policies, clientAddress: ClientAddress(trustedProxies: settings.trustedProxies),
             payments: settings.payments,
-            secondFactorKey: settings.secondFactorKey
+            secondFactorKey: settings.secondFactorKey, liveUpdates: settings.consoleLiveUpdates
         ).register(on: router)
         let throttle = AddressThrottle(
             limit: policies.security.failedAuthenticationLimit, window: .seconds(policies.security.failedAuthenticationWindowSeconds))

@@ -1,0 +1,284 @@
+import Foundation
+import Hummingbird
+
+extension Console {
+    /// Challenges (backend managers): the list, create, a challenge's page with publish, its live
+    /// leaderboard (server-sent events), and settle: a dry run shown in place first, then the
+    /// settlement, confirmed.
+    func registerChallenges(on group: RouterGroup<AppRequestContext>) {
+        navigation.add("/console/challenges", "Challenges", needs: ListChallenges.action)
+        group.get("challenges") { request, context in
+            try await signedIn(request, context) { console in
+                let after = try Cursor.timeAndID(console.form.text("cursor"))
+                let challenges = try await console.read(ListChallenges(after: after, limit: Self.pageSize + 1))
+                let (page, cursor) = keysetPage(challenges, limit: Self.pageSize) { Cursor.timeAndID($0.createdAt, $0.id) }
+                let now = database.clock.now()
+                var data: [String: Any] = [
+                    "challenges": page.map { ChallengeView($0, now: now) }, "hasChallenges": !page.isEmpty,
+                    "canCreate": console.may(CreateChallenge.action),
+                ]
+                if let cursor { data["next"] = ConsoleLinks.path("/console/challenges", ["cursor": cursor]) }
+                return console.page("challenges", title: "Challenges", data)
+            }
+        }
+        group.get("challenges/new") { request, context in
+            try await signedIn(request, context) { console in
+                console.challengeForm(
+                    values: ["aggregation": "sum", "eligibility": "all", "tie_policy": "standard", "grace_period": "P1D"], issues: [])
+            }
+        }
+        group.post("challenges/new") { request, context in
+            try await signedIn(request, context) { console in
+                do {
+                    let challenge = try await console.run(CreateChallenge(try ChallengeForm(console.form).draft()))
+                    return console.redirect("/console/challenges/\(challenge.id.text)", flash: "Saved as a draft: publish it to open its board.")
+                } catch let refusal as DomainError {
+                    return console.challengeForm(values: console.form.values, issues: ChallengeForm.issues(try FormRefusal.issues(refusal)))
+                }
+            }
+        }
+        group.get("challenges/{id}") { request, context in
+            try await signedIn(request, context) { console in try await console.challengePage(try Self.id(context)) }
+        }
+        group.post("challenges/{id}/publish") { request, context in
+            try await signedIn(request, context) { console in
+                let id = try Self.id(context)
+                do {
+                    let challenge = try await console.run(PublishChallenge(challengeID: id, ifMatch: console.form["version"]))
+                    return console.redirect(
+                        "/console/challenges/\(id.text)", flash: "Published: the board is \(challenge.state(at: database.clock.now()).rawValue).")
+                } catch let refusal as DomainError {
+                    return try await console.challengePage(id, issues: try FormRefusal.issues(refusal))
+                }
+            }
+        }
+        group.post("challenges/{id}/settle") { request, context in
+            try await signedIn(request, context) { console in
+                let id = try Self.id(context)
+                let dryRun = console.form["dry_run"] == "yes"
+                do {
+                    if !dryRun, console.form["confirm"] != "yes" {
+                        throw DomainError.invalid([FieldIssue(field: "confirm_settle", code: "unconfirmed", message: "tick the box to confirm")])
+                    }
+                    let (_, settlement) = try await console.run(SettleChallenge(challengeID: id, dryRun: dryRun))
+                    if dryRun { return try await console.challengePage(id, preview: settlement) }
+                    return console.redirect(
+                        "/console/challenges/\(id.text)",
+                        flash:
+                            "Settled: paid \(Money.fitPoints(settlement.paid)) to \(settlement.payouts.count) of \(settlement.participants) participants."
+                    )
+                } catch let refusal as DomainError {
+                    return try await console.challengePage(id, issues: try FormRefusal.issues(refusal))
+                }
+            }
+        }
+        group.get("challenges/{id}/leaderboard/events") { request, context in try await leaderboardEvents(request, context) }
+    }
+
+    /// The live leaderboard as server-sent events: the board's first page (`event: board`, JSON)
+    /// now and whenever it changes, read every `liveUpdates.interval` as the session's operator
+    /// (so the stream stops when the session ends), for at most `liveUpdates.limit` (the idle
+    /// timeout: an open page does not keep a session alive for ever); then `event: end`.
+    private func leaderboardEvents(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        guard let secret = sessionSecret(request) else { return signInFirst(request) }
+        let id = try Self.id(context)
+        let requestID = RequestScope.current?.requestID ?? UUID().uuidString.lowercased()
+        let sourceIP = RequestScope.current?.sourceIP
+        let (database, policies) = (database, policies)
+        // A stream lasts no longer than an idle session would: an open page does not keep one alive.
+        let (interval, limit) = (liveUpdates.interval, min(liveUpdates.limit, .seconds(policies.security.console.idleTimeoutMinutes * 60)))
+        @Sendable func board() async throws -> String? {
+            try await database.consoleRequest(session: secret.hash, policy: policies.security.console, change: false) { principal, transaction in
+                guard let principal else { return (nil, commit: false) }
+                let context = OperationContext(
+                    principal: principal, requestID: requestID, sourceIP: sourceIP, policies: policies, transaction: transaction)
+                let (_, entries, _) = try await database.read(
+                    ChallengeLeaderboard(challengeID: id, after: nil, limit: Self.pageSize), context: context)
+                return (try LeaderboardRowView.json(entries), commit: false)
+            }
+        }
+        guard try await board() != nil else { return Response(status: .unauthorized) }
+        var response = Response(
+            status: .ok, headers: [.contentType: "text/event-stream"],
+            body: ResponseBody { writer in
+                let clock = ContinuousClock()
+                let deadline = clock.now + limit
+                var last: String?
+                while clock.now < deadline, let rows = try await board() {
+                    try await writer.write(ByteBuffer(string: rows == last ? ": unchanged\n\n" : "event: board\ndata: \(rows)\n\n"))
+                    last = rows
+                    try await Task.sleep(for: interval)
+                }
+                try await writer.write(ByteBuffer(string: "event: end\ndata: {}\n\n"))
+                try await writer.finish(nil)
+            })
+        ConsoleHeaders.apply(to: &response)
+        return response
+    }
+}
+
+/// How the console's live pages update: how often the server reads, and how long one stream lasts.
+package struct LiveUpdates: Sendable {
+    package var interval: Duration = .seconds(2)
+    package var limit: Duration = .seconds(30 * 60)
+    package init() {}
+}
+
+extension ConsoleRequest {
+    /// The create form, filled with `values`, each issue next to its field (422 with issues).
+    fileprivate func challengeForm(values: [String: String], issues: [FieldIssue]) -> ConsoleAnswer {
+        var data: [String: Any] = [
+            "values": values, "metrics": ConsoleOption.all(Metric.allCases.map(\.rawValue), selected: values["metric"]),
+            "aggregations": ConsoleOption.all(Challenge.Aggregation.allCases.map(\.rawValue), selected: values["aggregation"]),
+            "eligibilities": ConsoleOption.all(Challenge.Eligibility.allCases.map(\.rawValue), selected: values["eligibility"]),
+            "tiePolicies": ConsoleOption.all(Challenge.TiePolicy.allCases.map(\.rawValue), selected: values["tie_policy"]),
+        ]
+        FormRefusal(issues).add(to: &data)
+        return page("challenge-form", title: "New challenge", status: issues.isEmpty ? .ok : .unprocessableContent, data)
+    }
+
+    /// A challenge's page: its terms, publish or settle as its state allows and the role may, its
+    /// live board; a settlement's dry run (`preview`) or `issues` in place.
+    fileprivate func challengePage(_ id: UUID, issues: [FieldIssue] = [], preview: Settlement? = nil) async throws -> ConsoleAnswer {
+        let challenge = try await read(GetChallenge(id: id))
+        let now = database.clock.now()
+        let state = challenge.state(at: now)
+        var data: [String: Any] = ["challenge": ChallengeView(challenge, now: now), "version": EntityTag.of(challenge.version)]
+        if state == .draft && may(PublishChallenge.action) { data["canPublish"] = true }
+        if state != .draft && state != .settled && may(SettleChallenge.action) { data["canSettle"] = true }
+        if state != .draft {
+            let (_, entries, _) = try await read(ChallengeLeaderboard(challengeID: id, after: nil, limit: Console.pageSize))
+            data["board"] = entries.map(LeaderboardRowView.init)
+            data["hasBoard"] = !entries.isEmpty
+            if state == .scheduled || state == .active || now < challenge.frozenAt {
+                data["live"] = "/console/challenges/\(id.text)/leaderboard/events"
+            }
+        }
+        if let preview {
+            var shown: [String: Any] = [
+                "participants": preview.participants, "paid": Money.fitPoints(preview.paid), "budget": Money.fitPoints(preview.budget),
+                "payouts": preview.payouts.map { payout -> [String: Any] in
+                    [
+                        "rank": payout.rank, "customer": payout.customerID.text, "points": Money.fitPoints(payout.points),
+                        "badges": payout.badges.joined(separator: ", "),
+                    ]
+                },
+            ]
+            if preview.shortfall > 0 { shown["shortfall"] = Money.fitPoints(preview.shortfall) }
+            data["preview"] = shown
+        }
+        FormRefusal(issues).add(to: &data)
+        return page("challenge", title: challenge.name, status: issues.isEmpty ? .ok : .unprocessableContent, data)
+    }
+}
+
+/// A challenge as the list and its page show it.
+struct ChallengeView {
+    let id: String, name: String, description: String, metric: String, aggregation: String, state: String
+    let startsAt: String, endsAt: String, frozenAt: String, gracePeriod: String, eligibility: String, tiePolicy: String
+    let target: String?, bands: [String], targetReward: String?, budget: String
+
+    init(_ challenge: Challenge, now: Date) {
+        id = challenge.id.text
+        name = challenge.name
+        description = challenge.description
+        metric = challenge.metric.rawValue.replacingOccurrences(of: "_", with: " ")
+        aggregation = challenge.aggregation.rawValue
+        state = challenge.state(at: now).rawValue
+        startsAt = ConsoleTime.text(challenge.startsAt)
+        endsAt = ConsoleTime.text(challenge.endsAt)
+        frozenAt = ConsoleTime.text(challenge.frozenAt)
+        gracePeriod = challenge.gracePeriod
+        eligibility = challenge.eligibility.rawValue
+        tiePolicy = challenge.tiePolicy.rawValue
+        target = challenge.target.map { String(format: "%g", $0) }
+        bands = challenge.rewards.ranks.map { band in
+            let ranks = band.from == band.to ? "rank \(band.from)" : "ranks \(band.from)–\(band.to)"
+            return "\(ranks): \(Money.fitPoints(band.points))" + (band.badge.map { " and the \($0) badge" } ?? "")
+        }
+        targetReward = challenge.rewards.target.map { "\(Money.fitPoints($0.points))" + ($0.badge.map { " and the \($0) badge" } ?? "") }
+        budget = Money.fitPoints(challenge.budgetPoints)
+    }
+}
+
+/// A leaderboard row, in the page and in the live stream (JSON the page's script writes as text).
+struct LeaderboardRowView: Encodable {
+    let rank: Int, customer: String, score: String, events: Int, reached: Bool
+
+    init(_ entry: LeaderboardEntry) {
+        rank = entry.rank
+        customer = entry.standing.customerID.text
+        score = String(format: "%g", entry.standing.score)
+        events = entry.events
+        reached = entry.reachedTarget
+    }
+
+    static func json(_ entries: [LeaderboardEntry]) throws -> String {
+        String(decoding: try JSONEncoder().encode(entries.map(LeaderboardRowView.init)), as: UTF8.self)
+    }
+}
+
+/// The create form's fields, read into `CreateChallenge.Draft`: times in UTC, rank bands one per
+/// line (`1-3 500 gold-medal`: ranks, FitPoints, an optional badge).
+struct ChallengeForm {
+    let form: ConsoleForm
+
+    init(_ form: ConsoleForm) { self.form = form }
+
+    func draft() throws -> CreateChallenge.Draft {
+        var issues: [FieldIssue] = []
+        func time(_ field: String) -> Date? {
+            do {
+                guard let date = try ConsoleTime.parse(form.text(field), field: field) else {
+                    issues.append(FieldIssue(field: field, code: "required", message: "is required"))
+                    return nil
+                }
+                return date
+            } catch DomainError.invalid(let found) {
+                issues += found
+            } catch { issues.append(FieldIssue(field: field, code: "invalid_time", message: "must be a date and time")) }
+            return nil
+        }
+        func number(_ field: String) -> Double? {
+            guard let text = form.text(field) else { return nil }
+            guard let value = Double(text), value.isFinite else {
+                issues.append(FieldIssue(field: field, code: "invalid_number", message: "must be a number"))
+                return nil
+            }
+            return value
+        }
+        let (startsAt, endsAt) = (time("starts_at"), time("ends_at"))
+        var bands: [(from: Double, to: Double, points: Double, badge: String?)] = []
+        for line in (form["rank_bands"] ?? "").split(whereSeparator: \.isNewline) where !line.allSatisfy(\.isWhitespace) {
+            let parts = line.split(whereSeparator: \.isWhitespace)
+            let ranks = parts.first?.split(separator: "-", maxSplits: 1).compactMap { Double($0) } ?? []
+            guard parts.count >= 2, parts.count <= 3, !ranks.isEmpty, let points = Double(parts[1]) else {
+                issues.append(
+                    FieldIssue(field: "rank_bands", code: "invalid_band", message: "'\(line)' is not ranks, points and a badge (1-3 500 gold-medal)"))
+                continue
+            }
+            bands.append((ranks[0], ranks.last ?? ranks[0], points, parts.count == 3 ? String(parts[2]) : nil))
+        }
+        let targetPoints = number("target_points")
+        let budget = number("budget_points")
+        let target = number("target")
+        if budget == nil, !issues.contains(where: { $0.field == "budget_points" }) {
+            issues.append(FieldIssue(field: "budget_points", code: "required", message: "is required (0 for no rewards)"))
+        }
+        guard issues.isEmpty, let startsAt, let endsAt, let budget else { throw DomainError.invalid(issues) }
+        return CreateChallenge.Draft(
+            name: form["name"] ?? "", description: form.text("description"), metric: form["metric"] ?? "", aggregation: form["aggregation"] ?? "",
+            startsAt: startsAt, endsAt: endsAt, gracePeriod: form.text("grace_period"), eligibility: form["eligibility"], target: target,
+            tiePolicy: form["tie_policy"], rankBands: bands, targetReward: targetPoints.map { ($0, form.text("target_badge")) },
+            budgetPoints: budget)
+    }
+
+    /// The use case's reward fields shown next to the form's.
+    static func issues(_ issues: [FieldIssue]) -> [FieldIssue] {
+        issues.map { issue in
+            let field =
+                issue.field.hasPrefix("rewards.target") ? "target_points" : issue.field.hasPrefix("rewards") ? "rank_bands" : issue.field
+            return FieldIssue(field: field, code: issue.code, message: issue.message)
+        }
+    }
+}

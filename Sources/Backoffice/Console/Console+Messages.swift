@@ -1,0 +1,213 @@
+import Foundation
+import Hummingbird
+
+extension Console {
+    /// System messages (backend managers): what shows when (the next two weeks, day by day), the
+    /// messages newest first, compose (also as a copy of another), a message's page with publish
+    /// and retract. A refused publish (the maintenance notice period) is shown in place.
+    func registerMessages(on group: RouterGroup<AppRequestContext>) {
+        navigation.add("/console/messages", "Messages", needs: ListMessages.action)
+        group.get("messages") { request, context in
+            try await signedIn(request, context) { console in
+                let after = try Cursor.timeAndID(console.form.text("cursor"))
+                let messages = try await console.read(ListMessages(after: after, limit: Self.pageSize + 1))
+                let (page, cursor) = keysetPage(messages, limit: Self.pageSize) { Cursor.timeAndID($0.createdAt, $0.id) }
+                let now = database.clock.now()
+                // The calendar reads the newest 500: messages older than those have long stopped showing.
+                let recent = after == nil && messages.count <= Self.pageSize ? messages : try await console.read(ListMessages(after: nil, limit: 500))
+                var data: [String: Any] = [
+                    "messages": page.map { MessageView($0, now: now) }, "hasMessages": !page.isEmpty,
+                    "calendar": MessageCalendar(recent, from: now, days: 14).days,
+                    "canCreate": console.may(CreateMessage.action),
+                ]
+                if let cursor { data["next"] = ConsoleLinks.path("/console/messages", ["cursor": cursor]) }
+                return console.page("messages", title: "Messages", data)
+            }
+        }
+        group.get("messages/new") { request, context in
+            try await signedIn(request, context) { console in
+                var values: [String: String] = ["severity": "info", "audience": "all"]
+                if let copy = console.form.text("copy").flatMap(UUID.init(uuidString:)) {
+                    values = MessageForm.values(of: try await console.read(GetMessage(id: copy)))
+                }
+                return console.messageForm(values: values, issues: [])
+            }
+        }
+        group.post("messages/new") { request, context in
+            try await signedIn(request, context) { console in
+                do {
+                    let message = try await console.run(try MessageForm(console.form).create())
+                    return console.redirect("/console/messages/\(message.id.text)", flash: "Saved as a draft: publish it when it is ready.")
+                } catch let refusal as DomainError {
+                    return console.messageForm(values: console.form.values, issues: try FormRefusal.issues(refusal))
+                }
+            }
+        }
+        group.get("messages/{id}") { request, context in
+            try await signedIn(request, context) { console in try await console.messagePage(try Self.id(context), issues: []) }
+        }
+        group.post("messages/{id}/publish") { request, context in
+            try await signedIn(request, context) { console in
+                let id = try Self.id(context)
+                do {
+                    let message = try await console.run(PublishMessage(messageID: id, ifMatch: console.form["version"]))
+                    let state = message.state(at: database.clock.now())
+                    return console.redirect("/console/messages/\(id.text)", flash: "Published: the message is \(state.rawValue).")
+                } catch let refusal as DomainError {
+                    return try await console.messagePage(id, issues: try FormRefusal.issues(refusal))
+                }
+            }
+        }
+        group.post("messages/{id}/retract") { request, context in
+            try await signedIn(request, context) { console in
+                let id = try Self.id(context)
+                do {
+                    guard console.form["confirm"] == "yes" else {
+                        throw DomainError.invalid([FieldIssue(field: "confirm_retract", code: "unconfirmed", message: "tick the box to confirm")])
+                    }
+                    _ = try await console.run(RetractMessage(messageID: id, reason: console.form.text("reason"), ifMatch: console.form["version"]))
+                    return console.redirect("/console/messages/\(id.text)", flash: "Retracted: the app no longer shows it.")
+                } catch let refusal as DomainError {
+                    return try await console.messagePage(id, issues: try FormRefusal.issues(refusal), values: console.form.values)
+                }
+            }
+        }
+    }
+}
+
+extension ConsoleRequest {
+    /// The compose form, filled with `values`, each issue next to its field (422 with issues).
+    fileprivate func messageForm(values: [String: String], issues: [FieldIssue]) -> ConsoleAnswer {
+        var data: [String: Any] = [
+            "values": values,
+            "severities": ConsoleOption.all(SystemMessage.Severity.allCases.map(\.rawValue), selected: values["severity"]),
+            "audiences": ConsoleOption.all(SystemMessage.Audience.allCases.map(\.rawValue), selected: values["audience"]),
+            "noticeHours": context.policies.messages.maintenanceNoticeHours,
+        ]
+        FormRefusal(issues).add(to: &data)
+        return page("message-form", title: "New message", status: issues.isEmpty ? .ok : .unprocessableContent, data)
+    }
+
+    /// A message's page: what it says, when it shows, and publish or retract as its state allows
+    /// and the role may; `issues` in place (422).
+    fileprivate func messagePage(_ id: UUID, issues: [FieldIssue], values: [String: String] = [:]) async throws -> ConsoleAnswer {
+        let message = try await read(GetMessage(id: id))
+        let state = message.state(at: database.clock.now())
+        var data: [String: Any] = [
+            "message": MessageView(message, now: database.clock.now()), "version": EntityTag.of(message.version), "values": values,
+            "noticeHours": context.policies.messages.maintenanceNoticeHours,
+        ]
+        if state == .draft && may(PublishMessage.action) { data["canPublish"] = true }
+        if (state == .scheduled || state == .published) && may(RetractMessage.action) { data["canRetract"] = true }
+        if may(CreateMessage.action) { data["canCopy"] = true }
+        FormRefusal(issues).add(to: &data)
+        return page("message", title: message.title, status: issues.isEmpty ? .ok : .unprocessableContent, data)
+    }
+}
+
+/// A message as the list, the calendar and its page show it (times in UTC, shown in the
+/// operator's zone by the page's script).
+struct MessageView {
+    let id: String, title: String, body: String, severity: String, audience: String, state: String
+    let publishAt: String?, expiresAt: String?, windowStartsAt: String?, windowEndsAt: String?, retractReason: String?
+    let isMaintenance: Bool
+
+    init(_ message: SystemMessage, now: Date) {
+        id = message.id.text
+        title = message.title
+        body = message.body
+        severity = message.severity.rawValue
+        audience = message.audience.rawValue.replacingOccurrences(of: "_", with: " ")
+        state = message.state(at: now).rawValue
+        publishAt = message.publishAt.map(ConsoleTime.text)
+        expiresAt = message.expiresAt.map(ConsoleTime.text)
+        windowStartsAt = message.windowStartsAt.map(ConsoleTime.text)
+        windowEndsAt = message.windowEndsAt.map(ConsoleTime.text)
+        retractReason = message.retractReason
+        isMaintenance = message.severity == .maintenance
+    }
+}
+
+/// What shows when: for each UTC day from today, the published messages showing some time that
+/// day and the maintenance windows that fall in it. Drafts and retracted messages are not on it.
+struct MessageCalendar {
+    struct Day {
+        let date: String
+        let label: String
+        let showing: [Entry]
+        let windows: [Entry]
+        var quiet: Bool { showing.isEmpty && windows.isEmpty }
+    }
+
+    struct Entry {
+        let id: String, title: String, severity: String
+    }
+
+    let days: [Day]
+
+    /// "Thu, Nov 26", in UTC.
+    private static let dayLabel = Date.FormatStyle(locale: Locale(identifier: "en_US_POSIX"), timeZone: TimeZone(identifier: "UTC")!)
+        .weekday(.abbreviated).month(.abbreviated).day()
+
+    init(_ messages: [SystemMessage], from now: Date, days count: Int) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let today = calendar.startOfDay(for: now)
+        let published = messages.filter { $0.status == .published }
+        days = (0..<count).map { offset in
+            let start = calendar.date(byAdding: .day, value: offset, to: today)!
+            let end = calendar.date(byAdding: .day, value: 1, to: start)!
+            func entry(_ message: SystemMessage) -> Entry { Entry(id: message.id.text, title: message.title, severity: message.severity.rawValue) }
+            let showing = published.filter { message in
+                (message.publishAt ?? message.createdAt) < end && (message.expiresAt.map { $0 > start } ?? true)
+            }
+            let windows = published.filter { message in
+                guard let from = message.windowStartsAt, let to = message.windowEndsAt else { return false }
+                return from < end && to > start
+            }
+            return Day(
+                date: start.formatted(.iso8601.year().month().day()),
+                label: start.formatted(Self.dayLabel),
+                showing: showing.map(entry), windows: windows.map(entry))
+        }
+    }
+}
+
+/// The compose form's fields, read into `CreateMessage`: times in UTC (`datetime-local`), the
+/// window only for a maintenance notice.
+struct MessageForm {
+    let form: ConsoleForm
+
+    init(_ form: ConsoleForm) { self.form = form }
+
+    func create() throws -> CreateMessage {
+        var issues: [FieldIssue] = []
+        func time(_ field: String) -> Date? {
+            do { return try ConsoleTime.parse(form.text(field), field: field) } catch DomainError.invalid(let found) {
+                issues += found
+            } catch { issues.append(FieldIssue(field: field, code: "invalid_time", message: "must be a date and time")) }
+            return nil
+        }
+        let severity = SystemMessage.Severity(rawValue: form["severity"] ?? "")
+        let audience = SystemMessage.Audience(rawValue: form["audience"] ?? "all")
+        if severity == nil { issues.append(FieldIssue(field: "severity", code: "unknown", message: "choose a severity")) }
+        if audience == nil { issues.append(FieldIssue(field: "audience", code: "unknown", message: "choose an audience")) }
+        let (publishAt, expiresAt) = (time("publish_at"), time("expires_at"))
+        let maintenance = severity == .maintenance
+        let (startsAt, endsAt) = maintenance ? (time("window_starts_at"), time("window_ends_at")) : (nil, nil)
+        guard issues.isEmpty, let severity, let audience else { throw DomainError.invalid(issues) }
+        return CreateMessage(
+            title: form["title"] ?? "", body: form["body"] ?? "", severity: severity, audience: audience, publishAt: publishAt,
+            expiresAt: expiresAt, windowStartsAt: startsAt, windowEndsAt: endsAt)
+    }
+
+    /// A stored message as the form's values (for a copy): times as `datetime-local` in UTC.
+    static func values(of message: SystemMessage) -> [String: String] {
+        func field(_ date: Date?) -> String { date.map { String(ConsoleTime.text($0).prefix(16)) } ?? "" }
+        return [
+            "title": message.title, "body": message.body, "severity": message.severity.rawValue, "audience": message.audience.rawValue,
+            "publish_at": "", "expires_at": field(message.expiresAt), "window_starts_at": field(message.windowStartsAt),
+            "window_ends_at": field(message.windowEndsAt),
+        ]
+    }
+}

@@ -1,0 +1,108 @@
+import AsyncHTTPClient
+import BackofficeAPI
+import Foundation
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+@testable import Backoffice
+
+@Suite("Console challenges: create, publish, the live leaderboard (server-sent events), settle after a dry run")
+struct ConsoleChallengesTests {
+    private func field(_ date: Date) -> String { String(ConsoleTime.text(date).prefix(16)) }
+
+    @Test(
+        "a manager creates a challenge (a bad band refused next to its field), publishes it, watches the live board change as activity arrives through the API, previews the settlement (nothing paid), and settles once the board is frozen"
+    )
+    func challengeFromDraftToSettlement() async throws {
+        try await TestEnvironment.with { env in
+            var live = LiveUpdates()
+            live.interval = .milliseconds(100)
+            live.limit = .seconds(20)
+            try await env.withApp(trustedProxies: [], liveUpdates: live) { client in
+                let manager = try await ConsoleClient.signedIn(env, client, as: env.fixture.principals[.backendManager]?.operatorID)
+                let now = env.clock.now()
+                let form = try await manager.get("/console/challenges/new")
+                var fields = [
+                    "name": "November steps", "metric": "steps", "aggregation": "sum", "eligibility": "all", "tie_policy": "standard",
+                    "starts_at": field(now.addingTimeInterval(-3600)), "ends_at": field(now.addingTimeInterval(3600)), "grace_period": "PT0S",
+                    "rank_bands": "1-1 500\nfirst place", "budget_points": "1000",
+                ]
+                let refused = try await manager.post("/console/challenges/new", fields, csrf: form.csrf)
+                #expect(refused.status == 422)
+                #expect(refused.text.contains("id=\"rank_bands-error\"") && refused.text.contains("first place"), "next to the field, input kept")
+                fields["rank_bands"] = "1-1 500"
+                let created = try await manager.post("/console/challenges/new", fields, csrf: form.csrf)
+                #expect(created.status == 303)
+                let path = try #require(created.location)
+                var page = try await manager.get(path)
+                #expect(page.text.contains("rank 1: 500 FP"))
+                let published = try await manager.post("\(path)/publish", ["version": try #require(page.text.version)], csrf: page.csrf)
+                #expect(published.status == 303)
+                page = try await manager.get(path)
+                #expect(page.text.contains("data-live=\"\(path)/leaderboard/events\""), "the board is live")
+
+                // The live board: the empty board first, then the board with the customer whose activity arrives.
+                let port = try #require(client.port)
+                var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)/leaderboard/events")
+                request.headers.add(name: "Cookie", value: try #require(manager.cookie))
+                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+                #expect(response.status == .ok)
+                #expect(response.headers.first(name: "Content-Type") == "text/event-stream")
+                let customer = try await env.customer()
+                var stream = ""
+                var ingested = false
+                for try await chunk in response.body {
+                    stream += String(buffer: chunk)
+                    if !ingested, stream.contains("event: board\ndata: []") {
+                        ingested = true
+                        let event =
+                            #"{"event_id":"steps-1","customer_id":"\#(customer.id.text)","metric":"steps","value":5000,"occurred_at":"\#(RFC3339DateTranscoder.format(now.addingTimeInterval(-600)))"}"#
+                        let reply = try await client.call(
+                            .post, "/v1/activity", token: try #require(env.fixture.tokens[.appService]), json: #"{"events":[\#(event)]}"#)
+                        #expect(reply.status == 200)
+                    }
+                    if stream.contains("\"customer\":\"\(customer.id.text)\"") { break }
+                }
+                #expect(ingested, "the stream began with the empty board")
+                #expect(stream.contains("\"customer\":\"\(customer.id.text)\""), "then the board with the new score")
+                #expect(try await manager.get(path).text.contains(customer.id.text), "the page shows the board too")
+
+                // Settling: confirmed, refused before the board freezes, previewed in place, then paid.
+                let settles = try await env.auditCount("challenges.settle")
+                let unconfirmed = try await manager.post("\(path)/settle", [:], csrf: page.csrf)
+                #expect(unconfirmed.status == 422 && unconfirmed.text.contains("id=\"confirm_settle-error\""))
+                let early = try await manager.post("\(path)/settle", ["confirm": "yes"], csrf: page.csrf)
+                #expect(early.status == 422 && early.text.contains("The board freezes at"), "refused in place")
+                let preview = try await manager.post("\(path)/settle", ["dry_run": "yes"], csrf: page.csrf)
+                #expect(preview.status == 200)
+                #expect(preview.text.contains("Settlement preview (nothing was paid)") && preview.text.contains("500 FP"))
+                #expect(try await env.auditCount("challenges.settle") == settles, "a dry run changes nothing")
+                env.clock.advance(by: 2 * 3600)
+                let settled = try await manager.post("\(path)/settle", ["confirm": "yes"], csrf: page.csrf)
+                #expect(settled.status == 303)
+                #expect(settled.setCookies.contains { $0.hasPrefix("console_flash=Settled%3A%20paid%20500%20FP%20to%201%20of%201%20participants") })
+                #expect(try await manager.get(path).text.contains("<span class=\"tag settled\">settled</span>"))
+                let viaConsole = try await env.ownerScalar(
+                    "SELECT count(*) FROM audit_events WHERE action = 'challenges.settle' AND session_id IS NOT NULL", as: Int64.self)
+                #expect(viaConsole == 1)
+                let paid = try await env.ownerScalar(
+                    "SELECT sum(amount)::bigint FROM fitpoints_transfers WHERE credit_account = '\(customer.id.text)' AND source_event_id LIKE 'challenge:%'",
+                    as: Int64.self)
+                #expect(paid == 500)
+            }
+        }
+    }
+
+    @Test("the live board's stream needs a session (401 without one) and a partner has no challenges section (403)")
+    func liveBoardNeedsASession() async throws {
+        try await TestEnvironment.with { env in
+            try await env.withApp { client in
+                let stream = try await ConsoleClient(client).get("/console/challenges/\(UUID().uuidString)/leaderboard/events")
+                #expect(stream.status == 303 && stream.location?.hasPrefix("/console/sign-in") == true)
+                let partner = try await ConsoleClient.signedIn(env, client, as: env.fixture.partners[0].admin.operatorID)
+                #expect(try await partner.get("/console/challenges").status == 403)
+            }
+        }
+    }
+}
