@@ -282,3 +282,22 @@ for start in range(0, count, 1000):
 PY
   psql -qAt -d bench -v ON_ERROR_STOP=1 -f "$WORK/audit.sql" >/dev/null
 }
+
+# A console session for the first partner's admin, as a browser holds it (CONSOLE_COOKIE), and a
+# password set through the product's own invitation (CONSOLE_EMAIL, CONSOLE_PASSWORD) for the
+# sign-in benchmark.
+bench_console_session() {
+  local admin secret hash link
+  admin=$(psql -qAt -d bench -c "SELECT md5('admin' || 0)::uuid")
+  secret=$(head -c 32 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')
+  hash=$(printf %s "$secret" | sha256sum | cut -d' ' -f1)
+  psql -qAt -d bench -v ON_ERROR_STOP=1 -c "INSERT INTO console_sessions (id, secret_hash, tenant_id, operator_id, created_at, last_seen_at, stage)
+    VALUES (gen_random_uuid(), '\\x$hash', '$TENANT0', '$admin', now(), now(), 'signed_in')" >/dev/null
+  CONSOLE_COOKIE="console_session=$secret"
+  CONSOLE_EMAIL="admin@partner-0.example"
+  CONSOLE_PASSWORD="bench $(head -c 12 /dev/urandom | base64)"
+  link=$(BACKOFFICE_URL=$URL BACKOFFICE_TOKEN=$PARTNER_TOKEN "$BIN" operators invite "$admin" --output json | python3 -c 'import json,sys; print(json.load(sys.stdin)["link_path"])')
+  curl -s -o /dev/null -w '%{http_code}' "$URL/console/invitation" --data-urlencode "key=${link#*key=}" \
+    --data-urlencode "password=$CONSOLE_PASSWORD" --data-urlencode "confirm_password=$CONSOLE_PASSWORD" | grep -q 303 \
+    || { echo "bench: could not set the console password through the invitation" >&2; return 1; }
+}

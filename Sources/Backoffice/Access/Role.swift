@@ -85,7 +85,7 @@ package struct Action: RawRepresentable, Hashable, Sendable, Codable, Expressibl
     package static let sessionEvents: Set<Action> = Set(
         [
             "sessions.sign_in", "sessions.sign_in_failed", "sessions.locked_out", "sessions.sign_out", "sessions.sign_out_everywhere",
-            "sessions.password_accepted", "operators.set_password", "operators.second_factor_enrolled",
+            "sessions.password_accepted", "operators.set_password", "operators.second_factor_enrolled", "operators.invitation_accepted",
         ].map(Action.init(declared:)))
 }
 

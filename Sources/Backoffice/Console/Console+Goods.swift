@@ -11,12 +11,18 @@ extension Console {
             try await signedIn(request, context) { console in
                 let status = try GoodForm.status(console.form.text("status"))
                 let category = console.form.text("category")
+                let search = console.form.text("q")
                 let after = try Cursor.textAndID(console.form.text("cursor")).map { (sku: $0.text, id: $0.id) }
-                let goods = try await console.read(ListGoods(status: status, category: category, after: after, limit: Self.pageSize + 1))
+                let goods = try await console.read(
+                    ListGoods(status: status, category: category, search: search, after: after, limit: Self.pageSize + 1))
                 let (page, cursor) = keysetPage(goods, limit: Self.pageSize) { [$0.sku, $0.id.text] }
-                let next = cursor.map { ConsoleLinks.path("/console/goods", ["status": status?.rawValue, "category": category, "cursor": $0]) }
+                let next = cursor.map {
+                    ConsoleLinks.path("/console/goods", ["status": status?.rawValue, "category": category, "q": search, "cursor": $0])
+                }
                 var data: [String: Any] = [
-                    "goods": page.map(GoodView.init), "hasGoods": !page.isEmpty, "category": category ?? "",
+                    "goods": page.map(GoodView.init), "hasGoods": !page.isEmpty, "category": category ?? "", "q": search ?? "",
+                    "canImport": console.may(ImportGoods.action) && console.principal.knownRole.map { !$0.isPlatform } ?? false,
+                    "canExport": console.may(ExportGoods.action),
                     "statuses": ConsoleOption.all(Good.Status.allCases.map(\.rawValue), selected: status?.rawValue, any: "Any status"),
                     "canCreate": console.principal.knownRole.map { !$0.isPlatform } ?? false,
                 ]

@@ -7,7 +7,9 @@ extension Console {
     func registerSignIn(on group: RouterGroup<AppRequestContext>) {
         group.get("sign-in") { request, _ in
             let form = ConsoleForm(query: request.uri.query)
-            let notice = form["ended"] == nil ? nil : "Your session has ended. Sign in again to go on."
+            let notice =
+                form["welcome"] != nil
+                ? "Your password is set. Sign in with it." : form["ended"] == nil ? nil : "Your session has ended. Sign in again to go on."
             return signInPage(email: "", next: form["next"], notice: notice, refused: false).response(secure: isSecure(request))
         }
         group.post("sign-in") { request, context in

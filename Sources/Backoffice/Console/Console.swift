@@ -51,9 +51,11 @@ package struct Console: Sendable {
         registerAccounts(on: group)
         registerOrders(on: group)
         registerGoods(on: group)
+        registerGoodsFiles(on: group)
         registerAudit(on: group)
         registerMessages(on: group)
         registerChallenges(on: group)
+        registerPeople(on: group)
     }
 
     /// A page or action that needs a signed-in operator. Reads run in a read session, POSTs in
@@ -126,6 +128,15 @@ package struct Console: Sendable {
             }
         }
         return nil
+    }
+
+    /// Whether the request's session cookie names a live, signed-in session (checked before a
+    /// bulk upload's body is read).
+    func sessionIsLive(_ request: Request) async throws -> Bool {
+        guard let secret = sessionSecret(request) else { return false }
+        return try await database.consoleRequest(session: secret.hash, policy: policies.security.console, change: false) { principal, _ in
+            (principal != nil, commit: false)
+        }
     }
 
     /// Refuses a POST whose `Origin` names another site (browsers send it with every form post).

@@ -86,6 +86,8 @@ enum ConsoleAnswer: Sendable {
     case signIn
     /// A new session (sign-in, or a sign-in step passed): its cookie, and to a console path.
     case startSession(SessionSecret, to: String)
+    /// A file to save (an export), sent as it is read.
+    case download(name: String, contentType: String, body: ResponseBody)
 
     func response(secure: Bool) -> Response {
         var response: Response
@@ -103,6 +105,9 @@ enum ConsoleAnswer: Sendable {
             if let flash { response.setCookie(ConsoleCookies.flash(flash, secure: secure)) }
         case .signIn:
             response = Response.redirect(to: "/console/sign-in", type: .normal)
+        case .download(let name, let contentType, let body):
+            response = Response(
+                status: .ok, headers: [.contentType: contentType, .contentDisposition: "attachment; filename=\"\(name)\""], body: body)
         case .startSession(let secret, let path):
             response = Response.redirect(to: path.hasPrefix("/console/") ? path : "/console/home", type: .found)
             response.status = .seeOther
@@ -121,17 +126,34 @@ struct RenderedPage: Sendable {
     var cookies: [Cookie] = []
 }
 
-/// The fields of a form post (`application/x-www-form-urlencoded`) or of a page's query string;
-/// a field sent twice keeps its last value.
+/// The fields of a form post (`application/x-www-form-urlencoded`, or `multipart/form-data` with
+/// files) or of a page's query string; a field sent twice keeps its last value.
 struct ConsoleForm: Sendable {
     private var fields: [String: String] = [:]
+    /// The files of a multipart post, by field name.
+    private(set) var files: [String: ConsoleUpload] = [:]
 
     /// The longest form body read (bigger is 413 at the edge already; this bounds a form).
     static let limit = 256 * 1024
+    /// The longest multipart body read (the edge's bulk limit applies first, to live sessions only).
+    static let uploadLimit = 32 << 20
 
     init(query: String?) { fields = Self.parse(query ?? "") }
 
     init(_ request: Request) async throws {
+        let type = request.headers[.contentType] ?? ""
+        if let boundary = ConsoleUpload.boundary(contentType: type) {
+            let body = try await request.body.collect(upTo: Self.uploadLimit)
+            for part in try ConsoleUpload.parts(body, boundary: boundary) {
+                guard let name = part.name else { continue }
+                if let fileName = part.fileName {
+                    files[name] = ConsoleUpload(fileName: fileName, bytes: part.bytes)
+                } else {
+                    fields[name] = String(decoding: part.bytes, as: UTF8.self)
+                }
+            }
+            return
+        }
         let body = try await request.body.collect(upTo: Self.limit)
         fields = Self.parse(String(buffer: body))
     }

@@ -2,26 +2,33 @@ import Foundation
 import PostgresNIO
 
 /// The principal's tenant's goods by sku (`goods.list`); a platform role sees every tenant's.
+/// `search` keeps the goods whose SKU starts with it or whose name contains it (any case).
 package struct ListGoods: Query {
     package static let action: Action = "goods.list"
     let status: Good.Status?
     let category: String?
+    let search: String?
     let after: (sku: String, id: UUID)?
     let limit: Int
 
-    package init(status: Good.Status?, category: String?, after: (sku: String, id: UUID)?, limit: Int) {
-        (self.status, self.category, self.after, self.limit) = (status, category, after, limit)
+    package init(status: Good.Status?, category: String?, search: String? = nil, after: (sku: String, id: UUID)?, limit: Int) {
+        (self.status, self.category, self.search, self.after, self.limit) = (status, category, search, after, limit)
     }
 
     package func read(in unit: UnitOfWork) async throws -> [Good] {
         let start = after ?? ("", platformTenantID)
         // A partner's own goods by its (tenant, sku) index (row-level security would allow no others anyway).
         let tenant = unit.principal.tenantID == platformTenantID ? nil : unit.principal.tenantID
+        // LIKE's own characters in the search are matched as themselves.
+        let pattern = search.map {
+            $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+        }
         return try await unit.all(
             """
             SELECT \(unescaped: Good.columns) FROM goods
             WHERE (\(tenant)::uuid IS NULL OR tenant_id = \(tenant))
               AND (\(status?.rawValue)::text IS NULL OR status = \(status?.rawValue)) AND (\(category)::text IS NULL OR category = \(category))
+              AND (\(pattern)::text IS NULL OR sku ILIKE \(pattern) || '%' OR name ILIKE '%' || \(pattern) || '%')
               AND (sku, id) > (\(start.sku), \(start.id))
             ORDER BY sku, id LIMIT \(limit)
             """)
@@ -86,5 +93,25 @@ package struct BrowseCatalog: Query {
     /// `text` with LIKE's wildcards taken literally.
     static func escapeLike(_ text: String) -> String {
         text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+    }
+}
+
+/// The principal's tenant's goods on sale whose stock is below `threshold`, lowest first
+/// (`goods.list`), at most `limit`: what to restock.
+package struct LowStockGoods: Query {
+    package static let action: Action = ListGoods.action
+    let threshold: Int64
+    let limit: Int
+
+    package init(threshold: Int64 = 5, limit: Int = 10) { (self.threshold, self.limit) = (threshold, limit) }
+
+    package func read(in unit: UnitOfWork) async throws -> [Good] {
+        let tenant = unit.principal.tenantID == platformTenantID ? nil : unit.principal.tenantID
+        return try await unit.all(
+            """
+            SELECT \(unescaped: Good.columns) FROM goods
+            WHERE (\(tenant)::uuid IS NULL OR tenant_id = \(tenant)) AND status = 'active' AND stock < \(threshold)
+            ORDER BY stock, sku LIMIT \(limit)
+            """)
     }
 }

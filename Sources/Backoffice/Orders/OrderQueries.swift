@@ -105,3 +105,23 @@ package struct GetOrder: Query {
         return try await OrderDetail.load(unit.context.masksPII ? order.masked : order, in: unit)
     }
 }
+
+/// How many of the principal's tenant's orders are in each state (`orders.list`), for a shop's
+/// home: what there is to handle. A platform role counts every tenant's.
+package struct OrderCountsByStatus: Query {
+    package static let action: Action = ListOrders.action
+
+    package init() {}
+
+    package func read(in unit: UnitOfWork) async throws -> [Order.Status: Int] {
+        let tenant = unit.principal.tenantID == platformTenantID ? nil : unit.principal.tenantID
+        var counts: [Order.Status: Int] = [:]
+        for (status, count) in try await unit.all(
+            "SELECT status, count(*) FROM orders WHERE (\(tenant)::uuid IS NULL OR tenant_id = \(tenant)) GROUP BY status",
+            { try $0.decode((String, Int64).self) })
+        {
+            counts[try Order.Status(known: status)] = Int(count)
+        }
+        return counts
+    }
+}

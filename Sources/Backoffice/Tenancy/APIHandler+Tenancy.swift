@@ -31,7 +31,22 @@ extension Components.Schemas.TokenCreated: SecretBearing {
     func withoutSecret() -> Self { Self(token: token, secret: nil, secretAlreadyDelivered: true) }
 }
 
+extension Components.Schemas.InvitationCreated: SecretBearing {
+    func withoutSecret() -> Self {
+        Self(operatorId: operatorId, email: email, expiresAt: expiresAt, linkPath: nil, linkAlreadyDelivered: true)
+    }
+}
+
 extension APIHandler {
+    func inviteOperator(_ input: Operations.InviteOperator.Input) async throws -> Operations.InviteOperator.Output {
+        let id = try parseID(input.path.operatorId, "operator_id")
+        let invited = try await change(InviteOperator(operatorID: id), on: id, body: String?.none, status: 201) { invitation in
+            Components.Schemas.InvitationCreated(
+                operatorId: invitation.operatorID.text, email: invitation.email, expiresAt: invitation.expiresAt, linkPath: invitation.path)
+        }
+        return .created(.init(headers: .init(cacheControl: "no-store"), body: .json(invited)))
+    }
+
     func whoAmI(_ input: Operations.WhoAmI.Input) async throws -> Operations.WhoAmI.Output {
         let session = try await read(CurrentSession())
         return .ok(

@@ -55,7 +55,7 @@ struct Operators: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Operators (people) and service principals.",
         discussion: "Example: backoffice operators create --email sam@green-grocer.example --role partner_staff --tenant 3c9d…",
-        subcommands: [Create.self, List.self, Disable.self])
+        subcommands: [Create.self, List.self, Disable.self, Invite.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -100,6 +100,42 @@ struct Operators: AsyncParsableCommand {
             try await global.show(.single(operatorColumns + ["disabled_at"])) { client in
                 try await client.disableOperator(
                     path: .init(operatorId: id), headers: .init(idempotencyKey: global.changeKey()), body: .json(.init(reason: reason)))
+            }
+        }
+    }
+}
+
+extension Operators {
+    struct Invite: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Invite a person operator to the web console: prints a one-time link (24 h) where it sets its password.",
+            discussion: """
+                The link is printed once and stored nowhere (the service keeps its SHA-256); send it to the person \
+                yourself. A new invitation makes the operator's earlier unused links invalid.
+                Example: backoffice operators invite 7b2f…
+                """)
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Argument(help: "Operator id.") var id: String
+
+        func run() async throws {
+            try await runCommand {
+                let output = try await global.client().inviteOperator(
+                    path: .init(operatorId: id), headers: .init(idempotencyKey: global.changeKey()))
+                switch output {
+                case .created(let created):
+                    let body = try created.body.json
+                    if global.format == .table {
+                        print("email       \(body.email)\nexpires_at  \(body.expiresAt.formatted(.iso8601))")
+                        if let path = body.linkPath {
+                            print("link        \(global.serviceURL)\(path)\n(shown once: send it to the person now)")
+                        } else {
+                            print("link        (already delivered by the first response to this Idempotency-Key; it is kept nowhere)")
+                        }
+                    } else {
+                        try Printer(format: global.format).single(body, columns: ["email", "expires_at", "link_path"])
+                    }
+                case .default(let status, let problem): throw CLIFailure.from(status, problem)
+                }
             }
         }
     }

@@ -26,6 +26,20 @@ struct ConsoleClient: Sendable {
         return try await send(.post, path, body: Self.encode(fields), headers: headers)
     }
 
+    /// Posts `fields` and one file as `multipart/form-data`, as a browser sends a form with a file input.
+    func post(_ path: String, _ fields: [String: String], file: (field: String, name: String, bytes: String), csrf: String?) async throws -> Reply {
+        let boundary = "----console-test-\(UUID().uuidString)"
+        var body = ""
+        var all = fields
+        if let csrf { all["_csrf"] = csrf }
+        for (name, value) in all.sorted(by: { $0.key < $1.key }) {
+            body += "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n"
+        }
+        body += "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(file.field)\"; filename=\"\(file.name)\"\r\n"
+        body += "Content-Type: application/octet-stream\r\n\r\n\(file.bytes)\r\n--\(boundary)--\r\n"
+        return try await send(.post, path, body: body, headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"])
+    }
+
     private func send(_ method: HTTPRequest.Method, _ path: String, body: String?, headers extra: [String: String] = [:]) async throws -> Reply {
         var headers = HTTPFields()
         if let cookie { headers[.cookie] = cookie }

@@ -68,6 +68,8 @@ enum ContractOutcomes {
         createOperator platform_admin 422 validation_failed
         createOperator partner_admin 422 validation_failed
         disableOperator partner_admin 409 invalid_transition
+        inviteOperator platform_admin 409 invalid_transition
+        inviteOperator partner_admin 409 invalid_transition
         acceptOrder partner_admin 409 invalid_transition
         acceptOrder partner_staff 409 invalid_transition
         cancelOrder partner_admin 409 invalid_transition

@@ -48,3 +48,30 @@ document.querySelectorAll("table[data-live]").forEach((table) => {
     if (status) status.textContent = "Live updates paused: reload the page to resume them.";
   });
 });
+
+// Uploads: a form with data-progress shows how much of its file has been sent, then that the
+// server is checking it; the answer replaces the page as a normal post's would.
+document.querySelectorAll("form[data-progress]").forEach((form) => {
+  const status = document.getElementById(form.dataset.progress);
+  form.addEventListener("submit", (event) => {
+    if (!window.FormData || !status) return;
+    event.preventDefault();
+    const request = new XMLHttpRequest();
+    request.open("POST", form.action);
+    request.upload.addEventListener("progress", (progress) => {
+      if (progress.lengthComputable) status.textContent = `Sending the file: ${Math.round((progress.loaded / progress.total) * 100)} %`;
+    });
+    request.upload.addEventListener("load", () => { status.textContent = "Checking every line of the file…"; });
+    request.addEventListener("load", () => {
+      if (request.responseURL && new URL(request.responseURL).pathname !== new URL(form.action, location.href).pathname) {
+        location.assign(request.responseURL);
+      } else {
+        document.open();
+        document.write(request.responseText);
+        document.close();
+      }
+    });
+    request.addEventListener("error", () => { status.textContent = "The upload failed: check the connection and try again."; });
+    request.send(new FormData(form));
+  });
+});

@@ -46,6 +46,9 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     let submissionThrottle: AddressThrottle
     /// The hot lists, answered here instead of by `inner` (nil: `inner` answers them too).
     let hotLists: HandEncodedLists?
+    /// Whether a console request presents a live session: a console bulk upload (a goods file)
+    /// is read up to the bulk limit only from one; from anyone else, up to the ordinary limit.
+    var consoleSessionIsLive: (@Sendable (Request) async throws -> Bool)? = nil
 
     func respond(to request: Request, context: Context) async throws -> Response {
         let requestID = RequestID.accept(request.headers[.xRequestID])
@@ -61,7 +64,8 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
             response = try await RequestScope.$current.withValue(anonymous) {
                 var request = request
                 let path = request.uri.path  // built anew by each call: read once
-                let bulk = bulkPaths.contains(path)
+                var bulk = bulkPaths.contains(path)
+                if bulk, path.hasPrefix("/console/") { bulk = try await consoleSessionIsLive?(request) ?? false }
                 let limit = bulk ? maxBulkBodySize : maxBodySize
                 if let length = request.headers[.contentLength].flatMap(Int.init), length > limit { throw Problem.payloadTooLarge }
                 let inner = self.inner

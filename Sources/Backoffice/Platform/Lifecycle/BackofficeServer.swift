@@ -20,7 +20,7 @@ package struct ServerSettings: Sendable {
     package var maxBodySize: Int = 1 << 20
     /// Largest accepted body of a bulk upload (`bulkPaths`: a batch of 5,000 activity events).
     package var maxBulkBodySize: Int = 32 << 20
-    package var bulkPaths: Set<String> = ["/v1/activity", "/v1/goods/import"]
+    package var bulkPaths: Set<String> = ["/v1/activity", "/v1/goods/import", "/console/goods/import"]
     /// How often timed locks are checked for expiry.
     package var lockExpiryInterval: Duration = .seconds(5)
     /// How often unsettled payments are reconciled (nil: never, e.g. when a cron job does it),
@@ -121,11 +121,11 @@ package enum BackofficeServer {
             on: router, serverURL: URL(string: "/")!,
             configuration: Configuration(dateTranscoder: RFC3339DateTranscoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]),
             middlewares: [ProblemMiddleware(logger: logger), ETagMiddleware(), OperationScopeMiddleware()])
-        try Console(
+        let console = try Console(
             database: database, policies: policies, clientAddress: ClientAddress(trustedProxies: settings.trustedProxies),
             payments: settings.payments,
-            secondFactorKey: settings.secondFactorKey, liveUpdates: settings.consoleLiveUpdates
-        ).register(on: router)
+            secondFactorKey: settings.secondFactorKey, liveUpdates: settings.consoleLiveUpdates)
+        console.register(on: router)
         let throttle = AddressThrottle(
             limit: policies.security.failedAuthenticationLimit, window: .seconds(policies.security.failedAuthenticationWindowSeconds))
         let submissionThrottle = AddressThrottle(
@@ -136,7 +136,8 @@ package enum BackofficeServer {
             clientAddress: ClientAddress(trustedProxies: settings.trustedProxies), throttle: throttle, knownCredentials: KnownCredentials(),
             publicRoutes: .publicOperations, lagTolerantReads: .lagTolerantReads, stagedChanges: .stagedChanges, streamedBodies: .streamedBodies,
             submissionThrottle: submissionThrottle,
-            hotLists: handEncodedLists ? HandEncodedLists(database: database, policies: policies) : nil)
+            hotLists: handEncodedLists ? HandEncodedLists(database: database, policies: policies) : nil,
+            consoleSessionIsLive: { try await console.sessionIsLive($0) })
         return Application(
             responder: responder,
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "backoffice"),

@@ -1,0 +1,154 @@
+import Foundation
+import Hummingbird
+
+extension Console {
+    /// People and their access: the operators the role may see (a partner admin its own shop's,
+    /// a platform admin everyone), inviting a new or an existing person (a one-time link shown
+    /// once), disabling one (confirmed); API tokens (issue, shown once; revoke, confirmed); and the
+    /// invitation link's page, where the invited person sets a password.
+    func registerPeople(on group: RouterGroup<AppRequestContext>) {
+        navigation.add("/console/people", "People", needs: InviteOperator.action)
+        group.get("people") { request, context in
+            try await signedIn(request, context) { console in try await console.peoplePage(issues: []) }
+        }
+        group.post("people/new") { request, context in
+            try await signedIn(request, context) { console in
+                do {
+                    guard let role = Role(rawValue: console.form["role"] ?? "") else {
+                        throw DomainError.invalid([FieldIssue(field: "role", code: "unknown_role", message: "choose a role")])
+                    }
+                    let tenant = console.form.text("tenant_id").flatMap(UUID.init(uuidString:))
+                    let person = try await console.run(CreateOperator(email: console.form["email"] ?? "", role: role, tenantID: tenant))
+                    return try await console.invitationPage(try await console.run(InviteOperator(operatorID: person.id)))
+                } catch let refusal as DomainError {
+                    return try await console.peoplePage(issues: try FormRefusal.issues(refusal), values: console.form.values)
+                }
+            }
+        }
+        group.post("people/{id}/invite") { request, context in
+            try await signedIn(request, context) { console in
+                try await console.invitationPage(try await console.run(InviteOperator(operatorID: try Self.id(context))))
+            }
+        }
+        group.post("people/{id}/disable") { request, context in
+            try await signedIn(request, context) { console in
+                do {
+                    guard console.form["confirm"] == "yes" else {
+                        throw DomainError.invalid([FieldIssue(field: "confirm_disable", code: "unconfirmed", message: "tick the box to confirm")])
+                    }
+                    let person = try await console.run(
+                        DisableOperator(operatorID: try Self.id(context), reason: console.form.text("reason"), ifMatch: nil))
+                    return console.redirect("/console/people", flash: "\(person.email) is disabled: its sessions and tokens no longer work.")
+                } catch let refusal as DomainError {
+                    return try await console.peoplePage(issues: try FormRefusal.issues(refusal), values: console.form.values)
+                }
+            }
+        }
+        registerInvitation(on: group)
+    }
+
+    /// The invitation link's page: who is invited, and the new password (twice). Anyone with the
+    /// link may open it; it works once, within 24 hours.
+    private func registerInvitation(on group: RouterGroup<AppRequestContext>) {
+        group.get("invitation") { request, context in
+            let key = ConsoleForm(query: request.uri.query)["key"] ?? ""
+            return try await invitationAnswer(key: key, issues: [], context: context).response(secure: isSecure(request))
+        }
+        group.post("invitation") { request, context in
+            let requestID = RequestScope.current?.requestID ?? UUID().uuidString.lowercased()
+            do {
+                try checkForgery(request)
+                let form = try await ConsoleForm(request)
+                let key = form["key"] ?? ""
+                let password = form["password"] ?? ""
+                var issues: [FieldIssue] = []
+                do { try PasswordRules.check(password) } catch DomainError.invalid(let found) { issues = found }
+                if issues.isEmpty, password != form["confirm_password"] {
+                    issues.append(FieldIssue(field: "confirm_password", code: "mismatch", message: "is not the same password"))
+                }
+                guard issues.isEmpty else {
+                    return try await invitationAnswer(key: key, issues: issues, context: context).response(secure: isSecure(request))
+                }
+                let system = OperationContext(
+                    principal: .anonymous, requestID: requestID, sourceIP: RequestScope.current?.sourceIP, policies: policies)
+                _ = try await database.runAsSystem(
+                    AcceptInvitation(secretHash: SessionSecret(value: key).hash, passwordHash: try await PasswordRules.hash(password)),
+                    context: system)
+                return ConsoleAnswer.redirect(to: "/console/sign-in?welcome=1", flash: nil).response(secure: isSecure(request))
+            } catch DomainError.notFound {
+                return invitationGone().response(secure: isSecure(request))
+            } catch {
+                return ConsoleAnswer.page(pages.error(error, requestID: requestID, logger: context.logger)).response(secure: isSecure(request))
+            }
+        }
+    }
+
+    private func invitationAnswer(key: String, issues: [FieldIssue], context: AppRequestContext) async throws -> ConsoleAnswer {
+        let requestID = RequestScope.current?.requestID ?? UUID().uuidString.lowercased()
+        let system = OperationContext(principal: .anonymous, requestID: requestID, sourceIP: RequestScope.current?.sourceIP, policies: policies)
+        guard SessionSecret(value: key).isWellFormed,
+            let found = try await database.readAsSystem(OpenInvitation(secretHash: SessionSecret(value: key).hash), context: system)
+        else { return invitationGone() }
+        var values: [String: Any] = [
+            "title": "Set your password", "email": found.email, "key": key, "role": found.role.rawValue.replacingOccurrences(of: "_", with: " "),
+            "minimum": PasswordRules.minimumLength,
+        ]
+        FormRefusal(issues).add(to: &values)
+        return .page(pages.render("invitation", values, status: issues.isEmpty ? .ok : .unprocessableContent))
+    }
+
+    private func invitationGone() -> ConsoleAnswer {
+        .page(
+            pages.error(
+                status: .notFound, title: "This link no longer works",
+                detail: "An invitation works once, for 24 hours, and a newer one replaces it. Ask whoever invited you for a new link.",
+                requestID: nil))
+    }
+}
+
+extension ConsoleRequest {
+    /// The people the role may see, with the forms to invite and disable; `issues` in place (422).
+    fileprivate func peoplePage(issues: [FieldIssue], values: [String: String] = [:]) async throws -> ConsoleAnswer {
+        let platform = principal.knownRole?.isPlatform ?? false
+        let tenant = platform ? console(tenant: form.text("tenant")) : principal.tenantID
+        let after = form.text("after").flatMap(UUID.init(uuidString:)) ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        let found = try await read(ListOperators(tenantID: tenant, afterID: after, limit: Console.pageSize + 1))
+        let people = found.prefix(Console.pageSize)
+        let roles: [Role] = platform ? Role.allCases.filter { $0 != .appService } : [.partnerStaff, .partnerAdmin]
+        var data: [String: Any] = [
+            "people": people.filter { $0.kind == "person" }.map { PersonView($0, me: principal.operatorID) }, "values": values,
+            "roles": ConsoleOption.all(roles.map(\.rawValue), selected: values["role"] ?? roles.first?.rawValue),
+            "canDisable": may(DisableOperator.action), "canCreate": may(CreateOperator.action),
+        ]
+        if platform { data["platform"] = true }
+        if found.count > Console.pageSize, let last = people.last {
+            data["next"] = ConsoleLinks.path("/console/people", ["tenant": tenant?.text, "after": last.id.text])
+        }
+        FormRefusal(issues).add(to: &data)
+        return page("people", title: "People", status: issues.isEmpty ? .ok : .unprocessableContent, data)
+    }
+
+    private func console(tenant text: String?) -> UUID? { text.flatMap(UUID.init(uuidString:)) }
+
+    /// The link of a new invitation, shown this once.
+    fileprivate func invitationPage(_ invitation: Invitation) async throws -> ConsoleAnswer {
+        let origin = request.head.authority.map { "\(request.headers[.xForwardedProto] == "https" ? "https" : "http")://\($0)" } ?? ""
+        return page(
+            "invitation-link", title: "Invitation for \(invitation.email)",
+            ["email": invitation.email, "link": origin + invitation.path, "expires": ConsoleTime.text(invitation.expiresAt)])
+    }
+}
+
+/// A person as the people page shows it.
+struct PersonView {
+    let id: String, email: String, role: String, status: String, active: Bool, isMe: Bool
+
+    init(_ person: Operator, me: UUID?) {
+        id = person.id.text
+        email = person.email
+        role = person.role.rawValue.replacingOccurrences(of: "_", with: " ")
+        status = person.status
+        active = person.status == "active"
+        isMe = person.id == me
+    }
+}
