@@ -420,6 +420,27 @@ def manager_runs_a_challenge(browser):
     expect("Settled: paid 500 FP" in browser.text(".flash"), f"settled (saw {browser.text('main')[:200]!r})")
 
 
+def other_pages_are_accessible(admin, manager):
+    """The pages no scenario above walks through open, fit 360 px, and pass axe-core."""
+    for browser, paths in [
+        (admin, ["/console/home", "/console/people", "/console/tokens", "/console/goods/import", "/console/security"]),
+        (manager, ["/console/earning-rules", "/console/policies", "/console/badges", "/console/shop-applications",
+                   "/console/messages/new", "/console/challenges/new", "/console/appeals"]),
+    ]:
+        for path in paths:
+            browser.open(path)
+            expect(browser.driver.find_elements(By.CSS_SELECTOR, "header nav"), f"{path} opens in the layout (at {browser.path()})")
+    manager.open("/console/accounts?status=active")
+    manager.driver.find_element(By.CSS_SELECTOR, "table tbody a").click()
+    manager.driver.find_element(By.LINK_TEXT, "FitPoints balance and ledger").click()
+    manager.check_accessibility()
+    expect("Balance" in manager.text("#balance"), "a customer's FitPoints")
+    admin.open("/console/home")
+    admin.screenshot("home")
+    manager.open("/console/earning-rules")
+    manager.screenshot("earning-rules")
+
+
 def partner_admin_sets_up_a_second_factor(browser):
     """A partner admin turns on the second factor from the Security page by scanning its QR code
     (read by zbarimg from the page as rendered), sees ten recovery codes once, and signs in again
@@ -484,6 +505,7 @@ def main():
              lambda: manager_publishes_a_maintenance_notice(manager)),
             ("a manager runs a challenge: live board, preview, settle", lambda: manager_runs_a_challenge(manager)),
             ("an auditor filters the log and verifies the chain", lambda: auditor_filters_and_verifies(auditor)),
+            ("every other page opens and passes axe-core", lambda: other_pages_are_accessible(admin, manager)),
             ("lockout after the policy's failures", lambda: lockout(stranger)),
             ("a partner admin sets up a second factor by its QR code and signs in with a code",
              lambda: partner_admin_sets_up_a_second_factor(stranger)),

@@ -97,7 +97,9 @@ extension ConsoleRequest {
     /// its history; `issues` next to the move's fields (422).
     fileprivate func accountPage(_ id: UUID, issues: [FieldIssue], values: [String: String] = [:]) async throws -> ConsoleAnswer {
         let customer = try await read(GetCustomerAccount(id: id))
-        var data: [String: Any] = ["account": AccountView(customer), "values": values, "version": customer.etag]
+        var data: [String: Any] = [
+            "account": AccountView(customer), "values": values, "version": customer.etag, "canFitPoints": may(GetWalletBalance.action),
+        ]
         FormRefusal(issues).add(to: &data)
         if let lock = customer.lock {
             var shown: [String: Any] = ["reason": lock.reason, "at": ConsoleTime.text(lock.lockedAt), "cause": lock.cause.rawValue]

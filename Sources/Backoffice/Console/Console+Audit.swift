@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOCore
 
 extension Console {
     /// The audit log (auditors, managers, a partner admin its own tenant's): filters by actor,
@@ -11,6 +12,9 @@ extension Console {
             try await signedIn(request, context) { console in
                 let form = console.form
                 var data: [String: Any] = ["values": form.values, "canVerify": console.may(VerifyAuditLog.action)]
+                if console.may(ExportAuditEvents.action) {
+                    data["export"] = ConsoleLinks.path("/console/audit/export", form.values.filter { $0.key != "cursor" }.mapValues { Optional($0) })
+                }
                 do {
                     let filter = try AuditPage.filter(form)
                     let after = try Cursor.number(form.text("cursor")) ?? 0
@@ -27,6 +31,17 @@ extension Console {
                     FormRefusal(try FormRefusal.issues(refusal)).add(to: &data)
                 }
                 return console.page("audit", title: "Audit log", data)
+            }
+        }
+        group.get("audit/export") { request, context in
+            try await signedIn(request, context, holdsTransaction: false) { console in
+                let lines = try await console.read(ExportAuditEvents(log: AuditLog(database: database), filter: try AuditPage.filter(console.form)))
+                return .download(
+                    name: "audit-events.jsonl", contentType: "application/jsonl",
+                    body: ResponseBody { writer in
+                        for try await line in lines { try await writer.write(ByteBuffer(bytes: line)) }
+                        try await writer.finish(nil)
+                    })
             }
         }
         group.get("audit/verify") { request, context in

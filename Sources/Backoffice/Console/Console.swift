@@ -56,6 +56,12 @@ package struct Console: Sendable {
         registerMessages(on: group)
         registerChallenges(on: group)
         registerPeople(on: group)
+        registerFitPoints(on: group)
+        registerShops(on: group)
+        registerAccess(on: group)
+        registerContentPolicies(on: group)
+        registerEarningRules(on: group)
+        registerBadges(on: group)
     }
 
     /// A page or action that needs a signed-in operator. Reads run in a read session, POSTs in

@@ -29,6 +29,17 @@ struct ConsoleAuditTests {
                 #expect(event.status == 200)
                 #expect(event.text.contains("Before") && event.text.contains("After"))
                 #expect(event.text.contains("&quot;status&quot; : &quot;locked&quot;"), "the after snapshot, escaped")
+                #expect(
+                    log.text.contains("href=\"/console/audit/export?action=accounts.lock&amp;target_id=\(customer.id.text)\""),
+                    "the export keeps the filters")
+                let export = try await auditor.get("/console/audit/export?action=accounts.lock&target_id=\(customer.id.text)")
+                #expect(export.status == 200)
+                #expect(export.headers[.contentDisposition] == "attachment; filename=\"audit-events.jsonl\"")
+                let lines = export.text.split(separator: "\n")
+                #expect(lines.count == 1, "only the filtered event")
+                #expect(
+                    lines.allSatisfy { $0.contains("\"action\": \"accounts.lock\"") && $0.contains("\"hash\": ") },
+                    "jsonb's text form, as audit export writes it")
                 let bad = try await auditor.get("/console/audit?actor_id=not-a-uuid&since=yesterday")
                 #expect(bad.status == 200)
                 #expect(bad.text.contains("id=\"actor_id-error\"") && bad.text.contains("id=\"since-error\""))

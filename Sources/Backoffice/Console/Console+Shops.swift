@@ -1,0 +1,96 @@
+import Foundation
+import Hummingbird
+
+extension Console {
+    /// Shop applications (backend managers; auditors read them masked): the queue by state, an
+    /// application's page with its eligibility checks, approve (a shop and its admin are made)
+    /// and reject with a reason, confirmed — the API's use cases, audited.
+    func registerShops(on group: RouterGroup<AppRequestContext>) {
+        navigation.add("/console/shop-applications", "Shop applications", needs: ListShopApplications.action)
+        group.get("shop-applications") { request, context in
+            try await signedIn(request, context) { console in
+                let status = try ShopApplication.Status(known: console.form.text("status") ?? "pending")
+                let after = try Cursor.timeAndID(console.form.text("cursor"))
+                let found = try await console.read(ListShopApplications(status: status, after: after, limit: Self.pageSize + 1))
+                let (page, cursor) = keysetPage(found, limit: Self.pageSize) { Cursor.timeAndID($0.submittedAt, $0.id) }
+                var data: [String: Any] = [
+                    "applications": page.map(ShopApplicationView.init), "hasApplications": !page.isEmpty, "state": status.rawValue,
+                    "tabs": ["pending", "approved", "rejected"].map {
+                        ConsoleOption(value: $0, label: $0.capitalized, selected: $0 == status.rawValue)
+                    },
+                ]
+                if let cursor { data["next"] = ConsoleLinks.path("/console/shop-applications", ["status": status.rawValue, "cursor": cursor]) }
+                return console.page("shop-applications", title: "Shop applications", data)
+            }
+        }
+        group.get("shop-applications/{id}") { request, context in
+            try await signedIn(request, context) { console in try await console.shopApplicationPage(try Self.id(context), issues: []) }
+        }
+        group.post("shop-applications/{id}/approve") { request, context in
+            try await signedIn(request, context) { console in
+                let id = try Self.id(context)
+                do {
+                    let approval = try await console.run(
+                        ApproveShopApplication(applicationID: id, slug: console.form.text("slug"), reason: console.form.text("reason")))
+                    return console.redirect(
+                        "/console/shop-applications/\(id.text)",
+                        flash: "Approved: the shop \(approval.tenant.slug) exists, with \(approval.admin.email) as its admin.")
+                } catch let refusal as DomainError {
+                    return try await console.shopApplicationPage(
+                        id, issues: try FormRefusal.issues(refusal, conflictFields: ["slug_taken": "slug"]), values: console.form.values)
+                }
+            }
+        }
+        group.post("shop-applications/{id}/reject") { request, context in
+            try await signedIn(request, context) { console in
+                let id = try Self.id(context)
+                do {
+                    guard console.form["confirm"] == "yes" else {
+                        throw DomainError.invalid([FieldIssue(field: "confirm_reject", code: "unconfirmed", message: "tick the box to confirm")])
+                    }
+                    _ = try await console.run(RejectShopApplication(applicationID: id, reason: console.form.text("reason")))
+                    return console.redirect("/console/shop-applications/\(id.text)", flash: "Rejected: the applicant is told why.")
+                } catch let refusal as DomainError {
+                    return try await console.shopApplicationPage(id, issues: try FormRefusal.issues(refusal), values: console.form.values)
+                }
+            }
+        }
+    }
+}
+
+extension ConsoleRequest {
+    fileprivate func shopApplicationPage(_ id: UUID, issues: [FieldIssue], values: [String: String] = [:]) async throws -> ConsoleAnswer {
+        let application = try await read(GetShopApplication(id: id))
+        var data: [String: Any] = ["application": ShopApplicationView(application), "values": values]
+        if application.status == .pending {
+            if may(ApproveShopApplication.action) && application.eligible { data["canApprove"] = true }
+            if may(RejectShopApplication.action) { data["canReject"] = true }
+        }
+        FormRefusal(issues).add(to: &data)
+        return page("shop-application", title: application.legalName, status: issues.isEmpty ? .ok : .unprocessableContent, data)
+    }
+}
+
+/// A shop application as the queue and its page show it.
+struct ShopApplicationView {
+    struct Check { let check: String, passed: Bool, detail: String }
+    let id: String, legalName: String, contactEmail: String, taxID: String, address: String, payout: String, status: String
+    let submitted: String, eligible: Bool, checks: [Check], decisionReason: String?
+
+    init(_ application: ShopApplication) {
+        id = application.id.text
+        legalName = application.legalName
+        contactEmail = application.contactEmail
+        taxID = application.taxID
+        let a = application.address
+        address = [a.line1, a.line2, a.city, a.region, a.postalCode, a.country].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ", ")
+        payout =
+            "\(application.payoutAccountHolder), account ending \(application.payoutAccountLast4)"
+            + (application.payoutAccountReference == nil ? " (not verified)" : " (verified)")
+        status = application.status.rawValue
+        submitted = ConsoleTime.text(application.submittedAt)
+        eligible = application.eligible
+        checks = application.checks.map { Check(check: $0.check.replacingOccurrences(of: "_", with: " "), passed: $0.passed, detail: $0.detail) }
+        decisionReason = application.decisionReason
+    }
+}

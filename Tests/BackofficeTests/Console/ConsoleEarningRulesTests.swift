@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+@testable import Backoffice
+
+@Suite("Console earning rules: a dry run over past activity, shown in place, before saving")
+struct ConsoleEarningRulesTests {
+    @Test(
+        "a manager changes a rate, sees what it would have paid (nothing saved), then saves it (audited via console); a bad cap is refused next to its field; an auditor may not save"
+    )
+    func dryRunThenSave() async throws {
+        try await TestEnvironment.with { env in
+            _ = try await env.database.run(
+                SetEarningRules(
+                    .init(
+                        metrics: [.init(metric: "steps", pointsPerUnit: 0.01, dailyCap: 100)],
+                        events: [.init(name: "subscription_renewal", points: 200)])),
+                context: env.context(.backendManager))
+            try await env.withApp { client in
+                let manager = try await ConsoleClient.signedIn(env, client, as: env.fixture.principals[.backendManager]?.operatorID)
+                let page = try await manager.get("/console/earning-rules")
+                #expect(page.status == 200)
+                #expect(
+                    page.text.contains("id=\"steps_rate\" name=\"steps_rate\" inputmode=\"decimal\" value=\"0.01\""), "the rules in force, filled in")
+                let sets = try await env.auditCount("fitpoints_rules.set")
+                let fields = ["steps_rate": "0.02", "steps_cap": "150", "events": "subscription_renewal 200", "badges": "", "days": "30"]
+                let bad = try await manager.post("/console/earning-rules/preview", fields.merging(["steps_cap": "-5"]) { $1 }, csrf: page.csrf)
+                #expect(bad.status == 422 && bad.text.contains("id=\"steps_cap-error\""), "next to the cap")
+                let preview = try await manager.post("/console/earning-rules/preview", fields, csrf: page.csrf)
+                #expect(preview.status == 200)
+                #expect(
+                    preview.text.contains("Dry run: what these rules would have paid (nothing was saved)")
+                        && preview.text.contains("<code>steps</code>"))
+                #expect(try await env.auditCount("fitpoints_rules.set") == sets, "a dry run saves nothing")
+                #expect(preview.text.contains("name=\"steps_rate\" value=\"0.02\""), "the save form carries the same rules")
+                let saved = try await manager.post("/console/earning-rules", fields, csrf: page.csrf)
+                #expect(saved.status == 303)
+                let viaConsole = try await env.ownerScalar(
+                    "SELECT count(*) FROM audit_events WHERE action = 'fitpoints_rules.set' AND session_id IS NOT NULL", as: Int64.self)
+                #expect(viaConsole == 1)
+                #expect(try await manager.get("/console/earning-rules").text.contains("value=\"0.02\""))
+
+                let auditor = try await ConsoleClient.signedIn(env, client, as: env.fixture.principals[.auditor]?.operatorID)
+                let read = try await auditor.get("/console/earning-rules")
+                #expect(read.status == 200)
+                #expect(try await auditor.post("/console/earning-rules", fields, csrf: read.csrf).status == 403)
+            }
+        }
+    }
+}
+
+@Suite("Console badges")
+struct ConsoleBadgesTests {
+    @Test(
+        "a manager creates a badge (audited via console); a taken slug and a bad threshold are refused next to their fields; a partner has no badges page"
+    )
+    func createBadge() async throws {
+        try await TestEnvironment.with { env in
+            try await env.withApp { client in
+                let manager = try await ConsoleClient.signedIn(env, client, as: env.fixture.principals[.backendManager]?.operatorID)
+                let page = try await manager.get("/console/badges")
+                #expect(page.status == 200)
+                let fields = ["name": "Marathoner", "slug": "marathoner", "metric": "distance_m", "threshold": "42195"]
+                #expect(try await manager.post("/console/badges/new", fields, csrf: page.csrf).status == 303)
+                #expect(try await manager.get("/console/badges").text.contains("42195 distance m in one event"))
+                let viaConsole = try await env.ownerScalar(
+                    "SELECT count(*) FROM audit_events WHERE action = 'badges.create' AND session_id IS NOT NULL", as: Int64.self)
+                #expect(viaConsole == 1)
+                let taken = try await manager.post("/console/badges/new", fields, csrf: page.csrf)
+                #expect(taken.status == 422 && taken.text.contains("id=\"slug-error\""))
+                let bad = try await manager.post(
+                    "/console/badges/new", fields.merging(["slug": "other", "threshold": "far"]) { $1 }, csrf: page.csrf)
+                #expect(bad.status == 422 && bad.text.contains("id=\"threshold-error\""))
+                let partner = try await ConsoleClient.signedIn(env, client, as: env.fixture.partners[0].admin.operatorID)
+                #expect(try await partner.get("/console/badges").status == 403)
+            }
+        }
+    }
+}
