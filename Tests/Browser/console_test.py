@@ -332,14 +332,48 @@ def keyboard_only(browser):
     expect(outline not in ("none", ""), "focus is visible")
 
 
-def staff_meets_another_tenant(staff, good_path):
-    """A partner's staff opening another tenant's good sees a 404 page in the console's layout."""
+def staff_meets_another_tenant(staff, paths):
+    """A partner's staff opening another tenant's order or good sees a 404 page, and the staff page
+    (People) a 403 page, in the console's layout."""
     staff.open("/console/sign-in")
     staff.sign_in("staff@peak-protein.example", PASSWORDS["staff@peak-protein.example"])
-    staff.open(good_path)
-    expect(staff.heading() == "Not found", f"another tenant's good is a 404 page (saw {staff.heading()!r})")
-    expect(staff.driver.find_elements(By.CSS_SELECTOR, "header nav"), "in the console's layout")
+    for path in paths:
+        staff.open(path)
+        expect(staff.heading() == "Not found", f"another tenant's {path} is a 404 page (saw {staff.heading()!r})")
+        expect(staff.driver.find_elements(By.CSS_SELECTOR, "header nav"), "in the console's layout")
     staff.screenshot("not-found")
+    staff.open("/console/people")
+    expect(staff.heading() == "Not allowed", f"the staff page is a 403 page for staff (saw {staff.heading()!r})")
+    expect("People" not in staff.text("header nav"), "and not in staff's navigation")
+
+
+def platform_admin_invites_a_person(admin_browser, newcomer):
+    """A platform admin (password and code) sees the tenants, invites a person from People; the
+    person opens the link, sets a password and signs in."""
+    email = "admin@healthtrack.example"
+    admin_browser.open("/console/sign-in")
+    admin_browser.sign_in(email, PASSWORDS[email])
+    admin_browser.open("/console/tenants")
+    expect("green-grocer" in admin_browser.text("#tenants"), "the tenants")
+    admin_browser.open("/console/people")
+    invitee = f"newcomer-{uuid.uuid4().hex[:6]}@healthtrack.example"
+    admin_browser.fill({"email": invitee})
+    admin_browser.choose("role", "auditor")
+    admin_browser.submit()
+    link = admin_browser.field("invitation-link").get_attribute("value")
+    expect("/console/invitation?key=" in link, f"the link, shown once (saw {link!r})")
+    newcomer.driver.get(link)
+    newcomer.check_accessibility()
+    expect(invitee in newcomer.text(), "the invitation names the person")
+    newcomer.fill({"password": "short", "confirm_password": "short"})
+    newcomer.submit()
+    expect(newcomer.field("password").get_attribute("aria-invalid") == "true", "a short password is refused next to the field")
+    password = "a newcomer's own passphrase"
+    newcomer.fill({"password": password, "confirm_password": password})
+    newcomer.submit()
+    expect("password is set" in newcomer.text(), "sent to sign-in")
+    newcomer.sign_in(invitee, password)
+    expect(newcomer.path().startswith("/console/sign-in/enrol"), f"an auditor sets up a second factor first (at {newcomer.path()})")
 
 
 def lockout(browser):
@@ -489,8 +523,8 @@ def sign_out(browser):
 
 
 def main():
-    admin, staff, stranger, manager, auditor = Browser(), Browser(), Browser(), Browser(), Browser()
-    browsers = [admin, staff, stranger, manager, auditor]
+    admin, staff, stranger, manager, auditor, platform, newcomer = (Browser() for _ in range(7))
+    browsers = [admin, staff, stranger, manager, auditor, platform, newcomer]
     try:
         scenarios = [
             ("a partner admin creates a good named <img …> and fixes a refused form", lambda: partner_admin_creates_a_good(admin)),
@@ -498,7 +532,7 @@ def main():
             ("a partner admin accepts and ships an order and reads its trail", lambda: partner_admin_ships_an_order(admin)),
             ("a form without its CSRF token is refused", lambda: forged_form_is_refused(admin)),
             ("the keyboard reaches the content; focus is visible", lambda: keyboard_only(admin)),
-            ("another tenant's good is a 404 page", lambda: staff_meets_another_tenant(staff, good_path(admin))),
+            ("another tenant's order and good are 404 pages; the staff page is 403", lambda: staff_meets_another_tenant(staff, [order_path(admin), good_path(admin)])),
             ("an expired session signs in again and comes back", lambda: expired_session_comes_back(admin)),
             ("a manager locks and unlocks an account with a reason", lambda: manager_locks_and_unlocks(manager)),
             ("a manager publishes a maintenance notice: 2 h ahead refused in place, 25 h ahead published",
@@ -506,6 +540,7 @@ def main():
             ("a manager runs a challenge: live board, preview, settle", lambda: manager_runs_a_challenge(manager)),
             ("an auditor filters the log and verifies the chain", lambda: auditor_filters_and_verifies(auditor)),
             ("every other page opens and passes axe-core", lambda: other_pages_are_accessible(admin, manager)),
+            ("a platform admin invites a person, who sets a password from the link", lambda: platform_admin_invites_a_person(platform, newcomer)),
             ("lockout after the policy's failures", lambda: lockout(stranger)),
             ("a partner admin sets up a second factor by its QR code and signs in with a code",
              lambda: partner_admin_sets_up_a_second_factor(stranger)),
@@ -528,6 +563,12 @@ def main():
             print(f"  - {failure}", file=sys.stderr)
         sys.exit(1)
     print("browser tests: every scenario passed; axe-core found no serious or critical violation", file=sys.stderr)
+
+
+def order_path(browser):
+    """The path of an order in the signed-in partner's board (its "Shipped" tab)."""
+    browser.open("/console/orders?status=shipped")
+    return browser.driver.find_element(By.CSS_SELECTOR, "table tbody a").get_attribute("href")[len(URL):]
 
 
 def good_path(browser):

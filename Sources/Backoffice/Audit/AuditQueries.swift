@@ -46,3 +46,25 @@ package struct VerifyAuditLog: Query {
         try await log.verify(checkpoint: checkpoint, context: unit.context)
     }
 }
+
+/// Who last changed a target of the principal's tenant, and when, from its latest audit event:
+/// what a stale edit's message names. Read by the operator whose edit was refused, whatever its
+/// role may read of the log (it learns only who and when, of a record it was editing).
+package struct LastChange: Query {
+    package static let action: Action = "audit.read"
+    let targetType: String
+    let targetID: String
+
+    package init(targetType: String, targetID: String) { (self.targetType, self.targetID) = (targetType, targetID) }
+
+    package func read(in unit: UnitOfWork) async throws -> (who: String, at: Date)? {
+        try await unit.first(
+            """
+            SELECT coalesce(o.email, e.actor_role), e.occurred_at FROM audit_events e
+            LEFT JOIN operators o ON o.tenant_id = e.tenant_id AND o.id = e.actor_id
+            WHERE e.target_id = \(targetID) AND e.target_type = \(targetType) AND e.tenant_id = \(unit.principal.tenantID)
+            ORDER BY e.id DESC LIMIT 1
+            """
+        ) { try $0.decode((String, Date).self) }
+    }
+}

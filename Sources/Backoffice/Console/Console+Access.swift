@@ -38,9 +38,7 @@ extension Console {
         group.post("tokens/{id}/revoke") { request, context in
             try await signedIn(request, context) { console in
                 do {
-                    guard console.form["confirm"] == "yes" else {
-                        throw DomainError.invalid([FieldIssue(field: "confirm_revoke", code: "unconfirmed", message: "tick the box to confirm")])
-                    }
+                    try console.form.confirm("revoke")
                     let token = try await console.run(RevokeToken(tokenID: try Self.id(context)))
                     return console.redirect("/console/tokens", flash: "Revoked \(token.name): it is refused from now on.")
                 } catch let refusal as DomainError {
@@ -68,7 +66,7 @@ extension Console {
 
 extension ConsoleRequest {
     fileprivate func tokensPage(issues: [FieldIssue], values: [String: String] = [:]) async throws -> ConsoleAnswer {
-        let start = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        let start = ConsoleLinks.firstID
         let after = form.text("after").flatMap(UUID.init(uuidString:)) ?? start
         let found = try await read(ListTokens(operatorID: nil, afterID: after, limit: Console.pageSize + 1))
         let tokens = found.prefix(Console.pageSize)

@@ -86,9 +86,7 @@ extension ConsoleRequest {
         case .unlock: return try await run(UnlockAccount(customerID: id, reason: reason, ifMatch: version))
         case .restore: return try await run(RestoreAccount(customerID: id, reason: reason, ifMatch: version))
         case .delete:
-            guard form["confirm"] == "yes" else {
-                throw DomainError.invalid([FieldIssue(field: "confirm_delete", code: "unconfirmed", message: "tick the box to confirm")])
-            }
+            try form.confirm("delete")
             return try await run(DeleteAccount(customerID: id, reason: reason, ifMatch: version))
         }
     }

@@ -57,9 +57,7 @@ extension Console {
                 let id = try Self.id(context)
                 let dryRun = console.form["dry_run"] == "yes"
                 do {
-                    if !dryRun, console.form["confirm"] != "yes" {
-                        throw DomainError.invalid([FieldIssue(field: "confirm_settle", code: "unconfirmed", message: "tick the box to confirm")])
-                    }
+                    if !dryRun { try console.form.confirm("settle") }
                     let (_, settlement) = try await console.run(SettleChallenge(challengeID: id, dryRun: dryRun))
                     if dryRun { return try await console.challengePage(id, preview: settlement) }
                     return console.redirect(

@@ -59,7 +59,9 @@ extension Console {
                     return console.redirect("/console/goods/\(good.id.text)", flash: "Saved \(good.name).")
                 } catch let refusal as DomainError {
                     let current = try await console.read(GetGood(id: id))
-                    return try console.goodForm(values: console.form.values, issues: GoodForm.issues(refusal, current: current), good: current)
+                    let change = try await console.readOwn(LastChange(targetType: "good", targetID: id.text))
+                    return try console.goodForm(
+                        values: console.form.values, issues: GoodForm.issues(refusal, changedBy: change), good: current)
                 }
             }
         }
@@ -167,12 +169,12 @@ struct GoodForm {
         ]
     }
 
-    /// The refusal as issues next to the form's fields; an `If-Match` conflict says when the
-    /// good was saved.
-    static func issues(_ refusal: DomainError, current: Good? = nil) throws -> [FieldIssue] {
-        let when = current.map { " (saved \(ConsoleTime.text($0.updatedAt)))" } ?? ""
+    /// The refusal as issues next to the form's fields; an `If-Match` conflict says who saved
+    /// the good since, and when.
+    static func issues(_ refusal: DomainError, changedBy change: (who: String, at: Date)? = nil) throws -> [FieldIssue] {
+        let who = change.map { "\($0.who) changed this good at \(ConsoleTime.text($0.at))" } ?? "Someone changed this good"
         return try FormRefusal.issues(
             refusal, fieldNames: ["price_cents": "price"], conflictFields: ["sku_taken": "sku"],
-            changed: "Someone changed this good after you opened it\(when). Your edits are kept below: reload the page to see theirs.")
+            changed: "\(who), after you opened it. Your edits are kept below: reload the page to see theirs.")
     }
 }

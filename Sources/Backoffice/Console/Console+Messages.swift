@@ -62,9 +62,7 @@ extension Console {
             try await signedIn(request, context) { console in
                 let id = try Self.id(context)
                 do {
-                    guard console.form["confirm"] == "yes" else {
-                        throw DomainError.invalid([FieldIssue(field: "confirm_retract", code: "unconfirmed", message: "tick the box to confirm")])
-                    }
+                    try console.form.confirm("retract")
                     _ = try await console.run(RetractMessage(messageID: id, reason: console.form.text("reason"), ifMatch: console.form["version"]))
                     return console.redirect("/console/messages/\(id.text)", flash: "Retracted: the app no longer shows it.")
                 } catch let refusal as DomainError {

@@ -48,9 +48,7 @@ extension Console {
 extension ConsoleRequest {
     /// Runs `move` on the order with the form's fields; a destructive move needs its confirmation.
     fileprivate func move(_ move: OrderBoard.Move, order id: UUID, payments: any PaymentGateway) async throws -> OrderDetail {
-        if move.isDestructive, form["confirm"] != "yes" {
-            throw DomainError.invalid([FieldIssue(field: "confirm_\(move.rawValue)", code: "unconfirmed", message: "tick the box to confirm")])
-        }
+        if move.isDestructive { try form.confirm(move.rawValue) }
         switch move {
         case .accept: return try await run(AcceptOrder(orderID: id))
         case .deliver: return try await run(DeliverOrder(orderID: id))

@@ -33,9 +33,7 @@ extension Console {
         group.post("people/{id}/disable") { request, context in
             try await signedIn(request, context) { console in
                 do {
-                    guard console.form["confirm"] == "yes" else {
-                        throw DomainError.invalid([FieldIssue(field: "confirm_disable", code: "unconfirmed", message: "tick the box to confirm")])
-                    }
+                    try console.form.confirm("disable")
                     let person = try await console.run(
                         DisableOperator(operatorID: try Self.id(context), reason: console.form.text("reason"), ifMatch: nil))
                     return console.redirect("/console/people", flash: "\(person.email) is disabled: its sessions and tokens no longer work.")
@@ -111,7 +109,7 @@ extension ConsoleRequest {
     fileprivate func peoplePage(issues: [FieldIssue], values: [String: String] = [:]) async throws -> ConsoleAnswer {
         let platform = principal.knownRole?.isPlatform ?? false
         let tenant = platform ? console(tenant: form.text("tenant")) : principal.tenantID
-        let after = form.text("after").flatMap(UUID.init(uuidString:)) ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        let after = form.text("after").flatMap(UUID.init(uuidString:)) ?? ConsoleLinks.firstID
         let found = try await read(ListOperators(tenantID: tenant, afterID: after, limit: Console.pageSize + 1))
         let people = found.prefix(Console.pageSize)
         let roles: [Role] = platform ? Role.allCases.filter { $0 != .appService } : [.partnerStaff, .partnerAdmin]

@@ -45,9 +45,7 @@ extension Console {
             try await signedIn(request, context) { console in
                 let id = try Self.id(context)
                 do {
-                    guard console.form["confirm"] == "yes" else {
-                        throw DomainError.invalid([FieldIssue(field: "confirm_reject", code: "unconfirmed", message: "tick the box to confirm")])
-                    }
+                    try console.form.confirm("reject")
                     _ = try await console.run(RejectShopApplication(applicationID: id, reason: console.form.text("reason")))
                     return console.redirect("/console/shop-applications/\(id.text)", flash: "Rejected: the applicant is told why.")
                 } catch let refusal as DomainError {

@@ -62,6 +62,9 @@ struct ConsoleOption {
 
 /// Console links with query strings.
 enum ConsoleLinks {
+    /// The smallest id: where a list paged by id starts.
+    static let firstID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+
     /// `path` with the non-nil `query` items, percent-encoded, in key order.
     static func path(_ path: String, _ query: [String: String?]) -> String {
         var components = URLComponents()

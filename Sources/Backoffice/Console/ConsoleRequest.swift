@@ -166,6 +166,14 @@ struct ConsoleForm: Sendable {
         return value
     }
 
+    /// Refuses (422, `confirm_<move>` next to its checkbox) a destructive move whose form was sent
+    /// without its confirmation ticked (`confirm=yes`).
+    func confirm(_ move: String) throws {
+        guard fields["confirm"] == "yes" else {
+            throw DomainError.invalid([FieldIssue(field: "confirm_\(move)", code: "unconfirmed", message: "tick the box to confirm")])
+        }
+    }
+
     /// The sent values, to fill a form again after a refusal.
     var values: [String: String] { fields.filter { $0.key != "_csrf" } }
 

@@ -127,7 +127,9 @@ struct ConsoleGoodsTests {
         }
     }
 
-    @Test("saving a good someone changed since the form was opened is refused with the edits kept and a reload link; the other change stands")
+    @Test(
+        "saving a good someone changed since the form was opened is refused with who changed it and when, the edits kept and a reload link; the other change stands"
+    )
     func staleEdit() async throws {
         try await TestEnvironment.with { env in
             try await env.withApp { client in
@@ -145,7 +147,10 @@ struct ConsoleGoodsTests {
                     path, ["version": "\"1\"", "name": "Mine", "category": "snacks", "price": "1.00", "stock": "1", "status": "draft"],
                     csrf: try #require(form.csrf))
                 #expect(stale.status == 422)
-                #expect(stale.text.contains("Someone changed this good after you opened it"))
+                let email = try #require(
+                    try await env.ownerScalar(
+                        "SELECT email FROM operators WHERE id = '\(env.fixture.partners[0].admin.operatorID!)'", as: String.self))
+                #expect(stale.text.contains("\(email) changed this good at "), "who changed it, and when")
                 #expect(stale.text.contains("value=\"Mine\""), "the edits are kept")
                 #expect(stale.text.contains(">Reload</a>"))
                 #expect(try await env.ownerScalar("SELECT name FROM goods WHERE id = '\(id)'", as: String.self) == "Theirs")
