@@ -90,7 +90,7 @@ struct TOTPCode: ParsableCommand {
         discussion: """
             SECRET is base32, as the console's enrolment page and `backoffice dev`'s banner show it (spaces \
             and case ignored). Prints the code and how many seconds it stays valid (on standard error). \
-            Exit 2 when SECRET is not base32.
+            Exit 64 (usage) when SECRET is not base32.
             Example: backoffice totp JBSW Y3DP EHPK 3PXP
             """)
     @Argument(help: "The TOTP secret, base32.") var secret: [String]
