@@ -38,10 +38,7 @@ extension Console {
                 let lines = try await console.read(ExportAuditEvents(log: AuditLog(database: database), filter: try AuditPage.filter(console.form)))
                 return .download(
                     name: "audit-events.jsonl", contentType: "application/jsonl",
-                    body: ResponseBody { writer in
-                        for try await line in lines { try await writer.write(ByteBuffer(bytes: line)) }
-                        try await writer.finish(nil)
-                    })
+                    pages: lines)
             }
         }
         group.get("audit/verify") { request, context in

@@ -95,17 +95,19 @@ extension Console {
                 return (try LeaderboardRowView.json(entries), commit: false)
             }
         }
-        guard try await board() != nil else { return Response(status: .unauthorized) }
+        // The first read authenticates the request and is the stream's first event.
+        guard let first = try await board() else { return Response(status: .unauthorized) }
         var response = Response(
             status: .ok, headers: [.contentType: "text/event-stream"],
             body: ResponseBody { writer in
                 let clock = ContinuousClock()
                 let deadline = clock.now + limit
-                var last: String?
-                while clock.now < deadline, let rows = try await board() {
+                var (next, last): (String?, String?) = (first, nil)
+                while let rows = next {
                     try await writer.write(ByteBuffer(string: rows == last ? ": unchanged\n\n" : "event: board\ndata: \(rows)\n\n"))
                     last = rows
                     try await Task.sleep(for: interval)
+                    next = clock.now < deadline ? try await board() : nil
                 }
                 try await writer.write(ByteBuffer(string: "event: end\ndata: {}\n\n"))
                 try await writer.finish(nil)

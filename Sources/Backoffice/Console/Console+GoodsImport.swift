@@ -69,10 +69,7 @@ extension Console {
                 }
                 return .download(
                     name: "goods.\(format.rawValue)", contentType: format == .csv ? "text/csv; charset=utf-8" : "application/x-ndjson",
-                    body: ResponseBody { writer in
-                        for try await page in pages { try await writer.write(ByteBuffer(bytes: page)) }
-                        try await writer.finish(nil)
-                    })
+                    pages: pages)
             }
         }
     }

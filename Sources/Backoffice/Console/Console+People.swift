@@ -50,7 +50,7 @@ extension Console {
     private func registerInvitation(on group: RouterGroup<AppRequestContext>) {
         group.get("invitation") { request, context in
             let key = ConsoleForm(query: request.uri.query)["key"] ?? ""
-            return try await invitationAnswer(key: key, issues: [], context: context).response(secure: isSecure(request))
+            return try await invitationAnswer(key: key, issues: []).response(secure: isSecure(request))
         }
         group.post("invitation") { request, context in
             let requestID = RequestScope.current?.requestID ?? UUID().uuidString.lowercased()
@@ -65,10 +65,9 @@ extension Console {
                     issues.append(FieldIssue(field: "confirm_password", code: "mismatch", message: "is not the same password"))
                 }
                 guard issues.isEmpty else {
-                    return try await invitationAnswer(key: key, issues: issues, context: context).response(secure: isSecure(request))
+                    return try await invitationAnswer(key: key, issues: issues).response(secure: isSecure(request))
                 }
-                let system = OperationContext(
-                    principal: .anonymous, requestID: requestID, sourceIP: RequestScope.current?.sourceIP, policies: policies)
+                let system = anonymousContext(requestID: requestID)
                 _ = try await database.runAsSystem(
                     AcceptInvitation(secretHash: SessionSecret(value: key).hash, passwordHash: try await PasswordRules.hash(password)),
                     context: system)
@@ -81,9 +80,8 @@ extension Console {
         }
     }
 
-    private func invitationAnswer(key: String, issues: [FieldIssue], context: AppRequestContext) async throws -> ConsoleAnswer {
-        let requestID = RequestScope.current?.requestID ?? UUID().uuidString.lowercased()
-        let system = OperationContext(principal: .anonymous, requestID: requestID, sourceIP: RequestScope.current?.sourceIP, policies: policies)
+    private func invitationAnswer(key: String, issues: [FieldIssue]) async throws -> ConsoleAnswer {
+        let system = anonymousContext()
         guard SessionSecret(value: key).isWellFormed,
             let found = try await database.readAsSystem(OpenInvitation(secretHash: SessionSecret(value: key).hash), context: system)
         else { return invitationGone() }
@@ -108,7 +106,7 @@ extension ConsoleRequest {
     /// The people the role may see, with the forms to invite and disable; `issues` in place (422).
     fileprivate func peoplePage(issues: [FieldIssue], values: [String: String] = [:]) async throws -> ConsoleAnswer {
         let platform = principal.knownRole?.isPlatform ?? false
-        let tenant = platform ? console(tenant: form.text("tenant")) : principal.tenantID
+        let tenant = platform ? form.text("tenant").flatMap(UUID.init(uuidString:)) : principal.tenantID
         let after = form.text("after").flatMap(UUID.init(uuidString:)) ?? ConsoleLinks.firstID
         let found = try await read(ListOperators(tenantID: tenant, afterID: after, limit: Console.pageSize + 1))
         let people = found.prefix(Console.pageSize)
@@ -125,8 +123,6 @@ extension ConsoleRequest {
         FormRefusal(issues).add(to: &data)
         return page("people", title: "People", status: issues.isEmpty ? .ok : .unprocessableContent, data)
     }
-
-    private func console(tenant text: String?) -> UUID? { text.flatMap(UUID.init(uuidString:)) }
 
     /// The link of a new invitation, shown this once.
     fileprivate func invitationPage(_ invitation: Invitation) async throws -> ConsoleAnswer {

@@ -45,8 +45,7 @@ extension Console {
         guard let sealed = state.sealedSecret, let operatorID = console.principal.operatorID else { return .signIn }
         let policy = policies.security.console
         let address = console.context.sourceIP ?? "unknown"
-        let system = OperationContext(
-            principal: .anonymous, requestID: console.context.requestID, sourceIP: console.context.sourceIP, policies: policies)
+        let system = anonymousContext(requestID: console.context.requestID)
         let counts = try await database.readAsSystem(
             SignInCandidate(email: state.email, sourceIP: address, windowMinutes: policy.failureWindowMinutes), context: system)
         let locked = counts.failuresForEmail >= policy.maxFailuresPerAccount || counts.failuresFromAddress >= policy.maxFailuresPerAddress

@@ -136,6 +136,15 @@ package struct Console: Sendable {
         return nil
     }
 
+    /// The context of work done before anyone is signed in (a sign-in step's lockout, an
+    /// invitation): the system, with this request's id and source address.
+    func anonymousContext(requestID: String? = nil) -> OperationContext {
+        let scope = RequestScope.current
+        return OperationContext(
+            principal: .anonymous, requestID: requestID ?? scope?.requestID ?? UUID().uuidString.lowercased(), sourceIP: scope?.sourceIP,
+            policies: policies)
+    }
+
     /// Whether the request's session cookie names a live, signed-in session (checked before a
     /// bulk upload's body is read).
     func sessionIsLive(_ request: Request) async throws -> Bool {

@@ -89,6 +89,17 @@ enum ConsoleAnswer: Sendable {
     /// A file to save (an export), sent as it is read.
     case download(name: String, contentType: String, body: ResponseBody)
 
+    /// A file to save made of `pages` (an export's `ExportPages`), each sent as it is read.
+    static func download<Pages: AsyncSequence & Sendable>(name: String, contentType: String, pages: Pages) -> ConsoleAnswer
+    where Pages.Element == ArraySlice<UInt8> {
+        .download(
+            name: name, contentType: contentType,
+            body: ResponseBody { writer in
+                for try await page in pages { try await writer.write(ByteBuffer(bytes: page)) }
+                try await writer.finish(nil)
+            })
+    }
+
     func response(secure: Bool) -> Response {
         var response: Response
         switch self {
