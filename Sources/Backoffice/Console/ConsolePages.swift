@@ -6,11 +6,21 @@ import Logging
 import Mustache
 import NIOCore
 
-/// The console's templates (Mustache, which escapes every `{{value}}`; nothing uses the
-/// unescaped `{{{…}}}` form) and its static assets, served under names carrying their content's
-/// hash, so they are cached for a year and a new build is fetched at once.
+/// Text given to a template's unescaped slot: the page is not rendered.
+struct MarkupSlotRefusal: Error, CustomStringConvertible {
+    let name: String
+    var description: String { "text, not HTML, for its unescaped slot '\(name)'" }
+}
+
+/// The console's templates (Mustache, which escapes every `{{value}}`; the unescaped
+/// `{{{name}}}` form takes only `HTML`, escaped by construction) and its static assets, served
+/// under names carrying their content's hash, so they are cached for a year and a new build is
+/// fetched at once.
 struct ConsolePages: Sendable {
     let library: MustacheLibrary
+    /// The names some template inserts unescaped (`{{{name}}}` or `{{&name}}`): wherever a page's
+    /// data has one, its value must be `HTML`, or the page is not rendered.
+    let markupSlots: Set<String>
     /// Asset bytes and content type by hashed name (`console.3f2a9c1b.css`).
     let assets: [String: (bytes: ByteBuffer, contentType: String)]
     /// The hashed path of each asset by its file name (`console.css` → `/console/assets/console.3f2a9c1b.css`).
@@ -19,10 +29,12 @@ struct ConsolePages: Sendable {
     static func load() throws -> ConsolePages {
         guard let resources = Bundle.module.resourceURL else { throw ConfigurationError(description: "the console's resources are missing") }
         var library = MustacheLibrary()
+        var slots: Set<String> = []
         let templates = resources.appendingPathComponent("Templates")
         for file in try FileManager.default.contentsOfDirectory(atPath: templates.path) where file.hasSuffix(".mustache") {
             let text = try String(contentsOf: templates.appendingPathComponent(file), encoding: .utf8)
             try library.register(text, named: String(file.dropLast(".mustache".count)))
+            slots.formUnion(markupSlots(in: text))
         }
         var assets: [String: (bytes: ByteBuffer, contentType: String)] = [:]
         var paths: [String: String] = [:]
@@ -42,15 +54,26 @@ struct ConsolePages: Sendable {
             assets[hashed] = (ByteBuffer(data: data), type)
             paths[name] = "/console/assets/\(hashed)"
         }
-        return ConsolePages(library: library, assets: assets, assetPaths: paths)
+        return ConsolePages(library: library, markupSlots: slots, assets: assets, assetPaths: paths)
+    }
+
+    /// The names `template` inserts unescaped.
+    static func markupSlots(in template: String) -> Set<String> {
+        let slot = #/\{\{(?:\{|&)\s*([^}\s]+)\s*\}?\}\}/#
+        return Set(template.matches(of: slot).map { String($0.output.1) })
     }
 
     /// `template` rendered with `values` and the layout's assets.
     func render(_ template: String, _ values: [String: Any], status: HTTPResponse.Status = .ok, clearsFlash: Bool = false) -> RenderedPage {
-        var values = Self.flattened(values) as? [String: Any] ?? [:]
-        values["stylesheet"] = assetPaths["console.css"]
-        values["script"] = assetPaths["console.js"]
-        guard let html = library.render(values, withTemplate: template) else {
+        var data: [String: Any]
+        do {
+            data = try Self.flattened(values, slots: markupSlots) as? [String: Any] ?? [:]
+        } catch {
+            return RenderedPage(status: .internalServerError, html: "The console's template '\(template)' was given \(error).")
+        }
+        data["stylesheet"] = assetPaths["console.css"]
+        data["script"] = assetPaths["console.js"]
+        guard let html = library.render(data, withTemplate: template) else {
             return RenderedPage(status: .internalServerError, html: "The console's template '\(template)' is missing.")
         }
         return RenderedPage(status: status, html: html, clearsFlash: clearsFlash)
@@ -59,26 +82,33 @@ struct ConsolePages: Sendable {
     /// Template data as Mustache reads it fastest: every struct (a row's view) becomes a
     /// dictionary here, with one `Mirror` of it, instead of a `Mirror` for each name a template
     /// looks up in it (the orders board looked up thousands per page); an optional's value is
-    /// kept, a nil one left out (a section over it renders nothing, as before).
-    static func flattened(_ value: Any) -> Any? {
+    /// kept, a nil one left out (a section over it renders nothing, as before). A value named as
+    /// a markup slot must be `HTML`: text there would reach the page unescaped.
+    static func flattened(_ value: Any, slots: Set<String>) throws -> Any? {
         switch value {
-        case is String, is Bool, is Int, is Int64, is Int32, is Double, is Float, is Substring, is UUID, is Date, is Decimal, is URL: return value
-        case let dictionary as [String: Any]: return dictionary.compactMapValues(flattened)
-        case let array as [Any]: return array.compactMap(flattened)
+        case is String, is Bool, is Int, is Int64, is Int32, is Double, is Float, is Substring, is UUID, is Date, is Decimal, is URL, is HTML:
+            return value
+        case let dictionary as [String: Any]: return try fields(dictionary.map { ($0.key, $0.value) }, slots: slots)
+        case let array as [Any]: return try array.compactMap { try flattened($0, slots: slots) }
         default:
             let mirror = Mirror(reflecting: value)
             switch mirror.displayStyle {
-            case .optional: return mirror.children.first.flatMap { flattened($0.value) }
-            case .struct, .class:
-                var fields: [String: Any] = [:]
-                for child in mirror.children {
-                    if let label = child.label, let field = flattened(child.value) { fields[label] = field }
-                }
-                return fields
-            case .collection, .set: return mirror.children.compactMap { flattened($0.value) }
+            case .optional: return try mirror.children.first.flatMap { try flattened($0.value, slots: slots) }
+            case .struct, .class: return try fields(mirror.children.compactMap { child in child.label.map { ($0, child.value) } }, slots: slots)
+            case .collection, .set: return try mirror.children.compactMap { try flattened($0.value, slots: slots) }
             default: return value
             }
         }
+    }
+
+    private static func fields(_ named: [(String, Any)], slots: Set<String>) throws -> [String: Any] {
+        var fields: [String: Any] = [:]
+        for (name, value) in named {
+            guard let field = try flattened(value, slots: slots) else { continue }
+            guard !slots.contains(name) || field is HTML else { throw MarkupSlotRefusal(name: name) }
+            fields[name] = field
+        }
+        return fields
     }
 
     /// An error page in the console's layout (without its navigation: `ConsoleRequest.failure`

@@ -16,7 +16,7 @@ struct ConsoleOrdersTests {
     }
 
     @Test(
-        "a partner admin accepts and ships a paid order from the board (a ship without tracking is refused next to the field); the card is captured; the order's page shows its trail, via console"
+        "a partner admin accepts and ships a paid order from the board (its customer's name escaped; a ship without tracking is refused next to the field); the card is captured; the order's page shows its trail, via console"
     )
     func acceptAndShip() async throws {
         try await TestEnvironment.with { env in
@@ -24,9 +24,12 @@ struct ConsoleOrdersTests {
             let id = try await paidOrder(shop)
             try await env.withApp { client in
                 let browser = try await ConsoleClient.signedIn(env, client, as: shop.partner.admin.operatorID)
+                let hostile = "<img src=x onerror=alert(1)> & 'Ann'"
+                _ = try await env.ownerScalar("UPDATE orders SET shipping_name = $$\(hostile)$$ WHERE id = '\(id)' RETURNING id", as: UUID.self)
                 let board = try await browser.get("/console/orders")
                 #expect(board.status == 200)
                 #expect(board.text.contains("/console/orders/\(id.text)"), "a paid order is on the board, to accept")
+                #expect(board.text.contains("<td>&lt;img src=x onerror=alert(1)&gt; &amp; &#39;Ann&#39;</td>") && !board.text.contains(hostile))
                 let page = try await browser.get("/console/orders/\(id.text)")
                 let csrf = try #require(page.csrf)
                 #expect(page.text.contains("Accept order") && !page.text.contains("Refund order"))

@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+
+@testable import Backoffice
+
+@Suite("Console markup: HTML escapes every value it is given, and a template's unescaped slot takes only HTML")
+struct ConsoleMarkupTests {
+    @Test("an interpolated value is escaped (the five characters that end an element or an attribute), other text kept as it is")
+    func escapesValues() {
+        let name = "<img src=x onerror='alert(1)'> & \"Ann\" é😀"
+        let cell: HTML = "<td title=\"\(name)\">\(name)</td>"
+        let escaped = "&lt;img src=x onerror=&#39;alert(1)&#39;&gt; &amp; &quot;Ann&quot; é😀"
+        #expect(cell.text == "<td title=\"\(escaped)\">\(escaped)</td>")
+        let row: HTML = "<tr>\(cell)\(42)</tr>"
+        #expect(row.text == "<tr><td title=\"\(escaped)\">\(escaped)</td>42</tr>", "HTML inside HTML is kept as markup")
+        #expect(HTML(joining: [row, .empty, "<tr></tr>"]).text == row.text + "<tr></tr>")
+        let plain: HTML = "\("plain text, no markup")"
+        #expect(plain.text == "plain text, no markup")
+    }
+
+    @Test("a page that gives an unescaped slot text (at the top or inside a row) is not rendered; HTML there is")
+    func slotTakesOnlyHTML() throws {
+        let pages = try ConsolePages.load()
+        #expect(pages.markupSlots.contains("rows"))
+        #expect(ConsolePages.markupSlots(in: "a {{{rows}}} b {{& cell }} {{name}}") == ["rows", "cell"])
+        let hostile = "<script>alert(1)</script>"
+        let refused = pages.render("orders", ["hasOrders": true, "rows": hostile])
+        #expect(refused.status == .internalServerError)
+        #expect(!refused.html.contains(hostile))
+        let nested = pages.render("orders", ["hasOrders": true, "tabs": [["value": "paid", "label": "x", "rows": hostile]]])
+        #expect(nested.status == .internalServerError && !nested.html.contains(hostile))
+        let rendered = pages.render("orders", ["hasOrders": true, "rows": HTML("<tr><td>\(hostile)</td></tr>")])
+        #expect(rendered.status == .ok)
+        #expect(rendered.html.contains("<tr><td>&lt;script&gt;alert(1)&lt;/script&gt;</td></tr>"))
+    }
+}
