@@ -8,8 +8,11 @@ enum Money {
     /// `4000` → `4000 FP`.
     static func fitPoints(_ points: Int64) -> String { "\(points) FP" }
 
-    /// `1250` → `12.50`, as a form field holds it.
-    static func plain(_ cents: Int64) -> String { "\(cents / 100).\(String(format: "%02d", abs(cents % 100)))" }
+    /// `1250` → `12.50`, `-5` → `-0.05`, as a form field holds it.
+    static func plain(_ cents: Int64) -> String {
+        let fraction = cents.magnitude % 100
+        return "\(cents < 0 ? "-" : "")\(cents.magnitude / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
 
     /// `12.50`, `$12.5`, `12` → cents; nil for anything else (negative, more than two decimals, not a number).
     static func cents(_ text: String) -> Int64? {

@@ -18,6 +18,17 @@ struct ConsoleMarkupTests {
         #expect(plain.text == "plain text, no markup")
     }
 
+    @Test("money reads as dollars with two decimals and as FitPoints, a negative amount with its sign")
+    func money() {
+        #expect(Money.dollars(1250) == "$12.50")
+        #expect(Money.dollars(5) == "$0.05")
+        #expect(Money.plain(0) == "0.00")
+        #expect(Money.plain(-5) == "-0.05", "a refund's sign is kept under a dollar")
+        #expect(Money.plain(-12345) == "-123.45")
+        #expect(Money.fitPoints(4000) == "4000 FP")
+        #expect(Money.cents(Money.plain(987_654_321)) == 987_654_321)
+    }
+
     @Test("a page that gives an unescaped slot text (at the top or inside a row) is not rendered; HTML there is")
     func slotTakesOnlyHTML() throws {
         let pages = try ConsolePages.load()
