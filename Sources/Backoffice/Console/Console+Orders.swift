@@ -15,7 +15,7 @@ extension Console {
                 let page = try await OrderListRequest(limit: Self.pageSize, cursor: console.form.text("cursor"), status: status.rawValue)
                     .run(database, context: console.context)
                 var data: [String: Any] = [
-                    "rows": OrderBoard.rows(page.items), "hasOrders": !page.items.isEmpty,
+                    "rowsHTML": OrderBoard.rows(page.items), "hasOrders": !page.items.isEmpty,
                     "tabs": OrderBoard.tabs.map { ConsoleOption(value: $0.rawValue, label: OrderBoard.label($0), selected: $0 == status) },
                     "state": OrderBoard.label(status),
                 ]

@@ -51,10 +51,12 @@ enum ConsoleTime {
 }
 
 /// An `<option>` of a `<select>`.
-struct ConsoleOption {
+struct ConsoleOption: TemplateValues {
     let value: String
     let label: String
     let selected: Bool
+
+    var templateValues: [(String, Any)] { [("value", value), ("label", label), ("selected", selected)] }
 
     /// `values` as options, `selected` marked, with a first "any" option of value "" when `any` is given.
     static func all(_ values: [String], selected: String?, any: String? = nil) -> [ConsoleOption] {

@@ -6,6 +6,12 @@ import Logging
 import Mustache
 import NIOCore
 
+/// A value a template reads by name, named without a `Mirror`: for the small values every page
+/// repeats (navigation links, options), where a `Mirror` of each cost more than the page's rows.
+protocol TemplateValues {
+    var templateValues: [(String, Any)] { get }
+}
+
 /// Text given to a template's unescaped slot: the page is not rendered.
 struct MarkupSlotRefusal: Error, CustomStringConvertible {
     let name: String
@@ -18,8 +24,9 @@ struct MarkupSlotRefusal: Error, CustomStringConvertible {
 /// fetched at once.
 struct ConsolePages: Sendable {
     let library: MustacheLibrary
-    /// The names some template inserts unescaped (`{{{name}}}` or `{{&name}}`): wherever a page's
-    /// data has one, its value must be `HTML`, or the page is not rendered.
+    /// The names some template inserts unescaped (`{{{nameHTML}}}` or `{{&nameHTML}}`: such a name
+    /// ends in `HTML`, or the templates do not load): wherever a page's data has one, its value
+    /// must be `HTML`, or the page is not rendered.
     let markupSlots: Set<String>
     /// Asset bytes and content type by hashed name (`console.3f2a9c1b.css`).
     let assets: [String: (bytes: ByteBuffer, contentType: String)]
@@ -34,7 +41,11 @@ struct ConsolePages: Sendable {
         for file in try FileManager.default.contentsOfDirectory(atPath: templates.path) where file.hasSuffix(".mustache") {
             let text = try String(contentsOf: templates.appendingPathComponent(file), encoding: .utf8)
             try library.register(text, named: String(file.dropLast(".mustache".count)))
-            slots.formUnion(markupSlots(in: text))
+            let found = markupSlots(in: text)
+            if let name = found.first(where: { !$0.hasSuffix("HTML") }) {
+                throw ConfigurationError(description: "the console's template \(file) inserts '\(name)' unescaped: such a slot's name ends in HTML")
+            }
+            slots.formUnion(found)
         }
         var assets: [String: (bytes: ByteBuffer, contentType: String)] = [:]
         var paths: [String: String] = [:]
@@ -89,6 +100,7 @@ struct ConsolePages: Sendable {
         case is String, is Bool, is Int, is Int64, is Int32, is Double, is Float, is Substring, is UUID, is Date, is Decimal, is URL, is HTML:
             return value
         case let dictionary as [String: Any]: return try fields(dictionary.map { ($0.key, $0.value) }, slots: slots)
+        case let view as any TemplateValues: return try fields(view.templateValues, slots: slots)
         case let array as [Any]: return try array.compactMap { try flattened($0, slots: slots) }
         default:
             let mirror = Mirror(reflecting: value)

@@ -203,10 +203,12 @@ struct ConsoleForm: Sendable {
 /// The console's main navigation: the sections the domains' pages register (`add`, as they
 /// register their routes), each shown to the roles the policy lets read its first page.
 final class ConsoleNavigation: Sendable {
-    struct Item {
+    struct Item: TemplateValues {
         let href: String
         let label: String
         let current: Bool
+
+        var templateValues: [(String, Any)] { [("href", href), ("label", label), ("current", current)] }
     }
 
     private let sections = Mutex<[(href: String, label: String, action: Action)]>([])

@@ -2,11 +2,11 @@ import Mustache
 
 /// Markup that is safe by construction: the literal parts of an `HTML` string are the program's
 /// own markup, and every interpolated value is escaped (`&`, `<`, `>`, `"`, `'`) unless it is
-/// `HTML` itself. A page's long tables are written so (`ConsoleTable`), because Mustache looks up
-/// each name of each row through dynamic casts and escapes character by character: the orders
-/// board spent two thirds of its time there (docs/decisions/console-tables-in-swift.md).
+/// `HTML` itself. The orders board's rows are written so, because Mustache looks up each name of
+/// each row through dynamic casts and escapes character by character: the board spent two thirds
+/// of its time there (docs/decisions/console-tables-in-swift.md).
 ///
-/// A template inserts `HTML` with `{{{name}}}`, the one unescaped form the console allows, and
+/// A template inserts `HTML` with `{{{nameHTML}}}`, the one unescaped form the console allows, and
 /// only for an `HTML` value: `ConsolePages.render` refuses a page that gives such a slot anything
 /// else, so text never reaches the page unescaped.
 struct HTML: Sendable, Equatable, MustacheCustomRenderable, ExpressibleByStringInterpolation {

@@ -18,6 +18,18 @@ struct ConsoleMarkupTests {
         #expect(plain.text == "plain text, no markup")
     }
 
+    @Test("what the navigation and options name for templates without a Mirror is each one's fields, all of them")
+    func templateValuesAreTheFields() {
+        let values: [any TemplateValues] = [
+            ConsoleNavigation.Item(href: "/console/orders", label: "Orders", current: true),
+            ConsoleOption(value: "paid", label: "Paid", selected: false),
+        ]
+        for value in values {
+            let fields = Mirror(reflecting: value).children.map { "\($0.label ?? "?")=\($0.value)" }.sorted()
+            #expect(value.templateValues.map { "\($0.0)=\($0.1)" }.sorted() == fields)
+        }
+    }
+
     @Test("money reads as dollars with two decimals and as FitPoints, a negative amount with its sign")
     func money() {
         #expect(Money.dollars(1250) == "$12.50")
@@ -32,15 +44,15 @@ struct ConsoleMarkupTests {
     @Test("a page that gives an unescaped slot text (at the top or inside a row) is not rendered; HTML there is")
     func slotTakesOnlyHTML() throws {
         let pages = try ConsolePages.load()
-        #expect(pages.markupSlots.contains("rows"))
-        #expect(ConsolePages.markupSlots(in: "a {{{rows}}} b {{& cell }} {{name}}") == ["rows", "cell"])
+        #expect(pages.markupSlots.contains("rowsHTML"))
+        #expect(ConsolePages.markupSlots(in: "a {{{rowsHTML}}} b {{& cellHTML }} {{name}}") == ["rowsHTML", "cellHTML"])
         let hostile = "<script>alert(1)</script>"
-        let refused = pages.render("orders", ["hasOrders": true, "rows": hostile])
+        let refused = pages.render("orders", ["hasOrders": true, "rowsHTML": hostile])
         #expect(refused.status == .internalServerError)
         #expect(!refused.html.contains(hostile))
-        let nested = pages.render("orders", ["hasOrders": true, "tabs": [["value": "paid", "label": "x", "rows": hostile]]])
+        let nested = pages.render("orders", ["hasOrders": true, "tabs": [["value": "paid", "label": "x", "rowsHTML": hostile]]])
         #expect(nested.status == .internalServerError && !nested.html.contains(hostile))
-        let rendered = pages.render("orders", ["hasOrders": true, "rows": HTML("<tr><td>\(hostile)</td></tr>")])
+        let rendered = pages.render("orders", ["hasOrders": true, "rowsHTML": HTML("<tr><td>\(hostile)</td></tr>")])
         #expect(rendered.status == .ok)
         #expect(rendered.html.contains("<tr><td>&lt;script&gt;alert(1)&lt;/script&gt;</td></tr>"))
     }
