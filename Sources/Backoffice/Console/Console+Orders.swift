@@ -16,7 +16,10 @@ extension Console {
                     .run(database, context: console.context)
                 var data: [String: Any] = [
                     "rowsHTML": OrderBoard.rows(page.items), "hasOrders": !page.items.isEmpty,
-                    "tabs": OrderBoard.tabs.map { ConsoleOption(value: $0.rawValue, label: OrderBoard.label($0), selected: $0 == status) },
+                    "tabsHTML": ConsoleNavigation.links(
+                        OrderBoard.tabs.map {
+                            .init(href: "/console/orders?status=\($0.rawValue)", label: OrderBoard.label($0), current: $0 == status)
+                        }),
                     "state": OrderBoard.label(status),
                 ]
                 if let next = page.nextCursor {

@@ -15,9 +15,10 @@ extension Console {
                 let (page, cursor) = keysetPage(found, limit: Self.pageSize) { Cursor.timeAndID($0.submittedAt, $0.id) }
                 var data: [String: Any] = [
                     "applications": page.map(ShopApplicationView.init), "hasApplications": !page.isEmpty, "state": status.rawValue,
-                    "tabs": ["pending", "approved", "rejected"].map {
-                        ConsoleOption(value: $0, label: $0.capitalized, selected: $0 == status.rawValue)
-                    },
+                    "tabsHTML": ConsoleNavigation.links(
+                        ["pending", "approved", "rejected"].map {
+                            .init(href: "/console/shop-applications?status=\($0)", label: $0.capitalized, current: $0 == status.rawValue)
+                        }),
                 ]
                 if let cursor { data["next"] = ConsoleLinks.path("/console/shop-applications", ["status": status.rawValue, "cursor": cursor]) }
                 return console.page("shop-applications", title: "Shop applications", data)

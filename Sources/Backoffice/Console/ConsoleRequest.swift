@@ -61,7 +61,7 @@ struct ConsoleRequest: Sendable {
         if stage == .signedIn {
             values["signedIn"] = true
             values["who"] = principal.role.replacingOccurrences(of: "_", with: " ")
-            values["nav"] = navigation.items(for: principal.role, policies: context.policies, current: request.uri.path)
+            values["navHTML"] = ConsoleNavigation.links(navigation.items(for: principal.role, policies: context.policies, current: request.uri.path))
         }
         if let flash { values["flash"] = flash }
         return .page(pages.render(template, values, status: status, clearsFlash: flash != nil))
@@ -209,6 +209,18 @@ final class ConsoleNavigation: Sendable {
         let current: Bool
 
         var templateValues: [(String, Any)] { [("href", href), ("label", label), ("current", current)] }
+    }
+
+    /// `items` as a list's links (`<li><a>`), the current one marked `aria-current="page"`: the
+    /// navigation on every page and a board's tabs, written in Swift (a Mustache section over
+    /// them cost the orders board a tenth of its time).
+    static func links(_ items: some Sequence<Item>) -> HTML {
+        HTML(
+            joining: items.lazy.map { item in
+                item.current
+                    ? "<li><a href=\"\(item.href)\" aria-current=\"page\">\(item.label)</a></li>"
+                    : "<li><a href=\"\(item.href)\">\(item.label)</a></li>"
+            })
     }
 
     private let sections = Mutex<[(href: String, label: String, action: Action)]>([])

@@ -14,6 +14,10 @@ struct ConsoleMarkupTests {
         let row: HTML = "<tr>\(cell)\(42)</tr>"
         #expect(row.text == "<tr><td title=\"\(escaped)\">\(escaped)</td>42</tr>", "HTML inside HTML is kept as markup")
         #expect(HTML(joining: [row, .empty, "<tr></tr>"]).text == row.text + "<tr></tr>")
+        let links = ConsoleNavigation.links([
+            .init(href: "/console/a?x=1&y=2", label: "A & B", current: true), .init(href: "/b", label: "B", current: false),
+        ])
+        #expect(links.text == "<li><a href=\"/console/a?x=1&amp;y=2\" aria-current=\"page\">A &amp; B</a></li><li><a href=\"/b\">B</a></li>")
         let plain: HTML = "\("plain text, no markup")"
         #expect(plain.text == "plain text, no markup")
     }
