@@ -54,13 +54,7 @@ package struct SignInCandidate: Query {
     let windowMinutes: Int
 
     package func read(in unit: UnitOfWork) async throws -> Found {
-        let since = unit.now.addingTimeInterval(-Double(windowMinutes * 60))
-        let counts = try await unit.first(
-            """
-            SELECT (SELECT count(*) FROM console_sign_in_failures WHERE email = \(email.lowercased()) AND at > \(since)),
-                   (SELECT count(*) FROM console_sign_in_failures WHERE source_ip = \(sourceIP) AND at > \(since))
-            """
-        ) { try $0.decode((Int64, Int64).self) }
+        let failures = try await SignInFailures(email: email, sourceIP: sourceIP, windowMinutes: windowMinutes).read(in: unit)
         let operatorRow = try await unit.first(
             "SELECT tenant_id, operator_id, role, status, password_hash, second_factor FROM console_sign_in_candidate(\(email))"
         ) {
@@ -71,7 +65,31 @@ package struct SignInCandidate: Query {
         }
         return Found(
             principal: principal, active: operatorRow?.3 == "active", passwordHash: operatorRow?.4,
-            failuresForEmail: Int(counts?.0 ?? 0), failuresFromAddress: Int(counts?.1 ?? 0), hasSecondFactor: operatorRow?.5 == true)
+            failuresForEmail: failures.forEmail, failuresFromAddress: failures.fromAddress, hasSecondFactor: operatorRow?.5 == true)
+    }
+}
+
+/// The failed sign-ins within the window that decide the lockout: of an email, and from an
+/// address. Read by the system.
+package struct SignInFailures: Query {
+    package static let action: Action = "sessions.sign_in"
+    package struct Found: Sendable {
+        package let forEmail: Int
+        package let fromAddress: Int
+    }
+    let email: String
+    let sourceIP: String
+    let windowMinutes: Int
+
+    package func read(in unit: UnitOfWork) async throws -> Found {
+        let since = unit.now.addingTimeInterval(-Double(windowMinutes * 60))
+        let counts = try await unit.first(
+            """
+            SELECT (SELECT count(*) FROM console_sign_in_failures WHERE email = \(email.lowercased()) AND at > \(since)),
+                   (SELECT count(*) FROM console_sign_in_failures WHERE source_ip = \(sourceIP) AND at > \(since))
+            """
+        ) { try $0.decode((Int64, Int64).self) }
+        return Found(forEmail: Int(counts?.0 ?? 0), fromAddress: Int(counts?.1 ?? 0))
     }
 }
 

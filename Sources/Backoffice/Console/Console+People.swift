@@ -126,7 +126,7 @@ extension ConsoleRequest {
 
     /// The link of a new invitation, shown this once.
     fileprivate func invitationPage(_ invitation: Invitation) async throws -> ConsoleAnswer {
-        let origin = request.head.authority.map { "\(request.headers[.xForwardedProto] == "https" ? "https" : "http")://\($0)" } ?? ""
+        let origin = request.head.authority.map { "\(secure ? "https" : "http")://\($0)" } ?? ""
         return page(
             "invitation-link", title: "Invitation for \(invitation.email)",
             ["email": invitation.email, "link": origin + invitation.path, "expires": ConsoleTime.text(invitation.expiresAt)])

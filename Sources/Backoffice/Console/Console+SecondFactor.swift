@@ -46,9 +46,9 @@ extension Console {
         let policy = policies.security.console
         let address = console.context.sourceIP ?? "unknown"
         let system = anonymousContext(requestID: console.context.requestID)
-        let counts = try await database.readAsSystem(
-            SignInCandidate(email: state.email, sourceIP: address, windowMinutes: policy.failureWindowMinutes), context: system)
-        let locked = counts.failuresForEmail >= policy.maxFailuresPerAccount || counts.failuresFromAddress >= policy.maxFailuresPerAddress
+        let failures = try await database.readAsSystem(
+            SignInFailures(email: state.email, sourceIP: address, windowMinutes: policy.failureWindowMinutes), context: system)
+        let locked = failures.forEmail >= policy.maxFailuresPerAccount || failures.fromAddress >= policy.maxFailuresPerAddress
         let typed = console.form.text("code") ?? ""
         let next = Self.safeNext(console.form["next"])
         if !locked {
@@ -68,7 +68,7 @@ extension Console {
         }
         let reachesLimit =
             !locked
-            && (counts.failuresForEmail + 1 == policy.maxFailuresPerAccount || counts.failuresFromAddress + 1 == policy.maxFailuresPerAddress)
+            && (failures.forEmail + 1 == policy.maxFailuresPerAccount || failures.fromAddress + 1 == policy.maxFailuresPerAddress)
         try await database.runAsSystem(
             RecordFailedSignIn(
                 email: state.email, sourceIP: address, target: console.principal, reason: locked ? "locked_out" : "wrong_code",

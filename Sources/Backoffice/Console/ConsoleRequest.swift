@@ -17,6 +17,8 @@ struct ConsoleRequest: Sendable {
     let database: Database
     let pages: ConsolePages
     let navigation: ConsoleNavigation
+    /// Whether the console is served over TLS (`Console.isSecure`: a trusted proxy says so).
+    let secure: Bool
     /// The session's stage: signed in, or a step of sign-in (whose pages show no navigation).
     var stage: ConsoleStage = .signedIn
 

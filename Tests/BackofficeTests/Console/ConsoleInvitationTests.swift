@@ -80,10 +80,12 @@ struct ConsoleInvitationTests {
         }
     }
 
-    @Test("a partner admin invites a person from the People page (the link shown once) and disables one (confirmed); staff have no People page")
+    @Test(
+        "a partner admin invites a person from the People page (the link shown once, https only behind a trusted proxy) and disables one (confirmed); staff have no People page"
+    )
     func peoplePage() async throws {
         try await TestEnvironment.with { env in
-            try await env.withApp { client in
+            try await env.withApp(trustedProxies: [try CIDR("10.0.0.0/8")]) { client in
                 let admin = try await ConsoleClient.signedIn(env, client, as: env.fixture.partners[0].admin.operatorID)
                 let page = try await admin.get("/console/people")
                 #expect(page.status == 200)
@@ -92,6 +94,12 @@ struct ConsoleInvitationTests {
                 let invited = try await admin.post(
                     "/console/people/new", ["email": "picker@green-grocer.example", "role": "partner_staff"], csrf: page.csrf)
                 #expect(invited.status == 200 && invited.text.contains("/console/invitation?key="), "the link, shown once")
+                let unproxied = try await admin.post(
+                    "/console/people/new", ["email": "packer@green-grocer.example", "role": "partner_staff"], csrf: page.csrf,
+                    headers: ["X-Forwarded-Proto": "https"])
+                #expect(
+                    unproxied.text.contains("http://localhost/console/invitation?key=") && !unproxied.text.contains("https://"),
+                    "a client that is no trusted proxy does not make the link https")
                 let personID = try #require(
                     try await env.ownerScalar("SELECT id::text FROM operators WHERE email = 'picker@green-grocer.example'", as: String.self))
                 let unconfirmed = try await admin.post("/console/people/\(personID)/disable", ["reason": "Left"], csrf: page.csrf)
