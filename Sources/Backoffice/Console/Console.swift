@@ -33,7 +33,7 @@ package struct Console: Sendable {
     ) throws {
         self.database = database
         self.policies = policies
-        self.pages = try ConsolePages.load()
+        self.pages = try ConsolePages.bundled.get()
         self.clientAddress = clientAddress
         self.payments = payments
         self.secondFactorKey = secondFactorKey

@@ -33,6 +33,9 @@ struct ConsolePages: Sendable {
     /// The hashed path of each asset by its file name (`console.css` → `/console/assets/console.3f2a9c1b.css`).
     let assetPaths: [String: String]
 
+    /// The bundle's pages, loaded once per process (the resources do not change while it runs).
+    static let bundled = Result { try load() }
+
     static func load() throws -> ConsolePages {
         guard let resources = Bundle.module.resourceURL else { throw ConfigurationError(description: "the console's resources are missing") }
         var library = MustacheLibrary()

@@ -33,7 +33,7 @@ actor TestCluster {
 
     func start() throws -> EmbeddedPostgres {
         if let cluster { return cluster }
-        let folder = URL(fileURLWithPath: "/tmp/backoffice-tests-\(getpid())-\(UUID().uuidString.prefix(8))")
+        let folder = URL(fileURLWithPath: "\(Self.scratchRoot)/backoffice-tests-\(getpid())-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         let started = try EmbeddedPostgres.start(
             dataDirectory: folder.appendingPathComponent("data"), passwordFile: folder.appendingPathComponent("superuser.password"))
@@ -86,6 +86,17 @@ actor TestCluster {
             try DatabaseURL(cluster.url(database: name, user: "backoffice_app", password: appPassword)),
             cluster, fixture
         )
+    }
+
+    /// Where the cluster lives: in memory (`/dev/shm`) when it has room for a run's databases,
+    /// else `/tmp`. Each test's database is a copy of the template, and on a disk the file system's
+    /// work of creating its ~500 files made a copy take 0.5 s against 0.1 s in memory, most of a
+    /// run's time. The cluster runs with `fsync=off` and is thrown away after the run either way.
+    static var scratchRoot: String {
+        var stats = statvfs()
+        guard statvfs("/dev/shm", &stats) == 0, access("/dev/shm", W_OK) == 0 else { return "/tmp" }
+        let free = UInt64(stats.f_bavail) * UInt64(stats.f_frsize)
+        return free >= 8 << 30 ? "/dev/shm" : "/tmp"
     }
 
     /// Starts a detached shell that waits for this process to end, then stops the cluster and removes its folder.

@@ -41,9 +41,9 @@ struct TestEnvironment: Sendable {
     /// The key the test service seals TOTP secrets with.
     static let secondFactorKey = SecondFactorKey.generate().key
 
-    static func loadPolicies() throws -> PolicySet {
-        try PolicySet.load(from: projectRoot.appendingPathComponent("policies"))
-    }
+    /// The project's policies, read once per run (a test that needs others changes a copy).
+    static func loadPolicies() throws -> PolicySet { try projectPolicies.get() }
+    private static let projectPolicies = Result { try PolicySet.load(from: projectRoot.appendingPathComponent("policies")) }
 
     /// How many environments exist at once: each holds a pool and an owner's connections, and the
     /// suite runs every test in parallel, so without a bound the cluster's 200 connections ran out
