@@ -11,10 +11,6 @@ function request()
   return wrk.format("POST", "/console/sign-in", { ["Content-Type"] = "application/x-www-form-urlencoded" }, body)
 end
 
-response = function(status, headers, body)
-  if status ~= 303 then failed = (failed or 0) + 1 end
-end
-
 done = function(summary, latency, requests)
   io.write(string.format("BENCH p50_ms=%.2f p99_ms=%.2f non2xx=%d\n",
     latency:percentile(50) / 1000, latency:percentile(99) / 1000, summary.errors.status))

@@ -44,8 +44,7 @@ package struct SignInCandidate: Query {
         package let principal: Principal?
         package let active: Bool
         package let passwordHash: String?
-        package let failuresForEmail: Int
-        package let failuresFromAddress: Int
+        package let failures: SignInFailures.Found
         /// Whether the operator has a second factor (a code is due after the password).
         package let hasSecondFactor: Bool
     }
@@ -65,7 +64,7 @@ package struct SignInCandidate: Query {
         }
         return Found(
             principal: principal, active: operatorRow?.3 == "active", passwordHash: operatorRow?.4,
-            failuresForEmail: failures.forEmail, failuresFromAddress: failures.fromAddress, hasSecondFactor: operatorRow?.5 == true)
+            failures: failures, hasSecondFactor: operatorRow?.5 == true)
     }
 }
 
@@ -76,6 +75,16 @@ package struct SignInFailures: Query {
     package struct Found: Sendable {
         package let forEmail: Int
         package let fromAddress: Int
+
+        /// Whether the email or the address is locked out now.
+        package func locked(under policy: ConsolePolicy) -> Bool {
+            forEmail >= policy.maxFailuresPerAccount || fromAddress >= policy.maxFailuresPerAddress
+        }
+
+        /// Whether one more failure reaches a lockout (the failure that does is `sessions.locked_out`).
+        package func nextReachesLimit(under policy: ConsolePolicy) -> Bool {
+            !locked(under: policy) && (forEmail + 1 == policy.maxFailuresPerAccount || fromAddress + 1 == policy.maxFailuresPerAddress)
+        }
     }
     let email: String
     let sourceIP: String

@@ -135,14 +135,12 @@ package struct ConsoleSignIn: Sendable {
         let system = OperationContext(principal: .anonymous, requestID: requestID, sourceIP: sourceIP, policies: policies)
         let found = try await database.readAsSystem(
             SignInCandidate(email: email, sourceIP: address, windowMinutes: policy.failureWindowMinutes), context: system)
-        let locked = found.failuresForEmail >= policy.maxFailuresPerAccount || found.failuresFromAddress >= policy.maxFailuresPerAddress
+        let locked = found.failures.locked(under: policy)
         let matches = try await PasswordRules.verify(password, hash: found.passwordHash)
         guard let principal = found.principal, matches, found.active, !locked else {
             let reason =
                 locked ? "locked_out" : found.principal == nil ? "unknown_email" : !matches ? "wrong_password" : "operator_disabled"
-            let reachesLimit =
-                !locked
-                && (found.failuresForEmail + 1 == policy.maxFailuresPerAccount || found.failuresFromAddress + 1 == policy.maxFailuresPerAddress)
+            let reachesLimit = found.failures.nextReachesLimit(under: policy)
             try await database.runAsSystem(
                 RecordFailedSignIn(email: email, sourceIP: address, target: found.principal, reason: reason, lockedOut: reachesLimit),
                 context: system)

@@ -28,10 +28,7 @@ package struct InviteOperator: AuditedOperation {
     package init(operatorID: UUID) { self.operatorID = operatorID }
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<Invitation> {
-        guard
-            let target = try await unit.first(
-                "SELECT \(unescaped: Operator.columns) FROM operators WHERE id = \(operatorID) FOR UPDATE", as: Operator.self)
-        else { throw DomainError.notFound("Operator \(operatorID.text)") }
+        let target: Operator = try await unit.byID("operators", operatorID, forUpdate: true, notFound: "Operator \(operatorID.text)")
         guard target.kind == "person" else {
             throw DomainError.invalid([.init(field: "operator_id", code: "not_a_person", message: "a service principal has no console sign-in")])
         }

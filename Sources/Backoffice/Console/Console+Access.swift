@@ -75,15 +75,16 @@ extension ConsoleRequest {
             $0.status == "active"
         }
         let emails = Dictionary(owners.map { ($0.id, $0.email) }, uniquingKeysWith: { first, _ in first })
+        let now = database.clock.now()
         var data: [String: Any] = [
             "tokens": tokens.map { token -> [String: Any] in
                 var row: [String: Any] = [
                     "id": token.id.text, "name": token.name, "role": token.role.rawValue.replacingOccurrences(of: "_", with: " "),
                     "owner": emails[token.operatorID] ?? token.operatorID.text, "expires": ConsoleTime.text(token.expiresAt),
-                    "state": token.revokedAt != nil ? "revoked" : token.expiresAt <= database.clock.now() ? "expired" : "active",
+                    "state": token.revokedAt != nil ? "revoked" : token.expiresAt <= now ? "expired" : "active",
                 ]
                 if let used = token.lastUsedAt { row["used"] = ConsoleTime.text(used) }
-                if token.revokedAt == nil && token.expiresAt > database.clock.now() { row["live"] = true }
+                if row["state"] as? String == "active" { row["live"] = true }
                 return row
             },
             "hasTokens": !tokens.isEmpty, "values": values, "canRevoke": may(RevokeToken.action),

@@ -16,7 +16,7 @@ extension Console {
                             ["slug": $0.slug, "title": $0.title, "version": $0.version, "published": ConsoleTime.text($0.publishedAt)]
                                 as [String: Any]
                         },
-                        "hasPolicies": !policies.isEmpty, "canPublish": console.may(PublishContentPolicy.action),
+                        "hasPolicies": !policies.isEmpty,
                     ])
             }
         }
@@ -52,7 +52,7 @@ extension ConsoleRequest {
         let to = form.text("to").flatMap(Int.init).flatMap { v in versions.first { $0.version == v } } ?? current
         let from = form.text("from").flatMap(Int.init).flatMap { v in versions.first { $0.version == v } } ?? versions.dropLast().last ?? current
         var data: [String: Any] = [
-            "slug": current.slug, "title": current.title, "version": current.version, "body": current.body,
+            "slug": current.slug, "title": current.title, "version": current.version,
             "versions": versions.reversed().map {
                 ["version": $0.version, "title": $0.title, "published": ConsoleTime.text($0.publishedAt)] as [String: Any]
             },

@@ -10,7 +10,7 @@ extension Console {
         group.get("earning-rules") { request, context in
             try await signedIn(request, context) { console in
                 let current = try? await console.read(CurrentEarningRules())
-                return try await console.earningRulesPage(values: EarningRulesForm.values(of: current?.rules), issues: [], current: current)
+                return console.earningRulesPage(values: EarningRulesForm.values(of: current?.rules), issues: [], current: current)
             }
         }
         group.post("earning-rules/preview") { request, context in
@@ -20,9 +20,9 @@ extension Console {
                 do {
                     let days = try form.days()
                     let outcome = try await console.read(SimulateEarningRules(try form.draft(), days: days))
-                    return try await console.earningRulesPage(values: console.form.values, issues: [], current: current, preview: outcome)
+                    return console.earningRulesPage(values: console.form.values, issues: [], current: current, preview: outcome)
                 } catch let refusal as DomainError {
-                    return try await console.earningRulesPage(
+                    return console.earningRulesPage(
                         values: console.form.values, issues: form.issues(try FormRefusal.issues(refusal)), current: current)
                 }
             }
@@ -36,7 +36,7 @@ extension Console {
                     return console.redirect("/console/earning-rules", flash: flash)
                 } catch let refusal as DomainError {
                     let current = try? await console.read(CurrentEarningRules())
-                    return try await console.earningRulesPage(
+                    return console.earningRulesPage(
                         values: console.form.values, issues: form.issues(try FormRefusal.issues(refusal)), current: current)
                 }
             }
@@ -47,7 +47,7 @@ extension Console {
 extension ConsoleRequest {
     fileprivate func earningRulesPage(
         values: [String: String], issues: [FieldIssue], current: EarningRuleSet?, preview: SimulateEarningRules.Outcome? = nil
-    ) async throws -> ConsoleAnswer {
+    ) -> ConsoleAnswer {
         let refusal = FormRefusal(issues)
         var data: [String: Any] = [
             "values": values, "canSet": may(SetEarningRules.action), "canSimulate": may(SimulateEarningRules.action),

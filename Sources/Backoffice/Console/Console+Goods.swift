@@ -59,7 +59,9 @@ extension Console {
                     return console.redirect("/console/goods/\(good.id.text)", flash: "Saved \(good.name).")
                 } catch let refusal as DomainError {
                     let current = try await console.read(GetGood(id: id))
-                    let change = try await console.readOwn(LastChange(targetType: "good", targetID: id.text))
+                    // Who changed it and when is said only for a stale edit.
+                    var change: (who: String, at: Date)? = nil
+                    if case .versionMismatch = refusal { change = try await console.readOwn(LastChange(targetType: "good", targetID: id.text)) }
                     return try console.goodForm(
                         values: console.form.values, issues: GoodForm.issues(refusal, changedBy: change), good: current)
                 }

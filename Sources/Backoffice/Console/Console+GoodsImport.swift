@@ -59,14 +59,7 @@ extension Console {
                 let format: GoodsFileFormat = console.form["format"] == "jsonl" ? .jsonl : .csv
                 let status = try GoodForm.status(console.form.text("status"))
                 let first = try await console.read(ExportGoods(status: status, after: nil))
-                let database = self.database
-                let pages = ExportPages(
-                    database: database, context: console.context, start: ExportGoods.header(format) + (try ExportGoods.encode(first, as: format)),
-                    after: ExportGoods.position(after: first)
-                ) { after, context in
-                    let page = try await database.read(ExportGoods(status: status, after: after), context: context)
-                    return (try ExportGoods.encode(page, as: format), ExportGoods.position(after: page))
-                }
+                let pages = try ExportGoods.pages(first: first, status: status, format: format, database: database, context: console.context)
                 return .download(
                     name: "goods.\(format.rawValue)", contentType: format == .csv ? "text/csv; charset=utf-8" : "application/x-ndjson",
                     pages: pages)

@@ -10,7 +10,7 @@ extension Console {
                 let links = console.navigation.items(for: console.principal.role, policies: console.context.policies, current: "").filter {
                     $0.href != "/console/home"
                 }
-                var data: [String: Any] = ["links": links, "role": console.principal.role]
+                var data: [String: Any] = ["links": links]
                 let shop = console.principal.knownRole.map { !$0.isPlatform } ?? false
                 if shop, console.may(OrderCountsByStatus.action) {
                     let counts = try await console.read(OrderCountsByStatus())

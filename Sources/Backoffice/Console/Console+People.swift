@@ -58,6 +58,8 @@ extension Console {
                 try checkForgery(request)
                 let form = try await ConsoleForm(request)
                 let key = form["key"] ?? ""
+                // A key that cannot be a link's is gone before any password work.
+                guard SessionSecret(value: key).isWellFormed else { return invitationGone().response(secure: isSecure(request)) }
                 let password = form["password"] ?? ""
                 var issues: [FieldIssue] = []
                 do { try PasswordRules.check(password) } catch DomainError.invalid(let found) { issues = found }

@@ -48,7 +48,7 @@ extension Console {
         let system = anonymousContext(requestID: console.context.requestID)
         let failures = try await database.readAsSystem(
             SignInFailures(email: state.email, sourceIP: address, windowMinutes: policy.failureWindowMinutes), context: system)
-        let locked = failures.forEmail >= policy.maxFailuresPerAccount || failures.fromAddress >= policy.maxFailuresPerAddress
+        let locked = failures.locked(under: policy)
         let typed = console.form.text("code") ?? ""
         let next = Self.safeNext(console.form["next"])
         if !locked {
@@ -66,9 +66,7 @@ extension Console {
                 }
             }
         }
-        let reachesLimit =
-            !locked
-            && (failures.forEmail + 1 == policy.maxFailuresPerAccount || failures.fromAddress + 1 == policy.maxFailuresPerAddress)
+        let reachesLimit = failures.nextReachesLimit(under: policy)
         try await database.runAsSystem(
             RecordFailedSignIn(
                 email: state.email, sourceIP: address, target: console.principal, reason: locked ? "locked_out" : "wrong_code",

@@ -17,11 +17,7 @@ struct ConsoleUpload: Sendable {
     /// The boundary of a `multipart/form-data` content type; nil for any other type.
     static func boundary(contentType: String) -> String? {
         guard contentType.lowercased().hasPrefix("multipart/form-data") else { return nil }
-        for parameter in contentType.split(separator: ";").dropFirst() {
-            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            if pair.count == 2, pair[0].lowercased() == "boundary" { return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
-        }
-        return nil
+        return parameter("boundary", in: contentType)
     }
 
     /// The parts of a multipart body; a body MultipartKit cannot parse is a refused form (400).
@@ -44,9 +40,9 @@ struct ConsoleUpload: Sendable {
         return parts
     }
 
-    /// A `key="value"` parameter of a Content-Disposition header.
-    private static func parameter(_ key: String, in disposition: String) -> String? {
-        for item in disposition.split(separator: ";").dropFirst() {
+    /// A `key="value"` parameter of a header value (Content-Type, Content-Disposition); `key` in lower case.
+    private static func parameter(_ key: String, in header: String) -> String? {
+        for item in header.split(separator: ";").dropFirst() {
             let pair = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             if pair.count == 2, pair[0].lowercased() == key { return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
         }

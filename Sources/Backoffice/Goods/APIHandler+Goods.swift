@@ -124,14 +124,7 @@ extension APIHandler {
         let status = try input.query.status.map { try Good.Status(known: $0.rawValue) }
         // The first page in the request (a refusal is answered before any byte); the rest as the client takes them.
         let first = try await read(ExportGoods(status: status, after: nil))
-        let database = self.database
-        let pages = ExportPages(
-            database: database, context: try context(), start: try ExportGoods.header(format) + ExportGoods.encode(first, as: format),
-            after: ExportGoods.position(after: first)
-        ) { after, context in
-            let page = try await database.read(ExportGoods(status: status, after: after), context: context)
-            return (try ExportGoods.encode(page, as: format), ExportGoods.position(after: page))
-        }
+        let pages = try ExportGoods.pages(first: first, status: status, format: format, database: database, context: try context())
         let body = HTTPBody(pages, length: .unknown, iterationBehavior: .single)
         return .ok(.init(body: format == .csv ? .csv(body) : .applicationXNdjson(body)))
     }

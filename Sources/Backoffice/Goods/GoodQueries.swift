@@ -20,9 +20,7 @@ package struct ListGoods: Query {
         // A partner's own goods by its (tenant, sku) index (row-level security would allow no others anyway).
         let tenant = unit.principal.tenantID == platformTenantID ? nil : unit.principal.tenantID
         // LIKE's own characters in the search are matched as themselves.
-        let pattern = search.map {
-            $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
-        }
+        let pattern = search.map(BrowseCatalog.escapeLike)
         return try await unit.all(
             """
             SELECT \(unescaped: Good.columns) FROM goods

@@ -140,6 +140,19 @@ package struct ExportGoods: Query {
         return (last.sku, last.id)
     }
 
+    /// The whole file as pages: the header and `first` (read in the request, so a refusal
+    /// answers before any byte), then each following page as the reader takes it, read again as
+    /// the request's principal (the API's export and the console's download).
+    package static func pages(
+        first: [Good], status: Good.Status?, format: GoodsFileFormat, database: Database, context: OperationContext
+    ) throws -> ExportPages<Position> {
+        ExportPages(database: database, context: context, start: header(format) + (try encode(first, as: format)), after: position(after: first)) {
+            after, context in
+            let page = try await database.read(ExportGoods(status: status, after: after), context: context)
+            return (try encode(page, as: format), position(after: page))
+        }
+    }
+
     /// The file's header (CSV) or nothing (JSONL).
     package static func header(_ format: GoodsFileFormat) -> [UInt8] {
         format == .csv ? csvLine(GoodsFileFormat.columns) : []

@@ -65,7 +65,8 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                 var request = request
                 let path = request.uri.path  // built anew by each call: read once
                 var bulk = bulkPaths.contains(path)
-                if bulk, path.hasPrefix("/console/") { bulk = try await consoleSessionIsLive?(request) ?? false }
+                // Only a console upload (a POST) may be large; the session is looked up for it alone.
+                if bulk, path.hasPrefix("/console/") { bulk = request.method == .post ? try await consoleSessionIsLive?(request) ?? false : false }
                 let limit = bulk ? maxBulkBodySize : maxBodySize
                 if let length = request.headers[.contentLength].flatMap(Int.init), length > limit { throw Problem.payloadTooLarge }
                 let inner = self.inner
