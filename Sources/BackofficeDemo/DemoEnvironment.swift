@@ -71,10 +71,12 @@ package enum DemoEnvironment {
     /// Creates the demo database if needed, migrates it, seeds it once, and returns credentials:
     /// each token kept in `credentialsFile` when it still works, a new one for its operator
     /// otherwise, none when the operator is disabled (or gone): the demo comes back up on any
-    /// state its own API can make.
+    /// state its own API can make. The demo's console passwords are hashed with bcrypt at
+    /// `passwordCost` (the service's own cost unless a test asks for less).
     package static func prepare(
         cluster: EmbeddedPostgres, serviceURL: String, migrations: Migrator, policies: PolicySet, contentPolicies: URL? = nil,
-        earningRules: URL? = nil, credentialsFile: URL, secondFactorKey: SecondFactorKey, logger: Logger
+        earningRules: URL? = nil, credentialsFile: URL, secondFactorKey: SecondFactorKey, passwordCost: UInt8 = PasswordRules.cost,
+        logger: Logger
     ) async throws -> Setup {
         let superuser = try DatabaseURL(cluster.superuserURL)
         try await superuser.withConnection(logger: logger) { connection in
@@ -98,7 +100,7 @@ package enum DemoEnvironment {
             if let contentPolicies { try await publishContentPolicies(from: contentPolicies, database: database, policies: policies) }
             var (credentials, skipped) = try await credentials(
                 database: database, policies: policies, file: credentialsFile, serviceURL: serviceURL, appURL: appURL,
-                ownerURL: cluster.url(database: "backoffice", user: "postgres"), secondFactorKey: secondFactorKey)
+                ownerURL: cluster.url(database: "backoffice", user: "postgres"), secondFactorKey: secondFactorKey, passwordCost: passwordCost)
             if credentials.webhookSecrets?["simulated"] == nil { credentials.webhookSecrets = ["simulated": WebhookSignature.generateSecret()] }
             let (active, locked) = try await database.transaction(for: .system) { connection in
                 let active = try await firstRow(
@@ -117,7 +119,7 @@ package enum DemoEnvironment {
     /// operator when that operator is active; the ones it cannot issue, with why.
     private static func credentials(
         database: Database, policies: PolicySet, file credentialsFile: URL, serviceURL: String, appURL: String, ownerURL: String,
-        secondFactorKey: SecondFactorKey
+        secondFactorKey: SecondFactorKey, passwordCost: UInt8
     ) async throws -> (DemoCredentials, skipped: [String]) {
         let kept = FileManager.default.contents(atPath: credentialsFile.path).flatMap { try? JSONDecoder().decode(DemoCredentials.self, from: $0) }
         let context = Database.systemContext("demo-tokens", policies: policies)
@@ -166,7 +168,8 @@ package enum DemoEnvironment {
             platformOperators.filter { $0.1 != .appService }.map(\.0) + partners.flatMap { ["admin@\($0.0).example", "staff@\($0.0).example"] }
         for email in people {
             guard let owner = operators[email], owner.status == "active" else { continue }
-            signIns[email] = try await password(kept?.signIns?[email], for: owner, database: database, context: context)
+            signIns[email] = try await password(
+                kept?.signIns?[email], for: owner, cost: passwordCost, database: database, context: context)
             if policies.security.console.secondFactorRequired.contains(owner.role.rawValue) {
                 secondFactors[email] = try await secondFactor(
                     kept?.secondFactors?[email], for: owner, key: secondFactorKey, database: database, context: context)
@@ -180,7 +183,9 @@ package enum DemoEnvironment {
 
     /// A demo operator's console password: the kept one while it still signs in, else a new
     /// random one, set through the real operation (bcrypt).
-    private static func password(_ kept: String?, for owner: Operator, database: Database, context: OperationContext) async throws -> String {
+    private static func password(
+        _ kept: String?, for owner: Operator, cost: UInt8, database: Database, context: OperationContext
+    ) async throws -> String {
         let stored = try await database.transaction(for: .system) { connection in
             try await firstRow(
                 "SELECT password_hash FROM operator_passwords WHERE operator_id = \(owner.id)", on: connection, logger: database.logger
@@ -192,7 +197,7 @@ package enum DemoEnvironment {
         let password = "demo-" + Base64URL.random(bytes: 12)
         try PasswordRules.check(password)
         _ = try await database.runAsSystem(
-            SetOperatorPassword(operatorID: owner.id, passwordHash: try await PasswordRules.hash(password)), context: context)
+            SetOperatorPassword(operatorID: owner.id, passwordHash: try await PasswordRules.hash(password, cost: cost)), context: context)
         return password
     }
 

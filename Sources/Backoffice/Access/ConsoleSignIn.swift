@@ -45,8 +45,11 @@ package enum PasswordRules {
         return pool
     }()
 
+    /// The bcrypt cost of every password the service sets (2^12 rounds).
+    package static let cost: UInt8 = 12
+
     /// The bcrypt hash of a password that passed `check`, computed on `pool`.
-    package static func hash(_ password: String, cost: UInt8 = 12) async throws -> String {
+    package static func hash(_ password: String, cost: UInt8 = cost) async throws -> String {
         try await pool.runIfActive { Bcrypt.hash(password, cost: cost) }
     }
 
@@ -57,8 +60,8 @@ package enum PasswordRules {
         return hash != nil && matches
     }
 
-    /// A bcrypt hash (cost 12) of a random text no one knows.
-    private static let unknownEmailHash = Bcrypt.hash(UUID().uuidString + UUID().uuidString, cost: 12)
+    /// A bcrypt hash (at the service's cost) of a random text no one knows.
+    private static let unknownEmailHash = Bcrypt.hash(UUID().uuidString + UUID().uuidString, cost: cost)
 }
 
 /// Sets an operator's console password (a person operator of the transaction's tenant), as its

@@ -63,14 +63,18 @@ package struct GoodsFileReader {
     private var seen: [String: Int] = [:]
     private var hasher = SHA256()
 
-    static let batchSize = 256 << 10
-    /// The longest record read: far more than any good's fields, so memory stays bounded.
-    static let longestRecord = 1 << 20
+    /// How many bytes of complete records are parsed at once (256 KiB).
+    let batchSize: Int
+    /// The longest record read (1 MiB): far more than any good's fields, so memory stays bounded.
+    let longestRecord: Int
 
     /// The bytes held now: the records not parsed yet (under a batch and one record).
     var buffered: Int { pending.count }
 
-    package init(format: GoodsFileFormat) { self.format = format }
+    /// A reader of the service's sizes; tests pass smaller ones to cross batches with small files.
+    package init(format: GoodsFileFormat, batchSize: Int = 256 << 10, longestRecord: Int = 1 << 20) {
+        (self.format, self.batchSize, self.longestRecord) = (format, batchSize, longestRecord)
+    }
 
     /// Takes the next part of the file.
     package mutating func feed(_ bytes: some Collection<UInt8>) throws {
@@ -85,11 +89,12 @@ package struct GoodsFileReader {
             }
             scanned += 1
         }
-        if pending.count - complete > Self.longestRecord {
+        if pending.count - complete > longestRecord {
             let start = line + pending[..<complete].reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
-            throw MalformedGoodsFile(reason: "the record on line \(start) is longer than 1 MiB (an unclosed quote?)")
+            let limit = longestRecord >= 1 << 20 ? "\(longestRecord >> 20) MiB" : "\(longestRecord >> 10) KiB"
+            throw MalformedGoodsFile(reason: "the record on line \(start) is longer than \(limit) (an unclosed quote?)")
         }
-        if complete >= Self.batchSize { try parse(upTo: complete) }
+        if complete >= batchSize { try parse(upTo: complete) }
     }
 
     /// One CSV byte: the quote state, and where a record ends (a line break outside quotes).

@@ -6,16 +6,9 @@ let customerColumns = ["id", "email", "display_name", "status", "subscription", 
 let appealColumns = ["id", "customer_id", "status", "message", "created_at", "resolved_by", "resolution_reason"]
 let auditColumns = ["id", "occurred_at", "actor_role", "action", "target_type", "target_id", "reason", "request_id"]
 
-/// Parses an RFC 3339 time given on the command line.
-func parseTime(_ text: String?, _ option: String) throws -> Date? {
-    guard let text else { return nil }
-    if let date = try? Date(text, strategy: .iso8601) { return date }
-    if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
-    throw CLIFailure.usage("\(option) must be an RFC 3339 time such as 2026-12-01T09:00:00Z, got '\(text)'")
-}
-
 struct Accounts: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "accounts",
         abstract: "Customer account operations: list, inspect, lock, unlock, delete, restore, appeals.",
         discussion: "Example: backoffice accounts lock 5f0c… --reason \"Suspected account takeover\"",
         subcommands: [
@@ -25,6 +18,7 @@ struct Accounts: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List accounts ordered by email (deleted ones only with --status deleted or --include-deleted).",
             discussion: "Example: backoffice accounts list --status locked --email-prefix ada --limit 20")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -45,6 +39,7 @@ struct Accounts: AsyncParsableCommand {
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show one account with its current lock.", discussion: "Example: backoffice accounts show 5f0c…-…")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Customer id.") var id: String
@@ -58,6 +53,7 @@ struct Accounts: AsyncParsableCommand {
 
     struct Lock: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "lock",
             abstract: "Lock an account (reason required; --until makes it lift itself).",
             discussion: "Example: backoffice accounts lock 5f0c… --reason \"Chargeback under investigation\" --until 2026-12-01T00:00:00Z")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -75,6 +71,7 @@ struct Accounts: AsyncParsableCommand {
 
     struct Unlock: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "unlock",
             abstract: "Unlock a locked account (reason required).",
             discussion: "Example: backoffice accounts unlock 5f0c… --reason \"Identity confirmed by phone\"")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -91,6 +88,7 @@ struct Accounts: AsyncParsableCommand {
 
     struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "delete",
             abstract: "Soft-delete an account (restorable until purged after the retention period).",
             discussion: "Example: backoffice accounts delete 5f0c… --reason \"Customer asked to close the account\"")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -107,6 +105,7 @@ struct Accounts: AsyncParsableCommand {
 
     struct Restore: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "restore",
             abstract: "Restore a soft-deleted account.", discussion: "Example: backoffice accounts restore 5f0c… --reason \"Deleted by mistake\"")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup var account: AccountChangeOptions
@@ -122,6 +121,7 @@ struct Accounts: AsyncParsableCommand {
 
     struct History: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "history",
             abstract: "The account's audit events, oldest first.", discussion: "Example: backoffice accounts history 5f0c… --output json")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Customer id.") var id: String
@@ -143,12 +143,14 @@ struct Accounts: AsyncParsableCommand {
 
     struct Appeals: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "appeals",
             abstract: "Appeals against locks: list, show, resolve (managers); file (the app's service principal).",
             discussion: "Example: backoffice accounts appeals list --status open",
             subcommands: [List.self, Show.self, Resolve.self, File.self])
 
         struct Show: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "show",
                 abstract: "Show one appeal with its resolution.", discussion: "Example: backoffice accounts appeals show 9d2e…")
             @OptionGroup(title: "Global Options") var global: GlobalOptions
             @Argument(help: "Appeal id.") var id: String
@@ -160,6 +162,7 @@ struct Accounts: AsyncParsableCommand {
 
         struct List: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "list",
                 abstract: "List appeals, oldest first.", discussion: "Example: backoffice accounts appeals list --status open")
             @OptionGroup(title: "Global Options") var global: GlobalOptions
             @Option(help: "open, upheld or lifted.") var status: Components.Schemas.AppealStatus?
@@ -174,6 +177,7 @@ struct Accounts: AsyncParsableCommand {
 
         struct Resolve: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "resolve",
                 abstract: "Resolve an open appeal: --uphold keeps the lock, --lift unlocks the account.",
                 discussion: "Example: backoffice accounts appeals resolve 9a1e… --lift --reason \"Customer proved ownership\"")
             @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -197,6 +201,7 @@ struct Accounts: AsyncParsableCommand {
 
         struct File: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "file",
                 abstract: "File an appeal for a locked account (app_service token).",
                 discussion: "Example: backoffice accounts appeals file 5f0c… --message \"I was travelling, it was me\"")
             @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -214,6 +219,7 @@ struct Accounts: AsyncParsableCommand {
 
     struct Sync: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "sync",
             abstract: "Create or update a customer as the app does (app_service token).",
             discussion: "Example: backoffice accounts sync 5f0c… --email ada@example.com --display-name \"Ada L.\"")
         @OptionGroup(title: "Global Options") var global: GlobalOptions

@@ -6,6 +6,7 @@ import PostgresNIO
 
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "admin",
         abstract: "Administration done directly in the database.",
         discussion:
             "Example: BACKOFFICE_DATABASE_URL=postgres://backoffice_app@localhost/backoffice backoffice admin bootstrap --email ops@healthtrack.example",
@@ -40,11 +41,13 @@ struct Admin: AsyncParsableCommand {
 
 struct Policies: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "policies",
         abstract: "Policy files (local; no service needed).", discussion: "Example: backoffice policies check policies/",
         subcommands: [Check.self, Show.self])
 
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "check",
             abstract: "Validate access.yaml, messages.yaml, security.yaml and retention.yaml; exit 6 naming the file and entry at fault.",
             discussion: "Example: backoffice policies check policies/")
         @Argument(help: "Policies folder.") var directory = "policies"
@@ -63,6 +66,7 @@ struct Policies: AsyncParsableCommand {
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Print the role × action matrix the policies grant.", discussion: "Example: backoffice policies show")
         @Argument(help: "Policies folder.") var directory = "policies"
 

@@ -17,12 +17,14 @@ struct AuditFilterOptions: ParsableArguments {
 
 struct Audit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "audit",
         abstract: "The append-only, hash-chained audit log: list, export, verify, signed checkpoints.",
         discussion: "Example: backoffice audit verify --checkpoint audit-heads.json --public-key audit.pub",
         subcommands: [List.self, Export.self, Verify.self, Checkpoint.self, Keygen.self, Archive.self, SignFile.self, VerifyFile.self])
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List events, oldest first.", discussion: "Example: backoffice audit list --action accounts.lock --since 2026-11-01T00:00:00Z")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup var filter: AuditFilterOptions
@@ -41,6 +43,7 @@ struct Audit: AsyncParsableCommand {
 
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Export every matching event as JSON lines, streamed (constant memory).",
             discussion: "Example: backoffice audit export --since 2026-11-01T00:00:00Z --file audit-november.jsonl")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -63,6 +66,7 @@ struct Audit: AsyncParsableCommand {
 
     struct Verify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "verify",
             abstract: "Verify every chain; exit 8 naming the first bad event when one was edited, deleted, inserted or reordered.",
             discussion: """
                 Online, the service verifies its own log. With --offline, this command recomputes every \
@@ -185,6 +189,7 @@ struct Audit: AsyncParsableCommand {
 
     struct Archive: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "archive",
             abstract: "Move audit events older than the retention period out of the database, into the signed daily archives.",
             discussion: """
                 Finds the newest day in --archive-dir sealed by ops/audit-daily that ended at least \
@@ -249,6 +254,7 @@ struct Audit: AsyncParsableCommand {
 
     struct Checkpoint: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "checkpoint",
             abstract: "Write every chain's head (seq, hash) to a file kept outside the database, signed with your Ed25519 key.",
             discussion: """
                 The private key (from `audit keygen`) stays with you; it is never sent to the service.

@@ -5,6 +5,7 @@ import Foundation
 extension Audit {
     struct Keygen: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "keygen",
             abstract: "Create an Ed25519 key pair for signing checkpoints (private key file mode 0600).",
             discussion: "Example: backoffice audit keygen --private-key audit.key --public-key audit.pub")
         @Option(help: "Where to write the private key (must not exist).") var privateKey: String

@@ -10,12 +10,14 @@ let payoutColumns = ["rank", "customer_id", "score", "points", "badges"]
 
 struct Challenges: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "challenges",
         abstract: "Challenges: create (from a YAML/JSON file or flags), list, show, publish, leaderboard, settle.",
         discussion: "Example: backoffice challenges settle 9b2e… --dry-run",
         subcommands: [Create.self, List.self, Show.self, Publish.self, Leaderboard.self, Settle.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "create",
             abstract: "Draft a challenge from a YAML or JSON file, or from flags (flags override the file).",
             discussion: """
                 Rank bands are FROM-TO:POINTS[:BADGE], e.g. --rank 1-1:500:winter-champion --rank 2-10:100.
@@ -85,7 +87,8 @@ struct Challenges: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Challenges, newest first.", discussion: "Example: backoffice challenges list")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "Challenges, newest first.", discussion: "Example: backoffice challenges list")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup var page: PageOptions
 
@@ -96,6 +99,7 @@ struct Challenges: AsyncParsableCommand {
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "One challenge, with its state, rewards and when its board freezes.", discussion: "Example: backoffice challenges show 9b2e…")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Challenge id.") var id: String
@@ -109,6 +113,7 @@ struct Challenges: AsyncParsableCommand {
 
     struct Publish: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "publish",
             abstract: "Publish a draft: fund its budget and score the activity already in its window.",
             discussion: "Example: backoffice challenges publish 9b2e…")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -124,6 +129,7 @@ struct Challenges: AsyncParsableCommand {
 
     struct Leaderboard: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "leaderboard",
             abstract: "The live board, best first, ranked under the challenge's tie policy.",
             discussion: "Example: backoffice challenges leaderboard 9b2e… --limit 100")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -139,6 +145,7 @@ struct Challenges: AsyncParsableCommand {
 
     struct Settle: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "settle",
             abstract: "Pay the rewards from the challenge's budget once its board is frozen (once; --dry-run shows it first).",
             discussion: "Example: backoffice challenges settle 9b2e… --dry-run")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -156,12 +163,14 @@ struct Challenges: AsyncParsableCommand {
 
 struct Badges: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "badges",
         abstract: "Badges: create, list, and the badges a customer holds.",
         discussion: "Example: backoffice badges create first-5k --name \"First 5K\" --metric distance_m --threshold 5000",
         subcommands: [Create.self, List.self, Held.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "create",
             abstract: "Define a badge; with --metric and --threshold it is awarded to whoever reports one event reaching it.",
             discussion: "Example: backoffice badges create winter-champion --name \"Winter Champion\"")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -181,7 +190,7 @@ struct Badges: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Every badge.", discussion: "Example: backoffice badges list")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "Every badge.", discussion: "Example: backoffice badges list")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
 
         func run() async throws {
@@ -191,6 +200,7 @@ struct Badges: AsyncParsableCommand {
 
     struct Held: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "held",
             abstract: "The badges a customer holds, newest first.", discussion: "Example: backoffice badges held 5f0c…")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Customer id.") var id: String
@@ -205,6 +215,7 @@ struct Badges: AsyncParsableCommand {
 
 struct Activity: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "activity",
         abstract: "Report activity as the app does (app_service): a JSON Lines file of events, sent in batches of up to 5,000.",
         discussion: """
             Each line: {"event_id":…,"customer_id":…,"metric":"steps","value":5000,"occurred_at":"2026-11-23T08:00:00Z"}.
@@ -214,7 +225,7 @@ struct Activity: AsyncParsableCommand {
         subcommands: [Ingest.self])
 
     struct Ingest: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Send a JSON Lines file of activity events.")
+        static let configuration = CommandConfiguration(commandName: "ingest", abstract: "Send a JSON Lines file of activity events.")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "A JSON Lines file of events.") var file: String
         @Option(help: "Events per request (1–5,000).") var batch: Int = 5_000

@@ -13,6 +13,7 @@ struct ContentPolicies: AsyncParsableCommand {
 
     struct Publish: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "publish",
             abstract: "Publish a Markdown file as the next version of its policy (front matter: slug, title); an unchanged text publishes nothing.",
             discussion: "Example: backoffice content-policies publish policies/content/community-guidelines.md")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -31,6 +32,7 @@ struct ContentPolicies: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "The current version of every policy.", discussion: "Example: backoffice content-policies list")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
 
@@ -41,6 +43,7 @@ struct ContentPolicies: AsyncParsableCommand {
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "The current version of one policy, with its text.",
             discussion: "Example: backoffice content-policies show community-guidelines")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -53,6 +56,7 @@ struct ContentPolicies: AsyncParsableCommand {
 
     struct History: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "history",
             abstract: "Every version of one policy, newest first.", discussion: "Example: backoffice content-policies history community-guidelines")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "The policy's slug.") var slug: String

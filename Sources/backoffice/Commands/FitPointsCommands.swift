@@ -17,6 +17,7 @@ struct FitPoints: AsyncParsableCommand {
 
     struct Balance: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "balance",
             abstract: "A customer's balance, with everything ever credited and debited.", discussion: "Example: backoffice fitpoints balance 5f0c…")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Customer id.") var id: String
@@ -28,6 +29,7 @@ struct FitPoints: AsyncParsableCommand {
 
     struct Ledger: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "ledger",
             abstract: "A customer's ledger entries, newest first: points (+ received, − spent), the other account, and their cause.",
             discussion: "Example: backoffice fitpoints ledger 5f0c… --limit 20")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -43,6 +45,7 @@ struct FitPoints: AsyncParsableCommand {
 
     struct Adjust: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "adjust",
             abstract: "Correct a customer's FitPoints: positive points are credited, negative debited (never below zero; reason required).",
             discussion: "Example: backoffice fitpoints adjust 5f0c… --points 150 --reason \"Steps lost in the March sync outage\"")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -61,12 +64,14 @@ struct FitPoints: AsyncParsableCommand {
 
     struct Rules: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "rules",
             abstract: "Earning rules: show the rules in force, set new ones from a YAML or JSON file (with a dry run first).",
             discussion: "Example: backoffice fitpoints rules set policies/fitpoints/earning-rules.yaml --dry-run --days 30",
             subcommands: [Show.self, Set.self])
 
         struct Show: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "show",
                 abstract: "The earning rules in force: points per unit of each metric with its daily cap, per badge, per event.",
                 discussion: "Example: backoffice fitpoints rules show --output json")
             @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -78,6 +83,7 @@ struct FitPoints: AsyncParsableCommand {
 
         struct Set: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "set",
                 abstract: "Set the next version of the earning rules from a file; --dry-run shows what they would have paid instead.",
                 discussion: """
                     The file (YAML or JSON) has `metrics` (metric, points_per_unit, daily_cap, min_intensity), `badges` (badge, points) \

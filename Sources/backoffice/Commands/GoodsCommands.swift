@@ -6,6 +6,7 @@ let goodColumns = ["id", "sku", "name", "category", "price_cents", "price_fitpoi
 
 struct Goods: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "goods",
         abstract: "A partner's goods: create, list, show, update, archive, import, export (partner tokens).",
         discussion: "Example: backoffice goods create --sku MAT-1 --name \"Cork yoga mat\" --category mats --price-cents 4900 --stock 20",
         subcommands: [Create.self, List.self, Show.self, Update.self, Archive.self, Import.self, Export.self])
@@ -23,6 +24,7 @@ struct Goods: AsyncParsableCommand {
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "create",
             abstract: "Add a draft good to your shop (at least one price).",
             discussion: "Example: backoffice goods create --sku MAT-1 --name \"Cork yoga mat\" --category mats --price-cents 4900 --stock 20")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -45,6 +47,7 @@ struct Goods: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List your shop's goods by sku.", discussion: "Example: backoffice goods list --status active")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup(title: "Paging") var page: PageOptions
@@ -59,7 +62,8 @@ struct Goods: AsyncParsableCommand {
     }
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show one good.", discussion: "Example: backoffice goods show 5d1c…")
+        static let configuration = CommandConfiguration(
+            commandName: "show", abstract: "Show one good.", discussion: "Example: backoffice goods show 5d1c…")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Good id.") var id: String
 
@@ -72,6 +76,7 @@ struct Goods: AsyncParsableCommand {
 
     struct Update: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "update",
             abstract: "Change a good's fields or status (draft, active, archived).",
             discussion: """
                 Without --if-match the good's current version is read first, so a change made in between \
@@ -110,6 +115,7 @@ struct Goods: AsyncParsableCommand {
 
     struct Archive: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "archive",
             abstract: "Withdraw a good for good: it leaves the catalog.", discussion: "Example: backoffice goods archive 5d1c…")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Good id.") var id: String
@@ -123,6 +129,7 @@ struct Goods: AsyncParsableCommand {
     }
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Create or replace goods from a CSV or JSON Lines file, by sku; errors are listed by line.",
             discussion: """
                 CSV needs a header row with the columns sku, name, description, category, price_cents, \
@@ -156,6 +163,7 @@ struct Goods: AsyncParsableCommand {
 
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Write your goods as CSV or JSON Lines, streamed (any number of goods, constant memory).",
             discussion: "Example: backoffice goods export --format csv --file catalog.csv")
         @OptionGroup(title: "Global Options") var global: GlobalOptions

@@ -7,12 +7,14 @@ let messageColumns = ["id", "state", "severity", "audience", "title", "publish_a
 
 struct Messages: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "messages",
         abstract: "System messages customers see in the app: draft, publish, retract (backend managers).",
         discussion: "Example: backoffice messages create --file notice.md && backoffice messages publish 7a1c…",
         subcommands: [Create.self, List.self, Show.self, Publish.self, Retract.self, Active.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "create",
             abstract: "Draft a message from flags, or from a Markdown file whose front matter holds the fields (flags win).",
             discussion: """
                 Example: backoffice messages create --title "Planned maintenance" --severity maintenance \\
@@ -67,6 +69,7 @@ struct Messages: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List messages, newest first, with their state now.", discussion: "Example: backoffice messages list")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup(title: "Paging") var page: PageOptions
@@ -78,6 +81,7 @@ struct Messages: AsyncParsableCommand {
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show one message with its body.", discussion: "Example: backoffice messages show 7a1c…")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Message id.") var id: String
@@ -89,6 +93,7 @@ struct Messages: AsyncParsableCommand {
 
     struct Publish: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "publish",
             abstract: "Publish a draft: it shows from its publish_at (or now) until its expires_at.",
             discussion: "Example: backoffice messages publish 7a1c…")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -104,6 +109,7 @@ struct Messages: AsyncParsableCommand {
 
     struct Retract: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "retract",
             abstract: "Withdraw a scheduled or showing message for good (reason required).",
             discussion: "Example: backoffice messages retract 7a1c… --reason \"Maintenance postponed\"")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -122,6 +128,7 @@ struct Messages: AsyncParsableCommand {
 
     struct Active: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "active",
             abstract: "What the app shows now (app_service token).", discussion: "Example: backoffice messages active --audience subscribers")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "all (default), subscribers or non_subscribers.") var audience: Components.Schemas.MessageAudience?

@@ -8,6 +8,7 @@ let orderColumns = [
 
 struct Orders: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "orders",
         abstract: "Your shop's orders: list, show, accept, ship, deliver, cancel, refund (partner tokens).",
         discussion: """
             An order moves pending_payment → paid → accepted → shipped → delivered; it can be cancelled \
@@ -19,6 +20,7 @@ struct Orders: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List orders, newest first.", discussion: "Example: backoffice orders list --status paid")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup(title: "Paging") var page: PageOptions
@@ -33,6 +35,7 @@ struct Orders: AsyncParsableCommand {
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show one order with its lines, shipping address and payment.", discussion: "Example: backoffice orders show 8c1f…")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Order id.") var id: String
@@ -46,6 +49,7 @@ struct Orders: AsyncParsableCommand {
 
     struct Accept: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "accept",
             abstract: "Accept a paid order for fulfilment.", discussion: "Example: backoffice orders accept 8c1f…")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Order id.") var id: String
@@ -59,6 +63,7 @@ struct Orders: AsyncParsableCommand {
 
     struct Ship: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "ship",
             abstract: "Ship an accepted order (the card payment is captured now).",
             discussion: "Example: backoffice orders ship 8c1f… --carrier UPS --tracking-number 1Z999AA10123456784")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -77,6 +82,7 @@ struct Orders: AsyncParsableCommand {
 
     struct Deliver: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "deliver",
             abstract: "Record a shipped order's delivery.", discussion: "Example: backoffice orders deliver 8c1f…")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Order id.") var id: String
@@ -90,6 +96,7 @@ struct Orders: AsyncParsableCommand {
 
     struct Cancel: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "cancel",
             abstract: "Cancel an order before it ships (reason required): stock, FitPoints and the card authorization are released.",
             discussion: "Example: backoffice orders cancel 8c1f… --reason \"Out of stock at the warehouse\"")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -106,6 +113,7 @@ struct Orders: AsyncParsableCommand {
 
     struct Refund: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "refund",
             abstract: "Refund a shipped or delivered order (reason required): the captured amount and the FitPoints go back.",
             discussion: "Example: backoffice orders refund 8c1f… --reason \"Arrived damaged\"")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -123,11 +131,13 @@ struct Orders: AsyncParsableCommand {
 
 struct Payments: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "payments",
         abstract: "Card payments at the provider: reconcile what its webhooks did not tell (backend managers).",
         subcommands: [Reconcile.self])
 
     struct Reconcile: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "reconcile",
             abstract: "Ask the provider about payments whose verdict was never recorded and settle their orders (audited).",
             discussion: "Example: backoffice payments reconcile --older-than-minutes 30   (cron: every 10 minutes)")
         @OptionGroup(title: "Global Options") var global: GlobalOptions

@@ -6,12 +6,14 @@ let shopApplicationColumns = ["id", "status", "eligible", "legal_name", "tax_id"
 
 struct Shops: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "shops",
         abstract: "Shop applications: apply (no token), backend managers list, show, approve or reject, the applicant claims its shop.",
         discussion: "Example: backoffice shops list --status pending && backoffice shops approve 4f0e…",
         subcommands: [Apply.self, List.self, Show.self, Approve.self, Reject.self, Claim.self])
 
     struct Apply: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "apply",
             abstract:
                 "Apply for a shop from a YAML or JSON file (no token needed); prints the application, its eligibility checks and the claim code (shown once: keep it).",
             discussion: """
@@ -37,6 +39,7 @@ struct Shops: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List applications in the order they arrived (the waiting list: --status pending).",
             discussion: "Example: backoffice shops list --status pending")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -52,6 +55,7 @@ struct Shops: AsyncParsableCommand {
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show one application with its check results.", discussion: "Example: backoffice shops show 4f0e…")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Application id.") var id: String
@@ -65,6 +69,7 @@ struct Shops: AsyncParsableCommand {
 
     struct Approve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "approve",
             abstract: "Approve an eligible application: creates the tenant and its first partner admin (no credential).",
             discussion: """
                 The applicant then claims the admin's token with its claim code (`backoffice shops claim`).
@@ -89,6 +94,7 @@ struct Shops: AsyncParsableCommand {
 
     struct Reject: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "reject",
             abstract: "Reject a waiting application (reason required).",
             discussion: "Example: backoffice shops reject 4f0e… --reason \"bank account closed\"")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -110,6 +116,7 @@ extension Components.Schemas.ShopApplicationStatus: ExpressibleByArgument {
 extension Shops {
     struct Claim: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "claim",
             abstract: "Claim an approved shop with the claim code its application was answered with (no token): its first admin's token, shown once.",
             discussion: "Example: backoffice shops claim 4f0e… --code sc_…   (once, within 14 days of applying)")
         @OptionGroup(title: "Global Options") var global: GlobalOptions

@@ -8,11 +8,13 @@ let tokenColumns = ["id", "operator_id", "tenant_id", "role", "name", "expires_a
 
 struct Tenants: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "tenants",
         abstract: "Partner tenants (platform admins).", discussion: "Example: backoffice tenants list",
         subcommands: [Create.self, List.self, Show.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "create",
             abstract: "Create a partner tenant.", discussion: "Example: backoffice tenants create --slug green-grocer --name \"Green Grocer Ltd\"")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "Unique short name (lower-case letters, digits, dashes).") var slug: String
@@ -27,7 +29,8 @@ struct Tenants: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List tenants by slug.", discussion: "Example: backoffice tenants list")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List tenants by slug.", discussion: "Example: backoffice tenants list")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup(title: "Paging") var page: PageOptions
 
@@ -39,7 +42,8 @@ struct Tenants: AsyncParsableCommand {
     }
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show a tenant.", discussion: "Example: backoffice tenants show 3c9d…")
+        static let configuration = CommandConfiguration(
+            commandName: "show", abstract: "Show a tenant.", discussion: "Example: backoffice tenants show 3c9d…")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Tenant id.") var id: String
 
@@ -53,12 +57,14 @@ struct Tenants: AsyncParsableCommand {
 
 struct Operators: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "operators",
         abstract: "Operators (people) and service principals.",
         discussion: "Example: backoffice operators create --email sam@green-grocer.example --role partner_staff --tenant 3c9d…",
         subcommands: [Create.self, List.self, Disable.self, Invite.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "create",
             abstract: "Create an operator (partner roles need --tenant, implied for partner admins).",
             discussion: "Example: backoffice operators create --email sam@green-grocer.example --role partner_staff --tenant 3c9d…")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -76,6 +82,7 @@ struct Operators: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List operators you can see.", discussion: "Example: backoffice operators list --tenant 3c9d…")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "Only this tenant's.") var tenant: String?
@@ -90,6 +97,7 @@ struct Operators: AsyncParsableCommand {
 
     struct Disable: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "disable",
             abstract: "Disable an operator; its tokens are refused at once.",
             discussion: "Example: backoffice operators disable 7b2f… --reason \"Left the company\"")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -108,6 +116,7 @@ struct Operators: AsyncParsableCommand {
 extension Operators {
     struct Invite: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "invite",
             abstract: "Invite a person operator to the web console: prints a one-time link (24 h) where it sets its password.",
             discussion: """
                 The link is printed once and stored nowhere (the service keeps its SHA-256); send it to the person \
@@ -143,11 +152,13 @@ extension Operators {
 
 struct Tokens: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "tokens",
         abstract: "API tokens: shown once, stored as SHA-256.", discussion: "Example: backoffice tokens create --operator 7b2f… --name laptop",
         subcommands: [Create.self, List.self, Revoke.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "create",
             abstract: "Issue a token for an operator; the secret is printed once.",
             discussion: "Example: backoffice tokens create --operator 7b2f… --name laptop --expires-in-hours 720")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -181,6 +192,7 @@ struct Tokens: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List tokens (never their secrets).", discussion: "Example: backoffice tokens list --operator 7b2f…")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "Only this operator's.") var `operator`: String?
@@ -195,6 +207,7 @@ struct Tokens: AsyncParsableCommand {
 
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "revoke",
             abstract: "Revoke a token; refused from the next request on.", discussion: "Example: backoffice tokens revoke 1d4e…")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Token id.") var id: String

@@ -35,10 +35,15 @@ struct Contract: @unchecked Sendable {  // immutable, parsed once
     /// and the operations called must both number.
     let operationCount: Int
 
-    static func load() throws -> Contract {
+    /// The contract, parsed on the first call of the run (the suites that read it share one parse).
+    static func load() throws -> Contract { try parsed.get() }
+    private static let parsed = Result { try parse() }
+
+    private static func parse() throws -> Contract {
         let text = try String(contentsOf: projectRoot.appendingPathComponent("Sources/BackofficeAPI/openapi.yaml"), encoding: .utf8)
-        let document = try #require(try Yams.load(yaml: text) as? [String: Any])
-        let paths = try #require(document["paths"] as? [String: Any])
+        guard let document = try Yams.load(yaml: text) as? [String: Any], let paths = document["paths"] as? [String: Any] else {
+            throw TestSetupError(description: "openapi.yaml has no paths")
+        }
         var operations: [ContractOperation] = []
         for (path, item) in paths.sorted(by: { $0.key < $1.key }) {
             for (method, raw) in (item as? [String: Any] ?? [:]).sorted(by: { $0.key < $1.key }) {

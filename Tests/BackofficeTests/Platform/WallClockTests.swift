@@ -18,7 +18,7 @@ struct WallClockTests {
     func neverLaterAfterStoring() throws {
         var generator = SystemRandomNumberGenerator()
         var rawLater = 0
-        for _ in 0..<100_000 {
+        for _ in 0..<10_000 {
             let instant = Date(timeIntervalSinceReferenceDate: Double.random(in: 8e8...9e8, using: &generator))
             if try roundTrip(instant) > instant { rawLater += 1 }
             let clocked = instant.atDatabasePrecision

@@ -21,8 +21,17 @@ struct GoodsFileReaderTests {
         return (text, lines)
     }
 
+    /// The batch and the longest record these tests read with: a sixteenth of the service's, so
+    /// small files cross many batches (the sizes are parameters; the logic is the same).
+    static let batch = 16 << 10
+    static let longest = 64 << 10
+
+    static func reader(_ format: GoodsFileFormat) -> GoodsFileReader {
+        GoodsFileReader(format: format, batchSize: batch, longestRecord: longest)
+    }
+
     func read(_ bytes: [UInt8], format: GoodsFileFormat, parts: Int) throws -> (GoodsFileContents, maxBuffered: Int) {
-        var reader = GoodsFileReader(format: format)
+        var reader = Self.reader(format)
         var maxBuffered = 0
         for start in stride(from: 0, to: bytes.count, by: parts) {
             try reader.feed(bytes[start..<min(bytes.count, start + parts)])
@@ -31,73 +40,83 @@ struct GoodsFileReaderTests {
         return (try reader.finish(), maxBuffered)
     }
 
-    @Test("a 600 KB CSV fed in parts of 13 bytes, 64 KiB and whole: the same result, rows and issues on the lines they start on")
+    @Test("a CSV of over two batches fed in parts of 13 bytes, 4 KiB and whole: the same result, rows and issues on the lines they start on")
     func csvInParts() throws {
-        let (text, lines) = Self.csv(12_000)
+        let (text, lines) = Self.csv(1_200)
         let bytes = Array(text.utf8)
-        #expect(bytes.count > 2 * GoodsFileReader.batchSize)
-        let whole = try GoodsFileReader.read(bytes, format: .csv)
-        #expect(whole.rows.count + whole.issues.count == 12_000)
-        #expect(whole.issues.count == 12_000 / 97 + 1)
+        #expect(bytes.count > 2 * Self.batch)
+        var reader = Self.reader(.csv)
+        try reader.feed(bytes)
+        let whole = try reader.finish()
+        #expect(whole.rows.count + whole.issues.count == 1_200)
+        #expect(whole.issues.count == 1_200 / 97 + 1)
         for row in whole.rows { #expect(row.line == lines[row.sku], "\(row.sku)") }
         for issue in whole.issues {
             #expect(issue.line == lines[issue.sku ?? ""] && issue.field == "stock", "\(issue)")
         }
-        for parts in [13, 65536] {
+        for parts in [13, 4096] {
             let (contents, maxBuffered) = try read(bytes, format: .csv, parts: parts)
             #expect(contents.rows.map(\.line) == whole.rows.map(\.line))
             #expect(contents.rows.map(\.fields.description) == whole.rows.map(\.fields.description))
             #expect(contents.issues == whole.issues)
             #expect(contents.sha256 == whole.sha256)
-            #expect(maxBuffered < GoodsFileReader.batchSize + 65536 + 200, "held \(maxBuffered) bytes of a \(bytes.count)-byte file")
+            #expect(maxBuffered < Self.batch + parts + 200, "held \(maxBuffered) bytes of a \(bytes.count)-byte file")
         }
     }
 
     @Test("JSON Lines in parts: lines counted across parts, a NUL in a value is that row's issue, a duplicate sku across batches is named")
     func jsonLinesInParts() throws {
         var text = ""
-        for index in 0..<5_000 { text += #"{"sku":"J-\#(index)","name":"Good \#(index)","category":"gear","price_cents":100,"stock":1}"# + "\n" }
+        for index in 0..<500 { text += #"{"sku":"J-\#(index)","name":"Good \#(index)","category":"gear","price_cents":100,"stock":1}"# + "\n" }
         text += #"{"sku":"J-NUL","name":"bad\u0000name","category":"gear","price_cents":100,"stock":1}"# + "\n"
         text += #"{"sku":"J-1","name":"again","category":"gear","price_cents":100,"stock":1}"#  // no final line break
+        #expect(text.utf8.count > 2 * Self.batch)
         let (contents, _) = try read(Array(text.utf8), format: .jsonl, parts: 1000)
-        #expect(contents.rows.count == 5_000)
+        #expect(contents.rows.count == 500)
         #expect(
             contents.issues == [
-                RowIssue(line: 5_001, sku: "J-NUL", field: "name", code: "invalid_character", message: "must not contain the NUL character (U+0000)"),
-                RowIssue(line: 5_002, sku: "J-1", field: "sku", code: "duplicate_sku", message: "repeats line 2"),
+                RowIssue(line: 501, sku: "J-NUL", field: "name", code: "invalid_character", message: "must not contain the NUL character (U+0000)"),
+                RowIssue(line: 502, sku: "J-1", field: "sku", code: "duplicate_sku", message: "repeats line 2"),
             ])
     }
 
-    @Test("a file that cannot be read is refused whole: no header, unknown columns, not UTF-8 in a later batch, a record over 1 MiB")
+    @Test("a file that cannot be read is refused whole: no header, unknown columns, not UTF-8 in a later batch, a record over the longest")
     func malformed() throws {
         #expect(throws: MalformedGoodsFile.self) { try GoodsFileReader.read([], format: .csv) }
         #expect(throws: MalformedGoodsFile.self) { try GoodsFileReader.read(Array("sku,colour\nA,red\n".utf8), format: .csv) }
-        var bytes = Array(Self.csv(12_000).text.utf8)
+        var bytes = Array(Self.csv(1_200).text.utf8)
         bytes += [0xC3, 0x28, 0x0A]
-        #expect(bytes.count > 2 * GoodsFileReader.batchSize)
-        #expect(throws: MalformedGoodsFile.self) { try read(bytes, format: .csv, parts: 65536) }
-        var unclosed = GoodsFileReader(format: .csv)
+        #expect(bytes.count > 2 * Self.batch)
+        #expect(throws: MalformedGoodsFile.self) { try read(bytes, format: .csv, parts: 4096) }
+        var unclosed = Self.reader(.csv)
         try unclosed.feed(Array("sku,name\nA,\"never closed".utf8))
-        #expect(throws: MalformedGoodsFile.self, "a record past 1 MiB is refused as it arrives") {
-            try unclosed.feed([UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20))
+        try unclosed.feed([UInt8](repeating: UInt8(ascii: "x"), count: Self.longest - 100))
+        #expect(throws: MalformedGoodsFile.self, "a record past the longest is refused as it arrives") {
+            try unclosed.feed([UInt8](repeating: UInt8(ascii: "x"), count: 200))
         }
+        var service = GoodsFileReader(format: .csv)
+        try service.feed(Array("sku,name\nA,\"never closed".utf8))
+        let message = #expect(throws: MalformedGoodsFile.self, "the service reads records up to 1 MiB") {
+            try service.feed([UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20))
+        }
+        #expect(message?.reason == "the record on line 2 is longer than 1 MiB (an unclosed quote?)")
     }
 
     @Test("record ends as CSV.swift reads them: a quote inside an unquoted field is a character, an escaped quote stays inside, CRLF lines")
     func quotesAndLineEnds() throws {
         var text = "sku,name,description,category,price_cents,stock\r\n"
-        for index in 0..<8_000 {
+        for index in 0..<800 {
             text += "Q-\(index),\(index % 3 == 0 ? "55\" TV" : "Good"),\(index % 5 == 0 ? "\"say \"\"hi\"\",\r\nthen go\"" : "plain"),gear,100,1\r\n"
         }
         let bytes = Array(text.utf8)
-        #expect(bytes.count > GoodsFileReader.batchSize)
+        #expect(bytes.count > Self.batch)
         let (contents, maxBuffered) = try read(bytes, format: .csv, parts: 4096)
         #expect(contents.issues.isEmpty, "\(contents.issues.prefix(3))")
-        #expect(contents.rows.count == 8_000)
+        #expect(contents.rows.count == 800)
         #expect(contents.rows.first { $0.sku == "Q-3" }?.fields.name == "55\" TV")
         #expect(contents.rows.first { $0.sku == "Q-5" }?.fields.description == "say \"hi\",\r\nthen go")
-        #expect(contents.rows.last?.line == 2 + 8_000 + 8_000 / 5 - 1, "lines count the quoted line breaks")
-        #expect(maxBuffered < GoodsFileReader.batchSize + 4096 + 200)
+        #expect(contents.rows.last?.line == 2 + 800 + 800 / 5 - 1, "lines count the quoted line breaks")
+        #expect(maxBuffered < Self.batch + 4096 + 200)
         let jsonl = (0..<3).map { #"{"sku":"C-\#($0)","name":"n","category":"gear","price_cents":1,"stock":1}"# }.joined(separator: "\r\n")
         let lines = try GoodsFileReader.read(Array(jsonl.utf8), format: .jsonl)
         #expect(lines.rows.map(\.line) == [1, 2, 3] && lines.issues.isEmpty, "JSON Lines with CRLF")

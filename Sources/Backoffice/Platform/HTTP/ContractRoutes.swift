@@ -28,28 +28,49 @@ struct ContractRoutes: Sendable {
     let routes: [Route]
 
     /// The public operations of the bundled `openapi.yaml`.
-    static let publicOperations = ContractRoutes(document: bundled, marker: "x-public")
+    static let publicOperations = ContractRoutes(bundled, marker: "x-public")
     /// The lag-tolerant reads of the bundled `openapi.yaml`.
-    static let lagTolerantReads = ContractRoutes(document: bundled, marker: "x-read-replica")
+    static let lagTolerantReads = ContractRoutes(bundled, marker: "x-read-replica")
     /// The staged changes of the bundled `openapi.yaml` (they call the payment provider).
-    static let stagedChanges = ContractRoutes(document: bundled, marker: "x-staged")
+    static let stagedChanges = ContractRoutes(bundled, marker: "x-staged")
     /// The uploads read as they arrive (`StreamedBody`).
-    static let streamedBodies = ContractRoutes(document: bundled, marker: "x-streamed-body")
-    private static var bundled: String { OpenAPIDocument.yaml.map { String(decoding: $0, as: UTF8.self) } ?? "" }
+    static let streamedBodies = ContractRoutes(bundled, marker: "x-streamed-body")
 
-    init(document: String, marker: String) {
-        var routes: [Route] = []
-        let paths = ((try? Yams.load(yaml: document)) as? [String: Any])?["paths"] as? [String: Any] ?? [:]
+    /// One operation of a contract with the extensions it is marked with (`x-…: true`).
+    struct Operation: Sendable {
+        let route: Route
+        let markers: Set<String>
+    }
+
+    /// The operations of the bundled `openapi.yaml`, parsed once for every marker. The document
+    /// is part of the build: one that does not parse is a broken build, and stops the process.
+    private static let bundled: [Operation] = {
+        guard let yaml = OpenAPIDocument.yaml, let operations = try? operations(in: String(decoding: yaml, as: UTF8.self)) else {
+            preconditionFailure("the bundled openapi.yaml does not parse")
+        }
+        return operations
+    }()
+
+    /// The operations of `document` with their markers.
+    static func operations(in document: String) throws -> [Operation] {
+        guard let paths = (try Yams.load(yaml: document) as? [String: Any])?["paths"] as? [String: Any] else { return [] }
+        var operations: [Operation] = []
         for (path, item) in paths {
             for (method, raw) in item as? [String: Any] ?? [:] {
-                guard let operation = raw as? [String: Any], operation[marker] as? Bool == true,
-                    let method = HTTPRequest.Method(method.uppercased())
-                else { continue }
+                guard let operation = raw as? [String: Any], let method = HTTPRequest.Method(method.uppercased()) else { continue }
                 let segments = path.split(separator: "/").map { $0.hasPrefix("{") ? nil : String($0) }
-                routes.append(Route(method: method, segments: segments, rateLimited: operation["x-rate-limited"] as? Bool == true))
+                let markers = Set(operation.compactMap { key, value in key.hasPrefix("x-") && value as? Bool == true ? key : nil })
+                operations.append(
+                    Operation(
+                        route: Route(method: method, segments: segments, rateLimited: markers.contains("x-rate-limited")), markers: markers))
             }
         }
-        self.routes = routes
+        return operations
+    }
+
+    /// The routes of the operations marked with `marker`.
+    init(_ operations: [Operation], marker: String) {
+        routes = operations.filter { $0.markers.contains(marker) }.map(\.route)
     }
 
     /// The marked route `method` and `path` call, nil when the operation is not marked.

@@ -15,12 +15,14 @@ enum InputScreen {
             }
             throw nul(in: "query")
         }
-        let bytes = body.readableBytesView
-        guard !bytes.isEmpty else { return }
-        if bytes.contains(0) { throw nul(in: "body") }
-        guard containsEscapedNUL(bytes) else { return }
+        guard body.readableBytes > 0 else { return }
+        let (raw, escaped) = body.withUnsafeReadableBytes { (containsRawNUL($0), containsEscapedNUL($0)) }
+        if raw { throw nul(in: "body") }
+        guard escaped else { return }
         // Decode to find which field holds it (an escaped backslash before `u0000` is not a NUL).
-        if let document = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]), let field = fieldWithNUL(document) {
+        if let document = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView), options: [.fragmentsAllowed]),
+            let field = fieldWithNUL(document)
+        {
             throw nul(in: field.isEmpty ? "body" : field)
         }
     }
@@ -29,12 +31,23 @@ enum InputScreen {
         Problem.invalid([FieldIssue(field: field, code: "invalid_character", message: "must not contain the NUL character (U+0000)")])
     }
 
-    private static func containsEscapedNUL(_ bytes: ByteBufferView) -> Bool {
-        let pattern = Array("\\u0000".utf8)
-        var matched = 0
-        for byte in bytes {
-            matched = byte == pattern[matched] ? matched + 1 : (byte == pattern[0] ? 1 : 0)
-            if matched == pattern.count { return true }
+    /// Whether the bytes hold a NUL byte (the C library's search: bulk bodies are megabytes).
+    private static func containsRawNUL(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let start = bytes.baseAddress else { return false }
+        return memchr(start, 0, bytes.count) != nil
+    }
+
+    private static let escapedNUL = Array(#"\u0000"#.utf8)
+
+    /// Whether the bytes hold the JSON escape `\u0000` (perhaps escaped itself: decoding decides).
+    /// Only the backslashes are visited, found by the C library's search.
+    private static func containsEscapedNUL(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let start = bytes.baseAddress else { return false }
+        let end = start + bytes.count
+        var next = start
+        while let found = memchr(next, Int32(UInt8(ascii: "\\")), end - next).map(UnsafeRawPointer.init) {
+            if end - found >= escapedNUL.count, memcmp(found, escapedNUL, escapedNUL.count) == 0 { return true }
+            next = found + 1
         }
         return false
     }
