@@ -15,6 +15,10 @@ import Testing
 struct TestEnvironment: Sendable {
     let database: Database
     let owner: DatabaseURL
+    /// A small pool of the owner's connections for `asOwner` and `ownerScalar`: a test checks
+    /// rows and audit counts often, and a new connection each time was a password handshake and
+    /// a server process each time.
+    let ownerPool: PostgresClient
     let appURL: DatabaseURL
     let policies: PolicySet
     let fixture: Fixture
@@ -69,11 +73,18 @@ struct TestEnvironment: Sendable {
         let clock = ManualWallClock()
         do {
             // Tests run side by side on a loaded machine: a lease may wait long (the limits have their own tests).
-            var limits = PoolLimits.forTests
-            limits.leaseTimeout = .seconds(60)
-            return try await Database.with(url: app, logger: testLogger, clock: clock, limits: limits) { database in
-                try await body(
-                    TestEnvironment(database: database, owner: owner, appURL: app, policies: policies, fixture: fixture, clock: clock))
+            let limits = {
+                var limits = PoolLimits.forTests
+                limits.leaseTimeout = .seconds(60)
+                return limits
+            }()
+            return try await Database.with(url: owner, logger: testLogger, maximumConnections: 2, limits: .forTests) { ownerDatabase in
+                try await Database.with(url: app, logger: testLogger, clock: clock, limits: limits) { database in
+                    try await body(
+                        TestEnvironment(
+                            database: database, owner: owner, ownerPool: ownerDatabase.client, appURL: app, policies: policies, fixture: fixture,
+                            clock: clock))
+                }
             }
         } catch let error as PSQLError {
             throw TestSetupError(description: String(reflecting: error))  // PSQLError's description is redacted
@@ -121,11 +132,16 @@ struct TestEnvironment: Sendable {
     /// Runs SQL as the database owner (a superuser: bypasses row-level security and can disable
     /// triggers), in a transaction of its own with every row consumed, as the service runs its
     /// statements: an error raised by a function among the rows, or by a deferred check at COMMIT,
-    /// is thrown.
+    /// is thrown (and the transaction rolled back, so the pooled connection serves the next call).
     func asOwner(_ sql: String) async throws {
-        try await owner.withConnection(logger: testLogger) { connection in
-            for statement in ["BEGIN", sql, "COMMIT"] {
-                for try await _ in try await connection.query(PostgresQuery(unsafeSQL: statement), logger: testLogger) {}
+        try await ownerPool.withConnection { connection in
+            do {
+                for statement in ["BEGIN", sql, "COMMIT"] {
+                    for try await _ in try await connection.query(PostgresQuery(unsafeSQL: statement), logger: testLogger) {}
+                }
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: testLogger)
+                throw error
             }
         }
     }
@@ -144,9 +160,12 @@ struct TestEnvironment: Sendable {
     }
 
     func ownerScalar<T: PostgresDecodable & Sendable>(_ sql: String, as type: T.Type) async throws -> T? {
-        try await owner.withConnection(logger: testLogger) { connection in
-            for try await value in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: testLogger).decode(T.self) { return value }
-            return nil
+        try await ownerPool.withConnection { connection in
+            var first: T?
+            for try await value in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: testLogger).decode(T.self) {
+                first = first ?? value  // every row read: the connection goes back to the pool idle
+            }
+            return first
         }
     }
 
