@@ -123,7 +123,7 @@ struct GoodsImportTests {
     func streamedUploadLimits() async throws {
         try await TestEnvironment.with { env in
             let partner = env.fixture.partners[0]
-            try await env.withApp(trustedProxies: [], maxBulkBodySize: 1 << 20) { client in  // 1 MiB: the limit, not its size, is under test
+            try await env.withApp(trustedProxies: [], maxBulkBodySize: 64 << 10) { client in  // 64 KiB: the limit, not its size, is under test
                 let port = try #require(client.port)
                 func upload(_ chunks: [[UInt8]]) async throws -> String {
                     var request = Array(
@@ -134,8 +134,8 @@ struct GoodsImportTests {
                     return try await offThePool { try rawHTTP(port: port, whole) }
                 }
                 let line = Array("OVER-1,Big,,gear,100,1\n".utf8)
-                let mebibyte = Array([[UInt8]](repeating: line, count: (1 << 20) / line.count).joined())
-                let over = try await upload([Array("sku,name,description,category,price_cents,stock\n".utf8)] + Array(repeating: mebibyte, count: 2))
+                let limit = Array([[UInt8]](repeating: line, count: (64 << 10) / line.count).joined())
+                let over = try await upload([Array("sku,name,description,category,price_cents,stock\n".utf8)] + Array(repeating: limit, count: 2))
                 #expect(over.hasPrefix("HTTP/1.1 413") && over.contains("payload_too_large"), "\(over.prefix(300))")
                 let nul = try await upload([Array("sku,name,description,category,price_cents,stock\nNUL-1,A\u{0}B,,gear,100,1\n".utf8)])
                 #expect(nul.hasPrefix("HTTP/1.1 422") && nul.contains("invalid_character"), "\(nul.prefix(300))")

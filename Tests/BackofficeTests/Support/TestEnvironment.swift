@@ -173,7 +173,8 @@ struct TestEnvironment: Sendable {
     /// `trustedProxies`, over a real socket from 127.0.0.1 (so `X-Forwarded-For` can name clients).
     func withApp<T: Sendable>(
         handEncodedLists: Bool = true, trustedProxies: [CIDR]? = nil, logger: Logger = testLogger, policies: PolicySet? = nil,
-        payments: (any PaymentGateway)? = nil, database: Database? = nil, maxBulkBodySize: Int? = nil, liveUpdates: LiveUpdates? = nil,
+        payments: (any PaymentGateway)? = nil, database: Database? = nil, maxBodySize: Int? = nil, maxBulkBodySize: Int? = nil,
+        liveUpdates: LiveUpdates? = nil,
         _ body: @Sendable (any TestClientProtocol) async throws -> T
     ) async throws -> T {
         var settings = ServerSettings(
@@ -182,6 +183,7 @@ struct TestEnvironment: Sendable {
         settings.webhookSecrets = ["simulated": [Self.webhookSecret]]
         settings.secondFactorKey = Self.secondFactorKey
         if let payments { settings.payments = payments }
+        if let maxBodySize { settings.maxBodySize = maxBodySize }
         if let maxBulkBodySize { settings.maxBulkBodySize = maxBulkBodySize }
         if let liveUpdates { settings.consoleLiveUpdates = liveUpdates }
         let app = try BackofficeServer.buildApplication(
