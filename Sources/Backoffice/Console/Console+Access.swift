@@ -7,58 +7,46 @@ extension Console {
     /// revoke one, confirmed. Tenants (platform roles): the list and, for platform admins, a new
     /// partner tenant. The API's use cases, audited.
     func registerAccess(on group: RouterGroup<AppRequestContext>) {
-        navigation.add("/console/tokens", "API tokens", needs: CreateToken.action)
-        group.get("tokens") { request, context in
-            try await signedIn(request, context) { console in try await console.tokensPage(issues: []) }
-        }
-        group.post("tokens/new") { request, context in
-            try await signedIn(request, context) { console in
-                do {
-                    guard let owner = console.form.text("operator_id").flatMap(UUID.init(uuidString:)) else {
-                        throw DomainError.invalid([FieldIssue(field: "operator_id", code: "required", message: "choose whose token it is")])
-                    }
-                    let hours = try console.form.text("expires_in_hours").map { text -> Int in
-                        guard let hours = Int(text) else {
-                            throw DomainError.invalid([
-                                FieldIssue(field: "expires_in_hours", code: "invalid_number", message: "must be a whole number of hours")
-                            ])
-                        }
-                        return hours
-                    }
-                    let (token, secret) = try await console.run(
-                        CreateToken(operatorID: owner, name: console.form.text("name"), expiresInHours: hours))
-                    return console.page(
-                        "token-created", title: "Token \(token.name)",
-                        ["name": token.name, "secret": secret.value, "expires": ConsoleTime.text(token.expiresAt), "role": token.role.rawValue])
-                } catch let refusal as DomainError {
-                    return try await console.tokensPage(issues: try FormRefusal.issues(refusal), values: console.form.values)
+        section("tokens", "API tokens", needs: CreateToken.action, on: group) { console in try await console.tokensPage(issues: []) }
+        post("tokens/new", on: group) { console in
+            do {
+                guard let owner = console.form.text("operator_id").flatMap(UUID.init(uuidString:)) else {
+                    throw DomainError.invalid([FieldIssue(field: "operator_id", code: "required", message: "choose whose token it is")])
                 }
+                let hours = try console.form.text("expires_in_hours").map { text -> Int in
+                    guard let hours = Int(text) else {
+                        throw DomainError.invalid([
+                            FieldIssue(field: "expires_in_hours", code: "invalid_number", message: "must be a whole number of hours")
+                        ])
+                    }
+                    return hours
+                }
+                let (token, secret) = try await console.run(
+                    CreateToken(operatorID: owner, name: console.form.text("name"), expiresInHours: hours))
+                return console.page(
+                    "token-created", title: "Token \(token.name)",
+                    ["name": token.name, "secret": secret.value, "expires": ConsoleTime.text(token.expiresAt), "role": token.role.rawValue])
+            } catch let refusal as DomainError {
+                return try await console.tokensPage(issues: try FormRefusal.issues(refusal), values: console.form.values)
             }
         }
-        group.post("tokens/{id}/revoke") { request, context in
-            try await signedIn(request, context) { console in
-                do {
-                    try console.form.confirm("revoke")
-                    let token = try await console.run(RevokeToken(tokenID: try Self.id(context)))
-                    return console.redirect("/console/tokens", flash: "Revoked \(token.name): it is refused from now on.")
-                } catch let refusal as DomainError {
-                    return try await console.tokensPage(issues: try FormRefusal.issues(refusal))
-                }
+        post("tokens/{id}/revoke", on: group) { console in
+            do {
+                try console.form.confirm("revoke")
+                let token = try await console.run(RevokeToken(tokenID: try console.routeID()))
+                return console.redirect("/console/tokens", flash: "Revoked \(token.name): it is refused from now on.")
+            } catch let refusal as DomainError {
+                return try await console.tokensPage(issues: try FormRefusal.issues(refusal))
             }
         }
-        navigation.add("/console/tenants", "Tenants", needs: ListTenants.action)
-        group.get("tenants") { request, context in
-            try await signedIn(request, context) { console in try await console.tenantsPage(issues: []) }
-        }
-        group.post("tenants/new") { request, context in
-            try await signedIn(request, context) { console in
-                do {
-                    let tenant = try await console.run(CreateTenant(slug: console.form["slug"] ?? "", name: console.form["name"] ?? ""))
-                    return console.redirect("/console/tenants", flash: "Created \(tenant.name) (\(tenant.slug)): invite its admin from People.")
-                } catch let refusal as DomainError {
-                    return try await console.tenantsPage(
-                        issues: try FormRefusal.issues(refusal, conflictFields: ["slug_taken": "slug"]), values: console.form.values)
-                }
+        section("tenants", "Tenants", needs: ListTenants.action, on: group) { console in try await console.tenantsPage(issues: []) }
+        post("tenants/new", on: group) { console in
+            do {
+                let tenant = try await console.run(CreateTenant(slug: console.form["slug"] ?? "", name: console.form["name"] ?? ""))
+                return console.redirect("/console/tenants", flash: "Created \(tenant.name) (\(tenant.slug)): invite its admin from People.")
+            } catch let refusal as DomainError {
+                return try await console.tenantsPage(
+                    issues: try FormRefusal.issues(refusal, conflictFields: ["slug_taken": "slug"]), values: console.form.values)
             }
         }
     }

@@ -6,68 +6,56 @@ extension Console {
     /// and status, an account's page with its open lock and history, and lock (reason, until),
     /// unlock, delete and restore — the API's use cases, with the page's version as `If-Match`.
     func registerAccounts(on group: RouterGroup<AppRequestContext>) {
-        navigation.add("/console/accounts", "Accounts", needs: ListCustomerAccounts.action)
-        group.get("accounts") { request, context in
-            try await signedIn(request, context) { console in
-                let status = try AccountsPage.status(console.form.text("status"))
-                let prefix = console.form.text("email_prefix")
-                var data: [String: Any] = [
-                    "email_prefix": prefix ?? "",
-                    "statuses": ConsoleOption.all(AccountStatus.allCases.map(\.rawValue), selected: status?.rawValue, any: "Active or locked"),
-                ]
-                do {
-                    let page = try await CustomerListRequest(
-                        limit: Self.pageSize, cursor: console.form.text("cursor"), status: status?.rawValue, emailPrefix: prefix,
-                        includeDeleted: status == .deleted
-                    ).run(database, context: console.context)
-                    data["accounts"] = page.items.map(AccountView.init)
-                    data["hasAccounts"] = !page.items.isEmpty
-                    if let next = page.nextCursor {
-                        data["next"] = ConsoleLinks.path("/console/accounts", ["status": status?.rawValue, "email_prefix": prefix, "cursor": next])
-                    }
-                } catch DomainError.piiMasked {
-                    data["prefixError"] = "Your role sees emails masked and cannot search by them."
+        section("accounts", "Accounts", needs: ListCustomerAccounts.action, on: group) { console in
+            let status = try AccountsPage.status(console.form.text("status"))
+            let prefix = console.form.text("email_prefix")
+            var data: [String: Any] = [
+                "email_prefix": prefix ?? "",
+                "statuses": ConsoleOption.all(AccountStatus.allCases.map(\.rawValue), selected: status?.rawValue, any: "Active or locked"),
+            ]
+            do {
+                let page = try await CustomerListRequest(
+                    limit: Self.pageSize, cursor: console.form.text("cursor"), status: status?.rawValue, emailPrefix: prefix,
+                    includeDeleted: status == .deleted
+                ).run(database, context: console.context)
+                data["accounts"] = page.items.map(AccountView.init)
+                data["hasAccounts"] = !page.items.isEmpty
+                if let next = page.nextCursor {
+                    data["next"] = ConsoleLinks.path("/console/accounts", ["status": status?.rawValue, "email_prefix": prefix, "cursor": next])
                 }
-                return console.page("accounts", title: "Accounts", data)
+            } catch DomainError.piiMasked {
+                data["prefixError"] = "Your role sees emails masked and cannot search by them."
             }
+            return console.page("accounts", title: "Accounts", data)
         }
-        group.get("accounts/{id}") { request, context in
-            try await signedIn(request, context) { console in try await console.accountPage(try Self.id(context), issues: []) }
-        }
-        navigation.add("/console/appeals", "Appeals", needs: ListAppeals.action)
-        group.get("appeals") { request, context in
-            try await signedIn(request, context) { console in try await console.appealsPage(issues: []) }
-        }
-        group.post("appeals/{id}/resolve") { request, context in
-            try await signedIn(request, context) { console in
-                let decision = ResolveAppeal.Decision(rawValue: console.form["decision"] ?? "")
-                do {
-                    guard let decision else {
-                        throw DomainError.invalid([FieldIssue(field: "decision", code: "required", message: "choose uphold or lift")])
-                    }
-                    let appeal = try await console.run(
-                        ResolveAppeal(appealID: try Self.id(context), decision: decision, reason: console.form.text("reason")))
-                    return console.redirect("/console/appeals", flash: "The appeal is \(appeal.status.rawValue).")
-                } catch let refusal as DomainError {
-                    return try await console.appealsPage(issues: try FormRefusal.issues(refusal), values: console.form.values)
+        get("accounts/{id}", on: group) { console in try await console.accountPage(try console.routeID(), issues: []) }
+        section("appeals", "Appeals", needs: ListAppeals.action, on: group) { console in try await console.appealsPage(issues: []) }
+        post("appeals/{id}/resolve", on: group) { console in
+            let decision = ResolveAppeal.Decision(rawValue: console.form["decision"] ?? "")
+            do {
+                guard let decision else {
+                    throw DomainError.invalid([FieldIssue(field: "decision", code: "required", message: "choose uphold or lift")])
                 }
+                let appeal = try await console.run(
+                    ResolveAppeal(appealID: try console.routeID(), decision: decision, reason: console.form.text("reason")))
+                return console.redirect("/console/appeals", flash: "The appeal is \(appeal.status.rawValue).")
+            } catch let refusal as DomainError {
+                return try await console.appealsPage(issues: try FormRefusal.issues(refusal), values: console.form.values)
             }
         }
         for move in AccountTransition.allCases {
-            group.post(RouterPath("accounts/{id}/\(move.rawValue)")) { request, context in
-                try await signedIn(request, context) { console in
-                    let id = try Self.id(context)
-                    do {
-                        let customer = try await console.change(move, account: id)
-                        return console.redirect(
-                            "/console/accounts/\(id.text)", flash: "The account of \(customer.email) is \(customer.status.rawValue).")
-                    } catch let refusal as DomainError {
-                        return try await console.accountPage(
-                            id,
-                            issues: try FormRefusal.issues(
-                                refusal, changed: "Someone changed this account after you opened it: reload to see what changed."),
-                            values: console.form.values)
-                    }
+            post("accounts/{id}/\(move.rawValue)", on: group) { console in
+                let id = try console.routeID()
+                do {
+                    let customer = try await console.change(move, account: id)
+                    return console.redirect(
+                        "/console/accounts/\(id.text)", flash: "The account of \(customer.email) is \(customer.status.rawValue).")
+                } catch let refusal as DomainError {
+                    return try await console.accountPage(
+                        id,
+                        issues: try FormRefusal.issues(
+                            refusal, changed: "Someone changed this account after you opened it: reload to see what changed."),
+                        values: console.form.values)
                 }
             }
         }

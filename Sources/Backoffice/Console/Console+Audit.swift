@@ -7,62 +7,53 @@ extension Console {
     /// action, target and time range, oldest first with cursor paging; an event's before and after
     /// side by side; "verify the chain" with its result. What a role sees masked stays masked.
     func registerAudit(on group: RouterGroup<AppRequestContext>) {
-        navigation.add("/console/audit", "Audit log", needs: ListAuditEvents.action)
-        group.get("audit") { request, context in
-            try await signedIn(request, context) { console in
-                let form = console.form
-                var data: [String: Any] = ["values": form.values, "canVerify": console.may(VerifyAuditLog.action)]
-                if console.may(ExportAuditEvents.action) {
-                    data["export"] = ConsoleLinks.path("/console/audit/export", form.values.filter { $0.key != "cursor" }.mapValues { Optional($0) })
+        section("audit", "Audit log", needs: ListAuditEvents.action, on: group) { console in
+            let form = console.form
+            var data: [String: Any] = ["values": form.values, "canVerify": console.may(VerifyAuditLog.action)]
+            if console.may(ExportAuditEvents.action) {
+                data["export"] = ConsoleLinks.path("/console/audit/export", form.values.filter { $0.key != "cursor" }.mapValues { Optional($0) })
+            }
+            do {
+                let filter = try AuditPage.filter(form)
+                let after = try Cursor.number(form.text("cursor")) ?? 0
+                let events = try await console.read(ListAuditEvents(filter: filter, afterID: after, limit: Self.pageSize + 1))
+                let (page, next) = keysetPage(events, limit: Self.pageSize) { [String($0.id)] }
+                data["events"] = page.map(AuditEventView.init)
+                data["hasEvents"] = !page.isEmpty
+                if let next {
+                    var query = form.values.filter { $0.key != "cursor" }.mapValues { Optional($0) }
+                    query["cursor"] = next
+                    data["next"] = ConsoleLinks.path("/console/audit", query)
                 }
-                do {
-                    let filter = try AuditPage.filter(form)
-                    let after = try Cursor.number(form.text("cursor")) ?? 0
-                    let events = try await console.read(ListAuditEvents(filter: filter, afterID: after, limit: Self.pageSize + 1))
-                    let (page, next) = keysetPage(events, limit: Self.pageSize) { [String($0.id)] }
-                    data["events"] = page.map(AuditEventView.init)
-                    data["hasEvents"] = !page.isEmpty
-                    if let next {
-                        var query = form.values.filter { $0.key != "cursor" }.mapValues { Optional($0) }
-                        query["cursor"] = next
-                        data["next"] = ConsoleLinks.path("/console/audit", query)
-                    }
-                } catch let refusal as DomainError {
-                    FormRefusal(try FormRefusal.issues(refusal)).add(to: &data)
-                }
-                return console.page("audit", title: "Audit log", data)
+            } catch let refusal as DomainError {
+                FormRefusal(try FormRefusal.issues(refusal)).add(to: &data)
             }
+            return console.page("audit", title: "Audit log", data)
         }
-        group.get("audit/export") { request, context in
-            try await signedIn(request, context, holdsTransaction: false) { console in
-                let lines = try await console.read(ExportAuditEvents(log: AuditLog(database: database), filter: try AuditPage.filter(console.form)))
-                return .download(
-                    name: "audit-events.jsonl", contentType: "application/jsonl",
-                    pages: lines)
-            }
+        get("audit/export", on: group, holdsTransaction: false) { console in
+            let lines = try await console.read(ExportAuditEvents(log: AuditLog(database: database), filter: try AuditPage.filter(console.form)))
+            return .download(
+                name: "audit-events.jsonl", contentType: "application/jsonl",
+                pages: lines)
         }
-        group.get("audit/verify") { request, context in
-            try await signedIn(request, context) { console in
-                let report = try await console.read(VerifyAuditLog(log: AuditLog(database: database), checkpoint: []))
-                var data: [String: Any] = ["chains": report.chains, "events": report.events, "intact": report.failure == nil]
-                if let failure = report.failure {
-                    data["failure"] = [
-                        "chain": failure.chain, "seq": failure.seq.map(String.init) ?? "—", "kind": failure.kind.rawValue,
-                        "detail": failure.detail, "event": failure.eventID.map(String.init) ?? "—",
-                    ]
-                }
-                return console.page("audit-verify", title: "Verify the audit log", data)
+        get("audit/verify", on: group) { console in
+            let report = try await console.read(VerifyAuditLog(log: AuditLog(database: database), checkpoint: []))
+            var data: [String: Any] = ["chains": report.chains, "events": report.events, "intact": report.failure == nil]
+            if let failure = report.failure {
+                data["failure"] = [
+                    "chain": failure.chain, "seq": failure.seq.map(String.init) ?? "—", "kind": failure.kind.rawValue,
+                    "detail": failure.detail, "event": failure.eventID.map(String.init) ?? "—",
+                ]
             }
+            return console.page("audit-verify", title: "Verify the audit log", data)
         }
-        group.get("audit/{event}") { request, context in
-            try await signedIn(request, context) { console in
-                guard let id = context.parameters.get("event").flatMap(Int64.init), id > 0 else { throw DomainError.notFound("Event") }
-                let found = try await console.read(ListAuditEvents(filter: AuditFilter(), afterID: id - 1, limit: 1))
-                guard let event = found.first, event.id == id else { throw DomainError.notFound("Event \(id)") }
-                return console.page(
-                    "audit-event", title: "Event \(id)",
-                    ["event": AuditEventView(event), "before": AuditPage.pretty(event.before), "after": AuditPage.pretty(event.after)])
-            }
+        get("audit/{event}", on: group) { console in
+            guard let id = console.parameters.get("event").flatMap(Int64.init), id > 0 else { throw DomainError.notFound("Event") }
+            let found = try await console.read(ListAuditEvents(filter: AuditFilter(), afterID: id - 1, limit: 1))
+            guard let event = found.first, event.id == id else { throw DomainError.notFound("Event \(id)") }
+            return console.page(
+                "audit-event", title: "Event \(id)",
+                ["event": AuditEventView(event), "before": AuditPage.pretty(event.before), "after": AuditPage.pretty(event.after)])
         }
     }
 }

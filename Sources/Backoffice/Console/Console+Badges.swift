@@ -5,29 +5,24 @@ extension Console {
     /// Badges (managers create them; auditors read): every badge with what earns it, and a new
     /// one (slug, name, description, and optionally a metric and the threshold that awards it).
     func registerBadges(on group: RouterGroup<AppRequestContext>) {
-        navigation.add("/console/badges", "Badges", needs: CreateBadge.action)
-        group.get("badges") { request, context in
-            try await signedIn(request, context) { console in try await console.badgesPage(issues: []) }
-        }
-        group.post("badges/new") { request, context in
-            try await signedIn(request, context) { console in
-                do {
-                    let threshold = try console.form.text("threshold").map { text -> Double in
-                        guard let value = Double(text) else {
-                            throw DomainError.invalid([FieldIssue(field: "threshold", code: "invalid_number", message: "must be a number")])
-                        }
-                        return value
+        section("badges", "Badges", needs: CreateBadge.action, on: group) { console in try await console.badgesPage(issues: []) }
+        post("badges/new", on: group) { console in
+            do {
+                let threshold = try console.form.text("threshold").map { text -> Double in
+                    guard let value = Double(text) else {
+                        throw DomainError.invalid([FieldIssue(field: "threshold", code: "invalid_number", message: "must be a number")])
                     }
-                    let badge = try await console.run(
-                        CreateBadge(
-                            slug: console.form["slug"] ?? "", name: console.form["name"] ?? "", description: console.form.text("description"),
-                            metric: console.form.text("metric"), threshold: threshold))
-                    return console.redirect("/console/badges", flash: "Created the \(badge.name) badge.")
-                } catch let refusal as DomainError {
-                    return try await console.badgesPage(
-                        issues: try FormRefusal.issues(refusal, conflictFields: ["already_exists": "slug", "slug_taken": "slug"]),
-                        values: console.form.values)
+                    return value
                 }
+                let badge = try await console.run(
+                    CreateBadge(
+                        slug: console.form["slug"] ?? "", name: console.form["name"] ?? "", description: console.form.text("description"),
+                        metric: console.form.text("metric"), threshold: threshold))
+                return console.redirect("/console/badges", flash: "Created the \(badge.name) badge.")
+            } catch let refusal as DomainError {
+                return try await console.badgesPage(
+                    issues: try FormRefusal.issues(refusal, conflictFields: ["already_exists": "slug", "slug_taken": "slug"]),
+                    values: console.form.values)
             }
         }
     }

@@ -6,68 +6,55 @@ extension Console {
     /// leaderboard (server-sent events), and settle: a dry run shown in place first, then the
     /// settlement, confirmed.
     func registerChallenges(on group: RouterGroup<AppRequestContext>) {
-        navigation.add("/console/challenges", "Challenges", needs: ListChallenges.action)
-        group.get("challenges") { request, context in
-            try await signedIn(request, context) { console in
-                let after = try Cursor.timeAndID(console.form.text("cursor"))
-                let challenges = try await console.read(ListChallenges(after: after, limit: Self.pageSize + 1))
-                let (page, cursor) = keysetPage(challenges, limit: Self.pageSize) { Cursor.timeAndID($0.createdAt, $0.id) }
-                let now = database.clock.now()
-                var data: [String: Any] = [
-                    "challenges": page.map { ChallengeView($0, now: now) }, "hasChallenges": !page.isEmpty,
-                    "canCreate": console.may(CreateChallenge.action),
-                ]
-                if let cursor { data["next"] = ConsoleLinks.path("/console/challenges", ["cursor": cursor]) }
-                return console.page("challenges", title: "Challenges", data)
+        section("challenges", "Challenges", needs: ListChallenges.action, on: group) { console in
+            let after = try Cursor.timeAndID(console.form.text("cursor"))
+            let challenges = try await console.read(ListChallenges(after: after, limit: Self.pageSize + 1))
+            let (page, cursor) = keysetPage(challenges, limit: Self.pageSize) { Cursor.timeAndID($0.createdAt, $0.id) }
+            let now = database.clock.now()
+            var data: [String: Any] = [
+                "challenges": page.map { ChallengeView($0, now: now) }, "hasChallenges": !page.isEmpty,
+                "canCreate": console.may(CreateChallenge.action),
+            ]
+            if let cursor { data["next"] = ConsoleLinks.path("/console/challenges", ["cursor": cursor]) }
+            return console.page("challenges", title: "Challenges", data)
+        }
+        get("challenges/new", on: group) { console in
+            console.challengeForm(
+                values: ["aggregation": "sum", "eligibility": "all", "tie_policy": "standard", "grace_period": "P1D"], issues: [])
+        }
+        post("challenges/new", on: group) { console in
+            do {
+                let challenge = try await console.run(CreateChallenge(try ChallengeForm(console.form).draft()))
+                return console.redirect("/console/challenges/\(challenge.id.text)", flash: "Saved as a draft: publish it to open its board.")
+            } catch let refusal as DomainError {
+                return console.challengeForm(values: console.form.values, issues: ChallengeForm.issues(try FormRefusal.issues(refusal)))
             }
         }
-        group.get("challenges/new") { request, context in
-            try await signedIn(request, context) { console in
-                console.challengeForm(
-                    values: ["aggregation": "sum", "eligibility": "all", "tie_policy": "standard", "grace_period": "P1D"], issues: [])
+        get("challenges/{id}", on: group) { console in try await console.challengePage(try console.routeID()) }
+        post("challenges/{id}/publish", on: group) { console in
+            let id = try console.routeID()
+            do {
+                let challenge = try await console.run(PublishChallenge(challengeID: id, ifMatch: console.form["version"]))
+                return console.redirect(
+                    "/console/challenges/\(id.text)", flash: "Published: the board is \(challenge.state(at: database.clock.now()).rawValue).")
+            } catch let refusal as DomainError {
+                return try await console.challengePage(id, issues: try FormRefusal.issues(refusal))
             }
         }
-        group.post("challenges/new") { request, context in
-            try await signedIn(request, context) { console in
-                do {
-                    let challenge = try await console.run(CreateChallenge(try ChallengeForm(console.form).draft()))
-                    return console.redirect("/console/challenges/\(challenge.id.text)", flash: "Saved as a draft: publish it to open its board.")
-                } catch let refusal as DomainError {
-                    return console.challengeForm(values: console.form.values, issues: ChallengeForm.issues(try FormRefusal.issues(refusal)))
-                }
-            }
-        }
-        group.get("challenges/{id}") { request, context in
-            try await signedIn(request, context) { console in try await console.challengePage(try Self.id(context)) }
-        }
-        group.post("challenges/{id}/publish") { request, context in
-            try await signedIn(request, context) { console in
-                let id = try Self.id(context)
-                do {
-                    let challenge = try await console.run(PublishChallenge(challengeID: id, ifMatch: console.form["version"]))
-                    return console.redirect(
-                        "/console/challenges/\(id.text)", flash: "Published: the board is \(challenge.state(at: database.clock.now()).rawValue).")
-                } catch let refusal as DomainError {
-                    return try await console.challengePage(id, issues: try FormRefusal.issues(refusal))
-                }
-            }
-        }
-        group.post("challenges/{id}/settle") { request, context in
-            try await signedIn(request, context) { console in
-                let id = try Self.id(context)
-                let dryRun = console.form["dry_run"] == "yes"
-                do {
-                    if !dryRun { try console.form.confirm("settle") }
-                    let (_, settlement) = try await console.run(SettleChallenge(challengeID: id, dryRun: dryRun))
-                    if dryRun { return try await console.challengePage(id, preview: settlement) }
-                    return console.redirect(
-                        "/console/challenges/\(id.text)",
-                        flash:
-                            "Settled: paid \(Money.fitPoints(settlement.paid)) to \(settlement.payouts.count) of \(settlement.participants) participants."
-                    )
-                } catch let refusal as DomainError {
-                    return try await console.challengePage(id, issues: try FormRefusal.issues(refusal))
-                }
+        post("challenges/{id}/settle", on: group) { console in
+            let id = try console.routeID()
+            let dryRun = console.form["dry_run"] == "yes"
+            do {
+                if !dryRun { try console.form.confirm("settle") }
+                let (_, settlement) = try await console.run(SettleChallenge(challengeID: id, dryRun: dryRun))
+                if dryRun { return try await console.challengePage(id, preview: settlement) }
+                return console.redirect(
+                    "/console/challenges/\(id.text)",
+                    flash:
+                        "Settled: paid \(Money.fitPoints(settlement.paid)) to \(settlement.payouts.count) of \(settlement.participants) participants."
+                )
+            } catch let refusal as DomainError {
+                return try await console.challengePage(id, issues: try FormRefusal.issues(refusal))
             }
         }
         group.get("challenges/{id}/leaderboard/events") { request, context in try await leaderboardEvents(request, context) }
@@ -79,7 +66,7 @@ extension Console {
     /// timeout: an open page does not keep a session alive for ever); then `event: end`.
     private func leaderboardEvents(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         guard let secret = sessionSecret(request) else { return signInFirst(request) }
-        let id = try Self.id(context)
+        let id = try Self.id(context.parameters)
         let requestID = RequestScope.current?.requestID ?? UUID().uuidString.lowercased()
         let sourceIP = RequestScope.current?.sourceIP
         let (database, policies) = (database, policies)

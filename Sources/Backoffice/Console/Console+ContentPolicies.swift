@@ -5,39 +5,32 @@ extension Console {
     /// Content policies (backend managers publish; others read): the current version of each,
     /// a policy's versions with a line-by-line diff between any two, and a new version.
     func registerContentPolicies(on group: RouterGroup<AppRequestContext>) {
-        navigation.add("/console/policies", "Policies", needs: CurrentContentPolicies.action)
-        group.get("policies") { request, context in
-            try await signedIn(request, context) { console in
-                let policies = try await console.read(CurrentContentPolicies())
-                return console.page(
-                    "policies", title: "Content policies",
-                    [
-                        "policies": policies.map {
-                            ["slug": $0.slug, "title": $0.title, "version": $0.version, "published": ConsoleTime.text($0.publishedAt)]
-                                as [String: Any]
-                        },
-                        "hasPolicies": !policies.isEmpty,
-                    ])
-            }
+        section("policies", "Policies", needs: CurrentContentPolicies.action, on: group) { console in
+            let policies = try await console.read(CurrentContentPolicies())
+            return console.page(
+                "policies", title: "Content policies",
+                [
+                    "policies": policies.map {
+                        ["slug": $0.slug, "title": $0.title, "version": $0.version, "published": ConsoleTime.text($0.publishedAt)]
+                            as [String: Any]
+                    },
+                    "hasPolicies": !policies.isEmpty,
+                ])
         }
-        group.get("policies/{slug}") { request, context in
-            try await signedIn(request, context) { console in
-                try await console.policyPage(context.parameters.get("slug") ?? "", issues: [])
-            }
+        get("policies/{slug}", on: group) { console in
+            try await console.policyPage(console.parameters.get("slug") ?? "", issues: [])
         }
-        group.post("policies/{slug}") { request, context in
-            try await signedIn(request, context) { console in
-                let slug = context.parameters.get("slug") ?? ""
-                do {
-                    let (published, outcome) = try await console.run(
-                        PublishContentPolicy(slug: slug, title: console.form["title"] ?? "", body: console.form["body"] ?? ""))
-                    let flash =
-                        outcome == .unchanged
-                        ? "Nothing to publish: the text is the current version's." : "Published version \(published.version) of \(published.title)."
-                    return console.redirect("/console/policies/\(published.slug)", flash: flash)
-                } catch let refusal as DomainError {
-                    return try await console.policyPage(slug, issues: try FormRefusal.issues(refusal), values: console.form.values)
-                }
+        post("policies/{slug}", on: group) { console in
+            let slug = console.parameters.get("slug") ?? ""
+            do {
+                let (published, outcome) = try await console.run(
+                    PublishContentPolicy(slug: slug, title: console.form["title"] ?? "", body: console.form["body"] ?? ""))
+                let flash =
+                    outcome == .unchanged
+                    ? "Nothing to publish: the text is the current version's." : "Published version \(published.version) of \(published.title)."
+                return console.redirect("/console/policies/\(published.slug)", flash: flash)
+            } catch let refusal as DomainError {
+                return try await console.policyPage(slug, issues: try FormRefusal.issues(refusal), values: console.form.values)
             }
         }
     }

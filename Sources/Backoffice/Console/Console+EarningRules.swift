@@ -6,39 +6,32 @@ extension Console {
     /// a form, a dry run over the last days' activity (what the new rules would have paid beside
     /// what the rules in force paid) shown in place with the button that saves them, and saving.
     func registerEarningRules(on group: RouterGroup<AppRequestContext>) {
-        navigation.add("/console/earning-rules", "Earning rules", needs: CurrentEarningRules.action)
-        group.get("earning-rules") { request, context in
-            try await signedIn(request, context) { console in
-                let current = try? await console.read(CurrentEarningRules())
-                return console.earningRulesPage(values: EarningRulesForm.values(of: current?.rules), issues: [], current: current)
+        section("earning-rules", "Earning rules", needs: CurrentEarningRules.action, on: group) { console in
+            let current = try? await console.read(CurrentEarningRules())
+            return console.earningRulesPage(values: EarningRulesForm.values(of: current?.rules), issues: [], current: current)
+        }
+        post("earning-rules/preview", on: group) { console in
+            let current = try? await console.read(CurrentEarningRules())
+            let form = EarningRulesForm(console.form)
+            do {
+                let days = try form.days()
+                let outcome = try await console.read(SimulateEarningRules(try form.draft(), days: days))
+                return console.earningRulesPage(values: console.form.values, issues: [], current: current, preview: outcome)
+            } catch let refusal as DomainError {
+                return console.earningRulesPage(
+                    values: console.form.values, issues: form.issues(try FormRefusal.issues(refusal)), current: current)
             }
         }
-        group.post("earning-rules/preview") { request, context in
-            try await signedIn(request, context) { console in
+        post("earning-rules", on: group) { console in
+            let form = EarningRulesForm(console.form)
+            do {
+                let (set, outcome) = try await console.run(SetEarningRules(try form.draft()))
+                let flash = outcome == .unchanged ? "Nothing changed: these are the rules in force." : "Version \(set.version) is in force."
+                return console.redirect("/console/earning-rules", flash: flash)
+            } catch let refusal as DomainError {
                 let current = try? await console.read(CurrentEarningRules())
-                let form = EarningRulesForm(console.form)
-                do {
-                    let days = try form.days()
-                    let outcome = try await console.read(SimulateEarningRules(try form.draft(), days: days))
-                    return console.earningRulesPage(values: console.form.values, issues: [], current: current, preview: outcome)
-                } catch let refusal as DomainError {
-                    return console.earningRulesPage(
-                        values: console.form.values, issues: form.issues(try FormRefusal.issues(refusal)), current: current)
-                }
-            }
-        }
-        group.post("earning-rules") { request, context in
-            try await signedIn(request, context) { console in
-                let form = EarningRulesForm(console.form)
-                do {
-                    let (set, outcome) = try await console.run(SetEarningRules(try form.draft()))
-                    let flash = outcome == .unchanged ? "Nothing changed: these are the rules in force." : "Version \(set.version) is in force."
-                    return console.redirect("/console/earning-rules", flash: flash)
-                } catch let refusal as DomainError {
-                    let current = try? await console.read(CurrentEarningRules())
-                    return console.earningRulesPage(
-                        values: console.form.values, issues: form.issues(try FormRefusal.issues(refusal)), current: current)
-                }
+                return console.earningRulesPage(
+                    values: console.form.values, issues: form.issues(try FormRefusal.issues(refusal)), current: current)
             }
         }
     }

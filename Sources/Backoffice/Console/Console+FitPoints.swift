@@ -6,26 +6,22 @@ extension Console {
     /// totals, the ledger newest first (50 a page), and an adjustment (points, reason) — the
     /// API's use cases, audited.
     func registerFitPoints(on group: RouterGroup<AppRequestContext>) {
-        group.get("accounts/{id}/fitpoints") { request, context in
-            try await signedIn(request, context) { console in try await console.fitPointsPage(try Self.id(context), issues: []) }
-        }
-        group.post("accounts/{id}/fitpoints") { request, context in
-            try await signedIn(request, context) { console in
-                let id = try Self.id(context)
-                do {
-                    guard let points = console.form.text("points").flatMap({ Int64($0.replacingOccurrences(of: "+", with: "")) }) else {
-                        throw DomainError.invalid([
-                            FieldIssue(field: "points", code: "invalid_number", message: "must be a whole number, such as 250 or -100")
-                        ])
-                    }
-                    let (_, balance) = try await console.run(AdjustFitPoints(customerID: id, points: points, reason: console.form.text("reason")))
-                    return console.redirect(
-                        "/console/accounts/\(id.text)/fitpoints", flash: "Adjusted: the balance is \(Money.fitPoints(balance.balance)).")
-                } catch let refusal as DomainError {
-                    return try await console.fitPointsPage(
-                        id, issues: try FormRefusal.issues(refusal, conflictFields: ["insufficient_fitpoints": "points"]), values: console.form.values
-                    )
+        get("accounts/{id}/fitpoints", on: group) { console in try await console.fitPointsPage(try console.routeID(), issues: []) }
+        post("accounts/{id}/fitpoints", on: group) { console in
+            let id = try console.routeID()
+            do {
+                guard let points = console.form.text("points").flatMap({ Int64($0.replacingOccurrences(of: "+", with: "")) }) else {
+                    throw DomainError.invalid([
+                        FieldIssue(field: "points", code: "invalid_number", message: "must be a whole number, such as 250 or -100")
+                    ])
                 }
+                let (_, balance) = try await console.run(AdjustFitPoints(customerID: id, points: points, reason: console.form.text("reason")))
+                return console.redirect(
+                    "/console/accounts/\(id.text)/fitpoints", flash: "Adjusted: the balance is \(Money.fitPoints(balance.balance)).")
+            } catch let refusal as DomainError {
+                return try await console.fitPointsPage(
+                    id, issues: try FormRefusal.issues(refusal, conflictFields: ["insufficient_fitpoints": "points"]), values: console.form.values
+                )
             }
         }
     }

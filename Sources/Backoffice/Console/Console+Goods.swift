@@ -6,65 +6,54 @@ extension Console {
     /// good's page where it is edited. Each action is the API's use case (`ListGoods`,
     /// `CreateGood`, `UpdateGood`) with its policy and audit event.
     func registerGoods(on group: RouterGroup<AppRequestContext>) {
-        navigation.add("/console/goods", "Goods", needs: ListGoods.action)
-        group.get("goods") { request, context in
-            try await signedIn(request, context) { console in
-                let status = try GoodForm.status(console.form.text("status"))
-                let category = console.form.text("category")
-                let search = console.form.text("q")
-                let after = try Cursor.textAndID(console.form.text("cursor")).map { (sku: $0.text, id: $0.id) }
-                let goods = try await console.read(
-                    ListGoods(status: status, category: category, search: search, after: after, limit: Self.pageSize + 1))
-                let (page, cursor) = keysetPage(goods, limit: Self.pageSize) { [$0.sku, $0.id.text] }
-                let next = cursor.map {
-                    ConsoleLinks.path("/console/goods", ["status": status?.rawValue, "category": category, "q": search, "cursor": $0])
-                }
-                var data: [String: Any] = [
-                    "goods": page.map(GoodView.init), "hasGoods": !page.isEmpty, "category": category ?? "", "q": search ?? "",
-                    "canImport": console.may(ImportGoods.action) && console.principal.knownRole.map { !$0.isPlatform } ?? false,
-                    "canExport": console.may(ExportGoods.action),
-                    "statuses": ConsoleOption.all(Good.Status.allCases.map(\.rawValue), selected: status?.rawValue, any: "Any status"),
-                    "canCreate": console.principal.knownRole.map { !$0.isPlatform } ?? false,
-                ]
-                if let next { data["next"] = next }
-                return console.page("goods", title: "Goods", data)
+        section("goods", "Goods", needs: ListGoods.action, on: group) { console in
+            let status = try GoodForm.status(console.form.text("status"))
+            let category = console.form.text("category")
+            let search = console.form.text("q")
+            let after = try Cursor.textAndID(console.form.text("cursor")).map { (sku: $0.text, id: $0.id) }
+            let goods = try await console.read(
+                ListGoods(status: status, category: category, search: search, after: after, limit: Self.pageSize + 1))
+            let (page, cursor) = keysetPage(goods, limit: Self.pageSize) { [$0.sku, $0.id.text] }
+            let next = cursor.map {
+                ConsoleLinks.path("/console/goods", ["status": status?.rawValue, "category": category, "q": search, "cursor": $0])
+            }
+            var data: [String: Any] = [
+                "goods": page.map(GoodView.init), "hasGoods": !page.isEmpty, "category": category ?? "", "q": search ?? "",
+                "canImport": console.may(ImportGoods.action) && console.principal.knownRole.map { !$0.isPlatform } ?? false,
+                "canExport": console.may(ExportGoods.action),
+                "statuses": ConsoleOption.all(Good.Status.allCases.map(\.rawValue), selected: status?.rawValue, any: "Any status"),
+                "canCreate": console.principal.knownRole.map { !$0.isPlatform } ?? false,
+            ]
+            if let next { data["next"] = next }
+            return console.page("goods", title: "Goods", data)
+        }
+        get("goods/new", on: group) { console in console.goodForm(values: [:], issues: [], good: nil) }
+        post("goods/new", on: group) { console in
+            do {
+                let fields = try GoodForm(console.form).fields()
+                let good = try await console.run(CreateGood(sku: console.form["sku"] ?? "", fields: fields))
+                return console.redirect("/console/goods/\(good.id.text)", flash: "Created \(good.name) (\(good.sku)) as a draft.")
+            } catch let refusal as DomainError {
+                return try console.goodForm(values: console.form.values, issues: GoodForm.issues(refusal), good: nil)
             }
         }
-        group.get("goods/new") { request, context in
-            try await signedIn(request, context) { console in console.goodForm(values: [:], issues: [], good: nil) }
+        get("goods/{id}", on: group) { console in
+            let good = try await console.read(GetGood(id: try console.routeID()))
+            return console.goodForm(values: GoodForm.values(of: good), issues: [], good: good)
         }
-        group.post("goods/new") { request, context in
-            try await signedIn(request, context) { console in
-                do {
-                    let fields = try GoodForm(console.form).fields()
-                    let good = try await console.run(CreateGood(sku: console.form["sku"] ?? "", fields: fields))
-                    return console.redirect("/console/goods/\(good.id.text)", flash: "Created \(good.name) (\(good.sku)) as a draft.")
-                } catch let refusal as DomainError {
-                    return try console.goodForm(values: console.form.values, issues: GoodForm.issues(refusal), good: nil)
-                }
-            }
-        }
-        group.get("goods/{id}") { request, context in
-            try await signedIn(request, context) { console in
-                let good = try await console.read(GetGood(id: try Self.id(context)))
-                return console.goodForm(values: GoodForm.values(of: good), issues: [], good: good)
-            }
-        }
-        group.post("goods/{id}") { request, context in
-            try await signedIn(request, context) { console in
-                let id = try Self.id(context)
-                do {
-                    let form = GoodForm(console.form)
-                    let good = try await console.run(UpdateGood(goodID: id, changes: try form.changes(), ifMatch: console.form["version"]))
-                    return console.redirect("/console/goods/\(good.id.text)", flash: "Saved \(good.name).")
-                } catch let refusal as DomainError {
-                    let current = try await console.read(GetGood(id: id))
-                    // Who changed it and when is said only for a stale edit.
-                    var change: (who: String, at: Date)? = nil
-                    if case .versionMismatch = refusal { change = try await console.readOwn(LastChange(targetType: "good", targetID: id.text)) }
-                    return try console.goodForm(
-                        values: console.form.values, issues: GoodForm.issues(refusal, changedBy: change), good: current)
-                }
+        post("goods/{id}", on: group) { console in
+            let id = try console.routeID()
+            do {
+                let form = GoodForm(console.form)
+                let good = try await console.run(UpdateGood(goodID: id, changes: try form.changes(), ifMatch: console.form["version"]))
+                return console.redirect("/console/goods/\(good.id.text)", flash: "Saved \(good.name).")
+            } catch let refusal as DomainError {
+                let current = try await console.read(GetGood(id: id))
+                // Who changed it and when is said only for a stale edit.
+                var change: (who: String, at: Date)? = nil
+                if case .versionMismatch = refusal { change = try await console.readOwn(LastChange(targetType: "good", targetID: id.text)) }
+                return try console.goodForm(
+                    values: console.form.values, issues: GoodForm.issues(refusal, changedBy: change), good: current)
             }
         }
     }
@@ -72,8 +61,8 @@ extension Console {
     static let pageSize = 50
 
     /// The path's `{id}`; anything but a UUID is a page that does not exist.
-    static func id(_ context: AppRequestContext) throws -> UUID {
-        guard let text = context.parameters.get("id"), let id = UUID(uuidString: text) else { throw DomainError.notFound("Page") }
+    static func id(_ parameters: Parameters) throws -> UUID {
+        guard let text = parameters.get("id"), let id = UUID(uuidString: text) else { throw DomainError.notFound("Page") }
         return id
     }
 }

@@ -6,68 +6,55 @@ extension Console {
     /// messages newest first, compose (also as a copy of another), a message's page with publish
     /// and retract. A refused publish (the maintenance notice period) is shown in place.
     func registerMessages(on group: RouterGroup<AppRequestContext>) {
-        navigation.add("/console/messages", "Messages", needs: ListMessages.action)
-        group.get("messages") { request, context in
-            try await signedIn(request, context) { console in
-                let after = try Cursor.timeAndID(console.form.text("cursor"))
-                let messages = try await console.read(ListMessages(after: after, limit: Self.pageSize + 1))
-                let (page, cursor) = keysetPage(messages, limit: Self.pageSize) { Cursor.timeAndID($0.createdAt, $0.id) }
-                let now = database.clock.now()
-                // The calendar reads the newest 500: messages older than those have long stopped showing.
-                let recent = after == nil && messages.count <= Self.pageSize ? messages : try await console.read(ListMessages(after: nil, limit: 500))
-                var data: [String: Any] = [
-                    "messages": page.map { MessageView($0, now: now) }, "hasMessages": !page.isEmpty,
-                    "calendar": MessageCalendar(recent, from: now, days: 14).days,
-                    "canCreate": console.may(CreateMessage.action),
-                ]
-                if let cursor { data["next"] = ConsoleLinks.path("/console/messages", ["cursor": cursor]) }
-                return console.page("messages", title: "Messages", data)
+        section("messages", "Messages", needs: ListMessages.action, on: group) { console in
+            let after = try Cursor.timeAndID(console.form.text("cursor"))
+            let messages = try await console.read(ListMessages(after: after, limit: Self.pageSize + 1))
+            let (page, cursor) = keysetPage(messages, limit: Self.pageSize) { Cursor.timeAndID($0.createdAt, $0.id) }
+            let now = database.clock.now()
+            // The calendar reads the newest 500: messages older than those have long stopped showing.
+            let recent = after == nil && messages.count <= Self.pageSize ? messages : try await console.read(ListMessages(after: nil, limit: 500))
+            var data: [String: Any] = [
+                "messages": page.map { MessageView($0, now: now) }, "hasMessages": !page.isEmpty,
+                "calendar": MessageCalendar(recent, from: now, days: 14).days,
+                "canCreate": console.may(CreateMessage.action),
+            ]
+            if let cursor { data["next"] = ConsoleLinks.path("/console/messages", ["cursor": cursor]) }
+            return console.page("messages", title: "Messages", data)
+        }
+        get("messages/new", on: group) { console in
+            var values: [String: String] = ["severity": "info", "audience": "all"]
+            if let copy = console.form.text("copy").flatMap(UUID.init(uuidString:)) {
+                values = MessageForm.values(of: try await console.read(GetMessage(id: copy)))
+            }
+            return console.messageForm(values: values, issues: [])
+        }
+        post("messages/new", on: group) { console in
+            do {
+                let message = try await console.run(try MessageForm(console.form).create())
+                return console.redirect("/console/messages/\(message.id.text)", flash: "Saved as a draft: publish it when it is ready.")
+            } catch let refusal as DomainError {
+                return console.messageForm(values: console.form.values, issues: try FormRefusal.issues(refusal))
             }
         }
-        group.get("messages/new") { request, context in
-            try await signedIn(request, context) { console in
-                var values: [String: String] = ["severity": "info", "audience": "all"]
-                if let copy = console.form.text("copy").flatMap(UUID.init(uuidString:)) {
-                    values = MessageForm.values(of: try await console.read(GetMessage(id: copy)))
-                }
-                return console.messageForm(values: values, issues: [])
+        get("messages/{id}", on: group) { console in try await console.messagePage(try console.routeID(), issues: []) }
+        post("messages/{id}/publish", on: group) { console in
+            let id = try console.routeID()
+            do {
+                let message = try await console.run(PublishMessage(messageID: id, ifMatch: console.form["version"]))
+                let state = message.state(at: database.clock.now())
+                return console.redirect("/console/messages/\(id.text)", flash: "Published: the message is \(state.rawValue).")
+            } catch let refusal as DomainError {
+                return try await console.messagePage(id, issues: try FormRefusal.issues(refusal))
             }
         }
-        group.post("messages/new") { request, context in
-            try await signedIn(request, context) { console in
-                do {
-                    let message = try await console.run(try MessageForm(console.form).create())
-                    return console.redirect("/console/messages/\(message.id.text)", flash: "Saved as a draft: publish it when it is ready.")
-                } catch let refusal as DomainError {
-                    return console.messageForm(values: console.form.values, issues: try FormRefusal.issues(refusal))
-                }
-            }
-        }
-        group.get("messages/{id}") { request, context in
-            try await signedIn(request, context) { console in try await console.messagePage(try Self.id(context), issues: []) }
-        }
-        group.post("messages/{id}/publish") { request, context in
-            try await signedIn(request, context) { console in
-                let id = try Self.id(context)
-                do {
-                    let message = try await console.run(PublishMessage(messageID: id, ifMatch: console.form["version"]))
-                    let state = message.state(at: database.clock.now())
-                    return console.redirect("/console/messages/\(id.text)", flash: "Published: the message is \(state.rawValue).")
-                } catch let refusal as DomainError {
-                    return try await console.messagePage(id, issues: try FormRefusal.issues(refusal))
-                }
-            }
-        }
-        group.post("messages/{id}/retract") { request, context in
-            try await signedIn(request, context) { console in
-                let id = try Self.id(context)
-                do {
-                    try console.form.confirm("retract")
-                    _ = try await console.run(RetractMessage(messageID: id, reason: console.form.text("reason"), ifMatch: console.form["version"]))
-                    return console.redirect("/console/messages/\(id.text)", flash: "Retracted: the app no longer shows it.")
-                } catch let refusal as DomainError {
-                    return try await console.messagePage(id, issues: try FormRefusal.issues(refusal), values: console.form.values)
-                }
+        post("messages/{id}/retract", on: group) { console in
+            let id = try console.routeID()
+            do {
+                try console.form.confirm("retract")
+                _ = try await console.run(RetractMessage(messageID: id, reason: console.form.text("reason"), ifMatch: console.form["version"]))
+                return console.redirect("/console/messages/\(id.text)", flash: "Retracted: the app no longer shows it.")
+            } catch let refusal as DomainError {
+                return try await console.messagePage(id, issues: try FormRefusal.issues(refusal), values: console.form.values)
             }
         }
     }

@@ -8,40 +8,33 @@ extension Console {
     /// Ship, cancel and refund call the payment provider: they run as staged operations, with no
     /// transaction held while the provider answers.
     func registerOrders(on group: RouterGroup<AppRequestContext>) {
-        navigation.add("/console/orders", "Orders", needs: ListOrders.action)
-        group.get("orders") { request, context in
-            try await signedIn(request, context) { console in
-                let status = try OrderBoard.status(console.form.text("status"))
-                let page = try await OrderListRequest(limit: Self.pageSize, cursor: console.form.text("cursor"), status: status.rawValue)
-                    .run(database, context: console.context)
-                var data: [String: Any] = [
-                    "rowsHTML": OrderBoard.rows(page.items), "hasOrders": !page.items.isEmpty,
-                    "tabsHTML": ConsoleNavigation.links(
-                        OrderBoard.tabs.map {
-                            .init(href: "/console/orders?status=\($0.rawValue)", label: OrderBoard.label($0), current: $0 == status)
-                        }),
-                    "state": OrderBoard.label(status),
-                ]
-                if let next = page.nextCursor {
-                    data["next"] = ConsoleLinks.path("/console/orders", ["status": status.rawValue, "cursor": next])
-                }
-                return console.page("orders", title: "Orders", data)
+        section("orders", "Orders", needs: ListOrders.action, on: group) { console in
+            let status = try OrderBoard.status(console.form.text("status"))
+            let page = try await OrderListRequest(limit: Self.pageSize, cursor: console.form.text("cursor"), status: status.rawValue)
+                .run(database, context: console.context)
+            var data: [String: Any] = [
+                "rowsHTML": OrderBoard.rows(page.items), "hasOrders": !page.items.isEmpty,
+                "tabsHTML": ConsoleNavigation.links(
+                    OrderBoard.tabs.map {
+                        .init(href: "/console/orders?status=\($0.rawValue)", label: OrderBoard.label($0), current: $0 == status)
+                    }),
+                "state": OrderBoard.label(status),
+            ]
+            if let next = page.nextCursor {
+                data["next"] = ConsoleLinks.path("/console/orders", ["status": status.rawValue, "cursor": next])
             }
+            return console.page("orders", title: "Orders", data)
         }
-        group.get("orders/{id}") { request, context in
-            try await signedIn(request, context) { console in try await console.orderPage(try Self.id(context), issues: []) }
-        }
+        get("orders/{id}", on: group) { console in try await console.orderPage(try console.routeID(), issues: []) }
         for move in OrderBoard.Move.allCases {
-            group.post(RouterPath("orders/{id}/\(move.rawValue)")) { request, context in
-                try await signedIn(request, context, holdsTransaction: false) { console in
-                    let id = try Self.id(context)
-                    do {
-                        let detail = try await console.move(move, order: id, payments: payments)
-                        return console.redirect(
-                            "/console/orders/\(id.text)", flash: "Order \(detail.order.shortID) is \(detail.order.status.rawValue).")
-                    } catch let refusal as DomainError {
-                        return try await console.orderPage(id, issues: try FormRefusal.issues(refusal), values: console.form.values)
-                    }
+            post("orders/{id}/\(move.rawValue)", on: group, holdsTransaction: false) { console in
+                let id = try console.routeID()
+                do {
+                    let detail = try await console.move(move, order: id, payments: payments)
+                    return console.redirect(
+                        "/console/orders/\(id.text)", flash: "Order \(detail.order.shortID) is \(detail.order.status.rawValue).")
+                } catch let refusal as DomainError {
+                    return try await console.orderPage(id, issues: try FormRefusal.issues(refusal), values: console.form.values)
                 }
             }
         }

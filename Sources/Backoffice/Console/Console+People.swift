@@ -7,39 +7,30 @@ extension Console {
     /// once), disabling one (confirmed); API tokens (issue, shown once; revoke, confirmed); and the
     /// invitation link's page, where the invited person sets a password.
     func registerPeople(on group: RouterGroup<AppRequestContext>) {
-        navigation.add("/console/people", "People", needs: InviteOperator.action)
-        group.get("people") { request, context in
-            try await signedIn(request, context) { console in try await console.peoplePage(issues: []) }
-        }
-        group.post("people/new") { request, context in
-            try await signedIn(request, context) { console in
-                do {
-                    guard let role = Role(rawValue: console.form["role"] ?? "") else {
-                        throw DomainError.invalid([FieldIssue(field: "role", code: "unknown_role", message: "choose a role")])
-                    }
-                    let tenant = console.form.text("tenant_id").flatMap(UUID.init(uuidString:))
-                    let person = try await console.run(CreateOperator(email: console.form["email"] ?? "", role: role, tenantID: tenant))
-                    return try await console.invitationPage(try await console.run(InviteOperator(operatorID: person.id)))
-                } catch let refusal as DomainError {
-                    return try await console.peoplePage(issues: try FormRefusal.issues(refusal), values: console.form.values)
+        section("people", "People", needs: InviteOperator.action, on: group) { console in try await console.peoplePage(issues: []) }
+        post("people/new", on: group) { console in
+            do {
+                guard let role = Role(rawValue: console.form["role"] ?? "") else {
+                    throw DomainError.invalid([FieldIssue(field: "role", code: "unknown_role", message: "choose a role")])
                 }
+                let tenant = console.form.text("tenant_id").flatMap(UUID.init(uuidString:))
+                let person = try await console.run(CreateOperator(email: console.form["email"] ?? "", role: role, tenantID: tenant))
+                return try await console.invitationPage(try await console.run(InviteOperator(operatorID: person.id)))
+            } catch let refusal as DomainError {
+                return try await console.peoplePage(issues: try FormRefusal.issues(refusal), values: console.form.values)
             }
         }
-        group.post("people/{id}/invite") { request, context in
-            try await signedIn(request, context) { console in
-                try await console.invitationPage(try await console.run(InviteOperator(operatorID: try Self.id(context))))
-            }
+        post("people/{id}/invite", on: group) { console in
+            try await console.invitationPage(try await console.run(InviteOperator(operatorID: try console.routeID())))
         }
-        group.post("people/{id}/disable") { request, context in
-            try await signedIn(request, context) { console in
-                do {
-                    try console.form.confirm("disable")
-                    let person = try await console.run(
-                        DisableOperator(operatorID: try Self.id(context), reason: console.form.text("reason"), ifMatch: nil))
-                    return console.redirect("/console/people", flash: "\(person.email) is disabled: its sessions and tokens no longer work.")
-                } catch let refusal as DomainError {
-                    return try await console.peoplePage(issues: try FormRefusal.issues(refusal), values: console.form.values)
-                }
+        post("people/{id}/disable", on: group) { console in
+            do {
+                try console.form.confirm("disable")
+                let person = try await console.run(
+                    DisableOperator(operatorID: try console.routeID(), reason: console.form.text("reason"), ifMatch: nil))
+                return console.redirect("/console/people", flash: "\(person.email) is disabled: its sessions and tokens no longer work.")
+            } catch let refusal as DomainError {
+                return try await console.peoplePage(issues: try FormRefusal.issues(refusal), values: console.form.values)
             }
         }
         registerInvitation(on: group)

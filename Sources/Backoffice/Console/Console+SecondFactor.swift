@@ -5,34 +5,26 @@ extension Console {
     /// The second factor: the code step of sign-in, enrolment (at sign-in for roles that need it,
     /// or from the Security page), and the Security page itself.
     func registerSecondFactor(on group: RouterGroup<AppRequestContext>) {
-        group.get("sign-in/code") { request, context in
-            try await signedIn(request, context, stage: .secondFactor) { console in
-                console.page("second-factor", title: "Enter your code", ["next": Self.safeNext(console.form["next"])])
-            }
+        get("sign-in/code", on: group, stage: .secondFactor) { console in
+            console.page("second-factor", title: "Enter your code", ["next": Self.safeNext(console.form["next"])])
         }
         group.post("sign-in/code") { request, context in
             try await signedIn(request, context, holdsTransaction: false, stage: .secondFactor) { try await passSecondFactor($0) }
         }
         for (path, stage) in [("sign-in/enrol", ConsoleStage.enrol), ("security/second-factor", .signedIn)] {
-            group.get(RouterPath(path)) { request, context in
-                try await signedIn(request, context, stage: stage) { console in
-                    try await enrolmentPage(console, secret: TOTPSecret.generate(), action: "/console/\(path)")
-                }
+            get(path, on: group, stage: stage) { console in
+                try await enrolmentPage(console, secret: TOTPSecret.generate(), action: "/console/\(path)")
             }
-            group.post(RouterPath(path)) { request, context in
-                try await signedIn(request, context, holdsTransaction: false, stage: stage) { console in
-                    try await enrol(console, action: "/console/\(path)")
-                }
+            post(path, on: group, holdsTransaction: false, stage: stage) { console in
+                try await enrol(console, action: "/console/\(path)")
             }
         }
-        group.get("security") { request, context in
-            try await signedIn(request, context) { console in
-                let state = try await console.readOwn(SecondFactorState())
-                var values: [String: Any] = ["recoveryCodesLeft": state.recoveryCodesLeft]
-                if state.sealedSecret != nil { values["enrolled"] = true }
-                if policies.security.console.secondFactorRequired.contains(console.principal.role) { values["required"] = true }
-                return console.page("security", title: "Security", values)
-            }
+        get("security", on: group) { console in
+            let state = try await console.readOwn(SecondFactorState())
+            var values: [String: Any] = ["recoveryCodesLeft": state.recoveryCodesLeft]
+            if state.sealedSecret != nil { values["enrolled"] = true }
+            if policies.security.console.secondFactorRequired.contains(console.principal.role) { values["required"] = true }
+            return console.page("security", title: "Security", values)
         }
     }
 

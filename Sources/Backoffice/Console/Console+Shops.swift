@@ -6,52 +6,43 @@ extension Console {
     /// application's page with its eligibility checks, approve (a shop and its admin are made)
     /// and reject with a reason, confirmed — the API's use cases, audited.
     func registerShops(on group: RouterGroup<AppRequestContext>) {
-        navigation.add("/console/shop-applications", "Shop applications", needs: ListShopApplications.action)
-        group.get("shop-applications") { request, context in
-            try await signedIn(request, context) { console in
-                let status = try ShopApplication.Status(known: console.form.text("status") ?? "pending")
-                let after = try Cursor.timeAndID(console.form.text("cursor"))
-                let found = try await console.read(ListShopApplications(status: status, after: after, limit: Self.pageSize + 1))
-                let (page, cursor) = keysetPage(found, limit: Self.pageSize) { Cursor.timeAndID($0.submittedAt, $0.id) }
-                var data: [String: Any] = [
-                    "applications": page.map(ShopApplicationView.init), "hasApplications": !page.isEmpty, "state": status.rawValue,
-                    "tabsHTML": ConsoleNavigation.links(
-                        ["pending", "approved", "rejected"].map {
-                            .init(href: "/console/shop-applications?status=\($0)", label: $0.capitalized, current: $0 == status.rawValue)
-                        }),
-                ]
-                if let cursor { data["next"] = ConsoleLinks.path("/console/shop-applications", ["status": status.rawValue, "cursor": cursor]) }
-                return console.page("shop-applications", title: "Shop applications", data)
+        section("shop-applications", "Shop applications", needs: ListShopApplications.action, on: group) { console in
+            let status = try ShopApplication.Status(known: console.form.text("status") ?? "pending")
+            let after = try Cursor.timeAndID(console.form.text("cursor"))
+            let found = try await console.read(ListShopApplications(status: status, after: after, limit: Self.pageSize + 1))
+            let (page, cursor) = keysetPage(found, limit: Self.pageSize) { Cursor.timeAndID($0.submittedAt, $0.id) }
+            var data: [String: Any] = [
+                "applications": page.map(ShopApplicationView.init), "hasApplications": !page.isEmpty, "state": status.rawValue,
+                "tabsHTML": ConsoleNavigation.links(
+                    ["pending", "approved", "rejected"].map {
+                        .init(href: "/console/shop-applications?status=\($0)", label: $0.capitalized, current: $0 == status.rawValue)
+                    }),
+            ]
+            if let cursor { data["next"] = ConsoleLinks.path("/console/shop-applications", ["status": status.rawValue, "cursor": cursor]) }
+            return console.page("shop-applications", title: "Shop applications", data)
+        }
+        get("shop-applications/{id}", on: group) { console in try await console.shopApplicationPage(try console.routeID(), issues: []) }
+        post("shop-applications/{id}/approve", on: group) { console in
+            let id = try console.routeID()
+            do {
+                let approval = try await console.run(
+                    ApproveShopApplication(applicationID: id, slug: console.form.text("slug"), reason: console.form.text("reason")))
+                return console.redirect(
+                    "/console/shop-applications/\(id.text)",
+                    flash: "Approved: the shop \(approval.tenant.slug) exists, with \(approval.admin.email) as its admin.")
+            } catch let refusal as DomainError {
+                return try await console.shopApplicationPage(
+                    id, issues: try FormRefusal.issues(refusal, conflictFields: ["slug_taken": "slug"]), values: console.form.values)
             }
         }
-        group.get("shop-applications/{id}") { request, context in
-            try await signedIn(request, context) { console in try await console.shopApplicationPage(try Self.id(context), issues: []) }
-        }
-        group.post("shop-applications/{id}/approve") { request, context in
-            try await signedIn(request, context) { console in
-                let id = try Self.id(context)
-                do {
-                    let approval = try await console.run(
-                        ApproveShopApplication(applicationID: id, slug: console.form.text("slug"), reason: console.form.text("reason")))
-                    return console.redirect(
-                        "/console/shop-applications/\(id.text)",
-                        flash: "Approved: the shop \(approval.tenant.slug) exists, with \(approval.admin.email) as its admin.")
-                } catch let refusal as DomainError {
-                    return try await console.shopApplicationPage(
-                        id, issues: try FormRefusal.issues(refusal, conflictFields: ["slug_taken": "slug"]), values: console.form.values)
-                }
-            }
-        }
-        group.post("shop-applications/{id}/reject") { request, context in
-            try await signedIn(request, context) { console in
-                let id = try Self.id(context)
-                do {
-                    try console.form.confirm("reject")
-                    _ = try await console.run(RejectShopApplication(applicationID: id, reason: console.form.text("reason")))
-                    return console.redirect("/console/shop-applications/\(id.text)", flash: "Rejected: the applicant is told why.")
-                } catch let refusal as DomainError {
-                    return try await console.shopApplicationPage(id, issues: try FormRefusal.issues(refusal), values: console.form.values)
-                }
+        post("shop-applications/{id}/reject", on: group) { console in
+            let id = try console.routeID()
+            do {
+                try console.form.confirm("reject")
+                _ = try await console.run(RejectShopApplication(applicationID: id, reason: console.form.text("reason")))
+                return console.redirect("/console/shop-applications/\(id.text)", flash: "Rejected: the applicant is told why.")
+            } catch let refusal as DomainError {
+                return try await console.shopApplicationPage(id, issues: try FormRefusal.issues(refusal), values: console.form.values)
             }
         }
     }

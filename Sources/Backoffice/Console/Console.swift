@@ -91,7 +91,7 @@ package struct Console: Sendable {
                     principal: principal, requestID: requestID, sourceIP: scope?.sourceIP, policies: policies, transaction: transaction)
                 return ConsoleRequest(
                     request: request, form: form, context: operationContext, secret: secret, flash: flash, database: database, pages: pages,
-                    navigation: navigation, secure: isSecure(request), stage: stage)
+                    navigation: navigation, secure: isSecure(request), stage: stage, parameters: context.parameters)
             }
             if holdsTransaction {
                 answer = try await database.consoleRequest(

@@ -21,6 +21,11 @@ struct ConsoleRequest: Sendable {
     let secure: Bool
     /// The session's stage: signed in, or a step of sign-in (whose pages show no navigation).
     var stage: ConsoleStage = .signedIn
+    /// The path's parameters (`{id}`, `{slug}`).
+    var parameters = Parameters()
+
+    /// The path's `{id}`; anything but a UUID is a page that does not exist.
+    func routeID() throws -> UUID { try Console.id(parameters) }
 
     var principal: Principal { context.principal }
 
