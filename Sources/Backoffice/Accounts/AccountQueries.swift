@@ -102,9 +102,6 @@ package struct GetAppeal: Query {
     package init(id: UUID) { self.id = id }
 
     package func read(in unit: UnitOfWork) async throws -> Appeal {
-        guard let appeal = try await unit.first("SELECT \(unescaped: Appeal.columns) FROM appeals WHERE id = \(id)", as: Appeal.self) else {
-            throw DomainError.notFound("Appeal \(id.text)")
-        }
-        return appeal
+        try await unit.byID("appeals", id, notFound: "Appeal \(id.text)")
     }
 }

@@ -43,12 +43,7 @@ extension Customer: RowDecodable {
     /// The account with its open lock; with `forUpdate`, locked until the unit of work ends.
     /// - Throws: `DomainError.notFound` when it does not exist or is not visible.
     static func fetch(_ id: UUID, forUpdate: Bool = false, in unit: UnitOfWork) async throws -> Customer {
-        let query: PostgresQuery =
-            forUpdate
-            ? "SELECT \(unescaped: columns) FROM \(unescaped: from) WHERE c.id = \(id) FOR UPDATE OF c"
-            : "SELECT \(unescaped: columns) FROM \(unescaped: from) WHERE c.id = \(id)"
-        guard let customer = try await unit.first(query, as: Customer.self) else { throw DomainError.notFound("Customer \(id.text)") }
-        return customer
+        try await unit.byID(from, alias: "c", id, forUpdate: forUpdate, notFound: "Customer \(id.text)")
     }
 
     /// How a status change treats the account's lock record.

@@ -48,8 +48,9 @@ extension APIHandler {
 
     func listChallenges(_ input: Operations.ListChallenges.Input) async throws -> Operations.ListChallenges.Output {
         let limit = try pageLimit(input.query.limit)
-        let challenges = try await read(ListChallenges(after: try Cursor.timeAndID(input.query.cursor), limit: limit + 1))
-        let (items, next) = keysetPage(challenges, limit: limit) { Cursor.timeAndID($0.createdAt, $0.id) }
+        let (items, next) = try await newestFirstPage(after: input.query.cursor, limit: limit) {
+            try await read(ListChallenges(after: $0, limit: $1))
+        }
         let now = database.clock.now()
         return .ok(.init(body: .json(.init(items: try items.map { try $0.api(at: now) }, nextCursor: next))))
     }

@@ -127,3 +127,7 @@ package enum ISODuration {
         return zip(parts, weights).reduce(Int64(0)) { total, pair in total + (pair.0.flatMap { Int64($0) } ?? 0) * pair.1 }
     }
 }
+
+extension Challenge: NewestFirst {
+    var listedAt: Date { createdAt }
+}

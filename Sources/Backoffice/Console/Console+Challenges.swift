@@ -7,9 +7,9 @@ extension Console {
     /// settlement, confirmed.
     func registerChallenges(on group: RouterGroup<AppRequestContext>) {
         section("challenges", "Challenges", needs: ListChallenges.action, on: group) { console in
-            let after = try Cursor.timeAndID(console.form.text("cursor"))
-            let challenges = try await console.read(ListChallenges(after: after, limit: Self.pageSize + 1))
-            let (page, cursor) = keysetPage(challenges, limit: Self.pageSize) { Cursor.timeAndID($0.createdAt, $0.id) }
+            let (page, cursor) = try await newestFirstPage(after: console.form.text("cursor"), limit: Self.pageSize) {
+                try await console.read(ListChallenges(after: $0, limit: $1))
+            }
             let now = database.clock.now()
             var data: [String: Any] = [
                 "challenges": page.map { ChallengeView($0, now: now) }, "hasChallenges": !page.isEmpty,

@@ -7,12 +7,13 @@ extension Console {
     /// and retract. A refused publish (the maintenance notice period) is shown in place.
     func registerMessages(on group: RouterGroup<AppRequestContext>) {
         section("messages", "Messages", needs: ListMessages.action, on: group) { console in
-            let after = try Cursor.timeAndID(console.form.text("cursor"))
-            let messages = try await console.read(ListMessages(after: after, limit: Self.pageSize + 1))
-            let (page, cursor) = keysetPage(messages, limit: Self.pageSize) { Cursor.timeAndID($0.createdAt, $0.id) }
+            let (page, cursor) = try await newestFirstPage(after: console.form.text("cursor"), limit: Self.pageSize) {
+                try await console.read(ListMessages(after: $0, limit: $1))
+            }
             let now = database.clock.now()
             // The calendar reads the newest 500: messages older than those have long stopped showing.
-            let recent = after == nil && messages.count <= Self.pageSize ? messages : try await console.read(ListMessages(after: nil, limit: 500))
+            let first = console.form.text("cursor") == nil && cursor == nil
+            let recent = first ? Array(page) : try await console.read(ListMessages(after: nil, limit: 500))
             var data: [String: Any] = [
                 "messages": page.map { MessageView($0, now: now) }, "hasMessages": !page.isEmpty,
                 "calendar": MessageCalendar(recent, from: now, days: 14).days,

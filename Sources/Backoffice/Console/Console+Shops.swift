@@ -8,9 +8,9 @@ extension Console {
     func registerShops(on group: RouterGroup<AppRequestContext>) {
         section("shop-applications", "Shop applications", needs: ListShopApplications.action, on: group) { console in
             let status = try ShopApplication.Status(known: console.form.text("status") ?? "pending")
-            let after = try Cursor.timeAndID(console.form.text("cursor"))
-            let found = try await console.read(ListShopApplications(status: status, after: after, limit: Self.pageSize + 1))
-            let (page, cursor) = keysetPage(found, limit: Self.pageSize) { Cursor.timeAndID($0.submittedAt, $0.id) }
+            let (page, cursor) = try await newestFirstPage(after: console.form.text("cursor"), limit: Self.pageSize) {
+                try await console.read(ListShopApplications(status: status, after: $0, limit: $1))
+            }
             var data: [String: Any] = [
                 "applications": page.map(ShopApplicationView.init), "hasApplications": !page.isEmpty, "state": status.rawValue,
                 "tabsHTML": ConsoleNavigation.links(

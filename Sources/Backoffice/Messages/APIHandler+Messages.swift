@@ -36,9 +36,7 @@ extension APIHandler {
 
     func listMessages(_ input: Operations.ListMessages.Input) async throws -> Operations.ListMessages.Output {
         let limit = try pageLimit(input.query.limit)
-        let after = try Cursor.timeAndID(input.query.cursor)
-        let messages = try await read(ListMessages(after: after, limit: limit + 1))
-        let (items, next) = keysetPage(messages, limit: limit) { Cursor.timeAndID($0.createdAt, $0.id) }
+        let (items, next) = try await newestFirstPage(after: input.query.cursor, limit: limit) { try await read(ListMessages(after: $0, limit: $1)) }
         let now = database.clock.now()
         return .ok(.init(body: .json(.init(items: try items.map { try $0.api(at: now) }, nextCursor: next))))
     }

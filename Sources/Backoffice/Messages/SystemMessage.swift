@@ -58,3 +58,7 @@ func messageEvent(_ action: Action, _ before: SystemMessage?, _ after: SystemMes
         action: action, tenantID: platformTenantID, targetType: "system_message", targetID: after.id.text, reason: reason,
         before: try before?.snapshot, after: try after.snapshot)
 }
+
+extension SystemMessage: NewestFirst {
+    var listedAt: Date { createdAt }
+}

@@ -129,12 +129,7 @@ extension Order: RowDecodable {
     /// The order, if the principal's tenant sees it; with `forUpdate`, locked until the unit ends.
     /// - Throws: `DomainError.notFound` (also for another partner's order: existence is not revealed).
     static func fetch(_ id: UUID, forUpdate: Bool = false, in unit: UnitOfWork) async throws -> Order {
-        let query: PostgresQuery =
-            forUpdate
-            ? "SELECT \(unescaped: columns) FROM orders o WHERE o.id = \(id) FOR UPDATE OF o"
-            : "SELECT \(unescaped: columns) FROM orders o WHERE o.id = \(id)"
-        guard let order = try await unit.first(query, as: Order.self) else { throw DomainError.notFound("Order \(id.text)") }
-        return order
+        try await unit.byID("orders o", alias: "o", id, forUpdate: forUpdate, notFound: "Order \(id.text)")
     }
 
     /// The order's lines, in order.

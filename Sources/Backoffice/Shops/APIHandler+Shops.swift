@@ -35,8 +35,9 @@ extension APIHandler {
     func listShopApplications(_ input: Operations.ListShopApplications.Input) async throws -> Operations.ListShopApplications.Output {
         let limit = try pageLimit(input.query.limit)
         let status = try input.query.status.map { try ShopApplication.Status(known: $0.rawValue) }
-        let applications = try await read(ListShopApplications(status: status, after: try Cursor.timeAndID(input.query.cursor), limit: limit + 1))
-        let (items, next) = keysetPage(applications, limit: limit) { Cursor.timeAndID($0.submittedAt, $0.id) }
+        let (items, next) = try await newestFirstPage(after: input.query.cursor, limit: limit) {
+            try await read(ListShopApplications(status: status, after: $0, limit: $1))
+        }
         return .ok(.init(body: .json(.init(items: try items.map { try $0.api }, nextCursor: next))))
     }
 

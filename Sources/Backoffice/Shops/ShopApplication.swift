@@ -229,3 +229,7 @@ package enum ShopSlug {
         return slug.count >= 2 ? slug : "shop" + (slug.isEmpty ? "" : "-" + slug)
     }
 }
+
+extension ShopApplication: NewestFirst {
+    var listedAt: Date { submittedAt }
+}

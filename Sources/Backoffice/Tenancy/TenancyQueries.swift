@@ -45,10 +45,7 @@ package struct GetTenant: Query {
     package init(id: UUID) { self.id = id }
 
     package func read(in unit: UnitOfWork) async throws -> Tenant {
-        guard let tenant = try await unit.first("SELECT \(unescaped: Tenant.columns) FROM tenants WHERE id = \(id)", as: Tenant.self) else {
-            throw DomainError.notFound("Tenant \(id.text)")
-        }
-        return tenant
+        try await unit.byID("tenants", id, notFound: "Tenant \(id.text)")
     }
 }
 

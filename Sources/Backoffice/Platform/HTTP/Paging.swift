@@ -61,6 +61,23 @@ package enum Cursor {
         status: 400, code: "invalid_cursor", title: "Invalid cursor", detail: "Pass back the next_cursor of a previous page unchanged.")
 }
 
+/// A row of a list kept newest first by (time, id): challenges and messages by creation, shop
+/// applications by submission.
+protocol NewestFirst {
+    var listedAt: Date { get }
+    var id: UUID { get }
+}
+
+/// A page of a newest-first list after `cursor`: `read` is given the keyset to start after and
+/// the page size plus one; the page and the next page's cursor (nil on the last page).
+/// - Throws: `invalid_cursor` (400) for a cursor no page gave.
+func newestFirstPage<Row: NewestFirst>(
+    after cursor: String?, limit: Int, _ read: ((createdAt: Date, id: UUID)?, Int) async throws -> [Row]
+) async throws -> (items: ArraySlice<Row>, nextCursor: String?) {
+    let rows = try await read(try Cursor.timeAndID(cursor), limit + 1)
+    return keysetPage(rows, limit: limit) { Cursor.timeAndID($0.listedAt, $0.id) }
+}
+
 /// Splits rows fetched with `limit + 1` into the page and the cursor of the next page (nil on
 /// the last page); `key` gives the keyset of a row.
 func keysetPage<Row>(_ rows: [Row], limit: Int, key: (Row) -> [String]) -> (items: ArraySlice<Row>, nextCursor: String?) {

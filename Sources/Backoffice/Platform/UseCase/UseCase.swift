@@ -235,14 +235,16 @@ extension UnitOfWork {
         try await firstRow(query, on: connection, logger: logger, decode)
     }
 
-    /// The row of `table` whose `id` column is `id`, decoded as `T`; with `forUpdate`, locked
-    /// until the unit of work ends.
+    /// The row of `from` whose `id` column is `id`, decoded as `T`; with `forUpdate`, locked
+    /// until the unit of work ends. `from` may join other tables to the one row: `alias` then
+    /// names the table whose `id` it is (and the only one locked).
     /// - Throws: `DomainError.notFound(what)` when it does not exist or is not visible.
-    package func byID<T: RowDecodable>(_ table: String, _ id: UUID, forUpdate: Bool = false, notFound what: String) async throws -> T {
-        let query: PostgresQuery =
-            forUpdate
-            ? "SELECT \(unescaped: T.columns) FROM \(unescaped: table) WHERE id = \(id) FOR UPDATE"
-            : "SELECT \(unescaped: T.columns) FROM \(unescaped: table) WHERE id = \(id)"
+    package func byID<T: RowDecodable>(
+        _ from: String, alias: String? = nil, _ id: UUID, forUpdate: Bool = false, notFound what: String
+    ) async throws -> T {
+        let key = alias.map { "\($0).id" } ?? "id"
+        let lock = forUpdate ? " FOR UPDATE" + (alias.map { " OF \($0)" } ?? "") : ""
+        let query: PostgresQuery = "SELECT \(unescaped: T.columns) FROM \(unescaped: from) WHERE \(unescaped: key) = \(id)\(unescaped: lock)"
         guard let row = try await first(query, as: T.self) else { throw DomainError.notFound(what) }
         return row
     }
