@@ -69,9 +69,9 @@ package struct ResolveAppeal: AuditedOperation {
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<Appeal> {
         let reason = try requireReason(reason)
-        guard
-            let before = try await unit.first("SELECT \(unescaped: Appeal.columns) FROM appeals WHERE id = \(appealID) FOR UPDATE", as: Appeal.self)
-        else { throw DomainError.notFound("Appeal \(appealID.text)") }
+        let before = try await unit.one(
+            "SELECT \(unescaped: Appeal.columns) FROM appeals WHERE id = \(appealID) FOR UPDATE", as: Appeal.self,
+            else: DomainError.notFound("Appeal \(appealID.text)"))
         guard before.status == .open else {
             throw DomainError.invalidTransition("The appeal is already \(before.status.rawValue).", current: before.status.rawValue)
         }

@@ -69,14 +69,12 @@ package struct CreateBadge: AuditedOperation {
             (metric == nil) == (threshold == nil), "threshold", "required", "a badge awarded by a rule needs both metric and threshold")
         if let threshold { validation.require(threshold.isFinite && threshold > 0, "threshold", "not_positive", "must be greater than 0") }
         try validation.check()
-        guard
-            let badge = try await unit.first(
-                """
-                INSERT INTO badges (slug, name, description, metric, threshold, created_by, created_at)
-                VALUES (\(slug), \(name), \(description), \(known?.rawValue), \(threshold), \(unit.principal.operatorID), \(unit.now))
-                RETURNING \(unescaped: Badge.columns)
-                """, as: Badge.self)
-        else { throw DomainError.inconsistent("the new badge was not returned") }
+        let badge = try await unit.one(
+            """
+            INSERT INTO badges (slug, name, description, metric, threshold, created_by, created_at)
+            VALUES (\(slug), \(name), \(description), \(known?.rawValue), \(threshold), \(unit.principal.operatorID), \(unit.now))
+            RETURNING \(unescaped: Badge.columns)
+            """, as: Badge.self, else: DomainError.inconsistent("the new badge was not returned"))
         struct Snapshot: Encodable { let slug: String, name: String, metric: String?, threshold: Double? }
         let event = AuditRecord(
             action: Self.action, tenantID: platformTenantID, targetType: "badge", targetID: slug, reason: nil, before: nil,

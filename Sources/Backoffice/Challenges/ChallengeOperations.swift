@@ -95,17 +95,15 @@ package struct CreateChallenge: AuditedOperation {
         }
         let rewards = Challenge.Rewards(ranks: bands, target: targetReward)
         let rewardsJSON = String(decoding: try JSONEncoder().encode(rewards), as: UTF8.self)
-        guard
-            let created = try await unit.first(
-                """
-                INSERT INTO challenges (id, name, description, metric, aggregation, starts_at, ends_at, grace_seconds, grace_period, eligibility,
-                    target, tie_policy, rewards, budget_points, created_by, created_at, updated_at)
-                VALUES (\(unit.newID()), \(name), \(description), \(metric.rawValue), \(aggregation.rawValue), \(draft.startsAt), \(draft.endsAt),
-                    \(grace), \(gracePeriod), \(eligibility.rawValue), \(draft.target), \(tiePolicy.rawValue), \(rewardsJSON)::jsonb, \(budget),
-                    \(unit.principal.operatorID), \(unit.now), \(unit.now))
-                RETURNING \(unescaped: Challenge.columns)
-                """, as: Challenge.self)
-        else { throw DomainError.inconsistent("the new challenge was not returned") }
+        let created = try await unit.one(
+            """
+            INSERT INTO challenges (id, name, description, metric, aggregation, starts_at, ends_at, grace_seconds, grace_period, eligibility,
+                target, tie_policy, rewards, budget_points, created_by, created_at, updated_at)
+            VALUES (\(unit.newID()), \(name), \(description), \(metric.rawValue), \(aggregation.rawValue), \(draft.startsAt), \(draft.endsAt),
+                \(grace), \(gracePeriod), \(eligibility.rawValue), \(draft.target), \(tiePolicy.rawValue), \(rewardsJSON)::jsonb, \(budget),
+                \(unit.principal.operatorID), \(unit.now), \(unit.now))
+            RETURNING \(unescaped: Challenge.columns)
+            """, as: Challenge.self, else: DomainError.inconsistent("the new challenge was not returned"))
         return Audited(created, event: try challengeEvent(Self.action, nil, created, detail: nil))
     }
 }
@@ -138,13 +136,11 @@ package struct PublishChallenge: AuditedOperation {
                 ], movement: unit.newID(), in: unit)
         }
         try await ChallengeScores.backfill(before, in: unit)
-        guard
-            let after = try await unit.first(
-                """
-                UPDATE challenges SET status = 'published', published_at = \(unit.now), version = version + 1, updated_at = \(unit.now)
-                WHERE id = \(challengeID) RETURNING \(unescaped: Challenge.columns)
-                """, as: Challenge.self)
-        else { throw DomainError.notFound("Challenge \(challengeID.text)") }
+        let after = try await unit.one(
+            """
+            UPDATE challenges SET status = 'published', published_at = \(unit.now), version = version + 1, updated_at = \(unit.now)
+            WHERE id = \(challengeID) RETURNING \(unescaped: Challenge.columns)
+            """, as: Challenge.self, else: DomainError.notFound("Challenge \(challengeID.text)"))
         return Audited(after, event: try challengeEvent(Self.action, before, after, detail: "funded with \(before.budgetPoints) FitPoints"))
     }
 }

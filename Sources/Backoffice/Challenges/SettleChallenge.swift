@@ -88,14 +88,12 @@ package struct SettleChallenge: AuditedOperation {
             _ = try await BadgeAwards.award(badge, to: holders, source: "challenge:\(challengeID.text)", paidBy: ruleSet, in: unit)
         }
         let json = String(decoding: try Self.coder.encoder.encode(settlement), as: UTF8.self)
-        guard
-            let after = try await unit.first(
-                """
-                UPDATE challenges SET status = 'settled', settled_at = \(unit.now), settlement = \(json)::jsonb, version = version + 1,
-                    updated_at = \(unit.now)
-                WHERE id = \(challengeID) RETURNING \(unescaped: Challenge.columns)
-                """, as: Challenge.self)
-        else { throw DomainError.notFound("Challenge \(challengeID.text)") }
+        let after = try await unit.one(
+            """
+            UPDATE challenges SET status = 'settled', settled_at = \(unit.now), settlement = \(json)::jsonb, version = version + 1,
+                updated_at = \(unit.now)
+            WHERE id = \(challengeID) RETURNING \(unescaped: Challenge.columns)
+            """, as: Challenge.self, else: DomainError.notFound("Challenge \(challengeID.text)"))
         let detail = "paid \(total) FitPoints to \(paying.count) of \(board.count) participants"
         return Audited((after, settlement), event: try challengeEvent(Self.action, before, after, detail: detail))
     }

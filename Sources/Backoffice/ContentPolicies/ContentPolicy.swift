@@ -56,14 +56,12 @@ package struct PublishContentPolicy: AuditedOperation {
         let current = try await ContentPolicy.current(slug, in: unit)
         if let current, current.title == title, current.body == body { return .unchanged((current, .unchanged)) }
         let version = (current?.version ?? 0) + 1
-        guard
-            let published = try await unit.first(
-                """
-                INSERT INTO content_policies (slug, version, id, title, body, published_by, published_at)
-                VALUES (\(slug), \(version), \(unit.newID()), \(title), \(body), \(unit.principal.operatorID), \(unit.now))
-                RETURNING \(unescaped: ContentPolicy.columns)
-                """, as: ContentPolicy.self)
-        else { throw DomainError.inconsistent("the new version was not returned") }
+        let published = try await unit.one(
+            """
+            INSERT INTO content_policies (slug, version, id, title, body, published_by, published_at)
+            VALUES (\(slug), \(version), \(unit.newID()), \(title), \(body), \(unit.principal.operatorID), \(unit.now))
+            RETURNING \(unescaped: ContentPolicy.columns)
+            """, as: ContentPolicy.self, else: DomainError.inconsistent("the new version was not returned"))
         struct Snapshot: Encodable { let slug: String, version: Int, title: String }
         let event = AuditRecord(
             action: Self.action, tenantID: platformTenantID, targetType: "content_policy", targetID: slug, reason: nil,

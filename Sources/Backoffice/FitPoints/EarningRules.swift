@@ -216,14 +216,12 @@ package struct SetEarningRules: AuditedOperation {
         let current = try await EarningRuleSet.current(in: unit)
         if let current, current.rules == rules { return .unchanged((current, .unchanged)) }
         let version = (current?.version ?? 0) + 1
-        guard
-            let created = try await unit.first(
-                """
-                INSERT INTO fitpoints_rule_sets (version, rules, created_by, created_at)
-                VALUES (\(version), \(try rules.json)::jsonb, \(unit.principal.operatorID), \(unit.now))
-                RETURNING \(unescaped: EarningRuleSet.columns)
-                """, as: EarningRuleSet.self)
-        else { throw DomainError.inconsistent("the new rules were not returned") }
+        let created = try await unit.one(
+            """
+            INSERT INTO fitpoints_rule_sets (version, rules, created_by, created_at)
+            VALUES (\(version), \(try rules.json)::jsonb, \(unit.principal.operatorID), \(unit.now))
+            RETURNING \(unescaped: EarningRuleSet.columns)
+            """, as: EarningRuleSet.self, else: DomainError.inconsistent("the new rules were not returned"))
         let event = AuditRecord(
             action: Self.action, tenantID: platformTenantID, targetType: "fitpoints_rules", targetID: String(version), reason: nil,
             before: try current.map { #"{"version":\#($0.version),"rules":\#(try $0.rules.json)}"# },

@@ -32,11 +32,9 @@ extension WalletBalance: RowDecodable {
     /// The customer's balance.
     /// - Throws: `DomainError.notFound` when the customer does not exist.
     static func fetch(_ customerID: UUID, in unit: UnitOfWork) async throws -> WalletBalance {
-        guard
-            let wallet = try await unit.first(
-                "SELECT \(unescaped: columns) FROM customers c LEFT JOIN fitpoints_accounts a ON a.id = c.id WHERE c.id = \(customerID)",
-                as: WalletBalance.self)
-        else { throw DomainError.notFound("Customer \(customerID.text)") }
+        let wallet = try await unit.one(
+            "SELECT \(unescaped: columns) FROM customers c LEFT JOIN fitpoints_accounts a ON a.id = c.id WHERE c.id = \(customerID)",
+            as: WalletBalance.self, else: DomainError.notFound("Customer \(customerID.text)"))
         return wallet
     }
 }

@@ -21,16 +21,14 @@ package struct CreateGood: AuditedOperation {
         let tenant = unit.principal.tenantID
         validation.require(tenant != platformTenantID, "tenant", "not_a_partner", "goods belong to a partner's tenant; use a partner's token")
         try validation.check()
-        guard
-            let good = try await unit.first(
-                """
-                INSERT INTO goods (tenant_id, id, sku, name, description, category, price_cents, price_fitpoints, stock, image_urls, created_at, updated_at)
-                VALUES (\(tenant), \(unit.newID()), \(sku), \(fields.name), \(fields.description), \(fields.category), \(fields.priceCents),
-                    \(fields.priceFitPoints), \(Int32(fields.stock)), \(fields.imageURLs), \(unit.now), \(unit.now))
-                ON CONFLICT (tenant_id, sku) DO NOTHING
-                RETURNING \(unescaped: Good.columns)
-                """, as: Good.self)
-        else { throw DomainError.conflict(code: "sku_taken", detail: "Your shop already has a good with sku '\(sku)'.") }
+        let good = try await unit.one(
+            """
+            INSERT INTO goods (tenant_id, id, sku, name, description, category, price_cents, price_fitpoints, stock, image_urls, created_at, updated_at)
+            VALUES (\(tenant), \(unit.newID()), \(sku), \(fields.name), \(fields.description), \(fields.category), \(fields.priceCents),
+                \(fields.priceFitPoints), \(Int32(fields.stock)), \(fields.imageURLs), \(unit.now), \(unit.now))
+            ON CONFLICT (tenant_id, sku) DO NOTHING
+            RETURNING \(unescaped: Good.columns)
+            """, as: Good.self, else: DomainError.conflict(code: "sku_taken", detail: "Your shop already has a good with sku '\(sku)'."))
         return Audited(
             good,
             event: AuditRecord(
@@ -100,15 +98,13 @@ package struct UpdateGood: AuditedOperation {
     static func store(_ fields: GoodFields, status: Good.Status, of before: Good, action: Action, reason: String? = nil, in unit: UnitOfWork)
         async throws -> Audited<Good>
     {
-        guard
-            let after = try await unit.first(
-                """
-                UPDATE goods SET name = \(fields.name), description = \(fields.description), category = \(fields.category),
-                    price_cents = \(fields.priceCents), price_fitpoints = \(fields.priceFitPoints), stock = \(Int32(fields.stock)),
-                    image_urls = \(fields.imageURLs), status = \(status.rawValue), updated_at = \(unit.now), version = version + 1
-                WHERE id = \(before.id) RETURNING \(unescaped: Good.columns)
-                """, as: Good.self)
-        else { throw DomainError.notFound("Good \(before.id.text)") }
+        let after = try await unit.one(
+            """
+            UPDATE goods SET name = \(fields.name), description = \(fields.description), category = \(fields.category),
+                price_cents = \(fields.priceCents), price_fitpoints = \(fields.priceFitPoints), stock = \(Int32(fields.stock)),
+                image_urls = \(fields.imageURLs), status = \(status.rawValue), updated_at = \(unit.now), version = version + 1
+            WHERE id = \(before.id) RETURNING \(unescaped: Good.columns)
+            """, as: Good.self, else: DomainError.notFound("Good \(before.id.text)"))
         return Audited(
             after,
             event: AuditRecord(

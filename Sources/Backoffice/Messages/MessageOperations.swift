@@ -47,15 +47,13 @@ package struct CreateMessage: AuditedOperation {
             validation.require(windowEndsAt == nil, "window_ends_at", "not_allowed", "only a maintenance notice has a window")
         }
         try validation.check()
-        guard
-            let created = try await unit.first(
-                """
-                INSERT INTO system_messages (id, title, body, severity, audience, publish_at, expires_at, window_starts_at, window_ends_at, created_by, created_at, updated_at)
-                VALUES (\(unit.newID()), \(title), \(body), \(severity.rawValue), \(audience.rawValue), \(publishAt), \(expiresAt),
-                        \(windowStartsAt), \(windowEndsAt), \(unit.principal.operatorID), \(unit.now), \(unit.now))
-                RETURNING \(unescaped: SystemMessage.columns)
-                """, as: SystemMessage.self)
-        else { throw DomainError.inconsistent("the new message was not returned") }
+        let created = try await unit.one(
+            """
+            INSERT INTO system_messages (id, title, body, severity, audience, publish_at, expires_at, window_starts_at, window_ends_at, created_by, created_at, updated_at)
+            VALUES (\(unit.newID()), \(title), \(body), \(severity.rawValue), \(audience.rawValue), \(publishAt), \(expiresAt),
+                    \(windowStartsAt), \(windowEndsAt), \(unit.principal.operatorID), \(unit.now), \(unit.now))
+            RETURNING \(unescaped: SystemMessage.columns)
+            """, as: SystemMessage.self, else: DomainError.inconsistent("the new message was not returned"))
         return Audited(created, event: try messageEvent(Self.action, nil, created, reason: nil))
     }
 }
@@ -96,13 +94,11 @@ package struct PublishMessage: AuditedOperation {
                     ])
             }
         }
-        guard
-            let after = try await unit.first(
-                """
-                UPDATE system_messages SET status = 'published', publish_at = \(publishAt), version = version + 1, updated_at = \(unit.now)
-                WHERE id = \(messageID) RETURNING \(unescaped: SystemMessage.columns)
-                """, as: SystemMessage.self)
-        else { throw DomainError.notFound("Message \(messageID.text)") }
+        let after = try await unit.one(
+            """
+            UPDATE system_messages SET status = 'published', publish_at = \(publishAt), version = version + 1, updated_at = \(unit.now)
+            WHERE id = \(messageID) RETURNING \(unescaped: SystemMessage.columns)
+            """, as: SystemMessage.self, else: DomainError.notFound("Message \(messageID.text)"))
         return Audited(after, event: try messageEvent(Self.action, before, after, reason: nil))
     }
 }
@@ -130,14 +126,12 @@ package struct RetractMessage: AuditedOperation {
             throw DomainError.invalidTransition(
                 "Only a scheduled or showing message can be retracted; this one is \(state.rawValue).", current: state.rawValue)
         }
-        guard
-            let after = try await unit.first(
-                """
-                UPDATE system_messages SET status = 'retracted', retracted_at = \(unit.now), retract_reason = \(reason),
-                    version = version + 1, updated_at = \(unit.now)
-                WHERE id = \(messageID) RETURNING \(unescaped: SystemMessage.columns)
-                """, as: SystemMessage.self)
-        else { throw DomainError.notFound("Message \(messageID.text)") }
+        let after = try await unit.one(
+            """
+            UPDATE system_messages SET status = 'retracted', retracted_at = \(unit.now), retract_reason = \(reason),
+                version = version + 1, updated_at = \(unit.now)
+            WHERE id = \(messageID) RETURNING \(unescaped: SystemMessage.columns)
+            """, as: SystemMessage.self, else: DomainError.notFound("Message \(messageID.text)"))
         return Audited(after, event: try messageEvent(Self.action, before, after, reason: reason))
     }
 }

@@ -139,30 +139,28 @@ package struct Checkout: StagedOperation {
         let status: Order.Status = reservation == nil ? .paid : .pendingPayment
         // The order, its lines and its payment in one statement (the lines' and payment's
         // references to the order are checked at its end).
-        guard
-            let order = try await unit.first(
-                """
-                WITH o AS (
-                    INSERT INTO orders (tenant_id, id, customer_id, status, total_cents, total_fitpoints, shipping_name, shipping_address, line_count,
-                        created_at, updated_at)
-                    VALUES (\(tenant), \(orderID), \(request.customerID), \(status.rawValue), \(totalCents), \(totalPoints), \(request.shipping.name),
-                        \(try AuditRecord.json(request.shipping.address))::jsonb, \(Int32(lines.count)), \(unit.now), \(unit.now))
-                    RETURNING *
-                ), lines AS (
-                    INSERT INTO order_lines (tenant_id, order_id, line, good_id, sku, name, quantity, paid_in, unit_price)
-                    SELECT \(tenant), \(orderID), l.line, l.good, l.sku, l.name, l.quantity, l.paid_in, l.price
-                    FROM unnest(\(lines.map { Int32($0.line) })::int4[], \(lines.map(\.goodID))::uuid[], \(lines.map(\.sku))::text[],
-                        \(lines.map(\.name))::text[], \(lines.map { Int32($0.quantity) })::int4[], \(lines.map(\.paidIn.rawValue))::text[],
-                        \(lines.map(\.unitPrice))::int8[]) AS l(line, good, sku, name, quantity, paid_in, price)
-                ), payment AS (
-                    INSERT INTO payments (tenant_id, id, order_id, provider, status, amount_cents, provider_idempotency_key, created_at, updated_at)
-                    SELECT \(tenant), \(reservation?.paymentID), \(orderID), \(payments.provider), 'authorizing', \(totalCents),
-                        \(reservation?.providerKey), \(unit.now), \(unit.now)
-                    WHERE \(reservation != nil)
-                )
-                SELECT \(unescaped: Order.columns) FROM o
-                """, as: Order.self)
-        else { throw DomainError.inconsistent("the new order was not returned") }
+        let order = try await unit.one(
+            """
+            WITH o AS (
+                INSERT INTO orders (tenant_id, id, customer_id, status, total_cents, total_fitpoints, shipping_name, shipping_address, line_count,
+                    created_at, updated_at)
+                VALUES (\(tenant), \(orderID), \(request.customerID), \(status.rawValue), \(totalCents), \(totalPoints), \(request.shipping.name),
+                    \(try AuditRecord.json(request.shipping.address))::jsonb, \(Int32(lines.count)), \(unit.now), \(unit.now))
+                RETURNING *
+            ), lines AS (
+                INSERT INTO order_lines (tenant_id, order_id, line, good_id, sku, name, quantity, paid_in, unit_price)
+                SELECT \(tenant), \(orderID), l.line, l.good, l.sku, l.name, l.quantity, l.paid_in, l.price
+                FROM unnest(\(lines.map { Int32($0.line) })::int4[], \(lines.map(\.goodID))::uuid[], \(lines.map(\.sku))::text[],
+                    \(lines.map(\.name))::text[], \(lines.map { Int32($0.quantity) })::int4[], \(lines.map(\.paidIn.rawValue))::text[],
+                    \(lines.map(\.unitPrice))::int8[]) AS l(line, good, sku, name, quantity, paid_in, price)
+            ), payment AS (
+                INSERT INTO payments (tenant_id, id, order_id, provider, status, amount_cents, provider_idempotency_key, created_at, updated_at)
+                SELECT \(tenant), \(reservation?.paymentID), \(orderID), \(payments.provider), 'authorizing', \(totalCents),
+                    \(reservation?.providerKey), \(unit.now), \(unit.now)
+                WHERE \(reservation != nil)
+            )
+            SELECT \(unescaped: Order.columns) FROM o
+            """, as: Order.self, else: DomainError.inconsistent("the new order was not returned"))
         let event = AuditRecord(
             action: Self.action, tenantID: tenant, targetType: "order", targetID: orderID.text, reason: nil, before: nil, after: try order.snapshot)
         guard let reservation else { return Audited(.done(Placed(detail: OrderDetail(order: order, lines: lines, payment: nil))), event: event) }

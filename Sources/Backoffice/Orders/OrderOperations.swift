@@ -52,15 +52,13 @@ enum OrderStatus {
     static func move(_ order: Order, to status: Order.Status, reason: String?, shipment: (carrier: String, tracking: String)?, in unit: UnitOfWork)
         async throws -> Order
     {
-        guard
-            let after = try await unit.first(
-                """
-                UPDATE orders o SET status = \(status.rawValue), status_reason = coalesce(\(reason), status_reason),
-                    carrier = coalesce(\(shipment?.carrier), carrier), tracking_number = coalesce(\(shipment?.tracking), tracking_number),
-                    updated_at = \(unit.now), version = version + 1
-                WHERE o.id = \(order.id) RETURNING \(unescaped: Order.columns)
-                """, as: Order.self)
-        else { throw DomainError.notFound("Order \(order.id.text)") }
+        let after = try await unit.one(
+            """
+            UPDATE orders o SET status = \(status.rawValue), status_reason = coalesce(\(reason), status_reason),
+                carrier = coalesce(\(shipment?.carrier), carrier), tracking_number = coalesce(\(shipment?.tracking), tracking_number),
+                updated_at = \(unit.now), version = version + 1
+            WHERE o.id = \(order.id) RETURNING \(unescaped: Order.columns)
+            """, as: Order.self, else: DomainError.notFound("Order \(order.id.text)"))
         return after
     }
 

@@ -207,14 +207,12 @@ package struct ApproveShopApplication: AuditedOperation {
         ) { _ in true }
         guard inserted == true else { throw DomainError.conflict(code: "duplicate_shop", detail: "A shop with this tax id already exists.") }
         let admin = try await CreateOperator(email: before.contactEmail, role: .partnerAdmin, tenantID: tenant.output.id).perform(in: unit)
-        guard
-            let after = try await unit.first(
-                """
-                UPDATE shop_applications SET status = 'approved', decided_at = \(unit.now), decided_by = \(unit.principal.operatorID),
-                    decision_reason = \(reason.flatMap { $0.isEmpty ? nil : $0 }), tenant_id = \(tenant.output.id), version = version + 1
-                WHERE id = \(applicationID) RETURNING \(unescaped: ShopApplication.columns)
-                """, as: ShopApplication.self)
-        else { throw DomainError.inconsistent("the approved application was not returned") }
+        let after = try await unit.one(
+            """
+            UPDATE shop_applications SET status = 'approved', decided_at = \(unit.now), decided_by = \(unit.principal.operatorID),
+                decision_reason = \(reason.flatMap { $0.isEmpty ? nil : $0 }), tenant_id = \(tenant.output.id), version = version + 1
+            WHERE id = \(applicationID) RETURNING \(unescaped: ShopApplication.columns)
+            """, as: ShopApplication.self, else: DomainError.inconsistent("the approved application was not returned"))
         let event = AuditRecord(
             action: Self.action, tenantID: platformTenantID, targetType: "shop_application", targetID: applicationID.text, reason: reason,
             before: try before.snapshot, after: try after.snapshot)
@@ -236,14 +234,12 @@ package struct RejectShopApplication: AuditedOperation {
         guard before.status == .pending else {
             throw DomainError.invalidTransition("Only a waiting application can be rejected.", current: before.status.rawValue)
         }
-        guard
-            let after = try await unit.first(
-                """
-                UPDATE shop_applications SET status = 'rejected', decided_at = \(unit.now), decided_by = \(unit.principal.operatorID),
-                    decision_reason = \(reason), version = version + 1
-                WHERE id = \(applicationID) RETURNING \(unescaped: ShopApplication.columns)
-                """, as: ShopApplication.self)
-        else { throw DomainError.inconsistent("the rejected application was not returned") }
+        let after = try await unit.one(
+            """
+            UPDATE shop_applications SET status = 'rejected', decided_at = \(unit.now), decided_by = \(unit.principal.operatorID),
+                decision_reason = \(reason), version = version + 1
+            WHERE id = \(applicationID) RETURNING \(unescaped: ShopApplication.columns)
+            """, as: ShopApplication.self, else: DomainError.inconsistent("the rejected application was not returned"))
         return Audited(
             after,
             event: AuditRecord(

@@ -22,9 +22,8 @@ package struct CreateTenant: AuditedOperation {
         try validation.check()
         let query: PostgresQuery =
             "INSERT INTO tenants (id, slug, name, created_at) VALUES (\(unit.newID()), \(slug), \(name), \(unit.now)) ON CONFLICT (slug) DO NOTHING RETURNING \(unescaped: Tenant.columns)"
-        guard let tenant = try await unit.first(query, as: Tenant.self) else {
-            throw DomainError.conflict(code: "slug_taken", detail: "A tenant with slug '\(slug)' already exists.")
-        }
+        let tenant = try await unit.one(
+            query, as: Tenant.self, else: DomainError.conflict(code: "slug_taken", detail: "A tenant with slug '\(slug)' already exists."))
         struct Snapshot: Encodable { let slug: String, name: String }
         return Audited(
             tenant,
@@ -73,9 +72,9 @@ package struct CreateOperator: AuditedOperation {
             VALUES (\(tenant), \(unit.newID()), \(email), \(role.rawValue), \(role.kind), \(unit.now))
             ON CONFLICT DO NOTHING RETURNING \(unescaped: Operator.columns)
             """
-        guard let created = try await unit.first(query, as: Operator.self) else {
-            throw DomainError.conflict(code: "email_taken", detail: "An operator with this email already exists in the tenant.")
-        }
+        let created = try await unit.one(
+            query, as: Operator.self,
+            else: DomainError.conflict(code: "email_taken", detail: "An operator with this email already exists in the tenant."))
         return Audited(
             created,
             event: AuditRecord(
@@ -96,10 +95,9 @@ package struct DisableOperator: AuditedOperation {
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<Operator> {
         let reason = try requireReason(reason)
-        guard
-            let before = try await unit.first(
-                "SELECT \(unescaped: Operator.columns) FROM operators WHERE id = \(operatorID) FOR UPDATE", as: Operator.self)
-        else { throw DomainError.notFound("Operator \(operatorID.text)") }
+        let before = try await unit.one(
+            "SELECT \(unescaped: Operator.columns) FROM operators WHERE id = \(operatorID) FOR UPDATE", as: Operator.self,
+            else: DomainError.notFound("Operator \(operatorID.text)"))
         try EntityTag.check(ifMatch, version: before.version)
         guard before.status == "active" else { throw DomainError.invalidTransition("The operator is already disabled.", current: before.status) }
         guard before.id != unit.principal.operatorID else {
@@ -121,13 +119,11 @@ package struct DisableOperator: AuditedOperation {
                     code: "last_admin", detail: "This is the last active \(before.role.rawValue) of its tenant; create another before disabling it.")
             }
         }
-        guard
-            let after = try await unit.first(
-                """
-                UPDATE operators SET status = 'disabled', disabled_at = \(unit.now), version = version + 1
-                WHERE id = \(operatorID) RETURNING \(unescaped: Operator.columns)
-                """, as: Operator.self)
-        else { throw DomainError.notFound("Operator \(operatorID.text)") }
+        let after = try await unit.one(
+            """
+            UPDATE operators SET status = 'disabled', disabled_at = \(unit.now), version = version + 1
+            WHERE id = \(operatorID) RETURNING \(unescaped: Operator.columns)
+            """, as: Operator.self, else: DomainError.notFound("Operator \(operatorID.text)"))
         return Audited(
             after,
             event: AuditRecord(
@@ -161,10 +157,9 @@ package struct CreateToken: AuditedOperation {
             "must be between 1 and \(security.maxTokenLifetimeHours) (policies/security.yaml)")
         validation.text(name, "name", max: 100)
         try validation.check()
-        guard
-            let owner = try await unit.first(
-                "SELECT \(unescaped: Operator.columns) FROM operators WHERE id = \(operatorID)", as: Operator.self)
-        else { throw DomainError.notFound("Operator \(operatorID.text)") }
+        let owner = try await unit.one(
+            "SELECT \(unescaped: Operator.columns) FROM operators WHERE id = \(operatorID)", as: Operator.self,
+            else: DomainError.notFound("Operator \(operatorID.text)"))
         guard owner.status == "active" else { throw DomainError.invalidTransition("The operator is disabled.", current: owner.status) }
         if owner.role == .partnerAdmin, unit.principal.role == Role.partnerAdmin.rawValue, owner.id != unit.principal.operatorID {
             throw DomainError.forbiddenTarget(Self.action, detail: "A partner admin mints tokens for itself and its staff, not for another admin.")
@@ -176,9 +171,7 @@ package struct CreateToken: AuditedOperation {
                     \(unit.now.addingTimeInterval(Double(hours) * 3600)), \(unit.now))
             RETURNING \(unescaped: Token.columns)
             """
-        guard let token = try await unit.first(query, as: Token.self) else {
-            throw DomainError.inconsistent("the new token was not returned")
-        }
+        let token = try await unit.one(query, as: Token.self, else: DomainError.inconsistent("the new token was not returned"))
         return Audited(
             (token, secret),
             event: AuditRecord(
@@ -195,15 +188,13 @@ package struct RevokeToken: AuditedOperation {
     package init(tokenID: UUID) { self.tokenID = tokenID }
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<Token> {
-        guard
-            let before = try await unit.first(
-                "SELECT \(unescaped: Token.columns) FROM tokens WHERE id = \(tokenID) FOR UPDATE", as: Token.self)
-        else { throw DomainError.notFound("Token \(tokenID.text)") }
+        let before = try await unit.one(
+            "SELECT \(unescaped: Token.columns) FROM tokens WHERE id = \(tokenID) FOR UPDATE", as: Token.self,
+            else: DomainError.notFound("Token \(tokenID.text)"))
         guard before.revokedAt == nil else { throw DomainError.invalidTransition("The token is already revoked.", current: "revoked") }
-        guard
-            let after = try await unit.first(
-                "UPDATE tokens SET revoked_at = \(unit.now) WHERE id = \(tokenID) RETURNING \(unescaped: Token.columns)", as: Token.self)
-        else { throw DomainError.inconsistent("the revoked token was not returned") }
+        let after = try await unit.one(
+            "UPDATE tokens SET revoked_at = \(unit.now) WHERE id = \(tokenID) RETURNING \(unescaped: Token.columns)", as: Token.self,
+            else: DomainError.inconsistent("the revoked token was not returned"))
         return Audited(
             after,
             event: AuditRecord(

@@ -230,6 +230,15 @@ extension UnitOfWork {
         try await first(query, T.init(row:))
     }
 
+    /// The row `query` returns (its first), decoded as `T`.
+    /// - Throws: `missing` when it returns none (a row not visible, a conflict an insert skipped).
+    package func one<T: RowDecodable>(_ query: PostgresQuery, as type: T.Type = T.self, else missing: @autoclosure () -> any Error)
+        async throws -> T
+    {
+        guard let row = try await first(query, as: type) else { throw missing() }
+        return row
+    }
+
     /// The first row of `query` decoded by `decode` (for a scalar or a tuple), or nil.
     package func first<T>(_ query: PostgresQuery, _ decode: (PostgresRow) throws -> T) async throws -> T? {
         try await firstRow(query, on: connection, logger: logger, decode)
