@@ -81,9 +81,10 @@ extension APIHandler {
 
     func listOperators(_ input: Operations.ListOperators.Input) async throws -> Operations.ListOperators.Output {
         let limit = try pageLimit(input.query.limit)
-        let after = try Cursor.id(input.query.cursor) ?? platformTenantID
-        let operators = try await read(ListOperators(tenantID: try parseID(input.query.tenantId, "tenant_id"), afterID: after, limit: limit + 1))
-        let (items, next) = keysetPage(operators, limit: limit) { [$0.id.text] }
+        let tenantID = try parseID(input.query.tenantId, "tenant_id")
+        let (items, next) = try await idOrderedPage(after: input.query.cursor, limit: limit) {
+            try await read(ListOperators(tenantID: tenantID, afterID: $0, limit: $1))
+        }
         return .ok(.init(body: .json(.init(items: try items.map { try $0.api }, nextCursor: next))))
     }
 
@@ -107,9 +108,10 @@ extension APIHandler {
 
     func listTokens(_ input: Operations.ListTokens.Input) async throws -> Operations.ListTokens.Output {
         let limit = try pageLimit(input.query.limit)
-        let after = try Cursor.id(input.query.cursor) ?? platformTenantID
-        let tokens = try await read(ListTokens(operatorID: try parseID(input.query.operatorId, "operator_id"), afterID: after, limit: limit + 1))
-        let (items, next) = keysetPage(tokens, limit: limit) { [$0.id.text] }
+        let operatorID = try parseID(input.query.operatorId, "operator_id")
+        let (items, next) = try await idOrderedPage(after: input.query.cursor, limit: limit) {
+            try await read(ListTokens(operatorID: operatorID, afterID: $0, limit: $1))
+        }
         return .ok(.init(body: .json(.init(items: try items.map { try $0.api }, nextCursor: next))))
     }
 

@@ -11,7 +11,7 @@ package struct Tenant: Sendable, Equatable {
 }
 
 /// A principal that holds tokens: a person (operator) or a service (the app's backend).
-package struct Operator: Sendable, Equatable {
+package struct Operator: Sendable, Equatable, Identifiable {
     package var id: UUID
     package var tenantID: UUID
     package var email: String
@@ -31,7 +31,7 @@ package struct Operator: Sendable, Equatable {
 }
 
 /// An API token's stored metadata (never its secret).
-package struct Token: Sendable, Equatable {
+package struct Token: Sendable, Equatable, Identifiable {
     package var id: UUID
     package var tenantID: UUID
     package var operatorID: UUID

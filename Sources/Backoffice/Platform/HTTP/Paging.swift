@@ -78,6 +78,17 @@ func newestFirstPage<Row: NewestFirst>(
     return keysetPage(rows, limit: limit) { Cursor.timeAndID($0.listedAt, $0.id) }
 }
 
+/// A page of a list kept in id order after `cursor`: `read` is given the id to start after (the
+/// nil UUID, below every other, for the first page) and the page size plus one; the page and the
+/// next page's cursor (nil on the last page).
+/// - Throws: `invalid_cursor` (400) for a cursor no page gave.
+func idOrderedPage<Row: Identifiable>(
+    after cursor: String?, limit: Int, _ read: (UUID, Int) async throws -> [Row]
+) async throws -> (items: ArraySlice<Row>, nextCursor: String?) where Row.ID == UUID {
+    let rows = try await read(try Cursor.id(cursor) ?? UUID(uuid: uuid_t(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), limit + 1)
+    return keysetPage(rows, limit: limit) { [$0.id.text] }
+}
+
 /// Splits rows fetched with `limit + 1` into the page and the cursor of the next page (nil on
 /// the last page); `key` gives the keyset of a row.
 func keysetPage<Row>(_ rows: [Row], limit: Int, key: (Row) -> [String]) -> (items: ArraySlice<Row>, nextCursor: String?) {
