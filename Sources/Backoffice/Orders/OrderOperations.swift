@@ -144,7 +144,7 @@ package struct DeliverOrder: OrderMove {
 /// The partner cancels an order before it ships (`orders.cancel`, reason required): the card
 /// authorization voided first (a `PaymentMove`; refused: 409 `void_refused`), then stock back and
 /// FitPoints back to the customer.
-package struct CancelOrder: PaymentMove {
+package struct CancelOrder: ReasonedPaymentMove {
     package static let action: Action = "orders.cancel"
     static let operation = PaymentOperation.void
     static let refusal = "void_refused"
@@ -154,12 +154,8 @@ package struct CancelOrder: PaymentMove {
     var target: Order.Status { .cancelled }
 
     package init(orderID: UUID, reason: String?, payments: any PaymentGateway) {
-        self.orderID = orderID
-        self.reason = reason?.trimmingCharacters(in: .whitespacesAndNewlines)
-        self.payments = payments
+        (self.orderID, self.reason, self.payments) = (orderID, reason?.trimmingCharacters(in: .whitespacesAndNewlines), payments)
     }
-
-    init(resuming step: PaymentStep, payments: any PaymentGateway) { self.init(orderID: step.orderID, reason: step.reason, payments: payments) }
 
     func precheck() throws { _ = try requireReason(reason) }
 
@@ -175,7 +171,7 @@ package struct CancelOrder: PaymentMove {
 /// left of the capture refunded at the provider first (a `PaymentMove`; refused: 409
 /// `refund_refused`), then FitPoints back to the customer. Stock is not restored (returned goods
 /// are counted back by an update).
-package struct RefundOrder: PaymentMove {
+package struct RefundOrder: ReasonedPaymentMove {
     package static let action: Action = "orders.refund"
     static let operation = PaymentOperation.refund
     static let refusal = "refund_refused"
@@ -185,12 +181,8 @@ package struct RefundOrder: PaymentMove {
     var target: Order.Status { .refunded }
 
     package init(orderID: UUID, reason: String?, payments: any PaymentGateway) {
-        self.orderID = orderID
-        self.reason = reason?.trimmingCharacters(in: .whitespacesAndNewlines)
-        self.payments = payments
+        (self.orderID, self.reason, self.payments) = (orderID, reason?.trimmingCharacters(in: .whitespacesAndNewlines), payments)
     }
-
-    init(resuming step: PaymentStep, payments: any PaymentGateway) { self.init(orderID: step.orderID, reason: step.reason, payments: payments) }
 
     func needsProvider(_ payment: Payment) -> Bool { payment.status == .captured && payment.capturedCents > payment.refundedCents }
 

@@ -26,6 +26,16 @@ protocol PaymentMove: OrderMoveRules, StagedOperation where Reservation == Payme
     var payments: any PaymentGateway { get }
 }
 
+/// A payment move whose reason is all it takes besides the order (cancel, refund): rebuilt from
+/// a step under way with the step's reason.
+protocol ReasonedPaymentMove: PaymentMove {
+    init(orderID: UUID, reason: String?, payments: any PaymentGateway)
+}
+
+extension ReasonedPaymentMove {
+    init(resuming step: PaymentStep, payments: any PaymentGateway) { self.init(orderID: step.orderID, reason: step.reason, payments: payments) }
+}
+
 /// A provider operation under way for an order's move: what the call needs and what the move
 /// records once it succeeds (no secret: kept with the request's idempotency record).
 package struct PaymentStep: Codable, Sendable {
