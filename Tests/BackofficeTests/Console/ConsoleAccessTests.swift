@@ -20,7 +20,7 @@ struct ConsoleAccessTests {
                     "/console/tokens/new", ["operator_id": owner.text, "name": "stock sync", "expires_in_hours": "24"], csrf: page.csrf)
                 #expect(issued.status == 200)
                 let secret = try #require(
-                    issued.text.components(separatedBy: "id=\"token-secret\" class=\"wrap\" value=\"").last?.prefix { $0 != "\"" })
+                    issued.text.after(last: "id=\"token-secret\" class=\"wrap\" value=\"")?.prefix { $0 != "\"" })
                 #expect(secret.hasPrefix("bo_"))
                 #expect(try await client.call(.get, "/v1/me", token: String(secret)).status == 200, "the token works at once")
                 let stored = try await env.ownerScalar("SELECT count(*) FROM tokens t WHERE t::text LIKE '%\(secret)%'", as: Int64.self)

@@ -79,6 +79,14 @@ extension Reply {
     var location: String? { headers[.location] }
 }
 
+extension String {
+    /// The text after the last `marker`; nil when the text does not hold it (so a `#require` of
+    /// a page's section fails when the section is missing).
+    func after(last marker: String) -> String? {
+        range(of: marker, options: .backwards).map { String(self[$0.upperBound...]) }
+    }
+}
+
 extension TestEnvironment {
     /// Gives the operator a console password (bcrypt at the lowest cost, to keep tests quick)
     /// through the real operation; its email and the password.

@@ -8,7 +8,7 @@ import Testing
 @Suite("Invitations: a one-time link, shown once, valid 24 h, where a person sets a password; people pages")
 struct ConsoleInvitationTests {
     /// The `key` of an invitation link.
-    private func key(_ link: String) throws -> String { try #require(link.components(separatedBy: "key=").last) }
+    private func key(_ link: String) throws -> String { try #require(link.after(last: "key=")) }
 
     @Test(
         "the API delivers the link once (a replay withholds it; no table, audit event or idempotency record holds it); it sets a password once; a newer link or 24 h make it stop working"

@@ -73,7 +73,7 @@ struct ConsoleMessagesTests {
                 let list = try await manager.get("/console/messages")
                 #expect(list.status == 200)
                 let calendar = try #require(
-                    list.text.components(separatedBy: "<table class=\"calendar\">").last?.components(separatedBy: "</table>").first)
+                    list.text.after(last: "<table class=\"calendar\">")?.components(separatedBy: "</table>").first)
                 #expect(calendar.contains("/console/messages/\(laterID)"), "the published notice is on the calendar")
                 #expect(!calendar.contains("/console/messages/\(soonID)"), "the draft is not")
             }

@@ -22,7 +22,7 @@ struct ConsolePoliciesTests {
                     "/console/policies/terms", ["title": "Terms", "body": "Be kind.\nNo advertising.\nHave fun."], csrf: page.csrf)
                 #expect(published.status == 303)
                 #expect(try await env.auditCount("content_policies.publish") == publishes + 1)
-                let diff = try #require(try await manager.get("/console/policies/terms").text.components(separatedBy: "id=\"diff\">").last)
+                let diff = try #require(try await manager.get("/console/policies/terms").text.after(last: "id=\"diff\">"))
                 #expect(diff.contains("<span class=\"removed\"><span class=\"sign\">−</span> No spam.</span>"))
                 #expect(diff.contains("<span class=\"added\"><span class=\"sign\">+</span> No advertising.</span>"))
                 #expect(diff.contains("<span class=\"same\"><span class=\"sign\"> </span> Be kind.</span>"))
