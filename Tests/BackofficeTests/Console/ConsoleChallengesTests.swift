@@ -58,8 +58,8 @@ struct ConsoleChallengesTests {
                         ingested = true
                         let event =
                             #"{"event_id":"steps-1","customer_id":"\#(customer.id.text)","metric":"steps","value":5000,"occurred_at":"\#(RFC3339DateTranscoder.format(now.addingTimeInterval(-600)))"}"#
-                        let reply = try await client.call(
-                            .post, "/v1/activity", token: try #require(env.fixture.tokens[.appService]), json: #"{"events":[\#(event)]}"#)
+                        let token = try #require(env.fixture.tokens[.appService])
+                        let reply = try await client.call(.post, "/v1/activity", token: token, json: #"{"events":[\#(event)]}"#)
                         #expect(reply.status == 200)
                     }
                     if stream.contains("\"customer\":\"\(customer.id.text)\"") { break }

@@ -22,9 +22,9 @@ struct ConsoleGoodsTests {
                 let form = try await browser.get("/console/goods/new")
                 #expect(form.status == 200)
                 let hostile = "<img src=x onerror=alert(1)>"
+                let csrf = try #require(form.csrf)  // bound first: as an optional argument, #require could not fail
                 let created = try await browser.post(
-                    "/console/goods/new", ["sku": "XSS-1", "name": hostile, "category": "snacks", "price": "12.50", "stock": "3"],
-                    csrf: try #require(form.csrf))
+                    "/console/goods/new", ["sku": "XSS-1", "name": hostile, "category": "snacks", "price": "12.50", "stock": "3"], csrf: csrf)
                 #expect(created.status == 303)
                 let page = try await browser.get(try #require(created.location))
                 #expect(page.status == 200)
@@ -143,9 +143,10 @@ struct ConsoleGoodsTests {
                 let id = try #require(UUID(uuidString: String(path.split(separator: "/").last ?? "")))
                 let admin = OperationContext(principal: env.fixture.partners[0].admin, requestID: "t", sourceIP: nil, policies: env.policies)
                 _ = try await env.database.run(UpdateGood(goodID: id, changes: GoodChanges(name: "Theirs"), ifMatch: "\"1\""), context: admin)
+                let editCSRF = try #require(form.csrf)
                 let stale = try await browser.post(
-                    path, ["version": "\"1\"", "name": "Mine", "category": "snacks", "price": "1.00", "stock": "1", "status": "draft"],
-                    csrf: try #require(form.csrf))
+                    path, ["version": "\"1\"", "name": "Mine", "category": "snacks", "price": "1.00", "stock": "1", "status": "draft"], csrf: editCSRF
+                )
                 #expect(stale.status == 422)
                 let email = try #require(
                     try await env.ownerScalar(
