@@ -16,9 +16,8 @@ enum InputScreen {
             throw nul(in: "query")
         }
         guard body.readableBytes > 0 else { return }
-        let (raw, escaped) = body.withUnsafeReadableBytes { (containsRawNUL($0), containsEscapedNUL($0)) }
-        if raw { throw nul(in: "body") }
-        guard escaped else { return }
+        if body.withUnsafeReadableBytes(containsRawNUL) { throw nul(in: "body") }
+        guard body.withUnsafeReadableBytes(containsEscapedNUL) else { return }
         // Decode to find which field holds it (an escaped backslash before `u0000` is not a NUL).
         if let document = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView), options: [.fragmentsAllowed]),
             let field = fieldWithNUL(document)
