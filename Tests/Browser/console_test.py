@@ -132,6 +132,13 @@ class Browser:
                 expect(overflow <= NARROW + 1, f"{name} fits 360 px (its width is {overflow})")
         self.driver.set_window_size(WIDE, 900)
 
+    def fits_narrow(self):
+        """The current page at 360 px wide must not scroll sideways."""
+        self.driver.set_window_size(NARROW, 900)
+        overflow = self.driver.execute_script("return document.documentElement.scrollWidth")
+        expect(overflow <= NARROW + 1, f"{self.path().split('?')[0]} fits 360 px (its width is {overflow})")
+        self.driver.set_window_size(WIDE, 900)
+
     def quit(self):
         self.driver.quit()
 
@@ -464,6 +471,7 @@ def other_pages_are_accessible(admin, manager):
         for path in paths:
             browser.open(path)
             expect(browser.driver.find_elements(By.CSS_SELECTOR, "header nav"), f"{path} opens in the layout (at {browser.path()})")
+            browser.fits_narrow()
     manager.open("/console/accounts?status=active")
     manager.driver.find_element(By.CSS_SELECTOR, "table tbody a").click()
     manager.driver.find_element(By.LINK_TEXT, "FitPoints balance and ledger").click()

@@ -36,26 +36,25 @@ package struct SessionSecret: Sendable, Equatable {
     private var csrfKey: SymmetricKey { SymmetricKey(data: Data(value.utf8)) }
 }
 
-/// Who an email signs in as, with its password hash, and the recent failed sign-ins that decide
-/// the lockout. Read by the system before anyone is signed in.
+/// Who an email signs in as, with its password hash. Read by the system before anyone is signed
+/// in; `email` is compared in its normalised form (`EmailAddress`), exactly.
 package struct SignInCandidate: Query {
     package static let action: Action = "sessions.sign_in"
     package struct Found: Sendable {
         package let principal: Principal?
         package let active: Bool
         package let passwordHash: String?
-        package let failures: SignInFailures.Found
         /// Whether the operator has a second factor (a code is due after the password).
         package let hasSecondFactor: Bool
     }
     let email: String
-    let sourceIP: String
-    let windowMinutes: Int
 
     package func read(in unit: UnitOfWork) async throws -> Found {
-        let failures = try await SignInFailures(email: email, sourceIP: sourceIP, windowMinutes: windowMinutes).read(in: unit)
         let operatorRow = try await unit.first(
-            "SELECT tenant_id, operator_id, role, status, password_hash, second_factor FROM console_sign_in_candidate(\(email))"
+            """
+            SELECT tenant_id, operator_id, role, status, password_hash, second_factor
+            FROM console_sign_in_candidate(\(EmailAddress.normalised(email)))
+            """
         ) {
             try $0.decode((UUID, UUID, String, String, String, Bool).self)
         }
@@ -63,54 +62,98 @@ package struct SignInCandidate: Query {
             Principal(operatorID: row.1, role: try Role(known: row.2), tenantID: row.0, tokenID: nil)
         }
         return Found(
-            principal: principal, active: operatorRow?.3 == "active", passwordHash: operatorRow?.4,
-            failures: failures, hasSecondFactor: operatorRow?.5 == true)
+            principal: principal, active: operatorRow?.3 == "active", passwordHash: operatorRow?.4, hasSecondFactor: operatorRow?.5 == true)
     }
 }
 
-/// The failed sign-ins within the window that decide the lockout: of an email, and from an
-/// address. Read by the system.
-package struct SignInFailures: Query {
+/// Reserves one sign-in attempt (a password or a second-factor code) before it is checked: under
+/// a transaction-scoped advisory lock per key (email digest, then address: every reservation
+/// takes them in that order), it reads the attempts counted within the window and either answers
+/// `locked` or records the attempt, so at most the policy's number of attempts per email and per
+/// address are ever checked within a window, however many arrive at once.
+///
+/// The recorded row is the attempt's; it counts as a failure until the attempt succeeds
+/// (`StartConsoleSession`, `ReleaseSignInAttempts` delete it). Its audit event is written with its
+/// outcome (`RecordFailedSignIn`, `sessions.sign_in`): a crash in between leaves an attempt
+/// counted and unaudited, the safe side. Run by the system.
+package struct ReserveSignInAttempt: AuditedOperation {
     package static let action: Action = "sessions.sign_in"
-    package struct Found: Sendable {
-        package let forEmail: Int
-        package let fromAddress: Int
-
-        /// Whether the email or the address is locked out now.
-        package func locked(under policy: ConsolePolicy) -> Bool {
-            forEmail >= policy.maxFailuresPerAccount || fromAddress >= policy.maxFailuresPerAddress
-        }
-
-        /// Whether one more failure reaches a lockout (the failure that does is `sessions.locked_out`).
-        package func nextReachesLimit(under policy: ConsolePolicy) -> Bool {
-            !locked(under: policy) && (forEmail + 1 == policy.maxFailuresPerAccount || fromAddress + 1 == policy.maxFailuresPerAddress)
-        }
+    package enum Outcome: Sendable, Equatable {
+        /// Recorded as `attempt`; `ifFails` says what a failure of it locks.
+        case reserved(attempt: UUID, ifFails: SignInLockout)
+        /// Not recorded: the email or the address is locked out until these instants.
+        case locked(SignInLockout)
     }
-    let email: String
-    let sourceIP: String
-    let windowMinutes: Int
+    let keys: SignInKeys
+    let policy: ConsolePolicy
 
-    package func read(in unit: UnitOfWork) async throws -> Found {
-        let since = unit.now.addingTimeInterval(-Double(windowMinutes * 60))
-        let counts = try await unit.first(
+    package init(keys: SignInKeys, policy: ConsolePolicy) { (self.keys, self.policy) = (keys, policy) }
+
+    package func perform(in unit: UnitOfWork) async throws -> Audited<Outcome> {
+        let digest = ByteBuffer(bytes: keys.emailDigest)
+        let window = TimeInterval(policy.failureWindowMinutes * 60)
+        let since = unit.now.addingTimeInterval(-window)
+        try await unit.execute(
             """
-            SELECT (SELECT count(*) FROM console_sign_in_failures WHERE email = \(email.lowercased()) AND at > \(since)),
-                   (SELECT count(*) FROM console_sign_in_failures WHERE source_ip = \(sourceIP) AND at > \(since))
+            SELECT pg_advisory_xact_lock(hashtextextended('console-sign-in:email:' || encode(\(digest), 'hex'), 0)),
+                   pg_advisory_xact_lock(hashtextextended('console-sign-in:address:' || \(keys.address), 0))
+            """)
+        let times = try await unit.first(
             """
-        ) { try $0.decode((Int64, Int64).self) }
-        return Found(forEmail: Int(counts?.0 ?? 0), fromAddress: Int(counts?.1 ?? 0))
+            SELECT coalesce((SELECT array_agg(at) FROM (SELECT at FROM console_sign_in_failures WHERE email_digest = \(digest) AND at > \(since)
+                                                    ORDER BY at DESC LIMIT \(policy.maxFailuresPerAccount)) e), '{}'),
+                   coalesce((SELECT array_agg(at) FROM (SELECT at FROM console_sign_in_failures WHERE address = \(keys.address) AND at > \(since)
+                                                    ORDER BY at DESC LIMIT \(policy.maxFailuresPerAddress)) a), '{}')
+            """
+        ) { try $0.decode(([Date], [Date]).self) }
+        let email = SignInWindow(times: times?.0 ?? [], limit: policy.maxFailuresPerAccount, window: window)
+        let address = SignInWindow(times: times?.1 ?? [], limit: policy.maxFailuresPerAddress, window: window)
+        if email.lockedUntil != nil || address.lockedUntil != nil {
+            return .unchanged(.locked(SignInLockout(email: email.lockedUntil, address: address.lockedUntil)))
+        }
+        let attempt = unit.newID()
+        try await unit.execute(
+            """
+            INSERT INTO console_sign_in_failures (id, email_digest, address, at)
+            VALUES (\(attempt), \(digest), \(keys.address), \(unit.now))
+            """)
+        let ifFails = SignInLockout(email: email.lockedUntil(afterFailureAt: unit.now), address: address.lockedUntil(afterFailureAt: unit.now))
+        return .unchanged(.reserved(attempt: attempt, ifFails: ifFails))
+    }
+}
+
+/// Deletes an email's counted attempts once its sign-in has succeeded (the second-factor step's
+/// success, whose own transaction acts for the operator's tenant and cannot see them), or the one
+/// `attempt` that could not be checked (the password checks were full). Run by the system; the
+/// sign-in's own event records the success.
+package struct ReleaseSignInAttempts: AuditedOperation {
+    package static let action: Action = "sessions.sign_in"
+    let emailDigest: [UInt8]?
+    let attempt: UUID?
+
+    package static func clearing(_ keys: SignInKeys) -> Self { Self(emailDigest: keys.emailDigest, attempt: nil) }
+    package static func releasing(_ attempt: UUID) -> Self { Self(emailDigest: nil, attempt: attempt) }
+
+    package func perform(in unit: UnitOfWork) async throws -> Audited<Void> {
+        if let emailDigest {
+            try await unit.execute("DELETE FROM console_sign_in_failures WHERE email_digest = \(ByteBuffer(bytes: emailDigest))")
+        }
+        if let attempt { try await unit.execute("DELETE FROM console_sign_in_failures WHERE id = \(attempt)") }
+        return .unchanged(())
     }
 }
 
 /// Starts a console session for `principal` (an operator's, with its new session id) at `stage`:
-/// stores the secret's hash, clears the email's failed sign-ins, and records `sessions.sign_in`
-/// (signed in) or `sessions.password_accepted` (a second-factor step follows) with the operator as
-/// actor. Run by the system (the failures are the platform's).
+/// stores the secret's hash; signed in, it clears the email's counted attempts, else (a
+/// second-factor step follows) only the password's own attempt; and records `sessions.sign_in`
+/// (signed in) or `sessions.password_accepted` with the operator as actor. Run by the system (the
+/// attempts are the platform's).
 package struct StartConsoleSession: AuditedOperation {
     package static let action: Action = "sessions.sign_in"
     let principal: Principal
     let secretHash: [UInt8]
-    let email: String
+    let keys: SignInKeys
+    let attempt: UUID
     let stage: ConsoleStage
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<UUID> {
@@ -123,9 +166,7 @@ package struct StartConsoleSession: AuditedOperation {
             VALUES (\(sessionID), \(ByteBuffer(bytes: secretHash)), \(principal.tenantID), \(operatorID), \(unit.now), \(unit.now),
                     \(unit.context.sourceIP), \(stage.rawValue))
             """)
-        if stage == .signedIn {
-            try await unit.execute("DELETE FROM console_sign_in_failures WHERE email = \(email.lowercased())")
-        }
+        _ = try await (stage == .signedIn ? ReleaseSignInAttempts.clearing(keys) : .releasing(attempt)).perform(in: unit)
         var event = AuditRecord(
             action: stage == .signedIn ? Self.action : "sessions.password_accepted", tenantID: principal.tenantID, targetType: "operator",
             targetID: operatorID.text, reason: stage == .signedIn ? "password" : stage.rawValue, before: nil, after: nil)
@@ -134,23 +175,19 @@ package struct StartConsoleSession: AuditedOperation {
     }
 }
 
-/// Records a refused sign-in: a failure for the email typed and the address, and
-/// `sessions.sign_in_failed` (on the operator when the email names one, else on no one: the
-/// typed email is not kept, as it may be a password typed in the wrong field); and
-/// `sessions.locked_out` when this failure reaches a limit. `ending` names a sign-in step's
-/// session that ends with it (a wrong code once the limit is reached).
+/// Records the outcome of a reserved attempt that failed: `sessions.sign_in_failed` (on the
+/// operator when the email names one, else on no one: the typed email is not kept), and
+/// `sessions.locked_out` when this failure reaches a limit — one per lockout: attempts refused
+/// while locked out are neither checked nor audited. `ending` names a sign-in step's session that
+/// ends with it (a wrong code once the limit is reached, or a code sent while locked out).
 package struct RecordFailedSignIn: AuditedOperation {
     package static let action: Action = "sessions.sign_in_failed"
-    let email: String
-    let sourceIP: String
     let target: Principal?
     let reason: String
     let lockedOut: Bool
     var ending: UUID? = nil
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<Void> {
-        try await unit.execute(
-            "INSERT INTO console_sign_in_failures (email, source_ip, at) VALUES (\(email.lowercased()), \(sourceIP), \(unit.now))")
         if let ending {
             try await unit.execute(
                 "UPDATE console_sessions SET ended_at = \(unit.now), ended_reason = 'locked_out' WHERE id = \(ending) AND ended_at IS NULL")

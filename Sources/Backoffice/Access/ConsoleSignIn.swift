@@ -2,12 +2,15 @@ import Foundation
 import HummingbirdBcrypt
 import NIOCore
 import NIOPosix
+import Synchronization
 
-/// What a console password must be: 12 to 128 characters, and not one of the 10,000 most common
-/// passwords (`common-passwords.txt`, compared ignoring case).
+/// What a console password must be: at least 12 characters, at most 72 bytes in UTF-8 (all that
+/// bcrypt reads: a longer one is refused, never silently cut), and not one of the 10,000 most
+/// common passwords (`common-passwords.txt`, compared ignoring case).
 package enum PasswordRules {
     package static let minimumLength = 12
-    package static let maximumLength = 128
+    /// bcrypt's limit: it reads no further than this many bytes.
+    package static let maximumBytes = 72
 
     /// The shipped list, lower-cased.
     static let common: Set<String> = {
@@ -26,8 +29,12 @@ package enum PasswordRules {
                 .init(field: "password", code: "too_short", message: "must be at least \(minimumLength) characters (this one has \(count))")
             ])
         }
-        guard count <= maximumLength else {
-            throw DomainError.invalid([.init(field: "password", code: "too_long", message: "must be at most \(maximumLength) characters")])
+        guard password.utf8.count <= maximumBytes else {
+            throw DomainError.invalid([
+                .init(
+                    field: "password", code: "too_long",
+                    message: "must be at most \(maximumBytes) bytes (about \(maximumBytes) letters, fewer with accents or symbols; this one has \(password.utf8.count))")
+            ])
         }
         guard !common.contains(password.lowercased()) else {
             throw DomainError.invalid([
@@ -40,10 +47,13 @@ package enum PasswordRules {
     /// event loops, so a burst of sign-ins queues here and never takes every core from the
     /// requests being served (measured in `ops/bench/run`, the sign-ins row).
     static let pool: NIOThreadPool = {
-        let pool = NIOThreadPool(numberOfThreads: max(1, System.coreCount / 2))
+        let pool = NIOThreadPool(numberOfThreads: threads)
         pool.start()
         return pool
     }()
+
+    /// The threads of `pool`.
+    package static let threads = max(1, System.coreCount / 2)
 
     /// The bcrypt cost of every password the service sets (2^12 rounds).
     package static let cost: UInt8 = 12
@@ -53,15 +63,28 @@ package enum PasswordRules {
         try await pool.runIfActive { Bcrypt.hash(password, cost: cost) }
     }
 
-    /// Whether `password` matches `hash`, checked on `pool`. Without a hash (an unknown email) a
-    /// fixed hash is checked instead, so the answer takes as long either way.
-    package static func verify(_ password: String, hash: String?) async throws -> Bool {
-        let matches = try await pool.runIfActive { Bcrypt.verify(password, hash: hash ?? unknownEmailHash) }
-        return hash != nil && matches
+    /// Whether `password` matches `hash`, checked on `pool`. Without a hash (an unknown email), or
+    /// for a password longer than any that can be set (bcrypt would compare only its first 72
+    /// bytes), a hash of a text no one knows is checked instead, at `unknownCost` (the cost the
+    /// real hashes have), so the answer takes as long either way.
+    package static func verify(_ password: String, hash: String?, unknownCost: UInt8 = cost) async throws -> Bool {
+        let settable = password.utf8.count <= maximumBytes
+        let matches = try await pool.runIfActive {
+            Bcrypt.verify(password, hash: settable ? hash ?? unknownHash(cost: unknownCost) : unknownHash(cost: unknownCost))
+        }
+        return hash != nil && settable && matches
     }
 
-    /// A bcrypt hash (at the service's cost) of a random text no one knows.
-    private static let unknownEmailHash = Bcrypt.hash(UUID().uuidString + UUID().uuidString, cost: cost)
+    /// A bcrypt hash at `cost` of a random text no one knows, made once per cost and process.
+    private static func unknownHash(cost: UInt8) -> String {
+        unknownHashes.withLock { hashes in
+            if let hash = hashes[cost] { return hash }
+            let hash = Bcrypt.hash(UUID().uuidString + UUID().uuidString, cost: cost)
+            hashes[cost] = hash
+            return hash
+        }
+    }
+    private static let unknownHashes = Mutex<[UInt8: String]>([:])
 }
 
 /// Sets an operator's console password (a person operator of the transaction's tenant), as its
@@ -112,18 +135,25 @@ package struct SetOperatorPassword: AuditedOperation {
 }
 
 /// Signs an operator in to the console with email and password. A refusal never says whether the
-/// email exists: unknown email, wrong password, disabled operator and lockout all answer the
-/// same, after the same bcrypt work. Lockout counts failures per email typed and per address
-/// within the policy's window. Every sign-in, failure and lockout is audited. A right password
-/// starts a session at the `secondFactor` step when the operator has a second factor, at `enrol`
-/// when its role needs one it lacks, else signed in.
+/// email exists: unknown email, wrong password, disabled operator and lockout all answer the same.
+///
+/// Guarantees: an email or address locked out is refused before any transaction or bcrypt work
+/// (`SignInGate`, backed by the database's count); every other attempt is reserved before it is
+/// checked (`ReserveSignInAttempt`), so at most the policy's attempts per email and per address
+/// are checked within a window, whatever the concurrency; at most `SignInGate.checksAtOnce`
+/// checks wait at once (`SignInBusy` beyond, the attempt released uncounted); every checked
+/// failure is audited, and the one that reaches a limit once more as `sessions.locked_out`. A
+/// right password starts a session at the `secondFactor` step when the operator has a second
+/// factor, at `enrol` when its role needs one it lacks, else signed in.
 package struct ConsoleSignIn: Sendable {
     let database: Database
     let policies: PolicySet
+    let gate: SignInGate
 
-    package init(database: Database, policies: PolicySet) {
+    package init(database: Database, policies: PolicySet, gate: SignInGate) {
         self.database = database
         self.policies = policies
+        self.gate = gate
     }
 
     package enum Outcome: Sendable {
@@ -134,28 +164,41 @@ package struct ConsoleSignIn: Sendable {
 
     package func signIn(email: String, password: String, sourceIP: String?, requestID: String) async throws -> Outcome {
         let policy = policies.security.console
-        let address = sourceIP ?? "unknown"
+        let keys = gate.keys(email: email, sourceIP: sourceIP)
+        guard !gate.isLocked(keys, now: database.clock.now()) else { return .refused }
         let system = OperationContext(principal: .anonymous, requestID: requestID, sourceIP: sourceIP, policies: policies)
-        let found = try await database.readAsSystem(
-            SignInCandidate(email: email, sourceIP: address, windowMinutes: policy.failureWindowMinutes), context: system)
-        let locked = found.failures.locked(under: policy)
-        let matches = try await PasswordRules.verify(password, hash: found.passwordHash)
-        guard let principal = found.principal, matches, found.active, !locked else {
-            let reason =
-                locked ? "locked_out" : found.principal == nil ? "unknown_email" : !matches ? "wrong_password" : "operator_disabled"
-            let reachesLimit = found.failures.nextReachesLimit(under: policy)
-            try await database.runAsSystem(
-                RecordFailedSignIn(email: email, sourceIP: address, target: found.principal, reason: reason, lockedOut: reachesLimit),
-                context: system)
+        let reservation = try await database.runAsSystem(ReserveSignInAttempt(keys: keys, policy: policy), context: system)
+        guard case .reserved(let attempt, let ifFails) = reservation else {
+            if case .locked(let lockout) = reservation { gate.remember(lockout, for: keys, now: database.clock.now()) }
+            return .refused
+        }
+        let checked: (SignInCandidate.Found, Bool)
+        do {
+            checked = try await gate.check {
+                let found = try await database.readAsSystem(SignInCandidate(email: email), context: system)
+                return (found, try await PasswordRules.verify(password, hash: found.passwordHash, unknownCost: gate.passwordCost))
+            }
+        } catch let busy as SignInBusy {
+            try await database.runAsSystem(ReleaseSignInAttempts.releasing(attempt), context: system)
+            throw busy
+        }
+        let (found, matches) = checked
+        guard let principal = found.principal, matches, found.active,
+            let operatorID = principal.operatorID, let role = principal.knownRole
+        else {
+            let reason = found.principal == nil ? "unknown_email" : !matches ? "wrong_password" : "operator_disabled"
+            let locks = ifFails.email != nil || ifFails.address != nil
+            try await database.runAsSystem(RecordFailedSignIn(target: found.principal, reason: reason, lockedOut: locks), context: system)
+            if locks { gate.remember(ifFails, for: keys, now: database.clock.now()) }
             return .refused
         }
         let secret = SessionSecret.generate()
-        guard let operatorID = principal.operatorID, let role = principal.knownRole else { return .refused }
         let signedIn = Principal(operatorID: operatorID, role: role, tenantID: principal.tenantID, tokenID: nil, sessionID: database.ids.next())
         let stage: ConsoleStage =
             found.hasSecondFactor ? .secondFactor : policy.secondFactorRequired.contains(role.rawValue) ? .enrol : .signedIn
         _ = try await database.runAsSystem(
-            StartConsoleSession(principal: signedIn, secretHash: secret.hash, email: email, stage: stage), context: system)
+            StartConsoleSession(principal: signedIn, secretHash: secret.hash, keys: keys, attempt: attempt, stage: stage), context: system)
+        if stage == .signedIn { gate.forgetEmail(of: keys) }
         return .started(secret, signedIn, stage)
     }
 }

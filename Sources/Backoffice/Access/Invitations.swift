@@ -17,7 +17,10 @@ package struct Invitation: Sendable {
 
 /// Invites a person operator to the console (`operators.invite`): a one-time link, valid 24
 /// hours, where it sets its password. A new invitation supersedes the operator's unused ones. A
-/// disabled operator or a service principal is refused.
+/// disabled operator or a service principal is refused, and so is a partner admin's invitation of
+/// another partner admin who already has a password (`forbidden`): the link is shown to whoever
+/// asks, so it would let one admin take over a peer's sign-in, as `CreateToken` refuses the same
+/// move for tokens. A partner admin who never set a password (just created) may be invited.
 package struct InviteOperator: AuditedOperation {
     package static let action: Action = "operators.invite"
     let operatorID: UUID
@@ -34,6 +37,16 @@ package struct InviteOperator: AuditedOperation {
         }
         guard target.status == "active" else {
             throw DomainError.invalidTransition("A disabled operator cannot be invited.", current: target.status)
+        }
+        if target.role == .partnerAdmin, unit.principal.role == Role.partnerAdmin.rawValue, target.id != unit.principal.operatorID {
+            let established = try await unit.first(
+                "SELECT 1 FROM operator_passwords WHERE tenant_id = \(target.tenantID) AND operator_id = \(operatorID)"
+            ) { _ in true }
+            if established == true {
+                throw DomainError.forbiddenTarget(
+                    Self.action,
+                    detail: "A partner admin may not issue a sign-in link for another admin who already signs in; a platform admin can.")
+            }
         }
         try await unit.execute(
             """

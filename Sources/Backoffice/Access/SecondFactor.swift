@@ -95,6 +95,12 @@ package struct SecondFactorKey: Sendable {
     }
 
     private static func binding(_ operatorID: UUID) -> Data { Data("totp:\(operatorID.text)".utf8) }
+
+    /// A key of its own for `purpose` (HKDF-SHA256 of this key), so the one configured secret
+    /// serves several uses without one use's key revealing another's.
+    package func derived(for purpose: String) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: key, info: Data(purpose.utf8), outputByteCount: 32)
+    }
 }
 
 /// One-time recovery codes: ten per enrolment, shown once, stored as SHA-256 of the operator's id

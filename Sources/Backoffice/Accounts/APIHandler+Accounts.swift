@@ -162,7 +162,7 @@ extension APIHandler {
         ) { report in
             Components.Schemas.PurgeReport(
                 dryRun: dryRun, retentionDays: days, purged: report.accounts.map(\.text), idempotencyKeys: report.idempotencyKeys,
-                loginAttempts: report.loginAttempts)
+                loginAttempts: report.loginAttempts, signInAttempts: report.signInAttempts)
         }
         return .ok(.init(body: .json(report)))
     }

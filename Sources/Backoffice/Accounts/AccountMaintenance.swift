@@ -35,11 +35,14 @@ package struct PurgeReport: Sendable, Equatable {
     package var accounts: [UUID]
     package var idempotencyKeys: Int
     package var loginAttempts: Int
+    /// Console sign-in attempts older than the failure window (they no longer count).
+    package var signInAttempts: Int = 0
 }
 
 /// Applies `policies/retention.yaml` (`accounts.purge`): purges accounts soft-deleted longer ago
-/// than allowed (one audit event each), expired Idempotency-Key records and old login attempts
-/// (one audit event per kind, with the count). With `dryRun`, only counts.
+/// than allowed (one audit event each), expired Idempotency-Key records, old login attempts and
+/// console sign-in attempts older than the failure window (one audit event per kind, with the
+/// count). With `dryRun`, only counts.
 package struct PurgeExpiredData: AuditedOperation {
     package static let action: Action = "accounts.purge"
     let dryRun: Bool
@@ -55,10 +58,12 @@ package struct PurgeExpiredData: AuditedOperation {
             WHERE c.status = 'deleted' AND c.deleted_at < \(unit.now)::timestamptz - make_interval(days => \(days)::int)
             ORDER BY c.deleted_at FOR UPDATE OF c
             """, as: Customer.self)
-        let keys = try await expired("idempotency_keys", "created_at", hours: retention.idempotencyKeepHours, in: unit)
+        let keys = try await expired("idempotency_keys", "created_at", minutes: retention.idempotencyKeepHours * 60, in: unit)
         let attempts = try await expired(
-            "login_attempts", "occurred_at", hours: retention.loginAttemptsKeepDays * 24, in: unit)
-        let report = PurgeReport(accounts: due.map(\.id), idempotencyKeys: keys, loginAttempts: attempts)
+            "login_attempts", "occurred_at", minutes: retention.loginAttemptsKeepDays * 24 * 60, in: unit)
+        let window = unit.policies.security.console.failureWindowMinutes
+        let signIns = try await expired("console_sign_in_failures", "at", minutes: window, in: unit)
+        let report = PurgeReport(accounts: due.map(\.id), idempotencyKeys: keys, loginAttempts: attempts, signInAttempts: signIns)
         if !dryRun && !due.isEmpty {
             try await unit.execute("DELETE FROM customers WHERE id = ANY(\(report.accounts))")
         }
@@ -72,6 +77,7 @@ package struct PurgeExpiredData: AuditedOperation {
         for (kind, count, reason) in [
             ("idempotency_keys", keys, "older than \(retention.idempotencyKeepHours) hours"),
             ("login_attempts", attempts, "older than \(retention.loginAttemptsKeepDays) days"),
+            ("console_sign_in_failures", signIns, "older than the \(window)-minute failure window"),
         ] where count > 0 {
             events.append(
                 AuditRecord(
@@ -82,13 +88,13 @@ package struct PurgeExpiredData: AuditedOperation {
         return Audited(report, event: first, more: Array(events.dropFirst()))
     }
 
-    /// Counts (dry run) or deletes the rows of `table` whose `column` is more than `hours` old.
-    private func expired(_ table: String, _ column: String, hours: Int, in unit: UnitOfWork) async throws -> Int {
+    /// Counts (dry run) or deletes the rows of `table` whose `column` is more than `minutes` old.
+    private func expired(_ table: String, _ column: String, minutes: Int, in unit: UnitOfWork) async throws -> Int {
         let query: PostgresQuery =
             dryRun
-            ? "SELECT count(*) FROM \(unescaped: table) WHERE \(unescaped: column) <= \(unit.now)::timestamptz - make_interval(hours => \(hours)::int)"
+            ? "SELECT count(*) FROM \(unescaped: table) WHERE \(unescaped: column) <= \(unit.now)::timestamptz - make_interval(mins => \(minutes)::int)"
             : """
-            WITH gone AS (DELETE FROM \(unescaped: table) WHERE \(unescaped: column) <= \(unit.now)::timestamptz - make_interval(hours => \(hours)::int) RETURNING 1)
+            WITH gone AS (DELETE FROM \(unescaped: table) WHERE \(unescaped: column) <= \(unit.now)::timestamptz - make_interval(mins => \(minutes)::int) RETURNING 1)
             SELECT count(*) FROM gone
             """
         return try await unit.first(query) { try $0.decode(Int.self) } ?? 0

@@ -61,12 +61,19 @@ extension Console {
                     return try await invitationAnswer(key: key, issues: issues).response(secure: isSecure(request))
                 }
                 let system = anonymousContext(requestID: requestID)
+                // A link that is not open (unknown, used, expired) is gone before any password work.
+                guard try await database.readAsSystem(OpenInvitation(secretHash: SessionSecret(value: key).hash), context: system) != nil else {
+                    return invitationGone().response(secure: isSecure(request))
+                }
                 _ = try await database.runAsSystem(
-                    AcceptInvitation(secretHash: SessionSecret(value: key).hash, passwordHash: try await PasswordRules.hash(password)),
+                    AcceptInvitation(
+                        secretHash: SessionSecret(value: key).hash, passwordHash: try await signInGate.check { try await PasswordRules.hash(password) }),
                     context: system)
                 return ConsoleAnswer.redirect(to: "/console/sign-in?welcome=1", flash: nil).response(secure: isSecure(request))
             } catch DomainError.notFound {
                 return invitationGone().response(secure: isSecure(request))
+            } catch let busy as SignInBusy {
+                return busy.response(pages, secure: isSecure(request))
             } catch {
                 return ConsoleAnswer.page(pages.error(error, requestID: requestID, logger: context.logger)).response(secure: isSecure(request))
             }

@@ -28,43 +28,53 @@ extension Console {
         }
     }
 
-    /// Checks the code (or a recovery code) of the sign-in's second-factor step. Right: a new,
-    /// signed-in session (new secret). Wrong: counted as a failed sign-in of the operator's email;
-    /// the failure that reaches the lockout, or any code while locked out, ends the step.
+    /// Checks the code (or a recovery code) of the sign-in's second-factor step, reserved first as
+    /// an attempt of the operator's email (`ReserveSignInAttempt`: at most the policy's codes are
+    /// checked within a window, however many arrive at once). Right: a new, signed-in session (new
+    /// secret), the email's attempts cleared. Wrong: audited as a failed sign-in; the failure that
+    /// reaches the lockout, or any code while locked out, ends the step.
     private func passSecondFactor(_ console: ConsoleRequest) async throws -> ConsoleAnswer {
         guard let key = secondFactorKey else { throw Self.noKey }
         let state = try await console.readOwn(SecondFactorState())
         guard let sealed = state.sealedSecret, let operatorID = console.principal.operatorID else { return .signIn }
-        let policy = policies.security.console
-        let address = console.context.sourceIP ?? "unknown"
+        let keys = signInGate.keys(email: state.email, sourceIP: console.context.sourceIP)
         let system = anonymousContext(requestID: console.context.requestID)
-        let failures = try await database.readAsSystem(
-            SignInFailures(email: state.email, sourceIP: address, windowMinutes: policy.failureWindowMinutes), context: system)
-        let locked = failures.locked(under: policy)
-        let typed = console.form.text("code") ?? ""
         let next = Self.safeNext(console.form["next"])
-        if !locked {
-            let proof: SecondFactorProof? =
-                RecoveryCodes.looksLikeCode(typed)
-                ? .recoveryCode(hash: RecoveryCodes.hash(typed, operatorID: operatorID))
-                : try key.open(sealed, for: operatorID).matchingStep(typed, now: database.clock.now()).map { .code(step: $0) }
-            if let proof {
-                let secret = SessionSecret.generate()
-                do {
-                    try await console.runOnOwnSession(PassSecondFactor(proof: proof, newSessionID: database.ids.next(), secretHash: secret.hash))
-                    return .startSession(secret, to: next)
-                } catch DomainError.invalid {
-                    // A code already used, or a recovery code used before: a wrong code.
-                }
+        let reservation: ReserveSignInAttempt.Outcome =
+            signInGate.isLocked(keys, now: database.clock.now())
+            ? .locked(SignInLockout())
+            : try await database.runAsSystem(ReserveSignInAttempt(keys: keys, policy: policies.security.console), context: system)
+        guard case .reserved(_, let ifFails) = reservation else {
+            if case .locked(let lockout) = reservation { signInGate.remember(lockout, for: keys, now: database.clock.now()) }
+            try await database.runAsSystem(
+                RecordFailedSignIn(target: console.principal, reason: "locked_out", lockedOut: false, ending: console.principal.sessionID),
+                context: system)
+            return signInPage(email: state.email, next: next, notice: nil, refused: true)
+        }
+        let typed = console.form.text("code") ?? ""
+        let proof: SecondFactorProof? =
+            RecoveryCodes.looksLikeCode(typed)
+            ? .recoveryCode(hash: RecoveryCodes.hash(typed, operatorID: operatorID))
+            : try key.open(sealed, for: operatorID).matchingStep(typed, now: database.clock.now()).map { .code(step: $0) }
+        if let proof {
+            let secret = SessionSecret.generate()
+            do {
+                try await console.runOnOwnSession(PassSecondFactor(proof: proof, newSessionID: database.ids.next(), secretHash: secret.hash))
+                try await database.runAsSystem(ReleaseSignInAttempts.clearing(keys), context: system)
+                signInGate.forgetEmail(of: keys)
+                return .startSession(secret, to: next)
+            } catch DomainError.invalid {
+                // A code already used, or a recovery code used before: a wrong code.
             }
         }
-        let reachesLimit = failures.nextReachesLimit(under: policy)
+        let locks = ifFails.email != nil || ifFails.address != nil
         try await database.runAsSystem(
-            RecordFailedSignIn(
-                email: state.email, sourceIP: address, target: console.principal, reason: locked ? "locked_out" : "wrong_code",
-                lockedOut: reachesLimit, ending: locked || reachesLimit ? console.principal.sessionID : nil),
+            RecordFailedSignIn(target: console.principal, reason: "wrong_code", lockedOut: locks, ending: locks ? console.principal.sessionID : nil),
             context: system)
-        if locked || reachesLimit { return signInPage(email: state.email, next: next, notice: nil, refused: true) }
+        if locks {
+            signInGate.remember(ifFails, for: keys, now: database.clock.now())
+            return signInPage(email: state.email, next: next, notice: nil, refused: true)
+        }
         var values: [String: Any] = ["next": next]
         FormRefusal(try FormRefusal.issues(PassSecondFactor.wrongCode)).add(to: &values)
         return console.page("second-factor", title: "Enter your code", status: .unprocessableContent, values)

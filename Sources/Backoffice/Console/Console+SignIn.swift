@@ -18,7 +18,7 @@ extension Console {
                 try checkForgery(request)
                 let form = try await ConsoleForm(request)
                 let email = form.text("email") ?? ""
-                let outcome = try await ConsoleSignIn(database: database, policies: policies).signIn(
+                let outcome = try await ConsoleSignIn(database: database, policies: policies, gate: signInGate).signIn(
                     email: email, password: form["password"] ?? "", sourceIP: RequestScope.current?.sourceIP, requestID: requestID)
                 guard case .started(let secret, _, let stage) = outcome else {
                     return signInPage(email: email, next: form["next"], notice: nil, refused: true).response(secure: isSecure(request))
@@ -31,6 +31,8 @@ extension Console {
                     case .enrol: ConsoleLinks.path("/console/sign-in/enrol", ["next": next])
                     }
                 return ConsoleAnswer.startSession(secret, to: step).response(secure: isSecure(request))
+            } catch let busy as SignInBusy {
+                return busy.response(pages, secure: isSecure(request))
             } catch {
                 return ConsoleAnswer.page(pages.error(error, requestID: requestID, logger: context.logger)).response(secure: isSecure(request))
             }
@@ -60,5 +62,17 @@ extension Console {
             values["refused"] = "The email or password is wrong, or sign-in is paused for this account after too many failures. Try again later."
         }
         return .page(pages.render("sign-in", values, status: refused ? .unauthorized : .ok))
+    }
+}
+
+extension SignInBusy {
+    /// 503 with Retry-After: the password checks are full, nothing was checked or counted.
+    func response(_ pages: ConsolePages, secure: Bool) -> Response {
+        let page = pages.error(
+            status: .serviceUnavailable, title: "Sign-in is busy",
+            detail: "Too many sign-ins are being checked right now; nothing was counted. Try again in a few seconds.", requestID: nil)
+        var response = ConsoleAnswer.page(page).response(secure: secure)
+        response.headers[.retryAfter] = String(retryAfterSeconds)
+        return response
     }
 }

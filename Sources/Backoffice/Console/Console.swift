@@ -24,12 +24,14 @@ package struct Console: Sendable {
     let secondFactorKey: SecondFactorKey?
     /// How live pages (a challenge's leaderboard) update.
     let liveUpdates: LiveUpdates
+    /// What sign-in passes before any password work (lockouts in memory, the checks' queue).
+    let signInGate: SignInGate
     /// The sections the pages register.
     let navigation = ConsoleNavigation()
 
     package init(
         database: Database, policies: PolicySet, clientAddress: ClientAddress, payments: any PaymentGateway, secondFactorKey: SecondFactorKey?,
-        liveUpdates: LiveUpdates = LiveUpdates()
+        liveUpdates: LiveUpdates = LiveUpdates(), signInGate: SignInGate? = nil
     ) throws {
         self.database = database
         self.policies = policies
@@ -38,6 +40,7 @@ package struct Console: Sendable {
         self.payments = payments
         self.secondFactorKey = secondFactorKey
         self.liveUpdates = liveUpdates
+        self.signInGate = signInGate ?? SignInGate(secondFactorKey: secondFactorKey)
     }
 
     /// Registers every console route on `router`.
@@ -114,9 +117,6 @@ package struct Console: Sendable {
             } else {
                 answer = .signIn
             }
-        } catch ConsoleRefusal.forgery {
-            answer = .page(
-                pages.error(status: .forbidden, title: "This form has expired", detail: ConsoleRefusal.forgery.detail, requestID: requestID))
         } catch {
             answer = .page(pages.error(error, requestID: requestID, logger: context.logger))
         }
@@ -124,16 +124,13 @@ package struct Console: Sendable {
         return answer.response(secure: isSecure(request))
     }
 
-    /// The session's secret from its cookie, when well-formed.
+    /// The session's secret from its cookie, when well-formed: over TLS only the `__Host-` cookie
+    /// (which only this host can have set, over TLS), so a plain `console_session` cookie planted
+    /// by a sibling domain or over plain HTTP is never read; over plain HTTP the plain one.
     func sessionSecret(_ request: Request) -> SessionSecret? {
-        let names = [ConsoleCookies.session(secure: true), ConsoleCookies.session(secure: false)]
-        for name in names {
-            if let value = request.cookies[name]?.value {
-                let secret = SessionSecret(value: value)
-                if secret.isWellFormed { return secret }
-            }
-        }
-        return nil
+        guard let value = request.cookies[ConsoleCookies.session(secure: isSecure(request))]?.value else { return nil }
+        let secret = SessionSecret(value: value)
+        return secret.isWellFormed ? secret : nil
     }
 
     /// The context of work done before anyone is signed in (a sign-in step's lockout, an
@@ -164,8 +161,7 @@ package struct Console: Sendable {
     /// Whether the console is served over TLS: behind a trusted proxy that says so
     /// (`X-Forwarded-Proto: https`). Plain http is for loopback in `dev` only.
     func isSecure(_ request: Request) -> Bool {
-        guard let peer = RequestScope.current?.peer, clientAddress.isTrusted(peer) else { return false }
-        return request.headers[.xForwardedProto]?.lowercased() == "https"
+        clientAddress.isTLS(peer: RequestScope.current?.peer, forwardedProto: request.headers[.xForwardedProto])
     }
 
     /// To sign-in, and back to this page after it (a GET's own address; a POST's referring page).
@@ -195,6 +191,7 @@ extension HTTPField.Name {
     static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
     static let xContentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
     static let xFrameOptions = HTTPField.Name("X-Frame-Options")!
+    static let strictTransportSecurity = HTTPField.Name("Strict-Transport-Security")!
 }
 
 /// The headers on every console response: a Content-Security-Policy with no inline script or

@@ -132,7 +132,12 @@ struct ConsolePages: Sendable {
         render("error", Self.errorValues(title: title, detail: detail, requestID: requestID), status: status)
     }
 
+    /// The page for `error`; a refused form (`ConsoleRefusal.forgery`: a missing CSRF token, a
+    /// foreign `Origin`) is a 403 that says so, never a server error.
     func error(_ error: any Error, requestID: String, logger: Logger) -> RenderedPage {
+        if case ConsoleRefusal.forgery = error {
+            return self.error(status: .forbidden, title: "This form has expired", detail: ConsoleRefusal.forgery.detail, requestID: requestID)
+        }
         let (status, title, detail, shownID) = Self.describe(error, requestID: requestID, logger: logger)
         return self.error(status: status, title: title, detail: detail, requestID: shownID)
     }

@@ -35,7 +35,7 @@ package struct CreateTenant: AuditedOperation {
 
 /// Creates an operator or service principal (`operators.create`). Platform roles live in the
 /// platform tenant; partner roles need a tenant. A partner admin creates partner staff and
-/// admins in its own tenant only.
+/// admins in its own tenant only. The email is stored normalised (`EmailAddress.normalised`).
 package struct CreateOperator: AuditedOperation {
     package static let action: Action = "operators.create"
     let email: String
@@ -43,7 +43,7 @@ package struct CreateOperator: AuditedOperation {
     let tenantID: UUID?
 
     package init(email: String, role: Role, tenantID: UUID?) {
-        self.email = email.trimmingCharacters(in: .whitespaces)
+        self.email = EmailAddress.normalised(email)
         self.role = role
         self.tenantID = tenantID
     }

@@ -40,7 +40,7 @@ struct ConsoleClient: Sendable {
         return try await send(.post, path, body: body, headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"])
     }
 
-    private func send(_ method: HTTPRequest.Method, _ path: String, body: String?, headers extra: [String: String] = [:]) async throws -> Reply {
+    func send(_ method: HTTPRequest.Method, _ path: String, body: String? = nil, headers extra: [String: String] = [:]) async throws -> Reply {
         var headers = HTTPFields()
         if let cookie { headers[.cookie] = cookie }
         if body != nil { headers[.contentType] = "application/x-www-form-urlencoded" }

@@ -174,7 +174,7 @@ struct TestEnvironment: Sendable {
     func withApp<T: Sendable>(
         handEncodedLists: Bool = true, trustedProxies: [CIDR]? = nil, logger: Logger = testLogger, policies: PolicySet? = nil,
         payments: (any PaymentGateway)? = nil, database: Database? = nil, maxBodySize: Int? = nil, maxBulkBodySize: Int? = nil,
-        liveUpdates: LiveUpdates? = nil,
+        liveUpdates: LiveUpdates? = nil, signInGate: SignInGate? = nil,
         _ body: @Sendable (any TestClientProtocol) async throws -> T
     ) async throws -> T {
         var settings = ServerSettings(
@@ -186,6 +186,8 @@ struct TestEnvironment: Sendable {
         if let maxBodySize { settings.maxBodySize = maxBodySize }
         if let maxBulkBodySize { settings.maxBulkBodySize = maxBulkBodySize }
         if let liveUpdates { settings.consoleLiveUpdates = liveUpdates }
+        // The test operators' passwords are hashed at bcrypt's least cost (consolePassword): so is an unknown email's check.
+        settings.signInGate = signInGate ?? SignInGate(secondFactorKey: Self.secondFactorKey, passwordCost: 4)
         let app = try BackofficeServer.buildApplication(
             database: database ?? self.database, policies: policies ?? self.policies, settings: settings, services: [], logger: logger,
             handEncodedLists: handEncodedLists)

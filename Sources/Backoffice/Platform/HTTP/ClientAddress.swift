@@ -76,4 +76,11 @@ package struct ClientAddress: Sendable {
     }
 
     package func isTrusted(_ address: String) -> Bool { trustedProxies.contains { $0.contains(address) } }
+
+    /// Whether the request reached the service over TLS: only a trusted proxy can say so
+    /// (`X-Forwarded-Proto: https`); the service itself speaks plain HTTP (loopback in `dev`).
+    package func isTLS(peer: String?, forwardedProto: String?) -> Bool {
+        guard let peer, isTrusted(peer) else { return false }
+        return forwardedProto?.lowercased() == "https"
+    }
 }

@@ -141,6 +141,10 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
             response = Problem.answering(error, logger: logger).response(requestID: requestID)
         }
         response.headers[.xRequestID] = requestID
+        if clientAddress.isTLS(peer: anonymous.peer, forwardedProto: request.headers[.xForwardedProto]) {
+            // Over TLS, browsers are told to come back only over TLS (a year, subdomains too).
+            response.headers[.strictTransportSecurity] = "max-age=31536000; includeSubDomains"
+        }
         ServiceMetrics.answered(Int(response.status.code))
         logAccess(request, response.status, actor: actor.withLock { $0 }, since: started, logger: logger)
         return response

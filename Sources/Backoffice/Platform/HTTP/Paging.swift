@@ -3,7 +3,15 @@ import Foundation
 /// Opaque keyset cursors: base64url of a JSON array of the key's parts.
 package enum Cursor {
     package static func encode(_ parts: [String]) -> String {
-        Base64URL.encode((try? JSONEncoder().encode(parts)) ?? Data())
+        // Written with the service's own JSON writer: nothing can fail, so no silent fallback.
+        var out = JSONBytes(capacity: 64)
+        out.raw("[")
+        for (index, part) in parts.enumerated() {
+            if index > 0 { out.raw(",") }
+            out.string(part)
+        }
+        out.raw("]")
+        return Base64URL.encode(Data(out.bytes))
     }
 
     /// - Throws: 400 `invalid_cursor` when the cursor was not made by `encode` with `count` parts.

@@ -94,7 +94,10 @@ package struct Problem: Error, Sendable, Equatable {
             detail: detail, current_state: currentState, request_id: requestID, errors: errors.isEmpty ? nil : errors)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(doc)) ?? Data()
+        do { return try encoder.encode(doc) } catch {
+            // Strings and integers always encode; should that ever fail, the answer still says what it is.
+            return Data(#"{"code":"internal_error","status":500,"title":"Internal error","type":"https://healthtrack.example/problems/internal_error"}"#.utf8)
+        }
     }
 }
 

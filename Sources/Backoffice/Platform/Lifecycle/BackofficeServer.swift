@@ -47,6 +47,9 @@ package struct ServerSettings: Sendable {
     package var secondFactorKey: SecondFactorKey?
     /// How the console's live pages update (a stream lasts at most the sessions' idle timeout).
     package var consoleLiveUpdates = LiveUpdates()
+    /// What console sign-in passes before any password work; nil makes one from
+    /// `secondFactorKey` with `SignInGate.defaultChecksAtOnce` (tests pass their own to watch it).
+    package var signInGate: SignInGate?
     /// The payment provider (`SimulatedPaymentGateway` unless configured).
     package var payments: any PaymentGateway = SimulatedPaymentGateway()
 
@@ -124,7 +127,8 @@ package enum BackofficeServer {
         let console = try Console(
             database: database, policies: policies, clientAddress: ClientAddress(trustedProxies: settings.trustedProxies),
             payments: settings.payments,
-            secondFactorKey: settings.secondFactorKey, liveUpdates: settings.consoleLiveUpdates)
+            secondFactorKey: settings.secondFactorKey, liveUpdates: settings.consoleLiveUpdates,
+            signInGate: settings.signInGate)
         console.register(on: router)
         let throttle = AddressThrottle(
             limit: policies.security.failedAuthenticationLimit, window: .seconds(policies.security.failedAuthenticationWindowSeconds))

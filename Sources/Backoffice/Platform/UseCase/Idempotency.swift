@@ -37,7 +37,7 @@ struct Idempotency: Sendable {
             throw DomainError.invalid("Idempotency-Key", "out_of_range", "must be 1–255 characters")
         }
         try context.permit(Operation.self)
-        let fingerprint = Self.fingerprint(operationID: operationID, request: request)
+        let fingerprint = try Self.fingerprint(operationID: operationID, request: request)
         if let stored: StoredResponse<Body> = try await replay(key: key, fingerprint: fingerprint, context: context) { return stored }
         do {
             return try await database.savepoint(context) {
@@ -77,7 +77,7 @@ struct Idempotency: Sendable {
             throw DomainError.invalid("Idempotency-Key", "out_of_range", "must be 1–255 characters")
         }
         try context.permit(Operation.self)
-        let fingerprint = Self.fingerprint(operationID: operationID, request: request)
+        let fingerprint = try Self.fingerprint(operationID: operationID, request: request)
         for _ in 0..<3 {  // a concurrent request under the same key may write its record first: then that record decides
             if let (status, body) = try await lookup(key: key, fingerprint: fingerprint, context: context) {
                 guard status == Self.reserved else {
@@ -209,12 +209,13 @@ struct Idempotency: Sendable {
     }
 
     /// SHA-256 over the operation and its decoded request (path parameters and body), keys sorted.
-    static func fingerprint(operationID: String, request: some Encodable) -> [UInt8] {
+    /// Throws when the request does not encode: a fingerprint is never of an empty body.
+    static func fingerprint(operationID: String, request: some Encodable) throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         var hasher = SHA256()
         hasher.update(data: Data(operationID.utf8))
-        hasher.update(data: (try? encoder.encode(request)) ?? Data())
+        hasher.update(data: try encoder.encode(request))
         return Array(hasher.finalize())
     }
 }

@@ -1,0 +1,304 @@
+import BackofficeAPI
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Testing
+
+@testable import Backoffice
+
+@Suite("Sign-in at the door: lockouts hold under concurrency and floods, one form of an email, links reach only their owner")
+struct ConsoleSignInDoorTests {
+    /// Sends `count` sign-ins at once; their statuses.
+    private func burst(
+        _ client: any TestClientProtocol, count: Int, _ attempt: @escaping @Sendable (Int) -> (email: String, password: String),
+        headers: @escaping @Sendable (Int) -> [String: String] = { _ in [:] }
+    ) async throws -> [Int] {
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    let (email, password) = attempt(index)
+                    return try await ConsoleClient(client).post(
+                        "/console/sign-in", ["email": email, "password": password, "next": "/console/home"], csrf: nil, headers: headers(index)
+                    ).status
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+    }
+
+    private func failures(_ env: TestEnvironment, reason: String) async throws -> Int64 {
+        try await env.ownerScalar(
+            "SELECT count(*) FROM audit_events WHERE action = 'sessions.sign_in_failed' AND reason = '\(reason)'", as: Int64.self) ?? 0
+    }
+
+    @Test(
+        "30 wrong passwords for one email sent at once: at most the policy's 5 are checked, one lockout is audited, and the right password is refused after"
+    )
+    func lockoutUnderConcurrency() async throws {
+        try await TestEnvironment.with { env in
+            let (email, password) = try await env.consolePassword(for: try #require(env.fixture.partners[0].admin.operatorID))
+            let limit = env.policies.security.console.maxFailuresPerAccount
+            let gate = SignInGate(secondFactorKey: TestEnvironment.secondFactorKey, checksAtOnce: 64, passwordCost: 4)
+            try await env.withApp(signInGate: gate) { client in
+                let statuses = try await burst(client, count: 30) { _ in (email, "not the password at all") }
+                #expect(statuses.allSatisfy { $0 == 401 }, "every one refused alike: \(statuses)")
+                #expect(gate.checksRun == limit, "only \(limit) passwords were checked, not \(gate.checksRun)")
+                #expect(try await failures(env, reason: "wrong_password") == Int64(limit))
+                #expect(try await env.auditCount("sessions.locked_out") == 1)
+                #expect(try await env.ownerScalar("SELECT count(*) FROM console_sign_in_failures", as: Int64.self) == Int64(limit))
+                var browser = ConsoleClient(client)
+                let right = try await browser.signIn(email, password)
+                #expect(right.status == 401 && browser.cookie == nil, "locked out: the right password is refused")
+                #expect(gate.checksRun == limit, "a locked email costs no password check")
+                #expect(try await env.auditCount("sessions.sign_in_failed") == Int64(limit), "refusals while locked out are not audited one by one")
+            }
+        }
+    }
+
+    @Test("30 sign-ins at once for 30 emails from one address: at most the policy's 20 are checked, then the address is locked")
+    func addressLockoutUnderConcurrency() async throws {
+        try await TestEnvironment.with { env in
+            let limit = env.policies.security.console.maxFailuresPerAddress
+            let gate = SignInGate(secondFactorKey: TestEnvironment.secondFactorKey, checksAtOnce: 64, passwordCost: 4)
+            try await env.withApp(signInGate: gate) { client in
+                let statuses = try await burst(client, count: 30) { index in ("nobody\(index)@nowhere.example", "not the password at all") }
+                #expect(statuses.allSatisfy { $0 == 401 })
+                #expect(gate.checksRun == limit)
+                #expect(try await failures(env, reason: "unknown_email") == Int64(limit))
+                #expect(try await env.auditCount("sessions.locked_out") == 1)
+            }
+        }
+    }
+
+    @Test(
+        "a flood after a lockout costs nothing: no check, no row, no audit event; when the checks are full a sign-in is 503 with Retry-After and is not counted"
+    )
+    func floodAndBusy() async throws {
+        try await TestEnvironment.with { env in
+            let gate = SignInGate(secondFactorKey: TestEnvironment.secondFactorKey, checksAtOnce: 64, passwordCost: 4)
+            try await env.withApp(signInGate: gate) { client in
+                _ = try await burst(client, count: 25) { index in ("junk\(index)@nowhere.example", "not the password at all") }
+                let (events, rows, checks) = (
+                    try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int64.self),
+                    try await env.ownerScalar("SELECT count(*) FROM console_sign_in_failures", as: Int64.self), gate.checksRun
+                )
+                let flood = try await burst(client, count: 200) { index in ("flood\(index)@nowhere.example", "not the password at all") }
+                #expect(flood.allSatisfy { $0 == 401 })
+                #expect(gate.checksRun == checks, "no password check for a locked address")
+                #expect(try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int64.self) == events, "no audit event per refusal")
+                #expect(try await env.ownerScalar("SELECT count(*) FROM console_sign_in_failures", as: Int64.self) == rows, "no row either")
+            }
+        }
+        try await TestEnvironment.with { env in
+            let gate = SignInGate(secondFactorKey: TestEnvironment.secondFactorKey, checksAtOnce: 1, passwordCost: 4)
+            try await env.withApp(signInGate: gate) { client in
+                let replies = try await withThrowingTaskGroup(of: Reply.self) { group in
+                    for index in 0..<12 {
+                        group.addTask {
+                            try await ConsoleClient(client).post(
+                                "/console/sign-in", ["email": "busy\(index)@nowhere.example", "password": "not the password at all"], csrf: nil)
+                        }
+                    }
+                    return try await group.reduce(into: [Reply]()) { $0.append($1) }
+                }
+                let statuses = replies.map(\.status)
+                let busy = replies.filter { reply in reply.status == 503 }
+                #expect(!busy.isEmpty, "one check at a time: some of 12 at once wait for none")
+                #expect(busy.allSatisfy { $0.headers[.retryAfter] == "2" && $0.text.contains("Sign-in is busy") })
+                let refused = statuses.count { $0 == 401 }
+                #expect(refused + busy.count == 12, "\(statuses)")
+                #expect(
+                    try await env.ownerScalar("SELECT count(*) FROM console_sign_in_failures", as: Int64.self) == Int64(refused),
+                    "a sign-in answered busy is not counted")
+            }
+        }
+    }
+
+    @Test("30 wrong codes at once in the second-factor step: at most the policy's 5 are checked, and the step ends")
+    func secondFactorUnderConcurrency() async throws {
+        try await TestEnvironment.with { env in
+            let operatorID = try #require(env.fixture.principals[.backendManager]?.operatorID)
+            let (email, password) = try await env.consolePassword(for: operatorID)
+            _ = try await env.secondFactor(for: operatorID)
+            let limit = env.policies.security.console.maxFailuresPerAccount
+            try await env.withApp { client in
+                var browser = ConsoleClient(client)
+                let started = try await browser.signIn(email, password)
+                #expect(started.location?.hasPrefix("/console/sign-in/code") == true)
+                let csrf = try #require(try await browser.get("/console/sign-in/code").csrf)
+                let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                    for _ in 0..<30 {
+                        group.addTask { [browser] in try await browser.post("/console/sign-in/code", ["code": "000000"], csrf: csrf).status }
+                    }
+                    return try await group.reduce(into: [Int]()) { $0.append($1) }
+                }
+                #expect(statuses.count == 30)
+                #expect(try await env.auditCount("sessions.sign_in") == 0, "no wrong code passes")
+                #expect(try await failures(env, reason: "wrong_code") <= Int64(limit), "at most \(limit) codes checked")
+                #expect(try await env.auditCount("sessions.locked_out") == 1)
+                #expect(try await browser.get("/console/sign-in/code").status == 303, "the step has ended")
+            }
+        }
+    }
+
+    @Test(
+        "Unicode and case variants of an email count as one: five failures under variants lock the email; U+0130 does not sign in to its ASCII look-alike"
+    )
+    func emailVariants() async throws {
+        #expect(EmailAddress.normalised(" Admin@Example.COM ") == "admin@example.com")
+        #expect(EmailAddress.normalised("ａｄｍｉｎ@example.com") == "admin@example.com", "full-width letters fold (NFKC)")
+        #expect(EmailAddress.normalised("admİn@example.com") != "admin@example.com", "U+0130 is not the letter i")
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("aAİıiIßẞﬁＡｂ\u{301}é e\u{0307}@.Ωω") as [Character]
+        for _ in 0..<2_000 {
+            let text = String((0..<Int.random(in: 0...12, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+            #expect(EmailAddress.normalised(EmailAddress.normalised(text)) == EmailAddress.normalised(text), "idempotent on \(text)")
+        }
+        try await TestEnvironment.with { env in
+            let partner = env.fixture.partners[0]
+            let created = try await env.withApp { client in
+                try await client.call(
+                    .post, "/v1/operators", token: partner.adminToken, json: #"{"email":"  Admin@Green-Grocer.Example ","role":"partner_staff"}"#)
+            }
+            #expect(created.status == 201)
+            let person = try created.decode(Components.Schemas.Operator.self)
+            #expect(person.email == "admin@green-grocer.example", "stored normalised")
+            let (_, password) = try await env.consolePassword(for: try #require(UUID(uuidString: person.id)))
+            try await env.withApp { client async throws in
+                var browser = ConsoleClient(client)
+                #expect(try await browser.signIn("admİn@green-grocer.example", password).status == 401, "U+0130 is another email")
+                browser.cookie = nil
+                #expect(try await browser.signIn("ADMIN@green-grocer.example", password).status == 303, "case does not matter")
+                browser.cookie = nil
+                for variant in ["Admin@green-grocer.example", "ＡＤＭＩＮ@green-grocer.example", "admin@GREEN-grocer.example", "aDmin@green-grocer.example", " admin@green-grocer.example"] {
+                    #expect(try await browser.signIn(variant, "not the password at all").status == 401)
+                }
+                #expect(try await env.auditCount("sessions.locked_out") == 1, "five variants are five failures of one email")
+                #expect(try await browser.signIn("admin@green-grocer.example", password).status == 401, "locked out")
+            }
+        }
+    }
+
+    @Test("per-address limits count an IPv6 address's /64 as one address (behind a trusted proxy)")
+    func ipv6Slash64() async throws {
+        try await TestEnvironment.with { env in
+            let (email, password) = try await env.consolePassword(for: try #require(env.fixture.partners[0].admin.operatorID))
+            let limit = env.policies.security.console.maxFailuresPerAddress
+            try await env.withApp(trustedProxies: [try CIDR("127.0.0.1/32")]) { client in
+                let statuses = try await burst(
+                    client, count: limit, { index in ("v6-\(index)@nowhere.example", "not the password at all") },
+                    headers: { index in ["X-Forwarded-For": "2001:db8:0:0:\(String(index + 1, radix: 16))::1"] })
+                #expect(statuses.allSatisfy { $0 == 401 })
+                #expect(try await env.auditCount("sessions.locked_out") == 1, "twenty addresses of one /64 are one address")
+                var sameNetwork = ConsoleClient(client)
+                let refused = try await sameNetwork.post(
+                    "/console/sign-in", ["email": email, "password": password], csrf: nil, headers: ["X-Forwarded-For": "2001:db8::abcd:1"])
+                #expect(refused.status == 401, "another host of the /64 is locked out too")
+                let other = try await sameNetwork.post(
+                    "/console/sign-in", ["email": email, "password": password], csrf: nil, headers: ["X-Forwarded-For": "2001:db8:0:1::1"])
+                #expect(other.status == 303, "the next /64 is not")
+            }
+        }
+    }
+
+    @Test("a failed sign-in keeps no typed email (a keyed digest of it), and maintenance purge removes attempts older than the window")
+    func failuresKeepNoEmail() async throws {
+        try await TestEnvironment.with { env in
+            try await env.withApp { client in
+                var browser = ConsoleClient(client)
+                _ = try await browser.signIn("my secret passphrase typed here", "oops")
+                _ = try await browser.signIn("someone@nowhere.example", "not the password at all")
+            }
+            let holding = try await env.ownerScalar(
+                "SELECT count(*) FROM console_sign_in_failures f WHERE f::text ILIKE '%passphrase%' OR f::text ILIKE '%nowhere%'", as: Int64.self)
+            #expect(holding == 0, "no row holds what was typed")
+            #expect(try await env.ownerScalar("SELECT count(*) FROM console_sign_in_failures", as: Int64.self) == 2)
+            env.clock.advance(by: Double(env.policies.security.console.failureWindowMinutes * 60 + 1))
+            let purged = try await env.database.run(PurgeExpiredData(dryRun: false), context: env.context(.platformAdmin))
+            #expect(purged.signInAttempts == 2)
+            #expect(try await env.ownerScalar("SELECT count(*) FROM console_sign_in_failures", as: Int64.self) == 0)
+        }
+    }
+
+    @Test(
+        "a partner admin may not issue a sign-in link for a fellow admin who signs in (API and console); a platform admin may; an unknown but well-formed invitation key costs no password work"
+    )
+    func peerAdminLinks() async throws {
+        try await TestEnvironment.with { env in
+            let partner = env.fixture.partners[0]
+            try await env.withApp { client in
+                let created = try await client.call(
+                    .post, "/v1/operators", token: partner.adminToken, json: #"{"email":"co.admin@green-grocer.example","role":"partner_admin"}"#)
+                let peer = try created.decode(Components.Schemas.Operator.self)
+                let fresh = try await client.call(.post, "/v1/operators/\(peer.id)/invitation", token: partner.adminToken)
+                #expect(fresh.status == 201, "a new admin who never signed in may be invited")
+                _ = try await env.consolePassword(for: try #require(UUID(uuidString: peer.id)))
+                let takeover = try await client.call(.post, "/v1/operators/\(peer.id)/invitation", token: partner.adminToken)
+                #expect(takeover.status == 403, "a link for an established peer admin is refused")
+                var console = try await ConsoleClient.signedIn(env, client, as: partner.admin.operatorID)
+                let page = try await console.get("/console/people")
+                let viaConsole = try await console.post("/console/people/\(peer.id)/invite", [:], csrf: page.csrf)
+                #expect(viaConsole.status == 403 && !viaConsole.text.contains("invitation?key="))
+                let platform = try await client.call(
+                    .post, "/v1/operators/\(peer.id)/invitation", token: try #require(env.fixture.tokens[.platformAdmin]))
+                #expect(platform.status == 201, "a platform admin may")
+                console.cookie = nil
+            }
+        }
+        try await TestEnvironment.with { env in
+            let gate = SignInGate(secondFactorKey: TestEnvironment.secondFactorKey, checksAtOnce: 64, passwordCost: 4)
+            try await env.withApp(signInGate: gate) { client in
+                let unknown = SessionSecret.generate().value
+                let reply = try await ConsoleClient(client).post(
+                    "/console/invitation", ["key": unknown, "password": "a long enough passphrase", "confirm_password": "a long enough passphrase"],
+                    csrf: nil)
+                #expect(reply.status == 404)
+                #expect(gate.checksRun == 0, "no bcrypt for a link that is not open")
+            }
+        }
+    }
+
+    @Test(
+        "over TLS only the __Host- cookie is read and HSTS is sent; a foreign Origin on sign-in or invitation is 403; a password over 72 bytes is refused by name"
+    )
+    func cookiesAndHeaders() async throws {
+        #expect(throws: DomainError.self) { try PasswordRules.check(String(repeating: "é", count: 40)) }
+        do {
+            try PasswordRules.check(String(repeating: "é", count: 40))
+        } catch DomainError.invalid(let issues) {
+            #expect(issues.first?.code == "too_long" && issues.first?.message.contains("72 bytes") == true)
+        }
+        try await TestEnvironment.with { env in
+            let (email, password) = try await env.consolePassword(for: try #require(env.fixture.partners[0].admin.operatorID))
+            try await env.withApp(trustedProxies: [try CIDR("127.0.0.1/32")]) { client in
+                let tls = ["X-Forwarded-Proto": "https"]
+                let signedIn = try await ConsoleClient(client).post("/console/sign-in", ["email": email, "password": password], csrf: nil, headers: tls)
+                #expect(signedIn.status == 303)
+                #expect(signedIn.headers[.init("Strict-Transport-Security")!]?.hasPrefix("max-age=31536000") == true)
+                let cookie = try #require(signedIn.setCookies.first { $0.hasPrefix("__Host-console_session=") })
+                let secret = String(cookie.dropFirst("__Host-console_session=".count).prefix { $0 != ";" })
+                let hostCookie = ConsoleClient(client, cookie: "__Host-console_session=\(secret)")
+                #expect(try await hostCookie.send(.get, "/console/home", headers: tls).status == 200)
+                let planted = ConsoleClient(client, cookie: "console_session=\(secret)")
+                #expect(try await planted.send(.get, "/console/home", headers: tls).status == 303, "a plain cookie is not read over TLS")
+                #expect(try await planted.send(.get, "/console/home").headers[.init("Strict-Transport-Security")!] == nil, "no HSTS over plain HTTP")
+                for path in ["/console/sign-in", "/console/invitation"] {
+                    let foreign = try await ConsoleClient(client).post(
+                        path, ["email": email, "password": password, "key": "x"], csrf: nil, headers: ["Origin": "https://evil.example"])
+                    #expect(foreign.status == 403, "\(path): a foreign origin is refused, not a server error")
+                }
+            }
+        }
+    }
+
+    @Test("an idempotency fingerprint is never of an empty body: a request that does not encode throws; cursors round-trip any text")
+    func encodingsThrow() throws {
+        struct Unencodable: Encodable {
+            func encode(to encoder: any Encoder) throws { throw EncodingError.invalidValue(0, .init(codingPath: [], debugDescription: "no")) }
+        }
+        #expect(throws: EncodingError.self) { try Idempotency.fingerprint(operationID: "x", request: Unencodable()) }
+        for parts in [["2026-11-26T23:18:12.123456Z", "6f1c…"], ["quote \" and \\ and \u{1} and é"], []] {
+            #expect(try Cursor.decode(Cursor.encode(parts), count: parts.count) == parts)
+        }
+    }
+}
