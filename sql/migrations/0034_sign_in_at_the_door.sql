@@ -43,3 +43,44 @@ CREATE INDEX console_sign_in_failures_email ON console_sign_in_failures (email_d
 CREATE INDEX console_sign_in_failures_address ON console_sign_in_failures (address, at);
 CREATE INDEX console_sign_in_failures_at ON console_sign_in_failures (at);
 ALTER TABLE console_sign_in_failures ADD COLUMN id uuid PRIMARY KEY;
+
+-- 3. A console read that is not the operator's own doing (a live page's periodic read) does not
+--    keep its session alive: authenticate_console(…, p_touch => false) leaves last_seen_at as it
+--    is, so an open tab does not defeat the idle timeout.
+DROP FUNCTION authenticate_console(bytea, integer, integer, boolean, text);
+CREATE FUNCTION authenticate_console(
+    p_secret_hash bytea, p_idle_seconds integer, p_absolute_seconds integer, p_local boolean, p_stage text, p_touch boolean
+)
+    RETURNS TABLE (session_id uuid, operator_id uuid, tenant_id uuid, role text)
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp
+    AS $$
+DECLARE
+    v_session uuid;
+    v_operator uuid;
+    v_tenant uuid;
+    v_role text;
+BEGIN
+    PERFORM set_config('app.tenant_id', '00000000-0000-0000-0000-000000000000', p_local);
+    SELECT s.id, s.operator_id, s.tenant_id, o.role INTO v_session, v_operator, v_tenant, v_role
+        FROM console_sessions s
+        JOIN operators o ON o.tenant_id = s.tenant_id AND o.id = s.operator_id
+        WHERE s.secret_hash = p_secret_hash AND s.ended_at IS NULL AND o.status = 'active' AND s.stage = p_stage
+          AND s.last_seen_at > now() - make_interval(secs => p_idle_seconds)
+          AND s.created_at > now() - make_interval(secs => p_absolute_seconds);
+    IF v_session IS NULL THEN
+        PERFORM set_config('app.tenant_id', '', p_local);
+        PERFORM set_config('app.role', '', p_local);
+        RETURN;
+    END IF;
+    IF p_touch THEN
+        UPDATE console_sessions SET last_seen_at = now()
+            WHERE id = (SELECT id FROM console_sessions WHERE id = v_session AND last_seen_at < now() - interval '10 seconds'
+                        FOR UPDATE SKIP LOCKED);
+    END IF;
+    PERFORM set_config('app.tenant_id', v_tenant::text, p_local);
+    PERFORM set_config('app.role', v_role, p_local);
+    RETURN QUERY SELECT v_session, v_operator, v_tenant, v_role;
+END
+$$;
+REVOKE ALL ON FUNCTION authenticate_console(bytea, integer, integer, boolean, text, boolean) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION authenticate_console(bytea, integer, integer, boolean, text, boolean) TO backoffice_app;

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Synchronization
 
 extension Console {
     /// Challenges (backend managers): the list, create, a challenge's page with publish, its live
@@ -63,38 +64,48 @@ extension Console {
     /// The live leaderboard as server-sent events: the board's first page (`event: board`, JSON)
     /// now and whenever it changes, read every `liveUpdates.interval` as the session's operator
     /// (so the stream stops when the session ends), for at most `liveUpdates.limit` (the idle
-    /// timeout: an open page does not keep a session alive for ever); then `event: end`.
+    /// timeout); then `event: end`. Opening the stream is the operator's doing and keeps the
+    /// session alive; the periodic reads are not and do not (`touch: false`), so an open tab does
+    /// not defeat the idle timeout. At most `liveUpdates.perSession` streams per session and
+    /// `liveUpdates.total` in all (`LiveStreams`); past either, 503 with Retry-After.
     private func leaderboardEvents(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         guard let secret = sessionSecret(request) else { return signInFirst(request) }
         let id = try Self.id(context.parameters)
         let requestID = RequestScope.current?.requestID ?? UUID().uuidString.lowercased()
         let sourceIP = RequestScope.current?.sourceIP
-        let (database, policies) = (database, policies)
+        let (database, policies, streams) = (database, policies, liveStreams)
         // A stream lasts no longer than an idle session would: an open page does not keep one alive.
         let (interval, limit) = (liveUpdates.interval, min(liveUpdates.limit, .seconds(policies.security.console.idleTimeoutMinutes * 60)))
-        @Sendable func board() async throws -> String? {
-            try await database.consoleRequest(session: secret.hash, policy: policies.security.console, change: false) { principal, transaction in
-                guard let principal else { return (nil, commit: false) }
+        @Sendable func board(touch: Bool) async throws -> (session: UUID, rows: String)? {
+            try await database.consoleRequest(session: secret.hash, policy: policies.security.console, change: false, touch: touch) {
+                principal, transaction in
+                guard let principal, let session = principal.sessionID else { return (nil, commit: false) }
                 let context = OperationContext(
                     principal: principal, requestID: requestID, sourceIP: sourceIP, policies: policies, transaction: transaction)
                 let (_, entries, _) = try await database.read(
                     ChallengeLeaderboard(challengeID: id, after: nil, limit: Self.pageSize), context: context)
-                return (try LeaderboardRowView.json(entries), commit: false)
+                return ((session, try LeaderboardRowView.json(entries)), commit: false)
             }
         }
         // The first read authenticates the request and is the stream's first event.
-        guard let first = try await board() else { return Response(status: .unauthorized) }
+        guard let first = try await board(touch: true) else { return Response(status: .unauthorized) }
+        guard let stream = streams.open(for: first.session) else {
+            var busy = Response(status: .serviceUnavailable, headers: [.retryAfter: "30"])
+            ConsoleHeaders.apply(to: &busy)
+            return busy
+        }
         var response = Response(
             status: .ok, headers: [.contentType: "text/event-stream"],
             body: ResponseBody { writer in
+                defer { streams.close(stream) }
                 let clock = ContinuousClock()
                 let deadline = clock.now + limit
-                var (next, last): (String?, String?) = (first, nil)
+                var (next, last): (String?, String?) = (first.rows, nil)
                 while let rows = next {
                     try await writer.write(ByteBuffer(string: rows == last ? ": unchanged\n\n" : "event: board\ndata: \(rows)\n\n"))
                     last = rows
                     try await Task.sleep(for: interval)
-                    next = clock.now < deadline ? try await board() : nil
+                    next = clock.now < deadline ? try await board(touch: false)?.rows : nil
                 }
                 try await writer.write(ByteBuffer(string: "event: end\ndata: {}\n\n"))
                 try await writer.finish(nil)
@@ -104,11 +115,43 @@ extension Console {
     }
 }
 
-/// How the console's live pages update: how often the server reads, and how long one stream lasts.
+/// How the console's live pages update: how often the server reads, how long one stream lasts,
+/// and how many streams may be open per session and in all.
 package struct LiveUpdates: Sendable {
     package var interval: Duration = .seconds(2)
     package var limit: Duration = .seconds(30 * 60)
+    package var perSession = 3
+    package var total = 200
     package init() {}
+}
+
+/// The live streams open now, by session: `open` admits one within `LiveUpdates`' limits. In
+/// memory, per process; a stream closes (its `defer`) however it ends.
+final class LiveStreams: Sendable {
+    struct Ticket: Sendable { let session: UUID }
+    private let limits: LiveUpdates
+    private let streams = Mutex<(bySession: [UUID: Int], total: Int)>(([:], 0))
+
+    init(_ limits: LiveUpdates) { self.limits = limits }
+
+    /// A ticket for a new stream of `session`; nil when the session has `perSession` open or the
+    /// process has `total`.
+    func open(for session: UUID) -> Ticket? {
+        streams.withLock { state in
+            guard state.total < limits.total, state.bySession[session, default: 0] < limits.perSession else { return nil }
+            state.bySession[session, default: 0] += 1
+            state.total += 1
+            return Ticket(session: session)
+        }
+    }
+
+    func close(_ ticket: Ticket) {
+        streams.withLock { state in
+            state.total -= 1
+            let left = state.bySession[ticket.session, default: 1] - 1
+            state.bySession[ticket.session] = left > 0 ? left : nil
+        }
+    }
 }
 
 extension ConsoleRequest {

@@ -26,6 +26,8 @@ package struct Console: Sendable {
     let liveUpdates: LiveUpdates
     /// What sign-in passes before any password work (lockouts in memory, the checks' queue).
     let signInGate: SignInGate
+    /// The live pages' streams open now.
+    let liveStreams: LiveStreams
     /// The sections the pages register.
     let navigation = ConsoleNavigation()
 
@@ -41,6 +43,7 @@ package struct Console: Sendable {
         self.secondFactorKey = secondFactorKey
         self.liveUpdates = liveUpdates
         self.signInGate = signInGate ?? SignInGate(secondFactorKey: secondFactorKey)
+        self.liveStreams = LiveStreams(liveUpdates)
     }
 
     /// Registers every console route on `router`.

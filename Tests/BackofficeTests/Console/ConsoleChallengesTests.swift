@@ -105,4 +105,47 @@ struct ConsoleChallengesTests {
             }
         }
     }
+
+    @Test(
+        "the live board's periodic reads do not keep its session alive, and a session has at most 3 streams at once (503 with Retry-After past them)"
+    )
+    func liveBoardLimits() async throws {
+        try await TestEnvironment.with { env in
+            var live = LiveUpdates()
+            live.interval = .milliseconds(50)
+            live.limit = .seconds(3)
+            try await env.withApp(trustedProxies: [], liveUpdates: live) { client in
+                let manager = try await ConsoleClient.signedIn(env, client, as: env.fixture.principals[.backendManager]?.operatorID)
+                let now = env.clock.now()
+                let form = try await manager.get("/console/challenges/new")
+                let fields = [
+                    "name": "Live limits", "metric": "steps", "aggregation": "sum", "eligibility": "all", "tie_policy": "standard",
+                    "starts_at": field(now.addingTimeInterval(-3600)), "ends_at": field(now.addingTimeInterval(3600)), "grace_period": "PT0S",
+                    "rank_bands": "1-1 500", "budget_points": "1000",
+                ]
+                let path = try #require(try await manager.post("/console/challenges/new", fields, csrf: form.csrf).location)
+                let port = try #require(client.port)
+                func open() async throws -> HTTPClientResponse {
+                    var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)/leaderboard/events")
+                    request.headers.add(name: "Cookie", value: try #require(manager.cookie))
+                    return try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+                }
+                var streams: [HTTPClientResponse] = []
+                for _ in 0..<3 { streams.append(try await open()) }
+                #expect(streams.allSatisfy { $0.status == .ok })
+                let fourth = try await open()
+                #expect(fourth.status == .serviceUnavailable && fourth.headers.first(name: "Retry-After") != nil, "a fourth stream is refused")
+                let idle = "SELECT count(*) FROM console_sessions WHERE ended_at IS NULL AND last_seen_at < now() - interval '19 minutes'"
+                try await env.asOwner("UPDATE console_sessions SET last_seen_at = now() - interval '20 minutes' WHERE ended_at IS NULL")
+                var seen = ""
+                for try await chunk in streams[0].body {
+                    seen += String(buffer: chunk)
+                    if seen.components(separatedBy: "\n\n").count > 6 { break }
+                }
+                #expect(try await env.ownerScalar(idle, as: Int64.self) == 1, "five reads later the session is still as idle as it was")
+                #expect(try await manager.get("/console/home").status == 200, "a page the operator opens does keep it alive")
+                #expect(try await env.ownerScalar(idle, as: Int64.self) == 0)
+            }
+        }
+    }
 }

@@ -8,15 +8,17 @@ extension Database {
     /// says so; a read runs in a read session (each read its own statement). `body` gets the
     /// principal (nil when the session is unknown, ended, at another `stage`, idle past the
     /// policy's idle timeout, older than its absolute lifetime (ten minutes for a sign-in step),
-    /// or its operator disabled) with the session's id.
+    /// or its operator disabled) with the session's id. The request keeps the session alive
+    /// (`last_seen_at`) unless `touch` is false: a read the operator did not make (a live page's
+    /// periodic read) leaves the idle clock alone.
     package func consoleRequest<T: Sendable>(
-        session hash: [UInt8], policy: ConsolePolicy, change: Bool, stage: ConsoleStage = .signedIn,
+        session hash: [UInt8], policy: ConsolePolicy, change: Bool, stage: ConsoleStage = .signedIn, touch: Bool = true,
         _ body: (Principal?, RequestTransaction) async throws -> (T, commit: Bool)
     ) async throws -> T {
         let authenticate = AuthenticateConsole(
             hash: hash, idleSeconds: policy.idleTimeoutMinutes * 60,
             absoluteSeconds: stage == .signedIn ? policy.absoluteTimeoutHours * 3600 : ConsoleStage.stepLifetimeSeconds, local: change,
-            stage: stage)
+            stage: stage, touch: touch)
         func principal(_ connection: PostgresConnection) async throws -> Principal? {
             try await connection.rows(authenticate, logger: logger).first.flatMap(AuthenticateConsole.principal)
         }
@@ -34,7 +36,7 @@ extension Database {
 struct AuthenticateConsole: PostgresPreparedStatement {
     static let sql = """
         SELECT a.session_id, a.operator_id, a.tenant_id, a.role
-        FROM set_config('plan_cache_mode', 'auto', $4) p, set_config('enable_sort', 'on', $4) s, authenticate_console($1, $2, $3, $4, $5) a
+        FROM set_config('plan_cache_mode', 'auto', $4) p, set_config('enable_sort', 'on', $4) s, authenticate_console($1, $2, $3, $4, $5, $6) a
         """
     typealias Row = (UUID, UUID, UUID, String)
     let hash: [UInt8]
@@ -42,14 +44,16 @@ struct AuthenticateConsole: PostgresPreparedStatement {
     let absoluteSeconds: Int
     let local: Bool
     let stage: ConsoleStage
+    let touch: Bool
 
     func makeBindings() throws -> PostgresBindings {
-        var b = PostgresBindings(capacity: 5)
+        var b = PostgresBindings(capacity: 6)
         b.append(ByteBuffer(bytes: hash))
         b.append(Int32(idleSeconds))
         b.append(Int32(absoluteSeconds))
         b.append(local)
         b.append(stage.rawValue)
+        b.append(touch)
         return b
     }
 
