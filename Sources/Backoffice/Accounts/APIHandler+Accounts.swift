@@ -162,7 +162,8 @@ extension APIHandler {
         ) { report in
             Components.Schemas.PurgeReport(
                 dryRun: dryRun, retentionDays: days, purged: report.accounts.map(\.text), idempotencyKeys: report.idempotencyKeys,
-                loginAttempts: report.loginAttempts, signInAttempts: report.signInAttempts)
+                loginAttempts: report.loginAttempts, signInAttempts: report.signInAttempts,
+                stagedImports: report.stagedImports)
         }
         return .ok(.init(body: .json(report)))
     }

@@ -37,12 +37,14 @@ package struct PurgeReport: Sendable, Equatable {
     package var loginAttempts: Int
     /// Console sign-in attempts older than the failure window (they no longer count).
     package var signInAttempts: Int = 0
+    /// Goods files staged for an import and expired unapplied.
+    package var stagedImports: Int = 0
 }
 
 /// Applies `policies/retention.yaml` (`accounts.purge`): purges accounts soft-deleted longer ago
 /// than allowed (one audit event each), expired Idempotency-Key records, old login attempts and
-/// console sign-in attempts older than the failure window (one audit event per kind, with the
-/// count). With `dryRun`, only counts.
+/// console sign-in attempts older than the failure window and goods files staged for an import
+/// that expired unapplied (one audit event per kind, with the count). With `dryRun`, only counts.
 package struct PurgeExpiredData: AuditedOperation {
     package static let action: Action = "accounts.purge"
     let dryRun: Bool
@@ -63,7 +65,9 @@ package struct PurgeExpiredData: AuditedOperation {
             "login_attempts", "occurred_at", minutes: retention.loginAttemptsKeepDays * 24 * 60, in: unit)
         let window = unit.policies.security.console.failureWindowMinutes
         let signIns = try await expired("console_sign_in_failures", "at", minutes: window, in: unit)
-        let report = PurgeReport(accounts: due.map(\.id), idempotencyKeys: keys, loginAttempts: attempts, signInAttempts: signIns)
+        let staged = try await expired("staged_goods_imports", "expires_at", minutes: 0, in: unit)
+        let report = PurgeReport(
+            accounts: due.map(\.id), idempotencyKeys: keys, loginAttempts: attempts, signInAttempts: signIns, stagedImports: staged)
         if !dryRun && !due.isEmpty {
             try await unit.execute("DELETE FROM customers WHERE id = ANY(\(report.accounts))")
         }
@@ -78,6 +82,7 @@ package struct PurgeExpiredData: AuditedOperation {
             ("idempotency_keys", keys, "older than \(retention.idempotencyKeepHours) hours"),
             ("login_attempts", attempts, "older than \(retention.loginAttemptsKeepDays) days"),
             ("console_sign_in_failures", signIns, "older than the \(window)-minute failure window"),
+            ("staged_goods_imports", staged, "expired unapplied"),
         ] where count > 0 {
             events.append(
                 AuditRecord(

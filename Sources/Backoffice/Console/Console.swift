@@ -145,12 +145,13 @@ package struct Console: Sendable {
             policies: policies)
     }
 
-    /// Whether the request's session cookie names a live, signed-in session (checked before a
-    /// bulk upload's body is read).
-    func sessionIsLive(_ request: Request) async throws -> Bool {
+    /// Whether the request's session cookie names a live, signed-in session whose role may import
+    /// goods (checked before a bulk upload's body is read: anyone else's is read only up to the
+    /// ordinary limit, so an auditor's 32 MiB upload is refused as too large, not read in full).
+    func sessionMayUpload(_ request: Request) async throws -> Bool {
         guard let secret = sessionSecret(request) else { return false }
         return try await database.consoleRequest(session: secret.hash, policy: policies.security.console, change: false) { principal, _ in
-            (principal != nil, commit: false)
+            (principal.map { policies.access.allows($0.role, ImportGoods.action) } ?? false, commit: false)
         }
     }
 

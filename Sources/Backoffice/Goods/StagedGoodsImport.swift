@@ -26,7 +26,10 @@ package struct StoredImportReport: Sendable, Codable {
 
 /// Checks a goods file without importing it (`goods.import`, a dry run) and holds it for one hour
 /// for the console session that uploaded it, so it can be applied without sending it again.
-/// Audited as `goods.import` with the reason `dry_run`, its counts and the file's SHA-256.
+/// Audited as `goods.import` with the reason `dry_run`, its counts and the file's SHA-256. A
+/// tenant holds at most `quotaFiles` staged files and `quotaBytes` at once (checked under a
+/// per-tenant lock, so concurrent uploads cannot pass it together): past them, 422
+/// `staged_quota_full`. Expired files are deleted here and by `maintenance purge`.
 package struct StageGoodsImport: AuditedOperation {
     package static let action: Action = ImportGoods.action
     let bytes: [UInt8]
@@ -35,6 +38,9 @@ package struct StageGoodsImport: AuditedOperation {
 
     /// How long a staged file waits for its uploader.
     static let lifetime: TimeInterval = 3600
+    /// The staged files and bytes one tenant may hold at once.
+    static let quotaFiles = 5
+    static let quotaBytes = 100 << 20
 
     package init(bytes: [UInt8], fileName: String, format: GoodsFileFormat) {
         (self.bytes, self.fileName, self.format) = (bytes, String(fileName.prefix(255)), format)
@@ -48,8 +54,18 @@ package struct StageGoodsImport: AuditedOperation {
         let checked = try await ImportGoods(contents: contents, format: format, allOrNothing: false, dryRun: true).perform(in: unit)
         let report = StoredImportReport(checked.output)
         let id = unit.newID()
-        try await unit.execute(
-            "DELETE FROM staged_goods_imports WHERE tenant_id = \(unit.principal.tenantID) AND expires_at < \(unit.now)")
+        let tenant = unit.principal.tenantID
+        try await unit.execute("SELECT pg_advisory_xact_lock(hashtextextended('staged-goods-imports:' || \(tenant.text), 0))")
+        try await unit.execute("DELETE FROM staged_goods_imports WHERE tenant_id = \(tenant) AND expires_at < \(unit.now)")
+        let held = try await unit.first(
+            "SELECT count(*), coalesce(sum(length(contents)), 0) FROM staged_goods_imports WHERE tenant_id = \(tenant)"
+        ) { try $0.decode((Int64, Int64).self) }
+        if let (files, bytesHeld) = held, files >= Self.quotaFiles || Int(bytesHeld) + bytes.count > Self.quotaBytes {
+            throw DomainError.unprocessable(
+                code: "staged_quota_full",
+                detail: "Your shop already holds \(files) checked files (\(Int(bytesHeld) >> 20) MiB) waiting to be applied; at most \(Self.quotaFiles) and \(Self.quotaBytes >> 20) MiB. Apply one, or wait for it to expire (an hour after its upload).",
+                issues: [FieldIssue(field: "file", code: "staged_quota_full", message: "too many checked files wait to be applied")])
+        }
         try await unit.execute(
             """
             INSERT INTO staged_goods_imports (id, tenant_id, session_id, file_name, format, contents, sha256, report, created_at, expires_at)

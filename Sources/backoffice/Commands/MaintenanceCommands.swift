@@ -28,7 +28,7 @@ struct Maintenance: AsyncParsableCommand {
                         let verb = report.dryRun ? "would purge" : "purged"
                         print("\(verb) \(report.purged.count) accounts deleted more than \(report.retentionDays ?? 0) days ago")
                         report.purged.forEach { print("  \($0)") }
-                        print("\(verb) \(report.idempotencyKeys) expired idempotency records, \(report.loginAttempts) old login attempts, \(report.signInAttempts) console sign-in attempts past their window")
+                        print("\(verb) \(report.idempotencyKeys) expired idempotency records, \(report.loginAttempts) old login attempts, \(report.signInAttempts) console sign-in attempts past their window, \(report.stagedImports) expired staged goods files")
                     } else {
                         try Printer(format: global.format).single(
                             report, columns: ["dry_run", "retention_days", "purged", "idempotency_keys", "login_attempts"])

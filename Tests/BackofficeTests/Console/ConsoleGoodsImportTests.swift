@@ -82,7 +82,41 @@ struct ConsoleGoodsImportTests {
                 #expect(anonymous.status == 413, "no session: the ordinary limit")
                 let signedIn = try await admin.post("/console/goods/import", [:], file: ("file", "big.csv", large), csrf: form.csrf)
                 #expect(signedIn.status == 422, "a live session may send more (the file is then checked: it has no header)")
+                let auditor = try await ConsoleClient.signedIn(env, client, as: env.fixture.principals[.auditor]?.operatorID)
+                let auditorForm = try await auditor.get("/console/home")
+                let refused = try await auditor.post("/console/goods/import", [:], file: ("file", "big.csv", large), csrf: auditorForm.csrf)
+                #expect(refused.status == 413, "a role that may not import gets the ordinary limit: the body is not read past it")
             }
+        }
+    }
+
+    @Test(
+        "a shop holds at most 5 checked files at once (the sixth is refused in place, nothing staged); maintenance purge deletes the expired ones"
+    )
+    func stagedQuota() async throws {
+        try await TestEnvironment.with { env in
+            try await env.withApp { client in
+                let admin = try await ConsoleClient.signedIn(env, client, as: env.fixture.partners[0].admin.operatorID)
+                let form = try await admin.get("/console/goods/import")
+                let csv = [Self.header, "Q-1,Protein bar,,snacks,250,,10,active,"].joined(separator: "\n")
+                for index in 1...StageGoodsImport.quotaFiles {
+                    let staged = try await admin.post("/console/goods/import", [:], file: ("file", "goods\(index).csv", csv), csrf: form.csrf)
+                    #expect(staged.status == 303, "file \(index) is staged")
+                }
+                let sixth = try await admin.post("/console/goods/import", [:], file: ("file", "goods6.csv", csv), csrf: form.csrf)
+                #expect(sixth.status == 422 && sixth.text.contains("checked files"), "the sixth is refused in place")
+                let held = "SELECT count(*) FROM staged_goods_imports"
+                #expect(try await env.ownerScalar(held, as: Int64.self) == Int64(StageGoodsImport.quotaFiles))
+                let other = try await ConsoleClient.signedIn(env, client, as: env.fixture.partners[1].admin.operatorID)
+                let otherForm = try await other.get("/console/goods/import")
+                #expect(
+                    try await other.post("/console/goods/import", [:], file: ("file", "goods.csv", csv), csrf: otherForm.csrf).status == 303,
+                    "another shop's quota is its own")
+            }
+            env.clock.advance(by: StageGoodsImport.lifetime + 1)
+            let purged = try await env.database.run(PurgeExpiredData(dryRun: false), context: env.context(.platformAdmin))
+            #expect(purged.stagedImports == StageGoodsImport.quotaFiles + 1)
+            #expect(try await env.ownerScalar("SELECT count(*) FROM staged_goods_imports", as: Int64.self) == 0)
         }
     }
 }

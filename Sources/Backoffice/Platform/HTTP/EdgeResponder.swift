@@ -46,9 +46,10 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     let submissionThrottle: AddressThrottle
     /// The hot lists, answered here instead of by `inner` (nil: `inner` answers them too).
     let hotLists: HandEncodedLists?
-    /// Whether a console request presents a live session: a console bulk upload (a goods file)
-    /// is read up to the bulk limit only from one; from anyone else, up to the ordinary limit.
-    var consoleSessionIsLive: (@Sendable (Request) async throws -> Bool)? = nil
+    /// Whether a console request presents a live session whose role may upload goods files: a
+    /// console bulk upload is read up to the bulk limit only from one; from anyone else (no
+    /// session, or an auditor's), up to the ordinary limit.
+    var consoleSessionMayUpload: (@Sendable (Request) async throws -> Bool)? = nil
 
     func respond(to request: Request, context: Context) async throws -> Response {
         let requestID = RequestID.accept(request.headers[.xRequestID])
@@ -66,7 +67,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                 let path = request.uri.path  // built anew by each call: read once
                 var bulk = bulkPaths.contains(path)
                 // Only a console upload (a POST) may be large; the session is looked up for it alone.
-                if bulk, path.hasPrefix("/console/") { bulk = request.method == .post ? try await consoleSessionIsLive?(request) ?? false : false }
+                if bulk, path.hasPrefix("/console/") { bulk = request.method == .post ? try await consoleSessionMayUpload?(request) ?? false : false }
                 let limit = bulk ? maxBulkBodySize : maxBodySize
                 if let length = request.headers[.contentLength].flatMap(Int.init), length > limit { throw Problem.payloadTooLarge }
                 let inner = self.inner

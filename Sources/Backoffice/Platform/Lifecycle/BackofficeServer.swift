@@ -141,7 +141,7 @@ package enum BackofficeServer {
             publicRoutes: .publicOperations, lagTolerantReads: .lagTolerantReads, stagedChanges: .stagedChanges, streamedBodies: .streamedBodies,
             submissionThrottle: submissionThrottle,
             hotLists: handEncodedLists ? HandEncodedLists(database: database, policies: policies) : nil,
-            consoleSessionIsLive: { try await console.sessionIsLive($0) })
+            consoleSessionMayUpload: { try await console.sessionMayUpload($0) })
         return Application(
             responder: responder,
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "backoffice"),
