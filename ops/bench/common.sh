@@ -59,7 +59,7 @@ bench_cleanup() {
 }
 
 bench_serve() {
-  BACKOFFICE_PAYMENTS=simulated BACKOFFICE_SECOND_FACTOR_KEY=$(head -c 32 /dev/urandom | base64) "$BIN" serve --port "$HTTPPORT" --database-url "$APP_URL" > "$WORK/serve.log" 2>&1 &
+  BACKOFFICE_PAYMENTS=simulated BACKOFFICE_MAIL=log BACKOFFICE_SECOND_FACTOR_KEY=$(head -c 32 /dev/urandom | base64) "$BIN" serve --port "$HTTPPORT" --database-url "$APP_URL" > "$WORK/serve.log" 2>&1 &
   SERVER_PID=$!
   for _ in $(seq 100); do grep -q "listening on" "$WORK/serve.log" && break; sleep 0.1; done
   URL=http://127.0.0.1:$HTTPPORT
@@ -296,7 +296,7 @@ bench_console_session() {
   CONSOLE_COOKIE="console_session=$secret"
   CONSOLE_EMAIL="admin@partner-0.example"
   CONSOLE_PASSWORD="bench $(head -c 12 /dev/urandom | base64)"
-  link=$(BACKOFFICE_URL=$URL BACKOFFICE_TOKEN=$PARTNER_TOKEN "$BIN" operators invite "$admin" --output json | python3 -c 'import json,sys; print(json.load(sys.stdin)["link_path"])')
+  link=$(BACKOFFICE_URL=$URL BACKOFFICE_TOKEN=$TOKEN "$BIN" operators invite "$admin" --show-link --output json | python3 -c 'import json,sys; print(json.load(sys.stdin)["link_path"])')
   curl -s -o /dev/null -w '%{http_code}' "$URL/console/invitation" --data-urlencode "key=${link#*key=}" \
     --data-urlencode "password=$CONSOLE_PASSWORD" --data-urlencode "confirm_password=$CONSOLE_PASSWORD" | grep -q 303 \
     || { echo "bench: could not set the console password through the invitation" >&2; return 1; }

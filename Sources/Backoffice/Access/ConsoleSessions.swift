@@ -178,13 +178,16 @@ package struct StartConsoleSession: AuditedOperation {
 /// Records the outcome of a reserved attempt that failed: `sessions.sign_in_failed` (on the
 /// operator when the email names one, else on no one: the typed email is not kept), and
 /// `sessions.locked_out` when this failure reaches a limit — one per lockout: attempts refused
-/// while locked out are neither checked nor audited. `ending` names a sign-in step's session that
-/// ends with it (a wrong code once the limit is reached, or a code sent while locked out).
+/// while locked out are neither checked nor audited. When it locks an operator's own email
+/// (`emailLockedUntil`), a notice is mailed to the operator in the same transaction. `ending`
+/// names a sign-in step's session that ends with it (a wrong code once the limit is reached, or a
+/// code sent while locked out).
 package struct RecordFailedSignIn: AuditedOperation {
     package static let action: Action = "sessions.sign_in_failed"
     let target: Principal?
     let reason: String
     let lockedOut: Bool
+    var emailLockedUntil: Date? = nil
     var ending: UUID? = nil
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<Void> {
@@ -200,7 +203,17 @@ package struct RecordFailedSignIn: AuditedOperation {
         let locked = AuditRecord(
             action: "sessions.locked_out", tenantID: tenant, targetType: "operator", targetID: targetID, reason: "too_many_failed_sign_ins",
             before: nil, after: nil)
-        return Audited((), event: failed, more: [locked])
+        guard let until = emailLockedUntil, let operatorID = target?.operatorID,
+            let email = try await unit.first("SELECT email FROM operators WHERE id = \(operatorID)", { try $0.decode(String.self) })
+        else { return Audited((), event: failed, more: [locked]) }
+        let notice = try await Outbox.queue(
+            QueuedMail(
+                kind: .lockoutNotice, tenantID: tenant, recipient: email, operatorID: operatorID,
+                fields: [
+                    "failures": String(unit.policies.security.console.maxFailuresPerAccount),
+                    "until": ISO8601DateFormatter().string(from: until), "address": unit.context.sourceIP ?? "an unknown address",
+                ]), in: unit)
+        return Audited((), event: failed, more: [locked, notice])
     }
 }
 

@@ -188,7 +188,8 @@ package struct ConsoleSignIn: Sendable {
         else {
             let reason = found.principal == nil ? "unknown_email" : !matches ? "wrong_password" : "operator_disabled"
             let locks = ifFails.email != nil || ifFails.address != nil
-            try await database.runAsSystem(RecordFailedSignIn(target: found.principal, reason: reason, lockedOut: locks), context: system)
+            try await database.runAsSystem(
+                RecordFailedSignIn(target: found.principal, reason: reason, lockedOut: locks, emailLockedUntil: ifFails.email), context: system)
             if locks { gate.remember(ifFails, for: keys, now: database.clock.now()) }
             return .refused
         }

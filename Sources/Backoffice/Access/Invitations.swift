@@ -1,34 +1,43 @@
 import Foundation
 import PostgresNIO
 
-/// An invitation as it is delivered once: whom it invites, until when, and the link's secret.
+/// An invitation as its inviter learns of it: whom it invites, until when, and where it went —
+/// emailed to the person (`sentTo`, masked), or, when a platform admin asked, the link itself.
 package struct Invitation: Sendable {
     package let operatorID: UUID
     package let email: String
     package let expiresAt: Date
-    /// The link's secret (32 random bytes, base64url): in this value and the one response or
-    /// page that delivers it, nowhere else; the database keeps its SHA-256.
-    package let secret: SessionSecret
+    /// The link's secret, only when it is shown instead of emailed: in this value and the one
+    /// response or page that shows it, nowhere else (the database keeps its SHA-256).
+    package let secret: SessionSecret?
+    /// The masked address the link was emailed to (`a…@green-grocer.example`), when emailed.
+    package let sentTo: String?
 
-    /// The console address the person opens. The secret is in the query string, which request
-    /// logs leave out (they record the path).
-    package var path: String { "/console/invitation?key=\(secret.value)" }
+    /// The console address the person opens, when the link is shown. The secret is in the query
+    /// string, which request logs leave out (they record the path).
+    package var path: String? { secret.map { "/console/invitation?key=\($0.value)" } }
 }
 
 /// Invites a person operator to the console (`operators.invite`): a one-time link, valid 24
 /// hours, where it sets its password. A new invitation supersedes the operator's unused ones. A
-/// disabled operator or a service principal is refused, and so is a partner admin's invitation of
-/// another partner admin who already has a password (`forbidden`): the link is shown to whoever
-/// asks, so it would let one admin take over a peer's sign-in, as `CreateToken` refuses the same
-/// move for tokens. A partner admin who never set a password (just created) may be invited.
+/// disabled operator or a service principal is refused.
+///
+/// The link reaches only its owner: it is emailed to the operator's address through the outbox
+/// (`mail.queued`, in the same transaction), and the inviter learns only where it went. Only a
+/// platform admin may have it shown instead (`showLink`: for a person without working email),
+/// audited with the reason `shown`; anyone else asking is 403.
 package struct InviteOperator: AuditedOperation {
     package static let action: Action = "operators.invite"
     let operatorID: UUID
+    let links: InvitationLinks
+    let showLink: Bool
 
     /// How long a link is valid.
     static let lifetime: TimeInterval = 24 * 3600
 
-    package init(operatorID: UUID) { self.operatorID = operatorID }
+    package init(operatorID: UUID, links: InvitationLinks, showLink: Bool = false) {
+        (self.operatorID, self.links, self.showLink) = (operatorID, links, showLink)
+    }
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<Invitation> {
         let target: Operator = try await unit.byID("operators", operatorID, forUpdate: true, notFound: "Operator \(operatorID.text)")
@@ -38,35 +47,45 @@ package struct InviteOperator: AuditedOperation {
         guard target.status == "active" else {
             throw DomainError.invalidTransition("A disabled operator cannot be invited.", current: target.status)
         }
-        if target.role == .partnerAdmin, unit.principal.role == Role.partnerAdmin.rawValue, target.id != unit.principal.operatorID {
-            let established = try await unit.first(
-                "SELECT 1 FROM operator_passwords WHERE tenant_id = \(target.tenantID) AND operator_id = \(operatorID)"
-            ) { _ in true }
-            if established == true {
-                throw DomainError.forbiddenTarget(
-                    Self.action,
-                    detail: "A partner admin may not issue a sign-in link for another admin who already signs in; a platform admin can.")
-            }
+        if showLink, unit.principal.role != Role.platformAdmin.rawValue {
+            throw DomainError.forbiddenTarget(
+                Self.action, detail: "Only a platform admin may have a sign-in link shown; everyone else's goes to the person by email.")
         }
         try await unit.execute(
             """
             UPDATE operator_invitations SET superseded_at = \(unit.now)
             WHERE tenant_id = \(target.tenantID) AND operator_id = \(operatorID) AND used_at IS NULL AND superseded_at IS NULL
             """)
-        let secret = SessionSecret.generate()
+        let id = unit.newID()
+        let secret = links.secret(for: id)
         let expiresAt = unit.now.addingTimeInterval(Self.lifetime)
         try await unit.execute(
             """
             INSERT INTO operator_invitations (id, tenant_id, operator_id, secret_hash, created_by, created_at, expires_at)
-            VALUES (\(unit.newID()), \(target.tenantID), \(operatorID), \(ByteBuffer(bytes: secret.hash)), \(unit.principal.operatorID),
+            VALUES (\(id), \(target.tenantID), \(operatorID), \(ByteBuffer(bytes: secret.hash)), \(unit.principal.operatorID),
                     \(unit.now), \(expiresAt))
             """)
-        let invitation = Invitation(operatorID: operatorID, email: target.email, expiresAt: expiresAt, secret: secret)
+        let expires = ISO8601DateFormatter().string(from: expiresAt)
+        var more: [AuditRecord] = []
+        if !showLink {
+            let tenant = try await unit.first("SELECT name FROM tenants WHERE id = \(target.tenantID)") { try $0.decode(String.self) }
+            var fields = ["role": target.role.rawValue, "expires_at": expires]
+            if target.tenantID != platformTenantID, let tenant { fields["tenant"] = tenant }
+            more.append(
+                try await Outbox.queue(
+                    QueuedMail(
+                        kind: .invitation, tenantID: target.tenantID, recipient: target.email, operatorID: operatorID, reference: id, fields: fields),
+                    in: unit))
+        }
+        let invitation = Invitation(
+            operatorID: operatorID, email: target.email, expiresAt: expiresAt, secret: showLink ? secret : nil,
+            sentTo: showLink ? nil : MaskedEmail.text(target.email))
         return Audited(
             invitation,
             event: AuditRecord(
-                action: Self.action, tenantID: target.tenantID, targetType: "operator", targetID: operatorID.text, reason: nil, before: nil,
-                after: try AuditRecord.json(["expires_at": ISO8601DateFormatter().string(from: expiresAt)])))
+                action: Self.action, tenantID: target.tenantID, targetType: "operator", targetID: operatorID.text, reason: showLink ? "shown" : "emailed",
+                before: nil, after: try AuditRecord.json(["expires_at": expires])),
+            more: more)
     }
 }
 

@@ -80,12 +80,14 @@ package struct Action: RawRepresentable, Hashable, Sendable, Codable, Expressibl
         return names.union(sessionEvents.map(\.rawValue))
     }()
 
-    /// The console's sign-in events, which no operation of the contract makes: the system records
-    /// them as operators sign in and out (`ConsoleSignIn`), and no role is granted them.
+    /// The console's sign-in events, and mail queued by a change (`mail.queued`), which no
+    /// operation of the contract makes: the system records them as operators sign in and out
+    /// (`ConsoleSignIn`) and as changes send mail (`Outbox`), and no role is granted them.
     package static let sessionEvents: Set<Action> = Set(
         [
             "sessions.sign_in", "sessions.sign_in_failed", "sessions.locked_out", "sessions.sign_out", "sessions.sign_out_everywhere",
             "sessions.password_accepted", "operators.set_password", "operators.second_factor_enrolled", "operators.invitation_accepted",
+            "mail.queued",
         ].map(Action.init(declared:)))
 }
 

@@ -15,13 +15,14 @@ extension Console {
                 }
                 let tenant = console.form.text("tenant_id").flatMap(UUID.init(uuidString:))
                 let person = try await console.run(CreateOperator(email: console.form["email"] ?? "", role: role, tenantID: tenant))
-                return try await console.invitationPage(try await console.run(InviteOperator(operatorID: person.id)))
+                return try await console.invited(try await console.run(InviteOperator(operatorID: person.id, links: invitationLinks)))
             } catch let refusal as DomainError {
                 return try await console.peoplePage(issues: try FormRefusal.issues(refusal), values: console.form.values)
             }
         }
         post("people/{id}/invite", on: group) { console in
-            try await console.invitationPage(try await console.run(InviteOperator(operatorID: try console.routeID())))
+            let invite = InviteOperator(operatorID: try console.routeID(), links: invitationLinks, showLink: console.form["show_link"] == "yes")
+            return try await console.invited(try await console.run(invite))
         }
         post("people/{id}/disable", on: group) { console in
             do {
@@ -124,12 +125,16 @@ extension ConsoleRequest {
         return page("people", title: "People", status: issues.isEmpty ? .ok : .unprocessableContent, data)
     }
 
-    /// The link of a new invitation, shown this once.
-    fileprivate func invitationPage(_ invitation: Invitation) async throws -> ConsoleAnswer {
+    /// Where a new invitation went: back to People saying to whom it was emailed, or — a platform
+    /// admin asked — its link, shown this once.
+    fileprivate func invited(_ invitation: Invitation) async throws -> ConsoleAnswer {
+        guard let path = invitation.path else {
+            return redirect("/console/people", flash: "A sign-in link is on its way to \(invitation.sentTo ?? "them") (it works for 24 hours).")
+        }
         let origin = request.head.authority.map { "\(secure ? "https" : "http")://\($0)" } ?? ""
         return page(
             "invitation-link", title: "Invitation for \(invitation.email)",
-            ["email": invitation.email, "link": origin + invitation.path, "expires": ConsoleTime.text(invitation.expiresAt)])
+            ["email": invitation.email, "link": origin + path, "expires": ConsoleTime.text(invitation.expiresAt)])
     }
 }
 

@@ -69,7 +69,9 @@ extension Console {
         }
         let locks = ifFails.email != nil || ifFails.address != nil
         try await database.runAsSystem(
-            RecordFailedSignIn(target: console.principal, reason: "wrong_code", lockedOut: locks, ending: locks ? console.principal.sessionID : nil),
+            RecordFailedSignIn(
+                target: console.principal, reason: "wrong_code", lockedOut: locks, emailLockedUntil: ifFails.email,
+                ending: locks ? console.principal.sessionID : nil),
             context: system)
         if locks {
             signInGate.remember(ifFails, for: keys, now: database.clock.now())

@@ -28,6 +28,8 @@ package struct Console: Sendable {
     let signInGate: SignInGate
     /// The live pages' streams open now.
     let liveStreams: LiveStreams
+    /// The secrets of invitation links (from the second-factor key, as the API's).
+    let invitationLinks: InvitationLinks
     /// The sections the pages register.
     let navigation = ConsoleNavigation()
 
@@ -44,6 +46,7 @@ package struct Console: Sendable {
         self.liveUpdates = liveUpdates
         self.signInGate = signInGate ?? SignInGate(secondFactorKey: secondFactorKey)
         self.liveStreams = LiveStreams(liveUpdates)
+        self.invitationLinks = InvitationLinks(secondFactorKey: secondFactorKey)
     }
 
     /// Registers every console route on `router`.

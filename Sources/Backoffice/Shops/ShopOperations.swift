@@ -217,7 +217,18 @@ package struct ApproveShopApplication: AuditedOperation {
             action: Self.action, tenantID: platformTenantID, targetType: "shop_application", targetID: applicationID.text, reason: reason,
             before: try before.snapshot, after: try after.snapshot)
         let approval = ShopApproval(application: after, tenant: tenant.output, admin: admin.output)
-        return Audited(approval, event: event, more: tenant.events + admin.events)
+        let mail = try await Outbox.queue(Self.decisionMail(after, tenant: tenant.output.id), in: unit)
+        return Audited(approval, event: event, more: tenant.events + admin.events + [mail])
+    }
+
+    /// The decision's mail to the application's contact email (the claim code is not in it: the
+    /// applicant holds it from its application's answer).
+    static func decisionMail(_ application: ShopApplication, tenant: UUID) -> QueuedMail {
+        var fields = [
+            "decision": application.status.rawValue, "legal_name": application.legalName, "application_id": application.id.text,
+        ]
+        if application.status == .rejected, let reason = application.decisionReason { fields["reason"] = reason }
+        return QueuedMail(kind: .shopDecision, tenantID: tenant, recipient: application.contactEmail, fields: fields)
     }
 }
 
@@ -240,11 +251,13 @@ package struct RejectShopApplication: AuditedOperation {
                 decision_reason = \(reason), version = version + 1
             WHERE id = \(applicationID) RETURNING \(unescaped: ShopApplication.columns)
             """, as: ShopApplication.self, else: DomainError.inconsistent("the rejected application was not returned"))
+        let mail = try await Outbox.queue(ApproveShopApplication.decisionMail(after, tenant: platformTenantID), in: unit)
         return Audited(
             after,
             event: AuditRecord(
                 action: Self.action, tenantID: platformTenantID, targetType: "shop_application", targetID: applicationID.text, reason: reason,
-                before: try before.snapshot, after: try after.snapshot))
+                before: try before.snapshot, after: try after.snapshot),
+            more: [mail])
     }
 }
 

@@ -33,16 +33,19 @@ extension Components.Schemas.TokenCreated: SecretBearing {
 
 extension Components.Schemas.InvitationCreated: SecretBearing {
     func withoutSecret() -> Self {
-        Self(operatorId: operatorId, email: email, expiresAt: expiresAt, linkPath: nil, linkAlreadyDelivered: true)
+        Self(operatorId: operatorId, email: email, expiresAt: expiresAt, sentTo: sentTo, linkPath: nil, linkAlreadyDelivered: linkPath != nil ? true : nil)
     }
 }
 
 extension APIHandler {
     func inviteOperator(_ input: Operations.InviteOperator.Input) async throws -> Operations.InviteOperator.Output {
         let id = try parseID(input.path.operatorId, "operator_id")
-        let invited = try await change(InviteOperator(operatorID: id), on: id, body: String?.none, status: 201) { invitation in
+        let body = if case .json(let body)? = input.body { body } else { Operations.InviteOperator.Input.Body.JsonPayload?.none }
+        let invite = InviteOperator(operatorID: id, links: invitationLinks, showLink: body?.showLink ?? false)
+        let invited = try await change(invite, on: id, body: body, status: 201) { invitation in
             Components.Schemas.InvitationCreated(
-                operatorId: invitation.operatorID.text, email: invitation.email, expiresAt: invitation.expiresAt, linkPath: invitation.path)
+                operatorId: invitation.operatorID.text, email: invitation.email, expiresAt: invitation.expiresAt, sentTo: invitation.sentTo,
+                linkPath: invitation.path)
         }
         return .created(.init(headers: .init(cacheControl: "no-store"), body: .json(invited)))
     }

@@ -69,9 +69,29 @@ struct Dev: AsyncParsableCommand {
             settings.lockExpiryInterval = .seconds(2)
             settings.webhookSecrets = (setup.credentials.webhookSecrets ?? [:]).mapValues { [$0] }
             settings.secondFactorKey = secondFactorKey
-            let banner = Banner(setup: setup, credentialsFile: credentialsFile.path, clusterData: clusterData.path)
+            settings.mail = try Self.mail(home: home, serviceURL: serviceURL, logger: logger)
+            let banner = Banner(
+                setup: setup, credentialsFile: credentialsFile.path, clusterData: clusterData.path,
+                mail: settings.mail.transport is FileMailTransport ? home.appendingPathComponent("mail").path : "the SMTP server of BACKOFFICE_SMTP_URL")
             try await BackofficeServer.run(settings: settings, logger: logger) { _ in banner.print() }
         }
+    }
+
+    /// Where `dev`'s mail goes: each message an `.eml` file in `.backoffice/mail/` (its path
+    /// printed), or, with BACKOFFICE_SMTP_URL set, that SMTP server; links start with the dev
+    /// server's own address.
+    static func mail(home: URL, serviceURL: String, logger: Logger) throws -> MailSettings {
+        var mail = MailSettings()
+        mail.publicURL = serviceURL
+        if let url = ProcessInfo.processInfo.environment["BACKOFFICE_SMTP_URL"], !url.isEmpty {
+            let smtp: SMTPSettings
+            do { smtp = try SMTPSettings(url: url) } catch { throw CLIFailure.usage("\(error)") }
+            mail.transport = SMTPMailTransport(smtp)
+            mail.from = smtp.from
+        } else {
+            mail.transport = FileMailTransport(folder: home.appendingPathComponent("mail")) { path in say("mail written: \(path)") }
+        }
+        return mail
     }
 
     /// The key sealing the demo's TOTP secrets: `second-factor.key` in the data folder (mode
@@ -92,6 +112,8 @@ struct Banner: Sendable {
     let setup: DemoEnvironment.Setup
     let credentialsFile: String
     let clusterData: String
+    /// Where mail goes.
+    let mail: String
 
     func print() {
         let c = setup.credentials
@@ -103,6 +125,7 @@ struct Banner: Sendable {
             "",
             "HealthTrack back office is running at \(c.url)  (Ctrl-C stops it and PostgreSQL)",
             "PostgreSQL data: \(clusterData)",
+            "Mail (invitations, lockout notices, shop decisions): \(mail)",
             "",
             "Tokens (also in \(credentialsFile)):",
             "  platform_admin   \(shown(c.tokens.platformAdmin))",

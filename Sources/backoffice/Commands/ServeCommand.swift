@@ -22,6 +22,7 @@ struct Serve: AsyncParsableCommand {
             Console second factor (required): BACKOFFICE_SECOND_FACTOR_KEY, 32 random bytes in base64 \
             (`openssl rand -base64 32`), seals operators' TOTP secrets at rest; keep it with the other \
             secrets (a lost key means every operator sets up the second factor again).
+            Mail (required): BACKOFFICE_SMTP_URL, smtp://USER:PASSWORD@HOST:PORT (STARTTLS before AUTH) or             smtps://… (TLS), with ?from=ADDRESS and ?ca=PEM-FILE; and BACKOFFICE_PUBLIC_URL, the console's             public address (https://…), the origin of the links mail carries. Invitations, lockout notices and             shop decisions go through a transactional outbox, sent at least once under a stable Message-ID.             BACKOFFICE_MAIL=log sends nothing and logs each message's recipient and subject instead (a service             without mail on purpose); without either serve refuses to start.
             Read replica: --read-database-url (env BACKOFFICE_READ_DATABASE_URL) names a streaming \
             replica of the database (the same role); lag-tolerant reads (lists, exports, the catalog, \
             leaderboards, the audit list) go to it while it answers and lags less than --replica-max-lag, \
@@ -94,6 +95,7 @@ struct Serve: AsyncParsableCommand {
                     throw CLIFailure.usage("BACKOFFICE_WEBHOOK_SECRETS: \(error)")
                 }
             }
+            settings.mail = try MailConfiguration.settings(ProcessInfo.processInfo.environment, logger: logger)
             try await BackofficeServer.run(settings: settings, logger: logger) { port in
                 say("listening on http://\(host):\(port)")
             }
@@ -134,5 +136,38 @@ enum PaymentConfiguration {
         guard let text = environment[name] else { return nil }
         guard let value = Double(text), value > 0, value < 3600 else { throw CLIFailure.usage("\(name) must be a number of seconds above 0") }
         return .milliseconds(Int64(value * 1000))
+    }
+}
+
+/// How `serve` sends mail, from the environment.
+enum MailConfiguration {
+    /// SMTP (`BACKOFFICE_SMTP_URL` with `BACKOFFICE_PUBLIC_URL`), or only a log line
+    /// (`BACKOFFICE_MAIL=log`). There is no default: invitations would otherwise go nowhere.
+    /// - Throws: `CLIFailure.usage` naming the setting that is missing or wrong.
+    static func settings(_ environment: [String: String], logger: Logger) throws -> MailSettings {
+        var mail = MailSettings()
+        if let url = environment["BACKOFFICE_SMTP_URL"], !url.isEmpty {
+            let smtp: SMTPSettings
+            do { smtp = try SMTPSettings(url: url) } catch { throw CLIFailure.usage("\(error)") }
+            guard let publicURL = environment["BACKOFFICE_PUBLIC_URL"], let parsed = URL(string: publicURL),
+                ["https", "http"].contains(parsed.scheme ?? ""), parsed.host != nil
+            else {
+                throw CLIFailure.usage(
+                    "BACKOFFICE_SMTP_URL needs BACKOFFICE_PUBLIC_URL, the console's public address (https://backoffice.example.com): "
+                        + "the links mail carries start with it")
+            }
+            mail.transport = SMTPMailTransport(smtp)
+            mail.from = smtp.from
+            mail.publicURL = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
+            return mail
+        }
+        guard environment["BACKOFFICE_MAIL"] == "log" else {
+            throw CLIFailure.usage(
+                "serve needs BACKOFFICE_SMTP_URL (smtp://USER:PASSWORD@HOST:587, with BACKOFFICE_PUBLIC_URL) to send invitations and notices, "
+                    + "or BACKOFFICE_MAIL=log to run without mail (nothing is sent; each message is logged without its contents)")
+        }
+        mail.transport = LogMailTransport(logger: logger)
+        if let publicURL = environment["BACKOFFICE_PUBLIC_URL"] { mail.publicURL = publicURL }
+        return mail
     }
 }

@@ -117,19 +117,23 @@ extension Operators {
     struct Invite: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "invite",
-            abstract: "Invite a person operator to the web console: prints a one-time link (24 h) where it sets its password.",
+            abstract: "Invite a person operator to the web console: a one-time link (24 h), emailed to it, where it sets its password.",
             discussion: """
-                The link is printed once and stored nowhere (the service keeps its SHA-256); send it to the person \
-                yourself. A new invitation makes the operator's earlier unused links invalid.
+                The link goes to the operator's email address and nowhere else: this prints where it was sent. A \
+                platform admin may ask for the link to be printed instead (--show-link, for a person without \
+                working email; audited as shown): it is printed once and stored nowhere. A new invitation makes \
+                the operator's earlier unused links invalid.
                 Example: backoffice operators invite 7b2f…
                 """)
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Operator id.") var id: String
+        @Flag(help: "Print the link instead of emailing it (platform admins only).") var showLink = false
 
         func run() async throws {
             try await runCommand {
                 let output = try await global.client().inviteOperator(
-                    path: .init(operatorId: id), headers: .init(idempotencyKey: global.changeKey()))
+                    path: .init(operatorId: id), headers: .init(idempotencyKey: global.changeKey()),
+                    body: showLink ? .json(.init(showLink: true)) : nil)
                 switch output {
                 case .created(let created):
                     let body = try created.body.json
@@ -137,11 +141,13 @@ extension Operators {
                         print("email       \(body.email)\nexpires_at  \(body.expiresAt.formatted(.iso8601))")
                         if let path = body.linkPath {
                             print("link        \(global.serviceURL)\(path)\n(shown once: send it to the person now)")
-                        } else {
+                        } else if body.linkAlreadyDelivered == true {
                             print("link        (already delivered by the first response to this Idempotency-Key; it is kept nowhere)")
+                        } else {
+                            print("sent_to     \(body.sentTo ?? body.email)  (the link is in that mailbox only)")
                         }
                     } else {
-                        try Printer(format: global.format).single(body, columns: ["email", "expires_at", "link_path"])
+                        try Printer(format: global.format).single(body, columns: ["email", "expires_at", "sent_to", "link_path"])
                     }
                 case .default(let status, let problem): throw CLIFailure.from(status, problem)
                 }

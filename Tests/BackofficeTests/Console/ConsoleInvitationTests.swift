@@ -17,6 +17,7 @@ struct ConsoleInvitationTests {
         try await TestEnvironment.with { env in
             try await env.withApp { client in
                 let partner = env.fixture.partners[0]
+                let platform = try #require(env.fixture.tokens[.platformAdmin])
                 let created = try await client.call(
                     .post, "/v1/operators", token: partner.adminToken, json: #"{"email":"new.hire@green-grocer.example","role":"partner_staff"}"#,
                     headers: ["Idempotency-Key": UUID().uuidString])
@@ -24,13 +25,15 @@ struct ConsoleInvitationTests {
                 let person = try created.decode(Components.Schemas.Operator.self)
                 let idempotencyKey = UUID().uuidString
                 let invited = try await client.call(
-                    .post, "/v1/operators/\(person.id)/invitation", token: partner.adminToken, headers: ["Idempotency-Key": idempotencyKey])
+                    .post, "/v1/operators/\(person.id)/invitation", token: platform, json: #"{"show_link":true}"#,
+                    headers: ["Idempotency-Key": idempotencyKey])
                 #expect(invited.status == 201)
                 #expect(invited.headers[.cacheControl] == "no-store")
                 let link = try #require(try invited.decode(Components.Schemas.InvitationCreated.self).linkPath)
                 let secret = try key(link)
                 let replay = try await client.call(
-                    .post, "/v1/operators/\(person.id)/invitation", token: partner.adminToken, headers: ["Idempotency-Key": idempotencyKey])
+                    .post, "/v1/operators/\(person.id)/invitation", token: platform, json: #"{"show_link":true}"#,
+                    headers: ["Idempotency-Key": idempotencyKey])
                 let replayed = try replay.decode(Components.Schemas.InvitationCreated.self)
                 #expect(replayed.linkPath == nil && replayed.linkAlreadyDelivered == true, "a replay withholds the link")
                 for table in ["operator_invitations", "audit_events", "idempotency_keys"] {
@@ -66,11 +69,11 @@ struct ConsoleInvitationTests {
                 // A newer link replaces an unused one; a link is good for 24 hours.
                 let first = try key(
                     try #require(
-                        try await client.call(.post, "/v1/operators/\(person.id)/invitation", token: partner.adminToken)
+                        try await client.call(.post, "/v1/operators/\(person.id)/invitation", token: platform, json: #"{"show_link":true}"#)
                             .decode(Components.Schemas.InvitationCreated.self).linkPath))
                 let second = try key(
                     try #require(
-                        try await client.call(.post, "/v1/operators/\(person.id)/invitation", token: partner.adminToken)
+                        try await client.call(.post, "/v1/operators/\(person.id)/invitation", token: platform, json: #"{"show_link":true}"#)
                             .decode(Components.Schemas.InvitationCreated.self).linkPath))
                 #expect(try await ConsoleClient(client).get("/console/invitation?key=\(first)").status == 404, "superseded")
                 #expect(try await ConsoleClient(client).get("/console/invitation?key=\(second)").status == 200)
@@ -81,7 +84,7 @@ struct ConsoleInvitationTests {
     }
 
     @Test(
-        "a partner admin invites a person from the People page (the link shown once, https only behind a trusted proxy) and disables one (confirmed); staff have no People page"
+        "a partner admin invites a person from the People page (emailed: the page says to whom, masked); a platform admin may have a link shown instead (https only behind a trusted proxy); disabling is confirmed; staff have no People page"
     )
     func peoplePage() async throws {
         try await TestEnvironment.with { env in
@@ -93,10 +96,18 @@ struct ConsoleInvitationTests {
                 #expect(refused.status == 422 && refused.text.contains("id=\"email-error\""))
                 let invited = try await admin.post(
                     "/console/people/new", ["email": "picker@green-grocer.example", "role": "partner_staff"], csrf: page.csrf)
-                #expect(invited.status == 200 && invited.text.contains("/console/invitation?key="), "the link, shown once")
-                let unproxied = try await admin.post(
-                    "/console/people/new", ["email": "packer@green-grocer.example", "role": "partner_staff"], csrf: page.csrf,
-                    headers: ["X-Forwarded-Proto": "https"])
+                #expect(invited.status == 303 && invited.location == "/console/people")
+                #expect(invited.setCookies.contains { $0.contains("p%E2%80%A6%40green%2Dgrocer%2Eexample") }, "the flash says to whom")
+                #expect(try await env.ownerScalar("SELECT recipient FROM outbox WHERE kind = 'invitation'", as: String.self) == "picker@green-grocer.example")
+                _ = try await admin.post("/console/people/new", ["email": "packer@green-grocer.example", "role": "partner_staff"], csrf: page.csrf)
+                let packerID = try #require(
+                    try await env.ownerScalar("SELECT id::text FROM operators WHERE email = 'packer@green-grocer.example'", as: String.self))
+                let platform = try await ConsoleClient.signedIn(env, client, as: env.fixture.principals[.platformAdmin]?.operatorID)
+                let platformPage = try await platform.get("/console/people")
+                #expect(platformPage.text.contains("Show a link here instead"))
+                let unproxied = try await platform.post(
+                    "/console/people/\(packerID)/invite", ["show_link": "yes"], csrf: platformPage.csrf, headers: ["X-Forwarded-Proto": "https"])
+                #expect(unproxied.status == 200 && unproxied.text.contains("/console/invitation?key="), "the link, shown once")
                 #expect(
                     unproxied.text.contains("http://localhost/console/invitation?key=") && !unproxied.text.contains("https://"),
                     "a client that is no trusted proxy does not make the link https")

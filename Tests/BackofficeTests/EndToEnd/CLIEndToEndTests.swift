@@ -26,6 +26,7 @@ func environment(_ extra: [String: String]) -> [String: String] {
     env.removeValue(forKey: "BACKOFFICE_TOKEN")
     env.removeValue(forKey: "BACKOFFICE_URL")
     env.removeValue(forKey: "BACKOFFICE_PAYMENTS")
+    for mail in ["BACKOFFICE_MAIL", "BACKOFFICE_SMTP_URL", "BACKOFFICE_PUBLIC_URL"] { env.removeValue(forKey: mail) }
     return env.merging(extra) { _, new in new }
 }
 
@@ -43,7 +44,7 @@ func withServer(
         environment: environment(
             [
                 "BACKOFFICE_DATABASE_URL": env.appURL.connectionString, "BACKOFFICE_PAYMENTS": "simulated",
-                "BACKOFFICE_SECOND_FACTOR_KEY": SecondFactorKey.generate().text,
+                "BACKOFFICE_SECOND_FACTOR_KEY": SecondFactorKey.generate().text, "BACKOFFICE_MAIL": "log",
             ].merging(extra) { _, new in new }),
         outputPath: log)
     var running = true

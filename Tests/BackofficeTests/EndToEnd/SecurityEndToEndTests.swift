@@ -96,7 +96,7 @@ struct SecurityEndToEndTests {
         try await TestEnvironment.with { env in
             let (status, output) = try refusedServe([
                 "BACKOFFICE_DATABASE_URL": env.owner.connectionString, "BACKOFFICE_PAYMENTS": "simulated",
-                "BACKOFFICE_SECOND_FACTOR_KEY": SecondFactorKey.generate().text,
+                "BACKOFFICE_SECOND_FACTOR_KEY": SecondFactorKey.generate().text, "BACKOFFICE_MAIL": "log",
             ])
             #expect(status == 7, "\(output)")
             #expect(output.contains("is a superuser"))
@@ -112,6 +112,28 @@ struct SecurityEndToEndTests {
             #expect(status == 64, "\(output)")
             #expect(output.contains("BACKOFFICE_PAYMENTS"))
             #expect(!output.contains("listening on"))
+        }
+    }
+
+    @Test(
+        "serve without mail (BACKOFFICE_SMTP_URL, or BACKOFFICE_MAIL=log on purpose) refuses to start (usage, exit 64) and names the settings; an SMTP URL needs the public URL"
+    )
+    func serveNeedsMail() async throws {
+        try await TestEnvironment.with { env in
+            let base = [
+                "BACKOFFICE_DATABASE_URL": env.appURL.connectionString, "BACKOFFICE_PAYMENTS": "simulated",
+                "BACKOFFICE_SECOND_FACTOR_KEY": SecondFactorKey.generate().text,
+            ]
+            for (extra, named) in [
+                ([:], "BACKOFFICE_SMTP_URL"), (["BACKOFFICE_MAIL": "yes"], "BACKOFFICE_MAIL=log"),
+                (["BACKOFFICE_SMTP_URL": "smtp://u:p@mail.example:587"], "BACKOFFICE_PUBLIC_URL"),
+                (["BACKOFFICE_SMTP_URL": "ftp://mail.example", "BACKOFFICE_PUBLIC_URL": "https://bo.example"], "smtp (STARTTLS) or smtps"),
+            ] {
+                let (status, output) = try refusedServe(base.merging(extra) { _, new in new })
+                #expect(status == 64, "\(output)")
+                #expect(output.contains(named), "names \(named): \(output)")
+                #expect(!output.contains("listening on"))
+            }
         }
     }
 

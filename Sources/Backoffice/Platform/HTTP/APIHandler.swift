@@ -15,6 +15,8 @@ struct APIHandler: APIProtocol {
     var webhookSecrets: [String: [String]] = [:]
     /// Webhooks refused for their signature: counted, logged once a minute per address.
     let webhookRefusals = WebhookRefusals()
+    /// The secrets of invitation links (from the server's key).
+    var invitationLinks = InvitationLinks(secondFactorKey: nil)
 
     /// The operation context of the current request (set by `EdgeResponder`).
     func context() throws -> OperationContext {

@@ -16,7 +16,9 @@ import Yams
 /// - `x-streamed-body: true` — uploads the handler reads as they arrive (the goods import): the
 ///   edge never buffers their body; it holds no transaction for them either (as for `x-staged`),
 ///   so a slow upload holds no connection; once the body is read, the change's transaction
-///   authenticates the token again (`APIHandler.changeAfterUpload`).
+///   authenticates the token again (`APIHandler.changeAfterUpload`);
+/// - a `requestBody` with `required: false` — a request without Content-Type sends none
+///   (`OperationScopeMiddleware`), rather than an empty text read as JSON.
 struct ContractRoutes: Sendable {
     struct Route: Sendable {
         let method: HTTPRequest.Method
@@ -35,6 +37,9 @@ struct ContractRoutes: Sendable {
     static let stagedChanges = ContractRoutes(bundled, marker: "x-staged")
     /// The uploads read as they arrive (`StreamedBody`).
     static let streamedBodies = ContractRoutes(bundled, marker: "x-streamed-body")
+    /// The operations whose request body is optional (`requestBody.required: false`).
+    static let optionalBodies = ContractRoutes(bundled, marker: optionalBody)
+    static let optionalBody = "requestBody.required: false"
 
     /// One operation of a contract with the extensions it is marked with (`x-…: true`).
     struct Operation: Sendable {
@@ -59,7 +64,8 @@ struct ContractRoutes: Sendable {
             for (method, raw) in item as? [String: Any] ?? [:] {
                 guard let operation = raw as? [String: Any], let method = HTTPRequest.Method(method.uppercased()) else { continue }
                 let segments = path.split(separator: "/").map { $0.hasPrefix("{") ? nil : String($0) }
-                let markers = Set(operation.compactMap { key, value in key.hasPrefix("x-") && value as? Bool == true ? key : nil })
+                var markers = Set(operation.compactMap { key, value in key.hasPrefix("x-") && value as? Bool == true ? key : nil })
+                if (operation["requestBody"] as? [String: Any])?["required"] as? Bool == false { markers.insert(optionalBody) }
                 operations.append(
                     Operation(
                         route: Route(method: method, segments: segments, rateLimited: markers.contains("x-rate-limited")), markers: markers))

@@ -47,6 +47,8 @@ package struct ServerSettings: Sendable {
     package var secondFactorKey: SecondFactorKey?
     /// How the console's live pages update (a stream lasts at most the sessions' idle timeout).
     package var consoleLiveUpdates = LiveUpdates()
+    /// How mail is sent (the outbox is delivered only with a transport).
+    package var mail = MailSettings()
     /// What console sign-in passes before any password work; nil makes one from
     /// `secondFactorKey` with `SignInGate.defaultChecksAtOnce` (tests pass their own to watch it).
     package var signInGate: SignInGate?
@@ -120,7 +122,11 @@ package enum BackofficeServer {
             guard let document = OpenAPIDocument.yaml else { throw DomainError.notFound("The OpenAPI document") }
             return Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: ByteBuffer(data: document)))
         }
-        try APIHandler(database: database, policies: policies, payments: settings.payments, webhookSecrets: settings.webhookSecrets).registerHandlers(
+        let invitationLinks = InvitationLinks(secondFactorKey: settings.secondFactorKey)
+        try APIHandler(
+            database: database, policies: policies, payments: settings.payments, webhookSecrets: settings.webhookSecrets,
+            invitationLinks: invitationLinks
+        ).registerHandlers(
             on: router, serverURL: URL(string: "/")!,
             configuration: Configuration(dateTranscoder: RFC3339DateTranscoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]),
             middlewares: [ProblemMiddleware(logger: logger), ETagMiddleware(), OperationScopeMiddleware()])
@@ -182,6 +188,12 @@ package enum BackofficeServer {
         }
         let database = Database(client: client, logger: logger, limits: settings.pool, replica: replica)
         services.append(LockExpiryService(database: database, policies: policies, interval: settings.lockExpiryInterval))
+        if let transport = settings.mail.transport {
+            services.append(
+                OutboxDelivery(
+                    database: database, policies: policies, settings: settings.mail, transport: transport,
+                    links: InvitationLinks(secondFactorKey: settings.secondFactorKey)))
+        }
         if let interval = settings.reconcileInterval {
             services.append(
                 ReconciliationService(

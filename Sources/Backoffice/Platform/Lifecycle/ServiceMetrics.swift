@@ -19,6 +19,9 @@ enum ServiceMetrics {
     static let rateLimited = series { Counter(label: "backoffice_authentication_rate_limited_total") }
     /// Changes answered from an Idempotency-Key record instead of being made again.
     static let idempotentReplays = series { Counter(label: "backoffice_idempotent_replays_total") }
+    /// Mail the outbox delivered, and attempts that failed (each retried, or set aside on a 5xx).
+    static let mailSent = series { Counter(label: "backoffice_mail_sent_total") }
+    static let mailFailed = series { Counter(label: "backoffice_mail_failures_total") }
     /// Payment webhooks refused for their signature (wrong, stale, missing, too many).
     static let webhookSignatureFailures = series { Counter(label: "backoffice_webhook_signature_failures_total") }
 

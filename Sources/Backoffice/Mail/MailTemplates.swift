@@ -1,0 +1,66 @@
+import Foundation
+
+/// What each kind of mail says, in plain text and HTML (every value escaped by `HTML`'s
+/// interpolation), with the product's name; a link's mail says until when it works.
+enum MailTemplates {
+    struct Rendered: Equatable {
+        let subject: String
+        let text: String
+        let html: String
+    }
+
+    /// The mail of `kind` with `fields`; `link` is the absolute address a link's mail carries.
+    static func render(_ kind: QueuedMail.Kind, fields: [String: String], link: String?) -> Rendered {
+        let product = "HealthTrack Back Office"
+        switch kind {
+        case .invitation:
+            let role = (fields["role"] ?? "operator").replacingOccurrences(of: "_", with: " ")
+            let expires = fields["expires_at"] ?? ""
+            let link = link ?? ""
+            return page(
+                subject: "Set your \(product) password",
+                paragraphs: [
+                    "You have been invited to the \(product) as \(role)\(fields["tenant"].map { " of \($0)" } ?? "").",
+                    "Open this link to set your password. It works once, until \(expires) (UTC); a newer link replaces it.",
+                ],
+                link: (link, "Set your password"),
+                footer: "If you did not expect this, ignore it: nothing happens until the link is opened.")
+        case .lockoutNotice:
+            return page(
+                subject: "Sign-in to your \(product) account was paused",
+                paragraphs: [
+                    "After \(fields["failures"] ?? "several") failed attempts, sign-in to your account is paused until \(fields["until"] ?? "later") (UTC).",
+                    "The last attempt came from \(fields["address"] ?? "an unknown address").",
+                ],
+                link: nil,
+                footer: "If this was not you, tell your administrator: someone may be guessing your password.")
+        case .shopDecision:
+            let approved = fields["decision"] == "approved"
+            let shop = fields["legal_name"] ?? "your shop"
+            var paragraphs = [
+                approved
+                    ? "Your application for \(shop) to sell on HealthTrack is approved."
+                    : "Your application for \(shop) to sell on HealthTrack was not approved."
+            ]
+            if approved {
+                paragraphs.append("Claim your shop with the claim code your application was answered with (backoffice shops claim), within 14 days.")
+            } else if let reason = fields["reason"] {
+                paragraphs.append("The reason given: \(reason)")
+            }
+            return page(
+                subject: approved ? "\(shop) is approved on HealthTrack" : "Your HealthTrack shop application", paragraphs: paragraphs, link: nil,
+                footer: "Reference: \(fields["application_id"] ?? "")")
+        }
+    }
+
+    private static func page(subject: String, paragraphs: [String], link: (url: String, label: String)?, footer: String) -> Rendered {
+        var text = paragraphs.joined(separator: "\n\n")
+        if let link { text += "\n\n\(link.url)" }
+        text += "\n\n\(footer)\n\n-- \nHealthTrack Back Office\n"
+        var html: HTML = "<!doctype html><html><body style=\"font-family: sans-serif; line-height: 1.5\">"
+        for paragraph in paragraphs { html = "\(html)<p>\(paragraph)</p>" }
+        if let link { html = "\(html)<p><a href=\"\(link.url)\">\(link.label)</a></p><p style=\"font-size: small\">\(link.url)</p>" }
+        html = "\(html)<p style=\"color: #57606a; font-size: small\">\(footer)</p><p style=\"color: #57606a; font-size: small\">HealthTrack Back Office</p></body></html>"
+        return Rendered(subject: subject, text: text, html: html.renderText)
+    }
+}
