@@ -43,6 +43,10 @@ CREATE INDEX console_sign_in_failures_email ON console_sign_in_failures (email_d
 CREATE INDEX console_sign_in_failures_address ON console_sign_in_failures (address, at);
 CREATE INDEX console_sign_in_failures_at ON console_sign_in_failures (at);
 ALTER TABLE console_sign_in_failures ADD COLUMN id uuid PRIMARY KEY;
+-- A reserved attempt is pending until its check fails (failed) or succeeds (deleted): every row
+-- counts toward the limit on checks, only failed ones toward a lockout.
+ALTER TABLE console_sign_in_failures ADD COLUMN failed boolean NOT NULL DEFAULT false;
+GRANT UPDATE ON console_sign_in_failures TO backoffice_app;
 
 -- 3. A console read that is not the operator's own doing (a live page's periodic read) does not
 --    keep its session alive: authenticate_console(…, p_touch => false) leaves last_seen_at as it

@@ -67,22 +67,24 @@ package struct SignInCandidate: Query {
 }
 
 /// Reserves one sign-in attempt (a password or a second-factor code) before it is checked: under
-/// a transaction-scoped advisory lock per key (email digest, then address: every reservation
-/// takes them in that order), it reads the attempts counted within the window and either answers
-/// `locked` or records the attempt, so at most the policy's number of attempts per email and per
-/// address are ever checked within a window, however many arrive at once.
+/// a transaction-scoped advisory lock per key (`SignInKeys.lock`: email digest, then address, in
+/// every transaction that counts attempts), it reads the attempts counted within the window and
+/// either answers `locked` or records the attempt, so at most the policy's number of attempts
+/// per email and per address are ever checked within a window, however many arrive at once.
 ///
-/// The recorded row is the attempt's; it counts as a failure until the attempt succeeds
-/// (`StartConsoleSession`, `ReleaseSignInAttempts` delete it). Its audit event is written with its
-/// outcome (`RecordFailedSignIn`, `sessions.sign_in`): a crash in between leaves an attempt
-/// counted and unaudited, the safe side. Run by the system.
+/// The recorded row is pending until its check fails (`RecordFailedSignIn` marks it failed, in the
+/// transaction of its audit event) or succeeds (`StartConsoleSession`, `ReleaseSignInAttempts`
+/// delete it). Pending and failed rows count toward the limit on checks; only failed ones make a
+/// lockout (`locked`'s `settled`), so a burst of right passwords is refused while it lasts but
+/// locks no one out. A crash between leaves a pending row counted until it ages out: the safe
+/// side. Run by the system.
 package struct ReserveSignInAttempt: AuditedOperation {
     package static let action: Action = "sessions.sign_in"
     package enum Outcome: Sendable, Equatable {
-        /// Recorded as `attempt`; `ifFails` says what a failure of it locks.
-        case reserved(attempt: UUID, ifFails: SignInLockout)
-        /// Not recorded: the email or the address is locked out until these instants.
-        case locked(SignInLockout)
+        case reserved(attempt: UUID)
+        /// Not recorded: too many attempts are counted. `settled`: the failed ones alone lock the
+        /// email or the address until these instants (empty while pending attempts fill the count).
+        case locked(settled: SignInLockout)
     }
     let keys: SignInKeys
     let policy: ConsolePolicy
@@ -90,35 +92,59 @@ package struct ReserveSignInAttempt: AuditedOperation {
     package init(keys: SignInKeys, policy: ConsolePolicy) { (self.keys, self.policy) = (keys, policy) }
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<Outcome> {
-        let digest = ByteBuffer(bytes: keys.emailDigest)
-        let window = TimeInterval(policy.failureWindowMinutes * 60)
-        let since = unit.now.addingTimeInterval(-window)
-        try await unit.execute(
-            """
-            SELECT pg_advisory_xact_lock(hashtextextended('console-sign-in:email:' || encode(\(digest), 'hex'), 0)),
-                   pg_advisory_xact_lock(hashtextextended('console-sign-in:address:' || \(keys.address), 0))
-            """)
-        let times = try await unit.first(
-            """
-            SELECT coalesce((SELECT array_agg(at) FROM (SELECT at FROM console_sign_in_failures WHERE email_digest = \(digest) AND at > \(since)
-                                                    ORDER BY at DESC LIMIT \(policy.maxFailuresPerAccount)) e), '{}'),
-                   coalesce((SELECT array_agg(at) FROM (SELECT at FROM console_sign_in_failures WHERE address = \(keys.address) AND at > \(since)
-                                                    ORDER BY at DESC LIMIT \(policy.maxFailuresPerAddress)) a), '{}')
-            """
-        ) { try $0.decode(([Date], [Date]).self) }
-        let email = SignInWindow(times: times?.0 ?? [], limit: policy.maxFailuresPerAccount, window: window)
-        let address = SignInWindow(times: times?.1 ?? [], limit: policy.maxFailuresPerAddress, window: window)
-        if email.lockedUntil != nil || address.lockedUntil != nil {
-            return .unchanged(.locked(SignInLockout(email: email.lockedUntil, address: address.lockedUntil)))
+        try await keys.lock(in: unit)
+        let counted = try await SignInAttempts.read(keys, policy: policy, in: unit)
+        if counted.all.email.lockedUntil != nil || counted.all.address.lockedUntil != nil {
+            return .unchanged(.locked(settled: counted.failed.lockout))
         }
         let attempt = unit.newID()
         try await unit.execute(
             """
             INSERT INTO console_sign_in_failures (id, email_digest, address, at)
-            VALUES (\(attempt), \(digest), \(keys.address), \(unit.now))
+            VALUES (\(attempt), \(ByteBuffer(bytes: keys.emailDigest)), \(keys.address), \(unit.now))
             """)
-        let ifFails = SignInLockout(email: email.lockedUntil(afterFailureAt: unit.now), address: address.lockedUntil(afterFailureAt: unit.now))
-        return .unchanged(.reserved(attempt: attempt, ifFails: ifFails))
+        return .unchanged(.reserved(attempt: attempt))
+    }
+}
+
+extension SignInKeys {
+    /// Takes the transaction-scoped advisory locks of these keys: the email's, then the address's.
+    func lock(in unit: UnitOfWork) async throws {
+        try await unit.execute(
+            """
+            SELECT pg_advisory_xact_lock(hashtextextended('console-sign-in:email:' || encode(\(ByteBuffer(bytes: emailDigest)), 'hex'), 0)),
+                   pg_advisory_xact_lock(hashtextextended('console-sign-in:address:' || \(address), 0))
+            """)
+    }
+}
+
+/// The attempts counted within the window under an email and an address: all of them (pending
+/// and failed), and the failed ones.
+struct SignInAttempts {
+    struct Pair {
+        let email: SignInWindow
+        let address: SignInWindow
+        var lockout: SignInLockout { SignInLockout(email: email.lockedUntil, address: address.lockedUntil) }
+    }
+    let all: Pair
+    let failed: Pair
+
+    static func read(_ keys: SignInKeys, policy: ConsolePolicy, in unit: UnitOfWork) async throws -> SignInAttempts {
+        let window = TimeInterval(policy.failureWindowMinutes * 60)
+        let since = unit.now.addingTimeInterval(-window)
+        let digest = ByteBuffer(bytes: keys.emailDigest)
+        let rows = try await unit.all(
+            """
+            SELECT at, failed, email_digest = \(digest), address = \(keys.address) FROM console_sign_in_failures
+            WHERE (email_digest = \(digest) OR address = \(keys.address)) AND at > \(since)
+            """
+        ) { try $0.decode((Date, Bool, Bool, Bool).self) }
+        func pair(_ include: (Bool) -> Bool) -> Pair {
+            Pair(
+                email: SignInWindow(times: rows.filter { $0.2 && include($0.1) }.map(\.0), limit: policy.maxFailuresPerAccount, window: window),
+                address: SignInWindow(times: rows.filter { $0.3 && include($0.1) }.map(\.0), limit: policy.maxFailuresPerAddress, window: window))
+        }
+        return SignInAttempts(all: pair { _ in true }, failed: pair { $0 })
     }
 }
 
@@ -175,45 +201,56 @@ package struct StartConsoleSession: AuditedOperation {
     }
 }
 
-/// Records the outcome of a reserved attempt that failed: `sessions.sign_in_failed` (on the
-/// operator when the email names one, else on no one: the typed email is not kept), and
-/// `sessions.locked_out` when this failure reaches a limit — one per lockout: attempts refused
-/// while locked out are neither checked nor audited. When it locks an operator's own email
-/// (`emailLockedUntil`), a notice is mailed to the operator in the same transaction. `ending`
-/// names a sign-in step's session that ends with it (a wrong code once the limit is reached, or a
-/// code sent while locked out).
+/// Records the outcome of a reserved attempt that failed (`attempt` marked failed, under the
+/// keys' advisory locks): `sessions.sign_in_failed` (on the operator when the email names one,
+/// else on no one: the typed email is not kept), and `sessions.locked_out` when this failure is
+/// the one that reaches a limit — one per lockout: attempts refused while locked out are neither
+/// checked nor audited. When it locks an operator's own email, a notice is mailed to the operator
+/// in the same transaction. Answers the lockouts the failures now make. Without `attempt` (a code
+/// sent while locked out) only the event is written. `ending` names a sign-in step's session that
+/// ends with it; `endingIfLocked` one that ends if the failures now lock the email or address.
 package struct RecordFailedSignIn: AuditedOperation {
     package static let action: Action = "sessions.sign_in_failed"
+    let keys: SignInKeys
+    let attempt: UUID?
     let target: Principal?
     let reason: String
-    let lockedOut: Bool
-    var emailLockedUntil: Date? = nil
     var ending: UUID? = nil
+    var endingIfLocked: UUID? = nil
 
-    package func perform(in unit: UnitOfWork) async throws -> Audited<Void> {
-        if let ending {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<SignInLockout> {
+        func end(_ session: UUID) async throws {
             try await unit.execute(
-                "UPDATE console_sessions SET ended_at = \(unit.now), ended_reason = 'locked_out' WHERE id = \(ending) AND ended_at IS NULL")
+                "UPDATE console_sessions SET ended_at = \(unit.now), ended_reason = 'locked_out' WHERE id = \(session) AND ended_at IS NULL")
         }
+        if let ending { try await end(ending) }
         let tenant = target?.tenantID ?? platformTenantID
         let targetID = target?.operatorID?.text ?? "unknown"
         let failed = AuditRecord(
             action: Self.action, tenantID: tenant, targetType: "operator", targetID: targetID, reason: reason, before: nil, after: nil)
-        guard lockedOut else { return Audited((), event: failed) }
+        guard let attempt else { return Audited(SignInLockout(), event: failed) }
+        let policy = unit.policies.security.console
+        try await keys.lock(in: unit)
+        try await unit.execute("UPDATE console_sign_in_failures SET failed = true WHERE id = \(attempt)")
+        let failures = try await SignInAttempts.read(keys, policy: policy, in: unit).failed
+        let lockout = failures.lockout
+        if let endingIfLocked, lockout.email != nil || lockout.address != nil { try await end(endingIfLocked) }
+        let reached = (email: failures.email.times.count == policy.maxFailuresPerAccount, address: failures.address.times.count == policy.maxFailuresPerAddress)
+        guard reached.email || reached.address else { return Audited(lockout, event: failed) }
         let locked = AuditRecord(
             action: "sessions.locked_out", tenantID: tenant, targetType: "operator", targetID: targetID, reason: "too_many_failed_sign_ins",
             before: nil, after: nil)
-        guard let until = emailLockedUntil, let operatorID = target?.operatorID,
+        guard reached.email, let until = lockout.email, let operatorID = target?.operatorID,
             let email = try await unit.first("SELECT email FROM operators WHERE id = \(operatorID)", { try $0.decode(String.self) })
-        else { return Audited((), event: failed, more: [locked]) }
+        else { return Audited(lockout, event: failed, more: [locked]) }
         let notice = try await Outbox.queue(
             QueuedMail(
                 kind: .lockoutNotice, tenantID: tenant, recipient: email, operatorID: operatorID,
                 fields: [
-                    "failures": String(unit.policies.security.console.maxFailuresPerAccount),
-                    "until": ISO8601DateFormatter().string(from: until), "address": unit.context.sourceIP ?? "an unknown address",
+                    "failures": String(policy.maxFailuresPerAccount), "until": ISO8601DateFormatter().string(from: until),
+                    "address": unit.context.sourceIP ?? "an unknown address",
                 ]), in: unit)
-        return Audited((), event: failed, more: [locked, notice])
+        return Audited(lockout, event: failed, more: [locked, notice])
     }
 }
 

@@ -142,7 +142,9 @@ package struct SetOperatorPassword: AuditedOperation {
 /// checked (`ReserveSignInAttempt`), so at most the policy's attempts per email and per address
 /// are checked within a window, whatever the concurrency; at most `SignInGate.checksAtOnce`
 /// checks wait at once (`SignInBusy` beyond, the attempt released uncounted); every checked
-/// failure is audited, and the one that reaches a limit once more as `sessions.locked_out`. A
+/// failure is audited, and the one that reaches a limit once more as `sessions.locked_out`; a
+/// burst of right passwords for one email is refused past the limit while it lasts, and locks
+/// no one out (only failures do). A
 /// right password starts a session at the `secondFactor` step when the operator has a second
 /// factor, at `enrol` when its role needs one it lacks, else signed in.
 package struct ConsoleSignIn: Sendable {
@@ -168,8 +170,8 @@ package struct ConsoleSignIn: Sendable {
         guard !gate.isLocked(keys, now: database.clock.now()) else { return .refused }
         let system = OperationContext(principal: .anonymous, requestID: requestID, sourceIP: sourceIP, policies: policies)
         let reservation = try await database.runAsSystem(ReserveSignInAttempt(keys: keys, policy: policy), context: system)
-        guard case .reserved(let attempt, let ifFails) = reservation else {
-            if case .locked(let lockout) = reservation { gate.remember(lockout, for: keys, now: database.clock.now()) }
+        guard case .reserved(let attempt) = reservation else {
+            if case .locked(let settled) = reservation { gate.remember(settled, for: keys, now: database.clock.now()) }
             return .refused
         }
         let checked: (SignInCandidate.Found, Bool)
@@ -187,10 +189,9 @@ package struct ConsoleSignIn: Sendable {
             let operatorID = principal.operatorID, let role = principal.knownRole
         else {
             let reason = found.principal == nil ? "unknown_email" : !matches ? "wrong_password" : "operator_disabled"
-            let locks = ifFails.email != nil || ifFails.address != nil
-            try await database.runAsSystem(
-                RecordFailedSignIn(target: found.principal, reason: reason, lockedOut: locks, emailLockedUntil: ifFails.email), context: system)
-            if locks { gate.remember(ifFails, for: keys, now: database.clock.now()) }
+            let lockout = try await database.runAsSystem(
+                RecordFailedSignIn(keys: keys, attempt: attempt, target: found.principal, reason: reason), context: system)
+            gate.remember(lockout, for: keys, now: database.clock.now())
             return .refused
         }
         let secret = SessionSecret.generate()

@@ -126,9 +126,4 @@ package struct SignInWindow: Sendable, Equatable {
     package var lockedUntil: Date? {
         times.count >= limit ? times[limit - 1].addingTimeInterval(window) : nil
     }
-
-    /// Until when the key is locked out if an attempt at `now` fails; nil when it does not lock.
-    package func lockedUntil(afterFailureAt now: Date) -> Date? {
-        SignInWindow(times: [now] + times, limit: limit, window: window).lockedUntil
-    }
 }

@@ -21,7 +21,10 @@ extension Console {
         }
         get("security", on: group) { console in
             let state = try await console.readOwn(SecondFactorState())
-            var values: [String: Any] = ["recoveryCodesLeft": state.recoveryCodesLeft]
+            var values: [String: Any] = [
+                "recoveryCodesLeft": state.recoveryCodesLeft, "email": state.email,
+                "maxFailures": policies.security.console.maxFailuresPerAccount,
+            ]
             if state.sealedSecret != nil { values["enrolled"] = true }
             if policies.security.console.secondFactorRequired.contains(console.principal.role) { values["required"] = true }
             return console.page("security", title: "Security", values)
@@ -42,12 +45,12 @@ extension Console {
         let next = Self.safeNext(console.form["next"])
         let reservation: ReserveSignInAttempt.Outcome =
             signInGate.isLocked(keys, now: database.clock.now())
-            ? .locked(SignInLockout())
+            ? .locked(settled: SignInLockout())
             : try await database.runAsSystem(ReserveSignInAttempt(keys: keys, policy: policies.security.console), context: system)
-        guard case .reserved(_, let ifFails) = reservation else {
-            if case .locked(let lockout) = reservation { signInGate.remember(lockout, for: keys, now: database.clock.now()) }
-            try await database.runAsSystem(
-                RecordFailedSignIn(target: console.principal, reason: "locked_out", lockedOut: false, ending: console.principal.sessionID),
+        guard case .reserved(let attempt) = reservation else {
+            if case .locked(let settled) = reservation { signInGate.remember(settled, for: keys, now: database.clock.now()) }
+            _ = try await database.runAsSystem(
+                RecordFailedSignIn(keys: keys, attempt: nil, target: console.principal, reason: "locked_out", ending: console.principal.sessionID),
                 context: system)
             return signInPage(email: state.email, next: next, notice: nil, refused: true)
         }
@@ -67,14 +70,12 @@ extension Console {
                 // A code already used, or a recovery code used before: a wrong code.
             }
         }
-        let locks = ifFails.email != nil || ifFails.address != nil
-        try await database.runAsSystem(
+        let lockout = try await database.runAsSystem(
             RecordFailedSignIn(
-                target: console.principal, reason: "wrong_code", lockedOut: locks, emailLockedUntil: ifFails.email,
-                ending: locks ? console.principal.sessionID : nil),
+                keys: keys, attempt: attempt, target: console.principal, reason: "wrong_code", endingIfLocked: console.principal.sessionID),
             context: system)
-        if locks {
-            signInGate.remember(ifFails, for: keys, now: database.clock.now())
+        if lockout.email != nil || lockout.address != nil {
+            signInGate.remember(lockout, for: keys, now: database.clock.now())
             return signInPage(email: state.email, next: next, notice: nil, refused: true)
         }
         var values: [String: Any] = ["next": next]

@@ -103,6 +103,8 @@ struct ConsoleSecondFactorTests {
                 var browser = ConsoleClient(client)
                 #expect(try await browser.signIn(email, password).location == "/console/home", "a partner role signs in without one")
                 let security = try await browser.get("/console/security")
+                let notifications = try #require(security.text.after(last: "id=\"notifications-heading\""))
+                #expect(notifications.contains("<strong>\(email)</strong>") && notifications.contains("paused after 5 failed attempts"), "which mails it gets, and where")
                 #expect(security.text.contains("Off: signing in asks only for your password."))
                 let page = try await browser.get("/console/security/second-factor")
                 let secret = try #require(TOTPSecret(base32: try value(after: "id=\"totp-secret\">", in: page.text, end: "<")))

@@ -55,6 +55,21 @@ struct ConsoleSignInDoorTests {
         }
     }
 
+    @Test("16 right passwords for one email at once: past the limit some wait their turn (refused), but nobody is locked out after")
+    func burstOfRightPasswords() async throws {
+        try await TestEnvironment.with { env in
+            let (email, password) = try await env.consolePassword(for: try #require(env.fixture.partners[0].admin.operatorID))
+            let gate = SignInGate(secondFactorKey: TestEnvironment.secondFactorKey, checksAtOnce: 64, passwordCost: 4)
+            try await env.withApp(signInGate: gate) { client in
+                let statuses = try await burst(client, count: 16) { _ in (email, password) }
+                #expect(statuses.contains(303) && Set(statuses).isSubset(of: [303, 401]), "\(statuses)")
+                #expect(try await env.auditCount("sessions.locked_out") == 0)
+                var browser = ConsoleClient(client)
+                #expect(try await browser.signIn(email, password).status == 303, "right passwords lock no one out")
+            }
+        }
+    }
+
     @Test("30 sign-ins at once for 30 emails from one address: at most the policy's 20 are checked, then the address is locked")
     func addressLockoutUnderConcurrency() async throws {
         try await TestEnvironment.with { env in
