@@ -8,7 +8,8 @@ once it listens. Run it with the virtual environment ops/install-deps makes:
       [--port 0] [--user backoffice --password secret] [--refuse-after N]
 
 --refuse-after N answers every message after the Nth with 451 (a server in trouble), for the
-retry tests.
+retry tests; --delay S waits S seconds before accepting each message (a slow relay), for the fault
+suite's crash during delivery.
 """
 import argparse
 import asyncio
@@ -22,13 +23,16 @@ from aiosmtpd.smtp import AuthResult, LoginPassword
 
 
 class Sink:
-    def __init__(self, folder, refuse_after):
+    def __init__(self, folder, refuse_after, delay):
         self.folder = folder
         self.refuse_after = refuse_after
+        self.delay = delay
         self.counter = itertools.count(1)
         self.accepted = 0
 
     async def handle_DATA(self, server, session, envelope):
+        if self.delay:
+            await asyncio.sleep(self.delay)
         if self.refuse_after is not None and self.accepted >= self.refuse_after:
             return "451 4.3.0 try again later"
         self.accepted += 1
@@ -60,6 +64,7 @@ def main():
     parser.add_argument("--user", default="backoffice")
     parser.add_argument("--password", default="mail-sink-password")
     parser.add_argument("--refuse-after", type=int, default=None)
+    parser.add_argument("--delay", type=float, default=0)
     args = parser.parse_args()
     os.makedirs(args.dir, exist_ok=True)
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
@@ -72,7 +77,7 @@ def main():
         port = probe.getsockname()[1]
         probe.close()
     controller = Controller(
-        Sink(args.dir, args.refuse_after), hostname=args.host, port=port, tls_context=context, require_starttls=True,
+        Sink(args.dir, args.refuse_after, args.delay), hostname=args.host, port=port, tls_context=context, require_starttls=True,
         auth_required=True, auth_require_tls=True, authenticator=authenticator(args.user, args.password))
     controller.start()
     print(f"ready {port}", flush=True)

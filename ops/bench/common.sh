@@ -54,12 +54,24 @@ bench_setup() {
 
 bench_cleanup() {
   [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null || true
+  [ -n "${SINK_PID:-}" ] && kill "$SINK_PID" 2>/dev/null && wait "$SINK_PID" 2>/dev/null || true
   "${AS[@]}" "$PGBIN/pg_ctl" -D "$WORK/data" -m immediate stop >/dev/null 2>&1 || true
   rm -rf "$WORK"
 }
 
+# The server, its mail going to a real SMTP server on loopback (ops/mail-sink.py: STARTTLS, AUTH;
+# MAIL_SINK_URL), which the outbox row measures.
 bench_serve() {
-  BACKOFFICE_PAYMENTS=simulated BACKOFFICE_MAIL=log BACKOFFICE_SECOND_FACTOR_KEY=$(head -c 32 /dev/urandom | base64) "$BIN" serve --port "$HTTPPORT" --database-url "$APP_URL" > "$WORK/serve.log" 2>&1 &
+  openssl req -x509 -newkey rsa:2048 -nodes -keyout "$WORK/smtp-key.pem" -out "$WORK/smtp-cert.pem" -days 1 -subj /CN=localhost \
+    -addext subjectAltName=DNS:localhost 2>/dev/null
+  "$ROOT/.build/browser-venv/bin/python" "$ROOT/ops/mail-sink.py" --dir "$WORK/mail" --cert "$WORK/smtp-cert.pem" --key "$WORK/smtp-key.pem" \
+    > "$WORK/sink.log" 2>&1 &
+  SINK_PID=$!
+  for _ in $(seq 100); do grep -q '^ready ' "$WORK/sink.log" 2>/dev/null && break; sleep 0.1; done
+  SMTP_PORT=$(sed -n 's/^ready //p' "$WORK/sink.log")
+  MAIL_SINK_URL="smtp://backoffice:mail-sink-password@localhost:$SMTP_PORT?ca=$WORK/smtp-cert.pem"
+  BACKOFFICE_PAYMENTS=simulated BACKOFFICE_SMTP_URL=$MAIL_SINK_URL BACKOFFICE_PUBLIC_URL=http://127.0.0.1:$HTTPPORT \
+    BACKOFFICE_SECOND_FACTOR_KEY=$(head -c 32 /dev/urandom | base64) "$BIN" serve --port "$HTTPPORT" --database-url "$APP_URL" > "$WORK/serve.log" 2>&1 &
   SERVER_PID=$!
   for _ in $(seq 100); do grep -q "listening on" "$WORK/serve.log" && break; sleep 0.1; done
   URL=http://127.0.0.1:$HTTPPORT
