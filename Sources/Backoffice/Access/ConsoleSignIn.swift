@@ -167,20 +167,22 @@ package struct ConsoleSignIn: Sendable {
     package func signIn(email: String, password: String, sourceIP: String?, requestID: String) async throws -> Outcome {
         let policy = policies.security.console
         let keys = gate.keys(email: email, sourceIP: sourceIP)
-        guard !gate.isLocked(keys, now: database.clock.now()) else { return .refused }
+        guard let ticket = gate.admit(keys, now: database.clock.now(), policy: policy) else { return .refused }
         let system = OperationContext(principal: .anonymous, requestID: requestID, sourceIP: sourceIP, policies: policies)
         let reservation = try await database.runAsSystem(ReserveSignInAttempt(keys: keys, policy: policy), context: system)
         guard case .reserved(let attempt) = reservation else {
-            if case .locked(let settled) = reservation { gate.remember(settled, for: keys, now: database.clock.now()) }
+            gate.finish(ticket, .uncounted)
+            if case .locked(let settled) = reservation { gate.remember(settled, for: keys) }
             return .refused
         }
         let checked: (SignInCandidate.Found, Bool)
         do {
-            checked = try await gate.check {
+            checked = try await gate.check(keys) {
                 let found = try await database.readAsSystem(SignInCandidate(email: email), context: system)
                 return (found, try await PasswordRules.verify(password, hash: found.passwordHash, unknownCost: gate.passwordCost))
             }
         } catch let busy as SignInBusy {
+            gate.finish(ticket, .uncounted)
             try await database.runAsSystem(ReleaseSignInAttempts.releasing(attempt), context: system)
             throw busy
         }
@@ -188,10 +190,11 @@ package struct ConsoleSignIn: Sendable {
         guard let principal = found.principal, matches, found.active,
             let operatorID = principal.operatorID, let role = principal.knownRole
         else {
+            gate.finish(ticket, .failed)
             let reason = found.principal == nil ? "unknown_email" : !matches ? "wrong_password" : "operator_disabled"
             let lockout = try await database.runAsSystem(
                 RecordFailedSignIn(keys: keys, attempt: attempt, target: found.principal, reason: reason), context: system)
-            gate.remember(lockout, for: keys, now: database.clock.now())
+            gate.remember(lockout, for: keys)
             return .refused
         }
         let secret = SessionSecret.generate()
@@ -200,7 +203,7 @@ package struct ConsoleSignIn: Sendable {
             found.hasSecondFactor ? .secondFactor : policy.secondFactorRequired.contains(role.rawValue) ? .enrol : .signedIn
         _ = try await database.runAsSystem(
             StartConsoleSession(principal: signedIn, secretHash: secret.hash, keys: keys, attempt: attempt, stage: stage), context: system)
-        if stage == .signedIn { gate.forgetEmail(of: keys) }
+        gate.finish(ticket, stage == .signedIn ? .succeeded : .uncounted)
         return .started(secret, signedIn, stage)
     }
 }

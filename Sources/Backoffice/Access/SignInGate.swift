@@ -14,21 +14,52 @@ package struct SignInKeys: Sendable, Hashable {
 
 /// The console's door: what a sign-in passes before any password work.
 ///
-/// Guarantees:
-/// - A key (email or address) known to be locked out is refused here, in memory, without a
-///   transaction, a bcrypt check or an audit event; the database's count (`ReserveSignInAttempt`)
-///   stays the truth, and this process learns every lockout it meets there.
-/// - At most `checksAtOnce` password checks wait or run at once; one more is refused with
-///   `SignInBusy` (503 with Retry-After), so a flood queues nobody for minutes.
-/// In memory, per process; bounded by forgetting locks that have ended.
+/// Guarantees (in memory, per process; the database's count, `ReserveSignInAttempt`, stays the
+/// truth across processes and restarts):
+/// - `admit` refuses, without a transaction, a bcrypt check or an audit event, an attempt whose
+///   email or address is known to be locked out, or for which this process has already started
+///   the policy's number of attempts within the window: a flood reaches the database at most the
+///   policy's number of times per window, then costs nothing.
+/// - `check` runs at most `checksPerAddress` password checks of one address at once (the others
+///   of that address wait their turn), so one address cannot fill the checks other people wait
+///   on; and at most `checksAtOnce` in all wait or run, one more refused with `SignInBusy` (503
+///   with Retry-After): nobody queues for minutes.
+/// Bounded by forgetting what has left the window.
 package final class SignInGate: Sendable {
     package let checksAtOnce: Int
+    /// Checks of one address that run at once.
+    package static let checksPerAddress = 2
     /// The cost of the operators' password hashes, which an unknown email's check matches.
     package let passwordCost: UInt8
     private let digestKey: SymmetricKey
-    private let lockedUntil = Mutex<[String: Date]>([:])
+    private let state = Mutex(State())
     private let checking = Atomic<Int>(0)
     private let ran = Atomic<Int>(0)
+
+    private struct State {
+        var lockedUntil: [String: Date] = [:]
+        /// Attempts started per key within the window, with the email digest each was for.
+        var started: [String: [(at: Date, email: String)]] = [:]
+        /// Checks running per address, and those waiting their turn.
+        var running: [String: Int] = [:]
+        var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
+    }
+
+    /// An attempt `admit` let through, to `finish`.
+    package struct Ticket: Sendable {
+        let keys: SignInKeys
+        let at: Date
+    }
+
+    /// How an admitted attempt ended.
+    package enum Outcome: Sendable {
+        /// Signed in: the email's attempts no longer count.
+        case succeeded
+        /// A checked failure: it counts until it leaves the window.
+        case failed
+        /// Never checked (the checks were full): it does not count.
+        case uncounted
+    }
 
     /// The password checks this gate has let run so far.
     package var checksRun: Int { ran.load(ordering: .relaxed) }
@@ -62,35 +93,99 @@ package final class SignInGate: Sendable {
         return SignInKeys(emailDigest: Array(digest), address: ClientAddress.limitKey(sourceIP ?? "unknown"))
     }
 
-    /// Whether this process knows the email or the address to be locked out at `now`.
-    package func isLocked(_ keys: SignInKeys, now: Date) -> Bool {
-        lockedUntil.withLock { locks in
-            [Self.name(email: keys), Self.name(address: keys)].contains { locks[$0].map { $0 > now } ?? false }
+    /// Admits an attempt of `keys` at `now` and counts it, or refuses it (nil): its email or
+    /// address is locked out, or this process started the policy's attempts for either within the
+    /// window. Checked and counted in one step, so concurrent attempts cannot all pass.
+    package func admit(_ keys: SignInKeys, now: Date, policy: ConsolePolicy) -> Ticket? {
+        let window = TimeInterval(policy.failureWindowMinutes * 60)
+        let (email, address) = (Self.name(email: keys), Self.name(address: keys))
+        return state.withLock { state in
+            for name in [email, address] {
+                if let until = state.lockedUntil[name], until > now { return nil }
+                state.started[name]?.removeAll { now.timeIntervalSince($0.at) >= window }
+            }
+            guard state.started[email, default: []].count < policy.maxFailuresPerAccount,
+                state.started[address, default: []].count < policy.maxFailuresPerAddress
+            else { return nil }
+            state.started[email, default: []].append((now, email))
+            state.started[address, default: []].append((now, email))
+            if state.started.count > 20_000 {
+                state.started = state.started.filter { $0.value.contains { now.timeIntervalSince($0.at) < window } }
+                state.lockedUntil = state.lockedUntil.filter { $0.value > now }
+            }
+            return Ticket(keys: keys, at: now)
+        }
+    }
+
+    /// Ends an admitted attempt: a success clears its email's count and lockout here; an
+    /// uncounted one no longer counts.
+    package func finish(_ ticket: Ticket, _ outcome: Outcome) {
+        let (email, address) = (Self.name(email: ticket.keys), Self.name(address: ticket.keys))
+        state.withLock { state in
+            switch outcome {
+            case .failed: break
+            case .succeeded:
+                state.started[email] = nil
+                state.started[address]?.removeAll { $0.email == email }
+                state.lockedUntil[email] = nil
+            case .uncounted:
+                for name in [email, address] {
+                    if let index = state.started[name]?.firstIndex(where: { $0.at == ticket.at && $0.email == email }) {
+                        state.started[name]?.remove(at: index)
+                    }
+                }
+            }
         }
     }
 
     /// Remembers the lockouts a reservation found or a failure reached.
-    package func remember(_ lockout: SignInLockout, for keys: SignInKeys, now: Date) {
-        lockedUntil.withLock { locks in
-            if let until = lockout.email { locks[Self.name(email: keys)] = until }
-            if let until = lockout.address { locks[Self.name(address: keys)] = until }
-            if locks.count > 10_000 { locks = locks.filter { $0.value > now } }
+    package func remember(_ lockout: SignInLockout, for keys: SignInKeys) {
+        state.withLock { state in
+            if let until = lockout.email { state.lockedUntil[Self.name(email: keys)] = until }
+            if let until = lockout.address { state.lockedUntil[Self.name(address: keys)] = until }
         }
     }
 
-    /// Forgets the email's lockout (a sign-in succeeded: its failures are cleared).
-    package func forgetEmail(of keys: SignInKeys) {
-        _ = lockedUntil.withLock { $0.removeValue(forKey: Self.name(email: keys)) }
-    }
-
-    /// Runs `check` as one password check, or throws `SignInBusy` when `checksAtOnce` are
-    /// already waiting or running.
-    package func check<T: Sendable>(_ check: () async throws -> T) async throws -> T {
+    /// Runs `check` as one password check of `keys`' address: after that address's earlier
+    /// checks beyond `checksPerAddress`, or throws `SignInBusy` when `checksAtOnce` are already
+    /// waiting or running.
+    package func check<T: Sendable>(_ keys: SignInKeys, _ check: () async throws -> T) async throws -> T {
+        let address = Self.name(address: keys)
+        await turn(address)
+        defer { endTurn(address) }
         let before = checking.add(1, ordering: .relaxed).oldValue
         defer { checking.subtract(1, ordering: .relaxed) }
         guard before < checksAtOnce else { throw SignInBusy() }
         ran.add(1, ordering: .relaxed)
         return try await check()
+    }
+
+    private func turn(_ address: String) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                guard state.running[address, default: 0] < Self.checksPerAddress else {
+                    state.waiting[address, default: []].append(continuation)
+                    return false
+                }
+                state.running[address, default: 0] += 1
+                return true
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    private func endTurn(_ address: String) {
+        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            if var queue = state.waiting[address], !queue.isEmpty {
+                let next = queue.removeFirst()
+                state.waiting[address] = queue.isEmpty ? nil : queue
+                return next  // the turn passes to it: `running` stays
+            }
+            let left = state.running[address, default: 1] - 1
+            state.running[address] = left > 0 ? left : nil
+            return nil
+        }
+        next?.resume()
     }
 
     private static func name(email keys: SignInKeys) -> String { "email:" + hex(keys.emailDigest) }

@@ -43,12 +43,14 @@ extension Console {
         let keys = signInGate.keys(email: state.email, sourceIP: console.context.sourceIP)
         let system = anonymousContext(requestID: console.context.requestID)
         let next = Self.safeNext(console.form["next"])
+        let ticket = signInGate.admit(keys, now: database.clock.now(), policy: policies.security.console)
         let reservation: ReserveSignInAttempt.Outcome =
-            signInGate.isLocked(keys, now: database.clock.now())
+            ticket == nil
             ? .locked(settled: SignInLockout())
             : try await database.runAsSystem(ReserveSignInAttempt(keys: keys, policy: policies.security.console), context: system)
-        guard case .reserved(let attempt) = reservation else {
-            if case .locked(let settled) = reservation { signInGate.remember(settled, for: keys, now: database.clock.now()) }
+        guard case .reserved(let attempt) = reservation, let ticket else {
+            if let ticket { signInGate.finish(ticket, .uncounted) }
+            if case .locked(let settled) = reservation { signInGate.remember(settled, for: keys) }
             _ = try await database.runAsSystem(
                 RecordFailedSignIn(keys: keys, attempt: nil, target: console.principal, reason: "locked_out", ending: console.principal.sessionID),
                 context: system)
@@ -64,18 +66,19 @@ extension Console {
             do {
                 try await console.runOnOwnSession(PassSecondFactor(proof: proof, newSessionID: database.ids.next(), secretHash: secret.hash))
                 try await database.runAsSystem(ReleaseSignInAttempts.clearing(keys), context: system)
-                signInGate.forgetEmail(of: keys)
+                signInGate.finish(ticket, .succeeded)
                 return .startSession(secret, to: next)
             } catch DomainError.invalid {
                 // A code already used, or a recovery code used before: a wrong code.
             }
         }
+        signInGate.finish(ticket, .failed)
         let lockout = try await database.runAsSystem(
             RecordFailedSignIn(
                 keys: keys, attempt: attempt, target: console.principal, reason: "wrong_code", endingIfLocked: console.principal.sessionID),
             context: system)
         if lockout.email != nil || lockout.address != nil {
-            signInGate.remember(lockout, for: keys, now: database.clock.now())
+            signInGate.remember(lockout, for: keys)
             return signInPage(email: state.email, next: next, notice: nil, refused: true)
         }
         var values: [String: Any] = ["next": next]

@@ -55,6 +55,28 @@ struct ConsoleSignInDoorTests {
         }
     }
 
+    @Test("two server processes (each its own memory) share one database's count: 30 wrong passwords split between them get 5 checks in all")
+    func lockoutAcrossProcesses() async throws {
+        try await TestEnvironment.with { env in
+            let (email, password) = try await env.consolePassword(for: try #require(env.fixture.partners[0].admin.operatorID))
+            let gates = (0..<2).map { _ in SignInGate(secondFactorKey: TestEnvironment.secondFactorKey, checksAtOnce: 64, passwordCost: 4) }
+            try await env.withApp(signInGate: gates[0]) { first in
+                try await env.withApp(signInGate: gates[1]) { second in
+                    async let a = burst(first, count: 15) { _ in (email, "not the password at all") }
+                    async let b = burst(second, count: 15) { _ in (email, "not the password at all") }
+                    let statuses = try await a + b
+                    #expect(statuses.allSatisfy { $0 == 401 })
+                    #expect(gates[0].checksRun + gates[1].checksRun == 5, "checks: \(gates[0].checksRun) + \(gates[1].checksRun)")
+                    #expect(try await env.auditCount("sessions.locked_out") == 1)
+                    var browser = ConsoleClient(second)
+                    #expect(try await browser.signIn(email, password).status == 401, "locked out in both")
+                    browser = ConsoleClient(first)
+                    #expect(try await browser.signIn(email, password).status == 401)
+                }
+            }
+        }
+    }
+
     @Test("16 right passwords for one email at once: past the limit some wait their turn (refused), but nobody is locked out after")
     func burstOfRightPasswords() async throws {
         try await TestEnvironment.with { env in
