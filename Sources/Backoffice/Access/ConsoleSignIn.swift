@@ -167,12 +167,16 @@ package struct ConsoleSignIn: Sendable {
     package func signIn(email: String, password: String, sourceIP: String?, requestID: String) async throws -> Outcome {
         let policy = policies.security.console
         let keys = gate.keys(email: email, sourceIP: sourceIP)
-        guard let ticket = gate.admit(keys, now: database.clock.now(), policy: policy) else { return .refused }
+        guard let ticket = gate.admit(keys, now: database.clock.now(), policy: policy) else {
+            await gate.delayRefusal()
+            return .refused
+        }
         let system = OperationContext(principal: .anonymous, requestID: requestID, sourceIP: sourceIP, policies: policies)
         let reservation = try await database.runAsSystem(ReserveSignInAttempt(keys: keys, policy: policy), context: system)
         guard case .reserved(let attempt) = reservation else {
             gate.finish(ticket, .uncounted)
             if case .locked(let settled) = reservation { gate.remember(settled, for: keys) }
+            await gate.delayRefusal()
             return .refused
         }
         let checked: (SignInCandidate.Found, Bool)

@@ -24,9 +24,14 @@ package struct SignInKeys: Sendable, Hashable {
 ///   of that address wait their turn), so one address cannot fill the checks other people wait
 ///   on; and at most `checksAtOnce` in all wait or run, one more refused with `SignInBusy` (503
 ///   with Retry-After): nobody queues for minutes.
+/// - An attempt refused without a check is answered after `refusalDelay`, asleep (no thread, no
+///   connection held): a client that floods waits for each answer, so the flood cannot spend the
+///   cores that other requests need on refusals, and a refusal takes about as long as a check.
 /// Bounded by forgetting what has left the window.
 package final class SignInGate: Sendable {
     package let checksAtOnce: Int
+    /// How long a refusal without a check waits before it is answered.
+    package let refusalDelay: Duration
     /// Checks of one address that run at once.
     package static let checksPerAddress = 2
     /// The cost of the operators' password hashes, which an unknown email's check matches.
@@ -66,20 +71,30 @@ package final class SignInGate: Sendable {
 
     /// `key`: the server's key for email digests (from `SecondFactorKey.derived`, so it survives
     /// restarts and is the same in every process).
-    package init(key: SymmetricKey, checksAtOnce: Int = SignInGate.defaultChecksAtOnce, passwordCost: UInt8 = PasswordRules.cost) {
+    package init(
+        key: SymmetricKey, checksAtOnce: Int = SignInGate.defaultChecksAtOnce, passwordCost: UInt8 = PasswordRules.cost,
+        refusalDelay: Duration = .seconds(1)
+    ) {
         self.digestKey = key
         self.checksAtOnce = max(1, checksAtOnce)
         self.passwordCost = passwordCost
+        self.refusalDelay = refusalDelay
     }
 
     /// The gate of a server with `secondFactorKey` (nil, as in a test server: a key of this
     /// process, so counts hold until it stops).
     package convenience init(
-        secondFactorKey: SecondFactorKey?, checksAtOnce: Int = SignInGate.defaultChecksAtOnce, passwordCost: UInt8 = PasswordRules.cost
+        secondFactorKey: SecondFactorKey?, checksAtOnce: Int = SignInGate.defaultChecksAtOnce, passwordCost: UInt8 = PasswordRules.cost,
+        refusalDelay: Duration = .seconds(1)
     ) {
         self.init(
             key: secondFactorKey?.derived(for: "console-sign-in-emails") ?? SymmetricKey(size: .bits256), checksAtOnce: checksAtOnce,
-            passwordCost: passwordCost)
+            passwordCost: passwordCost, refusalDelay: refusalDelay)
+    }
+
+    /// Waits `refusalDelay` before a refusal without a check is answered.
+    package func delayRefusal() async {
+        try? await Task.sleep(for: refusalDelay)
     }
 
     /// Sixteen waiting checks per bcrypt thread: at the service's cost (about 0.25 s a check on

@@ -38,7 +38,7 @@ struct ConsoleSignInDoorTests {
         try await TestEnvironment.with { env in
             let (email, password) = try await env.consolePassword(for: try #require(env.fixture.partners[0].admin.operatorID))
             let limit = env.policies.security.console.maxFailuresPerAccount
-            let gate = SignInGate(secondFactorKey: TestEnvironment.secondFactorKey, checksAtOnce: 64, passwordCost: 4)
+            let gate = SignInGate(secondFactorKey: TestEnvironment.secondFactorKey, checksAtOnce: 64, passwordCost: 4, refusalDelay: .zero)
             try await env.withApp(signInGate: gate) { client in
                 let statuses = try await burst(client, count: 30) { _ in (email, "not the password at all") }
                 #expect(statuses.allSatisfy { $0 == 401 }, "every one refused alike: \(statuses)")
@@ -59,7 +59,7 @@ struct ConsoleSignInDoorTests {
     func lockoutAcrossProcesses() async throws {
         try await TestEnvironment.with { env in
             let (email, password) = try await env.consolePassword(for: try #require(env.fixture.partners[0].admin.operatorID))
-            let gates = (0..<2).map { _ in SignInGate(secondFactorKey: TestEnvironment.secondFactorKey, checksAtOnce: 64, passwordCost: 4) }
+            let gates = (0..<2).map { _ in SignInGate(secondFactorKey: TestEnvironment.secondFactorKey, checksAtOnce: 64, passwordCost: 4, refusalDelay: .zero) }
             try await env.withApp(signInGate: gates[0]) { first in
                 try await env.withApp(signInGate: gates[1]) { second in
                     async let a = burst(first, count: 15) { _ in (email, "not the password at all") }
@@ -81,7 +81,7 @@ struct ConsoleSignInDoorTests {
     func burstOfRightPasswords() async throws {
         try await TestEnvironment.with { env in
             let (email, password) = try await env.consolePassword(for: try #require(env.fixture.partners[0].admin.operatorID))
-            let gate = SignInGate(secondFactorKey: TestEnvironment.secondFactorKey, checksAtOnce: 64, passwordCost: 4)
+            let gate = SignInGate(secondFactorKey: TestEnvironment.secondFactorKey, checksAtOnce: 64, passwordCost: 4, refusalDelay: .zero)
             try await env.withApp(signInGate: gate) { client in
                 let statuses = try await burst(client, count: 16) { _ in (email, password) }
                 #expect(statuses.contains(303) && Set(statuses).isSubset(of: [303, 401]), "\(statuses)")
@@ -96,7 +96,7 @@ struct ConsoleSignInDoorTests {
     func addressLockoutUnderConcurrency() async throws {
         try await TestEnvironment.with { env in
             let limit = env.policies.security.console.maxFailuresPerAddress
-            let gate = SignInGate(secondFactorKey: TestEnvironment.secondFactorKey, checksAtOnce: 64, passwordCost: 4)
+            let gate = SignInGate(secondFactorKey: TestEnvironment.secondFactorKey, checksAtOnce: 64, passwordCost: 4, refusalDelay: .zero)
             try await env.withApp(signInGate: gate) { client in
                 let statuses = try await burst(client, count: 30) { index in ("nobody\(index)@nowhere.example", "not the password at all") }
                 #expect(statuses.allSatisfy { $0 == 401 })
@@ -112,7 +112,7 @@ struct ConsoleSignInDoorTests {
     )
     func floodAndBusy() async throws {
         try await TestEnvironment.with { env in
-            let gate = SignInGate(secondFactorKey: TestEnvironment.secondFactorKey, checksAtOnce: 64, passwordCost: 4)
+            let gate = SignInGate(secondFactorKey: TestEnvironment.secondFactorKey, checksAtOnce: 64, passwordCost: 4, refusalDelay: .zero)
             try await env.withApp(signInGate: gate) { client in
                 _ = try await burst(client, count: 25) { index in ("junk\(index)@nowhere.example", "not the password at all") }
                 let (events, rows, checks) = (
@@ -127,7 +127,7 @@ struct ConsoleSignInDoorTests {
             }
         }
         try await TestEnvironment.with { env in
-            let gate = SignInGate(secondFactorKey: TestEnvironment.secondFactorKey, checksAtOnce: 1, passwordCost: 4)
+            let gate = SignInGate(secondFactorKey: TestEnvironment.secondFactorKey, checksAtOnce: 1, passwordCost: 4, refusalDelay: .zero)
             try await env.withApp(signInGate: gate) { client in
                 let replies = try await withThrowingTaskGroup(of: Reply.self) { group in
                     for index in 0..<12 {
@@ -280,7 +280,7 @@ struct ConsoleSignInDoorTests {
             }
         }
         try await TestEnvironment.with { env in
-            let gate = SignInGate(secondFactorKey: TestEnvironment.secondFactorKey, checksAtOnce: 64, passwordCost: 4)
+            let gate = SignInGate(secondFactorKey: TestEnvironment.secondFactorKey, checksAtOnce: 64, passwordCost: 4, refusalDelay: .zero)
             try await env.withApp(signInGate: gate) { client in
                 let unknown = SessionSecret.generate().value
                 let reply = try await ConsoleClient(client).post(

@@ -187,7 +187,7 @@ struct TestEnvironment: Sendable {
         if let maxBulkBodySize { settings.maxBulkBodySize = maxBulkBodySize }
         if let liveUpdates { settings.consoleLiveUpdates = liveUpdates }
         // The test operators' passwords are hashed at bcrypt's least cost (consolePassword): so is an unknown email's check.
-        settings.signInGate = signInGate ?? SignInGate(secondFactorKey: Self.secondFactorKey, passwordCost: 4)
+        settings.signInGate = signInGate ?? SignInGate(secondFactorKey: Self.secondFactorKey, passwordCost: 4, refusalDelay: .zero)
         let app = try BackofficeServer.buildApplication(
             database: database ?? self.database, policies: policies ?? self.policies, settings: settings, services: [], logger: logger,
             handEncodedLists: handEncodedLists)
