@@ -12,7 +12,7 @@ struct Maintenance: AsyncParsableCommand {
     struct Purge: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "purge",
-            abstract: "Apply policies/retention.yaml: purge old deleted accounts, expired idempotency records, old login attempts (audited).",
+            abstract: "Apply policies/retention.yaml: purge old deleted accounts, expired idempotency records, old login attempts, console sign-in attempts past their window and expired staged goods files (audited).",
             discussion: "Example: backoffice maintenance purge --dry-run")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Flag(help: "Only list what would be purged.") var dryRun = false
