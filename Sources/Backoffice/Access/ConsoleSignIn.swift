@@ -181,7 +181,7 @@ package struct ConsoleSignIn: Sendable {
         }
         let checked: (SignInCandidate.Found, Bool)
         do {
-            checked = try await gate.check(keys) {
+            checked = try await gate.check(address: keys.address) {
                 let found = try await database.readAsSystem(SignInCandidate(email: email), context: system)
                 return (found, try await PasswordRules.verify(password, hash: found.passwordHash, unknownCost: gate.passwordCost))
             }

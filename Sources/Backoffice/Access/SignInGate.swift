@@ -105,7 +105,7 @@ package final class SignInGate: Sendable {
     package func keys(email: String, sourceIP: String?) -> SignInKeys {
         let normalised = EmailAddress.normalised(email)
         let digest = HMAC<SHA256>.authenticationCode(for: Data(normalised.utf8), using: digestKey)
-        return SignInKeys(emailDigest: Array(digest), address: ClientAddress.limitKey(sourceIP ?? "unknown"))
+        return SignInKeys(emailDigest: Array(digest), address: Self.address(sourceIP))
     }
 
     /// Admits an attempt of `keys` at `now` and counts it, or refuses it (nil): its email or
@@ -161,11 +161,11 @@ package final class SignInGate: Sendable {
         }
     }
 
-    /// Runs `check` as one password check of `keys`' address: after that address's earlier
-    /// checks beyond `checksPerAddress`, or throws `SignInBusy` when `checksAtOnce` are already
-    /// waiting or running.
-    package func check<T: Sendable>(_ keys: SignInKeys, _ check: () async throws -> T) async throws -> T {
-        let address = Self.name(address: keys)
+    /// Runs `check` as one password check from `address` (a `SignInKeys.address`): after that
+    /// address's earlier checks beyond `checksPerAddress`, or throws `SignInBusy` when
+    /// `checksAtOnce` are already waiting or running.
+    package func check<T: Sendable>(address limitKey: String, _ check: () async throws -> T) async throws -> T {
+        let address = "address:" + limitKey
         await turn(address)
         defer { endTurn(address) }
         let before = checking.add(1, ordering: .relaxed).oldValue
@@ -205,6 +205,9 @@ package final class SignInGate: Sendable {
 
     private static func name(email keys: SignInKeys) -> String { "email:" + hex(keys.emailDigest) }
     private static func name(address keys: SignInKeys) -> String { "address:" + keys.address }
+
+    /// The address key an attempt from `sourceIP` counts under (`ClientAddress.limitKey`).
+    package static func address(_ sourceIP: String?) -> String { ClientAddress.limitKey(sourceIP ?? "unknown") }
 }
 
 /// Too many password checks are waiting: nothing was checked or counted; try again shortly.

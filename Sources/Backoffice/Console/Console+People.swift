@@ -68,7 +68,7 @@ extension Console {
                 }
                 _ = try await database.runAsSystem(
                     AcceptInvitation(
-                        secretHash: SessionSecret(value: key).hash, passwordHash: try await signInGate.check(signInGate.keys(email: "", sourceIP: RequestScope.current?.sourceIP)) { try await PasswordRules.hash(password) }),
+                        secretHash: SessionSecret(value: key).hash, passwordHash: try await signInGate.check(address: SignInGate.address(RequestScope.current?.sourceIP)) { try await PasswordRules.hash(password) }),
                     context: system)
                 return ConsoleAnswer.redirect(to: "/console/sign-in?welcome=1", flash: nil).response(secure: isSecure(request))
             } catch DomainError.notFound {
