@@ -167,15 +167,8 @@ package struct ConsoleSignIn: Sendable {
     package func signIn(email: String, password: String, sourceIP: String?, requestID: String) async throws -> Outcome {
         let policy = policies.security.console
         let keys = gate.keys(email: email, sourceIP: sourceIP)
-        guard let ticket = gate.admit(keys, now: database.clock.now(), policy: policy) else {
-            await gate.delayRefusal()
-            return .refused
-        }
         let system = OperationContext(principal: .anonymous, requestID: requestID, sourceIP: sourceIP, policies: policies)
-        let reservation = try await database.runAsSystem(ReserveSignInAttempt(keys: keys, policy: policy), context: system)
-        guard case .reserved(let attempt) = reservation else {
-            gate.finish(ticket, .uncounted)
-            if case .locked(let settled) = reservation { gate.remember(settled, for: keys) }
+        guard let (ticket, attempt) = try await gate.reserve(keys, database: database, context: system, policy: policy) else {
             await gate.delayRefusal()
             return .refused
         }
@@ -209,5 +202,23 @@ package struct ConsoleSignIn: Sendable {
             StartConsoleSession(principal: signedIn, secretHash: secret.hash, keys: keys, attempt: attempt, stage: stage), context: system)
         gate.finish(ticket, stage == .signedIn ? .succeeded : .uncounted)
         return .started(secret, signedIn, stage)
+    }
+}
+
+extension SignInGate {
+    /// Admits one attempt of `keys` in memory, then reserves it in the database
+    /// (`ReserveSignInAttempt`): its ticket and reserved attempt, or nil when it is refused
+    /// (locked out, or the policy's attempts are already counted; a lockout met is remembered).
+    func reserve(_ keys: SignInKeys, database: Database, context: OperationContext, policy: ConsolePolicy) async throws
+        -> (ticket: Ticket, attempt: UUID)?
+    {
+        guard let ticket = admit(keys, now: database.clock.now(), policy: policy) else { return nil }
+        let reservation = try await database.runAsSystem(ReserveSignInAttempt(keys: keys, policy: policy), context: context)
+        guard case .reserved(let attempt) = reservation else {
+            finish(ticket, .uncounted)
+            if case .locked(let settled) = reservation { remember(settled, for: keys) }
+            return nil
+        }
+        return (ticket, attempt)
     }
 }

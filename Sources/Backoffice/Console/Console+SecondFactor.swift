@@ -43,14 +43,8 @@ extension Console {
         let keys = signInGate.keys(email: state.email, sourceIP: console.context.sourceIP)
         let system = anonymousContext(requestID: console.context.requestID)
         let next = Self.safeNext(console.form["next"])
-        let ticket = signInGate.admit(keys, now: database.clock.now(), policy: policies.security.console)
-        let reservation: ReserveSignInAttempt.Outcome =
-            ticket == nil
-            ? .locked(settled: SignInLockout())
-            : try await database.runAsSystem(ReserveSignInAttempt(keys: keys, policy: policies.security.console), context: system)
-        guard case .reserved(let attempt) = reservation, let ticket else {
-            if let ticket { signInGate.finish(ticket, .uncounted) }
-            if case .locked(let settled) = reservation { signInGate.remember(settled, for: keys) }
+        guard let (ticket, attempt) = try await signInGate.reserve(keys, database: database, context: system, policy: policies.security.console)
+        else {
             _ = try await database.runAsSystem(
                 RecordFailedSignIn(keys: keys, attempt: nil, target: console.principal, reason: "locked_out", ending: console.principal.sessionID),
                 context: system)
