@@ -5,6 +5,14 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny")
 ]
 
+/// The folders of console templates (`Sources/Backoffice/<Domain>/Pages/*.mustache`): the console shell's and
+/// each domain's. Processing flattens them into the bundle's root, so a template's name is unique across the
+/// console (SwiftPM refuses two resources of one name). A new domain with pages adds its folder here.
+let consolePages: [Resource] = [
+    "Console", "Accounts", "Audit", "Badges", "Challenges", "ContentPolicies", "FitPoints", "Goods", "Messages", "Orders",
+    "Shops", "Tenancy",
+].map { .process("\($0)/Pages") }
+
 let package = Package(
     name: "healthtrack-backoffice",
     platforms: [.macOS(.v15)],
@@ -84,7 +92,7 @@ let package = Package(
                 .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "Mustache", package: "swift-mustache"),
             ],
-            resources: [.copy("Console/Templates"), .copy("Console/Assets"), .copy("Access/common-passwords.txt")],
+            resources: consolePages + [.copy("Console/Assets"), .copy("Console/common-passwords.txt")],
             swiftSettings: swiftSettings
         ),
         // The demo data of `backoffice dev`, made through the service's own operations (not part of the service).

@@ -40,9 +40,9 @@ struct ConsolePages: Sendable {
         guard let resources = Bundle.module.resourceURL else { throw ConfigurationError(description: "the console's resources are missing") }
         var library = MustacheLibrary()
         var slots: Set<String> = []
-        let templates = resources.appendingPathComponent("Templates")
-        for file in try FileManager.default.contentsOfDirectory(atPath: templates.path) where file.hasSuffix(".mustache") {
-            let text = try String(contentsOf: templates.appendingPathComponent(file), encoding: .utf8)
+        // Every domain's `Pages/` folder is flattened into the bundle's root (Package.swift).
+        for file in try FileManager.default.contentsOfDirectory(atPath: resources.path) where file.hasSuffix(".mustache") {
+            let text = try String(contentsOf: resources.appendingPathComponent(file), encoding: .utf8)
             try library.register(text, named: String(file.dropLast(".mustache".count)))
             let found = markupSlots(in: text)
             if let name = found.first(where: { !$0.hasSuffix("HTML") }) {
@@ -55,7 +55,7 @@ struct ConsolePages: Sendable {
         let directory = resources.appendingPathComponent("Assets")
         for name in try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() {
             let data = try Data(contentsOf: directory.appendingPathComponent(name))
-            let digest = SHA256.hash(data: data).prefix(6).map { String(format: "%02x", $0) }.joined()
+            let digest = hex(SHA256.hash(data: data).prefix(6))
             let ext = (name as NSString).pathExtension
             let hashed = "\((name as NSString).deletingPathExtension).\(digest).\(ext)"
             let type =

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 
@@ -7,6 +8,15 @@ import Hummingbird
 extension Console {
     /// What a route does with a signed-in request.
     typealias Handler = @Sendable (ConsoleRequest) async throws -> ConsoleAnswer
+
+    /// The rows of one page of a console list.
+    static let pageSize = 50
+
+    /// The path's `{id}`; anything but a UUID is a page that does not exist.
+    static func id(_ parameters: Parameters) throws -> UUID {
+        guard let text = parameters.get("id"), let id = UUID(uuidString: text) else { throw DomainError.notFound("Page") }
+        return id
+    }
 
     /// A section of the console: its link in the navigation, shown to the roles the policy grants
     /// `action`, and its first page, `GET /console/<path>`.

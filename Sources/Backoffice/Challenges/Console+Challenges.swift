@@ -115,16 +115,6 @@ extension Console {
     }
 }
 
-/// How the console's live pages update: how often the server reads, how long one stream lasts,
-/// and how many streams may be open per session and in all.
-package struct LiveUpdates: Sendable {
-    package var interval: Duration = .seconds(2)
-    package var limit: Duration = .seconds(30 * 60)
-    package var perSession = 3
-    package var total = 200
-    package init() {}
-}
-
 /// The live streams open now, by session: `open` admits one within `LiveUpdates`' limits. In
 /// memory, per process; a stream closes (its `defer`) however it ends.
 final class LiveStreams: Sendable {

@@ -57,14 +57,6 @@ extension Console {
             }
         }
     }
-
-    static let pageSize = 50
-
-    /// The path's `{id}`; anything but a UUID is a page that does not exist.
-    static func id(_ parameters: Parameters) throws -> UUID {
-        guard let text = parameters.get("id"), let id = UUID(uuidString: text) else { throw DomainError.notFound("Page") }
-        return id
-    }
 }
 
 extension ConsoleRequest {

@@ -1,0 +1,50 @@
+import Foundation
+
+/// The platform tenant: platform roles act for it, and a transaction acting for it sees every tenant.
+package let platformTenantID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+
+/// Who makes a change: an authenticated principal, or the system itself (timed lock expiry,
+/// automatic lockout, bootstrap).
+package struct Principal: Sendable, Equatable {
+    package let operatorID: UUID?
+    package let role: String
+    package let tenantID: UUID
+    /// The API token the principal authenticated with (nil in the console and for the system).
+    package let tokenID: UUID?
+    /// The console session the principal is signed in with (nil through the API and for the system).
+    package let sessionID: UUID?
+
+    package init(operatorID: UUID, role: Role, tenantID: UUID, tokenID: UUID?, sessionID: UUID? = nil) {
+        self.operatorID = operatorID
+        self.role = role.rawValue
+        self.tenantID = tenantID
+        self.tokenID = tokenID
+        self.sessionID = sessionID
+    }
+
+    private init(system: Void) {
+        self.operatorID = nil
+        self.role = "system"
+        self.tenantID = platformTenantID
+        self.tokenID = nil
+        self.sessionID = nil
+    }
+
+    /// The system actor: audited with no actor id and the role `system`.
+    package static let system = Principal(system: ())
+
+    /// Whoever calls a public operation (no token): audited with no actor id and the role
+    /// `anonymous`; `policies/access.yaml`'s `public:` says what it may do.
+    package static let anonymous = Principal(anonymous: ())
+
+    private init(anonymous: Void) {
+        self.operatorID = nil
+        self.role = "anonymous"
+        self.tenantID = platformTenantID
+        self.tokenID = nil
+        self.sessionID = nil
+    }
+
+    /// The principal's role, nil for the system actor.
+    package var knownRole: Role? { Role(rawValue: role) }
+}
