@@ -77,12 +77,6 @@ package struct AuditLog: Sendable {
 
     package init(database: Database) { self.database = database }
 
-    /// Appends `record` on `connection`, inside the caller's transaction.
-    package static func append(_ record: AuditRecord, context: OperationContext, on connection: PostgresConnection, logger: Logger) async throws {
-        _ = try await connection.rows(AppendAuditEvent(record: record, context: context), logger: logger)
-        ServiceMetrics.auditAppends.increment()
-    }
-
     static let columns = """
         id, occurred_at, chain, seq, tenant_id, actor_id, actor_role, action, target_type, target_id, request_id,
         source_ip, reason, before::text, after::text, policy_digest, encode(prev_hash, 'hex'), encode(hash, 'hex'), token_id, session_id

@@ -99,3 +99,10 @@ enum LeaderboardJSON {
         return ByteBuffer(bytes: out.bytes)
     }
 }
+
+extension HotList {
+    /// `GET /v1/challenges/{challenge_id}/leaderboard`, written by `LeaderboardJSON`.
+    static let leaderboard = HotList(route: "/v1/challenges/{challenge_id}/leaderboard") { segments, query, database, context in
+        LeaderboardJSON.page(try await LeaderboardRequest(challengeID: segments[0], query: query).run(database, context: context))
+    }
+}

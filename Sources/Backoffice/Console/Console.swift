@@ -193,12 +193,10 @@ enum ConsoleRefusal: Error {
 
 extension HTTPField.Name {
     static let origin = HTTPField.Name("Origin")!
-    static let xForwardedProto = HTTPField.Name("X-Forwarded-Proto")!
     static let contentSecurityPolicy = HTTPField.Name("Content-Security-Policy")!
     static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
     static let xContentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
     static let xFrameOptions = HTTPField.Name("X-Frame-Options")!
-    static let strictTransportSecurity = HTTPField.Name("Strict-Transport-Security")!
 }
 
 /// The headers on every console response: a Content-Security-Policy with no inline script or

@@ -169,3 +169,10 @@ struct OrderPageJSON {
         bytes.withUnsafeReadableBytes { out.uuid(bytes: $0) }
     }
 }
+
+extension HotList {
+    /// `GET /v1/orders`, written by `OrderPageJSON`.
+    static let orders = HotList(route: "/v1/orders") { _, query, database, context in
+        try await OrderListRequest(query: query).json(database, context: context)
+    }
+}

@@ -12,12 +12,8 @@ import ServiceLifecycle
 
 /// Builds and runs the HTTP service.
 package enum BackofficeServer {
-    /// The process's Prometheus registry, bootstrapped into swift-metrics once.
-    static let metrics: PrometheusCollectorRegistry = {
-        let registry = PrometheusCollectorRegistry()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
-        return registry
-    }()
+    /// The process's Prometheus registry (`ServiceMetrics.registry`).
+    static var metrics: PrometheusCollectorRegistry { ServiceMetrics.registry }
 
     /// The application: public probes and documents, and the generated `/v1` API behind the edge
     /// (request id, body limit, authentication, problem+json). `services` run before the server
@@ -79,7 +75,7 @@ package enum BackofficeServer {
             clientAddress: ClientAddress(trustedProxies: settings.trustedProxies), throttle: throttle, knownCredentials: KnownCredentials(),
             publicRoutes: .publicOperations, lagTolerantReads: .lagTolerantReads, stagedChanges: .stagedChanges, streamedBodies: .streamedBodies,
             submissionThrottle: submissionThrottle,
-            hotLists: handEncodedLists ? HandEncodedLists(database: database, policies: policies) : nil,
+            hotLists: handEncodedLists ? HandEncodedLists(database: database, policies: policies, lists: [.customers, .orders, .leaderboard]) : nil,
             consoleSessionMayUpload: { try await console.sessionMayUpload($0) })
         return Application(
             responder: responder,

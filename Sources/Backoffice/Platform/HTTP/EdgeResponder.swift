@@ -98,7 +98,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                 }
                 guard let secret else { throw refuse(request, address: address, logger: logger) }
                 let deadline = bulkPaths.contains(path) ? database.limits.bulkRequestDeadline : database.limits.requestDeadline
-                let hotList = HandEncodedLists.List(request.method, path)
+                let hotList = hotLists?.list(request.method, path)
                 return try await RequestDeadline.run(within: deadline, timers: database.limits.timers) { [request, logger] in
                     @Sendable func authenticated(_ principal: Principal?, _ transaction: RequestTransaction?) async throws -> Response {
                         guard let principal else { throw refuse(request, address: address, logger: logger) }
@@ -287,6 +287,8 @@ extension Response {
 extension HTTPField.Name {
     static let xRequestID = Self("X-Request-Id")!
     static let xForwardedFor = Self("X-Forwarded-For")!
+    static let xForwardedProto = Self("X-Forwarded-Proto")!
+    static let strictTransportSecurity = Self("Strict-Transport-Security")!
 }
 
 extension Duration {

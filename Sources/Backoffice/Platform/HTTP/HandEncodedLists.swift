@@ -37,12 +37,50 @@ struct ListQuery {
     }
 }
 
+/// A list a domain serves with its own hand-written encoder, straight from the edge (see
+/// `HandEncodedLists`): the contract's route it answers (`{name}` segments match any one
+/// non-empty segment) and how its page is written. A domain declares its hot list beside its
+/// list request (`HotList.customers` in `CustomerList.swift`); the server registers it.
+struct HotList: Sendable {
+    /// The contract's path of the list, as the router labels its series.
+    let route: String
+    /// The contract's path, segment by segment.
+    private let pattern: [Substring]
+    /// The page for the request: the path's `{…}` segments in order (as the path writes them,
+    /// percent-encoded), the query string, and the request's operation context.
+    let page: @Sendable (_ pathSegments: [Substring], _ query: String?, Database, OperationContext) async throws -> ByteBuffer
+
+    init(
+        route: String,
+        page: @escaping @Sendable (_ pathSegments: [Substring], _ query: String?, Database, OperationContext) async throws -> ByteBuffer
+    ) {
+        (self.route, self.pattern, self.page) = (RouterPath(route).description, route.split(separator: "/", omittingEmptySubsequences: false), page)
+    }
+
+    /// The path's `{…}` segments when `path` is this list's route; nil otherwise.
+    func match(_ path: String) -> [Substring]? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == pattern.count else { return nil }
+        var captured: [Substring] = []
+        for (part, expected) in zip(parts, pattern) {
+            if expected.hasPrefix("{") {
+                guard !part.isEmpty else { return nil }
+                captured.append(part)
+            } else if part != expected {
+                return nil
+            }
+        }
+        return captured
+    }
+}
+
 /// Serves the hot lists (`GET /v1/customers`, `GET /v1/orders`, a challenge's leaderboard) with
 /// their hand-written encoders (`CustomerListJSON`, `OrderPageJSON`, `LeaderboardJSON`) instead of
 /// the generated JSON encoding, which cost most of the server's CPU on a 50-row page in our
 /// profiles (docs/benchmarks.md), and straight from the edge, before the OpenAPI transport: the
 /// page goes out as the one buffer it was written into, without the transport's request and
 /// response conversions, body copies and middlewares (about a tenth of the server's CPU per page).
+/// The lists are the domains' (`HotList`), registered by the server.
 ///
 /// Everything else about the request is the same path: the edge's request id, deadline,
 /// authentication and access log, the operation's policy action and row-level security, the
@@ -51,43 +89,38 @@ struct ListQuery {
 struct HandEncodedLists: Sendable {
     let database: Database
     let policies: PolicySet
+    let lists: [HotList]
     /// The router's HTTP series (`hb_requests` …), recorded for a list the router never sees.
     private let metrics = MetricsMiddleware<AppRequestContext>()
 
-    init(database: Database, policies: PolicySet) {
-        (self.database, self.policies) = (database, policies)
+    init(database: Database, policies: PolicySet, lists: [HotList]) {
+        (self.database, self.policies, self.lists) = (database, policies, lists)
     }
 
-    /// A hot list, by the operation the contract gives it.
-    enum List: Sendable {
-        case customers, orders
-        /// A challenge's leaderboard, its id as the path writes it (percent-encoded).
-        case leaderboard(challengeID: Substring)
+    /// A registered hot list and the path segments a request for it names.
+    struct List: Sendable {
+        let list: HotList
+        let pathSegments: [Substring]
+        var route: String { list.route }
+    }
 
-        /// The list a request for `path` (without its query) asks for, when it is a `GET`.
-        init?(_ method: HTTPRequest.Method, _ path: String) {
+    /// The list a request for `path` (without its query) asks for, when it is a `GET`.
+    func list(_ method: HTTPRequest.Method, _ path: String) -> List? { Self.lists(registered: lists).find(method, path) }
+
+    /// Finds a request's list among `registered`.
+    static func lists(registered: [HotList]) -> Registered { Registered(lists: registered) }
+
+    /// The registered lists, searched by method and path.
+    struct Registered: Sendable {
+        let lists: [HotList]
+
+        func find(_ method: HTTPRequest.Method, _ path: String) -> List? {
             guard method == .get else { return nil }
-            switch path {
-            case "/v1/customers": self = .customers
-            case "/v1/orders": self = .orders
-            default:
-                let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-                guard parts.count == 5, parts[1] == "v1", parts[2] == "challenges", !parts[3].isEmpty, parts[4] == "leaderboard" else {
-                    return nil
-                }
-                self = .leaderboard(challengeID: parts[3])
+            for list in lists {
+                if let segments = list.match(path) { return List(list: list, pathSegments: segments) }
             }
+            return nil
         }
-
-        /// The contract's path of the list, as the router labels its series.
-        var route: String {
-            switch self {
-            case .customers: "/v1/customers"
-            case .orders: "/v1/orders"
-            case .leaderboard: Self.leaderboardRoute
-            }
-        }
-        private static let leaderboardRoute = RouterPath("/v1/challenges/{challenge_id}/leaderboard").description
     }
 
     /// How the read session of a request plans: generic plans for a hot list (`list` not nil),
@@ -101,26 +134,14 @@ struct HandEncodedLists: Sendable {
         context.coreContext.endpointPath.value = list.route
         return try await metrics.handle(request, context: context) { request, _ in
             do {
-                let body = try await page(list, query: request.uri.query)
+                let operation = try OperationContext.ofCurrentRequest(policies: policies)
+                let body = try await list.list.page(list.pathSegments, request.uri.query, database, operation)
                 return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
             } catch {
                 var logger = logger
                 logger[metadataKey: "operation"] = .string(list.route)
                 return Problem.answering(error, logger: logger).response(requestID: RequestScope.current?.requestID ?? "")
             }
-        }
-    }
-
-    private func page(_ list: List, query: String?) async throws -> ByteBuffer {
-        let context = try APIHandler(database: database, policies: policies).context()
-        switch list {
-        case .customers:
-            let (items, nextCursor) = try await CustomerListRequest(query: query).run(database, context: context)
-            return CustomerListJSON.page(items, nextCursor: nextCursor)
-        case .orders:
-            return try await OrderListRequest(query: query).json(database, context: context)
-        case .leaderboard(let challengeID):
-            return LeaderboardJSON.page(try await LeaderboardRequest(challengeID: challengeID, query: query).run(database, context: context))
         }
     }
 }

@@ -1,4 +1,5 @@
 import Metrics
+import Prometheus
 
 /// The service's own series on `/metrics` besides the HTTP ones (`MetricsMiddleware`). Each series exists from its first use; every one is
 /// created after swift-metrics is bootstrapped with the process's Prometheus registry.
@@ -54,8 +55,15 @@ enum ServiceMetrics {
         series { Counter(label: "backoffice_replica_fallbacks_total", dimensions: [("reason", reason)]) }.increment()
     }
 
+    /// The process's Prometheus registry, bootstrapped into swift-metrics once (before the first series exists).
+    static let registry: PrometheusCollectorRegistry = {
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        return registry
+    }()
+
     private static func series<Series>(_ make: () -> Series) -> Series {
-        _ = BackofficeServer.metrics  // bootstraps swift-metrics before the first series exists
+        _ = registry  // bootstraps swift-metrics before the first series exists
         return make()
     }
 }

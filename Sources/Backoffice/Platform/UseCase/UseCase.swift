@@ -116,7 +116,7 @@ extension Database {
         return try await transaction(for: context) { connection in
             let audited = try await operation.perform(in: unit(connection, context))
             for event in audited.events {
-                try await AuditLog.append(event, context: context, on: connection, logger: logger)
+                try await event.append(context: context, on: connection, logger: logger)
             }
             return try await finish(connection, audited.output)
         }

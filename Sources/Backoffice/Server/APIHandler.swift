@@ -19,12 +19,7 @@ struct APIHandler: APIProtocol {
     var invitationLinks = InvitationLinks(secondFactorKey: nil)
 
     /// The operation context of the current request (set by `EdgeResponder`).
-    func context() throws -> OperationContext {
-        guard let scope = RequestScope.current, let principal = scope.principal else { throw DomainError.unauthenticated }
-        return OperationContext(
-            principal: principal, requestID: scope.requestID, sourceIP: scope.sourceIP, policies: policies, transaction: scope.transaction,
-            tokenHash: scope.tokenHash)
-    }
+    func context() throws -> OperationContext { try .ofCurrentRequest(policies: policies) }
 
     /// Runs a read use case for the current request.
     func read<Q: Query>(_ query: Q) async throws -> Q.Output {

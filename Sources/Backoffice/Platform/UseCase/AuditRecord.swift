@@ -45,6 +45,13 @@ package struct AuditRecord: Sendable {
             throw DomainError.inconsistent("a snapshot of \(type(of: value)) cannot be encoded as JSON: \(error)")
         }
     }
+
+    /// Appends the record on `connection`, inside the caller's transaction (the use-case runner's,
+    /// so a change and its event commit or roll back together).
+    func append(context: OperationContext, on connection: PostgresConnection, logger: Logger) async throws {
+        _ = try await connection.rows(AppendAuditEvent(record: self, context: context), logger: logger)
+        ServiceMetrics.auditAppends.increment()
+    }
 }
 
 /// A change's result with the audit events that record it. An operation returns this, and the

@@ -25,6 +25,15 @@ package struct OperationContext: Sendable {
         self.tokenHash = tokenHash
     }
 
+    /// The context of the current API request, from its `RequestScope` (set by `EdgeResponder`).
+    /// - Throws: `DomainError.unauthenticated` outside an authenticated request.
+    static func ofCurrentRequest(policies: PolicySet) throws -> OperationContext {
+        guard let scope = RequestScope.current, let principal = scope.principal else { throw DomainError.unauthenticated }
+        return OperationContext(
+            principal: principal, requestID: scope.requestID, sourceIP: scope.sourceIP, policies: policies, transaction: scope.transaction,
+            tokenHash: scope.tokenHash)
+    }
+
     /// The connection of the context's transaction (a page's read session).
     var connection: PostgresConnection {
         get throws {
