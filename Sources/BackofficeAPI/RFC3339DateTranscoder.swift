@@ -16,7 +16,9 @@ public struct RFC3339DateTranscoder: DateTranscoder {
     public func decode(_ text: String) throws -> Date {
         if let date = Self.parse(text) { return date }
         throw DecodingError.dataCorrupted(
-            .init(codingPath: [], debugDescription: "Expected an RFC 3339 time such as 2026-12-01T09:00:00Z, got '\(text)'."))
+            .init(
+                codingPath: [],
+                debugDescription: "Expected an RFC 3339 time such as 2026-12-01T09:00:00Z, got '\(text)'."))
     }
 
     /// Reads RFC 3339's `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)` (`T` and `Z` in either case)
@@ -41,7 +43,8 @@ public struct RFC3339DateTranscoder: DateTranscoder {
             }
             return value
         }
-        guard bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] | 0x20 == UInt8(ascii: "t"), bytes[13] == UInt8(ascii: ":"),
+        guard bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] | 0x20 == UInt8(ascii: "t"),
+            bytes[13] == UInt8(ascii: ":"),
             bytes[16] == UInt8(ascii: ":"), let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
             let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
             (1...12).contains(month), hour < 24, minute < 60, second < 60
@@ -69,7 +72,8 @@ public struct RFC3339DateTranscoder: DateTranscoder {
         if bytes[index] | 0x20 == UInt8(ascii: "z") {
             index += 1
         } else if bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
-            guard index + 6 == count, bytes[index + 3] == UInt8(ascii: ":"), let hours = number(index + 1, 2), let minutes = number(index + 4, 2),
+            guard index + 6 == count, bytes[index + 3] == UInt8(ascii: ":"), let hours = number(index + 1, 2),
+                let minutes = number(index + 4, 2),
                 hours < 24, minutes < 60
             else { return nil }
             offset = (hours * 60 + minutes) * 60 * (bytes[index] == UInt8(ascii: "+") ? 1 : -1)

@@ -13,7 +13,8 @@ package struct DemoCredentials: Codable, Sendable {
         package var appService: String?
 
         enum CodingKeys: String, CodingKey {
-            case platformAdmin = "platform_admin", backendManager = "backend_manager", auditor, appService = "app_service"
+            case platformAdmin = "platform_admin", backendManager = "backend_manager", auditor, appService =
+                "app_service"
         }
     }
 
@@ -74,40 +75,58 @@ package enum DemoEnvironment {
     /// state its own API can make. The demo's console passwords are hashed with bcrypt at
     /// `passwordCost` (the service's own cost unless a test asks for less).
     package static func prepare(
-        cluster: EmbeddedPostgres, serviceURL: String, migrations: Migrator, policies: PolicySet, contentPolicies: URL? = nil,
-        earningRules: URL? = nil, credentialsFile: URL, secondFactorKey: SecondFactorKey, passwordCost: UInt8 = PasswordRules.cost,
+        cluster: EmbeddedPostgres, serviceURL: String, migrations: Migrator, policies: PolicySet,
+        contentPolicies: URL? = nil,
+        earningRules: URL? = nil, credentialsFile: URL, secondFactorKey: SecondFactorKey,
+        passwordCost: UInt8 = PasswordRules.cost,
         logger: Logger
     ) async throws -> Setup {
         let superuser = try DatabaseURL(cluster.superuserURL)
         try await superuser.withConnection(logger: logger) { connection in
-            let exists = try await firstRow("SELECT 1 FROM pg_database WHERE datname = 'backoffice'", on: connection, logger: logger) { _ in true }
+            let exists = try await firstRow(
+                "SELECT 1 FROM pg_database WHERE datname = 'backoffice'", on: connection, logger: logger
+            ) { _ in true }
             if exists == nil { try await connection.query("CREATE DATABASE backoffice", logger: logger) }
         }
         let owner = try DatabaseURL(cluster.url(database: "backoffice", user: "postgres"))
         // The service role's password: the one the kept credentials use, or a new one.
-        let kept = FileManager.default.contents(atPath: credentialsFile.path).flatMap { try? JSONDecoder().decode(DemoCredentials.self, from: $0) }
-        let keptPassword = kept.flatMap { try? DatabaseURL($0.databaseURL) }?.password.flatMap { $0.allSatisfy(\.isHexDigit) ? $0 : nil }
+        let kept = FileManager.default.contents(atPath: credentialsFile.path).flatMap {
+            try? JSONDecoder().decode(DemoCredentials.self, from: $0)
+        }
+        let keptPassword = kept.flatMap { try? DatabaseURL($0.databaseURL) }?.password.flatMap {
+            $0.allSatisfy(\.isHexDigit) ? $0 : nil
+        }
         let appPassword = keptPassword ?? EmbeddedPostgres.generatePassword()
         let applied = try await owner.withConnection(logger: logger) { connection in
             let applied = try await migrations.migrate(on: connection, logger: logger)
-            try await connection.query(PostgresQuery(unsafeSQL: "ALTER ROLE backoffice_app PASSWORD '\(appPassword)'"), logger: logger)
+            try await connection.query(
+                PostgresQuery(unsafeSQL: "ALTER ROLE backoffice_app PASSWORD '\(appPassword)'"), logger: logger)
             return applied
         }
-        if !applied.isEmpty { logger.info("migrations applied", metadata: ["migrations": "\(applied.joined(separator: ", "))"]) }
+        if !applied.isEmpty {
+            logger.info("migrations applied", metadata: ["migrations": "\(applied.joined(separator: ", "))"])
+        }
         let appURL = cluster.url(database: "backoffice", user: "backoffice_app", password: appPassword)
         return try await Database.with(url: try DatabaseURL(appURL), logger: logger) { database in
             try await seedOnce(database: database, policies: policies, earningRules: earningRules)
-            if let contentPolicies { try await publishContentPolicies(from: contentPolicies, database: database, policies: policies) }
+            if let contentPolicies {
+                try await publishContentPolicies(from: contentPolicies, database: database, policies: policies)
+            }
             var (credentials, skipped) = try await credentials(
                 database: database, policies: policies, file: credentialsFile, serviceURL: serviceURL, appURL: appURL,
-                ownerURL: cluster.url(database: "backoffice", user: "postgres"), secondFactorKey: secondFactorKey, passwordCost: passwordCost)
-            if credentials.webhookSecrets?["simulated"] == nil { credentials.webhookSecrets = ["simulated": WebhookSignature.generateSecret()] }
+                ownerURL: cluster.url(database: "backoffice", user: "postgres"), secondFactorKey: secondFactorKey,
+                passwordCost: passwordCost)
+            if credentials.webhookSecrets?["simulated"] == nil {
+                credentials.webhookSecrets = ["simulated": WebhookSignature.generateSecret()]
+            }
             let (active, locked) = try await database.transaction(for: .system) { connection in
                 let active = try await firstRow(
-                    "SELECT id FROM customers WHERE status = 'active' ORDER BY email LIMIT 1", on: connection, logger: logger
+                    "SELECT id FROM customers WHERE status = 'active' ORDER BY email LIMIT 1", on: connection,
+                    logger: logger
                 ) { try $0.decode(UUID.self) }
                 let locked = try await firstRow(
-                    "SELECT id FROM customers WHERE status = 'locked' ORDER BY email LIMIT 1", on: connection, logger: logger
+                    "SELECT id FROM customers WHERE status = 'locked' ORDER BY email LIMIT 1", on: connection,
+                    logger: logger
                 ) { try $0.decode(UUID.self) }
                 return (active, locked)
             }
@@ -118,10 +137,13 @@ package enum DemoEnvironment {
     /// The demo credentials: each kept token that still authenticates, else a new one for its
     /// operator when that operator is active; the ones it cannot issue, with why.
     private static func credentials(
-        database: Database, policies: PolicySet, file credentialsFile: URL, serviceURL: String, appURL: String, ownerURL: String,
+        database: Database, policies: PolicySet, file credentialsFile: URL, serviceURL: String, appURL: String,
+        ownerURL: String,
         secondFactorKey: SecondFactorKey, passwordCost: UInt8
     ) async throws -> (DemoCredentials, skipped: [String]) {
-        let kept = FileManager.default.contents(atPath: credentialsFile.path).flatMap { try? JSONDecoder().decode(DemoCredentials.self, from: $0) }
+        let kept = FileManager.default.contents(atPath: credentialsFile.path).flatMap {
+            try? JSONDecoder().decode(DemoCredentials.self, from: $0)
+        }
         let context = Database.systemContext("demo-tokens", policies: policies)
         let operators = try await database.transaction(for: .system) { connection in
             var all: [String: Operator] = [:]
@@ -146,7 +168,9 @@ package enum DemoEnvironment {
                 skipped.append("\(email): the operator is \(owner.status)")
                 return nil
             }
-            return try await database.runAsSystem(CreateToken(operatorID: owner.id, name: "dev", expiresInHours: nil), context: context).1.value
+            return try await database.runAsSystem(
+                CreateToken(operatorID: owner.id, name: "dev", expiresInHours: nil), context: context
+            ).1.value
         }
         let tokens = DemoCredentials.Tokens(
             platformAdmin: try await token(kept?.tokens.platformAdmin, "admin@healthtrack.example"),
@@ -159,13 +183,15 @@ package enum DemoEnvironment {
             let keptPartner = kept?.partners.first { $0.slug == slug }
             partnerCredentials.append(
                 DemoCredentials.Partner(
-                    tenantID: admin.tenantID.text, slug: slug, partnerAdmin: try await token(keptPartner?.partnerAdmin, "admin@\(slug).example"),
+                    tenantID: admin.tenantID.text, slug: slug,
+                    partnerAdmin: try await token(keptPartner?.partnerAdmin, "admin@\(slug).example"),
                     partnerStaff: try await token(keptPartner?.partnerStaff, "staff@\(slug).example")))
         }
         var signIns: [String: String] = [:]
         var secondFactors: [String: String] = [:]
         let people =
-            platformOperators.filter { $0.1 != .appService }.map(\.0) + partners.flatMap { ["admin@\($0.0).example", "staff@\($0.0).example"] }
+            platformOperators.filter { $0.1 != .appService }.map(\.0)
+            + partners.flatMap { ["admin@\($0.0).example", "staff@\($0.0).example"] }
         for email in people {
             guard let owner = operators[email], owner.status == "active" else { continue }
             signIns[email] = try await password(
@@ -176,7 +202,8 @@ package enum DemoEnvironment {
             }
         }
         let credentials = DemoCredentials(
-            url: serviceURL, databaseURL: appURL, superuserDatabaseURL: ownerURL, tokens: tokens, partners: partnerCredentials,
+            url: serviceURL, databaseURL: appURL, superuserDatabaseURL: ownerURL, tokens: tokens,
+            partners: partnerCredentials,
             webhookSecrets: kept?.webhookSecrets, signIns: signIns, secondFactors: secondFactors)
         return (credentials, skipped)
     }
@@ -188,7 +215,8 @@ package enum DemoEnvironment {
     ) async throws -> String {
         let stored = try await database.transaction(for: .system) { connection in
             try await firstRow(
-                "SELECT password_hash FROM operator_passwords WHERE operator_id = \(owner.id)", on: connection, logger: database.logger
+                "SELECT password_hash FROM operator_passwords WHERE operator_id = \(owner.id)", on: connection,
+                logger: database.logger
             ) {
                 try $0.decode(String.self)
             }
@@ -197,7 +225,8 @@ package enum DemoEnvironment {
         let password = "demo-" + Base64URL.random(bytes: 12)
         try PasswordRules.check(password)
         _ = try await database.runAsSystem(
-            SetOperatorPassword(operatorID: owner.id, passwordHash: try await PasswordRules.hash(password, cost: cost)), context: context)
+            SetOperatorPassword(operatorID: owner.id, passwordHash: try await PasswordRules.hash(password, cost: cost)),
+            context: context)
         return password
     }
 
@@ -209,15 +238,20 @@ package enum DemoEnvironment {
     ) async throws -> String {
         let stored = try await database.transaction(for: .system) { connection in
             try await firstRow(
-                "SELECT sealed_secret FROM operator_second_factors WHERE operator_id = \(owner.id)", on: connection, logger: database.logger
+                "SELECT sealed_secret FROM operator_second_factors WHERE operator_id = \(owner.id)", on: connection,
+                logger: database.logger
             ) { Array(try $0.decode(ByteBuffer.self).readableBytesView) }
         }
-        if let kept, let secret = TOTPSecret(base32: kept), let stored, (try? key.open(stored, for: owner.id)) == secret { return kept }
+        if let kept, let secret = TOTPSecret(base32: kept), let stored, (try? key.open(stored, for: owner.id)) == secret
+        {
+            return kept
+        }
         let secret = TOTPSecret.generate()
         _ = try await database.runAsSystem(
             EnrolSecondFactor(
                 operatorID: owner.id, sealedSecret: try key.seal(secret, for: owner.id), confirmedStep: 0,
-                recoveryCodeHashes: RecoveryCodes.generate().map { RecoveryCodes.hash($0, operatorID: owner.id) }, replacing: true),
+                recoveryCodeHashes: RecoveryCodes.generate().map { RecoveryCodes.hash($0, operatorID: owner.id) },
+                replacing: true),
             context: context)
         return secret.base32
     }
@@ -229,25 +263,31 @@ package enum DemoEnvironment {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         for name in files.sorted() where name.hasSuffix(".md") {
             let path = folder.appendingPathComponent(name).path
-            guard let text = FileManager.default.contents(atPath: path).map({ String(decoding: $0, as: UTF8.self) }) else { continue }
+            guard let text = FileManager.default.contents(atPath: path).map({ String(decoding: $0, as: UTF8.self) })
+            else { continue }
             let document = try FrontMatterDocument(text: text)
             _ = try await database.runAsSystem(
                 PublishContentPolicy(
-                    slug: document.text("slug") ?? String(name.dropLast(3)), title: document.text("title") ?? "", body: document.body ?? ""),
+                    slug: document.text("slug") ?? String(name.dropLast(3)), title: document.text("title") ?? "",
+                    body: document.body ?? ""),
                 context: context)
         }
     }
 
     private static func seedOnce(database: Database, policies: PolicySet, earningRules: URL?) async throws {
         let seeded = try await database.transaction(for: .system) { connection in
-            try await firstRow("SELECT count(*) FROM operators WHERE email = 'admin@healthtrack.example'", on: connection, logger: database.logger) {
+            try await firstRow(
+                "SELECT count(*) FROM operators WHERE email = 'admin@healthtrack.example'", on: connection,
+                logger: database.logger
+            ) {
                 try $0.decode(Int.self)
             } ?? 0
         }
         guard seeded == 0 else { return }
         let context = Database.systemContext("demo-data", policies: policies)
         for (email, role) in platformOperators {
-            _ = try await database.runAsSystem(CreateOperator(email: email, role: role, tenantID: nil), context: context)
+            _ = try await database.runAsSystem(
+                CreateOperator(email: email, role: role, tenantID: nil), context: context)
         }
         try await seedShops(database: database, context: context)
         var customers: [Customer] = []
@@ -272,13 +312,16 @@ package enum DemoEnvironment {
         let now = database.clock.now()
         let welcome = try await database.runAsSystem(
             CreateMessage(
-                title: "Winter Steps starts Monday", body: "Walk **10,000 steps** a day in December and earn FitPoints for every day you do.",
+                title: "Winter Steps starts Monday",
+                body: "Walk **10,000 steps** a day in December and earn FitPoints for every day you do.",
                 severity: .info, expiresAt: now.addingTimeInterval(30 * 86_400)), context: context)
         _ = try await database.runAsSystem(PublishMessage(messageID: welcome.id), context: context)
         let maintenance = try await database.runAsSystem(
             CreateMessage(
-                title: "Planned maintenance", body: "Sign-in and syncing pause for up to one hour while we upgrade our database.",
-                severity: .maintenance, publishAt: now.addingTimeInterval(86_400), expiresAt: now.addingTimeInterval(3 * 86_400 + 3600),
+                title: "Planned maintenance",
+                body: "Sign-in and syncing pause for up to one hour while we upgrade our database.",
+                severity: .maintenance, publishAt: now.addingTimeInterval(86_400),
+                expiresAt: now.addingTimeInterval(3 * 86_400 + 3600),
                 windowStartsAt: now.addingTimeInterval(3 * 86_400),
                 windowEndsAt: now.addingTimeInterval(3 * 86_400 + 3600)), context: context)
         _ = try await database.runAsSystem(PublishMessage(messageID: maintenance.id), context: context)

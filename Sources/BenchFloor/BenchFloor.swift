@@ -19,25 +19,31 @@ import Synchronization
 @main
 struct BenchFloor: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench-floor", abstract: "A bare Hummingbird + PostgresNIO server running a pgbench script per request (a benchmark floor).")
+        commandName: "bench-floor",
+        abstract: "A bare Hummingbird + PostgresNIO server running a pgbench script per request (a benchmark floor).")
 
     @Option(help: "Port to listen on (127.0.0.1).") var port: Int
     @Option(help: "PostgreSQL URL (postgres://user@host:port/database).") var databaseURL: String
     @Option(help: "The GET path to answer.") var path: String
-    @Option(help: "The pgbench script to run per request (1 to 4 statements, each ending with ';' at a line's end).") var sql: String
-    @Option(help: "Connections the pool may open (default: the service's own default).") var connections = PoolLimits.suggestedConnections
+    @Option(help: "The pgbench script to run per request (1 to 4 statements, each ending with ';' at a line's end).")
+    var sql: String
+    @Option(help: "Connections the pool may open (default: the service's own default).") var connections = PoolLimits
+        .suggestedConnections
 
     func run() async throws {
         let script = try String(contentsOfFile: sql, encoding: .utf8)
-        let statements = script.components(separatedBy: ";\n").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-            .filter { !$0.isEmpty }.map { $0.replacingOccurrences(of: "decode(:tokhash, 'hex')", with: "$1::bytea") }
+        let statements = script.components(separatedBy: ";\n").map {
+            $0.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        .filter { !$0.isEmpty }.map { $0.replacingOccurrences(of: "decode(:tokhash, 'hex')", with: "$1::bytea") }
         guard (1...4).contains(statements.count) else { throw ValidationError("--sql: 1 to 4 statements") }
         FloorStatements.sql.withLock { $0 = statements }
         guard let url = URLComponents(string: databaseURL), let host = url.host, let user = url.user else {
             throw ValidationError("--database-url: expected postgres://user@host:port/database")
         }
         var configuration = PostgresClient.Configuration(
-            host: host, port: url.port ?? 5432, username: user, password: url.password, database: String(url.path.dropFirst()), tls: .disable)
+            host: host, port: url.port ?? 5432, username: user, password: url.password,
+            database: String(url.path.dropFirst()), tls: .disable)
         configuration.options.maximumConnections = connections
         let client = PostgresClient(configuration: configuration)
         let router = Router()
@@ -51,7 +57,8 @@ struct BenchFloor: AsyncParsableCommand {
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: body))
         }
         // The pool runs as one of the application's services: SIGTERM ends both.
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), services: [client])
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), services: [client])
         try await app.runService()
     }
 }

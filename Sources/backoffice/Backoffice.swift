@@ -20,8 +20,10 @@ struct BackofficeCommand: AsyncParsableCommand {
             CommandGroup(
                 name: "Operate",
                 subcommands: [
-                    Accounts.self, Tenants.self, Operators.self, Tokens.self, Messages.self, ContentPolicies.self, FitPoints.self, Challenges.self,
-                    Badges.self, Activity.self, Shops.self, Goods.self, Orders.self, Payments.self, Audit.self, Maintenance.self,
+                    Accounts.self, Tenants.self, Operators.self, Tokens.self, Messages.self, ContentPolicies.self,
+                    FitPoints.self, Challenges.self,
+                    Badges.self, Activity.self, Shops.self, Goods.self, Orders.self, Payments.self, Audit.self,
+                    Maintenance.self,
                 ]),
         ])
 }

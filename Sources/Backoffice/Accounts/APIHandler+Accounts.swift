@@ -17,7 +17,8 @@ extension AccountLock {
     var api: Components.Schemas.Lock {
         get throws {
             Components.Schemas.Lock(
-                id: id.text, cause: try .init(known: cause.rawValue), reason: reason, failedAttempts: failedAttempts, lockedBy: lockedBy?.text,
+                id: id.text, cause: try .init(known: cause.rawValue), reason: reason, failedAttempts: failedAttempts,
+                lockedBy: lockedBy?.text,
                 lockedAt: lockedAt, until: until, liftedAt: liftedAt, liftedBy: liftedBy?.text, liftReason: liftReason)
         }
     }
@@ -27,8 +28,10 @@ extension Appeal {
     var api: Components.Schemas.Appeal {
         get throws {
             Components.Schemas.Appeal(
-                id: id.text, customerId: customerID.text, lockId: lockID.text, message: message, status: try .init(known: status.rawValue),
-                createdAt: createdAt, resolvedAt: resolvedAt, resolvedBy: resolvedBy?.text, resolutionReason: resolutionReason)
+                id: id.text, customerId: customerID.text, lockId: lockID.text, message: message,
+                status: try .init(known: status.rawValue),
+                createdAt: createdAt, resolvedAt: resolvedAt, resolvedBy: resolvedBy?.text,
+                resolutionReason: resolutionReason)
         }
     }
 }
@@ -37,7 +40,8 @@ extension APIHandler {
     func listCustomers(_ input: Operations.ListCustomers.Input) async throws -> Operations.ListCustomers.Output {
         let q = input.query
         let request = CustomerListRequest(
-            limit: q.limit, cursor: q.cursor, status: q.status?.rawValue, emailPrefix: q.emailPrefix, includeDeleted: q.includeDeleted)
+            limit: q.limit, cursor: q.cursor, status: q.status?.rawValue, emailPrefix: q.emailPrefix,
+            includeDeleted: q.includeDeleted)
         let (items, nextCursor) = try await request.run(database, context: try context())
         return .ok(.init(body: .json(.init(items: try items.map { try $0.api }, nextCursor: nextCursor))))
     }
@@ -64,7 +68,9 @@ extension APIHandler {
     func deleteCustomer(_ input: Operations.DeleteCustomer.Input) async throws -> Operations.DeleteCustomer.Output {
         let body: Components.Schemas.ReasonRequest = try json(input.body)
         let id = try parseID(input.path.customerId, "customer_id")
-        return .ok(try await accountChange(DeleteAccount(customerID: id, reason: body.reason, ifMatch: input.headers.ifMatch), body: body))
+        return .ok(
+            try await accountChange(
+                DeleteAccount(customerID: id, reason: body.reason, ifMatch: input.headers.ifMatch), body: body))
     }
 
     func lockCustomer(_ input: Operations.LockCustomer.Input) async throws -> Operations.LockCustomer.Output {
@@ -77,13 +83,17 @@ extension APIHandler {
     func unlockCustomer(_ input: Operations.UnlockCustomer.Input) async throws -> Operations.UnlockCustomer.Output {
         let body: Components.Schemas.ReasonRequest = try json(input.body)
         let id = try parseID(input.path.customerId, "customer_id")
-        return .ok(try await accountChange(UnlockAccount(customerID: id, reason: body.reason, ifMatch: input.headers.ifMatch), body: body))
+        return .ok(
+            try await accountChange(
+                UnlockAccount(customerID: id, reason: body.reason, ifMatch: input.headers.ifMatch), body: body))
     }
 
     func restoreCustomer(_ input: Operations.RestoreCustomer.Input) async throws -> Operations.RestoreCustomer.Output {
         let body: Components.Schemas.ReasonRequest = try json(input.body)
         let id = try parseID(input.path.customerId, "customer_id")
-        return .ok(try await accountChange(RestoreAccount(customerID: id, reason: body.reason, ifMatch: input.headers.ifMatch), body: body))
+        return .ok(
+            try await accountChange(
+                RestoreAccount(customerID: id, reason: body.reason, ifMatch: input.headers.ifMatch), body: body))
     }
 
     /// Runs a transition of an account (lock, unlock, delete, restore) and answers the account after it.
@@ -94,7 +104,9 @@ extension APIHandler {
         return .init(headers: .init(eTag: EntityTag.of(customer.version)), body: .json(customer))
     }
 
-    func reportLoginAttempt(_ input: Operations.ReportLoginAttempt.Input) async throws -> Operations.ReportLoginAttempt.Output {
+    func reportLoginAttempt(_ input: Operations.ReportLoginAttempt.Input) async throws
+        -> Operations.ReportLoginAttempt.Output
+    {
         let body: Components.Schemas.LoginAttempt = try json(input.body)
         let id = try parseID(input.path.customerId, "customer_id")
         let customer = try await change(
@@ -103,7 +115,9 @@ extension APIHandler {
         return .ok(.init(body: .json(customer)))
     }
 
-    func reportPasswordReset(_ input: Operations.ReportPasswordReset.Input) async throws -> Operations.ReportPasswordReset.Output {
+    func reportPasswordReset(_ input: Operations.ReportPasswordReset.Input) async throws
+        -> Operations.ReportPasswordReset.Output
+    {
         let body: Components.Schemas.PasswordReset = try json(input.body)
         let id = try parseID(input.path.customerId, "customer_id")
         let customer = try await change(
@@ -125,7 +139,8 @@ extension APIHandler {
         let limit = try pageLimit(input.query.limit)
         let afterID = try Cursor.number(input.query.cursor) ?? 0
         let events = try await read(
-            CustomerAccountHistory(id: try parseID(input.path.customerId, "customer_id"), afterID: afterID, limit: limit + 1))
+            CustomerAccountHistory(
+                id: try parseID(input.path.customerId, "customer_id"), afterID: afterID, limit: limit + 1))
         return .ok(.init(body: .json(try auditPage(events, limit: limit))))
     }
 
@@ -153,7 +168,9 @@ extension APIHandler {
         return .ok(.init(body: .json(appeal)))
     }
 
-    func purgeDeletedAccounts(_ input: Operations.PurgeDeletedAccounts.Input) async throws -> Operations.PurgeDeletedAccounts.Output {
+    func purgeDeletedAccounts(_ input: Operations.PurgeDeletedAccounts.Input) async throws
+        -> Operations.PurgeDeletedAccounts.Output
+    {
         let body: Components.Schemas.PurgeRequest = try json(input.body)
         let dryRun = body.dryRun ?? false
         let days = policies.retention.deletedAccountsPurgeAfterDays
@@ -161,7 +178,8 @@ extension APIHandler {
             PurgeExpiredData(dryRun: dryRun), body: body
         ) { report in
             Components.Schemas.PurgeReport(
-                dryRun: dryRun, retentionDays: days, purged: report.accounts.map(\.text), idempotencyKeys: report.idempotencyKeys,
+                dryRun: dryRun, retentionDays: days, purged: report.accounts.map(\.text),
+                idempotencyKeys: report.idempotencyKeys,
                 loginAttempts: report.loginAttempts, signInAttempts: report.signInAttempts,
                 stagedImports: report.stagedImports)
         }

@@ -21,7 +21,8 @@ package struct LiftExpiredLocks: AuditedOperation {
         var events: [AuditRecord] = []
         for id in ids {
             let before = try await Customer.fetch(id, forUpdate: true, in: unit)
-            let after = try await before.write(status: .active, failedLogins: 0, lock: .lift(by: nil, reason: "lock_expired"), in: unit)
+            let after = try await before.write(
+                status: .active, failedLogins: 0, lock: .lift(by: nil, reason: "lock_expired"), in: unit)
             unlocked.append(after)
             events.append(try accountEvent("accounts.unlock", before, after, reason: "lock_expired").bySystem)
         }
@@ -60,21 +61,24 @@ package struct PurgeExpiredData: AuditedOperation {
             WHERE c.status = 'deleted' AND c.deleted_at < \(unit.now)::timestamptz - make_interval(days => \(days)::int)
             ORDER BY c.deleted_at FOR UPDATE OF c
             """, as: Customer.self)
-        let keys = try await expired("idempotency_keys", "created_at", minutes: retention.idempotencyKeepHours * 60, in: unit)
+        let keys = try await expired(
+            "idempotency_keys", "created_at", minutes: retention.idempotencyKeepHours * 60, in: unit)
         let attempts = try await expired(
             "login_attempts", "occurred_at", minutes: retention.loginAttemptsKeepDays * 24 * 60, in: unit)
         let window = unit.policies.security.console.failureWindowMinutes
         let signIns = try await expired("console_sign_in_failures", "at", minutes: window, in: unit)
         let staged = try await expired("staged_goods_imports", "expires_at", minutes: 0, in: unit)
         let report = PurgeReport(
-            accounts: due.map(\.id), idempotencyKeys: keys, loginAttempts: attempts, signInAttempts: signIns, stagedImports: staged)
+            accounts: due.map(\.id), idempotencyKeys: keys, loginAttempts: attempts, signInAttempts: signIns,
+            stagedImports: staged)
         if !dryRun && !due.isEmpty {
             try await unit.execute("DELETE FROM customers WHERE id = ANY(\(report.accounts))")
         }
         guard !dryRun else { return .unchanged(report) }
         var events = try due.map { customer in
             AuditRecord(
-                action: Self.action, tenantID: platformTenantID, targetType: "customer", targetID: customer.id.uuidString.lowercased(),
+                action: Self.action, tenantID: platformTenantID, targetType: "customer",
+                targetID: customer.id.uuidString.lowercased(),
                 reason: "deleted more than \(days) days ago", before: try customer.snapshot, after: nil)
         }
         struct Purged: Encodable { let deleted: Int }
@@ -86,7 +90,8 @@ package struct PurgeExpiredData: AuditedOperation {
         ] where count > 0 {
             events.append(
                 AuditRecord(
-                    action: Self.action, tenantID: platformTenantID, targetType: "retention", targetID: kind, reason: reason, before: nil,
+                    action: Self.action, tenantID: platformTenantID, targetType: "retention", targetID: kind,
+                    reason: reason, before: nil,
                     after: try AuditRecord.json(Purged(deleted: count))))
         }
         guard let first = events.first else { return .unchanged(report) }

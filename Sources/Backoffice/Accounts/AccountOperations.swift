@@ -21,20 +21,24 @@ package struct TransitionAccount: Sendable {
     func perform(_ action: Action, in unit: UnitOfWork) async throws -> Audited<Customer> {
         let reason = try requireReason(reason)
         if let until, until <= unit.now {
-            throw DomainError.invalid([FieldIssue(field: "until", code: "in_the_past", message: "must be in the future")])
+            throw DomainError.invalid([
+                FieldIssue(field: "until", code: "in_the_past", message: "must be in the future")
+            ])
         }
         let before = try await Customer.fetch(customerID, forUpdate: true, in: unit)
         try EntityTag.check(ifMatch, version: before.version)
         guard let target = transition.target(from: before.status, hasOpenLock: before.lock != nil) else {
             throw DomainError.invalidTransition(
-                "Cannot \(transition.rawValue) an account that is \(before.status.rawValue).", current: before.status.rawValue)
+                "Cannot \(transition.rawValue) an account that is \(before.status.rawValue).",
+                current: before.status.rawValue)
         }
         let change: Customer.LockChange
         switch transition {
         case .lock:
             change = .open(
                 AccountLock(
-                    id: unit.newID(), cause: .manual, reason: reason, failedAttempts: nil, lockedBy: unit.principal.operatorID,
+                    id: unit.newID(), cause: .manual, reason: reason, failedAttempts: nil,
+                    lockedBy: unit.principal.operatorID,
                     lockedAt: unit.now, until: until))
         case .unlock: change = .lift(by: unit.principal.operatorID, reason: reason)
         case .delete, .restore: change = .keep
@@ -62,7 +66,8 @@ package struct LockAccount: AccountTransitionOperation {
     package static let action: Action = "accounts.lock"
     package let transition: TransitionAccount
     package init(customerID: UUID, reason: String?, until: Date? = nil, ifMatch: String? = nil) {
-        transition = TransitionAccount(customerID: customerID, transition: .lock, reason: reason, until: until, ifMatch: ifMatch)
+        transition = TransitionAccount(
+            customerID: customerID, transition: .lock, reason: reason, until: until, ifMatch: ifMatch)
     }
 }
 
@@ -71,7 +76,8 @@ package struct UnlockAccount: AccountTransitionOperation {
     package static let action: Action = "accounts.unlock"
     package let transition: TransitionAccount
     package init(customerID: UUID, reason: String?, ifMatch: String? = nil) {
-        transition = TransitionAccount(customerID: customerID, transition: .unlock, reason: reason, until: nil, ifMatch: ifMatch)
+        transition = TransitionAccount(
+            customerID: customerID, transition: .unlock, reason: reason, until: nil, ifMatch: ifMatch)
     }
 }
 
@@ -80,7 +86,8 @@ package struct DeleteAccount: AccountTransitionOperation {
     package static let action: Action = "accounts.delete"
     package let transition: TransitionAccount
     package init(customerID: UUID, reason: String?, ifMatch: String? = nil) {
-        transition = TransitionAccount(customerID: customerID, transition: .delete, reason: reason, until: nil, ifMatch: ifMatch)
+        transition = TransitionAccount(
+            customerID: customerID, transition: .delete, reason: reason, until: nil, ifMatch: ifMatch)
     }
 }
 
@@ -89,7 +96,8 @@ package struct RestoreAccount: AccountTransitionOperation {
     package static let action: Action = "accounts.restore"
     package let transition: TransitionAccount
     package init(customerID: UUID, reason: String?, ifMatch: String? = nil) {
-        transition = TransitionAccount(customerID: customerID, transition: .restore, reason: reason, until: nil, ifMatch: ifMatch)
+        transition = TransitionAccount(
+            customerID: customerID, transition: .restore, reason: reason, until: nil, ifMatch: ifMatch)
     }
 }
 
@@ -109,7 +117,8 @@ package struct SyncCustomer: AuditedOperation {
     let subscription: Subscription?
     let renewsAt: Date?
 
-    package init(id: UUID, email: String, displayName: String, subscription: Subscription? = nil, renewsAt: Date? = nil) {
+    package init(id: UUID, email: String, displayName: String, subscription: Subscription? = nil, renewsAt: Date? = nil)
+    {
         self.id = id
         self.email = email.trimmingCharacters(in: .whitespaces)
         self.displayName = displayName.trimmingCharacters(in: .whitespaces)
@@ -121,7 +130,9 @@ package struct SyncCustomer: AuditedOperation {
         var validation = Validation()
         validation.email(email, "email")
         validation.text(displayName, "display_name", max: 200, required: false)
-        validation.require(renewsAt == nil || subscription == .active, "renews_at", "not_allowed", "only an active subscription renews")
+        validation.require(
+            renewsAt == nil || subscription == .active, "renews_at", "not_allowed", "only an active subscription renews"
+        )
         try validation.check()
         let existing: Customer?
         do { existing = try await Customer.fetch(id, forUpdate: true, in: unit) } catch DomainError.notFound {
@@ -145,7 +156,8 @@ package struct SyncCustomer: AuditedOperation {
         } catch let error as PSQLError where error.serverInfo?[.constraintName] == "fitpoints_wallet_identity" {
             throw DomainError.conflict(
                 code: "reserved_customer_id",
-                detail: "This id names a FitPoints platform account or a challenge, not a customer; nothing was changed.")
+                detail:
+                    "This id names a FitPoints platform account or a challenge, not a customer; nothing was changed.")
         }
         let after = try await Customer.fetch(id, in: unit)
         let event = AuditRecord(
@@ -154,7 +166,8 @@ package struct SyncCustomer: AuditedOperation {
             before: try existing?.snapshot, after: try after.snapshot)
         var rewards: [AuditRecord] = []
         if let (reward, occurrence) = AccountRewards.event(before: existing, after: after),
-            let paid = try await AccountRewards.pay(reward, occurrence: occurrence, to: after, action: Self.action, in: unit)
+            let paid = try await AccountRewards.pay(
+                reward, occurrence: occurrence, to: after, action: Self.action, in: unit)
         {
             rewards.append(paid)
         }
@@ -187,13 +200,18 @@ package struct ReportLoginAttempt: AuditedOperation {
         case .count(let failures):
             guard failures != before.failedLogins else { return .unchanged(before) }
             let after = try await before.write(status: before.status, failedLogins: failures, lock: .keep, in: unit)
-            return Audited(after, event: try accountEvent(Self.action, before, after, reason: succeeded ? "login_succeeded" : "login_failed"))
+            return Audited(
+                after,
+                event: try accountEvent(
+                    Self.action, before, after, reason: succeeded ? "login_succeeded" : "login_failed"))
         case .lock(let failures):
             let lock = AccountLock(
-                id: unit.newID(), cause: .failedLogins, reason: LockoutRule.reason, failedAttempts: failures, lockedBy: nil, lockedAt: unit.now,
+                id: unit.newID(), cause: .failedLogins, reason: LockoutRule.reason, failedAttempts: failures,
+                lockedBy: nil, lockedAt: unit.now,
                 until: nil)
             let after = try await before.write(status: .locked, failedLogins: failures, lock: .open(lock), in: unit)
-            return Audited(after, event: try accountEvent("accounts.lock", before, after, reason: LockoutRule.reason).bySystem)
+            return Audited(
+                after, event: try accountEvent("accounts.lock", before, after, reason: LockoutRule.reason).bySystem)
         }
     }
 }
@@ -213,7 +231,8 @@ package struct ReportPasswordReset: AuditedOperation {
         }
         if before.status == .locked, before.lock?.cause == .failedLogins {
             let after = try await before.write(
-                status: .active, failedLogins: 0, lock: .lift(by: unit.principal.operatorID, reason: "password_reset"), in: unit)
+                status: .active, failedLogins: 0, lock: .lift(by: unit.principal.operatorID, reason: "password_reset"),
+                in: unit)
             return Audited(after, event: try accountEvent("accounts.unlock", before, after, reason: "password_reset"))
         }
         guard before.failedLogins != 0 else { return .unchanged(before) }

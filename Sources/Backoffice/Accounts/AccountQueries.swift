@@ -13,7 +13,10 @@ package struct ListCustomerAccounts: Query {
     package var afterID: UUID?
     package var limit: Int
 
-    package init(status: AccountStatus? = nil, emailPrefix: String? = nil, includeDeleted: Bool = false, afterID: UUID? = nil, limit: Int) {
+    package init(
+        status: AccountStatus? = nil, emailPrefix: String? = nil, includeDeleted: Bool = false, afterID: UUID? = nil,
+        limit: Int
+    ) {
         self.status = status
         self.emailPrefix = emailPrefix
         self.includeDeleted = includeDeleted
@@ -25,23 +28,34 @@ package struct ListCustomerAccounts: Query {
         let masks = unit.context.masksPII
         if masks, !(emailPrefix ?? "").isEmpty { throw DomainError.piiMasked(field: "email_prefix") }
         let statuses: [String] =
-            if let status { [status.rawValue] } else if includeDeleted { AccountStatus.allCases.map(\.rawValue) } else { ["active", "locked"] }
+            if let status { [status.rawValue] } else if includeDeleted { AccountStatus.allCases.map(\.rawValue) } else {
+                ["active", "locked"]
+            }
         let after = afterID ?? platformTenantID
         if masks {
-            return try await unit.page(limit: limit) { fetch in try await byID(fetch, statuses: statuses, after: after, in: unit) }.map(\.masked)
+            return try await unit.page(limit: limit) { fetch in
+                try await byID(fetch, statuses: statuses, after: after, in: unit)
+            }.map(\.masked)
         }
-        return try await unit.page(limit: limit) { fetch in try await byEmail(fetch, statuses: statuses, after: after, in: unit) }
+        return try await unit.page(limit: limit) { fetch in
+            try await byEmail(fetch, statuses: statuses, after: after, in: unit)
+        }
     }
 
-    private func byID<Fetch: PageFetch>(_: Fetch.Type, statuses: [String], after: UUID, in unit: UnitOfWork) async throws -> [Customer] {
+    private func byID<Fetch: PageFetch>(_: Fetch.Type, statuses: [String], after: UUID, in unit: UnitOfWork)
+        async throws -> [Customer]
+    {
         try await unit.rows(CustomerPage<CustomersByID, Fetch>(statuses: statuses, afterID: after))
     }
 
-    private func byEmail<Fetch: PageFetch>(_: Fetch.Type, statuses: [String], after: UUID, in unit: UnitOfWork) async throws -> [Customer] {
+    private func byEmail<Fetch: PageFetch>(_: Fetch.Type, statuses: [String], after: UUID, in unit: UnitOfWork)
+        async throws -> [Customer]
+    {
         guard let prefix = emailPrefix, !prefix.isEmpty else {
             return try await unit.rows(CustomerPage<CustomersByEmail, Fetch>(statuses: statuses, afterID: after))
         }
-        return try await unit.rows(CustomerPage<CustomersByEmailPrefix, Fetch>(statuses: statuses, afterID: after, prefix: prefix))
+        return try await unit.rows(
+            CustomerPage<CustomersByEmailPrefix, Fetch>(statuses: statuses, afterID: after, prefix: prefix))
     }
 }
 
@@ -67,7 +81,8 @@ package struct CustomerAccountHistory: Query {
     package func read(in unit: UnitOfWork) async throws -> [AuditEventRecord] {
         _ = try await Customer.fetch(id, in: unit)
         return try await AuditLog.page(
-            AuditFilter(tenantID: platformTenantID, targetID: id.text), afterID: afterID, limit: limit, on: unit.connection, logger: unit.logger)
+            AuditFilter(tenantID: platformTenantID, targetID: id.text), afterID: afterID, limit: limit,
+            on: unit.connection, logger: unit.logger)
     }
 }
 

@@ -3,7 +3,8 @@ import PostgresNIO
 
 /// How an appeal is stored (`appeals`).
 extension Appeal: RowDecodable {
-    package static let columns = "id, customer_id, lock_id, message, status, created_at, resolved_at, resolved_by, resolution_reason"
+    package static let columns =
+        "id, customer_id, lock_id, message, status, created_at, resolved_at, resolved_by, resolution_reason"
 
     package init(row: PostgresRow) throws {
         let c = try row.decode((UUID, UUID, UUID, String, String, Date, Date?, UUID?, String?).self)

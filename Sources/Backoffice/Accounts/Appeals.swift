@@ -52,7 +52,8 @@ package struct FileAppeal: AuditedOperation {
             throw DomainError.conflict(code: "appeal_already_open", detail: "This lock already has an open appeal.")
         }
         let event = AuditRecord(
-            action: Self.action, tenantID: platformTenantID, targetType: "customer", targetID: customerID.uuidString.lowercased(),
+            action: Self.action, tenantID: platformTenantID, targetType: "customer",
+            targetID: customerID.uuidString.lowercased(),
             reason: message, before: nil, after: try appeal.snapshot)
         return Audited(appeal, event: event)
     }
@@ -73,7 +74,8 @@ package struct ResolveAppeal: AuditedOperation {
             "SELECT \(unescaped: Appeal.columns) FROM appeals WHERE id = \(appealID) FOR UPDATE", as: Appeal.self,
             else: DomainError.notFound("Appeal \(appealID.text)"))
         guard before.status == .open else {
-            throw DomainError.invalidTransition("The appeal is already \(before.status.rawValue).", current: before.status.rawValue)
+            throw DomainError.invalidTransition(
+                "The appeal is already \(before.status.rawValue).", current: before.status.rawValue)
         }
         let status: AppealStatus = decision == .lift ? .lifted : .upheld
         let after =
@@ -84,7 +86,8 @@ package struct ResolveAppeal: AuditedOperation {
                 WHERE id = \(appealID) RETURNING \(unescaped: Appeal.columns)
                 """, as: Appeal.self) ?? before
         let event = AuditRecord(
-            action: Self.action, tenantID: platformTenantID, targetType: "customer", targetID: before.customerID.uuidString.lowercased(),
+            action: Self.action, tenantID: platformTenantID, targetType: "customer",
+            targetID: before.customerID.uuidString.lowercased(),
             reason: "\(decision.rawValue): \(reason)", before: try before.snapshot, after: try after.snapshot)
         guard decision == .lift else { return Audited(after, event: event) }
         let account = try await Customer.fetch(before.customerID, forUpdate: true, in: unit)
@@ -92,7 +95,10 @@ package struct ResolveAppeal: AuditedOperation {
             return Audited(after, event: event)  // the lock was already lifted (or the account deleted): nothing more to undo
         }
         let unlocked = try await account.write(
-            status: .active, failedLogins: 0, lock: .lift(by: unit.principal.operatorID, reason: "appeal lifted: \(reason)"), in: unit)
-        return Audited(after, event: event, more: [try accountEvent("accounts.unlock", account, unlocked, reason: "appeal lifted: \(reason)")])
+            status: .active, failedLogins: 0,
+            lock: .lift(by: unit.principal.operatorID, reason: "appeal lifted: \(reason)"), in: unit)
+        return Audited(
+            after, event: event,
+            more: [try accountEvent("accounts.unlock", account, unlocked, reason: "appeal lifted: \(reason)")])
     }
 }

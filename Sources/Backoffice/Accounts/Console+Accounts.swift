@@ -11,17 +11,20 @@ extension Console {
             let prefix = console.form.text("email_prefix")
             var data: [String: Any] = [
                 "email_prefix": prefix ?? "",
-                "statuses": ConsoleOption.all(AccountStatus.allCases.map(\.rawValue), selected: status?.rawValue, any: "Active or locked"),
+                "statuses": ConsoleOption.all(
+                    AccountStatus.allCases.map(\.rawValue), selected: status?.rawValue, any: "Active or locked"),
             ]
             do {
                 let page = try await CustomerListRequest(
-                    limit: Self.pageSize, cursor: console.form.text("cursor"), status: status?.rawValue, emailPrefix: prefix,
+                    limit: Self.pageSize, cursor: console.form.text("cursor"), status: status?.rawValue,
+                    emailPrefix: prefix,
                     includeDeleted: status == .deleted
                 ).run(database, context: console.context)
                 data["accounts"] = page.items.map(AccountView.init)
                 data["hasAccounts"] = !page.items.isEmpty
                 if let next = page.nextCursor {
-                    data["next"] = ConsoleLinks.path("/console/accounts", ["status": status?.rawValue, "email_prefix": prefix, "cursor": next])
+                    data["next"] = ConsoleLinks.path(
+                        "/console/accounts", ["status": status?.rawValue, "email_prefix": prefix, "cursor": next])
                 }
             } catch DomainError.piiMasked {
                 data["prefixError"] = "Your role sees emails masked and cannot search by them."
@@ -29,18 +32,24 @@ extension Console {
             return console.page("accounts", title: "Accounts", data)
         }
         get("accounts/{id}", on: group) { console in try await console.accountPage(try console.routeID(), issues: []) }
-        section("appeals", "Appeals", needs: ListAppeals.action, on: group) { console in try await console.appealsPage(issues: []) }
+        section("appeals", "Appeals", needs: ListAppeals.action, on: group) { console in
+            try await console.appealsPage(issues: [])
+        }
         post("appeals/{id}/resolve", on: group) { console in
             let decision = ResolveAppeal.Decision(rawValue: console.form["decision"] ?? "")
             do {
                 guard let decision else {
-                    throw DomainError.invalid([FieldIssue(field: "decision", code: "required", message: "choose uphold or lift")])
+                    throw DomainError.invalid([
+                        FieldIssue(field: "decision", code: "required", message: "choose uphold or lift")
+                    ])
                 }
                 let appeal = try await console.run(
-                    ResolveAppeal(appealID: try console.routeID(), decision: decision, reason: console.form.text("reason")))
+                    ResolveAppeal(
+                        appealID: try console.routeID(), decision: decision, reason: console.form.text("reason")))
                 return console.redirect("/console/appeals", flash: "The appeal is \(appeal.status.rawValue).")
             } catch let refusal as DomainError {
-                return try await console.appealsPage(issues: try FormRefusal.issues(refusal), values: console.form.values)
+                return try await console.appealsPage(
+                    issues: try FormRefusal.issues(refusal), values: console.form.values)
             }
         }
         for move in AccountTransition.allCases {
@@ -49,12 +58,14 @@ extension Console {
                 do {
                     let customer = try await console.change(move, account: id)
                     return console.redirect(
-                        "/console/accounts/\(id.text)", flash: "The account of \(customer.email) is \(customer.status.rawValue).")
+                        "/console/accounts/\(id.text)",
+                        flash: "The account of \(customer.email) is \(customer.status.rawValue).")
                 } catch let refusal as DomainError {
                     return try await console.accountPage(
                         id,
                         issues: try FormRefusal.issues(
-                            refusal, changed: "Someone changed this account after you opened it: reload to see what changed."),
+                            refusal,
+                            changed: "Someone changed this account after you opened it: reload to see what changed."),
                         values: console.form.values)
                 }
             }
@@ -70,7 +81,9 @@ extension ConsoleRequest {
         switch move {
         case .lock:
             return try await run(
-                LockAccount(customerID: id, reason: reason, until: try ConsoleTime.parse(form.text("until"), field: "until"), ifMatch: version))
+                LockAccount(
+                    customerID: id, reason: reason, until: try ConsoleTime.parse(form.text("until"), field: "until"),
+                    ifMatch: version))
         case .unlock: return try await run(UnlockAccount(customerID: id, reason: reason, ifMatch: version))
         case .restore: return try await run(RestoreAccount(customerID: id, reason: reason, ifMatch: version))
         case .delete:
@@ -81,14 +94,19 @@ extension ConsoleRequest {
 
     /// The account's page: details, open lock, the moves its state allows and the role may make,
     /// its history; `issues` next to the move's fields (422).
-    fileprivate func accountPage(_ id: UUID, issues: [FieldIssue], values: [String: String] = [:]) async throws -> ConsoleAnswer {
+    fileprivate func accountPage(_ id: UUID, issues: [FieldIssue], values: [String: String] = [:]) async throws
+        -> ConsoleAnswer
+    {
         let customer = try await read(GetCustomerAccount(id: id))
         var data: [String: Any] = [
-            "account": AccountView(customer), "values": values, "version": customer.etag, "canFitPoints": may(GetWalletBalance.action),
+            "account": AccountView(customer), "values": values, "version": customer.etag,
+            "canFitPoints": may(GetWalletBalance.action),
         ]
         FormRefusal(issues).add(to: &data)
         if let lock = customer.lock {
-            var shown: [String: Any] = ["reason": lock.reason, "at": ConsoleTime.text(lock.lockedAt), "cause": lock.cause.rawValue]
+            var shown: [String: Any] = [
+                "reason": lock.reason, "at": ConsoleTime.text(lock.lockedAt), "cause": lock.cause.rawValue,
+            ]
             if let until = lock.until { shown["until"] = ConsoleTime.text(until) }
             data["lock"] = shown
         }
@@ -109,7 +127,8 @@ extension ConsoleRequest {
     /// The open appeals, oldest first, each with its account and a resolve form (`issues` next
     /// to the fields of the one just refused, 422).
     fileprivate func appealsPage(issues: [FieldIssue], values: [String: String] = [:]) async throws -> ConsoleAnswer {
-        let appeals = try await read(ListAppeals(status: .open, after: try Cursor.timeAndID(form.text("cursor")), limit: Console.pageSize + 1))
+        let appeals = try await read(
+            ListAppeals(status: .open, after: try Cursor.timeAndID(form.text("cursor")), limit: Console.pageSize + 1))
         let (shown, next) = keysetPage(appeals, limit: Console.pageSize) { Cursor.timeAndID($0.createdAt, $0.id) }
         var data: [String: Any] = [
             "appeals": shown.map { appeal in
@@ -131,7 +150,9 @@ enum AccountsPage {
     static func status(_ text: String?) throws -> AccountStatus? {
         guard let text else { return nil }
         guard let status = AccountStatus(rawValue: text) else {
-            throw DomainError.invalid([FieldIssue(field: "status", code: "unknown_status", message: "must be active, locked or deleted")])
+            throw DomainError.invalid([
+                FieldIssue(field: "status", code: "unknown_status", message: "must be active, locked or deleted")
+            ])
         }
         return status
     }
@@ -151,7 +172,8 @@ extension AccountTransition {
 
 /// An account as the list and its page show it (masked already for roles that see PII masked).
 struct AccountView {
-    let id: String, email: String, displayName: String, status: String, subscription: String, created: String, failedLogins: Int
+    let id: String, email: String, displayName: String, status: String, subscription: String, created: String,
+        failedLogins: Int
 
     init(_ customer: Customer) {
         id = customer.id.text

@@ -18,15 +18,20 @@ extension Customer: RowDecodable {
         var cells = RowCells(row, of: "customers")
         self.init(
             id: try cells.next(UUID.self), email: try cells.next(String.self), displayName: try cells.next(String.self),
-            status: try AccountStatus(known: try cells.next(String.self)), subscription: try Subscription(known: try cells.next(String.self)),
+            status: try AccountStatus(known: try cells.next(String.self)),
+            subscription: try Subscription(known: try cells.next(String.self)),
             renewsAt: try cells.next(Date?.self), failedLogins: try cells.next(Int.self),
-            createdAt: try cells.next(Date.self), updatedAt: try cells.next(Date.self), deletedAt: try cells.next(Date?.self),
+            createdAt: try cells.next(Date.self), updatedAt: try cells.next(Date.self),
+            deletedAt: try cells.next(Date?.self),
             version: try cells.next(Int64.self), lock: nil)
         if let lockID = try cells.next(UUID?.self) {
             lock = AccountLock(
-                id: lockID, cause: try AccountLock.Cause(known: try cells.next(String.self)), reason: try cells.next(String.self),
-                failedAttempts: try cells.next(Int?.self), lockedBy: try cells.next(UUID?.self), lockedAt: try cells.next(Date.self),
-                until: try cells.next(Date?.self), liftedAt: try cells.next(Date?.self), liftedBy: try cells.next(UUID?.self),
+                id: lockID, cause: try AccountLock.Cause(known: try cells.next(String.self)),
+                reason: try cells.next(String.self),
+                failedAttempts: try cells.next(Int?.self), lockedBy: try cells.next(UUID?.self),
+                lockedAt: try cells.next(Date.self),
+                until: try cells.next(Date?.self), liftedAt: try cells.next(Date?.self),
+                liftedBy: try cells.next(UUID?.self),
                 liftReason: try cells.next(String?.self))
         }
     }
@@ -55,7 +60,9 @@ extension Customer: RowDecodable {
 
     /// Writes this account's new status and failed-login count, opens or lifts its lock, bumps
     /// the version; one statement. Returns the account as it now is.
-    func write(status: AccountStatus, failedLogins: Int, lock change: LockChange, in unit: UnitOfWork) async throws -> Customer {
+    func write(status: AccountStatus, failedLogins: Int, lock change: LockChange, in unit: UnitOfWork) async throws
+        -> Customer
+    {
         var opened: AccountLock?
         var lift = false
         var liftedBy: UUID?

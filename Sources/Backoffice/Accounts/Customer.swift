@@ -56,7 +56,8 @@ package struct Customer: Sendable, Equatable {
             }
             return try AuditRecord.json(
                 Snapshot(
-                    status: status.rawValue, subscription: subscription.rawValue, renews_at: renewsAt, failed_logins: failedLogins, version: version,
+                    status: status.rawValue, subscription: subscription.rawValue, renews_at: renewsAt,
+                    failed_logins: failedLogins, version: version,
                     lock_id: lock?.id.text, lock_cause: lock?.cause.rawValue,
                     lock_until: lock?.until))
         }

@@ -26,7 +26,9 @@ struct CustomerListRequest: Sendable {
             default: break
             }
         }
-        self.init(limit: list.limit, cursor: list.cursor, status: list.status, emailPrefix: emailPrefix, includeDeleted: includeDeleted)
+        self.init(
+            limit: list.limit, cursor: list.cursor, status: list.status, emailPrefix: emailPrefix,
+            includeDeleted: includeDeleted)
     }
 
     init(limit: Int?, cursor: String?, status: String?, emailPrefix: String?, includeDeleted: Bool?) {
@@ -38,11 +40,14 @@ struct CustomerListRequest: Sendable {
     }
 
     /// The page (at most `limit` accounts) and the cursor of the next one.
-    func run(_ database: Database, context: OperationContext) async throws -> (items: ArraySlice<Customer>, nextCursor: String?) {
+    func run(_ database: Database, context: OperationContext) async throws -> (
+        items: ArraySlice<Customer>, nextCursor: String?
+    ) {
         let limit = try pageLimit(limit)
         let afterID = try Cursor.id(cursor)
         let query = ListCustomerAccounts(
-            status: try ListQuery.status(status, as: AccountStatus.self), emailPrefix: emailPrefix, includeDeleted: includeDeleted ?? false,
+            status: try ListQuery.status(status, as: AccountStatus.self), emailPrefix: emailPrefix,
+            includeDeleted: includeDeleted ?? false,
             afterID: afterID, limit: limit + 1)
         let page = try await database.read(query, context: context)
         return keysetPage(page, limit: limit) { [$0.id.text] }

@@ -29,7 +29,8 @@ package struct LockExpiryService: Service {
         var total = 0
         while true {
             let context = OperationContext(
-                principal: .system, requestID: "lock-expiry-" + UUID().uuidString.lowercased(), sourceIP: nil, policies: policies)
+                principal: .system, requestID: "lock-expiry-" + UUID().uuidString.lowercased(), sourceIP: nil,
+                policies: policies)
             let lifted = try await database.runAsSystem(LiftExpiredLocks(limit: 100), context: context)
             total += lifted.count
             if lifted.count < 100 { return total }

@@ -5,9 +5,11 @@ extension ActivityEventInput {
     init(_ event: Components.Schemas.ActivityEventInput) {
         let d = event.details
         self.init(
-            eventID: event.eventId, customerID: event.customerId, metric: event.metric, value: event.value, occurredAt: event.occurredAt,
+            eventID: event.eventId, customerID: event.customerId, metric: event.metric, value: event.value,
+            occurredAt: event.occurredAt,
             details: ActivityDetails(
-                met: d?.met, bodyweightKg: d?.bodyweightKg, exercise: d?.exercise, weightKg: d?.weightKg, reps: d?.reps, sex: d?.sex,
+                met: d?.met, bodyweightKg: d?.bodyweightKg, exercise: d?.exercise, weightKg: d?.weightKg, reps: d?.reps,
+                sex: d?.sex,
                 source: d?.source))
     }
 }
@@ -16,12 +18,14 @@ extension IngestActivity.Outcome {
     var api: Components.Schemas.ActivityBatchOutcome {
         get throws {
             Components.Schemas.ActivityBatchOutcome(
-                batchId: batchID.text, ruleVersion: ruleVersion, accepted: count(.accepted), duplicates: count(.duplicate),
+                batchId: batchID.text, ruleVersion: ruleVersion, accepted: count(.accepted),
+                duplicates: count(.duplicate),
                 rejected: count(.rejected),
                 points: points,
                 events: try events.map {
                     .init(
-                        eventId: $0.eventID, status: try .init(known: $0.status.rawValue), reason: $0.reason?.code, message: $0.reason?.message,
+                        eventId: $0.eventID, status: try .init(known: $0.status.rawValue), reason: $0.reason?.code,
+                        message: $0.reason?.message,
                         points: $0.status == .accepted ? $0.points : nil)
                 })
         }

@@ -45,7 +45,10 @@ package struct ActivityEventInput: Sendable {
     package var occurredAt: Date
     package var details: ActivityDetails
 
-    package init(eventID: String, customerID: String, metric: String, value: Double, occurredAt: Date, details: ActivityDetails = .init()) {
+    package init(
+        eventID: String, customerID: String, metric: String, value: Double, occurredAt: Date,
+        details: ActivityDetails = .init()
+    ) {
         (self.eventID, self.customerID, self.metric, self.value, self.occurredAt, self.details) =
             (eventID, customerID, metric, value, occurredAt, details)
     }
@@ -68,7 +71,8 @@ package struct ActivityDetails: Sendable, Codable, Equatable {
     package var wilks: Double?
 
     package init(
-        met: Double? = nil, bodyweightKg: Double? = nil, exercise: String? = nil, weightKg: Double? = nil, reps: Int? = nil, sex: String? = nil,
+        met: Double? = nil, bodyweightKg: Double? = nil, exercise: String? = nil, weightKg: Double? = nil,
+        reps: Int? = nil, sex: String? = nil,
         source: String? = nil
     ) {
         (self.met, self.bodyweightKg, self.exercise, self.weightKg, self.reps, self.sex, self.source) =
@@ -104,18 +108,27 @@ package struct ActivityEvent: Sendable, Equatable {
     /// and a sentence).
     package static func check(_ input: ActivityEventInput, now: Date) -> Result<ActivityEvent, Rejection> {
         let eventID = input.eventID
-        guard !eventID.isEmpty, eventID.unicodeScalars.count <= 200, !eventID.unicodeScalars.contains(where: { $0.value < 0x20 }) else {
+        guard !eventID.isEmpty, eventID.unicodeScalars.count <= 200,
+            !eventID.unicodeScalars.contains(where: { $0.value < 0x20 })
+        else {
             return .failure(Rejection("invalid_event_id", "event_id must be 1–200 printable characters"))
         }
         guard let customerID = UUID(uuidString: input.customerID) else {
             return .failure(Rejection("invalid_customer_id", "customer_id is not a UUID"))
         }
         guard let metric = Metric(rawValue: input.metric) else {
-            return .failure(Rejection("unknown_metric", "metric must be one of \(Metric.allCases.map(\.rawValue).joined(separator: ", "))"))
+            return .failure(
+                Rejection(
+                    "unknown_metric", "metric must be one of \(Metric.allCases.map(\.rawValue).joined(separator: ", "))"
+                ))
         }
-        guard input.value.isFinite, input.value >= 0 else { return .failure(Rejection("invalid_value", "value must be a finite number ≥ 0")) }
+        guard input.value.isFinite, input.value >= 0 else {
+            return .failure(Rejection("invalid_value", "value must be a finite number ≥ 0"))
+        }
         guard input.value <= metric.maximum else {
-            return .failure(Rejection("value_out_of_range", "value must be at most \(Int(metric.maximum)) \(metric.unit) for one event"))
+            return .failure(
+                Rejection(
+                    "value_out_of_range", "value must be at most \(Int(metric.maximum)) \(metric.unit) for one event"))
         }
         guard input.occurredAt <= now.addingTimeInterval(futureTolerance) else {
             return .failure(Rejection("in_the_future", "occurred_at is more than 5 minutes ahead"))
@@ -124,7 +137,9 @@ package struct ActivityEvent: Sendable, Equatable {
             return .failure(Rejection("too_old", "occurred_at is more than 30 days ago"))
         }
         var details = input.details
-        if let source = details.source, source.unicodeScalars.count > 100 { return .failure(Rejection("invalid_details", "source is too long")) }
+        if let source = details.source, source.unicodeScalars.count > 100 {
+            return .failure(Rejection("invalid_details", "source is too long"))
+        }
         if let bodyweight = details.bodyweightKg, !(bodyweight.isFinite && (20...400).contains(bodyweight)) {
             return .failure(Rejection("invalid_details", "bodyweight_kg must be between 20 and 400"))
         }
@@ -135,19 +150,27 @@ package struct ActivityEvent: Sendable, Equatable {
                 return .failure(Rejection("missing_details", "a workout needs details.met between 1 and 25"))
             }
             details.intensity = MET.intensity(met)
-            details.kilocalories = details.bodyweightKg.map { MET.kilocalories(met: met, bodyMassKg: $0, hours: input.value / 60) }
+            details.kilocalories = details.bodyweightKg.map {
+                MET.kilocalories(met: met, bodyMassKg: $0, hours: input.value / 60)
+            }
         case .lift:
             guard let exercise = details.exercise, !exercise.isEmpty, exercise.unicodeScalars.count <= 100 else {
                 return .failure(Rejection("missing_details", "a lift needs details.exercise"))
             }
-            guard let weight = details.weightKg, weight.isFinite, weight > 0, weight <= 1000, let reps = details.reps, (1...30).contains(reps) else {
-                return .failure(Rejection("missing_details", "a lift needs details.weight_kg (0–1000) and details.reps (1–30)"))
+            guard let weight = details.weightKg, weight.isFinite, weight > 0, weight <= 1000, let reps = details.reps,
+                (1...30).contains(reps)
+            else {
+                return .failure(
+                    Rejection("missing_details", "a lift needs details.weight_kg (0–1000) and details.reps (1–30)"))
             }
             guard let bodyweight = details.bodyweightKg, let sex = details.sex.flatMap(LifterSex.init(rawValue:)) else {
                 return .failure(
-                    Rejection("missing_details", "a lift needs details.bodyweight_kg and details.sex (male or female) for strength points"))
+                    Rejection(
+                        "missing_details",
+                        "a lift needs details.bodyweight_kg and details.sex (male or female) for strength points"))
             }
-            let oneRepMax = reps == 1 ? weight : (OneRepMax.estimate(weight: weight, reps: reps, formula: .epley) ?? weight)
+            let oneRepMax =
+                reps == 1 ? weight : (OneRepMax.estimate(weight: weight, reps: reps, formula: .epley) ?? weight)
             let wilks = StrengthPoints.wilks(totalKg: oneRepMax, bodyweightKg: bodyweight, sex: sex)
             (details.oneRepMaxKg, details.wilks, score) = (oneRepMax, wilks, wilks)
         case .caloriesBurned, .distanceM, .steps:
@@ -155,7 +178,8 @@ package struct ActivityEvent: Sendable, Equatable {
         }
         return .success(
             ActivityEvent(
-                eventID: eventID, customerID: customerID, metric: metric, value: input.value, score: score, occurredAt: input.occurredAt,
+                eventID: eventID, customerID: customerID, metric: metric, value: input.value, score: score,
+                occurredAt: input.occurredAt,
                 details: details))
     }
 

@@ -39,7 +39,8 @@ package struct IngestActivity: AuditedOperation {
     package func perform(in unit: UnitOfWork) async throws -> Audited<Outcome> {
         var validation = Validation()
         validation.require(!events.isEmpty, "events", "required", "must hold at least one event")
-        validation.require(events.count <= Self.maximumBatch, "events", "too_many", "must hold at most \(Self.maximumBatch) events")
+        validation.require(
+            events.count <= Self.maximumBatch, "events", "too_many", "must hold at most \(Self.maximumBatch) events")
         try validation.check()
 
         let batchID = unit.newID()
@@ -50,7 +51,11 @@ package struct IngestActivity: AuditedOperation {
             switch ActivityEvent.check(input, now: unit.now) {
             case .failure(let rejection): (outcomes[index].status, outcomes[index].reason) = (.rejected, rejection)
             case .success(let event):
-                if seen.insert(event.eventID).inserted { candidates.append((index, event)) } else { outcomes[index].status = .duplicate }
+                if seen.insert(event.eventID).inserted {
+                    candidates.append((index, event))
+                } else {
+                    outcomes[index].status = .duplicate
+                }
             }
         }
 
@@ -59,7 +64,8 @@ package struct IngestActivity: AuditedOperation {
         let customerIDs = Array(Set(candidates.map(\.event.customerID)))
         if !customerIDs.isEmpty {
             for (id, status) in try await unit.all(
-                "SELECT id, status FROM customers WHERE id = ANY(\(customerIDs)::uuid[])", { try $0.decode((UUID, String).self) })
+                "SELECT id, status FROM customers WHERE id = ANY(\(customerIDs)::uuid[])",
+                { try $0.decode((UUID, String).self) })
             {
                 statuses[id] = try AccountStatus(known: status)
             }
@@ -67,9 +73,13 @@ package struct IngestActivity: AuditedOperation {
         candidates.removeAll { candidate in
             switch statuses[candidate.event.customerID] {
             case nil:
-                (outcomes[candidate.index].status, outcomes[candidate.index].reason) = (.rejected, .init("unknown_customer", "no such customer"))
+                (outcomes[candidate.index].status, outcomes[candidate.index].reason) = (
+                    .rejected, .init("unknown_customer", "no such customer")
+                )
             case .deleted?:
-                (outcomes[candidate.index].status, outcomes[candidate.index].reason) = (.rejected, .init("account_deleted", "the account is deleted"))
+                (outcomes[candidate.index].status, outcomes[candidate.index].reason) = (
+                    .rejected, .init("account_deleted", "the account is deleted")
+                )
             default: return false
             }
             return true
@@ -78,24 +88,34 @@ package struct IngestActivity: AuditedOperation {
         let stored = try await store(candidates.map(\.event), batchID: batchID, in: unit)
         var accepted: [(index: Int, event: ActivityEvent)] = []
         for candidate in candidates {
-            if stored.contains(candidate.event.eventID) { accepted.append(candidate) } else { outcomes[candidate.index].status = .duplicate }
+            if stored.contains(candidate.event.eventID) {
+                accepted.append(candidate)
+            } else {
+                outcomes[candidate.index].status = .duplicate
+            }
         }
 
         let ruleSet = try await EarningRuleSet.current(in: unit)
         let earning = accepted.filter { statuses[$0.event.customerID] != .locked }
         if let ruleSet {
-            for (index, points) in try await pay(earning, under: ruleSet, batchID: batchID, in: unit) { outcomes[index].points = points }
+            for (index, points) in try await pay(earning, under: ruleSet, batchID: batchID, in: unit) {
+                outcomes[index].points = points
+            }
         }
         try await BadgeAwards.awardByRules(for: earning.map(\.event), paidBy: ruleSet, in: unit)
         try await ChallengeScores.record(accepted.map(\.event), in: unit)
 
         let outcome = Outcome(batchID: batchID, ruleVersion: ruleSet?.version, events: outcomes)
-        struct Summary: Encodable { let accepted: Int, duplicates: Int, rejected: Int, points: Int64, rule_version: Int? }
+        struct Summary: Encodable {
+            let accepted: Int, duplicates: Int, rejected: Int, points: Int64, rule_version: Int?
+        }
         let event = AuditRecord(
-            action: Self.action, tenantID: platformTenantID, targetType: "activity_batch", targetID: batchID.text, reason: nil, before: nil,
+            action: Self.action, tenantID: platformTenantID, targetType: "activity_batch", targetID: batchID.text,
+            reason: nil, before: nil,
             after: try AuditRecord.json(
                 Summary(
-                    accepted: outcome.count(.accepted), duplicates: outcome.count(.duplicate), rejected: outcome.count(.rejected),
+                    accepted: outcome.count(.accepted), duplicates: outcome.count(.duplicate),
+                    rejected: outcome.count(.rejected),
                     points: outcome.points, rule_version: ruleSet?.version)))
         return Audited(outcome, event: event)
     }
@@ -106,7 +126,9 @@ package struct IngestActivity: AuditedOperation {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let empty = ActivityDetails()
-        let details = try events.map { $0.details == empty ? "{}" : String(decoding: try encoder.encode($0.details), as: UTF8.self) }
+        let details = try events.map {
+            $0.details == empty ? "{}" : String(decoding: try encoder.encode($0.details), as: UTF8.self)
+        }
         var stored = Set<String>()
         for try await id in try await unit.connection.send(
             """
@@ -125,7 +147,10 @@ package struct IngestActivity: AuditedOperation {
 
     /// Pays the events' points by the metric rules of `ruleSet`, within each (customer, rule,
     /// UTC day)'s cap; returns the points per event index.
-    private func pay(_ events: [(index: Int, event: ActivityEvent)], under ruleSet: EarningRuleSet, batchID: UUID, in unit: UnitOfWork) async throws
+    private func pay(
+        _ events: [(index: Int, event: ActivityEvent)], under ruleSet: EarningRuleSet, batchID: UUID,
+        in unit: UnitOfWork
+    ) async throws
         -> [(Int, Int64)]
     {
         /// A customer's earnings by one rule on one UTC day (days since 1970-01-01).
@@ -140,7 +165,9 @@ package struct IngestActivity: AuditedOperation {
             counted.append(
                 (
                     index, event, rule,
-                    Day(customer: event.customerID, ruleID: rule.ruleID, day: Int((event.occurredAt.timeIntervalSince1970 / 86_400).rounded(.down)))
+                    Day(
+                        customer: event.customerID, ruleID: rule.ruleID,
+                        day: Int((event.occurredAt.timeIntervalSince1970 / 86_400).rounded(.down)))
                 ))
         }
         guard !counted.isEmpty else { return [] }
@@ -162,7 +189,9 @@ package struct IngestActivity: AuditedOperation {
 
         var transfers: [Ledger.Transfer] = []
         var paid: [(Int, Int64)] = []
-        for item in counted.sorted(by: { ($0.event.occurredAt, $0.event.eventID) < ($1.event.occurredAt, $1.event.eventID) }) {
+        for item in counted.sorted(by: {
+            ($0.event.occurredAt, $0.event.eventID) < ($1.event.occurredAt, $1.event.eventID)
+        }) {
             var total = totals[item.day] ?? (0, 0)
             total.units += item.event.value
             let due = item.rule.due(units: total.units, paid: total.points)
@@ -172,7 +201,8 @@ package struct IngestActivity: AuditedOperation {
             paid.append((item.index, due))
             transfers.append(
                 Ledger.Transfer(
-                    .earning, from: Ledger.issuance, to: Ledger.wallet(item.event.customerID), amount: due, ruleID: item.rule.ruleID,
+                    .earning, from: Ledger.issuance, to: Ledger.wallet(item.event.customerID), amount: due,
+                    ruleID: item.rule.ruleID,
                     ruleVersion: ruleSet.version, sourceEventID: item.event.eventID))
         }
         try await unit.execute(

@@ -81,11 +81,15 @@ package enum StrengthPoints {
     package static func wilksCoefficient(bodyweightKg: Double, sex: LifterSex) -> Double {
         switch sex {
         case .male:
-            500 / poly5(min(bodyweightKg, 201.9), -216.0475144, 16.2606339, -0.002388645, -0.00113732, 7.01863e-06, -1.291e-08)
+            500
+                / poly5(
+                    min(bodyweightKg, 201.9), -216.0475144, 16.2606339, -0.002388645, -0.00113732, 7.01863e-06,
+                    -1.291e-08)
         case .female:
             500
                 / poly5(
-                    min(bodyweightKg, 154.53), 594.31747775582, -27.23842536447, 0.82112226871, -0.00930733913, 4.731582e-05, -9.054e-08)
+                    min(bodyweightKg, 154.53), 594.31747775582, -27.23842536447, 0.82112226871, -0.00930733913,
+                    4.731582e-05, -9.054e-08)
         }
     }
 
@@ -105,12 +109,14 @@ package enum StrengthPoints {
         case .male:
             600
                 / poly5(
-                    min(max(bodyweightKg, 40), 200.95), 47.4617885411949, 8.47206137941125, 0.073694103462609, -0.00139583381094385,
+                    min(max(bodyweightKg, 40), 200.95), 47.4617885411949, 8.47206137941125, 0.073694103462609,
+                    -0.00139583381094385,
                     0.00000707665973070743, -0.0000000120804336482315)
         case .female:
             600
                 / poly5(
-                    min(max(bodyweightKg, 40), 150.95), -125.425539779509, 13.7121941940668, -0.0330725063103405, -0.0010504000506583,
+                    min(max(bodyweightKg, 40), 150.95), -125.425539779509, 13.7121941940668, -0.0330725063103405,
+                    -0.0010504000506583,
                     0.00000938773881462799, -0.000000023334613884954)
         }
     }
@@ -153,7 +159,9 @@ package enum StrengthPoints {
     }
 
     /// a + b x + c x² + d x³ + e x⁴ + f x⁵, by Horner's rule.
-    private static func poly5(_ x: Double, _ a: Double, _ b: Double, _ c: Double, _ d: Double, _ e: Double, _ f: Double) -> Double {
+    private static func poly5(_ x: Double, _ a: Double, _ b: Double, _ c: Double, _ d: Double, _ e: Double, _ f: Double)
+        -> Double
+    {
         a + x * (b + x * (c + x * (d + x * (e + x * f))))
     }
 }

@@ -13,11 +13,14 @@ extension AuditEventRecord {
 
     private func apiEvent() throws -> Components.Schemas.AuditEvent {
         Components.Schemas.AuditEvent(
-            id: id, occurredAt: occurredAt, chain: chain, seq: seq, tenantId: tenantID.text, actorId: actorID?.text, actorRole: actorRole,
+            id: id, occurredAt: occurredAt, chain: chain, seq: seq, tenantId: tenantID.text, actorId: actorID?.text,
+            actorRole: actorRole,
             tokenId: tokenID?.text, sessionId: sessionID?.text, via: .init(rawValue: via),
-            action: action, targetType: targetType, targetId: targetID, requestId: requestID, sourceIp: sourceIP, reason: reason,
+            action: action, targetType: targetType, targetId: targetID, requestId: requestID, sourceIp: sourceIP,
+            reason: reason,
             before: try payload(before, as: Components.Schemas.AuditEvent.BeforePayload.self),
-            after: try payload(after, as: Components.Schemas.AuditEvent.AfterPayload.self), policyDigest: policyDigest, prevHash: prevHash,
+            after: try payload(after, as: Components.Schemas.AuditEvent.AfterPayload.self), policyDigest: policyDigest,
+            prevHash: prevHash,
             hash: hash)
     }
 }
@@ -29,11 +32,14 @@ func auditPage(_ events: [AuditEventRecord], limit: Int) throws -> Components.Sc
 }
 
 extension APIHandler {
-    private func auditFilter(tenantID: String?, actorID: String?, action: String?, targetID: String?, since: Date?, until: Date?) throws
+    private func auditFilter(
+        tenantID: String?, actorID: String?, action: String?, targetID: String?, since: Date?, until: Date?
+    ) throws
         -> AuditFilter
     {
         AuditFilter(
-            tenantID: try parseID(tenantID, "tenant_id"), actorID: try parseID(actorID, "actor_id"), action: action, targetID: targetID?.lowercased(),
+            tenantID: try parseID(tenantID, "tenant_id"), actorID: try parseID(actorID, "actor_id"), action: action,
+            targetID: targetID?.lowercased(),
             since: since, until: until)
     }
 
@@ -41,21 +47,32 @@ extension APIHandler {
         let q = input.query
         let limit = try pageLimit(q.limit)
         let afterID = try Cursor.number(q.cursor) ?? 0
-        let filter = try auditFilter(tenantID: q.tenantId, actorID: q.actorId, action: q.action, targetID: q.targetId, since: q.since, until: q.until)
+        let filter = try auditFilter(
+            tenantID: q.tenantId, actorID: q.actorId, action: q.action, targetID: q.targetId, since: q.since,
+            until: q.until)
         let events = try await read(ListAuditEvents(filter: filter, afterID: afterID, limit: limit + 1))
         return .ok(.init(body: .json(try auditPage(events, limit: limit))))
     }
 
-    func exportAuditEvents(_ input: Operations.ExportAuditEvents.Input) async throws -> Operations.ExportAuditEvents.Output {
+    func exportAuditEvents(_ input: Operations.ExportAuditEvents.Input) async throws
+        -> Operations.ExportAuditEvents.Output
+    {
         let q = input.query
-        let filter = try auditFilter(tenantID: q.tenantId, actorID: q.actorId, action: q.action, targetID: q.targetId, since: q.since, until: q.until)
+        let filter = try auditFilter(
+            tenantID: q.tenantId, actorID: q.actorId, action: q.action, targetID: q.targetId, since: q.since,
+            until: q.until)
         let lines = try await read(ExportAuditEvents(log: AuditLog(database: database), filter: filter))
         return .ok(.init(body: .applicationJsonl(HTTPBody(lines, length: .unknown, iterationBehavior: .single))))
     }
 
     func listAuditHeads(_ input: Operations.ListAuditHeads.Input) async throws -> Operations.ListAuditHeads.Output {
         let heads = try await read(ReadAuditHeads())
-        return .ok(.init(body: .json(.init(takenAt: database.clock.now(), heads: heads.map { .init(chain: $0.chain, seq: $0.seq, hash: $0.hash) }))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        takenAt: database.clock.now(),
+                        heads: heads.map { .init(chain: $0.chain, seq: $0.seq, hash: $0.hash) }))))
     }
 
     func verifyAudit(_ input: Operations.VerifyAudit.Input) async throws -> Operations.VerifyAudit.Output {
@@ -64,8 +81,13 @@ extension APIHandler {
         let report = try await read(VerifyAuditLog(log: AuditLog(database: database), checkpoint: checkpoint))
         let failure = try report.failure.map {
             Components.Schemas.VerifyFailure(
-                chain: $0.chain, seq: $0.seq, eventId: $0.eventID, kind: try .init(known: $0.kind.rawValue), detail: $0.detail)
+                chain: $0.chain, seq: $0.seq, eventId: $0.eventID, kind: try .init(known: $0.kind.rawValue),
+                detail: $0.detail)
         }
-        return .ok(.init(body: .json(.init(intact: report.failure == nil, chains: report.chains, events: report.events, failure: failure))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(intact: report.failure == nil, chains: report.chains, events: report.events, failure: failure)
+                )))
     }
 }

@@ -44,7 +44,8 @@ package enum AuditArchive {
             calendar, calendar.timeZone, Locale(identifier: "en_US_POSIX"), "yyyy-MM-dd"
         )
         return days.last { day in
-            guard let start = format.date(from: day.day), let end = calendar.date(byAdding: .day, value: 1, to: start) else { return false }
+            guard let start = format.date(from: day.day), let end = calendar.date(byAdding: .day, value: 1, to: start)
+            else { return false }
             return end <= limit
         }
     }
@@ -67,7 +68,9 @@ package enum AuditArchive {
     }
 
     /// What `cut` would remove, without removing anything.
-    package static func preview(through heads: [ChainHead], on connection: PostgresConnection, logger: Logger) async throws -> [Removal] {
+    package static func preview(through heads: [ChainHead], on connection: PostgresConnection, logger: Logger)
+        async throws -> [Removal]
+    {
         var removed: [Removal] = []
         for try await (chain, events) in try await connection.send(
             """

@@ -17,7 +17,8 @@ package struct AuditCanonical: Sendable {
     /// The columns a canonical text is built from, in the order a query selects them
     /// (`AuditCanonical.selectList`).
     package enum Column: Int, CaseIterable, Sendable {
-        case chain, seq, tenantID, occurredAt, actorID, actorRole, action, targetType, targetID, requestID, sourceIP, reason, before,
+        case chain, seq, tenantID, occurredAt, actorID, actorRole, action, targetType, targetID, requestID, sourceIP,
+            reason, before,
             after, policyDigest, tokenID, sessionID
 
         /// The member's key in the canonical object, which is also the column's name.
@@ -76,9 +77,13 @@ package struct AuditCanonical: Sendable {
 
     /// Members with their written keys (`"key": `), in the order jsonb keeps an object's keys:
     /// shorter keys first, equal lengths by bytes.
-    private static func inJSONBOrder<Member>(_ members: [Member], key: (Member) -> String) -> [(member: Member, key: [UInt8])] {
+    private static func inJSONBOrder<Member>(_ members: [Member], key: (Member) -> String) -> [(
+        member: Member, key: [UInt8]
+    )] {
         members.map { (member: $0, key: Array(key($0).utf8)) }
-            .sorted { $0.key.count != $1.key.count ? $0.key.count < $1.key.count : $0.key.lexicographicallyPrecedes($1.key) }
+            .sorted {
+                $0.key.count != $1.key.count ? $0.key.count < $1.key.count : $0.key.lexicographicallyPrecedes($1.key)
+            }
             .map { (member: $0.member, key: Array("\"".utf8) + $0.key + Array("\": ".utf8)) }
     }
 

@@ -43,7 +43,9 @@ package struct ChainedEvent: Sendable {
     /// SHA-256(prev_hash ‖ stored canonical bytes) is the stored hash.
     package var hashMatches: Bool
 
-    package init(id: Int64, chain: String, seq: Int64, prevHash: [UInt8], hash: [UInt8], columnsMatch: Bool, hashMatches: Bool) {
+    package init(
+        id: Int64, chain: String, seq: Int64, prevHash: [UInt8], hash: [UInt8], columnsMatch: Bool, hashMatches: Bool
+    ) {
         self.id = id
         self.chain = chain
         self.seq = seq
@@ -54,7 +56,9 @@ package struct ChainedEvent: Sendable {
     }
 
     /// An event from its stored `canonical` bytes and the bytes `recomputed` from its columns.
-    package init(id: Int64, chain: String, seq: Int64, canonical: [UInt8], recomputed: [UInt8], prevHash: [UInt8], hash: [UInt8]) {
+    package init(
+        id: Int64, chain: String, seq: Int64, canonical: [UInt8], recomputed: [UInt8], prevHash: [UInt8], hash: [UInt8]
+    ) {
         self.init(
             id: id, chain: chain, seq: seq, prevHash: prevHash, hash: hash, columnsMatch: canonical == recomputed,
             hashMatches: AuditChain.link(previous: prevHash, canonical: canonical) == hash)
@@ -120,7 +124,9 @@ package struct ChainVerifier: Sendable {
     package init(checkpoint: [ChainHead] = [], start startHeads: [ChainHead] = []) {
         checkpointSeqs = Dictionary(checkpoint.map { ($0.chain, $0.seq) }, uniquingKeysWith: { first, _ in first })
         var start = [String: (seq: Int64, hash: [UInt8])]()
-        for head in startHeads where start[head.chain] == nil { start[head.chain] = (head.seq, bytes(hex: head.hash) ?? []) }
+        for head in startHeads where start[head.chain] == nil {
+            start[head.chain] = (head.seq, bytes(hex: head.hash) ?? [])
+        }
         self.start = start
         otherEnds = start
     }
@@ -160,7 +166,9 @@ package struct ChainVerifier: Sendable {
             if end?.seq != head.seq || end.map({ hex($0.hash) }) != head.hash {
                 failure = ChainFailure(
                     chain: head.chain, seq: end?.seq, eventID: nil, kind: .truncated,
-                    detail: "the chain ends at seq \(end?.seq ?? 0) but its head records seq \(head.seq): its newest events were deleted")
+                    detail:
+                        "the chain ends at seq \(end?.seq ?? 0) but its head records seq \(head.seq): its newest events were deleted"
+                )
                 return failure
             }
         }
@@ -168,10 +176,13 @@ package struct ChainVerifier: Sendable {
             guard let end = ends[kept.chain], end.seq >= kept.seq else {
                 failure = ChainFailure(
                     chain: kept.chain, seq: ends[kept.chain]?.seq, eventID: nil, kind: .truncated,
-                    detail: "the chain is shorter (seq \(ends[kept.chain]?.seq ?? 0)) than the checkpoint (seq \(kept.seq))")
+                    detail:
+                        "the chain is shorter (seq \(ends[kept.chain]?.seq ?? 0)) than the checkpoint (seq \(kept.seq))"
+                )
                 return failure
             }
-            let keptHash = seen[kept.chain]?[kept.seq] ?? (start[kept.chain]?.seq == kept.seq ? start[kept.chain]?.hash : nil)
+            let keptHash =
+                seen[kept.chain]?[kept.seq] ?? (start[kept.chain]?.seq == kept.seq ? start[kept.chain]?.hash : nil)
             if let hash = keptHash, hex(hash) != kept.hash {
                 failure = ChainFailure(
                     chain: kept.chain, seq: kept.seq, eventID: nil, kind: .diverged,
@@ -252,21 +263,30 @@ package struct InterleavedChainVerifier: Sendable {
     /// Feeds the next event.
     package mutating func feed(_ event: ChainedEvent) {
         let (checkpoint, start) = (self.checkpoint, self.start)
-        verifiers[event.chain, default: ChainVerifier(checkpoint: checkpoint[event.chain] ?? [], start: start[event.chain] ?? [])].feed(event)
+        verifiers[
+            event.chain,
+            default: ChainVerifier(checkpoint: checkpoint[event.chain] ?? [], start: start[event.chain] ?? [])
+        ].feed(event)
     }
 
     /// Ends the stream. Every chain seen, kept by the checkpoint, or recorded in `heads` (the
     /// database's heads table; none for an export) is checked as `ChainVerifier.finish` checks
     /// one; the first failure is the one with the lowest event id. Also answers where every chain
     /// ends (chains of `start` without events stay where they were).
-    package mutating func finish(heads: [ChainHead] = []) -> (failure: ChainFailure?, chains: Int, events: Int64, heads: [ChainHead]) {
+    package mutating func finish(heads: [ChainHead] = []) -> (
+        failure: ChainFailure?, chains: Int, events: Int64, heads: [ChainHead]
+    ) {
         let recorded = Dictionary(grouping: heads, by: \.chain)
         var failures: [ChainFailure] = []
         var events: Int64 = 0
-        var ends = Dictionary(start.values.flatMap { $0 }.map { ($0.chain, $0) }, uniquingKeysWith: { first, _ in first })
+        var ends = Dictionary(
+            start.values.flatMap { $0 }.map { ($0.chain, $0) }, uniquingKeysWith: { first, _ in first })
         for chain in Set(verifiers.keys).union(checkpoint.keys).union(recorded.keys).sorted() {
-            var verifier = verifiers[chain] ?? ChainVerifier(checkpoint: checkpoint[chain] ?? [], start: start[chain] ?? [])
-            if let failure = verifier.finish(heads: recorded[chain] ?? [], checkpoint: checkpoint[chain] ?? []) { failures.append(failure) }
+            var verifier =
+                verifiers[chain] ?? ChainVerifier(checkpoint: checkpoint[chain] ?? [], start: start[chain] ?? [])
+            if let failure = verifier.finish(heads: recorded[chain] ?? [], checkpoint: checkpoint[chain] ?? []) {
+                failures.append(failure)
+            }
             events += verifier.events
             for head in verifier.heads { ends[head.chain] = head }
         }

@@ -58,7 +58,8 @@ package struct AuditCheckpoint: Codable, Sendable, Equatable {
             return "the checkpoint's signature is not an Ed25519 signature"
         }
         guard publicKey.isValidSignature(value, for: message) else {
-            return "the checkpoint's signature does not verify with the given public key: it was altered or signed by another key"
+            return
+                "the checkpoint's signature does not verify with the given public key: it was altered or signed by another key"
         }
         return nil
     }
@@ -78,8 +79,10 @@ package enum AuditSigningKey {
     /// Writes a new key pair; refuses to overwrite an existing private key.
     package static func generate(privateKeyFile: String, publicKeyFile: String) throws -> Curve25519.Signing.PublicKey {
         let key = Curve25519.Signing.PrivateKey()
-        try PrivateFile.create(privateKeyFile, contents: Data((key.rawRepresentation.base64EncodedString() + "\n").utf8))
-        try Data((key.publicKey.rawRepresentation.base64EncodedString() + "\n").utf8).write(to: URL(fileURLWithPath: publicKeyFile))
+        try PrivateFile.create(
+            privateKeyFile, contents: Data((key.rawRepresentation.base64EncodedString() + "\n").utf8))
+        try Data((key.publicKey.rawRepresentation.base64EncodedString() + "\n").utf8).write(
+            to: URL(fileURLWithPath: publicKeyFile))
         return key.publicKey
     }
 
@@ -93,7 +96,9 @@ package enum AuditSigningKey {
 
     private static func raw(_ file: String, what: String) throws -> Data {
         guard let data = FileManager.default.contents(atPath: file),
-            let bytes = Data(base64Encoded: String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)), bytes.count == 32
+            let bytes = Data(
+                base64Encoded: String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)),
+            bytes.count == 32
         else { throw Unreadable(description: "\(file) is not an Ed25519 \(what) written by `backoffice audit keygen`") }
         return bytes
     }
@@ -113,7 +118,9 @@ package enum FileSignature {
 
     /// Whether `signature` (a signature file's text) is `publicKey`'s over `contents`.
     package static func isValid(_ signature: String, of contents: Data, publicKey: AuditPublicKey) -> Bool {
-        guard let bytes = Data(base64Encoded: signature.trimmingCharacters(in: .whitespacesAndNewlines)) else { return false }
+        guard let bytes = Data(base64Encoded: signature.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            return false
+        }
         return publicKey.isValidSignature(bytes, for: context + contents)
     }
 }

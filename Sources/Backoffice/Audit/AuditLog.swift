@@ -41,8 +41,10 @@ package struct AuditFilter: Sendable {
     package var since: Date?
     package var until: Date?
 
-    package init(tenantID: UUID? = nil, actorID: UUID? = nil, action: String? = nil, targetID: String? = nil, since: Date? = nil, until: Date? = nil)
-    {
+    package init(
+        tenantID: UUID? = nil, actorID: UUID? = nil, action: String? = nil, targetID: String? = nil, since: Date? = nil,
+        until: Date? = nil
+    ) {
         self.tenantID = tenantID
         self.actorID = actorID
         self.action = action
@@ -83,7 +85,9 @@ package struct AuditLog: Sendable {
         """
 
     /// One page of events, oldest first, after the keyset `afterID`.
-    static func page(_ filter: AuditFilter, afterID: Int64, limit: Int, on connection: PostgresConnection, logger: Logger) async throws
+    static func page(
+        _ filter: AuditFilter, afterID: Int64, limit: Int, on connection: PostgresConnection, logger: Logger
+    ) async throws
         -> [AuditEventRecord]
     {
         let query = filter.query(selecting: columns, afterID: afterID, limit: limit)
@@ -97,12 +101,15 @@ package struct AuditLog: Sendable {
     static func decode(_ row: PostgresRow) throws -> AuditEventRecord {
         let c = try row.decode(
             (
-                Int64, Date, String, Int64, UUID, UUID?, String, String, String, String, String, String?, String?, String?, String?, String, String,
+                Int64, Date, String, Int64, UUID, UUID?, String, String, String, String, String, String?, String?,
+                String?, String?, String, String,
                 String, UUID?, UUID?
             ).self)
         return AuditEventRecord(
-            id: c.0, occurredAt: c.1, chain: c.2, seq: c.3, tenantID: c.4, actorID: c.5, actorRole: c.6, action: c.7, targetType: c.8,
-            targetID: c.9, requestID: c.10, sourceIP: c.11, reason: c.12, before: c.13, after: c.14, policyDigest: c.15, prevHash: c.16,
+            id: c.0, occurredAt: c.1, chain: c.2, seq: c.3, tenantID: c.4, actorID: c.5, actorRole: c.6, action: c.7,
+            targetType: c.8,
+            targetID: c.9, requestID: c.10, sourceIP: c.11, reason: c.12, before: c.13, after: c.14, policyDigest: c.15,
+            prevHash: c.16,
             hash: c.17, tokenID: c.18, sessionID: c.19)
     }
 
@@ -143,7 +150,9 @@ package struct AuditLog: Sendable {
         try await chainPositions("audit_archive_cuts", on: connection, logger: logger)
     }
 
-    private static func chainPositions(_ table: String, on connection: PostgresConnection, logger: Logger) async throws -> [ChainHead] {
+    private static func chainPositions(_ table: String, on connection: PostgresConnection, logger: Logger) async throws
+        -> [ChainHead]
+    {
         var heads: [ChainHead] = []
         for try await (chain, seq, hash) in try await connection.send(
             "SELECT chain, seq, encode(hash, 'hex') FROM \(unescaped: table) ORDER BY chain", logger: logger
@@ -169,17 +178,24 @@ package struct AuditLog: Sendable {
     /// heap), `pageSize` per statement, every chain verified side by side. When a chain is broken,
     /// they are read again in (tenant, chain, seq) order, where the verifier tells an inserted
     /// event from reordered ones, and that reading names the first bad event.
-    package func verify(checkpoint: [ChainHead], context: OperationContext, pageSize: Int = 20_000) async throws -> Report {
+    package func verify(checkpoint: [ChainHead], context: OperationContext, pageSize: Int = 20_000) async throws
+        -> Report
+    {
         try await database.transaction(for: context.principal, isolation: "REPEATABLE READ, READ ONLY") { connection in
             let (cuts, heads) = (
-                try await Self.cuts(on: connection, logger: database.logger), try await Self.heads(on: connection, logger: database.logger)
+                try await Self.cuts(on: connection, logger: database.logger),
+                try await Self.heads(on: connection, logger: database.logger)
             )
             var chains = InterleavedChainVerifier(checkpoint: checkpoint, start: cuts)
             try await Self.read(.id, pageSize: pageSize, on: connection, logger: database.logger) { chains.feed($0) }
             let result = chains.finish(heads: heads)
-            guard result.failure != nil else { return Report(chains: result.chains, events: result.events, failure: nil) }
+            guard result.failure != nil else {
+                return Report(chains: result.chains, events: result.events, failure: nil)
+            }
             var verifier = ChainVerifier(checkpoint: checkpoint, start: cuts)
-            try await Self.read(.chain, pageSize: pageSize, on: connection, logger: database.logger) { verifier.feed($0) }
+            try await Self.read(.chain, pageSize: pageSize, on: connection, logger: database.logger) {
+                verifier.feed($0)
+            }
             // This reading decides: ids are not hashed, only seq order is the chain's.
             let failure = verifier.finish(heads: heads, checkpoint: checkpoint)
             return Report(chains: max(verifier.chains, heads.count), events: verifier.events, failure: failure)
@@ -193,7 +209,8 @@ package struct AuditLog: Sendable {
     /// unique index), so no statement runs into the statement timeout however long the log is (a
     /// million events in one statement took more than 30 s).
     static func read(
-        _ order: ReadingOrder, pageSize: Int, on connection: PostgresConnection, logger: Logger, _ feed: (ChainedEvent) -> Void
+        _ order: ReadingOrder, pageSize: Int, on connection: PostgresConnection, logger: Logger,
+        _ feed: (ChainedEvent) -> Void
     ) async throws {
         var reader = StoredEventReader()
         var after: (id: Int64, tenant: UUID, chain: String, seq: Int64)?
@@ -202,7 +219,8 @@ package struct AuditLog: Sendable {
             let query: PostgresQuery =
                 switch (order, after) {
                 case (.id, nil): "\(unescaped: select) ORDER BY id LIMIT \(unescaped: limit)"
-                case (.id, let after?): "\(unescaped: select) WHERE id > \(after.id) ORDER BY id LIMIT \(unescaped: limit)"
+                case (.id, let after?):
+                    "\(unescaped: select) WHERE id > \(after.id) ORDER BY id LIMIT \(unescaped: limit)"
                 case (.chain, nil): "\(unescaped: select) ORDER BY tenant_id, chain, seq LIMIT \(unescaped: limit)"
                 case (.chain, let after?):
                     "\(unescaped: select) WHERE (tenant_id, chain, seq) > (\(after.tenant), \(after.chain), \(after.seq)) ORDER BY tenant_id, chain, seq LIMIT \(unescaped: limit)"
@@ -210,13 +228,17 @@ package struct AuditLog: Sendable {
             var read = 0
             var last: (row: PostgresRow, event: ChainedEvent)?
             for try await row in try await connection.send(query, logger: logger) {
-                guard let event = reader.event(row) else { throw DomainError.inconsistent("audit verify read a row that is not an event record") }
+                guard let event = reader.event(row) else {
+                    throw DomainError.inconsistent("audit verify read a row that is not an event record")
+                }
                 feed(event)
                 last = (row, event)
                 read += 1
             }
             if let (row, event) = last {
-                guard let tenant = reader.tenant(row) else { throw DomainError.inconsistent("audit verify read an event without its tenant") }
+                guard let tenant = reader.tenant(row) else {
+                    throw DomainError.inconsistent("audit verify read an event without its tenant")
+                }
                 after = (event.id, tenant, event.chain, event.seq)
             }
             if read < pageSize { return }

@@ -11,12 +11,14 @@ extension Console {
             let form = console.form
             var data: [String: Any] = ["values": form.values, "canVerify": console.may(VerifyAuditLog.action)]
             if console.may(ExportAuditEvents.action) {
-                data["export"] = ConsoleLinks.path("/console/audit/export", form.values.filter { $0.key != "cursor" }.mapValues { Optional($0) })
+                data["export"] = ConsoleLinks.path(
+                    "/console/audit/export", form.values.filter { $0.key != "cursor" }.mapValues { Optional($0) })
             }
             do {
                 let filter = try AuditPage.filter(form)
                 let after = try Cursor.number(form.text("cursor")) ?? 0
-                let events = try await console.read(ListAuditEvents(filter: filter, afterID: after, limit: Self.pageSize + 1))
+                let events = try await console.read(
+                    ListAuditEvents(filter: filter, afterID: after, limit: Self.pageSize + 1))
                 let (page, next) = keysetPage(events, limit: Self.pageSize) { [String($0.id)] }
                 data["events"] = page.map(AuditEventView.init)
                 data["hasEvents"] = !page.isEmpty
@@ -31,14 +33,17 @@ extension Console {
             return console.page("audit", title: "Audit log", data)
         }
         get("audit/export", on: group, holdsTransaction: false) { console in
-            let lines = try await console.read(ExportAuditEvents(log: AuditLog(database: database), filter: try AuditPage.filter(console.form)))
+            let lines = try await console.read(
+                ExportAuditEvents(log: AuditLog(database: database), filter: try AuditPage.filter(console.form)))
             return .download(
                 name: "audit-events.jsonl", contentType: "application/jsonl",
                 pages: lines)
         }
         get("audit/verify", on: group) { console in
             let report = try await console.read(VerifyAuditLog(log: AuditLog(database: database), checkpoint: []))
-            var data: [String: Any] = ["chains": report.chains, "events": report.events, "intact": report.failure == nil]
+            var data: [String: Any] = [
+                "chains": report.chains, "events": report.events, "intact": report.failure == nil,
+            ]
             if let failure = report.failure {
                 data["failure"] = [
                     "chain": failure.chain, "seq": failure.seq.map(String.init) ?? "—", "kind": failure.kind.rawValue,
@@ -48,12 +53,17 @@ extension Console {
             return console.page("audit-verify", title: "Verify the audit log", data)
         }
         get("audit/{event}", on: group) { console in
-            guard let id = console.parameters.get("event").flatMap(Int64.init), id > 0 else { throw DomainError.notFound("Event") }
+            guard let id = console.parameters.get("event").flatMap(Int64.init), id > 0 else {
+                throw DomainError.notFound("Event")
+            }
             let found = try await console.read(ListAuditEvents(filter: AuditFilter(), afterID: id - 1, limit: 1))
             guard let event = found.first, event.id == id else { throw DomainError.notFound("Event \(id)") }
             return console.page(
                 "audit-event", title: "Event \(id)",
-                ["event": AuditEventView(event), "before": AuditPage.pretty(event.before), "after": AuditPage.pretty(event.after)])
+                [
+                    "event": AuditEventView(event), "before": AuditPage.pretty(event.before),
+                    "after": AuditPage.pretty(event.after),
+                ])
         }
     }
 }
@@ -70,7 +80,8 @@ enum AuditPage {
         var issues: [FieldIssue] = []
         let actor = form.text("actor_id").flatMap { text -> UUID? in
             guard let id = UUID(uuidString: text) else {
-                issues.append(FieldIssue(field: "actor_id", code: "invalid_id", message: "must be an operator's id (a UUID)"))
+                issues.append(
+                    FieldIssue(field: "actor_id", code: "invalid_id", message: "must be an operator's id (a UUID)"))
                 return nil
             }
             return id
@@ -84,13 +95,16 @@ enum AuditPage {
         let since = time("since")
         let until = time("until")
         guard issues.isEmpty else { throw DomainError.invalid(issues) }
-        return AuditFilter(actorID: actor, action: form.text("action"), targetID: form.text("target_id"), since: since, until: until)
+        return AuditFilter(
+            actorID: actor, action: form.text("action"), targetID: form.text("target_id"), since: since, until: until)
     }
 
     /// A snapshot's JSON, indented for reading; "—" when there is none.
     static func pretty(_ json: String?) -> String {
-        guard let json, let object = try? JSONSerialization.jsonObject(with: Data(json.utf8), options: [.fragmentsAllowed]),
-            let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed])
+        guard let json,
+            let object = try? JSONSerialization.jsonObject(with: Data(json.utf8), options: [.fragmentsAllowed]),
+            let data = try? JSONSerialization.data(
+                withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed])
         else { return json ?? "—" }
         return String(decoding: data, as: UTF8.self)
     }
@@ -98,7 +112,8 @@ enum AuditPage {
 
 /// One audit event as the log shows it.
 struct AuditEventView {
-    let id: Int64, at: String, action: String, actorRole: String, actorID: String?, targetType: String, targetID: String, via: String
+    let id: Int64, at: String, action: String, actorRole: String, actorID: String?, targetType: String,
+        targetID: String, via: String
     let reason: String?, requestID: String, chain: String, seq: Int64
 
     init(_ event: AuditEventRecord) {

@@ -15,14 +15,18 @@ enum ExportLine {
 
     /// The event on `line` when the fast reading decides it matches; nil otherwise.
     static func event(_ line: UnsafeRawBufferPointer) -> ChainedEvent? {
-        guard let members = members(line), members.count == AuditCanonical.Column.allCases.count + extra.count else { return nil }
+        guard let members = members(line), members.count == AuditCanonical.Column.allCases.count + extra.count else {
+            return nil
+        }
         var values: [String: Range<Int>] = [:]
         values.reserveCapacity(members.count)
         for (key, value) in members {
             let name = String(decoding: UnsafeRawBufferPointer(rebasing: line[key]), as: UTF8.self)
             guard values.updateValue(value, forKey: name) == nil else { return nil }
         }
-        func raw(_ name: String) -> UnsafeRawBufferPointer? { values[name].map { UnsafeRawBufferPointer(rebasing: line[$0]) } }
+        func raw(_ name: String) -> UnsafeRawBufferPointer? {
+            values[name].map { UnsafeRawBufferPointer(rebasing: line[$0]) }
+        }
         guard let id = raw("id").flatMap(integer), let prev = raw("prev_hash").flatMap(string).flatMap(hexBytes),
             let hash = raw("hash").flatMap(string).flatMap(hexBytes), let canonical = raw("canonical").flatMap(string),
             let chain = raw("chain").flatMap(string), let seq = raw("seq").flatMap(integer)
@@ -46,7 +50,8 @@ enum ExportLine {
         assembled.append(UInt8(ascii: "}"))
         guard assembled == canonical else { return nil }
         return ChainedEvent(
-            id: id, chain: String(decoding: chain, as: UTF8.self), seq: seq, prevHash: prev, hash: hash, columnsMatch: true,
+            id: id, chain: String(decoding: chain, as: UTF8.self), seq: seq, prevHash: prev, hash: hash,
+            columnsMatch: true,
             hashMatches: AuditChain.link(previous: prev, canonical: canonical) == hash)
     }
 
@@ -58,9 +63,13 @@ enum ExportLine {
         var members: [(key: Range<Int>, value: Range<Int>)] = []
         members.reserveCapacity(24)
         index = skipSpace(line, index + 1)
-        if index < line.count, line[index] == UInt8(ascii: "}") { return skipSpace(line, index + 1) == line.count ? members : nil }
+        if index < line.count, line[index] == UInt8(ascii: "}") {
+            return skipSpace(line, index + 1) == line.count ? members : nil
+        }
         while true {
-            guard index < line.count, line[index] == UInt8(ascii: "\""), let keyEnd = stringEnd(line, index) else { return nil }
+            guard index < line.count, line[index] == UInt8(ascii: "\""), let keyEnd = stringEnd(line, index) else {
+                return nil
+            }
             let key = index + 1..<keyEnd - 1
             index = skipSpace(line, keyEnd)
             guard index < line.count, line[index] == UInt8(ascii: ":") else { return nil }
@@ -125,7 +134,8 @@ enum ExportLine {
             return nil
         default:
             var index = start
-            while index < line.count, !isSpace(line[index]), line[index] != UInt8(ascii: ","), line[index] != UInt8(ascii: "}"),
+            while index < line.count, !isSpace(line[index]), line[index] != UInt8(ascii: ","),
+                line[index] != UInt8(ascii: "}"),
                 line[index] != UInt8(ascii: "]")
             {
                 index += 1
@@ -186,7 +196,8 @@ enum ExportLine {
 
     private static func hexValue(_ raw: UnsafeRawBufferPointer, _ start: Int, _ end: Int) -> UInt32? {
         guard start + 4 <= end else { return nil }
-        return UInt32(String(decoding: UnsafeRawBufferPointer(rebasing: raw[start..<start + 4]), as: UTF8.self), radix: 16)
+        return UInt32(
+            String(decoding: UnsafeRawBufferPointer(rebasing: raw[start..<start + 4]), as: UTF8.self), radix: 16)
     }
 
     private static func hexBytes(_ text: [UInt8]) -> [UInt8]? {

@@ -26,7 +26,8 @@ package struct OfflineAuditVerifier {
         let bytes = Array(line)
         guard let event = bytes.withUnsafeBytes({ ExportLine.event($0) }) ?? Self.event(from: Data(bytes)) else {
             malformed = ChainFailure(
-                chain: "?", seq: nil, eventID: nil, kind: .edited, detail: "line \(lines) is not an exported event (not JSON, or fields missing)")
+                chain: "?", seq: nil, eventID: nil, kind: .edited,
+                detail: "line \(lines) is not an exported event (not JSON, or fields missing)")
             return
         }
         chains.feed(event)
@@ -48,7 +49,8 @@ package struct OfflineAuditVerifier {
         guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
             let id = integer(object["id"]), let chain = object["chain"] as? String,
             let seq = integer(object["seq"]), let canonical = object["canonical"] as? String,
-            let prev = (object["prev_hash"] as? String).flatMap(bytes(hex:)), let hash = (object["hash"] as? String).flatMap(bytes(hex:))
+            let prev = (object["prev_hash"] as? String).flatMap(bytes(hex:)),
+            let hash = (object["hash"] as? String).flatMap(bytes(hex:))
         else { return nil }
         var shown = object
         for key in ["id", "canonical", "prev_hash", "hash"] { shown[key] = nil }
@@ -56,7 +58,8 @@ package struct OfflineAuditVerifier {
         let canonicalBytes = Array(canonical.utf8)
         let matches = !hashed.isEmpty && NSDictionary(dictionary: withoutNulls(shown)).isEqual(to: withoutNulls(hashed))
         return ChainedEvent(
-            id: id, chain: chain, seq: seq, canonical: canonicalBytes, recomputed: matches ? canonicalBytes : [], prevHash: prev, hash: hash)
+            id: id, chain: chain, seq: seq, canonical: canonicalBytes, recomputed: matches ? canonicalBytes : [],
+            prevHash: prev, hash: hash)
     }
 
     /// The object's fields, nulls dropped (an absent and a null field say the same), compared as

@@ -13,20 +13,24 @@ struct StoredEventReader {
     private static let stored = 4
 
     private var canonical = AuditCanonical()
-    private var columns = [UnsafeRawBufferPointer?](repeating: nil, count: stored + AuditCanonical.Column.allCases.count)
+    private var columns = [UnsafeRawBufferPointer?](
+        repeating: nil, count: stored + AuditCanonical.Column.allCases.count)
     private var chain: (bytes: [UInt8], name: String)?
 
     /// The event in `row` (a `selectList` record); nil when the row is not such a record.
     mutating func event(_ row: PostgresRow) -> ChainedEvent? {
         guard let record = row.first(where: { _ in true })?.bytes else { return nil }
         return record.withUnsafeReadableBytes { record in
-            guard Self.split(record, into: &columns), let id = columns[0]?.int64, let stored = columns[1], let prev = columns[2],
+            guard Self.split(record, into: &columns), let id = columns[0]?.int64, let stored = columns[1],
+                let prev = columns[2],
                 let hash = columns[3]
             else { return nil }
-            let columnsMatch = canonical.build(columns, offset: Self.stored) && canonical.bytes.withUnsafeBytes { same($0, stored) }
+            let columnsMatch =
+                canonical.build(columns, offset: Self.stored) && canonical.bytes.withUnsafeBytes { same($0, stored) }
             return ChainedEvent(
                 id: id, chain: chainName(columns[Self.stored + AuditCanonical.Column.chain.rawValue]),
-                seq: columns[Self.stored + AuditCanonical.Column.seq.rawValue]?.int64 ?? 0, prevHash: Array(prev), hash: Array(hash),
+                seq: columns[Self.stored + AuditCanonical.Column.seq.rawValue]?.int64 ?? 0, prevHash: Array(prev),
+                hash: Array(hash),
                 columnsMatch: columnsMatch, hashMatches: Self.links(prev, stored, to: hash))
         }
     }
@@ -36,9 +40,11 @@ struct StoredEventReader {
     mutating func exportLine(_ row: PostgresRow, into buffer: inout ByteBuffer) -> Int64? {
         guard let record = row.first(where: { _ in true })?.bytes else { return nil }
         return record.withUnsafeReadableBytes { record -> Int64? in
-            guard Self.split(record, into: &columns), let id = columns[0]?.int64, let stored = columns[1], let prev = columns[2],
+            guard Self.split(record, into: &columns), let id = columns[0]?.int64, let stored = columns[1],
+                let prev = columns[2],
                 let hash = columns[3],
-                canonical.buildExportLine(id: id, canonical: stored, prevHash: prev, hash: hash, columns: columns, offset: Self.stored)
+                canonical.buildExportLine(
+                    id: id, canonical: stored, prevHash: prev, hash: hash, columns: columns, offset: Self.stored)
             else { return nil }
             buffer.writeBytes(canonical.bytes)
             buffer.writeInteger(UInt8(ascii: "\n"))
@@ -50,7 +56,8 @@ struct StoredEventReader {
     mutating func tenant(_ row: PostgresRow) -> UUID? {
         guard let record = row.first(where: { _ in true })?.bytes else { return nil }
         return record.withUnsafeReadableBytes { record -> UUID? in
-            guard Self.split(record, into: &columns), let raw = columns[Self.stored + AuditCanonical.Column.tenantID.rawValue], raw.count == 16
+            guard Self.split(record, into: &columns),
+                let raw = columns[Self.stored + AuditCanonical.Column.tenantID.rawValue], raw.count == 16
             else { return nil }
             return UUID(uuid: raw.loadUnaligned(as: uuid_t.self))
         }
@@ -59,7 +66,9 @@ struct StoredEventReader {
     /// Splits a binary record (`record_send`: the column count, then each column's type oid,
     /// length (-1 for NULL) and bytes) into its columns; false when it is not `columns.count` long.
     private static func split(_ record: UnsafeRawBufferPointer, into columns: inout [UnsafeRawBufferPointer?]) -> Bool {
-        guard record.count >= 4, Int(Int32(bigEndian: record.loadUnaligned(as: Int32.self))) == columns.count else { return false }
+        guard record.count >= 4, Int(Int32(bigEndian: record.loadUnaligned(as: Int32.self))) == columns.count else {
+            return false
+        }
         var offset = 4
         for index in columns.indices {
             guard offset + 8 <= record.count else { return false }
@@ -86,7 +95,9 @@ struct StoredEventReader {
     }
 
     /// SHA-256(previous ‖ canonical) == hash.
-    private static func links(_ previous: UnsafeRawBufferPointer, _ canonical: UnsafeRawBufferPointer, to hash: UnsafeRawBufferPointer) -> Bool {
+    private static func links(
+        _ previous: UnsafeRawBufferPointer, _ canonical: UnsafeRawBufferPointer, to hash: UnsafeRawBufferPointer
+    ) -> Bool {
         var hasher = SHA256()
         hasher.update(bufferPointer: previous)
         hasher.update(bufferPointer: canonical)

@@ -18,7 +18,9 @@ extension Badge: RowDecodable {
 
     package init(row: PostgresRow) throws {
         let c = try row.decode((String, String, String, String?, Double?, Date).self)
-        self.init(slug: c.0, name: c.1, description: c.2, metric: try c.3.map { try Metric(known: $0) }, threshold: c.4, createdAt: c.5)
+        self.init(
+            slug: c.0, name: c.1, description: c.2, metric: try c.3.map { try Metric(known: $0) }, threshold: c.4,
+            createdAt: c.5)
     }
 }
 
@@ -30,11 +32,14 @@ package struct BadgeAward: Sendable, Equatable {
 }
 
 extension BadgeAward: RowDecodable {
-    package static let columns = "b.slug, b.name, b.description, b.metric, b.threshold, b.created_at, a.source, a.awarded_at"
+    package static let columns =
+        "b.slug, b.name, b.description, b.metric, b.threshold, b.created_at, a.source, a.awarded_at"
 
     package init(row: PostgresRow) throws {
         let c = try row.decode((String, String, String, String?, Double?, Date, String, Date).self)
-        let badge = Badge(slug: c.0, name: c.1, description: c.2, metric: try c.3.map { try Metric(known: $0) }, threshold: c.4, createdAt: c.5)
+        let badge = Badge(
+            slug: c.0, name: c.1, description: c.2, metric: try c.3.map { try Metric(known: $0) }, threshold: c.4,
+            createdAt: c.5)
         self.init(badge: badge, source: c.6, awardedAt: c.7)
     }
 }
@@ -64,10 +69,15 @@ package struct CreateBadge: AuditedOperation {
         validation.text(description, "description", max: 1000, required: false)
         let known = metric.flatMap(Metric.init(rawValue:))
         validation.require(
-            metric == nil || known != nil, "metric", "unknown_metric", "must be one of \(Metric.allCases.map(\.rawValue).joined(separator: ", "))")
+            metric == nil || known != nil, "metric", "unknown_metric",
+            "must be one of \(Metric.allCases.map(\.rawValue).joined(separator: ", "))")
         validation.require(
-            (metric == nil) == (threshold == nil), "threshold", "required", "a badge awarded by a rule needs both metric and threshold")
-        if let threshold { validation.require(threshold.isFinite && threshold > 0, "threshold", "not_positive", "must be greater than 0") }
+            (metric == nil) == (threshold == nil), "threshold", "required",
+            "a badge awarded by a rule needs both metric and threshold")
+        if let threshold {
+            validation.require(
+                threshold.isFinite && threshold > 0, "threshold", "not_positive", "must be greater than 0")
+        }
         try validation.check()
         let badge = try await unit.one(
             """
@@ -77,8 +87,10 @@ package struct CreateBadge: AuditedOperation {
             """, as: Badge.self, else: DomainError.inconsistent("the new badge was not returned"))
         struct Snapshot: Encodable { let slug: String, name: String, metric: String?, threshold: Double? }
         let event = AuditRecord(
-            action: Self.action, tenantID: platformTenantID, targetType: "badge", targetID: slug, reason: nil, before: nil,
-            after: try AuditRecord.json(Snapshot(slug: slug, name: name, metric: known?.rawValue, threshold: threshold)))
+            action: Self.action, tenantID: platformTenantID, targetType: "badge", targetID: slug, reason: nil,
+            before: nil,
+            after: try AuditRecord.json(Snapshot(slug: slug, name: name, metric: known?.rawValue, threshold: threshold))
+        )
         return Audited(badge, event: event)
     }
 }
@@ -113,7 +125,9 @@ enum BadgeAwards {
     /// Awards `badge` to `customers` who do not hold it yet, and pays the points `ruleSet` (the
     /// earning rules in force, read once by the caller) gives for it (once per customer and
     /// badge). Returns the customers newly awarded.
-    static func award(_ badge: String, to customers: [UUID], source: String, paidBy ruleSet: EarningRuleSet?, in unit: UnitOfWork) async throws
+    static func award(
+        _ badge: String, to customers: [UUID], source: String, paidBy ruleSet: EarningRuleSet?, in unit: UnitOfWork
+    ) async throws
         -> [UUID]
     {
         guard !customers.isEmpty else { return [] }
@@ -130,7 +144,8 @@ enum BadgeAwards {
         try await Ledger.post(
             awarded.map {
                 Ledger.Transfer(
-                    .earning, from: Ledger.issuance, to: Ledger.wallet($0), amount: rule.points, ruleID: rule.ruleID, ruleVersion: ruleSet.version,
+                    .earning, from: Ledger.issuance, to: Ledger.wallet($0), amount: rule.points, ruleID: rule.ruleID,
+                    ruleVersion: ruleSet.version,
                     sourceEventID: "badge:\(badge):\($0.text)")
             }, movement: unit.newID(), in: unit)
         return awarded
@@ -139,7 +154,9 @@ enum BadgeAwards {
     /// Awards the badges whose rule `events` meet (one event of the badge's metric reaching its
     /// threshold); returns how many awards were made.
     @discardableResult
-    static func awardByRules(for events: [ActivityEvent], paidBy ruleSet: EarningRuleSet?, in unit: UnitOfWork) async throws -> Int {
+    static func awardByRules(for events: [ActivityEvent], paidBy ruleSet: EarningRuleSet?, in unit: UnitOfWork)
+        async throws -> Int
+    {
         let metrics = Array(Set(events.map(\.metric.rawValue)))
         guard !metrics.isEmpty else { return 0 }
         let badges = try await unit.all(
@@ -148,7 +165,10 @@ enum BadgeAwards {
         for badge in badges {
             guard let metric = badge.metric, let threshold = badge.threshold else { continue }
             let earners = Set(events.filter { $0.metric == metric && $0.value >= threshold }.map(\.customerID))
-            count += try await award(badge.slug, to: Array(earners), source: "rule:\(metric.rawValue)>=\(threshold)", paidBy: ruleSet, in: unit).count
+            count += try await award(
+                badge.slug, to: Array(earners), source: "rule:\(metric.rawValue)>=\(threshold)", paidBy: ruleSet,
+                in: unit
+            ).count
         }
         return count
     }

@@ -5,23 +5,29 @@ extension Console {
     /// Badges (managers create them; auditors read): every badge with what earns it, and a new
     /// one (slug, name, description, and optionally a metric and the threshold that awards it).
     func registerBadges(on group: RouterGroup<AppRequestContext>) {
-        section("badges", "Badges", needs: CreateBadge.action, on: group) { console in try await console.badgesPage(issues: []) }
+        section("badges", "Badges", needs: CreateBadge.action, on: group) { console in
+            try await console.badgesPage(issues: [])
+        }
         post("badges/new", on: group) { console in
             do {
                 let threshold = try console.form.text("threshold").map { text -> Double in
                     guard let value = Double(text) else {
-                        throw DomainError.invalid([FieldIssue(field: "threshold", code: "invalid_number", message: "must be a number")])
+                        throw DomainError.invalid([
+                            FieldIssue(field: "threshold", code: "invalid_number", message: "must be a number")
+                        ])
                     }
                     return value
                 }
                 let badge = try await console.run(
                     CreateBadge(
-                        slug: console.form["slug"] ?? "", name: console.form["name"] ?? "", description: console.form.text("description"),
+                        slug: console.form["slug"] ?? "", name: console.form["name"] ?? "",
+                        description: console.form.text("description"),
                         metric: console.form.text("metric"), threshold: threshold))
                 return console.redirect("/console/badges", flash: "Created the \(badge.name) badge.")
             } catch let refusal as DomainError {
                 return try await console.badgesPage(
-                    issues: try FormRefusal.issues(refusal, conflictFields: ["already_exists": "slug", "slug_taken": "slug"]),
+                    issues: try FormRefusal.issues(
+                        refusal, conflictFields: ["already_exists": "slug", "slug_taken": "slug"]),
                     values: console.form.values)
             }
         }
@@ -35,12 +41,14 @@ extension ConsoleRequest {
             "badges": badges.map { badge -> [String: Any] in
                 var row: [String: Any] = ["slug": badge.slug, "name": badge.name, "description": badge.description]
                 if let metric = badge.metric, let threshold = badge.threshold {
-                    row["earnedBy"] = "\(String(format: "%g", threshold)) \(metric.rawValue.replacingOccurrences(of: "_", with: " ")) in one event"
+                    row["earnedBy"] =
+                        "\(String(format: "%g", threshold)) \(metric.rawValue.replacingOccurrences(of: "_", with: " ")) in one event"
                 }
                 return row
             },
             "hasBadges": !badges.isEmpty, "values": values, "canCreate": may(CreateBadge.action),
-            "metrics": ConsoleOption.all(Metric.allCases.map(\.rawValue), selected: values["metric"], any: "None: awarded by challenges"),
+            "metrics": ConsoleOption.all(
+                Metric.allCases.map(\.rawValue), selected: values["metric"], any: "None: awarded by challenges"),
         ]
         FormRefusal(issues).add(to: &data)
         return page("badges", title: "Badges", status: issues.isEmpty ? .ok : .unprocessableContent, data)

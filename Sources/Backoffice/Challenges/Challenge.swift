@@ -74,12 +74,14 @@ package struct Challenge: Sendable, Equatable {
     var snapshot: String {
         get throws {
             struct Snapshot: Encodable {
-                let name: String, metric: String, aggregation: String, starts_at: Date, ends_at: Date, grace_period: String, status: String
+                let name: String, metric: String, aggregation: String, starts_at: Date, ends_at: Date,
+                    grace_period: String, status: String
                 let budget_points: Int64, version: Int64
             }
             return try AuditRecord.json(
                 Snapshot(
-                    name: name, metric: metric.rawValue, aggregation: aggregation.rawValue, starts_at: startsAt, ends_at: endsAt,
+                    name: name, metric: metric.rawValue, aggregation: aggregation.rawValue, starts_at: startsAt,
+                    ends_at: endsAt,
                     grace_period: gracePeriod,
                     status: status.rawValue, budget_points: budgetPoints, version: version))
         }
@@ -95,14 +97,18 @@ extension Challenge: RowDecodable {
     package init(row: PostgresRow) throws {
         let d = try row.decode(
             (
-                UUID, String, String, String, String, Date, Date, String, Int64, String, Double?, String, String, Int64, String, Date?, Date?, Date,
+                UUID, String, String, String, String, Date, Date, String, Int64, String, Double?, String, String, Int64,
+                String, Date?, Date?, Date,
                 Date, Int64
             )
             .self)
         self.init(
-            id: d.0, name: d.1, description: d.2, metric: try .init(known: d.3), aggregation: try .init(known: d.4), startsAt: d.5, endsAt: d.6,
-            gracePeriod: d.7, graceSeconds: d.8, eligibility: try .init(known: d.9), target: d.10, tiePolicy: try .init(known: d.11),
-            rewards: try JSONDecoder().decode(Rewards.self, from: Data(d.12.utf8)), budgetPoints: d.13, status: try .init(known: d.14),
+            id: d.0, name: d.1, description: d.2, metric: try .init(known: d.3), aggregation: try .init(known: d.4),
+            startsAt: d.5, endsAt: d.6,
+            gracePeriod: d.7, graceSeconds: d.8, eligibility: try .init(known: d.9), target: d.10,
+            tiePolicy: try .init(known: d.11),
+            rewards: try JSONDecoder().decode(Rewards.self, from: Data(d.12.utf8)), budgetPoints: d.13,
+            status: try .init(known: d.14),
             publishedAt: d.15, settledAt: d.16, createdAt: d.17, updatedAt: d.18, version: d.19)
     }
 
@@ -124,7 +130,9 @@ package enum ISODuration {
         let parts = [match.1, match.2, match.3, match.4, match.5]
         guard parts.contains(where: { $0 != nil }), !text.hasSuffix("T") else { return nil }
         let weights: [Int64] = [604_800, 86_400, 3_600, 60, 1]
-        return zip(parts, weights).reduce(Int64(0)) { total, pair in total + (pair.0.flatMap { Int64($0) } ?? 0) * pair.1 }
+        return zip(parts, weights).reduce(Int64(0)) { total, pair in
+            total + (pair.0.flatMap { Int64($0) } ?? 0) * pair.1
+        }
     }
 }
 

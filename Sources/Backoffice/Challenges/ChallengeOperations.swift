@@ -22,14 +22,18 @@ package struct CreateChallenge: AuditedOperation {
         package var budgetPoints: Double
 
         package init(
-            name: String, description: String? = nil, metric: String, aggregation: String, startsAt: Date, endsAt: Date, gracePeriod: String? = nil,
+            name: String, description: String? = nil, metric: String, aggregation: String, startsAt: Date, endsAt: Date,
+            gracePeriod: String? = nil,
             eligibility: String? = nil, target: Double? = nil, tiePolicy: String? = nil,
-            rankBands: [(from: Double, to: Double, points: Double, badge: String?)] = [], targetReward: (points: Double, badge: String?)? = nil,
+            rankBands: [(from: Double, to: Double, points: Double, badge: String?)] = [],
+            targetReward: (points: Double, badge: String?)? = nil,
             budgetPoints: Double
         ) {
             (self.name, self.description, self.metric, self.aggregation, self.startsAt, self.endsAt) =
                 (name, description, metric, aggregation, startsAt, endsAt)
-            (self.gracePeriod, self.eligibility, self.target, self.tiePolicy) = (gracePeriod, eligibility, target, tiePolicy)
+            (self.gracePeriod, self.eligibility, self.target, self.tiePolicy) = (
+                gracePeriod, eligibility, target, tiePolicy
+            )
             (self.rankBands, self.targetReward, self.budgetPoints) = (rankBands, targetReward, budgetPoints)
         }
     }
@@ -47,7 +51,9 @@ package struct CreateChallenge: AuditedOperation {
         v.text(name, "name", max: 200)
         v.text(description, "description", max: 5000, required: false)
         let metric = Metric(rawValue: draft.metric)
-        v.require(metric != nil, "metric", "unknown_metric", "must be one of \(Metric.allCases.map(\.rawValue).joined(separator: ", "))")
+        v.require(
+            metric != nil, "metric", "unknown_metric",
+            "must be one of \(Metric.allCases.map(\.rawValue).joined(separator: ", "))")
         let aggregation = Challenge.Aggregation(rawValue: draft.aggregation)
         v.require(aggregation != nil, "aggregation", "unknown_aggregation", "must be sum, max or count")
         v.require(draft.endsAt > draft.startsAt, "ends_at", "before_start", "must be after starts_at")
@@ -61,7 +67,9 @@ package struct CreateChallenge: AuditedOperation {
         v.require(eligibility != nil, "eligibility", "unknown_eligibility", "must be all or subscribers")
         let tiePolicy = Challenge.TiePolicy(rawValue: draft.tiePolicy ?? "standard")
         v.require(tiePolicy != nil, "tie_policy", "unknown_tie_policy", "must be standard, dense or earliest")
-        if let target = draft.target { v.require(target.isFinite && target > 0, "target", "not_positive", "must be greater than 0") }
+        if let target = draft.target {
+            v.require(target.isFinite && target > 0, "target", "not_positive", "must be greater than 0")
+        }
         func whole(_ value: Double, _ field: String, minimum: Int64) -> Int64? {
             v.wholeNumber(value, field, code: "invalid_number", in: minimum...1_000_000_000)
         }
@@ -74,20 +82,28 @@ package struct CreateChallenge: AuditedOperation {
             guard let from, let to, let points else { continue }
             v.require(to >= from, "\(field).to", "before_from", "must be at least from")
             v.require(
-                !bands.contains { Int64($0.from) <= to && from <= Int64($0.to) }, "\(field).from", "overlapping", "overlaps another band")
+                !bands.contains { Int64($0.from) <= to && from <= Int64($0.to) }, "\(field).from", "overlapping",
+                "overlaps another band")
             bands.append(Challenge.RankBand(from: Int(from), to: Int(to), points: points, badge: band.badge))
         }
         var targetReward: Challenge.TargetReward?
         if let reward = draft.targetReward {
-            v.require(draft.target != nil, "rewards.target", "no_target", "a target reward needs the challenge's target")
-            if let points = whole(reward.points, "rewards.target.points", minimum: 0) { targetReward = .init(points: points, badge: reward.badge) }
+            v.require(
+                draft.target != nil, "rewards.target", "no_target", "a target reward needs the challenge's target")
+            if let points = whole(reward.points, "rewards.target.points", minimum: 0) {
+                targetReward = .init(points: points, badge: reward.badge)
+            }
         }
         let budget = whole(draft.budgetPoints, "budget_points", minimum: 0)
         let badges = Set(bands.compactMap(\.badge) + [targetReward?.badge].compactMap { $0 })
         if !badges.isEmpty {
             let known = Set(
-                try await unit.all("SELECT slug FROM badges WHERE slug = ANY(\(Array(badges))::text[])") { try $0.decode(String.self) })
-            for missing in badges.subtracting(known).sorted() { v.require(false, "rewards", "unknown_badge", "no badge '\(missing)'") }
+                try await unit.all("SELECT slug FROM badges WHERE slug = ANY(\(Array(badges))::text[])") {
+                    try $0.decode(String.self)
+                })
+            for missing in badges.subtracting(known).sorted() {
+                v.require(false, "rewards", "unknown_badge", "no badge '\(missing)'")
+            }
         }
         try v.check()
         guard let metric, let aggregation, let grace, let eligibility, let tiePolicy, let budget else {
@@ -116,22 +132,28 @@ package struct PublishChallenge: AuditedOperation {
     package let challengeID: UUID
     package let ifMatch: String?
 
-    package init(challengeID: UUID, ifMatch: String? = nil) { (self.challengeID, self.ifMatch) = (challengeID, ifMatch) }
+    package init(challengeID: UUID, ifMatch: String? = nil) {
+        (self.challengeID, self.ifMatch) = (challengeID, ifMatch)
+    }
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<Challenge> {
         let before = try await Challenge.fetch(challengeID, forUpdate: true, in: unit)
         try EntityTag.check(ifMatch, version: before.version)
         guard before.status == .draft else {
             let state = before.state(at: unit.now).rawValue
-            throw DomainError.invalidTransition("Only a draft can be published; this challenge is \(state).", current: state)
+            throw DomainError.invalidTransition(
+                "Only a draft can be published; this challenge is \(state).", current: state)
         }
-        guard before.endsAt > unit.now else { throw DomainError.invalid("ends_at", "in_the_past", "the challenge's window is over") }
+        guard before.endsAt > unit.now else {
+            throw DomainError.invalid("ends_at", "in_the_past", "the challenge's window is over")
+        }
         try await Ledger.openBudget(of: challengeID, in: unit)
         if before.budgetPoints > 0 {
             try await Ledger.post(
                 [
                     Ledger.Transfer(
-                        .challengeFunding, from: Ledger.issuance, to: challengeID, amount: before.budgetPoints, reason: "budget of \(before.name)",
+                        .challengeFunding, from: Ledger.issuance, to: challengeID, amount: before.budgetPoints,
+                        reason: "budget of \(before.name)",
                         challengeID: challengeID)
                 ], movement: unit.newID(), in: unit)
         }
@@ -141,7 +163,10 @@ package struct PublishChallenge: AuditedOperation {
             UPDATE challenges SET status = 'published', published_at = \(unit.now), version = version + 1, updated_at = \(unit.now)
             WHERE id = \(challengeID) RETURNING \(unescaped: Challenge.columns)
             """, as: Challenge.self, else: DomainError.notFound("Challenge \(challengeID.text)"))
-        return Audited(after, event: try challengeEvent(Self.action, before, after, detail: "funded with \(before.budgetPoints) FitPoints"))
+        return Audited(
+            after,
+            event: try challengeEvent(
+                Self.action, before, after, detail: "funded with \(before.budgetPoints) FitPoints"))
     }
 }
 

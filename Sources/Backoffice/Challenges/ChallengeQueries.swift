@@ -39,11 +39,15 @@ package struct ChallengeLeaderboard: CacheableQuery {
     package let after: Ranking.Standing?
     package let limit: Int
 
-    package init(challengeID: UUID, after: Ranking.Standing?, limit: Int) { (self.challengeID, self.after, self.limit) = (challengeID, after, limit) }
+    package init(challengeID: UUID, after: Ranking.Standing?, limit: Int) {
+        (self.challengeID, self.after, self.limit) = (challengeID, after, limit)
+    }
 
     package var cacheKey: String {
         "\(challengeID)|\(limit)|"
-            + (after.map { "\($0.score.bitPattern)|\($0.achievedAt.timeIntervalSinceReferenceDate.bitPattern)|\($0.customerID)" } ?? "top")
+            + (after.map {
+                "\($0.score.bitPattern)|\($0.achievedAt.timeIntervalSinceReferenceDate.bitPattern)|\($0.customerID)"
+            } ?? "top")
     }
 
     /// The challenge, the page's entries, and when they were read.
@@ -51,20 +55,27 @@ package struct ChallengeLeaderboard: CacheableQuery {
         guard let challenge = try await unit.rows(ChallengeByID(id: challengeID)).first else {
             throw DomainError.notFound("Challenge \(challengeID.text)")
         }
-        let rows = try await unit.page(limit: limit) { fetch in try await Self.standings(fetch, of: challenge, after: after, in: unit) }
+        let rows = try await unit.page(limit: limit) { fetch in
+            try await Self.standings(fetch, of: challenge, after: after, in: unit)
+        }
         guard let first = rows.first else { return (challenge, [], unit.now) }
         var (firstRank, offset) = (1, 0)
         if after != nil {
-            guard let counts = try await unit.rows(LeaderboardRankCounts(challenge, before: first.standing)).first else {
+            guard let counts = try await unit.rows(LeaderboardRankCounts(challenge, before: first.standing)).first
+            else {
                 throw DomainError.inconsistent("the rank count returned no row")
             }
-            firstRank = 1 + (challenge.tiePolicy == .standard ? counts.0 : challenge.tiePolicy == .earliest ? counts.1 : counts.2)
+            firstRank =
+                1
+                + (challenge.tiePolicy == .standard ? counts.0 : challenge.tiePolicy == .earliest ? counts.1 : counts.2)
             offset = counts.3
         }
-        let ranks = Ranking.ranks(rows.map(\.standing), policy: challenge.tiePolicy, firstRank: firstRank, offset: offset)
+        let ranks = Ranking.ranks(
+            rows.map(\.standing), policy: challenge.tiePolicy, firstRank: firstRank, offset: offset)
         let entries = zip(rows, ranks).map { row, rank in
             LeaderboardEntry(
-                rank: rank, standing: row.standing, events: row.events, reachedTarget: challenge.target.map { row.standing.score >= $0 } ?? false)
+                rank: rank, standing: row.standing, events: row.events,
+                reachedTarget: challenge.target.map { row.standing.score >= $0 } ?? false)
         }
         return (challenge, entries, unit.now)
     }
@@ -75,7 +86,9 @@ package struct ChallengeLeaderboard: CacheableQuery {
 
     /// Eligible standings in board order (score descending, earliest achievement, customer id),
     /// after `after`, `Fetch.rows` at most.
-    static func standings<Fetch: PageFetch>(_: Fetch.Type, of challenge: Challenge, after: Ranking.Standing?, in unit: UnitOfWork) async throws
+    static func standings<Fetch: PageFetch>(
+        _: Fetch.Type, of challenge: Challenge, after: Ranking.Standing?, in unit: UnitOfWork
+    ) async throws
         -> [BoardRow]
     {
         if let after { return try await unit.rows(LeaderboardPage<BoardAfter, Fetch>(challenge, after: after)) }
@@ -159,7 +172,8 @@ struct LeaderboardPage<Shape: PageShape, Fetch: PageFetch>: PostgresPreparedStat
 
     func decodeRow(_ row: PostgresRow) throws -> BoardRow {
         var cells = RowCells(row, of: "challenge_scores")
-        let standing = Ranking.Standing(customerID: try cells.next(), score: try cells.next(), achievedAt: try cells.next())
+        let standing = Ranking.Standing(
+            customerID: try cells.next(), score: try cells.next(), achievedAt: try cells.next())
         return BoardRow(standing: standing, events: try cells.next())
     }
 }

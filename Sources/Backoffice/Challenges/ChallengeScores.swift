@@ -11,7 +11,9 @@ enum ChallengeScores {
     /// Adds `events` to the open challenges' scores; returns how many scores changed.
     @discardableResult
     static func record(_ events: [ActivityEvent], in unit: UnitOfWork) async throws -> Int {
-        guard let earliest = events.map(\.occurredAt).min(), let latest = events.map(\.occurredAt).max() else { return 0 }
+        guard let earliest = events.map(\.occurredAt).min(), let latest = events.map(\.occurredAt).max() else {
+            return 0
+        }
         let metrics = Array(Set(events.map(\.metric.rawValue)))
         let open = try await unit.all(
             """
@@ -22,14 +24,18 @@ enum ChallengeScores {
             """, as: Challenge.self)
         var changed = 0
         for challenge in open {
-            let counted = events.filter { $0.metric == challenge.metric && $0.occurredAt >= challenge.startsAt && $0.occurredAt < challenge.endsAt }
+            let counted = events.filter {
+                $0.metric == challenge.metric && $0.occurredAt >= challenge.startsAt && $0.occurredAt < challenge.endsAt
+            }
             changed += try await add(counted, to: challenge, in: unit)
         }
         return changed
     }
 
     /// One batch's contribution per customer: (score, events, achieved_at).
-    static func contributions(_ events: [ActivityEvent], _ aggregation: Challenge.Aggregation) -> [(UUID, Double, Int, Date)] {
+    static func contributions(_ events: [ActivityEvent], _ aggregation: Challenge.Aggregation) -> [(
+        UUID, Double, Int, Date
+    )] {
         var byCustomer: [UUID: (score: Double, events: Int, achievedAt: Date)] = [:]
         for event in events {
             let value = aggregation == .count ? 1 : event.score
@@ -52,10 +58,13 @@ enum ChallengeScores {
             byCustomer[event.customerID] = current
         }
         // In id order, the order every transaction locks score rows in (no deadlock between batches).
-        return byCustomer.sorted { $0.key.orderKey < $1.key.orderKey }.map { ($0.key, $0.value.score, $0.value.events, $0.value.achievedAt) }
+        return byCustomer.sorted { $0.key.orderKey < $1.key.orderKey }.map {
+            ($0.key, $0.value.score, $0.value.events, $0.value.achievedAt)
+        }
     }
 
-    private static func add(_ events: [ActivityEvent], to challenge: Challenge, in unit: UnitOfWork) async throws -> Int {
+    private static func add(_ events: [ActivityEvent], to challenge: Challenge, in unit: UnitOfWork) async throws -> Int
+    {
         let rows = contributions(events, challenge.aggregation)
         guard !rows.isEmpty else { return 0 }
         let merge =

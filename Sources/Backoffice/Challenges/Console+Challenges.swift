@@ -21,23 +21,29 @@ extension Console {
         }
         get("challenges/new", on: group) { console in
             console.challengeForm(
-                values: ["aggregation": "sum", "eligibility": "all", "tie_policy": "standard", "grace_period": "P1D"], issues: [])
+                values: ["aggregation": "sum", "eligibility": "all", "tie_policy": "standard", "grace_period": "P1D"],
+                issues: [])
         }
         post("challenges/new", on: group) { console in
             do {
                 let challenge = try await console.run(CreateChallenge(try ChallengeForm(console.form).draft()))
-                return console.redirect("/console/challenges/\(challenge.id.text)", flash: "Saved as a draft: publish it to open its board.")
+                return console.redirect(
+                    "/console/challenges/\(challenge.id.text)", flash: "Saved as a draft: publish it to open its board."
+                )
             } catch let refusal as DomainError {
-                return console.challengeForm(values: console.form.values, issues: ChallengeForm.issues(try FormRefusal.issues(refusal)))
+                return console.challengeForm(
+                    values: console.form.values, issues: ChallengeForm.issues(try FormRefusal.issues(refusal)))
             }
         }
         get("challenges/{id}", on: group) { console in try await console.challengePage(try console.routeID()) }
         post("challenges/{id}/publish", on: group) { console in
             let id = try console.routeID()
             do {
-                let challenge = try await console.run(PublishChallenge(challengeID: id, ifMatch: console.form["version"]))
+                let challenge = try await console.run(
+                    PublishChallenge(challengeID: id, ifMatch: console.form["version"]))
                 return console.redirect(
-                    "/console/challenges/\(id.text)", flash: "Published: the board is \(challenge.state(at: database.clock.now()).rawValue).")
+                    "/console/challenges/\(id.text)",
+                    flash: "Published: the board is \(challenge.state(at: database.clock.now()).rawValue).")
             } catch let refusal as DomainError {
                 return try await console.challengePage(id, issues: try FormRefusal.issues(refusal))
             }
@@ -58,7 +64,9 @@ extension Console {
                 return try await console.challengePage(id, issues: try FormRefusal.issues(refusal))
             }
         }
-        group.get("challenges/{id}/leaderboard/events") { request, context in try await leaderboardEvents(request, context) }
+        group.get("challenges/{id}/leaderboard/events") { request, context in
+            try await leaderboardEvents(request, context)
+        }
     }
 
     /// The live leaderboard as server-sent events: the board's first page (`event: board`, JSON)
@@ -75,13 +83,18 @@ extension Console {
         let sourceIP = RequestScope.current?.sourceIP
         let (database, policies, streams) = (database, policies, liveStreams)
         // A stream lasts no longer than an idle session would: an open page does not keep one alive.
-        let (interval, limit) = (liveUpdates.interval, min(liveUpdates.limit, .seconds(policies.security.console.idleTimeoutMinutes * 60)))
+        let (interval, limit) = (
+            liveUpdates.interval, min(liveUpdates.limit, .seconds(policies.security.console.idleTimeoutMinutes * 60))
+        )
         @Sendable func board(touch: Bool) async throws -> (session: UUID, rows: String)? {
-            try await database.consoleRequest(session: secret.hash, policy: policies.security.console, change: false, touch: touch) {
+            try await database.consoleRequest(
+                session: secret.hash, policy: policies.security.console, change: false, touch: touch
+            ) {
                 principal, transaction in
                 guard let principal, let session = principal.sessionID else { return (nil, commit: false) }
                 let context = OperationContext(
-                    principal: principal, requestID: requestID, sourceIP: sourceIP, policies: policies, transaction: transaction)
+                    principal: principal, requestID: requestID, sourceIP: sourceIP, policies: policies,
+                    transaction: transaction)
                 let (_, entries, _) = try await database.read(
                     ChallengeLeaderboard(challengeID: id, after: nil, limit: Self.pageSize), context: context)
                 return ((session, try LeaderboardRowView.json(entries)), commit: false)
@@ -102,7 +115,8 @@ extension Console {
                 let deadline = clock.now + limit
                 var (next, last): (String?, String?) = (first.rows, nil)
                 while let rows = next {
-                    try await writer.write(ByteBuffer(string: rows == last ? ": unchanged\n\n" : "event: board\ndata: \(rows)\n\n"))
+                    try await writer.write(
+                        ByteBuffer(string: rows == last ? ": unchanged\n\n" : "event: board\ndata: \(rows)\n\n"))
                     last = rows
                     try await Task.sleep(for: interval)
                     next = clock.now < deadline ? try await board(touch: false)?.rows : nil
@@ -128,7 +142,9 @@ final class LiveStreams: Sendable {
     /// process has `total`.
     func open(for session: UUID) -> Ticket? {
         streams.withLock { state in
-            guard state.total < limits.total, state.bySession[session, default: 0] < limits.perSession else { return nil }
+            guard state.total < limits.total, state.bySession[session, default: 0] < limits.perSession else {
+                return nil
+            }
             state.bySession[session, default: 0] += 1
             state.total += 1
             return Ticket(session: session)
@@ -149,25 +165,34 @@ extension ConsoleRequest {
     fileprivate func challengeForm(values: [String: String], issues: [FieldIssue]) -> ConsoleAnswer {
         var data: [String: Any] = [
             "values": values, "metrics": ConsoleOption.all(Metric.allCases.map(\.rawValue), selected: values["metric"]),
-            "aggregations": ConsoleOption.all(Challenge.Aggregation.allCases.map(\.rawValue), selected: values["aggregation"]),
-            "eligibilities": ConsoleOption.all(Challenge.Eligibility.allCases.map(\.rawValue), selected: values["eligibility"]),
-            "tiePolicies": ConsoleOption.all(Challenge.TiePolicy.allCases.map(\.rawValue), selected: values["tie_policy"]),
+            "aggregations": ConsoleOption.all(
+                Challenge.Aggregation.allCases.map(\.rawValue), selected: values["aggregation"]),
+            "eligibilities": ConsoleOption.all(
+                Challenge.Eligibility.allCases.map(\.rawValue), selected: values["eligibility"]),
+            "tiePolicies": ConsoleOption.all(
+                Challenge.TiePolicy.allCases.map(\.rawValue), selected: values["tie_policy"]),
         ]
         FormRefusal(issues).add(to: &data)
-        return page("challenge-form", title: "New challenge", status: issues.isEmpty ? .ok : .unprocessableContent, data)
+        return page(
+            "challenge-form", title: "New challenge", status: issues.isEmpty ? .ok : .unprocessableContent, data)
     }
 
     /// A challenge's page: its terms, publish or settle as its state allows and the role may, its
     /// live board; a settlement's dry run (`preview`) or `issues` in place.
-    fileprivate func challengePage(_ id: UUID, issues: [FieldIssue] = [], preview: Settlement? = nil) async throws -> ConsoleAnswer {
+    fileprivate func challengePage(_ id: UUID, issues: [FieldIssue] = [], preview: Settlement? = nil) async throws
+        -> ConsoleAnswer
+    {
         let challenge = try await read(GetChallenge(id: id))
         let now = database.clock.now()
         let state = challenge.state(at: now)
-        var data: [String: Any] = ["challenge": ChallengeView(challenge, now: now), "version": EntityTag.of(challenge.version)]
+        var data: [String: Any] = [
+            "challenge": ChallengeView(challenge, now: now), "version": EntityTag.of(challenge.version),
+        ]
         if state == .draft && may(PublishChallenge.action) { data["canPublish"] = true }
         if state != .draft && state != .settled && may(SettleChallenge.action) { data["canSettle"] = true }
         if state != .draft {
-            let (_, entries, _) = try await read(ChallengeLeaderboard(challengeID: id, after: nil, limit: Console.pageSize))
+            let (_, entries, _) = try await read(
+                ChallengeLeaderboard(challengeID: id, after: nil, limit: Console.pageSize))
             data["board"] = entries.map(LeaderboardRowView.init)
             data["hasBoard"] = !entries.isEmpty
             if state == .scheduled || state == .active || now < challenge.frozenAt {
@@ -176,10 +201,12 @@ extension ConsoleRequest {
         }
         if let preview {
             var shown: [String: Any] = [
-                "participants": preview.participants, "paid": Money.fitPoints(preview.paid), "budget": Money.fitPoints(preview.budget),
+                "participants": preview.participants, "paid": Money.fitPoints(preview.paid),
+                "budget": Money.fitPoints(preview.budget),
                 "payouts": preview.payouts.map { payout -> [String: Any] in
                     [
-                        "rank": payout.rank, "customer": payout.customerID.text, "points": Money.fitPoints(payout.points),
+                        "rank": payout.rank, "customer": payout.customerID.text,
+                        "points": Money.fitPoints(payout.points),
                         "badges": payout.badges.joined(separator: ", "),
                     ]
                 },
@@ -216,7 +243,9 @@ struct ChallengeView {
             let ranks = band.from == band.to ? "rank \(band.from)" : "ranks \(band.from)–\(band.to)"
             return "\(ranks): \(Money.fitPoints(band.points))" + (band.badge.map { " and the \($0) badge" } ?? "")
         }
-        targetReward = challenge.rewards.target.map { "\(Money.fitPoints($0.points))" + ($0.badge.map { " and the \($0) badge" } ?? "") }
+        targetReward = challenge.rewards.target.map {
+            "\(Money.fitPoints($0.points))" + ($0.badge.map { " and the \($0) badge" } ?? "")
+        }
         budget = Money.fitPoints(challenge.budgetPoints)
     }
 }
@@ -256,7 +285,9 @@ struct ChallengeForm {
                 return date
             } catch DomainError.invalid(let found) {
                 issues += found
-            } catch { issues.append(FieldIssue(field: field, code: "invalid_time", message: "must be a date and time")) }
+            } catch {
+                issues.append(FieldIssue(field: field, code: "invalid_time", message: "must be a date and time"))
+            }
             return nil
         }
         func number(_ field: String) -> Double? {
@@ -269,12 +300,15 @@ struct ChallengeForm {
         }
         let (startsAt, endsAt) = (time("starts_at"), time("ends_at"))
         var bands: [(from: Double, to: Double, points: Double, badge: String?)] = []
-        for line in (form["rank_bands"] ?? "").split(whereSeparator: \.isNewline) where !line.allSatisfy(\.isWhitespace) {
+        for line in (form["rank_bands"] ?? "").split(whereSeparator: \.isNewline) where !line.allSatisfy(\.isWhitespace)
+        {
             let parts = line.split(whereSeparator: \.isWhitespace)
             let ranks = parts.first?.split(separator: "-", maxSplits: 1).compactMap { Double($0) } ?? []
             guard parts.count >= 2, parts.count <= 3, !ranks.isEmpty, let points = Double(parts[1]) else {
                 issues.append(
-                    FieldIssue(field: "rank_bands", code: "invalid_band", message: "'\(line)' is not ranks, points and a badge (1-3 500 gold-medal)"))
+                    FieldIssue(
+                        field: "rank_bands", code: "invalid_band",
+                        message: "'\(line)' is not ranks, points and a badge (1-3 500 gold-medal)"))
                 continue
             }
             bands.append((ranks[0], ranks.last ?? ranks[0], points, parts.count == 3 ? String(parts[2]) : nil))
@@ -283,13 +317,17 @@ struct ChallengeForm {
         let budget = number("budget_points")
         let target = number("target")
         if budget == nil, !issues.contains(where: { $0.field == "budget_points" }) {
-            issues.append(FieldIssue(field: "budget_points", code: "required", message: "is required (0 for no rewards)"))
+            issues.append(
+                FieldIssue(field: "budget_points", code: "required", message: "is required (0 for no rewards)"))
         }
         guard issues.isEmpty, let startsAt, let endsAt, let budget else { throw DomainError.invalid(issues) }
         return CreateChallenge.Draft(
-            name: form["name"] ?? "", description: form.text("description"), metric: form["metric"] ?? "", aggregation: form["aggregation"] ?? "",
-            startsAt: startsAt, endsAt: endsAt, gracePeriod: form.text("grace_period"), eligibility: form["eligibility"], target: target,
-            tiePolicy: form["tie_policy"], rankBands: bands, targetReward: targetPoints.map { ($0, form.text("target_badge")) },
+            name: form["name"] ?? "", description: form.text("description"), metric: form["metric"] ?? "",
+            aggregation: form["aggregation"] ?? "",
+            startsAt: startsAt, endsAt: endsAt, gracePeriod: form.text("grace_period"),
+            eligibility: form["eligibility"], target: target,
+            tiePolicy: form["tie_policy"], rankBands: bands,
+            targetReward: targetPoints.map { ($0, form.text("target_badge")) },
             budgetPoints: budget)
     }
 
@@ -297,7 +335,8 @@ struct ChallengeForm {
     static func issues(_ issues: [FieldIssue]) -> [FieldIssue] {
         issues.map { issue in
             let field =
-                issue.field.hasPrefix("rewards.target") ? "target_points" : issue.field.hasPrefix("rewards") ? "rank_bands" : issue.field
+                issue.field.hasPrefix("rewards.target")
+                ? "target_points" : issue.field.hasPrefix("rewards") ? "rank_bands" : issue.field
             return FieldIssue(field: field, code: issue.code, message: issue.message)
         }
     }

@@ -17,7 +17,9 @@ struct LeaderboardRequest: Sendable {
         self.init(challengeID: id.removingPercentEncoding ?? id, limit: list.limit, cursor: list.cursor)
     }
 
-    init(challengeID: String, limit: Int?, cursor: String?) { (self.challengeID, self.limit, self.cursor) = (challengeID, limit, cursor) }
+    init(challengeID: String, limit: Int?, cursor: String?) {
+        (self.challengeID, self.limit, self.cursor) = (challengeID, limit, cursor)
+    }
 
     /// How old a page may be: readers within it share one read (`ReadCache`; a change made
     /// through this process shows at once). `as_of` says when the page was read.
@@ -28,12 +30,14 @@ struct LeaderboardRequest: Sendable {
         let limit = try pageLimit(limit)
         let id = try parseID(challengeID, "challenge_id")
         let (challenge, entries, readAt) = try await database.read(
-            ChallengeLeaderboard(challengeID: id, after: try Cursor.standing(cursor), limit: limit + 1), context: context, maxAge: Self.maxAge)
+            ChallengeLeaderboard(challengeID: id, after: try Cursor.standing(cursor), limit: limit + 1),
+            context: context, maxAge: Self.maxAge)
         let (items, next) = keysetPage(entries, limit: limit) {
             [String($0.standing.score)] + Cursor.timeAndID($0.standing.achievedAt, $0.standing.customerID)
         }
         return Leaderboard(
-            challengeID: id, state: challenge.state(at: readAt), tiePolicy: challenge.tiePolicy, frozen: readAt >= challenge.frozenAt, asOf: readAt,
+            challengeID: id, state: challenge.state(at: readAt), tiePolicy: challenge.tiePolicy,
+            frozen: readAt >= challenge.frozenAt, asOf: readAt,
             entries: items, nextCursor: next)
     }
 }
@@ -52,11 +56,13 @@ struct Leaderboard: Sendable {
     var api: Components.Schemas.Leaderboard {
         get throws {
             .init(
-                challengeId: challengeID.text, state: try .init(known: state.rawValue), tiePolicy: try .init(known: tiePolicy.rawValue),
+                challengeId: challengeID.text, state: try .init(known: state.rawValue),
+                tiePolicy: try .init(known: tiePolicy.rawValue),
                 frozen: frozen, asOf: asOf,
                 entries: entries.map {
                     .init(
-                        rank: $0.rank, customerId: $0.standing.customerID.text, score: $0.standing.score, events: $0.events,
+                        rank: $0.rank, customerId: $0.standing.customerID.text, score: $0.standing.score,
+                        events: $0.events,
                         achievedAt: $0.standing.achievedAt, reachedTarget: $0.reachedTarget)
                 }, nextCursor: nextCursor)
         }
@@ -102,7 +108,9 @@ enum LeaderboardJSON {
 
 extension HotList {
     /// `GET /v1/challenges/{challenge_id}/leaderboard`, written by `LeaderboardJSON`.
-    static let leaderboard = HotList(route: "/v1/challenges/{challenge_id}/leaderboard") { segments, query, database, context in
-        LeaderboardJSON.page(try await LeaderboardRequest(challengeID: segments[0], query: query).run(database, context: context))
+    static let leaderboard = HotList(route: "/v1/challenges/{challenge_id}/leaderboard") {
+        segments, query, database, context in
+        LeaderboardJSON.page(
+            try await LeaderboardRequest(challengeID: segments[0], query: query).run(database, context: context))
     }
 }

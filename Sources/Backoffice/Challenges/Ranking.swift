@@ -26,7 +26,9 @@ package enum Ranking {
     ///   its position on the board.
     /// - dense ("1223"): the next rank after a tie is one more.
     /// - earliest: as standard, with equal scores apart unless reached at the same instant.
-    package static func ranks(_ standings: [Standing], policy: Challenge.TiePolicy, firstRank: Int = 1, offset: Int = 0) -> [Int] {
+    package static func ranks(_ standings: [Standing], policy: Challenge.TiePolicy, firstRank: Int = 1, offset: Int = 0)
+        -> [Int]
+    {
         var ranks: [Int] = []
         ranks.reserveCapacity(standings.count)
         for (index, standing) in standings.enumerated() {

@@ -38,20 +38,26 @@ package struct SettleChallenge: AuditedOperation {
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<(Challenge, Settlement)> {
         let before = try await Challenge.fetch(challengeID, forUpdate: !dryRun, in: unit)
-        if before.status == .settled, let settled = try await Self.stored(challengeID, in: unit) { return .unchanged((before, settled)) }
+        if before.status == .settled, let settled = try await Self.stored(challengeID, in: unit) {
+            return .unchanged((before, settled))
+        }
         guard before.status == .published else {
-            throw DomainError.invalidTransition("Only a published challenge can be settled; this one is a draft.", current: "draft")
+            throw DomainError.invalidTransition(
+                "Only a published challenge can be settled; this one is a draft.", current: "draft")
         }
         guard dryRun || unit.now >= before.frozenAt else {  // a dry run previews a live board too
             throw DomainError.conflict(
                 code: "board_not_frozen",
-                detail: "The board freezes at \(ISO8601DateFormatter().string(from: before.frozenAt)) (the end of the window plus the grace period).")
+                detail:
+                    "The board freezes at \(ISO8601DateFormatter().string(from: before.frozenAt)) (the end of the window plus the grace period)."
+            )
         }
         let board = try await ChallengeLeaderboard.standings(EntireBoard.self, of: before, after: nil, in: unit)
         let ranks = Ranking.ranks(board.map(\.standing), policy: before.tiePolicy)
         var payouts: [Settlement.Payout] = []
         for (standing, rank) in zip(board.lazy.map(\.standing), ranks) {
-            var payout = Settlement.Payout(customerID: standing.customerID, rank: rank, score: standing.score, points: 0, badges: [])
+            var payout = Settlement.Payout(
+                customerID: standing.customerID, rank: rank, score: standing.score, points: 0, badges: [])
             if let band = before.rewards.ranks.first(where: { ($0.from...$0.to).contains(rank) }) {
                 payout.points += band.points
                 if let badge = band.badge { payout.badges.append(badge) }
@@ -71,7 +77,8 @@ package struct SettleChallenge: AuditedOperation {
         guard settlement.shortfall == 0 else {
             throw DomainError.conflict(
                 code: "budget_exceeded",
-                detail: "The rewards need \(total) FitPoints; the challenge's budget holds \(budget). Nothing was paid.")
+                detail: "The rewards need \(total) FitPoints; the challenge's budget holds \(budget). Nothing was paid."
+            )
         }
 
         let paying = payouts.filter { $0.points > 0 }
@@ -79,13 +86,15 @@ package struct SettleChallenge: AuditedOperation {
             paying.map {
                 Ledger.Transfer(
                     .challengeReward, from: challengeID, to: Ledger.wallet($0.customerID), amount: $0.points,
-                    reason: "rank \($0.rank) in \(before.name)", sourceEventID: "challenge:\(challengeID.text):\($0.customerID.text)",
+                    reason: "rank \($0.rank) in \(before.name)",
+                    sourceEventID: "challenge:\(challengeID.text):\($0.customerID.text)",
                     challengeID: challengeID)
             }, movement: unit.newID(), in: unit)
         let ruleSet = try await EarningRuleSet.current(in: unit)
         for badge in Set(payouts.flatMap(\.badges)).sorted() {
             let holders = payouts.filter { $0.badges.contains(badge) }.map(\.customerID)
-            _ = try await BadgeAwards.award(badge, to: holders, source: "challenge:\(challengeID.text)", paidBy: ruleSet, in: unit)
+            _ = try await BadgeAwards.award(
+                badge, to: holders, source: "challenge:\(challengeID.text)", paidBy: ruleSet, in: unit)
         }
         let json = String(decoding: try Self.coder.encoder.encode(settlement), as: UTF8.self)
         let after = try await unit.one(
@@ -108,7 +117,9 @@ package struct SettleChallenge: AuditedOperation {
 
     /// The settlement made when the challenge was settled.
     static func stored(_ id: UUID, in unit: UnitOfWork) async throws -> Settlement? {
-        guard let json = try await unit.first("SELECT settlement::text FROM challenges WHERE id = \(id)", { try $0.decode(String?.self) }), let json
+        guard
+            let json = try await unit.first(
+                "SELECT settlement::text FROM challenges WHERE id = \(id)", { try $0.decode(String?.self) }), let json
         else { return nil }
         return try coder.decoder.decode(Settlement.self, from: Data(json.utf8))
     }

@@ -6,7 +6,9 @@ extension Console {
     /// stock; for everyone, where to go from here.
     func registerHome(on group: RouterGroup<AppRequestContext>) {
         get("home", on: group) { console in
-            let links = console.navigation.items(for: console.principal.role, policies: console.context.policies, current: "").filter {
+            let links = console.navigation.items(
+                for: console.principal.role, policies: console.context.policies, current: ""
+            ).filter {
                 $0.href != "/console/home"
             }
             var data: [String: Any] = ["links": links]
@@ -14,7 +16,10 @@ extension Console {
             if shop, console.may(OrderCountsByStatus.action) {
                 let counts = try await console.read(OrderCountsByStatus())
                 data["orderStates"] = OrderBoard.tabs.prefix(4).map { status in
-                    ["label": OrderBoard.label(status), "count": counts[status] ?? 0, "href": "/console/orders?status=\(status.rawValue)"]
+                    [
+                        "label": OrderBoard.label(status), "count": counts[status] ?? 0,
+                        "href": "/console/orders?status=\(status.rawValue)",
+                    ]
                         as [String: Any]
                 }
                 data["toHandle"] = (counts[.paid] ?? 0) + (counts[.accepted] ?? 0)

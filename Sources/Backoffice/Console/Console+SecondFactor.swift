@@ -9,7 +9,9 @@ extension Console {
             console.page("second-factor", title: "Enter your code", ["next": Self.safeNext(console.form["next"])])
         }
         group.post("sign-in/code") { request, context in
-            try await signedIn(request, context, holdsTransaction: false, stage: .secondFactor) { try await passSecondFactor($0) }
+            try await signedIn(request, context, holdsTransaction: false, stage: .secondFactor) {
+                try await passSecondFactor($0)
+            }
         }
         for (path, stage) in [("sign-in/enrol", ConsoleStage.enrol), ("security/second-factor", .signedIn)] {
             get(path, on: group, stage: stage) { console in
@@ -26,7 +28,9 @@ extension Console {
                 "maxFailures": policies.security.console.maxFailuresPerAccount,
             ]
             if state.sealedSecret != nil { values["enrolled"] = true }
-            if policies.security.console.secondFactorRequired.contains(console.principal.role) { values["required"] = true }
+            if policies.security.console.secondFactorRequired.contains(console.principal.role) {
+                values["required"] = true
+            }
             return console.page("security", title: "Security", values)
         }
     }
@@ -43,10 +47,14 @@ extension Console {
         let keys = signInGate.keys(email: state.email, sourceIP: console.context.sourceIP)
         let system = anonymousContext(requestID: console.context.requestID)
         let next = Self.safeNext(console.form["next"])
-        guard let (ticket, attempt) = try await signInGate.reserve(keys, database: database, context: system, policy: policies.security.console)
+        guard
+            let (ticket, attempt) = try await signInGate.reserve(
+                keys, database: database, context: system, policy: policies.security.console)
         else {
             _ = try await database.runAsSystem(
-                RecordFailedSignIn(keys: keys, attempt: nil, target: console.principal, reason: "locked_out", ending: console.principal.sessionID),
+                RecordFailedSignIn(
+                    keys: keys, attempt: nil, target: console.principal, reason: "locked_out",
+                    ending: console.principal.sessionID),
                 context: system)
             return signInPage(email: state.email, next: next, notice: nil, refused: true)
         }
@@ -54,11 +62,14 @@ extension Console {
         let proof: SecondFactorProof? =
             RecoveryCodes.looksLikeCode(typed)
             ? .recoveryCode(hash: RecoveryCodes.hash(typed, operatorID: operatorID))
-            : try key.open(sealed, for: operatorID).matchingStep(typed, now: database.clock.now()).map { .code(step: $0) }
+            : try key.open(sealed, for: operatorID).matchingStep(typed, now: database.clock.now()).map {
+                .code(step: $0)
+            }
         if let proof {
             let secret = SessionSecret.generate()
             do {
-                try await console.runOnOwnSession(PassSecondFactor(proof: proof, newSessionID: database.ids.next(), secretHash: secret.hash))
+                try await console.runOnOwnSession(
+                    PassSecondFactor(proof: proof, newSessionID: database.ids.next(), secretHash: secret.hash))
                 try await database.runAsSystem(ReleaseSignInAttempts.clearing(keys), context: system)
                 signInGate.finish(ticket, .succeeded)
                 return .startSession(secret, to: next)
@@ -69,7 +80,8 @@ extension Console {
         signInGate.finish(ticket, .failed)
         let lockout = try await database.runAsSystem(
             RecordFailedSignIn(
-                keys: keys, attempt: attempt, target: console.principal, reason: "wrong_code", endingIfLocked: console.principal.sessionID),
+                keys: keys, attempt: attempt, target: console.principal, reason: "wrong_code",
+                endingIfLocked: console.principal.sessionID),
             context: system)
         if lockout.email != nil || lockout.address != nil {
             signInGate.remember(lockout, for: keys)
@@ -103,7 +115,9 @@ extension Console {
         ]
         if console.stage == .enrol { values["signingIn"] = true }
         refusal?.add(to: &values)
-        return console.page("second-factor-enrol", title: "Set up a second factor", status: refusal == nil ? .ok : .unprocessableContent, values)
+        return console.page(
+            "second-factor-enrol", title: "Set up a second factor",
+            status: refusal == nil ? .ok : .unprocessableContent, values)
     }
 
     /// Confirms enrolment with a code of the sealed secret the page carried: stores it sealed with
@@ -112,15 +126,22 @@ extension Console {
     private func enrol(_ console: ConsoleRequest, action: String) async throws -> ConsoleAnswer {
         guard let key = secondFactorKey else { throw Self.noKey }
         guard let operatorID = console.principal.operatorID else { return .signIn }
-        guard let sealed = Base64URL.decode(console.form["sealed"] ?? ""), let secret = try? key.open(Array(sealed), for: operatorID) else {
+        guard let sealed = Base64URL.decode(console.form["sealed"] ?? ""),
+            let secret = try? key.open(Array(sealed), for: operatorID)
+        else {
             // Not the secret this operator's page was given: a tampered or foreign form.
-            return .page(pages.error(status: .forbidden, title: "This form has expired", detail: ConsoleRefusal.forgery.detail, requestID: nil))
+            return .page(
+                pages.error(
+                    status: .forbidden, title: "This form has expired", detail: ConsoleRefusal.forgery.detail,
+                    requestID: nil))
         }
         guard let step = secret.matchingStep(console.form.text("code") ?? "", now: database.clock.now()) else {
             return try await enrolmentPage(
                 console, secret: secret, action: action,
                 refusal: FormRefusal([
-                    FieldIssue(field: "code", code: "wrong_code", message: "is not the current code: check the app shows HealthTrack Back Office")
+                    FieldIssue(
+                        field: "code", code: "wrong_code",
+                        message: "is not the current code: check the app shows HealthTrack Back Office")
                 ]))
         }
         let codes = RecoveryCodes.generate()
@@ -130,10 +151,16 @@ extension Console {
                 operatorID: operatorID, sealedSecret: try key.seal(secret, for: operatorID), confirmedStep: step,
                 recoveryCodeHashes: codes.map { RecoveryCodes.hash($0, operatorID: operatorID) },
                 promoting: session.map { ($0.id, $0.secret.hash) }))
-        var values: [String: Any] = ["codes": codes, "next": console.stage == .enrol ? Self.safeNext(console.form["next"]) : "/console/security"]
+        var values: [String: Any] = [
+            "codes": codes, "next": console.stage == .enrol ? Self.safeNext(console.form["next"]) : "/console/security",
+        ]
         if session != nil { values["signingIn"] = true }
-        guard case .page(var page) = console.page("recovery-codes", title: "Your recovery codes", values) else { return .signIn }
-        if let session { page.cookies.append(ConsoleCookies.session(session.secret, secure: isSecure(console.request))) }
+        guard case .page(var page) = console.page("recovery-codes", title: "Your recovery codes", values) else {
+            return .signIn
+        }
+        if let session {
+            page.cookies.append(ConsoleCookies.session(session.secret, secure: isSecure(console.request)))
+        }
         return .page(page)
     }
 

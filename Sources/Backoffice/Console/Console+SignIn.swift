@@ -9,8 +9,10 @@ extension Console {
             let form = ConsoleForm(query: request.uri.query)
             let notice =
                 form["welcome"] != nil
-                ? "Your password is set. Sign in with it." : form["ended"] == nil ? nil : "Your session has ended. Sign in again to go on."
-            return signInPage(email: "", next: form["next"], notice: notice, refused: false).response(secure: isSecure(request))
+                ? "Your password is set. Sign in with it."
+                : form["ended"] == nil ? nil : "Your session has ended. Sign in again to go on."
+            return signInPage(email: "", next: form["next"], notice: notice, refused: false).response(
+                secure: isSecure(request))
         }
         group.post("sign-in") { request, context in
             let requestID = RequestScope.current?.requestID ?? UUID().uuidString.lowercased()
@@ -19,9 +21,11 @@ extension Console {
                 let form = try await ConsoleForm(request)
                 let email = form.text("email") ?? ""
                 let outcome = try await ConsoleSignIn(database: database, policies: policies, gate: signInGate).signIn(
-                    email: email, password: form["password"] ?? "", sourceIP: RequestScope.current?.sourceIP, requestID: requestID)
+                    email: email, password: form["password"] ?? "", sourceIP: RequestScope.current?.sourceIP,
+                    requestID: requestID)
                 guard case .started(let secret, _, let stage) = outcome else {
-                    return signInPage(email: email, next: form["next"], notice: nil, refused: true).response(secure: isSecure(request))
+                    return signInPage(email: email, next: form["next"], notice: nil, refused: true).response(
+                        secure: isSecure(request))
                 }
                 let next = Self.safeNext(form["next"])
                 let step =
@@ -34,16 +38,20 @@ extension Console {
             } catch let busy as SignInBusy {
                 return busy.response(pages, secure: isSecure(request))
             } catch {
-                return ConsoleAnswer.page(pages.error(error, requestID: requestID, logger: context.logger)).response(secure: isSecure(request))
+                return ConsoleAnswer.page(pages.error(error, requestID: requestID, logger: context.logger)).response(
+                    secure: isSecure(request))
             }
         }
         for (path, everywhere) in [("sign-out", false), ("sign-out-everywhere", true)] {
             group.post(RouterPath(path)) { request, context in
                 var response = try await signedIn(request, context) { console in
                     let ended = try await console.runOnOwnSession(EndConsoleSessions(everywhere: everywhere))
-                    return .redirect(to: "/console/sign-in", flash: everywhere ? "Signed out of \(ended) sessions." : "Signed out.")
+                    return .redirect(
+                        to: "/console/sign-in", flash: everywhere ? "Signed out of \(ended) sessions." : "Signed out.")
                 }
-                if response.status == .seeOther { response.setCookie(ConsoleCookies.endSession(secure: isSecure(request))) }
+                if response.status == .seeOther {
+                    response.setCookie(ConsoleCookies.endSession(secure: isSecure(request)))
+                }
                 return response
             }
         }
@@ -51,7 +59,9 @@ extension Console {
 
     /// Where to go after sign-in: a console page named by `next`, else home. Never another site.
     static func safeNext(_ next: String?) -> String {
-        guard let next, next.hasPrefix("/console/"), !next.hasPrefix("/console/sign-"), !next.contains("\\") else { return "/console/home" }
+        guard let next, next.hasPrefix("/console/"), !next.hasPrefix("/console/sign-"), !next.contains("\\") else {
+            return "/console/home"
+        }
         return next
     }
 
@@ -59,7 +69,8 @@ extension Console {
         var values: [String: Any] = ["title": "Sign in", "email": email, "next": Self.safeNext(next)]
         if let notice { values["notice"] = notice }
         if refused {
-            values["refused"] = "The email or password is wrong, or sign-in is paused for this account after too many failures. Try again later."
+            values["refused"] =
+                "The email or password is wrong, or sign-in is paused for this account after too many failures. Try again later."
         }
         return .page(pages.render("sign-in", values, status: refused ? .unauthorized : .ok))
     }
@@ -70,7 +81,8 @@ extension SignInBusy {
     func response(_ pages: ConsolePages, secure: Bool) -> Response {
         let page = pages.error(
             status: .serviceUnavailable, title: "Sign-in is busy",
-            detail: "Too many sign-ins are being checked right now; nothing was counted. Try again in a few seconds.", requestID: nil)
+            detail: "Too many sign-ins are being checked right now; nothing was counted. Try again in a few seconds.",
+            requestID: nil)
         var response = ConsoleAnswer.page(page).response(secure: secure)
         response.headers[.retryAfter] = String(retryAfterSeconds)
         return response

@@ -34,7 +34,8 @@ package struct Console: Sendable {
     let navigation = ConsoleNavigation()
 
     package init(
-        database: Database, policies: PolicySet, clientAddress: ClientAddress, payments: any PaymentGateway, secondFactorKey: SecondFactorKey?,
+        database: Database, policies: PolicySet, clientAddress: ClientAddress, payments: any PaymentGateway,
+        secondFactorKey: SecondFactorKey?,
         liveUpdates: LiveUpdates = LiveUpdates(), signInGate: SignInGate? = nil
     ) throws {
         self.database = database
@@ -53,7 +54,9 @@ package struct Console: Sendable {
     package func register(on router: Router<AppRequestContext>) {
         let group = router.group("console")
         group.get("/") { _, _ in Response.redirect(to: "/console/home", type: .normal) }
-        group.get("assets/{file}") { request, context in try pages.asset(context.parameters.get("file") ?? "", request: request) }
+        group.get("assets/{file}") { request, context in
+            try pages.asset(context.parameters.get("file") ?? "", request: request)
+        }
         registerSignIn(on: group)
         registerSecondFactor(on: group)
         registerHome(on: group)
@@ -82,7 +85,8 @@ package struct Console: Sendable {
     /// minutes or on sign-out). `stage` is the session's stage the page needs: signed in for every
     /// page but the steps of sign-in itself.
     func signedIn(
-        _ request: Request, _ context: AppRequestContext, holdsTransaction: Bool = true, stage: ConsoleStage = .signedIn,
+        _ request: Request, _ context: AppRequestContext, holdsTransaction: Bool = true,
+        stage: ConsoleStage = .signedIn,
         _ body: @escaping @Sendable (ConsoleRequest) async throws -> ConsoleAnswer
     ) async throws -> Response {
         let scope = RequestScope.current
@@ -97,9 +101,11 @@ package struct Console: Sendable {
             let flash = request.cookies[ConsoleCookies.flash]?.value.removingPercentEncoding
             func console(_ principal: Principal, _ transaction: RequestTransaction?) -> ConsoleRequest {
                 let operationContext = OperationContext(
-                    principal: principal, requestID: requestID, sourceIP: scope?.sourceIP, policies: policies, transaction: transaction)
+                    principal: principal, requestID: requestID, sourceIP: scope?.sourceIP, policies: policies,
+                    transaction: transaction)
                 return ConsoleRequest(
-                    request: request, form: form, context: operationContext, secret: secret, flash: flash, database: database, pages: pages,
+                    request: request, form: form, context: operationContext, secret: secret, flash: flash,
+                    database: database, pages: pages,
                     navigation: navigation, secure: isSecure(request), stage: stage, parameters: context.parameters)
             }
             if holdsTransaction {
@@ -116,7 +122,8 @@ package struct Console: Sendable {
                     }
                 }
             } else if let principal = try await database.consoleRequest(
-                session: secret.hash, policy: policies.security.console, change: false, stage: stage, { principal, _ in (principal, commit: false) })
+                session: secret.hash, policy: policies.security.console, change: false, stage: stage,
+                { principal, _ in (principal, commit: false) })
             {
                 let page = console(principal, nil)
                 do { answer = try await body(page) } catch { answer = page.failure(error, logger: context.logger) }
@@ -144,7 +151,8 @@ package struct Console: Sendable {
     func anonymousContext(requestID: String? = nil) -> OperationContext {
         let scope = RequestScope.current
         return OperationContext(
-            principal: .anonymous, requestID: requestID ?? scope?.requestID ?? UUID().uuidString.lowercased(), sourceIP: scope?.sourceIP,
+            principal: .anonymous, requestID: requestID ?? scope?.requestID ?? UUID().uuidString.lowercased(),
+            sourceIP: scope?.sourceIP,
             policies: policies)
     }
 
@@ -153,7 +161,8 @@ package struct Console: Sendable {
     /// ordinary limit, so an auditor's 32 MiB upload is refused as too large, not read in full).
     func sessionMayUpload(_ request: Request) async throws -> Bool {
         guard let secret = sessionSecret(request) else { return false }
-        return try await database.consoleRequest(session: secret.hash, policy: policies.security.console, change: false) { principal, _ in
+        return try await database.consoleRequest(session: secret.hash, policy: policies.security.console, change: false)
+        { principal, _ in
             (principal.map { policies.access.allows($0.role, ImportGoods.action) } ?? false, commit: false)
         }
     }
@@ -223,16 +232,21 @@ enum ConsoleCookies {
     static func session(secure: Bool) -> String { secure ? "__Host-console_session" : "console_session" }
 
     static func session(_ secret: SessionSecret, secure: Bool) -> Cookie {
-        Cookie(name: session(secure: secure), value: secret.value, path: "/", secure: secure, httpOnly: true, sameSite: .strict)
+        Cookie(
+            name: session(secure: secure), value: secret.value, path: "/", secure: secure, httpOnly: true,
+            sameSite: .strict)
     }
 
     static func endSession(secure: Bool) -> Cookie {
-        Cookie(name: session(secure: secure), value: "", maxAge: 0, path: "/", secure: secure, httpOnly: true, sameSite: .strict)
+        Cookie(
+            name: session(secure: secure), value: "", maxAge: 0, path: "/", secure: secure, httpOnly: true,
+            sameSite: .strict)
     }
 
     static func flash(_ message: String, secure: Bool) -> Cookie {
         Cookie(
-            name: flash, value: message.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "", maxAge: 60, path: "/console",
+            name: flash, value: message.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "", maxAge: 60,
+            path: "/console",
             secure: secure, httpOnly: true, sameSite: .strict)
     }
 }

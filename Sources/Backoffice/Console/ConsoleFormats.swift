@@ -19,12 +19,16 @@ enum Money {
         var text = text.trimmingCharacters(in: .whitespaces)
         if text.hasPrefix("$") { text.removeFirst() }
         let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        guard let whole = parts.first, !whole.isEmpty, whole.allSatisfy(\.isASCIIDigit), whole.count <= 12, let dollars = Int64(whole) else {
+        guard let whole = parts.first, !whole.isEmpty, whole.allSatisfy(\.isASCIIDigit), whole.count <= 12,
+            let dollars = Int64(whole)
+        else {
             return nil
         }
         guard parts.count == 2 else { return dollars * 100 }
         let fraction = parts[1]
-        guard (1...2).contains(fraction.count), fraction.allSatisfy(\.isASCIIDigit), let value = Int64(fraction) else { return nil }
+        guard (1...2).contains(fraction.count), fraction.allSatisfy(\.isASCIIDigit), let value = Int64(fraction) else {
+            return nil
+        }
         return dollars * 100 + (fraction.count == 1 ? value * 10 : value)
     }
 }
@@ -44,7 +48,10 @@ enum ConsoleTime {
         guard let text else { return nil }
         let normalized = text.count == 16 ? text + ":00Z" : text.count == 19 ? text + "Z" : text
         guard let date = try? Date(normalized, strategy: .iso8601) else {
-            throw DomainError.invalid([FieldIssue(field: field, code: "invalid_time", message: "must be a date and time, such as 2026-12-01T09:30")])
+            throw DomainError.invalid([
+                FieldIssue(
+                    field: field, code: "invalid_time", message: "must be a date and time, such as 2026-12-01T09:30")
+            ])
         }
         return date
     }
@@ -74,7 +81,9 @@ enum ConsoleLinks {
     static func path(_ path: String, _ query: [String: String?]) -> String {
         var components = URLComponents()
         components.path = path
-        let items = query.compactMap { key, value in value.map { URLQueryItem(name: key, value: $0) } }.sorted { $0.name < $1.name }
+        let items = query.compactMap { key, value in value.map { URLQueryItem(name: key, value: $0) } }.sorted {
+            $0.name < $1.name
+        }
         components.queryItems = items.isEmpty ? nil : items
         return components.string ?? path
     }
@@ -110,11 +119,16 @@ struct FormRefusal {
     ) throws -> [FieldIssue] {
         switch refusal {
         case .invalid(let issues):
-            return issues.map { FieldIssue(field: fieldNames[$0.field] ?? $0.field, code: $0.code, message: $0.message) }
+            return issues.map {
+                FieldIssue(field: fieldNames[$0.field] ?? $0.field, code: $0.code, message: $0.message)
+            }
         case .versionMismatch:
             return [FieldIssue(field: "", code: "changed", message: changed)]
         case .invalidTransition(let detail, let current):
-            return [FieldIssue(field: "", code: "invalid_transition", message: "\(detail) It is \(current) now: reload to see it.")]
+            return [
+                FieldIssue(
+                    field: "", code: "invalid_transition", message: "\(detail) It is \(current) now: reload to see it.")
+            ]
         case .conflict(let code, let detail):
             return [FieldIssue(field: conflictFields[code] ?? "", code: code, message: detail)]
         case .unprocessable(let code, let detail, let issues):

@@ -37,16 +37,21 @@ struct ConsolePages: Sendable {
     static let bundled = Result { try load() }
 
     static func load() throws -> ConsolePages {
-        guard let resources = Bundle.module.resourceURL else { throw ConfigurationError(description: "the console's resources are missing") }
+        guard let resources = Bundle.module.resourceURL else {
+            throw ConfigurationError(description: "the console's resources are missing")
+        }
         var library = MustacheLibrary()
         var slots: Set<String> = []
         // Every domain's `Pages/` folder is flattened into the bundle's root (Package.swift).
-        for file in try FileManager.default.contentsOfDirectory(atPath: resources.path) where file.hasSuffix(".mustache") {
+        for file in try FileManager.default.contentsOfDirectory(atPath: resources.path)
+        where file.hasSuffix(".mustache") {
             let text = try String(contentsOf: resources.appendingPathComponent(file), encoding: .utf8)
             try library.register(text, named: String(file.dropLast(".mustache".count)))
             let found = markupSlots(in: text)
             if let name = found.first(where: { !$0.hasSuffix("HTML") }) {
-                throw ConfigurationError(description: "the console's template \(file) inserts '\(name)' unescaped: such a slot's name ends in HTML")
+                throw ConfigurationError(
+                    description:
+                        "the console's template \(file) inserts '\(name)' unescaped: such a slot's name ends in HTML")
             }
             slots.formUnion(found)
         }
@@ -78,12 +83,15 @@ struct ConsolePages: Sendable {
     }
 
     /// `template` rendered with `values` and the layout's assets.
-    func render(_ template: String, _ values: [String: Any], status: HTTPResponse.Status = .ok, clearsFlash: Bool = false) -> RenderedPage {
+    func render(
+        _ template: String, _ values: [String: Any], status: HTTPResponse.Status = .ok, clearsFlash: Bool = false
+    ) -> RenderedPage {
         var data: [String: Any]
         do {
             data = try Self.flattened(values, slots: markupSlots) as? [String: Any] ?? [:]
         } catch {
-            return RenderedPage(status: .internalServerError, html: "The console's template '\(template)' was given \(error).")
+            return RenderedPage(
+                status: .internalServerError, html: "The console's template '\(template)' was given \(error).")
         }
         data["stylesheet"] = assetPaths["console.css"]
         data["script"] = assetPaths["console.js"]
@@ -100,7 +108,8 @@ struct ConsolePages: Sendable {
     /// a markup slot must be `HTML`: text there would reach the page unescaped.
     static func flattened(_ value: Any, slots: Set<String>) throws -> Any? {
         switch value {
-        case is String, is Bool, is Int, is Int64, is Int32, is Double, is Float, is Substring, is UUID, is Date, is Decimal, is URL, is HTML:
+        case is String, is Bool, is Int, is Int64, is Int32, is Double, is Float, is Substring, is UUID, is Date,
+            is Decimal, is URL, is HTML:
             return value
         case let dictionary as [String: Any]: return try fields(dictionary.map { ($0.key, $0.value) }, slots: slots)
         case let view as any TemplateValues: return try fields(view.templateValues, slots: slots)
@@ -109,7 +118,9 @@ struct ConsolePages: Sendable {
             let mirror = Mirror(reflecting: value)
             switch mirror.displayStyle {
             case .optional: return try mirror.children.first.flatMap { try flattened($0.value, slots: slots) }
-            case .struct, .class: return try fields(mirror.children.compactMap { child in child.label.map { ($0, child.value) } }, slots: slots)
+            case .struct, .class:
+                return try fields(
+                    mirror.children.compactMap { child in child.label.map { ($0, child.value) } }, slots: slots)
             case .collection, .set: return try mirror.children.compactMap { try flattened($0.value, slots: slots) }
             default: return value
             }
@@ -136,7 +147,9 @@ struct ConsolePages: Sendable {
     /// foreign `Origin`) is a 403 that says so, never a server error.
     func error(_ error: any Error, requestID: String, logger: Logger) -> RenderedPage {
         if case ConsoleRefusal.forgery = error {
-            return self.error(status: .forbidden, title: "This form has expired", detail: ConsoleRefusal.forgery.detail, requestID: requestID)
+            return self.error(
+                status: .forbidden, title: "This form has expired", detail: ConsoleRefusal.forgery.detail,
+                requestID: requestID)
         }
         let (status, title, detail, shownID) = Self.describe(error, requestID: requestID, logger: logger)
         return self.error(status: status, title: title, detail: detail, requestID: shownID)
@@ -150,13 +163,19 @@ struct ConsolePages: Sendable {
 
     /// What the error page for `error` says: the problem's status, title and detail (as the API
     /// would answer), and for a server error only the request id (the cause is logged).
-    static func describe(_ error: any Error, requestID: String, logger: Logger) -> (HTTPResponse.Status, String, String, String?) {
+    static func describe(_ error: any Error, requestID: String, logger: Logger) -> (
+        HTTPResponse.Status, String, String, String?
+    ) {
         let problem = Problem.answering(error, logger: logger)
         let status = HTTPResponse.Status(code: problem.status)
         switch problem.status {
         case 403: return (status, "Not allowed", "Your role may not do this. " + (problem.detail ?? ""), nil)
         case 404: return (status, "Not found", "Nothing here for you: it does not exist, or it is not yours.", nil)
-        case 500...: return (status, "Something went wrong", "Nothing was changed. Quote this request id if you report it.", requestID)
+        case 500...:
+            return (
+                status, "Something went wrong", "Nothing was changed. Quote this request id if you report it.",
+                requestID
+            )
         default: return (status, problem.title, problem.detail ?? "", nil)
         }
     }
@@ -164,7 +183,8 @@ struct ConsolePages: Sendable {
     /// A static asset by its hashed name: cached for a year (the name changes with its content).
     func asset(_ name: String, request: Request) throws -> Response {
         guard let asset = assets[name] else { throw HTTPError(.notFound) }
-        var response = Response(status: .ok, headers: [.contentType: asset.contentType], body: .init(byteBuffer: asset.bytes))
+        var response = Response(
+            status: .ok, headers: [.contentType: asset.contentType], body: .init(byteBuffer: asset.bytes))
         ConsoleHeaders.apply(to: &response, cache: "public, max-age=31536000, immutable")
         return response
     }

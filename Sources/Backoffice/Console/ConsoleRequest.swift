@@ -51,7 +51,9 @@ struct ConsoleRequest: Sendable {
 
     /// Reads the operator's own sign-in state (its second factor): every operator may, so no role
     /// is granted it.
-    func readOwn<Q: Query>(_ query: Q) async throws -> Q.Output { try await database.readAsSystem(query, context: context) }
+    func readOwn<Q: Query>(_ query: Q) async throws -> Q.Output {
+        try await database.readAsSystem(query, context: context)
+    }
 
     /// Runs one of the operator's own session operations (signing out, passing or setting up a
     /// second factor): every operator may, so no role is granted them; audited as the operator,
@@ -61,14 +63,17 @@ struct ConsoleRequest: Sendable {
     }
 
     /// The page `template` in the console's layout, with the navigation for the operator's role.
-    func page(_ template: String, title: String, status: HTTPResponse.Status = .ok, _ data: [String: Any] = [:]) -> ConsoleAnswer {
+    func page(_ template: String, title: String, status: HTTPResponse.Status = .ok, _ data: [String: Any] = [:])
+        -> ConsoleAnswer
+    {
         var values = data
         values["title"] = title
         values["csrf"] = secret.csrfToken
         if stage == .signedIn {
             values["signedIn"] = true
             values["who"] = principal.role.replacingOccurrences(of: "_", with: " ")
-            values["navHTML"] = ConsoleNavigation.links(navigation.items(for: principal.role, policies: context.policies, current: request.uri.path))
+            values["navHTML"] = ConsoleNavigation.links(
+                navigation.items(for: principal.role, policies: context.policies, current: request.uri.path))
         }
         if let flash { values["flash"] = flash }
         return .page(pages.render(template, values, status: status, clearsFlash: flash != nil))
@@ -76,8 +81,11 @@ struct ConsoleRequest: Sendable {
 
     /// The error page for what a handler threw, in the layout with the operator's navigation.
     func failure(_ error: any Error, logger: Logger) -> ConsoleAnswer {
-        let (status, title, detail, requestID) = ConsolePages.describe(error, requestID: context.requestID, logger: logger)
-        return page("error", title: title, status: status, ConsolePages.errorValues(title: title, detail: detail, requestID: requestID))
+        let (status, title, detail, requestID) = ConsolePages.describe(
+            error, requestID: context.requestID, logger: logger)
+        return page(
+            "error", title: title, status: status,
+            ConsolePages.errorValues(title: title, detail: detail, requestID: requestID))
     }
 
     /// To `path`, with a message for the page there.
@@ -97,7 +105,8 @@ enum ConsoleAnswer: Sendable {
     case download(name: String, contentType: String, body: ResponseBody)
 
     /// A file to save made of `pages` (an export's `ExportPages`), each sent as it is read.
-    static func download<Pages: AsyncSequence & Sendable>(name: String, contentType: String, pages: Pages) -> ConsoleAnswer
+    static func download<Pages: AsyncSequence & Sendable>(name: String, contentType: String, pages: Pages)
+        -> ConsoleAnswer
     where Pages.Element == ArraySlice<UInt8> {
         .download(
             name: name, contentType: contentType,
@@ -112,9 +121,13 @@ enum ConsoleAnswer: Sendable {
         switch self {
         case .page(let page):
             response = Response(
-                status: page.status, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: page.html)))
+                status: page.status, headers: [.contentType: "text/html; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: page.html)))
             if page.clearsFlash {
-                response.setCookie(Cookie(name: ConsoleCookies.flash, value: "", maxAge: 0, path: "/console", secure: secure, sameSite: .strict))
+                response.setCookie(
+                    Cookie(
+                        name: ConsoleCookies.flash, value: "", maxAge: 0, path: "/console", secure: secure,
+                        sameSite: .strict))
             }
             for cookie in page.cookies { response.setCookie(cookie) }
         case .redirect(let path, let flash):
@@ -125,7 +138,9 @@ enum ConsoleAnswer: Sendable {
             response = Response.redirect(to: "/console/sign-in", type: .normal)
         case .download(let name, let contentType, let body):
             response = Response(
-                status: .ok, headers: [.contentType: contentType, .contentDisposition: "attachment; filename=\"\(name)\""], body: body)
+                status: .ok,
+                headers: [.contentType: contentType, .contentDisposition: "attachment; filename=\"\(name)\""],
+                body: body)
         case .startSession(let secret, let path):
             response = Response.redirect(to: path.hasPrefix("/console/") ? path : "/console/home", type: .found)
             response.status = .seeOther
@@ -180,7 +195,9 @@ struct ConsoleForm: Sendable {
 
     /// The field's value trimmed, nil when absent or blank.
     func text(_ name: String) -> String? {
-        guard let value = fields[name]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else { return nil }
+        guard let value = fields[name]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else {
+            return nil
+        }
         return value
     }
 
@@ -188,7 +205,9 @@ struct ConsoleForm: Sendable {
     /// without its confirmation ticked (`confirm=yes`).
     func confirm(_ move: String) throws {
         guard fields["confirm"] == "yes" else {
-            throw DomainError.invalid([FieldIssue(field: "confirm_\(move)", code: "unconfirmed", message: "tick the box to confirm")])
+            throw DomainError.invalid([
+                FieldIssue(field: "confirm_\(move)", code: "unconfirmed", message: "tick the box to confirm")
+            ])
         }
     }
 
@@ -199,7 +218,9 @@ struct ConsoleForm: Sendable {
         var fields: [String: String] = [:]
         for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decode(_ part: Substring) -> String? { part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
+            func decode(_ part: Substring) -> String? {
+                part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+            }
             guard let name = decode(parts[0]) else { continue }
             fields[name] = parts.count > 1 ? decode(parts[1]) ?? "" : ""
         }
@@ -240,7 +261,8 @@ final class ConsoleNavigation: Sendable {
     /// Home, then the sections `role` may read, in the order they were added.
     func items(for role: String, policies: PolicySet, current path: String) -> [Item] {
         let links =
-            [("/console/home", "Home")] + sections.withLock { $0 }.filter { policies.access.allows(role, $0.action) }.map { ($0.href, $0.label) }
+            [("/console/home", "Home")]
+            + sections.withLock { $0 }.filter { policies.access.allows(role, $0.action) }.map { ($0.href, $0.label) }
         return links.map { Item(href: $0.0, label: $0.1, current: path == $0.0 || path.hasPrefix($0.0 + "/")) }
     }
 }

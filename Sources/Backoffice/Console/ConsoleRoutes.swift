@@ -14,13 +14,18 @@ extension Console {
 
     /// The path's `{id}`; anything but a UUID is a page that does not exist.
     static func id(_ parameters: Parameters) throws -> UUID {
-        guard let text = parameters.get("id"), let id = UUID(uuidString: text) else { throw DomainError.notFound("Page") }
+        guard let text = parameters.get("id"), let id = UUID(uuidString: text) else {
+            throw DomainError.notFound("Page")
+        }
         return id
     }
 
     /// A section of the console: its link in the navigation, shown to the roles the policy grants
     /// `action`, and its first page, `GET /console/<path>`.
-    func section(_ path: String, _ title: String, needs action: Action, on group: RouterGroup<AppRequestContext>, _ page: @escaping Handler) {
+    func section(
+        _ path: String, _ title: String, needs action: Action, on group: RouterGroup<AppRequestContext>,
+        _ page: @escaping Handler
+    ) {
         navigation.add("/console/\(path)", title, needs: action)
         get(path, on: group, page)
     }
@@ -28,7 +33,8 @@ extension Console {
     /// `GET /console/<path>`: a page, for a session at `stage`, in a read session unless
     /// `holdsTransaction` is false (a download read page by page).
     func get(
-        _ path: String, on group: RouterGroup<AppRequestContext>, holdsTransaction: Bool = true, stage: ConsoleStage = .signedIn,
+        _ path: String, on group: RouterGroup<AppRequestContext>, holdsTransaction: Bool = true,
+        stage: ConsoleStage = .signedIn,
         _ page: @escaping Handler
     ) {
         route(.get, path, on: group, holdsTransaction: holdsTransaction, stage: stage, page)
@@ -37,14 +43,16 @@ extension Console {
     /// `POST /console/<path>`: an action, for a session at `stage`, in one transaction unless
     /// `holdsTransaction` is false (an action that calls another system).
     func post(
-        _ path: String, on group: RouterGroup<AppRequestContext>, holdsTransaction: Bool = true, stage: ConsoleStage = .signedIn,
+        _ path: String, on group: RouterGroup<AppRequestContext>, holdsTransaction: Bool = true,
+        stage: ConsoleStage = .signedIn,
         _ action: @escaping Handler
     ) {
         route(.post, path, on: group, holdsTransaction: holdsTransaction, stage: stage, action)
     }
 
     private func route(
-        _ method: HTTPRequest.Method, _ path: String, on group: RouterGroup<AppRequestContext>, holdsTransaction: Bool, stage: ConsoleStage,
+        _ method: HTTPRequest.Method, _ path: String, on group: RouterGroup<AppRequestContext>, holdsTransaction: Bool,
+        stage: ConsoleStage,
         _ handler: @escaping Handler
     ) {
         group.on(RouterPath(path), method: method) { request, context in

@@ -18,7 +18,9 @@ package struct SessionSecret: Sendable, Equatable {
     package var hash: [UInt8] { Array(SHA256.hash(data: Data(value.utf8))) }
 
     /// Whether the text has the shape of a secret (cheap check before touching the database).
-    package var isWellFormed: Bool { value.utf8.count == 43 && value.utf8.allSatisfy { Base64URL.alphabet.contains($0) } }
+    package var isWellFormed: Bool {
+        value.utf8.count == 43 && value.utf8.allSatisfy { Base64URL.alphabet.contains($0) }
+    }
 
     /// The CSRF token of this session's forms: HMAC-SHA256 of a fixed label under the secret, so
     /// it is bound to the session, stored nowhere, and cannot be made without the cookie.
@@ -62,7 +64,8 @@ package struct SignInCandidate: Query {
             Principal(operatorID: row.1, role: try Role(known: row.2), tenantID: row.0, tokenID: nil)
         }
         return Found(
-            principal: principal, active: operatorRow?.3 == "active", passwordHash: operatorRow?.4, hasSecondFactor: operatorRow?.5 == true)
+            principal: principal, active: operatorRow?.3 == "active", passwordHash: operatorRow?.4,
+            hasSecondFactor: operatorRow?.5 == true)
     }
 }
 
@@ -141,8 +144,12 @@ struct SignInAttempts {
         ) { try $0.decode((Date, Bool, Bool, Bool).self) }
         func pair(_ include: (Bool) -> Bool) -> Pair {
             Pair(
-                email: SignInWindow(times: rows.filter { $0.2 && include($0.1) }.map(\.0), limit: policy.maxFailuresPerAccount, window: window),
-                address: SignInWindow(times: rows.filter { $0.3 && include($0.1) }.map(\.0), limit: policy.maxFailuresPerAddress, window: window))
+                email: SignInWindow(
+                    times: rows.filter { $0.2 && include($0.1) }.map(\.0), limit: policy.maxFailuresPerAccount,
+                    window: window),
+                address: SignInWindow(
+                    times: rows.filter { $0.3 && include($0.1) }.map(\.0), limit: policy.maxFailuresPerAddress,
+                    window: window))
         }
         return SignInAttempts(all: pair { _ in true }, failed: pair { $0 })
     }
@@ -162,7 +169,8 @@ package struct ReleaseSignInAttempts: AuditedOperation {
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<Void> {
         if let emailDigest {
-            try await unit.execute("DELETE FROM console_sign_in_failures WHERE email_digest = \(ByteBuffer(bytes: emailDigest))")
+            try await unit.execute(
+                "DELETE FROM console_sign_in_failures WHERE email_digest = \(ByteBuffer(bytes: emailDigest))")
         }
         if let attempt { try await unit.execute("DELETE FROM console_sign_in_failures WHERE id = \(attempt)") }
         return .unchanged(())
@@ -192,10 +200,13 @@ package struct StartConsoleSession: AuditedOperation {
             VALUES (\(sessionID), \(ByteBuffer(bytes: secretHash)), \(principal.tenantID), \(operatorID), \(unit.now), \(unit.now),
                     \(unit.context.sourceIP), \(stage.rawValue))
             """)
-        _ = try await (stage == .signedIn ? ReleaseSignInAttempts.clearing(keys) : .releasing(attempt)).perform(in: unit)
+        _ = try await (stage == .signedIn ? ReleaseSignInAttempts.clearing(keys) : .releasing(attempt)).perform(
+            in: unit)
         var event = AuditRecord(
-            action: stage == .signedIn ? Self.action : "sessions.password_accepted", tenantID: principal.tenantID, targetType: "operator",
-            targetID: operatorID.text, reason: stage == .signedIn ? "password" : stage.rawValue, before: nil, after: nil)
+            action: stage == .signedIn ? Self.action : "sessions.password_accepted", tenantID: principal.tenantID,
+            targetType: "operator",
+            targetID: operatorID.text, reason: stage == .signedIn ? "password" : stage.rawValue, before: nil, after: nil
+        )
         event.actor = principal
         return Audited(sessionID, event: event)
     }
@@ -221,13 +232,15 @@ package struct RecordFailedSignIn: AuditedOperation {
     package func perform(in unit: UnitOfWork) async throws -> Audited<SignInLockout> {
         func end(_ session: UUID) async throws {
             try await unit.execute(
-                "UPDATE console_sessions SET ended_at = \(unit.now), ended_reason = 'locked_out' WHERE id = \(session) AND ended_at IS NULL")
+                "UPDATE console_sessions SET ended_at = \(unit.now), ended_reason = 'locked_out' WHERE id = \(session) AND ended_at IS NULL"
+            )
         }
         if let ending { try await end(ending) }
         let tenant = target?.tenantID ?? platformTenantID
         let targetID = target?.operatorID?.text ?? "unknown"
         let failed = AuditRecord(
-            action: Self.action, tenantID: tenant, targetType: "operator", targetID: targetID, reason: reason, before: nil, after: nil)
+            action: Self.action, tenantID: tenant, targetType: "operator", targetID: targetID, reason: reason,
+            before: nil, after: nil)
         guard let attempt else { return Audited(SignInLockout(), event: failed) }
         let policy = unit.policies.security.console
         try await keys.lock(in: unit)
@@ -235,19 +248,25 @@ package struct RecordFailedSignIn: AuditedOperation {
         let failures = try await SignInAttempts.read(keys, policy: policy, in: unit).failed
         let lockout = failures.lockout
         if let endingIfLocked, lockout.email != nil || lockout.address != nil { try await end(endingIfLocked) }
-        let reached = (email: failures.email.times.count == policy.maxFailuresPerAccount, address: failures.address.times.count == policy.maxFailuresPerAddress)
+        let reached = (
+            email: failures.email.times.count == policy.maxFailuresPerAccount,
+            address: failures.address.times.count == policy.maxFailuresPerAddress
+        )
         guard reached.email || reached.address else { return Audited(lockout, event: failed) }
         let locked = AuditRecord(
-            action: "sessions.locked_out", tenantID: tenant, targetType: "operator", targetID: targetID, reason: "too_many_failed_sign_ins",
+            action: "sessions.locked_out", tenantID: tenant, targetType: "operator", targetID: targetID,
+            reason: "too_many_failed_sign_ins",
             before: nil, after: nil)
         guard reached.email, let until = lockout.email, let operatorID = target?.operatorID,
-            let email = try await unit.first("SELECT email FROM operators WHERE id = \(operatorID)", { try $0.decode(String.self) })
+            let email = try await unit.first(
+                "SELECT email FROM operators WHERE id = \(operatorID)", { try $0.decode(String.self) })
         else { return Audited(lockout, event: failed, more: [locked]) }
         let notice = try await Outbox.queue(
             QueuedMail(
                 kind: .lockoutNotice, tenantID: tenant, recipient: email, operatorID: operatorID,
                 fields: [
-                    "failures": String(policy.maxFailuresPerAccount), "until": ISO8601DateFormatter().string(from: until),
+                    "failures": String(policy.maxFailuresPerAccount),
+                    "until": ISO8601DateFormatter().string(from: until),
                     "address": unit.context.sourceIP ?? "an unknown address",
                 ]), in: unit)
         return Audited(lockout, event: failed, more: [locked, notice])
@@ -280,7 +299,9 @@ package struct EndConsoleSessions: AuditedOperation {
         return Audited(
             ended.count,
             event: AuditRecord(
-                action: everywhere ? "sessions.sign_out_everywhere" : Self.action, tenantID: unit.principal.tenantID, targetType: "operator",
-                targetID: operatorID.text, reason: nil, before: nil, after: try AuditRecord.json(["sessions_ended": ended.count])))
+                action: everywhere ? "sessions.sign_out_everywhere" : Self.action, tenantID: unit.principal.tenantID,
+                targetType: "operator",
+                targetID: operatorID.text, reason: nil, before: nil,
+                after: try AuditRecord.json(["sessions_ended": ended.count])))
     }
 }

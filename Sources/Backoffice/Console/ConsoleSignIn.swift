@@ -22,23 +22,31 @@ package enum PasswordRules {
 
     /// Throws `invalid` (field `password`) naming the rule a password breaks.
     package static func check(_ password: String) throws {
-        guard !common.isEmpty else { throw DomainError.inconsistent("the list of common passwords is missing from the service's resources") }
+        guard !common.isEmpty else {
+            throw DomainError.inconsistent("the list of common passwords is missing from the service's resources")
+        }
         let count = password.count
         guard count >= minimumLength else {
             throw DomainError.invalid([
-                .init(field: "password", code: "too_short", message: "must be at least \(minimumLength) characters (this one has \(count))")
+                .init(
+                    field: "password", code: "too_short",
+                    message: "must be at least \(minimumLength) characters (this one has \(count))")
             ])
         }
         guard password.utf8.count <= maximumBytes else {
             throw DomainError.invalid([
                 .init(
                     field: "password", code: "too_long",
-                    message: "must be at most \(maximumBytes) bytes (about \(maximumBytes) letters, fewer with accents or symbols; this one has \(password.utf8.count))")
+                    message:
+                        "must be at most \(maximumBytes) bytes (about \(maximumBytes) letters, fewer with accents or symbols; this one has \(password.utf8.count))"
+                )
             ])
         }
         guard !common.contains(password.lowercased()) else {
             throw DomainError.invalid([
-                .init(field: "password", code: "common_password", message: "is one of the 10,000 most common passwords: choose another")
+                .init(
+                    field: "password", code: "common_password",
+                    message: "is one of the 10,000 most common passwords: choose another")
             ])
         }
     }
@@ -70,7 +78,8 @@ package enum PasswordRules {
     package static func verify(_ password: String, hash: String?, unknownCost: UInt8 = cost) async throws -> Bool {
         let settable = password.utf8.count <= maximumBytes
         let matches = try await pool.runIfActive {
-            Bcrypt.verify(password, hash: settable ? hash ?? unknownHash(cost: unknownCost) : unknownHash(cost: unknownCost))
+            Bcrypt.verify(
+                password, hash: settable ? hash ?? unknownHash(cost: unknownCost) : unknownHash(cost: unknownCost))
         }
         return hash != nil && settable && matches
     }
@@ -109,7 +118,9 @@ package struct SetOperatorPassword: AuditedOperation {
                 })
         else { throw DomainError.notFound("Operator \(operatorID.text)") }
         guard target.2 == "person" else {
-            throw DomainError.invalid([.init(field: "operator_id", code: "not_a_person", message: "a service operator has no password")])
+            throw DomainError.invalid([
+                .init(field: "operator_id", code: "not_a_person", message: "a service operator has no password")
+            ])
         }
         let replaced = try await unit.first(
             """
@@ -167,8 +178,10 @@ package struct ConsoleSignIn: Sendable {
     package func signIn(email: String, password: String, sourceIP: String?, requestID: String) async throws -> Outcome {
         let policy = policies.security.console
         let keys = gate.keys(email: email, sourceIP: sourceIP)
-        let system = OperationContext(principal: .anonymous, requestID: requestID, sourceIP: sourceIP, policies: policies)
-        guard let (ticket, attempt) = try await gate.reserve(keys, database: database, context: system, policy: policy) else {
+        let system = OperationContext(
+            principal: .anonymous, requestID: requestID, sourceIP: sourceIP, policies: policies)
+        guard let (ticket, attempt) = try await gate.reserve(keys, database: database, context: system, policy: policy)
+        else {
             await gate.delayRefusal()
             return .refused
         }
@@ -176,7 +189,10 @@ package struct ConsoleSignIn: Sendable {
         do {
             checked = try await gate.check(address: keys.address) {
                 let found = try await database.readAsSystem(SignInCandidate(email: email), context: system)
-                return (found, try await PasswordRules.verify(password, hash: found.passwordHash, unknownCost: gate.passwordCost))
+                return (
+                    found,
+                    try await PasswordRules.verify(password, hash: found.passwordHash, unknownCost: gate.passwordCost)
+                )
             }
         } catch let busy as SignInBusy {
             gate.finish(ticket, .uncounted)
@@ -190,16 +206,22 @@ package struct ConsoleSignIn: Sendable {
             gate.finish(ticket, .failed)
             let reason = found.principal == nil ? "unknown_email" : !matches ? "wrong_password" : "operator_disabled"
             let lockout = try await database.runAsSystem(
-                RecordFailedSignIn(keys: keys, attempt: attempt, target: found.principal, reason: reason), context: system)
+                RecordFailedSignIn(keys: keys, attempt: attempt, target: found.principal, reason: reason),
+                context: system)
             gate.remember(lockout, for: keys)
             return .refused
         }
         let secret = SessionSecret.generate()
-        let signedIn = Principal(operatorID: operatorID, role: role, tenantID: principal.tenantID, tokenID: nil, sessionID: database.ids.next())
+        let signedIn = Principal(
+            operatorID: operatorID, role: role, tenantID: principal.tenantID, tokenID: nil,
+            sessionID: database.ids.next())
         let stage: ConsoleStage =
-            found.hasSecondFactor ? .secondFactor : policy.secondFactorRequired.contains(role.rawValue) ? .enrol : .signedIn
+            found.hasSecondFactor
+            ? .secondFactor : policy.secondFactorRequired.contains(role.rawValue) ? .enrol : .signedIn
         _ = try await database.runAsSystem(
-            StartConsoleSession(principal: signedIn, secretHash: secret.hash, keys: keys, attempt: attempt, stage: stage), context: system)
+            StartConsoleSession(
+                principal: signedIn, secretHash: secret.hash, keys: keys, attempt: attempt, stage: stage),
+            context: system)
         gate.finish(ticket, stage == .signedIn ? .succeeded : .uncounted)
         return .started(secret, signedIn, stage)
     }
@@ -213,7 +235,8 @@ extension SignInGate {
         -> (ticket: Ticket, attempt: UUID)?
     {
         guard let ticket = admit(keys, now: database.clock.now(), policy: policy) else { return nil }
-        let reservation = try await database.runAsSystem(ReserveSignInAttempt(keys: keys, policy: policy), context: context)
+        let reservation = try await database.runAsSystem(
+            ReserveSignInAttempt(keys: keys, policy: policy), context: context)
         guard case .reserved(let attempt) = reservation else {
             finish(ticket, .uncounted)
             if case .locked(let settled) = reservation { remember(settled, for: keys) }

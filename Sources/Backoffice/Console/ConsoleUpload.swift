@@ -31,11 +31,16 @@ struct ConsoleUpload: Sendable {
         }
         parser.onBody = { chunk in bytes += chunk.readableBytesView }
         parser.onPartComplete = {
-            parts.append(Part(name: parameter("name", in: disposition), fileName: parameter("filename", in: disposition), bytes: bytes))
+            parts.append(
+                Part(
+                    name: parameter("name", in: disposition), fileName: parameter("filename", in: disposition),
+                    bytes: bytes))
             (disposition, bytes) = ("", [])
         }
         do { try parser.execute(body) } catch {
-            throw DomainError.invalid([FieldIssue(field: "file", code: "malformed_form", message: "the form could not be read: send it again")])
+            throw DomainError.invalid([
+                FieldIssue(field: "file", code: "malformed_form", message: "the form could not be read: send it again")
+            ])
         }
         return parts
     }
@@ -44,7 +49,9 @@ struct ConsoleUpload: Sendable {
     private static func parameter(_ key: String, in header: String) -> String? {
         for item in header.split(separator: ";").dropFirst() {
             let pair = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            if pair.count == 2, pair[0].lowercased() == key { return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+            if pair.count == 2, pair[0].lowercased() == key {
+                return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            }
         }
         return nil
     }

@@ -17,14 +17,16 @@ extension Database {
     ) async throws -> T {
         let authenticate = AuthenticateConsole(
             hash: hash, idleSeconds: policy.idleTimeoutMinutes * 60,
-            absoluteSeconds: stage == .signedIn ? policy.absoluteTimeoutHours * 3600 : ConsoleStage.stepLifetimeSeconds, local: change,
+            absoluteSeconds: stage == .signedIn ? policy.absoluteTimeoutHours * 3600 : ConsoleStage.stepLifetimeSeconds,
+            local: change,
             stage: stage, touch: touch)
         func principal(_ connection: PostgresConnection) async throws -> Principal? {
             try await connection.rows(authenticate, logger: logger).first.flatMap(AuthenticateConsole.principal)
         }
         if change {
             return try await leasedTransaction { connection in
-                try await body(try await principal(connection), RequestTransaction(connection: connection, isReadOnly: false))
+                try await body(
+                    try await principal(connection), RequestTransaction(connection: connection, isReadOnly: false))
             }
         }
         return try await session(on: client, within: leaseTimeout, authenticate: principal) { try await body($0, $1).0 }
@@ -60,6 +62,8 @@ struct AuthenticateConsole: PostgresPreparedStatement {
     func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
 
     static func principal(_ row: Row) -> Principal? {
-        Role(rawValue: row.3).map { Principal(operatorID: row.1, role: $0, tenantID: row.2, tokenID: nil, sessionID: row.0) }
+        Role(rawValue: row.3).map {
+            Principal(operatorID: row.1, role: $0, tenantID: row.2, tokenID: nil, sessionID: row.0)
+        }
     }
 }

@@ -32,7 +32,9 @@ struct HTML: Sendable, Equatable, MustacheCustomRenderable, ExpressibleByStringI
     struct StringInterpolation: StringInterpolationProtocol {
         fileprivate var text = ""
 
-        init(literalCapacity: Int, interpolationCount: Int) { text.reserveCapacity(literalCapacity + interpolationCount * 16) }
+        init(literalCapacity: Int, interpolationCount: Int) {
+            text.reserveCapacity(literalCapacity + interpolationCount * 16)
+        }
 
         /// The literal parts: the program's own markup.
         mutating func appendLiteral(_ literal: String) { text += literal }

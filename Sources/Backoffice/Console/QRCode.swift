@@ -23,7 +23,9 @@ struct QRCode {
         let bytes = Array(text.utf8)
         guard
             let version = (1...10).first(where: { v in
-                4 + (v < 10 ? 8 : 16) + bytes.count * 8 <= Self.blocks[v - 1].groups.reduce(0) { $0 + $1.count * $1.data } * 8
+                4 + (v < 10 ? 8 : 16) + bytes.count * 8 <= Self.blocks[v - 1].groups.reduce(0) {
+                    $0 + $1.count * $1.data
+                } * 8
             })
         else { throw TooLong() }
         var grid = Grid(version: version)
@@ -38,7 +40,9 @@ struct QRCode {
         let layout = blocks[version - 1]
         let capacity = layout.groups.reduce(0) { $0 + $1.count * $1.data }
         var bits: [Bool] = []
-        func append(_ value: Int, _ count: Int) { for i in (0..<count).reversed() { bits.append((value >> i) & 1 == 1) } }
+        func append(_ value: Int, _ count: Int) {
+            for i in (0..<count).reversed() { bits.append((value >> i) & 1 == 1) }
+        }
         append(0b0100, 4)
         append(bytes.count, version < 10 ? 8 : 16)
         for byte in bytes { append(Int(byte), 8) }
@@ -58,7 +62,9 @@ struct QRCode {
         }
         let ecBlocks = dataBlocks.map { ReedSolomon.remainder($0, degree: layout.ec) }
         var result: [UInt8] = []
-        for i in 0..<(dataBlocks.map(\.count).max() ?? 0) { for block in dataBlocks where i < block.count { result.append(block[i]) } }
+        for i in 0..<(dataBlocks.map(\.count).max() ?? 0) {
+            for block in dataBlocks where i < block.count { result.append(block[i]) }
+        }
         for i in 0..<layout.ec { for block in ecBlocks { result.append(block[i]) } }
         return result
     }
@@ -66,7 +72,9 @@ struct QRCode {
     /// The code as an SVG image with a four-module quiet zone, labelled for screen readers.
     func svg(label: String) -> String {
         var path = ""
-        for (y, row) in modules.enumerated() { for (x, dark) in row.enumerated() where dark { path += "M\(x + 4) \(y + 4)h1v1h-1z" } }
+        for (y, row) in modules.enumerated() {
+            for (x, dark) in row.enumerated() where dark { path += "M\(x + 4) \(y + 4)h1v1h-1z" }
+        }
         let side = size + 8
         return """
             <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 \(side) \(side)" role="img" aria-label="\(label)" class="qr" \
@@ -141,7 +149,8 @@ private struct Grid {
         }
         let last = alignment.count - 1
         for (i, cx) in alignment.enumerated() {
-            for (j, cy) in alignment.enumerated() where !((i == 0 && j == 0) || (i == 0 && j == last) || (i == last && j == 0)) {
+            for (j, cy) in alignment.enumerated()
+            where !((i == 0 && j == 0) || (i == 0 && j == last) || (i == last && j == 0)) {
                 for dy in -2...2 { for dx in -2...2 { set(cx + dx, cy + dy, max(abs(dx), abs(dy)) != 1) } }
             }
         }
@@ -237,12 +246,16 @@ private struct Grid {
                 }
             }
             if run >= 5 { score += run - 2 }
-            for start in 0...(size - 11) where finderLike.contains(where: { Array(line[start..<start + 11]) == $0 }) { score += 40 }
+            for start in 0...(size - 11) where finderLike.contains(where: { Array(line[start..<start + 11]) == $0 }) {
+                score += 40
+            }
         }
         for y in 0..<(size - 1) {
             for x in 0..<(size - 1) {
                 let color = modules[y][x]
-                if modules[y][x + 1] == color && modules[y + 1][x] == color && modules[y + 1][x + 1] == color { score += 3 }
+                if modules[y][x + 1] == color && modules[y + 1][x] == color && modules[y + 1][x + 1] == color {
+                    score += 3
+                }
             }
         }
         let darkCount = modules.reduce(0) { $0 + $1.filter { $0 }.count }

@@ -21,7 +21,9 @@ package struct TOTPSecret: Sendable, Equatable {
     /// The secret that `base32` names (spaces and case ignored); nil when it is not base32.
     package init?(base32: String) {
         let cleaned = base32.uppercased().filter { !$0.isWhitespace && $0 != "=" }
-        guard !cleaned.isEmpty, let bytes = try? cleaned.base32decoded(), let text = String(validating: bytes, as: UTF8.self) else { return nil }
+        guard !cleaned.isEmpty, let bytes = try? cleaned.base32decoded(),
+            let text = String(validating: bytes, as: UTF8.self)
+        else { return nil }
         self.text = text
     }
 
@@ -41,7 +43,8 @@ package struct TOTPSecret: Sendable, Equatable {
         let typed = typedCode.filter { !$0.isWhitespace }
         guard typed.count == 6, typed.allSatisfy(\.isASCII), typed.allSatisfy(\.isNumber) else { return nil }
         let current = Self.step(at: now)
-        for step in [current, current - 1, current + 1] where code(at: Date(timeIntervalSince1970: Double(step) * 30)) == typed {
+        for step in [current, current - 1, current + 1]
+        where code(at: Date(timeIntervalSince1970: Double(step) * 30)) == typed {
             return step
         }
         return nil
@@ -60,13 +63,16 @@ package struct SecondFactorKey: Sendable {
     let key: SymmetricKey
 
     package struct Invalid: Error, CustomStringConvertible {
-        package let description = "the second-factor key must be 32 random bytes in base64 (e.g. `openssl rand -base64 32`)"
+        package let description =
+            "the second-factor key must be 32 random bytes in base64 (e.g. `openssl rand -base64 32`)"
     }
 
     /// The key whose base64 (or base64url) text is `text`.
     package init(base64 text: String) throws {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let data = Data(base64Encoded: trimmed) ?? Base64URL.decode(trimmed), data.count == 32 else { throw Invalid() }
+        guard let data = Data(base64Encoded: trimmed) ?? Base64URL.decode(trimmed), data.count == 32 else {
+            throw Invalid()
+        }
         key = SymmetricKey(data: data)
     }
 
@@ -80,7 +86,11 @@ package struct SecondFactorKey: Sendable {
 
     /// `secret` sealed for `operatorID`.
     package func seal(_ secret: TOTPSecret, for operatorID: UUID) throws -> [UInt8] {
-        guard let combined = try AES.GCM.seal(Data(secret.text.utf8), using: key, authenticating: Self.binding(operatorID)).combined else {
+        guard
+            let combined = try AES.GCM.seal(
+                Data(secret.text.utf8), using: key, authenticating: Self.binding(operatorID)
+            ).combined
+        else {
             throw DomainError.inconsistent("AES-GCM gave no combined box")
         }
         return Array(combined)
@@ -113,7 +123,8 @@ package enum RecoveryCodes {
     package static func generate() -> [String] {
         var generator = SystemRandomNumberGenerator()
         return (0..<count).map { _ in
-            (0..<3).map { _ in String((0..<4).map { _ in alphabet.randomElement(using: &generator)! }) }.joined(separator: "-")
+            (0..<3).map { _ in String((0..<4).map { _ in alphabet.randomElement(using: &generator)! }) }.joined(
+                separator: "-")
         }
     }
 
@@ -125,5 +136,7 @@ package enum RecoveryCodes {
         Array(SHA256.hash(data: Data("\(operatorID.text):\(normalized(code))".utf8)))
     }
 
-    private static func normalized(_ text: String) -> String { text.lowercased().filter { $0 != "-" && !$0.isWhitespace } }
+    private static func normalized(_ text: String) -> String {
+        text.lowercased().filter { $0 != "-" && !$0.isWhitespace }
+    }
 }

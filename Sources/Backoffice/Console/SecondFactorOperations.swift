@@ -26,7 +26,9 @@ package struct SecondFactorState: Query {
     package init() {}
 
     package func read(in unit: UnitOfWork) async throws -> State {
-        guard let operatorID = unit.principal.operatorID else { throw DomainError.inconsistent("a second factor belongs to an operator") }
+        guard let operatorID = unit.principal.operatorID else {
+            throw DomainError.inconsistent("a second factor belongs to an operator")
+        }
         let row = try await unit.first(
             """
             SELECT o.email, f.sealed_secret, coalesce(f.last_step, 0),
@@ -38,7 +40,8 @@ package struct SecondFactorState: Query {
         ) { try $0.decode((String, ByteBuffer?, Int64, Int64).self) }
         guard let row else { throw DomainError.notFound("Operator \(operatorID.text)") }
         return State(
-            sealedSecret: row.1.map { Array($0.readableBytesView) }, lastStep: row.2, email: row.0, recoveryCodesLeft: Int(row.3))
+            sealedSecret: row.1.map { Array($0.readableBytesView) }, lastStep: row.2, email: row.0,
+            recoveryCodesLeft: Int(row.3))
     }
 }
 
@@ -55,7 +58,9 @@ enum SessionPromotion {
     static func promote(
         in unit: UnitOfWork, to newSession: (id: UUID, secretHash: [UInt8]), method: String, after: String? = nil
     ) async throws -> AuditRecord {
-        guard let pending = unit.principal.sessionID, let operatorID = unit.principal.operatorID, let role = unit.principal.knownRole else {
+        guard let pending = unit.principal.sessionID, let operatorID = unit.principal.operatorID,
+            let role = unit.principal.knownRole
+        else {
             throw DomainError.inconsistent("a sign-in step runs in its own console session")
         }
         let ended = try await unit.first(
@@ -64,7 +69,9 @@ enum SessionPromotion {
             WHERE id = \(pending) AND stage <> 'signed_in' AND ended_at IS NULL RETURNING source_ip
             """
         ) { try $0.decode(String?.self) }
-        guard let sourceIP = ended else { throw DomainError.conflict(code: "session_ended", detail: "This sign-in has ended: sign in again.") }
+        guard let sourceIP = ended else {
+            throw DomainError.conflict(code: "session_ended", detail: "This sign-in has ended: sign in again.")
+        }
         try await unit.execute(
             """
             INSERT INTO console_sessions (id, secret_hash, tenant_id, operator_id, created_at, last_seen_at, source_ip, stage)
@@ -72,9 +79,12 @@ enum SessionPromotion {
                     \(unit.now), \(unit.now), \(sourceIP), 'signed_in')
             """)
         var event = AuditRecord(
-            action: "sessions.sign_in", tenantID: unit.principal.tenantID, targetType: "operator", targetID: operatorID.text, reason: method,
+            action: "sessions.sign_in", tenantID: unit.principal.tenantID, targetType: "operator",
+            targetID: operatorID.text, reason: method,
             before: nil, after: after)
-        event.actor = Principal(operatorID: operatorID, role: role, tenantID: unit.principal.tenantID, tokenID: nil, sessionID: newSession.id)
+        event.actor = Principal(
+            operatorID: operatorID, role: role, tenantID: unit.principal.tenantID, tokenID: nil,
+            sessionID: newSession.id)
         return event
     }
 }
@@ -93,7 +103,9 @@ package struct PassSecondFactor: AuditedOperation {
     }
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<Void> {
-        guard let operatorID = unit.principal.operatorID else { throw DomainError.inconsistent("a second factor belongs to an operator") }
+        guard let operatorID = unit.principal.operatorID else {
+            throw DomainError.inconsistent("a second factor belongs to an operator")
+        }
         let tenant = unit.principal.tenantID
         let accepted: Bool
         var after: String?
@@ -122,12 +134,15 @@ package struct PassSecondFactor: AuditedOperation {
         }
         guard accepted else { throw Self.wrongCode }
         let signIn = try await SessionPromotion.promote(
-            in: unit, to: newSession, method: { if case .code = proof { "totp" } else { "recovery_code" } }(), after: after)
+            in: unit, to: newSession, method: { if case .code = proof { "totp" } else { "recovery_code" } }(),
+            after: after)
         return Audited((), event: signIn)
     }
 
     static let wrongCode = DomainError.invalid([
-        .init(field: "code", code: "wrong_code", message: "is not the current code of your authenticator app, or a recovery code not yet used")
+        .init(
+            field: "code", code: "wrong_code",
+            message: "is not the current code of your authenticator app, or a recovery code not yet used")
     ])
 }
 
@@ -145,7 +160,8 @@ package struct EnrolSecondFactor: AuditedOperation {
     let promoting: (id: UUID, secretHash: [UInt8])?
 
     package init(
-        operatorID: UUID, sealedSecret: [UInt8], confirmedStep: Int64, recoveryCodeHashes: [[UInt8]], replacing: Bool = false,
+        operatorID: UUID, sealedSecret: [UInt8], confirmedStep: Int64, recoveryCodeHashes: [[UInt8]],
+        replacing: Bool = false,
         promoting: (id: UUID, secretHash: [UInt8])? = nil
     ) {
         self.operatorID = operatorID
@@ -159,10 +175,12 @@ package struct EnrolSecondFactor: AuditedOperation {
     package func perform(in unit: UnitOfWork) async throws -> Audited<Void> {
         guard
             let tenant = try await unit.first(
-                "SELECT tenant_id FROM operators WHERE id = \(operatorID) AND kind = 'person' FOR UPDATE", { try $0.decode(UUID.self) })
+                "SELECT tenant_id FROM operators WHERE id = \(operatorID) AND kind = 'person' FOR UPDATE",
+                { try $0.decode(UUID.self) })
         else { throw DomainError.notFound("Operator \(operatorID.text)") }
         if replacing {
-            try await unit.execute("DELETE FROM operator_second_factors WHERE tenant_id = \(tenant) AND operator_id = \(operatorID)")
+            try await unit.execute(
+                "DELETE FROM operator_second_factors WHERE tenant_id = \(tenant) AND operator_id = \(operatorID)")
         }
         let inserted = try await unit.first(
             """
@@ -180,9 +198,12 @@ package struct EnrolSecondFactor: AuditedOperation {
             )
         }
         let enrolled = AuditRecord(
-            action: Self.action, tenantID: tenant, targetType: "operator", targetID: operatorID.text, reason: replacing ? "replaced" : nil,
+            action: Self.action, tenantID: tenant, targetType: "operator", targetID: operatorID.text,
+            reason: replacing ? "replaced" : nil,
             before: nil, after: try AuditRecord.json(["recovery_codes": recoveryCodeHashes.count]))
         guard let promoting else { return Audited((), event: enrolled) }
-        return Audited((), event: enrolled, more: [try await SessionPromotion.promote(in: unit, to: promoting, method: "totp_enrolled")])
+        return Audited(
+            (), event: enrolled,
+            more: [try await SessionPromotion.promote(in: unit, to: promoting, method: "totp_enrolled")])
     }
 }

@@ -84,11 +84,13 @@ package final class SignInGate: Sendable {
     /// The gate of a server with `secondFactorKey` (nil, as in a test server: a key of this
     /// process, so counts hold until it stops).
     package convenience init(
-        secondFactorKey: SecondFactorKey?, checksAtOnce: Int = SignInGate.defaultChecksAtOnce, passwordCost: UInt8 = PasswordRules.cost,
+        secondFactorKey: SecondFactorKey?, checksAtOnce: Int = SignInGate.defaultChecksAtOnce,
+        passwordCost: UInt8 = PasswordRules.cost,
         refusalDelay: Duration = .seconds(1)
     ) {
         self.init(
-            key: secondFactorKey?.derived(for: "console-sign-in-emails") ?? SymmetricKey(size: .bits256), checksAtOnce: checksAtOnce,
+            key: secondFactorKey?.derived(for: "console-sign-in-emails") ?? SymmetricKey(size: .bits256),
+            checksAtOnce: checksAtOnce,
             passwordCost: passwordCost, refusalDelay: refusalDelay)
     }
 

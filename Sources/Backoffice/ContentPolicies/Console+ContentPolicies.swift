@@ -11,7 +11,10 @@ extension Console {
                 "policies", title: "Content policies",
                 [
                     "policies": policies.map {
-                        ["slug": $0.slug, "title": $0.title, "version": $0.version, "published": ConsoleTime.text($0.publishedAt)]
+                        [
+                            "slug": $0.slug, "title": $0.title, "version": $0.version,
+                            "published": ConsoleTime.text($0.publishedAt),
+                        ]
                             as [String: Any]
                     },
                     "hasPolicies": !policies.isEmpty,
@@ -24,13 +27,16 @@ extension Console {
             let slug = console.parameters.get("slug") ?? ""
             do {
                 let (published, outcome) = try await console.run(
-                    PublishContentPolicy(slug: slug, title: console.form["title"] ?? "", body: console.form["body"] ?? ""))
+                    PublishContentPolicy(
+                        slug: slug, title: console.form["title"] ?? "", body: console.form["body"] ?? ""))
                 let flash =
                     outcome == .unchanged
-                    ? "Nothing to publish: the text is the current version's." : "Published version \(published.version) of \(published.title)."
+                    ? "Nothing to publish: the text is the current version's."
+                    : "Published version \(published.version) of \(published.title)."
                 return console.redirect("/console/policies/\(published.slug)", flash: flash)
             } catch let refusal as DomainError {
-                return try await console.policyPage(slug, issues: try FormRefusal.issues(refusal), values: console.form.values)
+                return try await console.policyPage(
+                    slug, issues: try FormRefusal.issues(refusal), values: console.form.values)
             }
         }
     }
@@ -39,21 +45,28 @@ extension Console {
 extension ConsoleRequest {
     /// A policy's page: its current text, its versions, a diff between the two chosen (`from`,
     /// `to`; by default the previous and the current), and the form for a new version.
-    fileprivate func policyPage(_ slug: String, issues: [FieldIssue], values: [String: String] = [:]) async throws -> ConsoleAnswer {
+    fileprivate func policyPage(_ slug: String, issues: [FieldIssue], values: [String: String] = [:]) async throws
+        -> ConsoleAnswer
+    {
         let versions = try await read(ContentPolicyHistory(slug: slug)).sorted { $0.version < $1.version }
         guard let current = versions.last else { throw DomainError.notFound("Policy \(slug)") }
         let to = form.text("to").flatMap(Int.init).flatMap { v in versions.first { $0.version == v } } ?? current
-        let from = form.text("from").flatMap(Int.init).flatMap { v in versions.first { $0.version == v } } ?? versions.dropLast().last ?? current
+        let from =
+            form.text("from").flatMap(Int.init).flatMap { v in versions.first { $0.version == v } }
+            ?? versions.dropLast().last ?? current
         var data: [String: Any] = [
             "slug": current.slug, "title": current.title, "version": current.version,
             "versions": versions.reversed().map {
-                ["version": $0.version, "title": $0.title, "published": ConsoleTime.text($0.publishedAt)] as [String: Any]
+                ["version": $0.version, "title": $0.title, "published": ConsoleTime.text($0.publishedAt)]
+                    as [String: Any]
             },
             "fromOptions": versions.map {
-                ConsoleOption(value: String($0.version), label: "Version \($0.version)", selected: $0.version == from.version)
+                ConsoleOption(
+                    value: String($0.version), label: "Version \($0.version)", selected: $0.version == from.version)
             },
             "toOptions": versions.map {
-                ConsoleOption(value: String($0.version), label: "Version \($0.version)", selected: $0.version == to.version)
+                ConsoleOption(
+                    value: String($0.version), label: "Version \($0.version)", selected: $0.version == to.version)
             },
             "from": from.version, "to": to.version, "diff": TextDiff.lines(from: from.body, to: to.body),
             "canPublish": may(PublishContentPolicy.action),

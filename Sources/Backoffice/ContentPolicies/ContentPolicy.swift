@@ -24,7 +24,8 @@ extension ContentPolicy: RowDecodable {
     /// The current version of `slug`, nil when it was never published.
     static func current(_ slug: String, in unit: UnitOfWork) async throws -> ContentPolicy? {
         try await unit.first(
-            "SELECT \(unescaped: columns) FROM content_policies WHERE slug = \(slug) ORDER BY version DESC LIMIT 1", as: ContentPolicy.self)
+            "SELECT \(unescaped: columns) FROM content_policies WHERE slug = \(slug) ORDER BY version DESC LIMIT 1",
+            as: ContentPolicy.self)
     }
 }
 
@@ -65,7 +66,9 @@ package struct PublishContentPolicy: AuditedOperation {
         struct Snapshot: Encodable { let slug: String, version: Int, title: String }
         let event = AuditRecord(
             action: Self.action, tenantID: platformTenantID, targetType: "content_policy", targetID: slug, reason: nil,
-            before: try current.map { try AuditRecord.json(Snapshot(slug: $0.slug, version: $0.version, title: $0.title)) },
+            before: try current.map {
+                try AuditRecord.json(Snapshot(slug: $0.slug, version: $0.version, title: $0.title))
+            },
             after: try AuditRecord.json(Snapshot(slug: slug, version: version, title: title)))
         return Audited((published, .published), event: event)
     }
@@ -77,7 +80,9 @@ package struct CurrentContentPolicies: Query {
     package init() {}
 
     package func read(in unit: UnitOfWork) async throws -> [ContentPolicy] {
-        try await unit.all("SELECT DISTINCT ON (slug) \(unescaped: ContentPolicy.columns) FROM content_policies ORDER BY slug, version DESC")
+        try await unit.all(
+            "SELECT DISTINCT ON (slug) \(unescaped: ContentPolicy.columns) FROM content_policies ORDER BY slug, version DESC"
+        )
     }
 }
 
@@ -88,7 +93,9 @@ package struct GetContentPolicy: Query {
     package init(slug: String) { self.slug = slug }
 
     package func read(in unit: UnitOfWork) async throws -> ContentPolicy {
-        guard let policy = try await ContentPolicy.current(slug, in: unit) else { throw DomainError.notFound("Content policy '\(slug)'") }
+        guard let policy = try await ContentPolicy.current(slug, in: unit) else {
+            throw DomainError.notFound("Content policy '\(slug)'")
+        }
         return policy
     }
 }
@@ -101,7 +108,8 @@ package struct ContentPolicyHistory: Query {
 
     package func read(in unit: UnitOfWork) async throws -> [ContentPolicy] {
         let versions = try await unit.all(
-            "SELECT \(unescaped: ContentPolicy.columns) FROM content_policies WHERE slug = \(slug) ORDER BY version DESC", as: ContentPolicy.self)
+            "SELECT \(unescaped: ContentPolicy.columns) FROM content_policies WHERE slug = \(slug) ORDER BY version DESC",
+            as: ContentPolicy.self)
         guard !versions.isEmpty else { throw DomainError.notFound("Content policy '\(slug)'") }
         return versions
     }

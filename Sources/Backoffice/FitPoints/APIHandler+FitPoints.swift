@@ -3,7 +3,8 @@ import Foundation
 
 extension WalletBalance {
     var api: Components.Schemas.FitPointsBalance {
-        Components.Schemas.FitPointsBalance(customerId: customerID.text, balance: balance, credited: credited, debited: debited, updatedAt: updatedAt)
+        Components.Schemas.FitPointsBalance(
+            customerId: customerID.text, balance: balance, credited: credited, debited: debited, updatedAt: updatedAt)
     }
 }
 
@@ -12,7 +13,8 @@ extension LedgerEntry {
         get throws {
             Components.Schemas.LedgerEntry(
                 id: String(id), movementId: movementID.text, kind: try .init(known: kind.rawValue), points: points,
-                counterparty: try .init(known: counterparty.rawValue), reason: reason, ruleId: ruleID, ruleVersion: ruleVersion,
+                counterparty: try .init(known: counterparty.rawValue), reason: reason, ruleId: ruleID,
+                ruleVersion: ruleVersion,
                 sourceEventId: sourceEventID, challengeId: challengeID?.text, createdAt: createdAt)
         }
     }
@@ -20,13 +22,18 @@ extension LedgerEntry {
 
 extension APIHandler {
     func getFitPoints(_ input: Operations.GetFitPoints.Input) async throws -> Operations.GetFitPoints.Output {
-        .ok(.init(body: .json(try await read(GetWalletBalance(customerID: try parseID(input.path.customerId, "customer_id"))).api)))
+        .ok(
+            .init(
+                body: .json(
+                    try await read(GetWalletBalance(customerID: try parseID(input.path.customerId, "customer_id"))).api)
+            ))
     }
 
     func fitPointsLedger(_ input: Operations.FitPointsLedger.Input) async throws -> Operations.FitPointsLedger.Output {
         let limit = try pageLimit(input.query.limit)
         let customerID = try parseID(input.path.customerId, "customer_id")
-        let entries = try await read(WalletLedger(customerID: customerID, before: try Cursor.number(input.query.cursor), limit: limit + 1))
+        let entries = try await read(
+            WalletLedger(customerID: customerID, before: try Cursor.number(input.query.cursor), limit: limit + 1))
         let (items, next) = keysetPage(entries, limit: limit) { [String($0.id)] }
         return .ok(.init(body: .json(.init(items: try items.map { try $0.api }, nextCursor: next))))
     }
@@ -35,7 +42,8 @@ extension APIHandler {
         let body: Components.Schemas.FitPointsAdjustmentRequest = try json(input.body)
         let customerID = try parseID(input.path.customerId, "customer_id")
         let adjustment = try await change(
-            AdjustFitPoints(customerID: customerID, points: body.points, reason: body.reason), on: customerID, body: body, status: 201
+            AdjustFitPoints(customerID: customerID, points: body.points, reason: body.reason), on: customerID,
+            body: body, status: 201
         ) { entry, balance in Components.Schemas.FitPointsAdjustment(entry: try entry.api, balance: balance.api) }
         return .created(.init(body: .json(adjustment)))
     }
@@ -45,7 +53,9 @@ extension EarningRules.Draft {
     package init(_ draft: Components.Schemas.EarningRulesDraft) {
         self.init(
             metrics: (draft.metrics ?? []).map {
-                .init(metric: $0.metric, pointsPerUnit: $0.pointsPerUnit, dailyCap: $0.dailyCap, minIntensity: $0.minIntensity)
+                .init(
+                    metric: $0.metric, pointsPerUnit: $0.pointsPerUnit, dailyCap: $0.dailyCap,
+                    minIntensity: $0.minIntensity)
             },
             badges: (draft.badges ?? []).map { .init(name: $0.badge, points: $0.points) },
             events: (draft.events ?? []).map { .init(name: $0.event, points: $0.points) })
@@ -58,7 +68,8 @@ extension EarningRuleSet {
             version: version, createdAt: createdAt,
             metrics: rules.metrics.map {
                 .init(
-                    ruleId: $0.ruleID, metric: $0.metric.rawValue, pointsPerUnit: $0.pointsPerUnit, dailyCap: $0.dailyCap,
+                    ruleId: $0.ruleID, metric: $0.metric.rawValue, pointsPerUnit: $0.pointsPerUnit,
+                    dailyCap: $0.dailyCap,
                     minIntensity: $0.minIntensity?.rawValue)
             },
             badges: rules.badges.map { .init(ruleId: $0.ruleID, name: $0.badge, points: $0.points) },
@@ -79,7 +90,9 @@ extension APIHandler {
         return stored.status == 201 ? .created(.init(body: .json(stored.body))) : .ok(.init(body: .json(stored.body)))
     }
 
-    func simulateEarningRules(_ input: Operations.SimulateEarningRules.Input) async throws -> Operations.SimulateEarningRules.Output {
+    func simulateEarningRules(_ input: Operations.SimulateEarningRules.Input) async throws
+        -> Operations.SimulateEarningRules.Output
+    {
         let body: Components.Schemas.EarningRulesSimulationRequest = try json(input.body)
         let outcome = try await read(SimulateEarningRules(EarningRules.Draft(body.rules), days: body.days ?? 30))
         return .ok(
@@ -89,7 +102,8 @@ extension APIHandler {
                         since: outcome.since, until: outcome.until,
                         lines: outcome.lines.map {
                             .init(
-                                ruleId: $0.ruleID, metric: $0.metric?.rawValue, events: $0.events, customers: $0.customers, points: $0.points,
+                                ruleId: $0.ruleID, metric: $0.metric?.rawValue, events: $0.events,
+                                customers: $0.customers, points: $0.points,
                                 currentPoints: $0.currentPoints)
                         }, points: outcome.points, currentPoints: outcome.currentPoints))))
     }

@@ -10,14 +10,17 @@ enum AccountRewards {
         guard after.subscription == .active else { return nil }
         let period = after.renewsAt.map(RFC3339DateTranscoder.format) ?? "open"
         if before?.subscription != .active { return (.subscriptionStarted, "\(after.id.text):\(period)") }
-        if let previous = before?.renewsAt, let next = after.renewsAt, next > previous { return (.subscriptionRenewal, "\(after.id.text):\(period)") }
+        if let previous = before?.renewsAt, let next = after.renewsAt, next > previous {
+            return (.subscriptionRenewal, "\(after.id.text):\(period)")
+        }
         return nil
     }
 
     /// Pays the rule for `event` to `customer`, when the rules in force have one; the audit
     /// record of the payment (under the `action` that caused it), nil when nothing was paid.
     static func pay(
-        _ event: EarningRules.RewardEvent, occurrence: String, to customer: Customer, action: Action, in unit: UnitOfWork
+        _ event: EarningRules.RewardEvent, occurrence: String, to customer: Customer, action: Action,
+        in unit: UnitOfWork
     ) async throws -> AuditRecord? {
         guard customer.status == .active, let ruleSet = try await EarningRuleSet.current(in: unit),
             let rule = ruleSet.rules.events.first(where: { $0.event == event })
@@ -25,13 +28,15 @@ enum AccountRewards {
         let source = "\(event.rawValue):\(occurrence)"
         let alreadyPaid =
             try await unit.first(
-                "SELECT 1 FROM fitpoints_transfers WHERE kind = 'earning' AND source_event_id = \(source)", { _ in true }) ?? false
+                "SELECT 1 FROM fitpoints_transfers WHERE kind = 'earning' AND source_event_id = \(source)",
+                { _ in true }) ?? false
         guard !alreadyPaid else { return nil }
         let before = try await WalletBalance.fetch(customer.id, in: unit)
         try await Ledger.post(
             [
                 Ledger.Transfer(
-                    .earning, from: Ledger.issuance, to: Ledger.wallet(customer.id), amount: rule.points, ruleID: rule.ruleID,
+                    .earning, from: Ledger.issuance, to: Ledger.wallet(customer.id), amount: rule.points,
+                    ruleID: rule.ruleID,
                     ruleVersion: ruleSet.version, sourceEventID: source)
             ], movement: unit.newID(), in: unit)
         let after = try await WalletBalance.fetch(customer.id, in: unit)

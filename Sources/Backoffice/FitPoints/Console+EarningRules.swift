@@ -8,7 +8,8 @@ extension Console {
     func registerEarningRules(on group: RouterGroup<AppRequestContext>) {
         section("earning-rules", "Earning rules", needs: CurrentEarningRules.action, on: group) { console in
             let current = try? await console.read(CurrentEarningRules())
-            return console.earningRulesPage(values: EarningRulesForm.values(of: current?.rules), issues: [], current: current)
+            return console.earningRulesPage(
+                values: EarningRulesForm.values(of: current?.rules), issues: [], current: current)
         }
         post("earning-rules/preview", on: group) { console in
             let current = try? await console.read(CurrentEarningRules())
@@ -16,7 +17,8 @@ extension Console {
             do {
                 let days = try form.days()
                 let outcome = try await console.read(SimulateEarningRules(try form.draft(), days: days))
-                return console.earningRulesPage(values: console.form.values, issues: [], current: current, preview: outcome)
+                return console.earningRulesPage(
+                    values: console.form.values, issues: [], current: current, preview: outcome)
             } catch let refusal as DomainError {
                 return console.earningRulesPage(
                     values: console.form.values, issues: form.issues(try FormRefusal.issues(refusal)), current: current)
@@ -26,7 +28,9 @@ extension Console {
             let form = EarningRulesForm(console.form)
             do {
                 let (set, outcome) = try await console.run(SetEarningRules(try form.draft()))
-                let flash = outcome == .unchanged ? "Nothing changed: these are the rules in force." : "Version \(set.version) is in force."
+                let flash =
+                    outcome == .unchanged
+                    ? "Nothing changed: these are the rules in force." : "Version \(set.version) is in force."
                 return console.redirect("/console/earning-rules", flash: flash)
             } catch let refusal as DomainError {
                 let current = try? await console.read(CurrentEarningRules())
@@ -39,7 +43,8 @@ extension Console {
 
 extension ConsoleRequest {
     fileprivate func earningRulesPage(
-        values: [String: String], issues: [FieldIssue], current: EarningRuleSet?, preview: SimulateEarningRules.Outcome? = nil
+        values: [String: String], issues: [FieldIssue], current: EarningRuleSet?,
+        preview: SimulateEarningRules.Outcome? = nil
     ) -> ConsoleAnswer {
         let refusal = FormRefusal(issues)
         var data: [String: Any] = [
@@ -49,7 +54,9 @@ extension ConsoleRequest {
                     "metric": metric.rawValue, "label": metric.rawValue.replacingOccurrences(of: "_", with: " "),
                     "rate": values["\(metric.rawValue)_rate"] ?? "", "cap": values["\(metric.rawValue)_cap"] ?? "",
                     "intensities": metric == .workoutMinutes
-                        ? ConsoleOption.all(MET.Intensity.allCases.map(\.rawValue), selected: values["\(metric.rawValue)_intensity"], any: "Any")
+                        ? ConsoleOption.all(
+                            MET.Intensity.allCases.map(\.rawValue), selected: values["\(metric.rawValue)_intensity"],
+                            any: "Any")
                         : [],
                     "hasIntensity": metric == .workoutMinutes,
                 ]
@@ -58,7 +65,9 @@ extension ConsoleRequest {
                 }
                 return row
             },
-            "dayOptions": [7, 30, 90].map { ConsoleOption(value: String($0), label: "\($0) days", selected: String($0) == (values["days"] ?? "30")) },
+            "dayOptions": [7, 30, 90].map {
+                ConsoleOption(value: String($0), label: "\($0) days", selected: String($0) == (values["days"] ?? "30"))
+            },
         ]
         if let current { data["version"] = current.version }
         if let preview {
@@ -66,13 +75,16 @@ extension ConsoleRequest {
                 [
                     "lines": preview.lines.map { line -> [String: Any] in
                         [
-                            "rule": line.ruleID, "events": line.events, "customers": line.customers, "points": Money.fitPoints(line.points),
+                            "rule": line.ruleID, "events": line.events, "customers": line.customers,
+                            "points": Money.fitPoints(line.points),
                             "current": Money.fitPoints(line.currentPoints),
                         ]
                     },
                     "points": Money.fitPoints(preview.points), "current": Money.fitPoints(preview.currentPoints),
                     "since": ConsoleTime.text(preview.since), "until": ConsoleTime.text(preview.until),
-                    "hidden": values.filter { $0.key != "days" }.sorted { $0.key < $1.key }.map { ["name": $0.key, "value": $0.value] },
+                    "hidden": values.filter { $0.key != "days" }.sorted { $0.key < $1.key }.map {
+                        ["name": $0.key, "value": $0.value]
+                    },
                 ] as [String: Any]
         }
         refusal.add(to: &data)
@@ -91,7 +103,9 @@ struct EarningRulesForm {
 
     func days() throws -> Int {
         guard let days = Int(form["days"] ?? "30") else {
-            throw DomainError.invalid([FieldIssue(field: "days", code: "invalid_number", message: "must be a number of days")])
+            throw DomainError.invalid([
+                FieldIssue(field: "days", code: "invalid_number", message: "must be a number of days")
+            ])
         }
         return days
     }
@@ -111,7 +125,9 @@ struct EarningRulesForm {
             let rate = number("\(metric.rawValue)_rate") ?? 0
             let cap = number("\(metric.rawValue)_cap") ?? 0
             metrics.append(
-                .init(metric: metric.rawValue, pointsPerUnit: rate, dailyCap: cap, minIntensity: form.text("\(metric.rawValue)_intensity")))
+                .init(
+                    metric: metric.rawValue, pointsPerUnit: rate, dailyCap: cap,
+                    minIntensity: form.text("\(metric.rawValue)_intensity")))
         }
         func awards(_ field: String) -> [EarningRules.Draft.Award] {
             (form["\(field)"] ?? "").split(whereSeparator: \.isNewline).compactMap { line in
@@ -119,7 +135,9 @@ struct EarningRulesForm {
                 guard !parts.isEmpty else { return nil }
                 guard parts.count == 2, let points = Double(parts[1]) else {
                     issues.append(
-                        FieldIssue(field: field, code: "invalid_award", message: "'\(line)' is not a name and points, such as first-5k 100"))
+                        FieldIssue(
+                            field: field, code: "invalid_award",
+                            message: "'\(line)' is not a name and points, such as first-5k 100"))
                     return nil
                 }
                 return .init(name: String(parts[0]), points: points)
@@ -135,8 +153,12 @@ struct EarningRulesForm {
         let metrics = drafted
         return issues.map { issue in
             var field = issue.field
-            if let match = field.wholeMatch(of: /metrics\[(\d+)\]\.(\w+)/), let index = Int(match.1), index < metrics.count {
-                let suffix = ["points_per_unit": "rate", "daily_cap": "cap", "min_intensity": "intensity"][String(match.2)] ?? "rate"
+            if let match = field.wholeMatch(of: /metrics\[(\d+)\]\.(\w+)/), let index = Int(match.1),
+                index < metrics.count
+            {
+                let suffix =
+                    ["points_per_unit": "rate", "daily_cap": "cap", "min_intensity": "intensity"][String(match.2)]
+                    ?? "rate"
                 field = "\(metrics[index].rawValue)_\(suffix)"
             } else if field.hasPrefix("badges") {
                 field = "badges"

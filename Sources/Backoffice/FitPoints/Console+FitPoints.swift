@@ -6,21 +6,32 @@ extension Console {
     /// totals, the ledger newest first (50 a page), and an adjustment (points, reason) — the
     /// API's use cases, audited.
     func registerFitPoints(on group: RouterGroup<AppRequestContext>) {
-        get("accounts/{id}/fitpoints", on: group) { console in try await console.fitPointsPage(try console.routeID(), issues: []) }
+        get("accounts/{id}/fitpoints", on: group) { console in
+            try await console.fitPointsPage(try console.routeID(), issues: [])
+        }
         post("accounts/{id}/fitpoints", on: group) { console in
             let id = try console.routeID()
             do {
-                guard let points = console.form.text("points").flatMap({ Int64($0.replacingOccurrences(of: "+", with: "")) }) else {
+                guard
+                    let points = console.form.text("points").flatMap({
+                        Int64($0.replacingOccurrences(of: "+", with: ""))
+                    })
+                else {
                     throw DomainError.invalid([
-                        FieldIssue(field: "points", code: "invalid_number", message: "must be a whole number, such as 250 or -100")
+                        FieldIssue(
+                            field: "points", code: "invalid_number",
+                            message: "must be a whole number, such as 250 or -100")
                     ])
                 }
-                let (_, balance) = try await console.run(AdjustFitPoints(customerID: id, points: points, reason: console.form.text("reason")))
+                let (_, balance) = try await console.run(
+                    AdjustFitPoints(customerID: id, points: points, reason: console.form.text("reason")))
                 return console.redirect(
-                    "/console/accounts/\(id.text)/fitpoints", flash: "Adjusted: the balance is \(Money.fitPoints(balance.balance)).")
+                    "/console/accounts/\(id.text)/fitpoints",
+                    flash: "Adjusted: the balance is \(Money.fitPoints(balance.balance)).")
             } catch let refusal as DomainError {
                 return try await console.fitPointsPage(
-                    id, issues: try FormRefusal.issues(refusal, conflictFields: ["insufficient_fitpoints": "points"]), values: console.form.values
+                    id, issues: try FormRefusal.issues(refusal, conflictFields: ["insufficient_fitpoints": "points"]),
+                    values: console.form.values
                 )
             }
         }
@@ -28,18 +39,22 @@ extension Console {
 }
 
 extension ConsoleRequest {
-    fileprivate func fitPointsPage(_ id: UUID, issues: [FieldIssue], values: [String: String] = [:]) async throws -> ConsoleAnswer {
+    fileprivate func fitPointsPage(_ id: UUID, issues: [FieldIssue], values: [String: String] = [:]) async throws
+        -> ConsoleAnswer
+    {
         let customer = try await read(GetCustomerAccount(id: id))
         let balance = try await read(GetWalletBalance(customerID: id))
         let before = try Cursor.number(form.text("before"))
         let entries = try await read(WalletLedger(customerID: id, before: before, limit: Console.pageSize + 1))
         let shown = entries.prefix(Console.pageSize)
         var data: [String: Any] = [
-            "account": AccountView(customer), "balance": Money.fitPoints(balance.balance), "credited": Money.fitPoints(balance.credited),
+            "account": AccountView(customer), "balance": Money.fitPoints(balance.balance),
+            "credited": Money.fitPoints(balance.credited),
             "debited": Money.fitPoints(balance.debited), "values": values, "hasEntries": !shown.isEmpty,
             "entries": shown.map { entry -> [String: Any] in
                 [
-                    "at": ConsoleTime.text(entry.createdAt), "kind": entry.kind.rawValue.replacingOccurrences(of: "_", with: " "),
+                    "at": ConsoleTime.text(entry.createdAt),
+                    "kind": entry.kind.rawValue.replacingOccurrences(of: "_", with: " "),
                     "points": (entry.points > 0 ? "+" : "") + Money.fitPoints(entry.points),
                     "counterparty": entry.counterparty.rawValue.replacingOccurrences(of: "_", with: " "),
                     "reason": entry.reason ?? entry.ruleID ?? "",
@@ -48,9 +63,12 @@ extension ConsoleRequest {
             "canAdjust": may(AdjustFitPoints.action),
         ]
         if entries.count > Console.pageSize, let last = shown.last {
-            data["next"] = ConsoleLinks.path("/console/accounts/\(id.text)/fitpoints", ["before": Cursor.encode([String(last.id)])])
+            data["next"] = ConsoleLinks.path(
+                "/console/accounts/\(id.text)/fitpoints", ["before": Cursor.encode([String(last.id)])])
         }
         FormRefusal(issues).add(to: &data)
-        return page("fitpoints", title: "FitPoints of \(customer.email)", status: issues.isEmpty ? .ok : .unprocessableContent, data)
+        return page(
+            "fitpoints", title: "FitPoints of \(customer.email)", status: issues.isEmpty ? .ok : .unprocessableContent,
+            data)
     }
 }

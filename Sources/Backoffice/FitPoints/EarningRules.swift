@@ -68,7 +68,9 @@ package struct EarningRules: Sendable, Codable, Equatable {
         package struct Metric: Sendable {
             package var metric: String, pointsPerUnit: Double, dailyCap: Double?, minIntensity: String?
             package init(metric: String, pointsPerUnit: Double, dailyCap: Double?, minIntensity: String? = nil) {
-                (self.metric, self.pointsPerUnit, self.dailyCap, self.minIntensity) = (metric, pointsPerUnit, dailyCap, minIntensity)
+                (self.metric, self.pointsPerUnit, self.dailyCap, self.minIntensity) = (
+                    metric, pointsPerUnit, dailyCap, minIntensity
+                )
             }
         }
         package struct Award: Sendable {
@@ -97,28 +99,41 @@ package struct EarningRules: Sendable, Codable, Equatable {
                 metric != nil, "\(field).metric", "unknown_metric",
                 "must be one of \(Backoffice.Metric.allCases.map(\.rawValue).joined(separator: ", "))")
             let rate = draft.pointsPerUnit
-            validation.require(rate.isFinite && rate > 0, "\(field).points_per_unit", "not_positive", "must be greater than 0")
-            validation.require(!(rate > maximumPoints), "\(field).points_per_unit", "out_of_range", "must be at most 1,000,000")
-            let cap = validation.wholeNumber(draft.dailyCap, "\(field).daily_cap", code: "invalid_cap", in: 1...Int64(maximumPoints))
+            validation.require(
+                rate.isFinite && rate > 0, "\(field).points_per_unit", "not_positive", "must be greater than 0")
+            validation.require(
+                !(rate > maximumPoints), "\(field).points_per_unit", "out_of_range", "must be at most 1,000,000")
+            let cap = validation.wholeNumber(
+                draft.dailyCap, "\(field).daily_cap", code: "invalid_cap", in: 1...Int64(maximumPoints))
             var intensity: MET.Intensity?
             if let text = draft.minIntensity {
                 intensity = MET.Intensity(rawValue: text)
-                validation.require(intensity != nil, "\(field).min_intensity", "unknown_intensity", "must be light, moderate or vigorous")
-                validation.require(metric == .workoutMinutes, "\(field).min_intensity", "not_allowed", "applies to workout_minutes only")
+                validation.require(
+                    intensity != nil, "\(field).min_intensity", "unknown_intensity",
+                    "must be light, moderate or vigorous")
+                validation.require(
+                    metric == .workoutMinutes, "\(field).min_intensity", "not_allowed",
+                    "applies to workout_minutes only")
             }
             if let metric, rules.rule(for: metric) != nil {
                 validation.require(false, "\(field).metric", "duplicate", "\(metric.rawValue) already has a rule")
             }
             if let metric, let cap, rate.isFinite, rate > 0, rate <= maximumPoints {
-                rules.metrics.append(MetricRule(metric: metric, pointsPerUnit: rate, dailyCap: cap, minIntensity: intensity))
+                rules.metrics.append(
+                    MetricRule(metric: metric, pointsPerUnit: rate, dailyCap: cap, minIntensity: intensity))
             }
         }
         for (index, draft) in draft.badges.enumerated() {
             let field = "badges[\(index)]"
             let slugOK = Validation.isSlug(draft.name)
-            validation.require(slugOK, "\(field).badge", "invalid_badge", "must be a badge's slug (lower-case letters, digits, dashes)")
-            validation.require(!rules.badges.contains { $0.badge == draft.name }, "\(field).badge", "duplicate", "already has a rule")
-            if let points = validation.wholeNumber(draft.points, "\(field).points", code: "invalid_points", in: 1...Int64(maximumPoints)), slugOK {
+            validation.require(
+                slugOK, "\(field).badge", "invalid_badge", "must be a badge's slug (lower-case letters, digits, dashes)"
+            )
+            validation.require(
+                !rules.badges.contains { $0.badge == draft.name }, "\(field).badge", "duplicate", "already has a rule")
+            if let points = validation.wholeNumber(
+                draft.points, "\(field).points", code: "invalid_points", in: 1...Int64(maximumPoints)), slugOK
+            {
                 rules.badges.append(BadgeRule(badge: draft.name, points: points))
             }
         }
@@ -126,9 +141,13 @@ package struct EarningRules: Sendable, Codable, Equatable {
             let field = "events[\(index)]"
             let event = RewardEvent(rawValue: draft.name)
             validation.require(
-                event != nil, "\(field).event", "unknown_event", "must be one of \(RewardEvent.allCases.map(\.rawValue).joined(separator: ", "))")
-            validation.require(!rules.events.contains { $0.event == event }, "\(field).event", "duplicate", "already has a rule")
-            if let points = validation.wholeNumber(draft.points, "\(field).points", code: "invalid_points", in: 1...Int64(maximumPoints)), let event {
+                event != nil, "\(field).event", "unknown_event",
+                "must be one of \(RewardEvent.allCases.map(\.rawValue).joined(separator: ", "))")
+            validation.require(
+                !rules.events.contains { $0.event == event }, "\(field).event", "duplicate", "already has a rule")
+            if let points = validation.wholeNumber(
+                draft.points, "\(field).points", code: "invalid_points", in: 1...Int64(maximumPoints)), let event
+            {
                 rules.events.append(EventRule(event: event, points: points))
             }
         }
@@ -185,7 +204,9 @@ extension EarningRuleSet: RowDecodable {
 
     /// The rules in force, nil before any were set.
     static func current(in unit: UnitOfWork) async throws -> EarningRuleSet? {
-        try await unit.first("SELECT \(unescaped: columns) FROM fitpoints_rule_sets ORDER BY version DESC LIMIT 1", as: EarningRuleSet.self)
+        try await unit.first(
+            "SELECT \(unescaped: columns) FROM fitpoints_rule_sets ORDER BY version DESC LIMIT 1",
+            as: EarningRuleSet.self)
     }
 }
 
@@ -196,7 +217,9 @@ package struct CurrentEarningRules: Query {
     package init() {}
 
     package func read(in unit: UnitOfWork) async throws -> EarningRuleSet {
-        guard let current = try await EarningRuleSet.current(in: unit) else { throw DomainError.notFound("Earning rules (none set yet)") }
+        guard let current = try await EarningRuleSet.current(in: unit) else {
+            throw DomainError.notFound("Earning rules (none set yet)")
+        }
         return current
     }
 }
@@ -223,7 +246,8 @@ package struct SetEarningRules: AuditedOperation {
             RETURNING \(unescaped: EarningRuleSet.columns)
             """, as: EarningRuleSet.self, else: DomainError.inconsistent("the new rules were not returned"))
         let event = AuditRecord(
-            action: Self.action, tenantID: platformTenantID, targetType: "fitpoints_rules", targetID: String(version), reason: nil,
+            action: Self.action, tenantID: platformTenantID, targetType: "fitpoints_rules", targetID: String(version),
+            reason: nil,
             before: try current.map { #"{"version":\#($0.version),"rules":\#(try $0.rules.json)}"# },
             after: #"{"version":\#(version),"rules":\#(try rules.json)}"#)
         return Audited((created, .set), event: event)

@@ -34,7 +34,8 @@ package struct SimulateEarningRules: Query {
 
     package func read(in unit: UnitOfWork) async throws -> Outcome {
         var validation = Validation()
-        validation.require((1...Self.maximumDays).contains(days), "days", "out_of_range", "must be from 1 to \(Self.maximumDays)")
+        validation.require(
+            (1...Self.maximumDays).contains(days), "days", "out_of_range", "must be from 1 to \(Self.maximumDays)")
         try validation.check()
         let rules = try EarningRules.validated(draft)
         var calendar = Calendar(identifier: .gregorian)
@@ -52,7 +53,8 @@ package struct SimulateEarningRules: Query {
 
         var lines: [Line] = []
         for rule in rules.metrics {
-            let intensities = MET.Intensity.allCases.filter { $0.rank >= (rule.minIntensity?.rank ?? 0) }.map(\.rawValue)
+            let intensities = MET.Intensity.allCases.filter { $0.rank >= (rule.minIntensity?.rank ?? 0) }.map(
+                \.rawValue)
             guard
                 let (events, customers, points) = try await unit.first(
                     """
@@ -71,8 +73,12 @@ package struct SimulateEarningRules: Query {
                     ruleID: rule.ruleID, metric: rule.metric, events: events, customers: customers, points: points,
                     currentPoints: paid[rule.ruleID] ?? 0))
         }
-        for (ruleID, points) in paid.sorted(by: { $0.key < $1.key }) where !lines.contains(where: { $0.ruleID == ruleID }) {
-            lines.append(Line(ruleID: ruleID, metric: Metric(rawValue: ruleID), events: 0, customers: 0, points: 0, currentPoints: points))
+        for (ruleID, points) in paid.sorted(by: { $0.key < $1.key })
+        where !lines.contains(where: { $0.ruleID == ruleID }) {
+            lines.append(
+                Line(
+                    ruleID: ruleID, metric: Metric(rawValue: ruleID), events: 0, customers: 0, points: 0,
+                    currentPoints: points))
         }
         return Outcome(since: since, until: until, lines: lines)
     }

@@ -54,11 +54,14 @@ package enum Ledger {
         package var challengeID: UUID?
 
         package init(
-            _ kind: MovementKind, from debit: UUID, to credit: UUID, amount: Int64, reason: String? = nil, ruleID: String? = nil,
+            _ kind: MovementKind, from debit: UUID, to credit: UUID, amount: Int64, reason: String? = nil,
+            ruleID: String? = nil,
             ruleVersion: Int? = nil, sourceEventID: String? = nil, challengeID: UUID? = nil
         ) {
             (self.kind, self.debit, self.credit, self.amount, self.reason) = (kind, debit, credit, amount, reason)
-            (self.ruleID, self.ruleVersion, self.sourceEventID, self.challengeID) = (ruleID, ruleVersion, sourceEventID, challengeID)
+            (self.ruleID, self.ruleVersion, self.sourceEventID, self.challengeID) = (
+                ruleID, ruleVersion, sourceEventID, challengeID
+            )
         }
     }
 
@@ -74,13 +77,15 @@ package enum Ledger {
             SELECT kind FROM opened UNION ALL SELECT kind FROM fitpoints_accounts WHERE id = \(challengeID)
             """, { try $0.decode(String.self) })
         guard kind == AccountKind.challengeBudget.rawValue else {
-            throw DomainError.inconsistent("the FitPoints account \(challengeID.text) is a \(kind ?? "missing account"), not a challenge budget")
+            throw DomainError.inconsistent(
+                "the FitPoints account \(challengeID.text) is a \(kind ?? "missing account"), not a challenge budget")
         }
     }
 
     /// The stored balance of a wallet or a budget (0 when it was never opened).
     static func balance(of account: UUID, in unit: UnitOfWork) async throws -> Int64 {
-        try await unit.first("SELECT balance FROM fitpoints_accounts WHERE id = \(account)", { try $0.decode(Int64.self) }) ?? 0
+        try await unit.first(
+            "SELECT balance FROM fitpoints_accounts WHERE id = \(account)", { try $0.decode(Int64.self) }) ?? 0
     }
 
     /// Records one movement: all of `transfers` or none. Returns the first transfer's id (the
@@ -112,10 +117,12 @@ package enum Ledger {
             switch error.serverInfo?[.constraintName] {
             case "fitpoints_wallet_not_negative":
                 throw DomainError.conflict(
-                    code: "insufficient_fitpoints", detail: "The wallet holds fewer FitPoints than this debit; nothing was changed.")
+                    code: "insufficient_fitpoints",
+                    detail: "The wallet holds fewer FitPoints than this debit; nothing was changed.")
             case "fitpoints_budget_not_negative":
                 throw DomainError.conflict(
-                    code: "budget_exhausted", detail: "The challenge's budget holds fewer FitPoints than this payout; nothing was changed.")
+                    code: "budget_exhausted",
+                    detail: "The challenge's budget holds fewer FitPoints than this payout; nothing was changed.")
             default: throw error
             }
         }

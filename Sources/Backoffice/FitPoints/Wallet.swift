@@ -22,7 +22,8 @@ package struct WalletBalance: Sendable, Equatable {
 
 extension WalletBalance: RowDecodable {
     /// Selected from `customers c LEFT JOIN fitpoints_accounts a ON a.id = c.id`.
-    package static let columns = "c.id, coalesce(a.balance, 0), coalesce(a.credited, 0), coalesce(a.debited, 0), a.updated_at"
+    package static let columns =
+        "c.id, coalesce(a.balance, 0), coalesce(a.credited, 0), coalesce(a.debited, 0), a.updated_at"
 
     package init(row: PostgresRow) throws {
         let c = try row.decode((UUID, Int64, Int64, Int64, Date?).self)
@@ -64,7 +65,8 @@ extension LedgerEntry: RowDecodable {
     package init(row: PostgresRow) throws {
         let c = try row.decode((Int64, UUID, String, Int64, String, String?, String?, Int?, String?, UUID?, Date).self)
         self.init(
-            id: c.0, movementID: c.1, kind: try .init(known: c.2), points: c.3, counterparty: try .init(known: c.4), reason: c.5, ruleID: c.6,
+            id: c.0, movementID: c.1, kind: try .init(known: c.2), points: c.3, counterparty: try .init(known: c.4),
+            reason: c.5, ruleID: c.6,
             ruleVersion: c.7, sourceEventID: c.8, challengeID: c.9, createdAt: c.10)
     }
 
@@ -73,7 +75,8 @@ extension LedgerEntry: RowDecodable {
     /// debits leaves earnings out).
     static func page(wallet: UUID, before: Int64?, limit: Int) -> PostgresQuery {
         let before = before ?? Int64.max
-        let fields = "t.id, t.movement_id, t.kind, t.reason, t.rule_id, t.rule_version, t.source_event_id, t.challenge_id, t.created_at"
+        let fields =
+            "t.id, t.movement_id, t.kind, t.reason, t.rule_id, t.rule_version, t.source_event_id, t.challenge_id, t.created_at"
         return """
             SELECT \(unescaped: columns) FROM (
                 (SELECT \(unescaped: fields), t.amount AS points, t.debit_account AS other FROM fitpoints_transfers t
@@ -93,7 +96,9 @@ package struct GetWalletBalance: Query {
     package let customerID: UUID
     package init(customerID: UUID) { self.customerID = customerID }
 
-    package func read(in unit: UnitOfWork) async throws -> WalletBalance { try await WalletBalance.fetch(customerID, in: unit) }
+    package func read(in unit: UnitOfWork) async throws -> WalletBalance {
+        try await WalletBalance.fetch(customerID, in: unit)
+    }
 }
 
 /// A customer's ledger entries, newest first, one page (`fitpoints.read`).
@@ -133,7 +138,8 @@ package struct AdjustFitPoints: AuditedOperation {
         var validation = Validation()
         validation.require(points != 0, "points", "zero", "must not be 0")
         validation.require(
-            points.magnitude <= Self.maximumPoints.magnitude, "points", "out_of_range", "must be at most \(Self.maximumPoints) either way")
+            points.magnitude <= Self.maximumPoints.magnitude, "points", "out_of_range",
+            "must be at most \(Self.maximumPoints) either way")
         validation.text(reason, "reason", max: 1000)
         try validation.check()
         let reason = try requireReason(reason)
@@ -154,7 +160,8 @@ package struct AdjustFitPoints: AuditedOperation {
         else { throw DomainError.inconsistent("the adjustment was not recorded") }
         let after = try await WalletBalance.fetch(customerID, in: unit)
         let event = AuditRecord(
-            action: Self.action, tenantID: platformTenantID, targetType: "fitpoints_wallet", targetID: customerID.text, reason: reason,
+            action: Self.action, tenantID: platformTenantID, targetType: "fitpoints_wallet", targetID: customerID.text,
+            reason: reason,
             before: try before.snapshot, after: try after.snapshot)
         return Audited((entry, after), event: event)
     }

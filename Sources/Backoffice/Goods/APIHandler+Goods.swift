@@ -6,8 +6,10 @@ extension Good {
     var api: Components.Schemas.Good {
         get throws {
             Components.Schemas.Good(
-                id: id.text, tenantId: tenantID.text, sku: sku, name: name, description: description, category: category, priceCents: priceCents,
-                priceFitpoints: priceFitPoints, stock: stock, status: try .init(known: status.rawValue), imageUrls: imageURLs, createdAt: createdAt,
+                id: id.text, tenantId: tenantID.text, sku: sku, name: name, description: description,
+                category: category, priceCents: priceCents,
+                priceFitpoints: priceFitPoints, stock: stock, status: try .init(known: status.rawValue),
+                imageUrls: imageURLs, createdAt: createdAt,
                 updatedAt: updatedAt, version: version)
         }
     }
@@ -30,7 +32,8 @@ extension APIHandler {
         let limit = try pageLimit(input.query.limit)
         let after = try Cursor.textAndID(input.query.cursor).map { (sku: $0.text, id: $0.id) }
         let status = try input.query.status.map { try Good.Status(known: $0.rawValue) }
-        let goods = try await read(ListGoods(status: status, category: input.query.category, after: after, limit: limit + 1))
+        let goods = try await read(
+            ListGoods(status: status, category: input.query.category, after: after, limit: limit + 1))
         let (items, next) = keysetPage(goods, limit: limit) { [$0.sku, $0.id.text] }
         return .ok(.init(body: .json(.init(items: try items.map { try $0.api }, nextCursor: next))))
     }
@@ -45,7 +48,8 @@ extension APIHandler {
         let id = try parseID(input.path.goodId, "good_id")
         let changes = GoodChanges(
             name: body.name, description: body.description, category: body.category, priceCents: body.priceCents,
-            priceFitPoints: body.priceFitpoints, stock: body.stock, status: try body.status.map { try Good.Status(known: $0.rawValue) },
+            priceFitPoints: body.priceFitpoints, stock: body.stock,
+            status: try body.status.map { try Good.Status(known: $0.rawValue) },
             imageURLs: body.imageUrls)
         let good = try await change(
             UpdateGood(goodID: id, changes: changes, ifMatch: input.headers.ifMatch), on: id, body: body
@@ -64,7 +68,8 @@ extension APIHandler {
     func browseCatalog(_ input: Operations.BrowseCatalog.Input) async throws -> Operations.BrowseCatalog.Output {
         let limit = try pageLimit(input.query.limit)
         let after = try Cursor.textAndID(input.query.cursor).map { (name: $0.text, id: $0.id) }
-        let items = try await read(BrowseCatalog(category: input.query.category, search: input.query.q, after: after, limit: limit + 1))
+        let items = try await read(
+            BrowseCatalog(category: input.query.category, search: input.query.q, after: after, limit: limit + 1))
         let (page, next) = keysetPage(items, limit: limit) { [$0.good.name, $0.good.id.text] }
         return .ok(
             .init(
@@ -73,7 +78,8 @@ extension APIHandler {
                         items: page.map { item in
                             let good = item.good
                             return .init(
-                                id: good.id.text, partnerId: good.tenantID.text, partnerName: item.partnerName, sku: good.sku, name: good.name,
+                                id: good.id.text, partnerId: good.tenantID.text, partnerName: item.partnerName,
+                                sku: good.sku, name: good.name,
                                 description: good.description, category: good.category, priceCents: good.priceCents,
                                 priceFitpoints: good.priceFitPoints, inStock: good.stock > 0, imageUrls: good.imageURLs)
                         }, nextCursor: next))))
@@ -98,15 +104,22 @@ extension APIHandler {
             throw ImportGoods.refusal(error, format: format)
         }
         let query = input.query
-        let importGoods = ImportGoods(contents: contents, format: format, allOrNothing: query.allOrNothing ?? false, dryRun: query.dryRun ?? false)
+        let importGoods = ImportGoods(
+            contents: contents, format: format, allOrNothing: query.allOrNothing ?? false, dryRun: query.dryRun ?? false
+        )
         let report = try await changeAfterUpload(
             importGoods,
-            body: ImportFingerprint(format: format.rawValue, allOrNothing: query.allOrNothing, dryRun: query.dryRun, sha256: importGoods.sha256)
+            body: ImportFingerprint(
+                format: format.rawValue, allOrNothing: query.allOrNothing, dryRun: query.dryRun,
+                sha256: importGoods.sha256)
         ) { report in
             Components.Schemas.ImportReport(
-                dryRun: report.dryRun, allOrNothing: report.allOrNothing, rows: report.rows, created: report.created, updated: report.updated,
+                dryRun: report.dryRun, allOrNothing: report.allOrNothing, rows: report.rows, created: report.created,
+                updated: report.updated,
                 rejected: report.rejected,
-                errors: report.issues.map { .init(line: $0.line, sku: $0.sku, field: $0.field, code: $0.code, message: $0.message) })
+                errors: report.issues.map {
+                    .init(line: $0.line, sku: $0.sku, field: $0.field, code: $0.code, message: $0.message)
+                })
         }
         return .ok(.init(body: .json(report)))
     }
@@ -124,7 +137,8 @@ extension APIHandler {
         let status = try input.query.status.map { try Good.Status(known: $0.rawValue) }
         // The first page in the request (a refusal is answered before any byte); the rest as the client takes them.
         let first = try await read(ExportGoods(status: status, after: nil))
-        let pages = try ExportGoods.pages(first: first, status: status, format: format, database: database, context: try context())
+        let pages = try ExportGoods.pages(
+            first: first, status: status, format: format, database: database, context: try context())
         let body = HTTPBody(pages, length: .unknown, iterationBehavior: .single)
         return .ok(.init(body: format == .csv ? .csv(body) : .applicationXNdjson(body)))
     }

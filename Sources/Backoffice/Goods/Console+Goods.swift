@@ -15,13 +15,17 @@ extension Console {
                 ListGoods(status: status, category: category, search: search, after: after, limit: Self.pageSize + 1))
             let (page, cursor) = keysetPage(goods, limit: Self.pageSize) { [$0.sku, $0.id.text] }
             let next = cursor.map {
-                ConsoleLinks.path("/console/goods", ["status": status?.rawValue, "category": category, "q": search, "cursor": $0])
+                ConsoleLinks.path(
+                    "/console/goods", ["status": status?.rawValue, "category": category, "q": search, "cursor": $0])
             }
             var data: [String: Any] = [
-                "goods": page.map(GoodView.init), "hasGoods": !page.isEmpty, "category": category ?? "", "q": search ?? "",
-                "canImport": console.may(ImportGoods.action) && console.principal.knownRole.map { !$0.isPlatform } ?? false,
+                "goods": page.map(GoodView.init), "hasGoods": !page.isEmpty, "category": category ?? "",
+                "q": search ?? "",
+                "canImport": console.may(ImportGoods.action)
+                    && console.principal.knownRole.map { !$0.isPlatform } ?? false,
                 "canExport": console.may(ExportGoods.action),
-                "statuses": ConsoleOption.all(Good.Status.allCases.map(\.rawValue), selected: status?.rawValue, any: "Any status"),
+                "statuses": ConsoleOption.all(
+                    Good.Status.allCases.map(\.rawValue), selected: status?.rawValue, any: "Any status"),
                 "canCreate": console.principal.knownRole.map { !$0.isPlatform } ?? false,
             ]
             if let next { data["next"] = next }
@@ -32,7 +36,8 @@ extension Console {
             do {
                 let fields = try GoodForm(console.form).fields()
                 let good = try await console.run(CreateGood(sku: console.form["sku"] ?? "", fields: fields))
-                return console.redirect("/console/goods/\(good.id.text)", flash: "Created \(good.name) (\(good.sku)) as a draft.")
+                return console.redirect(
+                    "/console/goods/\(good.id.text)", flash: "Created \(good.name) (\(good.sku)) as a draft.")
             } catch let refusal as DomainError {
                 return try console.goodForm(values: console.form.values, issues: GoodForm.issues(refusal), good: nil)
             }
@@ -45,13 +50,16 @@ extension Console {
             let id = try console.routeID()
             do {
                 let form = GoodForm(console.form)
-                let good = try await console.run(UpdateGood(goodID: id, changes: try form.changes(), ifMatch: console.form["version"]))
+                let good = try await console.run(
+                    UpdateGood(goodID: id, changes: try form.changes(), ifMatch: console.form["version"]))
                 return console.redirect("/console/goods/\(good.id.text)", flash: "Saved \(good.name).")
             } catch let refusal as DomainError {
                 let current = try await console.read(GetGood(id: id))
                 // Who changed it and when is said only for a stale edit.
                 var change: (who: String, at: Date)? = nil
-                if case .versionMismatch = refusal { change = try await console.readOwn(LastChange(targetType: "good", targetID: id.text)) }
+                if case .versionMismatch = refusal {
+                    change = try await console.readOwn(LastChange(targetType: "good", targetID: id.text))
+                }
                 return try console.goodForm(
                     values: console.form.values, issues: GoodForm.issues(refusal, changedBy: change), good: current)
             }
@@ -64,7 +72,8 @@ extension ConsoleRequest {
     /// to its field (422 when there are issues).
     fileprivate func goodForm(values: [String: String], issues: [FieldIssue], good: Good?) -> ConsoleAnswer {
         var data: [String: Any] = [
-            "values": values, "statuses": ConsoleOption.all(Good.Status.allCases.map(\.rawValue), selected: values["status"] ?? "draft"),
+            "values": values,
+            "statuses": ConsoleOption.all(Good.Status.allCases.map(\.rawValue), selected: values["status"] ?? "draft"),
         ]
         FormRefusal(issues).add(to: &data)
         if let good {
@@ -78,7 +87,8 @@ extension ConsoleRequest {
 
 /// A good as a list row and a page's heading show it.
 struct GoodView {
-    let id: String, sku: String, name: String, category: String, price: String, fitPoints: String, stock: Int64, status: String
+    let id: String, sku: String, name: String, category: String, price: String, fitPoints: String, stock: Int64,
+        status: String
     let lowStock: Bool
 
     init(_ good: Good) {
@@ -106,7 +116,8 @@ struct GoodForm {
     func fields() throws -> GoodFields {
         let changes = try changes()
         return GoodFields(
-            name: changes.name ?? "", description: changes.description ?? "", category: changes.category ?? "", priceCents: changes.priceCents,
+            name: changes.name ?? "", description: changes.description ?? "", category: changes.category ?? "",
+            priceCents: changes.priceCents,
             priceFitPoints: changes.priceFitPoints, stock: changes.stock ?? 0, imageURLs: changes.imageURLs ?? [])
     }
 
@@ -126,11 +137,14 @@ struct GoodForm {
         let stock = number("stock", { Int64($0) }, "must be a whole number")
         let status = try Self.status(form.text("status"))
         guard issues.isEmpty else { throw DomainError.invalid(issues) }
-        let images = (form["image_urls"] ?? "").split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+        let images = (form["image_urls"] ?? "").split(whereSeparator: \.isNewline).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }.filter {
             !$0.isEmpty
         }
         return GoodChanges(
-            name: form.text("name") ?? "", description: form.text("description") ?? "", category: form.text("category") ?? "", priceCents: cents,
+            name: form.text("name") ?? "", description: form.text("description") ?? "",
+            category: form.text("category") ?? "", priceCents: cents,
             priceFitPoints: fitPoints, stock: stock ?? 0, status: status, imageURLs: images)
     }
 
@@ -138,7 +152,9 @@ struct GoodForm {
     static func status(_ text: String?) throws -> Good.Status? {
         guard let text else { return nil }
         guard let status = Good.Status(rawValue: text) else {
-            throw DomainError.invalid([FieldIssue(field: "status", code: "unknown_status", message: "must be draft, active or archived")])
+            throw DomainError.invalid([
+                FieldIssue(field: "status", code: "unknown_status", message: "must be draft, active or archived")
+            ])
         }
         return status
     }
@@ -147,15 +163,19 @@ struct GoodForm {
     static func values(of good: Good) -> [String: String] {
         [
             "sku": good.sku, "name": good.name, "description": good.description, "category": good.category,
-            "price": good.priceCents.map(Money.plain) ?? "", "price_fitpoints": good.priceFitPoints.map(String.init) ?? "",
-            "stock": String(good.stock), "status": good.status.rawValue, "image_urls": good.imageURLs.joined(separator: "\n"),
+            "price": good.priceCents.map(Money.plain) ?? "",
+            "price_fitpoints": good.priceFitPoints.map(String.init) ?? "",
+            "stock": String(good.stock), "status": good.status.rawValue,
+            "image_urls": good.imageURLs.joined(separator: "\n"),
         ]
     }
 
     /// The refusal as issues next to the form's fields; an `If-Match` conflict says who saved
     /// the good since, and when.
-    static func issues(_ refusal: DomainError, changedBy change: (who: String, at: Date)? = nil) throws -> [FieldIssue] {
-        let who = change.map { "\($0.who) changed this good at \(ConsoleTime.text($0.at))" } ?? "Someone changed this good"
+    static func issues(_ refusal: DomainError, changedBy change: (who: String, at: Date)? = nil) throws -> [FieldIssue]
+    {
+        let who =
+            change.map { "\($0.who) changed this good at \(ConsoleTime.text($0.at))" } ?? "Someone changed this good"
         return try FormRefusal.issues(
             refusal, fieldNames: ["price_cents": "price"], conflictFields: ["sku_taken": "sku"],
             changed: "\(who), after you opened it. Your edits are kept below: reload the page to see theirs.")

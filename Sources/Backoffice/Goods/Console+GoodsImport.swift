@@ -8,20 +8,25 @@ extension Console {
     func registerGoodsFiles(on group: RouterGroup<AppRequestContext>) {
         get("goods/import", on: group) { console in
             try console.context.permit(ImportGoods.self)
-            return console.page("goods-import", title: "Import goods", ["columns": GoodsFileFormat.columns.joined(separator: ", ")])
+            return console.page(
+                "goods-import", title: "Import goods", ["columns": GoodsFileFormat.columns.joined(separator: ", ")])
         }
         post("goods/import", on: group) { console in
             guard let file = console.form.files["file"], !file.bytes.isEmpty else {
-                let refusal = FormRefusal([FieldIssue(field: "file", code: "required", message: "choose a CSV or JSON Lines file")])
+                let refusal = FormRefusal([
+                    FieldIssue(field: "file", code: "required", message: "choose a CSV or JSON Lines file")
+                ])
                 var data: [String: Any] = ["columns": GoodsFileFormat.columns.joined(separator: ", ")]
                 refusal.add(to: &data)
                 return console.page("goods-import", title: "Import goods", status: .unprocessableContent, data)
             }
             let format: GoodsFileFormat =
                 console.form["format"].flatMap(GoodsFileFormat.init(rawValue:))
-                ?? (file.fileName.lowercased().hasSuffix(".jsonl") || file.fileName.lowercased().hasSuffix(".ndjson") ? .jsonl : .csv)
+                ?? (file.fileName.lowercased().hasSuffix(".jsonl") || file.fileName.lowercased().hasSuffix(".ndjson")
+                    ? .jsonl : .csv)
             do {
-                let id = try await console.run(StageGoodsImport(bytes: file.bytes, fileName: file.fileName, format: format))
+                let id = try await console.run(
+                    StageGoodsImport(bytes: file.bytes, fileName: file.fileName, format: format))
                 return console.redirect("/console/goods/import/\(id.text)")
             } catch let refusal as DomainError {
                 var data: [String: Any] = ["columns": GoodsFileFormat.columns.joined(separator: ", ")]
@@ -33,8 +38,10 @@ extension Console {
             let staged = try await console.read(GetStagedImport(id: try console.routeID()))
             let report = staged.report
             var data: [String: Any] = [
-                "id": staged.id.text, "fileName": staged.fileName, "format": staged.format.rawValue, "rows": report.rows,
-                "created": report.created, "updated": report.updated, "rejected": report.rejected, "issues": report.issues,
+                "id": staged.id.text, "fileName": staged.fileName, "format": staged.format.rawValue,
+                "rows": report.rows,
+                "created": report.created, "updated": report.updated, "rejected": report.rejected,
+                "issues": report.issues,
                 "hasIssues": !report.issues.isEmpty, "expires": ConsoleTime.text(staged.expiresAt),
             ]
             if report.created + report.updated > 0 { data["canApply"] = true }
@@ -44,15 +51,18 @@ extension Console {
         post("goods/import/{id}/apply", on: group) { console in
             let report = try await console.run(ApplyStagedImport(id: try console.routeID()))
             let skipped = report.rejected > 0 ? "; \(report.rejected) rows with errors were skipped" : ""
-            return console.redirect("/console/goods", flash: "Imported: \(report.created) created, \(report.updated) updated\(skipped).")
+            return console.redirect(
+                "/console/goods", flash: "Imported: \(report.created) created, \(report.updated) updated\(skipped).")
         }
         get("goods/export", on: group, holdsTransaction: false) { console in
             let format: GoodsFileFormat = console.form["format"] == "jsonl" ? .jsonl : .csv
             let status = try GoodForm.status(console.form.text("status"))
             let first = try await console.read(ExportGoods(status: status, after: nil))
-            let pages = try ExportGoods.pages(first: first, status: status, format: format, database: database, context: console.context)
+            let pages = try ExportGoods.pages(
+                first: first, status: status, format: format, database: database, context: console.context)
             return .download(
-                name: "goods.\(format.rawValue)", contentType: format == .csv ? "text/csv; charset=utf-8" : "application/x-ndjson",
+                name: "goods.\(format.rawValue)",
+                contentType: format == .csv ? "text/csv; charset=utf-8" : "application/x-ndjson",
                 pages: pages)
         }
     }

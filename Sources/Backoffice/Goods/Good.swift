@@ -25,12 +25,14 @@ package struct Good: Sendable, Equatable {
     var snapshot: String? {
         get throws {
             struct Snapshot: Encodable {
-                let sku: String, name: String, category: String, price_cents: Int64?, price_fitpoints: Int64?, stock: Int64, status: String
+                let sku: String, name: String, category: String, price_cents: Int64?, price_fitpoints: Int64?,
+                    stock: Int64, status: String
                 let image_urls: [String]
             }
             return try AuditRecord.json(
                 Snapshot(
-                    sku: sku, name: name, category: category, price_cents: priceCents, price_fitpoints: priceFitPoints, stock: stock,
+                    sku: sku, name: name, category: category, price_cents: priceCents, price_fitpoints: priceFitPoints,
+                    stock: stock,
                     status: status.rawValue, image_urls: imageURLs))
         }
     }
@@ -42,9 +44,12 @@ extension Good: RowDecodable {
         """
 
     package init(row: PostgresRow) throws {
-        let c = try row.decode((UUID, UUID, String, String, String, String, Int64?, Int64?, Int64, String, [String], Date, Date, Int64).self)
+        let c = try row.decode(
+            (UUID, UUID, String, String, String, String, Int64?, Int64?, Int64, String, [String], Date, Date, Int64)
+                .self)
         self.init(
-            id: c.0, tenantID: c.1, sku: c.2, name: c.3, description: c.4, category: c.5, priceCents: c.6, priceFitPoints: c.7, stock: c.8,
+            id: c.0, tenantID: c.1, sku: c.2, name: c.3, description: c.4, category: c.5, priceCents: c.6,
+            priceFitPoints: c.7, stock: c.8,
             status: try Status(known: c.9), imageURLs: c.10, createdAt: c.11, updatedAt: c.12, version: c.13)
     }
 
@@ -68,7 +73,8 @@ package struct GoodFields: Sendable, Equatable {
     package var imageURLs: [String]
 
     package init(
-        name: String, description: String?, category: String, priceCents: Int64?, priceFitPoints: Int64?, stock: Int64, imageURLs: [String]?
+        name: String, description: String?, category: String, priceCents: Int64?, priceFitPoints: Int64?, stock: Int64,
+        imageURLs: [String]?
     ) {
         self.name = name.trimmingCharacters(in: .whitespacesAndNewlines)
         self.description = (description ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
@@ -86,16 +92,24 @@ package struct GoodFields: Sendable, Equatable {
     func validate(into validation: inout Validation) {
         validation.text(name, "name", max: 200)
         validation.text(description, "description", max: 5000, required: false)
-        validation.require(Validation.isSlug(category), "category", "invalid_category", "must be 2–63 lower-case letters, digits or dashes")
         validation.require(
-            priceCents != nil || priceFitPoints != nil, "price_cents", "price_required", "a good needs a price in cents, in FitPoints, or both")
+            Validation.isSlug(category), "category", "invalid_category",
+            "must be 2–63 lower-case letters, digits or dashes")
+        validation.require(
+            priceCents != nil || priceFitPoints != nil, "price_cents", "price_required",
+            "a good needs a price in cents, in FitPoints, or both")
         if let priceCents {
-            validation.require((1...Self.maxPrice).contains(priceCents), "price_cents", "out_of_range", "must be from 1 to 100,000,000")
+            validation.require(
+                (1...Self.maxPrice).contains(priceCents), "price_cents", "out_of_range", "must be from 1 to 100,000,000"
+            )
         }
         if let priceFitPoints {
-            validation.require((1...Self.maxPrice).contains(priceFitPoints), "price_fitpoints", "out_of_range", "must be from 1 to 100,000,000")
+            validation.require(
+                (1...Self.maxPrice).contains(priceFitPoints), "price_fitpoints", "out_of_range",
+                "must be from 1 to 100,000,000")
         }
-        validation.require((0...Self.maxStock).contains(stock), "stock", "out_of_range", "must be from 0 to 1,000,000,000")
+        validation.require(
+            (0...Self.maxStock).contains(stock), "stock", "out_of_range", "must be from 0 to 1,000,000,000")
         validation.require(imageURLs.count <= 10, "image_urls", "too_many", "at most 10 images")
         for (index, url) in imageURLs.enumerated() {
             validation.require(Self.isHTTPS(url), "image_urls[\(index)]", "not_https", "must be an https URL")
@@ -113,7 +127,8 @@ package struct GoodFields: Sendable, Equatable {
     /// Whether `sku` is a sku: a letter or digit, then up to 63 letters, digits, dots, dashes or underscores.
     package static func isSKU(_ sku: String) -> Bool {
         Validation.matches(sku, length: 1...64) { index, byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
                 || (index > 0 && (byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")))
         }

@@ -16,10 +16,13 @@ package struct CreateGood: AuditedOperation {
     package func perform(in unit: UnitOfWork) async throws -> Audited<Good> {
         var validation = Validation()
         validation.require(
-            GoodFields.isSKU(sku), "sku", "invalid_sku", "must be 1–64 letters, digits, dots, dashes or underscores, starting with a letter or digit")
+            GoodFields.isSKU(sku), "sku", "invalid_sku",
+            "must be 1–64 letters, digits, dots, dashes or underscores, starting with a letter or digit")
         fields.validate(into: &validation)
         let tenant = unit.principal.tenantID
-        validation.require(tenant != platformTenantID, "tenant", "not_a_partner", "goods belong to a partner's tenant; use a partner's token")
+        validation.require(
+            tenant != platformTenantID, "tenant", "not_a_partner",
+            "goods belong to a partner's tenant; use a partner's token")
         try validation.check()
         let good = try await unit.one(
             """
@@ -28,11 +31,13 @@ package struct CreateGood: AuditedOperation {
                 \(fields.priceFitPoints), \(Int32(fields.stock)), \(fields.imageURLs), \(unit.now), \(unit.now))
             ON CONFLICT (tenant_id, sku) DO NOTHING
             RETURNING \(unescaped: Good.columns)
-            """, as: Good.self, else: DomainError.conflict(code: "sku_taken", detail: "Your shop already has a good with sku '\(sku)'."))
+            """, as: Good.self,
+            else: DomainError.conflict(code: "sku_taken", detail: "Your shop already has a good with sku '\(sku)'."))
         return Audited(
             good,
             event: AuditRecord(
-                action: Self.action, tenantID: tenant, targetType: "good", targetID: good.id.text, reason: nil, before: nil, after: try good.snapshot)
+                action: Self.action, tenantID: tenant, targetType: "good", targetID: good.id.text, reason: nil,
+                before: nil, after: try good.snapshot)
         )
     }
 }
@@ -49,10 +54,13 @@ package struct GoodChanges: Sendable {
     package var imageURLs: [String]?
 
     package init(
-        name: String? = nil, description: String? = nil, category: String? = nil, priceCents: Int64? = nil, priceFitPoints: Int64? = nil,
+        name: String? = nil, description: String? = nil, category: String? = nil, priceCents: Int64? = nil,
+        priceFitPoints: Int64? = nil,
         stock: Int64? = nil, status: Good.Status? = nil, imageURLs: [String]? = nil
     ) {
-        (self.name, self.description, self.category, self.priceCents, self.priceFitPoints) = (name, description, category, priceCents, priceFitPoints)
+        (self.name, self.description, self.category, self.priceCents, self.priceFitPoints) = (
+            name, description, category, priceCents, priceFitPoints
+        )
         (self.stock, self.status, self.imageURLs) = (stock, status, imageURLs)
     }
 
@@ -60,7 +68,8 @@ package struct GoodChanges: Sendable {
     func applied(to good: Good) -> GoodFields {
         GoodFields(
             name: name ?? good.name, description: description ?? good.description, category: category ?? good.category,
-            priceCents: priceCents ?? good.priceCents, priceFitPoints: priceFitPoints ?? good.priceFitPoints, stock: stock ?? good.stock,
+            priceCents: priceCents ?? good.priceCents, priceFitPoints: priceFitPoints ?? good.priceFitPoints,
+            stock: stock ?? good.stock,
             imageURLs: imageURLs ?? good.imageURLs)
     }
 }
@@ -95,7 +104,10 @@ package struct UpdateGood: AuditedOperation {
     }
 
     /// Writes `fields` and `status` over `before` (a new version) and audits the change as `action`.
-    static func store(_ fields: GoodFields, status: Good.Status, of before: Good, action: Action, reason: String? = nil, in unit: UnitOfWork)
+    static func store(
+        _ fields: GoodFields, status: Good.Status, of before: Good, action: Action, reason: String? = nil,
+        in unit: UnitOfWork
+    )
         async throws -> Audited<Good>
     {
         let after = try await unit.one(
@@ -108,7 +120,8 @@ package struct UpdateGood: AuditedOperation {
         return Audited(
             after,
             event: AuditRecord(
-                action: action, tenantID: before.tenantID, targetType: "good", targetID: before.id.text, reason: reason, before: try before.snapshot,
+                action: action, tenantID: before.tenantID, targetType: "good", targetID: before.id.text, reason: reason,
+                before: try before.snapshot,
                 after: try after.snapshot))
     }
 }

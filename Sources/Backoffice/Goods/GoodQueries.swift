@@ -11,7 +11,9 @@ package struct ListGoods: Query {
     let after: (sku: String, id: UUID)?
     let limit: Int
 
-    package init(status: Good.Status?, category: String?, search: String? = nil, after: (sku: String, id: UUID)?, limit: Int) {
+    package init(
+        status: Good.Status?, category: String?, search: String? = nil, after: (sku: String, id: UUID)?, limit: Int
+    ) {
         (self.status, self.category, self.search, self.after, self.limit) = (status, category, search, after, limit)
     }
 
@@ -75,7 +77,11 @@ package struct BrowseCatalog: Query {
     }
 
     package func read(in unit: UnitOfWork) async throws -> [CatalogItem] {
-        if let search { guard search.count >= 2 else { throw DomainError.invalid("q", "too_short", "must be at least 2 characters") } }
+        if let search {
+            guard search.count >= 2 else {
+                throw DomainError.invalid("q", "too_short", "must be at least 2 characters")
+            }
+        }
         let pattern = search.map { "%" + Self.escapeLike($0) + "%" }
         let start = after ?? ("", platformTenantID)
         return try await unit.all(
@@ -90,7 +96,8 @@ package struct BrowseCatalog: Query {
 
     /// `text` with LIKE's wildcards taken literally.
     static func escapeLike(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_")
     }
 }
 

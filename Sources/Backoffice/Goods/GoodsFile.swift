@@ -8,7 +8,9 @@ import Foundation
 package enum GoodsFileFormat: String, Sendable, CaseIterable {
     case csv, jsonl
 
-    static let columns = ["sku", "name", "description", "category", "price_cents", "price_fitpoints", "stock", "status", "image_urls"]
+    static let columns = [
+        "sku", "name", "description", "category", "price_cents", "price_fitpoints", "stock", "status", "image_urls",
+    ]
 }
 
 /// One good read from a file, with the line it starts on.
@@ -154,7 +156,10 @@ package struct GoodsFileReader {
     private mutating func add(line: Int, _ values: [String: String]) {
         guard let row = GoodsFile.parse(line: line, values, into: &issues) else { return }
         if let earlier = seen[row.sku] {
-            issues.append(RowIssue(line: row.line, sku: row.sku, field: "sku", code: "duplicate_sku", message: "repeats line \(earlier)"))
+            issues.append(
+                RowIssue(
+                    line: row.line, sku: row.sku, field: "sku", code: "duplicate_sku",
+                    message: "repeats line \(earlier)"))
             return
         }
         seen[row.sku] = row.line
@@ -165,20 +170,26 @@ package struct GoodsFileReader {
     /// quoted fields may hold line breaks, and those are counted. A value an export neutralised
     /// (`'=…`) reads back as it was (`SafeText.csvValue`).
     private mutating func readCSV(_ bytes: [UInt8], startingAt first: Int) throws {
-        guard String(validating: bytes, as: UTF8.self) != nil else { throw MalformedGoodsFile(reason: "the file is not UTF-8") }
+        guard String(validating: bytes, as: UTF8.self) != nil else {
+            throw MalformedGoodsFile(reason: "the file is not UTF-8")
+        }
         let reader: CSVReader
         do { reader = try CSVReader(stream: InputStream(data: Data(bytes)), hasHeaderRow: header == nil) } catch {
             throw MalformedGoodsFile(reason: "no header row")
         }
         var line = first
         if header == nil {
-            guard let names = reader.headerRow?.map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }), !names.isEmpty else {
+            guard let names = reader.headerRow?.map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }),
+                !names.isEmpty
+            else {
                 throw MalformedGoodsFile(reason: "no header row")
             }
             let unknown = names.filter { !GoodsFileFormat.columns.contains($0) }
             guard unknown.isEmpty else {
                 throw MalformedGoodsFile(
-                    reason: "unknown column(s) \(unknown.joined(separator: ", ")); known: \(GoodsFileFormat.columns.joined(separator: ", "))")
+                    reason:
+                        "unknown column(s) \(unknown.joined(separator: ", ")); known: \(GoodsFileFormat.columns.joined(separator: ", "))"
+                )
             }
             header = names
             line += 1 + GoodsFile.lineBreaks(in: names)
@@ -188,7 +199,9 @@ package struct GoodsFileReader {
             defer { line += 1 + GoodsFile.lineBreaks(in: values) }
             if values.count == 1 && values[0].isEmpty { continue }  // a blank line
             var fields: [String: String] = [:]
-            for (index, name) in header.enumerated() where index < values.count { fields[name] = SafeText.csvValue(values[index]) }
+            for (index, name) in header.enumerated() where index < values.count {
+                fields[name] = SafeText.csvValue(values[index])
+            }
             if values.count != header.count { fields["__columns"] = "\(values.count)" }
             add(line: line, fields)
         }
@@ -197,10 +210,14 @@ package struct GoodsFileReader {
 
     /// JSON Lines: one object per line; blank lines are skipped.
     private mutating func readJSONLines(_ bytes: [UInt8], startingAt first: Int) throws {
-        guard String(validating: bytes, as: UTF8.self) != nil else { throw MalformedGoodsFile(reason: "the file is not UTF-8") }
+        guard String(validating: bytes, as: UTF8.self) != nil else {
+            throw MalformedGoodsFile(reason: "the file is not UTF-8")
+        }
         let decoder = JSONDecoder()
         // Split on the byte: a CRLF is one Character in Swift, and its CR is trimmed as whitespace.
-        for (index, lineBytes) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
+        for (index, lineBytes) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+            .enumerated()
+        {
             let line = first + index
             let raw = String(decoding: lineBytes, as: UTF8.self)
             let data = Data(raw.utf8)

@@ -31,7 +31,8 @@ enum GoodsFile {
     static func parse(line: Int, _ values: [String: String], into issues: inout [RowIssue]) -> GoodRow? {
         let sku = values["sku"]?.trimmingCharacters(in: .whitespaces) ?? ""
         func issue(_ field: String, _ code: String, _ message: String) {
-            issues.append(RowIssue(line: line, sku: sku.isEmpty ? nil : sku, field: field, code: code, message: message))
+            issues.append(
+                RowIssue(line: line, sku: sku.isEmpty ? nil : sku, field: field, code: code, message: message))
         }
         if values["__json"] != nil {
             issue("line", "invalid_json", "not a JSON object")
@@ -79,11 +80,13 @@ enum GoodsFile {
             }
         }
         let fields = GoodFields(
-            name: values["name"] ?? "", description: values["description"], category: values["category"] ?? "", priceCents: priceCents,
+            name: values["name"] ?? "", description: values["description"], category: values["category"] ?? "",
+            priceCents: priceCents,
             priceFitPoints: priceFitPoints, stock: stock ?? 0,
             imageURLs: values["image_urls"].map { $0.split(whereSeparator: \.isWhitespace).map(String.init) })
         var validation = Validation()
-        validation.require(GoodFields.isSKU(sku), "sku", "invalid_sku", "must be 1–64 letters, digits, dots, dashes or underscores")
+        validation.require(
+            GoodFields.isSKU(sku), "sku", "invalid_sku", "must be 1–64 letters, digits, dots, dashes or underscores")
         fields.validate(into: &validation)
         for found in validation.issues where !(found.field == "stock" && stock == nil) {
             issue(found.field, found.code, found.message)

@@ -50,7 +50,8 @@ package struct ImportGoods: AuditedOperation {
     package func perform(in unit: UnitOfWork) async throws -> Audited<ImportReport> {
         let tenant = unit.principal.tenantID
         guard tenant != platformTenantID else {
-            throw DomainError.invalid("tenant", "not_a_partner", "goods belong to a partner's tenant; use a partner's token")
+            throw DomainError.invalid(
+                "tenant", "not_a_partner", "goods belong to a partner's tenant; use a partner's token")
         }
         var (rows, issues) = (contents.rows, contents.issues)
         // The goods the file names that exist, locked: whether each row creates or updates, and
@@ -67,14 +68,20 @@ package struct ImportGoods: AuditedOperation {
         }
         rows.removeAll { row in
             guard existing[row.sku] == .archived else { return false }
-            issues.append(RowIssue(line: row.line, sku: row.sku, field: "sku", code: "archived", message: "an archived good cannot change"))
+            issues.append(
+                RowIssue(
+                    line: row.line, sku: row.sku, field: "sku", code: "archived",
+                    message: "an archived good cannot change"))
             return true
         }
         issues.sort { $0.line < $1.line }
         if allOrNothing && !issues.isEmpty {
             throw DomainError.unprocessable(
-                code: "import_rejected", detail: "\(issues.count) row(s) have errors; nothing was imported (all or nothing).",
-                issues: issues.prefix(1_000).map { FieldIssue(field: "line \($0.line): \($0.field)", code: $0.code, message: $0.message) })
+                code: "import_rejected",
+                detail: "\(issues.count) row(s) have errors; nothing was imported (all or nothing).",
+                issues: issues.prefix(1_000).map {
+                    FieldIssue(field: "line \($0.line): \($0.field)", code: $0.code, message: $0.message)
+                })
         }
         let created = rows.filter { existing[$0.sku] == nil }.count
         let report = ImportReport(
@@ -82,21 +89,28 @@ package struct ImportGoods: AuditedOperation {
             updated: rows.count - created, issues: issues)
         guard !dryRun, !rows.isEmpty else { return .unchanged(report) }
         for part in stride(from: 0, to: rows.count, by: Self.chunk) {
-            try await write(rows[part..<min(rows.count, part + Self.chunk)], existing: existing, tenant: tenant, in: unit)
+            try await write(
+                rows[part..<min(rows.count, part + Self.chunk)], existing: existing, tenant: tenant, in: unit)
         }
-        struct Snapshot: Encodable { let format: String, rows: Int, created: Int, updated: Int, rejected: Int, sha256: String }
+        struct Snapshot: Encodable {
+            let format: String, rows: Int, created: Int, updated: Int, rejected: Int, sha256: String
+        }
         return Audited(
             report,
             event: AuditRecord(
-                action: Self.action, tenantID: tenant, targetType: "goods", targetID: "import", reason: nil, before: nil,
+                action: Self.action, tenantID: tenant, targetType: "goods", targetID: "import", reason: nil,
+                before: nil,
                 after: try AuditRecord.json(
                     Snapshot(
-                        format: format.rawValue, rows: report.rows, created: report.created, updated: report.updated, rejected: report.rejected,
+                        format: format.rawValue, rows: report.rows, created: report.created, updated: report.updated,
+                        rejected: report.rejected,
                         sha256: sha256))))
     }
 
     /// Creates or replaces one chunk of goods in one statement.
-    private func write(_ rows: ArraySlice<GoodRow>, existing: [String: Good.Status], tenant: UUID, in unit: UnitOfWork) async throws {
+    private func write(_ rows: ArraySlice<GoodRow>, existing: [String: Good.Status], tenant: UUID, in unit: UnitOfWork)
+        async throws
+    {
         let statuses = rows.map { ($0.status ?? existing[$0.sku] ?? .draft).rawValue }
         try await unit.execute(
             """
@@ -146,7 +160,10 @@ package struct ExportGoods: Query {
     package static func pages(
         first: [Good], status: Good.Status?, format: GoodsFileFormat, database: Database, context: OperationContext
     ) throws -> ExportPages<Position> {
-        ExportPages(database: database, context: context, start: header(format) + (try encode(first, as: format)), after: position(after: first)) {
+        ExportPages(
+            database: database, context: context, start: header(format) + (try encode(first, as: format)),
+            after: position(after: first)
+        ) {
             after, context in
             let page = try await database.read(ExportGoods(status: status, after: after), context: context)
             return (try encode(page, as: format), position(after: page))
@@ -167,12 +184,14 @@ package struct ExportGoods: Query {
             return goods.flatMap { good in
                 csvLine([
                     good.sku, good.name, good.description, good.category, good.priceCents.map(String.init) ?? "",
-                    good.priceFitPoints.map(String.init) ?? "", String(good.stock), good.status.rawValue, good.imageURLs.joined(separator: " "),
+                    good.priceFitPoints.map(String.init) ?? "", String(good.stock), good.status.rawValue,
+                    good.imageURLs.joined(separator: " "),
                 ])
             }
         case .jsonl:
             struct Line: Encodable {
-                let sku: String, name: String, description: String, category: String, price_cents: Int64?, price_fitpoints: Int64?
+                let sku: String, name: String, description: String, category: String, price_cents: Int64?,
+                    price_fitpoints: Int64?
                 let stock: Int64, status: String, image_urls: [String]
             }
             let encoder = JSONEncoder()  // one for the page
@@ -180,8 +199,10 @@ package struct ExportGoods: Query {
             var out: [UInt8] = []
             for good in goods {
                 let line = Line(
-                    sku: good.sku, name: good.name, description: good.description, category: good.category, price_cents: good.priceCents,
-                    price_fitpoints: good.priceFitPoints, stock: good.stock, status: good.status.rawValue, image_urls: good.imageURLs)
+                    sku: good.sku, name: good.name, description: good.description, category: good.category,
+                    price_cents: good.priceCents,
+                    price_fitpoints: good.priceFitPoints, stock: good.stock, status: good.status.rawValue,
+                    image_urls: good.imageURLs)
                 out += try encoder.encode(line)
                 out.append(0x0A)
             }

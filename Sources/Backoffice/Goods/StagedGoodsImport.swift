@@ -20,7 +20,9 @@ package struct StoredImportReport: Sendable, Codable {
 
     init(_ report: ImportReport) {
         (rows, created, updated, rejected) = (report.rows, report.created, report.updated, report.rejected)
-        issues = report.issues.prefix(1_000).map { Issue(line: $0.line, sku: $0.sku, field: $0.field, code: $0.code, message: $0.message) }
+        issues = report.issues.prefix(1_000).map {
+            Issue(line: $0.line, sku: $0.sku, field: $0.field, code: $0.code, message: $0.message)
+        }
     }
 }
 
@@ -51,20 +53,27 @@ package struct StageGoodsImport: AuditedOperation {
             throw DomainError.inconsistent("a goods file is staged by a console session")
         }
         let contents = try GoodsFileReader.importable(bytes, format: format)
-        let checked = try await ImportGoods(contents: contents, format: format, allOrNothing: false, dryRun: true).perform(in: unit)
+        let checked = try await ImportGoods(contents: contents, format: format, allOrNothing: false, dryRun: true)
+            .perform(in: unit)
         let report = StoredImportReport(checked.output)
         let id = unit.newID()
         let tenant = unit.principal.tenantID
-        try await unit.execute("SELECT pg_advisory_xact_lock(hashtextextended('staged-goods-imports:' || \(tenant.text), 0))")
-        try await unit.execute("DELETE FROM staged_goods_imports WHERE tenant_id = \(tenant) AND expires_at < \(unit.now)")
+        try await unit.execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended('staged-goods-imports:' || \(tenant.text), 0))")
+        try await unit.execute(
+            "DELETE FROM staged_goods_imports WHERE tenant_id = \(tenant) AND expires_at < \(unit.now)")
         let held = try await unit.first(
             "SELECT count(*), coalesce(sum(length(contents)), 0) FROM staged_goods_imports WHERE tenant_id = \(tenant)"
         ) { try $0.decode((Int64, Int64).self) }
         if let (files, bytesHeld) = held, files >= Self.quotaFiles || Int(bytesHeld) + bytes.count > Self.quotaBytes {
             throw DomainError.unprocessable(
                 code: "staged_quota_full",
-                detail: "Your shop already holds \(files) checked files (\(Int(bytesHeld) >> 20) MiB) waiting to be applied; at most \(Self.quotaFiles) and \(Self.quotaBytes >> 20) MiB. Apply one, or wait for it to expire (an hour after its upload).",
-                issues: [FieldIssue(field: "file", code: "staged_quota_full", message: "too many checked files wait to be applied")])
+                detail:
+                    "Your shop already holds \(files) checked files (\(Int(bytesHeld) >> 20) MiB) waiting to be applied; at most \(Self.quotaFiles) and \(Self.quotaBytes >> 20) MiB. Apply one, or wait for it to expire (an hour after its upload).",
+                issues: [
+                    FieldIssue(
+                        field: "file", code: "staged_quota_full", message: "too many checked files wait to be applied")
+                ])
         }
         try await unit.execute(
             """
@@ -73,12 +82,16 @@ package struct StageGoodsImport: AuditedOperation {
                     \(contents.sha256), \(String(decoding: try JSONEncoder().encode(report), as: UTF8.self))::jsonb, \(unit.now),
                     \(unit.now.addingTimeInterval(Self.lifetime)))
             """)
-        struct Snapshot: Encodable { let format: String, rows: Int, created: Int, updated: Int, rejected: Int, sha256: String, dry_run: Bool }
+        struct Snapshot: Encodable {
+            let format: String, rows: Int, created: Int, updated: Int, rejected: Int, sha256: String, dry_run: Bool
+        }
         let event = AuditRecord(
-            action: Self.action, tenantID: unit.principal.tenantID, targetType: "goods", targetID: "import", reason: "dry_run", before: nil,
+            action: Self.action, tenantID: unit.principal.tenantID, targetType: "goods", targetID: "import",
+            reason: "dry_run", before: nil,
             after: try AuditRecord.json(
                 Snapshot(
-                    format: format.rawValue, rows: report.rows, created: report.created, updated: report.updated, rejected: report.rejected,
+                    format: format.rawValue, rows: report.rows, created: report.created, updated: report.updated,
+                    rejected: report.rejected,
                     sha256: contents.sha256, dry_run: true)))
         return Audited(id, event: event)
     }
@@ -125,7 +138,8 @@ package struct ApplyStagedImport: AuditedOperation {
         else { throw DomainError.notFound("Staged import \(id.text)") }
         let format = try GoodsFileFormat(known: row.0)
         let contents = try GoodsFileReader.importable(Array(row.1.readableBytesView), format: format)
-        return try await ImportGoods(contents: contents, format: format, allOrNothing: false, dryRun: false).perform(in: unit)
+        return try await ImportGoods(contents: contents, format: format, allOrNothing: false, dryRun: false).perform(
+            in: unit)
     }
 }
 

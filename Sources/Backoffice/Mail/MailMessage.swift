@@ -13,7 +13,9 @@ package struct MailMessage: Sendable, Equatable {
     package let date: Date
 
     package init(messageID: String, from: String, to: String, subject: String, text: String, html: String, date: Date) {
-        (self.messageID, self.from, self.to, self.subject, self.text, self.html, self.date) = (messageID, from, to, subject, text, html, date)
+        (self.messageID, self.from, self.to, self.subject, self.text, self.html, self.date) = (
+            messageID, from, to, subject, text, html, date
+        )
     }
 
     /// Refused: a header value with a line break (header injection), or an address without `@`.
@@ -25,7 +27,9 @@ package struct MailMessage: Sendable, Equatable {
     /// RFC 2047 encoded word), then `multipart/alternative` with both parts in base64.
     package func rendered() throws -> String {
         for (name, value) in [("From", from), ("To", to), ("Subject", subject), ("Message-ID", messageID)] {
-            guard !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" }) else { throw Malformed(description: "\(name) holds a line break") }
+            guard !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" }) else {
+                throw Malformed(description: "\(name) holds a line break")
+            }
         }
         for address in [from, to] where !address.contains("@") {
             throw Malformed(description: "\(address) is not an email address")
@@ -66,7 +70,8 @@ package struct MailMessage: Sendable, Equatable {
         let encoded = Data(normalised.utf8).base64EncodedString()
         return stride(from: 0, to: encoded.count, by: 76).map { start in
             let from = encoded.index(encoded.startIndex, offsetBy: start)
-            return String(encoded[from..<(encoded.index(from, offsetBy: 76, limitedBy: encoded.endIndex) ?? encoded.endIndex)])
+            return String(
+                encoded[from..<(encoded.index(from, offsetBy: 76, limitedBy: encoded.endIndex) ?? encoded.endIndex)])
         }
     }
 }

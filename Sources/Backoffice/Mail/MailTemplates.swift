@@ -43,24 +43,33 @@ enum MailTemplates {
                     : "Your application for \(shop) to sell on HealthTrack was not approved."
             ]
             if approved {
-                paragraphs.append("Claim your shop with the claim code your application was answered with (backoffice shops claim), within 14 days.")
+                paragraphs.append(
+                    "Claim your shop with the claim code your application was answered with (backoffice shops claim), within 14 days."
+                )
             } else if let reason = fields["reason"] {
                 paragraphs.append("The reason given: \(reason)")
             }
             return page(
-                subject: approved ? "\(shop) is approved on HealthTrack" : "Your HealthTrack shop application", paragraphs: paragraphs, link: nil,
+                subject: approved ? "\(shop) is approved on HealthTrack" : "Your HealthTrack shop application",
+                paragraphs: paragraphs, link: nil,
                 footer: "Reference: \(fields["application_id"] ?? "")")
         }
     }
 
-    private static func page(subject: String, paragraphs: [String], link: (url: String, label: String)?, footer: String) -> Rendered {
+    private static func page(subject: String, paragraphs: [String], link: (url: String, label: String)?, footer: String)
+        -> Rendered
+    {
         var text = paragraphs.joined(separator: "\n\n")
         if let link { text += "\n\n\(link.url)" }
         text += "\n\n\(footer)\n\n-- \nHealthTrack Back Office\n"
         var html: HTML = "<!doctype html><html><body style=\"font-family: sans-serif; line-height: 1.5\">"
         for paragraph in paragraphs { html = "\(html)<p>\(paragraph)</p>" }
-        if let link { html = "\(html)<p><a href=\"\(link.url)\">\(link.label)</a></p><p style=\"font-size: small\">\(link.url)</p>" }
-        html = "\(html)<p style=\"color: #57606a; font-size: small\">\(footer)</p><p style=\"color: #57606a; font-size: small\">HealthTrack Back Office</p></body></html>"
+        if let link {
+            html =
+                "\(html)<p><a href=\"\(link.url)\">\(link.label)</a></p><p style=\"font-size: small\">\(link.url)</p>"
+        }
+        html =
+            "\(html)<p style=\"color: #57606a; font-size: small\">\(footer)</p><p style=\"color: #57606a; font-size: small\">HealthTrack Back Office</p></body></html>"
         return Rendered(subject: subject, text: text, html: html.renderText)
     }
 }

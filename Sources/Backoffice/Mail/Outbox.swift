@@ -37,7 +37,8 @@ package enum Outbox {
             """)
         struct Queued: Encodable { let kind: String, to: String }
         return AuditRecord(
-            action: "mail.queued", tenantID: mail.tenantID, targetType: "mail", targetID: id.text, reason: mail.kind.rawValue, before: nil,
+            action: "mail.queued", tenantID: mail.tenantID, targetType: "mail", targetID: id.text,
+            reason: mail.kind.rawValue, before: nil,
             after: try AuditRecord.json(Queued(kind: mail.kind.rawValue, to: MaskedEmail.text(mail.recipient))))
     }
 

@@ -23,7 +23,9 @@ package struct FileMailTransport: MailTransport {
     let folder: URL
     let announce: @Sendable (String) -> Void
 
-    package init(folder: URL, announce: @escaping @Sendable (String) -> Void) { (self.folder, self.announce) = (folder, announce) }
+    package init(folder: URL, announce: @escaping @Sendable (String) -> Void) {
+        (self.folder, self.announce) = (folder, announce)
+    }
 
     package func deliver(_ message: MailMessage) async throws {
         try PrivateFile.directory(folder.path)
@@ -42,7 +44,10 @@ package struct LogMailTransport: MailTransport {
     package func deliver(_ message: MailMessage) async throws {
         logger.notice(
             "mail not sent (BACKOFFICE_MAIL=log)",
-            metadata: ["to": .string(MaskedEmail.text(message.to)), "subject": .string(message.subject), "message_id": .string(message.messageID)])
+            metadata: [
+                "to": .string(MaskedEmail.text(message.to)), "subject": .string(message.subject),
+                "message_id": .string(message.messageID),
+            ])
     }
 }
 
@@ -79,8 +84,13 @@ package struct OutboxDelivery: Service {
     let transport: any MailTransport
     let links: InvitationLinks
 
-    package init(database: Database, policies: PolicySet, settings: MailSettings, transport: any MailTransport, links: InvitationLinks) {
-        (self.database, self.policies, self.settings, self.transport, self.links) = (database, policies, settings, transport, links)
+    package init(
+        database: Database, policies: PolicySet, settings: MailSettings, transport: any MailTransport,
+        links: InvitationLinks
+    ) {
+        (self.database, self.policies, self.settings, self.transport, self.links) = (
+            database, policies, settings, transport, links
+        )
     }
 
     package func run() async throws {
@@ -97,7 +107,8 @@ package struct OutboxDelivery: Service {
 
     /// One message claimed for sending.
     struct Claimed: Sendable {
-        let id: UUID, kind: QueuedMail.Kind, recipient: String, reference: UUID?, fields: [String: String], messageID: String
+        let id: UUID, kind: QueuedMail.Kind, recipient: String, reference: UUID?, fields: [String: String],
+            messageID: String
         let attempts: Int, createdAt: Date
     }
 
@@ -116,10 +127,13 @@ package struct OutboxDelivery: Service {
             ) { row in
                 let (id, kind, recipient, reference, fields, messageID, attempts, createdAt) = try row.decode(
                     (UUID, String, String, UUID?, String, String, Int, Date).self)
-                guard let kind = QueuedMail.Kind(rawValue: kind) else { throw DomainError.inconsistent("outbox kind \(kind)") }
+                guard let kind = QueuedMail.Kind(rawValue: kind) else {
+                    throw DomainError.inconsistent("outbox kind \(kind)")
+                }
                 let values = try JSONDecoder().decode([String: String].self, from: Data(fields.utf8))
                 return Claimed(
-                    id: id, kind: kind, recipient: recipient, reference: reference, fields: values, messageID: messageID, attempts: attempts,
+                    id: id, kind: kind, recipient: recipient, reference: reference, fields: values,
+                    messageID: messageID, attempts: attempts,
                     createdAt: createdAt)
             }
         }
@@ -132,7 +146,8 @@ package struct OutboxDelivery: Service {
             try await transport.deliver(try message(claimed))
             try await system { unit in
                 try await unit.execute(
-                    "UPDATE outbox SET sent_at = \(unit.now), claimed_until = NULL, last_error = NULL WHERE id = \(claimed.id)")
+                    "UPDATE outbox SET sent_at = \(unit.now), claimed_until = NULL, last_error = NULL WHERE id = \(claimed.id)"
+                )
             }
             ServiceMetrics.mailSent.increment()
         } catch {
@@ -151,21 +166,30 @@ package struct OutboxDelivery: Service {
             ServiceMetrics.mailFailed.increment()
             database.logger.warning(
                 permanent ? "mail refused for good: set aside" : "mail not sent: will retry",
-                metadata: ["message_id": .string(claimed.messageID), "attempt": .stringConvertible(claimed.attempts), "error": .string(detail)])
+                metadata: [
+                    "message_id": .string(claimed.messageID), "attempt": .stringConvertible(claimed.attempts),
+                    "error": .string(detail),
+                ])
         }
     }
 
     /// The message `claimed` stands for, its link (an invitation's) derived now.
     func message(_ claimed: Claimed) throws -> MailMessage {
-        let link = claimed.kind == .invitation ? claimed.reference.map { settings.publicURL + "/console/invitation?key=" + links.secret(for: $0).value } : nil
+        let link =
+            claimed.kind == .invitation
+            ? claimed.reference.map { settings.publicURL + "/console/invitation?key=" + links.secret(for: $0).value }
+            : nil
         let rendered = MailTemplates.render(claimed.kind, fields: claimed.fields, link: link)
         return MailMessage(
-            messageID: claimed.messageID, from: settings.from, to: claimed.recipient, subject: rendered.subject, text: rendered.text,
+            messageID: claimed.messageID, from: settings.from, to: claimed.recipient, subject: rendered.subject,
+            text: rendered.text,
             html: rendered.html, date: claimed.createdAt)
     }
 
     private func system<T: Sendable>(_ body: (UnitOfWork) async throws -> T) async throws -> T {
         let context = Database.systemContext("mail", policies: policies)
-        return try await database.transaction(for: Principal.system) { connection in try await body(database.unit(connection, context)) }
+        return try await database.transaction(for: Principal.system) { connection in
+            try await body(database.unit(connection, context))
+        }
     }
 }

@@ -25,21 +25,27 @@ package struct SMTPSettings: Sendable, Equatable {
 
     /// Parses the URL; the error names what is wrong, never the password.
     package init(url text: String) throws {
-        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(), let host = components.host,
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+            let host = components.host,
             !host.isEmpty
         else { throw Invalid(description: "BACKOFFICE_SMTP_URL must be smtp://USER:PASSWORD@HOST:PORT or smtps://…") }
         switch scheme {
         case "smtp": (security, port) = (.startTLS, components.port ?? 587)
         case "smtps": (security, port) = (.implicitTLS, components.port ?? 465)
-        default: throw Invalid(description: "BACKOFFICE_SMTP_URL's scheme must be smtp (STARTTLS) or smtps (TLS), not \(scheme)")
+        default:
+            throw Invalid(
+                description: "BACKOFFICE_SMTP_URL's scheme must be smtp (STARTTLS) or smtps (TLS), not \(scheme)")
         }
         self.host = host
         username = components.user?.removingPercentEncoding
         password = components.password?.removingPercentEncoding
-        let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
+        let query = Dictionary(
+            (components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
         from = query["from"] ?? "backoffice@\(host)"
         trustedCAFile = query["ca"]
-        guard from.contains("@") else { throw Invalid(description: "BACKOFFICE_SMTP_URL's from= must be an email address") }
+        guard from.contains("@") else {
+            throw Invalid(description: "BACKOFFICE_SMTP_URL's from= must be an email address")
+        }
     }
 }
 
@@ -99,7 +105,9 @@ package struct SMTPClient: Sendable {
             }
         try await channel.executeThenClose { inbound, outbound in
             var replies = SMTPReplies(inbound.makeAsyncIterator())
-            func command(_ line: String, _ step: String, expect codes: Set<Int>, shown: String? = nil) async throws -> SMTPReplies.Reply {
+            func command(_ line: String, _ step: String, expect codes: Set<Int>, shown: String? = nil) async throws
+                -> SMTPReplies.Reply
+            {
                 try await outbound.write(ByteBuffer(string: line + "\r\n"))
                 return try await replies.expect(codes, step: shown ?? step)
             }
@@ -107,7 +115,9 @@ package struct SMTPClient: Sendable {
             var hello = try await command("EHLO backoffice.local", "EHLO", expect: [250])
             if !implicit {
                 guard hello.lines.contains(where: { $0.uppercased().hasPrefix("STARTTLS") }) else {
-                    throw Failure(step: "STARTTLS", reply: "the server does not offer STARTTLS; mail is never sent in plain text", permanent: true)
+                    throw Failure(
+                        step: "STARTTLS", reply: "the server does not offer STARTTLS; mail is never sent in plain text",
+                        permanent: true)
                 }
                 _ = try await command("STARTTLS", "STARTTLS", expect: [220])
                 let connection = channel.channel
@@ -124,7 +134,8 @@ package struct SMTPClient: Sendable {
             _ = try await command("RCPT TO:<\(message.to)>", "RCPT TO", expect: [250, 251])
             _ = try await command("DATA", "DATA", expect: [354])
             // Dot-stuffing (RFC 5321 §4.5.2): a line that starts with "." gets another.
-            let stuffed = data.components(separatedBy: "\r\n").map { $0.hasPrefix(".") ? "." + $0 : $0 }.joined(separator: "\r\n")
+            let stuffed = data.components(separatedBy: "\r\n").map { $0.hasPrefix(".") ? "." + $0 : $0 }.joined(
+                separator: "\r\n")
             try await outbound.write(ByteBuffer(string: stuffed + (stuffed.hasSuffix("\r\n") ? "" : "\r\n") + ".\r\n"))
             _ = try await replies.expect([250], step: "end of DATA")
             try? await outbound.write(ByteBuffer(string: "QUIT\r\n"))
@@ -152,7 +163,9 @@ struct SMTPReplies {
             lines.append(String(line.dropFirst(4)))
             if line.count == 3 || line[line.index(line.startIndex, offsetBy: 3)] == " " {
                 guard codes.contains(code) else {
-                    throw SMTPClient.Failure(step: step, reply: "\(code) \(lines.joined(separator: " / "))", permanent: (500..<600).contains(code))
+                    throw SMTPClient.Failure(
+                        step: step, reply: "\(code) \(lines.joined(separator: " / "))",
+                        permanent: (500..<600).contains(code))
                 }
                 return Reply(code: code, lines: lines)
             }
@@ -162,7 +175,8 @@ struct SMTPReplies {
     private mutating func nextLine(step: String) async throws -> String {
         while true {
             if let end = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffer[..<end], as: UTF8.self).trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
+                let line = String(decoding: buffer[..<end], as: UTF8.self).trimmingCharacters(
+                    in: CharacterSet(charactersIn: "\r"))
                 buffer.removeSubrange(...end)
                 return line
             }
@@ -170,7 +184,9 @@ struct SMTPReplies {
                 throw SMTPClient.Failure(step: step, reply: "the server closed the connection", permanent: false)
             }
             buffer.append(contentsOf: chunk.readableBytesView)
-            guard buffer.count < 64 << 10 else { throw SMTPClient.Failure(step: step, reply: "a reply line too long", permanent: false) }
+            guard buffer.count < 64 << 10 else {
+                throw SMTPClient.Failure(step: step, reply: "a reply line too long", permanent: false)
+            }
         }
     }
 }

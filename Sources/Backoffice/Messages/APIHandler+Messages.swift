@@ -6,16 +6,20 @@ extension SystemMessage {
     /// The contract's message, with its state at `now`.
     func api(at now: Date) throws -> Components.Schemas.Message {
         Components.Schemas.Message(
-            id: id.text, title: title, body: body, severity: try .init(known: severity.rawValue), audience: try .init(known: audience.rawValue),
-            state: try .init(known: state(at: now).rawValue), publishAt: publishAt, expiresAt: expiresAt, windowStartsAt: windowStartsAt,
-            windowEndsAt: windowEndsAt, retractedAt: retractedAt, retractReason: retractReason, createdAt: createdAt, updatedAt: updatedAt,
+            id: id.text, title: title, body: body, severity: try .init(known: severity.rawValue),
+            audience: try .init(known: audience.rawValue),
+            state: try .init(known: state(at: now).rawValue), publishAt: publishAt, expiresAt: expiresAt,
+            windowStartsAt: windowStartsAt,
+            windowEndsAt: windowEndsAt, retractedAt: retractedAt, retractReason: retractReason, createdAt: createdAt,
+            updatedAt: updatedAt,
             version: version)
     }
 
     var activeAPI: Components.Schemas.ActiveMessage {
         get throws {
             Components.Schemas.ActiveMessage(
-                id: id.text, title: title, body: body, severity: try .init(known: severity.rawValue), audience: try .init(known: audience.rawValue),
+                id: id.text, title: title, body: body, severity: try .init(known: severity.rawValue),
+                audience: try .init(known: audience.rawValue),
                 publishAt: publishAt, expiresAt: expiresAt, windowStartsAt: windowStartsAt, windowEndsAt: windowEndsAt)
         }
     }
@@ -26,7 +30,8 @@ extension APIHandler {
         let body: Components.Schemas.MessageDraft = try json(input.body)
         let create = CreateMessage(
             title: body.title, body: body.body, severity: try .init(known: body.severity.rawValue),
-            audience: try body.audience.map { try .init(known: $0.rawValue) } ?? .all, publishAt: body.publishAt, expiresAt: body.expiresAt,
+            audience: try body.audience.map { try .init(known: $0.rawValue) } ?? .all, publishAt: body.publishAt,
+            expiresAt: body.expiresAt,
             windowStartsAt: body.windowStartsAt, windowEndsAt: body.windowEndsAt)
         let message = try await change(
             create, body: body, status: 201
@@ -36,14 +41,19 @@ extension APIHandler {
 
     func listMessages(_ input: Operations.ListMessages.Input) async throws -> Operations.ListMessages.Output {
         let limit = try pageLimit(input.query.limit)
-        let (items, next) = try await newestFirstPage(after: input.query.cursor, limit: limit) { try await read(ListMessages(after: $0, limit: $1)) }
+        let (items, next) = try await newestFirstPage(after: input.query.cursor, limit: limit) {
+            try await read(ListMessages(after: $0, limit: $1))
+        }
         let now = database.clock.now()
         return .ok(.init(body: .json(.init(items: try items.map { try $0.api(at: now) }, nextCursor: next))))
     }
 
     func getMessage(_ input: Operations.GetMessage.Input) async throws -> Operations.GetMessage.Output {
         let message = try await read(GetMessage(id: try parseID(input.path.messageId, "message_id")))
-        return .ok(.init(headers: .init(eTag: EntityTag.of(message.version)), body: .json(try message.api(at: database.clock.now()))))
+        return .ok(
+            .init(
+                headers: .init(eTag: EntityTag.of(message.version)),
+                body: .json(try message.api(at: database.clock.now()))))
     }
 
     func publishMessage(_ input: Operations.PublishMessage.Input) async throws -> Operations.PublishMessage.Output {
@@ -71,7 +81,9 @@ extension APIHandler {
         let showing = try await read(ActiveMessages(audience: audience))
         let identity = showing.map { "\($0.id.text):\($0.version)" }.joined(separator: ",")
         let etag = "\"m-" + hex(SHA256.hash(data: Data(identity.utf8)).prefix(12)) + "\""
-        if let sent = input.headers.ifNoneMatch, sent.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) {
+        if let sent = input.headers.ifNoneMatch,
+            sent.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag })
+        {
             return .notModified(.init(headers: .init(eTag: etag)))
         }
         return .ok(.init(headers: .init(eTag: etag), body: .json(.init(items: try showing.map { try $0.activeAPI }))))

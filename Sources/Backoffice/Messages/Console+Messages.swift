@@ -32,7 +32,8 @@ extension Console {
         post("messages/new", on: group) { console in
             do {
                 let message = try await console.run(try MessageForm(console.form).create())
-                return console.redirect("/console/messages/\(message.id.text)", flash: "Saved as a draft: publish it when it is ready.")
+                return console.redirect(
+                    "/console/messages/\(message.id.text)", flash: "Saved as a draft: publish it when it is ready.")
             } catch let refusal as DomainError {
                 return console.messageForm(values: console.form.values, issues: try FormRefusal.issues(refusal))
             }
@@ -43,7 +44,8 @@ extension Console {
             do {
                 let message = try await console.run(PublishMessage(messageID: id, ifMatch: console.form["version"]))
                 let state = message.state(at: database.clock.now())
-                return console.redirect("/console/messages/\(id.text)", flash: "Published: the message is \(state.rawValue).")
+                return console.redirect(
+                    "/console/messages/\(id.text)", flash: "Published: the message is \(state.rawValue).")
             } catch let refusal as DomainError {
                 return try await console.messagePage(id, issues: try FormRefusal.issues(refusal))
             }
@@ -52,10 +54,13 @@ extension Console {
             let id = try console.routeID()
             do {
                 try console.form.confirm("retract")
-                _ = try await console.run(RetractMessage(messageID: id, reason: console.form.text("reason"), ifMatch: console.form["version"]))
+                _ = try await console.run(
+                    RetractMessage(messageID: id, reason: console.form.text("reason"), ifMatch: console.form["version"])
+                )
                 return console.redirect("/console/messages/\(id.text)", flash: "Retracted: the app no longer shows it.")
             } catch let refusal as DomainError {
-                return try await console.messagePage(id, issues: try FormRefusal.issues(refusal), values: console.form.values)
+                return try await console.messagePage(
+                    id, issues: try FormRefusal.issues(refusal), values: console.form.values)
             }
         }
     }
@@ -66,8 +71,10 @@ extension ConsoleRequest {
     fileprivate func messageForm(values: [String: String], issues: [FieldIssue]) -> ConsoleAnswer {
         var data: [String: Any] = [
             "values": values,
-            "severities": ConsoleOption.all(SystemMessage.Severity.allCases.map(\.rawValue), selected: values["severity"]),
-            "audiences": ConsoleOption.all(SystemMessage.Audience.allCases.map(\.rawValue), selected: values["audience"]),
+            "severities": ConsoleOption.all(
+                SystemMessage.Severity.allCases.map(\.rawValue), selected: values["severity"]),
+            "audiences": ConsoleOption.all(
+                SystemMessage.Audience.allCases.map(\.rawValue), selected: values["audience"]),
             "noticeHours": context.policies.messages.maintenanceNoticeHours,
         ]
         FormRefusal(issues).add(to: &data)
@@ -76,11 +83,14 @@ extension ConsoleRequest {
 
     /// A message's page: what it says, when it shows, and publish or retract as its state allows
     /// and the role may; `issues` in place (422).
-    fileprivate func messagePage(_ id: UUID, issues: [FieldIssue], values: [String: String] = [:]) async throws -> ConsoleAnswer {
+    fileprivate func messagePage(_ id: UUID, issues: [FieldIssue], values: [String: String] = [:]) async throws
+        -> ConsoleAnswer
+    {
         let message = try await read(GetMessage(id: id))
         let state = message.state(at: database.clock.now())
         var data: [String: Any] = [
-            "message": MessageView(message, now: database.clock.now()), "version": EntityTag.of(message.version), "values": values,
+            "message": MessageView(message, now: database.clock.now()), "version": EntityTag.of(message.version),
+            "values": values,
             "noticeHours": context.policies.messages.maintenanceNoticeHours,
         ]
         if state == .draft && may(PublishMessage.action) { data["canPublish"] = true }
@@ -132,8 +142,10 @@ struct MessageCalendar {
     let days: [Day]
 
     /// "Thu, Nov 26", in UTC.
-    private static let dayLabel = Date.FormatStyle(locale: Locale(identifier: "en_US_POSIX"), timeZone: TimeZone(identifier: "UTC")!)
-        .weekday(.abbreviated).month(.abbreviated).day()
+    private static let dayLabel = Date.FormatStyle(
+        locale: Locale(identifier: "en_US_POSIX"), timeZone: TimeZone(identifier: "UTC")!
+    )
+    .weekday(.abbreviated).month(.abbreviated).day()
 
     init(_ messages: [SystemMessage], from now: Date, days count: Int) {
         var calendar = Calendar(identifier: .gregorian)
@@ -143,7 +155,9 @@ struct MessageCalendar {
         days = (0..<count).map { offset in
             let start = calendar.date(byAdding: .day, value: offset, to: today)!
             let end = calendar.date(byAdding: .day, value: 1, to: start)!
-            func entry(_ message: SystemMessage) -> Entry { Entry(id: message.id.text, title: message.title, severity: message.severity.rawValue) }
+            func entry(_ message: SystemMessage) -> Entry {
+                Entry(id: message.id.text, title: message.title, severity: message.severity.rawValue)
+            }
             let showing = published.filter { message in
                 (message.publishAt ?? message.createdAt) < end && (message.expiresAt.map { $0 > start } ?? true)
             }
@@ -171,19 +185,26 @@ struct MessageForm {
         func time(_ field: String) -> Date? {
             do { return try ConsoleTime.parse(form.text(field), field: field) } catch DomainError.invalid(let found) {
                 issues += found
-            } catch { issues.append(FieldIssue(field: field, code: "invalid_time", message: "must be a date and time")) }
+            } catch {
+                issues.append(FieldIssue(field: field, code: "invalid_time", message: "must be a date and time"))
+            }
             return nil
         }
         let severity = SystemMessage.Severity(rawValue: form["severity"] ?? "")
         let audience = SystemMessage.Audience(rawValue: form["audience"] ?? "all")
-        if severity == nil { issues.append(FieldIssue(field: "severity", code: "unknown", message: "choose a severity")) }
-        if audience == nil { issues.append(FieldIssue(field: "audience", code: "unknown", message: "choose an audience")) }
+        if severity == nil {
+            issues.append(FieldIssue(field: "severity", code: "unknown", message: "choose a severity"))
+        }
+        if audience == nil {
+            issues.append(FieldIssue(field: "audience", code: "unknown", message: "choose an audience"))
+        }
         let (publishAt, expiresAt) = (time("publish_at"), time("expires_at"))
         let maintenance = severity == .maintenance
         let (startsAt, endsAt) = maintenance ? (time("window_starts_at"), time("window_ends_at")) : (nil, nil)
         guard issues.isEmpty, let severity, let audience else { throw DomainError.invalid(issues) }
         return CreateMessage(
-            title: form["title"] ?? "", body: form["body"] ?? "", severity: severity, audience: audience, publishAt: publishAt,
+            title: form["title"] ?? "", body: form["body"] ?? "", severity: severity, audience: audience,
+            publishAt: publishAt,
             expiresAt: expiresAt, windowStartsAt: startsAt, windowEndsAt: endsAt)
     }
 
@@ -191,7 +212,8 @@ struct MessageForm {
     static func values(of message: SystemMessage) -> [String: String] {
         func field(_ date: Date?) -> String { date.map { String(ConsoleTime.text($0).prefix(16)) } ?? "" }
         return [
-            "title": message.title, "body": message.body, "severity": message.severity.rawValue, "audience": message.audience.rawValue,
+            "title": message.title, "body": message.body, "severity": message.severity.rawValue,
+            "audience": message.audience.rawValue,
             "publish_at": "", "expires_at": field(message.expiresAt), "window_starts_at": field(message.windowStartsAt),
             "window_ends_at": field(message.windowEndsAt),
         ]

@@ -15,7 +15,8 @@ package struct CreateMessage: AuditedOperation {
     package let windowEndsAt: Date?
 
     package init(
-        title: String, body: String, severity: SystemMessage.Severity, audience: SystemMessage.Audience = .all, publishAt: Date? = nil,
+        title: String, body: String, severity: SystemMessage.Severity, audience: SystemMessage.Audience = .all,
+        publishAt: Date? = nil,
         expiresAt: Date? = nil, windowStartsAt: Date? = nil, windowEndsAt: Date? = nil
     ) {
         self.title = title.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -34,17 +35,25 @@ package struct CreateMessage: AuditedOperation {
         validation.text(body, "body", max: 20000)
         if let expiresAt {
             validation.require(expiresAt > unit.now, "expires_at", "in_the_past", "must be in the future")
-            if let publishAt { validation.require(expiresAt > publishAt, "expires_at", "before_publish_at", "must be after publish_at") }
+            if let publishAt {
+                validation.require(expiresAt > publishAt, "expires_at", "before_publish_at", "must be after publish_at")
+            }
         }
         if severity == .maintenance {
-            validation.require(windowStartsAt != nil, "window_starts_at", "required", "is required for a maintenance notice")
-            validation.require(windowEndsAt != nil, "window_ends_at", "required", "is required for a maintenance notice")
+            validation.require(
+                windowStartsAt != nil, "window_starts_at", "required", "is required for a maintenance notice")
+            validation.require(
+                windowEndsAt != nil, "window_ends_at", "required", "is required for a maintenance notice")
             if let windowStartsAt, let windowEndsAt {
-                validation.require(windowEndsAt > windowStartsAt, "window_ends_at", "before_window_start", "must be after window_starts_at")
+                validation.require(
+                    windowEndsAt > windowStartsAt, "window_ends_at", "before_window_start",
+                    "must be after window_starts_at")
             }
         } else {
-            validation.require(windowStartsAt == nil, "window_starts_at", "not_allowed", "only a maintenance notice has a window")
-            validation.require(windowEndsAt == nil, "window_ends_at", "not_allowed", "only a maintenance notice has a window")
+            validation.require(
+                windowStartsAt == nil, "window_starts_at", "not_allowed", "only a maintenance notice has a window")
+            validation.require(
+                windowEndsAt == nil, "window_ends_at", "not_allowed", "only a maintenance notice has a window")
         }
         try validation.check()
         let created = try await unit.one(
@@ -77,7 +86,8 @@ package struct PublishMessage: AuditedOperation {
         try EntityTag.check(ifMatch, version: before.version)
         guard before.status == .draft else {
             let state = before.state(at: unit.now).rawValue
-            throw DomainError.invalidTransition("Only a draft can be published; this message is \(state).", current: state)
+            throw DomainError.invalidTransition(
+                "Only a draft can be published; this message is \(state).", current: state)
         }
         let publishAt = max(before.publishAt ?? unit.now, unit.now)
         if let expiresAt = before.expiresAt, expiresAt <= publishAt {
@@ -88,9 +98,12 @@ package struct PublishMessage: AuditedOperation {
             if windowStartsAt.timeIntervalSince(publishAt) < Double(hours) * 3600 {
                 throw DomainError.unprocessable(
                     code: "notice_period_too_short",
-                    detail: "A maintenance notice must show at least \(hours) h before its window starts (policies/messages.yaml).",
+                    detail:
+                        "A maintenance notice must show at least \(hours) h before its window starts (policies/messages.yaml).",
                     issues: [
-                        FieldIssue(field: "window_starts_at", code: "notice_period_too_short", message: "is less than \(hours) h after publication")
+                        FieldIssue(
+                            field: "window_starts_at", code: "notice_period_too_short",
+                            message: "is less than \(hours) h after publication")
                     ])
             }
         }
@@ -124,7 +137,8 @@ package struct RetractMessage: AuditedOperation {
         let state = before.state(at: unit.now)
         guard state == .scheduled || state == .published else {
             throw DomainError.invalidTransition(
-                "Only a scheduled or showing message can be retracted; this one is \(state.rawValue).", current: state.rawValue)
+                "Only a scheduled or showing message can be retracted; this one is \(state.rawValue).",
+                current: state.rawValue)
         }
         let after = try await unit.one(
             """

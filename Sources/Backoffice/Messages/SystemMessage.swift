@@ -42,20 +42,25 @@ package struct SystemMessage: Sendable, Equatable {
     var snapshot: String {
         get throws {
             struct Snapshot: Encodable {
-                let status: String, severity: String, audience: String, publish_at: Date?, expires_at: Date?, version: Int64
+                let status: String, severity: String, audience: String, publish_at: Date?, expires_at: Date?,
+                    version: Int64
             }
             return try AuditRecord.json(
                 Snapshot(
-                    status: status.rawValue, severity: severity.rawValue, audience: audience.rawValue, publish_at: publishAt, expires_at: expiresAt,
+                    status: status.rawValue, severity: severity.rawValue, audience: audience.rawValue,
+                    publish_at: publishAt, expires_at: expiresAt,
                     version: version))
         }
     }
 }
 
 /// The audit record of a change to one message.
-func messageEvent(_ action: Action, _ before: SystemMessage?, _ after: SystemMessage, reason: String?) throws -> AuditRecord {
+func messageEvent(_ action: Action, _ before: SystemMessage?, _ after: SystemMessage, reason: String?) throws
+    -> AuditRecord
+{
     AuditRecord(
-        action: action, tenantID: platformTenantID, targetType: "system_message", targetID: after.id.text, reason: reason,
+        action: action, tenantID: platformTenantID, targetType: "system_message", targetID: after.id.text,
+        reason: reason,
         before: try before?.snapshot, after: try after.snapshot)
 }
 

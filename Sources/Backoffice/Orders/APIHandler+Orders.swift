@@ -13,8 +13,10 @@ extension OrderDetail {
             }
             order.payment = try payment.map { payment in
                 .init(
-                    status: try .init(known: payment.status.rawValue), amountCents: payment.amountCents, authorizedCents: payment.authorizedCents,
-                    capturedCents: payment.capturedCents, refundedCents: payment.refundedCents, failureCode: payment.failureCode)
+                    status: try .init(known: payment.status.rawValue), amountCents: payment.amountCents,
+                    authorizedCents: payment.authorizedCents,
+                    capturedCents: payment.capturedCents, refundedCents: payment.refundedCents,
+                    failureCode: payment.failureCode)
             }
             return order
         }
@@ -31,8 +33,10 @@ extension Order {
                 shipping: .init(
                     name: shipping.name,
                     address: .init(
-                        line1: address.line1, line2: address.line2, city: address.city, region: address.region, postalCode: address.postalCode,
-                        country: address.country)), carrier: carrier, trackingNumber: trackingNumber, statusReason: statusReason,
+                        line1: address.line1, line2: address.line2, city: address.city, region: address.region,
+                        postalCode: address.postalCode,
+                        country: address.country)), carrier: carrier, trackingNumber: trackingNumber,
+                statusReason: statusReason,
                 lineCount: lineCount,
                 createdAt: createdAt, updatedAt: updatedAt, version: version)
         }
@@ -49,23 +53,30 @@ extension APIHandler {
                 .init(
                     goodID: try parseID(line.goodId, "lines[\(index)].good_id"), quantity: line.quantity,
                     payIn: try OrderLine.Currency(known: line.payIn.rawValue),
-                    expectedUnitPrice: line.payIn == .usd ? line.expectedUnitPriceCents : line.expectedUnitPriceFitpoints)
+                    expectedUnitPrice: line.payIn == .usd
+                        ? line.expectedUnitPriceCents : line.expectedUnitPriceFitpoints)
             },
             shipping: Order.Shipping(
                 name: body.shipping.name,
                 address: ShopAddress(
-                    line1: address.line1, line2: address.line2, city: address.city, region: address.region, postalCode: address.postalCode,
+                    line1: address.line1, line2: address.line2, city: address.city, region: address.region,
+                    postalCode: address.postalCode,
                     country: address.country)), paymentMethod: body.paymentMethod)
-        let stored = try await changeStaged(Checkout(request, payments: payments, idempotencyKey: idempotencyKey), body: body) { placed in
+        let stored = try await changeStaged(
+            Checkout(request, payments: payments, idempotencyKey: idempotencyKey), body: body
+        ) { placed in
             StoredResponse(status: placed.declined == nil ? 201 : 402, body: try placed.detail.api)
         }
         let order = stored.body
-        guard stored.status == 201 else { throw DomainError.paymentDeclined(code: order.payment?.failureCode ?? "payment_failed") }
+        guard stored.status == 201 else {
+            throw DomainError.paymentDeclined(code: order.payment?.failureCode ?? "payment_failed")
+        }
         return .created(.init(headers: .init(eTag: EntityTag.of(order.version)), body: .json(order)))
     }
 
     func listOrders(_ input: Operations.ListOrders.Input) async throws -> Operations.ListOrders.Output {
-        let request = OrderListRequest(limit: input.query.limit, cursor: input.query.cursor, status: input.query.status?.rawValue)
+        let request = OrderListRequest(
+            limit: input.query.limit, cursor: input.query.cursor, status: input.query.status?.rawValue)
         let (items, next) = try await request.run(database, context: try context())
         return .ok(.init(body: .json(.init(items: try items.map { try $0.api }, nextCursor: next))))
     }
@@ -92,13 +103,16 @@ extension APIHandler {
 
     /// Runs a move the payment provider acts on first (staged) and answers the order after it; a
     /// refusal by the provider is 409 with the move's code, the order unchanged.
-    private func move<Move: PaymentMove>(_ move: Move, id: UUID, body: some Codable & Sendable) async throws -> Components.Responses.OrderMoved {
+    private func move<Move: PaymentMove>(_ move: Move, id: UUID, body: some Codable & Sendable) async throws
+        -> Components.Responses.OrderMoved
+    {
         let stored = try await changeStaged(move, on: id, body: body) { outcome in
             StoredResponse(status: outcome.refused == nil ? 200 : 409, body: try outcome.detail.api)
         }
         guard stored.status == 200 else {
             throw DomainError.conflict(
-                code: Move.refusal, detail: "The payment provider refused to \(Move.operation.rawValue); the order is unchanged.")
+                code: Move.refusal,
+                detail: "The payment provider refused to \(Move.operation.rawValue); the order is unchanged.")
         }
         return .init(headers: .init(eTag: EntityTag.of(stored.body.version)), body: .json(stored.body))
     }
@@ -106,7 +120,8 @@ extension APIHandler {
     func shipOrder(_ input: Operations.ShipOrder.Input) async throws -> Operations.ShipOrder.Output {
         let body: Components.Schemas.ShipmentRequest = try json(input.body)
         let id = try parseID(input.path.orderId, "order_id")
-        let ship = ShipOrder(orderID: id, carrier: body.carrier, trackingNumber: body.trackingNumber, payments: payments)
+        let ship = ShipOrder(
+            orderID: id, carrier: body.carrier, trackingNumber: body.trackingNumber, payments: payments)
         return .ok(try await move(ship, id: id, body: body))
     }
 

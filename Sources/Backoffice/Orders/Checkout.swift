@@ -35,7 +35,8 @@ package struct CheckoutRequest: Sendable {
     package init(customerID: UUID, lines: [Line], shipping: Order.Shipping, paymentMethod: String?) {
         self.customerID = customerID
         self.lines = lines
-        self.shipping = Order.Shipping(name: shipping.name.trimmingCharacters(in: .whitespacesAndNewlines), address: shipping.address.trimmed)
+        self.shipping = Order.Shipping(
+            name: shipping.name.trimmingCharacters(in: .whitespacesAndNewlines), address: shipping.address.trimmed)
         self.paymentMethod = paymentMethod?.trimmingCharacters(in: .whitespaces)
     }
 }
@@ -81,7 +82,9 @@ package struct Checkout: StagedOperation {
     /// The order after checkout; `declined` names the provider's reason when its payment was refused.
     package struct Placed: Sendable {
         package let detail: OrderDetail
-        package var declined: String? { detail.order.status == .paymentFailed ? detail.payment?.failureCode ?? "payment_failed" : nil }
+        package var declined: String? {
+            detail.order.status == .paymentFailed ? detail.payment?.failureCode ?? "payment_failed" : nil
+        }
     }
 
     package func ready() throws {
@@ -104,17 +107,20 @@ package struct Checkout: StagedOperation {
         for (index, line) in request.lines.enumerated() {
             guard let good = goods[line.goodID] else { throw DomainError.inconsistent("a locked good went missing") }
             guard let price = line.payIn == .usd ? good.priceCents : good.priceFitPoints else {
-                throw DomainError.invalid("lines[\(index)].pay_in", "no_price", "'\(good.sku)' has no price in \(line.payIn.rawValue)")
+                throw DomainError.invalid(
+                    "lines[\(index)].pay_in", "no_price", "'\(good.sku)' has no price in \(line.payIn.rawValue)")
             }
             lines.append(
                 OrderLine(
-                    line: index + 1, goodID: good.id, sku: good.sku, name: good.name, quantity: line.quantity, paidIn: line.payIn, unitPrice: price))
+                    line: index + 1, goodID: good.id, sku: good.sku, name: good.name, quantity: line.quantity,
+                    paidIn: line.payIn, unitPrice: price))
         }
         try requireExpectedPrices(lines)
         let short = lines.filter { line in (goods[line.goodID]?.stock ?? 0) < Int64(line.quantity) }
         guard short.isEmpty else {
             throw DomainError.conflict(
-                code: "out_of_stock", detail: "Not enough in stock: \(short.map(\.sku).joined(separator: ", ")). Nothing was reserved.")
+                code: "out_of_stock",
+                detail: "Not enough in stock: \(short.map(\.sku).joined(separator: ", ")). Nothing was reserved.")
         }
         let orderID = unit.newID()
         let totalCents = lines.filter { $0.paidIn == .usd }.reduce(0) { $0 + $1.total }
@@ -128,13 +134,16 @@ package struct Checkout: StagedOperation {
             try await Ledger.post(
                 [
                     Ledger.Transfer(
-                        .redemption, from: Ledger.wallet(request.customerID), to: Ledger.redemption, amount: totalPoints,
+                        .redemption, from: Ledger.wallet(request.customerID), to: Ledger.redemption,
+                        amount: totalPoints,
                         reason: "order \(orderID.text)", sourceEventID: "order:\(orderID.text)")
                 ], movement: orderID, in: unit)
         }
         let reservation =
             totalCents > 0
-            ? Reservation(orderID: orderID, paymentID: unit.newID(), amountCents: totalCents, providerKey: providerKey(order: orderID, in: unit))
+            ? Reservation(
+                orderID: orderID, paymentID: unit.newID(), amountCents: totalCents,
+                providerKey: providerKey(order: orderID, in: unit))
             : nil
         let status: Order.Status = reservation == nil ? .paid : .pendingPayment
         // The order, its lines and its payment in one statement (the lines' and payment's
@@ -162,8 +171,11 @@ package struct Checkout: StagedOperation {
             SELECT \(unescaped: Order.columns) FROM o
             """, as: Order.self, else: DomainError.inconsistent("the new order was not returned"))
         let event = AuditRecord(
-            action: Self.action, tenantID: tenant, targetType: "order", targetID: orderID.text, reason: nil, before: nil, after: try order.snapshot)
-        guard let reservation else { return Audited(.done(Placed(detail: OrderDetail(order: order, lines: lines, payment: nil))), event: event) }
+            action: Self.action, tenantID: tenant, targetType: "order", targetID: orderID.text, reason: nil,
+            before: nil, after: try order.snapshot)
+        guard let reservation else {
+            return Audited(.done(Placed(detail: OrderDetail(order: order, lines: lines, payment: nil))), event: event)
+        }
         return Audited(.call(reservation), event: event)
     }
 
@@ -171,12 +183,15 @@ package struct Checkout: StagedOperation {
         try await payments.call {
             try await $0.authorize(
                 PaymentAuthorization(
-                    amountCents: reservation.amountCents, cardNumber: request.paymentMethod ?? "", idempotencyKey: reservation.providerKey,
+                    amountCents: reservation.amountCents, cardNumber: request.paymentMethod ?? "",
+                    idempotencyKey: reservation.providerKey,
                     reference: reservation.orderID.text))
         }
     }
 
-    package func record(_ verdict: PaymentOutcome, for reservation: Reservation, in unit: UnitOfWork) async throws -> Audited<Placed> {
+    package func record(_ verdict: PaymentOutcome, for reservation: Reservation, in unit: UnitOfWork) async throws
+        -> Audited<Placed>
+    {
         let payment = try await Payment.locked(reservation.paymentID, in: unit)
         let before = try await Order.fetch(reservation.orderID, forUpdate: true, in: unit)
         guard let after = try await PaymentCompletion.authorization(verdict, payment, before, in: unit) else {
@@ -187,7 +202,8 @@ package struct Checkout: StagedOperation {
             Placed(detail: detail),
             event: AuditRecord(
                 action: Self.action, tenantID: after.tenantID, targetType: "order", targetID: after.id.text,
-                reason: "the payment provider's verdict: \(detail.payment?.status.rawValue ?? "none")", before: try before.snapshot,
+                reason: "the payment provider's verdict: \(detail.payment?.status.rawValue ?? "none")",
+                before: try before.snapshot,
                 after: try after.snapshot
             ))
     }
@@ -202,17 +218,23 @@ package struct Checkout: StagedOperation {
 
     private func validate() throws {
         var validation = Validation()
-        validation.require((1...50).contains(request.lines.count), "lines", "out_of_range", "an order has 1 to 50 lines")
         validation.require(
-            Set(request.lines.map(\.goodID)).count == request.lines.count, "lines", "duplicate_good", "each good once (raise its quantity)")
+            (1...50).contains(request.lines.count), "lines", "out_of_range", "an order has 1 to 50 lines")
+        validation.require(
+            Set(request.lines.map(\.goodID)).count == request.lines.count, "lines", "duplicate_good",
+            "each good once (raise its quantity)")
         for (index, line) in request.lines.enumerated() {
-            validation.require((1...100).contains(line.quantity), "lines[\(index)].quantity", "out_of_range", "must be from 1 to 100")
-            validation.require(line.expectedUnitPrice != nil, line.expectedPriceField(index), "required", "the unit price the customer saw")
+            validation.require(
+                (1...100).contains(line.quantity), "lines[\(index)].quantity", "out_of_range", "must be from 1 to 100")
+            validation.require(
+                line.expectedUnitPrice != nil, line.expectedPriceField(index), "required",
+                "the unit price the customer saw")
         }
         validation.text(request.shipping.name, "shipping.name", max: 200)
         let address = request.shipping.address
         for (field, value) in [
-            ("line1", address.line1), ("city", address.city), ("region", address.region), ("postal_code", address.postalCode),
+            ("line1", address.line1), ("city", address.city), ("region", address.region),
+            ("postal_code", address.postalCode),
             ("country", address.country),
         ] {
             validation.text(value, "shipping.address.\(field)", max: 200)
@@ -233,11 +255,13 @@ package struct Checkout: StagedOperation {
             guard asked.expectedUnitPrice != line.unitPrice else { return nil }
             return FieldIssue(
                 field: asked.expectedPriceField(index), code: "price_changed",
-                message: "'\(line.sku)' costs \(line.unitPrice) \(line.paidIn == .usd ? "cents" : "FitPoints") now", current: String(line.unitPrice))
+                message: "'\(line.sku)' costs \(line.unitPrice) \(line.paidIn == .usd ? "cents" : "FitPoints") now",
+                current: String(line.unitPrice))
         }
         guard changed.isEmpty else {
             throw DomainError.outdated(
-                code: "price_changed", detail: "A price changed since the customer saw it; nothing was reserved. Show the new prices.",
+                code: "price_changed",
+                detail: "A price changed since the customer saw it; nothing was reserved. Show the new prices.",
                 issues: changed)
         }
     }
@@ -246,10 +270,12 @@ package struct Checkout: StagedOperation {
     private func requireActiveCustomer(in unit: UnitOfWork) async throws {
         guard
             let status = try await unit.first(
-                "SELECT status FROM customers WHERE id = \(request.customerID) FOR SHARE", { try AccountStatus(known: try $0.decode(String.self)) })
+                "SELECT status FROM customers WHERE id = \(request.customerID) FOR SHARE",
+                { try AccountStatus(known: try $0.decode(String.self)) })
         else { throw DomainError.notFound("Customer \(request.customerID.text)") }
         guard status == .active else {
-            throw DomainError.conflict(code: "account_locked", detail: "The customer's account is \(status.rawValue): it cannot check out.")
+            throw DomainError.conflict(
+                code: "account_locked", detail: "The customer's account is \(status.rawValue): it cannot check out.")
         }
     }
 
@@ -262,7 +288,8 @@ package struct Checkout: StagedOperation {
         let goods = Dictionary(uniqueKeysWithValues: rows.map { ($0.id, $0) })
         var validation = Validation()
         for (index, line) in request.lines.enumerated() {
-            validation.require(goods[line.goodID]?.status == .active, "lines[\(index)].good_id", "unavailable", "no such good on sale")
+            validation.require(
+                goods[line.goodID]?.status == .active, "lines[\(index)].good_id", "unavailable", "no such good on sale")
         }
         try validation.check()
         return goods

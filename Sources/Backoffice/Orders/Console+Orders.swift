@@ -10,13 +10,17 @@ extension Console {
     func registerOrders(on group: RouterGroup<AppRequestContext>) {
         section("orders", "Orders", needs: ListOrders.action, on: group) { console in
             let status = try OrderBoard.status(console.form.text("status"))
-            let page = try await OrderListRequest(limit: Self.pageSize, cursor: console.form.text("cursor"), status: status.rawValue)
-                .run(database, context: console.context)
+            let page = try await OrderListRequest(
+                limit: Self.pageSize, cursor: console.form.text("cursor"), status: status.rawValue
+            )
+            .run(database, context: console.context)
             var data: [String: Any] = [
                 "rowsHTML": OrderBoard.rows(page.items), "hasOrders": !page.items.isEmpty,
                 "tabsHTML": ConsoleNavigation.links(
                     OrderBoard.tabs.map {
-                        .init(href: "/console/orders?status=\($0.rawValue)", label: OrderBoard.label($0), current: $0 == status)
+                        .init(
+                            href: "/console/orders?status=\($0.rawValue)", label: OrderBoard.label($0),
+                            current: $0 == status)
                     }),
                 "state": OrderBoard.label(status),
             ]
@@ -32,9 +36,11 @@ extension Console {
                 do {
                     let detail = try await console.move(move, order: id, payments: payments)
                     return console.redirect(
-                        "/console/orders/\(id.text)", flash: "Order \(detail.order.shortID) is \(detail.order.status.rawValue).")
+                        "/console/orders/\(id.text)",
+                        flash: "Order \(detail.order.shortID) is \(detail.order.status.rawValue).")
                 } catch let refusal as DomainError {
-                    return try await console.orderPage(id, issues: try FormRefusal.issues(refusal), values: console.form.values)
+                    return try await console.orderPage(
+                        id, issues: try FormRefusal.issues(refusal), values: console.form.values)
                 }
             }
         }
@@ -43,16 +49,22 @@ extension Console {
 
 extension ConsoleRequest {
     /// Runs `move` on the order with the form's fields; a destructive move needs its confirmation.
-    fileprivate func move(_ move: OrderBoard.Move, order id: UUID, payments: any PaymentGateway) async throws -> OrderDetail {
+    fileprivate func move(_ move: OrderBoard.Move, order id: UUID, payments: any PaymentGateway) async throws
+        -> OrderDetail
+    {
         if move.isDestructive { try form.confirm(move.rawValue) }
         switch move {
         case .accept: return try await run(AcceptOrder(orderID: id))
         case .deliver: return try await run(DeliverOrder(orderID: id))
         case .ship:
             return try await paymentMove(
-                ShipOrder(orderID: id, carrier: form.text("carrier") ?? "", trackingNumber: form.text("tracking_number") ?? "", payments: payments))
-        case .cancel: return try await paymentMove(CancelOrder(orderID: id, reason: form.text("reason"), payments: payments))
-        case .refund: return try await paymentMove(RefundOrder(orderID: id, reason: form.text("reason"), payments: payments))
+                ShipOrder(
+                    orderID: id, carrier: form.text("carrier") ?? "",
+                    trackingNumber: form.text("tracking_number") ?? "", payments: payments))
+        case .cancel:
+            return try await paymentMove(CancelOrder(orderID: id, reason: form.text("reason"), payments: payments))
+        case .refund:
+            return try await paymentMove(RefundOrder(orderID: id, reason: form.text("reason"), payments: payments))
         }
     }
 
@@ -61,14 +73,17 @@ extension ConsoleRequest {
         let outcome = try await runStaged(move)
         guard outcome.refused == nil else {
             throw DomainError.conflict(
-                code: Move.refusal, detail: "The payment provider refused to \(Move.operation.rawValue); the order is unchanged.")
+                code: Move.refusal,
+                detail: "The payment provider refused to \(Move.operation.rawValue); the order is unchanged.")
         }
         return outcome.detail
     }
 
     /// The order's page: lines, payment, shipping, the moves its state allows, and its audit
     /// trail when the role may read the log; `issues` next to the move's fields (422).
-    fileprivate func orderPage(_ id: UUID, issues: [FieldIssue], values: [String: String] = [:]) async throws -> ConsoleAnswer {
+    fileprivate func orderPage(_ id: UUID, issues: [FieldIssue], values: [String: String] = [:]) async throws
+        -> ConsoleAnswer
+    {
         let detail = try await read(GetOrder(id: id))
         let order = detail.order
         var data: [String: Any] = [
@@ -81,14 +96,16 @@ extension ConsoleRequest {
                 ] as [String: Any]
             },
             "address": [
-                order.shipping.address.line1, order.shipping.address.line2, order.shipping.address.city, order.shipping.address.region,
+                order.shipping.address.line1, order.shipping.address.line2, order.shipping.address.city,
+                order.shipping.address.region,
                 order.shipping.address.postalCode, order.shipping.address.country,
             ].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ", "),
         ]
         FormRefusal(issues).add(to: &data)
         if let payment = detail.payment {
             var shown: [String: Any] = [
-                "status": payment.status.rawValue, "amount": Money.dollars(payment.amountCents), "captured": Money.dollars(payment.capturedCents),
+                "status": payment.status.rawValue, "amount": Money.dollars(payment.amountCents),
+                "captured": Money.dollars(payment.capturedCents),
                 "refunded": Money.dollars(payment.refundedCents),
             ]
             if let failure = payment.failureCode { shown["failure"] = failure }
@@ -104,7 +121,8 @@ extension ConsoleRequest {
             data["trail"] = events.map(AuditEventView.init)
             data["hasTrail"] = !events.isEmpty
         }
-        return page("order", title: "Order \(order.shortID)", status: issues.isEmpty ? .ok : .unprocessableContent, data)
+        return page(
+            "order", title: "Order \(order.shortID)", status: issues.isEmpty ? .ok : .unprocessableContent, data)
     }
 }
 
@@ -131,7 +149,9 @@ enum OrderBoard {
     }
 
     /// The board's tabs, in the order an order moves through them.
-    static let tabs: [Order.Status] = [.paid, .accepted, .shipped, .delivered, .pendingPayment, .cancelled, .refunded, .paymentFailed]
+    static let tabs: [Order.Status] = [
+        .paid, .accepted, .shipped, .delivered, .pendingPayment, .cancelled, .refunded, .paymentFailed,
+    ]
 
     static func label(_ status: Order.Status) -> String {
         switch status {
@@ -150,7 +170,9 @@ enum OrderBoard {
     static func status(_ text: String?) throws -> Order.Status {
         guard let text else { return .paid }
         guard let status = Order.Status(rawValue: text) else {
-            throw DomainError.invalid([FieldIssue(field: "status", code: "unknown_status", message: "is not an order state")])
+            throw DomainError.invalid([
+                FieldIssue(field: "status", code: "unknown_status", message: "is not an order state")
+            ])
         }
         return status
     }
@@ -195,7 +217,8 @@ struct OrderView {
         status = order.status.rawValue
         state = OrderBoard.label(order.status)
         total = [
-            order.totalCents > 0 ? Money.dollars(order.totalCents) : nil, order.totalFitPoints > 0 ? Money.fitPoints(order.totalFitPoints) : nil,
+            order.totalCents > 0 ? Money.dollars(order.totalCents) : nil,
+            order.totalFitPoints > 0 ? Money.fitPoints(order.totalFitPoints) : nil,
         ]
         .compactMap { $0 }.joined(separator: " + ")
         placed = ConsoleTime.text(order.createdAt)

@@ -52,7 +52,8 @@ package struct Order: Sendable, Equatable {
     var snapshot: String? {
         get throws {
             struct Snapshot: Encodable {
-                let status: String, total_cents: Int64, total_fitpoints: Int64, carrier: String?, tracking_number: String?, status_reason: String?
+                let status: String, total_cents: Int64, total_fitpoints: Int64, carrier: String?,
+                    tracking_number: String?, status_reason: String?
             }
             return try AuditRecord.json(
                 Snapshot(
@@ -98,7 +99,8 @@ package enum OrderTransition {
     static func check(_ order: Order, to target: Order.Status) throws {
         guard sources(of: target).contains(order.status) else {
             let from = sources(of: target).map(\.rawValue).sorted().joined(separator: " or ")
-            throw DomainError.invalidTransition("Only an order that is \(from) can become \(target.rawValue).", current: order.status.rawValue)
+            throw DomainError.invalidTransition(
+                "Only an order that is \(from) can become \(target.rawValue).", current: order.status.rawValue)
         }
     }
 }
@@ -116,13 +118,19 @@ extension Order: RowDecodable {
         var c = RowCells(row, of: "orders")
         let (id, tenantID, customerID): (UUID, UUID, UUID) = (try c.next(), try c.next(), try c.next())
         let status = try Status(known: try c.next())
-        let (totalCents, totalFitPoints, shippingName): (Int64, Int64, String) = (try c.next(), try c.next(), try c.next())
+        let (totalCents, totalFitPoints, shippingName): (Int64, Int64, String) = (
+            try c.next(), try c.next(), try c.next()
+        )
         let address = ShopAddress(
-            line1: try c.next(), line2: try c.next(), city: try c.next(), region: try c.next(), postalCode: try c.next(), country: try c.next())
+            line1: try c.next(), line2: try c.next(), city: try c.next(), region: try c.next(),
+            postalCode: try c.next(), country: try c.next())
         self.init(
-            id: id, tenantID: tenantID, customerID: customerID, status: status, totalCents: totalCents, totalFitPoints: totalFitPoints,
-            shipping: Shipping(name: shippingName, address: address), carrier: try c.next(), trackingNumber: try c.next(),
-            statusReason: try c.next(), lineCount: Int(try c.next(Int32.self)), createdAt: try c.next(), updatedAt: try c.next(),
+            id: id, tenantID: tenantID, customerID: customerID, status: status, totalCents: totalCents,
+            totalFitPoints: totalFitPoints,
+            shipping: Shipping(name: shippingName, address: address), carrier: try c.next(),
+            trackingNumber: try c.next(),
+            statusReason: try c.next(), lineCount: Int(try c.next(Int32.self)), createdAt: try c.next(),
+            updatedAt: try c.next(),
             version: try c.next())
     }
 
@@ -134,7 +142,8 @@ extension Order: RowDecodable {
 
     /// The order's lines, in order.
     static func lines(of id: UUID, in unit: UnitOfWork) async throws -> [OrderLine] {
-        try await unit.all("SELECT \(unescaped: OrderLine.columns) FROM order_lines WHERE order_id = \(id) ORDER BY line")
+        try await unit.all(
+            "SELECT \(unescaped: OrderLine.columns) FROM order_lines WHERE order_id = \(id) ORDER BY line")
     }
 }
 
@@ -143,7 +152,9 @@ extension OrderLine: RowDecodable {
 
     package init(row: PostgresRow) throws {
         let c = try row.decode((Int32, UUID, String, String, Int32, String, Int64).self)
-        self.init(line: Int(c.0), goodID: c.1, sku: c.2, name: c.3, quantity: Int(c.4), paidIn: try Currency(known: c.5), unitPrice: c.6)
+        self.init(
+            line: Int(c.0), goodID: c.1, sku: c.2, name: c.3, quantity: Int(c.4), paidIn: try Currency(known: c.5),
+            unitPrice: c.6)
     }
 }
 
@@ -154,6 +165,8 @@ package struct OrderDetail: Sendable {
     package let payment: Payment?
 
     static func load(_ order: Order, in unit: UnitOfWork) async throws -> OrderDetail {
-        OrderDetail(order: order, lines: try await Order.lines(of: order.id, in: unit), payment: try await Payment.of(order: order.id, in: unit))
+        OrderDetail(
+            order: order, lines: try await Order.lines(of: order.id, in: unit),
+            payment: try await Payment.of(order: order.id, in: unit))
     }
 }

@@ -21,7 +21,9 @@ struct OrderListRequest: Sendable {
     }
 
     /// The page (at most `limit` orders) and the cursor of the next one.
-    func run(_ database: Database, context: OperationContext) async throws -> (items: ArraySlice<Order>, nextCursor: String?) {
+    func run(_ database: Database, context: OperationContext) async throws -> (
+        items: ArraySlice<Order>, nextCursor: String?
+    ) {
         let limit = try pageLimit(limit)
         let orders = try await database.read(try query(limit: limit + 1), context: context)
         return keysetPage(orders, limit: limit) { Cursor.timeAndID($0.createdAt, $0.id) }
@@ -30,11 +32,14 @@ struct OrderListRequest: Sendable {
     /// The page as the contract's JSON, written straight from the rows (`OrderPageJSON`).
     func json(_ database: Database, context: OperationContext) async throws -> ByteBuffer {
         let limit = try pageLimit(limit)
-        return try await database.read(ListOrdersJSON(rows: try query(limit: limit + 1), limit: limit), context: context)
+        return try await database.read(
+            ListOrdersJSON(rows: try query(limit: limit + 1), limit: limit), context: context)
     }
 
     private func query(limit: Int) throws -> ListOrders {
-        ListOrders(status: try ListQuery.status(status, as: Order.Status.self), before: try Cursor.timeAndID(cursor), limit: limit)
+        ListOrders(
+            status: try ListQuery.status(status, as: Order.Status.self), before: try Cursor.timeAndID(cursor),
+            limit: limit)
     }
 }
 
@@ -86,7 +91,9 @@ struct OrderPageJSON {
         }
         cells.removeAll(keepingCapacity: true)
         cells.append(contentsOf: row)
-        guard cells.count == 20 else { throw DomainError.inconsistent("a row of orders has \(cells.count) columns, not 20") }
+        guard cells.count == 20 else {
+            throw DomainError.inconsistent("a row of orders has \(cells.count) columns, not 20")
+        }
         out.raw(written == 0 ? "{" : ",{")
         written += 1
         if try optionalText(13, "carrier") { out.raw(",") }
@@ -133,18 +140,25 @@ struct OrderPageJSON {
     /// The page: its items and, when another page follows, the cursor after the last of them.
     consuming func finish() throws -> ByteBuffer {
         let after = hasMore ? last : nil
-        out.closePage(nextCursor: try after.map { Cursor.encode(Cursor.timeAndID(try $0.createdAt.decode(Date.self), try $0.id.decode(UUID.self))) })
+        out.closePage(
+            nextCursor: try after.map {
+                Cursor.encode(Cursor.timeAndID(try $0.createdAt.decode(Date.self), try $0.id.decode(UUID.self)))
+            })
         return ByteBuffer(bytes: out.bytes)
     }
 
     /// The text cell at `index` as a JSON string (through `mask` when the page is masked).
     private mutating func text(_ index: Int, masking mask: ((String) -> String)? = nil) throws {
-        guard let bytes = cells[index].bytes else { throw DomainError.inconsistent("orders.\(cells[index].columnName) is NULL") }
+        guard let bytes = cells[index].bytes else {
+            throw DomainError.inconsistent("orders.\(cells[index].columnName) is NULL")
+        }
         write(bytes, masking: mask)
     }
 
     /// `"key":"value"` for the text cell at `index` unless it is NULL; whether it wrote it.
-    private mutating func optionalText(_ index: Int, _ key: StaticString, masking mask: ((String) -> String)? = nil) throws -> Bool {
+    private mutating func optionalText(_ index: Int, _ key: StaticString, masking mask: ((String) -> String)? = nil)
+        throws -> Bool
+    {
         guard let bytes = cells[index].bytes else { return false }
         out.raw("\"")
         out.raw(key)

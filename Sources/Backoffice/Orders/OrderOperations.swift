@@ -40,7 +40,8 @@ extension OrderMove {
         return Audited(
             try await OrderDetail.load(after, in: unit),
             event: AuditRecord(
-                action: Self.action, tenantID: before.tenantID, targetType: "order", targetID: orderID.text, reason: reason,
+                action: Self.action, tenantID: before.tenantID, targetType: "order", targetID: orderID.text,
+                reason: reason,
                 before: try before.snapshot,
                 after: try after.snapshot))
     }
@@ -49,7 +50,10 @@ extension OrderMove {
 /// Writing an order's new status, and the reversals a cancelled or refunded order needs.
 enum OrderStatus {
     /// Records `order`'s move to `status` (a new version).
-    static func move(_ order: Order, to status: Order.Status, reason: String?, shipment: (carrier: String, tracking: String)?, in unit: UnitOfWork)
+    static func move(
+        _ order: Order, to status: Order.Status, reason: String?, shipment: (carrier: String, tracking: String)?,
+        in unit: UnitOfWork
+    )
         async throws -> Order
     {
         let after = try await unit.one(
@@ -79,7 +83,8 @@ enum OrderStatus {
     static func returnFitPoints(of order: Order, reason: String, in unit: UnitOfWork) async throws {
         guard order.totalFitPoints > 0 else { return }
         _ = try await unit.first(
-            "SELECT return_order_fitpoints(\(order.id), \(unit.principal.operatorID), \(reason), \(unit.now))", { try $0.decode(Int64.self) })
+            "SELECT return_order_fitpoints(\(order.id), \(unit.principal.operatorID), \(reason), \(unit.now))",
+            { try $0.decode(Int64.self) })
     }
 
     /// What a cancelled or failed order gives back: its units to stock, its FitPoints to the customer.
@@ -119,7 +124,9 @@ package struct ShipOrder: PaymentMove {
     }
 
     init(resuming step: PaymentStep, payments: any PaymentGateway) {
-        self.init(orderID: step.orderID, carrier: step.carrier ?? "", trackingNumber: step.trackingNumber ?? "", payments: payments)
+        self.init(
+            orderID: step.orderID, carrier: step.carrier ?? "", trackingNumber: step.trackingNumber ?? "",
+            payments: payments)
     }
 
     func needsProvider(_ payment: Payment) -> Bool { payment.status == .authorized }
@@ -154,7 +161,9 @@ package struct CancelOrder: ReasonedPaymentMove {
     var target: Order.Status { .cancelled }
 
     package init(orderID: UUID, reason: String?, payments: any PaymentGateway) {
-        (self.orderID, self.reason, self.payments) = (orderID, reason?.trimmingCharacters(in: .whitespacesAndNewlines), payments)
+        (self.orderID, self.reason, self.payments) = (
+            orderID, reason?.trimmingCharacters(in: .whitespacesAndNewlines), payments
+        )
     }
 
     func precheck() throws { _ = try requireReason(reason) }
@@ -181,10 +190,14 @@ package struct RefundOrder: ReasonedPaymentMove {
     var target: Order.Status { .refunded }
 
     package init(orderID: UUID, reason: String?, payments: any PaymentGateway) {
-        (self.orderID, self.reason, self.payments) = (orderID, reason?.trimmingCharacters(in: .whitespacesAndNewlines), payments)
+        (self.orderID, self.reason, self.payments) = (
+            orderID, reason?.trimmingCharacters(in: .whitespacesAndNewlines), payments
+        )
     }
 
-    func needsProvider(_ payment: Payment) -> Bool { payment.status == .captured && payment.capturedCents > payment.refundedCents }
+    func needsProvider(_ payment: Payment) -> Bool {
+        payment.status == .captured && payment.capturedCents > payment.refundedCents
+    }
 
     func apply(to order: Order, in unit: UnitOfWork) async throws -> (carrier: String, tracking: String)? {
         _ = try requireReason(reason)  // after the state check, as it always was

@@ -30,13 +30,19 @@ package struct ListOrders: Query {
     }
 
     private func eachRow<Fetch: PageFetch>(
-        _: Fetch.Type, tenant: UUID?, before start: (Date, UUID), in unit: UnitOfWork, _ body: (PostgresRow) throws -> Void
+        _: Fetch.Type, tenant: UUID?, before start: (Date, UUID), in unit: UnitOfWork,
+        _ body: (PostgresRow) throws -> Void
     ) async throws {
         switch (tenant, status) {
         case (let tenant?, let status?):
-            try await unit.eachRow(OrderPage<PartnerOrdersInState, Fetch>(before: start, tenant: tenant, status: status), limit: limit, body)
-        case (let tenant?, nil): try await unit.eachRow(OrderPage<PartnerOrders, Fetch>(before: start, tenant: tenant), limit: limit, body)
-        case (nil, let status?): try await unit.eachRow(OrderPage<AllOrdersInState, Fetch>(before: start, status: status), limit: limit, body)
+            try await unit.eachRow(
+                OrderPage<PartnerOrdersInState, Fetch>(before: start, tenant: tenant, status: status), limit: limit,
+                body)
+        case (let tenant?, nil):
+            try await unit.eachRow(OrderPage<PartnerOrders, Fetch>(before: start, tenant: tenant), limit: limit, body)
+        case (nil, let status?):
+            try await unit.eachRow(
+                OrderPage<AllOrdersInState, Fetch>(before: start, status: status), limit: limit, body)
         case (nil, nil): try await unit.eachRow(OrderPage<AllOrders, Fetch>(before: start), limit: limit, body)
         }
     }

@@ -14,7 +14,8 @@ import Foundation
 ///    follows (stock and FitPoints back); refused → the payment as it was, the order unchanged,
 ///    answered 409 with the operation's code. Reconciliation finishes an operation a crash left
 ///    under way (`ReconcilePayments`).
-protocol PaymentMove: OrderMoveRules, StagedOperation where Reservation == PaymentStep, Verdict == PaymentOutcome, Output == MoveOutcome {
+protocol PaymentMove: OrderMoveRules, StagedOperation
+where Reservation == PaymentStep, Verdict == PaymentOutcome, Output == MoveOutcome {
     /// What the provider is asked to do.
     static var operation: PaymentOperation { get }
     /// The code a refusal of the operation is answered with (409).
@@ -33,7 +34,9 @@ protocol ReasonedPaymentMove: PaymentMove {
 }
 
 extension ReasonedPaymentMove {
-    init(resuming step: PaymentStep, payments: any PaymentGateway) { self.init(orderID: step.orderID, reason: step.reason, payments: payments) }
+    init(resuming step: PaymentStep, payments: any PaymentGateway) {
+        self.init(orderID: step.orderID, reason: step.reason, payments: payments)
+    }
 }
 
 /// A provider operation under way for an order's move: what the call needs and what the move
@@ -69,36 +72,43 @@ extension PaymentMove {
         let payment = try await Payment.of(order: orderID, forUpdate: true, in: unit)
         guard payment?.status != .authorizing, payment?.pendingOperation == nil else {
             throw DomainError.conflict(
-                code: "payment_in_progress", detail: "The order's payment is at the provider now; try again once its answer is in.")
+                code: "payment_in_progress",
+                detail: "The order's payment is at the provider now; try again once its answer is in.")
         }
         guard let payment, needsProvider(payment), let providerID = payment.providerPaymentID else {
             return try await complete(before, shipment: shipment, in: unit).map { .done($0) }
         }
         let step = PaymentStep(
             orderID: orderID, paymentID: payment.id, providerPaymentID: providerID, operation: Self.operation,
-            amountCents: Self.operation == .refund ? payment.capturedCents - payment.refundedCents : payment.authorizedCents,
+            amountCents: Self.operation == .refund
+                ? payment.capturedCents - payment.refundedCents : payment.authorizedCents,
             carrier: shipment?.carrier, trackingNumber: shipment?.tracking, reason: reason)
         try await Payment.begin(Self.operation, detail: try AuditRecord.json(step), on: payment.id, in: unit)
         return Audited(
             .call(step),
             event: AuditRecord(
                 action: Self.action, tenantID: before.tenantID, targetType: "order", targetID: orderID.text,
-                reason: "asked the payment provider to \(Self.operation.rawValue)", before: try before.snapshot, after: try before.snapshot))
+                reason: "asked the payment provider to \(Self.operation.rawValue)", before: try before.snapshot,
+                after: try before.snapshot))
     }
 
     package func call(_ step: PaymentStep) async throws -> PaymentOutcome {
         try await payments.call { provider in
             switch step.operation {
             case .capture:
-                try await provider.capture(paymentID: step.providerPaymentID, amountCents: step.amountCents, idempotencyKey: step.providerKey)
+                try await provider.capture(
+                    paymentID: step.providerPaymentID, amountCents: step.amountCents, idempotencyKey: step.providerKey)
             case .void: try await provider.void(paymentID: step.providerPaymentID, idempotencyKey: step.providerKey)
             case .refund:
-                try await provider.refund(paymentID: step.providerPaymentID, amountCents: step.amountCents, idempotencyKey: step.providerKey)
+                try await provider.refund(
+                    paymentID: step.providerPaymentID, amountCents: step.amountCents, idempotencyKey: step.providerKey)
             }
         }
     }
 
-    package func record(_ verdict: PaymentOutcome, for step: PaymentStep, in unit: UnitOfWork) async throws -> Audited<MoveOutcome> {
+    package func record(_ verdict: PaymentOutcome, for step: PaymentStep, in unit: UnitOfWork) async throws -> Audited<
+        MoveOutcome
+    > {
         let payment = try await Payment.locked(step.paymentID, in: unit)
         let before = try await Order.fetch(step.orderID, forUpdate: true, in: unit)
         guard payment.pendingOperation == step.operation else {  // recorded first by another path
@@ -110,26 +120,33 @@ extension PaymentMove {
                 MoveOutcome(detail: try await OrderDetail.load(before, in: unit), refused: Self.refusal),
                 event: AuditRecord(
                     action: Self.action, tenantID: before.tenantID, targetType: "order", targetID: before.id.text,
-                    reason: "the payment provider refused to \(step.operation.rawValue): \(code)", before: try before.snapshot,
+                    reason: "the payment provider refused to \(step.operation.rawValue): \(code)",
+                    before: try before.snapshot,
                     after: try before.snapshot))
         }
         switch step.operation {
-        case .capture: try await Payment.record(payment.id, status: .captured, capturedCents: step.amountCents, in: unit)
+        case .capture:
+            try await Payment.record(payment.id, status: .captured, capturedCents: step.amountCents, in: unit)
         case .void: try await Payment.record(payment.id, status: .voided, in: unit)
-        case .refund: try await Payment.record(payment.id, status: .refunded, refundedCents: payment.refundedCents + step.amountCents, in: unit)
+        case .refund:
+            try await Payment.record(
+                payment.id, status: .refunded, refundedCents: payment.refundedCents + step.amountCents, in: unit)
         }
         let shipment = step.carrier.flatMap { carrier in step.trackingNumber.map { (carrier: carrier, tracking: $0) } }
         return try await complete(before, shipment: shipment, in: unit)
     }
 
     /// The move itself: the order's new status, what follows it, the audit event.
-    private func complete(_ before: Order, shipment: (carrier: String, tracking: String)?, in unit: UnitOfWork) async throws -> Audited<MoveOutcome> {
+    private func complete(_ before: Order, shipment: (carrier: String, tracking: String)?, in unit: UnitOfWork)
+        async throws -> Audited<MoveOutcome>
+    {
         let after = try await OrderStatus.move(before, to: target, reason: reason, shipment: shipment, in: unit)
         try await settle(after, in: unit)
         return Audited(
             MoveOutcome(detail: try await OrderDetail.load(after, in: unit), refused: nil),
             event: AuditRecord(
-                action: Self.action, tenantID: before.tenantID, targetType: "order", targetID: before.id.text, reason: reason,
+                action: Self.action, tenantID: before.tenantID, targetType: "order", targetID: before.id.text,
+                reason: reason,
                 before: try before.snapshot, after: try after.snapshot))
     }
 }

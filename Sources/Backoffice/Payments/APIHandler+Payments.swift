@@ -2,29 +2,39 @@ import BackofficeAPI
 import Foundation
 
 extension APIHandler {
-    func receivePaymentWebhook(_ input: Operations.ReceivePaymentWebhook.Input) async throws -> Operations.ReceivePaymentWebhook.Output {
+    func receivePaymentWebhook(_ input: Operations.ReceivePaymentWebhook.Input) async throws
+        -> Operations.ReceivePaymentWebhook.Output
+    {
         let body: Components.Schemas.PaymentWebhookEvent = try json(input.body)
         let event = PaymentEvent(
-            id: body.id, type: body._type, paymentID: body.data.paymentId, failureCode: body.data.failureCode, amountCents: body.data.amountCents)
+            id: body.id, type: body._type, paymentID: body.data.paymentId, failureCode: body.data.failureCode,
+            amountCents: body.data.amountCents)
         let webhook = ReceivePaymentWebhook(
-            provider: input.path.provider, body: RequestScope.current?.rawBody ?? [], signature: input.headers.webhookSignature,
+            provider: input.path.provider, body: RequestScope.current?.rawBody ?? [],
+            signature: input.headers.webhookSignature,
             secrets: webhookSecrets[input.path.provider] ?? [], event: event, payments: payments)
         do { try webhook.verify(at: database.clock.now()) } catch DomainError.invalidSignature {
-            webhookRefusals.refused(from: RequestScope.current?.sourceIP ?? "unknown", provider: input.path.provider, logger: database.logger)
+            webhookRefusals.refused(
+                from: RequestScope.current?.sourceIP ?? "unknown", provider: input.path.provider,
+                logger: database.logger)
             throw DomainError.invalidSignature
         }
         let receipt = try await publicChange(webhook)
         return .ok(.init(body: .json(.init(received: true, duplicate: receipt.duplicate, outcome: receipt.outcome))))
     }
 
-    func reconcilePayments(_ input: Operations.ReconcilePayments.Input) async throws -> Operations.ReconcilePayments.Output {
+    func reconcilePayments(_ input: Operations.ReconcilePayments.Input) async throws
+        -> Operations.ReconcilePayments.Output
+    {
         let body: Components.Schemas.ReconcileRequest = try json(input.body)
-        let report = try await ReconcilePayments(olderThanMinutes: body.olderThanMinutes, payments: payments).run(database, context: try context())
+        let report = try await ReconcilePayments(olderThanMinutes: body.olderThanMinutes, payments: payments).run(
+            database, context: try context())
         return .ok(
             .init(
                 body: .json(
                     Components.Schemas.ReconcileReport(
-                        checked: report.checked, completed: report.completed.map(\.text), cancelled: report.cancelled.map(\.text),
+                        checked: report.checked, completed: report.completed.map(\.text),
+                        cancelled: report.cancelled.map(\.text),
                         finishedMoves: report.finishedMoves.map(\.text), stillPending: report.stillPending))))
     }
 }

@@ -12,7 +12,9 @@ package final class CircuitBreaker: Sendable {
     private let now: @Sendable () -> ContinuousClock.Instant
     private let state = Mutex<(state: State, failures: Int, openedAt: ContinuousClock.Instant?)>((.closed, 0, nil))
 
-    package init(failureThreshold: Int, cooldown: Duration, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
+    package init(
+        failureThreshold: Int, cooldown: Duration, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+    ) {
         self.failureThreshold = failureThreshold
         self.cooldown = cooldown
         self.now = now
@@ -46,7 +48,9 @@ package final class CircuitBreaker: Sendable {
             case .closed: return
             case .halfOpen: throw PaymentProviderError.unavailable("circuit open (a trial call is under way)")
             case .open:
-                guard let opened = value.openedAt, now - opened >= cooldown else { throw PaymentProviderError.unavailable("circuit open") }
+                guard let opened = value.openedAt, now - opened >= cooldown else {
+                    throw PaymentProviderError.unavailable("circuit open")
+                }
                 value.state = .halfOpen
                 Self.publish(.halfOpen)
             }
@@ -73,7 +77,9 @@ package final class CircuitBreaker: Sendable {
                 value = (.closed, 0, nil)
             } else {
                 value.failures += 1
-                if value.state == .halfOpen || value.failures >= failureThreshold { value = (.open, value.failures, now) }
+                if value.state == .halfOpen || value.failures >= failureThreshold {
+                    value = (.open, value.failures, now)
+                }
             }
             return value.state
         }

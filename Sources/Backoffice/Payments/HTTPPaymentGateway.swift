@@ -46,15 +46,20 @@ package struct HTTPPaymentGateway: PaymentGateway {
     package init(settings: Settings, client: HTTPClient = .shared, breaker: CircuitBreaker? = nil) {
         self.settings = settings
         self.client = client
-        self.breaker = breaker ?? CircuitBreaker(failureThreshold: settings.failureThreshold, cooldown: settings.cooldown)
+        self.breaker =
+            breaker ?? CircuitBreaker(failureThreshold: settings.failureThreshold, cooldown: settings.cooldown)
     }
 
     package func verifyBankAccount(_ account: BankAccount) async throws -> BankAccountVerification {
         let answer = try await post(
             "verify_bank_account", "/v1/bank_account_verifications",
-            ["routing_number": account.routingNumber, "account_number": account.accountNumber, "account_holder_name": account.holderName],
+            [
+                "routing_number": account.routingNumber, "account_number": account.accountNumber,
+                "account_holder_name": account.holderName,
+            ],
             // a hash: the account number never travels in a header (headers are logged by proxies)
-            idempotencyKey: "verify:" + hex(Array(SHA256.hash(data: Data((account.routingNumber + ":" + account.accountNumber).utf8)))))
+            idempotencyKey: "verify:"
+                + hex(Array(SHA256.hash(data: Data((account.routingNumber + ":" + account.accountNumber).utf8)))))
         switch answer {
         case .object(let object):
             guard let id = object["id"] as? String, object["status"] as? String == "verified" else {
@@ -69,7 +74,8 @@ package struct HTTPPaymentGateway: PaymentGateway {
         let answer = try await post(
             "authorize", "/v1/payment_intents",
             [
-                "amount": String(request.amountCents), "currency": "usd", "payment_method": request.cardNumber, "capture_method": "manual",
+                "amount": String(request.amountCents), "currency": "usd", "payment_method": request.cardNumber,
+                "capture_method": "manual",
                 "confirm": "true", "metadata[reference]": request.reference,
             ], idempotencyKey: request.idempotencyKey)
         return Self.outcome(answer)
@@ -78,16 +84,21 @@ package struct HTTPPaymentGateway: PaymentGateway {
     package func capture(paymentID: String, amountCents: Int64, idempotencyKey: String) async throws -> PaymentOutcome {
         Self.outcome(
             try await post(
-                "capture", "/v1/payment_intents/\(paymentID)/capture", ["amount_to_capture": String(amountCents)], idempotencyKey: idempotencyKey))
+                "capture", "/v1/payment_intents/\(paymentID)/capture", ["amount_to_capture": String(amountCents)],
+                idempotencyKey: idempotencyKey))
     }
 
     package func refund(paymentID: String, amountCents: Int64, idempotencyKey: String) async throws -> PaymentOutcome {
         Self.outcome(
-            try await post("refund", "/v1/refunds", ["payment_intent": paymentID, "amount": String(amountCents)], idempotencyKey: idempotencyKey))
+            try await post(
+                "refund", "/v1/refunds", ["payment_intent": paymentID, "amount": String(amountCents)],
+                idempotencyKey: idempotencyKey))
     }
 
     package func void(paymentID: String, idempotencyKey: String) async throws -> PaymentOutcome {
-        Self.outcome(try await post("void", "/v1/payment_intents/\(paymentID)/cancel", [:], idempotencyKey: idempotencyKey), voiding: true)
+        Self.outcome(
+            try await post("void", "/v1/payment_intents/\(paymentID)/cancel", [:], idempotencyKey: idempotencyKey),
+            voiding: true)
     }
 
     package func status(of paymentID: String) async throws -> PaymentOutcome {
@@ -98,7 +109,9 @@ package struct HTTPPaymentGateway: PaymentGateway {
     package func find(reference: String) async throws -> PaymentOutcome? {
         let query = Self.formEncoded(["query": "metadata['reference']:'\(reference)'"])
         let answer = try await call("find", .GET, "/v1/payment_intents/search?\(query)", body: nil, idempotencyKey: nil)
-        guard case .object(let object) = answer, let first = (object["data"] as? [[String: Any]])?.first else { return nil }
+        guard case .object(let object) = answer, let first = (object["data"] as? [[String: Any]])?.first else {
+            return nil
+        }
         return Self.outcome(.object(first))
     }
 
@@ -107,7 +120,9 @@ package struct HTTPPaymentGateway: PaymentGateway {
     /// Every attempt timing out, with the longest backoff between them.
     package var longestCall: Duration {
         settings.attemptTimeout * settings.attempts
-            + (1..<max(settings.attempts, 1)).reduce(Duration.zero) { $0 + settings.backoffBase * (1 << min($1 - 1, 10)) }
+            + (1..<max(settings.attempts, 1)).reduce(Duration.zero) {
+                $0 + settings.backoffBase * (1 << min($1 - 1, 10))
+            }
     }
 
     /// A PaymentIntent's or Refund's status as our outcome. `canceled` is the success of a void
@@ -134,7 +149,9 @@ package struct HTTPPaymentGateway: PaymentGateway {
         case cardError(String)
     }
 
-    private func post(_ operation: String, _ path: String, _ form: [String: String], idempotencyKey: String) async throws -> Answer {
+    private func post(_ operation: String, _ path: String, _ form: [String: String], idempotencyKey: String)
+        async throws -> Answer
+    {
         try await call(operation, .POST, path, body: Self.formEncoded(form), idempotencyKey: idempotencyKey)
     }
 
@@ -142,7 +159,9 @@ package struct HTTPPaymentGateway: PaymentGateway {
     /// by `operation` and outcome (`ok`, `declined`, `failed`: no verdict, circuit open included).
     /// Every exit is recorded by the breaker: a call cancelled before its verdict gives a half-open
     /// circuit's trial back (`CircuitBreaker.abandon()`), so it never stays half-open.
-    private func call(_ operation: String, _ method: HTTPMethod, _ path: String, body: String?, idempotencyKey: String?) async throws -> Answer {
+    private func call(_ operation: String, _ method: HTTPMethod, _ path: String, body: String?, idempotencyKey: String?)
+        async throws -> Answer
+    {
         do { try breaker.admit() } catch {
             ServiceMetrics.paymentCall(operation, "failed")
             throw error
@@ -156,7 +175,9 @@ package struct HTTPPaymentGateway: PaymentGateway {
     }
 
     /// The attempts of one admitted call, recording its verdict or its failure with the breaker.
-    private func attempts(_ operation: String, _ method: HTTPMethod, _ path: String, body: String?, idempotencyKey: String?) async throws
+    private func attempts(
+        _ operation: String, _ method: HTTPMethod, _ path: String, body: String?, idempotencyKey: String?
+    ) async throws
         -> Answer
     {
         var attempt = 0
@@ -165,7 +186,11 @@ package struct HTTPPaymentGateway: PaymentGateway {
             do {
                 let answer = try await once(method, path, body: body, idempotencyKey: idempotencyKey)
                 breaker.record(success: true)
-                if case .cardError = answer { ServiceMetrics.paymentCall(operation, "declined") } else { ServiceMetrics.paymentCall(operation, "ok") }
+                if case .cardError = answer {
+                    ServiceMetrics.paymentCall(operation, "declined")
+                } else {
+                    ServiceMetrics.paymentCall(operation, "ok")
+                }
                 return answer
             } catch let failure as Retryable {
                 guard attempt < settings.attempts, method == .GET || idempotencyKey != nil, !Task.isCancelled else {
@@ -188,7 +213,9 @@ package struct HTTPPaymentGateway: PaymentGateway {
     /// A failed attempt that may be tried again, with what to throw when it is not.
     private struct Retryable: Error { let error: PaymentProviderError }
 
-    private func once(_ method: HTTPMethod, _ path: String, body: String?, idempotencyKey: String?) async throws -> Answer {
+    private func once(_ method: HTTPMethod, _ path: String, body: String?, idempotencyKey: String?) async throws
+        -> Answer
+    {
         var request = HTTPClientRequest(url: settings.baseURL + path)
         request.method = method
         request.headers.add(name: "Authorization", value: "Bearer \(settings.apiKey)")
@@ -208,7 +235,8 @@ package struct HTTPPaymentGateway: PaymentGateway {
         default:
             breaker.record(success: true)  // the provider works; the request was refused
             let error = object["error"] as? [String: Any]
-            throw PaymentProviderError.unavailable("refused (HTTP \(response.status.code)): \((error?["code"] as? String) ?? "invalid_request")")
+            throw PaymentProviderError.unavailable(
+                "refused (HTTP \(response.status.code)): \((error?["code"] as? String) ?? "invalid_request")")
         }
     }
 
@@ -235,7 +263,9 @@ package struct HTTPPaymentGateway: PaymentGateway {
         } catch {
             if timedOut.isRaised { throw Retryable(error: .timeout) }
             if Task.isCancelled { throw CancellationError() }
-            if let error = error as? HTTPClientError, error == .readTimeout || error == .connectTimeout { throw Retryable(error: .timeout) }
+            if let error = error as? HTTPClientError, error == .readTimeout || error == .connectTimeout {
+                throw Retryable(error: .timeout)
+            }
             throw Retryable(error: .unavailable("no answer: \(type(of: error))"))
         }
     }

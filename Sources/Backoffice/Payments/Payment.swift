@@ -8,7 +8,9 @@ package struct Payment: Sendable, Equatable {
     /// authorizing (the provider is asked; its verdict not recorded yet) → pending (the provider
     /// decides later, by webhook) → authorized → captured → refunded; voided (an authorization
     /// released); failed.
-    package enum Status: String, Sendable, Codable, CaseIterable { case authorizing, pending, authorized, captured, voided, refunded, failed }
+    package enum Status: String, Sendable, Codable, CaseIterable {
+        case authorizing, pending, authorized, captured, voided, refunded, failed
+    }
 
     package var id: UUID
     package var tenantID: UUID
@@ -44,9 +46,12 @@ extension Payment: RowDecodable {
     init(cells: inout RowCells) throws {
         self.init(
             id: try cells.next(), tenantID: try cells.next(), orderID: try cells.next(), provider: try cells.next(),
-            providerPaymentID: try cells.next(), status: try Status(known: try cells.next(String.self)), amountCents: try cells.next(),
-            authorizedCents: try cells.next(), capturedCents: try cells.next(), refundedCents: try cells.next(), failureCode: try cells.next(),
-            createdAt: try cells.next(), pendingOperation: try cells.next(String?.self).map { try PaymentOperation(known: $0) })
+            providerPaymentID: try cells.next(), status: try Status(known: try cells.next(String.self)),
+            amountCents: try cells.next(),
+            authorizedCents: try cells.next(), capturedCents: try cells.next(), refundedCents: try cells.next(),
+            failureCode: try cells.next(),
+            createdAt: try cells.next(),
+            pendingOperation: try cells.next(String?.self).map { try PaymentOperation(known: $0) })
     }
 
     /// The order's payment (nil when it was paid in FitPoints only); with `forUpdate`, locked.
@@ -76,7 +81,8 @@ extension Payment: RowDecodable {
 
     /// Records the payment's new state (amounts as given); an operation under way is over.
     static func record(
-        _ id: UUID, status: Status, authorizedCents: Int64? = nil, capturedCents: Int64? = nil, refundedCents: Int64? = nil,
+        _ id: UUID, status: Status, authorizedCents: Int64? = nil, capturedCents: Int64? = nil,
+        refundedCents: Int64? = nil,
         providerPaymentID: String? = nil, failureCode: String? = nil, in unit: UnitOfWork
     ) async throws {
         try await unit.execute(
@@ -94,6 +100,8 @@ extension Payment: RowDecodable {
 /// (timeout, provider failure) becomes 503 `payment_provider_unavailable`, and nothing commits.
 extension PaymentGateway {
     func call(_ body: (Self) async throws -> PaymentOutcome) async throws -> PaymentOutcome {
-        do { return try await body(self) } catch let error as PaymentProviderError { throw DomainError.paymentProviderUnavailable(error.description) }
+        do { return try await body(self) } catch let error as PaymentProviderError {
+            throw DomainError.paymentProviderUnavailable(error.description)
+        }
     }
 }

@@ -29,12 +29,15 @@ package enum WebhookSignature {
             default: continue
             }
         }
-        guard let timestamp, abs(now.timeIntervalSince1970 - Double(timestamp)) <= tolerance, (1...maxSignatures).contains(signatures.count)
+        guard let timestamp, abs(now.timeIntervalSince1970 - Double(timestamp)) <= tolerance,
+            (1...maxSignatures).contains(signatures.count)
         else { return false }
         let signed = Array("\(timestamp).".utf8) + body
         return secrets.contains { secret in
             let key = SymmetricKey(data: Data(secret.utf8))
-            return signatures.contains { HMAC<SHA256>.isValidAuthenticationCode($0, authenticating: signed, using: key) }
+            return signatures.contains {
+                HMAC<SHA256>.isValidAuthenticationCode($0, authenticating: signed, using: key)
+            }
         }
     }
 
@@ -69,7 +72,9 @@ package struct PaymentEvent: Sendable {
     package var amountCents: Int64?
 
     package init(id: String, type: String, paymentID: String, failureCode: String?, amountCents: Int64? = nil) {
-        (self.id, self.type, self.paymentID, self.failureCode, self.amountCents) = (id, type, paymentID, failureCode, amountCents)
+        (self.id, self.type, self.paymentID, self.failureCode, self.amountCents) = (
+            id, type, paymentID, failureCode, amountCents
+        )
     }
 }
 
@@ -94,16 +99,25 @@ package struct ReceivePaymentWebhook: AuditedOperation {
     let event: PaymentEvent
     let payments: any PaymentGateway
 
-    package init(provider: String, body: [UInt8], signature: String?, secrets: [String], event: PaymentEvent, payments: any PaymentGateway) {
-        (self.provider, self.body, self.signature, self.secrets, self.event, self.payments) = (provider, body, signature, secrets, event, payments)
+    package init(
+        provider: String, body: [UInt8], signature: String?, secrets: [String], event: PaymentEvent,
+        payments: any PaymentGateway
+    ) {
+        (self.provider, self.body, self.signature, self.secrets, self.event, self.payments) = (
+            provider, body, signature, secrets, event, payments
+        )
     }
 
     /// The checks that need no database, made before one is leased (the edge holds no
     /// transaction for webhooks): the provider is configured, and the signature verifies at `now`.
     /// - Throws: `notFound` for an unknown provider, `invalidSignature`.
     package func verify(at now: Date) throws {
-        guard !secrets.isEmpty, provider == payments.provider else { throw DomainError.notFound("Webhook endpoint for provider '\(provider)'") }
-        guard WebhookSignature.verify(header: signature, body: body, secrets: secrets, now: now) else { throw DomainError.invalidSignature }
+        guard !secrets.isEmpty, provider == payments.provider else {
+            throw DomainError.notFound("Webhook endpoint for provider '\(provider)'")
+        }
+        guard WebhookSignature.verify(header: signature, body: body, secrets: secrets, now: now) else {
+            throw DomainError.invalidSignature
+        }
     }
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<WebhookReceipt> {
@@ -118,18 +132,25 @@ package struct ReceivePaymentWebhook: AuditedOperation {
         guard fresh == true else { return .unchanged(WebhookReceipt(duplicate: true, outcome: "duplicate")) }
         let (outcome, tenant, order) = try await apply(in: unit)
         try await unit.execute(
-            "UPDATE payment_webhook_events SET outcome = \(outcome) WHERE provider = \(provider) AND event_id = \(event.id)")
+            "UPDATE payment_webhook_events SET outcome = \(outcome) WHERE provider = \(provider) AND event_id = \(event.id)"
+        )
         struct Snapshot: Encodable { let event_id: String, type: String, payment_id: String, outcome: String }
         let event = AuditRecord(
-            action: Self.action, tenantID: tenant, targetType: order == nil ? "payment_event" : "order", targetID: order?.text ?? self.event.id,
+            action: Self.action, tenantID: tenant, targetType: order == nil ? "payment_event" : "order",
+            targetID: order?.text ?? self.event.id,
             reason: nil, before: nil,
-            after: try AuditRecord.json(Snapshot(event_id: self.event.id, type: self.event.type, payment_id: self.event.paymentID, outcome: outcome)))
+            after: try AuditRecord.json(
+                Snapshot(
+                    event_id: self.event.id, type: self.event.type, payment_id: self.event.paymentID, outcome: outcome))
+        )
         return Audited(WebhookReceipt(duplicate: false, outcome: outcome), event: event)
     }
 
     /// Applies the event to its payment and order: the outcome, and the tenant and order concerned.
     private func apply(in unit: UnitOfWork) async throws -> (String, UUID, UUID?) {
-        guard ["payment.succeeded", "payment.failed", "refund.succeeded"].contains(event.type) else { return ("ignored_type", platformTenantID, nil) }
+        guard ["payment.succeeded", "payment.failed", "refund.succeeded"].contains(event.type) else {
+            return ("ignored_type", platformTenantID, nil)
+        }
         guard
             let payment = try await unit.first(
                 "SELECT \(unescaped: Payment.columns) FROM payments WHERE provider = \(provider) AND provider_payment_id = \(event.paymentID) FOR UPDATE",
@@ -138,10 +159,13 @@ package struct ReceivePaymentWebhook: AuditedOperation {
         let order = try await Order.fetch(payment.orderID, forUpdate: true, in: unit)
         let outcome: String
         switch event.type {
-        case "payment.succeeded": outcome = try await PaymentCompletion.succeeded(payment, order, in: unit) != nil ? "completed" : "already_applied"
+        case "payment.succeeded":
+            outcome =
+                try await PaymentCompletion.succeeded(payment, order, in: unit) != nil ? "completed" : "already_applied"
         case "payment.failed":
             outcome =
-                try await PaymentCompletion.failed(payment, order, code: event.failureCode ?? "payment_failed", in: unit) != nil
+                try await PaymentCompletion.failed(
+                    payment, order, code: event.failureCode ?? "payment_failed", in: unit) != nil
                 ? "payment_failed" : "already_applied"
         default:
             outcome = try await refunded(payment, order, in: unit)
@@ -158,15 +182,18 @@ extension ReceivePaymentWebhook {
     /// in part: a dollar refund says nothing about the lines paid in points.
     fileprivate func refunded(_ payment: Payment, _ order: Order, in unit: UnitOfWork) async throws -> String {
         let left = payment.capturedCents - payment.refundedCents
-        guard payment.status == .captured, left > 0, OrderTransition.sources(of: .refunded).contains(order.status) else { return "already_applied" }
+        guard payment.status == .captured, left > 0, OrderTransition.sources(of: .refunded).contains(order.status)
+        else { return "already_applied" }
         let amount = min(left, max(0, event.amountCents ?? left))
         guard amount > 0 else { return "already_applied" }
         guard amount == left else {
-            try await Payment.record(payment.id, status: .captured, refundedCents: payment.refundedCents + amount, in: unit)
+            try await Payment.record(
+                payment.id, status: .captured, refundedCents: payment.refundedCents + amount, in: unit)
             return "partially_refunded"
         }
         try await Payment.record(payment.id, status: .refunded, refundedCents: payment.capturedCents, in: unit)
-        let after = try await OrderStatus.move(order, to: .refunded, reason: "refunded at the payment provider", shipment: nil, in: unit)
+        let after = try await OrderStatus.move(
+            order, to: .refunded, reason: "refunded at the payment provider", shipment: nil, in: unit)
         try await OrderStatus.returnFitPoints(of: after, reason: "order refunded at the payment provider", in: unit)
         return "refunded"
     }
@@ -195,11 +222,14 @@ enum PaymentCompletion {
     /// the payment failed and the order `payment_failed`, its stock and FitPoints given back.
     /// Returns the order after; nil when the payment is no longer `authorizing` (another path
     /// recorded a verdict first): nothing changes.
-    static func authorization(_ verdict: PaymentOutcome?, _ payment: Payment, _ order: Order, in unit: UnitOfWork) async throws -> Order? {
+    static func authorization(_ verdict: PaymentOutcome?, _ payment: Payment, _ order: Order, in unit: UnitOfWork)
+        async throws -> Order?
+    {
         guard payment.status == .authorizing, order.status == .pendingPayment else { return nil }
         switch verdict {
         case .succeeded(let id):
-            try await Payment.record(payment.id, status: .authorized, authorizedCents: payment.amountCents, providerPaymentID: id, in: unit)
+            try await Payment.record(
+                payment.id, status: .authorized, authorizedCents: payment.amountCents, providerPaymentID: id, in: unit)
             return try await OrderStatus.move(order, to: .paid, reason: nil, shipment: nil, in: unit)
         case .pending(let id):
             try await Payment.record(payment.id, status: .pending, providerPaymentID: id, in: unit)
@@ -211,10 +241,13 @@ enum PaymentCompletion {
 
     /// Records the payment failed with `code` and the order `payment_failed`, giving back its
     /// stock and FitPoints.
-    private static func fail(_ payment: Payment, _ order: Order, code: String, in unit: UnitOfWork) async throws -> Order {
+    private static func fail(_ payment: Payment, _ order: Order, code: String, in unit: UnitOfWork) async throws
+        -> Order
+    {
         let code = String(code.prefix(100))
         try await Payment.record(payment.id, status: .failed, failureCode: code, in: unit)
-        let after = try await OrderStatus.move(order, to: .paymentFailed, reason: "payment failed: \(code)", shipment: nil, in: unit)
+        let after = try await OrderStatus.move(
+            order, to: .paymentFailed, reason: "payment failed: \(code)", shipment: nil, in: unit)
         try await OrderStatus.giveBack(after, reason: "payment failed: \(code)", in: unit)
         return after
     }

@@ -38,26 +38,40 @@ package struct ReconcilePayments: Sendable {
 
     /// Runs the reconciliation for `context`'s principal (policy checked at each step), or as the
     /// system (`system`: the periodic job of `serve`).
-    package func run(_ database: Database, context: OperationContext, system: Bool = false) async throws -> ReconcileReport {
+    package func run(_ database: Database, context: OperationContext, system: Bool = false) async throws
+        -> ReconcileReport
+    {
         var validation = Validation()
-        validation.require((0...10_080).contains(olderThanMinutes), "older_than_minutes", "out_of_range", "must be from 0 to 10,080")
+        validation.require(
+            (0...10_080).contains(olderThanMinutes), "older_than_minutes", "out_of_range", "must be from 0 to 10,080")
         try validation.check()
         func step<Operation: AuditedOperation>(_ operation: Operation) async throws -> Operation.Output {
-            system ? try await database.runAsSystem(operation, context: context) : try await database.run(operation, context: context)
+            system
+                ? try await database.runAsSystem(operation, context: context)
+                : try await database.run(operation, context: context)
         }
-        let candidates = UnsettledPayments(olderThanMinutes: olderThanMinutes, callGrace: payments.longestCall, provider: payments.provider)
-        let unsettled = try await system ? database.readAsSystem(candidates, context: context) : database.read(candidates, context: context)
+        let candidates = UnsettledPayments(
+            olderThanMinutes: olderThanMinutes, callGrace: payments.longestCall, provider: payments.provider)
+        let unsettled =
+            try await system
+            ? database.readAsSystem(candidates, context: context) : database.read(candidates, context: context)
         var report = ReconcileReport(checked: unsettled.count, completed: [], cancelled: [], stillPending: 0)
         for (payment, pending) in unsettled {
             if let pending {
-                if try await finish(pending) { report.finishedMoves.append(payment.orderID) } else { report.stillPending += 1 }
+                if try await finish(pending) {
+                    report.finishedMoves.append(payment.orderID)
+                } else {
+                    report.stillPending += 1
+                }
                 continue
             }
             let verdict: PaymentOutcome?
             do {
                 if payment.status == .authorizing {
                     // none made under the order's reference: never attempted, failed as such
-                    verdict = try await payments.call { try await $0.find(reference: payment.orderID.text) ?? .declined(code: "not_attempted") }
+                    verdict = try await payments.call {
+                        try await $0.find(reference: payment.orderID.text) ?? .declined(code: "not_attempted")
+                    }
                 } else if let providerID = payment.providerPaymentID {
                     verdict = try await payments.call { try await $0.status(of: providerID) }
                 } else {
@@ -66,7 +80,9 @@ package struct ReconcilePayments: Sendable {
             } catch DomainError.paymentProviderUnavailable {
                 verdict = nil
             }
-            guard let verdict, let after = try await step(RecordReconciledVerdict(paymentID: payment.id, verdict: verdict)) else {
+            guard let verdict,
+                let after = try await step(RecordReconciledVerdict(paymentID: payment.id, verdict: verdict))
+            else {
                 report.stillPending += 1
                 continue
             }
@@ -122,7 +138,9 @@ struct UnsettledPayments: Query {
         {
             var cells = RowCells(row, of: "payment")
             let payment = try Payment(cells: &cells)
-            let step = try cells.next(String?.self).map { try JSONDecoder().decode(PaymentStep.self, from: Data($0.utf8)) }
+            let step = try cells.next(String?.self).map {
+                try JSONDecoder().decode(PaymentStep.self, from: Data($0.utf8))
+            }
             found.append((payment, payment.pendingOperation == nil ? nil : step))
         }
         return found
@@ -143,7 +161,8 @@ struct RecordReconciledVerdict: AuditedOperation {
         switch (payment.status, verdict) {
         case (.authorizing, _): after = try await PaymentCompletion.authorization(verdict, payment, order, in: unit)
         case (.pending, .succeeded): after = try await PaymentCompletion.succeeded(payment, order, in: unit)
-        case (.pending, .declined(let code)): after = try await PaymentCompletion.failed(payment, order, code: code, in: unit)
+        case (.pending, .declined(let code)):
+            after = try await PaymentCompletion.failed(payment, order, code: code, in: unit)
         default: after = nil
         }
         guard let after else { return .unchanged(nil) }
@@ -151,7 +170,8 @@ struct RecordReconciledVerdict: AuditedOperation {
             after,
             event: AuditRecord(
                 action: Self.action, tenantID: order.tenantID, targetType: "order", targetID: order.id.text,
-                reason: "the payment provider's verdict, found by reconciliation", before: try order.snapshot, after: try after.snapshot))
+                reason: "the payment provider's verdict, found by reconciliation", before: try order.snapshot,
+                after: try after.snapshot))
     }
 }
 
@@ -162,11 +182,14 @@ struct RecordReconciliation: AuditedOperation {
     let report: ReconcileReport
 
     func perform(in unit: UnitOfWork) async throws -> Audited<Void> {
-        struct Summary: Encodable { let checked: Int, completed: Int, cancelled: Int, finished_moves: Int, still_pending: Int }
+        struct Summary: Encodable {
+            let checked: Int, completed: Int, cancelled: Int, finished_moves: Int, still_pending: Int
+        }
         return Audited(
             (),
             event: AuditRecord(
-                action: Self.action, tenantID: platformTenantID, targetType: "payments", targetID: provider, reason: nil, before: nil,
+                action: Self.action, tenantID: platformTenantID, targetType: "payments", targetID: provider,
+                reason: nil, before: nil,
                 after: try AuditRecord.json(
                     Summary(
                         checked: report.checked, completed: report.completed.count, cancelled: report.cancelled.count,
@@ -183,5 +206,7 @@ struct FinishMove<Move: PaymentMove>: AuditedOperation {
     let verdict: PaymentOutcome
     let step: PaymentStep
 
-    func perform(in unit: UnitOfWork) async throws -> Audited<MoveOutcome> { try await move.record(verdict, for: step, in: unit) }
+    func perform(in unit: UnitOfWork) async throws -> Audited<MoveOutcome> {
+        try await move.record(verdict, for: step, in: unit)
+    }
 }

@@ -12,7 +12,9 @@ package struct ReconciliationService: Service {
     let interval: Duration
     let olderThanMinutes: Int
 
-    package init(database: Database, policies: PolicySet, payments: any PaymentGateway, interval: Duration, olderThanMinutes: Int) {
+    package init(
+        database: Database, policies: PolicySet, payments: any PaymentGateway, interval: Duration, olderThanMinutes: Int
+    ) {
         (self.database, self.policies, self.payments) = (database, policies, payments)
         (self.interval, self.olderThanMinutes) = (interval, olderThanMinutes)
     }
@@ -28,7 +30,8 @@ package struct ReconciliationService: Service {
                     database.logger.info(
                         "payments reconciled",
                         metadata: [
-                            "checked": "\(report.checked)", "completed": "\(report.completed.count)", "failed": "\(report.cancelled.count)",
+                            "checked": "\(report.checked)", "completed": "\(report.completed.count)",
+                            "failed": "\(report.cancelled.count)",
                             "still_pending": "\(report.stillPending)",
                         ])
                 }

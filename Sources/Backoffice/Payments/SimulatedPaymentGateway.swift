@@ -53,8 +53,12 @@ package struct SimulatedPaymentGateway: PaymentGateway {
         case Self.insufficientFundsCard: return .declined(code: "insufficient_funds")
         case Self.providerErrorCard: throw PaymentProviderError.unavailable("simulated provider error")
         case Self.timeoutCard: throw PaymentProviderError.timeout
-        case Self.pendingCard: return Self.made.remember(.pending(id: "pi_sim_" + Self.digest(request.idempotencyKey)), for: request.reference)
-        default: return Self.made.remember(.succeeded(id: "pi_sim_" + Self.digest(request.idempotencyKey)), for: request.reference)
+        case Self.pendingCard:
+            return Self.made.remember(
+                .pending(id: "pi_sim_" + Self.digest(request.idempotencyKey)), for: request.reference)
+        default:
+            return Self.made.remember(
+                .succeeded(id: "pi_sim_" + Self.digest(request.idempotencyKey)), for: request.reference)
         }
     }
 

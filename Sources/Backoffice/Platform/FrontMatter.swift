@@ -27,7 +27,9 @@ package struct FrontMatterDocument {
             do { loaded = try Yams.load(yaml: lines[1..<end].joined(separator: "\n")) } catch {
                 throw MalformedDocument(description: "the front matter is not valid YAML: \(error)")
             }
-            guard let map = loaded as? [String: Any] else { throw MalformedDocument(description: "the front matter must be a mapping of fields") }
+            guard let map = loaded as? [String: Any] else {
+                throw MalformedDocument(description: "the front matter must be a mapping of fields")
+            }
             fields = map
             lines.removeSubrange(0...end)
         }

@@ -27,16 +27,26 @@ package enum PrivateFile {
         if !parent.isEmpty && parent != path && !FileManager.default.fileExists(atPath: parent) {
             try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
         }
-        if mkdir(path, 0o700) != 0 && errno != EEXIST { throw Failure(description: "cannot create \(path): \(String(cString: strerror(errno)))") }
-        guard chmod(path, 0o700) == 0 else { throw Failure(description: "cannot make \(path) private: \(String(cString: strerror(errno)))") }
+        if mkdir(path, 0o700) != 0 && errno != EEXIST {
+            throw Failure(description: "cannot create \(path): \(String(cString: strerror(errno)))")
+        }
+        guard chmod(path, 0o700) == 0 else {
+            throw Failure(description: "cannot make \(path) private: \(String(cString: strerror(errno)))")
+        }
     }
 
     private static func write(_ path: String, contents: Data, flags: Int32) throws {
         let fd = open(path, flags | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw Failure(description: "cannot create \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
-        guard fchmod(fd, 0o600) == 0 else { throw Failure(description: "cannot make \(path) private: \(String(cString: strerror(errno)))") }
-        let written = contents.withUnsafeBytes { buffer in buffer.baseAddress.map { Glibc.write(fd, $0, buffer.count) } ?? 0 }
-        guard written == contents.count else { throw Failure(description: "cannot write \(path): \(String(cString: strerror(errno)))") }
+        guard fchmod(fd, 0o600) == 0 else {
+            throw Failure(description: "cannot make \(path) private: \(String(cString: strerror(errno)))")
+        }
+        let written = contents.withUnsafeBytes { buffer in
+            buffer.baseAddress.map { Glibc.write(fd, $0, buffer.count) } ?? 0
+        }
+        guard written == contents.count else {
+            throw Failure(description: "cannot write \(path): \(String(cString: strerror(errno)))")
+        }
     }
 }

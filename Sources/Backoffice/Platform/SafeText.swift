@@ -8,7 +8,8 @@ package enum SafeText {
     package static func terminal(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         let withoutEscapes = text.replacingOccurrences(
-            of: "\u{1B}\\[[0-?]*[ -/]*[@-~]|\u{1B}\\][^\u{07}\u{1B}]*(\u{07}|\u{1B}\\\\)?", with: "", options: .regularExpression)
+            of: "\u{1B}\\[[0-?]*[ -/]*[@-~]|\u{1B}\\][^\u{07}\u{1B}]*(\u{07}|\u{1B}\\\\)?", with: "",
+            options: .regularExpression)
         var scalars = String.UnicodeScalarView()
         for scalar in withoutEscapes.unicodeScalars { scalars.append(isControl(scalar) ? " " : scalar) }
         return String(scalars)
@@ -22,7 +23,9 @@ package enum SafeText {
         var cell = text
         let isNumber = cell.range(of: #"^-?[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil  // a negative number stays a number
         if !isNumber, startsFormula(afterApostrophes: cell) { cell = "'" + cell }
-        guard cell.contains(",") || cell.contains("\"") || cell.contains("\n") || cell.contains("\r") else { return cell }
+        guard cell.contains(",") || cell.contains("\"") || cell.contains("\n") || cell.contains("\r") else {
+            return cell
+        }
         return "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 

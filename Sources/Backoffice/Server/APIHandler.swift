@@ -37,7 +37,9 @@ struct APIHandler: APIProtocol {
         _ operation: Operation, on id: UUID? = nil, body: (some Encodable & Sendable)?, status: Int = 200,
         respond: @escaping @Sendable (Operation.Output) throws -> Reply
     ) async throws -> Reply {
-        try await change(operation, on: id, body: body) { output in StoredResponse(status: status, body: try respond(output)) }.body
+        try await change(operation, on: id, body: body) { output in
+            StoredResponse(status: status, body: try respond(output))
+        }.body
     }
 
     /// Like `change`, for a use case whose answer's status depends on its outcome (created or updated).
@@ -47,7 +49,8 @@ struct APIHandler: APIProtocol {
     ) async throws -> StoredResponse<Reply> {
         let call = try idempotentCall(on: id, body: body)
         return try await Idempotency(database: database).run(
-            operation, key: call.key, request: call.request, operationID: call.operationID, context: call.context, respond: respond)
+            operation, key: call.key, request: call.request, operationID: call.operationID, context: call.context,
+            respond: respond)
     }
 
     /// Like `change`, for a staged use case (the payment provider is called between its
@@ -58,14 +61,16 @@ struct APIHandler: APIProtocol {
     ) async throws -> StoredResponse<Reply> {
         let call = try idempotentCall(on: id, body: body)
         return try await Idempotency(database: database).runStaged(
-            operation, key: call.key, request: call.request, operationID: call.operationID, context: call.context, respond: respond)
+            operation, key: call.key, request: call.request, operationID: call.operationID, context: call.context,
+            respond: respond)
     }
 
     /// Like `change`, for an upload the edge held no transaction for while its body arrived
     /// (`x-streamed-body`): the change's transaction authenticates the token again in its first
     /// statement, so a token revoked or an operator disabled during the upload changes nothing.
     func changeAfterUpload<Operation: AuditedOperation, Reply: Codable & Sendable>(
-        _ operation: Operation, body: some Encodable & Sendable, respond: @escaping @Sendable (Operation.Output) throws -> Reply
+        _ operation: Operation, body: some Encodable & Sendable,
+        respond: @escaping @Sendable (Operation.Output) throws -> Reply
     ) async throws -> Reply {
         let (database, call) = (self.database, try idempotentCall(on: nil, body: body))
         return try await database.reauthenticatedTransaction(for: call.context) { context in
@@ -96,9 +101,12 @@ struct APIHandler: APIProtocol {
     /// What the runners take for the current request's change: its key, what the key is
     /// fingerprinted with, the contract's operation id and the context.
     private func idempotentCall<Body: Encodable & Sendable>(on id: UUID?, body: Body?) throws -> IdempotentCall<Body> {
-        guard let scope = OperationScope.current else { throw DomainError.inconsistent("a change ran outside a generated handler") }
+        guard let scope = OperationScope.current else {
+            throw DomainError.inconsistent("a change ran outside a generated handler")
+        }
         return IdempotentCall(
-            key: scope.idempotencyKey, request: ChangeRequest(id: id, body: body), operationID: scope.operationID, context: try context())
+            key: scope.idempotencyKey, request: ChangeRequest(id: id, body: body), operationID: scope.operationID,
+            context: try context())
     }
 }
 
@@ -117,7 +125,11 @@ private struct ChangeRequest<Body: Encodable & Sendable>: Encodable, Sendable {
     let body: Body?
 
     func encode(to encoder: any Encoder) throws {
-        if let id { try ActionRequest(id: id.text, body: body).encode(to: encoder) } else { try body.encode(to: encoder) }
+        if let id {
+            try ActionRequest(id: id.text, body: body).encode(to: encoder)
+        } else {
+            try body.encode(to: encoder)
+        }
     }
 }
 

@@ -42,40 +42,53 @@ package enum BackofficeServer {
             services.append(
                 Application(
                     router: metricsRouter,
-                    configuration: .init(address: .hostname(settings.host, port: metricsPort), serverName: "backoffice-metrics"),
+                    configuration: .init(
+                        address: .hostname(settings.host, port: metricsPort), serverName: "backoffice-metrics"),
                     logger: logger))
         } else {
             router.get("/metrics") { _, _ in metricsResponse(registry) }
         }
         router.get("/openapi.yaml") { _, _ -> Response in
             guard let document = OpenAPIDocument.yaml else { throw DomainError.notFound("The OpenAPI document") }
-            return Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: ByteBuffer(data: document)))
+            return Response(
+                status: .ok, headers: [.contentType: "application/yaml"],
+                body: .init(byteBuffer: ByteBuffer(data: document)))
         }
         let invitationLinks = InvitationLinks(secondFactorKey: settings.secondFactorKey)
         try APIHandler(
-            database: database, policies: policies, payments: settings.payments, webhookSecrets: settings.webhookSecrets,
+            database: database, policies: policies, payments: settings.payments,
+            webhookSecrets: settings.webhookSecrets,
             invitationLinks: invitationLinks
         ).registerHandlers(
             on: router, serverURL: URL(string: "/")!,
-            configuration: Configuration(dateTranscoder: RFC3339DateTranscoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]),
+            configuration: Configuration(
+                dateTranscoder: RFC3339DateTranscoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]),
             middlewares: [ProblemMiddleware(logger: logger), ETagMiddleware(), OperationScopeMiddleware()])
         let console = try Console(
-            database: database, policies: policies, clientAddress: ClientAddress(trustedProxies: settings.trustedProxies),
+            database: database, policies: policies,
+            clientAddress: ClientAddress(trustedProxies: settings.trustedProxies),
             payments: settings.payments,
             secondFactorKey: settings.secondFactorKey, liveUpdates: settings.consoleLiveUpdates,
             signInGate: settings.signInGate)
         console.register(on: router)
         let throttle = AddressThrottle(
-            limit: policies.security.failedAuthenticationLimit, window: .seconds(policies.security.failedAuthenticationWindowSeconds))
+            limit: policies.security.failedAuthenticationLimit,
+            window: .seconds(policies.security.failedAuthenticationWindowSeconds))
         let submissionThrottle = AddressThrottle(
-            limit: policies.security.publicSubmissionLimit, window: .seconds(policies.security.publicSubmissionWindowSeconds))
+            limit: policies.security.publicSubmissionLimit,
+            window: .seconds(policies.security.publicSubmissionWindowSeconds))
         let responder = EdgeResponder(
-            inner: router.buildResponder(), database: database, maxBodySize: settings.maxBodySize, maxBulkBodySize: settings.maxBulkBodySize,
+            inner: router.buildResponder(), database: database, maxBodySize: settings.maxBodySize,
+            maxBulkBodySize: settings.maxBulkBodySize,
             bulkPaths: settings.bulkPaths,
-            clientAddress: ClientAddress(trustedProxies: settings.trustedProxies), throttle: throttle, knownCredentials: KnownCredentials(),
-            publicRoutes: .publicOperations, lagTolerantReads: .lagTolerantReads, stagedChanges: .stagedChanges, streamedBodies: .streamedBodies,
+            clientAddress: ClientAddress(trustedProxies: settings.trustedProxies), throttle: throttle,
+            knownCredentials: KnownCredentials(),
+            publicRoutes: .publicOperations, lagTolerantReads: .lagTolerantReads, stagedChanges: .stagedChanges,
+            streamedBodies: .streamedBodies,
             submissionThrottle: submissionThrottle,
-            hotLists: handEncodedLists ? HandEncodedLists(database: database, policies: policies, lists: [.customers, .orders, .leaderboard]) : nil,
+            hotLists: handEncodedLists
+                ? HandEncodedLists(database: database, policies: policies, lists: [.customers, .orders, .leaderboard])
+                : nil,
             consoleSessionMayUpload: { try await console.sessionMayUpload($0) })
         return Application(
             responder: responder,
@@ -88,35 +101,48 @@ package enum BackofficeServer {
     /// The registry's series in Prometheus' text format.
     private static func metricsResponse(_ registry: PrometheusCollectorRegistry) -> Response {
         Response(
-            status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: .init(byteBuffer: ByteBuffer(string: registry.emitToString())))
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+            body: .init(byteBuffer: ByteBuffer(string: registry.emitToString())))
     }
 
     /// Runs the service until SIGINT/SIGTERM: connection pool, timed-lock expiry, HTTP server;
     /// on a signal the server drains first, then the rest stops.
     /// - Throws: `UnsafeServiceRole` before serving anything when the database role would bypass
     ///   row-level security (superuser, BYPASSRLS, or owner of a table).
-    package static func run(settings: ServerSettings, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
+    package static func run(
+        settings: ServerSettings, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    )
         async throws
     {
         let policies = try PolicySet.load(from: settings.policiesDirectory)
         try await ServiceRoleCheck.verify(settings.databaseURL, logger: logger)
-        let client = PostgresClient(configuration: settings.databaseURL.clientConfiguration(settings.pool), backgroundLogger: logger)
+        let client = PostgresClient(
+            configuration: settings.databaseURL.clientConfiguration(settings.pool), backgroundLogger: logger)
         var services: [any Service] = [client]
         var replica: ReadReplica?
         if let url = settings.readDatabaseURL {
             // A replica has the primary's roles: the same role, checked on the primary above, is safe on it too.
             guard url.user == settings.databaseURL.user else {
                 throw ConfigurationError(
-                    description: "the read replica's URL must use the same role as the database URL (\(settings.databaseURL.user)), not \(url.user)")
+                    description:
+                        "the read replica's URL must use the same role as the database URL (\(settings.databaseURL.user)), not \(url.user)"
+                )
             }
-            let replicaClient = PostgresClient(configuration: url.clientConfiguration(settings.pool), backgroundLogger: logger)
+            let replicaClient = PostgresClient(
+                configuration: url.clientConfiguration(settings.pool), backgroundLogger: logger)
             let readReplica = ReadReplica(client: replicaClient, maxLag: settings.replicaMaxLag, logger: logger)
-            services += [replicaClient, ReplicaMonitor(replica: readReplica, primary: client, timeout: settings.pool.leaseTimeout)]
+            services += [
+                replicaClient,
+                ReplicaMonitor(replica: readReplica, primary: client, timeout: settings.pool.leaseTimeout),
+            ]
             replica = readReplica
-            logger.info("read replica configured", metadata: ["url": "\(url)", "max_lag_seconds": "\(settings.replicaMaxLag.inSeconds)"])
+            logger.info(
+                "read replica configured",
+                metadata: ["url": "\(url)", "max_lag_seconds": "\(settings.replicaMaxLag.inSeconds)"])
         }
         let database = Database(client: client, logger: logger, limits: settings.pool, replica: replica)
-        services.append(LockExpiryService(database: database, policies: policies, interval: settings.lockExpiryInterval))
+        services.append(
+            LockExpiryService(database: database, policies: policies, interval: settings.lockExpiryInterval))
         if let transport = settings.mail.transport {
             services.append(
                 OutboxDelivery(
@@ -130,7 +156,8 @@ package enum BackofficeServer {
                     olderThanMinutes: settings.reconcileOlderThanMinutes))
         }
         let app = try buildApplication(
-            database: database, policies: policies, settings: settings, services: services, logger: logger, onServerRunning: onServerRunning)
+            database: database, policies: policies, settings: settings, services: services, logger: logger,
+            onServerRunning: onServerRunning)
         logger.info("policies loaded", metadata: ["digest": "\(policies.digest)"])
         try await app.runService()
     }

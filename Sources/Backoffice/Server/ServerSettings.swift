@@ -52,7 +52,8 @@ package struct ServerSettings: Sendable {
         for entry in text.split(separator: ",") {
             let pair = entry.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             guard pair.count == 2, !pair[0].isEmpty, pair[1].count >= 16 else {
-                throw ConfigurationError(description: "webhook secrets must be provider=secret (16 characters or more), comma-separated")
+                throw ConfigurationError(
+                    description: "webhook secrets must be provider=secret (16 characters or more), comma-separated")
             }
             secrets[pair[0], default: []].append(pair[1])
         }

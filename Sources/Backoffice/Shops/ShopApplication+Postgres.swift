@@ -10,12 +10,17 @@ extension ShopApplication: RowDecodable {
 
     package init(row: PostgresRow) throws {
         let c = try row.decode(
-            (UUID, String, String, String, String, String, String, String?, String, Bool, String, Date, Date?, String?, UUID?, Int64).self)
+            (
+                UUID, String, String, String, String, String, String, String?, String, Bool, String, Date, Date?,
+                String?, UUID?, Int64
+            ).self)
         let decoder = JSONDecoder()
         self.init(
-            id: c.0, legalName: c.1, contactEmail: c.2, taxID: c.3, address: try decoder.decode(ShopAddress.self, from: Data(c.4.utf8)),
+            id: c.0, legalName: c.1, contactEmail: c.2, taxID: c.3,
+            address: try decoder.decode(ShopAddress.self, from: Data(c.4.utf8)),
             payoutAccountHolder: c.5, payoutAccountLast4: c.6, payoutAccountReference: c.7,
-            checks: try decoder.decode([EligibilityCheck].self, from: Data(c.8.utf8)), eligible: c.9, status: try Status(known: c.10),
+            checks: try decoder.decode([EligibilityCheck].self, from: Data(c.8.utf8)), eligible: c.9,
+            status: try Status(known: c.10),
             submittedAt: c.11, decidedAt: c.12, decisionReason: c.13, tenantID: c.14, version: c.15)
     }
 

@@ -59,7 +59,9 @@ package struct ShopApplication: Sendable, Equatable {
                 let tenant_id: String?
             }
             return try AuditRecord.json(
-                Snapshot(legal_name: legalName, status: status.rawValue, eligible: eligible, checks: checks, tenant_id: tenantID?.text))
+                Snapshot(
+                    legal_name: legalName, status: status.rawValue, eligible: eligible, checks: checks,
+                    tenant_id: tenantID?.text))
         }
     }
 }
@@ -105,8 +107,12 @@ package struct EligibilityCheck: Sendable, Equatable, Codable {
     package var passed: Bool
     package var detail: String
 
-    package static func passed(_ check: String, _ detail: String) -> Self { Self(check: check, passed: true, detail: detail) }
-    package static func failed(_ check: String, _ detail: String) -> Self { Self(check: check, passed: false, detail: detail) }
+    package static func passed(_ check: String, _ detail: String) -> Self {
+        Self(check: check, passed: true, detail: detail)
+    }
+    package static func failed(_ check: String, _ detail: String) -> Self {
+        Self(check: check, passed: false, detail: detail)
+    }
 }
 
 /// The shop's US tax id, an Employer Identification Number: nine digits written `NN-NNNNNNN`,
@@ -115,15 +121,20 @@ package struct EligibilityCheck: Sendable, Equatable, Codable {
 package enum EmployerIdentificationNumber {
     /// The prefixes the IRS assigns.
     static let validPrefixes: Set<Int> = Set(
-        [Array(1...6), Array(10...16), Array(20...27), Array(30...48), Array(50...68), Array(71...77), Array(80...88), Array(90...95), [98, 99]]
-            .joined())
+        [
+            Array(1...6), Array(10...16), Array(20...27), Array(30...48), Array(50...68), Array(71...77),
+            Array(80...88), Array(90...95), [98, 99],
+        ]
+        .joined())
 
     /// `text` written `NN-NNNNNNN` when it is an EIN (with or without the dash), else nil.
     package static func normalized(_ text: String) -> String? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let digits = trimmed.filter { $0 != "-" }
         guard digits.count == 9, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-            trimmed.count == 9 || (trimmed.count == 10 && trimmed.firstIndex(of: "-") == trimmed.index(trimmed.startIndex, offsetBy: 2)),
+            trimmed.count == 9
+                || (trimmed.count == 10
+                    && trimmed.firstIndex(of: "-") == trimmed.index(trimmed.startIndex, offsetBy: 2)),
             let prefix = Int(digits.prefix(2)), validPrefixes.contains(prefix)
         else { return nil }
         return "\(digits.prefix(2))-\(digits.dropFirst(2))"
@@ -135,7 +146,9 @@ enum ShopEligibility {
     /// `duplicate_shop`: no approved shop and no waiting application (but `excluding`) with this
     /// tax id or legal name. Its detail says which matched: it is for the reviewer, never the
     /// applicant (`ShopApplication.forApplicant`).
-    static func duplicate(taxID: String, legalName: String, excluding: UUID? = nil, in unit: UnitOfWork) async throws -> EligibilityCheck {
+    static func duplicate(taxID: String, legalName: String, excluding: UUID? = nil, in unit: UnitOfWork) async throws
+        -> EligibilityCheck
+    {
         let name = legalName.lowercased()
         let existing = try await unit.first(
             """
@@ -146,15 +159,19 @@ enum ShopEligibility {
             LIMIT 1
             """
         ) { try $0.decode(String.self) }
-        guard let existing else { return .passed("duplicate_shop", "no shop or waiting application has this tax id or legal name") }
+        guard let existing else {
+            return .passed("duplicate_shop", "no shop or waiting application has this tax id or legal name")
+        }
         return .failed("duplicate_shop", "\(existing) has this tax id or legal name")
     }
 
     /// `required_fields`: every field a shop must give, named when blank.
     static func requiredFields(_ form: ShopApplicationForm) -> EligibilityCheck {
         let fields: [(String, String)] = [
-            ("legal_name", form.legalName), ("tax_id", form.taxID), ("address.line1", form.address.line1), ("address.city", form.address.city),
-            ("address.region", form.address.region), ("address.postal_code", form.address.postalCode), ("address.country", form.address.country),
+            ("legal_name", form.legalName), ("tax_id", form.taxID), ("address.line1", form.address.line1),
+            ("address.city", form.address.city),
+            ("address.region", form.address.region), ("address.postal_code", form.address.postalCode),
+            ("address.country", form.address.country),
             ("payout_bank_account.holder_name", form.bankAccount.holderName),
             ("payout_bank_account.routing_number", form.bankAccount.routingNumber),
             ("payout_bank_account.account_number", form.bankAccount.accountNumber),
@@ -181,7 +198,8 @@ package struct ShopApplicationForm: Sendable {
     package var address: ShopAddress
     package var bankAccount: BankAccount
 
-    package init(legalName: String, contactEmail: String, taxID: String, address: ShopAddress, bankAccount: BankAccount) {
+    package init(legalName: String, contactEmail: String, taxID: String, address: ShopAddress, bankAccount: BankAccount)
+    {
         self.legalName = legalName.trimmingCharacters(in: .whitespacesAndNewlines)
         self.contactEmail = contactEmail.trimmingCharacters(in: .whitespaces)
         self.taxID = taxID.trimmingCharacters(in: .whitespaces)
@@ -201,7 +219,8 @@ package struct ShopApplicationForm: Sendable {
         validation.text(taxID, "tax_id", max: 50, required: false)
         for (field, value) in [
             ("address.line1", address.line1), ("address.line2", address.line2 ?? ""), ("address.city", address.city),
-            ("address.region", address.region), ("address.postal_code", address.postalCode), ("address.country", address.country),
+            ("address.region", address.region), ("address.postal_code", address.postalCode),
+            ("address.country", address.country),
             ("payout_bank_account.holder_name", bankAccount.holderName),
         ] {
             validation.text(value, field, max: 200, required: false)

@@ -43,7 +43,9 @@ package struct ApplyForShop: StagedOperation {
 
     package func call(_ checked: Checked) async throws -> BankAccountCheck { try await bankAccountCheck() }
 
-    package func record(_ bank: BankAccountCheck, for checked: Checked, in unit: UnitOfWork) async throws -> Audited<ShopApplication> {
+    package func record(_ bank: BankAccountCheck, for checked: Checked, in unit: UnitOfWork) async throws -> Audited<
+        ShopApplication
+    > {
         let checks = checked.checks + [bank.check]
         let eligible = checks.allSatisfy(\.passed)
         let id = unit.newID()
@@ -64,7 +66,8 @@ package struct ApplyForShop: StagedOperation {
         return Audited(
             application,
             event: AuditRecord(
-                action: Self.action, tenantID: platformTenantID, targetType: "shop_application", targetID: id.text, reason: nil, before: nil,
+                action: Self.action, tenantID: platformTenantID, targetType: "shop_application", targetID: id.text,
+                reason: nil, before: nil,
                 after: try application.snapshot))
     }
 
@@ -77,10 +80,12 @@ package struct ApplyForShop: StagedOperation {
     private func bankAccountCheck() async throws -> BankAccountCheck {
         let account = form.bankAccount
         guard account.hasValidRoutingNumber else {
-            return BankAccountCheck(check: .failed("bank_account", "the routing number is not an ABA routing number"), reference: nil)
+            return BankAccountCheck(
+                check: .failed("bank_account", "the routing number is not an ABA routing number"), reference: nil)
         }
         guard account.hasValidAccountNumber else {
-            return BankAccountCheck(check: .failed("bank_account", "the account number must be 4–17 digits"), reference: nil)
+            return BankAccountCheck(
+                check: .failed("bank_account", "the account number must be 4–17 digits"), reference: nil)
         }
         let verification: BankAccountVerification
         do {
@@ -90,11 +95,14 @@ package struct ApplyForShop: StagedOperation {
         }
         guard let reference = verification.reference else {
             return BankAccountCheck(
-                check: .failed("bank_account", "the payment provider could not verify it: \(verification.failureCode ?? "unverified")"),
+                check: .failed(
+                    "bank_account",
+                    "the payment provider could not verify it: \(verification.failureCode ?? "unverified")"),
                 reference: nil)
         }
         return BankAccountCheck(
-            check: .passed("bank_account", "verified by the payment provider (account ending \(account.last4))"), reference: reference)
+            check: .passed("bank_account", "verified by the payment provider (account ending \(account.last4))"),
+            reference: reference)
     }
 }
 
@@ -132,7 +140,8 @@ package struct ClaimShop: AuditedOperation {
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<(Token, TokenSecret)> {
         let refused = DomainError.forbiddenTarget(
-            Self.action, code: "claim_refused", detail: "The claim code is not valid for this application (wrong, used or expired).")
+            Self.action, code: "claim_refused",
+            detail: "The claim code is not valid for this application (wrong, used or expired).")
         guard
             let (hash, expires, claimed, status, tenant, email) = try await unit.first(
                 """
@@ -140,11 +149,14 @@ package struct ClaimShop: AuditedOperation {
                 WHERE id = \(applicationID) FOR UPDATE
                 """, { try $0.decode((ByteBuffer?, Date?, Date?, String, UUID?, String).self) })
         else { throw refused }
-        guard let hash, Array(hash.readableBytesView) == ShopClaimCode.hash(code), let expires, expires > unit.now, claimed == nil else {
+        guard let hash, Array(hash.readableBytesView) == ShopClaimCode.hash(code), let expires, expires > unit.now,
+            claimed == nil
+        else {
             throw refused
         }
         guard status == ShopApplication.Status.approved.rawValue, let tenant else {
-            throw DomainError.conflict(code: "not_approved", detail: "The application is \(status): claim the shop once it is approved.")
+            throw DomainError.conflict(
+                code: "not_approved", detail: "The application is \(status): claim the shop once it is approved.")
         }
         guard
             let admin = try await unit.first(
@@ -153,9 +165,11 @@ package struct ClaimShop: AuditedOperation {
                 """, { try $0.decode(UUID.self) })
         else { throw refused }
         try await unit.execute("UPDATE shop_applications SET claimed_at = \(unit.now) WHERE id = \(applicationID)")
-        let token = try await CreateToken(operatorID: admin, name: "claimed by the applicant", expiresInHours: nil).perform(in: unit)
+        let token = try await CreateToken(operatorID: admin, name: "claimed by the applicant", expiresInHours: nil)
+            .perform(in: unit)
         let event = AuditRecord(
-            action: Self.action, tenantID: platformTenantID, targetType: "shop_application", targetID: applicationID.text, reason: nil, before: nil,
+            action: Self.action, tenantID: platformTenantID, targetType: "shop_application",
+            targetID: applicationID.text, reason: nil, before: nil,
             after: try AuditRecord.json(["tenant_id": tenant.text, "token_id": token.output.0.id.text]))
         return Audited(token.output, event: event, more: token.events)
     }
@@ -184,18 +198,24 @@ package struct ApproveShopApplication: AuditedOperation {
         try validation.check()
         let before = try await ShopApplication.fetch(applicationID, forUpdate: true, in: unit)
         guard before.status == .pending else {
-            throw DomainError.invalidTransition("Only a waiting application can be approved.", current: before.status.rawValue)
+            throw DomainError.invalidTransition(
+                "Only a waiting application can be approved.", current: before.status.rawValue)
         }
         guard before.eligible, let reference = before.payoutAccountReference else {
             let failed = before.checks.filter { !$0.passed }.map(\.check).joined(separator: ", ")
-            throw DomainError.conflict(code: "not_eligible", detail: "The application failed its eligibility checks (\(failed)); reject it instead.")
+            throw DomainError.conflict(
+                code: "not_eligible",
+                detail: "The application failed its eligibility checks (\(failed)); reject it instead.")
         }
         // Checked again now: a shop approved, or an application sent, since it was submitted.
-        let now = try await ShopEligibility.duplicate(taxID: before.taxID, legalName: before.legalName, excluding: before.id, in: unit)
+        let now = try await ShopEligibility.duplicate(
+            taxID: before.taxID, legalName: before.legalName, excluding: before.id, in: unit)
         guard now.passed else {
-            throw DomainError.conflict(code: "not_eligible", detail: "Since it was submitted, \(now.detail); reject it instead.")
+            throw DomainError.conflict(
+                code: "not_eligible", detail: "Since it was submitted, \(now.detail); reject it instead.")
         }
-        let tenant = try await CreateTenant(slug: slug ?? ShopSlug.from(before.legalName), name: before.legalName).perform(in: unit)
+        let tenant = try await CreateTenant(slug: slug ?? ShopSlug.from(before.legalName), name: before.legalName)
+            .perform(in: unit)
         let inserted = try await unit.first(
             """
             INSERT INTO shop_profiles (tenant_id, legal_name, contact_email, tax_id, address, payout_account_ref, payout_account_last4, application_id,
@@ -205,8 +225,12 @@ package struct ApproveShopApplication: AuditedOperation {
             ON CONFLICT DO NOTHING RETURNING 1
             """
         ) { _ in true }
-        guard inserted == true else { throw DomainError.conflict(code: "duplicate_shop", detail: "A shop with this tax id already exists.") }
-        let admin = try await CreateOperator(email: before.contactEmail, role: .partnerAdmin, tenantID: tenant.output.id).perform(in: unit)
+        guard inserted == true else {
+            throw DomainError.conflict(code: "duplicate_shop", detail: "A shop with this tax id already exists.")
+        }
+        let admin = try await CreateOperator(
+            email: before.contactEmail, role: .partnerAdmin, tenantID: tenant.output.id
+        ).perform(in: unit)
         let after = try await unit.one(
             """
             UPDATE shop_applications SET status = 'approved', decided_at = \(unit.now), decided_by = \(unit.principal.operatorID),
@@ -214,7 +238,8 @@ package struct ApproveShopApplication: AuditedOperation {
             WHERE id = \(applicationID) RETURNING \(unescaped: ShopApplication.columns)
             """, as: ShopApplication.self, else: DomainError.inconsistent("the approved application was not returned"))
         let event = AuditRecord(
-            action: Self.action, tenantID: platformTenantID, targetType: "shop_application", targetID: applicationID.text, reason: reason,
+            action: Self.action, tenantID: platformTenantID, targetType: "shop_application",
+            targetID: applicationID.text, reason: reason,
             before: try before.snapshot, after: try after.snapshot)
         let approval = ShopApproval(application: after, tenant: tenant.output, admin: admin.output)
         let mail = try await Outbox.queue(Self.decisionMail(after, tenant: tenant.output.id), in: unit)
@@ -225,7 +250,8 @@ package struct ApproveShopApplication: AuditedOperation {
     /// applicant holds it from its application's answer).
     static func decisionMail(_ application: ShopApplication, tenant: UUID) -> QueuedMail {
         var fields = [
-            "decision": application.status.rawValue, "legal_name": application.legalName, "application_id": application.id.text,
+            "decision": application.status.rawValue, "legal_name": application.legalName,
+            "application_id": application.id.text,
         ]
         if application.status == .rejected, let reason = application.decisionReason { fields["reason"] = reason }
         return QueuedMail(kind: .shopDecision, tenantID: tenant, recipient: application.contactEmail, fields: fields)
@@ -243,7 +269,8 @@ package struct RejectShopApplication: AuditedOperation {
         let reason = try requireReason(reason)
         let before = try await ShopApplication.fetch(applicationID, forUpdate: true, in: unit)
         guard before.status == .pending else {
-            throw DomainError.invalidTransition("Only a waiting application can be rejected.", current: before.status.rawValue)
+            throw DomainError.invalidTransition(
+                "Only a waiting application can be rejected.", current: before.status.rawValue)
         }
         let after = try await unit.one(
             """
@@ -251,11 +278,13 @@ package struct RejectShopApplication: AuditedOperation {
                 decision_reason = \(reason), version = version + 1
             WHERE id = \(applicationID) RETURNING \(unescaped: ShopApplication.columns)
             """, as: ShopApplication.self, else: DomainError.inconsistent("the rejected application was not returned"))
-        let mail = try await Outbox.queue(ApproveShopApplication.decisionMail(after, tenant: platformTenantID), in: unit)
+        let mail = try await Outbox.queue(
+            ApproveShopApplication.decisionMail(after, tenant: platformTenantID), in: unit)
         return Audited(
             after,
             event: AuditRecord(
-                action: Self.action, tenantID: platformTenantID, targetType: "shop_application", targetID: applicationID.text, reason: reason,
+                action: Self.action, tenantID: platformTenantID, targetType: "shop_application",
+                targetID: applicationID.text, reason: reason,
                 before: try before.snapshot, after: try after.snapshot),
             more: [mail])
     }

@@ -11,7 +11,8 @@ extension Operator {
     var api: Components.Schemas.Operator {
         get throws {
             Components.Schemas.Operator(
-                id: id.text, tenantId: tenantID.text, email: email, role: try .init(known: role.rawValue), kind: try .init(known: kind),
+                id: id.text, tenantId: tenantID.text, email: email, role: try .init(known: role.rawValue),
+                kind: try .init(known: kind),
                 status: try .init(known: status), createdAt: createdAt, disabledAt: disabledAt, version: version)
         }
     }
@@ -21,7 +22,8 @@ extension Token {
     var api: Components.Schemas.Token {
         get throws {
             Components.Schemas.Token(
-                id: id.text, operatorId: operatorID.text, tenantId: tenantID.text, role: try .init(known: role.rawValue), name: name,
+                id: id.text, operatorId: operatorID.text, tenantId: tenantID.text,
+                role: try .init(known: role.rawValue), name: name,
                 createdAt: createdAt, expiresAt: expiresAt, lastUsedAt: lastUsedAt, revokedAt: revokedAt)
         }
     }
@@ -33,18 +35,24 @@ extension Components.Schemas.TokenCreated: SecretBearing {
 
 extension Components.Schemas.InvitationCreated: SecretBearing {
     func withoutSecret() -> Self {
-        Self(operatorId: operatorId, email: email, expiresAt: expiresAt, sentTo: sentTo, linkPath: nil, linkAlreadyDelivered: linkPath != nil ? true : nil)
+        Self(
+            operatorId: operatorId, email: email, expiresAt: expiresAt, sentTo: sentTo, linkPath: nil,
+            linkAlreadyDelivered: linkPath != nil ? true : nil)
     }
 }
 
 extension APIHandler {
     func inviteOperator(_ input: Operations.InviteOperator.Input) async throws -> Operations.InviteOperator.Output {
         let id = try parseID(input.path.operatorId, "operator_id")
-        let body = if case .json(let body)? = input.body { body } else { Operations.InviteOperator.Input.Body.JsonPayload?.none }
+        let body =
+            if case .json(let body)? = input.body { body } else {
+                Operations.InviteOperator.Input.Body.JsonPayload?.none
+            }
         let invite = InviteOperator(operatorID: id, links: invitationLinks, showLink: body?.showLink ?? false)
         let invited = try await change(invite, on: id, body: body, status: 201) { invitation in
             Components.Schemas.InvitationCreated(
-                operatorId: invitation.operatorID.text, email: invitation.email, expiresAt: invitation.expiresAt, sentTo: invitation.sentTo,
+                operatorId: invitation.operatorID.text, email: invitation.email, expiresAt: invitation.expiresAt,
+                sentTo: invitation.sentTo,
                 linkPath: invitation.path)
         }
         return .created(.init(headers: .init(cacheControl: "no-store"), body: .json(invited)))
@@ -56,7 +64,8 @@ extension APIHandler {
             .init(
                 body: .json(
                     .init(
-                        operatorId: session.operatorID.text, email: session.email, role: try .init(known: session.role.rawValue),
+                        operatorId: session.operatorID.text, email: session.email,
+                        role: try .init(known: session.role.rawValue),
                         tenantId: session.tenantID.text, tokenId: session.tokenID.text, tokenName: session.tokenName,
                         expiresAt: session.expiresAt))))
     }
@@ -93,7 +102,9 @@ extension APIHandler {
 
     func createOperator(_ input: Operations.CreateOperator.Input) async throws -> Operations.CreateOperator.Output {
         let body: Components.Schemas.OperatorCreate = try json(input.body)
-        let create = CreateOperator(email: body.email, role: try Role(known: body.role.rawValue), tenantID: try parseID(body.tenantId, "tenant_id"))
+        let create = CreateOperator(
+            email: body.email, role: try Role(known: body.role.rawValue),
+            tenantID: try parseID(body.tenantId, "tenant_id"))
         let created = try await change(
             create, body: body, status: 201
         ) { try $0.api }
@@ -120,7 +131,9 @@ extension APIHandler {
 
     func createToken(_ input: Operations.CreateToken.Input) async throws -> Operations.CreateToken.Output {
         let body: Components.Schemas.TokenCreate = try json(input.body)
-        let create = CreateToken(operatorID: try parseID(body.operatorId, "operator_id"), name: body.name, expiresInHours: body.expiresInHours)
+        let create = CreateToken(
+            operatorID: try parseID(body.operatorId, "operator_id"), name: body.name,
+            expiresInHours: body.expiresInHours)
         let created = try await change(
             create, body: body, status: 201
         ) { token, secret in

@@ -7,31 +7,42 @@ extension Console {
     /// once), disabling one (confirmed); API tokens (issue, shown once; revoke, confirmed); and the
     /// invitation link's page, where the invited person sets a password.
     func registerPeople(on group: RouterGroup<AppRequestContext>) {
-        section("people", "People", needs: InviteOperator.action, on: group) { console in try await console.peoplePage(issues: []) }
+        section("people", "People", needs: InviteOperator.action, on: group) { console in
+            try await console.peoplePage(issues: [])
+        }
         post("people/new", on: group) { console in
             do {
                 guard let role = Role(rawValue: console.form["role"] ?? "") else {
-                    throw DomainError.invalid([FieldIssue(field: "role", code: "unknown_role", message: "choose a role")])
+                    throw DomainError.invalid([
+                        FieldIssue(field: "role", code: "unknown_role", message: "choose a role")
+                    ])
                 }
                 let tenant = console.form.text("tenant_id").flatMap(UUID.init(uuidString:))
-                let person = try await console.run(CreateOperator(email: console.form["email"] ?? "", role: role, tenantID: tenant))
-                return try await console.invited(try await console.run(InviteOperator(operatorID: person.id, links: invitationLinks)))
+                let person = try await console.run(
+                    CreateOperator(email: console.form["email"] ?? "", role: role, tenantID: tenant))
+                return try await console.invited(
+                    try await console.run(InviteOperator(operatorID: person.id, links: invitationLinks)))
             } catch let refusal as DomainError {
-                return try await console.peoplePage(issues: try FormRefusal.issues(refusal), values: console.form.values)
+                return try await console.peoplePage(
+                    issues: try FormRefusal.issues(refusal), values: console.form.values)
             }
         }
         post("people/{id}/invite", on: group) { console in
-            let invite = InviteOperator(operatorID: try console.routeID(), links: invitationLinks, showLink: console.form["show_link"] == "yes")
+            let invite = InviteOperator(
+                operatorID: try console.routeID(), links: invitationLinks, showLink: console.form["show_link"] == "yes")
             return try await console.invited(try await console.run(invite))
         }
         post("people/{id}/disable", on: group) { console in
             do {
                 try console.form.confirm("disable")
                 let person = try await console.run(
-                    DisableOperator(operatorID: try console.routeID(), reason: console.form.text("reason"), ifMatch: nil))
-                return console.redirect("/console/people", flash: "\(person.email) is disabled: its sessions and tokens no longer work.")
+                    DisableOperator(
+                        operatorID: try console.routeID(), reason: console.form.text("reason"), ifMatch: nil))
+                return console.redirect(
+                    "/console/people", flash: "\(person.email) is disabled: its sessions and tokens no longer work.")
             } catch let refusal as DomainError {
-                return try await console.peoplePage(issues: try FormRefusal.issues(refusal), values: console.form.values)
+                return try await console.peoplePage(
+                    issues: try FormRefusal.issues(refusal), values: console.form.values)
             }
         }
         registerInvitation(on: group)
@@ -51,32 +62,43 @@ extension Console {
                 let form = try await ConsoleForm(request)
                 let key = form["key"] ?? ""
                 // A key that cannot be a link's is gone before any password work.
-                guard SessionSecret(value: key).isWellFormed else { return invitationGone().response(secure: isSecure(request)) }
+                guard SessionSecret(value: key).isWellFormed else {
+                    return invitationGone().response(secure: isSecure(request))
+                }
                 let password = form["password"] ?? ""
                 var issues: [FieldIssue] = []
                 do { try PasswordRules.check(password) } catch DomainError.invalid(let found) { issues = found }
                 if issues.isEmpty, password != form["confirm_password"] {
-                    issues.append(FieldIssue(field: "confirm_password", code: "mismatch", message: "is not the same password"))
+                    issues.append(
+                        FieldIssue(field: "confirm_password", code: "mismatch", message: "is not the same password"))
                 }
                 guard issues.isEmpty else {
                     return try await invitationAnswer(key: key, issues: issues).response(secure: isSecure(request))
                 }
                 let system = anonymousContext(requestID: requestID)
                 // A link that is not open (unknown, used, expired) is gone before any password work.
-                guard try await database.readAsSystem(OpenInvitation(secretHash: SessionSecret(value: key).hash), context: system) != nil else {
+                guard
+                    try await database.readAsSystem(
+                        OpenInvitation(secretHash: SessionSecret(value: key).hash), context: system) != nil
+                else {
                     return invitationGone().response(secure: isSecure(request))
                 }
                 _ = try await database.runAsSystem(
                     AcceptInvitation(
-                        secretHash: SessionSecret(value: key).hash, passwordHash: try await signInGate.check(address: SignInGate.address(RequestScope.current?.sourceIP)) { try await PasswordRules.hash(password) }),
+                        secretHash: SessionSecret(value: key).hash,
+                        passwordHash: try await signInGate.check(
+                            address: SignInGate.address(RequestScope.current?.sourceIP)
+                        ) { try await PasswordRules.hash(password) }),
                     context: system)
-                return ConsoleAnswer.redirect(to: "/console/sign-in?welcome=1", flash: nil).response(secure: isSecure(request))
+                return ConsoleAnswer.redirect(to: "/console/sign-in?welcome=1", flash: nil).response(
+                    secure: isSecure(request))
             } catch DomainError.notFound {
                 return invitationGone().response(secure: isSecure(request))
             } catch let busy as SignInBusy {
                 return busy.response(pages, secure: isSecure(request))
             } catch {
-                return ConsoleAnswer.page(pages.error(error, requestID: requestID, logger: context.logger)).response(secure: isSecure(request))
+                return ConsoleAnswer.page(pages.error(error, requestID: requestID, logger: context.logger)).response(
+                    secure: isSecure(request))
             }
         }
     }
@@ -84,10 +106,12 @@ extension Console {
     private func invitationAnswer(key: String, issues: [FieldIssue]) async throws -> ConsoleAnswer {
         let system = anonymousContext()
         guard SessionSecret(value: key).isWellFormed,
-            let found = try await database.readAsSystem(OpenInvitation(secretHash: SessionSecret(value: key).hash), context: system)
+            let found = try await database.readAsSystem(
+                OpenInvitation(secretHash: SessionSecret(value: key).hash), context: system)
         else { return invitationGone() }
         var values: [String: Any] = [
-            "title": "Set your password", "email": found.email, "key": key, "role": found.role.rawValue.replacingOccurrences(of: "_", with: " "),
+            "title": "Set your password", "email": found.email, "key": key,
+            "role": found.role.rawValue.replacingOccurrences(of: "_", with: " "),
             "minimum": PasswordRules.minimumLength,
         ]
         FormRefusal(issues).add(to: &values)
@@ -98,7 +122,8 @@ extension Console {
         .page(
             pages.error(
                 status: .notFound, title: "This link no longer works",
-                detail: "An invitation works once, for 24 hours, and a newer one replaces it. Ask whoever invited you for a new link.",
+                detail:
+                    "An invitation works once, for 24 hours, and a newer one replaces it. Ask whoever invited you for a new link.",
                 requestID: nil))
     }
 }
@@ -113,7 +138,8 @@ extension ConsoleRequest {
         let people = found.prefix(Console.pageSize)
         let roles: [Role] = platform ? Role.allCases.filter { $0 != .appService } : [.partnerStaff, .partnerAdmin]
         var data: [String: Any] = [
-            "people": people.filter { $0.kind == "person" }.map { PersonView($0, me: principal.operatorID) }, "values": values,
+            "people": people.filter { $0.kind == "person" }.map { PersonView($0, me: principal.operatorID) },
+            "values": values,
             "roles": ConsoleOption.all(roles.map(\.rawValue), selected: values["role"] ?? roles.first?.rawValue),
             "canDisable": may(DisableOperator.action), "canCreate": may(CreateOperator.action),
         ]
@@ -129,7 +155,9 @@ extension ConsoleRequest {
     /// admin asked — its link, shown this once.
     fileprivate func invited(_ invitation: Invitation) async throws -> ConsoleAnswer {
         guard let path = invitation.path else {
-            return redirect("/console/people", flash: "A sign-in link is on its way to \(invitation.sentTo ?? "them") (it works for 24 hours).")
+            return redirect(
+                "/console/people",
+                flash: "A sign-in link is on its way to \(invitation.sentTo ?? "them") (it works for 24 hours).")
         }
         let origin = request.head.authority.map { "\(secure ? "https" : "http")://\($0)" } ?? ""
         return page(

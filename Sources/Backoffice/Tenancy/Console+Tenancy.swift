@@ -7,16 +7,22 @@ extension Console {
     /// revoke one, confirmed. Tenants (platform roles): the list and, for platform admins, a new
     /// partner tenant. The API's use cases, audited.
     func registerAccess(on group: RouterGroup<AppRequestContext>) {
-        section("tokens", "API tokens", needs: CreateToken.action, on: group) { console in try await console.tokensPage(issues: []) }
+        section("tokens", "API tokens", needs: CreateToken.action, on: group) { console in
+            try await console.tokensPage(issues: [])
+        }
         post("tokens/new", on: group) { console in
             do {
                 guard let owner = console.form.text("operator_id").flatMap(UUID.init(uuidString:)) else {
-                    throw DomainError.invalid([FieldIssue(field: "operator_id", code: "required", message: "choose whose token it is")])
+                    throw DomainError.invalid([
+                        FieldIssue(field: "operator_id", code: "required", message: "choose whose token it is")
+                    ])
                 }
                 let hours = try console.form.text("expires_in_hours").map { text -> Int in
                     guard let hours = Int(text) else {
                         throw DomainError.invalid([
-                            FieldIssue(field: "expires_in_hours", code: "invalid_number", message: "must be a whole number of hours")
+                            FieldIssue(
+                                field: "expires_in_hours", code: "invalid_number",
+                                message: "must be a whole number of hours")
                         ])
                     }
                     return hours
@@ -25,9 +31,13 @@ extension Console {
                     CreateToken(operatorID: owner, name: console.form.text("name"), expiresInHours: hours))
                 return console.page(
                     "token-created", title: "Token \(token.name)",
-                    ["name": token.name, "secret": secret.value, "expires": ConsoleTime.text(token.expiresAt), "role": token.role.rawValue])
+                    [
+                        "name": token.name, "secret": secret.value, "expires": ConsoleTime.text(token.expiresAt),
+                        "role": token.role.rawValue,
+                    ])
             } catch let refusal as DomainError {
-                return try await console.tokensPage(issues: try FormRefusal.issues(refusal), values: console.form.values)
+                return try await console.tokensPage(
+                    issues: try FormRefusal.issues(refusal), values: console.form.values)
             }
         }
         post("tokens/{id}/revoke", on: group) { console in
@@ -39,14 +49,19 @@ extension Console {
                 return try await console.tokensPage(issues: try FormRefusal.issues(refusal))
             }
         }
-        section("tenants", "Tenants", needs: ListTenants.action, on: group) { console in try await console.tenantsPage(issues: []) }
+        section("tenants", "Tenants", needs: ListTenants.action, on: group) { console in
+            try await console.tenantsPage(issues: [])
+        }
         post("tenants/new", on: group) { console in
             do {
-                let tenant = try await console.run(CreateTenant(slug: console.form["slug"] ?? "", name: console.form["name"] ?? ""))
-                return console.redirect("/console/tenants", flash: "Created \(tenant.name) (\(tenant.slug)): invite its admin from People.")
+                let tenant = try await console.run(
+                    CreateTenant(slug: console.form["slug"] ?? "", name: console.form["name"] ?? ""))
+                return console.redirect(
+                    "/console/tenants", flash: "Created \(tenant.name) (\(tenant.slug)): invite its admin from People.")
             } catch let refusal as DomainError {
                 return try await console.tenantsPage(
-                    issues: try FormRefusal.issues(refusal, conflictFields: ["slug_taken": "slug"]), values: console.form.values)
+                    issues: try FormRefusal.issues(refusal, conflictFields: ["slug_taken": "slug"]),
+                    values: console.form.values)
             }
         }
     }
@@ -59,7 +74,9 @@ extension ConsoleRequest {
         let found = try await read(ListTokens(operatorID: nil, afterID: after, limit: Console.pageSize + 1))
         let tokens = found.prefix(Console.pageSize)
         let platform = principal.knownRole?.isPlatform ?? false
-        let owners = try await read(ListOperators(tenantID: platform ? nil : principal.tenantID, afterID: start, limit: 500)).filter {
+        let owners = try await read(
+            ListOperators(tenantID: platform ? nil : principal.tenantID, afterID: start, limit: 500)
+        ).filter {
             $0.status == "active"
         }
         let emails = Dictionary(owners.map { ($0.id, $0.email) }, uniquingKeysWith: { first, _ in first })
@@ -67,8 +84,10 @@ extension ConsoleRequest {
         var data: [String: Any] = [
             "tokens": tokens.map { token -> [String: Any] in
                 var row: [String: Any] = [
-                    "id": token.id.text, "name": token.name, "role": token.role.rawValue.replacingOccurrences(of: "_", with: " "),
-                    "owner": emails[token.operatorID] ?? token.operatorID.text, "expires": ConsoleTime.text(token.expiresAt),
+                    "id": token.id.text, "name": token.name,
+                    "role": token.role.rawValue.replacingOccurrences(of: "_", with: " "),
+                    "owner": emails[token.operatorID] ?? token.operatorID.text,
+                    "expires": ConsoleTime.text(token.expiresAt),
                     "state": token.revokedAt != nil ? "revoked" : token.expiresAt <= now ? "expired" : "active",
                 ]
                 if let used = token.lastUsedAt { row["used"] = ConsoleTime.text(used) }
@@ -77,11 +96,15 @@ extension ConsoleRequest {
             },
             "hasTokens": !tokens.isEmpty, "values": values, "canRevoke": may(RevokeToken.action),
             "owners": owners.map {
-                ConsoleOption(value: $0.id.text, label: "\($0.email) (\($0.role.rawValue))", selected: $0.id.text == values["operator_id"])
+                ConsoleOption(
+                    value: $0.id.text, label: "\($0.email) (\($0.role.rawValue))",
+                    selected: $0.id.text == values["operator_id"])
             },
             "defaultHours": context.policies.security.defaultTokenLifetimeHours,
         ]
-        if found.count > Console.pageSize, let last = tokens.last { data["next"] = ConsoleLinks.path("/console/tokens", ["after": last.id.text]) }
+        if found.count > Console.pageSize, let last = tokens.last {
+            data["next"] = ConsoleLinks.path("/console/tokens", ["after": last.id.text])
+        }
         FormRefusal(issues).add(to: &data)
         return page("tokens", title: "API tokens", status: issues.isEmpty ? .ok : .unprocessableContent, data)
     }
@@ -90,10 +113,14 @@ extension ConsoleRequest {
         let found = try await read(ListTenants(afterSlug: form.text("after") ?? "", limit: Console.pageSize + 1))
         let tenants = found.prefix(Console.pageSize)
         var data: [String: Any] = [
-            "tenants": tenants.map { ["id": $0.id.text, "slug": $0.slug, "name": $0.name, "created": ConsoleTime.text($0.createdAt)] },
+            "tenants": tenants.map {
+                ["id": $0.id.text, "slug": $0.slug, "name": $0.name, "created": ConsoleTime.text($0.createdAt)]
+            },
             "hasTenants": !tenants.isEmpty, "values": values, "canCreate": may(CreateTenant.action),
         ]
-        if found.count > Console.pageSize, let last = tenants.last { data["next"] = ConsoleLinks.path("/console/tenants", ["after": last.slug]) }
+        if found.count > Console.pageSize, let last = tenants.last {
+            data["next"] = ConsoleLinks.path("/console/tenants", ["after": last.slug])
+        }
         FormRefusal(issues).add(to: &data)
         return page("tenants", title: "Tenants", status: issues.isEmpty ? .ok : .unprocessableContent, data)
     }

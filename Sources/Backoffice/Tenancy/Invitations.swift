@@ -40,16 +40,21 @@ package struct InviteOperator: AuditedOperation {
     }
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<Invitation> {
-        let target: Operator = try await unit.byID("operators", operatorID, forUpdate: true, notFound: "Operator \(operatorID.text)")
+        let target: Operator = try await unit.byID(
+            "operators", operatorID, forUpdate: true, notFound: "Operator \(operatorID.text)")
         guard target.kind == "person" else {
-            throw DomainError.invalid([.init(field: "operator_id", code: "not_a_person", message: "a service principal has no console sign-in")])
+            throw DomainError.invalid([
+                .init(field: "operator_id", code: "not_a_person", message: "a service principal has no console sign-in")
+            ])
         }
         guard target.status == "active" else {
             throw DomainError.invalidTransition("A disabled operator cannot be invited.", current: target.status)
         }
         if showLink, unit.principal.role != Role.platformAdmin.rawValue {
             throw DomainError.forbiddenTarget(
-                Self.action, detail: "Only a platform admin may have a sign-in link shown; everyone else's goes to the person by email.")
+                Self.action,
+                detail:
+                    "Only a platform admin may have a sign-in link shown; everyone else's goes to the person by email.")
         }
         try await unit.execute(
             """
@@ -68,13 +73,16 @@ package struct InviteOperator: AuditedOperation {
         let expires = ISO8601DateFormatter().string(from: expiresAt)
         var more: [AuditRecord] = []
         if !showLink {
-            let tenant = try await unit.first("SELECT name FROM tenants WHERE id = \(target.tenantID)") { try $0.decode(String.self) }
+            let tenant = try await unit.first("SELECT name FROM tenants WHERE id = \(target.tenantID)") {
+                try $0.decode(String.self)
+            }
             var fields = ["role": target.role.rawValue, "expires_at": expires]
             if target.tenantID != platformTenantID, let tenant { fields["tenant"] = tenant }
             more.append(
                 try await Outbox.queue(
                     QueuedMail(
-                        kind: .invitation, tenantID: target.tenantID, recipient: target.email, operatorID: operatorID, reference: id, fields: fields),
+                        kind: .invitation, tenantID: target.tenantID, recipient: target.email, operatorID: operatorID,
+                        reference: id, fields: fields),
                     in: unit))
         }
         let invitation = Invitation(
@@ -83,7 +91,8 @@ package struct InviteOperator: AuditedOperation {
         return Audited(
             invitation,
             event: AuditRecord(
-                action: Self.action, tenantID: target.tenantID, targetType: "operator", targetID: operatorID.text, reason: showLink ? "shown" : "emailed",
+                action: Self.action, tenantID: target.tenantID, targetType: "operator", targetID: operatorID.text,
+                reason: showLink ? "shown" : "emailed",
                 before: nil, after: try AuditRecord.json(["expires_at": expires])),
             more: more)
     }
@@ -109,7 +118,8 @@ package struct OpenInvitation: Query {
             "SELECT invitation_id, tenant_id, operator_id, email, role FROM operator_invitation(\(ByteBuffer(bytes: secretHash)), \(unit.now))"
         ) { row in
             let (id, tenant, operatorID, email, role) = try row.decode((UUID, UUID, UUID, String, String).self)
-            return Found(invitationID: id, tenantID: tenant, operatorID: operatorID, email: email, role: try Role(known: role))
+            return Found(
+                invitationID: id, tenantID: tenant, operatorID: operatorID, email: email, role: try Role(known: role))
         }
     }
 }
@@ -123,7 +133,9 @@ package struct AcceptInvitation: AuditedOperation {
     let passwordHash: String
 
     /// `passwordHash` is `PasswordRules.hash` of a password that passed `PasswordRules.check`.
-    package init(secretHash: [UInt8], passwordHash: String) { (self.secretHash, self.passwordHash) = (secretHash, passwordHash) }
+    package init(secretHash: [UInt8], passwordHash: String) {
+        (self.secretHash, self.passwordHash) = (secretHash, passwordHash)
+    }
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<String> {
         guard let invitation = try await OpenInvitation(secretHash: secretHash).read(in: unit) else {
@@ -133,10 +145,13 @@ package struct AcceptInvitation: AuditedOperation {
             "UPDATE operator_invitations SET used_at = \(unit.now) WHERE id = \(invitation.invitationID) AND used_at IS NULL RETURNING 1"
         ) { try $0.decode(Int32.self) }
         guard used != nil else { throw DomainError.notFound("Invitation") }
-        let password = try await SetOperatorPassword(operatorID: invitation.operatorID, passwordHash: passwordHash).perform(in: unit)
-        let actor = Principal(operatorID: invitation.operatorID, role: invitation.role, tenantID: invitation.tenantID, tokenID: nil)
+        let password = try await SetOperatorPassword(operatorID: invitation.operatorID, passwordHash: passwordHash)
+            .perform(in: unit)
+        let actor = Principal(
+            operatorID: invitation.operatorID, role: invitation.role, tenantID: invitation.tenantID, tokenID: nil)
         var accepted = AuditRecord(
-            action: Self.action, tenantID: invitation.tenantID, targetType: "operator", targetID: invitation.operatorID.text, reason: nil,
+            action: Self.action, tenantID: invitation.tenantID, targetType: "operator",
+            targetID: invitation.operatorID.text, reason: nil,
             before: nil, after: nil)
         accepted.actor = actor
         let set = password.events.map { event -> AuditRecord in

@@ -23,12 +23,14 @@ extension Operator: RowDecodable {
 }
 
 extension Token: RowDecodable {
-    package static let columns = "id, tenant_id, operator_id, name, role, created_at, expires_at, last_used_at, revoked_at"
+    package static let columns =
+        "id, tenant_id, operator_id, name, role, created_at, expires_at, last_used_at, revoked_at"
 
     package init(row: PostgresRow) throws {
         let c = try row.decode((UUID, UUID, UUID, String, String, Date, Date, Date?, Date?).self)
         self.init(
-            id: c.0, tenantID: c.1, operatorID: c.2, name: c.3, role: try Role(known: c.4), createdAt: c.5, expiresAt: c.6,
+            id: c.0, tenantID: c.1, operatorID: c.2, name: c.3, role: try Role(known: c.4), createdAt: c.5,
+            expiresAt: c.6,
             lastUsedAt: c.7, revokedAt: c.8)
     }
 }

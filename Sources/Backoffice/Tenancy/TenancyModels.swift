@@ -44,9 +44,13 @@ package struct Token: Sendable, Equatable, Identifiable {
 
     var snapshot: String {
         get throws {
-            struct Snapshot: Encodable { let operator_id: String, name: String, role: String, expires_at: Date, revoked: Bool }
+            struct Snapshot: Encodable {
+                let operator_id: String, name: String, role: String, expires_at: Date, revoked: Bool
+            }
             return try AuditRecord.json(
-                Snapshot(operator_id: operatorID.text, name: name, role: role.rawValue, expires_at: expiresAt, revoked: revokedAt != nil))
+                Snapshot(
+                    operator_id: operatorID.text, name: name, role: role.rawValue, expires_at: expiresAt,
+                    revoked: revokedAt != nil))
         }
     }
 }

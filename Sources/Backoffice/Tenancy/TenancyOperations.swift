@@ -23,7 +23,8 @@ package struct CreateTenant: AuditedOperation {
         let query: PostgresQuery =
             "INSERT INTO tenants (id, slug, name, created_at) VALUES (\(unit.newID()), \(slug), \(name), \(unit.now)) ON CONFLICT (slug) DO NOTHING RETURNING \(unescaped: Tenant.columns)"
         let tenant = try await unit.one(
-            query, as: Tenant.self, else: DomainError.conflict(code: "slug_taken", detail: "A tenant with slug '\(slug)' already exists."))
+            query, as: Tenant.self,
+            else: DomainError.conflict(code: "slug_taken", detail: "A tenant with slug '\(slug)' already exists."))
         struct Snapshot: Encodable { let slug: String, name: String }
         return Audited(
             tenant,
@@ -55,13 +56,19 @@ package struct CreateOperator: AuditedOperation {
         let tenant: UUID
         if principal.tenantID != platformTenantID {
             validation.require(!role.isPlatform, "role", "not_allowed", "a partner may create only partner roles")
-            validation.require(tenantID == nil || tenantID == principal.tenantID, "tenant_id", "not_allowed", "must be your own tenant")
+            validation.require(
+                tenantID == nil || tenantID == principal.tenantID, "tenant_id", "not_allowed", "must be your own tenant"
+            )
             tenant = principal.tenantID
         } else if role.isPlatform {
-            validation.require(tenantID == nil || tenantID == platformTenantID, "tenant_id", "not_allowed", "platform roles belong to the platform")
+            validation.require(
+                tenantID == nil || tenantID == platformTenantID, "tenant_id", "not_allowed",
+                "platform roles belong to the platform")
             tenant = platformTenantID
         } else {
-            validation.require(tenantID != nil && tenantID != platformTenantID, "tenant_id", "required", "is required for partner roles")
+            validation.require(
+                tenantID != nil && tenantID != platformTenantID, "tenant_id", "required",
+                "is required for partner roles")
             tenant = tenantID ?? platformTenantID
         }
         try validation.check()
@@ -74,7 +81,8 @@ package struct CreateOperator: AuditedOperation {
             """
         let created = try await unit.one(
             query, as: Operator.self,
-            else: DomainError.conflict(code: "email_taken", detail: "An operator with this email already exists in the tenant."))
+            else: DomainError.conflict(
+                code: "email_taken", detail: "An operator with this email already exists in the tenant."))
         return Audited(
             created,
             event: AuditRecord(
@@ -96,12 +104,16 @@ package struct DisableOperator: AuditedOperation {
     package func perform(in unit: UnitOfWork) async throws -> Audited<Operator> {
         let reason = try requireReason(reason)
         let before = try await unit.one(
-            "SELECT \(unescaped: Operator.columns) FROM operators WHERE id = \(operatorID) FOR UPDATE", as: Operator.self,
+            "SELECT \(unescaped: Operator.columns) FROM operators WHERE id = \(operatorID) FOR UPDATE",
+            as: Operator.self,
             else: DomainError.notFound("Operator \(operatorID.text)"))
         try EntityTag.check(ifMatch, version: before.version)
-        guard before.status == "active" else { throw DomainError.invalidTransition("The operator is already disabled.", current: before.status) }
+        guard before.status == "active" else {
+            throw DomainError.invalidTransition("The operator is already disabled.", current: before.status)
+        }
         guard before.id != unit.principal.operatorID else {
-            throw DomainError.conflict(code: "cannot_disable_self", detail: "An operator cannot disable itself; ask another admin.")
+            throw DomainError.conflict(
+                code: "cannot_disable_self", detail: "An operator cannot disable itself; ask another admin.")
         }
         if before.role == .partnerAdmin || before.role == .platformAdmin {
             // Lock the tenant's admins in a fixed order so two concurrent disables cannot both pass.
@@ -116,7 +128,10 @@ package struct DisableOperator: AuditedOperation {
                 ) { try $0.decode(Int.self) } ?? 0
             guard others > 0 else {
                 throw DomainError.conflict(
-                    code: "last_admin", detail: "This is the last active \(before.role.rawValue) of its tenant; create another before disabling it.")
+                    code: "last_admin",
+                    detail:
+                        "This is the last active \(before.role.rawValue) of its tenant; create another before disabling it."
+                )
             }
         }
         let after = try await unit.one(
@@ -142,7 +157,9 @@ package struct CreateToken: AuditedOperation {
 
     package init(operatorID: UUID, name: String?, expiresInHours: Int?) {
         self.operatorID = operatorID
-        self.name = (name ?? "").trimmingCharacters(in: .whitespaces).isEmpty ? "token" : (name ?? "").trimmingCharacters(in: .whitespaces)
+        self.name =
+            (name ?? "").trimmingCharacters(in: .whitespaces).isEmpty
+            ? "token" : (name ?? "").trimmingCharacters(in: .whitespaces)
         self.expiresInHours = expiresInHours
     }
 
@@ -160,9 +177,14 @@ package struct CreateToken: AuditedOperation {
         let owner = try await unit.one(
             "SELECT \(unescaped: Operator.columns) FROM operators WHERE id = \(operatorID)", as: Operator.self,
             else: DomainError.notFound("Operator \(operatorID.text)"))
-        guard owner.status == "active" else { throw DomainError.invalidTransition("The operator is disabled.", current: owner.status) }
-        if owner.role == .partnerAdmin, unit.principal.role == Role.partnerAdmin.rawValue, owner.id != unit.principal.operatorID {
-            throw DomainError.forbiddenTarget(Self.action, detail: "A partner admin mints tokens for itself and its staff, not for another admin.")
+        guard owner.status == "active" else {
+            throw DomainError.invalidTransition("The operator is disabled.", current: owner.status)
+        }
+        if owner.role == .partnerAdmin, unit.principal.role == Role.partnerAdmin.rawValue,
+            owner.id != unit.principal.operatorID
+        {
+            throw DomainError.forbiddenTarget(
+                Self.action, detail: "A partner admin mints tokens for itself and its staff, not for another admin.")
         }
         let secret = TokenSecret.generate()
         let query: PostgresQuery = """
@@ -171,11 +193,13 @@ package struct CreateToken: AuditedOperation {
                     \(unit.now.addingTimeInterval(Double(hours) * 3600)), \(unit.now))
             RETURNING \(unescaped: Token.columns)
             """
-        let token = try await unit.one(query, as: Token.self, else: DomainError.inconsistent("the new token was not returned"))
+        let token = try await unit.one(
+            query, as: Token.self, else: DomainError.inconsistent("the new token was not returned"))
         return Audited(
             (token, secret),
             event: AuditRecord(
-                action: Self.action, tenantID: owner.tenantID, targetType: "token", targetID: token.id.text, reason: nil,
+                action: Self.action, tenantID: owner.tenantID, targetType: "token", targetID: token.id.text,
+                reason: nil,
                 before: nil, after: try token.snapshot))
     }
 }
@@ -191,14 +215,18 @@ package struct RevokeToken: AuditedOperation {
         let before = try await unit.one(
             "SELECT \(unescaped: Token.columns) FROM tokens WHERE id = \(tokenID) FOR UPDATE", as: Token.self,
             else: DomainError.notFound("Token \(tokenID.text)"))
-        guard before.revokedAt == nil else { throw DomainError.invalidTransition("The token is already revoked.", current: "revoked") }
+        guard before.revokedAt == nil else {
+            throw DomainError.invalidTransition("The token is already revoked.", current: "revoked")
+        }
         let after = try await unit.one(
-            "UPDATE tokens SET revoked_at = \(unit.now) WHERE id = \(tokenID) RETURNING \(unescaped: Token.columns)", as: Token.self,
+            "UPDATE tokens SET revoked_at = \(unit.now) WHERE id = \(tokenID) RETURNING \(unescaped: Token.columns)",
+            as: Token.self,
             else: DomainError.inconsistent("the revoked token was not returned"))
         return Audited(
             after,
             event: AuditRecord(
-                action: Self.action, tenantID: before.tenantID, targetType: "token", targetID: tokenID.text, reason: nil,
+                action: Self.action, tenantID: before.tenantID, targetType: "token", targetID: tokenID.text,
+                reason: nil,
                 before: try before.snapshot, after: try after.snapshot))
     }
 }

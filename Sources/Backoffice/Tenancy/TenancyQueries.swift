@@ -19,7 +19,8 @@ package struct CurrentSession: Query {
                 { row in
                     let c = try row.decode((UUID, String, String, UUID, UUID, String, Date).self)
                     return Session(
-                        operatorID: c.0, email: c.1, role: try Role(known: c.2), tenantID: c.3, tokenID: c.4, tokenName: c.5, expiresAt: c.6)
+                        operatorID: c.0, email: c.1, role: try Role(known: c.2), tenantID: c.3, tokenID: c.4,
+                        tokenName: c.5, expiresAt: c.6)
                 })
         else { throw DomainError.unauthenticated }
         return session
@@ -34,7 +35,8 @@ package struct ListTenants: Query {
 
     package func read(in unit: UnitOfWork) async throws -> [Tenant] {
         try await unit.all(
-            "SELECT \(unescaped: Tenant.columns) FROM tenants WHERE id <> \(platformTenantID) AND slug > \(afterSlug) ORDER BY slug LIMIT \(limit)")
+            "SELECT \(unescaped: Tenant.columns) FROM tenants WHERE id <> \(platformTenantID) AND slug > \(afterSlug) ORDER BY slug LIMIT \(limit)"
+        )
     }
 }
 

@@ -27,10 +27,14 @@ extension GlobalOptions {
     func show<Output>(_ shape: Shape, _ call: (Client) async throws -> Output) async throws {
         try await runCommand {
             let output = try await call(try client())
-            guard let answer = Mirror(reflecting: output).children.first else { throw CLIFailure.unexpectedAnswer(output) }
+            guard let answer = Mirror(reflecting: output).children.first else {
+                throw CLIFailure.unexpectedAnswer(output)
+            }
             if answer.label == "default" {
                 let parts = Mirror(reflecting: answer.value).children.map(\.value)
-                guard parts.count == 2, let status = parts[0] as? Int, let problem = parts[1] as? Components.Responses.Problem else {
+                guard parts.count == 2, let status = parts[0] as? Int,
+                    let problem = parts[1] as? Components.Responses.Problem
+                else {
                     throw CLIFailure.unexpectedAnswer(output)
                 }
                 throw CLIFailure.from(status, problem)

@@ -27,7 +27,10 @@ struct CLIFailure: Error, CustomStringConvertible {
 
     /// A problem+json answer, printed readably.
     static func problem(_ status: Int, _ problem: Components.Schemas.Problem?) -> CLIFailure {
-        guard let problem else { return CLIFailure(message: "error: the service answered HTTP \(status)", exitCode: exitCode(forStatus: status)) }
+        guard let problem else {
+            return CLIFailure(
+                message: "error: the service answered HTTP \(status)", exitCode: exitCode(forStatus: status))
+        }
         var lines = ["error: \(problem.title) (\(problem.code), HTTP \(status))"]
         if let detail = problem.detail { lines.append("  \(detail)") }
         if let state = problem.currentState { lines.append("  current state: \(state)") }
@@ -55,7 +58,9 @@ func runCommand(_ body: () async throws -> Void) async throws {
         throw error
     } catch let error as ClientError {
         FileHandle.standardError.write(
-            Data("error: cannot reach the service at \(error.baseURL?.absoluteString ?? "its URL"): \(error.underlyingError)\n".utf8))
+            Data(
+                "error: cannot reach the service at \(error.baseURL?.absoluteString ?? "its URL"): \(error.underlyingError)\n"
+                    .utf8))
         throw ExitCode(7)
     } catch {
         FileHandle.standardError.write(Data("error: \(error)\n".utf8))

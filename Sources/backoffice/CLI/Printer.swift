@@ -26,7 +26,9 @@ struct Printer {
     /// Prints a page `{items, next_cursor}`; on a terminal table, the next cursor goes to stderr.
     func page(_ value: some Encodable, columns: [String]) throws {
         try list(value, key: "items", columns: columns) { object in
-            if case .string(let cursor)? = object["next_cursor"] { FileHandle.standardError.write(Data("more: --cursor \(cursor)\n".utf8)) }
+            if case .string(let cursor)? = object["next_cursor"] {
+                FileHandle.standardError.write(Data("more: --cursor \(cursor)\n".utf8))
+            }
         }
     }
 
@@ -65,7 +67,8 @@ struct Printer {
 
     private func table(_ items: [JSON], columns: [String]) {
         let cells = items.map { item in columns.map { SafeText.terminal(Self.cell(item.at($0))) } }
-        let widths = columns.indices.map { index in max(columns[index].count, cells.map { $0[index].count }.max() ?? 0) }
+        let widths = columns.indices.map { index in max(columns[index].count, cells.map { $0[index].count }.max() ?? 0)
+        }
         func line(_ values: [String]) -> String {
             zip(values, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
                 .trimmingCharacters(in: .whitespaces)
@@ -90,7 +93,9 @@ struct Printer {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
-            try container.encode(date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted)))
+            try container.encode(
+                date.formatted(
+                    .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted)))
         }
         return encoder
     }

@@ -4,7 +4,9 @@ import Foundation
 
 /// A text file a command reads (UTF-8); exit 64 when it cannot be read.
 func readTextFile(_ path: String) throws -> String {
-    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw CLIFailure(message: "error: cannot read \(path)", exitCode: 64) }
+    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+        throw CLIFailure(message: "error: cannot read \(path)", exitCode: 64)
+    }
     return text
 }
 
@@ -20,6 +22,8 @@ func readStructuredFile<T: Decodable>(_ type: T.Type, at path: String) throws ->
 /// A JSON decoder for the contract's types (dates as RFC 3339 text, as the service writes them).
 func contractJSONDecoder() -> JSONDecoder {
     let decoder = JSONDecoder()
-    decoder.dateDecodingStrategy = .custom { decoder in try RFC3339DateTranscoder().decode(try decoder.singleValueContainer().decode(String.self)) }
+    decoder.dateDecodingStrategy = .custom { decoder in
+        try RFC3339DateTranscoder().decode(try decoder.singleValueContainer().decode(String.self))
+    }
     return decoder
 }

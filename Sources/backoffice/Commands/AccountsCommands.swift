@@ -2,7 +2,9 @@ import ArgumentParser
 import BackofficeAPI
 import Foundation
 
-let customerColumns = ["id", "email", "display_name", "status", "subscription", "failed_logins", "lock", "version", "updated_at"]
+let customerColumns = [
+    "id", "email", "display_name", "status", "subscription", "failed_logins", "lock", "version", "updated_at",
+]
 let appealColumns = ["id", "customer_id", "status", "message", "created_at", "resolved_by", "resolution_reason"]
 let auditColumns = ["id", "occurred_at", "actor_role", "action", "target_type", "target_id", "reason", "request_id"]
 
@@ -31,7 +33,8 @@ struct Accounts: AsyncParsableCommand {
             try await global.show(.page(customerColumns)) { client in
                 try await client.listCustomers(
                     query: .init(
-                        limit: page.limit, cursor: page.cursor, status: status, emailPrefix: emailPrefix, includeDeleted: includeDeleted ? true : nil)
+                        limit: page.limit, cursor: page.cursor, status: status, emailPrefix: emailPrefix,
+                        includeDeleted: includeDeleted ? true : nil)
                 )
             }
         }
@@ -40,7 +43,8 @@ struct Accounts: AsyncParsableCommand {
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "show",
-            abstract: "Show one account with its current lock.", discussion: "Example: backoffice accounts show 5f0c…-…")
+            abstract: "Show one account with its current lock.", discussion: "Example: backoffice accounts show 5f0c…-…"
+        )
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Customer id.") var id: String
 
@@ -55,7 +59,9 @@ struct Accounts: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "lock",
             abstract: "Lock an account (reason required; --until makes it lift itself).",
-            discussion: "Example: backoffice accounts lock 5f0c… --reason \"Chargeback under investigation\" --until 2026-12-01T00:00:00Z")
+            discussion:
+                "Example: backoffice accounts lock 5f0c… --reason \"Chargeback under investigation\" --until 2026-12-01T00:00:00Z"
+        )
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup var account: AccountChangeOptions
         @Option(help: "RFC 3339 time when the lock lifts itself.") var until: String?
@@ -63,7 +69,8 @@ struct Accounts: AsyncParsableCommand {
         func run() async throws {
             try await global.show(.single(customerColumns)) { client in
                 try await client.lockCustomer(
-                    path: .init(customerId: account.id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: account.ifMatch),
+                    path: .init(customerId: account.id),
+                    headers: .init(idempotencyKey: global.changeKey(), ifMatch: account.ifMatch),
                     body: .json(.init(reason: account.reason, until: try parseTime(until, "--until"))))
             }
         }
@@ -80,7 +87,8 @@ struct Accounts: AsyncParsableCommand {
         func run() async throws {
             try await global.show(.single(customerColumns)) { client in
                 try await client.unlockCustomer(
-                    path: .init(customerId: account.id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: account.ifMatch),
+                    path: .init(customerId: account.id),
+                    headers: .init(idempotencyKey: global.changeKey(), ifMatch: account.ifMatch),
                     body: .json(.init(reason: account.reason)))
             }
         }
@@ -97,7 +105,8 @@ struct Accounts: AsyncParsableCommand {
         func run() async throws {
             try await global.show(.single(customerColumns + ["deleted_at"])) { client in
                 try await client.deleteCustomer(
-                    path: .init(customerId: account.id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: account.ifMatch),
+                    path: .init(customerId: account.id),
+                    headers: .init(idempotencyKey: global.changeKey(), ifMatch: account.ifMatch),
                     body: .json(.init(reason: account.reason)))
             }
         }
@@ -106,14 +115,16 @@ struct Accounts: AsyncParsableCommand {
     struct Restore: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "restore",
-            abstract: "Restore a soft-deleted account.", discussion: "Example: backoffice accounts restore 5f0c… --reason \"Deleted by mistake\"")
+            abstract: "Restore a soft-deleted account.",
+            discussion: "Example: backoffice accounts restore 5f0c… --reason \"Deleted by mistake\"")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup var account: AccountChangeOptions
 
         func run() async throws {
             try await global.show(.single(customerColumns)) { client in
                 try await client.restoreCustomer(
-                    path: .init(customerId: account.id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: account.ifMatch),
+                    path: .init(customerId: account.id),
+                    headers: .init(idempotencyKey: global.changeKey(), ifMatch: account.ifMatch),
                     body: .json(.init(reason: account.reason)))
             }
         }
@@ -122,7 +133,8 @@ struct Accounts: AsyncParsableCommand {
     struct History: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "history",
-            abstract: "The account's audit events, oldest first.", discussion: "Example: backoffice accounts history 5f0c… --output json")
+            abstract: "The account's audit events, oldest first.",
+            discussion: "Example: backoffice accounts history 5f0c… --output json")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Customer id.") var id: String
         @OptionGroup(title: "Paging") var page: PageOptions
@@ -134,7 +146,8 @@ struct Accounts: AsyncParsableCommand {
                 switch output {
                 case .ok(let ok):
                     try Printer(format: global.format).page(
-                        ok.body.json, columns: ["id", "occurred_at", "actor_role", "actor_id", "action", "reason", "request_id"])
+                        ok.body.json,
+                        columns: ["id", "occurred_at", "actor_role", "actor_id", "action", "reason", "request_id"])
                 case .default(let status, let problem): throw CLIFailure.from(status, problem)
                 }
             }
@@ -151,7 +164,8 @@ struct Accounts: AsyncParsableCommand {
         struct Show: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 commandName: "show",
-                abstract: "Show one appeal with its resolution.", discussion: "Example: backoffice accounts appeals show 9d2e…")
+                abstract: "Show one appeal with its resolution.",
+                discussion: "Example: backoffice accounts appeals show 9d2e…")
             @OptionGroup(title: "Global Options") var global: GlobalOptions
             @Argument(help: "Appeal id.") var id: String
 
@@ -163,7 +177,8 @@ struct Accounts: AsyncParsableCommand {
         struct List: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 commandName: "list",
-                abstract: "List appeals, oldest first.", discussion: "Example: backoffice accounts appeals list --status open")
+                abstract: "List appeals, oldest first.",
+                discussion: "Example: backoffice accounts appeals list --status open")
             @OptionGroup(title: "Global Options") var global: GlobalOptions
             @Option(help: "open, upheld or lifted.") var status: Components.Schemas.AppealStatus?
             @OptionGroup(title: "Paging") var page: PageOptions
@@ -179,7 +194,8 @@ struct Accounts: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 commandName: "resolve",
                 abstract: "Resolve an open appeal: --uphold keeps the lock, --lift unlocks the account.",
-                discussion: "Example: backoffice accounts appeals resolve 9a1e… --lift --reason \"Customer proved ownership\"")
+                discussion:
+                    "Example: backoffice accounts appeals resolve 9a1e… --lift --reason \"Customer proved ownership\"")
             @OptionGroup(title: "Global Options") var global: GlobalOptions
             @Argument(help: "Appeal id.") var id: String
             @Flag(help: "Keep the lock.") var uphold = false
@@ -211,7 +227,8 @@ struct Accounts: AsyncParsableCommand {
             func run() async throws {
                 try await global.show(.single(appealColumns)) { client in
                     try await client.fileAppeal(
-                        path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey()), body: .json(.init(message: message)))
+                        path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey()),
+                        body: .json(.init(message: message)))
                 }
             }
         }
@@ -226,7 +243,8 @@ struct Accounts: AsyncParsableCommand {
         @Argument(help: "Customer id (the app's).") var id: String
         @Option var email: String
         @Option var displayName: String
-        @Option(help: "none, active or lapsed (absent: unchanged).") var subscription: Components.Schemas.SubscriptionState?
+        @Option(help: "none, active or lapsed (absent: unchanged).") var subscription:
+            Components.Schemas.SubscriptionState?
         @Option(help: "RFC 3339 time an active subscription renews.") var renewsAt: String?
 
         func run() async throws {
@@ -244,7 +262,8 @@ struct Accounts: AsyncParsableCommand {
     struct LoginAttempt: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "login-attempt",
-            abstract: "Report a login attempt as the app does (app_service token); failures lock at the policy's threshold.",
+            abstract:
+                "Report a login attempt as the app does (app_service token); failures lock at the policy's threshold.",
             discussion: "Example: backoffice accounts login-attempt 5f0c… --failed")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Customer id.") var id: String
@@ -258,7 +277,8 @@ struct Accounts: AsyncParsableCommand {
         func run() async throws {
             try await global.show(.single(customerColumns)) { client in
                 try await client.reportLoginAttempt(
-                    path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey()), body: .json(.init(succeeded: succeeded)))
+                    path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey()),
+                    body: .json(.init(succeeded: succeeded)))
             }
         }
     }
@@ -274,7 +294,8 @@ struct Accounts: AsyncParsableCommand {
         func run() async throws {
             try await global.show(.single(customerColumns)) { client in
                 try await client.reportPasswordReset(
-                    path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey()), body: .json(.init()))
+                    path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey()),
+                    body: .json(.init()))
             }
         }
     }

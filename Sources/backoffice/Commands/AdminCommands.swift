@@ -42,13 +42,15 @@ struct Admin: AsyncParsableCommand {
 struct Policies: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "policies",
-        abstract: "Policy files (local; no service needed).", discussion: "Example: backoffice policies check policies/",
+        abstract: "Policy files (local; no service needed).",
+        discussion: "Example: backoffice policies check policies/",
         subcommands: [Check.self, Show.self])
 
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "check",
-            abstract: "Validate access.yaml, messages.yaml, security.yaml and retention.yaml; exit 6 naming the file and entry at fault.",
+            abstract:
+                "Validate access.yaml, messages.yaml, security.yaml and retention.yaml; exit 6 naming the file and entry at fault.",
             discussion: "Example: backoffice policies check policies/")
         @Argument(help: "Policies folder.") var directory = "policies"
 
@@ -67,7 +69,8 @@ struct Policies: AsyncParsableCommand {
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "show",
-            abstract: "Print the role × action matrix the policies grant.", discussion: "Example: backoffice policies show")
+            abstract: "Print the role × action matrix the policies grant.",
+            discussion: "Example: backoffice policies show")
         @Argument(help: "Policies folder.") var directory = "policies"
 
         func run() async throws {

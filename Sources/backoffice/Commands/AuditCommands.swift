@@ -20,12 +20,16 @@ struct Audit: AsyncParsableCommand {
         commandName: "audit",
         abstract: "The append-only, hash-chained audit log: list, export, verify, signed checkpoints.",
         discussion: "Example: backoffice audit verify --checkpoint audit-heads.json --public-key audit.pub",
-        subcommands: [List.self, Export.self, Verify.self, Checkpoint.self, Keygen.self, Archive.self, SignFile.self, VerifyFile.self])
+        subcommands: [
+            List.self, Export.self, Verify.self, Checkpoint.self, Keygen.self, Archive.self, SignFile.self,
+            VerifyFile.self,
+        ])
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "list",
-            abstract: "List events, oldest first.", discussion: "Example: backoffice audit list --action accounts.lock --since 2026-11-01T00:00:00Z")
+            abstract: "List events, oldest first.",
+            discussion: "Example: backoffice audit list --action accounts.lock --since 2026-11-01T00:00:00Z")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup var filter: AuditFilterOptions
         @OptionGroup(title: "Paging") var page: PageOptions
@@ -34,7 +38,8 @@ struct Audit: AsyncParsableCommand {
             try await global.show(.page(auditColumns)) { client in
                 try await client.listAuditEvents(
                     query: .init(
-                        limit: page.limit, cursor: page.cursor, tenantId: filter.tenant, actorId: filter.actor, action: filter.action,
+                        limit: page.limit, cursor: page.cursor, tenantId: filter.tenant, actorId: filter.actor,
+                        action: filter.action,
                         targetId: filter.target,
                         since: try parseTime(filter.since, "--since"), until: try parseTime(filter.until, "--until")))
             }
@@ -57,7 +62,8 @@ struct Audit: AsyncParsableCommand {
                         tenantId: filter.tenant, actorId: filter.actor, action: filter.action, targetId: filter.target,
                         since: try parseTime(filter.since, "--since"), until: try parseTime(filter.until, "--until")))
                 switch output {
-                case .ok(let ok): try await Transfer.download(try ok.body.applicationJsonl, to: file, counting: "events")
+                case .ok(let ok):
+                    try await Transfer.download(try ok.body.applicationJsonl, to: file, counting: "events")
                 case .default(let status, let problem): throw CLIFailure.from(status, problem)
                 }
             }
@@ -67,7 +73,8 @@ struct Audit: AsyncParsableCommand {
     struct Verify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "verify",
-            abstract: "Verify every chain; exit 8 naming the first bad event when one was edited, deleted, inserted or reordered.",
+            abstract:
+                "Verify every chain; exit 8 naming the first bad event when one was edited, deleted, inserted or reordered.",
             discussion: """
                 Online, the service verifies its own log. With --offline, this command recomputes every \
                 hash itself from a whole export (`audit export --file F`), trusting nothing the server says; \
@@ -84,9 +91,14 @@ struct Audit: AsyncParsableCommand {
                 --public-key audit.pub --seal audit-2026-11-22.heads.json --signing-key audit.key
                 """)
         @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Option(help: "A file written by `audit checkpoint`: also fail when a chain is shorter than, or diverges from, it.") var checkpoint: String?
-        @Option(help: "The checkpoint signer's public key (from `audit keygen`): refuse a checkpoint it did not sign.") var publicKey: String?
-        @Option(help: ArgumentHelp("Verify this export (JSON lines) here, without the service.", valueName: "export.jsonl")) var offline: String?
+        @Option(
+            help: "A file written by `audit checkpoint`: also fail when a chain is shorter than, or diverges from, it.")
+        var checkpoint: String?
+        @Option(help: "The checkpoint signer's public key (from `audit keygen`): refuse a checkpoint it did not sign.")
+        var publicKey: String?
+        @Option(
+            help: ArgumentHelp("Verify this export (JSON lines) here, without the service.", valueName: "export.jsonl"))
+        var offline: String?
         @Option(
             help: ArgumentHelp(
                 "With --offline: the signed heads the previous period was sealed with; the export continues every chain from them.",
@@ -95,13 +107,17 @@ struct Audit: AsyncParsableCommand {
             help: ArgumentHelp(
                 "With --offline: when the export verifies, write where it leaves every chain here, signed (never overwrites).",
                 valueName: "heads.json")) var seal: String?
-        @Option(help: "Ed25519 private key file to sign the seal with (env BACKOFFICE_AUDIT_SIGNING_KEY).") var signingKey: String?
+        @Option(help: "Ed25519 private key file to sign the seal with (env BACKOFFICE_AUDIT_SIGNING_KEY).")
+        var signingKey: String?
 
         func validate() throws {
             if offline != nil && (checkpoint != nil || from != nil) && publicKey == nil {
-                throw ValidationError("--offline with --checkpoint or --from needs --public-key: unsigned heads prove nothing offline")
+                throw ValidationError(
+                    "--offline with --checkpoint or --from needs --public-key: unsigned heads prove nothing offline")
             }
-            if offline == nil && (from != nil || seal != nil) { throw ValidationError("--from and --seal verify an export: give --offline FILE") }
+            if offline == nil && (from != nil || seal != nil) {
+                throw ValidationError("--from and --seal verify an export: give --offline FILE")
+            }
             if seal != nil && signingKeyFile(signingKey) == nil {
                 throw ValidationError("--seal needs --signing-key (or BACKOFFICE_AUDIT_SIGNING_KEY)")
             }
@@ -111,11 +127,13 @@ struct Audit: AsyncParsableCommand {
             try await runCommand {
                 let kept = try checkpoint.map(loadSigned)
                 if let offline {
-                    try verifyOffline(offline, checkpoint: kept?.heads ?? [], start: try from.map(loadSigned)?.heads ?? [])
+                    try verifyOffline(
+                        offline, checkpoint: kept?.heads ?? [], start: try from.map(loadSigned)?.heads ?? [])
                     return
                 }
                 let heads = kept.map {
-                    Components.Schemas.Checkpoint(takenAt: Date(), heads: $0.heads.map { .init(chain: $0.chain, seq: $0.seq, hash: $0.hash) })
+                    Components.Schemas.Checkpoint(
+                        takenAt: Date(), heads: $0.heads.map { .init(chain: $0.chain, seq: $0.seq, hash: $0.hash) })
                 }
                 switch try await global.client().verifyAudit(body: .json(.init(checkpoint: heads))) {
                 case .ok(let ok):
@@ -124,7 +142,9 @@ struct Audit: AsyncParsableCommand {
                         if let failure = report.failure {
                             print("TAMPERED: \(failure.kind.rawValue) — \(failure.detail)")
                             if let id = failure.eventId {
-                                print("first bad event: \(id) (chain \(failure.chain), seq \(failure.seq.map(String.init) ?? "-"))")
+                                print(
+                                    "first bad event: \(id) (chain \(failure.chain), seq \(failure.seq.map(String.init) ?? "-"))"
+                                )
                             }
                         } else {
                             print("intact: \(report.events) events in \(report.chains) chains")
@@ -140,10 +160,14 @@ struct Audit: AsyncParsableCommand {
 
         /// A checkpoint file, its signature checked when a public key is given (exit 8 when it does not verify).
         private func loadSigned(_ checkpoint: String) throws -> AuditCheckpoint {
-            guard let data = FileManager.default.contents(atPath: checkpoint) else { throw CLIFailure.usage("cannot read \(checkpoint)") }
+            guard let data = FileManager.default.contents(atPath: checkpoint) else {
+                throw CLIFailure.usage("cannot read \(checkpoint)")
+            }
             let kept: AuditCheckpoint
             do { kept = try JSONDecoder().decode(AuditCheckpoint.self, from: data) } catch {
-                throw CLIFailure(message: "error: \(checkpoint) is not a checkpoint written by `audit checkpoint`: \(error)", exitCode: 6)
+                throw CLIFailure(
+                    message: "error: \(checkpoint) is not a checkpoint written by `audit checkpoint`: \(error)",
+                    exitCode: 6)
             }
             if let publicKey {
                 let key = try loadPublicKey(publicKey)
@@ -157,7 +181,9 @@ struct Audit: AsyncParsableCommand {
         private func verifyOffline(_ path: String, checkpoint: [ChainHead], start: [ChainHead]) throws {
             guard let handle = FileHandle(forReadingAtPath: path) else { throw CLIFailure.usage("cannot read \(path)") }
             defer { try? handle.close() }
-            if let seal, FileManager.default.fileExists(atPath: seal) { throw CLIFailure.usage("\(seal) exists: a seal is never overwritten") }
+            if let seal, FileManager.default.fileExists(atPath: seal) {
+                throw CLIFailure.usage("\(seal) exists: a seal is never overwritten")
+            }
             var verifier = OfflineAuditVerifier(checkpoint: checkpoint, start: start)
             var pending: [UInt8] = []
             while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
@@ -173,15 +199,19 @@ struct Audit: AsyncParsableCommand {
             let (failure, chains, events, heads) = verifier.finish()
             if let failure {
                 print("TAMPERED: \(failure.kind.rawValue) — \(failure.detail)")
-                if let id = failure.eventID { print("first bad event: \(id) (chain \(failure.chain), seq \(failure.seq.map(String.init) ?? "-"))") }
+                if let id = failure.eventID {
+                    print("first bad event: \(id) (chain \(failure.chain), seq \(failure.seq.map(String.init) ?? "-"))")
+                }
                 throw ExitCode(8)
             }
             print(
-                "intact (verified offline): \(events) events in \(chains) chains" + (start.isEmpty ? "" : ", continuing the signed heads")
+                "intact (verified offline): \(events) events in \(chains) chains"
+                    + (start.isEmpty ? "" : ", continuing the signed heads")
                     + (checkpoint.isEmpty ? "" : ", reaching the signed checkpoint"))
             if let seal {
                 let key = try loadSigningKey(signingKeyFile(signingKey) ?? "")
-                try AuditCheckpoint(takenAt: RFC3339DateTranscoder.format(Date()), heads: heads).signed(with: key).write(to: seal)
+                try AuditCheckpoint(takenAt: RFC3339DateTranscoder.format(Date()), heads: heads).signed(with: key)
+                    .write(to: seal)
                 print("sealed \(heads.count) chain heads in \(seal), signed")
             }
         }
@@ -190,7 +220,8 @@ struct Audit: AsyncParsableCommand {
     struct Archive: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "archive",
-            abstract: "Move audit events older than the retention period out of the database, into the signed daily archives.",
+            abstract:
+                "Move audit events older than the retention period out of the database, into the signed daily archives.",
             discussion: """
                 Finds the newest day in --archive-dir sealed by ops/audit-daily that ended at least \
                 audit_events.keep_days (policies/retention.yaml) ago, checks its seal's signature, and \
@@ -204,7 +235,8 @@ struct Audit: AsyncParsableCommand {
                 """)
         @Option(help: "Owner's database URL (env BACKOFFICE_ADMIN_DATABASE_URL).") var databaseURL: String?
         @OptionGroup var project: ProjectOptions
-        @Option(help: "The folder ops/audit-daily writes (audit-DAY.jsonl and audit-DAY.heads.json).") var archiveDir: String
+        @Option(help: "The folder ops/audit-daily writes (audit-DAY.jsonl and audit-DAY.heads.json).") var archiveDir:
+            String
         @Option(help: "The public key the daily seals are checked with.") var publicKey: String
         @Flag(help: "Only show what would be removed.") var dryRun = false
 
@@ -217,13 +249,17 @@ struct Audit: AsyncParsableCommand {
                     throw CLIFailure.usage("cannot read \(archiveDir): \(error.localizedDescription)")
                 }
                 guard let day = AuditArchive.dayToArchive(days, keepDays: keepDays, now: Date()) else {
-                    print("nothing to archive: no day sealed in \(archiveDir) ended \(keepDays) days ago (audit_events.keep_days)")
+                    print(
+                        "nothing to archive: no day sealed in \(archiveDir) ended \(keepDays) days ago (audit_events.keep_days)"
+                    )
                     return
                 }
                 let key = try loadPublicKey(publicKey)
                 let seal: AuditCheckpoint
                 do { seal = try JSONDecoder().decode(AuditCheckpoint.self, from: Data(contentsOf: day.file)) } catch {
-                    throw CLIFailure(message: "error: \(day.file.path) is not a seal written by ops/audit-daily: \(error)", exitCode: 6)
+                    throw CLIFailure(
+                        message: "error: \(day.file.path) is not a seal written by ops/audit-daily: \(error)",
+                        exitCode: 6)
                 }
                 if let problem = seal.signatureProblem(publicKey: key) {
                     throw CLIFailure(message: "REFUSED: \(day.file.path): \(problem)", exitCode: 8)
@@ -236,18 +272,21 @@ struct Audit: AsyncParsableCommand {
                         dryRun
                             ? try await AuditArchive.preview(through: seal.heads, on: connection, logger: logger)
                             : try await AuditArchive.cut(
-                                through: seal.heads, day: day.day, policyDigest: policies.digest, on: connection, logger: logger)
+                                through: seal.heads, day: day.day, policyDigest: policies.digest, on: connection,
+                                logger: logger)
                     }
                 } catch let error as PSQLError where error.serverInfo?[.sqlState] == "22000" {
                     throw CLIFailure(
-                        message: "REFUSED: \(error.serverInfo?[.message] ?? "the database diverges from the archive"); nothing was removed",
+                        message:
+                            "REFUSED: \(error.serverInfo?[.message] ?? "the database diverges from the archive"); nothing was removed",
                         exitCode: 8)
                 }
                 let total = removed.reduce(0) { $0 + $1.events }
                 print(
                     dryRun
                         ? "would archive through \(day.day): \(total) events in \(removed.count) chains"
-                        : "archived through \(day.day): \(total) events in \(removed.count) chains left the database (in \(archiveDir))")
+                        : "archived through \(day.day): \(total) events in \(removed.count) chains left the database (in \(archiveDir))"
+                )
             }
         }
     }
@@ -255,14 +294,16 @@ struct Audit: AsyncParsableCommand {
     struct Checkpoint: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "checkpoint",
-            abstract: "Write every chain's head (seq, hash) to a file kept outside the database, signed with your Ed25519 key.",
+            abstract:
+                "Write every chain's head (seq, hash) to a file kept outside the database, signed with your Ed25519 key.",
             discussion: """
                 The private key (from `audit keygen`) stays with you; it is never sent to the service.
                 Example: backoffice audit checkpoint --file audit-heads.json --signing-key audit.key
                 """)
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "Where to write the checkpoint.") var file: String
-        @Option(help: "Ed25519 private key file to sign with (env BACKOFFICE_AUDIT_SIGNING_KEY).") var signingKey: String?
+        @Option(help: "Ed25519 private key file to sign with (env BACKOFFICE_AUDIT_SIGNING_KEY).") var signingKey:
+            String?
 
         func run() async throws {
             try await runCommand {

@@ -29,13 +29,15 @@ extension Audit {
             abstract: "Sign a file (a backup's SHA256SUMS) with the audit key: a detached signature in FILE.sig.",
             discussion: "Example: backoffice audit sign-file SHA256SUMS --signing-key audit.key")
         @Argument(help: "The file to sign.") var file: String
-        @Option(help: "Ed25519 private key file to sign with (env BACKOFFICE_AUDIT_SIGNING_KEY).") var signingKey: String?
+        @Option(help: "Ed25519 private key file to sign with (env BACKOFFICE_AUDIT_SIGNING_KEY).") var signingKey:
+            String?
         @Option(help: "Where to write the signature (default: FILE.sig).") var signature: String?
 
         func run() async throws {
             try await runCommand {
                 guard let keyFile = signingKeyFile(signingKey) else {
-                    throw CLIFailure(message: "error: --signing-key (or BACKOFFICE_AUDIT_SIGNING_KEY) is required", exitCode: 64)
+                    throw CLIFailure(
+                        message: "error: --signing-key (or BACKOFFICE_AUDIT_SIGNING_KEY) is required", exitCode: 64)
                 }
                 let key = try loadSigningKey(keyFile)
                 let contents = try readWhole(file)
@@ -49,7 +51,8 @@ extension Audit {
     struct VerifyFile: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "verify-file",
-            abstract: "Check a file's detached signature (from `audit sign-file`) with the audit public key. Exit 8 when it does not match.",
+            abstract:
+                "Check a file's detached signature (from `audit sign-file`) with the audit public key. Exit 8 when it does not match.",
             discussion: "Example: backoffice audit verify-file SHA256SUMS --public-key audit.pub")
         @Argument(help: "The signed file.") var file: String
         @Option(help: "The signer's public key (from `audit keygen`).") var publicKey: String
@@ -61,7 +64,8 @@ extension Audit {
                 let signatureFile = signature ?? file + ".sig"
                 let signed = String(decoding: try readWhole(signatureFile), as: UTF8.self)
                 guard FileSignature.isValid(signed, of: try readWhole(file), publicKey: key) else {
-                    throw CLIFailure(message: "REFUSED: \(signatureFile) is not \(publicKey)'s signature of \(file)", exitCode: 8)
+                    throw CLIFailure(
+                        message: "REFUSED: \(signatureFile) is not \(publicKey)'s signature of \(file)", exitCode: 8)
                 }
                 print("\(file): signature good (\(publicKey))")
             }
@@ -76,16 +80,22 @@ func signingKeyFile(_ option: String?) -> String? {
 
 /// The public key in `file`; an unreadable key stops the command with exit code 6.
 func loadPublicKey(_ file: String) throws -> AuditPublicKey {
-    do { return try AuditSigningKey.publicKey(file: file) } catch { throw CLIFailure(message: "error: \(error)", exitCode: 6) }
+    do { return try AuditSigningKey.publicKey(file: file) } catch {
+        throw CLIFailure(message: "error: \(error)", exitCode: 6)
+    }
 }
 
 /// The signing key in `file`; an unreadable key stops the command with exit code 6.
 func loadSigningKey(_ file: String) throws -> AuditPrivateKey {
-    do { return try AuditSigningKey.privateKey(file: file) } catch { throw CLIFailure(message: "error: \(error)", exitCode: 6) }
+    do { return try AuditSigningKey.privateKey(file: file) } catch {
+        throw CLIFailure(message: "error: \(error)", exitCode: 6)
+    }
 }
 
 /// A whole file's bytes; a missing or unreadable file stops the command (exit 6).
 func readWhole(_ file: String) throws -> Data {
-    guard let data = FileManager.default.contents(atPath: file) else { throw CLIFailure(message: "error: cannot read \(file)", exitCode: 6) }
+    guard let data = FileManager.default.contents(atPath: file) else {
+        throw CLIFailure(message: "error: cannot read \(file)", exitCode: 6)
+    }
     return data
 }

@@ -3,7 +3,8 @@ import BackofficeAPI
 import Foundation
 
 let challengeColumns = [
-    "id", "state", "name", "metric", "aggregation", "starts_at", "ends_at", "grace_period", "tie_policy", "budget_points", "version",
+    "id", "state", "name", "metric", "aggregation", "starts_at", "ends_at", "grace_period", "tie_policy",
+    "budget_points", "version",
 ]
 let leaderboardColumns = ["rank", "customer_id", "score", "events", "achieved_at", "reached_target"]
 let payoutColumns = ["rank", "customer_id", "score", "points", "badges"]
@@ -31,7 +32,8 @@ struct Challenges: AsyncParsableCommand {
         @Option(help: "sum, max or count.") var aggregation: String?
         @Option(help: "RFC 3339 start of the window.") var startsAt: String?
         @Option(help: "RFC 3339 end of the window.") var endsAt: String?
-        @Option(help: "ISO 8601 duration late events still count after the window (P2D, PT36H).") var gracePeriod: String?
+        @Option(help: "ISO 8601 duration late events still count after the window (P2D, PT36H).") var gracePeriod:
+            String?
         @Option(help: "all or subscribers.") var eligibility: String?
         @Option(help: "standard (1224), dense (1223) or earliest.") var tiePolicy: String?
         @Option(help: "A score that earns the target reward.") var target: Double?
@@ -43,12 +45,15 @@ struct Challenges: AsyncParsableCommand {
         func draft() throws -> Components.Schemas.ChallengeDraft {
             var draft =
                 try file.map { try readStructuredFile(Components.Schemas.ChallengeDraft.self, at: $0) }
-                ?? Components.Schemas.ChallengeDraft(name: "", metric: "", aggregation: "", startsAt: Date(), endsAt: Date(), budgetPoints: 0)
+                ?? Components.Schemas.ChallengeDraft(
+                    name: "", metric: "", aggregation: "", startsAt: Date(), endsAt: Date(), budgetPoints: 0)
             if file == nil {
                 guard let startsAt, let endsAt else {
                     throw CLIFailure.usage("error: give --file, or --starts-at and --ends-at with the other flags")
                 }
-                (draft.startsAt, draft.endsAt) = (try parseTime(startsAt, "--starts-at")!, try parseTime(endsAt, "--ends-at")!)
+                (draft.startsAt, draft.endsAt) = (
+                    try parseTime(startsAt, "--starts-at")!, try parseTime(endsAt, "--ends-at")!
+                )
             } else {
                 if let startsAt { draft.startsAt = try parseTime(startsAt, "--starts-at")! }
                 if let endsAt { draft.endsAt = try parseTime(endsAt, "--ends-at")! }
@@ -74,38 +79,46 @@ struct Challenges: AsyncParsableCommand {
             let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
             let range = parts.first?.split(separator: "-").compactMap { Double($0) } ?? []
             guard (2...3).contains(parts.count), range.count == 2, let points = Double(parts[1]) else {
-                throw CLIFailure.usage("error: --rank must be FROM-TO:POINTS[:BADGE], e.g. 1-3:500:winter-champion; got '\(text)'")
+                throw CLIFailure.usage(
+                    "error: --rank must be FROM-TO:POINTS[:BADGE], e.g. 1-3:500:winter-champion; got '\(text)'")
             }
             return .init(from: range[0], to: range[1], points: points, badge: parts.count == 3 ? parts[2] : nil)
         }
 
         func run() async throws {
             try await global.show(.single(challengeColumns)) { client in
-                try await client.createChallenge(headers: .init(idempotencyKey: global.changeKey()), body: .json(try draft()))
+                try await client.createChallenge(
+                    headers: .init(idempotencyKey: global.changeKey()), body: .json(try draft()))
             }
         }
     }
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "list", abstract: "Challenges, newest first.", discussion: "Example: backoffice challenges list")
+            commandName: "list", abstract: "Challenges, newest first.",
+            discussion: "Example: backoffice challenges list")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup var page: PageOptions
 
         func run() async throws {
-            try await global.show(.page(challengeColumns)) { try await $0.listChallenges(query: .init(limit: page.limit, cursor: page.cursor)) }
+            try await global.show(.page(challengeColumns)) {
+                try await $0.listChallenges(query: .init(limit: page.limit, cursor: page.cursor))
+            }
         }
     }
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "show",
-            abstract: "One challenge, with its state, rewards and when its board freezes.", discussion: "Example: backoffice challenges show 9b2e…")
+            abstract: "One challenge, with its state, rewards and when its board freezes.",
+            discussion: "Example: backoffice challenges show 9b2e…")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Challenge id.") var id: String
 
         func run() async throws {
-            try await global.show(.single(challengeColumns + ["frozen_at", "eligibility", "target", "rewards", "description"])) {
+            try await global.show(
+                .single(challengeColumns + ["frozen_at", "eligibility", "target", "rewards", "description"])
+            ) {
                 try await $0.getChallenge(path: .init(challengeId: id))
             }
         }
@@ -122,7 +135,8 @@ struct Challenges: AsyncParsableCommand {
 
         func run() async throws {
             try await global.show(.single(challengeColumns)) { client in
-                try await client.publishChallenge(path: .init(challengeId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: ifMatch))
+                try await client.publishChallenge(
+                    path: .init(challengeId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: ifMatch))
             }
         }
     }
@@ -138,7 +152,8 @@ struct Challenges: AsyncParsableCommand {
 
         func run() async throws {
             try await global.show(.rows(key: "entries", leaderboardColumns)) {
-                try await $0.challengeLeaderboard(path: .init(challengeId: id), query: .init(limit: page.limit, cursor: page.cursor))
+                try await $0.challengeLeaderboard(
+                    path: .init(challengeId: id), query: .init(limit: page.limit, cursor: page.cursor))
             }
         }
     }
@@ -146,7 +161,8 @@ struct Challenges: AsyncParsableCommand {
     struct Settle: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "settle",
-            abstract: "Pay the rewards from the challenge's budget once its board is frozen (once; --dry-run shows it first).",
+            abstract:
+                "Pay the rewards from the challenge's budget once its board is frozen (once; --dry-run shows it first).",
             discussion: "Example: backoffice challenges settle 9b2e… --dry-run")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Challenge id.") var id: String
@@ -155,7 +171,8 @@ struct Challenges: AsyncParsableCommand {
         func run() async throws {
             try await global.show(.rows(key: "payouts", payoutColumns)) { client in
                 try await client.settleChallenge(
-                    path: .init(challengeId: id), headers: .init(idempotencyKey: global.changeKey()), body: .json(.init(dryRun: dryRun)))
+                    path: .init(challengeId: id), headers: .init(idempotencyKey: global.changeKey()),
+                    body: .json(.init(dryRun: dryRun)))
             }
         }
     }
@@ -165,13 +182,15 @@ struct Badges: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "badges",
         abstract: "Badges: create, list, and the badges a customer holds.",
-        discussion: "Example: backoffice badges create first-5k --name \"First 5K\" --metric distance_m --threshold 5000",
+        discussion:
+            "Example: backoffice badges create first-5k --name \"First 5K\" --metric distance_m --threshold 5000",
         subcommands: [Create.self, List.self, Held.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "create",
-            abstract: "Define a badge; with --metric and --threshold it is awarded to whoever reports one event reaching it.",
+            abstract:
+                "Define a badge; with --metric and --threshold it is awarded to whoever reports one event reaching it.",
             discussion: "Example: backoffice badges create winter-champion --name \"Winter Champion\"")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Slug (lower-case letters, digits, dashes).") var slug: String
@@ -184,17 +203,21 @@ struct Badges: AsyncParsableCommand {
             try await global.show(.single(["slug", "name", "metric", "threshold", "created_at"])) { client in
                 try await client.createBadge(
                     headers: .init(idempotencyKey: global.changeKey()),
-                    body: .json(.init(slug: slug, name: name, description: description, metric: metric, threshold: threshold)))
+                    body: .json(
+                        .init(slug: slug, name: name, description: description, metric: metric, threshold: threshold)))
             }
         }
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "list", abstract: "Every badge.", discussion: "Example: backoffice badges list")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "Every badge.", discussion: "Example: backoffice badges list")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
 
         func run() async throws {
-            try await global.show(.page(["slug", "name", "metric", "threshold", "created_at"])) { try await $0.listBadges() }
+            try await global.show(.page(["slug", "name", "metric", "threshold", "created_at"])) {
+                try await $0.listBadges()
+            }
         }
     }
 
@@ -216,7 +239,8 @@ struct Badges: AsyncParsableCommand {
 struct Activity: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "activity",
-        abstract: "Report activity as the app does (app_service): a JSON Lines file of events, sent in batches of up to 5,000.",
+        abstract:
+            "Report activity as the app does (app_service): a JSON Lines file of events, sent in batches of up to 5,000.",
         discussion: """
             Each line: {"event_id":…,"customer_id":…,"metric":"steps","value":5000,"occurred_at":"2026-11-23T08:00:00Z"}.
             Prints every event's outcome (accepted, duplicate, rejected with its reason).
@@ -225,20 +249,26 @@ struct Activity: AsyncParsableCommand {
         subcommands: [Ingest.self])
 
     struct Ingest: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "ingest", abstract: "Send a JSON Lines file of activity events.")
+        static let configuration = CommandConfiguration(
+            commandName: "ingest", abstract: "Send a JSON Lines file of activity events.")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "A JSON Lines file of events.") var file: String
         @Option(help: "Events per request (1–5,000).") var batch: Int = 5_000
 
         func run() async throws {
             guard (1...5_000).contains(batch) else { throw ValidationError("--batch must be from 1 to 5,000") }
-            try await global.show(.rows(key: "events", ["event_id", "status", "reason", "message", "points"])) { client in
+            try await global.show(.rows(key: "events", ["event_id", "status", "reason", "message", "points"])) {
+                client in
                 let text = try readTextFile(file)
                 var events: [Components.Schemas.ActivityEventInput] = []
                 let decoder = contractJSONDecoder()
                 for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: true).enumerated() {
-                    do { events.append(try decoder.decode(Components.Schemas.ActivityEventInput.self, from: Data(line.utf8))) } catch {
-                        throw CLIFailure(message: "error: \(file):\(number + 1): not an activity event: \(error)", exitCode: 6)
+                    do {
+                        events.append(
+                            try decoder.decode(Components.Schemas.ActivityEventInput.self, from: Data(line.utf8)))
+                    } catch {
+                        throw CLIFailure(
+                            message: "error: \(file):\(number + 1): not an activity event: \(error)", exitCode: 6)
                     }
                 }
                 guard !events.isEmpty else { throw CLIFailure(message: "error: \(file) holds no events", exitCode: 6) }
@@ -252,8 +282,10 @@ struct Activity: AsyncParsableCommand {
                     outcome =
                         outcome.map {
                             .init(
-                                batchId: part.batchId, ruleVersion: part.ruleVersion, accepted: $0.accepted + part.accepted,
-                                duplicates: $0.duplicates + part.duplicates, rejected: $0.rejected + part.rejected, points: $0.points + part.points,
+                                batchId: part.batchId, ruleVersion: part.ruleVersion,
+                                accepted: $0.accepted + part.accepted,
+                                duplicates: $0.duplicates + part.duplicates, rejected: $0.rejected + part.rejected,
+                                points: $0.points + part.points,
                                 events: $0.events + part.events)
                         } ?? part
                 }

@@ -14,7 +14,8 @@ struct ContentPolicies: AsyncParsableCommand {
     struct Publish: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "publish",
-            abstract: "Publish a Markdown file as the next version of its policy (front matter: slug, title); an unchanged text publishes nothing.",
+            abstract:
+                "Publish a Markdown file as the next version of its policy (front matter: slug, title); an unchanged text publishes nothing.",
             discussion: "Example: backoffice content-policies publish policies/content/community-guidelines.md")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "A Markdown file with front matter `slug` and `title`.") var file: String
@@ -50,19 +51,24 @@ struct ContentPolicies: AsyncParsableCommand {
         @Argument(help: "The policy's slug.") var slug: String
 
         func run() async throws {
-            try await global.show(.single(contentPolicyColumns + ["body"])) { try await $0.getContentPolicy(path: .init(policySlug: slug)) }
+            try await global.show(.single(contentPolicyColumns + ["body"])) {
+                try await $0.getContentPolicy(path: .init(policySlug: slug))
+            }
         }
     }
 
     struct History: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "history",
-            abstract: "Every version of one policy, newest first.", discussion: "Example: backoffice content-policies history community-guidelines")
+            abstract: "Every version of one policy, newest first.",
+            discussion: "Example: backoffice content-policies history community-guidelines")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "The policy's slug.") var slug: String
 
         func run() async throws {
-            try await global.show(.page(contentPolicyColumns)) { try await $0.contentPolicyHistory(path: .init(policySlug: slug)) }
+            try await global.show(.page(contentPolicyColumns)) {
+                try await $0.contentPolicyHistory(path: .init(policySlug: slug))
+            }
         }
     }
 }

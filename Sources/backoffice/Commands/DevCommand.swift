@@ -36,7 +36,8 @@ struct Dev: AsyncParsableCommand {
             try PrivateFile.directory(home.path)
             // As root the cluster runs as `postgres`, which may not traverse this folder (a clone in
             // root's own home): its data then lives in postgres's home, keyed by this folder.
-            let clusterData = EmbeddedPostgres.rootSafeDirectory(key: home.path) ?? home.appendingPathComponent("postgres")
+            let clusterData =
+                EmbeddedPostgres.rootSafeDirectory(key: home.path) ?? home.appendingPathComponent("postgres")
             if reset {
                 say("removing the demo cluster (\(clusterData.path)) and credentials …")
                 try EmbeddedPostgres.remove(dataDirectory: clusterData)
@@ -58,7 +59,8 @@ struct Dev: AsyncParsableCommand {
             let setup = try await DemoEnvironment.prepare(
                 cluster: cluster, serviceURL: serviceURL, migrations: migrator, policies: policies,
                 contentPolicies: project.policiesDirectory.appendingPathComponent("content"),
-                earningRules: project.policiesDirectory.appendingPathComponent("fitpoints/earning-rules.yaml"), credentialsFile: credentialsFile,
+                earningRules: project.policiesDirectory.appendingPathComponent("fitpoints/earning-rules.yaml"),
+                credentialsFile: credentialsFile,
                 secondFactorKey: secondFactorKey, logger: logger)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -72,7 +74,8 @@ struct Dev: AsyncParsableCommand {
             settings.mail = try Self.mail(home: home, serviceURL: serviceURL, logger: logger)
             let banner = Banner(
                 setup: setup, credentialsFile: credentialsFile.path, clusterData: clusterData.path,
-                mail: settings.mail.transport is FileMailTransport ? home.appendingPathComponent("mail").path : "the SMTP server of BACKOFFICE_SMTP_URL")
+                mail: settings.mail.transport is FileMailTransport
+                    ? home.appendingPathComponent("mail").path : "the SMTP server of BACKOFFICE_SMTP_URL")
             try await BackofficeServer.run(settings: settings, logger: logger) { _ in banner.print() }
         }
     }
@@ -89,7 +92,9 @@ struct Dev: AsyncParsableCommand {
             mail.transport = SMTPMailTransport(smtp)
             mail.from = smtp.from
         } else {
-            mail.transport = FileMailTransport(folder: home.appendingPathComponent("mail")) { path in say("mail written: \(path)") }
+            mail.transport = FileMailTransport(folder: home.appendingPathComponent("mail")) { path in
+                say("mail written: \(path)")
+            }
         }
         return mail
     }
@@ -143,7 +148,9 @@ struct Banner: Sendable {
             lines.append("  \(email.padding(toLength: 30, withPad: " ", startingAt: 0)) \(password)\(code)")
         }
         if !setup.skipped.isEmpty {
-            lines += ["", "Not issued (backoffice dev --reset starts from fresh demo data):"] + setup.skipped.map { "  \($0)" }
+            lines +=
+                ["", "Not issued (backoffice dev --reset starts from fresh demo data):"]
+                + setup.skipped.map { "  \($0)" }
         }
         let manager = c.tokens.backendManager ?? "TOKEN"
         lines += [

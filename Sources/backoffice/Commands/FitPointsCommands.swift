@@ -6,7 +6,10 @@ import Foundation
 let walletColumns = ["customer_id", "balance", "credited", "debited", "updated_at"]
 let ruleColumns = ["rule_id", "metric", "points_per_unit", "daily_cap", "min_intensity"]
 let simulationColumns = ["rule_id", "metric", "events", "customers", "points", "current_points"]
-let ledgerColumns = ["id", "created_at", "kind", "points", "counterparty", "reason", "rule_id", "rule_version", "source_event_id", "challenge_id"]
+let ledgerColumns = [
+    "id", "created_at", "kind", "points", "counterparty", "reason", "rule_id", "rule_version", "source_event_id",
+    "challenge_id",
+]
 
 struct FitPoints: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -18,7 +21,8 @@ struct FitPoints: AsyncParsableCommand {
     struct Balance: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "balance",
-            abstract: "A customer's balance, with everything ever credited and debited.", discussion: "Example: backoffice fitpoints balance 5f0c…")
+            abstract: "A customer's balance, with everything ever credited and debited.",
+            discussion: "Example: backoffice fitpoints balance 5f0c…")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Customer id.") var id: String
 
@@ -30,7 +34,8 @@ struct FitPoints: AsyncParsableCommand {
     struct Ledger: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "ledger",
-            abstract: "A customer's ledger entries, newest first: points (+ received, − spent), the other account, and their cause.",
+            abstract:
+                "A customer's ledger entries, newest first: points (+ received, − spent), the other account, and their cause.",
             discussion: "Example: backoffice fitpoints ledger 5f0c… --limit 20")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup var page: PageOptions
@@ -38,7 +43,8 @@ struct FitPoints: AsyncParsableCommand {
 
         func run() async throws {
             try await global.show(.page(ledgerColumns)) {
-                try await $0.fitPointsLedger(path: .init(customerId: id), query: .init(limit: page.limit, cursor: page.cursor))
+                try await $0.fitPointsLedger(
+                    path: .init(customerId: id), query: .init(limit: page.limit, cursor: page.cursor))
             }
         }
     }
@@ -46,15 +52,22 @@ struct FitPoints: AsyncParsableCommand {
     struct Adjust: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "adjust",
-            abstract: "Correct a customer's FitPoints: positive points are credited, negative debited (never below zero; reason required).",
-            discussion: "Example: backoffice fitpoints adjust 5f0c… --points 150 --reason \"Steps lost in the March sync outage\"")
+            abstract:
+                "Correct a customer's FitPoints: positive points are credited, negative debited (never below zero; reason required).",
+            discussion:
+                "Example: backoffice fitpoints adjust 5f0c… --points 150 --reason \"Steps lost in the March sync outage\""
+        )
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Customer id.") var id: String
-        @Option(parsing: .unconditional, help: "Points to credit (positive) or debit (negative), at most 1,000,000 either way.") var points: Int64
+        @Option(
+            parsing: .unconditional,
+            help: "Points to credit (positive) or debit (negative), at most 1,000,000 either way.") var points: Int64
         @Option(help: "Why (recorded in the ledger and the audit log).") var reason: String
 
         func run() async throws {
-            try await global.show(.single(["entry.id", "entry.kind", "entry.points", "entry.reason", "balance.balance"])) { client in
+            try await global.show(
+                .single(["entry.id", "entry.kind", "entry.points", "entry.reason", "balance.balance"])
+            ) { client in
                 try await client.adjustFitPoints(
                     path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey()),
                     body: .json(.init(points: points, reason: reason)))
@@ -65,14 +78,17 @@ struct FitPoints: AsyncParsableCommand {
     struct Rules: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "rules",
-            abstract: "Earning rules: show the rules in force, set new ones from a YAML or JSON file (with a dry run first).",
-            discussion: "Example: backoffice fitpoints rules set policies/fitpoints/earning-rules.yaml --dry-run --days 30",
+            abstract:
+                "Earning rules: show the rules in force, set new ones from a YAML or JSON file (with a dry run first).",
+            discussion:
+                "Example: backoffice fitpoints rules set policies/fitpoints/earning-rules.yaml --dry-run --days 30",
             subcommands: [Show.self, Set.self])
 
         struct Show: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 commandName: "show",
-                abstract: "The earning rules in force: points per unit of each metric with its daily cap, per badge, per event.",
+                abstract:
+                    "The earning rules in force: points per unit of each metric with its daily cap, per badge, per event.",
                 discussion: "Example: backoffice fitpoints rules show --output json")
             @OptionGroup(title: "Global Options") var global: GlobalOptions
 
@@ -84,7 +100,8 @@ struct FitPoints: AsyncParsableCommand {
         struct Set: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 commandName: "set",
-                abstract: "Set the next version of the earning rules from a file; --dry-run shows what they would have paid instead.",
+                abstract:
+                    "Set the next version of the earning rules from a file; --dry-run shows what they would have paid instead.",
                 discussion: """
                     The file (YAML or JSON) has `metrics` (metric, points_per_unit, daily_cap, min_intensity), `badges` (badge, points) \
                     and `events` (event, points). --dry-run changes nothing: it prints, per metric and in total, what the rules would have \
@@ -108,7 +125,8 @@ struct FitPoints: AsyncParsableCommand {
                 } else {
                     guard days == nil else { throw ValidationError("--days goes with --dry-run") }
                     try await global.show(.rows(key: "metrics", ruleColumns)) {
-                        try await $0.setEarningRules(headers: .init(idempotencyKey: global.changeKey()), body: .json(try rules()))
+                        try await $0.setEarningRules(
+                            headers: .init(idempotencyKey: global.changeKey()), body: .json(try rules()))
                     }
                 }
             }

@@ -8,7 +8,8 @@ struct Goods: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "goods",
         abstract: "A partner's goods: create, list, show, update, archive, import, export (partner tokens).",
-        discussion: "Example: backoffice goods create --sku MAT-1 --name \"Cork yoga mat\" --category mats --price-cents 4900 --stock 20",
+        discussion:
+            "Example: backoffice goods create --sku MAT-1 --name \"Cork yoga mat\" --category mats --price-cents 4900 --stock 20",
         subcommands: [Create.self, List.self, Show.self, Update.self, Archive.self, Import.self, Export.self])
 
     /// The fields both create and update take.
@@ -26,19 +27,24 @@ struct Goods: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "create",
             abstract: "Add a draft good to your shop (at least one price).",
-            discussion: "Example: backoffice goods create --sku MAT-1 --name \"Cork yoga mat\" --category mats --price-cents 4900 --stock 20")
+            discussion:
+                "Example: backoffice goods create --sku MAT-1 --name \"Cork yoga mat\" --category mats --price-cents 4900 --stock 20"
+        )
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "Stock-keeping unit, unique in your shop.") var sku: String
         @OptionGroup(title: "Fields") var fields: Fields
 
         func run() async throws {
-            guard let name = fields.name, let category = fields.category else { throw CLIFailure.usage("error: --name and --category are required") }
+            guard let name = fields.name, let category = fields.category else {
+                throw CLIFailure.usage("error: --name and --category are required")
+            }
             try await global.show(.single(goodColumns)) { client in
                 try await client.createGood(
                     headers: .init(idempotencyKey: global.changeKey()),
                     body: .json(
                         .init(
-                            sku: sku, name: name, description: fields.description, category: category, priceCents: fields.priceCents,
+                            sku: sku, name: name, description: fields.description, category: category,
+                            priceCents: fields.priceCents,
                             priceFitpoints: fields.priceFitpoints, stock: fields.stock ?? 0,
                             imageUrls: fields.imageURL.isEmpty ? nil : fields.imageURL)))
             }
@@ -56,7 +62,8 @@ struct Goods: AsyncParsableCommand {
 
         func run() async throws {
             try await global.show(.page(goodColumns)) { client in
-                try await client.listGoods(query: .init(status: status, category: category, limit: page.limit, cursor: page.cursor))
+                try await client.listGoods(
+                    query: .init(status: status, category: category, limit: page.limit, cursor: page.cursor))
             }
         }
     }
@@ -98,7 +105,8 @@ struct Goods: AsyncParsableCommand {
                     path: .init(goodId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: version),
                     body: .json(
                         .init(
-                            name: fields.name, description: fields.description, category: fields.category, priceCents: fields.priceCents,
+                            name: fields.name, description: fields.description, category: fields.category,
+                            priceCents: fields.priceCents,
                             priceFitpoints: fields.priceFitpoints, stock: fields.stock, status: status,
                             imageUrls: fields.imageURL.isEmpty ? nil : fields.imageURL)))
             }
@@ -116,14 +124,16 @@ struct Goods: AsyncParsableCommand {
     struct Archive: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "archive",
-            abstract: "Withdraw a good for good: it leaves the catalog.", discussion: "Example: backoffice goods archive 5d1c…")
+            abstract: "Withdraw a good for good: it leaves the catalog.",
+            discussion: "Example: backoffice goods archive 5d1c…")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Good id.") var id: String
         @Option(help: "Only if the good is still at this ETag/version.") var ifMatch: String?
 
         func run() async throws {
             try await global.show(.single(goodColumns)) { client in
-                try await client.archiveGood(path: .init(goodId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: ifMatch))
+                try await client.archiveGood(
+                    path: .init(goodId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: ifMatch))
             }
         }
     }
@@ -152,7 +162,8 @@ struct Goods: AsyncParsableCommand {
             var rejected = 0
             try await global.show(.rows(key: "errors", ["line", "sku", "field", "code", "message"])) { client in
                 let output = try await client.importGoods(
-                    query: .init(allOrNothing: allOrNothing, dryRun: dryRun), headers: .init(idempotencyKey: global.changeKey()),
+                    query: .init(allOrNothing: allOrNothing, dryRun: dryRun),
+                    headers: .init(idempotencyKey: global.changeKey()),
                     body: format == .jsonl ? .applicationXNdjson(body) : .csv(body))
                 if case .ok(let ok) = output { rejected = (try? ok.body.json.rejected) ?? 0 }
                 return output
@@ -173,11 +184,13 @@ struct Goods: AsyncParsableCommand {
 
         func run() async throws {
             try await runCommand {
-                let output = try await global.client().exportGoods(query: .init(format: format == .jsonl ? .jsonl : .csv, status: status))
+                let output = try await global.client().exportGoods(
+                    query: .init(format: format == .jsonl ? .jsonl : .csv, status: status))
                 switch output {
                 case .ok(let ok):
                     switch ok.body {
-                    case .csv(let body): try await Transfer.download(body, to: file, counting: "goods", skippingHeaderLine: true)
+                    case .csv(let body):
+                        try await Transfer.download(body, to: file, counting: "goods", skippingHeaderLine: true)
                     case .applicationXNdjson(let body): try await Transfer.download(body, to: file, counting: "goods")
                     }
                 case .default(let status, let problem): throw CLIFailure.from(status, problem)

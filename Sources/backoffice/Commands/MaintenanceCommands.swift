@@ -7,12 +7,14 @@ import Foundation
 struct Maintenance: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "maintenance",
-        abstract: "Housekeeping.", discussion: "Example: backoffice maintenance purge --dry-run", subcommands: [Purge.self])
+        abstract: "Housekeeping.", discussion: "Example: backoffice maintenance purge --dry-run",
+        subcommands: [Purge.self])
 
     struct Purge: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "purge",
-            abstract: "Apply policies/retention.yaml: purge old deleted accounts, expired idempotency records, old login attempts, console sign-in attempts past their window and expired staged goods files (audited).",
+            abstract:
+                "Apply policies/retention.yaml: purge old deleted accounts, expired idempotency records, old login attempts, console sign-in attempts past their window and expired staged goods files (audited).",
             discussion: "Example: backoffice maintenance purge --dry-run")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Flag(help: "Only list what would be purged.") var dryRun = false
@@ -26,12 +28,17 @@ struct Maintenance: AsyncParsableCommand {
                     let report = try ok.body.json
                     if global.format == .table {
                         let verb = report.dryRun ? "would purge" : "purged"
-                        print("\(verb) \(report.purged.count) accounts deleted more than \(report.retentionDays ?? 0) days ago")
+                        print(
+                            "\(verb) \(report.purged.count) accounts deleted more than \(report.retentionDays ?? 0) days ago"
+                        )
                         report.purged.forEach { print("  \($0)") }
-                        print("\(verb) \(report.idempotencyKeys) expired idempotency records, \(report.loginAttempts) old login attempts, \(report.signInAttempts) console sign-in attempts past their window, \(report.stagedImports) expired staged goods files")
+                        print(
+                            "\(verb) \(report.idempotencyKeys) expired idempotency records, \(report.loginAttempts) old login attempts, \(report.signInAttempts) console sign-in attempts past their window, \(report.stagedImports) expired staged goods files"
+                        )
                     } else {
                         try Printer(format: global.format).single(
-                            report, columns: ["dry_run", "retention_days", "purged", "idempotency_keys", "login_attempts"])
+                            report,
+                            columns: ["dry_run", "retention_days", "purged", "idempotency_keys", "login_attempts"])
                     }
                 case .default(let status, let problem): throw CLIFailure.from(status, problem)
                 }

@@ -3,7 +3,10 @@ import Backoffice
 import BackofficeAPI
 import Foundation
 
-let messageColumns = ["id", "state", "severity", "audience", "title", "publish_at", "expires_at", "window_starts_at", "window_ends_at", "version"]
+let messageColumns = [
+    "id", "state", "severity", "audience", "title", "publish_at", "expires_at", "window_starts_at", "window_ends_at",
+    "version",
+]
 
 struct Messages: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,7 +18,8 @@ struct Messages: AsyncParsableCommand {
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "create",
-            abstract: "Draft a message from flags, or from a Markdown file whose front matter holds the fields (flags win).",
+            abstract:
+                "Draft a message from flags, or from a Markdown file whose front matter holds the fields (flags win).",
             discussion: """
                 Example: backoffice messages create --title "Planned maintenance" --severity maintenance \\
                   --window-starts-at 2026-12-01T02:00:00Z --window-ends-at 2026-12-01T03:00:00Z --body "Sign-in pauses for an hour."
@@ -35,8 +39,10 @@ struct Messages: AsyncParsableCommand {
         @Option(help: "Title (at most 200 characters).") var title: String?
         @Option(help: "Body, Markdown.") var body: String?
         @Option(help: "info, warning, maintenance or critical.") var severity: Components.Schemas.MessageSeverity?
-        @Option(help: "all (default), subscribers or non_subscribers.") var audience: Components.Schemas.MessageAudience?
-        @Option(help: "RFC 3339 time it starts showing once published (default: when published).") var publishAt: String?
+        @Option(help: "all (default), subscribers or non_subscribers.") var audience:
+            Components.Schemas.MessageAudience?
+        @Option(help: "RFC 3339 time it starts showing once published (default: when published).") var publishAt:
+            String?
         @Option(help: "RFC 3339 time it stops showing.") var expiresAt: String?
         @Option(help: "Maintenance window start (RFC 3339).") var windowStartsAt: String?
         @Option(help: "Maintenance window end (RFC 3339).") var windowEndsAt: String?
@@ -47,13 +53,20 @@ struct Messages: AsyncParsableCommand {
                 guard let title = title ?? draft.text("title") else {
                     throw CLIFailure.usage("a title is required (--title or the file's front matter)")
                 }
-                guard let body = body ?? draft.body else { throw CLIFailure.usage("a body is required (--body or the file's text)") }
+                guard let body = body ?? draft.body else {
+                    throw CLIFailure.usage("a body is required (--body or the file's text)")
+                }
                 guard
                     let severity = try severity
-                        ?? draft.text("severity").map({ try MarkdownFile.value(Components.Schemas.MessageSeverity.self, $0, "severity") })
+                        ?? draft.text("severity").map({
+                            try MarkdownFile.value(Components.Schemas.MessageSeverity.self, $0, "severity")
+                        })
                 else { throw CLIFailure.usage("a severity is required (--severity or the file's front matter)") }
                 let audience =
-                    try audience ?? draft.text("audience").map { try MarkdownFile.value(Components.Schemas.MessageAudience.self, $0, "audience") }
+                    try audience
+                    ?? draft.text("audience").map {
+                        try MarkdownFile.value(Components.Schemas.MessageAudience.self, $0, "audience")
+                    }
                 return try await client.createMessage(
                     headers: .init(idempotencyKey: global.changeKey()),
                     body: .json(
@@ -61,8 +74,10 @@ struct Messages: AsyncParsableCommand {
                             title: title, body: body, severity: severity, audience: audience,
                             publishAt: try parseTime(publishAt ?? draft.text("publish_at"), "publish_at"),
                             expiresAt: try parseTime(expiresAt ?? draft.text("expires_at"), "expires_at"),
-                            windowStartsAt: try parseTime(windowStartsAt ?? draft.text("window_starts_at"), "window_starts_at"),
-                            windowEndsAt: try parseTime(windowEndsAt ?? draft.text("window_ends_at"), "window_ends_at"))))
+                            windowStartsAt: try parseTime(
+                                windowStartsAt ?? draft.text("window_starts_at"), "window_starts_at"),
+                            windowEndsAt: try parseTime(windowEndsAt ?? draft.text("window_ends_at"), "window_ends_at"))
+                    ))
             }
         }
     }
@@ -70,12 +85,15 @@ struct Messages: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "list",
-            abstract: "List messages, newest first, with their state now.", discussion: "Example: backoffice messages list")
+            abstract: "List messages, newest first, with their state now.",
+            discussion: "Example: backoffice messages list")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup(title: "Paging") var page: PageOptions
 
         func run() async throws {
-            try await global.show(.page(messageColumns)) { try await $0.listMessages(query: .init(limit: page.limit, cursor: page.cursor)) }
+            try await global.show(.page(messageColumns)) {
+                try await $0.listMessages(query: .init(limit: page.limit, cursor: page.cursor))
+            }
         }
     }
 
@@ -87,7 +105,9 @@ struct Messages: AsyncParsableCommand {
         @Argument(help: "Message id.") var id: String
 
         func run() async throws {
-            try await global.show(.single(messageColumns + ["body", "retract_reason"])) { try await $0.getMessage(path: .init(messageId: id)) }
+            try await global.show(.single(messageColumns + ["body", "retract_reason"])) {
+                try await $0.getMessage(path: .init(messageId: id))
+            }
         }
     }
 
@@ -102,7 +122,8 @@ struct Messages: AsyncParsableCommand {
 
         func run() async throws {
             try await global.show(.single(messageColumns)) { client in
-                try await client.publishMessage(path: .init(messageId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: ifMatch))
+                try await client.publishMessage(
+                    path: .init(messageId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: ifMatch))
             }
         }
     }
@@ -129,12 +150,15 @@ struct Messages: AsyncParsableCommand {
     struct Active: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "active",
-            abstract: "What the app shows now (app_service token).", discussion: "Example: backoffice messages active --audience subscribers")
+            abstract: "What the app shows now (app_service token).",
+            discussion: "Example: backoffice messages active --audience subscribers")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Option(help: "all (default), subscribers or non_subscribers.") var audience: Components.Schemas.MessageAudience?
+        @Option(help: "all (default), subscribers or non_subscribers.") var audience:
+            Components.Schemas.MessageAudience?
 
         func run() async throws {
-            try await global.show(.page(["id", "severity", "audience", "title", "publish_at", "expires_at"])) { client in
+            try await global.show(.page(["id", "severity", "audience", "title", "publish_at", "expires_at"])) {
+                client in
                 try await client.activeMessages(query: .init(audience: audience))
             }
         }
@@ -164,7 +188,9 @@ struct MarkdownFile {
     func text(_ name: String) -> String? { document?.text(name) }
 
     static func value<T: RawRepresentable<String>>(_ type: T.Type, _ text: String, _ field: String) throws -> T {
-        guard let value = T(rawValue: text) else { throw CLIFailure(message: "error: \(field): unknown value '\(text)'", exitCode: 6) }
+        guard let value = T(rawValue: text) else {
+            throw CLIFailure(message: "error: \(field): unknown value '\(text)'", exitCode: 6)
+        }
         return value
     }
 }

@@ -3,7 +3,8 @@ import BackofficeAPI
 import Foundation
 
 let orderColumns = [
-    "id", "status", "total_cents", "total_fitpoints", "line_count", "shipping.name", "carrier", "tracking_number", "created_at", "version",
+    "id", "status", "total_cents", "total_fitpoints", "line_count", "shipping.name", "carrier", "tracking_number",
+    "created_at", "version",
 ]
 
 struct Orders: AsyncParsableCommand {
@@ -24,7 +25,8 @@ struct Orders: AsyncParsableCommand {
             abstract: "List orders, newest first.", discussion: "Example: backoffice orders list --status paid")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup(title: "Paging") var page: PageOptions
-        @Option(help: "pending_payment, paid, accepted, shipped, delivered, cancelled or refunded.") var status: Components.Schemas.OrderStatus?
+        @Option(help: "pending_payment, paid, accepted, shipped, delivered, cancelled or refunded.") var status:
+            Components.Schemas.OrderStatus?
 
         func run() async throws {
             try await global.show(.page(orderColumns)) {
@@ -36,7 +38,8 @@ struct Orders: AsyncParsableCommand {
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "show",
-            abstract: "Show one order with its lines, shipping address and payment.", discussion: "Example: backoffice orders show 8c1f…")
+            abstract: "Show one order with its lines, shipping address and payment.",
+            discussion: "Example: backoffice orders show 8c1f…")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Order id.") var id: String
 
@@ -97,7 +100,8 @@ struct Orders: AsyncParsableCommand {
     struct Cancel: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "cancel",
-            abstract: "Cancel an order before it ships (reason required): stock, FitPoints and the card authorization are released.",
+            abstract:
+                "Cancel an order before it ships (reason required): stock, FitPoints and the card authorization are released.",
             discussion: "Example: backoffice orders cancel 8c1f… --reason \"Out of stock at the warehouse\"")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Order id.") var id: String
@@ -106,7 +110,8 @@ struct Orders: AsyncParsableCommand {
         func run() async throws {
             try await global.show(.single(orderColumns + ["status_reason"])) {
                 try await $0.cancelOrder(
-                    path: .init(orderId: id), headers: .init(idempotencyKey: global.changeKey()), body: .json(.init(reason: reason)))
+                    path: .init(orderId: id), headers: .init(idempotencyKey: global.changeKey()),
+                    body: .json(.init(reason: reason)))
             }
         }
     }
@@ -114,7 +119,8 @@ struct Orders: AsyncParsableCommand {
     struct Refund: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "refund",
-            abstract: "Refund a shipped or delivered order (reason required): the captured amount and the FitPoints go back.",
+            abstract:
+                "Refund a shipped or delivered order (reason required): the captured amount and the FitPoints go back.",
             discussion: "Example: backoffice orders refund 8c1f… --reason \"Arrived damaged\"")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Order id.") var id: String
@@ -123,7 +129,8 @@ struct Orders: AsyncParsableCommand {
         func run() async throws {
             try await global.show(.single(orderColumns + ["status_reason", "payment"])) {
                 try await $0.refundOrder(
-                    path: .init(orderId: id), headers: .init(idempotencyKey: global.changeKey()), body: .json(.init(reason: reason)))
+                    path: .init(orderId: id), headers: .init(idempotencyKey: global.changeKey()),
+                    body: .json(.init(reason: reason)))
             }
         }
     }
@@ -138,7 +145,8 @@ struct Payments: AsyncParsableCommand {
     struct Reconcile: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "reconcile",
-            abstract: "Ask the provider about payments whose verdict was never recorded and settle their orders (audited).",
+            abstract:
+                "Ask the provider about payments whose verdict was never recorded and settle their orders (audited).",
             discussion: "Example: backoffice payments reconcile --older-than-minutes 30   (cron: every 10 minutes)")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "Only payments pending at least this long (default 10).") var olderThanMinutes: Int?

@@ -36,17 +36,23 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Port to listen on (0: any free port).") var port = 8080
     @Option(help: "Serve /metrics on this port (same address) instead of beside the API.") var metricsPort: Int?
     @Option(help: "Database URL (env BACKOFFICE_DATABASE_URL).") var databaseURL: String?
-    @Option(help: "A streaming replica's URL for lag-tolerant reads (env BACKOFFICE_READ_DATABASE_URL).") var readDatabaseURL: String?
+    @Option(help: "A streaming replica's URL for lag-tolerant reads (env BACKOFFICE_READ_DATABASE_URL).")
+    var readDatabaseURL: String?
     @Option(help: "Seconds the replica may lag before reads go to the primary.") var replicaMaxLag = 5.0
     @Option(help: "Seconds between checks for expired timed locks.") var lockExpirySeconds = 5
     @Option(help: "Seconds between reconciliations of unsettled payments (0: none; run `payments reconcile` instead).")
     var reconcileIntervalSeconds = 300
     @Option(help: "Reconcile payments unsettled at least this many minutes.") var reconcileOlderThanMinutes = 10
-    @Option(help: "Database connections the pool may open (default: twice this host's cores plus one; size it to the database host's cores).")
+    @Option(
+        help:
+            "Database connections the pool may open (default: twice this host's cores plus one; size it to the database host's cores)."
+    )
     var maxConnections = PoolLimits.suggestedConnections
-    @Option(help: "Seconds to wait for a pooled database connection before answering 503 (Retry-After).") var leaseTimeout = 5.0
+    @Option(help: "Seconds to wait for a pooled database connection before answering 503 (Retry-After).")
+    var leaseTimeout = 5.0
     @Option(help: "Seconds to wait for a new database connection to open.") var connectTimeout = 2.0
-    @Option(help: "Seconds a statement may run, lock waits included, before PostgreSQL cancels it (answered 503).") var statementTimeout = 30.0
+    @Option(help: "Seconds a statement may run, lock waits included, before PostgreSQL cancels it (answered 503).")
+    var statementTimeout = 30.0
     @Option(
         help: ArgumentHelp(
             "A proxy (address or CIDR) whose X-Forwarded-For names the client; repeatable. Without it the peer address is recorded.",
@@ -59,11 +65,13 @@ struct Serve: AsyncParsableCommand {
             let logger = makeLogger()
             _ = try project.loadPolicies()
             var settings = ServerSettings(
-                host: host, port: port, databaseURL: try resolveDatabaseURL(databaseURL, env: ["BACKOFFICE_DATABASE_URL"]),
+                host: host, port: port,
+                databaseURL: try resolveDatabaseURL(databaseURL, env: ["BACKOFFICE_DATABASE_URL"]),
                 policiesDirectory: project.policiesDirectory)
             settings.lockExpiryInterval = .seconds(max(1, lockExpirySeconds))
             guard reconcileIntervalSeconds >= 0, (0...10_080).contains(reconcileOlderThanMinutes) else {
-                throw CLIFailure.usage("--reconcile-interval-seconds must be 0 or more, --reconcile-older-than-minutes 0 to 10,080")
+                throw CLIFailure.usage(
+                    "--reconcile-interval-seconds must be 0 or more, --reconcile-older-than-minutes 0 to 10,080")
             }
             settings.reconcileInterval = reconcileIntervalSeconds == 0 ? nil : .seconds(reconcileIntervalSeconds)
             settings.reconcileOlderThanMinutes = reconcileOlderThanMinutes
@@ -75,7 +83,9 @@ struct Serve: AsyncParsableCommand {
             settings.pool.leaseTimeout = .milliseconds(Int64(leaseTimeout * 1000))
             settings.pool.connectTimeout = .milliseconds(Int64(connectTimeout * 1000))
             settings.pool.statementTimeout = .milliseconds(Int64(statementTimeout * 1000))
-            do { settings.trustedProxies = try trustedProxy.map(CIDR.init) } catch { throw CLIFailure.usage("--trusted-proxy: \(error)") }
+            do { settings.trustedProxies = try trustedProxy.map(CIDR.init) } catch {
+                throw CLIFailure.usage("--trusted-proxy: \(error)")
+            }
             if let replica = readDatabaseURL ?? ProcessInfo.processInfo.environment["BACKOFFICE_READ_DATABASE_URL"] {
                 guard replicaMaxLag > 0 else { throw CLIFailure.usage("--replica-max-lag must be above 0 seconds") }
                 settings.readDatabaseURL = try resolveDatabaseURL(replica, env: [])
@@ -117,15 +127,22 @@ enum PaymentConfiguration {
         switch choice {
         case "simulated": return SimulatedPaymentGateway()
         case "http":
-            guard let url = environment["BACKOFFICE_PAYMENTS_URL"], URL(string: url)?.scheme?.hasPrefix("http") == true else {
-                throw CLIFailure.usage("BACKOFFICE_PAYMENTS=http needs BACKOFFICE_PAYMENTS_URL (the provider's base URL)")
+            guard let url = environment["BACKOFFICE_PAYMENTS_URL"], URL(string: url)?.scheme?.hasPrefix("http") == true
+            else {
+                throw CLIFailure.usage(
+                    "BACKOFFICE_PAYMENTS=http needs BACKOFFICE_PAYMENTS_URL (the provider's base URL)")
             }
             guard let key = environment["BACKOFFICE_PAYMENTS_API_KEY"], !key.isEmpty else {
                 throw CLIFailure.usage("BACKOFFICE_PAYMENTS=http needs BACKOFFICE_PAYMENTS_API_KEY")
             }
-            var settings = HTTPPaymentGateway.Settings(provider: environment["BACKOFFICE_PAYMENTS_NAME"] ?? "stripe", baseURL: url, apiKey: key)
-            if let seconds = try seconds("BACKOFFICE_PAYMENTS_TIMEOUT_SECONDS", environment) { settings.attemptTimeout = seconds }
-            if let seconds = try seconds("BACKOFFICE_PAYMENTS_COOLDOWN_SECONDS", environment) { settings.cooldown = seconds }
+            var settings = HTTPPaymentGateway.Settings(
+                provider: environment["BACKOFFICE_PAYMENTS_NAME"] ?? "stripe", baseURL: url, apiKey: key)
+            if let seconds = try seconds("BACKOFFICE_PAYMENTS_TIMEOUT_SECONDS", environment) {
+                settings.attemptTimeout = seconds
+            }
+            if let seconds = try seconds("BACKOFFICE_PAYMENTS_COOLDOWN_SECONDS", environment) {
+                settings.cooldown = seconds
+            }
             return HTTPPaymentGateway(settings: settings)
         case let other: throw CLIFailure.usage("BACKOFFICE_PAYMENTS must be simulated or http, not '\(other)'")
         }
@@ -134,7 +151,9 @@ enum PaymentConfiguration {
     /// A positive number of seconds from the environment variable `name`, if set.
     private static func seconds(_ name: String, _ environment: [String: String]) throws -> Duration? {
         guard let text = environment[name] else { return nil }
-        guard let value = Double(text), value > 0, value < 3600 else { throw CLIFailure.usage("\(name) must be a number of seconds above 0") }
+        guard let value = Double(text), value > 0, value < 3600 else {
+            throw CLIFailure.usage("\(name) must be a number of seconds above 0")
+        }
         return .milliseconds(Int64(value * 1000))
     }
 }
@@ -164,7 +183,8 @@ enum MailConfiguration {
         guard environment["BACKOFFICE_MAIL"] == "log" else {
             throw CLIFailure.usage(
                 "serve needs BACKOFFICE_SMTP_URL (smtp://USER:PASSWORD@HOST:587, with BACKOFFICE_PUBLIC_URL) to send invitations and notices, "
-                    + "or BACKOFFICE_MAIL=log to run without mail (nothing is sent; each message is logged without its contents)")
+                    + "or BACKOFFICE_MAIL=log to run without mail (nothing is sent; each message is logged without its contents)"
+            )
         }
         mail.transport = LogMailTransport(logger: logger)
         if let publicURL = environment["BACKOFFICE_PUBLIC_URL"] { mail.publicURL = publicURL }

@@ -17,7 +17,9 @@ struct ProjectOptions: ParsableArguments {
     }
 
     var migrationsDirectory: URL {
-        URL(fileURLWithPath: migrations ?? ProcessInfo.processInfo.environment["BACKOFFICE_MIGRATIONS"] ?? "sql/migrations")
+        URL(
+            fileURLWithPath: migrations ?? ProcessInfo.processInfo.environment["BACKOFFICE_MIGRATIONS"]
+                ?? "sql/migrations")
     }
 
     /// The policies, validated; a bad file stops the command with exit code 6 naming the entry.
@@ -29,7 +31,8 @@ struct ProjectOptions: ParsableArguments {
 
     func loadMigrations() throws -> Migrator {
         do { return try Migrator(directory: migrationsDirectory) } catch {
-            throw CLIFailure(message: "error: cannot read migrations in \(migrationsDirectory.path): \(error)", exitCode: 6)
+            throw CLIFailure(
+                message: "error: cannot read migrations in \(migrationsDirectory.path): \(error)", exitCode: 6)
         }
     }
 }
@@ -49,7 +52,10 @@ private let logFormat: Void = {
         return
     }
     LoggingSystem.bootstrap { label in TextLogHandler(label: label) }
-    if format != "text" { FileHandle.standardError.write(Data("warning: LOG_FORMAT=\(format) is neither json nor text; writing text\n".utf8)) }
+    if format != "text" {
+        FileHandle.standardError.write(
+            Data("warning: LOG_FORMAT=\(format) is neither json nor text; writing text\n".utf8))
+    }
 }()
 
 func makeLogger(_ label: String = "backoffice") -> Logger {
@@ -65,7 +71,9 @@ func resolveDatabaseURL(_ option: String?, env names: [String]) throws -> Databa
     guard let text = option ?? names.lazy.compactMap({ environment[$0] }).first else {
         throw CLIFailure.usage("set \(names.joined(separator: " or ")) (or --database-url) to a postgres:// URL")
     }
-    do { return try DatabaseURL(text) } catch { throw CLIFailure.usage("not a postgres:// URL: \(DatabaseURL.redact(text))") }
+    do { return try DatabaseURL(text) } catch {
+        throw CLIFailure.usage("not a postgres:// URL: \(DatabaseURL.redact(text))")
+    }
 }
 
 /// Maps errors of server-side commands to exit codes.
@@ -86,7 +94,8 @@ func runServerCommand(_ body: () async throws -> Void) async throws {
         } catch let error as DomainError {
             let problem = Problem(error)
             throw CLIFailure(
-                message: "error: \(problem.title): \(problem.detail ?? problem.code)", exitCode: CLIFailure.exitCode(forStatus: problem.status))
+                message: "error: \(problem.title): \(problem.detail ?? problem.code)",
+                exitCode: CLIFailure.exitCode(forStatus: problem.status))
         }
     }
 }

@@ -26,7 +26,8 @@ struct Login: AsyncParsableCommand {
                 token = given
             } else {
                 if isatty(STDIN_FILENO) == 1 { FileHandle.standardError.write(Data("token: ".utf8)) }
-                guard let line = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces), !line.isEmpty else {
+                guard let line = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces), !line.isEmpty
+                else {
                     throw CLIFailure.usage("no token on standard input (or pass --token)")
                 }
                 token = line
@@ -39,7 +40,8 @@ struct Login: AsyncParsableCommand {
             profiles.current = name
             try profiles.save()
             print(
-                "logged in to \(options.serviceURL) as \(session.email) (\(session.role.rawValue)); profile '\(name)' saved in \(Profiles.file.path)")
+                "logged in to \(options.serviceURL) as \(session.email) (\(session.role.rawValue)); profile '\(name)' saved in \(Profiles.file.path)"
+            )
         }
     }
 }
@@ -48,7 +50,8 @@ struct Login: AsyncParsableCommand {
 struct Logout: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "logout",
-        abstract: "Forget a saved profile (the token stays valid until revoked).", discussion: "Example: backoffice logout --profile prod")
+        abstract: "Forget a saved profile (the token stays valid until revoked).",
+        discussion: "Example: backoffice logout --profile prod")
     @Option(help: "The profile to forget (default: the current one).") var profile: String?
 
     func run() async throws {
@@ -67,7 +70,8 @@ struct Logout: AsyncParsableCommand {
 /// `backoffice whoami`: who the token in use authenticates as.
 struct WhoAmI: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "whoami", abstract: "Show who the token in use authenticates as, and until when.", discussion: "Example: backoffice whoami")
+        commandName: "whoami", abstract: "Show who the token in use authenticates as, and until when.",
+        discussion: "Example: backoffice whoami")
     @OptionGroup(title: "Global Options") var global: GlobalOptions
 
     func run() async throws {

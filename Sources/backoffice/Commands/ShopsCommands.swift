@@ -2,12 +2,15 @@ import ArgumentParser
 import BackofficeAPI
 import Foundation
 
-let shopApplicationColumns = ["id", "status", "eligible", "legal_name", "tax_id", "contact_email", "submitted_at", "tenant_id"]
+let shopApplicationColumns = [
+    "id", "status", "eligible", "legal_name", "tax_id", "contact_email", "submitted_at", "tenant_id",
+]
 
 struct Shops: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "shops",
-        abstract: "Shop applications: apply (no token), backend managers list, show, approve or reject, the applicant claims its shop.",
+        abstract:
+            "Shop applications: apply (no token), backend managers list, show, approve or reject, the applicant claims its shop.",
         discussion: "Example: backoffice shops list --status pending && backoffice shops approve 4f0e…",
         subcommands: [Apply.self, List.self, Show.self, Approve.self, Reject.self, Claim.self])
 
@@ -48,7 +51,8 @@ struct Shops: AsyncParsableCommand {
 
         func run() async throws {
             try await global.show(.page(shopApplicationColumns)) { client in
-                try await client.listShopApplications(query: .init(status: status, limit: page.limit, cursor: page.cursor))
+                try await client.listShopApplications(
+                    query: .init(status: status, limit: page.limit, cursor: page.cursor))
             }
         }
     }
@@ -56,12 +60,15 @@ struct Shops: AsyncParsableCommand {
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "show",
-            abstract: "Show one application with its check results.", discussion: "Example: backoffice shops show 4f0e…")
+            abstract: "Show one application with its check results.", discussion: "Example: backoffice shops show 4f0e…"
+        )
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Application id.") var id: String
 
         func run() async throws {
-            try await global.show(.single(shopApplicationColumns + ["address", "payout_account", "checks", "decision_reason", "version"])) {
+            try await global.show(
+                .single(shopApplicationColumns + ["address", "payout_account", "checks", "decision_reason", "version"])
+            ) {
                 try await $0.getShopApplication(path: .init(applicationId: id))
             }
         }
@@ -70,7 +77,8 @@ struct Shops: AsyncParsableCommand {
     struct Approve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "approve",
-            abstract: "Approve an eligible application: creates the tenant and its first partner admin (no credential).",
+            abstract:
+                "Approve an eligible application: creates the tenant and its first partner admin (no credential).",
             discussion: """
                 The applicant then claims the admin's token with its claim code (`backoffice shops claim`).
                 Example: backoffice shops approve 4f0e… --slug northwind --reason "checks passed"
@@ -86,7 +94,8 @@ struct Shops: AsyncParsableCommand {
             ) {
                 client in
                 try await client.approveShopApplication(
-                    path: .init(applicationId: id), headers: .init(idempotencyKey: global.changeKey()), body: .json(.init(slug: slug, reason: reason))
+                    path: .init(applicationId: id), headers: .init(idempotencyKey: global.changeKey()),
+                    body: .json(.init(slug: slug, reason: reason))
                 )
             }
         }
@@ -104,7 +113,8 @@ struct Shops: AsyncParsableCommand {
         func run() async throws {
             try await global.show(.single(shopApplicationColumns + ["decision_reason"])) { client in
                 try await client.rejectShopApplication(
-                    path: .init(applicationId: id), headers: .init(idempotencyKey: global.changeKey()), body: .json(.init(reason: reason)))
+                    path: .init(applicationId: id), headers: .init(idempotencyKey: global.changeKey()),
+                    body: .json(.init(reason: reason)))
             }
         }
     }
@@ -117,7 +127,8 @@ extension Shops {
     struct Claim: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "claim",
-            abstract: "Claim an approved shop with the claim code its application was answered with (no token): its first admin's token, shown once.",
+            abstract:
+                "Claim an approved shop with the claim code its application was answered with (no token): its first admin's token, shown once.",
             discussion: "Example: backoffice shops claim 4f0e… --code sc_…   (once, within 14 days of applying)")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Application id.") var id: String

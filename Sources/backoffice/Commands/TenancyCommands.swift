@@ -15,7 +15,8 @@ struct Tenants: AsyncParsableCommand {
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "create",
-            abstract: "Create a partner tenant.", discussion: "Example: backoffice tenants create --slug green-grocer --name \"Green Grocer Ltd\"")
+            abstract: "Create a partner tenant.",
+            discussion: "Example: backoffice tenants create --slug green-grocer --name \"Green Grocer Ltd\"")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "Unique short name (lower-case letters, digits, dashes).") var slug: String
         @Option(help: "Display name.") var name: String
@@ -59,23 +60,28 @@ struct Operators: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "operators",
         abstract: "Operators (people) and service principals.",
-        discussion: "Example: backoffice operators create --email sam@green-grocer.example --role partner_staff --tenant 3c9d…",
+        discussion:
+            "Example: backoffice operators create --email sam@green-grocer.example --role partner_staff --tenant 3c9d…",
         subcommands: [Create.self, List.self, Disable.self, Invite.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "create",
             abstract: "Create an operator (partner roles need --tenant, implied for partner admins).",
-            discussion: "Example: backoffice operators create --email sam@green-grocer.example --role partner_staff --tenant 3c9d…")
+            discussion:
+                "Example: backoffice operators create --email sam@green-grocer.example --role partner_staff --tenant 3c9d…"
+        )
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option var email: String
-        @Option(help: "platform_admin, backend_manager, auditor, partner_admin, partner_staff or app_service.") var role: Components.Schemas.Role
+        @Option(help: "platform_admin, backend_manager, auditor, partner_admin, partner_staff or app_service.")
+        var role: Components.Schemas.Role
         @Option(help: "Tenant id (partner roles).") var tenant: String?
 
         func run() async throws {
             try await global.show(.single(operatorColumns)) { client in
                 try await client.createOperator(
-                    headers: .init(idempotencyKey: global.changeKey()), body: .json(.init(email: email, role: role, tenantId: tenant)))
+                    headers: .init(idempotencyKey: global.changeKey()),
+                    body: .json(.init(email: email, role: role, tenantId: tenant)))
             }
         }
     }
@@ -107,7 +113,8 @@ struct Operators: AsyncParsableCommand {
         func run() async throws {
             try await global.show(.single(operatorColumns + ["disabled_at"])) { client in
                 try await client.disableOperator(
-                    path: .init(operatorId: id), headers: .init(idempotencyKey: global.changeKey()), body: .json(.init(reason: reason)))
+                    path: .init(operatorId: id), headers: .init(idempotencyKey: global.changeKey()),
+                    body: .json(.init(reason: reason)))
             }
         }
     }
@@ -117,7 +124,8 @@ extension Operators {
     struct Invite: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "invite",
-            abstract: "Invite a person operator to the web console: a one-time link (24 h), emailed to it, where it sets its password.",
+            abstract:
+                "Invite a person operator to the web console: a one-time link (24 h), emailed to it, where it sets its password.",
             discussion: """
                 The link goes to the operator's email address and nowhere else: this prints where it was sent. A \
                 platform admin may ask for the link to be printed instead (--show-link, for a person without \
@@ -142,12 +150,15 @@ extension Operators {
                         if let path = body.linkPath {
                             print("link        \(global.serviceURL)\(path)\n(shown once: send it to the person now)")
                         } else if body.linkAlreadyDelivered == true {
-                            print("link        (already delivered by the first response to this Idempotency-Key; it is kept nowhere)")
+                            print(
+                                "link        (already delivered by the first response to this Idempotency-Key; it is kept nowhere)"
+                            )
                         } else {
                             print("sent_to     \(body.sentTo ?? body.email)  (the link is in that mailbox only)")
                         }
                     } else {
-                        try Printer(format: global.format).single(body, columns: ["email", "expires_at", "sent_to", "link_path"])
+                        try Printer(format: global.format).single(
+                            body, columns: ["email", "expires_at", "sent_to", "link_path"])
                     }
                 case .default(let status, let problem): throw CLIFailure.from(status, problem)
                 }
@@ -159,7 +170,8 @@ extension Operators {
 struct Tokens: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tokens",
-        abstract: "API tokens: shown once, stored as SHA-256.", discussion: "Example: backoffice tokens create --operator 7b2f… --name laptop",
+        abstract: "API tokens: shown once, stored as SHA-256.",
+        discussion: "Example: backoffice tokens create --operator 7b2f… --name laptop",
         subcommands: [Create.self, List.self, Revoke.self])
 
     struct Create: AsyncParsableCommand {
@@ -185,7 +197,9 @@ struct Tokens: AsyncParsableCommand {
                         if let secret = body.secret {
                             print("secret      \(secret)\n(shown once: store it now)")
                         } else {
-                            print("secret      (already delivered by the first response to this Idempotency-Key; it is kept nowhere)")
+                            print(
+                                "secret      (already delivered by the first response to this Idempotency-Key; it is kept nowhere)"
+                            )
                         }
                     } else {
                         try Printer(format: global.format).single(body, columns: ["secret"])
@@ -199,14 +213,16 @@ struct Tokens: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "list",
-            abstract: "List tokens (never their secrets).", discussion: "Example: backoffice tokens list --operator 7b2f…")
+            abstract: "List tokens (never their secrets).",
+            discussion: "Example: backoffice tokens list --operator 7b2f…")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "Only this operator's.") var `operator`: String?
         @OptionGroup(title: "Paging") var page: PageOptions
 
         func run() async throws {
             try await global.show(.page(tokenColumns)) { client in
-                try await client.listTokens(query: .init(limit: page.limit, cursor: page.cursor, operatorId: `operator`))
+                try await client.listTokens(
+                    query: .init(limit: page.limit, cursor: page.cursor, operatorId: `operator`))
             }
         }
     }
@@ -214,13 +230,15 @@ struct Tokens: AsyncParsableCommand {
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "revoke",
-            abstract: "Revoke a token; refused from the next request on.", discussion: "Example: backoffice tokens revoke 1d4e…")
+            abstract: "Revoke a token; refused from the next request on.",
+            discussion: "Example: backoffice tokens revoke 1d4e…")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Token id.") var id: String
 
         func run() async throws {
             try await global.show(.single(tokenColumns)) { client in
-                try await client.revokeToken(path: .init(tokenId: id), headers: .init(idempotencyKey: global.changeKey()))
+                try await client.revokeToken(
+                    path: .init(tokenId: id), headers: .init(idempotencyKey: global.changeKey()))
             }
         }
     }

@@ -5,7 +5,9 @@ import Testing
 
 @testable import Backoffice
 
-@Suite("Mail through a transactional outbox: links reach only their owner, over real SMTP (STARTTLS and AUTH), at least once under one Message-ID")
+@Suite(
+    "Mail through a transactional outbox: links reach only their owner, over real SMTP (STARTTLS and AUTH), at least once under one Message-ID"
+)
 struct OutboxTests {
     /// The delivery service of the test server, through `transport`.
     private func delivery(_ env: TestEnvironment, _ transport: any MailTransport) -> OutboxDelivery {
@@ -16,29 +18,38 @@ struct OutboxTests {
             links: InvitationLinks(secondFactorKey: TestEnvironment.secondFactorKey))
     }
 
-    @Test("the SMTP client sends over STARTTLS with AUTH: the server gets the message with its Message-ID, an encoded subject and both parts; a wrong password is refused for good")
+    @Test(
+        "the SMTP client sends over STARTTLS with AUTH: the server gets the message with its Message-ID, an encoded subject and both parts; a wrong password is refused for good"
+    )
     func smtpClient() async throws {
         let sink = try MailSink()
         defer { sink.stop() }
         let message = MailMessage(
-            messageID: "m-1@backoffice.healthtrack", from: "backoffice@healthtrack.example", to: "ana@green-grocer.example",
-            subject: "Bienvenue, Zoë", text: "Line one\n.a line that starts with a dot\nÉ", html: "<p>Hello</p>", date: Date(timeIntervalSince1970: 0))
+            messageID: "m-1@backoffice.healthtrack", from: "backoffice@healthtrack.example",
+            to: "ana@green-grocer.example",
+            subject: "Bienvenue, Zoë", text: "Line one\n.a line that starts with a dot\nÉ", html: "<p>Hello</p>",
+            date: Date(timeIntervalSince1970: 0))
         try await SMTPClient(settings: try sink.settings).send(message)
         let received = try #require(try sink.messages().first)
         #expect(received.header("Message-ID") == "<m-1@backoffice.healthtrack>")
         #expect(received.header("Subject") == "=?utf-8?B?\(Data("Bienvenue, Zoë".utf8).base64EncodedString())?=")
         #expect(received.header("X-Envelope-To") == "ana@green-grocer.example")
-        #expect(received.mailBodies == ["Line one\r\n.a line that starts with a dot\r\nÉ", "<p>Hello</p>"], "dot-stuffing undone by the server")
+        #expect(
+            received.mailBodies == ["Line one\r\n.a line that starts with a dot\r\nÉ", "<p>Hello</p>"],
+            "dot-stuffing undone by the server")
         var wrong = try sink.settings
         wrong.password = "not the password"
         await #expect {
             try await SMTPClient(settings: wrong).send(message)
         } throws: { error in
-            (error as? SMTPClient.Failure).map { $0.step == "AUTH PLAIN" && $0.permanent && !$0.description.contains("not the password") } ?? false
+            (error as? SMTPClient.Failure).map {
+                $0.step == "AUTH PLAIN" && $0.permanent && !$0.description.contains("not the password")
+            } ?? false
         }
         #expect(throws: MailMessage.Malformed.self) {
             try MailMessage(
-                messageID: "m-2", from: "a@b.example", to: "x@y.example\r\nBcc: everyone@y.example", subject: "s", text: "", html: "", date: Date()
+                messageID: "m-2", from: "a@b.example", to: "x@y.example\r\nBcc: everyone@y.example", subject: "s",
+                text: "", html: "", date: Date()
             ).rendered()
         }
     }
@@ -53,23 +64,31 @@ struct OutboxTests {
             try await env.withApp { client in
                 let partner = env.fixture.partners[0]
                 let created = try await client.call(
-                    .post, "/v1/operators", token: partner.adminToken, json: #"{"email":"mail.hire@green-grocer.example","role":"partner_staff"}"#)
+                    .post, "/v1/operators", token: partner.adminToken,
+                    json: #"{"email":"mail.hire@green-grocer.example","role":"partner_staff"}"#)
                 let person = try created.decode(Components.Schemas.Operator.self)
                 let invited = try await client.call(
-                    .post, "/v1/operators/\(person.id)/invitation", token: partner.adminToken, headers: ["Idempotency-Key": UUID().uuidString])
+                    .post, "/v1/operators/\(person.id)/invitation", token: partner.adminToken,
+                    headers: ["Idempotency-Key": UUID().uuidString])
                 #expect(invited.status == 201, "\(invited.text)")
                 let body = try invited.decode(Components.Schemas.InvitationCreated.self)
-                #expect(body.linkPath == nil && body.sentTo == "m…@green-grocer.example", "the caller learns where it went, not the link")
+                #expect(
+                    body.linkPath == nil && body.sentTo == "m…@green-grocer.example",
+                    "the caller learns where it went, not the link")
                 let shown = try await client.call(
-                    .post, "/v1/operators/\(person.id)/invitation", token: partner.adminToken, json: #"{"show_link":true}"#)
+                    .post, "/v1/operators/\(person.id)/invitation", token: partner.adminToken,
+                    json: #"{"show_link":true}"#)
                 #expect(shown.status == 403, "only a platform admin may have a link shown")
 
                 let invitation = try #require(
                     try await env.ownerScalar(
-                        "SELECT id FROM operator_invitations WHERE operator_id = '\(person.id)' AND superseded_at IS NULL", as: UUID.self))
-                let secret = InvitationLinks(secondFactorKey: TestEnvironment.secondFactorKey).secret(for: invitation).value
+                        "SELECT id FROM operator_invitations WHERE operator_id = '\(person.id)' AND superseded_at IS NULL",
+                        as: UUID.self))
+                let secret = InvitationLinks(secondFactorKey: TestEnvironment.secondFactorKey).secret(for: invitation)
+                    .value
                 for table in ["outbox", "operator_invitations", "audit_events", "idempotency_keys"] {
-                    let holding = try await env.ownerScalar("SELECT count(*) FROM \(table) t WHERE t::text LIKE '%\(secret)%'", as: Int64.self)
+                    let holding = try await env.ownerScalar(
+                        "SELECT count(*) FROM \(table) t WHERE t::text LIKE '%\(secret)%'", as: Int64.self)
                     #expect(holding == 0, "\(table) does not hold the link's secret")
                 }
                 #expect(try await env.auditCount("mail.queued") == 1)
@@ -79,18 +98,30 @@ struct OutboxTests {
                 #expect(mail.header("X-Envelope-To") == "mail.hire@green-grocer.example")
                 #expect(mail.header("Subject") == "Set your HealthTrack Back Office password")
                 let text = try #require(mail.mailBodies.first)
-                #expect(text.contains("partner staff of") && text.contains("until"), "says who, and until when: \(text)")
-                let link = try #require(text.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("http://console.test/console/invitation?key=") })
+                #expect(
+                    text.contains("partner staff of") && text.contains("until"), "says who, and until when: \(text)")
+                let link = try #require(
+                    text.split(whereSeparator: \.isWhitespace).first {
+                        $0.hasPrefix("http://console.test/console/invitation?key=")
+                    })
                 #expect(link.hasSuffix(secret), "the link carries the derived secret")
-                #expect(try await env.ownerScalar("SELECT count(*) FROM outbox WHERE sent_at IS NOT NULL", as: Int64.self) == 1)
+                #expect(
+                    try await env.ownerScalar("SELECT count(*) FROM outbox WHERE sent_at IS NOT NULL", as: Int64.self)
+                        == 1)
 
                 let path = String(link.dropFirst("http://console.test".count))
                 let accepted = try await ConsoleClient(client).post(
-                    "/console/invitation", ["key": secret, "password": "a long enough passphrase", "confirm_password": "a long enough passphrase"],
+                    "/console/invitation",
+                    [
+                        "key": secret, "password": "a long enough passphrase",
+                        "confirm_password": "a long enough passphrase",
+                    ],
                     csrf: nil)
                 #expect(accepted.status == 303, "the mailed link (\(path)) sets the password")
                 var browser = ConsoleClient(client)
-                #expect(try await browser.signIn("mail.hire@green-grocer.example", "a long enough passphrase").status == 303)
+                #expect(
+                    try await browser.signIn("mail.hire@green-grocer.example", "a long enough passphrase").status == 303
+                )
                 #expect(try await delivery(env, SMTPMailTransport(try sink.settings)).deliverDue() == 0, "sent once")
             }
         }
@@ -104,27 +135,41 @@ struct OutboxTests {
             try await env.withApp { client in
                 let partner = env.fixture.partners[0]
                 let created = try await client.call(
-                    .post, "/v1/operators", token: partner.adminToken, json: #"{"email":"co.admin@green-grocer.example","role":"partner_admin"}"#)
+                    .post, "/v1/operators", token: partner.adminToken,
+                    json: #"{"email":"co.admin@green-grocer.example","role":"partner_admin"}"#)
                 let peer = try created.decode(Components.Schemas.Operator.self)
                 _ = try await env.consolePassword(for: try #require(UUID(uuidString: peer.id)))
-                let peerLink = try await client.call(.post, "/v1/operators/\(peer.id)/invitation", token: partner.adminToken)
+                let peerLink = try await client.call(
+                    .post, "/v1/operators/\(peer.id)/invitation", token: partner.adminToken)
                 #expect(peerLink.status == 201)
-                #expect(try peerLink.decode(Components.Schemas.InvitationCreated.self).linkPath == nil, "the caller never holds the peer's link")
-                #expect(try await env.ownerScalar("SELECT recipient FROM outbox WHERE kind = 'invitation'", as: String.self) == "co.admin@green-grocer.example")
-                let platform = try #require(env.fixture.tokens[.platformAdmin])
-                let shown = try await client.call(.post, "/v1/operators/\(peer.id)/invitation", token: platform, json: #"{"show_link":true}"#)
-                #expect(shown.status == 201)
-                #expect(try shown.decode(Components.Schemas.InvitationCreated.self).linkPath?.hasPrefix("/console/invitation?key=") == true)
-                #expect(try await env.ownerScalar("SELECT count(*) FROM outbox", as: Int64.self) == 1, "a shown link is not mailed")
                 #expect(
-                    try await env.ownerScalar("SELECT count(*) FROM audit_events WHERE action = 'operators.invite' AND reason = 'shown'", as: Int64.self)
+                    try peerLink.decode(Components.Schemas.InvitationCreated.self).linkPath == nil,
+                    "the caller never holds the peer's link")
+                #expect(
+                    try await env.ownerScalar("SELECT recipient FROM outbox WHERE kind = 'invitation'", as: String.self)
+                        == "co.admin@green-grocer.example")
+                let platform = try #require(env.fixture.tokens[.platformAdmin])
+                let shown = try await client.call(
+                    .post, "/v1/operators/\(peer.id)/invitation", token: platform, json: #"{"show_link":true}"#)
+                #expect(shown.status == 201)
+                #expect(
+                    try shown.decode(Components.Schemas.InvitationCreated.self).linkPath?.hasPrefix(
+                        "/console/invitation?key=") == true)
+                #expect(
+                    try await env.ownerScalar("SELECT count(*) FROM outbox", as: Int64.self) == 1,
+                    "a shown link is not mailed")
+                #expect(
+                    try await env.ownerScalar(
+                        "SELECT count(*) FROM audit_events WHERE action = 'operators.invite' AND reason = 'shown'",
+                        as: Int64.self)
                         == 1)
                 // The console: the partner admin's button emails; the page says to whom.
                 let console = try await ConsoleClient.signedIn(env, client, as: partner.admin.operatorID)
                 let page = try await console.get("/console/people")
                 let emailed = try await console.post("/console/people/\(peer.id)/invite", [:], csrf: page.csrf)
                 #expect(emailed.status == 303 && !emailed.text.contains("invitation?key="))
-                let showing = try await console.post("/console/people/\(peer.id)/invite", ["show_link": "yes"], csrf: page.csrf)
+                let showing = try await console.post(
+                    "/console/people/\(peer.id)/invite", ["show_link": "yes"], csrf: page.csrf)
                 #expect(showing.status == 403, "a partner admin cannot have it shown")
             }
         }
@@ -142,19 +187,27 @@ struct OutboxTests {
                 let platform = try #require(env.fixture.tokens[.platformAdmin])
                 let person = try await client.call(
                     .post, "/v1/operators", token: platform,
-                    json: #"{"email":"retry.me@green-grocer.example","role":"partner_staff","tenant_id":"\#(env.fixture.partners[0].tenantID)"}"#
+                    json:
+                        #"{"email":"retry.me@green-grocer.example","role":"partner_staff","tenant_id":"\#(env.fixture.partners[0].tenantID)"}"#
                 ).decode(Components.Schemas.Operator.self)
-                #expect(try await client.call(.post, "/v1/operators/\(person.id)/invitation", token: platform).status == 201)
+                #expect(
+                    try await client.call(.post, "/v1/operators/\(person.id)/invitation", token: platform).status == 201
+                )
             }
             let messageID = try #require(try await env.ownerScalar("SELECT message_id FROM outbox", as: String.self))
             #expect(try await delivery(env, SMTPMailTransport(try refusing.settings)).deliverDue() == 1)
-            let error = try await env.ownerScalar("SELECT last_error FROM outbox WHERE sent_at IS NULL AND gave_up_at IS NULL", as: String.self)
+            let error = try await env.ownerScalar(
+                "SELECT last_error FROM outbox WHERE sent_at IS NULL AND gave_up_at IS NULL", as: String.self)
             #expect(error?.contains("451") == true, "a 4xx is kept for another attempt: \(error ?? "none")")
-            #expect(try await delivery(env, SMTPMailTransport(try sink.settings)).deliverDue() == 0, "not due again before its backoff")
+            #expect(
+                try await delivery(env, SMTPMailTransport(try sink.settings)).deliverDue() == 0,
+                "not due again before its backoff")
             env.clock.advance(by: 2)
             var closed = try sink.settings
             closed.port = 1
-            #expect(try await delivery(env, SMTPMailTransport(closed)).deliverDue() == 1, "an unreachable server: another failed attempt")
+            #expect(
+                try await delivery(env, SMTPMailTransport(closed)).deliverDue() == 1,
+                "an unreachable server: another failed attempt")
             env.clock.advance(by: 3)
             #expect(try await delivery(env, SMTPMailTransport(try sink.settings)).deliverDue() == 1)
             let sent = try sink.messages()
@@ -162,12 +215,18 @@ struct OutboxTests {
             #expect(try await env.ownerScalar("SELECT attempts FROM outbox", as: Int32.self) == 3)
 
             // A process that claimed a message and died before marking it: the claim lapses, the message goes again.
-            try await env.asOwner("UPDATE outbox SET sent_at = NULL, claimed_until = '\(ISO8601DateFormatter().string(from: env.clock.now().addingTimeInterval(60)))'")
-            #expect(try await delivery(env, SMTPMailTransport(try sink.settings)).deliverDue() == 0, "claimed by someone else")
+            try await env.asOwner(
+                "UPDATE outbox SET sent_at = NULL, claimed_until = '\(ISO8601DateFormatter().string(from: env.clock.now().addingTimeInterval(60)))'"
+            )
+            #expect(
+                try await delivery(env, SMTPMailTransport(try sink.settings)).deliverDue() == 0,
+                "claimed by someone else")
             env.clock.advance(by: 61)
             #expect(try await delivery(env, SMTPMailTransport(try sink.settings)).deliverDue() == 1, "the claim lapsed")
             let again = try sink.messages()
-            #expect(again.count == 2 && Set(again.compactMap { $0.header("Message-ID") }).count == 1, "sent again under the same Message-ID")
+            #expect(
+                again.count == 2 && Set(again.compactMap { $0.header("Message-ID") }).count == 1,
+                "sent again under the same Message-ID")
         }
     }
 
@@ -177,15 +236,27 @@ struct OutboxTests {
             let (email, _) = try await env.consolePassword(for: try #require(env.fixture.partners[0].admin.operatorID))
             try await env.withApp { client in
                 var browser = ConsoleClient(client)
-                for _ in 0..<(env.policies.security.console.maxFailuresPerAccount + 3) { _ = try await browser.signIn(email, "not the password at all") }
+                for _ in 0..<(env.policies.security.console.maxFailuresPerAccount + 3) {
+                    _ = try await browser.signIn(email, "not the password at all")
+                }
             }
-            #expect(try await env.ownerScalar("SELECT count(*) FROM outbox WHERE kind = 'lockout_notice'", as: Int64.self) == 1)
-            #expect(try await env.ownerScalar("SELECT recipient FROM outbox WHERE kind = 'lockout_notice'", as: String.self) == email)
+            #expect(
+                try await env.ownerScalar("SELECT count(*) FROM outbox WHERE kind = 'lockout_notice'", as: Int64.self)
+                    == 1)
+            #expect(
+                try await env.ownerScalar("SELECT recipient FROM outbox WHERE kind = 'lockout_notice'", as: String.self)
+                    == email)
         }
         let rendered = MailTemplates.render(
-            .invitation, fields: ["role": "partner_admin", "tenant": "<script>alert(1)</script> & Co", "expires_at": "2026-11-27T00:00:00Z"],
+            .invitation,
+            fields: [
+                "role": "partner_admin", "tenant": "<script>alert(1)</script> & Co",
+                "expires_at": "2026-11-27T00:00:00Z",
+            ],
             link: "https://bo.example/console/invitation?key=abc\"><x")
-        #expect(rendered.html.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; Co") && !rendered.html.contains("<script>"))
+        #expect(
+            rendered.html.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; Co")
+                && !rendered.html.contains("<script>"))
         #expect(rendered.html.contains("key=abc&quot;&gt;&lt;x"))
         #expect(rendered.text.contains("HealthTrack Back Office") && rendered.text.contains("2026-11-27T00:00:00Z"))
     }

@@ -5,10 +5,13 @@ import Testing
 
 @Suite("Policies (pure)")
 struct PolicyTests {
-    static func texts(access: String? = nil, security: String? = nil, retention: String? = nil) throws -> [String: String] {
+    static func texts(access: String? = nil, security: String? = nil, retention: String? = nil) throws -> [String:
+        String]
+    {
         var texts: [String: String] = [:]
         for name in PolicySet.fileNames {
-            texts[name] = try String(contentsOf: projectRoot.appendingPathComponent("policies/\(name)"), encoding: .utf8)
+            texts[name] = try String(
+                contentsOf: projectRoot.appendingPathComponent("policies/\(name)"), encoding: .utf8)
         }
         if let access { texts["access.yaml"] = access }
         if let security { texts["security.yaml"] = security }
@@ -51,7 +54,8 @@ struct PolicyTests {
 
     @Test("a bad value names the file and the entry")
     func badValue() throws {
-        let security = "lockout:\n  consecutive_failed_logins: zero\ntokens:\n  default_lifetime_hours: 1\n  max_lifetime_hours: 2\n"
+        let security =
+            "lockout:\n  consecutive_failed_logins: zero\ntokens:\n  default_lifetime_hours: 1\n  max_lifetime_hours: 2\n"
         #expect {
             try PolicySet.parse(try Self.texts(security: security))
         } throws: { error in
@@ -68,7 +72,8 @@ struct PolicyTests {
         let shipped = try Self.texts()["retention.yaml"] ?? ""
         #expect(shipped.contains("purge_after_days: 30"))
         let changed = try PolicySet.parse(
-            try Self.texts(retention: shipped.replacingOccurrences(of: "purge_after_days: 30", with: "purge_after_days: 31")))
+            try Self.texts(
+                retention: shipped.replacingOccurrences(of: "purge_after_days: 30", with: "purge_after_days: 31")))
         #expect(base.digest != changed.digest)
     }
 }

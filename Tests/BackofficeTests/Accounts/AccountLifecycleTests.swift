@@ -5,17 +5,21 @@ import Testing
 @testable import Backoffice
 
 extension AccountsAPITests {
-    @Test("sync creates (201), updates a changed email (200, audited with what changed), and an identical sync changes and logs nothing")
+    @Test(
+        "sync creates (201), updates a changed email (200, audited with what changed), and an identical sync changes and logs nothing"
+    )
     func syncCreateUpdateUnchanged() async throws {
         try await TestEnvironment.with { env in
             let app = env.fixture.tokens[.appService]!
             let id = UUID().uuidString.lowercased()
             try await env.withApp { client in
                 let created = try await client.call(
-                    .post, "/v1/customers", token: app, json: #"{"id":"\#(id)","email":"sync@example.com","display_name":"Sync One"}"#)
+                    .post, "/v1/customers", token: app,
+                    json: #"{"id":"\#(id)","email":"sync@example.com","display_name":"Sync One"}"#)
                 #expect(created.status == 201)
                 let updated = try await client.call(
-                    .post, "/v1/customers", token: app, json: #"{"id":"\#(id)","email":"sync2@example.com","display_name":"Sync One"}"#)
+                    .post, "/v1/customers", token: app,
+                    json: #"{"id":"\#(id)","email":"sync2@example.com","display_name":"Sync One"}"#)
                 #expect(updated.status == 200)
                 #expect(updated["email"] == "sync2@example.com")
                 #expect(updated["version"] == "2")
@@ -27,7 +31,8 @@ extension AccountsAPITests {
                 let events = { try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self) }
                 let (accountBefore, eventsBefore) = (try await account(), try await events())
                 let same = try await client.call(
-                    .post, "/v1/customers", token: app, json: #"{"id":"\#(id)","email":"sync2@example.com","display_name":"Sync One"}"#)
+                    .post, "/v1/customers", token: app,
+                    json: #"{"id":"\#(id)","email":"sync2@example.com","display_name":"Sync One"}"#)
                 #expect(same.status == 200)
                 #expect(same["version"] == "2", "an identical sync changes nothing")
                 #expect(try await account() == accountBefore, "the stored account and its version are unchanged")
@@ -36,16 +41,21 @@ extension AccountsAPITests {
                 let renews = RFC3339DateTranscoder.format(env.clock.now().addingTimeInterval(30 * 86_400))
                 let subscribed = try await client.call(
                     .post, "/v1/customers", token: app,
-                    json: #"{"id":"\#(id)","email":"sync2@example.com","display_name":"Sync One","subscription":"active","renews_at":"\#(renews)"}"#)
+                    json:
+                        #"{"id":"\#(id)","email":"sync2@example.com","display_name":"Sync One","subscription":"active","renews_at":"\#(renews)"}"#
+                )
                 #expect(subscribed["subscription"] == "active")
                 #expect(subscribed["renews_at"] == renews)
                 let kept = try await client.call(
-                    .post, "/v1/customers", token: app, json: #"{"id":"\#(id)","email":"sync2@example.com","display_name":"Sync One"}"#)
+                    .post, "/v1/customers", token: app,
+                    json: #"{"id":"\#(id)","email":"sync2@example.com","display_name":"Sync One"}"#)
                 #expect(kept["subscription"] == "active", "a sync without the subscription keeps it")
                 #expect(kept["version"] == "3")
                 let bad = try await client.call(
                     .post, "/v1/customers", token: app,
-                    json: #"{"id":"\#(id)","email":"sync2@example.com","display_name":"Sync One","subscription":"lapsed","renews_at":"\#(renews)"}"#)
+                    json:
+                        #"{"id":"\#(id)","email":"sync2@example.com","display_name":"Sync One","subscription":"lapsed","renews_at":"\#(renews)"}"#
+                )
                 #expect(bad.status == 422)
                 #expect(bad.text.contains("renews_at"))
             }
@@ -63,27 +73,36 @@ extension AccountsAPITests {
             let old = try await env.customer("old-\(UUID().uuidString.prefix(6))@example.com")
             let manager = env.fixture.tokens[.backendManager]!
             try await env.withApp { client in
-                _ = try await client.call(.delete, "/v1/customers/\(keep.id)", token: manager, json: #"{"reason":"asked"}"#)
-                _ = try await client.call(.delete, "/v1/customers/\(old.id)", token: manager, json: #"{"reason":"asked"}"#)
+                _ = try await client.call(
+                    .delete, "/v1/customers/\(keep.id)", token: manager, json: #"{"reason":"asked"}"#)
+                _ = try await client.call(
+                    .delete, "/v1/customers/\(old.id)", token: manager, json: #"{"reason":"asked"}"#)
                 let list = try await client.call(.get, "/v1/customers?limit=500", token: manager)
                 let ids = (list.json["items"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
                 #expect(!ids.contains(keep.id.uuidString.lowercased()))
                 let deleted = try await client.call(.get, "/v1/customers?status=deleted", token: manager)
                 #expect((deleted.json["items"] as? [Any])?.count == 2)
 
-                try await env.asOwner("UPDATE customers SET deleted_at = now() - interval '31 days' WHERE id = '\(old.id)'")
-                let dry = try await client.call(.post, "/v1/maintenance/purge", token: manager, json: #"{"dry_run":true}"#)
+                try await env.asOwner(
+                    "UPDATE customers SET deleted_at = now() - interval '31 days' WHERE id = '\(old.id)'")
+                let dry = try await client.call(
+                    .post, "/v1/maintenance/purge", token: manager, json: #"{"dry_run":true}"#)
                 #expect(dry.json["purged"] as? [String] == [old.id.uuidString.lowercased()])
-                #expect(try await env.ownerScalar("SELECT count(*) FROM customers WHERE id = '\(old.id)'", as: Int.self) == 1)
+                #expect(
+                    try await env.ownerScalar("SELECT count(*) FROM customers WHERE id = '\(old.id)'", as: Int.self)
+                        == 1)
                 let purge = try await client.call(.post, "/v1/maintenance/purge", token: manager, json: #"{}"#)
                 #expect(purge.json["purged"] as? [String] == [old.id.uuidString.lowercased()])
-                #expect(try await env.ownerScalar("SELECT count(*) FROM customers WHERE id = '\(old.id)'", as: Int.self) == 0)
+                #expect(
+                    try await env.ownerScalar("SELECT count(*) FROM customers WHERE id = '\(old.id)'", as: Int.self)
+                        == 0)
                 #expect(
                     try await env.ownerScalar(
                         "SELECT count(*) FROM audit_events WHERE action = 'accounts.purge' AND target_id = '\(old.id.uuidString.lowercased())'",
                         as: Int.self) == 1)
 
-                let restored = try await client.call(.post, "/v1/customers/\(keep.id)/restore", token: manager, json: #"{"reason":"mistake"}"#)
+                let restored = try await client.call(
+                    .post, "/v1/customers/\(keep.id)/restore", token: manager, json: #"{"reason":"mistake"}"#)
                 #expect(restored["status"] == "active")
             }
         }

@@ -14,7 +14,9 @@ struct AccountRulesTests {
         #expect(
             rule.outcome(failures: 3, succeeded: false, status: .locked) == .count(3),
             "on a locked account a failure is evidence only: the count does not grow (no audit flood)")
-        #expect(rule.outcome(failures: 3, succeeded: true, status: .locked) == .count(3), "nor does a success change a locked account")
+        #expect(
+            rule.outcome(failures: 3, succeeded: true, status: .locked) == .count(3),
+            "nor does a success change a locked account")
     }
 
     @Test("the threshold comes from the policy, not a constant")

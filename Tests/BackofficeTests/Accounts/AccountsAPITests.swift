@@ -14,7 +14,8 @@ struct AccountsAPITests {
             let token = env.fixture.tokens[.backendManager]!
             try await env.withApp { client in
                 let locked = try await client.call(
-                    .post, "/v1/customers/\(customer.id)/lock", token: token, json: #"{"reason":"Chargeback under investigation"}"#,
+                    .post, "/v1/customers/\(customer.id)/lock", token: token,
+                    json: #"{"reason":"Chargeback under investigation"}"#,
                     headers: ["X-Request-Id": "req-lock-1"])
                 #expect(locked.status == 200)
                 #expect(locked["status"] == "locked")
@@ -35,7 +36,8 @@ struct AccountsAPITests {
                 #expect((lockEvent["after"] as? [String: Any])?["status"] as? String == "locked")
                 #expect(lockEvent["policy_digest"] as? String == env.policies.digest)
 
-                let unlocked = try await client.call(.post, "/v1/customers/\(customer.id)/unlock", token: token, json: #"{"reason":"Resolved"}"#)
+                let unlocked = try await client.call(
+                    .post, "/v1/customers/\(customer.id)/unlock", token: token, json: #"{"reason":"Resolved"}"#)
                 #expect(unlocked.status == 200)
                 #expect(unlocked["status"] == "active")
                 #expect(unlocked.json["lock"] == nil)
@@ -52,23 +54,29 @@ struct AccountsAPITests {
             let customer = try await env.customer()
             let before = try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self)
             let account = {
-                try await env.ownerScalar("SELECT status || ' v' || version FROM customers WHERE id = '\(customer.id)'", as: String.self)
+                try await env.ownerScalar(
+                    "SELECT status || ' v' || version FROM customers WHERE id = '\(customer.id)'", as: String.self)
             }
             let accountBefore = try await account()
             try await env.withApp { client in
                 let partner = try await client.call(
-                    .post, "/v1/customers/\(customer.id)/lock", token: env.fixture.partners[0].adminToken, json: #"{"reason":"x"}"#)
+                    .post, "/v1/customers/\(customer.id)/lock", token: env.fixture.partners[0].adminToken,
+                    json: #"{"reason":"x"}"#)
                 #expect(partner.status == 403)
                 #expect(partner.headers[.contentType] == "application/problem+json")
                 #expect(partner["code"] == "forbidden")
-                let anonymous = try await client.call(.post, "/v1/customers/\(customer.id)/lock", token: nil, json: #"{"reason":"x"}"#)
+                let anonymous = try await client.call(
+                    .post, "/v1/customers/\(customer.id)/lock", token: nil, json: #"{"reason":"x"}"#)
                 #expect(anonymous.status == 401)
                 #expect(anonymous["code"] == "unauthenticated")
                 #expect(anonymous.headers[.contentType] == "application/problem+json")
-                let wrong = try await client.call(.get, "/v1/customers", token: "bo_not-a-real-token-at-all-000000000000000000")
+                let wrong = try await client.call(
+                    .get, "/v1/customers", token: "bo_not-a-real-token-at-all-000000000000000000")
                 #expect(wrong.status == 401)
             }
-            #expect(try await env.ownerScalar("SELECT status FROM customers WHERE id = '\(customer.id)'", as: String.self) == "active")
+            #expect(
+                try await env.ownerScalar("SELECT status FROM customers WHERE id = '\(customer.id)'", as: String.self)
+                    == "active")
             #expect(try await account() == accountBefore, "the account's status and version are unchanged")
             #expect(try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self) == before)
         }
@@ -80,12 +88,15 @@ struct AccountsAPITests {
             let customer = try await env.customer()
             let token = env.fixture.tokens[.backendManager]!
             try await env.withApp { client in
-                let unlock = try await client.call(.post, "/v1/customers/\(customer.id)/unlock", token: token, json: #"{"reason":"x"}"#)
+                let unlock = try await client.call(
+                    .post, "/v1/customers/\(customer.id)/unlock", token: token, json: #"{"reason":"x"}"#)
                 #expect(unlock.status == 409)
                 #expect(unlock["code"] == "invalid_transition")
                 #expect(unlock["current_state"] == "active")
-                _ = try await client.call(.post, "/v1/customers/\(customer.id)/lock", token: token, json: #"{"reason":"x"}"#)
-                let again = try await client.call(.post, "/v1/customers/\(customer.id)/lock", token: token, json: #"{"reason":"y"}"#)
+                _ = try await client.call(
+                    .post, "/v1/customers/\(customer.id)/lock", token: token, json: #"{"reason":"x"}"#)
+                let again = try await client.call(
+                    .post, "/v1/customers/\(customer.id)/lock", token: token, json: #"{"reason":"y"}"#)
                 #expect(again.status == 409)
                 #expect(again["current_state"] == "locked")
             }
@@ -109,20 +120,25 @@ struct AccountsAPITests {
         try await TestEnvironment.with { env in
             let customer = try await env.customer()
             let account = {
-                try await env.ownerScalar("SELECT status || ' v' || version FROM customers WHERE id = '\(customer.id)'", as: String.self)
+                try await env.ownerScalar(
+                    "SELECT status || ' v' || version FROM customers WHERE id = '\(customer.id)'", as: String.self)
             }
             let events = { try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self) }
             let (accountBefore, eventsBefore) = (try await account(), try await events())
             try await env.withApp { client in
-                let reply = try await client.call(.post, "/v1/customers/\(customer.id)/lock", token: env.fixture.tokens[.backendManager]!, json: body)
+                let reply = try await client.call(
+                    .post, "/v1/customers/\(customer.id)/lock", token: env.fixture.tokens[.backendManager]!, json: body)
                 #expect(reply.status == status)
                 #expect(reply["code"] == code)
                 #expect(!(reply.json["errors"] as? [Any] ?? []).isEmpty || code == "malformed_request")
                 let bad = try await client.call(
-                    .post, "/v1/customers/not-a-uuid/lock", token: env.fixture.tokens[.backendManager]!, json: #"{"reason":"x"}"#)
+                    .post, "/v1/customers/not-a-uuid/lock", token: env.fixture.tokens[.backendManager]!,
+                    json: #"{"reason":"x"}"#)
                 #expect(bad.status == 400)
             }
-            #expect(try await env.ownerScalar("SELECT status FROM customers WHERE id = '\(customer.id)'", as: String.self) == "active")
+            #expect(
+                try await env.ownerScalar("SELECT status FROM customers WHERE id = '\(customer.id)'", as: String.self)
+                    == "active")
             #expect(try await account() == accountBefore, "the account's status and version are unchanged")
             #expect(try await events() == eventsBefore, "nothing audited")
         }
@@ -134,18 +150,21 @@ struct AccountsAPITests {
             let customer = try await env.customer()
             try await env.withApp { client in
                 let account = {
-                    try await env.ownerScalar("SELECT status || ' v' || version FROM customers WHERE id = '\(customer.id)'", as: String.self)
+                    try await env.ownerScalar(
+                        "SELECT status || ' v' || version FROM customers WHERE id = '\(customer.id)'", as: String.self)
                 }
                 let events = { try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self) }
                 let (accountBefore, eventsBefore) = (try await account(), try await events())
                 let stale = try await client.call(
-                    .post, "/v1/customers/\(customer.id)/lock", token: env.fixture.tokens[.backendManager]!, json: #"{"reason":"x"}"#,
+                    .post, "/v1/customers/\(customer.id)/lock", token: env.fixture.tokens[.backendManager]!,
+                    json: #"{"reason":"x"}"#,
                     headers: ["If-Match": "\"7\""])
                 #expect(stale.status == 412)
                 #expect(try await account() == accountBefore, "the account's status and version are unchanged")
                 #expect(try await events() == eventsBefore, "nothing audited")
                 let fresh = try await client.call(
-                    .post, "/v1/customers/\(customer.id)/lock", token: env.fixture.tokens[.backendManager]!, json: #"{"reason":"x"}"#,
+                    .post, "/v1/customers/\(customer.id)/lock", token: env.fixture.tokens[.backendManager]!,
+                    json: #"{"reason":"x"}"#,
                     headers: ["If-Match": customer.etag])
                 #expect(fresh.status == 200)
             }
@@ -159,16 +178,20 @@ struct AccountsAPITests {
             let app = env.fixture.tokens[.appService]!
             try await env.withApp { client in
                 for attempt in 1...2 {
-                    let reply = try await client.call(.post, "/v1/customers/\(customer.id)/login-attempts", token: app, json: #"{"succeeded":false}"#)
+                    let reply = try await client.call(
+                        .post, "/v1/customers/\(customer.id)/login-attempts", token: app, json: #"{"succeeded":false}"#)
                     #expect(reply["status"] == "active")
                     #expect(reply["failed_logins"] == String(attempt))
                 }
-                let success = try await client.call(.post, "/v1/customers/\(customer.id)/login-attempts", token: app, json: #"{"succeeded":true}"#)
+                let success = try await client.call(
+                    .post, "/v1/customers/\(customer.id)/login-attempts", token: app, json: #"{"succeeded":true}"#)
                 #expect(success["failed_logins"] == "0", "a success resets the count")
                 for _ in 1...3 {
-                    _ = try await client.call(.post, "/v1/customers/\(customer.id)/login-attempts", token: app, json: #"{"succeeded":false}"#)
+                    _ = try await client.call(
+                        .post, "/v1/customers/\(customer.id)/login-attempts", token: app, json: #"{"succeeded":false}"#)
                 }
-                let shown = try await client.call(.get, "/v1/customers/\(customer.id)", token: env.fixture.tokens[.backendManager]!)
+                let shown = try await client.call(
+                    .get, "/v1/customers/\(customer.id)", token: env.fixture.tokens[.backendManager]!)
                 #expect(shown["status"] == "locked")
                 let lock = shown.json["lock"] as? [String: Any]
                 #expect(lock?["cause"] as? String == "failed_logins")
@@ -179,7 +202,8 @@ struct AccountsAPITests {
                     as: String.self)
                 #expect(lockEvent == "system/-")
 
-                let reset = try await client.call(.post, "/v1/customers/\(customer.id)/password-resets", token: app, json: "{}")
+                let reset = try await client.call(
+                    .post, "/v1/customers/\(customer.id)/password-resets", token: app, json: "{}")
                 #expect(reset.status == 200)
                 #expect(reset["status"] == "active")
                 #expect(reset["failed_logins"] == "0")
@@ -191,10 +215,12 @@ struct AccountsAPITests {
     func resetKeepsManualLock() async throws {
         try await TestEnvironment.with { env in
             let customer = try await env.customer()
-            _ = try await env.database.run(LockAccount(customerID: customer.id, reason: "fraud"), context: env.context(.backendManager))
+            _ = try await env.database.run(
+                LockAccount(customerID: customer.id, reason: "fraud"), context: env.context(.backendManager))
             try await env.withApp { client in
                 let reset = try await client.call(
-                    .post, "/v1/customers/\(customer.id)/password-resets", token: env.fixture.tokens[.appService]!, json: "{}")
+                    .post, "/v1/customers/\(customer.id)/password-resets", token: env.fixture.tokens[.appService]!,
+                    json: "{}")
                 #expect(reset["status"] == "locked")
             }
         }
@@ -205,14 +231,17 @@ struct AccountsAPITests {
         try await TestEnvironment.with { env in
             let customer = try await env.customer()
             _ = try await env.database.run(
-                LockAccount(customerID: customer.id, reason: "cool-off", until: env.clock.now().addingTimeInterval(3600)),
+                LockAccount(
+                    customerID: customer.id, reason: "cool-off", until: env.clock.now().addingTimeInterval(3600)),
                 context: env.context(.backendManager))
             let expiry = LockExpiryService(database: env.database, policies: env.policies, interval: .seconds(1))
             env.clock.advance(by: 3599)
             #expect(try await expiry.liftDue() == 0, "not yet due a second before")
             env.clock.advance(by: 1)  // time passes when the test says so: no sleeping
             #expect(try await expiry.liftDue() == 1)
-            #expect(try await env.ownerScalar("SELECT status FROM customers WHERE id = '\(customer.id)'", as: String.self) == "active")
+            #expect(
+                try await env.ownerScalar("SELECT status FROM customers WHERE id = '\(customer.id)'", as: String.self)
+                    == "active")
             let event = try await env.ownerScalar(
                 "SELECT actor_role || '/' || reason FROM audit_events WHERE target_id = '\(customer.id.uuidString.lowercased())' AND action = 'accounts.unlock'",
                 as: String.self)

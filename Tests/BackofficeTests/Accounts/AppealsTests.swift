@@ -12,23 +12,29 @@ extension AccountsAPITests {
             let manager = env.fixture.tokens[.backendManager]!
             let app = env.fixture.tokens[.appService]!
             try await env.withApp { client in
-                let early = try await client.call(.post, "/v1/customers/\(customer.id)/appeals", token: app, json: #"{"message":"why?"}"#)
+                let early = try await client.call(
+                    .post, "/v1/customers/\(customer.id)/appeals", token: app, json: #"{"message":"why?"}"#)
                 #expect(early.status == 409)
-                _ = try await client.call(.post, "/v1/customers/\(customer.id)/lock", token: manager, json: #"{"reason":"suspicious"}"#)
-                let filed = try await client.call(.post, "/v1/customers/\(customer.id)/appeals", token: app, json: #"{"message":"it was me"}"#)
+                _ = try await client.call(
+                    .post, "/v1/customers/\(customer.id)/lock", token: manager, json: #"{"reason":"suspicious"}"#)
+                let filed = try await client.call(
+                    .post, "/v1/customers/\(customer.id)/appeals", token: app, json: #"{"message":"it was me"}"#)
                 #expect(filed.status == 201)
                 let appealID = try #require(filed["id"])
-                let twice = try await client.call(.post, "/v1/customers/\(customer.id)/appeals", token: app, json: #"{"message":"again"}"#)
+                let twice = try await client.call(
+                    .post, "/v1/customers/\(customer.id)/appeals", token: app, json: #"{"message":"again"}"#)
                 #expect(twice.status == 409)
                 let open = try await client.call(.get, "/v1/appeals?status=open", token: manager)
                 #expect((open.json["items"] as? [Any])?.count == 1)
                 let lifted = try await client.call(
-                    .post, "/v1/appeals/\(appealID)/resolve", token: manager, json: #"{"decision":"lift","reason":"verified"}"#)
+                    .post, "/v1/appeals/\(appealID)/resolve", token: manager,
+                    json: #"{"decision":"lift","reason":"verified"}"#)
                 #expect(lifted["status"] == "lifted")
                 let shown = try await client.call(.get, "/v1/customers/\(customer.id)", token: manager)
                 #expect(shown["status"] == "active")
                 let again = try await client.call(
-                    .post, "/v1/appeals/\(appealID)/resolve", token: manager, json: #"{"decision":"uphold","reason":"x"}"#)
+                    .post, "/v1/appeals/\(appealID)/resolve", token: manager,
+                    json: #"{"decision":"uphold","reason":"x"}"#)
                 #expect(again.status == 409)
                 #expect(again["code"] == "invalid_transition")
                 #expect(again["current_state"] == "lifted")
@@ -47,12 +53,15 @@ extension AccountsAPITests {
             let customer = try await env.customer()
             let manager = env.fixture.tokens[.backendManager]!
             try await env.withApp { client in
-                _ = try await client.call(.post, "/v1/customers/\(customer.id)/lock", token: manager, json: #"{"reason":"chargeback"}"#)
+                _ = try await client.call(
+                    .post, "/v1/customers/\(customer.id)/lock", token: manager, json: #"{"reason":"chargeback"}"#)
                 let filed = try await client.call(
-                    .post, "/v1/customers/\(customer.id)/appeals", token: env.fixture.tokens[.appService]!, json: #"{"message":"not me"}"#)
+                    .post, "/v1/customers/\(customer.id)/appeals", token: env.fixture.tokens[.appService]!,
+                    json: #"{"message":"not me"}"#)
                 let appealID = try #require(filed["id"])
                 let upheld = try await client.call(
-                    .post, "/v1/appeals/\(appealID)/resolve", token: manager, json: #"{"decision":"uphold","reason":"bank confirmed"}"#)
+                    .post, "/v1/appeals/\(appealID)/resolve", token: manager,
+                    json: #"{"decision":"uphold","reason":"bank confirmed"}"#)
                 #expect(upheld.status == 200)
                 #expect(upheld["status"] == "upheld")
                 let account = try await client.call(.get, "/v1/customers/\(customer.id)", token: manager)

@@ -20,16 +20,22 @@ extension AccountsAPITests {
                     cursor = page.json["next_cursor"] as? String
                 } while cursor != nil
                 #expect(seen == (0..<7).map { "page\($0)@example.com" })
-                let masked = try await client.call(.get, "/v1/customers?limit=500", token: env.fixture.tokens[.auditor]!)
-                let maskedEmails = (masked.json["items"] as? [[String: Any]] ?? []).compactMap { $0["email"] as? String }
+                let masked = try await client.call(
+                    .get, "/v1/customers?limit=500", token: env.fixture.tokens[.auditor]!)
+                let maskedEmails = (masked.json["items"] as? [[String: Any]] ?? []).compactMap {
+                    $0["email"] as? String
+                }
                 #expect(maskedEmails.contains("p***@example.com") && maskedEmails.contains("o***@example.com"))
                 #expect(!maskedEmails.contains { $0.hasPrefix("page") }, "an auditor sees emails masked")
-                let probe = try await client.call(.get, "/v1/customers?email_prefix=pa&limit=1", token: env.fixture.tokens[.auditor]!)
+                let probe = try await client.call(
+                    .get, "/v1/customers?email_prefix=pa&limit=1", token: env.fixture.tokens[.auditor]!)
                 #expect(probe.status == 403)
                 #expect(probe["code"] == "pii_masked", "a masked field cannot be recovered by filtering on it")
-                let badCursor = try await client.call(.get, "/v1/customers?cursor=garbage", token: env.fixture.tokens[.backendManager]!)
+                let badCursor = try await client.call(
+                    .get, "/v1/customers?cursor=garbage", token: env.fixture.tokens[.backendManager]!)
                 #expect(badCursor.status == 400)
-                let badLimit = try await client.call(.get, "/v1/customers?limit=501", token: env.fixture.tokens[.backendManager]!)
+                let badLimit = try await client.call(
+                    .get, "/v1/customers?limit=501", token: env.fixture.tokens[.backendManager]!)
                 #expect(badLimit.status == 422)
             }
         }
@@ -48,25 +54,30 @@ struct CustomerListEncodingTests {
             _ = try await env.customer("plain@example.com")
             let oddName = "Zoë \"Q\" \\ O'Neil\u{1}\u{1F}\u{7F}/ 東京 \u{2028}\u{2029} 😀 </script>"
             let odd = try await env.database.run(
-                SyncCustomer(id: UUID(), email: "odd@example.com", displayName: oddName), context: env.context(.appService)
+                SyncCustomer(id: UUID(), email: "odd@example.com", displayName: oddName),
+                context: env.context(.appService)
             ).0
             let timed = try await env.customer("timed@example.com")
             _ = try await env.database.run(
                 LockAccount(customerID: odd.id, reason: "line\nbreak\ttab", until: Date().addingTimeInterval(3600)),
                 context: env.context(.backendManager))
             for _ in 1...3 {
-                _ = try await env.database.run(ReportLoginAttempt(customerID: timed.id, succeeded: false), context: env.context(.appService))
+                _ = try await env.database.run(
+                    ReportLoginAttempt(customerID: timed.id, succeeded: false), context: env.context(.appService))
             }
             _ = try await env.database.run(
                 SyncCustomer(
                     id: UUID(), email: "member@example.com", displayName: "Member", subscription: .active,
                     renewsAt: Date(timeIntervalSince1970: 1_800_000_000.25)), context: env.context(.appService))
             let gone = try await env.customer("gone@example.com")
-            _ = try await env.database.run(DeleteAccount(customerID: gone.id, reason: "bye"), context: env.context(.backendManager))
+            _ = try await env.database.run(
+                DeleteAccount(customerID: gone.id, reason: "bye"), context: env.context(.backendManager))
             for role in [Role.backendManager, .auditor] {
                 let token = env.fixture.tokens[role]!
                 let fast = try await env.withApp { try await $0.call(.get, uri, token: token) }
-                let reference = try await env.withApp(handEncodedLists: false) { try await $0.call(.get, uri, token: token) }
+                let reference = try await env.withApp(handEncodedLists: false) {
+                    try await $0.call(.get, uri, token: token)
+                }
                 #expect(fast.status == 200)
                 #expect(fast.text == reference.text, "\(role.rawValue) \(uri)")
             }
@@ -78,14 +89,17 @@ struct CustomerListEncodingTests {
         arguments: [
             ("/v1/customers?limit=0", Role.backendManager), ("/v1/customers?limit=x", .backendManager),
             ("/v1/customers?status=gone", .backendManager),
-            ("/v1/customers?cursor=not-a-cursor", .backendManager), ("/v1/customers?include_deleted=maybe", .backendManager),
+            ("/v1/customers?cursor=not-a-cursor", .backendManager),
+            ("/v1/customers?include_deleted=maybe", .backendManager),
             ("/v1/customers?email_prefix=a", .auditor), ("/v1/customers", .appService),
         ])
     func sameErrors(uri: String, role: Role) async throws {
         try await TestEnvironment.with { env in
             let token = env.fixture.tokens[role]!
             let fast = try await env.withApp { try await $0.call(.get, uri, token: token) }
-            let reference = try await env.withApp(handEncodedLists: false) { try await $0.call(.get, uri, token: token) }
+            let reference = try await env.withApp(handEncodedLists: false) {
+                try await $0.call(.get, uri, token: token)
+            }
             #expect(fast.status >= 400 && fast.status < 500)
             #expect(fast.status == reference.status, "\(uri)")
             #expect(fast["code"] == reference["code"], "\(uri)")

@@ -10,13 +10,16 @@ struct AuditAPITests {
         try await TestEnvironment.with { env in
             let customer = try await env.customer()
             for round in 1...3 {
-                _ = try await env.database.run(LockAccount(customerID: customer.id, reason: "r\(round)"), context: env.context(.backendManager))
-                _ = try await env.database.run(UnlockAccount(customerID: customer.id, reason: "r\(round)"), context: env.context(.backendManager))
+                _ = try await env.database.run(
+                    LockAccount(customerID: customer.id, reason: "r\(round)"), context: env.context(.backendManager))
+                _ = try await env.database.run(
+                    UnlockAccount(customerID: customer.id, reason: "r\(round)"), context: env.context(.backendManager))
             }
             let auditor = env.fixture.tokens[.auditor]!
             let total = try #require(try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self))
             try await env.withApp { client in
-                let locks = try await client.call(.get, "/v1/audit/events?action=accounts.lock&target_id=\(customer.id)", token: auditor)
+                let locks = try await client.call(
+                    .get, "/v1/audit/events?action=accounts.lock&target_id=\(customer.id)", token: auditor)
                 let items = locks.json["items"] as? [[String: Any]] ?? []
                 #expect(items.count == 3)
                 #expect(Set(items.compactMap { $0["reason"] as? String }) == ["r1", "r2", "r3"])
@@ -25,7 +28,8 @@ struct AuditAPITests {
                 var ids: [Int] = []
                 var cursor: String?
                 repeat {
-                    let page = try await client.call(.get, "/v1/audit/events?limit=7" + (cursor.map { "&cursor=\($0)" } ?? ""), token: auditor)
+                    let page = try await client.call(
+                        .get, "/v1/audit/events?limit=7" + (cursor.map { "&cursor=\($0)" } ?? ""), token: auditor)
                     ids += (page.json["items"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? Int }
                     cursor = page.json["next_cursor"] as? String
                     pages += 1
@@ -45,7 +49,8 @@ struct AuditAPITests {
                 #expect(verify.json["intact"] as? Bool == true)
                 #expect(verify.json["events"] as? Int == total)
 
-                let manager = try await client.call(.get, "/v1/audit/export", token: env.fixture.tokens[.backendManager]!)
+                let manager = try await client.call(
+                    .get, "/v1/audit/export", token: env.fixture.tokens[.backendManager]!)
                 #expect(manager.status == 403, "backend managers read the log but do not export it")
             }
         }
@@ -57,7 +62,9 @@ struct AuditAPITests {
             let total = try #require(try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self))
             var chunks = 0
             var lines = 0
-            for try await chunk in AuditLog(database: env.database).export(AuditFilter(), context: env.context(.auditor), pageSize: 5) {
+            for try await chunk in AuditLog(database: env.database).export(
+                AuditFilter(), context: env.context(.auditor), pageSize: 5)
+            {
                 chunks += 1
                 let count = chunk.filter { $0 == 10 }.count
                 #expect(count <= 5)

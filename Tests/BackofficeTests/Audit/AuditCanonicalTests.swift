@@ -81,7 +81,8 @@ struct AuditCanonicalTests {
                 let cells = Array(row.map(\.bytes))
                 let built = build(&canonical, Array(cells.dropFirst()))
                 #expect(built)
-                results.append((String(decoding: canonical.bytes, as: UTF8.self), String(buffer: cells[0] ?? ByteBuffer())))
+                results.append(
+                    (String(decoding: canonical.bytes, as: UTF8.self), String(buffer: cells[0] ?? ByteBuffer())))
             }
             return results
         }

@@ -12,7 +12,8 @@ func makeChain(_ chain: String = "platform:00", count: Int) -> [ChainedEvent] {
         let hash = AuditChain.link(previous: previous, canonical: canonical)
         defer { previous = hash }
         return ChainedEvent(
-            id: Int64(seq * 10), chain: chain, seq: Int64(seq), canonical: canonical, recomputed: canonical, prevHash: previous, hash: hash)
+            id: Int64(seq * 10), chain: chain, seq: Int64(seq), canonical: canonical, recomputed: canonical,
+            prevHash: previous, hash: hash)
     }
 }
 
@@ -28,14 +29,17 @@ struct AuditChainTests {
     func link() {
         let previous = [UInt8](repeating: 7, count: 32)
         let canonical = Array("event".utf8)
-        #expect(AuditChain.link(previous: previous, canonical: canonical) == Array(SHA256.hash(data: previous + canonical)))
+        #expect(
+            AuditChain.link(previous: previous, canonical: canonical) == Array(SHA256.hash(data: previous + canonical)))
     }
 
     @Test("platform events spread over lanes by target; tenant events share their tenant's chain")
     func lanes() {
         let lanes = Set((0..<200).map { AuditChain.chain(tenantID: platformTenantID, targetID: "customer-\($0)") })
         #expect(lanes.count == AuditChain.platformLanes)
-        #expect(AuditChain.chain(tenantID: platformTenantID, targetID: "x") == AuditChain.chain(tenantID: platformTenantID, targetID: "x"))
+        #expect(
+            AuditChain.chain(tenantID: platformTenantID, targetID: "x")
+                == AuditChain.chain(tenantID: platformTenantID, targetID: "x"))
         let tenant = UUID()
         #expect(AuditChain.chain(tenantID: tenant, targetID: "a") == "tenant:\(tenant.uuidString.lowercased())")
         #expect(AuditChain.chain(tenantID: tenant, targetID: "b") == AuditChain.chain(tenantID: tenant, targetID: "a"))
@@ -52,7 +56,8 @@ struct AuditChainTests {
         var events = makeChain(count: 5)
         let original = Array("{\"seq\":3}".utf8)
         events[2] = ChainedEvent(
-            id: 30, chain: "platform:00", seq: 3, canonical: original, recomputed: Array("{\"seq\":3,\"reason\":\"forged\"}".utf8),
+            id: 30, chain: "platform:00", seq: 3, canonical: original,
+            recomputed: Array("{\"seq\":3,\"reason\":\"forged\"}".utf8),
             prevHash: events[2].prevHash, hash: events[2].hash)
         let failure = verify(events)
         #expect(failure?.kind == .edited)
@@ -64,7 +69,8 @@ struct AuditChainTests {
         var events = makeChain(count: 5)
         let rewritten = Array("{\"seq\":2,\"x\":1}".utf8)
         events[1] = ChainedEvent(
-            id: 20, chain: "platform:00", seq: 2, canonical: rewritten, recomputed: rewritten, prevHash: events[1].prevHash, hash: events[1].hash)
+            id: 20, chain: "platform:00", seq: 2, canonical: rewritten, recomputed: rewritten,
+            prevHash: events[1].prevHash, hash: events[1].hash)
         #expect(verify(events)?.kind == .edited)
         #expect(verify(events)?.eventID == 20)
     }
@@ -126,7 +132,8 @@ struct AuditChainTests {
             let hash = AuditChain.link(previous: previous, canonical: canonical)
             defer { previous = hash }
             return ChainedEvent(
-                id: Int64(seq * 10 + 1), chain: "platform:00", seq: Int64(seq), canonical: canonical, recomputed: canonical, prevHash: previous,
+                id: Int64(seq * 10 + 1), chain: "platform:00", seq: Int64(seq), canonical: canonical,
+                recomputed: canonical, prevHash: previous,
                 hash: hash)
         }
         #expect(verify(rewritten, checkpoint: kept)?.kind == .diverged)

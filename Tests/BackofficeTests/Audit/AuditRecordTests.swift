@@ -13,11 +13,14 @@ struct AuditRecordTests {
         #expect(throws: DomainError.self) { try AuditRecord.json(Reading(value: .nan)) }
     }
 
-    @Test("a stored snapshot read back that does not decode is an error (500), not an event without its before or after")
+    @Test(
+        "a stored snapshot read back that does not decode is an error (500), not an event without its before or after")
     func undecodableSnapshot() throws {
         let decoded = try payload(#"{"status":"locked"}"#, as: Components.Schemas.AuditEvent.BeforePayload.self)
         #expect(decoded != nil)
         #expect(try payload(nil, as: Components.Schemas.AuditEvent.BeforePayload.self) == nil, "no snapshot: nil")
-        #expect(throws: DomainError.self) { try payload("[1, 2]", as: Components.Schemas.AuditEvent.BeforePayload.self) }
+        #expect(throws: DomainError.self) {
+            try payload("[1, 2]", as: Components.Schemas.AuditEvent.BeforePayload.self)
+        }
     }
 }

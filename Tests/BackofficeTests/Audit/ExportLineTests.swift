@@ -8,7 +8,10 @@ import Testing
 @Suite("Offline verification's fast reading of exported lines")
 struct ExportLineTests {
     static let hostile: [(reason: String, after: String)] = [
-        ("quote \" backslash \\ slash / tab \t newline \n bell \u{07} del \u{7F}", #"{"a": [1, 2.50, -3e2, null, true, {"z": {}}], "é": "東京 🏃"}"#),
+        (
+            "quote \" backslash \\ slash / tab \t newline \n bell \u{07} del \u{7F}",
+            #"{"a": [1, 2.50, -3e2, null, true, {"z": {}}], "é": "東京 🏃"}"#
+        ),
         ("Zoë — 東京 🏃 \u{1F3C3}", #""just a string""#),
         ("", "12.5000"),
         ("\u{2028}\u{2029} <script>", "[]"),
@@ -19,7 +22,8 @@ struct ExportLineTests {
         for (index, event) in Self.hostile.enumerated() {
             // With the app's token (so its events carry a token_id; the fixture's, made by the system, carry none).
             _ = try await env.database.run(
-                RecordOnly(target: "hostile-\(index)", reason: event.reason, after: event.after), context: env.context(.appService))
+                RecordOnly(target: "hostile-\(index)", reason: event.reason, after: event.after),
+                context: env.context(.appService))
         }
         var text = ""
         for try await page in AuditLog(database: env.database).export(AuditFilter(), context: env.context(.auditor)) {
@@ -42,7 +46,10 @@ struct ExportLineTests {
                 let event = try #require(fast(line), "\(line)")
                 #expect(event.columnsMatch && event.hashMatches, "\(line)")
                 let full = try #require(OfflineAuditVerifier.event(from: Data(line.utf8)))
-                #expect((full.id, full.chain, full.seq, full.prevHash, full.hash) == (event.id, event.chain, event.seq, event.prevHash, event.hash))
+                #expect(
+                    (full.id, full.chain, full.seq, full.prevHash, full.hash) == (
+                        event.id, event.chain, event.seq, event.prevHash, event.hash
+                    ))
                 #expect(full.columnsMatch && full.hashMatches)
             }
         }
@@ -64,13 +71,17 @@ struct ExportLineTests {
                 """
             let database = try await env.owner.withConnection(logger: testLogger) { connection in
                 var lines: [String] = []
-                for try await line in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: testLogger).decode(String.self) {
+                for try await line in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: testLogger)
+                    .decode(String.self)
+                {
                     lines.append(line)
                 }
                 return lines
             }
             #expect(database.count == lines.count)
-            #expect(database.contains { $0.contains("\"token_id\": \"") } && database.contains { $0.contains("\"token_id\": null") })
+            #expect(
+                database.contains { $0.contains("\"token_id\": \"") }
+                    && database.contains { $0.contains("\"token_id\": null") })
             for (written, expected) in zip(lines, database) { #expect(written == expected) }
         }
     }
@@ -81,7 +92,8 @@ struct ExportLineTests {
             let lines = try await exportedLines(env)
             let compact = try lines.map { line in
                 let object = try JSONSerialization.jsonObject(with: Data(line.utf8))
-                return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+                return String(
+                    decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
             }
             // Values whose text changed (nested JSON without jsonb's spaces) are not decided byte for byte.
             let nested = try #require(compact.first { $0.contains("hostile-0") })
@@ -95,7 +107,9 @@ struct ExportLineTests {
             #expect(edited != lines[index])
             #expect(fast(edited) == nil)
             var tampered = OfflineAuditVerifier()
-            for (position, line) in lines.enumerated() { tampered.feed(line: Array((position == index ? edited : line).utf8)) }
+            for (position, line) in lines.enumerated() {
+                tampered.feed(line: Array((position == index ? edited : line).utf8))
+            }
             let failure = tampered.finish().failure
             #expect(failure?.kind == .edited)
             #expect(failure?.eventID == fast(lines[index])?.id)

@@ -6,7 +6,9 @@ import Testing
 @testable import Backoffice
 
 extension ChallengesTests {
-    @Test("the leaderboard's hand-written encoder writes exactly the generated encoder's bytes, page after page; bad requests fail alike")
+    @Test(
+        "the leaderboard's hand-written encoder writes exactly the generated encoder's bytes, page after page; bad requests fail alike"
+    )
     func handEncodedLeaderboard() async throws {
         try await TestEnvironment.with { env in
             let manager = env.fixture.tokens[.backendManager]!
@@ -15,15 +17,21 @@ extension ChallengesTests {
             for _ in 0..<5 { customers.append(try await env.customer().id.uuidString.lowercased()) }
             let id = try await env.withApp { [customers] client in
                 #expect(
-                    try await client.call(.post, "/v1/badges", token: manager, json: #"{"slug":"winter-champion","name":"Winter Champion"}"#).status
+                    try await client.call(
+                        .post, "/v1/badges", token: manager,
+                        json: #"{"slug":"winter-champion","name":"Winter Champion"}"#
+                    ).status
                         == 201)
                 let id = try await create(client, env, manager, budget: 1000)
                 try await ingest(
                     client, app,
                     [
-                        steps("p1", customers[0], 0.1, at: at(env, -900)), steps("p2", customers[0], 0.2, at: at(env, -800)),
-                        steps("q1", customers[1], 12000, at: at(env, -700)), steps("r1", customers[2], 12000, at: at(env, -600)),
-                        steps("s1", customers[3], 98765.4321, at: at(env, -500)), steps("t1", customers[4], 1e-7, at: at(env, -400)),
+                        steps("p1", customers[0], 0.1, at: at(env, -900)),
+                        steps("p2", customers[0], 0.2, at: at(env, -800)),
+                        steps("q1", customers[1], 12000, at: at(env, -700)),
+                        steps("r1", customers[2], 12000, at: at(env, -600)),
+                        steps("s1", customers[3], 98765.4321, at: at(env, -500)),
+                        steps("t1", customers[4], 1e-7, at: at(env, -400)),
                     ])
                 return id
             }
@@ -33,7 +41,9 @@ extension ChallengesTests {
                 var pages = 0
                 while let current = uri {
                     let fast = try await env.withApp { try await $0.call(.get, current, token: token) }
-                    let reference = try await env.withApp(handEncodedLists: false) { try await $0.call(.get, current, token: token) }
+                    let reference = try await env.withApp(handEncodedLists: false) {
+                        try await $0.call(.get, current, token: token)
+                    }
                     #expect(fast.status == 200)
                     #expect(fast.text == reference.text, "\(current)")
                     uri = fast["next_cursor"].map { board + "?limit=2&cursor=\($0)" }
@@ -41,17 +51,26 @@ extension ChallengesTests {
                 }
                 #expect(pages == 3)
                 let whole = try await env.withApp { try await $0.call(.get, board + "?limit=100", token: token) }
-                let reference = try await env.withApp(handEncodedLists: false) { try await $0.call(.get, board + "?limit=100", token: token) }
+                let reference = try await env.withApp(handEncodedLists: false) {
+                    try await $0.call(.get, board + "?limit=100", token: token)
+                }
                 #expect(whole.text == reference.text)
-                #expect(whole.text.contains(#""score":0.30000000000000004"#) && whole.text.contains(#""score":12000}"#), "\(whole.text)")
+                #expect(
+                    whole.text.contains(#""score":0.30000000000000004"#) && whole.text.contains(#""score":12000}"#),
+                    "\(whole.text)")
             }
             for uri in [
                 board + "?limit=0", board + "?limit=x", board + "?cursor=nope", "/v1/challenges/nope/leaderboard",
-                "/v1/challenges/\(UUID().uuidString)/leaderboard", "/v1/challenges//leaderboard", "/v1/challenges/\(id)/x/leaderboard",
+                "/v1/challenges/\(UUID().uuidString)/leaderboard", "/v1/challenges//leaderboard",
+                "/v1/challenges/\(id)/x/leaderboard",
             ] {
                 let fast = try await env.withApp { try await $0.call(.get, uri, token: app) }
-                let reference = try await env.withApp(handEncodedLists: false) { try await $0.call(.get, uri, token: app) }
-                #expect(fast.status >= 400 && fast.status < 500 && fast.status == reference.status, "\(uri): \(fast.status) \(reference.status)")
+                let reference = try await env.withApp(handEncodedLists: false) {
+                    try await $0.call(.get, uri, token: app)
+                }
+                #expect(
+                    fast.status >= 400 && fast.status < 500 && fast.status == reference.status,
+                    "\(uri): \(fast.status) \(reference.status)")
                 #expect(fast["code"] == reference["code"], "\(uri)")
             }
         }
@@ -64,15 +83,22 @@ extension ChallengesTests {
         try await TestEnvironment.with { env in
             let manager = env.fixture.tokens[.backendManager]!
             let app = env.fixture.tokens[.appService]!
-            let (a, b) = (try await env.customer().id.uuidString.lowercased(), try await env.customer().id.uuidString.lowercased())
+            let (a, b) = (
+                try await env.customer().id.uuidString.lowercased(), try await env.customer().id.uuidString.lowercased()
+            )
             try await env.withApp { client in
                 #expect(
-                    try await client.call(.post, "/v1/badges", token: manager, json: #"{"slug":"winter-champion","name":"Winter Champion"}"#).status
+                    try await client.call(
+                        .post, "/v1/badges", token: manager,
+                        json: #"{"slug":"winter-champion","name":"Winter Champion"}"#
+                    ).status
                         == 201)
                 let id = try await create(client, env, manager, budget: 1000)
                 try await ingest(client, app, [steps("a1", a, 100, at: at(env, -600))])
                 func scores() async throws -> [Double] {
-                    try await client.call(.get, "/v1/challenges/\(id)/leaderboard", token: app).decode(Components.Schemas.Leaderboard.self).entries
+                    try await client.call(.get, "/v1/challenges/\(id)/leaderboard", token: app).decode(
+                        Components.Schemas.Leaderboard.self
+                    ).entries
                         .map(\.score)
                 }
                 #expect(try await scores() == [100])

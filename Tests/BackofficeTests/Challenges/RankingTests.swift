@@ -12,7 +12,9 @@ struct RankingTests {
         scores.map { Ranking.Standing(customerID: UUID(), score: $0.0, achievedAt: t0.addingTimeInterval($0.1)) }
     }
 
-    @Test("standard is 1224, dense 1223, earliest breaks ties by who reached the score first (and shares a rank at the same instant)")
+    @Test(
+        "standard is 1224, dense 1223, earliest breaks ties by who reached the score first (and shares a rank at the same instant)"
+    )
     func policies() {
         let board = standings([(10, 3), (10, 5), (10, 9), (8, 1), (5, 1)])
         #expect(Ranking.ranks(board, policy: .standard) == [1, 1, 1, 4, 5])
@@ -37,6 +39,8 @@ struct RankingTests {
         #expect(ISODuration.seconds("P1DT12H30M") == 131_400)
         #expect(ISODuration.seconds("P1W") == 604_800)
         #expect(ISODuration.seconds("PT0S") == 0)
-        for bad in ["P1M", "P1Y", "2D", "P", "PT", "P1DT", "P-1D", "P1.5D"] { #expect(ISODuration.seconds(bad) == nil, "\(bad)") }
+        for bad in ["P1M", "P1Y", "2D", "P", "PT", "P1DT", "P-1D", "P1.5D"] {
+            #expect(ISODuration.seconds(bad) == nil, "\(bad)")
+        }
     }
 }

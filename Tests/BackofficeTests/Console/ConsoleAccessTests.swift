@@ -17,32 +17,49 @@ struct ConsoleAccessTests {
                 #expect(page.status == 200)
                 let owner = try #require(partner.admin.operatorID)
                 let issued = try await admin.post(
-                    "/console/tokens/new", ["operator_id": owner.text, "name": "stock sync", "expires_in_hours": "24"], csrf: page.csrf)
+                    "/console/tokens/new", ["operator_id": owner.text, "name": "stock sync", "expires_in_hours": "24"],
+                    csrf: page.csrf)
                 #expect(issued.status == 200)
                 let secret = try #require(
                     issued.text.after(last: "id=\"token-secret\" class=\"wrap\" value=\"")?.prefix { $0 != "\"" })
                 #expect(secret.hasPrefix("bo_"))
-                #expect(try await client.call(.get, "/v1/me", token: String(secret)).status == 200, "the token works at once")
-                let stored = try await env.ownerScalar("SELECT count(*) FROM tokens t WHERE t::text LIKE '%\(secret)%'", as: Int64.self)
+                #expect(
+                    try await client.call(.get, "/v1/me", token: String(secret)).status == 200,
+                    "the token works at once")
+                let stored = try await env.ownerScalar(
+                    "SELECT count(*) FROM tokens t WHERE t::text LIKE '%\(secret)%'", as: Int64.self)
                 #expect(stored == 0, "only its hash is stored")
-                let tokenID = try #require(try await env.ownerScalar("SELECT id::text FROM tokens WHERE name = 'stock sync'", as: String.self))
+                let tokenID = try #require(
+                    try await env.ownerScalar("SELECT id::text FROM tokens WHERE name = 'stock sync'", as: String.self))
                 let list = try await admin.get("/console/tokens")
-                #expect(list.text.contains("stock sync") && !list.text.contains(String(secret)), "listed, never with its secret")
-                #expect(try await admin.post("/console/tokens/\(tokenID)/revoke", [:], csrf: page.csrf).status == 422, "unconfirmed")
-                #expect(try await admin.post("/console/tokens/\(tokenID)/revoke", ["confirm": "yes"], csrf: page.csrf).status == 303)
+                #expect(
+                    list.text.contains("stock sync") && !list.text.contains(String(secret)),
+                    "listed, never with its secret")
+                #expect(
+                    try await admin.post("/console/tokens/\(tokenID)/revoke", [:], csrf: page.csrf).status == 422,
+                    "unconfirmed")
+                #expect(
+                    try await admin.post("/console/tokens/\(tokenID)/revoke", ["confirm": "yes"], csrf: page.csrf)
+                        .status == 303)
                 #expect(try await client.call(.get, "/v1/me", token: String(secret)).status == 401, "revoked at once")
-                let tooLong = try await admin.post("/console/tokens/new", ["operator_id": owner.text, "expires_in_hours": "99999"], csrf: page.csrf)
+                let tooLong = try await admin.post(
+                    "/console/tokens/new", ["operator_id": owner.text, "expires_in_hours": "99999"], csrf: page.csrf)
                 #expect(tooLong.status == 422 && tooLong.text.contains("id=\"expires_in_hours-error\""))
                 #expect(try await admin.get("/console/tenants").status == 403)
 
-                let platform = try await ConsoleClient.signedIn(env, client, as: env.fixture.principals[.platformAdmin]?.operatorID)
+                let platform = try await ConsoleClient.signedIn(
+                    env, client, as: env.fixture.principals[.platformAdmin]?.operatorID)
                 let tenants = try await platform.get("/console/tenants")
                 #expect(tenants.status == 200 && tenants.text.contains(partner.slug))
-                let created = try await platform.post("/console/tenants/new", ["name": "Fresh Juice Co", "slug": "fresh-juice"], csrf: tenants.csrf)
+                let created = try await platform.post(
+                    "/console/tenants/new", ["name": "Fresh Juice Co", "slug": "fresh-juice"], csrf: tenants.csrf)
                 #expect(created.status == 303)
-                let taken = try await platform.post("/console/tenants/new", ["name": "Again", "slug": "fresh-juice"], csrf: tenants.csrf)
+                let taken = try await platform.post(
+                    "/console/tenants/new", ["name": "Again", "slug": "fresh-juice"], csrf: tenants.csrf)
                 #expect(taken.status == 422 && taken.text.contains("id=\"slug-error\""))
-                #expect(try await env.ownerScalar("SELECT count(*) FROM tenants WHERE slug = 'fresh-juice'", as: Int64.self) == 1)
+                #expect(
+                    try await env.ownerScalar("SELECT count(*) FROM tenants WHERE slug = 'fresh-juice'", as: Int64.self)
+                        == 1)
             }
         }
     }

@@ -15,24 +15,29 @@ struct ConsoleAuditTests {
         try await TestEnvironment.with { env in
             let customer = try await env.customer("console.audit@example.com")
             _ = try await env.database.run(
-                LockAccount(customerID: customer.id, reason: "Chargeback dispute"), context: env.context(.backendManager))
+                LockAccount(customerID: customer.id, reason: "Chargeback dispute"),
+                context: env.context(.backendManager))
             try await env.withApp { client in
-                let auditor = try await ConsoleClient.signedIn(env, client, as: env.fixture.principals[.auditor]?.operatorID)
+                let auditor = try await ConsoleClient.signedIn(
+                    env, client, as: env.fixture.principals[.auditor]?.operatorID)
                 let log = try await auditor.get("/console/audit?action=accounts.lock&target_id=\(customer.id.text)")
                 #expect(log.status == 200)
                 #expect(log.text.contains("Chargeback dispute"))
                 #expect(!log.text.contains("<code>accounts.sync</code>"), "only the action filtered for")
                 let eventID = try #require(
                     try await env.ownerScalar(
-                        "SELECT id FROM audit_events WHERE action = 'accounts.lock' AND target_id = '\(customer.id.text)'", as: Int64.self))
+                        "SELECT id FROM audit_events WHERE action = 'accounts.lock' AND target_id = '\(customer.id.text)'",
+                        as: Int64.self))
                 let event = try await auditor.get("/console/audit/\(eventID)")
                 #expect(event.status == 200)
                 #expect(event.text.contains("Before") && event.text.contains("After"))
                 #expect(event.text.contains("&quot;status&quot; : &quot;locked&quot;"), "the after snapshot, escaped")
                 #expect(
-                    log.text.contains("href=\"/console/audit/export?action=accounts.lock&amp;target_id=\(customer.id.text)\""),
+                    log.text.contains(
+                        "href=\"/console/audit/export?action=accounts.lock&amp;target_id=\(customer.id.text)\""),
                     "the export keeps the filters")
-                let export = try await auditor.get("/console/audit/export?action=accounts.lock&target_id=\(customer.id.text)")
+                let export = try await auditor.get(
+                    "/console/audit/export?action=accounts.lock&target_id=\(customer.id.text)")
                 #expect(export.status == 200)
                 #expect(export.headers[.contentDisposition] == "attachment; filename=\"audit-events.jsonl\"")
                 let lines = export.text.split(separator: "\n")
@@ -48,7 +53,9 @@ struct ConsoleAuditTests {
                 try await env.owner.withConnection(logger: testLogger) { connection in
                     try await connection.query("SET session_replication_role = replica", logger: testLogger)
                     try await connection.query(
-                        PostgresQuery(unsafeSQL: "UPDATE audit_events SET reason = 'Nothing to see' WHERE id = \(eventID)"), logger: testLogger)
+                        PostgresQuery(
+                            unsafeSQL: "UPDATE audit_events SET reason = 'Nothing to see' WHERE id = \(eventID)"),
+                        logger: testLogger)
                 }
                 let broken = try await auditor.get("/console/audit/verify")
                 #expect(broken.text.contains("Broken:") && broken.text.contains("edited"))
@@ -56,7 +63,9 @@ struct ConsoleAuditTests {
         }
     }
 
-    @Test("a partner admin reads only its own tenant's events; its staff has no audit log (not in the navigation, 403 page)")
+    @Test(
+        "a partner admin reads only its own tenant's events; its staff has no audit log (not in the navigation, 403 page)"
+    )
     func partners() async throws {
         try await TestEnvironment.with { env in
             try await env.withApp { client in
@@ -64,14 +73,17 @@ struct ConsoleAuditTests {
                 let beta = try await ConsoleClient.signedIn(env, client, as: env.fixture.partners[1].admin.operatorID)
                 let csrf = try #require(try await beta.get("/console/goods/new").csrf)
                 _ = try await beta.post(
-                    "/console/goods/new", ["sku": "BETA-AUDIT", "name": "Beta only", "category": "snacks", "price": "1.00", "stock": "1"], csrf: csrf)
+                    "/console/goods/new",
+                    ["sku": "BETA-AUDIT", "name": "Beta only", "category": "snacks", "price": "1.00", "stock": "1"],
+                    csrf: csrf)
                 let log = try await alpha.get("/console/audit?action=goods.create")
                 #expect(log.status == 200)
                 #expect(!log.text.contains("<code>goods.create</code>"), "another tenant's events are not shown")
                 let betaLog = try await beta.get("/console/audit?action=goods.create")
                 #expect(betaLog.text.contains("<code>goods.create</code>"))
                 let staffID = try await env.ownerScalar(
-                    "SELECT id FROM operators WHERE tenant_id = '\(env.fixture.partners[0].tenantID)' AND role = 'partner_staff'", as: UUID.self)
+                    "SELECT id FROM operators WHERE tenant_id = '\(env.fixture.partners[0].tenantID)' AND role = 'partner_staff'",
+                    as: UUID.self)
                 let staff = try await ConsoleClient.signedIn(env, client, as: staffID)
                 #expect(!(try await staff.get("/console/home")).text.contains("/console/audit"))
                 #expect(try await staff.get("/console/audit").status == 403)

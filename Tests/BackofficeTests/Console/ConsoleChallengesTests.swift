@@ -20,24 +20,30 @@ struct ConsoleChallengesTests {
             live.interval = .milliseconds(100)
             live.limit = .seconds(20)
             try await env.withApp(trustedProxies: [], liveUpdates: live) { client in
-                let manager = try await ConsoleClient.signedIn(env, client, as: env.fixture.principals[.backendManager]?.operatorID)
+                let manager = try await ConsoleClient.signedIn(
+                    env, client, as: env.fixture.principals[.backendManager]?.operatorID)
                 let now = env.clock.now()
                 let form = try await manager.get("/console/challenges/new")
                 var fields = [
-                    "name": "November steps", "metric": "steps", "aggregation": "sum", "eligibility": "all", "tie_policy": "standard",
-                    "starts_at": field(now.addingTimeInterval(-3600)), "ends_at": field(now.addingTimeInterval(3600)), "grace_period": "PT0S",
+                    "name": "November steps", "metric": "steps", "aggregation": "sum", "eligibility": "all",
+                    "tie_policy": "standard",
+                    "starts_at": field(now.addingTimeInterval(-3600)), "ends_at": field(now.addingTimeInterval(3600)),
+                    "grace_period": "PT0S",
                     "rank_bands": "1-1 500\nfirst place", "budget_points": "1000",
                 ]
                 let refused = try await manager.post("/console/challenges/new", fields, csrf: form.csrf)
                 #expect(refused.status == 422)
-                #expect(refused.text.contains("id=\"rank_bands-error\"") && refused.text.contains("first place"), "next to the field, input kept")
+                #expect(
+                    refused.text.contains("id=\"rank_bands-error\"") && refused.text.contains("first place"),
+                    "next to the field, input kept")
                 fields["rank_bands"] = "1-1 500"
                 let created = try await manager.post("/console/challenges/new", fields, csrf: form.csrf)
                 #expect(created.status == 303)
                 let path = try #require(created.location)
                 var page = try await manager.get(path)
                 #expect(page.text.contains("rank 1: 500 FP"))
-                let published = try await manager.post("\(path)/publish", ["version": try #require(page.text.version)], csrf: page.csrf)
+                let published = try await manager.post(
+                    "\(path)/publish", ["version": try #require(page.text.version)], csrf: page.csrf)
                 #expect(published.status == 303)
                 page = try await manager.get(path)
                 #expect(page.text.contains("data-live=\"\(path)/leaderboard/events\""), "the board is live")
@@ -59,7 +65,8 @@ struct ConsoleChallengesTests {
                         let event =
                             #"{"event_id":"steps-1","customer_id":"\#(customer.id.text)","metric":"steps","value":5000,"occurred_at":"\#(RFC3339DateTranscoder.format(now.addingTimeInterval(-600)))"}"#
                         let token = try #require(env.fixture.tokens[.appService])
-                        let reply = try await client.call(.post, "/v1/activity", token: token, json: #"{"events":[\#(event)]}"#)
+                        let reply = try await client.call(
+                            .post, "/v1/activity", token: token, json: #"{"events":[\#(event)]}"#)
                         #expect(reply.status == 200)
                     }
                     if stream.contains("\"customer\":\"\(customer.id.text)\"") { break }
@@ -76,15 +83,20 @@ struct ConsoleChallengesTests {
                 #expect(early.status == 422 && early.text.contains("The board freezes at"), "refused in place")
                 let preview = try await manager.post("\(path)/settle", ["dry_run": "yes"], csrf: page.csrf)
                 #expect(preview.status == 200)
-                #expect(preview.text.contains("Settlement preview (nothing was paid)") && preview.text.contains("500 FP"))
+                #expect(
+                    preview.text.contains("Settlement preview (nothing was paid)") && preview.text.contains("500 FP"))
                 #expect(try await env.auditCount("challenges.settle") == settles, "a dry run changes nothing")
                 env.clock.advance(by: 2 * 3600)
                 let settled = try await manager.post("\(path)/settle", ["confirm": "yes"], csrf: page.csrf)
                 #expect(settled.status == 303)
-                #expect(settled.setCookies.contains { $0.hasPrefix("console_flash=Settled%3A%20paid%20500%20FP%20to%201%20of%201%20participants") })
+                #expect(
+                    settled.setCookies.contains {
+                        $0.hasPrefix("console_flash=Settled%3A%20paid%20500%20FP%20to%201%20of%201%20participants")
+                    })
                 #expect(try await manager.get(path).text.contains("<span class=\"tag settled\">settled</span>"))
                 let viaConsole = try await env.ownerScalar(
-                    "SELECT count(*) FROM audit_events WHERE action = 'challenges.settle' AND session_id IS NOT NULL", as: Int64.self)
+                    "SELECT count(*) FROM audit_events WHERE action = 'challenges.settle' AND session_id IS NOT NULL",
+                    as: Int64.self)
                 #expect(viaConsole == 1)
                 let paid = try await env.ownerScalar(
                     "SELECT sum(amount)::bigint FROM fitpoints_transfers WHERE credit_account = '\(customer.id.text)' AND source_event_id LIKE 'challenge:%'",
@@ -98,9 +110,11 @@ struct ConsoleChallengesTests {
     func liveBoardNeedsASession() async throws {
         try await TestEnvironment.with { env in
             try await env.withApp { client in
-                let stream = try await ConsoleClient(client).get("/console/challenges/\(UUID().uuidString)/leaderboard/events")
+                let stream = try await ConsoleClient(client).get(
+                    "/console/challenges/\(UUID().uuidString)/leaderboard/events")
                 #expect(stream.status == 303 && stream.location?.hasPrefix("/console/sign-in") == true)
-                let partner = try await ConsoleClient.signedIn(env, client, as: env.fixture.partners[0].admin.operatorID)
+                let partner = try await ConsoleClient.signedIn(
+                    env, client, as: env.fixture.partners[0].admin.operatorID)
                 #expect(try await partner.get("/console/challenges").status == 403)
             }
         }
@@ -115,15 +129,19 @@ struct ConsoleChallengesTests {
             live.interval = .milliseconds(50)
             live.limit = .seconds(3)
             try await env.withApp(trustedProxies: [], liveUpdates: live) { client in
-                let manager = try await ConsoleClient.signedIn(env, client, as: env.fixture.principals[.backendManager]?.operatorID)
+                let manager = try await ConsoleClient.signedIn(
+                    env, client, as: env.fixture.principals[.backendManager]?.operatorID)
                 let now = env.clock.now()
                 let form = try await manager.get("/console/challenges/new")
                 let fields = [
-                    "name": "Live limits", "metric": "steps", "aggregation": "sum", "eligibility": "all", "tie_policy": "standard",
-                    "starts_at": field(now.addingTimeInterval(-3600)), "ends_at": field(now.addingTimeInterval(3600)), "grace_period": "PT0S",
+                    "name": "Live limits", "metric": "steps", "aggregation": "sum", "eligibility": "all",
+                    "tie_policy": "standard",
+                    "starts_at": field(now.addingTimeInterval(-3600)), "ends_at": field(now.addingTimeInterval(3600)),
+                    "grace_period": "PT0S",
                     "rank_bands": "1-1 500", "budget_points": "1000",
                 ]
-                let path = try #require(try await manager.post("/console/challenges/new", fields, csrf: form.csrf).location)
+                let path = try #require(
+                    try await manager.post("/console/challenges/new", fields, csrf: form.csrf).location)
                 let port = try #require(client.port)
                 func open() async throws -> HTTPClientResponse {
                     var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)/leaderboard/events")
@@ -134,16 +152,24 @@ struct ConsoleChallengesTests {
                 for _ in 0..<3 { streams.append(try await open()) }
                 #expect(streams.allSatisfy { $0.status == .ok })
                 let fourth = try await open()
-                #expect(fourth.status == .serviceUnavailable && fourth.headers.first(name: "Retry-After") != nil, "a fourth stream is refused")
-                let idle = "SELECT count(*) FROM console_sessions WHERE ended_at IS NULL AND last_seen_at < now() - interval '19 minutes'"
-                try await env.asOwner("UPDATE console_sessions SET last_seen_at = now() - interval '20 minutes' WHERE ended_at IS NULL")
+                #expect(
+                    fourth.status == .serviceUnavailable && fourth.headers.first(name: "Retry-After") != nil,
+                    "a fourth stream is refused")
+                let idle =
+                    "SELECT count(*) FROM console_sessions WHERE ended_at IS NULL AND last_seen_at < now() - interval '19 minutes'"
+                try await env.asOwner(
+                    "UPDATE console_sessions SET last_seen_at = now() - interval '20 minutes' WHERE ended_at IS NULL")
                 var seen = ""
                 for try await chunk in streams[0].body {
                     seen += String(buffer: chunk)
                     if seen.components(separatedBy: "\n\n").count > 6 { break }
                 }
-                #expect(try await env.ownerScalar(idle, as: Int64.self) == 1, "five reads later the session is still as idle as it was")
-                #expect(try await manager.get("/console/home").status == 200, "a page the operator opens does keep it alive")
+                #expect(
+                    try await env.ownerScalar(idle, as: Int64.self) == 1,
+                    "five reads later the session is still as idle as it was")
+                #expect(
+                    try await manager.get("/console/home").status == 200, "a page the operator opens does keep it alive"
+                )
                 #expect(try await env.ownerScalar(idle, as: Int64.self) == 0)
             }
         }

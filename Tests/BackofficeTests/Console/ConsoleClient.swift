@@ -20,14 +20,18 @@ struct ConsoleClient: Sendable {
     func get(_ path: String) async throws -> Reply { try await send(.get, path, body: nil) }
 
     /// Posts `fields` as a form; `csrf` nil sends none (the forgery the console refuses).
-    func post(_ path: String, _ fields: [String: String], csrf: String?, headers: [String: String] = [:]) async throws -> Reply {
+    func post(_ path: String, _ fields: [String: String], csrf: String?, headers: [String: String] = [:]) async throws
+        -> Reply
+    {
         var fields = fields
         if let csrf { fields["_csrf"] = csrf }
         return try await send(.post, path, body: Self.encode(fields), headers: headers)
     }
 
     /// Posts `fields` and one file as `multipart/form-data`, as a browser sends a form with a file input.
-    func post(_ path: String, _ fields: [String: String], file: (field: String, name: String, bytes: String), csrf: String?) async throws -> Reply {
+    func post(
+        _ path: String, _ fields: [String: String], file: (field: String, name: String, bytes: String), csrf: String?
+    ) async throws -> Reply {
         let boundary = "----console-test-\(UUID().uuidString)"
         var body = ""
         var all = fields
@@ -37,15 +41,20 @@ struct ConsoleClient: Sendable {
         }
         body += "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(file.field)\"; filename=\"\(file.name)\"\r\n"
         body += "Content-Type: application/octet-stream\r\n\r\n\(file.bytes)\r\n--\(boundary)--\r\n"
-        return try await send(.post, path, body: body, headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"])
+        return try await send(
+            .post, path, body: body, headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"])
     }
 
-    func send(_ method: HTTPRequest.Method, _ path: String, body: String? = nil, headers extra: [String: String] = [:]) async throws -> Reply {
+    func send(_ method: HTTPRequest.Method, _ path: String, body: String? = nil, headers extra: [String: String] = [:])
+        async throws -> Reply
+    {
         var headers = HTTPFields()
         if let cookie { headers[.cookie] = cookie }
         if body != nil { headers[.contentType] = "application/x-www-form-urlencoded" }
         for (name, value) in extra { headers[HTTPField.Name(name)!] = value }
-        return try await client.execute(uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) }) { response in
+        return try await client.execute(
+            uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) }
+        ) { response in
             Reply(status: Int(response.status.code), headers: response.headers, text: String(buffer: response.body))
         }
     }
@@ -90,10 +99,13 @@ extension String {
 extension TestEnvironment {
     /// Gives the operator a console password (bcrypt at the lowest cost, to keep tests quick)
     /// through the real operation; its email and the password.
-    func consolePassword(for operatorID: UUID, password: String = "correct horse battery staple") async throws -> (email: String, password: String) {
+    func consolePassword(for operatorID: UUID, password: String = "correct horse battery staple") async throws -> (
+        email: String, password: String
+    ) {
         let hash = try await PasswordRules.hash(password, cost: 4)
         _ = try await database.runAsSystem(
-            SetOperatorPassword(operatorID: operatorID, passwordHash: hash), context: Database.systemContext("test", policies: policies))
+            SetOperatorPassword(operatorID: operatorID, passwordHash: hash),
+            context: Database.systemContext("test", policies: policies))
         let email = try await ownerScalar("SELECT email FROM operators WHERE id = '\(operatorID)'", as: String.self)
         return (try #require(email), password)
     }
@@ -107,11 +119,16 @@ extension TestEnvironment {
 extension ConsoleClient {
     /// A client signed in as the operator, given a console password first (and, when its role
     /// signs in with a second factor, a second factor whose code it then types).
-    static func signedIn(_ env: TestEnvironment, _ client: any TestClientProtocol, as operatorID: UUID?) async throws -> ConsoleClient {
+    static func signedIn(_ env: TestEnvironment, _ client: any TestClientProtocol, as operatorID: UUID?) async throws
+        -> ConsoleClient
+    {
         let operatorID = try #require(operatorID)
         let (email, password) = try await env.consolePassword(for: operatorID)
-        let role = try #require(try await env.ownerScalar("SELECT role FROM operators WHERE id = '\(operatorID)'", as: String.self))
-        let secret = env.policies.security.console.secondFactorRequired.contains(role) ? try await env.secondFactor(for: operatorID) : nil
+        let role = try #require(
+            try await env.ownerScalar("SELECT role FROM operators WHERE id = '\(operatorID)'", as: String.self))
+        let secret =
+            env.policies.security.console.secondFactorRequired.contains(role)
+            ? try await env.secondFactor(for: operatorID) : nil
         var browser = ConsoleClient(client)
         let reply = try await browser.signIn(email, password)
         #expect(reply.status == 303, "signed in as \(email)")
@@ -146,7 +163,8 @@ extension TestEnvironment {
         let secret = TOTPSecret.generate()
         _ = try await database.runAsSystem(
             EnrolSecondFactor(
-                operatorID: operatorID, sealedSecret: try Self.secondFactorKey.seal(secret, for: operatorID), confirmedStep: 0,
+                operatorID: operatorID, sealedSecret: try Self.secondFactorKey.seal(secret, for: operatorID),
+                confirmedStep: 0,
                 recoveryCodeHashes: [], replacing: true),
             context: Database.systemContext("test", policies: policies))
         return secret

@@ -17,14 +17,20 @@ struct ConsoleEarningRulesTests {
                         events: [.init(name: "subscription_renewal", points: 200)])),
                 context: env.context(.backendManager))
             try await env.withApp { client in
-                let manager = try await ConsoleClient.signedIn(env, client, as: env.fixture.principals[.backendManager]?.operatorID)
+                let manager = try await ConsoleClient.signedIn(
+                    env, client, as: env.fixture.principals[.backendManager]?.operatorID)
                 let page = try await manager.get("/console/earning-rules")
                 #expect(page.status == 200)
                 #expect(
-                    page.text.contains("id=\"steps_rate\" name=\"steps_rate\" inputmode=\"decimal\" value=\"0.01\""), "the rules in force, filled in")
+                    page.text.contains("id=\"steps_rate\" name=\"steps_rate\" inputmode=\"decimal\" value=\"0.01\""),
+                    "the rules in force, filled in")
                 let sets = try await env.auditCount("fitpoints_rules.set")
-                let fields = ["steps_rate": "0.02", "steps_cap": "150", "events": "subscription_renewal 200", "badges": "", "days": "30"]
-                let bad = try await manager.post("/console/earning-rules/preview", fields.merging(["steps_cap": "-5"]) { $1 }, csrf: page.csrf)
+                let fields = [
+                    "steps_rate": "0.02", "steps_cap": "150", "events": "subscription_renewal 200", "badges": "",
+                    "days": "30",
+                ]
+                let bad = try await manager.post(
+                    "/console/earning-rules/preview", fields.merging(["steps_cap": "-5"]) { $1 }, csrf: page.csrf)
                 #expect(bad.status == 422 && bad.text.contains("id=\"steps_cap-error\""), "next to the cap")
                 let preview = try await manager.post("/console/earning-rules/preview", fields, csrf: page.csrf)
                 #expect(preview.status == 200)
@@ -32,15 +38,18 @@ struct ConsoleEarningRulesTests {
                     preview.text.contains("Dry run: what these rules would have paid (nothing was saved)")
                         && preview.text.contains("<code>steps</code>"))
                 #expect(try await env.auditCount("fitpoints_rules.set") == sets, "a dry run saves nothing")
-                #expect(preview.text.contains("name=\"steps_rate\" value=\"0.02\""), "the save form carries the same rules")
+                #expect(
+                    preview.text.contains("name=\"steps_rate\" value=\"0.02\""), "the save form carries the same rules")
                 let saved = try await manager.post("/console/earning-rules", fields, csrf: page.csrf)
                 #expect(saved.status == 303)
                 let viaConsole = try await env.ownerScalar(
-                    "SELECT count(*) FROM audit_events WHERE action = 'fitpoints_rules.set' AND session_id IS NOT NULL", as: Int64.self)
+                    "SELECT count(*) FROM audit_events WHERE action = 'fitpoints_rules.set' AND session_id IS NOT NULL",
+                    as: Int64.self)
                 #expect(viaConsole == 1)
                 #expect(try await manager.get("/console/earning-rules").text.contains("value=\"0.02\""))
 
-                let auditor = try await ConsoleClient.signedIn(env, client, as: env.fixture.principals[.auditor]?.operatorID)
+                let auditor = try await ConsoleClient.signedIn(
+                    env, client, as: env.fixture.principals[.auditor]?.operatorID)
                 let read = try await auditor.get("/console/earning-rules")
                 #expect(read.status == 200)
                 #expect(try await auditor.post("/console/earning-rules", fields, csrf: read.csrf).status == 403)

@@ -5,7 +5,9 @@ import Testing
 
 @Suite("Console markup: HTML escapes every value it is given, and a template's unescaped slot takes only HTML")
 struct ConsoleMarkupTests {
-    @Test("an interpolated value is escaped (the five characters that end an element or an attribute), other text kept as it is")
+    @Test(
+        "an interpolated value is escaped (the five characters that end an element or an attribute), other text kept as it is"
+    )
     func escapesValues() {
         let name = "<img src=x onerror='alert(1)'> & \"Ann\" é😀"
         let cell: HTML = "<td title=\"\(name)\">\(name)</td>"
@@ -15,9 +17,13 @@ struct ConsoleMarkupTests {
         #expect(row.text == "<tr><td title=\"\(escaped)\">\(escaped)</td>42</tr>", "HTML inside HTML is kept as markup")
         #expect(HTML(joining: [row, .empty, "<tr></tr>"]).text == row.text + "<tr></tr>")
         let links = ConsoleNavigation.links([
-            .init(href: "/console/a?x=1&y=2", label: "A & B", current: true), .init(href: "/b", label: "B", current: false),
+            .init(href: "/console/a?x=1&y=2", label: "A & B", current: true),
+            .init(href: "/b", label: "B", current: false),
         ])
-        #expect(links.text == "<li><a href=\"/console/a?x=1&amp;y=2\" aria-current=\"page\">A &amp; B</a></li><li><a href=\"/b\">B</a></li>")
+        #expect(
+            links.text
+                == "<li><a href=\"/console/a?x=1&amp;y=2\" aria-current=\"page\">A &amp; B</a></li><li><a href=\"/b\">B</a></li>"
+        )
         let plain: HTML = "\("plain text, no markup")"
         #expect(plain.text == "plain text, no markup")
     }
@@ -49,12 +55,14 @@ struct ConsoleMarkupTests {
     func slotTakesOnlyHTML() throws {
         let pages = try ConsolePages.load()
         #expect(pages.markupSlots.contains("rowsHTML"))
-        #expect(ConsolePages.markupSlots(in: "a {{{rowsHTML}}} b {{& cellHTML }} {{name}}") == ["rowsHTML", "cellHTML"])
+        #expect(
+            ConsolePages.markupSlots(in: "a {{{rowsHTML}}} b {{& cellHTML }} {{name}}") == ["rowsHTML", "cellHTML"])
         let hostile = "<script>alert(1)</script>"
         let refused = pages.render("orders", ["hasOrders": true, "rowsHTML": hostile])
         #expect(refused.status == .internalServerError)
         #expect(!refused.html.contains(hostile))
-        let nested = pages.render("orders", ["hasOrders": true, "tabs": [["value": "paid", "label": "x", "rowsHTML": hostile]]])
+        let nested = pages.render(
+            "orders", ["hasOrders": true, "tabs": [["value": "paid", "label": "x", "rowsHTML": hostile]]])
         #expect(nested.status == .internalServerError && !nested.html.contains(hostile))
         let rendered = pages.render("orders", ["hasOrders": true, "rowsHTML": HTML("<tr><td>\(hostile)</td></tr>")])
         #expect(rendered.status == .ok)

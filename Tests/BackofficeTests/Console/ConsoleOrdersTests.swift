@@ -29,13 +29,16 @@ struct ConsoleOrdersTests {
                 let board = try await browser.get("/console/orders")
                 #expect(board.status == 200)
                 #expect(board.text.contains("/console/orders/\(id.text)"), "a paid order is on the board, to accept")
-                #expect(board.text.contains("<td>&lt;img src=x onerror=alert(1)&gt; &amp; &#39;Ann&#39;</td>") && !board.text.contains(hostile))
+                #expect(
+                    board.text.contains("<td>&lt;img src=x onerror=alert(1)&gt; &amp; &#39;Ann&#39;</td>")
+                        && !board.text.contains(hostile))
                 let page = try await browser.get("/console/orders/\(id.text)")
                 let csrf = try #require(page.csrf)
                 #expect(page.text.contains("Accept order") && !page.text.contains("Refund order"))
                 let accepted = try await browser.post("/console/orders/\(id.text)/accept", [:], csrf: csrf)
                 #expect(accepted.status == 303)
-                let refused = try await browser.post("/console/orders/\(id.text)/ship", ["carrier": "UPS", "tracking_number": ""], csrf: csrf)
+                let refused = try await browser.post(
+                    "/console/orders/\(id.text)/ship", ["carrier": "UPS", "tracking_number": ""], csrf: csrf)
                 #expect(refused.status == 422)
                 #expect(refused.text.contains("id=\"tracking_number-error\""))
                 #expect(refused.text.contains("value=\"UPS\""), "the input is kept")
@@ -44,11 +47,14 @@ struct ConsoleOrdersTests {
                 #expect(shipped.status == 303)
                 let status = try await env.ownerScalar("SELECT status FROM orders WHERE id = '\(id)'", as: String.self)
                 #expect(status == "shipped")
-                let payment = try await env.ownerScalar("SELECT status FROM payments WHERE order_id = '\(id)'", as: String.self)
+                let payment = try await env.ownerScalar(
+                    "SELECT status FROM payments WHERE order_id = '\(id)'", as: String.self)
                 #expect(payment == "captured")
                 let after = try await browser.get("/console/orders/\(id.text)")
                 #expect(after.text.contains("Audit trail"))
-                for action in ["orders.accept", "orders.ship"] { #expect(after.text.contains("<code>\(action)</code>")) }
+                for action in ["orders.accept", "orders.ship"] {
+                    #expect(after.text.contains("<code>\(action)</code>"))
+                }
                 #expect(after.text.contains("<td>console</td>"))
                 let viaConsole = try await env.ownerScalar(
                     "SELECT count(DISTINCT action) FILTER (WHERE session_id IS NOT NULL) - count(*) FILTER (WHERE session_id IS NULL) FROM audit_events WHERE target_id = '\(id.text)' AND action IN ('orders.accept', 'orders.ship')",
@@ -58,38 +64,53 @@ struct ConsoleOrdersTests {
         }
     }
 
-    @Test("cancelling needs its confirmation (422, nothing changed without it); a partner's staff is not offered a refund and is refused one (403)")
+    @Test(
+        "cancelling needs its confirmation (422, nothing changed without it); a partner's staff is not offered a refund and is refused one (403)"
+    )
     func confirmAndPolicy() async throws {
         try await TestEnvironment.with { env in
             let shop = try await ShopFixture.make(env)
             let id = try await paidOrder(shop)
             let staffID = try await env.ownerScalar(
-                "SELECT id FROM operators WHERE tenant_id = '\(shop.partner.tenantID)' AND role = 'partner_staff'", as: UUID.self)
+                "SELECT id FROM operators WHERE tenant_id = '\(shop.partner.tenantID)' AND role = 'partner_staff'",
+                as: UUID.self)
             try await env.withApp { client in
                 let admin = try await ConsoleClient.signedIn(env, client, as: shop.partner.admin.operatorID)
                 let csrf = try #require(try await admin.get("/console/orders/\(id.text)").csrf)
-                let unconfirmed = try await admin.post("/console/orders/\(id.text)/cancel", ["reason": "Out of stock"], csrf: csrf)
+                let unconfirmed = try await admin.post(
+                    "/console/orders/\(id.text)/cancel", ["reason": "Out of stock"], csrf: csrf)
                 #expect(unconfirmed.status == 422)
                 #expect(unconfirmed.text.contains("id=\"confirm_cancel-error\""))
-                #expect(try await env.ownerScalar("SELECT status FROM orders WHERE id = '\(id)'", as: String.self) == "paid")
-                let confirmed = try await admin.post("/console/orders/\(id.text)/cancel", ["reason": "Out of stock", "confirm": "yes"], csrf: csrf)
+                #expect(
+                    try await env.ownerScalar("SELECT status FROM orders WHERE id = '\(id)'", as: String.self) == "paid"
+                )
+                let confirmed = try await admin.post(
+                    "/console/orders/\(id.text)/cancel", ["reason": "Out of stock", "confirm": "yes"], csrf: csrf)
                 #expect(confirmed.status == 303)
-                #expect(try await env.ownerScalar("SELECT status FROM orders WHERE id = '\(id)'", as: String.self) == "cancelled")
+                #expect(
+                    try await env.ownerScalar("SELECT status FROM orders WHERE id = '\(id)'", as: String.self)
+                        == "cancelled")
 
                 // Another order, accepted and shipped through the use cases (a refund needs a captured payment).
                 let shipped = try await paidOrder(shop)
-                let context = OperationContext(principal: shop.partner.admin, requestID: "t", sourceIP: nil, policies: env.policies)
+                let context = OperationContext(
+                    principal: shop.partner.admin, requestID: "t", sourceIP: nil, policies: env.policies)
                 _ = try await env.database.run(AcceptOrder(orderID: shipped), context: context)
                 _ = try await env.database.runStaged(
-                    ShipOrder(orderID: shipped, carrier: "UPS", trackingNumber: "1Z", payments: SimulatedPaymentGateway()), context: context)
+                    ShipOrder(
+                        orderID: shipped, carrier: "UPS", trackingNumber: "1Z", payments: SimulatedPaymentGateway()),
+                    context: context)
                 let staff = try await ConsoleClient.signedIn(env, client, as: staffID)
                 let page = try await staff.get("/console/orders/\(shipped.text)")
                 #expect(page.status == 200)
                 #expect(!page.text.contains("Refund order"), "staff may not refund: not offered")
                 let staffCSRF = try #require(page.csrf)  // the 403 below is the policy's, not a missing CSRF token's
-                let refused = try await staff.post("/console/orders/\(shipped.text)/refund", ["reason": "x", "confirm": "yes"], csrf: staffCSRF)
+                let refused = try await staff.post(
+                    "/console/orders/\(shipped.text)/refund", ["reason": "x", "confirm": "yes"], csrf: staffCSRF)
                 #expect(refused.status == 403)
-                #expect(try await env.ownerScalar("SELECT status FROM orders WHERE id = '\(shipped)'", as: String.self) == "shipped")
+                #expect(
+                    try await env.ownerScalar("SELECT status FROM orders WHERE id = '\(shipped)'", as: String.self)
+                        == "shipped")
             }
         }
     }

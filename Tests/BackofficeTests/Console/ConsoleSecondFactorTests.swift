@@ -25,34 +25,49 @@ struct ConsoleSecondFactorTests {
                 #expect(started.status == 303)
                 #expect(started.location == "/console/sign-in/enrol?next=/console/accounts")
                 let pendingCookie = browser.cookie
-                #expect(try await browser.get("/console/accounts").status == 303, "a session in a sign-in step reaches no page")
+                #expect(
+                    try await browser.get("/console/accounts").status == 303,
+                    "a session in a sign-in step reaches no page")
                 let page = try await browser.get("/console/sign-in/enrol?next=/console/accounts")
                 #expect(page.status == 200)
-                #expect(page.text.contains("src=\"data:image/svg+xml;base64,"), "the QR code is an image the CSP allows")
+                #expect(
+                    page.text.contains("src=\"data:image/svg+xml;base64,"), "the QR code is an image the CSP allows")
                 #expect(!page.text.contains("<nav"), "no navigation before the second factor")
-                let secret = try #require(TOTPSecret(base32: try value(after: "<code class=\"secret\" id=\"totp-secret\">", in: page.text, end: "<")))
+                let secret = try #require(
+                    TOTPSecret(
+                        base32: try value(after: "<code class=\"secret\" id=\"totp-secret\">", in: page.text, end: "<"))
+                )
                 let sealed = try value(after: "name=\"sealed\" value=\"", in: page.text)
-                #expect(try value(after: "id=\"totp-uri\">", in: page.text, end: "<").contains("secret=\(secret.base32)"))
+                #expect(
+                    try value(after: "id=\"totp-uri\">", in: page.text, end: "<").contains("secret=\(secret.base32)"))
                 let enrolledBefore = try await env.auditCount("operators.second_factor_enrolled")
 
                 let wrong = try await browser.post(
-                    "/console/sign-in/enrol", ["code": "000000", "sealed": sealed, "next": "/console/accounts"], csrf: page.csrf)
+                    "/console/sign-in/enrol", ["code": "000000", "sealed": sealed, "next": "/console/accounts"],
+                    csrf: page.csrf)
                 #expect(wrong.status == 422)
                 #expect(wrong.text.contains("is not the current code") && wrong.text.contains("aria-invalid=\"true\""))
-                #expect(try await env.auditCount("operators.second_factor_enrolled") == enrolledBefore, "a wrong code changes nothing")
+                #expect(
+                    try await env.auditCount("operators.second_factor_enrolled") == enrolledBefore,
+                    "a wrong code changes nothing")
                 let stored = "SELECT count(*) FROM operator_second_factors WHERE operator_id = '\(managerID)'"
                 #expect(try await env.ownerScalar(stored, as: Int64.self) == 0)
 
                 let now = env.clock.now()
                 let right = try await browser.post(
-                    "/console/sign-in/enrol", ["code": secret.code(at: now), "sealed": sealed, "next": "/console/accounts"], csrf: page.csrf)
+                    "/console/sign-in/enrol",
+                    ["code": secret.code(at: now), "sealed": sealed, "next": "/console/accounts"], csrf: page.csrf)
                 #expect(right.status == 200)
-                let codes = right.text.components(separatedBy: "<li><code>").dropFirst().map { String($0.prefix { $0 != "<" }) }
+                let codes = right.text.components(separatedBy: "<li><code>").dropFirst().map {
+                    String($0.prefix { $0 != "<" })
+                }
                 #expect(codes.count == 10 && Set(codes).count == 10 && codes.allSatisfy(RecoveryCodes.looksLikeCode))
                 browser.keepSession(right)
                 #expect(browser.cookie != pendingCookie, "the session's id rotates")
                 #expect(try await browser.get("/console/accounts").status == 200)
-                #expect(try await ConsoleClient(client, cookie: pendingCookie).get("/console/accounts").status == 303, "the step's session ended")
+                #expect(
+                    try await ConsoleClient(client, cookie: pendingCookie).get("/console/accounts").status == 303,
+                    "the step's session ended")
                 #expect(try await env.auditCount("operators.second_factor_enrolled") == enrolledBefore + 1)
                 #expect(try await env.ownerScalar(stored, as: Int64.self) == 1)
                 let plain = try await env.ownerScalar(
@@ -60,7 +75,8 @@ struct ConsoleSecondFactorTests {
                     as: Int64.self)
                 #expect(plain == 0, "the secret is stored sealed")
                 let codeHashes = try await env.ownerScalar(
-                    "SELECT count(*) FROM operator_recovery_codes WHERE operator_id = '\(managerID)' AND used_at IS NULL", as: Int64.self)
+                    "SELECT count(*) FROM operator_recovery_codes WHERE operator_id = '\(managerID)' AND used_at IS NULL",
+                    as: Int64.self)
                 #expect(codeHashes == 10)
 
                 // The next sign-in asks for a code; the code used to enrol is not accepted again (its step is spent).
@@ -101,24 +117,33 @@ struct ConsoleSecondFactorTests {
             let (email, password) = try await env.consolePassword(for: adminID)
             try await env.withApp { client in
                 var browser = ConsoleClient(client)
-                #expect(try await browser.signIn(email, password).location == "/console/home", "a partner role signs in without one")
+                #expect(
+                    try await browser.signIn(email, password).location == "/console/home",
+                    "a partner role signs in without one")
                 let security = try await browser.get("/console/security")
                 let notifications = try #require(security.text.after(last: "id=\"notifications-heading\""))
-                #expect(notifications.contains("<strong>\(email)</strong>") && notifications.contains("paused after 5 failed attempts"), "which mails it gets, and where")
+                #expect(
+                    notifications.contains("<strong>\(email)</strong>")
+                        && notifications.contains("paused after 5 failed attempts"), "which mails it gets, and where")
                 #expect(security.text.contains("Off: signing in asks only for your password."))
                 let page = try await browser.get("/console/security/second-factor")
-                let secret = try #require(TOTPSecret(base32: try value(after: "id=\"totp-secret\">", in: page.text, end: "<")))
+                let secret = try #require(
+                    TOTPSecret(base32: try value(after: "id=\"totp-secret\">", in: page.text, end: "<")))
                 let sealed = try value(after: "name=\"sealed\" value=\"", in: page.text)
                 let enrolled = try await browser.post(
-                    "/console/security/second-factor", ["code": secret.code(at: env.clock.now()), "sealed": sealed], csrf: page.csrf)
+                    "/console/security/second-factor", ["code": secret.code(at: env.clock.now()), "sealed": sealed],
+                    csrf: page.csrf)
                 #expect(enrolled.status == 200 && enrolled.text.contains("Back to Security"))
-                #expect(try await browser.get("/console/security").text.contains("Recovery codes left: <strong>10</strong>"))
+                #expect(
+                    try await browser.get("/console/security").text.contains("Recovery codes left: <strong>10</strong>")
+                )
 
                 // A sealed secret made for one operator does not enrol another.
                 let other = try await ConsoleClient.signedIn(env, client, as: env.fixture.partners[1].admin.operatorID)
                 let otherPage = try await other.get("/console/security/second-factor")
                 let stolen = try await other.post(
-                    "/console/security/second-factor", ["code": secret.code(at: env.clock.now()), "sealed": sealed], csrf: otherPage.csrf)
+                    "/console/security/second-factor", ["code": secret.code(at: env.clock.now()), "sealed": sealed],
+                    csrf: otherPage.csrf)
                 #expect(stolen.status == 403)
 
                 _ = try await browser.post("/console/sign-out", [:], csrf: try await browser.get("/console/home").csrf)
@@ -126,13 +151,18 @@ struct ConsoleSecondFactorTests {
                 _ = try await browser.signIn(email, password)
                 let stepCookie = browser.cookie
                 for attempt in 1...4 {
-                    #expect(try await browser.passSecondFactor("12345\(attempt)").status == 422, "wrong code \(attempt)")
+                    #expect(
+                        try await browser.passSecondFactor("12345\(attempt)").status == 422, "wrong code \(attempt)")
                 }
                 let fifth = try await browser.passSecondFactor("123455")
                 #expect(fifth.status == 401, "the failure that reaches the limit ends the step")
                 #expect(try await env.auditCount("sessions.locked_out") == lockouts + 1)
-                #expect(try await ConsoleClient(client, cookie: stepCookie).get("/console/sign-in/code").status == 303, "the step's session ended")
-                #expect(try await browser.signIn(email, password).status == 401, "locked out: the password alone is refused too")
+                #expect(
+                    try await ConsoleClient(client, cookie: stepCookie).get("/console/sign-in/code").status == 303,
+                    "the step's session ended")
+                #expect(
+                    try await browser.signIn(email, password).status == 401,
+                    "locked out: the password alone is refused too")
             }
         }
     }
@@ -140,7 +170,9 @@ struct ConsoleSecondFactorTests {
 
 @Suite("TOTP, sealing and the QR encoder against published vectors")
 struct SecondFactorUnitTests {
-    @Test("codes match RFC 6238's SHA-1 vectors (six digits, leading zeros kept); a code matches one step either side, not two")
+    @Test(
+        "codes match RFC 6238's SHA-1 vectors (six digits, leading zeros kept); a code matches one step either side, not two"
+    )
     func totpVectors() throws {
         let secret = TOTPSecret(text: "12345678901234567890")
         #expect(secret.base32 == "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ")
@@ -150,7 +182,8 @@ struct SecondFactorUnitTests {
         #expect(secret.code(at: Date(timeIntervalSince1970: 2_000_000_000)) == "279037")
         let now = Date(timeIntervalSince1970: 1_111_111_109)
         #expect(secret.matchingStep("081804", now: now) == TOTPSecret.step(at: now))
-        #expect(secret.matchingStep(secret.code(at: now.addingTimeInterval(30)), now: now) == TOTPSecret.step(at: now) + 1)
+        #expect(
+            secret.matchingStep(secret.code(at: now.addingTimeInterval(30)), now: now) == TOTPSecret.step(at: now) + 1)
         #expect(secret.matchingStep(secret.code(at: now.addingTimeInterval(90)), now: now) == nil)
         #expect(secret.matchingStep("08180", now: now) == nil && secret.matchingStep("abcdef", now: now) == nil)
         #expect(TOTPSecret(base32: "not base32!") == nil)
@@ -170,17 +203,23 @@ struct SecondFactorUnitTests {
 
     @Test("Reed-Solomon matches ISO/IEC 18004's worked example (version 1-M, '01234567')")
     func reedSolomon() {
-        let data: [UInt8] = [0x10, 0x20, 0x0C, 0x56, 0x61, 0x80, 0xEC, 0x11, 0xEC, 0x11, 0xEC, 0x11, 0xEC, 0x11, 0xEC, 0x11]
-        #expect(ReedSolomon.remainder(data, degree: 10) == [0xA5, 0x24, 0xD4, 0xC1, 0xED, 0x36, 0xC7, 0x87, 0x2C, 0x55])
+        let data: [UInt8] = [
+            0x10, 0x20, 0x0C, 0x56, 0x61, 0x80, 0xEC, 0x11, 0xEC, 0x11, 0xEC, 0x11, 0xEC, 0x11, 0xEC, 0x11,
+        ]
+        #expect(
+            ReedSolomon.remainder(data, degree: 10) == [0xA5, 0x24, 0xD4, 0xC1, 0xED, 0x36, 0xC7, 0x87, 0x2C, 0x55])
     }
 
     @Test("a QR code has its finder patterns, timing and format bits, in the smallest version that holds the text")
     func qrStructure() throws {
         let uri = TOTPSecret.generate().uri(account: "manager@healthtrack.example")
         let code = try QRCode(uri)
-        #expect(code.size == 4 * 7 + 17 || code.size == 4 * 8 + 17, "an otpauth link fits version 7 or 8 at level M (\(uri.utf8.count) bytes)")
+        #expect(
+            code.size == 4 * 7 + 17 || code.size == 4 * 8 + 17,
+            "an otpauth link fits version 7 or 8 at level M (\(uri.utf8.count) bytes)")
         for (x, y) in [(0, 0), (code.size - 7, 0), (0, code.size - 7)] {
-            #expect((0..<7).allSatisfy { code.modules[y][x + $0] && code.modules[y + 6][x + $0] }, "finder at \(x),\(y)")
+            #expect(
+                (0..<7).allSatisfy { code.modules[y][x + $0] && code.modules[y + 6][x + $0] }, "finder at \(x),\(y)")
             #expect(code.modules[y + 3][x + 3] && !code.modules[y + 1][x + 1])
         }
         #expect((8..<(code.size - 8)).allSatisfy { code.modules[6][$0] == ($0 % 2 == 0) }, "timing row")

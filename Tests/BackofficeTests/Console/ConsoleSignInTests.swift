@@ -9,7 +9,9 @@ struct ConsoleSignInTests {
     @Test("a password must be 12 to 128 characters and not one of the 10,000 common ones (any case)")
     func passwordRules() throws {
         // 10,000 lines, a few equal once lower-cased.
-        #expect(PasswordRules.common.count > 9_900 && PasswordRules.common.contains("password") && PasswordRules.common.contains("qwerty"))
+        #expect(
+            PasswordRules.common.count > 9_900 && PasswordRules.common.contains("password")
+                && PasswordRules.common.contains("qwerty"))
         for refused in ["short", "password1234", "PASSWORD1234", String(repeating: "x", count: 129)] {
             #expect(throws: DomainError.self, "\(refused)") { try PasswordRules.check(refused) }
         }
@@ -66,14 +68,18 @@ struct ConsoleSignInTests {
                 let wrong = try await browser.signIn(email, "not the password at all")
                 let unknown = try await browser.signIn("nobody@nowhere.example", "not the password at all")
                 #expect(wrong.status == 401 && unknown.status == 401)
-                #expect(wrong.text == unknown.text.replacingOccurrences(of: "nobody@nowhere.example", with: email), "one answer for both")
+                #expect(
+                    wrong.text == unknown.text.replacingOccurrences(of: "nobody@nowhere.example", with: email),
+                    "one answer for both")
                 #expect(browser.cookie == nil)
                 for _ in 1..<limit { _ = try await browser.signIn(email, "still not the password") }
                 #expect(try await env.auditCount("sessions.locked_out") == 1)
                 let locked = try await browser.signIn(email, password)
                 #expect(locked.status == 401, "locked out: the right password is refused too")
                 #expect(browser.cookie == nil)
-                #expect(try await env.auditCount("sessions.sign_in_failed") == Int64(limit + 1), "the refusal while locked out is not audited again")
+                #expect(
+                    try await env.auditCount("sessions.sign_in_failed") == Int64(limit + 1),
+                    "the refusal while locked out is not audited again")
                 env.clock.advance(by: Double(env.policies.security.console.failureWindowMinutes * 60 + 1))
                 let later = try await browser.signIn(email, password)
                 #expect(later.status == 303, "the failures aged out")
@@ -100,7 +106,8 @@ struct ConsoleSignInTests {
                 _ = try await browser.signIn(email, password)
                 #expect(try await browser.get("/console/goods").status == 200)
                 let idle = env.policies.security.console.idleTimeoutMinutes
-                try await env.asOwner("UPDATE console_sessions SET last_seen_at = now() - interval '\(idle + 1) minutes'")
+                try await env.asOwner(
+                    "UPDATE console_sessions SET last_seen_at = now() - interval '\(idle + 1) minutes'")
                 let expired = try await browser.get("/console/goods?status=draft")
                 #expect(expired.status == 303)
                 #expect(expired.location == "/console/sign-in?next=%2Fconsole%2Fgoods%3Fstatus%3Ddraft&ended=1")
@@ -115,7 +122,9 @@ struct ConsoleSignInTests {
                 _ = try await browser.signIn(email, password)
                 #expect(try await browser.get("/console/home").status == 200)
                 try await env.asOwner("UPDATE operators SET status = 'disabled' WHERE id = '\(operatorID)'")
-                #expect(try await browser.get("/console/home").status == 303, "disabling the operator ends its sessions at once")
+                #expect(
+                    try await browser.get("/console/home").status == 303,
+                    "disabling the operator ends its sessions at once")
             }
             #expect(try await env.auditCount("sessions.sign_out") == 1)
         }

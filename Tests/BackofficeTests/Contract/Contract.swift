@@ -23,7 +23,8 @@ struct ContractOperation: CustomStringConvertible, @unchecked Sendable {  // imm
 
     /// A sample of each required header: what a well-formed call sends.
     var headers: [String: String] {
-        Dictionary(uniqueKeysWithValues: requiredHeaders.map { ($0, $0 == "Idempotency-Key" ? UUID().uuidString : "sample") })
+        Dictionary(
+            uniqueKeysWithValues: requiredHeaders.map { ($0, $0 == "Idempotency-Key" ? UUID().uuidString : "sample") })
     }
 }
 
@@ -40,30 +41,43 @@ struct Contract: @unchecked Sendable {  // immutable, parsed once
     private static let parsed = Result { try parse() }
 
     private static func parse() throws -> Contract {
-        let text = try String(contentsOf: projectRoot.appendingPathComponent("Sources/BackofficeAPI/openapi.yaml"), encoding: .utf8)
-        guard let document = try Yams.load(yaml: text) as? [String: Any], let paths = document["paths"] as? [String: Any] else {
+        let text = try String(
+            contentsOf: projectRoot.appendingPathComponent("Sources/BackofficeAPI/openapi.yaml"), encoding: .utf8)
+        guard let document = try Yams.load(yaml: text) as? [String: Any],
+            let paths = document["paths"] as? [String: Any]
+        else {
             throw TestSetupError(description: "openapi.yaml has no paths")
         }
         var operations: [ContractOperation] = []
         for (path, item) in paths.sorted(by: { $0.key < $1.key }) {
             for (method, raw) in (item as? [String: Any] ?? [:]).sorted(by: { $0.key < $1.key }) {
-                guard let operation = raw as? [String: Any], let httpMethod = HTTPRequest.Method(method.uppercased()) else { continue }
+                guard let operation = raw as? [String: Any], let httpMethod = HTTPRequest.Method(method.uppercased())
+                else { continue }
                 let parameters = (operation["parameters"] as? [Any] ?? []).compactMap { resolve($0, in: document) }
-                let body = ((operation["requestBody"] as? [String: Any])?["content"] as? [String: Any])?["application/json"] as? [String: Any]
+                let body =
+                    ((operation["requestBody"] as? [String: Any])?["content"] as? [String: Any])?["application/json"]
+                    as? [String: Any]
                 let responses = operation["responses"] as? [String: Any] ?? [:]
                 operations.append(
                     ContractOperation(
-                        id: operation["operationId"] as? String ?? "?", method: httpMethod, path: path, action: operation["x-action"] as? String,
+                        id: operation["operationId"] as? String ?? "?", method: httpMethod, path: path,
+                        action: operation["x-action"] as? String,
                         isPublic: operation["x-public"] as? Bool ?? false,
-                        pathParameters: parameters.filter { $0["in"] as? String == "path" }.compactMap { $0["name"] as? String },
-                        requiredHeaders: parameters.filter { $0["in"] as? String == "header" && $0["required"] as? Bool == true }.compactMap {
+                        pathParameters: parameters.filter { $0["in"] as? String == "path" }.compactMap {
+                            $0["name"] as? String
+                        },
+                        requiredHeaders: parameters.filter {
+                            $0["in"] as? String == "header" && $0["required"] as? Bool == true
+                        }.compactMap {
                             $0["name"] as? String
                         },
                         bodySchema: body.flatMap { resolve($0["schema"] as Any, in: document) },
                         successCodes: Set(responses.keys.compactMap(Int.init).filter { $0 < 400 })))
             }
         }
-        let operationCount = text.split(separator: "\n").filter { $0.trimmingCharacters(in: .whitespaces).hasPrefix("operationId:") }.count
+        let operationCount = text.split(separator: "\n").filter {
+            $0.trimmingCharacters(in: .whitespaces).hasPrefix("operationId:")
+        }.count
         return Contract(operations: operations, document: document, operationCount: operationCount)
     }
 
@@ -86,12 +100,14 @@ struct Contract: @unchecked Sendable {  // immutable, parsed once
         let paths = document["paths"] as? [String: Any]
         let get = (paths?[operation.path] as? [String: Any])?[operation.method.rawValue.lowercased()] as? [String: Any]
         guard let ok = (get?["responses"] as? [String: Any])?["200"], let response = Self.resolve(ok, in: document),
-            let schema = ((response["content"] as? [String: Any])?["application/json"] as? [String: Any])?["schema"] as? [String: Any],
+            let schema = ((response["content"] as? [String: Any])?["application/json"] as? [String: Any])?["schema"]
+                as? [String: Any],
             let ref = schema["$ref"] as? String
         else { return nil }
         let name = String(ref.split(separator: "/").last ?? "")
         let page = Self.resolve(schema, in: document)
-        if let items = ((page?["properties"] as? [String: Any])?["items"] as? [String: Any])?["items"] as? [String: Any],
+        if let items = ((page?["properties"] as? [String: Any])?["items"] as? [String: Any])?["items"]
+            as? [String: Any],
             let itemRef = items["$ref"] as? String
         {
             return (String(itemRef.split(separator: "/").last ?? ""), true)

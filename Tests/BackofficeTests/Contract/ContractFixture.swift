@@ -18,47 +18,64 @@ enum ContractFixture {
         let context = Database.systemContext("contract", policies: env.policies)
         let customer = try await env.customer()
         let locked = try await env.customer()
-        _ = try await env.database.run(LockAccount(customerID: locked.id, reason: "for appeals"), context: env.context(.backendManager))
-        let appeal = try await env.database.run(FileAppeal(customerID: locked.id, message: "please"), context: env.context(.appService))
+        _ = try await env.database.run(
+            LockAccount(customerID: locked.id, reason: "for appeals"), context: env.context(.backendManager))
+        let appeal = try await env.database.run(
+            FileAppeal(customerID: locked.id, message: "please"), context: env.context(.appService))
         let staff = try await env.database.runAsSystem(
-            CreateOperator(email: "contract@\(partner.slug).example", role: .partnerStaff, tenantID: partner.tenantID), context: context)
-        let (token, _) = try await env.database.runAsSystem(CreateToken(operatorID: staff.id, name: "contract", expiresInHours: 1), context: context)
+            CreateOperator(email: "contract@\(partner.slug).example", role: .partnerStaff, tenantID: partner.tenantID),
+            context: context)
+        let (token, _) = try await env.database.runAsSystem(
+            CreateToken(operatorID: staff.id, name: "contract", expiresInHours: 1), context: context)
         let message = try await env.database.run(
-            CreateMessage(title: "Contract", body: "A draft for the contract tests", severity: .info), context: env.context(.backendManager))
+            CreateMessage(title: "Contract", body: "A draft for the contract tests", severity: .info),
+            context: env.context(.backendManager))
         let policy = try await env.database.run(
-            PublishContentPolicy(slug: "contract-policy", title: "Contract", body: "Be kind."), context: env.context(.backendManager)
+            PublishContentPolicy(slug: "contract-policy", title: "Contract", body: "Be kind."),
+            context: env.context(.backendManager)
         ).0
         let application = try await env.database.runStaged(
             ApplyForShop(
                 ShopApplicationForm(
                     legalName: "Contract Shop", contactEmail: "shop@contract.example", taxID: "12-3456789",
-                    address: ShopAddress(line1: "1 Main St", line2: "Suite 200", city: "Austin", region: "TX", postalCode: "73301", country: "US"),
+                    address: ShopAddress(
+                        line1: "1 Main St", line2: "Suite 200", city: "Austin", region: "TX", postalCode: "73301",
+                        country: "US"),
                     bankAccount: BankAccount(
-                        holderName: "Contract Shop", routingNumber: "110000000", accountNumber: SimulatedPaymentGateway.verifiedAccount)),
+                        holderName: "Contract Shop", routingNumber: "110000000",
+                        accountNumber: SimulatedPaymentGateway.verifiedAccount)),
                 payments: SimulatedPaymentGateway()),
-            context: OperationContext(principal: .anonymous, requestID: "contract", sourceIP: nil, policies: env.policies))
+            context: OperationContext(
+                principal: .anonymous, requestID: "contract", sourceIP: nil, policies: env.policies))
         let good = try await env.database.run(
             CreateGood(
                 sku: partnerASKU,
                 fields: GoodFields(
-                    name: "Contract good", description: nil, category: "contract", priceCents: 100, priceFitPoints: nil, stock: 5, imageURLs: nil)),
-            context: OperationContext(principal: partner.admin, requestID: "contract", sourceIP: nil, policies: env.policies))
+                    name: "Contract good", description: nil, category: "contract", priceCents: 100, priceFitPoints: nil,
+                    stock: 5, imageURLs: nil)),
+            context: OperationContext(
+                principal: partner.admin, requestID: "contract", sourceIP: nil, policies: env.policies))
         let shop = try await ShopFixture.make(env)
         let order = try await env.database.runStaged(
             Checkout(
                 CheckoutRequest(
-                    customerID: shop.customer.id, lines: [.init(goodID: shop.goods["BOTTLE"]!, quantity: 1, payIn: .usd, expectedUnitPrice: 2_500)],
+                    customerID: shop.customer.id,
+                    lines: [.init(goodID: shop.goods["BOTTLE"]!, quantity: 1, payIn: .usd, expectedUnitPrice: 2_500)],
                     shipping: Order.Shipping(
                         name: "Contract",
-                        address: ShopAddress(line1: "1 Main St", line2: "Suite 200", city: "Austin", region: "TX", postalCode: "73301", country: "US")
+                        address: ShopAddress(
+                            line1: "1 Main St", line2: "Suite 200", city: "Austin", region: "TX", postalCode: "73301",
+                            country: "US")
                     ),
-                    paymentMethod: SimulatedPaymentGateway.approvedCard), payments: SimulatedPaymentGateway(), idempotencyKey: nil),
+                    paymentMethod: SimulatedPaymentGateway.approvedCard), payments: SimulatedPaymentGateway(),
+                idempotencyKey: nil),
             context: env.context(.appService))
         let now = env.clock.now()
         let challenge = try await env.database.run(
             CreateChallenge(
                 .init(
-                    name: "Contract", metric: "steps", aggregation: "sum", startsAt: now, endsAt: now.addingTimeInterval(86_400),
+                    name: "Contract", metric: "steps", aggregation: "sum", startsAt: now,
+                    endsAt: now.addingTimeInterval(86_400),
                     rankBands: [(1, 1, 10, nil)], budgetPoints: 10)), context: env.context(.backendManager))
         return IDs(partnerA: [
             "tenant_id": partner.tenantID.uuidString.lowercased(), "operator_id": staff.id.uuidString.lowercased(),
@@ -74,7 +91,8 @@ enum ContractFixture {
     static func fill(_ operation: ContractOperation, ids: [String: String]) throws -> String {
         var path = operation.path
         for name in operation.pathParameters {
-            let id = try #require(ids[name], "\(operation): no fixture for path parameter {\(name)}: add one to ContractFixture.make")
+            let id = try #require(
+                ids[name], "\(operation): no fixture for path parameter {\(name)}: add one to ContractFixture.make")
             path = path.replacingOccurrences(of: "{\(name)}", with: id)
         }
         return path
@@ -84,7 +102,8 @@ enum ContractFixture {
     static func policiesWithoutAuthenticationLimit() throws -> PolicySet {
         var texts: [String: String] = [:]
         for name in PolicySet.fileNames {
-            texts[name] = try String(contentsOf: projectRoot.appendingPathComponent("policies/\(name)"), encoding: .utf8)
+            texts[name] = try String(
+                contentsOf: projectRoot.appendingPathComponent("policies/\(name)"), encoding: .utf8)
         }
         texts["security.yaml"] = texts["security.yaml"]?.replacingOccurrences(
             of: "max_failures_per_address: 20", with: "max_failures_per_address: 100000"

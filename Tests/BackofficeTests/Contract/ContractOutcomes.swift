@@ -18,7 +18,9 @@ enum ContractOutcomes {
     }()
 
     /// The refusal expected for `operation` called by `role`, if any.
-    static func refusal(_ operation: String, _ role: Role) -> (status: Int, code: String)? { refusals[operation + " " + role.rawValue] }
+    static func refusal(_ operation: String, _ role: Role) -> (status: Int, code: String)? {
+        refusals[operation + " " + role.rawValue]
+    }
 
     private static let text = """
         ingestActivity platform_admin 422 validation_failed

@@ -10,27 +10,42 @@ import Yams
 /// when it cannot be: no `x-action`, or a path parameter without a fixture).
 @Suite("Contract: every operation of openapi.yaml")
 struct ContractTests {
-    @Test("every operation names its policy action, the policy grants each action to some role, and grants nothing undeclared")
+    @Test(
+        "every operation names its policy action, the policy grants each action to some role, and grants nothing undeclared"
+    )
     func actionsAreDeclared() throws {
         let contract = try Contract.load()
         #expect(contract.operations.count == contract.operationCount, "every operationId of openapi.yaml was parsed")
         for operation in contract.operations where !operation.isPublic {
-            #expect(operation.action.flatMap(Action.init(rawValue:)) != nil, "\(operation) needs `x-action:` naming its policy action")
+            #expect(
+                operation.action.flatMap(Action.init(rawValue:)) != nil,
+                "\(operation) needs `x-action:` naming its policy action")
         }
         let declared = Set(contract.operations.compactMap { $0.action.flatMap(Action.init(rawValue:)) })
-        #expect(declared.union(Action.sessionEvents) == Set(Action.allCases), "the contract's actions and the console's sign-in events")
+        #expect(
+            declared.union(Action.sessionEvents) == Set(Action.allCases),
+            "the contract's actions and the console's sign-in events")
         #expect(declared.isDisjoint(with: Action.sessionEvents))
         let policies = try TestEnvironment.loadPolicies()
-        let publicActions = Set(contract.operations.filter(\.isPublic).compactMap { $0.action.flatMap(Action.init(rawValue:)) })
-        #expect(publicActions == policies.access.publicActions, "access.yaml's public: grants exactly the contract's x-public operations")
+        let publicActions = Set(
+            contract.operations.filter(\.isPublic).compactMap { $0.action.flatMap(Action.init(rawValue:)) })
+        #expect(
+            publicActions == policies.access.publicActions,
+            "access.yaml's public: grants exactly the contract's x-public operations")
         for action in declared {
-            #expect(Role.allCases.contains { policies.access.allows($0.rawValue, action) }, "no role of access.yaml is granted '\(action)'")
+            #expect(
+                Role.allCases.contains { policies.access.allows($0.rawValue, action) },
+                "no role of access.yaml is granted '\(action)'")
         }
         #expect(throws: PolicyError.self, "access.yaml may not grant an action the contract does not declare") {
             try PolicySet.parse(
                 PolicySet.fileNames.reduce(into: [:]) { texts, name in
-                    texts[name] = (try? String(contentsOf: projectRoot.appendingPathComponent("policies/\(name)"), encoding: .utf8)) ?? ""
-                }.merging(["access.yaml": "roles:\n  auditor:\n    scope: platform\n    allow: [shops.teleport]\n"]) { $1 })
+                    texts[name] =
+                        (try? String(
+                            contentsOf: projectRoot.appendingPathComponent("policies/\(name)"), encoding: .utf8)) ?? ""
+                }.merging(["access.yaml": "roles:\n  auditor:\n    scope: platform\n    allow: [shops.teleport]\n"]) {
+                    $1
+                })
         }
     }
 
@@ -43,24 +58,30 @@ struct ContractTests {
             let ids = try await ContractFixture.make(env)
             let partner = env.fixture.partners[0]
             let tokens: [(Role, String)] = [
-                (.platformAdmin, env.fixture.tokens[.platformAdmin]!), (.backendManager, env.fixture.tokens[.backendManager]!),
+                (.platformAdmin, env.fixture.tokens[.platformAdmin]!),
+                (.backendManager, env.fixture.tokens[.backendManager]!),
                 (.auditor, env.fixture.tokens[.auditor]!), (.appService, env.fixture.tokens[.appService]!),
                 (.partnerAdmin, partner.adminToken), (.partnerStaff, partner.staffToken),
             ]
-            let answered = try await env.withApp(policies: try ContractFixture.policiesWithoutAuthenticationLimit()) { client in
+            let answered = try await env.withApp(policies: try ContractFixture.policiesWithoutAuthenticationLimit()) {
+                client in
                 var answered: Set<String> = []
                 for operation in contract.operations {
                     let path = try ContractFixture.fill(operation, ids: ids.partnerA)
-                    let body = try operation.bodySchema.map { try JSONSerialization.data(withJSONObject: contract.sampleBody($0, ids: ids.partnerA)) }
+                    let body = try operation.bodySchema.map {
+                        try JSONSerialization.data(withJSONObject: contract.sampleBody($0, ids: ids.partnerA))
+                    }
                     let json = body.map { String(decoding: $0, as: UTF8.self) }
-                    let anonymous = try await client.call(operation.method, path, token: nil, json: json, headers: operation.headers)
+                    let anonymous = try await client.call(
+                        operation.method, path, token: nil, json: json, headers: operation.headers)
                     if operation.isPublic {
                         // No token needed: a documented success or a problem+json 4xx, never 5xx (a token sent is ignored).
                         let said = "anonymous → \(operation): \(anonymous.status) \(anonymous.text.prefix(300))"
                         #expect(anonymous.status < 500, "never 5xx: \(said)")
                         #expect(
                             anonymous.status >= 400
-                                ? anonymous.headers[.contentType] == "application/problem+json" : operation.successCodes.contains(anonymous.status),
+                                ? anonymous.headers[.contentType] == "application/problem+json"
+                                : operation.successCodes.contains(anonymous.status),
                             "\(said)")
                         answered.insert(operation.id)
                         continue
@@ -69,11 +90,14 @@ struct ContractTests {
                     #expect(anonymous.headers[.wwwAuthenticate]?.hasPrefix("Bearer") == true)
                     guard let action = operation.action.flatMap(Action.init(rawValue:)) else { continue }
                     for (role, token) in tokens {
-                        let reply = try await client.call(operation.method, path, token: token, json: json, headers: operation.headers)
+                        let reply = try await client.call(
+                            operation.method, path, token: token, json: json, headers: operation.headers)
                         let said = "\(role.rawValue) → \(operation): \(reply.status) \(reply.text.prefix(300))"
                         if env.policies.access.allows(role.rawValue, action) {
                             if let refusal = ContractOutcomes.refusal(operation.id, role) {
-                                #expect(reply.status == refusal.status && reply["code"] == refusal.code, "the expected refusal \(refusal): \(said)")
+                                #expect(
+                                    reply.status == refusal.status && reply["code"] == refusal.code,
+                                    "the expected refusal \(refusal): \(said)")
                                 #expect(reply.headers[.contentType] == "application/problem+json", "a problem: \(said)")
                             } else {
                                 #expect(operation.successCodes.contains(reply.status), "a documented success: \(said)")
@@ -93,7 +117,9 @@ struct ContractTests {
         }
     }
 
-    @Test("every response field the contract marks x-pii is masked for the auditor (pii: masked) and shown whole to the platform admin")
+    @Test(
+        "every response field the contract marks x-pii is masked for the auditor (pii: masked) and shown whole to the platform admin"
+    )
     func personalDataMasked() async throws {
         let contract = try Contract.load()
         let marked = contract.personalFields
@@ -104,28 +130,40 @@ struct ContractTests {
             let checked = try await env.withApp { client in
                 var checked: Set<String> = []
                 for operation in contract.operations where operation.method == .get {
-                    guard let action = operation.action.flatMap(Action.init(rawValue:)), env.policies.access.allows(Role.auditor.rawValue, action),
+                    guard let action = operation.action.flatMap(Action.init(rawValue:)),
+                        env.policies.access.allows(Role.auditor.rawValue, action),
                         let (schema, isPage) = contract.answer(of: operation)
                     else { continue }
                     let fields = marked.filter { $0.hasPrefix(schema + ".") }
                     guard !fields.isEmpty else { continue }
                     let path = try ContractFixture.fill(operation, ids: ids.partnerA)
-                    let (whole, masked) = (try await client.call(.get, path, token: admin), try await client.call(.get, path, token: auditor))
-                    #expect(whole.status == 200 && masked.status == 200, "\(operation): \(whole.status) \(masked.status) \(masked.text.prefix(200))")
-                    let items = { (reply: Reply) in isPage ? reply.json["items"] as? [[String: Any]] ?? [] : [reply.json] }
+                    let (whole, masked) = (
+                        try await client.call(.get, path, token: admin),
+                        try await client.call(.get, path, token: auditor)
+                    )
+                    #expect(
+                        whole.status == 200 && masked.status == 200,
+                        "\(operation): \(whole.status) \(masked.status) \(masked.text.prefix(200))")
+                    let items = { (reply: Reply) in
+                        isPage ? reply.json["items"] as? [[String: Any]] ?? [] : [reply.json]
+                    }
                     for (shown, seen) in zip(items(whole), items(masked)) {
                         for field in fields {
                             let keys = field.split(separator: ".").dropFirst().map(String.init)
                             guard let value = Self.value(shown, keys) as? String, value.count > 1 else { continue }
                             let maskedValue = Self.value(seen, keys) as? String
-                            #expect(maskedValue != value && maskedValue?.contains("***") == true, "\(operation) \(field): \(maskedValue ?? "absent")")
+                            #expect(
+                                maskedValue != value && maskedValue?.contains("***") == true,
+                                "\(operation) \(field): \(maskedValue ?? "absent")")
                             checked.insert(field)
                         }
                     }
                 }
                 return checked
             }
-            #expect(checked == marked, "every x-pii field was answered, masked, somewhere; not seen: \(marked.subtracting(checked).sorted())")
+            #expect(
+                checked == marked,
+                "every x-pii field was answered, masked, somewhere; not seen: \(marked.subtracting(checked).sorted())")
         }
     }
 
@@ -148,12 +186,18 @@ struct ContractTests {
                         env.policies.access.allows(Role.partnerAdmin.rawValue, action)
                             || env.policies.access.allows(Role.partnerStaff.rawValue, action)
                     else { continue }
-                    let token = env.policies.access.allows(Role.partnerAdmin.rawValue, action) ? other.adminToken : other.staffToken
+                    let token =
+                        env.policies.access.allows(Role.partnerAdmin.rawValue, action)
+                        ? other.adminToken : other.staffToken
                     let path = try ContractFixture.fill(operation, ids: ids.partnerA)
-                    let body = try operation.bodySchema.map { try JSONSerialization.data(withJSONObject: contract.sampleBody($0, ids: ids.partnerA)) }
+                    let body = try operation.bodySchema.map {
+                        try JSONSerialization.data(withJSONObject: contract.sampleBody($0, ids: ids.partnerA))
+                    }
                     let reply = try await client.call(
-                        operation.method, path, token: token, json: body.map { String(decoding: $0, as: UTF8.self) }, headers: operation.headers)
-                    let said = "\(operation) with tenant B's token on tenant A's ids: \(reply.status) \(reply.text.prefix(300))"
+                        operation.method, path, token: token, json: body.map { String(decoding: $0, as: UTF8.self) },
+                        headers: operation.headers)
+                    let said =
+                        "\(operation) with tenant B's token on tenant A's ids: \(reply.status) \(reply.text.prefix(300))"
                     #expect(reply.status < 500, "\(said)")
                     if !operation.pathParameters.isEmpty {
                         #expect(reply.status == 404, "\(said)")
@@ -163,10 +207,15 @@ struct ContractTests {
                             let foreign = items.filter { ($0["tenant_id"] as? String) == ids.partnerA["tenant_id"] }
                             #expect(foreign.isEmpty, "\(said)")
                         }
-                        #expect(!reply.text.contains(ids.partnerA["tenant_id"] ?? "-"), "tenant A's id appears nowhere: \(said)")
-                        #expect(!reply.text.contains(ContractFixture.partnerASKU), "tenant A's good appears nowhere (files too): \(said)")
+                        #expect(
+                            !reply.text.contains(ids.partnerA["tenant_id"] ?? "-"),
+                            "tenant A's id appears nowhere: \(said)")
+                        #expect(
+                            !reply.text.contains(ContractFixture.partnerASKU),
+                            "tenant A's good appears nowhere (files too): \(said)")
                     } else {
-                        #expect(reply.status != 200 || !reply.text.contains(ids.partnerA["tenant_id"] ?? "-"), "\(said)")
+                        #expect(
+                            reply.status != 200 || !reply.text.contains(ids.partnerA["tenant_id"] ?? "-"), "\(said)")
                     }
                 }
             }

@@ -6,7 +6,9 @@ import Testing
 @testable import Backoffice
 
 extension ContractTests {
-    @Test("hostile bodies on every operation that takes one: a clear 4xx problem and nothing changed; SQL metacharacters are data")
+    @Test(
+        "hostile bodies on every operation that takes one: a clear 4xx problem and nothing changed; SQL metacharacters are data"
+    )
     func hostileBodies() async throws {
         let contract = try Contract.load()
         try await TestEnvironment.with { env in
@@ -17,23 +19,31 @@ extension ContractTests {
             try await env.owner.withConnection(logger: testLogger) { owner in
                 try await env.withApp { client in
                     for operation in contract.operations {
-                        guard let schema = operation.bodySchema, let action = operation.action.flatMap(Action.init(rawValue:)) else { continue }
+                        guard let schema = operation.bodySchema,
+                            let action = operation.action.flatMap(Action.init(rawValue:))
+                        else { continue }
                         let token = env.policies.access.allows(Role.platformAdmin.rawValue, action) ? admin : app
                         let path = try ContractFixture.fill(operation, ids: ids.partnerA)
                         var sample = contract.sampleBody(schema, ids: ids.partnerA) as? [String: Any] ?? [:]
                         sample["no_such_field"] = "x"
                         let unknownField = try JSONSerialization.data(withJSONObject: sample)
-                        let settings = ServerSettings(host: "", port: 0, databaseURL: env.appURL, policiesDirectory: URL(fileURLWithPath: "."))
+                        let settings = ServerSettings(
+                            host: "", port: 0, databaseURL: env.appURL, policiesDirectory: URL(fileURLWithPath: "."))
                         let limit = settings.bulkPaths.contains(path) ? settings.maxBulkBodySize : settings.maxBodySize
                         let hostile: [(String, [UInt8], Int)] = [
                             ("an unknown field", Array(unknownField), 400),
                             ("deeply nested JSON", Array(String(repeating: "[", count: 100_000).utf8), 400),
                             ("invalid UTF-8", [0x7B, 0x22, 0xC3, 0x28, 0x22, 0x3A, 0x31, 0x7D], 400),
-                            ("an oversized body", Array(#"{"reason":""#.utf8) + [UInt8](repeating: 0x61, count: limit + 1) + Array(#""}"#.utf8), 413),
+                            (
+                                "an oversized body",
+                                Array(#"{"reason":""#.utf8) + [UInt8](repeating: 0x61, count: limit + 1)
+                                    + Array(#""}"#.utf8), 413
+                            ),
                         ]
                         for (what, bytes, expected) in hostile {
                             let before = try await Self.snapshot(owner)
-                            let reply = try await client.send(operation.method, path, token: token, bytes: bytes, headers: operation.headers)
+                            let reply = try await client.send(
+                                operation.method, path, token: token, bytes: bytes, headers: operation.headers)
                             let said = "\(operation) with \(what): \(reply.status) \(reply.text.prefix(200))"
                             #expect(reply.status == expected, "\(said)")
                             #expect(reply.headers[.contentType] == "application/problem+json", "\(said)")
@@ -41,15 +51,21 @@ extension ContractTests {
                             #expect(after == before, "nothing changed (audit count, rows, versions, balances): \(said)")
                         }
                         // Every string field carrying SQL: stored or refused as data, never executed, never a 5xx.
-                        let injected = Self.replacingStrings(in: contract.sampleBody(schema, ids: [:]), with: "x'); DROP TABLE customers; --")
+                        let injected = Self.replacingStrings(
+                            in: contract.sampleBody(schema, ids: [:]), with: "x'); DROP TABLE customers; --")
                         let reply = try await client.send(
-                            operation.method, path, token: token, bytes: Array(try JSONSerialization.data(withJSONObject: injected)),
+                            operation.method, path, token: token,
+                            bytes: Array(try JSONSerialization.data(withJSONObject: injected)),
                             headers: operation.headers)
-                        #expect(reply.status < 500, "\(operation) with SQL in every string: \(reply.status) \(reply.text.prefix(200))")
+                        #expect(
+                            reply.status < 500,
+                            "\(operation) with SQL in every string: \(reply.status) \(reply.text.prefix(200))")
                     }
                 }
             }
-            #expect(try await env.ownerScalar("SELECT count(*) FROM customers", as: Int.self) ?? 0 > 0, "the customers table is still there")
+            #expect(
+                try await env.ownerScalar("SELECT count(*) FROM customers", as: Int.self) ?? 0 > 0,
+                "the customers table is still there")
         }
     }
 
@@ -58,7 +74,9 @@ extension ContractTests {
     /// refused change must leave.
     static func snapshot(_ owner: PostgresConnection) async throws -> String {
         var text = ""
-        for try await value in try await owner.query(PostgresQuery(unsafeSQL: snapshotSQL), logger: testLogger).decode(String.self) {
+        for try await value in try await owner.query(PostgresQuery(unsafeSQL: snapshotSQL), logger: testLogger).decode(
+            String.self)
+        {
             text = value
         }
         return text

@@ -9,7 +9,9 @@ import Testing
 
 /// The built `backoffice` executable, beside this test bundle.
 var backofficeExecutable: String {
-    let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("backoffice").path
+    let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+        "backoffice"
+    ).path
     if FileManager.default.isExecutableFile(atPath: beside) { return beside }
     return projectRoot.appendingPathComponent(".build/debug/backoffice").path
 }
@@ -35,12 +37,16 @@ func environment(_ extra: [String: String]) -> [String: String] {
 /// add to its command line and environment. `stopped` gets everything the server wrote (standard
 /// output and error), once it has stopped.
 func withServer(
-    _ env: TestEnvironment, arguments: [String] = [], environment extra: [String: String] = [:], _ body: (String) async throws -> Void,
+    _ env: TestEnvironment, arguments: [String] = [], environment extra: [String: String] = [:],
+    _ body: (String) async throws -> Void,
     stopped: (String) throws -> Void = { _ in }
 ) async throws {
     let log = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).log").path
     let server = try ChildProcess.spawn(
-        [backofficeExecutable, "serve", "--port", "0", "--policies", projectRoot.appendingPathComponent("policies").path] + arguments,
+        [
+            backofficeExecutable, "serve", "--port", "0", "--policies",
+            projectRoot.appendingPathComponent("policies").path,
+        ] + arguments,
         environment: environment(
             [
                 "BACKOFFICE_DATABASE_URL": env.appURL.connectionString, "BACKOFFICE_PAYMENTS": "simulated",
@@ -64,9 +70,12 @@ func withServer(
     for _ in 0..<200 where url == nil {
         try await Task.sleep(for: .milliseconds(50))
         let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-        if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) { url = String(line.dropFirst(13)) }
+        if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) {
+            url = String(line.dropFirst(13))
+        }
     }
-    let base = try #require(url, "the server did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+    let base = try #require(
+        url, "the server did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
     try await body(base)
     try stopped(stop())
 }
@@ -81,7 +90,9 @@ func cli(_ arguments: [String], _ extra: [String: String] = [:]) throws -> Finis
 struct CLIEndToEndTests {
     @Test("serve, then drive it with the CLI: exit codes, audit verify, tampering detected with exit 8")
     func endToEnd() async throws {
-        #expect(FileManager.default.isExecutableFile(atPath: backofficeExecutable), "build the package first: \(backofficeExecutable)")
+        #expect(
+            FileManager.default.isExecutableFile(atPath: backofficeExecutable),
+            "build the package first: \(backofficeExecutable)")
         try await TestEnvironment.with { env in
             let customer = try await env.customer()
             try await withServer(env) { base in
@@ -94,14 +105,16 @@ struct CLIEndToEndTests {
         let manager = ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.tokens[.backendManager]!]
         let id = customer.id.uuidString.lowercased()
 
-        let lock = try cli(["accounts", "lock", id, "--reason", "Chargeback under investigation", "--output", "json"], manager)
+        let lock = try cli(
+            ["accounts", "lock", id, "--reason", "Chargeback under investigation", "--output", "json"], manager)
         #expect(lock.status == 0, "\(lock.output)")
         #expect(lock.output.contains("\"status\" : \"locked\""))
         let again = try cli(["accounts", "lock", id, "--reason", "again"], manager)
         #expect(again.status == 5)
         #expect(again.output.contains("invalid_transition"))
         let partner = try cli(
-            ["accounts", "lock", id, "--reason", "x"], ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.partners[0].adminToken])
+            ["accounts", "lock", id, "--reason", "x"],
+            ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.partners[0].adminToken])
         #expect(partner.status == 4)
         #expect(partner.output.contains("forbidden"))
         let anonymous = try cli(["accounts", "unlock", id, "--reason", "x", "--url", base])
@@ -110,7 +123,8 @@ struct CLIEndToEndTests {
         #expect(missing.status == 3)
         let usage = try cli(["accounts", "lock", id], manager)
         #expect(usage.status == 64)
-        let unlock = try cli(["accounts", "unlock", id, "--reason", "Identity confirmed", "--output", "table"], manager)
+        let unlock = try cli(
+            ["accounts", "unlock", id, "--reason", "Identity confirmed", "--output", "table"], manager)
         #expect(unlock.status == 0)
         let history = try cli(["accounts", "history", id, "--output", "jsonl"], manager)
         #expect(history.output.split(separator: "\n").count == 3)  // sync, lock, unlock
@@ -118,7 +132,9 @@ struct CLIEndToEndTests {
         #expect(down.status == 7)
 
         let auditor = ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.tokens[.auditor]!]
-        let checkpointFile = FileManager.default.temporaryDirectory.appendingPathComponent("heads-\(UUID().uuidString).json").path
+        let checkpointFile = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "heads-\(UUID().uuidString).json"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: checkpointFile) }
         #expect(try cli(["audit", "checkpoint", "--file", checkpointFile], auditor).status == 0)
         let clean = try cli(["audit", "verify", "--checkpoint", checkpointFile, "--output", "table"], auditor)
@@ -130,7 +146,8 @@ struct CLIEndToEndTests {
                 "SELECT id FROM audit_events WHERE action = 'accounts.lock' AND target_id = '\(id)'", as: Int64.self))
         try await env.owner.withConnection(logger: testLogger) { connection in
             try await connection.query("SET session_replication_role = replica", logger: testLogger)
-            try await connection.query("UPDATE audit_events SET reason = 'routine check' WHERE id = \(victim)", logger: testLogger)
+            try await connection.query(
+                "UPDATE audit_events SET reason = 'routine check' WHERE id = \(victim)", logger: testLogger)
         }
         let tampered = try cli(["audit", "verify", "--output", "table"], auditor)
         #expect(tampered.status == 8)
@@ -149,11 +166,14 @@ struct CLIEndToEndTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         for name in PolicySet.fileNames {
-            try FileManager.default.copyItem(at: projectRoot.appendingPathComponent("policies/\(name)"), to: folder.appendingPathComponent(name))
+            try FileManager.default.copyItem(
+                at: projectRoot.appendingPathComponent("policies/\(name)"), to: folder.appendingPathComponent(name))
         }
         let access = folder.appendingPathComponent("access.yaml")
-        try (try String(contentsOf: access, encoding: .utf8)).replacingOccurrences(of: "- audit.export", with: "- audit.exports")
-            .write(to: access, atomically: true, encoding: .utf8)
+        try (try String(contentsOf: access, encoding: .utf8)).replacingOccurrences(
+            of: "- audit.export", with: "- audit.exports"
+        )
+        .write(to: access, atomically: true, encoding: .utf8)
         let bad = try cli(["policies", "check", folder.path])
         #expect(bad.status == 6)
         #expect(bad.output.contains("access.yaml"))

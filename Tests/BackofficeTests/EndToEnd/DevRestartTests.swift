@@ -12,11 +12,14 @@ struct DevRestartTests {
         "dev comes back up after demo operators are disabled, a demo token revoked and a demo customer locked: the rest kept, the revoked one issued anew, the disabled ones named"
     )
     func restartAfterChanges() async throws {
-        let folder = URL(fileURLWithPath: "\(TestCluster.scratchRoot)/backoffice-dev-test-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let folder = URL(
+            fileURLWithPath: "\(TestCluster.scratchRoot)/backoffice-dev-test-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(
+            at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         defer { try? FileManager.default.removeItem(at: folder) }
         let cluster = try EmbeddedPostgres.start(
-            dataDirectory: folder.appendingPathComponent("data"), passwordFile: folder.appendingPathComponent("postgres.password"))
+            dataDirectory: folder.appendingPathComponent("data"),
+            passwordFile: folder.appendingPathComponent("postgres.password"))
         defer { cluster.stop() }
         let policies = try TestEnvironment.loadPolicies()
         let migrator = try Migrator(directory: projectRoot.appendingPathComponent("sql/migrations"))
@@ -24,7 +27,8 @@ struct DevRestartTests {
         let secondFactorKey = SecondFactorKey.generate().key
         func prepare() async throws -> DemoEnvironment.Setup {
             let setup = try await DemoEnvironment.prepare(
-                cluster: cluster, serviceURL: "http://127.0.0.1:1", migrations: migrator, policies: policies, credentialsFile: credentialsFile,
+                cluster: cluster, serviceURL: "http://127.0.0.1:1", migrations: migrator, policies: policies,
+                credentialsFile: credentialsFile,
                 secondFactorKey: secondFactorKey, passwordCost: 4, logger: testLogger)  // bcrypt's least: the demo's passwords are not under test
             try PrivateFile.replace(credentialsFile.path, contents: try JSONEncoder().encode(setup.credentials))
             return setup
@@ -50,23 +54,31 @@ struct DevRestartTests {
         try await Database.with(url: try DatabaseURL(first.credentials.databaseURL), logger: testLogger) { database in
             let customer = try #require(first.activeCustomer)
             _ = try await database.runAsSystem(
-                LockAccount(customerID: customer, reason: "Locked before a restart"), context: Database.systemContext("test", policies: policies))
+                LockAccount(customerID: customer, reason: "Locked before a restart"),
+                context: Database.systemContext("test", policies: policies))
         }
 
         let second = try await prepare()
         #expect(
             second.skipped.sorted() == [
-                "manager@healthtrack.example: the operator is disabled", "staff@green-grocer.example: the operator is disabled",
+                "manager@healthtrack.example: the operator is disabled",
+                "staff@green-grocer.example: the operator is disabled",
             ])
         let again = second.credentials.tokens
         #expect(again.backendManager == nil)
-        #expect(again.platformAdmin == tokens.platformAdmin && again.appService == tokens.appService, "working tokens are kept")
+        #expect(
+            again.platformAdmin == tokens.platformAdmin && again.appService == tokens.appService,
+            "working tokens are kept")
         #expect(again.auditor != nil && again.auditor != tokens.auditor, "the revoked token is issued anew")
         let partner = try #require(second.credentials.partners.first { $0.slug == "green-grocer" })
         #expect(partner.partnerAdmin == greenGrocer.partnerAdmin && partner.partnerStaff == nil)
         #expect(second.activeCustomer != nil && second.activeCustomer != first.activeCustomer)
-        #expect(second.credentials.secondFactors?["auditor@healthtrack.example"] == first.credentials.secondFactors?["auditor@healthtrack.example"])
-        #expect(second.credentials.secondFactors?["manager@healthtrack.example"] == nil, "a disabled operator gets no sign-in")
+        #expect(
+            second.credentials.secondFactors?["auditor@healthtrack.example"]
+                == first.credentials.secondFactors?["auditor@healthtrack.example"])
+        #expect(
+            second.credentials.secondFactors?["manager@healthtrack.example"] == nil,
+            "a disabled operator gets no sign-in")
         try await Database.with(url: try DatabaseURL(second.credentials.databaseURL), logger: testLogger) { database in
             let auditor = try #require(again.auditor)
             let principal = try await Authenticator(database: database).principal(for: auditor)
@@ -74,12 +86,17 @@ struct DevRestartTests {
         }
     }
 
-    @Test("dev --reset's removal: a running cluster is stopped and its data removed, so the next start initialises a new one")
+    @Test(
+        "dev --reset's removal: a running cluster is stopped and its data removed, so the next start initialises a new one"
+    )
     func resetRemovesTheCluster() throws {
         let folder = URL(fileURLWithPath: "/tmp/backoffice-dev-test-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try FileManager.default.createDirectory(
+            at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         defer { try? FileManager.default.removeItem(at: folder) }
-        let (data, password) = (folder.appendingPathComponent("data"), folder.appendingPathComponent("postgres.password"))
+        let (data, password) = (
+            folder.appendingPathComponent("data"), folder.appendingPathComponent("postgres.password")
+        )
         let cluster = try EmbeddedPostgres.start(dataDirectory: data, passwordFile: password)
         try EmbeddedPostgres.remove(dataDirectory: data)
         #expect(!FileManager.default.fileExists(atPath: data.path))

@@ -7,7 +7,10 @@ import Testing
 @testable import Backoffice
 
 /// One HTTP exchange with a live server: status and body.
-func fetch(_ url: String, method: HTTPMethod = .GET, token: String? = nil, json: String? = nil, headers: [(String, String)] = []) async throws -> (
+func fetch(
+    _ url: String, method: HTTPMethod = .GET, token: String? = nil, json: String? = nil,
+    headers: [(String, String)] = []
+) async throws -> (
     status: Int, body: String
 ) {
     var request = HTTPClientRequest(url: url)
@@ -40,14 +43,19 @@ struct ObservabilityTests {
             let metricsPort = try freePort()
             try await withServer(
                 env, arguments: ["--metrics-port", String(metricsPort)],
-                environment: ["LOG_FORMAT": "json", "LOG_LEVEL": "debug", "BACKOFFICE_WEBHOOK_SECRETS": "simulated=\(webhookSecret)"]
+                environment: [
+                    "LOG_FORMAT": "json", "LOG_LEVEL": "debug",
+                    "BACKOFFICE_WEBHOOK_SECRETS": "simulated=\(webhookSecret)",
+                ]
             ) { base in
                 let customer = UUID().uuidString.lowercased()
                 let synced = try await fetch(
                     base + "/v1/customers", method: .POST, token: app,
                     json: #"{"id":"\#(customer)","email":"\#(email)","display_name":"Private Person"}"#)
                 #expect(synced.status == 201 || synced.status == 200, "\(synced.body)")
-                #expect(try await fetch(base + "/v1/customers?email_prefix=\(email.prefix(12))", token: admin).status == 200)
+                #expect(
+                    try await fetch(base + "/v1/customers?email_prefix=\(email.prefix(12))", token: admin).status == 200
+                )
                 #expect(try await fetch(base + "/v1/customers", token: wrongToken).status == 401)
                 let manager = try #require(env.fixture.principals[.backendManager]?.operatorID).uuidString.lowercased()
                 let mint = #"{"operator_id":"\#(manager)","name":"laptop"}"#
@@ -56,9 +64,12 @@ struct ObservabilityTests {
                 #expect(minted.status == 201, "\(minted.body)")
                 let created = try JSONSerialization.jsonObject(with: Data(minted.body.utf8)) as? [String: Any]
                 secrets.append(try #require(created?["secret"] as? String))
-                #expect(try await fetch(base + "/v1/tokens", method: .POST, token: admin, json: mint, headers: key).status == 201, "replayed")
+                #expect(
+                    try await fetch(base + "/v1/tokens", method: .POST, token: admin, json: mint, headers: key).status
+                        == 201, "replayed")
                 let webhook = try await fetch(
-                    base + "/v1/payments/webhooks/simulated", method: .POST, json: #"{"id":"evt_1","type":"payment_intent.succeeded"}"#,
+                    base + "/v1/payments/webhooks/simulated", method: .POST,
+                    json: #"{"id":"evt_1","type":"payment_intent.succeeded"}"#,
                     headers: [("Provider-Signature", "t=1,v1=00")])
                 #expect(webhook.status >= 400, "an unsigned webhook is refused")
                 #expect(try await fetch(base + "/metrics").status == 404, "metrics are served on their own port only")
@@ -82,12 +93,22 @@ struct ObservabilityTests {
                 #expect(objects.allSatisfy { $0["time"] is String && $0["level"] is String && $0["message"] is String })
                 let requests = objects.filter { $0["message"] as? String == "request" }
                 #expect(requests.count >= 7)
-                #expect(requests.allSatisfy { ($0["request_id"] as? String)?.isEmpty == false && $0["status"] != nil && $0["duration_ms"] != nil })
+                #expect(
+                    requests.allSatisfy {
+                        ($0["request_id"] as? String)?.isEmpty == false && $0["status"] != nil
+                            && $0["duration_ms"] != nil
+                    })
                 let minting = try #require(requests.first { $0["path"] as? String == "/v1/tokens" })
-                #expect(minting["actor"] as? String == env.fixture.principals[.platformAdmin]?.operatorID?.uuidString.lowercased())
-                #expect(minting["token_id"] as? String == env.fixture.principals[.platformAdmin]?.tokenID?.uuidString.lowercased())
+                #expect(
+                    minting["actor"] as? String
+                        == env.fixture.principals[.platformAdmin]?.operatorID?.uuidString.lowercased())
+                #expect(
+                    minting["token_id"] as? String
+                        == env.fixture.principals[.platformAdmin]?.tokenID?.uuidString.lowercased())
                 #expect(requests.contains { $0["status"] as? String == "401" && $0["actor"] == nil })
-                for secret in secrets { #expect(!output.contains(secret), "a secret or an email in the logs: \(secret.prefix(6))…") }
+                for secret in secrets {
+                    #expect(!output.contains(secret), "a secret or an email in the logs: \(secret.prefix(6))…")
+                }
             }
         }
     }
@@ -108,7 +129,9 @@ private func freePort() throws -> Int {
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     let bound = withUnsafeMutablePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+        }
     }
     guard bound else { throw TestSetupError(description: "bind") }
     return Int(UInt16(bigEndian: address.sin_port))

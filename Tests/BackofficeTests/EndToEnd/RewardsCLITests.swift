@@ -9,47 +9,66 @@ struct RewardsCLITests {
         "fitpoints adjust|balance, rules set with --dry-run and a malformed file, activity ingest, a challenge from flags and its board: exit codes and answers"
     )
     func rewards() async throws {
-        #expect(FileManager.default.isExecutableFile(atPath: backofficeExecutable), "build the package first: \(backofficeExecutable)")
+        #expect(
+            FileManager.default.isExecutableFile(atPath: backofficeExecutable),
+            "build the package first: \(backofficeExecutable)")
         try await TestEnvironment.with { env in
             let customer = try await env.customer().id.uuidString.lowercased()
             try await withServer(env) { base in
                 let manager = ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.tokens[.backendManager]!]
                 let app = ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.tokens[.appService]!]
-                let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rewards-\(UUID().uuidString)")
+                let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "rewards-\(UUID().uuidString)")
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
                 defer { try? FileManager.default.removeItem(at: folder) }
 
-                let credit = try cli(["fitpoints", "adjust", customer, "--points", "40", "--reason", "Welcome gift", "--output", "json"], manager)
+                let credit = try cli(
+                    [
+                        "fitpoints", "adjust", customer, "--points", "40", "--reason", "Welcome gift", "--output",
+                        "json",
+                    ], manager)
                 #expect(credit.status == 0, "\(credit.output)")
-                let overdraft = try cli(["fitpoints", "adjust", customer, "--points", "-41", "--reason", "Reversal"], manager)
+                let overdraft = try cli(
+                    ["fitpoints", "adjust", customer, "--points", "-41", "--reason", "Reversal"], manager)
                 #expect(overdraft.status == 5)
                 #expect(overdraft.output.contains("insufficient_fitpoints"))
-                #expect(try cli(["fitpoints", "balance", customer, "--output", "csv"], manager).output.contains("\(customer),40,40,0"))
+                #expect(
+                    try cli(["fitpoints", "balance", customer, "--output", "csv"], manager).output.contains(
+                        "\(customer),40,40,0"))
 
                 let malformed = folder.appendingPathComponent("bad.yaml").path
-                try "metrics:\n  - metric: steps\n    daily_cap: 10\n".write(toFile: malformed, atomically: true, encoding: .utf8)
+                try "metrics:\n  - metric: steps\n    daily_cap: 10\n".write(
+                    toFile: malformed, atomically: true, encoding: .utf8)
                 let refused = try cli(["fitpoints", "rules", "set", malformed], manager)
                 #expect(refused.status == 6)
                 #expect(refused.output.contains("metrics[0].points_per_unit: is required"))
                 let rules = projectRoot.appendingPathComponent("policies/fitpoints/earning-rules.yaml").path
-                let dry = try cli(["fitpoints", "rules", "set", rules, "--dry-run", "--days", "7", "--output", "json"], manager)
+                let dry = try cli(
+                    ["fitpoints", "rules", "set", rules, "--dry-run", "--days", "7", "--output", "json"], manager)
                 #expect(dry.status == 0, "\(dry.output)")
                 #expect(try cli(["fitpoints", "rules", "show"], manager).status == 3, "a dry run sets nothing")
                 #expect(try cli(["fitpoints", "rules", "set", rules, "--output", "json"], manager).status == 0)
 
                 let now = Date()
-                let window = ["--starts-at", RFC3339(now.addingTimeInterval(-3600)), "--ends-at", RFC3339(now.addingTimeInterval(3600))]
+                let window = [
+                    "--starts-at", RFC3339(now.addingTimeInterval(-3600)), "--ends-at",
+                    RFC3339(now.addingTimeInterval(3600)),
+                ]
                 let created = try cli(
                     [
-                        "challenges", "create", "--name", "Lunch Walk", "--metric", "steps", "--aggregation", "sum", "--budget", "100", "--rank",
+                        "challenges", "create", "--name", "Lunch Walk", "--metric", "steps", "--aggregation", "sum",
+                        "--budget", "100", "--rank",
                         "1-1:50", "--output", "json",
                     ]
                         + window, manager)
                 #expect(created.status == 0, "\(created.output)")
                 let challenge = try #require(
-                    (try JSONSerialization.jsonObject(with: Data(created.output.utf8)) as? [String: Any])?["id"] as? String)
+                    (try JSONSerialization.jsonObject(with: Data(created.output.utf8)) as? [String: Any])?["id"]
+                        as? String)
                 #expect(try cli(["challenges", "publish", challenge], manager).status == 0)
-                #expect(try cli(["challenges", "create", "--name", "x", "--rank", "first:10"] + window, manager).status == 64)
+                #expect(
+                    try cli(["challenges", "create", "--name", "x", "--rank", "first:10"] + window, manager).status
+                        == 64)
 
                 let events = folder.appendingPathComponent("events.jsonl").path
                 try [
@@ -62,7 +81,9 @@ struct RewardsCLITests {
                 #expect(ingested.output.contains("cli-2,rejected,unknown_metric"))
                 let board = try cli(["challenges", "leaderboard", challenge, "--output", "csv"], app)
                 #expect(board.output.contains("1,\(customer),8000"), "\(board.output)")
-                #expect(try cli(["fitpoints", "balance", customer, "--output", "json"], manager).output.contains("\"balance\" : 120"))
+                #expect(
+                    try cli(["fitpoints", "balance", customer, "--output", "json"], manager).output.contains(
+                        "\"balance\" : 120"))
             }
         }
     }

@@ -15,14 +15,19 @@ struct EarningTests {
          "events":[{"event":"subscription_renewal","points":200}]}
         """#
 
-    func event(_ id: String, _ customer: String, _ metric: String, _ value: Double, at time: Date, details: String? = nil) -> String {
+    func event(
+        _ id: String, _ customer: String, _ metric: String, _ value: Double, at time: Date, details: String? = nil
+    ) -> String {
         let details = details.map { #","details":\#($0)"# } ?? ""
         return
             #"{"event_id":"\#(id)","customer_id":"\#(customer)","metric":"\#(metric)","value":\#(value),"occurred_at":"\#(RFC3339DateTranscoder.format(time))"\#(details)}"#
     }
 
-    func ingest(_ client: any TestClientProtocol, _ token: String, _ events: [String]) async throws -> Components.Schemas.ActivityBatchOutcome {
-        let reply = try await client.call(.post, "/v1/activity", token: token, json: #"{"events":[\#(events.joined(separator: ","))]}"#)
+    func ingest(_ client: any TestClientProtocol, _ token: String, _ events: [String]) async throws
+        -> Components.Schemas.ActivityBatchOutcome
+    {
+        let reply = try await client.call(
+            .post, "/v1/activity", token: token, json: #"{"events":[\#(events.joined(separator: ","))]}"#)
         #expect(reply.status == 200, "\(reply.text.prefix(300))")
         return try reply.decode(Components.Schemas.ActivityBatchOutcome.self)
     }
@@ -38,7 +43,9 @@ struct EarningTests {
             """, as: String.self) ?? ""
     }
 
-    @Test("rules are validated field by field (422 naming the field, nothing set), versioned, and identical rules set nothing")
+    @Test(
+        "rules are validated field by field (422 naming the field, nothing set), versioned, and identical rules set nothing"
+    )
     func rulesValidation() async throws {
         try await TestEnvironment.with { env in
             let manager = env.fixture.tokens[.backendManager]!
@@ -57,15 +64,20 @@ struct EarningTests {
                          "events":[{"event":"birthday","points":5},{"event":"subscription_renewal","points":2.5}]}
                         """#)
                 #expect(bad.status == 422)
-                let fields = try Set(bad.decode(Components.Schemas.Problem.self).errors?.map { "\($0.field):\($0.code)" } ?? [])
+                let fields = try Set(
+                    bad.decode(Components.Schemas.Problem.self).errors?.map { "\($0.field):\($0.code)" } ?? [])
                 #expect(
                     fields == [
-                        "metrics[0].metric:unknown_metric", "metrics[1].points_per_unit:not_positive", "metrics[2].daily_cap:invalid_cap",
-                        "metrics[3].daily_cap:invalid_cap", "metrics[4].points_per_unit:not_positive", "metrics[4].daily_cap:invalid_cap",
-                        "metrics[5].min_intensity:not_allowed", "badges[0].badge:invalid_badge", "events[0].event:unknown_event",
+                        "metrics[0].metric:unknown_metric", "metrics[1].points_per_unit:not_positive",
+                        "metrics[2].daily_cap:invalid_cap",
+                        "metrics[3].daily_cap:invalid_cap", "metrics[4].points_per_unit:not_positive",
+                        "metrics[4].daily_cap:invalid_cap",
+                        "metrics[5].min_intensity:not_allowed", "badges[0].badge:invalid_badge",
+                        "events[0].event:unknown_event",
                         "events[1].points:invalid_points",
                     ])
-                #expect(try await client.call(.get, "/v1/fitpoints/rules", token: manager).status == 404, "nothing was set")
+                #expect(
+                    try await client.call(.get, "/v1/fitpoints/rules", token: manager).status == 404, "nothing was set")
 
                 let first = try await client.call(.put, "/v1/fitpoints/rules", token: manager, json: Self.rules)
                 #expect(first.status == 201)
@@ -78,16 +90,26 @@ struct EarningTests {
                 #expect(same.status == 200)
                 #expect(try same.decode(Components.Schemas.EarningRuleSet.self).version == 1)
                 let changed = try await client.call(
-                    .put, "/v1/fitpoints/rules", token: manager, json: #"{"metrics":[{"metric":"steps","points_per_unit":0.02,"daily_cap":100}]}"#)
+                    .put, "/v1/fitpoints/rules", token: manager,
+                    json: #"{"metrics":[{"metric":"steps","points_per_unit":0.02,"daily_cap":100}]}"#)
                 #expect(try changed.decode(Components.Schemas.EarningRuleSet.self).version == 2)
-                #expect(try await client.call(.get, "/v1/fitpoints/rules", token: env.fixture.tokens[.appService]!)["version"] == "2")
-                #expect(try await client.call(.put, "/v1/fitpoints/rules", token: env.fixture.tokens[.auditor]!, json: Self.rules).status == 403)
+                #expect(
+                    try await client.call(.get, "/v1/fitpoints/rules", token: env.fixture.tokens[.appService]!)[
+                        "version"] == "2")
+                #expect(
+                    try await client.call(
+                        .put, "/v1/fitpoints/rules", token: env.fixture.tokens[.auditor]!, json: Self.rules
+                    ).status == 403)
             }
-            #expect(try await env.ownerScalar("SELECT count(*) FROM audit_events WHERE action = 'fitpoints_rules.set'", as: Int.self) == 2)
+            #expect(
+                try await env.ownerScalar(
+                    "SELECT count(*) FROM audit_events WHERE action = 'fitpoints_rules.set'", as: Int.self) == 2)
         }
     }
 
-    @Test("the dry run shows what draft rules would have paid per metric and in total beside what was paid, and changes nothing")
+    @Test(
+        "the dry run shows what draft rules would have paid per metric and in total beside what was paid, and changes nothing"
+    )
     func simulation() async throws {
         try await TestEnvironment.with { env in
             let manager = env.fixture.tokens[.backendManager]!
@@ -96,13 +118,15 @@ struct EarningTests {
             let bo = try await env.customer().id.uuidString.lowercased()
             let now = env.clock.now()
             try await env.withApp { client in
-                #expect(try await client.call(.put, "/v1/fitpoints/rules", token: manager, json: Self.rules).status == 201)
+                #expect(
+                    try await client.call(.put, "/v1/fitpoints/rules", token: manager, json: Self.rules).status == 201)
                 _ = try await ingest(
                     client, app,
                     [
                         event("s1", ada, "steps", 15000, at: now.addingTimeInterval(-600)),
                         event("s2", bo, "steps", 3000, at: now.addingTimeInterval(-600)),
-                        event("w1", ada, "workout_minutes", 20, at: now.addingTimeInterval(-600), details: #"{"met":8}"#),
+                        event(
+                            "w1", ada, "workout_minutes", 20, at: now.addingTimeInterval(-600), details: #"{"met":8}"#),
                     ])
                 let before = try await ledgerState(env)
                 let events = try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self)
@@ -122,8 +146,12 @@ struct EarningTests {
                 #expect(lines["workout_minutes"]?.currentPoints == 20)
                 #expect((simulation.points, simulation.currentPoints) == (310, 150))
                 #expect(try await ledgerState(env) == before)
-                #expect(try await client.call(.get, "/v1/fitpoints/rules", token: manager)["version"] == "1", "nothing activated")
-                #expect(try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self) == events, "nothing audited")
+                #expect(
+                    try await client.call(.get, "/v1/fitpoints/rules", token: manager)["version"] == "1",
+                    "nothing activated")
+                #expect(
+                    try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self) == events,
+                    "nothing audited")
                 let invalid = try await client.call(
                     .post, "/v1/fitpoints/rules/simulations", token: manager,
                     json: #"{"days":0,"rules":{"metrics":[{"metric":"x","points_per_unit":1,"daily_cap":1}]}}"#)

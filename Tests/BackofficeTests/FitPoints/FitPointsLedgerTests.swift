@@ -7,7 +7,10 @@ import Testing
 
 @Suite("FitPoints ledger")
 struct FitPointsLedgerTests {
-    func adjust(_ client: any TestClientProtocol, _ token: String, _ customer: Customer, _ points: Int, reason: String? = "goodwill") async throws
+    func adjust(
+        _ client: any TestClientProtocol, _ token: String, _ customer: Customer, _ points: Int,
+        reason: String? = "goodwill"
+    ) async throws
         -> Reply
     {
         let reasonField = reason.map { #","reason":"\#($0)""# } ?? ""
@@ -16,7 +19,9 @@ struct FitPointsLedgerTests {
             json: #"{"points":\#(points)\#(reasonField)}"#)
     }
 
-    func balance(_ client: any TestClientProtocol, _ token: String, _ customer: Customer) async throws -> Components.Schemas.FitPointsBalance {
+    func balance(_ client: any TestClientProtocol, _ token: String, _ customer: Customer) async throws
+        -> Components.Schemas.FitPointsBalance
+    {
         try await client.call(.get, "/v1/customers/\(customer.id.uuidString.lowercased())/fitpoints", token: token)
             .decode(Components.Schemas.FitPointsBalance.self)
     }
@@ -48,7 +53,9 @@ struct FitPointsLedgerTests {
                 #expect(overdraft["code"] == "insufficient_fitpoints")
                 let after = try await balance(client, manager, customer)
                 #expect((after.balance, after.credited, after.debited) == (100, 120, 20))
-                #expect(try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self) == events, "the overdraft is not audited")
+                #expect(
+                    try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self) == events,
+                    "the overdraft is not audited")
 
                 #expect(try await adjust(client, manager, customer, 0).status == 422)
                 let noReason = try await adjust(client, manager, customer, 5, reason: nil)
@@ -57,20 +64,30 @@ struct FitPointsLedgerTests {
                 #expect(try await adjust(client, manager, customer, 1_000_001).status == 422)
                 #expect(try await adjust(client, env.fixture.tokens[.auditor]!, customer, 5).status == 403)
 
-                let ledger = try await client.call(.get, "/v1/customers/\(customer.id.uuidString.lowercased())/fitpoints/ledger", token: manager)
-                    .decode(Components.Schemas.LedgerPage.self)
+                let ledger = try await client.call(
+                    .get, "/v1/customers/\(customer.id.uuidString.lowercased())/fitpoints/ledger", token: manager
+                )
+                .decode(Components.Schemas.LedgerPage.self)
                 #expect(ledger.items.map(\.points) == [-20, 120], "newest first, signed from the wallet's side")
             }
-            #expect(try await env.ownerScalar("SELECT count(*) FROM audit_events WHERE action = 'fitpoints.adjust'", as: Int.self) == 2)
-            #expect(try await env.ownerScalar("SELECT count(*) FROM fitpoints_inconsistent_accounts()", as: Int.self) == 0)
             #expect(
-                try await env.ownerScalar("SELECT balance FROM fitpoints_balances WHERE kind = 'issuance'", as: Int64.self) == -100,
+                try await env.ownerScalar(
+                    "SELECT count(*) FROM audit_events WHERE action = 'fitpoints.adjust'", as: Int.self) == 2)
+            #expect(
+                try await env.ownerScalar("SELECT count(*) FROM fitpoints_inconsistent_accounts()", as: Int.self) == 0)
+            #expect(
+                try await env.ownerScalar(
+                    "SELECT balance FROM fitpoints_balances WHERE kind = 'issuance'", as: Int64.self) == -100,
                 "what the wallets hold was issued")
-            #expect(try await env.ownerScalar("SELECT sum(balance)::bigint FROM fitpoints_balances", as: Int64.self) == 0, "every movement balances")
+            #expect(
+                try await env.ownerScalar("SELECT sum(balance)::bigint FROM fitpoints_balances", as: Int64.self) == 0,
+                "every movement balances")
         }
     }
 
-    @Test("two concurrent debits that together exceed the balance: one succeeds, the other is 409; the balance never goes negative")
+    @Test(
+        "two concurrent debits that together exceed the balance: one succeeds, the other is 409; the balance never goes negative"
+    )
     func concurrentDebits() async throws {
         try await TestEnvironment.with { env in
             let manager = env.fixture.tokens[.backendManager]!
@@ -96,8 +113,11 @@ struct FitPointsLedgerTests {
                 #expect(statuses.filter { $0 == 409 }.count == 7)
                 #expect(try await balance(client, manager, customer).balance == 10)
             }
-            #expect(try await env.ownerScalar("SELECT min(balance) FROM fitpoints_accounts WHERE kind = 'wallet'", as: Int64.self) == 10)
-            #expect(try await env.ownerScalar("SELECT count(*) FROM fitpoints_inconsistent_accounts()", as: Int.self) == 0)
+            #expect(
+                try await env.ownerScalar(
+                    "SELECT min(balance) FROM fitpoints_accounts WHERE kind = 'wallet'", as: Int64.self) == 10)
+            #expect(
+                try await env.ownerScalar("SELECT count(*) FROM fitpoints_inconsistent_accounts()", as: Int.self) == 0)
         }
     }
 
@@ -106,7 +126,9 @@ struct FitPointsLedgerTests {
         try await TestEnvironment.with { env in
             let customer = try await env.customer()
             #expect(
-                try await env.ownerScalar("SELECT kind || ' ' || balance FROM fitpoints_accounts WHERE id = '\(customer.id)'", as: String.self)
+                try await env.ownerScalar(
+                    "SELECT kind || ' ' || balance FROM fitpoints_accounts WHERE id = '\(customer.id)'", as: String.self
+                )
                     == "wallet 0")
             try await env.asOwner(
                 "INSERT INTO customers (id, email, display_name) SELECT gen_random_uuid(), 'bulk' || i || '@example.com', 'Bulk' FROM generate_series(1, 50) i"
@@ -137,7 +159,9 @@ struct FitPointsLedgerTests {
             await #expect(throws: (any Error).self, "even the owner cannot rewrite a transfer") {
                 try await env.asOwner("UPDATE fitpoints_transfers SET amount = 5000")
             }
-            #expect(try await env.ownerScalar("SELECT balance FROM fitpoints_accounts WHERE id = '\(customer.id)'", as: Int64.self) == 50)
+            #expect(
+                try await env.ownerScalar(
+                    "SELECT balance FROM fitpoints_accounts WHERE id = '\(customer.id)'", as: Int64.self) == 50)
         }
     }
 
@@ -153,7 +177,8 @@ struct FitPointsLedgerTests {
                 repeat {
                     let query = cursor.map { "?limit=2&cursor=\($0)" } ?? "?limit=2"
                     let page = try await client.call(
-                        .get, "/v1/customers/\(customer.id.uuidString.lowercased())/fitpoints/ledger\(query)", token: manager
+                        .get, "/v1/customers/\(customer.id.uuidString.lowercased())/fitpoints/ledger\(query)",
+                        token: manager
                     ).decode(Components.Schemas.LedgerPage.self)
                     seen += page.items.map(\.points)
                     cursor = page.nextCursor
@@ -162,10 +187,13 @@ struct FitPointsLedgerTests {
 
                 let unknown = UUID().uuidString.lowercased()
                 #expect(try await client.call(.get, "/v1/customers/\(unknown)/fitpoints", token: manager).status == 404)
-                #expect(try await client.call(.get, "/v1/customers/\(unknown)/fitpoints/ledger", token: manager).status == 404)
+                #expect(
+                    try await client.call(.get, "/v1/customers/\(unknown)/fitpoints/ledger", token: manager).status
+                        == 404)
 
                 let deleted = try await client.call(
-                    .delete, "/v1/customers/\(customer.id.uuidString.lowercased())", token: manager, json: #"{"reason":"asked to"}"#)
+                    .delete, "/v1/customers/\(customer.id.uuidString.lowercased())", token: manager,
+                    json: #"{"reason":"asked to"}"#)
                 #expect(deleted.status == 200)
                 let frozen = try await adjust(client, manager, customer, 10)
                 #expect(frozen.status == 409)

@@ -32,28 +32,39 @@ struct LedgerIdentityTests {
     func expectNothingWritten(_ env: TestEnvironment, id: String, accountKind: String?) async throws {
         #expect(try await env.ownerScalar("SELECT count(*) FROM customers WHERE id = '\(id)'", as: Int.self) == 0)
         #expect(
-            try await env.ownerScalar("SELECT count(*) FROM audit_events WHERE target_id = '\(id)' AND action = 'accounts.sync'", as: Int.self) == 0)
-        #expect(try await env.ownerScalar("SELECT kind FROM fitpoints_accounts WHERE id = '\(id)'", as: String.self) == accountKind)
+            try await env.ownerScalar(
+                "SELECT count(*) FROM audit_events WHERE target_id = '\(id)' AND action = 'accounts.sync'", as: Int.self
+            ) == 0)
+        #expect(
+            try await env.ownerScalar("SELECT kind FROM fitpoints_accounts WHERE id = '\(id)'", as: String.self)
+                == accountKind)
     }
 
-    @Test("a customer synced with a platform account's id is 409 reserved_customer_id and writes nothing: no wallet is the issuance account")
+    @Test(
+        "a customer synced with a platform account's id is 409 reserved_customer_id and writes nothing: no wallet is the issuance account"
+    )
     func platformAccountIDs() async throws {
         try await TestEnvironment.with { env in
             try await env.withApp { client in
-                for (id, kind) in [(Ledger.issuance, "issuance"), (Ledger.redemption, "redemption"), (Ledger.expiry, "expiry")] {
+                for (id, kind) in [
+                    (Ledger.issuance, "issuance"), (Ledger.redemption, "redemption"), (Ledger.expiry, "expiry"),
+                ] {
                     let id = id.uuidString.lowercased()
                     let refused = try await sync(client, env, id: id)
                     #expect(refused.status == 409, "\(refused.text.prefix(300))")
                     #expect(refused["code"] == "reserved_customer_id")
                     try await expectNothingWritten(env, id: id, accountKind: kind)
-                    let balance = try await client.call(.get, "/v1/customers/\(id)/fitpoints", token: env.fixture.tokens[.appService]!)
+                    let balance = try await client.call(
+                        .get, "/v1/customers/\(id)/fitpoints", token: env.fixture.tokens[.appService]!)
                     #expect(balance.status == 404, "no customer can spend from the \(kind) account")
                 }
             }
         }
     }
 
-    @Test("a customer synced with a challenge's id is refused (draft or published); the challenge's budget is funded as a budget, never a wallet")
+    @Test(
+        "a customer synced with a challenge's id is refused (draft or published); the challenge's budget is funded as a budget, never a wallet"
+    )
     func challengeIDs() async throws {
         try await TestEnvironment.with { env in
             let manager = env.fixture.tokens[.backendManager]!
@@ -65,14 +76,20 @@ struct LedgerIdentityTests {
                 try await expectNothingWritten(env, id: draft, accountKind: nil)
 
                 #expect(try await client.call(.post, "/v1/challenges/\(draft)/publish", token: manager).status == 200)
-                #expect(try await sync(client, env, id: draft)["code"] == "reserved_customer_id", "a published challenge's budget too")
+                #expect(
+                    try await sync(client, env, id: draft)["code"] == "reserved_customer_id",
+                    "a published challenge's budget too")
                 try await expectNothingWritten(env, id: draft, accountKind: "challenge_budget")
-                #expect(try await env.ownerScalar("SELECT balance FROM fitpoints_accounts WHERE id = '\(draft)'", as: Int64.self) == 500)
+                #expect(
+                    try await env.ownerScalar(
+                        "SELECT balance FROM fitpoints_accounts WHERE id = '\(draft)'", as: Int64.self) == 500)
             }
             // The database refuses it whatever the service does: a customer row with a challenge's id …
-            let challenge = try #require(try await env.ownerScalar("SELECT id::text FROM challenges LIMIT 1", as: String.self))
+            let challenge = try #require(
+                try await env.ownerScalar("SELECT id::text FROM challenges LIMIT 1", as: String.self))
             await #expect(throws: (any Error).self) {
-                try await env.asOwner("INSERT INTO customers (id, email, display_name) VALUES ('\(challenge)', 'raw@example.com', 'Raw')")
+                try await env.asOwner(
+                    "INSERT INTO customers (id, email, display_name) VALUES ('\(challenge)', 'raw@example.com', 'Raw')")
             }
             // … and a challenge row with a customer's id.
             let customer = try await env.customer().id.uuidString.lowercased()
@@ -84,16 +101,23 @@ struct LedgerIdentityTests {
                     """)
             }
             #expect(try await env.ownerScalar("SELECT count(*) FROM challenges", as: Int.self) == 1)
-            #expect(try await env.ownerScalar("SELECT kind FROM fitpoints_accounts WHERE id = '\(customer)'", as: String.self) == "wallet")
+            #expect(
+                try await env.ownerScalar(
+                    "SELECT kind FROM fitpoints_accounts WHERE id = '\(customer)'", as: String.self) == "wallet")
         }
     }
 
-    @Test("the database pays each cause once: a second reward of a challenge to a wallet, a badge's second earning, an order's second refund")
+    @Test(
+        "the database pays each cause once: a second reward of a challenge to a wallet, a badge's second earning, an order's second refund"
+    )
     func causesPayOnce() async throws {
         try await TestEnvironment.with { env in
             let challenge = try await env.withApp { client in
                 let id = try await draftChallenge(client, env, budget: 1000)
-                #expect(try await client.call(.post, "/v1/challenges/\(id)/publish", token: env.fixture.tokens[.backendManager]!).status == 200)
+                #expect(
+                    try await client.call(
+                        .post, "/v1/challenges/\(id)/publish", token: env.fixture.tokens[.backendManager]!
+                    ).status == 200)
                 return id
             }
             let wallet = try await env.customer().id.uuidString.lowercased()
@@ -113,8 +137,11 @@ struct LedgerIdentityTests {
                 let again = await env.asService(service, insert)
                 #expect(again?.status == 409, "the second: \(cause)")
             }
-            #expect(try await env.ownerScalar("SELECT balance FROM fitpoints_accounts WHERE id = '\(wallet)'", as: Int64.self) == 30)
-            #expect(try await env.ownerScalar("SELECT count(*) FROM fitpoints_inconsistent_accounts()", as: Int.self) == 0)
+            #expect(
+                try await env.ownerScalar(
+                    "SELECT balance FROM fitpoints_accounts WHERE id = '\(wallet)'", as: Int64.self) == 30)
+            #expect(
+                try await env.ownerScalar("SELECT count(*) FROM fitpoints_inconsistent_accounts()", as: Int.self) == 0)
         }
     }
 }

@@ -10,7 +10,9 @@ struct MessagesAPITests {
         RFC3339DateTranscoder.format(env.clock.now().addingTimeInterval(seconds))
     }
 
-    @Test("a maintenance notice published 2 h before its window is refused (notice_period_too_short) and changes nothing; 25 h before is accepted")
+    @Test(
+        "a maintenance notice published 2 h before its window is refused (notice_period_too_short) and changes nothing; 25 h before is accepted"
+    )
     func noticePeriod() async throws {
         try await TestEnvironment.with { env in
             let manager = env.fixture.tokens[.backendManager]!
@@ -24,7 +26,8 @@ struct MessagesAPITests {
                 #expect(soon["state"] == "draft")
                 let soonID = try #require(soon["id"])
                 let message = {
-                    try await env.ownerScalar("SELECT status || ' v' || version FROM system_messages WHERE id = '\(soonID)'", as: String.self)
+                    try await env.ownerScalar(
+                        "SELECT status || ' v' || version FROM system_messages WHERE id = '\(soonID)'", as: String.self)
                 }
                 let events = { try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self) }
                 let (messageBefore, eventsBefore) = (try await message(), try await events())
@@ -48,7 +51,8 @@ struct MessagesAPITests {
                 #expect(again.status == 409)
                 #expect(again["current_state"] == "published")
             }
-            let publishes = try await env.ownerScalar("SELECT count(*) FROM audit_events WHERE action = 'messages.publish'", as: Int.self)
+            let publishes = try await env.ownerScalar(
+                "SELECT count(*) FROM audit_events WHERE action = 'messages.publish'", as: Int.self)
             #expect(publishes == 1, "the refused publication left no trace but its problem")
         }
     }
@@ -71,12 +75,14 @@ struct MessagesAPITests {
                 let before = try await client.call(.get, "/v1/messages/active", token: app)
                 #expect(try before.decode(Components.Schemas.ActiveMessages.self).items.isEmpty)
                 let emptyTag = try #require(before.headers[.init("ETag")!])
-                let cached = try await client.call(.get, "/v1/messages/active", token: app, headers: ["If-None-Match": emptyTag])
+                let cached = try await client.call(
+                    .get, "/v1/messages/active", token: app, headers: ["If-None-Match": emptyTag])
                 #expect(cached.status == 304)
                 #expect(cached.text.isEmpty)
 
                 env.clock.advance(by: 3600)
-                let showing = try await client.call(.get, "/v1/messages/active", token: app, headers: ["If-None-Match": emptyTag])
+                let showing = try await client.call(
+                    .get, "/v1/messages/active", token: app, headers: ["If-None-Match": emptyTag])
                 #expect(showing.status == 200, "the set changed: a new ETag, not 304")
                 #expect(try showing.decode(Components.Schemas.ActiveMessages.self).items.map(\.id) == [id])
                 #expect(showing.headers[.init("ETag")!] != emptyTag)
@@ -86,14 +92,17 @@ struct MessagesAPITests {
                 let after = try await client.call(.get, "/v1/messages/active", token: app)
                 #expect(try after.decode(Components.Schemas.ActiveMessages.self).items.isEmpty)
                 #expect(try await client.call(.get, "/v1/messages/\(id)", token: manager)["state"] == "expired")
-                let late = try await client.call(.post, "/v1/messages/\(id)/retract", token: manager, json: #"{"reason":"too late"}"#)
+                let late = try await client.call(
+                    .post, "/v1/messages/\(id)/retract", token: manager, json: #"{"reason":"too late"}"#)
                 #expect(late.status == 409)
                 #expect(late["current_state"] == "expired")
             }
         }
     }
 
-    @Test("audiences: subscribers' messages show only to subscribers; a retracted message stops showing; bad drafts are 422 naming the field")
+    @Test(
+        "audiences: subscribers' messages show only to subscribers; a retracted message stops showing; bad drafts are 422 naming the field"
+    )
     func audiencesRetractionAndValidation() async throws {
         try await TestEnvironment.with { env in
             let manager = env.fixture.tokens[.backendManager]!
@@ -101,7 +110,8 @@ struct MessagesAPITests {
             try await env.withApp { client in
                 let created = try await client.call(
                     .post, "/v1/messages", token: manager,
-                    json: #"{"title":"Members' week","body":"Double points","severity":"info","audience":"subscribers"}"#)
+                    json:
+                        #"{"title":"Members' week","body":"Double points","severity":"info","audience":"subscribers"}"#)
                 let id = try #require(created["id"])
                 #expect(try await client.call(.post, "/v1/messages/\(id)/publish", token: manager).status == 200)
                 let everyone = try await client.call(.get, "/v1/messages/active?audience=all", token: app)
@@ -111,7 +121,8 @@ struct MessagesAPITests {
 
                 let noReason = try await client.call(.post, "/v1/messages/\(id)/retract", token: manager, json: #"{}"#)
                 #expect(noReason.status == 422)
-                let retracted = try await client.call(.post, "/v1/messages/\(id)/retract", token: manager, json: #"{"reason":"sent by mistake"}"#)
+                let retracted = try await client.call(
+                    .post, "/v1/messages/\(id)/retract", token: manager, json: #"{"reason":"sent by mistake"}"#)
                 #expect(retracted["state"] == "retracted")
                 let gone = try await client.call(.get, "/v1/messages/active?audience=subscribers", token: app)
                 #expect(try gone.decode(Components.Schemas.ActiveMessages.self).items.isEmpty)
@@ -120,11 +131,17 @@ struct MessagesAPITests {
                     .post, "/v1/messages", token: manager, json: #"{"title":"x","body":"y","severity":"maintenance"}"#)
                 #expect(noWindow.status == 422)
                 #expect(noWindow.text.contains("window_starts_at"))
-                let blank = try await client.call(.post, "/v1/messages", token: manager, json: #"{"title":"  ","body":"y","severity":"info"}"#)
+                let blank = try await client.call(
+                    .post, "/v1/messages", token: manager, json: #"{"title":"  ","body":"y","severity":"info"}"#)
                 #expect(blank.status == 422)
                 #expect(blank.text.contains("\"title\""))
-                #expect(try await client.call(.get, "/v1/messages/active", token: manager).status == 403, "the app's read is the app's")
-                #expect(try await client.call(.post, "/v1/messages", token: app, json: #"{"title":"x","body":"y","severity":"info"}"#).status == 403)
+                #expect(
+                    try await client.call(.get, "/v1/messages/active", token: manager).status == 403,
+                    "the app's read is the app's")
+                #expect(
+                    try await client.call(
+                        .post, "/v1/messages", token: app, json: #"{"title":"x","body":"y","severity":"info"}"#
+                    ).status == 403)
             }
             let count = try await env.ownerScalar("SELECT count(*) FROM system_messages", as: Int.self)
             #expect(count == 1, "refused drafts were not stored")
@@ -140,7 +157,8 @@ struct MessagesAPITests {
                 for n in 1...3 {
                     env.clock.advance(by: 1)
                     let draft = try await client.call(
-                        .post, "/v1/messages", token: manager, json: #"{"title":"Note \#(n)","body":"b","severity":"info"}"#)
+                        .post, "/v1/messages", token: manager,
+                        json: #"{"title":"Note \#(n)","body":"b","severity":"info"}"#)
                     created.append(try #require(draft["id"]))
                 }
                 let first = try await client.call(.get, "/v1/messages?limit=2", token: manager)
@@ -150,7 +168,8 @@ struct MessagesAPITests {
                     Components.Schemas.MessagePage.self)
                 #expect((page1.items + page2.items).map(\.id) == created.reversed())
                 #expect(page2.nextCursor == nil)
-                #expect(try await client.call(.get, "/v1/messages?cursor=bm90LWEtY3Vyc29y", token: manager).status == 400)
+                #expect(
+                    try await client.call(.get, "/v1/messages?cursor=bm90LWEtY3Vyc29y", token: manager).status == 400)
             }
         }
     }

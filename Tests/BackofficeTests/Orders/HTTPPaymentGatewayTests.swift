@@ -9,7 +9,8 @@ struct HTTPPaymentGatewayTests {
     /// Attempts time out after 3 s on `timers`, which the test moves (a request the provider
     /// holds times out when the test says); no backoff wait.
     func adapter(
-        _ url: String, attempts: Int = 4, threshold: Int = 5, breaker: CircuitBreaker? = nil, timers: ManualTimers = ManualTimers()
+        _ url: String, attempts: Int = 4, threshold: Int = 5, breaker: CircuitBreaker? = nil,
+        timers: ManualTimers = ManualTimers()
     ) -> HTTPPaymentGateway {
         var settings = HTTPPaymentGateway.Settings(provider: "fake", baseURL: url, apiKey: "sk_test_fake")
         settings.attemptTimeout = .seconds(3)
@@ -21,7 +22,9 @@ struct HTTPPaymentGatewayTests {
     }
 
     func authorization(_ key: String) -> PaymentAuthorization {
-        PaymentAuthorization(amountCents: 2_500, cardNumber: SimulatedPaymentGateway.approvedCard, idempotencyKey: key, reference: "order-1")
+        PaymentAuthorization(
+            amountCents: 2_500, cardNumber: SimulatedPaymentGateway.approvedCard, idempotencyKey: key,
+            reference: "order-1")
     }
 
     @Test(
@@ -50,14 +53,18 @@ struct HTTPPaymentGatewayTests {
             #expect(await provider.intentCount == 1)
             // Capture and refund under faults: once each.
             await provider.inject([.error500AfterWork])
-            #expect(try await payments.capture(paymentID: id, amountCents: 2_500, idempotencyKey: "capture:1") == .succeeded(id: id))
+            #expect(
+                try await payments.capture(paymentID: id, amountCents: 2_500, idempotencyKey: "capture:1")
+                    == .succeeded(id: id))
             await provider.inject([.dropAfterWork])
             _ = try await payments.refund(paymentID: id, amountCents: 2_500, idempotencyKey: "refund:1")
             #expect(await provider.intents[id]?.refunded == 2_500, "refunded once, not twice")
         }
     }
 
-    @Test("a decline is a verdict, not retried; a provider that keeps failing is a PaymentProviderError after the attempts")
+    @Test(
+        "a decline is a verdict, not retried; a provider that keeps failing is a PaymentProviderError after the attempts"
+    )
     func declinesAndExhaustedRetries() async throws {
         let provider = FakePaymentProvider()
         try await provider.serve { (url: String) async throws -> Void in
@@ -67,13 +74,17 @@ struct HTTPPaymentGatewayTests {
             #expect(try await payments.authorize(declined) == .declined(code: "insufficient_funds"))
             #expect(await provider.requests == 1)
             await provider.inject([.error500, .error500, .error500])
-            await #expect(throws: PaymentProviderError.self) { try await payments.authorize(authorization("checkout:down")) }
+            await #expect(throws: PaymentProviderError.self) {
+                try await payments.authorize(authorization("checkout:down"))
+            }
             #expect(await provider.requests == 4, "three attempts, then given up")
             #expect(await provider.intentCount == 0)
         }
     }
 
-    @Test("the circuit opens after failures in a row (calls then fail without reaching the provider) and closes after a good trial")
+    @Test(
+        "the circuit opens after failures in a row (calls then fail without reaching the provider) and closes after a good trial"
+    )
     func circuitBreaker() async throws {
         let provider = FakePaymentProvider()
         let clock = ManualInstant()
@@ -81,10 +92,14 @@ struct HTTPPaymentGatewayTests {
         try await provider.serve { (url: String) async throws -> Void in
             let payments = adapter(url, attempts: 1, breaker: breaker)
             await provider.inject([.error500, .error500])
-            for key in ["a", "b"] { await #expect(throws: PaymentProviderError.self) { try await payments.authorize(authorization(key)) } }
+            for key in ["a", "b"] {
+                await #expect(throws: PaymentProviderError.self) { try await payments.authorize(authorization(key)) }
+            }
             #expect(breaker.current == .open)
             let before = await provider.requests
-            await #expect(throws: PaymentProviderError.unavailable("circuit open")) { try await payments.authorize(authorization("c")) }
+            await #expect(throws: PaymentProviderError.unavailable("circuit open")) {
+                try await payments.authorize(authorization("c"))
+            }
             #expect(await provider.requests == before, "an open circuit does not call the provider")
             clock.advance(.seconds(31))
             #expect(try await payments.authorize(authorization("d")) == .succeeded(id: "pi_fake_1"))
@@ -110,7 +125,9 @@ struct HTTPPaymentGatewayTests {
             trial.cancel()
             await #expect(throws: (any Error).self) { try await trial.value }
             #expect(breaker.current == .open, "the cancelled trial was given back, not left half-open")
-            #expect(try await payments.authorize(authorization("next")) == .succeeded(id: "pi_fake_1"), "the next call is the new trial")
+            #expect(
+                try await payments.authorize(authorization("next")) == .succeeded(id: "pi_fake_1"),
+                "the next call is the new trial")
             #expect(breaker.current == .closed)
         }
     }
@@ -120,10 +137,13 @@ struct HTTPPaymentGatewayTests {
         let canceled = HTTPPaymentGateway.Answer.object(["id": "pi_1", "status": "canceled"])
         #expect(HTTPPaymentGateway.outcome(canceled) == .declined(code: "canceled"))
         #expect(HTTPPaymentGateway.outcome(canceled, voiding: true) == .succeeded(id: "pi_1"))
-        #expect(HTTPPaymentGateway.outcome(.object(["id": "pi_1", "status": "requires_capture"])) == .succeeded(id: "pi_1"))
+        #expect(
+            HTTPPaymentGateway.outcome(.object(["id": "pi_1", "status": "requires_capture"])) == .succeeded(id: "pi_1"))
     }
 
-    @Test("checkout through the service with the http adapter: a retried request after injected faults makes one order and one charge")
+    @Test(
+        "checkout through the service with the http adapter: a retried request after injected faults makes one order and one charge"
+    )
     func checkoutThroughTheService() async throws {
         let provider = FakePaymentProvider()
         try await provider.serve { (url: String) async throws -> Void in
@@ -134,19 +154,22 @@ struct HTTPPaymentGatewayTests {
                     await provider.inject([.error500AfterWork, .hang])
                     let body = shop.checkoutJSON([("BOTTLE", 1, "usd")])
                     let app = env.fixture.tokens[.appService]!
-                    async let placing = client.call(.post, "/v1/checkout", token: app, json: body, headers: ["Idempotency-Key": "order-77"])
+                    async let placing = client.call(
+                        .post, "/v1/checkout", token: app, json: body, headers: ["Idempotency-Key": "order-77"])
                     await provider.waitUntilHeld()
                     timers.advance(by: .seconds(3))
                     let placed = try await placing
                     #expect(placed.status == 201, "\(placed.text)")
                     #expect(placed["status"] == "paid")
-                    let again = try await client.call(.post, "/v1/checkout", token: app, json: body, headers: ["Idempotency-Key": "order-77"])
+                    let again = try await client.call(
+                        .post, "/v1/checkout", token: app, json: body, headers: ["Idempotency-Key": "order-77"])
                     #expect(again["id"] == placed["id"])
                     #expect(await provider.intentCount == 1)
                     #expect(try await env.ownerScalar("SELECT count(*) FROM orders", as: Int.self) == 1)
                     // The provider down past every attempt: 503, the order reserved and waiting for its verdict.
                     await provider.inject(Array(repeating: .error500, count: 4))
-                    let down = try await client.call(.post, "/v1/checkout", token: app, json: body, headers: ["Idempotency-Key": "order-78"])
+                    let down = try await client.call(
+                        .post, "/v1/checkout", token: app, json: body, headers: ["Idempotency-Key": "order-78"])
                     #expect(down.status == 503)
                     #expect(down["code"] == "payment_provider_unavailable")
                     #expect(try await shop.stock("BOTTLE") == 8)
@@ -155,7 +178,8 @@ struct HTTPPaymentGatewayTests {
                             "SELECT o.status || '/' || p.status FROM orders o JOIN payments p ON p.order_id = o.id WHERE o.id <> '\(placed["id"] ?? "")'",
                             as: String.self) == "pending_payment/authorizing")
                     // Back: the same request completes that order, authorized once.
-                    let completed = try await client.call(.post, "/v1/checkout", token: app, json: body, headers: ["Idempotency-Key": "order-78"])
+                    let completed = try await client.call(
+                        .post, "/v1/checkout", token: app, json: body, headers: ["Idempotency-Key": "order-78"])
                     #expect(completed.status == 201, "\(completed.text)")
                     #expect(completed["status"] == "paid")
                     #expect(await provider.intentCount == 2)

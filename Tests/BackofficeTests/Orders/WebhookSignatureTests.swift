@@ -6,7 +6,9 @@ import Testing
 @testable import Backoffice
 
 extension PaymentWebhookTests {
-    @Test("a signature header with more than five v1 entries is refused even when one of them is right; five are accepted")
+    @Test(
+        "a signature header with more than five v1 entries is refused even when one of them is right; five are accepted"
+    )
     func atMostFiveSignatures() {
         let body = Array(#"{"id":"evt"}"#.utf8)
         let now = Date(timeIntervalSince1970: 1_767_225_600)
@@ -17,7 +19,8 @@ extension PaymentWebhookTests {
         #expect(WebhookSignature.verify(header: five, body: body, secrets: [secret], now: now))
         #expect(!WebhookSignature.verify(header: six, body: body, secrets: [secret], now: now))
         #expect(
-            !WebhookSignature.verify(header: five + String(repeating: ",", count: 500), body: body, secrets: [secret], now: now),
+            !WebhookSignature.verify(
+                header: five + String(repeating: ",", count: 500), body: body, secrets: [secret], now: now),
             "over 500 characters")
     }
 
@@ -40,11 +43,17 @@ extension PaymentWebhookTests {
         let body = Array(#"{"id":"evt"}"#.utf8)
         let now = Date(timeIntervalSince1970: 1_767_225_600)
         let header = WebhookSignature.header(body: body, secrets: ["whsec_a_secret_of_16+"], at: now)
-        #expect(WebhookSignature.verify(header: header, body: body, secrets: ["whsec_a_secret_of_16+"], now: now.addingTimeInterval(299)))
-        #expect(!WebhookSignature.verify(header: header, body: body, secrets: ["whsec_a_secret_of_16+"], now: now.addingTimeInterval(301)))
-        #expect(!WebhookSignature.verify(header: header, body: body + [0x20], secrets: ["whsec_a_secret_of_16+"], now: now))
+        #expect(
+            WebhookSignature.verify(
+                header: header, body: body, secrets: ["whsec_a_secret_of_16+"], now: now.addingTimeInterval(299)))
+        #expect(
+            !WebhookSignature.verify(
+                header: header, body: body, secrets: ["whsec_a_secret_of_16+"], now: now.addingTimeInterval(301)))
+        #expect(
+            !WebhookSignature.verify(header: header, body: body + [0x20], secrets: ["whsec_a_secret_of_16+"], now: now))
         #expect(!WebhookSignature.verify(header: header, body: body, secrets: ["whsec_another_secret__"], now: now))
-        #expect(!WebhookSignature.verify(header: "t=1767225600", body: body, secrets: ["whsec_a_secret_of_16+"], now: now))
+        #expect(
+            !WebhookSignature.verify(header: "t=1767225600", body: body, secrets: ["whsec_a_secret_of_16+"], now: now))
         #expect(!WebhookSignature.verify(header: "garbage", body: body, secrets: ["whsec_a_secret_of_16+"], now: now))
     }
 }

@@ -17,28 +17,36 @@ struct DatabaseLimitsTests {
             let customer = try await env.customer()
             let manager = env.fixture.tokens[.backendManager]!
             let account = {
-                try await env.ownerScalar("SELECT status || ' v' || version FROM customers WHERE id = '\(customer.id)'", as: String.self)
+                try await env.ownerScalar(
+                    "SELECT status || ' v' || version FROM customers WHERE id = '\(customer.id)'", as: String.self)
             }
             let events = { try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self) }
             let (accountBefore, eventsBefore) = (try await account(), try await events())
             var limits = PoolLimits.forTests
             limits.statementTimeout = .milliseconds(500)
             limits.leaseTimeout = .seconds(60)  // about the statement timeout: a loaded machine's slow first connect must not answer 503 first
-            try await Database.with(url: env.appURL, logger: testLogger, maximumConnections: 2, limits: limits) { database in
+            try await Database.with(url: env.appURL, logger: testLogger, maximumConnections: 2, limits: limits) {
+                database in
                 try await env.owner.withConnection(logger: testLogger) { holder in
                     // Another session holds the account's row lock for the whole request.
                     try await holder.query("BEGIN", logger: testLogger)
-                    try await holder.query("SELECT set_config('app.tenant_id', '\(unescaped: platformTenantID.text)', true)", logger: testLogger)
-                    try await holder.query("SELECT 1 FROM customers WHERE id = \(customer.id) FOR UPDATE", logger: testLogger)
+                    try await holder.query(
+                        "SELECT set_config('app.tenant_id', '\(unescaped: platformTenantID.text)', true)",
+                        logger: testLogger)
+                    try await holder.query(
+                        "SELECT 1 FROM customers WHERE id = \(customer.id) FOR UPDATE", logger: testLogger)
                     try await env.withApp(database: database) { client in
                         let start = ContinuousClock.now
                         let reply = try await client.call(
-                            .post, "/v1/customers/\(customer.id.text)/lock", token: manager, json: #"{"reason":"stuck"}"#)
+                            .post, "/v1/customers/\(customer.id.text)/lock", token: manager,
+                            json: #"{"reason":"stuck"}"#)
                         #expect(reply.status == 503)
                         #expect(reply["code"] == "statement_timeout")
                         #expect(reply.headers[.retryAfter] == "2")
                         // Without the timeout it would wait for the lock, held until this block ends: forever.
-                        #expect(ContinuousClock.now - start < .seconds(10), "answered after the 0.5 s statement timeout (slack for a loaded machine)")
+                        #expect(
+                            ContinuousClock.now - start < .seconds(10),
+                            "answered after the 0.5 s statement timeout (slack for a loaded machine)")
                         for _ in 0..<4 {  // more requests than the pool has connections: none was left behind
                             #expect(try await client.call(.get, "/v1/customers?limit=1", token: manager).status == 200)
                         }
@@ -46,8 +54,12 @@ struct DatabaseLimitsTests {
                     try await holder.query("ROLLBACK", logger: testLogger)
                 }
             }
-            #expect(try await env.ownerScalar("SELECT status FROM customers WHERE id = '\(customer.id)'", as: String.self) == "active")
-            #expect(try await env.ownerScalar("SELECT count(*) FROM audit_events WHERE action = 'accounts.lock'", as: Int.self) == 0)
+            #expect(
+                try await env.ownerScalar("SELECT status FROM customers WHERE id = '\(customer.id)'", as: String.self)
+                    == "active")
+            #expect(
+                try await env.ownerScalar(
+                    "SELECT count(*) FROM audit_events WHERE action = 'accounts.lock'", as: Int.self) == 0)
             #expect(try await account() == accountBefore, "the account's status and version are unchanged")
             #expect(try await events() == eventsBefore, "nothing audited")
         }
@@ -82,12 +94,14 @@ struct DatabaseLimitsTests {
             let customer = try await env.customer()
             let manager = env.fixture.tokens[.backendManager]!
             let account = {
-                try await env.ownerScalar("SELECT status || ' v' || version FROM customers WHERE id = '\(customer.id)'", as: String.self)
+                try await env.ownerScalar(
+                    "SELECT status || ' v' || version FROM customers WHERE id = '\(customer.id)'", as: String.self)
             }
             let events = { try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self) }
             let (accountBefore, eventsBefore) = (try await account(), try await events())
             try await Self.withPoolHeld(env) { client, timers in
-                async let reply = client.call(.post, "/v1/customers/\(customer.id.text)/lock", token: manager, json: #"{"reason":"late"}"#)
+                async let reply = client.call(
+                    .post, "/v1/customers/\(customer.id.text)/lock", token: manager, json: #"{"reason":"late"}"#)
                 await timers.waitUntilScheduled(2)
                 timers.advance(by: .seconds(1))
                 let refused = try await reply
@@ -99,14 +113,20 @@ struct DatabaseLimitsTests {
                 let read = try await client.call(.get, "/v1/customers?limit=1", token: manager)
                 #expect(read.status == 200)
             }
-            #expect(try await env.ownerScalar("SELECT status FROM customers WHERE id = '\(customer.id)'", as: String.self) == "active")
-            #expect(try await env.ownerScalar("SELECT count(*) FROM audit_events WHERE action = 'accounts.lock'", as: Int.self) == 0)
+            #expect(
+                try await env.ownerScalar("SELECT status FROM customers WHERE id = '\(customer.id)'", as: String.self)
+                    == "active")
+            #expect(
+                try await env.ownerScalar(
+                    "SELECT count(*) FROM audit_events WHERE action = 'accounts.lock'", as: Int.self) == 0)
             #expect(try await account() == accountBefore, "the account's status and version are unchanged")
             #expect(try await events() == eventsBefore, "nothing audited")
         }
     }
 
-    @Test("a request answered 503 by its deadline never commits afterwards: a write its work makes after the answer is rolled back")
+    @Test(
+        "a request answered 503 by its deadline never commits afterwards: a write its work makes after the answer is rolled back"
+    )
     func answeredRequestNeverCommits() async throws {
         try await TestEnvironment.with { env in
             let token = env.fixture.tokens[.platformAdmin]!
@@ -115,7 +135,8 @@ struct DatabaseLimitsTests {
             let (started, start) = AsyncStream<Void>.makeStream()
             let answered = Latch()
             async let answer: Void = RequestDeadline.run(within: .milliseconds(500), timers: timers) {
-                try await env.database.requestTransaction(tokenHash: TokenSecret(value: token).hash) { principal, transaction in
+                try await env.database.requestTransaction(tokenHash: TokenSecret(value: token).hash) {
+                    principal, transaction in
                     // A use case that outlives its deadline: it writes only once the request has its 503.
                     start.yield()
                     await answered.wait()
@@ -124,7 +145,8 @@ struct DatabaseLimitsTests {
                     let connection = transaction.connection
                     _ = try await Task.detached {
                         try await connection.query(
-                            "INSERT INTO tenants (id, slug, name) VALUES (gen_random_uuid(), 'late-shop', 'Late')", logger: testLogger)
+                            "INSERT INTO tenants (id, slug, name) VALUES (gen_random_uuid(), 'late-shop', 'Late')",
+                            logger: testLogger)
                     }.value
                     wrote.open()
                     return ((), commit: true)
@@ -141,16 +163,21 @@ struct DatabaseLimitsTests {
             let served = try await env.database.transaction(for: env.fixture.principals[.platformAdmin]!) { _ in 1 }
             #expect(served == 1, "the pool serves on")
             await wrote.wait()  // the late write was made
-            #expect(try await env.ownerScalar("SELECT count(*) FROM tenants WHERE slug = 'late-shop'", as: Int.self) == 0, "never committed")
+            #expect(
+                try await env.ownerScalar("SELECT count(*) FROM tenants WHERE slug = 'late-shop'", as: Int.self) == 0,
+                "never committed")
         }
     }
 
-    @Test("inside a request's work, a connection that comes after the lease timed out runs nothing: the request was answered 503 already")
+    @Test(
+        "inside a request's work, a connection that comes after the lease timed out runs nothing: the request was answered 503 already"
+    )
     func lateLeaseRunsNothing() async throws {
         try await TestEnvironment.with { env in
             let admin = env.fixture.partners[0].admin
             let timers = ManualTimers()
-            try await Database.with(url: env.appURL, logger: testLogger, maximumConnections: 1, limits: .forTests) { database in
+            try await Database.with(url: env.appURL, logger: testLogger, maximumConnections: 1, limits: .forTests) {
+                database in
                 _ = try await database.transaction(for: admin) { _ in 1 }  // the one connection is open
                 // A request's work that records its expiry but, unlike the real one, is not
                 // cancelled by it: the lease stays queued and its connection comes once freed.
@@ -187,7 +214,8 @@ struct DatabaseLimitsTests {
             limits.timers = timers
             let replicaLimits = limits
             // A "replica" of one connection to the same database, marked up: only its lease matters here.
-            let replicaClient = PostgresClient(configuration: env.appURL.clientConfiguration(limits), backgroundLogger: testLogger)
+            let replicaClient = PostgresClient(
+                configuration: env.appURL.clientConfiguration(limits), backgroundLogger: testLogger)
             let replica = ReadReplica(client: replicaClient, leaseTimeout: .milliseconds(300), logger: testLogger)
             replica.mark(up: true, replayed: LSN(100), lagBytes: 0, lagSeconds: 0)
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -195,7 +223,8 @@ struct DatabaseLimitsTests {
                 defer { group.cancelAll() }
                 try await replicaClient.withConnection { _ in }  // its one connection is open
                 try await Database.with(url: env.appURL, logger: testLogger, limits: .forTests) { primary in
-                    let database = Database(client: primary.client, logger: testLogger, limits: replicaLimits, replica: replica)
+                    let database = Database(
+                        client: primary.client, logger: testLogger, limits: replicaLimits, replica: replica)
                     let (held, signal) = AsyncStream<Void>.makeStream()
                     let release = Latch()
                     async let holding: Void = replicaClient.withConnection { _ in
@@ -204,7 +233,9 @@ struct DatabaseLimitsTests {
                     }
                     for await _ in held { break }
                     async let read = RequestDeadline.run(within: .seconds(20), timers: timers) {
-                        try await database.readSession(tokenHash: hash, lagTolerant: true) { principal, _ in principal?.role }
+                        try await database.readSession(tokenHash: hash, lagTolerant: true) { principal, _ in
+                            principal?.role
+                        }
                     }
                     await timers.waitUntilScheduled(2)  // the deadline and the replica's lease
                     timers.advance(by: .milliseconds(300))
@@ -261,7 +292,8 @@ struct DatabaseLimitsTests {
         limits.timers = timers
         let manager = env.fixture.tokens[.backendManager]!
         let admin = env.fixture.partners[0].admin
-        try await Database.with(url: env.appURL, logger: testLogger, maximumConnections: 1, limits: limits) { database in
+        try await Database.with(url: env.appURL, logger: testLogger, maximumConnections: 1, limits: limits) {
+            database in
             try await env.withApp(database: database) { client in
                 #expect(try await client.call(.get, "/v1/customers?limit=1", token: manager).status == 200)  // the one connection opened
                 try await holdingTheConnection(of: database, as: admin) { try await during(client, timers) }
@@ -270,7 +302,9 @@ struct DatabaseLimitsTests {
         }
     }
 
-    @Test("outside a request (a background service, the CLI) a lease that times out throws unavailable and leaves the caller's task running")
+    @Test(
+        "outside a request (a background service, the CLI) a lease that times out throws unavailable and leaves the caller's task running"
+    )
     func leaseTimeoutOutsideARequest() async throws {
         try await TestEnvironment.with { env in
             let timers = ManualTimers()
@@ -278,10 +312,13 @@ struct DatabaseLimitsTests {
             limits.leaseTimeout = .seconds(1)
             limits.timers = timers
             let admin = env.fixture.partners[0].admin
-            try await Database.with(url: env.appURL, logger: testLogger, maximumConnections: 1, limits: limits) { database in
+            try await Database.with(url: env.appURL, logger: testLogger, maximumConnections: 1, limits: limits) {
+                database in
                 #expect(try await database.transaction(for: admin) { _ in 1 } == 1)  // the one connection opened
                 try await Self.holdingTheConnection(of: database, as: admin) {
-                    async let refused: Void = database.transaction(for: admin) { _ in Issue.record("ran without a connection") }
+                    async let refused: Void = database.transaction(for: admin) { _ in
+                        Issue.record("ran without a connection")
+                    }
                     await timers.waitUntilScheduled()
                     timers.advance(by: .seconds(1))
                     do {

@@ -7,7 +7,9 @@ import Testing
 
 @Suite("Defence in depth in PostgreSQL, retention, and the rules nobody may break")
 struct DatabaseSecurityTests {
-    @Test("the service role can neither insert an audit event, rewind a chain head, nor append for a tenant it does not act for")
+    @Test(
+        "the service role can neither insert an audit event, rewind a chain head, nor append for a tenant it does not act for"
+    )
     func auditIsNotWritableByTheServiceRole() async throws {
         try await TestEnvironment.with { env in
             _ = try await env.customer()
@@ -24,17 +26,20 @@ struct DatabaseSecurityTests {
             let rewind = await env.asService(platform, "UPDATE audit_chain_heads SET seq = 0")
             #expect(rewind?.status == 403)
             let heads = await env.asService(
-                platform, "INSERT INTO audit_chain_heads (tenant_id, chain, seq, hash) VALUES (gen_random_uuid(), 'x', 1, '')")
+                platform,
+                "INSERT INTO audit_chain_heads (tenant_id, chain, seq, hash) VALUES (gen_random_uuid(), 'x', 1, '')")
             #expect(heads?.status == 403)
             let partner = env.fixture.partners[0].admin
             let otherTenant = env.fixture.partners[1].tenantID.uuidString.lowercased()
             let foreign = await env.asService(
                 partner,
-                "SELECT audit_append('\(otherTenant)', NULL, 'partner_admin', 'x', 'x', 'x', 'forged', NULL, NULL, NULL, NULL, 'x', NULL)")
+                "SELECT audit_append('\(otherTenant)', NULL, 'partner_admin', 'x', 'x', 'x', 'forged', NULL, NULL, NULL, NULL, 'x', NULL)"
+            )
             #expect(foreign?.status == 403, "a partner's transaction cannot append to another tenant's chain")
             #expect(try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self) == before)
             let definer = try await env.ownerScalar(
-                "SELECT prosecdef AND proconfig::text LIKE '%search_path%' FROM pg_proc WHERE proname = 'audit_append'", as: Bool.self)
+                "SELECT prosecdef AND proconfig::text LIKE '%search_path%' FROM pg_proc WHERE proname = 'audit_append'",
+                as: Bool.self)
             #expect(definer == true, "audit_append is SECURITY DEFINER with a pinned search_path")
         }
     }
@@ -57,14 +62,21 @@ struct DatabaseSecurityTests {
                     return try await customersSeen(session.connection)
                 }
                 #expect(seenByManager >= 1)
-                let seenByPartner = try await database.readSession(tokenHash: partner) { _, session in try await customersSeen(session.connection) }
+                let seenByPartner = try await database.readSession(tokenHash: partner) { _, session in
+                    try await customersSeen(session.connection)
+                }
                 #expect(seenByPartner == 0, "a partner's read session after a manager's sees no platform customer")
-                let refused = try await database.readSession(tokenHash: TokenSecret.generate().hash) { principal, session in
+                let refused = try await database.readSession(tokenHash: TokenSecret.generate().hash) {
+                    principal, session in
                     (principal == nil, try await customersSeen(session.connection))
                 }
-                #expect(refused == (true, 0), "a refused token's session acts for nobody, whoever used the connection before")
+                #expect(
+                    refused == (true, 0),
+                    "a refused token's session acts for nobody, whoever used the connection before")
                 func planMode(_ connection: PostgresConnection) async throws -> String {
-                    for try await mode in try await connection.query("SHOW plan_cache_mode", logger: testLogger).decode(String.self) { return mode }
+                    for try await mode in try await connection.query("SHOW plan_cache_mode", logger: testLogger).decode(
+                        String.self)
+                    { return mode }
                     return "none"
                 }
                 let generic = try await database.readSession(tokenHash: manager, plans: .generic) { _, session in
@@ -72,21 +84,33 @@ struct DatabaseSecurityTests {
                 }
                 #expect(generic == "force_generic_plan")
                 let partnerPrincipal = env.fixture.partners[0].admin
-                let inTransaction = try await database.transaction(for: partnerPrincipal) { (try await customersSeen($0), try await planMode($0)) }
+                let inTransaction = try await database.transaction(for: partnerPrincipal) {
+                    (try await customersSeen($0), try await planMode($0))
+                }
                 #expect(inTransaction.0 == 0, "a transaction acts for its own principal, not the session's last one")
-                #expect(inTransaction.1 == "auto", "a transaction plans as PostgreSQL chooses, whatever plans the session before it used")
+                #expect(
+                    inTransaction.1 == "auto",
+                    "a transaction plans as PostgreSQL chooses, whatever plans the session before it used")
                 _ = try await database.readSession(tokenHash: manager, plans: .generic) { _, _ in 0 }
-                let afterGeneric = try await database.readSession(tokenHash: partner) { _, session in try await planMode(session.connection) }
-                #expect(afterGeneric == "auto", "a read session plans as it asks, not as the connection's previous session did")
+                let afterGeneric = try await database.readSession(tokenHash: partner) { _, session in
+                    try await planMode(session.connection)
+                }
+                #expect(
+                    afterGeneric == "auto",
+                    "a read session plans as it asks, not as the connection's previous session did")
                 try await database.readSession(tokenHash: manager) { principal, session in
                     let context = OperationContext(
-                        principal: try #require(principal), requestID: "read-only", sourceIP: nil, policies: env.policies, transaction: session)
+                        principal: try #require(principal), requestID: "read-only", sourceIP: nil,
+                        policies: env.policies, transaction: session)
                     await #expect(throws: DomainError.self, "a change cannot run in a read session") {
-                        _ = try await database.run(LockAccount(customerID: customer.id, reason: "from a GET"), context: context)
+                        _ = try await database.run(
+                            LockAccount(customerID: customer.id, reason: "from a GET"), context: context)
                     }
                 }
             }
-            #expect(try await env.ownerScalar("SELECT status FROM customers WHERE id = '\(customer.id)'", as: String.self) == "active")
+            #expect(
+                try await env.ownerScalar("SELECT status FROM customers WHERE id = '\(customer.id)'", as: String.self)
+                    == "active")
         }
     }
 
@@ -112,7 +136,8 @@ struct DatabaseSecurityTests {
         try await TestEnvironment.with { env in
             let customer = try await env.customer()
             let manager = env.fixture.principals[.backendManager]!
-            _ = try await env.database.run(LockAccount(customerID: customer.id, reason: "Chargeback"), context: env.context(.backendManager))
+            _ = try await env.database.run(
+                LockAccount(customerID: customer.id, reason: "Chargeback"), context: env.context(.backendManager))
             let recorded = try await env.ownerScalar(
                 "SELECT token_id FROM audit_events WHERE action = 'accounts.lock' AND target_id = '\(customer.id.uuidString.lowercased())'",
                 as: UUID.self)
@@ -124,7 +149,8 @@ struct DatabaseSecurityTests {
                 let event = try page.decode(Components.Schemas.AuditEventPage.self).items.first
                 #expect(event?.tokenId == manager.tokenID?.uuidString.lowercased())
             }
-            let verified = try await AuditLog(database: env.database).verify(checkpoint: [], context: env.context(.auditor))
+            let verified = try await AuditLog(database: env.database).verify(
+                checkpoint: [], context: env.context(.auditor))
             #expect(verified.failure == nil, "token_id is part of the hashed bytes and still verifies")
             let canonical = try await env.ownerScalar(
                 "SELECT convert_from(canonical, 'UTF8') FROM audit_events WHERE action = 'accounts.lock' AND target_id = '\(customer.id.uuidString.lowercased())'",
@@ -143,22 +169,31 @@ struct DatabaseSecurityTests {
                 let id = customer.id.uuidString.lowercased()
                 for key in ["old-key", "fresh-key"] {
                     let reply = try await client.call(
-                        .post, "/v1/customers/\(id)/login-attempts", token: app, json: #"{"succeeded":true}"#, headers: ["Idempotency-Key": key])
+                        .post, "/v1/customers/\(id)/login-attempts", token: app, json: #"{"succeeded":true}"#,
+                        headers: ["Idempotency-Key": key])
                     #expect(reply.status == 200)
                 }
-                try await env.asOwner("UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE key = 'old-key'")
                 try await env.asOwner(
-                    "UPDATE login_attempts SET occurred_at = now() - interval '91 days' WHERE id = (SELECT min(id) FROM login_attempts)")
-                let dry = try await client.call(.post, "/v1/maintenance/purge", token: manager, json: #"{"dry_run":true}"#)
+                    "UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE key = 'old-key'")
+                try await env.asOwner(
+                    "UPDATE login_attempts SET occurred_at = now() - interval '91 days' WHERE id = (SELECT min(id) FROM login_attempts)"
+                )
+                let dry = try await client.call(
+                    .post, "/v1/maintenance/purge", token: manager, json: #"{"dry_run":true}"#)
                 #expect(dry.status == 200)
                 #expect(dry.json["idempotency_keys"] as? Int == 1)
                 #expect(dry.json["login_attempts"] as? Int == 1)
-                #expect(try await env.ownerScalar("SELECT count(*) FROM idempotency_keys", as: Int.self) == 2, "a dry run deletes nothing")
-                let real = try await client.call(.post, "/v1/maintenance/purge", token: manager, json: #"{"dry_run":false}"#)
+                #expect(
+                    try await env.ownerScalar("SELECT count(*) FROM idempotency_keys", as: Int.self) == 2,
+                    "a dry run deletes nothing")
+                let real = try await client.call(
+                    .post, "/v1/maintenance/purge", token: manager, json: #"{"dry_run":false}"#)
                 #expect(real.status == 200)
                 #expect(real.json["idempotency_keys"] as? Int == 1)
             }
-            #expect(try await env.ownerScalar("SELECT string_agg(key, ',') FROM idempotency_keys", as: String.self) == "fresh-key")
+            #expect(
+                try await env.ownerScalar("SELECT string_agg(key, ',') FROM idempotency_keys", as: String.self)
+                    == "fresh-key")
             #expect(try await env.ownerScalar("SELECT count(*) FROM login_attempts", as: Int.self) == 1)
             let audited = try await env.ownerScalar(
                 "SELECT string_agg(target_id, ',' ORDER BY target_id) FROM audit_events WHERE action = 'accounts.purge' AND target_type = 'retention'",
@@ -172,15 +207,26 @@ struct DatabaseSecurityTests {
         try await TestEnvironment.with { env in
             let customer = try await env.customer()
             let app = env.context(.appService)
-            for _ in 0..<3 { _ = try await env.database.run(ReportLoginAttempt(customerID: customer.id, succeeded: false), context: app) }
+            for _ in 0..<3 {
+                _ = try await env.database.run(
+                    ReportLoginAttempt(customerID: customer.id, succeeded: false), context: app)
+            }
             let id = customer.id.uuidString.lowercased()
-            let events = try await env.ownerScalar("SELECT count(*) FROM audit_events WHERE target_id = '\(id)'", as: Int.self)
+            let events = try await env.ownerScalar(
+                "SELECT count(*) FROM audit_events WHERE target_id = '\(id)'", as: Int.self)
             var after = customer
-            for _ in 0..<20 { after = try await env.database.run(ReportLoginAttempt(customerID: customer.id, succeeded: false), context: app) }
+            for _ in 0..<20 {
+                after = try await env.database.run(
+                    ReportLoginAttempt(customerID: customer.id, succeeded: false), context: app)
+            }
             #expect(after.status == .locked)
             #expect(after.failedLogins == 3)
-            #expect(try await env.ownerScalar("SELECT count(*) FROM audit_events WHERE target_id = '\(id)'", as: Int.self) == events)
-            #expect(try await env.ownerScalar("SELECT count(*) FROM login_attempts WHERE customer_id = '\(id)'", as: Int.self) == 23)
+            #expect(
+                try await env.ownerScalar("SELECT count(*) FROM audit_events WHERE target_id = '\(id)'", as: Int.self)
+                    == events)
+            #expect(
+                try await env.ownerScalar(
+                    "SELECT count(*) FROM login_attempts WHERE customer_id = '\(id)'", as: Int.self) == 23)
         }
     }
 
@@ -190,17 +236,21 @@ struct DatabaseSecurityTests {
             let partner = env.fixture.partners[0]
             let adminID = partner.admin.operatorID!.uuidString.lowercased()
             try await env.withApp { client in
-                let itself = try await client.call(.post, "/v1/operators/\(adminID)/disable", token: partner.adminToken, json: #"{"reason":"oops"}"#)
+                let itself = try await client.call(
+                    .post, "/v1/operators/\(adminID)/disable", token: partner.adminToken, json: #"{"reason":"oops"}"#)
                 #expect(itself.status == 409)
                 #expect(itself["code"] == "cannot_disable_self")
                 let platformAdmin = env.fixture.tokens[.platformAdmin]!
-                let last = try await client.call(.post, "/v1/operators/\(adminID)/disable", token: platformAdmin, json: #"{"reason":"offboarding"}"#)
+                let last = try await client.call(
+                    .post, "/v1/operators/\(adminID)/disable", token: platformAdmin, json: #"{"reason":"offboarding"}"#)
                 #expect(last.status == 409)
                 #expect(last["code"] == "last_admin")
                 let second = try await client.call(
-                    .post, "/v1/operators", token: partner.adminToken, json: #"{"email":"second@\#(partner.slug).example","role":"partner_admin"}"#)
+                    .post, "/v1/operators", token: partner.adminToken,
+                    json: #"{"email":"second@\#(partner.slug).example","role":"partner_admin"}"#)
                 #expect(second.status == 201)
-                let now = try await client.call(.post, "/v1/operators/\(adminID)/disable", token: platformAdmin, json: #"{"reason":"offboarding"}"#)
+                let now = try await client.call(
+                    .post, "/v1/operators/\(adminID)/disable", token: platformAdmin, json: #"{"reason":"offboarding"}"#)
                 #expect(now.status == 200, "with another admin left, it may go")
             }
             let active = try await env.ownerScalar(
@@ -217,7 +267,8 @@ struct DatabaseSecurityTests {
             try await env.asOwner("ALTER TABLE customers DROP CONSTRAINT customers_status_check")
             try await env.asOwner("UPDATE customers SET status = 'suspended' WHERE id = '\(customer.id)'")
             await #expect(throws: UnknownValue.self) {
-                _ = try await env.database.read(GetCustomerAccount(id: customer.id), context: env.context(.backendManager))
+                _ = try await env.database.read(
+                    GetCustomerAccount(id: customer.id), context: env.context(.backendManager))
             }
             #expect(throws: UnknownValue.self) { try Role(known: "janitor") }
             #expect(try Role(known: "auditor") == .auditor)
@@ -230,7 +281,8 @@ struct DatabaseSecurityTests {
             let operatorID = env.fixture.principals[.auditor]!.operatorID!.uuidString.lowercased()
             try await env.withApp { client in
                 let reply = try await client.call(
-                    .post, "/v1/tokens", token: env.fixture.tokens[.platformAdmin]!, json: #"{"operator_id":"\#(operatorID)"}"#)
+                    .post, "/v1/tokens", token: env.fixture.tokens[.platformAdmin]!,
+                    json: #"{"operator_id":"\#(operatorID)"}"#)
                 #expect(reply.status == 201)
                 #expect(reply.headers[.cacheControl] == "no-store")
             }
@@ -240,7 +292,9 @@ struct DatabaseSecurityTests {
 
 /// The integer the first row of `sql` holds.
 func firstInt(_ sql: String, on connection: PostgresConnection) async throws -> Int {
-    for try await value in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: testLogger).decode(Int.self) { return value }
+    for try await value in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: testLogger).decode(
+        Int.self)
+    { return value }
     return 0
 }
 
@@ -251,7 +305,8 @@ struct DatabaseErrorTests {
         try await TestEnvironment.with { env in
             let principal = env.fixture.principals[.platformAdmin]!
             for state in ["deadlock_detected", "serialization_failure"] {
-                let problem = await env.asService(principal, "DO $$ BEGIN RAISE EXCEPTION 'simulated' USING ERRCODE = '\(state)'; END $$")
+                let problem = await env.asService(
+                    principal, "DO $$ BEGIN RAISE EXCEPTION 'simulated' USING ERRCODE = '\(state)'; END $$")
                 #expect(problem?.status == 503, "\(state)")
                 #expect(problem?.code == "transaction_conflict", "\(state)")
             }

@@ -7,7 +7,9 @@ import Testing
 
 @Suite("The edge: authentication limits, hostile input, request ids")
 struct EdgeSecurityTests {
-    @Test("30 bad tokens from one address: 401 with WWW-Authenticate up to the limit, then 429 with Retry-After; other addresses unaffected")
+    @Test(
+        "30 bad tokens from one address: 401 with WWW-Authenticate up to the limit, then 429 with Retry-After; other addresses unaffected"
+    )
     func failedAuthenticationIsRateLimited() async throws {
         try await TestEnvironment.with { env in
             let limit = env.policies.security.failedAuthenticationLimit
@@ -16,7 +18,8 @@ struct EdgeSecurityTests {
                 let attacker = ["X-Forwarded-For": "203.0.113.7"]
                 var statuses: [Int] = []
                 for attempt in 0..<30 {
-                    let reply = try await client.call(.get, "/v1/customers", token: "bo_guess\(attempt)", headers: attacker)
+                    let reply = try await client.call(
+                        .get, "/v1/customers", token: "bo_guess\(attempt)", headers: attacker)
                     statuses.append(reply.status)
                     if reply.status == 401 { #expect(reply.headers[.wwwAuthenticate]?.hasPrefix("Bearer") == true) }
                     if reply.status == 429 {
@@ -26,10 +29,14 @@ struct EdgeSecurityTests {
                 }
                 #expect(statuses == Array(repeating: 401, count: limit) + Array(repeating: 429, count: 30 - limit))
                 let manager = env.fixture.tokens[.backendManager]!
-                let elsewhere = try await client.call(.get, "/v1/customers", token: manager, headers: ["X-Forwarded-For": "198.51.100.2"])
+                let elsewhere = try await client.call(
+                    .get, "/v1/customers", token: manager, headers: ["X-Forwarded-For": "198.51.100.2"])
                 #expect(elsewhere.status == 200, "another address is not affected")
-                let unknown = try await client.call(.get, "/v1/customers", token: env.fixture.tokens[.auditor]!, headers: attacker)
-                #expect(unknown.status == 429, "a token that has not authenticated lately is refused without a lookup, until the window passes")
+                let unknown = try await client.call(
+                    .get, "/v1/customers", token: env.fixture.tokens[.auditor]!, headers: attacker)
+                #expect(
+                    unknown.status == 429,
+                    "a token that has not authenticated lately is refused without a lookup, until the window passes")
                 let metrics = try await client.call(.get, "/metrics", token: nil)
                 #expect(metrics.text.contains("backoffice_authentication_rate_limited_total"))
                 #expect(metrics.text.contains("backoffice_authentication_failures_total"))
@@ -49,18 +56,24 @@ struct EdgeSecurityTests {
                 #expect(try await client.call(.get, "/v1/catalog", token: app, headers: host).status == 200)
                 #expect(try await client.call(.get, "/v1/customers", token: manager, headers: host).status == 200)
                 for attempt in 0..<(limit + 10) {
-                    _ = try await client.call(.get, "/v1/customers", token: "bo_wrong_script_token_\(attempt)", headers: host)
+                    _ = try await client.call(
+                        .get, "/v1/customers", token: "bo_wrong_script_token_\(attempt)", headers: host)
                 }
                 let bad = try await client.call(.get, "/v1/customers", token: "bo_wrong_script_token", headers: host)
                 #expect(bad.status == 429, "the failing script is throttled")
                 for _ in 0..<5 {
-                    #expect(try await client.call(.get, "/v1/catalog", token: app, headers: host).status == 200, "the app backend still works")
-                    #expect(try await client.call(.get, "/v1/customers", token: manager, headers: host).status == 200, "and so does the manager")
+                    #expect(
+                        try await client.call(.get, "/v1/catalog", token: app, headers: host).status == 200,
+                        "the app backend still works")
+                    #expect(
+                        try await client.call(.get, "/v1/customers", token: manager, headers: host).status == 200,
+                        "and so does the manager")
                 }
                 #expect(
                     try await client.call(
                         .post, "/v1/customers", token: app,
-                        json: #"{"id":"\#(UUID().uuidString.lowercased())","email":"host@example.com","display_name":"H"}"#,
+                        json:
+                            #"{"id":"\#(UUID().uuidString.lowercased())","email":"host@example.com","display_name":"H"}"#,
                         headers: host
                     ).status == 201, "changes too")
             }
@@ -105,7 +118,8 @@ struct EdgeSecurityTests {
             try await env.withApp { client in
                 let account = {
                     try await env.ownerScalar(
-                        "SELECT status || ' v' || version FROM customers WHERE id = '\(customer.id.uuidString.lowercased())'", as: String.self)
+                        "SELECT status || ' v' || version FROM customers WHERE id = '\(customer.id.uuidString.lowercased())'",
+                        as: String.self)
                 }
                 let events = { try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self) }
                 let (accountBefore, eventsBefore) = (try await account(), try await events())
@@ -114,7 +128,8 @@ struct EdgeSecurityTests {
                 #expect(query["code"] == "validation_failed")
                 #expect(query.text.contains("\"field\":\"email_prefix\""))
                 let body = try await client.call(
-                    .post, "/v1/customers/\(customer.id.uuidString.lowercased())/lock", token: manager, json: #"{"reason":"a\u0000b"}"#)
+                    .post, "/v1/customers/\(customer.id.uuidString.lowercased())/lock", token: manager,
+                    json: #"{"reason":"a\u0000b"}"#)
                 #expect(body.status == 422)
                 #expect(body.text.contains("\"field\":\"reason\""))
                 #expect(try await account() == accountBefore, "the account's status and version are unchanged")
@@ -125,7 +140,8 @@ struct EdgeSecurityTests {
                 #expect(escaped.status == 200, "an escaped backslash before u0000 is not a NUL")
             }
             let locks = try await env.ownerScalar(
-                "SELECT count(*) FROM account_locks WHERE customer_id = '\(customer.id.uuidString.lowercased())'", as: Int.self)
+                "SELECT count(*) FROM account_locks WHERE customer_id = '\(customer.id.uuidString.lowercased())'",
+                as: Int.self)
             #expect(locks == 1, "only the valid request changed anything")
         }
     }
@@ -140,7 +156,8 @@ struct EdgeSecurityTests {
             try await env.withApp { client in
                 let id = UUID().uuidString.lowercased()
                 let reply = try await client.call(
-                    .post, "/v1/customers", token: appService, json: #"{"id":"\#(id)","email":"x@example.com","display_name":"\#(name)"}"#)
+                    .post, "/v1/customers", token: appService,
+                    json: #"{"id":"\#(id)","email":"x@example.com","display_name":"\#(name)"}"#)
                 #expect(reply.status == 422)
                 #expect(reply.text.contains("\"field\":\"display_name\""))
                 #expect(reply.text.contains("too_long"))
@@ -148,14 +165,17 @@ struct EdgeSecurityTests {
         }
     }
 
-    @Test("a body is read only from a caller that may send it: no token, or a bulk upload whose token does not authenticate, is 401 before the body")
+    @Test(
+        "a body is read only from a caller that may send it: no token, or a bulk upload whose token does not authenticate, is 401 before the body"
+    )
     func bodiesAfterAuthentication() async throws {
         try await TestEnvironment.with { env in
             try await env.withApp(trustedProxies: []) { client in
                 let port = try #require(client.port)
                 let unknown = TokenSecret.generate().value
                 for (path, authorization, length) in [
-                    ("/v1/goods/import", "Authorization: Bearer \(unknown)\r\n", 30_000_000), ("/v1/customers", "", 500_000),
+                    ("/v1/goods/import", "Authorization: Bearer \(unknown)\r\n", 30_000_000),
+                    ("/v1/customers", "", 500_000),
                 ] {
                     // Headers announcing a large body, and no body: a server that reads it first never answers.
                     let head =
@@ -186,7 +206,9 @@ struct EdgeSecurityTests {
 
                     """.utf8)
                 let chunk = [UInt8](repeating: UInt8(ascii: " "), count: 64 * 1024)
-                for _ in 0..<20 { request += Array("\(String(chunk.count, radix: 16))\r\n".utf8) + chunk + Array("\r\n".utf8) }
+                for _ in 0..<20 {
+                    request += Array("\(String(chunk.count, radix: 16))\r\n".utf8) + chunk + Array("\r\n".utf8)
+                }
                 request += Array("0\r\n\r\n".utf8)
                 let whole = request
                 let answer = try await offThePool { try rawHTTP(port: port, whole) }
@@ -201,10 +223,14 @@ struct EdgeSecurityTests {
         try await TestEnvironment.with { env in
             let manager = env.fixture.tokens[.backendManager]!
             try await env.withApp { client in
-                let good = try await client.call(.get, "/v1/customers", token: manager, headers: ["X-Request-Id": "ops-script:run.42_a"])
+                let good = try await client.call(
+                    .get, "/v1/customers", token: manager, headers: ["X-Request-Id": "ops-script:run.42_a"])
                 #expect(good.headers[.xRequestIDName] == "ops-script:run.42_a")
-                for hostile in ["<script>alert(1)</script>", "a b", String(repeating: "a", count: 129), "id;DROP TABLE x"] {
-                    let reply = try await client.call(.get, "/v1/customers", token: manager, headers: ["X-Request-Id": hostile])
+                for hostile in [
+                    "<script>alert(1)</script>", "a b", String(repeating: "a", count: 129), "id;DROP TABLE x",
+                ] {
+                    let reply = try await client.call(
+                        .get, "/v1/customers", token: manager, headers: ["X-Request-Id": hostile])
                     #expect(reply.status == 200)
                     #expect(reply.headers[.xRequestIDName] != hostile)
                     #expect(UUID(uuidString: reply.headers[.xRequestIDName] ?? "") != nil, "replaced by a generated id")

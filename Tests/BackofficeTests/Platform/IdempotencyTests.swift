@@ -12,21 +12,25 @@ struct IdempotencyTests {
             let token = env.fixture.tokens[.backendManager]!
             try await env.withApp { client in
                 let first = try await client.call(
-                    .post, "/v1/customers/\(customer.id)/lock", token: token, json: #"{"reason":"once"}"#, headers: ["Idempotency-Key": "lock-1"])
+                    .post, "/v1/customers/\(customer.id)/lock", token: token, json: #"{"reason":"once"}"#,
+                    headers: ["Idempotency-Key": "lock-1"])
                 let second = try await client.call(
-                    .post, "/v1/customers/\(customer.id)/lock", token: token, json: #"{"reason":"once"}"#, headers: ["Idempotency-Key": "lock-1"])
+                    .post, "/v1/customers/\(customer.id)/lock", token: token, json: #"{"reason":"once"}"#,
+                    headers: ["Idempotency-Key": "lock-1"])
                 #expect(first.status == 200)
                 #expect(second.status == 200)
                 #expect(second.text == first.text, "byte-identical body")
                 #expect(second.headers[.init("ETag")!] == first.headers[.init("ETag")!])
                 let other = try await client.call(
-                    .post, "/v1/customers/\(customer.id)/lock", token: token, json: #"{"reason":"different"}"#, headers: ["Idempotency-Key": "lock-1"]
+                    .post, "/v1/customers/\(customer.id)/lock", token: token, json: #"{"reason":"different"}"#,
+                    headers: ["Idempotency-Key": "lock-1"]
                 )
                 #expect(other.status == 409)
                 #expect(other["code"] == "idempotency_key_reused")
                 // The key is scoped to the principal: another manager's same key is a new request.
                 let admin = try await client.call(
-                    .post, "/v1/customers/\(customer.id)/unlock", token: env.fixture.tokens[.platformAdmin]!, json: #"{"reason":"x"}"#,
+                    .post, "/v1/customers/\(customer.id)/unlock", token: env.fixture.tokens[.platformAdmin]!,
+                    json: #"{"reason":"x"}"#,
                     headers: ["Idempotency-Key": "lock-1"])
                 #expect(admin.status == 200)
             }
@@ -34,7 +38,9 @@ struct IdempotencyTests {
                 "SELECT count(*) FROM audit_events WHERE action = 'accounts.lock' AND target_id = '\(customer.id.uuidString.lowercased())'",
                 as: Int.self)
             #expect(locks == 1)
-            #expect(try await env.ownerScalar("SELECT count(*) FROM account_locks WHERE customer_id = '\(customer.id)'", as: Int.self) == 1)
+            #expect(
+                try await env.ownerScalar(
+                    "SELECT count(*) FROM account_locks WHERE customer_id = '\(customer.id)'", as: Int.self) == 1)
         }
     }
 
@@ -45,17 +51,22 @@ struct IdempotencyTests {
             let token = env.fixture.tokens[.backendManager]!
             try await env.withApp { client in
                 let lock = try await client.call(
-                    .post, "/v1/customers/\(customer.id)/lock", token: token, json: #"{"reason":"first"}"#, headers: ["Idempotency-Key": "k"])
+                    .post, "/v1/customers/\(customer.id)/lock", token: token, json: #"{"reason":"first"}"#,
+                    headers: ["Idempotency-Key": "k"])
                 #expect(lock.status == 200)
                 let hours = env.policies.retention.idempotencyKeepHours
                 env.clock.advance(by: Double(hours) * 3600 + 1)
                 let unlock = try await client.call(
-                    .post, "/v1/customers/\(customer.id)/unlock", token: token, json: #"{"reason":"later"}"#, headers: ["Idempotency-Key": "k"])
+                    .post, "/v1/customers/\(customer.id)/unlock", token: token, json: #"{"reason":"later"}"#,
+                    headers: ["Idempotency-Key": "k"])
                 #expect(unlock.status == 200, "an expired key with another request is not idempotency_key_reused")
                 #expect(unlock["status"] == "active")
                 let relock = try await client.call(
-                    .post, "/v1/customers/\(customer.id)/lock", token: token, json: #"{"reason":"first"}"#, headers: ["Idempotency-Key": "k"])
-                #expect(relock.status == 409, "the stored reply is now the unlock's: the lock body with that key is a reuse")
+                    .post, "/v1/customers/\(customer.id)/lock", token: token, json: #"{"reason":"first"}"#,
+                    headers: ["Idempotency-Key": "k"])
+                #expect(
+                    relock.status == 409, "the stored reply is now the unlock's: the lock body with that key is a reuse"
+                )
                 #expect(relock["code"] == "idempotency_key_reused")
             }
             let events = try await env.ownerScalar(
@@ -75,7 +86,8 @@ struct IdempotencyTests {
                     for _ in 0..<6 {
                         group.addTask {
                             try await client.call(
-                                .post, "/v1/customers", token: token, json: #"{"id":"\#(id)","email":"same@example.com","display_name":"Same"}"#,
+                                .post, "/v1/customers", token: token,
+                                json: #"{"id":"\#(id)","email":"same@example.com","display_name":"Same"}"#,
                                 headers: ["Idempotency-Key": "sync-1"])
                         }
                     }
@@ -86,7 +98,8 @@ struct IdempotencyTests {
             }
             #expect(
                 try await env.ownerScalar(
-                    "SELECT count(*) FROM audit_events WHERE action = 'accounts.sync' AND target_id = '\(id.uuidString.lowercased())'", as: Int.self)
+                    "SELECT count(*) FROM audit_events WHERE action = 'accounts.sync' AND target_id = '\(id.uuidString.lowercased())'",
+                    as: Int.self)
                     == 1)
         }
     }

@@ -36,7 +36,9 @@ struct LogHandlerTests {
             StreamLogHandler(label: label, stream: Stream(lines: reference), metadataProvider: provider)
         }
         var textLogger = Logger(label: label) { label in
-            TextLogHandler(label: label, metadataProvider: provider) { bytes in text.append(String(decoding: bytes, as: UTF8.self)) }
+            TextLogHandler(label: label, metadataProvider: provider) { bytes in
+                text.append(String(decoding: bytes, as: UTF8.self))
+            }
         }
         referenceLogger[metadataKey: "request_id"] = "r-1"
         textLogger[metadataKey: "request_id"] = "r-1"
@@ -45,7 +47,10 @@ struct LogHandlerTests {
         for logger in [referenceLogger, textLogger] {
             logger.info(
                 "GET /v1/orders 200",
-                metadata: ["status": .stringConvertible(200), "path": "/v1/orders", "actor": ["role": "partner_admin"], "ids": ["a", "b"]])
+                metadata: [
+                    "status": .stringConvertible(200), "path": "/v1/orders", "actor": ["role": "partner_admin"],
+                    "ids": ["a", "b"],
+                ])
             logger.debug("plain")
             logger.warning("list", metadata: ["request_id": "overridden"])
             logger.error("payment refused", error: Refused())
@@ -61,12 +66,15 @@ struct LogHandlerTests {
         for label in ["backoffice", ""] {
             var pairs = Self.bothWrite(label: label)
             // A second may tick over between the two handlers' lines: then once more.
-            if pairs.contains(where: { $0.reference.prefix(24) != $0.text.prefix(24) }) { pairs = Self.bothWrite(label: label) }
+            if pairs.contains(where: { $0.reference.prefix(24) != $0.text.prefix(24) }) {
+                pairs = Self.bothWrite(label: label)
+            }
             #expect(pairs.count == 4, "four events at or above the level, in both")
             for (reference, text) in pairs { #expect(text == reference) }
             let first = try #require(pairs.first?.text)
             #expect(first.hasSuffix(" [BackofficeTests] GET /v1/orders 200\n"))
-            let metadata = #": actor=["role": "partner_admin"] ids=["a", "b"] path=/v1/orders request_id=r-1 status=200 trace=t-1 ["#
+            let metadata =
+                #": actor=["role": "partner_admin"] ids=["a", "b"] path=/v1/orders request_id=r-1 status=200 trace=t-1 ["#
             #expect(first.contains(metadata))
             #expect(pairs.last?.text.contains("error.message=card declined error.type=") == true)
         }
@@ -75,7 +83,9 @@ struct LogHandlerTests {
     @Test("a text line starts with the local time to the second, with its offset")
     func textTime() throws {
         let lines = Lines()
-        let logger = Logger(label: "t") { label in TextLogHandler(label: label) { lines.append(String(decoding: $0, as: UTF8.self)) } }
+        let logger = Logger(label: "t") { label in
+            TextLogHandler(label: label) { lines.append(String(decoding: $0, as: UTF8.self)) }
+        }
         logger.info("x")
         let line = try #require(lines.take().first)
         #expect(line.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4} info t: \[\w+\] x\n/) != nil, "\(line)")
@@ -84,7 +94,9 @@ struct LogHandlerTests {
     @Test("a JSON line carries an event's error as error.message and error.type")
     func jsonError() throws {
         let lines = Lines()
-        let logger = Logger(label: "t") { label in JSONLogHandler(label: label) { lines.append(String(decoding: $0, as: UTF8.self)) } }
+        let logger = Logger(label: "t") { label in
+            JSONLogHandler(label: label) { lines.append(String(decoding: $0, as: UTF8.self)) }
+        }
         logger.error("payment refused", error: Refused())
         let line = try #require(lines.take().first)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])

@@ -13,7 +13,8 @@ struct MigrationTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let source = projectRoot.appendingPathComponent("sql/migrations")
         for file in try FileManager.default.contentsOfDirectory(atPath: source.path) where keep(file) {
-            try FileManager.default.copyItem(at: source.appendingPathComponent(file), to: folder.appendingPathComponent(file))
+            try FileManager.default.copyItem(
+                at: source.appendingPathComponent(file), to: folder.appendingPathComponent(file))
         }
         return folder
     }
@@ -29,22 +30,34 @@ struct MigrationTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = try DatabaseURL(cluster.url(database: name, user: "postgres"))
         let migrator = try Migrator(directory: folder)
-        let first = try await url.withConnection(logger: testLogger) { try await migrator.migrate(on: $0, logger: testLogger) }
+        let first = try await url.withConnection(logger: testLogger) {
+            try await migrator.migrate(on: $0, logger: testLogger)
+        }
         #expect(first == migrator.migrations.map(\.name))
         #expect(first == first.sorted())
-        let second = try await url.withConnection(logger: testLogger) { try await migrator.migrate(on: $0, logger: testLogger) }
+        let second = try await url.withConnection(logger: testLogger) {
+            try await migrator.migrate(on: $0, logger: testLogger)
+        }
         #expect(second.isEmpty)
 
         let edited = folder.appendingPathComponent("0002_audit.sql")
-        try (try String(contentsOf: edited, encoding: .utf8) + "\n-- sneaky edit\n").write(to: edited, atomically: true, encoding: .utf8)
-        try "CREATE TABLE later (id int);".write(to: folder.appendingPathComponent("0099_later.sql"), atomically: true, encoding: .utf8)
+        try (try String(contentsOf: edited, encoding: .utf8) + "\n-- sneaky edit\n").write(
+            to: edited, atomically: true, encoding: .utf8)
+        try "CREATE TABLE later (id int);".write(
+            to: folder.appendingPathComponent("0099_later.sql"), atomically: true, encoding: .utf8)
         let changed = try Migrator(directory: folder)
         await #expect(throws: MigrationError.self) {
-            _ = try await url.withConnection(logger: testLogger) { try await changed.migrate(on: $0, logger: testLogger) }
+            _ = try await url.withConnection(logger: testLogger) {
+                try await changed.migrate(on: $0, logger: testLogger)
+            }
         }
-        let status = try await url.withConnection(logger: testLogger) { try await changed.status(on: $0, logger: testLogger) }
+        let status = try await url.withConnection(logger: testLogger) {
+            try await changed.status(on: $0, logger: testLogger)
+        }
         #expect(status.first { $0.migration.name == "0002_audit" }?.isEdited == true)
-        #expect(status.first { $0.migration.name == "0099_later" }?.appliedAt == nil, "nothing runs when an applied migration was edited")
+        #expect(
+            status.first { $0.migration.name == "0099_later" }?.appliedAt == nil,
+            "nothing runs when an applied migration was edited")
     }
 
     @Test(
@@ -55,7 +68,9 @@ struct MigrationTests {
         let name = "mig_\(UUID().uuidString.prefix(8).lowercased())"
         let superuser = try DatabaseURL(cluster.superuserURL)
         try await superuser.withConnection(logger: testLogger) { connection in
-            for sql in ["CREATE ROLE \(name) LOGIN CREATEROLE PASSWORD '\(name)'", "CREATE DATABASE \(name) OWNER \(name)"] {
+            for sql in [
+                "CREATE ROLE \(name) LOGIN CREATEROLE PASSWORD '\(name)'", "CREATE DATABASE \(name) OWNER \(name)",
+            ] {
                 try await connection.query(PostgresQuery(unsafeSQL: sql), logger: testLogger)
             }
         }
@@ -63,7 +78,9 @@ struct MigrationTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let source = projectRoot.appendingPathComponent("sql/migrations")
         let owner = try DatabaseURL(cluster.url(database: name, user: name, password: name))
-        _ = try await owner.withConnection(logger: testLogger) { try await Migrator(directory: folder).migrate(on: $0, logger: testLogger) }
+        _ = try await owner.withConnection(logger: testLogger) {
+            try await Migrator(directory: folder).migrate(on: $0, logger: testLogger)
+        }
         let tenant = UUID().uuidString.lowercased()
         try await owner.withConnection(logger: testLogger) { connection in
             for sql in [
@@ -90,13 +107,19 @@ struct MigrationTests {
             }
         }
         try FileManager.default.copyItem(
-            at: source.appendingPathComponent("0021_order_line_count.sql"), to: folder.appendingPathComponent("0021_order_line_count.sql"))
-        let applied = try await owner.withConnection(logger: testLogger) { try await Migrator(directory: folder).migrate(on: $0, logger: testLogger) }
+            at: source.appendingPathComponent("0021_order_line_count.sql"),
+            to: folder.appendingPathComponent("0021_order_line_count.sql"))
+        let applied = try await owner.withConnection(logger: testLogger) {
+            try await Migrator(directory: folder).migrate(on: $0, logger: testLogger)
+        }
         #expect(applied == ["0021_order_line_count"])
         // Read as the superuser, past row-level security.
-        let counts = try await DatabaseURL(cluster.url(database: name, user: "postgres")).withConnection(logger: testLogger) { connection in
+        let counts = try await DatabaseURL(cluster.url(database: name, user: "postgres")).withConnection(
+            logger: testLogger
+        ) { connection in
             var counts: [Int32] = []
-            let rows = try await connection.query("SELECT line_count FROM orders ORDER BY line_count", logger: testLogger)
+            let rows = try await connection.query(
+                "SELECT line_count FROM orders ORDER BY line_count", logger: testLogger)
             for try await count in rows.decode(Int32.self) { counts.append(count) }
             return counts
         }

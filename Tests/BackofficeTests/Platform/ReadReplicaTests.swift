@@ -11,7 +11,8 @@ struct ReadReplicaTests {
     /// `maxLag` is an hour, so a busy machine cannot age a check out mid-test; the test of a
     /// check's age passes `.zero`.
     func replica(maxLag: Duration = .seconds(3600)) throws -> ReadReplica {
-        let client = PostgresClient(configuration: try DatabaseURL("postgres://backoffice_app@127.0.0.1:1/none").clientConfiguration())
+        let client = PostgresClient(
+            configuration: try DatabaseURL("postgres://backoffice_app@127.0.0.1:1/none").clientConfiguration())
         return ReadReplica(client: client, maxLag: maxLag, logger: Logger(label: "test"))
     }
 
@@ -38,22 +39,30 @@ struct ReadReplicaTests {
         replica.wrote(token: alice, at: LSN(150))
         #expect(replica.route(token: alice, readAfter: nil) == .primary(because: "read_your_writes"))
         #expect(replica.route(token: bob, readAfter: nil) == .replica, "another client's reads tolerate the lag")
-        #expect(replica.route(token: bob, readAfter: LSN(120)) == .primary(because: "read_your_writes"), "unless it names a newer position")
+        #expect(
+            replica.route(token: bob, readAfter: LSN(120)) == .primary(because: "read_your_writes"),
+            "unless it names a newer position")
         #expect(replica.route(token: bob, readAfter: LSN(90)) == .replica)
 
         replica.mark(up: true, replayed: LSN(150), lagBytes: 0, lagSeconds: 0)
         #expect(replica.route(token: alice, readAfter: nil) == .replica, "replayed: the client's own change is there")
         replica.wrote(token: alice, at: LSN(140))
-        #expect(replica.route(token: alice, readAfter: nil) == .replica, "a change the replica already has costs no primary read")
+        #expect(
+            replica.route(token: alice, readAfter: nil) == .replica,
+            "a change the replica already has costs no primary read")
 
         replica.mark(up: true, replayed: LSN(150), lagBytes: 4096, lagSeconds: 3600)
         #expect(replica.route(token: bob, readAfter: nil) == .primary(because: "lagging"))
         replica.mark(up: true, replayed: LSN(160), lagBytes: 0, lagSeconds: 0)
         replica.failed()
-        #expect(replica.route(token: bob, readAfter: nil) == .primary(because: "down"), "a failed read takes it out until the next check")
+        #expect(
+            replica.route(token: bob, readAfter: nil) == .primary(because: "down"),
+            "a failed read takes it out until the next check")
     }
 
-    @Test("a credential the primary refused lately reads on the primary (which refuses it); a replica not checked within the lag is not used")
+    @Test(
+        "a credential the primary refused lately reads on the primary (which refuses it); a replica not checked within the lag is not used"
+    )
     func refusedCredentials() throws {
         let replica = try replica()
         let alice = Array("alice".utf8), bob = Array("bob".utf8)
@@ -61,7 +70,8 @@ struct ReadReplicaTests {
         #expect(replica.route(token: alice, readAfter: nil) == .primary(because: "credential_refused"))
         #expect(replica.route(token: bob, readAfter: nil) == .replica)
         replica.mark(up: true, replayed: LSN(100), lagBytes: 0, lagSeconds: 0)
-        #expect(replica.route(token: alice, readAfter: nil) == .replica, "out of the window: the replica has replayed it")
+        #expect(
+            replica.route(token: alice, readAfter: nil) == .replica, "out of the window: the replica has replayed it")
         let unchecked = try self.replica(maxLag: .zero)  // its last check is always older than the lag
         unchecked.mark(up: true, replayed: LSN(100), lagBytes: 0, lagSeconds: 0)
         #expect(unchecked.route(token: bob, readAfter: nil) == .primary(because: "unchecked"))
@@ -72,14 +82,16 @@ struct ReadReplicaTests {
         try await TestEnvironment.with { env in
             let partner = env.fixture.partners[0]
             let (revoked, disabled, kept) = (env.fixture.tokens[.auditor]!, partner.staffToken, partner.adminToken)
-            try await env.asOwner("UPDATE tokens SET revoked_at = now() WHERE secret_hash = sha256('\(revoked)'::bytea)")
+            try await env.asOwner(
+                "UPDATE tokens SET revoked_at = now() WHERE secret_hash = sha256('\(revoked)'::bytea)")
             try await env.asOwner(
                 """
                 UPDATE operators SET status = 'disabled', disabled_at = now()
                     WHERE id = (SELECT operator_id FROM tokens WHERE secret_hash = sha256('\(disabled)'::bytea))
                 """)
             try await env.asOwner(
-                "UPDATE tokens SET revoked_at = now() - interval '1 hour' WHERE secret_hash = sha256('\(env.fixture.tokens[.appService]!)'::bytea)")
+                "UPDATE tokens SET revoked_at = now() - interval '1 hour' WHERE secret_hash = sha256('\(env.fixture.tokens[.appService]!)'::bytea)"
+            )
             let refused = try await env.database.client.withConnection { connection in
                 var hashes: Set<[UInt8]> = []
                 let rows = try await connection.query(
@@ -103,10 +115,14 @@ struct ReadReplicaTests {
             let database = Database(client: env.database.client, logger: testLogger, clock: env.clock, replica: replica)
             let (token, other) = (Array("request token".utf8), Array("another".utf8))
             let context = OperationContext(
-                principal: env.fixture.principals[.appService]!, requestID: "fence", sourceIP: nil, policies: env.policies, tokenHash: token)
+                principal: env.fixture.principals[.appService]!, requestID: "fence", sourceIP: nil,
+                policies: env.policies, tokenHash: token)
             #expect(replica.route(token: token, readAfter: nil) == .replica)
-            _ = try await database.run(SyncCustomer(id: UUID(), email: "fence@example.com", displayName: "Fence"), context: context)
-            #expect(replica.route(token: token, readAfter: nil) == .primary(because: "read_your_writes"), "its own change: read from the primary")
+            _ = try await database.run(
+                SyncCustomer(id: UUID(), email: "fence@example.com", displayName: "Fence"), context: context)
+            #expect(
+                replica.route(token: token, readAfter: nil) == .primary(because: "read_your_writes"),
+                "its own change: read from the primary")
             #expect(replica.route(token: other, readAfter: nil) == .replica)
         }
     }

@@ -8,7 +8,9 @@ struct SecurityRulesTests {
     @Test("database URLs are printed without their password, whatever it holds")
     func urlRedaction() {
         #expect(DatabaseURL.redact("postgres://app:s3cret@db:5432/bo") == "postgres://app:***@db:5432/bo")
-        #expect(DatabaseURL.redact("postgres://app:p@ss:w/rd?x@db/bo?sslmode=require") == "postgres://app:***@db/bo?sslmode=require")
+        #expect(
+            DatabaseURL.redact("postgres://app:p@ss:w/rd?x@db/bo?sslmode=require")
+                == "postgres://app:***@db/bo?sslmode=require")
         #expect(DatabaseURL.redact("postgres://app@db/bo") == "postgres://app@db/bo")
         #expect(!DatabaseURL.redact("postgresql://u:%40pw@h/d").contains("pw"))
     }
@@ -24,7 +26,9 @@ struct SecurityRulesTests {
         // What a cell writes, csvValue reads back exactly: apostrophes of the value's own included.
         for value in ["=1+2", "'=1+2", "''@x", "'5", "'", "-50", "-cmd", "'-cmd", "plain", "it's"] {
             let cell = SafeText.csvCell(value)
-            #expect(SafeText.csvValue(cell.hasPrefix("\"") ? String(cell.dropFirst().dropLast()) : cell) == value, "\(value) → \(cell)")
+            #expect(
+                SafeText.csvValue(cell.hasPrefix("\"") ? String(cell.dropFirst().dropLast()) : cell) == value,
+                "\(value) → \(cell)")
         }
         #expect(SafeText.csvCell("'=1+2") == "''=1+2")
         #expect(SafeText.terminal("\u{1B}[31mred\u{1B}[0m") == "red")
@@ -37,8 +41,12 @@ struct SecurityRulesTests {
     func clientAddress() throws {
         let resolver = ClientAddress(trustedProxies: [try CIDR("10.0.0.0/8"), try CIDR("::1")])
         #expect(resolver.resolve(peer: "10.1.2.3", forwardedFor: "198.51.100.1, 10.9.9.9") == "198.51.100.1")
-        #expect(resolver.resolve(peer: "10.1.2.3", forwardedFor: "6.6.6.6, 198.51.100.1") == "198.51.100.1", "a client cannot prepend itself")
-        #expect(resolver.resolve(peer: "192.0.2.1", forwardedFor: "198.51.100.1") == "192.0.2.1", "an untrusted peer is recorded as itself")
+        #expect(
+            resolver.resolve(peer: "10.1.2.3", forwardedFor: "6.6.6.6, 198.51.100.1") == "198.51.100.1",
+            "a client cannot prepend itself")
+        #expect(
+            resolver.resolve(peer: "192.0.2.1", forwardedFor: "198.51.100.1") == "192.0.2.1",
+            "an untrusted peer is recorded as itself")
         #expect(resolver.resolve(peer: "::1", forwardedFor: "2001:db8::1") == "2001:db8::1")
         #expect(resolver.resolve(peer: "10.1.2.3", forwardedFor: "not-an-address") == "10.1.2.3")
         #expect(throws: CIDR.Invalid.self) { try CIDR("10.0.0.0/33") }
@@ -55,6 +63,8 @@ struct SecurityRulesTests {
         var altered = signed
         altered.heads = [ChainHead(chain: "platform:00", seq: 3, hash: heads[0].hash)]
         #expect(altered.signatureProblem(publicKey: key.publicKey) != nil)
-        #expect(AuditCheckpoint(takenAt: "x", heads: heads).signatureProblem(publicKey: key.publicKey) == "the checkpoint is not signed")
+        #expect(
+            AuditCheckpoint(takenAt: "x", heads: heads).signatureProblem(publicKey: key.publicKey)
+                == "the checkpoint is not signed")
     }
 }

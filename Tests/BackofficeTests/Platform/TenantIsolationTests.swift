@@ -9,7 +9,9 @@ import Testing
 struct TenantIsolationTests {
     /// Runs `sql` as the service's role with tenant `tenant`'s settings and returns the first column of each row.
     func asTenant(_ env: TestEnvironment, _ tenant: UUID, role: String, _ sql: String) async throws -> [String] {
-        try await env.database.transaction(for: Principal(operatorID: UUID(), role: Role(rawValue: role)!, tenantID: tenant, tokenID: nil)) {
+        try await env.database.transaction(
+            for: Principal(operatorID: UUID(), role: Role(rawValue: role)!, tenantID: tenant, tokenID: nil)
+        ) {
             connection in
             var values: [String] = []
             for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: testLogger) {
@@ -26,14 +28,17 @@ struct TenantIsolationTests {
             let a = env.fixture.partners[0]
             let b = env.fixture.partners[1]
             // Reads with no WHERE clause at all.
-            let operators = try await asTenant(env, a.tenantID, role: "partner_admin", "SELECT tenant_id::text FROM operators")
+            let operators = try await asTenant(
+                env, a.tenantID, role: "partner_admin", "SELECT tenant_id::text FROM operators")
             #expect(!operators.isEmpty)
             #expect(Set(operators) == [a.tenantID.uuidString.lowercased()])
-            let tokens = try await asTenant(env, a.tenantID, role: "partner_admin", "SELECT tenant_id::text FROM tokens")
+            let tokens = try await asTenant(
+                env, a.tenantID, role: "partner_admin", "SELECT tenant_id::text FROM tokens")
             #expect(Set(tokens) == [a.tenantID.uuidString.lowercased()])
             let tenants = try await asTenant(env, a.tenantID, role: "partner_admin", "SELECT slug FROM tenants")
             #expect(tenants == [a.slug])
-            let events = try await asTenant(env, a.tenantID, role: "partner_admin", "SELECT DISTINCT tenant_id::text FROM audit_events")
+            let events = try await asTenant(
+                env, a.tenantID, role: "partner_admin", "SELECT DISTINCT tenant_id::text FROM audit_events")
             #expect(events == [a.tenantID.uuidString.lowercased()])
             _ = try await env.customer()
             let customers = try await asTenant(env, a.tenantID, role: "partner_admin", "SELECT id::text FROM customers")
@@ -42,10 +47,12 @@ struct TenantIsolationTests {
             // Writes with no WHERE clause touch only tenant A's rows.
             let changed = try await asTenant(
                 env, a.tenantID, role: "partner_admin",
-                "WITH u AS (UPDATE operators SET email = email || '.x' RETURNING tenant_id) SELECT tenant_id::text FROM u")
+                "WITH u AS (UPDATE operators SET email = email || '.x' RETURNING tenant_id) SELECT tenant_id::text FROM u"
+            )
             #expect(Set(changed) == [a.tenantID.uuidString.lowercased()])
             let bEmails = try await env.ownerScalar(
-                "SELECT count(*) FROM operators WHERE tenant_id = '\(b.tenantID.uuidString)' AND email LIKE '%.x'", as: Int.self)
+                "SELECT count(*) FROM operators WHERE tenant_id = '\(b.tenantID.uuidString)' AND email LIKE '%.x'",
+                as: Int.self)
             #expect(bEmails == 0)
 
             // Inserting a row for tenant B is refused by the policy's WITH CHECK.
@@ -58,7 +65,9 @@ struct TenantIsolationTests {
             // A session with no tenant setting sees nothing.
             let none = try await env.database.client.withConnection { connection in
                 var count = -1
-                for try await value in try await connection.query("SELECT count(*) FROM operators", logger: testLogger).decode(Int.self) {
+                for try await value in try await connection.query("SELECT count(*) FROM operators", logger: testLogger)
+                    .decode(Int.self)
+                {
                     count = value
                 }
                 return count
@@ -71,7 +80,8 @@ struct TenantIsolationTests {
     func serviceRoleOwnsNothing() async throws {
         try await TestEnvironment.with { env in
             let owned = try await env.ownerScalar(
-                "SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tableowner = 'backoffice_app'", as: Int.self)
+                "SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tableowner = 'backoffice_app'",
+                as: Int.self)
             #expect(owned == 0)
             let unprotected = try await env.ownerScalar(
                 """

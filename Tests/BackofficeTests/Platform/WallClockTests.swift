@@ -14,7 +14,9 @@ struct WallClockTests {
         return try Date(from: &buffer, type: .timestamptz, format: .binary, context: .default)
     }
 
-    @Test("an instant from a clock, stored and read back, is never later than itself (a message published now never reads back as scheduled)")
+    @Test(
+        "an instant from a clock, stored and read back, is never later than itself (a message published now never reads back as scheduled)"
+    )
     func neverLaterAfterStoring() throws {
         var generator = SystemRandomNumberGenerator()
         var rawLater = 0
@@ -41,32 +43,40 @@ struct OneClockTests {
             let customer = try await env.customer()
             #expect(customer.createdAt == now && customer.updatedAt == now)
 
-            let locked = try await env.database.run(LockAccount(customerID: customer.id, reason: "clock"), context: manager)
+            let locked = try await env.database.run(
+                LockAccount(customerID: customer.id, reason: "clock"), context: manager)
             #expect(locked.updatedAt == now && locked.lock?.lockedAt == now)
-            let appeal = try await env.database.run(FileAppeal(customerID: customer.id, message: "please"), context: env.context(.appService))
+            let appeal = try await env.database.run(
+                FileAppeal(customerID: customer.id, message: "please"), context: env.context(.appService))
             #expect(appeal.createdAt == now)
             env.clock.advance(by: 60)
             let later = env.clock.now()
-            let resolved = try await env.database.run(ResolveAppeal(appealID: appeal.id, decision: .lift, reason: "ok"), context: manager)
+            let resolved = try await env.database.run(
+                ResolveAppeal(appealID: appeal.id, decision: .lift, reason: "ok"), context: manager)
             #expect(resolved.resolvedAt == later)
             let reread = try await env.database.read(GetCustomerAccount(id: customer.id), context: manager)
             #expect(reread.updatedAt == later, "the lift's update")
 
-            let (_, balance) = try await env.database.run(AdjustFitPoints(customerID: customer.id, points: 5, reason: "clock"), context: manager)
+            let (_, balance) = try await env.database.run(
+                AdjustFitPoints(customerID: customer.id, points: 5, reason: "clock"), context: manager)
             #expect(balance.updatedAt == later, "a wallet's time is its latest transfer's")
 
             let admin = env.context(.platformAdmin)
             let tenant = try await env.database.run(CreateTenant(slug: "clock-shop", name: "Clock"), context: admin)
-            let staff = try await env.database.run(CreateOperator(email: "s@clock.example", role: .partnerStaff, tenantID: tenant.id), context: admin)
+            let staff = try await env.database.run(
+                CreateOperator(email: "s@clock.example", role: .partnerStaff, tenantID: tenant.id), context: admin)
             #expect(tenant.createdAt == later && staff.createdAt == later)
-            let (token, _) = try await env.database.run(CreateToken(operatorID: staff.id, name: "t", expiresInHours: 3), context: admin)
+            let (token, _) = try await env.database.run(
+                CreateToken(operatorID: staff.id, name: "t", expiresInHours: 3), context: admin)
             #expect(token.createdAt == later && token.expiresAt == later.addingTimeInterval(3 * 3600))
             let revoked = try await env.database.run(RevokeToken(tokenID: token.id), context: admin)
             #expect(revoked.revokedAt == later)
-            let disabled = try await env.database.run(DisableOperator(operatorID: staff.id, reason: "clock", ifMatch: nil), context: admin)
+            let disabled = try await env.database.run(
+                DisableOperator(operatorID: staff.id, reason: "clock", ifMatch: nil), context: admin)
             #expect(disabled.disabledAt == later)
 
-            let message = try await env.database.run(CreateMessage(title: "Clock", body: "Times", severity: .info), context: manager)
+            let message = try await env.database.run(
+                CreateMessage(title: "Clock", body: "Times", severity: .info), context: manager)
             #expect(message.createdAt == later && message.updatedAt == later)
         }
     }

@@ -40,7 +40,8 @@ struct RepositoryTests {
                 let target = String(match.output[1].substring ?? "")
                 if target.contains("://") || target.hasPrefix("mailto:") || target.hasPrefix("#") { continue }
                 let path = String(target.split(separator: "#", maxSplits: 1).first ?? "")
-                let resolved = ((folder.isEmpty ? Self.root : "\(Self.root)/\(folder)") as NSString).appendingPathComponent(path)
+                let resolved = ((folder.isEmpty ? Self.root : "\(Self.root)/\(folder)") as NSString)
+                    .appendingPathComponent(path)
                 if !FileManager.default.fileExists(atPath: resolved) { broken.append("\(file): \(target)") }
             }
         }
@@ -63,10 +64,14 @@ struct RepositoryTests {
         #expect(scripts.count >= 10, "\(scripts)")
         for script in scripts.sorted() {
             for flag in ["--help", "-h"] {
-                let (status, output) = try await offThePool { try ChildProcess.run(["/usr/bin/timeout", "20", script, flag]) }
+                let (status, output) = try await offThePool {
+                    try ChildProcess.run(["/usr/bin/timeout", "20", script, flag])
+                }
                 let name = script.replacingOccurrences(of: "\(Self.root)/", with: "")
                 #expect(status == 0, "\(name) \(flag) exited \(status): \(output.suffix(300))")
-                #expect(output.contains(name) || output.count > 200, "\(name) \(flag) prints its usage: \(output.prefix(200))")
+                #expect(
+                    output.contains(name) || output.count > 200,
+                    "\(name) \(flag) prints its usage: \(output.prefix(200))")
             }
         }
     }

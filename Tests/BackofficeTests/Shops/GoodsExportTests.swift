@@ -14,7 +14,8 @@ extension GoodsImportTests {
             try await env.withApp { client in
                 var csv = "sku,name,description,category,price_cents,stock\n"
                 for index in 0..<1_200 {
-                    csv += "G-\(String(format: "%05d", index)),Good \(index),\"Has, a comma\",gear,\(100 + index),\(index % 7)\n"
+                    csv +=
+                        "G-\(String(format: "%05d", index)),Good \(index),\"Has, a comma\",gear,\(100 + index),\(index % 7)\n"
                 }
                 #expect(try await importFile(client, a.adminToken, csv).json["created"] as? Int == 1_200)
                 #expect(1_200 > ExportGoods.pageSize, "the export crosses a page")
@@ -22,7 +23,8 @@ extension GoodsImportTests {
                 var skus: [String] = []
                 var cursor: String?
                 repeat {
-                    let page = try await client.call(.get, "/v1/goods?limit=500" + (cursor.map { "&cursor=\($0)" } ?? ""), token: a.staffToken)
+                    let page = try await client.call(
+                        .get, "/v1/goods?limit=500" + (cursor.map { "&cursor=\($0)" } ?? ""), token: a.staffToken)
                     skus += (page.json["items"] as? [[String: Any]] ?? []).compactMap { $0["sku"] as? String }
                     cursor = page["next_cursor"]
                 } while cursor != nil
@@ -42,18 +44,22 @@ extension GoodsImportTests {
                 let jsonl = try await client.call(.get, "/v1/goods/export?format=jsonl", token: a.adminToken)
                 #expect(jsonl.text.split(separator: "\n").count == 1_200)
                 #expect(
-                    try await client.call(.get, "/v1/goods/export", token: b.adminToken).text.split(separator: "\n").count == 1,
+                    try await client.call(.get, "/v1/goods/export", token: b.adminToken).text.split(separator: "\n")
+                        .count == 1,
                     "B's own: a header only")
             }
         }
     }
 
-    @Test("a spreadsheet formula in a good's text is exported neutralised (as the CLI writes CSV), and imports back as it was")
+    @Test(
+        "a spreadsheet formula in a good's text is exported neutralised (as the CLI writes CSV), and imports back as it was"
+    )
     func exportNeutralisesFormulas() async throws {
         try await TestEnvironment.with { env in
             let (a, b) = (env.fixture.partners[0], env.fixture.partners[1])
             try await env.withApp { client in
-                let csv = "sku,name,description,category,price_cents,stock\nF-1,=1+2,@SUM(A1),gear,100,3\nF-2,-2+3,+1 for fun,gear,200,1\n"
+                let csv =
+                    "sku,name,description,category,price_cents,stock\nF-1,=1+2,@SUM(A1),gear,100,3\nF-2,-2+3,+1 for fun,gear,200,1\n"
                 let imported = try await importFile(client, a.adminToken, csv)
                 #expect(imported.json["created"] as? Int == 2, "\(imported.text)")
                 let exported = try await client.call(.get, "/v1/goods/export?format=csv", token: a.staffToken).text
@@ -87,15 +93,23 @@ extension GoodsImportTests {
             try await env.withApp(trustedProxies: []) { client in
                 let port = try #require(client.port)
                 let reader = try SocketReader(port: port)
-                try reader.send("GET /v1/goods/export HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(partner.staffToken)\r\n\r\n")
+                try reader.send(
+                    "GET /v1/goods/export HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(partner.staffToken)\r\n\r\n"
+                )
                 let head = try await offThePool { try reader.read(atLeast: 64 << 10) }
                 #expect(head.starts(with: Array("HTTP/1.1 200".utf8)))
                 // The reader stops; its token is revoked; then it reads on to the end.
-                try await env.asOwner("UPDATE tokens SET revoked_at = now() WHERE secret_hash = sha256('\(partner.staffToken)'::bytea)")
+                try await env.asOwner(
+                    "UPDATE tokens SET revoked_at = now() WHERE secret_hash = sha256('\(partner.staffToken)'::bytea)")
                 let answer = head + (try await offThePool { try reader.readToEnd() })
-                let rows = answer.split(separator: UInt8(ascii: "\n")).filter { $0.starts(with: Array("S-".utf8)) }.count
-                #expect(rows > 0 && rows < goods, "the pages read before the revocation arrive, the rest never: \(rows) of \(goods) rows")
-                #expect(!answer.suffix(5).elementsEqual(Array("0\r\n\r\n".utf8)), "the answer is cut short: no closing chunk")
+                let rows = answer.split(separator: UInt8(ascii: "\n")).filter { $0.starts(with: Array("S-".utf8)) }
+                    .count
+                #expect(
+                    rows > 0 && rows < goods,
+                    "the pages read before the revocation arrive, the rest never: \(rows) of \(goods) rows")
+                #expect(
+                    !answer.suffix(5).elementsEqual(Array("0\r\n\r\n".utf8)),
+                    "the answer is cut short: no closing chunk")
             }
         }
     }

@@ -14,8 +14,11 @@ struct GoodsFileReaderTests {
         for index in 0..<count {
             let sku = "R-\(index)"
             lines[sku] = line
-            let description = index % 10 == 0 ? "\"Two lines, \"\"quoted\"\":\nsecond \(String(repeating: "x", count: 60))\"" : "One line \(index)"
-            text += "\(sku),Good \(index),\(description),gear,\(100 + index),\(index % 97 == 5 ? "many" : String(index % 7))\n"
+            let description =
+                index % 10 == 0
+                ? "\"Two lines, \"\"quoted\"\":\nsecond \(String(repeating: "x", count: 60))\"" : "One line \(index)"
+            text +=
+                "\(sku),Good \(index),\(description),gear,\(100 + index),\(index % 97 == 5 ? "many" : String(index % 7))\n"
             line += index % 10 == 0 ? 2 : 1
         }
         return (text, lines)
@@ -40,7 +43,9 @@ struct GoodsFileReaderTests {
         return (try reader.finish(), maxBuffered)
     }
 
-    @Test("a CSV of over two batches fed in parts of 13 bytes, 4 KiB and whole: the same result, rows and issues on the lines they start on")
+    @Test(
+        "a CSV of over two batches fed in parts of 13 bytes, 4 KiB and whole: the same result, rows and issues on the lines they start on"
+    )
     func csvInParts() throws {
         let (text, lines) = Self.csv(1_200)
         let bytes = Array(text.utf8)
@@ -64,10 +69,15 @@ struct GoodsFileReaderTests {
         }
     }
 
-    @Test("JSON Lines in parts: lines counted across parts, a NUL in a value is that row's issue, a duplicate sku across batches is named")
+    @Test(
+        "JSON Lines in parts: lines counted across parts, a NUL in a value is that row's issue, a duplicate sku across batches is named"
+    )
     func jsonLinesInParts() throws {
         var text = ""
-        for index in 0..<500 { text += #"{"sku":"J-\#(index)","name":"Good \#(index)","category":"gear","price_cents":100,"stock":1}"# + "\n" }
+        for index in 0..<500 {
+            text +=
+                #"{"sku":"J-\#(index)","name":"Good \#(index)","category":"gear","price_cents":100,"stock":1}"# + "\n"
+        }
         text += #"{"sku":"J-NUL","name":"bad\u0000name","category":"gear","price_cents":100,"stock":1}"# + "\n"
         text += #"{"sku":"J-1","name":"again","category":"gear","price_cents":100,"stock":1}"#  // no final line break
         #expect(text.utf8.count > 2 * Self.batch)
@@ -75,15 +85,21 @@ struct GoodsFileReaderTests {
         #expect(contents.rows.count == 500)
         #expect(
             contents.issues == [
-                RowIssue(line: 501, sku: "J-NUL", field: "name", code: "invalid_character", message: "must not contain the NUL character (U+0000)"),
+                RowIssue(
+                    line: 501, sku: "J-NUL", field: "name", code: "invalid_character",
+                    message: "must not contain the NUL character (U+0000)"),
                 RowIssue(line: 502, sku: "J-1", field: "sku", code: "duplicate_sku", message: "repeats line 2"),
             ])
     }
 
-    @Test("a file that cannot be read is refused whole: no header, unknown columns, not UTF-8 in a later batch, a record over the longest")
+    @Test(
+        "a file that cannot be read is refused whole: no header, unknown columns, not UTF-8 in a later batch, a record over the longest"
+    )
     func malformed() throws {
         #expect(throws: MalformedGoodsFile.self) { try GoodsFileReader.read([], format: .csv) }
-        #expect(throws: MalformedGoodsFile.self) { try GoodsFileReader.read(Array("sku,colour\nA,red\n".utf8), format: .csv) }
+        #expect(throws: MalformedGoodsFile.self) {
+            try GoodsFileReader.read(Array("sku,colour\nA,red\n".utf8), format: .csv)
+        }
         var bytes = Array(Self.csv(1_200).text.utf8)
         bytes += [0xC3, 0x28, 0x0A]
         #expect(bytes.count > 2 * Self.batch)
@@ -102,11 +118,14 @@ struct GoodsFileReaderTests {
         #expect(message?.reason == "the record on line 2 is longer than 1 MiB (an unclosed quote?)")
     }
 
-    @Test("record ends as CSV.swift reads them: a quote inside an unquoted field is a character, an escaped quote stays inside, CRLF lines")
+    @Test(
+        "record ends as CSV.swift reads them: a quote inside an unquoted field is a character, an escaped quote stays inside, CRLF lines"
+    )
     func quotesAndLineEnds() throws {
         var text = "sku,name,description,category,price_cents,stock\r\n"
         for index in 0..<800 {
-            text += "Q-\(index),\(index % 3 == 0 ? "55\" TV" : "Good"),\(index % 5 == 0 ? "\"say \"\"hi\"\",\r\nthen go\"" : "plain"),gear,100,1\r\n"
+            text +=
+                "Q-\(index),\(index % 3 == 0 ? "55\" TV" : "Good"),\(index % 5 == 0 ? "\"say \"\"hi\"\",\r\nthen go\"" : "plain"),gear,100,1\r\n"
         }
         let bytes = Array(text.utf8)
         #expect(bytes.count > Self.batch)
@@ -117,7 +136,8 @@ struct GoodsFileReaderTests {
         #expect(contents.rows.first { $0.sku == "Q-5" }?.fields.description == "say \"hi\",\r\nthen go")
         #expect(contents.rows.last?.line == 2 + 800 + 800 / 5 - 1, "lines count the quoted line breaks")
         #expect(maxBuffered < Self.batch + 4096 + 200)
-        let jsonl = (0..<3).map { #"{"sku":"C-\#($0)","name":"n","category":"gear","price_cents":1,"stock":1}"# }.joined(separator: "\r\n")
+        let jsonl = (0..<3).map { #"{"sku":"C-\#($0)","name":"n","category":"gear","price_cents":1,"stock":1}"# }
+            .joined(separator: "\r\n")
         let lines = try GoodsFileReader.read(Array(jsonl.utf8), format: .jsonl)
         #expect(lines.rows.map(\.line) == [1, 2, 3] && lines.issues.isEmpty, "JSON Lines with CRLF")
     }

@@ -63,7 +63,9 @@ actor FakePaymentProvider {
     }
 
     /// Handles one call; nil means drop the connection.
-    func handle(_ method: HTTPRequest.Method, _ path: String, form: [String: String], key: String?) async -> (Int, String)? {
+    func handle(_ method: HTTPRequest.Method, _ path: String, form: [String: String], key: String?) async -> (
+        Int, String
+    )? {
         let fault = nextFault()
         if case .hang = fault {
             await hold()
@@ -78,7 +80,9 @@ actor FakePaymentProvider {
         }
     }
 
-    private func work(_ method: HTTPRequest.Method, _ path: String, form: [String: String], key: String?) -> (Int, String) {
+    private func work(_ method: HTTPRequest.Method, _ path: String, form: [String: String], key: String?) -> (
+        Int, String
+    ) {
         let parts = path.split(separator: "/").map(String.init)
         func json(_ intent: Intent) -> (Int, String) {
             (200, #"{"id": "\#(intent.id)", "status": "\#(intent.status)", "amount": \#(intent.amount)}"#)
@@ -88,11 +92,19 @@ actor FakePaymentProvider {
             if let key, let id = byKey[key], let intent = intents[id] { return json(intent) }
             switch form["payment_method"] {
             case SimulatedPaymentGateway.declinedCard:
-                return (402, #"{"error": {"type": "card_error", "code": "card_declined", "decline_code": "generic_decline"}}"#)
+                return (
+                    402,
+                    #"{"error": {"type": "card_error", "code": "card_declined", "decline_code": "generic_decline"}}"#
+                )
             case SimulatedPaymentGateway.insufficientFundsCard:
-                return (402, #"{"error": {"type": "card_error", "code": "card_declined", "decline_code": "insufficient_funds"}}"#)
+                return (
+                    402,
+                    #"{"error": {"type": "card_error", "code": "card_declined", "decline_code": "insufficient_funds"}}"#
+                )
             default:
-                let intent = Intent(id: "pi_fake_\(intents.count + 1)", status: "requires_capture", amount: Int64(form["amount"] ?? "") ?? 0)
+                let intent = Intent(
+                    id: "pi_fake_\(intents.count + 1)", status: "requires_capture",
+                    amount: Int64(form["amount"] ?? "") ?? 0)
                 intents[intent.id] = intent
                 if let key { byKey[key] = intent.id }
                 return json(intent)
@@ -109,7 +121,9 @@ actor FakePaymentProvider {
             intents[intent.id] = intent
             return json(intent)
         case (.post, 2, "refunds"):
-            guard var intent = intents[form["payment_intent"] ?? ""] else { return (404, #"{"error": {"code": "resource_missing"}}"#) }
+            guard var intent = intents[form["payment_intent"] ?? ""] else {
+                return (404, #"{"error": {"code": "resource_missing"}}"#)
+            }
             if let key, byKey[key] != nil { return (200, #"{"id": "re_\#(intent.id)", "status": "succeeded"}"#) }
             intent.refunded += Int64(form["amount"] ?? "") ?? 0
             intents[intent.id] = intent
@@ -122,7 +136,9 @@ actor FakePaymentProvider {
             let verified = form["account_number"] != SimulatedPaymentGateway.closedAccount
             return (
                 200,
-                verified ? #"{"id": "ba_fake", "status": "verified"}"# : #"{"id": "ba_fake", "status": "failed", "failure_code": "account_closed"}"#
+                verified
+                    ? #"{"id": "ba_fake", "status": "verified"}"#
+                    : #"{"id": "ba_fake", "status": "failed", "failure_code": "account_closed"}"#
             )
         default: return (404, #"{"error": {"code": "unknown_route"}}"#)
         }
@@ -145,7 +161,9 @@ actor FakePaymentProvider {
             }
             while port.value == 0 { try await Task.sleep(for: .milliseconds(10)) }
             let result: Result<T, any Error>
-            do { result = .success(try await body("http://127.0.0.1:\(port.value)")) } catch { result = .failure(error) }
+            do { result = .success(try await body("http://127.0.0.1:\(port.value)")) } catch {
+                result = .failure(error)
+            }
             stopping.open()
             group.cancelAll()
             return try result.get()
@@ -160,12 +178,16 @@ actor FakePaymentProvider {
             let kv = pair.split(separator: "=", maxSplits: 1).map { String($0).removingPercentEncoding ?? String($0) }
             if kv.count == 2 { form[kv[0]] = kv[1] }
         }
-        guard let (status, json) = await handle(request.method, request.uri.path, form: form, key: request.headers[.init("Idempotency-Key")!]) else {
+        guard
+            let (status, json) = await handle(
+                request.method, request.uri.path, form: form, key: request.headers[.init("Idempotency-Key")!])
+        else {
             try? await context.channel.close()
             return Response(status: .internalServerError)
         }
         return Response(
-            status: .init(code: status), headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json)))
+            status: .init(code: status), headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(string: json)))
     }
 }
 

@@ -15,14 +15,17 @@ final class MailSink: Sendable {
     static let password = "mail-sink-password"
 
     /// The SMTP URL of this server, trusting its own certificate.
-    var url: String { "smtp://\(Self.user):\(Self.password)@localhost:\(port)?ca=\(certificate)&from=backoffice@healthtrack.example" }
+    var url: String {
+        "smtp://\(Self.user):\(Self.password)@localhost:\(port)?ca=\(certificate)&from=backoffice@healthtrack.example"
+    }
     var settings: SMTPSettings { get throws { try SMTPSettings(url: url) } }
 
     /// Starts one (on `port`, or any free one); fails the test when the environment lacks aiosmtpd.
     init(port: Int = 0, refuseAfter: Int? = nil, certificateFrom other: MailSink? = nil) throws {
         let python = projectRoot.appendingPathComponent(".build/browser-venv/bin/python").path
         guard FileManager.default.isExecutableFile(atPath: python) else {
-            throw MailSinkFailure(description: "no \(python): run ops/install-deps (it installs aiosmtpd for the mail tests)")
+            throw MailSinkFailure(
+                description: "no \(python): run ops/install-deps (it installs aiosmtpd for the mail tests)")
         }
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("mail-sink-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -30,16 +33,20 @@ final class MailSink: Sendable {
         if let other {
             (certificate, key) = (other.certificate, other.folder.appendingPathComponent("key.pem").path)
         } else {
-            (certificate, key) = (folder.appendingPathComponent("cert.pem").path, folder.appendingPathComponent("key.pem").path)
+            (certificate, key) = (
+                folder.appendingPathComponent("cert.pem").path, folder.appendingPathComponent("key.pem").path
+            )
             let made = try ChildProcess.run([
-                "/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "2",
+                "/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out",
+                certificate, "-days", "2",
                 "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost",
             ])
             guard made.status == 0 else { throw MailSinkFailure(description: "openssl: \(made.output)") }
         }
         let log = folder.appendingPathComponent("sink.log").path
         var argv = [
-            python, projectRoot.appendingPathComponent("ops/mail-sink.py").path, "--dir", folder.appendingPathComponent("mail").path,
+            python, projectRoot.appendingPathComponent("ops/mail-sink.py").path, "--dir",
+            folder.appendingPathComponent("mail").path,
             "--cert", certificate, "--key", key, "--port", String(port),
         ]
         if let refuseAfter { argv += ["--refuse-after", String(refuseAfter)] }
@@ -48,12 +55,16 @@ final class MailSink: Sendable {
         var found: Int?
         while found == nil, Date() < deadline {
             let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("ready ") }) { found = Int(line.dropFirst(6)) }
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("ready ") }) {
+                found = Int(line.dropFirst(6))
+            }
             if found == nil { Thread.sleep(forTimeInterval: 0.05) }
         }
         guard let found else {
             kill(pid, SIGKILL)
-            throw MailSinkFailure(description: "the mail sink did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+            throw MailSinkFailure(
+                description: "the mail sink did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")"
+            )
         }
         self.port = found
     }
@@ -61,7 +72,9 @@ final class MailSink: Sendable {
     /// The messages accepted so far, oldest first, as written.
     func messages() throws -> [String] {
         let mail = folder.appendingPathComponent("mail")
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: mail.path)) ?? []).filter { $0.hasSuffix(".eml") }.sorted()
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: mail.path)) ?? []).filter {
+            $0.hasSuffix(".eml")
+        }.sorted()
         return try names.map { try String(contentsOf: mail.appendingPathComponent($0), encoding: .utf8) }
     }
 

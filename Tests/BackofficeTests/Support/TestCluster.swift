@@ -9,7 +9,8 @@ import PostgresNIO
 #endif
 
 /// The project's root folder (policies, migrations, the built executable).
-let projectRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let projectRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
     .deletingLastPathComponent()
 
 var testLogger: Logger {
@@ -33,10 +34,13 @@ actor TestCluster {
 
     func start() throws -> EmbeddedPostgres {
         if let cluster { return cluster }
-        let folder = URL(fileURLWithPath: "\(Self.scratchRoot)/backoffice-tests-\(getpid())-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let folder = URL(
+            fileURLWithPath: "\(Self.scratchRoot)/backoffice-tests-\(getpid())-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(
+            at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         let started = try EmbeddedPostgres.start(
-            dataDirectory: folder.appendingPathComponent("data"), passwordFile: folder.appendingPathComponent("superuser.password"))
+            dataDirectory: folder.appendingPathComponent("data"),
+            passwordFile: folder.appendingPathComponent("superuser.password"))
         Self.watch(stop: started.stopCommand, remove: folder.path)
         cluster = started
         return started
@@ -44,21 +48,30 @@ actor TestCluster {
 
     /// A new database with every migration applied and the fixture seeded (tenants, operators and
     /// their tokens), URLs for its owner and the service role, and the fixture.
-    func freshDatabase() async throws -> (owner: DatabaseURL, app: DatabaseURL, cluster: EmbeddedPostgres, fixture: TestEnvironment.Fixture) {
+    func freshDatabase() async throws -> (
+        owner: DatabaseURL, app: DatabaseURL, cluster: EmbeddedPostgres, fixture: TestEnvironment.Fixture
+    ) {
         let cluster = try start()
         let superuser = try DatabaseURL(cluster.superuserURL)
         if template == nil {
             // Once per run; the actor is reentrant across awaits, so later callers wait on this task.
             template = Task {
-                try await superuser.withConnection(logger: testLogger) { try await $0.query("CREATE DATABASE bo_template", logger: testLogger) }
+                try await superuser.withConnection(logger: testLogger) {
+                    try await $0.query("CREATE DATABASE bo_template", logger: testLogger)
+                }
                 let migrator = try Migrator(directory: projectRoot.appendingPathComponent("sql/migrations"))
                 let password = appPassword
-                _ = try await DatabaseURL(cluster.url(database: "bo_template", user: "postgres")).withConnection(logger: testLogger) {
+                _ = try await DatabaseURL(cluster.url(database: "bo_template", user: "postgres")).withConnection(
+                    logger: testLogger
+                ) {
                     _ = try await migrator.migrate(on: $0, logger: testLogger)
-                    try await $0.query(PostgresQuery(unsafeSQL: "ALTER ROLE backoffice_app PASSWORD '\(password)'"), logger: testLogger)
+                    try await $0.query(
+                        PostgresQuery(unsafeSQL: "ALTER ROLE backoffice_app PASSWORD '\(password)'"), logger: testLogger
+                    )
                 }
                 // Seeded once, through the real operations: every copy starts with the same principals.
-                let app = try DatabaseURL(cluster.url(database: "bo_template", user: "backoffice_app", password: password))
+                let app = try DatabaseURL(
+                    cluster.url(database: "bo_template", user: "backoffice_app", password: password))
                 return try await Database.with(url: app, logger: testLogger, limits: .forTests) { database in
                     try await TestEnvironment.seed(database: database, policies: try TestEnvironment.loadPolicies())
                 }
@@ -76,7 +89,8 @@ actor TestCluster {
             do {
                 try await superuser.withConnection(logger: testLogger) {
                     try await $0.query(
-                        PostgresQuery(unsafeSQL: "CREATE DATABASE \(name) TEMPLATE bo_template STRATEGY FILE_COPY"), logger: testLogger)
+                        PostgresQuery(unsafeSQL: "CREATE DATABASE \(name) TEMPLATE bo_template STRATEGY FILE_COPY"),
+                        logger: testLogger)
                 }
                 break
             } catch {
@@ -106,14 +120,17 @@ actor TestCluster {
     /// Starts a detached shell that waits for this process to end, then stops the cluster and removes its folder.
     private static func watch(stop: [String], remove folder: String) {
         let quoted = stop.map { "'\($0)'" }.joined(separator: " ")
-        let script = "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(quoted) >/dev/null 2>&1; rm -rf '\(folder)'"
+        let script =
+            "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(quoted) >/dev/null 2>&1; rm -rf '\(folder)'"
         let argv = ["/bin/sh", "-c", script]
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         posix_spawnattr_setflags(&attributes, 0x80)  // POSIX_SPAWN_SETSID: outlive the test process group
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
-        for fd in Int32(0)...2 { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
+        for fd in Int32(0)...2 {
+            posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
+        }
         let cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         var pid: pid_t = 0
         posix_spawn(&pid, argv[0], &actions, &attributes, cArguments, environ)

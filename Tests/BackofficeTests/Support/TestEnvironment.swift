@@ -47,7 +47,9 @@ struct TestEnvironment: Sendable {
 
     /// The project's policies, read once per run (a test that needs others changes a copy).
     static func loadPolicies() throws -> PolicySet { try projectPolicies.get() }
-    private static let projectPolicies = Result { try PolicySet.load(from: projectRoot.appendingPathComponent("policies")) }
+    private static let projectPolicies = Result {
+        try PolicySet.load(from: projectRoot.appendingPathComponent("policies"))
+    }
 
     /// How many environments exist at once: each holds a pool and an owner's connections, and the
     /// suite runs every test in parallel, so without a bound the cluster's 200 connections ran out
@@ -78,11 +80,13 @@ struct TestEnvironment: Sendable {
                 limits.leaseTimeout = .seconds(60)
                 return limits
             }()
-            return try await Database.with(url: owner, logger: testLogger, maximumConnections: 2, limits: .forTests) { ownerDatabase in
+            return try await Database.with(url: owner, logger: testLogger, maximumConnections: 2, limits: .forTests) {
+                ownerDatabase in
                 try await Database.with(url: app, logger: testLogger, clock: clock, limits: limits) { database in
                     try await body(
                         TestEnvironment(
-                            database: database, owner: owner, ownerPool: ownerDatabase.client, appURL: app, policies: policies, fixture: fixture,
+                            database: database, owner: owner, ownerPool: ownerDatabase.client, appURL: app,
+                            policies: policies, fixture: fixture,
                             clock: clock))
                 }
             }
@@ -97,7 +101,8 @@ struct TestEnvironment: Sendable {
         let context = Database.systemContext("test-fixture", policies: policies)
         var fixture = Fixture()
         func issue(_ op: Operator) async throws -> (String, Principal) {
-            let (token, secret) = try await database.runAsSystem(CreateToken(operatorID: op.id, name: "test", expiresInHours: nil), context: context)
+            let (token, secret) = try await database.runAsSystem(
+                CreateToken(operatorID: op.id, name: "test", expiresInHours: nil), context: context)
             return (secret.value, Principal(operatorID: op.id, role: op.role, tenantID: op.tenantID, tokenID: token.id))
         }
         for role in [Role.platformAdmin, .backendManager, .auditor, .appService] {
@@ -108,25 +113,35 @@ struct TestEnvironment: Sendable {
             fixture.principals[role] = principal
         }
         for slug in ["alpha-shop", "beta-shop"] {
-            let tenant = try await database.runAsSystem(CreateTenant(slug: slug, name: slug.capitalized), context: context)
+            let tenant = try await database.runAsSystem(
+                CreateTenant(slug: slug, name: slug.capitalized), context: context)
             let admin = try await database.runAsSystem(
-                CreateOperator(email: "admin@\(slug).example", role: .partnerAdmin, tenantID: tenant.id), context: context)
+                CreateOperator(email: "admin@\(slug).example", role: .partnerAdmin, tenantID: tenant.id),
+                context: context)
             let staff = try await database.runAsSystem(
-                CreateOperator(email: "staff@\(slug).example", role: .partnerStaff, tenantID: tenant.id), context: context)
+                CreateOperator(email: "staff@\(slug).example", role: .partnerStaff, tenantID: tenant.id),
+                context: context)
             let (adminToken, adminPrincipal) = try await issue(admin)
             let (staffToken, _) = try await issue(staff)
-            fixture.partners.append(.init(tenantID: tenant.id, slug: slug, adminToken: adminToken, staffToken: staffToken, admin: adminPrincipal))
+            fixture.partners.append(
+                .init(
+                    tenantID: tenant.id, slug: slug, adminToken: adminToken, staffToken: staffToken,
+                    admin: adminPrincipal))
         }
         return fixture
     }
 
     func context(_ role: Role, requestID: String = UUID().uuidString) -> OperationContext {
-        OperationContext(principal: fixture.principals[role]!, requestID: requestID, sourceIP: "127.0.0.1", policies: policies)
+        OperationContext(
+            principal: fixture.principals[role]!, requestID: requestID, sourceIP: "127.0.0.1", policies: policies)
     }
 
     /// Creates a customer as the app would.
-    func customer(_ email: String = "c\(UUID().uuidString.prefix(8).lowercased())@example.com") async throws -> Customer {
-        try await database.run(SyncCustomer(id: UUID(), email: email, displayName: "Test Customer"), context: context(.appService)).0
+    func customer(_ email: String = "c\(UUID().uuidString.prefix(8).lowercased())@example.com") async throws -> Customer
+    {
+        try await database.run(
+            SyncCustomer(id: UUID(), email: email, displayName: "Test Customer"), context: context(.appService)
+        ).0
     }
 
     /// Runs SQL as the database owner (a superuser: bypasses row-level security and can disable
@@ -137,7 +152,9 @@ struct TestEnvironment: Sendable {
         try await ownerPool.withConnection { connection in
             do {
                 for statement in ["BEGIN", sql, "COMMIT"] {
-                    for try await _ in try await connection.query(PostgresQuery(unsafeSQL: statement), logger: testLogger) {}
+                    for try await _ in try await connection.query(
+                        PostgresQuery(unsafeSQL: statement), logger: testLogger)
+                    {}
                 }
             } catch {
                 _ = try? await connection.query("ROLLBACK", logger: testLogger)
@@ -162,7 +179,9 @@ struct TestEnvironment: Sendable {
     func ownerScalar<T: PostgresDecodable & Sendable>(_ sql: String, as type: T.Type) async throws -> T? {
         try await ownerPool.withConnection { connection in
             var first: T?
-            for try await value in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: testLogger).decode(T.self) {
+            for try await value in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: testLogger).decode(
+                T.self)
+            {
                 first = first ?? value  // every row read: the connection goes back to the pool idle
             }
             return first
@@ -172,13 +191,16 @@ struct TestEnvironment: Sendable {
     /// Runs `body` against the HTTP application (generated handlers behind the real edge); with
     /// `trustedProxies`, over a real socket from 127.0.0.1 (so `X-Forwarded-For` can name clients).
     func withApp<T: Sendable>(
-        handEncodedLists: Bool = true, trustedProxies: [CIDR]? = nil, logger: Logger = testLogger, policies: PolicySet? = nil,
-        payments: (any PaymentGateway)? = nil, database: Database? = nil, maxBodySize: Int? = nil, maxBulkBodySize: Int? = nil,
+        handEncodedLists: Bool = true, trustedProxies: [CIDR]? = nil, logger: Logger = testLogger,
+        policies: PolicySet? = nil,
+        payments: (any PaymentGateway)? = nil, database: Database? = nil, maxBodySize: Int? = nil,
+        maxBulkBodySize: Int? = nil,
         liveUpdates: LiveUpdates? = nil, signInGate: SignInGate? = nil,
         _ body: @Sendable (any TestClientProtocol) async throws -> T
     ) async throws -> T {
         var settings = ServerSettings(
-            host: "127.0.0.1", port: 0, databaseURL: appURL, policiesDirectory: projectRoot.appendingPathComponent("policies"))
+            host: "127.0.0.1", port: 0, databaseURL: appURL,
+            policiesDirectory: projectRoot.appendingPathComponent("policies"))
         settings.trustedProxies = trustedProxies ?? []
         settings.webhookSecrets = ["simulated": [Self.webhookSecret]]
         settings.secondFactorKey = Self.secondFactorKey
@@ -187,9 +209,11 @@ struct TestEnvironment: Sendable {
         if let maxBulkBodySize { settings.maxBulkBodySize = maxBulkBodySize }
         if let liveUpdates { settings.consoleLiveUpdates = liveUpdates }
         // The test operators' passwords are hashed at bcrypt's least cost (consolePassword): so is an unknown email's check.
-        settings.signInGate = signInGate ?? SignInGate(secondFactorKey: Self.secondFactorKey, passwordCost: 4, refusalDelay: .zero)
+        settings.signInGate =
+            signInGate ?? SignInGate(secondFactorKey: Self.secondFactorKey, passwordCost: 4, refusalDelay: .zero)
         let app = try BackofficeServer.buildApplication(
-            database: database ?? self.database, policies: policies ?? self.policies, settings: settings, services: [], logger: logger,
+            database: database ?? self.database, policies: policies ?? self.policies, settings: settings, services: [],
+            logger: logger,
             handEncodedLists: handEncodedLists)
         return try await app.test(trustedProxies == nil ? .router : .live) { client in try await body(client) }
     }
@@ -241,20 +265,25 @@ extension Dictionary where Key == String, Value == String {
 extension TestClientProtocol {
     /// Sends a JSON request with an optional bearer token and extra headers.
     func call(
-        _ method: HTTPRequest.Method, _ uri: String, token: String?, json: String? = nil, headers extra: [String: String] = [:]
+        _ method: HTTPRequest.Method, _ uri: String, token: String?, json: String? = nil,
+        headers extra: [String: String] = [:]
     ) async throws -> Reply {
         try await send(method, uri, token: token, bytes: json.map { Array($0.utf8) }, headers: extra)
     }
 
     /// Sends raw bytes as an `application/json` body (for bodies a String cannot hold).
-    func send(_ method: HTTPRequest.Method, _ uri: String, token: String?, bytes: [UInt8]?, headers extra: [String: String] = [:]) async throws
+    func send(
+        _ method: HTTPRequest.Method, _ uri: String, token: String?, bytes: [UInt8]?,
+        headers extra: [String: String] = [:]
+    ) async throws
         -> Reply
     {
         var headers = HTTPFields()
         if let token { headers[.authorization] = "Bearer \(token)" }
         if bytes != nil { headers[.contentType] = "application/json" }
         for (name, value) in extra { headers[HTTPField.Name(name)!] = value }
-        return try await execute(uri: uri, method: method, headers: headers, body: bytes.map { ByteBuffer(bytes: $0) }) { response in
+        return try await execute(uri: uri, method: method, headers: headers, body: bytes.map { ByteBuffer(bytes: $0) })
+        { response in
             Reply(status: Int(response.status.code), headers: response.headers, text: String(buffer: response.body))
         }
     }

@@ -6,7 +6,9 @@ import Foundation
 /// `policies/access.yaml` may grant only those. A use case names its action with a literal
 /// (`static let action: Action = "operators.read"`); a literal the contract does not declare stops
 /// a debug build at once.
-package struct Action: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+package struct Action: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
+    CustomStringConvertible
+{
     package let rawValue: String
 
     /// A declared action; nil for a name the contract does not declare.
@@ -16,7 +18,9 @@ package struct Action: RawRepresentable, Hashable, Sendable, Codable, Expressibl
     }
 
     package init(stringLiteral value: String) {
-        assert(Self.declared.contains(value), "action '\(value)' is not declared by any operation of openapi.yaml (x-action)")
+        assert(
+            Self.declared.contains(value),
+            "action '\(value)' is not declared by any operation of openapi.yaml (x-action)")
         rawValue = value
     }
 
@@ -35,7 +39,8 @@ package struct Action: RawRepresentable, Hashable, Sendable, Codable, Expressibl
             let text = line.trimmingCharacters(in: .whitespaces)
             guard text.hasPrefix("x-action:") else { continue }
             names.insert(
-                text.dropFirst("x-action:".count).trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"'")))
+                text.dropFirst("x-action:".count).trimmingCharacters(in: .whitespaces).trimmingCharacters(
+                    in: CharacterSet(charactersIn: "\"'")))
         }
         return names.union(sessionEvents.map(\.rawValue))
     }()
@@ -45,8 +50,10 @@ package struct Action: RawRepresentable, Hashable, Sendable, Codable, Expressibl
     /// (`ConsoleSignIn`) and as changes send mail (`Outbox`), and no role is granted them.
     package static let sessionEvents: Set<Action> = Set(
         [
-            "sessions.sign_in", "sessions.sign_in_failed", "sessions.locked_out", "sessions.sign_out", "sessions.sign_out_everywhere",
-            "sessions.password_accepted", "operators.set_password", "operators.second_factor_enrolled", "operators.invitation_accepted",
+            "sessions.sign_in", "sessions.sign_in_failed", "sessions.locked_out", "sessions.sign_out",
+            "sessions.sign_out_everywhere",
+            "sessions.password_accepted", "operators.set_password", "operators.second_factor_enrolled",
+            "operators.invitation_accepted",
             "mail.queued",
         ].map(Action.init(declared:)))
 }

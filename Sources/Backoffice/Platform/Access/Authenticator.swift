@@ -9,6 +9,7 @@ package struct Authenticator: Sendable {
     package func principal(for secret: String) async throws -> Principal? {
         let token = TokenSecret(value: secret)
         guard token.isWellFormed else { return nil }
-        return try await database.requestTransaction(tokenHash: token.hash) { principal, _ in (principal, commit: true) }
+        return try await database.requestTransaction(tokenHash: token.hash) { principal, _ in (principal, commit: true)
+        }
     }
 }

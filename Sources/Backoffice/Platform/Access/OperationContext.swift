@@ -14,7 +14,8 @@ package struct OperationContext: Sendable {
     package let tokenHash: [UInt8]?
 
     package init(
-        principal: Principal, requestID: String, sourceIP: String?, policies: PolicySet, transaction: RequestTransaction? = nil,
+        principal: Principal, requestID: String, sourceIP: String?, policies: PolicySet,
+        transaction: RequestTransaction? = nil,
         tokenHash: [UInt8]? = nil
     ) {
         self.principal = principal
@@ -28,9 +29,12 @@ package struct OperationContext: Sendable {
     /// The context of the current API request, from its `RequestScope` (set by `EdgeResponder`).
     /// - Throws: `DomainError.unauthenticated` outside an authenticated request.
     static func ofCurrentRequest(policies: PolicySet) throws -> OperationContext {
-        guard let scope = RequestScope.current, let principal = scope.principal else { throw DomainError.unauthenticated }
+        guard let scope = RequestScope.current, let principal = scope.principal else {
+            throw DomainError.unauthenticated
+        }
         return OperationContext(
-            principal: principal, requestID: scope.requestID, sourceIP: scope.sourceIP, policies: policies, transaction: scope.transaction,
+            principal: principal, requestID: scope.requestID, sourceIP: scope.sourceIP, policies: policies,
+            transaction: scope.transaction,
             tokenHash: scope.tokenHash)
     }
 
@@ -45,7 +49,8 @@ package struct OperationContext: Sendable {
     /// The same request's context in another transaction (a page of a long answer).
     func with(_ transaction: RequestTransaction) -> OperationContext {
         OperationContext(
-            principal: principal, requestID: requestID, sourceIP: sourceIP, policies: policies, transaction: transaction, tokenHash: tokenHash)
+            principal: principal, requestID: requestID, sourceIP: sourceIP, policies: policies,
+            transaction: transaction, tokenHash: tokenHash)
     }
 
     /// Whether customer PII must be masked for this principal.

@@ -99,7 +99,9 @@ package struct PolicySet: Sendable {
         var texts: [String: String] = [:]
         for name in fileNames {
             let url = directory.appendingPathComponent(name)
-            guard let data = FileManager.default.contents(atPath: url.path), let text = String(data: data, encoding: .utf8) else {
+            guard let data = FileManager.default.contents(atPath: url.path),
+                let text = String(data: data, encoding: .utf8)
+            else {
                 throw PolicyError(file: url.path, entry: "(file)", problem: "cannot be read")
             }
             texts[name] = text
@@ -126,33 +128,51 @@ package struct PolicySet: Sendable {
         let secFile = path("security.yaml")
         let retFile = path("retention.yaml")
         let securityPolicy = SecurityPolicy(
-            consecutiveFailedLogins: try integer(security, "lockout", "consecutive_failed_logins", file: secFile, range: 1...100),
-            defaultTokenLifetimeHours: try integer(security, "tokens", "default_lifetime_hours", file: secFile, range: 1...87_600),
-            maxTokenLifetimeHours: try integer(security, "tokens", "max_lifetime_hours", file: secFile, range: 1...87_600),
-            failedAuthenticationLimit: try integer(security, "authentication", "max_failures_per_address", file: secFile, range: 1...100_000),
-            failedAuthenticationWindowSeconds: try integer(security, "authentication", "window_seconds", file: secFile, range: 1...86_400),
-            publicSubmissionLimit: try integer(security, "public_submissions", "max_per_address", file: secFile, range: 1...100_000),
-            publicSubmissionWindowSeconds: try integer(security, "public_submissions", "window_seconds", file: secFile, range: 1...86_400),
+            consecutiveFailedLogins: try integer(
+                security, "lockout", "consecutive_failed_logins", file: secFile, range: 1...100),
+            defaultTokenLifetimeHours: try integer(
+                security, "tokens", "default_lifetime_hours", file: secFile, range: 1...87_600),
+            maxTokenLifetimeHours: try integer(
+                security, "tokens", "max_lifetime_hours", file: secFile, range: 1...87_600),
+            failedAuthenticationLimit: try integer(
+                security, "authentication", "max_failures_per_address", file: secFile, range: 1...100_000),
+            failedAuthenticationWindowSeconds: try integer(
+                security, "authentication", "window_seconds", file: secFile, range: 1...86_400),
+            publicSubmissionLimit: try integer(
+                security, "public_submissions", "max_per_address", file: secFile, range: 1...100_000),
+            publicSubmissionWindowSeconds: try integer(
+                security, "public_submissions", "window_seconds", file: secFile, range: 1...86_400),
             console: ConsolePolicy(
-                idleTimeoutMinutes: try integer(security, "console", "idle_timeout_minutes", file: secFile, range: 1...1_440),
-                absoluteTimeoutHours: try integer(security, "console", "absolute_timeout_hours", file: secFile, range: 1...720),
-                maxFailuresPerAccount: try integer(security, "console", "max_failed_sign_ins_per_account", file: secFile, range: 1...1_000),
-                maxFailuresPerAddress: try integer(security, "console", "max_failed_sign_ins_per_address", file: secFile, range: 1...100_000),
-                failureWindowMinutes: try integer(security, "console", "failed_sign_in_window_minutes", file: secFile, range: 1...1_440),
+                idleTimeoutMinutes: try integer(
+                    security, "console", "idle_timeout_minutes", file: secFile, range: 1...1_440),
+                absoluteTimeoutHours: try integer(
+                    security, "console", "absolute_timeout_hours", file: secFile, range: 1...720),
+                maxFailuresPerAccount: try integer(
+                    security, "console", "max_failed_sign_ins_per_account", file: secFile, range: 1...1_000),
+                maxFailuresPerAddress: try integer(
+                    security, "console", "max_failed_sign_ins_per_address", file: secFile, range: 1...100_000),
+                failureWindowMinutes: try integer(
+                    security, "console", "failed_sign_in_window_minutes", file: secFile, range: 1...1_440),
                 secondFactorRequired: try roles(security, "console", "second_factor_required", file: secFile))
         )
         guard securityPolicy.defaultTokenLifetimeHours <= securityPolicy.maxTokenLifetimeHours else {
-            throw PolicyError(file: secFile, entry: "tokens.default_lifetime_hours", problem: "must not exceed tokens.max_lifetime_hours")
+            throw PolicyError(
+                file: secFile, entry: "tokens.default_lifetime_hours",
+                problem: "must not exceed tokens.max_lifetime_hours")
         }
         let retentionPolicy = RetentionPolicy(
-            deletedAccountsPurgeAfterDays: try integer(retention, "deleted_accounts", "purge_after_days", file: retFile, range: 1...3650),
-            idempotencyKeepHours: try integer(retention, "idempotency_keys", "keep_hours", file: retFile, range: 1...720),
-            loginAttemptsKeepDays: try integer(retention, "login_attempts", "keep_days", file: retFile, range: 1...3650),
+            deletedAccountsPurgeAfterDays: try integer(
+                retention, "deleted_accounts", "purge_after_days", file: retFile, range: 1...3650),
+            idempotencyKeepHours: try integer(
+                retention, "idempotency_keys", "keep_hours", file: retFile, range: 1...720),
+            loginAttemptsKeepDays: try integer(
+                retention, "login_attempts", "keep_days", file: retFile, range: 1...3650),
             auditEventsKeepDays: try integer(retention, "audit_events", "keep_days", file: retFile, range: 1...36_500)
         )
         let messages = try document("messages.yaml")
         let messagesPolicy = MessagesPolicy(
-            maintenanceNoticeHours: try integer(messages, "maintenance", "notice_period_hours", file: path("messages.yaml"), range: 0...8760))
+            maintenanceNoticeHours: try integer(
+                messages, "maintenance", "notice_period_hours", file: path("messages.yaml"), range: 0...8760))
         var hasher = SHA256()
         for name in fileNames {
             hasher.update(data: Data(name.utf8))
@@ -161,10 +181,14 @@ package struct PolicySet: Sendable {
             hasher.update(data: Data([0]))
         }
         let digest = hex(hasher.finalize())
-        return PolicySet(access: access, security: securityPolicy, retention: retentionPolicy, messages: messagesPolicy, digest: digest)
+        return PolicySet(
+            access: access, security: securityPolicy, retention: retentionPolicy, messages: messagesPolicy,
+            digest: digest)
     }
 
-    private static func integer(_ doc: [String: Any], _ section: String, _ key: String, file: String, range: ClosedRange<Int>) throws -> Int {
+    private static func integer(
+        _ doc: [String: Any], _ section: String, _ key: String, file: String, range: ClosedRange<Int>
+    ) throws -> Int {
         let entry = "\(section).\(key)"
         guard let map = doc[section] as? [String: Any] else {
             throw PolicyError(file: file, entry: section, problem: "missing section")
@@ -174,19 +198,28 @@ package struct PolicySet: Sendable {
             throw PolicyError(file: file, entry: entry, problem: "must be a whole number, got '\(value)'")
         }
         guard range.contains(number) else {
-            throw PolicyError(file: file, entry: entry, problem: "must be between \(range.lowerBound) and \(range.upperBound), got \(number)")
+            throw PolicyError(
+                file: file, entry: entry,
+                problem: "must be between \(range.lowerBound) and \(range.upperBound), got \(number)")
         }
         return number
     }
 
     /// A list of role names (each a known role) at `section.key`.
-    private static func roles(_ doc: [String: Any], _ section: String, _ key: String, file: String) throws -> Set<String> {
+    private static func roles(_ doc: [String: Any], _ section: String, _ key: String, file: String) throws -> Set<
+        String
+    > {
         let entry = "\(section).\(key)"
-        guard let value = (doc[section] as? [String: Any])?[key] else { throw PolicyError(file: file, entry: entry, problem: "missing value") }
-        guard let names = value as? [String] else { throw PolicyError(file: file, entry: entry, problem: "must be a list of roles") }
+        guard let value = (doc[section] as? [String: Any])?[key] else {
+            throw PolicyError(file: file, entry: entry, problem: "missing value")
+        }
+        guard let names = value as? [String] else {
+            throw PolicyError(file: file, entry: entry, problem: "must be a list of roles")
+        }
         for name in names where Role(rawValue: name) == nil {
             throw PolicyError(
-                file: file, entry: entry, problem: "'\(name)' is not a role (\(Role.allCases.map(\.rawValue).joined(separator: ", ")))")
+                file: file, entry: entry,
+                problem: "'\(name)' is not a role (\(Role.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
         return Set(names)
     }
@@ -202,7 +235,8 @@ package struct PolicySet: Sendable {
         for (name, body) in roles.sorted(by: { $0.key < $1.key }) {
             guard let role = Role(rawValue: name) else {
                 throw PolicyError(
-                    file: file, entry: "roles.\(name)", problem: "unknown role (known: \(Role.allCases.map(\.rawValue).joined(separator: ", ")))")
+                    file: file, entry: "roles.\(name)",
+                    problem: "unknown role (known: \(Role.allCases.map(\.rawValue).joined(separator: ", ")))")
             }
             guard let map = body as? [String: Any] else {
                 throw PolicyError(file: file, entry: "roles.\(name)", problem: "must be a mapping with scope and allow")
@@ -224,12 +258,14 @@ package struct PolicySet: Sendable {
             guard let allow = map["allow"] as? [Any] else {
                 throw PolicyError(file: file, entry: "roles.\(name).allow", problem: "must be a list of actions")
             }
-            grants[role] = .init(actions: try parseActions(allow, entry: "roles.\(name).allow", file: file), piiMasked: piiMasked)
+            grants[role] = .init(
+                actions: try parseActions(allow, entry: "roles.\(name).allow", file: file), piiMasked: piiMasked)
         }
         var publicActions = Set<Action>()
         if let section = doc["public"] {
             guard let map = section as? [String: Any], let allow = map["allow"] as? [Any], map.count == 1 else {
-                throw PolicyError(file: file, entry: "public", problem: "must be a mapping with only 'allow', a list of actions")
+                throw PolicyError(
+                    file: file, entry: "public", problem: "must be a mapping with only 'allow', a list of actions")
             }
             publicActions = try parseActions(allow, entry: "public.allow", file: file, wildcard: false)
         }
@@ -237,7 +273,9 @@ package struct PolicySet: Sendable {
     }
 
     /// A list of declared action names (`*`: every action, where `wildcard` allows it).
-    private static func parseActions(_ allow: [Any], entry: String, file: String, wildcard: Bool = true) throws -> Set<Action> {
+    private static func parseActions(_ allow: [Any], entry: String, file: String, wildcard: Bool = true) throws -> Set<
+        Action
+    > {
         var actions = Set<Action>()
         for (index, item) in allow.enumerated() {
             guard let text = item as? String else {

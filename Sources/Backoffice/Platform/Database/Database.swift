@@ -41,7 +41,9 @@ package struct Database: Sendable {
         isolation: String? = nil,
         _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
-        try await transaction(actingFor: principal, isolation: isolation) { connection in (try await body(connection), commit: true) }
+        try await transaction(actingFor: principal, isolation: isolation) { connection in
+            (try await body(connection), commit: true)
+        }
     }
 
     /// Leases a connection, begins, makes the transaction act for `principal`, runs `body`, and
@@ -55,9 +57,11 @@ package struct Database: Sendable {
         try await leasedTransaction(
             { connection in
                 if let isolation {
-                    _ = try await connection.send(PostgresQuery(unsafeSQL: "SET TRANSACTION ISOLATION LEVEL \(isolation)"), logger: logger)
+                    _ = try await connection.send(
+                        PostgresQuery(unsafeSQL: "SET TRANSACTION ISOLATION LEVEL \(isolation)"), logger: logger)
                 }
-                _ = try await connection.rows(SetSession(tenant: principal.tenantID.uuidString, role: principal.role), logger: logger)
+                _ = try await connection.rows(
+                    SetSession(tenant: principal.tenantID.uuidString, role: principal.role), logger: logger)
                 return try await body(connection)
             }, afterCommit: fence(tokenHash))
     }
@@ -66,7 +70,9 @@ package struct Database: Sendable {
     /// for the principal), otherwise in a new transaction acting for the principal.
     /// Outside one (a staged operation's steps), a change made with a request's token fences its
     /// replica reads like a request transaction's commit.
-    package func transaction<T: Sendable>(for context: OperationContext, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+    package func transaction<T: Sendable>(for context: OperationContext, _ body: (PostgresConnection) async throws -> T)
+        async throws -> T
+    {
         guard let request = context.transaction else {
             return try await transaction(actingFor: context.principal, fence: context.tokenHash) { connection in
                 (try await body(connection), commit: true)
@@ -100,11 +106,13 @@ package struct Database: Sendable {
     /// and is remembered for the token: its lag-tolerant reads stay on the primary until the
     /// replica has replayed it.
     package func requestTransaction<T: Sendable>(
-        tokenHash: [UInt8], committed: CommittedPosition? = nil, _ body: (Principal?, RequestTransaction) async throws -> (T, commit: Bool)
+        tokenHash: [UInt8], committed: CommittedPosition? = nil,
+        _ body: (Principal?, RequestTransaction) async throws -> (T, commit: Bool)
     ) async throws -> T {
         try await leasedTransaction(
             { connection in
-                let principal = try await connection.rows(AuthenticateRequest(hash: tokenHash), logger: logger).first.flatMap(Self.principal)
+                let principal = try await connection.rows(AuthenticateRequest(hash: tokenHash), logger: logger).first
+                    .flatMap(Self.principal)
                 return try await body(principal, RequestTransaction(connection: connection, isReadOnly: false))
             },
             afterCommit: fence(tokenHash, committed: committed))
@@ -113,7 +121,9 @@ package struct Database: Sendable {
     /// Runs `body` in a request transaction whose first statement authenticates `context`'s token
     /// again, refusing (`unauthenticated`) unless it is still the same principal; commits when
     /// `body` returns. For a change whose request held no transaction while it waited (an upload).
-    func reauthenticatedTransaction<T: Sendable>(for context: OperationContext, _ body: (OperationContext) async throws -> T) async throws -> T {
+    func reauthenticatedTransaction<T: Sendable>(
+        for context: OperationContext, _ body: (OperationContext) async throws -> T
+    ) async throws -> T {
         guard let tokenHash = context.tokenHash else { throw DomainError.unauthenticated }
         return try await requestTransaction(tokenHash: tokenHash) { principal, transaction in
             guard principal == context.principal else { throw DomainError.unauthenticated }
@@ -124,10 +134,15 @@ package struct Database: Sendable {
     /// With a read replica, what runs after a commit made with the token `tokenHash`: the commit's
     /// position is remembered for the token (its lag-tolerant reads stay on the primary until the
     /// replica has replayed it) and goes to `committed`.
-    private func fence(_ tokenHash: [UInt8]?, committed: CommittedPosition? = nil) -> ((PostgresConnection) async throws -> Void)? {
+    private func fence(_ tokenHash: [UInt8]?, committed: CommittedPosition? = nil) -> (
+        (PostgresConnection) async throws -> Void
+    )? {
         guard let replica, let tokenHash else { return nil }
         return { connection in
-            guard let lsn = try await connection.rows(CurrentLogPosition(), logger: self.logger).first.flatMap({ LSN($0) }) else { return }
+            guard
+                let lsn = try await connection.rows(CurrentLogPosition(), logger: self.logger).first.flatMap({ LSN($0) }
+                )
+            else { return }
             replica.wrote(token: tokenHash, at: lsn)
             committed?.record(lsn)
         }
@@ -136,8 +151,12 @@ package struct Database: Sendable {
     /// One public request's transaction (an `x-public` operation, no token): acts for
     /// `Principal.anonymous`, which the policy lets perform only the public actions. `body` says
     /// whether to commit; anything else, or a throw, rolls back.
-    package func publicTransaction<T: Sendable>(_ body: (RequestTransaction) async throws -> (T, commit: Bool)) async throws -> T {
-        try await transaction(actingFor: .anonymous) { connection in try await body(RequestTransaction(connection: connection, isReadOnly: false)) }
+    package func publicTransaction<T: Sendable>(_ body: (RequestTransaction) async throws -> (T, commit: Bool))
+        async throws -> T
+    {
+        try await transaction(actingFor: .anonymous) { connection in
+            try await body(RequestTransaction(connection: connection, isReadOnly: false))
+        }
     }
 
     /// One read-only request's session (GET): leases a connection and authenticates the token in
@@ -162,7 +181,8 @@ package struct Database: Sendable {
             case .replica:
                 do {
                     let result = try await session(
-                        on: replica.client, within: replica.leaseTimeout, lateLeaseEndsRequest: false, tokenHash: tokenHash, plans: plans, body)
+                        on: replica.client, within: replica.leaseTimeout, lateLeaseEndsRequest: false,
+                        tokenHash: tokenHash, plans: plans, body)
                     ServiceMetrics.replicaReads.increment()
                     return result
                 } catch DomainError.unavailable {
@@ -177,13 +197,15 @@ package struct Database: Sendable {
     }
 
     private func session<T: Sendable>(
-        on client: PostgresClient, within timeout: Duration, lateLeaseEndsRequest: Bool = true, tokenHash: [UInt8], plans: PlanMode,
+        on client: PostgresClient, within timeout: Duration, lateLeaseEndsRequest: Bool = true, tokenHash: [UInt8],
+        plans: PlanMode,
         _ body: (Principal?, RequestTransaction) async throws -> T
     ) async throws -> T {
         try await session(
             on: client, within: timeout, lateLeaseEndsRequest: lateLeaseEndsRequest,
             authenticate: { connection in
-                try await connection.rows(AuthenticateSession(hash: tokenHash, plans: plans), logger: logger).first.flatMap(Self.principal)
+                try await connection.rows(AuthenticateSession(hash: tokenHash, plans: plans), logger: logger).first
+                    .flatMap(Self.principal)
             }, body)
     }
 
@@ -192,10 +214,13 @@ package struct Database: Sendable {
     /// as a read session: for a token (`readSession`) or a console session (`consoleRequest`).
     func session<T: Sendable>(
         on client: PostgresClient, within timeout: Duration, lateLeaseEndsRequest: Bool = true,
-        authenticate: (PostgresConnection) async throws -> Principal?, _ body: (Principal?, RequestTransaction) async throws -> T
+        authenticate: (PostgresConnection) async throws -> Principal?,
+        _ body: (Principal?, RequestTransaction) async throws -> T
     ) async throws -> T {
         try await translatingErrors {
-            try await client.withConnection(within: timeout, timers: limits.timers, lateLeaseEndsRequest: lateLeaseEndsRequest) { connection in
+            try await client.withConnection(
+                within: timeout, timers: limits.timers, lateLeaseEndsRequest: lateLeaseEndsRequest
+            ) { connection in
                 let principal = try await authenticate(connection)
                 return try await body(principal, RequestTransaction(connection: connection, isReadOnly: true))
             }
@@ -210,7 +235,8 @@ package struct Database: Sendable {
     /// says not to commit, or throws); database errors come back as problems.
     /// `afterCommit` runs on the connection once the commit succeeded (its failure no longer undoes anything).
     func leasedTransaction<T: Sendable>(
-        _ body: (PostgresConnection) async throws -> (T, commit: Bool), afterCommit: ((PostgresConnection) async throws -> Void)? = nil
+        _ body: (PostgresConnection) async throws -> (T, commit: Bool),
+        afterCommit: ((PostgresConnection) async throws -> Void)? = nil
     ) async throws -> T {
         try await translatingErrors {
             try await client.withConnection(within: leaseTimeout, timers: limits.timers) { connection in

@@ -23,13 +23,17 @@ extension Database {
         case .server:
             let state = error.serverInfo?[.sqlState] ?? ""
             var metadata: Logger.Metadata = ["sqlstate": .string(state)]
-            for (key, field) in [("constraint", PSQLError.ServerInfo.Field.constraintName), ("table", .tableName), ("column", .columnName)] {
+            for (key, field) in [
+                ("constraint", PSQLError.ServerInfo.Field.constraintName), ("table", .tableName),
+                ("column", .columnName),
+            ] {
                 if let value = error.serverInfo?[field] { metadata[key] = .string(value) }
             }
             logger.error("database error", metadata: metadata)
             switch state {
             case PostgresError.Code.uniqueViolation.raw:
-                return DomainError.conflict(code: "already_exists", detail: "A resource with these values already exists.")
+                return DomainError.conflict(
+                    code: "already_exists", detail: "A resource with these values already exists.")
             case PostgresError.Code.insufficientPrivilege.raw:
                 return DomainError.refused
             case PostgresError.Code.deadlockDetected.raw, PostgresError.Code.serializationFailure.raw:
@@ -38,9 +42,13 @@ extension Database {
                 ServiceMetrics.statementTimeouts.increment()
                 return DomainError.timedOut
             case PostgresError.Code.checkViolation.raw, PostgresError.Code.notNullViolation.raw:
-                return DomainError.invalid([FieldIssue(field: "body", code: "constraint", message: "violates a constraint")])
+                return DomainError.invalid([
+                    FieldIssue(field: "body", code: "constraint", message: "violates a constraint")
+                ])
             case let state where state.hasPrefix("22"):  // data exception: a value out of range or not representable
-                return DomainError.invalid([FieldIssue(field: "body", code: "invalid_value", message: "a value cannot be stored")])
+                return DomainError.invalid([
+                    FieldIssue(field: "body", code: "invalid_value", message: "a value cannot be stored")
+                ])
             case let state where state.hasPrefix("08") || state.hasPrefix("57P") || state.hasPrefix("53"):
                 // connection exception; shutdown or restart of the server; out of connections or memory
                 return DomainError.unavailable

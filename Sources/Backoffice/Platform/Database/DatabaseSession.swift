@@ -28,6 +28,8 @@ extension Database {
 
     /// A context for changes the system makes on its own.
     package static func systemContext(_ purpose: String, policies: PolicySet) -> OperationContext {
-        OperationContext(principal: .system, requestID: "\(purpose)-\(UUID().uuidString.lowercased())", sourceIP: nil, policies: policies)
+        OperationContext(
+            principal: .system, requestID: "\(purpose)-\(UUID().uuidString.lowercased())", sourceIP: nil,
+            policies: policies)
     }
 }

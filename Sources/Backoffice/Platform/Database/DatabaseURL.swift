@@ -13,7 +13,8 @@ package struct DatabaseURL: Sendable, CustomStringConvertible {
     package let sslMode: String
 
     package init(_ text: String) throws {
-        guard let components = URLComponents(string: text), ["postgres", "postgresql"].contains(components.scheme ?? ""),
+        guard let components = URLComponents(string: text),
+            ["postgres", "postgresql"].contains(components.scheme ?? ""),
             let host = components.host, !host.isEmpty
         else {
             throw Problem.malformed("not a postgres:// URL: \(DatabaseURL.redact(text))")
@@ -30,7 +31,8 @@ package struct DatabaseURL: Sendable, CustomStringConvertible {
     /// The URL with its password: to hand to a child process or a file that is private anyway;
     /// never for printing or logging (use `description`).
     package var connectionString: String {
-        let secret = password.map { ":" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0) } ?? ""
+        let secret =
+            password.map { ":" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0) } ?? ""
         let userText = user.addingPercentEncoding(withAllowedCharacters: .urlUserAllowed) ?? user
         return "postgres://\(userText)\(secret)@\(host):\(port)/\(database)?sslmode=\(sslMode)"
     }
@@ -59,21 +61,26 @@ package struct DatabaseURL: Sendable, CustomStringConvertible {
     /// A pool configuration for this URL within `limits` (connections, connect timeout, and the
     /// statement timeout every session starts with).
     package func clientConfiguration(_ limits: PoolLimits = PoolLimits()) -> PostgresClient.Configuration {
-        var configuration = PostgresClient.Configuration(host: host, port: port, username: user, password: password, database: database, tls: tls)
+        var configuration = PostgresClient.Configuration(
+            host: host, port: port, username: user, password: password, database: database, tls: tls)
         configuration.options.maximumConnections = limits.maximumConnections
         configuration.options.connectTimeout = limits.connectTimeout
         configuration.options.additionalStartupParameters = [
-            ("application_name", "backoffice"), ("statement_timeout", String(PoolLimits.milliseconds(limits.statementTimeout))),
+            ("application_name", "backoffice"),
+            ("statement_timeout", String(PoolLimits.milliseconds(limits.statementTimeout))),
         ]
         return configuration
     }
 
     /// Runs `body` on one connection (for migrations and other one-off administration), then closes it.
-    package func withConnection<T: Sendable>(logger: Logger, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+    package func withConnection<T: Sendable>(logger: Logger, _ body: (PostgresConnection) async throws -> T)
+        async throws -> T
+    {
         let connectionTLS: PostgresConnection.Configuration.TLS =
             switch sslMode {
             case "disable": .disable
-            case "require", "verify-ca", "verify-full": .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            case "require", "verify-ca", "verify-full":
+                .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
             default: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
             }
         let configuration = PostgresConnection.Configuration(

@@ -43,7 +43,9 @@ package final class EmbeddedPostgres: Sendable {
 
     /// Initialises (first time) and starts the cluster in `dataDirectory`; the superuser's password
     /// is written to (first time) or read from `passwordFile`.
-    package static func start(dataDirectory: URL, passwordFile: URL, log: (String) -> Void = { _ in }) throws -> EmbeddedPostgres {
+    package static func start(dataDirectory: URL, passwordFile: URL, log: (String) -> Void = { _ in }) throws
+        -> EmbeddedPostgres
+    {
         let runAs: String? = geteuid() == 0 ? "postgres" : nil
         let path = dataDirectory.path
         let fm = FileManager.default
@@ -51,7 +53,8 @@ package final class EmbeddedPostgres: Sendable {
         let password: String
         if !fm.fileExists(atPath: path + "/PG_VERSION") {
             log("initialising a PostgreSQL cluster in \(path)")
-            try fm.createDirectory(at: dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try fm.createDirectory(
+                at: dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             if let runAs {
                 try run("/bin/chown", [runAs + ":" + runAs, path])
                 guard (try? run("/usr/bin/test", ["-w", path], as: runAs)) != nil else {
@@ -71,15 +74,19 @@ package final class EmbeddedPostgres: Sendable {
             try run(
                 tool("initdb"),
                 [
-                    "-D", path, "-U", "postgres", "--pwfile=" + initialPassword, "--auth-host=scram-sha-256", "--auth-local=peer",
+                    "-D", path, "-U", "postgres", "--pwfile=" + initialPassword, "--auth-host=scram-sha-256",
+                    "--auth-local=peer",
                     "-E", "UTF8", "--locale=C.UTF-8", "--no-sync",
                 ],
                 as: runAs)
         } else {
-            guard let kept = fm.contents(atPath: passwordFile.path).map({ String(decoding: $0, as: UTF8.self) }), !kept.isEmpty else {
+            guard let kept = fm.contents(atPath: passwordFile.path).map({ String(decoding: $0, as: UTF8.self) }),
+                !kept.isEmpty
+            else {
                 throw EmbeddedPostgresError(
                     command: "start",
-                    output: "the cluster in \(path) has no password file at \(passwordFile.path) (it was made by an older version, "
+                    output:
+                        "the cluster in \(path) has no password file at \(passwordFile.path) (it was made by an older version, "
                         + "with trust authentication): remove \(path) to make a new one")
             }
             password = kept.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -93,8 +100,11 @@ package final class EmbeddedPostgres: Sendable {
             }
         }
         let port = try freePort()
-        let options = "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c fsync=off -c max_connections=200"
-        try run(tool("pg_ctl"), ["-D", path, "-l", path + "/server.log", "-w", "-t", "60", "-o", options, "start"], as: runAs)
+        let options =
+            "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c fsync=off -c max_connections=200"
+        try run(
+            tool("pg_ctl"), ["-D", path, "-l", path + "/server.log", "-w", "-t", "60", "-o", options, "start"],
+            as: runAs)
         return EmbeddedPostgres(dataDirectory: dataDirectory, port: port, superuserPassword: password, runAs: runAs)
     }
 
@@ -118,7 +128,8 @@ package final class EmbeddedPostgres: Sendable {
             let runAs = geteuid() == 0 ? "postgres" : nil
             _ = try? run(tool("pg_ctl"), ["-D", path, "-m", "fast", "-w", "stop"], as: runAs)
             if (try? run(tool("pg_ctl"), ["-D", path, "status"], as: runAs)) != nil {
-                throw EmbeddedPostgresError(command: "remove", output: "the server on \(path) did not stop: nothing removed")
+                throw EmbeddedPostgresError(
+                    command: "remove", output: "the server on \(path) did not stop: nothing removed")
             }
         }
         try fm.removeItem(at: dataDirectory)
@@ -135,16 +146,20 @@ package final class EmbeddedPostgres: Sendable {
     /// cannot be traversed by it). Nil when not root: the caller's own folder is fine then.
     package static func rootSafeDirectory(key: String) -> URL? {
         guard geteuid() == 0, let entry = getpwnam("postgres"), let home = entry.pointee.pw_dir else { return nil }
-        let digest = key.utf8.reduce(into: UInt64(14_695_981_039_346_656_037)) { hash, byte in hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211 }
-        return URL(fileURLWithPath: String(cString: home)).appendingPathComponent("backoffice-dev").appendingPathComponent(
-            String(format: "%016llx", digest))
+        let digest = key.utf8.reduce(into: UInt64(14_695_981_039_346_656_037)) { hash, byte in
+            hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211
+        }
+        return URL(fileURLWithPath: String(cString: home)).appendingPathComponent("backoffice-dev")
+            .appendingPathComponent(
+                String(format: "%016llx", digest))
     }
 
     static func tool(_ name: String) -> String {
         let env = ProcessInfo.processInfo.environment
         var dirs = (env["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":").map(String.init)
         if let pgBin = env["BACKOFFICE_PG_BIN"] { dirs.insert(pgBin, at: 0) }
-        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []).sorted(by: >)
+        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []).sorted(
+            by: >)
         dirs += versions.map { "/usr/lib/postgresql/\($0)/bin" }
         for dir in dirs where FileManager.default.isExecutableFile(atPath: dir + "/" + name) {
             return dir + "/" + name
@@ -172,7 +187,9 @@ package final class EmbeddedPostgres: Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
         }
         guard bound else { throw EmbeddedPostgresError(command: "bind", output: "cannot find a free port") }
         return Int(UInt16(bigEndian: address.sin_port))

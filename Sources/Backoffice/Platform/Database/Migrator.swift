@@ -24,11 +24,14 @@ package struct Migrator: Sendable {
 
     /// Reads the migrations folder. File names must be `NNNN_name.sql` with unique numbers.
     package init(directory: URL) throws {
-        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".sql") }.sorted()
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".sql") }
+            .sorted()
         var seen = Set<Int>()
         migrations = try files.map { file in
             let stem = file.dropLast(4)
-            guard let underscore = stem.firstIndex(of: "_"), let version = Int(stem[..<underscore]), seen.insert(version).inserted else {
+            guard let underscore = stem.firstIndex(of: "_"), let version = Int(stem[..<underscore]),
+                seen.insert(version).inserted
+            else {
                 throw MigrationError("\(directory.path)/\(file): name must be NNNN_name.sql with a unique number")
             }
             let sql = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
@@ -47,7 +50,9 @@ package struct Migrator: Sendable {
         ).decode((Int, String, Date).self) {
             applied[version] = (checksum, at)
         }
-        return migrations.map { Status(migration: $0, appliedAt: applied[$0.version]?.1, appliedChecksum: applied[$0.version]?.0) }
+        return migrations.map {
+            Status(migration: $0, appliedAt: applied[$0.version]?.1, appliedChecksum: applied[$0.version]?.0)
+        }
     }
 
     /// Applies every pending migration; returns the names applied.

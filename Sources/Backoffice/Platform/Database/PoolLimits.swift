@@ -60,7 +60,8 @@ extension PostgresClient {
     /// - Throws: `DomainError.unavailable` when no connection came within `timeout`; the pool's
     ///   own error when leasing failed.
     func withConnection<T: Sendable>(
-        within timeout: Duration, timers: any Timers, lateLeaseEndsRequest: Bool = true, _ body: (PostgresConnection) async throws -> T
+        within timeout: Duration, timers: any Timers, lateLeaseEndsRequest: Bool = true,
+        _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
         ServiceMetrics.poolWaiting.increment()
         var waiting = true
@@ -83,7 +84,9 @@ extension PostgresClient {
                 waited()
                 // Too late: the request was answered 503 (by this lease's timer, the request's
                 // deadline or its cancellation), and nothing may run for it.
-                guard work.isRunning, !Task.isCancelled, outcome.settle(.leased) == .leased else { throw DomainError.unavailable }
+                guard work.isRunning, !Task.isCancelled, outcome.settle(.leased) == .leased else {
+                    throw DomainError.unavailable
+                }
                 ServiceMetrics.poolInUse.increment()
                 defer { ServiceMetrics.poolInUse.decrement() }
                 return try await body(connection)

@@ -21,10 +21,14 @@ package final class ReadCache: Sendable {
     package init(capacity: Int = 1_000) { self.capacity = capacity }
 
     /// The answer for `key` read less than `maxAge` before `now`, or `read`'s answer (kept for others).
-    func value<T: Sendable>(_ key: String, maxAge: Duration, now began: Date, read: () async throws -> T) async throws -> T {
+    func value<T: Sendable>(_ key: String, maxAge: Duration, now began: Date, read: () async throws -> T) async throws
+        -> T
+    {
         let limit = maxAge.inSeconds
         let (generation, kept) = state.withLock { state -> (UInt64, T?) in
-            guard let entry = state.entries[key], case let age = began.timeIntervalSince(entry.readAt), age >= 0, age < limit else {
+            guard let entry = state.entries[key], case let age = began.timeIntervalSince(entry.readAt), age >= 0,
+                age < limit
+            else {
                 return (state.generation, nil)
             }
             return (state.generation, entry.value as? T)

@@ -13,7 +13,8 @@ package struct LSN: Comparable, Hashable, Sendable, CustomStringConvertible {
     /// Parses PostgreSQL's text form; nil for anything else.
     package init?(_ text: some StringProtocol) {
         let parts = text.split(separator: "/")
-        guard parts.count == 2, parts.allSatisfy({ (1...8).contains($0.count) }), let high = UInt64(parts[0], radix: 16),
+        guard parts.count == 2, parts.allSatisfy({ (1...8).contains($0.count) }),
+            let high = UInt64(parts[0], radix: 16),
             let low = UInt64(parts[1], radix: 16)
         else { return nil }
         value = high << 32 | low
@@ -82,7 +83,8 @@ package final class ReadReplica: Sendable {
     }
 
     package init(
-        client: PostgresClient, maxLag: Duration = .seconds(5), leaseTimeout: Duration = .seconds(1), checkInterval: Duration = .seconds(1),
+        client: PostgresClient, maxLag: Duration = .seconds(5), leaseTimeout: Duration = .seconds(1),
+        checkInterval: Duration = .seconds(1),
         logger: Logger
     ) {
         self.client = client
@@ -97,7 +99,9 @@ package final class ReadReplica: Sendable {
         let now = ContinuousClock.now
         return state.withLock { state in
             guard state.up, let replayed = state.replayed else { return .primary(because: "down") }
-            guard let checkedAt = state.checkedAt, now - checkedAt < maxLag else { return .primary(because: "unchecked") }
+            guard let checkedAt = state.checkedAt, now - checkedAt < maxLag else {
+                return .primary(because: "unchecked")
+            }
             guard !state.refused.contains(token) else { return .primary(because: "credential_refused") }
             guard state.lagSeconds < maxLag.inSeconds else { return .primary(because: "lagging") }
             if let fence = [state.fences[token], readAfter].compactMap({ $0 }).max(), replayed < fence {
@@ -131,23 +135,31 @@ package final class ReadReplica: Sendable {
         do {
             // From the refusal's transaction start, not its commit: a bulk request's deadline more, generously.
             let window = (maxLag * 2 + checkInterval * 2 + .seconds(600)).inSeconds
-            let (flushedText, refused) = try await primary.withConnection(within: timeout, timers: EventLoopTimers()) { connection in
-                let flushed = try await firstRow("SELECT pg_current_wal_flush_lsn()::text", on: connection, logger: logger) {
+            let (flushedText, refused) = try await primary.withConnection(within: timeout, timers: EventLoopTimers()) {
+                connection in
+                let flushed = try await firstRow(
+                    "SELECT pg_current_wal_flush_lsn()::text", on: connection, logger: logger
+                ) {
                     try $0.decode(String.self)
                 }
                 var refused: Set<[UInt8]> = []
                 let rows = try await connection.query(
-                    "SELECT secret_hash FROM recently_refused_credentials(\(window) * interval '1 second')", logger: logger)
+                    "SELECT secret_hash FROM recently_refused_credentials(\(window) * interval '1 second')",
+                    logger: logger)
                 for try await hash in rows.decode(ByteBuffer.self) { refused.insert(Array(hash.readableBytesView)) }
                 return (flushed, refused)
             }
             let flushed = flushedText.flatMap { LSN($0) }
             let replica = try await client.withConnection(within: timeout, timers: EventLoopTimers()) { connection in
-                try await firstRow("SELECT pg_is_in_recovery(), pg_last_wal_replay_lsn()::text", on: connection, logger: logger) {
+                try await firstRow(
+                    "SELECT pg_is_in_recovery(), pg_last_wal_replay_lsn()::text", on: connection, logger: logger
+                ) {
                     try $0.decode((Bool, String?).self)
                 }
             }
-            guard let (recovering, replayText) = replica, recovering, let replayed = replayText.flatMap({ LSN($0) }), let flushed else {
+            guard let (recovering, replayText) = replica, recovering, let replayed = replayText.flatMap({ LSN($0) }),
+                let flushed
+            else {
                 logger.warning("the read replica is not a replica in recovery: reads stay on the primary")
                 mark(up: false, replayed: nil, lagBytes: 0, lagSeconds: 0)
                 return
@@ -158,11 +170,13 @@ package final class ReadReplica: Sendable {
                 state.primaryHistory.removeAll { now - $0.at > maxLag * 3 }
                 guard flushed > replayed else { return 0.0 }
                 // The newest check at which the primary had no more than the replica has now.
-                let since = state.primaryHistory.last { $0.lsn <= replayed }?.at ?? state.primaryHistory.first?.at ?? now
+                let since =
+                    state.primaryHistory.last { $0.lsn <= replayed }?.at ?? state.primaryHistory.first?.at ?? now
                 return (now - since).inSeconds
             }
             mark(
-                up: true, replayed: replayed, lagBytes: flushed > replayed ? flushed.value - replayed.value : 0, lagSeconds: lagSeconds,
+                up: true, replayed: replayed, lagBytes: flushed > replayed ? flushed.value - replayed.value : 0,
+                lagSeconds: lagSeconds,
                 refused: refused)
         } catch {
             logger.debug("read replica check failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
@@ -182,7 +196,9 @@ package final class ReadReplica: Sendable {
             }
             return wasUp
         }
-        if wasUp != up { logger.notice(up ? "read replica available" : "read replica unavailable: reads go to the primary") }
+        if wasUp != up {
+            logger.notice(up ? "read replica available" : "read replica unavailable: reads go to the primary")
+        }
         ServiceMetrics.replicaUp.record(up ? 1 : 0)
         ServiceMetrics.replicaLagBytes.record(Double(lagBytes))
         ServiceMetrics.replicaLagSeconds.record(lagSeconds)

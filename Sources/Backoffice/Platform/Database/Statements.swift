@@ -135,7 +135,9 @@ extension PostgresConnection {
 
 /// The first row of `query` on `connection` decoded by `decode`, or nil (for work outside a unit
 /// of work: bootstrap and tools on the owner's connection).
-package func firstRow<T>(_ query: PostgresQuery, on connection: PostgresConnection, logger: Logger, _ decode: (PostgresRow) throws -> T) async throws
+package func firstRow<T>(
+    _ query: PostgresQuery, on connection: PostgresConnection, logger: Logger, _ decode: (PostgresRow) throws -> T
+) async throws
     -> T?
 {
     for try await row in try await connection.send(query, logger: logger) { return try decode(row) }

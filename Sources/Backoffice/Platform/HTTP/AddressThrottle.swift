@@ -13,7 +13,8 @@ final class AddressThrottle: Sendable {
     private let now: @Sendable () -> ContinuousClock.Instant
     private let events = Mutex<[String: [ContinuousClock.Instant]]>([:])
 
-    init(limit: Int, window: Duration, now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
+    init(limit: Int, window: Duration, now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now })
+    {
         self.limit = limit
         self.window = window
         self.now = now
@@ -40,7 +41,9 @@ final class AddressThrottle: Sendable {
         events.withLock { record(address, at: now(), in: &$0) }
     }
 
-    private func retryAfter(_ address: String, at current: ContinuousClock.Instant, in events: inout [String: [ContinuousClock.Instant]]) -> Int? {
+    private func retryAfter(
+        _ address: String, at current: ContinuousClock.Instant, in events: inout [String: [ContinuousClock.Instant]]
+    ) -> Int? {
         guard var times = events[address] else { return nil }
         times.removeAll { current - $0 >= window }
         events[address] = times.isEmpty ? nil : times
@@ -49,7 +52,9 @@ final class AddressThrottle: Sendable {
         return max(1, Int(wait.inSeconds.rounded(.up)))
     }
 
-    private func record(_ address: String, at current: ContinuousClock.Instant, in events: inout [String: [ContinuousClock.Instant]]) {
+    private func record(
+        _ address: String, at current: ContinuousClock.Instant, in events: inout [String: [ContinuousClock.Instant]]
+    ) {
         events[address, default: []].append(current)
         if events.count > 10_000 {
             events = events.filter { _, times in times.last.map { current - $0 < window } ?? false }

@@ -29,5 +29,6 @@ package enum Base64URL {
     }
 
     /// The bytes base64url writes (no padding).
-    package static let alphabet: Set<UInt8> = Set(Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8))
+    package static let alphabet: Set<UInt8> = Set(
+        Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8))
 }

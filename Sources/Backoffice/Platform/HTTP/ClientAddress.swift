@@ -59,7 +59,9 @@ package struct ClientAddress: Sendable {
     /// /64 (one subscriber's network: a host picks any of its 2^64 addresses at will).
     package static func limitKey(_ address: String) -> String {
         guard let bytes = CIDR.bytes(of: address), bytes.count == 16 else { return address }
-        let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
+        let groups = stride(from: 0, to: 8, by: 2).map {
+            String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16)
+        }
         return groups.joined(separator: ":") + "::/64"
     }
 

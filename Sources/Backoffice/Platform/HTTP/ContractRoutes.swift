@@ -50,7 +50,9 @@ struct ContractRoutes: Sendable {
     /// The operations of the bundled `openapi.yaml`, parsed once for every marker. The document
     /// is part of the build: one that does not parse is a broken build, and stops the process.
     private static let bundled: [Operation] = {
-        guard let yaml = OpenAPIDocument.yaml, let operations = try? operations(in: String(decoding: yaml, as: UTF8.self)) else {
+        guard let yaml = OpenAPIDocument.yaml,
+            let operations = try? operations(in: String(decoding: yaml, as: UTF8.self))
+        else {
             preconditionFailure("the bundled openapi.yaml does not parse")
         }
         return operations
@@ -58,17 +60,26 @@ struct ContractRoutes: Sendable {
 
     /// The operations of `document` with their markers.
     static func operations(in document: String) throws -> [Operation] {
-        guard let paths = (try Yams.load(yaml: document) as? [String: Any])?["paths"] as? [String: Any] else { return [] }
+        guard let paths = (try Yams.load(yaml: document) as? [String: Any])?["paths"] as? [String: Any] else {
+            return []
+        }
         var operations: [Operation] = []
         for (path, item) in paths {
             for (method, raw) in item as? [String: Any] ?? [:] {
-                guard let operation = raw as? [String: Any], let method = HTTPRequest.Method(method.uppercased()) else { continue }
+                guard let operation = raw as? [String: Any], let method = HTTPRequest.Method(method.uppercased()) else {
+                    continue
+                }
                 let segments = path.split(separator: "/").map { $0.hasPrefix("{") ? nil : String($0) }
-                var markers = Set(operation.compactMap { key, value in key.hasPrefix("x-") && value as? Bool == true ? key : nil })
-                if (operation["requestBody"] as? [String: Any])?["required"] as? Bool == false { markers.insert(optionalBody) }
+                var markers = Set(
+                    operation.compactMap { key, value in key.hasPrefix("x-") && value as? Bool == true ? key : nil })
+                if (operation["requestBody"] as? [String: Any])?["required"] as? Bool == false {
+                    markers.insert(optionalBody)
+                }
                 operations.append(
                     Operation(
-                        route: Route(method: method, segments: segments, rateLimited: markers.contains("x-rate-limited")), markers: markers))
+                        route: Route(
+                            method: method, segments: segments, rateLimited: markers.contains("x-rate-limited")),
+                        markers: markers))
             }
         }
         return operations
@@ -85,7 +96,8 @@ struct ContractRoutes: Sendable {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         return routes.first { route in
             route.method == method && route.segments.count == parts.count
-                && zip(route.segments, parts).allSatisfy { segment, part in segment.map { $0 == part } ?? !part.isEmpty }
+                && zip(route.segments, parts).allSatisfy { segment, part in segment.map { $0 == part } ?? !part.isEmpty
+                }
         }
     }
 }

@@ -10,7 +10,9 @@ struct ETagMiddleware: ServerMiddleware {
         next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
         var (response, body) = try await next(request, body, metadata)
-        if let tag = response.headerFields[.eTag], let decoded = tag.removingPercentEncoding { response.headerFields[.eTag] = decoded }
+        if let tag = response.headerFields[.eTag], let decoded = tag.removingPercentEncoding {
+            response.headerFields[.eTag] = decoded
+        }
         return (response, body)
     }
 }

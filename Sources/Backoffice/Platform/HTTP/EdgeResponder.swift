@@ -53,7 +53,8 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
 
     func respond(to request: Request, context: Context) async throws -> Response {
         let requestID = RequestID.accept(request.headers[.xRequestID])
-        let sourceIP = clientAddress.resolve(peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[.xForwardedFor])
+        let sourceIP = clientAddress.resolve(
+            peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[.xForwardedFor])
         var logger = context.logger
         logger[metadataKey: "request_id"] = .string(requestID)
         var anonymous = RequestScope(principal: nil, requestID: requestID, sourceIP: sourceIP)
@@ -67,15 +68,21 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                 let path = request.uri.path  // built anew by each call: read once
                 var bulk = bulkPaths.contains(path)
                 // Only a console upload (a POST) may be large; the session is looked up for it alone.
-                if bulk, path.hasPrefix("/console/") { bulk = request.method == .post ? try await consoleSessionMayUpload?(request) ?? false : false }
+                if bulk, path.hasPrefix("/console/") {
+                    bulk = request.method == .post ? try await consoleSessionMayUpload?(request) ?? false : false
+                }
                 let limit = bulk ? maxBulkBodySize : maxBodySize
-                if let length = request.headers[.contentLength].flatMap(Int.init), length > limit { throw Problem.payloadTooLarge }
+                if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
+                    throw Problem.payloadTooLarge
+                }
                 let inner = self.inner
                 let address = sourceIP ?? "unknown"
                 let route = path.hasPrefix("/v1/") ? publicRoutes.match(request.method, path) : nil
                 // A body is read only from a caller that may send it: a /v1 change presents a
                 // well-formed token first, and a bulk upload (32 MiB) one that authenticates.
-                let secret = path.hasPrefix("/v1/") && route == nil ? try await presentedToken(request, address: address, logger: logger) : nil
+                let secret =
+                    path.hasPrefix("/v1/") && route == nil
+                    ? try await presentedToken(request, address: address, logger: logger) : nil
                 // (a token that authenticated lately is checked again by the request's own transaction: no second lease for it)
                 let streamed = secret != nil && streamedBodies.match(request.method, path) != nil
                 if bulk, !streamed, let secret, !knownCredentials.contains(secret.hash),
@@ -93,14 +100,19 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                 if let route {
                     actor.withLock { $0 = .anonymous }
                     return try await respondPublicly(
-                        to: request, body: body, context: context, route: route, address: address, sourceIP: sourceIP, requestID: requestID,
+                        to: request, body: body, context: context, route: route, address: address, sourceIP: sourceIP,
+                        requestID: requestID,
                         logger: logger)
                 }
                 guard let secret else { throw refuse(request, address: address, logger: logger) }
-                let deadline = bulkPaths.contains(path) ? database.limits.bulkRequestDeadline : database.limits.requestDeadline
+                let deadline =
+                    bulkPaths.contains(path) ? database.limits.bulkRequestDeadline : database.limits.requestDeadline
                 let hotList = hotLists?.list(request.method, path)
-                return try await RequestDeadline.run(within: deadline, timers: database.limits.timers) { [request, logger] in
-                    @Sendable func authenticated(_ principal: Principal?, _ transaction: RequestTransaction?) async throws -> Response {
+                return try await RequestDeadline.run(within: deadline, timers: database.limits.timers) {
+                    [request, logger] in
+                    @Sendable func authenticated(_ principal: Principal?, _ transaction: RequestTransaction?)
+                        async throws -> Response
+                    {
                         guard let principal else { throw refuse(request, address: address, logger: logger) }
                         knownCredentials.remember(secret.hash)
                         actor.withLock { $0 = principal }
@@ -120,14 +132,17 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                         return try await database.readSession(
                             tokenHash: secret.hash, plans: HandEncodedLists.plans(hotList),
                             lagTolerant: replicated && lagTolerantReads.match(.get, path) != nil,
-                            readAfter: replicated ? request.headers[.backofficeReadAfter].flatMap { LSN($0) } : nil, authenticated)
+                            readAfter: replicated ? request.headers[.backofficeReadAfter].flatMap { LSN($0) } : nil,
+                            authenticated)
                     }
                     if streamed || stagedChanges.match(request.method, path) != nil {
                         // No transaction may wait on the other system's call: authenticated, then the connection goes back.
-                        return try await authenticated(try await database.readSession(tokenHash: secret.hash) { principal, _ in principal }, nil)
+                        return try await authenticated(
+                            try await database.readSession(tokenHash: secret.hash) { principal, _ in principal }, nil)
                     }
                     let committed = CommittedPosition()
-                    var response = try await database.requestTransaction(tokenHash: secret.hash, committed: committed) { principal, transaction in
+                    var response = try await database.requestTransaction(tokenHash: secret.hash, committed: committed) {
+                        principal, transaction in
                         let response = try await authenticated(principal, transaction)
                         return (response, commit: response.status.code < 400)
                     }
@@ -155,12 +170,14 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     /// (never the query string, which may hold an email prefix), status, duration, and who
     /// acted — operator, token, tenant and role — once authenticated. Never a credential.
     private func logAccess(
-        _ request: Request, _ status: HTTPResponse.Status, actor: Principal?, since started: ContinuousClock.Instant, logger: Logger
+        _ request: Request, _ status: HTTPResponse.Status, actor: Principal?, since started: ContinuousClock.Instant,
+        logger: Logger
     ) {
         guard logger.logLevel <= .info else { return }
         let elapsed = ContinuousClock.now - started
         var metadata: Logger.Metadata = [
-            "method": .string(request.method.rawValue), "path": .string(request.uri.path), "status": .stringConvertible(status.code),
+            "method": .string(request.method.rawValue), "path": .string(request.uri.path),
+            "status": .stringConvertible(status.code),
             "duration_ms": .string(elapsed.millisecondsText),
         ]
         if let actor {
@@ -176,18 +193,23 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     /// `Principal.anonymous`, committed only on success. A rate-limited route counts every
     /// submission against the address and refuses it with 429 and `Retry-After` over the limit.
     private func respondPublicly(
-        to request: Request, body: ByteBuffer, context: Context, route: ContractRoutes.Route, address: String, sourceIP: String?, requestID: String,
+        to request: Request, body: ByteBuffer, context: Context, route: ContractRoutes.Route, address: String,
+        sourceIP: String?, requestID: String,
         logger: Logger
     ) async throws -> Response {
         if route.rateLimited, let wait = submissionThrottle.admit(ClientAddress.limitKey(address)) {
-            throw limited(address, wait: wait, "public submissions rate-limited", .tooManySubmissions(retryAfter: wait), logger: logger)
+            throw limited(
+                address, wait: wait, "public submissions rate-limited", .tooManySubmissions(retryAfter: wait),
+                logger: logger)
         }
         let inner = self.inner
         if stagedChanges.match(request.method, request.uri.path) != nil {
             // Checked before any lease (a webhook's signature), then each step in a transaction of its own.
             var scope = RequestScope(principal: .anonymous, requestID: requestID, sourceIP: sourceIP)
             scope.rawBody = Array(body.readableBytesView)
-            return try await RequestScope.$current.withValue(scope) { try await inner.respond(to: request, context: context).checkingRoute() }
+            return try await RequestScope.$current.withValue(scope) {
+                try await inner.respond(to: request, context: context).checkingRoute()
+            }
         }
         return try await database.publicTransaction { transaction in
             var scope = RequestScope(principal: .anonymous, requestID: requestID, sourceIP: sourceIP)
@@ -208,7 +230,9 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     }
 
     /// An address over one of its limits: counted, logged, 429 with `Retry-After`.
-    private func limited(_ address: String, wait: Int, _ message: Logger.Message, _ problem: Problem, logger: Logger) -> Refusal {
+    private func limited(_ address: String, wait: Int, _ message: Logger.Message, _ problem: Problem, logger: Logger)
+        -> Refusal
+    {
         ServiceMetrics.rateLimited.increment()
         logger.warning(message, metadata: ["source_ip": .string(address), "retry_after": .stringConvertible(wait)])
         return Refusal(problem: problem)
@@ -221,8 +245,12 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     /// touching the database.
     private func presentedToken(_ request: Request, address: String, logger: Logger) async throws -> TokenSecret {
         let token = Self.bearer(request.headers[.authorization]).map(TokenSecret.init(value:))
-        if let wait = throttle.retryAfter(address), !(token.map { $0.isWellFormed && knownCredentials.contains($0.hash) } ?? false) {
-            throw limited(address, wait: wait, "authentication rate-limited", .tooManyFailedAuthentications(retryAfter: wait), logger: logger)
+        if let wait = throttle.retryAfter(address),
+            !(token.map { $0.isWellFormed && knownCredentials.contains($0.hash) } ?? false)
+        {
+            throw limited(
+                address, wait: wait, "authentication rate-limited", .tooManyFailedAuthentications(retryAfter: wait),
+                logger: logger)
         }
         guard let token, token.isWellFormed else { throw refuse(request, address: address, logger: logger) }
         return token
@@ -235,8 +263,12 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
         ServiceMetrics.authenticationFailures.increment()
         logger.notice(
             "authentication failed",
-            metadata: ["source_ip": .string(address), "credential": .string(request.headers[.authorization] == nil ? "missing" : "refused")])
-        return Refusal(problem: .unauthenticated, header: HTTPField(name: .wwwAuthenticate, value: #"Bearer realm="backoffice""#))
+            metadata: [
+                "source_ip": .string(address),
+                "credential": .string(request.headers[.authorization] == nil ? "missing" : "refused"),
+            ])
+        return Refusal(
+            problem: .unauthenticated, header: HTTPField(name: .wwwAuthenticate, value: #"Bearer realm="backoffice""#))
     }
 
     static func bearer(_ header: String?) -> String? {
@@ -257,10 +289,14 @@ extension Problem {
         case let error as HTTPError:
             switch error.status {
             case .contentTooLarge: return .payloadTooLarge
-            case .notFound: return Problem(status: 404, code: "not_found", title: "Not found", detail: "No such endpoint.")
-            case .methodNotAllowed: return Problem(status: 405, code: "method_not_allowed", title: "Method not allowed", detail: error.body)
+            case .notFound:
+                return Problem(status: 404, code: "not_found", title: "Not found", detail: "No such endpoint.")
+            case .methodNotAllowed:
+                return Problem(status: 405, code: "method_not_allowed", title: "Method not allowed", detail: error.body)
             default:
-                return Problem(status: error.status.code, code: "http_\(error.status.code)", title: error.status.reasonPhrase, detail: error.body)
+                return Problem(
+                    status: error.status.code, code: "http_\(error.status.code)", title: error.status.reasonPhrase,
+                    detail: error.body)
             }
         default:
             logger.error("unhandled error", metadata: ["error": "\(String(reflecting: error))"])
@@ -272,7 +308,9 @@ extension Problem {
     func response(requestID: String) -> Response {
         var headers: HTTPFields = [.contentType: "application/problem+json"]
         if let wait = retryAfter { headers[.retryAfter] = String(wait) }
-        return Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(data: body(requestID: requestID))))
+        return Response(
+            status: .init(code: status), headers: headers,
+            body: .init(byteBuffer: ByteBuffer(data: body(requestID: requestID))))
     }
 }
 

@@ -9,6 +9,8 @@ enum EntityTag {
     static func check(_ ifMatch: String?, version: Int64) throws {
         guard let ifMatch else { return }
         let tag = ifMatch.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "")
-        if tag != "*" && tag != of(version) && tag != String(version) { throw DomainError.versionMismatch(current: of(version)) }
+        if tag != "*" && tag != of(version) && tag != String(version) {
+            throw DomainError.versionMismatch(current: of(version))
+        }
     }
 }

@@ -28,7 +28,8 @@ struct ListQuery {
     }
 
     /// `status` as one of `S`'s cases (nil when absent).
-    static func status<S: RawRepresentable & CaseIterable>(_ status: String?, as type: S.Type) throws -> S? where S.RawValue == String {
+    static func status<S: RawRepresentable & CaseIterable>(_ status: String?, as type: S.Type) throws -> S?
+    where S.RawValue == String {
         guard let status else { return nil }
         guard let parsed = S(rawValue: status) else {
             throw Problem.malformed("status: must be one of \(S.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -48,13 +49,18 @@ struct HotList: Sendable {
     private let pattern: [Substring]
     /// The page for the request: the path's `{…}` segments in order (as the path writes them,
     /// percent-encoded), the query string, and the request's operation context.
-    let page: @Sendable (_ pathSegments: [Substring], _ query: String?, Database, OperationContext) async throws -> ByteBuffer
+    let page:
+        @Sendable (_ pathSegments: [Substring], _ query: String?, Database, OperationContext) async throws -> ByteBuffer
 
     init(
         route: String,
-        page: @escaping @Sendable (_ pathSegments: [Substring], _ query: String?, Database, OperationContext) async throws -> ByteBuffer
+        page:
+            @escaping @Sendable (_ pathSegments: [Substring], _ query: String?, Database, OperationContext) async throws
+            -> ByteBuffer
     ) {
-        (self.route, self.pattern, self.page) = (RouterPath(route).description, route.split(separator: "/", omittingEmptySubsequences: false), page)
+        (self.route, self.pattern, self.page) = (
+            RouterPath(route).description, route.split(separator: "/", omittingEmptySubsequences: false), page
+        )
     }
 
     /// The path's `{…}` segments when `path` is this list's route; nil otherwise.
@@ -105,7 +111,9 @@ struct HandEncodedLists: Sendable {
     }
 
     /// The list a request for `path` (without its query) asks for, when it is a `GET`.
-    func list(_ method: HTTPRequest.Method, _ path: String) -> List? { Self.lists(registered: lists).find(method, path) }
+    func list(_ method: HTTPRequest.Method, _ path: String) -> List? {
+        Self.lists(registered: lists).find(method, path)
+    }
 
     /// Finds a request's list among `registered`.
     static func lists(registered: [HotList]) -> Registered { Registered(lists: registered) }
@@ -130,17 +138,21 @@ struct HandEncodedLists: Sendable {
 
     /// Answers `list` for the current request (its `RequestScope`): the page, or its refusal as
     /// problem+json, counted in the router's HTTP series.
-    func respond(_ list: List, to request: Request, context: AppRequestContext, logger: Logger) async throws -> Response {
+    func respond(_ list: List, to request: Request, context: AppRequestContext, logger: Logger) async throws -> Response
+    {
         context.coreContext.endpointPath.value = list.route
         return try await metrics.handle(request, context: context) { request, _ in
             do {
                 let operation = try OperationContext.ofCurrentRequest(policies: policies)
                 let body = try await list.list.page(list.pathSegments, request.uri.query, database, operation)
-                return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
+                return Response(
+                    status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+                    body: .init(byteBuffer: body))
             } catch {
                 var logger = logger
                 logger[metadataKey: "operation"] = .string(list.route)
-                return Problem.answering(error, logger: logger).response(requestID: RequestScope.current?.requestID ?? "")
+                return Problem.answering(error, logger: logger).response(
+                    requestID: RequestScope.current?.requestID ?? "")
             }
         }
     }

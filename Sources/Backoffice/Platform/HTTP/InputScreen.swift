@@ -10,7 +10,8 @@ enum InputScreen {
             throw nul(in: "path")
         }
         if let query, query.contains("%00") || query.contains("\0") {
-            for item in URLComponents(string: "?" + query)?.queryItems ?? [] where (item.name + (item.value ?? "")).contains("\0") {
+            for item in URLComponents(string: "?" + query)?.queryItems ?? []
+            where (item.name + (item.value ?? "")).contains("\0") {
                 throw nul(in: item.name.replacingOccurrences(of: "\0", with: ""))
             }
             throw nul(in: "query")
@@ -19,7 +20,8 @@ enum InputScreen {
         if body.withUnsafeReadableBytes(containsRawNUL) { throw nul(in: "body") }
         guard body.withUnsafeReadableBytes(containsEscapedNUL) else { return }
         // Decode to find which field holds it (an escaped backslash before `u0000` is not a NUL).
-        if let document = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView), options: [.fragmentsAllowed]),
+        if let document = try? JSONSerialization.jsonObject(
+            with: Data(body.readableBytesView), options: [.fragmentsAllowed]),
             let field = fieldWithNUL(document)
         {
             throw nul(in: field.isEmpty ? "body" : field)
@@ -27,7 +29,9 @@ enum InputScreen {
     }
 
     static func nul(in field: String) -> Problem {
-        Problem.invalid([FieldIssue(field: field, code: "invalid_character", message: "must not contain the NUL character (U+0000)")])
+        Problem.invalid([
+            FieldIssue(field: field, code: "invalid_character", message: "must not contain the NUL character (U+0000)")
+        ])
     }
 
     /// Whether the bytes hold a NUL byte (the C library's search: bulk bodies are megabytes).

@@ -12,7 +12,10 @@ final class KnownCredentials: Sendable {
     private let now: @Sendable () -> ContinuousClock.Instant
     private let seen = Mutex<[[UInt8]: ContinuousClock.Instant]>([:])
 
-    init(memory: Duration = .seconds(600), capacity: Int = 10_000, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
+    init(
+        memory: Duration = .seconds(600), capacity: Int = 10_000,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+    ) {
         self.memory = memory
         self.capacity = capacity
         self.now = now

@@ -26,8 +26,12 @@ struct OperationScopeMiddleware: ServerMiddleware {
         // An operation whose body is optional (`POST …/invitation`, `…/settle`), called without
         // Content-Type, gets none, instead of an empty text read as JSON.
         let path = request.path.map { $0.split(separator: "?", maxSplits: 1).first.map(String.init) ?? $0 } ?? ""
-        let sent = request.headerFields[.contentType] == nil && ContractRoutes.optionalBodies.match(request.method, path) != nil ? nil : body
-        return try await OperationScope.$current.withValue(OperationScope(operationID: operationID, idempotencyKey: key)) {
+        let sent =
+            request.headerFields[.contentType] == nil
+                && ContractRoutes.optionalBodies.match(request.method, path) != nil ? nil : body
+        return try await OperationScope.$current.withValue(
+            OperationScope(operationID: operationID, idempotencyKey: key)
+        ) {
             try await next(request, sent, metadata)
         }
     }

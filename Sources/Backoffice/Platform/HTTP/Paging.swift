@@ -17,7 +17,9 @@ package enum Cursor {
     /// - Throws: 400 `invalid_cursor` when the cursor was not made by `encode` with `count` parts.
     package static func decode(_ cursor: String?, count: Int) throws -> [String]? {
         guard let cursor, !cursor.isEmpty else { return nil }
-        guard let data = Base64URL.decode(cursor), let parts = try? JSONDecoder().decode([String].self, from: data), parts.count == count else {
+        guard let data = Base64URL.decode(cursor), let parts = try? JSONDecoder().decode([String].self, from: data),
+            parts.count == count
+        else {
             throw invalid
         }
         return parts
@@ -66,7 +68,8 @@ package enum Cursor {
     }
 
     static let invalid = Problem(
-        status: 400, code: "invalid_cursor", title: "Invalid cursor", detail: "Pass back the next_cursor of a previous page unchanged.")
+        status: 400, code: "invalid_cursor", title: "Invalid cursor",
+        detail: "Pass back the next_cursor of a previous page unchanged.")
 }
 
 /// A row of a list kept newest first by (time, id): challenges and messages by creation, shop
@@ -93,13 +96,15 @@ func newestFirstPage<Row: NewestFirst>(
 func idOrderedPage<Row: Identifiable>(
     after cursor: String?, limit: Int, _ read: (UUID, Int) async throws -> [Row]
 ) async throws -> (items: ArraySlice<Row>, nextCursor: String?) where Row.ID == UUID {
-    let rows = try await read(try Cursor.id(cursor) ?? UUID(uuid: uuid_t(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), limit + 1)
+    let rows = try await read(
+        try Cursor.id(cursor) ?? UUID(uuid: uuid_t(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), limit + 1)
     return keysetPage(rows, limit: limit) { [$0.id.text] }
 }
 
 /// Splits rows fetched with `limit + 1` into the page and the cursor of the next page (nil on
 /// the last page); `key` gives the keyset of a row.
-func keysetPage<Row>(_ rows: [Row], limit: Int, key: (Row) -> [String]) -> (items: ArraySlice<Row>, nextCursor: String?) {
+func keysetPage<Row>(_ rows: [Row], limit: Int, key: (Row) -> [String]) -> (items: ArraySlice<Row>, nextCursor: String?)
+{
     let items = rows.prefix(limit)
     return (items, rows.count > limit ? items.last.map { Cursor.encode(key($0)) } : nil)
 }

@@ -14,7 +14,8 @@ package struct Problem: Error, Sendable, Equatable {
     package var retryAfter: Int?
 
     package init(
-        status: Int, code: String, title: String, detail: String? = nil, errors: [FieldIssue] = [], currentState: String? = nil,
+        status: Int, code: String, title: String, detail: String? = nil, errors: [FieldIssue] = [],
+        currentState: String? = nil,
         retryAfter: Int? = nil
     ) {
         self.retryAfter = retryAfter
@@ -35,7 +36,8 @@ package struct Problem: Error, Sendable, Equatable {
     package static func tooManyFailedAuthentications(retryAfter seconds: Int) -> Problem {
         Problem(
             status: 429, code: "too_many_failed_authentications", title: "Too many failed authentications",
-            detail: "Too many requests from this address failed to authenticate; try again in \(seconds) s.", retryAfter: seconds)
+            detail: "Too many requests from this address failed to authenticate; try again in \(seconds) s.",
+            retryAfter: seconds)
     }
     package static func tooManySubmissions(retryAfter seconds: Int) -> Problem {
         Problem(
@@ -43,18 +45,24 @@ package struct Problem: Error, Sendable, Equatable {
             detail: "Too many submissions from this address; try again in \(seconds) s.", retryAfter: seconds)
     }
     package static func forbidden(_ action: Action) -> Problem {
-        Problem(status: 403, code: "forbidden", title: "Forbidden", detail: "Your role may not perform '\(action.rawValue)'.")
+        Problem(
+            status: 403, code: "forbidden", title: "Forbidden",
+            detail: "Your role may not perform '\(action.rawValue)'.")
     }
     package static func piiMasked(_ field: String) -> Problem {
         Problem(
-            status: 403, code: "pii_masked", title: "Forbidden", detail: "Your role sees '\(field)' masked: it may not filter or sort by it.",
+            status: 403, code: "pii_masked", title: "Forbidden",
+            detail: "Your role sees '\(field)' masked: it may not filter or sort by it.",
             errors: [FieldIssue(field: field, code: "pii_masked", message: "is masked for your role")])
     }
     package static func notFound(_ what: String) -> Problem {
-        Problem(status: 404, code: "not_found", title: "Not found", detail: "\(what) does not exist or is not visible to you.")
+        Problem(
+            status: 404, code: "not_found", title: "Not found",
+            detail: "\(what) does not exist or is not visible to you.")
     }
     package static func invalidTransition(_ detail: String, current: String) -> Problem {
-        Problem(status: 409, code: "invalid_transition", title: "Invalid transition", detail: detail, currentState: current)
+        Problem(
+            status: 409, code: "invalid_transition", title: "Invalid transition", detail: detail, currentState: current)
     }
     package static func conflict(_ code: String, _ detail: String) -> Problem {
         Problem(status: 409, code: code, title: "Conflict", detail: detail)
@@ -68,7 +76,8 @@ package struct Problem: Error, Sendable, Equatable {
             detail: "If-Match does not match the current version; the current ETag is \(current).")
     }
     package static let payloadTooLarge = Problem(
-        status: 413, code: "payload_too_large", title: "Payload too large", detail: "The request body exceeds the limit.")
+        status: 413, code: "payload_too_large", title: "Payload too large",
+        detail: "The request body exceeds the limit.")
     package static func invalid(_ errors: [FieldIssue]) -> Problem {
         Problem(
             status: 422, code: "validation_failed", title: "Validation failed",
@@ -76,9 +85,11 @@ package struct Problem: Error, Sendable, Equatable {
     }
     package static let unavailable = Problem(
         status: 503, code: "service_unavailable", title: "Service unavailable",
-        detail: "The database is not reachable or busy; nothing was changed. Send the request again later.", retryAfter: 2)
+        detail: "The database is not reachable or busy; nothing was changed. Send the request again later.",
+        retryAfter: 2)
     package static let internalError = Problem(
-        status: 500, code: "internal_error", title: "Internal error", detail: "The request failed; see the server log for its request id.")
+        status: 500, code: "internal_error", title: "Internal error",
+        detail: "The request failed; see the server log for its request id.")
 
     /// The problem+json document, compact.
     package func body(requestID: String?) -> Data {
@@ -96,7 +107,9 @@ package struct Problem: Error, Sendable, Equatable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do { return try encoder.encode(doc) } catch {
             // Strings and integers always encode; should that ever fail, the answer still says what it is.
-            return Data(#"{"code":"internal_error","status":500,"title":"Internal error","type":"https://healthtrack.example/problems/internal_error"}"#.utf8)
+            return Data(
+                #"{"code":"internal_error","status":500,"title":"Internal error","type":"https://healthtrack.example/problems/internal_error"}"#
+                    .utf8)
         }
     }
 }
@@ -110,12 +123,15 @@ extension Problem {
         case .unprocessable(let code, let detail, let issues):
             self = Problem(status: 422, code: code, title: "Unprocessable", detail: detail, errors: issues)
         case .forbidden(let action): self = .forbidden(action)
-        case .forbiddenTarget(_, let code, let detail): self = Problem(status: 403, code: code, title: "Forbidden", detail: detail)
-        case .refused: self = Problem(status: 403, code: "forbidden", title: "Forbidden", detail: "Refused by the database.")
+        case .forbiddenTarget(_, let code, let detail):
+            self = Problem(status: 403, code: code, title: "Forbidden", detail: detail)
+        case .refused:
+            self = Problem(status: 403, code: "forbidden", title: "Forbidden", detail: "Refused by the database.")
         case .piiMasked(let field): self = .piiMasked(field)
         case .invalidTransition(let detail, let current): self = .invalidTransition(detail, current: current)
         case .conflict(let code, let detail): self = .conflict(code, detail)
-        case .outdated(let code, let detail, let issues): self = Problem(status: 409, code: code, title: "Conflict", detail: detail, errors: issues)
+        case .outdated(let code, let detail, let issues):
+            self = Problem(status: 409, code: code, title: "Conflict", detail: detail, errors: issues)
         case .versionMismatch(let current): self = .preconditionFailed(current: current)
         case .idempotencyKeyReused: self = .idempotencyKeyReused
         case .unauthenticated: self = .unauthenticated
@@ -123,17 +139,20 @@ extension Problem {
         case .contention:
             self = Problem(
                 status: 503, code: "transaction_conflict", title: "Try again",
-                detail: "A concurrent change conflicted with this one; nothing was changed. Send the request again (with the same Idempotency-Key).",
+                detail:
+                    "A concurrent change conflicted with this one; nothing was changed. Send the request again (with the same Idempotency-Key).",
                 retryAfter: 1)
         case .timedOut:
             self = Problem(
                 status: 503, code: "statement_timeout", title: "Try again",
-                detail: "The database did not finish in time (a statement waited too long); nothing was changed. Send the request again.",
+                detail:
+                    "The database did not finish in time (a statement waited too long); nothing was changed. Send the request again.",
                 retryAfter: 2)
         case .paymentProviderUnavailable:
             self = Problem(
                 status: 503, code: "payment_provider_unavailable", title: "Payment provider unavailable",
-                detail: "The payment provider did not answer; nothing was changed. Send the request again later.", retryAfter: 30)
+                detail: "The payment provider did not answer; nothing was changed. Send the request again later.",
+                retryAfter: 30)
         case .paymentDeclined(let code):
             self = Problem(
                 status: 402, code: code, title: "Payment declined",
@@ -141,7 +160,9 @@ extension Problem {
         case .invalidSignature:
             self = Problem(
                 status: 400, code: "invalid_signature", title: "Invalid signature",
-                detail: "The Webhook-Signature does not verify for this body, or its timestamp is more than 5 minutes away; nothing was changed.")
+                detail:
+                    "The Webhook-Signature does not verify for this body, or its timestamp is more than 5 minutes away; nothing was changed."
+            )
         case .preconditionRequired:
             self = Problem(
                 status: 428, code: "precondition_required", title: "Precondition required",

@@ -17,7 +17,9 @@ struct ProblemMiddleware: ServerMiddleware {
             return try await next(request, body, metadata)
         } catch {
             var logger = logger
-            if let requestID = RequestScope.current?.requestID { logger[metadataKey: "request_id"] = .string(requestID) }
+            if let requestID = RequestScope.current?.requestID {
+                logger[metadataKey: "request_id"] = .string(requestID)
+            }
             let problem = Self.problem(for: error, logger: logger)
             var fields = HTTPFields()
             fields[.contentType] = "application/problem+json"
@@ -37,19 +39,27 @@ struct ProblemMiddleware: ServerMiddleware {
         }
         if let problem = Problem.describing(serverError.underlyingError) { return problem }
         if serverError.underlyingError is DecodingError || (400..<500).contains(serverError.httpStatus.code) {
-            guard let issue = fieldIssue(serverError.underlyingError) else { return .malformed(serverError.causeDescription) }
+            guard let issue = fieldIssue(serverError.underlyingError) else {
+                return .malformed(serverError.causeDescription)
+            }
             var problem = Problem.malformed("\(issue.field): \(issue.message)")
             problem.errors = [issue]
             return problem
         }
         logger.error(
-            "unhandled error", metadata: ["operation": "\(serverError.operationID)", "error": "\(String(reflecting: serverError.underlyingError))"])
+            "unhandled error",
+            metadata: [
+                "operation": "\(serverError.operationID)",
+                "error": "\(String(reflecting: serverError.underlyingError))",
+            ])
         return .internalError
     }
 
     /// Which field a decoding failure is about, and what was wrong with it.
     static func fieldIssue(_ error: any Error) -> FieldIssue? {
-        let found = (error as? DecodingError) ?? Mirror(reflecting: error).children.lazy.compactMap { $0.value as? DecodingError }.first
+        let found =
+            (error as? DecodingError)
+            ?? Mirror(reflecting: error).children.lazy.compactMap { $0.value as? DecodingError }.first
         guard let decoding = found else { return nil }
         func path(_ context: DecodingError.Context, _ last: (any CodingKey)? = nil) -> String {
             let keys = context.codingPath + (last.map { [$0] } ?? [])

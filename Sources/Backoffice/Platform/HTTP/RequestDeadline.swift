@@ -32,7 +32,9 @@ enum RequestDeadline {
                 handle.start(
                     Task {
                         let result: Result<T, any Error>
-                        do { result = .success(try await RequestDeadline.$work.withValue(handle) { try await work() }) } catch {
+                        do {
+                            result = .success(try await RequestDeadline.$work.withValue(handle) { try await work() })
+                        } catch {
                             result = .failure(error)
                         }
                         timer.cancel()

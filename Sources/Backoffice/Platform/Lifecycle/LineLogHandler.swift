@@ -33,7 +33,9 @@ package struct LineLogHandler<Layout: LogLineLayout>: LogHandler {
     }
 
     /// A handler for `label` that hands each line (with its newline) to `write`.
-    package init(label: String, metadataProvider: Logger.MetadataProvider? = nil, write: @escaping @Sendable ([UInt8]) -> Void) {
+    package init(
+        label: String, metadataProvider: Logger.MetadataProvider? = nil, write: @escaping @Sendable ([UInt8]) -> Void
+    ) {
         (self.label, self.metadataProvider, self.write) = (label, metadataProvider, write)
     }
 

@@ -29,11 +29,16 @@ enum ServiceMetrics {
     /// Counts an answer of the edge by status class (`1xx` … `5xx`): every answer, refusals the
     /// HTTP series never see included (401, 429, and 503 before the router).
     static func answered(_ status: Int) { answers[min(max(status / 100, 1), 5) - 1].increment() }
-    private static let answers = series { (1...5).map { Counter(label: "backoffice_http_responses_total", dimensions: [("class", "\($0)xx")]) } }
+    private static let answers = series {
+        (1...5).map { Counter(label: "backoffice_http_responses_total", dimensions: [("class", "\($0)xx")]) }
+    }
 
     /// Calls to the payment provider by operation and outcome (`ok`, `declined`, `failed`).
     static func paymentCall(_ operation: String, _ outcome: String) {
-        series { Counter(label: "backoffice_payment_calls_total", dimensions: [("operation", operation), ("outcome", outcome)]) }.increment()
+        series {
+            Counter(
+                label: "backoffice_payment_calls_total", dimensions: [("operation", operation), ("outcome", outcome)])
+        }.increment()
     }
 
     /// The payment provider's circuit: 0 closed, 1 half-open, 2 open.

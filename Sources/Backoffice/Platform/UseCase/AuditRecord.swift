@@ -16,7 +16,10 @@ package struct AuditRecord: Sendable {
     /// automatic lockout and expiry).
     package var actor: Principal?
 
-    package init(action: Action, tenantID: UUID, targetType: String, targetID: String, reason: String?, before: String?, after: String?) {
+    package init(
+        action: Action, tenantID: UUID, targetType: String, targetID: String, reason: String?, before: String?,
+        after: String?
+    ) {
         self.action = action.rawValue
         self.tenantID = tenantID
         self.targetType = targetType
@@ -78,7 +81,8 @@ package struct Audited<Output: Sendable>: Sendable {
 /// Appends one event (`audit_append` in SQL, the only way the service can write the log: it picks
 /// the chain, locks its head, links and inserts, and refuses a tenant the transaction does not act for).
 struct AppendAuditEvent: PostgresPreparedStatement {
-    static let sql = "SELECT audit_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text::jsonb, $11::text::jsonb, $12, $13, $14)"
+    static let sql =
+        "SELECT audit_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text::jsonb, $11::text::jsonb, $12, $13, $14)"
     typealias Row = Int64
     let record: AuditRecord
     let context: OperationContext

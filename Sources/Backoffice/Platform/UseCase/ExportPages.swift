@@ -24,7 +24,8 @@ package struct ExportPages<Position: Sendable>: AsyncSequence, Sendable {
     let page: Page
 
     /// `start` is sent first; then pages from `after` until one says it is the last.
-    package init(database: Database, context: OperationContext, start: [UInt8], after: Position?, page: @escaping Page) {
+    package init(database: Database, context: OperationContext, start: [UInt8], after: Position?, page: @escaping Page)
+    {
         self.database = database
         self.context = context
         self.start = start
@@ -44,7 +45,9 @@ package struct ExportPages<Position: Sendable>: AsyncSequence, Sendable {
             }
             while let position {
                 let page = pages.page
-                let (bytes, next) = try await pages.database.readPage(for: pages.context) { context in try await page(position, context) }
+                let (bytes, next) = try await pages.database.readPage(for: pages.context) { context in
+                    try await page(position, context)
+                }
                 self.position = next
                 if !bytes.isEmpty { return ArraySlice(bytes) }
             }
@@ -60,7 +63,9 @@ extension Database {
     /// statement as the edge's) and refuses (`unauthenticated`) unless it is still the same
     /// principal: one page of a long answer. Without a token (system work, tools) it acts for the
     /// principal in a transaction of its own.
-    func readPage<T: Sendable>(for context: OperationContext, _ body: (OperationContext) async throws -> T) async throws -> T {
+    func readPage<T: Sendable>(for context: OperationContext, _ body: (OperationContext) async throws -> T) async throws
+        -> T
+    {
         guard let tokenHash = context.tokenHash else {
             return try await transaction(for: context.principal) { connection in
                 try await body(context.with(RequestTransaction(connection: connection, isReadOnly: true)))

@@ -38,14 +38,20 @@ struct Idempotency: Sendable {
         }
         try context.permit(Operation.self)
         let fingerprint = try Self.fingerprint(operationID: operationID, request: request)
-        if let stored: StoredResponse<Body> = try await replay(key: key, fingerprint: fingerprint, context: context) { return stored }
+        if let stored: StoredResponse<Body> = try await replay(key: key, fingerprint: fingerprint, context: context) {
+            return stored
+        }
         do {
             return try await database.savepoint(context) {
                 try await database.run(operation, context: context) { connection, output in
                     let response = try respond(output)
-                    let body = try JSONEncoder().encode(StoredResponse(status: response.status, body: Self.storable(response.body)))
+                    let body = try JSONEncoder().encode(
+                        StoredResponse(status: response.status, body: Self.storable(response.body)))
                     // a concurrent request with this key won: undo ours, replay its
-                    guard try await store(key: key, fingerprint: fingerprint, status: response.status, body: body, on: connection, context: context)
+                    guard
+                        try await store(
+                            key: key, fingerprint: fingerprint, status: response.status, body: body, on: connection,
+                            context: context)
                     else { throw ConcurrentDuplicate() }
                     return response
                 }
@@ -55,7 +61,10 @@ struct Idempotency: Sendable {
             // with ours): answer with its record. Not when the database is gone or too slow.
             if case DomainError.unavailable = error { throw error }
             if case DomainError.timedOut = error { throw error }
-            if let stored: StoredResponse<Body> = try await replay(key: key, fingerprint: fingerprint, context: context) { return stored }
+            if let stored: StoredResponse<Body> = try await replay(key: key, fingerprint: fingerprint, context: context)
+            {
+                return stored
+            }
             throw error
         }
     }
@@ -85,7 +94,8 @@ struct Idempotency: Sendable {
                     return try JSONDecoder().decode(StoredResponse<Body>.self, from: body)
                 }
                 let reservation = try JSONDecoder().decode(Operation.Reservation.self, from: body)
-                return try await complete(operation, reservation, key: key, fingerprint: fingerprint, context: context, respond: respond)
+                return try await complete(
+                    operation, reservation, key: key, fingerprint: fingerprint, context: context, respond: respond)
             }
             try operation.ready()
             let stage: Stage<Operation.Reservation, StoredResponse<Body>>
@@ -94,14 +104,20 @@ struct Idempotency: Sendable {
                     switch stage {
                     case .done(let output):
                         let response = try respond(output)
-                        let body = try JSONEncoder().encode(StoredResponse(status: response.status, body: Self.storable(response.body)))
+                        let body = try JSONEncoder().encode(
+                            StoredResponse(status: response.status, body: Self.storable(response.body)))
                         guard
-                            try await store(key: key, fingerprint: fingerprint, status: response.status, body: body, on: connection, context: context)
+                            try await store(
+                                key: key, fingerprint: fingerprint, status: response.status, body: body, on: connection,
+                                context: context)
                         else { throw ConcurrentDuplicate() }
                         return .done(response)
                     case .call(let reservation):
                         let body = try JSONEncoder().encode(reservation)
-                        guard try await store(key: key, fingerprint: fingerprint, status: Self.reserved, body: body, on: connection, context: context)
+                        guard
+                            try await store(
+                                key: key, fingerprint: fingerprint, status: Self.reserved, body: body, on: connection,
+                                context: context)
                         else { throw ConcurrentDuplicate() }
                         return .call(reservation)
                     }
@@ -112,7 +128,8 @@ struct Idempotency: Sendable {
             switch stage {
             case .done(let response): return response
             case .call(let reservation):
-                return try await complete(operation, reservation, key: key, fingerprint: fingerprint, context: context, respond: respond)
+                return try await complete(
+                    operation, reservation, key: key, fingerprint: fingerprint, context: context, respond: respond)
             }
         }
         throw DomainError.contention
@@ -124,15 +141,19 @@ struct Idempotency: Sendable {
     /// Steps 2 and 3 of a staged operation: the call with no transaction open, then its verdict
     /// recorded with the key's final response. Step 3 is not bound to the request's answer.
     private func complete<Operation: StagedOperation, Body: Codable & Sendable>(
-        _ operation: Operation, _ reservation: Operation.Reservation, key: String, fingerprint: [UInt8], context: OperationContext,
+        _ operation: Operation, _ reservation: Operation.Reservation, key: String, fingerprint: [UInt8],
+        context: OperationContext,
         respond: @escaping @Sendable (Operation.Output) throws -> StoredResponse<Body>
     ) async throws -> StoredResponse<Body> {
         let verdict = try await operation.call(reservation)
         return try await RequestDeadline.$work.withValue(nil) {
-            try await database.run(RecordStage(staged: operation, verdict: verdict, reservation: reservation), context: context) {
+            try await database.run(
+                RecordStage(staged: operation, verdict: verdict, reservation: reservation), context: context
+            ) {
                 connection, output in
                 let response = try respond(output)
-                let body = try JSONEncoder().encode(StoredResponse(status: response.status, body: Self.storable(response.body)))
+                let body = try JSONEncoder().encode(
+                    StoredResponse(status: response.status, body: Self.storable(response.body)))
                 for try await _ in try await connection.send(
                     """
                     UPDATE idempotency_keys SET status = \(response.status), body = \(ByteBuffer(data: body))
@@ -147,7 +168,10 @@ struct Idempotency: Sendable {
 
     /// Writes the key's record in the change's transaction; false when another request's
     /// record under the key is still kept (a concurrent duplicate: the caller rolls back).
-    private func store(key: String, fingerprint: [UInt8], status: Int, body: Data, on connection: PostgresConnection, context: OperationContext)
+    private func store(
+        key: String, fingerprint: [UInt8], status: Int, body: Data, on connection: PostgresConnection,
+        context: OperationContext
+    )
         async throws -> Bool
     {
         let now = database.clock.now()
@@ -180,7 +204,8 @@ struct Idempotency: Sendable {
         return bearing.withoutSecret() as? Body ?? body
     }
 
-    private func replay<Body: Codable & Sendable>(key: String, fingerprint: [UInt8], context: OperationContext) async throws -> StoredResponse<Body>?
+    private func replay<Body: Codable & Sendable>(key: String, fingerprint: [UInt8], context: OperationContext)
+        async throws -> StoredResponse<Body>?
     {
         guard let (_, body) = try await lookup(key: key, fingerprint: fingerprint, context: context) else { return nil }
         ServiceMetrics.idempotentReplays.increment()

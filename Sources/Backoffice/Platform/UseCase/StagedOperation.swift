@@ -71,7 +71,9 @@ extension Database {
     /// Checks the policy and runs a staged operation's three steps without an Idempotency-Key (a
     /// tool's or a test's call: a failure between the steps leaves the reservation to
     /// reconciliation). Requests go through `Idempotency.runStaged`.
-    package func runStaged<Operation: StagedOperation>(_ operation: Operation, context: OperationContext) async throws -> Operation.Output {
+    package func runStaged<Operation: StagedOperation>(_ operation: Operation, context: OperationContext) async throws
+        -> Operation.Output
+    {
         try context.permit(Operation.self)
         return try await stages(operation) {
             try await run($0, context: context)
@@ -81,7 +83,8 @@ extension Database {
     }
 
     /// Runs a staged operation the system performs on its own (demo data): no policy check.
-    package func runStagedAsSystem<Operation: StagedOperation>(_ operation: Operation, context: OperationContext) async throws
+    package func runStagedAsSystem<Operation: StagedOperation>(_ operation: Operation, context: OperationContext)
+        async throws
         -> Operation.Output
     {
         try await stages(operation) {
@@ -92,7 +95,8 @@ extension Database {
     }
 
     private func stages<Operation: StagedOperation>(
-        _ operation: Operation, reserve: (ReserveStage<Operation>) async throws -> Stage<Operation.Reservation, Operation.Output>,
+        _ operation: Operation,
+        reserve: (ReserveStage<Operation>) async throws -> Stage<Operation.Reservation, Operation.Output>,
         record: (RecordStage<Operation>) async throws -> Operation.Output
     ) async throws -> Operation.Output {
         try operation.ready()

@@ -76,7 +76,8 @@ extension Database {
     /// Like `read(_:context:)`, with the answer shared for up to `maxAge` among principals of the
     /// same tenant and role (`ReadCache`: never across tenants; a change committed through this
     /// `Database` shows at once). The policy is checked on every call.
-    package func read<Q: CacheableQuery>(_ query: Q, context: OperationContext, maxAge: Duration) async throws -> Q.Output
+    package func read<Q: CacheableQuery>(_ query: Q, context: OperationContext, maxAge: Duration) async throws
+        -> Q.Output
     where Q.Output: Sendable {
         try context.permit(Q.self)
         let key = "\(Q.action.rawValue)|\(context.principal.tenantID)|\(context.principal.role)|\(query.cacheKey)"
@@ -86,7 +87,9 @@ extension Database {
     }
 
     /// Checks the policy, runs `operation` in one transaction and appends its audit events there.
-    package func run<Operation: AuditedOperation>(_ operation: Operation, context: OperationContext) async throws -> Operation.Output {
+    package func run<Operation: AuditedOperation>(_ operation: Operation, context: OperationContext) async throws
+        -> Operation.Output
+    {
         try await run(operation, context: context) { _, output in output }
     }
 
@@ -102,7 +105,9 @@ extension Database {
 
     /// Runs an operation the system performs on its own (bootstrap, demo data, timed lock
     /// expiry): no policy check, events still appended in the same transaction.
-    package func runAsSystem<Operation: AuditedOperation>(_ operation: Operation, context: OperationContext) async throws -> Operation.Output {
+    package func runAsSystem<Operation: AuditedOperation>(_ operation: Operation, context: OperationContext)
+        async throws -> Operation.Output
+    {
         try await performAudited(operation, context: context) { _, output in output }
     }
 
@@ -183,7 +188,9 @@ struct RowCells {
     /// - Throws: `DomainError.inconsistent` when the row has no more cells; a decoding error when
     ///   the cell is not a `T`.
     mutating func next<T: PostgresDecodable>(_ type: T.Type = T.self) throws -> T {
-        guard let cell = cells.next() else { throw DomainError.inconsistent("a row of \(entity) has fewer columns than its select list") }
+        guard let cell = cells.next() else {
+            throw DomainError.inconsistent("a row of \(entity) has fewer columns than its select list")
+        }
         return try cell.decode(T.self)
     }
 }
@@ -203,7 +210,9 @@ extension UnitOfWork {
 
     /// The rows of a prepared statement (planned once per connection: for hot reads whose generic
     /// plan is as good as a custom one).
-    func rows<S: PostgresPreparedStatement>(_ statement: S) async throws -> [S.Row] { try await connection.rows(statement, logger: logger) }
+    func rows<S: PostgresPreparedStatement>(_ statement: S) async throws -> [S.Row] {
+        try await connection.rows(statement, logger: logger)
+    }
 
     /// At most `limit` rows of a prepared page: `fetch` runs the page's statement with the
     /// smallest `PageFetch` that holds `limit` rows, and the rows past `limit` are dropped.
@@ -215,7 +224,8 @@ extension UnitOfWork {
     /// Calls `body` with each of the first `limit` rows of a prepared statement as they arrive
     /// (the rest are read and dropped), without collecting them.
     /// - Throws: `DomainError.unavailable` at once when the connection is closed (see `PostgresConnection.rows`).
-    func eachRow<S: PostgresPreparedStatement>(_ statement: S, limit: Int, _ body: (PostgresRow) throws -> Void) async throws
+    func eachRow<S: PostgresPreparedStatement>(_ statement: S, limit: Int, _ body: (PostgresRow) throws -> Void)
+        async throws
     where S.Row == PostgresRow {
         guard !connection.isClosed else { throw DomainError.unavailable }
         var count = 0
@@ -232,7 +242,9 @@ extension UnitOfWork {
 
     /// The row `query` returns (its first), decoded as `T`.
     /// - Throws: `missing` when it returns none (a row not visible, a conflict an insert skipped).
-    package func one<T: RowDecodable>(_ query: PostgresQuery, as type: T.Type = T.self, else missing: @autoclosure () -> any Error)
+    package func one<T: RowDecodable>(
+        _ query: PostgresQuery, as type: T.Type = T.self, else missing: @autoclosure () -> any Error
+    )
         async throws -> T
     {
         guard let row = try await first(query, as: type) else { throw missing() }
@@ -253,18 +265,25 @@ extension UnitOfWork {
     ) async throws -> T {
         let key = alias.map { "\($0).id" } ?? "id"
         let lock = forUpdate ? " FOR UPDATE" + (alias.map { " OF \($0)" } ?? "") : ""
-        let query: PostgresQuery = "SELECT \(unescaped: T.columns) FROM \(unescaped: from) WHERE \(unescaped: key) = \(id)\(unescaped: lock)"
+        let query: PostgresQuery =
+            "SELECT \(unescaped: T.columns) FROM \(unescaped: from) WHERE \(unescaped: key) = \(id)\(unescaped: lock)"
         guard let row = try await first(query, as: T.self) else { throw DomainError.notFound(what) }
         return row
     }
 
     /// A page of `table`'s rows, newest first by (created_at, id), after the keyset `after` (from
     /// the newest without it).
-    package func newestFirst<T: RowDecodable>(_ table: String, after: (createdAt: Date, id: UUID)?, limit: Int, as type: T.Type = T.self)
+    package func newestFirst<T: RowDecodable>(
+        _ table: String, after: (createdAt: Date, id: UUID)?, limit: Int, as type: T.Type = T.self
+    )
         async throws -> [T]
     {
         // Without a cursor, a keyset after every row.
-        let before = after ?? (Date.distantFuture, UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255)))
+        let before =
+            after ?? (
+                Date.distantFuture,
+                UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255))
+            )
         return try await all(
             """
             SELECT \(unescaped: T.columns) FROM \(unescaped: table) WHERE (created_at, id) < (\(before.createdAt), \(before.id))

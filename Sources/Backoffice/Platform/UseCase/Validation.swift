@@ -48,7 +48,8 @@ package struct Validation {
     /// or digit (tenants, content policies, badges; the same CHECK in the database).
     package static func isSlug(_ text: String) -> Bool {
         matches(text, length: 2...63) { index, byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
                 || (index > 0 && byte == UInt8(ascii: "-"))
         }
     }
@@ -64,9 +65,15 @@ package struct Validation {
 
     /// `value` as a whole number within `range`; otherwise records `code` on `field` and returns nil
     /// (numbers arrive as JSON numbers, so 1.5 and 1e300 are refused here, not by the decoder).
-    package mutating func wholeNumber(_ value: Double?, _ field: String, code: String, in range: ClosedRange<Int64>) -> Int64? {
-        guard let value, value.isFinite, value == value.rounded(), value >= Double(range.lowerBound), value <= Double(range.upperBound) else {
-            require(false, field, code, "must be a whole number from \(Self.grouped(range.lowerBound)) to \(Self.grouped(range.upperBound))")
+    package mutating func wholeNumber(_ value: Double?, _ field: String, code: String, in range: ClosedRange<Int64>)
+        -> Int64?
+    {
+        guard let value, value.isFinite, value == value.rounded(), value >= Double(range.lowerBound),
+            value <= Double(range.upperBound)
+        else {
+            require(
+                false, field, code,
+                "must be a whole number from \(Self.grouped(range.lowerBound)) to \(Self.grouped(range.upperBound))")
             return nil
         }
         return Int64(value)
