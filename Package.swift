@@ -45,7 +45,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
     ],
     targets: [
-        // The benchmarks' floor: a bare Hummingbird + PostgresNIO server running a pgbench script per request (ops/bench).
+        // The benchmarks' floor: a bare Hummingbird + PostgresNIO server running a pgbench script per request
+        // (ops/bench).
         .executableTarget(
             name: "BenchFloor",
             dependencies: [

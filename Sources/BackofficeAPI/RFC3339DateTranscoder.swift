@@ -82,7 +82,8 @@ public struct RFC3339DateTranscoder: DateTranscoder {
             return nil
         }
         guard index == count else { return nil }
-        // Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant, "chrono-compatible low-level date algorithms").
+        // Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant, "chrono-compatible low-level date
+        // algorithms").
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400

@@ -147,7 +147,8 @@ package enum DemoEnvironment {
         let context = Database.systemContext("demo-tokens", policies: policies)
         let operators = try await database.transaction(for: .system) { connection in
             var all: [String: Operator] = [:]
-            // The demo's own operators are the first with their emails (a partner may later add one with the same email in its tenant).
+            // The demo's own operators are the first with their emails (a partner may later add one with the same email
+            // in its tenant).
             for try await row in try await connection.query(
                 "SELECT \(unescaped: Operator.columns) FROM operators ORDER BY created_at, id", logger: database.logger)
             {

@@ -102,9 +102,13 @@ package struct PurgeExpiredData: AuditedOperation {
     private func expired(_ table: String, _ column: String, minutes: Int, in unit: UnitOfWork) async throws -> Int {
         let query: PostgresQuery =
             dryRun
-            ? "SELECT count(*) FROM \(unescaped: table) WHERE \(unescaped: column) <= \(unit.now)::timestamptz - make_interval(mins => \(minutes)::int)"
+            ? """
+                SELECT count(*) FROM \(unescaped: table) WHERE \(unescaped: column) <= \(unit.now)::timestamptz - \
+                make_interval(mins => \(minutes)::int)
+                """
             : """
-            WITH gone AS (DELETE FROM \(unescaped: table) WHERE \(unescaped: column) <= \(unit.now)::timestamptz - make_interval(mins => \(minutes)::int) RETURNING 1)
+            WITH gone AS (DELETE FROM \(unescaped: table) WHERE \(unescaped: column) <= \(unit.now)::timestamptz -
+                make_interval(mins => \(minutes)::int) RETURNING 1)
             SELECT count(*) FROM gone
             """
         return try await unit.first(query) { try $0.decode(Int.self) } ?? 0

@@ -149,9 +149,11 @@ package struct SyncCustomer: AuditedOperation {
             try await unit.execute(
                 """
                 INSERT INTO customers (id, email, display_name, subscription, renews_at, created_at, updated_at)
-                VALUES (\(id), \(email), \(displayName), \(subscription.rawValue), \(renewsAt), \(unit.now), \(unit.now))
+                VALUES (\(id), \(email), \(displayName), \(subscription.rawValue), \(renewsAt), \(unit.now),
+                    \(unit.now))
                 ON CONFLICT (id) DO UPDATE SET email = excluded.email, display_name = excluded.display_name,
-                    subscription = excluded.subscription, renews_at = excluded.renews_at, version = customers.version + 1, updated_at = \(unit.now)
+                    subscription = excluded.subscription, renews_at = excluded.renews_at, version = customers.version
+                        + 1, updated_at = \(unit.now)
                 """)
         } catch let error as PSQLError where error.serverInfo?[.constraintName] == "fitpoints_wallet_identity" {
             throw DomainError.conflict(

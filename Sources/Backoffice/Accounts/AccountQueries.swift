@@ -104,7 +104,8 @@ package struct ListAppeals: Query {
         return try await unit.all(
             """
             SELECT \(unescaped: Appeal.columns) FROM appeals
-            WHERE (\(status?.rawValue)::text IS NULL OR status = \(status?.rawValue)) AND (created_at, id) > (\(afterAt), \(afterID))
+            WHERE (\(status?.rawValue)::text IS NULL OR status = \(status?.rawValue)) AND (created_at, id) >
+                (\(afterAt), \(afterID))
             ORDER BY created_at, id LIMIT \(limit)
             """)
     }

@@ -81,7 +81,8 @@ package struct ResolveAppeal: AuditedOperation {
         let after =
             try await unit.first(
                 """
-                UPDATE appeals SET status = \(status.rawValue), resolved_at = \(unit.now), resolved_by = \(unit.principal.operatorID),
+                UPDATE appeals SET status = \(status.rawValue), resolved_at = \(unit.now), resolved_by =
+                    \(unit.principal.operatorID),
                     resolution_reason = \(reason)
                 WHERE id = \(appealID) RETURNING \(unescaped: Appeal.columns)
                 """, as: Appeal.self) ?? before
@@ -92,7 +93,8 @@ package struct ResolveAppeal: AuditedOperation {
         guard decision == .lift else { return Audited(after, event: event) }
         let account = try await Customer.fetch(before.customerID, forUpdate: true, in: unit)
         guard account.status == .locked, account.lock?.id == before.lockID else {
-            return Audited(after, event: event)  // the lock was already lifted (or the account deleted): nothing more to undo
+            // the lock was already lifted (or the account deleted): nothing more to undo
+            return Audited(after, event: event)
         }
         let unlocked = try await account.write(
             status: .active, failedLogins: 0,

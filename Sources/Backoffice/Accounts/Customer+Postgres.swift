@@ -8,8 +8,10 @@ import PostgresNIO
 extension Customer: RowDecodable {
     /// Columns read by `init(row:)`, for `FROM customers c LEFT JOIN account_locks l ON … open lock`.
     package static let columns = """
-        c.id, c.email, c.display_name, c.status, c.subscription, c.renews_at, c.failed_logins, c.created_at, c.updated_at, c.deleted_at, c.version,
-        l.id, l.cause, l.reason, l.failed_attempts, l.locked_by, l.locked_at, l.until, l.lifted_at, l.lifted_by, l.lift_reason
+        c.id, c.email, c.display_name, c.status, c.subscription, c.renews_at, c.failed_logins, c.created_at,
+            c.updated_at, c.deleted_at, c.version,
+        l.id, l.cause, l.reason, l.failed_attempts, l.locked_by, l.locked_at, l.until, l.lifted_at, l.lifted_by,
+            l.lift_reason
         """
     static let from = "customers c LEFT JOIN account_locks l ON l.customer_id = c.id AND l.lifted_at IS NULL"
 
@@ -76,7 +78,8 @@ extension Customer: RowDecodable {
         let query: PostgresQuery = """
             WITH opened AS (
                 INSERT INTO account_locks (id, customer_id, cause, reason, failed_attempts, locked_by, until, locked_at)
-                SELECT \(opened?.id), \(id), \(opened?.cause.rawValue), \(opened?.reason), \(opened?.failedAttempts), \(opened?.lockedBy),
+                SELECT \(opened?.id), \(id), \(opened?.cause.rawValue), \(opened?.reason), \(opened?.failedAttempts),
+                    \(opened?.lockedBy),
                        \(opened?.until), \(unit.now)
                 WHERE \(opened?.id)::uuid IS NOT NULL
                 RETURNING id
@@ -85,7 +88,8 @@ extension Customer: RowDecodable {
                 WHERE customer_id = \(id) AND lifted_at IS NULL AND \(lift)
                 RETURNING id
             )
-            UPDATE customers SET status = \(status.rawValue), failed_logins = \(failedLogins), version = version + 1, updated_at = \(unit.now),
+            UPDATE customers SET status = \(status.rawValue), failed_logins = \(failedLogins), version = version + 1,
+                updated_at = \(unit.now),
                 deleted_at = CASE WHEN \(status == .deleted) THEN \(unit.now)::timestamptz ELSE NULL END
             WHERE id = \(id)
             RETURNING version
@@ -123,7 +127,8 @@ struct CustomerPage<Shape: CustomerPageShape, Fetch: PageFetch>: PostgresPrepare
     static var sql: String {
         """
         SELECT \(Customer.columns) FROM (
-          SELECT * FROM customers c WHERE c.status = ANY($1::text[]) AND \(Shape.filter) ORDER BY \(Shape.order) LIMIT \(Fetch.rows)) c
+          SELECT * FROM customers c WHERE c.status = ANY($1::text[]) AND \(Shape.filter) ORDER BY \(Shape.order) LIMIT
+              \(Fetch.rows)) c
         LEFT JOIN LATERAL (SELECT * FROM account_locks l WHERE l.customer_id = c.id AND l.lifted_at IS NULL) l ON true
         ORDER BY \(Shape.order)
         """

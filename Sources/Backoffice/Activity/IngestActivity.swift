@@ -132,10 +132,14 @@ package struct IngestActivity: AuditedOperation {
         var stored = Set<String>()
         for try await id in try await unit.connection.send(
             """
-            INSERT INTO activity_events (event_id, customer_id, metric, value, score, intensity, occurred_at, details, batch_id, received_at)
-            SELECT e.id, e.customer, e.metric, e.value, e.score, NULLIF(e.intensity, ''), e.occurred_at, e.details::jsonb, \(batchID), \(unit.now)
-            FROM unnest(\(events.map(\.eventID))::text[], \(events.map(\.customerID))::uuid[], \(events.map(\.metric.rawValue))::text[],
-                \(events.map(\.value))::float8[], \(events.map(\.score))::float8[], \(events.map { $0.details.intensity?.rawValue ?? "" })::text[],
+            INSERT INTO activity_events (event_id, customer_id, metric, value, score, intensity, occurred_at, details,
+                batch_id, received_at)
+            SELECT e.id, e.customer, e.metric, e.value, e.score, NULLIF(e.intensity, ''), e.occurred_at,
+                e.details::jsonb, \(batchID), \(unit.now)
+            FROM unnest(\(events.map(\.eventID))::text[], \(events.map(\.customerID))::uuid[],
+                \(events.map(\.metric.rawValue))::text[],
+                \(events.map(\.value))::float8[], \(events.map(\.score))::float8[],
+                    \(events.map { $0.details.intensity?.rawValue ?? "" })::text[],
                 \(events.map(\.occurredAt))::timestamptz[], \(details)::text[])
                 AS e(id, customer, metric, value, score, intensity, occurred_at, details)
             ON CONFLICT (event_id) DO NOTHING
@@ -179,7 +183,8 @@ package struct IngestActivity: AuditedOperation {
         for try await (customer, ruleID, day, units, points) in try await unit.connection.send(
             """
             INSERT INTO fitpoints_daily_earnings AS d (customer_id, rule_id, day)
-            SELECT c, r, DATE '1970-01-01' + n FROM unnest(\(days.map(\.customer))::uuid[], \(days.map(\.ruleID))::text[], \(dayNumbers)::int[]) AS k(c, r, n)
+            SELECT c, r, DATE '1970-01-01' + n FROM unnest(\(days.map(\.customer))::uuid[],
+                \(days.map(\.ruleID))::text[], \(dayNumbers)::int[]) AS k(c, r, n)
             ON CONFLICT (customer_id, rule_id, day) DO UPDATE SET units = d.units
             RETURNING d.customer_id, d.rule_id, d.day - DATE '1970-01-01', d.units, d.points
             """, logger: unit.logger
@@ -210,7 +215,8 @@ package struct IngestActivity: AuditedOperation {
             INSERT INTO fitpoints_daily_earnings AS d (customer_id, rule_id, day, units, points)
             SELECT c, r, DATE '1970-01-01' + n, u, p
             FROM unnest(\(days.map(\.customer))::uuid[], \(days.map(\.ruleID))::text[], \(dayNumbers)::int[],
-                 \(days.map { totals[$0]?.units ?? 0 })::float8[], \(days.map { totals[$0]?.points ?? 0 })::bigint[]) AS k(c, r, n, u, p)
+                 \(days.map { totals[$0]?.units ?? 0 })::float8[], \(days.map { totals[$0]?.points ?? 0 })::bigint[])
+                     AS k(c, r, n, u, p)
             ON CONFLICT (customer_id, rule_id, day) DO UPDATE SET units = excluded.units, points = excluded.points
             """)
         try await Ledger.post(transfers, movement: batchID, in: unit)

@@ -60,7 +60,8 @@ package enum AuditArchive {
         var removed: [Removal] = []
         for try await (chain, events) in try await connection.send(
             """
-            SELECT chain, removed FROM audit_archive_through(\(day)::date, \(heads.map(\.chain))::text[], \(heads.map(\.seq))::bigint[],
+            SELECT chain, removed FROM audit_archive_through(\(day)::date, \(heads.map(\.chain))::text[],
+                \(heads.map(\.seq))::bigint[],
                 \(hashes)::bytea[], \(policyDigest))
             """, logger: logger
         ).decode((String, Int64).self) { removed.append(Removal(chain: chain, events: events)) }
@@ -74,7 +75,8 @@ package enum AuditArchive {
         var removed: [Removal] = []
         for try await (chain, events) in try await connection.send(
             """
-            SELECT h.chain, count(e.seq) FROM unnest(\(heads.map(\.chain))::text[], \(heads.map(\.seq))::bigint[]) AS h(chain, seq)
+            SELECT h.chain, count(e.seq) FROM unnest(\(heads.map(\.chain))::text[], \(heads.map(\.seq))::bigint[]) AS
+                h(chain, seq)
             LEFT JOIN audit_events e ON e.chain = h.chain AND e.seq <= h.seq GROUP BY h.chain ORDER BY h.chain
             """, logger: logger
         ).decode((String, Int64).self) { removed.append(Removal(chain: chain, events: events)) }

@@ -167,7 +167,10 @@ package struct ChainVerifier: Sendable {
                 failure = ChainFailure(
                     chain: head.chain, seq: end?.seq, eventID: nil, kind: .truncated,
                     detail:
-                        "the chain ends at seq \(end?.seq ?? 0) but its head records seq \(head.seq): its newest events were deleted"
+                        """
+                            the chain ends at seq \(end?.seq ?? 0) but its head records seq \(head.seq): its newest \
+                            events were deleted
+                            """
                 )
                 return failure
             }

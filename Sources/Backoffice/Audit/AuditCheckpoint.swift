@@ -59,7 +59,10 @@ package struct AuditCheckpoint: Codable, Sendable, Equatable {
         }
         guard publicKey.isValidSignature(value, for: message) else {
             return
-                "the checkpoint's signature does not verify with the given public key: it was altered or signed by another key"
+                """
+                    the checkpoint's signature does not verify with the given public key: it was altered or signed by \
+                    another key
+                    """
         }
         return nil
     }

@@ -81,7 +81,8 @@ package struct AuditLog: Sendable {
 
     static let columns = """
         id, occurred_at, chain, seq, tenant_id, actor_id, actor_role, action, target_type, target_id, request_id,
-        source_ip, reason, before::text, after::text, policy_digest, encode(prev_hash, 'hex'), encode(hash, 'hex'), token_id, session_id
+        source_ip, reason, before::text, after::text, policy_digest, encode(prev_hash, 'hex'), encode(hash, 'hex'),
+            token_id, session_id
         """
 
     /// One page of events, oldest first, after the keyset `afterID`.
@@ -223,7 +224,10 @@ package struct AuditLog: Sendable {
                     "\(unescaped: select) WHERE id > \(after.id) ORDER BY id LIMIT \(unescaped: limit)"
                 case (.chain, nil): "\(unescaped: select) ORDER BY tenant_id, chain, seq LIMIT \(unescaped: limit)"
                 case (.chain, let after?):
-                    "\(unescaped: select) WHERE (tenant_id, chain, seq) > (\(after.tenant), \(after.chain), \(after.seq)) ORDER BY tenant_id, chain, seq LIMIT \(unescaped: limit)"
+                    """
+                        \(unescaped: select) WHERE (tenant_id, chain, seq) > (\(after.tenant), \(after.chain), \
+                        \(after.seq)) ORDER BY tenant_id, chain, seq LIMIT \(unescaped: limit)
+                        """
                 }
             var read = 0
             var last: (row: PostgresRow, event: ChainedEvent)?

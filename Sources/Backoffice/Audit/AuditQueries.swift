@@ -62,7 +62,8 @@ package struct LastChange: Query {
             """
             SELECT coalesce(o.email, e.actor_role), e.occurred_at FROM audit_events e
             LEFT JOIN operators o ON o.tenant_id = e.tenant_id AND o.id = e.actor_id
-            WHERE e.target_id = \(targetID) AND e.target_type = \(targetType) AND e.tenant_id = \(unit.principal.tenantID)
+            WHERE e.target_id = \(targetID) AND e.target_type = \(targetType) AND e.tenant_id =
+                \(unit.principal.tenantID)
             ORDER BY e.id DESC LIMIT 1
             """
         ) { try $0.decode((String, Date).self) }

@@ -82,7 +82,8 @@ package struct CreateBadge: AuditedOperation {
         let badge = try await unit.one(
             """
             INSERT INTO badges (slug, name, description, metric, threshold, created_by, created_at)
-            VALUES (\(slug), \(name), \(description), \(known?.rawValue), \(threshold), \(unit.principal.operatorID), \(unit.now))
+            VALUES (\(slug), \(name), \(description), \(known?.rawValue), \(threshold), \(unit.principal.operatorID),
+                \(unit.now))
             RETURNING \(unescaped: Badge.columns)
             """, as: Badge.self, else: DomainError.inconsistent("the new badge was not returned"))
         struct Snapshot: Encodable { let slug: String, name: String, metric: String?, threshold: Double? }

@@ -90,7 +90,8 @@ package struct Challenge: Sendable, Equatable {
 
 extension Challenge: RowDecodable {
     package static let columns = """
-        id, name, description, metric, aggregation, starts_at, ends_at, grace_period, grace_seconds, eligibility, target, tie_policy,
+        id, name, description, metric, aggregation, starts_at, ends_at, grace_period, grace_seconds, eligibility,
+            target, tie_policy,
         rewards::text, budget_points, status, published_at, settled_at, created_at, updated_at, version
         """
 

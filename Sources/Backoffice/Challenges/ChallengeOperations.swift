@@ -113,10 +113,13 @@ package struct CreateChallenge: AuditedOperation {
         let rewardsJSON = String(decoding: try JSONEncoder().encode(rewards), as: UTF8.self)
         let created = try await unit.one(
             """
-            INSERT INTO challenges (id, name, description, metric, aggregation, starts_at, ends_at, grace_seconds, grace_period, eligibility,
+            INSERT INTO challenges (id, name, description, metric, aggregation, starts_at, ends_at, grace_seconds,
+                grace_period, eligibility,
                 target, tie_policy, rewards, budget_points, created_by, created_at, updated_at)
-            VALUES (\(unit.newID()), \(name), \(description), \(metric.rawValue), \(aggregation.rawValue), \(draft.startsAt), \(draft.endsAt),
-                \(grace), \(gracePeriod), \(eligibility.rawValue), \(draft.target), \(tiePolicy.rawValue), \(rewardsJSON)::jsonb, \(budget),
+            VALUES (\(unit.newID()), \(name), \(description), \(metric.rawValue), \(aggregation.rawValue),
+                \(draft.startsAt), \(draft.endsAt),
+                \(grace), \(gracePeriod), \(eligibility.rawValue), \(draft.target), \(tiePolicy.rawValue),
+                    \(rewardsJSON)::jsonb, \(budget),
                 \(unit.principal.operatorID), \(unit.now), \(unit.now))
             RETURNING \(unescaped: Challenge.columns)
             """, as: Challenge.self, else: DomainError.inconsistent("the new challenge was not returned"))
@@ -160,7 +163,8 @@ package struct PublishChallenge: AuditedOperation {
         try await ChallengeScores.backfill(before, in: unit)
         let after = try await unit.one(
             """
-            UPDATE challenges SET status = 'published', published_at = \(unit.now), version = version + 1, updated_at = \(unit.now)
+            UPDATE challenges SET status = 'published', published_at = \(unit.now), version = version + 1, updated_at
+                = \(unit.now)
             WHERE id = \(challengeID) RETURNING \(unescaped: Challenge.columns)
             """, as: Challenge.self, else: DomainError.notFound("Challenge \(challengeID.text)"))
         return Audited(

@@ -106,7 +106,8 @@ struct LeaderboardRankCounts: PostgresPreparedStatement {
         SELECT count(*) FILTER (WHERE s.score > $3),
                count(*) FILTER (WHERE s.score > $3 OR (s.score = $3 AND s.achieved_at < $4)),
                count(DISTINCT s.score) FILTER (WHERE s.score > $3),
-               count(*) FILTER (WHERE s.score > $3 OR (s.score = $3 AND (s.achieved_at < $4 OR (s.achieved_at = $4 AND s.customer_id < $5))))
+               count(*) FILTER (WHERE s.score > $3 OR (s.score = $3 AND (s.achieved_at < $4 OR (s.achieved_at = $4 AND
+                   s.customer_id < $5))))
         FROM challenge_scores s JOIN customers c ON c.id = s.customer_id AND \(ChallengeLeaderboard.eligible)
         WHERE s.challenge_id = $1 AND s.score >= $3
         """

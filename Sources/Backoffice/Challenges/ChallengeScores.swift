@@ -18,7 +18,8 @@ enum ChallengeScores {
         let open = try await unit.all(
             """
             SELECT \(unescaped: Challenge.columns) FROM challenges
-            WHERE status = 'published' AND metric = ANY(\(metrics)::text[]) AND starts_at <= \(latest) AND ends_at > \(earliest)
+            WHERE status = 'published' AND metric = ANY(\(metrics)::text[]) AND starts_at <= \(latest) AND ends_at >
+                \(earliest)
               AND ends_at + grace_seconds * interval '1 second' > \(unit.now)
             ORDER BY id
             """, as: Challenge.self)
@@ -74,11 +75,15 @@ enum ChallengeScores {
             achieved_at = CASE WHEN excluded.score > s.score THEN excluded.achieved_at
                                WHEN excluded.score = s.score THEN least(s.achieved_at, excluded.achieved_at) ELSE s.achieved_at END
             """
-            : "score = s.score + excluded.score, events = s.events + excluded.events, achieved_at = greatest(s.achieved_at, excluded.achieved_at)"
+            : """
+                score = s.score + excluded.score, events = s.events + excluded.events, achieved_at = \
+                greatest(s.achieved_at, excluded.achieved_at)
+                """
         try await unit.execute(
             """
             INSERT INTO challenge_scores AS s (challenge_id, customer_id, score, events, achieved_at)
-            SELECT \(challenge.id), * FROM unnest(\(rows.map(\.0))::uuid[], \(rows.map(\.1))::float8[], \(rows.map { Int32($0.2) })::int[],
+            SELECT \(challenge.id), * FROM unnest(\(rows.map(\.0))::uuid[], \(rows.map(\.1))::float8[],
+                \(rows.map { Int32($0.2) })::int[],
                 \(rows.map(\.3))::timestamptz[])
             ON CONFLICT (challenge_id, customer_id) DO UPDATE SET \(unescaped: merge)
             """)
@@ -96,7 +101,8 @@ enum ChallengeScores {
             SELECT \(challenge.id), customer_id, best, n, \(unescaped: achieved)
             FROM (SELECT customer_id, occurred_at, v, \(unescaped: best) AS best, count(*) OVER w AS n
                   FROM (SELECT customer_id, occurred_at, \(unescaped: value) AS v FROM activity_events
-                        WHERE metric = \(challenge.metric.rawValue) AND occurred_at >= \(challenge.startsAt) AND occurred_at < \(challenge.endsAt)) raw
+                        WHERE metric = \(challenge.metric.rawValue) AND occurred_at >= \(challenge.startsAt) AND
+                            occurred_at < \(challenge.endsAt)) raw
                   WINDOW w AS (PARTITION BY customer_id)) e
             GROUP BY customer_id, best, n
             ON CONFLICT (challenge_id, customer_id) DO NOTHING

@@ -58,7 +58,10 @@ extension Console {
                 return console.redirect(
                     "/console/challenges/\(id.text)",
                     flash:
-                        "Settled: paid \(Money.fitPoints(settlement.paid)) to \(settlement.payouts.count) of \(settlement.participants) participants."
+                        """
+                            Settled: paid \(Money.fitPoints(settlement.paid)) to \(settlement.payouts.count) of \
+                            \(settlement.participants) participants.
+                            """
                 )
             } catch let refusal as DomainError {
                 return try await console.challengePage(id, issues: try FormRefusal.issues(refusal))

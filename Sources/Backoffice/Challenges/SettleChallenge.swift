@@ -49,7 +49,10 @@ package struct SettleChallenge: AuditedOperation {
             throw DomainError.conflict(
                 code: "board_not_frozen",
                 detail:
-                    "The board freezes at \(ISO8601DateFormatter().string(from: before.frozenAt)) (the end of the window plus the grace period)."
+                    """
+                        The board freezes at \(ISO8601DateFormatter().string(from: before.frozenAt)) (the end of the \
+                        window plus the grace period).
+                        """
             )
         }
         let board = try await ChallengeLeaderboard.standings(EntireBoard.self, of: before, after: nil, in: unit)
@@ -99,7 +102,8 @@ package struct SettleChallenge: AuditedOperation {
         let json = String(decoding: try Self.coder.encoder.encode(settlement), as: UTF8.self)
         let after = try await unit.one(
             """
-            UPDATE challenges SET status = 'settled', settled_at = \(unit.now), settlement = \(json)::jsonb, version = version + 1,
+            UPDATE challenges SET status = 'settled', settled_at = \(unit.now), settlement = \(json)::jsonb, version =
+                version + 1,
                 updated_at = \(unit.now)
             WHERE id = \(challengeID) RETURNING \(unescaped: Challenge.columns)
             """, as: Challenge.self, else: DomainError.notFound("Challenge \(challengeID.text)"))

@@ -70,7 +70,10 @@ extension Console {
         if let notice { values["notice"] = notice }
         if refused {
             values["refused"] =
-                "The email or password is wrong, or sign-in is paused for this account after too many failures. Try again later."
+                """
+                    The email or password is wrong, or sign-in is paused for this account after too many failures. \
+                    Try again later.
+                    """
         }
         return .page(pages.render("sign-in", values, status: refused ? .unauthorized : .ok))
     }

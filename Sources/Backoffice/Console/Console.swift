@@ -196,7 +196,10 @@ enum ConsoleRefusal: Error {
     case forgery
 
     var detail: String {
-        "The form was sent without this session's security token (or from another site), so nothing was changed. Reload the page and try again."
+        """
+            The form was sent without this session's security token (or from another site), so nothing was changed. \
+            Reload the page and try again.
+            """
     }
 }
 

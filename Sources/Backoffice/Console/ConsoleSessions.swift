@@ -115,7 +115,8 @@ extension SignInKeys {
     func lock(in unit: UnitOfWork) async throws {
         try await unit.execute(
             """
-            SELECT pg_advisory_xact_lock(hashtextextended('console-sign-in:email:' || encode(\(ByteBuffer(bytes: emailDigest)), 'hex'), 0)),
+            SELECT pg_advisory_xact_lock(hashtextextended('console-sign-in:email:' ||
+                encode(\(ByteBuffer(bytes: emailDigest)), 'hex'), 0)),
                    pg_advisory_xact_lock(hashtextextended('console-sign-in:address:' || \(address), 0))
             """)
     }
@@ -196,8 +197,10 @@ package struct StartConsoleSession: AuditedOperation {
         }
         try await unit.execute(
             """
-            INSERT INTO console_sessions (id, secret_hash, tenant_id, operator_id, created_at, last_seen_at, source_ip, stage)
-            VALUES (\(sessionID), \(ByteBuffer(bytes: secretHash)), \(principal.tenantID), \(operatorID), \(unit.now), \(unit.now),
+            INSERT INTO console_sessions (id, secret_hash, tenant_id, operator_id, created_at, last_seen_at,
+                source_ip, stage)
+            VALUES (\(sessionID), \(ByteBuffer(bytes: secretHash)), \(principal.tenantID), \(operatorID), \(unit.now),
+                \(unit.now),
                     \(unit.context.sourceIP), \(stage.rawValue))
             """)
         _ = try await (stage == .signedIn ? ReleaseSignInAttempts.clearing(keys) : .releasing(attempt)).perform(
@@ -232,7 +235,10 @@ package struct RecordFailedSignIn: AuditedOperation {
     package func perform(in unit: UnitOfWork) async throws -> Audited<SignInLockout> {
         func end(_ session: UUID) async throws {
             try await unit.execute(
-                "UPDATE console_sessions SET ended_at = \(unit.now), ended_reason = 'locked_out' WHERE id = \(session) AND ended_at IS NULL"
+                """
+                    UPDATE console_sessions SET ended_at = \(unit.now), ended_reason = 'locked_out' WHERE id = \
+                    \(session) AND ended_at IS NULL
+                    """
             )
         }
         if let ending { try await end(ending) }
@@ -289,7 +295,8 @@ package struct EndConsoleSessions: AuditedOperation {
             everywhere
                 ? """
                 UPDATE console_sessions SET ended_at = \(unit.now), ended_reason = 'signed_out_everywhere'
-                WHERE tenant_id = \(unit.principal.tenantID) AND operator_id = \(operatorID) AND ended_at IS NULL RETURNING id
+                WHERE tenant_id = \(unit.principal.tenantID) AND operator_id = \(operatorID) AND ended_at IS NULL
+                    RETURNING id
                 """
                 : """
                 UPDATE console_sessions SET ended_at = \(unit.now), ended_reason = 'signed_out'

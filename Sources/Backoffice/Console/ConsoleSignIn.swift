@@ -38,7 +38,10 @@ package enum PasswordRules {
                 .init(
                     field: "password", code: "too_long",
                     message:
-                        "must be at most \(maximumBytes) bytes (about \(maximumBytes) letters, fewer with accents or symbols; this one has \(password.utf8.count))"
+                        """
+                            must be at most \(maximumBytes) bytes (about \(maximumBytes) letters, fewer with accents \
+                            or symbols; this one has \(password.utf8.count))
+                            """
                 )
             ])
         }
@@ -126,7 +129,8 @@ package struct SetOperatorPassword: AuditedOperation {
             """
             INSERT INTO operator_passwords (tenant_id, operator_id, email, password_hash, set_at)
             VALUES (\(target.0), \(operatorID), \(target.1), \(passwordHash), \(unit.now))
-            ON CONFLICT (tenant_id, operator_id) DO UPDATE SET password_hash = excluded.password_hash, set_at = excluded.set_at
+            ON CONFLICT (tenant_id, operator_id) DO UPDATE SET password_hash = excluded.password_hash, set_at =
+                excluded.set_at
             RETURNING (xmax <> 0)
             """
         ) { try $0.decode(Bool.self) }

@@ -38,7 +38,8 @@ extension Database {
 struct AuthenticateConsole: PostgresPreparedStatement {
     static let sql = """
         SELECT a.session_id, a.operator_id, a.tenant_id, a.role
-        FROM set_config('plan_cache_mode', 'auto', $4) p, set_config('enable_sort', 'on', $4) s, authenticate_console($1, $2, $3, $4, $5, $6) a
+        FROM set_config('plan_cache_mode', 'auto', $4) p, set_config('enable_sort', 'on', $4) s,
+            authenticate_console($1, $2, $3, $4, $5, $6) a
         """
     typealias Row = (UUID, UUID, UUID, String)
     let hash: [UInt8]

@@ -74,8 +74,10 @@ enum SessionPromotion {
         }
         try await unit.execute(
             """
-            INSERT INTO console_sessions (id, secret_hash, tenant_id, operator_id, created_at, last_seen_at, source_ip, stage)
-            VALUES (\(newSession.id), \(ByteBuffer(bytes: newSession.secretHash)), \(unit.principal.tenantID), \(operatorID),
+            INSERT INTO console_sessions (id, secret_hash, tenant_id, operator_id, created_at, last_seen_at,
+                source_ip, stage)
+            VALUES (\(newSession.id), \(ByteBuffer(bytes: newSession.secretHash)), \(unit.principal.tenantID),
+                \(operatorID),
                     \(unit.now), \(unit.now), \(sourceIP), 'signed_in')
             """)
         var event = AuditRecord(
@@ -123,12 +125,16 @@ package struct PassSecondFactor: AuditedOperation {
                 try await unit.first(
                     """
                     UPDATE operator_recovery_codes SET used_at = \(unit.now)
-                    WHERE tenant_id = \(tenant) AND operator_id = \(operatorID) AND code_hash = \(ByteBuffer(bytes: hash)) AND used_at IS NULL
+                    WHERE tenant_id = \(tenant) AND operator_id = \(operatorID) AND code_hash =
+                        \(ByteBuffer(bytes: hash)) AND used_at IS NULL
                     RETURNING 1
                     """
                 ) { try $0.decode(Int32.self) } != nil
             let left = try await unit.first(
-                "SELECT count(*) FROM operator_recovery_codes WHERE tenant_id = \(tenant) AND operator_id = \(operatorID) AND used_at IS NULL"
+                """
+                    SELECT count(*) FROM operator_recovery_codes WHERE tenant_id = \(tenant) AND operator_id = \
+                    \(operatorID) AND used_at IS NULL
+                    """
             ) { try $0.decode(Int64.self) }
             after = try AuditRecord.json(["recovery_codes_left": left ?? 0])
         }
@@ -194,7 +200,10 @@ package struct EnrolSecondFactor: AuditedOperation {
         }
         for hash in recoveryCodeHashes {
             try await unit.execute(
-                "INSERT INTO operator_recovery_codes (tenant_id, operator_id, code_hash) VALUES (\(tenant), \(operatorID), \(ByteBuffer(bytes: hash)))"
+                """
+                    INSERT INTO operator_recovery_codes (tenant_id, operator_id, code_hash) VALUES (\(tenant), \
+                    \(operatorID), \(ByteBuffer(bytes: hash)))
+                    """
             )
         }
         let enrolled = AuditRecord(

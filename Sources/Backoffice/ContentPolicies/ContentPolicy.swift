@@ -81,7 +81,10 @@ package struct CurrentContentPolicies: Query {
 
     package func read(in unit: UnitOfWork) async throws -> [ContentPolicy] {
         try await unit.all(
-            "SELECT DISTINCT ON (slug) \(unescaped: ContentPolicy.columns) FROM content_policies ORDER BY slug, version DESC"
+            """
+                SELECT DISTINCT ON (slug) \(unescaped: ContentPolicy.columns) FROM content_policies ORDER BY slug, \
+                version DESC
+                """
         )
     }
 }
@@ -108,7 +111,10 @@ package struct ContentPolicyHistory: Query {
 
     package func read(in unit: UnitOfWork) async throws -> [ContentPolicy] {
         let versions = try await unit.all(
-            "SELECT \(unescaped: ContentPolicy.columns) FROM content_policies WHERE slug = \(slug) ORDER BY version DESC",
+            """
+                SELECT \(unescaped: ContentPolicy.columns) FROM content_policies WHERE slug = \(slug) ORDER BY \
+                version DESC
+                """,
             as: ContentPolicy.self)
         guard !versions.isEmpty else { throw DomainError.notFound("Content policy '\(slug)'") }
         return versions

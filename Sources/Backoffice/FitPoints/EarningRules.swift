@@ -19,7 +19,8 @@ package struct EarningRules: Sendable, Codable, Equatable {
         /// Points due for a day's `units` when `paid` were already paid: never negative, never
         /// over the cap, and the same however the day's events were batched.
         func due(units: Double, paid: Int64) -> Int64 {
-            let earned = min(Double(dailyCap), (units * pointsPerUnit + 1e-9).rounded(.down))  // 1e-9: 0.29 × 100 is 28.999…
+            // 1e-9: 0.29 × 100 is 28.999…
+            let earned = min(Double(dailyCap), (units * pointsPerUnit + 1e-9).rounded(.down))
             return max(0, Int64(earned) - paid)
         }
 
@@ -235,7 +236,8 @@ package struct SetEarningRules: AuditedOperation {
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<(EarningRuleSet, Outcome)> {
         let rules = try EarningRules.validated(draft)
-        try await unit.execute("SELECT pg_advisory_xact_lock(hashtext('fitpoints_rules'))")  // versions are only inserted: no row to lock
+        // versions are only inserted: no row to lock
+        try await unit.execute("SELECT pg_advisory_xact_lock(hashtext('fitpoints_rules'))")
         let current = try await EarningRuleSet.current(in: unit)
         if let current, current.rules == rules { return .unchanged((current, .unchanged)) }
         let version = (current?.version ?? 0) + 1

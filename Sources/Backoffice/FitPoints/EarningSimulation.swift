@@ -46,7 +46,8 @@ package struct SimulateEarningRules: Query {
         let paid = Dictionary(
             uniqueKeysWithValues: try await unit.all(
                 """
-                SELECT t.rule_id, sum(t.amount)::bigint FROM fitpoints_transfers t JOIN activity_events e ON e.event_id = t.source_event_id
+                SELECT t.rule_id, sum(t.amount)::bigint FROM fitpoints_transfers t JOIN activity_events e ON
+                    e.event_id = t.source_event_id
                 WHERE t.kind = 'earning' AND e.occurred_at >= \(since) AND e.occurred_at < \(until) GROUP BY t.rule_id
                 """
             ) { try $0.decode((String, Int64).self) })
@@ -64,7 +65,8 @@ package struct SimulateEarningRules: Query {
                           AND (\(rule.minIntensity == nil) OR intensity = ANY(\(intensities)::text[]))
                         GROUP BY customer_id, (occurred_at AT TIME ZONE 'UTC')::date)
                     SELECT coalesce(sum(events), 0)::bigint, count(DISTINCT customer_id),
-                           coalesce(sum(LEAST(\(rule.dailyCap)::float8, floor(units * \(rule.pointsPerUnit) + 1e-9))), 0)::bigint
+                           coalesce(sum(LEAST(\(rule.dailyCap)::float8, floor(units * \(rule.pointsPerUnit) + 1e-9))),
+                               0)::bigint
                     FROM days
                     """, { try $0.decode((Int64, Int64, Int64).self) })
             else { throw DomainError.inconsistent("the simulation returned no row") }

@@ -72,7 +72,8 @@ package enum Ledger {
         let kind = try await unit.first(
             """
             WITH opened AS (
-                INSERT INTO fitpoints_accounts (id, kind) VALUES (\(challengeID), 'challenge_budget') ON CONFLICT (id) DO NOTHING RETURNING kind
+                INSERT INTO fitpoints_accounts (id, kind) VALUES (\(challengeID), 'challenge_budget') ON CONFLICT (id)
+                    DO NOTHING RETURNING kind
             )
             SELECT kind FROM opened UNION ALL SELECT kind FROM fitpoints_accounts WHERE id = \(challengeID)
             """, { try $0.decode(String.self) })
@@ -95,18 +96,24 @@ package enum Ledger {
     @discardableResult
     static func post(_ transfers: [Transfer], movement: UUID, in unit: UnitOfWork) async throws -> Int64? {
         guard !transfers.isEmpty else { return nil }
-        let none = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))  // arrays carry no NULL: nil is encoded as a sentinel
+        // arrays carry no NULL: nil is encoded as a sentinel
+        let none = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
         do {
             var ids: [Int64] = []  // every row is read: the trigger's refusal arrives after them
             for try await row in try await unit.connection.send(
                 """
-                INSERT INTO fitpoints_transfers (movement_id, kind, debit_account, credit_account, amount, reason, rule_id, rule_version,
+                INSERT INTO fitpoints_transfers (movement_id, kind, debit_account, credit_account, amount, reason,
+                    rule_id, rule_version,
                     source_event_id, challenge_id, created_by, created_at)
-                SELECT \(movement), t.kind, t.debit, t.credit, t.amount, NULLIF(t.reason, ''), NULLIF(t.rule_id, ''), NULLIF(t.rule_version, 0),
+                SELECT \(movement), t.kind, t.debit, t.credit, t.amount, NULLIF(t.reason, ''), NULLIF(t.rule_id, ''),
+                    NULLIF(t.rule_version, 0),
                     NULLIF(t.source, ''), NULLIF(t.challenge, \(none)), \(unit.principal.operatorID), \(unit.now)
-                FROM unnest(\(transfers.map(\.kind.rawValue))::text[], \(transfers.map(\.debit))::uuid[], \(transfers.map(\.credit))::uuid[],
-                    \(transfers.map(\.amount))::bigint[], \(transfers.map { $0.reason ?? "" })::text[], \(transfers.map { $0.ruleID ?? "" })::text[],
-                    \(transfers.map { $0.ruleVersion ?? 0 })::integer[], \(transfers.map { $0.sourceEventID ?? "" })::text[],
+                FROM unnest(\(transfers.map(\.kind.rawValue))::text[], \(transfers.map(\.debit))::uuid[],
+                    \(transfers.map(\.credit))::uuid[],
+                    \(transfers.map(\.amount))::bigint[], \(transfers.map { $0.reason ?? "" })::text[],
+                        \(transfers.map { $0.ruleID ?? "" })::text[],
+                    \(transfers.map { $0.ruleVersion ?? 0 })::integer[],
+                        \(transfers.map { $0.sourceEventID ?? "" })::text[],
                     \(transfers.map { $0.challengeID ?? none })::uuid[])
                     AS t(kind, debit, credit, amount, reason, rule_id, rule_version, source, challenge)
                 RETURNING id

@@ -34,7 +34,10 @@ extension WalletBalance: RowDecodable {
     /// - Throws: `DomainError.notFound` when the customer does not exist.
     static func fetch(_ customerID: UUID, in unit: UnitOfWork) async throws -> WalletBalance {
         let wallet = try await unit.one(
-            "SELECT \(unescaped: columns) FROM customers c LEFT JOIN fitpoints_accounts a ON a.id = c.id WHERE c.id = \(customerID)",
+            """
+                SELECT \(unescaped: columns) FROM customers c LEFT JOIN fitpoints_accounts a ON a.id = c.id WHERE \
+                c.id = \(customerID)
+                """,
             as: WalletBalance.self, else: DomainError.notFound("Customer \(customerID.text)"))
         return wallet
     }
@@ -59,7 +62,8 @@ package struct LedgerEntry: Sendable, Equatable {
 extension LedgerEntry: RowDecodable {
     /// Selected from `entries e JOIN fitpoints_accounts o ON o.id = e.other` (see `page`).
     package static let columns = """
-        e.id, e.movement_id, e.kind, e.points, o.kind, e.reason, e.rule_id, e.rule_version, e.source_event_id, e.challenge_id, e.created_at
+        e.id, e.movement_id, e.kind, e.points, o.kind, e.reason, e.rule_id, e.rule_version, e.source_event_id,
+            e.challenge_id, e.created_at
         """
 
     package init(row: PostgresRow) throws {
@@ -76,14 +80,18 @@ extension LedgerEntry: RowDecodable {
     static func page(wallet: UUID, before: Int64?, limit: Int) -> PostgresQuery {
         let before = before ?? Int64.max
         let fields =
-            "t.id, t.movement_id, t.kind, t.reason, t.rule_id, t.rule_version, t.source_event_id, t.challenge_id, t.created_at"
+            """
+                t.id, t.movement_id, t.kind, t.reason, t.rule_id, t.rule_version, t.source_event_id, t.challenge_id, \
+                t.created_at
+                """
         return """
             SELECT \(unescaped: columns) FROM (
                 (SELECT \(unescaped: fields), t.amount AS points, t.debit_account AS other FROM fitpoints_transfers t
                  WHERE t.credit_account = \(wallet) AND t.id < \(before) ORDER BY t.id DESC LIMIT \(limit))
                 UNION ALL
                 (SELECT \(unescaped: fields), -t.amount, t.credit_account FROM fitpoints_transfers t
-                 WHERE t.debit_account = \(wallet) AND t.kind <> 'earning' AND t.id < \(before) ORDER BY t.id DESC LIMIT \(limit))
+                 WHERE t.debit_account = \(wallet) AND t.kind <> 'earning' AND t.id < \(before) ORDER BY t.id DESC
+                     LIMIT \(limit))
             ) e JOIN fitpoints_accounts o ON o.id = e.other
             ORDER BY e.id DESC LIMIT \(limit)
             """

@@ -40,7 +40,8 @@ package struct Good: Sendable, Equatable {
 
 extension Good: RowDecodable {
     package static let columns = """
-        id, tenant_id, sku, name, description, category, price_cents, price_fitpoints, stock::int8, status, image_urls, created_at, updated_at, version
+        id, tenant_id, sku, name, description, category, price_cents, price_fitpoints, stock::int8, status,
+            image_urls, created_at, updated_at, version
         """
 
     package init(row: PostgresRow) throws {

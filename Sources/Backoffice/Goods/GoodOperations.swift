@@ -26,8 +26,10 @@ package struct CreateGood: AuditedOperation {
         try validation.check()
         let good = try await unit.one(
             """
-            INSERT INTO goods (tenant_id, id, sku, name, description, category, price_cents, price_fitpoints, stock, image_urls, created_at, updated_at)
-            VALUES (\(tenant), \(unit.newID()), \(sku), \(fields.name), \(fields.description), \(fields.category), \(fields.priceCents),
+            INSERT INTO goods (tenant_id, id, sku, name, description, category, price_cents, price_fitpoints, stock,
+                image_urls, created_at, updated_at)
+            VALUES (\(tenant), \(unit.newID()), \(sku), \(fields.name), \(fields.description), \(fields.category),
+                \(fields.priceCents),
                 \(fields.priceFitPoints), \(Int32(fields.stock)), \(fields.imageURLs), \(unit.now), \(unit.now))
             ON CONFLICT (tenant_id, sku) DO NOTHING
             RETURNING \(unescaped: Good.columns)
@@ -113,8 +115,10 @@ package struct UpdateGood: AuditedOperation {
         let after = try await unit.one(
             """
             UPDATE goods SET name = \(fields.name), description = \(fields.description), category = \(fields.category),
-                price_cents = \(fields.priceCents), price_fitpoints = \(fields.priceFitPoints), stock = \(Int32(fields.stock)),
-                image_urls = \(fields.imageURLs), status = \(status.rawValue), updated_at = \(unit.now), version = version + 1
+                price_cents = \(fields.priceCents), price_fitpoints = \(fields.priceFitPoints), stock =
+                    \(Int32(fields.stock)),
+                image_urls = \(fields.imageURLs), status = \(status.rawValue), updated_at = \(unit.now), version =
+                    version + 1
             WHERE id = \(before.id) RETURNING \(unescaped: Good.columns)
             """, as: Good.self, else: DomainError.notFound("Good \(before.id.text)"))
         return Audited(

@@ -27,7 +27,8 @@ package struct ListGoods: Query {
             """
             SELECT \(unescaped: Good.columns) FROM goods
             WHERE (\(tenant)::uuid IS NULL OR tenant_id = \(tenant))
-              AND (\(status?.rawValue)::text IS NULL OR status = \(status?.rawValue)) AND (\(category)::text IS NULL OR category = \(category))
+              AND (\(status?.rawValue)::text IS NULL OR status = \(status?.rawValue)) AND (\(category)::text IS NULL
+                  OR category = \(category))
               AND (\(pattern)::text IS NULL OR sku ILIKE \(pattern) || '%' OR name ILIKE '%' || \(pattern) || '%')
               AND (sku, id) > (\(start.sku), \(start.id))
             ORDER BY sku, id LIMIT \(limit)

@@ -60,7 +60,10 @@ package struct ImportGoods: AuditedOperation {
         for part in stride(from: 0, to: rows.count, by: 10_000) {
             let skus = rows[part..<min(rows.count, part + 10_000)].map(\.sku)
             for (sku, status) in try await unit.all(
-                "SELECT sku, status FROM goods WHERE tenant_id = \(tenant) AND sku = ANY(\(skus)::text[]) ORDER BY id FOR UPDATE",
+                """
+                    SELECT sku, status FROM goods WHERE tenant_id = \(tenant) AND sku = ANY(\(skus)::text[]) ORDER BY \
+                    id FOR UPDATE
+                    """,
                 { try $0.decode((String, String).self) })
             {
                 existing[sku] = try Good.Status(known: status)
@@ -114,17 +117,25 @@ package struct ImportGoods: AuditedOperation {
         let statuses = rows.map { ($0.status ?? existing[$0.sku] ?? .draft).rawValue }
         try await unit.execute(
             """
-            INSERT INTO goods (tenant_id, id, sku, name, description, category, price_cents, price_fitpoints, stock, status, image_urls, created_at, updated_at)
-            SELECT \(tenant), r.id, r.sku, r.name, r.description, r.category, NULLIF(r.cents, 0), NULLIF(r.points, 0), r.stock, r.status,
-                CASE WHEN r.images = '' THEN '{}'::text[] ELSE string_to_array(r.images, ' ') END, \(unit.now), \(unit.now)
-            FROM unnest(\(rows.map { _ in unit.newID() })::uuid[], \(rows.map(\.sku))::text[], \(rows.map(\.fields.name))::text[],
-                \(rows.map(\.fields.description))::text[], \(rows.map(\.fields.category))::text[], \(rows.map { $0.fields.priceCents ?? 0 })::int8[],
-                \(rows.map { $0.fields.priceFitPoints ?? 0 })::int8[], \(rows.map { Int32($0.fields.stock) })::int4[], \(statuses)::text[],
+            INSERT INTO goods (tenant_id, id, sku, name, description, category, price_cents, price_fitpoints, stock,
+                status, image_urls, created_at, updated_at)
+            SELECT \(tenant), r.id, r.sku, r.name, r.description, r.category, NULLIF(r.cents, 0), NULLIF(r.points, 0),
+                r.stock, r.status,
+                CASE WHEN r.images = '' THEN '{}'::text[] ELSE string_to_array(r.images, ' ') END, \(unit.now),
+                    \(unit.now)
+            FROM unnest(\(rows.map { _ in unit.newID() })::uuid[], \(rows.map(\.sku))::text[],
+                \(rows.map(\.fields.name))::text[],
+                \(rows.map(\.fields.description))::text[], \(rows.map(\.fields.category))::text[],
+                    \(rows.map { $0.fields.priceCents ?? 0 })::int8[],
+                \(rows.map { $0.fields.priceFitPoints ?? 0 })::int8[], \(rows.map { Int32($0.fields.stock) })::int4[],
+                    \(statuses)::text[],
                 \(rows.map { $0.fields.imageURLs.joined(separator: " ") })::text[])
                 AS r(id, sku, name, description, category, cents, points, stock, status, images)
             ON CONFLICT (tenant_id, sku) DO UPDATE SET
-                name = excluded.name, description = excluded.description, category = excluded.category, price_cents = excluded.price_cents,
-                price_fitpoints = excluded.price_fitpoints, stock = excluded.stock, status = excluded.status, image_urls = excluded.image_urls,
+                name = excluded.name, description = excluded.description, category = excluded.category, price_cents =
+                    excluded.price_cents,
+                price_fitpoints = excluded.price_fitpoints, stock = excluded.stock, status = excluded.status,
+                    image_urls = excluded.image_urls,
                 updated_at = excluded.updated_at, version = goods.version + 1
             WHERE goods.status <> 'archived'
             """)

@@ -69,7 +69,11 @@ package struct StageGoodsImport: AuditedOperation {
             throw DomainError.unprocessable(
                 code: "staged_quota_full",
                 detail:
-                    "Your shop already holds \(files) checked files (\(Int(bytesHeld) >> 20) MiB) waiting to be applied; at most \(Self.quotaFiles) and \(Self.quotaBytes >> 20) MiB. Apply one, or wait for it to expire (an hour after its upload).",
+                    """
+                        Your shop already holds \(files) checked files (\(Int(bytesHeld) >> 20) MiB) waiting to be \
+                        applied; at most \(Self.quotaFiles) and \(Self.quotaBytes >> 20) MiB. Apply one, or wait for \
+                        it to expire (an hour after its upload).
+                        """,
                 issues: [
                     FieldIssue(
                         field: "file", code: "staged_quota_full", message: "too many checked files wait to be applied")
@@ -77,9 +81,12 @@ package struct StageGoodsImport: AuditedOperation {
         }
         try await unit.execute(
             """
-            INSERT INTO staged_goods_imports (id, tenant_id, session_id, file_name, format, contents, sha256, report, created_at, expires_at)
-            VALUES (\(id), \(unit.principal.tenantID), \(session), \(fileName), \(format.rawValue), \(ByteBuffer(bytes: bytes)),
-                    \(contents.sha256), \(String(decoding: try JSONEncoder().encode(report), as: UTF8.self))::jsonb, \(unit.now),
+            INSERT INTO staged_goods_imports (id, tenant_id, session_id, file_name, format, contents, sha256, report,
+                created_at, expires_at)
+            VALUES (\(id), \(unit.principal.tenantID), \(session), \(fileName), \(format.rawValue),
+                \(ByteBuffer(bytes: bytes)),
+                    \(contents.sha256), \(String(decoding: try JSONEncoder().encode(report), as: UTF8.self))::jsonb,
+                        \(unit.now),
                     \(unit.now.addingTimeInterval(Self.lifetime)))
             """)
         struct Snapshot: Encodable {
@@ -110,7 +117,8 @@ package struct GetStagedImport: Query {
             let row = try await unit.first(
                 """
                 SELECT file_name, format, report::text, expires_at FROM staged_goods_imports
-                WHERE id = \(id) AND tenant_id = \(unit.principal.tenantID) AND session_id = \(unit.principal.sessionID) AND expires_at > \(unit.now)
+                WHERE id = \(id) AND tenant_id = \(unit.principal.tenantID) AND session_id =
+                    \(unit.principal.sessionID) AND expires_at > \(unit.now)
                 """, { try $0.decode((String, String, String, Date).self) })
         else { throw DomainError.notFound("Staged import \(id.text)") }
         return StagedImport(
@@ -132,7 +140,8 @@ package struct ApplyStagedImport: AuditedOperation {
             let row = try await unit.first(
                 """
                 DELETE FROM staged_goods_imports
-                WHERE id = \(id) AND tenant_id = \(unit.principal.tenantID) AND session_id = \(unit.principal.sessionID) AND expires_at > \(unit.now)
+                WHERE id = \(id) AND tenant_id = \(unit.principal.tenantID) AND session_id =
+                    \(unit.principal.sessionID) AND expires_at > \(unit.now)
                 RETURNING format, contents
                 """, { try $0.decode((String, ByteBuffer).self) })
         else { throw DomainError.notFound("Staged import \(id.text)") }

@@ -21,7 +21,10 @@ enum MailTemplates {
                 subject: "Set your \(product) password",
                 paragraphs: [
                     "You have been invited to the \(product) as \(role)\(fields["tenant"].map { " of \($0)" } ?? "").",
-                    "Open this link to set your password. It works once, until \(expires) (UTC); a newer link replaces it.",
+                    """
+                        Open this link to set your password. It works once, until \(expires) (UTC); a newer link \
+                        replaces it.
+                        """,
                 ],
                 link: (link, "Set your password"),
                 footer: "If you did not expect this, ignore it: nothing happens until the link is opened.")
@@ -44,7 +47,10 @@ enum MailTemplates {
             ]
             if approved {
                 paragraphs.append(
-                    "Claim your shop with the claim code your application was answered with (backoffice shops claim), within 14 days."
+                    """
+                        Claim your shop with the claim code your application was answered with (backoffice shops \
+                        claim), within 14 days.
+                        """
                 )
             } else if let reason = fields["reason"] {
                 paragraphs.append("The reason given: \(reason)")
@@ -69,7 +75,10 @@ enum MailTemplates {
                 "\(html)<p><a href=\"\(link.url)\">\(link.label)</a></p><p style=\"font-size: small\">\(link.url)</p>"
         }
         html =
-            "\(html)<p style=\"color: #57606a; font-size: small\">\(footer)</p><p style=\"color: #57606a; font-size: small\">HealthTrack Back Office</p></body></html>"
+            """
+                \(html)<p style=\"color: #57606a; font-size: small\">\(footer)</p><p style=\"color: #57606a; \
+                font-size: small\">HealthTrack Back Office</p></body></html>
+                """
         return Rendered(subject: subject, text: text, html: html.renderText)
     }
 }

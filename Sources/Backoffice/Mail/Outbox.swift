@@ -31,8 +31,10 @@ package enum Outbox {
         let fields = String(decoding: try JSONEncoder().encode(mail.fields), as: UTF8.self)
         try await unit.execute(
             """
-            INSERT INTO outbox (id, tenant_id, kind, recipient, operator_id, reference, fields, message_id, created_at, due_at)
-            VALUES (\(id), \(mail.tenantID), \(mail.kind.rawValue), \(mail.recipient), \(mail.operatorID), \(mail.reference), \(fields)::jsonb,
+            INSERT INTO outbox (id, tenant_id, kind, recipient, operator_id, reference, fields, message_id,
+                created_at, due_at)
+            VALUES (\(id), \(mail.tenantID), \(mail.kind.rawValue), \(mail.recipient), \(mail.operatorID),
+                \(mail.reference), \(fields)::jsonb,
                     \(messageID(id)), \(unit.now), \(unit.now))
             """)
         struct Queued: Encodable { let kind: String, to: String }

@@ -118,8 +118,10 @@ package struct OutboxDelivery: Service {
         let claimed = try await system { unit in
             try await unit.all(
                 """
-                UPDATE outbox o SET claimed_until = \(unit.now.addingTimeInterval(Double(settings.claimSeconds))), attempts = o.attempts + 1
-                WHERE o.id IN (SELECT id FROM outbox WHERE sent_at IS NULL AND gave_up_at IS NULL AND due_at <= \(unit.now)
+                UPDATE outbox o SET claimed_until = \(unit.now.addingTimeInterval(Double(settings.claimSeconds))),
+                    attempts = o.attempts + 1
+                WHERE o.id IN (SELECT id FROM outbox WHERE sent_at IS NULL AND gave_up_at IS NULL AND due_at <=
+                    \(unit.now)
                                AND (claimed_until IS NULL OR claimed_until <= \(unit.now))
                                ORDER BY due_at LIMIT \(limit) FOR UPDATE SKIP LOCKED)
                 RETURNING o.id, o.kind, o.recipient, o.reference, o.fields::text, o.message_id, o.attempts, o.created_at
@@ -146,7 +148,10 @@ package struct OutboxDelivery: Service {
             try await transport.deliver(try message(claimed))
             try await system { unit in
                 try await unit.execute(
-                    "UPDATE outbox SET sent_at = \(unit.now), claimed_until = NULL, last_error = NULL WHERE id = \(claimed.id)"
+                    """
+                        UPDATE outbox SET sent_at = \(unit.now), claimed_until = NULL, last_error = NULL WHERE id = \
+                        \(claimed.id)
+                        """
                 )
             }
             ServiceMetrics.mailSent.increment()
@@ -157,9 +162,13 @@ package struct OutboxDelivery: Service {
             try await system { unit in
                 try await unit.execute(
                     permanent
-                        ? "UPDATE outbox SET claimed_until = NULL, gave_up_at = \(unit.now), last_error = \(detail) WHERE id = \(claimed.id)"
+                        ? """
+                            UPDATE outbox SET claimed_until = NULL, gave_up_at = \(unit.now), last_error = \(detail) \
+                            WHERE id = \(claimed.id)
+                            """
                         : """
-                        UPDATE outbox SET claimed_until = NULL, due_at = \(unit.now.addingTimeInterval(wait)), last_error = \(detail)
+                        UPDATE outbox SET claimed_until = NULL, due_at = \(unit.now.addingTimeInterval(wait)),
+                            last_error = \(detail)
                         WHERE id = \(claimed.id)
                         """)
             }

@@ -58,8 +58,10 @@ package struct CreateMessage: AuditedOperation {
         try validation.check()
         let created = try await unit.one(
             """
-            INSERT INTO system_messages (id, title, body, severity, audience, publish_at, expires_at, window_starts_at, window_ends_at, created_by, created_at, updated_at)
-            VALUES (\(unit.newID()), \(title), \(body), \(severity.rawValue), \(audience.rawValue), \(publishAt), \(expiresAt),
+            INSERT INTO system_messages (id, title, body, severity, audience, publish_at, expires_at,
+                window_starts_at, window_ends_at, created_by, created_at, updated_at)
+            VALUES (\(unit.newID()), \(title), \(body), \(severity.rawValue), \(audience.rawValue), \(publishAt),
+                \(expiresAt),
                     \(windowStartsAt), \(windowEndsAt), \(unit.principal.operatorID), \(unit.now), \(unit.now))
             RETURNING \(unescaped: SystemMessage.columns)
             """, as: SystemMessage.self, else: DomainError.inconsistent("the new message was not returned"))
@@ -99,7 +101,10 @@ package struct PublishMessage: AuditedOperation {
                 throw DomainError.unprocessable(
                     code: "notice_period_too_short",
                     detail:
-                        "A maintenance notice must show at least \(hours) h before its window starts (policies/messages.yaml).",
+                        """
+                            A maintenance notice must show at least \(hours) h before its window starts \
+                            (policies/messages.yaml).
+                            """,
                     issues: [
                         FieldIssue(
                             field: "window_starts_at", code: "notice_period_too_short",
@@ -109,7 +114,8 @@ package struct PublishMessage: AuditedOperation {
         }
         let after = try await unit.one(
             """
-            UPDATE system_messages SET status = 'published', publish_at = \(publishAt), version = version + 1, updated_at = \(unit.now)
+            UPDATE system_messages SET status = 'published', publish_at = \(publishAt), version = version + 1,
+                updated_at = \(unit.now)
             WHERE id = \(messageID) RETURNING \(unescaped: SystemMessage.columns)
             """, as: SystemMessage.self, else: DomainError.notFound("Message \(messageID.text)"))
         return Audited(after, event: try messageEvent(Self.action, before, after, reason: nil))

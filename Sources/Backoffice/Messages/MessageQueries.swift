@@ -41,9 +41,11 @@ package struct ActiveMessages: Query {
         return try await unit.all(
             """
             SELECT \(unescaped: SystemMessage.columns) FROM system_messages
-            WHERE status = 'published' AND publish_at <= \(unit.now) AND (expires_at IS NULL OR expires_at > \(unit.now))
+            WHERE status = 'published' AND publish_at <= \(unit.now) AND (expires_at IS NULL OR expires_at >
+                \(unit.now))
               AND audience = ANY(\(audiences)::text[])
-            ORDER BY array_position(ARRAY['critical', 'maintenance', 'warning', 'info'], severity), publish_at DESC, id LIMIT 100
+            ORDER BY array_position(ARRAY['critical', 'maintenance', 'warning', 'info'], severity), publish_at DESC,
+                id LIMIT 100
             """)
     }
 }

@@ -4,7 +4,8 @@ import PostgresNIO
 /// How a system message is stored (`system_messages`, platform sessions only).
 extension SystemMessage: RowDecodable {
     package static let columns = """
-        id, title, body, severity, audience, publish_at, expires_at, window_starts_at, window_ends_at, status, retracted_at,
+        id, title, body, severity, audience, publish_at, expires_at, window_starts_at, window_ends_at, status,
+            retracted_at,
         retract_reason, created_at, updated_at, version
         """
 

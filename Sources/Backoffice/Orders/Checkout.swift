@@ -128,7 +128,8 @@ package struct Checkout: StagedOperation {
         try await unit.execute(
             """
             UPDATE goods g SET stock = g.stock - r.quantity, updated_at = \(unit.now), version = g.version + 1
-            FROM unnest(\(lines.map(\.goodID))::uuid[], \(lines.map { Int32($0.quantity) })::int4[]) AS r(id, quantity) WHERE g.id = r.id
+            FROM unnest(\(lines.map(\.goodID))::uuid[], \(lines.map { Int32($0.quantity) })::int4[]) AS r(id,
+                quantity) WHERE g.id = r.id
             """)
         if totalPoints > 0 {
             try await Ledger.post(
@@ -151,20 +152,27 @@ package struct Checkout: StagedOperation {
         let order = try await unit.one(
             """
             WITH o AS (
-                INSERT INTO orders (tenant_id, id, customer_id, status, total_cents, total_fitpoints, shipping_name, shipping_address, line_count,
+                INSERT INTO orders (tenant_id, id, customer_id, status, total_cents, total_fitpoints, shipping_name,
+                    shipping_address, line_count,
                     created_at, updated_at)
-                VALUES (\(tenant), \(orderID), \(request.customerID), \(status.rawValue), \(totalCents), \(totalPoints), \(request.shipping.name),
-                    \(try AuditRecord.json(request.shipping.address))::jsonb, \(Int32(lines.count)), \(unit.now), \(unit.now))
+                VALUES (\(tenant), \(orderID), \(request.customerID), \(status.rawValue), \(totalCents),
+                    \(totalPoints), \(request.shipping.name),
+                    \(try AuditRecord.json(request.shipping.address))::jsonb, \(Int32(lines.count)), \(unit.now),
+                        \(unit.now))
                 RETURNING *
             ), lines AS (
                 INSERT INTO order_lines (tenant_id, order_id, line, good_id, sku, name, quantity, paid_in, unit_price)
                 SELECT \(tenant), \(orderID), l.line, l.good, l.sku, l.name, l.quantity, l.paid_in, l.price
-                FROM unnest(\(lines.map { Int32($0.line) })::int4[], \(lines.map(\.goodID))::uuid[], \(lines.map(\.sku))::text[],
-                    \(lines.map(\.name))::text[], \(lines.map { Int32($0.quantity) })::int4[], \(lines.map(\.paidIn.rawValue))::text[],
+                FROM unnest(\(lines.map { Int32($0.line) })::int4[], \(lines.map(\.goodID))::uuid[],
+                    \(lines.map(\.sku))::text[],
+                    \(lines.map(\.name))::text[], \(lines.map { Int32($0.quantity) })::int4[],
+                        \(lines.map(\.paidIn.rawValue))::text[],
                     \(lines.map(\.unitPrice))::int8[]) AS l(line, good, sku, name, quantity, paid_in, price)
             ), payment AS (
-                INSERT INTO payments (tenant_id, id, order_id, provider, status, amount_cents, provider_idempotency_key, created_at, updated_at)
-                SELECT \(tenant), \(reservation?.paymentID), \(orderID), \(payments.provider), 'authorizing', \(totalCents),
+                INSERT INTO payments (tenant_id, id, order_id, provider, status, amount_cents,
+                    provider_idempotency_key, created_at, updated_at)
+                SELECT \(tenant), \(reservation?.paymentID), \(orderID), \(payments.provider), 'authorizing',
+                    \(totalCents),
                     \(reservation?.providerKey), \(unit.now), \(unit.now)
                 WHERE \(reservation != nil)
             )
@@ -195,7 +203,8 @@ package struct Checkout: StagedOperation {
         let payment = try await Payment.locked(reservation.paymentID, in: unit)
         let before = try await Order.fetch(reservation.orderID, forUpdate: true, in: unit)
         guard let after = try await PaymentCompletion.authorization(verdict, payment, before, in: unit) else {
-            return .unchanged(Placed(detail: try await OrderDetail.load(before, in: unit)))  // recorded first by reconciliation
+            // recorded first by reconciliation
+            return .unchanged(Placed(detail: try await OrderDetail.load(before, in: unit)))
         }
         let detail = try await OrderDetail.load(after, in: unit)
         return Audited(

@@ -109,9 +109,12 @@ extension Order: RowDecodable {
     /// The select list over `o`. The line count is the order's own `line_count`, which the
     /// database keeps equal to its lines (migration 0021).
     package static let columns = """
-        o.id, o.tenant_id, o.customer_id, o.status, o.total_cents, o.total_fitpoints, o.shipping_name, o.shipping_address->>'line1',
-        o.shipping_address->>'line2', o.shipping_address->>'city', o.shipping_address->>'region', o.shipping_address->>'postal_code',
-        o.shipping_address->>'country', o.carrier, o.tracking_number, o.status_reason, o.line_count, o.created_at, o.updated_at, o.version
+        o.id, o.tenant_id, o.customer_id, o.status, o.total_cents, o.total_fitpoints, o.shipping_name,
+            o.shipping_address->>'line1',
+        o.shipping_address->>'line2', o.shipping_address->>'city', o.shipping_address->>'region',
+            o.shipping_address->>'postal_code',
+        o.shipping_address->>'country', o.carrier, o.tracking_number, o.status_reason, o.line_count, o.created_at,
+            o.updated_at, o.version
         """
 
     package init(row: PostgresRow) throws {

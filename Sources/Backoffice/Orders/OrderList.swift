@@ -118,7 +118,8 @@ struct OrderPageJSON {
         out.raw("},\"name\":")
         try text(6, masking: PIIMask.name)
         out.raw("},\"status\":")
-        out.string(try Order.Status(known: try cells[3].decode(String.self)).rawValue)  // an unknown state is 500, never passed on
+        // an unknown state is 500, never passed on
+        out.string(try Order.Status(known: try cells[3].decode(String.self)).rawValue)
         out.raw(",")
         if try optionalText(15, "status_reason") { out.raw(",") }
         out.raw("\"tenant_id\":")

@@ -59,7 +59,8 @@ enum OrderStatus {
         let after = try await unit.one(
             """
             UPDATE orders o SET status = \(status.rawValue), status_reason = coalesce(\(reason), status_reason),
-                carrier = coalesce(\(shipment?.carrier), carrier), tracking_number = coalesce(\(shipment?.tracking), tracking_number),
+                carrier = coalesce(\(shipment?.carrier), carrier), tracking_number = coalesce(\(shipment?.tracking),
+                    tracking_number),
                 updated_at = \(unit.now), version = version + 1
             WHERE o.id = \(order.id) RETURNING \(unescaped: Order.columns)
             """, as: Order.self, else: DomainError.notFound("Order \(order.id.text)"))
@@ -71,7 +72,8 @@ enum OrderStatus {
         try await unit.execute(
             """
             WITH locked AS (
-                SELECT id FROM goods WHERE id IN (SELECT good_id FROM order_lines WHERE order_id = \(order.id)) ORDER BY id FOR UPDATE
+                SELECT id FROM goods WHERE id IN (SELECT good_id FROM order_lines WHERE order_id = \(order.id)) ORDER
+                    BY id FOR UPDATE
             )
             UPDATE goods g SET stock = g.stock + l.quantity, updated_at = \(unit.now), version = g.version + 1
             FROM order_lines l WHERE l.order_id = \(order.id) AND g.id = l.good_id AND g.id IN (SELECT id FROM locked)

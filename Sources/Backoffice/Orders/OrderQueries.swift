@@ -123,7 +123,10 @@ package struct OrderCountsByStatus: Query {
         let tenant = unit.principal.tenantID == platformTenantID ? nil : unit.principal.tenantID
         var counts: [Order.Status: Int] = [:]
         for (status, count) in try await unit.all(
-            "SELECT status, count(*) FROM orders WHERE (\(tenant)::uuid IS NULL OR tenant_id = \(tenant)) GROUP BY status",
+            """
+                SELECT status, count(*) FROM orders WHERE (\(tenant)::uuid IS NULL OR tenant_id = \(tenant)) GROUP BY \
+                status
+                """,
             { try $0.decode((String, Int64).self) })
         {
             counts[try Order.Status(known: status)] = Int(count)

@@ -33,7 +33,8 @@ package enum PaymentOperation: String, Sendable, Codable { case capture, void, r
 
 extension Payment: RowDecodable {
     package static let columns = """
-        id, tenant_id, order_id, provider, provider_payment_id, status, amount_cents, authorized_cents, captured_cents, refunded_cents, failure_code,
+        id, tenant_id, order_id, provider, provider_payment_id, status, amount_cents, authorized_cents,
+            captured_cents, refunded_cents, failure_code,
         created_at, pending_operation
         """
 
@@ -73,7 +74,8 @@ extension Payment: RowDecodable {
     static func begin(_ operation: PaymentOperation, detail: String, on id: UUID, in unit: UnitOfWork) async throws {
         try await unit.execute(
             """
-            UPDATE payments SET pending_operation = \(operation.rawValue), pending_detail = \(detail)::jsonb, pending_since = \(unit.now),
+            UPDATE payments SET pending_operation = \(operation.rawValue), pending_detail = \(detail)::jsonb,
+                pending_since = \(unit.now),
                 updated_at = \(unit.now)
             WHERE id = \(id)
             """)
@@ -87,9 +89,12 @@ extension Payment: RowDecodable {
     ) async throws {
         try await unit.execute(
             """
-            UPDATE payments SET status = \(status.rawValue), authorized_cents = coalesce(\(authorizedCents), authorized_cents),
-                captured_cents = coalesce(\(capturedCents), captured_cents), refunded_cents = coalesce(\(refundedCents), refunded_cents),
-                provider_payment_id = coalesce(\(providerPaymentID), provider_payment_id), failure_code = coalesce(\(failureCode), failure_code),
+            UPDATE payments SET status = \(status.rawValue), authorized_cents = coalesce(\(authorizedCents),
+                authorized_cents),
+                captured_cents = coalesce(\(capturedCents), captured_cents), refunded_cents =
+                    coalesce(\(refundedCents), refunded_cents),
+                provider_payment_id = coalesce(\(providerPaymentID), provider_payment_id), failure_code =
+                    coalesce(\(failureCode), failure_code),
                 pending_operation = NULL, pending_detail = NULL, pending_since = NULL, updated_at = \(unit.now)
             WHERE id = \(id)
             """)

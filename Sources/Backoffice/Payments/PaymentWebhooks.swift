@@ -132,7 +132,10 @@ package struct ReceivePaymentWebhook: AuditedOperation {
         guard fresh == true else { return .unchanged(WebhookReceipt(duplicate: true, outcome: "duplicate")) }
         let (outcome, tenant, order) = try await apply(in: unit)
         try await unit.execute(
-            "UPDATE payment_webhook_events SET outcome = \(outcome) WHERE provider = \(provider) AND event_id = \(event.id)"
+            """
+                UPDATE payment_webhook_events SET outcome = \(outcome) WHERE provider = \(provider) AND event_id = \
+                \(event.id)
+                """
         )
         struct Snapshot: Encodable { let event_id: String, type: String, payment_id: String, outcome: String }
         let event = AuditRecord(
@@ -153,7 +156,10 @@ package struct ReceivePaymentWebhook: AuditedOperation {
         }
         guard
             let payment = try await unit.first(
-                "SELECT \(unescaped: Payment.columns) FROM payments WHERE provider = \(provider) AND provider_payment_id = \(event.paymentID) FOR UPDATE",
+                """
+                    SELECT \(unescaped: Payment.columns) FROM payments WHERE provider = \(provider) AND \
+                    provider_payment_id = \(event.paymentID) FOR UPDATE
+                    """,
                 as: Payment.self)
         else { return ("unknown_payment", platformTenantID, nil) }
         let order = try await Order.fetch(payment.orderID, forUpdate: true, in: unit)
@@ -275,7 +281,10 @@ final class WebhookRefusals: Sendable {
         }
         if log {
             logger.warning(
-                "payment webhook refused: invalid signature (further ones from this address this minute are counted, not logged)",
+                """
+                    payment webhook refused: invalid signature (further ones from this address this minute are \
+                    counted, not logged)
+                    """,
                 metadata: ["source_ip": .string(address), "provider": .string(provider)])
         }
     }

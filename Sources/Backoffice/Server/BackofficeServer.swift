@@ -125,7 +125,10 @@ package enum BackofficeServer {
             guard url.user == settings.databaseURL.user else {
                 throw ConfigurationError(
                     description:
-                        "the read replica's URL must use the same role as the database URL (\(settings.databaseURL.user)), not \(url.user)"
+                        """
+                            the read replica's URL must use the same role as the database URL \
+                            (\(settings.databaseURL.user)), not \(url.user)
+                            """
                 )
             }
             let replicaClient = PostgresClient(

@@ -4,7 +4,8 @@ import PostgresNIO
 /// How an application is stored (`shop_applications`, platform sessions only).
 extension ShopApplication: RowDecodable {
     package static let columns = """
-        id, legal_name, contact_email, tax_id, address::text, payout_account_holder, payout_account_last4, payout_account_ref,
+        id, legal_name, contact_email, tax_id, address::text, payout_account_holder, payout_account_last4,
+            payout_account_ref,
         checks::text, eligible, status, submitted_at, decided_at, decision_reason, tenant_id, version
         """
 

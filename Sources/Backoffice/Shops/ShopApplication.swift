@@ -155,7 +155,8 @@ enum ShopEligibility {
             SELECT 'an approved shop' FROM shop_profiles WHERE tax_id = \(taxID) OR lower(legal_name) = \(name)
             UNION ALL
             SELECT 'an application waiting for review' FROM shop_applications
-            WHERE status = 'pending' AND (tax_id = \(taxID) OR lower(legal_name) = \(name)) AND id IS DISTINCT FROM \(excluding)
+            WHERE status = 'pending' AND (tax_id = \(taxID) OR lower(legal_name) = \(name)) AND id IS DISTINCT FROM
+                \(excluding)
             LIMIT 1
             """
         ) { try $0.decode(String.self) }

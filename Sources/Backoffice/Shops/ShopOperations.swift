@@ -53,10 +53,13 @@ package struct ApplyForShop: StagedOperation {
         guard
             var application = try await unit.first(
                 """
-                INSERT INTO shop_applications (id, legal_name, contact_email, tax_id, address, payout_account_holder, payout_account_last4,
+                INSERT INTO shop_applications (id, legal_name, contact_email, tax_id, address, payout_account_holder,
+                    payout_account_last4,
                     payout_account_ref, checks, eligible, source_ip, submitted_at, claim_hash, claim_expires_at)
-                VALUES (\(id), \(form.legalName), \(form.contactEmail), \(checked.taxID), \(try AuditRecord.json(form.address))::jsonb,
-                    \(form.bankAccount.holderName), \(form.bankAccount.last4), \(bank.reference), \(try AuditRecord.json(checks))::jsonb, \(eligible),
+                VALUES (\(id), \(form.legalName), \(form.contactEmail), \(checked.taxID),
+                    \(try AuditRecord.json(form.address))::jsonb,
+                    \(form.bankAccount.holderName), \(form.bankAccount.last4), \(bank.reference),
+                        \(try AuditRecord.json(checks))::jsonb, \(eligible),
                     \(unit.context.sourceIP), \(unit.now), \(ByteBuffer(bytes: ShopClaimCode.hash(claim))),
                     \(unit.now.addingTimeInterval(ShopClaimCode.lifetime)))
                 RETURNING \(unescaped: ShopApplication.columns)
@@ -161,7 +164,8 @@ package struct ClaimShop: AuditedOperation {
         guard
             let admin = try await unit.first(
                 """
-                SELECT id FROM operators WHERE tenant_id = \(tenant) AND role = 'partner_admin' AND email = \(email) AND status = 'active'
+                SELECT id FROM operators WHERE tenant_id = \(tenant) AND role = 'partner_admin' AND email = \(email)
+                    AND status = 'active'
                 """, { try $0.decode(UUID.self) })
         else { throw refused }
         try await unit.execute("UPDATE shop_applications SET claimed_at = \(unit.now) WHERE id = \(applicationID)")
@@ -218,9 +222,11 @@ package struct ApproveShopApplication: AuditedOperation {
             .perform(in: unit)
         let inserted = try await unit.first(
             """
-            INSERT INTO shop_profiles (tenant_id, legal_name, contact_email, tax_id, address, payout_account_ref, payout_account_last4, application_id,
+            INSERT INTO shop_profiles (tenant_id, legal_name, contact_email, tax_id, address, payout_account_ref,
+                payout_account_last4, application_id,
                 created_at)
-            VALUES (\(tenant.output.id), \(before.legalName), \(before.contactEmail), \(before.taxID), \(try AuditRecord.json(before.address))::jsonb,
+            VALUES (\(tenant.output.id), \(before.legalName), \(before.contactEmail), \(before.taxID),
+                \(try AuditRecord.json(before.address))::jsonb,
                 \(reference), \(before.payoutAccountLast4), \(before.id), \(unit.now))
             ON CONFLICT DO NOTHING RETURNING 1
             """
@@ -233,8 +239,10 @@ package struct ApproveShopApplication: AuditedOperation {
         ).perform(in: unit)
         let after = try await unit.one(
             """
-            UPDATE shop_applications SET status = 'approved', decided_at = \(unit.now), decided_by = \(unit.principal.operatorID),
-                decision_reason = \(reason.flatMap { $0.isEmpty ? nil : $0 }), tenant_id = \(tenant.output.id), version = version + 1
+            UPDATE shop_applications SET status = 'approved', decided_at = \(unit.now), decided_by =
+                \(unit.principal.operatorID),
+                decision_reason = \(reason.flatMap { $0.isEmpty ? nil : $0 }), tenant_id = \(tenant.output.id),
+                    version = version + 1
             WHERE id = \(applicationID) RETURNING \(unescaped: ShopApplication.columns)
             """, as: ShopApplication.self, else: DomainError.inconsistent("the approved application was not returned"))
         let event = AuditRecord(
@@ -274,7 +282,8 @@ package struct RejectShopApplication: AuditedOperation {
         }
         let after = try await unit.one(
             """
-            UPDATE shop_applications SET status = 'rejected', decided_at = \(unit.now), decided_by = \(unit.principal.operatorID),
+            UPDATE shop_applications SET status = 'rejected', decided_at = \(unit.now), decided_by =
+                \(unit.principal.operatorID),
                 decision_reason = \(reason), version = version + 1
             WHERE id = \(applicationID) RETURNING \(unescaped: ShopApplication.columns)
             """, as: ShopApplication.self, else: DomainError.inconsistent("the rejected application was not returned"))
@@ -309,7 +318,8 @@ package struct ListShopApplications: Query {
         let applications: [ShopApplication] = try await unit.all(
             """
             SELECT \(unescaped: ShopApplication.columns) FROM shop_applications
-            WHERE (\(status?.rawValue)::text IS NULL OR status = \(status?.rawValue)) AND (submitted_at, id) > (\(start.0), \(start.1))
+            WHERE (\(status?.rawValue)::text IS NULL OR status = \(status?.rawValue)) AND (submitted_at, id) >
+                (\(start.0), \(start.1))
             ORDER BY submitted_at, id LIMIT \(limit)
             """)
         return unit.context.masksPII ? applications.map(\.masked) : applications

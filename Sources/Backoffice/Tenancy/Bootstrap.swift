@@ -25,7 +25,10 @@ package enum Bootstrap {
             if existing > 0 {
                 throw Refused(
                     description:
-                        "a platform admin exists already: ask one for a token (backoffice tokens create) or add one with operators create"
+                        """
+                            a platform admin exists already: ask one for a token (backoffice tokens create) or add \
+                            one with operators create
+                            """
                 )
             }
         }

@@ -123,7 +123,10 @@ extension Console {
             pages.error(
                 status: .notFound, title: "This link no longer works",
                 detail:
-                    "An invitation works once, for 24 hours, and a newer one replaces it. Ask whoever invited you for a new link.",
+                    """
+                        An invitation works once, for 24 hours, and a newer one replaces it. Ask whoever invited you \
+                        for a new link.
+                        """,
                 requestID: nil))
     }
 }

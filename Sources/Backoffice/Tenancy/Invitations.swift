@@ -59,15 +59,18 @@ package struct InviteOperator: AuditedOperation {
         try await unit.execute(
             """
             UPDATE operator_invitations SET superseded_at = \(unit.now)
-            WHERE tenant_id = \(target.tenantID) AND operator_id = \(operatorID) AND used_at IS NULL AND superseded_at IS NULL
+            WHERE tenant_id = \(target.tenantID) AND operator_id = \(operatorID) AND used_at IS NULL AND superseded_at
+                IS NULL
             """)
         let id = unit.newID()
         let secret = links.secret(for: id)
         let expiresAt = unit.now.addingTimeInterval(Self.lifetime)
         try await unit.execute(
             """
-            INSERT INTO operator_invitations (id, tenant_id, operator_id, secret_hash, created_by, created_at, expires_at)
-            VALUES (\(id), \(target.tenantID), \(operatorID), \(ByteBuffer(bytes: secret.hash)), \(unit.principal.operatorID),
+            INSERT INTO operator_invitations (id, tenant_id, operator_id, secret_hash, created_by, created_at,
+                expires_at)
+            VALUES (\(id), \(target.tenantID), \(operatorID), \(ByteBuffer(bytes: secret.hash)),
+                \(unit.principal.operatorID),
                     \(unit.now), \(expiresAt))
             """)
         let expires = ISO8601DateFormatter().string(from: expiresAt)
@@ -115,7 +118,10 @@ package struct OpenInvitation: Query {
 
     package func read(in unit: UnitOfWork) async throws -> Found? {
         try await unit.first(
-            "SELECT invitation_id, tenant_id, operator_id, email, role FROM operator_invitation(\(ByteBuffer(bytes: secretHash)), \(unit.now))"
+            """
+                SELECT invitation_id, tenant_id, operator_id, email, role FROM \
+                operator_invitation(\(ByteBuffer(bytes: secretHash)), \(unit.now))
+                """
         ) { row in
             let (id, tenant, operatorID, email, role) = try row.decode((UUID, UUID, UUID, String, String).self)
             return Found(
@@ -142,7 +148,10 @@ package struct AcceptInvitation: AuditedOperation {
             throw DomainError.notFound("Invitation")
         }
         let used = try await unit.first(
-            "UPDATE operator_invitations SET used_at = \(unit.now) WHERE id = \(invitation.invitationID) AND used_at IS NULL RETURNING 1"
+            """
+                UPDATE operator_invitations SET used_at = \(unit.now) WHERE id = \(invitation.invitationID) AND \
+                used_at IS NULL RETURNING 1
+                """
         ) { try $0.decode(Int32.self) }
         guard used != nil else { throw DomainError.notFound("Invitation") }
         let password = try await SetOperatorPassword(operatorID: invitation.operatorID, passwordHash: passwordHash)

@@ -21,7 +21,10 @@ package struct CreateTenant: AuditedOperation {
         validation.text(name, "name", max: 200)
         try validation.check()
         let query: PostgresQuery =
-            "INSERT INTO tenants (id, slug, name, created_at) VALUES (\(unit.newID()), \(slug), \(name), \(unit.now)) ON CONFLICT (slug) DO NOTHING RETURNING \(unescaped: Tenant.columns)"
+            """
+                INSERT INTO tenants (id, slug, name, created_at) VALUES (\(unit.newID()), \(slug), \(name), \
+                \(unit.now)) ON CONFLICT (slug) DO NOTHING RETURNING \(unescaped: Tenant.columns)
+                """
         let tenant = try await unit.one(
             query, as: Tenant.self,
             else: DomainError.conflict(code: "slug_taken", detail: "A tenant with slug '\(slug)' already exists."))
@@ -121,7 +124,8 @@ package struct DisableOperator: AuditedOperation {
                 try await unit.first(
                     """
                     WITH admins AS (
-                        SELECT id FROM operators WHERE tenant_id = \(before.tenantID) AND role = \(before.role.rawValue) AND status = 'active'
+                        SELECT id FROM operators WHERE tenant_id = \(before.tenantID) AND role =
+                            \(before.role.rawValue) AND status = 'active'
                         ORDER BY id FOR UPDATE
                     ) SELECT count(*) FROM admins WHERE id <> \(operatorID)
                     """
@@ -130,7 +134,10 @@ package struct DisableOperator: AuditedOperation {
                 throw DomainError.conflict(
                     code: "last_admin",
                     detail:
-                        "This is the last active \(before.role.rawValue) of its tenant; create another before disabling it."
+                        """
+                            This is the last active \(before.role.rawValue) of its tenant; create another before \
+                            disabling it.
+                            """
                 )
             }
         }
@@ -189,7 +196,8 @@ package struct CreateToken: AuditedOperation {
         let secret = TokenSecret.generate()
         let query: PostgresQuery = """
             INSERT INTO tokens (tenant_id, id, operator_id, name, secret_hash, role, expires_at, created_at)
-            VALUES (\(owner.tenantID), \(unit.newID()), \(owner.id), \(name), \(ByteBuffer(bytes: secret.hash)), \(owner.role.rawValue),
+            VALUES (\(owner.tenantID), \(unit.newID()), \(owner.id), \(name), \(ByteBuffer(bytes: secret.hash)),
+                \(owner.role.rawValue),
                     \(unit.now.addingTimeInterval(Double(hours) * 3600)), \(unit.now))
             RETURNING \(unescaped: Token.columns)
             """

@@ -14,7 +14,8 @@ package struct CurrentSession: Query {
             let session = try await unit.first(
                 """
                 SELECT o.id, o.email, o.role, t.tenant_id, t.id, t.name, t.expires_at
-                FROM tokens t JOIN operators o ON o.tenant_id = t.tenant_id AND o.id = t.operator_id WHERE t.id = \(tokenID)
+                FROM tokens t JOIN operators o ON o.tenant_id = t.tenant_id AND o.id = t.operator_id WHERE t.id =
+                    \(tokenID)
                 """,
                 { row in
                     let c = try row.decode((UUID, String, String, UUID, UUID, String, Date).self)
@@ -35,7 +36,10 @@ package struct ListTenants: Query {
 
     package func read(in unit: UnitOfWork) async throws -> [Tenant] {
         try await unit.all(
-            "SELECT \(unescaped: Tenant.columns) FROM tenants WHERE id <> \(platformTenantID) AND slug > \(afterSlug) ORDER BY slug LIMIT \(limit)"
+            """
+                SELECT \(unescaped: Tenant.columns) FROM tenants WHERE id <> \(platformTenantID) AND slug > \
+                \(afterSlug) ORDER BY slug LIMIT \(limit)
+                """
         )
     }
 }
@@ -78,7 +82,8 @@ package struct ListTokens: Query {
         try await unit.all(
             """
             SELECT \(unescaped: Token.columns) FROM tokens
-            WHERE (\(operatorID)::uuid IS NULL OR operator_id = \(operatorID)) AND id > \(afterID) ORDER BY id LIMIT \(limit)
+            WHERE (\(operatorID)::uuid IS NULL OR operator_id = \(operatorID)) AND id > \(afterID) ORDER BY id LIMIT
+                \(limit)
             """)
     }
 }

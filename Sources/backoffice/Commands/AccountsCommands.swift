@@ -60,7 +60,10 @@ struct Accounts: AsyncParsableCommand {
             commandName: "lock",
             abstract: "Lock an account (reason required; --until makes it lift itself).",
             discussion:
-                "Example: backoffice accounts lock 5f0c… --reason \"Chargeback under investigation\" --until 2026-12-01T00:00:00Z"
+                """
+                    Example: backoffice accounts lock 5f0c… --reason \"Chargeback under investigation\" --until \
+                    2026-12-01T00:00:00Z
+                    """
         )
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup var account: AccountChangeOptions

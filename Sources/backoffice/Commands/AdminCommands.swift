@@ -9,7 +9,10 @@ struct Admin: AsyncParsableCommand {
         commandName: "admin",
         abstract: "Administration done directly in the database.",
         discussion:
-            "Example: BACKOFFICE_DATABASE_URL=postgres://backoffice_app@localhost/backoffice backoffice admin bootstrap --email ops@healthtrack.example",
+            """
+                Example: BACKOFFICE_DATABASE_URL=postgres://backoffice_app@localhost/backoffice backoffice admin \
+                bootstrap --email ops@healthtrack.example
+                """,
         subcommands: [BootstrapCommand.self])
 
     struct BootstrapCommand: AsyncParsableCommand {
@@ -17,7 +20,10 @@ struct Admin: AsyncParsableCommand {
             commandName: "bootstrap",
             abstract: "Create the first platform admin and print its token once.",
             discussion:
-                "Example: BACKOFFICE_DATABASE_URL=postgres://backoffice_app@localhost/backoffice backoffice admin bootstrap --email ops@healthtrack.example"
+                """
+                    Example: BACKOFFICE_DATABASE_URL=postgres://backoffice_app@localhost/backoffice backoffice admin \
+                    bootstrap --email ops@healthtrack.example
+                    """
         )
         @Option(help: "The admin's email.") var email: String
         @Option(help: "Database URL (env BACKOFFICE_DATABASE_URL).") var databaseURL: String?
@@ -50,7 +56,10 @@ struct Policies: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "check",
             abstract:
-                "Validate access.yaml, messages.yaml, security.yaml and retention.yaml; exit 6 naming the file and entry at fault.",
+                """
+                    Validate access.yaml, messages.yaml, security.yaml and retention.yaml; exit 6 naming the file and \
+                    entry at fault.
+                    """,
             discussion: "Example: backoffice policies check policies/")
         @Argument(help: "Policies folder.") var directory = "policies"
 
@@ -84,7 +93,10 @@ struct Policies: AsyncParsableCommand {
                     print("\(role.rawValue):\n  " + (actions.isEmpty ? "(nothing)" : actions.joined(separator: "\n  ")))
                 }
                 print(
-                    "lockout after \(set.security.consecutiveFailedLogins) failed logins; deleted accounts purged after \(set.retention.deletedAccountsPurgeAfterDays) days"
+                    """
+                        lockout after \(set.security.consecutiveFailedLogins) failed logins; deleted accounts purged \
+                        after \(set.retention.deletedAccountsPurgeAfterDays) days
+                        """
                 )
                 print("digest \(set.digest)")
             }

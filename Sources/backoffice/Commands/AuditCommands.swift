@@ -74,7 +74,10 @@ struct Audit: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "verify",
             abstract:
-                "Verify every chain; exit 8 naming the first bad event when one was edited, deleted, inserted or reordered.",
+                """
+                    Verify every chain; exit 8 naming the first bad event when one was edited, deleted, inserted or \
+                    reordered.
+                    """,
             discussion: """
                 Online, the service verifies its own log. With --offline, this command recomputes every \
                 hash itself from a whole export (`audit export --file F`), trusting nothing the server says; \
@@ -101,11 +104,17 @@ struct Audit: AsyncParsableCommand {
         var offline: String?
         @Option(
             help: ArgumentHelp(
-                "With --offline: the signed heads the previous period was sealed with; the export continues every chain from them.",
+                """
+                    With --offline: the signed heads the previous period was sealed with; the export continues every \
+                    chain from them.
+                    """,
                 valueName: "heads.json")) var from: String?
         @Option(
             help: ArgumentHelp(
-                "With --offline: when the export verifies, write where it leaves every chain here, signed (never overwrites).",
+                """
+                    With --offline: when the export verifies, write where it leaves every chain here, signed (never \
+                    overwrites).
+                    """,
                 valueName: "heads.json")) var seal: String?
         @Option(help: "Ed25519 private key file to sign the seal with (env BACKOFFICE_AUDIT_SIGNING_KEY).")
         var signingKey: String?
@@ -221,7 +230,10 @@ struct Audit: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "archive",
             abstract:
-                "Move audit events older than the retention period out of the database, into the signed daily archives.",
+                """
+                    Move audit events older than the retention period out of the database, into the signed daily \
+                    archives.
+                    """,
             discussion: """
                 Finds the newest day in --archive-dir sealed by ops/audit-daily that ended at least \
                 audit_events.keep_days (policies/retention.yaml) ago, checks its seal's signature, and \
@@ -250,7 +262,10 @@ struct Audit: AsyncParsableCommand {
                 }
                 guard let day = AuditArchive.dayToArchive(days, keepDays: keepDays, now: Date()) else {
                     print(
-                        "nothing to archive: no day sealed in \(archiveDir) ended \(keepDays) days ago (audit_events.keep_days)"
+                        """
+                            nothing to archive: no day sealed in \(archiveDir) ended \(keepDays) days ago \
+                            (audit_events.keep_days)
+                            """
                     )
                     return
                 }
@@ -285,7 +300,10 @@ struct Audit: AsyncParsableCommand {
                 print(
                     dryRun
                         ? "would archive through \(day.day): \(total) events in \(removed.count) chains"
-                        : "archived through \(day.day): \(total) events in \(removed.count) chains left the database (in \(archiveDir))"
+                        : """
+                            archived through \(day.day): \(total) events in \(removed.count) chains left the database \
+                            (in \(archiveDir))
+                            """
                 )
             }
         }
@@ -295,7 +313,10 @@ struct Audit: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "checkpoint",
             abstract:
-                "Write every chain's head (seq, hash) to a file kept outside the database, signed with your Ed25519 key.",
+                """
+                    Write every chain's head (seq, hash) to a file kept outside the database, signed with your \
+                    Ed25519 key.
+                    """,
             discussion: """
                 The private key (from `audit keygen`) stays with you; it is never sent to the service.
                 Example: backoffice audit checkpoint --file audit-heads.json --signing-key audit.key

@@ -52,7 +52,10 @@ extension Audit {
         static let configuration = CommandConfiguration(
             commandName: "verify-file",
             abstract:
-                "Check a file's detached signature (from `audit sign-file`) with the audit public key. Exit 8 when it does not match.",
+                """
+                    Check a file's detached signature (from `audit sign-file`) with the audit public key. Exit 8 when \
+                    it does not match.
+                    """,
             discussion: "Example: backoffice audit verify-file SHA256SUMS --public-key audit.pub")
         @Argument(help: "The signed file.") var file: String
         @Option(help: "The signer's public key (from `audit keygen`).") var publicKey: String

@@ -23,7 +23,8 @@ struct Challenges: AsyncParsableCommand {
             discussion: """
                 Rank bands are FROM-TO:POINTS[:BADGE], e.g. --rank 1-1:500:winter-champion --rank 2-10:100.
                 Example: backoffice challenges create --name "Winter Steps" --metric steps --aggregation sum \\
-                  --starts-at 2026-12-01T00:00:00Z --ends-at 2026-12-31T23:59:59Z --grace-period P2D --budget 20000 --rank 1-3:500
+                  --starts-at 2026-12-01T00:00:00Z --ends-at 2026-12-31T23:59:59Z --grace-period P2D --budget 20000 \\
+                  --rank 1-3:500
                 """)
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "A YAML or JSON challenge file (fields as the API's ChallengeDraft).") var file: String?
@@ -162,7 +163,10 @@ struct Challenges: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "settle",
             abstract:
-                "Pay the rewards from the challenge's budget once its board is frozen (once; --dry-run shows it first).",
+                """
+                    Pay the rewards from the challenge's budget once its board is frozen (once; --dry-run shows it \
+                    first).
+                    """,
             discussion: "Example: backoffice challenges settle 9b2e… --dry-run")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Challenge id.") var id: String
@@ -240,7 +244,10 @@ struct Activity: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "activity",
         abstract:
-            "Report activity as the app does (app_service): a JSON Lines file of events, sent in batches of up to 5,000.",
+            """
+                Report activity as the app does (app_service): a JSON Lines file of events, sent in batches of up to \
+                5,000.
+                """,
         discussion: """
             Each line: {"event_id":…,"customer_id":…,"metric":"steps","value":5000,"occurred_at":"2026-11-23T08:00:00Z"}.
             Prints every event's outcome (accepted, duplicate, rejected with its reason).

@@ -35,7 +35,10 @@ struct FitPoints: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "ledger",
             abstract:
-                "A customer's ledger entries, newest first: points (+ received, − spent), the other account, and their cause.",
+                """
+                    A customer's ledger entries, newest first: points (+ received, − spent), the other account, and \
+                    their cause.
+                    """,
             discussion: "Example: backoffice fitpoints ledger 5f0c… --limit 20")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup var page: PageOptions
@@ -53,9 +56,15 @@ struct FitPoints: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "adjust",
             abstract:
-                "Correct a customer's FitPoints: positive points are credited, negative debited (never below zero; reason required).",
+                """
+                    Correct a customer's FitPoints: positive points are credited, negative debited (never below zero; \
+                    reason required).
+                    """,
             discussion:
-                "Example: backoffice fitpoints adjust 5f0c… --points 150 --reason \"Steps lost in the March sync outage\""
+                """
+                    Example: backoffice fitpoints adjust 5f0c… --points 150 --reason \"Steps lost in the March sync \
+                    outage\"
+                    """
         )
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Customer id.") var id: String
@@ -88,7 +97,10 @@ struct FitPoints: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 commandName: "show",
                 abstract:
-                    "The earning rules in force: points per unit of each metric with its daily cap, per badge, per event.",
+                    """
+                        The earning rules in force: points per unit of each metric with its daily cap, per badge, per \
+                        event.
+                        """,
                 discussion: "Example: backoffice fitpoints rules show --output json")
             @OptionGroup(title: "Global Options") var global: GlobalOptions
 
@@ -101,7 +113,10 @@ struct FitPoints: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 commandName: "set",
                 abstract:
-                    "Set the next version of the earning rules from a file; --dry-run shows what they would have paid instead.",
+                    """
+                        Set the next version of the earning rules from a file; --dry-run shows what they would have \
+                        paid instead.
+                        """,
                 discussion: """
                     The file (YAML or JSON) has `metrics` (metric, points_per_unit, daily_cap, min_intensity), `badges` (badge, points) \
                     and `events` (event, points). --dry-run changes nothing: it prints, per metric and in total, what the rules would have \

@@ -9,7 +9,10 @@ struct Goods: AsyncParsableCommand {
         commandName: "goods",
         abstract: "A partner's goods: create, list, show, update, archive, import, export (partner tokens).",
         discussion:
-            "Example: backoffice goods create --sku MAT-1 --name \"Cork yoga mat\" --category mats --price-cents 4900 --stock 20",
+            """
+                Example: backoffice goods create --sku MAT-1 --name \"Cork yoga mat\" --category mats --price-cents \
+                4900 --stock 20
+                """,
         subcommands: [Create.self, List.self, Show.self, Update.self, Archive.self, Import.self, Export.self])
 
     /// The fields both create and update take.
@@ -28,7 +31,10 @@ struct Goods: AsyncParsableCommand {
             commandName: "create",
             abstract: "Add a draft good to your shop (at least one price).",
             discussion:
-                "Example: backoffice goods create --sku MAT-1 --name \"Cork yoga mat\" --category mats --price-cents 4900 --stock 20"
+                """
+                    Example: backoffice goods create --sku MAT-1 --name \"Cork yoga mat\" --category mats \
+                    --price-cents 4900 --stock 20
+                    """
         )
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "Stock-keeping unit, unique in your shop.") var sku: String

@@ -14,7 +14,10 @@ struct Maintenance: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "purge",
             abstract:
-                "Apply policies/retention.yaml: purge old deleted accounts, expired idempotency records, old login attempts, console sign-in attempts past their window and expired staged goods files (audited).",
+                """
+                    Apply policies/retention.yaml: purge old deleted accounts, expired idempotency records, old login \
+                    attempts, console sign-in attempts past their window and expired staged goods files (audited).
+                    """,
             discussion: "Example: backoffice maintenance purge --dry-run")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Flag(help: "Only list what would be purged.") var dryRun = false
@@ -29,11 +32,18 @@ struct Maintenance: AsyncParsableCommand {
                     if global.format == .table {
                         let verb = report.dryRun ? "would purge" : "purged"
                         print(
-                            "\(verb) \(report.purged.count) accounts deleted more than \(report.retentionDays ?? 0) days ago"
+                            """
+                                \(verb) \(report.purged.count) accounts deleted more than \
+                                \(report.retentionDays ?? 0) days ago
+                                """
                         )
                         report.purged.forEach { print("  \($0)") }
                         print(
-                            "\(verb) \(report.idempotencyKeys) expired idempotency records, \(report.loginAttempts) old login attempts, \(report.signInAttempts) console sign-in attempts past their window, \(report.stagedImports) expired staged goods files"
+                            """
+                                \(verb) \(report.idempotencyKeys) expired idempotency records, \
+                                \(report.loginAttempts) old login attempts, \(report.signInAttempts) console sign-in \
+                                attempts past their window, \(report.stagedImports) expired staged goods files
+                                """
                         )
                     } else {
                         try Printer(format: global.format).single(

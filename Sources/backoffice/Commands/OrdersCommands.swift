@@ -101,7 +101,10 @@ struct Orders: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "cancel",
             abstract:
-                "Cancel an order before it ships (reason required): stock, FitPoints and the card authorization are released.",
+                """
+                    Cancel an order before it ships (reason required): stock, FitPoints and the card authorization \
+                    are released.
+                    """,
             discussion: "Example: backoffice orders cancel 8c1f… --reason \"Out of stock at the warehouse\"")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Order id.") var id: String

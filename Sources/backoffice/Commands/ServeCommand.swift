@@ -45,7 +45,10 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Reconcile payments unsettled at least this many minutes.") var reconcileOlderThanMinutes = 10
     @Option(
         help:
-            "Database connections the pool may open (default: twice this host's cores plus one; size it to the database host's cores)."
+            """
+                Database connections the pool may open (default: twice this host's cores plus one; size it to the \
+                database host's cores).
+                """
     )
     var maxConnections = PoolLimits.suggestedConnections
     @Option(help: "Seconds to wait for a pooled database connection before answering 503 (Retry-After).")
@@ -55,7 +58,10 @@ struct Serve: AsyncParsableCommand {
     var statementTimeout = 30.0
     @Option(
         help: ArgumentHelp(
-            "A proxy (address or CIDR) whose X-Forwarded-For names the client; repeatable. Without it the peer address is recorded.",
+            """
+                A proxy (address or CIDR) whose X-Forwarded-For names the client; repeatable. Without it the peer \
+                address is recorded.
+                """,
             valueName: "cidr"))
     var trustedProxy: [String] = []
     @OptionGroup var project: ProjectOptions
@@ -183,7 +189,10 @@ enum MailConfiguration {
         guard environment["BACKOFFICE_MAIL"] == "log" else {
             throw CLIFailure.usage(
                 "serve needs BACKOFFICE_SMTP_URL (smtp://USER:PASSWORD@HOST:587, with BACKOFFICE_PUBLIC_URL) to send invitations and notices, "
-                    + "or BACKOFFICE_MAIL=log to run without mail (nothing is sent; each message is logged without its contents)"
+                    + """
+                        or BACKOFFICE_MAIL=log to run without mail (nothing is sent; each message is logged without \
+                        its contents)
+                        """
             )
         }
         mail.transport = LogMailTransport(logger: logger)

@@ -40,7 +40,10 @@ struct Login: AsyncParsableCommand {
             profiles.current = name
             try profiles.save()
             print(
-                "logged in to \(options.serviceURL) as \(session.email) (\(session.role.rawValue)); profile '\(name)' saved in \(Profiles.file.path)"
+                """
+                    logged in to \(options.serviceURL) as \(session.email) (\(session.role.rawValue)); profile \
+                    '\(name)' saved in \(Profiles.file.path)
+                    """
             )
         }
     }

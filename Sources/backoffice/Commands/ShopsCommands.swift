@@ -10,7 +10,10 @@ struct Shops: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "shops",
         abstract:
-            "Shop applications: apply (no token), backend managers list, show, approve or reject, the applicant claims its shop.",
+            """
+                Shop applications: apply (no token), backend managers list, show, approve or reject, the applicant \
+                claims its shop.
+                """,
         discussion: "Example: backoffice shops list --status pending && backoffice shops approve 4f0e…",
         subcommands: [Apply.self, List.self, Show.self, Approve.self, Reject.self, Claim.self])
 
@@ -18,7 +21,10 @@ struct Shops: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "apply",
             abstract:
-                "Apply for a shop from a YAML or JSON file (no token needed); prints the application, its eligibility checks and the claim code (shown once: keep it).",
+                """
+                    Apply for a shop from a YAML or JSON file (no token needed); prints the application, its \
+                    eligibility checks and the claim code (shown once: keep it).
+                    """,
             discussion: """
                 Example: backoffice shops apply examples/shop-application.yaml
 
@@ -128,7 +134,10 @@ extension Shops {
         static let configuration = CommandConfiguration(
             commandName: "claim",
             abstract:
-                "Claim an approved shop with the claim code its application was answered with (no token): its first admin's token, shown once.",
+                """
+                    Claim an approved shop with the claim code its application was answered with (no token): its \
+                    first admin's token, shown once.
+                    """,
             discussion: "Example: backoffice shops claim 4f0e… --code sc_…   (once, within 14 days of applying)")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Application id.") var id: String

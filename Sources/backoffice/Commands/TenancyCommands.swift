@@ -69,7 +69,10 @@ struct Operators: AsyncParsableCommand {
             commandName: "create",
             abstract: "Create an operator (partner roles need --tenant, implied for partner admins).",
             discussion:
-                "Example: backoffice operators create --email sam@green-grocer.example --role partner_staff --tenant 3c9d…"
+                """
+                    Example: backoffice operators create --email sam@green-grocer.example --role partner_staff \
+                    --tenant 3c9d…
+                    """
         )
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option var email: String
@@ -125,7 +128,10 @@ extension Operators {
         static let configuration = CommandConfiguration(
             commandName: "invite",
             abstract:
-                "Invite a person operator to the web console: a one-time link (24 h), emailed to it, where it sets its password.",
+                """
+                    Invite a person operator to the web console: a one-time link (24 h), emailed to it, where it sets \
+                    its password.
+                    """,
             discussion: """
                 The link goes to the operator's email address and nowhere else: this prints where it was sent. A \
                 platform admin may ask for the link to be printed instead (--show-link, for a person without \
@@ -151,7 +157,10 @@ extension Operators {
                             print("link        \(global.serviceURL)\(path)\n(shown once: send it to the person now)")
                         } else if body.linkAlreadyDelivered == true {
                             print(
-                                "link        (already delivered by the first response to this Idempotency-Key; it is kept nowhere)"
+                                """
+                                    link        (already delivered by the first response to this Idempotency-Key; it \
+                                    is kept nowhere)
+                                    """
                             )
                         } else {
                             print("sent_to     \(body.sentTo ?? body.email)  (the link is in that mailbox only)")
@@ -198,7 +207,10 @@ struct Tokens: AsyncParsableCommand {
                             print("secret      \(secret)\n(shown once: store it now)")
                         } else {
                             print(
-                                "secret      (already delivered by the first response to this Idempotency-Key; it is kept nowhere)"
+                                """
+                                    secret      (already delivered by the first response to this Idempotency-Key; it \
+                                    is kept nowhere)
+                                    """
                             )
                         }
                     } else {

@@ -6,7 +6,10 @@ import Testing
 @testable import Backoffice
 
 @Suite(
-    "Mail through a transactional outbox: links reach only their owner, over real SMTP (STARTTLS and AUTH), at least once under one Message-ID"
+    """
+        Mail through a transactional outbox: links reach only their owner, over real SMTP (STARTTLS and AUTH), at \
+        least once under one Message-ID
+        """
 )
 struct OutboxTests {
     /// The delivery service of the test server, through `transport`.
@@ -19,7 +22,10 @@ struct OutboxTests {
     }
 
     @Test(
-        "the SMTP client sends over STARTTLS with AUTH: the server gets the message with its Message-ID, an encoded subject and both parts; a wrong password is refused for good"
+        """
+            the SMTP client sends over STARTTLS with AUTH: the server gets the message with its Message-ID, an \
+            encoded subject and both parts; a wrong password is refused for good
+            """
     )
     func smtpClient() async throws {
         let sink = try MailSink()
@@ -55,7 +61,10 @@ struct OutboxTests {
     }
 
     @Test(
-        "an invitation is emailed, never answered: the API says where it went (masked); the outbox row, the audit log and the idempotency record hold no link; the mail's link sets the password once"
+        """
+            an invitation is emailed, never answered: the API says where it went (masked); the outbox row, the audit \
+            log and the idempotency record hold no link; the mail's link sets the password once
+            """
     )
     func invitationByEmail() async throws {
         let sink = try MailSink()
@@ -82,7 +91,10 @@ struct OutboxTests {
 
                 let invitation = try #require(
                     try await env.ownerScalar(
-                        "SELECT id FROM operator_invitations WHERE operator_id = '\(person.id)' AND superseded_at IS NULL",
+                        """
+                            SELECT id FROM operator_invitations WHERE operator_id = '\(person.id)' AND superseded_at \
+                            IS NULL
+                            """,
                         as: UUID.self))
                 let secret = InvitationLinks(secondFactorKey: TestEnvironment.secondFactorKey).secret(for: invitation)
                     .value
@@ -128,7 +140,10 @@ struct OutboxTests {
     }
 
     @Test(
-        "a platform admin may have a link shown (audited as shown, nothing mailed); a partner admin's link for a fellow admin goes to that admin's mailbox, not to the caller"
+        """
+            a platform admin may have a link shown (audited as shown, nothing mailed); a partner admin's link for a \
+            fellow admin goes to that admin's mailbox, not to the caller
+            """
     )
     func shownLinksAndPeers() async throws {
         try await TestEnvironment.with { env in
@@ -176,7 +191,10 @@ struct OutboxTests {
     }
 
     @Test(
-        "delivery retries: a refused or unreachable server leaves the message queued with its error; it goes out once the server answers, under the same Message-ID; a claim that lapses (a crash mid-send) is taken again"
+        """
+            delivery retries: a refused or unreachable server leaves the message queued with its error; it goes out \
+            once the server answers, under the same Message-ID; a claim that lapses (a crash mid-send) is taken again
+            """
     )
     func retriesAndLapsedClaims() async throws {
         let sink = try MailSink()
@@ -188,7 +206,10 @@ struct OutboxTests {
                 let person = try await client.call(
                     .post, "/v1/operators", token: platform,
                     json:
-                        #"{"email":"retry.me@green-grocer.example","role":"partner_staff","tenant_id":"\#(env.fixture.partners[0].tenantID)"}"#
+                        #"""
+                            {"email":"retry.me@green-grocer.example","role":"partner_staff",\#
+                            "tenant_id":"\#(env.fixture.partners[0].tenantID)"}
+                            """#
                 ).decode(Components.Schemas.Operator.self)
                 #expect(
                     try await client.call(.post, "/v1/operators/\(person.id)/invitation", token: platform).status == 201
@@ -216,7 +237,10 @@ struct OutboxTests {
 
             // A process that claimed a message and died before marking it: the claim lapses, the message goes again.
             try await env.asOwner(
-                "UPDATE outbox SET sent_at = NULL, claimed_until = '\(ISO8601DateFormatter().string(from: env.clock.now().addingTimeInterval(60)))'"
+                """
+                    UPDATE outbox SET sent_at = NULL, claimed_until = \
+                    '\(ISO8601DateFormatter().string(from: env.clock.now().addingTimeInterval(60)))'
+                    """
             )
             #expect(
                 try await delivery(env, SMTPMailTransport(try sink.settings)).deliverDue() == 0,

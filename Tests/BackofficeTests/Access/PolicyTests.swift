@@ -55,7 +55,10 @@ struct PolicyTests {
     @Test("a bad value names the file and the entry")
     func badValue() throws {
         let security =
-            "lockout:\n  consecutive_failed_logins: zero\ntokens:\n  default_lifetime_hours: 1\n  max_lifetime_hours: 2\n"
+            """
+                lockout:\n  consecutive_failed_logins: zero\ntokens:\n  default_lifetime_hours: 1\n  \
+                max_lifetime_hours: 2\n
+                """
         #expect {
             try PolicySet.parse(try Self.texts(security: security))
         } throws: { error in

@@ -101,7 +101,10 @@ struct AccountsAPITests {
                 #expect(again["current_state"] == "locked")
             }
             let locks = try await env.ownerScalar(
-                "SELECT count(*) FROM audit_events WHERE target_id = '\(customer.id.uuidString.lowercased())' AND action = 'accounts.lock'",
+                """
+                    SELECT count(*) FROM audit_events WHERE target_id = '\(customer.id.uuidString.lowercased())' AND \
+                    action = 'accounts.lock'
+                    """,
                 as: Int.self)
             #expect(locks == 1)
         }
@@ -198,7 +201,10 @@ struct AccountsAPITests {
                 #expect(lock?["reason"] as? String == "too_many_failed_logins")
                 #expect(lock?["failed_attempts"] as? Int == 3)
                 let lockEvent = try await env.ownerScalar(
-                    "SELECT actor_role || '/' || coalesce(actor_id::text, '-') FROM audit_events WHERE target_id = '\(customer.id.uuidString.lowercased())' AND action = 'accounts.lock'",
+                    """
+                        SELECT actor_role || '/' || coalesce(actor_id::text, '-') FROM audit_events WHERE target_id = \
+                        '\(customer.id.uuidString.lowercased())' AND action = 'accounts.lock'
+                        """,
                     as: String.self)
                 #expect(lockEvent == "system/-")
 
@@ -243,11 +249,17 @@ struct AccountsAPITests {
                 try await env.ownerScalar("SELECT status FROM customers WHERE id = '\(customer.id)'", as: String.self)
                     == "active")
             let event = try await env.ownerScalar(
-                "SELECT actor_role || '/' || reason FROM audit_events WHERE target_id = '\(customer.id.uuidString.lowercased())' AND action = 'accounts.unlock'",
+                """
+                    SELECT actor_role || '/' || reason FROM audit_events WHERE target_id = \
+                    '\(customer.id.uuidString.lowercased())' AND action = 'accounts.unlock'
+                    """,
                 as: String.self)
             #expect(event == "system/lock_expired")
             let lift = try await env.ownerScalar(
-                "SELECT coalesce(lifted_by::text, 'system') || '/' || lift_reason FROM account_locks WHERE customer_id = '\(customer.id)'",
+                """
+                    SELECT coalesce(lifted_by::text, 'system') || '/' || lift_reason FROM account_locks WHERE \
+                    customer_id = '\(customer.id)'
+                    """,
                 as: String.self)
             #expect(lift == "system/lock_expired")
         }

@@ -70,7 +70,10 @@ extension AccountsAPITests {
                 #expect(try open.decode(Components.Schemas.AppealPage.self).items.isEmpty)
             }
             let unlocks = try await env.ownerScalar(
-                "SELECT count(*) FROM audit_events WHERE target_id = '\(customer.id.uuidString.lowercased())' AND action = 'accounts.unlock'",
+                """
+                    SELECT count(*) FROM audit_events WHERE target_id = '\(customer.id.uuidString.lowercased())' AND \
+                    action = 'accounts.unlock'
+                    """,
                 as: Int.self)
             #expect(unlocks == 0)
         }

@@ -58,7 +58,10 @@ struct AuditCanonicalTests {
     ]
 
     static let names =
-        "chain, seq, tenant_id, occurred_at, actor_id, actor_role, action, target_type, target_id, request_id, source_ip, reason, before, after, policy_digest, token_id, session_id"
+        """
+            chain, seq, tenant_id, occurred_at, actor_id, actor_role, action, target_type, target_id, request_id, \
+            source_ip, reason, before, after, policy_digest, token_id, session_id
+            """
 
     /// Builds from cells as they come from PostgresNIO.
     func build(_ canonical: inout AuditCanonical, _ cells: [ByteBuffer?]) -> Bool {
@@ -121,8 +124,10 @@ struct AuditCanonicalTests {
         try await TestEnvironment.with { env in
             try await env.owner.withConnection(logger: testLogger) { connection in
                 let sql = """
-                    SELECT \(AuditCanonical.selectList) FROM (VALUES ('c', 1::bigint, gen_random_uuid(), timestamptz '0044-03-15 12:00:00+00 BC',
-                      NULL::uuid, 'r', 'a', 't', 'x', 'q', NULL::text, NULL::text, NULL::jsonb, NULL::jsonb, 'd', NULL::uuid, NULL::uuid)) AS e(\(Self.names))
+                    SELECT \(AuditCanonical.selectList) FROM (VALUES ('c', 1::bigint, gen_random_uuid(), timestamptz
+                        '0044-03-15 12:00:00+00 BC',
+                      NULL::uuid, 'r', 'a', 't', 'x', 'q', NULL::text, NULL::text, NULL::jsonb, NULL::jsonb, 'd',
+                          NULL::uuid, NULL::uuid)) AS e(\(Self.names))
                     """
                 var canonical = AuditCanonical()
                 var rows = 0

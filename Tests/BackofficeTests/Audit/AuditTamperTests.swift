@@ -37,7 +37,10 @@ struct AuditTamperTests {
         let events = try await env.owner.withConnection(logger: testLogger) { connection in
             var events: [(Int64, Int64)] = []
             for try await row in try await connection.query(
-                "SELECT id, seq FROM audit_events WHERE target_id = \(customer.id.uuidString.lowercased()) ORDER BY seq",
+                """
+                    SELECT id, seq FROM audit_events WHERE target_id = \(customer.id.uuidString.lowercased()) ORDER \
+                    BY seq
+                    """,
                 logger: testLogger
             ).decode((Int64, Int64).self) { events.append(row) }
             return events
@@ -81,7 +84,10 @@ struct AuditTamperTests {
     }
 
     @Test(
-        "verification reads the log page by page: chains split across pages verify whole, and an edit on a later page is named"
+        """
+            verification reads the log page by page: chains split across pages verify whole, and an edit on a later \
+            page is named
+            """
     )
     func pages() async throws {
         try await TestEnvironment.with { env in
@@ -99,7 +105,10 @@ struct AuditTamperTests {
     }
 
     @Test(
-        "events whose ids are out of seq order (ids are not hashed) still verify: the chain is read again in seq order, which decides"
+        """
+            events whose ids are out of seq order (ids are not hashed) still verify: the chain is read again in seq \
+            order, which decides
+            """
     )
     func idsOutOfOrder() async throws {
         try await TestEnvironment.with { env in
@@ -142,8 +151,10 @@ struct AuditTamperTests {
                 [
                     """
                     UPDATE audit_events SET reason = 'nothing to see',
-                        canonical = audit_canonical(chain, seq, tenant_id, occurred_at, actor_id, actor_role, action, target_type, target_id,
-                                                    request_id, source_ip, 'nothing to see', before, after, policy_digest, token_id)
+                        canonical = audit_canonical(chain, seq, tenant_id, occurred_at, actor_id, actor_role, action,
+                            target_type, target_id,
+                                                    request_id, source_ip, 'nothing to see', before, after,
+                                                        policy_digest, token_id)
                     WHERE id = \(victim)
                     """
                 ])
@@ -175,15 +186,20 @@ struct AuditTamperTests {
                     "UPDATE audit_events SET seq = seq + 1000000 WHERE chain = '\(chain)' AND seq >= \(at)",
                     "UPDATE audit_events SET seq = seq - 999999 WHERE chain = '\(chain)' AND seq >= 1000000",
                     """
-                    INSERT INTO audit_events (tenant_id, chain, seq, occurred_at, actor_id, actor_role, action, target_type, target_id, request_id,
+                    INSERT INTO audit_events (tenant_id, chain, seq, occurred_at, actor_id, actor_role, action,
+                        target_type, target_id, request_id,
                         source_ip, reason, before, after, policy_digest, canonical, prev_hash, hash)
-                    SELECT tenant_id, chain, \(at), occurred_at, actor_id, actor_role, 'accounts.unlock', target_type, target_id, 'forged',
+                    SELECT tenant_id, chain, \(at), occurred_at, actor_id, actor_role, 'accounts.unlock', target_type,
+                        target_id, 'forged',
                         source_ip, 'forged', before, after, policy_digest,
-                        audit_canonical(chain, \(at), tenant_id, occurred_at, actor_id, actor_role, 'accounts.unlock', target_type, target_id, 'forged',
+                        audit_canonical(chain, \(at), tenant_id, occurred_at, actor_id, actor_role, 'accounts.unlock',
+                            target_type, target_id, 'forged',
                                         source_ip, 'forged', before, after, policy_digest, NULL),
                         hash,
-                        sha256(hash || audit_canonical(chain, \(at), tenant_id, occurred_at, actor_id, actor_role, 'accounts.unlock', target_type,
-                                                       target_id, 'forged', source_ip, 'forged', before, after, policy_digest, NULL))
+                        sha256(hash || audit_canonical(chain, \(at), tenant_id, occurred_at, actor_id, actor_role,
+                            'accounts.unlock', target_type,
+                                                       target_id, 'forged', source_ip, 'forged', before, after,
+                                                           policy_digest, NULL))
                     FROM audit_events WHERE chain = '\(chain)' AND seq = \(at - 1)
                     """,
                 ])
@@ -220,7 +236,8 @@ struct AuditTamperTests {
                 [
                     """
                     UPDATE audit_chain_heads h SET seq = e.seq, hash = e.hash
-                    FROM (SELECT seq, hash FROM audit_events WHERE chain = '\(chain)' ORDER BY seq DESC LIMIT 1) e WHERE h.chain = '\(chain)'
+                    FROM (SELECT seq, hash FROM audit_events WHERE chain = '\(chain)' ORDER BY seq DESC LIMIT 1) e
+                        WHERE h.chain = '\(chain)'
                     """
                 ])
             #expect(try await verify(env).failure == nil, "with forged heads, only a checkpoint kept outside can tell")
@@ -284,7 +301,10 @@ struct AuditTamperTests {
                 "SELECT count(*) FROM audit_events WHERE target_id = '\(target)'", as: Int.self)
             #expect(count == writers * appendsPerWriter)
             let gaps = try await env.ownerScalar(
-                "SELECT count(*) FROM (SELECT seq, lag(seq) OVER (ORDER BY seq) AS prev FROM audit_events WHERE chain = '\(chain)') s WHERE prev IS NOT NULL AND seq <> prev + 1",
+                """
+                    SELECT count(*) FROM (SELECT seq, lag(seq) OVER (ORDER BY seq) AS prev FROM audit_events WHERE \
+                    chain = '\(chain)') s WHERE prev IS NOT NULL AND seq <> prev + 1
+                    """,
                 as: Int.self)
             #expect(gaps == 0)
             let forks = try await env.ownerScalar(

@@ -65,7 +65,8 @@ struct ExportLineTests {
                     'chain', chain, 'seq', seq, 'tenant_id', tenant_id, 'actor_id', actor_id, 'actor_role', actor_role,
                     'action', action, 'target_type', target_type, 'target_id', target_id, 'request_id', request_id,
                     'source_ip', source_ip, 'reason', reason, 'before', before, 'after', after,
-                    'policy_digest', policy_digest, 'token_id', token_id, 'session_id', session_id, 'prev_hash', encode(prev_hash, 'hex'), 'hash', encode(hash, 'hex'),
+                    'policy_digest', policy_digest, 'token_id', token_id, 'session_id', session_id, 'prev_hash',
+                        encode(prev_hash, 'hex'), 'hash', encode(hash, 'hex'),
                     'canonical', convert_from(canonical, 'UTF8'))::text
                 FROM audit_events ORDER BY id
                 """

@@ -12,7 +12,10 @@ struct ChallengesTests {
     }
 
     func steps(_ id: String, _ customer: String, _ value: Double, at time: String) -> String {
-        #"{"event_id":"\#(id)","customer_id":"\#(customer)","metric":"steps","value":\#(value),"occurred_at":"\#(time)"}"#
+        #"""
+            {"event_id":"\#(id)","customer_id":"\#(customer)","metric":"steps","value":\#(value),\#
+            "occurred_at":"\#(time)"}
+            """#
     }
 
     func ingest(_ client: any TestClientProtocol, _ token: String, _ events: [String]) async throws {
@@ -38,7 +41,10 @@ struct ChallengesTests {
     }
 
     @Test(
-        "three customers tied at the top share rank 1 (standard); late events count until the grace period ends, then the board freezes; settling twice awards each of them once"
+        """
+            three customers tied at the top share rank 1 (standard); late events count until the grace period ends, \
+            then the board freezes; settling twice awards each of them once
+            """
     )
     func tiesGraceAndSettlement() async throws {
         try await TestEnvironment.with { env in
@@ -103,11 +109,13 @@ struct ChallengesTests {
                 let early = try await client.call(.post, "/v1/challenges/\(id)/settle", token: manager, json: "{}")
                 #expect(early.status == 409)
                 #expect(early["code"] == "board_not_frozen")
-                try await ingest(client, app, [steps("e2", e, 3000, at: at(env, -3 * 3600 + 600))])  // dated inside the window: counts
+                // dated inside the window: counts
+                try await ingest(client, app, [steps("e2", e, 3000, at: at(env, -3 * 3600 + 600))])
                 #expect(try await board().entries.last?.score == 8000)
 
                 env.clock.advance(by: 3600)  // the board freezes
-                try await ingest(client, app, [steps("d2", d, 90000, at: at(env, -4 * 3600 + 600))])  // dated inside the window, too late
+                // dated inside the window, too late
+                try await ingest(client, app, [steps("d2", d, 90000, at: at(env, -4 * 3600 + 600))])
                 let frozen = try await board()
                 #expect(frozen.frozen)
                 #expect(frozen.entries.map(\.score) == [12000, 12000, 12000, 9000, 8000])
@@ -200,7 +208,10 @@ struct ChallengesTests {
     }
 
     @Test(
-        "drafts are validated field by field; subscribers-only boards rank subscribers; a badge rule awards its badge once, with its points"
+        """
+            drafts are validated field by field; subscribers-only boards rank subscribers; a badge rule awards its \
+            badge once, with its points
+            """
     )
     func validationEligibilityAndBadgeRules() async throws {
         try await TestEnvironment.with { env in
@@ -233,7 +244,10 @@ struct ChallengesTests {
                 _ = try await client.call(
                     .post, "/v1/customers", token: app,
                     json:
-                        #"{"id":"\#(subscriber)","email":"s@example.com","display_name":"S","subscription":"active","renews_at":"\#(renews)"}"#
+                        #"""
+                            {"id":"\#(subscriber)","email":"s@example.com","display_name":"S",\#
+                            "subscription":"active","renews_at":"\#(renews)"}
+                            """#
                 )
                 let other = try await env.customer().id.uuidString.lowercased()
                 #expect(
@@ -261,9 +275,15 @@ struct ChallengesTests {
                         json: #"{"badges":[{"badge":"first-5k","points":100}]}"#
                     ).status == 201)
                 let run =
-                    #"{"event_id":"r1","customer_id":"\#(other)","metric":"distance_m","value":5200,"occurred_at":"\#(at(env, -60))"}"#
+                    #"""
+                        {"event_id":"r1","customer_id":"\#(other)","metric":"distance_m","value":5200,\#
+                        "occurred_at":"\#(at(env, -60))"}
+                        """#
                 let again =
-                    #"{"event_id":"r2","customer_id":"\#(other)","metric":"distance_m","value":6000,"occurred_at":"\#(at(env, -30))"}"#
+                    #"""
+                        {"event_id":"r2","customer_id":"\#(other)","metric":"distance_m","value":6000,\#
+                        "occurred_at":"\#(at(env, -30))"}
+                        """#
                 try await ingest(client, app, [run])
                 try await ingest(client, app, [again])
                 let badges = try await client.call(.get, "/v1/customers/\(other)/badges", token: manager).decode(

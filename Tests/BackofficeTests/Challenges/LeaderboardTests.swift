@@ -7,7 +7,10 @@ import Testing
 
 extension ChallengesTests {
     @Test(
-        "the leaderboard's hand-written encoder writes exactly the generated encoder's bytes, page after page; bad requests fail alike"
+        """
+            the leaderboard's hand-written encoder writes exactly the generated encoder's bytes, page after page; bad \
+            requests fail alike
+            """
     )
     func handEncodedLeaderboard() async throws {
         try await TestEnvironment.with { env in
@@ -77,7 +80,10 @@ extension ChallengesTests {
     }
 
     @Test(
-        "readers share a leaderboard page for up to a second: a score changed by another process shows after that, a change through this one at once; the policy is checked on every read"
+        """
+            readers share a leaderboard page for up to a second: a score changed by another process shows after that, \
+            a change through this one at once; the policy is checked on every read
+            """
     )
     func sharedLeaderboardPages() async throws {
         try await TestEnvironment.with { env in
@@ -102,7 +108,8 @@ extension ChallengesTests {
                         .map(\.score)
                 }
                 #expect(try await scores() == [100])
-                try await env.asOwner("UPDATE challenge_scores SET score = 5000 WHERE customer_id = '\(a)'")  // as another process would
+                // as another process would
+                try await env.asOwner("UPDATE challenge_scores SET score = 5000 WHERE customer_id = '\(a)'")
                 #expect(try await scores() == [100], "the page read a moment ago is shared")
                 try await ingest(client, app, [steps("b1", b, 200, at: at(env, -600))])
                 #expect(try await scores() == [5000, 200], "a change committed through this process shows at once")

@@ -9,7 +9,10 @@ import Testing
 @Suite("Console audit log: filters, an event's before and after, verifying the chain, what partners see")
 struct ConsoleAuditTests {
     @Test(
-        "an auditor filters the log by action and target, opens an event (before and after side by side), and verifies the chain: intact, then broken once an event is edited"
+        """
+            an auditor filters the log by action and target, opens an event (before and after side by side), and \
+            verifies the chain: intact, then broken once an event is edited
+            """
     )
     func filterAndVerify() async throws {
         try await TestEnvironment.with { env in
@@ -26,7 +29,10 @@ struct ConsoleAuditTests {
                 #expect(!log.text.contains("<code>accounts.sync</code>"), "only the action filtered for")
                 let eventID = try #require(
                     try await env.ownerScalar(
-                        "SELECT id FROM audit_events WHERE action = 'accounts.lock' AND target_id = '\(customer.id.text)'",
+                        """
+                            SELECT id FROM audit_events WHERE action = 'accounts.lock' AND target_id = \
+                            '\(customer.id.text)'
+                            """,
                         as: Int64.self))
                 let event = try await auditor.get("/console/audit/\(eventID)")
                 #expect(event.status == 200)
@@ -64,7 +70,10 @@ struct ConsoleAuditTests {
     }
 
     @Test(
-        "a partner admin reads only its own tenant's events; its staff has no audit log (not in the navigation, 403 page)"
+        """
+            a partner admin reads only its own tenant's events; its staff has no audit log (not in the navigation, \
+            403 page)
+            """
     )
     func partners() async throws {
         try await TestEnvironment.with { env in
@@ -82,7 +91,10 @@ struct ConsoleAuditTests {
                 let betaLog = try await beta.get("/console/audit?action=goods.create")
                 #expect(betaLog.text.contains("<code>goods.create</code>"))
                 let staffID = try await env.ownerScalar(
-                    "SELECT id FROM operators WHERE tenant_id = '\(env.fixture.partners[0].tenantID)' AND role = 'partner_staff'",
+                    """
+                        SELECT id FROM operators WHERE tenant_id = '\(env.fixture.partners[0].tenantID)' AND role = \
+                        'partner_staff'
+                        """,
                     as: UUID.self)
                 let staff = try await ConsoleClient.signedIn(env, client, as: staffID)
                 #expect(!(try await staff.get("/console/home")).text.contains("/console/audit"))

@@ -12,7 +12,11 @@ struct ConsoleChallengesTests {
     private func field(_ date: Date) -> String { String(ConsoleTime.text(date).prefix(16)) }
 
     @Test(
-        "a manager creates a challenge (a bad band refused next to its field), publishes it, watches the live board change as activity arrives through the API, previews the settlement (nothing paid), and settles once the board is frozen"
+        """
+            a manager creates a challenge (a bad band refused next to its field), publishes it, watches the live \
+            board change as activity arrives through the API, previews the settlement (nothing paid), and settles \
+            once the board is frozen
+            """
     )
     func challengeFromDraftToSettlement() async throws {
         try await TestEnvironment.with { env in
@@ -63,7 +67,11 @@ struct ConsoleChallengesTests {
                     if !ingested, stream.contains("event: board\ndata: []") {
                         ingested = true
                         let event =
-                            #"{"event_id":"steps-1","customer_id":"\#(customer.id.text)","metric":"steps","value":5000,"occurred_at":"\#(RFC3339DateTranscoder.format(now.addingTimeInterval(-600)))"}"#
+                            #"""
+                                {"event_id":"steps-1","customer_id":"\#(customer.id.text)","metric":"steps",\#
+                                "value":5000,\#
+                                "occurred_at":"\#(RFC3339DateTranscoder.format(now.addingTimeInterval(-600)))"}
+                                """#
                         let token = try #require(env.fixture.tokens[.appService])
                         let reply = try await client.call(
                             .post, "/v1/activity", token: token, json: #"{"events":[\#(event)]}"#)
@@ -99,7 +107,10 @@ struct ConsoleChallengesTests {
                     as: Int64.self)
                 #expect(viaConsole == 1)
                 let paid = try await env.ownerScalar(
-                    "SELECT sum(amount)::bigint FROM fitpoints_transfers WHERE credit_account = '\(customer.id.text)' AND source_event_id LIKE 'challenge:%'",
+                    """
+                        SELECT sum(amount)::bigint FROM fitpoints_transfers WHERE credit_account = \
+                        '\(customer.id.text)' AND source_event_id LIKE 'challenge:%'
+                        """,
                     as: Int64.self)
                 #expect(paid == 500)
             }
@@ -121,7 +132,10 @@ struct ConsoleChallengesTests {
     }
 
     @Test(
-        "the live board's periodic reads do not keep its session alive, and a session has at most 3 streams at once (503 with Retry-After past them)"
+        """
+            the live board's periodic reads do not keep its session alive, and a session has at most 3 streams at \
+            once (503 with Retry-After past them)
+            """
     )
     func liveBoardLimits() async throws {
         try await TestEnvironment.with { env in
@@ -156,7 +170,10 @@ struct ConsoleChallengesTests {
                     fourth.status == .serviceUnavailable && fourth.headers.first(name: "Retry-After") != nil,
                     "a fourth stream is refused")
                 let idle =
-                    "SELECT count(*) FROM console_sessions WHERE ended_at IS NULL AND last_seen_at < now() - interval '19 minutes'"
+                    """
+                        SELECT count(*) FROM console_sessions WHERE ended_at IS NULL AND last_seen_at < now() - \
+                        interval '19 minutes'
+                        """
                 try await env.asOwner(
                     "UPDATE console_sessions SET last_seen_at = now() - interval '20 minutes' WHERE ended_at IS NULL")
                 var seen = ""

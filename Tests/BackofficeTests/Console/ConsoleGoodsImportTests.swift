@@ -9,7 +9,10 @@ struct ConsoleGoodsImportTests {
     static let header = "sku,name,description,category,price_cents,price_fitpoints,stock,status,image_urls"
 
     @Test(
-        "a CSV with one bad line: the check lists it by line and changes nothing; applying imports the good lines and skips it; the staged file is no other session's; export downloads the goods"
+        """
+            a CSV with one bad line: the check lists it by line and changes nothing; applying imports the good lines \
+            and skips it; the staged file is no other session's; export downloads the goods
+            """
     )
     func importWithADryRun() async throws {
         try await TestEnvironment.with { env in
@@ -41,7 +44,10 @@ struct ConsoleGoodsImportTests {
                 #expect(try await env.ownerScalar(imported, as: Int64.self) == 0, "a check changes nothing")
                 #expect(try await env.auditCount("goods.import") == imports + 1, "the check is audited (a dry run)")
                 let dryRuns = try await env.ownerScalar(
-                    "SELECT count(*) FROM audit_events WHERE action = 'goods.import' AND reason = 'dry_run' AND session_id IS NOT NULL",
+                    """
+                        SELECT count(*) FROM audit_events WHERE action = 'goods.import' AND reason = 'dry_run' AND \
+                        session_id IS NOT NULL
+                        """,
                     as: Int64.self)
                 #expect(dryRuns == 1)
 
@@ -77,7 +83,10 @@ struct ConsoleGoodsImportTests {
     }
 
     @Test(
-        "a malformed file is refused on the form (422, nothing staged); an upload past the ordinary limit is read only from a live session (413)"
+        """
+            a malformed file is refused on the form (422, nothing staged); an upload past the ordinary limit is read \
+            only from a live session (413)
+            """
     )
     func refusals() async throws {
         try await TestEnvironment.with { env in
@@ -112,7 +121,10 @@ struct ConsoleGoodsImportTests {
     }
 
     @Test(
-        "a shop holds at most 5 checked files at once (the sixth is refused in place, nothing staged); maintenance purge deletes the expired ones"
+        """
+            a shop holds at most 5 checked files at once (the sixth is refused in place, nothing staged); maintenance \
+            purge deletes the expired ones
+            """
     )
     func stagedQuota() async throws {
         try await TestEnvironment.with { env in

@@ -15,7 +15,10 @@ struct ConsoleGoodsTests {
     }
 
     @Test(
-        "a good created in the console is the API's CreateGood: audited with the session (via console); its name is text everywhere; prices are dollars"
+        """
+            a good created in the console is the API's CreateGood: audited with the session (via console); its name \
+            is text everywhere; prices are dollars
+            """
     )
     func createGood() async throws {
         try await TestEnvironment.with { env in
@@ -41,7 +44,10 @@ struct ConsoleGoodsTests {
                     "SELECT price_cents FROM goods WHERE sku = 'XSS-1'", as: Int64.self)
                 #expect(cents == 1250)
                 let audited = try await env.ownerScalar(
-                    "SELECT count(*) FROM audit_events WHERE action = 'goods.create' AND session_id IS NOT NULL AND token_id IS NULL",
+                    """
+                        SELECT count(*) FROM audit_events WHERE action = 'goods.create' AND session_id IS NOT NULL \
+                        AND token_id IS NULL
+                        """,
                     as: Int64.self)
                 #expect(audited == 1)
                 let api = try await client.call(
@@ -54,7 +60,10 @@ struct ConsoleGoodsTests {
     }
 
     @Test(
-        "a form posted without its session's CSRF token, with another session's, or from another origin is refused (403) and changes nothing"
+        """
+            a form posted without its session's CSRF token, with another session's, or from another origin is refused \
+            (403) and changes nothing
+            """
     )
     func forgery() async throws {
         try await TestEnvironment.with { env in
@@ -85,7 +94,10 @@ struct ConsoleGoodsTests {
     }
 
     @Test(
-        "every console answer carries the CSP (no inline script, no framing), Referrer-Policy, nosniff and no-store; assets are cached by content hash"
+        """
+            every console answer carries the CSP (no inline script, no framing), Referrer-Policy, nosniff and \
+            no-store; assets are cached by content hash
+            """
     )
     func headers() async throws {
         try await TestEnvironment.with { env in
@@ -115,7 +127,10 @@ struct ConsoleGoodsTests {
     }
 
     @Test(
-        "another tenant's good is a 404 page in the console's layout, and a bad field is shown next to it with the input kept (422)"
+        """
+            another tenant's good is a 404 page in the console's layout, and a bad field is shown next to it with the \
+            input kept (422)
+            """
     )
     func tenancyAndValidation() async throws {
         try await TestEnvironment.with { env in
@@ -148,7 +163,10 @@ struct ConsoleGoodsTests {
     }
 
     @Test(
-        "saving a good someone changed since the form was opened is refused with who changed it and when, the edits kept and a reload link; the other change stands"
+        """
+            saving a good someone changed since the form was opened is refused with who changed it and when, the \
+            edits kept and a reload link; the other change stands
+            """
     )
     func staleEdit() async throws {
         try await TestEnvironment.with { env in

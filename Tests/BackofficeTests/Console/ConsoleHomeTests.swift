@@ -7,7 +7,10 @@ import Testing
 @Suite("Console home: a shop's orders to handle by state and its goods low in stock")
 struct ConsoleHomeTests {
     @Test(
-        "a partner's home counts its own orders by state and lists its active goods below 5 in stock, not another tenant's"
+        """
+            a partner's home counts its own orders by state and lists its active goods below 5 in stock, not another \
+            tenant's
+            """
     )
     func shopHome() async throws {
         try await TestEnvironment.with { env in
@@ -15,10 +18,14 @@ struct ConsoleHomeTests {
             let beta = env.fixture.partners[1].tenantID
             try await env.asOwner(
                 """
-                INSERT INTO goods (tenant_id, id, sku, name, description, category, price_cents, stock, status, image_urls, created_at, updated_at)
-                VALUES ('\(alpha)', gen_random_uuid(), 'LOW-A', 'Almost gone', '', 'snacks', 100, 2, 'active', '{}', now(), now()),
-                       ('\(alpha)', gen_random_uuid(), 'LOW-DRAFT', 'Draft low', '', 'snacks', 100, 1, 'draft', '{}', now(), now()),
-                       ('\(beta)', gen_random_uuid(), 'LOW-B', 'Other shop low', '', 'snacks', 100, 1, 'active', '{}', now(), now())
+                INSERT INTO goods (tenant_id, id, sku, name, description, category, price_cents, stock, status,
+                    image_urls, created_at, updated_at)
+                VALUES ('\(alpha)', gen_random_uuid(), 'LOW-A', 'Almost gone', '', 'snacks', 100, 2, 'active', '{}',
+                    now(), now()),
+                       ('\(alpha)', gen_random_uuid(), 'LOW-DRAFT', 'Draft low', '', 'snacks', 100, 1, 'draft', '{}',
+                           now(), now()),
+                       ('\(beta)', gen_random_uuid(), 'LOW-B', 'Other shop low', '', 'snacks', 100, 1, 'active', '{}',
+                           now(), now())
                 """)
             try await env.withApp { client in
                 let admin = try await ConsoleClient.signedIn(env, client, as: env.fixture.partners[0].admin.operatorID)

@@ -11,7 +11,10 @@ struct ConsoleInvitationTests {
     private func key(_ link: String) throws -> String { try #require(link.after(last: "key=")) }
 
     @Test(
-        "the API delivers the link once (a replay withholds it; no table, audit event or idempotency record holds it); it sets a password once; a newer link or 24 h make it stop working"
+        """
+            the API delivers the link once (a replay withholds it; no table, audit event or idempotency record holds \
+            it); it sets a password once; a newer link or 24 h make it stop working
+            """
     )
     func invitationLifecycle() async throws {
         try await TestEnvironment.with { env in
@@ -109,7 +112,11 @@ struct ConsoleInvitationTests {
     }
 
     @Test(
-        "a partner admin invites a person from the People page (emailed: the page says to whom, masked); a platform admin may have a link shown instead (https only behind a trusted proxy); disabling is confirmed; staff have no People page"
+        """
+            a partner admin invites a person from the People page (emailed: the page says to whom, masked); a \
+            platform admin may have a link shown instead (https only behind a trusted proxy); disabling is confirmed; \
+            staff have no People page
+            """
     )
     func peoplePage() async throws {
         try await TestEnvironment.with { env in
@@ -163,7 +170,10 @@ struct ConsoleInvitationTests {
                     try await env.ownerScalar("SELECT status FROM operators WHERE id = '\(personID)'", as: String.self)
                         == "disabled")
                 let staffID = try await env.ownerScalar(
-                    "SELECT id FROM operators WHERE tenant_id = '\(env.fixture.partners[0].tenantID)' AND role = 'partner_staff' AND status = 'active' LIMIT 1",
+                    """
+                        SELECT id FROM operators WHERE tenant_id = '\(env.fixture.partners[0].tenantID)' AND role = \
+                        'partner_staff' AND status = 'active' LIMIT 1
+                        """,
                     as: UUID.self)
                 let staff = try await ConsoleClient.signedIn(env, client, as: staffID)
                 #expect(try await staff.get("/console/people").status == 403)

@@ -6,7 +6,10 @@ import Testing
 @Suite("Console markup: HTML escapes every value it is given, and a template's unescaped slot takes only HTML")
 struct ConsoleMarkupTests {
     @Test(
-        "an interpolated value is escaped (the five characters that end an element or an attribute), other text kept as it is"
+        """
+            an interpolated value is escaped (the five characters that end an element or an attribute), other text \
+            kept as it is
+            """
     )
     func escapesValues() {
         let name = "<img src=x onerror='alert(1)'> & \"Ann\" é😀"
@@ -22,7 +25,10 @@ struct ConsoleMarkupTests {
         ])
         #expect(
             links.text
-                == "<li><a href=\"/console/a?x=1&amp;y=2\" aria-current=\"page\">A &amp; B</a></li><li><a href=\"/b\">B</a></li>"
+                == """
+                    <li><a href=\"/console/a?x=1&amp;y=2\" aria-current=\"page\">A &amp; B</a></li><li><a \
+                    href=\"/b\">B</a></li>
+                    """
         )
         let plain: HTML = "\("plain text, no markup")"
         #expect(plain.text == "plain text, no markup")

@@ -17,7 +17,10 @@ struct ConsoleMessagesTests {
     }
 
     @Test(
-        "a maintenance notice 2 h before its window is refused in place (422, still a draft, nothing audited); a copy 25 h before publishes, shows on the calendar, audited via console"
+        """
+            a maintenance notice 2 h before its window is refused in place (422, still a draft, nothing audited); a \
+            copy 25 h before publishes, shows on the calendar, audited via console
+            """
     )
     func maintenanceNoticePeriod() async throws {
         try await TestEnvironment.with { env in
@@ -88,7 +91,10 @@ struct ConsoleMessagesTests {
                     try await env.ownerScalar(
                         "SELECT status FROM system_messages WHERE id = '\(laterID)'", as: String.self) == "published")
                 let viaConsole = try await env.ownerScalar(
-                    "SELECT count(*) FROM audit_events WHERE action = 'messages.publish' AND target_id = '\(laterID)' AND session_id IS NOT NULL",
+                    """
+                        SELECT count(*) FROM audit_events WHERE action = 'messages.publish' AND target_id = \
+                        '\(laterID)' AND session_id IS NOT NULL
+                        """,
                     as: Int64.self)
                 #expect(viaConsole == 1)
                 let list = try await manager.get("/console/messages")
@@ -102,7 +108,10 @@ struct ConsoleMessagesTests {
     }
 
     @Test(
-        "retracting needs a reason and a ticked confirmation (422, nothing changed); a partner has no messages section (403)"
+        """
+            retracting needs a reason and a ticked confirmation (422, nothing changed); a partner has no messages \
+            section (403)
+            """
     )
     func retractAndPolicy() async throws {
         try await TestEnvironment.with { env in

@@ -6,7 +6,10 @@ import Testing
 @Suite("Console content policies: versions, a diff between two, publishing a new version")
 struct ConsolePoliciesTests {
     @Test(
-        "a manager publishes a new version (audited via console); the page's diff marks the removed and the added line; the same text again publishes nothing; an auditor reads without the form; a partner has no policies"
+        """
+            a manager publishes a new version (audited via console); the page's diff marks the removed and the added \
+            line; the same text again publishes nothing; an auditor reads without the form; a partner has no policies
+            """
     )
     func versionsAndDiff() async throws {
         try await TestEnvironment.with { env in

@@ -7,7 +7,10 @@ import Testing
 @testable import Backoffice
 
 @Suite(
-    "Sign-in at the door: lockouts hold under concurrency and floods, one form of an email, links reach only their owner"
+    """
+        Sign-in at the door: lockouts hold under concurrency and floods, one form of an email, links reach only their \
+        owner
+        """
 )
 struct ConsoleSignInDoorTests {
     /// Sends `count` sign-ins at once; their statuses.
@@ -37,7 +40,10 @@ struct ConsoleSignInDoorTests {
     }
 
     @Test(
-        "30 wrong passwords for one email sent at once: at most the policy's 5 are checked, one lockout is audited, and the right password is refused after"
+        """
+            30 wrong passwords for one email sent at once: at most the policy's 5 are checked, one lockout is \
+            audited, and the right password is refused after
+            """
     )
     func lockoutUnderConcurrency() async throws {
         try await TestEnvironment.with { env in
@@ -68,7 +74,10 @@ struct ConsoleSignInDoorTests {
     }
 
     @Test(
-        "two server processes (each its own memory) share one database's count: 30 wrong passwords split between them get 5 checks in all"
+        """
+            two server processes (each its own memory) share one database's count: 30 wrong passwords split between \
+            them get 5 checks in all
+            """
     )
     func lockoutAcrossProcesses() async throws {
         try await TestEnvironment.with { env in
@@ -99,7 +108,10 @@ struct ConsoleSignInDoorTests {
     }
 
     @Test(
-        "16 right passwords for one email at once: past the limit some wait their turn (refused), but nobody is locked out after"
+        """
+            16 right passwords for one email at once: past the limit some wait their turn (refused), but nobody is \
+            locked out after
+            """
     )
     func burstOfRightPasswords() async throws {
         try await TestEnvironment.with { env in
@@ -119,7 +131,10 @@ struct ConsoleSignInDoorTests {
     }
 
     @Test(
-        "30 sign-ins at once for 30 emails from one address: at most the policy's 20 are checked, then the address is locked"
+        """
+            30 sign-ins at once for 30 emails from one address: at most the policy's 20 are checked, then the address \
+            is locked
+            """
     )
     func addressLockoutUnderConcurrency() async throws {
         try await TestEnvironment.with { env in
@@ -140,7 +155,10 @@ struct ConsoleSignInDoorTests {
     }
 
     @Test(
-        "a flood after a lockout costs nothing: no check, no row, no audit event; when the checks are full a sign-in is 503 with Retry-After and is not counted"
+        """
+            a flood after a lockout costs nothing: no check, no row, no audit event; when the checks are full a \
+            sign-in is 503 with Retry-After and is not counted
+            """
     )
     func floodAndBusy() async throws {
         try await TestEnvironment.with { env in
@@ -228,7 +246,10 @@ struct ConsoleSignInDoorTests {
     }
 
     @Test(
-        "Unicode and case variants of an email count as one: five failures under variants lock the email; U+0130 does not sign in to its ASCII look-alike"
+        """
+            Unicode and case variants of an email count as one: five failures under variants lock the email; U+0130 \
+            does not sign in to its ASCII look-alike
+            """
     )
     func emailVariants() async throws {
         #expect(EmailAddress.normalised(" Admin@Example.COM ") == "admin@example.com")
@@ -305,7 +326,10 @@ struct ConsoleSignInDoorTests {
     }
 
     @Test(
-        "a failed sign-in keeps no typed email (a keyed digest of it), and maintenance purge removes attempts older than the window"
+        """
+            a failed sign-in keeps no typed email (a keyed digest of it), and maintenance purge removes attempts \
+            older than the window
+            """
     )
     func failuresKeepNoEmail() async throws {
         try await TestEnvironment.with { env in
@@ -315,7 +339,10 @@ struct ConsoleSignInDoorTests {
                 _ = try await browser.signIn("someone@nowhere.example", "not the password at all")
             }
             let holding = try await env.ownerScalar(
-                "SELECT count(*) FROM console_sign_in_failures f WHERE f::text ILIKE '%passphrase%' OR f::text ILIKE '%nowhere%'",
+                """
+                    SELECT count(*) FROM console_sign_in_failures f WHERE f::text ILIKE '%passphrase%' OR f::text \
+                    ILIKE '%nowhere%'
+                    """,
                 as: Int64.self)
             #expect(holding == 0, "no row holds what was typed")
             #expect(try await env.ownerScalar("SELECT count(*) FROM console_sign_in_failures", as: Int64.self) == 2)
@@ -328,7 +355,10 @@ struct ConsoleSignInDoorTests {
     }
 
     @Test(
-        "a partner admin never holds a fellow admin's sign-in link (API and console: it is emailed to the fellow admin); an unknown but well-formed invitation key costs no password work"
+        """
+            a partner admin never holds a fellow admin's sign-in link (API and console: it is emailed to the fellow \
+            admin); an unknown but well-formed invitation key costs no password work
+            """
     )
     func peerAdminLinks() async throws {
         try await TestEnvironment.with { env in
@@ -351,7 +381,10 @@ struct ConsoleSignInDoorTests {
                     viaConsole.status == 303 && !viaConsole.text.contains("invitation?key="),
                     "nor on the console's page")
                 let mailed = try await env.ownerScalar(
-                    "SELECT count(*) FROM outbox WHERE kind = 'invitation' AND recipient = 'co.admin@green-grocer.example'",
+                    """
+                        SELECT count(*) FROM outbox WHERE kind = 'invitation' AND recipient = \
+                        'co.admin@green-grocer.example'
+                        """,
                     as: Int64.self)
                 #expect(mailed == 2, "both links went to the fellow admin's mailbox")
             }
@@ -376,7 +409,10 @@ struct ConsoleSignInDoorTests {
     }
 
     @Test(
-        "over TLS only the __Host- cookie is read and HSTS is sent; a foreign Origin on sign-in or invitation is 403; a password over 72 bytes is refused by name"
+        """
+            over TLS only the __Host- cookie is read and HSTS is sent; a foreign Origin on sign-in or invitation is \
+            403; a password over 72 bytes is refused by name
+            """
     )
     func cookiesAndHeaders() async throws {
         #expect(throws: DomainError.self) { try PasswordRules.check(String(repeating: "é", count: 40)) }
@@ -416,7 +452,10 @@ struct ConsoleSignInDoorTests {
     }
 
     @Test(
-        "an idempotency fingerprint is never of an empty body: a request that does not encode throws; cursors round-trip any text"
+        """
+            an idempotency fingerprint is never of an empty body: a request that does not encode throws; cursors \
+            round-trip any text
+            """
     )
     func encodingsThrow() throws {
         struct Unencodable: Encodable {

@@ -11,7 +11,10 @@ import Yams
 @Suite("Contract: every operation of openapi.yaml")
 struct ContractTests {
     @Test(
-        "every operation names its policy action, the policy grants each action to some role, and grants nothing undeclared"
+        """
+            every operation names its policy action, the policy grants each action to some role, and grants nothing \
+            undeclared
+            """
     )
     func actionsAreDeclared() throws {
         let contract = try Contract.load()
@@ -50,7 +53,10 @@ struct ContractTests {
     }
 
     @Test(
-        "every operation, called: no token → 401; a role the policy denies → 403; a role it allows → its documented success, or the precise refusal the fixture's state calls for"
+        """
+            every operation, called: no token → 401; a role the policy denies → 403; a role it allows → its \
+            documented success, or the precise refusal the fixture's state calls for
+            """
     )
     func authenticationAndPolicy() async throws {
         let contract = try Contract.load()
@@ -75,7 +81,8 @@ struct ContractTests {
                     let anonymous = try await client.call(
                         operation.method, path, token: nil, json: json, headers: operation.headers)
                     if operation.isPublic {
-                        // No token needed: a documented success or a problem+json 4xx, never 5xx (a token sent is ignored).
+                        // No token needed: a documented success or a problem+json 4xx, never 5xx (a token sent is
+                        // ignored).
                         let said = "anonymous → \(operation): \(anonymous.status) \(anonymous.text.prefix(300))"
                         #expect(anonymous.status < 500, "never 5xx: \(said)")
                         #expect(
@@ -118,7 +125,10 @@ struct ContractTests {
     }
 
     @Test(
-        "every response field the contract marks x-pii is masked for the auditor (pii: masked) and shown whole to the platform admin"
+        """
+            every response field the contract marks x-pii is masked for the auditor (pii: masked) and shown whole to \
+            the platform admin
+            """
     )
     func personalDataMasked() async throws {
         let contract = try Contract.load()
@@ -197,7 +207,10 @@ struct ContractTests {
                         operation.method, path, token: token, json: body.map { String(decoding: $0, as: UTF8.self) },
                         headers: operation.headers)
                     let said =
-                        "\(operation) with tenant B's token on tenant A's ids: \(reply.status) \(reply.text.prefix(300))"
+                        """
+                            \(operation) with tenant B's token on tenant A's ids: \(reply.status) \
+                            \(reply.text.prefix(300))
+                            """
                     #expect(reply.status < 500, "\(said)")
                     if !operation.pathParameters.isEmpty {
                         #expect(reply.status == 404, "\(said)")

@@ -7,7 +7,10 @@ import Testing
 
 extension ContractTests {
     @Test(
-        "hostile bodies on every operation that takes one: a clear 4xx problem and nothing changed; SQL metacharacters are data"
+        """
+            hostile bodies on every operation that takes one: a clear 4xx problem and nothing changed; SQL \
+            metacharacters are data
+            """
     )
     func hostileBodies() async throws {
         let contract = try Contract.load()
@@ -15,7 +18,8 @@ extension ContractTests {
             let ids = try await ContractFixture.make(env)
             let admin = env.fixture.tokens[.platformAdmin]!
             let app = env.fixture.tokens[.appService]!
-            // One owner connection for every before-and-after look (a connection per look cost most of the test's time).
+            // One owner connection for every before-and-after look (a connection per look cost most of the test's
+            // time).
             try await env.owner.withConnection(logger: testLogger) { owner in
                 try await env.withApp { client in
                     for operation in contract.operations {
@@ -83,7 +87,8 @@ extension ContractTests {
     }
 
     static let snapshotSQL = """
-        SELECT (SELECT count(*) FROM audit_events)::text || E'\\n' || coalesce(string_agg(line, E'\\n' ORDER BY line), '') FROM (
+        SELECT (SELECT count(*) FROM audit_events)::text || E'\\n' || coalesce(string_agg(line, E'\\n' ORDER BY line),
+            '') FROM (
             SELECT 'tenants ' || row_to_json(t)::text AS line FROM tenants t
             UNION ALL SELECT 'operators ' || row_to_json(t)::text FROM operators t
             UNION ALL SELECT 'customers ' || row_to_json(t)::text FROM customers t

@@ -5,7 +5,10 @@ import Testing
 
 extension SecurityEndToEndTests {
     @Test(
-        "audit verify --offline recomputes every hash from an export; an edited line is named (exit 8); a forged checkpoint is refused"
+        """
+            audit verify --offline recomputes every hash from an export; an edited line is named (exit 8); a forged \
+            checkpoint is refused
+            """
     )
     func offlineVerification() async throws {
         try await withAuditScene { scene in
@@ -81,7 +84,10 @@ extension SecurityEndToEndTests {
     }
 
     @Test(
-        "a period's export verifies from the previous period's sealed heads and is sealed for the next; a missing event, an unsigned start or an overwritten seal is refused"
+        """
+            a period's export verifies from the previous period's sealed heads and is sealed for the next; a missing \
+            event, an unsigned start or an overwritten seal is refused
+            """
     )
     func sealedPeriods() async throws {
         try await withAuditScene { scene in
@@ -170,7 +176,10 @@ extension SecurityEndToEndTests {
     }
 
     @Test(
-        "audit archive removes events up to a sealed day past retention; the chains verify across the cut online and offline; a seal the database does not match removes nothing"
+        """
+            audit archive removes events up to a sealed day past retention; the chains verify across the cut online \
+            and offline; a seal the database does not match removes nothing
+            """
     )
     func archival() async throws {
         try await withAuditScene { scene in

@@ -9,7 +9,10 @@ import Testing
 @Suite("The embedded default survives its own use")
 struct DevRestartTests {
     @Test(
-        "dev comes back up after demo operators are disabled, a demo token revoked and a demo customer locked: the rest kept, the revoked one issued anew, the disabled ones named"
+        """
+            dev comes back up after demo operators are disabled, a demo token revoked and a demo customer locked: the \
+            rest kept, the revoked one issued anew, the disabled ones named
+            """
     )
     func restartAfterChanges() async throws {
         let folder = URL(
@@ -29,7 +32,8 @@ struct DevRestartTests {
             let setup = try await DemoEnvironment.prepare(
                 cluster: cluster, serviceURL: "http://127.0.0.1:1", migrations: migrator, policies: policies,
                 credentialsFile: credentialsFile,
-                secondFactorKey: secondFactorKey, passwordCost: 4, logger: testLogger)  // bcrypt's least: the demo's passwords are not under test
+                // bcrypt's least: the demo's passwords are not under test
+                secondFactorKey: secondFactorKey, passwordCost: 4, logger: testLogger)
             try PrivateFile.replace(credentialsFile.path, contents: try JSONEncoder().encode(setup.credentials))
             return setup
         }
@@ -45,8 +49,14 @@ struct DevRestartTests {
         let owner = try DatabaseURL(cluster.url(database: "backoffice", user: "postgres"))
         try await owner.withConnection(logger: testLogger) { connection in
             for statement in [
-                "UPDATE operators SET status = 'disabled', disabled_at = now() WHERE email IN ('staff@green-grocer.example', 'manager@healthtrack.example')",
-                "UPDATE tokens SET revoked_at = now() WHERE secret_hash = sha256('\(try #require(tokens.auditor))'::bytea)",
+                """
+                    UPDATE operators SET status = 'disabled', disabled_at = now() WHERE email IN \
+                    ('staff@green-grocer.example', 'manager@healthtrack.example')
+                    """,
+                """
+                    UPDATE tokens SET revoked_at = now() WHERE secret_hash = \
+                    sha256('\(try #require(tokens.auditor))'::bytea)
+                    """,
             ] {
                 try await connection.query(PostgresQuery(unsafeSQL: statement), logger: testLogger)
             }
@@ -87,7 +97,10 @@ struct DevRestartTests {
     }
 
     @Test(
-        "dev --reset's removal: a running cluster is stopped and its data removed, so the next start initialises a new one"
+        """
+            dev --reset's removal: a running cluster is stopped and its data removed, so the next start initialises a \
+            new one
+            """
     )
     func resetRemovesTheCluster() throws {
         let folder = URL(fileURLWithPath: "/tmp/backoffice-dev-test-\(UUID().uuidString.prefix(8))")
@@ -103,7 +116,8 @@ struct DevRestartTests {
         let fresh = try EmbeddedPostgres.start(dataDirectory: data, passwordFile: password)
         defer { fresh.stop() }
         #expect(fresh.superuserPassword != cluster.superuserPassword, "a new cluster, with a new password")
-        try EmbeddedPostgres.remove(dataDirectory: folder.appendingPathComponent("never-made"))  // nothing to remove is fine
+        // nothing to remove is fine
+        try EmbeddedPostgres.remove(dataDirectory: folder.appendingPathComponent("never-made"))
         let notACluster = folder.appendingPathComponent("notes")
         try FileManager.default.createDirectory(at: notACluster, withIntermediateDirectories: true)
         #expect(throws: EmbeddedPostgresError.self, "a folder that is not a cluster is left alone") {

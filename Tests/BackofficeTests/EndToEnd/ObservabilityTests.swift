@@ -29,7 +29,11 @@ func fetch(
 @Suite("End to end: logs and metrics of the built executable")
 struct ObservabilityTests {
     @Test(
-        "LOG_FORMAT=json writes one JSON object per line, a line per request with its id, actor, token, path, status and duration; no token, password, webhook secret or customer email is in a whole run's logs; /metrics on its own port carries the service's series"
+        """
+            LOG_FORMAT=json writes one JSON object per line, a line per request with its id, actor, token, path, \
+            status and duration; no token, password, webhook secret or customer email is in a whole run's logs; \
+            /metrics on its own port carries the service's series
+            """
     )
     func jsonLogsWithoutSecretsAndMetrics() async throws {
         try await TestEnvironment.with { env in
@@ -80,8 +84,12 @@ struct ObservabilityTests {
                     "backoffice_pool_connections_in_use", "backoffice_pool_waiting", "backoffice_audit_appends_total",
                     "backoffice_idempotent_replays_total 1", "backoffice_authentication_failures_total 1",
                     #"backoffice_http_responses_total{class="4xx"}"#,
-                    // The account list is answered before the router (HandEncodedLists), and counted under its route all the same.
-                    #"hb_requests{http_route="/v1/customers",http_request_method="GET",http_response_status_code="200"} 1"#,
+                    // The account list is answered before the router (HandEncodedLists), and counted under its route
+                    // all the same.
+                    #"""
+                        hb_requests{http_route="/v1/customers",http_request_method="GET",\#
+                        http_response_status_code="200"} 1
+                        """#,
                 ] {
                     #expect(metrics.body.contains(series), "\(series) in /metrics")
                 }

@@ -132,7 +132,10 @@ struct SecurityEndToEndTests {
     }
 
     @Test(
-        "serve without BACKOFFICE_PAYMENTS refuses to start (usage, exit 64) and names the setting: it never falls back to the simulated provider"
+        """
+            serve without BACKOFFICE_PAYMENTS refuses to start (usage, exit 64) and names the setting: it never falls \
+            back to the simulated provider
+            """
     )
     func serveNeedsPayments() async throws {
         try await TestEnvironment.with { env in
@@ -144,7 +147,10 @@ struct SecurityEndToEndTests {
     }
 
     @Test(
-        "serve without mail (BACKOFFICE_SMTP_URL, or BACKOFFICE_MAIL=log on purpose) refuses to start (usage, exit 64) and names the settings; an SMTP URL needs the public URL"
+        """
+            serve without mail (BACKOFFICE_SMTP_URL, or BACKOFFICE_MAIL=log on purpose) refuses to start (usage, exit \
+            64) and names the settings; an SMTP URL needs the public URL
+            """
     )
     func serveNeedsMail() async throws {
         try await TestEnvironment.with { env in

@@ -8,7 +8,10 @@ import Testing
 @Suite("Account rewards")
 struct AccountRewardTests {
     @Test(
-        "a subscription that starts or renews earns its event points once per period; a repeated sync earns nothing more"
+        """
+            a subscription that starts or renews earns its event points once per period; a repeated sync earns \
+            nothing more
+            """
     )
     func subscriptionEvents() async throws {
         try await TestEnvironment.with { env in

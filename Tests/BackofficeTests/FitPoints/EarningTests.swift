@@ -20,7 +20,10 @@ struct EarningTests {
     ) -> String {
         let details = details.map { #","details":\#($0)"# } ?? ""
         return
-            #"{"event_id":"\#(id)","customer_id":"\#(customer)","metric":"\#(metric)","value":\#(value),"occurred_at":"\#(RFC3339DateTranscoder.format(time))"\#(details)}"#
+            #"""
+                {"event_id":"\#(id)","customer_id":"\#(customer)","metric":"\#(metric)","value":\#(value),\#
+                "occurred_at":"\#(RFC3339DateTranscoder.format(time))"\#(details)}
+                """#
     }
 
     func ingest(_ client: any TestClientProtocol, _ token: String, _ events: [String]) async throws
@@ -37,14 +40,19 @@ struct EarningTests {
         try await env.ownerScalar(
             """
             SELECT coalesce(string_agg(line, ';' ORDER BY line), '') FROM (
-                SELECT format('%s>%s:%s:%s:%s:%s', debit_account, credit_account, amount, rule_id, rule_version, source_event_id) AS line FROM fitpoints_transfers
+                SELECT format('%s>%s:%s:%s:%s:%s', debit_account, credit_account, amount, rule_id, rule_version,
+                    source_event_id) AS line FROM fitpoints_transfers
                 UNION ALL SELECT format('%s=%s', id, balance) FROM fitpoints_accounts
-                UNION ALL SELECT format('%s/%s/%s=%s,%s', customer_id, rule_id, day, units, points) FROM fitpoints_daily_earnings) s
+                UNION ALL SELECT format('%s/%s/%s=%s,%s', customer_id, rule_id, day, units, points) FROM
+                    fitpoints_daily_earnings) s
             """, as: String.self) ?? ""
     }
 
     @Test(
-        "rules are validated field by field (422 naming the field, nothing set), versioned, and identical rules set nothing"
+        """
+            rules are validated field by field (422 naming the field, nothing set), versioned, and identical rules \
+            set nothing
+            """
     )
     func rulesValidation() async throws {
         try await TestEnvironment.with { env in
@@ -108,7 +116,10 @@ struct EarningTests {
     }
 
     @Test(
-        "the dry run shows what draft rules would have paid per metric and in total beside what was paid, and changes nothing"
+        """
+            the dry run shows what draft rules would have paid per metric and in total beside what was paid, and \
+            changes nothing
+            """
     )
     func simulation() async throws {
         try await TestEnvironment.with { env in
@@ -133,7 +144,10 @@ struct EarningTests {
                 let reply = try await client.call(
                     .post, "/v1/fitpoints/rules/simulations", token: manager,
                     json:
-                        #"{"days":7,"rules":{"metrics":[{"metric":"steps","points_per_unit":0.02,"daily_cap":250},{"metric":"calories_burned","points_per_unit":1,"daily_cap":5}]}}"#
+                        #"""
+                            {"days":7,"rules":{"metrics":[{"metric":"steps","points_per_unit":0.02,"daily_cap":250},\#
+                            {"metric":"calories_burned","points_per_unit":1,"daily_cap":5}]}}
+                            """#
                 )
                 #expect(reply.status == 200)
                 let simulation = try reply.decode(Components.Schemas.EarningRulesSimulation.self)

@@ -41,7 +41,10 @@ struct LedgerIdentityTests {
     }
 
     @Test(
-        "a customer synced with a platform account's id is 409 reserved_customer_id and writes nothing: no wallet is the issuance account"
+        """
+            a customer synced with a platform account's id is 409 reserved_customer_id and writes nothing: no wallet \
+            is the issuance account
+            """
     )
     func platformAccountIDs() async throws {
         try await TestEnvironment.with { env in
@@ -63,7 +66,10 @@ struct LedgerIdentityTests {
     }
 
     @Test(
-        "a customer synced with a challenge's id is refused (draft or published); the challenge's budget is funded as a budget, never a wallet"
+        """
+            a customer synced with a challenge's id is refused (draft or published); the challenge's budget is funded \
+            as a budget, never a wallet
+            """
     )
     func challengeIDs() async throws {
         try await TestEnvironment.with { env in
@@ -96,7 +102,8 @@ struct LedgerIdentityTests {
             await #expect(throws: (any Error).self) {
                 try await env.asOwner(
                     """
-                    INSERT INTO challenges SELECT (jsonb_populate_record(NULL::challenges, to_jsonb(c) || jsonb_build_object('id', '\(customer)'))).*
+                    INSERT INTO challenges SELECT (jsonb_populate_record(NULL::challenges, to_jsonb(c) ||
+                        jsonb_build_object('id', '\(customer)'))).*
                     FROM challenges c WHERE c.id = '\(challenge)'
                     """)
             }
@@ -108,7 +115,10 @@ struct LedgerIdentityTests {
     }
 
     @Test(
-        "the database pays each cause once: a second reward of a challenge to a wallet, a badge's second earning, an order's second refund"
+        """
+            the database pays each cause once: a second reward of a challenge to a wallet, a badge's second earning, \
+            an order's second refund
+            """
     )
     func causesPayOnce() async throws {
         try await TestEnvironment.with { env in
@@ -125,12 +135,16 @@ struct LedgerIdentityTests {
             let service = env.fixture.principals[.platformAdmin]!
             let causes = [
                 "'challenge_reward', '\(challenge)', '\(wallet)', NULL, '\(challenge)'",
-                "'earning', '\(Ledger.issuance.uuidString.lowercased())', '\(wallet)', 'badge:early-bird:\(wallet)', NULL",
+                """
+                    'earning', '\(Ledger.issuance.uuidString.lowercased())', '\(wallet)', \
+                    'badge:early-bird:\(wallet)', NULL
+                    """,
                 "'refund', '\(Ledger.redemption.uuidString.lowercased())', '\(wallet)', 'order:\(order)', NULL",
             ]
             for cause in causes {
                 let insert = """
-                    INSERT INTO fitpoints_transfers (movement_id, kind, debit_account, credit_account, source_event_id, challenge_id, amount)
+                    INSERT INTO fitpoints_transfers (movement_id, kind, debit_account, credit_account,
+                        source_event_id, challenge_id, amount)
                     SELECT gen_random_uuid(), \(cause), 10
                     """
                 #expect(await env.asService(service, insert) == nil, "the first: \(cause)")

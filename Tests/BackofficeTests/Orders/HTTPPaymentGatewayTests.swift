@@ -28,7 +28,10 @@ struct HTTPPaymentGatewayTests {
     }
 
     @Test(
-        "a lost answer (500 after the work), a dropped connection and a request the provider never answers (its attempt times out) are retried with the same key: one charge"
+        """
+            a lost answer (500 after the work), a dropped connection and a request the provider never answers (its \
+            attempt times out) are retried with the same key: one charge
+            """
     )
     func faultsDoNotDoubleCharge() async throws {
         let provider = FakePaymentProvider()
@@ -63,7 +66,10 @@ struct HTTPPaymentGatewayTests {
     }
 
     @Test(
-        "a decline is a verdict, not retried; a provider that keeps failing is a PaymentProviderError after the attempts"
+        """
+            a decline is a verdict, not retried; a provider that keeps failing is a PaymentProviderError after the \
+            attempts
+            """
     )
     func declinesAndExhaustedRetries() async throws {
         let provider = FakePaymentProvider()
@@ -83,7 +89,10 @@ struct HTTPPaymentGatewayTests {
     }
 
     @Test(
-        "the circuit opens after failures in a row (calls then fail without reaching the provider) and closes after a good trial"
+        """
+            the circuit opens after failures in a row (calls then fail without reaching the provider) and closes \
+            after a good trial
+            """
     )
     func circuitBreaker() async throws {
         let provider = FakePaymentProvider()
@@ -142,7 +151,10 @@ struct HTTPPaymentGatewayTests {
     }
 
     @Test(
-        "checkout through the service with the http adapter: a retried request after injected faults makes one order and one charge"
+        """
+            checkout through the service with the http adapter: a retried request after injected faults makes one \
+            order and one charge
+            """
     )
     func checkoutThroughTheService() async throws {
         let provider = FakePaymentProvider()

@@ -10,7 +10,10 @@ import Testing
 
 extension OrdersTests {
     @Test(
-        "a declined card: 402 with its code, the order payment_failed with its stock and FitPoints given back, audited; the same key replays the 402"
+        """
+            a declined card: 402 with its code, the order payment_failed with its stock and FitPoints given back, \
+            audited; the same key replays the 402
+            """
     )
     func declinedCheckout() async throws {
         try await TestEnvironment.with { env in
@@ -36,7 +39,10 @@ extension OrdersTests {
                 }
                 #expect(
                     try await env.ownerScalar(
-                        "SELECT string_agg(DISTINCT o.status || '/' || p.status, ',') FROM orders o JOIN payments p ON p.order_id = o.id",
+                        """
+                            SELECT string_agg(DISTINCT o.status || '/' || p.status, ',') FROM orders o JOIN payments \
+                            p ON p.order_id = o.id
+                            """,
                         as: String.self)
                         == "payment_failed/failed")
                 #expect(
@@ -44,7 +50,10 @@ extension OrdersTests {
                     "one order per key, replays included")
                 #expect(
                     try await env.ownerScalar(
-                        "SELECT count(*) FROM audit_events WHERE action = 'orders.checkout' AND reason LIKE '%verdict: failed%'",
+                        """
+                            SELECT count(*) FROM audit_events WHERE action = 'orders.checkout' AND reason LIKE \
+                            '%verdict: failed%'
+                            """,
                         as: Int.self) == 2)
                 #expect(
                     try await env.ownerScalar("SELECT count(*) FROM fitpoints_inconsistent_accounts()", as: Int.self)
@@ -54,7 +63,10 @@ extension OrdersTests {
     }
 
     @Test(
-        "refused checkouts change nothing: locked customer (409 account_locked), too few points, no stock, no price, no card"
+        """
+            refused checkouts change nothing: locked customer (409 account_locked), too few points, no stock, no \
+            price, no card
+            """
     )
     func refusedCheckouts() async throws {
         try await TestEnvironment.with { env in
@@ -195,7 +207,10 @@ extension OrdersTests {
     }
 
     @Test(
-        "a price that changed since the customer saw it is 409 price_changed with the price now, and nothing is reserved"
+        """
+            a price that changed since the customer saw it is 409 price_changed with the price now, and nothing is \
+            reserved
+            """
     )
     func priceChanged() async throws {
         try await TestEnvironment.with { env in
@@ -240,7 +255,10 @@ extension OrdersTests {
     }
 
     @Test(
-        "a checkout and a cancellation change the good's stock and version: an edit sent with the ETag read before is 412 and changes nothing"
+        """
+            a checkout and a cancellation change the good's stock and version: an edit sent with the ETag read before \
+            is 412 and changes nothing
+            """
     )
     func stockChangesBumpTheVersion() async throws {
         try await TestEnvironment.with { env in

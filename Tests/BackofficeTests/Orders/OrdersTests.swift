@@ -11,7 +11,10 @@ import Testing
 @Suite("Orders: checkout, the partner's moves, what partners may see")
 struct OrdersTests {
     @Test(
-        "a card order: paid at checkout, accepted, shipped (captured), delivered, refunded; illegal moves are 409 with the current state"
+        """
+            a card order: paid at checkout, accepted, shipped (captured), delivered, refunded; illegal moves are 409 \
+            with the current state
+            """
     )
     func cardOrderLifecycle() async throws {
         try await TestEnvironment.with { env in
@@ -75,14 +78,20 @@ struct OrdersTests {
                 )
                 #expect(
                     try await env.ownerScalar(
-                        "SELECT count(*) FROM audit_events WHERE target_id = '\(id)' AND tenant_id <> '\(shop.partner.tenantID.uuidString.lowercased())'",
+                        """
+                            SELECT count(*) FROM audit_events WHERE target_id = '\(id)' AND tenant_id <> \
+                            '\(shop.partner.tenantID.uuidString.lowercased())'
+                            """,
                         as: Int.self) == 0, "the order's events are on its partner's chain")
             }
         }
     }
 
     @Test(
-        "a split order debits FitPoints through the ledger; cancelling it gives stock and points back and voids the authorization"
+        """
+            a split order debits FitPoints through the ledger; cancelling it gives stock and points back and voids \
+            the authorization
+            """
     )
     func splitOrderCancelled() async throws {
         try await TestEnvironment.with { env in
@@ -131,7 +140,10 @@ struct OrdersTests {
     }
 
     @Test(
-        "an order keeps the number of its lines (line_count) and the database keeps it true: no line added later, no order short of its lines, no service update of the count"
+        """
+            an order keeps the number of its lines (line_count) and the database keeps it true: no line added later, \
+            no order short of its lines, no service update of the count
+            """
     )
     func lineCountIsKept() async throws {
         try await TestEnvironment.with { env in
@@ -150,7 +162,8 @@ struct OrdersTests {
             )
             #expect(try await env.ownerScalar("SELECT line_count FROM orders WHERE id = '\(order)'", as: Int.self) == 2)
 
-            /// The SQLSTATE PostgreSQL refuses `sql` with (run as the tables' owner, past row-level security), nil when it is accepted.
+            /// The SQLSTATE PostgreSQL refuses `sql` with (run as the tables' owner, past row-level security), nil when
+            /// it is accepted.
             func refusal(_ sql: String) async -> String? {
                 do {
                     try await env.asOwner(sql)
@@ -159,7 +172,10 @@ struct OrdersTests {
             }
             let lineColumns = "tenant_id, order_id, line, good_id, sku, name, quantity, paid_in, unit_price"
             let orderColumns =
-                "tenant_id, id, customer_id, status, total_cents, total_fitpoints, shipping_name, shipping_address, line_count, created_at, updated_at"
+                """
+                    tenant_id, id, customer_id, status, total_cents, total_fitpoints, shipping_name, \
+                    shipping_address, line_count, created_at, updated_at
+                    """
             let orderValues =
                 "'\(tenant)', gen_random_uuid(), '\(customer)', 'paid', 0, 800, 'B', '{}'::jsonb, 2, now(), now()"
             let thirdLine = "('\(tenant)', '\(order)', 3, '\(band)', 'B', 'Band', 1, 'fitpoints', 800)"
@@ -169,7 +185,8 @@ struct OrdersTests {
                 await refusal(
                     """
                     WITH o AS (INSERT INTO orders (\(orderColumns)) VALUES (\(orderValues)) RETURNING id)
-                    INSERT INTO order_lines (\(lineColumns)) SELECT '\(tenant)', o.id, 1, '\(band)', 'B', 'Band', 1, 'fitpoints', 800 FROM o RETURNING 1
+                    INSERT INTO order_lines (\(lineColumns)) SELECT '\(tenant)', o.id, 1, '\(band)', 'B', 'Band', 1,
+                        'fitpoints', 800 FROM o RETURNING 1
                     """) == "23514", "an order of two lines inserted with one")
             #expect(
                 await refusal("INSERT INTO orders (\(orderColumns)) VALUES (\(orderValues)) RETURNING 1") == "23514",
@@ -178,7 +195,8 @@ struct OrdersTests {
                 await refusal(
                     """
                     WITH o AS (INSERT INTO orders (\(orderColumns)) VALUES (\(orderValues)) RETURNING id)
-                    INSERT INTO order_lines (\(lineColumns)) SELECT '\(tenant)', o.id, n, '\(band)', 'B', 'Band', 1, 'fitpoints', 800
+                    INSERT INTO order_lines (\(lineColumns)) SELECT '\(tenant)', o.id, n, '\(band)', 'B', 'Band', 1,
+                        'fitpoints', 800
                     FROM o, generate_series(1, 2) n RETURNING 1
                     """) == nil,
                 "the same order with both its lines is accepted (the refusals above were for the count)")

@@ -11,7 +11,10 @@ import Testing
 @Suite("Payments: signed webhooks, one completion per payment, reconciliation")
 struct PaymentWebhookTests {
     func event(_ id: String, _ type: String, _ payment: String) -> String {
-        #"{"id": "\#(id)", "type": "\#(type)", "created": 1767225600, "data": {"payment_id": "\#(payment)", "failure_code": "card_declined"}}"#
+        #"""
+            {"id": "\#(id)", "type": "\#(type)", "created": 1767225600, "data": {"payment_id": "\#(payment)",\#
+             "failure_code": "card_declined"}}
+            """#
     }
 
     func signed(_ body: String, at time: Date, secrets: [String] = [TestEnvironment.webhookSecret]) -> [String: String]
@@ -20,7 +23,10 @@ struct PaymentWebhookTests {
     }
 
     @Test(
-        "a wrong signature or a 10-minute-old timestamp is 400 and changes nothing; a valid event applies once, also delivered twice"
+        """
+            a wrong signature or a 10-minute-old timestamp is 400 and changes nothing; a valid event applies once, \
+            also delivered twice
+            """
     )
     func webhooksAreVerifiedAndDeduplicated() async throws {
         try await TestEnvironment.with { env in
@@ -42,7 +48,10 @@ struct PaymentWebhookTests {
                 let before = try await audit()
                 let rows = {
                     try await env.ownerScalar(
-                        "SELECT o.status || ' v' || o.version || ', payment ' || p.status || ' ' || p.authorized_cents FROM orders o JOIN payments p ON p.order_id = o.id WHERE o.id = '\(id)'",
+                        """
+                            SELECT o.status || ' v' || o.version || ', payment ' || p.status || ' ' || \
+                            p.authorized_cents FROM orders o JOIN payments p ON p.order_id = o.id WHERE o.id = '\(id)'
+                            """,
                         as: String.self)
                 }
                 let rowsBefore = try await rows()
@@ -82,7 +91,10 @@ struct PaymentWebhookTests {
                 #expect(order["status"] == "paid")
                 #expect(
                     try await env.ownerScalar(
-                        "SELECT count(*) FROM audit_events WHERE action = 'orders.checkout' OR action = 'payments.webhook'",
+                        """
+                            SELECT count(*) FROM audit_events WHERE action = 'orders.checkout' OR action = \
+                            'payments.webhook'
+                            """,
                         as: Int.self) == 4,
                     "the reservation, the provider's pending verdict, the webhook's completion")
                 #expect(
@@ -97,7 +109,10 @@ struct PaymentWebhookTests {
     }
 
     @Test(
-        "a partial refund at the provider is recorded on the payment and leaves the order; the refund of the rest refunds it and returns its FitPoints"
+        """
+            a partial refund at the provider is recorded on the payment and leaves the order; the refund of the rest \
+            refunds it and returns its FitPoints
+            """
     )
     func partialRefunds() async throws {
         try await TestEnvironment.with { env in
@@ -151,7 +166,10 @@ struct PaymentWebhookTests {
     }
 
     @Test(
-        "a failed payment cancels its order (stock back); a payment whose webhook never came is completed by reconciliation"
+        """
+            a failed payment cancels its order (stock back); a payment whose webhook never came is completed by \
+            reconciliation
+            """
     )
     func failedPaymentsAndReconciliation() async throws {
         try await TestEnvironment.with { env in
@@ -196,7 +214,10 @@ struct PaymentWebhookTests {
     }
 
     @Test(
-        "a forged webhook is refused before any database work (400 while the pool's only connection is busy), counted in /metrics"
+        """
+            a forged webhook is refused before any database work (400 while the pool's only connection is busy), \
+            counted in /metrics
+            """
     )
     func forgeriesNeverLease() async throws {
         try await TestEnvironment.with { env in
@@ -208,7 +229,8 @@ struct PaymentWebhookTests {
                 try await env.withApp(database: database) { client in
                     let (held, holding) = AsyncStream<Void>.makeStream()
                     let (released, release) = AsyncStream<Void>.makeStream()
-                    // The pool's one connection opened first (it may take longer than the lease timeout on a busy machine).
+                    // The pool's one connection opened first (it may take longer than the lease timeout on a busy
+                    // machine).
                     var warm = false
                     for _ in 0..<10 where !warm {
                         warm =

@@ -6,7 +6,10 @@ import Testing
 @Suite("Provider payment ids")
 struct ProviderPaymentIDTests {
     @Test(
-        "a provider's payment id names one payment across tenants: the database refuses a second payment with it in another tenant"
+        """
+            a provider's payment id names one payment across tenants: the database refuses a second payment with it \
+            in another tenant
+            """
     )
     func uniqueAcrossTenants() async throws {
         try await TestEnvironment.with { env in

@@ -13,7 +13,8 @@ struct ShopFixture {
     let env: TestEnvironment
     let partner: TestEnvironment.Fixture.Partner
     let customer: Customer
-    /// sku → good id: BOTTLE (2,500 ¢ or 3,000 points, stock 10), MAT (4,900 ¢ only, stock 5), BAND (800 points only, stock 3).
+    /// sku → good id: BOTTLE (2,500 ¢ or 3,000 points, stock 10), MAT (4,900 ¢ only, stock 5), BAND (800 points only,
+    /// stock 3).
     let goods: [String: UUID]
 
     static func make(_ env: TestEnvironment, partner index: Int = 0, points: Int64 = 5_000) async throws -> ShopFixture
@@ -53,7 +54,8 @@ struct ShopFixture {
         "BOTTLE usd": 2_500, "BOTTLE fitpoints": 3_000, "MAT usd": 4_900, "BAND fitpoints": 800,
     ]
 
-    /// A checkout of `lines` (sku, quantity, currency), each at the price the fixture set (1 where it set none), or at `prices`.
+    /// A checkout of `lines` (sku, quantity, currency), each at the price the fixture set (1 where it set none), or at
+    /// `prices`.
     func checkoutJSON(
         _ lines: [(String, Int, String)], card: String? = SimulatedPaymentGateway.approvedCard, customer: UUID? = nil,
         prices: [String: Int64] = [:]
@@ -62,7 +64,10 @@ struct ShopFixture {
             let price = prices["\(sku) \(currency)"] ?? Self.prices["\(sku) \(currency)"] ?? 1
             let field = currency == "usd" ? "expected_unit_price_cents" : "expected_unit_price_fitpoints"
             return
-                #"{"good_id": "\#(goods[sku]!.uuidString.lowercased())", "quantity": \#(quantity), "pay_in": "\#(currency)", "\#(field)": \#(price)}"#
+                #"""
+                    {"good_id": "\#(goods[sku]!.uuidString.lowercased())", "quantity": \#(quantity),\#
+                     "pay_in": "\#(currency)", "\#(field)": \#(price)}
+                    """#
         }
         let payment = card.map { #", "payment_method": "\#($0)""# } ?? ""
         return """
@@ -71,7 +76,8 @@ struct ShopFixture {
             """
     }
 
-    /// A checkout of `lines` (sku, quantity, currency) at the fixture's prices, paid by an approved card, for `customer`.
+    /// A checkout of `lines` (sku, quantity, currency) at the fixture's prices, paid by an approved card, for
+    /// `customer`.
     func request(_ lines: [(String, Int, OrderLine.Currency)], customer: UUID? = nil) -> CheckoutRequest {
         CheckoutRequest(
             customerID: customer ?? self.customer.id,

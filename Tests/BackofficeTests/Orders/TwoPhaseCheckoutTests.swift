@@ -48,7 +48,10 @@ final class HeldPaymentProvider: PaymentGateway {
     "Checkout in two phases: no transaction waits on the payment provider; what a crash leaves, reconciliation settles")
 struct TwoPhaseCheckoutTests {
     @Test(
-        "while the provider is deciding, the checkout holds no pooled connection, no transaction and no row lock; its verdict is recorded after"
+        """
+            while the provider is deciding, the checkout holds no pooled connection, no transaction and no row lock; \
+            its verdict is recorded after
+            """
     )
     func nothingHeldDuringTheCall() async throws {
         try await TestEnvironment.with { env in
@@ -62,7 +65,8 @@ struct TwoPhaseCheckoutTests {
                 try await env.withApp(payments: held, database: database) { client in
                     try await warmUp(client, env)
                     let placing = Task {
-                        defer { held.enteredSignal.finish() }  // a checkout that never reaches the provider ends the wait below
+                        // a checkout that never reaches the provider ends the wait below
+                        defer { held.enteredSignal.finish() }
                         return try await client.call(
                             .post, "/v1/checkout", token: env.fixture.tokens[.appService]!,
                             json: shop.checkoutJSON([("BOTTLE", 1, "usd")]),
@@ -75,7 +79,10 @@ struct TwoPhaseCheckoutTests {
                     #expect(read.status == 200, "the pool's one connection is free during the call: \(read.text)")
                     #expect(
                         try await env.ownerScalar(
-                            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'",
+                            """
+                                SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state \
+                                LIKE 'idle in transaction%'
+                                """,
                             as: Int.self) == 0)
                     let good = shop.goods["BOTTLE"]!.text
                     #expect(
@@ -84,7 +91,10 @@ struct TwoPhaseCheckoutTests {
                         "the good's row is not locked, its unit already reserved")
                     #expect(
                         try await env.ownerScalar(
-                            "SELECT o.status || '/' || p.status FROM orders o JOIN payments p ON p.order_id = o.id WHERE o.id = '\(reference)'",
+                            """
+                                SELECT o.status || '/' || p.status FROM orders o JOIN payments p ON p.order_id = o.id \
+                                WHERE o.id = '\(reference)'
+                                """,
                             as: String.self) == "pending_payment/authorizing")
                     held.releaseSignal.yield()
                     let placed = try await placing.value
@@ -123,7 +133,10 @@ struct TwoPhaseCheckoutTests {
     }
 
     @Test(
-        "reconciliation settles what a crash between the phases left: authorized at the provider → paid; never made → payment_failed, stock and FitPoints back"
+        """
+            reconciliation settles what a crash between the phases left: authorized at the provider → paid; never \
+            made → payment_failed, stock and FitPoints back
+            """
     )
     func reconciliationSettlesReservations() async throws {
         try await TestEnvironment.with { env in
@@ -152,7 +165,10 @@ struct TwoPhaseCheckoutTests {
             }
             let state = { (id: UUID) in
                 try await env.ownerScalar(
-                    "SELECT o.status || '/' || p.status || '/' || coalesce(p.failure_code, '-') FROM orders o JOIN payments p ON p.order_id = o.id WHERE o.id = '\(id.text)'",
+                    """
+                        SELECT o.status || '/' || p.status || '/' || coalesce(p.failure_code, '-') FROM orders o JOIN \
+                        payments p ON p.order_id = o.id WHERE o.id = '\(id.text)'
+                        """,
                     as: String.self)
             }
             #expect(try await state(authorized) == "paid/authorized/-")
@@ -206,7 +222,10 @@ struct TwoPhaseCheckoutTests {
     }
 
     @Test(
-        "shipping captures with no connection, transaction or lock held while the provider answers; meanwhile another move is 409 payment_in_progress"
+        """
+            shipping captures with no connection, transaction or lock held while the provider answers; meanwhile \
+            another move is 409 payment_in_progress
+            """
     )
     func shipHoldsNothingDuringTheCapture() async throws {
         try await TestEnvironment.with { env in
@@ -222,7 +241,8 @@ struct TwoPhaseCheckoutTests {
                     try await warmUp(client, env)
                     let order = try await acceptedOrder(client, env, shop)
                     let shipping = Task {
-                        defer { held.enteredSignal.finish() }  // a shipment that never reaches the provider ends the wait below
+                        // a shipment that never reaches the provider ends the wait below
+                        defer { held.enteredSignal.finish() }
                         return try await client.call(
                             .post, "/v1/orders/\(order)/ship", token: admin,
                             json: #"{"carrier":"UPS","tracking_number":"1Z9"}"#)
@@ -234,7 +254,10 @@ struct TwoPhaseCheckoutTests {
                         "the pool's one connection is free")
                     #expect(
                         try await env.ownerScalar(
-                            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'",
+                            """
+                                SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state \
+                                LIKE 'idle in transaction%'
+                                """,
                             as: Int.self) == 0)
                     #expect(
                         try await env.ownerScalar(
@@ -251,7 +274,10 @@ struct TwoPhaseCheckoutTests {
                     #expect(shipped["tracking_number"] == "1Z9")
                     #expect(
                         try await env.ownerScalar(
-                            "SELECT status || '/' || captured_cents || '/' || coalesce(pending_operation, '-') FROM payments WHERE order_id = '\(order)'",
+                            """
+                                SELECT status || '/' || captured_cents || '/' || coalesce(pending_operation, '-') \
+                                FROM payments WHERE order_id = '\(order)'
+                                """,
                             as: String.self) == "captured/2500/-")
                 }
             }
@@ -259,7 +285,10 @@ struct TwoPhaseCheckoutTests {
     }
 
     @Test(
-        "a capture the provider refuses: 409 capture_failed, the order still accepted, its payment authorized, nothing under way; both steps audited"
+        """
+            a capture the provider refuses: 409 capture_failed, the order still accepted, its payment authorized, \
+            nothing under way; both steps audited
+            """
     )
     func refusedCapture() async throws {
         try await TestEnvironment.with { env in
@@ -276,21 +305,33 @@ struct TwoPhaseCheckoutTests {
                         == "accepted")
                 #expect(
                     try await env.ownerScalar(
-                        "SELECT status || '/' || coalesce(pending_operation, '-') FROM payments WHERE order_id = '\(order)'",
+                        """
+                            SELECT status || '/' || coalesce(pending_operation, '-') FROM payments WHERE order_id = \
+                            '\(order)'
+                            """,
                         as: String.self)
                         == "authorized/-")
                 #expect(
                     try await env.ownerScalar(
-                        "SELECT string_agg(reason, ' | ' ORDER BY id) FROM audit_events WHERE action = 'orders.ship' AND target_id = '\(order)'",
+                        """
+                            SELECT string_agg(reason, ' | ' ORDER BY id) FROM audit_events WHERE action = \
+                            'orders.ship' AND target_id = '\(order)'
+                            """,
                         as: String.self)
-                        == "asked the payment provider to capture | the payment provider refused to capture: capture_declined"
+                        == """
+                            asked the payment provider to capture | the payment provider refused to capture: \
+                            capture_declined
+                            """
                 )
             }
         }
     }
 
     @Test(
-        "a shipment left waiting on its capture by a crash is finished by reconciliation: captured once, the order shipped with its tracking number"
+        """
+            a shipment left waiting on its capture by a crash is finished by reconciliation: captured once, the order \
+            shipped with its tracking number
+            """
     )
     func reconciliationFinishesMoves() async throws {
         try await TestEnvironment.with { env in
@@ -317,7 +358,10 @@ struct TwoPhaseCheckoutTests {
             }
             #expect(
                 try await env.ownerScalar(
-                    "SELECT status || '/' || coalesce(pending_operation, '-') FROM payments WHERE order_id = '\(order)'",
+                    """
+                        SELECT status || '/' || coalesce(pending_operation, '-') FROM payments WHERE order_id = \
+                        '\(order)'
+                        """,
                     as: String.self)
                     == "captured/-")
         }

@@ -10,7 +10,10 @@ import Testing
 @Suite("Waiting for the database is bounded: 503 with Retry-After, never a hang")
 struct DatabaseLimitsTests {
     @Test(
-        "a statement waiting on a lock past the statement timeout is 503 statement_timeout with Retry-After, changes nothing, and the pool serves the next requests"
+        """
+            a statement waiting on a lock past the statement timeout is 503 statement_timeout with Retry-After, \
+            changes nothing, and the pool serves the next requests
+            """
     )
     func statementTimeout() async throws {
         try await TestEnvironment.with { env in
@@ -24,7 +27,8 @@ struct DatabaseLimitsTests {
             let (accountBefore, eventsBefore) = (try await account(), try await events())
             var limits = PoolLimits.forTests
             limits.statementTimeout = .milliseconds(500)
-            limits.leaseTimeout = .seconds(60)  // about the statement timeout: a loaded machine's slow first connect must not answer 503 first
+            // about the statement timeout: a loaded machine's slow first connect must not answer 503 first
+            limits.leaseTimeout = .seconds(60)
             try await Database.with(url: env.appURL, logger: testLogger, maximumConnections: 2, limits: limits) {
                 database in
                 try await env.owner.withConnection(logger: testLogger) { holder in
@@ -66,7 +70,10 @@ struct DatabaseLimitsTests {
     }
 
     @Test(
-        "when no pooled connection comes within the lease timeout, a request is 503 service_unavailable with Retry-After at once, and the next one after a connection frees succeeds"
+        """
+            when no pooled connection comes within the lease timeout, a request is 503 service_unavailable with \
+            Retry-After at once, and the next one after a connection frees succeeds
+            """
     )
     func leaseTimeout() async throws {
         try await TestEnvironment.with { env in
@@ -87,7 +94,10 @@ struct DatabaseLimitsTests {
     }
 
     @Test(
-        "a change whose lease times out is 503 service_unavailable at once and changes nothing, not even once the connection frees"
+        """
+            a change whose lease times out is 503 service_unavailable at once and changes nothing, not even once the \
+            connection frees
+            """
     )
     func leaseTimeoutOfAChange() async throws {
         try await TestEnvironment.with { env in
@@ -125,7 +135,10 @@ struct DatabaseLimitsTests {
     }
 
     @Test(
-        "a request answered 503 by its deadline never commits afterwards: a write its work makes after the answer is rolled back"
+        """
+            a request answered 503 by its deadline never commits afterwards: a write its work makes after the answer \
+            is rolled back
+            """
     )
     func answeredRequestNeverCommits() async throws {
         try await TestEnvironment.with { env in
@@ -141,7 +154,8 @@ struct DatabaseLimitsTests {
                     start.yield()
                     await answered.wait()
                     #expect(RequestDeadline.work?.isRunning == false)
-                    // (written from a task the deadline's cancellation does not reach, as a statement already sent would be)
+                    // (written from a task the deadline's cancellation does not reach, as a statement already sent
+                    // would be)
                     let connection = transaction.connection
                     _ = try await Task.detached {
                         try await connection.query(
@@ -170,7 +184,10 @@ struct DatabaseLimitsTests {
     }
 
     @Test(
-        "inside a request's work, a connection that comes after the lease timed out runs nothing: the request was answered 503 already"
+        """
+            inside a request's work, a connection that comes after the lease timed out runs nothing: the request was \
+            answered 503 already
+            """
     )
     func lateLeaseRunsNothing() async throws {
         try await TestEnvironment.with { env in
@@ -203,7 +220,10 @@ struct DatabaseLimitsTests {
     }
 
     @Test(
-        "inside a request, a lag-tolerant read whose replica connection does not come in time is answered by the primary (not 503), and the replica is marked down"
+        """
+            inside a request, a lag-tolerant read whose replica connection does not come in time is answered by the \
+            primary (not 503), and the replica is marked down
+            """
     )
     func lateReplicaLeaseFallsBackToThePrimary() async throws {
         try await TestEnvironment.with { env in
@@ -295,7 +315,8 @@ struct DatabaseLimitsTests {
         try await Database.with(url: env.appURL, logger: testLogger, maximumConnections: 1, limits: limits) {
             database in
             try await env.withApp(database: database) { client in
-                #expect(try await client.call(.get, "/v1/customers?limit=1", token: manager).status == 200)  // the one connection opened
+                // the one connection opened
+                #expect(try await client.call(.get, "/v1/customers?limit=1", token: manager).status == 200)
                 try await holdingTheConnection(of: database, as: admin) { try await during(client, timers) }
                 try await after(client)
             }
@@ -303,7 +324,10 @@ struct DatabaseLimitsTests {
     }
 
     @Test(
-        "outside a request (a background service, the CLI) a lease that times out throws unavailable and leaves the caller's task running"
+        """
+            outside a request (a background service, the CLI) a lease that times out throws unavailable and leaves \
+            the caller's task running
+            """
     )
     func leaseTimeoutOutsideARequest() async throws {
         try await TestEnvironment.with { env in

@@ -8,7 +8,10 @@ import Testing
 @Suite("Defence in depth in PostgreSQL, retention, and the rules nobody may break")
 struct DatabaseSecurityTests {
     @Test(
-        "the service role can neither insert an audit event, rewind a chain head, nor append for a tenant it does not act for"
+        """
+            the service role can neither insert an audit event, rewind a chain head, nor append for a tenant it does \
+            not act for
+            """
     )
     func auditIsNotWritableByTheServiceRole() async throws {
         try await TestEnvironment.with { env in
@@ -18,9 +21,11 @@ struct DatabaseSecurityTests {
             let insert = await env.asService(
                 platform,
                 """
-                INSERT INTO audit_events (tenant_id, chain, seq, occurred_at, actor_role, action, target_type, target_id, request_id,
+                INSERT INTO audit_events (tenant_id, chain, seq, occurred_at, actor_role, action, target_type,
+                    target_id, request_id,
                     policy_digest, canonical, prev_hash, hash)
-                VALUES ('00000000-0000-0000-0000-000000000000', 'platform:00', 999, now(), 'x', 'x', 'x', 'x', 'x', 'x', '', '', '')
+                VALUES ('00000000-0000-0000-0000-000000000000', 'platform:00', 999, now(), 'x', 'x', 'x', 'x', 'x',
+                    'x', '', '', '')
                 """)
             #expect(insert?.status == 403)
             let rewind = await env.asService(platform, "UPDATE audit_chain_heads SET seq = 0")
@@ -33,7 +38,10 @@ struct DatabaseSecurityTests {
             let otherTenant = env.fixture.partners[1].tenantID.uuidString.lowercased()
             let foreign = await env.asService(
                 partner,
-                "SELECT audit_append('\(otherTenant)', NULL, 'partner_admin', 'x', 'x', 'x', 'forged', NULL, NULL, NULL, NULL, 'x', NULL)"
+                """
+                    SELECT audit_append('\(otherTenant)', NULL, 'partner_admin', 'x', 'x', 'x', 'forged', NULL, NULL, \
+                    NULL, NULL, 'x', NULL)
+                    """
             )
             #expect(foreign?.status == 403, "a partner's transaction cannot append to another tenant's chain")
             #expect(try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self) == before)
@@ -45,7 +53,10 @@ struct DatabaseSecurityTests {
     }
 
     @Test(
-        "a read session (GET) acts for its principal and plans as it asks only: the next user of its connection inherits neither, and no change runs in it"
+        """
+            a read session (GET) acts for its principal and plans as it asks only: the next user of its connection \
+            inherits neither, and no change runs in it
+            """
     )
     func readSessionsDoNotLeak() async throws {
         try await TestEnvironment.with { env in
@@ -119,13 +130,18 @@ struct DatabaseSecurityTests {
         try await TestEnvironment.with { env in
             let unforced = try await env.ownerScalar(
                 """
-                SELECT coalesce(string_agg(c.relname, ', '), '') FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-                WHERE n.nspname = 'public' AND c.relkind = 'r' AND has_table_privilege('backoffice_app', c.oid, 'SELECT')
+                SELECT coalesce(string_agg(c.relname, ', '), '') FROM pg_class c JOIN pg_namespace n ON n.oid =
+                    c.relnamespace
+                WHERE n.nspname = 'public' AND c.relkind = 'r' AND has_table_privilege('backoffice_app', c.oid,
+                    'SELECT')
                   AND NOT (c.relrowsecurity AND c.relforcerowsecurity)
                 """, as: String.self)
             #expect(unforced == "")
             let tables = try await env.ownerScalar(
-                "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind = 'r' AND c.relforcerowsecurity",
+                """
+                    SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = \
+                    'public' AND c.relkind = 'r' AND c.relforcerowsecurity
+                    """,
                 as: Int.self)
             #expect((tables ?? 0) >= 10)
         }
@@ -139,7 +155,10 @@ struct DatabaseSecurityTests {
             _ = try await env.database.run(
                 LockAccount(customerID: customer.id, reason: "Chargeback"), context: env.context(.backendManager))
             let recorded = try await env.ownerScalar(
-                "SELECT token_id FROM audit_events WHERE action = 'accounts.lock' AND target_id = '\(customer.id.uuidString.lowercased())'",
+                """
+                    SELECT token_id FROM audit_events WHERE action = 'accounts.lock' AND target_id = \
+                    '\(customer.id.uuidString.lowercased())'
+                    """,
                 as: UUID.self)
             #expect(recorded == manager.tokenID)
             try await env.withApp { client in
@@ -153,7 +172,10 @@ struct DatabaseSecurityTests {
                 checkpoint: [], context: env.context(.auditor))
             #expect(verified.failure == nil, "token_id is part of the hashed bytes and still verifies")
             let canonical = try await env.ownerScalar(
-                "SELECT convert_from(canonical, 'UTF8') FROM audit_events WHERE action = 'accounts.lock' AND target_id = '\(customer.id.uuidString.lowercased())'",
+                """
+                    SELECT convert_from(canonical, 'UTF8') FROM audit_events WHERE action = 'accounts.lock' AND \
+                    target_id = '\(customer.id.uuidString.lowercased())'
+                    """,
                 as: String.self)
             #expect(canonical?.contains(manager.tokenID!.uuidString.lowercased()) == true)
         }
@@ -176,7 +198,10 @@ struct DatabaseSecurityTests {
                 try await env.asOwner(
                     "UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE key = 'old-key'")
                 try await env.asOwner(
-                    "UPDATE login_attempts SET occurred_at = now() - interval '91 days' WHERE id = (SELECT min(id) FROM login_attempts)"
+                    """
+                        UPDATE login_attempts SET occurred_at = now() - interval '91 days' WHERE id = (SELECT min(id) \
+                        FROM login_attempts)
+                        """
                 )
                 let dry = try await client.call(
                     .post, "/v1/maintenance/purge", token: manager, json: #"{"dry_run":true}"#)
@@ -196,7 +221,10 @@ struct DatabaseSecurityTests {
                     == "fresh-key")
             #expect(try await env.ownerScalar("SELECT count(*) FROM login_attempts", as: Int.self) == 1)
             let audited = try await env.ownerScalar(
-                "SELECT string_agg(target_id, ',' ORDER BY target_id) FROM audit_events WHERE action = 'accounts.purge' AND target_type = 'retention'",
+                """
+                    SELECT string_agg(target_id, ',' ORDER BY target_id) FROM audit_events WHERE action = \
+                    'accounts.purge' AND target_type = 'retention'
+                    """,
                 as: String.self)
             #expect(audited == "idempotency_keys,login_attempts")
         }
@@ -254,7 +282,10 @@ struct DatabaseSecurityTests {
                 #expect(now.status == 200, "with another admin left, it may go")
             }
             let active = try await env.ownerScalar(
-                "SELECT count(*) FROM operators WHERE tenant_id = '\(partner.tenantID.uuidString.lowercased())' AND role = 'partner_admin' AND status = 'active'",
+                """
+                    SELECT count(*) FROM operators WHERE tenant_id = '\(partner.tenantID.uuidString.lowercased())' \
+                    AND role = 'partner_admin' AND status = 'active'
+                    """,
                 as: Int.self)
             #expect(active == 1)
         }

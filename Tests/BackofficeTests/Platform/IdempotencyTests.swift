@@ -35,7 +35,10 @@ struct IdempotencyTests {
                 #expect(admin.status == 200)
             }
             let locks = try await env.ownerScalar(
-                "SELECT count(*) FROM audit_events WHERE action = 'accounts.lock' AND target_id = '\(customer.id.uuidString.lowercased())'",
+                """
+                    SELECT count(*) FROM audit_events WHERE action = 'accounts.lock' AND target_id = \
+                    '\(customer.id.uuidString.lowercased())'
+                    """,
                 as: Int.self)
             #expect(locks == 1)
             #expect(
@@ -70,7 +73,10 @@ struct IdempotencyTests {
                 #expect(relock["code"] == "idempotency_key_reused")
             }
             let events = try await env.ownerScalar(
-                "SELECT count(*) FROM audit_events WHERE target_id = '\(customer.id.uuidString.lowercased())' AND action IN ('accounts.lock', 'accounts.unlock')",
+                """
+                    SELECT count(*) FROM audit_events WHERE target_id = '\(customer.id.uuidString.lowercased())' AND \
+                    action IN ('accounts.lock', 'accounts.unlock')
+                    """,
                 as: Int.self)
             #expect(events == 2)
         }
@@ -98,7 +104,10 @@ struct IdempotencyTests {
             }
             #expect(
                 try await env.ownerScalar(
-                    "SELECT count(*) FROM audit_events WHERE action = 'accounts.sync' AND target_id = '\(id.uuidString.lowercased())'",
+                    """
+                        SELECT count(*) FROM audit_events WHERE action = 'accounts.sync' AND target_id = \
+                        '\(id.uuidString.lowercased())'
+                        """,
                     as: Int.self)
                     == 1)
         }

@@ -60,7 +60,10 @@ struct LogHandlerTests {
     }
 
     @Test(
-        "text lines are swift-log's StreamLogHandler lines, byte for byte: level, label, sorted metadata (handler's, provider's, event's, an error's), source, message"
+        """
+            text lines are swift-log's StreamLogHandler lines, byte for byte: level, label, sorted metadata \
+            (handler's, provider's, event's, an error's), source, message
+            """
     )
     func textLayout() throws {
         for label in ["backoffice", ""] {
@@ -74,7 +77,10 @@ struct LogHandlerTests {
             let first = try #require(pairs.first?.text)
             #expect(first.hasSuffix(" [BackofficeTests] GET /v1/orders 200\n"))
             let metadata =
-                #": actor=["role": "partner_admin"] ids=["a", "b"] path=/v1/orders request_id=r-1 status=200 trace=t-1 ["#
+                #"""
+                    : actor=["role": "partner_admin"] ids=["a",\#
+                     "b"] path=/v1/orders request_id=r-1 status=200 trace=t-1 [
+                    """#
             #expect(first.contains(metadata))
             #expect(pairs.last?.text.contains("error.message=card declined error.type=") == true)
         }

@@ -61,7 +61,10 @@ struct MigrationTests {
     }
 
     @Test(
-        "0021 on a database that has orders, applied by an owner that is not a superuser (row-level security is forced on it): every order gets its lines' count"
+        """
+            0021 on a database that has orders, applied by an owner that is not a superuser (row-level security is \
+            forced on it): every order gets its lines' count
+            """
     )
     func lineCountBackfill() async throws {
         let (_, _, cluster, _) = try await TestCluster.shared.freshDatabase()
@@ -89,16 +92,20 @@ struct MigrationTests {
                 "INSERT INTO tenants (id, slug, name) VALUES ('\(tenant)', 'shop-\(name.suffix(8))', 'Shop')",
                 """
                 INSERT INTO goods (tenant_id, id, sku, name, category, price_cents, stock, created_at, updated_at)
-                SELECT '\(tenant)', md5('good' || g)::uuid, 'SKU-' || g, 'Good', 'gear', 100, 10, now(), now() FROM generate_series(1, 3) g
+                SELECT '\(tenant)', md5('good' || g)::uuid, 'SKU-' || g, 'Good', 'gear', 100, 10, now(), now() FROM
+                    generate_series(1, 3) g
                 """,
                 """
-                INSERT INTO orders (tenant_id, id, customer_id, status, total_cents, total_fitpoints, shipping_name, shipping_address, created_at,
+                INSERT INTO orders (tenant_id, id, customer_id, status, total_cents, total_fitpoints, shipping_name,
+                    shipping_address, created_at,
                     updated_at)
-                SELECT '\(tenant)', md5('order' || n)::uuid, gen_random_uuid(), 'paid', 100, 0, 'B', '{}', now(), now() FROM generate_series(1, 3) n
+                SELECT '\(tenant)', md5('order' || n)::uuid, gen_random_uuid(), 'paid', 100, 0, 'B', '{}', now(),
+                    now() FROM generate_series(1, 3) n
                 """,
                 """
                 INSERT INTO order_lines (tenant_id, order_id, line, good_id, sku, name, quantity, paid_in, unit_price)
-                SELECT '\(tenant)', md5('order' || n)::uuid, l, md5('good' || l)::uuid, 'SKU-' || l, 'Good', 1, 'usd', 100
+                SELECT '\(tenant)', md5('order' || n)::uuid, l, md5('good' || l)::uuid, 'SKU-' || l, 'Good', 1, 'usd',
+                    100
                 FROM generate_series(1, 3) n, generate_series(1, n) l
                 """,
                 "COMMIT",

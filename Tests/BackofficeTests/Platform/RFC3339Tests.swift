@@ -5,7 +5,10 @@ import Testing
 @Suite("RFC 3339 times (pure)")
 struct RFC3339Tests {
     @Test(
-        "the fast reader agrees with Foundation's to the microsecond, keeps the written millisecond, and refuses what is not a calendar time"
+        """
+            the fast reader agrees with Foundation's to the microsecond, keeps the written millisecond, and refuses \
+            what is not a calendar time
+            """
     )
     func reader() throws {
         let transcoder = RFC3339DateTranscoder()

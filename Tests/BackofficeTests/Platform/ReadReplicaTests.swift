@@ -61,7 +61,10 @@ struct ReadReplicaTests {
     }
 
     @Test(
-        "a credential the primary refused lately reads on the primary (which refuses it); a replica not checked within the lag is not used"
+        """
+            a credential the primary refused lately reads on the primary (which refuses it); a replica not checked \
+            within the lag is not used
+            """
     )
     func refusedCredentials() throws {
         let replica = try replica()
@@ -90,7 +93,10 @@ struct ReadReplicaTests {
                     WHERE id = (SELECT operator_id FROM tokens WHERE secret_hash = sha256('\(disabled)'::bytea))
                 """)
             try await env.asOwner(
-                "UPDATE tokens SET revoked_at = now() - interval '1 hour' WHERE secret_hash = sha256('\(env.fixture.tokens[.appService]!)'::bytea)"
+                """
+                    UPDATE tokens SET revoked_at = now() - interval '1 hour' WHERE secret_hash = \
+                    sha256('\(env.fixture.tokens[.appService]!)'::bytea)
+                    """
             )
             let refused = try await env.database.client.withConnection { connection in
                 var hashes: Set<[UInt8]> = []
@@ -106,7 +112,10 @@ struct ReadReplicaTests {
     }
 
     @Test(
-        "a change run in its own transactions (a staged step) with a request's token fences that token's replica reads, as a request transaction does"
+        """
+            a change run in its own transactions (a staged step) with a request's token fences that token's replica \
+            reads, as a request transaction does
+            """
     )
     func ownTransactionsFence() async throws {
         try await TestEnvironment.with { env in

@@ -47,7 +47,10 @@ struct TenantIsolationTests {
             // Writes with no WHERE clause touch only tenant A's rows.
             let changed = try await asTenant(
                 env, a.tenantID, role: "partner_admin",
-                "WITH u AS (UPDATE operators SET email = email || '.x' RETURNING tenant_id) SELECT tenant_id::text FROM u"
+                """
+                    WITH u AS (UPDATE operators SET email = email || '.x' RETURNING tenant_id) SELECT tenant_id::text \
+                    FROM u
+                    """
             )
             #expect(Set(changed) == [a.tenantID.uuidString.lowercased()])
             let bEmails = try await env.ownerScalar(
@@ -59,7 +62,10 @@ struct TenantIsolationTests {
             await #expect(throws: DomainError.refused) {
                 _ = try await asTenant(
                     env, a.tenantID, role: "partner_admin",
-                    "INSERT INTO operators (tenant_id, id, email, role, kind) VALUES ('\(b.tenantID.uuidString)', gen_random_uuid(), 'x@y.z', 'partner_staff', 'person') RETURNING email"
+                    """
+                        INSERT INTO operators (tenant_id, id, email, role, kind) VALUES ('\(b.tenantID.uuidString)', \
+                        gen_random_uuid(), 'x@y.z', 'partner_staff', 'person') RETURNING email
+                        """
                 )
             }
             // A session with no tenant setting sees nothing.
@@ -86,7 +92,8 @@ struct TenantIsolationTests {
             let unprotected = try await env.ownerScalar(
                 """
                 SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-                WHERE n.nspname = 'public' AND c.relkind = 'r' AND NOT c.relrowsecurity AND c.relname <> 'schema_migrations'
+                WHERE n.nspname = 'public' AND c.relkind = 'r' AND NOT c.relrowsecurity AND c.relname <>
+                    'schema_migrations'
                 """, as: Int.self)
             #expect(unprotected == 0, "every table has row-level security enabled")
         }

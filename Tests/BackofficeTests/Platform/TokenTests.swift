@@ -41,7 +41,10 @@ struct TokenTests {
                 let secondSecret = try #require(second["secret"])
                 #expect(try await client.call(.get, "/v1/customers", token: secondSecret).status == 200)
                 try await env.asOwner(
-                    "UPDATE tokens SET expires_at = now() - interval '1 second' WHERE secret_hash = sha256('\(secondSecret)'::bytea)"
+                    """
+                        UPDATE tokens SET expires_at = now() - interval '1 second' WHERE secret_hash = \
+                        sha256('\(secondSecret)'::bytea)
+                        """
                 )
                 #expect(try await client.call(.get, "/v1/customers", token: secondSecret).status == 401)
 
@@ -85,7 +88,10 @@ struct TokenTests {
     }
 
     @Test(
-        "a partner admin mints tokens for itself and its staff, never for another admin of its tenant (403, nothing written)"
+        """
+            a partner admin mints tokens for itself and its staff, never for another admin of its tenant (403, \
+            nothing written)
+            """
     )
     func partnerAdminCannotMintForAnotherAdmin() async throws {
         try await TestEnvironment.with { env in

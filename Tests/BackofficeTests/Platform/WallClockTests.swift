@@ -15,7 +15,10 @@ struct WallClockTests {
     }
 
     @Test(
-        "an instant from a clock, stored and read back, is never later than itself (a message published now never reads back as scheduled)"
+        """
+            an instant from a clock, stored and read back, is never later than itself (a message published now never \
+            reads back as scheduled)
+            """
     )
     func neverLaterAfterStoring() throws {
         var generator = SystemRandomNumberGenerator()

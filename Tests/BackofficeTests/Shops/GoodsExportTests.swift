@@ -52,14 +52,20 @@ extension GoodsImportTests {
     }
 
     @Test(
-        "a spreadsheet formula in a good's text is exported neutralised (as the CLI writes CSV), and imports back as it was"
+        """
+            a spreadsheet formula in a good's text is exported neutralised (as the CLI writes CSV), and imports back \
+            as it was
+            """
     )
     func exportNeutralisesFormulas() async throws {
         try await TestEnvironment.with { env in
             let (a, b) = (env.fixture.partners[0], env.fixture.partners[1])
             try await env.withApp { client in
                 let csv =
-                    "sku,name,description,category,price_cents,stock\nF-1,=1+2,@SUM(A1),gear,100,3\nF-2,-2+3,+1 for fun,gear,200,1\n"
+                    """
+                        sku,name,description,category,price_cents,stock\nF-1,=1+2,@SUM(A1),gear,100,3\nF-2,-2+3,+1 \
+                        for fun,gear,200,1\n
+                        """
                 let imported = try await importFile(client, a.adminToken, csv)
                 #expect(imported.json["created"] as? Int == 2, "\(imported.text)")
                 let exported = try await client.call(.get, "/v1/goods/export?format=csv", token: a.staffToken).text
@@ -77,7 +83,10 @@ extension GoodsImportTests {
     }
 
     @Test(
-        "export has back-pressure and checks its token as it goes: a reader that stops holds the server at a few pages, and a token revoked meanwhile ends the export short"
+        """
+            export has back-pressure and checks its token as it goes: a reader that stops holds the server at a few \
+            pages, and a token revoked meanwhile ends the export short
+            """
     )
     func exportFollowsItsReader() async throws {
         try await TestEnvironment.with { env in
@@ -85,8 +94,10 @@ extension GoodsImportTests {
             let goods = 30_000  // 1 KB each: 30 MB, far more than the sockets' buffers hold
             try await env.asOwner(
                 """
-                INSERT INTO goods (tenant_id, id, sku, name, description, category, price_cents, stock, status, created_at, updated_at)
-                SELECT '\(partner.tenantID)', gen_random_uuid(), 'S-' || lpad(g::text, 6, '0'), 'Good ' || g, repeat('d', 1000), 'gear', 100, 1,
+                INSERT INTO goods (tenant_id, id, sku, name, description, category, price_cents, stock, status,
+                    created_at, updated_at)
+                SELECT '\(partner.tenantID)', gen_random_uuid(), 'S-' || lpad(g::text, 6, '0'), 'Good ' || g,
+                    repeat('d', 1000), 'gear', 100, 1,
                     'active', now(), now()
                 FROM generate_series(1, \(goods)) AS g
                 """)
@@ -94,7 +105,10 @@ extension GoodsImportTests {
                 let port = try #require(client.port)
                 let reader = try SocketReader(port: port)
                 try reader.send(
-                    "GET /v1/goods/export HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(partner.staffToken)\r\n\r\n"
+                    """
+                        GET /v1/goods/export HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \
+                        \(partner.staffToken)\r\n\r\n
+                        """
                 )
                 let head = try await offThePool { try reader.read(atLeast: 64 << 10) }
                 #expect(head.starts(with: Array("HTTP/1.1 200".utf8)))

@@ -44,7 +44,10 @@ struct GoodsFileReaderTests {
     }
 
     @Test(
-        "a CSV of over two batches fed in parts of 13 bytes, 4 KiB and whole: the same result, rows and issues on the lines they start on"
+        """
+            a CSV of over two batches fed in parts of 13 bytes, 4 KiB and whole: the same result, rows and issues on \
+            the lines they start on
+            """
     )
     func csvInParts() throws {
         let (text, lines) = Self.csv(1_200)
@@ -70,7 +73,10 @@ struct GoodsFileReaderTests {
     }
 
     @Test(
-        "JSON Lines in parts: lines counted across parts, a NUL in a value is that row's issue, a duplicate sku across batches is named"
+        """
+            JSON Lines in parts: lines counted across parts, a NUL in a value is that row's issue, a duplicate sku \
+            across batches is named
+            """
     )
     func jsonLinesInParts() throws {
         var text = ""
@@ -93,7 +99,10 @@ struct GoodsFileReaderTests {
     }
 
     @Test(
-        "a file that cannot be read is refused whole: no header, unknown columns, not UTF-8 in a later batch, a record over the longest"
+        """
+            a file that cannot be read is refused whole: no header, unknown columns, not UTF-8 in a later batch, a \
+            record over the longest
+            """
     )
     func malformed() throws {
         #expect(throws: MalformedGoodsFile.self) { try GoodsFileReader.read([], format: .csv) }
@@ -119,7 +128,10 @@ struct GoodsFileReaderTests {
     }
 
     @Test(
-        "record ends as CSV.swift reads them: a quote inside an unquoted field is a character, an escaped quote stays inside, CRLF lines"
+        """
+            record ends as CSV.swift reads them: a quote inside an unquoted field is a character, an escaped quote \
+            stays inside, CRLF lines
+            """
     )
     func quotesAndLineEnds() throws {
         var text = "sku,name,description,category,price_cents,stock\r\n"

@@ -88,7 +88,10 @@ struct GoodsImportTests {
     }
 
     @Test(
-        "all or nothing: one bad row refuses the file (422, errors by line) and changes nothing; a dry run reports and changes nothing"
+        """
+            all or nothing: one bad row refuses the file (422, errors by line) and changes nothing; a dry run reports \
+            and changes nothing
+            """
     )
     func allOrNothingAndDryRun() async throws {
         try await TestEnvironment.with { env in
@@ -142,16 +145,23 @@ struct GoodsImportTests {
     }
 
     @Test(
-        "the import reads its body as it arrives: a chunked upload over the limit is 413 and a NUL byte 422, neither importing anything"
+        """
+            the import reads its body as it arrives: a chunked upload over the limit is 413 and a NUL byte 422, \
+            neither importing anything
+            """
     )
     func streamedUploadLimits() async throws {
         try await TestEnvironment.with { env in
             let partner = env.fixture.partners[0]
-            try await env.withApp(trustedProxies: [], maxBulkBodySize: 64 << 10) { client in  // 64 KiB: the limit, not its size, is under test
+            // 64 KiB: the limit, not its size, is under test
+            try await env.withApp(trustedProxies: [], maxBulkBodySize: 64 << 10) { client in
                 let port = try #require(client.port)
                 func upload(_ chunks: [[UInt8]]) async throws -> String {
                     var request = Array(
-                        "POST /v1/goods/import HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(partner.adminToken)\r\nContent-Type: text/csv\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        """
+                            POST /v1/goods/import HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \
+                            \(partner.adminToken)\r\nContent-Type: text/csv\r\nTransfer-Encoding: chunked\r\n\r\n
+                            """
                             .utf8)
                     for chunk in chunks {
                         request += Array("\(String(chunk.count, radix: 16))\r\n".utf8) + chunk + Array("\r\n".utf8)
@@ -175,7 +185,10 @@ struct GoodsImportTests {
     }
 
     @Test(
-        "a token revoked while its import uploads changes nothing: the import's transaction authenticates it again (401)"
+        """
+            a token revoked while its import uploads changes nothing: the import's transaction authenticates it again \
+            (401)
+            """
     )
     func importRevokedDuringUpload() async throws {
         try await TestEnvironment.with { env in
@@ -186,8 +199,14 @@ struct GoodsImportTests {
                 let uploader = try SocketReader(port: port)
                 let first = "sku,name,description,category,price_cents,stock\nUP-1,One,,gear,100,1\n"
                 try uploader.send(
-                    "POST /v1/goods/import HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(partner.adminToken)\r\n"
-                        + "Content-Type: text/csv\r\nTransfer-Encoding: chunked\r\n\r\n\(String(first.utf8.count, radix: 16))\r\n\(first)\r\n"
+                    """
+                        POST /v1/goods/import HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \
+                        \(partner.adminToken)\r\n
+                        """
+                        + """
+                            Content-Type: text/csv\r\nTransfer-Encoding: \
+                            chunked\r\n\r\n\(String(first.utf8.count, radix: 16))\r\n\(first)\r\n
+                            """
                 )
                 try await env.asOwner(
                     "UPDATE tokens SET revoked_at = now() WHERE secret_hash = sha256('\(partner.adminToken)'::bytea)")

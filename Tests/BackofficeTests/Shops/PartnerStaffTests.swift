@@ -35,7 +35,10 @@ struct PartnerStaffTests {
                 let elsewhere = try await client.call(
                     .post, "/v1/operators", token: a.adminToken,
                     json:
-                        #"{"email": "spy@\#(a.slug).example", "role": "partner_staff", "tenant_id": "\#(b.tenantID.uuidString.lowercased())"}"#
+                        #"""
+                            {"email": "spy@\#(a.slug).example", "role": "partner_staff",\#
+                             "tenant_id": "\#(b.tenantID.uuidString.lowercased())"}
+                            """#
                 )
                 #expect(elsewhere.status == 422)
                 #expect(

@@ -6,7 +6,10 @@ import Testing
 
 extension ShopApplicationTests {
     @Test(
-        "applications are limited per /64 for IPv6: addresses of one network share the limit, another network has its own"
+        """
+            applications are limited per /64 for IPv6: addresses of one network share the limit, another network has \
+            its own
+            """
     )
     func ipv6SubmissionsShareTheirNetworkLimit() async throws {
         try await TestEnvironment.with { env in

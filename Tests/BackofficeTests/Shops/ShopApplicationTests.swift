@@ -23,7 +23,10 @@ enum ShopForm {
 @Suite("Shops: the public application, its checks, approval into a working partner")
 struct ShopApplicationTests {
     @Test(
-        "application → checks → approval → the new partner admin works with the delivered token, creates goods, sees only its tenant; the other partner's goods are 404"
+        """
+            application → checks → approval → the new partner admin works with the delivered token, creates goods, \
+            sees only its tenant; the other partner's goods are 404
+            """
     )
     func applicationToWorkingPartner() async throws {
         try await TestEnvironment.with { env in
@@ -45,21 +48,33 @@ struct ShopApplicationTests {
                 // The account number is kept nowhere: not in the application, not in the audit log.
                 #expect(
                     try await env.ownerScalar(
-                        "SELECT count(*) FROM shop_applications WHERE row_to_json(shop_applications)::text LIKE '%\(SimulatedPaymentGateway.verifiedAccount)%'",
+                        """
+                            SELECT count(*) FROM shop_applications WHERE row_to_json(shop_applications)::text LIKE \
+                            '%\(SimulatedPaymentGateway.verifiedAccount)%'
+                            """,
                         as: Int.self) == 0)
                 #expect(
                     try await env.ownerScalar(
-                        "SELECT count(*) FROM audit_events WHERE row_to_json(audit_events)::text LIKE '%\(SimulatedPaymentGateway.verifiedAccount)%'",
+                        """
+                            SELECT count(*) FROM audit_events WHERE row_to_json(audit_events)::text LIKE \
+                            '%\(SimulatedPaymentGateway.verifiedAccount)%'
+                            """,
                         as: Int.self) == 0)
                 #expect(
                     try await env.ownerScalar(
-                        "SELECT count(*) FROM audit_events WHERE action = 'shop_applications.apply' AND actor_role = 'anonymous' AND target_id = '\(id)'",
+                        """
+                            SELECT count(*) FROM audit_events WHERE action = 'shop_applications.apply' AND actor_role \
+                            = 'anonymous' AND target_id = '\(id)'
+                            """,
                         as: Int.self) == 1)
                 // Nor the applicant's contact email and tax id: the log outlives the application, and auditors read it.
                 for personal in ["owner@northwind.example", "12-3456789", "123456789"] {
                     #expect(
                         try await env.ownerScalar(
-                            "SELECT count(*) FROM audit_events WHERE row_to_json(audit_events)::text LIKE '%\(personal)%'",
+                            """
+                                SELECT count(*) FROM audit_events WHERE row_to_json(audit_events)::text LIKE \
+                                '%\(personal)%'
+                                """,
                             as: Int.self) == 0,
                         "\(personal) in the audit log")
                 }
@@ -125,7 +140,10 @@ struct ShopApplicationTests {
                 let created = try await client.call(
                     .post, "/v1/goods", token: secret,
                     json:
-                        #"{"sku": "NW-BOTTLE", "name": "Steel bottle", "category": "hydration", "price_cents": 2500, "stock": 40}"#
+                        #"""
+                            {"sku": "NW-BOTTLE", "name": "Steel bottle", "category": "hydration",\#
+                             "price_cents": 2500, "stock": 40}
+                            """#
                 )
                 #expect(created.status == 201, "\(created.text)")
                 #expect(created["tenant_id"] == tenant)
@@ -138,7 +156,10 @@ struct ShopApplicationTests {
                 let foreign = try await client.call(
                     .post, "/v1/goods", token: other.adminToken,
                     json:
-                        #"{"sku": "OTHER-1", "name": "Their mat", "category": "mats", "price_fitpoints": 900, "stock": 3}"#
+                        #"""
+                            {"sku": "OTHER-1", "name": "Their mat", "category": "mats", "price_fitpoints": 900,\#
+                             "stock": 3}
+                            """#
                 )
                 #expect(foreign.status == 201)
                 let foreignID = try #require(foreign["id"])
@@ -182,7 +203,10 @@ struct ShopApplicationTests {
     }
 
     @Test(
-        "an applicant is never told which shop has its tax id; approval checks again and refuses a duplicate that appeared since"
+        """
+            an applicant is never told which shop has its tax id; approval checks again and refuses a duplicate that \
+            appeared since
+            """
     )
     func duplicatesStayPrivateAndAreCheckedAtApproval() async throws {
         try await TestEnvironment.with { env in
@@ -205,9 +229,11 @@ struct ShopApplicationTests {
                 let tenant = env.fixture.partners[1].tenantID.uuidString.lowercased()
                 try await env.asOwner(
                     """
-                    INSERT INTO shop_profiles (tenant_id, legal_name, contact_email, tax_id, address, payout_account_ref, payout_account_last4,
+                    INSERT INTO shop_profiles (tenant_id, legal_name, contact_email, tax_id, address,
+                        payout_account_ref, payout_account_last4,
                         application_id)
-                    VALUES ('\(tenant)', 'Elsewhere Co', 'x@elsewhere.example', '12-3456789', '{}'::jsonb, 'ba_x', '6789', '\(try #require(copycat["id"]))')
+                    VALUES ('\(tenant)', 'Elsewhere Co', 'x@elsewhere.example', '12-3456789', '{}'::jsonb, 'ba_x',
+                        '6789', '\(try #require(copycat["id"]))')
                     """)
                 let approval = try await client.call(
                     .post, "/v1/shop-applications/\(id)/approve", token: manager, json: "{}")
@@ -221,7 +247,10 @@ struct ShopApplicationTests {
     }
 
     @Test(
-        "failed checks are stored and named; an ineligible application cannot be approved; a rejected one needs a reason"
+        """
+            failed checks are stored and named; an ineligible application cannot be approved; a rejected one needs a \
+            reason
+            """
     )
     func failedChecks() async throws {
         try await TestEnvironment.with { env in
@@ -284,7 +313,10 @@ struct ShopApplicationTests {
     }
 
     @Test(
-        "bad input changes nothing: an unusable email is 422, a provider with no verdict is 503, and neither stores an application"
+        """
+            bad input changes nothing: an unusable email is 422, a provider with no verdict is 503, and neither \
+            stores an application
+            """
     )
     func badInputChangesNothing() async throws {
         try await TestEnvironment.with { env in

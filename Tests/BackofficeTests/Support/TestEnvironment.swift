@@ -208,7 +208,8 @@ struct TestEnvironment: Sendable {
         if let maxBodySize { settings.maxBodySize = maxBodySize }
         if let maxBulkBodySize { settings.maxBulkBodySize = maxBulkBodySize }
         if let liveUpdates { settings.consoleLiveUpdates = liveUpdates }
-        // The test operators' passwords are hashed at bcrypt's least cost (consolePassword): so is an unknown email's check.
+        // The test operators' passwords are hashed at bcrypt's least cost (consolePassword): so is an unknown email's
+        // check.
         settings.signInGate =
             signInGate ?? SignInGate(secondFactorKey: Self.secondFactorKey, passwordCost: 4, refusalDelay: .zero)
         let app = try BackofficeServer.buildApplication(

@@ -74,11 +74,17 @@ package struct Migrator: Sendable {
                 // A migration file holds many statements: run it through PL/pgSQL's EXECUTE, which
                 // accepts a multi-statement string bound as one parameter (no splitting, no quoting).
                 try await connection.query(
-                    "CREATE OR REPLACE FUNCTION pg_temp.backoffice_migrate(sql text) RETURNS void LANGUAGE plpgsql AS $$ BEGIN EXECUTE sql; END $$",
+                    """
+                        CREATE OR REPLACE FUNCTION pg_temp.backoffice_migrate(sql text) RETURNS void LANGUAGE plpgsql \
+                        AS $$ BEGIN EXECUTE sql; END $$
+                        """,
                     logger: logger)
                 try await connection.query("SELECT pg_temp.backoffice_migrate(\(migration.sql))", logger: logger)
                 try await connection.query(
-                    "INSERT INTO schema_migrations (version, name, checksum) VALUES (\(migration.version), \(migration.name), \(migration.checksum))",
+                    """
+                        INSERT INTO schema_migrations (version, name, checksum) VALUES (\(migration.version), \
+                        \(migration.name), \(migration.checksum))
+                        """,
                     logger: logger)
                 try await connection.query("COMMIT", logger: logger)
             } catch {

@@ -36,7 +36,8 @@ package final class ReadCache: Sendable {
         if let kept { return kept }
         let value = try await read()
         state.withLock { state in
-            guard state.generation == generation else { return }  // a change committed meanwhile: maybe not in this answer
+            // a change committed meanwhile: maybe not in this answer
+            guard state.generation == generation else { return }
             if state.entries.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
             state.entries[key] = Entry(value: value, readAt: began)
         }

@@ -115,7 +115,8 @@ package final class ReadReplica: Sendable {
     /// replica has replayed it.
     package func wrote(token: [UInt8], at lsn: LSN) {
         state.withLock { state in
-            if state.fences.count >= 100_000 { state.fences.removeAll() }  // bounded; a lost fence only costs a primary read… of an old write
+            // bounded; a lost fence only costs a primary read… of an old write
+            if state.fences.count >= 100_000 { state.fences.removeAll() }
             if let replayed = state.replayed, replayed >= lsn { return }
             state.fences[token] = max(state.fences[token] ?? lsn, lsn)
         }

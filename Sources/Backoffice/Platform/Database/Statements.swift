@@ -51,7 +51,8 @@ struct AuthenticateRequest: PostgresPreparedStatement {
     static let sql =
         """
         SELECT a.token_id, a.operator_id, a.tenant_id, a.role
-        FROM set_config('plan_cache_mode', 'auto', true) p, set_config('enable_sort', 'on', true) s, authenticate_request($1) a
+        FROM set_config('plan_cache_mode', 'auto', true) p, set_config('enable_sort', 'on', true) s,
+            authenticate_request($1) a
         """
     typealias Row = (UUID, UUID, UUID, String)
     let hash: [UInt8]
@@ -68,7 +69,8 @@ struct AuthenticateRequest: PostgresPreparedStatement {
 struct AuthenticateSession: PostgresPreparedStatement {
     static let sql = """
         SELECT a.token_id, a.operator_id, a.tenant_id, a.role
-        FROM set_config('plan_cache_mode', $2, false) p, set_config('enable_sort', $3, false) s, authenticate_session($1) a
+        FROM set_config('plan_cache_mode', $2, false) p, set_config('enable_sort', $3, false) s,
+            authenticate_session($1) a
         """
     typealias Row = AuthenticateRequest.Row
     let hash: [UInt8]
@@ -95,7 +97,8 @@ package struct RequestTransaction: Sendable {
 /// PostgreSQL chooses (`PlanMode.auto`).
 struct SetSession: PostgresPreparedStatement {
     static let sql = """
-        SELECT set_config('app.tenant_id', $1, true), set_config('app.role', $2, true), set_config('plan_cache_mode', 'auto', true),
+        SELECT set_config('app.tenant_id', $1, true), set_config('app.role', $2, true), set_config('plan_cache_mode',
+            'auto', true),
             set_config('enable_sort', 'on', true)
         """
     typealias Row = (String, String, String, String)

@@ -19,7 +19,8 @@ extension HTTPField.Name {
 /// statement that makes it act for the principal (failures rate-limited per address), committed
 /// only when the answer is a success. A read (GET) runs in a read session: authenticated the same
 /// way, its reads each one statement, no transaction around them, on the read replica when the
-/// contract marks it lag-tolerant and the replica is fit for it (`Database.readSession`). Authorization happens per operation, against
+/// contract marks it lag-tolerant and the replica is fit for it (`Database.readSession`). Authorization happens per
+/// operation, against
 /// `policies/access.yaml`. The hot lists are answered here, in the same read session and scope,
 /// by `HandEncodedLists`; everything else by `inner` (the router and the generated API).
 struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context == AppRequestContext {
@@ -83,7 +84,8 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                 let secret =
                     path.hasPrefix("/v1/") && route == nil
                     ? try await presentedToken(request, address: address, logger: logger) : nil
-                // (a token that authenticated lately is checked again by the request's own transaction: no second lease for it)
+                // (a token that authenticated lately is checked again by the request's own transaction: no second lease
+                // for it)
                 let streamed = secret != nil && streamedBodies.match(request.method, path) != nil
                 if bulk, !streamed, let secret, !knownCredentials.contains(secret.hash),
                     try await database.readSession(tokenHash: secret.hash, { principal, _ in principal }) == nil
@@ -136,7 +138,8 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
                             authenticated)
                     }
                     if streamed || stagedChanges.match(request.method, path) != nil {
-                        // No transaction may wait on the other system's call: authenticated, then the connection goes back.
+                        // No transaction may wait on the other system's call: authenticated, then the connection goes
+                        // back.
                         return try await authenticated(
                             try await database.readSession(tokenHash: secret.hash) { principal, _ in principal }, nil)
                     }
@@ -330,7 +333,8 @@ extension HTTPField.Name {
 }
 
 extension Duration {
-    /// The duration in whole microseconds as milliseconds with three decimals (`3.214`, truncated), as the access log writes it
+    /// The duration in whole microseconds as milliseconds with three decimals (`3.214`, truncated), as the access log
+    /// writes it
     /// (without Foundation's formatter, which costs more than the rest of the line).
     var millisecondsText: String {
         let micros = components.seconds * 1_000_000 + components.attoseconds / 1_000_000_000_000

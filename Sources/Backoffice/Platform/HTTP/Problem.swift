@@ -108,7 +108,10 @@ package struct Problem: Error, Sendable, Equatable {
         do { return try encoder.encode(doc) } catch {
             // Strings and integers always encode; should that ever fail, the answer still says what it is.
             return Data(
-                #"{"code":"internal_error","status":500,"title":"Internal error","type":"https://healthtrack.example/problems/internal_error"}"#
+                #"""
+                    {"code":"internal_error","status":500,"title":"Internal error",\#
+                    "type":"https://healthtrack.example/problems/internal_error"}
+                    """#
                     .utf8)
         }
     }
@@ -140,13 +143,19 @@ extension Problem {
             self = Problem(
                 status: 503, code: "transaction_conflict", title: "Try again",
                 detail:
-                    "A concurrent change conflicted with this one; nothing was changed. Send the request again (with the same Idempotency-Key).",
+                    """
+                        A concurrent change conflicted with this one; nothing was changed. Send the request again \
+                        (with the same Idempotency-Key).
+                        """,
                 retryAfter: 1)
         case .timedOut:
             self = Problem(
                 status: 503, code: "statement_timeout", title: "Try again",
                 detail:
-                    "The database did not finish in time (a statement waited too long); nothing was changed. Send the request again.",
+                    """
+                        The database did not finish in time (a statement waited too long); nothing was changed. Send \
+                        the request again.
+                        """,
                 retryAfter: 2)
         case .paymentProviderUnavailable:
             self = Problem(
@@ -161,7 +170,10 @@ extension Problem {
             self = Problem(
                 status: 400, code: "invalid_signature", title: "Invalid signature",
                 detail:
-                    "The Webhook-Signature does not verify for this body, or its timestamp is more than 5 minutes away; nothing was changed."
+                    """
+                        The Webhook-Signature does not verify for this body, or its timestamp is more than 5 minutes \
+                        away; nothing was changed.
+                        """
             )
         case .preconditionRequired:
             self = Problem(

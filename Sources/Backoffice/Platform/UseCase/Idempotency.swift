@@ -87,7 +87,8 @@ struct Idempotency: Sendable {
         }
         try context.permit(Operation.self)
         let fingerprint = try Self.fingerprint(operationID: operationID, request: request)
-        for _ in 0..<3 {  // a concurrent request under the same key may write its record first: then that record decides
+        // a concurrent request under the same key may write its record first: then that record decides
+        for _ in 0..<3 {
             if let (status, body) = try await lookup(key: key, fingerprint: fingerprint, context: context) {
                 guard status == Self.reserved else {
                     ServiceMetrics.idempotentReplays.increment()
@@ -157,7 +158,8 @@ struct Idempotency: Sendable {
                 for try await _ in try await connection.send(
                     """
                     UPDATE idempotency_keys SET status = \(response.status), body = \(ByteBuffer(data: body))
-                    WHERE tenant_id = \(context.principal.tenantID) AND principal_id = \(context.principal.operatorID) AND key = \(key)
+                    WHERE tenant_id = \(context.principal.tenantID) AND principal_id = \(context.principal.operatorID)
+                        AND key = \(key)
                       AND request_hash = \(ByteBuffer(bytes: fingerprint))
                     """, logger: database.logger)
                 {}
@@ -179,10 +181,12 @@ struct Idempotency: Sendable {
         let saved = try await connection.send(
             """
             INSERT INTO idempotency_keys (tenant_id, principal_id, key, request_hash, status, body, created_at)
-            VALUES (\(context.principal.tenantID), \(context.principal.operatorID), \(key), \(ByteBuffer(bytes: fingerprint)),
+            VALUES (\(context.principal.tenantID), \(context.principal.operatorID), \(key),
+                \(ByteBuffer(bytes: fingerprint)),
                     \(status), \(ByteBuffer(data: body)), \(now))
             ON CONFLICT (tenant_id, principal_id, key) DO UPDATE
-                SET request_hash = excluded.request_hash, status = excluded.status, body = excluded.body, created_at = excluded.created_at
+                SET request_hash = excluded.request_hash, status = excluded.status, body = excluded.body, created_at =
+                    excluded.created_at
                 WHERE idempotency_keys.created_at <= \(expired)
             RETURNING 1
             """, logger: database.logger)
@@ -220,7 +224,8 @@ struct Idempotency: Sendable {
             for try await row in try await connection.send(
                 """
                 SELECT request_hash, status, body FROM idempotency_keys
-                WHERE tenant_id = \(context.principal.tenantID) AND principal_id = \(context.principal.operatorID) AND key = \(key)
+                WHERE tenant_id = \(context.principal.tenantID) AND principal_id = \(context.principal.operatorID) AND
+                    key = \(key)
                   AND created_at > \(expired)
                 """, logger: database.logger
             ).decode((ByteBuffer, Int, ByteBuffer).self) {

@@ -286,7 +286,8 @@ extension UnitOfWork {
             )
         return try await all(
             """
-            SELECT \(unescaped: T.columns) FROM \(unescaped: table) WHERE (created_at, id) < (\(before.createdAt), \(before.id))
+            SELECT \(unescaped: T.columns) FROM \(unescaped: table) WHERE (created_at, id) < (\(before.createdAt),
+                \(before.id))
             ORDER BY created_at DESC, id DESC LIMIT \(limit)
             """)
     }
