@@ -6,7 +6,8 @@ struct BackofficeCommand: AsyncParsableCommand {
         commandName: "backoffice",
         abstract: "HealthTrack back office: the service and the command line that drives it.",
         discussion: """
-            Exit codes: 0 ok, 64 usage, 3 not found, 4 unauthenticated or forbidden, 5 conflict (state, version, idempotency), \
+            Exit codes: 0 ok, 64 usage, 3 not found, 4 unauthenticated or forbidden, 5 conflict \
+            (state, version, idempotency), \
             6 rejected input, 7 service unavailable, 8 audit verification failed.
 
             Example: backoffice accounts list --status locked

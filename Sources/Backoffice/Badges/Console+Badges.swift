@@ -42,7 +42,10 @@ extension ConsoleRequest {
                 var row: [String: Any] = ["slug": badge.slug, "name": badge.name, "description": badge.description]
                 if let metric = badge.metric, let threshold = badge.threshold {
                     row["earnedBy"] =
-                        "\(String(format: "%g", threshold)) \(metric.rawValue.replacingOccurrences(of: "_", with: " ")) in one event"
+                        """
+                        \(String(format: "%g", threshold)) \
+                        \(metric.rawValue.replacingOccurrences(of: "_", with: " ")) in one event
+                        """
                 }
                 return row
             },

@@ -189,7 +189,8 @@ enum BoardFromTop: PageShape {
 enum BoardAfter: PageShape {
     static let name = "after"
     static let filter = """
-         AND s.score <= $3 AND (s.score < $3 OR (s.score = $3 AND (s.achieved_at > $4 OR (s.achieved_at = $4 AND s.customer_id > $5))))
+         AND s.score <= $3 AND (s.score < $3 OR (s.score = $3 AND (s.achieved_at > $4
+             OR (s.achieved_at = $4 AND s.customer_id > $5))))
         """
 }
 

@@ -73,7 +73,8 @@ enum ChallengeScores {
             ? """
             score = greatest(s.score, excluded.score), events = s.events + excluded.events,
             achieved_at = CASE WHEN excluded.score > s.score THEN excluded.achieved_at
-                               WHEN excluded.score = s.score THEN least(s.achieved_at, excluded.achieved_at) ELSE s.achieved_at END
+                               WHEN excluded.score = s.score THEN least(s.achieved_at, excluded.achieved_at)
+                                   ELSE s.achieved_at END
             """
             : """
                 score = s.score + excluded.score, events = s.events + excluded.events, achieved_at = \

@@ -77,8 +77,10 @@ struct QRCode {
         }
         let side = size + 8
         return """
-            <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 \(side) \(side)" role="img" aria-label="\(label)" class="qr" \
-            shape-rendering="crispEdges"><rect width="\(side)" height="\(side)" fill="#fff"/><path d="\(path)" fill="#000"/></svg>
+            <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 \(side) \(side)" \
+            role="img" aria-label="\(label)" class="qr" \
+            shape-rendering="crispEdges"><rect width="\(side)" height="\(side)" fill="#fff"/>\
+            <path d="\(path)" fill="#000"/></svg>
             """
     }
 }

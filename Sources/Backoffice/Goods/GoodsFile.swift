@@ -188,7 +188,8 @@ package struct GoodsFileReader {
             guard unknown.isEmpty else {
                 throw MalformedGoodsFile(
                     reason:
-                        "unknown column(s) \(unknown.joined(separator: ", ")); known: \(GoodsFileFormat.columns.joined(separator: ", "))"
+                        "unknown column(s) \(unknown.joined(separator: ", ")); "
+                            + "known: \(GoodsFileFormat.columns.joined(separator: ", "))"
                 )
             }
             header = names

@@ -32,7 +32,8 @@ enum MailTemplates {
             return page(
                 subject: "Sign-in to your \(product) account was paused",
                 paragraphs: [
-                    "After \(fields["failures"] ?? "several") failed attempts, sign-in to your account is paused until \(fields["until"] ?? "later") (UTC).",
+                    "After \(fields["failures"] ?? "several") failed attempts, sign-in to your account is paused "
+                        + "until \(fields["until"] ?? "later") (UTC).",
                     "The last attempt came from \(fields["address"] ?? "an unknown address").",
                 ],
                 link: nil,

@@ -21,7 +21,8 @@ package enum SafeText {
     /// apostrophes count, so `csvValue` can take exactly the one added back off.
     package static func csvCell(_ text: String) -> String {
         var cell = text
-        let isNumber = cell.range(of: #"^-?[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil  // a negative number stays a number
+        // a negative number stays a number
+        let isNumber = cell.range(of: #"^-?[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil
         if !isNumber, startsFormula(afterApostrophes: cell) { cell = "'" + cell }
         guard cell.contains(",") || cell.contains("\"") || cell.contains("\n") || cell.contains("\r") else {
             return cell

@@ -2,10 +2,12 @@ import BackofficeAPI
 import Foundation
 import OpenAPIRuntime
 
-/// The generated `APIProtocol`, implemented per domain in `APIHandler+Accounts.swift`,
-/// `APIHandler+Tenancy.swift` and `APIHandler+Audit.swift`: each handler parses the contract's
-/// input into one use case, runs it with `read` or `change`, and maps the result to the
-/// contract's types. Permissions, transactions, audit and idempotency are the runners' work.
+/// The generated `APIProtocol`, implemented per domain in the domain's `APIHandler+<Domain>.swift`
+/// (`Accounts/APIHandler+Accounts.swift`, …): each handler parses the contract's input into one
+/// use case, runs it with `read` or `change`, and maps the result to the contract's types.
+/// Permissions, transactions, audit and idempotency are the runners' work. The stored properties
+/// are what domains' handlers need from the server (the payment provider, webhook secrets,
+/// invitation links): this is the composition root's type, not the platform's.
 struct APIHandler: APIProtocol {
     let database: Database
     let policies: PolicySet

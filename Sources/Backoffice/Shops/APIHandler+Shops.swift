@@ -11,7 +11,8 @@ extension ShopApplication {
                     postalCode: address.postalCode,
                     country: address.country),
                 payoutAccount: .init(
-                    holderName: payoutAccountHolder, last4: payoutAccountLast4, verified: payoutAccountReference != nil),
+                    holderName: payoutAccountHolder, last4: payoutAccountLast4,
+                    verified: payoutAccountReference != nil),
                 checks: try checks.map {
                     .init(check: try .init(known: $0.check), passed: $0.passed, detail: $0.detail)
                 }, eligible: eligible,

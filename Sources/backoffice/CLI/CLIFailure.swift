@@ -59,7 +59,10 @@ func runCommand(_ body: () async throws -> Void) async throws {
     } catch let error as ClientError {
         FileHandle.standardError.write(
             Data(
-                "error: cannot reach the service at \(error.baseURL?.absoluteString ?? "its URL"): \(error.underlyingError)\n"
+                """
+                error: cannot reach the service at \(error.baseURL?.absoluteString ?? "its URL"): \
+                \(error.underlyingError)\n
+                """
                     .utf8))
         throw ExitCode(7)
     } catch {

@@ -152,7 +152,10 @@ struct Audit: AsyncParsableCommand {
                             print("TAMPERED: \(failure.kind.rawValue) — \(failure.detail)")
                             if let id = failure.eventId {
                                 print(
-                                    "first bad event: \(id) (chain \(failure.chain), seq \(failure.seq.map(String.init) ?? "-"))"
+                                    """
+                                    first bad event: \(id) (chain \(failure.chain), seq \
+                                    \(failure.seq.map(String.init) ?? "-"))
+                                    """
                                 )
                             }
                         } else {
@@ -293,7 +296,8 @@ struct Audit: AsyncParsableCommand {
                 } catch let error as PSQLError where error.serverInfo?[.sqlState] == "22000" {
                     throw CLIFailure(
                         message:
-                            "REFUSED: \(error.serverInfo?[.message] ?? "the database diverges from the archive"); nothing was removed",
+                            "REFUSED: \(error.serverInfo?[.message] ?? "the database diverges from the archive"); "
+                                + "nothing was removed",
                         exitCode: 8)
                 }
                 let total = removed.reduce(0) { $0 + $1.events }

@@ -249,7 +249,8 @@ struct Activity: AsyncParsableCommand {
                 5,000.
                 """,
         discussion: """
-            Each line: {"event_id":…,"customer_id":…,"metric":"steps","value":5000,"occurred_at":"2026-11-23T08:00:00Z"}.
+            Each line: {"event_id":…,"customer_id":…,"metric":"steps","value":5000,\
+            "occurred_at":"2026-11-23T08:00:00Z"}.
             Prints every event's outcome (accepted, duplicate, rejected with its reason).
             Example: backoffice activity ingest events.jsonl --token $APP_TOKEN
             """,

@@ -165,7 +165,8 @@ struct Banner: Sendable {
             "  \(me) accounts show \(locked)",
             "  \(me) accounts list --status locked",
             "  \(me) audit verify --token \(c.tokens.auditor ?? "TOKEN")",
-            "  \(me) accounts lock \(active) --reason \"x\" --token \(c.partners.first?.partnerAdmin ?? "TOKEN")   # 403, exit 4",
+            "  \(me) accounts lock \(active) --reason \"x\" --token \(c.partners.first?.partnerAdmin ?? "TOKEN")"
+                + "   # 403, exit 4",
             "",
         ]
         say(lines.joined(separator: "\n"))

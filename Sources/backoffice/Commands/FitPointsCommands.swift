@@ -118,8 +118,9 @@ struct FitPoints: AsyncParsableCommand {
                         paid instead.
                         """,
                 discussion: """
-                    The file (YAML or JSON) has `metrics` (metric, points_per_unit, daily_cap, min_intensity), `badges` (badge, points) \
-                    and `events` (event, points). --dry-run changes nothing: it prints, per metric and in total, what the rules would have \
+                    The file (YAML or JSON) has `metrics` (metric, points_per_unit, daily_cap, min_intensity), \
+                    `badges` (badge, points) and `events` (event, points). --dry-run changes nothing: it prints, per \
+                    metric and in total, what the rules would have \
                     paid for the activity of the last --days UTC days beside what the rules in force paid.
                     Example: backoffice fitpoints rules set policies/fitpoints/earning-rules.yaml --dry-run --days 30
                     """)

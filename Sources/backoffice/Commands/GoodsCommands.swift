@@ -154,7 +154,8 @@ struct Goods: AsyncParsableCommand {
                 listed (exit 6 when there were any); --all-or-nothing imports nothing if any row is wrong; \
                 --dry-run only reports. A progress bar shows on a terminal.
 
-                Example: backoffice goods import catalog.csv --dry-run && backoffice goods import catalog.csv --all-or-nothing
+                Example: backoffice goods import catalog.csv --dry-run && \
+                backoffice goods import catalog.csv --all-or-nothing
                 """)
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "The file (.csv, or .jsonl/.ndjson).") var file: String

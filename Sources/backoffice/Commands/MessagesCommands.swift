@@ -22,7 +22,8 @@ struct Messages: AsyncParsableCommand {
                 "Draft a message from flags, or from a Markdown file whose front matter holds the fields (flags win).",
             discussion: """
                 Example: backoffice messages create --title "Planned maintenance" --severity maintenance \\
-                  --window-starts-at 2026-12-01T02:00:00Z --window-ends-at 2026-12-01T03:00:00Z --body "Sign-in pauses for an hour."
+                  --window-starts-at 2026-12-01T02:00:00Z --window-ends-at 2026-12-01T03:00:00Z \
+                --body "Sign-in pauses for an hour."
 
                 A file:
                   ---

@@ -22,7 +22,12 @@ struct Serve: AsyncParsableCommand {
             Console second factor (required): BACKOFFICE_SECOND_FACTOR_KEY, 32 random bytes in base64 \
             (`openssl rand -base64 32`), seals operators' TOTP secrets at rest; keep it with the other \
             secrets (a lost key means every operator sets up the second factor again).
-            Mail (required): BACKOFFICE_SMTP_URL, smtp://USER:PASSWORD@HOST:PORT (STARTTLS before AUTH) or             smtps://… (TLS), with ?from=ADDRESS and ?ca=PEM-FILE; and BACKOFFICE_PUBLIC_URL, the console's             public address (https://…), the origin of the links mail carries. Invitations, lockout notices and             shop decisions go through a transactional outbox, sent at least once under a stable Message-ID.             BACKOFFICE_MAIL=log sends nothing and logs each message's recipient and subject instead (a service             without mail on purpose); without either serve refuses to start.
+            Mail (required): BACKOFFICE_SMTP_URL, smtp://USER:PASSWORD@HOST:PORT (STARTTLS before AUTH) or smtps://… \
+            (TLS), with ?from=ADDRESS and ?ca=PEM-FILE; and BACKOFFICE_PUBLIC_URL, the console's public address \
+            (https://…), the origin of the links mail carries. Invitations, lockout notices and shop decisions go \
+            through a transactional outbox, sent at least once under a stable Message-ID. BACKOFFICE_MAIL=log sends \
+            nothing and logs each message's recipient and subject instead (a service without mail on purpose); without \
+            either serve refuses to start.
             Read replica: --read-database-url (env BACKOFFICE_READ_DATABASE_URL) names a streaming \
             replica of the database (the same role); lag-tolerant reads (lists, exports, the catalog, \
             leaderboards, the audit list) go to it while it answers and lags less than --replica-max-lag, \
@@ -30,7 +35,8 @@ struct Serve: AsyncParsableCommand {
             primary answers.
             Logs: one line per request and event on standard error; LOG_LEVEL (default info), \
             LOG_FORMAT=json for one JSON object per line (text otherwise).
-            Example: BACKOFFICE_DATABASE_URL=postgres://backoffice_app:secret@db:5432/backoffice backoffice serve --host 0.0.0.0 --port 8080
+            Example: BACKOFFICE_DATABASE_URL=postgres://backoffice_app:secret@db:5432/backoffice \
+            backoffice serve --host 0.0.0.0 --port 8080
             """)
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(help: "Port to listen on (0: any free port).") var port = 8080
@@ -100,7 +106,8 @@ struct Serve: AsyncParsableCommand {
             settings.payments = try PaymentConfiguration.validator(ProcessInfo.processInfo.environment)
             guard let key = ProcessInfo.processInfo.environment["BACKOFFICE_SECOND_FACTOR_KEY"] else {
                 throw CLIFailure.usage(
-                    "serve needs BACKOFFICE_SECOND_FACTOR_KEY (32 random bytes in base64, e.g. from `openssl rand -base64 32`): "
+                    "serve needs BACKOFFICE_SECOND_FACTOR_KEY (32 random bytes in base64, "
+                        + "e.g. from `openssl rand -base64 32`): "
                         + "it seals the console's TOTP secrets")
             }
             do { settings.secondFactorKey = try SecondFactorKey(base64: key) } catch {
@@ -127,7 +134,8 @@ enum PaymentConfiguration {
     static func validator(_ environment: [String: String]) throws -> any PaymentGateway {
         guard let choice = environment["BACKOFFICE_PAYMENTS"], !choice.isEmpty else {
             throw CLIFailure.usage(
-                "serve needs BACKOFFICE_PAYMENTS: http (a real provider, with BACKOFFICE_PAYMENTS_URL and BACKOFFICE_PAYMENTS_API_KEY) "
+                "serve needs BACKOFFICE_PAYMENTS: http (a real provider, with BACKOFFICE_PAYMENTS_URL and "
+                    + "BACKOFFICE_PAYMENTS_API_KEY) "
                     + "or simulated (every payment succeeds: tests and demos only)")
         }
         switch choice {
@@ -178,7 +186,8 @@ enum MailConfiguration {
                 ["https", "http"].contains(parsed.scheme ?? ""), parsed.host != nil
             else {
                 throw CLIFailure.usage(
-                    "BACKOFFICE_SMTP_URL needs BACKOFFICE_PUBLIC_URL, the console's public address (https://backoffice.example.com): "
+                    "BACKOFFICE_SMTP_URL needs BACKOFFICE_PUBLIC_URL, the console's public address "
+                        + "(https://backoffice.example.com): "
                         + "the links mail carries start with it")
             }
             mail.transport = SMTPMailTransport(smtp)
@@ -188,7 +197,8 @@ enum MailConfiguration {
         }
         guard environment["BACKOFFICE_MAIL"] == "log" else {
             throw CLIFailure.usage(
-                "serve needs BACKOFFICE_SMTP_URL (smtp://USER:PASSWORD@HOST:587, with BACKOFFICE_PUBLIC_URL) to send invitations and notices, "
+                "serve needs BACKOFFICE_SMTP_URL (smtp://USER:PASSWORD@HOST:587, with BACKOFFICE_PUBLIC_URL) "
+                    + "to send invitations and notices, "
                     + """
                         or BACKOFFICE_MAIL=log to run without mail (nothing is sent; each message is logged without \
                         its contents)

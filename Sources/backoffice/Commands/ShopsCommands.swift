@@ -33,7 +33,8 @@ struct Shops: AsyncParsableCommand {
                   contact_email: owner@northwind.example     # the first partner admin once approved
                   tax_id: 12-3456789                         # the EIN
                   address: { line1: 1 Harbor Way, city: Portland, region: OR, postal_code: "97201", country: US }
-                  payout_bank_account: { holder_name: Northwind Sports LLC, routing_number: "110000000", account_number: "000123456789" }
+                  payout_bank_account: { holder_name: Northwind Sports LLC, routing_number: "110000000", \
+                account_number: "000123456789" }
                 """)
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "The application, YAML or JSON.") var file: String

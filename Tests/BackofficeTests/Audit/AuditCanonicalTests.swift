@@ -13,45 +13,56 @@ struct AuditCanonicalTests {
         (
             "plain",
             """
-            'tenant:0b6f1c2e-8a4d-4c3e-9f1a-2b3c4d5e6f70', 1::bigint, '0b6f1c2e-8a4d-4c3e-9f1a-2b3c4d5e6f70'::uuid, '2026-11-23 10:11:12.345678+00'::timestamptz,
-            'e40e2742-6899-4dc4-a456-cbaf18f375ad'::uuid, 'backend_manager', 'accounts.lock', 'customer', 'c-1', 'req-1', '10.0.0.1',
-            'Chargeback', '{"status": "active"}'::jsonb, '{"status": "locked", "version": 2}'::jsonb, 'digest', NULL::uuid, NULL::uuid
+            'tenant:0b6f1c2e-8a4d-4c3e-9f1a-2b3c4d5e6f70', 1::bigint, '0b6f1c2e-8a4d-4c3e-9f1a-2b3c4d5e6f70'::uuid,
+                '2026-11-23 10:11:12.345678+00'::timestamptz,
+            'e40e2742-6899-4dc4-a456-cbaf18f375ad'::uuid, 'backend_manager', 'accounts.lock', 'customer',
+                'c-1', 'req-1', '10.0.0.1',
+            'Chargeback', '{"status": "active"}'::jsonb, '{"status": "locked", "version": 2}'::jsonb, 'digest',
+                NULL::uuid, NULL::uuid
             """
         ),
         (
             "escapes and unicode",
             """
-            'platform:03', 9223372036854775807::bigint, '00000000-0000-0000-0000-000000000000'::uuid, '2000-01-01 00:00:00+00'::timestamptz,
-            NULL::uuid, 'r', 'a', 't', E'quote " backslash \\\\ slash / tab \\t nl \\n cr \\r bs \\b ff \\f bell \\x07 esc \\x1b del \\x7f',
-            'Zoë — 東京 🏃', NULL, E'line\\none', '{"b": [1, 2.50, -3e2, "x\\"y", null, true, {"z": {}}], "a": "é", "aa": []}'::jsonb,
-            '"just a string"'::jsonb, '', 'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid, '5e55e55e-0000-4000-8000-000000000001'::uuid
+            'platform:03', 9223372036854775807::bigint, '00000000-0000-0000-0000-000000000000'::uuid,
+                '2000-01-01 00:00:00+00'::timestamptz,
+            NULL::uuid, 'r', 'a', 't',
+                E'quote " backslash \\\\ slash / tab \\t nl \\n cr \\r bs \\b ff \\f bell \\x07 esc \\x1b del \\x7f',
+            'Zoë — 東京 🏃', NULL, E'line\\none',
+                '{"b": [1, 2.50, -3e2, "x\\"y", null, true, {"z": {}}], "a": "é", "aa": []}'::jsonb,
+            '"just a string"'::jsonb, '', 'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid,
+                '5e55e55e-0000-4000-8000-000000000001'::uuid
             """
         ),
         (
             "before 2000 and a leap day",
             """
-            'c', 0::bigint, '11111111-2222-3333-4444-555555555555'::uuid, '1999-12-31 23:59:59.999999+00'::timestamptz, NULL::uuid, '', '', '', '', '', '',
+            'c', 0::bigint, '11111111-2222-3333-4444-555555555555'::uuid, '1999-12-31 23:59:59.999999+00'::timestamptz,
+                NULL::uuid, '', '', '', '', '', '',
             '', NULL::jsonb, '12.5000'::jsonb, 'd', NULL::uuid, NULL::uuid
             """
         ),
         (
             "leap day",
             """
-            'c', 2::bigint, '11111111-2222-3333-4444-555555555555'::uuid, '2024-02-29 12:00:00.000001+00'::timestamptz, NULL::uuid, 'x', 'y', 'z', 'w',
+            'c', 2::bigint, '11111111-2222-3333-4444-555555555555'::uuid, '2024-02-29 12:00:00.000001+00'::timestamptz,
+                NULL::uuid, 'x', 'y', 'z', 'w',
             'v', NULL, NULL, '[]'::jsonb, '{}'::jsonb, 'd', '11111111-2222-3333-4444-555555555555'::uuid, NULL::uuid
             """
         ),
         (
             "far dates",
             """
-            'c', 3::bigint, '11111111-2222-3333-4444-555555555555'::uuid, '0001-01-01 00:00:00+00'::timestamptz, NULL::uuid, 'x', 'y', 'z', 'w', 'v', NULL, NULL,
+            'c', 3::bigint, '11111111-2222-3333-4444-555555555555'::uuid, '0001-01-01 00:00:00+00'::timestamptz,
+                NULL::uuid, 'x', 'y', 'z', 'w', 'v', NULL, NULL,
             NULL::jsonb, NULL::jsonb, 'd', NULL::uuid, NULL::uuid
             """
         ),
         (
             "end of the calendar",
             """
-            'c', 4::bigint, '11111111-2222-3333-4444-555555555555'::uuid, '9999-12-31 23:59:59.999999+00'::timestamptz, NULL::uuid, 'x', 'y', 'z', 'w', 'v',
+            'c', 4::bigint, '11111111-2222-3333-4444-555555555555'::uuid, '9999-12-31 23:59:59.999999+00'::timestamptz,
+                NULL::uuid, 'x', 'y', 'z', 'w', 'v',
             NULL, NULL, NULL::jsonb, NULL::jsonb, 'd', NULL::uuid, NULL::uuid
             """
         ),

@@ -30,9 +30,11 @@ struct ChallengesTests {
         let reply = try await client.call(
             .post, "/v1/challenges", token: token,
             json: #"""
-                {"name":"Winter Steps","metric":"steps","aggregation":"sum","starts_at":"\#(at(env, -3600))","ends_at":"\#(at(env, 3600))",
+                {"name":"Winter Steps","metric":"steps","aggregation":"sum","starts_at":"\#(at(env, -3600))",\#
+                "ends_at":"\#(at(env, 3600))",
                  "grace_period":"PT2H","target":10000,"budget_points":\#(budget),
-                 "rewards":{"ranks":[{"from":1,"to":1,"points":100,"badge":"winter-champion"},{"from":2,"to":3,"points":50}],"target":{"points":10}}\#(extra)}
+                 "rewards":{"ranks":[{"from":1,"to":1,"points":100,"badge":"winter-champion"},\#
+                {"from":2,"to":3,"points":50}],"target":{"points":10}}\#(extra)}
                 """#)
         #expect(reply.status == 201, "\(reply.text.prefix(300))")
         let id = try #require(reply["id"])
@@ -221,9 +223,11 @@ struct ChallengesTests {
                 let bad = try await client.call(
                     .post, "/v1/challenges", token: manager,
                     json: #"""
-                        {"name":"","metric":"heartbeats","aggregation":"median","starts_at":"\#(at(env, 3600))","ends_at":"\#(at(env, 60))",
+                        {"name":"","metric":"heartbeats","aggregation":"median","starts_at":"\#(at(env, 3600))",\#
+                        "ends_at":"\#(at(env, 60))",
                          "grace_period":"P1M","tie_policy":"random","eligibility":"vips","budget_points":-5,
-                         "rewards":{"ranks":[{"from":0,"to":1,"points":5},{"from":2,"to":3,"points":1.5},{"from":4,"to":5,"points":1,"badge":"nope"}],"target":{"points":5}}}
+                         "rewards":{"ranks":[{"from":0,"to":1,"points":5},{"from":2,"to":3,"points":1.5},\#
+                        {"from":4,"to":5,"points":1,"badge":"nope"}],"target":{"points":5}}}
                         """#)
                 #expect(bad.status == 422)
                 let fields = Set(try bad.decode(Components.Schemas.Problem.self).errors?.map(\.field) ?? [])

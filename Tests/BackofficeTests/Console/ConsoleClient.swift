@@ -70,7 +70,10 @@ struct ConsoleClient: Sendable {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
         return fields.sorted { $0.key < $1.key }.map { key, value in
-            "\(key.addingPercentEncoding(withAllowedCharacters: allowed)!)=\(value.addingPercentEncoding(withAllowedCharacters: allowed)!)"
+            """
+            \(key.addingPercentEncoding(withAllowedCharacters: allowed)!)=\
+            \(value.addingPercentEncoding(withAllowedCharacters: allowed)!)
+            """
         }.joined(separator: "&")
     }
 }

@@ -21,7 +21,8 @@ struct LedgerIdentityTests {
         let reply = try await client.call(
             .post, "/v1/challenges", token: env.fixture.tokens[.backendManager]!,
             json: #"""
-                {"name":"Spring Steps","metric":"steps","aggregation":"sum","starts_at":"\#(starts)","ends_at":"\#(ends)",
+                {"name":"Spring Steps","metric":"steps","aggregation":"sum","starts_at":"\#(starts)",\#
+                "ends_at":"\#(ends)",
                  "budget_points":\#(budget),"rewards":{"ranks":[{"from":1,"to":1,"points":100}]}}
                 """#)
         #expect(reply.status == 201, "\(reply.text.prefix(300))")

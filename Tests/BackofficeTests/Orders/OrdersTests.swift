@@ -74,7 +74,8 @@ struct OrdersTests {
                     as: String.self)
                 #expect(
                     actions
-                        == "orders.checkout,orders.checkout,orders.accept,orders.ship,orders.ship,orders.deliver,orders.refund,orders.refund"
+                        == "orders.checkout,orders.checkout,orders.accept,orders.ship,orders.ship,orders.deliver,"
+                        + "orders.refund,orders.refund"
                 )
                 #expect(
                     try await env.ownerScalar(

@@ -23,7 +23,9 @@ struct PartnerStaffTests {
                 #expect(
                     try await client.call(.get, "/v1/goods", token: secret).status == 200, "the new staff member works")
                 let listed =
-                    (try await client.call(.get, "/v1/operators", token: a.adminToken).json["items"] as? [[String: Any]])
+                    (try await client.call(
+                        .get, "/v1/operators", token: a.adminToken
+                    ).json["items"] as? [[String: Any]])
                     ?? []
                 #expect(listed.contains { $0["id"] as? String == staffID })
                 #expect(listed.allSatisfy { $0["tenant_id"] as? String == a.tenantID.uuidString.lowercased() })

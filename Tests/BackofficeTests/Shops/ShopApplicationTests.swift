@@ -14,8 +14,10 @@ enum ShopForm {
     ) -> String {
         """
         {"legal_name": "\(legalName)", "contact_email": "\(email)", "tax_id": "\(taxID)",
-         "address": {"line1": "1 Harbor Way", "city": "\(city)", "region": "OR", "postal_code": "97201", "country": "us"},
-         "payout_bank_account": {"holder_name": "Northwind Sports LLC", "routing_number": "\(routing)", "account_number": "\(account)"}}
+         "address": {"line1": "1 Harbor Way", "city": "\(city)", "region": "OR", "postal_code": "97201", \
+        "country": "us"},
+         "payout_bank_account": {"holder_name": "Northwind Sports LLC", "routing_number": "\(routing)", \
+        "account_number": "\(account)"}}
         """
     }
 }

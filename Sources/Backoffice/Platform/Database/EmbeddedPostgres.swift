@@ -86,7 +86,8 @@ package final class EmbeddedPostgres: Sendable {
                 throw EmbeddedPostgresError(
                     command: "start",
                     output:
-                        "the cluster in \(path) has no password file at \(passwordFile.path) (it was made by an older version, "
+                        "the cluster in \(path) has no password file at \(passwordFile.path) "
+                        + "(it was made by an older version, "
                         + "with trust authentication): remove \(path) to make a new one")
             }
             password = kept.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -63,7 +63,9 @@ package struct Migrator: Sendable {
         let states = try await status(on: connection, logger: logger)
         if let edited = states.first(where: \.isEdited) {
             throw MigrationError(
-                "migration \(edited.migration.name).sql was edited after it was applied (applied checksum \(edited.appliedChecksum ?? ""), file checksum \(edited.migration.checksum)); add a new migration instead"
+                "migration \(edited.migration.name).sql was edited after it was applied "
+                    + "(applied checksum \(edited.appliedChecksum ?? ""), file checksum \(edited.migration.checksum)); "
+                    + "add a new migration instead"
             )
         }
         var applied: [String] = []

@@ -8,7 +8,8 @@ package struct UnsafeServiceRole: Error, CustomStringConvertible {
     package let role: String
     package let reasons: [String]
     package var description: String {
-        "refusing to serve as database role '\(role)': it \(reasons.joined(separator: ", ")), so row-level security would not apply; "
+        "refusing to serve as database role '\(role)': it \(reasons.joined(separator: ", ")), "
+            + "so row-level security would not apply; "
             + "connect as the backoffice_app role the migrations create (BACKOFFICE_DATABASE_URL)"
     }
 }

@@ -17,7 +17,8 @@ struct GoodsImportTests {
 
     static let csv = """
         \u{FEFF}sku,name,description,category,price_cents,price_fitpoints,stock,status,image_urls
-        TEE-1,Running tee,"Light, breathable",apparel,2500,,40,active,https://cdn.example/tee.jpg https://cdn.example/tee-back.jpg
+        TEE-1,Running tee,"Light, breathable",apparel,2500,,40,active,https://cdn.example/tee.jpg \
+        https://cdn.example/tee-back.jpg
         TEE-2,Long-sleeve tee,"Two lines:
         warm and soft",apparel,3200,3500,12,,
         BAD-1,No price,,apparel,,,5,,
@@ -127,10 +128,12 @@ struct GoodsImportTests {
             let partner = env.fixture.partners[0]
             try await env.withApp { client in
                 let lines = """
-                    {"sku": "J-1", "name": "Jump rope", "category": "gear", "price_cents": 1200, "stock": 9, "image_urls": ["https://cdn.example/rope.jpg"]}
+                    {"sku": "J-1", "name": "Jump rope", "category": "gear", "price_cents": 1200, "stock": 9, \
+                    "image_urls": ["https://cdn.example/rope.jpg"]}
 
                     {"sku": "J-2", "name": "Kettlebell", "category": "gear", "price_cents": "cheap", "stock": 2}
-                    {"sku": "J-3", "name": "Mat", "category": "gear", "price_fitpoints": 800, "stock": 1, "colour": "blue"}
+                    {"sku": "J-3", "name": "Mat", "category": "gear", "price_fitpoints": 800, "stock": 1, \
+                    "colour": "blue"}
                     not json
                     """
                 let reply = try await importFile(client, partner.adminToken, lines, type: "application/x-ndjson")

@@ -187,7 +187,10 @@ struct HTTPPaymentGatewayTests {
                     #expect(try await shop.stock("BOTTLE") == 8)
                     #expect(
                         try await env.ownerScalar(
-                            "SELECT o.status || '/' || p.status FROM orders o JOIN payments p ON p.order_id = o.id WHERE o.id <> '\(placed["id"] ?? "")'",
+                            """
+                            SELECT o.status || '/' || p.status FROM orders o JOIN payments p ON p.order_id = o.id \
+                            WHERE o.id <> '\(placed["id"] ?? "")'
+                            """,
                             as: String.self) == "pending_payment/authorizing")
                     // Back: the same request completes that order, authorized once.
                     let completed = try await client.call(

@@ -18,7 +18,8 @@ struct GoodsFileReaderTests {
                 index % 10 == 0
                 ? "\"Two lines, \"\"quoted\"\":\nsecond \(String(repeating: "x", count: 60))\"" : "One line \(index)"
             text +=
-                "\(sku),Good \(index),\(description),gear,\(100 + index),\(index % 97 == 5 ? "many" : String(index % 7))\n"
+                "\(sku),Good \(index),\(description),gear,\(100 + index),"
+                    + "\(index % 97 == 5 ? "many" : String(index % 7))\n"
             line += index % 10 == 0 ? 2 : 1
         }
         return (text, lines)
@@ -137,7 +138,8 @@ struct GoodsFileReaderTests {
         var text = "sku,name,description,category,price_cents,stock\r\n"
         for index in 0..<800 {
             text +=
-                "Q-\(index),\(index % 3 == 0 ? "55\" TV" : "Good"),\(index % 5 == 0 ? "\"say \"\"hi\"\",\r\nthen go\"" : "plain"),gear,100,1\r\n"
+                "Q-\(index),\(index % 3 == 0 ? "55\" TV" : "Good"),"
+                    + "\(index % 5 == 0 ? "\"say \"\"hi\"\",\r\nthen go\"" : "plain"),gear,100,1\r\n"
         }
         let bytes = Array(text.utf8)
         #expect(bytes.count > Self.batch)

@@ -15,7 +15,8 @@ extension GoodsImportTests {
                 var csv = "sku,name,description,category,price_cents,stock\n"
                 for index in 0..<1_200 {
                     csv +=
-                        "G-\(String(format: "%05d", index)),Good \(index),\"Has, a comma\",gear,\(100 + index),\(index % 7)\n"
+                        "G-\(String(format: "%05d", index)),Good \(index),\"Has, a comma\",gear,"
+                            + "\(100 + index),\(index % 7)\n"
                 }
                 #expect(try await importFile(client, a.adminToken, csv).json["created"] as? Int == 1_200)
                 #expect(1_200 > ExportGoods.pageSize, "the export crosses a page")

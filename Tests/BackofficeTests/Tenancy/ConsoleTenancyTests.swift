@@ -4,7 +4,7 @@ import Testing
 @testable import Backoffice
 
 @Suite("Console access: API tokens (the secret shown once) and tenants")
-struct ConsoleAccessTests {
+struct ConsoleTenancyTests {
     @Test(
         """
             a partner admin issues a token for its shop (the secret shown once, stored as its hash, working at once) \

@@ -71,8 +71,10 @@ struct ShopFixture {
         }
         let payment = card.map { #", "payment_method": "\#($0)""# } ?? ""
         return """
-            {"customer_id": "\((customer ?? self.customer.id).uuidString.lowercased())", "lines": [\(items.joined(separator: ", "))],
-             "shipping": {"name": "Ada Lovelace", "address": {"line1": "12 Analytical St", "city": "London", "region": "LDN", "postal_code": "N1", "country": "GB"}}\(payment)}
+            {"customer_id": "\((customer ?? self.customer.id).uuidString.lowercased())", \
+            "lines": [\(items.joined(separator: ", "))],
+             "shipping": {"name": "Ada Lovelace", "address": {"line1": "12 Analytical St", "city": "London", \
+            "region": "LDN", "postal_code": "N1", "country": "GB"}}\(payment)}
             """
     }
 
