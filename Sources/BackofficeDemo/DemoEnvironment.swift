@@ -302,14 +302,16 @@ package enum DemoEnvironment {
         }
         var byEmail = customers.sorted { $0.email < $1.email }
         byEmail[1] = try await database.runAsSystem(
-            LockAccount(customerID: byEmail[1].id, reason: "Chargeback under investigation"), context: context)
+            TransitionAccount(customerID: byEmail[1].id, move: .lock, reason: "Chargeback under investigation"),
+            context: context)
         byEmail[2] = try await database.runAsSystem(
-            LockAccount(
-                customerID: byEmail[2].id, reason: "Suspicious sign-ins from a new country",
+            TransitionAccount(
+                customerID: byEmail[2].id, move: .lock, reason: "Suspicious sign-ins from a new country",
                 until: database.clock.now().addingTimeInterval(7 * 86_400)),
             context: context)
         byEmail[3] = try await database.runAsSystem(
-            DeleteAccount(customerID: byEmail[3].id, reason: "Customer asked to close the account"), context: context)
+            TransitionAccount(customerID: byEmail[3].id, move: .delete, reason: "Customer asked to close the account"),
+            context: context)
         let now = database.clock.now()
         let welcome = try await database.runAsSystem(
             CreateMessage(

@@ -117,9 +117,9 @@ extension DemoEnvironment {
             _ = try await place(buyers[0], card)
             let accepted = try await place(
                 buyers[1], [.init(goodID: usd.id, quantity: 2, payIn: .usd, expectedUnitPrice: usd.priceCents)])
-            _ = try await database.run(AcceptOrder(orderID: accepted), context: partner)
+            _ = try await database.run(AdvanceOrder(orderID: accepted, move: .accept), context: partner)
             let shipped = try await place(buyers[2], card)
-            _ = try await database.run(AcceptOrder(orderID: shipped), context: partner)
+            _ = try await database.run(AdvanceOrder(orderID: shipped, move: .accept), context: partner)
             _ = try await database.runStaged(
                 ShipOrder(orderID: shipped, carrier: "UPS", trackingNumber: "1Z999AA10123456784", payments: payments),
                 context: partner)
@@ -132,23 +132,23 @@ extension DemoEnvironment {
                 buyers[3],
                 [.init(goodID: points.id, quantity: 1, payIn: .fitpoints, expectedUnitPrice: points.priceFitPoints)]
                     + (usd.id == points.id ? [] : card))
-            _ = try await database.run(AcceptOrder(orderID: delivered), context: partner)
+            _ = try await database.run(AdvanceOrder(orderID: delivered, move: .accept), context: partner)
             _ = try await database.runStaged(
                 ShipOrder(
                     orderID: delivered, carrier: "USPS", trackingNumber: "9400111899223197428490", payments: payments),
                 context: partner)
-            _ = try await database.run(DeliverOrder(orderID: delivered), context: partner)
+            _ = try await database.run(AdvanceOrder(orderID: delivered, move: .deliver), context: partner)
             let cancelled = try await place(buyers[4], card)
             _ = try await database.runStaged(
                 CancelOrder(orderID: cancelled, reason: "The customer asked to cancel", payments: payments),
                 context: partner)
             _ = try await place(buyers[5], card, card: SimulatedPaymentGateway.pendingCard)
             let refunded = try await place(buyers[6], card)
-            _ = try await database.run(AcceptOrder(orderID: refunded), context: partner)
+            _ = try await database.run(AdvanceOrder(orderID: refunded, move: .accept), context: partner)
             _ = try await database.runStaged(
                 ShipOrder(orderID: refunded, carrier: "FedEx", trackingNumber: "449044304137821", payments: payments),
                 context: partner)
-            _ = try await database.run(DeliverOrder(orderID: refunded), context: partner)
+            _ = try await database.run(AdvanceOrder(orderID: refunded, move: .deliver), context: partner)
             _ = try await database.runStaged(
                 RefundOrder(orderID: refunded, reason: "Arrived damaged", payments: payments), context: partner)
         }

@@ -66,41 +66,41 @@ extension APIHandler {
     }
 
     func deleteCustomer(_ input: Operations.DeleteCustomer.Input) async throws -> Operations.DeleteCustomer.Output {
-        let body: Components.Schemas.ReasonRequest = try json(input.body)
-        let id = try parseID(input.path.customerId, "customer_id")
-        return .ok(
-            try await accountChange(
-                DeleteAccount(customerID: id, reason: body.reason, ifMatch: input.headers.ifMatch), body: body))
+        .ok(try await reasonedMove(.delete, input.path.customerId, input.headers.ifMatch, try json(input.body)))
     }
 
     func lockCustomer(_ input: Operations.LockCustomer.Input) async throws -> Operations.LockCustomer.Output {
         let body: Components.Schemas.LockRequest = try json(input.body)
-        let id = try parseID(input.path.customerId, "customer_id")
-        let lock = LockAccount(customerID: id, reason: body.reason, until: body.until, ifMatch: input.headers.ifMatch)
-        return .ok(try await accountChange(lock, body: body))
+        return .ok(
+            try await moveAccount(
+                .lock, input.path.customerId, reason: body.reason, until: body.until, ifMatch: input.headers.ifMatch,
+                body: body))
     }
 
     func unlockCustomer(_ input: Operations.UnlockCustomer.Input) async throws -> Operations.UnlockCustomer.Output {
-        let body: Components.Schemas.ReasonRequest = try json(input.body)
-        let id = try parseID(input.path.customerId, "customer_id")
-        return .ok(
-            try await accountChange(
-                UnlockAccount(customerID: id, reason: body.reason, ifMatch: input.headers.ifMatch), body: body))
+        .ok(try await reasonedMove(.unlock, input.path.customerId, input.headers.ifMatch, try json(input.body)))
     }
 
     func restoreCustomer(_ input: Operations.RestoreCustomer.Input) async throws -> Operations.RestoreCustomer.Output {
-        let body: Components.Schemas.ReasonRequest = try json(input.body)
-        let id = try parseID(input.path.customerId, "customer_id")
-        return .ok(
-            try await accountChange(
-                RestoreAccount(customerID: id, reason: body.reason, ifMatch: input.headers.ifMatch), body: body))
+        .ok(try await reasonedMove(.restore, input.path.customerId, input.headers.ifMatch, try json(input.body)))
     }
 
-    /// Runs a transition of an account (lock, unlock, delete, restore) and answers the account after it.
-    private func accountChange(_ change: some AccountTransitionOperation, body: some Encodable & Sendable) async throws
-        -> Components.Responses.CustomerChanged
-    {
-        let customer = try await self.change(change, on: change.transition.customerID, body: body) { try $0.api }
+    /// A move whose request is a reason alone (delete, unlock, restore); the body is decoded before
+    /// the id is parsed, as every handler does.
+    private func reasonedMove(
+        _ move: AccountMove, _ customerID: String, _ ifMatch: String?, _ body: Components.Schemas.ReasonRequest
+    ) async throws -> Components.Responses.CustomerChanged {
+        try await moveAccount(move, customerID, reason: body.reason, until: nil, ifMatch: ifMatch, body: body)
+    }
+
+    /// Runs a move of an account (lock, unlock, delete, restore) and answers the account after it.
+    private func moveAccount(
+        _ move: AccountMove, _ customerID: String, reason: String?, until: Date?, ifMatch: String?,
+        body: some Encodable & Sendable
+    ) async throws -> Components.Responses.CustomerChanged {
+        let id = try parseID(customerID, "customer_id")
+        let transition = TransitionAccount(customerID: id, move: move, reason: reason, until: until, ifMatch: ifMatch)
+        let customer = try await change(transition, on: id, body: body) { try $0.api }
         return .init(headers: .init(eTag: EntityTag.of(customer.version)), body: .json(customer))
     }
 

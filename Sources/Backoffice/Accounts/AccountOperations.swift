@@ -8,17 +8,30 @@ func accountEvent(_ action: Action, _ before: Customer?, _ after: Customer, reas
         reason: reason, before: try before?.snapshot, after: try after.snapshot)
 }
 
-/// A manager operation that moves an account through `AccountTransition`.
+/// A manager moves an account (`AccountMove`): lock (`accounts.lock`, optionally until a time when
+/// it lifts itself), unlock (`accounts.unlock`: the lock record closed with who lifted it), delete
+/// (`accounts.delete`: a soft delete, purged after the retention period) or restore
+/// (`accounts.restore`: active again, or locked if its lock is still open). The call needs the
+/// move's permission, and its audit event records the move's action.
 /// A no-op or illegal move (locking a locked account, unlocking an active one) is 409
 /// `invalid_transition` with the current status, and changes and logs nothing.
-package struct TransitionAccount: Sendable {
+package struct TransitionAccount: AuditedChange {
     package let customerID: UUID
-    let transition: AccountTransition
+    package let move: AccountMove
     let reason: String?
+    /// When a lock lifts itself; honoured for `.lock` only (callers pass nil for the other moves).
     let until: Date?
     let ifMatch: String?
 
-    func perform(_ action: Action, in unit: UnitOfWork) async throws -> Audited<Customer> {
+    package init(customerID: UUID, move: AccountMove, reason: String?, until: Date? = nil, ifMatch: String? = nil) {
+        (self.customerID, self.move, self.reason, self.until, self.ifMatch) = (
+            customerID, move, reason, until, ifMatch
+        )
+    }
+
+    package var permission: Action { move.action }
+
+    package func perform(in unit: UnitOfWork) async throws -> Audited<Customer> {
         let reason = try requireReason(reason)
         if let until, until <= unit.now {
             throw DomainError.invalid([
@@ -27,13 +40,13 @@ package struct TransitionAccount: Sendable {
         }
         let before = try await Customer.fetch(customerID, forUpdate: true, in: unit)
         try EntityTag.check(ifMatch, version: before.version)
-        guard let target = transition.target(from: before.status, hasOpenLock: before.lock != nil) else {
+        guard let target = move.target(from: before.status, hasOpenLock: before.lock != nil) else {
             throw DomainError.invalidTransition(
-                "Cannot \(transition.rawValue) an account that is \(before.status.rawValue).",
+                "Cannot \(move.rawValue) an account that is \(before.status.rawValue).",
                 current: before.status.rawValue)
         }
         let change: Customer.LockChange
-        switch transition {
+        switch move {
         case .lock:
             change = .open(
                 AccountLock(
@@ -43,61 +56,9 @@ package struct TransitionAccount: Sendable {
         case .unlock: change = .lift(by: unit.principal.operatorID, reason: reason)
         case .delete, .restore: change = .keep
         }
-        let failedLogins = transition == .unlock ? 0 : before.failedLogins
+        let failedLogins = move == .unlock ? 0 : before.failedLogins
         let after = try await before.write(status: target, failedLogins: failedLogins, lock: change, in: unit)
-        return Audited(after, event: try accountEvent(action, before, after, reason: reason))
-    }
-}
-
-/// A manager's change of an account's state (lock, unlock, delete, restore): one
-/// `TransitionAccount` under the operation's own action.
-package protocol AccountTransitionOperation: AuditedOperation where Output == Customer {
-    var transition: TransitionAccount { get }
-}
-
-extension AccountTransitionOperation {
-    package func perform(in unit: UnitOfWork) async throws -> Audited<Customer> {
-        try await transition.perform(Self.action, in: unit)
-    }
-}
-
-/// A manager locks an account (`accounts.lock`), optionally until a time when it lifts itself.
-package struct LockAccount: AccountTransitionOperation {
-    package static let action: Action = "accounts.lock"
-    package let transition: TransitionAccount
-    package init(customerID: UUID, reason: String?, until: Date? = nil, ifMatch: String? = nil) {
-        transition = TransitionAccount(
-            customerID: customerID, transition: .lock, reason: reason, until: until, ifMatch: ifMatch)
-    }
-}
-
-/// A manager unlocks an account (`accounts.unlock`); the lock record is closed with who lifted it.
-package struct UnlockAccount: AccountTransitionOperation {
-    package static let action: Action = "accounts.unlock"
-    package let transition: TransitionAccount
-    package init(customerID: UUID, reason: String?, ifMatch: String? = nil) {
-        transition = TransitionAccount(
-            customerID: customerID, transition: .unlock, reason: reason, until: nil, ifMatch: ifMatch)
-    }
-}
-
-/// A manager soft-deletes an account (`accounts.delete`); it is purged after the retention period.
-package struct DeleteAccount: AccountTransitionOperation {
-    package static let action: Action = "accounts.delete"
-    package let transition: TransitionAccount
-    package init(customerID: UUID, reason: String?, ifMatch: String? = nil) {
-        transition = TransitionAccount(
-            customerID: customerID, transition: .delete, reason: reason, until: nil, ifMatch: ifMatch)
-    }
-}
-
-/// A manager restores a soft-deleted account (`accounts.restore`): active again, or locked if its lock is still open.
-package struct RestoreAccount: AccountTransitionOperation {
-    package static let action: Action = "accounts.restore"
-    package let transition: TransitionAccount
-    package init(customerID: UUID, reason: String?, ifMatch: String? = nil) {
-        transition = TransitionAccount(
-            customerID: customerID, transition: .restore, reason: reason, until: nil, ifMatch: ifMatch)
+        return Audited(after, event: try accountEvent(move.action, before, after, reason: reason))
     }
 }
 

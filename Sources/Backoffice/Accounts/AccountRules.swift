@@ -5,11 +5,22 @@ package enum AccountStatus: String, Sendable, Codable, CaseIterable {
     case active, locked, deleted
 }
 
-/// The manager operations on an account, as a state machine (pure).
-package enum AccountTransition: String, Sendable, CaseIterable {
+/// A manager's move of an account (`TransitionAccount`), as a state machine (pure).
+package enum AccountMove: String, Sendable, CaseIterable {
     case lock, unlock, delete, restore
 
-    /// The status after the transition, or nil when it is illegal (or a no-op) from `status`.
+    /// The permission of `policies/access.yaml` the move needs, which is also the action its audit
+    /// event records.
+    package var action: Action {
+        switch self {
+        case .lock: "accounts.lock"
+        case .unlock: "accounts.unlock"
+        case .delete: "accounts.delete"
+        case .restore: "accounts.restore"
+        }
+    }
+
+    /// The status after the move, or nil when it is illegal (or a no-op) from `status`.
     /// - Parameter hasOpenLock: restoring an account that still has an open lock returns it to `locked`.
     package func target(from status: AccountStatus, hasOpenLock: Bool) -> AccountStatus? {
         switch (self, status) {

@@ -52,7 +52,7 @@ extension Console {
                     issues: try FormRefusal.issues(refusal), values: console.form.values)
             }
         }
-        for move in AccountTransition.allCases {
+        for move in AccountMove.allCases {
             post("accounts/{id}/\(move.rawValue)", on: group) { console in
                 let id = try console.routeID()
                 do {
@@ -74,22 +74,14 @@ extension Console {
 }
 
 extension ConsoleRequest {
-    /// Runs `move` on the account with the form's reason, until and version.
-    fileprivate func change(_ move: AccountTransition, account id: UUID) async throws -> Customer {
+    /// Runs `move` on the account with the form's reason, until (a lock's) and version; a delete
+    /// needs its confirmation.
+    fileprivate func change(_ move: AccountMove, account id: UUID) async throws -> Customer {
         let reason = form.text("reason")
-        let version = form["version"]
-        switch move {
-        case .lock:
-            return try await run(
-                LockAccount(
-                    customerID: id, reason: reason, until: try ConsoleTime.parse(form.text("until"), field: "until"),
-                    ifMatch: version))
-        case .unlock: return try await run(UnlockAccount(customerID: id, reason: reason, ifMatch: version))
-        case .restore: return try await run(RestoreAccount(customerID: id, reason: reason, ifMatch: version))
-        case .delete:
-            try form.confirm("delete")
-            return try await run(DeleteAccount(customerID: id, reason: reason, ifMatch: version))
-        }
+        let until = move == .lock ? try ConsoleTime.parse(form.text("until"), field: "until") : nil
+        if move == .delete { try form.confirm("delete") }
+        return try await run(
+            TransitionAccount(customerID: id, move: move, reason: reason, until: until, ifMatch: form["version"]))
     }
 
     /// The account's page: details, open lock, the moves its state allows and the role may make,
@@ -110,7 +102,7 @@ extension ConsoleRequest {
             if let until = lock.until { shown["until"] = ConsoleTime.text(until) }
             data["lock"] = shown
         }
-        for move in AccountTransition.allCases
+        for move in AccountMove.allCases
         where move.target(from: customer.status, hasOpenLock: customer.lock != nil) != nil && may(move.action) {
             data["can_\(move.rawValue)"] = true
         }
@@ -155,18 +147,6 @@ enum AccountsPage {
             ])
         }
         return status
-    }
-}
-
-extension AccountTransition {
-    /// The policy action of the transition's use case.
-    fileprivate var action: Action {
-        switch self {
-        case .lock: LockAccount.action
-        case .unlock: UnlockAccount.action
-        case .delete: DeleteAccount.action
-        case .restore: RestoreAccount.action
-        }
     }
 }
 

@@ -35,7 +35,7 @@ struct ConsoleRequest: Sendable {
     /// Runs `operation` as the operator in this request's transaction, with its audit event
     /// (which records the session: `via: console`). A refusal undoes only the operation's own
     /// work (a savepoint), so the handler can still read to show the form again.
-    func run<Operation: AuditedOperation>(_ operation: Operation) async throws -> Operation.Output {
+    func run<Operation: AuditedChange>(_ operation: Operation) async throws -> Operation.Output {
         try await database.savepoint(context) { try await database.run(operation, context: context) }
     }
 

@@ -86,24 +86,19 @@ extension APIHandler {
         return .ok(.init(headers: .init(eTag: EntityTag.of(order.order.version)), body: .json(try order.api)))
     }
 
-    /// Runs an order's move and answers the order after it.
-    private func move<Move: AuditedOperation>(_ move: Move, id: UUID, body: (some Codable & Sendable)?) async throws
-        -> Components.Responses.OrderMoved where Move.Output == OrderDetail
-    {
-        let order = try await change(move, on: id, body: body) { try $0.api }
+    /// Runs an order's move the provider has no part in (accept, deliver) and answers the order after it.
+    private func advance(_ move: OrderMove, id: UUID) async throws -> Components.Responses.OrderMoved {
+        let order = try await change(AdvanceOrder(orderID: id, move: move), on: id, body: String?.none) { try $0.api }
         return .init(headers: .init(eTag: EntityTag.of(order.version)), body: .json(order))
     }
 
     func acceptOrder(_ input: Operations.AcceptOrder.Input) async throws -> Operations.AcceptOrder.Output {
-        let id = try parseID(input.path.orderId, "order_id")
-        return .ok(
-            try await move(
-                AcceptOrder(orderID: id), id: id, body: String?.none))
+        .ok(try await advance(.accept, id: try parseID(input.path.orderId, "order_id")))
     }
 
     /// Runs a move the payment provider acts on first (staged) and answers the order after it; a
     /// refusal by the provider is 409 with the move's code, the order unchanged.
-    private func move<Move: PaymentMove>(_ move: Move, id: UUID, body: some Codable & Sendable) async throws
+    private func stagedMove<Move: StagedOrderMove>(_ move: Move, id: UUID, body: some Codable & Sendable) async throws
         -> Components.Responses.OrderMoved
     {
         let stored = try await changeStaged(move, on: id, body: body) { outcome in
@@ -122,27 +117,24 @@ extension APIHandler {
         let id = try parseID(input.path.orderId, "order_id")
         let ship = ShipOrder(
             orderID: id, carrier: body.carrier, trackingNumber: body.trackingNumber, payments: payments)
-        return .ok(try await move(ship, id: id, body: body))
+        return .ok(try await stagedMove(ship, id: id, body: body))
     }
 
     func deliverOrder(_ input: Operations.DeliverOrder.Input) async throws -> Operations.DeliverOrder.Output {
-        let id = try parseID(input.path.orderId, "order_id")
-        return .ok(
-            try await move(
-                DeliverOrder(orderID: id), id: id, body: String?.none))
+        .ok(try await advance(.deliver, id: try parseID(input.path.orderId, "order_id")))
     }
 
     func cancelOrder(_ input: Operations.CancelOrder.Input) async throws -> Operations.CancelOrder.Output {
         let body: Components.Schemas.ReasonRequest = try json(input.body)
         let id = try parseID(input.path.orderId, "order_id")
         let cancel = CancelOrder(orderID: id, reason: body.reason, payments: payments)
-        return .ok(try await move(cancel, id: id, body: body))
+        return .ok(try await stagedMove(cancel, id: id, body: body))
     }
 
     func refundOrder(_ input: Operations.RefundOrder.Input) async throws -> Operations.RefundOrder.Output {
         let body: Components.Schemas.ReasonRequest = try json(input.body)
         let id = try parseID(input.path.orderId, "order_id")
         let refund = RefundOrder(orderID: id, reason: body.reason, payments: payments)
-        return .ok(try await move(refund, id: id, body: body))
+        return .ok(try await stagedMove(refund, id: id, body: body))
     }
 }

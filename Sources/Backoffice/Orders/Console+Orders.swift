@@ -5,8 +5,10 @@ extension Console {
     /// A shop's orders: the board by state (cursor paging), an order's page (lines, payment,
     /// shipping, its audit trail) and its moves — accept, ship with a tracking number, deliver,
     /// and the confirmed cancel and refund — each the API's use case with its policy and audit.
-    /// Ship, cancel and refund call the payment provider: they run as staged operations, with no
-    /// transaction held while the provider answers.
+    /// Accept and deliver run in the request's one transaction, as the accounts pages' moves do:
+    /// the session's check, the change (in a savepoint), its audit event and the page shown on a
+    /// refusal. Ship, cancel and refund call the payment provider: they run as staged operations,
+    /// in a request that holds no transaction, with none held while the provider answers.
     func registerOrders(on group: RouterGroup<AppRequestContext>) {
         section("orders", "Orders", needs: ListOrders.action, on: group) { console in
             let status = try OrderBoard.status(console.form.text("status"))
@@ -30,8 +32,8 @@ extension Console {
             return console.page("orders", title: "Orders", data)
         }
         get("orders/{id}", on: group) { console in try await console.orderPage(try console.routeID(), issues: []) }
-        for move in OrderBoard.Move.allCases {
-            post("orders/{id}/\(move.rawValue)", on: group, holdsTransaction: false) { console in
+        for move in OrderMove.allCases {
+            post("orders/{id}/\(move.rawValue)", on: group, holdsTransaction: !move.callsProvider) { console in
                 let id = try console.routeID()
                 do {
                     let detail = try await console.move(move, order: id, payments: payments)
@@ -49,27 +51,26 @@ extension Console {
 
 extension ConsoleRequest {
     /// Runs `move` on the order with the form's fields; a destructive move needs its confirmation.
-    fileprivate func move(_ move: OrderBoard.Move, order id: UUID, payments: any PaymentGateway) async throws
+    fileprivate func move(_ move: OrderMove, order id: UUID, payments: any PaymentGateway) async throws
         -> OrderDetail
     {
         if move.isDestructive { try form.confirm(move.rawValue) }
         switch move {
-        case .accept: return try await run(AcceptOrder(orderID: id))
-        case .deliver: return try await run(DeliverOrder(orderID: id))
+        case .accept, .deliver: return try await run(AdvanceOrder(orderID: id, move: move))
         case .ship:
-            return try await paymentMove(
+            return try await stagedMove(
                 ShipOrder(
                     orderID: id, carrier: form.text("carrier") ?? "",
                     trackingNumber: form.text("tracking_number") ?? "", payments: payments))
         case .cancel:
-            return try await paymentMove(CancelOrder(orderID: id, reason: form.text("reason"), payments: payments))
+            return try await stagedMove(CancelOrder(orderID: id, reason: form.text("reason"), payments: payments))
         case .refund:
-            return try await paymentMove(RefundOrder(orderID: id, reason: form.text("reason"), payments: payments))
+            return try await stagedMove(RefundOrder(orderID: id, reason: form.text("reason"), payments: payments))
         }
     }
 
     /// A move the payment provider acts on first; its refusal leaves the order unchanged (409, as the API answers).
-    private func paymentMove<Move: PaymentMove>(_ move: Move) async throws -> OrderDetail {
+    private func stagedMove<Move: StagedOrderMove>(_ move: Move) async throws -> OrderDetail {
         let outcome = try await runStaged(move)
         guard outcome.refused == nil else {
             throw DomainError.conflict(
@@ -112,7 +113,7 @@ extension ConsoleRequest {
             data["payment"] = shown
         }
         // The moves the order's state allows and the operator's role may make.
-        for move in OrderBoard.Move.allCases
+        for move in OrderMove.allCases
         where OrderTransition.sources(of: move.target).contains(order.status) && may(move.action) {
             data["can_\(move.rawValue)"] = true
         }
@@ -126,7 +127,7 @@ extension ConsoleRequest {
     }
 }
 
-/// The orders board's states, rows and moves.
+/// The orders board's states and rows.
 enum OrderBoard {
     /// The board's table rows, one per order, written in Swift: the board is the console's
     /// busiest page (docs/decisions/console-tables-in-swift.md).
@@ -176,34 +177,11 @@ enum OrderBoard {
         }
         return status
     }
+}
 
-    enum Move: String, CaseIterable {
-        case accept, ship, deliver, cancel, refund
-
-        var target: Order.Status {
-            switch self {
-            case .accept: .accepted
-            case .ship: .shipped
-            case .deliver: .delivered
-            case .cancel: .cancelled
-            case .refund: .refunded
-            }
-        }
-
-        /// The policy action of the move's use case.
-        var action: Action {
-            switch self {
-            case .accept: AcceptOrder.action
-            case .ship: ShipOrder.action
-            case .deliver: DeliverOrder.action
-            case .cancel: CancelOrder.action
-            case .refund: RefundOrder.action
-            }
-        }
-
-        /// Cancel and refund give money back and cannot be undone: the form asks to confirm.
-        var isDestructive: Bool { self == .cancel || self == .refund }
-    }
+extension OrderMove {
+    /// Cancel and refund give money back and cannot be undone: the form asks to confirm.
+    fileprivate var isDestructive: Bool { self == .cancel || self == .refund }
 }
 
 /// An order as the board and its page show it.

@@ -1,49 +1,71 @@
 import Foundation
 import PostgresNIO
 
-/// What every move of a partner's order is made of: the order, the status it moves to, and the
-/// steps around the status change. Another partner's order is 404.
-protocol OrderMoveRules: UseCase {
-    var orderID: UUID { get }
-    var target: Order.Status { get }
-    var reason: String? { get }
-    /// Checks of the request alone, before the order is read (a required reason).
-    func precheck() throws
-    /// What the move checks before the status changes; returns the carrier and tracking number
-    /// to record, if any.
-    func apply(to order: Order, in unit: UnitOfWork) async throws -> (carrier: String, tracking: String)?
-    /// What follows the status change in the same transaction (stock and FitPoints given back).
-    func settle(_ order: Order, in unit: UnitOfWork) async throws
+/// The moves a partner makes on one of its orders. Accept and deliver need nothing from the
+/// payment provider (`AdvanceOrder`, one transaction); ship, cancel and refund have the provider
+/// act on the payment first (`StagedOrderMove`s: `ShipOrder`, `CancelOrder`, `RefundOrder`).
+package enum OrderMove: String, Sendable, CaseIterable {
+    case accept, ship, deliver, cancel, refund
+
+    /// The status the move gives the order (`OrderTransition` says from which).
+    package var target: Order.Status {
+        switch self {
+        case .accept: .accepted
+        case .ship: .shipped
+        case .deliver: .delivered
+        case .cancel: .cancelled
+        case .refund: .refunded
+        }
+    }
+
+    /// The permission of `policies/access.yaml` the move needs, which is also the action its audit
+    /// events record.
+    package var action: Action {
+        switch self {
+        case .accept: "orders.accept"
+        case .ship: "orders.ship"
+        case .deliver: "orders.deliver"
+        case .cancel: "orders.cancel"
+        case .refund: "orders.refund"
+        }
+    }
+
+    /// Whether the payment provider acts on the payment first (capture, void, refund): such a move
+    /// is staged, with no transaction held while the provider answers.
+    package var callsProvider: Bool {
+        switch self {
+        case .ship, .cancel, .refund: true
+        case .accept, .deliver: false
+        }
+    }
 }
 
-extension OrderMoveRules {
-    var reason: String? { nil }
-    func precheck() throws {}
-    func apply(to order: Order, in unit: UnitOfWork) async throws -> (carrier: String, tracking: String)? { nil }
-    func settle(_ order: Order, in unit: UnitOfWork) async throws {}
-}
+/// Accept or deliver: the moves the payment provider has no part in, made in one transaction with
+/// the audit event. The partner accepts a paid order (`orders.accept`: it will fulfil it) or records
+/// a shipped order's delivery (`orders.deliver`). The order is locked and the move checked against
+/// `OrderTransition` (409 with the current state); another partner's order is 404. The call needs
+/// the move's permission, and its audit event records the move's action. A move that calls the
+/// provider is refused (`inconsistent`): it is a `StagedOrderMove`.
+package struct AdvanceOrder: AuditedChange {
+    package let orderID: UUID
+    package let move: OrderMove
 
-/// A partner's move of one of its orders that needs nothing from the payment provider
-/// (`orders.accept`, `orders.deliver`): the order locked, the move checked against
-/// `OrderTransition` (409 with the current state), the change and its audit event in one
-/// transaction. The moves that do need it are `PaymentMove`s.
-protocol OrderMove: OrderMoveRules, AuditedOperation where Output == OrderDetail {}
+    package init(orderID: UUID, move: OrderMove) { (self.orderID, self.move) = (orderID, move) }
 
-extension OrderMove {
+    package var permission: Action { move.action }
+
     package func perform(in unit: UnitOfWork) async throws -> Audited<OrderDetail> {
-        try precheck()
+        guard !move.callsProvider else {
+            throw DomainError.inconsistent("\(move.rawValue) calls the payment provider: it is a staged move")
+        }
         let before = try await Order.fetch(orderID, forUpdate: true, in: unit)
-        try OrderTransition.check(before, to: target)
-        let shipment = try await apply(to: before, in: unit)
-        let after = try await OrderStatus.move(before, to: target, reason: reason, shipment: shipment, in: unit)
-        try await settle(after, in: unit)
+        try OrderTransition.check(before, to: move.target)
+        let after = try await OrderStatus.move(before, to: move.target, reason: nil, shipment: nil, in: unit)
         return Audited(
             try await OrderDetail.load(after, in: unit),
             event: AuditRecord(
-                action: Self.action, tenantID: before.tenantID, targetType: "order", targetID: orderID.text,
-                reason: reason,
-                before: try before.snapshot,
-                after: try after.snapshot))
+                action: move.action, tenantID: before.tenantID, targetType: "order", targetID: orderID.text,
+                reason: nil, before: try before.snapshot, after: try after.snapshot))
     }
 }
 
@@ -97,26 +119,17 @@ enum OrderStatus {
     }
 }
 
-/// The partner accepts a paid order (`orders.accept`): it will fulfil it.
-package struct AcceptOrder: OrderMove {
-    package static let action: Action = "orders.accept"
-    let orderID: UUID
-    var target: Order.Status { .accepted }
-    package init(orderID: UUID) { self.orderID = orderID }
-}
-
 /// The partner ships an accepted order (`orders.ship`, carrier and tracking number required):
-/// the card authorization is captured first (a `PaymentMove`; refused: 409 `capture_failed`, the
+/// the card authorization is captured first (a `StagedOrderMove`; refused: 409 `capture_failed`, the
 /// order stays accepted — cancel it instead).
-package struct ShipOrder: PaymentMove {
-    package static let action: Action = "orders.ship"
+package struct ShipOrder: StagedOrderMove {
+    static let move = OrderMove.ship
     static let operation = PaymentOperation.capture
     static let refusal = "capture_failed"
     let orderID: UUID
     let carrier: String
     let trackingNumber: String
     let payments: any PaymentGateway
-    var target: Order.Status { .shipped }
 
     package init(orderID: UUID, carrier: String, trackingNumber: String, payments: any PaymentGateway) {
         self.orderID = orderID
@@ -142,30 +155,25 @@ package struct ShipOrder: PaymentMove {
     }
 }
 
-/// The partner records a shipped order's delivery (`orders.deliver`).
-package struct DeliverOrder: OrderMove {
-    package static let action: Action = "orders.deliver"
-    let orderID: UUID
-    var target: Order.Status { .delivered }
-    package init(orderID: UUID) { self.orderID = orderID }
-}
-
 /// The partner cancels an order before it ships (`orders.cancel`, reason required): the card
-/// authorization voided first (a `PaymentMove`; refused: 409 `void_refused`), then stock back and
+/// authorization voided first (a `StagedOrderMove`; refused: 409 `void_refused`), then stock back and
 /// FitPoints back to the customer.
-package struct CancelOrder: ReasonedPaymentMove {
-    package static let action: Action = "orders.cancel"
+package struct CancelOrder: StagedOrderMove {
+    static let move = OrderMove.cancel
     static let operation = PaymentOperation.void
     static let refusal = "void_refused"
     let orderID: UUID
     let reason: String?
     let payments: any PaymentGateway
-    var target: Order.Status { .cancelled }
 
     package init(orderID: UUID, reason: String?, payments: any PaymentGateway) {
         (self.orderID, self.reason, self.payments) = (
             orderID, reason?.trimmingCharacters(in: .whitespacesAndNewlines), payments
         )
+    }
+
+    init(resuming step: PaymentStep, payments: any PaymentGateway) {
+        self.init(orderID: step.orderID, reason: step.reason, payments: payments)
     }
 
     func precheck() throws { _ = try requireReason(reason) }
@@ -179,22 +187,25 @@ package struct CancelOrder: ReasonedPaymentMove {
 }
 
 /// The partner refunds a shipped or delivered order (`orders.refund`, reason required): what is
-/// left of the capture refunded at the provider first (a `PaymentMove`; refused: 409
+/// left of the capture refunded at the provider first (a `StagedOrderMove`; refused: 409
 /// `refund_refused`), then FitPoints back to the customer. Stock is not restored (returned goods
 /// are counted back by an update).
-package struct RefundOrder: ReasonedPaymentMove {
-    package static let action: Action = "orders.refund"
+package struct RefundOrder: StagedOrderMove {
+    static let move = OrderMove.refund
     static let operation = PaymentOperation.refund
     static let refusal = "refund_refused"
     let orderID: UUID
     let reason: String?
     let payments: any PaymentGateway
-    var target: Order.Status { .refunded }
 
     package init(orderID: UUID, reason: String?, payments: any PaymentGateway) {
         (self.orderID, self.reason, self.payments) = (
             orderID, reason?.trimmingCharacters(in: .whitespacesAndNewlines), payments
         )
+    }
+
+    init(resuming step: PaymentStep, payments: any PaymentGateway) {
+        self.init(orderID: step.orderID, reason: step.reason, payments: payments)
     }
 
     func needsProvider(_ payment: Payment) -> Bool {

@@ -105,7 +105,7 @@ package struct ReconcilePayments: Sendable {
             }
         }
 
-        func finish<Move: PaymentMove>(_ move: Move, _ pending: PaymentStep) async throws -> Bool {
+        func finish<Move: StagedOrderMove>(_ move: Move, _ pending: PaymentStep) async throws -> Bool {
             let verdict: PaymentOutcome
             do { verdict = try await move.call(pending) } catch DomainError.paymentProviderUnavailable { return false }
             return try await step(FinishMove(move: move, verdict: verdict, step: pending)).refused == nil
@@ -200,7 +200,7 @@ struct RecordReconciliation: AuditedOperation {
 /// A partner's move left waiting on the provider, finished by reconciliation: the move's own
 /// record step (its audit event names the move, with the reconciler as actor), permitted by
 /// `payments.reconcile`.
-struct FinishMove<Move: PaymentMove>: AuditedOperation {
+struct FinishMove<Move: StagedOrderMove>: AuditedOperation {
     static var action: Action { ReconcilePayments.action }
     let move: Move
     let verdict: PaymentOutcome

@@ -35,7 +35,7 @@ struct APIHandler: APIProtocol {
     /// fingerprinted with the contract's operation id (both from `OperationScope`), the path's
     /// `id` of a change on a path resource, and `body`; `respond` shapes the body that is
     /// answered, stored and replayed.
-    func change<Operation: AuditedOperation, Reply: Codable & Sendable>(
+    func change<Operation: AuditedChange, Reply: Codable & Sendable>(
         _ operation: Operation, on id: UUID? = nil, body: (some Encodable & Sendable)?, status: Int = 200,
         respond: @escaping @Sendable (Operation.Output) throws -> Reply
     ) async throws -> Reply {
@@ -45,7 +45,7 @@ struct APIHandler: APIProtocol {
     }
 
     /// Like `change`, for a use case whose answer's status depends on its outcome (created or updated).
-    func change<Operation: AuditedOperation, Reply: Codable & Sendable>(
+    func change<Operation: AuditedChange, Reply: Codable & Sendable>(
         _ operation: Operation, on id: UUID? = nil, body: (some Encodable & Sendable)?,
         respond: @escaping @Sendable (Operation.Output) throws -> StoredResponse<Reply>
     ) async throws -> StoredResponse<Reply> {

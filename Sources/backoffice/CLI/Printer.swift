@@ -6,6 +6,23 @@ import Foundation
 struct Printer {
     let format: OutputFormat
 
+    /// What a command prints of a success: one resource (its `columns` in a table) or a page.
+    enum Layout {
+        case single([String])
+        case page([String])
+        /// A list under `key` with totals beside it (a simulation's lines and its sums).
+        case rows(key: String, [String])
+    }
+
+    /// Prints `value` in `layout`.
+    func show(_ value: some Encodable, as layout: Layout) throws {
+        switch layout {
+        case .single(let columns): try single(value, columns: columns)
+        case .page(let columns): try page(value, columns: columns)
+        case .rows(let key, let columns): try rows(value, key: key, columns: columns)
+        }
+    }
+
     /// Prints a single resource (`columns` pick the table's fields).
     func single(_ value: some Encodable, columns: [String]) throws {
         let object = try JSON.of(value)

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import Backoffice
@@ -28,25 +29,36 @@ struct AccountRulesTests {
     @Test(
         "legal transitions",
         arguments: [
-            (AccountTransition.lock, AccountStatus.active, false, AccountStatus.locked),
+            (AccountMove.lock, AccountStatus.active, false, AccountStatus.locked),
             (.unlock, .locked, true, .active),
             (.delete, .active, false, .deleted),
             (.delete, .locked, true, .deleted),
             (.restore, .deleted, false, .active),
             (.restore, .deleted, true, .locked),
         ])
-    func legal(transition: AccountTransition, from: AccountStatus, openLock: Bool, to: AccountStatus) {
+    func legal(transition: AccountMove, from: AccountStatus, openLock: Bool, to: AccountStatus) {
         #expect(transition.target(from: from, hasOpenLock: openLock) == to)
     }
 
     @Test(
         "no-ops and illegal moves are refused",
         arguments: [
-            (AccountTransition.lock, AccountStatus.locked), (.lock, .deleted), (.unlock, .active), (.unlock, .deleted),
+            (AccountMove.lock, AccountStatus.locked), (.lock, .deleted), (.unlock, .active), (.unlock, .deleted),
             (.delete, .deleted), (.restore, .active), (.restore, .locked),
         ])
-    func illegal(transition: AccountTransition, from: AccountStatus) {
+    func illegal(transition: AccountMove, from: AccountStatus) {
         #expect(transition.target(from: from, hasOpenLock: from == .locked) == nil)
+    }
+
+    @Test("each account move names its action, which is the permission a TransitionAccount call needs")
+    func moveActions() {
+        #expect(
+            AccountMove.allCases.map(\.action.rawValue) == [
+                "accounts.lock", "accounts.unlock", "accounts.delete", "accounts.restore",
+            ])
+        for move in AccountMove.allCases {
+            #expect(TransitionAccount(customerID: UUID(), move: move, reason: "r").permission == move.action)
+        }
     }
 
     @Test("PII masking keeps the domain, hides the person")

@@ -222,7 +222,8 @@ struct AccountsAPITests {
         try await TestEnvironment.with { env in
             let customer = try await env.customer()
             _ = try await env.database.run(
-                LockAccount(customerID: customer.id, reason: "fraud"), context: env.context(.backendManager))
+                TransitionAccount(customerID: customer.id, move: .lock, reason: "fraud"),
+                context: env.context(.backendManager))
             try await env.withApp { client in
                 let reset = try await client.call(
                     .post, "/v1/customers/\(customer.id)/password-resets", token: env.fixture.tokens[.appService]!,
@@ -237,8 +238,9 @@ struct AccountsAPITests {
         try await TestEnvironment.with { env in
             let customer = try await env.customer()
             _ = try await env.database.run(
-                LockAccount(
-                    customerID: customer.id, reason: "cool-off", until: env.clock.now().addingTimeInterval(3600)),
+                TransitionAccount(
+                    customerID: customer.id, move: .lock, reason: "cool-off",
+                    until: env.clock.now().addingTimeInterval(3600)),
                 context: env.context(.backendManager))
             let expiry = LockExpiryService(database: env.database, policies: env.policies, interval: .seconds(1))
             env.clock.advance(by: 3599)

@@ -108,7 +108,8 @@ struct ConsoleAccountsTests {
         try await TestEnvironment.with { env in
             let customer = try await env.customer("console.appeal@example.com")
             _ = try await env.database.run(
-                LockAccount(customerID: customer.id, reason: "Chargeback"), context: env.context(.backendManager))
+                TransitionAccount(customerID: customer.id, move: .lock, reason: "Chargeback"),
+                context: env.context(.backendManager))
             let appeal = try await env.database.run(
                 FileAppeal(customerID: customer.id, message: "It was my card"), context: env.context(.appService))
             try await env.withApp { client in

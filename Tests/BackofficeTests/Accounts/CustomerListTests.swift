@@ -59,7 +59,9 @@ struct CustomerListEncodingTests {
             ).0
             let timed = try await env.customer("timed@example.com")
             _ = try await env.database.run(
-                LockAccount(customerID: odd.id, reason: "line\nbreak\ttab", until: Date().addingTimeInterval(3600)),
+                TransitionAccount(
+                    customerID: odd.id, move: .lock, reason: "line\nbreak\ttab",
+                    until: Date().addingTimeInterval(3600)),
                 context: env.context(.backendManager))
             for _ in 1...3 {
                 _ = try await env.database.run(
@@ -71,7 +73,8 @@ struct CustomerListEncodingTests {
                     renewsAt: Date(timeIntervalSince1970: 1_800_000_000.25)), context: env.context(.appService))
             let gone = try await env.customer("gone@example.com")
             _ = try await env.database.run(
-                DeleteAccount(customerID: gone.id, reason: "bye"), context: env.context(.backendManager))
+                TransitionAccount(customerID: gone.id, move: .delete, reason: "bye"),
+                context: env.context(.backendManager))
             for role in [Role.backendManager, .auditor] {
                 let token = env.fixture.tokens[role]!
                 let fast = try await env.withApp { try await $0.call(.get, uri, token: token) }

@@ -11,9 +11,11 @@ struct AuditAPITests {
             let customer = try await env.customer()
             for round in 1...3 {
                 _ = try await env.database.run(
-                    LockAccount(customerID: customer.id, reason: "r\(round)"), context: env.context(.backendManager))
+                    TransitionAccount(customerID: customer.id, move: .lock, reason: "r\(round)"),
+                    context: env.context(.backendManager))
                 _ = try await env.database.run(
-                    UnlockAccount(customerID: customer.id, reason: "r\(round)"), context: env.context(.backendManager))
+                    TransitionAccount(customerID: customer.id, move: .unlock, reason: "r\(round)"),
+                    context: env.context(.backendManager))
             }
             let auditor = env.fixture.tokens[.auditor]!
             let total = try #require(try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self))

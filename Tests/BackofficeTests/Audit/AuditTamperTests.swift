@@ -29,9 +29,9 @@ struct AuditTamperTests {
         let manager = env.context(.backendManager)
         for round in 1...3 {
             _ = try await env.database.run(
-                LockAccount(customerID: customer.id, reason: "round \(round)"), context: manager)
+                TransitionAccount(customerID: customer.id, move: .lock, reason: "round \(round)"), context: manager)
             _ = try await env.database.run(
-                UnlockAccount(customerID: customer.id, reason: "round \(round)"), context: manager)
+                TransitionAccount(customerID: customer.id, move: .unlock, reason: "round \(round)"), context: manager)
         }
         let chain = AuditChain.chain(tenantID: platformTenantID, targetID: customer.id.uuidString.lowercased())
         let events = try await env.owner.withConnection(logger: testLogger) { connection in

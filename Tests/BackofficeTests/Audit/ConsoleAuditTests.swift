@@ -18,7 +18,7 @@ struct ConsoleAuditTests {
         try await TestEnvironment.with { env in
             let customer = try await env.customer("console.audit@example.com")
             _ = try await env.database.run(
-                LockAccount(customerID: customer.id, reason: "Chargeback dispute"),
+                TransitionAccount(customerID: customer.id, move: .lock, reason: "Chargeback dispute"),
                 context: env.context(.backendManager))
             try await env.withApp { client in
                 let auditor = try await ConsoleClient.signedIn(

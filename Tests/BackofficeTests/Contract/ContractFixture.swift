@@ -19,7 +19,8 @@ enum ContractFixture {
         let customer = try await env.customer()
         let locked = try await env.customer()
         _ = try await env.database.run(
-            LockAccount(customerID: locked.id, reason: "for appeals"), context: env.context(.backendManager))
+            TransitionAccount(customerID: locked.id, move: .lock, reason: "for appeals"),
+            context: env.context(.backendManager))
         let appeal = try await env.database.run(
             FileAppeal(customerID: locked.id, message: "please"), context: env.context(.appService))
         let staff = try await env.database.runAsSystem(

@@ -64,7 +64,7 @@ struct DevRestartTests {
         try await Database.with(url: try DatabaseURL(first.credentials.databaseURL), logger: testLogger) { database in
             let customer = try #require(first.activeCustomer)
             _ = try await database.runAsSystem(
-                LockAccount(customerID: customer, reason: "Locked before a restart"),
+                TransitionAccount(customerID: customer, move: .lock, reason: "Locked before a restart"),
                 context: Database.systemContext("test", policies: policies))
         }
 

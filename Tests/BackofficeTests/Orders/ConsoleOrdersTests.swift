@@ -74,6 +74,40 @@ struct ConsoleOrdersTests {
 
     @Test(
         """
+            accepting an order that is not paid is refused on its page (422) in the request's one transaction: \
+            the move undone to its savepoint, nothing written
+            """
+    )
+    func refusedAccept() async throws {
+        try await TestEnvironment.with { env in
+            let shop = try await ShopFixture.make(env)
+            var request = shop.request([("BOTTLE", 1, .usd)])
+            request.paymentMethod = SimulatedPaymentGateway.pendingCard
+            let id = try await env.database.runStaged(
+                Checkout(request, payments: SimulatedPaymentGateway(), idempotencyKey: nil),
+                context: env.context(.appService)
+            ).detail.order.id
+            let before = try await env.ownerScalar("SELECT version FROM orders WHERE id = '\(id)'", as: Int64.self)
+            try await env.withApp { client in
+                let browser = try await ConsoleClient.signedIn(env, client, as: shop.partner.admin.operatorID)
+                let csrf = try #require(try await browser.get("/console/orders/\(id.text)").csrf)
+                let refused = try await browser.post("/console/orders/\(id.text)/accept", [:], csrf: csrf)
+                #expect(refused.status == 422)
+                #expect(refused.text.contains("Only an order that is paid can become accepted."))
+                #expect(refused.text.contains("It is pending_payment now"))
+            }
+            let order = try await env.ownerScalar(
+                "SELECT status || ' ' || version FROM orders WHERE id = '\(id)'", as: String.self)
+            #expect(order == "pending_payment \(before ?? -1)")
+            let accepts = try await env.ownerScalar(
+                "SELECT count(*) FROM audit_events WHERE target_id = '\(id.text)' AND action = 'orders.accept'",
+                as: Int64.self)
+            #expect(accepts == 0)
+        }
+    }
+
+    @Test(
+        """
             cancelling needs its confirmation (422, nothing changed without it); a partner's staff is not offered a \
             refund and is refused one (403)
             """
@@ -106,7 +140,7 @@ struct ConsoleOrdersTests {
                 let shipped = try await paidOrder(shop)
                 let context = OperationContext(
                     principal: shop.partner.admin, requestID: "t", sourceIP: nil, policies: env.policies)
-                _ = try await env.database.run(AcceptOrder(orderID: shipped), context: context)
+                _ = try await env.database.run(AdvanceOrder(orderID: shipped, move: .accept), context: context)
                 _ = try await env.database.runStaged(
                     ShipOrder(
                         orderID: shipped, carrier: "UPS", trackingNumber: "1Z", payments: SimulatedPaymentGateway()),

@@ -103,7 +103,7 @@ extension OrdersTests {
                 #expect(noCard.status == 422)
                 #expect(noCard.text.contains("payment_method"))
                 _ = try await env.database.run(
-                    LockAccount(customerID: shop.customer.id, reason: "fraud review"),
+                    TransitionAccount(customerID: shop.customer.id, move: .lock, reason: "fraud review"),
                     context: env.context(.backendManager))
                 let locked = try await client.call(
                     .post, "/v1/checkout", token: app, json: shop.checkoutJSON([("BOTTLE", 1, "usd")]),

@@ -212,6 +212,21 @@ struct OrdersTests {
         }
     }
 
+    @Test("each order move names its action; only ship, cancel and refund call the provider (staged)")
+    func moveActions() {
+        #expect(
+            OrderMove.allCases.map(\.action.rawValue) == [
+                "orders.accept", "orders.ship", "orders.deliver", "orders.cancel", "orders.refund",
+            ])
+        #expect(OrderMove.allCases.filter(\.callsProvider) == [.ship, .cancel, .refund])
+        for move in [OrderMove.accept, .deliver] {
+            #expect(AdvanceOrder(orderID: UUID(), move: move).permission == move.action)
+        }
+        #expect(ShipOrder.action == "orders.ship")
+        #expect(CancelOrder.action == "orders.cancel")
+        #expect(RefundOrder.action == "orders.refund")
+    }
+
     @Test("the orders page's hand-written encoder writes exactly the generated encoder's bytes; bad queries fail alike")
     func handEncodedOrdersPage() async throws {
         try await TestEnvironment.with { env in

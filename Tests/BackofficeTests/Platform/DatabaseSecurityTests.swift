@@ -115,7 +115,8 @@ struct DatabaseSecurityTests {
                         policies: env.policies, transaction: session)
                     await #expect(throws: DomainError.self, "a change cannot run in a read session") {
                         _ = try await database.run(
-                            LockAccount(customerID: customer.id, reason: "from a GET"), context: context)
+                            TransitionAccount(customerID: customer.id, move: .lock, reason: "from a GET"),
+                            context: context)
                     }
                 }
             }
@@ -153,7 +154,8 @@ struct DatabaseSecurityTests {
             let customer = try await env.customer()
             let manager = env.fixture.principals[.backendManager]!
             _ = try await env.database.run(
-                LockAccount(customerID: customer.id, reason: "Chargeback"), context: env.context(.backendManager))
+                TransitionAccount(customerID: customer.id, move: .lock, reason: "Chargeback"),
+                context: env.context(.backendManager))
             let recorded = try await env.ownerScalar(
                 """
                     SELECT token_id FROM audit_events WHERE action = 'accounts.lock' AND target_id = \

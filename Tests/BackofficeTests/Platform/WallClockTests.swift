@@ -47,7 +47,7 @@ struct OneClockTests {
             #expect(customer.createdAt == now && customer.updatedAt == now)
 
             let locked = try await env.database.run(
-                LockAccount(customerID: customer.id, reason: "clock"), context: manager)
+                TransitionAccount(customerID: customer.id, move: .lock, reason: "clock"), context: manager)
             #expect(locked.updatedAt == now && locked.lock?.lockedAt == now)
             let appeal = try await env.database.run(
                 FileAppeal(customerID: customer.id, message: "please"), context: env.context(.appService))

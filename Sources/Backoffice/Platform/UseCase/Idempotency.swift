@@ -26,7 +26,7 @@ struct Idempotency: Sendable {
     let database: Database
 
     /// Runs `operation` once per (principal, key); `respond` shapes the response that is stored.
-    func run<Operation: AuditedOperation, Body: Codable & Sendable>(
+    func run<Operation: AuditedChange, Body: Codable & Sendable>(
         _ operation: Operation, key: String?, request: some Encodable, operationID: String, context: OperationContext,
         respond: @escaping @Sendable (Operation.Output) throws -> StoredResponse<Body>
     ) async throws -> StoredResponse<Body> {
@@ -36,7 +36,7 @@ struct Idempotency: Sendable {
         guard (1...255).contains(key.utf8.count) else {
             throw DomainError.invalid("Idempotency-Key", "out_of_range", "must be 1–255 characters")
         }
-        try context.permit(Operation.self)
+        try context.permit(operation.permission)
         let fingerprint = try Self.fingerprint(operationID: operationID, request: request)
         if let stored: StoredResponse<Body> = try await replay(key: key, fingerprint: fingerprint, context: context) {
             return stored

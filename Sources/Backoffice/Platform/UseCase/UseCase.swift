@@ -24,14 +24,30 @@ package protocol CacheableQuery: Query {
     var cacheKey: String { get }
 }
 
-/// A use case that changes data (`LockAccount`, `CreateTenant`, …).
+/// What the change runners run: a change with its audit events and the permission this call needs.
 ///
 /// `perform` makes the change inside a transaction that already acts for the principal's tenant,
-/// and returns the result with the audit events describing it; the runner appends those events in
-/// the same transaction and commits both together, or neither.
-package protocol AuditedOperation: UseCase {
+/// and returns the result with the audit events describing it; the runner checks `permission`
+/// before anything is read, appends those events in the same transaction and commits both
+/// together, or neither. Almost every change is an `AuditedOperation`, whose type names its one
+/// action; `TransitionAccount` and `AdvanceOrder` each make one of several moves and need their
+/// move's permission.
+package protocol AuditedChange: Sendable {
+    associatedtype Output: Sendable
+    /// The permission of `policies/access.yaml` this call needs.
+    var permission: Action { get }
+    func perform(in unit: UnitOfWork) async throws -> Audited<Output>
+}
+
+/// A use case that changes data (`CreateTenant`, `SyncCustomer`, …) under the one action its type
+/// names, which is the permission of every call.
+package protocol AuditedOperation: UseCase, AuditedChange {
     associatedtype Output  // restated so conformers' `perform` infers it
     func perform(in unit: UnitOfWork) async throws -> Audited<Output>
+}
+
+extension AuditedOperation {
+    package var permission: Action { Self.action }
 }
 
 /// What a use case runs with: the transaction's connection, who acts, the logger, the instant
@@ -53,12 +69,15 @@ package struct UnitOfWork: Sendable {
 }
 
 extension OperationContext {
-    /// Throws `forbidden` unless `policies/access.yaml` grants `useCase`'s action to the
-    /// principal's role: the one permission check, called by the runners (and by a handler that
-    /// refuses before it reads a large upload, the runner checking again).
-    func permit<Case: UseCase>(_ useCase: Case.Type) throws {
-        guard policies.access.allows(principal.role, Case.action) else { throw DomainError.forbidden(Case.action) }
+    /// Throws `forbidden` unless `policies/access.yaml` grants `action` to the principal's role:
+    /// the one permission check, called by the runners (and by a handler that refuses before it
+    /// reads a large upload, the runner checking again).
+    func permit(_ action: Action) throws {
+        guard policies.access.allows(principal.role, action) else { throw DomainError.forbidden(action) }
     }
+
+    /// `permit(_:)` with the action a use case's type names (queries, staged operations).
+    func permit<Case: UseCase>(_ useCase: Case.Type) throws { try permit(Case.action) }
 }
 
 extension Database {
@@ -87,7 +106,7 @@ extension Database {
     }
 
     /// Checks the policy, runs `operation` in one transaction and appends its audit events there.
-    package func run<Operation: AuditedOperation>(_ operation: Operation, context: OperationContext) async throws
+    package func run<Operation: AuditedChange>(_ operation: Operation, context: OperationContext) async throws
         -> Operation.Output
     {
         try await run(operation, context: context) { _, output in output }
@@ -95,23 +114,23 @@ extension Database {
 
     /// Like `run(_:context:)`, with `finish` called in the same transaction after the audit
     /// append (where the idempotency record is written).
-    package func run<Operation: AuditedOperation, Result: Sendable>(
+    package func run<Operation: AuditedChange, Result: Sendable>(
         _ operation: Operation, context: OperationContext,
         finish: (PostgresConnection, Operation.Output) async throws -> Result
     ) async throws -> Result {
-        try context.permit(Operation.self)
+        try context.permit(operation.permission)
         return try await performAudited(operation, context: context, finish: finish)
     }
 
     /// Runs an operation the system performs on its own (bootstrap, demo data, timed lock
     /// expiry): no policy check, events still appended in the same transaction.
-    package func runAsSystem<Operation: AuditedOperation>(_ operation: Operation, context: OperationContext)
+    package func runAsSystem<Operation: AuditedChange>(_ operation: Operation, context: OperationContext)
         async throws -> Operation.Output
     {
         try await performAudited(operation, context: context) { _, output in output }
     }
 
-    private func performAudited<Operation: AuditedOperation, Result: Sendable>(
+    private func performAudited<Operation: AuditedChange, Result: Sendable>(
         _ operation: Operation, context: OperationContext,
         finish: (PostgresConnection, Operation.Output) async throws -> Result
     ) async throws -> Result {

@@ -1,7 +1,8 @@
 import Foundation
 
 /// A partner's move whose payment the provider must act on first (ship → capture, cancel → void,
-/// refund → refund). A staged operation: no transaction waits on the provider.
+/// refund → refund). A staged operation: no transaction waits on the provider. Another partner's
+/// order is 404.
 ///
 /// 1. `reserve`, one transaction: the order locked and the move checked (409 with the current
 ///    state; 409 `payment_in_progress` while another provider operation or the checkout's
@@ -14,29 +15,38 @@ import Foundation
 ///    follows (stock and FitPoints back); refused → the payment as it was, the order unchanged,
 ///    answered 409 with the operation's code. Reconciliation finishes an operation a crash left
 ///    under way (`ReconcilePayments`).
-protocol PaymentMove: OrderMoveRules, StagedOperation
+protocol StagedOrderMove: StagedOperation
 where Reservation == PaymentStep, Verdict == PaymentOutcome, Output == MoveOutcome {
+    /// The move (one that calls the provider): its target status and its action, the permission
+    /// and the audit events' action.
+    static var move: OrderMove { get }
     /// What the provider is asked to do.
     static var operation: PaymentOperation { get }
     /// The code a refusal of the operation is answered with (409).
     static var refusal: String { get }
+    var orderID: UUID { get }
+    var reason: String? { get }
+    var payments: any PaymentGateway { get }
+    /// Checks of the request alone, before the order is read (a required reason).
+    func precheck() throws
+    /// What the move checks before the status changes; returns the carrier and tracking number
+    /// to record, if any.
+    func apply(to order: Order, in unit: UnitOfWork) async throws -> (carrier: String, tracking: String)?
+    /// What follows the status change in the same transaction (stock and FitPoints given back).
+    func settle(_ order: Order, in unit: UnitOfWork) async throws
     /// Whether `payment` needs the provider for this move (an authorization to capture or void, a capture to refund).
     func needsProvider(_ payment: Payment) -> Bool
     /// The same move rebuilt from a step under way (reconciliation finishes it).
     init(resuming step: PaymentStep, payments: any PaymentGateway)
-    var payments: any PaymentGateway { get }
 }
 
-/// A payment move whose reason is all it takes besides the order (cancel, refund): rebuilt from
-/// a step under way with the step's reason.
-protocol ReasonedPaymentMove: PaymentMove {
-    init(orderID: UUID, reason: String?, payments: any PaymentGateway)
-}
-
-extension ReasonedPaymentMove {
-    init(resuming step: PaymentStep, payments: any PaymentGateway) {
-        self.init(orderID: step.orderID, reason: step.reason, payments: payments)
-    }
+extension StagedOrderMove {
+    package static var action: Action { move.action }
+    var target: Order.Status { Self.move.target }
+    var reason: String? { nil }
+    func precheck() throws {}
+    func apply(to order: Order, in unit: UnitOfWork) async throws -> (carrier: String, tracking: String)? { nil }
+    func settle(_ order: Order, in unit: UnitOfWork) async throws {}
 }
 
 /// A provider operation under way for an order's move: what the call needs and what the move
@@ -61,7 +71,7 @@ package struct MoveOutcome: Sendable {
     package let refused: String?
 }
 
-extension PaymentMove {
+extension StagedOrderMove {
     package func ready() throws {}
 
     package func reserve(in unit: UnitOfWork) async throws -> Audited<Stage<PaymentStep, MoveOutcome>> {

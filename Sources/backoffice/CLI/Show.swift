@@ -2,14 +2,6 @@ import ArgumentParser
 import BackofficeAPI
 import Foundation
 
-/// What a command prints of a success: one resource (its `columns` in a table) or a page.
-enum Shape {
-    case single([String])
-    case page([String])
-    /// A list under `key` with totals beside it (a simulation's lines and its sums).
-    case rows(key: String, [String])
-}
-
 /// Paging options every list command takes.
 struct PageOptions: ParsableArguments {
     @Option(help: "Page size (1–500, default 50).") var limit: Int?
@@ -18,13 +10,13 @@ struct PageOptions: ParsableArguments {
 
 extension GlobalOptions {
     /// The one run-and-print helper of the CLI: calls the service with this command's client,
-    /// prints the success body in `shape` and the chosen format, and turns the contract's problem
+    /// prints the success body in `layout` and the chosen format, and turns the contract's problem
     /// answer into a failure with its exit code (docs/cli.md).
     ///
     /// Every generated output has one form: a success case (`ok`, `created`) whose payload holds
     /// `body.json`, and `default(statusCode:_:)` holding the problem. The answer is read through
     /// that form by reflection, in this one place, so a command is one call.
-    func show<Output>(_ shape: Shape, _ call: (Client) async throws -> Output) async throws {
+    func show<Output>(_ layout: Printer.Layout, _ call: (Client) async throws -> Output) async throws {
         try await runCommand {
             let output = try await call(try client())
             guard let answer = Mirror(reflecting: output).children.first else {
@@ -42,12 +34,7 @@ extension GlobalOptions {
             guard let body = Mirror(reflecting: answer.value).descendant("body"),
                 let json = Mirror(reflecting: body).children.first?.value as? any Encodable
             else { throw CLIFailure.unexpectedAnswer(output) }
-            let printer = Printer(format: format)
-            switch shape {
-            case .single(let columns): try printer.single(json, columns: columns)
-            case .page(let columns): try printer.page(json, columns: columns)
-            case .rows(let key, let columns): try printer.rows(json, key: key, columns: columns)
-            }
+            try Printer(format: format).show(json, as: layout)
         }
     }
 }
