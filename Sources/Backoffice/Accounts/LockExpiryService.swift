@@ -37,8 +37,3 @@ package struct LockExpiryService: Service {
         }
     }
 }
-
-/// Sleeps for `duration`, returning early on graceful shutdown.
-func gracefulShutdown(sleeping duration: Duration) async throws {
-    try await cancelWhenGracefulShutdown { try await Task.sleep(for: duration) }
-}

@@ -7,7 +7,7 @@ import Mustache
 import NIOCore
 
 /// A value a template reads by name, named without a `Mirror`: for the small values every page
-/// repeats (navigation links, options), where a `Mirror` of each cost more than the page's rows.
+/// repeats (navigation links, options; docs/decisions/console-tables-in-swift.md).
 protocol TemplateValues {
     var templateValues: [(String, Any)] { get }
 }

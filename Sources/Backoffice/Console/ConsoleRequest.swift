@@ -240,8 +240,8 @@ final class ConsoleNavigation: Sendable {
     }
 
     /// `items` as a list's links (`<li><a>`), the current one marked `aria-current="page"`: the
-    /// navigation on every page and a board's tabs, written in Swift (a Mustache section over
-    /// them cost the orders board a tenth of its time).
+    /// navigation on every page and a board's tabs, written in Swift
+    /// (docs/decisions/console-tables-in-swift.md).
     static func links(_ items: some Sequence<Item>) -> HTML {
         HTML(
             joining: items.lazy.map { item in

@@ -49,10 +49,10 @@ package struct ListOrders: Query {
 }
 
 /// A page of orders, newest first, as a prepared statement: PostgreSQL plans each shape once per
-/// connection instead of on every request (planning the page each time halved what pgbench could
-/// serve of it: ~2,100 instead of ~4,000 per second). Each shape's filter is one its index
-/// serves, without the `$1 IS NULL OR …` that a cached generic plan could not use an index for.
-/// `$1`, `$2` are the keyset; a shape's filter reads the tenant (when it has one) as `$3`, then the status.
+/// connection, not on every request (docs/decisions/list-pages-planned-once.md). Each shape's
+/// filter is one its index serves, without the `$1 IS NULL OR …` that a cached generic plan could
+/// not use an index for. `$1`, `$2` are the keyset; a shape's filter reads the tenant (when it has
+/// one) as `$3`, then the status.
 struct OrderPage<Shape: PageShape, Fetch: PageFetch>: PostgresPreparedStatement {
     static var name: String { "orders_page_\(Shape.name)_\(Fetch.rows)" }
     static var sql: String {

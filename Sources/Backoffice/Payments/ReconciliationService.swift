@@ -11,17 +11,20 @@ package struct ReconciliationService: Service {
     let payments: any PaymentGateway
     let interval: Duration
     let olderThanMinutes: Int
+    /// What the waits between runs sleep on (`ManualTimers` in tests).
+    let timers: any Timers
 
     package init(
-        database: Database, policies: PolicySet, payments: any PaymentGateway, interval: Duration, olderThanMinutes: Int
+        database: Database, policies: PolicySet, payments: any PaymentGateway, interval: Duration,
+        olderThanMinutes: Int, timers: any Timers = EventLoopTimers()
     ) {
         (self.database, self.policies, self.payments) = (database, policies, payments)
-        (self.interval, self.olderThanMinutes) = (interval, olderThanMinutes)
+        (self.interval, self.olderThanMinutes, self.timers) = (interval, olderThanMinutes, timers)
     }
 
     /// Waits one interval before the first run, so the connection pool (a sibling service) runs first.
     package func run() async throws {
-        try? await gracefulShutdown(sleeping: interval)
+        try? await gracefulShutdown(sleeping: interval, on: timers)
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
                 let report = try await ReconcilePayments(olderThanMinutes: olderThanMinutes, payments: payments).run(
@@ -38,7 +41,7 @@ package struct ReconciliationService: Service {
             } catch {
                 database.logger.warning("reconciling payments failed", metadata: ["error_type": "\(type(of: error))"])
             }
-            try? await gracefulShutdown(sleeping: interval)
+            try? await gracefulShutdown(sleeping: interval, on: timers)
         }
     }
 }

@@ -27,15 +27,40 @@ struct ConsoleHomeTests {
                        ('\(beta)', gen_random_uuid(), 'LOW-B', 'Other shop low', '', 'snacks', 100, 1, 'active', '{}',
                            now(), now())
                 """)
+            // Both shops have orders: alpha 3 to accept, 2 to ship, 1 shipped; beta 5, 4 and 0.
+            for (tenant, status, count) in [
+                (alpha, "paid", 3), (alpha, "accepted", 2), (alpha, "shipped", 1), (beta, "paid", 5),
+                (beta, "accepted", 4),
+            ] {
+                try await env.asOwner(
+                    """
+                    WITH o AS (
+                        INSERT INTO orders (tenant_id, id, customer_id, status, total_cents, total_fitpoints,
+                            shipping_name, shipping_address, carrier, tracking_number, line_count, created_at,
+                            updated_at)
+                        SELECT '\(tenant)', gen_random_uuid(), gen_random_uuid(), '\(status)', 100, 0, 'B', '{}',
+                            'UPS', '1Z', 1, now(), now() FROM generate_series(1, \(count))
+                        RETURNING tenant_id, id)
+                    INSERT INTO order_lines (tenant_id, order_id, line, good_id, sku, name, quantity, paid_in,
+                        unit_price)
+                    SELECT o.tenant_id, o.id, 1, g.id, g.sku, g.name, 1, 'usd', 100
+                    FROM o, LATERAL (SELECT id, sku, name FROM goods WHERE tenant_id = o.tenant_id LIMIT 1) g
+                    """)
+            }
             try await env.withApp { client in
                 let admin = try await ConsoleClient.signedIn(env, client, as: env.fixture.partners[0].admin.operatorID)
                 let home = try await admin.get("/console/home")
                 #expect(home.status == 200)
-                let paid =
-                    try await env.ownerScalar(
-                        "SELECT count(*) FROM orders WHERE tenant_id = '\(alpha)' AND status = 'paid'", as: Int64.self)
-                    ?? 0
-                #expect(home.text.contains("<span class=\"count\">\(paid)</span> To accept"), "its own paid orders")
+                for (count, label) in [(3, "To accept"), (2, "To ship"), (1, "Shipped"), (0, "Delivered")] {
+                    #expect(
+                        home.text.contains("<span class=\"count\">\(count)</span> \(label)</a>"),
+                        "its own orders only: \(count) \(label)")
+                }
+                let other = try await ConsoleClient.signedIn(env, client, as: env.fixture.partners[1].admin.operatorID)
+                let otherHome = try await other.get("/console/home").text
+                #expect(otherHome.contains("<span class=\"count\">5</span> To accept</a>"))
+                #expect(otherHome.contains("<span class=\"count\">4</span> To ship</a>"))
+                #expect(otherHome.contains("<span class=\"count\">0</span> Shipped</a>"))
                 let stock = try #require(home.text.after(last: "id=\"low-stock\""))
                 #expect(
                     stock.contains("LOW-A") && !stock.contains("LOW-DRAFT") && !stock.contains("LOW-B"),

@@ -101,11 +101,16 @@ extension SecurityEndToEndTests {
                 #expect(
                     try cli(["accounts", "lock", id, "--reason", "Chargeback under investigation"], manager).status == 0
                 )
-                try await Task.sleep(for: .milliseconds(20))
-                let format = ISO8601DateFormatter()
-                format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-                let cut = format.string(from: Date())
-                try await Task.sleep(for: .milliseconds(20))
+                // The cut is the millisecond after the lock's event (the CLI's times are in milliseconds), read
+                // from the log itself (the database's clock stamps events): the unlock, a CLI run later, falls
+                // after it without waiting on a clock.
+                let cut = try #require(
+                    try await scene.env.ownerScalar(
+                        """
+                        SELECT to_char((date_trunc('milliseconds', max(occurred_at)) + interval '1 millisecond') AT TIME
+                            ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+                        FROM audit_events WHERE action = 'accounts.lock'
+                        """, as: String.self))
                 #expect(try cli(["accounts", "unlock", id, "--reason", "Chargeback resolved"], manager).status == 0)
                 #expect(try cli(["accounts", "lock", id, "--reason", "Second chargeback"], manager).status == 0)
 

@@ -191,18 +191,21 @@ struct TwoPhaseCheckoutTests {
             let shop = try await ShopFixture.make(env)
             let order = try await reserveOnly(env, shop, payments: SimulatedPaymentGateway(), key: "crash-3")
             env.clock.advance(by: 11 * 60)
+            let timers = ManualTimers()
             let service = ReconciliationService(
                 database: env.database, policies: env.policies, payments: SimulatedPaymentGateway(),
-                interval: .milliseconds(50),
-                olderThanMinutes: 10)
+                interval: .seconds(300), olderThanMinutes: 10, timers: timers)
             let running = Task { try await service.run() }
             defer { running.cancel() }
-            var status: String?
-            for _ in 0..<200 where status != "payment_failed" {
-                try await Task.sleep(for: .milliseconds(50))
-                status = try await env.ownerScalar(
-                    "SELECT status FROM orders WHERE id = '\(order.text)'", as: String.self)
-            }
+            await timers.waitUntilScheduled()
+            #expect(
+                try await env.ownerScalar("SELECT status FROM orders WHERE id = '\(order.text)'", as: String.self)
+                    == "pending_payment", "nothing runs before the first interval")
+            timers.advance(by: .seconds(300))
+            // The run is over once the service waits for the next interval.
+            await timers.waitUntilScheduled()
+            let status = try await env.ownerScalar(
+                "SELECT status FROM orders WHERE id = '\(order.text)'", as: String.self)
             #expect(status == "payment_failed")
             #expect(try await shop.stock("BOTTLE") == 10)
         }

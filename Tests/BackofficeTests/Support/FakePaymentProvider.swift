@@ -150,18 +150,27 @@ actor FakePaymentProvider {
         let provider = self
         router.on("/**", method: .post) { request, context in try await provider.respond(request, context) }
         router.on("/**", method: .get) { request, context in try await provider.respond(request, context) }
-        let port = PortBox()
+        let (ports, announce) = AsyncStream<Int>.makeStream()
         let app = Application(
             router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in port.set(channel.localAddress?.port ?? 0) })
+            onServerRunning: { channel in
+                announce.yield(channel.localAddress?.port ?? 0)
+                announce.finish()
+            })
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {
+                defer { announce.finish() }
                 try await app.runService()
                 return nil
             }
-            while port.value == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            // The port, once the server runs (its running callback); a server that fails first throws here.
+            var announced = ports.makeAsyncIterator()
+            guard let port = await announced.next(), port != 0 else {
+                _ = try await group.next()
+                throw FakeProviderNotRunning()
+            }
             let result: Result<T, any Error>
-            do { result = .success(try await body("http://127.0.0.1:\(port.value)")) } catch {
+            do { result = .success(try await body("http://127.0.0.1:\(port)")) } catch {
                 result = .failure(error)
             }
             stopping.open()
@@ -202,10 +211,5 @@ struct FakeProviderContext: RequestContext {
     }
 }
 
-/// The port the fake listens on, once it does.
-final class PortBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var port = 0
-    var value: Int { lock.withLock { port } }
-    func set(_ value: Int) { lock.withLock { port = value } }
-}
+/// The fake provider stopped before it ran.
+struct FakeProviderNotRunning: Error {}

@@ -1,4 +1,5 @@
 import NIOCore
+import ServiceLifecycle
 import Synchronization
 
 /// Where the service's timeouts come from: the request deadline, the pool's lease timeout and the
@@ -149,4 +150,9 @@ package final class ManualTimers: Timers {
         }
         for entry in due { entry.action() }
     }
+}
+
+/// Sleeps for `duration` on `timers`, returning early on graceful shutdown (a periodic service's wait).
+func gracefulShutdown(sleeping duration: Duration, on timers: any Timers = EventLoopTimers()) async throws {
+    try await cancelWhenGracefulShutdown { try await timers.sleep(for: duration) }
 }

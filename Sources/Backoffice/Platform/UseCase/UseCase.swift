@@ -160,10 +160,9 @@ package protocol RowDecodable: Sendable {
     init(row: PostgresRow) throws
 }
 
-/// How many rows a prepared page statement fetches, written into its SQL as a literal. With
-/// `LIMIT $n` PostgreSQL estimates a tenth of the table, judges its cached generic plan too costly
-/// and plans every execution anew (seen on the orders page: custom plans only, planning as costly
-/// as running it); with a literal it keeps the one generic plan.
+/// How many rows a prepared page statement fetches, written into its SQL as a literal, so that
+/// PostgreSQL keeps the statement's one generic plan (with `LIMIT $n` it plans every execution
+/// anew: docs/decisions/list-pages-planned-once.md).
 protocol PageFetch { static var rows: Int { get } }
 
 /// Which rows a prepared page statement holds: `name` tells its statements apart, `filter` is
@@ -190,9 +189,9 @@ enum HundredPageFetch: PageFetch { static let rows = 101 }
 /// The largest page (500 rows) and one more.
 enum LargestPageFetch: PageFetch { static let rows = 501 }
 
-/// A row's cells read in select-list order, each as the concrete type the caller names. Decoding
-/// cell by cell is specialized at each call; a tuple decode of a wide row goes through generic
-/// metadata at run time and took about a fifth of the server's CPU on an order page (profiled).
+/// A row's cells read in select-list order, each as the concrete type the caller names: decoding
+/// cell by cell is specialized at each call, where a tuple decode of a wide row goes through
+/// generic metadata at run time (docs/decisions/orders-page-from-rows.md).
 struct RowCells {
     private var cells: PostgresRow.Iterator
     private let entity: String
