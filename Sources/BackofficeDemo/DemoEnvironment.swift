@@ -209,19 +209,23 @@ package enum DemoEnvironment {
         return (credentials, skipped)
     }
 
+    /// The first row's value of `query`, read as the system (nil without a row).
+    private static func stored<T: Sendable>(
+        _ query: PostgresQuery, database: Database, _ decode: @escaping @Sendable (PostgresRow) throws -> T
+    ) async throws -> T? {
+        try await database.transaction(for: .system) { connection in
+            try await firstRow(query, on: connection, logger: database.logger, decode)
+        }
+    }
+
     /// A demo operator's console password: the kept one while it still signs in, else a new
     /// random one, set through the real operation (bcrypt).
     private static func password(
         _ kept: String?, for owner: Operator, cost: UInt8, database: Database, context: OperationContext
     ) async throws -> String {
-        let stored = try await database.transaction(for: .system) { connection in
-            try await firstRow(
-                "SELECT password_hash FROM operator_passwords WHERE operator_id = \(owner.id)", on: connection,
-                logger: database.logger
-            ) {
-                try $0.decode(String.self)
-            }
-        }
+        let stored = try await stored(
+            "SELECT password_hash FROM operator_passwords WHERE operator_id = \(owner.id)", database: database
+        ) { try $0.decode(String.self) }
         if let kept, let stored, try await PasswordRules.verify(kept, hash: stored) { return kept }
         let password = "demo-" + Base64URL.random(bytes: 12)
         try PasswordRules.check(password)
@@ -237,12 +241,9 @@ package enum DemoEnvironment {
     private static func secondFactor(
         _ kept: String?, for owner: Operator, key: SecondFactorKey, database: Database, context: OperationContext
     ) async throws -> String {
-        let stored = try await database.transaction(for: .system) { connection in
-            try await firstRow(
-                "SELECT sealed_secret FROM operator_second_factors WHERE operator_id = \(owner.id)", on: connection,
-                logger: database.logger
-            ) { Array(try $0.decode(ByteBuffer.self).readableBytesView) }
-        }
+        let stored = try await stored(
+            "SELECT sealed_secret FROM operator_second_factors WHERE operator_id = \(owner.id)", database: database
+        ) { Array(try $0.decode(ByteBuffer.self).readableBytesView) }
         if let kept, let secret = TOTPSecret(base32: kept), let stored, (try? key.open(stored, for: owner.id)) == secret
         {
             return kept

@@ -8,23 +8,17 @@ struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "admin",
         abstract: "Administration done directly in the database.",
-        discussion:
-            """
-                Example: BACKOFFICE_DATABASE_URL=postgres://backoffice_app@localhost/backoffice backoffice admin \
-                bootstrap --email ops@healthtrack.example
-                """,
-        subcommands: [BootstrapCommand.self])
+        discussion: BootstrapCommand.example, subcommands: [BootstrapCommand.self])
 
     struct BootstrapCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "bootstrap",
             abstract: "Create the first platform admin and print its token once.",
-            discussion:
-                """
-                    Example: BACKOFFICE_DATABASE_URL=postgres://backoffice_app@localhost/backoffice backoffice admin \
-                    bootstrap --email ops@healthtrack.example
-                    """
-        )
+            discussion: example)
+        static let example = """
+            Example: BACKOFFICE_DATABASE_URL=postgres://backoffice_app@localhost/backoffice backoffice admin \
+            bootstrap --email ops@healthtrack.example
+            """
         @Option(help: "The admin's email.") var email: String
         @Option(help: "Database URL (env BACKOFFICE_DATABASE_URL).") var databaseURL: String?
         @OptionGroup var project: ProjectOptions

@@ -22,28 +22,21 @@ package struct Principal: Sendable, Equatable {
         self.sessionID = sessionID
     }
 
-    private init(system: Void) {
+    /// An actor that is no operator (no id, token or session), acting for the platform.
+    private init(nobody role: String) {
         self.operatorID = nil
-        self.role = "system"
+        self.role = role
         self.tenantID = platformTenantID
         self.tokenID = nil
         self.sessionID = nil
     }
 
     /// The system actor: audited with no actor id and the role `system`.
-    package static let system = Principal(system: ())
+    package static let system = Principal(nobody: "system")
 
     /// Whoever calls a public operation (no token): audited with no actor id and the role
     /// `anonymous`; `policies/access.yaml`'s `public:` says what it may do.
-    package static let anonymous = Principal(anonymous: ())
-
-    private init(anonymous: Void) {
-        self.operatorID = nil
-        self.role = "anonymous"
-        self.tenantID = platformTenantID
-        self.tokenID = nil
-        self.sessionID = nil
-    }
+    package static let anonymous = Principal(nobody: "anonymous")
 
     /// The principal's role, nil for the system actor.
     package var knownRole: Role? { Role(rawValue: role) }

@@ -45,14 +45,8 @@ struct Idempotency: Sendable {
             return try await database.savepoint(context) {
                 try await database.run(operation, context: context) { connection, output in
                     let response = try respond(output)
-                    let body = try JSONEncoder().encode(
-                        StoredResponse(status: response.status, body: Self.storable(response.body)))
                     // a concurrent request with this key won: undo ours, replay its
-                    guard
-                        try await store(
-                            key: key, fingerprint: fingerprint, status: response.status, body: body, on: connection,
-                            context: context)
-                    else { throw ConcurrentDuplicate() }
+                    try await store(response, key: key, fingerprint: fingerprint, on: connection, context: context)
                     return response
                 }
             }
@@ -105,21 +99,12 @@ struct Idempotency: Sendable {
                     switch stage {
                     case .done(let output):
                         let response = try respond(output)
-                        let body = try JSONEncoder().encode(
-                            StoredResponse(status: response.status, body: Self.storable(response.body)))
-                        guard
-                            try await store(
-                                key: key, fingerprint: fingerprint, status: response.status, body: body, on: connection,
-                                context: context)
-                        else { throw ConcurrentDuplicate() }
+                        try await store(response, key: key, fingerprint: fingerprint, on: connection, context: context)
                         return .done(response)
                     case .call(let reservation):
-                        let body = try JSONEncoder().encode(reservation)
-                        guard
-                            try await store(
-                                key: key, fingerprint: fingerprint, status: Self.reserved, body: body, on: connection,
-                                context: context)
-                        else { throw ConcurrentDuplicate() }
+                        try await store(
+                            key: key, fingerprint: fingerprint, status: Self.reserved,
+                            body: try JSONEncoder().encode(reservation), on: connection, context: context)
                         return .call(reservation)
                     }
                 }
@@ -168,14 +153,23 @@ struct Idempotency: Sendable {
         }
     }
 
-    /// Writes the key's record in the change's transaction; false when another request's
-    /// record under the key is still kept (a concurrent duplicate: the caller rolls back).
+    /// Writes the key's record of `response` (its secrets removed) in the change's transaction.
+    private func store<Body: Codable & Sendable>(
+        _ response: StoredResponse<Body>, key: String, fingerprint: [UInt8], on connection: PostgresConnection,
+        context: OperationContext
+    ) async throws {
+        let body = try JSONEncoder().encode(StoredResponse(status: response.status, body: Self.storable(response.body)))
+        try await store(
+            key: key, fingerprint: fingerprint, status: response.status, body: body, on: connection, context: context)
+    }
+
+    /// Writes the key's record in the change's transaction.
+    /// - Throws: `ConcurrentDuplicate` when another request's record under the key is still kept
+    ///   (the caller rolls back and replays it).
     private func store(
         key: String, fingerprint: [UInt8], status: Int, body: Data, on connection: PostgresConnection,
         context: OperationContext
-    )
-        async throws -> Bool
-    {
+    ) async throws {
         let now = database.clock.now()
         let expired = Self.keptSince(now, context)
         let saved = try await connection.send(
@@ -192,7 +186,7 @@ struct Idempotency: Sendable {
             """, logger: database.logger)
         var inserted = false
         for try await _ in saved { inserted = true }
-        return inserted
+        guard inserted else { throw ConcurrentDuplicate() }
     }
 
     private struct ConcurrentDuplicate: Error {}
