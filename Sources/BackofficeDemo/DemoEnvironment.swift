@@ -144,7 +144,7 @@ package enum DemoEnvironment {
         let kept = FileManager.default.contents(atPath: credentialsFile.path).flatMap {
             try? JSONDecoder().decode(DemoCredentials.self, from: $0)
         }
-        let context = Database.systemContext("demo-tokens", policies: policies)
+        let context = OperationContext.system("demo-tokens", policies: policies)
         let operators = try await database.transaction(for: .system) { connection in
             var all: [String: Operator] = [:]
             // The demo's own operators are the first with their emails (a partner may later add one with the same email
@@ -261,7 +261,7 @@ package enum DemoEnvironment {
     /// Publishes every `*.md` of `folder` (front matter: `slug`, `title`) as a content policy, through
     /// the real operation: a new version when the file changed, nothing otherwise.
     private static func publishContentPolicies(from folder: URL, database: Database, policies: PolicySet) async throws {
-        let context = Database.systemContext("content-policies", policies: policies)
+        let context = OperationContext.system("content-policies", policies: policies)
         let files = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         for name in files.sorted() where name.hasSuffix(".md") {
             let path = folder.appendingPathComponent(name).path
@@ -286,7 +286,7 @@ package enum DemoEnvironment {
             } ?? 0
         }
         guard seeded == 0 else { return }
-        let context = Database.systemContext("demo-data", policies: policies)
+        let context = OperationContext.system("demo-data", policies: policies)
         for (email, role) in platformOperators {
             _ = try await database.runAsSystem(
                 CreateOperator(email: email, role: role, tenantID: nil), context: context)

@@ -11,8 +11,7 @@ extension DemoEnvironment {
     /// member and active goods with stock; one more shop waits for review.
     static func seedShops(database: Database, context: OperationContext) async throws {
         let payments = SimulatedPaymentGateway()
-        let public_ = OperationContext(
-            principal: .anonymous, requestID: context.requestID, sourceIP: "127.0.0.1", policies: context.policies)
+        let public_ = context.acting(as: .anonymous, sourceIP: "127.0.0.1")
         func apply(_ name: String, email: String, taxID: String, city: String) async throws -> ShopApplication {
             try await database.runStaged(
                 ApplyForShop(
@@ -35,10 +34,9 @@ extension DemoEnvironment {
             _ = try await database.runAsSystem(
                 CreateOperator(email: "staff@\(slug).example", role: .partnerStaff, tenantID: approval.tenant.id),
                 context: context)
-            let admin = OperationContext(
-                principal: Principal(
-                    operatorID: approval.admin.id, role: .partnerAdmin, tenantID: approval.tenant.id, tokenID: nil),
-                requestID: context.requestID, sourceIP: nil, policies: context.policies)
+            let admin = context.acting(
+                as: Principal(
+                    operatorID: approval.admin.id, role: .partnerAdmin, tenantID: approval.tenant.id, tokenID: nil))
             for (sku, good, cents, points, stock) in demoGoods[index] {
                 let created = try await database.run(
                     CreateGood(
@@ -62,8 +60,7 @@ extension DemoEnvironment {
     /// split order paid partly in FitPoints, and one waiting for its payment's webhook.
     static func seedOrders(customers: [Customer], database: Database, context: OperationContext) async throws {
         let payments = SimulatedPaymentGateway()
-        let app = OperationContext(
-            principal: .system, requestID: context.requestID, sourceIP: nil, policies: context.policies)
+        let app = context.acting(as: .system)
         let shipping = Order.Shipping(
             name: "Demo Customer",
             address: ShopAddress(
@@ -90,11 +87,8 @@ extension DemoEnvironment {
             else {
                 continue
             }
-            let partner = OperationContext(
-                principal: Principal(operatorID: admin.0, role: .partnerAdmin, tenantID: admin.1, tokenID: nil),
-                requestID: context.requestID,
-                sourceIP: nil,
-                policies: context.policies)
+            let partner = context.acting(
+                as: Principal(operatorID: admin.0, role: .partnerAdmin, tenantID: admin.1, tokenID: nil))
             func place(
                 _ customer: Customer, _ lines: [CheckoutRequest.Line],
                 card: String = SimulatedPaymentGateway.approvedCard

@@ -28,9 +28,7 @@ package struct LockExpiryService: Service {
     package func liftDue() async throws -> Int {
         var total = 0
         while true {
-            let context = OperationContext(
-                principal: .system, requestID: "lock-expiry-" + UUID().uuidString.lowercased(), sourceIP: nil,
-                policies: policies)
+            let context = OperationContext.system("lock-expiry", policies: policies)
             let lifted = try await database.runAsSystem(LiftExpiredLocks(limit: 100), context: context)
             total += lifted.count
             if lifted.count < 100 { return total }

@@ -59,9 +59,9 @@ extension Console {
                     "/console/challenges/\(id.text)",
                     flash:
                         """
-                            Settled: paid \(Money.fitPoints(settlement.paid)) to \(settlement.payouts.count) of \
-                            \(settlement.participants) participants.
-                            """
+                        Settled: paid \(Money.fitPoints(settlement.paid)) to \(settlement.payouts.count) of \
+                        \(settlement.participants) participants.
+                        """
                 )
             } catch let refusal as DomainError {
                 return try await console.challengePage(id, issues: try FormRefusal.issues(refusal))
@@ -80,10 +80,8 @@ extension Console {
     /// not defeat the idle timeout. At most `liveUpdates.perSession` streams per session and
     /// `liveUpdates.total` in all (`LiveStreams`); past either, 503 with Retry-After.
     private func leaderboardEvents(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        guard let secret = sessionSecret(request) else { return signInFirst(request) }
+        guard let secret = sessionSecret(request, context) else { return signInFirst(request) }
         let id = try Self.id(context.parameters)
-        let requestID = RequestScope.current?.requestID ?? UUID().uuidString.lowercased()
-        let sourceIP = RequestScope.current?.sourceIP
         let (database, policies, streams) = (database, policies, liveStreams)
         // A stream lasts no longer than an idle session would: an open page does not keep one alive.
         let (interval, limit) = (
@@ -95,11 +93,11 @@ extension Console {
             ) {
                 principal, transaction in
                 guard let principal, let session = principal.sessionID else { return (nil, commit: false) }
-                let context = OperationContext(
-                    principal: principal, requestID: requestID, sourceIP: sourceIP, policies: policies,
-                    transaction: transaction)
-                let (_, entries, _) = try await database.read(
-                    ChallengeLeaderboard(challengeID: id, after: nil, limit: Self.pageSize), context: context)
+                let console = page(
+                    request, context, acting: principal, transaction: transaction, secret: secret,
+                    form: ConsoleForm(query: nil))
+                let (_, entries, _) = try await console.read(
+                    ChallengeLeaderboard(challengeID: id, after: nil, limit: Self.pageSize))
                 return ((session, try LeaderboardRowView.json(entries)), commit: false)
             }
         }

@@ -45,7 +45,7 @@ extension Console {
         let state = try await console.readOwn(SecondFactorState())
         guard let sealed = state.sealedSecret, let operatorID = console.principal.operatorID else { return .signIn }
         let keys = signInGate.keys(email: state.email, sourceIP: console.context.sourceIP)
-        let system = anonymousContext(requestID: console.context.requestID)
+        let system = console.context.acting(as: .anonymous, sourceIP: console.context.sourceIP)
         let next = Self.safeNext(console.form["next"])
         guard
             let (ticket, attempt) = try await signInGate.reserve(
@@ -159,7 +159,7 @@ extension Console {
             return .signIn
         }
         if let session {
-            page.cookies.append(ConsoleCookies.session(session.secret, secure: isSecure(console.request)))
+            page.cookies.append(ConsoleCookies.session(session.secret, secure: console.secure))
         }
         return .page(page)
     }

@@ -5,27 +5,26 @@ extension Console {
     /// Sign-in (email and password; a new session, so a new id, at every sign-in), sign-out, and
     /// sign-out everywhere.
     func registerSignIn(on group: RouterGroup<AppRequestContext>) {
-        group.get("sign-in") { request, _ in
+        group.get("sign-in") { request, context in
             let form = ConsoleForm(query: request.uri.query)
             let notice =
                 form["welcome"] != nil
                 ? "Your password is set. Sign in with it."
                 : form["ended"] == nil ? nil : "Your session has ended. Sign in again to go on."
             return signInPage(email: "", next: form["next"], notice: notice, refused: false).response(
-                secure: isSecure(request))
+                secure: context.scope.secure)
         }
         group.post("sign-in") { request, context in
-            let requestID = RequestScope.current?.requestID ?? UUID().uuidString.lowercased()
+            let requestID = context.scope.requestID
             do {
                 try checkForgery(request)
                 let form = try await ConsoleForm(request)
                 let email = form.text("email") ?? ""
                 let outcome = try await ConsoleSignIn(database: database, policies: policies, gate: signInGate).signIn(
-                    email: email, password: form["password"] ?? "", sourceIP: RequestScope.current?.sourceIP,
-                    requestID: requestID)
+                    email: email, password: form["password"] ?? "", scope: context.scope)
                 guard case .started(let secret, _, let stage) = outcome else {
                     return signInPage(email: email, next: form["next"], notice: nil, refused: true).response(
-                        secure: isSecure(request))
+                        secure: context.scope.secure)
                 }
                 let next = Self.safeNext(form["next"])
                 let step =
@@ -34,12 +33,12 @@ extension Console {
                     case .secondFactor: ConsoleLinks.path("/console/sign-in/code", ["next": next])
                     case .enrol: ConsoleLinks.path("/console/sign-in/enrol", ["next": next])
                     }
-                return ConsoleAnswer.startSession(secret, to: step).response(secure: isSecure(request))
+                return ConsoleAnswer.startSession(secret, to: step).response(secure: context.scope.secure)
             } catch let busy as SignInBusy {
-                return busy.response(pages, secure: isSecure(request))
+                return busy.response(pages, secure: context.scope.secure)
             } catch {
                 return ConsoleAnswer.page(pages.error(error, requestID: requestID, logger: context.logger)).response(
-                    secure: isSecure(request))
+                    secure: context.scope.secure)
             }
         }
         for (path, everywhere) in [("sign-out", false), ("sign-out-everywhere", true)] {
@@ -50,7 +49,7 @@ extension Console {
                         to: "/console/sign-in", flash: everywhere ? "Signed out of \(ended) sessions." : "Signed out.")
                 }
                 if response.status == .seeOther {
-                    response.setCookie(ConsoleCookies.endSession(secure: isSecure(request)))
+                    response.setCookie(ConsoleCookies.endSession(secure: context.scope.secure))
                 }
                 return response
             }
@@ -71,9 +70,9 @@ extension Console {
         if refused {
             values["refused"] =
                 """
-                    The email or password is wrong, or sign-in is paused for this account after too many failures. \
-                    Try again later.
-                    """
+                The email or password is wrong, or sign-in is paused for this account after too many failures. \
+                Try again later.
+                """
         }
         return .page(pages.render("sign-in", values, status: refused ? .unauthorized : .ok))
     }

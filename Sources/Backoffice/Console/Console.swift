@@ -17,7 +17,6 @@ package struct Console: Sendable {
     let database: Database
     let policies: PolicySet
     let pages: ConsolePages
-    let clientAddress: ClientAddress
     /// The payment provider the order moves call (the API's).
     let payments: any PaymentGateway
     /// Seals operators' TOTP secrets at rest (nil: no second factor can be set up or checked).
@@ -34,14 +33,13 @@ package struct Console: Sendable {
     let navigation = ConsoleNavigation()
 
     package init(
-        database: Database, policies: PolicySet, clientAddress: ClientAddress, payments: any PaymentGateway,
+        database: Database, policies: PolicySet, payments: any PaymentGateway,
         secondFactorKey: SecondFactorKey?,
         liveUpdates: LiveUpdates = LiveUpdates(), signInGate: SignInGate? = nil
     ) throws {
         self.database = database
         self.policies = policies
         self.pages = try ConsolePages.bundled.get()
-        self.clientAddress = clientAddress
         self.payments = payments
         self.secondFactorKey = secondFactorKey
         self.liveUpdates = liveUpdates
@@ -89,24 +87,19 @@ package struct Console: Sendable {
         stage: ConsoleStage = .signedIn,
         _ body: @escaping @Sendable (ConsoleRequest) async throws -> ConsoleAnswer
     ) async throws -> Response {
-        let scope = RequestScope.current
-        let requestID = scope?.requestID ?? UUID().uuidString.lowercased()
+        let requestID = context.scope.requestID
         let change = request.method == .post
         var answer: ConsoleAnswer
         do {
-            guard let secret = sessionSecret(request) else { return signInFirst(request) }
+            guard let secret = sessionSecret(request, context) else { return signInFirst(request) }
             if change { try checkForgery(request) }
             let form = change ? try await ConsoleForm(request) : ConsoleForm(query: request.uri.query)
             if change, !secret.accepts(csrfToken: form["_csrf"] ?? "") { throw ConsoleRefusal.forgery }
             let flash = request.cookies[ConsoleCookies.flash]?.value.removingPercentEncoding
             func console(_ principal: Principal, _ transaction: RequestTransaction?) -> ConsoleRequest {
-                let operationContext = OperationContext(
-                    principal: principal, requestID: requestID, sourceIP: scope?.sourceIP, policies: policies,
-                    transaction: transaction)
-                return ConsoleRequest(
-                    request: request, form: form, context: operationContext, secret: secret, flash: flash,
-                    database: database, pages: pages,
-                    navigation: navigation, secure: isSecure(request), stage: stage, parameters: context.parameters)
+                page(
+                    request, context, acting: principal, transaction: transaction, secret: secret, form: form,
+                    flash: flash, stage: stage)
             }
             if holdsTransaction {
                 answer = try await database.consoleRequest(
@@ -134,33 +127,45 @@ package struct Console: Sendable {
             answer = .page(pages.error(error, requestID: requestID, logger: context.logger))
         }
         if case .signIn = answer { return signInFirst(request, ended: true) }
-        return answer.response(secure: isSecure(request))
+        return answer.response(secure: context.scope.secure)
+    }
+
+    /// The page request of a signed-in session, acting for `principal` in `transaction`: the one
+    /// place a console request and its operation context are made (pages, actions, live streams).
+    func page(
+        _ request: Request, _ context: AppRequestContext, acting principal: Principal,
+        transaction: RequestTransaction?, secret: SessionSecret, form: ConsoleForm, flash: String? = nil,
+        stage: ConsoleStage = .signedIn
+    ) -> ConsoleRequest {
+        ConsoleRequest(
+            request: request, form: form,
+            context: OperationContext(context.scope, acting: principal, transaction: transaction, policies: policies),
+            secret: secret, flash: flash, database: database, pages: pages, navigation: navigation,
+            secure: context.scope.secure, stage: stage, parameters: context.parameters)
     }
 
     /// The session's secret from its cookie, when well-formed: over TLS only the `__Host-` cookie
     /// (which only this host can have set, over TLS), so a plain `console_session` cookie planted
     /// by a sibling domain or over plain HTTP is never read; over plain HTTP the plain one.
-    func sessionSecret(_ request: Request) -> SessionSecret? {
-        guard let value = request.cookies[ConsoleCookies.session(secure: isSecure(request))]?.value else { return nil }
+    func sessionSecret(_ request: Request, _ context: AppRequestContext) -> SessionSecret? {
+        guard let value = request.cookies[ConsoleCookies.session(secure: context.scope.secure)]?.value else {
+            return nil
+        }
         let secret = SessionSecret(value: value)
         return secret.isWellFormed ? secret : nil
     }
 
     /// The context of work done before anyone is signed in (a sign-in step's lockout, an
-    /// invitation): the system, with this request's id and source address.
-    func anonymousContext(requestID: String? = nil) -> OperationContext {
-        let scope = RequestScope.current
-        return OperationContext(
-            principal: .anonymous, requestID: requestID ?? scope?.requestID ?? UUID().uuidString.lowercased(),
-            sourceIP: scope?.sourceIP,
-            policies: policies)
+    /// invitation): the anonymous caller, with this request's id and source address.
+    func anonymousContext(_ scope: RequestScope) -> OperationContext {
+        OperationContext(scope, acting: .anonymous, policies: policies)
     }
 
     /// Whether the request's session cookie names a live, signed-in session whose role may import
     /// goods (checked before a bulk upload's body is read: anyone else's is read only up to the
     /// ordinary limit, so an auditor's 32 MiB upload is refused as too large, not read in full).
-    func sessionMayUpload(_ request: Request) async throws -> Bool {
-        guard let secret = sessionSecret(request) else { return false }
+    func sessionMayUpload(_ request: Request, _ context: AppRequestContext) async throws -> Bool {
+        guard let secret = sessionSecret(request, context) else { return false }
         return try await database.consoleRequest(session: secret.hash, policy: policies.security.console, change: false)
         { principal, _ in
             (principal.map { policies.access.allows($0.role, ImportGoods.action) } ?? false, commit: false)
@@ -172,12 +177,6 @@ package struct Console: Sendable {
         guard let origin = request.headers[.origin] else { return }
         let host = request.head.authority ?? ""
         guard origin == "http://\(host)" || origin == "https://\(host)" else { throw ConsoleRefusal.forgery }
-    }
-
-    /// Whether the console is served over TLS: behind a trusted proxy that says so
-    /// (`X-Forwarded-Proto: https`). Plain http is for loopback in `dev` only.
-    func isSecure(_ request: Request) -> Bool {
-        clientAddress.isTLS(peer: RequestScope.current?.peer, forwardedProto: request.headers[.xForwardedProto])
     }
 
     /// To sign-in, and back to this page after it (a GET's own address; a POST's referring page).
@@ -197,9 +196,9 @@ enum ConsoleRefusal: Error {
 
     var detail: String {
         """
-            The form was sent without this session's security token (or from another site), so nothing was changed. \
-            Reload the page and try again.
-            """
+        The form was sent without this session's security token (or from another site), so nothing was changed. \
+        Reload the page and try again.
+        """
     }
 }
 

@@ -179,11 +179,10 @@ package struct ConsoleSignIn: Sendable {
         case refused
     }
 
-    package func signIn(email: String, password: String, sourceIP: String?, requestID: String) async throws -> Outcome {
+    package func signIn(email: String, password: String, scope: RequestScope) async throws -> Outcome {
         let policy = policies.security.console
-        let keys = gate.keys(email: email, sourceIP: sourceIP)
-        let system = OperationContext(
-            principal: .anonymous, requestID: requestID, sourceIP: sourceIP, policies: policies)
+        let keys = gate.keys(email: email, sourceIP: scope.sourceIP)
+        let system = OperationContext(scope, acting: .anonymous, policies: policies)
         guard let (ticket, attempt) = try await gate.reserve(keys, database: database, context: system, policy: policy)
         else {
             await gate.delayRefusal()

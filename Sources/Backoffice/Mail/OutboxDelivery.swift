@@ -196,7 +196,7 @@ package struct OutboxDelivery: Service {
     }
 
     private func system<T: Sendable>(_ body: (UnitOfWork) async throws -> T) async throws -> T {
-        let context = Database.systemContext("mail", policies: policies)
+        let context = OperationContext.system("mail", policies: policies)
         return try await database.transaction(for: Principal.system) { connection in
             try await body(database.unit(connection, context))
         }

@@ -9,13 +9,14 @@ extension APIHandler {
         let event = PaymentEvent(
             id: body.id, type: body._type, paymentID: body.data.paymentId, failureCode: body.data.failureCode,
             amountCents: body.data.amountCents)
+        let scope = try scope()
         let webhook = ReceivePaymentWebhook(
-            provider: input.path.provider, body: RequestScope.current?.rawBody ?? [],
+            provider: input.path.provider, body: scope.rawBody ?? [],
             signature: input.headers.webhookSignature,
             secrets: webhookSecrets[input.path.provider] ?? [], event: event, payments: payments)
         do { try webhook.verify(at: database.clock.now()) } catch DomainError.invalidSignature {
             webhookRefusals.refused(
-                from: RequestScope.current?.sourceIP ?? "unknown", provider: input.path.provider,
+                from: scope.sourceIP ?? "unknown", provider: input.path.provider,
                 logger: database.logger)
             throw DomainError.invalidSignature
         }

@@ -28,7 +28,7 @@ package struct ReconciliationService: Service {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
                 let report = try await ReconcilePayments(olderThanMinutes: olderThanMinutes, payments: payments).run(
-                    database, context: Database.systemContext("reconciliation", policies: policies), system: true)
+                    database, context: OperationContext.system("reconciliation", policies: policies), system: true)
                 if report.checked > 0 {
                     database.logger.info(
                         "payments reconciled",

@@ -21,7 +21,13 @@ struct APIHandler: APIProtocol {
     var invitationLinks = InvitationLinks(secondFactorKey: nil)
 
     /// The operation context of the current request (set by `EdgeResponder`).
-    func context() throws -> OperationContext { try .ofCurrentRequest(policies: policies) }
+    func context() throws -> OperationContext { try OperationContext(try scope(), policies: policies) }
+
+    /// The current API call's scope (set by the edge and `OperationScopeMiddleware`).
+    func scope() throws -> RequestScope {
+        guard let scope = RequestScope.current else { throw DomainError.inconsistent("no API call is running") }
+        return scope
+    }
 
     /// Runs a read use case for the current request.
     func read<Q: Query>(_ query: Q) async throws -> Q.Output {
@@ -29,7 +35,7 @@ struct APIHandler: APIProtocol {
     }
 
     /// The request's `Idempotency-Key` (nil without one, or outside a generated handler).
-    var idempotencyKey: String? { OperationScope.current?.idempotencyKey }
+    var idempotencyKey: String? { RequestScope.current?.idempotencyKey }
 
     /// Runs a change use case for the current request, once per `Idempotency-Key`: the key is
     /// fingerprinted with the contract's operation id (both from `OperationScope`), the path's
@@ -103,12 +109,13 @@ struct APIHandler: APIProtocol {
     /// What the runners take for the current request's change: its key, what the key is
     /// fingerprinted with, the contract's operation id and the context.
     private func idempotentCall<Body: Encodable & Sendable>(on id: UUID?, body: Body?) throws -> IdempotentCall<Body> {
-        guard let scope = OperationScope.current else {
+        let scope = try scope()
+        guard let operationID = scope.operationID else {
             throw DomainError.inconsistent("a change ran outside a generated handler")
         }
         return IdempotentCall(
-            key: scope.idempotencyKey, request: ChangeRequest(id: id, body: body), operationID: scope.operationID,
-            context: try context())
+            key: scope.idempotencyKey, request: ChangeRequest(id: id, body: body), operationID: operationID,
+            context: try OperationContext(scope, policies: policies))
     }
 }
 

@@ -65,9 +65,7 @@ package enum BackofficeServer {
                 dateTranscoder: RFC3339DateTranscoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]),
             middlewares: [ProblemMiddleware(logger: logger), ETagMiddleware(), OperationScopeMiddleware()])
         let console = try Console(
-            database: database, policies: policies,
-            clientAddress: ClientAddress(trustedProxies: settings.trustedProxies),
-            payments: settings.payments,
+            database: database, policies: policies, payments: settings.payments,
             secondFactorKey: settings.secondFactorKey, liveUpdates: settings.consoleLiveUpdates,
             signInGate: settings.signInGate)
         console.register(on: router)
@@ -89,7 +87,7 @@ package enum BackofficeServer {
             hotLists: handEncodedLists
                 ? HandEncodedLists(database: database, policies: policies, lists: [.customers, .orders, .leaderboard])
                 : nil,
-            consoleSessionMayUpload: { try await console.sessionMayUpload($0) })
+            consoleSessionMayUpload: { try await console.sessionMayUpload($0, $1) })
         return Application(
             responder: responder,
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "backoffice"),

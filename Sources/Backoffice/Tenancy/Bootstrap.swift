@@ -14,7 +14,7 @@ package enum Bootstrap {
             Operator, TokenSecret
         )
     {
-        let context = Database.systemContext("bootstrap", policies: policies)
+        let context = OperationContext.system("bootstrap", policies: policies)
         if !force {
             let existing = try await database.transaction(for: .system) { connection in
                 try await firstRow(

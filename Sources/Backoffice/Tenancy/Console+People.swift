@@ -53,17 +53,18 @@ extension Console {
     private func registerInvitation(on group: RouterGroup<AppRequestContext>) {
         group.get("invitation") { request, context in
             let key = ConsoleForm(query: request.uri.query)["key"] ?? ""
-            return try await invitationAnswer(key: key, issues: []).response(secure: isSecure(request))
+            return try await invitationAnswer(key: key, issues: [], scope: context.scope).response(
+                secure: context.scope.secure)
         }
         group.post("invitation") { request, context in
-            let requestID = RequestScope.current?.requestID ?? UUID().uuidString.lowercased()
+            let requestID = context.scope.requestID
             do {
                 try checkForgery(request)
                 let form = try await ConsoleForm(request)
                 let key = form["key"] ?? ""
                 // A key that cannot be a link's is gone before any password work.
                 guard SessionSecret(value: key).isWellFormed else {
-                    return invitationGone().response(secure: isSecure(request))
+                    return invitationGone().response(secure: context.scope.secure)
                 }
                 let password = form["password"] ?? ""
                 var issues: [FieldIssue] = []
@@ -73,38 +74,41 @@ extension Console {
                         FieldIssue(field: "confirm_password", code: "mismatch", message: "is not the same password"))
                 }
                 guard issues.isEmpty else {
-                    return try await invitationAnswer(key: key, issues: issues).response(secure: isSecure(request))
+                    return try await invitationAnswer(key: key, issues: issues, scope: context.scope).response(
+                        secure: context.scope.secure)
                 }
-                let system = anonymousContext(requestID: requestID)
+                let system = anonymousContext(context.scope)
                 // A link that is not open (unknown, used, expired) is gone before any password work.
                 guard
                     try await database.readAsSystem(
                         OpenInvitation(secretHash: SessionSecret(value: key).hash), context: system) != nil
                 else {
-                    return invitationGone().response(secure: isSecure(request))
+                    return invitationGone().response(secure: context.scope.secure)
                 }
                 _ = try await database.runAsSystem(
                     AcceptInvitation(
                         secretHash: SessionSecret(value: key).hash,
                         passwordHash: try await signInGate.check(
-                            address: SignInGate.address(RequestScope.current?.sourceIP)
+                            address: SignInGate.address(context.scope.sourceIP)
                         ) { try await PasswordRules.hash(password) }),
                     context: system)
                 return ConsoleAnswer.redirect(to: "/console/sign-in?welcome=1", flash: nil).response(
-                    secure: isSecure(request))
+                    secure: context.scope.secure)
             } catch DomainError.notFound {
-                return invitationGone().response(secure: isSecure(request))
+                return invitationGone().response(secure: context.scope.secure)
             } catch let busy as SignInBusy {
-                return busy.response(pages, secure: isSecure(request))
+                return busy.response(pages, secure: context.scope.secure)
             } catch {
                 return ConsoleAnswer.page(pages.error(error, requestID: requestID, logger: context.logger)).response(
-                    secure: isSecure(request))
+                    secure: context.scope.secure)
             }
         }
     }
 
-    private func invitationAnswer(key: String, issues: [FieldIssue]) async throws -> ConsoleAnswer {
-        let system = anonymousContext()
+    private func invitationAnswer(key: String, issues: [FieldIssue], scope: RequestScope) async throws
+        -> ConsoleAnswer
+    {
+        let system = anonymousContext(scope)
         guard SessionSecret(value: key).isWellFormed,
             let found = try await database.readAsSystem(
                 OpenInvitation(secretHash: SessionSecret(value: key).hash), context: system)
@@ -124,9 +128,9 @@ extension Console {
                 status: .notFound, title: "This link no longer works",
                 detail:
                     """
-                        An invitation works once, for 24 hours, and a newer one replaces it. Ask whoever invited you \
-                        for a new link.
-                        """,
+                    An invitation works once, for 24 hours, and a newer one replaces it. Ask whoever invited you \
+                    for a new link.
+                    """,
                 requestID: nil))
     }
 }

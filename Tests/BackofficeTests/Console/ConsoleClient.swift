@@ -108,7 +108,7 @@ extension TestEnvironment {
         let hash = try await PasswordRules.hash(password, cost: 4)
         _ = try await database.runAsSystem(
             SetOperatorPassword(operatorID: operatorID, passwordHash: hash),
-            context: Database.systemContext("test", policies: policies))
+            context: OperationContext.system("test", policies: policies))
         let email = try await ownerScalar("SELECT email FROM operators WHERE id = '\(operatorID)'", as: String.self)
         return (try #require(email), password)
     }
@@ -169,7 +169,7 @@ extension TestEnvironment {
                 operatorID: operatorID, sealedSecret: try Self.secondFactorKey.seal(secret, for: operatorID),
                 confirmedStep: 0,
                 recoveryCodeHashes: [], replacing: true),
-            context: Database.systemContext("test", policies: policies))
+            context: OperationContext.system("test", policies: policies))
         return secret
     }
 }

@@ -15,7 +15,7 @@ enum ContractFixture {
 
     static func make(_ env: TestEnvironment) async throws -> IDs {
         let partner = env.fixture.partners[0]
-        let context = Database.systemContext("contract", policies: env.policies)
+        let context = OperationContext.system("contract", policies: env.policies)
         let customer = try await env.customer()
         let locked = try await env.customer()
         _ = try await env.database.run(

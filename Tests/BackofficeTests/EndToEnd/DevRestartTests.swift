@@ -65,7 +65,7 @@ struct DevRestartTests {
             let customer = try #require(first.activeCustomer)
             _ = try await database.runAsSystem(
                 TransitionAccount(customerID: customer, move: .lock, reason: "Locked before a restart"),
-                context: Database.systemContext("test", policies: policies))
+                context: OperationContext.system("test", policies: policies))
         }
 
         let second = try await prepare()

@@ -98,7 +98,7 @@ struct TestEnvironment: Sendable {
     /// Seeds the fixture through the real operations (so it is audited too): once per run, in the
     /// template every test's database is copied from (`TestCluster`).
     static func seed(database: Database, policies: PolicySet) async throws -> Fixture {
-        let context = Database.systemContext("test-fixture", policies: policies)
+        let context = OperationContext.system("test-fixture", policies: policies)
         var fixture = Fixture()
         func issue(_ op: Operator) async throws -> (String, Principal) {
             let (token, secret) = try await database.runAsSystem(

@@ -26,16 +26,35 @@ package struct OperationContext: Sendable {
         self.tokenHash = tokenHash
     }
 
-    /// The context of the current API request, from its `RequestScope` (set by `EdgeResponder`).
-    /// - Throws: `DomainError.unauthenticated` outside an authenticated request.
-    static func ofCurrentRequest(policies: PolicySet) throws -> OperationContext {
-        guard let scope = RequestScope.current, let principal = scope.principal else {
-            throw DomainError.unauthenticated
-        }
-        return OperationContext(
+    /// The context of a request acting for its scope's principal: how every request's context is
+    /// made (the API's, the hot lists' and the console's).
+    /// - Throws: `DomainError.unauthenticated` when the scope acts for no one yet.
+    package init(_ scope: RequestScope, policies: PolicySet) throws {
+        guard let principal = scope.principal else { throw DomainError.unauthenticated }
+        self.init(scope, acting: principal, transaction: scope.transaction, policies: policies)
+    }
+
+    /// The context of a request acting for `principal` in `transaction` (a console session's, or
+    /// the anonymous caller's before anyone signs in).
+    package init(
+        _ scope: RequestScope, acting principal: Principal, transaction: RequestTransaction? = nil, policies: PolicySet
+    ) {
+        self.init(
             principal: principal, requestID: scope.requestID, sourceIP: scope.sourceIP, policies: policies,
-            transaction: scope.transaction,
-            tokenHash: scope.tokenHash)
+            transaction: transaction, tokenHash: principal == scope.principal ? scope.tokenHash : nil)
+    }
+
+    /// The context of work the system does on its own (`purpose`: bootstrap, lock expiry,
+    /// reconciliation), under a request id of its own.
+    package static func system(_ purpose: String, policies: PolicySet) -> OperationContext {
+        OperationContext(
+            principal: .system, requestID: "\(purpose)-\(UUID().uuidString.lowercased())", sourceIP: nil,
+            policies: policies)
+    }
+
+    /// The same request's context acting for `principal` (demo data made in several roles).
+    package func acting(as principal: Principal, sourceIP: String? = nil) -> OperationContext {
+        OperationContext(principal: principal, requestID: requestID, sourceIP: sourceIP, policies: policies)
     }
 
     /// The connection of the context's transaction (a page's read session).

@@ -25,11 +25,4 @@ extension Database {
             return try await body(Database(client: client, logger: logger, clock: clock, limits: limits))
         }
     }
-
-    /// A context for changes the system makes on its own.
-    package static func systemContext(_ purpose: String, policies: PolicySet) -> OperationContext {
-        OperationContext(
-            principal: .system, requestID: "\(purpose)-\(UUID().uuidString.lowercased())", sourceIP: nil,
-            policies: policies)
-    }
 }

@@ -50,123 +50,171 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     /// Whether a console request presents a live session whose role may upload goods files: a
     /// console bulk upload is read up to the bulk limit only from one; from anyone else (no
     /// session, or an auditor's), up to the ordinary limit.
-    var consoleSessionMayUpload: (@Sendable (Request) async throws -> Bool)? = nil
+    var consoleSessionMayUpload: (@Sendable (Request, AppRequestContext) async throws -> Bool)? = nil
 
+    /// Who acted for the access log: set before the handler runs, so a request that throws still logs its actor.
+    private final class Acting: Sendable {
+        private let value = Mutex<Principal?>(nil)
+        var principal: Principal? { value.withLock { $0 } }
+        func set(_ principal: Principal) { value.withLock { $0 = principal } }
+    }
+
+    /// The request's scope first (its id, the client's address, TLS), then `dispatch`; every
+    /// failure a problem; the answer carries the request id and, over TLS, HSTS, and is logged.
     func respond(to request: Request, context: Context) async throws -> Response {
-        let requestID = RequestID.accept(request.headers[.xRequestID])
-        let sourceIP = clientAddress.resolve(
-            peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[.xForwardedFor])
-        var logger = context.logger
-        logger[metadataKey: "request_id"] = .string(requestID)
-        var anonymous = RequestScope(principal: nil, requestID: requestID, sourceIP: sourceIP)
-        anonymous.peer = context.remoteAddress?.ipAddress
         let started = ContinuousClock.now
-        let actor = Mutex<Principal?>(nil)
+        var context = context
+        context.scope = RequestScope(
+            requestID: RequestID.accept(request.headers[.xRequestID]),
+            sourceIP: clientAddress.resolve(
+                peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[.xForwardedFor]),
+            secure: clientAddress.isTLS(
+                peer: context.remoteAddress?.ipAddress, forwardedProto: request.headers[.xForwardedProto]))
+        context.logger[metadataKey: "request_id"] = .string(context.scope.requestID)
+        let actor = Acting()
         var response: Response
         do {
-            response = try await RequestScope.$current.withValue(anonymous) {
-                var request = request
-                let path = request.uri.path  // built anew by each call: read once
-                var bulk = bulkPaths.contains(path)
-                // Only a console upload (a POST) may be large; the session is looked up for it alone.
-                if bulk, path.hasPrefix("/console/") {
-                    bulk = request.method == .post ? try await consoleSessionMayUpload?(request) ?? false : false
-                }
-                let limit = bulk ? maxBulkBodySize : maxBodySize
-                if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
-                    throw Problem.payloadTooLarge
-                }
-                let inner = self.inner
-                let address = sourceIP ?? "unknown"
-                let route = path.hasPrefix("/v1/") ? publicRoutes.match(request.method, path) : nil
-                // A body is read only from a caller that may send it: a /v1 change presents a
-                // well-formed token first, and a bulk upload (32 MiB) one that authenticates.
-                let secret =
-                    path.hasPrefix("/v1/") && route == nil
-                    ? try await presentedToken(request, address: address, logger: logger) : nil
-                // (a token that authenticated lately is checked again by the request's own transaction: no second lease
-                // for it)
-                let streamed = secret != nil && streamedBodies.match(request.method, path) != nil
-                if bulk, !streamed, let secret, !knownCredentials.contains(secret.hash),
-                    try await database.readSession(tokenHash: secret.hash, { principal, _ in principal }) == nil
-                {
-                    throw refuse(request, address: address, logger: logger)
-                }
-                // A streamed upload is screened and limited as the handler reads it, after authentication.
-                let body = streamed ? ByteBuffer() : try await request.collectBody(upTo: limit)
-                if streamed { request.body = RequestBody(asyncSequence: StreamedBody(request.body, limit: limit)) }
-                try InputScreen.check(path: path, query: request.uri.query, body: body)
-                guard path.hasPrefix("/v1/") else {
-                    return try await inner.respond(to: request, context: context).checkingRoute()
-                }
-                if let route {
-                    actor.withLock { $0 = .anonymous }
-                    return try await respondPublicly(
-                        to: request, body: body, context: context, route: route, address: address, sourceIP: sourceIP,
-                        requestID: requestID,
-                        logger: logger)
-                }
-                guard let secret else { throw refuse(request, address: address, logger: logger) }
-                let deadline =
-                    bulkPaths.contains(path) ? database.limits.bulkRequestDeadline : database.limits.requestDeadline
-                let hotList = hotLists?.list(request.method, path)
-                return try await RequestDeadline.run(within: deadline, timers: database.limits.timers) {
-                    [request, logger] in
-                    @Sendable func authenticated(_ principal: Principal?, _ transaction: RequestTransaction?)
-                        async throws -> Response
-                    {
-                        guard let principal else { throw refuse(request, address: address, logger: logger) }
-                        knownCredentials.remember(secret.hash)
-                        actor.withLock { $0 = principal }
-                        var scope = RequestScope(principal: principal, requestID: requestID, sourceIP: sourceIP)
-                        scope.transaction = transaction
-                        scope.tokenHash = secret.hash
-                        return try await RequestScope.$current.withValue(scope) {
-                            if let hotLists, let list = hotList {
-                                return try await hotLists.respond(list, to: request, context: context, logger: logger)
-                            }
-                            return try await inner.respond(to: request, context: context).checkingRoute()
-                        }
-                    }
-                    if request.method == .get || request.method == .head {
-                        // Routing for a read replica costs nothing without one.
-                        let replicated = database.replica != nil
-                        return try await database.readSession(
-                            tokenHash: secret.hash, plans: HandEncodedLists.plans(hotList),
-                            lagTolerant: replicated && lagTolerantReads.match(.get, path) != nil,
-                            readAfter: replicated ? request.headers[.backofficeReadAfter].flatMap { LSN($0) } : nil,
-                            authenticated)
-                    }
-                    if streamed || stagedChanges.match(request.method, path) != nil {
-                        // No transaction may wait on the other system's call: authenticated, then the connection goes
-                        // back.
-                        return try await authenticated(
-                            try await database.readSession(tokenHash: secret.hash) { principal, _ in principal }, nil)
-                    }
-                    let committed = CommittedPosition()
-                    var response = try await database.requestTransaction(tokenHash: secret.hash, committed: committed) {
-                        principal, transaction in
-                        let response = try await authenticated(principal, transaction)
-                        return (response, commit: response.status.code < 400)
-                    }
-                    if let lsn = committed.value { response.headers[.backofficeReadAfter] = lsn.description }
-                    return response
-                }
-            }
+            response = try await context.scope.serving { [context] in try await dispatch(request, context, actor) }
         } catch let refusal as Refusal {
-            response = refusal.problem.response(requestID: requestID)
+            response = refusal.problem.response(requestID: context.scope.requestID)
             if let header = refusal.header { response.headers[header.name] = header.value }
         } catch {
-            response = Problem.answering(error, logger: logger).response(requestID: requestID)
+            response = Problem.answering(error, logger: context.logger).response(requestID: context.scope.requestID)
         }
-        response.headers[.xRequestID] = requestID
-        if clientAddress.isTLS(peer: anonymous.peer, forwardedProto: request.headers[.xForwardedProto]) {
+        response.headers[.xRequestID] = context.scope.requestID
+        if context.scope.secure {
             // Over TLS, browsers are told to come back only over TLS (a year, subdomains too).
             response.headers[.strictTransportSecurity] = "max-age=31536000; includeSubDomains"
         }
         ServiceMetrics.answered(Int(response.status.code))
-        logAccess(request, response.status, actor: actor.withLock { $0 }, since: started, logger: logger)
+        logAccess(request, response.status, actor: actor.principal, since: started, logger: context.logger)
         return response
+    }
+
+    /// The steps in order: the body's limit, the token (before any body is read), the body read
+    /// and screened; then the console and other routes, a public operation, or an authenticated one.
+    private func dispatch(_ request: Request, _ context: Context, _ actor: Acting) async throws -> Response {
+        var request = request
+        let path = request.uri.path  // built anew by each call: read once
+        let (limit, bulk) = try await bodyLimit(request, path: path, context)
+        let route = path.hasPrefix("/v1/") ? publicRoutes.match(request.method, path) : nil
+        // A body is read only from a caller that may send it: a /v1 change presents a well-formed
+        // token first, and a bulk upload (32 MiB) one that authenticates.
+        let secret =
+            path.hasPrefix("/v1/") && route == nil
+            ? try await presentedToken(request, address: context.scope.address, logger: context.logger) : nil
+        let streamed = secret != nil && streamedBodies.match(request.method, path) != nil
+        if bulk, !streamed, let secret { try await authenticateBeforeBulkBody(secret, request, context) }
+        let body = try await screen(&request, path: path, limit: limit, streamed: streamed)
+        guard path.hasPrefix("/v1/") else {
+            return try await inner.respond(to: request, context: context).checkingRoute()
+        }
+        if let route {
+            actor.set(.anonymous)
+            return try await respondPublicly(request, body: body, context, route: route)
+        }
+        guard let secret else { throw refuse(request, address: context.scope.address, logger: context.logger) }
+        return try await respondWithToken(request, context, secret: secret, path: path, streamed: streamed, actor)
+    }
+
+    /// The body's limit: the bulk limit for a bulk path (a console upload only from a session that
+    /// may upload), else the ordinary one; a declared length over it is refused at once (413).
+    private func bodyLimit(_ request: Request, path: String, _ context: Context) async throws -> (Int, bulk: Bool) {
+        var bulk = bulkPaths.contains(path)
+        // Only a console upload (a POST) may be large; the session is looked up for it alone.
+        if bulk, path.hasPrefix("/console/") {
+            bulk = request.method == .post ? try await consoleSessionMayUpload?(request, context) ?? false : false
+        }
+        let limit = bulk ? maxBulkBodySize : maxBodySize
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
+            throw Problem.payloadTooLarge
+        }
+        return (limit, bulk)
+    }
+
+    /// A bulk upload's token authenticates before its body is read (a token that authenticated
+    /// lately is checked again by the request's own transaction: no second lease for it).
+    private func authenticateBeforeBulkBody(_ secret: TokenSecret, _ request: Request, _ context: Context) async throws
+    {
+        if !knownCredentials.contains(secret.hash),
+            try await database.readSession(tokenHash: secret.hash, { principal, _ in principal }) == nil
+        {
+            throw refuse(request, address: context.scope.address, logger: context.logger)
+        }
+    }
+
+    /// The body read up to `limit` and screened for NUL (`InputScreen`); a streamed upload is
+    /// screened and limited as its handler reads it, after authentication.
+    private func screen(_ request: inout Request, path: String, limit: Int, streamed: Bool) async throws -> ByteBuffer {
+        let body = streamed ? ByteBuffer() : try await request.collectBody(upTo: limit)
+        if streamed { request.body = RequestBody(asyncSequence: StreamedBody(request.body, limit: limit)) }
+        try InputScreen.check(path: path, query: request.uri.query, body: body)
+        return body
+    }
+
+    /// An operation with a token, within the request's deadline: a read in a read session, a
+    /// staged change or streamed upload authenticated with no transaction held, any other change
+    /// in one transaction (committed on success, its position answered for read-your-writes).
+    private func respondWithToken(
+        _ request: Request, _ context: Context, secret: TokenSecret, path: String, streamed: Bool, _ actor: Acting
+    ) async throws -> Response {
+        let deadline =
+            bulkPaths.contains(path) ? database.limits.bulkRequestDeadline : database.limits.requestDeadline
+        let hotList = hotLists?.list(request.method, path)
+        @Sendable func serve(_ principal: Principal?, _ transaction: RequestTransaction?) async throws -> Response {
+            try await serveAuthenticated(
+                request, context, principal: principal, transaction: transaction, secret: secret, hotList: hotList,
+                actor)
+        }
+        return try await RequestDeadline.run(within: deadline, timers: database.limits.timers) {
+            if request.method == .get || request.method == .head {
+                // Routing for a read replica costs nothing without one.
+                let replicated = database.replica != nil
+                return try await database.readSession(
+                    tokenHash: secret.hash, plans: HandEncodedLists.plans(hotList),
+                    lagTolerant: replicated && lagTolerantReads.match(.get, path) != nil,
+                    readAfter: replicated ? request.headers[.backofficeReadAfter].flatMap { LSN($0) } : nil, serve)
+            }
+            if streamed || stagedChanges.match(request.method, path) != nil {
+                // No transaction may wait on the other system's call: authenticated, then the connection goes back.
+                return try await serve(
+                    try await database.readSession(tokenHash: secret.hash) { principal, _ in principal }, nil)
+            }
+            let committed = CommittedPosition()
+            var response = try await database.requestTransaction(tokenHash: secret.hash, committed: committed) {
+                principal, transaction in
+                let response = try await serve(principal, transaction)
+                return (response, commit: response.status.code < 400)
+            }
+            if let lsn = committed.value { response.headers[.backofficeReadAfter] = lsn.description }
+            return response
+        }
+    }
+
+    /// The authenticated request (refused without a principal), its scope acting for the
+    /// principal: a hot list answered here, anything else by `inner`.
+    private func serveAuthenticated(
+        _ request: Request, _ context: Context, principal: Principal?, transaction: RequestTransaction?,
+        secret: TokenSecret, hotList: HandEncodedLists.List?, _ actor: Acting
+    ) async throws -> Response {
+        guard let principal else { throw refuse(request, address: context.scope.address, logger: context.logger) }
+        knownCredentials.remember(secret.hash)
+        actor.set(principal)
+        var context = context
+        context.scope = context.scope.acting(for: principal, transaction: transaction, tokenHash: secret.hash)
+        if let hotLists, let hotList {
+            return try await context.scope.serving { [context] in
+                try await hotLists.respond(hotList, to: request, context: context, logger: context.logger)
+            }
+        }
+        return try await forward(request, context)
+    }
+
+    /// `inner` answers the request (the router and the generated API), in the request's scope.
+    private func forward(_ request: Request, _ context: Context) async throws -> Response {
+        try await context.scope.serving { [inner] in
+            try await inner.respond(to: request, context: context).checkingRoute()
+        }
     }
 
     /// One line per request (at `info`, with the request id the logger carries): method, path
@@ -196,31 +244,25 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     /// `Principal.anonymous`, committed only on success. A rate-limited route counts every
     /// submission against the address and refuses it with 429 and `Retry-After` over the limit.
     private func respondPublicly(
-        to request: Request, body: ByteBuffer, context: Context, route: ContractRoutes.Route, address: String,
-        sourceIP: String?, requestID: String,
-        logger: Logger
+        _ request: Request, body: ByteBuffer, _ context: Context, route: ContractRoutes.Route
     ) async throws -> Response {
+        let address = context.scope.address
         if route.rateLimited, let wait = submissionThrottle.admit(ClientAddress.limitKey(address)) {
             throw limited(
                 address, wait: wait, "public submissions rate-limited", .tooManySubmissions(retryAfter: wait),
-                logger: logger)
+                logger: context.logger)
         }
-        let inner = self.inner
+        var context = context
+        context.scope.rawBody = Array(body.readableBytesView)
         if stagedChanges.match(request.method, request.uri.path) != nil {
             // Checked before any lease (a webhook's signature), then each step in a transaction of its own.
-            var scope = RequestScope(principal: .anonymous, requestID: requestID, sourceIP: sourceIP)
-            scope.rawBody = Array(body.readableBytesView)
-            return try await RequestScope.$current.withValue(scope) {
-                try await inner.respond(to: request, context: context).checkingRoute()
-            }
+            context.scope = context.scope.acting(for: .anonymous)
+            return try await forward(request, context)
         }
-        return try await database.publicTransaction { transaction in
-            var scope = RequestScope(principal: .anonymous, requestID: requestID, sourceIP: sourceIP)
-            scope.transaction = transaction
-            scope.rawBody = Array(body.readableBytesView)
-            let response = try await RequestScope.$current.withValue(scope) {
-                try await inner.respond(to: request, context: context).checkingRoute()
-            }
+        return try await database.publicTransaction { [context] transaction in
+            var context = context
+            context.scope = context.scope.acting(for: .anonymous, transaction: transaction)
+            let response = try await forward(request, context)
             return (response, commit: response.status.code < 400)
         }
     }
@@ -323,6 +365,11 @@ extension Response {
         if status == .notFound && headers[.contentType] == nil { throw HTTPError(.notFound) }
         return self
     }
+}
+
+extension RequestScope {
+    /// The address the edge's limits count under (the client's, or "unknown").
+    fileprivate var address: String { sourceIP ?? "unknown" }
 }
 
 extension HTTPField.Name {

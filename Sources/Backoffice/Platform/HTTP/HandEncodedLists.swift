@@ -136,14 +136,14 @@ struct HandEncodedLists: Sendable {
     /// with one right plan each; PostgreSQL's default for every other read.
     static func plans(_ list: List?) -> PlanMode { list == nil ? .auto : .generic }
 
-    /// Answers `list` for the current request (its `RequestScope`): the page, or its refusal as
+    /// Answers `list` for the request (its `context.scope`, authenticated): the page, or its refusal as
     /// problem+json, counted in the router's HTTP series.
     func respond(_ list: List, to request: Request, context: AppRequestContext, logger: Logger) async throws -> Response
     {
         context.coreContext.endpointPath.value = list.route
         return try await metrics.handle(request, context: context) { request, _ in
             do {
-                let operation = try OperationContext.ofCurrentRequest(policies: policies)
+                let operation = try OperationContext(context.scope, policies: policies)
                 let body = try await list.list.page(list.pathSegments, request.uri.query, database, operation)
                 return Response(
                     status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
@@ -152,7 +152,7 @@ struct HandEncodedLists: Sendable {
                 var logger = logger
                 logger[metadataKey: "operation"] = .string(list.route)
                 return Problem.answering(error, logger: logger).response(
-                    requestID: RequestScope.current?.requestID ?? "")
+                    requestID: context.scope.requestID)
             }
         }
     }

@@ -2,19 +2,9 @@ import Foundation
 import HTTPTypes
 import OpenAPIRuntime
 
-/// What the contract's router knows about the operation a generated handler runs: its
-/// operation id and the request's `Idempotency-Key`. `OperationScopeMiddleware` sets it around
-/// every generated handler, so a handler never passes either to the runners by hand.
-struct OperationScope: Sendable {
-    /// The contract's `operationId` (`lockCustomer`): with the request, what a key is fingerprinted with.
-    let operationID: String
-    /// The `Idempotency-Key` header as the generated code reads it (percent-decoded), if sent.
-    let idempotencyKey: String?
-
-    @TaskLocal static var current: OperationScope?
-}
-
-/// Sets `OperationScope.current` for the generated handler it wraps.
+/// Names the operation of an API call in its scope (`RequestScope.operationID`, and the
+/// request's `Idempotency-Key`) around every generated handler, so a handler never passes either
+/// to the runners by hand.
 struct OperationScopeMiddleware: ServerMiddleware {
     static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
 
@@ -29,10 +19,8 @@ struct OperationScopeMiddleware: ServerMiddleware {
         let sent =
             request.headerFields[.contentType] == nil
                 && ContractRoutes.optionalBodies.match(request.method, path) != nil ? nil : body
-        return try await OperationScope.$current.withValue(
-            OperationScope(operationID: operationID, idempotencyKey: key)
-        ) {
-            try await next(request, sent, metadata)
-        }
+        guard var scope = RequestScope.current else { return try await next(request, sent, metadata) }
+        (scope.operationID, scope.idempotencyKey) = (operationID, key)
+        return try await scope.serving { try await next(request, sent, metadata) }
     }
 }

@@ -2,11 +2,13 @@ import Foundation
 import Hummingbird
 import NIOCore
 
-/// The request context: Hummingbird's core storage plus the peer address (recorded as the
-/// audit event's source ip).
+/// The request context: Hummingbird's core storage, the peer address, and the request's scope
+/// (`RequestScope`), which the edge sets before anything else runs.
 package struct AppRequestContext: RequestContext {
     package var coreContext: CoreRequestContextStorage
     package let remoteAddress: SocketAddress?
+    /// Who the request is from and, once authenticated, who it acts for (set by `EdgeResponder`).
+    package var scope = RequestScope(requestID: "", sourceIP: nil, secure: false)
 
     package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
@@ -14,22 +16,61 @@ package struct AppRequestContext: RequestContext {
     }
 }
 
-/// What the edge learned about the request, handed to the generated handlers through a task
-/// local (the OpenAPI transport passes only path parameters to them).
+/// The one typed request context: what the edge learned about a request (its id, the client's
+/// address, whether it came over TLS) and, once authenticated, the principal it acts for, its
+/// transaction and its token's hash; for an API call, the contract's operation id and the
+/// `Idempotency-Key` too. The edge sets it on `AppRequestContext.scope` for API tokens and
+/// console sessions alike; console handlers read it there (`signedIn`).
+///
+/// The generated API handlers receive only their typed input (the OpenAPI transport passes them no
+/// request context), so a request also carries its scope in the one task-local below, bound by
+/// the edge and by `OperationScopeMiddleware` and read through `current` only
+/// (docs/decisions/request-scope.md).
 package struct RequestScope: Sendable {
-    package let principal: Principal?
     package let requestID: String
     package let sourceIP: String?
-    /// The request's transaction, acting for `principal` (nil outside `/v1`).
-    package var transaction: RequestTransaction? = nil
-    /// The body as received, for a public operation that verifies a signature over it (webhooks).
-    package var rawBody: [UInt8]? = nil
+    /// Whether the request came over TLS (behind a trusted proxy that says so).
+    package let secure: Bool
+    /// Who the request acts for, once authenticated (`.anonymous` for a public operation).
+    package private(set) var principal: Principal?
+    /// The request's transaction, acting for `principal` (nil outside `/v1`, and for staged changes).
+    package private(set) var transaction: RequestTransaction?
     /// The SHA-256 of the bearer token the request authenticated with.
-    package var tokenHash: [UInt8]? = nil
-    /// The connection's peer address (a trusted proxy's, behind one).
-    package var peer: String? = nil
+    package private(set) var tokenHash: [UInt8]?
+    /// The body as received, for a public operation that verifies a signature over it (webhooks).
+    package var rawBody: [UInt8]?
+    /// The contract's `operationId` (`lockCustomer`) of an API call: with the request, what its
+    /// `Idempotency-Key` is fingerprinted with.
+    package var operationID: String?
+    /// The `Idempotency-Key` header as the generated code reads it (percent-decoded), if sent.
+    package var idempotencyKey: String?
 
-    @TaskLocal package static var current: RequestScope?
+    package init(requestID: String, sourceIP: String?, secure: Bool) {
+        (self.requestID, self.sourceIP, self.secure) = (requestID, sourceIP, secure)
+    }
+
+    /// The same request acting for `principal`, in `transaction`, authenticated by the token `tokenHash`.
+    package func acting(
+        for principal: Principal, transaction: RequestTransaction? = nil, tokenHash: [UInt8]? = nil
+    ) -> RequestScope {
+        var scope = self
+        (scope.principal, scope.transaction, scope.tokenHash) = (principal, transaction, tokenHash)
+        return scope
+    }
+
+    /// The scope of the request this task serves (nil outside one).
+    @TaskLocal private static var bound: RequestScope?
+
+    /// The scope of the request this task serves, bound by the edge for every request (and again
+    /// by `OperationScopeMiddleware` with the API call's operation). Read only where no context can
+    /// be passed: the generated handlers' adapter (`APIHandler.scope()`), the problem middleware,
+    /// and the database's error log line.
+    package static var current: RequestScope? { bound }
+
+    /// Runs `body` as the request of this scope (`current` in it).
+    func serving<T>(_ body: () async throws -> T) async rethrows -> T {
+        try await Self.$bound.withValue(self, operation: body)
+    }
 }
 
 /// `X-Request-Id`: accepted when it is 1–128 characters of `[A-Za-z0-9._:-]`; anything else is
