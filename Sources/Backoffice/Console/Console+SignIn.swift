@@ -15,16 +15,12 @@ extension Console {
                 secure: context.scope.secure)
         }
         group.post("sign-in") { request, context in
-            let requestID = context.scope.requestID
-            do {
-                try checkForgery(request)
-                let form = try await ConsoleForm(request)
+            try await publicAction(request, context) { form in
                 let email = form.text("email") ?? ""
                 let outcome = try await ConsoleSignIn(database: database, policies: policies, gate: signInGate).signIn(
                     email: email, password: form["password"] ?? "", scope: context.scope)
                 guard case .started(let secret, _, let stage) = outcome else {
-                    return signInPage(email: email, next: form["next"], notice: nil, refused: true).response(
-                        secure: context.scope.secure)
+                    return signInPage(email: email, next: form["next"], notice: nil, refused: true)
                 }
                 let next = Self.safeNext(form["next"])
                 let step =
@@ -33,12 +29,7 @@ extension Console {
                     case .secondFactor: ConsoleLinks.path("/console/sign-in/code", ["next": next])
                     case .enrol: ConsoleLinks.path("/console/sign-in/enrol", ["next": next])
                     }
-                return ConsoleAnswer.startSession(secret, to: step).response(secure: context.scope.secure)
-            } catch let busy as SignInBusy {
-                return busy.response(pages, secure: context.scope.secure)
-            } catch {
-                return ConsoleAnswer.page(pages.error(error, requestID: requestID, logger: context.logger)).response(
-                    secure: context.scope.secure)
+                return ConsoleAnswer.startSession(secret, to: step)
             }
         }
         for (path, everywhere) in [("sign-out", false), ("sign-out-everywhere", true)] {

@@ -155,6 +155,23 @@ package struct Console: Sendable {
         return secret.isWellFormed ? secret : nil
     }
 
+    /// A console form posted before anyone is signed in (sign-in, an invitation's password): the
+    /// Origin checked, the form read, `body`'s answer; a full sign-in queue is 503 with
+    /// Retry-After, any other failure the error page with the request id.
+    func publicAction(
+        _ request: Request, _ context: AppRequestContext, _ body: (ConsoleForm) async throws -> ConsoleAnswer
+    ) async throws -> Response {
+        do {
+            try checkForgery(request)
+            return try await body(try await ConsoleForm(request)).response(secure: context.scope.secure)
+        } catch let busy as SignInBusy {
+            return busy.response(pages, secure: context.scope.secure)
+        } catch {
+            let page = pages.error(error, requestID: context.scope.requestID, logger: context.logger)
+            return ConsoleAnswer.page(page).response(secure: context.scope.secure)
+        }
+    }
+
     /// The context of work done before anyone is signed in (a sign-in step's lockout, an
     /// invitation): the anonymous caller, with this request's id and source address.
     func anonymousContext(_ scope: RequestScope) -> OperationContext {

@@ -57,52 +57,41 @@ extension Console {
                 secure: context.scope.secure)
         }
         group.post("invitation") { request, context in
-            let requestID = context.scope.requestID
-            do {
-                try checkForgery(request)
-                let form = try await ConsoleForm(request)
-                let key = form["key"] ?? ""
-                // A key that cannot be a link's is gone before any password work.
-                guard SessionSecret(value: key).isWellFormed else {
-                    return invitationGone().response(secure: context.scope.secure)
+            try await publicAction(request, context) { form in
+                do { return try await acceptInvitation(form, scope: context.scope) } catch DomainError.notFound {
+                    return invitationGone()
                 }
-                let password = form["password"] ?? ""
-                var issues: [FieldIssue] = []
-                do { try PasswordRules.check(password) } catch DomainError.invalid(let found) { issues = found }
-                if issues.isEmpty, password != form["confirm_password"] {
-                    issues.append(
-                        FieldIssue(field: "confirm_password", code: "mismatch", message: "is not the same password"))
-                }
-                guard issues.isEmpty else {
-                    return try await invitationAnswer(key: key, issues: issues, scope: context.scope).response(
-                        secure: context.scope.secure)
-                }
-                let system = anonymousContext(context.scope)
-                // A link that is not open (unknown, used, expired) is gone before any password work.
-                guard
-                    try await database.readAsSystem(
-                        OpenInvitation(secretHash: SessionSecret(value: key).hash), context: system) != nil
-                else {
-                    return invitationGone().response(secure: context.scope.secure)
-                }
-                _ = try await database.runAsSystem(
-                    AcceptInvitation(
-                        secretHash: SessionSecret(value: key).hash,
-                        passwordHash: try await signInGate.check(
-                            address: SignInGate.address(context.scope.sourceIP)
-                        ) { try await PasswordRules.hash(password) }),
-                    context: system)
-                return ConsoleAnswer.redirect(to: "/console/sign-in?welcome=1", flash: nil).response(
-                    secure: context.scope.secure)
-            } catch DomainError.notFound {
-                return invitationGone().response(secure: context.scope.secure)
-            } catch let busy as SignInBusy {
-                return busy.response(pages, secure: context.scope.secure)
-            } catch {
-                return ConsoleAnswer.page(pages.error(error, requestID: requestID, logger: context.logger)).response(
-                    secure: context.scope.secure)
             }
         }
+    }
+
+    /// The invitation's password set: checked, the link still open, then accepted (the operator's
+    /// password hashed in the sign-in queue of the address); a link not open is gone.
+    private func acceptInvitation(_ form: ConsoleForm, scope: RequestScope) async throws -> ConsoleAnswer {
+        let key = form["key"] ?? ""
+        // A key that cannot be a link's is gone before any password work.
+        guard SessionSecret(value: key).isWellFormed else { return invitationGone() }
+        let password = form["password"] ?? ""
+        var issues: [FieldIssue] = []
+        do { try PasswordRules.check(password) } catch DomainError.invalid(let found) { issues = found }
+        if issues.isEmpty, password != form["confirm_password"] {
+            issues.append(FieldIssue(field: "confirm_password", code: "mismatch", message: "is not the same password"))
+        }
+        guard issues.isEmpty else { return try await invitationAnswer(key: key, issues: issues, scope: scope) }
+        let system = anonymousContext(scope)
+        // A link that is not open (unknown, used, expired) is gone before any password work.
+        guard
+            try await database.readAsSystem(
+                OpenInvitation(secretHash: SessionSecret(value: key).hash), context: system) != nil
+        else { return invitationGone() }
+        _ = try await database.runAsSystem(
+            AcceptInvitation(
+                secretHash: SessionSecret(value: key).hash,
+                passwordHash: try await signInGate.check(address: SignInGate.address(scope.sourceIP)) {
+                    try await PasswordRules.hash(password)
+                }),
+            context: system)
+        return ConsoleAnswer.redirect(to: "/console/sign-in?welcome=1", flash: nil)
     }
 
     private func invitationAnswer(key: String, issues: [FieldIssue], scope: RequestScope) async throws

@@ -123,56 +123,38 @@ package struct PolicySet: Sendable {
             return map
         }
         let access = try parseAccess(document("access.yaml"), file: path("access.yaml"))
-        let security = try document("security.yaml")
-        let retention = try document("retention.yaml")
-        let secFile = path("security.yaml")
-        let retFile = path("retention.yaml")
+        let security = PolicyDocument(values: try document("security.yaml"), file: path("security.yaml"))
+        let retention = PolicyDocument(values: try document("retention.yaml"), file: path("retention.yaml"))
+        let messages = PolicyDocument(values: try document("messages.yaml"), file: path("messages.yaml"))
         let securityPolicy = SecurityPolicy(
-            consecutiveFailedLogins: try integer(
-                security, "lockout", "consecutive_failed_logins", file: secFile, range: 1...100),
-            defaultTokenLifetimeHours: try integer(
-                security, "tokens", "default_lifetime_hours", file: secFile, range: 1...87_600),
-            maxTokenLifetimeHours: try integer(
-                security, "tokens", "max_lifetime_hours", file: secFile, range: 1...87_600),
-            failedAuthenticationLimit: try integer(
-                security, "authentication", "max_failures_per_address", file: secFile, range: 1...100_000),
-            failedAuthenticationWindowSeconds: try integer(
-                security, "authentication", "window_seconds", file: secFile, range: 1...86_400),
-            publicSubmissionLimit: try integer(
-                security, "public_submissions", "max_per_address", file: secFile, range: 1...100_000),
-            publicSubmissionWindowSeconds: try integer(
-                security, "public_submissions", "window_seconds", file: secFile, range: 1...86_400),
+            consecutiveFailedLogins: try security.integer("lockout", "consecutive_failed_logins", 1...100),
+            defaultTokenLifetimeHours: try security.integer("tokens", "default_lifetime_hours", 1...87_600),
+            maxTokenLifetimeHours: try security.integer("tokens", "max_lifetime_hours", 1...87_600),
+            failedAuthenticationLimit: try security.integer("authentication", "max_failures_per_address", 1...100_000),
+            failedAuthenticationWindowSeconds: try security.integer("authentication", "window_seconds", 1...86_400),
+            publicSubmissionLimit: try security.integer("public_submissions", "max_per_address", 1...100_000),
+            publicSubmissionWindowSeconds: try security.integer("public_submissions", "window_seconds", 1...86_400),
             console: ConsolePolicy(
-                idleTimeoutMinutes: try integer(
-                    security, "console", "idle_timeout_minutes", file: secFile, range: 1...1_440),
-                absoluteTimeoutHours: try integer(
-                    security, "console", "absolute_timeout_hours", file: secFile, range: 1...720),
-                maxFailuresPerAccount: try integer(
-                    security, "console", "max_failed_sign_ins_per_account", file: secFile, range: 1...1_000),
-                maxFailuresPerAddress: try integer(
-                    security, "console", "max_failed_sign_ins_per_address", file: secFile, range: 1...100_000),
-                failureWindowMinutes: try integer(
-                    security, "console", "failed_sign_in_window_minutes", file: secFile, range: 1...1_440),
-                secondFactorRequired: try roles(security, "console", "second_factor_required", file: secFile))
+                idleTimeoutMinutes: try security.integer("console", "idle_timeout_minutes", 1...1_440),
+                absoluteTimeoutHours: try security.integer("console", "absolute_timeout_hours", 1...720),
+                maxFailuresPerAccount: try security.integer("console", "max_failed_sign_ins_per_account", 1...1_000),
+                maxFailuresPerAddress: try security.integer("console", "max_failed_sign_ins_per_address", 1...100_000),
+                failureWindowMinutes: try security.integer("console", "failed_sign_in_window_minutes", 1...1_440),
+                secondFactorRequired: try security.roles("console", "second_factor_required"))
         )
         guard securityPolicy.defaultTokenLifetimeHours <= securityPolicy.maxTokenLifetimeHours else {
             throw PolicyError(
-                file: secFile, entry: "tokens.default_lifetime_hours",
+                file: security.file, entry: "tokens.default_lifetime_hours",
                 problem: "must not exceed tokens.max_lifetime_hours")
         }
         let retentionPolicy = RetentionPolicy(
-            deletedAccountsPurgeAfterDays: try integer(
-                retention, "deleted_accounts", "purge_after_days", file: retFile, range: 1...3650),
-            idempotencyKeepHours: try integer(
-                retention, "idempotency_keys", "keep_hours", file: retFile, range: 1...720),
-            loginAttemptsKeepDays: try integer(
-                retention, "login_attempts", "keep_days", file: retFile, range: 1...3650),
-            auditEventsKeepDays: try integer(retention, "audit_events", "keep_days", file: retFile, range: 1...36_500)
+            deletedAccountsPurgeAfterDays: try retention.integer("deleted_accounts", "purge_after_days", 1...3650),
+            idempotencyKeepHours: try retention.integer("idempotency_keys", "keep_hours", 1...720),
+            loginAttemptsKeepDays: try retention.integer("login_attempts", "keep_days", 1...3650),
+            auditEventsKeepDays: try retention.integer("audit_events", "keep_days", 1...36_500)
         )
-        let messages = try document("messages.yaml")
         let messagesPolicy = MessagesPolicy(
-            maintenanceNoticeHours: try integer(
-                messages, "maintenance", "notice_period_hours", file: path("messages.yaml"), range: 0...8760))
+            maintenanceNoticeHours: try messages.integer("maintenance", "notice_period_hours", 0...8760))
         var hasher = SHA256()
         for name in fileNames {
             hasher.update(data: Data(name.utf8))
@@ -184,44 +166,6 @@ package struct PolicySet: Sendable {
         return PolicySet(
             access: access, security: securityPolicy, retention: retentionPolicy, messages: messagesPolicy,
             digest: digest)
-    }
-
-    private static func integer(
-        _ doc: [String: Any], _ section: String, _ key: String, file: String, range: ClosedRange<Int>
-    ) throws -> Int {
-        let entry = "\(section).\(key)"
-        guard let map = doc[section] as? [String: Any] else {
-            throw PolicyError(file: file, entry: section, problem: "missing section")
-        }
-        guard let value = map[key] else { throw PolicyError(file: file, entry: entry, problem: "missing value") }
-        guard let number = value as? Int else {
-            throw PolicyError(file: file, entry: entry, problem: "must be a whole number, got '\(value)'")
-        }
-        guard range.contains(number) else {
-            throw PolicyError(
-                file: file, entry: entry,
-                problem: "must be between \(range.lowerBound) and \(range.upperBound), got \(number)")
-        }
-        return number
-    }
-
-    /// A list of role names (each a known role) at `section.key`.
-    private static func roles(_ doc: [String: Any], _ section: String, _ key: String, file: String) throws -> Set<
-        String
-    > {
-        let entry = "\(section).\(key)"
-        guard let value = (doc[section] as? [String: Any])?[key] else {
-            throw PolicyError(file: file, entry: entry, problem: "missing value")
-        }
-        guard let names = value as? [String] else {
-            throw PolicyError(file: file, entry: entry, problem: "must be a list of roles")
-        }
-        for name in names where Role(rawValue: name) == nil {
-            throw PolicyError(
-                file: file, entry: entry,
-                problem: "'\(name)' is not a role (\(Role.allCases.map(\.rawValue).joined(separator: ", ")))")
-        }
-        return Set(names)
     }
 
     private static func parseAccess(_ doc: [String: Any], file: String) throws -> AccessPolicy {
@@ -290,5 +234,46 @@ package struct PolicySet: Sendable {
             }
         }
         return actions
+    }
+}
+
+/// One parsed policy file, read value by value: each read names the file and the entry at a problem.
+private struct PolicyDocument {
+    let values: [String: Any]
+    let file: String
+
+    /// A whole number in `range` at `section.key`.
+    func integer(_ section: String, _ key: String, _ range: ClosedRange<Int>) throws -> Int {
+        let entry = "\(section).\(key)"
+        guard let map = values[section] as? [String: Any] else {
+            throw PolicyError(file: file, entry: section, problem: "missing section")
+        }
+        guard let value = map[key] else { throw PolicyError(file: file, entry: entry, problem: "missing value") }
+        guard let number = value as? Int else {
+            throw PolicyError(file: file, entry: entry, problem: "must be a whole number, got '\(value)'")
+        }
+        guard range.contains(number) else {
+            throw PolicyError(
+                file: file, entry: entry,
+                problem: "must be between \(range.lowerBound) and \(range.upperBound), got \(number)")
+        }
+        return number
+    }
+
+    /// A list of role names (each a known role) at `section.key`.
+    func roles(_ section: String, _ key: String) throws -> Set<String> {
+        let entry = "\(section).\(key)"
+        guard let value = (values[section] as? [String: Any])?[key] else {
+            throw PolicyError(file: file, entry: entry, problem: "missing value")
+        }
+        guard let names = value as? [String] else {
+            throw PolicyError(file: file, entry: entry, problem: "must be a list of roles")
+        }
+        for name in names where Role(rawValue: name) == nil {
+            throw PolicyError(
+                file: file, entry: entry,
+                problem: "'\(name)' is not a role (\(Role.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        return Set(names)
     }
 }
