@@ -84,9 +84,7 @@ package struct ChainHead: Sendable, Equatable, Codable {
     package let hash: String
 
     package init(chain: String, seq: Int64, hash: String) {
-        self.chain = chain
-        self.seq = seq
-        self.hash = hash
+        (self.chain, self.seq, self.hash) = (chain, seq, hash)
     }
 }
 

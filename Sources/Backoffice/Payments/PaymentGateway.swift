@@ -42,9 +42,7 @@ package struct BankAccount: Sendable {
     package var accountNumber: String
 
     package init(holderName: String, routingNumber: String, accountNumber: String) {
-        self.holderName = holderName
-        self.routingNumber = routingNumber
-        self.accountNumber = accountNumber
+        (self.holderName, self.routingNumber, self.accountNumber) = (holderName, routingNumber, accountNumber)
     }
 
     /// The last four digits, the only part of the number that is kept.

@@ -55,10 +55,8 @@ struct APIHandler: APIProtocol {
         _ operation: Operation, on id: UUID? = nil, body: (some Encodable & Sendable)?,
         respond: @escaping @Sendable (Operation.Output) throws -> StoredResponse<Reply>
     ) async throws -> StoredResponse<Reply> {
-        let call = try idempotentCall(on: id, body: body)
-        return try await Idempotency(database: database).run(
-            operation, key: call.key, request: call.request, operationID: call.operationID, context: call.context,
-            respond: respond)
+        try await Idempotency(database: database).run(
+            operation, try idempotentCall(on: id, body: body), respond: respond)
     }
 
     /// Like `change`, for a staged use case (the payment provider is called between its
@@ -67,10 +65,8 @@ struct APIHandler: APIProtocol {
         _ operation: Operation, on id: UUID? = nil, body: (some Encodable & Sendable)?,
         respond: @escaping @Sendable (Operation.Output) throws -> StoredResponse<Reply>
     ) async throws -> StoredResponse<Reply> {
-        let call = try idempotentCall(on: id, body: body)
-        return try await Idempotency(database: database).runStaged(
-            operation, key: call.key, request: call.request, operationID: call.operationID, context: call.context,
-            respond: respond)
+        try await Idempotency(database: database).runStaged(
+            operation, try idempotentCall(on: id, body: body), respond: respond)
     }
 
     /// Like `change`, for an upload the edge held no transaction for while its body arrived
@@ -82,9 +78,11 @@ struct APIHandler: APIProtocol {
     ) async throws -> Reply {
         let (database, call) = (self.database, try idempotentCall(on: nil, body: body))
         return try await database.reauthenticatedTransaction(for: call.context) { context in
-            try await Idempotency(database: database).run(
-                operation, key: call.key, request: call.request, operationID: call.operationID, context: context
-            ) { output in StoredResponse(status: 200, body: try respond(output)) }.body
+            let reauthenticated = IdempotentCall(
+                key: call.key, request: call.request, operationID: call.operationID, context: context)
+            return try await Idempotency(database: database).run(operation, reauthenticated) { output in
+                StoredResponse(status: 200, body: try respond(output))
+            }.body
         }
     }
 
@@ -108,7 +106,9 @@ struct APIHandler: APIProtocol {
 
     /// What the runners take for the current request's change: its key, what the key is
     /// fingerprinted with, the contract's operation id and the context.
-    private func idempotentCall<Body: Encodable & Sendable>(on id: UUID?, body: Body?) throws -> IdempotentCall<Body> {
+    private func idempotentCall<Body: Encodable & Sendable>(on id: UUID?, body: Body?) throws
+        -> IdempotentCall<ChangeRequest<Body>>
+    {
         let scope = try scope()
         guard let operationID = scope.operationID else {
             throw DomainError.inconsistent("a change ran outside a generated handler")
@@ -117,14 +117,6 @@ struct APIHandler: APIProtocol {
             key: scope.idempotencyKey, request: ChangeRequest(id: id, body: body), operationID: operationID,
             context: try OperationContext(scope, policies: policies))
     }
-}
-
-/// The arguments of one idempotent run (`APIHandler.idempotentCall`).
-private struct IdempotentCall<Body: Encodable & Sendable>: Sendable {
-    let key: String?
-    let request: ChangeRequest<Body>
-    let operationID: String
-    let context: OperationContext
 }
 
 /// What a change's `Idempotency-Key` is fingerprinted with: the body, or for a change on a path

@@ -26,11 +26,7 @@ package struct ExportPages<Position: Sendable>: AsyncSequence, Sendable {
     /// `start` is sent first; then pages from `after` until one says it is the last.
     package init(database: Database, context: OperationContext, start: [UInt8], after: Position?, page: @escaping Page)
     {
-        self.database = database
-        self.context = context
-        self.start = start
-        self.after = after
-        self.page = page
+        (self.database, self.context, self.start, self.after, self.page) = (database, context, start, after, page)
     }
 
     package struct AsyncIterator: AsyncIteratorProtocol {

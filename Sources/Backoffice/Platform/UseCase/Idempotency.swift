@@ -18,6 +18,16 @@ protocol SecretBearing {
     func withoutSecret() -> Self
 }
 
+/// The arguments of one idempotent run: the request's `Idempotency-Key` (nil: none sent), what the
+/// key is fingerprinted with (the body, or the path's id and the body), the contract's operation id
+/// (also fingerprinted) and the request's context.
+struct IdempotentCall<Request: Encodable & Sendable>: Sendable {
+    let key: String?
+    let request: Request
+    let operationID: String
+    let context: OperationContext
+}
+
 /// Idempotency-Key handling: keys are scoped to the principal and kept for
 /// `policies/retention.yaml` hours. The first request's response is stored in the same
 /// transaction as its change; the same key with the same request replays it (no second change);
@@ -27,9 +37,10 @@ struct Idempotency: Sendable {
 
     /// Runs `operation` once per (principal, key); `respond` shapes the response that is stored.
     func run<Operation: AuditedChange, Body: Codable & Sendable>(
-        _ operation: Operation, key: String?, request: some Encodable, operationID: String, context: OperationContext,
+        _ operation: Operation, _ call: IdempotentCall<some Encodable & Sendable>,
         respond: @escaping @Sendable (Operation.Output) throws -> StoredResponse<Body>
     ) async throws -> StoredResponse<Body> {
+        let (key, request, operationID, context) = (call.key, call.request, call.operationID, call.context)
         guard let key else {
             return try await database.run(operation, context: context) { _, output in try respond(output) }
         }
@@ -72,9 +83,10 @@ struct Idempotency: Sendable {
     /// ended between the steps is finished by its retry and the call is never made under a new
     /// key. A different request under the key is 409 `idempotency_key_reused`.
     func runStaged<Operation: StagedOperation, Body: Codable & Sendable>(
-        _ operation: Operation, key: String?, request: some Encodable, operationID: String, context: OperationContext,
+        _ operation: Operation, _ call: IdempotentCall<some Encodable & Sendable>,
         respond: @escaping @Sendable (Operation.Output) throws -> StoredResponse<Body>
     ) async throws -> StoredResponse<Body> {
+        let (key, request, operationID, context) = (call.key, call.request, call.operationID, call.context)
         guard let key else { return try respond(try await database.runStaged(operation, context: context)) }
         guard (1...255).contains(key.utf8.count) else {
             throw DomainError.invalid("Idempotency-Key", "out_of_range", "must be 1–255 characters")
