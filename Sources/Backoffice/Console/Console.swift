@@ -130,18 +130,20 @@ package struct Console: Sendable {
         return answer.response(secure: context.scope.secure)
     }
 
-    /// The page request of a signed-in session, acting for `principal` in `transaction`: the one
-    /// place a console request and its operation context are made (pages, actions, live streams).
+    /// The page request of a signed-in session: the request's scope made to act for the session's
+    /// operator (`principal`) in `transaction`, and its operation context from that scope. The one
+    /// place a console request is made (pages, actions, live streams).
     func page(
         _ request: Request, _ context: AppRequestContext, acting principal: Principal,
         transaction: RequestTransaction?, secret: SessionSecret, form: ConsoleForm, flash: String? = nil,
         stage: ConsoleStage = .signedIn
     ) -> ConsoleRequest {
-        ConsoleRequest(
-            request: request, form: form,
-            context: OperationContext(context.scope, acting: principal, transaction: transaction, policies: policies),
-            secret: secret, flash: flash, database: database, pages: pages, navigation: navigation,
-            secure: context.scope.secure, stage: stage, parameters: context.parameters)
+        let scope = context.scope.acting(for: principal, transaction: transaction)
+        return ConsoleRequest(
+            request: request, form: form, scope: scope,
+            context: OperationContext(scope, acting: principal, transaction: transaction, policies: policies),
+            secret: secret, flash: flash, database: database, pages: pages, navigation: navigation, stage: stage,
+            parameters: context.parameters)
     }
 
     /// The session's secret from its cookie, when well-formed: over TLS only the `__Host-` cookie

@@ -10,6 +10,8 @@ import Synchronization
 struct ConsoleRequest: Sendable {
     let request: Request
     let form: ConsoleForm
+    /// The request's scope, acting for the session's operator.
+    let scope: RequestScope
     let context: OperationContext
     let secret: SessionSecret
     /// The message the previous action left for this page (POST-redirect-GET).
@@ -17,8 +19,8 @@ struct ConsoleRequest: Sendable {
     let database: Database
     let pages: ConsolePages
     let navigation: ConsoleNavigation
-    /// Whether the console is served over TLS (`Console.isSecure`: a trusted proxy says so).
-    let secure: Bool
+    /// Whether the console is served over TLS (a trusted proxy says so).
+    var secure: Bool { scope.secure }
     /// The session's stage: signed in, or a step of sign-in (whose pages show no navigation).
     var stage: ConsoleStage = .signedIn
     /// The path's parameters (`{id}`, `{slug}`).

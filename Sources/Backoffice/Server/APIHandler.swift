@@ -35,10 +35,10 @@ struct APIHandler: APIProtocol {
     }
 
     /// The request's `Idempotency-Key` (nil without one, or outside a generated handler).
-    var idempotencyKey: String? { RequestScope.current?.idempotencyKey }
+    var idempotencyKey: String? { (try? scope())?.idempotencyKey }
 
     /// Runs a change use case for the current request, once per `Idempotency-Key`: the key is
-    /// fingerprinted with the contract's operation id (both from `OperationScope`), the path's
+    /// fingerprinted with the contract's operation id (both from the request's `RequestScope`), the path's
     /// `id` of a change on a path resource, and `body`; `respond` shapes the body that is
     /// answered, stored and replayed.
     func change<Operation: AuditedChange, Reply: Codable & Sendable>(

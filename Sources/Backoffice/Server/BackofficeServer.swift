@@ -84,9 +84,9 @@ package enum BackofficeServer {
             publicRoutes: .publicOperations, lagTolerantReads: .lagTolerantReads, stagedChanges: .stagedChanges,
             streamedBodies: .streamedBodies,
             submissionThrottle: submissionThrottle,
-            hotLists: handEncodedLists
-                ? HandEncodedLists(database: database, policies: policies, lists: [.customers, .orders, .leaderboard])
-                : nil,
+            hotLists: HandEncodedLists(
+                database: database, policies: policies, lists: [.customers, .orders, .leaderboard],
+                answers: handEncodedLists),
             consoleSessionMayUpload: { try await console.sessionMayUpload($0, $1) })
         return Application(
             responder: responder,

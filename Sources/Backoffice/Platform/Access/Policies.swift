@@ -125,7 +125,6 @@ package struct PolicySet: Sendable {
         let access = try parseAccess(document("access.yaml"), file: path("access.yaml"))
         let security = PolicyDocument(values: try document("security.yaml"), file: path("security.yaml"))
         let retention = PolicyDocument(values: try document("retention.yaml"), file: path("retention.yaml"))
-        let messages = PolicyDocument(values: try document("messages.yaml"), file: path("messages.yaml"))
         let securityPolicy = SecurityPolicy(
             consecutiveFailedLogins: try security.integer("lockout", "consecutive_failed_logins", 1...100),
             defaultTokenLifetimeHours: try security.integer("tokens", "default_lifetime_hours", 1...87_600),
@@ -153,6 +152,7 @@ package struct PolicySet: Sendable {
             loginAttemptsKeepDays: try retention.integer("login_attempts", "keep_days", 1...3650),
             auditEventsKeepDays: try retention.integer("audit_events", "keep_days", 1...36_500)
         )
+        let messages = PolicyDocument(values: try document("messages.yaml"), file: path("messages.yaml"))
         let messagesPolicy = MessagesPolicy(
             maintenanceNoticeHours: try messages.integer("maintenance", "notice_period_hours", 0...8760))
         var hasher = SHA256()

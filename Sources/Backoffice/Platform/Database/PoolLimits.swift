@@ -99,9 +99,9 @@ extension PostgresClient {
         }
     }
 
-    /// The lease of `withConnection(within:timers:lateLeaseEndsRequest:_:)` outside a request's work: a child task
-    /// holds
-    /// the lease until `body` ends while a timer keeps the time; `waited` is called once the wait is over.
+    /// The lease of `withConnection(within:timers:lateLeaseEndsRequest:_:)` outside a request's work: a child
+    /// task holds the lease until `body` ends while a timer keeps the time; `waited` is called once the wait
+    /// is over.
     private func withConnectionKeepingTime<T: Sendable>(
         _ timeout: Duration, timers: any Timers, waited: () -> Void, _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {

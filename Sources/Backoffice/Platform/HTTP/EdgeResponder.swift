@@ -19,10 +19,10 @@ extension HTTPField.Name {
 /// statement that makes it act for the principal (failures rate-limited per address), committed
 /// only when the answer is a success. A read (GET) runs in a read session: authenticated the same
 /// way, its reads each one statement, no transaction around them, on the read replica when the
-/// contract marks it lag-tolerant and the replica is fit for it (`Database.readSession`). Authorization happens per
-/// operation, against
-/// `policies/access.yaml`. The hot lists are answered here, in the same read session and scope,
-/// by `HandEncodedLists`; everything else by `inner` (the router and the generated API).
+/// contract marks it lag-tolerant and the replica is fit for it (`Database.readSession`).
+/// Authorization happens per operation, against `policies/access.yaml`. The hot lists are answered
+/// here, in the same read session and scope, by `HandEncodedLists`; everything else by `inner` (the
+/// router and the generated API).
 struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context == AppRequestContext {
     typealias Context = AppRequestContext
     let inner: Inner
@@ -45,7 +45,8 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     /// here, and, like staged changes, run with no request transaction.
     let streamedBodies: ContractRoutes
     let submissionThrottle: AddressThrottle
-    /// The hot lists, answered here instead of by `inner` (nil: `inner` answers them too).
+    /// The hot lists: read with their plans, and answered here instead of by `inner` unless
+    /// `answers` is false.
     let hotLists: HandEncodedLists?
     /// Whether a console request presents a live session whose role may upload goods files: a
     /// console bulk upload is read up to the bulk limit only from one; from anyone else (no
@@ -202,7 +203,7 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
         actor.set(principal)
         var context = context
         context.scope = context.scope.acting(for: principal, transaction: transaction, tokenHash: secret.hash)
-        if let hotLists, let hotList {
+        if let hotLists, hotLists.answers, let hotList {
             return try await context.scope.serving { [context] in
                 try await hotLists.respond(hotList, to: request, context: context, logger: context.logger)
             }
@@ -380,9 +381,8 @@ extension HTTPField.Name {
 }
 
 extension Duration {
-    /// The duration in whole microseconds as milliseconds with three decimals (`3.214`, truncated), as the access log
-    /// writes it
-    /// (without Foundation's formatter, which costs more than the rest of the line).
+    /// The duration in whole microseconds as milliseconds with three decimals (`3.214`, truncated), as the
+    /// access log writes it (without Foundation's formatter, which costs more than the rest of the line).
     var millisecondsText: String {
         let micros = components.seconds * 1_000_000 + components.attoseconds / 1_000_000_000_000
         let fraction = String(micros % 1000)

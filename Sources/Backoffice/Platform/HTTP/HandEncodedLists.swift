@@ -96,11 +96,14 @@ struct HandEncodedLists: Sendable {
     let database: Database
     let policies: PolicySet
     let lists: [HotList]
+    /// Whether the lists are answered here; false: the generated path answers them too (the
+    /// reference tests compare with), read with the same plans.
+    let answers: Bool
     /// The router's HTTP series (`hb_requests` …), recorded for a list the router never sees.
     private let metrics = MetricsMiddleware<AppRequestContext>()
 
-    init(database: Database, policies: PolicySet, lists: [HotList]) {
-        (self.database, self.policies, self.lists) = (database, policies, lists)
+    init(database: Database, policies: PolicySet, lists: [HotList], answers: Bool = true) {
+        (self.database, self.policies, self.lists, self.answers) = (database, policies, lists, answers)
     }
 
     /// A registered hot list and the path segments a request for it names.

@@ -19,8 +19,8 @@ package struct AppRequestContext: RequestContext {
 /// The one typed request context: what the edge learned about a request (its id, the client's
 /// address, whether it came over TLS) and, once authenticated, the principal it acts for, its
 /// transaction and its token's hash; for an API call, the contract's operation id and the
-/// `Idempotency-Key` too. The edge sets it on `AppRequestContext.scope` for API tokens and
-/// console sessions alike; console handlers read it there (`signedIn`).
+/// `Idempotency-Key` too. The edge sets it on `AppRequestContext.scope` for every request and makes
+/// it act for a token's principal; `Console.page` makes it act for a console session's operator.
 ///
 /// The generated API handlers receive only their typed input (the OpenAPI transport passes them no
 /// request context), so a request also carries its scope in the one task-local below, bound by

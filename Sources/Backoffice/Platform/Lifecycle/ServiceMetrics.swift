@@ -1,9 +1,9 @@
 import Metrics
 import Prometheus
 
-/// The service's own series on `/metrics` besides the HTTP ones (`MetricsMiddleware`). Each series exists from its
-/// first use; every one is
-/// created after swift-metrics is bootstrapped with the process's Prometheus registry.
+/// The service's own series on `/metrics` besides the HTTP ones (`MetricsMiddleware`). Each series exists from
+/// its first use; every one is created after swift-metrics is bootstrapped with the process's Prometheus
+/// registry.
 enum ServiceMetrics {
     /// Pooled connections held by requests and services right now.
     static let poolInUse = series { Meter(label: "backoffice_pool_connections_in_use") }
