@@ -30,14 +30,20 @@ package enum OrderMove: String, Sendable, CaseIterable {
         }
     }
 
-    /// Whether the payment provider acts on the payment first (capture, void, refund): such a move
-    /// is staged, with no transaction held while the provider answers.
-    package var callsProvider: Bool {
+    /// What the payment provider is asked to do first, and the problem code (409) its refusal is
+    /// answered with; nil for a move the provider has no part in.
+    package var provider: (operation: PaymentOperation, refusal: String)? {
         switch self {
-        case .ship, .cancel, .refund: true
-        case .accept, .deliver: false
+        case .ship: (.capture, "capture_failed")
+        case .cancel: (.void, "void_refused")
+        case .refund: (.refund, "refund_refused")
+        case .accept, .deliver: nil
         }
     }
+
+    /// Whether the payment provider acts on the payment first (capture, void, refund): such a move
+    /// is staged, with no transaction held while the provider answers.
+    package var callsProvider: Bool { provider != nil }
 }
 
 /// Accept or deliver: the moves the payment provider has no part in, made in one transaction with
@@ -124,8 +130,6 @@ enum OrderStatus {
 /// order stays accepted — cancel it instead).
 package struct ShipOrder: StagedOrderMove {
     static let move = OrderMove.ship
-    static let operation = PaymentOperation.capture
-    static let refusal = "capture_failed"
     let orderID: UUID
     let carrier: String
     let trackingNumber: String
@@ -155,25 +159,46 @@ package struct ShipOrder: StagedOrderMove {
     }
 }
 
-/// The partner cancels an order before it ships (`orders.cancel`, reason required): the card
-/// authorization voided first (a `StagedOrderMove`; refused: 409 `void_refused`), then stock back and
-/// FitPoints back to the customer.
-package struct CancelOrder: StagedOrderMove {
-    static let move = OrderMove.cancel
-    static let operation = PaymentOperation.void
-    static let refusal = "void_refused"
+/// What a move for a stated reason (cancel, refund) is asked: the order, the reason as typed
+/// (trimmed), and the payment provider.
+struct ReasonedMoveRequest: Sendable {
     let orderID: UUID
     let reason: String?
     let payments: any PaymentGateway
 
-    package init(orderID: UUID, reason: String?, payments: any PaymentGateway) {
+    init(orderID: UUID, reason: String?, payments: any PaymentGateway) {
         (self.orderID, self.reason, self.payments) = (
             orderID, reason?.trimmingCharacters(in: .whitespacesAndNewlines), payments
         )
     }
+}
+
+/// A staged move for a stated reason (cancel, refund): its request's fields, and rebuilt from a
+/// step under way with the reason the step kept.
+protocol ReasonedOrderMove: StagedOrderMove {
+    var request: ReasonedMoveRequest { get }
+    init(orderID: UUID, reason: String?, payments: any PaymentGateway)
+}
+
+extension ReasonedOrderMove {
+    var orderID: UUID { request.orderID }
+    var reason: String? { request.reason }
+    var payments: any PaymentGateway { request.payments }
 
     init(resuming step: PaymentStep, payments: any PaymentGateway) {
         self.init(orderID: step.orderID, reason: step.reason, payments: payments)
+    }
+}
+
+/// The partner cancels an order before it ships (`orders.cancel`, reason required): the card
+/// authorization voided first (a `StagedOrderMove`; refused: 409 `void_refused`), then stock back and
+/// FitPoints back to the customer.
+package struct CancelOrder: ReasonedOrderMove {
+    static let move = OrderMove.cancel
+    let request: ReasonedMoveRequest
+
+    package init(orderID: UUID, reason: String?, payments: any PaymentGateway) {
+        request = ReasonedMoveRequest(orderID: orderID, reason: reason, payments: payments)
     }
 
     func precheck() throws { _ = try requireReason(reason) }
@@ -190,22 +215,12 @@ package struct CancelOrder: StagedOrderMove {
 /// left of the capture refunded at the provider first (a `StagedOrderMove`; refused: 409
 /// `refund_refused`), then FitPoints back to the customer. Stock is not restored (returned goods
 /// are counted back by an update).
-package struct RefundOrder: StagedOrderMove {
+package struct RefundOrder: ReasonedOrderMove {
     static let move = OrderMove.refund
-    static let operation = PaymentOperation.refund
-    static let refusal = "refund_refused"
-    let orderID: UUID
-    let reason: String?
-    let payments: any PaymentGateway
+    let request: ReasonedMoveRequest
 
     package init(orderID: UUID, reason: String?, payments: any PaymentGateway) {
-        (self.orderID, self.reason, self.payments) = (
-            orderID, reason?.trimmingCharacters(in: .whitespacesAndNewlines), payments
-        )
-    }
-
-    init(resuming step: PaymentStep, payments: any PaymentGateway) {
-        self.init(orderID: step.orderID, reason: step.reason, payments: payments)
+        request = ReasonedMoveRequest(orderID: orderID, reason: reason, payments: payments)
     }
 
     func needsProvider(_ payment: Payment) -> Bool {

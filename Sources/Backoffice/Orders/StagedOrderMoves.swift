@@ -18,12 +18,8 @@ import Foundation
 protocol StagedOrderMove: StagedOperation
 where Reservation == PaymentStep, Verdict == PaymentOutcome, Output == MoveOutcome {
     /// The move (one that calls the provider): its target status and its action, the permission
-    /// and the audit events' action.
+    /// and the audit events' action, what the provider is asked and its refusal's code.
     static var move: OrderMove { get }
-    /// What the provider is asked to do.
-    static var operation: PaymentOperation { get }
-    /// The code a refusal of the operation is answered with (409).
-    static var refusal: String { get }
     var orderID: UUID { get }
     var reason: String? { get }
     var payments: any PaymentGateway { get }
@@ -42,6 +38,10 @@ where Reservation == PaymentStep, Verdict == PaymentOutcome, Output == MoveOutco
 
 extension StagedOrderMove {
     package static var action: Action { move.action }
+    /// What the provider is asked to do (a staged move's move always calls it).
+    static var operation: PaymentOperation { move.provider!.operation }
+    /// The code a refusal of the operation is answered with (409).
+    static var refusal: String { move.provider!.refusal }
     var target: Order.Status { Self.move.target }
     var reason: String? { nil }
     func precheck() throws {}

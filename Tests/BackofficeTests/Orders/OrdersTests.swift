@@ -225,6 +225,9 @@ struct OrdersTests {
         #expect(ShipOrder.action == "orders.ship")
         #expect(CancelOrder.action == "orders.cancel")
         #expect(RefundOrder.action == "orders.refund")
+        #expect(ShipOrder.operation == .capture && ShipOrder.refusal == "capture_failed")
+        #expect(CancelOrder.operation == .void && CancelOrder.refusal == "void_refused")
+        #expect(RefundOrder.operation == .refund && RefundOrder.refusal == "refund_refused")
     }
 
     @Test("the orders page's hand-written encoder writes exactly the generated encoder's bytes; bad queries fail alike")
