@@ -6,7 +6,7 @@ import Testing
 
 @Suite("The hot lists a domain registers with the edge (pure)")
 struct HotListTests {
-    private let lists = HandEncodedLists.lists(registered: [.customers, .orders, .leaderboard])
+    private let lists: [HotList] = [.customers, .orders, .leaderboard]
 
     @Test("a GET of a registered route finds its list, with the path's {…} segments as written")
     func matchesRegisteredRoutes() throws {

@@ -114,25 +114,7 @@ struct HandEncodedLists: Sendable {
     }
 
     /// The list a request for `path` (without its query) asks for, when it is a `GET`.
-    func list(_ method: HTTPRequest.Method, _ path: String) -> List? {
-        Self.lists(registered: lists).find(method, path)
-    }
-
-    /// Finds a request's list among `registered`.
-    static func lists(registered: [HotList]) -> Registered { Registered(lists: registered) }
-
-    /// The registered lists, searched by method and path.
-    struct Registered: Sendable {
-        let lists: [HotList]
-
-        func find(_ method: HTTPRequest.Method, _ path: String) -> List? {
-            guard method == .get else { return nil }
-            for list in lists {
-                if let segments = list.match(path) { return List(list: list, pathSegments: segments) }
-            }
-            return nil
-        }
-    }
+    func list(_ method: HTTPRequest.Method, _ path: String) -> List? { lists.find(method, path) }
 
     /// How the read session of a request plans: generic plans for a hot list (`list` not nil),
     /// whose reads are prepared pages (`ListOrders`, `ListCustomerAccounts`, the leaderboard's)
@@ -158,5 +140,16 @@ struct HandEncodedLists: Sendable {
                     requestID: context.scope.requestID)
             }
         }
+    }
+}
+
+extension [HotList] {
+    /// The list among these that a request for `path` (without its query) asks for, when it is a `GET`.
+    func find(_ method: HTTPRequest.Method, _ path: String) -> HandEncodedLists.List? {
+        guard method == .get else { return nil }
+        for list in self {
+            if let segments = list.match(path) { return HandEncodedLists.List(list: list, pathSegments: segments) }
+        }
+        return nil
     }
 }
