@@ -43,6 +43,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         .package(url: "https://github.com/swift-extras/swift-extras-base64.git", from: "1.2.0"),
         .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
+        .package(url: "https://github.com/JohnSundell/Ink.git", from: "0.6.0"),
     ],
     targets: [
         // The benchmarks' floor: a bare Hummingbird + PostgresNIO server running a pgbench script per request
@@ -93,6 +94,7 @@ let package = Package(
                 .product(name: "ExtrasBase64", package: "swift-extras-base64"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Ink", package: "Ink"),
             ],
             resources: consolePages + [.copy("Console/Assets"), .copy("Console/common-passwords.txt")],
             swiftSettings: swiftSettings

@@ -1,0 +1,79 @@
+import Foundation
+import Ink
+
+/// Markdown as the app shows it: rendered by Ink, then passed through `HTMLSanitizer`, so that
+/// whatever a writer types (raw HTML included) reaches readers as inert markup.
+package struct SafeMarkdown: Sendable, Equatable {
+    /// The sanitised HTML.
+    package let html: String
+    /// Words in the text (runs of letters or digits).
+    package let words: Int
+    /// Minutes to read at 200 words a minute, rounded up, at least 1.
+    package let readingMinutes: Int
+
+    package static let wordsPerMinute = 200
+
+    package init(_ markdown: String) {
+        html = HTMLSanitizer.sanitize(MarkdownParser().html(from: Self.guarded(markdown)))
+        words = Self.countWords(markdown)
+        readingMinutes = max(1, (words + Self.wordsPerMinute - 1) / Self.wordsPerMinute)
+    }
+
+    /// `markdown` in a form Ink 0.6.0 reads to its end. Ink loops for ever on some inputs, so:
+    /// - lines of only spaces and tabs are made empty (they are blank lines either way), and white space at the
+    ///   end is removed (`* a\n\t` and `---\n ` never return);
+    /// - when a `<p` follows the last `>`, an empty comment is added after the text: Ink stops a paragraph
+    ///   before `<p` and needs a `>` after it to read a tag (JohnSundell/Ink#58); the sanitiser removes it.
+    static func guarded(_ markdown: String) -> String {
+        var text = markdown.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            line.allSatisfy { $0 == " " || $0 == "\t" || $0 == "\r" } ? "" : line
+        }.joined(separator: "\n")
+        while let last = text.last, last.isWhitespace { text.removeLast() }
+        let tail = text.lastIndex(of: ">").map { text[$0...] } ?? text[...]
+        return tail.range(of: "<p", options: .caseInsensitive) == nil ? text : text + "\n\n<!-- -->"
+    }
+
+    /// Runs of letters or digits (an apostrophe or hyphen inside a word keeps it one word).
+    static func countWords(_ text: String) -> Int {
+        var count = 0
+        var inWord = false
+        var previousJoiner = false
+        for scalar in text.unicodeScalars {
+            let letter = scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+            if letter {
+                if !inWord { count += 1 }
+                inWord = true
+                previousJoiner = false
+            } else if inWord, !previousJoiner, scalar == "'" || scalar == "’" || scalar == "-" {
+                previousJoiner = true
+            } else {
+                inWord = false
+                previousJoiner = false
+            }
+        }
+        return count
+    }
+
+    /// A Markdown file's front matter (`---` lines of `key: value` before the text) and the text after it.
+    /// Without front matter, no values and the whole text.
+    package static func frontMatter(of file: String) -> (values: [String: String], body: String) {
+        let lines = file.split(separator: "\n", omittingEmptySubsequences: false).map {
+            $0.hasSuffix("\r") ? $0.dropLast() : $0
+        }
+        guard lines.first?.trimmingCharacters(in: .whitespaces) == "---",
+            let end = lines.dropFirst().firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == "---" })
+        else { return ([:], file) }
+        var values: [String: String] = [:]
+        for line in lines[1..<end] {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let key = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+            var value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            if value.count >= 2, let first = value.first, first == "\"" || first == "'", value.last == first {
+                value = String(value.dropFirst().dropLast())
+            }
+            if !key.isEmpty { values[key] = value }
+        }
+        let body = lines[(end + 1)...].joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+        return (values, body)
+    }
+}
