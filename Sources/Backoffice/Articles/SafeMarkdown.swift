@@ -53,27 +53,4 @@ package struct SafeMarkdown: Sendable, Equatable {
         }
         return count
     }
-
-    /// A Markdown file's front matter (`---` lines of `key: value` before the text) and the text after it.
-    /// Without front matter, no values and the whole text.
-    package static func frontMatter(of file: String) -> (values: [String: String], body: String) {
-        let lines = file.split(separator: "\n", omittingEmptySubsequences: false).map {
-            $0.hasSuffix("\r") ? $0.dropLast() : $0
-        }
-        guard lines.first?.trimmingCharacters(in: .whitespaces) == "---",
-            let end = lines.dropFirst().firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == "---" })
-        else { return ([:], file) }
-        var values: [String: String] = [:]
-        for line in lines[1..<end] {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            let key = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-            var value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            if value.count >= 2, let first = value.first, first == "\"" || first == "'", value.last == first {
-                value = String(value.dropFirst().dropLast())
-            }
-            if !key.isEmpty { values[key] = value }
-        }
-        let body = lines[(end + 1)...].joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
-        return (values, body)
-    }
 }

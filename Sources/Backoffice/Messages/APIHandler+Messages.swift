@@ -79,13 +79,8 @@ extension APIHandler {
     func activeMessages(_ input: Operations.ActiveMessages.Input) async throws -> Operations.ActiveMessages.Output {
         let audience: SystemMessage.Audience = try input.query.audience.map { try .init(known: $0.rawValue) } ?? .all
         let showing = try await read(ActiveMessages(audience: audience))
-        let identity = showing.map { "\($0.id.text):\($0.version)" }.joined(separator: ",")
-        let etag = "\"m-" + hex(SHA256.hash(data: Data(identity.utf8)).prefix(12)) + "\""
-        if let sent = input.headers.ifNoneMatch,
-            sent.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag })
-        {
-            return .notModified(.init(headers: .init(eTag: etag)))
-        }
+        let etag = Self.digestTag("m", showing.map { "\($0.id.text):\($0.version)" })
+        if Self.matches(input.headers.ifNoneMatch, etag) { return .notModified(.init(headers: .init(eTag: etag))) }
         return .ok(.init(headers: .init(eTag: etag), body: .json(.init(items: try showing.map { try $0.activeAPI }))))
     }
 }

@@ -188,6 +188,15 @@ struct MarkdownFile {
 
     func text(_ name: String) -> String? { document?.text(name) }
 
+    /// A field as a list: a YAML list, or words separated by commas.
+    func list(_ name: String) -> [String]? {
+        switch document?.fields[name] {
+        case let items as [Any]: items.map { "\($0)" }
+        case let text as String: text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        default: nil
+        }
+    }
+
     static func value<T: RawRepresentable<String>>(_ type: T.Type, _ text: String, _ field: String) throws -> T {
         guard let value = T(rawValue: text) else {
             throw CLIFailure(message: "error: \(field): unknown value '\(text)'", exitCode: 6)

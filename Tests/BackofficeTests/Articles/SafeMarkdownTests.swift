@@ -274,15 +274,6 @@ struct SafeMarkdownTests {
         #expect(SafeMarkdown(words).words == 401)
         #expect(SafeMarkdown(words).readingMinutes == 3)
     }
-
-    @Test("front matter: key: value lines between --- lines, quotes removed; the text after it")
-    func frontMatter() {
-        let (values, body) = SafeMarkdown.frontMatter(
-            of: "---\ntitle: \"Sleep: the basics\"\nTags: sleep, recovery\n---\n\n# Hello\n")
-        #expect(values == ["title": "Sleep: the basics", "tags": "sleep, recovery"])
-        #expect(body == "# Hello")
-        #expect(SafeMarkdown.frontMatter(of: "# No front matter").values.isEmpty)
-    }
 }
 
 /// A small seeded generator, so a failing round can be replayed.

@@ -78,6 +78,7 @@ enum ContractFixture {
                     name: "Contract", metric: "steps", aggregation: "sum", startsAt: now,
                     endsAt: now.addingTimeInterval(86_400),
                     rankBands: [(1, 1, 10, nil)], budgetPoints: 10)), context: env.context(.backendManager))
+        let (article, live) = try await articles(env)
         return IDs(partnerA: [
             "tenant_id": partner.tenantID.uuidString.lowercased(), "operator_id": staff.id.uuidString.lowercased(),
             "token_id": token.id.uuidString.lowercased(), "customer_id": customer.id.uuidString.lowercased(),
@@ -85,7 +86,27 @@ enum ContractFixture {
             "policy_slug": policy.slug, "challenge_id": challenge.id.uuidString.lowercased(),
             "application_id": application.id.uuidString.lowercased(), "good_id": good.id.uuidString.lowercased(),
             "order_id": order.detail.order.id.uuidString.lowercased(), "provider": "simulated",
+            "article_id": article.id.uuidString.lowercased(), "article_slug": live.slug,
+            "cover_url": "https://cdn.example.org/contract.jpg",
         ])
+    }
+
+    /// An expert's article in review, and a published one.
+    static func articles(_ env: TestEnvironment) async throws -> (inReview: Article, live: Article) {
+        func write(_ title: String) async throws -> Article {
+            let content = ArticleContent(
+                title: title, summary: "For the contract tests", category: "sleep", body: "Sleep **well**.",
+                coverURL: nil, byline: nil, tags: ["contract"])
+            let article = try await env.database.run(
+                CreateArticle(slug: nil, content: content), context: env.context(.expert))
+            return try await env.database.run(
+                MoveArticle(articleID: article.id, move: .submit), context: env.context(.expert))
+        }
+        let inReview = try await write("Contract in review")
+        let live = try await env.database.run(
+            MoveArticle(articleID: try await write("Contract live").id, move: .approve),
+            context: env.context(.backendManager))
+        return (inReview, live)
     }
 
     /// The operation's path with every `{parameter}` replaced by a fixture id.

@@ -23,6 +23,18 @@ enum ContractOutcomes {
     }
 
     private static let text = """
+        createArticle backend_manager 409 slug_taken
+        createArticle expert 409 slug_taken
+        updateArticle platform_admin 428 precondition_required
+        updateArticle backend_manager 428 precondition_required
+        updateArticle expert 428 precondition_required
+        approveArticle backend_manager 409 invalid_transition
+        archiveArticle backend_manager 409 invalid_transition
+        sendBackArticle platform_admin 409 invalid_transition
+        sendBackArticle backend_manager 409 invalid_transition
+        submitArticle platform_admin 409 invalid_transition
+        submitArticle backend_manager 409 invalid_transition
+        submitArticle expert 409 invalid_transition
         ingestActivity platform_admin 422 validation_failed
         ingestActivity app_service 422 validation_failed
         resolveAppeal backend_manager 409 invalid_transition

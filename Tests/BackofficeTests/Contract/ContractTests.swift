@@ -68,6 +68,7 @@ struct ContractTests {
                 (.backendManager, env.fixture.tokens[.backendManager]!),
                 (.auditor, env.fixture.tokens[.auditor]!), (.appService, env.fixture.tokens[.appService]!),
                 (.partnerAdmin, partner.adminToken), (.partnerStaff, partner.staffToken),
+                (.expert, env.fixture.tokens[.expert]!),
             ]
             let answered = try await env.withApp(policies: try ContractFixture.policiesWithoutAuthenticationLimit()) {
                 client in

@@ -74,4 +74,6 @@ package struct OperationContext: Sendable {
 
     /// Whether customer PII must be masked for this principal.
     package var masksPII: Bool { policies.access.masksPII(principal.role) }
+    /// Whether the principal sees only the content it wrote (`authored_only` in access.yaml).
+    package var authoredOnly: Bool { policies.access.authoredOnly(principal.role) }
 }

@@ -15,6 +15,8 @@ package struct AccessPolicy: Sendable {
     package struct Grant: Sendable {
         package let actions: Set<Action>
         package let piiMasked: Bool
+        /// Of the content it may read or change, the role sees only what it wrote (`authored_only: true`).
+        package var authoredOnly = false
     }
     package let grants: [Role: Grant]
     /// What anyone may do without a token (`public:`): the contract's `x-public` operations,
@@ -27,6 +29,12 @@ package struct AccessPolicy: Sendable {
         if role == Principal.anonymous.role { return publicActions.contains(action) }
         guard let role = Role(rawValue: role), let grant = grants[role] else { return false }
         return grant.actions.contains(action)
+    }
+
+    /// Whether the role sees only the content it wrote (an expert's articles).
+    package func authoredOnly(_ role: String) -> Bool {
+        guard let role = Role(rawValue: role) else { return false }
+        return grants[role]?.authoredOnly ?? false
     }
 
     /// Whether customer PII is masked for this role.
@@ -185,7 +193,7 @@ package struct PolicySet: Sendable {
             guard let map = body as? [String: Any] else {
                 throw PolicyError(file: file, entry: "roles.\(name)", problem: "must be a mapping with scope and allow")
             }
-            for key in map.keys where !["scope", "allow", "pii"].contains(key) {
+            for key in map.keys where !["scope", "allow", "pii", "authored_only"].contains(key) {
                 throw PolicyError(file: file, entry: "roles.\(name).\(key)", problem: "unknown key")
             }
             let expectedScope = role.isPlatform ? "platform" : "tenant"
@@ -202,8 +210,12 @@ package struct PolicySet: Sendable {
             guard let allow = map["allow"] as? [Any] else {
                 throw PolicyError(file: file, entry: "roles.\(name).allow", problem: "must be a list of actions")
             }
+            guard map["authored_only"] == nil || map["authored_only"] is Bool else {
+                throw PolicyError(file: file, entry: "roles.\(name).authored_only", problem: "must be true or false")
+            }
             grants[role] = .init(
-                actions: try parseActions(allow, entry: "roles.\(name).allow", file: file), piiMasked: piiMasked)
+                actions: try parseActions(allow, entry: "roles.\(name).allow", file: file), piiMasked: piiMasked,
+                authoredOnly: map["authored_only"] as? Bool ?? false)
         }
         var publicActions = Set<Action>()
         if let section = doc["public"] {

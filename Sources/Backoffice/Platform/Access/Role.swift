@@ -8,11 +8,13 @@ package enum Role: String, CaseIterable, Sendable, Codable {
     case partnerAdmin = "partner_admin"
     case partnerStaff = "partner_staff"
     case appService = "app_service"
+    /// An on-staff expert who writes the app's articles (its own drafts only; never publishes).
+    case expert
 
     /// Whether the role acts for the platform (all tenants) or for one partner tenant.
     package var isPlatform: Bool {
         switch self {
-        case .platformAdmin, .backendManager, .auditor, .appService: true
+        case .platformAdmin, .backendManager, .auditor, .appService, .expert: true
         case .partnerAdmin, .partnerStaff: false
         }
     }

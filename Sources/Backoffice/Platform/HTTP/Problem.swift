@@ -70,10 +70,13 @@ package struct Problem: Error, Sendable, Equatable {
     package static let idempotencyKeyReused = Problem(
         status: 409, code: "idempotency_key_reused", title: "Idempotency key reused",
         detail: "This Idempotency-Key was used with a different request.")
-    package static func preconditionFailed(current: String) -> Problem {
-        Problem(
+    package static func preconditionFailed(current: String, changedBy: String? = nil, at: Date? = nil) -> Problem {
+        let who = changedBy.map { who in
+            " It was changed by \(who)" + (at.map { " at \($0.formatted(.iso8601))" } ?? "") + "."
+        }
+        return Problem(
             status: 412, code: "version_mismatch", title: "Precondition failed",
-            detail: "If-Match does not match the current version; the current ETag is \(current).")
+            detail: "If-Match does not match the current version; the current ETag is \(current)." + (who ?? ""))
     }
     package static let payloadTooLarge = Problem(
         status: 413, code: "payload_too_large", title: "Payload too large",
@@ -109,10 +112,10 @@ package struct Problem: Error, Sendable, Equatable {
             // Strings and integers always encode; should that ever fail, the answer still says what it is.
             return Data(
                 #"""
-                    {"code":"internal_error","status":500,"title":"Internal error",\#
-                    "type":"https://healthtrack.example/problems/internal_error"}
-                    """#
-                    .utf8)
+                {"code":"internal_error","status":500,"title":"Internal error",\#
+                "type":"https://healthtrack.example/problems/internal_error"}
+                """#
+                .utf8)
         }
     }
 }
@@ -135,7 +138,8 @@ extension Problem {
         case .conflict(let code, let detail): self = .conflict(code, detail)
         case .outdated(let code, let detail, let issues):
             self = Problem(status: 409, code: code, title: "Conflict", detail: detail, errors: issues)
-        case .versionMismatch(let current): self = .preconditionFailed(current: current)
+        case .versionMismatch(let current, let who, let at):
+            self = .preconditionFailed(current: current, changedBy: who, at: at)
         case .idempotencyKeyReused: self = .idempotencyKeyReused
         case .unauthenticated: self = .unauthenticated
         case .unavailable: self = .unavailable
@@ -144,18 +148,18 @@ extension Problem {
                 status: 503, code: "transaction_conflict", title: "Try again",
                 detail:
                     """
-                        A concurrent change conflicted with this one; nothing was changed. Send the request again \
-                        (with the same Idempotency-Key).
-                        """,
+                    A concurrent change conflicted with this one; nothing was changed. Send the request again \
+                    (with the same Idempotency-Key).
+                    """,
                 retryAfter: 1)
         case .timedOut:
             self = Problem(
                 status: 503, code: "statement_timeout", title: "Try again",
                 detail:
                     """
-                        The database did not finish in time (a statement waited too long); nothing was changed. Send \
-                        the request again.
-                        """,
+                    The database did not finish in time (a statement waited too long); nothing was changed. Send \
+                    the request again.
+                    """,
                 retryAfter: 2)
         case .paymentProviderUnavailable:
             self = Problem(
@@ -171,9 +175,9 @@ extension Problem {
                 status: 400, code: "invalid_signature", title: "Invalid signature",
                 detail:
                     """
-                        The Webhook-Signature does not verify for this body, or its timestamp is more than 5 minutes \
-                        away; nothing was changed.
-                        """
+                    The Webhook-Signature does not verify for this body, or its timestamp is more than 5 minutes \
+                    away; nothing was changed.
+                    """
             )
         case .preconditionRequired:
             self = Problem(

@@ -27,8 +27,9 @@ package enum DomainError: Error, Sendable, Equatable {
     /// The request named values that are no longer the stored ones (`code`, e.g. `price_changed`);
     /// each issue names a field and carries the stored value in `current`.
     case outdated(code: String, detail: String, issues: [FieldIssue])
-    /// `If-Match` names an older version than `current` (an entity tag).
-    case versionMismatch(current: String)
+    /// `If-Match` names an older version than `current` (an entity tag); `changedBy` and `at` say
+    /// who made the current version and when, where the resource records it.
+    case versionMismatch(current: String, changedBy: String? = nil, at: Date? = nil)
     /// The same Idempotency-Key came with a different request.
     case idempotencyKeyReused
     /// The request's credential does not (or no longer) identify a principal.

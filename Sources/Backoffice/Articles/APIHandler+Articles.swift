@@ -1,0 +1,186 @@
+import BackofficeAPI
+import Crypto
+import Foundation
+import OpenAPIRuntime
+
+extension Article {
+    var api: Components.Schemas.Article {
+        get throws {
+            Components.Schemas.Article(
+                id: id.text, slug: slug, state: try .init(known: state.rawValue), version: version,
+                liveVersion: liveVersion, authorId: authorID.text, title: content.title, summary: content.summary,
+                category: try .init(known: content.category), body: content.body, coverUrl: content.coverURL,
+                byline: content.byline, tags: content.tags, words: words, readingMinutes: readingMinutes,
+                reviewComment: reviewComment, reviewedBy: reviewedBy?.text, reviewedAt: reviewedAt,
+                submittedAt: submittedAt, publishedAt: publishedAt, createdAt: createdAt, updatedAt: updatedAt,
+                updatedBy: updatedBy.text)
+        }
+    }
+}
+
+extension ArticleVersion {
+    var api: Components.Schemas.ArticleVersion {
+        get throws {
+            Components.Schemas.ArticleVersion(
+                version: version, title: content.title, summary: content.summary,
+                category: try .init(known: content.category), body: content.body, coverUrl: content.coverURL,
+                byline: content.byline, tags: content.tags, writtenBy: writtenBy.text, writtenAt: writtenAt)
+        }
+    }
+}
+
+extension PublishedArticle {
+    var summaryAPI: Components.Schemas.PublishedArticleSummary {
+        get throws {
+            Components.Schemas.PublishedArticleSummary(
+                slug: slug, title: content.title, summary: content.summary,
+                category: try .init(known: content.category), tags: content.tags, coverUrl: content.coverURL,
+                byline: content.byline, readingMinutes: readingMinutes, publishedAt: publishedAt, updatedAt: liveAt)
+        }
+    }
+
+    var api: Components.Schemas.PublishedArticle {
+        get throws {
+            Components.Schemas.PublishedArticle(
+                slug: slug, title: content.title, summary: content.summary,
+                category: try .init(known: content.category), tags: content.tags, coverUrl: content.coverURL,
+                byline: content.byline, readingMinutes: readingMinutes, publishedAt: publishedAt, updatedAt: liveAt,
+                html: html ?? "", markdown: content.body)
+        }
+    }
+
+    /// What identifies what the app was sent: the article and its live version.
+    var identity: String { "\(id.text):\(version)" }
+}
+
+extension APIHandler {
+    func createArticle(_ input: Operations.CreateArticle.Input) async throws -> Operations.CreateArticle.Output {
+        let body: Components.Schemas.ArticleDraft = try json(input.body)
+        let content = ArticleContent(
+            title: body.title, summary: body.summary, category: body.category.rawValue, body: body.body,
+            coverURL: body.coverUrl, byline: body.byline, tags: body.tags ?? [])
+        let article = try await change(CreateArticle(slug: body.slug, content: content), body: body, status: 201) {
+            try $0.api
+        }
+        return .created(.init(headers: .init(eTag: EntityTag.of(Int64(article.version))), body: .json(article)))
+    }
+
+    func listArticles(_ input: Operations.ListArticles.Input) async throws -> Operations.ListArticles.Output {
+        let limit = try pageLimit(input.query.limit)
+        let after = try Cursor.timeAndID(input.query.cursor).map { (time: $0.createdAt, id: $0.id) }
+        let state = try input.query.state.map { try Article.State(known: $0.rawValue) }
+        let query = ListArticles(state: state, after: after, limit: limit + 1)
+        let articles = try await read(query)
+        let (items, next) = keysetPage(articles, limit: limit) {
+            Cursor.timeAndID(query.isQueue ? $0.submittedAt ?? $0.updatedAt : $0.updatedAt, $0.id)
+        }
+        return .ok(.init(body: .json(.init(items: try items.map { try $0.api }, nextCursor: next))))
+    }
+
+    func getArticle(_ input: Operations.GetArticle.Input) async throws -> Operations.GetArticle.Output {
+        let article = try await read(GetArticle(id: try parseID(input.path.articleId, "article_id")))
+        return .ok(.init(headers: .init(eTag: EntityTag.of(Int64(article.version))), body: .json(try article.api)))
+    }
+
+    func updateArticle(_ input: Operations.UpdateArticle.Input) async throws -> Operations.UpdateArticle.Output {
+        let body: Components.Schemas.ArticleUpdate = try json(input.body)
+        let id = try parseID(input.path.articleId, "article_id")
+        let changes = ArticleChanges(
+            title: body.title, summary: body.summary, category: body.category?.rawValue, body: body.body,
+            coverURL: body.coverUrl, byline: body.byline, tags: body.tags)
+        let article = try await change(
+            UpdateArticle(articleID: id, changes: changes, ifMatch: input.headers.ifMatch), on: id, body: body
+        ) { try $0.api }
+        return .ok(.init(headers: .init(eTag: EntityTag.of(Int64(article.version))), body: .json(article)))
+    }
+
+    func listArticleVersions(_ input: Operations.ListArticleVersions.Input) async throws
+        -> Operations.ListArticleVersions.Output
+    {
+        let versions = try await read(ArticleVersions(id: try parseID(input.path.articleId, "article_id")))
+        return .ok(.init(body: .json(.init(items: try versions.map { try $0.api }))))
+    }
+
+    func submitArticle(_ input: Operations.SubmitArticle.Input) async throws -> Operations.SubmitArticle.Output {
+        let (article, tag) = try await move(.submit, input.path.articleId, ifMatch: input.headers.ifMatch)
+        return .ok(.init(headers: .init(eTag: tag), body: .json(article)))
+    }
+
+    func approveArticle(_ input: Operations.ApproveArticle.Input) async throws -> Operations.ApproveArticle.Output {
+        let (article, tag) = try await move(.approve, input.path.articleId, ifMatch: input.headers.ifMatch)
+        return .ok(.init(headers: .init(eTag: tag), body: .json(article)))
+    }
+
+    func sendBackArticle(_ input: Operations.SendBackArticle.Input) async throws -> Operations.SendBackArticle.Output {
+        let body: Components.Schemas.ArticleReview = try json(input.body)
+        let (article, tag) = try await move(
+            .sendBack, input.path.articleId, comment: body.comment, ifMatch: input.headers.ifMatch, body: body)
+        return .ok(.init(headers: .init(eTag: tag), body: .json(article)))
+    }
+
+    func archiveArticle(_ input: Operations.ArchiveArticle.Input) async throws -> Operations.ArchiveArticle.Output {
+        let body: Components.Schemas.ArticleReview = try json(input.body)
+        let (article, tag) = try await move(
+            .archive, input.path.articleId, comment: body.comment, ifMatch: input.headers.ifMatch, body: body)
+        return .ok(.init(headers: .init(eTag: tag), body: .json(article)))
+    }
+
+    /// One move of an article, the article as moved and its ETag.
+    private func move(
+        _ move: ArticleMove, _ articleID: String, comment: String? = nil, ifMatch: String?,
+        body: Components.Schemas.ArticleReview? = nil
+    ) async throws -> (Components.Schemas.Article, String) {
+        let id = try parseID(articleID, "article_id")
+        let article = try await change(
+            MoveArticle(articleID: id, move: move, comment: comment, ifMatch: ifMatch), on: id, body: body
+        ) { try $0.api }
+        return (article, EntityTag.of(Int64(article.version)))
+    }
+
+    /// The app's list. The ETag is a digest of the articles answered, their live versions and the
+    /// next cursor, so an unchanged page is 304 without encoding a body.
+    func listPublishedArticles(_ input: Operations.ListPublishedArticles.Input) async throws
+        -> Operations.ListPublishedArticles.Output
+    {
+        let limit = input.query.limit ?? 50
+        guard (1...50).contains(limit) else {
+            throw Problem.invalid([
+                FieldIssue(field: "limit", code: "out_of_range", message: "must be between 1 and 50")
+            ])
+        }
+        let after = try Cursor.timeAndID(input.query.cursor).map { (time: $0.createdAt, id: $0.id) }
+        let tag = input.query.tag?.trimmingCharacters(in: .whitespaces).lowercased()
+        let articles = try await read(
+            PublishedArticles(category: input.query.category?.rawValue, tag: tag, after: after, limit: limit + 1))
+        let (items, next) = keysetPage(articles, limit: limit) { Cursor.timeAndID($0.publishedAt, $0.id) }
+        let etag = Self.digestTag("p", items.map(\.identity) + [next ?? ""])
+        if Self.matches(input.headers.ifNoneMatch, etag) { return .notModified(.init(headers: .init(eTag: etag))) }
+        return .ok(
+            .init(
+                headers: .init(eTag: etag),
+                body: .json(.init(items: try items.map { try $0.summaryAPI }, nextCursor: next))))
+    }
+
+    func getPublishedArticle(_ input: Operations.GetPublishedArticle.Input) async throws
+        -> Operations.GetPublishedArticle.Output
+    {
+        let article = try await read(GetPublishedArticle(slug: input.path.articleSlug))
+        let etag = Self.digestTag("a", [article.identity])
+        if Self.matches(input.headers.ifNoneMatch, etag) { return .notModified(.init(headers: .init(eTag: etag))) }
+        return .ok(.init(headers: .init(eTag: etag), body: .json(try article.api)))
+    }
+
+    /// A strong entity tag over `parts`: the same parts, the same tag.
+    static func digestTag(_ kind: String, _ parts: [String]) -> String {
+        "\"\(kind)-" + hex(SHA256.hash(data: Data(parts.joined(separator: ",").utf8)).prefix(12)) + "\""
+    }
+
+    /// Whether an `If-None-Match` header names `etag` (or is `*`).
+    static func matches(_ ifNoneMatch: String?, _ etag: String) -> Bool {
+        guard let ifNoneMatch else { return false }
+        return ifNoneMatch.split(separator: ",").contains {
+            let tag = $0.trimmingCharacters(in: .whitespaces)
+            return tag == etag || tag == "W/" + etag || tag == "*"
+        }
+    }
+}

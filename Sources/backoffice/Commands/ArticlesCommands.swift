@@ -1,0 +1,270 @@
+import ArgumentParser
+import BackofficeAPI
+import Foundation
+
+let articleColumns = ["id", "slug", "state", "version", "live_version", "title", "category", "updated_at"]
+
+struct Articles: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "articles",
+        abstract: "Articles experts write for the app: write, submit for review, approve or send back, archive.",
+        discussion: """
+            An expert writes drafts and submits them; a backend manager approves (publishes) or sends back \
+            with a comment. Editing a published article makes a new version that is reviewed again while \
+            the published one stays in the app.
+
+            Example: backoffice articles import sleep-basics.md && backoffice articles submit 5d1c…
+            """,
+        subcommands: [
+            List.self, Show.self, Versions.self, Create.self, Import.self, Update.self, Submit.self, Approve.self,
+            SendBack.self, Archive.self, Published.self,
+        ])
+
+    /// The fields an article is written with.
+    struct Fields: ParsableArguments {
+        @Option(help: "The title.") var title: String?
+        @Option(help: "One or two sentences for the list.") var summary: String?
+        @Option(help: "nutrition, exercise, recovery, mindset, sleep or wellbeing.")
+        var category: Components.Schemas.ArticleCategory?
+        @Option(help: "A Markdown file with the body.") var bodyFile: String?
+        @Option(help: "An https URL of the cover image (empty removes it).") var coverURL: String?
+        @Option(help: "The author as readers see it (\"Maya Lin, dietitian\").") var byline: String?
+        @Option(help: "A tag (lower-case letters, digits, dashes); repeat for more.") var tag: [String] = []
+
+        func body() throws -> String? { try bodyFile.map(readTextFile) }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "list",
+            abstract: "Articles, most recently changed first; --state in_review is the review queue, oldest first.",
+            discussion: "Example: backoffice articles list --state in_review")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @OptionGroup(title: "Paging") var page: PageOptions
+        @Option(help: "draft, in_review, published or archived.") var state: Components.Schemas.ArticleState?
+
+        func run() async throws {
+            try await global.show(.page(articleColumns)) { client in
+                try await client.listArticles(query: .init(state: state, limit: page.limit, cursor: page.cursor))
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "show", abstract: "One article's newest version, with its body and review comment.",
+            discussion: "Example: backoffice articles show 5d1c…")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Argument(help: "Article id.") var id: String
+
+        func run() async throws {
+            try await global.show(.single(articleColumns + ["summary", "tags", "review_comment", "body"])) {
+                try await $0.getArticle(path: .init(articleId: id))
+            }
+        }
+    }
+
+    struct Versions: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "versions", abstract: "Every version of an article, newest first.",
+            discussion: "Example: backoffice articles versions 5d1c…")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Argument(help: "Article id.") var id: String
+
+        func run() async throws {
+            try await global.show(.page(["version", "title", "written_by", "written_at"])) {
+                try await $0.listArticleVersions(path: .init(articleId: id))
+            }
+        }
+    }
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "create", abstract: "Start a draft article.",
+            discussion: """
+                Example: backoffice articles create --title "Sleep: the basics" --summary "Why 8 hours" \
+                --category sleep --body-file sleep.md --tag sleep
+                """)
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @OptionGroup(title: "Fields") var fields: Fields
+        @Option(help: "The slug (made from the title when absent).") var slug: String?
+
+        func run() async throws {
+            guard let title = fields.title, let summary = fields.summary, let category = fields.category,
+                let body = try fields.body()
+            else { throw CLIFailure.usage("error: --title, --summary, --category and --body-file are required") }
+            try await global.show(.single(articleColumns)) { client in
+                try await client.createArticle(
+                    headers: .init(idempotencyKey: global.changeKey()),
+                    body: .json(
+                        .init(
+                            slug: slug, title: title, summary: summary, category: category, body: body,
+                            coverUrl: fields.coverURL, byline: fields.byline, tags: fields.tag)))
+            }
+        }
+    }
+
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "import",
+            abstract: "Start a draft from a Markdown file written in your own editor.",
+            discussion: """
+                The file starts with front matter: title, summary and category are required; slug, tags \
+                (a list, or words separated by commas), cover_url and byline are optional.
+
+                ---
+                title: "Sleep: the basics"
+                summary: Why eight hours matter.
+                category: sleep
+                tags: [sleep, recovery]
+                ---
+                # Sleep …
+
+                Example: backoffice articles import sleep-basics.md
+                """)
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Argument(help: "A Markdown file with front matter.") var file: String
+
+        func run() async throws {
+            let document = try MarkdownFile(path: file)
+            guard let title = document.text("title"), let summary = document.text("summary"),
+                let category = document.text("category"), let body = document.body
+            else {
+                throw CLIFailure(
+                    message: "error: \(file): front matter needs title, summary and category, and a text after it",
+                    exitCode: 6)
+            }
+            let known = try MarkdownFile.value(Components.Schemas.ArticleCategory.self, category, "category")
+            try await global.show(.single(articleColumns)) { client in
+                try await client.createArticle(
+                    headers: .init(idempotencyKey: global.changeKey()),
+                    body: .json(
+                        .init(
+                            slug: document.text("slug"), title: title, summary: summary, category: known, body: body,
+                            coverUrl: document.text("cover_url"), byline: document.text("byline"),
+                            tags: document.list("tags"))))
+            }
+        }
+    }
+
+    struct Update: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "update", abstract: "Save a new version with the fields given.",
+            discussion: """
+                Without --if-match the article's newest version is read first, so a version saved in between \
+                by someone else is still refused (412, naming who and when) rather than overwritten.
+
+                Example: backoffice articles update 5d1c… --body-file sleep.md
+                """)
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Argument(help: "Article id.") var id: String
+        @OptionGroup(title: "Fields") var fields: Fields
+        @Option(help: "Only if the article is still at this version.") var ifMatch: String?
+
+        func run() async throws {
+            let body = try fields.body()
+            try await global.show(.single(articleColumns)) { client in
+                var version = ifMatch
+                if version == nil {
+                    switch try await client.getArticle(path: .init(articleId: id)) {
+                    case .ok(let ok): version = ok.headers.eTag
+                    case .default(let status, let problem): throw CLIFailure.from(status, problem)
+                    }
+                }
+                return try await client.updateArticle(
+                    path: .init(articleId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: version),
+                    body: .json(
+                        .init(
+                            title: fields.title, summary: fields.summary, category: fields.category, body: body,
+                            coverUrl: fields.coverURL, byline: fields.byline,
+                            tags: fields.tag.isEmpty ? nil : fields.tag)))
+            }
+        }
+    }
+
+    struct Submit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "submit", abstract: "Send a draft for review.",
+            discussion: "Example: backoffice articles submit 5d1c…")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Argument(help: "Article id.") var id: String
+
+        func run() async throws {
+            try await global.show(.single(articleColumns)) { client in
+                try await client.submitArticle(
+                    path: .init(articleId: id), headers: .init(idempotencyKey: global.changeKey()))
+            }
+        }
+    }
+
+    struct Approve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "approve",
+            abstract: "Publish the version in review (a manager who did not write it).",
+            discussion: "Example: backoffice articles approve 5d1c…")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Argument(help: "Article id.") var id: String
+
+        func run() async throws {
+            try await global.show(.single(articleColumns)) { client in
+                try await client.approveArticle(
+                    path: .init(articleId: id), headers: .init(idempotencyKey: global.changeKey()))
+            }
+        }
+    }
+
+    struct SendBack: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "send-back", abstract: "Return the version in review to its writer, with a comment.",
+            discussion: "Example: backoffice articles send-back 5d1c… --comment \"Cite the study.\"")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Argument(help: "Article id.") var id: String
+        @Option(help: "What to change (required).") var comment: String
+
+        func run() async throws {
+            try await global.show(.single(articleColumns + ["review_comment"])) { client in
+                try await client.sendBackArticle(
+                    path: .init(articleId: id), headers: .init(idempotencyKey: global.changeKey()),
+                    body: .json(.init(comment: comment)))
+            }
+        }
+    }
+
+    struct Archive: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "archive", abstract: "Take an article out of the app for good.",
+            discussion: "Example: backoffice articles archive 5d1c… --comment \"Superseded by the 2027 guide\"")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Argument(help: "Article id.") var id: String
+        @Option(help: "Why (kept in the audit log; required).") var comment: String
+
+        func run() async throws {
+            try await global.show(.single(articleColumns)) { client in
+                try await client.archiveArticle(
+                    path: .init(articleId: id), headers: .init(idempotencyKey: global.changeKey()),
+                    body: .json(.init(comment: comment)))
+            }
+        }
+    }
+
+    struct Published: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "published", abstract: "What the app shows: published articles, newest first.",
+            discussion: "Example: backoffice articles published --category sleep")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Option(help: "Only this category.") var category: Components.Schemas.ArticleCategory?
+        @Option(help: "Only with this tag.") var tag: String?
+        @Option(help: "At most this many (1–50).") var limit: Int?
+        @Option(help: "The next page's cursor.") var cursor: String?
+
+        func run() async throws {
+            try await global.show(.page(["slug", "title", "category", "reading_minutes", "published_at"])) {
+                try await $0.listPublishedArticles(
+                    query: .init(category: category, tag: tag, limit: limit, cursor: cursor))
+            }
+        }
+    }
+}
+
+extension Components.Schemas.ArticleCategory: ExpressibleByArgument {}
+extension Components.Schemas.ArticleState: ExpressibleByArgument {}
