@@ -33,12 +33,7 @@ package struct CreateArticle: AuditedOperation {
             throw DomainError.conflict(code: "slug_taken", detail: "An article with the slug '\(slug)' exists.")
         }
         try await ArticleContent.store(content, of: id, version: 1, in: unit)
-        let article = try await Article.fetch(id, in: unit)
-        return Audited(
-            article,
-            event: AuditRecord(
-                action: Self.action, tenantID: platformTenantID, targetType: "article", targetID: id.text, reason: nil,
-                before: nil, after: try article.snapshot))
+        return try await Article.audited(Self.action, id, before: nil, in: unit)
     }
 }
 
@@ -78,12 +73,7 @@ package struct UpdateArticle: AuditedOperation {
                 updated_by = \(unit.principal.operatorID)
             WHERE id = \(before.id)
             """)
-        let after = try await Article.fetch(before.id, in: unit)
-        return Audited(
-            after,
-            event: AuditRecord(
-                action: Self.action, tenantID: platformTenantID, targetType: "article", targetID: before.id.text,
-                reason: nil, before: try before.snapshot, after: try after.snapshot))
+        return try await Article.audited(Self.action, before.id, before: before, in: unit)
     }
 }
 
@@ -184,12 +174,7 @@ package struct MoveArticle: AuditedChange {
             }
         }
         try await unit.execute(update(before, comment: comment, in: unit))
-        let after = try await Article.fetch(before.id, in: unit)
-        return Audited(
-            after,
-            event: AuditRecord(
-                action: move.action, tenantID: platformTenantID, targetType: "article", targetID: before.id.text,
-                reason: comment, before: try before.snapshot, after: try after.snapshot))
+        return try await Article.audited(move.action, before.id, before: before, reason: comment, in: unit)
     }
 
     private func update(_ before: Article, comment: String?, in unit: UnitOfWork) -> PostgresQuery {
@@ -223,6 +208,18 @@ package struct MoveArticle: AuditedChange {
 }
 
 extension Article {
+    /// The article `id` as changed, with the change's audit event (`before` nil for a new article).
+    static func audited(
+        _ action: Action, _ id: UUID, before: Article?, reason: String? = nil, in unit: UnitOfWork
+    ) async throws -> Audited<Article> {
+        let after = try await fetch(id, in: unit)
+        return Audited(
+            after,
+            event: AuditRecord(
+                action: action, tenantID: platformTenantID, targetType: "article", targetID: id.text, reason: reason,
+                before: try before?.snapshot, after: try after.snapshot))
+    }
+
     /// Throws 412 unless `ifMatch` (when sent) names the newest version; the refusal says who
     /// made the article's last change and when.
     func check(_ ifMatch: String?, in unit: UnitOfWork) async throws {
