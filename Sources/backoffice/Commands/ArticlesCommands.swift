@@ -90,11 +90,11 @@ struct Articles: AsyncParsableCommand {
         @Option(help: "The slug (made from the title when absent).") var slug: String?
 
         func run() async throws {
-            guard let title = fields.title, let summary = fields.summary, let category = fields.category,
-                let body = try fields.body()
-            else { throw CLIFailure.usage("error: --title, --summary, --category and --body-file are required") }
             try await global.show(.single(articleColumns)) { client in
-                try await client.createArticle(
+                guard let title = fields.title, let summary = fields.summary, let category = fields.category,
+                    let body = try fields.body()
+                else { throw CLIFailure.usage("error: --title, --summary, --category and --body-file are required") }
+                return try await client.createArticle(
                     headers: .init(idempotencyKey: global.changeKey()),
                     body: .json(
                         .init(
@@ -126,22 +126,23 @@ struct Articles: AsyncParsableCommand {
         @Argument(help: "A Markdown file with front matter.") var file: String
 
         func run() async throws {
-            let document = try MarkdownFile(path: file)
-            guard let title = document.text("title"), let summary = document.text("summary"),
-                let category = document.text("category"), let body = document.body
-            else {
-                throw CLIFailure(
-                    message: "error: \(file): front matter needs title, summary and category, and a text after it",
-                    exitCode: 6)
-            }
-            let known = try MarkdownFile.value(Components.Schemas.ArticleCategory.self, category, "category")
             try await global.show(.single(articleColumns)) { client in
-                try await client.createArticle(
+                let document = try MarkdownFile(path: file)
+                guard let title = document.text("title"), let summary = document.text("summary"),
+                    let category = document.text("category"), let body = document.body
+                else {
+                    throw CLIFailure(
+                        message: "error: \(file): front matter needs title, summary and category, and a text after it",
+                        exitCode: 6)
+                }
+                return try await client.createArticle(
                     headers: .init(idempotencyKey: global.changeKey()),
                     body: .json(
                         .init(
-                            slug: document.text("slug"), title: title, summary: summary, category: known, body: body,
-                            coverUrl: document.text("cover_url"), byline: document.text("byline"),
+                            slug: document.text("slug"), title: title, summary: summary,
+                            category: try MarkdownFile.value(
+                                Components.Schemas.ArticleCategory.self, category, "category"),
+                            body: body, coverUrl: document.text("cover_url"), byline: document.text("byline"),
                             tags: document.list("tags"))))
             }
         }
@@ -162,8 +163,8 @@ struct Articles: AsyncParsableCommand {
         @Option(help: "Only if the article is still at this version.") var ifMatch: String?
 
         func run() async throws {
-            let body = try fields.body()
             try await global.show(.single(articleColumns)) { client in
+                let body = try fields.body()
                 var version = ifMatch
                 if version == nil {
                     switch try await client.getArticle(path: .init(articleId: id)) {

@@ -10,9 +10,9 @@ struct Goods: AsyncParsableCommand {
         abstract: "A partner's goods: create, list, show, update, archive, import, export (partner tokens).",
         discussion:
             """
-                Example: backoffice goods create --sku MAT-1 --name \"Cork yoga mat\" --category mats --price-cents \
-                4900 --stock 20
-                """,
+            Example: backoffice goods create --sku MAT-1 --name \"Cork yoga mat\" --category mats --price-cents \
+            4900 --stock 20
+            """,
         subcommands: [Create.self, List.self, Show.self, Update.self, Archive.self, Import.self, Export.self])
 
     /// The fields both create and update take.
@@ -32,20 +32,20 @@ struct Goods: AsyncParsableCommand {
             abstract: "Add a draft good to your shop (at least one price).",
             discussion:
                 """
-                    Example: backoffice goods create --sku MAT-1 --name \"Cork yoga mat\" --category mats \
-                    --price-cents 4900 --stock 20
-                    """
+                Example: backoffice goods create --sku MAT-1 --name \"Cork yoga mat\" --category mats \
+                --price-cents 4900 --stock 20
+                """
         )
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "Stock-keeping unit, unique in your shop.") var sku: String
         @OptionGroup(title: "Fields") var fields: Fields
 
         func run() async throws {
-            guard let name = fields.name, let category = fields.category else {
-                throw CLIFailure.usage("error: --name and --category are required")
-            }
             try await global.show(.single(goodColumns)) { client in
-                try await client.createGood(
+                guard let name = fields.name, let category = fields.category else {
+                    throw CLIFailure.usage("error: --name and --category are required")
+                }
+                return try await client.createGood(
                     headers: .init(idempotencyKey: global.changeKey()),
                     body: .json(
                         .init(
