@@ -1,5 +1,4 @@
 import BackofficeAPI
-import Crypto
 import Foundation
 import OpenAPIRuntime
 
@@ -153,8 +152,8 @@ extension APIHandler {
         let articles = try await read(
             PublishedArticles(category: input.query.category?.rawValue, tag: tag, after: after, limit: limit + 1))
         let (items, next) = keysetPage(articles, limit: limit) { Cursor.timeAndID($0.publishedAt, $0.id) }
-        let etag = Self.digestTag("p", items.map(\.identity) + [next ?? ""])
-        if Self.matches(input.headers.ifNoneMatch, etag) { return .notModified(.init(headers: .init(eTag: etag))) }
+        let etag = EntityTag.digest("p", items.map(\.identity) + [next ?? ""])
+        if EntityTag.matches(input.headers.ifNoneMatch, etag) { return .notModified(.init(headers: .init(eTag: etag))) }
         return .ok(
             .init(
                 headers: .init(eTag: etag),
@@ -165,22 +164,8 @@ extension APIHandler {
         -> Operations.GetPublishedArticle.Output
     {
         let article = try await read(GetPublishedArticle(slug: input.path.articleSlug))
-        let etag = Self.digestTag("a", [article.identity])
-        if Self.matches(input.headers.ifNoneMatch, etag) { return .notModified(.init(headers: .init(eTag: etag))) }
+        let etag = EntityTag.digest("a", [article.identity])
+        if EntityTag.matches(input.headers.ifNoneMatch, etag) { return .notModified(.init(headers: .init(eTag: etag))) }
         return .ok(.init(headers: .init(eTag: etag), body: .json(try article.api)))
-    }
-
-    /// A strong entity tag over `parts`: the same parts, the same tag.
-    static func digestTag(_ kind: String, _ parts: [String]) -> String {
-        "\"\(kind)-" + hex(SHA256.hash(data: Data(parts.joined(separator: ",").utf8)).prefix(12)) + "\""
-    }
-
-    /// Whether an `If-None-Match` header names `etag` (or is `*`).
-    static func matches(_ ifNoneMatch: String?, _ etag: String) -> Bool {
-        guard let ifNoneMatch else { return false }
-        return ifNoneMatch.split(separator: ",").contains {
-            let tag = $0.trimmingCharacters(in: .whitespaces)
-            return tag == etag || tag == "W/" + etag || tag == "*"
-        }
     }
 }

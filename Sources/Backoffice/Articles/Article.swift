@@ -28,6 +28,8 @@ package struct Article: Sendable, Equatable {
     package var updatedBy: UUID
     /// The newest version's content.
     package var content: ArticleContent
+    /// Who wrote the newest version.
+    package var writtenBy: UUID
     /// The newest version's words and minutes to read.
     package var words: Int
     package var readingMinutes: Int
@@ -121,7 +123,7 @@ extension Article: RowDecodable {
     package static let columns = """
         a.id, a.slug, a.author_id, a.state, a.version, a.live_version, a.review_comment, a.reviewed_by, \
         a.reviewed_at, a.submitted_at, a.first_published_at, a.live_at, a.created_at, a.updated_at, a.updated_by, \
-        v.title, v.summary, v.category, v.body, v.cover_url, v.byline, v.tags, v.words, v.reading_minutes
+        v.title, v.summary, v.category, v.body, v.cover_url, v.byline, v.tags, v.written_by, v.words, v.reading_minutes
         """
     /// The articles with their newest version (alias `a`, the version `v`).
     package static let source = "articles a JOIN article_versions v ON v.article_id = a.id AND v.version = a.version"
@@ -130,7 +132,7 @@ extension Article: RowDecodable {
         let c = try row.decode(
             (
                 UUID, String, UUID, String, Int, Int?, String?, UUID?, Date?, Date?, Date?, Date?, Date, Date, UUID,
-                String, String, String, String, String?, String?, [String], Int, Int
+                String, String, String, String, String?, String?, [String], UUID, Int, Int
             ).self)
         self.init(
             id: c.0, slug: c.1, authorID: c.2, state: try State(known: c.3), version: c.4, liveVersion: c.5,
@@ -138,7 +140,7 @@ extension Article: RowDecodable {
             createdAt: c.12, updatedAt: c.13, updatedBy: c.14,
             content: ArticleContent(
                 title: c.15, summary: c.16, category: c.17, body: c.18, coverURL: c.19, byline: c.20, tags: c.21),
-            words: c.22, readingMinutes: c.23)
+            writtenBy: c.22, words: c.23, readingMinutes: c.24)
     }
 
     /// The article as the principal may see it, locked until the unit ends with `forUpdate`.

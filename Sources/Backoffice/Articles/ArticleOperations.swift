@@ -162,16 +162,9 @@ package struct MoveArticle: AuditedChange {
                     + "\(before.state.rawValue.replacingOccurrences(of: "_", with: " ")).",
                 current: before.state.rawValue)
         }
-        if move == .approve {
-            let writer = try await unit.first(
-                """
-                SELECT written_by FROM article_versions WHERE article_id = \(before.id) AND version = \(before.version)
-                """
-            ) { try $0.decode(UUID.self) }
-            guard writer != unit.principal.operatorID else {
-                throw DomainError.forbiddenTarget(
-                    move.action, code: "own_version", detail: "A version is approved by someone who did not write it.")
-            }
+        guard move != .approve || before.writtenBy != unit.principal.operatorID else {
+            throw DomainError.forbiddenTarget(
+                move.action, code: "own_version", detail: "A version is approved by someone who did not write it.")
         }
         try await unit.execute(update(before, comment: comment, in: unit))
         return try await Article.audited(move.action, before.id, before: before, reason: comment, in: unit)

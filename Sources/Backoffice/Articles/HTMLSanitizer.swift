@@ -22,7 +22,6 @@ package enum HTMLSanitizer {
         "strong": [], "del": [], "s": [], "a": ["href", "title", "rel"], "img": ["src", "alt", "title"],
         "table": [], "thead": [], "tbody": [], "tr": [], "th": ["align"], "td": ["align"],
     ]
-    package static var elements: Set<String> { Set(attributes.keys) }
     /// Elements removed together with everything inside them.
     static let dropped: Set<String> = [
         "script", "style", "iframe", "frame", "frameset", "object", "embed", "applet", "noscript", "noembed",

@@ -79,8 +79,8 @@ extension APIHandler {
     func activeMessages(_ input: Operations.ActiveMessages.Input) async throws -> Operations.ActiveMessages.Output {
         let audience: SystemMessage.Audience = try input.query.audience.map { try .init(known: $0.rawValue) } ?? .all
         let showing = try await read(ActiveMessages(audience: audience))
-        let etag = Self.digestTag("m", showing.map { "\($0.id.text):\($0.version)" })
-        if Self.matches(input.headers.ifNoneMatch, etag) { return .notModified(.init(headers: .init(eTag: etag))) }
+        let etag = EntityTag.digest("m", showing.map { "\($0.id.text):\($0.version)" })
+        if EntityTag.matches(input.headers.ifNoneMatch, etag) { return .notModified(.init(headers: .init(eTag: etag))) }
         return .ok(.init(headers: .init(eTag: etag), body: .json(.init(items: try showing.map { try $0.activeAPI }))))
     }
 }

@@ -109,11 +109,13 @@ func keysetPage<Row>(_ rows: [Row], limit: Int, key: (Row) -> [String]) -> (item
     return (items, rows.count > limit ? items.last.map { Cursor.encode(key($0)) } : nil)
 }
 
-/// Page size: default 50, 1…500.
-package func pageLimit(_ limit: Int?) throws -> Int {
-    let value = limit ?? 50
-    guard (1...500).contains(value) else {
-        throw Problem.invalid([FieldIssue(field: "limit", code: "out_of_range", message: "must be between 1 and 500")])
+/// Page size: default 50, 1…`max` (500 unless the operation pages less).
+package func pageLimit(_ limit: Int?, max: Int = 500) throws -> Int {
+    let value = limit ?? min(50, max)
+    guard (1...max).contains(value) else {
+        throw Problem.invalid([
+            FieldIssue(field: "limit", code: "out_of_range", message: "must be between 1 and \(max)")
+        ])
     }
     return value
 }
