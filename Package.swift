@@ -9,7 +9,8 @@ let swiftSettings: [SwiftSetting] = [
 /// each domain's. Processing flattens them into the bundle's root, so a template's name is unique across the
 /// console (SwiftPM refuses two resources of one name). A new domain with pages adds its folder here.
 let consolePages: [Resource] = [
-    "Console", "Accounts", "Audit", "Badges", "Challenges", "ContentPolicies", "FitPoints", "Goods", "Messages",
+    "Console", "Accounts", "Articles", "Audit", "Badges", "Challenges", "ContentPolicies", "FitPoints", "Goods",
+    "Messages",
     "Orders",
     "Shops", "Tenancy",
 ].map { .process("\($0)/Pages") }

@@ -49,8 +49,9 @@ package struct DemoCredentials: Codable, Sendable {
 }
 
 /// The demo data of `backoffice dev`: a platform admin, a backend manager, an auditor, the app's
-/// service principal, two partner tenants with an admin and a staff member each, and 50 customers
-/// (two locked, one deleted). Made through the domain operations, so every row is audited.
+/// service principal, two experts with their articles (`DemoArticles.swift`), two partner tenants
+/// with an admin and a staff member each, and 50 customers (two locked, one deleted). Made
+/// through the domain operations, so every row is audited.
 package enum DemoEnvironment {
     static let platformOperators: [(String, Role)] = [
         ("admin@healthtrack.example", .platformAdmin), ("manager@healthtrack.example", .backendManager),
@@ -109,6 +110,7 @@ package enum DemoEnvironment {
         let appURL = cluster.url(database: "backoffice", user: "backoffice_app", password: appPassword)
         return try await Database.with(url: try DatabaseURL(appURL), logger: logger) { database in
             try await seedOnce(database: database, policies: policies, earningRules: earningRules)
+            try await seedArticlesOnce(database: database, policies: policies)
             if let contentPolicies {
                 try await publishContentPolicies(from: contentPolicies, database: database, policies: policies)
             }
@@ -192,7 +194,7 @@ package enum DemoEnvironment {
         var secondFactors: [String: String] = [:]
         let people =
             platformOperators.filter { $0.1 != .appService }.map(\.0)
-            + partners.flatMap { ["admin@\($0.0).example", "staff@\($0.0).example"] }
+            + partners.flatMap { ["admin@\($0.0).example", "staff@\($0.0).example"] } + experts
         for email in people {
             guard let owner = operators[email], owner.status == "active" else { continue }
             signIns[email] = try await password(

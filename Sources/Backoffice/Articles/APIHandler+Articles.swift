@@ -66,12 +66,9 @@ extension APIHandler {
 
     func listArticles(_ input: Operations.ListArticles.Input) async throws -> Operations.ListArticles.Output {
         let limit = try pageLimit(input.query.limit)
-        let after = try Cursor.timeAndID(input.query.cursor).map { (time: $0.createdAt, id: $0.id) }
         let state = try input.query.state.map { try Article.State(known: $0.rawValue) }
-        let query = ListArticles(state: state, after: after, limit: limit + 1)
-        let articles = try await read(query)
-        let (items, next) = keysetPage(articles, limit: limit) {
-            Cursor.timeAndID(query.isQueue ? $0.submittedAt ?? $0.updatedAt : $0.updatedAt, $0.id)
+        let (items, next) = try await ListArticles.page(state: state, after: input.query.cursor, limit: limit) {
+            try await read($0)
         }
         return .ok(.init(body: .json(.init(items: try items.map { try $0.api }, nextCursor: next))))
     }

@@ -61,9 +61,6 @@ package struct ArticleContent: Sendable, Equatable, Codable {
         self.tags = tags.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
     }
 
-    /// The body as the app shows it.
-    package var rendered: SafeMarkdown { SafeMarkdown(body) }
-
     /// Refuses content that breaks a rule, naming each field.
     func validate() throws {
         var validation = Validation()

@@ -228,9 +228,10 @@ extension Article {
 }
 
 extension ArticleContent {
-    /// Adds version `version` of article `id` with this content, rendered, written by the principal now.
+    /// Adds version `version` of article `id` with this content, rendered (by `MarkdownRendering`,
+    /// within its time limit), written by the principal now.
     static func store(_ content: ArticleContent, of id: UUID, version: Int, in unit: UnitOfWork) async throws {
-        let rendered = content.rendered
+        let rendered = try await MarkdownRendering.render(content.body)
         try await unit.execute(
             """
             INSERT INTO article_versions (article_id, version, title, summary, category, body, html, cover_url,

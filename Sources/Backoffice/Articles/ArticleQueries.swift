@@ -33,6 +33,21 @@ package struct ListArticles: Query {
     }
 }
 
+extension ListArticles {
+    /// The page of articles in `state` after `cursor` (the API's and the console's), read by
+    /// `read`, with the next page's cursor: keyed by submission in the queue, by change otherwise.
+    /// - Throws: `invalid_cursor` (400) for a cursor no page gave.
+    static func page(
+        state: Article.State?, after cursor: String?, limit: Int, _ read: (ListArticles) async throws -> [Article]
+    ) async throws -> (items: ArraySlice<Article>, nextCursor: String?) {
+        let after = try Cursor.timeAndID(cursor).map { (time: $0.createdAt, id: $0.id) }
+        let query = ListArticles(state: state, after: after, limit: limit + 1)
+        return keysetPage(try await read(query), limit: limit) {
+            Cursor.timeAndID(query.isQueue ? $0.submittedAt ?? $0.updatedAt : $0.updatedAt, $0.id)
+        }
+    }
+}
+
 /// One article, its newest version (`articles.read`); another writer's is 404 to an expert.
 package struct GetArticle: Query {
     package static let action: Action = "articles.read"
@@ -55,6 +70,21 @@ package struct ArticleVersions: Query {
             SELECT \(unescaped: ArticleVersion.columns) FROM article_versions WHERE article_id = \(article.id)
             ORDER BY version DESC
             """)
+    }
+}
+
+/// The emails of operators who wrote or reviewed articles, by id (`articles.read`), for the
+/// console's bylines of versions and reviews; an operator no longer visible is left out.
+package struct ArticleWriters: Query {
+    package static let action: Action = "articles.read"
+    let ids: Set<UUID>
+    package init(ids: Set<UUID>) { self.ids = ids }
+
+    package func read(in unit: UnitOfWork) async throws -> [UUID: String] {
+        let rows = try await unit.all("SELECT id, email FROM operators WHERE id = ANY(\(Array(ids)))") {
+            try $0.decode((UUID, String).self)
+        }
+        return Dictionary(rows, uniquingKeysWith: { first, _ in first })
     }
 }
 

@@ -3,10 +3,11 @@ import Ink
 
 /// Markdown as the app shows it: rendered by Ink, then passed through `HTMLSanitizer`, so that
 /// whatever a writer types (raw HTML included) reaches readers as inert markup.
-package struct SafeMarkdown: Sendable, Equatable {
+package struct SafeMarkdown: Sendable, Equatable, SanitizedMarkup {
     /// The sanitised HTML.
     package let html: String
-    /// Words in the text (runs of letters or digits).
+    /// Words a reader sees (runs of letters or digits in the sanitised HTML's text: what the
+    /// sanitiser removed, a script's text or a tag's name, is not counted).
     package let words: Int
     /// Minutes to read at 200 words a minute, rounded up, at least 1.
     package let readingMinutes: Int
@@ -15,7 +16,7 @@ package struct SafeMarkdown: Sendable, Equatable {
 
     package init(_ markdown: String) {
         html = HTMLSanitizer.sanitize(MarkdownParser().html(from: Self.guarded(markdown)))
-        words = Self.countWords(markdown)
+        words = Self.countWords(Self.visibleText(html))
         readingMinutes = max(1, (words + Self.wordsPerMinute - 1) / Self.wordsPerMinute)
     }
 
@@ -31,6 +32,19 @@ package struct SafeMarkdown: Sendable, Equatable {
         while let last = text.last, last.isWhitespace { text.removeLast() }
         let tail = text.lastIndex(of: ">").map { text[$0...] } ?? text[...]
         return tail.range(of: "<p", options: .caseInsensitive) == nil ? text : text + "\n\n<!-- -->"
+    }
+
+    /// The text of sanitised `html`: each tag a space, character references decoded (a named one
+    /// other than an apostrophe or ampersand as a space, which is all a word count needs).
+    static func visibleText(_ html: String) -> String {
+        html.replacing(#/<[^>]*>/#, with: " ").replacing(#/&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z]{1,31});/#) {
+            let name = $0.output.1
+            let code =
+                name.hasPrefix("#x") || name.hasPrefix("#X")
+                ? UInt32(name.dropFirst(2), radix: 16) : name.hasPrefix("#") ? UInt32(name.dropFirst()) : nil
+            if let code { return code > 0 ? Unicode.Scalar(code).map { String(Character($0)) } ?? " " : " " }
+            return ["apos": "'", "rsquo": "’", "amp": "&"][String(name)] ?? " "
+        }
     }
 
     /// Runs of letters or digits (an apostrophe or hyphen inside a word keeps it one word).

@@ -72,6 +72,7 @@ package struct Console: Sendable {
         registerContentPolicies(on: group)
         registerEarningRules(on: group)
         registerBadges(on: group)
+        registerArticles(on: group)
     }
 
     /// A page or action that needs a signed-in operator. Reads run in a read session, POSTs in

@@ -171,7 +171,7 @@ struct ConsolePages: Sendable {
         switch problem.status {
         case 403: return (status, "Not allowed", "Your role may not do this. " + (problem.detail ?? ""), nil)
         case 404: return (status, "Not found", "Nothing here for you: it does not exist, or it is not yours.", nil)
-        case 500...:
+        case 500..<503, 504...:
             return (
                 status, "Something went wrong", "Nothing was changed. Quote this request id if you report it.",
                 requestID

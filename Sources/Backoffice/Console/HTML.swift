@@ -1,5 +1,11 @@
 import Mustache
 
+/// Markup that an allow-list sanitiser wrote itself, every element and attribute rebuilt from
+/// what it allows (`SafeMarkdown`), so it may stand in a page as it is.
+protocol SanitizedMarkup {
+    var html: String { get }
+}
+
 /// Markup that is safe by construction: the literal parts of an `HTML` string are the program's
 /// own markup, and every interpolated value is escaped (`&`, `<`, `>`, `"`, `'`) unless it is
 /// `HTML` itself. The orders board's rows are written so, because Mustache looks up each name of
@@ -19,6 +25,9 @@ struct HTML: Sendable, Equatable, MustacheCustomRenderable, ExpressibleByStringI
 
     /// Nothing.
     static let empty: HTML = ""
+
+    /// Markup a sanitiser rebuilt element by element (an article's body): as it is.
+    init(_ markup: some SanitizedMarkup) { text = markup.html }
 
     var renderText: String { text }
     var isNull: Bool { false }

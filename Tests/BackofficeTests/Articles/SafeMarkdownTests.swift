@@ -270,6 +270,10 @@ struct SafeMarkdownTests {
     func readingTime() {
         #expect(SafeMarkdown("").readingMinutes == 1)
         #expect(SafeMarkdown("It's a well-known fact: 3 eggs.").words == 6)
+        #expect(
+            SafeMarkdown("Read <script>var a = 1</script> this [link](https://x.example \"title\")").words == 3,
+            "a removed script's text and a link's address are not read")
+        #expect(SafeMarkdown("Don&#39;t&nbsp;stop &amp; go").words == 3, "references decoded")
         let words = Array(repeating: "word", count: 401).joined(separator: " ")
         #expect(SafeMarkdown(words).words == 401)
         #expect(SafeMarkdown(words).readingMinutes == 3)

@@ -75,3 +75,35 @@ document.querySelectorAll("form[data-progress]").forEach((form) => {
     request.send(new FormData(form));
   });
 });
+
+// Previews: a <textarea data-preview="URL" data-target="ID"> sends its text, with its form's CSRF
+// token, to URL once the writer pauses, and shows the server's answer (Markdown rendered and
+// sanitised by the server's allow-list, the same markup the app receives) in the element ID. A
+// newer answer always wins; without this script the form's Preview button does the same.
+document.querySelectorAll("textarea[data-preview]").forEach((area) => {
+  const target = document.getElementById(area.dataset.target);
+  const csrf = area.form && area.form.querySelector("input[name=_csrf]");
+  if (!target || !csrf) return;
+  let timer = null;
+  let sent = 0;
+  const send = () => {
+    const number = ++sent;
+    fetch(area.dataset.preview, {
+      method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ _csrf: csrf.value, body: area.value }),
+    }).then((response) => (response.ok && !response.redirected ? response.text() : Promise.reject(response.status)))
+      .then((html) => { if (number === sent) target.innerHTML = html; })
+      .catch(() => {
+        if (number !== sent) return;
+        const note = document.createElement("p");
+        note.className = "field-error";
+        note.textContent = "The preview is not available right now; saving still works.";
+        target.replaceChildren(note);
+      });
+  };
+  area.addEventListener("input", () => {
+    clearTimeout(timer);
+    timer = setTimeout(send, 400);
+  });
+});
