@@ -506,6 +506,68 @@ def other_pages_are_accessible(admin, manager):
     manager.screenshot("earning-rules")
 
 
+def expert_and_manager_publish_an_article(expert, manager):
+    """An expert writes an article, watches the server's preview follow the typing (a script in the
+    text stays inert), saves and submits it; the manager finds it in the review queue and sends it
+    back with a comment; the expert reads the comment, fixes the text and submits again; the
+    manager sees the change as a diff and publishes it; the app's list has it."""
+    email = "nutrition@healthtrack.example"
+    expert.open("/console/articles")
+    expert.sign_in(email, PASSWORDS[email])
+    expect(expert.heading() == "My articles", f"the expert's desk (at {expert.path()}: {expert.heading()!r})")
+    expect("Sent back:" in expert.text(), "the demo's draft sent back shows the reviewer's comment")
+    expert.screenshot("articles-desk")
+    expert.driver.find_element(By.LINK_TEXT, "New article").click()
+    expert.check_accessibility()
+    title = "Sleep and appetite " + uuid.uuid4().hex[:4]
+    expert.fill({"title": title, "summary": "How a short night makes you hungrier.", "tags": "sleep, appetite"})
+    expert.choose("category", "sleep")
+    expert.fill({"body": "## Why\n\nShort sleep raises **ghrelin**.\n\n<script>alert(1)</script><img src=x onerror=alert(2)>"})
+    try:
+        WebDriverWait(expert.driver, 5).until(lambda driver: "Why" in expert.text("#preview"))
+    except Exception:
+        pass
+    preview = expert.driver.find_element(By.ID, "preview").get_attribute("innerHTML")
+    expect("<h2>Why</h2>" in preview and "<strong>ghrelin</strong>" in preview, f"the preview follows the typing ({preview[:200]!r})")
+    expect("<script" not in preview and "onerror" not in preview, "the preview is inert")
+    expect("5 words" in expert.text("#preview-stats"), f"words and reading time ({expert.text('#preview-stats')!r})")
+    expect(expert.no_alert(), "no script ran from the text")
+    expert.screenshot("article-editor")
+    expert.driver.find_element(By.CSS_SELECTOR, "button[value=save]").click()
+    expert.check_accessibility()
+    expect("Saved as a draft" in expert.text(".flash"), "saved as a draft")
+    article = expert.path()
+    expert.submit("form[action$='/submit']")
+    expect("Submitted for review" in expert.text(".flash"), "submitted")
+
+    manager.open("/console/articles")
+    expect(title in manager.text("#review-queue"), "the manager's queue lists it")
+    manager.screenshot("articles-queue")
+    manager.driver.find_element(By.LINK_TEXT, title).click()
+    manager.check_accessibility()
+    manager.fill({"comment_send_back": "Add a source for the ghrelin figure."})
+    manager.submit("form[action$='/send-back']")
+    expect("Sent back" in manager.text(".flash"), "sent back")
+
+    expert.open(article)
+    expect("Add a source" in expert.text("#review-comment"), "the expert reads the comment")
+    expert.driver.find_element(By.CSS_SELECTOR, "main a.button[href$='/edit']").click()
+    expert.check_accessibility()
+    expert.field("body").send_keys(Keys.CONTROL, Keys.END)
+    expert.field("body").send_keys("\n\nSource: a 2004 study of 1,024 adults.")
+    expert.driver.find_element(By.CSS_SELECTOR, "button[value=save]").click()
+    expert.check_accessibility()
+    expert.submit("form[action$='/submit']")
+
+    manager.open(article)
+    expect("+ Source: a 2004 study of 1,024 adults." in manager.text("#diff"), f"the change as a diff ({manager.text('#diff')[-200:]!r})")
+    manager.screenshot("article-review")
+    manager.submit("form[action$='/approve']")
+    expect("Approved" in manager.text(".flash"), "approved")
+    published = api("GET", "/v1/articles/published", CREDENTIALS["tokens"]["app_service"])
+    expect(any(item["title"] == title for item in published["items"]), "the app's list shows the article")
+
+
 def partner_admin_sets_up_a_second_factor(browser):
     """A partner admin turns on the second factor from the Security page by scanning its QR code
     (read by zbarimg from the page as rendered), sees ten recovery codes once, and signs in again
@@ -554,8 +616,8 @@ def sign_out(browser):
 
 
 def main():
-    admin, staff, stranger, manager, auditor, platform, newcomer = (Browser() for _ in range(7))
-    browsers = [admin, staff, stranger, manager, auditor, platform, newcomer]
+    admin, staff, stranger, manager, auditor, platform, newcomer, expert = (Browser() for _ in range(8))
+    browsers = [admin, staff, stranger, manager, auditor, platform, newcomer, expert]
     try:
         scenarios = [
             ("a partner admin creates a good named <img …> and fixes a refused form", lambda: partner_admin_creates_a_good(admin)),
@@ -569,6 +631,8 @@ def main():
             ("a manager publishes a maintenance notice: 2 h ahead refused in place, 25 h ahead published",
              lambda: manager_publishes_a_maintenance_notice(manager)),
             ("a manager runs a challenge: live board, preview, settle", lambda: manager_runs_a_challenge(manager)),
+            ("an expert writes and submits; the manager sends back; the expert fixes; the manager publishes",
+             lambda: expert_and_manager_publish_an_article(expert, manager)),
             ("an auditor filters the log and verifies the chain", lambda: auditor_filters_and_verifies(auditor)),
             ("every other page opens and passes axe-core", lambda: other_pages_are_accessible(admin, manager)),
             ("a platform admin invites a person, who sets a password from the link", lambda: platform_admin_invites_a_person(platform, newcomer)),

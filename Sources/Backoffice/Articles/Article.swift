@@ -55,7 +55,7 @@ package struct ArticleContent: Sendable, Equatable, Codable {
         self.title = title.trimmingCharacters(in: .whitespacesAndNewlines)
         self.summary = summary.trimmingCharacters(in: .whitespacesAndNewlines)
         self.category = category
-        self.body = body.trimmingCharacters(in: .whitespacesAndNewlines)
+        self.body = body.replacingOccurrences(of: "\r\n", with: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
         self.coverURL = coverURL.map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
         self.byline = byline.map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
         self.tags = tags.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }

@@ -66,14 +66,20 @@ package enum HTMLSanitizer {
                 return
             }
             guard let allowed = HTMLSanitizer.attributes[name] else { return }
-            html += "<" + name
-            var seen = Set<String>()
-            for (key, value) in attributes where allowed.contains(key) && !seen.contains(key) && key != "rel" {
-                guard let kept = HTMLSanitizer.attribute(key, value, of: name) else { continue }
-                seen.insert(key)
-                html += " \(key)=\"\(HTMLSanitizer.escapeAttribute(kept))\""
+            var kept: [(String, String)] = []
+            for (key, value) in attributes where allowed.contains(key) && !kept.contains(where: { $0.0 == key }) {
+                guard key != "rel", let value = HTMLSanitizer.attribute(key, value, of: name) else { continue }
+                kept.append((key, value))
             }
-            if name == "a" { html += " rel=\"noopener nofollow ugc\"" }
+            if name == "a" { kept.append(("rel", "noopener nofollow ugc")) }
+            if name == "img" {
+                // An image without a safe source shows nothing: dropped. One without a description
+                // is marked decorative (`alt=""`), so a screen reader does not read its address.
+                guard kept.contains(where: { $0.0 == "src" }) else { return }
+                if !kept.contains(where: { $0.0 == "alt" }) { kept.append(("alt", "")) }
+            }
+            html += "<" + name
+            for (key, value) in kept { html += " \(key)=\"\(HTMLSanitizer.escapeAttribute(value))\"" }
             html += ">"
             if !HTMLSanitizer.void.contains(name) { open.append(name) }
         }

@@ -220,8 +220,10 @@ struct ConsoleForm: Sendable {
         var fields: [String: String] = [:]
         for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            // A browser sends a textarea's line ends as CRLF; the service keeps text with LF.
             func decode(_ part: Substring) -> String? {
-                part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+                part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding?
+                    .replacingOccurrences(of: "\r\n", with: "\n")
             }
             guard let name = decode(parts[0]) else { continue }
             fields[name] = parts.count > 1 ? decode(parts[1]) ?? "" : ""

@@ -10,8 +10,12 @@ enum TextDiff {
     }
 
     static func lines(from old: String, to new: String) -> [Line] {
-        let before = old.components(separatedBy: "\n")
-        let after = new.components(separatedBy: "\n")
+        // By line ends of any kind: Swift reads CRLF as one character, which "\n" alone never splits.
+        func lines(_ text: String) -> [String] {
+            text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map(String.init)
+        }
+        let before = lines(old)
+        let after = lines(new)
         let difference = after.difference(from: before)
         var removed = Set<Int>()
         var inserted = Set<Int>()

@@ -58,11 +58,16 @@ struct ConsoleArticlesTests {
                 #expect(refused.text.contains("id=\"title-error\"") && refused.text.contains("Eat them warm."))
                 #expect(try await env.ownerScalar("SELECT count(*) FROM articles", as: Int64.self) == 0)
 
-                let saved = try await expert.post("/console/articles/new", Self.fields, csrf: editor.csrf)
+                var typed = Self.fields
+                typed["body"] = "# Oats\r\n\r\nSlow energy.\r\n\r\nEat them warm."  // as a browser sends a textarea
+                let saved = try await expert.post("/console/articles/new", typed, csrf: editor.csrf)
                 #expect(saved.status == 303)
                 let id = try articleID(saved)
                 let page = try await expert.get("/console/articles/\(id)")
                 #expect(page.text.contains("<span class=\"tag draft\">draft</span>"))
+                #expect(
+                    try await env.ownerScalar("SELECT body FROM article_versions", as: String.self)
+                        == "# Oats\n\nSlow energy.\n\nEat them warm.", "kept with LF line ends")
                 #expect(page.text.contains("Submit for review") && !page.text.contains("Approve and publish"))
                 let viaConsole = try await env.ownerScalar(
                     """

@@ -212,6 +212,11 @@ struct SafeMarkdownTests {
         #expect(html.contains(#"<code class="language-swift">let x = 1 &lt; 2"#), "\(html)")
         #expect(html.contains(#"<td align="right">78</td>"#), "\(html)")
         #expect(InertHTML.problems(html).isEmpty)
+        #expect(SafeMarkdown("A <img src=x> B").html == "<p>A  B</p>", "an image with no safe source is dropped")
+        #expect(
+            SafeMarkdown("![](https://cdn.example.org/line.png)").html
+                == #"<img src="https://cdn.example.org/line.png" alt="">"#,
+            "an image without a description is marked decorative")
     }
 
     @Test("specific vectors lose exactly their hostile part")
