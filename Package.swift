@@ -11,7 +11,7 @@ let swiftSettings: [SwiftSetting] = [
 let consolePages: [Resource] = [
     "Console", "Accounts", "Articles", "Audit", "Badges", "Challenges", "ContentPolicies", "FitPoints", "Goods",
     "Messages",
-    "Orders",
+    "Orders", "Recommendations",
     "Shops", "Tenancy",
 ].map { .process("\($0)/Pages") }
 

@@ -73,6 +73,7 @@ package struct Console: Sendable {
         registerEarningRules(on: group)
         registerBadges(on: group)
         registerArticles(on: group)
+        registerRecommendations(on: group)
     }
 
     /// A page or action that needs a signed-in operator. Reads run in a read session, POSTs in

@@ -79,6 +79,12 @@ enum ContractFixture {
                     endsAt: now.addingTimeInterval(86_400),
                     rankBands: [(1, 1, 10, nil)], budgetPoints: 10)), context: env.context(.backendManager))
         let (article, live) = try await articles(env)
+        let recommendation = try await env.database.run(
+            CreateRecommendation(
+                RecommendationDraft(
+                    kind: .exercise, title: "Contract", body: "Walk **daily**.",
+                    audience: Recommendation.Audience(subscriptions: [.active]), validFrom: nil, validUntil: nil)),
+            context: env.context(.backendManager))
         return IDs(partnerA: [
             "tenant_id": partner.tenantID.uuidString.lowercased(), "operator_id": staff.id.uuidString.lowercased(),
             "token_id": token.id.uuidString.lowercased(), "customer_id": customer.id.uuidString.lowercased(),
@@ -88,6 +94,7 @@ enum ContractFixture {
             "order_id": order.detail.order.id.uuidString.lowercased(), "provider": "simulated",
             "article_id": article.id.uuidString.lowercased(), "article_slug": live.slug,
             "cover_url": "https://cdn.example.org/contract.jpg",
+            "recommendation_id": recommendation.id.uuidString.lowercased(),
         ])
     }
 

@@ -35,6 +35,12 @@ enum ContractOutcomes {
         submitArticle platform_admin 409 invalid_transition
         submitArticle backend_manager 409 invalid_transition
         submitArticle expert 409 invalid_transition
+        createRecommendation platform_admin 422 validation_failed
+        createRecommendation backend_manager 422 validation_failed
+        updateRecommendation platform_admin 428 precondition_required
+        updateRecommendation backend_manager 428 precondition_required
+        publishRecommendation backend_manager 409 invalid_transition
+        retractRecommendation backend_manager 409 invalid_transition
         ingestActivity platform_admin 422 validation_failed
         ingestActivity app_service 422 validation_failed
         resolveAppeal backend_manager 409 invalid_transition

@@ -1,0 +1,226 @@
+import Foundation
+import Hummingbird
+
+extension Console {
+    /// Recommendations (backend managers write; auditors read): the list by status, compose and
+    /// edit with the server's preview and the audience's dry run in place (how many active
+    /// customers the rule reaches now, and ten of them, masked as the role requires), a
+    /// recommendation's page with its reach, publish and retract (reason, confirmed).
+    func registerRecommendations(on group: RouterGroup<AppRequestContext>) {
+        section("recommendations", "Recommendations", needs: ListRecommendations.action, on: group) { console in
+            try await console.recommendationList()
+        }
+        get("recommendations/new", on: group) { console in
+            guard console.may(CreateRecommendation.action) else {
+                throw DomainError.forbidden(CreateRecommendation.action)
+            }
+            return try await console.recommendationForm(values: ["kind": "exercise"], issues: [])
+        }
+        post("recommendations/new", on: group) { console in
+            guard console.form["intent"] == "save" else { return try await console.recommendationForm() }
+            do {
+                let made = try await console.run(CreateRecommendation(try RecommendationForm(console.form).draft()))
+                return console.redirect(
+                    "/console/recommendations/\(made.id.text)", flash: "Saved as a draft: publish it when it is ready.")
+            } catch let refusal as DomainError {
+                return try await console.recommendationForm(issues: try FormRefusal.issues(refusal))
+            }
+        }
+        get("recommendations/{id}", on: group) { console in
+            try await console.recommendationPage(try console.routeID(), issues: [])
+        }
+        get("recommendations/{id}/edit", on: group) { console in
+            let found = try await console.read(GetRecommendation(id: try console.routeID()))
+            return try await console.recommendationForm(
+                values: RecommendationForm.values(of: found), recommendation: found)
+        }
+        post("recommendations/{id}/edit", on: group) { console in
+            let found = try await console.read(GetRecommendation(id: try console.routeID()))
+            guard console.form["intent"] == "save" else {
+                return try await console.recommendationForm(recommendation: found)
+            }
+            do {
+                _ = try await console.run(
+                    UpdateRecommendation(
+                        id: found.id, try RecommendationForm(console.form).draft(), ifMatch: console.form["version"]))
+                return console.redirect("/console/recommendations/\(found.id.text)", flash: "Saved.")
+            } catch let refusal as DomainError {
+                return try await console.recommendationForm(
+                    issues: try FormRefusal.issues(refusal), recommendation: found)
+            }
+        }
+        post("recommendations/{id}/publish", on: group) { console in
+            try await console.moveRecommendation(retract: false)
+        }
+        post("recommendations/{id}/retract", on: group) { console in try await console.moveRecommendation(retract: true)
+        }
+    }
+}
+
+extension ConsoleRequest {
+    /// The list, most recently changed first, by status.
+    fileprivate func recommendationList() async throws -> ConsoleAnswer {
+        let status = try form.text("status").map { try Recommendation.Status(known: $0) }
+        let (items, next) = try await ListRecommendations.page(
+            status: status, after: form.text("cursor"), limit: Console.pageSize
+        ) { try await read($0) }
+        var data: [String: Any] = [
+            "recommendations": items.map { RecommendationView($0, now: database.clock.now()) },
+            "hasRecommendations": !items.isEmpty, "canCreate": may(CreateRecommendation.action),
+            "statuses": ConsoleOption.all(
+                Recommendation.Status.allCases.map(\.rawValue), selected: status?.rawValue, any: "Any status"),
+        ]
+        if let next {
+            data["next"] = ConsoleLinks.path(
+                "/console/recommendations", ["status": status?.rawValue ?? "", "cursor": next])
+        }
+        return page("recommendations", title: "Recommendations", data)
+    }
+
+    /// The compose or edit form: the values (as sent when nil), the preview of the body and the
+    /// audience's reach counted now, each issue next to its field (422).
+    fileprivate func recommendationForm(
+        values: [String: String]? = nil, issues: [FieldIssue] = [], recommendation: Recommendation? = nil
+    ) async throws -> ConsoleAnswer {
+        let values = values ?? form.values
+        let audience = RecommendationForm.audience(values)
+        var data: [String: Any] = [
+            "values": values,
+            "kinds": ConsoleOption.all(Recommendation.Kind.allCases.map(\.rawValue), selected: values["kind"]),
+            "subscriptions": Subscription.allCases.map {
+                ["value": $0.rawValue, "checked": audience.subscriptions.contains($0)] as [String: Any]
+            },
+            "action": recommendation.map { "/console/recommendations/\($0.id.text)/edit" }
+                ?? "/console/recommendations/new",
+            "isNew": recommendation == nil,
+        ]
+        if let recommendation {
+            data["recommendation"] = ["id": recommendation.id.text, "title": recommendation.title]
+            data["version"] = values["version"] ?? EntityTag.of(recommendation.version)
+        }
+        data.merge(ArticleForm.preview(try await MarkdownRendering.render(values["body"] ?? ""))) { $1 }
+        data.merge(try await reach(audience)) { $1 }
+        FormRefusal(issues).add(to: &data)
+        let title = recommendation.map { "Edit: \($0.title)" } ?? "New recommendation"
+        return page("recommendation-form", title: title, status: issues.isEmpty ? .ok : .unprocessableContent, data)
+    }
+
+    /// A recommendation's page: what the app shows, to whom and when, its reach now, and the moves
+    /// its status and the role allow.
+    fileprivate func recommendationPage(_ id: UUID, issues: [FieldIssue], values: [String: String] = [:]) async throws
+        -> ConsoleAnswer
+    {
+        let found = try await read(GetRecommendation(id: id))
+        var data: [String: Any] = [
+            "recommendation": RecommendationView(found, now: database.clock.now()),
+            "bodyHTML": HTML(RenderedRecommendation(html: found.html)), "version": EntityTag.of(found.version),
+            "values": values,
+            "canEdit": found.status != .retracted && may(UpdateRecommendation.action),
+            "canPublish": found.status == .draft && may(PublishRecommendation.action),
+            "canRetract": found.status == .published && may(RetractRecommendation.action),
+        ]
+        if found.status != .retracted { data.merge(try await reach(found.audience)) { $1 } }
+        FormRefusal(issues).add(to: &data)
+        return page(
+            "recommendation", title: found.title, status: issues.isEmpty ? .ok : .unprocessableContent, data)
+    }
+
+    /// Publishes or retracts (a reason, and the box ticked) with the form's version; a refusal is
+    /// shown on the recommendation's page.
+    fileprivate func moveRecommendation(retract: Bool) async throws -> ConsoleAnswer {
+        let id = try routeID()
+        do {
+            if retract {
+                try form.confirm("retract")
+                _ = try await run(RetractRecommendation(id: id, reason: form.text("reason"), ifMatch: form["version"]))
+            } else {
+                _ = try await run(PublishRecommendation(id: id, ifMatch: form["version"]))
+            }
+            let done =
+                retract ? "Retracted: the app no longer shows it." : "Published: the app shows it to its audience."
+            return redirect("/console/recommendations/\(id.text)", flash: done)
+        } catch let refusal as DomainError {
+            return try await recommendationPage(id, issues: try FormRefusal.issues(refusal), values: form.values)
+        }
+    }
+
+    /// The audience's dry run as a page shows it (when the role may run it).
+    private func reach(_ audience: Recommendation.Audience) async throws -> [String: Any] {
+        guard may(AudienceReach.action) else { return [:] }
+        let reach = try await read(AudienceReach(audience))
+        return [
+            "showsReach": true, "reachCount": reach.count,
+            "reachSample": reach.sample.map { ["id": $0.id.text, "name": $0.displayName, "email": $0.email] },
+            "hasSample": !reach.sample.isEmpty,
+        ]
+    }
+}
+
+/// The HTML stored with a recommendation: rendered and sanitised when it was saved.
+struct RenderedRecommendation: SanitizedMarkup {
+    let html: String
+}
+
+/// A recommendation as the list and its page show it.
+struct RecommendationView {
+    let id: String, kind: String, title: String, status: String, audience: String, validFrom: String?
+    let validUntil: String?, updated: String, retractReason: String?, showing: Bool
+
+    init(_ recommendation: Recommendation, now: Date) {
+        id = recommendation.id.text
+        kind = recommendation.kind.rawValue
+        title = recommendation.title
+        status = recommendation.status.rawValue
+        let states = recommendation.audience.stored
+        audience = states.isEmpty ? "every customer" : "subscription " + states.joined(separator: " or ")
+        validFrom = recommendation.validFrom.map(ConsoleTime.text)
+        validUntil = recommendation.validUntil.map(ConsoleTime.text)
+        updated = ConsoleTime.text(recommendation.updatedAt)
+        retractReason = recommendation.retractReason
+        showing = recommendation.shows(at: now)
+    }
+}
+
+/// The compose form's fields, read into a draft: times in UTC (`datetime-local`), one checkbox per
+/// subscription state (none ticked: any).
+struct RecommendationForm {
+    let form: ConsoleForm
+
+    init(_ form: ConsoleForm) { self.form = form }
+
+    func draft() throws -> RecommendationDraft {
+        var issues: [FieldIssue] = []
+        func time(_ field: String) -> Date? {
+            do { return try ConsoleTime.parse(form.text(field), field: field) } catch DomainError.invalid(let found) {
+                issues += found
+            } catch {
+                issues.append(FieldIssue(field: field, code: "invalid_time", message: "must be a date and time"))
+            }
+            return nil
+        }
+        let kind = Recommendation.Kind(rawValue: form["kind"] ?? "")
+        if kind == nil { issues.append(FieldIssue(field: "kind", code: "unknown", message: "choose a kind")) }
+        let (from, until) = (time("valid_from"), time("valid_until"))
+        guard issues.isEmpty, let kind else { throw DomainError.invalid(issues) }
+        return RecommendationDraft(
+            kind: kind, title: form["title"] ?? "", body: form["body"] ?? "",
+            audience: Self.audience(form.values), validFrom: from, validUntil: until)
+    }
+
+    /// The audience the form's checkboxes (`subscription_<state>`) select.
+    static func audience(_ values: [String: String]) -> Recommendation.Audience {
+        Recommendation.Audience(
+            subscriptions: Set(Subscription.allCases.filter { values["subscription_\($0.rawValue)"] == "yes" }))
+    }
+
+    /// A stored recommendation as the form's values (times as `datetime-local` in UTC).
+    static func values(of recommendation: Recommendation) -> [String: String] {
+        func field(_ date: Date?) -> String { date.map { String(ConsoleTime.text($0).prefix(16)) } ?? "" }
+        var values = [
+            "kind": recommendation.kind.rawValue, "title": recommendation.title, "body": recommendation.body,
+            "valid_from": field(recommendation.validFrom), "valid_until": field(recommendation.validUntil),
+        ]
+        for state in recommendation.audience.subscriptions { values["subscription_\(state.rawValue)"] = "yes" }
+        return values
+    }
+}

@@ -1,0 +1,185 @@
+import ArgumentParser
+import BackofficeAPI
+import Foundation
+
+let recommendationColumns = ["id", "kind", "status", "version", "title", "valid_from", "valid_until", "updated_at"]
+
+struct Recommendations: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "recommendations",
+        abstract: "Exercise and nutrition recommendations for the app: draft, check the audience, publish, retract.",
+        discussion: """
+            A recommendation shows in the app between its validity dates to the customers its audience \
+            selects (today: by subscription state). `audience` counts whom a rule reaches before you publish.
+
+            Example: backoffice recommendations create --kind exercise --title "Walk after dinner" \
+            --body-file walk.md --subscription active
+            """,
+        subcommands: [
+            List.self, Show.self, Audience.self, Create.self, Update.self, Publish.self, Retract.self,
+            ForCustomer.self,
+        ])
+
+    /// The fields a recommendation is written with.
+    struct Fields: ParsableArguments {
+        @Option(help: "exercise or nutrition.") var kind: Components.Schemas.RecommendationKind
+        @Option(help: "The title.") var title: String
+        @Option(help: "A Markdown file with the body.") var bodyFile: String
+        @Option(help: "A subscription state it is for (none, active, lapsed); repeat for more; none given: any.")
+        var subscription: [Components.Schemas.SubscriptionState] = []
+        @Option(help: "RFC 3339 time it shows from (default: when published).") var validFrom: String?
+        @Option(help: "RFC 3339 time it shows until (default: until retracted).") var validUntil: String?
+
+        func draft() throws -> Components.Schemas.RecommendationDraft {
+            .init(
+                kind: kind, title: title, body: try readTextFile(bodyFile),
+                audience: .init(subscriptions: subscription), validFrom: try parseTime(validFrom, "valid_from"),
+                validUntil: try parseTime(validUntil, "valid_until"))
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "Recommendations, most recently changed first.",
+            discussion: "Example: backoffice recommendations list --status published")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @OptionGroup(title: "Paging") var page: PageOptions
+        @Option(help: "draft, published or retracted.") var status: Components.Schemas.RecommendationStatus?
+
+        func run() async throws {
+            try await global.show(.page(recommendationColumns)) { client in
+                try await client.listRecommendations(
+                    query: .init(status: status, limit: page.limit, cursor: page.cursor))
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "show", abstract: "One recommendation with its body and audience.",
+            discussion: "Example: backoffice recommendations show 7a2e…")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Argument(help: "Recommendation id.") var id: String
+
+        func run() async throws {
+            try await global.show(.single(recommendationColumns + ["audience", "retract_reason", "body"])) {
+                try await $0.getRecommendation(path: .init(recommendationId: id))
+            }
+        }
+    }
+
+    struct Audience: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "audience",
+            abstract: "Dry run: how many active customers a rule reaches now, and ten of them.",
+            discussion: "Example: backoffice recommendations audience --subscription lapsed")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Option(help: "A subscription state (none, active, lapsed); repeat for more; none given: any.")
+        var subscription: [Components.Schemas.SubscriptionState] = []
+
+        func run() async throws {
+            try await global.show(.single(["count", "sample"])) { client in
+                try await client.reachRecommendationAudience(body: .json(.init(subscriptions: subscription)))
+            }
+        }
+    }
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "create", abstract: "Draft a recommendation (nothing shows until it is published).",
+            discussion: """
+                Example: backoffice recommendations create --kind nutrition --title "Protein after training" \
+                --body-file protein.md --subscription active --valid-until 2027-03-01T00:00:00Z
+                """)
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @OptionGroup(title: "Fields") var fields: Fields
+
+        func run() async throws {
+            try await global.show(.single(recommendationColumns)) { client in
+                try await client.createRecommendation(
+                    headers: .init(idempotencyKey: global.changeKey()), body: .json(try fields.draft()))
+            }
+        }
+    }
+
+    struct Update: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "update", abstract: "Replace a draft's or a published recommendation's fields.",
+            discussion: """
+                Without --if-match the current version is read first and named in If-Match, so a change \
+                saved in between by someone else is refused (412) rather than overwritten.
+
+                Example: backoffice recommendations update 7a2e… --kind exercise --title "Walk after dinner" \
+                --body-file walk.md
+                """)
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Argument(help: "Recommendation id.") var id: String
+        @OptionGroup(title: "Fields") var fields: Fields
+        @Option(help: "Only if it is still at this version (its ETag).") var ifMatch: String?
+
+        func run() async throws {
+            try await global.show(.single(recommendationColumns)) { client in
+                let draft = try fields.draft()
+                var version = ifMatch
+                if version == nil {
+                    switch try await client.getRecommendation(path: .init(recommendationId: id)) {
+                    case .ok(let ok): version = ok.headers.eTag
+                    case .default(let status, let problem): throw CLIFailure.from(status, problem)
+                    }
+                }
+                return try await client.updateRecommendation(
+                    path: .init(recommendationId: id),
+                    headers: .init(idempotencyKey: global.changeKey(), ifMatch: version), body: .json(draft))
+            }
+        }
+    }
+
+    struct Publish: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "publish", abstract: "Show a draft in the app, to its audience, in its window.",
+            discussion: "Example: backoffice recommendations publish 7a2e…")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Argument(help: "Recommendation id.") var id: String
+
+        func run() async throws {
+            try await global.show(.single(recommendationColumns)) { client in
+                try await client.publishRecommendation(
+                    path: .init(recommendationId: id), headers: .init(idempotencyKey: global.changeKey()))
+            }
+        }
+    }
+
+    struct Retract: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "retract", abstract: "Take a published recommendation out of the app for good.",
+            discussion: "Example: backoffice recommendations retract 7a2e… --reason \"Replaced by the winter plan\"")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Argument(help: "Recommendation id.") var id: String
+        @Option(help: "Why (kept in the audit log; required).") var reason: String
+
+        func run() async throws {
+            try await global.show(.single(recommendationColumns + ["retract_reason"])) { client in
+                try await client.retractRecommendation(
+                    path: .init(recommendationId: id), headers: .init(idempotencyKey: global.changeKey()),
+                    body: .json(.init(reason: reason)))
+            }
+        }
+    }
+
+    struct ForCustomer: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "for-customer", abstract: "What the app shows one customer now, newest first.",
+            discussion: "Example: backoffice recommendations for-customer 3f0c…")
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @Argument(help: "Customer id.") var customerID: String
+
+        func run() async throws {
+            try await global.show(.page(["id", "kind", "title", "published_at", "valid_until"])) {
+                try await $0.listCustomerRecommendations(path: .init(customerId: customerID))
+            }
+        }
+    }
+}
+
+extension Components.Schemas.RecommendationKind: ExpressibleByArgument {}
+extension Components.Schemas.RecommendationStatus: ExpressibleByArgument {}
