@@ -49,7 +49,8 @@ package struct DemoCredentials: Codable, Sendable {
 }
 
 /// The demo data of `backoffice dev`: a platform admin, a backend manager, an auditor, the app's
-/// service principal, two experts with their articles (`DemoArticles.swift`), two partner tenants
+/// service principal, two experts with their articles and the manager's
+/// recommendations (`DemoContent.swift`), two partner tenants
 /// with an admin and a staff member each, and 50 customers (two locked, one deleted). Made
 /// through the domain operations, so every row is audited.
 package enum DemoEnvironment {
@@ -299,8 +300,13 @@ package enum DemoEnvironment {
             let first = firstNames[index % firstNames.count]
             let last = lastNames[index / firstNames.count % lastNames.count]
             let email = "\(first.lowercased()).\(last.lowercased())\(index < 10 ? "" : String(index))@example.com"
+            // Subscriptions as the app reports them: every other customer active, every fifth lapsed.
+            let subscription: Subscription = index % 2 == 0 ? .active : index % 5 == 0 ? .lapsed : .none
             let (customer, _) = try await database.runAsSystem(
-                SyncCustomer(id: database.ids.next(), email: email, displayName: "\(first) \(last)"), context: context)
+                SyncCustomer(
+                    id: database.ids.next(), email: email, displayName: "\(first) \(last)", subscription: subscription,
+                    renewsAt: subscription == .active ? database.clock.now().addingTimeInterval(30 * 86_400) : nil),
+                context: context)
             customers.append(customer)
         }
         var byEmail = customers.sorted { $0.email < $1.email }

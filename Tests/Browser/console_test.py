@@ -489,7 +489,8 @@ def other_pages_are_accessible(admin, manager):
     for browser, paths in [
         (admin, ["/console/home", "/console/people", "/console/tokens", "/console/goods/import", "/console/security"]),
         (manager, ["/console/earning-rules", "/console/policies", "/console/badges", "/console/shop-applications",
-                   "/console/messages/new", "/console/challenges/new", "/console/appeals"]),
+                   "/console/messages/new", "/console/challenges/new", "/console/appeals", "/console/recommendations",
+                   "/console/recommendations/new"]),
     ]:
         for path in paths:
             browser.open(path)
@@ -500,6 +501,11 @@ def other_pages_are_accessible(admin, manager):
     manager.driver.find_element(By.LINK_TEXT, "FitPoints balance and ledger").click()
     manager.check_accessibility()
     expect("Balance" in manager.text("#balance"), "a customer's FitPoints")
+    manager.open("/console/recommendations")
+    manager.driver.find_element(By.CSS_SELECTOR, "table tbody a").click()
+    manager.check_accessibility()
+    expect("active customers" in manager.text("#reach-count"), "a recommendation's page counts its reach")
+    manager.screenshot("recommendation")
     admin.open("/console/home")
     admin.screenshot("home")
     manager.open("/console/earning-rules")

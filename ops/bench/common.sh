@@ -313,3 +313,64 @@ bench_console_session() {
     --data-urlencode "password=$CONSOLE_PASSWORD" --data-urlencode "confirm_password=$CONSOLE_PASSWORD" | grep -q 303 \
     || { echo "bench: could not set the console password through the invitation" >&2; return 1; }
 }
+
+# The app's content: `articles` published articles (one version each, six categories, twenty tags)
+# and `recommendations` published recommendations over five audience rules (any customer, active,
+# lapsed, none, active or lapsed); the loaded customers' subscriptions spread over the three states.
+bench_content() { # articles recommendations
+  local author
+  author=$(psql -qAt -d bench -c "SELECT id FROM operators ORDER BY created_at LIMIT 1")
+  psql -qAt -d bench -c "
+    INSERT INTO articles (id, slug, author_id, state, version, live_version, created_at, updated_at, updated_by,
+                          first_published_at, live_at)
+      SELECT md5('article' || i)::uuid, 'article-' || i, '$author', 'published', 1, 1, now(), now(), '$author',
+        now() - i * interval '1 minute', now() FROM generate_series(0, $1 - 1) i;
+    INSERT INTO article_versions (article_id, version, title, summary, category, body, html, tags, words,
+                                  reading_minutes, written_by, written_at)
+      SELECT md5('article' || i)::uuid, 1, 'Article ' || i, 'What article ' || i || ' is about, in a sentence.',
+        (ARRAY['nutrition','exercise','recovery','mindset','sleep','wellbeing'])[1 + i % 6], 'Body ' || i,
+        '<p>Body ' || i || '</p>', ARRAY['tag' || (i % 20)], 2, 1, '$author', now() FROM generate_series(0, $1 - 1) i;
+    INSERT INTO recommendations (id, kind, title, body, html, subscriptions, status, published_at, created_by,
+                                 created_at, updated_by, updated_at)
+      SELECT md5('recommendation' || i)::uuid, (ARRAY['exercise','nutrition'])[1 + i % 2], 'Recommendation ' || i,
+        'Do **this** ' || i, '<p>Do <strong>this</strong> ' || i || '</p>',
+        (ARRAY['{}', '{active}', '{lapsed}', '{none}', '{active,lapsed}']::text[][])[1 + i % 5]::text[],
+        'published', now() - i * interval '1 minute', '$author', now(), '$author', now()
+      FROM generate_series(0, $2 - 1) i;
+    UPDATE customers SET subscription = (ARRAY['none','active','lapsed'])[1 + abs(hashtext(id::text)) % 3];
+    ANALYZE;" >/dev/null
+}
+
+# The server's SQL for the app's reads, as pgbench scripts (authenticate, then the read in its own
+# transaction, as Database.read runs it) and as the floor's (the hot lists' read session, then the
+# same statement): the first page of published articles, and one customer's recommendations.
+bench_content_sql() { # directory customer
+  local published="SELECT a.id, a.slug, a.live_version, v.title, v.summary, v.category, v.cover_url, v.byline, v.tags,
+  v.reading_minutes, a.first_published_at, a.live_at
+FROM articles a JOIN article_versions v ON v.article_id = a.id AND v.version = a.live_version
+WHERE a.live_version IS NOT NULL AND a.state <> 'archived' AND (NULL::text IS NULL) AND (NULL::text IS NULL)
+  AND (NULL::timestamptz IS NULL)
+ORDER BY a.first_published_at DESC, a.id DESC LIMIT 51;"
+  local recommended="SELECT r.id, r.kind, r.title, r.body, r.html, r.published_at, r.valid_until, r.version
+FROM customers c LEFT JOIN LATERAL (
+  SELECT * FROM recommendations r
+  WHERE r.status = 'published' AND (r.valid_from IS NULL OR r.valid_from <= now())
+    AND (r.valid_until IS NULL OR r.valid_until > now())
+    AND (cardinality(r.subscriptions) = 0 OR c.subscription = ANY(r.subscriptions))
+  ORDER BY r.published_at DESC, r.id DESC LIMIT 50) r ON true
+WHERE c.id = '$2';"
+  local name statement
+  for name in published recommended; do
+    statement=${!name}
+    cat > "$1/$name.sql" <<SQL
+SELECT a.token_id, a.operator_id, a.tenant_id AS principal_tenant, a.role
+  FROM set_config('plan_cache_mode', 'auto', false) p, set_config('enable_sort', 'on', false) s, authenticate_session(decode(:tokhash, 'hex')) a \\gset
+BEGIN;
+SELECT set_config('app.tenant_id', :principal_tenant, true), set_config('app.role', :role, true), set_config('plan_cache_mode', 'auto', true),
+  set_config('enable_sort', 'on', true);
+$statement
+COMMIT;
+SQL
+    printf '%s\n%s\n' "$BENCH_READ_SESSION" "$statement" > "$1/$name-floor.sql"
+  done
+}

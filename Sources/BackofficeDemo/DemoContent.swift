@@ -2,10 +2,11 @@ import Backoffice
 import Foundation
 import PostgresNIO
 
-/// The demo's experts and their articles: a nutrition expert and an exercise expert, each with
-/// articles in every state (live, live with a new version in the works, in review, sent back with
-/// the manager's comment, a draft, archived), made through the operations as each person would:
-/// the expert writes and submits, the manager approves, sends back or archives.
+/// The demo's content for the app: a nutrition expert and an exercise expert, each with articles
+/// in every state (live, live with a new version in the works, in review, sent back with the
+/// manager's comment, a draft, archived), and the manager's recommendations (two published, one a
+/// draft), made through the operations as each person would: the expert writes and submits, the
+/// manager approves, sends back, archives, and publishes recommendations.
 extension DemoEnvironment {
     static let experts = ["nutrition@healthtrack.example", "exercise@healthtrack.example"]
 
@@ -84,6 +85,7 @@ extension DemoEnvironment {
         }
         guard present[experts[0]] == nil, let manager = present["manager@healthtrack.example"] else { return }
         let reviewer = context.acting(as: principal(manager))
+        try await seedRecommendations(by: reviewer, database: database)
         for email in experts {
             let expert = try await database.runAsSystem(
                 CreateOperator(email: email, role: .expert, tenantID: nil), context: context)
@@ -91,6 +93,35 @@ extension DemoEnvironment {
             for article in demoArticles[email] ?? [] {
                 try await write(article, writer: writer, reviewer: reviewer, database: database)
             }
+        }
+    }
+
+    /// Two published recommendations (one for active subscribers, one for every customer) and a draft
+    /// for lapsed subscribers.
+    private static func seedRecommendations(by manager: OperationContext, database: Database) async throws {
+        let drafts: [(RecommendationDraft, publish: Bool)] = [
+            (
+                RecommendationDraft(
+                    kind: .exercise, title: "A 10-minute walk after dinner",
+                    body: "A short walk after your evening meal helps **blood sugar** and sleep.",
+                    audience: .init(subscriptions: [.active]), validFrom: nil, validUntil: nil), true
+            ),
+            (
+                RecommendationDraft(
+                    kind: .nutrition, title: "Half a plate of vegetables",
+                    body: "Fill half your plate with vegetables at lunch and dinner.", audience: .init(),
+                    validFrom: nil, validUntil: nil), true
+            ),
+            (
+                RecommendationDraft(
+                    kind: .exercise, title: "Back to it: three short sessions",
+                    body: "Three 15-minute sessions this week are enough to restart the habit.",
+                    audience: .init(subscriptions: [.lapsed]), validFrom: nil, validUntil: nil), false
+            ),
+        ]
+        for (draft, publish) in drafts {
+            let made = try await database.run(CreateRecommendation(draft), context: manager)
+            if publish { _ = try await database.run(PublishRecommendation(id: made.id), context: manager) }
         }
     }
 
