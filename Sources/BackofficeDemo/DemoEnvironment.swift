@@ -11,10 +11,12 @@ package struct DemoCredentials: Codable, Sendable {
         package var backendManager: String?
         package var auditor: String?
         package var appService: String?
+        /// The nutrition expert's.
+        package var expert: String?
 
         enum CodingKeys: String, CodingKey {
             case platformAdmin = "platform_admin", backendManager = "backend_manager", auditor, appService =
-                "app_service"
+                "app_service", expert
         }
     }
 
@@ -180,7 +182,8 @@ package enum DemoEnvironment {
             platformAdmin: try await token(kept?.tokens.platformAdmin, "admin@healthtrack.example"),
             backendManager: try await token(kept?.tokens.backendManager, "manager@healthtrack.example"),
             auditor: try await token(kept?.tokens.auditor, "auditor@healthtrack.example"),
-            appService: try await token(kept?.tokens.appService, "app-backend@healthtrack.example"))
+            appService: try await token(kept?.tokens.appService, "app-backend@healthtrack.example"),
+            expert: try await token(kept?.tokens.expert, experts[0]))
         var partnerCredentials: [DemoCredentials.Partner] = []
         for (slug, _) in partners {
             guard let admin = operators["admin@\(slug).example"] else { continue }

@@ -137,6 +137,7 @@ struct Banner: Sendable {
             "  backend_manager  \(shown(c.tokens.backendManager))",
             "  auditor          \(shown(c.tokens.auditor))",
             "  app_service      \(shown(c.tokens.appService))",
+            "  expert           \(shown(c.tokens.expert))",
         ]
         for partner in c.partners {
             lines.append("  \(partner.slug) partner_admin  \(shown(partner.partnerAdmin))")
