@@ -341,9 +341,9 @@ bench_content() { # articles recommendations
     ANALYZE;" >/dev/null
 }
 
-# The server's SQL for the app's reads, as pgbench scripts (authenticate, then the read in its own
-# transaction, as Database.read runs it) and as the floor's (the hot lists' read session, then the
-# same statement): the first page of published articles, and one customer's recommendations.
+# The server's SQL for the app's reads (a read session: the statement that authenticates and
+# makes the connection act for the token's principal with PostgreSQL's default plans, then the read),
+# for pgbench and the floor alike: the first page of published articles, one customer's recommendations.
 bench_content_sql() { # directory customer
   local published="SELECT a.id, a.slug, a.live_version, v.title, v.summary, v.category, v.cover_url, v.byline, v.tags,
   v.reading_minutes, a.first_published_at, a.live_at
@@ -359,18 +359,8 @@ FROM customers c LEFT JOIN LATERAL (
     AND (cardinality(r.subscriptions) = 0 OR c.subscription = ANY(r.subscriptions))
   ORDER BY r.published_at DESC, r.id DESC LIMIT 50) r ON true
 WHERE c.id = '$2';"
-  local name statement
-  for name in published recommended; do
-    statement=${!name}
-    cat > "$1/$name.sql" <<SQL
-SELECT a.token_id, a.operator_id, a.tenant_id AS principal_tenant, a.role
-  FROM set_config('plan_cache_mode', 'auto', false) p, set_config('enable_sort', 'on', false) s, authenticate_session(decode(:tokhash, 'hex')) a \\gset
-BEGIN;
-SELECT set_config('app.tenant_id', :principal_tenant, true), set_config('app.role', :role, true), set_config('plan_cache_mode', 'auto', true),
-  set_config('enable_sort', 'on', true);
-$statement
-COMMIT;
-SQL
-    printf '%s\n%s\n' "$BENCH_READ_SESSION" "$statement" > "$1/$name-floor.sql"
-  done
+  local session="SELECT a.token_id, a.operator_id, a.tenant_id, a.role FROM set_config('plan_cache_mode', 'auto', false) p,
+  set_config('enable_sort', 'on', false) s, authenticate_session(decode(:tokhash, 'hex')) a;"
+  printf '%s\n%s\n' "$session" "$published" > "$1/published.sql"
+  printf '%s\n%s\n' "$session" "$recommended" > "$1/recommended.sql"
 }

@@ -146,8 +146,9 @@ extension APIHandler {
         }
         let after = try Cursor.timeAndID(input.query.cursor).map { (time: $0.createdAt, id: $0.id) }
         let tag = input.query.tag?.trimmingCharacters(in: .whitespaces).lowercased()
-        let articles = try await read(
-            PublishedArticles(category: input.query.category?.rawValue, tag: tag, after: after, limit: limit + 1))
+        let articles = try await database.read(
+            PublishedArticles(category: input.query.category?.rawValue, tag: tag, after: after, limit: limit + 1),
+            context: try context(), maxAge: PublishedArticles.maxAge)
         let (items, next) = keysetPage(articles, limit: limit) { Cursor.timeAndID($0.publishedAt, $0.id) }
         let etag = EntityTag.digest("p", items.map(\.identity) + [next ?? ""])
         if EntityTag.matches(input.headers.ifNoneMatch, etag) { return .notModified(.init(headers: .init(eTag: etag))) }

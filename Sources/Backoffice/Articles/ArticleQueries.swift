@@ -124,8 +124,11 @@ extension PublishedArticle: RowDecodable {
 }
 
 /// The app's list (`articles.published`): live articles, newest first publication first, by
-/// category and tag. One statement, served by the `articles_live` index.
-package struct PublishedArticles: Query {
+/// category and tag. One statement, served by the `articles_live` index. Every reader asks for the
+/// same few pages, so readers share a page for up to `maxAge` (`ReadCache`; a change made through
+/// this process shows at once, one made by another process within that age).
+package struct PublishedArticles: CacheableQuery {
+    package static let maxAge: Duration = .seconds(1)
     package static let action: Action = "articles.published"
     let category: String?
     let tag: String?
@@ -134,6 +137,14 @@ package struct PublishedArticles: Query {
 
     package init(category: String?, tag: String?, after: (time: Date, id: UUID)?, limit: Int) {
         (self.category, self.tag, self.after, self.limit) = (category, tag, after, limit)
+    }
+
+    /// Every parameter, each quoted and escaped (an array's description), so no two reads share a key.
+    package var cacheKey: String {
+        [
+            category ?? "", tag ?? "", after.map { Cursor.timeAndID($0.time, $0.id).joined(separator: ",") } ?? "",
+            String(limit),
+        ].description
     }
 
     package func read(in unit: UnitOfWork) async throws -> [PublishedArticle] {

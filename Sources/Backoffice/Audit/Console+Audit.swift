@@ -86,14 +86,8 @@ enum AuditPage {
             }
             return id
         }
-        func time(_ field: String) -> Date? {
-            do { return try ConsoleTime.parse(form.text(field), field: field) } catch DomainError.invalid(let found) {
-                issues += found
-            } catch {}
-            return nil
-        }
-        let since = time("since")
-        let until = time("until")
+        let since = form.time("since", issues: &issues)
+        let until = form.time("until", issues: &issues)
         guard issues.isEmpty else { throw DomainError.invalid(issues) }
         return AuditFilter(
             actorID: actor, action: form.text("action"), targetID: form.text("target_id"), since: since, until: until)

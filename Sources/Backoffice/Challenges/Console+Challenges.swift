@@ -278,18 +278,11 @@ struct ChallengeForm {
     func draft() throws -> CreateChallenge.Draft {
         var issues: [FieldIssue] = []
         func time(_ field: String) -> Date? {
-            do {
-                guard let date = try ConsoleTime.parse(form.text(field), field: field) else {
-                    issues.append(FieldIssue(field: field, code: "required", message: "is required"))
-                    return nil
-                }
-                return date
-            } catch DomainError.invalid(let found) {
-                issues += found
-            } catch {
-                issues.append(FieldIssue(field: field, code: "invalid_time", message: "must be a date and time"))
+            guard form.text(field) != nil else {
+                issues.append(FieldIssue(field: field, code: "required", message: "is required"))
+                return nil
             }
-            return nil
+            return form.time(field, issues: &issues)
         }
         func number(_ field: String) -> Double? {
             guard let text = form.text(field) else { return nil }

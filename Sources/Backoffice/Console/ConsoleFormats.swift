@@ -72,6 +72,19 @@ struct ConsoleOption: TemplateValues {
     }
 }
 
+extension ConsoleForm {
+    /// The field's time (a `datetime-local` value read as UTC, or RFC 3339), nil when empty; a
+    /// malformed one adds its issue to `issues` (so a form reports every field at once).
+    func time(_ field: String, issues: inout [FieldIssue]) -> Date? {
+        do { return try ConsoleTime.parse(text(field), field: field) } catch DomainError.invalid(let found) {
+            issues += found
+        } catch {
+            issues.append(FieldIssue(field: field, code: "invalid_time", message: "must be a date and time"))
+        }
+        return nil
+    }
+}
+
 /// Console links with query strings.
 enum ConsoleLinks {
     /// The smallest id: where a list paged by id starts.

@@ -182,14 +182,7 @@ struct MessageForm {
 
     func create() throws -> CreateMessage {
         var issues: [FieldIssue] = []
-        func time(_ field: String) -> Date? {
-            do { return try ConsoleTime.parse(form.text(field), field: field) } catch DomainError.invalid(let found) {
-                issues += found
-            } catch {
-                issues.append(FieldIssue(field: field, code: "invalid_time", message: "must be a date and time"))
-            }
-            return nil
-        }
+        func time(_ field: String) -> Date? { form.time(field, issues: &issues) }
         let severity = SystemMessage.Severity(rawValue: form["severity"] ?? "")
         let audience = SystemMessage.Audience(rawValue: form["audience"] ?? "all")
         if severity == nil {

@@ -190,14 +190,7 @@ struct RecommendationForm {
 
     func draft() throws -> RecommendationDraft {
         var issues: [FieldIssue] = []
-        func time(_ field: String) -> Date? {
-            do { return try ConsoleTime.parse(form.text(field), field: field) } catch DomainError.invalid(let found) {
-                issues += found
-            } catch {
-                issues.append(FieldIssue(field: field, code: "invalid_time", message: "must be a date and time"))
-            }
-            return nil
-        }
+        func time(_ field: String) -> Date? { form.time(field, issues: &issues) }
         let kind = Recommendation.Kind(rawValue: form["kind"] ?? "")
         if kind == nil { issues.append(FieldIssue(field: "kind", code: "unknown", message: "choose a kind")) }
         let (from, until) = (time("valid_from"), time("valid_until"))
