@@ -298,20 +298,7 @@ package enum DemoEnvironment {
                 CreateOperator(email: email, role: role, tenantID: nil), context: context)
         }
         try await seedShops(database: database, context: context)
-        var customers: [Customer] = []
-        for index in 0..<50 {
-            let first = firstNames[index % firstNames.count]
-            let last = lastNames[index / firstNames.count % lastNames.count]
-            let email = "\(first.lowercased()).\(last.lowercased())\(index < 10 ? "" : String(index))@example.com"
-            // Subscriptions as the app reports them: every other customer active, every fifth lapsed.
-            let subscription: Subscription = index % 2 == 0 ? .active : index % 5 == 0 ? .lapsed : .none
-            let (customer, _) = try await database.runAsSystem(
-                SyncCustomer(
-                    id: database.ids.next(), email: email, displayName: "\(first) \(last)", subscription: subscription,
-                    renewsAt: subscription == .active ? database.clock.now().addingTimeInterval(30 * 86_400) : nil),
-                context: context)
-            customers.append(customer)
-        }
+        let customers = try await seedCustomers(database: database, context: context)
         var byEmail = customers.sorted { $0.email < $1.email }
         byEmail[1] = try await database.runAsSystem(
             TransitionAccount(customerID: byEmail[1].id, move: .lock, reason: "Chargeback under investigation"),
@@ -343,5 +330,24 @@ package enum DemoEnvironment {
         let active = byEmail.filter { $0.status == .active }  // the statuses as they now are
         try await seedRewards(customers: active, earningRules: earningRules, database: database, context: context)
         try await seedOrders(customers: active, database: database, context: context)
+    }
+
+    /// 50 customers as the app syncs them, with their subscriptions.
+    private static func seedCustomers(database: Database, context: OperationContext) async throws -> [Customer] {
+        var customers: [Customer] = []
+        for index in 0..<50 {
+            let first = firstNames[index % firstNames.count]
+            let last = lastNames[index / firstNames.count % lastNames.count]
+            let email = "\(first.lowercased()).\(last.lowercased())\(index < 10 ? "" : String(index))@example.com"
+            // Subscriptions as the app reports them: every other customer active, every fifth lapsed.
+            let subscription: Subscription = index % 2 == 0 ? .active : index % 5 == 0 ? .lapsed : .none
+            let (customer, _) = try await database.runAsSystem(
+                SyncCustomer(
+                    id: database.ids.next(), email: email, displayName: "\(first) \(last)", subscription: subscription,
+                    renewsAt: subscription == .active ? database.clock.now().addingTimeInterval(30 * 86_400) : nil),
+                context: context)
+            customers.append(customer)
+        }
+        return customers
     }
 }
