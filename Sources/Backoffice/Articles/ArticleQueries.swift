@@ -73,6 +73,27 @@ package struct ArticleVersions: Query {
     }
 }
 
+/// The sanitised HTML of one version of an article, as rendered when it was saved
+/// (`articles.read`; another writer's is 404 to an expert), in one statement.
+package struct ArticleHTML: Query {
+    package static let action: Action = "articles.read"
+    let id: UUID
+    let version: Int
+    package init(id: UUID, version: Int) { (self.id, self.version) = (id, version) }
+
+    package func read(in unit: UnitOfWork) async throws -> String {
+        let html = try await unit.first(
+            """
+            SELECT v.html FROM article_versions v JOIN articles a ON a.id = v.article_id
+            WHERE v.article_id = \(id) AND v.version = \(version)
+              AND (NOT \(unit.context.authoredOnly) OR a.author_id = \(unit.principal.operatorID))
+            """
+        ) { try $0.decode(String.self) }
+        guard let html else { throw DomainError.notFound("Article \(id.text)") }
+        return html
+    }
+}
+
 /// The emails of operators who wrote or reviewed articles, by id (`articles.read`), for the
 /// console's bylines of versions and reviews; an operator no longer visible is left out.
 package struct ArticleWriters: Query {

@@ -32,7 +32,7 @@ extension Console {
             let writes = [CreateArticle.action, UpdateArticle.action, CreateRecommendation.action]
             guard writes.contains(where: console.may) else { throw DomainError.forbidden(UpdateArticle.action) }
             let rendered = try await MarkdownRendering.render(console.form["body"] ?? "")
-            return .page(console.pages.render("article-preview", ArticleForm.preview(rendered)))
+            return .page(console.pages.render("article-preview", rendered.previewValues))
         }
         get("articles/{id}", on: group) { console in try await console.articlePage(try console.routeID(), issues: []) }
         get("articles/{id}/edit", on: group) { console in
@@ -139,7 +139,7 @@ extension ConsoleRequest {
             data["isLive"] = article.liveVersion != nil
         }
         let rendered = try await MarkdownRendering.render(values["body"] ?? "")
-        data.merge(ArticleForm.preview(rendered)) { $1 }
+        data.merge(rendered.previewValues) { $1 }
         data["showsPreview"] = preview
         FormRefusal(issues).add(to: &data)
         let title = article.map { "Edit: \($0.content.title)" } ?? "New article"
@@ -160,7 +160,7 @@ extension ConsoleRequest {
             versions, live: article.liveVersion, from: form.text("from"), to: form.text("to"))
         var data: [String: Any] = [
             "article": ArticleRow(article), "facts": ArticleFacts(article, writers: writers),
-            "previewHTML": HTML(try await MarkdownRendering.render(article.content.body)),
+            "previewHTML": HTML(StoredHTML(html: try await read(ArticleHTML(id: id, version: article.version)))),
             "version": EntityTag.of(Int64(article.version)), "values": values,
             "versions": versions.map { ArticleVersionRow($0, writers: writers, live: article.liveVersion) },
         ]
@@ -223,11 +223,6 @@ struct ArticleForm {
         ]
     }
 
-    /// The preview's values: the sanitised HTML, its words and minutes to read.
-    static func preview(_ rendered: SafeMarkdown) -> [String: Any] {
-        ["previewHTML": HTML(rendered), "words": rendered.words, "minutes": rendered.readingMinutes]
-    }
-
     /// The refusal next to the editor's fields; a stale version says who saved the newer one and when.
     static func issues(_ refusal: DomainError) throws -> [FieldIssue] {
         var changed = "Someone saved a newer version after you opened this."
@@ -238,6 +233,18 @@ struct ArticleForm {
             refusal, fieldNames: ["cover_url": "cover_url"], conflictFields: ["slug_taken": "slug"],
             changed: changed + " Your text is kept below: copy what you need, then reload to see theirs.")
     }
+}
+
+extension SafeMarkdown {
+    /// A preview's values (the editors' and the preview endpoint's): the sanitised HTML, its words
+    /// and minutes to read.
+    var previewValues: [String: Any] { ["previewHTML": HTML(self), "words": words, "minutes": readingMinutes] }
+}
+
+/// HTML the sanitiser wrote when a version was saved, as stored with it (an article version's, a
+/// recommendation's): shown as it is, never rendered again on a read.
+struct StoredHTML: SanitizedMarkup {
+    let html: String
 }
 
 /// An article as the lists show it.

@@ -49,8 +49,9 @@ extension APIHandler {
     {
         let limit = try pageLimit(input.query.limit)
         let status = try input.query.status.map { try Recommendation.Status(known: $0.rawValue) }
-        let (items, next) = try await ListRecommendations.page(status: status, after: input.query.cursor, limit: limit)
-        { try await read($0) }
+        let (items, next) = try await newestFirstPage(after: input.query.cursor, limit: limit) {
+            try await read(ListRecommendations(status: status, after: $0, limit: $1))
+        }
         return .ok(.init(body: .json(.init(items: try items.map { try $0.api }, nextCursor: next))))
     }
 

@@ -61,9 +61,9 @@ extension ConsoleRequest {
     /// The list, most recently changed first, by status.
     fileprivate func recommendationList() async throws -> ConsoleAnswer {
         let status = try form.text("status").map { try Recommendation.Status(known: $0) }
-        let (items, next) = try await ListRecommendations.page(
-            status: status, after: form.text("cursor"), limit: Console.pageSize
-        ) { try await read($0) }
+        let (items, next) = try await newestFirstPage(after: form.text("cursor"), limit: Console.pageSize) {
+            try await read(ListRecommendations(status: status, after: $0, limit: $1))
+        }
         var data: [String: Any] = [
             "recommendations": items.map { RecommendationView($0, now: database.clock.now()) },
             "hasRecommendations": !items.isEmpty, "canCreate": may(CreateRecommendation.action),
@@ -98,7 +98,7 @@ extension ConsoleRequest {
             data["recommendation"] = ["id": recommendation.id.text, "title": recommendation.title]
             data["version"] = values["version"] ?? EntityTag.of(recommendation.version)
         }
-        data.merge(ArticleForm.preview(try await MarkdownRendering.render(values["body"] ?? ""))) { $1 }
+        data.merge(try await MarkdownRendering.render(values["body"] ?? "").previewValues) { $1 }
         data.merge(try await reach(audience)) { $1 }
         FormRefusal(issues).add(to: &data)
         let title = recommendation.map { "Edit: \($0.title)" } ?? "New recommendation"
@@ -113,7 +113,7 @@ extension ConsoleRequest {
         let found = try await read(GetRecommendation(id: id))
         var data: [String: Any] = [
             "recommendation": RecommendationView(found, now: database.clock.now()),
-            "bodyHTML": HTML(RenderedRecommendation(html: found.html)), "version": EntityTag.of(found.version),
+            "bodyHTML": HTML(StoredHTML(html: found.html)), "version": EntityTag.of(found.version),
             "values": values,
             "canEdit": found.status != .retracted && may(UpdateRecommendation.action),
             "canPublish": found.status == .draft && may(PublishRecommendation.action),
@@ -154,11 +154,6 @@ extension ConsoleRequest {
             "hasSample": !reach.sample.isEmpty,
         ]
     }
-}
-
-/// The HTML stored with a recommendation: rendered and sanitised when it was saved.
-struct RenderedRecommendation: SanitizedMarkup {
-    let html: String
 }
 
 /// A recommendation as the list and its page show it.

@@ -67,6 +67,11 @@ package struct Recommendation: Sendable, Equatable {
     }
 }
 
+/// Lists are newest change first.
+extension Recommendation: NewestFirst {
+    var listedAt: Date { updatedAt }
+}
+
 extension Recommendation: RowDecodable {
     package static let columns = """
         id, kind, title, body, html, subscriptions, valid_from, valid_until, status, published_at, retracted_at, \

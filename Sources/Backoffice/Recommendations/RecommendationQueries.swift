@@ -5,10 +5,11 @@ import PostgresNIO
 package struct ListRecommendations: Query {
     package static let action: Action = "recommendations.list"
     let status: Recommendation.Status?
-    let after: (time: Date, id: UUID)?
+    let after: (createdAt: Date, id: UUID)?
     let limit: Int
 
-    package init(status: Recommendation.Status?, after: (time: Date, id: UUID)?, limit: Int) {
+    /// `after` is the keyset of `newestFirstPage`: the last row's change time and id.
+    package init(status: Recommendation.Status?, after: (createdAt: Date, id: UUID)?, limit: Int) {
         (self.status, self.after, self.limit) = (status, after, limit)
     }
 
@@ -17,21 +18,11 @@ package struct ListRecommendations: Query {
             """
             SELECT \(unescaped: Recommendation.columns) FROM recommendations
             WHERE (\(status?.rawValue)::text IS NULL OR status = \(status?.rawValue))
-              AND (\(after?.time)::timestamptz IS NULL OR (updated_at, id) < (\(after?.time), \(after?.id)))
+              AND (\(after?.createdAt)::timestamptz IS NULL OR (updated_at, id) < (\(after?.createdAt), \(after?.id)))
             ORDER BY updated_at DESC, id DESC LIMIT \(limit)
             """)
     }
 
-    /// The page after `cursor` (the API's and the console's) with the next page's cursor.
-    /// - Throws: `invalid_cursor` (400) for a cursor no page gave.
-    static func page(
-        status: Recommendation.Status?, after cursor: String?, limit: Int,
-        _ read: (ListRecommendations) async throws -> [Recommendation]
-    ) async throws -> (items: ArraySlice<Recommendation>, nextCursor: String?) {
-        let after = try Cursor.timeAndID(cursor).map { (time: $0.createdAt, id: $0.id) }
-        let rows = try await read(ListRecommendations(status: status, after: after, limit: limit + 1))
-        return keysetPage(rows, limit: limit) { Cursor.timeAndID($0.updatedAt, $0.id) }
-    }
 }
 
 /// One recommendation (`recommendations.read`).
