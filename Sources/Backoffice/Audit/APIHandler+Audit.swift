@@ -77,17 +77,26 @@ extension APIHandler {
 
     func verifyAudit(_ input: Operations.VerifyAudit.Input) async throws -> Operations.VerifyAudit.Output {
         let body: Components.Schemas.VerifyRequest = try json(input.body)
-        let checkpoint = (body.checkpoint?.heads ?? []).map { ChainHead(chain: $0.chain, seq: $0.seq, hash: $0.hash) }
-        let report = try await read(VerifyAuditLog(log: AuditLog(database: database), checkpoint: checkpoint))
-        let failure = try report.failure.map {
-            Components.Schemas.VerifyFailure(
-                chain: $0.chain, seq: $0.seq, eventId: $0.eventID, kind: try .init(known: $0.kind.rawValue),
-                detail: $0.detail)
+        let report = try await read(VerifyAuditLog(log: AuditLog(database: database), checkpoint: body.heads))
+        return .ok(.init(body: .json(try report.api)))
+    }
+}
+
+extension Components.Schemas.VerifyRequest {
+    /// The checkpoint's heads (none without one).
+    var heads: [ChainHead] { (checkpoint?.heads ?? []).map { ChainHead(chain: $0.chain, seq: $0.seq, hash: $0.hash) } }
+}
+
+extension AuditLog.Report {
+    /// The contract's report (the audit log's and the access log's).
+    var api: Components.Schemas.VerifyReport {
+        get throws {
+            let failure = try failure.map {
+                Components.Schemas.VerifyFailure(
+                    chain: $0.chain, seq: $0.seq, eventId: $0.eventID, kind: try .init(known: $0.kind.rawValue),
+                    detail: $0.detail)
+            }
+            return .init(intact: failure == nil, chains: chains, events: events, failure: failure)
         }
-        return .ok(
-            .init(
-                body: .json(
-                    .init(intact: report.failure == nil, chains: report.chains, events: report.events, failure: failure)
-                )))
     }
 }

@@ -35,6 +35,11 @@ enum ContractOutcomes {
         submitArticle platform_admin 409 invalid_transition
         submitArticle backend_manager 409 invalid_transition
         submitArticle expert 409 invalid_transition
+        syncHealthProfile platform_admin 422 validation_failed
+        syncHealthProfile app_service 422 validation_failed
+        getHealthProfile platform_admin 422 validation_failed
+        getHealthProfile backend_manager 422 validation_failed
+        getHealthProfile auditor 422 validation_failed
         createRecommendation platform_admin 422 validation_failed
         createRecommendation backend_manager 422 validation_failed
         updateRecommendation platform_admin 428 precondition_required

@@ -90,18 +90,54 @@ package struct MessagesPolicy: Sendable {
     package let maintenanceNoticeHours: Int
 }
 
+/// Customers' health data (`policies/privacy.yaml`).
+package struct PrivacyPolicy: Sendable {
+    /// Why a person may read a health profile: code → label, in the file's order.
+    package let readPurposes: [(code: String, label: String)]
+
+    /// Whether `code` is one of the purposes.
+    package func allows(purpose code: String) -> Bool { readPurposes.contains { $0.code == code } }
+
+    /// The purposes' codes, comma-separated (for messages).
+    package var purposeCodes: String { readPurposes.map(\.code).joined(separator: ", ") }
+
+    /// Reads `health_profile_read_purposes`: a mapping of codes (lower-case letters and `_`) to labels.
+    static func parse(_ text: String, file: String) throws -> PrivacyPolicy {
+        let key = "health_profile_read_purposes"
+        guard let root = try? Yams.compose(yaml: text), let purposes = root[.init(key)]?.mapping, !purposes.isEmpty
+        else {
+            throw PolicyError(file: file, entry: key, problem: "must be a non-empty mapping of purpose codes to labels")
+        }
+        var read: [(code: String, label: String)] = []
+        for (code, label) in purposes {
+            guard let code = code.string, !code.isEmpty, code.count <= 40,
+                code.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || $0 == "_" }),
+                let label = label.string, !label.isEmpty
+            else {
+                throw PolicyError(
+                    file: file, entry: "\(key).\(code.string ?? "?")",
+                    problem: "a code is 1–40 lower-case letters or _, with a label")
+            }
+            read.append((code, label))
+        }
+        return PrivacyPolicy(readPurposes: read)
+    }
+}
+
 /// The policies the service runs with, validated, and the digest recorded in every audit event.
 package struct PolicySet: Sendable {
     package let access: AccessPolicy
     package let security: SecurityPolicy
     package let retention: RetentionPolicy
     package let messages: MessagesPolicy
+    package let privacy: PrivacyPolicy
     /// SHA-256 (hex) over the policy files' names and bytes: it changes when any policy changes.
     package let digest: String
 
-    package static let fileNames = ["access.yaml", "messages.yaml", "retention.yaml", "security.yaml"]
+    package static let fileNames = ["access.yaml", "messages.yaml", "privacy.yaml", "retention.yaml", "security.yaml"]
 
-    /// Reads and validates `access.yaml`, `messages.yaml`, `security.yaml` and `retention.yaml` from `directory`.
+    /// Reads and validates `access.yaml`, `messages.yaml`, `privacy.yaml`, `security.yaml` and `retention.yaml` from
+    /// `directory`.
     /// - Throws: `PolicyError` naming the file and the entry at the first problem.
     package static func load(from directory: URL) throws -> PolicySet {
         var texts: [String: String] = [:]
@@ -173,7 +209,7 @@ package struct PolicySet: Sendable {
         let digest = hex(hasher.finalize())
         return PolicySet(
             access: access, security: securityPolicy, retention: retentionPolicy, messages: messagesPolicy,
-            digest: digest)
+            privacy: try PrivacyPolicy.parse(texts["privacy.yaml"] ?? "", file: path("privacy.yaml")), digest: digest)
     }
 
     private static func parseAccess(_ doc: [String: Any], file: String) throws -> AccessPolicy {

@@ -36,6 +36,10 @@ extension Database {
                     code: "already_exists", detail: "A resource with these values already exists.")
             case PostgresError.Code.insufficientPrivilege.raw:
                 return DomainError.refused
+            case PostgresError.Code.noDataFound.raw:
+                // A definer function's "not found" (`RAISE … USING ERRCODE = 'no_data_found', HINT = 'customer'`):
+                // the hint names what is missing, never a value.
+                return DomainError.notFound(error.serverInfo?[.hint] ?? "resource")
             case PostgresError.Code.deadlockDetected.raw, PostgresError.Code.serializationFailure.raw:
                 return DomainError.contention
             case PostgresError.Code.queryCanceled.raw:  // statement_timeout

@@ -1,0 +1,103 @@
+import Foundation
+import PostgresNIO
+
+/// What a read of a profile answers: what any reader may see (version, time, the goal's direction,
+/// the activity level, the review's flags) and either the values with the weight history and the
+/// review's figures, or, for a role that sees personal data masked, the values' ranges.
+package struct HealthProfileRead: Sendable {
+    package var customerID: UUID
+    package var version: Int
+    package var syncedAt: Date
+    package var weightGoal: HealthValues.WeightGoal
+    package var activityLevel: HealthValues.ActivityLevel
+    package var flags: [CalorieReview.Flag]
+    /// Nil when masked.
+    package var values: HealthValues?
+    /// Empty when masked.
+    package var weights: [HealthProfile.WeightPoint]
+    /// Nil when masked (its figures follow from the values).
+    package var review: CalorieReview?
+    /// Set instead of the values when masked.
+    package var ranges: HealthProfile.Ranges?
+    /// The access event the read recorded.
+    package var accessID: Int64
+
+    init(_ profile: HealthProfile, accessID: Int64, masked: Bool, at now: Date) {
+        let review = CalorieReview(profile.values, at: now)
+        (customerID, version, syncedAt) = (profile.customerID, profile.version, profile.syncedAt)
+        (weightGoal, activityLevel, flags) = (profile.values.weightGoal, profile.values.activityLevel, review.flags)
+        values = masked ? nil : profile.values
+        weights = masked ? [] : profile.weights
+        self.review = masked ? nil : review
+        ranges = masked ? profile.ranges(at: now) : nil
+        self.accessID = accessID
+    }
+}
+
+/// Reads one customer's health profile for a stated purpose (`health_profiles.read`), recording the
+/// read (who, whose, when, purpose, via) in the access log in the same statement:
+/// `health_profile_read` is the only way the service reads health data, one customer at a time.
+/// Every call records one access event, also when the customer has no profile yet (nil); an unknown
+/// customer is 404 and records nothing. A role that sees personal data masked gets ranges
+/// (`HealthProfile.Ranges`), not values, and no weight history.
+package struct ReadHealthProfile: Query {
+    package static let action: Action = "health_profiles.read"
+    package let customerID: UUID
+    /// A code of `policies/privacy.yaml`'s purposes (422 naming the allowed ones otherwise).
+    package let purpose: String?
+    /// `export` for the customer's data export; otherwise the principal's channel (api or console).
+    package var via: String?
+    /// How many versions of the weight history to return (the chart's last year by default).
+    package var history = 366
+
+    package init(customerID: UUID, purpose: String?) {
+        self.customerID = customerID
+        self.purpose = purpose
+    }
+
+    package func read(in unit: UnitOfWork) async throws -> HealthProfileRead? {
+        let privacy = unit.policies.privacy
+        guard let purpose, privacy.allows(purpose: purpose) else {
+            throw DomainError.invalid([
+                FieldIssue(
+                    field: "purpose", code: purpose == nil ? "required" : "unknown_purpose",
+                    message: "say why you read this customer's health data: one of \(privacy.purposeCodes)")
+            ])
+        }
+        let principal = unit.context.principal
+        let channel = via ?? (principal.sessionID != nil ? "console" : "api")
+        let rows = try await unit.all(
+            """
+            SELECT \(unescaped: HealthProfile.readColumns) FROM health_profile_read(\(customerID),
+                \(principal.operatorID), \(purpose), \(channel), \(unit.context.requestID), \(principal.tokenID),
+                \(principal.sessionID), \(Int32(history)))
+            """
+        ) { try HealthProfile.decode($0, customerID: customerID) }
+        return rows.first.map { HealthProfileRead($0, accessID: $1, masked: unit.context.masksPII, at: unit.now) }
+    }
+}
+
+/// Who read a customer's health profile, newest first (`health_profiles.accesses`): the access
+/// log's events for that customer, after the keyset `beforeID`. Reading this list reads no health
+/// data and records nothing.
+package struct ListHealthProfileAccesses: Query {
+    package static let action: Action = "health_profiles.accesses"
+    package let customerID: UUID
+    package let beforeID: Int64?
+    package let limit: Int
+
+    package init(customerID: UUID, beforeID: Int64? = nil, limit: Int) {
+        self.customerID = customerID
+        self.beforeID = beforeID
+        self.limit = limit
+    }
+
+    package func read(in unit: UnitOfWork) async throws -> [HealthAccess] {
+        _ = try await Customer.fetch(customerID, in: unit)
+        return try await unit.all(
+            """
+            SELECT \(unescaped: HealthAccess.columns) FROM health_access_events
+            WHERE customer_id = \(customerID) AND id < \(beforeID ?? .max) ORDER BY id DESC LIMIT \(limit)
+            """)
+    }
+}
