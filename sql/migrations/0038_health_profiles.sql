@@ -262,3 +262,19 @@ END
 $$;
 REVOKE ALL ON FUNCTION health_profile_sync(uuid, timestamptz, smallint, integer, smallint, text, text, integer, date, integer, text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION health_profile_sync(uuid, timestamptz, smallint, integer, smallint, text, text, integer, date, integer, text) TO backoffice_app;
+
+-- The purpose a console session stated for reading a customer's health data: asked once per session
+-- and customer, then every read of that session records it (one access event per read). Goes with
+-- the session.
+CREATE TABLE console_read_purposes (
+    session_id uuid NOT NULL REFERENCES console_sessions (id) ON DELETE CASCADE,
+    customer_id uuid NOT NULL,
+    purpose text NOT NULL CHECK (length(purpose) BETWEEN 1 AND 40),
+    stated_at timestamptz NOT NULL,
+    PRIMARY KEY (session_id, customer_id)
+);
+ALTER TABLE console_read_purposes ENABLE ROW LEVEL SECURITY;
+ALTER TABLE console_read_purposes FORCE ROW LEVEL SECURITY;
+CREATE POLICY console_read_purposes_platform ON console_read_purposes
+    USING (health_data_allowed()) WITH CHECK (health_data_allowed());
+GRANT SELECT, INSERT, UPDATE ON console_read_purposes TO backoffice_app;

@@ -92,7 +92,7 @@ extension ConsoleRequest {
         let customer = try await read(GetCustomerAccount(id: id))
         var data: [String: Any] = [
             "account": AccountView(customer), "values": values, "version": customer.etag,
-            "canFitPoints": may(GetWalletBalance.action),
+            "canFitPoints": may(GetWalletBalance.action), "canHealth": may(ReadHealthProfile.action),
         ]
         FormRefusal(issues).add(to: &data)
         if let lock = customer.lock {

@@ -74,6 +74,7 @@ package struct Console: Sendable {
         registerBadges(on: group)
         registerArticles(on: group)
         registerRecommendations(on: group)
+        registerHealthProfiles(on: group)
     }
 
     /// A page or action that needs a signed-in operator. Reads run in a read session, POSTs in

@@ -101,3 +101,58 @@ package struct ListHealthProfileAccesses: Query {
             """)
     }
 }
+
+/// The purpose this console session stated for reading the customer's health data (nil: not yet,
+/// or not a console session): asked once per session and customer.
+package struct StatedReadPurpose: Query {
+    package static let action: Action = "health_profiles.read"
+    package let customerID: UUID
+
+    package init(customerID: UUID) { self.customerID = customerID }
+
+    package func read(in unit: UnitOfWork) async throws -> String? {
+        guard let session = unit.context.principal.sessionID else { return nil }
+        return try await unit.first(
+            """
+            SELECT purpose FROM console_read_purposes WHERE session_id = \(session) AND customer_id = \(customerID)
+            """
+        ) { try $0.decode(String.self) }
+    }
+}
+
+/// A console session states (or changes) why it reads the customer's health data: a code of
+/// `policies/privacy.yaml` (422 naming them otherwise). Session state, not a change to anyone's
+/// data: no audit event; every read it leads to records the purpose in the access log.
+package struct StateReadPurpose: AuditedOperation {
+    package static let action: Action = "health_profiles.read"
+    package let customerID: UUID
+    package let purpose: String?
+
+    package init(customerID: UUID, purpose: String?) {
+        self.customerID = customerID
+        self.purpose = purpose
+    }
+
+    package func perform(in unit: UnitOfWork) async throws -> Audited<String> {
+        let privacy = unit.policies.privacy
+        guard let purpose, privacy.allows(purpose: purpose) else {
+            throw DomainError.invalid([
+                FieldIssue(field: "purpose", code: "required", message: "choose why you read this customer's data")
+            ])
+        }
+        guard let session = unit.context.principal.sessionID else {
+            throw DomainError.invalid([
+                FieldIssue(field: "purpose", code: "console_only", message: "a purpose is stated in a console session")
+            ])
+        }
+        _ = try await Customer.fetch(customerID, in: unit)
+        try await unit.execute(
+            """
+            INSERT INTO console_read_purposes (session_id, customer_id, purpose, stated_at)
+            VALUES (\(session), \(customerID), \(purpose), \(unit.now))
+            ON CONFLICT (session_id, customer_id)
+                DO UPDATE SET purpose = EXCLUDED.purpose, stated_at = EXCLUDED.stated_at
+            """)
+        return .unchanged(purpose)
+    }
+}
