@@ -165,7 +165,7 @@ $$;
 REVOKE ALL ON FUNCTION health_access_append(uuid, uuid, text, text, text, uuid, uuid) FROM PUBLIC;
 
 -- The one way to read health data: one customer's profile and its latest p_history versions (oldest
--- first), the read recorded first. An unknown customer raises no_data_found (nothing recorded); a
+-- first, as JSON objects with the values in the contract's units), the read recorded first. An unknown customer raises no_data_found (nothing recorded); a
 -- customer without a profile is recorded and returns no row.
 CREATE FUNCTION health_profile_read(
     p_customer uuid, p_actor uuid, p_purpose text, p_via text, p_request_id text, p_token uuid, p_session uuid,
@@ -191,8 +191,12 @@ BEGIN
     RETURN QUERY
         SELECT p.version, p.synced_at, p.height_cm, p.weight_hg, p.birth_year, p.sex, p.weight_goal, p.target_weight_hg,
             p.target_date, p.daily_calorie_goal, p.activity_level,
-            (SELECT coalesce(jsonb_agg(jsonb_build_array(to_char(h.synced_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-                    h.weight_hg) ORDER BY h.version), '[]'::jsonb)::text
+            (SELECT coalesce(jsonb_agg(jsonb_build_object('version', h.version,
+                    'synced_at', to_char(h.synced_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+                    'height_cm', h.height_cm, 'weight_kg', round(h.weight_hg / 10.0, 1), 'birth_year', h.birth_year,
+                    'sex', h.sex, 'weight_goal', h.weight_goal, 'target_weight_kg', round(h.target_weight_hg / 10.0, 1),
+                    'target_date', h.target_date, 'daily_calorie_goal', h.daily_calorie_goal,
+                    'activity_level', h.activity_level) ORDER BY h.version), '[]'::jsonb)::text
                 FROM (SELECT * FROM health_profile_history h WHERE h.customer_id = p_customer
                       ORDER BY h.version DESC LIMIT greatest(p_history, 0)) h),
             v_access
@@ -278,3 +282,26 @@ ALTER TABLE console_read_purposes FORCE ROW LEVEL SECURITY;
 CREATE POLICY console_read_purposes_platform ON console_read_purposes
     USING (health_data_allowed()) WITH CHECK (health_data_allowed());
 GRANT SELECT, INSERT, UPDATE ON console_read_purposes TO backoffice_app;
+
+-- The purge's erasure of a deleted customer's orders: the shipping name and address go, what tax law
+-- needs (amounts, dates, lines) stays. The service role may not update these columns otherwise; this
+-- erases them only for customers whose accounts are deleted, and only for a platform transaction.
+CREATE FUNCTION erase_deleted_customers_shipping(p_customers uuid[]) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path = public, pg_temp
+    AS $$
+DECLARE
+    v_erased integer;
+BEGIN
+    IF NOT app_is_platform() THEN
+        RAISE EXCEPTION 'erasing shipping details is the platform''s' USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    UPDATE orders o SET shipping_name = 'erased', shipping_address = '{}'::jsonb
+        WHERE o.customer_id = ANY(p_customers)
+          AND EXISTS (SELECT FROM customers c WHERE c.id = o.customer_id AND c.status = 'deleted');
+    GET DIAGNOSTICS v_erased = ROW_COUNT;
+    RETURN v_erased;
+END
+$$;
+REVOKE ALL ON FUNCTION erase_deleted_customers_shipping(uuid[]) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION erase_deleted_customers_shipping(uuid[]) TO backoffice_app;

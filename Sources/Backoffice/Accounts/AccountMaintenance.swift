@@ -71,15 +71,15 @@ package struct PurgeExpiredData: AuditedOperation {
         let report = PurgeReport(
             accounts: due.map(\.id), idempotencyKeys: keys, loginAttempts: attempts, signInAttempts: signIns,
             stagedImports: staged)
-        if !dryRun && !due.isEmpty {
-            try await unit.execute("DELETE FROM customers WHERE id = ANY(\(report.accounts))")
-        }
+        if !dryRun && !due.isEmpty { try await erase(report.accounts, in: unit) }
         guard !dryRun else { return .unchanged(report) }
+        struct Erased: Encodable { let erased: [String], kept: [String] }
+        let erasure = try AuditRecord.json(Erased(erased: Self.erased, kept: Self.kept))
         var events = try due.map { customer in
             AuditRecord(
                 action: Self.action, tenantID: platformTenantID, targetType: "customer",
                 targetID: customer.id.uuidString.lowercased(),
-                reason: "deleted more than \(days) days ago", before: try customer.snapshot, after: nil)
+                reason: "deleted more than \(days) days ago", before: try customer.snapshot, after: erasure)
         }
         struct Purged: Encodable { let deleted: Int }
         for (kind, count, reason) in [
@@ -98,14 +98,32 @@ package struct PurgeExpiredData: AuditedOperation {
         return Audited(report, event: first, more: Array(events.dropFirst()))
     }
 
+    /// What a purge erases of a customer, and what it keeps (docs/domains.md says why).
+    static let erased = [
+        "account", "locks", "login_attempts", "appeals", "health_profile", "health_profile_history",
+        "orders.shipping_name", "orders.shipping_address",
+    ]
+    static let kept = [
+        "orders (amounts, dates, lines: tax records)", "fitpoints ledger (amounts)", "activity (by id)",
+        "health_access_events (who read, when, why)", "audit_events",
+    ]
+
+    /// Erases the customers: their rows and what hangs on them go (locks, login attempts, appeals,
+    /// the health profile and its history, by cascade); their orders keep what tax law needs
+    /// (amounts, dates, lines) with the shipping name and address erased.
+    private func erase(_ customers: [UUID], in unit: UnitOfWork) async throws {
+        try await unit.execute("SELECT erase_deleted_customers_shipping(\(customers))")
+        try await unit.execute("DELETE FROM customers WHERE id = ANY(\(customers))")
+    }
+
     /// Counts (dry run) or deletes the rows of `table` whose `column` is more than `minutes` old.
     private func expired(_ table: String, _ column: String, minutes: Int, in unit: UnitOfWork) async throws -> Int {
         let query: PostgresQuery =
             dryRun
             ? """
-                SELECT count(*) FROM \(unescaped: table) WHERE \(unescaped: column) <= \(unit.now)::timestamptz - \
-                make_interval(mins => \(minutes)::int)
-                """
+            SELECT count(*) FROM \(unescaped: table) WHERE \(unescaped: column) <= \(unit.now)::timestamptz - \
+            make_interval(mins => \(minutes)::int)
+            """
             : """
             WITH gone AS (DELETE FROM \(unescaped: table) WHERE \(unescaped: column) <= \(unit.now)::timestamptz -
                 make_interval(mins => \(minutes)::int) RETURNING 1)

@@ -4,8 +4,8 @@ import PostgresNIO
 /// A profile as `health_profile_read` returns it (the service reads health data only through that
 /// function, which records the read first).
 extension HealthProfile {
-    /// The function's columns after the customer's id: the values, their version and sync time,
-    /// the weight history (JSON: `[[time, hectograms], …]`), the access event's id.
+    /// The function's columns: the values, their version and sync time, the history (JSON: one
+    /// object per version), the access event's id.
     static let readColumns = """
         version, synced_at, height_cm, weight_hg, birth_year, sex, weight_goal, target_weight_hg, target_date, \
         daily_calorie_goal, activity_level, history, access_id
@@ -24,16 +24,16 @@ extension HealthProfile {
         return (profile, c.12)
     }
 
-    /// The history's `[[time, hectograms], …]`, oldest first.
+    /// The weights of the history's versions (JSON objects, oldest first).
     private static func weights(_ json: String) throws -> [WeightPoint] {
-        guard let pairs = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[Any]] else {
-            throw DomainError.inconsistent("a health profile's history is not a list of pairs")
+        guard let versions = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]] else {
+            throw DomainError.inconsistent("a health profile's history is not a list of versions")
         }
-        return try pairs.map { pair in
-            guard pair.count == 2, let time = pair[0] as? String, let at = try? Date(time, strategy: .iso8601),
-                let hectograms = (pair[1] as? NSNumber)?.intValue
-            else { throw DomainError.inconsistent("a health profile's history holds a malformed entry") }
-            return WeightPoint(at: at, weightHG: hectograms)
+        return try versions.map { version in
+            guard let time = version["synced_at"] as? String, let at = try? Date(time, strategy: .iso8601),
+                let kilograms = (version["weight_kg"] as? NSNumber)?.doubleValue
+            else { throw DomainError.inconsistent("a health profile's history holds a malformed version") }
+            return WeightPoint(at: at, weightHG: Int((kilograms * 10).rounded()))
         }
     }
 }
