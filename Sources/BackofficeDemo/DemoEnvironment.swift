@@ -114,6 +114,7 @@ package enum DemoEnvironment {
         return try await Database.with(url: try DatabaseURL(appURL), logger: logger) { database in
             try await seedOnce(database: database, policies: policies, earningRules: earningRules)
             try await seedArticlesOnce(database: database, policies: policies)
+            try await seedHealthProfilesOnce(database: database, policies: policies)
             if let contentPolicies {
                 try await publishContentPolicies(from: contentPolicies, database: database, policies: policies)
             }

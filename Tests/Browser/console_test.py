@@ -289,6 +289,33 @@ def manager_locks_and_unlocks(browser):
     browser.screenshot("account")
 
 
+def manager_reads_a_health_profile(browser):
+    """A backend manager opens a customer's health profile: asked why first (nothing read yet), then
+    the profile and its weight chart; the read appears in "who read this customer's data"; opening it
+    again in the session asks nothing and is recorded again."""
+    browser.open("/console/accounts?status=active")
+    browser.driver.find_element(By.CSS_SELECTOR, "table tbody a").click()
+    browser.driver.find_element(By.PARTIAL_LINK_TEXT, "Health profile").click()
+    browser.check_accessibility()
+    expect(browser.driver.find_elements(By.ID, "purpose-form"), "asked why before anything is read")
+    expect(not browser.driver.find_elements(By.ID, "health-values"), "no value shown before the purpose")
+    browser.screenshot("health-purpose")
+    browser.driver.find_element(By.ID, "purpose-support_request").click()
+    browser.submit("#purpose-form")
+    expect("support request" in browser.text("#read-purpose").lower(), "the page says why it was read")
+    expect(browser.driver.find_elements(By.CSS_SELECTOR, "#weight-chart svg.chart polyline"), "the weight chart")
+    expect("kg" in browser.text("#health-values"), "the values, with their units")
+    readings = browser.driver.find_elements(By.CSS_SELECTOR, "#accesses tbody tr")
+    expect(readings and "console" in readings[0].text and "support request" in readings[0].text.lower(),
+           "the read is listed in who read this customer's data")
+    browser.screenshot("health-profile")
+    path = browser.path()
+    browser.open(path)
+    expect(not browser.driver.find_elements(By.ID, "purpose-form"), "not asked again in the session")
+    again = browser.driver.find_elements(By.CSS_SELECTOR, "#accesses tbody tr")
+    expect(len(again) == len(readings) + 1, f"each opening is recorded ({len(readings)} then {len(again)})")
+
+
 def auditor_filters_and_verifies(browser):
     """An auditor filters the log, opens an event, and verifies the chain."""
     browser.open("/console/sign-in")
@@ -634,6 +661,8 @@ def main():
             ("another tenant's order and good are 404 pages; the staff page is 403", lambda: staff_meets_another_tenant(staff, [order_path(admin), good_path(admin)])),
             ("an expired session signs in again and comes back", lambda: expired_session_comes_back(admin)),
             ("a manager locks and unlocks an account with a reason", lambda: manager_locks_and_unlocks(manager)),
+            ("a manager reads a health profile: asked why once, the weight chart, the read listed",
+             lambda: manager_reads_a_health_profile(manager)),
             ("a manager publishes a maintenance notice: 2 h ahead refused in place, 25 h ahead published",
              lambda: manager_publishes_a_maintenance_notice(manager)),
             ("a manager runs a challenge: live board, preview, settle", lambda: manager_runs_a_challenge(manager)),

@@ -364,3 +364,49 @@ WHERE c.id = '$2';"
   printf '%s\n%s\n' "$session" "$published" > "$1/published.sql"
   printf '%s\n%s\n' "$session" "$recommended" > "$1/recommended.sql"
 }
+
+# Health profiles for the first `count` bench customers, each with `versions` versions of history
+# (ids md5('bench' || i)), their ids in $WORK/health-ids.
+bench_health() { # count versions
+  psql -qAt -d bench -c "
+    INSERT INTO health_profile_history (customer_id, version, synced_at, height_cm, weight_hg, birth_year, sex,
+                                        weight_goal, daily_calorie_goal, activity_level)
+      SELECT md5('bench' || i)::uuid, v, now() - (($2 - v) * interval '7 days'), 150 + i % 40, 600 + (i + v) % 300,
+        1960 + i % 45, (ARRAY['female','male','other','not_said'])[1 + i % 4], 'keep', 2000, 'moderate'
+      FROM generate_series(0, $1 - 1) i, generate_series(1, $2) v;
+    INSERT INTO health_profiles (customer_id, version, synced_at, salt, height_cm, weight_hg, birth_year, sex, weight_goal,
+                                 daily_calorie_goal, activity_level)
+      SELECT customer_id, version, synced_at, uuid_send(gen_random_uuid()), height_cm, weight_hg, birth_year, sex,
+        weight_goal, daily_calorie_goal, activity_level
+      FROM health_profile_history WHERE version = $2;
+    ANALYZE;" >/dev/null
+  psql -qAt -d bench -c "SELECT md5('bench' || i)::uuid FROM generate_series(0, $1 - 1) i" > "$WORK/health-ids"
+}
+
+# The server's SQL for a profile's read (the read session, then health_profile_read, which appends
+# the access event in the same statement) and its sync (one transaction: authenticate, the sync,
+# its audit event), on distinct customers as the wrk script walks them.
+bench_health_sql() { # directory count
+  cat > "$1/health-read.sql" <<SQL
+\\set counter :counter + 1
+\\set n (:client_id + :counter * :clients) % $2
+SELECT a.token_id, a.operator_id, a.tenant_id, a.role FROM authenticate_session(decode(:tokhash, 'hex')) a;
+SELECT version, synced_at, height_cm, weight_hg, birth_year, sex, weight_goal, target_weight_hg, target_date,
+  daily_calorie_goal, activity_level, history, access_id
+  FROM health_profile_read(md5('bench' || :n)::uuid, NULL, 'support_request', 'api', 'bench-request', NULL, NULL, 366);
+SQL
+  cat > "$1/health-sync.sql" <<SQL
+\\set counter :counter + 1
+\\set n (:client_id + :counter * :clients) % $2
+\\set w 600 + :counter % 400
+BEGIN;
+SELECT token_id, operator_id, tenant_id, role FROM authenticate_request(decode(:tokhash, 'hex'));
+SELECT version, digest, changed FROM health_profile_sync(md5('bench' || :n)::uuid, now(), 170::smallint, :w,
+  1985::smallint, 'female', 'keep', NULL, NULL, 2000, 'moderate');
+SELECT audit_append('$PLATFORM', NULL, 'platform_admin', 'health_profiles.sync', 'customer',
+  md5('bench' || :n)::uuid::text, 'bench-request', '127.0.0.1', NULL, NULL,
+  '{"changed":["weight_kg"],"digest":"0000000000000000000000000000000000000000000000000000000000000000","flags":[],"version":2}'::jsonb,
+  'policy-digest', NULL);
+COMMIT;
+SQL
+}

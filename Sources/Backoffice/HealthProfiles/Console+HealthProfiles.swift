@@ -62,7 +62,7 @@ extension ConsoleRequest {
         data["accesses"] = accesses.map { access in
             [
                 "at": ConsoleTime.text(access.occurredAt), "role": access.actorRole, "purpose": label(access.purpose),
-                "via": access.via, "actor": access.actorID?.text ?? "—",
+                "via": access.via, "actor": access.actorEmail ?? access.actorID?.text ?? "—",
             ]
         }
         data["hasAccesses"] = !accesses.isEmpty

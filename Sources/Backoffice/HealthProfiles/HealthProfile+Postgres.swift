@@ -49,13 +49,19 @@ package struct HealthAccess: Sendable, Equatable {
     package var purpose: String
     /// `api`, `console` or `export`.
     package var via: String
+    /// The reader's email, when the reader is an operator (the console shows it; the API, which the
+    /// app shows customers, answers the id).
+    package var actorEmail: String?
 }
 
 extension HealthAccess: RowDecodable {
-    package static let columns = "id, occurred_at, customer_id, actor_id, actor_role, purpose, via"
+    /// From `health_access_events e LEFT JOIN operators o ON o.id = e.actor_id`.
+    package static let columns = "e.id, e.occurred_at, e.customer_id, e.actor_id, e.actor_role, e.purpose, e.via, o.email"
 
     package init(row: PostgresRow) throws {
-        let c = try row.decode((Int64, Date, UUID, UUID?, String, String, String).self)
-        self.init(id: c.0, occurredAt: c.1, customerID: c.2, actorID: c.3, actorRole: c.4, purpose: c.5, via: c.6)
+        let c = try row.decode((Int64, Date, UUID, UUID?, String, String, String, String?).self)
+        self.init(
+            id: c.0, occurredAt: c.1, customerID: c.2, actorID: c.3, actorRole: c.4, purpose: c.5, via: c.6,
+            actorEmail: c.7)
     }
 }

@@ -96,8 +96,9 @@ package struct ListHealthProfileAccesses: Query {
         _ = try await Customer.fetch(customerID, in: unit)
         return try await unit.all(
             """
-            SELECT \(unescaped: HealthAccess.columns) FROM health_access_events
-            WHERE customer_id = \(customerID) AND id < \(beforeID ?? .max) ORDER BY id DESC LIMIT \(limit)
+            SELECT \(unescaped: HealthAccess.columns) FROM health_access_events e
+            LEFT JOIN operators o ON o.id = e.actor_id
+            WHERE e.customer_id = \(customerID) AND e.id < \(beforeID ?? .max) ORDER BY e.id DESC LIMIT \(limit)
             """)
     }
 }

@@ -10,7 +10,7 @@ struct WeightChart {
     /// The drawing's size in SVG units; it scales to its container's width.
     static let (width, height) = (640.0, 240.0)
     /// Room for the axis labels: left, right, top, bottom.
-    static let (left, right, top, bottom) = (48.0, 16.0, 16.0, 32.0)
+    static let (left, right, top, bottom) = (56.0, 16.0, 16.0, 40.0)
 
     /// The y axis: whole kilograms on a round step, enclosing every point with a margin.
     struct Scale: Equatable {
@@ -50,7 +50,7 @@ struct WeightChart {
                 let at = y(Double(tick))
                 return """
                     <line class="grid" x1="\(Int(Self.left))" x2="\(Int(Self.width - Self.right))" y1="\(at)" \
-                    y2="\(at)"/><text class="tick" x="\(Int(Self.left) - 6)" y="\(at + 4)" \
+                    y2="\(at)"/><text class="tick" x="\(Int(Self.left) - 8)" y="\(at + 6)" \
                     text-anchor="end">\(tick)</text>
                     """
             })
@@ -65,8 +65,8 @@ struct WeightChart {
             aria-labelledby="weight-chart-title weight-chart-summary" preserveAspectRatio="xMidYMid meet">\
             <title id="weight-chart-title">Weight over time (kg)</title>\
             <desc id="weight-chart-summary">\(summary)</desc>\(grid)\
-            <text class="axis" x="\(Int(Self.left))" y="\(baseline + 22)">\(Self.day(first.at))</text>\
-            <text class="axis" x="\(Int(Self.width - Self.right))" y="\(baseline + 22)" \
+            <text class="axis" x="\(Int(Self.left))" y="\(baseline + 30)">\(Self.day(first.at))</text>\
+            <text class="axis" x="\(Int(Self.width - Self.right))" y="\(baseline + 30)" \
             text-anchor="end">\(Self.day(last.at))</text>\
             <polyline class="line" points="\(coordinates)"/>\(dots)</svg>
             """

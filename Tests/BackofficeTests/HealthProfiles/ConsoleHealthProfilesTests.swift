@@ -81,10 +81,10 @@ struct ConsoleHealthProfilesTests {
         #expect(wide.step == 10 && wide.ticks == [50, 60, 70, 80, 90, 100, 110])
         let chart = WeightChart(points: points)
         #expect(chart.rows.map { $0["kg"] } == ["72.5", "71.9", "70.1"], "the table's values are the points'")
-        #expect(chart.svg.text.contains("points=\"48,") && chart.svg.text.contains("<circle"))
+        #expect(chart.svg.text.contains("points=\"56,") && chart.svg.text.contains("<circle"))
         #expect(chart.summary == "3 weights from 72.5 kg on 2026-06-01 to 70.1 kg on 2026-06-15.")
         let single = WeightChart(points: [points[0]])
-        #expect(single.svg.text.contains("cx=\"336\""), "one point in the middle")
+        #expect(single.svg.text.contains("cx=\"340\""), "one point in the middle")
         #expect(WeightChart(points: []).svg == .empty && WeightChart(points: []).summary == "No weights recorded.")
     }
 }

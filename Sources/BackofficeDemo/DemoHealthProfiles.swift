@@ -1,0 +1,57 @@
+import Backoffice
+import Foundation
+import PostgresNIO
+
+extension DemoEnvironment {
+    /// Health profiles for a dozen active customers, each synced weekly for ten weeks (so their pages
+    /// have a weight chart), one with a calorie goal under the floor and one planning a fast loss (so
+    /// the review's flags show); added once (when no sync was ever audited), also to a demo database
+    /// made before health profiles existed. Synced as the app's backend does, each week at its own
+    /// time (a clock of its own), so the history spans the ten weeks.
+    static func seedHealthProfilesOnce(database: Database, policies: PolicySet) async throws {
+        let (customers, synced) = try await database.transaction(for: .system) { connection in
+            var ids: [UUID] = []
+            for try await id in try await connection.query(
+                "SELECT id FROM customers WHERE status = 'active' ORDER BY email LIMIT 12", logger: database.logger
+            ).decode(UUID.self) {
+                ids.append(id)
+            }
+            var synced = 0
+            for try await count in try await connection.query(
+                "SELECT count(*)::int FROM audit_events WHERE action = 'health_profiles.sync'", logger: database.logger
+            ).decode(Int.self) {
+                synced = count
+            }
+            return (ids, synced)
+        }
+        guard synced == 0 else { return }
+        let app = OperationContext.system("demo-health", policies: policies).acting(
+            as: Principal(operatorID: database.ids.next(), role: .appService, tenantID: platformTenantID, tokenID: nil))
+        let start = database.clock.now().addingTimeInterval(-70 * 86_400)
+        for week in 0..<10 {
+            let clock = ManualWallClock(start.addingTimeInterval(Double(week) * 7 * 86_400))
+            let past = Database(client: database.client, logger: database.logger, clock: clock, ids: database.ids)
+            for (index, customer) in customers.enumerated() {
+                _ = try await past.runAsSystem(
+                    SyncHealthProfile(customerID: customer, entry: entry(index, week: week)), context: app)
+            }
+        }
+    }
+
+    /// The `index`th demo customer's profile in `week`: losing, keeping or gaining a little each week.
+    private static func entry(_ index: Int, week: Int) -> HealthEntry {
+        let goal: HealthValues.WeightGoal = index % 3 == 0 ? .keep : index % 3 == 1 ? .lose : .gain
+        let start = 60.0 + Double(index * 7 % 35)
+        let change =
+            goal == .lose ? -0.6 * Double(week) : goal == .gain ? 0.3 * Double(week) : week % 2 == 0 ? 0.2 : -0.2
+        let weight = ((start + change) * 10).rounded() / 10
+        let female = index % 2 == 0
+        let calories = index == 4 ? 1_100 : goal == .lose ? (female ? 1_600 : 2_000) : female ? 2_000 : 2_500
+        return HealthEntry(
+            heightCM: female ? 160 + index % 12 : 172 + index % 15, weightKG: weight, birthYear: 1970 + index * 3,
+            sex: female ? .female : .male, weightGoal: goal,
+            targetWeightKG: goal == .keep ? nil : goal == .lose ? (start - (index == 7 ? 20 : 6)) : start + 4,
+            targetDay: goal == .keep ? nil : "2027-0\(index % 6 + 3)-01", dailyCalorieGoal: calories,
+            activityLevel: HealthValues.ActivityLevel.allCases[index % 5])
+    }
+}
