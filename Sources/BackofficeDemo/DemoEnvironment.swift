@@ -113,8 +113,7 @@ package enum DemoEnvironment {
         let appURL = cluster.url(database: "backoffice", user: "backoffice_app", password: appPassword)
         return try await Database.with(url: try DatabaseURL(appURL), logger: logger) { database in
             try await seedOnce(database: database, policies: policies, earningRules: earningRules)
-            try await seedArticlesOnce(database: database, policies: policies)
-            try await seedHealthProfilesOnce(database: database, policies: policies)
+            try await seedAddedLater(database: database, policies: policies)
             if let contentPolicies {
                 try await publishContentPolicies(from: contentPolicies, database: database, policies: policies)
             }

@@ -3,6 +3,13 @@ import Foundation
 import PostgresNIO
 
 extension DemoEnvironment {
+    /// The demo data added after demo databases were first made, each part once: the experts and their
+    /// articles, then the customers' health profiles.
+    static func seedAddedLater(database: Database, policies: PolicySet) async throws {
+        try await seedArticlesOnce(database: database, policies: policies)
+        try await seedHealthProfilesOnce(database: database, policies: policies)
+    }
+
     /// Health profiles for a dozen active customers, each synced weekly for ten weeks (so their pages
     /// have a weight chart), one with a calorie goal under the floor and one planning a fast loss (so
     /// the review's flags show); added once (when no sync was ever audited), also to a demo database

@@ -36,8 +36,7 @@ package enum AuditArchive {
 
     /// The newest sealed day that ended at least `keepDays` days before `now` (UTC), if any.
     package static func dayToArchive(_ days: [SealedDay], keepDays: Int, now: Date) -> SealedDay? {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let calendar = Calendar.utc
         let limit = calendar.date(byAdding: .day, value: -keepDays, to: calendar.startOfDay(for: now))!
         let format = DateFormatter()
         (format.calendar, format.timeZone, format.locale, format.dateFormat) = (

@@ -151,7 +151,9 @@ package struct AuditLog: Sendable {
         try await chainPositions("audit_archive_cuts", on: connection, logger: logger)
     }
 
-    private static func chainPositions(_ table: String, on connection: PostgresConnection, logger: Logger) async throws
+    /// Every chain's position (chain, seq, hash) kept in `table` (`audit_chain_heads`, `audit_archive_cuts`,
+    /// `health_access_heads`), by chain.
+    static func chainPositions(_ table: String, on connection: PostgresConnection, logger: Logger) async throws
         -> [ChainHead]
     {
         var heads: [ChainHead] = []

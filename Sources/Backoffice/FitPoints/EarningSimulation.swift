@@ -38,9 +38,7 @@ package struct SimulateEarningRules: Query {
             (1...Self.maximumDays).contains(days), "days", "out_of_range", "must be from 1 to \(Self.maximumDays)")
         try validation.check()
         let rules = try EarningRules.validated(draft)
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let since = calendar.startOfDay(for: unit.now).addingTimeInterval(-Double(days - 1) * 86_400)
+        let since = Calendar.utc.startOfDay(for: unit.now).addingTimeInterval(-Double(days - 1) * 86_400)
         let until = unit.now
 
         let paid = Dictionary(

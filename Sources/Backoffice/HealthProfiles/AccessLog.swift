@@ -10,13 +10,7 @@ import PostgresNIO
 enum AccessLog {
     /// Where every lane ends (`health_access_heads`).
     static func heads(on connection: PostgresConnection, logger: Logger) async throws -> [ChainHead] {
-        var heads: [ChainHead] = []
-        for try await (chain, seq, hash) in try await connection.send(
-            "SELECT chain, seq, encode(hash, 'hex') FROM health_access_heads ORDER BY chain", logger: logger
-        ).decode((String, Int64, String).self) {
-            heads.append(ChainHead(chain: chain, seq: seq, hash: hash))
-        }
-        return heads
+        try await AuditLog.chainPositions("health_access_heads", on: connection, logger: logger)
     }
 
     /// An event as the verifier sees it, from its export line.

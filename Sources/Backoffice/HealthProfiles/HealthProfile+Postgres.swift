@@ -56,7 +56,8 @@ package struct HealthAccess: Sendable, Equatable {
 
 extension HealthAccess: RowDecodable {
     /// From `health_access_events e LEFT JOIN operators o ON o.id = e.actor_id`.
-    package static let columns = "e.id, e.occurred_at, e.customer_id, e.actor_id, e.actor_role, e.purpose, e.via, o.email"
+    package static let columns =
+        "e.id, e.occurred_at, e.customer_id, e.actor_id, e.actor_role, e.purpose, e.via, o.email"
 
     package init(row: PostgresRow) throws {
         let c = try row.decode((Int64, Date, UUID, UUID?, String, String, String, String?).self)

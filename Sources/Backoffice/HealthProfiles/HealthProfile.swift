@@ -200,12 +200,3 @@ package struct HealthProfile: Sendable, Equatable {
         return "\(low)–\(low + width - 1)"
     }
 }
-
-extension Calendar {
-    /// The Gregorian calendar in UTC: calendar days and years are UTC's.
-    static let utc: Calendar = {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        return calendar
-    }()
-}

@@ -148,8 +148,7 @@ struct MessageCalendar {
     .weekday(.abbreviated).month(.abbreviated).day()
 
     init(_ messages: [SystemMessage], from now: Date, days count: Int) {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let calendar = Calendar.utc
         let today = calendar.startOfDay(for: now)
         let published = messages.filter { $0.status == .published }
         days = (0..<count).map { offset in

@@ -53,3 +53,12 @@ extension Duration {
     /// The duration in seconds, as a `TimeInterval`.
     var inSeconds: TimeInterval { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
+
+extension Calendar {
+    /// The Gregorian calendar in UTC: calendar days and years are UTC's.
+    package static let utc: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar
+    }()
+}
