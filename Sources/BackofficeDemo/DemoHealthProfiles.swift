@@ -40,13 +40,15 @@ extension DemoEnvironment {
             let past = Database(client: database.client, logger: database.logger, clock: clock, ids: database.ids)
             for (index, customer) in customers.enumerated() {
                 _ = try await past.runAsSystem(
-                    SyncHealthProfile(customerID: customer, entry: entry(index, week: week)), context: app)
+                    SyncHealthProfile(customerID: customer, entry: entry(index, week: week, firstWeek: start)),
+                    context: app)
             }
         }
     }
 
-    /// The `index`th demo customer's profile in `week`: losing, keeping or gaining a little each week.
-    private static func entry(_ index: Int, week: Int) -> HealthEntry {
+    /// The `index`th demo customer's profile in `week` (the first week at `firstWeek`): losing, keeping or gaining
+    /// a little each week; a target day three to eight months after today.
+    private static func entry(_ index: Int, week: Int, firstWeek: Date) -> HealthEntry {
         let goal: HealthValues.WeightGoal = index % 3 == 0 ? .keep : index % 3 == 1 ? .lose : .gain
         let start = 60.0 + Double(index * 7 % 35)
         let change =
@@ -58,7 +60,10 @@ extension DemoEnvironment {
             heightCM: female ? 160 + index % 12 : 172 + index % 15, weightKG: weight, birthYear: 1970 + index * 3,
             sex: female ? .female : .male, weightGoal: goal,
             targetWeightKG: goal == .keep ? nil : goal == .lose ? (start - (index == 7 ? 20 : 6)) : start + 4,
-            targetDay: goal == .keep ? nil : "2027-0\(index % 6 + 3)-01", dailyCalorieGoal: calories,
+            targetDay: goal == .keep
+                ? nil
+                : HealthEntry.dayText(firstWeek.addingTimeInterval(Double(index % 6 + 3) * 30 * 86_400 + 70 * 86_400)),
+            dailyCalorieGoal: calories,
             activityLevel: HealthValues.ActivityLevel.allCases[index % 5])
     }
 }

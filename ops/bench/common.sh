@@ -383,17 +383,17 @@ bench_health() { # count versions
   psql -qAt -d bench -c "SELECT md5('bench' || i)::uuid FROM generate_series(0, $1 - 1) i" > "$WORK/health-ids"
 }
 
-# The server's SQL for a profile's read (the read session, then health_profile_read, which appends
-# the access event in the same statement) and its sync (one transaction: authenticate, the sync,
+# The server's SQL for a profile's read (the read session, then the access event committed on its own,
+# then health_profile_read for it) and its sync (one transaction: authenticate, the sync,
 # its audit event), on distinct customers as the wrk script walks them.
 bench_health_sql() { # directory count
   cat > "$1/health-read.sql" <<SQL
 \\set counter :counter + 1
 \\set n (:client_id + :counter * :clients) % $2
 SELECT a.token_id, a.operator_id, a.tenant_id, a.role FROM authenticate_session(decode(:tokhash, 'hex')) a;
+SELECT health_access_append(md5('bench' || :n)::uuid, NULL, 'support_request', 'api', 'bench-request', NULL, NULL) AS access \\gset
 SELECT version, synced_at, height_cm, weight_hg, birth_year, sex, weight_goal, target_weight_hg, target_date,
-  daily_calorie_goal, activity_level, history, access_id
-  FROM health_profile_read(md5('bench' || :n)::uuid, NULL, 'support_request', 'api', 'bench-request', NULL, NULL, 366);
+  daily_calorie_goal, activity_level, history, access_id FROM health_profile_read(:access, 366);
 SQL
   cat > "$1/health-sync.sql" <<SQL
 \\set counter :counter + 1

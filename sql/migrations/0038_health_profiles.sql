@@ -1,10 +1,12 @@
 -- Customers' health profiles (synced by the app's backend) and the record of every read of them.
 --
 -- Health data is read one customer at a time and never without a record: the service role has no
--- privilege on the profile tables at all. It writes through health_profile_sync and reads through
--- health_profile_read, which appends an access event (who, whose, when, purpose, via) in the same
--- statement as it returns the one customer's profile. A list read is therefore impossible, and a
--- partner's transaction is refused by the functions themselves (platform roles only).
+-- privilege on the profile tables at all. It writes through health_profile_sync and reads in two
+-- transactions: health_access_append records the access event (who, whose, when, purpose, via) and
+-- commits; only then does health_profile_read(event) return that one customer's profile, once per
+-- event, refusing an event its own transaction wrote (which a rollback could take back after the
+-- values were read). A list read is impossible, and a partner's transaction is refused by the
+-- functions themselves (platform roles only).
 --
 -- Values are stored metric and exact: height in cm, weights in hectograms (0.1 kg). Each sync that
 -- changes something keeps a version in health_profile_history (the weight chart). A profile's salt
@@ -86,6 +88,17 @@ CREATE TABLE health_access_events (
     UNIQUE (chain, seq)
 );
 CREATE INDEX health_access_events_customer ON health_access_events (customer_id, id DESC);
+CREATE INDEX health_access_events_time ON health_access_events (occurred_at);
+
+-- The events a read used: one read per event.
+CREATE TABLE health_access_reads (
+    access_id bigint PRIMARY KEY REFERENCES health_access_events (id)
+);
+ALTER TABLE health_access_reads ENABLE ROW LEVEL SECURITY;
+ALTER TABLE health_access_reads FORCE ROW LEVEL SECURITY;
+CREATE POLICY health_access_reads_platform ON health_access_reads
+    USING (health_data_allowed()) WITH CHECK (health_data_allowed());
+REVOKE ALL ON health_access_reads FROM backoffice_app;
 
 CREATE FUNCTION health_access_refuse_change() RETURNS trigger
     LANGUAGE plpgsql
@@ -97,10 +110,12 @@ CREATE TRIGGER health_access_events_no_truncate BEFORE TRUNCATE ON health_access
 
 ALTER TABLE health_access_events ENABLE ROW LEVEL SECURITY;
 ALTER TABLE health_access_events FORCE ROW LEVEL SECURITY;
-CREATE POLICY health_access_events_platform ON health_access_events USING (app_is_platform()) WITH CHECK (health_data_allowed());
+CREATE POLICY health_access_events_platform ON health_access_events
+    USING (health_data_allowed()) WITH CHECK (health_data_allowed());
 ALTER TABLE health_access_heads ENABLE ROW LEVEL SECURITY;
 ALTER TABLE health_access_heads FORCE ROW LEVEL SECURITY;
-CREATE POLICY health_access_heads_platform ON health_access_heads USING (app_is_platform()) WITH CHECK (health_data_allowed());
+CREATE POLICY health_access_heads_platform ON health_access_heads
+    USING (health_data_allowed()) WITH CHECK (health_data_allowed());
 GRANT SELECT ON health_access_events, health_access_heads TO backoffice_app;
 
 -- The hashed fields of an access event, from its columns (the canonical text when appended, the
@@ -124,8 +139,9 @@ CREATE FUNCTION health_access_line(e health_access_events) RETURNS text
             'canonical', convert_from(e.canonical, 'UTF8')))::text $$;
 GRANT EXECUTE ON FUNCTION health_access_line(health_access_events) TO backoffice_app;
 
--- Appends one access event (only through health_profile_read): picks the lane, links under the
--- head's lock, reads the time there (later in a lane is never earlier in time).
+-- Records one read of a customer's health data (the first step of a read, committed on its own):
+-- picks the lane, links under the head's lock, reads the time there (later in a lane is never
+-- earlier in time). An unknown customer raises no_data_found (nothing recorded).
 CREATE FUNCTION health_access_append(
     p_customer uuid, p_actor uuid, p_purpose text, p_via text, p_request_id text, p_token uuid, p_session uuid
 ) RETURNS bigint
@@ -145,6 +161,9 @@ BEGIN
     IF NOT health_data_allowed() THEN
         RAISE EXCEPTION 'health data: this transaction''s role may not read it' USING ERRCODE = 'insufficient_privilege';
     END IF;
+    IF NOT EXISTS (SELECT FROM customers c WHERE c.id = p_customer) THEN
+        RAISE EXCEPTION 'no such customer' USING ERRCODE = 'no_data_found', HINT = 'customer';
+    END IF;
     INSERT INTO health_access_heads AS h (chain, seq, hash)
         VALUES (v_chain, 1, '\x0000000000000000000000000000000000000000000000000000000000000000'::bytea)
         ON CONFLICT (chain) DO UPDATE SET seq = h.seq + 1
@@ -163,14 +182,13 @@ BEGIN
 END
 $$;
 REVOKE ALL ON FUNCTION health_access_append(uuid, uuid, text, text, text, uuid, uuid) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION health_access_append(uuid, uuid, text, text, text, uuid, uuid) TO backoffice_app;
 
--- The one way to read health data: one customer's profile and its latest p_history versions (oldest
--- first, as JSON objects with the values in the contract's units), the read recorded first. An unknown customer raises no_data_found (nothing recorded); a
--- customer without a profile is recorded and returns no row.
-CREATE FUNCTION health_profile_read(
-    p_customer uuid, p_actor uuid, p_purpose text, p_via text, p_request_id text, p_token uuid, p_session uuid,
-    p_history integer
-) RETURNS TABLE (
+-- The one way to read health data (the second step): the profile of the customer an access event
+-- names and its latest p_history versions (oldest first, JSON objects in the contract's units), for
+-- an event that a transaction before this one committed (not this transaction's, which a rollback
+-- could take back), of this role, less than a minute old and not read with before. No profile: no row.
+CREATE FUNCTION health_profile_read(p_access bigint, p_history integer) RETURNS TABLE (
     version integer, synced_at timestamptz, height_cm smallint, weight_hg integer, birth_year smallint, sex text,
     weight_goal text, target_weight_hg integer, target_date date, daily_calorie_goal integer, activity_level text,
     history text, access_id bigint
@@ -179,15 +197,21 @@ CREATE FUNCTION health_profile_read(
     SET search_path = public, pg_temp
     AS $$
 DECLARE
-    v_access bigint;
+    v_customer uuid;
+    v_mine xid8 := pg_current_xact_id_if_assigned();
 BEGIN
     IF NOT health_data_allowed() THEN
         RAISE EXCEPTION 'health data: this transaction''s role may not read it' USING ERRCODE = 'insufficient_privilege';
     END IF;
-    IF NOT EXISTS (SELECT FROM customers c WHERE c.id = p_customer) THEN
-        RAISE EXCEPTION 'no such customer' USING ERRCODE = 'no_data_found', HINT = 'customer';
+    SELECT e.customer_id INTO v_customer FROM health_access_events e
+        WHERE e.id = p_access AND e.actor_role = current_setting('app.role', true)
+          AND e.occurred_at > clock_timestamp() - interval '1 minute'
+          AND (v_mine IS NULL OR e.xmin::text <> (v_mine::text::numeric % 4294967296)::text);
+    IF v_customer IS NULL THEN
+        RAISE EXCEPTION 'health_profile_read needs a fresh access event committed before this read'
+            USING ERRCODE = 'insufficient_privilege';
     END IF;
-    v_access := health_access_append(p_customer, p_actor, p_purpose, p_via, p_request_id, p_token, p_session);
+    INSERT INTO health_access_reads (access_id) VALUES (p_access);  -- a second read of one event: unique_violation
     RETURN QUERY
         SELECT p.version, p.synced_at, p.height_cm, p.weight_hg, p.birth_year, p.sex, p.weight_goal, p.target_weight_hg,
             p.target_date, p.daily_calorie_goal, p.activity_level,
@@ -197,14 +221,14 @@ BEGIN
                     'sex', h.sex, 'weight_goal', h.weight_goal, 'target_weight_kg', round(h.target_weight_hg / 10.0, 1),
                     'target_date', h.target_date, 'daily_calorie_goal', h.daily_calorie_goal,
                     'activity_level', h.activity_level) ORDER BY h.version), '[]'::jsonb)::text
-                FROM (SELECT * FROM health_profile_history h WHERE h.customer_id = p_customer
+                FROM (SELECT * FROM health_profile_history h WHERE h.customer_id = v_customer
                       ORDER BY h.version DESC LIMIT greatest(p_history, 0)) h),
-            v_access
-        FROM health_profiles p WHERE p.customer_id = p_customer;
+            p_access
+        FROM health_profiles p WHERE p.customer_id = v_customer;
 END
 $$;
-REVOKE ALL ON FUNCTION health_profile_read(uuid, uuid, text, text, text, uuid, uuid, integer) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION health_profile_read(uuid, uuid, text, text, text, uuid, uuid, integer) TO backoffice_app;
+REVOKE ALL ON FUNCTION health_profile_read(bigint, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION health_profile_read(bigint, integer) TO backoffice_app;
 
 -- The app's sync: stores the values when they differ from the current ones (a new version, kept in
 -- the history) and answers the version, the salted digest of the values and the names of the fields
@@ -221,8 +245,8 @@ DECLARE
     v_new health_profiles;
     v_changed text[] := '{}';
 BEGIN
-    IF NOT health_data_allowed() THEN
-        RAISE EXCEPTION 'health data: this transaction''s role may not write it' USING ERRCODE = 'insufficient_privilege';
+    IF NOT (app_is_platform() AND coalesce(current_setting('app.role', true), '') IN ('app_service', 'platform_admin')) THEN
+        RAISE EXCEPTION 'health data: only the app''s backend writes it' USING ERRCODE = 'insufficient_privilege';
     END IF;
     PERFORM FROM customers c WHERE c.id = p_customer AND c.status <> 'deleted' FOR UPDATE;
     IF NOT FOUND THEN
@@ -284,24 +308,29 @@ CREATE POLICY console_read_purposes_platform ON console_read_purposes
 GRANT SELECT, INSERT, UPDATE ON console_read_purposes TO backoffice_app;
 
 -- The purge's erasure of a deleted customer's orders: the shipping name and address go, what tax law
--- needs (amounts, dates, lines) stays. The service role may not update these columns otherwise; this
--- erases them only for customers whose accounts are deleted, and only for a platform transaction.
-CREATE FUNCTION erase_deleted_customers_shipping(p_customers uuid[]) RETURNS integer
+-- needs (amounts, dates, lines) stays. The service role may update only an order's state columns;
+-- this erases these two only for customers deleted before p_deleted_before (the retention period's
+-- cut, past which they can no longer be restored), and only for a platform manager or admin.
+CREATE FUNCTION erase_deleted_customers_shipping(p_customers uuid[], p_deleted_before timestamptz) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path = public, pg_temp
     AS $$
 DECLARE
     v_erased integer;
 BEGIN
-    IF NOT app_is_platform() THEN
-        RAISE EXCEPTION 'erasing shipping details is the platform''s' USING ERRCODE = 'insufficient_privilege';
+    IF NOT (app_is_platform() AND coalesce(current_setting('app.role', true), '') IN ('backend_manager', 'platform_admin')) THEN
+        RAISE EXCEPTION 'erasing shipping details is a platform manager''s' USING ERRCODE = 'insufficient_privilege';
     END IF;
     UPDATE orders o SET shipping_name = 'erased', shipping_address = '{}'::jsonb
         WHERE o.customer_id = ANY(p_customers)
-          AND EXISTS (SELECT FROM customers c WHERE c.id = o.customer_id AND c.status = 'deleted');
+          AND EXISTS (SELECT FROM customers c WHERE c.id = o.customer_id AND c.status = 'deleted'
+                      AND c.deleted_at < p_deleted_before);
     GET DIAGNOSTICS v_erased = ROW_COUNT;
     RETURN v_erased;
 END
 $$;
-REVOKE ALL ON FUNCTION erase_deleted_customers_shipping(uuid[]) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION erase_deleted_customers_shipping(uuid[]) TO backoffice_app;
+REVOKE ALL ON FUNCTION erase_deleted_customers_shipping(uuid[], timestamptz) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION erase_deleted_customers_shipping(uuid[], timestamptz) TO backoffice_app;
+
+-- The customer's data export reads the customer's activity page by page, in time order.
+CREATE INDEX activity_events_customer_time ON activity_events (customer_id, occurred_at, event_id);

@@ -71,7 +71,7 @@ package struct PurgeExpiredData: AuditedOperation {
         let report = PurgeReport(
             accounts: due.map(\.id), idempotencyKeys: keys, loginAttempts: attempts, signInAttempts: signIns,
             stagedImports: staged)
-        if !dryRun && !due.isEmpty { try await erase(report.accounts, in: unit) }
+        if !dryRun && !due.isEmpty { try await erase(report.accounts, deletedBefore: days, in: unit) }
         guard !dryRun else { return .unchanged(report) }
         struct Erased: Encodable { let erased: [String], kept: [String] }
         let erasure = try AuditRecord.json(Erased(erased: Self.erased, kept: Self.kept))
@@ -108,11 +108,15 @@ package struct PurgeExpiredData: AuditedOperation {
         "health_access_events (who read, when, why)", "audit_events",
     ]
 
-    /// Erases the customers: their rows and what hangs on them go (locks, login attempts, appeals,
-    /// the health profile and its history, by cascade); their orders keep what tax law needs
-    /// (amounts, dates, lines) with the shipping name and address erased.
-    private func erase(_ customers: [UUID], in unit: UnitOfWork) async throws {
-        try await unit.execute("SELECT erase_deleted_customers_shipping(\(customers))")
+    /// Erases the customers (deleted more than `days` ago): their rows and what hangs on them go
+    /// (locks, login attempts, appeals, the health profile and its history, by cascade); their
+    /// orders keep what tax law needs (amounts, dates, lines) with the shipping name and address erased.
+    private func erase(_ customers: [UUID], deletedBefore days: Int, in unit: UnitOfWork) async throws {
+        try await unit.execute(
+            """
+            SELECT erase_deleted_customers_shipping(\(customers),
+                \(unit.now)::timestamptz - make_interval(days => \(days)::int))
+            """)
         try await unit.execute("DELETE FROM customers WHERE id = ANY(\(customers))")
     }
 

@@ -59,13 +59,14 @@ extension APIHandler {
     {
         let body: Components.Schemas.HealthProfileSync = try json(input.body)
         let id = try parseID(input.path.customerId, "customer_id")
-        let synced = try await change(
-            SyncHealthProfile(customerID: id, entry: try HealthEntry(body)), on: id, body: body
-        ) {
-            Components.Schemas.HealthProfileSynced(
-                customerId: $0.customerID.text, version: $0.version, changed: $0.changed, review: try $0.review.api)
-        }
-        return .ok(.init(body: .json(synced)))
+        // Never through the idempotency store (a key sent anyway is not used): nothing of the request
+        // or its answer is kept; the same values again change nothing.
+        let synced = try await database.run(
+            SyncHealthProfile(customerID: id, entry: try HealthEntry(body)), context: context())
+        let answer = Components.Schemas.HealthProfileSynced(
+            customerId: synced.customerID.text, version: synced.version, changed: synced.changed,
+            flags: try synced.review.flags.map { try .init(known: $0.rawValue) })
+        return .ok(.init(body: .json(answer)))
     }
 
     func getHealthProfile(_ input: Operations.GetHealthProfile.Input) async throws

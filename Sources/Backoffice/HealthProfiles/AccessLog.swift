@@ -80,7 +80,8 @@ package struct ExportAccessLog: Query {
             for try await (id, line) in try await context.connection.send(
                 """
                 SELECT e.id, health_access_line(e) FROM health_access_events e
-                WHERE e.id > \(afterID) AND (\(since)::timestamptz IS NULL OR e.occurred_at >= \(since))
+                WHERE e.id > \(afterID) AND (\(since)::timestamptz IS NULL OR (e.occurred_at >= \(since)
+                    AND e.id >= (SELECT min(f.id) FROM health_access_events f WHERE f.occurred_at >= \(since))))
                   AND (\(until)::timestamptz IS NULL OR e.occurred_at < \(until))
                 ORDER BY e.id LIMIT 1000
                 """, logger: logger

@@ -39,7 +39,8 @@ package struct CalorieReview: Sendable, Equatable {
         dailyEnergy = Int(energy.rounded())
         let deficitLoss = (energy - Double(values.dailyCalorieGoal)) * 7 / Self.kcalPerKilogram
         var losses: [Double] = deficitLoss > 0 ? [deficitLoss] : []
-        if values.weightGoal == .lose, let target = values.targetWeightHG, let date = values.targetDate {
+        // A plan whose day has passed is over: only the deficit speaks then.
+        if values.weightGoal == .lose, let target = values.targetWeightHG, let date = values.targetDate, date > now {
             let weeks = max(date.timeIntervalSince(now) / (7 * 86_400), 1.0 / 7)
             losses.append(Double(values.weightHG - target) / 10 / weeks)
         }

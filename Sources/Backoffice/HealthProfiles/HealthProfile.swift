@@ -56,20 +56,30 @@ package struct HealthValues: Sendable, Equatable {
     package static let minimumAge = 13
 
     /// Checks every field, naming each one out of range (422), at `now`: a birth year in the future
-    /// or under the minimum age, a target weight that does not match the goal's direction, a
-    /// target date not after today.
+    /// or under the minimum age, a target weight that does not match the goal's direction, a target
+    /// day without a target weight. A target day already past is accepted (the plan is over; the
+    /// review leaves it out), so a profile synced again after its day is not refused.
     package func validate(at now: Date) throws {
-        let year = Calendar.utc.component(.year, from: now)
         var v = Validation()
+        check(at: now, into: &v)
+        try v.check()
+    }
+
+    /// `validate`'s checks, into `v`; `skipping` names fields already refused (unreadable), whose
+    /// ranges are not checked again.
+    func check(at now: Date, into v: inout Validation, skipping: Set<String> = []) {
+        let year = Calendar.utc.component(.year, from: now)
         v.require(Self.heights.contains(heightCM), "height_cm", "out_of_range", "must be 50–250 cm")
-        v.require(Self.weightsHG.contains(weightHG), "weight_kg", "out_of_range", "must be 20.0–400.0 kg")
+        if !skipping.contains("weight_kg") {
+            v.require(Self.weightsHG.contains(weightHG), "weight_kg", "out_of_range", "must be 20.0–400.0 kg")
+        }
         v.require(
             (year - 120...year - Self.minimumAge).contains(birthYear), "birth_year", "out_of_range",
             "must be \(year - 120)–\(year - Self.minimumAge) (customers are \(Self.minimumAge) to 120)")
         v.require(
             Self.calorieGoals.contains(dailyCalorieGoal), "daily_calorie_goal", "out_of_range", "must be 500–10000 kcal"
         )
-        if let target = targetWeightHG {
+        if let target = targetWeightHG, !skipping.contains("weight_kg") {
             v.require(Self.weightsHG.contains(target), "target_weight_kg", "out_of_range", "must be 20.0–400.0 kg")
             v.require(
                 weightGoal != .lose || target < weightHG, "target_weight_kg", "against_goal",
@@ -78,11 +88,9 @@ package struct HealthValues: Sendable, Equatable {
                 weightGoal != .gain || target > weightHG, "target_weight_kg", "against_goal",
                 "must be above the weight to gain weight")
         }
-        if let targetDate {
-            v.require(targetDate > now, "target_date", "in_the_past", "must be after today")
+        if targetDate != nil {
             v.require(targetWeightHG != nil, "target_date", "without_target", "needs a target_weight_kg")
         }
-        try v.check()
     }
 
     /// The customer's age in whole years at `now` (the birthday is not kept: the year's difference).
@@ -118,7 +126,7 @@ package struct HealthEntry: Sendable {
         self.activityLevel = activityLevel
     }
 
-    /// The validated values at `now` (422 naming every field refused: a weight with more than one
+    /// The validated values at `now` (one 422 naming every field refused: a weight with more than one
     /// decimal, a day no calendar has, and `HealthValues.validate`'s ranges).
     package func values(at now: Date) throws -> HealthValues {
         var v = Validation()
@@ -129,11 +137,11 @@ package struct HealthEntry: Sendable {
             v.require(date != nil, "target_date", "invalid_date", "must be a calendar day YYYY-MM-DD")
             return date
         }
-        try v.check()
         let values = HealthValues(
             heightCM: heightCM, weightHG: weight ?? 0, birthYear: birthYear, sex: sex, weightGoal: weightGoal,
             targetWeightHG: target, targetDate: day, dailyCalorieGoal: dailyCalorieGoal, activityLevel: activityLevel)
-        try values.validate(at: now)
+        values.check(at: now, into: &v, skipping: weight == nil ? ["weight_kg"] : [])
+        try v.check()
         return values
     }
 
@@ -157,7 +165,7 @@ package struct HealthEntry: Sendable {
     }
 
     /// `date`'s calendar day in UTC as `YYYY-MM-DD`.
-    static func dayText(_ date: Date) -> String {
+    package static func dayText(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day())
     }
 }

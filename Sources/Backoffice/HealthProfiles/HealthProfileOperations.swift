@@ -2,8 +2,9 @@ import Foundation
 import PostgresNIO
 
 /// What a sync answers the app: the version stored, the fields that changed (none: nothing was
-/// written) and the review of the calorie goal. No value is echoed, so neither the idempotency
-/// record nor a log holds one.
+/// written) and the review of the calorie goal (the API answers only its flags). No value and no
+/// figure derived from one is answered, and the operation takes no Idempotency-Key, so no record of
+/// the request or its answer is kept.
 package struct HealthProfileSynced: Sendable, Equatable {
     package var customerID: UUID
     package var version: Int
@@ -41,15 +42,13 @@ package struct SyncHealthProfile: AuditedOperation {
         let synced = HealthProfileSynced(
             customerID: customerID, version: Int(version), changed: changed, review: CalorieReview(v, at: unit.now))
         guard !changed.isEmpty else { return .unchanged(synced) }
-        struct Change: Encodable { let version: Int, changed: [String], digest: String, flags: [String] }
+        struct Change: Encodable { let version: Int, changed: [String], digest: String }
         return Audited(
             synced,
             event: AuditRecord(
                 action: Self.action, tenantID: platformTenantID, targetType: "customer", targetID: customerID.text,
                 reason: nil, before: nil,
                 after: try AuditRecord.json(
-                    Change(
-                        version: synced.version, changed: changed, digest: digest,
-                        flags: synced.review.flags.map(\.rawValue)))))
+                    Change(version: synced.version, changed: changed, digest: digest))))
     }
 }

@@ -35,8 +35,10 @@ package struct HealthProfileRead: Sendable {
 }
 
 /// Reads one customer's health profile for a stated purpose (`health_profiles.read`), recording the
-/// read (who, whose, when, purpose, via) in the access log in the same statement:
-/// `health_profile_read` is the only way the service reads health data, one customer at a time.
+/// read (who, whose, when, purpose, via) in the access log first: `health_access_append` commits the
+/// event, then `health_profile_read` returns the profile for that event, once. The only way the
+/// service reads health data, one customer at a time; it runs in a read session (each statement its
+/// own transaction), and inside a transaction the database refuses it (403).
 /// Every call records one access event, also when the customer has no profile yet (nil); an unknown
 /// customer is 404 and records nothing. A role that sees personal data masked gets ranges
 /// (`HealthProfile.Ranges`), not values, and no weight history.
@@ -66,12 +68,17 @@ package struct ReadHealthProfile: Query {
         }
         let principal = unit.context.principal
         let channel = via ?? (principal.sessionID != nil ? "console" : "api")
+        // Two statements, each its own transaction (a read session): the access event commits before
+        // the read, and health_profile_read refuses an event its own transaction wrote.
+        let access = try await unit.first(
+            """
+            SELECT health_access_append(\(customerID), \(principal.operatorID), \(purpose), \(channel),
+                \(unit.context.requestID), \(principal.tokenID), \(principal.sessionID))
+            """
+        ) { try $0.decode(Int64.self) }
+        guard let access else { throw DomainError.inconsistent("health_access_append answered no event") }
         let rows = try await unit.all(
-            """
-            SELECT \(unescaped: HealthProfile.readColumns) FROM health_profile_read(\(customerID),
-                \(principal.operatorID), \(purpose), \(channel), \(unit.context.requestID), \(principal.tokenID),
-                \(principal.sessionID), \(Int32(history)))
-            """
+            "SELECT \(unescaped: HealthProfile.readColumns) FROM health_profile_read(\(access), \(Int32(history)))"
         ) { try HealthProfile.decode($0, customerID: customerID) }
         return rows.first.map { HealthProfileRead($0, accessID: $1, masked: unit.context.masksPII, at: unit.now) }
     }

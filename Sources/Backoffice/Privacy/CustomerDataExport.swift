@@ -12,13 +12,16 @@ import PostgresNIO
 /// Sections, in order: account, locks, appeals, login attempts, FitPoints (wallet and ledger),
 /// activity, daily earnings, badges, challenge scores, orders with their lines (without what is
 /// the shop's own: its tenant, payments, internal reasons and versions), the health profile with its
-/// history (read through `health_profile_read`, so the export's read is itself an access event,
+/// history (an access event committed first, then `health_profile_read`: the export's read is recorded,
 /// via `export`, purpose `data_request`) and the access log's events for the customer. Staff
 /// identities (who locked, who resolved) are left out: they are not the customer's data.
 package enum CustomerDataExport {
     /// One section: its key in the document and the statement that writes its JSON.
     struct Section: Sendable {
         let key: String
+        /// A statement run before `json`, as a transaction of its own (the health section's access
+        /// event, which must commit before the read).
+        var prelude: (@Sendable (UUID, OperationContext) -> PostgresQuery)? = nil
         let json: @Sendable (UUID, OperationContext) -> PostgresQuery
     }
 
@@ -99,17 +102,25 @@ package enum CustomerDataExport {
             FROM orders o JOIN tenants t ON t.id = o.tenant_id WHERE o.customer_id = \(id)
             """
         },
-        Section(key: "health_profile") { id, context in
-            let principal = context.principal
-            return """
-                SELECT coalesce((SELECT jsonb_build_object('version', r.version, 'synced_at', r.synced_at,
-                    'height_cm', r.height_cm, 'weight_kg', round(r.weight_hg / 10.0, 1), 'birth_year', r.birth_year,
-                    'sex', r.sex, 'weight_goal', r.weight_goal, 'target_weight_kg', round(r.target_weight_hg / 10.0, 1),
-                    'target_date', r.target_date, 'daily_calorie_goal', r.daily_calorie_goal,
-                    'activity_level', r.activity_level, 'history', r.history::jsonb)::text
-                  FROM health_profile_read(\(id), \(principal.operatorID), 'data_request', 'export',
-                    \(context.requestID), \(principal.tokenID), \(principal.sessionID), 2147483647) r), 'null')
-                """
+        Section(
+            key: "health_profile",
+            prelude: { id, context in
+                let principal = context.principal
+                return """
+                    SELECT health_access_append(\(id), \(principal.operatorID), 'data_request', 'export',
+                        \(context.requestID), \(principal.tokenID), \(principal.sessionID))
+                    """
+            }
+        ) { id, context in
+            """
+            SELECT coalesce((SELECT jsonb_build_object('version', r.version, 'synced_at', r.synced_at,
+                'height_cm', r.height_cm, 'weight_kg', round(r.weight_hg / 10.0, 1), 'birth_year', r.birth_year,
+                'sex', r.sex, 'weight_goal', r.weight_goal, 'target_weight_kg', round(r.target_weight_hg / 10.0, 1),
+                'target_date', r.target_date, 'daily_calorie_goal', r.daily_calorie_goal,
+                'activity_level', r.activity_level, 'history', r.history::jsonb)::text
+              FROM health_profile_read((SELECT max(e.id) FROM health_access_events e WHERE e.customer_id = \(id)
+                AND e.request_id = \(context.requestID) AND e.via = 'export'), 2147483647) r), 'null')
+            """
         },
         Section(key: "health_profile_accesses") { id, _ in
             """
@@ -137,6 +148,9 @@ package enum CustomerDataExport {
             let section =
                 position.section < sections.count
                 ? sections[position.section] : laterSections[position.section - sections.count - 1]
+            if let prelude = section.prelude {
+                for try await _ in try await context.connection.send(prelude(customerID, context), logger: logger) {}
+            }
             var json = "null"
             for try await text in try await context.connection.send(
                 section.json(customerID, context), logger: logger

@@ -54,11 +54,9 @@ struct HealthProfiles: AsyncParsableCommand {
         @Option(help: "A JSON file with the profile.") var file: String
 
         func run() async throws {
-            try await global.show(.single(["customer_id", "version", "changed", "review"])) { client in
+            try await global.show(.single(["customer_id", "version", "changed", "flags"])) { client in
                 let body = try readStructuredFile(Components.Schemas.HealthProfileSync.self, at: file)
-                return try await client.syncHealthProfile(
-                    path: .init(customerId: customer), headers: .init(idempotencyKey: global.changeKey()),
-                    body: .json(body))
+                return try await client.syncHealthProfile(path: .init(customerId: customer), body: .json(body))
             }
         }
     }

@@ -140,6 +140,10 @@ struct CalorieReviewTests {
             Self.values(kg: 90, cm: 180, age: 40, sex: .male, goal: .lose, kcal: 2_100, target: 80, weeks: 10),
             at: Self.now)
         #expect(steady.flags.isEmpty, "\(steady)")
+        let over = CalorieReview(
+            Self.values(kg: 90, cm: 180, age: 40, sex: .male, goal: .lose, kcal: 2_100, target: 80, weeks: -1),
+            at: Self.now)
+        #expect(over.flags.isEmpty, "a plan whose day has passed is over: \(over)")
         // No target: 1,500 kcal against 2,196 a day is (2,196 − 1,500) × 7 / 7,700 ≈ 0.63 kg a week; very active
         // (3,477 a day), 1.8.
         let deficit = CalorieReview(Self.values(kg: 90, cm: 180, age: 40, sex: .male, kcal: 1_500), at: Self.now)

@@ -1,6 +1,6 @@
+import BackofficeAPI
 import Foundation
 import HummingbirdTesting
-import BackofficeAPI
 import PostgresNIO
 import Testing
 

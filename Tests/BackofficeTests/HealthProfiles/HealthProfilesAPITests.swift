@@ -20,9 +20,7 @@ struct HealthProfilesAPITests {
     static func sync(_ client: any TestClientProtocol, _ env: TestEnvironment, _ customer: Customer, _ body: String)
         async throws -> Reply
     {
-        try await client.call(
-            .put, path(customer), token: env.fixture.tokens[.appService]!, json: body,
-            headers: .newIdempotencyKey)
+        try await client.call(.put, path(customer), token: env.fixture.tokens[.appService]!, json: body)
     }
 
     @Test(
@@ -60,6 +58,14 @@ struct HealthProfilesAPITests {
                         .replacingOccurrences(of: #""weight_kg":72.5"#, with: #""weight_kg":401"#))
                 let named = (both.json["errors"] as? [[String: Any]] ?? []).compactMap { $0["field"] as? String }
                 #expect(Set(named) == ["height_cm", "weight_kg"], "every field out of range is named: \(both.text)")
+                let unreadable = try await Self.sync(
+                    client, env, customer,
+                    Self.profile.replacingOccurrences(of: #""height_cm":168"#, with: #""height_cm":300"#)
+                        .replacingOccurrences(of: #""weight_kg":72.5"#, with: #""weight_kg":72.55"#))
+                let together = (unreadable.json["errors"] as? [[String: Any]] ?? []).compactMap {
+                    $0["field"] as? String
+                }
+                #expect(Set(together) == ["height_cm", "weight_kg"], "one answer names both: \(unreadable.text)")
                 let unknownSex = try await Self.sync(
                     client, env, customer, Self.profile.replacingOccurrences(of: "female", with: "robot"))
                 #expect(unknownSex.status == 400, "an enum value outside the contract is malformed")
@@ -160,29 +166,46 @@ struct HealthProfilesAPITests {
             let customer = try await env.customer()
             try await env.withApp { client in _ = try await Self.sync(client, env, customer, Self.profile) }
             let partner = env.fixture.partners[0].admin
-            let manager = env.fixture.principals[.backendManager]!
-            let read = """
-                SELECT * FROM health_profile_read('\(customer.id.text)', NULL, 'support_request', 'api', 'test', NULL, \
-                NULL, 10)
+            let (manager, expert) = (env.fixture.principals[.backendManager]!, env.fixture.principals[.expert]!)
+            let append = """
+                SELECT health_access_append('\(customer.id.text)', NULL, 'support_request', 'api', 'test', NULL, NULL)
                 """
-            #expect(await env.asService(partner, read)?.status == 403, "a partner's transaction is refused")
-            #expect(
-                try await env.ownerScalar("SELECT count(*) FROM health_access_events", as: Int64.self) == 0,
-                "the partner's refused read appended nothing")
+            let events: @Sendable () async throws -> Int64? = {
+                try await env.ownerScalar("SELECT count(*) FROM health_access_events", as: Int64.self)
+            }
+            for refused in [partner, expert] {
+                #expect(await env.asService(refused, append)?.status == 403, "\(refused.role) is refused")
+            }
+            #expect(try await events() == 0, "the refused reads appended nothing")
             let sync = """
                 SELECT * FROM health_profile_sync('\(customer.id.text)', now(), 150::smallint, 600, 1980::smallint, \
                 'male', 'keep', NULL, NULL, 2000, 'light')
                 """
-            #expect(await env.asService(partner, sync)?.status == 403, "a partner cannot write health data")
-            for table in ["health_profiles", "health_profile_history"] {
+            for refused in [partner, manager] {
+                #expect(await env.asService(refused, sync)?.status == 403, "only the app's backend writes")
+            }
+            for table in ["health_profiles", "health_profile_history", "health_access_reads"] {
                 #expect(
                     await env.asService(manager, "SELECT * FROM \(table)")?.status == 403,
                     "no list read of \(table), even for a manager")
                 #expect(await env.asService(manager, "DELETE FROM \(table)")?.status == 403)
             }
             #expect(await env.asService(manager, "UPDATE health_access_events SET purpose = 'x'")?.status == 403)
-            #expect(await env.asService(manager, read) == nil, "the one way to read, for a platform role")
-            #expect(try await env.ownerScalar("SELECT count(*) FROM health_access_events", as: Int64.self) == 1)
+            // Appending and reading in one transaction, which a rollback could take back after the read: refused.
+            let together =
+                "SELECT * FROM health_profile_read((\(append.trimmingCharacters(in: .whitespacesAndNewlines))), 10)"
+            #expect(await env.asService(manager, together)?.status == 403, "an event of the reading transaction")
+            #expect(try await events() == 0, "and that transaction's event rolled back with it")
+            #expect(await env.asService(manager, append) == nil, "the first step, committed on its own")
+            let id = try #require(try await env.ownerScalar("SELECT max(id) FROM health_access_events", as: Int64.self))
+            let read = "SELECT * FROM health_profile_read(\(id), 10)"
+            #expect(await env.asService(partner, read)?.status == 403, "a partner cannot read with it")
+            #expect(await env.asService(manager, read) == nil, "the second step: the one way to read")
+            #expect(await env.asService(manager, read) != nil, "one read per event")
+            #expect(try await events() == 1)
+            let sees = "SELECT 1 / count(*)::int FROM health_access_events"  // 1/0 fails when none is visible
+            #expect(await env.asService(manager, sees) == nil, "a manager sees the access log")
+            #expect(await env.asService(expert, sees) != nil, "an expert sees none of it")
         }
     }
 
