@@ -20,7 +20,9 @@ struct MarkdownRenderingTests {
         }
     }
 
-    @Test("a render answers with the sanitised HTML; one that does not end answers 503 in time and keeps its place")
+    @Test(
+        "a render answers with the sanitised HTML; one that does not end answers 503 in time and keeps its place",
+        .timeLimit(.minutes(1)))
     func timeLimit() async throws {
         let rendered = try await MarkdownRendering.render("# Hi\n\n<script>alert(1)</script>")
         #expect(rendered.html == "<h1>Hi</h1>")
@@ -30,8 +32,11 @@ struct MarkdownRenderingTests {
             try await MarkdownRendering.run(within: .milliseconds(200), gate.render)
         }
         let waited = ContinuousClock.now - started
-        #expect(waited >= .milliseconds(200) && waited < .seconds(2), "answered at the limit: \(waited)")
-        #expect(MarkdownRendering.pending == 1, "the looping render still counts")
+        // Answered while the render still runs (the gate opens only below, so waiting for the render
+        // would never answer); not before the limit. How soon after the limit depends on the machine's
+        // load (4.5 s was seen with the whole suite running on two cores): only an outer bound here.
+        #expect(waited >= .milliseconds(200) && waited < .seconds(30), "answered at the limit: \(waited)")
+        #expect(MarkdownRendering.pending == 1, "answered while the looping render still runs and counts")
         gate.open()
         for _ in 0..<200 where MarkdownRendering.pending > 0 { try await Task.sleep(for: .milliseconds(10)) }
         #expect(MarkdownRendering.pending == 0)
