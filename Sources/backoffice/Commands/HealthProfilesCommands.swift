@@ -8,7 +8,7 @@ struct HealthProfiles: AsyncParsableCommand {
         abstract: "Customers' health profiles, read one at a time for a purpose; who read them; the customer's data.",
         discussion: """
             Every read of a profile names a purpose (policies/privacy.yaml) and is recorded in the access log, \
-            which the customer can see. The access log is hash-chained: `verify` checks it online; \
+            which the customer can see. The access log is hash-chained: `verify-log` checks it online; \
             `export-log` writes it as JSON lines for `audit verify --offline` (ops/audit-daily seals it daily).
 
             Example: backoffice health-profiles show 5b1c… --purpose support_request
