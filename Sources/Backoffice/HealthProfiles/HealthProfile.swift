@@ -55,18 +55,11 @@ package struct HealthValues: Sendable, Equatable {
     /// Customers are at least this old (the app's minimum age) and at most 120.
     package static let minimumAge = 13
 
-    /// Checks every field, naming each one out of range (422), at `now`: a birth year in the future
-    /// or under the minimum age, a target weight that does not match the goal's direction, a target
-    /// day without a target weight. A target day already past is accepted (the plan is over; the
-    /// review leaves it out), so a profile synced again after its day is not refused.
-    package func validate(at now: Date) throws {
-        var v = Validation()
-        check(at: now, into: &v)
-        try v.check()
-    }
-
-    /// `validate`'s checks, into `v`; `skipping` names fields already refused (unreadable), whose
-    /// ranges are not checked again.
+    /// Checks every field into `v`, naming each one out of range (422), at `now`: a birth year in the
+    /// future or under the minimum age, a target weight that does not match the goal's direction, a
+    /// target day without a target weight. A target day already past is accepted (the plan is over;
+    /// the review leaves it out), so a profile synced again after its day is not refused. `skipping`
+    /// names fields already refused (unreadable), whose ranges are not checked again.
     func check(at now: Date, into v: inout Validation, skipping: Set<String> = []) {
         let year = Calendar.utc.component(.year, from: now)
         v.require(Self.heights.contains(heightCM), "height_cm", "out_of_range", "must be 50–250 cm")
@@ -127,7 +120,7 @@ package struct HealthEntry: Sendable {
     }
 
     /// The validated values at `now` (one 422 naming every field refused: a weight with more than one
-    /// decimal, a day no calendar has, and `HealthValues.validate`'s ranges).
+    /// decimal, a day no calendar has, and `HealthValues.check`'s ranges).
     package func values(at now: Date) throws -> HealthValues {
         var v = Validation()
         let weight = Self.hectograms(weightKG, "weight_kg", &v)

@@ -65,9 +65,9 @@ struct WeightChart {
             aria-labelledby="weight-chart-title weight-chart-summary" preserveAspectRatio="xMidYMid meet">\
             <title id="weight-chart-title">Weight over time (kg)</title>\
             <desc id="weight-chart-summary">\(summary)</desc>\(grid)\
-            <text class="axis" x="\(Int(Self.left))" y="\(baseline + 30)">\(Self.day(first.at))</text>\
+            <text class="axis" x="\(Int(Self.left))" y="\(baseline + 30)">\(HealthEntry.dayText(first.at))</text>\
             <text class="axis" x="\(Int(Self.width - Self.right))" y="\(baseline + 30)" \
-            text-anchor="end">\(Self.day(last.at))</text>\
+            text-anchor="end">\(HealthEntry.dayText(last.at))</text>\
             <polyline class="line" points="\(coordinates)"/>\(dots)</svg>
             """
     }
@@ -77,18 +77,17 @@ struct WeightChart {
         guard let first = points.first, let last = points.last else { return "No weights recorded." }
         let (from, to) = (kilograms.first ?? 0, kilograms.last ?? 0)
         return points.count == 1
-            ? "One weight: \(Self.kg(from)) kg on \(Self.day(first.at))."
+            ? "One weight: \(Self.kg(from)) kg on \(HealthEntry.dayText(first.at))."
             : """
-            \(points.count) weights from \(Self.kg(from)) kg on \(Self.day(first.at)) to \(Self.kg(to)) kg on \
-            \(Self.day(last.at)).
+            \(points.count) weights from \(Self.kg(from)) kg on \(HealthEntry.dayText(first.at)) to \
+            \(Self.kg(to)) kg on \(HealthEntry.dayText(last.at)).
             """
     }
 
     /// The table's rows: the day and the weight of each point, as plotted.
     var rows: [[String: String]] {
-        zip(points, kilograms).map { ["at": Self.day($0.at), "kg": Self.kg($1)] }
+        zip(points, kilograms).map { ["at": HealthEntry.dayText($0.at), "kg": Self.kg($1)] }
     }
 
     static func kg(_ value: Double) -> String { String(format: "%.1f", value) }
-    static func day(_ date: Date) -> String { HealthEntry.dayText(date) }
 }
