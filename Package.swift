@@ -20,6 +20,7 @@ let package = Package(
     products: [
         .executable(name: "backoffice", targets: ["backoffice"]),
         .executable(name: "bench-floor", targets: ["BenchFloor"]),
+        .executable(name: "screen-bench", targets: ["ScreenBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -99,6 +100,8 @@ let package = Package(
             resources: consolePages + [.copy("Console/Assets"), .copy("Console/common-passwords.txt")],
             swiftSettings: swiftSettings
         ),
+        // The moderation screen's micro-benchmark (`ops/bench/run` runs it in release).
+        .executableTarget(name: "ScreenBench", dependencies: ["Backoffice"], swiftSettings: swiftSettings),
         // The demo data of `backoffice dev`, made through the service's own operations (not part of the service).
         .target(
             name: "BackofficeDemo",
@@ -134,6 +137,8 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
+            // read from the checkout by `ScreeningCorpusTests`
+            exclude: ["Moderation/screening-corpus.tsv"],
             swiftSettings: swiftSettings
         ),
     ]

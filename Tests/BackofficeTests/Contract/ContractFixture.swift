@@ -129,11 +129,7 @@ enum ContractFixture {
 
     /// The shipped policies with failed authentications unlimited (the tests send many on purpose).
     static func policiesWithoutAuthenticationLimit() throws -> PolicySet {
-        var texts: [String: String] = [:]
-        for name in PolicySet.fileNames {
-            texts[name] = try String(
-                contentsOf: projectRoot.appendingPathComponent("policies/\(name)"), encoding: .utf8)
-        }
+        var texts = try PolicySet.texts(in: projectRoot.appendingPathComponent("policies"))
         texts["security.yaml"] = texts["security.yaml"]?.replacingOccurrences(
             of: "max_failures_per_address: 20", with: "max_failures_per_address: 100000"
         ).replacingOccurrences(of: "max_per_address: 10", with: "max_per_address: 100000")

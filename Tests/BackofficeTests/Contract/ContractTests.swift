@@ -12,9 +12,9 @@ import Yams
 struct ContractTests {
     @Test(
         """
-            every operation names its policy action, the policy grants each action to some role, and grants nothing \
-            undeclared
-            """
+        every operation names its policy action, the policy grants each action to some role, and grants nothing \
+        undeclared
+        """
     )
     func actionsAreDeclared() throws {
         let contract = try Contract.load()
@@ -42,11 +42,9 @@ struct ContractTests {
         }
         #expect(throws: PolicyError.self, "access.yaml may not grant an action the contract does not declare") {
             try PolicySet.parse(
-                PolicySet.fileNames.reduce(into: [:]) { texts, name in
-                    texts[name] =
-                        (try? String(
-                            contentsOf: projectRoot.appendingPathComponent("policies/\(name)"), encoding: .utf8)) ?? ""
-                }.merging(["access.yaml": "roles:\n  auditor:\n    scope: platform\n    allow: [shops.teleport]\n"]) {
+                try PolicySet.texts(in: projectRoot.appendingPathComponent("policies")).merging([
+                    "access.yaml": "roles:\n  auditor:\n    scope: platform\n    allow: [shops.teleport]\n"
+                ]) {
                     $1
                 })
         }
@@ -54,9 +52,9 @@ struct ContractTests {
 
     @Test(
         """
-            every operation, called: no token → 401; a role the policy denies → 403; a role it allows → its \
-            documented success, or the precise refusal the fixture's state calls for
-            """
+        every operation, called: no token → 401; a role the policy denies → 403; a role it allows → its \
+        documented success, or the precise refusal the fixture's state calls for
+        """
     )
     func authenticationAndPolicy() async throws {
         let contract = try Contract.load()
@@ -127,9 +125,9 @@ struct ContractTests {
 
     @Test(
         """
-            every response field the contract marks x-pii is masked for the auditor (pii: masked) and shown whole to \
-            the platform admin
-            """
+        every response field the contract marks x-pii is masked for the auditor (pii: masked) and shown whole to \
+        the platform admin
+        """
     )
     func personalDataMasked() async throws {
         let contract = try Contract.load()
@@ -209,9 +207,9 @@ struct ContractTests {
                         headers: operation.headers)
                     let said =
                         """
-                            \(operation) with tenant B's token on tenant A's ids: \(reply.status) \
-                            \(reply.text.prefix(300))
-                            """
+                        \(operation) with tenant B's token on tenant A's ids: \(reply.status) \
+                        \(reply.text.prefix(300))
+                        """
                     #expect(reply.status < 500, "\(said)")
                     if !operation.pathParameters.isEmpty {
                         #expect(reply.status == 404, "\(said)")

@@ -165,9 +165,11 @@ struct CLIEndToEndTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("policies-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        for name in PolicySet.fileNames {
-            try FileManager.default.copyItem(
-                at: projectRoot.appendingPathComponent("policies/\(name)"), to: folder.appendingPathComponent(name))
+        for (name, text) in try PolicySet.texts(in: projectRoot.appendingPathComponent("policies")) {
+            let file = folder.appendingPathComponent(name)
+            try FileManager.default.createDirectory(
+                at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try text.write(to: file, atomically: true, encoding: .utf8)
         }
         let access = folder.appendingPathComponent("access.yaml")
         try (try String(contentsOf: access, encoding: .utf8)).replacingOccurrences(

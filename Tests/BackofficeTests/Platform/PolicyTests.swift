@@ -8,11 +8,7 @@ struct PolicyTests {
     static func texts(access: String? = nil, security: String? = nil, retention: String? = nil) throws -> [String:
         String]
     {
-        var texts: [String: String] = [:]
-        for name in PolicySet.fileNames {
-            texts[name] = try String(
-                contentsOf: projectRoot.appendingPathComponent("policies/\(name)"), encoding: .utf8)
-        }
+        var texts = try PolicySet.texts(in: projectRoot.appendingPathComponent("policies"))
         if let access { texts["access.yaml"] = access }
         if let security { texts["security.yaml"] = security }
         if let retention { texts["retention.yaml"] = retention }

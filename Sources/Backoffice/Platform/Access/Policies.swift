@@ -131,17 +131,29 @@ package struct PolicySet: Sendable {
     package let retention: RetentionPolicy
     package let messages: MessagesPolicy
     package let privacy: PrivacyPolicy
+    package let moderation: ModerationPolicy
     /// SHA-256 (hex) over the policy files' names and bytes: it changes when any policy changes.
     package let digest: String
 
-    package static let fileNames = ["access.yaml", "messages.yaml", "privacy.yaml", "retention.yaml", "security.yaml"]
+    /// The policy files every directory has; the moderation term files (`moderation/terms/*.yaml`) come besides.
+    package static let fileNames = [
+        "access.yaml", "messages.yaml", "privacy.yaml", "retention.yaml", "security.yaml", ModerationPolicy.policyFile,
+    ]
 
-    /// Reads and validates `access.yaml`, `messages.yaml`, `privacy.yaml`, `security.yaml` and `retention.yaml` from
-    /// `directory`.
+    /// Reads and validates the policy files (`fileNames` and the moderation term files) from `directory`.
     /// - Throws: `PolicyError` naming the file and the entry at the first problem.
     package static func load(from directory: URL) throws -> PolicySet {
+        try parse(try texts(in: directory), directory: directory.path)
+    }
+
+    /// The policy files' texts in `directory`, keyed by path relative to it.
+    /// - Throws: `PolicyError` for a file that cannot be read.
+    package static func texts(in directory: URL) throws -> [String: String] {
+        let terms = directory.appendingPathComponent(ModerationPolicy.termsDirectory)
+        let termFiles = ((try? FileManager.default.contentsOfDirectory(atPath: terms.path)) ?? [])
+            .filter { $0.hasSuffix(".yaml") }.map { ModerationPolicy.termsDirectory + "/" + $0 }
         var texts: [String: String] = [:]
-        for name in fileNames {
+        for name in fileNames + termFiles {
             let url = directory.appendingPathComponent(name)
             guard let data = FileManager.default.contents(atPath: url.path),
                 let text = String(data: data, encoding: .utf8)
@@ -150,7 +162,7 @@ package struct PolicySet: Sendable {
             }
             texts[name] = text
         }
-        return try parse(texts, directory: directory.path)
+        return texts
     }
 
     /// Validates policy texts keyed by file name (pure: no I/O).
@@ -200,7 +212,7 @@ package struct PolicySet: Sendable {
         let messagesPolicy = MessagesPolicy(
             maintenanceNoticeHours: try messages.integer("maintenance", "notice_period_hours", 0...8760))
         var hasher = SHA256()
-        for name in fileNames {
+        for name in texts.keys.sorted() {
             hasher.update(data: Data(name.utf8))
             hasher.update(data: Data([0]))
             hasher.update(data: Data((texts[name] ?? "").utf8))
@@ -209,7 +221,8 @@ package struct PolicySet: Sendable {
         let digest = hex(hasher.finalize())
         return PolicySet(
             access: access, security: securityPolicy, retention: retentionPolicy, messages: messagesPolicy,
-            privacy: try PrivacyPolicy.parse(texts["privacy.yaml"] ?? "", file: path("privacy.yaml")), digest: digest)
+            privacy: try PrivacyPolicy.parse(texts["privacy.yaml"] ?? "", file: path("privacy.yaml")),
+            moderation: try ModerationPolicy.parse(texts, directory: directory), digest: digest)
     }
 
     private static func parseAccess(_ doc: [String: Any], file: String) throws -> AccessPolicy {
@@ -286,7 +299,7 @@ package struct PolicySet: Sendable {
 }
 
 /// One parsed policy file, read value by value: each read names the file and the entry at a problem.
-private struct PolicyDocument {
+struct PolicyDocument {
     let values: [String: Any]
     let file: String
 

@@ -1,0 +1,142 @@
+/// A text as the screen reads it: per scalar what it is (`kinds`), and its letters as runs of one
+/// letter with how often it repeats ("fuuuck" is f, u×3, c, k), which is what the term automaton
+/// walks. Repeats merge across a separator only between single letters ("a s s" is a, s×2), so
+/// "bad dog" stays b, a, d | d, o, g.
+struct Reading {
+    /// One letter, repeated `count` times, from scalar `first` to scalar `last`.
+    struct Run {
+        /// `1...26` (a–z), `27` a letter outside the skeleton, `0` a boundary (the automaton restarts).
+        var letter: UInt8
+        var count: Int
+        var first: Int
+        var last: Int
+        /// Whether a space separates this run from the one before (a phrase, or a spaced-out word).
+        var spaceBefore: Bool
+    }
+
+    /// Per scalar: `1...27` a letter, `Glyph.expansion` several letters, `Glyph.space`,
+    /// `Glyph.joiner`, `Glyph.ignorable`, or `0` a boundary (digits and symbols already resolved).
+    private(set) var kinds: [UInt8]
+    private(set) var runs: [Run] = []
+
+    init(_ text: String) {
+        let scalars = Array(text.unicodeScalars)
+        var kinds = scalars.map(Glyph.code)
+        Self.resolveLeet(&kinds)
+        self.kinds = kinds
+        buildRuns(scalars)
+    }
+
+    /// Whether scalar `index`'s kind is a letter (or several).
+    func isLetter(_ index: Int) -> Bool {
+        guard kinds.indices.contains(index) else { return false }
+        return (1...27).contains(kinds[index]) || kinds[index] == Glyph.expansion
+    }
+
+    /// The nearest scalar before (`step` -1) or after (`step` 1) `index` that is not ignorable.
+    func neighbour(of index: Int, step: Int) -> Int {
+        var at = index + step
+        while kinds.indices.contains(at), kinds[at] == Glyph.ignorable { at += step }
+        return at
+    }
+
+    /// Digits and symbols become the letter they stand for inside a word, a boundary elsewhere:
+    /// a digit, `$` or `@` next to a letter ("h3ll0", "$hit"); `!`, `|` or `+` only between two
+    /// ("sh!t", but not "damn!").
+    private static func resolveLeet(_ kinds: inout [UInt8]) {
+        func real(_ code: UInt8) -> Bool { (1...27).contains(code) || code == Glyph.expansion }
+        for index in kinds.indices where kinds[index] >= Glyph.leet {
+            let code = kinds[index]
+            let letter = code & 0x3F
+            let before = index > 0 && real(kinds[index - 1])
+            var following = index + 1  // past repeats of the same symbol ("sh!!!t")
+            while following < kinds.count, kinds[following] == code { following += 1 }
+            let next = following < kinds.count ? kinds[following] : 0
+            let after = real(next) || (next >= Glyph.leet && next < Glyph.between)
+            let isLetter = code & Glyph.between != 0 ? before && after : before || real(next)
+            kinds[index] = isLetter ? letter : 0
+        }
+    }
+
+    private mutating func buildRuns(_ scalars: [Unicode.Scalar]) {
+        let single = singleLetterPieces()
+        var separator: UInt8 = 0  // what came since the last letter: 0 nothing, space, joiner
+        var lastLetterIndex = -1
+        runs.reserveCapacity(kinds.count)
+        for index in kinds.indices {
+            let kind = kinds[index]
+            switch kind {
+            case Glyph.ignorable: continue
+            case Glyph.space: separator = Glyph.space
+            case Glyph.joiner: if separator != Glyph.space { separator = Glyph.joiner }
+            case 0:
+                if runs.last?.letter != 0 {
+                    runs.append(Run(letter: 0, count: 1, first: index, last: index, spaceBefore: false))
+                }
+                separator = 0
+                lastLetterIndex = -1
+            case Glyph.expansion:
+                for letter in Glyph.expanded(scalars[index]) {
+                    add(letter, at: index, after: lastLetterIndex, separator: separator, single: single)
+                    separator = 0
+                }
+                lastLetterIndex = index
+            default:
+                add(kind, at: index, after: lastLetterIndex, separator: separator, single: single)
+                separator = 0
+                lastLetterIndex = index
+            }
+        }
+    }
+
+    /// Adds one letter at scalar `index`: it lengthens the last run when it repeats it, right after
+    /// it or across a separator between single letters.
+    @inline(__always)
+    private mutating func add(_ letter: UInt8, at index: Int, after previous: Int, separator: UInt8, single: [Bool]) {
+        let last = runs.count - 1
+        if previous >= 0, runs[last].letter == letter, separator == 0 || (single[previous] && single[index]) {
+            runs[last].count += 1
+            runs[last].last = index
+        } else {
+            runs.append(
+                Run(
+                    letter: letter, count: 1, first: index, last: index,
+                    spaceBefore: separator == Glyph.space && previous >= 0))
+        }
+    }
+
+    /// Per scalar: whether it is a letter standing alone between separators ("b" in "b a d").
+    private func singleLetterPieces() -> [Bool] {
+        var single = [Bool](repeating: false, count: kinds.count)
+        var index = 0
+        while index < kinds.count {
+            guard isLetter(index) else {
+                index += 1
+                continue
+            }
+            var end = index
+            var letters = 0
+            while end < kinds.count, isLetter(end) || kinds[end] == Glyph.ignorable {
+                if isLetter(end) { letters += kinds[end] == Glyph.expansion ? 2 : 1 }
+                end += 1
+            }
+            if letters == 1 { single[index] = true }
+            index = end
+        }
+        return single
+    }
+
+    /// Whether every piece of letters between scalars `first` and `last` is one letter ("b a d").
+    func onlySingleLetters(from first: Int, through last: Int) -> Bool {
+        var letters = 0
+        for index in first...last {
+            if isLetter(index) {
+                letters += kinds[index] == Glyph.expansion ? 2 : 1
+                if letters > 1 { return false }
+            } else if kinds[index] != Glyph.ignorable {
+                letters = 0
+            }
+        }
+        return true
+    }
+}
