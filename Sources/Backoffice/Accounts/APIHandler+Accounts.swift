@@ -28,7 +28,7 @@ extension Appeal {
     var api: Components.Schemas.Appeal {
         get throws {
             Components.Schemas.Appeal(
-                id: id.text, customerId: customerID.text, lockId: lockID.text, message: message,
+                id: id.text, customerId: customerID.text, lockId: lockID?.text, caseId: caseID?.text, message: message,
                 status: try .init(known: status.rawValue),
                 createdAt: createdAt, resolvedAt: resolvedAt, resolvedBy: resolvedBy?.text,
                 resolutionReason: resolutionReason)
@@ -130,7 +130,8 @@ extension APIHandler {
         let body: Components.Schemas.AppealCreate = try json(input.body)
         let id = try parseID(input.path.customerId, "customer_id")
         let appeal = try await change(
-            FileAppeal(customerID: id, message: body.message), on: id, body: body, status: 201
+            FileAppeal(customerID: id, message: body.message, caseID: try parseID(body.caseId, "case_id")), on: id,
+            body: body, status: 201
         ) { try $0.api }
         return .created(.init(body: .json(appeal)))
     }

@@ -6,7 +6,10 @@ import PostgresNIO
 package struct Appeal: Sendable, Equatable {
     package var id: UUID
     package var customerID: UUID
-    package var lockID: UUID
+    /// The lock contested (nil for a moderation case that locked nothing).
+    package var lockID: UUID?
+    /// The moderation case contested, if any.
+    package var caseID: UUID?
     package var message: String
     package var status: AppealStatus
     package var createdAt: Date
@@ -16,21 +19,26 @@ package struct Appeal: Sendable, Equatable {
 
     var snapshot: String {
         get throws {
-            struct Snapshot: Encodable { let appeal_id: String, lock_id: String, status: String }
-            return try AuditRecord.json(Snapshot(appeal_id: id.text, lock_id: lockID.text, status: status.rawValue))
+            struct Snapshot: Encodable { let appeal_id: String, lock_id: String?, case_id: String?, status: String }
+            return try AuditRecord.json(
+                Snapshot(appeal_id: id.text, lock_id: lockID?.text, case_id: caseID?.text, status: status.rawValue))
         }
     }
 }
 
-/// The app files an appeal for a locked account (`appeals.file`): one open appeal per lock.
+/// The app files an appeal (`appeals.file`): against the account's open lock, or, naming a
+/// moderation case, against the decision that removed the author's content (and its lock, if it
+/// locked). One open appeal per lock and per case.
 package struct FileAppeal: AuditedOperation {
     package static let action: Action = "appeals.file"
     let customerID: UUID
     let message: String
+    let caseID: UUID?
 
-    package init(customerID: UUID, message: String) {
+    package init(customerID: UUID, message: String, caseID: UUID? = nil) {
         self.customerID = customerID
         self.message = message.trimmingCharacters(in: .whitespacesAndNewlines)
+        self.caseID = caseID
     }
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<Appeal> {
@@ -38,24 +46,54 @@ package struct FileAppeal: AuditedOperation {
         validation.text(message, "message", max: 4000)
         try validation.check()
         let customer = try await Customer.fetch(customerID, forUpdate: true, in: unit)
-        guard customer.status == .locked, let lock = customer.lock else {
-            throw DomainError.invalidTransition("Only a locked account can appeal.", current: customer.status.rawValue)
+        let lockID: UUID?
+        if let caseID {
+            lockID = try await contestedCase(caseID, in: unit)
+        } else {
+            guard customer.status == .locked, let lock = customer.lock else {
+                throw DomainError.invalidTransition(
+                    "Only a locked account can appeal.", current: customer.status.rawValue)
+            }
+            lockID = lock.id
         }
         let appeal = try await unit.first(
             """
-            INSERT INTO appeals (id, customer_id, lock_id, message, created_at)
-            VALUES (\(unit.newID()), \(customerID), \(lock.id), \(message), \(unit.now))
-            ON CONFLICT (lock_id) WHERE status = 'open' DO NOTHING
+            INSERT INTO appeals (id, customer_id, lock_id, case_id, message, created_at)
+            VALUES (\(unit.newID()), \(customerID), \(lockID), \(caseID), \(message), \(unit.now))
+            ON CONFLICT DO NOTHING
             RETURNING \(unescaped: Appeal.columns)
             """, as: Appeal.self)
         guard let appeal else {
-            throw DomainError.conflict(code: "appeal_already_open", detail: "This lock already has an open appeal.")
+            throw DomainError.conflict(
+                code: "appeal_already_open",
+                detail: "This \(caseID == nil ? "lock" : "case") already has an open appeal.")
         }
         let event = AuditRecord(
             action: Self.action, tenantID: platformTenantID, targetType: "customer",
             targetID: customerID.uuidString.lowercased(),
             reason: message, before: nil, after: try appeal.snapshot)
         return Audited(appeal, event: event)
+    }
+
+    /// The lock of the upheld decision on `caseID` the customer authored (nil when it locked nothing).
+    /// - Throws: 404 for another author's case; 409 for a case with no upheld decision to contest.
+    private func contestedCase(_ caseID: UUID, in unit: UnitOfWork) async throws -> UUID? {
+        let moderationCase = try await ModerationCase.fetch(caseID, in: unit)
+        guard moderationCase.authorID == customerID else {
+            throw DomainError.notFound("Moderation case \(caseID.text)")
+        }
+        guard
+            let decision = try await unit.first(
+                """
+                SELECT \(unescaped: ModerationDecision.columns) FROM moderation_decisions
+                WHERE case_id = \(caseID) AND removes_content ORDER BY seq DESC LIMIT 1
+                """, as: ModerationDecision.self), moderationCase.overturnedAt == nil
+        else {
+            throw DomainError.invalidTransition(
+                "Only a decision that removed the content can be appealed.",
+                current: moderationCase.isOpen ? "open" : "decided")
+        }
+        return decision.lockID
     }
 }
 
@@ -91,8 +129,16 @@ package struct ResolveAppeal: AuditedOperation {
             targetID: before.customerID.uuidString.lowercased(),
             reason: "\(decision.rawValue): \(reason)", before: try before.snapshot, after: try after.snapshot)
         guard decision == .lift else { return Audited(after, event: event) }
+        if let caseID = before.caseID {  // the decision no longer counts against the author
+            try await unit.execute(
+                """
+                UPDATE moderation_cases SET overturned_at = \(unit.now), version = version + 1
+                WHERE id = \(caseID) AND overturned_at IS NULL
+                """)
+        }
+        guard let lockID = before.lockID else { return Audited(after, event: event) }
         let account = try await Customer.fetch(before.customerID, forUpdate: true, in: unit)
-        guard account.status == .locked, account.lock?.id == before.lockID else {
+        guard account.status == .locked, account.lock?.id == lockID else {
             // the lock was already lifted (or the account deleted): nothing more to undo
             return Audited(after, event: event)
         }

@@ -10,11 +10,13 @@ package enum Role: String, CaseIterable, Sendable, Codable {
     case appService = "app_service"
     /// An on-staff expert who writes the app's articles (its own drafts only; never publishes).
     case expert
+    /// A forum moderator: the moderation queue and its decisions (platform-wide, customer PII masked).
+    case moderator
 
     /// Whether the role acts for the platform (all tenants) or for one partner tenant.
     package var isPlatform: Bool {
         switch self {
-        case .platformAdmin, .backendManager, .auditor, .appService, .expert: true
+        case .platformAdmin, .backendManager, .auditor, .appService, .expert, .moderator: true
         case .partnerAdmin, .partnerStaff: false
         }
     }

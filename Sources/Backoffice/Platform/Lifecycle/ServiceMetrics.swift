@@ -61,6 +61,19 @@ enum ServiceMetrics {
         series { Counter(label: "backoffice_replica_fallbacks_total", dimensions: [("reason", reason)]) }.increment()
     }
 
+    /// A moderation decision by kind (the screen's `mask` and `hold`, a moderator's `dismiss`,
+    /// `remove`, `warn`, `lock`); for a moderator's, how long its case waited (seconds from opening).
+    static func moderationDecided(_ kind: String, after waited: Double? = nil) {
+        series { Counter(label: "backoffice_moderation_decisions_total", dimensions: [("kind", kind)]) }.increment()
+        if let waited {
+            series { Metrics.Timer(label: "backoffice_moderation_time_to_decision_seconds") }.recordSeconds(waited)
+        }
+    }
+
+    /// Open moderation cases, and how long the oldest has waited (seconds), as of the last count.
+    static let moderationOpenCases = series { Gauge(label: "backoffice_moderation_open_cases") }
+    static let moderationOldestOpenSeconds = series { Gauge(label: "backoffice_moderation_oldest_open_case_seconds") }
+
     /// The process's Prometheus registry, bootstrapped into swift-metrics once (before the first series exists).
     static let registry: PrometheusCollectorRegistry = {
         let registry = PrometheusCollectorRegistry()
