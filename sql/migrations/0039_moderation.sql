@@ -47,7 +47,7 @@ CREATE TABLE moderation_decisions (
     kind text NOT NULL CHECK (kind IN ('mask', 'hold', 'dismiss', 'remove', 'warn', 'lock')),
     automated boolean NOT NULL,
     removes_content boolean NOT NULL,
-    ground text NOT NULL CHECK (ground ~ '^[a-z0-9_.,]{1,400}$'),
+    ground text NOT NULL CHECK (length(ground) BETWEEN 1 AND 400 AND ground ~ '^[a-z0-9_.,]+$'),
     facts text NOT NULL CHECK (length(facts) BETWEEN 1 AND 4000),
     explanation text NOT NULL CHECK (length(explanation) BETWEEN 1 AND 4000),
     lock_id uuid REFERENCES account_locks (id) ON DELETE SET NULL,

@@ -315,12 +315,12 @@ package enum OffenderThresholds {
             WITH upheld AS (
                 SELECT c.author_id, c.decided_at FROM moderation_cases c
                 WHERE c.status = 'decided' AND c.overturned_at IS NULL
-                    AND c.decided_at >= \(unit.now) - make_interval(days => \(days + threshold.days))
+                    AND c.decided_at >= \(unit.now) - make_interval(days => \(Int32(days + threshold.days)))
                     AND EXISTS (SELECT 1 FROM moderation_decisions d WHERE d.case_id = c.id AND d.removes_content))
             SELECT count(DISTINCT a.author_id) FROM upheld a
-            WHERE a.decided_at >= \(unit.now) - make_interval(days => \(days))
+            WHERE a.decided_at >= \(unit.now) - make_interval(days => \(Int32(days)))
                 AND (SELECT count(*) FROM upheld b WHERE b.author_id = a.author_id AND b.decided_at <= a.decided_at
-                    AND b.decided_at > a.decided_at - make_interval(days => \(threshold.days))) >= \(threshold.upheldCases)
+                    AND b.decided_at > a.decided_at - make_interval(days => \(Int32(threshold.days)))) >= \(threshold.upheldCases)
             """, { try $0.decode(Int64.self) }
         ).map(Int.init) ?? 0
     }

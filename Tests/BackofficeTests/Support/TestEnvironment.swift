@@ -105,7 +105,7 @@ struct TestEnvironment: Sendable {
                 CreateToken(operatorID: op.id, name: "test", expiresInHours: nil), context: context)
             return (secret.value, Principal(operatorID: op.id, role: op.role, tenantID: op.tenantID, tokenID: token.id))
         }
-        for role in [Role.platformAdmin, .backendManager, .auditor, .appService, .expert] {
+        for role in [Role.platformAdmin, .backendManager, .auditor, .appService, .expert, .moderator] {
             let op = try await database.runAsSystem(
                 CreateOperator(email: "\(role.rawValue)@test.example", role: role, tenantID: nil), context: context)
             let (token, principal) = try await issue(op)

@@ -1,0 +1,324 @@
+import Foundation
+import HummingbirdTesting
+import Testing
+
+@testable import Backoffice
+
+@Suite("Moderation: the screen's cases, folded reports, the queue, decisions, statements, appeals, repeat offenders")
+struct ModerationAPITests {
+    static func content(_ author: Customer, id: String = UUID().uuidString, text: String) -> String {
+        #"{"content_kind":"post","content_id":"\#(id)","text":"\#(text)","author_id":"\#(author.id.text)"}"#
+    }
+
+    static func report(_ author: Customer, id: String, reporter: UUID, reason: String = "harassment") -> String {
+        #"""
+        {"content_kind":"comment","content_id":"\#(id)","text":"you are awful","author_id":"\#(author.id.text)",
+         "reporter_id":"\#(reporter.uuidString)","reason":"\#(reason)"}
+        """#
+    }
+
+    /// Another moderator with a token of its own.
+    static func secondModerator(_ env: TestEnvironment) async throws -> (token: String, id: UUID) {
+        let context = OperationContext.system("test", policies: env.policies)
+        let op = try await env.database.runAsSystem(
+            CreateOperator(email: "moderator2@test.example", role: .moderator, tenantID: nil), context: context)
+        let (_, secret) = try await env.database.runAsSystem(
+            CreateToken(operatorID: op.id, name: "test", expiresInHours: nil), context: context)
+        return (secret.value, op.id)
+    }
+
+    @Test("a clean post is allowed and records nothing; a masked one is decided by the screen; a held one is queued")
+    func screening() async throws {
+        try await TestEnvironment.with { env in
+            let author = try await env.customer()
+            try await env.withApp { client in
+                let app = env.fixture.tokens[.appService]!
+                let clean = try await client.call(
+                    .post, "/v1/moderation/screen", token: app, json: Self.content(author, text: "Great run today"))
+                #expect(clean.status == 200 && clean["action"] == "allow" && clean["case_id"] == nil, "\(clean.text)")
+                let masked = try await client.call(
+                    .post, "/v1/moderation/screen", token: app, json: Self.content(author, text: "this hill is sh!t"))
+                #expect(masked["action"] == "mask" && masked["masked_text"] == "this hill is ****", "\(masked.text)")
+                #expect(masked.json["rule_ids"] as? [String] == ["en.profanity"])
+                #expect(masked["policy_digest"] == env.policies.moderation.digest)
+                let held = try await client.call(
+                    .post, "/v1/moderation/screen", token: app,
+                    json: Self.content(author, id: "post-held", text: "just k1ll yourself"))
+                #expect(held["action"] == "hold", "\(held.text)")
+                let queue = try await client.call(
+                    .get, "/v1/moderation/queue", token: env.fixture.tokens[.moderator]!)
+                let items = queue.json["items"] as? [[String: Any]] ?? []
+                #expect(items.count == 1, "only the held post waits: \(queue.text)")
+                #expect(items.first?["content_id"] as? String == "post-held")
+                #expect(items.first?["opened_by"] as? String == "screen")
+                #expect(items.first?["matched_rules"] as? [String] == ["en.self_harm"])
+                let statements = try await client.call(
+                    .get, "/v1/moderation/cases/\(masked["case_id"]!)/statements", token: app)
+                let mask = (statements.json["items"] as? [[String: Any]])?.first ?? [:]
+                #expect(mask["automated_decision"] as? Bool == true && mask["decision"] as? String == "mask")
+            }
+            #expect(try await env.auditCount("moderation.screen") == 2, "the mask and the hold, not the clean post")
+            #expect(
+                try await env.ownerScalar(
+                    "SELECT count(*) FROM moderation_decisions WHERE policy_digest = '\(env.policies.moderation.digest)'",
+                    as: Int64.self) == 2)
+        }
+    }
+
+    @Test("30 reports at once fold into one case; a reporter counts once; a bad reason changes nothing")
+    func foldedReports() async throws {
+        try await TestEnvironment.with { env in
+            let author = try await env.customer()
+            let reporters = (0..<30).map { _ in UUID() }
+            try await env.withApp { client in
+                let app = env.fixture.tokens[.appService]!
+                let answers = try await withThrowingTaskGroup(of: Reply.self) { group in
+                    for reporter in reporters + reporters.prefix(5) {
+                        group.addTask {
+                            try await client.call(
+                                .post, "/v1/moderation/reports", token: app,
+                                json: Self.report(author, id: "c-1", reporter: reporter))
+                        }
+                    }
+                    return try await group.reduce(into: [Reply]()) { $0.append($1) }
+                }
+                #expect(answers.allSatisfy { $0.status == 200 }, "\(answers.map(\.status))")
+                #expect(Set(answers.compactMap { $0["case_id"] }).count == 1, "one case")
+                #expect(answers.filter { $0.json["counted"] as? Bool == true }.count == 30)
+                let bad = try await client.call(
+                    .post, "/v1/moderation/reports", token: app,
+                    json: Self.report(author, id: "c-2", reporter: UUID(), reason: "boredom"))
+                #expect(bad.status == 422 && bad.text.contains("harassment"), "\(bad.text)")
+                let own = try await client.call(
+                    .post, "/v1/moderation/reports", token: app,
+                    json: Self.report(author, id: "c-2", reporter: author.id))
+                #expect(own.status == 422, "\(own.text)")
+            }
+            #expect(try await env.ownerScalar("SELECT count(*) FROM moderation_cases", as: Int64.self) == 1)
+            #expect(try await env.ownerScalar("SELECT report_count FROM moderation_cases", as: Int32.self) == 30)
+            #expect(try await env.ownerScalar("SELECT count(*) FROM moderation_reports", as: Int64.self) == 30)
+            #expect(try await env.auditCount("moderation.report") == 30)
+        }
+    }
+
+    @Test(
+        """
+        a lock decision locks through the accounts' operation: one decision, one lock, one audit event each; \
+        its statement of reasons has every field; the app learns the removal
+        """)
+    func lockDecision() async throws {
+        try await TestEnvironment.with { env in
+            let author = try await env.customer()
+            try await env.withApp { client in
+                let app = env.fixture.tokens[.appService]!
+                let moderator = env.fixture.tokens[.moderator]!
+                let held = try await client.call(
+                    .post, "/v1/moderation/screen", token: app, json: Self.content(author, text: "kys loser"))
+                let caseID = try #require(held["case_id"], "\(held.status) \(held.text)")
+                let decision = #"{"decision":"lock","ground":"safety","explanation":"Told another member to die."}"#
+                let decided = try await client.call(
+                    .post, "/v1/moderation/cases/\(caseID)/decision", token: moderator, json: decision)
+                #expect(decided.status == 201, "\(decided.text)")
+                let statement = decided.json
+                for field in [
+                    "decision_id", "case_id", "content_kind", "content_id", "author_id", "decision", "removes_content",
+                    "account_locked", "facts", "grounds", "explanation", "automated_detection", "automated_decision",
+                    "decided_at", "redress", "policy_digest",
+                ] {
+                    #expect(statement[field] != nil, "the statement has \(field)")
+                }
+                #expect(
+                    statement["account_locked"] as? Bool == true && statement["automated_decision"] as? Bool == false)
+                #expect(statement["automated_detection"] as? Bool == true)
+                #expect((statement["facts"] as? String ?? "").contains("en.self_harm"))
+                #expect((statement["redress"] as? String ?? "").contains("appeal"))
+                let grounds = statement["grounds"] as? [[String: Any]] ?? []
+                #expect(grounds.first?["section"] as? String == "Keep each other safe")
+                let again = try await client.call(
+                    .post, "/v1/moderation/cases/\(caseID)/decision", token: moderator, json: decision)
+                #expect(again.status == 409, "a decided case is decided once: \(again.text)")
+                let removals = try await client.call(.get, "/v1/moderation/removals?since=0", token: app)
+                let items = removals.json["items"] as? [[String: Any]] ?? []
+                #expect(items.count == 1 && items.first?["case_id"] as? String == caseID, "\(removals.text)")
+                let next = try await client.call(
+                    .get, "/v1/moderation/removals?since=\(removals["next_since"]!)", token: app)
+                #expect((next.json["items"] as? [Any])?.isEmpty == true)
+            }
+            #expect(try await env.auditCount("moderation.decide") == 1)
+            #expect(try await env.auditCount("accounts.lock") == 1)
+            #expect(
+                try await env.ownerScalar(
+                    "SELECT count(*) FROM account_locks WHERE customer_id = '\(author.id)'", as: Int64.self) == 1)
+            #expect(
+                try await env.ownerScalar(
+                    "SELECT status FROM customers WHERE id = '\(author.id)'", as: String.self) == "locked")
+            #expect(
+                try await env.ownerScalar(
+                    "SELECT count(*) FROM moderation_decisions WHERE lock_id IS NOT NULL", as: Int64.self) == 1)
+        }
+    }
+
+    @Test("a case another moderator holds is read-only for the others until the hold expires")
+    func assignment() async throws {
+        try await TestEnvironment.with { env in
+            let author = try await env.customer()
+            let other = try await Self.secondModerator(env)
+            try await env.withApp { client in
+                let held = try await client.call(
+                    .post, "/v1/moderation/screen", token: env.fixture.tokens[.appService]!,
+                    json: Self.content(author, text: "I know where you live"))
+                let caseID = try #require(held["case_id"], "\(held.status) \(held.text)")
+                let taken = try await client.call(
+                    .post, "/v1/moderation/cases/\(caseID)/take", token: env.fixture.tokens[.moderator]!)
+                #expect(taken.status == 200 && taken["assigned_to"] != nil, "\(taken.text)")
+                let decision = #"{"decision":"remove","ground":"respect","explanation":"A threat."}"#
+                for path in ["take", "decision"] {
+                    let refused = try await client.call(
+                        .post, "/v1/moderation/cases/\(caseID)/\(path)", token: other.token,
+                        json: path == "decision" ? decision : nil)
+                    #expect(refused.status == 409 && refused["code"] == "assigned_to_other", "\(refused.text)")
+                    #expect(refused.text.contains("moderator@test.example"), "names who holds it")
+                }
+                let read = try await client.call(.get, "/v1/moderation/cases/\(caseID)", token: other.token)
+                #expect(read.status == 200, "others may read it")
+                env.clock.advance(by: 31 * 60)
+                let afterExpiry = try await client.call(
+                    .post, "/v1/moderation/cases/\(caseID)/decision", token: other.token, json: decision)
+                #expect(afterExpiry.status == 201, "the hold expired after 30 minutes: \(afterExpiry.text)")
+            }
+            #expect(try await env.auditCount("moderation.decide") == 1)
+        }
+    }
+
+    @Test("an appeal names its case; lifting it overturns the case and unlocks the author")
+    func appealLinksCase() async throws {
+        try await TestEnvironment.with { env in
+            let author = try await env.customer()
+            try await env.withApp { client in
+                let app = env.fixture.tokens[.appService]!
+                let held = try await client.call(
+                    .post, "/v1/moderation/screen", token: app, json: Self.content(author, text: "go die"))
+                let caseID = try #require(held["case_id"], "\(held.status) \(held.text)")
+                _ = try await client.call(
+                    .post, "/v1/moderation/cases/\(caseID)/decision", token: env.fixture.tokens[.moderator]!,
+                    json: #"{"decision":"lock","ground":"safety","explanation":"Self-harm encouragement."}"#)
+                let stranger = try await env.customer()
+                let foreign = try await client.call(
+                    .post, "/v1/customers/\(stranger.id.text)/appeals", token: app,
+                    json: #"{"message":"not mine","case_id":"\#(caseID)"}"#)
+                #expect(foreign.status == 404, "another author's case: \(foreign.text)")
+                let appeal = try await client.call(
+                    .post, "/v1/customers/\(author.id.text)/appeals", token: app,
+                    json: #"{"message":"It was a joke between friends.","case_id":"\#(caseID)"}"#)
+                #expect(
+                    appeal.status == 201 && appeal["case_id"] == caseID && appeal["lock_id"] != nil, "\(appeal.text)")
+                let lifted = try await client.call(
+                    .post, "/v1/appeals/\(appeal["id"]!)/resolve", token: env.fixture.tokens[.backendManager]!,
+                    json: #"{"decision":"lift","reason":"Context shows a joke."}"#)
+                #expect(lifted.status == 200, "\(lifted.text)")
+                let detail = try await client.call(
+                    .get, "/v1/moderation/cases/\(caseID)", token: env.fixture.tokens[.moderator]!)
+                #expect((detail.json["case"] as? [String: Any])?["overturned_at"] != nil, "\(detail.text)")
+            }
+            #expect(
+                try await env.ownerScalar("SELECT status FROM customers WHERE id = '\(author.id)'", as: String.self)
+                    == "active")
+        }
+    }
+
+    @Test("an author with the threshold's upheld cases is flagged in the queue; the dry run counts before saving")
+    func repeatOffenders() async throws {
+        try await TestEnvironment.with { env in
+            let author = try await env.customer()
+            try await env.withApp { client in
+                let app = env.fixture.tokens[.appService]!
+                let manager = env.fixture.tokens[.backendManager]!
+                for index in 0..<3 {
+                    let held = try await client.call(
+                        .post, "/v1/moderation/screen", token: app,
+                        json: Self.content(author, id: "p\(index)", text: "buy followers now"))
+                    let removed = try await client.call(
+                        .post, "/v1/moderation/cases/\(try #require(held["case_id"], "\(held.text)"))/decision",
+                        token: manager,
+                        json: #"{"decision":"remove","ground":"spam","explanation":"Advertising."}"#)
+                    #expect(removed.status == 201, "\(removed.text)")
+                }
+                _ = try await client.call(
+                    .post, "/v1/moderation/screen", token: app,
+                    json: Self.content(author, id: "p3", text: "free bitcoin"))
+                let queue = try await client.call(.get, "/v1/moderation/queue", token: env.fixture.tokens[.moderator]!)
+                let first = (queue.json["items"] as? [[String: Any]])?.first?["author"] as? [String: Any] ?? [:]
+                #expect(
+                    first["repeat_offender"] as? Bool == true && first["upheld_cases"] as? Int == 3, "\(queue.text)")
+                let dryRun = try await client.call(
+                    .post, "/v1/moderation/repeat-offenders/dry-run", token: manager,
+                    json: #"{"upheld_cases":4,"days":30}"#)
+                #expect(
+                    dryRun["flagged_authors"] == "0" && dryRun["currently_flagged_authors"] == "1", "\(dryRun.text)")
+                let bad = try await client.call(
+                    .post, "/v1/moderation/repeat-offenders/dry-run", token: manager,
+                    json: #"{"upheld_cases":0,"days":30}"#)
+                #expect(bad.status == 400 || bad.status == 422, "\(bad.text)")
+                let saved = try await client.call(
+                    .put, "/v1/moderation/repeat-offenders", token: manager, json: #"{"upheld_cases":4,"days":30}"#)
+                #expect(saved.status == 200, "\(saved.text)")
+                let after = try await client.call(.get, "/v1/moderation/queue", token: env.fixture.tokens[.moderator]!)
+                let flag = (after.json["items"] as? [[String: Any]])?.first?["author"] as? [String: Any] ?? [:]
+                #expect(flag["repeat_offender"] as? Bool == false, "the saved threshold applies")
+            }
+            #expect(try await env.auditCount("moderation.set_threshold") == 1)
+        }
+    }
+
+    @Test("partners see nothing of moderation: refused by the policy, and invisible with the service's filter removed")
+    func partnersSeeNothing() async throws {
+        try await TestEnvironment.with { env in
+            let author = try await env.customer()
+            try await env.withApp { client in
+                _ = try await client.call(
+                    .post, "/v1/moderation/screen", token: env.fixture.tokens[.appService]!,
+                    json: Self.content(author, text: "kill yourself"))
+                for token in [env.fixture.partners[0].adminToken, env.fixture.partners[0].staffToken] {
+                    for path in ["/v1/moderation/queue", "/v1/moderation/removals", "/v1/moderation/statements"] {
+                        let refused = try await client.call(.get, path, token: token)
+                        #expect(refused.status == 403, "\(path): \(refused.text)")
+                    }
+                }
+                let expert = try await client.call(.get, "/v1/moderation/queue", token: env.fixture.tokens[.expert]!)
+                #expect(expert.status == 403)
+            }
+            let partner = env.fixture.partners[0].admin
+            for table in ["moderation_cases", "moderation_decisions", "moderation_reports"] {
+                let problem = await env.asService(
+                    partner,
+                    "DO $$ BEGIN IF (SELECT count(*) FROM \(table)) > 0 THEN RAISE EXCEPTION 'visible'; END IF; END $$")
+                #expect(
+                    problem == nil, "\(table) is invisible to a partner's transaction: \(String(describing: problem))")
+            }
+            #expect(try await env.ownerScalar("SELECT count(*) FROM moderation_cases", as: Int64.self) == 1)
+        }
+    }
+
+    @Test("the transparency export has one statement per line for the period")
+    func export() async throws {
+        try await TestEnvironment.with { env in
+            let author = try await env.customer()
+            try await env.withApp { client in
+                for text in ["damn it", "crap", "you idiot"] {
+                    _ = try await client.call(
+                        .post, "/v1/moderation/screen", token: env.fixture.tokens[.appService]!,
+                        json: Self.content(author, text: text))
+                }
+                let export = try await client.call(
+                    .get, "/v1/moderation/statements", token: env.fixture.tokens[.auditor]!)
+                #expect(export.status == 200)
+                let lines = export.text.split(separator: "\n")
+                #expect(lines.count == 3, "\(export.text)")
+                for line in lines {
+                    let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                    #expect(object?["decision"] as? String == "mask" && object?["automated_detection"] as? Bool == true)
+                }
+            }
+        }
+    }
+}
