@@ -108,7 +108,10 @@ package struct ReadModerationCase: Query {
             return Report(reporterID: reporter, reason: reason, reportedAt: at)
         }
         let decisions = try await unit.all(
-            "SELECT \(unescaped: ModerationDecision.columns) FROM moderation_decisions WHERE case_id = \(caseID) ORDER BY seq",
+            """
+            SELECT \(unescaped: ModerationDecision.columns) FROM moderation_decisions WHERE case_id = \(caseID)
+            ORDER BY seq
+            """,
             as: ModerationDecision.self)
         return Detail(queued: queued, reports: reports, decisions: decisions)
     }
@@ -186,7 +189,10 @@ package struct ReadStatements: Query {
     package func read(in unit: UnitOfWork) async throws -> [StatementOfReasons] {
         let moderationCase = try await ModerationCase.fetch(caseID, in: unit)
         return try await unit.all(
-            "SELECT \(unescaped: ModerationDecision.columns) FROM moderation_decisions WHERE case_id = \(caseID) ORDER BY seq",
+            """
+            SELECT \(unescaped: ModerationDecision.columns) FROM moderation_decisions WHERE case_id = \(caseID)
+            ORDER BY seq
+            """,
             as: ModerationDecision.self
         ).map { StatementOfReasons($0, on: moderationCase, policy: unit.policies.moderation) }
     }
@@ -320,7 +326,8 @@ package enum OffenderThresholds {
             SELECT count(DISTINCT a.author_id) FROM upheld a
             WHERE a.decided_at >= \(unit.now) - make_interval(days => \(Int32(days)))
                 AND (SELECT count(*) FROM upheld b WHERE b.author_id = a.author_id AND b.decided_at <= a.decided_at
-                    AND b.decided_at > a.decided_at - make_interval(days => \(Int32(threshold.days)))) >= \(threshold.upheldCases)
+                    AND b.decided_at > a.decided_at - make_interval(days => \(Int32(threshold.days))))
+                    >= \(threshold.upheldCases)
             """, { try $0.decode(Int64.self) }
         ).map(Int.init) ?? 0
     }

@@ -85,7 +85,11 @@ enum ContractFixture {
                     kind: .exercise, title: "Contract", body: "Walk **daily**.",
                     audience: Recommendation.Audience(subscriptions: [.active]), validFrom: nil, validUntil: nil)),
             context: env.context(.backendManager))
+        let held = try await env.database.run(
+            ScreenContent(ForumContent(kind: .post, id: "contract-post", text: "kill yourself", authorID: customer.id)),
+            context: env.context(.appService))
         return IDs(partnerA: [
+            "case_id": try #require(held.caseID).uuidString.lowercased(),
             "tenant_id": partner.tenantID.uuidString.lowercased(), "operator_id": staff.id.uuidString.lowercased(),
             "token_id": token.id.uuidString.lowercased(), "customer_id": customer.id.uuidString.lowercased(),
             "appeal_id": appeal.id.uuidString.lowercased(), "message_id": message.id.uuidString.lowercased(),

@@ -35,6 +35,13 @@ enum ContractOutcomes {
         submitArticle platform_admin 409 invalid_transition
         submitArticle backend_manager 409 invalid_transition
         submitArticle expert 409 invalid_transition
+        decideModerationCase platform_admin 422 validation_failed
+        decideModerationCase backend_manager 422 validation_failed
+        decideModerationCase moderator 422 validation_failed
+        takeModerationCase backend_manager 409 assigned_to_other
+        takeModerationCase moderator 409 assigned_to_other
+        reportContent platform_admin 422 validation_failed
+        reportContent app_service 422 validation_failed
         syncHealthProfile platform_admin 422 validation_failed
         syncHealthProfile app_service 422 validation_failed
         getHealthProfile platform_admin 422 validation_failed

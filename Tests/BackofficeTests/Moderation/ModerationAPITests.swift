@@ -60,7 +60,10 @@ struct ModerationAPITests {
             #expect(try await env.auditCount("moderation.screen") == 2, "the mask and the hold, not the clean post")
             #expect(
                 try await env.ownerScalar(
-                    "SELECT count(*) FROM moderation_decisions WHERE policy_digest = '\(env.policies.moderation.digest)'",
+                    """
+                    SELECT count(*) FROM moderation_decisions
+                    WHERE policy_digest = '\(env.policies.moderation.digest)'
+                    """,
                     as: Int64.self) == 2)
         }
     }
