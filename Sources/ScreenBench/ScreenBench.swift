@@ -39,7 +39,7 @@ enum ScreenBench {
             Double(samples[min(samples.count - 1, Int(Double(samples.count) * fraction))]) / 1_000
         }
         print(
-            "screen-bench: \(screen.termCount) terms, automaton built in \(built), posts of \(posts[0].count) characters"
+            "screen-bench: \(screen.termCount) terms, automaton built in \(built), posts of \(posts[0].count) chars"
         )
         print(
             String(
