@@ -95,6 +95,13 @@ extension ConsoleRequest {
             "canFitPoints": may(GetWalletBalance.action), "canHealth": may(ReadHealthProfile.action),
         ]
         FormRefusal(issues).add(to: &data)
+        if may(ReadAuthorHistory.action) {
+            let (history, threshold) = try await read(ReadAuthorHistory(customerID: id))
+            data["moderation"] = [
+                "upheld": history.upheldCases, "recent": history.recentUpheldCases, "locks": history.locks,
+                "repeatOffender": history.repeatOffender, "threshold": threshold.upheldCases, "days": threshold.days,
+            ]
+        }
         if let lock = customer.lock {
             var shown: [String: Any] = [
                 "reason": lock.reason, "at": ConsoleTime.text(lock.lockedAt), "cause": lock.cause.rawValue,

@@ -75,6 +75,7 @@ package struct Console: Sendable {
         registerArticles(on: group)
         registerRecommendations(on: group)
         registerHealthProfiles(on: group)
+        registerModeration(on: group)
     }
 
     /// A page or action that needs a signed-in operator. Reads run in a read session, POSTs in

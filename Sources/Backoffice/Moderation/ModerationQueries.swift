@@ -8,7 +8,9 @@ package struct AuthorHistory: Sendable, Equatable {
     package var recentUpheldCases: Int
     package var locks: Int
     package var repeatOffender: Bool
+}
 
+extension AuthorHistory {
     /// Reads `moderation_author_history`'s three columns from `cells`, flagged by `threshold`.
     init(cells: inout RowCells, threshold: ModerationPolicy.OffenderThreshold) throws {
         upheldCases = Int(try cells.next(Int64.self))
@@ -397,5 +399,28 @@ package struct OffenderThresholdChange: AuditedOperation {
             targetID: String(version), reason: nil, before: try AuditRecord.json(current),
             after: try AuditRecord.json(threshold))
         return Audited(threshold, event: event)
+    }
+}
+
+/// An author's moderation record for the account page (`moderation.queue`): upheld cases, those
+/// within the threshold's days, locks, and the repeat-offender flag with the threshold in force.
+package struct ReadAuthorHistory: Query {
+    package static let action: Action = "moderation.queue"
+    let customerID: UUID
+
+    package init(customerID: UUID) { self.customerID = customerID }
+
+    package func read(in unit: UnitOfWork) async throws -> (AuthorHistory, ModerationPolicy.OffenderThreshold) {
+        let threshold = try await OffenderThresholds.current(in: unit)
+        let since = unit.now.addingTimeInterval(-Double(threshold.days) * 86_400)
+        let history = try await unit.first(
+            "SELECT upheld, recent, locks FROM moderation_author_history(\(customerID), \(since))"
+        ) { row in
+            var cells = RowCells(row, of: "author history")
+            return try AuthorHistory(cells: &cells, threshold: threshold)
+        }
+        return (
+            history ?? AuthorHistory(upheldCases: 0, recentUpheldCases: 0, locks: 0, repeatOffender: false), threshold
+        )
     }
 }

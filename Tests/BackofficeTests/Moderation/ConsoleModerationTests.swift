@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+@testable import Backoffice
+
+@Suite("Console moderation: the queue, taking the next case, deciding with a ground, the statement of reasons")
+struct ConsoleModerationTests {
+    @Test(
+        """
+        a moderator takes the next case from the queue, a decision without a ground is refused by field and \
+        changes nothing, a lock with a ground decides it and shows the statement; another moderator sees the held \
+        case read-only; the account page shows the author's record
+        """
+    )
+    func takeAndDecide() async throws {
+        try await TestEnvironment.with { env in
+            let author = try await env.customer("author@example.com")
+            let held = try await env.database.run(
+                ScreenContent(ForumContent(kind: .post, id: "p-1", text: "kys, nobody likes you", authorID: author.id)),
+                context: env.context(.appService))
+            let caseID = try #require(held.caseID).text
+            let other = try await ModerationAPITests.secondModerator(env)
+            try await env.withApp { client in
+                let moderator = try await ConsoleClient.signedIn(
+                    env, client, as: env.fixture.principals[.moderator]?.operatorID)
+                let queue = try await moderator.get("/console/moderation")
+                #expect(queue.status == 200 && queue.text.contains("kys, nobody likes you"), "\(queue.text)")
+                let taken = try await moderator.post("/console/moderation/next", [:], csrf: queue.csrf)
+                #expect(taken.status == 303 && taken.location == "/console/moderation/cases/\(caseID)")
+                let page = try await moderator.get("/console/moderation/cases/\(caseID)")
+                #expect(page.text.contains("id=\"decision-form\"") && page.text.contains("en.self_harm"))
+
+                let otherClient = try await ConsoleClient.signedIn(env, client, as: other.id)
+                let readOnly = try await otherClient.get("/console/moderation/cases/\(caseID)")
+                #expect(readOnly.text.contains("id=\"held-notice\"") && !readOnly.text.contains("id=\"decision-form\""))
+
+                let refused = try await moderator.post(
+                    "/console/moderation/cases/\(caseID)/decision", ["decision": "lock", "explanation": "x"],
+                    csrf: page.csrf)
+                #expect(refused.status == 422 && refused.text.contains("id=\"ground-error\""))
+                #expect(try await env.auditCount("moderation.decide") == 0)
+                let decided = try await moderator.post(
+                    "/console/moderation/cases/\(caseID)/decision",
+                    ["decision": "lock", "ground": "safety", "explanation": "Encouraged self-harm."], csrf: page.csrf)
+                #expect(decided.status == 303)
+                let statement = try await moderator.get("/console/moderation/cases/\(caseID)")
+                #expect(
+                    statement.text.contains("class=\"statement\"") && statement.text.contains("Encouraged self-harm."))
+                #expect(statement.text.contains("Keep each other safe") && statement.text.contains("appeal"))
+                #expect(!statement.text.contains("id=\"decision-form\""), "a decided case has no form")
+
+                let account = try await moderator.get("/console/accounts/\(author.id.text)")
+                #expect(account.text.contains("id=\"moderation-record\"") && account.text.contains("1 upheld cases"))
+            }
+            #expect(try await env.auditCount("moderation.decide") == 1)
+            #expect(try await env.auditCount("accounts.lock") == 1)
+        }
+    }
+}
