@@ -13,10 +13,12 @@ package struct DemoCredentials: Codable, Sendable {
         package var appService: String?
         /// The nutrition expert's.
         package var expert: String?
+        /// The forum moderator's.
+        package var moderator: String?
 
         enum CodingKeys: String, CodingKey {
             case platformAdmin = "platform_admin", backendManager = "backend_manager", auditor, appService =
-                "app_service", expert
+                "app_service", expert, moderator
         }
     }
 
@@ -183,7 +185,8 @@ package enum DemoEnvironment {
             backendManager: try await token(kept?.tokens.backendManager, "manager@healthtrack.example"),
             auditor: try await token(kept?.tokens.auditor, "auditor@healthtrack.example"),
             appService: try await token(kept?.tokens.appService, "app-backend@healthtrack.example"),
-            expert: try await token(kept?.tokens.expert, experts[0]))
+            expert: try await token(kept?.tokens.expert, experts[0]),
+            moderator: try await token(kept?.tokens.moderator, moderatorEmail))
         var partnerCredentials: [DemoCredentials.Partner] = []
         for (slug, _) in partners {
             guard let admin = operators["admin@\(slug).example"] else { continue }
@@ -198,7 +201,7 @@ package enum DemoEnvironment {
         var secondFactors: [String: String] = [:]
         let people =
             platformOperators.filter { $0.1 != .appService }.map(\.0)
-            + partners.flatMap { ["admin@\($0.0).example", "staff@\($0.0).example"] } + experts
+            + partners.flatMap { ["admin@\($0.0).example", "staff@\($0.0).example"] } + experts + [moderatorEmail]
         for email in people {
             guard let owner = operators[email], owner.status == "active" else { continue }
             signIns[email] = try await password(

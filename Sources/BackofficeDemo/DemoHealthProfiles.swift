@@ -4,10 +4,11 @@ import PostgresNIO
 
 extension DemoEnvironment {
     /// The demo data added after demo databases were first made, each part once: the experts and their
-    /// articles, then the customers' health profiles.
+    /// articles, the customers' health profiles, then the forum moderator and a queue.
     static func seedAddedLater(database: Database, policies: PolicySet) async throws {
         try await seedArticlesOnce(database: database, policies: policies)
         try await seedHealthProfilesOnce(database: database, policies: policies)
+        try await seedModerationOnce(database: database, policies: policies)
     }
 
     /// Health profiles for a dozen active customers, each synced weekly for ten weeks (so their pages

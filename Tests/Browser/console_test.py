@@ -316,6 +316,38 @@ def manager_reads_a_health_profile(browser):
     expect(len(again) == len(readings) + 1, f"each opening is recorded ({len(readings)} then {len(again)})")
 
 
+def moderator_decides_a_case(browser):
+    """A forum moderator takes the next case of the queue (the most severe, then the oldest), reads
+    it, removes the comment and locks its author with a ground (refused first without one); the
+    statement of reasons is shown on the case."""
+    email = "moderator@healthtrack.example"
+    browser.open("/console/sign-in")
+    browser.sign_in(email, PASSWORDS[email])
+    browser.open("/console/moderation")
+    browser.check_accessibility()
+    rows = browser.driver.find_elements(By.CSS_SELECTOR, "#moderation-queue tbody tr")
+    expect(rows and "urgent" in rows[0].text, f"the most severe case first ({rows[0].text if rows else 'none'!r})")
+    browser.screenshot("moderation-queue")
+    browser.submit("form[action='/console/moderation/next']")
+    browser.wait_for_path("/console/moderation/cases/")
+    browser.check_accessibility()
+    expect("You hold this case" in browser.text(".flash"), "taken: held for 30 minutes")
+    expect(browser.text("#case-content"), "the content as it was shown")
+    browser.driver.find_element(By.ID, "decision-lock").click()
+    browser.fill({"explanation": "Insulting another member after two warnings."})
+    browser.submit("#decision-form")
+    expect(browser.field("ground").get_attribute("aria-invalid") == "true", "a decision without a ground is refused next to the field")
+    browser.choose("ground", "respect")
+    browser.submit("#decision-form")
+    expect("Decided: lock" in browser.text(".flash"), "decided, with a flash")
+    statement = browser.text(".statement")
+    expect("lock the author's account" in statement and "Respect others" in statement and "appeal" in statement,
+           f"the statement of reasons: decision, ground, how to appeal ({statement[:120]!r})")
+    expect("the account is locked" in statement, "the statement says the account is locked")
+    browser.check_accessibility()
+    browser.screenshot("moderation-case")
+
+
 def auditor_filters_and_verifies(browser):
     """An auditor filters the log, opens an event, and verifies the chain."""
     browser.open("/console/sign-in")
@@ -649,8 +681,8 @@ def sign_out(browser):
 
 
 def main():
-    admin, staff, stranger, manager, auditor, platform, newcomer, expert = (Browser() for _ in range(8))
-    browsers = [admin, staff, stranger, manager, auditor, platform, newcomer, expert]
+    admin, staff, stranger, manager, auditor, platform, newcomer, expert, moderator = (Browser() for _ in range(9))
+    browsers = [admin, staff, stranger, manager, auditor, platform, newcomer, expert, moderator]
     try:
         scenarios = [
             ("a partner admin creates a good named <img …> and fixes a refused form", lambda: partner_admin_creates_a_good(admin)),
@@ -668,6 +700,8 @@ def main():
             ("a manager runs a challenge: live board, preview, settle", lambda: manager_runs_a_challenge(manager)),
             ("an expert writes and submits; the manager sends back; the expert fixes; the manager publishes",
              lambda: expert_and_manager_publish_an_article(expert, manager)),
+            ("a moderator takes the next case, removes the comment and locks its author with a ground; the statement of reasons",
+             lambda: moderator_decides_a_case(moderator)),
             ("an auditor filters the log and verifies the chain", lambda: auditor_filters_and_verifies(auditor)),
             ("every other page opens and passes axe-core", lambda: other_pages_are_accessible(admin, manager)),
             ("a platform admin invites a person, who sets a password from the link", lambda: platform_admin_invites_a_person(platform, newcomer)),

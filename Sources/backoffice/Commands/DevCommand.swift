@@ -138,6 +138,7 @@ struct Banner: Sendable {
             "  auditor          \(shown(c.tokens.auditor))",
             "  app_service      \(shown(c.tokens.appService))",
             "  expert           \(shown(c.tokens.expert))",
+            "  moderator        \(shown(c.tokens.moderator))",
         ]
         for partner in c.partners {
             lines.append("  \(partner.slug) partner_admin  \(shown(partner.partnerAdmin))")
