@@ -128,7 +128,7 @@ extension ConsoleRequest {
             "statements": detail.decisions.reversed().map {
                 StatementView(StatementOfReasons($0, on: c, policy: policy))
             },
-            "overturned": c.overturnedAt.map(ConsoleTime.text) ?? "",
+            "overturned": c.overturnedAt != nil, "overturnedAt": c.overturnedAt.map(ConsoleTime.text) ?? "",
         ]
         FormRefusal(issues).add(to: &data)
         return page(

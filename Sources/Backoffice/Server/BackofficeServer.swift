@@ -144,6 +144,7 @@ package enum BackofficeServer {
         let database = Database(client: client, logger: logger, limits: settings.pool, replica: replica)
         services.append(
             LockExpiryService(database: database, policies: policies, interval: settings.lockExpiryInterval))
+        services.append(ModerationGaugesService(database: database, policies: policies, interval: .seconds(15)))
         if let transport = settings.mail.transport {
             services.append(
                 OutboxDelivery(

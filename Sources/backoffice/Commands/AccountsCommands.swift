@@ -5,7 +5,9 @@ import Foundation
 let customerColumns = [
     "id", "email", "display_name", "status", "subscription", "failed_logins", "lock", "version", "updated_at",
 ]
-let appealColumns = ["id", "customer_id", "status", "message", "created_at", "resolved_by", "resolution_reason"]
+let appealColumns = [
+    "id", "customer_id", "lock_id", "case_id", "status", "message", "created_at", "resolved_by", "resolution_reason",
+]
 let auditColumns = ["id", "occurred_at", "actor_role", "action", "target_type", "target_id", "reason", "request_id"]
 
 struct Accounts: AsyncParsableCommand {
@@ -61,9 +63,9 @@ struct Accounts: AsyncParsableCommand {
             abstract: "Lock an account (reason required; --until makes it lift itself).",
             discussion:
                 """
-                    Example: backoffice accounts lock 5f0c… --reason \"Chargeback under investigation\" --until \
-                    2026-12-01T00:00:00Z
-                    """
+                Example: backoffice accounts lock 5f0c… --reason \"Chargeback under investigation\" --until \
+                2026-12-01T00:00:00Z
+                """
         )
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup var account: AccountChangeOptions
@@ -221,17 +223,22 @@ struct Accounts: AsyncParsableCommand {
         struct File: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 commandName: "file",
-                abstract: "File an appeal for a locked account (app_service token).",
-                discussion: "Example: backoffice accounts appeals file 5f0c… --message \"I was travelling, it was me\"")
+                abstract: "File an appeal for a locked account, or against a moderation decision (app_service token).",
+                discussion: """
+                    Example: backoffice accounts appeals file 5f0c… --message "I was travelling, it was me"
+                    Example: backoffice accounts appeals file 5f0c… --case 3f9a… --message "It was a joke"
+                    """)
             @OptionGroup(title: "Global Options") var global: GlobalOptions
             @Argument(help: "Customer id.") var id: String
             @Option(help: "The customer's message.") var message: String
+            @Option(name: .customLong("case"), help: "The moderation case whose decision is contested.") var caseID:
+                String?
 
             func run() async throws {
                 try await global.show(.single(appealColumns)) { client in
                     try await client.fileAppeal(
                         path: .init(customerId: id), headers: .init(idempotencyKey: global.changeKey()),
-                        body: .json(.init(message: message)))
+                        body: .json(.init(message: message, caseId: caseID)))
                 }
             }
         }

@@ -48,9 +48,10 @@ struct ConsoleModerationTests {
                     statement.text.contains("class=\"statement\"") && statement.text.contains("Encouraged self-harm."))
                 #expect(statement.text.contains("Keep each other safe") && statement.text.contains("appeal"))
                 #expect(!statement.text.contains("id=\"decision-form\""), "a decided case has no form")
+                #expect(!statement.text.contains("id=\"overturned\""), "not lifted on appeal")
 
                 let account = try await moderator.get("/console/accounts/\(author.id.text)")
-                #expect(account.text.contains("id=\"moderation-record\"") && account.text.contains("1 upheld cases"))
+                #expect(account.text.contains("id=\"moderation-record\"") && account.text.contains("upheld cases: 1"))
             }
             #expect(try await env.auditCount("moderation.decide") == 1)
             #expect(try await env.auditCount("accounts.lock") == 1)

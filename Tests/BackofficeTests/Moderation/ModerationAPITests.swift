@@ -324,4 +324,30 @@ struct ModerationAPITests {
             }
         }
     }
+
+    @Test("/metrics has the open cases, the oldest one's age, decisions by kind and the time to decision")
+    func metrics() async throws {
+        try await TestEnvironment.with { env in
+            let author = try await env.customer()
+            try await env.withApp { client in
+                let app = env.fixture.tokens[.appService]!
+                for text in ["kill yourself", "i know where you live"] {
+                    _ = try await client.call(
+                        .post, "/v1/moderation/screen", token: app, json: Self.content(author, text: text))
+                }
+                env.clock.advance(by: 600)
+                let gauges = ModerationGaugesService(
+                    database: env.database, policies: env.policies, interval: .seconds(1))
+                try await gauges.count()
+                let metrics = try await client.call(.get, "/metrics", token: nil).text
+                let open = metrics.split(separator: "\n").first { $0.hasPrefix("backoffice_moderation_open_cases ") }
+                #expect(open.flatMap { Double($0.split(separator: " ").last ?? "") } == 2, "\(open ?? "none")")
+                let oldest = metrics.split(separator: "\n").first {
+                    $0.hasPrefix("backoffice_moderation_oldest_open_case_seconds ")
+                }
+                #expect(oldest.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0 >= 600)
+                #expect(metrics.contains("backoffice_moderation_decisions_total{kind=\"hold\"}"))
+            }
+        }
+    }
 }
