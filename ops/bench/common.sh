@@ -28,6 +28,7 @@ bench_setup() {
     echo "== building (release) …" >&2
     swift build -c release --product backoffice >/dev/null
     swift build -c release --product bench-floor >/dev/null
+    swift build -c release --product screen-bench >/dev/null
   fi
   BIN=$ROOT/.build/release/backoffice
 
