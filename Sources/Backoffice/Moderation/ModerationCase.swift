@@ -52,6 +52,13 @@ package struct ModerationCase: Sendable, Equatable {
         return assignedTo
     }
 
+    /// The audit record of a change to this case (as it now is), `before` nil for a case just opened.
+    func event(_ action: Action, reason: String?, before: ModerationCase?) throws -> AuditRecord {
+        AuditRecord(
+            action: action, tenantID: platformTenantID, targetType: "moderation_case", targetID: id.text,
+            reason: reason, before: try before?.snapshot, after: try snapshot)
+    }
+
     var snapshot: String {
         get throws {
             struct Snapshot: Encodable {

@@ -72,7 +72,7 @@ package struct ScreenContent: AuditedOperation {
         let (found, opened) = try await content.openCase(
             origin: .screen, severity: verdict.action == .hold ? policy.heldSeverity : 1, rules: verdict.ruleIDs,
             in: unit)
-        let before = opened ? nil : try found.snapshot
+        let before = opened ? nil : found
         let kind: DecisionKind = verdict.action == .hold ? .hold : .mask
         var moderationCase = try await unit.one(
             """
@@ -95,10 +95,8 @@ package struct ScreenContent: AuditedOperation {
                 WHERE id = \(moderationCase.id) RETURNING \(unescaped: ModerationCase.columns)
                 """, else: DomainError.inconsistent("the case was not returned"))
         }
-        let event = AuditRecord(
-            action: Self.action, tenantID: platformTenantID, targetType: "moderation_case",
-            targetID: moderationCase.id.text, reason: "\(kind.rawValue): \(verdict.ruleIDs.joined(separator: ", "))",
-            before: before, after: try moderationCase.snapshot)
+        let event = try moderationCase.event(
+            Self.action, reason: "\(kind.rawValue): \(verdict.ruleIDs.joined(separator: ", "))", before: before)
         ServiceMetrics.moderationDecided(decision.kind.rawValue)
         return Audited(Outcome(verdict: verdict, caseID: moderationCase.id, policyDigest: policy.digest), event: event)
     }
@@ -160,9 +158,7 @@ package struct ReportContent: AuditedOperation {
                 severity = greatest(severity, \(Int16(reason.severity))), version = version + \(opened ? 0 : 1)
             WHERE id = \(found.id) RETURNING \(unescaped: ModerationCase.columns)
             """, as: ModerationCase.self, else: DomainError.inconsistent("the case was not returned"))
-        let event = AuditRecord(
-            action: Self.action, tenantID: platformTenantID, targetType: "moderation_case", targetID: after.id.text,
-            reason: reason.code, before: opened ? nil : try found.snapshot, after: try after.snapshot)
+        let event = try after.event(Self.action, reason: reason.code, before: opened ? nil : found)
         return Audited(Outcome(moderationCase: after, counted: true), event: event)
     }
 }
@@ -189,9 +185,7 @@ package struct TakeCase: AuditedOperation {
                 version = version + 1
             WHERE id = \(caseID) RETURNING \(unescaped: ModerationCase.columns)
             """, as: ModerationCase.self, else: DomainError.inconsistent("the case was not returned"))
-        let event = AuditRecord(
-            action: Self.action, tenantID: platformTenantID, targetType: "moderation_case", targetID: caseID.text,
-            reason: nil, before: try before.snapshot, after: try after.snapshot)
+        let event = try after.event(Self.action, reason: nil, before: before)
         return Audited(after, event: event)
     }
 
@@ -272,10 +266,7 @@ package struct DecideCase: AuditedOperation {
             WHERE id = \(caseID) RETURNING \(unescaped: ModerationCase.columns)
             """, as: ModerationCase.self, else: DomainError.inconsistent("the case was not returned"))
         ServiceMetrics.moderationDecided(kind.rawValue, after: unit.now.timeIntervalSince(before.openedAt))
-        let event = AuditRecord(
-            action: Self.action, tenantID: platformTenantID, targetType: "moderation_case", targetID: caseID.text,
-            reason: "\(kind.rawValue) (\(ground)): \(explanation)", before: try before.snapshot,
-            after: try after.snapshot)
+        let event = try after.event(Self.action, reason: "\(kind.rawValue) (\(ground)): \(explanation)", before: before)
         return Audited(Decided(decision: decision, moderationCase: after), event: event, more: events)
     }
 

@@ -40,8 +40,7 @@ package struct ModerationQueue: Query {
     }
 
     package func read(in unit: UnitOfWork) async throws -> [QueuedCase] {
-        let threshold = try await OffenderThresholds.current(in: unit)
-        let since = unit.now.addingTimeInterval(-Double(threshold.days) * 86_400)
+        let (threshold, since) = try await QueuedCase.window(in: unit)
         let keyset = after ?? (4, Date(timeIntervalSince1970: 0), platformTenantID)  // before every case: severity ≤ 3
         return try await unit.all(
             """
@@ -53,12 +52,24 @@ package struct ModerationQueue: Query {
                 \(keyset.id))
             ORDER BY c.severity DESC, c.opened_at, c.id LIMIT \(limit)
             """
-        ) { row in
-            var cells = RowCells(row, of: "queued case")
-            let moderationCase = try ModerationCase(cells: &cells)
-            let author = try AuthorHistory(cells: &cells, threshold: threshold)
-            return QueuedCase(moderationCase: moderationCase, author: author, holderEmail: try cells.next())
-        }
+        ) { try QueuedCase(row: $0, threshold: threshold) }
+    }
+}
+
+extension QueuedCase {
+    /// The repeat-offender threshold in force and the start of its window (`moderation_author_history`'s `since`).
+    static func window(in unit: UnitOfWork) async throws -> (ModerationPolicy.OffenderThreshold, Date) {
+        let threshold = try await OffenderThresholds.current(in: unit)
+        return (threshold, unit.now.addingTimeInterval(-Double(threshold.days) * 86_400))
+    }
+
+    /// A row of `ModerationCase.qualifiedColumns`, the author's history (`h.upheld, h.recent,
+    /// h.locks`) and the holder's email, flagged by `threshold`.
+    init(row: PostgresRow, threshold: ModerationPolicy.OffenderThreshold) throws {
+        var cells = RowCells(row, of: "queued case")
+        self.init(
+            moderationCase: try ModerationCase(cells: &cells),
+            author: try AuthorHistory(cells: &cells, threshold: threshold), holderEmail: try cells.next())
     }
 }
 
@@ -83,8 +94,7 @@ package struct ReadModerationCase: Query {
     }
 
     package func read(in unit: UnitOfWork) async throws -> Detail {
-        let threshold = try await OffenderThresholds.current(in: unit)
-        let since = unit.now.addingTimeInterval(-Double(threshold.days) * 86_400)
+        let (threshold, since) = try await QueuedCase.window(in: unit)
         guard
             let queued = try await unit.first(
                 """
@@ -92,13 +102,7 @@ package struct ReadModerationCase: Query {
                 FROM moderation_cases c CROSS JOIN LATERAL moderation_author_history(c.author_id, \(since)) h
                 LEFT JOIN operators o ON o.id = c.assigned_to AND c.assigned_until > \(unit.now)
                 WHERE c.id = \(caseID)
-                """,
-                { row in
-                    var cells = RowCells(row, of: "moderation case")
-                    return QueuedCase(
-                        moderationCase: try ModerationCase(cells: &cells),
-                        author: try AuthorHistory(cells: &cells, threshold: threshold), holderEmail: try cells.next())
-                })
+                """, { try QueuedCase(row: $0, threshold: threshold) })
         else { throw DomainError.notFound("Moderation case \(caseID.text)") }
         let reports = try await unit.all(
             """
@@ -411,8 +415,7 @@ package struct ReadAuthorHistory: Query {
     package init(customerID: UUID) { self.customerID = customerID }
 
     package func read(in unit: UnitOfWork) async throws -> (AuthorHistory, ModerationPolicy.OffenderThreshold) {
-        let threshold = try await OffenderThresholds.current(in: unit)
-        let since = unit.now.addingTimeInterval(-Double(threshold.days) * 86_400)
+        let (threshold, since) = try await QueuedCase.window(in: unit)
         let history = try await unit.first(
             "SELECT upheld, recent, locks FROM moderation_author_history(\(customerID), \(since))"
         ) { row in

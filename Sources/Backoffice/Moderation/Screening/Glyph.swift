@@ -37,6 +37,9 @@ enum Glyph {
     /// Builds the tables now (start-up) rather than on the first screen.
     static func prepare() { _ = tables.codes.count }
 
+    /// The Basic Multilingual Plane's codes, by scalar value (read once per text, not per scalar).
+    static var codes: [UInt8] { tables.codes }
+
     /// The code of `scalar` (the table for the BMP, computed for the rest).
     @inline(__always)
     static func code(_ scalar: Unicode.Scalar) -> UInt8 {

@@ -20,11 +20,21 @@ struct Reading {
     private(set) var runs: [Run] = []
 
     init(_ text: String) {
-        let scalars = Array(text.unicodeScalars)
-        var kinds = scalars.map(Glyph.code)
-        Self.resolveLeet(&kinds)
+        var kinds: [UInt8] = []
+        kinds.reserveCapacity(text.utf8.count)
+        var expansions: [Int: Unicode.Scalar] = [:]  // the few scalars that stand for several letters
+        var hasLeet = false
+        Glyph.codes.withUnsafeBufferPointer { table in
+            for scalar in text.unicodeScalars {
+                let code = scalar.value < 0x1_0000 ? table[Int(scalar.value)] : Glyph.code(scalar)
+                if code == Glyph.expansion { expansions[kinds.count] = scalar }
+                if code >= Glyph.leet { hasLeet = true }
+                kinds.append(code)
+            }
+        }
+        if hasLeet { Self.resolveLeet(&kinds) }
         self.kinds = kinds
-        buildRuns(scalars)
+        buildRuns(expansions)
     }
 
     /// Whether scalar `index`'s kind is a letter (or several).
@@ -58,11 +68,11 @@ struct Reading {
         }
     }
 
-    private mutating func buildRuns(_ scalars: [Unicode.Scalar]) {
-        let single = singleLetterPieces()
+    private mutating func buildRuns(_ expansions: [Int: Unicode.Scalar]) {
+        var runs: [Run] = []
+        runs.reserveCapacity(kinds.count)
         var separator: UInt8 = 0  // what came since the last letter: 0 nothing, space, joiner
         var lastLetterIndex = -1
-        runs.reserveCapacity(kinds.count)
         for index in kinds.indices {
             let kind = kinds[index]
             switch kind {
@@ -76,25 +86,28 @@ struct Reading {
                 separator = 0
                 lastLetterIndex = -1
             case Glyph.expansion:
-                for letter in Glyph.expanded(scalars[index]) {
-                    add(letter, at: index, after: lastLetterIndex, separator: separator, single: single)
+                for letter in expansions[index].map(Glyph.expanded) ?? [] {
+                    add(letter, at: index, after: lastLetterIndex, separator: separator, to: &runs)
                     separator = 0
                 }
                 lastLetterIndex = index
             default:
-                add(kind, at: index, after: lastLetterIndex, separator: separator, single: single)
+                add(kind, at: index, after: lastLetterIndex, separator: separator, to: &runs)
                 separator = 0
                 lastLetterIndex = index
             }
         }
+        self.runs = runs
     }
 
     /// Adds one letter at scalar `index`: it lengthens the last run when it repeats it, right after
     /// it or across a separator between single letters.
     @inline(__always)
-    private mutating func add(_ letter: UInt8, at index: Int, after previous: Int, separator: UInt8, single: [Bool]) {
+    private func add(_ letter: UInt8, at index: Int, after previous: Int, separator: UInt8, to runs: inout [Run]) {
         let last = runs.count - 1
-        if previous >= 0, runs[last].letter == letter, separator == 0 || (single[previous] && single[index]) {
+        if previous >= 0, runs[last].letter == letter,
+            separator == 0 || (standsAlone(previous) && standsAlone(index))
+        {
             runs[last].count += 1
             runs[last].last = index
         } else {
@@ -105,25 +118,10 @@ struct Reading {
         }
     }
 
-    /// Per scalar: whether it is a letter standing alone between separators ("b" in "b a d").
-    private func singleLetterPieces() -> [Bool] {
-        var single = [Bool](repeating: false, count: kinds.count)
-        var index = 0
-        while index < kinds.count {
-            guard isLetter(index) else {
-                index += 1
-                continue
-            }
-            var end = index
-            var letters = 0
-            while end < kinds.count, isLetter(end) || kinds[end] == Glyph.ignorable {
-                if isLetter(end) { letters += kinds[end] == Glyph.expansion ? 2 : 1 }
-                end += 1
-            }
-            if letters == 1 { single[index] = true }
-            index = end
-        }
-        return single
+    /// Whether the letter at scalar `index` stands alone between separators ("b" in "b a d").
+    private func standsAlone(_ index: Int) -> Bool {
+        kinds[index] != Glyph.expansion && !isLetter(neighbour(of: index, step: -1))
+            && !isLetter(neighbour(of: index, step: 1))
     }
 
     /// Whether every piece of letters between scalars `first` and `last` is one letter ("b a d").

@@ -39,14 +39,18 @@ package struct ScreenVerdict: Sendable, Equatable {
 /// inside a word, accepts repeated letters ("fuuuck") and separators inside a word ("b.a.d",
 /// "b a d"), and matches whole words only: "Scunthorpe", "assistant" and "classic" pass.
 package struct Screen: Sendable {
-    /// A term as the automaton knows it.
-    struct Term: Sendable {
+    /// A term as the automaton knows it (a class: a candidate match reads it without copying its arrays).
+    final class Term: Sendable {
         let rule: Int
         /// Letters with repeats collapsed, and how many times each repeats in the term ("ass": a, s×2).
         let letters: [UInt8]
         let counts: [Int]
         /// Where the term has a space, as indices into `letters` ("kill yourself": 2).
         let breaks: [Int]
+
+        init(rule: Int, letters: [UInt8], counts: [Int], breaks: [Int]) {
+            (self.rule, self.letters, self.counts, self.breaks) = (rule, letters, counts, breaks)
+        }
     }
 
     package let rules: [ScreeningRule]
@@ -112,9 +116,9 @@ package struct Screen: Sendable {
         let last = runs[end].last
         if reading.isLetter(reading.neighbour(of: first, step: -1)) { return nil }
         if reading.isLetter(reading.neighbour(of: last, step: 1)) { return nil }
-        let spaces = (1..<term.letters.count).filter { runs[start + $0].spaceBefore }
-        if !spaces.allSatisfy(term.breaks.contains), !reading.onlySingleLetters(from: first, through: last) {
-            return nil
+        for offset in 1..<term.letters.count where runs[start + offset].spaceBefore && !term.breaks.contains(offset) {
+            // a space the term does not have: only a spaced-out spelling ("b a d") passes
+            return reading.onlySingleLetters(from: first, through: last) ? first...last : nil
         }
         return first...last
     }

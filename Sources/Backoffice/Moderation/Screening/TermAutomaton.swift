@@ -61,17 +61,23 @@ struct TermAutomaton: Sendable {
     /// the caller checks repeats and word boundaries).
     func scan(_ runs: [Reading.Run], found: (Int, Int) -> Void) {
         next.withUnsafeBufferPointer { next in
-            var state = 0
-            for (position, run) in runs.enumerated() {
-                guard run.letter >= 1, run.letter <= 26 else {
-                    state = 0
-                    continue
-                }
-                state = Int(next[state * Self.alphabet + Int(run.letter) - 1])
-                let start = Int(endStart[state])
-                let end = Int(endStart[state + 1])
-                if start < end {
-                    for word in ends[start..<end] { found(Int(word), position) }
+            endStart.withUnsafeBufferPointer { endStart in
+                ends.withUnsafeBufferPointer { ends in
+                    var state = 0
+                    for position in runs.indices {
+                        let letter = Int(runs[position].letter)
+                        guard letter >= 1, letter <= 26 else {
+                            state = 0
+                            continue
+                        }
+                        state = Int(next[state &* Self.alphabet &+ letter &- 1])
+                        var end = Int(endStart[state])
+                        let stop = Int(endStart[state &+ 1])
+                        while end < stop {
+                            found(Int(ends[end]), position)
+                            end &+= 1
+                        }
+                    }
                 }
             }
         }
