@@ -10,6 +10,10 @@ enum ScreenBench {
         let termCount = option("--terms", 5_000)
         let calls = option("--calls", 20_000)
         var random = SystemRandomNumberGenerator()
+        // none of the sentences' own words, so the clean posts are clean
+        let words = Set(
+            sentences.joined().lowercased().folding(options: .diacriticInsensitive, locale: nil).split { !$0.isLetter }
+                .map(String.init))
         var terms = Set<String>()
         while terms.count < termCount {
             terms.insert(
@@ -24,7 +28,16 @@ enum ScreenBench {
         let built = try ContinuousClock().measure { screen = try Screen(rules: rules) }
         guard let screen else { return }
         let posts = (0..<16).map { post(seed: $0, terms: list, random: &random) }
+        let clean = (0..<16).map { post(seed: $0, terms: [], random: &random) }
         for _ in 0..<1_000 { _ = screen.screen(posts[0]) }  // warm up
+        print("screen-bench: \(screen.termCount) terms, automaton built in \(built), posts of \(posts[0].count) chars")
+        let flagged = measure(screen, posts, calls: calls, label: "with two terms (masked)")
+        let cleanP99 = measure(screen, clean, calls: calls, label: "clean (allowed)")
+        exit(flagged < 50 && cleanP99 < 50 ? 0 : 1)
+    }
+
+    /// Times `calls` screens of `posts` one by one; prints the percentiles; returns p99 in µs.
+    static func measure(_ screen: Screen, _ posts: [String], calls: Int, label: String) -> Double {
         var samples: [UInt64] = []
         samples.reserveCapacity(calls)
         var flagged = 0
@@ -38,16 +51,21 @@ enum ScreenBench {
         func micros(_ fraction: Double) -> Double {
             Double(samples[min(samples.count - 1, Int(Double(samples.count) * fraction))]) / 1_000
         }
-        print(
-            "screen-bench: \(screen.termCount) terms, automaton built in \(built), posts of \(posts[0].count) chars"
-        )
-        print(
-            String(
-                format: "  %d calls: p50 %.1f µs, p90 %.1f µs, p99 %.1f µs, max %.1f µs; %d flagged", calls,
-                micros(0.5),
-                micros(0.9), micros(0.99), micros(1), flagged))
-        exit(micros(0.99) < 50 ? 0 : 1)
+        let figures = String(
+            format: "%d calls, p50 %.1f µs, p90 %.1f µs, p99 %.1f µs, max %.1f µs; %d flagged", calls, micros(0.5),
+            micros(0.9), micros(0.99), micros(1), flagged)
+        print("  \(label): \(figures)")
+        return micros(0.99)
     }
+
+    /// The forum sentences the posts are made of (some accents and digits).
+    static let sentences = [
+        "Week three of the plan and my long run is finally over ten kilometres. ",
+        "Does anyone have tips for stretching after a heavy leg day? ",
+        "Sleep made a huge difference to my recovery, so did eating more protein. ",
+        "Café au lait after the run, naïve me thought a marathon would be easy. ",
+        "Hit 10,000 steps every day this week and I feel great! ",
+    ]
 
     /// The whole number after `name` on the command line, or `fallback`.
     static func option(_ name: String, _ fallback: Int) -> Int {
@@ -69,24 +87,19 @@ enum ScreenBench {
         return String(letters)
     }
 
-    /// A post of exactly 2,000 characters: forum sentences (some accents and digits), a term in
-    /// l33t and a term spelled out with dots.
+    /// A post of exactly 2,000 characters: forum sentences (some accents and digits), and (given
+    /// terms) a term in l33t and a term spelled out with dots.
     static func post(seed: Int, terms: [String], random: inout SystemRandomNumberGenerator) -> String {
-        let sentences = [
-            "Week three of the plan and my long run is finally over ten kilometres. ",
-            "Does anyone have tips for stretching after a heavy leg day? ",
-            "Sleep made a huge difference to my recovery, so did eating more protein. ",
-            "Café au lait after the run, naïve me thought a marathon would be easy. ",
-            "Hit 10,000 steps every day this week and I feel great! ",
-        ]
         var text = ""
         var index = seed
         while text.count < 1_900 {
             text += sentences[index % sentences.count]
             index += 1
         }
-        text += " " + terms.randomElement(using: &random)!.replacingOccurrences(of: "o", with: "0") + " "
-        text += terms.randomElement(using: &random)!.map { "\($0)." }.joined()
+        if !terms.isEmpty {
+            text += " " + terms.randomElement(using: &random)!.replacingOccurrences(of: "o", with: "0") + " "
+            text += terms.randomElement(using: &random)!.map { "\($0)." }.joined()
+        }
         while text.count < 2_000 { text += "!" }
         return String(text.prefix(2_000))
     }

@@ -125,15 +125,22 @@ package struct Screen: Sendable {
 
     /// `text` with the letters inside `spans` replaced by `*` (separators and spaces kept).
     private static func mask(_ text: String, spans: [ClosedRange<Int>], reading: Reading) -> String {
-        var masked = String.UnicodeScalarView()
         let covered = spans.sorted { $0.lowerBound < $1.lowerBound }
+        var masked: [UInt8] = []
+        masked.reserveCapacity(text.utf8.count)
+        var index = -1  // the scalar the byte belongs to
         var next = 0
-        for (index, scalar) in text.unicodeScalars.enumerated() {
-            while next < covered.count, covered[next].upperBound < index { next += 1 }
-            let inside = next < covered.count && covered[next].contains(index)
-            if inside, reading.kinds[index] == Glyph.ignorable { continue }  // an accent of a hidden letter
-            masked.append(inside && reading.isLetter(index) ? "*" : scalar)
+        var keep = true
+        for byte in text.utf8 {
+            if byte & 0xC0 != 0x80 {  // a scalar's first byte: decide for the whole scalar
+                index += 1
+                while next < covered.count, covered[next].upperBound < index { next += 1 }
+                let inside = next < covered.count && covered[next].contains(index)
+                keep = !inside || !(reading.isLetter(index) || reading.kinds[index] == Glyph.ignorable)
+                if !keep, reading.kinds[index] != Glyph.ignorable { masked.append(UInt8(ascii: "*")) }
+            }
+            if keep { masked.append(byte) }
         }
-        return String(masked)
+        return String(decoding: masked, as: UTF8.self)
     }
 }
