@@ -68,11 +68,28 @@ struct Reading {
         }
     }
 
+    /// The runs of the letters of `kinds`: the open run is kept aside and appended when the next
+    /// one starts, so a repeat lengthens a local value.
     private mutating func buildRuns(_ expansions: [Int: Unicode.Scalar]) {
         var runs: [Run] = []
         runs.reserveCapacity(kinds.count)
+        var open = Run(letter: 0, count: 0, first: 0, last: 0, spaceBefore: false)  // count 0: none open
         var separator: UInt8 = 0  // what came since the last letter: 0 nothing, space, joiner
         var lastLetterIndex = -1
+        func add(_ letter: UInt8, at index: Int) {
+            if lastLetterIndex >= 0, open.letter == letter,
+                separator == 0 || (standsAlone(lastLetterIndex) && standsAlone(index))
+            {
+                open.count += 1
+                open.last = index
+            } else {
+                if open.count > 0 { runs.append(open) }
+                open = Run(
+                    letter: letter, count: 1, first: index, last: index,
+                    spaceBefore: separator == Glyph.space && lastLetterIndex >= 0)
+            }
+            separator = 0
+        }
         for index in kinds.indices {
             let kind = kinds[index]
             switch kind {
@@ -80,42 +97,23 @@ struct Reading {
             case Glyph.space: separator = Glyph.space
             case Glyph.joiner: if separator != Glyph.space { separator = Glyph.joiner }
             case 0:
+                if open.count > 0 { runs.append(open) }
+                open.count = 0
                 if runs.last?.letter != 0 {
                     runs.append(Run(letter: 0, count: 1, first: index, last: index, spaceBefore: false))
                 }
                 separator = 0
                 lastLetterIndex = -1
             case Glyph.expansion:
-                for letter in expansions[index].map(Glyph.expanded) ?? [] {
-                    add(letter, at: index, after: lastLetterIndex, separator: separator, to: &runs)
-                    separator = 0
-                }
+                for letter in expansions[index].map(Glyph.expanded) ?? [] { add(letter, at: index) }
                 lastLetterIndex = index
             default:
-                add(kind, at: index, after: lastLetterIndex, separator: separator, to: &runs)
-                separator = 0
+                add(kind, at: index)
                 lastLetterIndex = index
             }
         }
+        if open.count > 0 { runs.append(open) }
         self.runs = runs
-    }
-
-    /// Adds one letter at scalar `index`: it lengthens the last run when it repeats it, right after
-    /// it or across a separator between single letters.
-    @inline(__always)
-    private func add(_ letter: UInt8, at index: Int, after previous: Int, separator: UInt8, to runs: inout [Run]) {
-        let last = runs.count - 1
-        if previous >= 0, runs[last].letter == letter,
-            separator == 0 || (standsAlone(previous) && standsAlone(index))
-        {
-            runs[last].count += 1
-            runs[last].last = index
-        } else {
-            runs.append(
-                Run(
-                    letter: letter, count: 1, first: index, last: index,
-                    spaceBefore: separator == Glyph.space && previous >= 0))
-        }
     }
 
     /// Whether the letter at scalar `index` stands alone between separators ("b" in "b a d").
