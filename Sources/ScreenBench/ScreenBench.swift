@@ -16,8 +16,8 @@ enum ScreenBench {
                 .map(String.init))
         var terms = Set<String>()
         while terms.count < termCount {
-            terms.insert(
-                Int.random(in: 0..<10, using: &random) == 0 ? word(&random) + " " + word(&random) : word(&random))
+            let term = Int.random(in: 0..<10, using: &random) == 0 ? word(&random) + " " + word(&random) : word(&random)
+            if term.split(separator: " ").allSatisfy({ !words.contains(String($0)) }) { terms.insert(term) }
         }
         let list = Array(terms)
         let rules = [
