@@ -9,17 +9,9 @@ package struct LockExpiryService: Service {
     let policies: PolicySet
     let interval: Duration
 
-    /// Waits one interval before the first check, so the connection pool (a sibling service in
-    /// the same group) is running before this leases from it.
     package func run() async throws {
-        try? await gracefulShutdown(sleeping: interval)
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            do {
-                try await liftDue()
-            } catch {
-                database.logger.warning("lifting expired locks failed", metadata: ["error_type": "\(type(of: error))"])
-            }
-            try? await gracefulShutdown(sleeping: interval)
+        await repeatEvery(interval, logger: database.logger, failure: "lifting expired locks failed") {
+            try await liftDue()
         }
     }
 

@@ -117,13 +117,10 @@ extension ConsoleRequest {
             "decisions": DecisionKind.moderators.map {
                 ConsoleOption(value: $0.rawValue, label: DecisionWords.label($0), selected: $0.rawValue == chosen)
             },
-            "grounds": ConsoleOption.all(
-                policy.grounds.map(\.code), selected: values["ground"], any: "Choose a ground"
-            ).map { option in
-                ConsoleOption(
-                    value: option.value, label: policy.ground(option.value)?.label ?? option.label,
-                    selected: option.selected)
-            },
+            "grounds": [ConsoleOption(value: "", label: "Choose a ground", selected: values["ground"] == nil)]
+                + policy.grounds.map {
+                    ConsoleOption(value: $0.code, label: $0.label, selected: $0.code == values["ground"])
+                },
             "values": values,
             "statements": detail.decisions.reversed().map {
                 StatementView(StatementOfReasons($0, on: c, policy: policy))

@@ -82,8 +82,12 @@ extension ModerationCase: RowDecodable {
         """
 
     /// `columns` with the table's alias `c.` before each.
-    static let qualifiedColumns = columns.split(separator: ",").map { "c." + $0.trimmingCharacters(in: .whitespaces) }
-        .joined(separator: ", ")
+    static let qualifiedColumns = qualified(columns, "c")
+
+    /// The facts a screen's matches establish, in words (the screen's decision and a moderator's).
+    static func screenFacts(_ rules: [String], in kind: ContentKind) -> String {
+        "The screen matched \(rules.joined(separator: ", ")) in the \(kind.rawValue)."
+    }
 
     package init(row: PostgresRow) throws {
         var cells = RowCells(row, of: "moderation case")
@@ -126,6 +130,12 @@ extension ModerationCase: RowDecodable {
     }
 }
 
+/// `columns` (a select list) with `alias.` before each column.
+private func qualified(_ columns: String, _ alias: String) -> String {
+    columns.split(separator: ",").map { alias + "." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        .joined(separator: ", ")
+}
+
 /// A decision on a case and its statement of reasons: what was decided, on what facts and
 /// ground, whether it was automated, by which policy version.
 package struct ModerationDecision: Sendable, Equatable {
@@ -149,6 +159,15 @@ extension ModerationDecision: RowDecodable {
         id, seq, case_id, kind, automated, removes_content, ground, facts, explanation, lock_id, decided_by, \
         policy_digest, decided_at
         """
+
+    /// `columns` with the table's alias `d.` before each.
+    static let qualifiedColumns = qualified(columns, "d")
+
+    /// A case's decisions, oldest first.
+    static func all(ofCase caseID: UUID, in unit: UnitOfWork) async throws -> [ModerationDecision] {
+        try await unit.all(
+            "SELECT \(unescaped: columns) FROM moderation_decisions WHERE case_id = \(caseID) ORDER BY seq")
+    }
 
     package init(row: PostgresRow) throws {
         var cells = RowCells(row, of: "moderation decision")

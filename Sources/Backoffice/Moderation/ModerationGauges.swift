@@ -33,17 +33,9 @@ package struct ModerationGaugesService: Service {
         (self.database, self.policies, self.interval) = (database, policies, interval)
     }
 
-    /// Waits one interval before the first count (the pool starts beside it).
     package func run() async throws {
-        try? await gracefulShutdown(sleeping: interval)
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            do {
-                try await count()
-            } catch {
-                database.logger.warning(
-                    "counting open moderation cases failed", metadata: ["error_type": "\(type(of: error))"])
-            }
-            try? await gracefulShutdown(sleeping: interval)
+        await repeatEvery(interval, logger: database.logger, failure: "counting open moderation cases failed") {
+            try await count()
         }
     }
 

@@ -68,22 +68,24 @@ package struct ScreenContent: AuditedOperation {
         guard verdict.action != .allow else {
             return .unchanged(Outcome(verdict: verdict, caseID: nil, policyDigest: policy.digest))
         }
-        let facts = "The screen matched \(verdict.ruleIDs.joined(separator: ", ")) in the \(content.kind.rawValue)."
-        let (found, opened) = try await content.openCase(
-            origin: .screen, severity: verdict.action == .hold ? policy.heldSeverity : 1, rules: verdict.ruleIDs,
-            in: unit)
-        let before = opened ? nil : found
         let kind: DecisionKind = verdict.action == .hold ? .hold : .mask
-        var moderationCase = try await unit.one(
-            """
-            UPDATE moderation_cases SET content_text = \(content.text),
-                matched_rules = ARRAY(SELECT DISTINCT unnest(matched_rules || \(verdict.ruleIDs)::text[]) ORDER BY 1),
-                severity = greatest(severity, \(Int16(kind == .hold ? policy.heldSeverity : 1))),
-                version = version + \(opened ? 0 : 1)
-            WHERE id = \(found.id) RETURNING \(unescaped: ModerationCase.columns)
-            """, as: ModerationCase.self, else: DomainError.inconsistent("the case was not returned"))
+        let severity = kind == .hold ? policy.heldSeverity : 1
+        let (found, opened) = try await content.openCase(
+            origin: .screen, severity: severity, rules: verdict.ruleIDs, in: unit)
+        var moderationCase = found
+        if !opened {  // a case already open (reported, or held before) takes this text and these rules
+            moderationCase = try await unit.one(
+                """
+                UPDATE moderation_cases SET content_text = \(content.text),
+                    matched_rules = ARRAY(
+                        SELECT DISTINCT unnest(matched_rules || \(verdict.ruleIDs)::text[]) ORDER BY 1),
+                    severity = greatest(severity, \(Int16(severity))), version = version + 1
+                WHERE id = \(found.id) RETURNING \(unescaped: ModerationCase.columns)
+                """, as: ModerationCase.self, else: DomainError.inconsistent("the case was not returned"))
+        }
         let decision = try await ModerationDecision.record(
-            kind, on: moderationCase, ground: verdict.ruleIDs.joined(separator: ","), facts: facts,
+            kind, on: moderationCase, ground: verdict.ruleIDs.joined(separator: ","),
+            facts: ModerationCase.screenFacts(verdict.ruleIDs, in: content.kind),
             explanation: kind == .hold
                 ? "Held for a moderator's review: the text matched a rule that needs a person to decide."
                 : "Published with the matched words masked.",
@@ -96,7 +98,8 @@ package struct ScreenContent: AuditedOperation {
                 """, else: DomainError.inconsistent("the case was not returned"))
         }
         let event = try moderationCase.event(
-            Self.action, reason: "\(kind.rawValue): \(verdict.ruleIDs.joined(separator: ", "))", before: before)
+            Self.action, reason: "\(kind.rawValue): \(verdict.ruleIDs.joined(separator: ", "))",
+            before: opened ? nil : found)
         ServiceMetrics.moderationDecided(decision.kind.rawValue)
         return Audited(Outcome(verdict: verdict, caseID: moderationCase.id, policyDigest: policy.digest), event: event)
     }
@@ -194,7 +197,7 @@ package struct TakeCase: AuditedOperation {
         guard let holder = moderationCase.holder(at: unit.now), holder != unit.principal.operatorID else { return }
         let email = try await unit.first(
             "SELECT email FROM operators WHERE id = \(holder)", { try $0.decode(String.self) })
-        let until = moderationCase.assignedUntil.map { ISO8601DateFormatter().string(from: $0) } ?? ""
+        let until = moderationCase.assignedUntil?.formatted(.iso8601) ?? ""
         throw DomainError.conflict(
             code: "assigned_to_other",
             detail: "\(email ?? "Another moderator") holds this case until \(until); it is read-only for you.")
@@ -275,7 +278,7 @@ package struct DecideCase: AuditedOperation {
         var facts: [String] = []
         let kind = moderationCase.contentKind.rawValue
         if !moderationCase.matchedRules.isEmpty {
-            facts.append("The screen matched \(moderationCase.matchedRules.joined(separator: ", ")) in the \(kind).")
+            facts.append(ModerationCase.screenFacts(moderationCase.matchedRules, in: moderationCase.contentKind))
         }
         let reasons = try await unit.all(
             "SELECT reason, count(*) FROM moderation_reports WHERE case_id = \(moderationCase.id) GROUP BY 1 ORDER BY 1"

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Yams
 
@@ -26,9 +25,6 @@ package struct ModerationPolicy: Sendable {
         package var days: Int
 
         package init(upheldCases: Int, days: Int) { (self.upheldCases, self.days) = (upheldCases, days) }
-
-        /// Whether the figures are in range (1–100 cases, 1–365 days).
-        package var isValid: Bool { (1...100).contains(upheldCases) && (1...365).contains(days) }
     }
 
     package let reportReasons: [ReportReason]
@@ -141,13 +137,6 @@ package struct ModerationPolicy: Sendable {
     }
 
     private static func digest(_ texts: [String: String]) -> String {
-        var hasher = SHA256()
-        for name in texts.keys.filter({ $0.hasPrefix("moderation/") }).sorted() {
-            hasher.update(data: Data(name.utf8))
-            hasher.update(data: Data([0]))
-            hasher.update(data: Data((texts[name] ?? "").utf8))
-            hasher.update(data: Data([0]))
-        }
-        return hex(hasher.finalize())
+        PolicySet.digest(of: texts.filter { $0.key.hasPrefix("moderation/") })
     }
 }

@@ -113,12 +113,7 @@ package struct ReadModerationCase: Query {
             let (reporter, reason, at) = try row.decode((UUID, String, Date).self)
             return Report(reporterID: reporter, reason: reason, reportedAt: at)
         }
-        let decisions = try await unit.all(
-            """
-            SELECT \(unescaped: ModerationDecision.columns) FROM moderation_decisions WHERE case_id = \(caseID)
-            ORDER BY seq
-            """,
-            as: ModerationDecision.self)
+        let decisions = try await ModerationDecision.all(ofCase: caseID, in: unit)
         return Detail(queued: queued, reports: reports, decisions: decisions)
     }
 }
@@ -194,13 +189,9 @@ package struct ReadStatements: Query {
 
     package func read(in unit: UnitOfWork) async throws -> [StatementOfReasons] {
         let moderationCase = try await ModerationCase.fetch(caseID, in: unit)
-        return try await unit.all(
-            """
-            SELECT \(unescaped: ModerationDecision.columns) FROM moderation_decisions WHERE case_id = \(caseID)
-            ORDER BY seq
-            """,
-            as: ModerationDecision.self
-        ).map { StatementOfReasons($0, on: moderationCase, policy: unit.policies.moderation) }
+        return try await ModerationDecision.all(ofCase: caseID, in: unit).map {
+            StatementOfReasons($0, on: moderationCase, policy: unit.policies.moderation)
+        }
     }
 }
 
@@ -259,8 +250,7 @@ package struct ExportStatements: Query {
     package func read(in unit: UnitOfWork) async throws -> [StatementOfReasons] {
         let rows = try await unit.all(
             """
-            SELECT \(unescaped: ModerationDecision.columns.split(separator: ",").map {
-                "d." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")),
+            SELECT \(unescaped: ModerationDecision.qualifiedColumns),
                 \(unescaped: ModerationCase.qualifiedColumns)
             FROM moderation_decisions d JOIN moderation_cases c ON c.id = d.case_id
             WHERE d.decided_at >= \(from) AND d.decided_at < \(to) AND d.seq > \(afterSeq)

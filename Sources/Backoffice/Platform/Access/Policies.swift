@@ -165,6 +165,18 @@ package struct PolicySet: Sendable {
         return texts
     }
 
+    /// SHA-256 (hex) over `texts`' names and bytes, in name order: it changes when any of them changes.
+    static func digest(of texts: [String: String]) -> String {
+        var hasher = SHA256()
+        for (name, text) in texts.sorted(by: { $0.key < $1.key }) {
+            hasher.update(data: Data(name.utf8))
+            hasher.update(data: Data([0]))
+            hasher.update(data: Data(text.utf8))
+            hasher.update(data: Data([0]))
+        }
+        return hex(hasher.finalize())
+    }
+
     /// Validates policy texts keyed by file name (pure: no I/O).
     package static func parse(_ texts: [String: String], directory: String = "policies") throws -> PolicySet {
         func path(_ name: String) -> String { directory + "/" + name }
@@ -211,14 +223,7 @@ package struct PolicySet: Sendable {
         let messages = PolicyDocument(values: try document("messages.yaml"), file: path("messages.yaml"))
         let messagesPolicy = MessagesPolicy(
             maintenanceNoticeHours: try messages.integer("maintenance", "notice_period_hours", 0...8760))
-        var hasher = SHA256()
-        for name in texts.keys.sorted() {
-            hasher.update(data: Data(name.utf8))
-            hasher.update(data: Data([0]))
-            hasher.update(data: Data((texts[name] ?? "").utf8))
-            hasher.update(data: Data([0]))
-        }
-        let digest = hex(hasher.finalize())
+        let digest = digest(of: texts)
         return PolicySet(
             access: access, security: securityPolicy, retention: retentionPolicy, messages: messagesPolicy,
             privacy: try PrivacyPolicy.parse(texts["privacy.yaml"] ?? "", file: path("privacy.yaml")),
