@@ -350,4 +350,48 @@ struct ModerationAPITests {
             }
         }
     }
+
+    @Test("two moderators taking and deciding one case 30 times at once: one holds it, one decision, one lock")
+    func concurrentTakesAndDecisions() async throws {
+        try await TestEnvironment.with { env in
+            let author = try await env.customer()
+            let other = try await Self.secondModerator(env)
+            try await env.withApp { client in
+                let held = try await client.call(
+                    .post, "/v1/moderation/screen", token: env.fixture.tokens[.appService]!,
+                    json: Self.content(author, text: "kill yourself"))
+                let caseID = try #require(held["case_id"])
+                let tokens = [env.fixture.tokens[.moderator]!, other.token]
+                let takes = try await withThrowingTaskGroup(of: Reply.self) { group in
+                    for index in 0..<30 {
+                        group.addTask {
+                            try await client.call(
+                                .post, "/v1/moderation/cases/\(caseID)/take", token: tokens[index % 2])
+                        }
+                    }
+                    return try await group.reduce(into: [Reply]()) { $0.append($1) }
+                }
+                let holders = Set(takes.filter { $0.status == 200 }.compactMap { $0["assigned_to"] })
+                #expect(holders.count == 1, "one moderator holds it: \(takes.map(\.status))")
+                #expect(takes.allSatisfy { $0.status == 200 || $0["code"] == "assigned_to_other" })
+                let decision = #"{"decision":"lock","ground":"safety","explanation":"Self-harm encouragement."}"#
+                let decisions = try await withThrowingTaskGroup(of: Reply.self) { group in
+                    for index in 0..<30 {
+                        group.addTask {
+                            try await client.call(
+                                .post, "/v1/moderation/cases/\(caseID)/decision", token: tokens[index % 2],
+                                json: decision)
+                        }
+                    }
+                    return try await group.reduce(into: [Reply]()) { $0.append($1) }
+                }
+                #expect(decisions.filter { $0.status == 201 }.count == 1, "\(decisions.map(\.status))")
+            }
+            #expect(try await env.auditCount("moderation.decide") == 1)
+            #expect(try await env.auditCount("accounts.lock") == 1)
+            #expect(
+                try await env.ownerScalar(
+                    "SELECT count(*) FROM account_locks WHERE customer_id = '\(author.id)'", as: Int64.self) == 1)
+        }
+    }
 }
