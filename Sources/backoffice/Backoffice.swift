@@ -24,7 +24,8 @@ struct BackofficeCommand: AsyncParsableCommand {
                     Accounts.self, Tenants.self, Operators.self, Tokens.self, Messages.self, ContentPolicies.self,
                     Articles.self, Recommendations.self, HealthProfiles.self, Moderation.self,
                     FitPoints.self, Challenges.self,
-                    Badges.self, Activity.self, Shops.self, Goods.self, Orders.self, Payments.self, Audit.self,
+                    Badges.self, Activity.self, Shops.self, Goods.self, Orders.self, Payments.self, Reports.self,
+                    Audit.self,
                     Maintenance.self,
                 ]),
         ])

@@ -2,8 +2,9 @@ import Foundation
 import Hummingbird
 
 extension Console {
-    /// The operator's home: for a shop, the orders to handle by state and the goods low in
-    /// stock; for everyone, where to go from here.
+    /// The operator's home: for a shop, its sales, orders and best sellers over a period with
+    /// charts, the orders to handle by state and the goods low in stock; for everyone, where to
+    /// go from here.
     func registerHome(on group: RouterGroup<AppRequestContext>) {
         get("home", on: group) { console in
             let links = console.navigation.items(
@@ -13,16 +14,19 @@ extension Console {
             }
             var data: [String: Any] = ["links": links]
             let shop = console.principal.knownRole.map { !$0.isPlatform } ?? false
+            if shop, console.may(DailySales.action) {
+                try await console.addShopFigures(to: &data, today: UTCDay(database.clock.now()))
+            }
             if shop, console.may(OrderCountsByStatus.action) {
                 let counts = try await console.read(OrderCountsByStatus())
                 data["orderStates"] = OrderBoard.tabs.prefix(4).map { status in
                     [
-                        "label": OrderBoard.label(status), "count": counts[status] ?? 0,
+                        "label": OrderBoard.label(status), "count": Figures.grouped(counts[status] ?? 0),
                         "href": "/console/orders?status=\(status.rawValue)",
                     ]
                         as [String: Any]
                 }
-                data["toHandle"] = (counts[.paid] ?? 0) + (counts[.accepted] ?? 0)
+                data["toHandle"] = Figures.grouped((counts[.paid] ?? 0) + (counts[.accepted] ?? 0))
                 data["showsOrders"] = true
             }
             if shop, console.may(LowStockGoods.action) {
@@ -33,5 +37,29 @@ extension Console {
             }
             return console.page("home", title: "Home", data)
         }
+    }
+}
+
+extension ConsoleRequest {
+    /// A shop's figures for the period the picker chose (`period` or `month`): totals, charts and
+    /// best sellers, each from its one statement.
+    fileprivate func addShopFigures(to data: inout [String: Any], today: UTCDay) async throws {
+        let period = try HomePeriod(period: form.text("period"), month: form.text("month"), today: today)
+        let both = try ReportRange(from: period.compared.from, through: period.range.through)
+        let daily = try await read(DailySales(range: both))
+        let home = ShopHome(
+            period: period, current: daily.filter { $0.start >= period.range.from },
+            previous: daily.filter { $0.start <= period.compared.through },
+            states: try await read(DailyOrderStates(range: period.range)),
+            bestSellers: try await read(BestSellers(range: period.range)))
+        data["showsSales"] = true
+        data["periodLabel"] = period.label
+        data["periodHTML"] = ConsoleNavigation.links(period.choices(path: "/console/home", today: today))
+        data["totals"] = home.totals
+        data["netChartHTML"] = home.netChart.html
+        data["grossChartHTML"] = home.grossChart.html
+        data["statesChartHTML"] = home.statesChart.html
+        data["bestSellers"] = home.bestSellerRows
+        data["hasBestSellers"] = !home.bestSellers.isEmpty
     }
 }

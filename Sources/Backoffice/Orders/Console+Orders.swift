@@ -11,23 +11,30 @@ extension Console {
     /// in a request that holds no transaction, with none held while the provider answers.
     func registerOrders(on group: RouterGroup<AppRequestContext>) {
         section("orders", "Orders", needs: ListOrders.action, on: group) { console in
-            let status = try OrderBoard.status(console.form.text("status"))
+            let day = try console.form.text("day").map { try ReportRange.day($0, field: "day") }
+            // A day's orders open on every state; the board alone on the orders to accept.
+            let status =
+                day != nil && console.form.text("status") == nil
+                ? nil : try OrderBoard.status(console.form.text("status"))
             let page = try await OrderListRequest(
-                limit: Self.pageSize, cursor: console.form.text("cursor"), status: status.rawValue
+                limit: Self.pageSize, cursor: console.form.text("cursor"), status: status?.rawValue, day: day
             )
             .run(database, context: console.context)
+            let query = { (status: Order.Status?) in ["status": status?.rawValue, "day": day?.description] }
+            let tabs = (day == nil ? [] : [nil]) + OrderBoard.tabs.map(Optional.some)
+            let state = status.map(OrderBoard.label) ?? "Every state"
             var data: [String: Any] = [
                 "rowsHTML": OrderBoard.rows(page.items), "hasOrders": !page.items.isEmpty,
                 "tabsHTML": ConsoleNavigation.links(
-                    OrderBoard.tabs.map {
+                    tabs.map {
                         .init(
-                            href: "/console/orders?status=\($0.rawValue)", label: OrderBoard.label($0),
-                            current: $0 == status)
+                            href: ConsoleLinks.path("/console/orders", query($0)),
+                            label: $0.map(OrderBoard.label) ?? "Every state", current: $0 == status)
                     }),
-                "state": OrderBoard.label(status),
+                "state": day.map { "\(state), placed \($0.short), \($0.civil.year) (UTC)" } ?? state,
             ]
             if let next = page.nextCursor {
-                data["next"] = ConsoleLinks.path("/console/orders", ["status": status.rawValue, "cursor": next])
+                data["next"] = ConsoleLinks.path("/console/orders", query(status).merging(["cursor": next]) { $1 })
             }
             return console.page("orders", title: "Orders", data)
         }

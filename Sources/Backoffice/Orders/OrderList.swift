@@ -9,6 +9,8 @@ struct OrderListRequest: Sendable {
     var limit: Int?
     var cursor: String?
     var status: String?
+    /// Only the orders placed on this UTC day (the console's link from a chart's day).
+    var day: UTCDay?
 
     /// Reads the query string of `GET /v1/orders`.
     init(query: String?) throws {
@@ -16,8 +18,8 @@ struct OrderListRequest: Sendable {
         self.init(limit: list.limit, cursor: list.cursor, status: list.status)
     }
 
-    init(limit: Int?, cursor: String?, status: String?) {
-        (self.limit, self.cursor, self.status) = (limit, cursor, status)
+    init(limit: Int?, cursor: String?, status: String?, day: UTCDay? = nil) {
+        (self.limit, self.cursor, self.status, self.day) = (limit, cursor, status, day)
     }
 
     /// The page (at most `limit` orders) and the cursor of the next one.
@@ -25,7 +27,8 @@ struct OrderListRequest: Sendable {
         items: ArraySlice<Order>, nextCursor: String?
     ) {
         let limit = try pageLimit(limit)
-        let orders = try await database.read(try query(limit: limit + 1), context: context)
+        var orders = try await database.read(try query(limit: limit + 1), context: context)
+        if let start = day?.start { orders = orders.filter { $0.createdAt >= start } }
         return keysetPage(orders, limit: limit) { Cursor.timeAndID($0.createdAt, $0.id) }
     }
 
@@ -38,7 +41,8 @@ struct OrderListRequest: Sendable {
 
     private func query(limit: Int) throws -> ListOrders {
         ListOrders(
-            status: try ListQuery.status(status, as: Order.Status.self), before: try Cursor.timeAndID(cursor),
+            status: try ListQuery.status(status, as: Order.Status.self),
+            before: try Cursor.timeAndID(cursor) ?? day.map { ($0.advanced(by: 1).start, ConsoleLinks.firstID) },
             limit: limit)
     }
 }

@@ -1,0 +1,35 @@
+import Foundation
+
+/// Recomputes the shops' daily figures (`shop_daily_orders`, `shop_daily_refunds`,
+/// `shop_daily_goods`) from their orders — every shop's, or one — and says, per table, how many
+/// rows the kept figures had wrong (0 when the trigger that keeps them kept them right). Audited
+/// with those counts, in the rebuild's transaction.
+package struct RebuildShopRollups: AuditedOperation {
+    package static let action: Action = "reports.rebuild"
+    let tenantID: UUID?
+
+    package init(tenantID: UUID?) { self.tenantID = tenantID }
+
+    /// The rows found different, by table (`orders`, `refunds`, `goods`).
+    package struct Outcome: Sendable, Equatable, Encodable {
+        package let differed: [String: Int]
+    }
+
+    package func perform(in unit: UnitOfWork) async throws -> Audited<Outcome> {
+        if let tenantID,
+            try await unit.first("SELECT id FROM tenants WHERE id = \(tenantID)", { try $0.decode(UUID.self) }) == nil
+        {
+            throw DomainError.notFound("tenant")
+        }
+        // One rebuild at a time: two would each replace the other's rows.
+        try await unit.execute("SELECT pg_advisory_xact_lock(hashtext('shop_rollups_rebuild'))")
+        let rows = try await unit.all(
+            "SELECT rollup, differed FROM shop_rollups_rebuild(\(tenantID))", { try $0.decode((String, Int64).self) })
+        let outcome = Outcome(differed: Dictionary(uniqueKeysWithValues: rows.map { ($0, Int($1)) }))
+        let event = AuditRecord(
+            action: Self.action, tenantID: tenantID ?? platformTenantID, targetType: "shop_rollups",
+            targetID: tenantID?.uuidString.lowercased() ?? "all", reason: nil, before: nil,
+            after: try AuditRecord.json(outcome))
+        return Audited(outcome, event: event)
+    }
+}

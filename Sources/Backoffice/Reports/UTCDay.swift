@@ -1,0 +1,87 @@
+import Foundation
+
+/// A calendar day in UTC, the day every report and chart counts by: a number of days since
+/// 1970-01-01, written `2026-11-03`. Pure arithmetic (Howard Hinnant's civil-day algorithms), so
+/// no calendar or time zone is consulted and a day's text and number always agree.
+package struct UTCDay: Sendable, Hashable, Comparable, Strideable, CustomStringConvertible {
+    /// Days since 1970-01-01 (negative before it).
+    package let number: Int
+
+    package init(number: Int) { self.number = number }
+
+    /// The UTC day `date` falls on.
+    package init(_ date: Date) { number = Int((date.timeIntervalSince1970 / 86_400).rounded(.down)) }
+
+    /// The day `text` names (`YYYY-MM-DD`, a real date), or nil.
+    package init?(_ text: some StringProtocol) {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+            parts.allSatisfy({ $0.allSatisfy(\.isASCIIDigit) }),
+            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
+            (1...12).contains(month), (1...Self.length(ofMonth: month, in: year)).contains(day)
+        else { return nil }
+        number = Self.days(year: year, month: month, day: day)
+    }
+
+    /// The first day of `month` (1–12) in `year`.
+    package init(year: Int, month: Int, day: Int = 1) { number = Self.days(year: year, month: month, day: day) }
+
+    /// The day's first instant.
+    package var start: Date { Date(timeIntervalSince1970: Double(number) * 86_400) }
+
+    package var civil: (year: Int, month: Int, day: Int) {
+        let z = number + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shifted = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shifted + 2) / 5 + 1
+        let month = shifted < 10 ? shifted + 3 : shifted - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    /// `2026-11-03`.
+    package var description: String {
+        let (year, month, day) = civil
+        return "\(year)-\(month < 10 ? "0" : "")\(month)-\(day < 10 ? "0" : "")\(day)"
+    }
+
+    /// `Nov 3`: a chart's axis label.
+    package var short: String { "\(Self.monthNames[civil.month - 1]) \(civil.day)" }
+
+    /// The first day of this day's month.
+    package var firstOfMonth: UTCDay { UTCDay(year: civil.year, month: civil.month) }
+
+    /// The last day of this day's month.
+    package var lastOfMonth: UTCDay {
+        let (year, month, _) = civil
+        return UTCDay(year: year, month: month, day: Self.length(ofMonth: month, in: year))
+    }
+
+    /// The Monday of this day's ISO week (1970-01-01 was a Thursday).
+    package var monday: UTCDay { UTCDay(number: number - ((number % 7 + 7 + 3) % 7)) }
+
+    package static func < (a: UTCDay, b: UTCDay) -> Bool { a.number < b.number }
+    package func distance(to other: UTCDay) -> Int { other.number - number }
+    package func advanced(by days: Int) -> UTCDay { UTCDay(number: number + days) }
+
+    static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    static func length(ofMonth month: Int, in year: Int) -> Int {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    private static func days(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+}
