@@ -4,11 +4,12 @@ import PostgresNIO
 
 extension DemoEnvironment {
     /// The demo data added after demo databases were first made, each part once: the experts and their
-    /// articles, the customers' health profiles, then the forum moderator and a queue.
+    /// articles, the customers' health profiles, the forum moderator and a queue, then the shops' sales history.
     static func seedAddedLater(database: Database, policies: PolicySet) async throws {
         try await seedArticlesOnce(database: database, policies: policies)
         try await seedHealthProfilesOnce(database: database, policies: policies)
         try await seedModerationOnce(database: database, policies: policies)
+        try await seedSalesHistoryOnce(database: database, policies: policies)
     }
 
     /// Health profiles for a dozen active customers, each synced weekly for ten weeks (so their pages

@@ -61,11 +61,7 @@ extension DemoEnvironment {
     static func seedOrders(customers: [Customer], database: Database, context: OperationContext) async throws {
         let payments = SimulatedPaymentGateway()
         let app = context.acting(as: .system)
-        let shipping = Order.Shipping(
-            name: "Demo Customer",
-            address: ShopAddress(
-                line1: "500 Main St", line2: "Apt 4", city: "Springfield", region: "IL", postalCode: "62701",
-                country: "US"))
+        let shipping = demoShipping
         for (slug, _) in partners {
             let (admin, goods) = try await database.transaction(for: .system) { connection in
                 let admin = try await firstRow(

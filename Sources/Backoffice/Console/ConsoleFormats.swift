@@ -2,11 +2,16 @@ import Foundation
 
 /// Money as the console shows and reads it: US dollars with cents.
 enum Money {
-    /// `1250` → `$12.50`.
-    static func dollars(_ cents: Int64) -> String { "$" + plain(cents) }
+    /// `1250` → `$12.50`, `123456789` → `$1,234,567.89`, `-5` → `-$0.05`: thousands separated, as a
+    /// page shows money (a form field holds `plain`).
+    static func dollars(_ cents: Int64) -> String {
+        let fraction = cents.magnitude % 100
+        return
+            "\(cents < 0 ? "-" : "")$\(Figures.grouped(magnitude: UInt(cents.magnitude / 100))).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
 
-    /// `4000` → `4000 FP`.
-    static func fitPoints(_ points: Int64) -> String { "\(points) FP" }
+    /// `4000` → `4,000 FP`.
+    static func fitPoints(_ points: Int64) -> String { "\(Figures.grouped(Int(points))) FP" }
 
     /// `1250` → `12.50`, `-5` → `-0.05`, as a form field holds it.
     static func plain(_ cents: Int64) -> String {

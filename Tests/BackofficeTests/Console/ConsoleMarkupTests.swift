@@ -53,7 +53,9 @@ struct ConsoleMarkupTests {
         #expect(Money.plain(0) == "0.00")
         #expect(Money.plain(-5) == "-0.05", "a refund's sign is kept under a dollar")
         #expect(Money.plain(-12345) == "-123.45")
-        #expect(Money.fitPoints(4000) == "4000 FP")
+        #expect(Money.fitPoints(4000) == "4,000 FP")
+        #expect(Money.dollars(123_456_789) == "$1,234,567.89" && Money.dollars(-5) == "-$0.05")
+        #expect(Money.dollars(100_000) == "$1,000.00" && Money.dollars(99_999) == "$999.99")
         #expect(Money.cents(Money.plain(987_654_321)) == 987_654_321)
     }
 

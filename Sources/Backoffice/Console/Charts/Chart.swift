@@ -156,19 +156,19 @@ struct Chart: Sendable {
 
     /// The indices of the categories labelled under the x axis: all of up to six; else the first, then one
     /// every step (a fifth of the way to the last, rounded up) and the last, the one before the last dropped
-    /// when it is less than half a step from it. So at most six, in order, evenly spaced but for the last.
+    /// when it is less than a step from it. So at most six, in order, no two closer than a step.
     static func labelled(_ count: Int) -> [Int] {
         guard count > 6 else { return Array(0..<count) }
         let step = (count - 1 + 4) / 5
         var indices = Array(stride(from: 0, to: count - 1, by: step))
-        if let previous = indices.last, indices.count > 1, (count - 1 - previous) * 2 < step { indices.removeLast() }
+        if let previous = indices.last, indices.count > 1, count - 1 - previous < step { indices.removeLast() }
         return indices + [count - 1]
     }
 
     /// The class that styles series `index` (from 0): `series-1` to `series-4`, repeating after four.
-    static func seriesClass(_ index: Int) -> String { "series-\(index % 4 + 1)" }
+    static func seriesClass(_ index: Int) -> String { "series-\(index % 5 + 1)" }
 
-    /// The drawing: a 640 × 280 view box that scales to its container; empty when there is nothing to draw.
+    /// The drawing: a 520 × 300 view box that scales to its container; empty when there is nothing to draw.
     var svg: HTML {
         guard hasData else { return .empty }
         let drawing = ChartDrawing(chart: self)
@@ -190,11 +190,11 @@ struct Chart: Sendable {
 
 /// The geometry of one chart's drawing and its parts: the axes (grid, ticks, labels) and the marks.
 private struct ChartDrawing {
-    static let (width, height) = (640.0, 280.0)
+    static let (width, height) = (520.0, 300.0)
     /// Room around the plot: right, top, bottom; the left room fits the longest tick label.
     static let (right, top, bottom) = (20.0, 20.0, 64.0)
-    /// A character's width at the axes' 18px font, generously, to keep labels apart.
-    static let characterWidth = 10.0
+    /// A character's width at the axes' 20px font, generously, to keep labels apart.
+    static let characterWidth = 11.5
 
     let chart: Chart
     let values: [[Int]]
@@ -247,7 +247,7 @@ private struct ChartDrawing {
     var categoryLabels: HTML {
         let indices = Chart.labelled(chart.categories.count)
         let gap = zip(indices, indices.dropFirst()).map { $1 - $0 }.min() ?? chart.categories.count
-        let room = Int(band * Double(gap) / Self.characterWidth) - 1
+        let room = Int(band * Double(gap) / Self.characterWidth)
         return HTML(
             joining: indices.map { index -> HTML in
                 let label = Self.fitted(chart.categories[index].label, max(room, 3))
