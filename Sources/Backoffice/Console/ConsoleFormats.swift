@@ -6,8 +6,8 @@ enum Money {
     /// page shows money (a form field holds `plain`).
     static func dollars(_ cents: Int64) -> String {
         let fraction = cents.magnitude % 100
-        return
-            "\(cents < 0 ? "-" : "")$\(Figures.grouped(magnitude: UInt(cents.magnitude / 100))).\(fraction < 10 ? "0" : "")\(fraction)"
+        let dollars = Figures.grouped(magnitude: UInt(cents.magnitude / 100))
+        return "\(cents < 0 ? "-" : "")$\(dollars).\(fraction < 10 ? "0" : "")\(fraction)"
     }
 
     /// `4000` → `4,000 FP`.
