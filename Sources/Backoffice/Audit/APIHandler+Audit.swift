@@ -78,6 +78,9 @@ extension APIHandler {
     func verifyAudit(_ input: Operations.VerifyAudit.Input) async throws -> Operations.VerifyAudit.Output {
         let body: Components.Schemas.VerifyRequest = try json(input.body)
         let report = try await read(VerifyAuditLog(log: AuditLog(database: database), checkpoint: body.heads))
+        // Recorded (and audited) after the verification's own snapshot: the auditor's home shows the last one.
+        _ = try await database.run(
+            RecordAuditVerification(report, checkpointTakenAt: body.checkpoint?.takenAt), context: try context())
         return .ok(.init(body: .json(try report.api)))
     }
 }

@@ -13,10 +13,12 @@ extension Console {
                 $0.href != "/console/home"
             }
             var data: [String: Any] = ["links": links]
-            let shop = console.principal.knownRole.map { !$0.isPlatform } ?? false
-            if shop, console.may(DailySales.action) {
-                try await console.addShopFigures(to: &data, today: UTCDay(database.clock.now()))
-            }
+            let role = console.principal.knownRole
+            let shop = role.map { !$0.isPlatform } ?? false
+            let (now, today) = (database.clock.now(), UTCDay(database.clock.now()))
+            if shop, console.may(DailySales.action) { try await console.addShopFigures(to: &data, today: today) }
+            if role == .auditor { try await console.addAuditFigures(to: &data, now: now) }
+            if role == .platformAdmin { try await console.addPlatformFigures(to: &data, today: today) }
             if shop, console.may(OrderCountsByStatus.action) {
                 let counts = try await console.read(OrderCountsByStatus())
                 data["orderStates"] = OrderBoard.tabs.prefix(4).map { status in
@@ -41,10 +43,44 @@ extension Console {
 }
 
 extension ConsoleRequest {
+    /// The period the picker chose, and the picker's links.
+    fileprivate func period(today: UTCDay, into data: inout [String: Any]) throws -> HomePeriod {
+        let period = try HomePeriod(period: form.text("period"), month: form.text("month"), today: today)
+        data["periodLabel"] = period.label
+        data["periodHTML"] = ConsoleNavigation.links(period.choices(path: "/console/home", today: today))
+        return period
+    }
+
+    /// An auditor's figures: events by day and family, the last verification, the newest checkpoint.
+    fileprivate func addAuditFigures(to data: inout [String: Any], now: Date) async throws {
+        let period = try period(today: UTCDay(now), into: &data)
+        let (latest, checkpoint) = try await read(LatestAuditVerification())
+        let home = AuditorHome(
+            period: period, actions: try await read(DailyAuditActions(range: period.range)), latest: latest,
+            checkpointTakenAt: checkpoint)
+        data["showsAudit"] = true
+        data["auditChartHTML"] = home.chart.html
+        data["auditTotal"] = Figures.grouped(home.total)
+        data["verification"] = home.verification(now: now)
+    }
+
+    /// A platform admin's figures: the shops side by side, operators and tokens by role.
+    fileprivate func addPlatformFigures(to data: inout [String: Any], today: UTCDay) async throws {
+        let period = try period(today: today, into: &data)
+        let home = PlatformAdminHome(
+            period: period, shops: try await read(SalesByShop(range: period.range)),
+            roles: try await read(OperatorsByRole()))
+        data["showsPlatform"] = true
+        data["shopsSalesHTML"] = home.salesChart.html
+        data["shopsOrdersHTML"] = home.ordersChart.html
+        data["shops"] = home.shopRows
+        data["roles"] = home.roleRows
+    }
+
     /// A shop's figures for the period the picker chose (`period` or `month`): totals, charts and
     /// best sellers, each from its one statement.
     fileprivate func addShopFigures(to data: inout [String: Any], today: UTCDay) async throws {
-        let period = try HomePeriod(period: form.text("period"), month: form.text("month"), today: today)
+        let period = try period(today: today, into: &data)
         let both = try ReportRange(from: period.compared.from, through: period.range.through)
         let daily = try await read(DailySales(range: both))
         let home = ShopHome(
@@ -53,8 +89,6 @@ extension ConsoleRequest {
             states: try await read(DailyOrderStates(range: period.range)),
             bestSellers: try await read(BestSellers(range: period.range)))
         data["showsSales"] = true
-        data["periodLabel"] = period.label
-        data["periodHTML"] = ConsoleNavigation.links(period.choices(path: "/console/home", today: today))
         data["totals"] = home.totals
         data["netChartHTML"] = home.netChart.html
         data["grossChartHTML"] = home.grossChart.html

@@ -1,9 +1,10 @@
 import Foundation
 
 /// Recomputes the shops' daily figures (`shop_daily_orders`, `shop_daily_refunds`,
-/// `shop_daily_goods`) from their orders — every shop's, or one — and says, per table, how many
-/// rows the kept figures had wrong (0 when the trigger that keeps them kept them right). Audited
-/// with those counts, in the rebuild's transaction.
+/// `shop_daily_goods`) from their orders — every shop's, or one — and, for every shop, the audit
+/// log's daily counts (`audit_daily_actions`) from its events; says, per table, how many rows the
+/// kept figures had wrong (0 when the triggers that keep them kept them right). Audited with those
+/// counts, in the rebuild's transaction.
 package struct RebuildShopRollups: AuditedOperation {
     package static let action: Action = "reports.rebuild"
     let tenantID: UUID?
@@ -25,7 +26,12 @@ package struct RebuildShopRollups: AuditedOperation {
         try await unit.execute("SELECT pg_advisory_xact_lock(hashtext('shop_rollups_rebuild'))")
         let rows = try await unit.all(
             "SELECT rollup, differed FROM shop_rollups_rebuild(\(tenantID))", { try $0.decode((String, Int64).self) })
-        let outcome = Outcome(differed: Dictionary(uniqueKeysWithValues: rows.map { ($0, Int($1)) }))
+        var differed = Dictionary(uniqueKeysWithValues: rows.map { ($0, Int($1)) })
+        if tenantID == nil {
+            differed["audit"] = Int(
+                try await unit.first("SELECT audit_daily_actions_rebuild()", { try $0.decode(Int64.self) }) ?? 0)
+        }
+        let outcome = Outcome(differed: differed)
         let event = AuditRecord(
             action: Self.action, tenantID: tenantID ?? platformTenantID, targetType: "shop_rollups",
             targetID: tenantID?.uuidString.lowercased() ?? "all", reason: nil, before: nil,
