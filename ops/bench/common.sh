@@ -127,6 +127,42 @@ bench_floor() { # conn path script [token]
 }
 
 # One result line: the service's throughput and latency beside the ceiling's throughput and the ratio.
+# A signed-in console session of a platform operator of ROLE (made for the bench), as a Cookie header.
+bench_console_cookie() { # role
+  local operator secret hash
+  operator=$(psql -qAt -d bench -v ON_ERROR_STOP=1 -c "SET app.tenant_id = '$PLATFORM'" -c "INSERT INTO operators (tenant_id, id, email, role, kind)
+    VALUES ('$PLATFORM', gen_random_uuid(), 'bench-$1@healthtrack.example', '$1', 'person') ON CONFLICT DO NOTHING RETURNING id" | tail -1)
+  secret=$(head -c 32 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')
+  hash=$(printf %s "$secret" | sha256sum | cut -d' ' -f1)
+  psql -qAt -d bench -v ON_ERROR_STOP=1 -c "INSERT INTO console_sessions (id, secret_hash, tenant_id, operator_id, created_at, last_seen_at, stage)
+    VALUES (gen_random_uuid(), '\\x$hash', '$PLATFORM', '$operator', now(), now(), 'signed_in')" >/dev/null
+  echo "console_session=$secret"
+}
+
+# The statements of a shop's home (30 days against the 30 before) for pgbench: its database time.
+bench_shop_home_sql() { # file
+  cat > "$1" <<SQL
+BEGIN;
+SELECT token_id, operator_id, tenant_id, role FROM authenticate_request(decode(:tokhash, 'hex'));
+WITH sold AS (SELECT day, sum(orders) AS orders, sum(total_cents) AS cents FROM shop_daily_orders
+    WHERE tenant_id = '$TENANT0' AND day BETWEEN current_date - 59 AND current_date AND order_status_sold(status) GROUP BY day),
+  refunded AS (SELECT day, sum(refunds) AS refunds, sum(refunded_cents) AS cents FROM shop_daily_refunds
+    WHERE tenant_id = '$TENANT0' AND day BETWEEN current_date - 59 AND current_date GROUP BY day)
+  SELECT day, s.orders, s.cents, r.refunds, r.cents FROM sold s FULL JOIN refunded r USING (day);
+SELECT day, status, sum(orders) FROM shop_daily_orders WHERE tenant_id = '$TENANT0'
+  AND day BETWEEN current_date - 29 AND current_date GROUP BY day, status;
+WITH top AS (SELECT tenant_id, good_id, sum(units) AS units FROM shop_daily_goods WHERE tenant_id = '$TENANT0'
+    AND day BETWEEN current_date - 29 AND current_date GROUP BY 1, 2 ORDER BY units DESC LIMIT 10)
+  SELECT t.good_id, g.name, (SELECT array_agg(coalesce(d.units, 0) ORDER BY s.day)
+    FROM generate_series(current_date - 29, current_date, interval '1 day') s (day)
+    LEFT JOIN shop_daily_goods d ON d.tenant_id = t.tenant_id AND d.day = s.day::date AND d.good_id = t.good_id)
+  FROM top t JOIN goods g ON g.tenant_id = t.tenant_id AND g.id = t.good_id;
+SELECT id, sku, name, stock FROM goods WHERE tenant_id = '$TENANT0' AND status = 'active' AND stock < 5 ORDER BY stock, sku LIMIT 10;
+SELECT status, count(*) FROM orders WHERE tenant_id = '$TENANT0' GROUP BY status;
+COMMIT;
+SQL
+}
+
 bench_report() { # name conn wrk-output ceiling-output [ceiling-label]
   local rps p50 p99 non2xx ceiling
   rps=$(echo "$3" | awk '/Requests\/sec/{print $2}')
@@ -258,6 +294,8 @@ INSERT INTO orders (tenant_id, id, customer_id, status, total_cents, total_fitpo
 INSERT INTO order_lines (tenant_id, order_id, line, good_id, sku, name, quantity, paid_in, unit_price)
   SELECT o.tenant_id, o.id, 1, g.id, 'SKU-0', 'Good 0', 1, 'usd', 1000 FROM orders o JOIN goods g ON g.tenant_id = o.tenant_id AND g.sku = 'SKU-0';
 SQL
+  # The shops' daily figures, which the skipped trigger keeps: rebuilt from the orders, as `reports rebuild` does.
+  psql -qAt -d bench -v ON_ERROR_STOP=1 -c "SET app.tenant_id = '$PLATFORM'" -c "SELECT count(*) FROM shop_rollups_rebuild(NULL)" >/dev/null
   # The load's dirty pages are written now, not by the checkpointer during the measured runs.
   psql -qAt -d bench -c "VACUUM ANALYZE" -c "CHECKPOINT" >/dev/null
   PARTNER_TOKEN=$(head -1 "$secrets")
