@@ -565,10 +565,38 @@ def other_pages_are_accessible(admin, manager):
     manager.check_accessibility()
     expect("active customers" in manager.text("#reach-count"), "a recommendation's page counts its reach")
     manager.screenshot("recommendation")
-    admin.open("/console/home")
-    admin.screenshot("home")
     manager.open("/console/earning-rules")
     manager.screenshot("earning-rules")
+
+
+def each_role_sees_its_home(shop, auditor, platform):
+    """Each role's home opens on its charts (a data table under each), fits 360 px and passes axe-core; a click on a
+    day's bar in the shop's sales opens the orders placed that day."""
+    shop.open("/console/home")
+    for chart in ["net-sales", "gross-refunds", "order-states"]:
+        expect(shop.driver.find_elements(By.CSS_SELECTOR, f"#{chart} svg"), f"the shop's home draws {chart}")
+        expect(shop.driver.find_elements(By.CSS_SELECTOR, f"#{chart} details table"), f"{chart} has its data table")
+    expect("Net sales" in shop.text("#sales-totals"), "the totals with their change")
+    expect(shop.driver.find_elements(By.CSS_SELECTOR, "#best-sellers svg.sparkline"), "best sellers with sparklines")
+    shop.screenshot("home")
+    bars = [bar for bar in shop.driver.find_elements(By.CSS_SELECTOR, "#gross-refunds rect.bar.series-1")
+            if int(bar.get_attribute("data-value")) > 0]
+    expect(bars, "the shop sold on some day of the last 30")
+    day = bars[-1].get_attribute("data-category")
+    bars[-1].find_element(By.XPATH, "..").click()
+    shop.wait_for_path("/console/orders?day=")
+    shop.check_accessibility()
+    expect(shop.path().startswith("/console/orders?day="), f"the bar opened that day's orders (at {shop.path()})")
+    expect(day in shop.text("main h2") and shop.driver.find_elements(By.CSS_SELECTOR, "table tbody tr"),
+           f"the orders placed {day} (saw {shop.text('main')[:200]!r})")
+    auditor.open("/console/home")
+    expect(auditor.driver.find_elements(By.CSS_SELECTOR, "#audit-events svg"), "the auditor's events by day and family")
+    expect("Last verification" in auditor.text("#audit-state"), "the last verification's state")
+    auditor.screenshot("home-auditor")
+    platform.open("/console/home?period=90")
+    expect(platform.driver.find_elements(By.CSS_SELECTOR, "#shops-sales svg"), "the shops side by side")
+    expect("partner_admin" in platform.text("#roles"), "operators and tokens by role")
+    platform.screenshot("home-platform")
 
 
 def expert_and_manager_publish_an_article(expert, manager):
@@ -705,6 +733,8 @@ def main():
             ("an auditor filters the log and verifies the chain", lambda: auditor_filters_and_verifies(auditor)),
             ("every other page opens and passes axe-core", lambda: other_pages_are_accessible(admin, manager)),
             ("a platform admin invites a person, who sets a password from the link", lambda: platform_admin_invites_a_person(platform, newcomer)),
+            ("each role's home: charts with their data, a day's bar opens that day's orders",
+             lambda: each_role_sees_its_home(admin, auditor, platform)),
             ("lockout after the policy's failures", lambda: lockout(stranger)),
             ("a partner admin sets up a second factor by its QR code and signs in with a code",
              lambda: partner_admin_sets_up_a_second_factor(stranger)),
