@@ -18,6 +18,7 @@ extension Console {
             let (now, today) = (database.clock.now(), UTCDay(database.clock.now()))
             if shop, console.may(DailySales.action) { try await console.addShopFigures(to: &data, today: today) }
             if role == .auditor { try await console.addAuditFigures(to: &data, now: now) }
+            if role == .backendManager { try await console.addManagerFigures(to: &data, now: now) }
             if role == .platformAdmin { try await console.addPlatformFigures(to: &data, today: today) }
             if shop, console.may(OrderCountsByStatus.action) {
                 let counts = try await console.read(OrderCountsByStatus())
@@ -62,6 +63,24 @@ extension ConsoleRequest {
         data["auditChartHTML"] = home.chart.html
         data["auditTotal"] = Figures.grouped(home.total)
         data["verification"] = home.verification(now: now)
+    }
+
+    /// A backend manager's figures: customers by status, locks and appeals, FitPoints, challenges, applications.
+    fileprivate func addManagerFigures(to data: inout [String: Any], now: Date) async throws {
+        let period = try period(today: UTCDay(now), into: &data)
+        let home = ManagerHome(
+            period: period, customers: try await read(CustomersOverTime(range: period.range)),
+            locks: try await read(LocksAndAppeals(range: period.range)),
+            flows: try await read(FitPointsFlows(range: period.range)), challenges: try await read(RunningChallenges()),
+            applications: try await read(WaitingShopApplications()))
+        data["showsManager"] = true
+        data["managerCards"] = home.cards(now: now)
+        data["customersChartHTML"] = home.customersChart.html
+        data["locksChartHTML"] = home.locksChart.html
+        data["flowsChartHTML"] = home.flowsChart.html
+        data["balanceChartHTML"] = home.balanceChart.html
+        data["challenges"] = home.challengeRows(now: now)
+        data["hasChallenges"] = !home.challenges.isEmpty
     }
 
     /// A platform admin's figures: the shops side by side, operators and tokens by role.

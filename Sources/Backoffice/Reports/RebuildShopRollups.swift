@@ -2,7 +2,8 @@ import Foundation
 
 /// Recomputes the shops' daily figures (`shop_daily_orders`, `shop_daily_refunds`,
 /// `shop_daily_goods`) from their orders — every shop's, or one — and, for every shop, the audit
-/// log's daily counts (`audit_daily_actions`) from its events; says, per table, how many rows the
+/// log's daily counts (`audit_daily_actions`) from its events and the manager's (customers by
+/// status, FitPoints flows) from the accounts, locks and ledger; says, per table, how many rows the
 /// kept figures had wrong (0 when the triggers that keep them kept them right). Audited with those
 /// counts, in the rebuild's transaction.
 package struct RebuildShopRollups: AuditedOperation {
@@ -30,6 +31,13 @@ package struct RebuildShopRollups: AuditedOperation {
         if tenantID == nil {
             differed["audit"] = Int(
                 try await unit.first("SELECT audit_daily_actions_rebuild()", { try $0.decode(Int64.self) }) ?? 0)
+            if unit.principal.tenantID == platformTenantID {
+                for (rollup, count) in try await unit.all(
+                    "SELECT rollup, differed FROM manager_rollups_rebuild()", { try $0.decode((String, Int64).self) })
+                {
+                    differed[rollup] = Int(count)
+                }
+            }
         }
         let outcome = Outcome(differed: differed)
         let event = AuditRecord(
