@@ -569,7 +569,7 @@ def other_pages_are_accessible(admin, manager):
     manager.screenshot("earning-rules")
 
 
-def each_role_sees_its_home(shop, auditor, platform):
+def each_role_sees_its_home(shop, manager, auditor, platform):
     """Each role's home opens on its charts (a data table under each), fits 360 px and passes axe-core; a click on a
     day's bar in the shop's sales opens the orders placed that day."""
     shop.open("/console/home")
@@ -589,6 +589,11 @@ def each_role_sees_its_home(shop, auditor, platform):
     expect(shop.path().startswith("/console/orders?day="), f"the bar opened that day's orders (at {shop.path()})")
     expect(day in shop.text("main h2") and shop.driver.find_elements(By.CSS_SELECTOR, "table tbody tr"),
            f"the orders placed {day} (saw {shop.text('main')[:200]!r})")
+    manager.open("/console/home")
+    for chart in ["customers", "locks-appeals", "fitpoints-flows", "issuance-balance"]:
+        expect(manager.driver.find_elements(By.CSS_SELECTOR, f"#{chart} svg"), f"the manager's home draws {chart}")
+    expect("Active customers" in manager.text("#manager-totals"), "the manager's totals")
+    manager.screenshot("home-manager")
     auditor.open("/console/home")
     expect(auditor.driver.find_elements(By.CSS_SELECTOR, "#audit-events svg"), "the auditor's events by day and family")
     expect("Last verification" in auditor.text("#audit-state"), "the last verification's state")
@@ -734,7 +739,7 @@ def main():
             ("every other page opens and passes axe-core", lambda: other_pages_are_accessible(admin, manager)),
             ("a platform admin invites a person, who sets a password from the link", lambda: platform_admin_invites_a_person(platform, newcomer)),
             ("each role's home: charts with their data, a day's bar opens that day's orders",
-             lambda: each_role_sees_its_home(admin, auditor, platform)),
+             lambda: each_role_sees_its_home(admin, manager, auditor, platform)),
             ("lockout after the policy's failures", lambda: lockout(stranger)),
             ("a partner admin sets up a second factor by its QR code and signs in with a code",
              lambda: partner_admin_sets_up_a_second_factor(stranger)),

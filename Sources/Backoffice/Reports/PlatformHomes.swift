@@ -82,7 +82,7 @@ struct PlatformAdminHome {
 
     var salesChart: Chart {
         Chart(
-            id: "shops-sales", title: "Net sales by shop (USD)", kind: .bar, unit: .cents, xLabel: "Shop",
+            id: "shops-sales", title: "Gross sales and refunds by shop (USD)", kind: .bar, unit: .cents, xLabel: "Shop",
             yLabel: "USD",
             categories: shops.map { ChartCategory(label: $0.name, href: "/console/tenants") },
             series: [
