@@ -158,7 +158,7 @@ WITH top AS (SELECT tenant_id, good_id, sum(units) AS units FROM shop_daily_good
     LEFT JOIN shop_daily_goods d ON d.tenant_id = t.tenant_id AND d.day = s.day::date AND d.good_id = t.good_id)
   FROM top t JOIN goods g ON g.tenant_id = t.tenant_id AND g.id = t.good_id;
 SELECT id, sku, name, stock FROM goods WHERE tenant_id = '$TENANT0' AND status = 'active' AND stock < 5 ORDER BY stock, sku LIMIT 10;
-SELECT status, count(*) FROM orders WHERE tenant_id = '$TENANT0' GROUP BY status;
+SELECT status, sum(orders) FROM shop_daily_orders WHERE tenant_id = '$TENANT0' GROUP BY status;
 COMMIT;
 SQL
 }

@@ -42,6 +42,10 @@ CREATE TABLE shop_daily_goods (
     PRIMARY KEY (tenant_id, day, good_id)
 );
 
+-- Every shop's days side by side (the platform's home, the sales report of every shop).
+CREATE INDEX shop_daily_orders_day ON shop_daily_orders (day);
+CREATE INDEX shop_daily_refunds_day ON shop_daily_refunds (day);
+
 ALTER TABLE shop_daily_orders ENABLE ROW LEVEL SECURITY;
 ALTER TABLE shop_daily_orders FORCE ROW LEVEL SECURITY;
 CREATE POLICY shop_daily_orders_visible ON shop_daily_orders USING (app_sees(tenant_id)) WITH CHECK (app_sees(tenant_id));

@@ -236,7 +236,7 @@ struct ChallengeView {
         startsAt = ConsoleTime.text(challenge.startsAt)
         endsAt = ConsoleTime.text(challenge.endsAt)
         frozenAt = ConsoleTime.text(challenge.frozenAt)
-        gracePeriod = challenge.gracePeriod
+        gracePeriod = Durations.exact(seconds: Int(challenge.graceSeconds), none: "no grace period")
         eligibility = challenge.eligibility.rawValue
         tiePolicy = challenge.tiePolicy.rawValue
         target = challenge.target.map { String(format: "%g", $0) }

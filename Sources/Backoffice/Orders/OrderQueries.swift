@@ -113,7 +113,9 @@ package struct GetOrder: Query {
 }
 
 /// How many of the principal's tenant's orders are in each state (`orders.list`), for a shop's
-/// home: what there is to handle. A platform role counts every tenant's.
+/// home: what there is to handle. A platform role counts every tenant's. Read from the daily
+/// figures the orders' trigger keeps (`shop_daily_orders`, exact at every commit): a few rows a
+/// day instead of every order (counting 50,000 orders took 19 ms, most of a home's time).
 package struct OrderCountsByStatus: Query {
     package static let action: Action = ListOrders.action
 
@@ -124,8 +126,8 @@ package struct OrderCountsByStatus: Query {
         var counts: [Order.Status: Int] = [:]
         for (status, count) in try await unit.all(
             """
-                SELECT status, count(*) FROM orders WHERE (\(tenant)::uuid IS NULL OR tenant_id = \(tenant)) GROUP BY \
-                status
+                SELECT status, sum(orders)::bigint FROM shop_daily_orders
+                WHERE (\(tenant)::uuid IS NULL OR tenant_id = \(tenant)) GROUP BY status
                 """,
             { try $0.decode((String, Int64).self) })
         {

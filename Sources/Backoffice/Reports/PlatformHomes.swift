@@ -124,6 +124,17 @@ enum Durations {
         return seconds < 60 ? "just now" : words(seconds: seconds) + " ago"
     }
 
+    /// Every unit of `seconds`, largest first: "2 hours", "1 day 12 hours", "1 hour 30 minutes",
+    /// "45 seconds"; `none` for zero.
+    static func exact(seconds: Int, none: String) -> String {
+        guard seconds > 0 else { return none }
+        let parts = [(86_400, "day"), (3_600, "hour"), (60, "minute"), (1, "second")].compactMap { size, unit in
+            let count = seconds / size % (size == 86_400 ? Int.max : size == 3_600 ? 24 : 60)
+            return count == 0 ? nil : "\(Figures.grouped(count)) \(unit)\(count == 1 ? "" : "s")"
+        }
+        return parts.joined(separator: " ")
+    }
+
     /// "1 minute", "2 hours", "3 days": the largest whole unit of `seconds` (at least a minute).
     static func words(seconds: Int) -> String {
         let (count, unit) =

@@ -97,15 +97,15 @@ package struct SalesByShop: Query {
         let (from, through) = (range.from.description, range.through.description)
         let rows = try await unit.all(
             """
-            SELECT t.id, t.name,
-                coalesce((SELECT sum(orders) FROM shop_daily_orders d WHERE d.tenant_id = t.id
-                    AND d.day BETWEEN \(from)::date AND \(through)::date AND order_status_sold(d.status)), 0)::bigint,
-                coalesce((SELECT sum(total_cents) FROM shop_daily_orders d WHERE d.tenant_id = t.id
-                    AND d.day BETWEEN \(from)::date AND \(through)::date AND order_status_sold(d.status)), 0)::bigint,
+            WITH sold AS (
+                SELECT tenant_id, sum(orders) AS orders, sum(total_cents) AS cents FROM shop_daily_orders
+                WHERE day BETWEEN \(from)::date AND \(through)::date AND order_status_sold(status) GROUP BY tenant_id),
+            refunded AS (
+                SELECT tenant_id, sum(refunds) AS refunds, sum(refunded_cents) AS cents FROM shop_daily_refunds
+                WHERE day BETWEEN \(from)::date AND \(through)::date GROUP BY tenant_id)
+            SELECT t.id, t.name, coalesce(s.orders, 0)::bigint, coalesce(s.cents, 0)::bigint,
                 coalesce(r.refunds, 0)::bigint, coalesce(r.cents, 0)::bigint
-            FROM tenants t
-            LEFT JOIN LATERAL (SELECT sum(refunds) AS refunds, sum(refunded_cents) AS cents FROM shop_daily_refunds x
-                WHERE x.tenant_id = t.id AND x.day BETWEEN \(from)::date AND \(through)::date) r ON true
+            FROM tenants t LEFT JOIN sold s ON s.tenant_id = t.id LEFT JOIN refunded r ON r.tenant_id = t.id
             WHERE t.id <> \(platformTenantID)
             ORDER BY 4 DESC, t.name, t.id
             """,

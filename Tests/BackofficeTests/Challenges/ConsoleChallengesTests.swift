@@ -46,6 +46,7 @@ struct ConsoleChallengesTests {
                 let path = try #require(created.location)
                 var page = try await manager.get(path)
                 #expect(page.text.contains("rank 1: 500 FP"))
+                #expect(page.text.contains("late activity: no grace period") && !page.text.contains("PT0S"))
                 let published = try await manager.post(
                     "\(path)/publish", ["version": try #require(page.text.version)], csrf: page.csrf)
                 #expect(published.status == 303)

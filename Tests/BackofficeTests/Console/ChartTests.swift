@@ -280,4 +280,19 @@ struct ChartTests {
         let hostile = Sparkline(label: Self.hostile, values: [1, 2]).svg.text
         #expect(!hostile.contains("<script") && hostile.contains(Self.escaped))
     }
+
+    @Test("durations in words: every unit of an exact span, the largest unit of an age")
+    func durations() {
+        #expect(Durations.exact(seconds: 0, none: "no grace period") == "no grace period")
+        #expect(Durations.exact(seconds: 7_200, none: "") == "2 hours")
+        #expect(Durations.exact(seconds: 129_600, none: "") == "1 day 12 hours")
+        #expect(Durations.exact(seconds: 5_400, none: "") == "1 hour 30 minutes")
+        #expect(Durations.exact(seconds: 45, none: "") == "45 seconds")
+        #expect(Durations.exact(seconds: 2_592_000, none: "") == "30 days")
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(Durations.ago(now.addingTimeInterval(-30), now: now) == "just now")
+        #expect(Durations.ago(now.addingTimeInterval(-3 * 3_600 - 59), now: now) == "3 hours ago")
+        #expect(Durations.ago(now.addingTimeInterval(-86_400), now: now) == "1 day ago")
+        #expect(Durations.words(seconds: 1_209_600) == "14 days")
+    }
 }
