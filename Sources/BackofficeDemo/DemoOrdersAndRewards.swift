@@ -63,20 +63,7 @@ extension DemoEnvironment {
         let app = context.acting(as: .system)
         let shipping = demoShipping
         for (slug, _) in partners {
-            let (admin, goods) = try await database.transaction(for: .system) { connection in
-                let admin = try await firstRow(
-                    "SELECT id, tenant_id FROM operators WHERE email = \("admin@\(slug).example")", on: connection,
-                    logger: database.logger
-                ) { try $0.decode((UUID, UUID).self) }
-                var goods: [Good] = []
-                for try await row in try await connection.query(
-                    "SELECT \(unescaped: Good.columns) FROM goods WHERE tenant_id = \(admin?.1) ORDER BY sku",
-                    logger: database.logger)
-                {
-                    goods.append(try Good(row: row))
-                }
-                return (admin, goods)
-            }
+            let (admin, goods) = try await shopAdminAndGoods(slug, database: database)
             let priced = { (good: Good) in good.priceCents != nil }
             guard let admin, let usd = goods.filter(priced).max(by: { $0.stock < $1.stock }),
                 let points = goods.first(where: { $0.priceFitPoints != nil })

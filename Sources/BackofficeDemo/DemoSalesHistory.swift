@@ -41,7 +41,9 @@ extension DemoEnvironment {
         shop slug: String, seed: Int, customers: [UUID], from now: Date, database: Database,
         context: OperationContext
     ) async throws {
-        let (admin, goods) = try await shopAdminAndGoods(slug, database: database)
+        let (admin, all) = try await shopAdminAndGoods(slug, database: database)
+        // Goods sold for money with 50 or more in stock: those low in stock stay so on the home.
+        let goods = all.filter { $0.priceCents != nil && $0.status == .active && $0.stock >= 50 }
         guard let admin, !goods.isEmpty else { return }
         let partner = context.acting(
             as: Principal(operatorID: admin.0, role: .partnerAdmin, tenantID: admin.1, tokenID: nil))
@@ -108,9 +110,8 @@ extension DemoEnvironment {
             RefundOrder(orderID: id, reason: "Arrived damaged", payments: payments), context: partner)
     }
 
-    /// The shop's admin (operator and tenant ids) and its goods sold for money with 50 or more in stock (those
-    /// low in stock stay so on the home), by sku.
-    private static func shopAdminAndGoods(_ slug: String, database: Database) async throws -> (
+    /// The shop's admin (operator and tenant ids) and its goods, by sku.
+    static func shopAdminAndGoods(_ slug: String, database: Database) async throws -> (
         (UUID, UUID)?, [Good]
     ) {
         try await database.transaction(for: .system) { connection in
@@ -121,8 +122,7 @@ extension DemoEnvironment {
             var goods: [Good] = []
             for try await row in try await connection.query(
                 """
-                SELECT \(unescaped: Good.columns) FROM goods WHERE tenant_id = \(admin?.1) AND price_cents IS NOT NULL
-                    AND status = 'active' AND stock >= 50 ORDER BY sku
+                SELECT \(unescaped: Good.columns) FROM goods WHERE tenant_id = \(admin?.1) ORDER BY sku
                 """,
                 logger: database.logger)
             {

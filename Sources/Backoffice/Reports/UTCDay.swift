@@ -1,7 +1,8 @@
 import Foundation
 
 /// A calendar day in UTC, the day every report and chart counts by: a number of days since
-/// 1970-01-01, written `2026-11-03`. Pure arithmetic (Howard Hinnant's civil-day algorithms), so
+/// 1970-01-01, written `2026-11-03`. Pure arithmetic (Howard Hinnant's civil-day algorithms, the
+/// audit log's `AuditCanonical.civil` one way), so
 /// no calendar or time zone is consulted and a day's text and number always agree.
 package struct UTCDay: Sendable, Hashable, Comparable, Strideable, CustomStringConvertible {
     /// Days since 1970-01-01 (negative before it).
@@ -29,16 +30,10 @@ package struct UTCDay: Sendable, Hashable, Comparable, Strideable, CustomStringC
     /// The day's first instant.
     package var start: Date { Date(timeIntervalSince1970: Double(number) * 86_400) }
 
+    /// The year, month (1–12) and day of the month.
     package var civil: (year: Int, month: Int, day: Int) {
-        let z = number + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shifted = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shifted + 2) / 5 + 1
-        let month = shifted < 10 ? shifted + 3 : shifted - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+        let (year, month, day) = AuditCanonical.civil(daysSince1970: Int64(number))
+        return (Int(year), Int(month), Int(day))
     }
 
     /// `2026-11-03`.

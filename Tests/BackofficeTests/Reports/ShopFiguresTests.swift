@@ -203,6 +203,27 @@ struct ShopFiguresTests {
         }
     }
 
+    @Test("UTC days: text and number agree both ways, real dates only, weeks from Monday, months' ends, periods")
+    func utcDays() throws {
+        for number in stride(from: -300_000, through: 2_900_000, by: 997) {  // years 1148 to 9909: four digits
+            let day = UTCDay(number: number)
+            #expect(UTCDay(day.description) == day, "\(number)")
+        }
+        #expect(UTCDay("2024-02-29") != nil && UTCDay("2023-02-29") == nil && UTCDay("2026-13-01") == nil)
+        #expect(UTCDay("26-11-01") == nil && UTCDay("2026-1-01") == nil && UTCDay("２０２６-11-01") == nil)
+        #expect(UTCDay("1970-01-01")?.number == 0 && UTCDay(Date(timeIntervalSince1970: -1)).number == -1)
+        #expect(UTCDay("2026-11-27")!.monday.description == "2026-11-23", "a Friday's week began on Monday")
+        #expect(UTCDay("2026-11-23")!.monday.description == "2026-11-23")
+        #expect(UTCDay("2024-02-10")!.lastOfMonth.description == "2024-02-29")
+        let period = try HomePeriod(period: nil, month: "2026-03", today: UTCDay("2026-11-27")!)
+        #expect(
+            period.range.days == 31 && period.compared.days == 28 && period.compared.from.description == "2026-02-01")
+        let week = try HomePeriod(period: "7", month: nil, today: UTCDay("2026-11-27")!)
+        #expect(week.range.from.description == "2026-11-21" && week.compared.through.description == "2026-11-20")
+        #expect(Change.text(150, against: 100) == "+50.0%" && Change.text(0, against: 0) == "—")
+        #expect(Change.text(5, against: 0) == "new" && Change.text(-50, against: 100) == "-150.0%")
+    }
+
     @Test("a shop never sees another's figures: with its filter removed, row-level security shows only its own rows")
     func tenantsNeverMixed() async throws {
         try await TestEnvironment.with { env in
