@@ -119,7 +119,7 @@ CREATE CONSTRAINT TRIGGER shop_rollups_follow_order AFTER INSERT OR UPDATE OF st
     DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION shop_rollups_follow_order();
 
 -- Recomputes the rows of the shops this transaction sees (one shop, or every shop for the
--- platform) from their orders; returns, per table, how many rows differed from what was kept
+-- platform) from their orders; returns, per table, how many days (keys) differed from what was kept
 -- (0 when the trigger kept them right). Only rows the caller's tenant may see are read or replaced,
 -- whoever owns the function. A refund's day is its order's last change (a refunded
 -- order changes no more).
@@ -128,6 +128,8 @@ CREATE FUNCTION shop_rollups_rebuild(p_tenant uuid) RETURNS TABLE (rollup text, 
     SET search_path = public, pg_temp
     AS $$
 BEGIN
+    -- Writers wait until the rebuild commits: none slips between its reading and its writing.
+    LOCK TABLE shop_daily_orders, shop_daily_refunds, shop_daily_goods IN EXCLUSIVE MODE;
     CREATE TEMP TABLE rebuilt_orders ON COMMIT DROP AS
         SELECT tenant_id, (created_at AT TIME ZONE 'UTC')::date AS day, status, count(*)::bigint AS orders,
                sum(total_cents)::bigint AS total_cents, sum(total_fitpoints)::bigint AS total_fitpoints
@@ -145,30 +147,30 @@ BEGIN
         WHERE order_status_kept(o.status) AND (p_tenant IS NULL OR o.tenant_id = p_tenant) AND app_sees(o.tenant_id)
         GROUP BY 1, 2, 3;
 
-    RETURN QUERY SELECT 'orders', count(*) FROM (
+    RETURN QUERY SELECT 'orders', count(DISTINCT (x.tenant_id, x.day, x.status)) FROM (
         (SELECT tenant_id, day, status, orders, total_cents, total_fitpoints FROM shop_daily_orders
             WHERE (p_tenant IS NULL OR tenant_id = p_tenant) AND app_sees(tenant_id) AND orders <> 0
-         EXCEPT SELECT * FROM rebuilt_orders)
-        UNION ALL (SELECT * FROM rebuilt_orders EXCEPT SELECT tenant_id, day, status, orders, total_cents, total_fitpoints
+         EXCEPT SELECT * FROM pg_temp.rebuilt_orders)
+        UNION ALL (SELECT * FROM pg_temp.rebuilt_orders EXCEPT SELECT tenant_id, day, status, orders, total_cents, total_fitpoints
             FROM shop_daily_orders WHERE (p_tenant IS NULL OR tenant_id = p_tenant) AND app_sees(tenant_id))) x;
-    RETURN QUERY SELECT 'refunds', count(*) FROM (
+    RETURN QUERY SELECT 'refunds', count(DISTINCT (x.tenant_id, x.day)) FROM (
         (SELECT tenant_id, day, refunds, refunded_cents, refunded_fitpoints FROM shop_daily_refunds
-            WHERE (p_tenant IS NULL OR tenant_id = p_tenant) AND app_sees(tenant_id) EXCEPT SELECT * FROM rebuilt_refunds)
-        UNION ALL (SELECT * FROM rebuilt_refunds EXCEPT SELECT tenant_id, day, refunds, refunded_cents, refunded_fitpoints
+            WHERE (p_tenant IS NULL OR tenant_id = p_tenant) AND app_sees(tenant_id) EXCEPT SELECT * FROM pg_temp.rebuilt_refunds)
+        UNION ALL (SELECT * FROM pg_temp.rebuilt_refunds EXCEPT SELECT tenant_id, day, refunds, refunded_cents, refunded_fitpoints
             FROM shop_daily_refunds WHERE (p_tenant IS NULL OR tenant_id = p_tenant) AND app_sees(tenant_id))) x;
-    RETURN QUERY SELECT 'goods', count(*) FROM (
+    RETURN QUERY SELECT 'goods', count(DISTINCT (x.tenant_id, x.day, x.good_id)) FROM (
         (SELECT tenant_id, day, good_id, units, revenue_cents, revenue_fitpoints FROM shop_daily_goods
-            WHERE (p_tenant IS NULL OR tenant_id = p_tenant) AND app_sees(tenant_id) AND units <> 0 EXCEPT SELECT * FROM rebuilt_goods)
-        UNION ALL (SELECT * FROM rebuilt_goods EXCEPT SELECT tenant_id, day, good_id, units, revenue_cents,
+            WHERE (p_tenant IS NULL OR tenant_id = p_tenant) AND app_sees(tenant_id) AND units <> 0 EXCEPT SELECT * FROM pg_temp.rebuilt_goods)
+        UNION ALL (SELECT * FROM pg_temp.rebuilt_goods EXCEPT SELECT tenant_id, day, good_id, units, revenue_cents,
             revenue_fitpoints FROM shop_daily_goods WHERE (p_tenant IS NULL OR tenant_id = p_tenant) AND app_sees(tenant_id))) x;
 
     DELETE FROM shop_daily_orders WHERE (p_tenant IS NULL OR tenant_id = p_tenant) AND app_sees(tenant_id);
     DELETE FROM shop_daily_refunds WHERE (p_tenant IS NULL OR tenant_id = p_tenant) AND app_sees(tenant_id);
     DELETE FROM shop_daily_goods WHERE (p_tenant IS NULL OR tenant_id = p_tenant) AND app_sees(tenant_id);
-    INSERT INTO shop_daily_orders SELECT * FROM rebuilt_orders;
-    INSERT INTO shop_daily_refunds SELECT * FROM rebuilt_refunds;
-    INSERT INTO shop_daily_goods SELECT * FROM rebuilt_goods;
-    DROP TABLE rebuilt_orders, rebuilt_refunds, rebuilt_goods;
+    INSERT INTO shop_daily_orders SELECT * FROM pg_temp.rebuilt_orders;
+    INSERT INTO shop_daily_refunds SELECT * FROM pg_temp.rebuilt_refunds;
+    INSERT INTO shop_daily_goods SELECT * FROM pg_temp.rebuilt_goods;
+    DROP TABLE pg_temp.rebuilt_orders, pg_temp.rebuilt_refunds, pg_temp.rebuilt_goods;
 END
 $$;
 REVOKE ALL ON FUNCTION shop_rollups_rebuild(uuid) FROM PUBLIC;

@@ -48,6 +48,7 @@ CREATE FUNCTION audit_daily_actions_rebuild() RETURNS bigint
 DECLARE
     v_differed bigint;
 BEGIN
+    LOCK TABLE audit_daily_actions IN EXCLUSIVE MODE;
     CREATE TEMP TABLE rebuilt_actions ON COMMIT DROP AS
         SELECT tenant_id, chain, (occurred_at AT TIME ZONE 'UTC')::date AS day, audit_action_family(action) AS family,
                count(*)::bigint AS events
@@ -56,22 +57,44 @@ BEGIN
     CREATE TEMP TABLE rebuilt_from ON COMMIT DROP AS
         SELECT chain, min(day) + CASE WHEN EXISTS (SELECT FROM audit_archive_cuts c WHERE c.chain = r.chain) THEN 1 ELSE 0 END
             AS first_day
-        FROM rebuilt_actions r GROUP BY chain;
-    DELETE FROM rebuilt_actions r USING rebuilt_from f WHERE r.chain = f.chain AND r.day < f.first_day;
-    SELECT count(*) INTO v_differed FROM (
+        FROM pg_temp.rebuilt_actions r GROUP BY chain;
+    DELETE FROM pg_temp.rebuilt_actions r USING pg_temp.rebuilt_from f WHERE r.chain = f.chain AND r.day < f.first_day;
+    SELECT count(DISTINCT (x.chain, x.day, x.family)) INTO v_differed FROM (
         (SELECT d.tenant_id, d.chain, d.day, d.family, d.events FROM audit_daily_actions d
-            JOIN rebuilt_from f ON f.chain = d.chain AND d.day >= f.first_day WHERE app_sees(d.tenant_id)
-         EXCEPT SELECT * FROM rebuilt_actions)
-        UNION ALL (SELECT * FROM rebuilt_actions EXCEPT SELECT tenant_id, chain, day, family, events FROM audit_daily_actions)) x;
-    DELETE FROM audit_daily_actions d USING rebuilt_from f
+            JOIN pg_temp.rebuilt_from f ON f.chain = d.chain AND d.day >= f.first_day WHERE app_sees(d.tenant_id)
+         EXCEPT SELECT * FROM pg_temp.rebuilt_actions)
+        UNION ALL (SELECT * FROM pg_temp.rebuilt_actions EXCEPT SELECT tenant_id, chain, day, family, events FROM audit_daily_actions)) x;
+    DELETE FROM audit_daily_actions d USING pg_temp.rebuilt_from f
         WHERE f.chain = d.chain AND d.day >= f.first_day AND app_sees(d.tenant_id);
-    INSERT INTO audit_daily_actions SELECT * FROM rebuilt_actions;
-    DROP TABLE rebuilt_actions, rebuilt_from;
+    INSERT INTO audit_daily_actions SELECT * FROM pg_temp.rebuilt_actions;
+    DROP TABLE pg_temp.rebuilt_actions, pg_temp.rebuilt_from;
     RETURN v_differed;
 END
 $$;
 REVOKE ALL ON FUNCTION audit_daily_actions_rebuild() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION audit_daily_actions_rebuild() TO backoffice_app;
+
+-- Holds the head of the chain an event of (p_tenant, p_target) will be appended to, until the
+-- transaction ends (the chain as audit_append picks it): a transaction that locks other tables and
+-- then appends its own event takes its head first, in the order writers take them (their head,
+-- then at commit the rollups), so the two cannot deadlock.
+CREATE FUNCTION audit_chain_hold(p_tenant uuid, p_target text) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path = public, pg_temp
+    AS $$
+BEGIN
+    IF p_tenant IS NULL OR NOT app_sees(p_tenant) THEN
+        RAISE EXCEPTION 'audit_chain_hold: this transaction does not act for tenant %', p_tenant
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    PERFORM 1 FROM audit_chain_heads WHERE chain = CASE WHEN p_tenant = '00000000-0000-0000-0000-000000000000'
+        THEN 'platform:' || lpad((get_byte(sha256(convert_to(p_target, 'UTF8')), 0) % 16)::text, 2, '0')
+        ELSE 'tenant:' || p_tenant::text END
+        FOR UPDATE;
+END
+$$;
+REVOKE ALL ON FUNCTION audit_chain_hold(uuid, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION audit_chain_hold(uuid, text) TO backoffice_app;
 
 -- Each verification of the audit log: when, by whom, what it found, and the checkpoint it
 -- compared the chains with (when one was given).

@@ -19,9 +19,11 @@ CREATE TABLE customer_daily_statuses (
 );
 ALTER TABLE customer_daily_statuses ENABLE ROW LEVEL SECURITY;
 ALTER TABLE customer_daily_statuses FORCE ROW LEVEL SECURITY;
--- The service (backoffice_app) reads them for the platform and may not write them; the trigger's
--- function (its owner) keeps them whatever the writing session acts for (a bulk load too).
-CREATE POLICY customer_daily_statuses_platform_only ON customer_daily_statuses USING (app_is_platform() OR current_user <> 'backoffice_app')
+-- The service (backoffice_app, and any role that inherits it) reads them for the platform and may
+-- not write them; the trigger's function (its owner) keeps them whatever the writing session acts
+-- for (a bulk load too).
+CREATE POLICY customer_daily_statuses_platform_only ON customer_daily_statuses USING (app_is_platform()
+    OR NOT pg_has_role('backoffice_app', 'USAGE'))
     WITH CHECK (true);
 GRANT SELECT ON customer_daily_statuses TO backoffice_app;
 
@@ -74,7 +76,8 @@ CREATE TABLE fitpoints_daily_flows (
 );
 ALTER TABLE fitpoints_daily_flows ENABLE ROW LEVEL SECURITY;
 ALTER TABLE fitpoints_daily_flows FORCE ROW LEVEL SECURITY;
-CREATE POLICY fitpoints_daily_flows_platform_only ON fitpoints_daily_flows USING (app_is_platform() OR current_user <> 'backoffice_app')
+CREATE POLICY fitpoints_daily_flows_platform_only ON fitpoints_daily_flows USING (app_is_platform()
+    OR NOT pg_has_role('backoffice_app', 'USAGE'))
     WITH CHECK (true);
 GRANT SELECT ON fitpoints_daily_flows TO backoffice_app;
 
@@ -95,10 +98,11 @@ $$;
 CREATE CONSTRAINT TRIGGER fitpoints_daily_flows_follow AFTER INSERT ON fitpoints_transfers
     DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION fitpoints_daily_flows_follow();
 
--- Recomputes both from the source and returns the rows that differed, by table. Customers: each
+-- Recomputes both from the source and returns the keys that differed, by table. Customers: each
 -- enters `active` when created; a lock moves it to `locked` when it was placed and back when it was
 -- lifted; a deletion moves it to `deleted` (from `locked` when a lock was open then). A deletion
--- undone leaves no trace in the source, so the rebuild shows that customer as never deleted.
+-- undone leaves no trace in the source, so the rebuild shows that customer as never deleted; a
+-- purged customer leaves none either, so after a purge the rebuild counts it out of every day.
 CREATE FUNCTION manager_rollups_rebuild() RETURNS TABLE (rollup text, differed bigint)
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path = public, pg_temp
@@ -107,6 +111,7 @@ BEGIN
     IF NOT app_is_platform() THEN
         RAISE EXCEPTION 'the managers'' figures are the platform''s' USING ERRCODE = 'insufficient_privilege';
     END IF;
+    LOCK TABLE customer_daily_statuses, fitpoints_daily_flows IN EXCLUSIVE MODE;
     CREATE TEMP TABLE moves ON COMMIT DROP AS
         SELECT (created_at AT TIME ZONE 'UTC')::date AS day, 'active'::text AS status, customer_status_slot(id) AS slot,
                1::bigint AS delta FROM customers
@@ -126,26 +131,26 @@ BEGIN
                 s (status, delta)
             WHERE c.status = 'deleted' AND c.deleted_at IS NOT NULL;
     CREATE TEMP TABLE rebuilt_statuses ON COMMIT DROP AS
-        SELECT day, status, slot, sum(delta)::bigint AS delta FROM moves GROUP BY 1, 2, 3 HAVING sum(delta) <> 0;
+        SELECT day, status, slot, sum(delta)::bigint AS delta FROM pg_temp.moves GROUP BY 1, 2, 3 HAVING sum(delta) <> 0;
     CREATE TEMP TABLE rebuilt_flows ON COMMIT DROP AS
         SELECT (created_at AT TIME ZONE 'UTC')::date AS day, kind, 0::smallint AS slot, sum(amount)::bigint AS points,
                sum(CASE WHEN credit_account = '00000000-0000-0000-0000-0000000f0001' THEN amount ELSE 0 END
                  - CASE WHEN debit_account = '00000000-0000-0000-0000-0000000f0001' THEN amount ELSE 0 END)::bigint
                    AS issuance_change
         FROM fitpoints_transfers GROUP BY 1, 2, 3;
-    RETURN QUERY SELECT 'customers', count(*) FROM (
-        (SELECT day, status, slot, delta FROM customer_daily_statuses WHERE delta <> 0 EXCEPT SELECT * FROM rebuilt_statuses)
-        UNION ALL (SELECT * FROM rebuilt_statuses EXCEPT SELECT day, status, slot, delta FROM customer_daily_statuses)) x;
-    RETURN QUERY SELECT 'fitpoints', count(*) FROM (
+    RETURN QUERY SELECT 'customers', count(DISTINCT (x.day, x.status, x.slot)) FROM (
+        (SELECT day, status, slot, delta FROM customer_daily_statuses WHERE delta <> 0 EXCEPT SELECT * FROM pg_temp.rebuilt_statuses)
+        UNION ALL (SELECT * FROM pg_temp.rebuilt_statuses EXCEPT SELECT day, status, slot, delta FROM customer_daily_statuses)) x;
+    RETURN QUERY SELECT 'fitpoints', count(DISTINCT (x.day, x.kind)) FROM (
         (SELECT day, kind, sum(points)::bigint, sum(issuance_change)::bigint FROM fitpoints_daily_flows GROUP BY 1, 2
-         EXCEPT SELECT day, kind, points, issuance_change FROM rebuilt_flows)
-        UNION ALL (SELECT day, kind, points, issuance_change FROM rebuilt_flows
+         EXCEPT SELECT day, kind, points, issuance_change FROM pg_temp.rebuilt_flows)
+        UNION ALL (SELECT day, kind, points, issuance_change FROM pg_temp.rebuilt_flows
          EXCEPT SELECT day, kind, sum(points)::bigint, sum(issuance_change)::bigint FROM fitpoints_daily_flows GROUP BY 1, 2)) x;
     DELETE FROM customer_daily_statuses;
     DELETE FROM fitpoints_daily_flows;
-    INSERT INTO customer_daily_statuses SELECT * FROM rebuilt_statuses;
-    INSERT INTO fitpoints_daily_flows SELECT * FROM rebuilt_flows;
-    DROP TABLE moves, rebuilt_statuses, rebuilt_flows;
+    INSERT INTO customer_daily_statuses SELECT * FROM pg_temp.rebuilt_statuses;
+    INSERT INTO fitpoints_daily_flows SELECT * FROM pg_temp.rebuilt_flows;
+    DROP TABLE pg_temp.moves, pg_temp.rebuilt_statuses, pg_temp.rebuilt_flows;
 END
 $$;
 REVOKE ALL ON FUNCTION manager_rollups_rebuild() FROM PUBLIC;

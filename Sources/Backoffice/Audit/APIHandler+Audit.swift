@@ -80,7 +80,8 @@ extension APIHandler {
         let report = try await read(VerifyAuditLog(log: AuditLog(database: database), checkpoint: body.heads))
         // Recorded (and audited) after the verification's own snapshot: the auditor's home shows the last one.
         _ = try await database.run(
-            RecordAuditVerification(report, checkpointTakenAt: body.checkpoint?.takenAt), context: try context())
+            RecordAuditVerification(
+                report, checkpointTakenAt: body.heads.isEmpty ? nil : body.checkpoint?.takenAt), context: try context())
         return .ok(.init(body: .json(try report.api)))
     }
 }

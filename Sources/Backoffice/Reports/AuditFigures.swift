@@ -55,6 +55,8 @@ package struct RecordAuditVerification: AuditedOperation {
         let failure = report.failure.map {
             "\($0.kind.rawValue) at \($0.chain)\($0.seq.map { " seq \($0)" } ?? ""): \($0.detail)"
         }.map { String($0.prefix(2_000)) }
+        // A checkpoint's time is the client's word: one from the future is not recorded (it would look fresh forever).
+        let checkpointTakenAt = checkpointTakenAt.flatMap { $0 <= unit.now ? $0 : nil }
         let verification = AuditVerification(
             verifiedAt: unit.now, intact: report.failure == nil, chains: report.chains, events: report.events,
             failure: failure, checkpointTakenAt: checkpointTakenAt)
@@ -72,8 +74,8 @@ package struct RecordAuditVerification: AuditedOperation {
     }
 }
 
-/// The newest verification of the audit log the principal's tenant recorded, and the newest
-/// checkpoint any verification compared with.
+/// The newest verification of the audit log the principal's tenant recorded, and the checkpoint
+/// the newest verification that had one compared with.
 package struct LatestAuditVerification: Query {
     package static let action: Action = "audit.read"
 
@@ -94,15 +96,18 @@ package struct LatestAuditVerification: Query {
         }
         let checkpoint = try await unit.first(
             """
-            SELECT max(checkpoint_taken_at) FROM audit_verifications WHERE tenant_id = \(unit.principal.tenantID)
+            SELECT checkpoint_taken_at FROM audit_verifications
+            WHERE tenant_id = \(unit.principal.tenantID) AND checkpoint_taken_at IS NOT NULL
+            ORDER BY verified_at DESC, id DESC LIMIT 1
             """,
             { try $0.decode(Date?.self) })
         return (latest, checkpoint ?? nil)
     }
 }
 
-/// Operators and their live tokens by role, for the platform's home (`operators.list`): active
-/// people and services, and tokens neither revoked nor expired.
+/// Operators and live tokens by role, for the platform's home (`operators.list`): active people and
+/// services by their role, and tokens neither revoked nor expired of active operators by the
+/// token's role.
 package struct OperatorsByRole: Query {
     package static let action: Action = "operators.list"
 
@@ -117,10 +122,13 @@ package struct OperatorsByRole: Query {
     package func read(in unit: UnitOfWork) async throws -> [Row] {
         try await unit.all(
             """
-            SELECT o.role, count(*) FILTER (WHERE o.status = 'active')::bigint,
-                coalesce(sum((SELECT count(*) FROM tokens t WHERE t.tenant_id = o.tenant_id AND t.operator_id = o.id
-                    AND t.revoked_at IS NULL AND t.expires_at > \(unit.now))), 0)::bigint
-            FROM operators o GROUP BY o.role ORDER BY o.role
+            SELECT role, sum(operators)::bigint, sum(tokens)::bigint FROM (
+                SELECT role, count(*) AS operators, 0 AS tokens FROM operators WHERE status = 'active' GROUP BY role
+                UNION ALL
+                SELECT t.role, 0, count(*) FROM tokens t
+                JOIN operators o ON o.tenant_id = t.tenant_id AND o.id = t.operator_id AND o.status = 'active'
+                WHERE t.revoked_at IS NULL AND t.expires_at > \(unit.now) GROUP BY t.role) x
+            GROUP BY role ORDER BY role
             """,
             {
                 let (role, operators, tokens) = try $0.decode((String, Int64, Int64).self)

@@ -1,8 +1,8 @@
 import Foundation
 
 /// The stretch a home shows, chosen with its period picker: the last 7, 30 or 90 days up to
-/// today, or a calendar month; and the stretch it is compared with (as many days just before, or
-/// the month before). Days are UTC.
+/// today, or a calendar month (this month up to today); and the stretch it is compared with (as
+/// many days just before; the month before, or as many of its first days). Days are UTC.
 struct HomePeriod: Equatable {
     /// The query's value: `7`, `30`, `90` or a month `2026-11`.
     let key: String
@@ -23,8 +23,15 @@ struct HomePeriod: Equatable {
             }
             let before = first.advanced(by: -1).firstOfMonth
             key = month
-            range = try ReportRange(from: first, through: first.lastOfMonth)
-            compared = try ReportRange(from: before, through: before.lastOfMonth)
+            if (first...first.lastOfMonth).contains(today) {
+                // This month so far, against as many days of the month before (no future days drawn).
+                range = try ReportRange(from: first, through: today)
+                compared = try ReportRange(
+                    from: before, through: min(before.advanced(by: range.days - 1), before.lastOfMonth))
+            } else {
+                range = try ReportRange(from: first, through: first.lastOfMonth)
+                compared = try ReportRange(from: before, through: before.lastOfMonth)
+            }
             return
         }
         guard let days = period.map({ Int($0) }) ?? 30, Self.lengths.contains(days) else {

@@ -25,6 +25,10 @@ package struct RebuildShopRollups: AuditedOperation {
         }
         // One rebuild at a time: two would each replace the other's rows.
         try await unit.execute("SELECT pg_advisory_xact_lock(hashtext('shop_rollups_rebuild'))")
+        // The head of the chain this rebuild's own event goes to, before the rollups' locks: a writer
+        // takes its chain's head first and the rollups at commit, so the same order cannot deadlock.
+        let target = tenantID?.uuidString.lowercased() ?? "all"
+        try await unit.execute("SELECT audit_chain_hold(\(tenantID ?? platformTenantID), \(target))")
         let rows = try await unit.all(
             "SELECT rollup, differed FROM shop_rollups_rebuild(\(tenantID))", { try $0.decode((String, Int64).self) })
         var differed = Dictionary(uniqueKeysWithValues: rows.map { ($0, Int($1)) })
@@ -42,7 +46,7 @@ package struct RebuildShopRollups: AuditedOperation {
         let outcome = Outcome(differed: differed)
         let event = AuditRecord(
             action: Self.action, tenantID: tenantID ?? platformTenantID, targetType: "shop_rollups",
-            targetID: tenantID?.uuidString.lowercased() ?? "all", reason: nil, before: nil,
+            targetID: target, reason: nil, before: nil,
             after: try AuditRecord.json(outcome))
         return Audited(outcome, event: event)
     }

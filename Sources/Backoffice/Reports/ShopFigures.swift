@@ -98,22 +98,27 @@ package struct SalesByShop: Query {
         let rows = try await unit.all(
             """
             WITH sold AS (
-                SELECT tenant_id, sum(orders) AS orders, sum(total_cents) AS cents FROM shop_daily_orders
+                SELECT tenant_id, sum(orders) AS orders, sum(total_cents) AS cents, sum(total_fitpoints) AS points
+                FROM shop_daily_orders
                 WHERE day BETWEEN \(from)::date AND \(through)::date AND order_status_sold(status) GROUP BY tenant_id),
             refunded AS (
-                SELECT tenant_id, sum(refunds) AS refunds, sum(refunded_cents) AS cents FROM shop_daily_refunds
-                WHERE day BETWEEN \(from)::date AND \(through)::date GROUP BY tenant_id)
+                SELECT tenant_id, sum(refunds) AS refunds, sum(refunded_cents) AS cents,
+                    sum(refunded_fitpoints) AS points
+                FROM shop_daily_refunds WHERE day BETWEEN \(from)::date AND \(through)::date GROUP BY tenant_id)
             SELECT t.id, t.name, coalesce(s.orders, 0)::bigint, coalesce(s.cents, 0)::bigint,
-                coalesce(r.refunds, 0)::bigint, coalesce(r.cents, 0)::bigint
+                coalesce(r.refunds, 0)::bigint, coalesce(r.cents, 0)::bigint, coalesce(s.points, 0)::bigint,
+                coalesce(r.points, 0)::bigint
             FROM tenants t LEFT JOIN sold s ON s.tenant_id = t.id LEFT JOIN refunded r ON r.tenant_id = t.id
             WHERE t.id <> \(platformTenantID)
             ORDER BY 4 DESC, t.name, t.id
             """,
-            { try $0.decode((UUID, String, Int64, Int64, Int64, Int64).self) })
-        return rows.map { id, name, orders, gross, refunds, refunded in
+            { try $0.decode((UUID, String, Int64, Int64, Int64, Int64, Int64, Int64).self) })
+        return rows.map { id, name, orders, gross, refunds, refunded, points, refundedPoints in
             var figures = SalesFigures(start: range.from, end: range.through)
-            (figures.orders, figures.grossCents) = (Int(orders), gross)
-            (figures.refunds, figures.refundedCents) = (Int(refunds), refunded)
+            (figures.orders, figures.grossCents, figures.grossFitPoints) = (Int(orders), gross, points)
+            (figures.refunds, figures.refundedCents, figures.refundedFitPoints) = (
+                Int(refunds), refunded, refundedPoints
+            )
             return Row(tenantID: id, name: name, figures: figures)
         }
     }

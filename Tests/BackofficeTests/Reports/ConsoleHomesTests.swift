@@ -110,6 +110,16 @@ struct ConsoleHomesTests {
                     as: Int.self)
                 #expect(partner.values.reduce(0) { $0 + $1.values.reduce(0, +) } == own, "a shop counts its own chain")
 
+                // A checkpoint "taken" in the future is not recorded: it would look fresh for ever.
+                let recorded = try await env.database.read(LatestAuditVerification(), context: env.context(.auditor))
+                _ = try await env.database.run(
+                    RecordAuditVerification(
+                        AuditLog.Report(chains: 1, events: 1, failure: nil),
+                        checkpointTakenAt: env.clock.now().addingTimeInterval(86_400 * 365)),
+                    context: env.context(.auditor))
+                let after = try await env.database.read(LatestAuditVerification(), context: env.context(.auditor))
+                #expect(after.checkpointTakenAt == recorded.checkpointTakenAt && recorded.checkpointTakenAt != nil)
+
                 env.clock.advance(by: 3 * 3_600)
                 let console = try await ConsoleClient.signedIn(
                     env, client, as: env.fixture.principals[.auditor]?.operatorID)

@@ -165,7 +165,7 @@ struct Chart: Sendable {
         return indices + [count - 1]
     }
 
-    /// The class that styles series `index` (from 0): `series-1` to `series-4`, repeating after four.
+    /// The class that styles series `index` (from 0): `series-1` to `series-5`, repeating after five.
     static func seriesClass(_ index: Int) -> String { "series-\(index % 5 + 1)" }
 
     /// The drawing: a 520 × 300 view box that scales to its container; empty when there is nothing to draw.
