@@ -159,7 +159,7 @@ enum AccountsPage {
 
 /// An account as the list and its page show it (masked already for roles that see PII masked).
 struct AccountView {
-    let id: String, email: String, displayName: String, status: String, subscription: String, created: String,
+    let id: String, email: String, displayName: String, status: String, subscription: String, created: ShownTime,
         failedLogins: Int
 
     init(_ customer: Customer) {

@@ -250,7 +250,7 @@ struct StoredHTML: SanitizedMarkup {
 /// An article as the lists show it.
 struct ArticleRow {
     let id: String, title: String, summary: String, category: String, state: String, stateLabel: String
-    let version: Int, updated: String, submitted: String?, reviewComment: String?, words: Int, minutes: Int
+    let version: Int, updated: ShownTime, submitted: ShownTime?, reviewComment: String?, words: Int, minutes: Int
     let isLive: Bool
 
     init(_ article: Article) {
@@ -273,7 +273,7 @@ struct ArticleRow {
 /// What an article's page says about it besides its text.
 struct ArticleFacts {
     let slug: String, tags: String, coverURL: String?, byline: String?, author: String, live: String?
-    let reviewedBy: String?, reviewedAt: String?
+    let reviewedBy: String?, reviewedAt: ShownTime?
 
     init(_ article: Article, writers: [UUID: String]) {
         slug = article.slug
@@ -291,7 +291,7 @@ struct ArticleFacts {
 
 /// One version in an article's list of versions.
 struct ArticleVersionRow {
-    let version: Int, title: String, writtenBy: String, writtenAt: String, isLive: Bool
+    let version: Int, title: String, writtenBy: String, writtenAt: ShownTime, isLive: Bool
 
     init(_ version: ArticleVersion, writers: [UUID: String], live: Int?) {
         self.version = version.version

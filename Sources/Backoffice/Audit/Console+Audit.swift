@@ -15,8 +15,8 @@ extension Console {
                     "/console/audit/export", form.values.filter { $0.key != "cursor" }.mapValues { Optional($0) })
             }
             do {
-                let filter = try AuditPage.filter(form)
-                let after = try Cursor.number(form.text("cursor")) ?? 0
+                let (filter, after) = (try AuditPage.filter(form), try Cursor.number(form.text("cursor")) ?? 0)
+                data["values"] = AuditPage.values(form, filter)
                 let events = try await console.read(
                     ListAuditEvents(filter: filter, afterID: after, limit: Self.pageSize + 1))
                 let (page, next) = keysetPage(events, limit: Self.pageSize) { [String($0.id)] }
@@ -93,6 +93,16 @@ enum AuditPage {
             actorID: actor, action: form.text("action"), targetID: form.text("target_id"), since: since, until: until)
     }
 
+    /// The form's values as its fields show them again: the times in the operator's zone (a day's
+    /// link from the auditor's home names UTC instants).
+    static func values(_ form: ConsoleForm, _ filter: AuditFilter) -> [String: String] {
+        var shown = form.values
+        for (field, time) in [("since", filter.since), ("until", filter.until)] {
+            if let time { shown[field] = ConsoleTime.field(time) }
+        }
+        return shown
+    }
+
     /// A snapshot's JSON, indented for reading; "—" when there is none.
     static func pretty(_ json: String?) -> String {
         guard let json,
@@ -106,7 +116,7 @@ enum AuditPage {
 
 /// One audit event as the log shows it.
 struct AuditEventView {
-    let id: Int64, at: String, action: String, actorRole: String, actorID: String?, targetType: String,
+    let id: Int64, at: ShownTime, action: String, actorRole: String, actorID: String?, targetType: String,
         targetID: String, via: String
     let reason: String?, requestID: String, chain: String, seq: Int64
 

@@ -223,7 +223,8 @@ extension ConsoleRequest {
 /// A challenge as the list and its page show it.
 struct ChallengeView {
     let id: String, name: String, description: String, metric: String, aggregation: String, state: String
-    let startsAt: String, endsAt: String, frozenAt: String, gracePeriod: String, eligibility: String, tiePolicy: String
+    let startsAt: ShownTime, endsAt: ShownTime, frozenAt: ShownTime, gracePeriod: String, eligibility: String,
+        tiePolicy: String
     let target: String?, bands: [String], targetReward: String?, budget: String
 
     init(_ challenge: Challenge, now: Date) {

@@ -21,18 +21,7 @@ extension Console {
                 try await enrol(console, action: "/console/\(path)")
             }
         }
-        get("security", on: group) { console in
-            let state = try await console.readOwn(SecondFactorState())
-            var values: [String: Any] = [
-                "recoveryCodesLeft": state.recoveryCodesLeft, "email": state.email,
-                "maxFailures": policies.security.console.maxFailuresPerAccount,
-            ]
-            if state.sealedSecret != nil { values["enrolled"] = true }
-            if policies.security.console.secondFactorRequired.contains(console.principal.role) {
-                values["required"] = true
-            }
-            return console.page("security", title: "Security", values)
-        }
+        get("security", on: group) { console in try await securityPage(console) }
     }
 
     /// Checks the code (or a recovery code) of the sign-in's second-factor step, reserved first as

@@ -76,6 +76,7 @@ package struct Console: Sendable {
         registerRecommendations(on: group)
         registerHealthProfiles(on: group)
         registerModeration(on: group)
+        registerTimeZone(on: group)
     }
 
     /// A page or action that needs a signed-in operator. Reads run in a read session, POSTs in
@@ -113,7 +114,7 @@ package struct Console: Sendable {
                     guard let principal else { return (.signIn, commit: false) }
                     let page = console(principal, transaction)
                     do {
-                        return (try await body(page), commit: true)
+                        return (try await page.inOperatorsZone(body), commit: true)
                     } catch {
                         return (page.failure(error, logger: context.logger), commit: false)
                     }
@@ -123,7 +124,9 @@ package struct Console: Sendable {
                 { principal, _ in (principal, commit: false) })
             {
                 let page = console(principal, nil)
-                do { answer = try await body(page) } catch { answer = page.failure(error, logger: context.logger) }
+                do { answer = try await page.inOperatorsZone(body) } catch {
+                    answer = page.failure(error, logger: context.logger)
+                }
             } else {
                 answer = .signIn
             }

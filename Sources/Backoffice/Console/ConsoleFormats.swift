@@ -42,26 +42,6 @@ extension Character {
     var isASCIIDigit: Bool { isASCII && isNumber }
 }
 
-/// Times as the console shows them: UTC in the page (the browser's script shows the operator's
-/// own zone, with UTC on hover).
-enum ConsoleTime {
-    static func text(_ date: Date) -> String { date.formatted(.iso8601) }
-
-    /// A time from a `datetime-local` field (`2026-12-01T09:30`), read as UTC (the field's label
-    /// says so), or an RFC 3339 time; nil when empty; anything else is `field`'s message.
-    static func parse(_ text: String?, field: String) throws -> Date? {
-        guard let text else { return nil }
-        let normalized = text.count == 16 ? text + ":00Z" : text.count == 19 ? text + "Z" : text
-        guard let date = try? Date(normalized, strategy: .iso8601) else {
-            throw DomainError.invalid([
-                FieldIssue(
-                    field: field, code: "invalid_time", message: "must be a date and time, such as 2026-12-01T09:30")
-            ])
-        }
-        return date
-    }
-}
-
 /// An `<option>` of a `<select>`.
 struct ConsoleOption: TemplateValues {
     let value: String
@@ -74,19 +54,6 @@ struct ConsoleOption: TemplateValues {
     static func all(_ values: [String], selected: String?, any: String? = nil) -> [ConsoleOption] {
         (any.map { [ConsoleOption(value: "", label: $0, selected: selected == nil)] } ?? [])
             + values.map { ConsoleOption(value: $0, label: $0.capitalized, selected: $0 == selected) }
-    }
-}
-
-extension ConsoleForm {
-    /// The field's time (a `datetime-local` value read as UTC, or RFC 3339), nil when empty; a
-    /// malformed one adds its issue to `issues` (so a form reports every field at once).
-    func time(_ field: String, issues: inout [FieldIssue]) -> Date? {
-        do { return try ConsoleTime.parse(text(field), field: field) } catch DomainError.invalid(let found) {
-            issues += found
-        } catch {
-            issues.append(FieldIssue(field: field, code: "invalid_time", message: "must be a date and time"))
-        }
-        return nil
     }
 }
 

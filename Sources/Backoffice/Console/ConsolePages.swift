@@ -109,7 +109,7 @@ struct ConsolePages: Sendable {
     static func flattened(_ value: Any, slots: Set<String>) throws -> Any? {
         switch value {
         case is String, is Bool, is Int, is Int64, is Int32, is Double, is Float, is Substring, is UUID, is Date,
-            is Decimal, is URL, is HTML:
+            is Decimal, is URL, is HTML, is ShownTime:
             return value
         case let dictionary as [String: Any]: return try fields(dictionary.map { ($0.key, $0.value) }, slots: slots)
         case let view as any TemplateValues: return try fields(view.templateValues, slots: slots)

@@ -31,6 +31,12 @@ struct ConsoleRequest: Sendable {
 
     var principal: Principal { context.principal }
 
+    /// `body`'s answer for this request, its times shown and read in the operator's own zone
+    /// (`ConsoleTime.zone`).
+    func inOperatorsZone<T>(_ body: (ConsoleRequest) async throws -> T) async throws -> T {
+        try await ConsoleTime.$zone.withValue(principal.timeZone) { try await body(self) }
+    }
+
     /// Runs `query` as the operator (the policy checked by the runner, as for the API).
     func read<Q: Query>(_ query: Q) async throws -> Q.Output { try await database.read(query, context: context) }
 
@@ -73,6 +79,7 @@ struct ConsoleRequest: Sendable {
         values["csrf"] = secret.csrfToken
         if stage == .signedIn {
             values["signedIn"] = true
+            values["zone"] = OperatorTimeZone.name(of: principal.timeZone)
             values["who"] = principal.role.replacingOccurrences(of: "_", with: " ")
             values["navHTML"] = ConsoleNavigation.links(
                 navigation.items(for: principal.role, policies: context.policies, current: request.uri.path))

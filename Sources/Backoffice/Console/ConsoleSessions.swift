@@ -236,9 +236,9 @@ package struct RecordFailedSignIn: AuditedOperation {
         func end(_ session: UUID) async throws {
             try await unit.execute(
                 """
-                    UPDATE console_sessions SET ended_at = \(unit.now), ended_reason = 'locked_out' WHERE id = \
-                    \(session) AND ended_at IS NULL
-                    """
+                UPDATE console_sessions SET ended_at = \(unit.now), ended_reason = 'locked_out' WHERE id = \
+                \(session) AND ended_at IS NULL
+                """
             )
         }
         if let ending { try await end(ending) }

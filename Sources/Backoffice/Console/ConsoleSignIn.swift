@@ -39,9 +39,9 @@ package enum PasswordRules {
                     field: "password", code: "too_long",
                     message:
                         """
-                            must be at most \(maximumBytes) bytes (about \(maximumBytes) letters, fewer with accents \
-                            or symbols; this one has \(password.utf8.count))
-                            """
+                        must be at most \(maximumBytes) bytes (about \(maximumBytes) letters, fewer with accents \
+                        or symbols; this one has \(password.utf8.count))
+                        """
                 )
             ])
         }

@@ -37,11 +37,11 @@ extension Database {
 /// (`local`) or the connection's session, planning as PostgreSQL chooses.
 struct AuthenticateConsole: PostgresPreparedStatement {
     static let sql = """
-        SELECT a.session_id, a.operator_id, a.tenant_id, a.role
+        SELECT a.session_id, a.operator_id, a.tenant_id, a.role, a.time_zone
         FROM set_config('plan_cache_mode', 'auto', $4) p, set_config('enable_sort', 'on', $4) s,
             authenticate_console($1, $2, $3, $4, $5, $6) a
         """
-    typealias Row = (UUID, UUID, UUID, String)
+    typealias Row = (UUID, UUID, UUID, String, String)
     let hash: [UInt8]
     let idleSeconds: Int
     let absoluteSeconds: Int
@@ -64,7 +64,9 @@ struct AuthenticateConsole: PostgresPreparedStatement {
 
     static func principal(_ row: Row) -> Principal? {
         Role(rawValue: row.3).map {
-            Principal(operatorID: row.1, role: $0, tenantID: row.2, tokenID: nil, sessionID: row.0)
+            Principal(
+                operatorID: row.1, role: $0, tenantID: row.2, tokenID: nil, sessionID: row.0,
+                timeZone: OperatorTimeZone.zone(named: row.4))
         }
     }
 }

@@ -132,9 +132,9 @@ package struct PassSecondFactor: AuditedOperation {
                 ) { try $0.decode(Int32.self) } != nil
             let left = try await unit.first(
                 """
-                    SELECT count(*) FROM operator_recovery_codes WHERE tenant_id = \(tenant) AND operator_id = \
-                    \(operatorID) AND used_at IS NULL
-                    """
+                SELECT count(*) FROM operator_recovery_codes WHERE tenant_id = \(tenant) AND operator_id = \
+                \(operatorID) AND used_at IS NULL
+                """
             ) { try $0.decode(Int64.self) }
             after = try AuditRecord.json(["recovery_codes_left": left ?? 0])
         }
@@ -201,9 +201,9 @@ package struct EnrolSecondFactor: AuditedOperation {
         for hash in recoveryCodeHashes {
             try await unit.execute(
                 """
-                    INSERT INTO operator_recovery_codes (tenant_id, operator_id, code_hash) VALUES (\(tenant), \
-                    \(operatorID), \(ByteBuffer(bytes: hash)))
-                    """
+                INSERT INTO operator_recovery_codes (tenant_id, operator_id, code_hash) VALUES (\(tenant), \
+                \(operatorID), \(ByteBuffer(bytes: hash)))
+                """
             )
         }
         let enrolled = AuditRecord(

@@ -88,7 +88,7 @@ struct HealthProfileView {
     let chartSummary: String
     let weights: [[String: String]]
     let masked: Bool
-    let synced: String
+    let synced: ShownTime
     let version: Int
 
     init(_ read: HealthProfileRead, at now: Date) {

@@ -105,7 +105,8 @@ extension ConsoleRequest {
 /// operator's zone by the page's script).
 struct MessageView {
     let id: String, title: String, body: String, severity: String, audience: String, state: String
-    let publishAt: String?, expiresAt: String?, windowStartsAt: String?, windowEndsAt: String?, retractReason: String?
+    let publishAt: ShownTime?, expiresAt: ShownTime?, windowStartsAt: ShownTime?, windowEndsAt: ShownTime?,
+        retractReason: String?
     let isMaintenance: Bool
 
     init(_ message: SystemMessage, now: Date) {
@@ -202,7 +203,7 @@ struct MessageForm {
 
     /// A stored message as the form's values (for a copy): times as `datetime-local` in UTC.
     static func values(of message: SystemMessage) -> [String: String] {
-        func field(_ date: Date?) -> String { date.map { String(ConsoleTime.text($0).prefix(16)) } ?? "" }
+        func field(_ date: Date?) -> String { date.map(ConsoleTime.field) ?? "" }
         return [
             "title": message.title, "body": message.body, "severity": message.severity.rawValue,
             "audience": message.audience.rawValue,

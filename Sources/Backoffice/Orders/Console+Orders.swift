@@ -145,7 +145,7 @@ enum OrderBoard {
                 return """
                     <tr>
                       <td><a href="/console/orders/\(view.id)"><code>\(view.shortID)</code></a></td>
-                      <td><time datetime="\(view.placed)">\(view.placed)</time></td>
+                      <td>\(view.placed.html)</td>
                       <td>\(view.customerName)</td>
                       <td class="num">\(view.lines)</td>
                       <td class="num">\(view.total)</td>
@@ -193,7 +193,7 @@ extension OrderMove {
 
 /// An order as the board and its page show it.
 struct OrderView {
-    let id: String, shortID: String, status: String, state: String, total: String, placed: String, lines: Int
+    let id: String, shortID: String, status: String, state: String, total: String, placed: ShownTime, lines: Int
     let customerName: String, carrier: String?, trackingNumber: String?, reason: String?
 
     init(_ order: Order) {

@@ -158,8 +158,8 @@ extension ConsoleRequest {
 
 /// A recommendation as the list and its page show it.
 struct RecommendationView {
-    let id: String, kind: String, title: String, status: String, audience: String, validFrom: String?
-    let validUntil: String?, updated: String, retractReason: String?, showing: Bool
+    let id: String, kind: String, title: String, status: String, audience: String, validFrom: ShownTime?
+    let validUntil: ShownTime?, updated: ShownTime, retractReason: String?, showing: Bool
 
     init(_ recommendation: Recommendation, now: Date) {
         id = recommendation.id.text
@@ -203,7 +203,7 @@ struct RecommendationForm {
 
     /// A stored recommendation as the form's values (times as `datetime-local` in UTC).
     static func values(of recommendation: Recommendation) -> [String: String] {
-        func field(_ date: Date?) -> String { date.map { String(ConsoleTime.text($0).prefix(16)) } ?? "" }
+        func field(_ date: Date?) -> String { date.map(ConsoleTime.field) ?? "" }
         var values = [
             "kind": recommendation.kind.rawValue, "title": recommendation.title, "body": recommendation.body,
             "valid_from": field(recommendation.validFrom), "valid_until": field(recommendation.validUntil),

@@ -13,12 +13,13 @@ package struct UTCDay: Sendable, Hashable, Comparable, Strideable, CustomStringC
     /// The UTC day `date` falls on.
     package init(_ date: Date) { number = Int((date.timeIntervalSince1970 / 86_400).rounded(.down)) }
 
-    /// The day `text` names (`YYYY-MM-DD`, a real date), or nil.
+    /// The day `text` names (`YYYY-MM-DD`, a real date in the years 0001–9999, as PostgreSQL's
+    /// `date` reads them), or nil.
     package init?(_ text: some StringProtocol) {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
             parts.allSatisfy({ $0.allSatisfy(\.isASCIIDigit) }),
-            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
+            let year = Int(parts[0]), year >= 1, let month = Int(parts[1]), let day = Int(parts[2]),
             (1...12).contains(month), (1...Self.length(ofMonth: month, in: year)).contains(day)
         else { return nil }
         number = Self.days(year: year, month: month, day: day)

@@ -83,7 +83,7 @@ struct ShopApplicationView {
     struct Check { let check: String, passed: Bool, detail: String }
     let id: String, legalName: String, contactEmail: String, taxID: String, address: String, payout: String,
         status: String
-    let submitted: String, eligible: Bool, checks: [Check], decisionReason: String?
+    let submitted: ShownTime, eligible: Bool, checks: [Check], decisionReason: String?
 
     init(_ application: ShopApplication) {
         id = application.id.text

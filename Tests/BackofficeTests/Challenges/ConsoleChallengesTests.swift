@@ -9,7 +9,7 @@ import Testing
 
 @Suite("Console challenges: create, publish, the live leaderboard (server-sent events), settle after a dry run")
 struct ConsoleChallengesTests {
-    private func field(_ date: Date) -> String { String(ConsoleTime.text(date).prefix(16)) }
+    private func field(_ date: Date) -> String { ConsoleTime.field(date) }
 
     @Test(
         """

@@ -8,7 +8,7 @@ import Testing
 )
 struct ConsoleMessagesTests {
     /// `date` as a `datetime-local` field holds it (UTC).
-    private func field(_ date: Date) -> String { String(ConsoleTime.text(date).prefix(16)) }
+    private func field(_ date: Date) -> String { ConsoleTime.field(date) }
 
     /// The id in a `/console/messages/{id}` redirect.
     private func messageID(_ reply: Reply) throws -> String {

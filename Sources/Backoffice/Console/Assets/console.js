@@ -1,15 +1,5 @@
-// Enhancements only: every page works without this script.
-// Times: a <time datetime="…"> written in UTC is shown in the reader's own time zone, with UTC on hover
-// (a date alone, such as a calendar's day, stays as written).
-document.querySelectorAll("time[datetime]").forEach((element) => {
-  const written = element.getAttribute("datetime");
-  if (!written.includes("T")) return;
-  const when = new Date(written);
-  if (Number.isNaN(when.getTime())) return;
-  element.title = written;
-  element.textContent = when.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
-});
-
+// Enhancements only: every page works without this script. Times are written by the server in the
+// operator's own time zone (the Security page), so the script leaves them alone.
 // Live tables: a <table data-live="URL"> follows the server-sent events at URL; each `board` event
 // carries the rows as JSON, written as text (never as HTML); the element named by data-empty shows
 // only while there are none. `end` stops the updates.

@@ -53,6 +53,7 @@ package struct Action: RawRepresentable, Hashable, Sendable, Codable, Expressibl
             "sessions.sign_in", "sessions.sign_in_failed", "sessions.locked_out", "sessions.sign_out",
             "sessions.sign_out_everywhere",
             "sessions.password_accepted", "operators.set_password", "operators.second_factor_enrolled",
+            "operators.time_zone_set",
             "operators.invitation_accepted",
             "mail.queued",
         ].map(Action.init(declared:)))

@@ -13,13 +13,20 @@ package struct Principal: Sendable, Equatable {
     package let tokenID: UUID?
     /// The console session the principal is signed in with (nil through the API and for the system).
     package let sessionID: UUID?
+    /// The operator's own time zone, which the console shows and reads times in (UTC through the
+    /// API and for the system).
+    package let timeZone: TimeZone
 
-    package init(operatorID: UUID, role: Role, tenantID: UUID, tokenID: UUID?, sessionID: UUID? = nil) {
+    package init(
+        operatorID: UUID, role: Role, tenantID: UUID, tokenID: UUID?, sessionID: UUID? = nil,
+        timeZone: TimeZone = .gmt
+    ) {
         self.operatorID = operatorID
         self.role = role.rawValue
         self.tenantID = tenantID
         self.tokenID = tokenID
         self.sessionID = sessionID
+        self.timeZone = timeZone
     }
 
     /// An actor that is no operator (no id, token or session), acting for the platform.
@@ -29,6 +36,7 @@ package struct Principal: Sendable, Equatable {
         self.tenantID = platformTenantID
         self.tokenID = nil
         self.sessionID = nil
+        self.timeZone = .gmt
     }
 
     /// The system actor: audited with no actor id and the role `system`.

@@ -1,0 +1,83 @@
+import Foundation
+import Hummingbird
+
+extension Console {
+    /// The Security page's time zone form: the operator's own zone, which every page shows times in.
+    func registerTimeZone(on group: RouterGroup<AppRequestContext>) {
+        post("security/time-zone", on: group) { console in
+            let name = console.form["time_zone"] ?? ""
+            do {
+                let changed = try await console.runOnOwnSession(SetOwnTimeZone(name: name))
+                return .redirect(
+                    to: "/console/security",
+                    flash: changed ? "Times now show in \(name)." : "Times already show in \(name).")
+            } catch let refusal as DomainError {
+                return try await securityPage(console, issues: FormRefusal.issues(refusal), chosen: name)
+            }
+        }
+    }
+
+    /// The Security page: the second factor, the time zone (`chosen` kept when refused), notifications
+    /// and sessions.
+    func securityPage(_ console: ConsoleRequest, issues: [FieldIssue] = [], chosen: String? = nil) async throws
+        -> ConsoleAnswer
+    {
+        let state = try await console.readOwn(SecondFactorState())
+        let zone = OperatorTimeZone.name(of: console.principal.timeZone)
+        var values: [String: Any] = [
+            "recoveryCodesLeft": state.recoveryCodesLeft, "email": state.email,
+            "maxFailures": policies.security.console.maxFailuresPerAccount,
+            "zone": zone, "now": ConsoleTime.text(Date()),
+            "zones": OperatorTimeZone.names.map {
+                ConsoleOption(
+                    value: $0, label: $0.replacingOccurrences(of: "_", with: " "), selected: $0 == (chosen ?? zone))
+            },
+        ]
+        if state.sealedSecret != nil { values["enrolled"] = true }
+        if policies.security.console.secondFactorRequired.contains(console.principal.role) {
+            values["required"] = true
+        }
+        let refusal = FormRefusal(issues)
+        refusal.add(to: &values)
+        return console.page(
+            "security", title: "Security", status: refusal.isEmpty ? .ok : .unprocessableContent, values)
+    }
+}
+
+/// Sets the signed-in operator's own time zone (`operators.time_zone_set`, the zone before and
+/// after in the event). Every operator may, for themselves only. A name the system does not know
+/// is refused (`time_zone`) and changes nothing; the zone already set changes nothing and records
+/// nothing. Answers whether it changed.
+package struct SetOwnTimeZone: AuditedOperation {
+    package static let action: Action = "operators.time_zone_set"
+    let name: String
+
+    package init(name: String) { self.name = name }
+
+    package func perform(in unit: UnitOfWork) async throws -> Audited<Bool> {
+        guard let operatorID = unit.principal.operatorID, unit.principal.sessionID != nil else {
+            throw DomainError.inconsistent("setting a time zone needs a console session")
+        }
+        guard OperatorTimeZone.zone(choosing: name) != nil else {
+            throw DomainError.invalid([
+                FieldIssue(
+                    field: "time_zone", code: "unknown_time_zone",
+                    message: "must be one of the listed time zones, such as Europe/Berlin or UTC")
+            ])
+        }
+        let tenant = unit.principal.tenantID
+        guard
+            let before = try await unit.first(
+                "SELECT time_zone FROM operators WHERE tenant_id = \(tenant) AND id = \(operatorID) FOR UPDATE",
+                { try $0.decode(String.self) })
+        else { throw DomainError.notFound("Operator \(operatorID.text)") }
+        guard before != name else { return .unchanged(false) }
+        try await unit.execute(
+            "UPDATE operators SET time_zone = \(name) WHERE tenant_id = \(tenant) AND id = \(operatorID)")
+        return Audited(
+            true,
+            event: AuditRecord(
+                action: Self.action, tenantID: tenant, targetType: "operator", targetID: operatorID.text, reason: nil,
+                before: try AuditRecord.json(["time_zone": before]), after: try AuditRecord.json(["time_zone": name])))
+    }
+}
