@@ -522,22 +522,25 @@ def manager_runs_a_challenge(browser):
     expect("Published" in browser.text(".flash"), "published")
     challenge_path = browser.path().split("?")[0]
     manager_token = CREDENTIALS["tokens"]["backend_manager"]
-    customer = api("GET", "/v1/customers?status=active&limit=1", manager_token)["items"][0]["id"]
+    listed = api("GET", "/v1/customers?status=active&limit=1", manager_token)["items"][0]
+    customer, name = listed["id"], listed["display_name"]
     api("POST", "/v1/activity", CREDENTIALS["tokens"]["app_service"], {"events": [{
         "event_id": "browser-" + uuid.uuid4().hex, "customer_id": customer, "metric": "steps", "value": 12000,
         "occurred_at": (now - timedelta(minutes=5)).strftime("%Y-%m-%dT%H:%M:%SZ")}]})
     try:
-        WebDriverWait(browser.driver, 15).until(lambda driver: customer in browser.text("#leaderboard tbody"))
+        WebDriverWait(browser.driver, 15).until(lambda driver: name in browser.text("#leaderboard tbody"))
     except Exception:
         pass
-    expect(customer in browser.text("#leaderboard tbody"), "the live board shows the activity without a reload")
+    expect(name in browser.text("#leaderboard tbody"), "the live board shows the activity without a reload, by name")
+    expect(browser.driver.find_element(By.CSS_SELECTOR, "#leaderboard tbody a").get_attribute("href").endswith(customer),
+           "the name links to the account")
     expect(browser.text("#board-status").startswith("Live: updated"), "and says it is live")
     browser.screenshot("challenge")
     owner_sql(f"UPDATE challenges SET ends_at = now() - interval '1 second' WHERE name = '{name}'")  # as time would
     browser.open(challenge_path)
     browser.driver.find_element(By.XPATH, "//button[normalize-space()='Preview the settlement']").click()
     browser.check_accessibility()
-    expect(customer in browser.text("#payouts"), "the dry run lists the payout")
+    expect(name in browser.text("#payouts"), "the dry run lists the payout, by name")
     browser.driver.find_element(By.ID, "confirm_settle").click()
     browser.submit("form.danger")
     expect("Settled: paid 500 FP" in browser.text(".flash"), f"settled (saw {browser.text('main')[:200]!r})")

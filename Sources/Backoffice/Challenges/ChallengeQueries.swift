@@ -27,6 +27,8 @@ package struct LeaderboardEntry: Sendable, Equatable {
     package var standing: Ranking.Standing
     package var events: Int
     package var reachedTarget: Bool
+    /// The customer's display name, masked for a role that sees personal data masked.
+    package var displayName: String
 }
 
 /// The live leaderboard of a challenge, one page in board order (`challenges.leaderboard`):
@@ -75,7 +77,8 @@ package struct ChallengeLeaderboard: CacheableQuery {
         let entries = zip(rows, ranks).map { row, rank in
             LeaderboardEntry(
                 rank: rank, standing: row.standing, events: row.events,
-                reachedTarget: challenge.target.map { row.standing.score >= $0 } ?? false)
+                reachedTarget: challenge.target.map { row.standing.score >= $0 } ?? false,
+                displayName: unit.context.masksPII ? PIIMask.name(row.displayName) : row.displayName)
         }
         return (challenge, entries, unit.now)
     }
@@ -120,10 +123,11 @@ struct LeaderboardRankCounts: PostgresPreparedStatement {
     func decodeRow(_ row: PostgresRow) throws -> (Int, Int, Int, Int) { try row.decode((Int, Int, Int, Int).self) }
 }
 
-/// A standing on a board and how many events made it.
+/// A standing on a board, how many events made it, and whose it is (the display name).
 struct BoardRow: Sendable {
     var standing: Ranking.Standing
     var events: Int
+    var displayName: String
 }
 
 /// A challenge by id as a prepared statement (read on every leaderboard request).
@@ -149,7 +153,7 @@ struct LeaderboardPage<Shape: PageShape, Fetch: PageFetch>: PostgresPreparedStat
     static var name: String { "leaderboard_\(Shape.name)_\(Fetch.rows)" }
     static var sql: String {
         """
-        SELECT s.customer_id, s.score, s.achieved_at, s.events
+        SELECT s.customer_id, s.score, s.achieved_at, s.events, c.display_name
         FROM challenge_scores s JOIN customers c ON c.id = s.customer_id AND \(ChallengeLeaderboard.eligible)
         WHERE s.challenge_id = $1\(Shape.filter) ORDER BY s.score DESC, s.achieved_at, s.customer_id LIMIT \(Fetch.rows)
         """
@@ -175,7 +179,7 @@ struct LeaderboardPage<Shape: PageShape, Fetch: PageFetch>: PostgresPreparedStat
         var cells = RowCells(row, of: "challenge_scores")
         let standing = Ranking.Standing(
             customerID: try cells.next(), score: try cells.next(), achievedAt: try cells.next())
-        return BoardRow(standing: standing, events: try cells.next())
+        return BoardRow(standing: standing, events: try cells.next(), displayName: try cells.next())
     }
 }
 
@@ -196,3 +200,21 @@ enum BoardAfter: PageShape {
 
 /// Every standing of a board (settlement ranks them all).
 enum EntireBoard: PageFetch { static let rows = Int(Int64.max) }
+
+/// The display names of the customers on a challenge's page (a dry run's payouts), by id, masked for
+/// a role that sees personal data masked; an id that names no customer is left out.
+struct CustomerNames: Query {
+    static let action: Action = ChallengeLeaderboard.action
+    let ids: [UUID]
+
+    func read(in unit: UnitOfWork) async throws -> [UUID: String] {
+        guard !ids.isEmpty else { return [:] }
+        let rows = try await unit.all("SELECT id, display_name FROM customers WHERE id = ANY(\(ids)::uuid[])") {
+            try $0.decode((UUID, String).self)
+        }
+        return Dictionary(rows.map { ($0, unit.context.masksPII ? PIIMask.name($1) : $1) }) { first, _ in first }
+    }
+
+    /// A name as a page shows it: a customer without one (or gone) as "(no name)".
+    static func shown(_ name: String?) -> String { name.flatMap { $0.isEmpty ? nil : $0 } ?? "(no name)" }
+}

@@ -77,9 +77,9 @@ enum ChallengeScores {
                                    ELSE s.achieved_at END
             """
             : """
-                score = s.score + excluded.score, events = s.events + excluded.events, achieved_at = \
-                greatest(s.achieved_at, excluded.achieved_at)
-                """
+            score = s.score + excluded.score, events = s.events + excluded.events, achieved_at = \
+            greatest(s.achieved_at, excluded.achieved_at)
+            """
         try await unit.execute(
             """
             INSERT INTO challenge_scores AS s (challenge_id, customer_id, score, events, achieved_at)

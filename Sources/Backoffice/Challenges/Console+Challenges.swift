@@ -201,12 +201,14 @@ extension ConsoleRequest {
             }
         }
         if let preview {
+            let names = try await read(CustomerNames(ids: preview.payouts.map(\.customerID)))
             var shown: [String: Any] = [
                 "participants": preview.participants, "paid": Money.fitPoints(preview.paid),
                 "budget": Money.fitPoints(preview.budget),
                 "payouts": preview.payouts.map { payout -> [String: Any] in
                     [
                         "rank": payout.rank, "customer": payout.customerID.text,
+                        "name": CustomerNames.shown(names[payout.customerID]),
                         "points": Money.fitPoints(payout.points),
                         "badges": payout.badges.joined(separator: ", "),
                     ]
@@ -252,13 +254,15 @@ struct ChallengeView {
     }
 }
 
-/// A leaderboard row, in the page and in the live stream (JSON the page's script writes as text).
+/// A leaderboard row, in the page and in the live stream (JSON the page's script writes as text):
+/// the customer by display name (masked as the role requires), linking to the account by id.
 struct LeaderboardRowView: Encodable {
-    let rank: Int, customer: String, score: String, events: Int, reached: Bool
+    let rank: Int, customer: String, name: String, score: String, events: Int, reached: Bool
 
     init(_ entry: LeaderboardEntry) {
         rank = entry.rank
         customer = entry.standing.customerID.text
+        name = CustomerNames.shown(entry.displayName)
         score = String(format: "%g", entry.standing.score)
         events = entry.events
         reached = entry.reachedTarget

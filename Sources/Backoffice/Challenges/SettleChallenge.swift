@@ -50,9 +50,9 @@ package struct SettleChallenge: AuditedOperation {
                 code: "board_not_frozen",
                 detail:
                     """
-                        The board freezes at \(ISO8601DateFormatter().string(from: before.frozenAt)) (the end of the \
-                        window plus the grace period).
-                        """
+                    The board freezes at \(ISO8601DateFormatter().string(from: before.frozenAt)) (the end of the \
+                    window plus the grace period).
+                    """
             )
         }
         let board = try await ChallengeLeaderboard.standings(EntireBoard.self, of: before, after: nil, in: unit)

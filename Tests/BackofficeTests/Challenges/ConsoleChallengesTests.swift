@@ -13,10 +13,10 @@ struct ConsoleChallengesTests {
 
     @Test(
         """
-            a manager creates a challenge (a bad band refused next to its field), publishes it, watches the live \
-            board change as activity arrives through the API, previews the settlement (nothing paid), and settles \
-            once the board is frozen
-            """
+        a manager creates a challenge (a bad band refused next to its field), publishes it, watches the live \
+        board change as activity arrives through the API, previews the settlement (nothing paid), and settles \
+        once the board is frozen
+        """
     )
     func challengeFromDraftToSettlement() async throws {
         try await TestEnvironment.with { env in
@@ -69,10 +69,10 @@ struct ConsoleChallengesTests {
                         ingested = true
                         let event =
                             #"""
-                                {"event_id":"steps-1","customer_id":"\#(customer.id.text)","metric":"steps",\#
-                                "value":5000,\#
-                                "occurred_at":"\#(RFC3339DateTranscoder.format(now.addingTimeInterval(-600)))"}
-                                """#
+                            {"event_id":"steps-1","customer_id":"\#(customer.id.text)","metric":"steps",\#
+                            "value":5000,\#
+                            "occurred_at":"\#(RFC3339DateTranscoder.format(now.addingTimeInterval(-600)))"}
+                            """#
                         let token = try #require(env.fixture.tokens[.appService])
                         let reply = try await client.call(
                             .post, "/v1/activity", token: token, json: #"{"events":[\#(event)]}"#)
@@ -82,7 +82,15 @@ struct ConsoleChallengesTests {
                 }
                 #expect(ingested, "the stream began with the empty board")
                 #expect(stream.contains("\"customer\":\"\(customer.id.text)\""), "then the board with the new score")
-                #expect(try await manager.get(path).text.contains(customer.id.text), "the page shows the board too")
+                #expect(stream.contains(#""name":"Test Customer""#), "the stream names the customer")
+                let board = try await manager.get(path).text
+                #expect(
+                    board.contains(#"<a href="/console/accounts/\#(customer.id.text)">Test Customer</a>"#),
+                    "the page shows the board too, by display name")
+                let auditor = try await ConsoleClient.signedIn(
+                    env, client, as: env.fixture.principals[.auditor]?.operatorID)
+                let masked = try await auditor.get(path).text
+                #expect(masked.contains(">T***</a>") && !masked.contains("Test Customer"), "masked for an auditor")
 
                 // Settling: confirmed, refused before the board freezes, previewed in place, then paid.
                 let settles = try await env.auditCount("challenges.settle")
@@ -94,6 +102,7 @@ struct ConsoleChallengesTests {
                 #expect(preview.status == 200)
                 #expect(
                     preview.text.contains("Settlement preview (nothing was paid)") && preview.text.contains("500 FP"))
+                #expect(preview.text.contains(">Test Customer</a></td><td class=\"num\">500 FP"), "payouts by name")
                 #expect(try await env.auditCount("challenges.settle") == settles, "a dry run changes nothing")
                 env.clock.advance(by: 2 * 3600)
                 let settled = try await manager.post("\(path)/settle", ["confirm": "yes"], csrf: page.csrf)
@@ -109,9 +118,9 @@ struct ConsoleChallengesTests {
                 #expect(viaConsole == 1)
                 let paid = try await env.ownerScalar(
                     """
-                        SELECT sum(amount)::bigint FROM fitpoints_transfers WHERE credit_account = \
-                        '\(customer.id.text)' AND source_event_id LIKE 'challenge:%'
-                        """,
+                    SELECT sum(amount)::bigint FROM fitpoints_transfers WHERE credit_account = \
+                    '\(customer.id.text)' AND source_event_id LIKE 'challenge:%'
+                    """,
                     as: Int64.self)
                 #expect(paid == 500)
             }
@@ -134,9 +143,9 @@ struct ConsoleChallengesTests {
 
     @Test(
         """
-            the live board's periodic reads do not keep its session alive, and a session has at most 3 streams at \
-            once (503 with Retry-After past them)
-            """
+        the live board's periodic reads do not keep its session alive, and a session has at most 3 streams at \
+        once (503 with Retry-After past them)
+        """
     )
     func liveBoardLimits() async throws {
         try await TestEnvironment.with { env in
@@ -172,9 +181,9 @@ struct ConsoleChallengesTests {
                     "a fourth stream is refused")
                 let idle =
                     """
-                        SELECT count(*) FROM console_sessions WHERE ended_at IS NULL AND last_seen_at < now() - \
-                        interval '19 minutes'
-                        """
+                    SELECT count(*) FROM console_sessions WHERE ended_at IS NULL AND last_seen_at < now() - \
+                    interval '19 minutes'
+                    """
                 try await env.asOwner(
                     "UPDATE console_sessions SET last_seen_at = now() - interval '20 minutes' WHERE ended_at IS NULL")
                 var seen = ""

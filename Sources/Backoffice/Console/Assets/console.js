@@ -21,7 +21,7 @@ document.querySelectorAll("table[data-live]").forEach((table) => {
       const customer = cell(row, "");
       const link = document.createElement("a");
       link.href = "/console/accounts/" + encodeURIComponent(entry.customer);
-      link.textContent = entry.customer;
+      link.textContent = entry.name;
       customer.appendChild(link);
       cell(row, entry.score, "num");
       cell(row, String(entry.events), "num");
