@@ -13,12 +13,15 @@ struct ManagerHome {
     let applications: (count: Int, oldest: Date?)
 
     var days: [UTCDay] { period.range.allDays }
-    var categories: [ChartCategory] { days.map { ChartCategory(label: $0.short) } }
+    /// Each day opens that day's events in the audit log (`action` only, when given).
+    func categories(action: String? = nil) -> [ChartCategory] {
+        days.map { ChartCategory(label: $0.short, href: $0.auditLog(action: action)) }
+    }
 
     var customersChart: Chart {
         Chart(
             id: "customers", title: "Locked and deleted customers at each day's end", kind: .line, unit: .count,
-            xLabel: "Day (UTC)", yLabel: "Customers", categories: categories,
+            xLabel: "Day (UTC)", yLabel: "Customers", categories: categories(),
             series: [
                 ChartSeries(name: "Locked", values: customers.map { $0[.locked] ?? 0 }),
                 ChartSeries(name: "Deleted", values: customers.map { $0[.deleted] ?? 0 }),
@@ -28,7 +31,7 @@ struct ManagerHome {
     var locksChart: Chart {
         Chart(
             id: "locks-appeals", title: "New locks and appeals by day", kind: .bar, unit: .count, xLabel: "Day (UTC)",
-            yLabel: "Count", categories: categories,
+            yLabel: "Count", categories: categories(action: "accounts.lock"),
             series: [
                 ChartSeries(name: "Locks", values: days.map { locks.locks[$0] ?? 0 }),
                 ChartSeries(name: "Appeals", values: days.map { locks.appeals[$0] ?? 0 }),
@@ -38,7 +41,7 @@ struct ManagerHome {
     var flowsChart: Chart {
         Chart(
             id: "fitpoints-flows", title: "FitPoints issued, redeemed and expired by day", kind: .bar,
-            unit: .fitPoints, xLabel: "Day (UTC)", yLabel: "FitPoints", categories: categories,
+            unit: .fitPoints, xLabel: "Day (UTC)", yLabel: "FitPoints", categories: categories(),
             series: [
                 ChartSeries(name: "Issued", values: flows.map { Int($0.issued) }),
                 ChartSeries(name: "Redeemed", values: flows.map { Int($0.redeemed) }),
@@ -49,7 +52,7 @@ struct ManagerHome {
     var balanceChart: Chart {
         Chart(
             id: "issuance-balance", title: "The issuance account's balance at each day's end", kind: .line,
-            unit: .fitPoints, xLabel: "Day (UTC)", yLabel: "FitPoints", categories: categories,
+            unit: .fitPoints, xLabel: "Day (UTC)", yLabel: "FitPoints", categories: categories(),
             series: [ChartSeries(name: "Balance", values: flows.map { Int($0.issuanceBalance) })])
     }
 

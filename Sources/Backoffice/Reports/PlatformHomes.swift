@@ -37,15 +37,7 @@ struct AuditorHome {
             id: "audit-events", title: "Audit events by day, by action family", kind: .stackedBar, unit: .count,
             xLabel: "Day (UTC)", yLabel: "Events",
             categories: days.map {
-                ChartCategory(
-                    label: $0.short,
-                    href: ConsoleLinks.path(
-                        "/console/audit",
-                        [
-                            "since": $0.start.formatted(.iso8601),
-                            "until": $0.advanced(by: 1).start
-                                .formatted(.iso8601),
-                        ]))
+                ChartCategory(label: $0.short, href: $0.auditLog())
             },
             series: series)
     }

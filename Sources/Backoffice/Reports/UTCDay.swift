@@ -58,6 +58,14 @@ package struct UTCDay: Sendable, Hashable, Comparable, Strideable, CustomStringC
     /// The Monday of this day's ISO week (1970-01-01 was a Thursday).
     package var monday: UTCDay { UTCDay(number: number - ((number % 7 + 7 + 3) % 7)) }
 
+    /// The console's audit log for this day (its first instant to the next day's), of `action`
+    /// only when given: the list behind a chart's day.
+    func auditLog(action: String? = nil) -> String {
+        ConsoleLinks.path(
+            "/console/audit",
+            ["since": start.formatted(.iso8601), "until": advanced(by: 1).start.formatted(.iso8601), "action": action])
+    }
+
     package static func < (a: UTCDay, b: UTCDay) -> Bool { a.number < b.number }
     package func distance(to other: UTCDay) -> Int { other.number - number }
     package func advanced(by days: Int) -> UTCDay { UTCDay(number: number + days) }

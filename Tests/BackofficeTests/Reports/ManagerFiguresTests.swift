@@ -83,6 +83,18 @@ struct ManagerFiguresTests {
                 #expect(home.status == 200 && home.text.contains("id=\"customers\""), "\(home.text.prefix(400))")
                 #expect(home.text.contains("Active customers") && home.text.contains("id=\"fitpoints-flows\""))
                 #expect(try ConsoleHomesTests.tableValues(home.text, chart: "issuance-balance", column: 0).last == -800)
+                let lockDay = first.advanced(by: 1)
+                let link = lockDay.auditLog(action: "accounts.lock")
+                #expect(home.text.contains("href=\"\(link.replacingOccurrences(of: "&", with: "&amp;"))\""))
+                // Audit events carry the database's time, which the test's clock does not move: the two
+                // locks are in the log on the day the test ran.
+                let locks = try await console.get(first.auditLog(action: "accounts.lock"))
+                #expect(locks.status == 200)
+                #expect(
+                    locks.text.components(separatedBy: "<code>accounts.lock</code>").count - 1 == 2,
+                    "a day's link opens that day's locks")
+                let dayAfter = try await console.get(first.advanced(by: 1).auditLog(action: "accounts.lock"))
+                #expect(!dayAfter.text.contains("<code>accounts.lock</code>"), "and not the next day's")
             }
         }
     }
