@@ -22,6 +22,7 @@ import traceback
 import urllib.request
 import uuid
 from datetime import datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
 
 from axe_selenium_python import Axe
 from selenium import webdriver
@@ -367,6 +368,29 @@ def auditor_filters_and_verifies(browser):
     expect(browser.text("#verdict").startswith("Intact:"), f"the chain verifies (saw {browser.text('#verdict')!r})")
 
 
+def auditor_reads_times_in_their_zone(browser):
+    """An auditor (signed in) chooses Europe/Berlin on the Security page: the log's times show in Berlin's time with
+    the offset that held then, the UTC instant in datetime and on hover; forms that read times say so."""
+    browser.open("/console/security")
+    browser.check_accessibility()
+    Select(browser.field("time_zone")).select_by_value("Europe/Berlin")
+    browser.submit("form[action$='/time-zone']")
+    expect("Times now show in Europe/Berlin" in browser.text(".flash"), f"saved (saw {browser.text('main')[:200]!r})")
+    expect(browser.text("#zone") == "Europe/Berlin", "the page names the zone")
+    browser.screenshot("security")
+    browser.open("/console/audit")
+    expect("From (Europe/Berlin)" in browser.text("form.filters"), "the filter's times are read in the zone")
+    shown = browser.driver.find_elements(By.CSS_SELECTOR, "table.trail tbody time")
+    expect(shown, "the log lists times")
+    for element in shown[:5]:
+        instant = datetime.fromisoformat(element.get_attribute("datetime").replace("Z", "+00:00"))
+        local = instant.astimezone(ZoneInfo("Europe/Berlin"))
+        hours = int(local.utcoffset().total_seconds() // 3600)
+        expected = local.strftime("%Y-%m-%d %H:%M") + f" UTC+{hours}"
+        expect(element.text == expected, f"{element.get_attribute('datetime')} shows as {expected} (saw {element.text!r})")
+        expect(element.get_attribute("title") == instant.strftime("%Y-%m-%d %H:%M:%S UTC"), "UTC on hover")
+
+
 def forged_form_is_refused(browser):
     """A form sent without its CSRF token is refused, and nothing is created."""
     browser.open("/console/goods/new")
@@ -523,15 +547,15 @@ def manager_runs_a_challenge(browser):
     challenge_path = browser.path().split("?")[0]
     manager_token = CREDENTIALS["tokens"]["backend_manager"]
     listed = api("GET", "/v1/customers?status=active&limit=1", manager_token)["items"][0]
-    customer, name = listed["id"], listed["display_name"]
+    customer, shown = listed["id"], listed["display_name"]
     api("POST", "/v1/activity", CREDENTIALS["tokens"]["app_service"], {"events": [{
         "event_id": "browser-" + uuid.uuid4().hex, "customer_id": customer, "metric": "steps", "value": 12000,
         "occurred_at": (now - timedelta(minutes=5)).strftime("%Y-%m-%dT%H:%M:%SZ")}]})
     try:
-        WebDriverWait(browser.driver, 15).until(lambda driver: name in browser.text("#leaderboard tbody"))
+        WebDriverWait(browser.driver, 15).until(lambda driver: shown in browser.text("#leaderboard tbody"))
     except Exception:
         pass
-    expect(name in browser.text("#leaderboard tbody"), "the live board shows the activity without a reload, by name")
+    expect(shown in browser.text("#leaderboard tbody"), "the live board shows the activity without a reload, by name")
     expect(browser.driver.find_element(By.CSS_SELECTOR, "#leaderboard tbody a").get_attribute("href").endswith(customer),
            "the name links to the account")
     expect(browser.text("#board-status").startswith("Live: updated"), "and says it is live")
@@ -540,7 +564,7 @@ def manager_runs_a_challenge(browser):
     browser.open(challenge_path)
     browser.driver.find_element(By.XPATH, "//button[normalize-space()='Preview the settlement']").click()
     browser.check_accessibility()
-    expect(name in browser.text("#payouts"), "the dry run lists the payout, by name")
+    expect(shown in browser.text("#payouts"), "the dry run lists the payout, by name")
     browser.driver.find_element(By.ID, "confirm_settle").click()
     browser.submit("form.danger")
     expect("Settled: paid 500 FP" in browser.text(".flash"), f"settled (saw {browser.text('main')[:200]!r})")
@@ -743,6 +767,8 @@ def main():
             ("a platform admin invites a person, who sets a password from the link", lambda: platform_admin_invites_a_person(platform, newcomer)),
             ("each role's home: charts with their data, a day's bar opens that day's orders",
              lambda: each_role_sees_its_home(admin, manager, auditor, platform)),
+            ("an auditor reads times in their own zone (Europe/Berlin), UTC on hover",
+             lambda: auditor_reads_times_in_their_zone(auditor)),
             ("lockout after the policy's failures", lambda: lockout(stranger)),
             ("a partner admin sets up a second factor by its QR code and signs in with a code",
              lambda: partner_admin_sets_up_a_second_factor(stranger)),
