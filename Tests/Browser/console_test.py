@@ -537,7 +537,7 @@ def manager_runs_a_challenge(browser):
     now = datetime.now(timezone.utc)
     name = "Step it up " + uuid.uuid4().hex[:4]
     browser.open("/console/challenges/new")
-    browser.fill({"name": name, "grace_period": "PT0S", "rank_bands": "1-1 500", "budget_points": "1000"})
+    browser.fill({"name": name, "grace_hours": "0", "rank_bands": "1-1 500", "budget_points": "1000"})
     browser.choose("metric", "steps")
     browser.set_time("starts_at", now - timedelta(hours=1))
     browser.set_time("ends_at", now + timedelta(hours=1))

@@ -21,7 +21,7 @@ extension Console {
         }
         get("challenges/new", on: group) { console in
             console.challengeForm(
-                values: ["aggregation": "sum", "eligibility": "all", "tie_policy": "standard", "grace_period": "P1D"],
+                values: ["aggregation": "sum", "eligibility": "all", "tie_policy": "standard", "grace_hours": "24"],
                 issues: [])
         }
         post("challenges/new", on: group) { console in
@@ -273,8 +273,9 @@ struct LeaderboardRowView: Encodable {
     }
 }
 
-/// The create form's fields, read into `CreateChallenge.Draft`: times in UTC, rank bands one per
-/// line (`1-3 500 gold-medal`: ranks, FitPoints, an optional badge).
+/// The create form's fields, read into `CreateChallenge.Draft`: times in the operator's zone, the
+/// grace period in whole hours, rank bands one per line (`1-3 500 gold-medal`: ranks, FitPoints,
+/// an optional badge).
 struct ChallengeForm {
     let form: ConsoleForm
 
@@ -298,6 +299,13 @@ struct ChallengeForm {
             return value
         }
         let (startsAt, endsAt) = (time("starts_at"), time("ends_at"))
+        let graceHours = form.text("grace_hours")
+        if let graceHours, graceHours.count > 4 || !graceHours.allSatisfy(\.isASCIIDigit) {
+            issues.append(
+                FieldIssue(
+                    field: "grace_hours", code: "invalid_hours", message: "must be a whole number of hours (0 for none)"
+                ))
+        }
         var bands: [(from: Double, to: Double, points: Double, badge: String?)] = []
         for line in (form["rank_bands"] ?? "").split(whereSeparator: \.isNewline) where !line.allSatisfy(\.isWhitespace)
         {
@@ -323,7 +331,7 @@ struct ChallengeForm {
         return CreateChallenge.Draft(
             name: form["name"] ?? "", description: form.text("description"), metric: form["metric"] ?? "",
             aggregation: form["aggregation"] ?? "",
-            startsAt: startsAt, endsAt: endsAt, gracePeriod: form.text("grace_period"),
+            startsAt: startsAt, endsAt: endsAt, gracePeriod: graceHours.map { "PT\($0)H" },
             eligibility: form["eligibility"], target: target,
             tiePolicy: form["tie_policy"], rankBands: bands,
             targetReward: targetPoints.map { ($0, form.text("target_badge")) },
@@ -333,6 +341,10 @@ struct ChallengeForm {
     /// The use case's reward fields shown next to the form's.
     static func issues(_ issues: [FieldIssue]) -> [FieldIssue] {
         issues.map { issue in
+            if issue.field == "grace_period" {
+                return FieldIssue(
+                    field: "grace_hours", code: issue.code, message: "must be at most 720 hours (30 days)")
+            }
             let field =
                 issue.field.hasPrefix("rewards.target")
                 ? "target_points" : issue.field.hasPrefix("rewards") ? "rank_bands" : issue.field

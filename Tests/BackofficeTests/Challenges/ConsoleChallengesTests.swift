@@ -32,7 +32,7 @@ struct ConsoleChallengesTests {
                     "name": "November steps", "metric": "steps", "aggregation": "sum", "eligibility": "all",
                     "tie_policy": "standard",
                     "starts_at": field(now.addingTimeInterval(-3600)), "ends_at": field(now.addingTimeInterval(3600)),
-                    "grace_period": "PT0S",
+                    "grace_hours": "0",
                     "rank_bands": "1-1 500\nfirst place", "budget_points": "1000",
                 ]
                 let refused = try await manager.post("/console/challenges/new", fields, csrf: form.csrf)
@@ -41,6 +41,14 @@ struct ConsoleChallengesTests {
                     refused.text.contains("id=\"rank_bands-error\"") && refused.text.contains("first place"),
                     "next to the field, input kept")
                 fields["rank_bands"] = "1-1 500"
+                for (hours, message) in [("1.5", "whole number of hours"), ("721", "at most 720 hours")] {
+                    fields["grace_hours"] = hours
+                    let wrong = try await manager.post("/console/challenges/new", fields, csrf: form.csrf)
+                    #expect(wrong.status == 422 && wrong.text.contains("id=\"grace_hours-error\""), "\(hours)")
+                    #expect(wrong.text.contains(message), "\(hours): \(message)")
+                }
+                #expect(form.text.contains(#"name="grace_hours" type="number""#) && form.text.contains("value=\"24\""))
+                fields["grace_hours"] = "0"
                 let created = try await manager.post("/console/challenges/new", fields, csrf: form.csrf)
                 #expect(created.status == 303)
                 let path = try #require(created.location)
@@ -161,7 +169,7 @@ struct ConsoleChallengesTests {
                     "name": "Live limits", "metric": "steps", "aggregation": "sum", "eligibility": "all",
                     "tie_policy": "standard",
                     "starts_at": field(now.addingTimeInterval(-3600)), "ends_at": field(now.addingTimeInterval(3600)),
-                    "grace_period": "PT0S",
+                    "grace_hours": "0",
                     "rank_bands": "1-1 500", "budget_points": "1000",
                 ]
                 let path = try #require(
