@@ -11,15 +11,15 @@ extension TimeZone {
 enum OperatorTimeZone {
     static let names: [String] =
         ["UTC"] + TimeZone.knownTimeZoneIdentifiers.filter { $0 != "UTC" && $0 != "GMT" }.sorted()
-    private static let known = Set(names)
+    /// Each name's zone, made once: a console request looks its operator's up, never building one.
+    private static let zones: [String: TimeZone] = Dictionary(
+        uniqueKeysWithValues: names.compactMap { name in TimeZone(identifier: name).map { (name, $0) } })
 
     /// The name the operator chose for `zone` (Foundation names UTC `GMT`).
     static func name(of zone: TimeZone) -> String { zone.identifier == "GMT" ? "UTC" : zone.identifier }
 
     /// The zone `name` names, when it is one of `names` (exactly: `europe/berlin` is not), else nil.
-    static func zone(choosing name: String) -> TimeZone? {
-        known.contains(name) ? TimeZone(identifier: name) : nil
-    }
+    static func zone(choosing name: String) -> TimeZone? { zones[name] }
 
     /// A stored zone; UTC if this system's database no longer knows its name.
     static func zone(named name: String) -> TimeZone { zone(choosing: name) ?? .utc }

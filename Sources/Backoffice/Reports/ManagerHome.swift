@@ -82,11 +82,12 @@ struct ManagerHome {
 
     func challengeRows(now: Date) -> [[String: String]] {
         challenges.map {
-            [
+            let endsAt = ConsoleTime.text($0.endsAt)
+            return [
                 "id": $0.id.text, "name": $0.name, "participants": Figures.grouped($0.participants),
                 "reached": $0.reachedTarget.map(Figures.grouped) ?? "no target",
                 "ends": "in " + Durations.words(seconds: Int($0.endsAt.timeIntervalSince(now))),
-                "endsAt": ConsoleTime.text($0.endsAt).utc, "endsAtTitle": ConsoleTime.text($0.endsAt).utcText,
+                "endsAt": endsAt.utc, "endsAtTitle": endsAt.utcText,
             ]
         }
     }

@@ -59,11 +59,11 @@ package struct UTCDay: Sendable, Hashable, Comparable, Strideable, CustomStringC
     package var monday: UTCDay { UTCDay(number: number - ((number % 7 + 7 + 3) % 7)) }
 
     /// The console's audit log for this day (its first instant to the next day's), of `action`
-    /// only when given: the list behind a chart's day.
+    /// only when given: the list behind a chart's day. The instants are written from the days'
+    /// own text, so a home's links cost no date formatting.
     func auditLog(action: String? = nil) -> String {
         ConsoleLinks.path(
-            "/console/audit",
-            ["since": start.formatted(.iso8601), "until": advanced(by: 1).start.formatted(.iso8601), "action": action])
+            "/console/audit", ["since": "\(self)T00:00:00Z", "until": "\(advanced(by: 1))T00:00:00Z", "action": action])
     }
 
     package static func < (a: UTCDay, b: UTCDay) -> Bool { a.number < b.number }
