@@ -44,9 +44,14 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         .package(url: "https://github.com/swift-extras/swift-extras-base64.git", from: "1.2.0"),
         .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
-        .package(url: "https://github.com/JohnSundell/Ink.git", from: "0.6.0"),
     ],
     targets: [
+        // GitHub's CommonMark reference implementation, linked from the system (Debian's
+        // libcmark-gfm-dev and libcmark-gfm-extensions-dev; `ops/install-deps` installs them).
+        .systemLibrary(
+            name: "CCmarkGFM",
+            providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]
+        ),
         // The benchmarks' floor: a bare Hummingbird + PostgresNIO server running a pgbench script per request
         // (ops/bench).
         .executableTarget(
@@ -95,7 +100,7 @@ let package = Package(
                 .product(name: "ExtrasBase64", package: "swift-extras-base64"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "Mustache", package: "swift-mustache"),
-                .product(name: "Ink", package: "Ink"),
+                "CCmarkGFM",
             ],
             resources: consolePages + [.copy("Console/Assets"), .copy("Console/common-passwords.txt")],
             swiftSettings: swiftSettings

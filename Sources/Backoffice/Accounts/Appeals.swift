@@ -26,6 +26,20 @@ package struct Appeal: Sendable, Equatable {
     }
 }
 
+extension Appeal {
+    /// Whether `operatorID` made the moderation decision this appeal contests (the case's last
+    /// decision that removed the content).
+    func contests(decisionBy operatorID: UUID, in unit: UnitOfWork) async throws -> Bool {
+        guard let caseID else { return false }
+        return try await unit.first(
+            """
+            SELECT decided_by = \(operatorID) FROM moderation_decisions
+            WHERE case_id = \(caseID) AND removes_content ORDER BY seq DESC LIMIT 1
+            """
+        ) { try $0.decode(Bool?.self) ?? false } ?? false
+    }
+}
+
 /// The app files an appeal (`appeals.file`): against the account's open lock, or, naming a
 /// moderation case, against the decision that removed the author's content (and its lock, if it
 /// locked). One open appeal per lock and per case.
@@ -99,6 +113,9 @@ package struct FileAppeal: AuditedOperation {
 
 /// A manager resolves an open appeal (`appeals.resolve`): uphold keeps the lock, lift unlocks the
 /// account (audited as `accounts.unlock` too). Resolving a resolved appeal is 409 `invalid_transition`.
+/// Whoever made the moderation decision appealed (the decision that removed the content) does not
+/// resolve its appeal: 403 `own_decision`, so a second person reads it (an appeal of a manager's
+/// plain lock may go to the same manager, who may be the only one on duty).
 package struct ResolveAppeal: AuditedOperation {
     package static let action: Action = "appeals.resolve"
     package enum Decision: String, Sendable { case uphold, lift }
@@ -114,6 +131,11 @@ package struct ResolveAppeal: AuditedOperation {
         guard before.status == .open else {
             throw DomainError.invalidTransition(
                 "The appeal is already \(before.status.rawValue).", current: before.status.rawValue)
+        }
+        if let resolver = unit.principal.operatorID, try await before.contests(decisionBy: resolver, in: unit) {
+            throw DomainError.forbiddenTarget(
+                Self.action, code: "own_decision",
+                detail: "An appeal is resolved by someone other than the person who made the decision it contests.")
         }
         let status: AppealStatus = decision == .lift ? .lifted : .upheld
         let after =

@@ -66,7 +66,7 @@ package struct ArticleContent: Sendable, Equatable, Codable {
         var validation = Validation()
         validation.text(title, "title", max: 200)
         validation.text(summary, "summary", max: 500)
-        validation.text(body, "body", max: 100_000)
+        validation.text(body, "body", max: MarkdownRendering.maxLength)
         validation.require(
             Self.categories.contains(category), "category", "unknown_category",
             "must be one of \(Self.categories.joined(separator: ", "))")

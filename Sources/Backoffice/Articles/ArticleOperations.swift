@@ -133,8 +133,9 @@ package enum ArticleMove: String, Sendable {
 
 /// An article moves (`articles.submit`, `.approve`, `.send_back`, `.archive`; the permission is
 /// the move's). From a state the move does not start from is 409; `If-Match`, when sent, must name
-/// the newest version (412). Approval is refused to whoever wrote the version in review (403
-/// `own_version`): every version is read by a second person before it goes live.
+/// the newest version (412). Approval is refused to whoever wrote any version since the live one
+/// (403 `own_version`), not only the newest: an edit by a manager followed by the writer's change of
+/// a title is still that manager's text, so every word goes live only after a second person read it.
 package struct MoveArticle: AuditedChange {
     package let articleID: UUID
     package let move: ArticleMove
@@ -162,12 +163,25 @@ package struct MoveArticle: AuditedChange {
                     + "\(before.state.rawValue.replacingOccurrences(of: "_", with: " ")).",
                 current: before.state.rawValue)
         }
-        guard move != .approve || before.writtenBy != unit.principal.operatorID else {
+        if move == .approve, let approver = unit.principal.operatorID,
+            try await Self.wroteSinceLive(before, approver, in: unit)
+        {
             throw DomainError.forbiddenTarget(
-                move.action, code: "own_version", detail: "A version is approved by someone who did not write it.")
+                move.action, code: "own_version",
+                detail: "A version is approved by someone who wrote no version since the live one.")
         }
         try await unit.execute(update(before, comment: comment, in: unit))
         return try await Article.audited(move.action, before.id, before: before, reason: comment, in: unit)
+    }
+
+    /// Whether `writer` wrote a version of `article` newer than its live one (any version while none is live).
+    static func wroteSinceLive(_ article: Article, _ writer: UUID, in unit: UnitOfWork) async throws -> Bool {
+        try await unit.first(
+            """
+            SELECT EXISTS (SELECT 1 FROM article_versions WHERE article_id = \(article.id)
+                AND version > \(article.liveVersion ?? 0) AND written_by = \(writer))
+            """
+        ) { try $0.decode(Bool.self) } ?? false
     }
 
     private func update(_ before: Article, comment: String?, in unit: UnitOfWork) -> PostgresQuery {

@@ -31,8 +31,9 @@ extension Console {
             // Whoever writes Markdown for the app: articles' writers and recommendations' authors.
             let writes = [CreateArticle.action, UpdateArticle.action, CreateRecommendation.action]
             guard writes.contains(where: console.may) else { throw DomainError.forbidden(UpdateArticle.action) }
-            let rendered = try await MarkdownRendering.render(console.form["body"] ?? "")
-            return .page(console.pages.render("article-preview", rendered.previewValues))
+            return .page(
+                console.pages.render("article-preview", try await MarkdownRendering.preview(console.form["body"] ?? ""))
+            )
         }
         get("articles/{id}", on: group) { console in try await console.articlePage(try console.routeID(), issues: []) }
         get("articles/{id}/edit", on: group) { console in
@@ -138,8 +139,7 @@ extension ConsoleRequest {
             data["version"] = values["version"] ?? EntityTag.of(Int64(article.version))
             data["isLive"] = article.liveVersion != nil
         }
-        let rendered = try await MarkdownRendering.render(values["body"] ?? "")
-        data.merge(rendered.previewValues) { $1 }
+        data.merge(try await MarkdownRendering.preview(values["body"] ?? "")) { $1 }
         data["showsPreview"] = preview
         FormRefusal(issues).add(to: &data)
         let title = article.map { "Edit: \($0.content.title)" } ?? "New article"
@@ -165,7 +165,10 @@ extension ConsoleRequest {
             "versions": versions.map { ArticleVersionRow($0, writers: writers, live: article.liveVersion) },
         ]
         data.merge(compare.values) { $1 }
-        data.merge(ArticleMoves(article, principal: principal, may: may).values) { $1 }
+        let wroteSinceLive = versions.contains {
+            $0.version > (article.liveVersion ?? 0) && $0.writtenBy == principal.operatorID
+        }
+        data.merge(ArticleMoves(article, wroteSinceLive: wroteSinceLive, may: may).values) { $1 }
         FormRefusal(issues).add(to: &data)
         return page(
             "article", title: article.content.title, status: issues.isEmpty ? .ok : .unprocessableContent, data)
@@ -338,25 +341,25 @@ struct ArticleComparison {
         }
         return [
             "fromOptions": options(from), "toOptions": options(to), "from": from.version, "to": to.version,
-            "diff": TextDiff.lines(from: Self.text(from.content), to: Self.text(to.content)),
+            "diff": TextDiff(from: Self.text(from.content), to: Self.text(to.content)).values,
             "hasVersions": all.count > 1,
         ]
     }
 }
 
 /// The moves an article's page offers: those its state allows and the role may make, approval
-/// not to whoever wrote the version in review (the use case refuses it either way).
+/// not to whoever wrote a version since the live one (the use case refuses it either way).
 struct ArticleMoves {
     let values: [String: Any]
 
-    init(_ article: Article, principal: Principal, may: (Action) -> Bool) {
+    init(_ article: Article, wroteSinceLive: Bool, may: (Action) -> Bool) {
         let draft = article.state == .draft
         let review = article.state == .inReview
         values = [
             "canEdit": (draft || article.state == .published) && may(UpdateArticle.action),
             "canSubmit": draft && may(ArticleMove.submit.action),
-            "canApprove": review && may(ArticleMove.approve.action) && article.writtenBy != principal.operatorID,
-            "ownVersion": review && may(ArticleMove.approve.action) && article.writtenBy == principal.operatorID,
+            "canApprove": review && may(ArticleMove.approve.action) && !wroteSinceLive,
+            "ownVersion": review && may(ArticleMove.approve.action) && wroteSinceLive,
             "canSendBack": review && may(ArticleMove.sendBack.action),
             "canArchive": article.state != .archived && may(ArticleMove.archive.action),
         ]

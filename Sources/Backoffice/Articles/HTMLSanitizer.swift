@@ -13,7 +13,11 @@ import Foundation
 ///   is refused); a refused URL drops its attribute;
 /// - every link gets `rel="noopener nofollow ugc"`;
 /// - elements are balanced: a stray end tag is dropped, open elements are closed at the end;
-/// - comments, doctypes and processing instructions are removed.
+/// - elements nest at most `maxDepth` deep (a deeper one is removed, its text kept), so no reader's
+///   parser meets a document deeper than that;
+/// - comments, doctypes and processing instructions are removed;
+/// - the work is linear in the input: one pass, no backtracking, no recursion, an end tag finds its
+///   element in constant time (a count per open element's name).
 package enum HTMLSanitizer {
     /// The elements kept, with the attributes each may carry.
     package static let attributes: [String: Set<String>] = [
@@ -28,6 +32,8 @@ package enum HTMLSanitizer {
         "noframes", "template", "textarea", "title", "xmp", "svg", "math", "select", "plaintext", "head",
     ]
     static let void: Set<String> = ["br", "hr", "img"]
+    /// How deep elements may nest.
+    static let maxDepth = 64
 
     /// The sanitised form of `html`.
     package static func sanitize(_ html: String) -> String {
@@ -48,6 +54,8 @@ package enum HTMLSanitizer {
     private struct Output {
         var html = ""
         var open: [String] = []
+        /// How many of each name `open` holds.
+        var openCounts: [String: Int] = [:]
         /// Set inside a dropped element: its name and how deep it nests in itself.
         var dropping: (name: String, depth: Int)?
 
@@ -65,7 +73,9 @@ package enum HTMLSanitizer {
                 dropping = (name, 1)
                 return
             }
-            guard let allowed = HTMLSanitizer.attributes[name] else { return }
+            guard let allowed = HTMLSanitizer.attributes[name],
+                HTMLSanitizer.void.contains(name) || open.count < HTMLSanitizer.maxDepth
+            else { return }
             var kept: [(String, String)] = []
             for (key, value) in attributes where allowed.contains(key) && !kept.contains(where: { $0.0 == key }) {
                 guard key != "rel", let value = HTMLSanitizer.attribute(key, value, of: name) else { continue }
@@ -81,7 +91,10 @@ package enum HTMLSanitizer {
             html += "<" + name
             for (key, value) in kept { html += " \(key)=\"\(HTMLSanitizer.escapeAttribute(value))\"" }
             html += ">"
-            if !HTMLSanitizer.void.contains(name) { open.append(name) }
+            if !HTMLSanitizer.void.contains(name) {
+                open.append(name)
+                openCounts[name, default: 0] += 1
+            }
         }
 
         mutating func end(_ name: String) {
@@ -89,14 +102,19 @@ package enum HTMLSanitizer {
                 if current.name == name { dropping = current.depth > 1 ? (name, current.depth - 1) : nil }
                 return
             }
-            guard let index = open.lastIndex(of: name) else { return }
-            for element in open[index...].reversed() { html += "</\(element)>" }
-            open.removeSubrange(index...)
+            // A stray end tag costs one look-up; a matching one closes what it pops.
+            guard openCounts[name, default: 0] > 0 else { return }
+            while let element = open.popLast() {
+                html += "</\(element)>"
+                openCounts[element, default: 0] -= 1
+                if element == name { break }
+            }
         }
 
         mutating func closeAll() {
             for element in open.reversed() { html += "</\(element)>" }
             open.removeAll()
+            openCounts.removeAll()
         }
     }
 

@@ -2,22 +2,21 @@ import Foundation
 import NIOPosix
 import Synchronization
 
-/// Where a request's Markdown is rendered (a save's versions, the editor's preview): on threads
-/// of their own, never on the event loops or the request's task, because Ink 0.6.0 has looped for
-/// ever on inputs no one had found yet (`SafeMarkdown.guarded` handles those found so far).
+/// Where a request's Markdown is rendered (a save's versions, the editor's preview): on threads of
+/// their own, never on the event loops or the request's task.
 ///
-/// Guarantees: every render answers within `limit` (503 `rendering_timed_out` after it, nothing
-/// saved); at most `admitted` renders wait or run at once, counted until they really end, so a
-/// render that never ends keeps its place and a flood of them cannot queue without bound (503
-/// `rendering_busy` with Retry-After); a looping render pins one of the `threads` threads and
-/// nothing else.
+/// Guarantees: a text longer than `maxLength` (the longest any save accepts) is refused before any
+/// work (422 `too_long` on `body`); every render ends, in time linear in the text (`SafeMarkdown`:
+/// cmark and the sanitiser, each one pass), so a render is never abandoned while it runs; at most
+/// `admitted` renders wait or run at once, and the next is refused at once (503 `rendering_busy`
+/// with Retry-After) rather than queued without bound.
 package enum MarkdownRendering {
     /// The threads renders run on.
     package static let threads = 2
     /// Renders waiting or running at once, beyond which a render is refused.
     package static let admitted = 16
-    /// How long a render may take before its request is answered without it.
-    package static let limit: Duration = .seconds(2)
+    /// The longest text rendered, in Unicode scalars: an article's body, the longest a save takes.
+    package static let maxLength = 100_000
 
     private static let pool: NIOThreadPool = {
         let pool = NIOThreadPool(numberOfThreads: threads)
@@ -26,7 +25,7 @@ package enum MarkdownRendering {
     }()
     private static let inPool = Atomic<Int>(0)
 
-    /// Renders waiting or running now (a looping one included).
+    /// Renders waiting or running now.
     package static var pending: Int { inPool.load(ordering: .relaxed) }
 
     /// Too many renders at once.
@@ -35,52 +34,40 @@ package enum MarkdownRendering {
         detail: "Too many texts are being rendered at once; nothing was changed. Send it again in a moment.",
         retryAfter: 2)
 
-    /// A render past `limit`.
-    package static let timedOut = Problem(
-        status: 503, code: "rendering_timed_out", title: "Text not rendered",
-        detail:
-            """
-            The text took too long to render, so nothing was changed. Simplify its Markdown (raw HTML, deep \
-            nesting) and send it again; report the text if it keeps failing.
-            """)
-
-    /// `markdown` rendered and sanitised on the pool, or `timedOut` after `limit`, or `busy`.
-    package static func render(_ markdown: String, within limit: Duration = limit) async throws -> SafeMarkdown {
-        try await run(within: limit) { SafeMarkdown(markdown) }
+    /// The refusal of a text longer than `maxLength`.
+    static var tooLong: DomainError {
+        .invalid([
+            FieldIssue(
+                field: "body", code: "too_long",
+                message: "must be at most \(Validation.grouped(Int64(maxLength))) characters")
+        ])
     }
 
-    /// `work` on the pool under the same bounds (the tests give it a loop that never ends).
-    package static func run(within limit: Duration, _ work: @escaping @Sendable () -> SafeMarkdown) async throws
-        -> SafeMarkdown
-    {
+    /// `markdown` rendered and sanitised on the pool; `tooLong` past `maxLength`; `busy` when
+    /// `admitted` renders are already under way.
+    package static func render(_ markdown: String) async throws -> SafeMarkdown {
+        guard markdown.unicodeScalars.count <= maxLength else { throw tooLong }
+        return try await run { SafeMarkdown(markdown) }
+    }
+
+    /// An editor's preview values (`SafeMarkdown.previewValues`), or `previewTooLong` when the text
+    /// is past `maxLength` (the form says so next to the field).
+    static func preview(_ markdown: String) async throws -> [String: Any] {
+        guard markdown.unicodeScalars.count <= maxLength else { return ["previewTooLong": true] }
+        return try await render(markdown).previewValues
+    }
+
+    /// `work` on the pool under the admission bound (the tests give it work that waits on a gate).
+    package static func run(_ work: @escaping @Sendable () -> SafeMarkdown) async throws -> SafeMarkdown {
         guard inPool.add(1, ordering: .relaxed).newValue <= admitted else {
             inPool.subtract(1, ordering: .relaxed)
             throw busy
         }
-        return try await withCheckedThrowingContinuation { continuation in
-            let answer = OneAnswer(continuation)
-            let timer = Task {
-                // Cancelled: the render answered first.
-                guard (try? await Task.sleep(for: limit)) != nil else { return }
-                answer.give(.failure(timedOut))
-            }
-            pool.submit { state in
-                defer { inPool.subtract(1, ordering: .relaxed) }
-                guard case .active = state else { return answer.give(.failure(busy)) }
-                answer.give(.success(work()))
-                timer.cancel()
-            }
-        }
-    }
-
-    /// A continuation resumed once, by whichever of the render and the timer answers first.
-    private final class OneAnswer: Sendable {
-        private let waiting: Mutex<CheckedContinuation<SafeMarkdown, any Error>?>
-
-        init(_ continuation: CheckedContinuation<SafeMarkdown, any Error>) { waiting = Mutex(continuation) }
-
-        func give(_ result: Result<SafeMarkdown, any Error>) {
-            waiting.withLock { $0.take() }?.resume(with: result)
+        defer { inPool.subtract(1, ordering: .relaxed) }
+        do {
+            return try await pool.runIfActive(work)
+        } catch is NIOThreadPoolError.ThreadPoolInactive {
+            throw busy
         }
     }
 }

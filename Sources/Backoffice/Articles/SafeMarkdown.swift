@@ -1,8 +1,8 @@
 import Foundation
-import Ink
 
-/// Markdown as the app shows it: rendered by Ink, then passed through `HTMLSanitizer`, so that
-/// whatever a writer types (raw HTML included) reaches readers as inert markup.
+/// Markdown as the app shows it: rendered by cmark-gfm (`CommonMark`), then passed through
+/// `HTMLSanitizer`, so that whatever a writer types (raw HTML included) reaches readers as inert
+/// markup. Every step is linear in the text and uses no recursion per character.
 package struct SafeMarkdown: Sendable, Equatable, SanitizedMarkup {
     /// The sanitised HTML.
     package let html: String
@@ -15,36 +15,43 @@ package struct SafeMarkdown: Sendable, Equatable, SanitizedMarkup {
     package static let wordsPerMinute = 200
 
     package init(_ markdown: String) {
-        html = HTMLSanitizer.sanitize(MarkdownParser().html(from: Self.guarded(markdown)))
+        html = HTMLSanitizer.sanitize(CommonMark.html(markdown)).trimmingCharacters(in: .newlines)
         words = Self.countWords(Self.visibleText(html))
         readingMinutes = max(1, (words + Self.wordsPerMinute - 1) / Self.wordsPerMinute)
     }
 
-    /// `markdown` in a form Ink 0.6.0 reads to its end. Ink loops for ever on some inputs, so:
-    /// - lines of only spaces and tabs are made empty (they are blank lines either way), and white space at the
-    ///   end is removed (`* a\n\t` and `---\n ` never return);
-    /// - when a `<p` follows the last `>`, an empty comment is added after the text: Ink stops a paragraph
-    ///   before `<p` and needs a `>` after it to read a tag (JohnSundell/Ink#58); the sanitiser removes it.
-    static func guarded(_ markdown: String) -> String {
-        var text = markdown.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            line.allSatisfy { $0 == " " || $0 == "\t" || $0 == "\r" } ? "" : line
-        }.joined(separator: "\n")
-        while let last = text.last, last.isWhitespace { text.removeLast() }
-        let tail = text.lastIndex(of: ">").map { text[$0...] } ?? text[...]
-        return tail.range(of: "<p", options: .caseInsensitive) == nil ? text : text + "\n\n<!-- -->"
+    /// The text of sanitised `html`, in one pass: each tag a space, character references decoded (a
+    /// named one other than an apostrophe or ampersand as a space, which is all a word count needs).
+    static func visibleText(_ html: String) -> String {
+        var text = String.UnicodeScalarView()
+        var scalars = html.unicodeScalars[...]
+        while let first = scalars.popFirst() {
+            switch first {
+            case "<":
+                text.append(" ")
+                scalars = scalars.drop { $0 != ">" }.dropFirst()
+            case "&":
+                // A reference is at most 32 scalars up to its `;` (the sanitiser escapes any other `&`).
+                let body = scalars.prefix(33).prefix { $0 != ";" }
+                guard body.count < scalars.prefix(33).count else {
+                    text.append(first)
+                    continue
+                }
+                scalars = scalars.dropFirst(body.count + 1)
+                text.append(contentsOf: reference(String(String.UnicodeScalarView(body))).unicodeScalars)
+            default: text.append(first)
+            }
+        }
+        return String(text)
     }
 
-    /// The text of sanitised `html`: each tag a space, character references decoded (a named one
-    /// other than an apostrophe or ampersand as a space, which is all a word count needs).
-    static func visibleText(_ html: String) -> String {
-        html.replacing(#/<[^>]*>/#, with: " ").replacing(#/&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z]{1,31});/#) {
-            let name = $0.output.1
-            let code =
-                name.hasPrefix("#x") || name.hasPrefix("#X")
-                ? UInt32(name.dropFirst(2), radix: 16) : name.hasPrefix("#") ? UInt32(name.dropFirst()) : nil
-            if let code { return code > 0 ? Unicode.Scalar(code).map { String(Character($0)) } ?? " " : " " }
-            return ["apos": "'", "rsquo": "’", "amp": "&"][String(name)] ?? " "
-        }
+    /// The text a character reference's `name` (without `&` and `;`) stands for, as far as words go.
+    private static func reference(_ name: String) -> String {
+        let code =
+            name.hasPrefix("#x") || name.hasPrefix("#X")
+            ? UInt32(name.dropFirst(2), radix: 16) : name.hasPrefix("#") ? UInt32(name.dropFirst()) : nil
+        if let code { return code > 0 ? Unicode.Scalar(code).map { String(Character($0)) } ?? " " : " " }
+        return ["apos": "'", "rsquo": "’", "amp": "&"][name] ?? " "
     }
 
     /// Runs of letters or digits (an apostrophe or hyphen inside a word keeps it one word).

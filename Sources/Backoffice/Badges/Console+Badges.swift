@@ -43,7 +43,7 @@ extension ConsoleRequest {
                 if let metric = badge.metric, let threshold = badge.threshold {
                     row["earnedBy"] =
                         """
-                        \(String(format: "%g", threshold)) \
+                        \(Figures.exact(threshold)) \
                         \(metric.rawValue.replacingOccurrences(of: "_", with: " ")) in one event
                         """
                 }

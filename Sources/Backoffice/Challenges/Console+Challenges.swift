@@ -242,7 +242,7 @@ struct ChallengeView {
         gracePeriod = Durations.exact(seconds: Int(challenge.graceSeconds), none: "no grace period")
         eligibility = challenge.eligibility.rawValue
         tiePolicy = challenge.tiePolicy.rawValue
-        target = challenge.target.map { String(format: "%g", $0) }
+        target = challenge.target.map { Figures.exact($0) }
         bands = challenge.rewards.ranks.map { band in
             let ranks = band.from == band.to ? "rank \(band.from)" : "ranks \(band.from)–\(band.to)"
             return "\(ranks): \(Money.fitPoints(band.points))" + (band.badge.map { " and the \($0) badge" } ?? "")
@@ -263,7 +263,7 @@ struct LeaderboardRowView: Encodable {
         rank = entry.rank
         customer = entry.standing.customerID.text
         name = CustomerNames.shown(entry.displayName)
-        score = String(format: "%g", entry.standing.score)
+        score = Figures.exact(entry.standing.score)
         events = entry.events
         reached = entry.reachedTarget
     }

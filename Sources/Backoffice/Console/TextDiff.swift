@@ -1,45 +1,241 @@
-import Foundation
-
-/// A line-by-line diff of two texts (Swift's `CollectionDifference`), as a page shows two versions:
-/// each line kept, removed or added, in reading order.
-enum TextDiff {
+/// A line-by-line diff of two texts, as a page shows two versions: each line kept, removed or added,
+/// in reading order.
+///
+/// Guarantees, whatever the texts:
+/// - the work is bounded: Myers' O((N+M)·D) algorithm in its linear-space form (the middle snake,
+///   diff-match-patch's bisection), with every step it takes counted against `budget`; past it the
+///   diff is "the whole text changed" (every old line removed, every new one added) and
+///   `isLineByLine` is false, which the page says;
+/// - memory is linear in the number of lines (lines are compared as numbers, each distinct line
+///   read once into a table);
+/// - no recursion: the pieces still to compare wait on an explicit stack.
+struct TextDiff {
     struct Line {
         let text: String
         let change: String  // "same", "removed" or "added"
         let sign: String
     }
 
-    static func lines(from old: String, to new: String) -> [Line] {
+    /// Steps (diagonals tried plus lines followed along a snake) a diff may take: a few tens of
+    /// milliseconds of one core; two versions of 100,000 lines with a few hundred changes fit.
+    static let budget = 20_000_000
+
+    /// The lines in reading order.
+    let lines: [Line]
+    /// False when the texts differed past the budget and the diff shows the whole text changed.
+    let isLineByLine: Bool
+    /// The steps taken (at most `budget` + one snake's length).
+    let work: Int
+
+    /// What the `diff` partial shows.
+    var values: [String: Any] { ["lines": lines, "whole": !isLineByLine] }
+
+    init(from old: String, to new: String, budget: Int = TextDiff.budget) {
         // By line ends of any kind: Swift reads CRLF as one character, which "\n" alone never splits.
-        func lines(_ text: String) -> [String] {
-            text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map(String.init)
+        func split(_ text: String) -> [Substring] {
+            text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
         }
-        let before = lines(old)
-        let after = lines(new)
-        let difference = after.difference(from: before)
-        var removed = Set<Int>()
-        var inserted = Set<Int>()
-        for change in difference {
-            switch change {
-            case .remove(let offset, _, _): removed.insert(offset)
-            case .insert(let offset, _, _): inserted.insert(offset)
-            }
+        let before = split(old)
+        let after = split(new)
+        var numbers: [Substring: Int] = [:]
+        func number(_ line: Substring) -> Int {
+            if let known = numbers[line] { return known }
+            numbers[line] = numbers.count
+            return numbers.count - 1
         }
+        let a = before.map(number)
+        let b = after.map(number)
+        var search = Search(a: a, b: b, budget: budget)
+        let edits = search.run()
+        work = search.work
+        isLineByLine = edits != nil
         var result: [Line] = []
-        var (i, j) = (0, 0)
-        while i < before.count || j < after.count {
-            if i < before.count, removed.contains(i) {
-                result.append(Line(text: before[i], change: "removed", sign: "−"))
-                i += 1
-            } else if j < after.count, inserted.contains(j) {
-                result.append(Line(text: after[j], change: "added", sign: "+"))
-                j += 1
-            } else {
-                if j < after.count { result.append(Line(text: after[j], change: "same", sign: " ")) }
-                i += 1
-                j += 1
+        result.reserveCapacity(a.count + b.count)
+        if let edits {
+            var (i, j) = (0, 0)
+            while i < a.count || j < b.count {
+                if i < a.count, edits.removed[i] {
+                    result.append(Line(text: String(before[i]), change: "removed", sign: "−"))
+                    i += 1
+                } else if j < b.count, edits.added[j] {
+                    result.append(Line(text: String(after[j]), change: "added", sign: "+"))
+                    j += 1
+                } else {
+                    result.append(Line(text: String(after[j]), change: "same", sign: " "))
+                    i += 1
+                    j += 1
+                }
             }
+        } else {
+            result += before.map { Line(text: String($0), change: "removed", sign: "−") }
+            result += after.map { Line(text: String($0), change: "added", sign: "+") }
         }
-        return result
+        lines = result
+    }
+
+    /// The lines removed from `a` and added in `b`, nil when the budget ran out.
+    private struct Search {
+        let a: [Int]
+        let b: [Int]
+        let budget: Int
+        private(set) var work = 0
+        private var removed: [Bool]
+        private var added: [Bool]
+
+        init(a: [Int], b: [Int], budget: Int) {
+            self.a = a
+            self.b = b
+            self.budget = budget
+            removed = Array(repeating: false, count: a.count)
+            added = Array(repeating: false, count: b.count)
+        }
+
+        /// A piece still to compare: `a[aLow..<aHigh]` against `b[bLow..<bHigh]`.
+        private struct Piece {
+            var aLow: Int, aHigh: Int, bLow: Int, bHigh: Int
+        }
+
+        mutating func run() -> (removed: [Bool], added: [Bool])? {
+            var pieces = [Piece(aLow: 0, aHigh: a.count, bLow: 0, bHigh: b.count)]
+            while var piece = pieces.popLast() {
+                // Common lines at both ends are kept as they are.
+                while piece.aLow < piece.aHigh, piece.bLow < piece.bHigh, a[piece.aLow] == b[piece.bLow] {
+                    piece.aLow += 1
+                    piece.bLow += 1
+                }
+                while piece.aLow < piece.aHigh, piece.bLow < piece.bHigh, a[piece.aHigh - 1] == b[piece.bHigh - 1] {
+                    piece.aHigh -= 1
+                    piece.bHigh -= 1
+                }
+                work += 1
+                if piece.aLow == piece.aHigh || piece.bLow == piece.bHigh {
+                    for i in piece.aLow..<piece.aHigh { removed[i] = true }
+                    for j in piece.bLow..<piece.bHigh { added[j] = true }
+                    continue
+                }
+                switch middle(of: piece) {
+                case .outOfBudget: return nil
+                case .split(let x, let y)
+                where (x, y) != (piece.aLow, piece.bLow) && (x, y) != (piece.aHigh, piece.bHigh):
+                    pieces.append(Piece(aLow: x, aHigh: piece.aHigh, bLow: y, bHigh: piece.bHigh))
+                    pieces.append(Piece(aLow: piece.aLow, aHigh: x, bLow: piece.bLow, bHigh: y))
+                case .split, .disjoint:
+                    // No line in common (a split at a corner would not make the piece smaller: never
+                    // seen, but the loop must end whatever happens).
+                    for i in piece.aLow..<piece.aHigh { removed[i] = true }
+                    for j in piece.bLow..<piece.bHigh { added[j] = true }
+                }
+            }
+            return (removed, added)
+        }
+
+        private enum Middle {
+            /// Where a shortest edit path crosses the middle: both halves are then compared on their own.
+            case split(Int, Int)
+            /// The two share no line.
+            case disjoint
+            case outOfBudget
+        }
+
+        /// Where a shortest edit path of `piece` crosses its middle: paths grow from both corners,
+        /// one edit more each round, until they overlap.
+        private mutating func middle(of piece: Piece) -> Middle {
+            var paths = Paths(n: piece.aHigh - piece.aLow, m: piece.bHigh - piece.bLow)
+            let (a, b) = (a, b)
+            for d in 0..<paths.maxD {
+                if let (x, y) = paths.forward(d, work: &work, same: { a[piece.aLow + $0] == b[piece.bLow + $1] }) {
+                    return .split(piece.aLow + x, piece.bLow + y)
+                }
+                if let (x, y) = paths.backward(
+                    d, work: &work, same: { a[piece.aHigh - $0 - 1] == b[piece.bHigh - $1 - 1] })
+                {
+                    return .split(piece.aLow + x, piece.bLow + y)
+                }
+                if work > budget { return .outOfBudget }
+            }
+            return .disjoint
+        }
+    }
+
+    /// The furthest-reaching paths of one piece (`n` by `m` lines) from its start (`forward`, by
+    /// diagonal) and from its end (`backward`, in reversed coordinates).
+    private struct Paths {
+        let n: Int, m: Int
+        let maxD: Int
+        private let offset: Int
+        private let delta: Int
+        private var ahead: [Int]
+        private var behind: [Int]
+        private var (k1Start, k1End, k2Start, k2End) = (0, 0, 0, 0)
+
+        init(n: Int, m: Int) {
+            (self.n, self.m) = (n, m)
+            maxD = (n + m + 1) / 2
+            offset = maxD
+            delta = n - m
+            ahead = [Int](repeating: -1, count: 2 * maxD + 2)
+            behind = ahead
+            ahead[offset + 1] = 0
+            behind[offset + 1] = 0
+        }
+
+        /// Extends every forward path by one edit (`d` edits in all), following equal lines; the
+        /// middle point when a path meets a backward one (only possible when `n - m` is odd).
+        mutating func forward(_ d: Int, work: inout Int, same: (Int, Int) -> Bool) -> (Int, Int)? {
+            var k = -d + k1Start
+            while k <= d - k1End {
+                work += 1
+                let index = offset + k
+                var x =
+                    k == -d || (k != d && ahead[index - 1] < ahead[index + 1]) ? ahead[index + 1] : ahead[index - 1] + 1
+                var y = x - k
+                while x < n, y < m, same(x, y) {
+                    (x, y) = (x + 1, y + 1)
+                    work += 1
+                }
+                ahead[index] = x
+                if x > n {
+                    k1End += 2
+                } else if y > m {
+                    k1Start += 2
+                } else if delta % 2 != 0 {
+                    let other = offset + delta - k
+                    if other >= 0, other < ahead.count, behind[other] != -1, x >= n - behind[other] { return (x, y) }
+                }
+                k += 2
+            }
+            return nil
+        }
+
+        /// Extends every backward path by one edit; the middle point when one meets a forward path
+        /// (only possible when `n - m` is even).
+        mutating func backward(_ d: Int, work: inout Int, same: (Int, Int) -> Bool) -> (Int, Int)? {
+            var k = -d + k2Start
+            while k <= d - k2End {
+                work += 1
+                let index = offset + k
+                var x =
+                    k == -d || (k != d && behind[index - 1] < behind[index + 1])
+                    ? behind[index + 1] : behind[index - 1] + 1
+                var y = x - k
+                while x < n, y < m, same(x, y) {
+                    (x, y) = (x + 1, y + 1)
+                    work += 1
+                }
+                behind[index] = x
+                if x > n {
+                    k2End += 2
+                } else if y > m {
+                    k2Start += 2
+                } else if delta % 2 == 0 {
+                    let other = offset + delta - k
+                    if other >= 0, other < ahead.count, ahead[other] != -1, ahead[other] >= n - x {
+                        return (ahead[other], offset + ahead[other] - other)
+                    }
+                }
+                k += 2
+            }
+            return nil
+        }
     }
 }

@@ -68,7 +68,7 @@ extension ConsoleRequest {
                 ConsoleOption(
                     value: String($0.version), label: "Version \($0.version)", selected: $0.version == to.version)
             },
-            "from": from.version, "to": to.version, "diff": TextDiff.lines(from: from.body, to: to.body),
+            "from": from.version, "to": to.version, "diff": TextDiff(from: from.body, to: to.body).values,
             "canPublish": may(PublishContentPolicy.action),
             "values": values.isEmpty ? ["title": current.title, "body": current.body] : values,
         ]

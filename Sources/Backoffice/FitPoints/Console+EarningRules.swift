@@ -173,7 +173,7 @@ struct EarningRulesForm {
     static func values(of rules: EarningRules?) -> [String: String] {
         var values: [String: String] = ["days": "30"]
         for rule in rules?.metrics ?? [] {
-            values["\(rule.metric.rawValue)_rate"] = String(format: "%g", rule.pointsPerUnit)
+            values["\(rule.metric.rawValue)_rate"] = Figures.exact(rule.pointsPerUnit, grouped: false)
             values["\(rule.metric.rawValue)_cap"] = String(rule.dailyCap)
             if let intensity = rule.minIntensity { values["\(rule.metric.rawValue)_intensity"] = intensity.rawValue }
         }

@@ -98,7 +98,7 @@ extension ConsoleRequest {
             data["recommendation"] = ["id": recommendation.id.text, "title": recommendation.title]
             data["version"] = values["version"] ?? EntityTag.of(recommendation.version)
         }
-        data.merge(try await MarkdownRendering.render(values["body"] ?? "").previewValues) { $1 }
+        data.merge(try await MarkdownRendering.preview(values["body"] ?? "")) { $1 }
         data.merge(try await reach(audience)) { $1 }
         FormRefusal(issues).add(to: &data)
         let title = recommendation.map { "Edit: \($0.title)" } ?? "New recommendation"

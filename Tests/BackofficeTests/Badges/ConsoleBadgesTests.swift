@@ -20,7 +20,7 @@ struct ConsoleBadgesTests {
                 #expect(page.status == 200)
                 let fields = ["name": "Marathoner", "slug": "marathoner", "metric": "distance_m", "threshold": "42195"]
                 #expect(try await manager.post("/console/badges/new", fields, csrf: page.csrf).status == 303)
-                #expect(try await manager.get("/console/badges").text.contains("42195 distance m in one event"))
+                #expect(try await manager.get("/console/badges").text.contains("42,195 distance m in one event"))
                 let viaConsole = try await env.ownerScalar(
                     "SELECT count(*) FROM audit_events WHERE action = 'badges.create' AND session_id IS NOT NULL",
                     as: Int64.self)

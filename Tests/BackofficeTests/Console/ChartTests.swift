@@ -296,3 +296,27 @@ struct ChartTests {
         #expect(Durations.words(seconds: 1_209_600) == "14 days")
     }
 }
+
+@Suite("Measured values written exactly")
+struct ExactFiguresTests {
+    @Test("scores and thresholds: whole values grouped, fractions kept, never scientific notation")
+    func exact() {
+        #expect(Figures.exact(33993) == "33,993")
+        #expect(Figures.exact(1_234_567) == "1,234,567", "once 1.23457e+06")
+        #expect(Figures.exact(1_234.5) == "1,234.5")
+        #expect(Figures.exact(-0.25) == "-0.25")
+        #expect(Figures.exact(0) == "0")
+        #expect(Figures.exact(9_007_199_254_740_993) == "9,007,199,254,740,992", "the nearest Double, in full")
+        #expect(Figures.exact(1_234.5, grouped: false) == "1234.5")
+        #expect(Figures.exact(0.1234567, grouped: false) == "0.1234567", "a form's value reads back the same")
+    }
+
+    @Test("a leaderboard row, in the page and in the live stream, writes its score so")
+    func leaderboardRow() throws {
+        let entry = LeaderboardEntry(
+            rank: 1, standing: .init(customerID: UUID(), score: 1_234_567, achievedAt: Date()), events: 3,
+            reachedTarget: false, displayName: "Ada")
+        #expect(LeaderboardRowView(entry).score == "1,234,567")
+        #expect(try LeaderboardRowView.json([entry]).contains(#""score":"1,234,567""#))
+    }
+}

@@ -229,6 +229,37 @@ struct ModerationAPITests {
         }
     }
 
+    @Test("whoever decided a case does not resolve its appeal (403 own_decision, nothing changed); another person does")
+    func appealGoesToSomeoneElse() async throws {
+        try await TestEnvironment.with { env in
+            let author = try await env.customer()
+            try await env.withApp { client in
+                let app = env.fixture.tokens[.appService]!
+                let manager = env.fixture.tokens[.backendManager]!
+                let held = try await client.call(
+                    .post, "/v1/moderation/screen", token: app,
+                    json: Self.content(author, text: "I know where you live"))
+                let caseID = try #require(held["case_id"], "\(held.status) \(held.text)")
+                let decided = try await client.call(
+                    .post, "/v1/moderation/cases/\(caseID)/decision", token: manager,
+                    json: #"{"decision":"remove","ground":"respect","explanation":"A threat."}"#)
+                #expect(decided.status == 201, "\(decided.text)")
+                let appeal = try await client.call(
+                    .post, "/v1/customers/\(author.id.text)/appeals", token: app,
+                    json: #"{"message":"Out of context.","case_id":"\#(caseID)"}"#)
+                let path = "/v1/appeals/\(try #require(appeal["id"], "\(appeal.text)"))/resolve"
+                let own = try await client.call(
+                    .post, path, token: manager, json: #"{"decision":"uphold","reason":"I stand by it."}"#)
+                #expect(own.status == 403 && own["code"] == "own_decision", "\(own.text)")
+                #expect(try await env.auditCount("appeals.resolve") == 0)
+                let other = try await client.call(
+                    .post, path, token: env.fixture.tokens[.platformAdmin]!,
+                    json: #"{"decision":"uphold","reason":"Read again: a threat."}"#)
+                #expect(other.status == 200 && other["status"] == "upheld", "\(other.text)")
+            }
+        }
+    }
+
     @Test("an author with the threshold's upheld cases is flagged in the queue; the dry run counts before saving")
     func repeatOffenders() async throws {
         try await TestEnvironment.with { env in

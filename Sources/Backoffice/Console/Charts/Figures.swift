@@ -16,6 +16,23 @@ enum Figures {
         return text
     }
 
+    /// A measured value written exactly, with thousands separated: `33993` → `33,993`, `1234567` →
+    /// `1,234,567` (never `1.23457e+06`), `1234.5` → `1,234.5`, `-0.25` → `-0.25`. Whole values are
+    /// written as integers; others with the shortest digits that read back as the same `Double`.
+    /// Without `grouped` (a form's value, read back by `Double(_:)`), no separators: `1234.5`.
+    static func exact(_ value: Double, grouped isGrouped: Bool = true) -> String {
+        guard value.isFinite else { return "\(value)" }
+        if value == value.rounded(.towardZero), let whole = Int(exactly: value) {
+            return isGrouped ? grouped(whole) : String(whole)
+        }
+        guard isGrouped else { return "\(value)" }
+        let text = "\(value.magnitude)"
+        guard let point = text.firstIndex(of: "."), !text.contains("e"),
+            let whole = UInt(text[..<point])
+        else { return "\(value)" }
+        return (value < 0 ? "-" : "") + grouped(magnitude: whole) + text[point...]
+    }
+
     /// An SVG coordinate: rounded to one decimal place, without a trailing `.0` (`12.25` → `12.3`, `4.0` → `4`).
     static func coordinate(_ value: Double) -> String {
         guard value.isFinite else { return "0" }
