@@ -142,3 +142,19 @@ public struct RFC3339DateTranscoder: DateTranscoder {
         bytes.append(UInt8(ascii: "Z"))
     }
 }
+
+/// The one JSON form of the contract's objects outside the generated server (exports, streams):
+/// keys sorted, slashes unescaped, times as `RFC3339DateTranscoder` writes them, as the server's
+/// own answers are, so an object reads the same wherever it appears.
+public enum ContractJSON {
+    /// A new encoder of that form (`JSONEncoder` is not `Sendable`: one per use).
+    public static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(RFC3339DateTranscoder.format(date))
+        }
+        return encoder
+    }
+}

@@ -138,12 +138,7 @@ extension APIHandler {
     func listPublishedArticles(_ input: Operations.ListPublishedArticles.Input) async throws
         -> Operations.ListPublishedArticles.Output
     {
-        let limit = input.query.limit ?? 50
-        guard (1...50).contains(limit) else {
-            throw Problem.invalid([
-                FieldIssue(field: "limit", code: "out_of_range", message: "must be between 1 and 50")
-            ])
-        }
+        let limit = try pageLimit(input.query.limit, max: 50)
         let after = try Cursor.timeAndID(input.query.cursor).map { (time: $0.createdAt, id: $0.id) }
         let tag = input.query.tag?.trimmingCharacters(in: .whitespaces).lowercased()
         let articles = try await database.read(

@@ -18,7 +18,8 @@ package struct MailMessage: Sendable, Equatable {
         )
     }
 
-    /// Refused: a header value with a line break (header injection), or an address without `@`.
+    /// Refused: a header value with a line break (header injection), or an address that is not a
+    /// plain mailbox (`Validation.isMailbox`: what `RCPT TO:<…>` and `To: <…>` carry as it is).
     package struct Malformed: Error, CustomStringConvertible {
         package let description: String
     }
@@ -31,7 +32,7 @@ package struct MailMessage: Sendable, Equatable {
                 throw Malformed(description: "\(name) holds a line break")
             }
         }
-        for address in [from, to] where !address.contains("@") {
+        for address in [from, to] where !Validation.isMailbox(address) {
             throw Malformed(description: "\(address) is not an email address")
         }
         let boundary = "=_healthtrack_" + messageID.filter { $0.isLetter || $0.isNumber }

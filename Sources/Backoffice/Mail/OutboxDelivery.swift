@@ -62,18 +62,22 @@ package struct MailSettings: Sendable {
     package var publicURL = "http://127.0.0.1:8080"
     /// How often the outbox is read when it was empty.
     package var interval: Duration = .seconds(1)
-    /// How long a claimed message is left to its sender before another attempt takes it.
+    /// How long a claimed message is left to its sender before another attempt takes it: longer
+    /// than one send may take (the SMTP client's 10 s to connect and 30 s for the exchange).
     package var claimSeconds = 60
 
     package init() {}
 }
 
-/// Delivers the outbox: every `interval`, claims the messages due (oldest first, `SKIP LOCKED`,
-/// so several processes share the work), sends each through the transport, and marks it sent.
+/// Delivers the outbox: every `interval`, claims the messages due one at a time (oldest first,
+/// `SKIP LOCKED`, so several processes share the work), sends it through the transport, and marks
+/// it sent.
 ///
 /// Guarantees: a message is sent at least once and always under its own `Message-ID` (the
 /// receiver can drop a repeat): a process that dies between sending and marking leaves a claim
-/// that lapses after `claimSeconds`, and the message is sent again. A failed attempt is retried
+/// that lapses after `claimSeconds`, and the message is sent again. A claim is taken just before
+/// its one send and outlasts it (`claimSeconds` > the transport's deadline), so however slowly a
+/// run of sends goes, no other process takes a message its sender still holds. A failed attempt is retried
 /// after 1, 2, 4 … seconds, at most a minute apart, for as long as it fails (an SMTP server down
 /// for an hour loses nothing); a message the server refuses for good (a 5xx reply) is set aside
 /// (`gave_up_at`) and logged. Stops on graceful shutdown.
@@ -112,10 +116,20 @@ package struct OutboxDelivery: Service {
         let attempts: Int, createdAt: Date
     }
 
-    /// Claims up to `limit` due messages and tries each once; how many were claimed.
+    /// Claims and tries, one at a time, up to `limit` due messages; how many were claimed.
     @discardableResult
     package func deliverDue(limit: Int = 20) async throws -> Int {
-        let claimed = try await system { unit in
+        var count = 0
+        while count < limit, let message = try await claimNext() {
+            try await deliver(message)
+            count += 1
+        }
+        return count
+    }
+
+    /// The oldest due message no one holds, claimed for `claimSeconds`; nil when there is none.
+    private func claimNext() async throws -> Claimed? {
+        try await system { unit in
             try await unit.all(
                 """
                 UPDATE outbox o SET claimed_until = \(unit.now.addingTimeInterval(Double(settings.claimSeconds))),
@@ -123,7 +137,7 @@ package struct OutboxDelivery: Service {
                 WHERE o.id IN (SELECT id FROM outbox WHERE sent_at IS NULL AND gave_up_at IS NULL AND due_at <=
                     \(unit.now)
                                AND (claimed_until IS NULL OR claimed_until <= \(unit.now))
-                               ORDER BY due_at LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+                               ORDER BY due_at LIMIT 1 FOR UPDATE SKIP LOCKED)
                 RETURNING o.id, o.kind, o.recipient, o.reference, o.fields::text, o.message_id, o.attempts, o.created_at
                 """
             ) { row in
@@ -137,10 +151,8 @@ package struct OutboxDelivery: Service {
                     id: id, kind: kind, recipient: recipient, reference: reference, fields: values,
                     messageID: messageID, attempts: attempts,
                     createdAt: createdAt)
-            }
+            }.first
         }
-        for message in claimed { try await deliver(message) }
-        return claimed.count
     }
 
     private func deliver(_ claimed: Claimed) async throws {
@@ -149,9 +161,9 @@ package struct OutboxDelivery: Service {
             try await system { unit in
                 try await unit.execute(
                     """
-                        UPDATE outbox SET sent_at = \(unit.now), claimed_until = NULL, last_error = NULL WHERE id = \
-                        \(claimed.id)
-                        """
+                    UPDATE outbox SET sent_at = \(unit.now), claimed_until = NULL, last_error = NULL WHERE id = \
+                    \(claimed.id)
+                    """
                 )
             }
             ServiceMetrics.mailSent.increment()
@@ -163,9 +175,9 @@ package struct OutboxDelivery: Service {
                 try await unit.execute(
                     permanent
                         ? """
-                            UPDATE outbox SET claimed_until = NULL, gave_up_at = \(unit.now), last_error = \(detail) \
-                            WHERE id = \(claimed.id)
-                            """
+                        UPDATE outbox SET claimed_until = NULL, gave_up_at = \(unit.now), last_error = \(detail) \
+                        WHERE id = \(claimed.id)
+                        """
                         : """
                         UPDATE outbox SET claimed_until = NULL, due_at = \(unit.now.addingTimeInterval(wait)),
                             last_error = \(detail)

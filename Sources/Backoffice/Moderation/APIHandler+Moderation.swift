@@ -81,7 +81,7 @@ extension APIHandler {
     }
 
     func moderationQueue(_ input: Operations.ModerationQueue.Input) async throws -> Operations.ModerationQueue.Output {
-        let limit = try pageLimit(input.query.limit, max: 200)
+        let limit = try pageLimit(input.query.limit)
         let after = try Cursor.decode(input.query.cursor, count: 3).map { parts in
             guard let severity = Int(parts[0]), let micros = Int64(parts[1]), let id = UUID(uuidString: parts[2]) else {
                 throw DomainError.invalid("cursor", "invalid_cursor", "pass back a next_cursor unchanged")

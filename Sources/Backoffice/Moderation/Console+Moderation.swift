@@ -84,6 +84,7 @@ struct QueueLine: TemplateValues {
 enum CaseSeverity {
     static func word(_ severity: Int) -> String {
         switch severity {
+        case 4: "critical"
         case 3: "urgent"
         case 2: "high"
         default: "low"

@@ -34,7 +34,7 @@ package struct ModerationCase: Sendable, Equatable {
     package var contentText: String
     package var authorID: UUID
     package var origin: CaseOrigin
-    /// 1 low … 3 urgent: the queue's first order.
+    /// 1 low, 2 high, 3 urgent, 4 critical (a life at risk): the queue's first order.
     package var severity: Int
     package var matchedRules: [String]
     package var isOpen: Bool

@@ -69,7 +69,7 @@ package struct ScreenContent: AuditedOperation {
             return .unchanged(Outcome(verdict: verdict, caseID: nil, policyDigest: policy.digest))
         }
         let kind: DecisionKind = verdict.action == .hold ? .hold : .mask
-        let severity = kind == .hold ? policy.heldSeverity : 1
+        let severity = kind == .hold ? max(policy.heldSeverity, verdict.severity ?? 1) : 1
         let (found, opened) = try await content.openCase(
             origin: .screen, severity: severity, rules: verdict.ruleIDs, in: unit)
         var moderationCase = found

@@ -5,7 +5,7 @@ import Yams
 /// repeat-offender threshold, how long a moderator holds a case, how to appeal, and the screen
 /// built from the term files (`terms/*.yaml`, one per language). Decisions record `digest`.
 package struct ModerationPolicy: Sendable {
-    /// A reason a reporter gives, with the severity a case opens at (1 low … 3 urgent).
+    /// A reason a reporter gives, with the severity a case opens at (1 low … 4 critical).
     package struct ReportReason: Sendable, Equatable {
         package let code: String
         package let label: String
@@ -54,10 +54,10 @@ package struct ModerationPolicy: Sendable {
         let document = PolicyDocument(values: values, file: file)
         let reasons = try entries(values, "report_reasons", file: file).map { code, map in
             guard let label = map["label"] as? String, let severity = map["severity"] as? Int,
-                (1...3).contains(severity)
+                (1...4).contains(severity)
             else {
                 throw PolicyError(
-                    file: file, entry: "report_reasons.\(code)", problem: "needs a label and a severity of 1–3")
+                    file: file, entry: "report_reasons.\(code)", problem: "needs a label and a severity of 1–4")
             }
             return ReportReason(code: code, label: label, severity: severity)
         }
@@ -67,8 +67,8 @@ package struct ModerationPolicy: Sendable {
             }
             return Ground(code: code, label: label, section: section)
         }
-        guard let held = values["held_severity"] as? Int, (1...3).contains(held) else {
-            throw PolicyError(file: file, entry: "held_severity", problem: "must be 1, 2 or 3")
+        guard let held = values["held_severity"] as? Int, (1...4).contains(held) else {
+            throw PolicyError(file: file, entry: "held_severity", problem: "must be 1, 2, 3 or 4")
         }
         guard let appeal = values["appeal"] as? String, !appeal.isEmpty else {
             throw PolicyError(file: file, entry: "appeal", problem: "must say how to appeal")
@@ -126,7 +126,14 @@ package struct ModerationPolicy: Sendable {
                 guard !rules.contains(where: { $0.id == id }) else {
                     throw PolicyError(file: file, entry: "rules[\(index)].id", problem: "'\(id)' is used twice")
                 }
-                rules.append(ScreeningRule(id: id, action: action, terms: terms.map { "\($0)" }))
+                let severity = rule["severity"] as? Int
+                guard rule["severity"] == nil || (severity.map { (1...4).contains($0) } ?? false),
+                    action == .hold || severity == nil
+                else {
+                    throw PolicyError(
+                        file: file, entry: "rules[\(index)].severity", problem: "must be 1–4, and only on a hold rule")
+                }
+                rules.append(ScreeningRule(id: id, action: action, terms: terms.map { "\($0)" }, severity: severity))
             }
         }
         do { return try Screen(rules: rules) } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import BackofficeAPI
 import PostgresNIO
 
 /// An author's record as the queue shows it: earlier upheld cases, locks, and whether the
@@ -41,7 +42,7 @@ package struct ModerationQueue: Query {
 
     package func read(in unit: UnitOfWork) async throws -> [QueuedCase] {
         let (threshold, since) = try await QueuedCase.window(in: unit)
-        let keyset = after ?? (4, Date(timeIntervalSince1970: 0), platformTenantID)  // before every case: severity ≤ 3
+        let keyset = after ?? (5, Date(timeIntervalSince1970: 0), platformTenantID)  // before every case: severity ≤ 4
         return try await unit.all(
             """
             SELECT \(unescaped: ModerationCase.qualifiedColumns),
@@ -281,14 +282,13 @@ package struct ExportStatements: Query {
         page.count == pageSize ? page.last?.seq : nil
     }
 
-    /// One JSON object per statement, each ending its line.
+    /// One JSON object per statement, each ending its line: the contract's `StatementOfReasons`,
+    /// written as the API writes it (`ContractJSON`: lower-case ids, times with milliseconds).
     package static func lines(_ statements: [StatementOfReasons]) throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
+        let encoder = ContractJSON.encoder()
         var out: [UInt8] = []
         for statement in statements {
-            out += try encoder.encode(statement)
+            out += try encoder.encode(try statement.api)
             out.append(UInt8(ascii: "\n"))
         }
         return out

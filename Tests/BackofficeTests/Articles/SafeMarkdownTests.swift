@@ -264,6 +264,39 @@ struct SafeMarkdownTests {
         }
     }
 
+    @Test(
+        """
+        nested links: the inner link cancels the outer, as CommonMark says (the outer's address is then a bare \
+        URL, linked on its own), so no <a> is ever inside another
+        """
+    )
+    func nestedLinks() {
+        let hostile = SafeMarkdown("[[nested](javascript:alert(1))](https://ok.example/)").html
+        #expect(
+            hostile
+                == #"<p>[<a rel="noopener nofollow ugc">nested</a>](<a href="https://ok.example/" rel="noopener nofollow ugc">"#
+                + #"https://ok.example/</a>)</p>"#, "\(hostile)")
+        let both = SafeMarkdown("[[inner](https://a.example/)](https://b.example/)").html
+        #expect(
+            both
+                == #"<p>[<a href="https://a.example/" rel="noopener nofollow ugc">inner</a>](<a href="https://b.example/" "#
+                + #"rel="noopener nofollow ugc">https://b.example/</a>)</p>"#,
+            "\(both)")
+        for text in [
+            "[[[a](https://a.example/)](https://b.example/)](https://c.example/)",
+            "[![x](https://i.example/i.png)](https://b.example/)",
+        ] {
+            let html = SafeMarkdown(text).html
+            var depth = 0
+            var deepest = 0
+            for match in html.matches(of: /<(\/?)a[ >]/) {
+                depth += match.output.1.isEmpty ? 1 : -1
+                deepest = max(deepest, depth)
+            }
+            #expect(deepest == 1 && depth == 0, "\(text) → \(html)")
+        }
+    }
+
     @Test("inputs on which the earlier renderer (Ink 0.6.0) never returned render as the text they mean")
     func inkLoopsGuarded() {
         #expect(SafeMarkdown("* a\n\t").html == "<ul>\n<li>a</li>\n</ul>")

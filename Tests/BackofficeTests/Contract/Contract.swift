@@ -18,6 +18,8 @@ struct ContractOperation: CustomStringConvertible, @unchecked Sendable {  // imm
     let requiredHeaders: [String]
     let bodySchema: [String: Any]?
     let successCodes: Set<Int>
+    /// The `limit` query parameter's maximum, for a paged operation.
+    let limitMaximum: Int?
 
     var description: String { "\(id) (\(method) \(path))" }
 
@@ -72,7 +74,11 @@ struct Contract: @unchecked Sendable {  // immutable, parsed once
                             $0["name"] as? String
                         },
                         bodySchema: body.flatMap { resolve($0["schema"] as Any, in: document) },
-                        successCodes: Set(responses.keys.compactMap(Int.init).filter { $0 < 400 })))
+                        successCodes: Set(responses.keys.compactMap(Int.init).filter { $0 < 400 }),
+                        limitMaximum: parameters.first {
+                            $0["name"] as? String == "limit" && $0["in"] as? String == "query"
+                        }
+                        .flatMap { ($0["schema"] as? [String: Any])?["maximum"] as? Int }))
             }
         }
         let operationCount = text.split(separator: "\n").filter {

@@ -107,6 +107,8 @@ struct ContractTests {
                                 #expect(reply.headers[.contentType] == "application/problem+json", "a problem: \(said)")
                             } else {
                                 #expect(operation.successCodes.contains(reply.status), "a documented success: \(said)")
+                                let upper = Self.upperCaseIDs(reply.text)
+                                #expect(upper.isEmpty, "every id in lower case (\(upper)): \(said)")
                             }
                             answered.insert(operation.id)
                         } else {
@@ -120,6 +122,37 @@ struct ContractTests {
             }
             #expect(answered == Set(contract.operations.map(\.id)), "every operation answered an allowed caller")
             #expect(answered.count == contract.operationCount, "every operationId of openapi.yaml")
+        }
+    }
+
+    @Test("every paged operation takes the limit its contract names, and refuses one more (422 on limit)")
+    func pageLimits() async throws {
+        let contract = try Contract.load()
+        let paged = contract.operations.filter { $0.limitMaximum != nil && $0.method == .get }
+        #expect(paged.count >= 20, "the contract's paged reads: \(paged.count)")
+        try await TestEnvironment.with { env in
+            let ids = try await ContractFixture.make(env)
+            try await env.withApp { client in
+                for operation in paged {
+                    let maximum = operation.limitMaximum!
+                    let path = try ContractFixture.fill(operation, ids: ids.partnerA)
+                    let join = path.contains("?") ? "&" : "?"
+                    let token = env.fixture.tokens[operation.isPublic ? .appService : .platformAdmin]!
+                    let most = try await client.call(
+                        operation.method, "\(path)\(join)limit=\(maximum)", token: token, headers: operation.headers)
+                    if ContractOutcomes.refusal(operation.id, .platformAdmin) == nil {
+                        #expect(
+                            operation.successCodes.contains(most.status),
+                            "\(operation) with limit=\(maximum): \(most.status) \(most.text.prefix(200))")
+                    }
+                    let over = try await client.call(
+                        operation.method, "\(path)\(join)limit=\(maximum + 1)", token: token, headers: operation.headers
+                    )
+                    #expect(
+                        over.status == 422 && over.text.contains(#""field":"limit""#),
+                        "\(operation) with limit=\(maximum + 1): \(over.status) \(over.text.prefix(200))")
+                }
+            }
         }
     }
 
@@ -177,6 +210,13 @@ struct ContractTests {
     }
 
     /// The value at `keys` in a JSON object.
+    /// The UUIDs in `text` written with an upper-case letter (every answer writes ids one way).
+    static func upperCaseIDs(_ text: String) -> [String] {
+        text.matches(of: /[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}/).map {
+            String($0.output)
+        }.filter { $0 != $0.lowercased() }
+    }
+
     static func value(_ object: [String: Any], _ keys: [String]) -> Any? {
         var node: Any? = object
         for key in keys { node = (node as? [String: Any])?[key] }

@@ -8,9 +8,9 @@ import Testing
 extension ContractTests {
     @Test(
         """
-            hostile bodies on every operation that takes one: a clear 4xx problem and nothing changed; SQL \
-            metacharacters are data
-            """
+        hostile bodies on every operation that takes one: a clear 4xx problem and nothing changed; SQL \
+        metacharacters are data
+        """
     )
     func hostileBodies() async throws {
         let contract = try Contract.load()

@@ -7,9 +7,9 @@ import Testing
 
 @Suite(
     """
-        Mail through a transactional outbox: links reach only their owner, over real SMTP (STARTTLS and AUTH), at \
-        least once under one Message-ID
-        """
+    Mail through a transactional outbox: links reach only their owner, over real SMTP (STARTTLS and AUTH), at \
+    least once under one Message-ID
+    """
 )
 struct OutboxTests {
     /// The delivery service of the test server, through `transport`.
@@ -23,9 +23,9 @@ struct OutboxTests {
 
     @Test(
         """
-            the SMTP client sends over STARTTLS with AUTH: the server gets the message with its Message-ID, an \
-            encoded subject and both parts; a wrong password is refused for good
-            """
+        the SMTP client sends over STARTTLS with AUTH: the server gets the message with its Message-ID, an \
+        encoded subject and both parts; a wrong password is refused for good
+        """
     )
     func smtpClient() async throws {
         let sink = try MailSink()
@@ -62,9 +62,9 @@ struct OutboxTests {
 
     @Test(
         """
-            an invitation is emailed, never answered: the API says where it went (masked); the outbox row, the audit \
-            log and the idempotency record hold no link; the mail's link sets the password once
-            """
+        an invitation is emailed, never answered: the API says where it went (masked); the outbox row, the audit \
+        log and the idempotency record hold no link; the mail's link sets the password once
+        """
     )
     func invitationByEmail() async throws {
         let sink = try MailSink()
@@ -92,9 +92,9 @@ struct OutboxTests {
                 let invitation = try #require(
                     try await env.ownerScalar(
                         """
-                            SELECT id FROM operator_invitations WHERE operator_id = '\(person.id)' AND superseded_at \
-                            IS NULL
-                            """,
+                        SELECT id FROM operator_invitations WHERE operator_id = '\(person.id)' AND superseded_at \
+                        IS NULL
+                        """,
                         as: UUID.self))
                 let secret = InvitationLinks(secondFactorKey: TestEnvironment.secondFactorKey).secret(for: invitation)
                     .value
@@ -141,9 +141,9 @@ struct OutboxTests {
 
     @Test(
         """
-            a platform admin may have a link shown (audited as shown, nothing mailed); a partner admin's link for a \
-            fellow admin goes to that admin's mailbox, not to the caller
-            """
+        a platform admin may have a link shown (audited as shown, nothing mailed); a partner admin's link for a \
+        fellow admin goes to that admin's mailbox, not to the caller
+        """
     )
     func shownLinksAndPeers() async throws {
         try await TestEnvironment.with { env in
@@ -192,9 +192,9 @@ struct OutboxTests {
 
     @Test(
         """
-            delivery retries: a refused or unreachable server leaves the message queued with its error; it goes out \
-            once the server answers, under the same Message-ID; a claim that lapses (a crash mid-send) is taken again
-            """
+        delivery retries: a refused or unreachable server leaves the message queued with its error; it goes out \
+        once the server answers, under the same Message-ID; a claim that lapses (a crash mid-send) is taken again
+        """
     )
     func retriesAndLapsedClaims() async throws {
         let sink = try MailSink()
@@ -207,9 +207,9 @@ struct OutboxTests {
                     .post, "/v1/operators", token: platform,
                     json:
                         #"""
-                            {"email":"retry.me@green-grocer.example","role":"partner_staff",\#
-                            "tenant_id":"\#(env.fixture.partners[0].tenantID)"}
-                            """#
+                        {"email":"retry.me@green-grocer.example","role":"partner_staff",\#
+                        "tenant_id":"\#(env.fixture.partners[0].tenantID)"}
+                        """#
                 ).decode(Components.Schemas.Operator.self)
                 #expect(
                     try await client.call(.post, "/v1/operators/\(person.id)/invitation", token: platform).status == 201
@@ -238,9 +238,9 @@ struct OutboxTests {
             // A process that claimed a message and died before marking it: the claim lapses, the message goes again.
             try await env.asOwner(
                 """
-                    UPDATE outbox SET sent_at = NULL, claimed_until = \
-                    '\(ISO8601DateFormatter().string(from: env.clock.now().addingTimeInterval(60)))'
-                    """
+                UPDATE outbox SET sent_at = NULL, claimed_until = \
+                '\(ISO8601DateFormatter().string(from: env.clock.now().addingTimeInterval(60)))'
+                """
             )
             #expect(
                 try await delivery(env, SMTPMailTransport(try sink.settings)).deliverDue() == 0,
@@ -251,6 +251,91 @@ struct OutboxTests {
             #expect(
                 again.count == 2 && Set(again.compactMap { $0.header("Message-ID") }).count == 1,
                 "sent again under the same Message-ID")
+        }
+    }
+
+    static let mailboxes = [
+        "maya@healthtrack.example", "first.last+tag@sub.green-grocer.example", "o'brien@x.example",
+        "a!#$%&'*+-/=?^_`{|}~z@x9.example",
+    ]
+    static let notMailboxes = [
+        "a<b@x.example", "a>b@x.example", "a,b@x.example", "a\tb@x.example", "a b@x.example", "<a@x.example>",
+        "a@x.example>", "a@x.example\r\nBcc: b@x.example", "a@b@x.example", ".a@x.example", "a.@x.example",
+        "a..b@x.example", "a@x", "a@-x.example", "a@x-.example", "a@x..example", "\"a b\"@x.example", "a@[127.0.0.1]",
+        "maya@healthtrack.example.", "mäya@x.example", "a@xn--bcher-kva.ex_ample", "@x.example", "a@",
+        String(repeating: "a", count: 65) + "@x.example", "a@" + String(repeating: "b", count: 64) + ".example",
+        "a@" + String(repeating: "b.", count: 130) + "example", "ａ@x.example",
+    ]
+
+    @Test("addresses: only RFC 5321 mailboxes (dot-string @ domain) are taken, by the API and by the mail itself")
+    func mailboxes() async throws {
+        for address in Self.mailboxes { #expect(Validation.isMailbox(address), "\(address)") }
+        for address in Self.notMailboxes { #expect(!Validation.isMailbox(address), "\(address.debugDescription)") }
+        for address in ["a,b@x.example", "a<b@x.example"] {
+            #expect(throws: MailMessage.Malformed.self) {
+                try MailMessage(
+                    messageID: "m-3", from: "a@b.example", to: address, subject: "s", text: "", html: "", date: Date()
+                ).rendered()
+            }
+        }
+        try await TestEnvironment.with { env in
+            let created = try await env.auditCount("operators.create")
+            try await env.withApp { client in
+                for address in ["a,b@x.example", "a<b@x.example", "a\tb@x.example", "a@x.example>"] {
+                    let body = try JSONSerialization.data(withJSONObject: [
+                        "email": address, "role": "auditor",
+                    ])
+                    let refused = try await client.call(
+                        .post, "/v1/operators", token: env.fixture.tokens[.platformAdmin]!,
+                        json: String(decoding: body, as: UTF8.self))
+                    #expect(
+                        refused.status == 422 && refused.text.contains("invalid_email"),
+                        "\(address.debugDescription): \(refused.status) \(refused.text)")
+                }
+            }
+            #expect(try await env.auditCount("operators.create") == created, "nothing changed")
+        }
+    }
+
+    /// A transport whose every send takes `seconds` of the test's clock, recording what it sent;
+    /// during its `during`-th send, `meanwhile` runs (another process's turn).
+    final class SlowTransport: MailTransport, @unchecked Sendable {  // used by one task at a time
+        let clock: ManualWallClock
+        let seconds: Double
+        var sent: [String] = []
+        var during = 0
+        var meanwhile: (() async throws -> Void)?
+
+        init(clock: ManualWallClock, seconds: Double) { (self.clock, self.seconds) = (clock, seconds) }
+
+        func deliver(_ message: MailMessage) async throws {
+            clock.advance(by: seconds)
+            sent.append(message.messageID)
+            if sent.count == during, let meanwhile { try await meanwhile() }
+        }
+    }
+
+    @Test("slow sends: a run of them outlasting a claim is never sent again by another process meanwhile")
+    func slowSendsKeepTheirClaims() async throws {
+        try await TestEnvironment.with { env in
+            for index in 0..<6 {
+                try await env.asOwner(
+                    """
+                    INSERT INTO outbox (id, tenant_id, kind, recipient, fields, message_id, created_at, due_at)
+                    VALUES (gen_random_uuid(), '\(platformTenantID)', 'lockout_notice', 'person\(index)@example.com',
+                        '{}', '<slow-\(index)@healthtrack.example>', now(), now() - interval '1 minute')
+                    """)
+            }
+            // Each send takes 25 s: the third ends 75 s after the first claim, past a 60 s claim of a batch.
+            let slow = SlowTransport(clock: env.clock, seconds: 25)
+            let other = SlowTransport(clock: env.clock, seconds: 0)
+            slow.during = 3
+            slow.meanwhile = { _ = try await delivery(env, other).deliverDue() }
+            #expect(try await delivery(env, slow).deliverDue() + other.sent.count == 6)
+            #expect(
+                Set(slow.sent).isDisjoint(with: other.sent), "sent twice: \(Set(slow.sent).intersection(other.sent))")
+            #expect(slow.sent.count + other.sent.count == 6 && other.sent.count == 3, "the other took what no one held")
+            #expect(try await env.ownerScalar("SELECT count(*) FROM outbox WHERE sent_at IS NULL", as: Int64.self) == 0)
         }
     }
 

@@ -1,3 +1,4 @@
+import BackofficeAPI
 import Foundation
 import HummingbirdTesting
 import Testing
@@ -229,6 +230,31 @@ struct ModerationAPITests {
         }
     }
 
+    @Test("incitement to self-harm heads the queue as critical, above an insult three people reported as urgent")
+    func selfHarmFirst() async throws {
+        try await TestEnvironment.with { env in
+            let author = try await env.customer()
+            try await env.withApp { client in
+                let app = env.fixture.tokens[.appService]!
+                for _ in 0..<3 {
+                    let reported = try await client.call(
+                        .post, "/v1/moderation/reports", token: app,
+                        json: Self.report(author, id: "insult", reporter: UUID()))
+                    #expect(reported.status == 200, "\(reported.text)")
+                }
+                let held = try await client.call(
+                    .post, "/v1/moderation/screen", token: app,
+                    json: Self.content(
+                        author, id: "kys", text: "Honestly just kill yourself if you can't finish a 5k"))
+                #expect(held["action"] == "hold", "\(held.text)")
+                let queue = try await client.call(.get, "/v1/moderation/queue", token: env.fixture.tokens[.moderator]!)
+                let items = queue.json["items"] as? [[String: Any]] ?? []
+                #expect(items.compactMap { $0["content_id"] as? String } == ["kys", "insult"], "\(queue.text)")
+                #expect(items.compactMap { $0["severity"] as? Int } == [4, 3])
+            }
+        }
+    }
+
     @Test("whoever decided a case does not resolve its appeal (403 own_decision, nothing changed); another person does")
     func appealGoesToSomeoneElse() async throws {
         try await TestEnvironment.with { env in
@@ -333,24 +359,38 @@ struct ModerationAPITests {
         }
     }
 
-    @Test("the transparency export has one statement per line for the period")
+    @Test(
+        """
+        the transparency export has one statement per line for the period, each the very object the API answers \
+        for its case (lower-case ids, times with milliseconds), valid against the contract's StatementOfReasons
+        """
+    )
     func export() async throws {
         try await TestEnvironment.with { env in
             let author = try await env.customer()
             try await env.withApp { client in
+                var cases: [String] = []
                 for text in ["damn it", "crap", "you idiot"] {
-                    _ = try await client.call(
+                    let screened = try await client.call(
                         .post, "/v1/moderation/screen", token: env.fixture.tokens[.appService]!,
                         json: Self.content(author, text: text))
+                    cases.append(try #require(screened["case_id"]))
                 }
                 let export = try await client.call(
                     .get, "/v1/moderation/statements", token: env.fixture.tokens[.auditor]!)
                 #expect(export.status == 200)
                 let lines = export.text.split(separator: "\n")
                 #expect(lines.count == 3, "\(export.text)")
-                for line in lines {
-                    let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                for (line, caseID) in zip(lines, cases) {
+                    let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? NSDictionary
                     #expect(object?["decision"] as? String == "mask" && object?["automated_detection"] as? Bool == true)
+                    let answered = try await client.call(
+                        .get, "/v1/moderation/cases/\(caseID)/statements", token: env.fixture.tokens[.auditor]!)
+                    let item = (answered.json["items"] as? [[String: Any]])?.first.map { $0 as NSDictionary }
+                    #expect(object == item, "the export's line is the API's object: \(line) vs \(answered.text)")
+                    #expect(object?["case_id"] as? String == caseID && caseID == caseID.lowercased())
+                    _ = try JSONDecoder.contract.decode(
+                        Components.Schemas.StatementOfReasons.self, from: Data(line.utf8))
                 }
             }
         }

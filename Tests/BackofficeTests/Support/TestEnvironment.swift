@@ -131,7 +131,7 @@ struct TestEnvironment: Sendable {
         return fixture
     }
 
-    func context(_ role: Role, requestID: String = UUID().uuidString) -> OperationContext {
+    func context(_ role: Role, requestID: String = UUID().uuidString.lowercased()) -> OperationContext {
         OperationContext(
             principal: fixture.principals[role]!, requestID: requestID, sourceIP: "127.0.0.1", policies: policies)
     }
@@ -250,11 +250,18 @@ struct Reply: Sendable {
 
     /// The body decoded as one of the contract's generated types (dates as the service writes them).
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try JSONDecoder.contract.decode(T.self, from: Data(text.utf8))
+    }
+}
+
+extension JSONDecoder {
+    /// A decoder of the contract's objects (times as `RFC3339DateTranscoder` reads them).
+    static var contract: JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             try RFC3339DateTranscoder().decode(try decoder.singleValueContainer().decode(String.self))
         }
-        return try decoder.decode(T.self, from: Data(text.utf8))
+        return decoder
     }
 }
 

@@ -14,14 +14,17 @@ package enum ScreenAction: String, Sendable, Comparable, CaseIterable {
     package static func < (lhs: ScreenAction, rhs: ScreenAction) -> Bool { lhs.severity < rhs.severity }
 }
 
-/// A rule of a term file: its id (reported with each match), what a match does, its terms.
+/// A rule of a term file: its id (reported with each match), what a match does, its terms, and
+/// for a hold rule the severity its case opens at when above the policy's `held_severity` (the
+/// self-harm rules: 4, critical).
 package struct ScreeningRule: Sendable, Equatable {
     package let id: String
     package let action: ScreenAction
     package let terms: [String]
+    package let severity: Int?
 
-    package init(id: String, action: ScreenAction, terms: [String]) {
-        (self.id, self.action, self.terms) = (id, action, terms)
+    package init(id: String, action: ScreenAction, terms: [String], severity: Int? = nil) {
+        (self.id, self.action, self.terms, self.severity) = (id, action, terms, severity)
     }
 }
 
@@ -32,6 +35,8 @@ package struct ScreenVerdict: Sendable, Equatable {
     package let ruleIDs: [String]
     /// The text with every matched word's letters replaced by `*` (for `mask`; nil otherwise).
     package let maskedText: String?
+    /// The highest severity a matched rule names (nil when none names one).
+    package var severity: Int? = nil
 }
 
 /// The screen built from the term files: one automaton over all their terms, built once per
@@ -102,7 +107,8 @@ package struct Screen: Sendable {
         let action = matched.map { rules[$0].action }.max() ?? .allow
         return ScreenVerdict(
             action: action, ruleIDs: Set(matched.map { rules[$0].id }).sorted(),
-            maskedText: action == .mask ? Self.mask(text, spans: spans, reading: reading) : nil)
+            maskedText: action == .mask ? Self.mask(text, spans: spans, reading: reading) : nil,
+            severity: matched.compactMap { rules[$0].severity }.max())
     }
 
     /// The scalars `term` covers when it ends at run `end`, if it is a whole-word match: each

@@ -37,11 +37,35 @@ package struct Validation {
     }
 
     package mutating func email(_ value: String, _ field: String) {
-        let parts = value.split(separator: "@", omittingEmptySubsequences: false)
-        let ok =
-            parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".") && !value.contains(" ")
-            && (3...254).contains(value.unicodeScalars.count)
-        require(ok, field, "invalid_email", "must be an email address")
+        require(Self.isMailbox(value), field, "invalid_email", "must be an email address")
+    }
+
+    /// Whether `text` is an address SMTP carries as it is in `RCPT TO:<…>` and `To: <…>`: RFC 5321's
+    /// Mailbox with a dot-string local part (RFC 5322's atext: letters, digits and
+    /// ``!#$%&'*+-/=?^_`{|}~``, dots between them, at most 64) and a domain of two or more
+    /// letter-digit-hyphen labels (each 1–63, no hyphen at either end), 254 at most in all. Quoted
+    /// local parts, address literals and non-ASCII addresses are refused: so are `<`, `>`, `,`,
+    /// spaces, tabs and line breaks, which could end the address early in a command or a header.
+    package static func isMailbox(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count <= 254, let at = bytes.lastIndex(of: UInt8(ascii: "@")) else { return false }
+        let local = bytes[..<at]
+        let domain = bytes[(at + 1)...]
+        let atext = Set("!#$%&'*+-/=?^_`{|}~".utf8)
+        func isAlphanumeric(_ byte: UInt8) -> Bool {
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+        }
+        let atoms = local.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard (1...64).contains(local.count),
+            atoms.allSatisfy({ !$0.isEmpty && $0.allSatisfy { isAlphanumeric($0) || atext.contains($0) } })
+        else { return false }
+        let labels = domain.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        return labels.count >= 2
+            && labels.allSatisfy { label in
+                (1...63).contains(label.count) && label.first != UInt8(ascii: "-") && label.last != UInt8(ascii: "-")
+                    && label.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: "-") }
+            }
     }
 
     /// Whether `text` is a slug: 2–63 lower-case letters, digits or dashes, starting with a letter
