@@ -41,8 +41,11 @@ extension DemoEnvironment {
                 ScreenContent(ForumContent(kind: .post, id: "demo-spam-\(index)", text: text, authorID: offender)),
                 context: app)
             if let caseID = held.caseID {
+                let read = try await database.read(ReadModerationCase(caseID: caseID), context: decider)
                 _ = try await database.run(
-                    DecideCase(caseID: caseID, kind: .remove, ground: "spam", explanation: "Advertising in the forum."),
+                    DecideCase(
+                        caseID: caseID, kind: .remove, ground: "spam", explanation: "Advertising in the forum.",
+                        ifMatch: String(read.queued.moderationCase.version)),
                     context: decider)
             }
         }

@@ -106,6 +106,7 @@ extension APIHandler {
         }
         return .ok(
             .init(
+                headers: .init(eTag: EntityTag.of(Int64(detail.queued.moderationCase.version))),
                 body: .json(
                     .init(
                         _case: try detail.queued.api,
@@ -130,7 +131,7 @@ extension APIHandler {
         let policy = try context().policies.moderation
         let operation = DecideCase(
             caseID: id, kind: try .init(known: body.decision.rawValue), ground: body.ground,
-            explanation: body.explanation, lockUntil: body.lockUntil)
+            explanation: body.explanation, lockUntil: body.lockUntil, ifMatch: input.headers.ifMatch)
         let statement = try await change(operation, on: id, body: body, status: 201) { decided in
             try StatementOfReasons(decided.decision, on: decided.moderationCase, policy: policy).api
         }

@@ -45,13 +45,18 @@ extension Console {
                 let decided = try await console.run(
                     DecideCase(
                         caseID: id, kind: DecisionKind(rawValue: console.form.text("decision") ?? "") ?? .hold,
-                        ground: console.form.text("ground") ?? "", explanation: console.form.text("explanation") ?? ""))
+                        ground: console.form.text("ground") ?? "", explanation: console.form.text("explanation") ?? "",
+                        ifMatch: console.form["version"]))
                 return console.redirect(
                     "/console/moderation/cases/\(id.text)",
                     flash: "Decided: \(decided.decision.kind.rawValue). The statement of reasons is below.")
             } catch let refusal as DomainError {
+                // A stale version: the page shows the case as it is now, with the moderator's choices kept.
+                let changed = "The case changed since you opened it (a new text or new reports): read it again "
+                    + "below, then decide."
                 return try await console.casePage(
-                    id, issues: try FormRefusal.issues(refusal), values: console.form.values)
+                    id, issues: try FormRefusal.issues(refusal, changed: changed), values: console.form.values,
+                    status: { if case .versionMismatch = refusal { .preconditionFailed } else { nil } }())
             }
         }
     }
@@ -95,9 +100,9 @@ enum CaseSeverity {
 extension ConsoleRequest {
     /// A case's page: the content, why it is here, its author's history, the decision form while
     /// it is open (read-only while another moderator holds it) and its statements of reasons.
-    fileprivate func casePage(_ id: UUID, issues: [FieldIssue], values: [String: String] = [:]) async throws
-        -> ConsoleAnswer
-    {
+    fileprivate func casePage(
+        _ id: UUID, issues: [FieldIssue], values: [String: String] = [:], status: HTTPResponse.Status? = nil
+    ) async throws -> ConsoleAnswer {
         let detail = try await read(ReadModerationCase(caseID: id))
         let policy = context.policies.moderation
         let c = detail.queued.moderationCase
@@ -122,7 +127,7 @@ extension ConsoleRequest {
                 + policy.grounds.map {
                     ConsoleOption(value: $0.code, label: $0.label, selected: $0.code == values["ground"])
                 },
-            "values": values,
+            "values": values, "version": c.version,
             "statements": detail.decisions.reversed().map {
                 StatementView(StatementOfReasons($0, on: c, policy: policy))
             },
@@ -131,7 +136,7 @@ extension ConsoleRequest {
         FormRefusal(issues).add(to: &data)
         return page(
             "moderation-case", title: "Case: \(c.contentKind.rawValue)",
-            status: issues.isEmpty ? .ok : .unprocessableContent, data)
+            status: status ?? (issues.isEmpty ? .ok : .unprocessableContent), data)
     }
 }
 

@@ -209,6 +209,9 @@ package struct TakeCase: AuditedOperation {
 /// ground of the policy and an explanation, both quoted in the statement of reasons. A lock goes
 /// through the accounts' own `TransitionAccount` in the same transaction: one case, one decision,
 /// one lock, each with its audit event. A case another moderator holds is 409 `assigned_to_other`.
+/// A decision names the case's version it was made on (`ifMatch`, 428 without): a case changed
+/// since (a new screen rewrote its text, a report raised it) is 412, so nobody decides on a text
+/// they never saw.
 package struct DecideCase: AuditedOperation {
     package static let action: Action = "moderation.decide"
     let caseID: UUID
@@ -217,9 +220,16 @@ package struct DecideCase: AuditedOperation {
     let explanation: String
     /// When a lock lifts itself (nil: until a manager unlocks it); for `lock` only.
     let lockUntil: Date?
+    /// The case's version the decision was made on (its ETag).
+    let ifMatch: String?
 
-    package init(caseID: UUID, kind: DecisionKind, ground: String, explanation: String, lockUntil: Date? = nil) {
-        (self.caseID, self.kind, self.ground, self.lockUntil) = (caseID, kind, ground, lockUntil)
+    package init(
+        caseID: UUID, kind: DecisionKind, ground: String, explanation: String, lockUntil: Date? = nil,
+        ifMatch: String?
+    ) {
+        (self.caseID, self.kind, self.ground, self.lockUntil, self.ifMatch) = (
+            caseID, kind, ground, lockUntil, ifMatch
+        )
         self.explanation = explanation.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
@@ -249,6 +259,11 @@ package struct DecideCase: AuditedOperation {
             throw DomainError.invalidTransition("The case is already decided.", current: "decided")
         }
         try await TakeCase.refuseIfHeldByOther(before, in: unit)
+        // `*` names no version: a decision must say which text it was made on.
+        guard let ifMatch, ifMatch.trimmingCharacters(in: .whitespaces) != "*" else {
+            throw DomainError.preconditionRequired
+        }
+        try EntityTag.check(ifMatch, version: Int64(before.version))
         var events: [AuditRecord] = []
         var lockID: UUID?
         if kind == .lock {

@@ -4,7 +4,7 @@ import Foundation
 
 let moderationCaseColumns = [
     "id", "severity", "content_kind", "content_id", "content_text", "author_id", "opened_by", "matched_rules",
-    "report_count", "status", "assigned_to_email", "assigned_until", "opened_at", "author",
+    "report_count", "status", "assigned_to_email", "assigned_until", "opened_at", "version", "author",
 ]
 let statementColumns = [
     "decision_id", "decision", "removes_content", "account_locked", "facts", "grounds", "explanation",
@@ -127,7 +127,10 @@ struct Moderation: AsyncParsableCommand {
                 Decisions: dismiss (ground none), remove, warn (removes too), lock (removes, and locks the author). \
                 Grounds: respect, safety, health_claims, spam, privacy, explicit, none.
 
-                Example: backoffice moderation decide 3f9a… --decision lock --ground respect \
+                --version is the case's version you read (`moderation show` prints it): a case that changed since \
+                (a new text, new reports) is refused (exit 5, 412) so you decide on what it says now.
+
+                Example: backoffice moderation decide 3f9a… --version 2 --decision lock --ground respect \
                 --explanation "Insulted another member after two warnings"
                 """)
         @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -138,11 +141,13 @@ struct Moderation: AsyncParsableCommand {
         @Option(help: "A ground of policies/moderation/policy.yaml.") var ground: String
         @Option(help: "What the author reads in the statement of reasons.") var explanation: String
         @Option(help: "For lock, RFC 3339: when it lifts itself.") var until: String?
+        @Option(help: "The case's version you read (moderation show).") var version: Int
 
         func run() async throws {
             try await global.show(.single(statementColumns)) {
                 try await $0.decideModerationCase(
-                    path: .init(caseId: id), headers: .init(idempotencyKey: global.changeKey()),
+                    path: .init(caseId: id),
+                    headers: .init(idempotencyKey: global.changeKey(), ifMatch: "\"\(version)\""),
                     body: .json(
                         .init(
                             decision: decision, ground: ground, explanation: explanation,

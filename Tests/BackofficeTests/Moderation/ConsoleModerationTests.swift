@@ -9,7 +9,8 @@ struct ConsoleModerationTests {
         """
         a moderator takes the next case from the queue, a decision without a ground is refused by field and \
         changes nothing, a lock with a ground decides it and shows the statement; another moderator sees the held \
-        case read-only; the account page shows the author's record
+        case read-only; a decision on a text that changed since the page was read is 412 and the page shows the \
+        new text; the account page shows the author's record
         """
     )
     func takeAndDecide() async throws {
@@ -39,9 +40,23 @@ struct ConsoleModerationTests {
                     csrf: page.csrf)
                 #expect(refused.status == 422 && refused.text.contains("id=\"ground-error\""))
                 #expect(try await env.auditCount("moderation.decide") == 0)
+                let seen = try #require(page.text.firstMatch(of: /name="version" value="([0-9]+)"/)?.output.1)
+                _ = try await env.database.run(
+                    ScreenContent(
+                        ForumContent(kind: .post, id: "p-1", text: "edited: kys, all of you", authorID: author.id)),
+                    context: env.context(.appService))
+                let lock = ["decision": "lock", "ground": "safety", "explanation": "Encouraged self-harm."]
+                let stale = try await moderator.post(
+                    "/console/moderation/cases/\(caseID)/decision", lock.merging(["version": String(seen)]) { $1 },
+                    csrf: page.csrf)
+                #expect(stale.status == 412 && stale.text.contains("The case changed since you opened it"))
+                #expect(stale.text.contains("edited: kys, all of you"), "the page shows the text as it is now")
+                #expect(try await env.auditCount("moderation.decide") == 0)
+                let now = try #require(stale.text.firstMatch(of: /name="version" value="([0-9]+)"/)?.output.1)
+                #expect(Int(now)! > Int(seen)!)
                 let decided = try await moderator.post(
-                    "/console/moderation/cases/\(caseID)/decision",
-                    ["decision": "lock", "ground": "safety", "explanation": "Encouraged self-harm."], csrf: page.csrf)
+                    "/console/moderation/cases/\(caseID)/decision", lock.merging(["version": String(now)]) { $1 },
+                    csrf: page.csrf)
                 #expect(decided.status == 303)
                 let statement = try await moderator.get("/console/moderation/cases/\(caseID)")
                 #expect(

@@ -18,6 +18,17 @@ struct ModerationAPITests {
         """#
     }
 
+    /// Decides `caseID` as `token`, naming the version of the case read just before (as a moderator
+    /// reads the case, then decides on what it says).
+    static func decide(
+        _ client: some TestClientProtocol, _ caseID: String, token: String, json: String
+    ) async throws -> Reply {
+        let read = try await client.call(.get, "/v1/moderation/cases/\(caseID)", token: token)
+        return try await client.call(
+            .post, "/v1/moderation/cases/\(caseID)/decision", token: token, json: json,
+            headers: ["If-Match": read.headers[.eTag] ?? "\"0\""])
+    }
+
     /// Another moderator with a token of its own.
     static func secondModerator(_ env: TestEnvironment) async throws -> (token: String, id: UUID) {
         let context = OperationContext.system("test", policies: env.policies)
@@ -120,8 +131,7 @@ struct ModerationAPITests {
                     .post, "/v1/moderation/screen", token: app, json: Self.content(author, text: "kys loser"))
                 let caseID = try #require(held["case_id"], "\(held.status) \(held.text)")
                 let decision = #"{"decision":"lock","ground":"safety","explanation":"Told another member to die."}"#
-                let decided = try await client.call(
-                    .post, "/v1/moderation/cases/\(caseID)/decision", token: moderator, json: decision)
+                let decided = try await Self.decide(client, caseID, token: moderator, json: decision)
                 #expect(decided.status == 201, "\(decided.text)")
                 let statement = decided.json
                 for field in [
@@ -138,8 +148,7 @@ struct ModerationAPITests {
                 #expect((statement["redress"] as? String ?? "").contains("appeal"))
                 let grounds = statement["grounds"] as? [[String: Any]] ?? []
                 #expect(grounds.first?["section"] as? String == "Keep each other safe")
-                let again = try await client.call(
-                    .post, "/v1/moderation/cases/\(caseID)/decision", token: moderator, json: decision)
+                let again = try await Self.decide(client, caseID, token: moderator, json: decision)
                 #expect(again.status == 409, "a decided case is decided once: \(again.text)")
                 let removals = try await client.call(.get, "/v1/moderation/removals?since=0", token: app)
                 let items = removals.json["items"] as? [[String: Any]] ?? []
@@ -186,8 +195,7 @@ struct ModerationAPITests {
                 let read = try await client.call(.get, "/v1/moderation/cases/\(caseID)", token: other.token)
                 #expect(read.status == 200, "others may read it")
                 env.clock.advance(by: 31 * 60)
-                let afterExpiry = try await client.call(
-                    .post, "/v1/moderation/cases/\(caseID)/decision", token: other.token, json: decision)
+                let afterExpiry = try await Self.decide(client, caseID, token: other.token, json: decision)
                 #expect(afterExpiry.status == 201, "the hold expired after 30 minutes: \(afterExpiry.text)")
             }
             #expect(try await env.auditCount("moderation.decide") == 1)
@@ -203,8 +211,8 @@ struct ModerationAPITests {
                 let held = try await client.call(
                     .post, "/v1/moderation/screen", token: app, json: Self.content(author, text: "go die"))
                 let caseID = try #require(held["case_id"], "\(held.status) \(held.text)")
-                _ = try await client.call(
-                    .post, "/v1/moderation/cases/\(caseID)/decision", token: env.fixture.tokens[.moderator]!,
+                _ = try await Self.decide(
+                    client, caseID, token: env.fixture.tokens[.moderator]!,
                     json: #"{"decision":"lock","ground":"safety","explanation":"Self-harm encouragement."}"#)
                 let stranger = try await env.customer()
                 let foreign = try await client.call(
@@ -227,6 +235,48 @@ struct ModerationAPITests {
             #expect(
                 try await env.ownerScalar("SELECT status FROM customers WHERE id = '\(author.id)'", as: String.self)
                     == "active")
+        }
+    }
+
+    @Test(
+        """
+        a decision names the case's version it was made on: a new screen of the content rewrites its text, so the \
+        decision made on the old text is 412 (nothing decided); none or * is 428; on the new version it goes through
+        """
+    )
+    func staleDecision() async throws {
+        try await TestEnvironment.with { env in
+            let author = try await env.customer()
+            try await env.withApp { client in
+                let app = env.fixture.tokens[.appService]!
+                let moderator = env.fixture.tokens[.moderator]!
+                let held = try await client.call(
+                    .post, "/v1/moderation/screen", token: app,
+                    json: Self.content(author, id: "p-stale", text: "i know where you live"))
+                let caseID = try #require(held["case_id"], "\(held.text)")
+                let seen = try await client.call(.get, "/v1/moderation/cases/\(caseID)", token: moderator)
+                let seenTag = try #require(seen.headers[.eTag])
+                _ = try await client.call(
+                    .post, "/v1/moderation/screen", token: app,
+                    json: Self.content(author, id: "p-stale", text: "i know where you live, kys"))
+                let decision = #"{"decision":"remove","ground":"respect","explanation":"A threat."}"#
+                let path = "/v1/moderation/cases/\(caseID)/decision"
+                let stale = try await client.call(
+                    .post, path, token: moderator, json: decision, headers: ["If-Match": seenTag])
+                #expect(stale.status == 412 && stale["code"] == "version_mismatch", "\(stale.text)")
+                for tag in [nil, "*"] {
+                    let unnamed = try await client.call(
+                        .post, path, token: moderator, json: decision, headers: tag.map { ["If-Match": $0] } ?? [:])
+                    #expect(unnamed.status == 428, "\(tag ?? "none"): \(unnamed.text)")
+                }
+                #expect(try await env.auditCount("moderation.decide") == 0)
+                let now = try await client.call(.get, "/v1/moderation/cases/\(caseID)", token: moderator)
+                #expect(
+                    (now.json["case"] as? [String: Any])?["content_text"] as? String == "i know where you live, kys")
+                let decided = try await client.call(
+                    .post, path, token: moderator, json: decision, headers: ["If-Match": now.headers[.eTag] ?? ""])
+                #expect(decided.status == 201, "\(decided.text)")
+            }
         }
     }
 
@@ -266,8 +316,8 @@ struct ModerationAPITests {
                     .post, "/v1/moderation/screen", token: app,
                     json: Self.content(author, text: "I know where you live"))
                 let caseID = try #require(held["case_id"], "\(held.status) \(held.text)")
-                let decided = try await client.call(
-                    .post, "/v1/moderation/cases/\(caseID)/decision", token: manager,
+                let decided = try await Self.decide(
+                    client, caseID, token: manager,
                     json: #"{"decision":"remove","ground":"respect","explanation":"A threat."}"#)
                 #expect(decided.status == 201, "\(decided.text)")
                 let appeal = try await client.call(
@@ -297,9 +347,8 @@ struct ModerationAPITests {
                     let held = try await client.call(
                         .post, "/v1/moderation/screen", token: app,
                         json: Self.content(author, id: "p\(index)", text: "buy followers now"))
-                    let removed = try await client.call(
-                        .post, "/v1/moderation/cases/\(try #require(held["case_id"], "\(held.text)"))/decision",
-                        token: manager,
+                    let removed = try await Self.decide(
+                        client, try #require(held["case_id"], "\(held.text)"), token: manager,
                         json: #"{"decision":"remove","ground":"spam","explanation":"Advertising."}"#)
                     #expect(removed.status == 201, "\(removed.text)")
                 }
@@ -449,9 +498,7 @@ struct ModerationAPITests {
                 let decisions = try await withThrowingTaskGroup(of: Reply.self) { group in
                     for index in 0..<30 {
                         group.addTask {
-                            try await client.call(
-                                .post, "/v1/moderation/cases/\(caseID)/decision", token: tokens[index % 2],
-                                json: decision)
+                            try await Self.decide(client, caseID, token: tokens[index % 2], json: decision)
                         }
                     }
                     return try await group.reduce(into: [Reply]()) { $0.append($1) }
