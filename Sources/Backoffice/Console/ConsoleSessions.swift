@@ -73,7 +73,9 @@ package struct SignInCandidate: Query {
 /// a transaction-scoped advisory lock per key (`SignInKeys.lock`: email digest, then address, in
 /// every transaction that counts attempts), it reads the attempts counted within the window and
 /// either answers `locked` or records the attempt, so at most the policy's number of attempts
-/// per email and per address are ever checked within a window, however many arrive at once.
+/// per email from one address, and per address, are ever checked within a window, however many
+/// arrive at once. The email alone is never locked: the failures it had from any address within
+/// the window come back with the reservation, and slow its check (`SignInGate.slowing`).
 ///
 /// The recorded row is pending until its check fails (`RecordFailedSignIn` marks it failed, in the
 /// transaction of its audit event) or succeeds (`StartConsoleSession`, `ReleaseSignInAttempts`
@@ -84,7 +86,8 @@ package struct SignInCandidate: Query {
 package struct ReserveSignInAttempt: AuditedOperation {
     package static let action: Action = "sessions.sign_in"
     package enum Outcome: Sendable, Equatable {
-        case reserved(attempt: UUID)
+        /// Recorded; `failures`: the email's failures from any address within the window.
+        case reserved(attempt: UUID, failures: Int)
         /// Not recorded: too many attempts are counted. `settled`: the failed ones alone lock the
         /// email or the address until these instants (empty while pending attempts fill the count).
         case locked(settled: SignInLockout)
@@ -106,7 +109,7 @@ package struct ReserveSignInAttempt: AuditedOperation {
             INSERT INTO console_sign_in_failures (id, email_digest, address, at)
             VALUES (\(attempt), \(ByteBuffer(bytes: keys.emailDigest)), \(keys.address), \(unit.now))
             """)
-        return .unchanged(.reserved(attempt: attempt))
+        return .unchanged(.reserved(attempt: attempt, failures: counted.failedAnywhere))
     }
 }
 
@@ -122,16 +125,19 @@ extension SignInKeys {
     }
 }
 
-/// The attempts counted within the window under an email and an address: all of them (pending
-/// and failed), and the failed ones.
+/// The attempts counted within the window under an email from one address and under the
+/// address: all of them (pending and failed), and the failed ones; and how many times the email
+/// failed from any address.
 struct SignInAttempts {
     struct Pair {
+        /// The email from this address.
         let email: SignInWindow
         let address: SignInWindow
         var lockout: SignInLockout { SignInLockout(email: email.lockedUntil, address: address.lockedUntil) }
     }
     let all: Pair
     let failed: Pair
+    let failedAnywhere: Int
 
     static func read(_ keys: SignInKeys, policy: ConsolePolicy, in unit: UnitOfWork) async throws -> SignInAttempts {
         let window = TimeInterval(policy.failureWindowMinutes * 60)
@@ -146,32 +152,40 @@ struct SignInAttempts {
         func pair(_ include: (Bool) -> Bool) -> Pair {
             Pair(
                 email: SignInWindow(
-                    times: rows.filter { $0.2 && include($0.1) }.map(\.0), limit: policy.maxFailuresPerAccount,
+                    times: rows.filter { $0.2 && $0.3 && include($0.1) }.map(\.0), limit: policy.maxFailuresPerAccount,
                     window: window),
                 address: SignInWindow(
                     times: rows.filter { $0.3 && include($0.1) }.map(\.0), limit: policy.maxFailuresPerAddress,
                     window: window))
         }
-        return SignInAttempts(all: pair { _ in true }, failed: pair { $0 })
+        return SignInAttempts(
+            all: pair { _ in true }, failed: pair { $0 }, failedAnywhere: rows.filter { $0.1 && $0.2 }.count)
     }
 }
 
-/// Deletes an email's counted attempts once its sign-in has succeeded (the second-factor step's
+/// Deletes an email's counted attempts from the address it succeeded from (its failures elsewhere
+/// still slow it until they age out) once its sign-in has succeeded (the second-factor step's
 /// success, whose own transaction acts for the operator's tenant and cannot see them), or the one
 /// `attempt` that could not be checked (the password checks were full). Run by the system; the
 /// sign-in's own event records the success.
 package struct ReleaseSignInAttempts: AuditedOperation {
     package static let action: Action = "sessions.sign_in"
     let emailDigest: [UInt8]?
+    let address: String?
     let attempt: UUID?
 
-    package static func clearing(_ keys: SignInKeys) -> Self { Self(emailDigest: keys.emailDigest, attempt: nil) }
-    package static func releasing(_ attempt: UUID) -> Self { Self(emailDigest: nil, attempt: attempt) }
+    package static func clearing(_ keys: SignInKeys) -> Self {
+        Self(emailDigest: keys.emailDigest, address: keys.address, attempt: nil)
+    }
+    package static func releasing(_ attempt: UUID) -> Self { Self(emailDigest: nil, address: nil, attempt: attempt) }
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<Void> {
-        if let emailDigest {
+        if let emailDigest, let address {
             try await unit.execute(
-                "DELETE FROM console_sign_in_failures WHERE email_digest = \(ByteBuffer(bytes: emailDigest))")
+                """
+                DELETE FROM console_sign_in_failures WHERE email_digest = \(ByteBuffer(bytes: emailDigest))
+                    AND address = \(address)
+                """)
         }
         if let attempt { try await unit.execute("DELETE FROM console_sign_in_failures WHERE id = \(attempt)") }
         return .unchanged(())
@@ -218,9 +232,10 @@ package struct StartConsoleSession: AuditedOperation {
 /// Records the outcome of a reserved attempt that failed (`attempt` marked failed, under the
 /// keys' advisory locks): `sessions.sign_in_failed` (on the operator when the email names one,
 /// else on no one: the typed email is not kept), and `sessions.locked_out` when this failure is
-/// the one that reaches a limit — one per lockout: attempts refused while locked out are neither
-/// checked nor audited. When it locks an operator's own email, a notice is mailed to the operator
-/// in the same transaction. Answers the lockouts the failures now make. Without `attempt` (a code
+/// the one that reaches a limit (the email from this address, or the address) — one per lockout:
+/// attempts refused while locked out are neither checked nor audited. When the operator's email
+/// reaches the policy's failures from any address (its sign-ins slowed from then on), a notice is
+/// mailed to the operator in the same transaction, once per window. Answers the lockouts the failures now make. Without `attempt` (a code
 /// sent while locked out) only the event is written. `ending` names a sign-in step's session that
 /// ends with it; `endingIfLocked` one that ends if the failures now lock the email or address.
 package struct RecordFailedSignIn: AuditedOperation {
@@ -251,31 +266,34 @@ package struct RecordFailedSignIn: AuditedOperation {
         let policy = unit.policies.security.console
         try await keys.lock(in: unit)
         try await unit.execute("UPDATE console_sign_in_failures SET failed = true WHERE id = \(attempt)")
-        let failures = try await SignInAttempts.read(keys, policy: policy, in: unit).failed
-        let lockout = failures.lockout
+        let attempts = try await SignInAttempts.read(keys, policy: policy, in: unit)
+        let (failures, lockout) = (attempts.failed, attempts.failed.lockout)
         if let endingIfLocked, lockout.email != nil || lockout.address != nil { try await end(endingIfLocked) }
         let reached = (
             email: failures.email.times.count == policy.maxFailuresPerAccount,
             address: failures.address.times.count == policy.maxFailuresPerAddress
         )
-        guard reached.email || reached.address else { return Audited(lockout, event: failed) }
-        let locked = AuditRecord(
-            action: "sessions.locked_out", tenantID: tenant, targetType: "operator", targetID: targetID,
-            reason: "too_many_failed_sign_ins",
-            before: nil, after: nil)
-        guard reached.email, let until = lockout.email, let operatorID = target?.operatorID,
+        var more: [AuditRecord] = []
+        if reached.email || reached.address {
+            more.append(
+                AuditRecord(
+                    action: "sessions.locked_out", tenantID: tenant, targetType: "operator", targetID: targetID,
+                    reason: reached.email ? "too_many_failed_sign_ins" : "too_many_failed_sign_ins_from_address",
+                    before: nil, after: nil))
+        }
+        guard attempts.failedAnywhere == policy.maxFailuresPerAccount, let operatorID = target?.operatorID,
             let email = try await unit.first(
                 "SELECT email FROM operators WHERE id = \(operatorID)", { try $0.decode(String.self) })
-        else { return Audited(lockout, event: failed, more: [locked]) }
+        else { return Audited(lockout, event: failed, more: more) }
         let notice = try await Outbox.queue(
             QueuedMail(
                 kind: .lockoutNotice, tenantID: tenant, recipient: email, operatorID: operatorID,
                 fields: [
                     "failures": String(policy.maxFailuresPerAccount),
-                    "until": ISO8601DateFormatter().string(from: until),
+                    "minutes": String(policy.failureWindowMinutes),
                     "address": unit.context.sourceIP ?? "an unknown address",
                 ]), in: unit)
-        return Audited(lockout, event: failed, more: [locked, notice])
+        return Audited(lockout, event: failed, more: more + [notice])
     }
 }
 

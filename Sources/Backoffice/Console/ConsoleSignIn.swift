@@ -152,10 +152,11 @@ package struct SetOperatorPassword: AuditedOperation {
 /// Signs an operator in to the console with email and password. A refusal never says whether the
 /// email exists: unknown email, wrong password, disabled operator and lockout all answer the same.
 ///
-/// Guarantees: an email or address locked out is refused before any transaction or bcrypt work
-/// (`SignInGate`, backed by the database's count); every other attempt is reserved before it is
-/// checked (`ReserveSignInAttempt`), so at most the policy's attempts per email and per address
-/// are checked within a window, whatever the concurrency; at most `SignInGate.checksAtOnce`
+/// Guarantees: an email locked out from an address, or an address locked out, is refused before
+/// any transaction or bcrypt work (`SignInGate`, backed by the database's count); every other
+/// attempt is reserved before it is checked (`ReserveSignInAttempt`), so at most the policy's
+/// attempts per email from one address, and per address, are checked within a window, whatever
+/// the concurrency; failures of an email from elsewhere slow its owner, never lock them out; at most `SignInGate.checksAtOnce`
 /// checks wait at once (`SignInBusy` beyond, the attempt released uncounted); every checked
 /// failure is audited, and the one that reaches a limit once more as `sessions.locked_out`; a
 /// burst of right passwords for one email is refused past the limit while it lasts, and locks
@@ -234,17 +235,21 @@ extension SignInGate {
     /// Admits one attempt of `keys` in memory, then reserves it in the database
     /// (`ReserveSignInAttempt`): its ticket and reserved attempt, or nil when it is refused
     /// (locked out, or the policy's attempts are already counted; a lockout met is remembered).
+    /// An email that failed the policy's number of times from anywhere waits `slowing` first.
     func reserve(_ keys: SignInKeys, database: Database, context: OperationContext, policy: ConsolePolicy) async throws
         -> (ticket: Ticket, attempt: UUID)?
     {
         guard let ticket = admit(keys, now: database.clock.now(), policy: policy) else { return nil }
         let reservation = try await database.runAsSystem(
             ReserveSignInAttempt(keys: keys, policy: policy), context: context)
-        guard case .reserved(let attempt) = reservation else {
+        guard case .reserved(let attempt, let failures) = reservation else {
             finish(ticket, .uncounted)
             if case .locked(let settled) = reservation { remember(settled, for: keys) }
             return nil
         }
+        // Failures from anywhere slow the email's checks; they never refuse them.
+        let wait = slowing(after: failures, policy: policy)
+        if wait > .zero { try? await Task.sleep(for: wait) }
         return (ticket, attempt)
     }
 }

@@ -17,9 +17,11 @@ package struct SignInKeys: Sendable, Hashable {
 /// Guarantees (in memory, per process; the database's count, `ReserveSignInAttempt`, stays the
 /// truth across processes and restarts):
 /// - `admit` refuses, without a transaction, a bcrypt check or an audit event, an attempt whose
-///   email or address is known to be locked out, or for which this process has already started
-///   the policy's number of attempts within the window: a flood reaches the database at most the
-///   policy's number of times per window, then costs nothing.
+///   email from its address, or whose address, is known to be locked out, or for which this
+///   process has already started the policy's number of attempts within the window: a flood
+///   reaches the database at most the policy's number of times per window, then costs nothing.
+///   An email is never locked out on its own: failures from elsewhere only slow it
+///   (`slowing(after:policy:)`), so nobody who knows an operator's email can lock the owner out.
 /// - `check` runs at most `checksPerAddress` password checks of one address at once (the others
 ///   of that address wait their turn), so one address cannot fill the checks other people wait
 ///   on; and at most `checksAtOnce` in all wait or run, one more refused with `SignInBusy` (503
@@ -32,6 +34,9 @@ package final class SignInGate: Sendable {
     package let checksAtOnce: Int
     /// How long a refusal without a check waits before it is answered.
     package let refusalDelay: Duration
+    /// The first wait of an email that failed the policy's number of times from anywhere; each
+    /// further failure doubles it, up to sixteen times.
+    package let slowStep: Duration
     /// Checks of one address that run at once.
     package static let checksPerAddress = 2
     /// The cost of the operators' password hashes, which an unknown email's check matches.
@@ -73,12 +78,13 @@ package final class SignInGate: Sendable {
     /// restarts and is the same in every process).
     package init(
         key: SymmetricKey, checksAtOnce: Int = SignInGate.defaultChecksAtOnce, passwordCost: UInt8 = PasswordRules.cost,
-        refusalDelay: Duration = .seconds(1)
+        refusalDelay: Duration = .seconds(1), slowStep: Duration = .seconds(1)
     ) {
         self.digestKey = key
         self.checksAtOnce = max(1, checksAtOnce)
         self.passwordCost = passwordCost
         self.refusalDelay = refusalDelay
+        self.slowStep = slowStep
     }
 
     /// The gate of a server with `secondFactorKey` (nil, as in a test server: a key of this
@@ -86,17 +92,25 @@ package final class SignInGate: Sendable {
     package convenience init(
         secondFactorKey: SecondFactorKey?, checksAtOnce: Int = SignInGate.defaultChecksAtOnce,
         passwordCost: UInt8 = PasswordRules.cost,
-        refusalDelay: Duration = .seconds(1)
+        refusalDelay: Duration = .seconds(1), slowStep: Duration = .seconds(1)
     ) {
         self.init(
             key: secondFactorKey?.derived(for: "console-sign-in-emails") ?? SymmetricKey(size: .bits256),
             checksAtOnce: checksAtOnce,
-            passwordCost: passwordCost, refusalDelay: refusalDelay)
+            passwordCost: passwordCost, refusalDelay: refusalDelay, slowStep: slowStep)
     }
 
     /// Waits `refusalDelay` before a refusal without a check is answered.
     package func delayRefusal() async {
         try? await Task.sleep(for: refusalDelay)
+    }
+
+    /// How long an attempt waits before its check when its email failed `failures` times within
+    /// the window from any address: nothing below the policy's limit per account, then
+    /// `slowStep`, doubling with each further failure, at most sixteen times `slowStep`.
+    package func slowing(after failures: Int, policy: ConsolePolicy) -> Duration {
+        guard failures >= policy.maxFailuresPerAccount else { return .zero }
+        return slowStep * (1 << min(failures - policy.maxFailuresPerAccount, 4))
     }
 
     /// Sixteen waiting checks per bcrypt thread: at the service's cost (about 0.25 s a check on
@@ -205,7 +219,8 @@ package final class SignInGate: Sendable {
         next?.resume()
     }
 
-    private static func name(email keys: SignInKeys) -> String { "email:" + hex(keys.emailDigest) }
+    /// The email from this address: what a lockout is keyed to (never the email alone).
+    private static func name(email keys: SignInKeys) -> String { "email:" + hex(keys.emailDigest) + "@" + keys.address }
     private static func name(address keys: SignInKeys) -> String { "address:" + keys.address }
 
     /// The address key an attempt from `sourceIP` counts under (`ClientAddress.limitKey`).
@@ -217,8 +232,9 @@ package struct SignInBusy: Error, Sendable {
     package let retryAfterSeconds = 2
 }
 
-/// Until when an email and an address are locked out (nil: not locked).
+/// Until when an email from one address, and that address, are locked out (nil: not locked).
 package struct SignInLockout: Sendable, Equatable {
+    /// The email typed, from this address.
     package var email: Date?
     package var address: Date?
 }

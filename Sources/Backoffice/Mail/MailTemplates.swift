@@ -30,10 +30,11 @@ enum MailTemplates {
                 footer: "If you did not expect this, ignore it: nothing happens until the link is opened.")
         case .lockoutNotice:
             return page(
-                subject: "Sign-in to your \(product) account was paused",
+                subject: "Failed sign-ins to your \(product) account",
                 paragraphs: [
-                    "After \(fields["failures"] ?? "several") failed attempts, sign-in to your account is paused "
-                        + "until \(fields["until"] ?? "later") (UTC).",
+                    "There were \(fields["failures"] ?? "several") failed sign-ins to your account within "
+                        + "\(fields["minutes"] ?? "a few") minutes. Sign-in is slowed for a while; you can still sign "
+                        + "in, and the address that failed cannot try again for a while.",
                     "The last attempt came from \(fields["address"] ?? "an unknown address").",
                 ],
                 link: nil,

@@ -8,9 +8,9 @@ import Testing
 
 @Suite(
     """
-        Sign-in at the door: lockouts hold under concurrency and floods, one form of an email, links reach only their \
-        owner
-        """
+    Sign-in at the door: lockouts hold under concurrency and floods, one form of an email, links reach only their \
+    owner
+    """
 )
 struct ConsoleSignInDoorTests {
     /// Sends `count` sign-ins at once; their statuses.
@@ -41,9 +41,9 @@ struct ConsoleSignInDoorTests {
 
     @Test(
         """
-            30 wrong passwords for one email sent at once: at most the policy's 5 are checked, one lockout is \
-            audited, and the right password is refused after
-            """
+        30 wrong passwords for one email sent at once: at most the policy's 5 are checked, one lockout is \
+        audited, and the right password is refused after
+        """
     )
     func lockoutUnderConcurrency() async throws {
         try await TestEnvironment.with { env in
@@ -75,9 +75,9 @@ struct ConsoleSignInDoorTests {
 
     @Test(
         """
-            two server processes (each its own memory) share one database's count: 30 wrong passwords split between \
-            them get 5 checks in all
-            """
+        two server processes (each its own memory) share one database's count: 30 wrong passwords split between \
+        them get 5 checks in all
+        """
     )
     func lockoutAcrossProcesses() async throws {
         try await TestEnvironment.with { env in
@@ -109,9 +109,9 @@ struct ConsoleSignInDoorTests {
 
     @Test(
         """
-            16 right passwords for one email at once: past the limit some wait their turn (refused), but nobody is \
-            locked out after
-            """
+        16 right passwords for one email at once: past the limit some wait their turn (refused), but nobody is \
+        locked out after
+        """
     )
     func burstOfRightPasswords() async throws {
         try await TestEnvironment.with { env in
@@ -132,9 +132,9 @@ struct ConsoleSignInDoorTests {
 
     @Test(
         """
-            30 sign-ins at once for 30 emails from one address: at most the policy's 20 are checked, then the address \
-            is locked
-            """
+        30 sign-ins at once for 30 emails from one address: at most the policy's 20 are checked, then the address \
+        is locked
+        """
     )
     func addressLockoutUnderConcurrency() async throws {
         try await TestEnvironment.with { env in
@@ -156,9 +156,9 @@ struct ConsoleSignInDoorTests {
 
     @Test(
         """
-            a flood after a lockout costs nothing: no check, no row, no audit event; when the checks are full a \
-            sign-in is 503 with Retry-After and is not counted
-            """
+        a flood after a lockout costs nothing: no check, no row, no audit event; when the checks are full a \
+        sign-in is 503 with Retry-After and is not counted
+        """
     )
     func floodAndBusy() async throws {
         try await TestEnvironment.with { env in
@@ -247,9 +247,9 @@ struct ConsoleSignInDoorTests {
 
     @Test(
         """
-            Unicode and case variants of an email count as one: five failures under variants lock the email; U+0130 \
-            does not sign in to its ASCII look-alike
-            """
+        Unicode and case variants of an email count as one: five failures under variants lock the email; U+0130 \
+        does not sign in to its ASCII look-alike
+        """
     )
     func emailVariants() async throws {
         #expect(EmailAddress.normalised(" Admin@Example.COM ") == "admin@example.com")
@@ -299,6 +299,48 @@ struct ConsoleSignInDoorTests {
         }
     }
 
+    @Test(
+        """
+        whoever knows an operator's email cannot lock the owner out: five failures from 127.0.0.2 lock that address \
+        for the email (even the right password is refused there, once audited); from 127.0.0.3 the owner signs in, \
+        slowed; after twenty more failures from four other addresses still signs in, slowed more; one notice mailed
+        """
+    )
+    func emailNeverLockedFromElsewhere() async throws {
+        try await TestEnvironment.with { env in
+            let operatorID = try #require(env.fixture.partners[0].admin.operatorID)
+            let (email, password) = try await env.consolePassword(for: operatorID)
+            let step = Duration.milliseconds(100)
+            let gate = SignInGate(
+                secondFactorKey: TestEnvironment.secondFactorKey, passwordCost: 4, refusalDelay: .zero, slowStep: step)
+            try await env.withApp(trustedProxies: [try CIDR("127.0.0.1/32")], signInGate: gate) { client in
+                func attempt(_ password: String, from address: String) async throws -> (Int, Duration) {
+                    let started = ContinuousClock.now
+                    let reply = try await ConsoleClient(client).post(
+                        "/console/sign-in", ["email": email, "password": password], csrf: nil,
+                        headers: ["X-Forwarded-For": address])
+                    return (reply.status, ContinuousClock.now - started)
+                }
+                for _ in 0..<5 { #expect(try await attempt("not the password at all", from: "127.0.0.2").0 == 401) }
+                #expect(try await env.auditCount("sessions.locked_out") == 1)
+                #expect(try await attempt(password, from: "127.0.0.2").0 == 401, "that address is locked for the email")
+                let owner = try await attempt(password, from: "127.0.0.3")
+                #expect(owner.0 == 303, "the owner, elsewhere, signs in")
+                #expect(owner.1 >= step, "slowed by the failures elsewhere: \(owner.1)")
+                for address in ["127.0.0.4", "127.0.0.5", "127.0.0.6", "127.0.0.7"] {
+                    for _ in 0..<5 { _ = try await attempt("not the password at all", from: address) }
+                }
+                #expect(try await env.auditCount("sessions.locked_out") == 5, "each address locked for the email")
+                let again = try await attempt(password, from: "127.0.0.3")
+                #expect(again.0 == 303, "never locked out, after 25 failures from five addresses")
+                #expect(again.1 >= step * 16, "slowed at most sixteen steps: \(again.1)")
+            }
+            #expect(
+                try await env.ownerScalar("SELECT count(*) FROM outbox WHERE kind = 'lockout_notice'", as: Int64.self)
+                    == 1, "one notice to the owner")
+        }
+    }
+
     @Test("per-address limits count an IPv6 address's /64 as one address (behind a trusted proxy)")
     func ipv6Slash64() async throws {
         try await TestEnvironment.with { env in
@@ -336,9 +378,9 @@ struct ConsoleSignInDoorTests {
 
     @Test(
         """
-            a failed sign-in keeps no typed email (a keyed digest of it), and maintenance purge removes attempts \
-            older than the window
-            """
+        a failed sign-in keeps no typed email (a keyed digest of it), and maintenance purge removes attempts \
+        older than the window
+        """
     )
     func failuresKeepNoEmail() async throws {
         try await TestEnvironment.with { env in
@@ -349,9 +391,9 @@ struct ConsoleSignInDoorTests {
             }
             let holding = try await env.ownerScalar(
                 """
-                    SELECT count(*) FROM console_sign_in_failures f WHERE f::text ILIKE '%passphrase%' OR f::text \
-                    ILIKE '%nowhere%'
-                    """,
+                SELECT count(*) FROM console_sign_in_failures f WHERE f::text ILIKE '%passphrase%' OR f::text \
+                ILIKE '%nowhere%'
+                """,
                 as: Int64.self)
             #expect(holding == 0, "no row holds what was typed")
             #expect(try await env.ownerScalar("SELECT count(*) FROM console_sign_in_failures", as: Int64.self) == 2)
@@ -365,9 +407,9 @@ struct ConsoleSignInDoorTests {
 
     @Test(
         """
-            a partner admin never holds a fellow admin's sign-in link (API and console: it is emailed to the fellow \
-            admin); an unknown but well-formed invitation key costs no password work
-            """
+        a partner admin never holds a fellow admin's sign-in link (API and console: it is emailed to the fellow \
+        admin); an unknown but well-formed invitation key costs no password work
+        """
     )
     func peerAdminLinks() async throws {
         try await TestEnvironment.with { env in
@@ -391,9 +433,9 @@ struct ConsoleSignInDoorTests {
                     "nor on the console's page")
                 let mailed = try await env.ownerScalar(
                     """
-                        SELECT count(*) FROM outbox WHERE kind = 'invitation' AND recipient = \
-                        'co.admin@green-grocer.example'
-                        """,
+                    SELECT count(*) FROM outbox WHERE kind = 'invitation' AND recipient = \
+                    'co.admin@green-grocer.example'
+                    """,
                     as: Int64.self)
                 #expect(mailed == 2, "both links went to the fellow admin's mailbox")
             }
@@ -419,9 +461,9 @@ struct ConsoleSignInDoorTests {
 
     @Test(
         """
-            over TLS only the __Host- cookie is read and HSTS is sent; a foreign Origin on sign-in or invitation is \
-            403; a password over 72 bytes is refused by name
-            """
+        over TLS only the __Host- cookie is read and HSTS is sent; a foreign Origin on sign-in or invitation is \
+        403; a password over 72 bytes is refused by name
+        """
     )
     func cookiesAndHeaders() async throws {
         #expect(throws: DomainError.self) { try PasswordRules.check(String(repeating: "é", count: 40)) }
@@ -462,9 +504,9 @@ struct ConsoleSignInDoorTests {
 
     @Test(
         """
-            an idempotency fingerprint is never of an empty body: a request that does not encode throws; cursors \
-            round-trip any text
-            """
+        an idempotency fingerprint is never of an empty body: a request that does not encode throws; cursors \
+        round-trip any text
+        """
     )
     func encodingsThrow() throws {
         struct Unencodable: Encodable {
