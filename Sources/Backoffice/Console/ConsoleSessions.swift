@@ -235,9 +235,10 @@ package struct StartConsoleSession: AuditedOperation {
 /// the one that reaches a limit (the email from this address, or the address) — one per lockout:
 /// attempts refused while locked out are neither checked nor audited. When the operator's email
 /// reaches the policy's failures from any address (its sign-ins slowed from then on), a notice is
-/// mailed to the operator in the same transaction, once per window. Answers the lockouts the failures now make. Without `attempt` (a code
-/// sent while locked out) only the event is written. `ending` names a sign-in step's session that
-/// ends with it; `endingIfLocked` one that ends if the failures now lock the email or address.
+/// mailed to the operator in the same transaction, once per window. Answers the lockouts the
+/// failures now make. Without `attempt` (a code sent while locked out) only the event is
+/// written. `ending` names a sign-in step's session that ends with it; `endingIfLocked` one that
+/// ends if the failures now lock the email or address.
 package struct RecordFailedSignIn: AuditedOperation {
     package static let action: Action = "sessions.sign_in_failed"
     let keys: SignInKeys

@@ -156,12 +156,11 @@ package struct SetOperatorPassword: AuditedOperation {
 /// any transaction or bcrypt work (`SignInGate`, backed by the database's count); every other
 /// attempt is reserved before it is checked (`ReserveSignInAttempt`), so at most the policy's
 /// attempts per email from one address, and per address, are checked within a window, whatever
-/// the concurrency; failures of an email from elsewhere slow its owner, never lock them out; at most `SignInGate.checksAtOnce`
-/// checks wait at once (`SignInBusy` beyond, the attempt released uncounted); every checked
-/// failure is audited, and the one that reaches a limit once more as `sessions.locked_out`; a
-/// burst of right passwords for one email is refused past the limit while it lasts, and locks
-/// no one out (only failures do). A
-/// right password starts a session at the `secondFactor` step when the operator has a second
+/// the concurrency; failures of an email from elsewhere slow its owner, never lock them out; at
+/// most `SignInGate.checksAtOnce` checks wait at once (`SignInBusy` beyond, the attempt released
+/// uncounted); every checked failure is audited, and the one that reaches a limit once more as
+/// `sessions.locked_out`; a burst of right passwords for one email is refused past the limit while
+/// it lasts, and locks no one out (only failures do). A right password starts a session at the `secondFactor` step when the operator has a second
 /// factor, at `enrol` when its role needs one it lacks, else signed in.
 package struct ConsoleSignIn: Sendable {
     let database: Database

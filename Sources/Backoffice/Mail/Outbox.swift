@@ -8,7 +8,7 @@ package struct QueuedMail: Sendable {
     package enum Kind: String, Sendable, CaseIterable {
         /// An invitation or a new sign-in link: `reference` is the invitation's id.
         case invitation
-        /// Sign-in to the operator's account was paused after too many failures.
+        /// Too many failed sign-ins to the operator's account (its sign-ins are slowed).
         case lockoutNotice = "lockout_notice"
         /// A shop application's decision, to its contact email.
         case shopDecision = "shop_decision"

@@ -274,13 +274,14 @@ struct SafeMarkdownTests {
         let hostile = SafeMarkdown("[[nested](javascript:alert(1))](https://ok.example/)").html
         #expect(
             hostile
-                == #"<p>[<a rel="noopener nofollow ugc">nested</a>](<a href="https://ok.example/" rel="noopener nofollow ugc">"#
-                + #"https://ok.example/</a>)</p>"#, "\(hostile)")
+                == #"<p>[<a rel="noopener nofollow ugc">nested</a>]("#
+                + #"<a href="https://ok.example/" rel="noopener nofollow ugc">https://ok.example/</a>)</p>"#,
+            "\(hostile)")
         let both = SafeMarkdown("[[inner](https://a.example/)](https://b.example/)").html
         #expect(
             both
-                == #"<p>[<a href="https://a.example/" rel="noopener nofollow ugc">inner</a>](<a href="https://b.example/" "#
-                + #"rel="noopener nofollow ugc">https://b.example/</a>)</p>"#,
+                == #"<p>[<a href="https://a.example/" rel="noopener nofollow ugc">inner</a>]("#
+                + #"<a href="https://b.example/" rel="noopener nofollow ugc">https://b.example/</a>)</p>"#,
             "\(both)")
         for text in [
             "[[[a](https://a.example/)](https://b.example/)](https://c.example/)",

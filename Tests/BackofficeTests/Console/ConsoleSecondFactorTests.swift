@@ -14,10 +14,10 @@ struct ConsoleSecondFactorTests {
 
     @Test(
         """
-            a manager's first sign-in sets up the second factor: no page before it, a wrong code refused in place, \
-            then ten recovery codes shown once and a new session; the secret is sealed at rest; the next sign-in asks \
-            for a code, accepted once
-            """
+        a manager's first sign-in sets up the second factor: no page before it, a wrong code refused in place, \
+        then ten recovery codes shown once and a new session; the secret is sealed at rest; the next sign-in asks \
+        for a code, accepted once
+        """
     )
     func enrolAtFirstSignIn() async throws {
         try await TestEnvironment.with { env in
@@ -76,16 +76,16 @@ struct ConsoleSecondFactorTests {
                 #expect(try await env.ownerScalar(stored, as: Int64.self) == 1)
                 let plain = try await env.ownerScalar(
                     """
-                        SELECT count(*) FROM operator_second_factors WHERE position(convert_to('\(secret.text)', \
-                        'UTF8') IN sealed_secret) > 0
-                        """,
+                    SELECT count(*) FROM operator_second_factors WHERE position(convert_to('\(secret.text)', \
+                    'UTF8') IN sealed_secret) > 0
+                    """,
                     as: Int64.self)
                 #expect(plain == 0, "the secret is stored sealed")
                 let codeHashes = try await env.ownerScalar(
                     """
-                        SELECT count(*) FROM operator_recovery_codes WHERE operator_id = '\(managerID)' AND used_at \
-                        IS NULL
-                        """,
+                    SELECT count(*) FROM operator_recovery_codes WHERE operator_id = '\(managerID)' AND used_at \
+                    IS NULL
+                    """,
                     as: Int64.self)
                 #expect(codeHashes == 10)
 
@@ -120,9 +120,9 @@ struct ConsoleSecondFactorTests {
 
     @Test(
         """
-            a partner admin may set up a second factor from the Security page; wrong codes count toward the lockout, \
-            the one that reaches it ends the step, and then even the password is refused
-            """
+        a partner admin may set up a second factor from the Security page; wrong codes count toward the lockout, \
+        the one that reaches it ends the step, and then even the password is refused
+        """
     )
     func optionalEnrolmentAndLockout() async throws {
         try await TestEnvironment.with { env in
@@ -137,7 +137,8 @@ struct ConsoleSecondFactorTests {
                 let notifications = try #require(security.text.after(last: "id=\"notifications-heading\""))
                 #expect(
                     notifications.contains("<strong>\(email)</strong>")
-                        && notifications.contains("paused after 5 failed attempts"), "which mails it gets, and where")
+                        && notifications.contains("when 5 sign-ins to your account failed"),
+                    "which mails it gets, and where")
                 #expect(security.text.contains("Off: signing in asks only for your password."))
                 let page = try await browser.get("/console/security/second-factor")
                 let secret = try #require(
@@ -185,9 +186,9 @@ struct ConsoleSecondFactorTests {
 struct SecondFactorUnitTests {
     @Test(
         """
-            codes match RFC 6238's SHA-1 vectors (six digits, leading zeros kept); a code matches one step either \
-            side, not two
-            """
+        codes match RFC 6238's SHA-1 vectors (six digits, leading zeros kept); a code matches one step either \
+        side, not two
+        """
     )
     func totpVectors() throws {
         let secret = TOTPSecret(text: "12345678901234567890")

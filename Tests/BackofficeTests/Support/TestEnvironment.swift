@@ -211,7 +211,9 @@ struct TestEnvironment: Sendable {
         // The test operators' passwords are hashed at bcrypt's least cost (consolePassword): so is an unknown email's
         // check.
         settings.signInGate =
-            signInGate ?? SignInGate(secondFactorKey: Self.secondFactorKey, passwordCost: 4, refusalDelay: .zero, slowStep: .zero)
+            signInGate
+            ?? SignInGate(
+                secondFactorKey: Self.secondFactorKey, passwordCost: 4, refusalDelay: .zero, slowStep: .zero)
         let app = try BackofficeServer.buildApplication(
             database: database ?? self.database, policies: policies ?? self.policies, settings: settings, services: [],
             logger: logger,
