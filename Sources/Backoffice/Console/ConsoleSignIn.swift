@@ -160,8 +160,9 @@ package struct SetOperatorPassword: AuditedOperation {
 /// most `SignInGate.checksAtOnce` checks wait at once (`SignInBusy` beyond, the attempt released
 /// uncounted); every checked failure is audited, and the one that reaches a limit once more as
 /// `sessions.locked_out`; a burst of right passwords for one email is refused past the limit while
-/// it lasts, and locks no one out (only failures do). A right password starts a session at the `secondFactor` step when the operator has a second
-/// factor, at `enrol` when its role needs one it lacks, else signed in.
+/// it lasts, and locks no one out (only failures do). A right password starts a session at the
+/// `secondFactor` step when the operator has a second factor, at `enrol` when its role needs one it
+/// lacks, else signed in.
 package struct ConsoleSignIn: Sendable {
     let database: Database
     let policies: PolicySet
