@@ -31,7 +31,7 @@ extension Order {
                 id: id.text, tenantId: tenantID.text, status: try .init(known: status.rawValue), totalCents: totalCents,
                 totalFitpoints: totalFitPoints,
                 shipping: .init(
-                    name: shipping.name,
+                    erased: shipping.erased ? true : nil, name: shipping.name,
                     address: .init(
                         line1: address.line1, line2: address.line2, city: address.city, region: address.region,
                         postalCode: address.postalCode,

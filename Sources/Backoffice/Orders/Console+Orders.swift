@@ -108,6 +108,7 @@ extension ConsoleRequest {
                 order.shipping.address.region,
                 order.shipping.address.postalCode, order.shipping.address.country,
             ].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ", "),
+            "erased": order.shipping.erased,
         ]
         FormRefusal(issues).add(to: &data)
         if let payment = detail.payment {
@@ -208,7 +209,7 @@ struct OrderView {
         .compactMap { $0 }.joined(separator: " + ")
         placed = ConsoleTime.text(order.createdAt)
         lines = order.lineCount
-        customerName = order.shipping.name
+        customerName = order.shipping.erased ? "(erased)" : order.shipping.name
         carrier = order.carrier
         trackingNumber = order.trackingNumber
         reason = order.statusReason

@@ -29,20 +29,31 @@ package struct Order: Sendable, Equatable {
     package var updatedAt: Date
     package var version: Int64
 
-    /// Where the partner ships it.
-    package struct Shipping: Sendable, Equatable, Codable {
+    /// Where the partner ships it. Once the customer's account is purged, erased: the name reads
+    /// `erased`, every field of the address is empty, and `erased` is true (the order keeps its
+    /// amounts, dates and lines).
+    package struct Shipping: Sendable, Equatable {
         package var name: String
         package var address: ShopAddress
+        package var erased = false
 
-        package init(name: String, address: ShopAddress) {
+        package init(name: String, address: ShopAddress, erased: Bool = false) {
             self.name = name
             self.address = address
+            self.erased = erased
         }
+
+        /// What an erased order shows.
+        static let erasedShipping = Shipping(
+            name: "erased",
+            address: ShopAddress(line1: "", line2: nil, city: "", region: "", postalCode: "", country: ""),
+            erased: true)
     }
 
     /// This order with its personal data masked (for `pii: masked` roles): the shipping name,
     /// street lines and postal code.
     package var masked: Order {
+        guard !shipping.erased else { return self }
         var copy = self
         copy.shipping = Shipping(name: PIIMask.name(shipping.name), address: PIIMask.address(shipping.address))
         return copy
@@ -124,13 +135,25 @@ extension Order: RowDecodable {
         let (totalCents, totalFitPoints, shippingName): (Int64, Int64, String) = (
             try c.next(), try c.next(), try c.next()
         )
-        let address = ShopAddress(
-            line1: try c.next(), line2: try c.next(), city: try c.next(), region: try c.next(),
-            postalCode: try c.next(), country: try c.next())
+        // A purged customer's order has an empty address (`{}`): every field is NULL, line1 included,
+        // which checkout always sets.
+        let line1: String? = try c.next()
+        let (line2, city, region): (String?, String?, String?) = (try c.next(), try c.next(), try c.next())
+        let (postalCode, country): (String?, String?) = (try c.next(), try c.next())
+        let shipping =
+            if let line1, let city, let region, let postalCode, let country {
+                Shipping(
+                    name: shippingName,
+                    address: ShopAddress(
+                        line1: line1, line2: line2, city: city, region: region, postalCode: postalCode,
+                        country: country))
+            } else {
+                Shipping.erasedShipping
+            }
         self.init(
             id: id, tenantID: tenantID, customerID: customerID, status: status, totalCents: totalCents,
             totalFitPoints: totalFitPoints,
-            shipping: Shipping(name: shippingName, address: address), carrier: try c.next(),
+            shipping: shipping, carrier: try c.next(),
             trackingNumber: try c.next(),
             statusReason: try c.next(), lineCount: Int(try c.next(Int32.self)), createdAt: try c.next(),
             updatedAt: try c.next(),

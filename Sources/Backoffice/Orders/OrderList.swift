@@ -107,21 +107,30 @@ struct OrderPageJSON {
         try uuid(0)
         out.raw(",\"line_count\":")
         out.integer(Int64(try cells[16].decode(Int32.self)))
-        out.raw(",\"shipping\":{\"address\":{\"city\":")
-        try text(9)
-        out.raw(",\"country\":")
-        try text(12)
-        out.raw(",\"line1\":")
-        try text(7, masking: PIIMask.text)
-        out.raw(",")
-        if try optionalText(8, "line2", masking: PIIMask.text) { out.raw(",") }
-        out.raw("\"postal_code\":")
-        try text(11, masking: PIIMask.text)
-        out.raw(",\"region\":")
-        try text(10)
-        out.raw("},\"name\":")
-        try text(6, masking: PIIMask.name)
-        out.raw("},\"status\":")
+        if cells[7].bytes == nil {
+            // A purged customer's order: its address is `{}` (`Order.Shipping.erasedShipping`).
+            out.raw(
+                """
+                ,"shipping":{"address":{"city":"","country":"","line1":"","postal_code":"","region":""},\
+                "erased":true,"name":"erased"},"status":
+                """)
+        } else {
+            out.raw(",\"shipping\":{\"address\":{\"city\":")
+            try text(9)
+            out.raw(",\"country\":")
+            try text(12)
+            out.raw(",\"line1\":")
+            try text(7, masking: PIIMask.text)
+            out.raw(",")
+            if try optionalText(8, "line2", masking: PIIMask.text) { out.raw(",") }
+            out.raw("\"postal_code\":")
+            try text(11, masking: PIIMask.text)
+            out.raw(",\"region\":")
+            try text(10)
+            out.raw("},\"name\":")
+            try text(6, masking: PIIMask.name)
+            out.raw("},\"status\":")
+        }
         // an unknown state is 500, never passed on
         out.string(try Order.Status(known: try cells[3].decode(String.self)).rawValue)
         out.raw(",")

@@ -126,9 +126,9 @@ package struct OrderCountsByStatus: Query {
         var counts: [Order.Status: Int] = [:]
         for (status, count) in try await unit.all(
             """
-                SELECT status, sum(orders)::bigint FROM shop_daily_orders
-                WHERE (\(tenant)::uuid IS NULL OR tenant_id = \(tenant)) GROUP BY status
-                """,
+            SELECT status, sum(orders)::bigint FROM shop_daily_orders
+            WHERE (\(tenant)::uuid IS NULL OR tenant_id = \(tenant)) GROUP BY status
+            """,
             { try $0.decode((String, Int64).self) })
         {
             counts[try Order.Status(known: status)] = Int(count)

@@ -164,6 +164,30 @@ struct CustomerRightsTests {
                 let read = try await client.call(
                     .get, "\(HealthProfilesAPITests.path(shop.customer))?purpose=audit", token: auditor)
                 #expect(read.status == 404, "the profile is gone with its customer")
+
+                // Every read of the kept order says it is erased, in one documented shape.
+                let orderID = try #require(
+                    try await env.ownerScalar(
+                        "SELECT id::text FROM orders WHERE customer_id = '\(id)' LIMIT 1", as: String.self))
+                for token in [shop.partner.adminToken, auditor] {
+                    let one = try await client.call(.get, "/v1/orders/\(orderID)", token: token)
+                    #expect(one.status == 200, "\(one.text)")
+                    let shipping = try one.decode(Components.Schemas.Order.self).shipping
+                    #expect(
+                        shipping.erased == true && shipping.name == "erased" && shipping.address.line1.isEmpty
+                            && shipping.address.country.isEmpty, "\(one.text)")
+                    let list = try await client.call(.get, "/v1/orders?limit=500", token: token)
+                    #expect(list.status == 200, "\(list.text.prefix(300))")
+                    let listed = try list.decode(Components.Schemas.OrderPage.self).items.first { $0.id == orderID }
+                    #expect(listed?.shipping == shipping, "the list and the order read alike")
+                }
+                let sales = try await client.call(.get, "/v1/reports/sales", token: shop.partner.adminToken)
+                #expect(sales.status == 200, "\(sales.text.prefix(300))")
+                let console = try await ConsoleClient.signedIn(env, client, as: shop.partner.admin.operatorID)
+                let page = try await console.get("/console/orders/\(orderID)")
+                #expect(page.status == 200 && page.text.contains("id=\"shipping-erased\""), "\(page.text.prefix(300))")
+                let board = try await console.get("/console/orders")
+                #expect(board.status == 200 && board.text.contains("(erased)"))
             }
         }
     }
