@@ -98,23 +98,27 @@ package struct PurgeExpiredData: AuditedOperation {
         return Audited(report, event: first, more: Array(events.dropFirst()))
     }
 
-    /// What a purge erases of a customer, and what it keeps (docs/domains.md says why).
-    static let erased = [
-        "account", "locks", "login_attempts", "appeals", "health_profile", "health_profile_history",
-        "orders.shipping_name", "orders.shipping_address",
-    ]
-    static let kept = [
-        "orders (amounts, dates, lines: tax records)", "fitpoints ledger (amounts)", "activity (by id)",
-        "health_access_events (who read, when, why)", "audit_events",
-    ]
+    /// What a purge erases of a customer, and what it keeps, from `CustomerDataRegistry` (the
+    /// ledger's amounts and the audit log stay too: they hold no customer column).
+    static var erased: [String] { CustomerDataRegistry.erased }
+    static var kept: [String] {
+        CustomerDataRegistry.kept + ["fitpoints ledger (amounts, by wallet id)", "audit_events"]
+    }
 
-    /// Erases the customers (deleted more than `days` ago): their rows and what hangs on them go
-    /// (locks, login attempts, appeals, the health profile and its history, by cascade); their
-    /// orders keep what tax law needs (amounts, dates, lines) with the shipping name and address erased.
+    /// Erases the customers (deleted more than `days` ago) as `CustomerDataRegistry` declares:
+    /// their rows and what hangs on them go (locks, login attempts, appeals, the health profile and
+    /// its history, by cascade; their reports of others' content); their orders keep what tax law
+    /// needs (amounts, dates, lines) with the shipping name and address erased; their moderation
+    /// cases keep the decisions and statements of reasons with the author and the text erased.
     private func erase(_ customers: [UUID], deletedBefore days: Int, in unit: UnitOfWork) async throws {
         try await unit.execute(
             """
             SELECT erase_deleted_customers_shipping(\(customers),
+                \(unit.now)::timestamptz - make_interval(days => \(days)::int))
+            """)
+        try await unit.execute(
+            """
+            SELECT erase_deleted_customers_moderation(\(customers),
                 \(unit.now)::timestamptz - make_interval(days => \(days)::int))
             """)
         try await unit.execute("DELETE FROM customers WHERE id = ANY(\(customers))")

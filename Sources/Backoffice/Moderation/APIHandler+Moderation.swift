@@ -6,7 +6,7 @@ extension ModerationCase {
     func api(author: AuthorHistory? = nil, holderEmail: String? = nil) throws -> Components.Schemas.ModerationCase {
         .init(
             id: id.text, contentKind: try .init(known: contentKind.rawValue), contentId: contentID,
-            contentText: contentText, authorId: authorID.text, openedBy: try .init(known: origin.rawValue),
+            contentText: contentText, authorId: authorID?.text, openedBy: try .init(known: origin.rawValue),
             severity: severity, matchedRules: matchedRules, status: isOpen ? .open : .decided,
             reportCount: reportCount, assignedTo: assignedTo?.text, assignedToEmail: holderEmail,
             assignedUntil: assignedUntil, openedAt: openedAt, decidedAt: decidedAt, overturnedAt: overturnedAt,
@@ -30,7 +30,7 @@ extension StatementOfReasons {
         get throws {
             .init(
                 decisionId: decisionID.text, caseId: caseID.text, contentKind: try .init(known: contentKind.rawValue),
-                contentId: contentID, authorId: authorID.text, decision: try .init(known: decision.rawValue),
+                contentId: contentID, authorId: authorID?.text, decision: try .init(known: decision.rawValue),
                 removesContent: removesContent, accountLocked: accountLocked, facts: facts,
                 grounds: grounds.map { .init(code: $0.code, label: $0.label, section: $0.section) },
                 explanation: explanation, automatedDetection: automatedDetection, automatedDecision: automatedDecision,

@@ -77,7 +77,7 @@ struct QueueLine: TemplateValues {
             ("id", c.id.text), ("kind", c.contentKind.rawValue), ("severity", CaseSeverity.word(c.severity)),
             ("excerpt", c.contentText.count > 140 ? String(c.contentText.prefix(140)) + "…" : c.contentText),
             ("reports", c.reportCount), ("origin", c.origin == .screen ? "the screen" : "reports"),
-            ("opened", ConsoleTime.text(c.openedAt)), ("author", c.authorID.text),
+            ("opened", ConsoleTime.text(c.openedAt)), ("author", c.authorID?.text ?? ""),
             ("upheld", queued.author.upheldCases), ("locks", queued.author.locks),
             ("repeatOffender", queued.author.repeatOffender),
             ("heldBy", holder == nil ? "" : holder == me ? "you" : queued.holderEmail ?? "another moderator"),

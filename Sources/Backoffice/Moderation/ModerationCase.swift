@@ -32,7 +32,8 @@ package struct ModerationCase: Sendable, Equatable {
     package var contentKind: ContentKind
     package var contentID: String
     package var contentText: String
-    package var authorID: UUID
+    /// The author; nil once purged (the case and its decisions stay, the text erased).
+    package var authorID: UUID?
     package var origin: CaseOrigin
     /// 1 low, 2 high, 3 urgent, 4 critical (a life at risk): the queue's first order.
     package var severity: Int
@@ -62,13 +63,13 @@ package struct ModerationCase: Sendable, Equatable {
     var snapshot: String {
         get throws {
             struct Snapshot: Encodable {
-                let case_id: String, content_kind: String, content_id: String, author_id: String, status: String
+                let case_id: String, content_kind: String, content_id: String, author_id: String?, status: String
                 let severity: Int, reports: Int, rules: [String], assigned_to: String?
             }
             return try AuditRecord.json(
                 Snapshot(
                     case_id: id.text, content_kind: contentKind.rawValue, content_id: contentID,
-                    author_id: authorID.text,
+                    author_id: authorID?.text,
                     status: isOpen ? "open" : "decided", severity: severity, reports: reportCount, rules: matchedRules,
                     assigned_to: assignedTo?.text))
         }

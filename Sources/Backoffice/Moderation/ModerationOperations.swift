@@ -267,8 +267,12 @@ package struct DecideCase: AuditedOperation {
         var events: [AuditRecord] = []
         var lockID: UUID?
         if kind == .lock {
+            guard let author = before.authorID else {
+                throw DomainError.invalidTransition(
+                    "The author's account was purged: there is no one to lock.", current: "purged")
+            }
             let locked = try await TransitionAccount(
-                customerID: before.authorID, move: .lock, reason: "moderation case \(caseID.text): \(ground)",
+                customerID: author, move: .lock, reason: "moderation case \(caseID.text): \(ground)",
                 until: lockUntil
             ).perform(in: unit)
             lockID = locked.output.lock?.id

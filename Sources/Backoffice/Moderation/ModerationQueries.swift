@@ -133,7 +133,8 @@ package struct StatementOfReasons: Sendable, Equatable, Codable {
     package var caseID: UUID
     package var contentKind: ContentKind
     package var contentID: String
-    package var authorID: UUID
+    /// Nil once the author was purged.
+    package var authorID: UUID?
     package var decision: DecisionKind
     package var removesContent: Bool
     package var accountLocked: Bool

@@ -107,6 +107,30 @@ struct OrderPageJSON {
         try uuid(0)
         out.raw(",\"line_count\":")
         out.integer(Int64(try cells[16].decode(Int32.self)))
+        try shipping()
+        // an unknown state is 500, never passed on
+        out.string(try Order.Status(known: try cells[3].decode(String.self)).rawValue)
+        out.raw(",")
+        if try optionalText(15, "status_reason") { out.raw(",") }
+        out.raw("\"tenant_id\":")
+        try uuid(1)
+        out.raw(",\"total_cents\":")
+        out.integer(try cells[4].decode(Int64.self))
+        out.raw(",\"total_fitpoints\":")
+        out.integer(try cells[5].decode(Int64.self))
+        out.raw(",")
+        if try optionalText(14, "tracking_number") { out.raw(",") }
+        out.raw("\"updated_at\":")
+        out.date(try cells[18].decode(Date.self))
+        out.raw(",\"version\":")
+        out.integer(try cells[19].decode(Int64.self))
+        out.raw("}")
+        last = (cells[17], cells[0])
+    }
+
+    /// `,"shipping":{…},"status":` for the current row: its address and name (masked when the page
+    /// is), or the erased shape of a purged customer's order.
+    private mutating func shipping() throws {
         if cells[7].bytes == nil {
             // A purged customer's order: its address is `{}` (`Order.Shipping.erasedShipping`).
             out.raw(
@@ -131,24 +155,6 @@ struct OrderPageJSON {
             try text(6, masking: PIIMask.name)
             out.raw("},\"status\":")
         }
-        // an unknown state is 500, never passed on
-        out.string(try Order.Status(known: try cells[3].decode(String.self)).rawValue)
-        out.raw(",")
-        if try optionalText(15, "status_reason") { out.raw(",") }
-        out.raw("\"tenant_id\":")
-        try uuid(1)
-        out.raw(",\"total_cents\":")
-        out.integer(try cells[4].decode(Int64.self))
-        out.raw(",\"total_fitpoints\":")
-        out.integer(try cells[5].decode(Int64.self))
-        out.raw(",")
-        if try optionalText(14, "tracking_number") { out.raw(",") }
-        out.raw("\"updated_at\":")
-        out.date(try cells[18].decode(Date.self))
-        out.raw(",\"version\":")
-        out.integer(try cells[19].decode(Int64.self))
-        out.raw("}")
-        last = (cells[17], cells[0])
     }
 
     /// The page: its items and, when another page follows, the cursor after the last of them.
