@@ -26,7 +26,9 @@ from zoneinfo import ZoneInfo
 
 from axe_selenium_python import Axe
 from selenium import webdriver
-from selenium.common.exceptions import NoAlertPresentException
+from selenium.common.exceptions import (
+    JavascriptException, NoAlertPresentException, StaleElementReferenceException, TimeoutException,
+    WebDriverException)
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -70,8 +72,25 @@ class Browser:
             element.send_keys(value)
 
     def submit(self, form_selector="main form.stack"):
+        """Clicks the form's submit button and waits for the answer's page to load (Chromium returns
+        from the click before the navigation commits), then checks it with axe-core."""
+        page = self.driver.find_element(By.TAG_NAME, "html")
         self.driver.find_element(By.CSS_SELECTOR, form_selector + " button[type=submit]").click()
+        try:
+            WebDriverWait(self.driver, 10).until(lambda driver: self.is_stale(page))
+        except TimeoutException:
+            pass  # answered without a new page
+        WebDriverWait(self.driver, 10).until(
+            lambda driver: driver.execute_script("return document.readyState") == "complete")
         self.check_accessibility()
+
+    @staticmethod
+    def is_stale(element):
+        try:
+            element.tag_name
+            return False
+        except (StaleElementReferenceException, WebDriverException):
+            return True  # Chromium may also answer that the node no longer belongs to the document
 
     def wait_for_path(self, prefix):
         """Waits (up to 5 s) for a click's navigation to reach a path starting with `prefix`."""
@@ -111,10 +130,22 @@ class Browser:
             return True
 
     def check_accessibility(self):
-        """axe-core on the current page: serious and critical violations are failures."""
+        """axe-core on the current page: serious and critical violations are failures. Waits for the
+        page to load first; a page that a click's navigation replaced while axe-core was injected is
+        checked again once loaded."""
         axe = Axe(self.driver)
-        axe.inject()
-        for violation in axe.run()["violations"]:
+        for attempt in range(3):
+            WebDriverWait(self.driver, 10).until(
+                lambda driver: driver.execute_script("return document.readyState") == "complete")
+            try:
+                axe.inject()
+                result = axe.run()
+                break
+            except JavascriptException:
+                if attempt == 2:
+                    raise
+                time.sleep(0.5)
+        for violation in result["violations"]:
             if violation["impact"] in ("serious", "critical"):
                 targets = [", ".join(node["target"]) for node in violation["nodes"]][:3]
                 failure = f"{self.path().split('?')[0]}: {violation['id']} ({violation['impact']}): {violation['help']} at {targets}"
@@ -327,7 +358,7 @@ def moderator_decides_a_case(browser):
     browser.open("/console/moderation")
     browser.check_accessibility()
     rows = browser.driver.find_elements(By.CSS_SELECTOR, "#moderation-queue tbody tr")
-    expect(rows and "urgent" in rows[0].text, f"the most severe case first ({rows[0].text if rows else 'none'!r})")
+    expect(rows and "critical" in rows[0].text, f"the most severe case first ({rows[0].text if rows else 'none'!r})")
     browser.screenshot("moderation-queue")
     browser.submit("form[action='/console/moderation/next']")
     browser.wait_for_path("/console/moderation/cases/")

@@ -32,7 +32,7 @@ package struct MailMessage: Sendable, Equatable {
                 throw Malformed(description: "\(name) holds a line break")
             }
         }
-        for address in [from, to] where !Validation.isMailbox(address) {
+        for address in [from, to] where !Validation.isMailbox(address, singleLabel: true) {
             throw Malformed(description: "\(address) is not an email address")
         }
         let boundary = "=_healthtrack_" + messageID.filter { $0.isLetter || $0.isNumber }

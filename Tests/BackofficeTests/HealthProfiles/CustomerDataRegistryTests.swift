@@ -112,10 +112,8 @@ struct CustomerDataRegistryTests {
             let auditor = env.fixture.tokens[.auditor]!
             try await env.withApp { client in
                 let app = env.fixture.tokens[.appService]!
-                let held = try await client.call(
-                    .post, "/v1/moderation/screen", token: app,
-                    json: ModerationAPITests.content(author, id: "gone-post", text: "i know where you live"))
-                let caseID = try #require(held["case_id"], "\(held.text)")
+                let caseID = try await ModerationAPITests.held(
+                    client, env, author, id: "gone-post", text: "i know where you live")
                 let decided = try await ModerationAPITests.decide(
                     client, caseID, token: env.fixture.tokens[.moderator]!,
                     json: #"{"decision":"remove","ground":"respect","explanation":"A threat."}"#)

@@ -271,6 +271,14 @@ struct OutboxTests {
     func mailboxes() async throws {
         for address in Self.mailboxes { #expect(Validation.isMailbox(address), "\(address)") }
         for address in Self.notMailboxes { #expect(!Validation.isMailbox(address), "\(address.debugDescription)") }
+        // A server's own sender may be a single-label host (the default `backoffice@HOST` of an SMTP URL).
+        #expect(
+            !Validation.isMailbox("backoffice@localhost")
+                && Validation.isMailbox("backoffice@localhost", singleLabel: true))
+        _ = try MailMessage(
+            messageID: "m-4", from: "backoffice@localhost", to: "a@x.example", subject: "s", text: "", html: "",
+            date: Date()
+        ).rendered()
         for address in ["a,b@x.example", "a<b@x.example"] {
             #expect(throws: MailMessage.Malformed.self) {
                 try MailMessage(

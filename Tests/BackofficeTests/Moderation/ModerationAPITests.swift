@@ -18,6 +18,17 @@ struct ModerationAPITests {
         """#
     }
 
+    /// Screens `text` of `author` as the app (a post), held by the screen: its case's id.
+    static func held(
+        _ client: some TestClientProtocol, _ env: TestEnvironment, _ author: Customer, id: String = UUID().uuidString,
+        text: String
+    ) async throws -> String {
+        let held = try await client.call(
+            .post, "/v1/moderation/screen", token: env.fixture.tokens[.appService]!,
+            json: content(author, id: id, text: text))
+        return try #require(held["case_id"], "\(held.status) \(held.text)")
+    }
+
     /// Decides `caseID` as `token`, naming the version of the case read just before (as a moderator
     /// reads the case, then decides on what it says).
     static func decide(
@@ -250,10 +261,7 @@ struct ModerationAPITests {
             try await env.withApp { client in
                 let app = env.fixture.tokens[.appService]!
                 let moderator = env.fixture.tokens[.moderator]!
-                let held = try await client.call(
-                    .post, "/v1/moderation/screen", token: app,
-                    json: Self.content(author, id: "p-stale", text: "i know where you live"))
-                let caseID = try #require(held["case_id"], "\(held.text)")
+                let caseID = try await Self.held(client, env, author, id: "p-stale", text: "i know where you live")
                 let seen = try await client.call(.get, "/v1/moderation/cases/\(caseID)", token: moderator)
                 let seenTag = try #require(seen.headers[.eTag])
                 _ = try await client.call(
@@ -312,10 +320,7 @@ struct ModerationAPITests {
             try await env.withApp { client in
                 let app = env.fixture.tokens[.appService]!
                 let manager = env.fixture.tokens[.backendManager]!
-                let held = try await client.call(
-                    .post, "/v1/moderation/screen", token: app,
-                    json: Self.content(author, text: "I know where you live"))
-                let caseID = try #require(held["case_id"], "\(held.status) \(held.text)")
+                let caseID = try await Self.held(client, env, author, text: "I know where you live")
                 let decided = try await Self.decide(
                     client, caseID, token: manager,
                     json: #"{"decision":"remove","ground":"respect","explanation":"A threat."}"#)

@@ -42,11 +42,13 @@ package struct Validation {
 
     /// Whether `text` is an address SMTP carries as it is in `RCPT TO:<…>` and `To: <…>`: RFC 5321's
     /// Mailbox with a dot-string local part (RFC 5322's atext: letters, digits and
-    /// ``!#$%&'*+-/=?^_`{|}~``, dots between them, at most 64) and a domain of two or more
-    /// letter-digit-hyphen labels (each 1–63, no hyphen at either end), 254 at most in all. Quoted
-    /// local parts, address literals and non-ASCII addresses are refused: so are `<`, `>`, `,`,
-    /// spaces, tabs and line breaks, which could end the address early in a command or a header.
-    package static func isMailbox(_ text: String) -> Bool {
+    /// ``!#$%&'*+-/=?^_`{|}~``, dots between them, at most 64) and a domain of letter-digit-hyphen
+    /// labels (each 1–63, no hyphen at either end; two or more unless `singleLabel`, as an address a
+    /// person gives must be, while a server's own sender may be `backoffice@localhost`), 254 at most
+    /// in all. Quoted local parts, address literals and non-ASCII addresses are refused: so are `<`,
+    /// `>`, `,`, spaces, tabs and line breaks, which could end the address early in a command or a
+    /// header.
+    package static func isMailbox(_ text: String, singleLabel: Bool = false) -> Bool {
         let bytes = Array(text.utf8)
         guard bytes.count <= 254, let at = bytes.lastIndex(of: UInt8(ascii: "@")) else { return false }
         let local = bytes[..<at]
@@ -61,7 +63,7 @@ package struct Validation {
             atoms.allSatisfy({ !$0.isEmpty && $0.allSatisfy { isAlphanumeric($0) || atext.contains($0) } })
         else { return false }
         let labels = domain.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        return labels.count >= 2
+        return labels.count >= (singleLabel ? 1 : 2)
             && labels.allSatisfy { label in
                 (1...63).contains(label.count) && label.first != UInt8(ascii: "-") && label.last != UInt8(ascii: "-")
                     && label.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: "-") }
