@@ -93,6 +93,7 @@ struct ContractTests {
                         continue
                     }
                     #expect(anonymous.status == 401, "\(operation) without a token → \(anonymous.status)")
+                    #expect(anonymous.headers[HTTPField.Name("X-Request-Id")!] != nil, "\(operation): X-Request-Id")
                     #expect(anonymous.headers[.wwwAuthenticate]?.hasPrefix("Bearer") == true)
                     guard let action = operation.action.flatMap(Action.init(rawValue:)) else { continue }
                     for (role, token) in tokens {
@@ -123,6 +124,41 @@ struct ContractTests {
             #expect(answered == Set(contract.operations.map(\.id)), "every operation answered an allowed caller")
             #expect(answered.count == contract.operationCount, "every operationId of openapi.yaml")
         }
+    }
+
+    @Test(
+        """
+        the contract as a generated client reads it: bearer tokens are a declared security scheme every operation \
+        needs but the public ones (security: []); every answer of every operation declares X-Request-Id
+        """
+    )
+    func securityAndRequestID() throws {
+        let contract = try Contract.load()
+        let document = contract.document
+        let components = document["components"] as? [String: Any] ?? [:]
+        let schemes = components["securitySchemes"] as? [String: Any] ?? [:]
+        let bearer = schemes["bearerToken"] as? [String: Any]
+        #expect(bearer?["type"] as? String == "http" && bearer?["scheme"] as? String == "bearer")
+        #expect((document["security"] as? [[String: Any]])?.first?.keys.first == "bearerToken")
+        var checked = 0
+        for (path, item) in document["paths"] as? [String: Any] ?? [:] {
+            for (method, raw) in item as? [String: Any] ?? [:] {
+                guard let operation = raw as? [String: Any], let responses = operation["responses"] as? [String: Any]
+                else { continue }
+                let isPublic = operation["x-public"] as? Bool ?? false
+                let security = operation["security"] as? [Any]
+                #expect(
+                    isPublic ? security?.isEmpty == true : security == nil,
+                    "\(method) \(path): security \(String(describing: security)) for x-public \(isPublic)")
+                for (code, response) in responses {
+                    let resolved = Contract.resolve(response, in: document) ?? [:]
+                    let headers = resolved["headers"] as? [String: Any] ?? [:]
+                    #expect(headers["X-Request-Id"] != nil, "\(method) \(path) \(code) declares X-Request-Id")
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked >= contract.operationCount * 2)
     }
 
     @Test("every paged operation takes the limit its contract names, and refuses one more (422 on limit)")
