@@ -54,7 +54,7 @@ package enum MarkdownRendering {
     /// is past `maxLength` (the form says so next to the field).
     static func preview(_ markdown: String) async throws -> [String: Any] {
         guard markdown.unicodeScalars.count <= maxLength else { return ["previewTooLong": true] }
-        return try await render(markdown).previewValues
+        return try await run { SafeMarkdown(markdown) }.previewValues
     }
 
     /// `work` on the pool under the admission bound (the tests give it work that waits on a gate).

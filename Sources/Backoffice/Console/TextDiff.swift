@@ -157,81 +157,87 @@ struct TextDiff {
         }
     }
 
-    /// The furthest-reaching paths of one piece (`n` by `m` lines) from its start (`forward`, by
-    /// diagonal) and from its end (`backward`, in reversed coordinates).
+    /// The furthest-reaching paths of one piece (`n` by `m` lines) from its start (`ahead`, by
+    /// diagonal) and from its end (`behind`, in reversed coordinates).
     private struct Paths {
         let n: Int, m: Int
         let maxD: Int
         private let offset: Int
         private let delta: Int
-        private var ahead: [Int]
-        private var behind: [Int]
-        private var (k1Start, k1End, k2Start, k2End) = (0, 0, 0, 0)
+        private var ahead: Frontier
+        private var behind: Frontier
 
         init(n: Int, m: Int) {
             (self.n, self.m) = (n, m)
             maxD = (n + m + 1) / 2
             offset = maxD
             delta = n - m
-            ahead = [Int](repeating: -1, count: 2 * maxD + 2)
+            ahead = Frontier(offset: offset, count: 2 * maxD + 2)
             behind = ahead
-            ahead[offset + 1] = 0
-            behind[offset + 1] = 0
         }
 
         /// Extends every forward path by one edit (`d` edits in all), following equal lines; the
         /// middle point when a path meets a backward one (only possible when `n - m` is odd).
         mutating func forward(_ d: Int, work: inout Int, same: (Int, Int) -> Bool) -> (Int, Int)? {
-            var k = -d + k1Start
-            while k <= d - k1End {
-                work += 1
-                let index = offset + k
-                var x =
-                    k == -d || (k != d && ahead[index - 1] < ahead[index + 1]) ? ahead[index + 1] : ahead[index - 1] + 1
-                var y = x - k
-                while x < n, y < m, same(x, y) {
-                    (x, y) = (x + 1, y + 1)
-                    work += 1
-                }
-                ahead[index] = x
-                if x > n {
-                    k1End += 2
-                } else if y > m {
-                    k1Start += 2
-                } else if delta % 2 != 0 {
-                    let other = offset + delta - k
-                    if other >= 0, other < ahead.count, behind[other] != -1, x >= n - behind[other] { return (x, y) }
-                }
-                k += 2
+            let (behind, offset, delta, n) = (behind.reach, offset, delta, n)
+            return ahead.extend(d, n: n, m: m, work: &work, same: same) { k, x, y in
+                let other = offset + delta - k
+                guard delta % 2 != 0, other >= 0, other < behind.count, behind[other] != -1, x >= n - behind[other]
+                else { return nil }
+                return (x, y)
             }
-            return nil
         }
 
         /// Extends every backward path by one edit; the middle point when one meets a forward path
         /// (only possible when `n - m` is even).
         mutating func backward(_ d: Int, work: inout Int, same: (Int, Int) -> Bool) -> (Int, Int)? {
-            var k = -d + k2Start
-            while k <= d - k2End {
+            let (ahead, offset, delta, n) = (ahead.reach, offset, delta, n)
+            return behind.extend(d, n: n, m: m, work: &work, same: same) { k, x, _ in
+                let other = offset + delta - k
+                guard delta % 2 == 0, other >= 0, other < ahead.count, ahead[other] != -1, ahead[other] >= n - x
+                else { return nil }
+                return (ahead[other], offset + ahead[other] - other)
+            }
+        }
+    }
+
+    /// The paths of one direction: how far each diagonal reaches, and the diagonals still inside.
+    private struct Frontier {
+        let offset: Int
+        private(set) var reach: [Int]
+        private var (kStart, kEnd) = (0, 0)
+
+        init(offset: Int, count: Int) {
+            self.offset = offset
+            reach = [Int](repeating: -1, count: count)
+            reach[offset + 1] = 0
+        }
+
+        /// Extends every path by one edit (`d` in all), following lines `same` says are equal; what
+        /// `meets` answers for the first diagonal whose path, still inside the piece, meets the
+        /// other direction's.
+        mutating func extend(
+            _ d: Int, n: Int, m: Int, work: inout Int, same: (Int, Int) -> Bool,
+            meets: (_ k: Int, _ x: Int, _ y: Int) -> (Int, Int)?
+        ) -> (Int, Int)? {
+            var k = -d + kStart
+            while k <= d - kEnd {
                 work += 1
                 let index = offset + k
                 var x =
-                    k == -d || (k != d && behind[index - 1] < behind[index + 1])
-                    ? behind[index + 1] : behind[index - 1] + 1
+                    k == -d || (k != d && reach[index - 1] < reach[index + 1]) ? reach[index + 1] : reach[index - 1] + 1
                 var y = x - k
                 while x < n, y < m, same(x, y) {
                     (x, y) = (x + 1, y + 1)
                     work += 1
                 }
-                behind[index] = x
+                reach[index] = x
                 if x > n {
-                    k2End += 2
+                    kEnd += 2
                 } else if y > m {
-                    k2Start += 2
-                } else if delta % 2 == 0 {
-                    let other = offset + delta - k
-                    if other >= 0, other < ahead.count, ahead[other] != -1, ahead[other] >= n - x {
-                        return (ahead[other], offset + ahead[other] - other)
-                    }
+                    kStart += 2
+                } else if let middle = meets(k, x, y) {
+                    return middle
                 }
                 k += 2
             }

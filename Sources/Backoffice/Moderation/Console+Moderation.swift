@@ -54,9 +54,11 @@ extension Console {
                 // A stale version: the page shows the case as it is now, with the moderator's choices kept.
                 let changed = "The case changed since you opened it (a new text or new reports): read it again "
                     + "below, then decide."
+                var stale = false
+                if case .versionMismatch = refusal { stale = true }
                 return try await console.casePage(
                     id, issues: try FormRefusal.issues(refusal, changed: changed), values: console.form.values,
-                    status: { if case .versionMismatch = refusal { .preconditionFailed } else { nil } }())
+                    status: stale ? .preconditionFailed : nil)
             }
         }
     }
