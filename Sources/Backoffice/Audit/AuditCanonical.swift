@@ -55,8 +55,8 @@ package struct AuditCanonical: Sendable {
     /// The members in jsonb's order.
     static let members: [(member: Column, key: [UInt8])] = inJSONBOrder(Column.allCases, key: \.key)
 
-    /// A member of an export line (`audit export`): the canonical's columns, `token_id` and `session_id` always
-    /// (null when absent), and the event's id, links and canonical text.
+    /// A member of an export line (`audit export`): the canonical's columns (a NULL one left out, as the
+    /// contract's `AuditEvent` leaves it out), and the event's id, links and canonical text.
     enum ExportMember: Equatable {
         case column(Column), id, prevHash, hash, canonical
 
@@ -112,17 +112,20 @@ package struct AuditCanonical: Sendable {
         return true
     }
 
-    /// Builds `audit export`'s line for one event (without its newline), byte for byte as
-    /// `jsonb_build_object(…)::text` in the database wrote it: its id, canonical text and links,
-    /// and its columns' binary values as `build` takes them.
+    /// Builds `audit export`'s line for one event (without its newline), byte for byte as jsonb's
+    /// text of the object would be, NULL members left out: its id, canonical text and links, and
+    /// its columns' binary values as `build` takes them.
     package mutating func buildExportLine(
         id: Int64, canonical: UnsafeRawBufferPointer, prevHash: UnsafeRawBufferPointer, hash: UnsafeRawBufferPointer,
         columns cells: [UnsafeRawBufferPointer?], offset: Int = 0
     ) -> Bool {
         out.removeAll()
         out.raw("{")
-        for (index, (member, key)) in Self.exportMembers.enumerated() {
-            if index > 0 { out.raw(", ") }
+        var first = true
+        for (member, key) in Self.exportMembers {
+            if case .column(let column) = member, cells[offset + column.rawValue] == nil { continue }
+            if !first { out.raw(", ") }
+            first = false
             out.raw(key)
             switch member {
             case .column(let column): guard write(column, cells[offset + column.rawValue]) else { return false }

@@ -10,19 +10,18 @@ import Crypto
 /// differs — is not decided here (`event` answers nil) but by the full reading, which compares the
 /// fields as values.
 enum ExportLine {
-    /// The members besides the canonical's own columns.
-    private static let extra = ["id", "prev_hash", "hash", "canonical"]
+    /// Every member a line may hold: the canonical's columns, then the event's id, links and text.
+    private static let known = Set(
+        AuditCanonical.Column.allCases.map(\.key) + ["id", "prev_hash", "hash", "canonical"])
 
     /// The event on `line` when the fast reading decides it matches; nil otherwise.
     static func event(_ line: UnsafeRawBufferPointer) -> ChainedEvent? {
-        guard let members = members(line), members.count == AuditCanonical.Column.allCases.count + extra.count else {
-            return nil
-        }
+        guard let members = members(line), members.count <= known.count else { return nil }
         var values: [String: Range<Int>] = [:]
         values.reserveCapacity(members.count)
         for (key, value) in members {
             let name = String(decoding: UnsafeRawBufferPointer(rebasing: line[key]), as: UTF8.self)
-            guard values.updateValue(value, forKey: name) == nil else { return nil }
+            guard known.contains(name), values.updateValue(value, forKey: name) == nil else { return nil }
         }
         func raw(_ name: String) -> UnsafeRawBufferPointer? {
             values[name].map { UnsafeRawBufferPointer(rebasing: line[$0]) }
@@ -34,18 +33,15 @@ enum ExportLine {
         var assembled: [UInt8] = [UInt8(ascii: "{")]
         assembled.reserveCapacity(canonical.count)
         for (column, key) in AuditCanonical.members {
-            // A credential column absent from the line (an export made before it existed) is NULL.
-            guard let value = raw(column.key) else {
-                if column.omittedWhenAbsent { continue }
-                return nil
-            }
-            if column.omittedWhenAbsent && value.elementsEqual("null".utf8) { continue }
+            // A column absent from the line is NULL (`audit export` leaves NULL members out).
+            let value = raw(column.key)
+            if column.omittedWhenAbsent && value?.elementsEqual("null".utf8) != false { continue }
             if assembled.count > 1 {
                 assembled.append(UInt8(ascii: ","))
                 assembled.append(UInt8(ascii: " "))
             }
             assembled.append(contentsOf: key)
-            assembled.append(contentsOf: value)
+            if let value { assembled.append(contentsOf: value) } else { assembled.append(contentsOf: "null".utf8) }
         }
         assembled.append(UInt8(ascii: "}"))
         guard assembled == canonical else { return nil }

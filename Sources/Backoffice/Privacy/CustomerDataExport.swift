@@ -1,3 +1,4 @@
+import BackofficeAPI
 import Foundation
 import Logging
 import PostgresNIO
@@ -136,7 +137,7 @@ package enum CustomerDataExport {
     static func pages(customerID: UUID, at now: Date, database: Database, context: OperationContext)
         -> ExportPages<Position>
     {
-        let head = #"{"customer_id":"\#(customerID.text)","exported_at":"\#(now.formatted(.iso8601))""#
+        let head = #"{"customer_id":"\#(customerID.text)","exported_at":"\#(RFC3339DateTranscoder.format(now))""#
         let logger = database.logger
         return ExportPages(
             database: database, context: context, start: Array(head.utf8), after: Position(section: 0)

@@ -121,6 +121,32 @@ struct Contract: @unchecked Sendable {  // immutable, parsed once
         return (name, false)
     }
 
+    /// Every streamed success the contract declares: each JSON Lines media type of an operation's 200
+    /// (its line's schema named by `x-item-schema`), and each other media type that is not JSON but
+    /// names a schema (a document streamed under a type of its own). CSV names none and is left out.
+    var streams: [ContractStream] {
+        let paths = document["paths"] as? [String: Any] ?? [:]
+        return operations.flatMap { operation -> [ContractStream] in
+            let item = (paths[operation.path] as? [String: Any])?[operation.method.rawValue.lowercased()]
+            let ok = ((item as? [String: Any])?["responses"] as? [String: Any])?["200"]
+            let content = Self.resolve(ok as Any, in: document)?["content"] as? [String: Any] ?? [:]
+            return content.sorted { $0.key < $1.key }.compactMap { type, value in
+                let media = value as? [String: Any] ?? [:]
+                if ContractStream.linesTypes.contains(type) {
+                    let item = (media["x-item-schema"] as? [String: Any])?["$ref"] as? String
+                    return ContractStream(
+                        operation: operation, mediaType: type, schema: item.map(Self.name), lines: true)
+                }
+                guard type != "application/json", let ref = (media["schema"] as? [String: Any])?["$ref"] as? String
+                else { return nil }
+                return ContractStream(operation: operation, mediaType: type, schema: Self.name(ref), lines: false)
+            }
+        }
+    }
+
+    /// The last part of a `$ref`: the schema's name.
+    static func name(_ ref: String) -> String { String(ref.split(separator: "/").last ?? "") }
+
     /// Follows a `$ref` within the document.
     static func resolve(_ value: Any, in document: [String: Any]) -> [String: Any]? {
         guard let map = value as? [String: Any] else { return nil }
@@ -156,4 +182,18 @@ struct Contract: @unchecked Sendable {  // immutable, parsed once
             }
         }
     }
+}
+
+/// A streamed success of one operation (`Contract.streams`).
+struct ContractStream: CustomStringConvertible {
+    /// The media types of JSON Lines.
+    static let linesTypes: Set<String> = ["application/jsonl", "application/x-ndjson"]
+
+    let operation: ContractOperation
+    let mediaType: String
+    /// The schema each line (or the document) is, by name; nil when the contract names none.
+    let schema: String?
+    let lines: Bool
+
+    var description: String { "\(operation) as \(mediaType)" }
 }

@@ -245,7 +245,6 @@ struct ContractTests {
         }
     }
 
-    /// The value at `keys` in a JSON object.
     /// The UUIDs in `text` written with an upper-case letter (every answer writes ids one way).
     static func upperCaseIDs(_ text: String) -> [String] {
         text.matches(of: /[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}/).map {
@@ -253,6 +252,7 @@ struct ContractTests {
         }.filter { $0 != $0.lowercased() }
     }
 
+    /// The value at `keys` in a JSON object.
     static func value(_ object: [String: Any], _ keys: [String]) -> Any? {
         var node: Any? = object
         for key in keys { node = (node as? [String: Any])?[key] }

@@ -3,9 +3,9 @@ import Testing
 
 @testable import Backoffice
 
-/// A real SMTP server for a test (`ops/mail-sink.py`, aiosmtpd, from a virtual environment the
-/// tests make on first use): STARTTLS required before AUTH, with a certificate made for this run
-/// (for `localhost`, trusted by the client through `?ca=`), each accepted message a file.
+/// A real SMTP server for a test (`ops/mail-sink.py`, aiosmtpd, run by `TestPython`): STARTTLS
+/// required before AUTH, with a certificate made for this run (for `localhost`, trusted by the
+/// client through `?ca=`), each accepted message a file.
 final class MailSink: Sendable {
     let folder: URL
     let port: Int
@@ -20,35 +20,10 @@ final class MailSink: Sendable {
     }
     var settings: SMTPSettings { get throws { try SMTPSettings(url: url) } }
 
-    /// The Python that runs the sink: `.build/mail-venv`, a virtual environment holding aiosmtpd
-    /// (pinned), made by the first test that needs it (under a file lock, so two test processes
-    /// make it once), so that `swift test` on a fresh clone needs nothing run before it.
-    static let python: Result<String, MailSinkFailure> = {
-        let venv = projectRoot.appendingPathComponent(".build/mail-venv").path
-        let script = """
-            set -e
-            exec 9>"$1.lock"
-            flock 9
-            if ! "$1/bin/python" -c 'import aiosmtpd' >/dev/null 2>&1; then
-              rm -rf "$1"
-              python3 -m venv "$1"
-              "$1/bin/pip" install -q --disable-pip-version-check aiosmtpd==1.4.6
-            fi
-            """
-        do {
-            let made = try ChildProcess.run(["/bin/sh", "-c", script, "mail-venv", venv])
-            guard made.status == 0 else {
-                return .failure(MailSinkFailure(description: "making \(venv) (python3 -m venv, pip): \(made.output)"))
-            }
-            return .success("\(venv)/bin/python")
-        } catch {
-            return .failure(MailSinkFailure(description: "making \(venv): \(error)"))
-        }
-    }()
-
     /// Starts one (on `port`, or any free one); fails the test when aiosmtpd cannot be installed.
     init(port: Int = 0, refuseAfter: Int? = nil, certificateFrom other: MailSink? = nil) throws {
-        let python = try Self.python.get()
+        let python: String
+        do { python = try TestPython.path.get() } catch { throw MailSinkFailure(description: "\(error)") }
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("mail-sink-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let key: String
