@@ -17,7 +17,10 @@ struct Orders: AsyncParsableCommand {
 
             Example: backoffice orders list --status paid && backoffice orders accept 8c1f…
             """,
-        subcommands: [List.self, Show.self, Accept.self, Ship.self, Deliver.self, Cancel.self, Refund.self])
+        subcommands: [
+            List.self, Show.self, MoveCommand<Accept>.self, MoveCommand<Ship>.self, MoveCommand<Deliver>.self,
+            MoveCommand<Cancel>.self, MoveCommand<Refund>.self,
+        ])
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -50,94 +53,85 @@ struct Orders: AsyncParsableCommand {
         }
     }
 
-    struct Accept: AsyncParsableCommand {
+    enum Accept: Move {
         static let configuration = CommandConfiguration(
             commandName: "accept",
             abstract: "Accept a paid order for fulfilment.", discussion: "Example: backoffice orders accept 8c1f…")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "Order id.") var id: String
-
-        func run() async throws {
-            try await global.show(.single(orderColumns)) {
-                try await $0.acceptOrder(path: .init(orderId: id), headers: .init(idempotencyKey: global.changeKey()))
-            }
+        static let columns = orderColumns
+        static func send(_ client: Client, _ order: OrderID, key: String) async throws -> Operations.AcceptOrder.Output
+        {
+            try await client.acceptOrder(path: .init(orderId: order.id), headers: .init(idempotencyKey: key))
         }
     }
 
-    struct Ship: AsyncParsableCommand {
+    enum Ship: Move {
         static let configuration = CommandConfiguration(
             commandName: "ship",
             abstract: "Ship an accepted order (the card payment is captured now).",
             discussion: "Example: backoffice orders ship 8c1f… --carrier UPS --tracking-number 1Z999AA10123456784")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "Order id.") var id: String
-        @Option(help: "The carrier.") var carrier: String
-        @Option(help: "The carrier's tracking number.") var trackingNumber: String
-
-        func run() async throws {
-            try await global.show(.single(orderColumns)) {
-                try await $0.shipOrder(
-                    path: .init(orderId: id), headers: .init(idempotencyKey: global.changeKey()),
-                    body: .json(.init(carrier: carrier, trackingNumber: trackingNumber)))
-            }
+        static let columns = orderColumns
+        struct Arguments: ParsableArguments {
+            @Argument(help: "Order id.") var id: String
+            @Option(help: "The carrier.") var carrier: String
+            @Option(help: "The carrier's tracking number.") var trackingNumber: String
+        }
+        static func send(_ client: Client, _ order: Arguments, key: String) async throws -> Operations.ShipOrder.Output
+        {
+            try await client.shipOrder(
+                path: .init(orderId: order.id), headers: .init(idempotencyKey: key),
+                body: .json(.init(carrier: order.carrier, trackingNumber: order.trackingNumber)))
         }
     }
 
-    struct Deliver: AsyncParsableCommand {
+    enum Deliver: Move {
         static let configuration = CommandConfiguration(
             commandName: "deliver",
             abstract: "Record a shipped order's delivery.", discussion: "Example: backoffice orders deliver 8c1f…")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "Order id.") var id: String
-
-        func run() async throws {
-            try await global.show(.single(orderColumns)) {
-                try await $0.deliverOrder(path: .init(orderId: id), headers: .init(idempotencyKey: global.changeKey()))
-            }
+        static let columns = orderColumns
+        static func send(_ client: Client, _ order: OrderID, key: String) async throws -> Operations.DeliverOrder.Output
+        {
+            try await client.deliverOrder(path: .init(orderId: order.id), headers: .init(idempotencyKey: key))
         }
     }
 
-    struct Cancel: AsyncParsableCommand {
+    enum Cancel: Move {
         static let configuration = CommandConfiguration(
             commandName: "cancel",
-            abstract:
-                """
-                    Cancel an order before it ships (reason required): stock, FitPoints and the card authorization \
-                    are released.
-                    """,
+            abstract: """
+                Cancel an order before it ships (reason required): stock, FitPoints and the card authorization \
+                are released.
+                """,
             discussion: "Example: backoffice orders cancel 8c1f… --reason \"Out of stock at the warehouse\"")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "Order id.") var id: String
-        @Option(help: "Why (recorded in the audit log).") var reason: String
-
-        func run() async throws {
-            try await global.show(.single(orderColumns + ["status_reason"])) {
-                try await $0.cancelOrder(
-                    path: .init(orderId: id), headers: .init(idempotencyKey: global.changeKey()),
-                    body: .json(.init(reason: reason)))
-            }
+        static let columns = orderColumns + ["status_reason"]
+        static func send(_ client: Client, _ order: ResourceIDWithReason<OrderName>, key: String) async throws
+            -> Operations.CancelOrder.Output
+        {
+            try await client.cancelOrder(
+                path: .init(orderId: order.id), headers: .init(idempotencyKey: key),
+                body: .json(.init(reason: order.reason)))
         }
     }
 
-    struct Refund: AsyncParsableCommand {
+    enum Refund: Move {
         static let configuration = CommandConfiguration(
             commandName: "refund",
             abstract:
                 "Refund a shipped or delivered order (reason required): the captured amount and the FitPoints go back.",
             discussion: "Example: backoffice orders refund 8c1f… --reason \"Arrived damaged\"")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "Order id.") var id: String
-        @Option(help: "Why (recorded in the audit log).") var reason: String
-
-        func run() async throws {
-            try await global.show(.single(orderColumns + ["status_reason", "payment"])) {
-                try await $0.refundOrder(
-                    path: .init(orderId: id), headers: .init(idempotencyKey: global.changeKey()),
-                    body: .json(.init(reason: reason)))
-            }
+        static let columns = orderColumns + ["status_reason", "payment"]
+        static func send(_ client: Client, _ order: ResourceIDWithReason<OrderName>, key: String) async throws
+            -> Operations.RefundOrder.Output
+        {
+            try await client.refundOrder(
+                path: .init(orderId: order.id), headers: .init(idempotencyKey: key),
+                body: .json(.init(reason: order.reason)))
         }
     }
 }
+
+/// An order, as a move's id argument names it.
+enum OrderName: ResourceName { static let name = "Order" }
+typealias OrderID = ResourceID<OrderName>
 
 struct Payments: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
