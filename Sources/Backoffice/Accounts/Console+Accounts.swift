@@ -37,7 +37,7 @@ extension Console {
         }
         post("appeals/{id}/resolve", on: group) { console in
             let decision = ResolveAppeal.Decision(rawValue: console.form["decision"] ?? "")
-            do {
+            return try await console.submit {
                 guard let decision else {
                     throw DomainError.invalid([
                         FieldIssue(field: "decision", code: "required", message: "choose uphold or lift")
@@ -47,26 +47,21 @@ extension Console {
                     ResolveAppeal(
                         appealID: try console.routeID(), decision: decision, reason: console.form.text("reason")))
                 return console.redirect("/console/appeals", flash: "The appeal is \(appeal.status.rawValue).")
-            } catch let refusal as DomainError {
-                return try await console.appealsPage(
-                    issues: try FormRefusal.issues(refusal), values: console.form.values)
+            } refused: { issues in
+                try await console.appealsPage(issues: issues, values: console.form.values)
             }
         }
         for move in AccountMove.allCases {
             post("accounts/{id}/\(move.rawValue)", on: group) { console in
                 let id = try console.routeID()
-                do {
+                let changed = "Someone changed this account after you opened it: reload to see what changed."
+                return try await console.submit(reading: FormRefusal.reading(changed: changed)) {
                     let customer = try await console.change(move, account: id)
                     return console.redirect(
                         "/console/accounts/\(id.text)",
                         flash: "The account of \(customer.email) is \(customer.status.rawValue).")
-                } catch let refusal as DomainError {
-                    return try await console.accountPage(
-                        id,
-                        issues: try FormRefusal.issues(
-                            refusal,
-                            changed: "Someone changed this account after you opened it: reload to see what changed."),
-                        values: console.form.values)
+                } refused: { issues in
+                    try await console.accountPage(id, issues: issues, values: console.form.values)
                 }
             }
         }

@@ -18,13 +18,13 @@ extension Console {
         }
         post("articles/new", on: group) { console in
             guard console.form["intent"] != "preview" else { return try await console.articleEditor(preview: true) }
-            do {
+            return try await console.submit(reading: ArticleForm.issues) {
                 let article = try await console.run(
                     CreateArticle(slug: console.form.text("slug"), content: ArticleForm(console.form).content))
                 return console.redirect(
                     "/console/articles/\(article.id.text)", flash: "Saved as a draft: submit it for review when ready.")
-            } catch let refusal as DomainError {
-                return try await console.articleEditor(issues: try ArticleForm.issues(refusal))
+            } refused: { issues in
+                try await console.articleEditor(issues: issues)
             }
         }
         post("articles/preview", on: group, holdsTransaction: false) { console in
@@ -46,14 +46,14 @@ extension Console {
             guard console.form["intent"] != "preview" else {
                 return try await console.articleEditor(preview: true, article: article)
             }
-            do {
+            return try await console.submit(reading: ArticleForm.issues) {
                 _ = try await console.run(
                     UpdateArticle(
                         articleID: article.id, changes: ArticleForm(console.form).changes,
                         ifMatch: console.form["version"]))
                 return console.redirect("/console/articles/\(article.id.text)", flash: "Saved as a new version.")
-            } catch let refusal as DomainError {
-                return try await console.articleEditor(issues: try ArticleForm.issues(refusal), article: article)
+            } refused: { issues in
+                try await console.articleEditor(issues: issues, article: article)
             }
         }
         for move in [ArticleMove.submit, .approve, .sendBack, .archive] {
@@ -177,13 +177,13 @@ extension ConsoleRequest {
     /// Makes `move` with the form's version and comment; a refusal is shown on the article's page.
     fileprivate func moveArticle(_ move: ArticleMove) async throws -> ConsoleAnswer {
         let id = try routeID()
-        do {
+        return try await submit(reading: ArticleForm.issues) {
             if move == .archive { try form.confirm("archive") }
             _ = try await run(
                 MoveArticle(articleID: id, move: move, comment: form.text("comment"), ifMatch: form["version"]))
             return redirect("/console/articles/\(id.text)", flash: move.done)
-        } catch let refusal as DomainError {
-            let issues = try ArticleForm.issues(refusal).map {
+        } refused: { issues in
+            let issues = issues.map {
                 $0.field == "comment"
                     ? FieldIssue(field: "comment_\(move.rawValue)", code: $0.code, message: $0.message) : $0
             }

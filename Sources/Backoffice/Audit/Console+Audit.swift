@@ -8,29 +8,7 @@ extension Console {
     /// side by side; "verify the chain" with its result. What a role sees masked stays masked.
     func registerAudit(on group: RouterGroup<AppRequestContext>) {
         section("audit", "Audit log", needs: ListAuditEvents.action, on: group) { console in
-            let form = console.form
-            var data: [String: Any] = ["values": form.values, "canVerify": console.may(VerifyAuditLog.action)]
-            if console.may(ExportAuditEvents.action) {
-                data["export"] = ConsoleLinks.path(
-                    "/console/audit/export", form.values.filter { $0.key != "cursor" }.mapValues { Optional($0) })
-            }
-            do {
-                let (filter, after) = (try AuditPage.filter(form), try Cursor.number(form.text("cursor")) ?? 0)
-                data["values"] = AuditPage.values(form, filter)
-                let events = try await console.read(
-                    ListAuditEvents(filter: filter, afterID: after, limit: Self.pageSize + 1))
-                let (page, next) = keysetPage(events, limit: Self.pageSize) { [String($0.id)] }
-                data["events"] = page.map(AuditEventView.init)
-                data["hasEvents"] = !page.isEmpty
-                if let next {
-                    var query = form.values.filter { $0.key != "cursor" }.mapValues { Optional($0) }
-                    query["cursor"] = next
-                    data["next"] = ConsoleLinks.path("/console/audit", query)
-                }
-            } catch let refusal as DomainError {
-                FormRefusal(try FormRefusal.issues(refusal)).add(to: &data)
-            }
-            return console.page("audit", title: "Audit log", data)
+            try await console.auditPage()
         }
         get("audit/export", on: group, holdsTransaction: false) { console in
             let lines = try await console.read(
@@ -133,5 +111,34 @@ struct AuditEventView {
         requestID = event.requestID
         chain = event.chain
         seq = event.seq
+    }
+}
+
+extension ConsoleRequest {
+    /// The log's page: the filter's events, newest page by cursor; a filter refused is shown by its fields.
+    fileprivate func auditPage() async throws -> ConsoleAnswer {
+        var data: [String: Any] = ["values": form.values, "canVerify": may(VerifyAuditLog.action)]
+        if may(ExportAuditEvents.action) {
+            data["export"] = ConsoleLinks.path(
+                "/console/audit/export", form.values.filter { $0.key != "cursor" }.mapValues { Optional($0) })
+        }
+        return try await submit {
+            let (filter, after) = (try AuditPage.filter(form), try Cursor.number(form.text("cursor")) ?? 0)
+            data["values"] = AuditPage.values(form, filter)
+            let events = try await read(
+                ListAuditEvents(filter: filter, afterID: after, limit: Console.pageSize + 1))
+            let (shown, next) = keysetPage(events, limit: Console.pageSize) { [String($0.id)] }
+            data["events"] = shown.map(AuditEventView.init)
+            data["hasEvents"] = !shown.isEmpty
+            if let next {
+                var query = form.values.filter { $0.key != "cursor" }.mapValues { Optional($0) }
+                query["cursor"] = next
+                data["next"] = ConsoleLinks.path("/console/audit", query)
+            }
+            return page("audit", title: "Audit log", data)
+        } refused: { issues in
+            FormRefusal(issues).add(to: &data)
+            return page("audit", title: "Audit log", data)
+        }
     }
 }

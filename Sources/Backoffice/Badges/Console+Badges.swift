@@ -9,7 +9,9 @@ extension Console {
             try await console.badgesPage(issues: [])
         }
         post("badges/new", on: group) { console in
-            do {
+            return try await console.submit(
+                reading: FormRefusal.reading(conflictFields: ["already_exists": "slug", "slug_taken": "slug"])
+            ) {
                 let threshold = try console.form.text("threshold").map { text -> Double in
                     guard let value = Double(text) else {
                         throw DomainError.invalid([
@@ -24,11 +26,8 @@ extension Console {
                         description: console.form.text("description"),
                         metric: console.form.text("metric"), threshold: threshold))
                 return console.redirect("/console/badges", flash: "Created the \(badge.name) badge.")
-            } catch let refusal as DomainError {
-                return try await console.badgesPage(
-                    issues: try FormRefusal.issues(
-                        refusal, conflictFields: ["already_exists": "slug", "slug_taken": "slug"]),
-                    values: console.form.values)
+            } refused: { issues in
+                try await console.badgesPage(issues: issues, values: console.form.values)
             }
         }
     }

@@ -25,33 +25,32 @@ extension Console {
                 issues: [])
         }
         post("challenges/new", on: group) { console in
-            do {
+            return try await console.submit {
                 let challenge = try await console.run(CreateChallenge(try ChallengeForm(console.form).draft()))
                 return console.redirect(
                     "/console/challenges/\(challenge.id.text)", flash: "Saved as a draft: publish it to open its board."
                 )
-            } catch let refusal as DomainError {
-                return console.challengeForm(
-                    values: console.form.values, issues: ChallengeForm.issues(try FormRefusal.issues(refusal)))
+            } refused: { issues in
+                console.challengeForm(values: console.form.values, issues: ChallengeForm.issues(issues))
             }
         }
         get("challenges/{id}", on: group) { console in try await console.challengePage(try console.routeID()) }
         post("challenges/{id}/publish", on: group) { console in
             let id = try console.routeID()
-            do {
+            return try await console.submit {
                 let challenge = try await console.run(
                     PublishChallenge(challengeID: id, ifMatch: console.form["version"]))
                 return console.redirect(
                     "/console/challenges/\(id.text)",
                     flash: "Published: the board is \(challenge.state(at: database.clock.now()).rawValue).")
-            } catch let refusal as DomainError {
-                return try await console.challengePage(id, issues: try FormRefusal.issues(refusal))
+            } refused: { issues in
+                try await console.challengePage(id, issues: issues)
             }
         }
         post("challenges/{id}/settle", on: group) { console in
             let id = try console.routeID()
             let dryRun = console.form["dry_run"] == "yes"
-            do {
+            return try await console.submit {
                 if !dryRun { try console.form.confirm("settle") }
                 let (_, settlement) = try await console.run(SettleChallenge(challengeID: id, dryRun: dryRun))
                 if dryRun { return try await console.challengePage(id, preview: settlement) }
@@ -63,8 +62,8 @@ extension Console {
                         \(settlement.participants) participants.
                         """
                 )
-            } catch let refusal as DomainError {
-                return try await console.challengePage(id, issues: try FormRefusal.issues(refusal))
+            } refused: { issues in
+                try await console.challengePage(id, issues: issues)
             }
         }
         group.get("challenges/{id}/leaderboard/events") { request, context in
@@ -84,8 +83,9 @@ extension Console {
         let id = try Self.id(context.parameters)
         let (database, policies, streams) = (database, policies, liveStreams)
         // A stream lasts no longer than an idle session would: an open page does not keep one alive.
-        let (interval, limit) = (
-            liveUpdates.interval, min(liveUpdates.limit, .seconds(policies.security.console.idleTimeoutMinutes * 60))
+        let (interval, limit, timers) = (
+            liveUpdates.interval, min(liveUpdates.limit, .seconds(policies.security.console.idleTimeoutMinutes * 60)),
+            liveUpdates.timers
         )
         @Sendable func board(touch: Bool) async throws -> (session: UUID, rows: String)? {
             try await database.consoleRequest(
@@ -119,7 +119,7 @@ extension Console {
                     try await writer.write(
                         ByteBuffer(string: rows == last ? ": unchanged\n\n" : "event: board\ndata: \(rows)\n\n"))
                     last = rows
-                    try await Task.sleep(for: interval)
+                    try await timers.sleep(for: interval)
                     next = clock.now < deadline ? try await board(touch: false)?.rows : nil
                 }
                 try await writer.write(ByteBuffer(string: "event: end\ndata: {}\n\n"))

@@ -6,13 +6,13 @@ extension Console {
     func registerTimeZone(on group: RouterGroup<AppRequestContext>) {
         post("security/time-zone", on: group) { console in
             let name = console.form["time_zone"] ?? ""
-            do {
+            return try await console.submit {
                 let changed = try await console.runOnOwnSession(SetOwnTimeZone(name: name))
                 return .redirect(
                     to: "/console/security",
                     flash: changed ? "Times now show in \(name)." : "Times already show in \(name).")
-            } catch let refusal as DomainError {
-                return try await securityPage(console, issues: FormRefusal.issues(refusal), chosen: name)
+            } refused: { issues in
+                try await securityPage(console, issues: issues, chosen: name)
             }
         }
     }

@@ -94,6 +94,14 @@ struct FormRefusal {
         if let general { data["general"] = general }
     }
 
+    /// `issues` with these arguments, as `ConsoleRequest.submit(reading:)` takes it.
+    static func reading(
+        fieldNames: [String: String] = [:], conflictFields: [String: String] = [:],
+        changed: String = "Someone changed this after you opened it: reload to see what changed."
+    ) -> (DomainError) throws -> [FieldIssue] {
+        { try issues($0, fieldNames: fieldNames, conflictFields: conflictFields, changed: changed) }
+    }
+
     /// `refusal` as issues next to the form's fields (field "" for the form as a whole):
     /// `fieldNames` renames the use case's fields to the form's, `conflictFields` puts a
     /// conflict's code next to a field, `changed` is said of an `If-Match` conflict. Not found,

@@ -99,6 +99,21 @@ struct ConsoleRequest: Sendable {
 
     /// To `path`, with a message for the page there.
     func redirect(_ path: String, flash: String? = nil) -> ConsoleAnswer { .redirect(to: path, flash: flash) }
+
+    /// A form's submission: `action`'s answer; or, when the change is refused (a `DomainError`
+    /// that `reading` turns into issues by field: `FormRefusal.issues` unless the form says more),
+    /// `refused`'s answer with those issues: the form again, the operator's values kept. Not found,
+    /// not allowed and server errors are rethrown by the reading, for their error page.
+    func submit(
+        reading issues: (DomainError) throws -> [FieldIssue] = { try FormRefusal.issues($0) },
+        _ action: () async throws -> ConsoleAnswer, refused: ([FieldIssue]) async throws -> ConsoleAnswer
+    ) async throws -> ConsoleAnswer {
+        do {
+            return try await action()
+        } catch let refusal as DomainError {
+            return try await refused(try issues(refusal))
+        }
+    }
 }
 
 /// What a console handler answers.

@@ -249,7 +249,7 @@ extension SignInGate {
         }
         // Failures from anywhere slow the email's checks; they never refuse them.
         let wait = slowing(after: failures, policy: policy)
-        if wait > .zero { try? await Task.sleep(for: wait) }
+        try? await timers.sleep(for: wait)
         return (ticket, attempt)
     }
 }

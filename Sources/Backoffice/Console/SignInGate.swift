@@ -41,6 +41,8 @@ package final class SignInGate: Sendable {
     package static let checksPerAddress = 2
     /// The cost of the operators' password hashes, which an unknown email's check matches.
     package let passwordCost: UInt8
+    /// What the refusals and the slowed checks wait on.
+    let timers: any Timers
     private let digestKey: SymmetricKey
     private let state = Mutex(State())
     private let checking = Atomic<Int>(0)
@@ -78,9 +80,10 @@ package final class SignInGate: Sendable {
     /// restarts and is the same in every process).
     package init(
         key: SymmetricKey, checksAtOnce: Int = SignInGate.defaultChecksAtOnce, passwordCost: UInt8 = PasswordRules.cost,
-        refusalDelay: Duration = .seconds(1), slowStep: Duration = .seconds(1)
+        refusalDelay: Duration = .seconds(1), slowStep: Duration = .seconds(1), timers: any Timers = EventLoopTimers()
     ) {
         self.digestKey = key
+        self.timers = timers
         self.checksAtOnce = max(1, checksAtOnce)
         self.passwordCost = passwordCost
         self.refusalDelay = refusalDelay
@@ -102,7 +105,7 @@ package final class SignInGate: Sendable {
 
     /// Waits `refusalDelay` before a refusal without a check is answered.
     package func delayRefusal() async {
-        try? await Task.sleep(for: refusalDelay)
+        try? await timers.sleep(for: refusalDelay)
     }
 
     /// How long an attempt waits before its check when its email failed `failures` times within

@@ -25,7 +25,7 @@ extension Console {
         }
         post("policies/{slug}", on: group) { console in
             let slug = console.parameters.get("slug") ?? ""
-            do {
+            return try await console.submit {
                 let (published, outcome) = try await console.run(
                     PublishContentPolicy(
                         slug: slug, title: console.form["title"] ?? "", body: console.form["body"] ?? ""))
@@ -34,9 +34,8 @@ extension Console {
                     ? "Nothing to publish: the text is the current version's."
                     : "Published version \(published.version) of \(published.title)."
                 return console.redirect("/console/policies/\(published.slug)", flash: flash)
-            } catch let refusal as DomainError {
-                return try await console.policyPage(
-                    slug, issues: try FormRefusal.issues(refusal), values: console.form.values)
+            } refused: { issues in
+                try await console.policyPage(slug, issues: issues, values: console.form.values)
             }
         }
     }

@@ -14,28 +14,27 @@ extension Console {
         post("earning-rules/preview", on: group) { console in
             let current = try? await console.read(CurrentEarningRules())
             let form = EarningRulesForm(console.form)
-            do {
+            return try await console.submit {
                 let days = try form.days()
                 let outcome = try await console.read(SimulateEarningRules(try form.draft(), days: days))
                 return console.earningRulesPage(
                     values: console.form.values, issues: [], current: current, preview: outcome)
-            } catch let refusal as DomainError {
-                return console.earningRulesPage(
-                    values: console.form.values, issues: form.issues(try FormRefusal.issues(refusal)), current: current)
+            } refused: { issues in
+                console.earningRulesPage(values: console.form.values, issues: form.issues(issues), current: current)
             }
         }
         post("earning-rules", on: group) { console in
             let form = EarningRulesForm(console.form)
-            do {
+            return try await console.submit {
                 let (set, outcome) = try await console.run(SetEarningRules(try form.draft()))
                 let flash =
                     outcome == .unchanged
                     ? "Nothing changed: these are the rules in force." : "Version \(set.version) is in force."
                 return console.redirect("/console/earning-rules", flash: flash)
-            } catch let refusal as DomainError {
+            } refused: { issues in
                 let current = try? await console.read(CurrentEarningRules())
                 return console.earningRulesPage(
-                    values: console.form.values, issues: form.issues(try FormRefusal.issues(refusal)), current: current)
+                    values: console.form.values, issues: form.issues(issues), current: current)
             }
         }
     }

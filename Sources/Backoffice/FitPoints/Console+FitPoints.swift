@@ -11,7 +11,9 @@ extension Console {
         }
         post("accounts/{id}/fitpoints", on: group) { console in
             let id = try console.routeID()
-            do {
+            return try await console.submit(
+                reading: FormRefusal.reading(conflictFields: ["insufficient_fitpoints": "points"])
+            ) {
                 guard
                     let points = console.form.text("points").flatMap({
                         Int64($0.replacingOccurrences(of: "+", with: ""))
@@ -28,11 +30,8 @@ extension Console {
                 return console.redirect(
                     "/console/accounts/\(id.text)/fitpoints",
                     flash: "Adjusted: the balance is \(Money.fitPoints(balance.balance)).")
-            } catch let refusal as DomainError {
-                return try await console.fitPointsPage(
-                    id, issues: try FormRefusal.issues(refusal, conflictFields: ["insufficient_fitpoints": "points"]),
-                    values: console.form.values
-                )
+            } refused: { issues in
+                try await console.fitPointsPage(id, issues: issues, values: console.form.values)
             }
         }
     }

@@ -33,13 +33,13 @@ extension Console {
         }
         get("goods/new", on: group) { console in console.goodForm(values: [:], issues: [], good: nil) }
         post("goods/new", on: group) { console in
-            do {
+            return try await console.submit(reading: GoodForm.issues) {
                 let fields = try GoodForm(console.form).fields()
                 let good = try await console.run(CreateGood(sku: console.form["sku"] ?? "", fields: fields))
                 return console.redirect(
                     "/console/goods/\(good.id.text)", flash: "Created \(good.name) (\(good.sku)) as a draft.")
-            } catch let refusal as DomainError {
-                return try console.goodForm(values: console.form.values, issues: GoodForm.issues(refusal), good: nil)
+            } refused: { issues in
+                console.goodForm(values: console.form.values, issues: issues, good: nil)
             }
         }
         get("goods/{id}", on: group) { console in
@@ -48,20 +48,20 @@ extension Console {
         }
         post("goods/{id}", on: group) { console in
             let id = try console.routeID()
-            do {
+            return try await console.submit(reading: GoodForm.issues) {
                 let form = GoodForm(console.form)
                 let good = try await console.run(
                     UpdateGood(goodID: id, changes: try form.changes(), ifMatch: console.form["version"]))
                 return console.redirect("/console/goods/\(good.id.text)", flash: "Saved \(good.name).")
-            } catch let refusal as DomainError {
+            } refused: { issues in
                 let current = try await console.read(GetGood(id: id))
+                var issues = issues
                 // Who changed it and when is said only for a stale edit.
-                var change: (who: String, at: Date)? = nil
-                if case .versionMismatch = refusal {
-                    change = try await console.readOwn(LastChange(targetType: "good", targetID: id.text))
+                if let stale = issues.firstIndex(where: { $0.code == "changed" }) {
+                    let change = try await console.readOwn(LastChange(targetType: "good", targetID: id.text))
+                    issues[stale] = FieldIssue(field: "", code: "changed", message: GoodForm.changed(by: change))
                 }
-                return try console.goodForm(
-                    values: console.form.values, issues: GoodForm.issues(refusal, changedBy: change), good: current)
+                return console.goodForm(values: console.form.values, issues: issues, good: current)
             }
         }
     }
@@ -172,12 +172,15 @@ struct GoodForm {
 
     /// The refusal as issues next to the form's fields; an `If-Match` conflict says who saved
     /// the good since, and when.
-    static func issues(_ refusal: DomainError, changedBy change: (who: String, at: Date)? = nil) throws -> [FieldIssue]
-    {
+    /// A refusal as issues by the form's fields (a stale edit's message said by `changed(by:)`).
+    static func issues(_ refusal: DomainError) throws -> [FieldIssue] {
+        try FormRefusal.issues(refusal, fieldNames: ["price_cents": "price"], conflictFields: ["sku_taken": "sku"])
+    }
+
+    /// What a stale edit says: who changed the good and when, when the log knows.
+    static func changed(by change: (who: String, at: Date)?) -> String {
         let who =
             change.map { "\($0.who) changed this good at \(ConsoleTime.text($0.at))" } ?? "Someone changed this good"
-        return try FormRefusal.issues(
-            refusal, fieldNames: ["price_cents": "price"], conflictFields: ["sku_taken": "sku"],
-            changed: "\(who), after you opened it. Your edits are kept below: reload the page to see theirs.")
+        return "\(who), after you opened it. Your edits are kept below: reload the page to see theirs."
     }
 }

@@ -24,13 +24,13 @@ extension Console {
                 console.form["format"].flatMap(GoodsFileFormat.init(rawValue:))
                 ?? (file.fileName.lowercased().hasSuffix(".jsonl") || file.fileName.lowercased().hasSuffix(".ndjson")
                     ? .jsonl : .csv)
-            do {
+            return try await console.submit {
                 let id = try await console.run(
                     StageGoodsImport(bytes: file.bytes, fileName: file.fileName, format: format))
                 return console.redirect("/console/goods/import/\(id.text)")
-            } catch let refusal as DomainError {
+            } refused: { issues in
                 var data: [String: Any] = ["columns": GoodsFileFormat.columns.joined(separator: ", ")]
-                FormRefusal(try FormRefusal.issues(refusal)).add(to: &data)
+                FormRefusal(issues).add(to: &data)
                 return console.page("goods-import", title: "Import goods", status: .unprocessableContent, data)
             }
         }

@@ -10,11 +10,11 @@ extension Console {
         get("accounts/{id}/health", on: group) { console in try await console.healthPage(try console.routeID()) }
         post("accounts/{id}/health/purpose", on: group) { console in
             let id = try console.routeID()
-            do {
+            return try await console.submit {
                 _ = try await console.run(StateReadPurpose(customerID: id, purpose: console.form.text("purpose")))
                 return console.redirect("/console/accounts/\(id.text)/health", flash: nil)
-            } catch let refusal as DomainError {
-                return try await console.purposePage(id, issues: try FormRefusal.issues(refusal))
+            } refused: { issues in
+                try await console.purposePage(id, issues: issues)
             }
         }
     }

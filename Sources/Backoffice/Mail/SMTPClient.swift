@@ -56,10 +56,13 @@ package struct SMTPClient: Sendable {
     let settings: SMTPSettings
     /// How long one message may take, connection to QUIT.
     var timeout: Duration = .seconds(30)
+    /// What the timeout runs on.
+    let timers: any Timers
 
-    package init(settings: SMTPSettings, timeout: Duration = .seconds(30)) {
+    package init(settings: SMTPSettings, timeout: Duration = .seconds(30), timers: any Timers = EventLoopTimers()) {
         self.settings = settings
         self.timeout = timeout
+        self.timers = timers
     }
 
     /// A refusal or failure while sending: the step and what the server said (or the error).
@@ -77,7 +80,7 @@ package struct SMTPClient: Sendable {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await self.converse(message: message, data: data) }
             group.addTask {
-                try await Task.sleep(for: timeout)
+                try await timers.sleep(for: timeout)
                 throw Failure(step: "timeout", reply: "no answer within \(timeout)", permanent: false)
             }
             defer { group.cancelAll() }

@@ -30,37 +30,36 @@ extension Console {
             return console.messageForm(values: values, issues: [])
         }
         post("messages/new", on: group) { console in
-            do {
+            return try await console.submit {
                 let message = try await console.run(try MessageForm(console.form).create())
                 return console.redirect(
                     "/console/messages/\(message.id.text)", flash: "Saved as a draft: publish it when it is ready.")
-            } catch let refusal as DomainError {
-                return console.messageForm(values: console.form.values, issues: try FormRefusal.issues(refusal))
+            } refused: { issues in
+                console.messageForm(values: console.form.values, issues: issues)
             }
         }
         get("messages/{id}", on: group) { console in try await console.messagePage(try console.routeID(), issues: []) }
         post("messages/{id}/publish", on: group) { console in
             let id = try console.routeID()
-            do {
+            return try await console.submit {
                 let message = try await console.run(PublishMessage(messageID: id, ifMatch: console.form["version"]))
                 let state = message.state(at: database.clock.now())
                 return console.redirect(
                     "/console/messages/\(id.text)", flash: "Published: the message is \(state.rawValue).")
-            } catch let refusal as DomainError {
-                return try await console.messagePage(id, issues: try FormRefusal.issues(refusal))
+            } refused: { issues in
+                try await console.messagePage(id, issues: issues)
             }
         }
         post("messages/{id}/retract", on: group) { console in
             let id = try console.routeID()
-            do {
+            return try await console.submit {
                 try console.form.confirm("retract")
                 _ = try await console.run(
                     RetractMessage(messageID: id, reason: console.form.text("reason"), ifMatch: console.form["version"])
                 )
                 return console.redirect("/console/messages/\(id.text)", flash: "Retracted: the app no longer shows it.")
-            } catch let refusal as DomainError {
-                return try await console.messagePage(
-                    id, issues: try FormRefusal.issues(refusal), values: console.form.values)
+            } refused: { issues in
+                try await console.messagePage(id, issues: issues, values: console.form.values)
             }
         }
     }

@@ -32,16 +32,20 @@ extension Console {
         }
         post("moderation/cases/{id}/take", on: group) { console in
             let id = try console.routeID()
-            do {
+            return try await console.submit {
                 _ = try await console.run(TakeCase(caseID: id))
                 return console.redirect("/console/moderation/cases/\(id.text)", flash: "You hold this case.")
-            } catch let refusal as DomainError {
-                return try await console.casePage(id, issues: try FormRefusal.issues(refusal))
+            } refused: { issues in
+                try await console.casePage(id, issues: issues)
             }
         }
         post("moderation/cases/{id}/decision", on: group) { console in
             let id = try console.routeID()
-            do {
+            // A stale version: the page shows the case as it is now, with the moderator's choices kept (412).
+            let changed =
+                "The case changed since you opened it (a new text or new reports): read it again below, then "
+                + "decide."
+            return try await console.submit(reading: FormRefusal.reading(changed: changed)) {
                 let decided = try await console.run(
                     DecideCase(
                         caseID: id, kind: DecisionKind(rawValue: console.form.text("decision") ?? "") ?? .hold,
@@ -50,15 +54,10 @@ extension Console {
                 return console.redirect(
                     "/console/moderation/cases/\(id.text)",
                     flash: "Decided: \(decided.decision.kind.rawValue). The statement of reasons is below.")
-            } catch let refusal as DomainError {
-                // A stale version: the page shows the case as it is now, with the moderator's choices kept.
-                let changed = "The case changed since you opened it (a new text or new reports): read it again "
-                    + "below, then decide."
-                var stale = false
-                if case .versionMismatch = refusal { stale = true }
+            } refused: { issues in
+                let stale = issues.contains { $0.code == "changed" }
                 return try await console.casePage(
-                    id, issues: try FormRefusal.issues(refusal, changed: changed), values: console.form.values,
-                    status: stale ? .preconditionFailed : nil)
+                    id, issues: issues, values: console.form.values, status: stale ? .preconditionFailed : nil)
             }
         }
     }

@@ -42,14 +42,13 @@ extension Console {
         for move in OrderMove.allCases {
             post("orders/{id}/\(move.rawValue)", on: group, holdsTransaction: !move.callsProvider) { console in
                 let id = try console.routeID()
-                do {
+                return try await console.submit {
                     let detail = try await console.move(move, order: id, payments: payments)
                     return console.redirect(
                         "/console/orders/\(id.text)",
                         flash: "Order \(detail.order.shortID) is \(detail.order.status.rawValue).")
-                } catch let refusal as DomainError {
-                    return try await console.orderPage(
-                        id, issues: try FormRefusal.issues(refusal), values: console.form.values)
+                } refused: { issues in
+                    try await console.orderPage(id, issues: issues, values: console.form.values)
                 }
             }
         }

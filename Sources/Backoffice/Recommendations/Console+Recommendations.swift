@@ -18,12 +18,12 @@ extension Console {
         }
         post("recommendations/new", on: group) { console in
             guard console.form["intent"] == "save" else { return try await console.recommendationForm() }
-            do {
+            return try await console.submit {
                 let made = try await console.run(CreateRecommendation(try RecommendationForm(console.form).draft()))
                 return console.redirect(
                     "/console/recommendations/\(made.id.text)", flash: "Saved as a draft: publish it when it is ready.")
-            } catch let refusal as DomainError {
-                return try await console.recommendationForm(issues: try FormRefusal.issues(refusal))
+            } refused: { issues in
+                try await console.recommendationForm(issues: issues)
             }
         }
         get("recommendations/{id}", on: group) { console in
@@ -39,14 +39,13 @@ extension Console {
             guard console.form["intent"] == "save" else {
                 return try await console.recommendationForm(recommendation: found)
             }
-            do {
+            return try await console.submit {
                 _ = try await console.run(
                     UpdateRecommendation(
                         id: found.id, try RecommendationForm(console.form).draft(), ifMatch: console.form["version"]))
                 return console.redirect("/console/recommendations/\(found.id.text)", flash: "Saved.")
-            } catch let refusal as DomainError {
-                return try await console.recommendationForm(
-                    issues: try FormRefusal.issues(refusal), recommendation: found)
+            } refused: { issues in
+                try await console.recommendationForm(issues: issues, recommendation: found)
             }
         }
         post("recommendations/{id}/publish", on: group) { console in
@@ -129,7 +128,7 @@ extension ConsoleRequest {
     /// shown on the recommendation's page.
     fileprivate func moveRecommendation(retract: Bool) async throws -> ConsoleAnswer {
         let id = try routeID()
-        do {
+        return try await submit {
             if retract {
                 try form.confirm("retract")
                 _ = try await run(RetractRecommendation(id: id, reason: form.text("reason"), ifMatch: form["version"]))
@@ -139,8 +138,8 @@ extension ConsoleRequest {
             let done =
                 retract ? "Retracted: the app no longer shows it." : "Published: the app shows it to its audience."
             return redirect("/console/recommendations/\(id.text)", flash: done)
-        } catch let refusal as DomainError {
-            return try await recommendationPage(id, issues: try FormRefusal.issues(refusal), values: form.values)
+        } refused: { issues in
+            try await recommendationPage(id, issues: issues, values: form.values)
         }
     }
 

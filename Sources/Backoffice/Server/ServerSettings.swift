@@ -75,5 +75,7 @@ package struct LiveUpdates: Sendable {
     package var limit: Duration = .seconds(30 * 60)
     package var perSession = 3
     package var total = 200
+    /// What the stream waits on between reads.
+    package var timers: any Timers = EventLoopTimers()
     package init() {}
 }

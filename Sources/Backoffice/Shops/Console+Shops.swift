@@ -32,7 +32,7 @@ extension Console {
         }
         post("shop-applications/{id}/approve", on: group) { console in
             let id = try console.routeID()
-            do {
+            return try await console.submit(reading: FormRefusal.reading(conflictFields: ["slug_taken": "slug"])) {
                 let approval = try await console.run(
                     ApproveShopApplication(
                         applicationID: id, slug: console.form.text("slug"), reason: console.form.text("reason")))
@@ -40,22 +40,19 @@ extension Console {
                     "/console/shop-applications/\(id.text)",
                     flash:
                         "Approved: the shop \(approval.tenant.slug) exists, with \(approval.admin.email) as its admin.")
-            } catch let refusal as DomainError {
-                return try await console.shopApplicationPage(
-                    id, issues: try FormRefusal.issues(refusal, conflictFields: ["slug_taken": "slug"]),
-                    values: console.form.values)
+            } refused: { issues in
+                try await console.shopApplicationPage(id, issues: issues, values: console.form.values)
             }
         }
         post("shop-applications/{id}/reject", on: group) { console in
             let id = try console.routeID()
-            do {
+            return try await console.submit {
                 try console.form.confirm("reject")
                 _ = try await console.run(RejectShopApplication(applicationID: id, reason: console.form.text("reason")))
                 return console.redirect(
                     "/console/shop-applications/\(id.text)", flash: "Rejected: the applicant is told why.")
-            } catch let refusal as DomainError {
-                return try await console.shopApplicationPage(
-                    id, issues: try FormRefusal.issues(refusal), values: console.form.values)
+            } refused: { issues in
+                try await console.shopApplicationPage(id, issues: issues, values: console.form.values)
             }
         }
     }

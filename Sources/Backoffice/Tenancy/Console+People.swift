@@ -11,7 +11,7 @@ extension Console {
             try await console.peoplePage(issues: [])
         }
         post("people/new", on: group) { console in
-            do {
+            return try await console.submit {
                 guard let role = Role(rawValue: console.form["role"] ?? "") else {
                     throw DomainError.invalid([
                         FieldIssue(field: "role", code: "unknown_role", message: "choose a role")
@@ -22,9 +22,8 @@ extension Console {
                     CreateOperator(email: console.form["email"] ?? "", role: role, tenantID: tenant))
                 return try await console.invited(
                     try await console.run(InviteOperator(operatorID: person.id, links: invitationLinks)))
-            } catch let refusal as DomainError {
-                return try await console.peoplePage(
-                    issues: try FormRefusal.issues(refusal), values: console.form.values)
+            } refused: { issues in
+                try await console.peoplePage(issues: issues, values: console.form.values)
             }
         }
         post("people/{id}/invite", on: group) { console in
@@ -33,16 +32,15 @@ extension Console {
             return try await console.invited(try await console.run(invite))
         }
         post("people/{id}/disable", on: group) { console in
-            do {
+            return try await console.submit {
                 try console.form.confirm("disable")
                 let person = try await console.run(
                     DisableOperator(
                         operatorID: try console.routeID(), reason: console.form.text("reason"), ifMatch: nil))
                 return console.redirect(
                     "/console/people", flash: "\(person.email) is disabled: its sessions and tokens no longer work.")
-            } catch let refusal as DomainError {
-                return try await console.peoplePage(
-                    issues: try FormRefusal.issues(refusal), values: console.form.values)
+            } refused: { issues in
+                try await console.peoplePage(issues: issues, values: console.form.values)
             }
         }
         registerInvitation(on: group)

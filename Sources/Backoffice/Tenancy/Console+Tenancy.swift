@@ -10,64 +10,64 @@ extension Console {
         section("tokens", "API tokens", needs: CreateToken.action, on: group) { console in
             try await console.tokensPage(issues: [])
         }
-        post("tokens/new", on: group) { console in
-            do {
-                guard let owner = console.form.text("operator_id").flatMap(UUID.init(uuidString:)) else {
-                    throw DomainError.invalid([
-                        FieldIssue(field: "operator_id", code: "required", message: "choose whose token it is")
-                    ])
-                }
-                let hours = try console.form.text("expires_in_hours").map { text -> Int in
-                    guard let hours = Int(text) else {
-                        throw DomainError.invalid([
-                            FieldIssue(
-                                field: "expires_in_hours", code: "invalid_number",
-                                message: "must be a whole number of hours")
-                        ])
-                    }
-                    return hours
-                }
-                let (token, secret) = try await console.run(
-                    CreateToken(operatorID: owner, name: console.form.text("name"), expiresInHours: hours))
-                return console.page(
-                    "token-created", title: "Token \(token.name)",
-                    [
-                        "name": token.name, "secret": secret.value, "expires": ConsoleTime.text(token.expiresAt),
-                        "role": token.role.rawValue,
-                    ])
-            } catch let refusal as DomainError {
-                return try await console.tokensPage(
-                    issues: try FormRefusal.issues(refusal), values: console.form.values)
-            }
-        }
+        post("tokens/new", on: group) { console in try await console.createToken() }
         post("tokens/{id}/revoke", on: group) { console in
-            do {
+            return try await console.submit {
                 try console.form.confirm("revoke")
                 let token = try await console.run(RevokeToken(tokenID: try console.routeID()))
                 return console.redirect("/console/tokens", flash: "Revoked \(token.name): it is refused from now on.")
-            } catch let refusal as DomainError {
-                return try await console.tokensPage(issues: try FormRefusal.issues(refusal))
+            } refused: { issues in
+                try await console.tokensPage(issues: issues)
             }
         }
         section("tenants", "Tenants", needs: ListTenants.action, on: group) { console in
             try await console.tenantsPage(issues: [])
         }
         post("tenants/new", on: group) { console in
-            do {
+            return try await console.submit(reading: FormRefusal.reading(conflictFields: ["slug_taken": "slug"])) {
                 let tenant = try await console.run(
                     CreateTenant(slug: console.form["slug"] ?? "", name: console.form["name"] ?? ""))
                 return console.redirect(
                     "/console/tenants", flash: "Created \(tenant.name) (\(tenant.slug)): invite its admin from People.")
-            } catch let refusal as DomainError {
-                return try await console.tenantsPage(
-                    issues: try FormRefusal.issues(refusal, conflictFields: ["slug_taken": "slug"]),
-                    values: console.form.values)
+            } refused: { issues in
+                try await console.tenantsPage(issues: issues, values: console.form.values)
             }
         }
     }
 }
 
 extension ConsoleRequest {
+    /// Makes a token from the form: its secret is shown once, on the page this answers.
+    fileprivate func createToken() async throws -> ConsoleAnswer {
+        return try await submit {
+            guard let owner = form.text("operator_id").flatMap(UUID.init(uuidString:)) else {
+                throw DomainError.invalid([
+                    FieldIssue(field: "operator_id", code: "required", message: "choose whose token it is")
+                ])
+            }
+            let hours = try form.text("expires_in_hours").map { text -> Int in
+                guard let hours = Int(text) else {
+                    throw DomainError.invalid([
+                        FieldIssue(
+                            field: "expires_in_hours", code: "invalid_number",
+                            message: "must be a whole number of hours")
+                    ])
+                }
+                return hours
+            }
+            let (token, secret) = try await run(
+                CreateToken(operatorID: owner, name: form.text("name"), expiresInHours: hours))
+            return page(
+                "token-created", title: "Token \(token.name)",
+                [
+                    "name": token.name, "secret": secret.value, "expires": ConsoleTime.text(token.expiresAt),
+                    "role": token.role.rawValue,
+                ])
+        } refused: { issues in
+            try await tokensPage(issues: issues, values: form.values)
+        }
+    }
+
     fileprivate func tokensPage(issues: [FieldIssue], values: [String: String] = [:]) async throws -> ConsoleAnswer {
         let start = ConsoleLinks.firstID
         let after = form.text("after").flatMap(UUID.init(uuidString:)) ?? start

@@ -42,6 +42,23 @@ struct CodeShapeTests {
         #expect(long.isEmpty, "lines over 120 characters: \(long.joined(separator: ", "))")
     }
 
+    @Test(
+        "no code of Sources sleeps but on `Timers` (so a test can move its time): no Task.sleep, Thread.sleep or usleep"
+    )
+    func sleepsOnTimers() throws {
+        var found: [String] = []
+        for file in Self.swiftFiles where file.hasPrefix("Sources/") {
+            for (index, line) in try Self.text(file).split(separator: "\n", omittingEmptySubsequences: false)
+                .enumerated()
+            where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//")
+                && (line.contains("Task.sleep") || line.contains("Thread.sleep") || line.contains("usleep("))
+            {
+                found.append("\(file):\(index + 1)")
+            }
+        }
+        #expect(found.isEmpty, "sleeps outside Timers: \(found.joined(separator: ", "))")
+    }
+
     @Test("no function is over 60 lines, except those docs/decisions/long-functions.md names and explains")
     func functionsWithin60Lines() throws {
         let record = try Self.text("docs/decisions/long-functions.md")

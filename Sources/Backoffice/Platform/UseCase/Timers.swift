@@ -2,10 +2,12 @@ import NIOCore
 import ServiceLifecycle
 import Synchronization
 
-/// Where the service's timeouts come from: the request deadline, the pool's lease timeout and the
-/// payment adapter's attempt timeout and backoff. The service uses `EventLoopTimers` (NIO's
-/// scheduled tasks); tests use `ManualTimers`, which fire only when the test moves them, so no
-/// test waits on the wall clock to prove a timeout.
+/// Where every wait of the service comes from (no code sleeps otherwise, `CodeShapeTests`): the
+/// request deadline, the pool's lease timeout, the payment adapter's attempt timeout and backoff,
+/// the SMTP client's timeout, the sign-in gate's refusal delay and slowing, the live board's
+/// interval and the periodic services' waits. The service uses `EventLoopTimers` (NIO's scheduled
+/// tasks); tests use `ManualTimers`, which fire only when the test moves them, so no test waits on
+/// the wall clock to prove a timeout.
 package protocol Timers: Sendable {
     /// Runs `action` once `delay` has passed, unless the returned timer is cancelled first.
     func schedule(in delay: Duration, _ action: @escaping @Sendable () -> Void) -> ScheduledTimer
