@@ -9,9 +9,9 @@ import Testing
 struct DatabaseSecurityTests {
     @Test(
         """
-            the service role can neither insert an audit event, rewind a chain head, nor append for a tenant it does \
-            not act for
-            """
+        the service role can neither insert an audit event, rewind a chain head, nor append for a tenant it does \
+        not act for
+        """
     )
     func auditIsNotWritableByTheServiceRole() async throws {
         try await TestEnvironment.with { env in
@@ -39,9 +39,9 @@ struct DatabaseSecurityTests {
             let foreign = await env.asService(
                 partner,
                 """
-                    SELECT audit_append('\(otherTenant)', NULL, 'partner_admin', 'x', 'x', 'x', 'forged', NULL, NULL, \
-                    NULL, NULL, 'x', NULL)
-                    """
+                SELECT audit_append('\(otherTenant)', NULL, 'partner_admin', 'x', 'x', 'x', 'forged', NULL, NULL, \
+                NULL, NULL, 'x', NULL)
+                """
             )
             #expect(foreign?.status == 403, "a partner's transaction cannot append to another tenant's chain")
             #expect(try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self) == before)
@@ -54,9 +54,9 @@ struct DatabaseSecurityTests {
 
     @Test(
         """
-            a read session (GET) acts for its principal and plans as it asks only: the next user of its connection \
-            inherits neither, and no change runs in it
-            """
+        a read session (GET) acts for its principal and plans as it asks only: the next user of its connection \
+        inherits neither, and no change runs in it
+        """
     )
     func readSessionsDoNotLeak() async throws {
         try await TestEnvironment.with { env in
@@ -140,11 +140,68 @@ struct DatabaseSecurityTests {
             #expect(unforced == "")
             let tables = try await env.ownerScalar(
                 """
-                    SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = \
-                    'public' AND c.relkind = 'r' AND c.relforcerowsecurity
-                    """,
+                SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = \
+                'public' AND c.relkind = 'r' AND c.relforcerowsecurity
+                """,
                 as: Int.self)
             #expect((tables ?? 0) >= 10)
+        }
+    }
+
+    @Test(
+        """
+        every key of a tenant-owned table (its primary key and each unique index) leads with tenant_id, so a \
+        tenant's rows sit together and no key can reach across tenants
+        """
+    )
+    func tenantKeysLeadWithTenant() async throws {
+        // The keys that must be unique across tenants, each for its reason; any other key of a table with a
+        // tenant_id leads with it (a new domain's migration included).
+        let global: [String: String] = [
+            "operators_id": "an operator is found by id when its token or session is authenticated, before its tenant",
+            "operator_passwords_email": "one operator per email: sign-in finds it by email, before its tenant",
+            "tokens_id": "a token is revoked and listed by id; ids are random across tenants",
+            "tokens_secret_hash_key": "authentication finds a token by its secret's hash, before its tenant",
+            "console_sessions_pkey": "a session is found by id, before its tenant",
+            "console_sessions_secret_hash_key": "a session cookie is found by its secret's hash, before its tenant",
+            "operator_invitations_pkey": "an invitation is found by id from its link, before sign-in",
+            "operator_invitations_secret_hash_key": "an invitation link is found by its secret's hash, before sign-in",
+            "shop_applications_pkey": "an application is the platform's; its tenant exists only once it is approved",
+            "shop_applications_claim": "a claim code is found by its hash, before any tenant is known",
+            "shop_profiles_tax_id_key": "one shop per tax id across the platform",
+            "shop_profiles_application_id_key": "one shop per approved application",
+            "payments_by_provider_id": "a provider's webhook finds its payment by the provider's id, before the tenant",
+            "outbox_pkey": "the delivery service claims messages across tenants",
+            "outbox_message_id_key": "a Message-ID is unique in the world",
+            "staged_goods_imports_pkey": "a staged file is found by the random id its page links to",
+            "audit_daily_actions_pkey": "a chain belongs to one tenant: (chain, day, family) is the tenant's key",
+            "audit_verifications_pkey": "the platform's record of verification runs, by identity",
+        ]
+        try await TestEnvironment.with { env in
+            let keys = try await env.ownerScalar(
+                """
+                SELECT coalesce(string_agg(i.indexrelid::regclass::text, ', ' ORDER BY 1), '')
+                FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = 'public' AND c.relkind = 'r' AND (i.indisprimary OR i.indisunique)
+                  AND EXISTS (SELECT FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'tenant_id'
+                      AND NOT a.attisdropped)
+                  AND (SELECT a.attname FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum = i.indkey[0])
+                      IS DISTINCT FROM 'tenant_id'
+                """, as: String.self)
+            let found = Set((keys ?? "").split(separator: ", ").map(String.init))
+            #expect(
+                found.subtracting(global.keys).isEmpty,
+                "keys of tenant-owned tables that do not lead with tenant_id: \(found.subtracting(global.keys).sorted())"
+            )
+            #expect(
+                Set(global.keys).subtracting(found).isEmpty, "listed but gone: \(Set(global.keys).subtracting(found))")
+            let tenantTables = try await env.ownerScalar(
+                """
+                SELECT count(DISTINCT a.attrelid) FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+                JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = 'public' AND c.relkind = 'r' AND a.attname = 'tenant_id'
+                """, as: Int.self)
+            #expect((tenantTables ?? 0) >= 8, "tenant-owned tables: \(tenantTables ?? 0)")
         }
     }
 
@@ -158,9 +215,9 @@ struct DatabaseSecurityTests {
                 context: env.context(.backendManager))
             let recorded = try await env.ownerScalar(
                 """
-                    SELECT token_id FROM audit_events WHERE action = 'accounts.lock' AND target_id = \
-                    '\(customer.id.uuidString.lowercased())'
-                    """,
+                SELECT token_id FROM audit_events WHERE action = 'accounts.lock' AND target_id = \
+                '\(customer.id.uuidString.lowercased())'
+                """,
                 as: UUID.self)
             #expect(recorded == manager.tokenID)
             try await env.withApp { client in
@@ -175,9 +232,9 @@ struct DatabaseSecurityTests {
             #expect(verified.failure == nil, "token_id is part of the hashed bytes and still verifies")
             let canonical = try await env.ownerScalar(
                 """
-                    SELECT convert_from(canonical, 'UTF8') FROM audit_events WHERE action = 'accounts.lock' AND \
-                    target_id = '\(customer.id.uuidString.lowercased())'
-                    """,
+                SELECT convert_from(canonical, 'UTF8') FROM audit_events WHERE action = 'accounts.lock' AND \
+                target_id = '\(customer.id.uuidString.lowercased())'
+                """,
                 as: String.self)
             #expect(canonical?.contains(manager.tokenID!.uuidString.lowercased()) == true)
         }
@@ -201,9 +258,9 @@ struct DatabaseSecurityTests {
                     "UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE key = 'old-key'")
                 try await env.asOwner(
                     """
-                        UPDATE login_attempts SET occurred_at = now() - interval '91 days' WHERE id = (SELECT min(id) \
-                        FROM login_attempts)
-                        """
+                    UPDATE login_attempts SET occurred_at = now() - interval '91 days' WHERE id = (SELECT min(id) \
+                    FROM login_attempts)
+                    """
                 )
                 let dry = try await client.call(
                     .post, "/v1/maintenance/purge", token: manager, json: #"{"dry_run":true}"#)
@@ -224,9 +281,9 @@ struct DatabaseSecurityTests {
             #expect(try await env.ownerScalar("SELECT count(*) FROM login_attempts", as: Int.self) == 1)
             let audited = try await env.ownerScalar(
                 """
-                    SELECT string_agg(target_id, ',' ORDER BY target_id) FROM audit_events WHERE action = \
-                    'accounts.purge' AND target_type = 'retention'
-                    """,
+                SELECT string_agg(target_id, ',' ORDER BY target_id) FROM audit_events WHERE action = \
+                'accounts.purge' AND target_type = 'retention'
+                """,
                 as: String.self)
             #expect(audited == "idempotency_keys,login_attempts")
         }
@@ -285,9 +342,9 @@ struct DatabaseSecurityTests {
             }
             let active = try await env.ownerScalar(
                 """
-                    SELECT count(*) FROM operators WHERE tenant_id = '\(partner.tenantID.uuidString.lowercased())' \
-                    AND role = 'partner_admin' AND status = 'active'
-                    """,
+                SELECT count(*) FROM operators WHERE tenant_id = '\(partner.tenantID.uuidString.lowercased())' \
+                AND role = 'partner_admin' AND status = 'active'
+                """,
                 as: Int.self)
             #expect(active == 1)
         }
