@@ -71,7 +71,7 @@ extension APIHandler {
             .init(
                 body: .json(
                     .init(
-                        takenAt: database.clock.now(),
+                        takenAt: now,
                         heads: heads.map { .init(chain: $0.chain, seq: $0.seq, hash: $0.hash) }))))
     }
 

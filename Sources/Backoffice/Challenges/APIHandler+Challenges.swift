@@ -50,7 +50,7 @@ extension APIHandler {
         let body: Components.Schemas.ChallengeDraft = try json(input.body)
         let challenge = try await change(
             CreateChallenge(.init(body)), body: body, status: 201
-        ) { [clock = database.clock] in try $0.api(at: clock.now()) }
+        ) { [now = self.now] in try $0.api(at: now) }
         return .created(.init(headers: .init(eTag: EntityTag.of(challenge.version)), body: .json(challenge)))
     }
 
@@ -59,7 +59,6 @@ extension APIHandler {
         let (items, next) = try await newestFirstPage(after: input.query.cursor, limit: limit) {
             try await read(ListChallenges(after: $0, limit: $1))
         }
-        let now = database.clock.now()
         return .ok(.init(body: .json(.init(items: try items.map { try $0.api(at: now) }, nextCursor: next))))
     }
 
@@ -68,7 +67,7 @@ extension APIHandler {
         return .ok(
             .init(
                 headers: .init(eTag: EntityTag.of(challenge.version)),
-                body: .json(try challenge.api(at: database.clock.now()))))
+                body: .json(try challenge.api(at: now))))
     }
 
     func publishChallenge(_ input: Operations.PublishChallenge.Input) async throws -> Operations.PublishChallenge.Output
@@ -76,7 +75,7 @@ extension APIHandler {
         let id = try parseID(input.path.challengeId, "challenge_id")
         let challenge = try await change(
             PublishChallenge(challengeID: id, ifMatch: input.headers.ifMatch), on: id, body: String?.none
-        ) { [clock = database.clock] in try $0.api(at: clock.now()) }
+        ) { [now = self.now] in try $0.api(at: now) }
         return .ok(.init(headers: .init(eTag: EntityTag.of(challenge.version)), body: .json(challenge)))
     }
 
@@ -85,9 +84,9 @@ extension APIHandler {
         let body: Components.Schemas.SettleRequest? = if case .json(let body)? = input.body { body } else { nil }
         let settlement = try await change(
             SettleChallenge(challengeID: id, dryRun: body?.dryRun ?? false), on: id, body: body
-        ) { [clock = database.clock] challenge, settlement in
+        ) { [now = self.now] challenge, settlement in
             Components.Schemas.ChallengeSettlement(
-                challenge: try challenge.api(at: clock.now()), dryRun: settlement.dryRun,
+                challenge: try challenge.api(at: now), dryRun: settlement.dryRun,
                 settledAt: settlement.settledAt,
                 participants: settlement.participants, budget: settlement.budget, paid: settlement.paid,
                 shortfall: settlement.shortfall,

@@ -11,7 +11,7 @@ extension Console {
             let (page, cursor) = try await newestFirstPage(after: console.form.text("cursor"), limit: Self.pageSize) {
                 try await console.read(ListChallenges(after: $0, limit: $1))
             }
-            let now = database.clock.now()
+            let now = console.now
             var data: [String: Any] = [
                 "challenges": page.map { ChallengeView($0, now: now) }, "hasChallenges": !page.isEmpty,
                 "canCreate": console.may(CreateChallenge.action),
@@ -42,7 +42,7 @@ extension Console {
                     PublishChallenge(challengeID: id, ifMatch: console.form["version"]))
                 return console.redirect(
                     "/console/challenges/\(id.text)",
-                    flash: "Published: the board is \(challenge.state(at: database.clock.now()).rawValue).")
+                    flash: "Published: the board is \(challenge.state(at: console.now).rawValue).")
             } refused: { issues in
                 try await console.challengePage(id, issues: issues)
             }
@@ -184,7 +184,7 @@ extension ConsoleRequest {
         -> ConsoleAnswer
     {
         let challenge = try await read(GetChallenge(id: id))
-        let now = database.clock.now()
+        let now = now
         let state = challenge.state(at: now)
         var data: [String: Any] = [
             "challenge": ChallengeView(challenge, now: now), "version": EntityTag.of(challenge.version),

@@ -15,7 +15,7 @@ extension Console {
             var data: [String: Any] = ["links": links]
             let role = console.principal.knownRole
             let shop = role.map { !$0.isPlatform } ?? false
-            let (now, today) = (database.clock.now(), UTCDay(database.clock.now()))
+            let (now, today) = (console.now, UTCDay(console.now))
             if shop, console.may(DailySales.action) { try await console.addShopFigures(to: &data, today: today) }
             if role == .auditor { try await console.addAuditFigures(to: &data, now: now) }
             if role == .backendManager { try await console.addManagerFigures(to: &data, now: now) }

@@ -51,7 +51,7 @@ extension Console {
         let proof: SecondFactorProof? =
             RecoveryCodes.looksLikeCode(typed)
             ? .recoveryCode(hash: RecoveryCodes.hash(typed, operatorID: operatorID))
-            : try key.open(sealed, for: operatorID).matchingStep(typed, now: database.clock.now()).map {
+            : try key.open(sealed, for: operatorID).matchingStep(typed, now: console.now).map {
                 .code(step: $0)
             }
         if let proof {
@@ -124,7 +124,7 @@ extension Console {
                     status: .forbidden, title: "This form has expired", detail: ConsoleRefusal.forgery.detail,
                     requestID: nil))
         }
-        guard let step = secret.matchingStep(console.form.text("code") ?? "", now: database.clock.now()) else {
+        guard let step = secret.matchingStep(console.form.text("code") ?? "", now: console.now) else {
             return try await enrolmentPage(
                 console, secret: secret, action: action,
                 refusal: FormRefusal([

@@ -19,6 +19,8 @@ struct ConsoleRequest: Sendable {
     let database: Database
     let pages: ConsolePages
     let navigation: ConsoleNavigation
+    /// The time the page shows states at: the request's one reading of the clock.
+    var now: Date { scope.now }
     /// Whether the console is served over TLS (a trusted proxy says so).
     var secure: Bool { scope.secure }
     /// The session's stage: signed in, or a step of sign-in (whose pages show no navigation).

@@ -77,7 +77,7 @@ extension APIHandler {
         guard let read = try await read(ReadHealthProfile(customerID: id, purpose: input.query.purpose)) else {
             throw DomainError.notFound("health profile")
         }
-        return .ok(.init(headers: .init(cacheControl: "no-store"), body: .json(try read.api(at: database.clock.now()))))
+        return .ok(.init(headers: .init(cacheControl: "no-store"), body: .json(try read.api(at: now))))
     }
 
     func listHealthProfileAccesses(_ input: Operations.ListHealthProfileAccesses.Input) async throws

@@ -34,7 +34,7 @@ extension ConsoleRequest {
         var read = ReadHealthProfile(customerID: id, purpose: purpose)
         read.via = "console"
         if let profile = try await self.read(read) {
-            data["profile"] = HealthProfileView(profile, at: database.clock.now())
+            data["profile"] = HealthProfileView(profile, at: now)
         } else {
             data["noProfile"] = true
         }

@@ -35,7 +35,7 @@ extension APIHandler {
             windowStartsAt: body.windowStartsAt, windowEndsAt: body.windowEndsAt)
         let message = try await change(
             create, body: body, status: 201
-        ) { [clock = database.clock] in try $0.api(at: clock.now()) }  // the state once the change is made
+        ) { [now = self.now] in try $0.api(at: now) }  // the state once the change is made
         return .created(.init(headers: .init(eTag: EntityTag.of(message.version)), body: .json(message)))
     }
 
@@ -44,7 +44,6 @@ extension APIHandler {
         let (items, next) = try await newestFirstPage(after: input.query.cursor, limit: limit) {
             try await read(ListMessages(after: $0, limit: $1))
         }
-        let now = database.clock.now()
         return .ok(.init(body: .json(.init(items: try items.map { try $0.api(at: now) }, nextCursor: next))))
     }
 
@@ -53,14 +52,14 @@ extension APIHandler {
         return .ok(
             .init(
                 headers: .init(eTag: EntityTag.of(message.version)),
-                body: .json(try message.api(at: database.clock.now()))))
+                body: .json(try message.api(at: now))))
     }
 
     func publishMessage(_ input: Operations.PublishMessage.Input) async throws -> Operations.PublishMessage.Output {
         let id = try parseID(input.path.messageId, "message_id")
         let message = try await change(
             PublishMessage(messageID: id, ifMatch: input.headers.ifMatch), on: id, body: String?.none
-        ) { [clock = database.clock] in try $0.api(at: clock.now()) }  // the state once the change is made
+        ) { [now = self.now] in try $0.api(at: now) }  // the state once the change is made
         return .ok(.init(headers: .init(eTag: EntityTag.of(message.version)), body: .json(message)))
     }
 
@@ -69,7 +68,7 @@ extension APIHandler {
         let id = try parseID(input.path.messageId, "message_id")
         let message = try await change(
             RetractMessage(messageID: id, reason: body.reason, ifMatch: input.headers.ifMatch), on: id, body: body
-        ) { [clock = database.clock] in try $0.api(at: clock.now()) }  // the state once the change is made
+        ) { [now = self.now] in try $0.api(at: now) }  // the state once the change is made
         return .ok(.init(headers: .init(eTag: EntityTag.of(message.version)), body: .json(message)))
     }
 

@@ -10,7 +10,7 @@ extension Console {
             let (page, cursor) = try await newestFirstPage(after: console.form.text("cursor"), limit: Self.pageSize) {
                 try await console.read(ListMessages(after: $0, limit: $1))
             }
-            let now = database.clock.now()
+            let now = console.now
             // The calendar reads the newest 500: messages older than those have long stopped showing.
             let first = console.form.text("cursor") == nil && cursor == nil
             let recent = first ? Array(page) : try await console.read(ListMessages(after: nil, limit: 500))
@@ -43,7 +43,7 @@ extension Console {
             let id = try console.routeID()
             return try await console.submit {
                 let message = try await console.run(PublishMessage(messageID: id, ifMatch: console.form["version"]))
-                let state = message.state(at: database.clock.now())
+                let state = message.state(at: console.now)
                 return console.redirect(
                     "/console/messages/\(id.text)", flash: "Published: the message is \(state.rawValue).")
             } refused: { issues in
@@ -86,9 +86,9 @@ extension ConsoleRequest {
         -> ConsoleAnswer
     {
         let message = try await read(GetMessage(id: id))
-        let state = message.state(at: database.clock.now())
+        let state = message.state(at: now)
         var data: [String: Any] = [
-            "message": MessageView(message, now: database.clock.now()), "version": EntityTag.of(message.version),
+            "message": MessageView(message, now: now), "version": EntityTag.of(message.version),
             "values": values,
             "noticeHours": context.policies.messages.maintenanceNoticeHours,
         ]

@@ -162,7 +162,7 @@ extension APIHandler {
     func exportStatementsOfReasons(_ input: Operations.ExportStatementsOfReasons.Input) async throws
         -> Operations.ExportStatementsOfReasons.Output
     {
-        let until = input.query.until ?? database.clock.now().addingTimeInterval(1)  // up to now, inclusive
+        let until = input.query.until ?? now.addingTimeInterval(1)  // up to now, inclusive
         let since = input.query.since ?? until.addingTimeInterval(-30 * 86_400)
         let context = try context()
         let first = try await database.read(ExportStatements(from: since, to: until), context: context)

@@ -8,7 +8,7 @@ extension Console {
     func registerModeration(on group: RouterGroup<AppRequestContext>) {
         section("moderation", "Moderation", needs: ModerationQueue.action, on: group) { console in
             let queue = try await console.read(ModerationQueue(limit: 100))
-            let now = console.database.clock.now()
+            let now = console.now
             return console.page(
                 "moderation-queue", title: "Moderation queue",
                 [
@@ -18,7 +18,7 @@ extension Console {
         }
         post("moderation/next", on: group) { console in
             let queue = try await console.read(ModerationQueue(limit: 100))
-            let now = console.database.clock.now()
+            let now = console.now
             let free = queue.first { [nil, console.principal.operatorID].contains($0.moderationCase.holder(at: now)) }
             guard let next = free else {
                 return console.redirect("/console/moderation", flash: "No case is free: the others are held.")
@@ -107,7 +107,7 @@ extension ConsoleRequest {
         let detail = try await read(ReadModerationCase(caseID: id))
         let policy = context.policies.moderation
         let c = detail.queued.moderationCase
-        let now = database.clock.now()
+        let now = now
         let holder = c.holder(at: now)
         let heldByOther = holder != nil && holder != principal.operatorID
         let chosen = values["decision"] ?? ""

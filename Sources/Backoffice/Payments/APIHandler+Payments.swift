@@ -14,7 +14,7 @@ extension APIHandler {
             provider: input.path.provider, body: scope.rawBody ?? [],
             signature: input.headers.webhookSignature,
             secrets: webhookSecrets[input.path.provider] ?? [], event: event, payments: payments)
-        do { try webhook.verify(at: database.clock.now()) } catch DomainError.invalidSignature {
+        do { try webhook.verify(at: now) } catch DomainError.invalidSignature {
             webhookRefusals.refused(
                 from: scope.sourceIP ?? "unknown", provider: input.path.provider,
                 logger: database.logger)

@@ -64,7 +64,7 @@ extension ConsoleRequest {
             try await read(ListRecommendations(status: status, after: $0, limit: $1))
         }
         var data: [String: Any] = [
-            "recommendations": items.map { RecommendationView($0, now: database.clock.now()) },
+            "recommendations": items.map { RecommendationView($0, now: now) },
             "hasRecommendations": !items.isEmpty, "canCreate": may(CreateRecommendation.action),
             "statuses": ConsoleOption.all(
                 Recommendation.Status.allCases.map(\.rawValue), selected: status?.rawValue, any: "Any status"),
@@ -111,7 +111,7 @@ extension ConsoleRequest {
     {
         let found = try await read(GetRecommendation(id: id))
         var data: [String: Any] = [
-            "recommendation": RecommendationView(found, now: database.clock.now()),
+            "recommendation": RecommendationView(found, now: now),
             "bodyHTML": HTML(StoredHTML(html: found.html)), "version": EntityTag.of(found.version),
             "values": values,
             "canEdit": found.status != .retracted && may(UpdateRecommendation.action),

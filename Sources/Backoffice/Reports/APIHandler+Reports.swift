@@ -25,7 +25,7 @@ extension SalesFigures {
 
 extension APIHandler {
     /// Today's UTC day by the database's clock.
-    var today: UTCDay { UTCDay(database.clock.now()) }
+    var today: UTCDay { UTCDay(now) }
 
     func getSalesReport(_ input: Operations.GetSalesReport.Input) async throws -> Operations.GetSalesReport.Output {
         let query = input.query

@@ -23,6 +23,10 @@ struct APIHandler: APIProtocol {
     /// The operation context of the current request (set by `EdgeResponder`).
     func context() throws -> OperationContext { try OperationContext(try scope(), policies: policies) }
 
+    /// The time the current API call shows states at: its scope's one reading of the clock (the
+    /// scope is always there while a handler runs).
+    var now: Date { RequestScope.current?.now ?? database.clock.now() }
+
     /// The current API call's scope (set by the edge and `OperationScopeMiddleware`).
     func scope() throws -> RequestScope {
         guard let scope = RequestScope.current else { throw DomainError.inconsistent("no API call is running") }

@@ -80,7 +80,7 @@ extension ConsoleRequest {
             $0.status == "active"
         }
         let emails = Dictionary(owners.map { ($0.id, $0.email) }, uniquingKeysWith: { first, _ in first })
-        let now = database.clock.now()
+        let now = now
         var data: [String: Any] = [
             "tokens": tokens.map { token -> [String: Any] in
                 var row: [String: Any] = [

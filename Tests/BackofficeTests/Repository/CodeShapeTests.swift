@@ -59,6 +59,21 @@ struct CodeShapeTests {
         #expect(found.isEmpty, "sleeps outside Timers: \(found.joined(separator: ", "))")
     }
 
+    @Test("no domain reads the clock: a use case takes unit.now, a page or an answer its request's now")
+    func domainsReadNoClock() throws {
+        let shell = ["Sources/Backoffice/Platform/", "Sources/Backoffice/Console/", "Sources/Backoffice/Server/"]
+        var found: [String] = []
+        for file in Self.swiftFiles
+        where file.hasPrefix("Sources/Backoffice/") && !shell.contains(where: { file.hasPrefix($0) }) {
+            for (index, line) in try Self.text(file).split(separator: "\n", omittingEmptySubsequences: false)
+                .enumerated()
+            where line.contains("clock.now()") || line.contains("Date()") || line.contains("Date.now") {
+                found.append("\(file):\(index + 1)")
+            }
+        }
+        #expect(found.isEmpty, "domain code reading the clock: \(found.joined(separator: ", "))")
+    }
+
     @Test("no function is over 60 lines, except those docs/decisions/long-functions.md names and explains")
     func functionsWithin60Lines() throws {
         let record = try Self.text("docs/decisions/long-functions.md")

@@ -70,7 +70,8 @@ struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
             sourceIP: clientAddress.resolve(
                 peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[.xForwardedFor]),
             secure: clientAddress.isTLS(
-                peer: context.remoteAddress?.ipAddress, forwardedProto: request.headers[.xForwardedProto]))
+                peer: context.remoteAddress?.ipAddress, forwardedProto: request.headers[.xForwardedProto]),
+            now: database.clock.now())
         context.logger[metadataKey: "request_id"] = .string(context.scope.requestID)
         let actor = Acting()
         var response: Response

@@ -8,7 +8,7 @@ package struct AppRequestContext: RequestContext {
     package var coreContext: CoreRequestContextStorage
     package let remoteAddress: SocketAddress?
     /// Who the request is from and, once authenticated, who it acts for (set by `EdgeResponder`).
-    package var scope = RequestScope(requestID: "", sourceIP: nil, secure: false)
+    package var scope = RequestScope(requestID: "", sourceIP: nil, secure: false, now: Date(timeIntervalSince1970: 0))
 
     package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
@@ -28,6 +28,9 @@ package struct AppRequestContext: RequestContext {
 /// (docs/decisions/request-scope.md).
 package struct RequestScope: Sendable {
     package let requestID: String
+    /// The request's one reading of the clock (`Database.clock`, when the edge received it): the time
+    /// every page and answer shows a state at. A use case's writes take its unit's own `now`.
+    package let now: Date
     package let sourceIP: String?
     /// Whether the request came over TLS (behind a trusted proxy that says so).
     package let secure: Bool
@@ -45,8 +48,8 @@ package struct RequestScope: Sendable {
     /// The `Idempotency-Key` header as the generated code reads it (percent-decoded), if sent.
     package var idempotencyKey: String?
 
-    package init(requestID: String, sourceIP: String?, secure: Bool) {
-        (self.requestID, self.sourceIP, self.secure) = (requestID, sourceIP, secure)
+    package init(requestID: String, sourceIP: String?, secure: Bool, now: Date) {
+        (self.requestID, self.sourceIP, self.secure, self.now) = (requestID, sourceIP, secure, now)
     }
 
     /// The same request acting for `principal`, in `transaction`, authenticated by the token `tokenHash`.
