@@ -4,7 +4,7 @@ import Yams
 /// Forum moderation's policy (`policies/moderation/`): report reasons, decision grounds, the
 /// repeat-offender threshold, how long a moderator holds a case, how to appeal, and the screen
 /// built from the term files (`terms/*.yaml`, one per language). Decisions record `digest`.
-package struct ModerationPolicy: Sendable {
+package struct ModerationPolicy: DomainPolicy {
     /// A reason a reporter gives, with the severity a case opens at (1 low … 4 critical).
     package struct ReportReason: Sendable, Equatable {
         package let code: String
@@ -44,9 +44,17 @@ package struct ModerationPolicy: Sendable {
     package static let policyFile = "moderation/policy.yaml"
     package static let termsDirectory = "moderation/terms"
 
+    /// The policy file and the term files (`moderation/terms/*.yaml`) in `directory`.
+    package static func files(in directory: URL) -> [String] {
+        let terms = directory.appendingPathComponent(termsDirectory)
+        let termFiles = ((try? FileManager.default.contentsOfDirectory(atPath: terms.path)) ?? [])
+            .filter { $0.hasSuffix(".yaml") }.map { termsDirectory + "/" + $0 }
+        return [policyFile] + termFiles
+    }
+
     /// Validates the moderation texts among `texts` (keyed by path relative to the policies directory).
     /// - Throws: `PolicyError` naming the file and entry at the first problem.
-    static func parse(_ texts: [String: String], directory: String) throws -> ModerationPolicy {
+    package static func parse(_ texts: [String: String], directory: String) throws -> ModerationPolicy {
         let file = directory + "/" + policyFile
         guard let values = (try? Yams.load(yaml: texts[policyFile] ?? "")) as? [String: Any] else {
             throw PolicyError(file: file, entry: "(file)", problem: "must be a YAML mapping")
@@ -146,4 +154,9 @@ package struct ModerationPolicy: Sendable {
     private static func digest(_ texts: [String: String]) -> String {
         PolicySet.digest(of: texts.filter { $0.key.hasPrefix("moderation/") })
     }
+}
+
+extension PolicySet {
+    /// The moderation policy (`moderation/policy.yaml` and the term files).
+    package var moderation: ModerationPolicy { self[ModerationPolicy.self] }
 }

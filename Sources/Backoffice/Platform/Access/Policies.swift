@@ -124,6 +124,18 @@ package struct PrivacyPolicy: Sendable {
     }
 }
 
+/// A domain's own policy, in files of its own under the policies directory: read, validated and
+/// digested with the platform's policies at start-up, so the platform parses it without naming it.
+/// A domain's policy is read as `policies[ModerationPolicy.self]`; the composition root lists
+/// the domains' policies (`PolicySet.domainPolicies`).
+package protocol DomainPolicy: Sendable {
+    /// Its files in `directory`, by path relative to it (a folder of term files found by listing it).
+    static func files(in directory: URL) -> [String]
+    /// Validates its texts among `texts` (keyed by path relative to the policies directory).
+    /// - Throws: `PolicyError` naming the file and entry at the first problem.
+    static func parse(_ texts: [String: String], directory: String) throws -> Self
+}
+
 /// The policies the service runs with, validated, and the digest recorded in every audit event.
 package struct PolicySet: Sendable {
     package let access: AccessPolicy
@@ -131,29 +143,33 @@ package struct PolicySet: Sendable {
     package let retention: RetentionPolicy
     package let messages: MessagesPolicy
     package let privacy: PrivacyPolicy
-    package let moderation: ModerationPolicy
+    /// The domains' own policies, by type.
+    private let domains: [ObjectIdentifier: any DomainPolicy]
     /// SHA-256 (hex) over the policy files' names and bytes: it changes when any policy changes.
     package let digest: String
 
-    /// The policy files every directory has; the moderation term files (`moderation/terms/*.yaml`) come besides.
-    package static let fileNames = [
-        "access.yaml", "messages.yaml", "privacy.yaml", "retention.yaml", "security.yaml", ModerationPolicy.policyFile,
-    ]
+    /// The platform's policy files; the domains' come besides (`DomainPolicy.files(in:)`).
+    package static let fileNames = ["access.yaml", "messages.yaml", "privacy.yaml", "retention.yaml", "security.yaml"]
 
-    /// Reads and validates the policy files (`fileNames` and the moderation term files) from `directory`.
-    /// - Throws: `PolicyError` naming the file and the entry at the first problem.
-    package static func load(from directory: URL) throws -> PolicySet {
-        try parse(try texts(in: directory), directory: directory.path)
+    /// A domain's policy.
+    package subscript<Policy: DomainPolicy>(_ type: Policy.Type) -> Policy {
+        guard let policy = domains[ObjectIdentifier(type)] as? Policy else {
+            preconditionFailure("\(type) is not among the domain policies this set was parsed with")
+        }
+        return policy
     }
 
-    /// The policy files' texts in `directory`, keyed by path relative to it.
+    /// Reads and validates the platform's and `domains`' policy files from `directory`.
+    /// - Throws: `PolicyError` naming the file and the entry at the first problem.
+    package static func load(from directory: URL, domains: [any DomainPolicy.Type]) throws -> PolicySet {
+        try parse(try texts(in: directory, domains: domains), directory: directory.path, domains: domains)
+    }
+
+    /// The platform's and `domains`' policy files' texts in `directory`, keyed by path relative to it.
     /// - Throws: `PolicyError` for a file that cannot be read.
-    package static func texts(in directory: URL) throws -> [String: String] {
-        let terms = directory.appendingPathComponent(ModerationPolicy.termsDirectory)
-        let termFiles = ((try? FileManager.default.contentsOfDirectory(atPath: terms.path)) ?? [])
-            .filter { $0.hasSuffix(".yaml") }.map { ModerationPolicy.termsDirectory + "/" + $0 }
+    package static func texts(in directory: URL, domains: [any DomainPolicy.Type]) throws -> [String: String] {
         var texts: [String: String] = [:]
-        for name in fileNames + termFiles {
+        for name in fileNames + domains.flatMap({ $0.files(in: directory) }) {
             let url = directory.appendingPathComponent(name)
             guard let data = FileManager.default.contents(atPath: url.path),
                 let text = String(data: data, encoding: .utf8)
@@ -177,8 +193,10 @@ package struct PolicySet: Sendable {
         return hex(hasher.finalize())
     }
 
-    /// Validates policy texts keyed by file name (pure: no I/O).
-    package static func parse(_ texts: [String: String], directory: String = "policies") throws -> PolicySet {
+    /// Validates policy texts keyed by file name, the platform's and `domains`' (pure: no I/O).
+    package static func parse(
+        _ texts: [String: String], directory: String = "policies", domains: [any DomainPolicy.Type]
+    ) throws -> PolicySet {
         func path(_ name: String) -> String { directory + "/" + name }
         func document(_ name: String) throws -> [String: Any] {
             let loaded: Any?
@@ -227,7 +245,11 @@ package struct PolicySet: Sendable {
         return PolicySet(
             access: access, security: securityPolicy, retention: retentionPolicy, messages: messagesPolicy,
             privacy: try PrivacyPolicy.parse(texts["privacy.yaml"] ?? "", file: path("privacy.yaml")),
-            moderation: try ModerationPolicy.parse(texts, directory: directory), digest: digest)
+            domains: Dictionary(
+                uniqueKeysWithValues: try domains.map {
+                    (ObjectIdentifier($0), try $0.parse(texts, directory: directory))
+                }),
+            digest: digest)
     }
 
     private static func parseAccess(_ doc: [String: Any], file: String) throws -> AccessPolicy {
