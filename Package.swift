@@ -57,7 +57,7 @@ let package = Package(
         .executableTarget(
             name: "BenchFloor",
             dependencies: [
-                "Backoffice",
+                "BackofficePlatform",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -76,11 +76,34 @@ let package = Package(
             swiftSettings: swiftSettings,
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
-        // Domains (Accounts, Audit, Access, Tenancy) on a thin platform layer (database, HTTP, lifecycle).
+        // The platform: edge, database, audit append, idempotency, policy engine, metrics registry, lifecycle.
+        // It names no domain, and cannot: the domains are built on top of it.
+        .target(
+            name: "BackofficePlatform",
+            dependencies: [
+                "BackofficeAPI",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The domains, the console's shell and the composition root, on BackofficePlatform.
         .target(
             name: "Backoffice",
             dependencies: [
                 "BackofficeAPI",
+                "BackofficePlatform",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
@@ -106,12 +129,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // The moderation screen's micro-benchmark (`ops/bench/run` runs it in release).
-        .executableTarget(name: "ScreenBench", dependencies: ["Backoffice"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "ScreenBench", dependencies: ["Backoffice", "BackofficePlatform"], swiftSettings: swiftSettings),
         // The demo data of `backoffice dev`, made through the service's own operations (not part of the service).
         .target(
             name: "BackofficeDemo",
             dependencies: [
                 "Backoffice",
+                "BackofficePlatform",
                 "BackofficeAPI",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -123,6 +148,7 @@ let package = Package(
             name: "backoffice",
             dependencies: [
                 "Backoffice",
+                "BackofficePlatform",
                 "BackofficeDemo",
                 "BackofficeAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -136,6 +162,7 @@ let package = Package(
             name: "BackofficeTests",
             dependencies: [
                 "Backoffice",
+                "BackofficePlatform",
                 "BackofficeDemo",
                 "BackofficeAPI",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

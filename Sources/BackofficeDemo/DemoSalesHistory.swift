@@ -1,4 +1,5 @@
 import Backoffice
+import BackofficePlatform
 import Foundation
 import PostgresNIO
 

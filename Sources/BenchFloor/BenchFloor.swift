@@ -1,5 +1,5 @@
 import ArgumentParser
-import Backoffice
+import BackofficePlatform
 import Crypto
 import Foundation
 import Hummingbird

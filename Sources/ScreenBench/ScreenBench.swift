@@ -1,4 +1,5 @@
 import Backoffice
+import BackofficePlatform
 import Foundation
 
 /// The screen's micro-benchmark: a 2,000-character post against 5,000 terms, timed call by call on

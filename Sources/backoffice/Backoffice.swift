@@ -1,4 +1,5 @@
 import ArgumentParser
+import BackofficePlatform
 
 @main
 struct BackofficeCommand: AsyncParsableCommand {

@@ -86,7 +86,7 @@ bench_customers() {
 }
 
 # The statement that opens the read session of a hot list (Database.readSession with generic
-# plans: AuthenticateSession in Sources/Backoffice/Platform/Database), as the server sends it.
+# plans: AuthenticateSession in Sources/BackofficePlatform/Database), as the server sends it.
 BENCH_READ_SESSION="SELECT a.token_id, a.operator_id, a.tenant_id, a.role FROM set_config('plan_cache_mode', 'force_generic_plan', false) p,
   set_config('enable_sort', 'off', false) s, authenticate_session(decode(:tokhash, 'hex')) a;"
 

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// The audit record of a change to one account.
 func accountEvent(_ action: Action, _ before: Customer?, _ after: Customer, reason: String?) throws -> AuditRecord {

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// One page of customer accounts (`accounts.list`), ordered by (email, id) after the account
 /// `afterID`. Deleted accounts are hidden unless asked for by status or `includeDeleted`. A role

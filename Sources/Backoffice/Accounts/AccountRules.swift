@@ -1,4 +1,5 @@
 import Foundation
+import BackofficePlatform
 
 /// A customer account's status.
 package enum AccountStatus: String, Sendable, Codable, CaseIterable {

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// How an appeal is stored (`appeals`).
 extension Appeal: RowDecodable {

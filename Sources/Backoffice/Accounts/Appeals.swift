@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import BackofficePlatform
 
 /// A customer's appeal against a lock.
 package struct Appeal: Sendable, Equatable {

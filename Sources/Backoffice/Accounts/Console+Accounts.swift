@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import BackofficePlatform
 
 extension Console {
     /// Customer accounts (backend managers; auditors read them masked): search by email prefix

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import NIOCore
 import OpenAPIRuntime
+import BackofficePlatform
 
 /// One request for a page of the account list, however it arrived (generated handler or the
 /// hand-encoded fast path): validated once, run once.

@@ -1,5 +1,6 @@
 import BackofficeAPI
 import Foundation
+import BackofficePlatform
 
 extension ActivityEventInput {
     init(_ event: Components.Schemas.ActivityEventInput) {

@@ -1,4 +1,5 @@
 import Foundation
+import BackofficePlatform
 
 /// What the app measures. Each event's `value` is in the metric's unit.
 package enum Metric: String, Sendable, Codable, CaseIterable {

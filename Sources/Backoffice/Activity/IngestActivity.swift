@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// The app reports a batch of activity (`activity.ingest`, up to 5,000 events). Each event is
 /// `accepted` (stored, and paid by the earning rules in force), `duplicate` (its event_id was

@@ -1,4 +1,5 @@
 import Foundation
+import BackofficePlatform
 
 // Scoring formulas for ingested activity: energy from MET, estimated one-rep maximum, and
 // bodyweight-relative strength points. Pure functions of doubles, no rounding: callers round for

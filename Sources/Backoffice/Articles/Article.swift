@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// An article experts write for the app: its newest version (being written or in review) and
 /// where it stands. Versions are never changed; `liveVersion` is the one the app shows, and stays

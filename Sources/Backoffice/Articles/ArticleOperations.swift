@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// An expert or a manager starts an article (`articles.create`): a draft, version 1, written by
 /// the caller. A slug already used is 409 `slug_taken`.

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import BackofficePlatform
 
 /// The editor's fields, read into an article's content or changes.
 struct ArticleForm {

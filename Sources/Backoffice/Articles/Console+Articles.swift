@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import BackofficePlatform
 
 extension Console {
     /// Articles. An expert's section is its own desk: its drafts (with a reviewer's comment when

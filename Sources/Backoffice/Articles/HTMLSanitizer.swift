@@ -1,4 +1,5 @@
 import Foundation
+import BackofficePlatform
 
 /// Rewrites HTML so that only an allow-list of elements and attributes remains: what experts write
 /// reaches the app as inert markup.

@@ -1,4 +1,5 @@
 import Foundation
+import BackofficePlatform
 
 /// Markdown as the app shows it: rendered by cmark-gfm (`CommonMark`), then passed through
 /// `HTMLSanitizer`, so that whatever a writer types (raw HTML included) reaches readers as inert

@@ -2,6 +2,7 @@ import BackofficeAPI
 import Foundation
 import NIOCore
 import OpenAPIRuntime
+import BackofficePlatform
 
 extension AuditEventRecord {
     /// The contract's event; a stored snapshot that does not decode throws (never a silent nil).

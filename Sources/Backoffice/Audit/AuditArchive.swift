@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import BackofficePlatform
 
 /// Moving old audit events out of the database into the signed daily archives of
 /// `ops/audit-daily` (`backoffice audit archive`, run with the tables' owner's URL).

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import NIOCore
 import PostgresNIO
+import BackofficePlatform
 
 /// Builds an audit event's canonical bytes from its stored columns, byte for byte as PostgreSQL's
 /// `audit_canonical` builds them when the event is appended: the text form of a jsonb object

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import BackofficePlatform
 
 /// The pure rules of the hash-chained audit log: which chain an event joins, how links are hashed,
 /// and how a chain is verified. No I/O.

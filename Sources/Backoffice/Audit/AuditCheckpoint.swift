@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import BackofficePlatform
 
 /// A checkpoint file (`audit checkpoint`): every chain's head at a moment, signed with the
 /// operator's Ed25519 key, which never enters the database. Kept outside the service, it lets

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import PostgresNIO
+import BackofficePlatform
 
 /// A stored audit event, as read back.
 package struct AuditEventRecord: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import BackofficePlatform
 
 /// One page of audit events, oldest first, after the keyset `afterID` (`audit.read`).
 package struct ListAuditEvents: Query {

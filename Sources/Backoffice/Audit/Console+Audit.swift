@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import BackofficePlatform
 
 extension Console {
     /// The audit log (auditors, managers, a partner admin its own tenant's): filters by actor,

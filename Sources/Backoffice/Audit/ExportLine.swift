@@ -1,4 +1,5 @@
 import Crypto
+import BackofficePlatform
 
 /// The fast reading of an exported audit line, as `audit export` writes it: jsonb's text form, in
 /// which every member's value is written exactly as the event's canonical text writes it. The line's

@@ -1,4 +1,5 @@
 import Foundation
+import BackofficePlatform
 
 /// Verifies an audit export (`audit export`, JSON lines) on the client, trusting nothing the
 /// server says: for every line it checks that the fields shown are exactly the ones hashed

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import NIOCore
 import PostgresNIO
+import BackofficePlatform
 
 /// Reads stored audit events into what the chain verifier needs, recomputing each event's
 /// canonical bytes from its columns and its hash from its link on the raw bytes of the row: one

@@ -1,5 +1,6 @@
 import BackofficeAPI
 import Foundation
+import BackofficePlatform
 
 extension Badge {
     var api: Components.Schemas.Badge {

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// A badge managers define. With a `metric` and `threshold` it is awarded by a rule: to whoever
 /// reports one event of that metric reaching the threshold (a 5,000 m run). Challenges award

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import BackofficePlatform
 
 extension Console {
     /// Badges (managers create them; auditors read): every badge with what earns it, and a new

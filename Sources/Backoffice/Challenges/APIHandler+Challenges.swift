@@ -1,5 +1,6 @@
 import BackofficeAPI
 import Foundation
+import BackofficePlatform
 
 extension Challenge {
     /// The contract's challenge, with its state at `now`.

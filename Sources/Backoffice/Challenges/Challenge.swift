@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// A challenge: customers ranked by an aggregation of one metric over a window, whose leaders
 /// (and whoever reaches the target) are paid FitPoints from the challenge's own budget.
@@ -138,5 +139,5 @@ package enum ISODuration {
 }
 
 extension Challenge: NewestFirst {
-    var listedAt: Date { createdAt }
+    package var listedAt: Date { createdAt }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// A manager drafts a challenge (`challenges.create`). Nothing counts until it is published.
 package struct CreateChallenge: AuditedOperation {

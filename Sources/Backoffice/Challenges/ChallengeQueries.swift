@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// Challenges, newest first, one page (`challenges.list`).
 package struct ListChallenges: Query {

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Synchronization
+import BackofficePlatform
 
 /// A challenge as the list and its page show it.
 struct ChallengeView {

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Synchronization
+import BackofficePlatform
 
 extension Console {
     /// Challenges (backend managers): the list, create, a challenge's page with publish, its live

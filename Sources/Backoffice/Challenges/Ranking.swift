@@ -1,4 +1,5 @@
 import Foundation
+import BackofficePlatform
 
 /// Ranks of a leaderboard under a tie policy.
 package enum Ranking {

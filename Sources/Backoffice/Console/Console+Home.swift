@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import BackofficePlatform
 
 extension Console {
     /// The operator's home: for a shop, its sales, orders and best sellers over a period with

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import BackofficePlatform
 
 extension Console {
     /// The second factor: the code step of sign-in, enrolment (at sign-in for roles that need it,

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import BackofficePlatform
 
 extension Console {
     /// Sign-in (email and password; a new session, so a new id, at every sign-in), sign-out, and

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import BackofficePlatform
 
 extension Console {
     /// The Security page's time zone form: the operator's own zone, which every page shows times in.

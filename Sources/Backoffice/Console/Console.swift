@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import BackofficePlatform
 
 /// The web console under `/console/`: server-rendered pages on the same use cases, runners,
 /// policies and audit log as the API. A page authenticates its session cookie in the statement

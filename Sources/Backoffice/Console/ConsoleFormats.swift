@@ -1,4 +1,5 @@
 import Foundation
+import BackofficePlatform
 
 /// Money as the console shows and reads it: US dollars with cents.
 enum Money {

@@ -5,6 +5,7 @@ import Hummingbird
 import Logging
 import Mustache
 import NIOCore
+import BackofficePlatform
 
 /// A value a template reads by name, named without a `Mirror`: for the small values every page
 /// repeats (navigation links, options; docs/decisions/console-tables-in-swift.md).

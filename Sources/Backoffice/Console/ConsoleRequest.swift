@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import Synchronization
+import BackofficePlatform
 
 /// A signed-in console request: what a page handler gets. It reads and changes only through the
 /// runners (`read`, `run`), in the request's session or transaction, as the session's operator.

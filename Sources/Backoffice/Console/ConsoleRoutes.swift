@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import BackofficePlatform
 
 /// How a page file registers its routes: every route is a page or an action for a signed-in
 /// operator (`signedIn`: the session, the CSRF check of a POST, the transaction and the error

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// A console session's secret: 32 random bytes in base64url, in an HttpOnly cookie and nowhere
 /// else. The database keeps its SHA-256; the CSRF token of its forms is an HMAC of it.

@@ -3,6 +3,7 @@ import HummingbirdBcrypt
 import NIOCore
 import NIOPosix
 import Synchronization
+import BackofficePlatform
 
 /// What a console password must be: at least 12 characters, at most 72 bytes in UTF-8 (all that
 /// bcrypt reads: a longer one is refused, never silently cut), and not one of the 10,000 most

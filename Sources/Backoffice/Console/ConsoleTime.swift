@@ -1,5 +1,6 @@
 import Foundation
 import Mustache
+import BackofficePlatform
 
 extension TimeZone {
     /// UTC by its name (Foundation's `.gmt` is named `GMT`): every operator's zone until they choose one.

@@ -1,6 +1,7 @@
 import Foundation
 import MultipartKit
 import NIOCore
+import BackofficePlatform
 
 /// A file sent with a console form (`multipart/form-data`, parsed by MultipartKit).
 struct ConsoleUpload: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 extension Database {
     /// One console request, authenticated by its session (the SHA-256 of the cookie's secret) in

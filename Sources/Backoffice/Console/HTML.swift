@@ -1,4 +1,5 @@
 import Mustache
+import BackofficePlatform
 
 /// Markup that an allow-list sanitiser wrote itself, every element and attribute rebuilt from
 /// what it allows (`SafeMarkdown`), so it may stand in a page as it is.

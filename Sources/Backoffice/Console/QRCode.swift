@@ -1,3 +1,4 @@
+import BackofficePlatform
 /// A QR code (ISO/IEC 18004) of a short text, drawn as SVG: byte mode, error correction level M,
 /// versions 1 to 10 (up to 213 bytes: an `otpauth://` link is about 130). No package in reach
 /// encodes QR codes, so this is the small encoder the second factor's enrolment page needs.

@@ -2,6 +2,7 @@ import Crypto
 import ExtrasBase64
 import Foundation
 import HummingbirdOTP
+import BackofficePlatform
 
 /// An operator's TOTP secret (RFC 6238: six digits, 30-second steps, HMAC-SHA1, as every
 /// authenticator app expects). It exists in the clear only in memory, on the enrolment page (QR

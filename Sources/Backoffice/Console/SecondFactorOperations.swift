@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// Where a console session stands: a code is due (`secondFactor`), a second factor must be set up
 /// first (`enrol`), or the operator is signed in. Only `signedIn` reaches the console's pages.

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// Reserves one sign-in attempt (a password or a second-factor code) before it is checked: under
 /// a transaction-scoped advisory lock per key (`SignInKeys.lock`: email digest, then address, in

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Synchronization
+import BackofficePlatform
 
 /// What console sign-in attempts are counted by: a keyed digest of the email typed (normalised
 /// by `EmailAddress`, so its Unicode and case variants count as one) and the address as

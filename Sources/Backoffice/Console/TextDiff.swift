@@ -1,3 +1,4 @@
+import BackofficePlatform
 /// A line-by-line diff of two texts, as a page shows two versions: each line kept, removed or added,
 /// in reading order.
 ///

@@ -1,5 +1,6 @@
 import BackofficeAPI
 import Foundation
+import BackofficePlatform
 
 extension ContentPolicy {
     var api: Components.Schemas.ContentPolicy {

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import BackofficePlatform
 
 extension Console {
     /// Content policies (backend managers publish; others read): the current version of each,

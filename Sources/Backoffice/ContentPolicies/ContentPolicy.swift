@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// One version of a content policy: a Markdown document managers publish and the app shows.
 /// Versions are never changed; the current one is the highest.

@@ -1,5 +1,6 @@
 import BackofficeAPI
 import Foundation
+import BackofficePlatform
 
 extension WalletBalance {
     var api: Components.Schemas.FitPointsBalance {

@@ -1,5 +1,6 @@
 import BackofficeAPI
 import Foundation
+import BackofficePlatform
 
 /// Points for what happens to a customer's account (the `events` rules): a subscription that
 /// starts, a subscription that renews. Each occurrence is paid once (its source id is unique in

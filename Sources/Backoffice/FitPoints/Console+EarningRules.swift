@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import BackofficePlatform
 
 extension Console {
     /// FitPoints earning rules (backend managers set them; auditors read): the rules in force as

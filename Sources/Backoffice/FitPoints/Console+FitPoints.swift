@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import BackofficePlatform
 
 extension Console {
     /// A customer's FitPoints (backend managers adjust; auditors read): the balance and its

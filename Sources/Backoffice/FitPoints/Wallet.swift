@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// A customer's FitPoints: the wallet's balance and its totals (a wallet not opened yet holds 0).
 package struct WalletBalance: Sendable, Equatable {

@@ -1,6 +1,7 @@
 import BackofficeAPI
 import Foundation
 import OpenAPIRuntime
+import BackofficePlatform
 
 extension Good {
     var api: Components.Schemas.Good {

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import BackofficePlatform
 
 extension Console {
     /// A shop's goods: the list (status and category filters, cursor paging), a new good, and a

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// A good a partner sells in the app's shop, priced in US cents and/or FitPoints.
 package struct Good: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// The principal's tenant's goods by sku (`goods.list`); a platform role sees every tenant's.
 /// `search` keeps the goods whose SKU starts with it or whose name contains it (any case).

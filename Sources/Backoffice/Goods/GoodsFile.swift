@@ -1,6 +1,7 @@
 import CSV
 import Crypto
 import Foundation
+import BackofficePlatform
 
 /// A file of goods, as partners import and export them: CSV with a header row, or JSON Lines.
 /// The columns (CSV) or keys (JSONL): `sku`, `name`, `description`, `category`, `price_cents`,

@@ -1,4 +1,5 @@
 import Foundation
+import BackofficePlatform
 
 /// The checks of one row of a goods file.
 enum GoodsFile {

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// What an import did (or, in a dry run, would do).
 package struct ImportReport: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// What a staged import's page shows: the dry run's report and the file it was made from.
 package struct StagedImport: Sendable {

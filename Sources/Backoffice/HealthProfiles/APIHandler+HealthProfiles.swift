@@ -1,6 +1,7 @@
 import BackofficeAPI
 import Foundation
 import OpenAPIRuntime
+import BackofficePlatform
 
 extension HealthEntry {
     init(_ api: Components.Schemas.HealthProfileSync) throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import BackofficePlatform
 
 /// The log of reads of health data (`health_access_events`): append-only and hash-chained with the
 /// audit log's machinery (16 lanes `access:NN`, `hash = SHA-256(prev_hash ‖ canonical)`), kept

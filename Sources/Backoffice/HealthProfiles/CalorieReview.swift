@@ -1,4 +1,5 @@
 import Foundation
+import BackofficePlatform
 
 /// The check of the daily calorie goal the app computed, against the Mifflin–St Jeor estimate
 /// (Mifflin et al., 1990): BMR = 10 × kg + 6.25 × cm − 5 × age + 5 (men) or − 161 (women), and

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import BackofficePlatform
 
 extension Console {
     /// A customer's health profile (managers; auditors see ranges): the page asks why once per

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// A profile as `health_profile_read` returns it (the service reads health data only through that
 /// function, which records the read first).

@@ -1,4 +1,5 @@
 import Foundation
+import BackofficePlatform
 
 /// A customer's health profile as the app syncs it: metric, exact (weights in hectograms, 0.1 kg),
 /// validated by field. What the app's customer entered to get a daily calorie goal.

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// What a sync answers the app: the version stored, the fields that changed (none: nothing was
 /// written) and the review of the calorie goal (the API answers only its flags). No value and no

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// What a read of a profile answers: what any reader may see (version, time, the goal's direction,
 /// the activity level, the review's flags) and either the values with the weight history and the

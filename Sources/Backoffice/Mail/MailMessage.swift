@@ -1,4 +1,5 @@
 import Foundation
+import BackofficePlatform
 
 /// One email as the service sends it: plain text and HTML alternatives, UTF-8, from the
 /// service's address to one recipient, under a stable `Message-ID` (a message sent again after

@@ -1,4 +1,5 @@
 import Foundation
+import BackofficePlatform
 
 /// What each kind of mail says, in plain text and HTML (every value escaped by `HTML`'s
 /// interpolation), with the product's name; a link's mail says until when it works.

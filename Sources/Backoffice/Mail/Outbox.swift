@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// A mail a change sends: queued in the change's own transaction (`Outbox.queue`), so it goes
 /// out exactly when the change commits, and delivered later by `OutboxDelivery`.

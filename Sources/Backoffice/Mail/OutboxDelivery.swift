@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import BackofficePlatform
 
 /// Where queued mail goes: an SMTP relay, `.eml` files in a folder (`backoffice dev`), or only a
 /// log line (`BACKOFFICE_MAIL=log`: nothing is sent).

@@ -1,6 +1,7 @@
 import BackofficeAPI
 import Crypto
 import Foundation
+import BackofficePlatform
 
 extension SystemMessage {
     /// The contract's message, with its state at `now`.

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import BackofficePlatform
 
 extension Console {
     /// System messages (backend managers): what shows when (the next two weeks, day by day), the

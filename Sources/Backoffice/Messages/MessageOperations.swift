@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// A manager drafts a system message (`messages.create`). Nothing shows until it is published.
 /// A maintenance notice needs its window (start before end); other messages have none.

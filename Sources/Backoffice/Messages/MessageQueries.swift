@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// Messages, newest first, after the keyset (`created_at`, `id`) of `after` (`messages.list`).
 package struct ListMessages: Query {

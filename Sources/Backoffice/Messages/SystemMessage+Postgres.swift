@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// How a system message is stored (`system_messages`, platform sessions only).
 extension SystemMessage: RowDecodable {

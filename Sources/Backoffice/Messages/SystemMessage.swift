@@ -1,4 +1,5 @@
 import Foundation
+import BackofficePlatform
 
 /// A message from the company to customers in the app: an announcement or a maintenance notice.
 package struct SystemMessage: Sendable, Equatable {
@@ -65,5 +66,5 @@ func messageEvent(_ action: Action, _ before: SystemMessage?, _ after: SystemMes
 }
 
 extension SystemMessage: NewestFirst {
-    var listedAt: Date { createdAt }
+    package var listedAt: Date { createdAt }
 }

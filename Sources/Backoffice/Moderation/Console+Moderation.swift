@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import BackofficePlatform
 
 extension Console {
     /// Forum moderation: the queue (most severe, then oldest), a case's page with the content, the

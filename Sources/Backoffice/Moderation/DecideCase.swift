@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// A moderator decides an open case (`moderation.decide`): dismiss it (ground `none`), remove the
 /// content, warn the author (and remove it) or lock the author's account (and remove it), with a

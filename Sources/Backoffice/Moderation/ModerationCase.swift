@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// What a case's content is in the app's forum.
 package enum ContentKind: String, Sendable, CaseIterable, Codable {

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import BackofficePlatform
 
 /// How many cases are open and how long the oldest has waited (`OpenCaseFigures`).
 package struct OpenCaseFigures: Query {

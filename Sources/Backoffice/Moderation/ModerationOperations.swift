@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// The content a screen or a report is about, as the app shows it.
 package struct ForumContent: Sendable {

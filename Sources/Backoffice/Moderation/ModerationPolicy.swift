@@ -1,5 +1,6 @@
 import Foundation
 import Yams
+import BackofficePlatform
 
 /// Forum moderation's policy (`policies/moderation/`): report reasons, decision grounds, the
 /// repeat-offender threshold, how long a moderator holds a case, how to appeal, and the screen

@@ -1,6 +1,7 @@
 import BackofficeAPI
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// An author's record as the queue shows it: earlier upheld cases, locks, and whether the
 /// repeat-offender threshold in force flags them.

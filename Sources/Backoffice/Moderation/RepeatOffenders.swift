@@ -1,6 +1,7 @@
 import BackofficeAPI
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// The repeat-offender threshold in force: the newest saved version, else the policy file's.
 package enum OffenderThresholds {

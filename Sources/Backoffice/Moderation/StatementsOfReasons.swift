@@ -1,6 +1,7 @@
 import BackofficeAPI
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// The statement of reasons of one decision (the EU Digital Services Act, Art. 17): what was
 /// decided and about which content, the facts, the ground with the guidelines' section, the

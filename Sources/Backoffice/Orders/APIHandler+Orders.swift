@@ -1,5 +1,6 @@
 import BackofficeAPI
 import Foundation
+import BackofficePlatform
 
 extension OrderDetail {
     /// The order as partners and the app see it: never the customer's id.

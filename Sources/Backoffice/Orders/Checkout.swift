@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// What the app sends to place an order.
 package struct CheckoutRequest: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import BackofficePlatform
 
 extension Console {
     /// A shop's orders: the board by state (cursor paging), an order's page (lines, payment,

@@ -2,6 +2,7 @@ import BackofficeAPI
 import Foundation
 import NIOCore
 import PostgresNIO
+import BackofficePlatform
 
 /// One request for a page of a partner's orders, however it arrived (generated handler or the
 /// hand-encoded fast path): validated once, run once.

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// The principal's tenant's orders, newest first, optionally in one state (`orders.list`); a
 /// platform role sees every partner's.

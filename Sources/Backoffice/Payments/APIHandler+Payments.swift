@@ -1,5 +1,6 @@
 import BackofficeAPI
 import Foundation
+import BackofficePlatform
 
 extension APIHandler {
     func receivePaymentWebhook(_ input: Operations.ReceivePaymentWebhook.Input) async throws

@@ -4,6 +4,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import Synchronization
+import BackofficePlatform
 
 /// A payment provider's REST API, modelled on Stripe's: form-encoded requests with a bearer API
 /// key; PaymentIntents (`capture_method=manual` to authorize, `/capture`, `/cancel`), Refunds,

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// An order's card payment at the provider, as the back office knows it. The database keeps
 /// the capture within the authorization and refunds within the capture, and a provider payment

@@ -1,4 +1,5 @@
 import Foundation
+import BackofficePlatform
 
 /// The payment provider, behind one protocol: bank-account verification for shop payouts, and
 /// card payments (authorize, capture, refund, void) for checkout. `SimulatedPaymentGateway` is

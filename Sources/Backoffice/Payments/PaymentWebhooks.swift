@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import Synchronization
+import BackofficePlatform
 
 /// The signature of a provider's webhook: `Webhook-Signature: t=<unix seconds>,v1=<hex>`, where
 /// each `v1` is HMAC-SHA256 of `"{t}.{raw body}"` under one of the provider's webhook secrets

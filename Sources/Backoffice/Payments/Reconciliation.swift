@@ -1,4 +1,5 @@
 import Foundation
+import BackofficePlatform
 
 /// What reconciliation found.
 package struct ReconcileReport: Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import BackofficePlatform
 
 /// Reconciles payments every `interval`, as the system (each settled order and each run is an
 /// audit event): what a crashed checkout or a lost webhook left unsettled is resolved without a

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Synchronization
+import BackofficePlatform
 
 /// The embedded payment provider: no network, deterministic outcomes chosen by the test numbers
 /// Stripe publishes (docs/operations.md, "Payments"), so every path can be exercised on purpose.

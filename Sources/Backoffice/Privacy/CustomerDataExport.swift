@@ -2,6 +2,7 @@ import BackofficeAPI
 import Foundation
 import Logging
 import PostgresNIO
+import BackofficePlatform
 
 /// The customer's right of access (`privacy.export_customer_data`): one JSON document of everything
 /// the back office holds about one customer, asked for by the app's backend on the customer's

@@ -1,3 +1,4 @@
+import BackofficePlatform
 /// Every table and column that holds a customer's data, and what the purge and the data export do
 /// with each: the one declared list both read (the purge's audit event names what it erased and
 /// kept from it; the export's sections are checked against it). `CustomerDataRegistryTests` fails

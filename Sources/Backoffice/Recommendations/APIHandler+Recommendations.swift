@@ -1,6 +1,7 @@
 import BackofficeAPI
 import Foundation
 import OpenAPIRuntime
+import BackofficePlatform
 
 extension Recommendation.Audience {
     var api: Components.Schemas.RecommendationAudience {

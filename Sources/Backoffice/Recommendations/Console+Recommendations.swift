@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import BackofficePlatform
 
 extension Console {
     /// Recommendations (backend managers write; auditors read): the list by status, compose and

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// Exercise or nutrition advice a backend manager publishes for the app: Markdown made inert as
 /// articles are, shown between its validity dates to the customers its audience rule selects.
@@ -69,7 +70,7 @@ package struct Recommendation: Sendable, Equatable {
 
 /// Lists are newest change first.
 extension Recommendation: NewestFirst {
-    var listedAt: Date { updatedAt }
+    package var listedAt: Date { updatedAt }
 }
 
 extension Recommendation: RowDecodable {

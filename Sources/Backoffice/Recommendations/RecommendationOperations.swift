@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// A manager drafts a recommendation (`recommendations.create`). Nothing shows until it is published.
 package struct CreateRecommendation: AuditedOperation {

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// Recommendations in every status (`recommendations.list`), most recently changed first.
 package struct ListRecommendations: Query {

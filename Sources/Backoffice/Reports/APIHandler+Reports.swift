@@ -1,6 +1,7 @@
 import BackofficeAPI
 import Foundation
 import OpenAPIRuntime
+import BackofficePlatform
 
 extension SalesFigures {
     var api: Components.Schemas.SalesFigures {

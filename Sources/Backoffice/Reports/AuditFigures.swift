@@ -1,4 +1,5 @@
 import Foundation
+import BackofficePlatform
 
 /// The audit events appended on each day of a range, by action family (`orders` of
 /// `orders.refund`), from the daily counts the append keeps (`audit_daily_actions`), in one

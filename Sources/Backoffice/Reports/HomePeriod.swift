@@ -1,4 +1,5 @@
 import Foundation
+import BackofficePlatform
 
 /// The stretch a home shows, chosen with its period picker: the last 7, 30 or 90 days up to
 /// today, or a calendar month (this month up to today); and the stretch it is compared with (as

@@ -1,4 +1,5 @@
 import Foundation
+import BackofficePlatform
 
 /// An auditor's home for a period: the events appended each day by action family (the largest
 /// families named, the rest together), the last verification's result and the age of the newest

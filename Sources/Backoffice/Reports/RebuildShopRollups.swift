@@ -1,4 +1,5 @@
 import Foundation
+import BackofficePlatform
 
 /// Recomputes the shops' daily figures (`shop_daily_orders`, `shop_daily_refunds`,
 /// `shop_daily_goods`) from their orders — every shop's, or one — and, for every shop, the audit

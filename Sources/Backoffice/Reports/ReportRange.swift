@@ -1,4 +1,5 @@
 import Foundation
+import BackofficePlatform
 
 /// The days a report or a home covers, first and last included (UTC), and the equally long
 /// stretch before them, which a home compares against.

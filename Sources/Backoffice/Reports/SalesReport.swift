@@ -1,4 +1,5 @@
 import Foundation
+import BackofficePlatform
 
 /// A shop's sales over some days (UTC): what the orders placed brought in, what refunds gave
 /// back, and FitPoints redeemed. Definitions (docs/console.md): gross is the total of orders

@@ -1,4 +1,5 @@
 import Foundation
+import BackofficePlatform
 
 /// The orders placed on each day of a range by the state they are in now (UTC days), from the
 /// daily rollups in one statement: a shop's own, or every shop's for a platform role.

@@ -1,4 +1,5 @@
 import Foundation
+import BackofficePlatform
 
 /// A shop's home for a period: the totals with their change against the stretch before, net
 /// sales by day against that stretch, gross and refunds by day, the orders placed by the state

@@ -1,4 +1,5 @@
 import Foundation
+import BackofficePlatform
 
 /// A calendar day in UTC, the day every report and chart counts by: a number of days since
 /// 1970-01-01, written `2026-11-03`. Pure arithmetic (Howard Hinnant's civil-day algorithms, the

@@ -1,6 +1,7 @@
 import BackofficeAPI
 import Foundation
 import OpenAPIRuntime
+import BackofficePlatform
 
 /// The generated `APIProtocol`, implemented per domain in the domain's `APIHandler+<Domain>.swift`
 /// (`Accounts/APIHandler+Accounts.swift`, …): each handler parses the contract's input into one

@@ -9,6 +9,7 @@ import OpenAPIRuntime
 import PostgresNIO
 import Prometheus
 import ServiceLifecycle
+import BackofficePlatform
 
 /// Builds and runs the HTTP service.
 package enum BackofficeServer {

@@ -1,4 +1,5 @@
 import Foundation
+import BackofficePlatform
 
 extension PolicySet {
     /// The domains' own policies the service reads beside the platform's: each domain registers its

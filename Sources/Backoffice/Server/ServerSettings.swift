@@ -1,4 +1,5 @@
 import Foundation
+import BackofficePlatform
 
 /// How the service runs: where it listens, which database and policies it uses.
 package struct ServerSettings: Sendable {

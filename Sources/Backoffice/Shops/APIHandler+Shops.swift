@@ -1,5 +1,6 @@
 import BackofficeAPI
 import Foundation
+import BackofficePlatform
 
 extension ShopApplication {
     var api: Components.Schemas.ShopApplication {

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import BackofficePlatform
 
 extension Console {
     /// Shop applications (backend managers; auditors read them masked): the queue by state, an

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// How an application is stored (`shop_applications`, platform sessions only).
 extension ShopApplication: RowDecodable {

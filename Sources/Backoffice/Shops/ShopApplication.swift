@@ -1,4 +1,5 @@
 import Foundation
+import BackofficePlatform
 
 /// A prospective shop's application, as the public form submits it and managers review it. The
 /// payout account is kept only as the provider's reference and its last four digits.
@@ -251,5 +252,5 @@ package enum ShopSlug {
 }
 
 extension ShopApplication: NewestFirst {
-    var listedAt: Date { submittedAt }
+    package var listedAt: Date { submittedAt }
 }

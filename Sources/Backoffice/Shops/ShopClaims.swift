@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import PostgresNIO
+import BackofficePlatform
 
 /// A shop application's claim code: given to the applicant once, in the answer to its
 /// application, and kept only as its SHA-256.

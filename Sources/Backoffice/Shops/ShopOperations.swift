@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import PostgresNIO
+import BackofficePlatform
 
 /// A prospective shop applies (`shop_applications.apply`, public: no token, rate-limited per
 /// source address, per /64 for IPv6). The eligibility checks run at once and are stored with the

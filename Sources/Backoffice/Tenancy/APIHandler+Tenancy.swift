@@ -1,5 +1,6 @@
 import BackofficeAPI
 import Foundation
+import BackofficePlatform
 
 extension Tenant {
     var api: Components.Schemas.Tenant {
@@ -30,11 +31,11 @@ extension Token {
 }
 
 extension Components.Schemas.TokenCreated: SecretBearing {
-    func withoutSecret() -> Self { Self(token: token, secret: nil, secretAlreadyDelivered: true) }
+    package func withoutSecret() -> Self { Self(token: token, secret: nil, secretAlreadyDelivered: true) }
 }
 
 extension Components.Schemas.InvitationCreated: SecretBearing {
-    func withoutSecret() -> Self {
+    package func withoutSecret() -> Self {
         Self(
             operatorId: operatorId, email: email, expiresAt: expiresAt, sentTo: sentTo, linkPath: nil,
             linkAlreadyDelivered: linkPath != nil ? true : nil)

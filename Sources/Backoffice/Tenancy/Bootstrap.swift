@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// `backoffice admin bootstrap`: the first platform admin, made directly in the database.
 package enum Bootstrap {

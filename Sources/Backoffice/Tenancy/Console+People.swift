@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import BackofficePlatform
 
 extension Console {
     /// People and their access: the operators the role may see (a partner admin its own shop's,

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import BackofficePlatform
 
 extension Console {
     /// API tokens (partner admins: their shop's; platform admins: everyone's): the list (never a

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// An invitation as its inviter learns of it: whom it invites, until when, and where it went —
 /// emailed to the person (`sentTo`, masked), or, when a platform admin asked, the link itself.

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 /// How tenants, operators and tokens are stored: columns and their decoding together.
 extension Tenant: RowDecodable {

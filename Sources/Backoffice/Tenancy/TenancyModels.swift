@@ -1,4 +1,5 @@
 import Foundation
+import BackofficePlatform
 
 /// A partner tenant (a retail partner's shop).
 package struct Tenant: Sendable, Equatable {

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import PostgresNIO
+import BackofficePlatform
 
 /// A platform admin creates a partner tenant (`tenants.create`). The event opens the tenant's chain.
 package struct CreateTenant: AuditedOperation {

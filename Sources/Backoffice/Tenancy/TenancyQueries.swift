@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import BackofficePlatform
 
 // Reads of tenants, operators and tokens, limited by row-level security to what the principal's tenant sees.
 

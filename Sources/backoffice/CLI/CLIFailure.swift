@@ -1,5 +1,6 @@
 import ArgumentParser
 import BackofficeAPI
+import BackofficePlatform
 import Foundation
 import OpenAPIRuntime
 
@@ -63,7 +64,7 @@ func runCommand(_ body: () async throws -> Void) async throws {
                 error: cannot reach the service at \(error.baseURL?.absoluteString ?? "its URL"): \
                 \(error.underlyingError)\n
                 """
-                    .utf8))
+                .utf8))
         throw ExitCode(7)
     } catch {
         FileHandle.standardError.write(Data("error: \(error)\n".utf8))

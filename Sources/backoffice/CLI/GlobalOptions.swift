@@ -1,6 +1,7 @@
 import ArgumentParser
 import AsyncHTTPClient
 import BackofficeAPI
+import BackofficePlatform
 import Foundation
 import HTTPTypes
 import OpenAPIAsyncHTTPClient

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BackofficeAPI
+import BackofficePlatform
 
 /// A move of one resource by its id (accept, ship, approve, lock, publish …): what it is called and
 /// says in --help, the arguments it takes (the id, and the move's own options), the one call it

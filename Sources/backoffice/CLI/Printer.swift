@@ -1,4 +1,5 @@
 import Backoffice
+import BackofficePlatform
 import Foundation
 
 /// Prints command results in the chosen format. Everything goes through the JSON form of the

@@ -1,4 +1,5 @@
 import Backoffice
+import BackofficePlatform
 import Foundation
 
 /// Saved logins (`backoffice login`), the way `gh auth login` and kubectl contexts keep them: a

@@ -1,5 +1,6 @@
 import Backoffice
 import BackofficeAPI
+import BackofficePlatform
 import Foundation
 
 /// A text file a command reads (UTF-8); exit 64 when it cannot be read.

@@ -1,3 +1,4 @@
+import BackofficePlatform
 import Foundation
 
 /// Parses an RFC 3339 time given on the command line.

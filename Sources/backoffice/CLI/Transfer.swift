@@ -1,3 +1,4 @@
+import BackofficePlatform
 import Foundation
 import OpenAPIRuntime
 

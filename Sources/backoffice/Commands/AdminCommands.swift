@@ -1,5 +1,6 @@
 import ArgumentParser
 import Backoffice
+import BackofficePlatform
 import Foundation
 import Logging
 import PostgresNIO
@@ -51,9 +52,9 @@ struct Policies: AsyncParsableCommand {
             commandName: "check",
             abstract:
                 """
-                    Validate access.yaml, messages.yaml, security.yaml and retention.yaml; exit 6 naming the file and \
-                    entry at fault.
-                    """,
+                Validate access.yaml, messages.yaml, security.yaml and retention.yaml; exit 6 naming the file and \
+                entry at fault.
+                """,
             discussion: "Example: backoffice policies check policies/")
         @Argument(help: "Policies folder.") var directory = "policies"
 
@@ -88,9 +89,9 @@ struct Policies: AsyncParsableCommand {
                 }
                 print(
                     """
-                        lockout after \(set.security.consecutiveFailedLogins) failed logins; deleted accounts purged \
-                        after \(set.retention.deletedAccountsPurgeAfterDays) days
-                        """
+                    lockout after \(set.security.consecutiveFailedLogins) failed logins; deleted accounts purged \
+                    after \(set.retention.deletedAccountsPurgeAfterDays) days
+                    """
                 )
                 print("digest \(set.digest)")
             }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BackofficeAPI
+import BackofficePlatform
 import Foundation
 
 let articleColumns = ["id", "slug", "state", "version", "live_version", "title", "category", "updated_at"]

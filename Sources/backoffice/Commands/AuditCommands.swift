@@ -1,6 +1,7 @@
 import ArgumentParser
 import Backoffice
 import BackofficeAPI
+import BackofficePlatform
 import Foundation
 import OpenAPIRuntime
 import PostgresNIO

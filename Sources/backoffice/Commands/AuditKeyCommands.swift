@@ -1,5 +1,6 @@
 import ArgumentParser
 import Backoffice
+import BackofficePlatform
 import Foundation
 
 extension Audit {
@@ -53,9 +54,9 @@ extension Audit {
             commandName: "verify-file",
             abstract:
                 """
-                    Check a file's detached signature (from `audit sign-file`) with the audit public key. Exit 8 when \
-                    it does not match.
-                    """,
+                Check a file's detached signature (from `audit sign-file`) with the audit public key. Exit 8 when \
+                it does not match.
+                """,
             discussion: "Example: backoffice audit verify-file SHA256SUMS --public-key audit.pub")
         @Argument(help: "The signed file.") var file: String
         @Option(help: "The signer's public key (from `audit keygen`).") var publicKey: String

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BackofficeAPI
+import BackofficePlatform
 import Foundation
 
 let contentPolicyColumns = ["slug", "version", "title", "published_at", "id"]
@@ -16,9 +17,9 @@ struct ContentPolicies: AsyncParsableCommand {
             commandName: "publish",
             abstract:
                 """
-                    Publish a Markdown file as the next version of its policy (front matter: slug, title); an \
-                    unchanged text publishes nothing.
-                    """,
+                Publish a Markdown file as the next version of its policy (front matter: slug, title); an \
+                unchanged text publishes nothing.
+                """,
             discussion: "Example: backoffice content-policies publish policies/content/community-guidelines.md")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "A Markdown file with front matter `slug` and `title`.") var file: String

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Backoffice
 import BackofficeDemo
+import BackofficePlatform
 import Foundation
 import Logging
 import PostgresNIO

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Backoffice
 import BackofficeAPI
+import BackofficePlatform
 import Foundation
 
 let walletColumns = ["customer_id", "balance", "credited", "debited", "updated_at"]
@@ -36,9 +37,9 @@ struct FitPoints: AsyncParsableCommand {
             commandName: "ledger",
             abstract:
                 """
-                    A customer's ledger entries, newest first: points (+ received, − spent), the other account, and \
-                    their cause.
-                    """,
+                A customer's ledger entries, newest first: points (+ received, − spent), the other account, and \
+                their cause.
+                """,
             discussion: "Example: backoffice fitpoints ledger 5f0c… --limit 20")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup var page: PageOptions
@@ -57,14 +58,14 @@ struct FitPoints: AsyncParsableCommand {
             commandName: "adjust",
             abstract:
                 """
-                    Correct a customer's FitPoints: positive points are credited, negative debited (never below zero; \
-                    reason required).
-                    """,
+                Correct a customer's FitPoints: positive points are credited, negative debited (never below zero; \
+                reason required).
+                """,
             discussion:
                 """
-                    Example: backoffice fitpoints adjust 5f0c… --points 150 --reason \"Steps lost in the March sync \
-                    outage\"
-                    """
+                Example: backoffice fitpoints adjust 5f0c… --points 150 --reason \"Steps lost in the March sync \
+                outage\"
+                """
         )
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Customer id.") var id: String
@@ -98,9 +99,9 @@ struct FitPoints: AsyncParsableCommand {
                 commandName: "show",
                 abstract:
                     """
-                        The earning rules in force: points per unit of each metric with its daily cap, per badge, per \
-                        event.
-                        """,
+                    The earning rules in force: points per unit of each metric with its daily cap, per badge, per \
+                    event.
+                    """,
                 discussion: "Example: backoffice fitpoints rules show --output json")
             @OptionGroup(title: "Global Options") var global: GlobalOptions
 
@@ -114,9 +115,9 @@ struct FitPoints: AsyncParsableCommand {
                 commandName: "set",
                 abstract:
                     """
-                        Set the next version of the earning rules from a file; --dry-run shows what they would have \
-                        paid instead.
-                        """,
+                    Set the next version of the earning rules from a file; --dry-run shows what they would have \
+                    paid instead.
+                    """,
                 discussion: """
                     The file (YAML or JSON) has `metrics` (metric, points_per_unit, daily_cap, min_intensity), \
                     `badges` (badge, points) and `events` (event, points). --dry-run changes nothing: it prints, per \

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BackofficeAPI
+import BackofficePlatform
 import Foundation
 
 let goodColumns = ["id", "sku", "name", "category", "price_cents", "price_fitpoints", "stock", "status", "version"]

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BackofficeAPI
+import BackofficePlatform
 import Foundation
 
 struct HealthProfiles: AsyncParsableCommand {

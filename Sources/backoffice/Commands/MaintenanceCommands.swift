@@ -1,6 +1,7 @@
 import ArgumentParser
 import Backoffice
 import BackofficeAPI
+import BackofficePlatform
 import Foundation
 
 /// `backoffice maintenance`: housekeeping under `policies/retention.yaml`.
@@ -15,9 +16,9 @@ struct Maintenance: AsyncParsableCommand {
             commandName: "purge",
             abstract:
                 """
-                    Apply policies/retention.yaml: purge old deleted accounts, expired idempotency records, old login \
-                    attempts, console sign-in attempts past their window and expired staged goods files (audited).
-                    """,
+                Apply policies/retention.yaml: purge old deleted accounts, expired idempotency records, old login \
+                attempts, console sign-in attempts past their window and expired staged goods files (audited).
+                """,
             discussion: "Example: backoffice maintenance purge --dry-run")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Flag(help: "Only list what would be purged.") var dryRun = false
@@ -33,17 +34,17 @@ struct Maintenance: AsyncParsableCommand {
                         let verb = report.dryRun ? "would purge" : "purged"
                         print(
                             """
-                                \(verb) \(report.purged.count) accounts deleted more than \
-                                \(report.retentionDays ?? 0) days ago
-                                """
+                            \(verb) \(report.purged.count) accounts deleted more than \
+                            \(report.retentionDays ?? 0) days ago
+                            """
                         )
                         report.purged.forEach { print("  \($0)") }
                         print(
                             """
-                                \(verb) \(report.idempotencyKeys) expired idempotency records, \
-                                \(report.loginAttempts) old login attempts, \(report.signInAttempts) console sign-in \
-                                attempts past their window, \(report.stagedImports) expired staged goods files
-                                """
+                            \(verb) \(report.idempotencyKeys) expired idempotency records, \
+                            \(report.loginAttempts) old login attempts, \(report.signInAttempts) console sign-in \
+                            attempts past their window, \(report.stagedImports) expired staged goods files
+                            """
                         )
                     } else {
                         try Printer(format: global.format).single(

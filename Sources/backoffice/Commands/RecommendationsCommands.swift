@@ -1,5 +1,6 @@
 import ArgumentParser
 import BackofficeAPI
+import BackofficePlatform
 import Foundation
 
 let recommendationColumns = ["id", "kind", "status", "version", "title", "valid_from", "valid_until", "updated_at"]

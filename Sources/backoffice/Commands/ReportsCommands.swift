@@ -1,5 +1,6 @@
 import ArgumentParser
 import BackofficeAPI
+import BackofficePlatform
 import Foundation
 
 /// `backoffice reports`: the sales figures behind the shops' homes, for spreadsheets.

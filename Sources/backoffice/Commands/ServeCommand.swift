@@ -1,5 +1,6 @@
 import ArgumentParser
 import Backoffice
+import BackofficePlatform
 import Foundation
 import Logging
 import PostgresNIO
@@ -52,9 +53,9 @@ struct Serve: AsyncParsableCommand {
     @Option(
         help:
             """
-                Database connections the pool may open (default: twice this host's cores plus one; size it to the \
-                database host's cores).
-                """
+            Database connections the pool may open (default: twice this host's cores plus one; size it to the \
+            database host's cores).
+            """
     )
     var maxConnections = PoolLimits.suggestedConnections
     @Option(help: "Seconds to wait for a pooled database connection before answering 503 (Retry-After).")
@@ -65,9 +66,9 @@ struct Serve: AsyncParsableCommand {
     @Option(
         help: ArgumentHelp(
             """
-                A proxy (address or CIDR) whose X-Forwarded-For names the client; repeatable. Without it the peer \
-                address is recorded.
-                """,
+            A proxy (address or CIDR) whose X-Forwarded-For names the client; repeatable. Without it the peer \
+            address is recorded.
+            """,
             valueName: "cidr"))
     var trustedProxy: [String] = []
     @OptionGroup var project: ProjectOptions
@@ -199,7 +200,7 @@ enum MailConfiguration {
             throw CLIFailure.usage(
                 "serve needs BACKOFFICE_SMTP_URL (smtp://USER:PASSWORD@HOST:587, with BACKOFFICE_PUBLIC_URL) "
                     + "to send invitations and notices, "
-                    + """
+                        + """
                         or BACKOFFICE_MAIL=log to run without mail (nothing is sent; each message is logged without \
                         its contents)
                         """

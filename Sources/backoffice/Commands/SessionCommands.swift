@@ -1,6 +1,7 @@
 import ArgumentParser
 import Backoffice
 import BackofficeAPI
+import BackofficePlatform
 import Foundation
 
 let sessionColumns = ["email", "role", "tenant_id", "operator_id", "token_id", "token_name", "expires_at"]
@@ -41,9 +42,9 @@ struct Login: AsyncParsableCommand {
             try profiles.save()
             print(
                 """
-                    logged in to \(options.serviceURL) as \(session.email) (\(session.role.rawValue)); profile \
-                    '\(name)' saved in \(Profiles.file.path)
-                    """
+                logged in to \(options.serviceURL) as \(session.email) (\(session.role.rawValue)); profile \
+                '\(name)' saved in \(Profiles.file.path)
+                """
             )
         }
     }

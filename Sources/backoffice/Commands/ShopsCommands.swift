@@ -1,5 +1,6 @@
 import ArgumentParser
 import BackofficeAPI
+import BackofficePlatform
 import Foundation
 
 let shopApplicationColumns = [
@@ -11,9 +12,9 @@ struct Shops: AsyncParsableCommand {
         commandName: "shops",
         abstract:
             """
-                Shop applications: apply (no token), backend managers list, show, approve or reject, the applicant \
-                claims its shop.
-                """,
+            Shop applications: apply (no token), backend managers list, show, approve or reject, the applicant \
+            claims its shop.
+            """,
         discussion: "Example: backoffice shops list --status pending && backoffice shops approve 4f0e…",
         subcommands: [Apply.self, List.self, Show.self, Approve.self, Reject.self, Claim.self])
 
@@ -22,9 +23,9 @@ struct Shops: AsyncParsableCommand {
             commandName: "apply",
             abstract:
                 """
-                    Apply for a shop from a YAML or JSON file (no token needed); prints the application, its \
-                    eligibility checks and the claim code (shown once: keep it).
-                    """,
+                Apply for a shop from a YAML or JSON file (no token needed); prints the application, its \
+                eligibility checks and the claim code (shown once: keep it).
+                """,
             discussion: """
                 Example: backoffice shops apply examples/shop-application.yaml
 
@@ -136,9 +137,9 @@ extension Shops {
             commandName: "claim",
             abstract:
                 """
-                    Claim an approved shop with the claim code its application was answered with (no token): its \
-                    first admin's token, shown once.
-                    """,
+                Claim an approved shop with the claim code its application was answered with (no token): its \
+                first admin's token, shown once.
+                """,
             discussion: "Example: backoffice shops claim 4f0e… --code sc_…   (once, within 14 days of applying)")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Application id.") var id: String

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BackofficeAPI
+import BackofficePlatform
 import Foundation
 
 let tenantColumns = ["id", "slug", "name", "created_at", "version"]
@@ -70,9 +71,9 @@ struct Operators: AsyncParsableCommand {
             abstract: "Create an operator (partner roles need --tenant, implied for partner admins).",
             discussion:
                 """
-                    Example: backoffice operators create --email sam@green-grocer.example --role partner_staff \
-                    --tenant 3c9d…
-                    """
+                Example: backoffice operators create --email sam@green-grocer.example --role partner_staff \
+                --tenant 3c9d…
+                """
         )
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option var email: String
@@ -129,9 +130,9 @@ extension Operators {
             commandName: "invite",
             abstract:
                 """
-                    Invite a person operator to the web console: a one-time link (24 h), emailed to it, where it sets \
-                    its password.
-                    """,
+                Invite a person operator to the web console: a one-time link (24 h), emailed to it, where it sets \
+                its password.
+                """,
             discussion: """
                 The link goes to the operator's email address and nowhere else: this prints where it was sent. A \
                 platform admin may ask for the link to be printed instead (--show-link, for a person without \
@@ -158,9 +159,9 @@ extension Operators {
                         } else if body.linkAlreadyDelivered == true {
                             print(
                                 """
-                                    link        (already delivered by the first response to this Idempotency-Key; it \
-                                    is kept nowhere)
-                                    """
+                                link        (already delivered by the first response to this Idempotency-Key; it \
+                                is kept nowhere)
+                                """
                             )
                         } else {
                             print("sent_to     \(body.sentTo ?? body.email)  (the link is in that mailbox only)")
@@ -208,9 +209,9 @@ struct Tokens: AsyncParsableCommand {
                         } else {
                             print(
                                 """
-                                    secret      (already delivered by the first response to this Idempotency-Key; it \
-                                    is kept nowhere)
-                                    """
+                                secret      (already delivered by the first response to this Idempotency-Key; it \
+                                is kept nowhere)
+                                """
                             )
                         }
                     } else {

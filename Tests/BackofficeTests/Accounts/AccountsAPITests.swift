@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 @Suite("Accounts over HTTP")
 struct AccountsAPITests {

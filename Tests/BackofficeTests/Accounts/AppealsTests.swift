@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 extension AccountsAPITests {
     @Test("appeals: filed for a locked account, lifted by a manager; resolving twice is an invalid transition")

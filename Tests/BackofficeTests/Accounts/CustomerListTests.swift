@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 extension AccountsAPITests {
     @Test("the list is keyset-paginated, filters by status and email prefix, and masks PII for auditors")

@@ -4,6 +4,7 @@ import PostgresNIO
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 @Suite("Audit canonical bytes built in Swift match PostgreSQL's audit_canonical")
 struct AuditCanonicalTests {

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 /// Builds a valid chain of `count` events in memory.
 func makeChain(_ chain: String = "platform:00", count: Int) -> [ChainedEvent] {

@@ -3,6 +3,7 @@ import PostgresNIO
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 /// A change with nothing but its audit event, to drive appends directly.
 struct RecordOnly: AuditedOperation {

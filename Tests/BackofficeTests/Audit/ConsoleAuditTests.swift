@@ -5,6 +5,7 @@ import PostgresNIO
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 @Suite("Console audit log: filters, an event's before and after, verifying the chain, what partners see")
 struct ConsoleAuditTests {

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 @Suite("Signed files: a backup's checksums under the audit key")
 struct FileSignatureTests {

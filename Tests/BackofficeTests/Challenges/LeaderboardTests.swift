@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 extension ChallengesTests {
     @Test(

@@ -3,6 +3,7 @@ import HTTPTypes
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 @Suite("Console home: a shop's orders to handle by state and its goods low in stock")
 struct ConsoleHomeTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 @Suite("Console markup: HTML escapes every value it is given, and a template's unescaped slot takes only HTML")
 struct ConsoleMarkupTests {

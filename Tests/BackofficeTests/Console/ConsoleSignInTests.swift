@@ -3,6 +3,7 @@ import HTTPTypes
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 @Suite("Console sign-in and sessions: one answer for every refusal, lockout, hashed sessions, timeouts, audited")
 struct ConsoleSignInTests {

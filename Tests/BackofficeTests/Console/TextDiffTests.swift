@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 @Suite("Line diffs of two versions")
 struct TextDiffTests {

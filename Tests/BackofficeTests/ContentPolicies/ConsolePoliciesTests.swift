@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 @Suite("Console content policies: versions, a diff between two, publishing a new version")
 struct ConsolePoliciesTests {

@@ -1,4 +1,5 @@
 @testable import Backoffice
+@testable import BackofficePlatform
 
 /// What a well-formed sample call of the contract tests answers an allowed role when that answer
 /// is not a documented success: the fixture's state or the generic sample body makes a precise

@@ -4,6 +4,7 @@ import Testing
 import Yams
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 /// Tests generated from the contract: every operation in `openapi.yaml` is checked without anyone
 /// writing a test for it, so a new endpoint is covered the day it is added (and the suite fails

@@ -4,6 +4,7 @@ import PostgresNIO
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 /// `backoffice dev` on its own cluster, started again after what its own API can do to the demo.
 @Suite("The embedded default survives its own use")

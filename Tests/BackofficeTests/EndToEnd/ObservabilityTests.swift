@@ -5,6 +5,7 @@ import NIOHTTP1
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 /// One HTTP exchange with a live server: status and body.
 func fetch(

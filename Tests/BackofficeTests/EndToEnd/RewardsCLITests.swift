@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 @Suite("End to end: the reward economy from the CLI")
 struct RewardsCLITests {

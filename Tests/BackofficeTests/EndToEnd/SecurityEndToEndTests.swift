@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 /// A PostgreSQL client tool (`pg_dump`) of the installed server version.
 func postgresTool(_ name: String) -> String {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 @Suite("Console earning rules: a dry run over past activity, shown in place, before saving")
 struct ConsoleEarningRulesTests {

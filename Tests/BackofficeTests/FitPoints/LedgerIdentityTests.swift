@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 /// No id supplied from outside names a ledger account that is not its own, and each movement's
 /// cause pays once, by the database's own keys (migration 0022).

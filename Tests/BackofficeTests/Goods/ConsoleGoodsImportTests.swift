@@ -3,6 +3,7 @@ import HTTPTypes
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 @Suite("Console goods files: import with a dry run by line, then apply; export; search by name or SKU")
 struct ConsoleGoodsImportTests {

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 @Suite("Console pages: the API's use cases, CSRF, headers, escaping, tenancy, audited with the session")
 struct ConsoleGoodsTests {

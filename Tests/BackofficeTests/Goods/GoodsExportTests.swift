@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 extension GoodsImportTests {
     @Test("export streams every good of the tenant by sku, page after page, in the format import reads back")

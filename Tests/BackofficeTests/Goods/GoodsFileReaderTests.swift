@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 @Suite("Goods files read as they arrive: the same rows, issues and lines in any parts, never the whole file buffered")
 struct GoodsFileReaderTests {

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 @Suite("Goods import and export: CSV and JSON Lines, errors by line, all or nothing, dry run, streamed export")
 struct GoodsImportTests {

@@ -3,6 +3,7 @@ import HTTPTypes
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 @Suite("Goods: a partner's catalog, If-Match on updates, the app's catalog read")
 struct GoodsTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 @Suite(
     "Console messages: compose, publish (the notice period refused in place), the calendar, retract with a confirmation"

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 /// The screen against its labelled corpus (`screening-corpus.tsv`: expected action, class, text),
 /// with the shipped term files. docs/domains.md reports the figures this test holds it to.

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 @Suite("Console orders board: the API's moves, confirmed when destructive, the order's audit trail")
 struct ConsoleOrdersTests {

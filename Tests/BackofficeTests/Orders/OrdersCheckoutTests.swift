@@ -7,6 +7,7 @@ import Synchronization
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 extension OrdersTests {
     @Test(

@@ -7,6 +7,7 @@ import Synchronization
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 @Suite("Orders: checkout, the partner's moves, what partners may see")
 struct OrdersTests {

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 /// A provider whose calls named in `holds` wait until the test lets them answer; the calls named
 /// in `declines` are refused (`<call>_declined`), the others succeed.

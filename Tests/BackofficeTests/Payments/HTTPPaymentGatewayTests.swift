@@ -3,6 +3,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 @Suite("The http payment adapter against a fake provider: retries, timeouts, no double charge, circuit breaker")
 struct HTTPPaymentGatewayTests {

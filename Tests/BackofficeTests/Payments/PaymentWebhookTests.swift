@@ -7,6 +7,7 @@ import Synchronization
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 @Suite("Payments: signed webhooks, one completion per payment, reconciliation")
 struct PaymentWebhookTests {

@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 @Suite("Waiting for the database is bounded: 503 with Retry-After, never a hang")
 struct DatabaseLimitsTests {

@@ -4,6 +4,7 @@ import Logging
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 @Suite("The edge: authentication limits, hostile input, request ids")
 struct EdgeSecurityTests {

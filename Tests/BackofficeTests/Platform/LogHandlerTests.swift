@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 @Suite("Log handlers (pure)")
 struct LogHandlerTests {

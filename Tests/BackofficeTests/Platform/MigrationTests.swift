@@ -3,6 +3,7 @@ import PostgresNIO
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 @Suite("Migrations")
 struct MigrationTests {

@@ -1,6 +1,7 @@
 import BackofficeAPI
 import Foundation
 import Testing
+@testable import BackofficePlatform
 
 @Suite("RFC 3339 times (pure)")
 struct RFC3339Tests {

@@ -3,6 +3,7 @@ import PostgresNIO
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 /// Orders written straight into the database (as the owner; the rollups' trigger fires as it
 /// does for the service), with the figures a straightforward computation over them expects.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 /// The shape of the code and the docs that describe it, held by tests so that neither drifts: lines
 /// within 120 columns, functions within 60 lines (the named exceptions have a decision record), and
@@ -61,7 +62,7 @@ struct CodeShapeTests {
 
     @Test("no domain reads the clock: a use case takes unit.now, a page or an answer its request's now")
     func domainsReadNoClock() throws {
-        let shell = ["Sources/Backoffice/Platform/", "Sources/Backoffice/Console/", "Sources/Backoffice/Server/"]
+        let shell = ["Sources/Backoffice/Console/", "Sources/Backoffice/Server/"]
         var found: [String] = []
         for file in Self.swiftFiles
         where file.hasPrefix("Sources/Backoffice/") && !shell.contains(where: { file.hasPrefix($0) }) {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 /// The repository as a newcomer meets it: a short front door, links that lead somewhere, scripts
 /// that explain themselves before they do anything.

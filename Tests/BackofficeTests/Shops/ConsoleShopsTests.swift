@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 @Suite("Console shop applications: the queue with its checks, approve, reject with a reason")
 struct ConsoleShopsTests {

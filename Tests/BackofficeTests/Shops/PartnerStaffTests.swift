@@ -3,6 +3,7 @@ import HTTPTypes
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 @Suite("Partner staff: a partner admin runs its own shop's people")
 struct PartnerStaffTests {

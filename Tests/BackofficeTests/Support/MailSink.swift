@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 /// A real SMTP server for a test (`ops/mail-sink.py`, aiosmtpd, run by `TestPython`): STARTTLS
 /// required before AUTH, with a certificate made for this run (for `localhost`, trusted by the

@@ -7,6 +7,7 @@ import Synchronization
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 /// A shop with goods on sale, a customer with FitPoints, and checkout bodies.
 struct ShopFixture {

@@ -9,6 +9,7 @@ import PostgresNIO
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 /// One test's world: its own database (migrated), the service's pool (role backoffice_app),
 /// the real policies, and principals with tokens for every role and two partner tenants.

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import Backoffice
+@testable import BackofficePlatform
 
 @Suite("Invitations: a one-time link, shown once, valid 24 h, where a person sets a password; people pages")
 struct ConsoleInvitationTests {

@@ -1,3 +1,4 @@
+import BackofficePlatform
 /// One category on the x axis (a day, a good): its label, an optional link to the list behind it.
 struct ChartCategory: Sendable, Equatable {
     let label: String

@@ -1,3 +1,4 @@
+import BackofficePlatform
 /// A chart's value axis: from `low` to `high` in round steps. It encloses every value and zero (bars and
 /// sales start at zero; negatives such as refunds go below it); `step` is 1, 2 or 5 × 10^k as the unit shows
 /// it (whole dollars for `ChartUnit.cents`, unless the span from the least value to the most, zero included,

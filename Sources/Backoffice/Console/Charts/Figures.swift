@@ -1,3 +1,4 @@
+import BackofficePlatform
 /// Numbers as the console's charts write them: pure text, no locale (the console is in US English).
 enum Figures {
     /// Thousands separated by commas: `1234567` → `1,234,567`, `-1234` → `-1,234`, `0` → `0`; defined for

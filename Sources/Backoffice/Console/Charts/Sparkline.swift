@@ -1,3 +1,4 @@
+import BackofficePlatform
 /// A tiny line of values for a table cell or a card (a good's units by day), written on the server as
 /// inline SVG: an image (`role="img"`) named by `label` and the least and greatest value, so a screen
 /// reader hears "Units by day, 0 to 14". It shows the shape only: its axis runs from the least value to

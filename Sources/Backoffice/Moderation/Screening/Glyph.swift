@@ -1,4 +1,5 @@
 import Foundation
+import BackofficePlatform
 
 /// How the screen reads one Unicode scalar of a post: a letter of the Latin skeleton (a–z), a
 /// separator, or a boundary. Case, accents, compatibility forms (full-width, mathematical

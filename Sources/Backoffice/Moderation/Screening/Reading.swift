@@ -1,3 +1,4 @@
+import BackofficePlatform
 /// A text as the screen reads it: per scalar what it is (`kinds`), and its letters as runs of one
 /// letter with how often it repeats ("fuuuck" is f, u×3, c, k), which is what the term automaton
 /// walks. Repeats merge across a separator only between single letters ("a s s" is a, s×2), so

@@ -1,3 +1,4 @@
+import BackofficePlatform
 /// What the screen does with a text: publish it as it is, publish it with the matched words masked,
 /// or hold it for a moderator. Ordered by severity.
 package enum ScreenAction: String, Sendable, Comparable, CaseIterable {

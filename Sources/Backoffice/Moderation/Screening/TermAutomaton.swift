@@ -1,3 +1,4 @@
+import BackofficePlatform
 /// One Aho–Corasick automaton over every term's letters (a–z, repeats collapsed): a text's runs
 /// are walked once, whatever the number of terms, with one table lookup per run.
 struct TermAutomaton: Sendable {
