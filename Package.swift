@@ -14,6 +14,23 @@ let consolePages: [Resource] = [
     "Shops", "Tenancy",
 ].map { .process("\($0)/Pages") }
 
+/// The libraries the service's two layers both build on (the platform, and the domains above it).
+let serviceLibraries: [Target.Dependency] = [
+    .product(name: "Hummingbird", package: "hummingbird"),
+    .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+    .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+    .product(name: "PostgresNIO", package: "postgres-nio"),
+    .product(name: "Logging", package: "swift-log"),
+    .product(name: "Metrics", package: "swift-metrics"),
+    .product(name: "Prometheus", package: "swift-prometheus"),
+    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+    .product(name: "Crypto", package: "swift-crypto"),
+    .product(name: "Yams", package: "Yams"),
+    .product(name: "NIOSSL", package: "swift-nio-ssl"),
+    .product(name: "NIOCore", package: "swift-nio"),
+    .product(name: "AsyncHTTPClient", package: "async-http-client"),
+]
+
 let package = Package(
     name: "healthtrack-backoffice",
     platforms: [.macOS(.v15)],
@@ -80,22 +97,7 @@ let package = Package(
         // It names no domain, and cannot: the domains are built on top of it.
         .target(
             name: "BackofficePlatform",
-            dependencies: [
-                "BackofficeAPI",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Yams", package: "Yams"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            ],
+            dependencies: ["BackofficeAPI"] + serviceLibraries,
             swiftSettings: swiftSettings
         ),
         // The domains, the console's shell and the composition root, on BackofficePlatform.
@@ -104,27 +106,14 @@ let package = Package(
             dependencies: [
                 "BackofficeAPI",
                 "BackofficePlatform",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Yams", package: "Yams"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "CSV", package: "CSV.swift"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "HummingbirdOTP", package: "hummingbird-auth"),
                 .product(name: "ExtrasBase64", package: "swift-extras-base64"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 "CCmarkGFM",
-            ],
+            ] + serviceLibraries,
             resources: consolePages + [.copy("Console/Assets"), .copy("Console/common-passwords.txt")],
             swiftSettings: swiftSettings
         ),

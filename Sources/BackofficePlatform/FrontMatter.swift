@@ -6,10 +6,6 @@ import Yams
 /// rules or challenge file with a missing or mistyped field), with where and why.
 package struct MalformedDocument: Error, CustomStringConvertible {
     package let description: String
-
-    package init(description: String) {
-        self.description = description
-    }
 }
 
 /// A Markdown document with YAML front matter between `---` lines (the files managers write for

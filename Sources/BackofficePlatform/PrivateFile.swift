@@ -9,10 +9,6 @@ import Foundation
 package enum PrivateFile {
     package struct Failure: Error, CustomStringConvertible {
         package let description: String
-
-        package init(description: String) {
-            self.description = description
-        }
     }
 
     /// Creates `path` with `contents`, mode 0600; refuses when it exists.

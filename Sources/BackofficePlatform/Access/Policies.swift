@@ -8,11 +8,8 @@ package struct PolicyError: Error, CustomStringConvertible, Sendable {
     package let entry: String
     package let problem: String
     package var description: String { "\(file): \(entry): \(problem)" }
-
     package init(file: String, entry: String, problem: String) {
-        self.file = file
-        self.entry = entry
-        self.problem = problem
+        (self.file, self.entry, self.problem) = (file, entry, problem)
     }
 }
 
@@ -48,11 +45,6 @@ package struct AccessPolicy: Sendable {
         guard let role = Role(rawValue: role) else { return false }
         return grants[role]?.piiMasked ?? false
     }
-
-    package init(grants: [Role: Grant], publicActions: Set<Action>) {
-        self.grants = grants
-        self.publicActions = publicActions
-    }
 }
 
 /// Lockout and token lifetimes (`policies/security.yaml`).
@@ -68,21 +60,6 @@ package struct SecurityPolicy: Sendable {
     package let publicSubmissionWindowSeconds: Int
     /// The web console's sessions and sign-in lockout.
     package let console: ConsolePolicy
-
-    package init(
-        consecutiveFailedLogins: Int, defaultTokenLifetimeHours: Int, maxTokenLifetimeHours: Int,
-        failedAuthenticationLimit: Int, failedAuthenticationWindowSeconds: Int, publicSubmissionLimit: Int,
-        publicSubmissionWindowSeconds: Int, console: ConsolePolicy
-    ) {
-        self.consecutiveFailedLogins = consecutiveFailedLogins
-        self.defaultTokenLifetimeHours = defaultTokenLifetimeHours
-        self.maxTokenLifetimeHours = maxTokenLifetimeHours
-        self.failedAuthenticationLimit = failedAuthenticationLimit
-        self.failedAuthenticationWindowSeconds = failedAuthenticationWindowSeconds
-        self.publicSubmissionLimit = publicSubmissionLimit
-        self.publicSubmissionWindowSeconds = publicSubmissionWindowSeconds
-        self.console = console
-    }
 }
 
 /// The web console's sessions and sign-in lockout (`security.yaml`, `console:`).
@@ -98,18 +75,6 @@ package struct ConsolePolicy: Sendable {
     package let failureWindowMinutes: Int
     /// The roles that must sign in with a second factor (TOTP); others may set one up.
     package let secondFactorRequired: Set<String>
-
-    package init(
-        idleTimeoutMinutes: Int, absoluteTimeoutHours: Int, maxFailuresPerAccount: Int, maxFailuresPerAddress: Int,
-        failureWindowMinutes: Int, secondFactorRequired: Set<String>
-    ) {
-        self.idleTimeoutMinutes = idleTimeoutMinutes
-        self.absoluteTimeoutHours = absoluteTimeoutHours
-        self.maxFailuresPerAccount = maxFailuresPerAccount
-        self.maxFailuresPerAddress = maxFailuresPerAddress
-        self.failureWindowMinutes = failureWindowMinutes
-        self.secondFactorRequired = secondFactorRequired
-    }
 }
 
 /// Retention periods (`policies/retention.yaml`).
@@ -120,26 +85,12 @@ package struct RetentionPolicy: Sendable {
     /// Audit events older than this many days leave the database once they are in the signed
     /// daily archives (`audit archive`).
     package let auditEventsKeepDays: Int
-
-    package init(
-        deletedAccountsPurgeAfterDays: Int, idempotencyKeepHours: Int, loginAttemptsKeepDays: Int,
-        auditEventsKeepDays: Int
-    ) {
-        self.deletedAccountsPurgeAfterDays = deletedAccountsPurgeAfterDays
-        self.idempotencyKeepHours = idempotencyKeepHours
-        self.loginAttemptsKeepDays = loginAttemptsKeepDays
-        self.auditEventsKeepDays = auditEventsKeepDays
-    }
 }
 
 /// System messages (`policies/messages.yaml`).
 package struct MessagesPolicy: Sendable {
     /// How long before its window a maintenance notice must be published.
     package let maintenanceNoticeHours: Int
-
-    package init(maintenanceNoticeHours: Int) {
-        self.maintenanceNoticeHours = maintenanceNoticeHours
-    }
 }
 
 /// Customers' health data (`policies/privacy.yaml`).
@@ -173,10 +124,6 @@ package struct PrivacyPolicy: Sendable {
             read.append((code, label))
         }
         return PrivacyPolicy(readPurposes: read)
-    }
-
-    package init(readPurposes: [(code: String, label: String)]) {
-        self.readPurposes = readPurposes
     }
 }
 
@@ -385,6 +332,7 @@ package struct PolicySet: Sendable {
 package struct PolicyDocument {
     package let values: [String: Any]
     package let file: String
+    package init(values: [String: Any], file: String) { (self.values, self.file) = (values, file) }
 
     /// A whole number in `range` at `section.key`.
     package func integer(_ section: String, _ key: String, _ range: ClosedRange<Int>) throws -> Int {
@@ -419,10 +367,5 @@ package struct PolicyDocument {
                 problem: "'\(name)' is not a role (\(Role.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
         return Set(names)
-    }
-
-    package init(values: [String: Any], file: String) {
-        self.values = values
-        self.file = file
     }
 }

@@ -107,9 +107,4 @@ package struct DatabaseUnavailable: Error, CustomStringConvertible {
     package let url: String
     package let underlying: String
     package var description: String { "cannot connect to \(url): \(underlying)" }
-
-    package init(url: String, underlying: String) {
-        self.url = url
-        self.underlying = underlying
-    }
 }

@@ -202,9 +202,4 @@ package struct EmbeddedPostgresError: Error, CustomStringConvertible {
     package let command: String
     package let output: String
     package var description: String { "\(command) failed:\n\(output)" }
-
-    package init(command: String, output: String) {
-        self.command = command
-        self.output = output
-    }
 }

@@ -212,16 +212,14 @@ package struct ReplicaMonitor: Service {
     package let primary: PostgresClient
     package let timeout: Duration
 
+    package init(replica: ReadReplica, primary: PostgresClient, timeout: Duration) {
+        (self.replica, self.primary, self.timeout) = (replica, primary, timeout)
+    }
+
     package func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             await replica.check(primary: primary, within: timeout)
             try? await gracefulShutdown(sleeping: replica.checkInterval)
         }
-    }
-
-    package init(replica: ReadReplica, primary: PostgresClient, timeout: Duration) {
-        self.replica = replica
-        self.primary = primary
-        self.timeout = timeout
     }
 }

@@ -12,11 +12,6 @@ package struct UnsafeServiceRole: Error, CustomStringConvertible {
             + "so row-level security would not apply; "
             + "connect as the backoffice_app role the migrations create (BACKOFFICE_DATABASE_URL)"
     }
-
-    package init(role: String, reasons: [String]) {
-        self.role = role
-        self.reasons = reasons
-    }
 }
 
 package enum ServiceRoleCheck {

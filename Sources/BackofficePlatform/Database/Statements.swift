@@ -62,10 +62,6 @@ package struct AuthenticateRequest: PostgresPreparedStatement {
         return b
     }
     package func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
-
-    package init(hash: [UInt8]) {
-        self.hash = hash
-    }
 }
 
 /// `authenticate_session`: as `AuthenticateRequest`, for the session of a read (settings kept by
@@ -86,11 +82,6 @@ package struct AuthenticateSession: PostgresPreparedStatement {
         return bindings
     }
     package func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
-
-    package init(hash: [UInt8], plans: PlanMode) {
-        self.hash = hash
-        self.plans = plans
-    }
 }
 
 /// The transaction a request runs in, from the edge: every read and change of the request runs
@@ -100,10 +91,8 @@ package struct RequestTransaction: Sendable {
     package let connection: PostgresConnection
     /// A read session (GET) rather than a transaction: reads only, each its own statement.
     package let isReadOnly: Bool
-
     package init(connection: PostgresConnection, isReadOnly: Bool) {
-        self.connection = connection
-        self.isReadOnly = isReadOnly
+        (self.connection, self.isReadOnly) = (connection, isReadOnly)
     }
 }
 
@@ -125,11 +114,6 @@ package struct SetSession: PostgresPreparedStatement {
         return bindings
     }
     package func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
-
-    package init(tenant: String, role: String) {
-        self.tenant = tenant
-        self.role = role
-    }
 }
 
 extension PostgresConnection {

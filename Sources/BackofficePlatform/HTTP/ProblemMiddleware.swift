@@ -9,6 +9,8 @@ import OpenAPIRuntime
 package struct ProblemMiddleware: ServerMiddleware {
     package let logger: Logger
 
+    package init(logger: Logger) { self.logger = logger }
+
     package func intercept(
         _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
@@ -81,9 +83,5 @@ package struct ProblemMiddleware: ServerMiddleware {
         @unknown default:
             return nil
         }
-    }
-
-    package init(logger: Logger) {
-        self.logger = logger
     }
 }

@@ -9,10 +9,6 @@ import Foundation
 package enum ChildProcess {
     package struct Failure: Error, CustomStringConvertible {
         package let description: String
-
-        package init(description: String) {
-            self.description = description
-        }
     }
 
     /// Starts `argv[0]` with stdin from /dev/null and stdout and stderr into `outputPath`, and no

@@ -110,9 +110,4 @@ package struct AppendAuditEvent: PostgresPreparedStatement {
     }
 
     package func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int64.self) }
-
-    package init(record: AuditRecord, context: OperationContext) {
-        self.record = record
-        self.context = context
-    }
 }

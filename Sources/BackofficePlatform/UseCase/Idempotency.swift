@@ -8,11 +8,7 @@ import PostgresNIO
 package struct StoredResponse<Body: Codable & Sendable>: Codable, Sendable {
     package let status: Int
     package let body: Body
-
-    package init(status: Int, body: Body) {
-        self.status = status
-        self.body = body
-    }
+    package init(status: Int, body: Body) { (self.status, self.body) = (status, body) }
 }
 
 /// A response body that carries a secret (a token, a webhook secret): the secret exists only in
@@ -30,12 +26,8 @@ package struct IdempotentCall<Request: Encodable & Sendable>: Sendable {
     package let request: Request
     package let operationID: String
     package let context: OperationContext
-
     package init(key: String?, request: Request, operationID: String, context: OperationContext) {
-        self.key = key
-        self.request = request
-        self.operationID = operationID
-        self.context = context
+        (self.key, self.request, self.operationID, self.context) = (key, request, operationID, context)
     }
 }
 
@@ -45,6 +37,7 @@ package struct IdempotentCall<Request: Encodable & Sendable>: Sendable {
 /// the same key with a different request is 409 `idempotency_key_reused`.
 package struct Idempotency: Sendable {
     package let database: Database
+    package init(database: Database) { self.database = database }
 
     /// Runs `operation` once per (principal, key); `respond` shapes the response that is stored.
     package func run<Operation: AuditedChange, Body: Codable & Sendable>(
@@ -264,9 +257,5 @@ package struct Idempotency: Sendable {
         hasher.update(data: Data(operationID.utf8))
         hasher.update(data: try encoder.encode(request))
         return Array(hasher.finalize())
-    }
-
-    package init(database: Database) {
-        self.database = database
     }
 }

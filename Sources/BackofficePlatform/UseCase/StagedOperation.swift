@@ -53,10 +53,6 @@ package struct ReserveStage<Staged: StagedOperation>: AuditedOperation {
     package func perform(in unit: UnitOfWork) async throws -> Audited<Stage<Staged.Reservation, Staged.Output>> {
         try await staged.reserve(in: unit)
     }
-
-    package init(staged: Staged) {
-        self.staged = staged
-    }
 }
 
 /// Step 3 of a staged operation, run as the audited operation it is (same policy action).
@@ -68,12 +64,6 @@ package struct RecordStage<Staged: StagedOperation>: AuditedOperation {
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<Staged.Output> {
         try await staged.record(verdict, for: reservation, in: unit)
-    }
-
-    package init(staged: Staged, verdict: Staged.Verdict, reservation: Staged.Reservation) {
-        self.staged = staged
-        self.verdict = verdict
-        self.reservation = reservation
     }
 }
 

@@ -19,10 +19,6 @@ package struct ScheduledTimer: Sendable {
 
     /// Stops the action from firing; nothing once it has fired.
     package func cancel() { cancelAction() }
-
-    package init(cancelAction: @escaping @Sendable () -> Void) {
-        self.cancelAction = cancelAction
-    }
 }
 
 extension Timers {

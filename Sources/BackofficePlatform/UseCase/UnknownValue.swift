@@ -6,11 +6,6 @@ package struct UnknownValue: Error, CustomStringConvertible {
     package let type: String
     package let value: String
     package var description: String { "unknown \(type) '\(value)'" }
-
-    package init(type: String, value: String) {
-        self.type = type
-        self.value = value
-    }
 }
 
 extension RawRepresentable where RawValue == String {
