@@ -95,10 +95,13 @@ struct FormRefusal {
         if let general { data["general"] = general }
     }
 
+    /// What a stale form says when the form has nothing more precise to say.
+    static let changed = "Someone changed this after you opened it: reload to see what changed."
+
     /// `issues` with these arguments, as `ConsoleRequest.submit(reading:)` takes it.
     static func reading(
         fieldNames: [String: String] = [:], conflictFields: [String: String] = [:],
-        changed: String = "Someone changed this after you opened it: reload to see what changed."
+        changed: String = FormRefusal.changed
     ) -> (DomainError) throws -> [FieldIssue] {
         { try issues($0, fieldNames: fieldNames, conflictFields: conflictFields, changed: changed) }
     }
@@ -109,7 +112,7 @@ struct FormRefusal {
     /// not allowed and server errors are rethrown, for their error page.
     static func issues(
         _ refusal: DomainError, fieldNames: [String: String] = [:], conflictFields: [String: String] = [:],
-        changed: String = "Someone changed this after you opened it: reload to see what changed."
+        changed: String = FormRefusal.changed
     ) throws -> [FieldIssue] {
         switch refusal {
         case .invalid(let issues):
