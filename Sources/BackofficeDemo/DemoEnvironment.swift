@@ -207,7 +207,7 @@ package enum DemoEnvironment {
             guard let owner = operators[email], owner.status == "active" else { continue }
             signIns[email] = try await password(
                 kept?.signIns?[email], for: owner, cost: passwordCost, database: database, context: context)
-            if policies.security.console.secondFactorRequired.contains(owner.role.rawValue) {
+            if policies.console.secondFactorRequired.contains(owner.role.rawValue) {
                 secondFactors[email] = try await secondFactor(
                     kept?.secondFactors?[email], for: owner, key: secondFactorKey, database: database, context: context)
             }

@@ -66,7 +66,7 @@ package struct PurgeExpiredData: AuditedOperation {
             "idempotency_keys", "created_at", minutes: retention.idempotencyKeepHours * 60, in: unit)
         let attempts = try await expired(
             "login_attempts", "occurred_at", minutes: retention.loginAttemptsKeepDays * 24 * 60, in: unit)
-        let window = unit.policies.security.console.failureWindowMinutes
+        let window = unit.policies.console.failureWindowMinutes
         let signIns = try await expired("console_sign_in_failures", "at", minutes: window, in: unit)
         let staged = try await expired("staged_goods_imports", "expires_at", minutes: 0, in: unit)
         let report = PurgeReport(

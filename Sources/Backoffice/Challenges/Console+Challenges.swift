@@ -85,12 +85,12 @@ extension Console {
         let (database, policies, streams) = (database, policies, liveStreams)
         // A stream lasts no longer than an idle session would: an open page does not keep one alive.
         let (interval, limit, timers) = (
-            liveUpdates.interval, min(liveUpdates.limit, .seconds(policies.security.console.idleTimeoutMinutes * 60)),
+            liveUpdates.interval, min(liveUpdates.limit, .seconds(policies.console.idleTimeoutMinutes * 60)),
             liveUpdates.timers
         )
         @Sendable func board(touch: Bool) async throws -> (session: UUID, rows: String)? {
             try await database.consoleRequest(
-                session: secret.hash, policy: policies.security.console, change: false, touch: touch
+                session: secret.hash, policy: policies.console, change: false, touch: touch
             ) {
                 principal, transaction in
                 guard let principal, let session = principal.sessionID else { return (nil, commit: false) }

@@ -39,7 +39,7 @@ extension Console {
         let next = Self.safeNext(console.form["next"])
         guard
             let (ticket, attempt) = try await signInGate.reserve(
-                keys, database: database, context: system, policy: policies.security.console)
+                keys, database: database, context: system, policy: policies.console)
         else {
             _ = try await database.runAsSystem(
                 RecordFailedSignIn(

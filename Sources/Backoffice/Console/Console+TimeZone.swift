@@ -27,7 +27,7 @@ extension Console {
         let zone = OperatorTimeZone.name(of: console.principal.timeZone)
         var values: [String: Any] = [
             "recoveryCodesLeft": state.recoveryCodesLeft, "email": state.email,
-            "maxFailures": policies.security.console.maxFailuresPerAccount,
+            "maxFailures": policies.console.maxFailuresPerAccount,
             "zone": zone, "now": ConsoleTime.text(Date()),
             "zones": OperatorTimeZone.names.map {
                 ConsoleOption(
@@ -35,7 +35,7 @@ extension Console {
             },
         ]
         if state.sealedSecret != nil { values["enrolled"] = true }
-        if policies.security.console.secondFactorRequired.contains(console.principal.role) {
+        if policies.console.secondFactorRequired.contains(console.principal.role) {
             values["required"] = true
         }
         let refusal = FormRefusal(issues)

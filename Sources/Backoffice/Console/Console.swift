@@ -109,7 +109,7 @@ package struct Console: Sendable {
             }
             if holdsTransaction {
                 answer = try await database.consoleRequest(
-                    session: secret.hash, policy: policies.security.console, change: change, stage: stage
+                    session: secret.hash, policy: policies.console, change: change, stage: stage
                 ) {
                     principal, transaction in
                     guard let principal else { return (.signIn, commit: false) }
@@ -121,7 +121,7 @@ package struct Console: Sendable {
                     }
                 }
             } else if let principal = try await database.consoleRequest(
-                session: secret.hash, policy: policies.security.console, change: false, stage: stage,
+                session: secret.hash, policy: policies.console, change: false, stage: stage,
                 { principal, _ in (principal, commit: false) })
             {
                 let page = console(principal, nil)
@@ -193,7 +193,7 @@ package struct Console: Sendable {
     /// ordinary limit, so an auditor's 32 MiB upload is refused as too large, not read in full).
     func sessionMayUpload(_ request: Request, _ context: AppRequestContext) async throws -> Bool {
         guard let secret = sessionSecret(request, context) else { return false }
-        return try await database.consoleRequest(session: secret.hash, policy: policies.security.console, change: false)
+        return try await database.consoleRequest(session: secret.hash, policy: policies.console, change: false)
         { principal, _ in
             (principal.map { policies.access.allows($0.role, ImportGoods.action) } ?? false, commit: false)
         }

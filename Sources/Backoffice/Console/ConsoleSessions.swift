@@ -142,7 +142,7 @@ package struct RecordFailedSignIn: AuditedOperation {
             action: Self.action, tenantID: tenant, targetType: "operator", targetID: targetID, reason: reason,
             before: nil, after: nil)
         guard let attempt else { return Audited(SignInLockout(), event: failed) }
-        let policy = unit.policies.security.console
+        let policy = unit.policies.console
         try await keys.lock(in: unit)
         try await unit.execute("UPDATE console_sign_in_failures SET failed = true WHERE id = \(attempt)")
         let attempts = try await SignInAttempts.read(keys, policy: policy, in: unit)

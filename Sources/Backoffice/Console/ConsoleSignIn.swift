@@ -182,7 +182,7 @@ package struct ConsoleSignIn: Sendable {
     }
 
     package func signIn(email: String, password: String, scope: RequestScope) async throws -> Outcome {
-        let policy = policies.security.console
+        let policy = policies.console
         let keys = gate.keys(email: email, sourceIP: scope.sourceIP)
         let system = OperationContext(scope, acting: .anonymous, policies: policies)
         guard let (ticket, attempt) = try await gate.reserve(keys, database: database, context: system, policy: policy)

@@ -21,7 +21,7 @@ package struct ListGoods: Query {
     package func read(in unit: UnitOfWork) async throws -> [Good] {
         let start = after ?? ("", platformTenantID)
         // A partner's own goods by its (tenant, sku) index (row-level security would allow no others anyway).
-        let tenant = unit.shopTenantID
+        let tenant = unit.tenantScope
         // LIKE's own characters in the search are matched as themselves.
         let pattern = search.map(BrowseCatalog.escapeLike)
         return try await unit.all(
@@ -113,7 +113,7 @@ package struct LowStockGoods: Query {
     package init(threshold: Int64 = 5, limit: Int = 10) { (self.threshold, self.limit) = (threshold, limit) }
 
     package func read(in unit: UnitOfWork) async throws -> [Good] {
-        let tenant = unit.shopTenantID
+        let tenant = unit.tenantScope
         return try await unit.all(
             """
             SELECT \(unescaped: Good.columns) FROM goods

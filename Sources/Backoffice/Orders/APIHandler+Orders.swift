@@ -70,7 +70,7 @@ extension APIHandler {
         }
         let order = stored.body
         guard stored.status == 201 else {
-            throw DomainError.paymentDeclined(code: order.payment?.failureCode ?? "payment_failed")
+            throw PaymentRefusal.declined(code: order.payment?.failureCode ?? "payment_failed")
         }
         return .created(.init(headers: .init(eTag: EntityTag.of(order.version)), body: .json(order)))
     }

@@ -90,7 +90,7 @@ package struct Checkout: StagedOperation {
 
     package func ready() throws {
         guard !request.lines.contains(where: { $0.payIn == .usd }) || payments.isAcceptingCalls else {
-            throw DomainError.paymentProviderUnavailable("the payment provider's circuit is open")
+            throw PaymentRefusal.providerUnavailable("the payment provider's circuit is open")
         }
     }
 

@@ -26,7 +26,7 @@ package struct ListOrders: Query {
     func eachRow(in unit: UnitOfWork, _ body: (PostgresRow) throws -> Void) async throws {
         let start = before ?? (Date.distantFuture, platformTenantID)
         // A partner's own orders by its index (row-level security would allow no others anyway).
-        let tenant = unit.shopTenantID
+        let tenant = unit.tenantScope
         try await eachRow(PageFetches.smallest(holding: limit), tenant: tenant, before: start, in: unit, body)
     }
 
@@ -123,7 +123,7 @@ package struct OrderCountsByStatus: Query {
     package init() {}
 
     package func read(in unit: UnitOfWork) async throws -> [Order.Status: Int] {
-        let tenant = unit.shopTenantID
+        let tenant = unit.tenantScope
         var counts: [Order.Status: Int] = [:]
         for (status, count) in try await unit.all(
             """

@@ -15,11 +15,11 @@ extension APIHandler {
             provider: input.path.provider, body: scope.rawBody ?? [],
             signature: input.headers.webhookSignature,
             secrets: webhookSecrets[input.path.provider] ?? [], event: event, payments: payments)
-        do { try webhook.verify(at: now) } catch DomainError.invalidSignature {
+        do { try webhook.verify(at: now) } catch PaymentRefusal.invalidSignature {
             webhookRefusals.refused(
                 from: scope.sourceIP ?? "unknown", provider: input.path.provider,
                 logger: database.logger)
-            throw DomainError.invalidSignature
+            throw PaymentRefusal.invalidSignature
         }
         let receipt = try await publicChange(webhook)
         return .ok(.init(body: .json(.init(received: true, duplicate: receipt.duplicate, outcome: receipt.outcome))))

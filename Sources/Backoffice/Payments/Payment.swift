@@ -107,7 +107,7 @@ extension Payment: RowDecodable {
 extension PaymentGateway {
     func call(_ body: (Self) async throws -> PaymentOutcome) async throws -> PaymentOutcome {
         do { return try await body(self) } catch let error as PaymentProviderError {
-            throw DomainError.paymentProviderUnavailable(error.description)
+            throw PaymentRefusal.providerUnavailable(error.description)
         }
     }
 }

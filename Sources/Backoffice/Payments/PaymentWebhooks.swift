@@ -117,7 +117,7 @@ package struct ReceivePaymentWebhook: AuditedOperation {
             throw DomainError.notFound("Webhook endpoint for provider '\(provider)'")
         }
         guard WebhookSignature.verify(header: signature, body: body, secrets: secrets, now: now) else {
-            throw DomainError.invalidSignature
+            throw PaymentRefusal.invalidSignature
         }
     }
 

@@ -78,7 +78,7 @@ package struct ReconcilePayments: Sendable {
                 } else {
                     verdict = nil
                 }
-            } catch DomainError.paymentProviderUnavailable {
+            } catch PaymentRefusal.providerUnavailable {
                 verdict = nil
             }
             guard let verdict,
@@ -108,7 +108,7 @@ package struct ReconcilePayments: Sendable {
 
         func finish<Move: StagedOrderMove>(_ move: Move, _ pending: PaymentStep) async throws -> Bool {
             let verdict: PaymentOutcome
-            do { verdict = try await move.call(pending) } catch DomainError.paymentProviderUnavailable { return false }
+            do { verdict = try await move.call(pending) } catch PaymentRefusal.providerUnavailable { return false }
             return try await step(FinishMove(move: move, verdict: verdict, step: pending)).refused == nil
         }
     }

@@ -65,7 +65,7 @@ package struct DailySales: Query {
     package init(range: ReportRange) { self.range = range }
 
     package func read(in unit: UnitOfWork) async throws -> [SalesFigures] {
-        let tenant = unit.shopTenantID
+        let tenant = unit.tenantScope
         let (from, through) = (range.from.description, range.through.description)
         let rows = try await unit.all(
             """

@@ -11,7 +11,7 @@ package struct DailyOrderStates: Query {
 
     /// The count of each (day, state) with any orders.
     package func read(in unit: UnitOfWork) async throws -> [UTCDay: [Order.Status: Int]] {
-        let tenant = unit.shopTenantID
+        let tenant = unit.tenantScope
         let rows = try await unit.all(
             """
             SELECT (day - DATE '1970-01-01')::integer, status, sum(orders)::bigint FROM shop_daily_orders
@@ -51,7 +51,7 @@ package struct BestSellers: Query {
     package init(range: ReportRange, limit: Int = 10) { (self.range, self.limit) = (range, limit) }
 
     package func read(in unit: UnitOfWork) async throws -> [BestSeller] {
-        let tenant = unit.shopTenantID
+        let tenant = unit.tenantScope
         let (from, through) = (range.from.description, range.through.description)
         return try await unit.all(
             """

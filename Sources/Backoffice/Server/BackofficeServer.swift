@@ -88,7 +88,7 @@ package enum BackofficeServer {
             hotLists: HandEncodedLists(
                 database: database, policies: policies, lists: [.customers, .orders, .leaderboard],
                 answers: handEncodedLists),
-            consoleSessionMayUpload: { try await console.sessionMayUpload($0, $1) })
+            sessionUploads: SessionUploads(pathPrefix: "/console/") { try await console.sessionMayUpload($0, $1) })
         return Application(
             responder: responder,
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "backoffice"),

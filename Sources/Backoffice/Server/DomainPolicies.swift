@@ -1,10 +1,12 @@
-import Foundation
 import BackofficePlatform
+import Foundation
 
 extension PolicySet {
     /// The domains' own policies the service reads beside the platform's: each domain registers its
     /// policy type here, once.
-    package static let domainPolicies: [any DomainPolicy.Type] = [ModerationPolicy.self]
+    package static let domainPolicies: [any DomainPolicy.Type] = [
+        ConsolePolicy.self, MessagesPolicy.self, PrivacyPolicy.self, ModerationPolicy.self,
+    ]
 
     /// Reads and validates every policy file (the platform's and the domains') from `directory`.
     /// - Throws: `PolicyError` naming the file and the entry at the first problem.

@@ -95,7 +95,7 @@ package struct ApplyForShop: StagedOperation {
         do {
             verification = try await payments.verifyBankAccount(account)
         } catch let error as PaymentProviderError {
-            throw DomainError.paymentProviderUnavailable(error.description)
+            throw PaymentRefusal.providerUnavailable(error.description)
         }
         guard let reference = verification.reference else {
             return BankAccountCheck(

@@ -55,26 +55,9 @@ package struct SecurityPolicy: Sendable {
     /// Failed authentications allowed per source address within `failedAuthenticationWindowSeconds`.
     package let failedAuthenticationLimit: Int
     package let failedAuthenticationWindowSeconds: Int
-    /// Public submissions (shop applications) allowed per source address within `publicSubmissionWindowSeconds`.
+    /// Public submissions allowed per source address within `publicSubmissionWindowSeconds`.
     package let publicSubmissionLimit: Int
     package let publicSubmissionWindowSeconds: Int
-    /// The web console's sessions and sign-in lockout.
-    package let console: ConsolePolicy
-}
-
-/// The web console's sessions and sign-in lockout (`security.yaml`, `console:`).
-package struct ConsolePolicy: Sendable {
-    /// A session unused this long ends.
-    package let idleTimeoutMinutes: Int
-    /// A session ends this long after sign-in, used or not.
-    package let absoluteTimeoutHours: Int
-    /// Failed sign-ins for one email within the window before it is locked out until they age out.
-    package let maxFailuresPerAccount: Int
-    /// Failed sign-ins from one address within the window before it is locked out.
-    package let maxFailuresPerAddress: Int
-    package let failureWindowMinutes: Int
-    /// The roles that must sign in with a second factor (TOTP); others may set one up.
-    package let secondFactorRequired: Set<String>
 }
 
 /// Retention periods (`policies/retention.yaml`).
@@ -85,46 +68,6 @@ package struct RetentionPolicy: Sendable {
     /// Audit events older than this many days leave the database once they are in the signed
     /// daily archives (`audit archive`).
     package let auditEventsKeepDays: Int
-}
-
-/// System messages (`policies/messages.yaml`).
-package struct MessagesPolicy: Sendable {
-    /// How long before its window a maintenance notice must be published.
-    package let maintenanceNoticeHours: Int
-}
-
-/// Customers' health data (`policies/privacy.yaml`).
-package struct PrivacyPolicy: Sendable {
-    /// Why a person may read a health profile: code → label, in the file's order.
-    package let readPurposes: [(code: String, label: String)]
-
-    /// Whether `code` is one of the purposes.
-    package func allows(purpose code: String) -> Bool { readPurposes.contains { $0.code == code } }
-
-    /// The purposes' codes, comma-separated (for messages).
-    package var purposeCodes: String { readPurposes.map(\.code).joined(separator: ", ") }
-
-    /// Reads `health_profile_read_purposes`: a mapping of codes (lower-case letters and `_`) to labels.
-    package static func parse(_ text: String, file: String) throws -> PrivacyPolicy {
-        let key = "health_profile_read_purposes"
-        guard let root = try? Yams.compose(yaml: text), let purposes = root[.init(key)]?.mapping, !purposes.isEmpty
-        else {
-            throw PolicyError(file: file, entry: key, problem: "must be a non-empty mapping of purpose codes to labels")
-        }
-        var read: [(code: String, label: String)] = []
-        for (code, label) in purposes {
-            guard let code = code.string, !code.isEmpty, code.count <= 40,
-                code.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || $0 == "_" }),
-                let label = label.string, !label.isEmpty
-            else {
-                throw PolicyError(
-                    file: file, entry: "\(key).\(code.string ?? "?")",
-                    problem: "a code is 1–40 lower-case letters or _, with a label")
-            }
-            read.append((code, label))
-        }
-        return PrivacyPolicy(readPurposes: read)
-    }
 }
 
 /// A domain's own policy, in files of its own under the policies directory: read, validated and
@@ -144,15 +87,13 @@ package struct PolicySet: Sendable {
     package let access: AccessPolicy
     package let security: SecurityPolicy
     package let retention: RetentionPolicy
-    package let messages: MessagesPolicy
-    package let privacy: PrivacyPolicy
     /// The domains' own policies, by type.
     private let domains: [ObjectIdentifier: any DomainPolicy]
     /// SHA-256 (hex) over the policy files' names and bytes: it changes when any policy changes.
     package let digest: String
 
     /// The platform's policy files; the domains' come besides (`DomainPolicy.files(in:)`).
-    package static let fileNames = ["access.yaml", "messages.yaml", "privacy.yaml", "retention.yaml", "security.yaml"]
+    package static let fileNames = ["access.yaml", "retention.yaml", "security.yaml"]
 
     /// A domain's policy.
     package subscript<Policy: DomainPolicy>(_ type: Policy.Type) -> Policy {
@@ -200,20 +141,10 @@ package struct PolicySet: Sendable {
     package static func parse(
         _ texts: [String: String], directory: String = "policies", domains: [any DomainPolicy.Type]
     ) throws -> PolicySet {
-        func path(_ name: String) -> String { directory + "/" + name }
-        func document(_ name: String) throws -> [String: Any] {
-            let loaded: Any?
-            do { loaded = try Yams.load(yaml: texts[name] ?? "") } catch {
-                throw PolicyError(file: path(name), entry: "(file)", problem: "is not valid YAML: \(error)")
-            }
-            guard let map = loaded as? [String: Any] else {
-                throw PolicyError(file: path(name), entry: "(file)", problem: "must be a mapping")
-            }
-            return map
-        }
-        let access = try parseAccess(document("access.yaml"), file: path("access.yaml"))
-        let security = PolicyDocument(values: try document("security.yaml"), file: path("security.yaml"))
-        let retention = PolicyDocument(values: try document("retention.yaml"), file: path("retention.yaml"))
+        let accessFile = try PolicyDocument(texts, "access.yaml", directory: directory)
+        let access = try parseAccess(accessFile.values, file: accessFile.file)
+        let security = try PolicyDocument(texts, "security.yaml", directory: directory)
+        let retention = try PolicyDocument(texts, "retention.yaml", directory: directory)
         let securityPolicy = SecurityPolicy(
             consecutiveFailedLogins: try security.integer("lockout", "consecutive_failed_logins", 1...100),
             defaultTokenLifetimeHours: try security.integer("tokens", "default_lifetime_hours", 1...87_600),
@@ -221,15 +152,7 @@ package struct PolicySet: Sendable {
             failedAuthenticationLimit: try security.integer("authentication", "max_failures_per_address", 1...100_000),
             failedAuthenticationWindowSeconds: try security.integer("authentication", "window_seconds", 1...86_400),
             publicSubmissionLimit: try security.integer("public_submissions", "max_per_address", 1...100_000),
-            publicSubmissionWindowSeconds: try security.integer("public_submissions", "window_seconds", 1...86_400),
-            console: ConsolePolicy(
-                idleTimeoutMinutes: try security.integer("console", "idle_timeout_minutes", 1...1_440),
-                absoluteTimeoutHours: try security.integer("console", "absolute_timeout_hours", 1...720),
-                maxFailuresPerAccount: try security.integer("console", "max_failed_sign_ins_per_account", 1...1_000),
-                maxFailuresPerAddress: try security.integer("console", "max_failed_sign_ins_per_address", 1...100_000),
-                failureWindowMinutes: try security.integer("console", "failed_sign_in_window_minutes", 1...1_440),
-                secondFactorRequired: try security.roles("console", "second_factor_required"))
-        )
+            publicSubmissionWindowSeconds: try security.integer("public_submissions", "window_seconds", 1...86_400))
         guard securityPolicy.defaultTokenLifetimeHours <= securityPolicy.maxTokenLifetimeHours else {
             throw PolicyError(
                 file: security.file, entry: "tokens.default_lifetime_hours",
@@ -241,13 +164,9 @@ package struct PolicySet: Sendable {
             loginAttemptsKeepDays: try retention.integer("login_attempts", "keep_days", 1...3650),
             auditEventsKeepDays: try retention.integer("audit_events", "keep_days", 1...36_500)
         )
-        let messages = PolicyDocument(values: try document("messages.yaml"), file: path("messages.yaml"))
-        let messagesPolicy = MessagesPolicy(
-            maintenanceNoticeHours: try messages.integer("maintenance", "notice_period_hours", 0...8760))
         let digest = digest(of: texts)
         return PolicySet(
-            access: access, security: securityPolicy, retention: retentionPolicy, messages: messagesPolicy,
-            privacy: try PrivacyPolicy.parse(texts["privacy.yaml"] ?? "", file: path("privacy.yaml")),
+            access: access, security: securityPolicy, retention: retentionPolicy,
             domains: Dictionary(
                 uniqueKeysWithValues: try domains.map {
                     (ObjectIdentifier($0), try $0.parse(texts, directory: directory))
@@ -325,47 +244,5 @@ package struct PolicySet: Sendable {
             }
         }
         return actions
-    }
-}
-
-/// One parsed policy file, read value by value: each read names the file and the entry at a problem.
-package struct PolicyDocument {
-    package let values: [String: Any]
-    package let file: String
-    package init(values: [String: Any], file: String) { (self.values, self.file) = (values, file) }
-
-    /// A whole number in `range` at `section.key`.
-    package func integer(_ section: String, _ key: String, _ range: ClosedRange<Int>) throws -> Int {
-        let entry = "\(section).\(key)"
-        guard let map = values[section] as? [String: Any] else {
-            throw PolicyError(file: file, entry: section, problem: "missing section")
-        }
-        guard let value = map[key] else { throw PolicyError(file: file, entry: entry, problem: "missing value") }
-        guard let number = value as? Int else {
-            throw PolicyError(file: file, entry: entry, problem: "must be a whole number, got '\(value)'")
-        }
-        guard range.contains(number) else {
-            throw PolicyError(
-                file: file, entry: entry,
-                problem: "must be between \(range.lowerBound) and \(range.upperBound), got \(number)")
-        }
-        return number
-    }
-
-    /// A list of role names (each a known role) at `section.key`.
-    package func roles(_ section: String, _ key: String) throws -> Set<String> {
-        let entry = "\(section).\(key)"
-        guard let value = (values[section] as? [String: Any])?[key] else {
-            throw PolicyError(file: file, entry: entry, problem: "missing value")
-        }
-        guard let names = value as? [String] else {
-            throw PolicyError(file: file, entry: entry, problem: "must be a list of roles")
-        }
-        for name in names where Role(rawValue: name) == nil {
-            throw PolicyError(
-                file: file, entry: entry,
-                problem: "'\(name)' is not a role (\(Role.allCases.map(\.rawValue).joined(separator: ", ")))")
-        }
-        return Set(names)
     }
 }

@@ -48,10 +48,10 @@ package struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Co
     /// The hot lists: read with their plans, and answered here instead of by `inner` unless
     /// `answers` is false.
     package let hotLists: HandEncodedLists?
-    /// Whether a console request presents a live session whose role may upload goods files: a
-    /// console bulk upload is read up to the bulk limit only from one; from anyone else (no
-    /// session, or an auditor's), up to the ordinary limit.
-    package var consoleSessionMayUpload: (@Sendable (Request, AppRequestContext) async throws -> Bool)? = nil
+    /// The bulk uploads made in a signed-in session (a browser's, under `pathPrefix`) rather than
+    /// with a token: read up to the bulk limit only from a session that `mayUpload`; from anyone
+    /// else (no session, or one whose role may not upload), up to the ordinary limit.
+    package var sessionUploads: SessionUploads? = nil
 
     /// Who acted for the access log: set before the handler runs, so a request that throws still logs its actor.
     private final class Acting: Sendable {
@@ -119,13 +119,13 @@ package struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Co
         return try await respondWithToken(request, context, secret: secret, path: path, streamed: streamed, actor)
     }
 
-    /// The body's limit: the bulk limit for a bulk path (a console upload only from a session that
+    /// The body's limit: the bulk limit for a bulk path (a session's upload only from a session that
     /// may upload), else the ordinary one; a declared length over it is refused at once (413).
     private func bodyLimit(_ request: Request, path: String, _ context: Context) async throws -> (Int, bulk: Bool) {
         var bulk = bulkPaths.contains(path)
-        // Only a console upload (a POST) may be large; the session is looked up for it alone.
-        if bulk, path.hasPrefix("/console/") {
-            bulk = request.method == .post ? try await consoleSessionMayUpload?(request, context) ?? false : false
+        // Only a session's upload (a POST) may be large; the session is looked up for it alone.
+        if bulk, let uploads = sessionUploads, path.hasPrefix(uploads.pathPrefix) {
+            bulk = request.method == .post ? try await uploads.mayUpload(request, context) : false
         }
         let limit = bulk ? maxBulkBodySize : maxBodySize
         if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
@@ -328,7 +328,7 @@ package struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Co
         clientAddress: ClientAddress, throttle: AddressThrottle, knownCredentials: KnownCredentials,
         publicRoutes: ContractRoutes, lagTolerantReads: ContractRoutes, stagedChanges: ContractRoutes,
         streamedBodies: ContractRoutes, submissionThrottle: AddressThrottle, hotLists: HandEncodedLists?,
-        consoleSessionMayUpload: (@Sendable (Request, AppRequestContext) async throws -> Bool)? = nil
+        sessionUploads: SessionUploads? = nil
     ) {
         self.inner = inner
         self.database = database
@@ -344,7 +344,7 @@ package struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Co
         self.streamedBodies = streamedBodies
         self.submissionThrottle = submissionThrottle
         self.hotLists = hotLists
-        self.consoleSessionMayUpload = consoleSessionMayUpload
+        self.sessionUploads = sessionUploads
     }
 }
 
@@ -412,5 +412,19 @@ extension Duration {
         let micros = components.seconds * 1_000_000 + components.attoseconds / 1_000_000_000_000
         let fraction = String(micros % 1000)
         return "\(micros / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+    }
+}
+
+/// Where signed-in sessions upload bulk files, and who among them may: `EdgeResponder.sessionUploads`.
+package struct SessionUploads: Sendable {
+    /// The paths of the session's pages (`/console/`).
+    package let pathPrefix: String
+    /// Whether the request presents a live session whose role may upload.
+    package let mayUpload: @Sendable (Request, AppRequestContext) async throws -> Bool
+
+    package init(
+        pathPrefix: String, mayUpload: @escaping @Sendable (Request, AppRequestContext) async throws -> Bool
+    ) {
+        (self.pathPrefix, self.mayUpload) = (pathPrefix, mayUpload)
     }
 }

@@ -161,24 +161,6 @@ extension Problem {
                     the request again.
                     """,
                 retryAfter: 2)
-        case .paymentProviderUnavailable:
-            self = Problem(
-                status: 503, code: "payment_provider_unavailable", title: "Payment provider unavailable",
-                detail: "The payment provider did not answer; nothing was changed. Send the request again later.",
-                retryAfter: 30)
-        case .paymentDeclined(let code):
-            self = Problem(
-                status: 402, code: code, title: "Payment declined",
-                detail: "The payment provider declined the payment (\(code)); nothing was charged or changed.")
-        case .invalidSignature:
-            self = Problem(
-                status: 400, code: "invalid_signature", title: "Invalid signature",
-                detail:
-                    """
-                    The Webhook-Signature does not verify for this body, or its timestamp is more than 5 minutes \
-                    away; nothing was changed.
-                    """
-            )
         case .preconditionRequired:
             self = Problem(
                 status: 428, code: "precondition_required", title: "Precondition required",
@@ -187,11 +169,13 @@ extension Problem {
         }
     }
 
-    /// The problem for an error the edge knows how to describe (a `Problem` or a `DomainError`), nil otherwise.
+    /// The problem for an error the edge knows how to describe (a `Problem`, a `DomainError` or a
+    /// domain's `DomainRefusal`), nil otherwise.
     package static func describing(_ error: any Error) -> Problem? {
         switch error {
         case let problem as Problem: problem
         case let domain as DomainError: Problem(domain)
+        case let refusal as any DomainRefusal: refusal.problem
         default: nil
         }
     }

@@ -1,9 +1,9 @@
 import Metrics
 import Prometheus
 
-/// The service's own series on `/metrics` besides the HTTP ones (`MetricsMiddleware`). Each series exists from
-/// its first use; every one is created after swift-metrics is bootstrapped with the process's Prometheus
-/// registry.
+/// The service's own series on `/metrics` besides the HTTP ones (`MetricsMiddleware`): the platform's here, each
+/// domain's in an extension of its own. Each series exists from its first use; every one is created after
+/// swift-metrics is bootstrapped with the process's Prometheus registry.
 package enum ServiceMetrics {
     /// Pooled connections held by requests and services right now.
     package static let poolInUse = series { Meter(label: "backoffice_pool_connections_in_use") }
@@ -24,28 +24,12 @@ package enum ServiceMetrics {
     /// Mail the outbox delivered, and attempts that failed (each retried, or set aside on a 5xx).
     package static let mailSent = series { Counter(label: "backoffice_mail_sent_total") }
     package static let mailFailed = series { Counter(label: "backoffice_mail_failures_total") }
-    /// Payment webhooks refused for their signature (wrong, stale, missing, too many).
-    package static let webhookSignatureFailures = series {
-        Counter(label: "backoffice_webhook_signature_failures_total")
-    }
-
     /// Counts an answer of the edge by status class (`1xx` … `5xx`): every answer, refusals the
     /// HTTP series never see included (401, 429, and 503 before the router).
     package static func answered(_ status: Int) { answers[min(max(status / 100, 1), 5) - 1].increment() }
     private static let answers = series {
         (1...5).map { Counter(label: "backoffice_http_responses_total", dimensions: [("class", "\($0)xx")]) }
     }
-
-    /// Calls to the payment provider by operation and outcome (`ok`, `declined`, `failed`).
-    package static func paymentCall(_ operation: String, _ outcome: String) {
-        series {
-            Counter(
-                label: "backoffice_payment_calls_total", dimensions: [("operation", operation), ("outcome", outcome)])
-        }.increment()
-    }
-
-    /// The payment provider's circuit: 0 closed, 1 half-open, 2 open.
-    package static let paymentCircuit = series { Gauge(label: "backoffice_payment_circuit_state") }
 
     /// The read replica: 1 when its last check succeeded (reads may go to it), 0 when they go to the primary.
     package static let replicaUp = series { Gauge(label: "backoffice_replica_up") }
@@ -63,21 +47,6 @@ package enum ServiceMetrics {
         series { Counter(label: "backoffice_replica_fallbacks_total", dimensions: [("reason", reason)]) }.increment()
     }
 
-    /// A moderation decision by kind (the screen's `mask` and `hold`, a moderator's `dismiss`,
-    /// `remove`, `warn`, `lock`); for a moderator's, how long its case waited (seconds from opening).
-    package static func moderationDecided(_ kind: String, after waited: Double? = nil) {
-        series { Counter(label: "backoffice_moderation_decisions_total", dimensions: [("kind", kind)]) }.increment()
-        if let waited {
-            series { Metrics.Timer(label: "backoffice_moderation_time_to_decision_seconds") }.recordSeconds(waited)
-        }
-    }
-
-    /// Open moderation cases, and how long the oldest has waited (seconds), as of the last count.
-    package static let moderationOpenCases = series { Gauge(label: "backoffice_moderation_open_cases") }
-    package static let moderationOldestOpenSeconds = series {
-        Gauge(label: "backoffice_moderation_oldest_open_case_seconds")
-    }
-
     /// The process's Prometheus registry, bootstrapped into swift-metrics once (before the first series exists).
     package static let registry: PrometheusCollectorRegistry = {
         let registry = PrometheusCollectorRegistry()
@@ -85,7 +54,9 @@ package enum ServiceMetrics {
         return registry
     }()
 
-    private static func series<Series>(_ make: () -> Series) -> Series {
+    /// A series of the service's: a domain declares its own in an extension of its own with this
+    /// (`static let … = series { Counter(label: …) }`), so every series is made after the bootstrap.
+    package static func series<Series>(_ make: () -> Series) -> Series {
         _ = registry  // bootstraps swift-metrics before the first series exists
         return make()
     }

@@ -1,8 +1,8 @@
 import Foundation
 
-/// What can go wrong in a use case, in the domain's words. Domain code throws only these; the
-/// HTTP edge turns each case into its problem+json in one place (`Problem.init(_:)`), and the
-/// CLI's server commands into an exit code.
+/// What can go wrong in a use case, in words every domain shares. Domain code throws these, or a
+/// refusal of its own (`DomainRefusal`); the HTTP edge turns each case into its problem+json in
+/// one place (`Problem.init(_:)`), and the CLI's server commands into an exit code.
 package enum DomainError: Error, Sendable, Equatable {
     /// The resource does not exist or row-level security hides it (`what` names it: "Customer …").
     case notFound(String)
@@ -42,14 +42,6 @@ package enum DomainError: Error, Sendable, Equatable {
     /// The database gave up on the transaction to let a concurrent one through (deadlock,
     /// serialization failure): nothing was changed, and the same request may be sent again.
     case contention
-    /// The payment provider reached no verdict (timed out, failed, or its circuit is open):
-    /// nothing was changed, and the same request may be sent again later.
-    case paymentProviderUnavailable(String)
-    /// The payment provider refused the payment (`card_declined`, `insufficient_funds`): nothing
-    /// was changed.
-    case paymentDeclined(code: String)
-    /// A webhook whose signature does not verify (wrong secret, altered body, stale timestamp).
-    case invalidSignature
     /// The change needs `If-Match` (a versioned resource updated without naming its version).
     case preconditionRequired
     /// A stored row or state the code cannot read (a bug or a damaged row); never detailed to clients.

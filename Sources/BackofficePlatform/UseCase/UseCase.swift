@@ -67,9 +67,9 @@ package struct UnitOfWork: Sendable {
     /// A new id for a row this unit creates.
     package func newID() -> UUID { ids.next() }
 
-    /// The principal's tenant when it is a shop's; nil for the platform, which reads every shop's. A
-    /// query's own filter (so it uses the tenant's index), besides row-level security.
-    package var shopTenantID: UUID? { principal.tenantID == platformTenantID ? nil : principal.tenantID }
+    /// The principal's tenant when it is not the platform's; nil for the platform, which reads
+    /// every tenant's. A query's own filter (so it uses the tenant's index), besides row-level security.
+    package var tenantScope: UUID? { principal.tenantID == platformTenantID ? nil : principal.tenantID }
 
     package init(connection: PostgresConnection, context: OperationContext, logger: Logger, now: Date, ids: IDGenerator)
     {

@@ -92,8 +92,9 @@ func runServerCommand(_ body: () async throws -> Void) async throws {
             throw CLIFailure(message: "error: \(error)", exitCode: 5)
         } catch let error as EmbeddedPostgresError {
             throw CLIFailure(message: "error: \(error)", exitCode: 7)
-        } catch let error as DomainError {
-            let problem = Problem(error)
+        } catch {
+            // A domain's refusal (a `DomainError` or a `DomainRefusal`), by its problem's status.
+            guard let problem = Problem.describing(error) else { throw error }
             throw CLIFailure(
                 message: "error: \(problem.title): \(problem.detail ?? problem.code)",
                 exitCode: CLIFailure.exitCode(forStatus: problem.status))

@@ -131,7 +131,7 @@ extension ConsoleClient {
         let role = try #require(
             try await env.ownerScalar("SELECT role FROM operators WHERE id = '\(operatorID)'", as: String.self))
         let secret =
-            env.policies.security.console.secondFactorRequired.contains(role)
+            env.policies.console.secondFactorRequired.contains(role)
             ? try await env.secondFactor(for: operatorID) : nil
         var browser = ConsoleClient(client)
         let reply = try await browser.signIn(email, password)

@@ -50,7 +50,7 @@ struct ConsoleSignInDoorTests {
         try await TestEnvironment.with { env in
             let (email, password) = try await env.consolePassword(
                 for: try #require(env.fixture.partners[0].admin.operatorID))
-            let limit = env.policies.security.console.maxFailuresPerAccount
+            let limit = env.policies.console.maxFailuresPerAccount
             let gate = SignInGate(
                 secondFactorKey: TestEnvironment.secondFactorKey, checksAtOnce: 64, passwordCost: 4, refusalDelay: .zero
             )
@@ -139,7 +139,7 @@ struct ConsoleSignInDoorTests {
     )
     func addressLockoutUnderConcurrency() async throws {
         try await TestEnvironment.with { env in
-            let limit = env.policies.security.console.maxFailuresPerAddress
+            let limit = env.policies.console.maxFailuresPerAddress
             let gate = SignInGate(
                 secondFactorKey: TestEnvironment.secondFactorKey, checksAtOnce: 64, passwordCost: 4, refusalDelay: .zero
             )
@@ -223,7 +223,7 @@ struct ConsoleSignInDoorTests {
             let operatorID = try #require(env.fixture.principals[.backendManager]?.operatorID)
             let (email, password) = try await env.consolePassword(for: operatorID)
             _ = try await env.secondFactor(for: operatorID)
-            let limit = env.policies.security.console.maxFailuresPerAccount
+            let limit = env.policies.console.maxFailuresPerAccount
             try await env.withApp { client in
                 var browser = ConsoleClient(client)
                 let started = try await browser.signIn(email, password)
@@ -347,7 +347,7 @@ struct ConsoleSignInDoorTests {
         try await TestEnvironment.with { env in
             let (email, password) = try await env.consolePassword(
                 for: try #require(env.fixture.partners[0].admin.operatorID))
-            let limit = env.policies.security.console.maxFailuresPerAddress
+            let limit = env.policies.console.maxFailuresPerAddress
             try await env.withApp(trustedProxies: [try CIDR("127.0.0.1/32")]) { client in
                 // One after another: what this test shows is the /64 counted as one address (the floods have tests of
                 // their own), and the live test client gives each answer 20 s, which 20 queued bcrypt checks on a
@@ -398,7 +398,7 @@ struct ConsoleSignInDoorTests {
                 as: Int64.self)
             #expect(holding == 0, "no row holds what was typed")
             #expect(try await env.ownerScalar("SELECT count(*) FROM console_sign_in_failures", as: Int64.self) == 2)
-            env.clock.advance(by: Double(env.policies.security.console.failureWindowMinutes * 60 + 1))
+            env.clock.advance(by: Double(env.policies.console.failureWindowMinutes * 60 + 1))
             let purged = try await env.database.run(
                 PurgeExpiredData(dryRun: false), context: env.context(.platformAdmin))
             #expect(purged.signInAttempts == 2)

@@ -78,7 +78,7 @@ struct ConsoleSignInTests {
         try await TestEnvironment.with { env in
             let partner = env.fixture.partners[1]
             let (email, password) = try await env.consolePassword(for: try #require(partner.admin.operatorID))
-            let limit = env.policies.security.console.maxFailuresPerAccount
+            let limit = env.policies.console.maxFailuresPerAccount
             try await env.withApp { client in
                 var browser = ConsoleClient(client)
                 let wrong = try await browser.signIn(email, "not the password at all")
@@ -96,7 +96,7 @@ struct ConsoleSignInTests {
                 #expect(
                     try await env.auditCount("sessions.sign_in_failed") == Int64(limit + 1),
                     "the refusal while locked out is not audited again")
-                env.clock.advance(by: Double(env.policies.security.console.failureWindowMinutes * 60 + 1))
+                env.clock.advance(by: Double(env.policies.console.failureWindowMinutes * 60 + 1))
                 let later = try await browser.signIn(email, password)
                 #expect(later.status == 303, "the failures aged out")
                 #expect(browser.cookie != nil)
@@ -124,7 +124,7 @@ struct ConsoleSignInTests {
                 var browser = ConsoleClient(client)
                 _ = try await browser.signIn(email, password)
                 #expect(try await browser.get("/console/goods").status == 200)
-                let idle = env.policies.security.console.idleTimeoutMinutes
+                let idle = env.policies.console.idleTimeoutMinutes
                 try await env.asOwner(
                     "UPDATE console_sessions SET last_seen_at = now() - interval '\(idle + 1) minutes'")
                 let expired = try await browser.get("/console/goods?status=draft")

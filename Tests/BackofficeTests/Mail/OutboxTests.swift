@@ -354,7 +354,7 @@ struct OutboxTests {
             let (email, _) = try await env.consolePassword(for: try #require(env.fixture.partners[0].admin.operatorID))
             try await env.withApp { client in
                 var browser = ConsoleClient(client)
-                for _ in 0..<(env.policies.security.console.maxFailuresPerAccount + 3) {
+                for _ in 0..<(env.policies.console.maxFailuresPerAccount + 3) {
                     _ = try await browser.signIn(email, "not the password at all")
                 }
             }
