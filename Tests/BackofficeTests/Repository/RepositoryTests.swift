@@ -79,4 +79,22 @@ struct RepositoryTests {
             }
         }
     }
+
+    @Test("ops/new-domain finds every place it registers a domain in today's tree (a dry run: nothing written)")
+    func scaffoldPlansAgainstTheTree() async throws {
+        let (status, output) = try await offThePool {
+            try ChildProcess.run(["\(Self.root)/ops/new-domain", "Samples", "--dry-run"])
+        }
+        #expect(status == 0, "\(output)")
+        for file in [
+            "sql/migrations/", "Sources/Backoffice/Samples/Sample.swift",
+            "Sources/Backoffice/Samples/Pages/samples.mustache",
+            "Sources/backoffice/Commands/SamplesCommands.swift", "Tests/BackofficeTests/Samples/SamplesTests.swift",
+            "Sources/BackofficeAPI/openapi.yaml", "policies/access.yaml", "Sources/Backoffice/Console/Console.swift",
+            "Package.swift", "Sources/backoffice/Backoffice.swift", "docs/domains.md",
+        ] {
+            #expect(output.contains("would write \(file)"), "\(file) missing from: \(output)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: "\(Self.root)/Sources/Backoffice/Samples"))
+    }
 }
