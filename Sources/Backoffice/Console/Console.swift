@@ -115,7 +115,7 @@ package struct Console: Sendable {
                     guard let principal else { return (.signIn, commit: false) }
                     let page = console(principal, transaction)
                     do {
-                        return (try await page.inOperatorsZone(body), commit: true)
+                        return (try await page.serving(body), commit: true)
                     } catch {
                         return (page.failure(error, logger: context.logger), commit: false)
                     }
@@ -125,7 +125,7 @@ package struct Console: Sendable {
                 { principal, _ in (principal, commit: false) })
             {
                 let page = console(principal, nil)
-                do { answer = try await page.inOperatorsZone(body) } catch {
+                do { answer = try await page.serving(body) } catch {
                     answer = page.failure(error, logger: context.logger)
                 }
             } else {

@@ -34,10 +34,10 @@ struct ConsoleRequest: Sendable {
 
     var principal: Principal { context.principal }
 
-    /// `body`'s answer for this request, its times shown and read in the operator's own zone
-    /// (`ConsoleTime.zone`).
-    func inOperatorsZone<T>(_ body: (ConsoleRequest) async throws -> T) async throws -> T {
-        try await ConsoleTime.$zone.withValue(principal.timeZone) { try await body(self) }
+    /// `body`'s answer for this request, run as the request its scope describes (acting for the
+    /// operator): times are shown and read in the operator's own zone (`ConsoleTime.zone`).
+    func serving<T>(_ body: (ConsoleRequest) async throws -> T) async throws -> T {
+        try await scope.serving { try await body(self) }
     }
 
     /// Runs `query` as the operator (the policy checked by the runner, as for the API).

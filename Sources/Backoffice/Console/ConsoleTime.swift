@@ -26,28 +26,31 @@ enum OperatorTimeZone {
     static func zone(named name: String) -> TimeZone { zone(choosing: name) ?? .utc }
 }
 
-/// Times as the console shows and reads them: in the operator's own time zone (`zone`, set for
-/// each signed-in request from the operator's setting; UTC elsewhere), the UTC instant kept in
+/// Times as the console shows and reads them: in the operator's own time zone (`zone`, the
+/// operator's setting, read from the request's scope; UTC elsewhere), the UTC instant kept in
 /// each `<time>` element's `datetime` and title.
 enum ConsoleTime {
-    /// The zone of the request being answered: the signed-in operator's (`Console.signedIn` sets it
-    /// around the page's handler); UTC outside a console request.
-    @TaskLocal static var zone: TimeZone = .utc
+    /// The zone of the request being answered: its signed-in operator's (the request's one context,
+    /// `RequestScope`, bound around the page's handler); UTC outside a console request.
+    static var zone: TimeZone { RequestScope.current?.principal?.timeZone ?? .utc }
 
     /// `date` to show in the request's zone.
     static func text(_ date: Date) -> ShownTime { ShownTime(date, in: zone) }
 
     /// `date` as a `datetime-local` field's value in the request's zone (`2026-12-01T10:30`).
-    static func field(_ date: Date) -> String {
+    static func field(_ date: Date) -> String { field(date, in: zone) }
+
+    /// `date` as a `datetime-local` field's value in `zone`.
+    static func field(_ date: Date, in zone: TimeZone) -> String {
         let local = LocalTime(date, in: zone)
         return "\(local.day)T\(local.clock)"
     }
 
-    /// A time from a `datetime-local` field (`2026-12-01T09:30`, seconds allowed), read in the
-    /// request's zone (the field's label names it), or an RFC 3339 time with its own offset; nil
+    /// A time from a `datetime-local` field (`2026-12-01T09:30`, seconds allowed), read in `zone`
+    /// (the request's by default; the field's label names it), or an RFC 3339 time with its own offset; nil
     /// when empty. A local time the zone skips (clocks go forward) is refused; one it has twice
     /// (clocks go back) is the first. Anything else is `field`'s message.
-    static func parse(_ text: String?, field: String) throws -> Date? {
+    static func parse(_ text: String?, field: String, in zone: TimeZone = ConsoleTime.zone) throws -> Date? {
         guard let text, !text.isEmpty else { return nil }
         if text.count > 19, let date = try? Date(text, strategy: .iso8601) { return date }
         guard let local = LocalTime(reading: text) else {

@@ -11,7 +11,7 @@ struct ConsoleTimeZoneTests {
     private func instant(_ text: String) throws -> Date { try Date(text, strategy: .iso8601) }
 
     private func parse(_ text: String, in zone: TimeZone) throws -> Date? {
-        try ConsoleTime.$zone.withValue(zone) { try ConsoleTime.parse(text, field: "at") }
+        try ConsoleTime.parse(text, field: "at", in: zone)
     }
 
     private func refusal(_ text: String, in zone: TimeZone) -> String? {
@@ -72,7 +72,7 @@ struct ConsoleTimeZoneTests {
         for start in ["2026-03-28T20:00:00Z", "2026-10-24T20:00:00Z"] {
             var date = try instant(start)
             for _ in 0..<(4 * 12) {
-                let field = ConsoleTime.$zone.withValue(berlin) { ConsoleTime.field(date) }
+                let field = ConsoleTime.field(date, in: berlin)
                 let read = try #require(try parse(field, in: berlin))
                 let repeated =
                     berlin.secondsFromGMT(for: date) == 3600 && berlin.secondsFromGMT(for: date - 3600) == 7200
