@@ -10,7 +10,7 @@ let swiftSettings: [SwiftSetting] = [
 /// console (SwiftPM refuses two resources of one name). A new domain with pages adds its folder here.
 let consolePages: [Resource] = [
     "Console", "Accounts", "Articles", "Audit", "Badges", "Challenges", "ContentPolicies", "FitPoints", "Goods",
-    "HealthProfiles", "Messages", "Moderation", "Orders", "Recommendations",
+    "HealthProfiles", "Messages", "Moderation", "Orders", "Recommendations", "Reports",
     "Shops", "Tenancy",
 ].map { .process("\($0)/Pages") }
 
