@@ -188,14 +188,16 @@ package struct Console: Sendable {
         OperationContext(scope, acting: .anonymous, policies: policies)
     }
 
-    /// Whether the request's session cookie names a live, signed-in session whose role may import
-    /// goods (checked before a bulk upload's body is read: anyone else's is read only up to the
-    /// ordinary limit, so an auditor's 32 MiB upload is refused as too large, not read in full).
-    func sessionMayUpload(_ request: Request, _ context: AppRequestContext) async throws -> Bool {
+    /// Whether the request's session cookie names a live, signed-in session whose role may take
+    /// `action`, the bulk upload's (checked before its body is read: anyone else's is read only up
+    /// to the ordinary limit, so an auditor's 32 MiB upload is refused as too large, not read in full).
+    package func sessionMayUpload(_ request: Request, _ context: AppRequestContext, action: Action) async throws
+        -> Bool
+    {
         guard let secret = sessionSecret(request, context) else { return false }
         return try await database.consoleRequest(session: secret.hash, policy: policies.console, change: false)
         { principal, _ in
-            (principal.map { policies.access.allows($0.role, ImportGoods.action) } ?? false, commit: false)
+            (principal.map { policies.access.allows($0.role, action) } ?? false, commit: false)
         }
     }
 

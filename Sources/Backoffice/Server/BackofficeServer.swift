@@ -1,4 +1,5 @@
 import BackofficeAPI
+import BackofficePlatform
 import Foundation
 import Hummingbird
 import Logging
@@ -9,7 +10,6 @@ import OpenAPIRuntime
 import PostgresNIO
 import Prometheus
 import ServiceLifecycle
-import BackofficePlatform
 
 /// Builds and runs the HTTP service.
 package enum BackofficeServer {
@@ -88,7 +88,9 @@ package enum BackofficeServer {
             hotLists: HandEncodedLists(
                 database: database, policies: policies, lists: [.customers, .orders, .leaderboard],
                 answers: handEncodedLists),
-            sessionUploads: SessionUploads(pathPrefix: "/console/") { try await console.sessionMayUpload($0, $1) })
+            sessionUploads: SessionUploads(pathPrefix: "/console/") {
+                try await console.sessionMayUpload($0, $1, action: ImportGoods.action)
+            })
         return Application(
             responder: responder,
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "backoffice"),
@@ -125,9 +127,9 @@ package enum BackofficeServer {
                 throw ConfigurationError(
                     description:
                         """
-                            the read replica's URL must use the same role as the database URL \
-                            (\(settings.databaseURL.user)), not \(url.user)
-                            """
+                        the read replica's URL must use the same role as the database URL \
+                        (\(settings.databaseURL.user)), not \(url.user)
+                        """
                 )
             }
             let replicaClient = PostgresClient(
