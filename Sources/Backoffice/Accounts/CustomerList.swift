@@ -114,6 +114,6 @@ extension HotList {
     /// `GET /v1/customers`, written by `CustomerListJSON`.
     static let customers = HotList(route: "/v1/customers") { _, query, database, context in
         let (items, nextCursor) = try await CustomerListRequest(query: query).run(database, context: context)
-        return CustomerListJSON.page(items, nextCursor: nextCursor)
+        return HotPage(CustomerListJSON.page(items, nextCursor: nextCursor))
     }
 }

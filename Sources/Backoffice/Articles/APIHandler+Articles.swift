@@ -134,19 +134,16 @@ extension APIHandler {
         return (article, EntityTag.of(Int64(article.version)))
     }
 
-    /// The app's list. The ETag is a digest of the articles answered, their live versions and the
-    /// next cursor, so an unchanged page is 304 without encoding a body.
+    /// The app's list (the reference for its hand-encoded path, `HotList.publishedArticles`). The ETag
+    /// is a digest of the articles answered, their live versions and the next cursor, so an unchanged
+    /// page is 304 without encoding a body.
     func listPublishedArticles(_ input: Operations.ListPublishedArticles.Input) async throws
         -> Operations.ListPublishedArticles.Output
     {
-        let limit = try pageLimit(input.query.limit, max: 50)
-        let after = try Cursor.timeAndID(input.query.cursor).map { (time: $0.createdAt, id: $0.id) }
-        let tag = input.query.tag?.trimmingCharacters(in: .whitespaces).lowercased()
-        let articles = try await database.read(
-            PublishedArticles(category: input.query.category?.rawValue, tag: tag, after: after, limit: limit + 1),
-            context: try context(), maxAge: PublishedArticles.maxAge)
-        let (items, next) = keysetPage(articles, limit: limit) { Cursor.timeAndID($0.publishedAt, $0.id) }
-        let etag = EntityTag.digest("p", items.map(\.identity) + [next ?? ""])
+        let (items, next, etag) = try await PublishedListRequest(
+            category: input.query.category?.rawValue, tag: input.query.tag, limit: input.query.limit,
+            cursor: input.query.cursor
+        ).run(database, context: try context())
         if EntityTag.matches(input.headers.ifNoneMatch, etag) { return .notModified(.init(headers: .init(eTag: etag))) }
         return .ok(
             .init(

@@ -111,7 +111,8 @@ extension HotList {
     /// `GET /v1/challenges/{challenge_id}/leaderboard`, written by `LeaderboardJSON`.
     static let leaderboard = HotList(route: "/v1/challenges/{challenge_id}/leaderboard") {
         segments, query, database, context in
-        LeaderboardJSON.page(
-            try await LeaderboardRequest(challengeID: segments[0], query: query).run(database, context: context))
+        HotPage(
+            LeaderboardJSON.page(
+                try await LeaderboardRequest(challengeID: segments[0], query: query).run(database, context: context)))
     }
 }

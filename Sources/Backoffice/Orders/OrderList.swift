@@ -208,6 +208,6 @@ struct OrderPageJSON {
 extension HotList {
     /// `GET /v1/orders`, written by `OrderPageJSON`.
     static let orders = HotList(route: "/v1/orders") { _, query, database, context in
-        try await OrderListRequest(query: query).json(database, context: context)
+        HotPage(try await OrderListRequest(query: query).json(database, context: context))
     }
 }

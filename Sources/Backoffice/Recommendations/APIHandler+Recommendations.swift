@@ -104,14 +104,14 @@ extension APIHandler {
         return .ok(.init(headers: .init(eTag: EntityTag.of(retracted.version)), body: .json(retracted)))
     }
 
-    /// The app's read for one customer. The ETag is a digest of the recommendations answered and
+    /// The app's read for one customer (the reference for its hand-encoded path,
+    /// `HotList.customerRecommendations`). The ETag is a digest of the recommendations answered and
     /// their versions, so an unchanged list is 304 without encoding a body.
     func listCustomerRecommendations(_ input: Operations.ListCustomerRecommendations.Input) async throws
         -> Operations.ListCustomerRecommendations.Output
     {
-        let items = try await read(
-            CustomerRecommendations(customerID: try parseID(input.path.customerId, "customer_id")))
-        let etag = EntityTag.digest("r", items.map { "\($0.id.text):\($0.version)" })
+        let (items, etag) = try await CustomerRecommendationsRequest(customerID: input.path.customerId).run(
+            database, context: try context())
         if EntityTag.matches(input.headers.ifNoneMatch, etag) { return .notModified(.init(headers: .init(eTag: etag))) }
         return .ok(
             .init(

@@ -86,7 +86,8 @@ package enum BackofficeServer {
             streamedBodies: .streamedBodies,
             submissionThrottle: submissionThrottle,
             hotLists: HandEncodedLists(
-                database: database, policies: policies, lists: [.customers, .orders, .leaderboard],
+                database: database, policies: policies,
+                lists: [.customers, .orders, .leaderboard, .publishedArticles, .customerRecommendations],
                 answers: handEncodedLists),
             sessionUploads: SessionUploads(pathPrefix: "/console/") {
                 try await console.sessionMayUpload($0, $1, action: ImportGoods.action)

@@ -47,19 +47,22 @@ package struct HotList: Sendable {
     package let route: String
     /// The contract's path, segment by segment.
     private let pattern: [Substring]
+    /// How the read session plans: `.generic` for a prepared page with one right plan (the
+    /// default), `.auto` for a read whose parameters change its best plan.
+    package let plans: PlanMode
     /// The page for the request: the path's `{…}` segments in order (as the path writes them,
     /// percent-encoded), the query string, and the request's operation context.
     package let page:
-        @Sendable (_ pathSegments: [Substring], _ query: String?, Database, OperationContext) async throws -> ByteBuffer
+        @Sendable (_ pathSegments: [Substring], _ query: String?, Database, OperationContext) async throws -> HotPage
 
     package init(
-        route: String,
+        route: String, plans: PlanMode = .generic,
         page:
             @escaping @Sendable (_ pathSegments: [Substring], _ query: String?, Database, OperationContext) async throws
-            -> ByteBuffer
+            -> HotPage
     ) {
-        (self.route, self.pattern, self.page) = (
-            RouterPath(route).description, route.split(separator: "/", omittingEmptySubsequences: false), page
+        (self.route, self.pattern, self.plans, self.page) = (
+            RouterPath(route).description, route.split(separator: "/", omittingEmptySubsequences: false), plans, page
         )
     }
 
@@ -78,6 +81,22 @@ package struct HotList: Sendable {
         }
         return captured
     }
+}
+
+/// A hot list's answer: its entity tag, when the list has one (an unchanged page is then 304, its
+/// body never written: `write` runs only for a 200), and its page.
+package struct HotPage: Sendable {
+    package let etag: String?
+    package let write: @Sendable () -> ByteBuffer
+
+    /// A page with no entity tag.
+    package init(_ body: ByteBuffer) {
+        etag = nil
+        write = { @Sendable in body }
+    }
+
+    /// A page tagged `etag`, written by `write` only when the client does not hold it.
+    package init(etag: String, write: @escaping @Sendable () -> ByteBuffer) { (self.etag, self.write) = (etag, write) }
 }
 
 /// Serves the hot lists (`GET /v1/customers`, `GET /v1/orders`, a challenge's leaderboard) with
@@ -116,13 +135,14 @@ package struct HandEncodedLists: Sendable {
     /// The list a request for `path` (without its query) asks for, when it is a `GET`.
     package func list(_ method: HTTPRequest.Method, _ path: String) -> List? { lists.find(method, path) }
 
-    /// How the read session of a request plans: generic plans for a hot list (`list` not nil),
-    /// whose reads are prepared pages (`ListOrders`, `ListCustomerAccounts`, the leaderboard's)
-    /// with one right plan each; PostgreSQL's default for every other read.
-    package static func plans(_ list: List?) -> PlanMode { list == nil ? .auto : .generic }
+    /// How the read session of a request plans: a hot list's own (`HotList.plans`: generic for the
+    /// prepared pages, `ListOrders`, `ListCustomerAccounts`, the leaderboard's, with one right plan
+    /// each); PostgreSQL's default for every other read.
+    package static func plans(_ list: List?) -> PlanMode { list?.list.plans ?? .auto }
 
-    /// Answers `list` for the request (its `context.scope`, authenticated): the page, or its refusal as
-    /// problem+json, counted in the router's HTTP series.
+    /// Answers `list` for the request (its `context.scope`, authenticated): the page (304 with no
+    /// body when `If-None-Match` names its entity tag), or its refusal as problem+json, counted in the
+    /// router's HTTP series.
     package func respond(_ list: List, to request: Request, context: AppRequestContext, logger: Logger) async throws
         -> Response
     {
@@ -130,10 +150,18 @@ package struct HandEncodedLists: Sendable {
         return try await metrics.handle(request, context: context) { request, _ in
             do {
                 let operation = try OperationContext(context.scope, policies: policies)
-                let body = try await list.list.page(list.pathSegments, request.uri.query, database, operation)
+                let page = try await list.list.page(list.pathSegments, request.uri.query, database, operation)
+                guard let etag = page.etag else {
+                    return Response(
+                        status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+                        body: .init(byteBuffer: page.write()))
+                }
+                if EntityTag.matches(request.headers[.ifNoneMatch], etag) {
+                    return Response(status: .notModified, headers: [.eTag: etag])
+                }
                 return Response(
-                    status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
-                    body: .init(byteBuffer: body))
+                    status: .ok, headers: [.contentType: "application/json; charset=utf-8", .eTag: etag],
+                    body: .init(byteBuffer: page.write()))
             } catch {
                 var logger = logger
                 logger[metadataKey: "operation"] = .string(list.route)

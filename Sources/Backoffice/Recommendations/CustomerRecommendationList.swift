@@ -1,0 +1,64 @@
+import BackofficeAPI
+import BackofficePlatform
+import Foundation
+import NIOCore
+
+/// One customer's recommendations, as the app reads them (the generated handler and the
+/// hand-encoded path alike): read once, tagged by the recommendations answered and their versions,
+/// so an unchanged list is 304 without writing a body.
+struct CustomerRecommendationsRequest: Sendable {
+    let customerID: UUID
+
+    /// The customer's id from the path, as written or percent-encoded (`customer_id`; anything but a
+    /// UUID is refused by name).
+    init(customerID: some StringProtocol) throws {
+        let text = String(customerID)
+        self.customerID = try parseID(text.removingPercentEncoding ?? text, "customer_id")
+    }
+
+    func run(_ database: Database, context: OperationContext) async throws -> (
+        items: [CustomerRecommendation], etag: String
+    ) {
+        let items = try await database.read(CustomerRecommendations(customerID: customerID), context: context)
+        return (items, EntityTag.digest("r", items.map { "\($0.id.text):\($0.version)" }))
+    }
+}
+
+/// Writes a customer's recommendations as JSON by hand: the bytes the generated encoder writes
+/// (keys sorted, absent values omitted), a test holding the two equal.
+enum CustomerRecommendationsJSON {
+    static func list(_ items: [CustomerRecommendation]) -> ByteBuffer {
+        var out = JSONBytes(capacity: items.count * 900 + 16)
+        out.raw("{\"items\":[")
+        for (index, item) in items.enumerated() {
+            if index > 0 { out.raw(",") }
+            out.raw("{\"body\":")
+            out.string(item.body)
+            out.raw(",\"html\":")
+            out.string(item.html)
+            out.raw(",\"id\":")
+            out.uuid(item.id)
+            out.raw(",\"kind\":")
+            out.string(item.kind.rawValue)
+            out.raw(",\"published_at\":")
+            out.date(item.publishedAt)
+            out.raw(",\"title\":")
+            out.string(item.title)
+            out.optional(",\"valid_until\":", item.validUntil)
+            out.raw("}")
+        }
+        out.raw("]}")
+        return ByteBuffer(bytes: out.bytes)
+    }
+}
+
+extension HotList {
+    /// `GET /v1/customers/{customer_id}/recommendations`, written by `CustomerRecommendationsJSON`, 304
+    /// when the app holds the list.
+    static let customerRecommendations = HotList(route: "/v1/customers/{customer_id}/recommendations") {
+        segments, _, database, context in
+        let (items, etag) = try await CustomerRecommendationsRequest(customerID: segments[0]).run(
+            database, context: context)
+        return HotPage(etag: etag) { CustomerRecommendationsJSON.list(items) }
+    }
+}
