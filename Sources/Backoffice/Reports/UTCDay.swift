@@ -38,10 +38,12 @@ package struct UTCDay: Sendable, Hashable, Comparable, Strideable, CustomStringC
         return (Int(year), Int(month), Int(day))
     }
 
-    /// `2026-11-03`.
+    /// `2026-11-03`: RFC 3339's full-date, the year always in four digits (`0582-08-21`).
     package var description: String {
         let (year, month, day) = civil
-        return "\(year)-\(month < 10 ? "0" : "")\(month)-\(day < 10 ? "0" : "")\(day)"
+        let digits = String(year)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+            + "-\(month < 10 ? "0" : "")\(month)-\(day < 10 ? "0" : "")\(day)"
     }
 
     /// `Nov 3`: a chart's axis label.

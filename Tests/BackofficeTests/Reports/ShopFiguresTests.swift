@@ -225,6 +225,9 @@ struct ShopFiguresTests {
         #expect(UTCDay("2026-11-27")!.monday.description == "2026-11-23", "a Friday's week began on Monday")
         #expect(UTCDay("2026-11-23")!.monday.description == "2026-11-23")
         #expect(UTCDay("2024-02-10")!.lastOfMonth.description == "2024-02-29")
+        for text in ["0001-01-01", "0099-12-31", "0582-08-21", "0999-02-28", "1000-01-01", "9999-12-31"] {
+            #expect(UTCDay(text)?.description == text, "a day writes back as RFC 3339's full-date: \(text)")
+        }
         let period = try HomePeriod(period: nil, month: "2026-03", today: UTCDay("2026-11-27")!)
         #expect(
             period.range.days == 31 && period.compared.days == 28 && period.compared.from.description == "2026-02-01")
