@@ -9,11 +9,13 @@ import NIOCore
 struct CustomerRecommendationsRequest: Sendable {
     let customerID: UUID
 
-    /// The customer's id from the path, as written or percent-encoded (`customer_id`; anything but a
-    /// UUID is refused by name).
-    init(customerID: some StringProtocol) throws {
-        let text = String(customerID)
-        self.customerID = try parseID(text.removingPercentEncoding ?? text, "customer_id")
+    /// The customer's id as the generated path gives it, decoded (`customer_id`; anything but a UUID
+    /// is refused by name).
+    init(customerID: String) throws { self.customerID = try parseID(customerID, "customer_id") }
+
+    /// The customer's id as the request's path writes it, percent-encoded (the hand-encoded path).
+    init(pathSegment: Substring) throws {
+        try self.init(customerID: String(pathSegment).removingPercentEncoding ?? String(pathSegment))
     }
 
     func run(_ database: Database, context: OperationContext) async throws -> (
@@ -57,7 +59,7 @@ extension HotList {
     /// when the app holds the list.
     static let customerRecommendations = HotList(route: "/v1/customers/{customer_id}/recommendations") {
         segments, _, database, context in
-        let (items, etag) = try await CustomerRecommendationsRequest(customerID: segments[0]).run(
+        let (items, etag) = try await CustomerRecommendationsRequest(pathSegment: segments[0]).run(
             database, context: context)
         return HotPage(etag: etag) { CustomerRecommendationsJSON.list(items) }
     }

@@ -89,7 +89,7 @@ package enum BackofficeServer {
                 database: database, policies: policies,
                 lists: [.customers, .orders, .leaderboard, .publishedArticles, .customerRecommendations],
                 answers: handEncodedLists),
-            sessionUploads: SessionUploads(pathPrefix: "/console/") {
+            sessionUploads: SessionUploads(paths: settings.sessionBulkPaths) {
                 try await console.sessionMayUpload($0, $1, action: ImportGoods.action)
             })
         return Application(

@@ -11,7 +11,10 @@ package struct ServerSettings: Sendable {
     package var maxBodySize: Int = 1 << 20
     /// Largest accepted body of a bulk upload (`bulkPaths`: a batch of 5,000 activity events).
     package var maxBulkBodySize: Int = 32 << 20
-    package var bulkPaths: Set<String> = ["/v1/activity", "/v1/goods/import", "/console/goods/import"]
+    /// The API's bulk uploads (a token's).
+    package var bulkPaths: Set<String> = ["/v1/activity", "/v1/goods/import"]
+    /// The console's bulk uploads (a signed-in session's, only from a role that may import goods).
+    package var sessionBulkPaths: Set<String> = ["/console/goods/import"]
     /// How often timed locks are checked for expiry.
     package var lockExpiryInterval: Duration = .seconds(5)
     /// How often unsettled payments are reconciled (nil: never, e.g. when a cron job does it),

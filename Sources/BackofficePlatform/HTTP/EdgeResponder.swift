@@ -48,9 +48,10 @@ package struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Co
     /// The hot lists: read with their plans, and answered here instead of by `inner` unless
     /// `answers` is false.
     package let hotLists: HandEncodedLists?
-    /// The bulk uploads made in a signed-in session (a browser's, under `pathPrefix`) rather than
-    /// with a token: read up to the bulk limit only from a session that `mayUpload`; from anyone
-    /// else (no session, or one whose role may not upload), up to the ordinary limit.
+    /// The bulk uploads made in a signed-in session (a browser's, at `paths`) rather than with a
+    /// token: read up to the bulk limit only from a session that `mayUpload`; from anyone else (no
+    /// session, or one whose role may not upload), and from everyone when this is nil, up to the
+    /// ordinary limit.
     package var sessionUploads: SessionUploads? = nil
 
     /// Who acted for the access log: set before the handler runs, so a request that throws still logs its actor.
@@ -123,8 +124,9 @@ package struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Co
     /// may upload), else the ordinary one; a declared length over it is refused at once (413).
     private func bodyLimit(_ request: Request, path: String, _ context: Context) async throws -> (Int, bulk: Bool) {
         var bulk = bulkPaths.contains(path)
-        // Only a session's upload (a POST) may be large; the session is looked up for it alone.
-        if bulk, let uploads = sessionUploads, path.hasPrefix(uploads.pathPrefix) {
+        // A session's upload (a POST) may be large only from a session that may upload (looked up
+        // for it alone); with no session uploads configured, none is.
+        if let uploads = sessionUploads, uploads.paths.contains(path) {
             bulk = request.method == .post ? try await uploads.mayUpload(request, context) : false
         }
         let limit = bulk ? maxBulkBodySize : maxBodySize
@@ -417,14 +419,14 @@ extension Duration {
 
 /// Where signed-in sessions upload bulk files, and who among them may: `EdgeResponder.sessionUploads`.
 package struct SessionUploads: Sendable {
-    /// The paths of the session's pages (`/console/`).
-    package let pathPrefix: String
+    /// The upload pages' paths (`/console/goods/import`), besides the token-authenticated `bulkPaths`.
+    package let paths: Set<String>
     /// Whether the request presents a live session whose role may upload.
     package let mayUpload: @Sendable (Request, AppRequestContext) async throws -> Bool
 
     package init(
-        pathPrefix: String, mayUpload: @escaping @Sendable (Request, AppRequestContext) async throws -> Bool
+        paths: Set<String>, mayUpload: @escaping @Sendable (Request, AppRequestContext) async throws -> Bool
     ) {
-        (self.pathPrefix, self.mayUpload) = (pathPrefix, mayUpload)
+        (self.paths, self.mayUpload) = (paths, mayUpload)
     }
 }

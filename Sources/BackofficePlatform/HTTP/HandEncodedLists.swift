@@ -99,8 +99,8 @@ package struct HotPage: Sendable {
     package init(etag: String, write: @escaping @Sendable () -> ByteBuffer) { (self.etag, self.write) = (etag, write) }
 }
 
-/// Serves the hot lists (`GET /v1/customers`, `GET /v1/orders`, a challenge's leaderboard) with
-/// their hand-written encoders (`CustomerListJSON`, `OrderPageJSON`, `LeaderboardJSON`) instead of
+/// Serves the hot lists (the domains' `HotList`s: customers, orders, a challenge's leaderboard, the
+/// app's published articles and a customer's recommendations) with their hand-written encoders instead of
 /// the generated JSON encoding, which cost most of the server's CPU on a 50-row page in our
 /// profiles (docs/benchmarks.md), and straight from the edge, before the OpenAPI transport: the
 /// page goes out as the one buffer it was written into, without the transport's request and

@@ -52,8 +52,8 @@ struct Policies: AsyncParsableCommand {
             commandName: "check",
             abstract:
                 """
-                Validate access.yaml, messages.yaml, security.yaml and retention.yaml; exit 6 naming the file and \
-                entry at fault.
+                Validate every policy file (the platform's access, security and retention, and the domains' own: \
+                messages, privacy, moderation/); exit 6 naming the file and entry at fault.
                 """,
             discussion: "Example: backoffice policies check policies/")
         @Argument(help: "Policies folder.") var directory = "policies"
