@@ -80,12 +80,9 @@ enum PublishedListJSON {
         out.string(article.slug)
         out.raw(",\"summary\":")
         out.string(content.summary)
-        out.raw(",\"tags\":[")
-        for (index, tag) in content.tags.enumerated() {
-            if index > 0 { out.raw(",") }
-            out.string(tag)
-        }
-        out.raw("],\"title\":")
+        out.raw(",\"tags\":")
+        out.strings(content.tags)
+        out.raw(",\"title\":")
         out.string(content.title)
         out.raw(",\"updated_at\":")
         out.date(article.liveAt)

@@ -30,27 +30,24 @@ struct CustomerRecommendationsRequest: Sendable {
 /// (keys sorted, absent values omitted), a test holding the two equal.
 enum CustomerRecommendationsJSON {
     static func list(_ items: [CustomerRecommendation]) -> ByteBuffer {
-        var out = JSONBytes(capacity: items.count * 900 + 16)
-        out.raw("{\"items\":[")
-        for (index, item) in items.enumerated() {
-            if index > 0 { out.raw(",") }
-            out.raw("{\"body\":")
-            out.string(item.body)
-            out.raw(",\"html\":")
-            out.string(item.html)
-            out.raw(",\"id\":")
-            out.uuid(item.id)
-            out.raw(",\"kind\":")
-            out.string(item.kind.rawValue)
-            out.raw(",\"published_at\":")
-            out.date(item.publishedAt)
-            out.raw(",\"title\":")
-            out.string(item.title)
-            out.optional(",\"valid_until\":", item.validUntil)
-            out.raw("}")
-        }
-        out.raw("]}")
-        return ByteBuffer(bytes: out.bytes)
+        JSONBytes.page(items[...], nextCursor: nil, bytesPerItem: 900, write)
+    }
+
+    private static func write(_ item: CustomerRecommendation, into out: inout JSONBytes) {
+        out.raw("{\"body\":")
+        out.string(item.body)
+        out.raw(",\"html\":")
+        out.string(item.html)
+        out.raw(",\"id\":")
+        out.uuid(item.id)
+        out.raw(",\"kind\":")
+        out.string(item.kind.rawValue)
+        out.raw(",\"published_at\":")
+        out.date(item.publishedAt)
+        out.raw(",\"title\":")
+        out.string(item.title)
+        out.optional(",\"valid_until\":", item.validUntil)
+        out.raw("}")
     }
 }
 

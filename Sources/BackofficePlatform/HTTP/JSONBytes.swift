@@ -134,6 +134,16 @@ package struct JSONBytes: Sendable {
     }
 
     /// `member` (`,"key":`) and the value, when there is one: the contract omits an absent optional.
+    /// An array of strings, `["a","b"]`.
+    package mutating func strings(_ values: [String]) {
+        raw("[")
+        for (index, value) in values.enumerated() {
+            if index > 0 { raw(",") }
+            string(value)
+        }
+        raw("]")
+    }
+
     package mutating func optional(_ member: StaticString, _ value: (some JSONScalar)?) {
         guard let value else { return }
         raw(member)

@@ -54,18 +54,19 @@ struct BoundaryTests {
     /// The types the domains, the console and the demo declare at the top level of a file (nested
     /// ones, `Row` or `State`, are named inside their own types).
     static func domainTypes(in files: [String]) throws -> Set<String> {
-        let declaration = #/^(?:(?:package|public|final|internal) )*(?:struct|enum|class|actor|protocol) ([A-Z]\w*)/#
-            .anchorsMatchLineEndings()
-        var types = Set<String>()
-        for file in files {
-            for match in try CodeShapeTests.text(file).matches(of: declaration) { types.insert(String(match.output.1)) }
-        }
-        return types
+        try types(
+            in: files,
+            #/^(?:(?:package|public|final|internal) )*(?:struct|enum|class|actor|protocol) ([A-Z]\w*)/#
+                .anchorsMatchLineEndings())
     }
 
     /// Every type `files` declare, nested ones included.
     static func declaredTypes(in files: [String]) throws -> Set<String> {
-        let declaration = #/(?:struct|enum|class|actor|protocol|typealias) ([A-Z]\w*)/#
+        try types(in: files, #/(?:struct|enum|class|actor|protocol|typealias) ([A-Z]\w*)/#)
+    }
+
+    /// The names `declaration` captures in `files`.
+    private static func types(in files: [String], _ declaration: Regex<(Substring, Substring)>) throws -> Set<String> {
         var types = Set<String>()
         for file in files {
             for match in try CodeShapeTests.text(file).matches(of: declaration) { types.insert(String(match.output.1)) }
