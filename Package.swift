@@ -145,8 +145,14 @@ let package = Package(
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            plugins: ["CLICommands"]
         ),
+        // The CLI's routine commands, generated from the contract's `x-cli` blocks at build time.
+        .executableTarget(
+            name: "CLIGenerator", dependencies: [.product(name: "Yams", package: "Yams")],
+            swiftSettings: swiftSettings),
+        .plugin(name: "CLICommands", capability: .buildTool(), dependencies: ["CLIGenerator"]),
         .testTarget(
             name: "BackofficeTests",
             dependencies: [

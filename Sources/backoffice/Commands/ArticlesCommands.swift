@@ -3,8 +3,6 @@ import BackofficeAPI
 import BackofficePlatform
 import Foundation
 
-let articleColumns = ["id", "slug", "state", "version", "live_version", "title", "category", "updated_at"]
-
 struct Articles: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "articles",
@@ -35,50 +33,6 @@ struct Articles: AsyncParsableCommand {
         func body() throws -> String? { try bodyFile.map(readTextFile) }
     }
 
-    struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "list",
-            abstract: "Articles, most recently changed first; --state in_review is the review queue, oldest first.",
-            discussion: "Example: backoffice articles list --state in_review")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @OptionGroup(title: "Paging") var page: PageOptions
-        @Option(help: "draft, in_review, published or archived.") var state: Components.Schemas.ArticleState?
-
-        func run() async throws {
-            try await global.show(.page(articleColumns)) { client in
-                try await client.listArticles(query: .init(state: state, limit: page.limit, cursor: page.cursor))
-            }
-        }
-    }
-
-    struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "show", abstract: "One article's newest version, with its body and review comment.",
-            discussion: "Example: backoffice articles show 5d1c…")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "Article id.") var id: String
-
-        func run() async throws {
-            try await global.show(.single(articleColumns + ["summary", "tags", "review_comment", "body"])) {
-                try await $0.getArticle(path: .init(articleId: id))
-            }
-        }
-    }
-
-    struct Versions: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "versions", abstract: "Every version of an article, newest first.",
-            discussion: "Example: backoffice articles versions 5d1c…")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "Article id.") var id: String
-
-        func run() async throws {
-            try await global.show(.page(["version", "title", "written_by", "written_at"])) {
-                try await $0.listArticleVersions(path: .init(articleId: id))
-            }
-        }
-    }
-
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "create", abstract: "Start a draft article.",
@@ -91,7 +45,7 @@ struct Articles: AsyncParsableCommand {
         @Option(help: "The slug (made from the title when absent).") var slug: String?
 
         func run() async throws {
-            try await global.show(.single(articleColumns)) { client in
+            try await global.show(.single(CLIColumns.article)) { client in
                 guard let title = fields.title, let summary = fields.summary, let category = fields.category,
                     let body = try fields.body()
                 else { throw CLIFailure.usage("error: --title, --summary, --category and --body-file are required") }
@@ -127,7 +81,7 @@ struct Articles: AsyncParsableCommand {
         @Argument(help: "A Markdown file with front matter.") var file: String
 
         func run() async throws {
-            try await global.show(.single(articleColumns)) { client in
+            try await global.show(.single(CLIColumns.article)) { client in
                 let document = try MarkdownFile(path: file)
                 guard let title = document.text("title"), let summary = document.text("summary"),
                     let category = document.text("category"), let body = document.body
@@ -164,7 +118,7 @@ struct Articles: AsyncParsableCommand {
         @Option(help: "Only if the article is still at this version.") var ifMatch: String?
 
         func run() async throws {
-            try await global.show(.single(articleColumns)) { client in
+            try await global.show(.single(CLIColumns.article)) { client in
                 let body = try fields.body()
                 var version = ifMatch
                 if version == nil {
@@ -180,71 +134,6 @@ struct Articles: AsyncParsableCommand {
                             title: fields.title, summary: fields.summary, category: fields.category, body: body,
                             coverUrl: fields.coverURL, byline: fields.byline,
                             tags: fields.tag.isEmpty ? nil : fields.tag)))
-            }
-        }
-    }
-
-    struct Submit: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "submit", abstract: "Send a draft for review.",
-            discussion: "Example: backoffice articles submit 5d1c…")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "Article id.") var id: String
-
-        func run() async throws {
-            try await global.show(.single(articleColumns)) { client in
-                try await client.submitArticle(
-                    path: .init(articleId: id), headers: .init(idempotencyKey: global.changeKey()))
-            }
-        }
-    }
-
-    struct Approve: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "approve",
-            abstract: "Publish the version in review (a manager who did not write it).",
-            discussion: "Example: backoffice articles approve 5d1c…")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "Article id.") var id: String
-
-        func run() async throws {
-            try await global.show(.single(articleColumns)) { client in
-                try await client.approveArticle(
-                    path: .init(articleId: id), headers: .init(idempotencyKey: global.changeKey()))
-            }
-        }
-    }
-
-    struct SendBack: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "send-back", abstract: "Return the version in review to its writer, with a comment.",
-            discussion: "Example: backoffice articles send-back 5d1c… --comment \"Cite the study.\"")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "Article id.") var id: String
-        @Option(help: "What to change (required).") var comment: String
-
-        func run() async throws {
-            try await global.show(.single(articleColumns + ["review_comment"])) { client in
-                try await client.sendBackArticle(
-                    path: .init(articleId: id), headers: .init(idempotencyKey: global.changeKey()),
-                    body: .json(.init(comment: comment)))
-            }
-        }
-    }
-
-    struct Archive: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "archive", abstract: "Take an article out of the app for good.",
-            discussion: "Example: backoffice articles archive 5d1c… --comment \"Superseded by the 2027 guide\"")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "Article id.") var id: String
-        @Option(help: "Why (kept in the audit log; required).") var comment: String
-
-        func run() async throws {
-            try await global.show(.single(articleColumns)) { client in
-                try await client.archiveArticle(
-                    path: .init(articleId: id), headers: .init(idempotencyKey: global.changeKey()),
-                    body: .json(.init(comment: comment)))
             }
         }
     }
@@ -268,5 +157,3 @@ struct Articles: AsyncParsableCommand {
     }
 }
 
-extension Components.Schemas.ArticleCategory: ExpressibleByArgument {}
-extension Components.Schemas.ArticleState: ExpressibleByArgument {}

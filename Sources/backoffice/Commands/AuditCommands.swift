@@ -36,7 +36,7 @@ struct Audit: AsyncParsableCommand {
         @OptionGroup(title: "Paging") var page: PageOptions
 
         func run() async throws {
-            try await global.show(.page(auditColumns)) { client in
+            try await global.show(.page(CLIColumns.audit)) { client in
                 try await client.listAuditEvents(
                     query: .init(
                         limit: page.limit, cursor: page.cursor, tenantId: filter.tenant, actorId: filter.actor,

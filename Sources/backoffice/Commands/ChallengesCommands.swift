@@ -3,13 +3,6 @@ import BackofficeAPI
 import BackofficePlatform
 import Foundation
 
-let challengeColumns = [
-    "id", "state", "name", "metric", "aggregation", "starts_at", "ends_at", "grace_period", "tie_policy",
-    "budget_points", "version",
-]
-let leaderboardColumns = ["rank", "customer_id", "score", "events", "achieved_at", "reached_target"]
-let payoutColumns = ["rank", "customer_id", "score", "points", "badges"]
-
 struct Challenges: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "challenges",
@@ -88,96 +81,9 @@ struct Challenges: AsyncParsableCommand {
         }
 
         func run() async throws {
-            try await global.show(.single(challengeColumns)) { client in
+            try await global.show(.single(CLIColumns.challenge)) { client in
                 try await client.createChallenge(
                     headers: .init(idempotencyKey: global.changeKey()), body: .json(try draft()))
-            }
-        }
-    }
-
-    struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "list", abstract: "Challenges, newest first.",
-            discussion: "Example: backoffice challenges list")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @OptionGroup var page: PageOptions
-
-        func run() async throws {
-            try await global.show(.page(challengeColumns)) {
-                try await $0.listChallenges(query: .init(limit: page.limit, cursor: page.cursor))
-            }
-        }
-    }
-
-    struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "show",
-            abstract: "One challenge, with its state, rewards and when its board freezes.",
-            discussion: "Example: backoffice challenges show 9b2e…")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "Challenge id.") var id: String
-
-        func run() async throws {
-            try await global.show(
-                .single(challengeColumns + ["frozen_at", "eligibility", "target", "rewards", "description"])
-            ) {
-                try await $0.getChallenge(path: .init(challengeId: id))
-            }
-        }
-    }
-
-    struct Publish: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "publish",
-            abstract: "Publish a draft: fund its budget and score the activity already in its window.",
-            discussion: "Example: backoffice challenges publish 9b2e…")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "Challenge id.") var id: String
-        @Option(help: "Only if the challenge is still at this ETag/version.") var ifMatch: String?
-
-        func run() async throws {
-            try await global.show(.single(challengeColumns)) { client in
-                try await client.publishChallenge(
-                    path: .init(challengeId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: ifMatch))
-            }
-        }
-    }
-
-    struct Leaderboard: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "leaderboard",
-            abstract: "The live board, best first, ranked under the challenge's tie policy.",
-            discussion: "Example: backoffice challenges leaderboard 9b2e… --limit 100")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @OptionGroup var page: PageOptions
-        @Argument(help: "Challenge id.") var id: String
-
-        func run() async throws {
-            try await global.show(.rows(key: "entries", leaderboardColumns)) {
-                try await $0.challengeLeaderboard(
-                    path: .init(challengeId: id), query: .init(limit: page.limit, cursor: page.cursor))
-            }
-        }
-    }
-
-    struct Settle: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "settle",
-            abstract:
-                """
-                Pay the rewards from the challenge's budget once its board is frozen (once; --dry-run shows it \
-                first).
-                """,
-            discussion: "Example: backoffice challenges settle 9b2e… --dry-run")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "Challenge id.") var id: String
-        @Flag(help: "Show the settlement; pay nothing.") var dryRun = false
-
-        func run() async throws {
-            try await global.show(.rows(key: "payouts", payoutColumns)) { client in
-                try await client.settleChallenge(
-                    path: .init(challengeId: id), headers: .init(idempotencyKey: global.changeKey()),
-                    body: .json(.init(dryRun: dryRun)))
             }
         }
     }

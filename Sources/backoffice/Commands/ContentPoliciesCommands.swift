@@ -3,8 +3,6 @@ import BackofficeAPI
 import BackofficePlatform
 import Foundation
 
-let contentPolicyColumns = ["slug", "version", "title", "published_at", "id"]
-
 struct ContentPolicies: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "content-policies",
@@ -25,53 +23,12 @@ struct ContentPolicies: AsyncParsableCommand {
         @Argument(help: "A Markdown file with front matter `slug` and `title`.") var file: String
 
         func run() async throws {
-            try await global.show(.single(contentPolicyColumns)) { client in
+            try await global.show(.single(CLIColumns.contentPolicy)) { client in
                 let document = try MarkdownFile(path: file)
                 let slug = document.text("slug") ?? URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
                 return try await client.publishContentPolicy(
                     headers: .init(idempotencyKey: global.changeKey()),
                     body: .json(.init(slug: slug, title: document.text("title") ?? "", body: document.body ?? "")))
-            }
-        }
-    }
-
-    struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "list",
-            abstract: "The current version of every policy.", discussion: "Example: backoffice content-policies list")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-
-        func run() async throws {
-            try await global.show(.page(contentPolicyColumns)) { try await $0.listContentPolicies() }
-        }
-    }
-
-    struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "show",
-            abstract: "The current version of one policy, with its text.",
-            discussion: "Example: backoffice content-policies show community-guidelines")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "The policy's slug.") var slug: String
-
-        func run() async throws {
-            try await global.show(.single(contentPolicyColumns + ["body"])) {
-                try await $0.getContentPolicy(path: .init(policySlug: slug))
-            }
-        }
-    }
-
-    struct History: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "history",
-            abstract: "Every version of one policy, newest first.",
-            discussion: "Example: backoffice content-policies history community-guidelines")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "The policy's slug.") var slug: String
-
-        func run() async throws {
-            try await global.show(.page(contentPolicyColumns)) {
-                try await $0.contentPolicyHistory(path: .init(policySlug: slug))
             }
         }
     }

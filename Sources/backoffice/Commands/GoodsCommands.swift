@@ -211,4 +211,3 @@ struct Goods: AsyncParsableCommand {
 /// The file formats of goods import and export.
 enum GoodsFormat: String, ExpressibleByArgument, CaseIterable { case csv, jsonl }
 
-extension Components.Schemas.GoodStatus: ExpressibleByArgument {}

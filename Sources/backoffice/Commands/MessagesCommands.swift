@@ -167,8 +167,6 @@ struct Messages: AsyncParsableCommand {
     }
 }
 
-extension Components.Schemas.MessageSeverity: ExpressibleByArgument {}
-extension Components.Schemas.MessageAudience: ExpressibleByArgument {}
 
 /// A Markdown file given on the command line, with its fields in its front matter (messages, content policies).
 struct MarkdownFile {

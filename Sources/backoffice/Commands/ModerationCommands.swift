@@ -244,5 +244,4 @@ struct Moderation: AsyncParsableCommand {
     }
 }
 
-extension Components.Schemas.ContentKind: ExpressibleByArgument {}
 extension Components.Schemas.ModerationDecisionCreate.DecisionPayload: ExpressibleByArgument {}

@@ -182,5 +182,3 @@ struct Recommendations: AsyncParsableCommand {
     }
 }
 
-extension Components.Schemas.RecommendationKind: ExpressibleByArgument {}
-extension Components.Schemas.RecommendationStatus: ExpressibleByArgument {}

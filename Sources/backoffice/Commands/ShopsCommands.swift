@@ -128,9 +128,6 @@ struct Shops: AsyncParsableCommand {
     }
 }
 
-extension Components.Schemas.ShopApplicationStatus: ExpressibleByArgument {
-}
-
 extension Shops {
     struct Claim: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

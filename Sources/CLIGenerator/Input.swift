@@ -1,0 +1,135 @@
+/// What a value of the contract is as a command-line input, and the Swift type the generated
+/// client takes for it.
+enum ValueKind {
+    case text
+    case number(String)
+    case boolean
+    case time
+    case enumeration(String)
+    case texts
+
+    /// The kind of `schema` (a property's or a parameter's). `inlineEnumeration` is the type the
+    /// client generator gives an enumeration declared in place.
+    static func of(_ schema: Any?, in contract: Contract, inlineEnumeration: String) throws -> ValueKind {
+        if let name = Contract.schemaName(schema), let named = contract.resolved(schema) {
+            if named["enum"] != nil { return .enumeration("Components.Schemas.\(SwiftName.type(name))") }
+            return try of(named, in: contract, inlineEnumeration: inlineEnumeration)
+        }
+        guard let schema = schema as? Mapping else { throw GeneratorError("a value without a schema") }
+        let type = schema.texts("type").first { $0 != "null" }
+        switch (type, schema.text("format")) {
+        case ("string", "date-time"): return .time
+        case ("string", _): return schema["enum"] == nil ? .text : .enumeration(inlineEnumeration)
+        case ("integer", "int64"): return .number("Int64")
+        case ("integer", "int32"): return .number("Int32")
+        case ("integer", _): return .number("Int")
+        case ("number", "float"): return .number("Float")
+        case ("number", _): return .number("Double")
+        case ("boolean", _): return .boolean
+        case ("array", _):
+            let items = contract.resolved(schema["items"])
+            guard items?.text("type") == "string", items?["enum"] == nil, Contract.schemaName(schema["items"]) == nil
+            else { throw GeneratorError("an array of other than plain strings") }
+            return .texts
+        default: throw GeneratorError("a value of type \(type ?? "(none)") with no command-line form")
+        }
+    }
+}
+
+/// One input of a generated command: its declaration, and the expression handed to the client.
+struct Input {
+    /// The JSON name (`renews_at`), the client's label for it (`renewsAt`; `_type` for `type`), the
+    /// command's declaration (`--renews-at`) and the expression handed to the client.
+    let name: String
+    let label: String
+    let declaration: String
+    let value: String
+    /// The enumeration's type when the input takes one (it must be `ExpressibleByArgument`).
+    var enumeration: String? = nil
+
+    /// An input for a value named `name` of `kind`, read into `property` (the value's own name when
+    /// nil). `positional` makes it an argument.
+    init(name: String, property: String? = nil, kind: ValueKind, required: Bool, positional: Bool, help: String) {
+        self.name = name
+        label = SwiftName.member(name)
+        let plain = property ?? SwiftName.member(name, escaping: false)
+        let property = SwiftName.keywords.contains(plain) ? "`\(plain)`" : plain
+        let flag = "--" + SwiftName.kebab(plain)
+        let optional = required ? "" : "?"
+        let wrapper = positional ? "@Argument" : "@Option"
+        let help = "help: \(SwiftName.literal(help))"
+        switch kind {
+        case .text:
+            declaration = "\(wrapper)(\(help)) var \(property): String\(optional)"
+            value = property
+        case .number(let type), .enumeration(let type):
+            if case .enumeration = kind { enumeration = type }
+            declaration = "\(wrapper)(\(help)) var \(property): \(type)\(optional)"
+            value = property
+        case .time:
+            declaration = "\(wrapper)(\(help)) var \(property): String\(optional)"
+            value = "try parseTime(\(property), \(SwiftName.literal(flag)))"
+        case .boolean:
+            declaration = "@Flag(inversion: .prefixedNo, \(help)) var \(property): Bool\(optional)"
+            value = property
+        case .texts:
+            declaration = "@Option(\(help)) var \(property): [String] = []"
+            value = required ? property : "\(property).isEmpty ? nil : \(property)"
+        }
+    }
+
+    init(declaration: String, label: String, value: String) {
+        self.name = label
+        self.label = label
+        self.declaration = declaration
+        self.value = value
+    }
+}
+
+/// Names as the contract's Swift client spells them (its idiomatic naming strategy), and Swift literals.
+enum SwiftName {
+    /// `customer_id` → `customerId`, `If-Match` → `ifMatch`.
+    /// Without `escaping`, a keyword stays as it is (`type`) rather than the client's `_type`.
+    static func member(_ name: String, escaping: Bool = true) -> String {
+        let words = name.split(whereSeparator: { "_- /+".contains($0) }).map(String.init)
+        guard let first = words.first else { return "_empty_" }
+        let joined = first.prefix(1).lowercased() + first.dropFirst() + words.dropFirst().map(capitalized).joined()
+        return escaping && keywords.contains(joined) ? "_\(joined)" : joined
+    }
+
+    /// The flag ArgumentParser makes of a property: `renewsAt` → `renews-at`.
+    static func kebab(_ property: String) -> String {
+        property.reduce(into: "") { flag, character in
+            if character.isUppercase { flag += "-" + character.lowercased() } else { flag.append(character) }
+        }
+    }
+
+    /// `lockCustomer` → `LockCustomer`, `order_status` → `OrderStatus`.
+    static func type(_ name: String) -> String { capitalized(member(name)) }
+
+    static func capitalized(_ word: String) -> String { word.prefix(1).uppercased() + word.dropFirst() }
+
+    /// A Swift string literal of `text`.
+    static func literal(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            switch character {
+            case "\\": escaped += "\\\\"
+            case "\"": escaped += "\\\""
+            case "\n": escaped += "\\n"
+            default: escaped.append(character)
+            }
+        }
+        return "\"\(escaped)\""
+    }
+
+    /// The words the client generator prefixes with `_` (its defensive naming's list).
+    static let keywords: Set<String> = [
+        "associatedtype", "class", "deinit", "enum", "extension", "func", "import", "init", "inout", "let", "operator",
+        "precedencegroup", "protocol", "struct", "subscript", "typealias", "var", "fileprivate", "internal", "private",
+        "public", "static", "defer", "if", "guard", "do", "repeat", "else", "for", "in", "while", "return", "break",
+        "continue", "fallthrough", "switch", "case", "default", "where", "catch", "throw", "as", "Any", "false", "is",
+        "nil", "rethrows", "super", "self", "Self", "true", "try", "throws", "yield", "String", "Error", "Int", "Bool",
+        "Array", "Type", "type", "Protocol", "await",
+    ]
+}
