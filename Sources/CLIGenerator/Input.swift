@@ -62,8 +62,13 @@ struct Input {
         case .text:
             declaration = "\(wrapper)(\(help)) var \(property): String\(optional)"
             value = property
-        case .number(let type), .enumeration(let type):
-            if case .enumeration = kind { enumeration = type }
+        case .number(let type):
+            // A negative number is the option's value, not a flag.
+            let parsing = positional ? "" : "parsing: .unconditional, "
+            declaration = "\(wrapper)(\(parsing)\(help)) var \(property): \(type)\(optional)"
+            value = property
+        case .enumeration(let type):
+            enumeration = type
             declaration = "\(wrapper)(\(help)) var \(property): \(type)\(optional)"
             value = property
         case .time:

@@ -3,8 +3,6 @@ import BackofficeAPI
 import BackofficePlatform
 import Foundation
 
-let goodColumns = ["id", "sku", "name", "category", "price_cents", "price_fitpoints", "stock", "status", "version"]
-
 struct Goods: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "goods",
@@ -42,7 +40,7 @@ struct Goods: AsyncParsableCommand {
         @OptionGroup(title: "Fields") var fields: Fields
 
         func run() async throws {
-            try await global.show(.single(goodColumns)) { client in
+            try await global.show(.single(CLIColumns.good)) { client in
                 guard let name = fields.name, let category = fields.category else {
                     throw CLIFailure.usage("error: --name and --category are required")
                 }
@@ -54,36 +52,6 @@ struct Goods: AsyncParsableCommand {
                             priceCents: fields.priceCents,
                             priceFitpoints: fields.priceFitpoints, stock: fields.stock ?? 0,
                             imageUrls: fields.imageURL.isEmpty ? nil : fields.imageURL)))
-            }
-        }
-    }
-
-    struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "list",
-            abstract: "List your shop's goods by sku.", discussion: "Example: backoffice goods list --status active")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @OptionGroup(title: "Paging") var page: PageOptions
-        @Option(help: "draft, active or archived.") var status: Components.Schemas.GoodStatus?
-        @Option(help: "Only this category.") var category: String?
-
-        func run() async throws {
-            try await global.show(.page(goodColumns)) { client in
-                try await client.listGoods(
-                    query: .init(status: status, category: category, limit: page.limit, cursor: page.cursor))
-            }
-        }
-    }
-
-    struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "show", abstract: "Show one good.", discussion: "Example: backoffice goods show 5d1c…")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "Good id.") var id: String
-
-        func run() async throws {
-            try await global.show(.single(goodColumns + ["description", "image_urls", "updated_at"])) {
-                try await $0.getGood(path: .init(goodId: id))
             }
         }
     }
@@ -105,7 +73,7 @@ struct Goods: AsyncParsableCommand {
         @Option(help: "Only if the good is still at this ETag/version.") var ifMatch: String?
 
         func run() async throws {
-            try await global.show(.single(goodColumns)) { client in
+            try await global.show(.single(CLIColumns.good)) { client in
                 var version = ifMatch
                 if version == nil { version = try await Self.currentVersion(of: id, client) }
                 return try await client.updateGood(
@@ -128,22 +96,6 @@ struct Goods: AsyncParsableCommand {
         }
     }
 
-    struct Archive: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "archive",
-            abstract: "Withdraw a good for good: it leaves the catalog.",
-            discussion: "Example: backoffice goods archive 5d1c…")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "Good id.") var id: String
-        @Option(help: "Only if the good is still at this ETag/version.") var ifMatch: String?
-
-        func run() async throws {
-            try await global.show(.single(goodColumns)) { client in
-                try await client.archiveGood(
-                    path: .init(goodId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: ifMatch))
-            }
-        }
-    }
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "import",

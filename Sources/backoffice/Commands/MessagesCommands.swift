@@ -4,11 +4,6 @@ import BackofficeAPI
 import BackofficePlatform
 import Foundation
 
-let messageColumns = [
-    "id", "state", "severity", "audience", "title", "publish_at", "expires_at", "window_starts_at", "window_ends_at",
-    "version",
-]
-
 struct Messages: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "messages",
@@ -50,7 +45,7 @@ struct Messages: AsyncParsableCommand {
         @Option(help: "Maintenance window end (RFC 3339).") var windowEndsAt: String?
 
         func run() async throws {
-            try await global.show(.single(messageColumns)) { client in
+            try await global.show(.single(CLIColumns.message)) { client in
                 let draft = try MarkdownFile(path: file)
                 guard let title = title ?? draft.text("title") else {
                     throw CLIFailure.usage("a title is required (--title or the file's front matter)")
@@ -83,90 +78,7 @@ struct Messages: AsyncParsableCommand {
             }
         }
     }
-
-    struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "list",
-            abstract: "List messages, newest first, with their state now.",
-            discussion: "Example: backoffice messages list")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @OptionGroup(title: "Paging") var page: PageOptions
-
-        func run() async throws {
-            try await global.show(.page(messageColumns)) {
-                try await $0.listMessages(query: .init(limit: page.limit, cursor: page.cursor))
-            }
-        }
-    }
-
-    struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "show",
-            abstract: "Show one message with its body.", discussion: "Example: backoffice messages show 7a1c…")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "Message id.") var id: String
-
-        func run() async throws {
-            try await global.show(.single(messageColumns + ["body", "retract_reason"])) {
-                try await $0.getMessage(path: .init(messageId: id))
-            }
-        }
-    }
-
-    struct Publish: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "publish",
-            abstract: "Publish a draft: it shows from its publish_at (or now) until its expires_at.",
-            discussion: "Example: backoffice messages publish 7a1c…")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "Message id.") var id: String
-        @Option(help: "Only if the message is still at this ETag/version.") var ifMatch: String?
-
-        func run() async throws {
-            try await global.show(.single(messageColumns)) { client in
-                try await client.publishMessage(
-                    path: .init(messageId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: ifMatch))
-            }
-        }
-    }
-
-    struct Retract: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "retract",
-            abstract: "Withdraw a scheduled or showing message for good (reason required).",
-            discussion: "Example: backoffice messages retract 7a1c… --reason \"Maintenance postponed\"")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "Message id.") var id: String
-        @Option(help: "Why (recorded in the audit log).") var reason: String
-        @Option(help: "Only if the message is still at this ETag/version.") var ifMatch: String?
-
-        func run() async throws {
-            try await global.show(.single(messageColumns)) { client in
-                try await client.retractMessage(
-                    path: .init(messageId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: ifMatch),
-                    body: .json(.init(reason: reason)))
-            }
-        }
-    }
-
-    struct Active: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "active",
-            abstract: "What the app shows now (app_service token).",
-            discussion: "Example: backoffice messages active --audience subscribers")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Option(help: "all (default), subscribers or non_subscribers.") var audience:
-            Components.Schemas.MessageAudience?
-
-        func run() async throws {
-            try await global.show(.page(["id", "severity", "audience", "title", "publish_at", "expires_at"])) {
-                client in
-                try await client.activeMessages(query: .init(audience: audience))
-            }
-        }
-    }
 }
-
 
 /// A Markdown file given on the command line, with its fields in its front matter (messages, content policies).
 struct MarkdownFile {
