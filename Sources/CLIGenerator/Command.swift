@@ -7,7 +7,7 @@
 /// `columns` (fields, or `$set` for a named set of `x-cli-columns`), `rows` (the key of a list shown
 /// with totals beside it), `layout: page` (a list without a cursor shown as a page), `arguments` (body or query fields taken as positional arguments), `help`
 /// (a field's help, where the contract's description is not the one to show), `fixed` (a body field
-/// given a Swift expression rather than an option), `required` (fields the command line requires though
+/// given a Swift expression rather than an option), `defaults` (an option's Swift default), `required` (fields the command line requires though
 /// the contract does not, so the service can say why) and `rename` (a field's option name, `tags: tag`).
 struct Command {
     let typePath: [String]
@@ -147,7 +147,8 @@ struct InputReader {
         Input(
             name: name, property: cli.mapping("rename")?.text(name), kind: kind,
             required: required || cli.texts("required").contains(name),
-            positional: positional.contains(name), help: help(name, described, schema))
+            positional: positional.contains(name), help: help(name, described, schema),
+            preset: cli.mapping("defaults")?.text(name))
     }
 
     /// A header's input; an optional header the command line has no use for (`If-None-Match`) is not sent.

@@ -6,7 +6,7 @@ enum ValueKind {
     case boolean
     case time
     case enumeration(String)
-    case texts
+    case list(String)
 
     /// The kind of `schema` (a property's or a parameter's). `inlineEnumeration` is the type the
     /// client generator gives an enumeration declared in place.
@@ -27,10 +27,11 @@ enum ValueKind {
         case ("number", _): return .number("Double")
         case ("boolean", _): return .boolean
         case ("array", _):
-            let items = contract.resolved(schema["items"])
-            guard items?.text("type") == "string", items?["enum"] == nil, Contract.schemaName(schema["items"]) == nil
-            else { throw GeneratorError("an array of other than plain strings") }
-            return .texts
+            switch try of(schema["items"], in: contract, inlineEnumeration: "") {
+            case .text: return .list("String")
+            case .enumeration(let type) where !type.isEmpty: return .list(type)
+            default: throw GeneratorError("an array of other than strings or a named enumeration")
+            }
         default: throw GeneratorError("a value of type \(type ?? "(none)") with no command-line form")
         }
     }
@@ -49,18 +50,23 @@ struct Input {
 
     /// An input for a value named `name` of `kind`, read into `property` (the value's own name when
     /// nil). `positional` makes it an argument.
-    init(name: String, property: String? = nil, kind: ValueKind, required: Bool, positional: Bool, help: String) {
+    /// `preset` is a Swift expression the option defaults to (it is then never absent).
+    init(
+        name: String, property: String? = nil, kind: ValueKind, required: Bool, positional: Bool, help: String,
+        preset: String? = nil
+    ) {
         self.name = name
         label = SwiftName.member(name)
         let plain = property ?? SwiftName.member(name, escaping: false)
         let property = SwiftName.keywords.contains(plain) ? "`\(plain)`" : plain
         let flag = "--" + SwiftName.kebab(plain)
-        let optional = required ? "" : "?"
+        let optional = required || preset != nil ? "" : "?"
+        let preset = preset.map { " = \($0)" } ?? ""
         let wrapper = positional ? "@Argument" : "@Option"
         let help = "help: \(SwiftName.literal(help))"
         switch kind {
         case .text:
-            declaration = "\(wrapper)(\(help)) var \(property): String\(optional)"
+            declaration = "\(wrapper)(\(help)) var \(property): String\(optional)\(preset)"
             value = property
         case .number(let type):
             // A negative number is the option's value, not a flag.
@@ -69,7 +75,7 @@ struct Input {
             value = property
         case .enumeration(let type):
             enumeration = type
-            declaration = "\(wrapper)(\(help)) var \(property): \(type)\(optional)"
+            declaration = "\(wrapper)(\(help)) var \(property): \(type)\(optional)\(preset)"
             value = property
         case .time:
             declaration = "\(wrapper)(\(help)) var \(property): String\(optional)"
@@ -77,8 +83,9 @@ struct Input {
         case .boolean:
             declaration = "@Flag(inversion: .prefixedNo, \(help)) var \(property): Bool\(optional)"
             value = property
-        case .texts:
-            declaration = "@Option(\(help)) var \(property): [String] = []"
+        case .list(let type):
+            if type != "String" { enumeration = type }
+            declaration = "@Option(\(help)) var \(property): [\(type)] = []"
             value = required ? property : "\(property).isEmpty ? nil : \(property)"
         }
     }

@@ -3,15 +3,6 @@ import BackofficeAPI
 import BackofficePlatform
 import Foundation
 
-let moderationCaseColumns = [
-    "id", "severity", "content_kind", "content_id", "content_text", "author_id", "opened_by", "matched_rules",
-    "report_count", "status", "assigned_to_email", "assigned_until", "opened_at", "version", "author",
-]
-let statementColumns = [
-    "decision_id", "decision", "removes_content", "account_locked", "facts", "grounds", "explanation",
-    "automated_detection", "automated_decision", "decided_at", "redress",
-]
-
 struct Moderation: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "moderation",
@@ -28,98 +19,6 @@ struct Moderation: AsyncParsableCommand {
             Screen.self, Report.self, Queue.self, Show.self, Take.self, Decide.self, Statements.self, Removals.self,
             Export.self, Offenders.self,
         ])
-
-    struct Screen: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "screen", abstract: "Screen a text as the app does before showing it (app_service).",
-            discussion: "Example: backoffice moderation screen --author 5b1c… --content-id post-1 --text \"Great run\"")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Option(help: "The author's customer id.") var author: String
-        @Option(help: "The app's id of the post or comment.") var contentId: String
-        @Option(help: "post, comment or story.") var kind: Components.Schemas.ContentKind = .post
-        @Option(help: "The text (at most 10,000 characters).") var text: String
-
-        func run() async throws {
-            try await global.show(.single(["action", "rule_ids", "masked_text", "case_id", "policy_digest"])) {
-                try await $0.screenContent(
-                    headers: .init(idempotencyKey: global.changeKey()),
-                    body: .json(.init(contentKind: kind, contentId: contentId, text: text, authorId: author)))
-            }
-        }
-    }
-
-    struct Report: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "report", abstract: "Pass on a customer's report of a post or comment (app_service).",
-            discussion: """
-                Reasons: harassment, hate, misinformation, other, self_harm, sexual, spam \
-                (policies/moderation/policy.yaml).
-
-                Example: backoffice moderation report --author 5b1c… --reporter 9a2e… --content-id c-7 \
-                --kind comment --text "you are slow" --reason harassment
-                """)
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Option(help: "The author's customer id.") var author: String
-        @Option(help: "The reporting customer's id.") var reporter: String
-        @Option(help: "The app's id of the content.") var contentId: String
-        @Option(help: "post, comment or story.") var kind: Components.Schemas.ContentKind = .post
-        @Option(help: "The text as the reporter saw it.") var text: String
-        @Option(help: "A report reason of the policy.") var reason: String
-
-        func run() async throws {
-            try await global.show(.single(["case_id", "report_count", "severity", "counted", "status"])) {
-                try await $0.reportContent(
-                    headers: .init(idempotencyKey: global.changeKey()),
-                    body: .json(
-                        .init(
-                            contentKind: kind, contentId: contentId, text: text, authorId: author,
-                            reporterId: reporter, reason: reason)))
-            }
-        }
-    }
-
-    struct Queue: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "queue", abstract: "Open cases, most severe first, then oldest.",
-            discussion: "Example: backoffice moderation queue --limit 20")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @OptionGroup(title: "Paging") var page: PageOptions
-
-        func run() async throws {
-            try await global.show(.page(moderationCaseColumns)) {
-                try await $0.moderationQueue(query: .init(limit: page.limit, cursor: page.cursor))
-            }
-        }
-    }
-
-    struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "show", abstract: "A case with its reports and statements of reasons.",
-            discussion: "Example: backoffice moderation show 3f9a…")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "Case id.") var id: String
-
-        func run() async throws {
-            try await global.show(.single(["case", "reports", "statements"])) {
-                try await $0.getModerationCase(path: .init(caseId: id))
-            }
-        }
-    }
-
-    struct Take: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "take", abstract: "Hold a case for 30 minutes (others can read it, not decide it).",
-            discussion: "Example: backoffice moderation take 3f9a…")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "Case id.") var id: String
-
-        func run() async throws {
-            try await global.show(.single(moderationCaseColumns)) {
-                try await $0.takeModerationCase(
-                    path: .init(caseId: id), headers: .init(idempotencyKey: global.changeKey()))
-            }
-        }
-    }
 
     struct Decide: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -145,7 +44,7 @@ struct Moderation: AsyncParsableCommand {
         @Option(help: "The case's version you read (moderation show).") var version: Int
 
         func run() async throws {
-            try await global.show(.single(statementColumns)) {
+            try await global.show(.single(CLIColumns.statement)) {
                 try await $0.decideModerationCase(
                     path: .init(caseId: id),
                     headers: .init(idempotencyKey: global.changeKey(), ifMatch: "\"\(version)\""),
@@ -153,35 +52,6 @@ struct Moderation: AsyncParsableCommand {
                         .init(
                             decision: decision, ground: ground, explanation: explanation,
                             lockUntil: try parseTime(until, "--until"))))
-            }
-        }
-    }
-
-    struct Statements: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "statements", abstract: "The statements of reasons of a case's decisions, oldest first.",
-            discussion: "Example: backoffice moderation statements 3f9a…")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "Case id.") var id: String
-
-        func run() async throws {
-            try await global.show(.page(statementColumns)) {
-                try await $0.listStatementsOfReasons(path: .init(caseId: id))
-            }
-        }
-    }
-
-    struct Removals: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "removals", abstract: "What the app must take down, after a seq (app_service).",
-            discussion: "Example: backoffice moderation removals --since 0")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Option(help: "The seq of the last removal applied.") var since: Int64?
-        @Option(help: "At most this many.") var limit: Int?
-
-        func run() async throws {
-            try await global.show(.page(["seq", "decision", "content_kind", "content_id", "case_id", "decided_at"])) {
-                try await $0.listModerationRemovals(query: .init(since: since, limit: limit))
             }
         }
     }

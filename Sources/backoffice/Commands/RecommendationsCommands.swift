@@ -3,8 +3,6 @@ import BackofficeAPI
 import BackofficePlatform
 import Foundation
 
-let recommendationColumns = ["id", "kind", "status", "version", "title", "valid_from", "valid_until", "updated_at"]
-
 struct Recommendations: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "recommendations",
@@ -39,52 +37,6 @@ struct Recommendations: AsyncParsableCommand {
         }
     }
 
-    struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "list", abstract: "Recommendations, most recently changed first.",
-            discussion: "Example: backoffice recommendations list --status published")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @OptionGroup(title: "Paging") var page: PageOptions
-        @Option(help: "draft, published or retracted.") var status: Components.Schemas.RecommendationStatus?
-
-        func run() async throws {
-            try await global.show(.page(recommendationColumns)) { client in
-                try await client.listRecommendations(
-                    query: .init(status: status, limit: page.limit, cursor: page.cursor))
-            }
-        }
-    }
-
-    struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "show", abstract: "One recommendation with its body and audience.",
-            discussion: "Example: backoffice recommendations show 7a2e…")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "Recommendation id.") var id: String
-
-        func run() async throws {
-            try await global.show(.single(recommendationColumns + ["audience", "retract_reason", "body"])) {
-                try await $0.getRecommendation(path: .init(recommendationId: id))
-            }
-        }
-    }
-
-    struct Audience: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "audience",
-            abstract: "Dry run: how many active customers a rule reaches now, and ten of them.",
-            discussion: "Example: backoffice recommendations audience --subscription lapsed")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Option(help: "A subscription state (none, active, lapsed); repeat for more; none given: any.")
-        var subscription: [Components.Schemas.SubscriptionState] = []
-
-        func run() async throws {
-            try await global.show(.single(["count", "sample"])) { client in
-                try await client.reachRecommendationAudience(body: .json(.init(subscriptions: subscription)))
-            }
-        }
-    }
-
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "create", abstract: "Draft a recommendation (nothing shows until it is published).",
@@ -96,7 +48,7 @@ struct Recommendations: AsyncParsableCommand {
         @OptionGroup(title: "Fields") var fields: Fields
 
         func run() async throws {
-            try await global.show(.single(recommendationColumns)) { client in
+            try await global.show(.single(CLIColumns.recommendation)) { client in
                 try await client.createRecommendation(
                     headers: .init(idempotencyKey: global.changeKey()), body: .json(try fields.draft()))
             }
@@ -119,7 +71,7 @@ struct Recommendations: AsyncParsableCommand {
         @Option(help: "Only if it is still at this version (its ETag).") var ifMatch: String?
 
         func run() async throws {
-            try await global.show(.single(recommendationColumns)) { client in
+            try await global.show(.single(CLIColumns.recommendation)) { client in
                 let draft = try fields.draft()
                 var version = ifMatch
                 if version == nil {
@@ -131,52 +83,6 @@ struct Recommendations: AsyncParsableCommand {
                 return try await client.updateRecommendation(
                     path: .init(recommendationId: id),
                     headers: .init(idempotencyKey: global.changeKey(), ifMatch: version), body: .json(draft))
-            }
-        }
-    }
-
-    struct Publish: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "publish", abstract: "Show a draft in the app, to its audience, in its window.",
-            discussion: "Example: backoffice recommendations publish 7a2e…")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "Recommendation id.") var id: String
-
-        func run() async throws {
-            try await global.show(.single(recommendationColumns)) { client in
-                try await client.publishRecommendation(
-                    path: .init(recommendationId: id), headers: .init(idempotencyKey: global.changeKey()))
-            }
-        }
-    }
-
-    struct Retract: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "retract", abstract: "Take a published recommendation out of the app for good.",
-            discussion: "Example: backoffice recommendations retract 7a2e… --reason \"Replaced by the winter plan\"")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "Recommendation id.") var id: String
-        @Option(help: "Why (kept in the audit log; required).") var reason: String
-
-        func run() async throws {
-            try await global.show(.single(recommendationColumns + ["retract_reason"])) { client in
-                try await client.retractRecommendation(
-                    path: .init(recommendationId: id), headers: .init(idempotencyKey: global.changeKey()),
-                    body: .json(.init(reason: reason)))
-            }
-        }
-    }
-
-    struct ForCustomer: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "for-customer", abstract: "What the app shows one customer now, newest first.",
-            discussion: "Example: backoffice recommendations for-customer 3f0c…")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "Customer id.") var customerID: String
-
-        func run() async throws {
-            try await global.show(.page(["id", "kind", "title", "published_at", "valid_until"])) {
-                try await $0.listCustomerRecommendations(path: .init(customerId: customerID))
             }
         }
     }
