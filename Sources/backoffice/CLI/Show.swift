@@ -15,29 +15,29 @@ extension GlobalOptions {
     /// answer into a failure with its exit code (docs/cli.md).
     ///
     /// Every generated output has one form: a success case (`ok`, `created`) whose payload holds
-    /// `body.json`, and `default(statusCode:_:)` holding the problem. The answer is read through
-    /// that form by reflection, in this one place, so a command is one call.
+    /// `body.json`, and `default(statusCode:_:)` holding the problem (`answered`). The answer is
+    /// read through that form by reflection, so a command is one call.
     func show<Output>(_ layout: Printer.Layout, _ call: (Client) async throws -> Output) async throws {
         try await runCommand {
-            let output = try await call(try client())
-            guard let answer = Mirror(reflecting: output).children.first else {
-                throw CLIFailure.unexpectedAnswer(output)
-            }
-            if answer.label == "default" {
-                let parts = Mirror(reflecting: answer.value).children.map(\.value)
-                guard parts.count == 2, let status = parts[0] as? Int,
-                    let problem = parts[1] as? Components.Responses.Problem
-                else {
-                    throw CLIFailure.unexpectedAnswer(output)
-                }
-                throw CLIFailure.from(status, problem)
-            }
-            guard let body = Mirror(reflecting: answer.value).descendant("body"),
+            let output = try answered(try await call(try client()))
+            guard let answer = Mirror(reflecting: output).children.first,
+                let body = Mirror(reflecting: answer.value).descendant("body"),
                 let json = Mirror(reflecting: body).children.first?.value as? any Encodable
             else { throw CLIFailure.unexpectedAnswer(output) }
             try Printer(format: format).show(json, as: layout)
         }
     }
+}
+
+/// `output` when the service answered with a success (read it through the generated `ok`,
+/// `created` …); the contract's problem answer (`default(statusCode:_:)`) as the failure with its
+/// exit code (docs/cli.md). Read by reflection, in this one place, for every operation's output.
+func answered<Output>(_ output: Output) throws -> Output {
+    guard let answer = Mirror(reflecting: output).children.first, answer.label == "default" else { return output }
+    let parts = Mirror(reflecting: answer.value).children.map(\.value)
+    guard parts.count == 2, let status = parts[0] as? Int, let problem = parts[1] as? Components.Responses.Problem
+    else { throw CLIFailure.unexpectedAnswer(output) }
+    throw CLIFailure.from(status, problem)
 }
 
 extension CLIFailure {

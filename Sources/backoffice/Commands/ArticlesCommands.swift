@@ -122,10 +122,7 @@ struct Articles: AsyncParsableCommand {
                 let body = try fields.body()
                 var version = ifMatch
                 if version == nil {
-                    switch try await client.getArticle(path: .init(articleId: id)) {
-                    case .ok(let ok): version = ok.headers.eTag
-                    case .default(let status, let problem): throw CLIFailure.from(status, problem)
-                    }
+                    version = try answered(try await client.getArticle(path: .init(articleId: id))).ok.headers.eTag
                 }
                 return try await client.updateArticle(
                     path: .init(articleId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: version),

@@ -62,11 +62,8 @@ struct Audit: AsyncParsableCommand {
                     query: .init(
                         tenantId: filter.tenant, actorId: filter.actor, action: filter.action, targetId: filter.target,
                         since: try parseTime(filter.since, "--since"), until: try parseTime(filter.until, "--until")))
-                switch output {
-                case .ok(let ok):
-                    try await Transfer.download(try ok.body.applicationJsonl, to: file, counting: "events")
-                case .default(let status, let problem): throw CLIFailure.from(status, problem)
-                }
+                let ok = try answered(output).ok
+                try await Transfer.download(try ok.body.applicationJsonl, to: file, counting: "events")
             }
         }
     }
@@ -175,19 +172,16 @@ struct Audit: AsyncParsableCommand {
         func run() async throws {
             try await runCommand {
                 let key = try signingKeyFile(signingKey).map(loadSigningKey)
-                switch try await global.client().listAuditHeads() {
-                case .ok(let ok):
-                    let heads = try ok.body.json
-                    var checkpoint = AuditCheckpoint(
-                        takenAt: RFC3339DateTranscoder.format(heads.takenAt),
-                        heads: heads.heads.map { ChainHead(chain: $0.chain, seq: $0.seq, hash: $0.hash) })
-                    if let key { checkpoint = try checkpoint.signed(with: key) }
-                    try checkpoint.write(to: file)
-                    print(
-                        "kept \(checkpoint.heads.count) chain heads in \(file)"
-                            + (key == nil ? " (unsigned: pass --signing-key to sign)" : ", signed"))
-                case .default(let status, let problem): throw CLIFailure.from(status, problem)
-                }
+                let ok = try answered(try await global.client().listAuditHeads()).ok
+                let heads = try ok.body.json
+                var checkpoint = AuditCheckpoint(
+                    takenAt: RFC3339DateTranscoder.format(heads.takenAt),
+                    heads: heads.heads.map { ChainHead(chain: $0.chain, seq: $0.seq, hash: $0.hash) })
+                if let key { checkpoint = try checkpoint.signed(with: key) }
+                try checkpoint.write(to: file)
+                print(
+                    "kept \(checkpoint.heads.count) chain heads in \(file)"
+                        + (key == nil ? " (unsigned: pass --signing-key to sign)" : ", signed"))
             }
         }
     }

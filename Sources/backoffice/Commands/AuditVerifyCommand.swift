@@ -81,29 +81,26 @@ extension Audit {
                     Components.Schemas.Checkpoint(
                         takenAt: Date(), heads: $0.heads.map { .init(chain: $0.chain, seq: $0.seq, hash: $0.hash) })
                 }
-                switch try await global.client().verifyAudit(body: .json(.init(checkpoint: heads))) {
-                case .ok(let ok):
-                    let report = try ok.body.json
-                    if global.format == .table {
-                        if let failure = report.failure {
-                            print("TAMPERED: \(failure.kind.rawValue) — \(failure.detail)")
-                            if let id = failure.eventId {
-                                print(
-                                    """
-                                    first bad event: \(id) (chain \(failure.chain), seq \
-                                    \(failure.seq.map(String.init) ?? "-"))
-                                    """
-                                )
-                            }
-                        } else {
-                            print("intact: \(report.events) events in \(report.chains) chains")
+                let ok = try answered(try await global.client().verifyAudit(body: .json(.init(checkpoint: heads)))).ok
+                let report = try ok.body.json
+                if global.format == .table {
+                    if let failure = report.failure {
+                        print("TAMPERED: \(failure.kind.rawValue) — \(failure.detail)")
+                        if let id = failure.eventId {
+                            print(
+                                """
+                                first bad event: \(id) (chain \(failure.chain), seq \
+                                \(failure.seq.map(String.init) ?? "-"))
+                                """
+                            )
                         }
                     } else {
-                        try Printer(format: global.format).single(report, columns: ["intact", "chains", "events"])
+                        print("intact: \(report.events) events in \(report.chains) chains")
                     }
-                    if !report.intact { throw ExitCode(8) }
-                case .default(let status, let problem): throw CLIFailure.from(status, problem)
+                } else {
+                    try Printer(format: global.format).single(report, columns: ["intact", "chains", "events"])
                 }
+                if !report.intact { throw ExitCode(8) }
             }
         }
 

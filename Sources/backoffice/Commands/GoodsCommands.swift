@@ -89,10 +89,7 @@ struct Goods: AsyncParsableCommand {
 
         /// The good's ETag now (its read's problem, such as 404, fails the command as usual).
         static func currentVersion(of id: String, _ client: Client) async throws -> String? {
-            switch try await client.getGood(path: .init(goodId: id)) {
-            case .ok(let ok): ok.headers.eTag
-            case .default(let status, let problem): throw CLIFailure.from(status, problem)
-            }
+            try answered(try await client.getGood(path: .init(goodId: id))).ok.headers.eTag
         }
     }
 
@@ -146,14 +143,11 @@ struct Goods: AsyncParsableCommand {
             try await runCommand {
                 let output = try await global.client().exportGoods(
                     query: .init(format: format == .jsonl ? .jsonl : .csv, status: status))
-                switch output {
-                case .ok(let ok):
-                    switch ok.body {
-                    case .csv(let body):
-                        try await Transfer.download(body, to: file, counting: "goods", skippingHeaderLine: true)
-                    case .applicationXNdjson(let body): try await Transfer.download(body, to: file, counting: "goods")
-                    }
-                case .default(let status, let problem): throw CLIFailure.from(status, problem)
+                let ok = try answered(output).ok
+                switch ok.body {
+                case .csv(let body):
+                    try await Transfer.download(body, to: file, counting: "goods", skippingHeaderLine: true)
+                case .applicationXNdjson(let body): try await Transfer.download(body, to: file, counting: "goods")
                 }
             }
         }

@@ -89,12 +89,9 @@ struct HealthProfiles: AsyncParsableCommand {
 
         func run() async throws {
             try await runCommand {
-                switch try await global.client().exportCustomerData(path: .init(customerId: customer)) {
-                case .ok(let ok):
-                    try await Transfer.download(
-                        try ok.body.applicationVnd_healthtrack_customerData, to: file, counting: "lines")
-                case .default(let status, let problem): throw CLIFailure.from(status, problem)
-                }
+                let ok = try answered(try await global.client().exportCustomerData(path: .init(customerId: customer))).ok
+                try await Transfer.download(
+                    try ok.body.applicationVnd_healthtrack_customerData, to: file, counting: "lines")
             }
         }
     }
@@ -108,17 +105,14 @@ struct HealthProfiles: AsyncParsableCommand {
 
         func run() async throws {
             try await runCommand {
-                switch try await global.client().verifyHealthAccessLog(body: .json(.init())) {
-                case .ok(let ok):
-                    let report = try ok.body.json
-                    if let failure = report.failure {
-                        print("TAMPERED: \(failure.kind.rawValue) — \(failure.detail)")
-                        if let id = failure.eventId { print("first bad event: \(id) (chain \(failure.chain))") }
-                        throw ExitCode(8)
-                    }
-                    print("intact: \(report.events) access events in \(report.chains) chains")
-                case .default(let status, let problem): throw CLIFailure.from(status, problem)
+                let ok = try answered(try await global.client().verifyHealthAccessLog(body: .json(.init()))).ok
+                let report = try ok.body.json
+                if let failure = report.failure {
+                    print("TAMPERED: \(failure.kind.rawValue) — \(failure.detail)")
+                    if let id = failure.eventId { print("first bad event: \(id) (chain \(failure.chain))") }
+                    throw ExitCode(8)
                 }
+                print("intact: \(report.events) access events in \(report.chains) chains")
             }
         }
     }
@@ -140,11 +134,8 @@ struct HealthProfiles: AsyncParsableCommand {
             try await runCommand {
                 let output = try await global.client().exportHealthAccessLog(
                     query: .init(since: try parseTime(since, "--since"), until: try parseTime(until, "--until")))
-                switch output {
-                case .ok(let ok):
-                    try await Transfer.download(try ok.body.applicationJsonl, to: file, counting: "access events")
-                case .default(let status, let problem): throw CLIFailure.from(status, problem)
-                }
+                let ok = try answered(output).ok
+                try await Transfer.download(try ok.body.applicationJsonl, to: file, counting: "access events")
             }
         }
     }

@@ -27,31 +27,28 @@ struct Maintenance: AsyncParsableCommand {
             try await runCommand {
                 let output = try await global.client().purgeDeletedAccounts(
                     headers: .init(idempotencyKey: global.changeKey()), body: .json(.init(dryRun: dryRun)))
-                switch output {
-                case .ok(let ok):
-                    let report = try ok.body.json
-                    if global.format == .table {
-                        let verb = report.dryRun ? "would purge" : "purged"
-                        print(
-                            """
-                            \(verb) \(report.purged.count) accounts deleted more than \
-                            \(report.retentionDays ?? 0) days ago
-                            """
-                        )
-                        report.purged.forEach { print("  \($0)") }
-                        print(
-                            """
-                            \(verb) \(report.idempotencyKeys) expired idempotency records, \
-                            \(report.loginAttempts) old login attempts, \(report.signInAttempts) console sign-in \
-                            attempts past their window, \(report.stagedImports) expired staged goods files
-                            """
-                        )
-                    } else {
-                        try Printer(format: global.format).single(
-                            report,
-                            columns: ["dry_run", "retention_days", "purged", "idempotency_keys", "login_attempts"])
-                    }
-                case .default(let status, let problem): throw CLIFailure.from(status, problem)
+                let ok = try answered(output).ok
+                let report = try ok.body.json
+                if global.format == .table {
+                    let verb = report.dryRun ? "would purge" : "purged"
+                    print(
+                        """
+                        \(verb) \(report.purged.count) accounts deleted more than \
+                        \(report.retentionDays ?? 0) days ago
+                        """
+                    )
+                    report.purged.forEach { print("  \($0)") }
+                    print(
+                        """
+                        \(verb) \(report.idempotencyKeys) expired idempotency records, \
+                        \(report.loginAttempts) old login attempts, \(report.signInAttempts) console sign-in \
+                        attempts past their window, \(report.stagedImports) expired staged goods files
+                        """
+                    )
+                } else {
+                    try Printer(format: global.format).single(
+                        report,
+                        columns: ["dry_run", "retention_days", "purged", "idempotency_keys", "login_attempts"])
                 }
             }
         }

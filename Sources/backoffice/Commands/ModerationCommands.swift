@@ -72,11 +72,8 @@ struct Moderation: AsyncParsableCommand {
             try await runCommand {
                 let output = try await global.client().exportStatementsOfReasons(
                     query: .init(since: try parseTime(since, "--since"), until: try parseTime(until, "--until")))
-                switch output {
-                case .ok(let ok):
-                    try await Transfer.download(try ok.body.applicationJsonl, to: file, counting: "statements")
-                case .default(let status, let problem): throw CLIFailure.from(status, problem)
-                }
+                let ok = try answered(output).ok
+                try await Transfer.download(try ok.body.applicationJsonl, to: file, counting: "statements")
             }
         }
     }

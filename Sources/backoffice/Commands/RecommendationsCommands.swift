@@ -75,10 +75,7 @@ struct Recommendations: AsyncParsableCommand {
                 let draft = try fields.draft()
                 var version = ifMatch
                 if version == nil {
-                    switch try await client.getRecommendation(path: .init(recommendationId: id)) {
-                    case .ok(let ok): version = ok.headers.eTag
-                    case .default(let status, let problem): throw CLIFailure.from(status, problem)
-                    }
+                    version = try answered(try await client.getRecommendation(path: .init(recommendationId: id))).ok.headers.eTag
                 }
                 return try await client.updateRecommendation(
                     path: .init(recommendationId: id),

@@ -85,10 +85,7 @@ struct WhoAmI: AsyncParsableCommand {
     }
 
     static func fetch(_ options: GlobalOptions) async throws -> Components.Schemas.Session {
-        switch try await options.client().whoAmI() {
-        case .ok(let ok): return try ok.body.json
-        case .default(let status, let problem): throw CLIFailure.from(status, problem)
-        }
+        return try answered(try await options.client().whoAmI()).ok.body.json
     }
 }
 

@@ -44,28 +44,25 @@ extension Operators {
                 let output = try await global.client().inviteOperator(
                     path: .init(operatorId: id), headers: .init(idempotencyKey: global.changeKey()),
                     body: showLink ? .json(.init(showLink: true)) : nil)
-                switch output {
-                case .created(let created):
-                    let body = try created.body.json
-                    if global.format == .table {
-                        print("email       \(body.email)\nexpires_at  \(body.expiresAt.formatted(.iso8601))")
-                        if let path = body.linkPath {
-                            print("link        \(global.serviceURL)\(path)\n(shown once: send it to the person now)")
-                        } else if body.linkAlreadyDelivered == true {
-                            print(
-                                """
-                                link        (already delivered by the first response to this Idempotency-Key; it \
-                                is kept nowhere)
-                                """
-                            )
-                        } else {
-                            print("sent_to     \(body.sentTo ?? body.email)  (the link is in that mailbox only)")
-                        }
+                let created = try answered(output).created
+                let body = try created.body.json
+                if global.format == .table {
+                    print("email       \(body.email)\nexpires_at  \(body.expiresAt.formatted(.iso8601))")
+                    if let path = body.linkPath {
+                        print("link        \(global.serviceURL)\(path)\n(shown once: send it to the person now)")
+                    } else if body.linkAlreadyDelivered == true {
+                        print(
+                            """
+                            link        (already delivered by the first response to this Idempotency-Key; it \
+                            is kept nowhere)
+                            """
+                        )
                     } else {
-                        try Printer(format: global.format).single(
-                            body, columns: ["email", "expires_at", "sent_to", "link_path"])
+                        print("sent_to     \(body.sentTo ?? body.email)  (the link is in that mailbox only)")
                     }
-                case .default(let status, let problem): throw CLIFailure.from(status, problem)
+                } else {
+                    try Printer(format: global.format).single(
+                        body, columns: ["email", "expires_at", "sent_to", "link_path"])
                 }
             }
         }
@@ -94,25 +91,22 @@ struct Tokens: AsyncParsableCommand {
                 let output = try await global.client().createToken(
                     headers: .init(idempotencyKey: global.changeKey()),
                     body: .json(.init(operatorId: `operator`, name: name, expiresInHours: expiresInHours)))
-                switch output {
-                case .created(let created):
-                    let body = try created.body.json
-                    if global.format == .table {
-                        try Printer(format: .table).single(body.token, columns: CLIColumns.token)
-                        if let secret = body.secret {
-                            print("secret      \(secret)\n(shown once: store it now)")
-                        } else {
-                            print(
-                                """
-                                secret      (already delivered by the first response to this Idempotency-Key; it \
-                                is kept nowhere)
-                                """
-                            )
-                        }
+                let created = try answered(output).created
+                let body = try created.body.json
+                if global.format == .table {
+                    try Printer(format: .table).single(body.token, columns: CLIColumns.token)
+                    if let secret = body.secret {
+                        print("secret      \(secret)\n(shown once: store it now)")
                     } else {
-                        try Printer(format: global.format).single(body, columns: ["secret"])
+                        print(
+                            """
+                            secret      (already delivered by the first response to this Idempotency-Key; it \
+                            is kept nowhere)
+                            """
+                        )
                     }
-                case .default(let status, let problem): throw CLIFailure.from(status, problem)
+                } else {
+                    try Printer(format: global.format).single(body, columns: ["secret"])
                 }
             }
         }
