@@ -47,6 +47,13 @@ struct Contract {
         return (sets?.keys ?? []).map { ($0, sets?.texts($0) ?? []) }
     }
 
+    /// The command groups (`x-cli-groups`), by their Swift type's path (`Accounts.Appeals`).
+    var groups: [(path: String, group: Mapping)] {
+        (document.mapping("x-cli-groups")?.pairs ?? []).compactMap { pair in
+            (pair.value as? Mapping).map { (pair.key, $0) }
+        }
+    }
+
     /// Every operation that names its command (`x-cli`), in the document's order.
     var commandOperations: [Operation] {
         let paths = document.mapping("paths")?.pairs ?? []

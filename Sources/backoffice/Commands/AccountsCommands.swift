@@ -3,16 +3,7 @@ import BackofficeAPI
 import BackofficePlatform
 import Foundation
 
-struct Accounts: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "accounts",
-        abstract: "Customer account operations: list, inspect, lock, unlock, delete, restore, appeals.",
-        discussion: "Example: backoffice accounts lock 5f0c… --reason \"Suspected account takeover\"",
-        subcommands: [
-            List.self, Show.self, Lock.self, Unlock.self, Delete.self, Restore.self, History.self, Appeals.self,
-            Sync.self, LoginAttempt.self, PasswordReset.self,
-        ])
-
+extension Accounts {
     struct LoginAttempt: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "login-attempt",

@@ -3,22 +3,7 @@ import BackofficeAPI
 import BackofficePlatform
 import Foundation
 
-struct Articles: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "articles",
-        abstract: "Articles experts write for the app: write, submit for review, approve or send back, archive.",
-        discussion: """
-            An expert writes drafts and submits them; a backend manager approves (publishes) or sends back \
-            with a comment. Editing a published article makes a new version that is reviewed again while \
-            the published one stays in the app.
-
-            Example: backoffice articles import sleep-basics.md && backoffice articles submit 5d1c…
-            """,
-        subcommands: [
-            List.self, Show.self, Versions.self, Create.self, Import.self, Update.self, Submit.self, Approve.self,
-            SendBack.self, Archive.self, Published.self,
-        ])
-
+extension Articles {
     /// The fields an article is written with.
     struct Fields: ParsableArguments {
         @Option(help: "The title.") var title: String?

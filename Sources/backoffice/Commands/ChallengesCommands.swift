@@ -3,13 +3,7 @@ import BackofficeAPI
 import BackofficePlatform
 import Foundation
 
-struct Challenges: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "challenges",
-        abstract: "Challenges: create (from a YAML/JSON file or flags), list, show, publish, leaderboard, settle.",
-        discussion: "Example: backoffice challenges settle 9b2e… --dry-run",
-        subcommands: [Create.self, List.self, Show.self, Publish.self, Leaderboard.self, Settle.self])
-
+extension Challenges {
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "create",

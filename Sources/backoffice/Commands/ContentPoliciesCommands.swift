@@ -3,13 +3,7 @@ import BackofficeAPI
 import BackofficePlatform
 import Foundation
 
-struct ContentPolicies: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "content-policies",
-        abstract: "Content policies the app shows (versioned Markdown): publish, list, show, history.",
-        discussion: "Example: backoffice content-policies publish policies/content/community-guidelines.md",
-        subcommands: [Publish.self, List.self, Show.self, History.self])
-
+extension ContentPolicies {
     struct Publish: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "publish",

@@ -7,13 +7,7 @@ import Foundation
 let ruleColumns = ["rule_id", "metric", "points_per_unit", "daily_cap", "min_intensity"]
 let simulationColumns = ["rule_id", "metric", "events", "customers", "points", "current_points"]
 
-struct FitPoints: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "fitpoints",
-        abstract: "Customers' FitPoints: balance, ledger entries, a manager's adjustment.",
-        discussion: "Example: backoffice fitpoints adjust 5f0c… --points -200 --reason \"Duplicate reward reversed\"",
-        subcommands: [Balance.self, Ledger.self, Adjust.self, Rules.self])
-
+extension FitPoints {
     struct Rules: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "rules",

@@ -3,17 +3,7 @@ import BackofficeAPI
 import BackofficePlatform
 import Foundation
 
-struct Goods: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "goods",
-        abstract: "A partner's goods: create, list, show, update, archive, import, export (partner tokens).",
-        discussion:
-            """
-            Example: backoffice goods create --sku MAT-1 --name \"Cork yoga mat\" --category mats --price-cents \
-            4900 --stock 20
-            """,
-        subcommands: [Create.self, List.self, Show.self, Update.self, Archive.self, Import.self, Export.self])
-
+extension Goods {
     /// The fields both create and update take.
     struct Fields: ParsableArguments {
         @Option(help: "Name (at most 200 characters).") var name: String?

@@ -4,13 +4,7 @@ import BackofficeAPI
 import BackofficePlatform
 import Foundation
 
-struct Messages: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "messages",
-        abstract: "System messages customers see in the app: draft, publish, retract (backend managers).",
-        discussion: "Example: backoffice messages create --file notice.md && backoffice messages publish 7a1c…",
-        subcommands: [Create.self, List.self, Show.self, Publish.self, Retract.self, Active.self])
-
+extension Messages {
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "create",

@@ -3,23 +3,7 @@ import BackofficeAPI
 import BackofficePlatform
 import Foundation
 
-struct Moderation: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "moderation",
-        abstract: "Forum moderation: the screen, reports, the moderators' queue, decisions and statements of reasons.",
-        discussion: """
-            The app screens each post (`screen`) and passes on reports (`report`); held and reported content waits \
-            in the queue, most severe first. A moderator takes a case (held 30 minutes) and decides it with a \
-            ground of policies/moderation/policy.yaml; a lock goes through the accounts' own lock. Every decision \
-            has a statement of reasons (`statements`), exportable for transparency reports (`export`).
-
-            Example: backoffice moderation queue
-            """,
-        subcommands: [
-            Screen.self, Report.self, Queue.self, Show.self, Take.self, Decide.self, Statements.self, Removals.self,
-            Export.self, Offenders.self,
-        ])
-
+extension Moderation {
     struct Decide: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "decide", abstract: "Decide a case; prints its statement of reasons.",

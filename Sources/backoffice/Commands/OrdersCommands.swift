@@ -3,21 +3,6 @@ import BackofficeAPI
 import BackofficePlatform
 import Foundation
 
-struct Orders: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "orders",
-        abstract: "Your shop's orders: list, show, accept, ship, deliver, cancel, refund (partner tokens).",
-        discussion: """
-            An order moves pending_payment → paid → accepted → shipped → delivered; it can be cancelled \
-            before it ships (stock, FitPoints and the card authorization released) and refunded after.
-
-            Example: backoffice orders list --status paid && backoffice orders accept 8c1f…
-            """,
-        subcommands: [
-            List.self, Show.self, Accept.self, Ship.self, Deliver.self, Cancel.self, Refund.self,
-        ])
-}
-
 struct Payments: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "payments",

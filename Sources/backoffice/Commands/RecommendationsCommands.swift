@@ -3,22 +3,7 @@ import BackofficeAPI
 import BackofficePlatform
 import Foundation
 
-struct Recommendations: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "recommendations",
-        abstract: "Exercise and nutrition recommendations for the app: draft, check the audience, publish, retract.",
-        discussion: """
-            A recommendation shows in the app between its validity dates to the customers its audience \
-            selects (today: by subscription state). `audience` counts whom a rule reaches before you publish.
-
-            Example: backoffice recommendations create --kind exercise --title "Walk after dinner" \
-            --body-file walk.md --subscription active
-            """,
-        subcommands: [
-            List.self, Show.self, Audience.self, Create.self, Update.self, Publish.self, Retract.self,
-            ForCustomer.self,
-        ])
-
+extension Recommendations {
     /// The fields a recommendation is written with.
     struct Fields: ParsableArguments {
         @Option(help: "exercise or nutrition.") var kind: Components.Schemas.RecommendationKind

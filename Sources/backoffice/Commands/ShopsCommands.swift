@@ -3,17 +3,7 @@ import BackofficeAPI
 import BackofficePlatform
 import Foundation
 
-struct Shops: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "shops",
-        abstract:
-            """
-            Shop applications: apply (no token), backend managers list, show, approve or reject, the applicant \
-            claims its shop.
-            """,
-        discussion: "Example: backoffice shops list --status pending && backoffice shops approve 4f0e…",
-        subcommands: [Apply.self, List.self, Show.self, Approve.self, Reject.self, Claim.self])
-
+extension Shops {
     struct Apply: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "apply",
@@ -45,5 +35,3 @@ struct Shops: AsyncParsableCommand {
     }
 }
 
-extension Shops {
-}

@@ -3,22 +3,6 @@ import BackofficeAPI
 import BackofficePlatform
 import Foundation
 
-struct Tenants: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "tenants",
-        abstract: "Partner tenants (platform admins).", discussion: "Example: backoffice tenants list",
-        subcommands: [Create.self, List.self, Show.self])
-}
-
-struct Operators: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "operators",
-        abstract: "Operators (people) and service principals.",
-        discussion:
-            "Example: backoffice operators create --email sam@green-grocer.example --role partner_staff --tenant 3c9d…",
-        subcommands: [Create.self, List.self, Disable.self, Invite.self])
-}
-
 extension Operators {
     struct Invite: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -69,13 +53,7 @@ extension Operators {
     }
 }
 
-struct Tokens: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "tokens",
-        abstract: "API tokens: shown once, stored as SHA-256.",
-        discussion: "Example: backoffice tokens create --operator 7b2f… --name laptop",
-        subcommands: [Create.self, List.self, Revoke.self])
-
+extension Tokens {
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "create",
