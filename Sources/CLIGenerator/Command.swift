@@ -2,13 +2,17 @@
 /// takes the operation's parameters and body fields from its command line, makes the one call, and
 /// prints the answer through `GlobalOptions.show`.
 ///
-/// The `x-cli` block: `command` (the Swift type, `Accounts.Lock`; its command name is ArgumentParser's
-/// from the type's last part, or `name`), `abstract`, `discussion`, `example` (one or several),
-/// `columns` (fields, or `$set` for a named set of `x-cli-columns`), `rows` (the key of a list shown
-/// with totals beside it), `layout: page` (a list without a cursor shown as a page), `arguments` (body or query fields taken as positional arguments), `help`
-/// (a field's help, where the contract's description is not the one to show), `fixed` (a body field
-/// given a Swift expression rather than an option), `defaults` (an option's Swift default), `required` (fields the command line requires though
-/// the contract does not, so the service can say why) and `rename` (a field's option name, `tags: tag`).
+/// The `x-cli` block:
+/// - `command`: the Swift type (`Accounts.Lock`); its command name is ArgumentParser's from the
+///   type's last part, or `name`;
+/// - `abstract`, `discussion`, `example` (one or several);
+/// - `columns`: fields, or `$set` for a named set of `x-cli-columns`; `rows`: the key of a list shown
+///   with totals beside it; `layout: page`: a list without a cursor shown as a page;
+/// - `arguments`: body or query fields taken as positional arguments; `rename`: a field's option name
+///   (`tags: tag`); `help`: a field's help where the contract's description is not the one to show;
+/// - `required`: fields the command line requires though the contract does not (so the service can
+///   say why); `defaults`: an option's Swift default; `fixed`: a body field given a Swift expression
+///   rather than an option.
 struct Command {
     let typePath: [String]
     let configuration: [String]
@@ -100,13 +104,16 @@ struct InputReader {
             case "path": path.append(try pathInput(name, parameter))
             case "query": query.append(contentsOf: try queryInputs(name, reference, parameter))
             case "header":
-                guard let input = try headerInput(name, required: parameter.text("required") == "true") else { continue }
+                guard let input = try headerInput(name, required: parameter.text("required") == "true") else {
+                    continue
+                }
                 headers.append(input)
             default: throw GeneratorError("parameter \(name) in \(place)")
             }
         }
         let body = try bodyGroup()
-        inputs = path + query.filter { !$0.declaration.isEmpty } + headers.filter { !$0.declaration.isEmpty }
+        inputs =
+            path + query.filter { !$0.declaration.isEmpty } + headers.filter { !$0.declaration.isEmpty }
             + body.inputs
         if paging { inputs.append(Input(declaration: pagingDeclaration, label: "page", value: "")) }
         var groups: [(String, String)] = []

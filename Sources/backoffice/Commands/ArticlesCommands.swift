@@ -105,10 +105,10 @@ extension Articles {
         func run() async throws {
             try await global.show(.single(CLIColumns.article)) { client in
                 let body = try fields.body()
-                var version = ifMatch
-                if version == nil {
-                    version = try answered(try await client.getArticle(path: .init(articleId: id))).ok.headers.eTag
-                }
+                let version =
+                    if let ifMatch { ifMatch } else {
+                        try await answered(client.getArticle(path: .init(articleId: id))).ok.headers.eTag
+                    }
                 return try await client.updateArticle(
                     path: .init(articleId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: version),
                     body: .json(
@@ -138,4 +138,3 @@ extension Articles {
         }
     }
 }
-

@@ -2,4 +2,3 @@ import ArgumentParser
 import BackofficeAPI
 import BackofficePlatform
 import Foundation
-

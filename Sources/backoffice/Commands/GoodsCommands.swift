@@ -146,4 +146,3 @@ extension Goods {
 
 /// The file formats of goods import and export.
 enum GoodsFormat: String, ExpressibleByArgument, CaseIterable { case csv, jsonl }
-

@@ -89,7 +89,8 @@ struct HealthProfiles: AsyncParsableCommand {
 
         func run() async throws {
             try await runCommand {
-                let ok = try answered(try await global.client().exportCustomerData(path: .init(customerId: customer))).ok
+                let ok = try answered(try await global.client().exportCustomerData(path: .init(customerId: customer)))
+                    .ok
                 try await Transfer.download(
                     try ok.body.applicationVnd_healthtrack_customerData, to: file, counting: "lines")
             }

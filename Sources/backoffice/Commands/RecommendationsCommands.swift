@@ -58,10 +58,10 @@ extension Recommendations {
         func run() async throws {
             try await global.show(.single(CLIColumns.recommendation)) { client in
                 let draft = try fields.draft()
-                var version = ifMatch
-                if version == nil {
-                    version = try answered(try await client.getRecommendation(path: .init(recommendationId: id))).ok.headers.eTag
-                }
+                let version =
+                    if let ifMatch { ifMatch } else {
+                        try await answered(client.getRecommendation(path: .init(recommendationId: id))).ok.headers.eTag
+                    }
                 return try await client.updateRecommendation(
                     path: .init(recommendationId: id),
                     headers: .init(idempotencyKey: global.changeKey(), ifMatch: version), body: .json(draft))
@@ -69,4 +69,3 @@ extension Recommendations {
         }
     }
 }
-
