@@ -320,4 +320,20 @@ struct ExactFiguresTests {
         #expect(LeaderboardRowView(entry).score == "1,234,567")
         #expect(try LeaderboardRowView.json([entry]).contains(#""score":"1,234,567""#))
     }
+
+    @Test("a chart's markup is kept by the chart's whole value: the same figures read the same markup, any change draws anew; the oldest goes past the capacity")
+    func keptMarkup() {
+        let kept = ChartMarkup(capacity: 2)
+        let chart = ChartTests.chart(.bar, ["Mat", "Band"], [ChartSeries(name: "Units", values: [3, 5])])
+        #expect(kept.markup(of: chart) == chart.drawnHTML)
+        #expect(kept.markup(of: chart) == chart.drawnHTML)
+        #expect(kept.count == 1, "drawn once, kept once")
+        let changed = ChartTests.chart(.bar, ["Mat", "Band"], [ChartSeries(name: "Units", values: [3, 6])])
+        #expect(kept.markup(of: changed) != kept.markup(of: chart), "one value changed: another drawing")
+        #expect(kept.markup(of: changed).text.contains("data-value=\"6\""))
+        let relabelled = ChartTests.chart(.bar, ["Mat", "Band <b>"], [ChartSeries(name: "Units", values: [3, 5])])
+        #expect(kept.markup(of: relabelled).text.contains("Band &lt;b&gt;"), "a label is part of the key, escaped")
+        #expect(kept.count == 2, "three charts drawn, two kept")
+        #expect(chart.html == chart.drawnHTML, "the shared markup is the drawing")
+    }
 }

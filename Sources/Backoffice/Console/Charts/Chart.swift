@@ -1,6 +1,6 @@
 import BackofficePlatform
 /// One category on the x axis (a day, a good): its label, an optional link to the list behind it.
-struct ChartCategory: Sendable, Equatable {
+struct ChartCategory: Sendable, Hashable {
     let label: String
     let href: String?
 
@@ -13,13 +13,13 @@ struct ChartCategory: Sendable, Equatable {
 /// One line, or one bar per category, of a chart: its name (the legend's and the table header's) and one
 /// value per category, in the categories' order. Values past the last category are ignored; a series
 /// shorter than the categories has no value for the last ones: nothing drawn, an empty table cell.
-struct ChartSeries: Sendable, Equatable {
+struct ChartSeries: Sendable, Hashable {
     let name: String
     let values: [Int]
 }
 
 /// How a chart draws its series.
-enum ChartKind: Sendable, Equatable {
+enum ChartKind: Sendable, Hashable {
     /// One polyline per series (the second dashed, the third dotted); a series of one value is a dot.
     case line
     /// One bar per series in each category, side by side; negative values go down from the zero line.
@@ -39,7 +39,7 @@ enum ChartKind: Sendable, Equatable {
 /// category and values. The table under it holds exactly the values drawn: every mark carries its raw
 /// value (`data-value` on bars and dots, `data-values` on a polyline, in category order) and every table
 /// cell the same (`data-value`), both from `plotted()`.
-struct Chart: Sendable {
+struct Chart: Sendable, Hashable {
     /// Unique on the page: the figure's id, and the prefix of the drawing's title and description ids.
     let id: String
     /// E.g. "Sales by day (USD)".
@@ -101,8 +101,13 @@ struct Chart: Sendable {
     }
 
     /// The figure: the title as its caption, then the drawing, the legend (with more than one series) and
-    /// the table; with nothing to draw, the caption and "No data for this period." only.
-    var html: HTML {
+    /// the table; with nothing to draw, the caption and "No data for this period." only. Written once
+    /// for each distinct chart while it stays among the recently drawn (`ChartMarkup`): a home shown
+    /// again with the same figures reads its charts' markup instead of drawing them again.
+    var html: HTML { ChartMarkup.shared.markup(of: self) }
+
+    /// `html`, drawn now.
+    var drawnHTML: HTML {
         guard hasData else {
             return """
                 <figure class="chart-figure" id="\(id)"><figcaption>\(title)</figcaption>\
@@ -148,8 +153,8 @@ struct Chart: Sendable {
     }
 
     /// The accessible name of category `index`'s link: "{label}: {series} {value}; …".
-    func linkLabel(_ index: Int) -> String {
-        let values = zip(series, plotted()).compactMap { series, values in
+    func linkLabel(_ index: Int, plotted: [[Int]]? = nil) -> String {
+        let values = zip(series, plotted ?? self.plotted()).compactMap { series, values in
             index < values.count ? "\(series.name) \(unit.text(values[index]))" : nil
         }
         return "\(categories[index].label): " + values.joined(separator: "; ")
@@ -301,7 +306,7 @@ private struct ChartDrawing {
         let bars = kind == .line ? HTML.empty : (kind == .stackedBar ? stacked(index) : grouped(index))
         guard let href = category.href else { return bars }
         return """
-            <a href="\(href)" aria-label="\(chart.linkLabel(index))"><rect class="hit" \
+            <a href="\(href)" aria-label="\(chart.linkLabel(index, plotted: values))"><rect class="hit" \
             data-category="\(category.label)" x="\(text(left + Double(index) * band))" y="\(text(Self.top))" \
             width="\(text(band))" height="\(text(baseline - Self.top))"/>\(bars)</a>
             """

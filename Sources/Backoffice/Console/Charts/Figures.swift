@@ -45,7 +45,7 @@ enum Figures {
 
 /// What a chart's values count, and so how they are written. The unit only formats values: each chart
 /// carries its own axis label (`Chart.yLabel`).
-enum ChartUnit: Sendable, Equatable {
+enum ChartUnit: Sendable, Hashable {
     /// Things counted: orders, units, customers.
     case count
     /// Money in US cents, written in dollars.
