@@ -1,6 +1,6 @@
 import BackofficeAPI
-import Foundation
 import BackofficePlatform
+import Foundation
 
 extension Challenge {
     /// The contract's challenge, with its state at `now`.
@@ -56,11 +56,12 @@ extension APIHandler {
     }
 
     func listChallenges(_ input: Operations.ListChallenges.Input) async throws -> Operations.ListChallenges.Output {
-        let limit = try pageLimit(input.query.limit)
-        let (items, next) = try await newestFirstPage(after: input.query.cursor, limit: limit) {
-            try await read(ListChallenges(after: $0, limit: $1))
+        let (items, next) = try await newestFirst(limit: input.query.limit, cursor: input.query.cursor) {
+            ListChallenges(after: $0, limit: $1)
+        } answer: {
+            try $0.api(at: now)
         }
-        return .ok(.init(body: .json(.init(items: try items.map { try $0.api(at: now) }, nextCursor: next))))
+        return .ok(.init(body: .json(.init(items: items, nextCursor: next))))
     }
 
     func getChallenge(_ input: Operations.GetChallenge.Input) async throws -> Operations.GetChallenge.Output {

@@ -1,7 +1,7 @@
 import BackofficeAPI
+import BackofficePlatform
 import Crypto
 import Foundation
-import BackofficePlatform
 
 extension SystemMessage {
     /// The contract's message, with its state at `now`.
@@ -41,11 +41,12 @@ extension APIHandler {
     }
 
     func listMessages(_ input: Operations.ListMessages.Input) async throws -> Operations.ListMessages.Output {
-        let limit = try pageLimit(input.query.limit)
-        let (items, next) = try await newestFirstPage(after: input.query.cursor, limit: limit) {
-            try await read(ListMessages(after: $0, limit: $1))
+        let (items, next) = try await newestFirst(limit: input.query.limit, cursor: input.query.cursor) {
+            ListMessages(after: $0, limit: $1)
+        } answer: {
+            try $0.api(at: now)
         }
-        return .ok(.init(body: .json(.init(items: try items.map { try $0.api(at: now) }, nextCursor: next))))
+        return .ok(.init(body: .json(.init(items: items, nextCursor: next))))
     }
 
     func getMessage(_ input: Operations.GetMessage.Input) async throws -> Operations.GetMessage.Output {

@@ -1,7 +1,7 @@
 import BackofficeAPI
+import BackofficePlatform
 import Foundation
 import OpenAPIRuntime
-import BackofficePlatform
 
 extension Recommendation.Audience {
     var api: Components.Schemas.RecommendationAudience {
@@ -48,12 +48,13 @@ extension APIHandler {
     func listRecommendations(_ input: Operations.ListRecommendations.Input) async throws
         -> Operations.ListRecommendations.Output
     {
-        let limit = try pageLimit(input.query.limit)
         let status = try input.query.status.map { try Recommendation.Status(known: $0.rawValue) }
-        let (items, next) = try await newestFirstPage(after: input.query.cursor, limit: limit) {
-            try await read(ListRecommendations(status: status, after: $0, limit: $1))
+        let (items, next) = try await newestFirst(limit: input.query.limit, cursor: input.query.cursor) {
+            ListRecommendations(status: status, after: $0, limit: $1)
+        } answer: {
+            try $0.api
         }
-        return .ok(.init(body: .json(.init(items: try items.map { try $0.api }, nextCursor: next))))
+        return .ok(.init(body: .json(.init(items: items, nextCursor: next))))
     }
 
     func reachRecommendationAudience(_ input: Operations.ReachRecommendationAudience.Input) async throws

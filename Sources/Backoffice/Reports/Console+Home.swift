@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import Hummingbird
-import BackofficePlatform
 
 extension Console {
     /// The operator's home: for a shop, its sales, orders and best sellers over a period with
@@ -13,7 +13,9 @@ extension Console {
             ).filter {
                 $0.href != "/console/home"
             }
-            var data: [String: Any] = ["links": links]
+            var data: [String: Any] = [
+                "linksHTML": HTML(joining: links.map { "<li><a href=\"\($0.href)\">\($0.label)</a></li>" as HTML })
+            ]
             let role = console.principal.knownRole
             let shop = role.map { !$0.isPlatform } ?? false
             let (now, today) = (console.now, UTCDay(console.now))
@@ -35,7 +37,13 @@ extension Console {
             }
             if shop, console.may(LowStockGoods.action) {
                 let low = try await console.read(LowStockGoods())
-                data["lowStock"] = low.map(GoodView.init)
+                data["lowStockRowsHTML"] = HTML(
+                    joining: low.map(GoodView.init).map {
+                        """
+                        <tr><td><code>\($0.sku)</code></td><td><a href="/console/goods/\($0.id)">\($0.name)</a></td>\
+                        <td class="num">\(Int($0.stock))</td></tr>
+                        """
+                    })
                 data["hasLowStock"] = !low.isEmpty
                 data["showsStock"] = true
             }
@@ -93,8 +101,8 @@ extension ConsoleRequest {
         data["showsPlatform"] = true
         data["shopsSalesHTML"] = home.salesChart.html
         data["shopsOrdersHTML"] = home.ordersChart.html
-        data["shops"] = home.shopRows
-        data["roles"] = home.roleRows
+        data["shopRowsHTML"] = home.shopRowsHTML
+        data["roleRowsHTML"] = home.roleRowsHTML
     }
 
     /// A shop's figures for the period the picker chose (`period` or `month`): totals, charts and
@@ -113,7 +121,7 @@ extension ConsoleRequest {
         data["netChartHTML"] = home.netChart.html
         data["grossChartHTML"] = home.grossChart.html
         data["statesChartHTML"] = home.statesChart.html
-        data["bestSellers"] = home.bestSellerRows
+        data["bestSellerRowsHTML"] = home.bestSellerRowsHTML
         data["hasBestSellers"] = !home.bestSellers.isEmpty
     }
 }

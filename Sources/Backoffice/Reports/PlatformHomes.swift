@@ -1,5 +1,5 @@
-import Foundation
 import BackofficePlatform
+import Foundation
 
 /// An auditor's home for a period: the events appended each day by action family (the largest
 /// families named, the rest together), the last verification's result and the age of the newest
@@ -92,20 +92,29 @@ struct PlatformAdminHome {
             series: [ChartSeries(name: "Orders paid", values: shops.map { $0.figures.orders })])
     }
 
-    var shopRows: [[String: String]] {
-        shops.map {
-            [
-                "id": $0.tenantID.text, "name": $0.name, "orders": Figures.grouped($0.figures.orders),
-                "gross": Money.dollars($0.figures.grossCents), "refunds": Money.dollars($0.figures.refundedCents),
-                "net": Money.dollars($0.figures.netCents),
-            ]
-        }
+    /// The shops side by side, one table row each (written in Swift, as the orders board's rows are:
+    /// docs/decisions/console-tables-in-swift.md).
+    var shopRowsHTML: HTML {
+        HTML(
+            joining: shops.map {
+                """
+                <tr><td>\($0.name)</td><td class="num">\(Figures.grouped($0.figures.orders))</td>\
+                <td class="num">\(Money.dollars($0.figures.grossCents))</td>\
+                <td class="num">\(Money.dollars($0.figures.refundedCents))</td>\
+                <td class="num">\(Money.dollars($0.figures.netCents))</td></tr>
+                """
+            })
     }
 
-    var roleRows: [[String: String]] {
-        roles.map {
-            ["role": $0.role, "operators": Figures.grouped($0.operators), "tokens": Figures.grouped($0.tokens)]
-        }
+    /// Operators and live tokens by role, one table row each.
+    var roleRowsHTML: HTML {
+        HTML(
+            joining: roles.map {
+                """
+                <tr><td>\($0.role)</td><td class="num">\(Figures.grouped($0.operators))</td>\
+                <td class="num">\(Figures.grouped($0.tokens))</td></tr>
+                """
+            })
     }
 }
 

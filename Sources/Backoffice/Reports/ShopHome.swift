@@ -1,5 +1,5 @@
-import Foundation
 import BackofficePlatform
+import Foundation
 
 /// A shop's home for a period: the totals with their change against the stretch before, net
 /// sales by day against that stretch, gross and refunds by day, the orders placed by the state
@@ -81,16 +81,21 @@ struct ShopHome {
     }
 
     /// The best sellers' rows: name, units, revenue and the sparkline of units by day.
-    var bestSellerRows: [[String: Any]] {
-        bestSellers.map { good in
-            [
-                "id": good.goodID.text, "sku": good.sku, "name": good.name, "units": Figures.grouped(Int(good.units)),
-                "revenue": [
+    /// The best sellers, one table row each: the good (a link, its sku), units, revenue and the
+    /// sparkline of its units by day.
+    var bestSellerRowsHTML: HTML {
+        HTML(
+            joining: bestSellers.map { good in
+                let revenue = [
                     good.revenueCents > 0 || good.revenueFitPoints == 0 ? Money.dollars(good.revenueCents) : nil,
                     good.revenueFitPoints > 0 ? ChartUnit.fitPoints.text(Int(good.revenueFitPoints)) : nil,
-                ].compactMap { $0 }.joined(separator: " + "),
-                "sparklineHTML": Sparkline(label: "\(good.name): units by day", values: good.daily.map(Int.init)).svg,
-            ]
-        }
+                ].compactMap { $0 }.joined(separator: " + ")
+                let sparkline = Sparkline(label: "\(good.name): units by day", values: good.daily.map(Int.init)).svg
+                return """
+                    <tr><td><a href="/console/goods/\(good.goodID.text)">\(good.name)</a> <code>\(good.sku)</code></td>\
+                    <td class="num">\(Figures.grouped(Int(good.units)))</td><td class="num">\(revenue)</td>\
+                    <td>\(sparkline)</td></tr>
+                    """
+            })
     }
 }

@@ -1,7 +1,7 @@
 import BackofficeAPI
+import BackofficePlatform
 import Foundation
 import OpenAPIRuntime
-import BackofficePlatform
 
 /// The generated `APIProtocol`, implemented per domain in the domain's `APIHandler+<Domain>.swift`
 /// (`Accounts/APIHandler+Accounts.swift`, …): each handler parses the contract's input into one
@@ -37,6 +37,30 @@ struct APIHandler: APIProtocol {
     /// Runs a read use case for the current request.
     func read<Q: Query>(_ query: Q) async throws -> Q.Output {
         try await database.read(query, context: try context())
+    }
+
+    /// A newest-first page of a list operation: the contract's `limit` and `cursor`, `query` made for
+    /// the page's keyset and size (one more row than the page, to know whether another follows) and
+    /// read, each row answered as `answer` makes it.
+    func newestFirst<Q: Query, Row: NewestFirst, Item>(
+        limit: Int?, cursor: String?, _ query: ((createdAt: Date, id: UUID)?, Int) -> Q,
+        answer: (Row) throws -> Item
+    ) async throws -> (items: [Item], nextCursor: String?) where Q.Output == [Row] {
+        let (rows, next) = try await newestFirstPage(after: cursor, limit: try pageLimit(limit)) {
+            try await read(query($0, $1))
+        }
+        return (try rows.map(answer), next)
+    }
+
+    /// A page of a list kept in id order, as `newestFirst` reads one: the contract's `limit` and
+    /// `cursor`, `query` made for the id to start after and the page's size plus one.
+    func idOrdered<Q: Query, Row: Identifiable, Item>(
+        limit: Int?, cursor: String?, _ query: (UUID, Int) -> Q, answer: (Row) throws -> Item
+    ) async throws -> (items: [Item], nextCursor: String?) where Q.Output == [Row], Row.ID == UUID {
+        let (rows, next) = try await idOrderedPage(after: cursor, limit: try pageLimit(limit)) {
+            try await read(query($0, $1))
+        }
+        return (try rows.map(answer), next)
     }
 
     /// The request's `Idempotency-Key` (nil without one, or outside a generated handler).

@@ -1,6 +1,6 @@
 import BackofficeAPI
-import Foundation
 import BackofficePlatform
+import Foundation
 
 extension ShopApplication {
     var api: Components.Schemas.ShopApplication {
@@ -45,12 +45,13 @@ extension APIHandler {
     func listShopApplications(_ input: Operations.ListShopApplications.Input) async throws
         -> Operations.ListShopApplications.Output
     {
-        let limit = try pageLimit(input.query.limit)
         let status = try input.query.status.map { try ShopApplication.Status(known: $0.rawValue) }
-        let (items, next) = try await newestFirstPage(after: input.query.cursor, limit: limit) {
-            try await read(ListShopApplications(status: status, after: $0, limit: $1))
+        let (items, next) = try await newestFirst(limit: input.query.limit, cursor: input.query.cursor) {
+            ListShopApplications(status: status, after: $0, limit: $1)
+        } answer: {
+            try $0.api
         }
-        return .ok(.init(body: .json(.init(items: try items.map { try $0.api }, nextCursor: next))))
+        return .ok(.init(body: .json(.init(items: items, nextCursor: next))))
     }
 
     func getShopApplication(_ input: Operations.GetShopApplication.Input) async throws

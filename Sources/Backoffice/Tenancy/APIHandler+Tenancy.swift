@@ -1,6 +1,6 @@
 import BackofficeAPI
-import Foundation
 import BackofficePlatform
+import Foundation
 
 extension Tenant {
     var api: Components.Schemas.Tenant {
@@ -93,12 +93,13 @@ extension APIHandler {
     }
 
     func listOperators(_ input: Operations.ListOperators.Input) async throws -> Operations.ListOperators.Output {
-        let limit = try pageLimit(input.query.limit)
         let tenantID = try parseID(input.query.tenantId, "tenant_id")
-        let (items, next) = try await idOrderedPage(after: input.query.cursor, limit: limit) {
-            try await read(ListOperators(tenantID: tenantID, afterID: $0, limit: $1))
+        let (items, next) = try await idOrdered(limit: input.query.limit, cursor: input.query.cursor) {
+            ListOperators(tenantID: tenantID, afterID: $0, limit: $1)
+        } answer: {
+            try $0.api
         }
-        return .ok(.init(body: .json(.init(items: try items.map { try $0.api }, nextCursor: next))))
+        return .ok(.init(body: .json(.init(items: items, nextCursor: next))))
     }
 
     func createOperator(_ input: Operations.CreateOperator.Input) async throws -> Operations.CreateOperator.Output {
@@ -122,12 +123,13 @@ extension APIHandler {
     }
 
     func listTokens(_ input: Operations.ListTokens.Input) async throws -> Operations.ListTokens.Output {
-        let limit = try pageLimit(input.query.limit)
         let operatorID = try parseID(input.query.operatorId, "operator_id")
-        let (items, next) = try await idOrderedPage(after: input.query.cursor, limit: limit) {
-            try await read(ListTokens(operatorID: operatorID, afterID: $0, limit: $1))
+        let (items, next) = try await idOrdered(limit: input.query.limit, cursor: input.query.cursor) {
+            ListTokens(operatorID: operatorID, afterID: $0, limit: $1)
+        } answer: {
+            try $0.api
         }
-        return .ok(.init(body: .json(.init(items: try items.map { try $0.api }, nextCursor: next))))
+        return .ok(.init(body: .json(.init(items: items, nextCursor: next))))
     }
 
     func createToken(_ input: Operations.CreateToken.Input) async throws -> Operations.CreateToken.Output {

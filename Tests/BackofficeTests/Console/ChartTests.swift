@@ -321,7 +321,11 @@ struct ExactFiguresTests {
         #expect(try LeaderboardRowView.json([entry]).contains(#""score":"1,234,567""#))
     }
 
-    @Test("a chart's markup is kept by the chart's whole value: the same figures read the same markup, any change draws anew; the oldest goes past the capacity")
+    @Test(
+        """
+        a chart's markup is kept by the chart's whole value: the same figures read the same markup, any change \
+        draws anew; the oldest goes past the capacity
+        """)
     func keptMarkup() {
         let kept = ChartMarkup(capacity: 2)
         let chart = ChartTests.chart(.bar, ["Mat", "Band"], [ChartSeries(name: "Units", values: [3, 5])])

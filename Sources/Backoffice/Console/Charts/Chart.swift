@@ -1,4 +1,5 @@
 import BackofficePlatform
+
 /// One category on the x axis (a day, a good): its label, an optional link to the list behind it.
 struct ChartCategory: Sendable, Hashable {
     let label: String
