@@ -215,18 +215,8 @@ package struct MoveArticle: AuditedChange {
     }
 }
 
-extension Article {
-    /// The article `id` as changed, with the change's audit event (`before` nil for a new article).
-    static func audited(
-        _ action: Action, _ id: UUID, before: Article?, reason: String? = nil, in unit: UnitOfWork
-    ) async throws -> Audited<Article> {
-        let after = try await fetch(id, in: unit)
-        return Audited(
-            after,
-            event: AuditRecord(
-                action: action, tenantID: platformTenantID, targetType: "article", targetID: id.text, reason: reason,
-                before: try before?.snapshot, after: try after.snapshot))
-    }
+extension Article: PlatformOwned {
+    static let auditTargetType = "article"
 
     /// Throws 412 unless `ifMatch` (when sent) names the newest version; the refusal says who
     /// made the article's last change and when.

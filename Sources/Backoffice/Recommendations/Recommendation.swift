@@ -102,18 +102,6 @@ extension Recommendation: RowDecodable {
             "SELECT \(unescaped: columns) FROM recommendations WHERE id = \(id) \(unescaped: lock)",
             as: Recommendation.self, else: DomainError.notFound("Recommendation \(id.text)"))
     }
-
-    /// The recommendation `id` as changed, with the change's audit event (`before` nil when new).
-    static func audited(
-        _ action: Action, _ id: UUID, before: Recommendation?, reason: String? = nil, in unit: UnitOfWork
-    ) async throws -> Audited<Recommendation> {
-        let after = try await fetch(id, in: unit)
-        return Audited(
-            after,
-            event: AuditRecord(
-                action: action, tenantID: platformTenantID, targetType: "recommendation", targetID: id.text,
-                reason: reason, before: try before?.snapshot, after: try after.snapshot))
-    }
 }
 
 /// What a manager writes: the recommendation's words, kind, audience and validity window.
@@ -145,4 +133,8 @@ package struct RecommendationDraft: Sendable, Equatable {
         }
         try validation.check()
     }
+}
+
+extension Recommendation: PlatformOwned {
+    static let auditTargetType = "recommendation"
 }

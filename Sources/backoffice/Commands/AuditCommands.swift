@@ -6,7 +6,7 @@ import Foundation
 import OpenAPIRuntime
 import PostgresNIO
 
-/// Filters shared by `audit list` and `audit export`.
+/// The filters of `audit export`: the same the generated `audit list` reads from the contract.
 struct AuditFilterOptions: ParsableArguments {
     @Option(help: "Only this tenant's events.") var tenant: String?
     @Option(help: "Only this actor's events.") var actor: String?
@@ -16,37 +16,7 @@ struct AuditFilterOptions: ParsableArguments {
     @Option(help: "Before this RFC 3339 time.") var until: String?
 }
 
-struct Audit: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "audit",
-        abstract: "The append-only, hash-chained audit log: list, export, verify, signed checkpoints.",
-        discussion: "Example: backoffice audit verify --checkpoint audit-heads.json --public-key audit.pub",
-        subcommands: [
-            List.self, Export.self, Verify.self, Checkpoint.self, Keygen.self, Archive.self, SignFile.self,
-            VerifyFile.self,
-        ])
-
-    struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "list",
-            abstract: "List events, oldest first.",
-            discussion: "Example: backoffice audit list --action accounts.lock --since 2026-11-01T00:00:00Z")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @OptionGroup var filter: AuditFilterOptions
-        @OptionGroup(title: "Paging") var page: PageOptions
-
-        func run() async throws {
-            try await global.show(.page(CLIColumns.audit)) { client in
-                try await client.listAuditEvents(
-                    query: .init(
-                        limit: page.limit, cursor: page.cursor, tenantId: filter.tenant, actorId: filter.actor,
-                        action: filter.action,
-                        targetId: filter.target,
-                        since: try parseTime(filter.since, "--since"), until: try parseTime(filter.until, "--until")))
-            }
-        }
-    }
-
+extension Audit {
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "export",
@@ -185,5 +155,4 @@ struct Audit: AsyncParsableCommand {
             }
         }
     }
-
 }
