@@ -6,7 +6,6 @@ import Foundation
 extension Accounts {
     struct LoginAttempt: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "login-attempt",
             abstract:
                 "Report a login attempt as the app does (app_service token); failures lock at the policy's threshold.",
             discussion: "Example: backoffice accounts login-attempt 5f0c… --failed")

@@ -5,7 +5,6 @@ import Foundation
 
 struct Activity: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "activity",
         abstract:
             """
             Report activity as the app does (app_service): a JSON Lines file of events, sent in batches of up to \
@@ -21,7 +20,7 @@ struct Activity: AsyncParsableCommand {
 
     struct Ingest: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "ingest", abstract: "Send a JSON Lines file of activity events.")
+            abstract: "Send a JSON Lines file of activity events.")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "A JSON Lines file of events.") var file: String
         @Option(help: "Events per request (1–5,000).") var batch: Int = 5_000

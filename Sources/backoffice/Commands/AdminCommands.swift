@@ -7,7 +7,6 @@ import PostgresNIO
 
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "admin",
         abstract: "Administration done directly in the database.",
         discussion: BootstrapCommand.example, subcommands: [BootstrapCommand.self])
 
@@ -42,14 +41,12 @@ struct Admin: AsyncParsableCommand {
 
 struct Policies: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "policies",
         abstract: "Policy files (local; no service needed).",
         discussion: "Example: backoffice policies check policies/",
         subcommands: [Check.self, Show.self])
 
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "check",
             abstract:
                 """
                 Validate every policy file (the platform's access, security and retention, and the domains' own: \
@@ -72,7 +69,6 @@ struct Policies: AsyncParsableCommand {
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "show",
             abstract: "Print the role × action matrix the policies grant.",
             discussion: "Example: backoffice policies show")
         @Argument(help: "Policies folder.") var directory = "policies"

@@ -20,7 +20,7 @@ extension Articles {
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "create", abstract: "Start a draft article.",
+            abstract: "Start a draft article.",
             discussion: """
                 Example: backoffice articles create --title "Sleep: the basics" --summary "Why 8 hours" \
                 --category sleep --body-file sleep.md --tag sleep
@@ -46,7 +46,6 @@ extension Articles {
 
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "import",
             abstract: "Start a draft from a Markdown file written in your own editor.",
             discussion: """
                 The file starts with front matter: title, summary and category are required; slug, tags \
@@ -90,7 +89,7 @@ extension Articles {
 
     struct Update: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "update", abstract: "Save a new version with the fields given.",
+            abstract: "Save a new version with the fields given.",
             discussion: """
                 Without --if-match the article's newest version is read first, so a version saved in between \
                 by someone else is still refused (412, naming who and when) rather than overwritten.
@@ -122,7 +121,7 @@ extension Articles {
 
     struct Published: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "published", abstract: "What the app shows: published articles, newest first.",
+            abstract: "What the app shows: published articles, newest first.",
             discussion: "Example: backoffice articles published --category sleep")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "Only this category.") var category: Components.Schemas.ArticleCategory?

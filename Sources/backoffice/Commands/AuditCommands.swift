@@ -19,7 +19,6 @@ struct AuditFilterOptions: ParsableArguments {
 extension Audit {
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "export",
             abstract: "Export every matching event as JSON lines, streamed (constant memory).",
             discussion: "Example: backoffice audit export --since 2026-11-01T00:00:00Z --file audit-november.jsonl")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -40,7 +39,6 @@ extension Audit {
 
     struct Archive: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "archive",
             abstract:
                 """
                 Move audit events older than the retention period out of the database, into the signed daily \
@@ -124,7 +122,6 @@ extension Audit {
 
     struct Checkpoint: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "checkpoint",
             abstract:
                 """
                 Write every chain's head (seq, hash) to a file kept outside the database, signed with your \

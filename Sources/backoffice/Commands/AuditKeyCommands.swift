@@ -6,7 +6,6 @@ import Foundation
 extension Audit {
     struct Keygen: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "keygen",
             abstract: "Create an Ed25519 key pair for signing checkpoints (private key file mode 0600).",
             discussion: "Example: backoffice audit keygen --private-key audit.key --public-key audit.pub")
         @Option(help: "Where to write the private key (must not exist).") var privateKey: String
@@ -26,7 +25,6 @@ extension Audit {
 extension Audit {
     struct SignFile: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "sign-file",
             abstract: "Sign a file (a backup's SHA256SUMS) with the audit key: a detached signature in FILE.sig.",
             discussion: "Example: backoffice audit sign-file SHA256SUMS --signing-key audit.key")
         @Argument(help: "The file to sign.") var file: String
@@ -51,7 +49,6 @@ extension Audit {
 
     struct VerifyFile: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "verify-file",
             abstract:
                 """
                 Check a file's detached signature (from `audit sign-file`) with the audit public key. Exit 8 when \

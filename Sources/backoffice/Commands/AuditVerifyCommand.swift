@@ -9,7 +9,6 @@ import PostgresNIO
 extension Audit {
     struct Verify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "verify",
             abstract:
                 """
                 Verify every chain; exit 8 naming the first bad event when one was edited, deleted, inserted or \

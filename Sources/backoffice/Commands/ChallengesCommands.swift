@@ -6,7 +6,6 @@ import Foundation
 extension Challenges {
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "create",
             abstract: "Draft a challenge from a YAML or JSON file, or from flags (flags override the file).",
             discussion: """
                 Rank bands are FROM-TO:POINTS[:BADGE], e.g. --rank 1-1:500:winter-champion --rank 2-10:100.

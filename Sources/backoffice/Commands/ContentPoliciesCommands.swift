@@ -6,7 +6,6 @@ import Foundation
 extension ContentPolicies {
     struct Publish: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "publish",
             abstract:
                 """
                 Publish a Markdown file as the next version of its policy (front matter: slug, title); an \

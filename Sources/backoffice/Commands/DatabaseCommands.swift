@@ -30,7 +30,6 @@ struct DB: AsyncParsableCommand {
 
     struct Migrate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "migrate",
             abstract: "Apply pending migrations in order; refuses when an applied one was edited.",
             discussion:
                 "Example: BACKOFFICE_ADMIN_DATABASE_URL=postgres://postgres@localhost/backoffice backoffice db migrate")
@@ -51,7 +50,6 @@ struct DB: AsyncParsableCommand {
 
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "status",
             abstract: "Show each migration: applied (when), pending, or edited after it was applied.",
             discussion:
                 "Example: BACKOFFICE_ADMIN_DATABASE_URL=postgres://postgres@localhost/backoffice backoffice db status")

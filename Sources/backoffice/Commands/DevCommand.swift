@@ -8,7 +8,6 @@ import PostgresNIO
 
 struct Dev: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "dev",
         abstract: "Run the back office locally: private PostgreSQL, migrations, demo data, server on 127.0.0.1.",
         discussion: """
             Data lives in .backoffice/ (mode 0700, ignored by git; as root the cluster's own files live in \

@@ -10,7 +10,6 @@ let simulationColumns = ["rule_id", "metric", "events", "customers", "points", "
 extension FitPoints {
     struct Rules: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "rules",
             abstract:
                 "Earning rules: show the rules in force, set new ones from a YAML or JSON file (with a dry run first).",
             discussion:
@@ -19,7 +18,6 @@ extension FitPoints {
 
         struct Show: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
-                commandName: "show",
                 abstract:
                     """
                     The earning rules in force: points per unit of each metric with its daily cap, per badge, per \
@@ -35,7 +33,6 @@ extension FitPoints {
 
         struct Set: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
-                commandName: "set",
                 abstract:
                     """
                     Set the next version of the earning rules from a file; --dry-run shows what they would have \

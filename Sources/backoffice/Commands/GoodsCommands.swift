@@ -17,7 +17,6 @@ extension Goods {
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "create",
             abstract: "Add a draft good to your shop (at least one price).",
             discussion:
                 """
@@ -48,7 +47,6 @@ extension Goods {
 
     struct Update: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "update",
             abstract: "Change a good's fields or status (draft, active, archived).",
             discussion: """
                 Without --if-match the good's current version is read first, so a change made in between \
@@ -85,7 +83,6 @@ extension Goods {
 
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "import",
             abstract: "Create or replace goods from a CSV or JSON Lines file, by sku; errors are listed by line.",
             discussion: """
                 CSV needs a header row with the columns sku, name, description, category, price_cents, \
@@ -121,7 +118,6 @@ extension Goods {
 
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "export",
             abstract: "Write your goods as CSV or JSON Lines, streamed (any number of goods, constant memory).",
             discussion: "Example: backoffice goods export --format csv --file catalog.csv")
         @OptionGroup(title: "Global Options") var global: GlobalOptions

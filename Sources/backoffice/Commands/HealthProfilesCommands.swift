@@ -5,7 +5,6 @@ import Foundation
 
 struct HealthProfiles: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "health-profiles",
         abstract: "Customers' health profiles, read one at a time for a purpose; who read them; the customer's data.",
         discussion: """
             Every read of a profile names a purpose (policies/privacy.yaml) and is recorded in the access log, \
@@ -18,7 +17,7 @@ struct HealthProfiles: AsyncParsableCommand {
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "show", abstract: "A customer's health profile (the read is recorded with its purpose).",
+            abstract: "A customer's health profile (the read is recorded with its purpose).",
             discussion: """
                 Purposes: support_request, appeal_review, safety_review, data_request, audit (as \
                 policies/privacy.yaml lists them). Auditors see ranges, not values.
@@ -43,7 +42,7 @@ struct HealthProfiles: AsyncParsableCommand {
 
     struct Sync: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "sync", abstract: "Store a customer's profile as the app does (app_service).",
+            abstract: "Store a customer's profile as the app does (app_service).",
             discussion: """
                 The file is the contract's HealthProfileSync: height_cm, weight_kg, birth_year, sex, weight_goal, \
                 target_weight_kg, target_date, daily_calorie_goal, activity_level.
@@ -64,7 +63,7 @@ struct HealthProfiles: AsyncParsableCommand {
 
     struct Accesses: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "accesses", abstract: "Who read a customer's health profile, when, why and how; newest first.",
+            abstract: "Who read a customer's health profile, when, why and how; newest first.",
             discussion: "Example: backoffice health-profiles accesses 5b1c…")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup(title: "Paging") var page: PageOptions
@@ -80,7 +79,6 @@ struct HealthProfiles: AsyncParsableCommand {
 
     struct ExportData: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "export-data",
             abstract: "Everything the back office holds about a customer, as one JSON document (app_service).",
             discussion: "Example: backoffice health-profiles export-data 5b1c… --file customer-5b1c.json")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -99,7 +97,6 @@ struct HealthProfiles: AsyncParsableCommand {
 
     struct VerifyLog: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "verify-log",
             abstract: "Verify the access log's chains; exit 8 naming the first bad event.",
             discussion: "Example: backoffice health-profiles verify-log")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
@@ -120,7 +117,6 @@ struct HealthProfiles: AsyncParsableCommand {
 
     struct ExportLog: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "export-log",
             abstract: "Export the access log as JSON lines, streamed, for `audit verify --offline`.",
             discussion: """
                 Example: backoffice health-profiles export-log --since 2026-11-26T00:00:00Z \

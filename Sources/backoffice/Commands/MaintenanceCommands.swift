@@ -7,13 +7,11 @@ import Foundation
 /// `backoffice maintenance`: housekeeping under `policies/retention.yaml`.
 struct Maintenance: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "maintenance",
         abstract: "Housekeeping.", discussion: "Example: backoffice maintenance purge --dry-run",
         subcommands: [Purge.self])
 
     struct Purge: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "purge",
             abstract:
                 """
                 Apply policies/retention.yaml: purge old deleted accounts, expired idempotency records, old login \

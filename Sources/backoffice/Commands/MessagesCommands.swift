@@ -7,7 +7,6 @@ import Foundation
 extension Messages {
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "create",
             abstract:
                 "Draft a message from flags, or from a Markdown file whose front matter holds the fields (flags win).",
             discussion: """

@@ -6,7 +6,7 @@ import Foundation
 extension Moderation {
     struct Decide: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "decide", abstract: "Decide a case; prints its statement of reasons.",
+            abstract: "Decide a case; prints its statement of reasons.",
             discussion: """
                 Decisions: dismiss (ground none), remove, warn (removes too), lock (removes, and locks the author). \
                 Grounds: respect, safety, health_claims, spam, privacy, explicit, none.
@@ -42,7 +42,7 @@ extension Moderation {
 
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "export", abstract: "Statements of reasons as JSON lines, streamed (transparency reports).",
+            abstract: "Statements of reasons as JSON lines, streamed (transparency reports).",
             discussion: """
                 Example: backoffice moderation export --since 2026-01-01T00:00:00Z --until 2026-07-01T00:00:00Z \
                 --file statements-2026-h1.jsonl
@@ -64,7 +64,6 @@ extension Moderation {
 
     struct Offenders: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "offenders",
             abstract: "The repeat-offender threshold: try it over the past 90 days, then save it.",
             discussion: """
                 An author with N upheld cases within D days is flagged in the queue and on the account page, never \

@@ -24,7 +24,7 @@ extension Recommendations {
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "create", abstract: "Draft a recommendation (nothing shows until it is published).",
+            abstract: "Draft a recommendation (nothing shows until it is published).",
             discussion: """
                 Example: backoffice recommendations create --kind nutrition --title "Protein after training" \
                 --body-file protein.md --subscription active --valid-until 2027-03-01T00:00:00Z
@@ -42,7 +42,7 @@ extension Recommendations {
 
     struct Update: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "update", abstract: "Replace a draft's or a published recommendation's fields.",
+            abstract: "Replace a draft's or a published recommendation's fields.",
             discussion: """
                 Without --if-match the current version is read first and named in If-Match, so a change \
                 saved in between by someone else is refused (412) rather than overwritten.

@@ -6,7 +6,6 @@ import Foundation
 /// `backoffice reports`: the sales figures behind the shops' homes, for spreadsheets.
 struct Reports: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "reports",
         abstract: "Sales by day, week or month; every shop side by side; rebuilding the daily figures.",
         discussion: """
             Days are UTC. Gross: orders placed and paid (refunded later or not); refunds count on the day they \
@@ -23,7 +22,6 @@ struct Reports: AsyncParsableCommand {
 
     struct Sales: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "sales",
             abstract: "Your shop's sales (every shop's for a platform role), a row per day, week or month.",
             discussion: """
                 Without --from and --to: the 30 days up to today (UTC). Weeks run Monday to Sunday; the first and \
@@ -46,7 +44,7 @@ struct Reports: AsyncParsableCommand {
 
     struct Shops: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "shops", abstract: "Every shop's orders and sales side by side (platform roles).",
+            abstract: "Every shop's orders and sales side by side (platform roles).",
             discussion: "Example: backoffice reports shops --from 2026-11-01 --to 2026-11-30")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "First day, YYYY-MM-DD (UTC).") var from: String?
@@ -61,7 +59,6 @@ struct Reports: AsyncParsableCommand {
 
     struct Rebuild: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "rebuild",
             abstract: "Recompute the shops' daily figures from their orders; prints the rows that differed (audited).",
             discussion: "Example: backoffice reports rebuild --tenant 3f1c…   (without --tenant: every shop)")
         @OptionGroup(title: "Global Options") var global: GlobalOptions

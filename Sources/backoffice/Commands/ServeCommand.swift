@@ -7,7 +7,6 @@ import PostgresNIO
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "serve",
         abstract: "Run the service against BACKOFFICE_DATABASE_URL (production; no demo data).",
         discussion: """
             The URL's role must not own the tables (row-level security applies to it): use the \

@@ -9,7 +9,6 @@ let sessionColumns = ["email", "role", "tenant_id", "operator_id", "token_id", "
 /// `backoffice login`: checks a token against the service and saves it with the URL as a profile.
 struct Login: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "login",
         abstract: "Save a service URL and token as a profile (private file), so commands need no exported token.",
         discussion: """
             The token is read from standard input (so it stays out of the shell history) unless --token \
@@ -53,7 +52,6 @@ struct Login: AsyncParsableCommand {
 /// `backoffice logout`: forgets a saved profile (the token itself stays valid: revoke it with `tokens revoke`).
 struct Logout: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "logout",
         abstract: "Forget a saved profile (the token stays valid until revoked).",
         discussion: "Example: backoffice logout --profile prod")
     @Option(help: "The profile to forget (default: the current one).") var profile: String?

@@ -6,7 +6,6 @@ import Foundation
 extension Shops {
     struct Apply: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "apply",
             abstract:
                 """
                 Apply for a shop from a YAML or JSON file (no token needed); prints the application, its \

@@ -6,7 +6,6 @@ import Foundation
 extension Operators {
     struct Invite: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "invite",
             abstract:
                 """
                 Invite a person operator to the web console: a one-time link (24 h), emailed to it, where it sets \
@@ -56,7 +55,6 @@ extension Operators {
 extension Tokens {
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "create",
             abstract: "Issue a token for an operator; the secret is printed once.",
             discussion: "Example: backoffice tokens create --operator 7b2f… --name laptop --expires-in-hours 720")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
