@@ -8,6 +8,7 @@
 /// - `abstract`, `discussion`, `example` (one or several);
 /// - `columns`: fields, or `$set` for a named set of `x-cli-columns`; `rows`: the key of a list shown
 ///   with totals beside it; `layout: page`: a list without a cursor shown as a page;
+/// - `download: {body, counting}`: a streamed answer written to `--file` (`Transfer.download`);
 /// - `arguments`: body or query fields taken as positional arguments; `rename`: a field's option name
 ///   (`tags: tag`); `help`: a field's help where the contract's description is not the one to show;
 /// - `required`: fields the command line requires though the contract does not (so the service can
@@ -19,6 +20,9 @@ struct Command {
     let inputs: [Input]
     let call: String
     let layout: String
+    /// A streamed answer written to `--file` (or standard output): the body's case in the client
+    /// (`applicationJsonl`) and what its lines count, from `download: {body, counting}`.
+    let download: (body: String, counting: String)?
 
     init(_ operation: Operation) throws {
         let cli = operation.cli
@@ -40,6 +44,7 @@ struct Command {
         } catch let error as GeneratorError {
             throw GeneratorError("\(operation.id): \(error.description)")
         }
+        download = cli.mapping("download").map { ($0.text("body") ?? "json", $0.text("counting") ?? "lines") }
         let columns = Self.columns(cli.texts("columns"))
         if let key = cli.text("rows") {
             layout = ".rows(key: \(SwiftName.literal(key)), \(columns))"

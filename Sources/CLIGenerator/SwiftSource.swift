@@ -17,7 +17,13 @@ struct SwiftSource {
                 lines.append("    static let \(SwiftName.member(name)): [String] = [\(list)]")
             }
             lines.append("}")
-            for (path, group) in contract.groups { lines += [""] + Self.lines(ofGroup: path, group) }
+            for (path, group) in contract.groups {
+                lines += [""] + Self.lines(ofGroup: path, group)
+                for (name, command) in group.mapping("written")?.pairs ?? [] {
+                    guard let help = command as? Mapping else { continue }
+                    lines += [""] + Self.lines(ofWritten: "\(path).\(name)", help)
+                }
+            }
             var enumerations = Set(contract.enumerationSchemas.map { "Components.Schemas.\(SwiftName.type($0))" })
             for operation in contract.commandOperations {
                 let command = try Command(operation)
@@ -30,6 +36,22 @@ struct SwiftSource {
         }
     }
 
+    /// A hand-written command's help (a group's `written` entry: `abstract`, `discussion`, `example`,
+    /// and `name` when it is not ArgumentParser's from the type), so that every command's help is
+    /// in the contract beside the generated ones'.
+    static func lines(ofWritten path: String, _ help: Mapping) -> [String] {
+        let examples = help.texts("example").map { "Example: \($0)" }
+        let discussion = (help.texts("discussion") + examples).joined(separator: "\n\n")
+        let name = help.text("name").map { "commandName: \(SwiftName.literal($0)), " } ?? ""
+        return [
+            "extension \(path) {",
+            "    static let configuration = CommandConfiguration(",
+            "        \(name)abstract: \(SwiftName.literal(help.text("abstract") ?? "")),",
+            "        discussion: \(SwiftName.literal(discussion)))",
+            "}",
+        ]
+    }
+
     /// A group: its name, help and subcommands, as a struct (nested in its parent's extension).
     static func lines(ofGroup path: String, _ group: Mapping) -> [String] {
         let parts = path.split(separator: ".").map(String.init)
@@ -40,12 +62,14 @@ struct SwiftSource {
         var lines = [
             "\(indent)struct \(parts.last ?? ""): AsyncParsableCommand {",
             "\(indent)    static let configuration = CommandConfiguration(",
-            "\(indent)        commandName: \(SwiftName.literal(group.text("name") ?? "")),",
             "\(indent)        abstract: \(SwiftName.literal(group.text("abstract") ?? "")),",
             "\(indent)        discussion: \(SwiftName.literal(discussion)),",
             "\(indent)        subcommands: [\(subcommands)])",
             "\(indent)}",
         ]
+        if let name = group.text("name") {
+            lines.insert("\(indent)        commandName: \(SwiftName.literal(name)),", at: 2)
+        }
         if parts.count > 1 { lines = ["extension \(parts.dropLast().joined(separator: ".")) {"] + lines + ["}"] }
         return lines
     }
@@ -61,16 +85,32 @@ struct SwiftSource {
             "        @OptionGroup(title: \"Global Options\") var global: GlobalOptions",
         ]
         lines += command.inputs.filter { !$0.declaration.isEmpty }.map { "        " + $0.declaration }
-        lines += [
+        guard let download = command.download else {
+            return lines + [
+                "",
+                "        func run() async throws {",
+                "            try await global.show(\(command.layout)) { client in",
+                "                try await \(command.call)",
+                "            }",
+                "        }",
+                "    }",
+                "}",
+            ]
+        }
+        return lines + [
+            "        @Option(help: \"Write to this file instead of stdout.\") var file: String?",
             "",
             "        func run() async throws {",
-            "            try await global.show(\(command.layout)) { client in",
-            "                try await \(command.call)",
+            "            try await runCommand {",
+            "                let client = try global.client()",
+            "                let ok = try answered(try await \(command.call)).ok",
+            "                try await Transfer.download(",
+            "                    try ok.body.\(download.body), to: file,",
+            "                    counting: \(SwiftName.literal(download.counting)))",
             "            }",
             "        }",
             "    }",
             "}",
         ]
-        return lines
     }
 }

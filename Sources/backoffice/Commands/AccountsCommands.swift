@@ -5,10 +5,6 @@ import Foundation
 
 extension Accounts {
     struct LoginAttempt: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract:
-                "Report a login attempt as the app does (app_service token); failures lock at the policy's threshold.",
-            discussion: "Example: backoffice accounts login-attempt 5f0c… --failed")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Customer id.") var id: String
         @Flag(help: "The attempt failed.") var failed = false

@@ -19,12 +19,6 @@ extension Articles {
     }
 
     struct Create: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Start a draft article.",
-            discussion: """
-                Example: backoffice articles create --title "Sleep: the basics" --summary "Why 8 hours" \
-                --category sleep --body-file sleep.md --tag sleep
-                """)
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup(title: "Fields") var fields: Fields
         @Option(help: "The slug (made from the title when absent).") var slug: String?
@@ -45,22 +39,6 @@ extension Articles {
     }
 
     struct Import: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Start a draft from a Markdown file written in your own editor.",
-            discussion: """
-                The file starts with front matter: title, summary and category are required; slug, tags \
-                (a list, or words separated by commas), cover_url and byline are optional.
-
-                ---
-                title: "Sleep: the basics"
-                summary: Why eight hours matter.
-                category: sleep
-                tags: [sleep, recovery]
-                ---
-                # Sleep …
-
-                Example: backoffice articles import sleep-basics.md
-                """)
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "A Markdown file with front matter.") var file: String
 
@@ -88,14 +66,6 @@ extension Articles {
     }
 
     struct Update: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Save a new version with the fields given.",
-            discussion: """
-                Without --if-match the article's newest version is read first, so a version saved in between \
-                by someone else is still refused (412, naming who and when) rather than overwritten.
-
-                Example: backoffice articles update 5d1c… --body-file sleep.md
-                """)
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Article id.") var id: String
         @OptionGroup(title: "Fields") var fields: Fields
@@ -120,9 +90,6 @@ extension Articles {
     }
 
     struct Published: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "What the app shows: published articles, newest first.",
-            discussion: "Example: backoffice articles published --category sleep")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "Only this category.") var category: Components.Schemas.ArticleCategory?
         @Option(help: "Only with this tag.") var tag: String?

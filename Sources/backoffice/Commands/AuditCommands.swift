@@ -6,55 +6,8 @@ import Foundation
 import OpenAPIRuntime
 import PostgresNIO
 
-/// The filters of `audit export`: the same the generated `audit list` reads from the contract.
-struct AuditFilterOptions: ParsableArguments {
-    @Option(help: "Only this tenant's events.") var tenant: String?
-    @Option(help: "Only this actor's events.") var actor: String?
-    @Option(help: "Only this action (e.g. accounts.lock).") var action: String?
-    @Option(help: "Only events about this target id.") var target: String?
-    @Option(help: "From this RFC 3339 time (inclusive).") var since: String?
-    @Option(help: "Before this RFC 3339 time.") var until: String?
-}
-
 extension Audit {
-    struct Export: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Export every matching event as JSON lines, streamed (constant memory).",
-            discussion: "Example: backoffice audit export --since 2026-11-01T00:00:00Z --file audit-november.jsonl")
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @OptionGroup var filter: AuditFilterOptions
-        @Option(help: "Write to this file instead of stdout.") var file: String?
-
-        func run() async throws {
-            try await runCommand {
-                let output = try await global.client().exportAuditEvents(
-                    query: .init(
-                        tenantId: filter.tenant, actorId: filter.actor, action: filter.action, targetId: filter.target,
-                        since: try parseTime(filter.since, "--since"), until: try parseTime(filter.until, "--until")))
-                let ok = try answered(output).ok
-                try await Transfer.download(try ok.body.applicationJsonl, to: file, counting: "events")
-            }
-        }
-    }
-
     struct Archive: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract:
-                """
-                Move audit events older than the retention period out of the database, into the signed daily \
-                archives.
-                """,
-            discussion: """
-                Finds the newest day in --archive-dir sealed by ops/audit-daily that ended at least \
-                audit_events.keep_days (policies/retention.yaml) ago, checks its seal's signature, and \
-                removes from the database every chain's events up to the sealed heads, in one \
-                transaction, recording the cut: `audit verify` then continues each chain from it, and an \
-                export of what remains verifies offline with `--from` that day's seal. A head the \
-                database does not hold exactly is refused (exit 8) and nothing is removed. Runs as the \
-                tables' owner (the service's role cannot delete audit events); the archival is audited.
-                Example: BACKOFFICE_ADMIN_DATABASE_URL=postgres://owner@db/backoffice backoffice audit archive \
-                --archive-dir /archive/audit --public-key audit.pub --dry-run
-                """)
         @Option(help: "Owner's database URL (env BACKOFFICE_ADMIN_DATABASE_URL).") var databaseURL: String?
         @OptionGroup var project: ProjectOptions
         @Option(help: "The folder ops/audit-daily writes (audit-DAY.jsonl and audit-DAY.heads.json).") var archiveDir:
@@ -121,16 +74,6 @@ extension Audit {
     }
 
     struct Checkpoint: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract:
-                """
-                Write every chain's head (seq, hash) to a file kept outside the database, signed with your \
-                Ed25519 key.
-                """,
-            discussion: """
-                The private key (from `audit keygen`) stays with you; it is never sent to the service.
-                Example: backoffice audit checkpoint --file audit-heads.json --signing-key audit.key
-                """)
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "Where to write the checkpoint.") var file: String
         @Option(help: "Ed25519 private key file to sign with (env BACKOFFICE_AUDIT_SIGNING_KEY).") var signingKey:

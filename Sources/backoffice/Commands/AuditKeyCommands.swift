@@ -5,9 +5,6 @@ import Foundation
 
 extension Audit {
     struct Keygen: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Create an Ed25519 key pair for signing checkpoints (private key file mode 0600).",
-            discussion: "Example: backoffice audit keygen --private-key audit.key --public-key audit.pub")
         @Option(help: "Where to write the private key (must not exist).") var privateKey: String
         @Option(help: "Where to write the public key (give it to whoever verifies).") var publicKey: String
 
@@ -24,9 +21,6 @@ extension Audit {
 
 extension Audit {
     struct SignFile: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Sign a file (a backup's SHA256SUMS) with the audit key: a detached signature in FILE.sig.",
-            discussion: "Example: backoffice audit sign-file SHA256SUMS --signing-key audit.key")
         @Argument(help: "The file to sign.") var file: String
         @Option(help: "Ed25519 private key file to sign with (env BACKOFFICE_AUDIT_SIGNING_KEY).") var signingKey:
             String?
@@ -48,13 +42,6 @@ extension Audit {
     }
 
     struct VerifyFile: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract:
-                """
-                Check a file's detached signature (from `audit sign-file`) with the audit public key. Exit 8 when \
-                it does not match.
-                """,
-            discussion: "Example: backoffice audit verify-file SHA256SUMS --public-key audit.pub")
         @Argument(help: "The signed file.") var file: String
         @Option(help: "The signer's public key (from `audit keygen`).") var publicKey: String
         @Option(help: "The signature (default: FILE.sig).") var signature: String?

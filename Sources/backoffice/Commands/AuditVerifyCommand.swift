@@ -8,27 +8,6 @@ import PostgresNIO
 
 extension Audit {
     struct Verify: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract:
-                """
-                Verify every chain; exit 8 naming the first bad event when one was edited, deleted, inserted or \
-                reordered.
-                """,
-            discussion: """
-                Online, the service verifies its own log. With --offline, this command recomputes every \
-                hash itself from a whole export (`audit export --file F`), trusting nothing the server says; \
-                with --checkpoint and --public-key it also checks the export reaches a signed checkpoint's \
-                heads (a checkpoint whose signature does not verify is refused, exit 8). \
-                An export of one period (`audit export --since --until`) is verified from the heads sealed \
-                for the period before it (--from, signed); --seal then writes where this period leaves \
-                every chain, signed with your key, for the next period to start from (ops/audit-daily \
-                does this every day).
-                Examples:
-                  backoffice audit verify --checkpoint audit-heads.json --public-key audit.pub
-                  backoffice audit verify --offline audit.jsonl --checkpoint audit-heads.json --public-key audit.pub
-                  backoffice audit verify --offline audit-2026-11-22.jsonl --from audit-2026-11-21.heads.json \
-                --public-key audit.pub --seal audit-2026-11-22.heads.json --signing-key audit.key
-                """)
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(
             help: "A file written by `audit checkpoint`: also fail when a chain is shorter than, or diverges from, it.")

@@ -5,14 +5,6 @@ import Foundation
 
 extension Challenges {
     struct Create: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Draft a challenge from a YAML or JSON file, or from flags (flags override the file).",
-            discussion: """
-                Rank bands are FROM-TO:POINTS[:BADGE], e.g. --rank 1-1:500:winter-champion --rank 2-10:100.
-                Example: backoffice challenges create --name "Winter Steps" --metric steps --aggregation sum \\
-                  --starts-at 2026-12-01T00:00:00Z --ends-at 2026-12-31T23:59:59Z --grace-period P2D --budget 20000 \\
-                  --rank 1-3:500
-                """)
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "A YAML or JSON challenge file (fields as the API's ChallengeDraft).") var file: String?
         @Option(help: "Name (at most 200 characters).") var name: String?

@@ -5,13 +5,6 @@ import Foundation
 
 extension ContentPolicies {
     struct Publish: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract:
-                """
-                Publish a Markdown file as the next version of its policy (front matter: slug, title); an \
-                unchanged text publishes nothing.
-                """,
-            discussion: "Example: backoffice content-policies publish policies/content/community-guidelines.md")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "A Markdown file with front matter `slug` and `title`.") var file: String
 

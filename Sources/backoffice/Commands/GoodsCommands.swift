@@ -16,14 +16,6 @@ extension Goods {
     }
 
     struct Create: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Add a draft good to your shop (at least one price).",
-            discussion:
-                """
-                Example: backoffice goods create --sku MAT-1 --name \"Cork yoga mat\" --category mats \
-                --price-cents 4900 --stock 20
-                """
-        )
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "Stock-keeping unit, unique in your shop.") var sku: String
         @OptionGroup(title: "Fields") var fields: Fields
@@ -46,14 +38,6 @@ extension Goods {
     }
 
     struct Update: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Change a good's fields or status (draft, active, archived).",
-            discussion: """
-                Without --if-match the good's current version is read first, so a change made in between \
-                by someone else is still refused (412) rather than overwritten.
-
-                Example: backoffice goods update 5d1c… --status active --stock 18
-                """)
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Good id.") var id: String
         @OptionGroup(title: "Fields") var fields: Fields
@@ -82,18 +66,6 @@ extension Goods {
     }
 
     struct Import: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Create or replace goods from a CSV or JSON Lines file, by sku; errors are listed by line.",
-            discussion: """
-                CSV needs a header row with the columns sku, name, description, category, price_cents, \
-                price_fitpoints, stock, status, image_urls (URLs separated by spaces); JSON Lines the same keys \
-                (image_urls a list). What `goods export` writes, this reads. Rows with errors are skipped and \
-                listed (exit 6 when there were any); --all-or-nothing imports nothing if any row is wrong; \
-                --dry-run only reports. A progress bar shows on a terminal.
-
-                Example: backoffice goods import catalog.csv --dry-run && \
-                backoffice goods import catalog.csv --all-or-nothing
-                """)
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "The file (.csv, or .jsonl/.ndjson).") var file: String
         @Option(help: "csv or jsonl (default: from the file's extension).") var format: GoodsFormat?
@@ -117,9 +89,6 @@ extension Goods {
     }
 
     struct Export: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Write your goods as CSV or JSON Lines, streamed (any number of goods, constant memory).",
-            discussion: "Example: backoffice goods export --format csv --file catalog.csv")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "csv (default) or jsonl.") var format: GoodsFormat = .csv
         @Option(help: "Only goods in this status.") var status: Components.Schemas.GoodStatus?

@@ -6,24 +6,6 @@ import Foundation
 
 extension Messages {
     struct Create: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract:
-                "Draft a message from flags, or from a Markdown file whose front matter holds the fields (flags win).",
-            discussion: """
-                Example: backoffice messages create --title "Planned maintenance" --severity maintenance \\
-                  --window-starts-at 2026-12-01T02:00:00Z --window-ends-at 2026-12-01T03:00:00Z \
-                --body "Sign-in pauses for an hour."
-
-                A file:
-                  ---
-                  title: Planned maintenance
-                  severity: maintenance        # info, warning, maintenance, critical
-                  audience: all                # all, subscribers, non_subscribers
-                  window_starts_at: 2026-12-01T02:00:00Z
-                  window_ends_at: 2026-12-01T03:00:00Z
-                  ---
-                  Sign-in pauses for **one hour**.
-                """)
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "A Markdown file with front matter.") var file: String?
         @Option(help: "Title (at most 200 characters).") var title: String?

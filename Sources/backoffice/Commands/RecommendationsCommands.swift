@@ -23,12 +23,6 @@ extension Recommendations {
     }
 
     struct Create: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Draft a recommendation (nothing shows until it is published).",
-            discussion: """
-                Example: backoffice recommendations create --kind nutrition --title "Protein after training" \
-                --body-file protein.md --subscription active --valid-until 2027-03-01T00:00:00Z
-                """)
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup(title: "Fields") var fields: Fields
 
@@ -41,15 +35,6 @@ extension Recommendations {
     }
 
     struct Update: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Replace a draft's or a published recommendation's fields.",
-            discussion: """
-                Without --if-match the current version is read first and named in If-Match, so a change \
-                saved in between by someone else is refused (412) rather than overwritten.
-
-                Example: backoffice recommendations update 7a2e… --kind exercise --title "Walk after dinner" \
-                --body-file walk.md
-                """)
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Recommendation id.") var id: String
         @OptionGroup(title: "Fields") var fields: Fields

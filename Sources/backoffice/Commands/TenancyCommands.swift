@@ -5,19 +5,6 @@ import Foundation
 
 extension Operators {
     struct Invite: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract:
-                """
-                Invite a person operator to the web console: a one-time link (24 h), emailed to it, where it sets \
-                its password.
-                """,
-            discussion: """
-                The link goes to the operator's email address and nowhere else: this prints where it was sent. A \
-                platform admin may ask for the link to be printed instead (--show-link, for a person without \
-                working email; audited as shown): it is printed once and stored nowhere. A new invitation makes \
-                the operator's earlier unused links invalid.
-                Example: backoffice operators invite 7b2f…
-                """)
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "Operator id.") var id: String
         @Flag(help: "Print the link instead of emailing it (platform admins only).") var showLink = false
@@ -54,9 +41,6 @@ extension Operators {
 
 extension Tokens {
     struct Create: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Issue a token for an operator; the secret is printed once.",
-            discussion: "Example: backoffice tokens create --operator 7b2f… --name laptop --expires-in-hours 720")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(help: "Operator id.") var `operator`: String
         @Option(help: "A label for the token.") var name: String?
