@@ -89,7 +89,7 @@ struct RepositoryTests {
         for file in [
             "sql/migrations/", "Sources/Backoffice/Samples/Sample.swift",
             "Sources/Backoffice/Samples/Pages/samples.mustache",
-            "Sources/backoffice/Commands/SamplesCommands.swift", "Tests/BackofficeTests/Samples/SamplesTests.swift",
+            "Tests/BackofficeTests/Samples/SamplesTests.swift",
             "Sources/BackofficeAPI/openapi.yaml", "policies/access.yaml", "Sources/Backoffice/Console/Console.swift",
             "Package.swift", "Sources/backoffice/Backoffice.swift", "docs/domains.md",
         ] {
