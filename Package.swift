@@ -9,7 +9,7 @@ let swiftSettings: [SwiftSetting] = [
 /// each domain's. Processing flattens them into the bundle's root, so a template's name is unique across the
 /// console (SwiftPM refuses two resources of one name). A new domain with pages adds its folder here.
 let consolePages: [Resource] = [
-    "Console", "Accounts", "Articles", "Audit", "Badges", "Challenges", "ContentPolicies", "FitPoints", "Goods",
+    "Accounts", "Articles", "Audit", "Badges", "Challenges", "ContentPolicies", "FitPoints", "Goods",
     "HealthProfiles", "Messages", "Moderation", "Orders", "Recommendations", "Reports",
     "Shops", "Tenancy",
 ].map { .process("\($0)/Pages") }
@@ -100,12 +100,28 @@ let package = Package(
             dependencies: ["BackofficeAPI"] + serviceLibraries,
             swiftSettings: swiftSettings
         ),
-        // The domains, the console's shell and the composition root, on BackofficePlatform.
+        // The console's shell: sessions, sign-in, forms, templates, charts, time formatting. It names no
+        // domain: each domain's pages register on it.
+        .target(
+            name: "BackofficeConsole",
+            dependencies: [
+                "BackofficePlatform",
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "HummingbirdOTP", package: "hummingbird-auth"),
+                .product(name: "ExtrasBase64", package: "swift-extras-base64"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
+                .product(name: "Mustache", package: "swift-mustache"),
+            ] + serviceLibraries,
+            resources: [.process("Pages"), .copy("Assets"), .copy("common-passwords.txt")],
+            swiftSettings: swiftSettings
+        ),
+        // The domains and the composition root, on BackofficePlatform and BackofficeConsole.
         .target(
             name: "Backoffice",
             dependencies: [
                 "BackofficeAPI",
                 "BackofficePlatform",
+                "BackofficeConsole",
                 .product(name: "CSV", package: "CSV.swift"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "HummingbirdOTP", package: "hummingbird-auth"),
@@ -114,7 +130,7 @@ let package = Package(
                 .product(name: "Mustache", package: "swift-mustache"),
                 "CCmarkGFM",
             ] + serviceLibraries,
-            resources: consolePages + [.copy("Console/Assets"), .copy("Console/common-passwords.txt")],
+            resources: consolePages,
             swiftSettings: swiftSettings
         ),
         // The moderation screen's micro-benchmark (`ops/bench/run` runs it in release).
@@ -125,6 +141,7 @@ let package = Package(
             name: "BackofficeDemo",
             dependencies: [
                 "Backoffice",
+                "BackofficeConsole",
                 "BackofficePlatform",
                 "BackofficeAPI",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -137,6 +154,7 @@ let package = Package(
             name: "backoffice",
             dependencies: [
                 "Backoffice",
+                "BackofficeConsole",
                 "BackofficePlatform",
                 "BackofficeDemo",
                 "BackofficeAPI",
@@ -157,6 +175,7 @@ let package = Package(
             name: "BackofficeTests",
             dependencies: [
                 "Backoffice",
+                "BackofficeConsole",
                 "BackofficePlatform",
                 "BackofficeDemo",
                 "BackofficeAPI",

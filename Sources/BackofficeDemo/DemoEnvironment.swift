@@ -1,5 +1,6 @@
 import Backoffice
 import BackofficeAPI
+import BackofficeConsole
 import BackofficePlatform
 import Foundation
 import Logging

@@ -1,6 +1,7 @@
+import BackofficeConsole
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// The system lifts timed locks whose `until` has passed; each lifting is an audit event by the
 /// system actor. Returns the accounts unlocked.

@@ -1,6 +1,7 @@
+import BackofficeConsole
+import BackofficePlatform
 import Foundation
 import Hummingbird
-import BackofficePlatform
 
 extension Console {
     /// Customer accounts (backend managers; auditors read them masked): search by email prefix

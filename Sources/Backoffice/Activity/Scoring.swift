@@ -1,5 +1,6 @@
-import Foundation
+import BackofficeConsole
 import BackofficePlatform
+import Foundation
 
 // Scoring formulas for ingested activity: energy from MET, estimated one-rep maximum, and
 // bodyweight-relative strength points. Pure functions of doubles, no rounding: callers round for

@@ -1,6 +1,7 @@
+import BackofficeConsole
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// Articles in every state (`articles.list`): most recently changed first; in review, the queue's
 /// order (oldest submission first). An expert sees only what it wrote.

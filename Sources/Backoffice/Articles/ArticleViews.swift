@@ -1,6 +1,7 @@
+import BackofficeConsole
+import BackofficePlatform
 import Foundation
 import Hummingbird
-import BackofficePlatform
 
 /// The editor's fields, read into an article's content or changes.
 struct ArticleForm {

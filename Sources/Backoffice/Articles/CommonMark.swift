@@ -1,6 +1,7 @@
+import BackofficeConsole
+import BackofficePlatform
 import CCmarkGFM
 import Foundation
-import BackofficePlatform
 
 /// Markdown to HTML by cmark-gfm, GitHub's build of the CommonMark reference implementation (a C
 /// library, fuzzed for years and linked from the system), with GitHub's tables, strikethrough and

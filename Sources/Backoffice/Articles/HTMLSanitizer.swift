@@ -1,5 +1,6 @@
-import Foundation
+import BackofficeConsole
 import BackofficePlatform
+import Foundation
 
 /// Rewrites HTML so that only an allow-list of elements and attributes remains: what experts write
 /// reaches the app as inert markup.

@@ -1,5 +1,6 @@
-import Foundation
+import BackofficeConsole
 import BackofficePlatform
+import Foundation
 
 /// Markdown as the app shows it: rendered by cmark-gfm (`CommonMark`), then passed through
 /// `HTMLSanitizer`, so that whatever a writer types (raw HTML included) reaches readers as inert

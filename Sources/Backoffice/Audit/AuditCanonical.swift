@@ -1,8 +1,8 @@
+import BackofficePlatform
 import Crypto
 import Foundation
 import NIOCore
 import PostgresNIO
-import BackofficePlatform
 
 /// Builds an audit event's canonical bytes from its stored columns, byte for byte as PostgreSQL's
 /// `audit_canonical` builds them when the event is appended: the text form of a jsonb object
@@ -171,7 +171,7 @@ package struct AuditCanonical: Sendable {
     private mutating func appendTimestamp(microsecondsSince2000 micros: Int64) -> Bool {
         let perDay: Int64 = 86_400_000_000
         let (days, inDay) = (micros.floorDivided(by: perDay), micros.floorModulo(perDay))
-        let (year, month, day) = Self.civil(daysSince1970: days + 10_957)
+        let (year, month, day) = UTCDay.civil(daysSince1970: days + 10_957)
         let seconds = inDay / 1_000_000
         guard (1...9999).contains(year) else { return false }
         out.raw("\"")
@@ -207,26 +207,4 @@ package struct AuditCanonical: Sendable {
             count -= 1
         }
     }
-
-    /// The proleptic Gregorian date of a day counted from 1970-01-01 (H. Hinnant's `civil_from_days`).
-    static func civil(daysSince1970 z: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let shifted = z + 719_468
-        let era = shifted.floorDivided(by: 146_097)
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-}
-
-extension Int64 {
-    fileprivate func floorDivided(by divisor: Int64) -> Int64 {
-        let quotient = self / divisor
-        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
-    }
-
-    fileprivate func floorModulo(_ divisor: Int64) -> Int64 { self - floorDivided(by: divisor) * divisor }
 }

@@ -1,7 +1,8 @@
+import BackofficeConsole
+import BackofficePlatform
 import Foundation
 import Hummingbird
 import NIOCore
-import BackofficePlatform
 
 extension Console {
     /// The audit log (auditors, managers, a partner admin its own tenant's): filters by actor,

@@ -1,6 +1,7 @@
+import BackofficeConsole
+import BackofficePlatform
 import Foundation
 import Hummingbird
-import BackofficePlatform
 
 extension Console {
     /// Badges (managers create them; auditors read): every badge with what earns it, and a new

@@ -1,7 +1,8 @@
+import BackofficeConsole
+import BackofficePlatform
 import Foundation
 import Hummingbird
 import Synchronization
-import BackofficePlatform
 
 /// A challenge as the list and its page show it.
 struct ChallengeView {

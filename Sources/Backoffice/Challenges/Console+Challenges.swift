@@ -1,13 +1,14 @@
+import BackofficeConsole
+import BackofficePlatform
 import Foundation
 import Hummingbird
 import Synchronization
-import BackofficePlatform
 
 extension Console {
     /// Challenges (backend managers): the list, create, a challenge's page with publish, its live
     /// leaderboard (server-sent events), and settle: a dry run shown in place first, then the
-    /// settlement, confirmed.
-    func registerChallenges(on group: RouterGroup<AppRequestContext>) {
+    /// settlement, confirmed. `streams` admits the live leaderboards' streams.
+    func registerChallenges(on group: RouterGroup<AppRequestContext>, streams: LiveStreams) {
         section("challenges", "Challenges", needs: ListChallenges.action, on: group) { console in
             let (page, cursor) = try await newestFirstPage(after: console.form.text("cursor"), limit: Self.pageSize) {
                 try await console.read(ListChallenges(after: $0, limit: $1))
@@ -68,7 +69,7 @@ extension Console {
             }
         }
         group.get("challenges/{id}/leaderboard/events") { request, context in
-            try await leaderboardEvents(request, context)
+            try await leaderboardEvents(request, context, streams: streams)
         }
     }
 
@@ -79,10 +80,12 @@ extension Console {
     /// session alive; the periodic reads are not and do not (`touch: false`), so an open tab does
     /// not defeat the idle timeout. At most `liveUpdates.perSession` streams per session and
     /// `liveUpdates.total` in all (`LiveStreams`); past either, 503 with Retry-After.
-    private func leaderboardEvents(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+    private func leaderboardEvents(
+        _ request: Request, _ context: AppRequestContext, streams: LiveStreams
+    ) async throws -> Response {
         guard let secret = sessionSecret(request, context) else { return signInFirst(request) }
         let id = try Self.id(context.parameters)
-        let (database, policies, streams) = (database, policies, liveStreams)
+        let (database, policies, liveUpdates) = (database, policies, streams.limits)
         // A stream lasts no longer than an idle session would: an open page does not keep one alive.
         let (interval, limit, timers) = (
             liveUpdates.interval, min(liveUpdates.limit, .seconds(policies.console.idleTimeoutMinutes * 60)),
@@ -135,7 +138,8 @@ extension Console {
 /// memory, per process; a stream closes (its `defer`) however it ends.
 final class LiveStreams: Sendable {
     struct Ticket: Sendable { let session: UUID }
-    private let limits: LiveUpdates
+    /// How many streams, for how long, read how often.
+    let limits: LiveUpdates
     private let streams = Mutex<(bySession: [UUID: Int], total: Int)>(([:], 0))
 
     init(_ limits: LiveUpdates) { self.limits = limits }

@@ -1,6 +1,7 @@
+import BackofficeConsole
+import BackofficePlatform
 import Foundation
 import Hummingbird
-import BackofficePlatform
 
 extension Console {
     /// FitPoints earning rules (backend managers set them; auditors read): the rules in force as

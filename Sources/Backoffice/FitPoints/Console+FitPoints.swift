@@ -1,6 +1,7 @@
+import BackofficeConsole
+import BackofficePlatform
 import Foundation
 import Hummingbird
-import BackofficePlatform
 
 extension Console {
     /// A customer's FitPoints (backend managers adjust; auditors read): the balance and its
@@ -71,4 +72,14 @@ extension ConsoleRequest {
             "fitpoints", title: "FitPoints of \(customer.email)", status: issues.isEmpty ? .ok : .unprocessableContent,
             data)
     }
+}
+
+extension Money {
+    /// `4000` → `4,000 FP`.
+    static func fitPoints(_ points: Int64) -> String { ChartUnit.fitPoints.text(Int(points)) }
+}
+
+extension ChartUnit {
+    /// FitPoints, the loyalty points: `1,234 FP`.
+    static let fitPoints = ChartUnit.points("FP")
 }

@@ -1,6 +1,7 @@
+import BackofficeConsole
+import BackofficePlatform
 import Foundation
 import Hummingbird
-import BackofficePlatform
 
 extension Console {
     /// A shop's goods: the list (status and category filters, cursor paging), a new good, and a

@@ -1,7 +1,8 @@
+import BackofficeConsole
+import BackofficePlatform
 import Foundation
 import Hummingbird
 import NIOCore
-import BackofficePlatform
 
 extension Console {
     /// A shop's goods files: import (upload, a dry run listing each refused line, then apply) and

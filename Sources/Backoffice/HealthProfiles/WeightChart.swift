@@ -1,5 +1,6 @@
-import Foundation
+import BackofficeConsole
 import BackofficePlatform
+import Foundation
 
 /// A customer's weight over time as an inline SVG line chart, written on the server: no script, and
 /// every value interpolated into `HTML` (escaped by construction). The chart is an image for

@@ -1,5 +1,6 @@
-import Foundation
+import BackofficeConsole
 import BackofficePlatform
+import Foundation
 
 /// One email as the service sends it: plain text and HTML alternatives, UTF-8, from the
 /// service's address to one recipient, under a stable `Message-ID` (a message sent again after
@@ -75,15 +76,5 @@ package struct MailMessage: Sendable, Equatable {
             return String(
                 encoded[from..<(encoded.index(from, offsetBy: 76, limitedBy: encoded.endIndex) ?? encoded.endIndex)])
         }
-    }
-}
-
-/// An email address as the console and the API show it to someone who asked for mail to be sent
-/// to it: the first letter of the local part, then an ellipsis, then the domain
-/// (`a…@green-grocer.example`).
-package enum MaskedEmail {
-    package static func text(_ email: String) -> String {
-        guard let at = email.lastIndex(of: "@"), let first = email.first, email.startIndex != at else { return "…" }
-        return "\(first)…\(email[at...])"
     }
 }

@@ -1,5 +1,6 @@
-import Foundation
+import BackofficeConsole
 import BackofficePlatform
+import Foundation
 
 /// What each kind of mail says, in plain text and HTML (every value escaped by `HTML`'s
 /// interpolation), with the product's name; a link's mail says until when it works.
@@ -10,8 +11,14 @@ enum MailTemplates {
         let html: String
     }
 
+    /// A kind of mail no template writes (a row queued by a newer build, say): set aside, never sent.
+    struct Unwritten: Error, CustomStringConvertible {
+        let kind: QueuedMail.Kind
+        var description: String { "no template writes mail of kind \(kind.rawValue)" }
+    }
+
     /// The mail of `kind` with `fields`; `link` is the absolute address a link's mail carries.
-    static func render(_ kind: QueuedMail.Kind, fields: [String: String], link: String?) -> Rendered {
+    static func render(_ kind: QueuedMail.Kind, fields: [String: String], link: String?) throws -> Rendered {
         let product = "HealthTrack Back Office"
         switch kind {
         case .invitation:
@@ -23,9 +30,9 @@ enum MailTemplates {
                 paragraphs: [
                     "You have been invited to the \(product) as \(role)\(fields["tenant"].map { " of \($0)" } ?? "").",
                     """
-                        Open this link to set your password. It works once, until \(expires) (UTC); a newer link \
-                        replaces it.
-                        """,
+                    Open this link to set your password. It works once, until \(expires) (UTC); a newer link \
+                    replaces it.
+                    """,
                 ],
                 link: (link, "Set your password"),
                 footer: "If you did not expect this, ignore it: nothing happens until the link is opened.")
@@ -51,9 +58,9 @@ enum MailTemplates {
             if approved {
                 paragraphs.append(
                     """
-                        Claim your shop with the claim code your application was answered with (backoffice shops \
-                        claim), within 14 days.
-                        """
+                    Claim your shop with the claim code your application was answered with (backoffice shops \
+                    claim), within 14 days.
+                    """
                 )
             } else if let reason = fields["reason"] {
                 paragraphs.append("The reason given: \(reason)")
@@ -62,6 +69,8 @@ enum MailTemplates {
                 subject: approved ? "\(shop) is approved on HealthTrack" : "Your HealthTrack shop application",
                 paragraphs: paragraphs, link: nil,
                 footer: "Reference: \(fields["application_id"] ?? "")")
+        default:
+            throw Unwritten(kind: kind)
         }
     }
 
@@ -79,9 +88,9 @@ enum MailTemplates {
         }
         html =
             """
-                \(html)<p style=\"color: #57606a; font-size: small\">\(footer)</p><p style=\"color: #57606a; \
-                font-size: small\">HealthTrack Back Office</p></body></html>
-                """
+            \(html)<p style=\"color: #57606a; font-size: small\">\(footer)</p><p style=\"color: #57606a; \
+            font-size: small\">HealthTrack Back Office</p></body></html>
+            """
         return Rendered(subject: subject, text: text, html: html.renderText)
     }
 }

@@ -1,7 +1,7 @@
+import BackofficePlatform
 import Foundation
 import Logging
 import ServiceLifecycle
-import BackofficePlatform
 
 /// Where queued mail goes: an SMTP relay, `.eml` files in a folder (`backoffice dev`), or only a
 /// log line (`BACKOFFICE_MAIL=log`: nothing is sent).
@@ -144,12 +144,10 @@ package struct OutboxDelivery: Service {
             ) { row in
                 let (id, kind, recipient, reference, fields, messageID, attempts, createdAt) = try row.decode(
                     (UUID, String, String, UUID?, String, String, Int, Date).self)
-                guard let kind = QueuedMail.Kind(rawValue: kind) else {
-                    throw DomainError.inconsistent("outbox kind \(kind)")
-                }
                 let values = try JSONDecoder().decode([String: String].self, from: Data(fields.utf8))
                 return Claimed(
-                    id: id, kind: kind, recipient: recipient, reference: reference, fields: values,
+                    id: id, kind: QueuedMail.Kind(rawValue: kind), recipient: recipient, reference: reference,
+                    fields: values,
                     messageID: messageID, attempts: attempts,
                     createdAt: createdAt)
             }.first
@@ -169,7 +167,9 @@ package struct OutboxDelivery: Service {
             }
             ServiceMetrics.mailSent.increment()
         } catch {
-            let permanent = (error as? SMTPClient.Failure)?.permanent ?? (error is MailMessage.Malformed)
+            let permanent =
+                (error as? SMTPClient.Failure)?.permanent
+                ?? (error is MailMessage.Malformed || error is MailTemplates.Unwritten)
             let detail = String(String(describing: error).prefix(500))
             let wait = Double(min(1 << min(claimed.attempts - 1, 6), 60))
             try await system { unit in
@@ -201,7 +201,7 @@ package struct OutboxDelivery: Service {
             claimed.kind == .invitation
             ? claimed.reference.map { settings.publicURL + "/console/invitation?key=" + links.secret(for: $0).value }
             : nil
-        let rendered = MailTemplates.render(claimed.kind, fields: claimed.fields, link: link)
+        let rendered = try MailTemplates.render(claimed.kind, fields: claimed.fields, link: link)
         return MailMessage(
             messageID: claimed.messageID, from: settings.from, to: claimed.recipient, subject: rendered.subject,
             text: rendered.text,

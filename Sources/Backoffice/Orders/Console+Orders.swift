@@ -1,6 +1,7 @@
+import BackofficeConsole
+import BackofficePlatform
 import Foundation
 import Hummingbird
-import BackofficePlatform
 
 extension Console {
     /// A shop's orders: the board by state (cursor paging), an order's page (lines, payment,
@@ -9,8 +10,9 @@ extension Console {
     /// Accept and deliver run in the request's one transaction, as the accounts pages' moves do:
     /// the session's check, the change (in a savepoint), its audit event and the page shown on a
     /// refusal. Ship, cancel and refund call the payment provider: they run as staged operations,
-    /// in a request that holds no transaction, with none held while the provider answers.
-    func registerOrders(on group: RouterGroup<AppRequestContext>) {
+    /// in a request that holds no transaction, with none held while the provider answers
+    /// (`payments`, the API's).
+    func registerOrders(on group: RouterGroup<AppRequestContext>, payments: any PaymentGateway) {
         section("orders", "Orders", needs: ListOrders.action, on: group) { console in
             let day = try console.form.text("day").map { try ReportRange.day($0, field: "day") }
             // A day's orders open on every state; the board alone on the orders to accept.

@@ -1,8 +1,9 @@
 import BackofficeAPI
+import BackofficeConsole
+import BackofficePlatform
 import Foundation
 import NIOCore
 import PostgresNIO
-import BackofficePlatform
 
 /// One request for a page of a partner's orders, however it arrived (generated handler or the
 /// hand-encoded fast path): validated once, run once.

@@ -1,5 +1,6 @@
-import Foundation
+import BackofficeConsole
 import BackofficePlatform
+import Foundation
 
 /// The stretch a home shows, chosen with its period picker: the last 7, 30 or 90 days up to
 /// today, or a calendar month (this month up to today); and the stretch it is compared with (as

@@ -1,5 +1,6 @@
-import Foundation
+import BackofficeConsole
 import BackofficePlatform
+import Foundation
 
 /// Customers by status at the end of each day of a range (UTC), from the daily changes the
 /// database keeps (`customer_daily_statuses`), in one statement: the counts before the range and

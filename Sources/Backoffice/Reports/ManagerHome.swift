@@ -1,5 +1,6 @@
-import Foundation
+import BackofficeConsole
 import BackofficePlatform
+import Foundation
 
 /// A backend manager's home for a period: locked and deleted customers at the end of each day
 /// (active ones as a total with its change), new locks and appeals by day with the open appeals'

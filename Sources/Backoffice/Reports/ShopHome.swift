@@ -1,3 +1,4 @@
+import BackofficeConsole
 import BackofficePlatform
 import Foundation
 

@@ -1,4 +1,5 @@
 import BackofficeAPI
+import BackofficeConsole
 import BackofficePlatform
 import Foundation
 import Hummingbird
@@ -65,11 +66,8 @@ package enum BackofficeServer {
             configuration: Configuration(
                 dateTranscoder: RFC3339DateTranscoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]),
             middlewares: [ProblemMiddleware(logger: logger), ETagMiddleware(), OperationScopeMiddleware()])
-        let console = try Console(
-            database: database, policies: policies, payments: settings.payments,
-            secondFactorKey: settings.secondFactorKey, liveUpdates: settings.consoleLiveUpdates,
-            signInGate: settings.signInGate)
-        console.register(on: router)
+        let console = try Console.serving(
+            settings, database: database, policies: policies, invitationLinks: invitationLinks, on: router)
         let throttle = AddressThrottle(
             limit: policies.security.failedAuthenticationLimit,
             window: .seconds(policies.security.failedAuthenticationWindowSeconds))
@@ -167,9 +165,4 @@ package enum BackofficeServer {
         logger.info("policies loaded", metadata: ["digest": "\(policies.digest)"])
         try await app.runService()
     }
-}
-
-/// A configuration value the service cannot use.
-package struct ConfigurationError: Error, CustomStringConvertible {
-    package let description: String
 }

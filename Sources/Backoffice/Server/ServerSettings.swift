@@ -1,5 +1,6 @@
-import Foundation
+import BackofficeConsole
 import BackofficePlatform
+import Foundation
 
 /// How the service runs: where it listens, which database and policies it uses.
 package struct ServerSettings: Sendable {

@@ -1,7 +1,7 @@
+import BackofficePlatform
 import Foundation
 import NIOCore
 import PostgresNIO
-import BackofficePlatform
 
 /// A prospective shop applies (`shop_applications.apply`, public: no token, rate-limited per
 /// source address, per /64 for IPv6). The eligibility checks run at once and are stored with the
@@ -274,4 +274,9 @@ package struct GetShopApplication: Query {
         let application = try await ShopApplication.fetch(id, in: unit)
         return unit.context.masksPII ? application.masked : application
     }
+}
+
+extension QueuedMail.Kind {
+    /// A shop application's decision, to its contact email.
+    static let shopDecision: Self = "shop_decision"
 }

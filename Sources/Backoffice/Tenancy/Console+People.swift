@@ -1,13 +1,15 @@
+import BackofficeConsole
+import BackofficePlatform
 import Foundation
 import Hummingbird
-import BackofficePlatform
 
 extension Console {
     /// People and their access: the operators the role may see (a partner admin its own shop's,
     /// a platform admin everyone), inviting a new or an existing person (a one-time link shown
     /// once), disabling one (confirmed); API tokens (issue, shown once; revoke, confirmed); and the
-    /// invitation link's page, where the invited person sets a password.
-    func registerPeople(on group: RouterGroup<AppRequestContext>) {
+    /// invitation link's page, where the invited person sets a password. `invitationLinks` makes
+    /// the links.
+    func registerPeople(on group: RouterGroup<AppRequestContext>, invitationLinks: InvitationLinks) {
         section("people", "People", needs: InviteOperator.action, on: group) { console in
             try await console.peoplePage(issues: [])
         }

@@ -1,6 +1,7 @@
+import BackofficeConsole
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// An invitation as its inviter learns of it: whom it invites, until when, and where it went —
 /// emailed to the person (`sentTo`, masked), or, when a platform admin asked, the link itself.
@@ -120,9 +121,9 @@ package struct OpenInvitation: Query {
     package func read(in unit: UnitOfWork) async throws -> Found? {
         try await unit.first(
             """
-                SELECT invitation_id, tenant_id, operator_id, email, role FROM \
-                operator_invitation(\(ByteBuffer(bytes: secretHash)), \(unit.now))
-                """
+            SELECT invitation_id, tenant_id, operator_id, email, role FROM \
+            operator_invitation(\(ByteBuffer(bytes: secretHash)), \(unit.now))
+            """
         ) { row in
             let (id, tenant, operatorID, email, role) = try row.decode((UUID, UUID, UUID, String, String).self)
             return Found(
@@ -150,9 +151,9 @@ package struct AcceptInvitation: AuditedOperation {
         }
         let used = try await unit.first(
             """
-                UPDATE operator_invitations SET used_at = \(unit.now) WHERE id = \(invitation.invitationID) AND \
-                used_at IS NULL RETURNING 1
-                """
+            UPDATE operator_invitations SET used_at = \(unit.now) WHERE id = \(invitation.invitationID) AND \
+            used_at IS NULL RETURNING 1
+            """
         ) { try $0.decode(Int32.self) }
         guard used != nil else { throw DomainError.notFound("Invitation") }
         let password = try await SetOperatorPassword(operatorID: invitation.operatorID, passwordHash: passwordHash)
@@ -171,4 +172,9 @@ package struct AcceptInvitation: AuditedOperation {
         }
         return Audited(invitation.email, event: accepted, more: set)
     }
+}
+
+extension QueuedMail.Kind {
+    /// An invitation or a new sign-in link: `reference` is the invitation's id.
+    static let invitation: Self = "invitation"
 }

@@ -15,3 +15,18 @@ package enum EmailAddress {
             .precomposedStringWithCompatibilityMapping
     }
 }
+
+/// An email address as the console and the API show it to someone who asked for mail to be sent
+/// to it: the first letter of the local part, then an ellipsis, then the domain
+/// (`a…@green-grocer.example`).
+package enum MaskedEmail {
+    package static func text(_ email: String) -> String {
+        guard let at = email.lastIndex(of: "@"), let first = email.first, email.startIndex != at else { return "…" }
+        return "\(first)…\(email[at...])"
+    }
+}
+
+extension Character {
+    /// `0` to `9`, and no other digit.
+    package var isASCIIDigit: Bool { isASCII && isNumber }
+}

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Backoffice
+import BackofficeConsole
 import BackofficeDemo
 import BackofficePlatform
 import Foundation

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Backoffice
+import BackofficeConsole
 import BackofficePlatform
 import Foundation
 import Logging

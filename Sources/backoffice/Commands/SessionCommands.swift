@@ -1,6 +1,7 @@
 import ArgumentParser
 import Backoffice
 import BackofficeAPI
+import BackofficeConsole
 import BackofficePlatform
 import Foundation
 

@@ -3,14 +3,15 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 extension AccountsAPITests {
     @Test(
         """
-            sync creates (201), updates a changed email (200, audited with what changed), and an identical sync \
-            changes and logs nothing
-            """
+        sync creates (201), updates a changed email (200, audited with what changed), and an identical sync \
+        changes and logs nothing
+        """
     )
     func syncCreateUpdateUnchanged() async throws {
         try await TestEnvironment.with { env in
@@ -30,9 +31,9 @@ extension AccountsAPITests {
                 let account = {
                     try await env.ownerScalar(
                         """
-                            SELECT email || ' ' || display_name || ' ' || subscription || ' v' || version FROM \
-                            customers WHERE id = '\(id)'
-                            """,
+                        SELECT email || ' ' || display_name || ' ' || subscription || ' v' || version FROM \
+                        customers WHERE id = '\(id)'
+                        """,
                         as: String.self)
                 }
                 let events = { try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self) }
@@ -50,9 +51,9 @@ extension AccountsAPITests {
                     .post, "/v1/customers", token: app,
                     json:
                         #"""
-                            {"id":"\#(id)","email":"sync2@example.com","display_name":"Sync One",\#
-                            "subscription":"active","renews_at":"\#(renews)"}
-                            """#
+                        {"id":"\#(id)","email":"sync2@example.com","display_name":"Sync One",\#
+                        "subscription":"active","renews_at":"\#(renews)"}
+                        """#
                 )
                 #expect(subscribed["subscription"] == "active")
                 #expect(subscribed["renews_at"] == renews)
@@ -65,18 +66,18 @@ extension AccountsAPITests {
                     .post, "/v1/customers", token: app,
                     json:
                         #"""
-                            {"id":"\#(id)","email":"sync2@example.com","display_name":"Sync One",\#
-                            "subscription":"lapsed","renews_at":"\#(renews)"}
-                            """#
+                        {"id":"\#(id)","email":"sync2@example.com","display_name":"Sync One",\#
+                        "subscription":"lapsed","renews_at":"\#(renews)"}
+                        """#
                 )
                 #expect(bad.status == 422)
                 #expect(bad.text.contains("renews_at"))
             }
             let reasons = try await env.ownerScalar(
                 """
-                    SELECT string_agg(reason, ' | ' ORDER BY id) FROM audit_events WHERE action = 'accounts.sync' AND \
-                    target_id = '\(id)'
-                    """,
+                SELECT string_agg(reason, ' | ' ORDER BY id) FROM audit_events WHERE action = 'accounts.sync' AND \
+                target_id = '\(id)'
+                """,
                 as: String.self)
             #expect(reasons == "created | updated: email | updated: subscription")
         }
@@ -115,9 +116,9 @@ extension AccountsAPITests {
                 #expect(
                     try await env.ownerScalar(
                         """
-                            SELECT count(*) FROM audit_events WHERE action = 'accounts.purge' AND target_id = \
-                            '\(old.id.uuidString.lowercased())'
-                            """,
+                        SELECT count(*) FROM audit_events WHERE action = 'accounts.purge' AND target_id = \
+                        '\(old.id.uuidString.lowercased())'
+                        """,
                         as: Int.self) == 1)
 
                 let restored = try await client.call(

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Accounts over HTTP")
@@ -103,9 +104,9 @@ struct AccountsAPITests {
             }
             let locks = try await env.ownerScalar(
                 """
-                    SELECT count(*) FROM audit_events WHERE target_id = '\(customer.id.uuidString.lowercased())' AND \
-                    action = 'accounts.lock'
-                    """,
+                SELECT count(*) FROM audit_events WHERE target_id = '\(customer.id.uuidString.lowercased())' AND \
+                action = 'accounts.lock'
+                """,
                 as: Int.self)
             #expect(locks == 1)
         }
@@ -203,9 +204,9 @@ struct AccountsAPITests {
                 #expect(lock?["failed_attempts"] as? Int == 3)
                 let lockEvent = try await env.ownerScalar(
                     """
-                        SELECT actor_role || '/' || coalesce(actor_id::text, '-') FROM audit_events WHERE target_id = \
-                        '\(customer.id.uuidString.lowercased())' AND action = 'accounts.lock'
-                        """,
+                    SELECT actor_role || '/' || coalesce(actor_id::text, '-') FROM audit_events WHERE target_id = \
+                    '\(customer.id.uuidString.lowercased())' AND action = 'accounts.lock'
+                    """,
                     as: String.self)
                 #expect(lockEvent == "system/-")
 
@@ -253,16 +254,16 @@ struct AccountsAPITests {
                     == "active")
             let event = try await env.ownerScalar(
                 """
-                    SELECT actor_role || '/' || reason FROM audit_events WHERE target_id = \
-                    '\(customer.id.uuidString.lowercased())' AND action = 'accounts.unlock'
-                    """,
+                SELECT actor_role || '/' || reason FROM audit_events WHERE target_id = \
+                '\(customer.id.uuidString.lowercased())' AND action = 'accounts.unlock'
+                """,
                 as: String.self)
             #expect(event == "system/lock_expired")
             let lift = try await env.ownerScalar(
                 """
-                    SELECT coalesce(lifted_by::text, 'system') || '/' || lift_reason FROM account_locks WHERE \
-                    customer_id = '\(customer.id)'
-                    """,
+                SELECT coalesce(lifted_by::text, 'system') || '/' || lift_reason FROM account_locks WHERE \
+                customer_id = '\(customer.id)'
+                """,
                 as: String.self)
             #expect(lift == "system/lock_expired")
         }

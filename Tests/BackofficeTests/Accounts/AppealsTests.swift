@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 extension AccountsAPITests {
@@ -72,9 +73,9 @@ extension AccountsAPITests {
             }
             let unlocks = try await env.ownerScalar(
                 """
-                    SELECT count(*) FROM audit_events WHERE target_id = '\(customer.id.uuidString.lowercased())' AND \
-                    action = 'accounts.unlock'
-                    """,
+                SELECT count(*) FROM audit_events WHERE target_id = '\(customer.id.uuidString.lowercased())' AND \
+                action = 'accounts.unlock'
+                """,
                 as: Int.self)
             #expect(unlocks == 0)
         }

@@ -4,13 +4,14 @@ import HummingbirdTesting
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite(
     """
-        Console accounts: search, lock with a reason and an end, unlock; masked for auditors; the page's version \
-        guards the change
-        """
+    Console accounts: search, lock with a reason and an end, unlock; masked for auditors; the page's version \
+    guards the change
+    """
 )
 struct ConsoleAccountsTests {
     func signedIn(_ env: TestEnvironment, _ client: any TestClientProtocol, _ role: Role) async throws -> ConsoleClient
@@ -20,9 +21,9 @@ struct ConsoleAccountsTests {
 
     @Test(
         """
-            a manager finds an account by email prefix, locks it with a reason until a time (a lock without a reason \
-            is refused next to the field), unlocks it; the history shows both, via console
-            """
+        a manager finds an account by email prefix, locks it with a reason until a time (a lock without a reason \
+        is refused next to the field), unlocks it; the history shows both, via console
+        """
     )
     func lockAndUnlock() async throws {
         try await TestEnvironment.with { env in
@@ -48,9 +49,9 @@ struct ConsoleAccountsTests {
                 #expect(locked.status == 303)
                 let until = try await env.ownerScalar(
                     """
-                        SELECT to_char(until AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') FROM account_locks WHERE \
-                        customer_id = '\(customer.id.text)'
-                        """,
+                    SELECT to_char(until AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') FROM account_locks WHERE \
+                    customer_id = '\(customer.id.text)'
+                    """,
                     as: String.self)
                 #expect(until == "2099-01-01 09:30", "the end is read as UTC")
                 let stale = try await manager.post(
@@ -67,9 +68,9 @@ struct ConsoleAccountsTests {
                 #expect(history.text.contains("Identity confirmed"))
                 let viaConsole = try await env.ownerScalar(
                     """
-                        SELECT count(*) FROM audit_events WHERE target_id = '\(customer.id.text)' AND action IN \
-                        ('accounts.lock', 'accounts.unlock') AND session_id IS NOT NULL
-                        """,
+                    SELECT count(*) FROM audit_events WHERE target_id = '\(customer.id.text)' AND action IN \
+                    ('accounts.lock', 'accounts.unlock') AND session_id IS NOT NULL
+                    """,
                     as: Int64.self)
                 #expect(viaConsole == 2)
             }
@@ -101,9 +102,9 @@ struct ConsoleAccountsTests {
 
     @Test(
         """
-            a manager resolves an open appeal from the queue: a decision without a reason is refused next to the \
-            field; lifting unlocks the account, via console
-            """
+        a manager resolves an open appeal from the queue: a decision without a reason is refused next to the \
+        field; lifting unlocks the account, via console
+        """
     )
     func resolveAppeal() async throws {
         try await TestEnvironment.with { env in

@@ -4,14 +4,15 @@ import HummingbirdTesting
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 extension EarningTests {
     @Test(
         """
-            each event is accepted, duplicate or rejected with its reason; ingesting the same batch twice leaves the \
-            ledger exactly as once
-            """
+        each event is accepted, duplicate or rejected with its reason; ingesting the same batch twice leaves the \
+        ledger exactly as once
+        """
     )
     func ingestOnce() async throws {
         try await TestEnvironment.with { env in
@@ -95,9 +96,9 @@ extension EarningTests {
             }
             let stored = try await env.ownerScalar(
                 """
-                    SELECT format('%s %s %s %s', value, score, intensity, details->>'kilocalories') FROM \
-                    activity_events WHERE event_id = 'w1'
-                    """,
+                SELECT format('%s %s %s %s', value, score, intensity, details->>'kilocalories') FROM \
+                activity_events WHERE event_id = 'w1'
+                """,
                 as: String.self)
             #expect(stored == "30 30 vigorous 245", "7 MET × 70 kg × 0.5 h = 245 kcal")
             let wilks = try await env.ownerScalar(
@@ -114,9 +115,9 @@ extension EarningTests {
 
     @Test(
         """
-            a day's points do not depend on batching; concurrent copies of a batch pay once; a locked account earns \
-            nothing
-            """
+        a day's points do not depend on batching; concurrent copies of a batch pay once; a locked account earns \
+        nothing
+        """
     )
     func batchingAndConcurrency() async throws {
         try await TestEnvironment.with { env in

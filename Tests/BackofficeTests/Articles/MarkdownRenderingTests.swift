@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Markdown rendering on its own bounded pool", .serialized)

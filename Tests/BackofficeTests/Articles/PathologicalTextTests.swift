@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 /// Every algorithm a writer's text drives (the Markdown renderer, the sanitiser, the word count, the

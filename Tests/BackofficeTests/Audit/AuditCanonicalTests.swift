@@ -4,6 +4,7 @@ import PostgresNIO
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Audit canonical bytes built in Swift match PostgreSQL's audit_canonical")
@@ -71,9 +72,9 @@ struct AuditCanonicalTests {
 
     static let names =
         """
-            chain, seq, tenant_id, occurred_at, actor_id, actor_role, action, target_type, target_id, request_id, \
-            source_ip, reason, before, after, policy_digest, token_id, session_id
-            """
+        chain, seq, tenant_id, occurred_at, actor_id, actor_role, action, target_type, target_id, request_id, \
+        source_ip, reason, before, after, policy_digest, token_id, session_id
+        """
 
     /// Builds from cells as they come from PostgresNIO.
     func build(_ canonical: inout AuditCanonical, _ cells: [ByteBuffer?]) -> Bool {

@@ -3,6 +3,7 @@ import PostgresNIO
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 /// A change with nothing but its audit event, to drive appends directly.
@@ -39,9 +40,9 @@ struct AuditTamperTests {
             var events: [(Int64, Int64)] = []
             for try await row in try await connection.query(
                 """
-                    SELECT id, seq FROM audit_events WHERE target_id = \(customer.id.uuidString.lowercased()) ORDER \
-                    BY seq
-                    """,
+                SELECT id, seq FROM audit_events WHERE target_id = \(customer.id.uuidString.lowercased()) ORDER \
+                BY seq
+                """,
                 logger: testLogger
             ).decode((Int64, Int64).self) { events.append(row) }
             return events
@@ -86,9 +87,9 @@ struct AuditTamperTests {
 
     @Test(
         """
-            verification reads the log page by page: chains split across pages verify whole, and an edit on a later \
-            page is named
-            """
+        verification reads the log page by page: chains split across pages verify whole, and an edit on a later \
+        page is named
+        """
     )
     func pages() async throws {
         try await TestEnvironment.with { env in
@@ -107,9 +108,9 @@ struct AuditTamperTests {
 
     @Test(
         """
-            events whose ids are out of seq order (ids are not hashed) still verify: the chain is read again in seq \
-            order, which decides
-            """
+        events whose ids are out of seq order (ids are not hashed) still verify: the chain is read again in seq \
+        order, which decides
+        """
     )
     func idsOutOfOrder() async throws {
         try await TestEnvironment.with { env in
@@ -303,9 +304,9 @@ struct AuditTamperTests {
             #expect(count == writers * appendsPerWriter)
             let gaps = try await env.ownerScalar(
                 """
-                    SELECT count(*) FROM (SELECT seq, lag(seq) OVER (ORDER BY seq) AS prev FROM audit_events WHERE \
-                    chain = '\(chain)') s WHERE prev IS NOT NULL AND seq <> prev + 1
-                    """,
+                SELECT count(*) FROM (SELECT seq, lag(seq) OVER (ORDER BY seq) AS prev FROM audit_events WHERE \
+                chain = '\(chain)') s WHERE prev IS NOT NULL AND seq <> prev + 1
+                """,
                 as: Int.self)
             #expect(gaps == 0)
             let forks = try await env.ownerScalar(

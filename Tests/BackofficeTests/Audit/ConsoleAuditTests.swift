@@ -5,15 +5,16 @@ import PostgresNIO
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Console audit log: filters, an event's before and after, verifying the chain, what partners see")
 struct ConsoleAuditTests {
     @Test(
         """
-            an auditor filters the log by action and target, opens an event (before and after side by side), and \
-            verifies the chain: intact, then broken once an event is edited
-            """
+        an auditor filters the log by action and target, opens an event (before and after side by side), and \
+        verifies the chain: intact, then broken once an event is edited
+        """
     )
     func filterAndVerify() async throws {
         try await TestEnvironment.with { env in
@@ -31,9 +32,9 @@ struct ConsoleAuditTests {
                 let eventID = try #require(
                     try await env.ownerScalar(
                         """
-                            SELECT id FROM audit_events WHERE action = 'accounts.lock' AND target_id = \
-                            '\(customer.id.text)'
-                            """,
+                        SELECT id FROM audit_events WHERE action = 'accounts.lock' AND target_id = \
+                        '\(customer.id.text)'
+                        """,
                         as: Int64.self))
                 let event = try await auditor.get("/console/audit/\(eventID)")
                 #expect(event.status == 200)
@@ -72,9 +73,9 @@ struct ConsoleAuditTests {
 
     @Test(
         """
-            a partner admin reads only its own tenant's events; its staff has no audit log (not in the navigation, \
-            403 page)
-            """
+        a partner admin reads only its own tenant's events; its staff has no audit log (not in the navigation, \
+        403 page)
+        """
     )
     func partners() async throws {
         try await TestEnvironment.with { env in
@@ -93,9 +94,9 @@ struct ConsoleAuditTests {
                 #expect(betaLog.text.contains("<code>goods.create</code>"))
                 let staffID = try await env.ownerScalar(
                     """
-                        SELECT id FROM operators WHERE tenant_id = '\(env.fixture.partners[0].tenantID)' AND role = \
-                        'partner_staff'
-                        """,
+                    SELECT id FROM operators WHERE tenant_id = '\(env.fixture.partners[0].tenantID)' AND role = \
+                    'partner_staff'
+                    """,
                     as: UUID.self)
                 let staff = try await ConsoleClient.signedIn(env, client, as: staffID)
                 #expect(!(try await staff.get("/console/home")).text.contains("/console/audit"))

@@ -3,15 +3,16 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Signed files: a backup's checksums under the audit key")
 struct FileSignatureTests {
     @Test(
         """
-            a signature verifies only the file it was made over, with the signer's key, and never the bare bytes' \
-            signature
-            """
+        a signature verifies only the file it was made over, with the signer's key, and never the bare bytes' \
+        signature
+        """
     )
     func signatures() throws {
         let key = AuditPrivateKey(), other = AuditPrivateKey()

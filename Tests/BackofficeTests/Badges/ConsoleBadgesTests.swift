@@ -2,15 +2,16 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Console badges")
 struct ConsoleBadgesTests {
     @Test(
         """
-            a manager creates a badge (audited via console); a taken slug and a bad threshold are refused next to \
-            their fields; a partner has no badges page
-            """
+        a manager creates a badge (audited via console); a taken slug and a bad threshold are refused next to \
+        their fields; a partner has no badges page
+        """
     )
     func createBadge() async throws {
         try await TestEnvironment.with { env in

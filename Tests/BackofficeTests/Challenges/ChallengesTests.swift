@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Challenges and badges")
@@ -14,9 +15,9 @@ struct ChallengesTests {
 
     func steps(_ id: String, _ customer: String, _ value: Double, at time: String) -> String {
         #"""
-            {"event_id":"\#(id)","customer_id":"\#(customer)","metric":"steps","value":\#(value),\#
-            "occurred_at":"\#(time)"}
-            """#
+        {"event_id":"\#(id)","customer_id":"\#(customer)","metric":"steps","value":\#(value),\#
+        "occurred_at":"\#(time)"}
+        """#
     }
 
     func ingest(_ client: any TestClientProtocol, _ token: String, _ events: [String]) async throws {
@@ -45,9 +46,9 @@ struct ChallengesTests {
 
     @Test(
         """
-            three customers tied at the top share rank 1 (standard); late events count until the grace period ends, \
-            then the board freezes; settling twice awards each of them once
-            """
+        three customers tied at the top share rank 1 (standard); late events count until the grace period ends, \
+        then the board freezes; settling twice awards each of them once
+        """
     )
     func tiesGraceAndSettlement() async throws {
         try await TestEnvironment.with { env in
@@ -212,9 +213,9 @@ struct ChallengesTests {
 
     @Test(
         """
-            drafts are validated field by field; subscribers-only boards rank subscribers; a badge rule awards its \
-            badge once, with its points
-            """
+        drafts are validated field by field; subscribers-only boards rank subscribers; a badge rule awards its \
+        badge once, with its points
+        """
     )
     func validationEligibilityAndBadgeRules() async throws {
         try await TestEnvironment.with { env in
@@ -250,9 +251,9 @@ struct ChallengesTests {
                     .post, "/v1/customers", token: app,
                     json:
                         #"""
-                            {"id":"\#(subscriber)","email":"s@example.com","display_name":"S",\#
-                            "subscription":"active","renews_at":"\#(renews)"}
-                            """#
+                        {"id":"\#(subscriber)","email":"s@example.com","display_name":"S",\#
+                        "subscription":"active","renews_at":"\#(renews)"}
+                        """#
                 )
                 let other = try await env.customer().id.uuidString.lowercased()
                 #expect(
@@ -281,14 +282,14 @@ struct ChallengesTests {
                     ).status == 201)
                 let run =
                     #"""
-                        {"event_id":"r1","customer_id":"\#(other)","metric":"distance_m","value":5200,\#
-                        "occurred_at":"\#(at(env, -60))"}
-                        """#
+                    {"event_id":"r1","customer_id":"\#(other)","metric":"distance_m","value":5200,\#
+                    "occurred_at":"\#(at(env, -60))"}
+                    """#
                 let again =
                     #"""
-                        {"event_id":"r2","customer_id":"\#(other)","metric":"distance_m","value":6000,\#
-                        "occurred_at":"\#(at(env, -30))"}
-                        """#
+                    {"event_id":"r2","customer_id":"\#(other)","metric":"distance_m","value":6000,\#
+                    "occurred_at":"\#(at(env, -30))"}
+                    """#
                 try await ingest(client, app, [run])
                 try await ingest(client, app, [again])
                 let badges = try await client.call(.get, "/v1/customers/\(other)/badges", token: manager).decode(

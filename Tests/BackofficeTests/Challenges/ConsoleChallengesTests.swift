@@ -6,6 +6,7 @@ import NIOCore
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Console challenges: create, publish, the live leaderboard (server-sent events), settle after a dry run")

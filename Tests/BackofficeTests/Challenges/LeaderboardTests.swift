@@ -4,14 +4,15 @@ import HummingbirdTesting
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 extension ChallengesTests {
     @Test(
         """
-            the leaderboard's hand-written encoder writes exactly the generated encoder's bytes, page after page; bad \
-            requests fail alike
-            """
+        the leaderboard's hand-written encoder writes exactly the generated encoder's bytes, page after page; bad \
+        requests fail alike
+        """
     )
     func handEncodedLeaderboard() async throws {
         try await TestEnvironment.with { env in
@@ -82,9 +83,9 @@ extension ChallengesTests {
 
     @Test(
         """
-            readers share a leaderboard page for up to a second: a score changed by another process shows after that, \
-            a change through this one at once; the policy is checked on every read
-            """
+        readers share a leaderboard page for up to a second: a score changed by another process shows after that, \
+        a change through this one at once; the policy is checked on every read
+        """
     )
     func sharedLeaderboardPages() async throws {
         try await TestEnvironment.with { env in

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Ranking (pure)")
@@ -15,9 +16,9 @@ struct RankingTests {
 
     @Test(
         """
-            standard is 1224, dense 1223, earliest breaks ties by who reached the score first (and shares a rank at \
-            the same instant)
-            """
+        standard is 1224, dense 1223, earliest breaks ties by who reached the score first (and shares a rank at \
+        the same instant)
+        """
     )
     func policies() {
         let board = standings([(10, 3), (10, 5), (10, 9), (8, 1), (5, 1)])

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Charts: round scales, figures in the unit, SVG whose marks carry the table's values, escaped labels")

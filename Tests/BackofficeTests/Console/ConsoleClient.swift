@@ -6,6 +6,7 @@ import NIOCore
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 /// A browser's part in console tests: form posts, and the session cookie it keeps.

@@ -2,15 +2,16 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Console markup: HTML escapes every value it is given, and a template's unescaped slot takes only HTML")
 struct ConsoleMarkupTests {
     @Test(
         """
-            an interpolated value is escaped (the five characters that end an element or an attribute), other text \
-            kept as it is
-            """
+        an interpolated value is escaped (the five characters that end an element or an attribute), other text \
+        kept as it is
+        """
     )
     func escapesValues() {
         let name = "<img src=x onerror='alert(1)'> & \"Ann\" é😀"
@@ -27,9 +28,9 @@ struct ConsoleMarkupTests {
         #expect(
             links.text
                 == """
-                    <li><a href=\"/console/a?x=1&amp;y=2\" aria-current=\"page\">A &amp; B</a></li><li><a \
-                    href=\"/b\">B</a></li>
-                    """
+                <li><a href=\"/console/a?x=1&amp;y=2\" aria-current=\"page\">A &amp; B</a></li><li><a \
+                href=\"/b\">B</a></li>
+                """
         )
         let plain: HTML = "\("plain text, no markup")"
         #expect(plain.text == "plain text, no markup")
@@ -60,9 +61,29 @@ struct ConsoleMarkupTests {
         #expect(Money.cents(Money.plain(987_654_321)) == 987_654_321)
     }
 
+    @Test("the domains' templates load beside the shell's; a name found twice is refused at start-up, naming it")
+    func templatesOfOneNameRefused() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pages-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try "<p>{{name}}</p>".write(
+            to: folder.appendingPathComponent("extra.mustache"), atomically: true, encoding: .utf8)
+        let bundle = try #require(Bundle(path: folder.path))
+        let pages = try ConsolePages.load([bundle])
+        #expect(pages.render("extra", ["name": "<b>"]).html.contains("&lt;b&gt;"))
+        #expect(pages.render("layout", [:]).status == .ok, "the shell's own templates are there too")
+        try "<p>again</p>".write(
+            to: folder.appendingPathComponent("layout.mustache"), atomically: true, encoding: .utf8)
+        #expect {
+            try ConsolePages.load([bundle])
+        } throws: { error in
+            "\(error)".contains("two of the console's templates are named layout.mustache")
+        }
+    }
+
     @Test("a page that gives an unescaped slot text (at the top or inside a row) is not rendered; HTML there is")
     func slotTakesOnlyHTML() throws {
-        let pages = try ConsolePages.load()
+        let pages = try ConsolePages.load([Console.templates])
         #expect(pages.markupSlots.contains("rowsHTML"))
         #expect(
             ConsolePages.markupSlots(in: "a {{{rowsHTML}}} b {{& cellHTML }} {{name}}") == ["rowsHTML", "cellHTML"])

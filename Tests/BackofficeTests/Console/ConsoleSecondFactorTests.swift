@@ -3,6 +3,7 @@ import HTTPTypes
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Console second factor: enrolment with a QR code, codes accepted once, recovery codes, lockout, sealed at rest")

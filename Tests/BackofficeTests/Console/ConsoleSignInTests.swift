@@ -3,6 +3,7 @@ import HTTPTypes
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Console sign-in and sessions: one answer for every refusal, lockout, hashed sessions, timeouts, audited")
@@ -21,9 +22,9 @@ struct ConsoleSignInTests {
 
     @Test(
         """
-            signing in sets an HttpOnly, SameSite=Strict session cookie whose secret the database never holds, and \
-            goes back to the page asked for; the sign-in is audited with the session
-            """
+        signing in sets an HttpOnly, SameSite=Strict session cookie whose secret the database never holds, and \
+        goes back to the page asked for; the sign-in is audited with the session
+        """
     )
     func signIn() async throws {
         try await TestEnvironment.with { env in
@@ -42,16 +43,16 @@ struct ConsoleSignInTests {
                 let secret = try #require(browser.cookie?.dropFirst("console_session=".count))
                 let stored = try await env.ownerScalar(
                     """
-                        SELECT count(*) FROM console_sessions WHERE secret_hash = sha256('\(secret)'::bytea) AND \
-                        operator_id = '\(partner.admin.operatorID!)'
-                        """,
+                    SELECT count(*) FROM console_sessions WHERE secret_hash = sha256('\(secret)'::bytea) AND \
+                    operator_id = '\(partner.admin.operatorID!)'
+                    """,
                     as: Int64.self)
                 #expect(stored == 1, "the session is stored by its hash")
                 let leaked = try await env.ownerScalar(
                     """
-                        SELECT count(*) FROM console_sessions s WHERE (SELECT string_agg(t::text, '') FROM \
-                        console_sessions t) LIKE '%\(secret)%'
-                        """,
+                    SELECT count(*) FROM console_sessions s WHERE (SELECT string_agg(t::text, '') FROM \
+                    console_sessions t) LIKE '%\(secret)%'
+                    """,
                     as: Int64.self)
                 #expect(leaked == 0, "no row holds the secret itself")
                 let goods = try await browser.get("/console/goods")
@@ -59,9 +60,9 @@ struct ConsoleSignInTests {
                 #expect(goods.text.contains("<h1>Goods</h1>"))
                 let event = try await env.ownerScalar(
                     """
-                        SELECT count(*) FROM audit_events WHERE action = 'sessions.sign_in' AND session_id IS NOT \
-                        NULL AND actor_id = '\(partner.admin.operatorID!)'
-                        """,
+                    SELECT count(*) FROM audit_events WHERE action = 'sessions.sign_in' AND session_id IS NOT \
+                    NULL AND actor_id = '\(partner.admin.operatorID!)'
+                    """,
                     as: Int64.self)
                 #expect(event == 1)
             }
@@ -70,9 +71,9 @@ struct ConsoleSignInTests {
 
     @Test(
         """
-            a wrong password, an unknown email and a disabled operator get the same answer; each is audited; after \
-            the policy's failures even the right password is refused until they age out
-            """
+        a wrong password, an unknown email and a disabled operator get the same answer; each is audited; after \
+        the policy's failures even the right password is refused until they age out
+        """
     )
     func refusalsAndLockout() async throws {
         try await TestEnvironment.with { env in
@@ -112,9 +113,9 @@ struct ConsoleSignInTests {
 
     @Test(
         """
-            a session idle past the policy, or of an operator disabled since, or signed out, no longer opens pages: \
-            sign-in, and back after it
-            """
+        a session idle past the policy, or of an operator disabled since, or signed out, no longer opens pages: \
+        sign-in, and back after it
+        """
     )
     func sessionsEnd() async throws {
         try await TestEnvironment.with { env in

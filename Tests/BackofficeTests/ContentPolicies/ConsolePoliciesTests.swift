@@ -2,15 +2,16 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Console content policies: versions, a diff between two, publishing a new version")
 struct ConsolePoliciesTests {
     @Test(
         """
-            a manager publishes a new version (audited via console); the page's diff marks the removed and the added \
-            line; the same text again publishes nothing; an auditor reads without the form; a partner has no policies
-            """
+        a manager publishes a new version (audited via console); the page's diff marks the removed and the added \
+        line; the same text again publishes nothing; an auditor reads without the form; a partner has no policies
+        """
     )
     func versionsAndDiff() async throws {
         try await TestEnvironment.with { env in

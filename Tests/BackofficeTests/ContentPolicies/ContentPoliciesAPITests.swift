@@ -3,15 +3,16 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Content policies")
 struct ContentPoliciesAPITests {
     @Test(
         """
-            publishing makes versions; an identical text publishes nothing; the app reads the current version and the \
-            history
-            """
+        publishing makes versions; an identical text publishes nothing; the app reads the current version and the \
+        history
+        """
     )
     func versions() async throws {
         try await TestEnvironment.with { env in

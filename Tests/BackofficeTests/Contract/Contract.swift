@@ -4,6 +4,7 @@ import Testing
 import Yams
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 /// One operation of `openapi.yaml`, as the contract tests read it.

@@ -1,4 +1,5 @@
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 /// What a well-formed sample call of the contract tests answers an allowed role when that answer

@@ -4,6 +4,7 @@ import Testing
 import Yams
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 /// Tests generated from the contract: every operation in `openapi.yaml` is checked without anyone

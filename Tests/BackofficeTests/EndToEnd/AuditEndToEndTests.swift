@@ -2,14 +2,15 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 extension SecurityEndToEndTests {
     @Test(
         """
-            audit verify --offline recomputes every hash from an export; an edited line is named (exit 8); a forged \
-            checkpoint is refused
-            """
+        audit verify --offline recomputes every hash from an export; an edited line is named (exit 8); a forged \
+        checkpoint is refused
+        """
     )
     func offlineVerification() async throws {
         try await withAuditScene { scene in
@@ -86,9 +87,9 @@ extension SecurityEndToEndTests {
 
     @Test(
         """
-            a period's export verifies from the previous period's sealed heads and is sealed for the next; a missing \
-            event, an unsigned start or an overwritten seal is refused
-            """
+        a period's export verifies from the previous period's sealed heads and is sealed for the next; a missing \
+        event, an unsigned start or an overwritten seal is refused
+        """
     )
     func sealedPeriods() async throws {
         try await withAuditScene { scene in
@@ -183,9 +184,9 @@ extension SecurityEndToEndTests {
 
     @Test(
         """
-            audit archive removes events up to a sealed day past retention; the chains verify across the cut online \
-            and offline; a seal the database does not match removes nothing
-            """
+        audit archive removes events up to a sealed day past retention; the chains verify across the cut online \
+        and offline; a seal the database does not match removes nothing
+        """
     )
     func archival() async throws {
         try await withAuditScene { scene in

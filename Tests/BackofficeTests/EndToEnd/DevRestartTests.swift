@@ -4,6 +4,7 @@ import PostgresNIO
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 /// `backoffice dev` on its own cluster, started again after what its own API can do to the demo.
@@ -11,9 +12,9 @@ import Testing
 struct DevRestartTests {
     @Test(
         """
-            dev comes back up after demo operators are disabled, a demo token revoked and a demo customer locked: the \
-            rest kept, the revoked one issued anew, the disabled ones named
-            """
+        dev comes back up after demo operators are disabled, a demo token revoked and a demo customer locked: the \
+        rest kept, the revoked one issued anew, the disabled ones named
+        """
     )
     func restartAfterChanges() async throws {
         let folder = URL(
@@ -51,13 +52,13 @@ struct DevRestartTests {
         try await owner.withConnection(logger: testLogger) { connection in
             for statement in [
                 """
-                    UPDATE operators SET status = 'disabled', disabled_at = now() WHERE email IN \
-                    ('staff@green-grocer.example', 'manager@healthtrack.example')
-                    """,
+                UPDATE operators SET status = 'disabled', disabled_at = now() WHERE email IN \
+                ('staff@green-grocer.example', 'manager@healthtrack.example')
+                """,
                 """
-                    UPDATE tokens SET revoked_at = now() WHERE secret_hash = \
-                    sha256('\(try #require(tokens.auditor))'::bytea)
-                    """,
+                UPDATE tokens SET revoked_at = now() WHERE secret_hash = \
+                sha256('\(try #require(tokens.auditor))'::bytea)
+                """,
             ] {
                 try await connection.query(PostgresQuery(unsafeSQL: statement), logger: testLogger)
             }
@@ -99,9 +100,9 @@ struct DevRestartTests {
 
     @Test(
         """
-            dev --reset's removal: a running cluster is stopped and its data removed, so the next start initialises a \
-            new one
-            """
+        dev --reset's removal: a running cluster is stopped and its data removed, so the next start initialises a \
+        new one
+        """
     )
     func resetRemovesTheCluster() throws {
         let folder = URL(fileURLWithPath: "/tmp/backoffice-dev-test-\(UUID().uuidString.prefix(8))")

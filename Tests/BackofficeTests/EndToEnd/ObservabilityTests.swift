@@ -5,6 +5,7 @@ import NIOHTTP1
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 /// One HTTP exchange with a live server: status and body.
@@ -31,10 +32,10 @@ func fetch(
 struct ObservabilityTests {
     @Test(
         """
-            LOG_FORMAT=json writes one JSON object per line, a line per request with its id, actor, token, path, \
-            status and duration; no token, password, webhook secret or customer email is in a whole run's logs; \
-            /metrics on its own port carries the service's series
-            """
+        LOG_FORMAT=json writes one JSON object per line, a line per request with its id, actor, token, path, \
+        status and duration; no token, password, webhook secret or customer email is in a whole run's logs; \
+        /metrics on its own port carries the service's series
+        """
     )
     func jsonLogsWithoutSecretsAndMetrics() async throws {
         try await TestEnvironment.with { env in
@@ -88,9 +89,9 @@ struct ObservabilityTests {
                     // The account list is answered before the router (HandEncodedLists), and counted under its route
                     // all the same.
                     #"""
-                        hb_requests{http_route="/v1/customers",http_request_method="GET",\#
-                        http_response_status_code="200"} 1
-                        """#,
+                    hb_requests{http_route="/v1/customers",http_request_method="GET",\#
+                    http_response_status_code="200"} 1
+                    """#,
                 ] {
                     #expect(metrics.body.contains(series), "\(series) in /metrics")
                 }

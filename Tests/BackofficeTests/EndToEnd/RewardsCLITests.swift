@@ -2,15 +2,16 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("End to end: the reward economy from the CLI")
 struct RewardsCLITests {
     @Test(
         """
-            fitpoints adjust|balance, rules set with --dry-run and a malformed file, activity ingest, a challenge \
-            from flags and its board: exit codes and answers
-            """
+        fitpoints adjust|balance, rules set with --dry-run and a malformed file, activity ingest, a challenge \
+        from flags and its board: exit codes and answers
+        """
     )
     func rewards() async throws {
         #expect(
@@ -77,13 +78,13 @@ struct RewardsCLITests {
                 let events = folder.appendingPathComponent("events.jsonl").path
                 try [
                     #"""
-                        {"event_id":"cli-1","customer_id":"\#(customer)","metric":"steps","value":8000,\#
-                        "occurred_at":"\#(RFC3339(now.addingTimeInterval(-60)))"}
-                        """#,
+                    {"event_id":"cli-1","customer_id":"\#(customer)","metric":"steps","value":8000,\#
+                    "occurred_at":"\#(RFC3339(now.addingTimeInterval(-60)))"}
+                    """#,
                     #"""
-                        {"event_id":"cli-2","customer_id":"\#(customer)","metric":"heartbeats","value":1,\#
-                        "occurred_at":"\#(RFC3339(now))"}
-                        """#,
+                    {"event_id":"cli-2","customer_id":"\#(customer)","metric":"heartbeats","value":1,\#
+                    "occurred_at":"\#(RFC3339(now))"}
+                    """#,
                 ].joined(separator: "\n").write(toFile: events, atomically: true, encoding: .utf8)
                 let ingested = try cli(["activity", "ingest", events, "--output", "csv"], app)
                 #expect(ingested.status == 0, "\(ingested.output)")

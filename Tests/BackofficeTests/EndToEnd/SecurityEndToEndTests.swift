@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 /// A PostgreSQL client tool (`pg_dump`) of the installed server version.
@@ -134,9 +135,9 @@ struct SecurityEndToEndTests {
 
     @Test(
         """
-            serve without BACKOFFICE_PAYMENTS refuses to start (usage, exit 64) and names the setting: it never falls \
-            back to the simulated provider
-            """
+        serve without BACKOFFICE_PAYMENTS refuses to start (usage, exit 64) and names the setting: it never falls \
+        back to the simulated provider
+        """
     )
     func serveNeedsPayments() async throws {
         try await TestEnvironment.with { env in
@@ -149,9 +150,9 @@ struct SecurityEndToEndTests {
 
     @Test(
         """
-            serve without mail (BACKOFFICE_SMTP_URL, or BACKOFFICE_MAIL=log on purpose) refuses to start (usage, exit \
-            64) and names the settings; an SMTP URL needs the public URL
-            """
+        serve without mail (BACKOFFICE_SMTP_URL, or BACKOFFICE_MAIL=log on purpose) refuses to start (usage, exit \
+        64) and names the settings; an SMTP URL needs the public URL
+        """
     )
     func serveNeedsMail() async throws {
         try await TestEnvironment.with { env in

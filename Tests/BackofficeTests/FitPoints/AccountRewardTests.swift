@@ -4,15 +4,16 @@ import HummingbirdTesting
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Account rewards")
 struct AccountRewardTests {
     @Test(
         """
-            a subscription that starts or renews earns its event points once per period; a repeated sync earns \
-            nothing more
-            """
+        a subscription that starts or renews earns its event points once per period; a repeated sync earns \
+        nothing more
+        """
     )
     func subscriptionEvents() async throws {
         try await TestEnvironment.with { env in

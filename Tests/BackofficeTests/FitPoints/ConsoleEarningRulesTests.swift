@@ -2,15 +2,16 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Console earning rules: a dry run over past activity, shown in place, before saving")
 struct ConsoleEarningRulesTests {
     @Test(
         """
-            a manager changes a rate, sees what it would have paid (nothing saved), then saves it (audited via \
-            console); a bad cap is refused next to its field; an auditor may not save
-            """
+        a manager changes a rate, sees what it would have paid (nothing saved), then saves it (audited via \
+        console); a bad cap is refused next to its field; an auditor may not save
+        """
     )
     func dryRunThenSave() async throws {
         try await TestEnvironment.with { env in

@@ -2,16 +2,17 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Console FitPoints: a customer's balance, ledger and adjustments")
 struct ConsoleFitPointsTests {
     @Test(
         """
-            a manager credits a customer with a reason (audited via console); a debit past the balance and an \
-            adjustment without a reason are refused in place, changing nothing; an auditor reads the ledger without \
-            the form
-            """
+        a manager credits a customer with a reason (audited via console); a debit past the balance and an \
+        adjustment without a reason are refused in place, changing nothing; an auditor reads the ledger without \
+        the form
+        """
     )
     func adjust() async throws {
         try await TestEnvironment.with { env in
@@ -35,9 +36,9 @@ struct ConsoleFitPointsTests {
                     "SELECT coalesce((SELECT balance FROM fitpoints_accounts WHERE id = '\(customer.id.text)'), 0)"
                 let viaConsole = try await env.ownerScalar(
                     """
-                        SELECT count(*) FROM audit_events WHERE action = 'fitpoints.adjust' AND target_id = \
-                        '\(customer.id.text)' AND session_id IS NOT NULL
-                        """,
+                    SELECT count(*) FROM audit_events WHERE action = 'fitpoints.adjust' AND target_id = \
+                    '\(customer.id.text)' AND session_id IS NOT NULL
+                    """,
                     as: Int64.self)
                 #expect(viaConsole == 1)
                 let overdrawn = try await manager.post(

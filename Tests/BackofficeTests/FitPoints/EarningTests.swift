@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Earning rules and activity ingestion")
@@ -22,9 +23,9 @@ struct EarningTests {
         let details = details.map { #","details":\#($0)"# } ?? ""
         return
             #"""
-                {"event_id":"\#(id)","customer_id":"\#(customer)","metric":"\#(metric)","value":\#(value),\#
-                "occurred_at":"\#(RFC3339DateTranscoder.format(time))"\#(details)}
-                """#
+            {"event_id":"\#(id)","customer_id":"\#(customer)","metric":"\#(metric)","value":\#(value),\#
+            "occurred_at":"\#(RFC3339DateTranscoder.format(time))"\#(details)}
+            """#
     }
 
     func ingest(_ client: any TestClientProtocol, _ token: String, _ events: [String]) async throws
@@ -51,9 +52,9 @@ struct EarningTests {
 
     @Test(
         """
-            rules are validated field by field (422 naming the field, nothing set), versioned, and identical rules \
-            set nothing
-            """
+        rules are validated field by field (422 naming the field, nothing set), versioned, and identical rules \
+        set nothing
+        """
     )
     func rulesValidation() async throws {
         try await TestEnvironment.with { env in
@@ -118,9 +119,9 @@ struct EarningTests {
 
     @Test(
         """
-            the dry run shows what draft rules would have paid per metric and in total beside what was paid, and \
-            changes nothing
-            """
+        the dry run shows what draft rules would have paid per metric and in total beside what was paid, and \
+        changes nothing
+        """
     )
     func simulation() async throws {
         try await TestEnvironment.with { env in
@@ -146,9 +147,9 @@ struct EarningTests {
                     .post, "/v1/fitpoints/rules/simulations", token: manager,
                     json:
                         #"""
-                            {"days":7,"rules":{"metrics":[{"metric":"steps","points_per_unit":0.02,"daily_cap":250},\#
-                            {"metric":"calories_burned","points_per_unit":1,"daily_cap":5}]}}
-                            """#
+                        {"days":7,"rules":{"metrics":[{"metric":"steps","points_per_unit":0.02,"daily_cap":250},\#
+                        {"metric":"calories_burned","points_per_unit":1,"daily_cap":5}]}}
+                        """#
                 )
                 #expect(reply.status == 200)
                 let simulation = try reply.decode(Components.Schemas.EarningRulesSimulation.self)

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("FitPoints ledger")
@@ -29,9 +30,9 @@ struct FitPointsLedgerTests {
 
     @Test(
         """
-            a manager's credit and debit are balanced transfers with the issuance account, audited; an overdraft is \
-            409 insufficient_fitpoints and changes nothing
-            """
+        a manager's credit and debit are balanced transfers with the issuance account, audited; an overdraft is \
+        409 insufficient_fitpoints and changes nothing
+        """
     )
     func adjustments() async throws {
         try await TestEnvironment.with { env in
@@ -91,9 +92,9 @@ struct FitPointsLedgerTests {
 
     @Test(
         """
-            two concurrent debits that together exceed the balance: one succeeds, the other is 409; the balance never \
-            goes negative
-            """
+        two concurrent debits that together exceed the balance: one succeeds, the other is 409; the balance never \
+        goes negative
+        """
     )
     func concurrentDebits() async throws {
         try await TestEnvironment.with { env in
@@ -139,16 +140,16 @@ struct FitPointsLedgerTests {
                     == "wallet 0")
             try await env.asOwner(
                 """
-                    INSERT INTO customers (id, email, display_name) SELECT gen_random_uuid(), 'bulk' || i || \
-                    '@example.com', 'Bulk' FROM generate_series(1, 50) i
-                    """
+                INSERT INTO customers (id, email, display_name) SELECT gen_random_uuid(), 'bulk' || i || \
+                '@example.com', 'Bulk' FROM generate_series(1, 50) i
+                """
             )
             #expect(
                 try await env.ownerScalar(
                     """
-                        SELECT count(*) FROM customers c LEFT JOIN fitpoints_accounts a ON a.id = c.id AND a.kind = \
-                        'wallet' WHERE a.id IS NULL
-                        """,
+                    SELECT count(*) FROM customers c LEFT JOIN fitpoints_accounts a ON a.id = c.id AND a.kind = \
+                    'wallet' WHERE a.id IS NULL
+                    """,
                     as: Int.self) == 0)
         }
     }
@@ -165,9 +166,9 @@ struct FitPointsLedgerTests {
                 "DELETE FROM fitpoints_transfers",
                 "UPDATE fitpoints_accounts SET balance = 5000, credited = 5000",
                 """
-                    INSERT INTO fitpoints_accounts (id, kind, balance, credited) VALUES (gen_random_uuid(), 'wallet', \
-                    9000, 9000)
-                    """,
+                INSERT INTO fitpoints_accounts (id, kind, balance, credited) VALUES (gen_random_uuid(), 'wallet', \
+                9000, 9000)
+                """,
             ] {
                 let refused = await env.asService(env.fixture.principals[.platformAdmin]!, sql)
                 #expect(refused?.status == 403, "\(sql)")

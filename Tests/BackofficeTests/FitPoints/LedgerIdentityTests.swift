@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 /// No id supplied from outside names a ledger account that is not its own, and each movement's
@@ -44,9 +45,9 @@ struct LedgerIdentityTests {
 
     @Test(
         """
-            a customer synced with a platform account's id is 409 reserved_customer_id and writes nothing: no wallet \
-            is the issuance account
-            """
+        a customer synced with a platform account's id is 409 reserved_customer_id and writes nothing: no wallet \
+        is the issuance account
+        """
     )
     func platformAccountIDs() async throws {
         try await TestEnvironment.with { env in
@@ -69,9 +70,9 @@ struct LedgerIdentityTests {
 
     @Test(
         """
-            a customer synced with a challenge's id is refused (draft or published); the challenge's budget is funded \
-            as a budget, never a wallet
-            """
+        a customer synced with a challenge's id is refused (draft or published); the challenge's budget is funded \
+        as a budget, never a wallet
+        """
     )
     func challengeIDs() async throws {
         try await TestEnvironment.with { env in
@@ -118,9 +119,9 @@ struct LedgerIdentityTests {
 
     @Test(
         """
-            the database pays each cause once: a second reward of a challenge to a wallet, a badge's second earning, \
-            an order's second refund
-            """
+        the database pays each cause once: a second reward of a challenge to a wallet, a badge's second earning, \
+        an order's second refund
+        """
     )
     func causesPayOnce() async throws {
         try await TestEnvironment.with { env in
@@ -138,9 +139,9 @@ struct LedgerIdentityTests {
             let causes = [
                 "'challenge_reward', '\(challenge)', '\(wallet)', NULL, '\(challenge)'",
                 """
-                    'earning', '\(Ledger.issuance.uuidString.lowercased())', '\(wallet)', \
-                    'badge:early-bird:\(wallet)', NULL
-                    """,
+                'earning', '\(Ledger.issuance.uuidString.lowercased())', '\(wallet)', \
+                'badge:early-bird:\(wallet)', NULL
+                """,
                 "'refund', '\(Ledger.redemption.uuidString.lowercased())', '\(wallet)', 'order:\(order)', NULL",
             ]
             for cause in causes {

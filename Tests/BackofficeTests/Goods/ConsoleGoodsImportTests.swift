@@ -3,6 +3,7 @@ import HTTPTypes
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Console goods files: import with a dry run by line, then apply; export; search by name or SKU")
@@ -11,9 +12,9 @@ struct ConsoleGoodsImportTests {
 
     @Test(
         """
-            a CSV with one bad line: the check lists it by line and changes nothing; applying imports the good lines \
-            and skips it; the staged file is no other session's; export downloads the goods
-            """
+        a CSV with one bad line: the check lists it by line and changes nothing; applying imports the good lines \
+        and skips it; the staged file is no other session's; export downloads the goods
+        """
     )
     func importWithADryRun() async throws {
         try await TestEnvironment.with { env in
@@ -46,9 +47,9 @@ struct ConsoleGoodsImportTests {
                 #expect(try await env.auditCount("goods.import") == imports + 1, "the check is audited (a dry run)")
                 let dryRuns = try await env.ownerScalar(
                     """
-                        SELECT count(*) FROM audit_events WHERE action = 'goods.import' AND reason = 'dry_run' AND \
-                        session_id IS NOT NULL
-                        """,
+                    SELECT count(*) FROM audit_events WHERE action = 'goods.import' AND reason = 'dry_run' AND \
+                    session_id IS NOT NULL
+                    """,
                     as: Int64.self)
                 #expect(dryRuns == 1)
 
@@ -85,9 +86,9 @@ struct ConsoleGoodsImportTests {
 
     @Test(
         """
-            a malformed file is refused on the form (422, nothing staged); an upload past the ordinary limit is read \
-            only from a live session (413)
-            """
+        a malformed file is refused on the form (422, nothing staged); an upload past the ordinary limit is read \
+        only from a live session (413)
+        """
     )
     func refusals() async throws {
         try await TestEnvironment.with { env in
@@ -123,9 +124,9 @@ struct ConsoleGoodsImportTests {
 
     @Test(
         """
-            a shop holds at most 5 checked files at once (the sixth is refused in place, nothing staged); maintenance \
-            purge deletes the expired ones
-            """
+        a shop holds at most 5 checked files at once (the sixth is refused in place, nothing staged); maintenance \
+        purge deletes the expired ones
+        """
     )
     func stagedQuota() async throws {
         try await TestEnvironment.with { env in

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Console pages: the API's use cases, CSRF, headers, escaping, tenancy, audited with the session")
@@ -17,9 +18,9 @@ struct ConsoleGoodsTests {
 
     @Test(
         """
-            a good created in the console is the API's CreateGood: audited with the session (via console); its name \
-            is text everywhere; prices are dollars
-            """
+        a good created in the console is the API's CreateGood: audited with the session (via console); its name \
+        is text everywhere; prices are dollars
+        """
     )
     func createGood() async throws {
         try await TestEnvironment.with { env in
@@ -46,9 +47,9 @@ struct ConsoleGoodsTests {
                 #expect(cents == 1250)
                 let audited = try await env.ownerScalar(
                     """
-                        SELECT count(*) FROM audit_events WHERE action = 'goods.create' AND session_id IS NOT NULL \
-                        AND token_id IS NULL
-                        """,
+                    SELECT count(*) FROM audit_events WHERE action = 'goods.create' AND session_id IS NOT NULL \
+                    AND token_id IS NULL
+                    """,
                     as: Int64.self)
                 #expect(audited == 1)
                 let api = try await client.call(
@@ -62,9 +63,9 @@ struct ConsoleGoodsTests {
 
     @Test(
         """
-            a form posted without its session's CSRF token, with another session's, or from another origin is refused \
-            (403) and changes nothing
-            """
+        a form posted without its session's CSRF token, with another session's, or from another origin is refused \
+        (403) and changes nothing
+        """
     )
     func forgery() async throws {
         try await TestEnvironment.with { env in
@@ -96,9 +97,9 @@ struct ConsoleGoodsTests {
 
     @Test(
         """
-            every console answer carries the CSP (no inline script, no framing), Referrer-Policy, nosniff and \
-            no-store; assets are cached by content hash
-            """
+        every console answer carries the CSP (no inline script, no framing), Referrer-Policy, nosniff and \
+        no-store; assets are cached by content hash
+        """
     )
     func headers() async throws {
         try await TestEnvironment.with { env in
@@ -129,9 +130,9 @@ struct ConsoleGoodsTests {
 
     @Test(
         """
-            another tenant's good is a 404 page in the console's layout, and a bad field is shown next to it with the \
-            input kept (422)
-            """
+        another tenant's good is a 404 page in the console's layout, and a bad field is shown next to it with the \
+        input kept (422)
+        """
     )
     func tenancyAndValidation() async throws {
         try await TestEnvironment.with { env in
@@ -165,9 +166,9 @@ struct ConsoleGoodsTests {
 
     @Test(
         """
-            saving a good someone changed since the form was opened is refused with who changed it and when, the \
-            edits kept and a reload link; the other change stands
-            """
+        saving a good someone changed since the form was opened is refused with who changed it and when, the \
+        edits kept and a reload link; the other change stands
+        """
     )
     func staleEdit() async throws {
         try await TestEnvironment.with { env in

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 extension GoodsImportTests {
@@ -17,7 +18,7 @@ extension GoodsImportTests {
                 for index in 0..<1_200 {
                     csv +=
                         "G-\(String(format: "%05d", index)),Good \(index),\"Has, a comma\",gear,"
-                            + "\(100 + index),\(index % 7)\n"
+                        + "\(100 + index),\(index % 7)\n"
                 }
                 #expect(try await importFile(client, a.adminToken, csv).json["created"] as? Int == 1_200)
                 #expect(1_200 > ExportGoods.pageSize, "the export crosses a page")
@@ -55,9 +56,9 @@ extension GoodsImportTests {
 
     @Test(
         """
-            a spreadsheet formula in a good's text is exported neutralised (as the CLI writes CSV), and imports back \
-            as it was
-            """
+        a spreadsheet formula in a good's text is exported neutralised (as the CLI writes CSV), and imports back \
+        as it was
+        """
     )
     func exportNeutralisesFormulas() async throws {
         try await TestEnvironment.with { env in
@@ -65,9 +66,9 @@ extension GoodsImportTests {
             try await env.withApp { client in
                 let csv =
                     """
-                        sku,name,description,category,price_cents,stock\nF-1,=1+2,@SUM(A1),gear,100,3\nF-2,-2+3,+1 \
-                        for fun,gear,200,1\n
-                        """
+                    sku,name,description,category,price_cents,stock\nF-1,=1+2,@SUM(A1),gear,100,3\nF-2,-2+3,+1 \
+                    for fun,gear,200,1\n
+                    """
                 let imported = try await importFile(client, a.adminToken, csv)
                 #expect(imported.json["created"] as? Int == 2, "\(imported.text)")
                 let exported = try await client.call(.get, "/v1/goods/export?format=csv", token: a.staffToken).text
@@ -86,9 +87,9 @@ extension GoodsImportTests {
 
     @Test(
         """
-            export has back-pressure and checks its token as it goes: a reader that stops holds the server at a few \
-            pages, and a token revoked meanwhile ends the export short
-            """
+        export has back-pressure and checks its token as it goes: a reader that stops holds the server at a few \
+        pages, and a token revoked meanwhile ends the export short
+        """
     )
     func exportFollowsItsReader() async throws {
         try await TestEnvironment.with { env in
@@ -108,9 +109,9 @@ extension GoodsImportTests {
                 let reader = try SocketReader(port: port)
                 try reader.send(
                     """
-                        GET /v1/goods/export HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \
-                        \(partner.staffToken)\r\n\r\n
-                        """
+                    GET /v1/goods/export HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \
+                    \(partner.staffToken)\r\n\r\n
+                    """
                 )
                 let head = try await offThePool { try reader.read(atLeast: 64 << 10) }
                 #expect(head.starts(with: Array("HTTP/1.1 200".utf8)))

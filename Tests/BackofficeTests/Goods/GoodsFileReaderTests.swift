@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Goods files read as they arrive: the same rows, issues and lines in any parts, never the whole file buffered")
@@ -20,7 +21,7 @@ struct GoodsFileReaderTests {
                 ? "\"Two lines, \"\"quoted\"\":\nsecond \(String(repeating: "x", count: 60))\"" : "One line \(index)"
             text +=
                 "\(sku),Good \(index),\(description),gear,\(100 + index),"
-                    + "\(index % 97 == 5 ? "many" : String(index % 7))\n"
+                + "\(index % 97 == 5 ? "many" : String(index % 7))\n"
             line += index % 10 == 0 ? 2 : 1
         }
         return (text, lines)
@@ -47,9 +48,9 @@ struct GoodsFileReaderTests {
 
     @Test(
         """
-            a CSV of over two batches fed in parts of 13 bytes, 4 KiB and whole: the same result, rows and issues on \
-            the lines they start on
-            """
+        a CSV of over two batches fed in parts of 13 bytes, 4 KiB and whole: the same result, rows and issues on \
+        the lines they start on
+        """
     )
     func csvInParts() throws {
         let (text, lines) = Self.csv(1_200)
@@ -76,9 +77,9 @@ struct GoodsFileReaderTests {
 
     @Test(
         """
-            JSON Lines in parts: lines counted across parts, a NUL in a value is that row's issue, a duplicate sku \
-            across batches is named
-            """
+        JSON Lines in parts: lines counted across parts, a NUL in a value is that row's issue, a duplicate sku \
+        across batches is named
+        """
     )
     func jsonLinesInParts() throws {
         var text = ""
@@ -102,9 +103,9 @@ struct GoodsFileReaderTests {
 
     @Test(
         """
-            a file that cannot be read is refused whole: no header, unknown columns, not UTF-8 in a later batch, a \
-            record over the longest
-            """
+        a file that cannot be read is refused whole: no header, unknown columns, not UTF-8 in a later batch, a \
+        record over the longest
+        """
     )
     func malformed() throws {
         #expect(throws: MalformedGoodsFile.self) { try GoodsFileReader.read([], format: .csv) }
@@ -131,16 +132,16 @@ struct GoodsFileReaderTests {
 
     @Test(
         """
-            record ends as CSV.swift reads them: a quote inside an unquoted field is a character, an escaped quote \
-            stays inside, CRLF lines
-            """
+        record ends as CSV.swift reads them: a quote inside an unquoted field is a character, an escaped quote \
+        stays inside, CRLF lines
+        """
     )
     func quotesAndLineEnds() throws {
         var text = "sku,name,description,category,price_cents,stock\r\n"
         for index in 0..<800 {
             text +=
                 "Q-\(index),\(index % 3 == 0 ? "55\" TV" : "Good"),"
-                    + "\(index % 5 == 0 ? "\"say \"\"hi\"\",\r\nthen go\"" : "plain"),gear,100,1\r\n"
+                + "\(index % 5 == 0 ? "\"say \"\"hi\"\",\r\nthen go\"" : "plain"),gear,100,1\r\n"
         }
         let bytes = Array(text.utf8)
         #expect(bytes.count > Self.batch)

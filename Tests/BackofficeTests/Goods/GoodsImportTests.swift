@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Goods import and export: CSV and JSON Lines, errors by line, all or nothing, dry run, streamed export")
@@ -91,9 +92,9 @@ struct GoodsImportTests {
 
     @Test(
         """
-            all or nothing: one bad row refuses the file (422, errors by line) and changes nothing; a dry run reports \
-            and changes nothing
-            """
+        all or nothing: one bad row refuses the file (422, errors by line) and changes nothing; a dry run reports \
+        and changes nothing
+        """
     )
     func allOrNothingAndDryRun() async throws {
         try await TestEnvironment.with { env in
@@ -150,9 +151,9 @@ struct GoodsImportTests {
 
     @Test(
         """
-            the import reads its body as it arrives: a chunked upload over the limit is 413 and a NUL byte 422, \
-            neither importing anything
-            """
+        the import reads its body as it arrives: a chunked upload over the limit is 413 and a NUL byte 422, \
+        neither importing anything
+        """
     )
     func streamedUploadLimits() async throws {
         try await TestEnvironment.with { env in
@@ -163,10 +164,10 @@ struct GoodsImportTests {
                 func upload(_ chunks: [[UInt8]]) async throws -> String {
                     var request = Array(
                         """
-                            POST /v1/goods/import HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \
-                            \(partner.adminToken)\r\nContent-Type: text/csv\r\nTransfer-Encoding: chunked\r\n\r\n
-                            """
-                            .utf8)
+                        POST /v1/goods/import HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \
+                        \(partner.adminToken)\r\nContent-Type: text/csv\r\nTransfer-Encoding: chunked\r\n\r\n
+                        """
+                        .utf8)
                     for chunk in chunks {
                         request += Array("\(String(chunk.count, radix: 16))\r\n".utf8) + chunk + Array("\r\n".utf8)
                     }
@@ -190,9 +191,9 @@ struct GoodsImportTests {
 
     @Test(
         """
-            a token revoked while its import uploads changes nothing: the import's transaction authenticates it again \
-            (401)
-            """
+        a token revoked while its import uploads changes nothing: the import's transaction authenticates it again \
+        (401)
+        """
     )
     func importRevokedDuringUpload() async throws {
         try await TestEnvironment.with { env in
@@ -204,13 +205,13 @@ struct GoodsImportTests {
                 let first = "sku,name,description,category,price_cents,stock\nUP-1,One,,gear,100,1\n"
                 try uploader.send(
                     """
-                        POST /v1/goods/import HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \
-                        \(partner.adminToken)\r\n
-                        """
+                    POST /v1/goods/import HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \
+                    \(partner.adminToken)\r\n
+                    """
                         + """
-                            Content-Type: text/csv\r\nTransfer-Encoding: \
-                            chunked\r\n\r\n\(String(first.utf8.count, radix: 16))\r\n\(first)\r\n
-                            """
+                        Content-Type: text/csv\r\nTransfer-Encoding: \
+                        chunked\r\n\r\n\(String(first.utf8.count, radix: 16))\r\n\(first)\r\n
+                        """
                 )
                 try await env.asOwner(
                     "UPDATE tokens SET revoked_at = now() WHERE secret_hash = sha256('\(partner.adminToken)'::bytea)")

@@ -3,15 +3,16 @@ import HTTPTypes
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Goods: a partner's catalog, If-Match on updates, the app's catalog read")
 struct GoodsTests {
     @Test(
         """
-            updates need If-Match (428 without, 412 stale); status moves draft → active → archived; only active goods \
-            are in the catalog
-            """
+        updates need If-Match (428 without, 412 stale); status moves draft → active → archived; only active goods \
+        are in the catalog
+        """
     )
     func updatesAndCatalog() async throws {
         try await TestEnvironment.with { env in
@@ -22,9 +23,9 @@ struct GoodsTests {
                     .post, "/v1/goods", token: partner.staffToken,
                     json:
                         #"""
-                            {"sku": "MAT-1", "name": "Cork yoga mat", "category": "mats", "price_cents": 4900,\#
-                             "price_fitpoints": 5000, "stock": 7, "image_urls": ["https://cdn.example/mat.jpg"]}
-                            """#
+                        {"sku": "MAT-1", "name": "Cork yoga mat", "category": "mats", "price_cents": 4900,\#
+                         "price_fitpoints": 5000, "stock": 7, "image_urls": ["https://cdn.example/mat.jpg"]}
+                        """#
                 )
                 #expect(created.status == 201, "\(created.text)")
                 let id = try #require(created["id"])

@@ -5,6 +5,7 @@ import PostgresNIO
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("The customer's rights: the data export and the erasure at purge")

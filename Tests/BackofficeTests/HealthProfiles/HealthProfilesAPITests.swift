@@ -3,6 +3,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Health profiles: the app's sync, reads for a purpose (each recorded), masking, and who may read")

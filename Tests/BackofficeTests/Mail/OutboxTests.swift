@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite(
@@ -365,7 +366,7 @@ struct OutboxTests {
                 try await env.ownerScalar("SELECT recipient FROM outbox WHERE kind = 'lockout_notice'", as: String.self)
                     == email)
         }
-        let rendered = MailTemplates.render(
+        let rendered = try MailTemplates.render(
             .invitation,
             fields: [
                 "role": "partner_admin", "tenant": "<script>alert(1)</script> & Co",
@@ -377,5 +378,9 @@ struct OutboxTests {
                 && !rendered.html.contains("<script>"))
         #expect(rendered.html.contains("key=abc&quot;&gt;&lt;x"))
         #expect(rendered.text.contains("HealthTrack Back Office") && rendered.text.contains("2026-11-27T00:00:00Z"))
+        // A kind no template writes (each part declares its own kinds) is refused, never sent blank.
+        #expect(throws: MailTemplates.Unwritten.self) {
+            try MailTemplates.render("no_such_kind", fields: [:], link: nil)
+        }
     }
 }

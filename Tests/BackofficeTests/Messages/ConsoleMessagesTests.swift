@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite(
@@ -19,9 +20,9 @@ struct ConsoleMessagesTests {
 
     @Test(
         """
-            a maintenance notice 2 h before its window is refused in place (422, still a draft, nothing audited); a \
-            copy 25 h before publishes, shows on the calendar, audited via console
-            """
+        a maintenance notice 2 h before its window is refused in place (422, still a draft, nothing audited); a \
+        copy 25 h before publishes, shows on the calendar, audited via console
+        """
     )
     func maintenanceNoticePeriod() async throws {
         try await TestEnvironment.with { env in
@@ -93,9 +94,9 @@ struct ConsoleMessagesTests {
                         "SELECT status FROM system_messages WHERE id = '\(laterID)'", as: String.self) == "published")
                 let viaConsole = try await env.ownerScalar(
                     """
-                        SELECT count(*) FROM audit_events WHERE action = 'messages.publish' AND target_id = \
-                        '\(laterID)' AND session_id IS NOT NULL
-                        """,
+                    SELECT count(*) FROM audit_events WHERE action = 'messages.publish' AND target_id = \
+                    '\(laterID)' AND session_id IS NOT NULL
+                    """,
                     as: Int64.self)
                 #expect(viaConsole == 1)
                 let list = try await manager.get("/console/messages")
@@ -110,9 +111,9 @@ struct ConsoleMessagesTests {
 
     @Test(
         """
-            retracting needs a reason and a ticked confirmation (422, nothing changed); a partner has no messages \
-            section (403)
-            """
+        retracting needs a reason and a ticked confirmation (422, nothing changed); a partner has no messages \
+        section (403)
+        """
     )
     func retractAndPolicy() async throws {
         try await TestEnvironment.with { env in

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("System messages")
@@ -13,9 +14,9 @@ struct MessagesAPITests {
 
     @Test(
         """
-            a maintenance notice published 2 h before its window is refused (notice_period_too_short) and changes \
-            nothing; 25 h before is accepted
-            """
+        a maintenance notice published 2 h before its window is refused (notice_period_too_short) and changes \
+        nothing; 25 h before is accepted
+        """
     )
     func noticePeriod() async throws {
         try await TestEnvironment.with { env in
@@ -25,9 +26,9 @@ struct MessagesAPITests {
                     .post, "/v1/messages", token: manager,
                     json:
                         #"""
-                            {"title":"Database upgrade","body":"**Short** outage","severity":"maintenance",\#
-                            "window_starts_at":"\#(at(env, 2 * 3600))","window_ends_at":"\#(at(env, 3 * 3600))"}
-                            """#
+                        {"title":"Database upgrade","body":"**Short** outage","severity":"maintenance",\#
+                        "window_starts_at":"\#(at(env, 2 * 3600))","window_ends_at":"\#(at(env, 3 * 3600))"}
+                        """#
                 )
                 #expect(soon.status == 201)
                 #expect(soon["state"] == "draft")
@@ -49,9 +50,9 @@ struct MessagesAPITests {
                     .post, "/v1/messages", token: manager,
                     json:
                         #"""
-                            {"title":"Database upgrade","body":"Planned","severity":"maintenance",\#
-                            "window_starts_at":"\#(at(env, 25 * 3600))","window_ends_at":"\#(at(env, 26 * 3600))"}
-                            """#
+                        {"title":"Database upgrade","body":"Planned","severity":"maintenance",\#
+                        "window_starts_at":"\#(at(env, 25 * 3600))","window_ends_at":"\#(at(env, 26 * 3600))"}
+                        """#
                 )
                 let plannedID = try #require(planned["id"])
                 let published = try await client.call(.post, "/v1/messages/\(plannedID)/publish", token: manager)
@@ -77,9 +78,9 @@ struct MessagesAPITests {
                     .post, "/v1/messages", token: manager,
                     json:
                         #"""
-                            {"title":"New challenge","body":"Join **Winter Steps**","severity":"info",\#
-                            "publish_at":"\#(at(env, 3600))","expires_at":"\#(at(env, 3 * 3600))"}
-                            """#
+                        {"title":"New challenge","body":"Join **Winter Steps**","severity":"info",\#
+                        "publish_at":"\#(at(env, 3600))","expires_at":"\#(at(env, 3 * 3600))"}
+                        """#
                 )
                 let id = try #require(created["id"])
                 let scheduled = try await client.call(.post, "/v1/messages/\(id)/publish", token: manager)
@@ -115,9 +116,9 @@ struct MessagesAPITests {
 
     @Test(
         """
-            audiences: subscribers' messages show only to subscribers; a retracted message stops showing; bad drafts \
-            are 422 naming the field
-            """
+        audiences: subscribers' messages show only to subscribers; a retracted message stops showing; bad drafts \
+        are 422 naming the field
+        """
     )
     func audiencesRetractionAndValidation() async throws {
         try await TestEnvironment.with { env in

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Moderation: the screen's cases, folded reports, the queue, decisions, statements, appeals, repeat offenders")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 /// The screen against its labelled corpus (`screening-corpus.tsv`: expected action, class, text),

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Console orders board: the API's moves, confirmed when destructive, the order's audit trail")
@@ -18,10 +19,10 @@ struct ConsoleOrdersTests {
 
     @Test(
         """
-            a partner admin accepts and ships a paid order from the board (its customer's name escaped; a ship \
-            without tracking is refused next to the field); the card is captured; the order's page shows its trail, \
-            via console
-            """
+        a partner admin accepts and ships a paid order from the board (its customer's name escaped; a ship \
+        without tracking is refused next to the field); the card is captured; the order's page shows its trail, \
+        via console
+        """
     )
     func acceptAndShip() async throws {
         try await TestEnvironment.with { env in
@@ -63,10 +64,10 @@ struct ConsoleOrdersTests {
                 #expect(after.text.contains("<td>console</td>"))
                 let viaConsole = try await env.ownerScalar(
                     """
-                        SELECT count(DISTINCT action) FILTER (WHERE session_id IS NOT NULL) - count(*) FILTER (WHERE \
-                        session_id IS NULL) FROM audit_events WHERE target_id = '\(id.text)' AND action IN \
-                        ('orders.accept', 'orders.ship')
-                        """,
+                    SELECT count(DISTINCT action) FILTER (WHERE session_id IS NOT NULL) - count(*) FILTER (WHERE \
+                    session_id IS NULL) FROM audit_events WHERE target_id = '\(id.text)' AND action IN \
+                    ('orders.accept', 'orders.ship')
+                    """,
                     as: Int64.self)
                 #expect(viaConsole == 2, "both moves' events (ship's reservation and record) carry the session")
             }
@@ -75,9 +76,9 @@ struct ConsoleOrdersTests {
 
     @Test(
         """
-            accepting an order that is not paid is refused on its page (422) in the request's one transaction: \
-            the move undone to its savepoint, nothing written
-            """
+        accepting an order that is not paid is refused on its page (422) in the request's one transaction: \
+        the move undone to its savepoint, nothing written
+        """
     )
     func refusedAccept() async throws {
         try await TestEnvironment.with { env in
@@ -109,9 +110,9 @@ struct ConsoleOrdersTests {
 
     @Test(
         """
-            cancelling needs its confirmation (422, nothing changed without it); a partner's staff is not offered a \
-            refund and is refused one (403)
-            """
+        cancelling needs its confirmation (422, nothing changed without it); a partner's staff is not offered a \
+        refund and is refused one (403)
+        """
     )
     func confirmAndPolicy() async throws {
         try await TestEnvironment.with { env in

@@ -7,14 +7,15 @@ import Synchronization
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 extension OrdersTests {
     @Test(
         """
-            a declined card: 402 with its code, the order payment_failed with its stock and FitPoints given back, \
-            audited; the same key replays the 402
-            """
+        a declined card: 402 with its code, the order payment_failed with its stock and FitPoints given back, \
+        audited; the same key replays the 402
+        """
     )
     func declinedCheckout() async throws {
         try await TestEnvironment.with { env in
@@ -41,9 +42,9 @@ extension OrdersTests {
                 #expect(
                     try await env.ownerScalar(
                         """
-                            SELECT string_agg(DISTINCT o.status || '/' || p.status, ',') FROM orders o JOIN payments \
-                            p ON p.order_id = o.id
-                            """,
+                        SELECT string_agg(DISTINCT o.status || '/' || p.status, ',') FROM orders o JOIN payments \
+                        p ON p.order_id = o.id
+                        """,
                         as: String.self)
                         == "payment_failed/failed")
                 #expect(
@@ -52,9 +53,9 @@ extension OrdersTests {
                 #expect(
                     try await env.ownerScalar(
                         """
-                            SELECT count(*) FROM audit_events WHERE action = 'orders.checkout' AND reason LIKE \
-                            '%verdict: failed%'
-                            """,
+                        SELECT count(*) FROM audit_events WHERE action = 'orders.checkout' AND reason LIKE \
+                        '%verdict: failed%'
+                        """,
                         as: Int.self) == 2)
                 #expect(
                     try await env.ownerScalar("SELECT count(*) FROM fitpoints_inconsistent_accounts()", as: Int.self)
@@ -65,9 +66,9 @@ extension OrdersTests {
 
     @Test(
         """
-            refused checkouts change nothing: locked customer (409 account_locked), too few points, no stock, no \
-            price, no card
-            """
+        refused checkouts change nothing: locked customer (409 account_locked), too few points, no stock, no \
+        price, no card
+        """
     )
     func refusedCheckouts() async throws {
         try await TestEnvironment.with { env in
@@ -209,9 +210,9 @@ extension OrdersTests {
 
     @Test(
         """
-            a price that changed since the customer saw it is 409 price_changed with the price now, and nothing is \
-            reserved
-            """
+        a price that changed since the customer saw it is 409 price_changed with the price now, and nothing is \
+        reserved
+        """
     )
     func priceChanged() async throws {
         try await TestEnvironment.with { env in
@@ -257,9 +258,9 @@ extension OrdersTests {
 
     @Test(
         """
-            a checkout and a cancellation change the good's stock and version: an edit sent with the ETag read before \
-            is 412 and changes nothing
-            """
+        a checkout and a cancellation change the good's stock and version: an edit sent with the ETag read before \
+        is 412 and changes nothing
+        """
     )
     func stockChangesBumpTheVersion() async throws {
         try await TestEnvironment.with { env in

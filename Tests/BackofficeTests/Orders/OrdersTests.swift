@@ -7,15 +7,16 @@ import Synchronization
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Orders: checkout, the partner's moves, what partners may see")
 struct OrdersTests {
     @Test(
         """
-            a card order: paid at checkout, accepted, shipped (captured), delivered, refunded; illegal moves are 409 \
-            with the current state
-            """
+        a card order: paid at checkout, accepted, shipped (captured), delivered, refunded; illegal moves are 409 \
+        with the current state
+        """
     )
     func cardOrderLifecycle() async throws {
         try await TestEnvironment.with { env in
@@ -81,9 +82,9 @@ struct OrdersTests {
                 #expect(
                     try await env.ownerScalar(
                         """
-                            SELECT count(*) FROM audit_events WHERE target_id = '\(id)' AND tenant_id <> \
-                            '\(shop.partner.tenantID.uuidString.lowercased())'
-                            """,
+                        SELECT count(*) FROM audit_events WHERE target_id = '\(id)' AND tenant_id <> \
+                        '\(shop.partner.tenantID.uuidString.lowercased())'
+                        """,
                         as: Int.self) == 0, "the order's events are on its partner's chain")
             }
         }
@@ -91,9 +92,9 @@ struct OrdersTests {
 
     @Test(
         """
-            a split order debits FitPoints through the ledger; cancelling it gives stock and points back and voids \
-            the authorization
-            """
+        a split order debits FitPoints through the ledger; cancelling it gives stock and points back and voids \
+        the authorization
+        """
     )
     func splitOrderCancelled() async throws {
         try await TestEnvironment.with { env in
@@ -143,9 +144,9 @@ struct OrdersTests {
 
     @Test(
         """
-            an order keeps the number of its lines (line_count) and the database keeps it true: no line added later, \
-            no order short of its lines, no service update of the count
-            """
+        an order keeps the number of its lines (line_count) and the database keeps it true: no line added later, \
+        no order short of its lines, no service update of the count
+        """
     )
     func lineCountIsKept() async throws {
         try await TestEnvironment.with { env in
@@ -175,9 +176,9 @@ struct OrdersTests {
             let lineColumns = "tenant_id, order_id, line, good_id, sku, name, quantity, paid_in, unit_price"
             let orderColumns =
                 """
-                    tenant_id, id, customer_id, status, total_cents, total_fitpoints, shipping_name, \
-                    shipping_address, line_count, created_at, updated_at
-                    """
+                tenant_id, id, customer_id, status, total_cents, total_fitpoints, shipping_name, \
+                shipping_address, line_count, created_at, updated_at
+                """
             let orderValues =
                 "'\(tenant)', gen_random_uuid(), '\(customer)', 'paid', 0, 800, 'B', '{}'::jsonb, 2, now(), now()"
             let thirdLine = "('\(tenant)', '\(order)', 3, '\(band)', 'B', 'Band', 1, 'fitpoints', 800)"

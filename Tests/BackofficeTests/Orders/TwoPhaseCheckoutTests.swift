@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 /// A provider whose calls named in `holds` wait until the test lets them answer; the calls named
@@ -50,9 +51,9 @@ final class HeldPaymentProvider: PaymentGateway {
 struct TwoPhaseCheckoutTests {
     @Test(
         """
-            while the provider is deciding, the checkout holds no pooled connection, no transaction and no row lock; \
-            its verdict is recorded after
-            """
+        while the provider is deciding, the checkout holds no pooled connection, no transaction and no row lock; \
+        its verdict is recorded after
+        """
     )
     func nothingHeldDuringTheCall() async throws {
         try await TestEnvironment.with { env in
@@ -81,9 +82,9 @@ struct TwoPhaseCheckoutTests {
                     #expect(
                         try await env.ownerScalar(
                             """
-                                SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state \
-                                LIKE 'idle in transaction%'
-                                """,
+                            SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state \
+                            LIKE 'idle in transaction%'
+                            """,
                             as: Int.self) == 0)
                     let good = shop.goods["BOTTLE"]!.text
                     #expect(
@@ -93,9 +94,9 @@ struct TwoPhaseCheckoutTests {
                     #expect(
                         try await env.ownerScalar(
                             """
-                                SELECT o.status || '/' || p.status FROM orders o JOIN payments p ON p.order_id = o.id \
-                                WHERE o.id = '\(reference)'
-                                """,
+                            SELECT o.status || '/' || p.status FROM orders o JOIN payments p ON p.order_id = o.id \
+                            WHERE o.id = '\(reference)'
+                            """,
                             as: String.self) == "pending_payment/authorizing")
                     held.releaseSignal.yield()
                     let placed = try await placing.value
@@ -135,9 +136,9 @@ struct TwoPhaseCheckoutTests {
 
     @Test(
         """
-            reconciliation settles what a crash between the phases left: authorized at the provider → paid; never \
-            made → payment_failed, stock and FitPoints back
-            """
+        reconciliation settles what a crash between the phases left: authorized at the provider → paid; never \
+        made → payment_failed, stock and FitPoints back
+        """
     )
     func reconciliationSettlesReservations() async throws {
         try await TestEnvironment.with { env in
@@ -167,9 +168,9 @@ struct TwoPhaseCheckoutTests {
             let state = { (id: UUID) in
                 try await env.ownerScalar(
                     """
-                        SELECT o.status || '/' || p.status || '/' || coalesce(p.failure_code, '-') FROM orders o JOIN \
-                        payments p ON p.order_id = o.id WHERE o.id = '\(id.text)'
-                        """,
+                    SELECT o.status || '/' || p.status || '/' || coalesce(p.failure_code, '-') FROM orders o JOIN \
+                    payments p ON p.order_id = o.id WHERE o.id = '\(id.text)'
+                    """,
                     as: String.self)
             }
             #expect(try await state(authorized) == "paid/authorized/-")
@@ -227,9 +228,9 @@ struct TwoPhaseCheckoutTests {
 
     @Test(
         """
-            shipping captures with no connection, transaction or lock held while the provider answers; meanwhile \
-            another move is 409 payment_in_progress
-            """
+        shipping captures with no connection, transaction or lock held while the provider answers; meanwhile \
+        another move is 409 payment_in_progress
+        """
     )
     func shipHoldsNothingDuringTheCapture() async throws {
         try await TestEnvironment.with { env in
@@ -259,9 +260,9 @@ struct TwoPhaseCheckoutTests {
                     #expect(
                         try await env.ownerScalar(
                             """
-                                SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state \
-                                LIKE 'idle in transaction%'
-                                """,
+                            SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state \
+                            LIKE 'idle in transaction%'
+                            """,
                             as: Int.self) == 0)
                     #expect(
                         try await env.ownerScalar(
@@ -279,9 +280,9 @@ struct TwoPhaseCheckoutTests {
                     #expect(
                         try await env.ownerScalar(
                             """
-                                SELECT status || '/' || captured_cents || '/' || coalesce(pending_operation, '-') \
-                                FROM payments WHERE order_id = '\(order)'
-                                """,
+                            SELECT status || '/' || captured_cents || '/' || coalesce(pending_operation, '-') \
+                            FROM payments WHERE order_id = '\(order)'
+                            """,
                             as: String.self) == "captured/2500/-")
                 }
             }
@@ -290,9 +291,9 @@ struct TwoPhaseCheckoutTests {
 
     @Test(
         """
-            a capture the provider refuses: 409 capture_failed, the order still accepted, its payment authorized, \
-            nothing under way; both steps audited
-            """
+        a capture the provider refuses: 409 capture_failed, the order still accepted, its payment authorized, \
+        nothing under way; both steps audited
+        """
     )
     func refusedCapture() async throws {
         try await TestEnvironment.with { env in
@@ -310,19 +311,19 @@ struct TwoPhaseCheckoutTests {
                 #expect(
                     try await env.ownerScalar(
                         """
-                            SELECT status || '/' || coalesce(pending_operation, '-') FROM payments WHERE order_id = \
-                            '\(order)'
-                            """,
+                        SELECT status || '/' || coalesce(pending_operation, '-') FROM payments WHERE order_id = \
+                        '\(order)'
+                        """,
                         as: String.self)
                         == "authorized/-")
                 #expect(
                     try await env.ownerScalar(
                         """
-                            SELECT string_agg(reason, ' | ' ORDER BY id) FROM audit_events WHERE action = \
-                            'orders.ship' AND target_id = '\(order)'
-                            """,
+                        SELECT string_agg(reason, ' | ' ORDER BY id) FROM audit_events WHERE action = \
+                        'orders.ship' AND target_id = '\(order)'
+                        """,
                         as: String.self)
-                        == """
+                            == """
                             asked the payment provider to capture | the payment provider refused to capture: \
                             capture_declined
                             """
@@ -333,9 +334,9 @@ struct TwoPhaseCheckoutTests {
 
     @Test(
         """
-            a shipment left waiting on its capture by a crash is finished by reconciliation: captured once, the order \
-            shipped with its tracking number
-            """
+        a shipment left waiting on its capture by a crash is finished by reconciliation: captured once, the order \
+        shipped with its tracking number
+        """
     )
     func reconciliationFinishesMoves() async throws {
         try await TestEnvironment.with { env in
@@ -363,9 +364,9 @@ struct TwoPhaseCheckoutTests {
             #expect(
                 try await env.ownerScalar(
                     """
-                        SELECT status || '/' || coalesce(pending_operation, '-') FROM payments WHERE order_id = \
-                        '\(order)'
-                        """,
+                    SELECT status || '/' || coalesce(pending_operation, '-') FROM payments WHERE order_id = \
+                    '\(order)'
+                    """,
                     as: String.self)
                     == "captured/-")
         }

@@ -3,6 +3,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("The http payment adapter against a fake provider: retries, timeouts, no double charge, circuit breaker")
@@ -30,9 +31,9 @@ struct HTTPPaymentGatewayTests {
 
     @Test(
         """
-            a lost answer (500 after the work), a dropped connection and a request the provider never answers (its \
-            attempt times out) are retried with the same key: one charge
-            """
+        a lost answer (500 after the work), a dropped connection and a request the provider never answers (its \
+        attempt times out) are retried with the same key: one charge
+        """
     )
     func faultsDoNotDoubleCharge() async throws {
         let provider = FakePaymentProvider()
@@ -68,9 +69,9 @@ struct HTTPPaymentGatewayTests {
 
     @Test(
         """
-            a decline is a verdict, not retried; a provider that keeps failing is a PaymentProviderError after the \
-            attempts
-            """
+        a decline is a verdict, not retried; a provider that keeps failing is a PaymentProviderError after the \
+        attempts
+        """
     )
     func declinesAndExhaustedRetries() async throws {
         let provider = FakePaymentProvider()
@@ -91,9 +92,9 @@ struct HTTPPaymentGatewayTests {
 
     @Test(
         """
-            the circuit opens after failures in a row (calls then fail without reaching the provider) and closes \
-            after a good trial
-            """
+        the circuit opens after failures in a row (calls then fail without reaching the provider) and closes \
+        after a good trial
+        """
     )
     func circuitBreaker() async throws {
         let provider = FakePaymentProvider()
@@ -153,9 +154,9 @@ struct HTTPPaymentGatewayTests {
 
     @Test(
         """
-            checkout through the service with the http adapter: a retried request after injected faults makes one \
-            order and one charge
-            """
+        checkout through the service with the http adapter: a retried request after injected faults makes one \
+        order and one charge
+        """
     )
     func checkoutThroughTheService() async throws {
         let provider = FakePaymentProvider()

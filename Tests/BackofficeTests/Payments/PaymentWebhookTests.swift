@@ -7,15 +7,16 @@ import Synchronization
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Payments: signed webhooks, one completion per payment, reconciliation")
 struct PaymentWebhookTests {
     func event(_ id: String, _ type: String, _ payment: String) -> String {
         #"""
-            {"id": "\#(id)", "type": "\#(type)", "created": 1767225600, "data": {"payment_id": "\#(payment)",\#
-             "failure_code": "card_declined"}}
-            """#
+        {"id": "\#(id)", "type": "\#(type)", "created": 1767225600, "data": {"payment_id": "\#(payment)",\#
+         "failure_code": "card_declined"}}
+        """#
     }
 
     func signed(_ body: String, at time: Date, secrets: [String] = [TestEnvironment.webhookSecret]) -> [String: String]
@@ -25,9 +26,9 @@ struct PaymentWebhookTests {
 
     @Test(
         """
-            a wrong signature or a 10-minute-old timestamp is 400 and changes nothing; a valid event applies once, \
-            also delivered twice
-            """
+        a wrong signature or a 10-minute-old timestamp is 400 and changes nothing; a valid event applies once, \
+        also delivered twice
+        """
     )
     func webhooksAreVerifiedAndDeduplicated() async throws {
         try await TestEnvironment.with { env in
@@ -50,9 +51,9 @@ struct PaymentWebhookTests {
                 let rows = {
                     try await env.ownerScalar(
                         """
-                            SELECT o.status || ' v' || o.version || ', payment ' || p.status || ' ' || \
-                            p.authorized_cents FROM orders o JOIN payments p ON p.order_id = o.id WHERE o.id = '\(id)'
-                            """,
+                        SELECT o.status || ' v' || o.version || ', payment ' || p.status || ' ' || \
+                        p.authorized_cents FROM orders o JOIN payments p ON p.order_id = o.id WHERE o.id = '\(id)'
+                        """,
                         as: String.self)
                 }
                 let rowsBefore = try await rows()
@@ -93,9 +94,9 @@ struct PaymentWebhookTests {
                 #expect(
                     try await env.ownerScalar(
                         """
-                            SELECT count(*) FROM audit_events WHERE action = 'orders.checkout' OR action = \
-                            'payments.webhook'
-                            """,
+                        SELECT count(*) FROM audit_events WHERE action = 'orders.checkout' OR action = \
+                        'payments.webhook'
+                        """,
                         as: Int.self) == 4,
                     "the reservation, the provider's pending verdict, the webhook's completion")
                 #expect(
@@ -111,9 +112,9 @@ struct PaymentWebhookTests {
 
     @Test(
         """
-            a partial refund at the provider is recorded on the payment and leaves the order; the refund of the rest \
-            refunds it and returns its FitPoints
-            """
+        a partial refund at the provider is recorded on the payment and leaves the order; the refund of the rest \
+        refunds it and returns its FitPoints
+        """
     )
     func partialRefunds() async throws {
         try await TestEnvironment.with { env in
@@ -168,9 +169,9 @@ struct PaymentWebhookTests {
 
     @Test(
         """
-            a failed payment cancels its order (stock back); a payment whose webhook never came is completed by \
-            reconciliation
-            """
+        a failed payment cancels its order (stock back); a payment whose webhook never came is completed by \
+        reconciliation
+        """
     )
     func failedPaymentsAndReconciliation() async throws {
         try await TestEnvironment.with { env in
@@ -216,9 +217,9 @@ struct PaymentWebhookTests {
 
     @Test(
         """
-            a forged webhook is refused before any database work (400 while the pool's only connection is busy), \
-            counted in /metrics
-            """
+        a forged webhook is refused before any database work (400 while the pool's only connection is busy), \
+        counted in /metrics
+        """
     )
     func forgeriesNeverLease() async throws {
         try await TestEnvironment.with { env in

@@ -2,15 +2,16 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Provider payment ids")
 struct ProviderPaymentIDTests {
     @Test(
         """
-            a provider's payment id names one payment across tenants: the database refuses a second payment with it \
-            in another tenant
-            """
+        a provider's payment id names one payment across tenants: the database refuses a second payment with it \
+        in another tenant
+        """
     )
     func uniqueAcrossTenants() async throws {
         try await TestEnvironment.with { env in

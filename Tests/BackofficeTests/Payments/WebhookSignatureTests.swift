@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 extension PaymentWebhookTests {

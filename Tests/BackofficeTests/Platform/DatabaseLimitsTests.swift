@@ -6,15 +6,16 @@ import Synchronization
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Waiting for the database is bounded: 503 with Retry-After, never a hang")
 struct DatabaseLimitsTests {
     @Test(
         """
-            a statement waiting on a lock past the statement timeout is 503 statement_timeout with Retry-After, \
-            changes nothing, and the pool serves the next requests
-            """
+        a statement waiting on a lock past the statement timeout is 503 statement_timeout with Retry-After, \
+        changes nothing, and the pool serves the next requests
+        """
     )
     func statementTimeout() async throws {
         try await TestEnvironment.with { env in
@@ -72,9 +73,9 @@ struct DatabaseLimitsTests {
 
     @Test(
         """
-            when no pooled connection comes within the lease timeout, a request is 503 service_unavailable with \
-            Retry-After at once, and the next one after a connection frees succeeds
-            """
+        when no pooled connection comes within the lease timeout, a request is 503 service_unavailable with \
+        Retry-After at once, and the next one after a connection frees succeeds
+        """
     )
     func leaseTimeout() async throws {
         try await TestEnvironment.with { env in
@@ -96,9 +97,9 @@ struct DatabaseLimitsTests {
 
     @Test(
         """
-            a change whose lease times out is 503 service_unavailable at once and changes nothing, not even once the \
-            connection frees
-            """
+        a change whose lease times out is 503 service_unavailable at once and changes nothing, not even once the \
+        connection frees
+        """
     )
     func leaseTimeoutOfAChange() async throws {
         try await TestEnvironment.with { env in
@@ -137,9 +138,9 @@ struct DatabaseLimitsTests {
 
     @Test(
         """
-            a request answered 503 by its deadline never commits afterwards: a write its work makes after the answer \
-            is rolled back
-            """
+        a request answered 503 by its deadline never commits afterwards: a write its work makes after the answer \
+        is rolled back
+        """
     )
     func answeredRequestNeverCommits() async throws {
         try await TestEnvironment.with { env in
@@ -186,9 +187,9 @@ struct DatabaseLimitsTests {
 
     @Test(
         """
-            inside a request's work, a connection that comes after the lease timed out runs nothing: the request was \
-            answered 503 already
-            """
+        inside a request's work, a connection that comes after the lease timed out runs nothing: the request was \
+        answered 503 already
+        """
     )
     func lateLeaseRunsNothing() async throws {
         try await TestEnvironment.with { env in
@@ -222,9 +223,9 @@ struct DatabaseLimitsTests {
 
     @Test(
         """
-            inside a request, a lag-tolerant read whose replica connection does not come in time is answered by the \
-            primary (not 503), and the replica is marked down
-            """
+        inside a request, a lag-tolerant read whose replica connection does not come in time is answered by the \
+        primary (not 503), and the replica is marked down
+        """
     )
     func lateReplicaLeaseFallsBackToThePrimary() async throws {
         try await TestEnvironment.with { env in
@@ -326,9 +327,9 @@ struct DatabaseLimitsTests {
 
     @Test(
         """
-            outside a request (a background service, the CLI) a lease that times out throws unavailable and leaves \
-            the caller's task running
-            """
+        outside a request (a background service, the CLI) a lease that times out throws unavailable and leaves \
+        the caller's task running
+        """
     )
     func leaseTimeoutOutsideARequest() async throws {
         try await TestEnvironment.with { env in

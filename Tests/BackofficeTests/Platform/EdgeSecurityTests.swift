@@ -4,15 +4,16 @@ import Logging
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("The edge: authentication limits, hostile input, request ids")
 struct EdgeSecurityTests {
     @Test(
         """
-            30 bad tokens from one address: 401 with WWW-Authenticate up to the limit, then 429 with Retry-After; \
-            other addresses unaffected
-            """
+        30 bad tokens from one address: 401 with WWW-Authenticate up to the limit, then 429 with Retry-After; \
+        other addresses unaffected
+        """
     )
     func failedAuthenticationIsRateLimited() async throws {
         try await TestEnvironment.with { env in
@@ -50,9 +51,9 @@ struct EdgeSecurityTests {
 
     @Test(
         """
-            a script's bad tokens never lock out the working credentials of its host: the app backend and the manager \
-            keep their answers, the bad token gets 429
-            """
+        a script's bad tokens never lock out the working credentials of its host: the app backend and the manager \
+        keep their answers, the bad token gets 429
+        """
     )
     func badScriptDoesNotLockOutTheHost() async throws {
         try await TestEnvironment.with { env in
@@ -81,9 +82,9 @@ struct EdgeSecurityTests {
                         .post, "/v1/customers", token: app,
                         json:
                             #"""
-                                {"id":"\#(UUID().uuidString.lowercased())","email":"host@example.com",\#
-                                "display_name":"H"}
-                                """#,
+                            {"id":"\#(UUID().uuidString.lowercased())","email":"host@example.com",\#
+                            "display_name":"H"}
+                            """#,
                         headers: host
                     ).status == 201, "changes too")
             }
@@ -111,15 +112,15 @@ struct EdgeSecurityTests {
             }
             let trusted = try await env.ownerScalar(
                 """
-                    SELECT source_ip FROM audit_events WHERE action = 'accounts.lock' AND target_id = \
-                    '\(first.id.uuidString.lowercased())'
-                    """,
+                SELECT source_ip FROM audit_events WHERE action = 'accounts.lock' AND target_id = \
+                '\(first.id.uuidString.lowercased())'
+                """,
                 as: String.self)
             let untrusted = try await env.ownerScalar(
                 """
-                    SELECT source_ip FROM audit_events WHERE action = 'accounts.lock' AND target_id = \
-                    '\(second.id.uuidString.lowercased())'
-                    """,
+                SELECT source_ip FROM audit_events WHERE action = 'accounts.lock' AND target_id = \
+                '\(second.id.uuidString.lowercased())'
+                """,
                 as: String.self)
             #expect(trusted == "198.51.100.9", "the nearest untrusted hop behind trusted proxies")
             #expect(untrusted == "127.0.0.1", "a peer that is not a trusted proxy cannot choose its address")
@@ -135,9 +136,9 @@ struct EdgeSecurityTests {
                 let account = {
                     try await env.ownerScalar(
                         """
-                            SELECT status || ' v' || version FROM customers WHERE id = \
-                            '\(customer.id.uuidString.lowercased())'
-                            """,
+                        SELECT status || ' v' || version FROM customers WHERE id = \
+                        '\(customer.id.uuidString.lowercased())'
+                        """,
                         as: String.self)
                 }
                 let events = { try await env.ownerScalar("SELECT count(*) FROM audit_events", as: Int.self) }
@@ -186,9 +187,9 @@ struct EdgeSecurityTests {
 
     @Test(
         """
-            a body is read only from a caller that may send it: no token, or a bulk upload whose token does not \
-            authenticate, is 401 before the body
-            """
+        a body is read only from a caller that may send it: no token, or a bulk upload whose token does not \
+        authenticate, is 401 before the body
+        """
     )
     func bodiesAfterAuthentication() async throws {
         try await TestEnvironment.with { env in
@@ -202,9 +203,9 @@ struct EdgeSecurityTests {
                     // Headers announcing a large body, and no body: a server that reads it first never answers.
                     let head =
                         """
-                            POST \(path) HTTP/1.1\r\nHost: localhost\r\n\(authorization)Content-Type: \
-                            text/csv\r\nContent-Length: \(length)\r\n\r\n
-                            """
+                        POST \(path) HTTP/1.1\r\nHost: localhost\r\n\(authorization)Content-Type: \
+                        text/csv\r\nContent-Length: \(length)\r\n\r\n
+                        """
                     let request = Array(head.utf8)
                     let answer = try await offThePool { try rawHTTP(port: port, request, timeout: 10) }
                     #expect(answer.hasPrefix("HTTP/1.1 401"), "\(path): \(answer.prefix(200))")

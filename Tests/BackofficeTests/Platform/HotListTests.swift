@@ -3,6 +3,7 @@ import NIOCore
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("The hot lists a domain registers with the edge (pure)")

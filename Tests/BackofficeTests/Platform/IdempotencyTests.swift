@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Idempotency-Key")
@@ -37,9 +38,9 @@ struct IdempotencyTests {
             }
             let locks = try await env.ownerScalar(
                 """
-                    SELECT count(*) FROM audit_events WHERE action = 'accounts.lock' AND target_id = \
-                    '\(customer.id.uuidString.lowercased())'
-                    """,
+                SELECT count(*) FROM audit_events WHERE action = 'accounts.lock' AND target_id = \
+                '\(customer.id.uuidString.lowercased())'
+                """,
                 as: Int.self)
             #expect(locks == 1)
             #expect(
@@ -75,9 +76,9 @@ struct IdempotencyTests {
             }
             let events = try await env.ownerScalar(
                 """
-                    SELECT count(*) FROM audit_events WHERE target_id = '\(customer.id.uuidString.lowercased())' AND \
-                    action IN ('accounts.lock', 'accounts.unlock')
-                    """,
+                SELECT count(*) FROM audit_events WHERE target_id = '\(customer.id.uuidString.lowercased())' AND \
+                action IN ('accounts.lock', 'accounts.unlock')
+                """,
                 as: Int.self)
             #expect(events == 2)
         }
@@ -106,9 +107,9 @@ struct IdempotencyTests {
             #expect(
                 try await env.ownerScalar(
                     """
-                        SELECT count(*) FROM audit_events WHERE action = 'accounts.sync' AND target_id = \
-                        '\(id.uuidString.lowercased())'
-                        """,
+                    SELECT count(*) FROM audit_events WHERE action = 'accounts.sync' AND target_id = \
+                    '\(id.uuidString.lowercased())'
+                    """,
                     as: Int.self)
                     == 1)
         }

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Log handlers (pure)")
@@ -62,9 +63,9 @@ struct LogHandlerTests {
 
     @Test(
         """
-            text lines are swift-log's StreamLogHandler lines, byte for byte: level, label, sorted metadata \
-            (handler's, provider's, event's, an error's), source, message
-            """
+        text lines are swift-log's StreamLogHandler lines, byte for byte: level, label, sorted metadata \
+        (handler's, provider's, event's, an error's), source, message
+        """
     )
     func textLayout() throws {
         for label in ["backoffice", ""] {
@@ -79,9 +80,9 @@ struct LogHandlerTests {
             #expect(first.hasSuffix(" [BackofficeTests] GET /v1/orders 200\n"))
             let metadata =
                 #"""
-                    : actor=["role": "partner_admin"] ids=["a",\#
-                     "b"] path=/v1/orders request_id=r-1 status=200 trace=t-1 [
-                    """#
+                : actor=["role": "partner_admin"] ids=["a",\#
+                 "b"] path=/v1/orders request_id=r-1 status=200 trace=t-1 [
+                """#
             #expect(first.contains(metadata))
             #expect(pairs.last?.text.contains("error.message=card declined error.type=") == true)
         }

@@ -3,6 +3,7 @@ import PostgresNIO
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Migrations")
@@ -63,9 +64,9 @@ struct MigrationTests {
 
     @Test(
         """
-            0021 on a database that has orders, applied by an owner that is not a superuser (row-level security is \
-            forced on it): every order gets its lines' count
-            """
+        0021 on a database that has orders, applied by an owner that is not a superuser (row-level security is \
+        forced on it): every order gets its lines' count
+        """
     )
     func lineCountBackfill() async throws {
         let (_, _, cluster, _) = try await TestCluster.shared.freshDatabase()

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Policies (pure)")
@@ -53,9 +54,9 @@ struct PolicyTests {
     func badValue() throws {
         let security =
             """
-                lockout:\n  consecutive_failed_logins: zero\ntokens:\n  default_lifetime_hours: 1\n  \
-                max_lifetime_hours: 2\n
-                """
+            lockout:\n  consecutive_failed_logins: zero\ntokens:\n  default_lifetime_hours: 1\n  \
+            max_lifetime_hours: 2\n
+            """
         #expect {
             try PolicySet.parse(try Self.texts(security: security))
         } throws: { error in

@@ -4,6 +4,7 @@ import PostgresNIO
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Read replica routing")
@@ -63,9 +64,9 @@ struct ReadReplicaTests {
 
     @Test(
         """
-            a credential the primary refused lately reads on the primary (which refuses it); a replica not checked \
-            within the lag is not used
-            """
+        a credential the primary refused lately reads on the primary (which refuses it); a replica not checked \
+        within the lag is not used
+        """
     )
     func refusedCredentials() throws {
         let replica = try replica()
@@ -95,9 +96,9 @@ struct ReadReplicaTests {
                 """)
             try await env.asOwner(
                 """
-                    UPDATE tokens SET revoked_at = now() - interval '1 hour' WHERE secret_hash = \
-                    sha256('\(env.fixture.tokens[.appService]!)'::bytea)
-                    """
+                UPDATE tokens SET revoked_at = now() - interval '1 hour' WHERE secret_hash = \
+                sha256('\(env.fixture.tokens[.appService]!)'::bytea)
+                """
             )
             let refused = try await env.database.client.withConnection { connection in
                 var hashes: Set<[UInt8]> = []
@@ -114,9 +115,9 @@ struct ReadReplicaTests {
 
     @Test(
         """
-            a change run in its own transactions (a staged step) with a request's token fences that token's replica \
-            reads, as a request transaction does
-            """
+        a change run in its own transactions (a staged step) with a request's token fences that token's replica \
+        reads, as a request transaction does
+        """
     )
     func ownTransactionsFence() async throws {
         try await TestEnvironment.with { env in

@@ -4,6 +4,7 @@ import PostgresNIO
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Tenant isolation (row-level security)")
@@ -49,9 +50,9 @@ struct TenantIsolationTests {
             let changed = try await asTenant(
                 env, a.tenantID, role: "partner_admin",
                 """
-                    WITH u AS (UPDATE operators SET email = email || '.x' RETURNING tenant_id) SELECT tenant_id::text \
-                    FROM u
-                    """
+                WITH u AS (UPDATE operators SET email = email || '.x' RETURNING tenant_id) SELECT tenant_id::text \
+                FROM u
+                """
             )
             #expect(Set(changed) == [a.tenantID.uuidString.lowercased()])
             let bEmails = try await env.ownerScalar(
@@ -64,9 +65,9 @@ struct TenantIsolationTests {
                 _ = try await asTenant(
                     env, a.tenantID, role: "partner_admin",
                     """
-                        INSERT INTO operators (tenant_id, id, email, role, kind) VALUES ('\(b.tenantID.uuidString)', \
-                        gen_random_uuid(), 'x@y.z', 'partner_staff', 'person') RETURNING email
-                        """
+                    INSERT INTO operators (tenant_id, id, email, role, kind) VALUES ('\(b.tenantID.uuidString)', \
+                    gen_random_uuid(), 'x@y.z', 'partner_staff', 'person') RETURNING email
+                    """
                 )
             }
             // A session with no tenant setting sees nothing.

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Tokens and operators")
@@ -43,9 +44,9 @@ struct TokenTests {
                 #expect(try await client.call(.get, "/v1/customers", token: secondSecret).status == 200)
                 try await env.asOwner(
                     """
-                        UPDATE tokens SET expires_at = now() - interval '1 second' WHERE secret_hash = \
-                        sha256('\(secondSecret)'::bytea)
-                        """
+                    UPDATE tokens SET expires_at = now() - interval '1 second' WHERE secret_hash = \
+                    sha256('\(secondSecret)'::bytea)
+                    """
                 )
                 #expect(try await client.call(.get, "/v1/customers", token: secondSecret).status == 401)
 
@@ -90,9 +91,9 @@ struct TokenTests {
 
     @Test(
         """
-            a partner admin mints tokens for itself and its staff, never for another admin of its tenant (403, \
-            nothing written)
-            """
+        a partner admin mints tokens for itself and its staff, never for another admin of its tenant (403, \
+        nothing written)
+        """
     )
     func partnerAdminCannotMintForAnotherAdmin() async throws {
         try await TestEnvironment.with { env in

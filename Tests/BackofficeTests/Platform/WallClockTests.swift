@@ -4,6 +4,7 @@ import PostgresNIO
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Clocks give instants PostgreSQL stores exactly")
@@ -17,9 +18,9 @@ struct WallClockTests {
 
     @Test(
         """
-            an instant from a clock, stored and read back, is never later than itself (a message published now never \
-            reads back as scheduled)
-            """
+        an instant from a clock, stored and read back, is never later than itself (a message published now never \
+        reads back as scheduled)
+        """
     )
     func neverLaterAfterStoring() throws {
         var generator = SystemRandomNumberGenerator()

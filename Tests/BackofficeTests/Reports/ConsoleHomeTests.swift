@@ -3,15 +3,16 @@ import HTTPTypes
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Console home: a shop's orders to handle by state and its goods low in stock")
 struct ConsoleHomeTests {
     @Test(
         """
-            a partner's home counts its own orders by state and lists its active goods below 5 in stock, not another \
-            tenant's
-            """
+        a partner's home counts its own orders by state and lists its active goods below 5 in stock, not another \
+        tenant's
+        """
     )
     func shopHome() async throws {
         try await TestEnvironment.with { env in

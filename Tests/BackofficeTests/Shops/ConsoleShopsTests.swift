@@ -2,15 +2,16 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Console shop applications: the queue with its checks, approve, reject with a reason")
 struct ConsoleShopsTests {
     @Test(
         """
-            a manager sees a waiting application's checks and approves it (a shop and its admin, audited via \
-            console); a failed one cannot be approved; rejecting needs a reason and a confirmation
-            """
+        a manager sees a waiting application's checks and approves it (a shop and its admin, audited via \
+        console); a failed one cannot be approved; rejecting needs a reason and a confirmation
+        """
     )
     func queue() async throws {
         try await TestEnvironment.with { env in
@@ -45,9 +46,9 @@ struct ConsoleShopsTests {
                         == 1)
                 let viaConsole = try await env.ownerScalar(
                     """
-                        SELECT count(*) FROM audit_events WHERE action = 'shop_applications.approve' AND target_id = \
-                        '\(goodID)' AND session_id IS NOT NULL
-                        """,
+                    SELECT count(*) FROM audit_events WHERE action = 'shop_applications.approve' AND target_id = \
+                    '\(goodID)' AND session_id IS NOT NULL
+                    """,
                     as: Int64.self)
                 #expect(viaConsole == 1)
 

@@ -3,6 +3,7 @@ import HTTPTypes
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Partner staff: a partner admin runs its own shop's people")
@@ -39,9 +40,9 @@ struct PartnerStaffTests {
                     .post, "/v1/operators", token: a.adminToken,
                     json:
                         #"""
-                            {"email": "spy@\#(a.slug).example", "role": "partner_staff",\#
-                             "tenant_id": "\#(b.tenantID.uuidString.lowercased())"}
-                            """#
+                        {"email": "spy@\#(a.slug).example", "role": "partner_staff",\#
+                         "tenant_id": "\#(b.tenantID.uuidString.lowercased())"}
+                        """#
                 )
                 #expect(elsewhere.status == 422)
                 #expect(

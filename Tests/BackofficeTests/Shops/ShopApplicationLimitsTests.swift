@@ -3,14 +3,15 @@ import HTTPTypes
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 extension ShopApplicationTests {
     @Test(
         """
-            applications are limited per /64 for IPv6: addresses of one network share the limit, another network has \
-            its own
-            """
+        applications are limited per /64 for IPv6: addresses of one network share the limit, another network has \
+        its own
+        """
     )
     func ipv6SubmissionsShareTheirNetworkLimit() async throws {
         try await TestEnvironment.with { env in

@@ -3,6 +3,7 @@ import HTTPTypes
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 /// A shop application as the public form sends it.
@@ -27,9 +28,9 @@ enum ShopForm {
 struct ShopApplicationTests {
     @Test(
         """
-            application → checks → approval → the new partner admin works with the delivered token, creates goods, \
-            sees only its tenant; the other partner's goods are 404
-            """
+        application → checks → approval → the new partner admin works with the delivered token, creates goods, \
+        sees only its tenant; the other partner's goods are 404
+        """
     )
     func applicationToWorkingPartner() async throws {
         try await TestEnvironment.with { env in
@@ -52,32 +53,32 @@ struct ShopApplicationTests {
                 #expect(
                     try await env.ownerScalar(
                         """
-                            SELECT count(*) FROM shop_applications WHERE row_to_json(shop_applications)::text LIKE \
-                            '%\(SimulatedPaymentGateway.verifiedAccount)%'
-                            """,
+                        SELECT count(*) FROM shop_applications WHERE row_to_json(shop_applications)::text LIKE \
+                        '%\(SimulatedPaymentGateway.verifiedAccount)%'
+                        """,
                         as: Int.self) == 0)
                 #expect(
                     try await env.ownerScalar(
                         """
-                            SELECT count(*) FROM audit_events WHERE row_to_json(audit_events)::text LIKE \
-                            '%\(SimulatedPaymentGateway.verifiedAccount)%'
-                            """,
+                        SELECT count(*) FROM audit_events WHERE row_to_json(audit_events)::text LIKE \
+                        '%\(SimulatedPaymentGateway.verifiedAccount)%'
+                        """,
                         as: Int.self) == 0)
                 #expect(
                     try await env.ownerScalar(
                         """
-                            SELECT count(*) FROM audit_events WHERE action = 'shop_applications.apply' AND actor_role \
-                            = 'anonymous' AND target_id = '\(id)'
-                            """,
+                        SELECT count(*) FROM audit_events WHERE action = 'shop_applications.apply' AND actor_role \
+                        = 'anonymous' AND target_id = '\(id)'
+                        """,
                         as: Int.self) == 1)
                 // Nor the applicant's contact email and tax id: the log outlives the application, and auditors read it.
                 for personal in ["owner@northwind.example", "12-3456789", "123456789"] {
                     #expect(
                         try await env.ownerScalar(
                             """
-                                SELECT count(*) FROM audit_events WHERE row_to_json(audit_events)::text LIKE \
-                                '%\(personal)%'
-                                """,
+                            SELECT count(*) FROM audit_events WHERE row_to_json(audit_events)::text LIKE \
+                            '%\(personal)%'
+                            """,
                             as: Int.self) == 0,
                         "\(personal) in the audit log")
                 }
@@ -144,9 +145,9 @@ struct ShopApplicationTests {
                     .post, "/v1/goods", token: secret,
                     json:
                         #"""
-                            {"sku": "NW-BOTTLE", "name": "Steel bottle", "category": "hydration",\#
-                             "price_cents": 2500, "stock": 40}
-                            """#
+                        {"sku": "NW-BOTTLE", "name": "Steel bottle", "category": "hydration",\#
+                         "price_cents": 2500, "stock": 40}
+                        """#
                 )
                 #expect(created.status == 201, "\(created.text)")
                 #expect(created["tenant_id"] == tenant)
@@ -160,9 +161,9 @@ struct ShopApplicationTests {
                     .post, "/v1/goods", token: other.adminToken,
                     json:
                         #"""
-                            {"sku": "OTHER-1", "name": "Their mat", "category": "mats", "price_fitpoints": 900,\#
-                             "stock": 3}
-                            """#
+                        {"sku": "OTHER-1", "name": "Their mat", "category": "mats", "price_fitpoints": 900,\#
+                         "stock": 3}
+                        """#
                 )
                 #expect(foreign.status == 201)
                 let foreignID = try #require(foreign["id"])
@@ -207,9 +208,9 @@ struct ShopApplicationTests {
 
     @Test(
         """
-            an applicant is never told which shop has its tax id; approval checks again and refuses a duplicate that \
-            appeared since
-            """
+        an applicant is never told which shop has its tax id; approval checks again and refuses a duplicate that \
+        appeared since
+        """
     )
     func duplicatesStayPrivateAndAreCheckedAtApproval() async throws {
         try await TestEnvironment.with { env in
@@ -251,9 +252,9 @@ struct ShopApplicationTests {
 
     @Test(
         """
-            failed checks are stored and named; an ineligible application cannot be approved; a rejected one needs a \
-            reason
-            """
+        failed checks are stored and named; an ineligible application cannot be approved; a rejected one needs a \
+        reason
+        """
     )
     func failedChecks() async throws {
         try await TestEnvironment.with { env in
@@ -317,9 +318,9 @@ struct ShopApplicationTests {
 
     @Test(
         """
-            bad input changes nothing: an unusable email is 422, a provider with no verdict is 503, and neither \
-            stores an application
-            """
+        bad input changes nothing: an unusable email is 422, a provider with no verdict is 503, and neither \
+        stores an application
+        """
     )
     func badInputChangesNothing() async throws {
         try await TestEnvironment.with { env in

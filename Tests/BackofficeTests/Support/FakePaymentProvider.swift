@@ -3,6 +3,7 @@ import Hummingbird
 import NIOCore
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 /// A payment provider on loopback that speaks the subset of Stripe's API `HTTPPaymentGateway`

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 /// A real SMTP server for a test (`ops/mail-sink.py`, aiosmtpd, run by `TestPython`): STARTTLS

@@ -7,6 +7,7 @@ import Synchronization
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 /// A shop with goods on sale, a customer with FitPoints, and checkout bodies.
@@ -66,9 +67,9 @@ struct ShopFixture {
             let field = currency == "usd" ? "expected_unit_price_cents" : "expected_unit_price_fitpoints"
             return
                 #"""
-                    {"good_id": "\#(goods[sku]!.uuidString.lowercased())", "quantity": \#(quantity),\#
-                     "pay_in": "\#(currency)", "\#(field)": \#(price)}
-                    """#
+                {"good_id": "\#(goods[sku]!.uuidString.lowercased())", "quantity": \#(quantity),\#
+                 "pay_in": "\#(currency)", "\#(field)": \#(price)}
+                """#
         }
         let payment = card.map { #", "payment_method": "\#($0)""# } ?? ""
         return """

@@ -3,6 +3,7 @@ import Logging
 import PostgresNIO
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 #if canImport(Glibc)

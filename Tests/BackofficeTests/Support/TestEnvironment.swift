@@ -9,6 +9,7 @@ import PostgresNIO
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 /// One test's world: its own database (migrated), the service's pool (role backoffice_app),

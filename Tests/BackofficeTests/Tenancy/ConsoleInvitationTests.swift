@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Invitations: a one-time link, shown once, valid 24 h, where a person sets a password; people pages")
@@ -13,9 +14,9 @@ struct ConsoleInvitationTests {
 
     @Test(
         """
-            the API delivers the link once (a replay withholds it; no table, audit event or idempotency record holds \
-            it); it sets a password once; a newer link or 24 h make it stop working
-            """
+        the API delivers the link once (a replay withholds it; no table, audit event or idempotency record holds \
+        it); it sets a password once; a newer link or 24 h make it stop working
+        """
     )
     func invitationLifecycle() async throws {
         try await TestEnvironment.with { env in
@@ -114,10 +115,10 @@ struct ConsoleInvitationTests {
 
     @Test(
         """
-            a partner admin invites a person from the People page (emailed: the page says to whom, masked); a \
-            platform admin may have a link shown instead (https only behind a trusted proxy); disabling is confirmed; \
-            staff have no People page
-            """
+        a partner admin invites a person from the People page (emailed: the page says to whom, masked); a \
+        platform admin may have a link shown instead (https only behind a trusted proxy); disabling is confirmed; \
+        staff have no People page
+        """
     )
     func peoplePage() async throws {
         try await TestEnvironment.with { env in
@@ -172,9 +173,9 @@ struct ConsoleInvitationTests {
                         == "disabled")
                 let staffID = try await env.ownerScalar(
                     """
-                        SELECT id FROM operators WHERE tenant_id = '\(env.fixture.partners[0].tenantID)' AND role = \
-                        'partner_staff' AND status = 'active' LIMIT 1
-                        """,
+                    SELECT id FROM operators WHERE tenant_id = '\(env.fixture.partners[0].tenantID)' AND role = \
+                    'partner_staff' AND status = 'active' LIMIT 1
+                    """,
                     as: UUID.self)
                 let staff = try await ConsoleClient.signedIn(env, client, as: staffID)
                 #expect(try await staff.get("/console/people").status == 403)

@@ -2,16 +2,17 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Console access: API tokens (the secret shown once) and tenants")
 struct ConsoleTenancyTests {
     @Test(
         """
-            a partner admin issues a token for its shop (the secret shown once, stored as its hash, working at once) \
-            and revokes it, confirmed; a platform admin creates a tenant, a taken slug refused next to the field; a \
-            partner has no tenants page
-            """
+        a partner admin issues a token for its shop (the secret shown once, stored as its hash, working at once) \
+        and revokes it, confirmed; a platform admin creates a tenant, a taken slug refused next to the field; a \
+        partner has no tenants page
+        """
     )
     func tokensAndTenants() async throws {
         try await TestEnvironment.with { env in

@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import Mustache
-import BackofficePlatform
 
 extension TimeZone {
     /// UTC by its name (Foundation's `.gmt` is named `GMT`): every operator's zone until they choose one.
@@ -9,39 +9,39 @@ extension TimeZone {
 
 /// The time zones an operator may choose on the Security page: UTC, then every IANA zone this
 /// system's time zone database knows, by name (`GMT`, which Foundation calls UTC too, only as UTC).
-enum OperatorTimeZone {
-    static let names: [String] =
+package enum OperatorTimeZone {
+    package static let names: [String] =
         ["UTC"] + TimeZone.knownTimeZoneIdentifiers.filter { $0 != "UTC" && $0 != "GMT" }.sorted()
     /// Each name's zone, made once: a console request looks its operator's up, never building one.
     private static let zones: [String: TimeZone] = Dictionary(
         uniqueKeysWithValues: names.compactMap { name in TimeZone(identifier: name).map { (name, $0) } })
 
     /// The name the operator chose for `zone` (Foundation names UTC `GMT`).
-    static func name(of zone: TimeZone) -> String { zone.identifier == "GMT" ? "UTC" : zone.identifier }
+    package static func name(of zone: TimeZone) -> String { zone.identifier == "GMT" ? "UTC" : zone.identifier }
 
     /// The zone `name` names, when it is one of `names` (exactly: `europe/berlin` is not), else nil.
-    static func zone(choosing name: String) -> TimeZone? { zones[name] }
+    package static func zone(choosing name: String) -> TimeZone? { zones[name] }
 
     /// A stored zone; UTC if this system's database no longer knows its name.
-    static func zone(named name: String) -> TimeZone { zone(choosing: name) ?? .utc }
+    package static func zone(named name: String) -> TimeZone { zone(choosing: name) ?? .utc }
 }
 
 /// Times as the console shows and reads them: in the operator's own time zone (`zone`, the
 /// operator's setting, read from the request's scope; UTC elsewhere), the UTC instant kept in
 /// each `<time>` element's `datetime` and title.
-enum ConsoleTime {
+package enum ConsoleTime {
     /// The zone of the request being answered: its signed-in operator's (the request's one context,
     /// `RequestScope`, bound around the page's handler); UTC outside a console request.
-    static var zone: TimeZone { RequestScope.current?.principal?.timeZone ?? .utc }
+    package static var zone: TimeZone { RequestScope.current?.principal?.timeZone ?? .utc }
 
     /// `date` to show in the request's zone.
-    static func text(_ date: Date) -> ShownTime { ShownTime(date, in: zone) }
+    package static func text(_ date: Date) -> ShownTime { ShownTime(date, in: zone) }
 
     /// `date` as a `datetime-local` field's value in the request's zone (`2026-12-01T10:30`).
-    static func field(_ date: Date) -> String { field(date, in: zone) }
+    package static func field(_ date: Date) -> String { field(date, in: zone) }
 
     /// `date` as a `datetime-local` field's value in `zone`.
-    static func field(_ date: Date, in zone: TimeZone) -> String {
+    package static func field(_ date: Date, in zone: TimeZone) -> String {
         let local = LocalTime(date, in: zone)
         return "\(local.day)T\(local.clock)"
     }
@@ -50,7 +50,7 @@ enum ConsoleTime {
     /// (the request's by default; the field's label names it), or an RFC 3339 time with its own offset; nil
     /// when empty. A local time the zone skips (clocks go forward) is refused; one it has twice
     /// (clocks go back) is the first. Anything else is `field`'s message.
-    static func parse(_ text: String?, field: String, in zone: TimeZone = ConsoleTime.zone) throws -> Date? {
+    package static func parse(_ text: String?, field: String, in zone: TimeZone = ConsoleTime.zone) throws -> Date? {
         guard let text, !text.isEmpty else { return nil }
         if text.count > 19, let date = try? Date(text, strategy: .iso8601) { return date }
         guard let local = LocalTime(reading: text) else {
@@ -75,38 +75,38 @@ enum ConsoleTime {
 /// A time as a page shows it: `{{at}}` is the operator's local time with its offset
 /// (`2026-03-29 03:30 UTC+2`), `{{at.utc}}` the instant in RFC 3339 for `datetime`, `{{at.utcText}}`
 /// the same for people (the title). The `time` partial writes the element: `{{#at}}{{>time}}{{/at}}`.
-struct ShownTime: Sendable, Equatable, CustomStringConvertible, MustacheParent, MustacheCustomRenderable {
-    let date: Date
-    let zone: TimeZone
+package struct ShownTime: Sendable, Equatable, CustomStringConvertible, MustacheParent, MustacheCustomRenderable {
+    package let date: Date
+    package let zone: TimeZone
 
-    init(_ date: Date, in zone: TimeZone) {
+    package init(_ date: Date, in zone: TimeZone) {
         self.date = date
         self.zone = zone
     }
 
     /// `2026-03-29 03:30 UTC+2`: to the minute, in the operator's zone, with the offset that held then.
-    var text: String {
+    package var text: String {
         let local = LocalTime(date, in: zone)
         return "\(local.day) \(local.clock) \(local.offsetText)"
     }
 
     /// The instant in RFC 3339 (`2026-03-29T01:30:00Z`): the element's `datetime`.
-    var utc: String { date.formatted(.iso8601) }
+    package var utc: String { date.formatted(.iso8601) }
 
     /// `2026-03-29 01:30:00 UTC`: the instant for people (the element's title).
-    var utcText: String {
+    package var utcText: String {
         let local = LocalTime(date, in: .utc)
         return "\(local.day) \(local.clock):\(local.second < 10 ? "0" : "")\(local.second) UTC"
     }
 
     /// The `<time>` element, for a page written in Swift (the orders board).
-    var html: HTML { "<time datetime=\"\(utc)\" title=\"\(utcText)\">\(text)</time>" }
+    package var html: HTML { "<time datetime=\"\(utc)\" title=\"\(utcText)\">\(text)</time>" }
 
-    var description: String { text }
-    var renderText: String { text }
-    var isNull: Bool { false }
+    package var description: String { text }
+    package var renderText: String { text }
+    package var isNull: Bool { false }
 
-    func child(named name: String) -> Any? {
+    package func child(named name: String) -> Any? {
         switch name {
         case "utc": utc
         case "utcText": utcText
@@ -119,15 +119,15 @@ struct ShownTime: Sendable, Equatable, CustomStringConvertible, MustacheParent, 
 /// A wall-clock time in a zone: its day, hour, minute and second, and the zone's offset then.
 /// Pure arithmetic over the zone's offset (`UTCDay` for the calendar), so a page of times costs
 /// one offset lookup per time.
-struct LocalTime: Equatable {
-    let day: UTCDay
-    let hour: Int
-    let minute: Int
-    let second: Int
+package struct LocalTime: Equatable {
+    package let day: UTCDay
+    package let hour: Int
+    package let minute: Int
+    package let second: Int
     /// Seconds east of UTC at that instant (nil for a time read from a field, whose zone is not yet applied).
-    let offset: Int?
+    package let offset: Int?
 
-    init(_ date: Date, in zone: TimeZone) {
+    package init(_ date: Date, in zone: TimeZone) {
         let offset = zone.secondsFromGMT(for: date)
         let seconds = Int(date.timeIntervalSince1970.rounded(.down)) + offset
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
@@ -144,7 +144,7 @@ struct LocalTime: Equatable {
     }
 
     /// A `datetime-local` value: `2026-12-01T09:30` or `2026-12-01T09:30:15`, a real date and time.
-    init?(reading text: String) {
+    package init?(reading text: String) {
         let parts = text.split(separator: "T", omittingEmptySubsequences: false)
         guard parts.count == 2, let day = UTCDay(parts[0]) else { return nil }
         let clock = parts[1].split(separator: ":", omittingEmptySubsequences: false)
@@ -157,10 +157,10 @@ struct LocalTime: Equatable {
     }
 
     /// `09:30`.
-    var clock: String { "\(hour < 10 ? "0" : "")\(hour):\(minute < 10 ? "0" : "")\(minute)" }
+    package var clock: String { "\(hour < 10 ? "0" : "")\(hour):\(minute < 10 ? "0" : "")\(minute)" }
 
     /// `UTC`, `UTC+2`, `UTC-3:30`.
-    var offsetText: String {
+    package var offsetText: String {
         guard let offset, offset != 0 else { return "UTC" }
         let minutes = abs(offset) / 60
         return "UTC\(offset < 0 ? "-" : "+")\(minutes / 60)"
@@ -170,7 +170,7 @@ struct LocalTime: Equatable {
     /// The instant this wall-clock time names in `zone`: of the offsets the zone has around it, the
     /// first that gives back this very time (so a time the clocks pass twice is its first); nil when
     /// none does (a time the clocks skip).
-    func instant(in zone: TimeZone) -> Date? {
+    package func instant(in zone: TimeZone) -> Date? {
         let wall = Double(day.number * 86_400 + hour * 3600 + minute * 60 + second)
         let offsets = [wall - 86_400, wall, wall + 86_400].map {
             zone.secondsFromGMT(for: Date(timeIntervalSince1970: $0))
@@ -187,7 +187,7 @@ struct LocalTime: Equatable {
 extension ConsoleForm {
     /// The field's time (a `datetime-local` value read in the operator's zone, or RFC 3339), nil
     /// when empty; a malformed one adds its issue to `issues` (so a form reports every field at once).
-    func time(_ field: String, issues: inout [FieldIssue]) -> Date? {
+    package func time(_ field: String, issues: inout [FieldIssue]) -> Date? {
         do { return try ConsoleTime.parse(text(field), field: field) } catch DomainError.invalid(let found) {
             issues += found
         } catch {

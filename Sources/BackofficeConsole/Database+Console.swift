@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 extension Database {
     /// One console request, authenticated by its session (the SHA-256 of the cookie's secret) in
@@ -36,21 +36,21 @@ extension Database {
 
 /// `authenticate_console`: a console session's principal, acting for it in the transaction
 /// (`local`) or the connection's session, planning as PostgreSQL chooses.
-struct AuthenticateConsole: PostgresPreparedStatement {
-    static let sql = """
+package struct AuthenticateConsole: PostgresPreparedStatement {
+    package static let sql = """
         SELECT a.session_id, a.operator_id, a.tenant_id, a.role, a.time_zone
         FROM set_config('plan_cache_mode', 'auto', $4) p, set_config('enable_sort', 'on', $4) s,
             authenticate_console($1, $2, $3, $4, $5, $6) a
         """
-    typealias Row = (UUID, UUID, UUID, String, String)
-    let hash: [UInt8]
-    let idleSeconds: Int
-    let absoluteSeconds: Int
-    let local: Bool
-    let stage: ConsoleStage
-    let touch: Bool
+    package typealias Row = (UUID, UUID, UUID, String, String)
+    package let hash: [UInt8]
+    package let idleSeconds: Int
+    package let absoluteSeconds: Int
+    package let local: Bool
+    package let stage: ConsoleStage
+    package let touch: Bool
 
-    func makeBindings() throws -> PostgresBindings {
+    package func makeBindings() throws -> PostgresBindings {
         var b = PostgresBindings(capacity: 6)
         b.append(ByteBuffer(bytes: hash))
         b.append(Int32(idleSeconds))
@@ -61,9 +61,9 @@ struct AuthenticateConsole: PostgresPreparedStatement {
         return b
     }
 
-    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+    package func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
 
-    static func principal(_ row: Row) -> Principal? {
+    package static func principal(_ row: Row) -> Principal? {
         Role(rawValue: row.3).map {
             Principal(
                 operatorID: row.1, role: $0, tenantID: row.2, tokenID: nil, sessionID: row.0,

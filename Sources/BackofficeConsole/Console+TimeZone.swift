@@ -1,10 +1,10 @@
+import BackofficePlatform
 import Foundation
 import Hummingbird
-import BackofficePlatform
 
 extension Console {
     /// The Security page's time zone form: the operator's own zone, which every page shows times in.
-    func registerTimeZone(on group: RouterGroup<AppRequestContext>) {
+    package func registerTimeZone(on group: RouterGroup<AppRequestContext>) {
         post("security/time-zone", on: group) { console in
             let name = console.form["time_zone"] ?? ""
             return try await console.submit {
@@ -20,7 +20,7 @@ extension Console {
 
     /// The Security page: the second factor, the time zone (`chosen` kept when refused), notifications
     /// and sessions.
-    func securityPage(_ console: ConsoleRequest, issues: [FieldIssue] = [], chosen: String? = nil) async throws
+    package func securityPage(_ console: ConsoleRequest, issues: [FieldIssue] = [], chosen: String? = nil) async throws
         -> ConsoleAnswer
     {
         let state = try await console.readOwn(SecondFactorState())
@@ -51,7 +51,7 @@ extension Console {
 /// nothing. Answers whether it changed.
 package struct SetOwnTimeZone: AuditedOperation {
     package static let action: Action = "operators.time_zone_set"
-    let name: String
+    package let name: String
 
     package init(name: String) { self.name = name }
 

@@ -1,22 +1,23 @@
 import BackofficePlatform
+
 /// A chart's value axis: from `low` to `high` in round steps. It encloses every value and zero (bars and
 /// sales start at zero; negatives such as refunds go below it); `step` is 1, 2 or 5 × 10^k as the unit shows
 /// it (whole dollars for `ChartUnit.cents`, unless the span from the least value to the most, zero included,
 /// is under a dollar: then 1, 2, 5, 10, 20 or 50 cents); `low` and `high` are multiples of `step`,
 /// `high > low` always, and there are at most `maxTicks + 1` ticks. Values beyond ±`limit` are drawn at
 /// the limit.
-struct ChartScale: Equatable, Sendable {
-    let low: Int
-    let high: Int
-    let step: Int
+package struct ChartScale: Equatable, Sendable {
+    package let low: Int
+    package let high: Int
+    package let step: Int
 
     /// The largest magnitude the axis reaches (ten trillion dollars in cents); larger values are clamped, so
     /// that no step or bound can overflow.
-    static let limit = 1_000_000_000_000_000
+    package static let limit = 1_000_000_000_000_000
 
     /// Empty `values`, or all zeros: `0...unit.unitStep`. `maxTicks` below 1 counts as 1, and below 2 as 2
     /// when values lie on both sides of zero (zero then needs a tick between the two ends).
-    init(values: [Int], unit: ChartUnit, maxTicks: Int = 6) {
+    package init(values: [Int], unit: ChartUnit, maxTicks: Int = 6) {
         let clamped = values.map { min(max($0, -Self.limit), Self.limit) }
         let (least, most) = (min(clamped.min() ?? 0, 0), max(clamped.max() ?? 0, 0))
         guard most > least else {
@@ -40,11 +41,11 @@ struct ChartScale: Equatable, Sendable {
     }
 
     /// The round values labelled on the axis, low to high, `step` apart.
-    var ticks: [Int] { Array(stride(from: low, through: high, by: step)) }
+    package var ticks: [Int] { Array(stride(from: low, through: high, by: step)) }
 
     /// Where `value` stands between `bottom` (for `low`) and `top` (for `high`), linearly; values outside
     /// the axis are drawn at its ends.
-    func position(_ value: Int, top: Double, bottom: Double) -> Double {
+    package func position(_ value: Int, top: Double, bottom: Double) -> Double {
         let fraction = (Double(min(max(value, low), high)) - Double(low)) / (Double(high) - Double(low))
         return bottom - fraction * (bottom - top)
     }

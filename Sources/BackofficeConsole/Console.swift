@@ -1,9 +1,9 @@
+import BackofficePlatform
 import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
-import BackofficePlatform
 
 /// The web console under `/console/`: server-rendered pages on the same use cases, runners,
 /// policies and audit log as the API. A page authenticates its session cookie in the statement
@@ -15,42 +15,35 @@ import BackofficePlatform
 /// runs; a page that needs a session without one redirects to sign-in and back after it; an
 /// error is a page in the console's layout (403, 404, 409, 5xx with the request id), never JSON.
 package struct Console: Sendable {
-    let database: Database
-    let policies: PolicySet
-    let pages: ConsolePages
-    /// The payment provider the order moves call (the API's).
-    let payments: any PaymentGateway
+    package let database: Database
+    package let policies: PolicySet
+    package let pages: ConsolePages
     /// Seals operators' TOTP secrets at rest (nil: no second factor can be set up or checked).
-    let secondFactorKey: SecondFactorKey?
-    /// How live pages (a challenge's leaderboard) update.
-    let liveUpdates: LiveUpdates
+    package let secondFactorKey: SecondFactorKey?
     /// What sign-in passes before any password work (lockouts in memory, the checks' queue).
-    let signInGate: SignInGate
-    /// The live pages' streams open now.
-    let liveStreams: LiveStreams
-    /// The secrets of invitation links (from the second-factor key, as the API's).
-    let invitationLinks: InvitationLinks
+    package let signInGate: SignInGate
     /// The sections the pages register.
-    let navigation = ConsoleNavigation()
+    package let navigation = ConsoleNavigation()
 
+    /// A console whose templates are the shell's and those in `templates` (each domain's
+    /// `Pages/` folders, flattened into its bundle).
     package init(
-        database: Database, policies: PolicySet, payments: any PaymentGateway,
-        secondFactorKey: SecondFactorKey?,
-        liveUpdates: LiveUpdates = LiveUpdates(), signInGate: SignInGate? = nil
+        database: Database, policies: PolicySet, templates: [Bundle], secondFactorKey: SecondFactorKey?,
+        signInGate: SignInGate? = nil
     ) throws {
         self.database = database
         self.policies = policies
-        self.pages = try ConsolePages.bundled.get()
-        self.payments = payments
+        self.pages = try ConsolePages.loaded(templates)
         self.secondFactorKey = secondFactorKey
-        self.liveUpdates = liveUpdates
         self.signInGate = signInGate ?? SignInGate(secondFactorKey: secondFactorKey)
-        self.liveStreams = LiveStreams(liveUpdates)
-        self.invitationLinks = InvitationLinks(secondFactorKey: secondFactorKey)
     }
 
-    /// Registers every console route on `router`.
-    package func register(on router: Router<AppRequestContext>) {
+    /// Registers every console route on `router`: the shell's (assets, sign-in, the second factor,
+    /// the time zone) and what `sections` registers on the console's group (the domains' pages,
+    /// in the navigation's order; the composition root's list).
+    package func register(
+        on router: Router<AppRequestContext>, sections: (RouterGroup<AppRequestContext>) -> Void
+    ) {
         let group = router.group("console")
         group.get("/") { _, _ in Response.redirect(to: "/console/home", type: .normal) }
         group.get("assets/{file}") { request, context in
@@ -58,25 +51,7 @@ package struct Console: Sendable {
         }
         registerSignIn(on: group)
         registerSecondFactor(on: group)
-        registerHome(on: group)
-        registerAccounts(on: group)
-        registerOrders(on: group)
-        registerGoods(on: group)
-        registerGoodsFiles(on: group)
-        registerAudit(on: group)
-        registerMessages(on: group)
-        registerChallenges(on: group)
-        registerPeople(on: group)
-        registerFitPoints(on: group)
-        registerShops(on: group)
-        registerAccess(on: group)
-        registerContentPolicies(on: group)
-        registerEarningRules(on: group)
-        registerBadges(on: group)
-        registerArticles(on: group)
-        registerRecommendations(on: group)
-        registerHealthProfiles(on: group)
-        registerModeration(on: group)
+        sections(group)
         registerTimeZone(on: group)
     }
 
@@ -88,7 +63,7 @@ package struct Console: Sendable {
     /// sign-in (and back after), a POST too (its form is lost: sessions end only after 30 idle
     /// minutes or on sign-out). `stage` is the session's stage the page needs: signed in for every
     /// page but the steps of sign-in itself.
-    func signedIn(
+    package func signedIn(
         _ request: Request, _ context: AppRequestContext, holdsTransaction: Bool = true,
         stage: ConsoleStage = .signedIn,
         _ body: @escaping @Sendable (ConsoleRequest) async throws -> ConsoleAnswer
@@ -141,7 +116,7 @@ package struct Console: Sendable {
     /// The page request of a signed-in session: the request's scope made to act for the session's
     /// operator (`principal`) in `transaction`, and its operation context from that scope. The one
     /// place a console request is made (pages, actions, live streams).
-    func page(
+    package func page(
         _ request: Request, _ context: AppRequestContext, acting principal: Principal,
         transaction: RequestTransaction?, secret: SessionSecret, form: ConsoleForm, flash: String? = nil,
         stage: ConsoleStage = .signedIn
@@ -157,7 +132,7 @@ package struct Console: Sendable {
     /// The session's secret from its cookie, when well-formed: over TLS only the `__Host-` cookie
     /// (which only this host can have set, over TLS), so a plain `console_session` cookie planted
     /// by a sibling domain or over plain HTTP is never read; over plain HTTP the plain one.
-    func sessionSecret(_ request: Request, _ context: AppRequestContext) -> SessionSecret? {
+    package func sessionSecret(_ request: Request, _ context: AppRequestContext) -> SessionSecret? {
         guard let value = request.cookies[ConsoleCookies.session(secure: context.scope.secure)]?.value else {
             return nil
         }
@@ -168,7 +143,7 @@ package struct Console: Sendable {
     /// A console form posted before anyone is signed in (sign-in, an invitation's password): the
     /// Origin checked, the form read, `body`'s answer; a full sign-in queue is 503 with
     /// Retry-After, any other failure the error page with the request id.
-    func publicAction(
+    package func publicAction(
         _ request: Request, _ context: AppRequestContext, _ body: (ConsoleForm) async throws -> ConsoleAnswer
     ) async throws -> Response {
         do {
@@ -184,7 +159,7 @@ package struct Console: Sendable {
 
     /// The context of work done before anyone is signed in (a sign-in step's lockout, an
     /// invitation): the anonymous caller, with this request's id and source address.
-    func anonymousContext(_ scope: RequestScope) -> OperationContext {
+    package func anonymousContext(_ scope: RequestScope) -> OperationContext {
         OperationContext(scope, acting: .anonymous, policies: policies)
     }
 
@@ -195,21 +170,21 @@ package struct Console: Sendable {
         -> Bool
     {
         guard let secret = sessionSecret(request, context) else { return false }
-        return try await database.consoleRequest(session: secret.hash, policy: policies.console, change: false)
-        { principal, _ in
+        return try await database.consoleRequest(session: secret.hash, policy: policies.console, change: false) {
+            principal, _ in
             (principal.map { policies.access.allows($0.role, action) } ?? false, commit: false)
         }
     }
 
     /// Refuses a POST whose `Origin` names another site (browsers send it with every form post).
-    func checkForgery(_ request: Request) throws {
+    package func checkForgery(_ request: Request) throws {
         guard let origin = request.headers[.origin] else { return }
         let host = request.head.authority ?? ""
         guard origin == "http://\(host)" || origin == "https://\(host)" else { throw ConsoleRefusal.forgery }
     }
 
     /// To sign-in, and back to this page after it (a GET's own address; a POST's referring page).
-    func signInFirst(_ request: Request, ended: Bool = false) -> Response {
+    package func signInFirst(_ request: Request, ended: Bool = false) -> Response {
         let back = request.method == .get ? request.uri.description : "/console/home"
         let next = back.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
         var response = Response.redirect(to: "/console/sign-in?next=\(next)\(ended ? "&ended=1" : "")", type: .normal)
@@ -219,11 +194,11 @@ package struct Console: Sendable {
 }
 
 /// Why the console refused a request before running anything.
-enum ConsoleRefusal: Error {
+package enum ConsoleRefusal: Error {
     /// A POST without its session's CSRF token, or from another origin.
     case forgery
 
-    var detail: String {
+    package var detail: String {
         """
         The form was sent without this session's security token (or from another site), so nothing was changed. \
         Reload the page and try again.
@@ -232,21 +207,21 @@ enum ConsoleRefusal: Error {
 }
 
 extension HTTPField.Name {
-    static let origin = HTTPField.Name("Origin")!
-    static let contentSecurityPolicy = HTTPField.Name("Content-Security-Policy")!
-    static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
-    static let xContentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
-    static let xFrameOptions = HTTPField.Name("X-Frame-Options")!
+    package static let origin = HTTPField.Name("Origin")!
+    package static let contentSecurityPolicy = HTTPField.Name("Content-Security-Policy")!
+    package static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
+    package static let xContentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
+    package static let xFrameOptions = HTTPField.Name("X-Frame-Options")!
 }
 
 /// The headers on every console response: a Content-Security-Policy with no inline script or
 /// style and no framing, `Referrer-Policy: same-origin`, `nosniff`, and no caching of pages.
-enum ConsoleHeaders {
-    static let contentSecurityPolicy =
+package enum ConsoleHeaders {
+    package static let contentSecurityPolicy =
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; form-action 'self'; "
         + "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'"
 
-    static func apply(to response: inout Response, cache: String = "no-store") {
+    package static func apply(to response: inout Response, cache: String = "no-store") {
         response.headers[.contentSecurityPolicy] = contentSecurityPolicy
         response.headers[.referrerPolicy] = "same-origin"
         response.headers[.xContentTypeOptions] = "nosniff"
@@ -257,24 +232,24 @@ enum ConsoleHeaders {
 
 /// The console's cookies: the session (`__Host-` prefixed and Secure over TLS), and a flash
 /// message that lives for one redirect.
-enum ConsoleCookies {
-    static let flash = "console_flash"
+package enum ConsoleCookies {
+    package static let flash = "console_flash"
 
-    static func session(secure: Bool) -> String { secure ? "__Host-console_session" : "console_session" }
+    package static func session(secure: Bool) -> String { secure ? "__Host-console_session" : "console_session" }
 
-    static func session(_ secret: SessionSecret, secure: Bool) -> Cookie {
+    package static func session(_ secret: SessionSecret, secure: Bool) -> Cookie {
         Cookie(
             name: session(secure: secure), value: secret.value, path: "/", secure: secure, httpOnly: true,
             sameSite: .strict)
     }
 
-    static func endSession(secure: Bool) -> Cookie {
+    package static func endSession(secure: Bool) -> Cookie {
         Cookie(
             name: session(secure: secure), value: "", maxAge: 0, path: "/", secure: secure, httpOnly: true,
             sameSite: .strict)
     }
 
-    static func flash(_ message: String, secure: Bool) -> Cookie {
+    package static func flash(_ message: String, secure: Bool) -> Cookie {
         Cookie(
             name: flash, value: message.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "", maxAge: 60,
             path: "/console",

@@ -1,4 +1,5 @@
 import BackofficePlatform
+
 /// A line-by-line diff of two texts, as a page shows two versions: each line kept, removed or added,
 /// in reading order.
 ///
@@ -10,28 +11,28 @@ import BackofficePlatform
 /// - memory is linear in the number of lines (lines are compared as numbers, each distinct line
 ///   read once into a table);
 /// - no recursion: the pieces still to compare wait on an explicit stack.
-struct TextDiff {
-    struct Line {
-        let text: String
-        let change: String  // "same", "removed" or "added"
-        let sign: String
+package struct TextDiff {
+    package struct Line {
+        package let text: String
+        package let change: String  // "same", "removed" or "added"
+        package let sign: String
     }
 
     /// Steps (diagonals tried plus lines followed along a snake) a diff may take: a few tens of
     /// milliseconds of one core; two versions of 100,000 lines with a few hundred changes fit.
-    static let budget = 20_000_000
+    package static let budget = 20_000_000
 
     /// The lines in reading order.
-    let lines: [Line]
+    package let lines: [Line]
     /// False when the texts differed past the budget and the diff shows the whole text changed.
-    let isLineByLine: Bool
+    package let isLineByLine: Bool
     /// The steps taken (at most `budget` + one snake's length).
-    let work: Int
+    package let work: Int
 
     /// What the `diff` partial shows.
-    var values: [String: Any] { ["lines": lines, "whole": !isLineByLine] }
+    package var values: [String: Any] { ["lines": lines, "whole": !isLineByLine] }
 
-    init(from old: String, to new: String, budget: Int = TextDiff.budget) {
+    package init(from old: String, to new: String, budget: Int = TextDiff.budget) {
         // By line ends of any kind: Swift reads CRLF as one character, which "\n" alone never splits.
         func split(_ text: String) -> [Substring] {
             text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
@@ -76,14 +77,14 @@ struct TextDiff {
 
     /// The lines removed from `a` and added in `b`, nil when the budget ran out.
     private struct Search {
-        let a: [Int]
-        let b: [Int]
-        let budget: Int
+        package let a: [Int]
+        package let b: [Int]
+        package let budget: Int
         private(set) var work = 0
         private var removed: [Bool]
         private var added: [Bool]
 
-        init(a: [Int], b: [Int], budget: Int) {
+        package init(a: [Int], b: [Int], budget: Int) {
             self.a = a
             self.b = b
             self.budget = budget
@@ -93,10 +94,10 @@ struct TextDiff {
 
         /// A piece still to compare: `a[aLow..<aHigh]` against `b[bLow..<bHigh]`.
         private struct Piece {
-            var aLow: Int, aHigh: Int, bLow: Int, bHigh: Int
+            package var aLow: Int, aHigh: Int, bLow: Int, bHigh: Int
         }
 
-        mutating func run() -> (removed: [Bool], added: [Bool])? {
+        package mutating func run() -> (removed: [Bool], added: [Bool])? {
             var pieces = [Piece(aLow: 0, aHigh: a.count, bLow: 0, bHigh: b.count)]
             while var piece = pieces.popLast() {
                 // Common lines at both ends are kept as they are.
@@ -161,14 +162,14 @@ struct TextDiff {
     /// The furthest-reaching paths of one piece (`n` by `m` lines) from its start (`ahead`, by
     /// diagonal) and from its end (`behind`, in reversed coordinates).
     private struct Paths {
-        let n: Int, m: Int
-        let maxD: Int
+        package let n: Int, m: Int
+        package let maxD: Int
         private let offset: Int
         private let delta: Int
         private var ahead: Frontier
         private var behind: Frontier
 
-        init(n: Int, m: Int) {
+        package init(n: Int, m: Int) {
             (self.n, self.m) = (n, m)
             maxD = (n + m + 1) / 2
             offset = maxD
@@ -179,7 +180,7 @@ struct TextDiff {
 
         /// Extends every forward path by one edit (`d` edits in all), following equal lines; the
         /// middle point when a path meets a backward one (only possible when `n - m` is odd).
-        mutating func forward(_ d: Int, work: inout Int, same: (Int, Int) -> Bool) -> (Int, Int)? {
+        package mutating func forward(_ d: Int, work: inout Int, same: (Int, Int) -> Bool) -> (Int, Int)? {
             let (behind, offset, delta, n) = (behind.reach, offset, delta, n)
             return ahead.extend(d, n: n, m: m, work: &work, same: same) { k, x, y in
                 let other = offset + delta - k
@@ -191,7 +192,7 @@ struct TextDiff {
 
         /// Extends every backward path by one edit; the middle point when one meets a forward path
         /// (only possible when `n - m` is even).
-        mutating func backward(_ d: Int, work: inout Int, same: (Int, Int) -> Bool) -> (Int, Int)? {
+        package mutating func backward(_ d: Int, work: inout Int, same: (Int, Int) -> Bool) -> (Int, Int)? {
             let (ahead, offset, delta, n) = (ahead.reach, offset, delta, n)
             return behind.extend(d, n: n, m: m, work: &work, same: same) { k, x, _ in
                 let other = offset + delta - k
@@ -204,11 +205,11 @@ struct TextDiff {
 
     /// The paths of one direction: how far each diagonal reaches, and the diagonals still inside.
     private struct Frontier {
-        let offset: Int
+        package let offset: Int
         private(set) var reach: [Int]
         private var (kStart, kEnd) = (0, 0)
 
-        init(offset: Int, count: Int) {
+        package init(offset: Int, count: Int) {
             self.offset = offset
             reach = [Int](repeating: -1, count: count)
             reach[offset + 1] = 0
@@ -217,7 +218,7 @@ struct TextDiff {
         /// Extends every path by one edit (`d` in all), following lines `same` says are equal; what
         /// `meets` answers for the first diagonal whose path, still inside the piece, meets the
         /// other direction's.
-        mutating func extend(
+        package mutating func extend(
             _ d: Int, n: Int, m: Int, work: inout Int, same: (Int, Int) -> Bool,
             meets: (_ k: Int, _ x: Int, _ y: Int) -> (Int, Int)?
         ) -> (Int, Int)? {

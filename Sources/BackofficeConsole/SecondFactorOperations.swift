@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// Where a console session stands: a code is due (`secondFactor`), a second factor must be set up
 /// first (`enrol`), or the operator is signed in. Only `signedIn` reaches the console's pages.
@@ -10,7 +10,7 @@ package enum ConsoleStage: String, Sendable {
     case signedIn = "signed_in"
 
     /// The longest a session may stay in a sign-in step: ten minutes.
-    static let stepLifetimeSeconds = 600
+    package static let stepLifetimeSeconds = 600
 }
 
 /// The context operator's second factor: its sealed secret and last accepted step (nil when it
@@ -55,8 +55,8 @@ package enum SecondFactorProof: Sendable {
 /// A sign-in step's session becomes a signed-in one: the step's session ends
 /// (`second_factor_passed`) and a new session, with a new secret, starts; `sessions.sign_in` is
 /// recorded with the new session as actor. Shared by passing the second factor and enrolling.
-enum SessionPromotion {
-    static func promote(
+package enum SessionPromotion {
+    package static func promote(
         in unit: UnitOfWork, to newSession: (id: UUID, secretHash: [UInt8]), method: String, after: String? = nil
     ) async throws -> AuditRecord {
         guard let pending = unit.principal.sessionID, let operatorID = unit.principal.operatorID,
@@ -97,8 +97,8 @@ enum SessionPromotion {
 /// Refused (`wrong_code`, nothing changed) otherwise. Starts the signed-in session.
 package struct PassSecondFactor: AuditedOperation {
     package static let action: Action = "sessions.sign_in"
-    let proof: SecondFactorProof
-    let newSession: (id: UUID, secretHash: [UInt8])
+    package let proof: SecondFactorProof
+    package let newSession: (id: UUID, secretHash: [UInt8])
 
     package init(proof: SecondFactorProof, newSessionID: UUID, secretHash: [UInt8]) {
         self.proof = proof
@@ -146,7 +146,7 @@ package struct PassSecondFactor: AuditedOperation {
         return Audited((), event: signIn)
     }
 
-    static let wrongCode = DomainError.invalid([
+    package static let wrongCode = DomainError.invalid([
         .init(
             field: "code", code: "wrong_code",
             message: "is not the current code of your authenticator app, or a recovery code not yet used")
@@ -159,12 +159,12 @@ package struct PassSecondFactor: AuditedOperation {
 /// `promoting`, the operator is in the `enrol` step of a sign-in, which becomes signed in.
 package struct EnrolSecondFactor: AuditedOperation {
     package static let action: Action = "operators.second_factor_enrolled"
-    let operatorID: UUID
-    let sealedSecret: [UInt8]
-    let confirmedStep: Int64
-    let recoveryCodeHashes: [[UInt8]]
-    let replacing: Bool
-    let promoting: (id: UUID, secretHash: [UInt8])?
+    package let operatorID: UUID
+    package let sealedSecret: [UInt8]
+    package let confirmedStep: Int64
+    package let recoveryCodeHashes: [[UInt8]]
+    package let replacing: Bool
+    package let promoting: (id: UUID, secretHash: [UInt8])?
 
     package init(
         operatorID: UUID, sealedSecret: [UInt8], confirmedStep: Int64, recoveryCodeHashes: [[UInt8]],

@@ -1,28 +1,28 @@
+import BackofficePlatform
 import Foundation
 import MultipartKit
 import NIOCore
-import BackofficePlatform
 
 /// A file sent with a console form (`multipart/form-data`, parsed by MultipartKit).
-struct ConsoleUpload: Sendable {
-    let fileName: String
-    let bytes: [UInt8]
+package struct ConsoleUpload: Sendable {
+    package let fileName: String
+    package let bytes: [UInt8]
 
     /// One part of a multipart body: its field name, its file name when it is a file, its bytes.
-    struct Part {
-        let name: String?
-        let fileName: String?
-        let bytes: [UInt8]
+    package struct Part {
+        package let name: String?
+        package let fileName: String?
+        package let bytes: [UInt8]
     }
 
     /// The boundary of a `multipart/form-data` content type; nil for any other type.
-    static func boundary(contentType: String) -> String? {
+    package static func boundary(contentType: String) -> String? {
         guard contentType.lowercased().hasPrefix("multipart/form-data") else { return nil }
         return parameter("boundary", in: contentType)
     }
 
     /// The parts of a multipart body; a body MultipartKit cannot parse is a refused form (400).
-    static func parts(_ body: ByteBuffer, boundary: String) throws -> [Part] {
+    package static func parts(_ body: ByteBuffer, boundary: String) throws -> [Part] {
         let parser = MultipartParser(boundary: boundary)
         var parts: [Part] = []
         var disposition = ""

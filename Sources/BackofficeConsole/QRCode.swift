@@ -1,13 +1,14 @@
 import BackofficePlatform
+
 /// A QR code (ISO/IEC 18004) of a short text, drawn as SVG: byte mode, error correction level M,
 /// versions 1 to 10 (up to 213 bytes: an `otpauth://` link is about 130). No package in reach
 /// encodes QR codes, so this is the small encoder the second factor's enrolment page needs.
-struct QRCode {
+package struct QRCode {
     /// The modules, row by row: true is dark.
-    let modules: [[Bool]]
-    var size: Int { modules.count }
+    package let modules: [[Bool]]
+    package var size: Int { modules.count }
 
-    struct TooLong: Error {}
+    package struct TooLong: Error {}
 
     /// Level M's blocks per version (1...10): error-correction codewords per block, and the
     /// groups of (blocks, data codewords per block).
@@ -20,7 +21,7 @@ struct QRCode {
     ]
 
     /// The code of `text`, in the smallest version that holds it, with the mask of least penalty.
-    init(_ text: String) throws {
+    package init(_ text: String) throws {
         let bytes = Array(text.utf8)
         guard
             let version = (1...10).first(where: { v in
@@ -37,7 +38,7 @@ struct QRCode {
 
     /// The data codewords (mode, count, bytes, terminator, padding) with each block's
     /// Reed-Solomon codewords, interleaved as the standard orders them.
-    static func codewords(_ bytes: [UInt8], version: Int) -> [UInt8] {
+    package static func codewords(_ bytes: [UInt8], version: Int) -> [UInt8] {
         let layout = blocks[version - 1]
         let capacity = layout.groups.reduce(0) { $0 + $1.count * $1.data }
         var bits: [Bool] = []
@@ -71,7 +72,7 @@ struct QRCode {
     }
 
     /// The code as an SVG image with a four-module quiet zone, labelled for screen readers.
-    func svg(label: String) -> String {
+    package func svg(label: String) -> String {
         var path = ""
         for (y, row) in modules.enumerated() {
             for (x, dark) in row.enumerated() where dark { path += "M\(x + 4) \(y + 4)h1v1h-1z" }
@@ -87,8 +88,8 @@ struct QRCode {
 }
 
 /// Reed-Solomon error correction over GF(256) with the QR polynomial (0x11D).
-enum ReedSolomon {
-    static func multiply(_ x: UInt8, _ y: UInt8) -> UInt8 {
+package enum ReedSolomon {
+    package static func multiply(_ x: UInt8, _ y: UInt8) -> UInt8 {
         var z = 0
         for i in (0..<8).reversed() {
             z = (z << 1) ^ ((z >> 7) * 0x11D)
@@ -98,7 +99,7 @@ enum ReedSolomon {
     }
 
     /// The `degree` error-correction codewords of `data`.
-    static func remainder(_ data: [UInt8], degree: Int) -> [UInt8] {
+    package static func remainder(_ data: [UInt8], degree: Int) -> [UInt8] {
         var divisor = [UInt8](repeating: 0, count: degree - 1) + [1]
         var root: UInt8 = 1
         for _ in 0..<degree {
@@ -120,24 +121,24 @@ enum ReedSolomon {
 
 /// A QR symbol being drawn: its modules and which of them are function patterns.
 private struct Grid {
-    let version: Int
-    let size: Int
-    var dark: [[Bool]]
-    var function: [[Bool]]
+    package let version: Int
+    package let size: Int
+    package var dark: [[Bool]]
+    package var function: [[Bool]]
 
-    init(version: Int) {
+    package init(version: Int) {
         self.version = version
         size = version * 4 + 17
         dark = Array(repeating: Array(repeating: false, count: size), count: size)
         function = dark
     }
 
-    mutating func set(_ x: Int, _ y: Int, _ value: Bool) {
+    package mutating func set(_ x: Int, _ y: Int, _ value: Bool) {
         dark[y][x] = value
         function[y][x] = true
     }
 
-    mutating func drawFunctionPatterns(alignment: [Int]) {
+    package mutating func drawFunctionPatterns(alignment: [Int]) {
         for i in 0..<size {
             set(6, i, i % 2 == 0)
             set(i, 6, i % 2 == 0)
@@ -171,7 +172,7 @@ private struct Grid {
     }
 
     /// The 15 format bits (level M, `mask`) in both copies, and the dark module.
-    mutating func drawFormat(mask: Int) {
+    package mutating func drawFormat(mask: Int) {
         var remainder = mask
         for _ in 0..<10 { remainder = (remainder << 1) ^ ((remainder >> 9) * 0x537) }
         let bits = (mask << 10 | remainder) ^ 0x5412
@@ -187,7 +188,7 @@ private struct Grid {
     }
 
     /// The codewords' bits in the zigzag order, upward and downward in two-module columns.
-    mutating func place(_ codewords: [UInt8]) {
+    package mutating func place(_ codewords: [UInt8]) {
         var index = 0
         var right = size - 1
         while right >= 1 {
@@ -207,7 +208,7 @@ private struct Grid {
     }
 
     /// The modules with `mask` applied to the data and its format bits drawn.
-    func masked(_ mask: Int) -> [[Bool]] {
+    package func masked(_ mask: Int) -> [[Bool]] {
         var grid = self
         for y in 0..<size {
             for x in 0..<size where !function[y][x] {
@@ -230,7 +231,7 @@ private struct Grid {
     }
 
     /// The standard's penalty: runs of five or more, 2×2 blocks, finder-like patterns, imbalance.
-    static func penalty(_ modules: [[Bool]]) -> Int {
+    package static func penalty(_ modules: [[Bool]]) -> Int {
         let size = modules.count
         let columns = (0..<size).map { x in modules.map { $0[x] } }
         var score = 0

@@ -7,16 +7,16 @@ import Synchronization
 ///
 /// Holds at most `capacity` charts (some 20–60 KB each); past it the oldest drawn is dropped first.
 /// Safe from any thread; a chart drawn twice at once is drawn twice, kept once.
-final class ChartMarkup: Sendable {
-    static let shared = ChartMarkup(capacity: 256)
+package final class ChartMarkup: Sendable {
+    package static let shared = ChartMarkup(capacity: 256)
 
-    let capacity: Int
+    package let capacity: Int
     private let kept = Mutex<(markup: [Chart: HTML], order: [Chart], next: Int)>(([:], [], 0))
 
-    init(capacity: Int) { self.capacity = max(capacity, 1) }
+    package init(capacity: Int) { self.capacity = max(capacity, 1) }
 
     /// `chart`'s markup: kept, or drawn now and kept.
-    func markup(of chart: Chart) -> HTML {
+    package func markup(of chart: Chart) -> HTML {
         if let markup = kept.withLock({ $0.markup[chart] }) { return markup }
         let markup = chart.drawnHTML
         kept.withLock { kept in
@@ -33,5 +33,5 @@ final class ChartMarkup: Sendable {
     }
 
     /// How many charts are kept (for tests).
-    var count: Int { kept.withLock { $0.markup.count } }
+    package var count: Int { kept.withLock { $0.markup.count } }
 }

@@ -1,9 +1,9 @@
-import Foundation
 import BackofficePlatform
+import Foundation
 
 /// A calendar day in UTC, the day every report and chart counts by: a number of days since
 /// 1970-01-01, written `2026-11-03`. Pure arithmetic (Howard Hinnant's civil-day algorithms, the
-/// audit log's `AuditCanonical.civil` one way), so
+/// audit log's canonical form one way), so
 /// no calendar or time zone is consulted and a day's text and number always agree.
 package struct UTCDay: Sendable, Hashable, Comparable, Strideable, CustomStringConvertible {
     /// Days since 1970-01-01 (negative before it).
@@ -34,7 +34,7 @@ package struct UTCDay: Sendable, Hashable, Comparable, Strideable, CustomStringC
 
     /// The year, month (1–12) and day of the month.
     package var civil: (year: Int, month: Int, day: Int) {
-        let (year, month, day) = AuditCanonical.civil(daysSince1970: Int64(number))
+        let (year, month, day) = Self.civil(daysSince1970: Int64(number))
         return (Int(year), Int(month), Int(day))
     }
 
@@ -61,12 +61,17 @@ package struct UTCDay: Sendable, Hashable, Comparable, Strideable, CustomStringC
     /// The Monday of this day's ISO week (1970-01-01 was a Thursday).
     package var monday: UTCDay { UTCDay(number: number - ((number % 7 + 7 + 3) % 7)) }
 
-    /// The console's audit log for this day (its first instant to the next day's), of `action`
-    /// only when given: the list behind a chart's day. The instants are written from the days'
-    /// own text, so a home's links cost no date formatting.
-    func auditLog(action: String? = nil) -> String {
-        ConsoleLinks.path(
-            "/console/audit", ["since": "\(self)T00:00:00Z", "until": "\(advanced(by: 1))T00:00:00Z", "action": action])
+    /// The proleptic Gregorian date of a day counted from 1970-01-01 (H. Hinnant's `civil_from_days`).
+    package static func civil(daysSince1970 z: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let shifted = z + 719_468
+        let era = shifted.floorDivided(by: 146_097)
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     package static func < (a: UTCDay, b: UTCDay) -> Bool { a.number < b.number }
@@ -91,4 +96,14 @@ package struct UTCDay: Sendable, Hashable, Comparable, Strideable, CustomStringC
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         return era * 146_097 + dayOfEra - 719_468
     }
+}
+
+extension Int64 {
+    /// The quotient rounded toward minus infinity.
+    package func floorDivided(by divisor: Int64) -> Int64 {
+        let quotient = self / divisor
+        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
+    }
+
+    package func floorModulo(_ divisor: Int64) -> Int64 { self - floorDivided(by: divisor) * divisor }
 }

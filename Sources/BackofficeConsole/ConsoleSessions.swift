@@ -1,7 +1,7 @@
+import BackofficePlatform
 import Crypto
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// A console session's secret: 32 random bytes in base64url, in an HttpOnly cookie and nowhere
 /// else. The database keeps its SHA-256; the CSRF token of its forms is an HMAC of it.
@@ -50,7 +50,7 @@ package struct SignInCandidate: Query {
         /// Whether the operator has a second factor (a code is due after the password).
         package let hasSecondFactor: Bool
     }
-    let email: String
+    package let email: String
 
     package func read(in unit: UnitOfWork) async throws -> Found {
         let operatorRow = try await unit.first(
@@ -77,11 +77,11 @@ package struct SignInCandidate: Query {
 /// attempts are the platform's).
 package struct StartConsoleSession: AuditedOperation {
     package static let action: Action = "sessions.sign_in"
-    let principal: Principal
-    let secretHash: [UInt8]
-    let keys: SignInKeys
-    let attempt: UUID
-    let stage: ConsoleStage
+    package let principal: Principal
+    package let secretHash: [UInt8]
+    package let keys: SignInKeys
+    package let attempt: UUID
+    package let stage: ConsoleStage
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<UUID> {
         guard let sessionID = principal.sessionID, let operatorID = principal.operatorID else {
@@ -119,12 +119,12 @@ package struct StartConsoleSession: AuditedOperation {
 /// ends if the failures now lock the email or address.
 package struct RecordFailedSignIn: AuditedOperation {
     package static let action: Action = "sessions.sign_in_failed"
-    let keys: SignInKeys
-    let attempt: UUID?
-    let target: Principal?
-    let reason: String
-    var ending: UUID? = nil
-    var endingIfLocked: UUID? = nil
+    package let keys: SignInKeys
+    package let attempt: UUID?
+    package let target: Principal?
+    package let reason: String
+    package var ending: UUID? = nil
+    package var endingIfLocked: UUID? = nil
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<SignInLockout> {
         func end(_ session: UUID) async throws {
@@ -180,7 +180,7 @@ package struct RecordFailedSignIn: AuditedOperation {
 /// of its operator (`sessions.sign_out_everywhere`).
 package struct EndConsoleSessions: AuditedOperation {
     package static let action: Action = "sessions.sign_out"
-    let everywhere: Bool
+    package let everywhere: Bool
 
     package init(everywhere: Bool) { self.everywhere = everywhere }
 
@@ -208,4 +208,9 @@ package struct EndConsoleSessions: AuditedOperation {
                 targetID: operatorID.text, reason: nil, before: nil,
                 after: try AuditRecord.json(["sessions_ended": ended.count])))
     }
+}
+
+extension QueuedMail.Kind {
+    /// Too many failed sign-ins to the operator's account (its sign-ins are slowed).
+    package static let lockoutNotice: Self = "lockout_notice"
 }

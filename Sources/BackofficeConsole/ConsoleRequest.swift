@@ -1,59 +1,61 @@
+import BackofficePlatform
 import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
 import Synchronization
-import BackofficePlatform
 
 /// A signed-in console request: what a page handler gets. It reads and changes only through the
 /// runners (`read`, `run`), in the request's session or transaction, as the session's operator.
-struct ConsoleRequest: Sendable {
-    let request: Request
-    let form: ConsoleForm
+package struct ConsoleRequest: Sendable {
+    package let request: Request
+    package let form: ConsoleForm
     /// The request's scope, acting for the session's operator.
-    let scope: RequestScope
-    let context: OperationContext
-    let secret: SessionSecret
+    package let scope: RequestScope
+    package let context: OperationContext
+    package let secret: SessionSecret
     /// The message the previous action left for this page (POST-redirect-GET).
-    let flash: String?
-    let database: Database
-    let pages: ConsolePages
-    let navigation: ConsoleNavigation
+    package let flash: String?
+    package let database: Database
+    package let pages: ConsolePages
+    package let navigation: ConsoleNavigation
     /// The time the page shows states at: the request's one reading of the clock.
-    var now: Date { scope.now }
+    package var now: Date { scope.now }
     /// Whether the console is served over TLS (a trusted proxy says so).
-    var secure: Bool { scope.secure }
+    package var secure: Bool { scope.secure }
     /// The session's stage: signed in, or a step of sign-in (whose pages show no navigation).
-    var stage: ConsoleStage = .signedIn
+    package var stage: ConsoleStage = .signedIn
     /// The path's parameters (`{id}`, `{slug}`).
-    var parameters = Parameters()
+    package var parameters = Parameters()
 
     /// The path's `{id}`; anything but a UUID is a page that does not exist.
-    func routeID() throws -> UUID { try Console.id(parameters) }
+    package func routeID() throws -> UUID { try Console.id(parameters) }
 
-    var principal: Principal { context.principal }
+    package var principal: Principal { context.principal }
 
     /// `body`'s answer for this request, run as the request its scope describes (acting for the
     /// operator): times are shown and read in the operator's own zone (`ConsoleTime.zone`).
-    func serving<T>(_ body: (ConsoleRequest) async throws -> T) async throws -> T {
+    package func serving<T>(_ body: (ConsoleRequest) async throws -> T) async throws -> T {
         try await scope.serving { try await body(self) }
     }
 
     /// Runs `query` as the operator (the policy checked by the runner, as for the API).
-    func read<Q: Query>(_ query: Q) async throws -> Q.Output { try await database.read(query, context: context) }
+    package func read<Q: Query>(_ query: Q) async throws -> Q.Output {
+        try await database.read(query, context: context)
+    }
 
     /// Runs `operation` as the operator in this request's transaction, with its audit event
     /// (which records the session: `via: console`). A refusal undoes only the operation's own
     /// work (a savepoint), so the handler can still read to show the form again.
-    func run<Operation: AuditedChange>(_ operation: Operation) async throws -> Operation.Output {
+    package func run<Operation: AuditedChange>(_ operation: Operation) async throws -> Operation.Output {
         try await database.savepoint(context) { try await database.run(operation, context: context) }
     }
 
     /// Runs a change that calls another system (the payment provider) as the operator: its steps
     /// each in a transaction of their own, none held while the other system answers. Only in a
     /// request that holds no transaction (`Console.signedIn(…, holdsTransaction: false)`).
-    func runStaged<Operation: StagedOperation>(_ operation: Operation) async throws -> Operation.Output {
+    package func runStaged<Operation: StagedOperation>(_ operation: Operation) async throws -> Operation.Output {
         guard context.transaction == nil else {
             throw DomainError.inconsistent("a staged operation runs in a console request that holds no transaction")
         }
@@ -62,19 +64,19 @@ struct ConsoleRequest: Sendable {
 
     /// Reads the operator's own sign-in state (its second factor): every operator may, so no role
     /// is granted it.
-    func readOwn<Q: Query>(_ query: Q) async throws -> Q.Output {
+    package func readOwn<Q: Query>(_ query: Q) async throws -> Q.Output {
         try await database.readAsSystem(query, context: context)
     }
 
     /// Runs one of the operator's own session operations (signing out, passing or setting up a
     /// second factor): every operator may, so no role is granted them; audited as the operator,
     /// with the session.
-    func runOnOwnSession<Operation: AuditedOperation>(_ operation: Operation) async throws -> Operation.Output {
+    package func runOnOwnSession<Operation: AuditedOperation>(_ operation: Operation) async throws -> Operation.Output {
         try await database.runAsSystem(operation, context: context)
     }
 
     /// The page `template` in the console's layout, with the navigation for the operator's role.
-    func page(_ template: String, title: String, status: HTTPResponse.Status = .ok, _ data: [String: Any] = [:])
+    package func page(_ template: String, title: String, status: HTTPResponse.Status = .ok, _ data: [String: Any] = [:])
         -> ConsoleAnswer
     {
         var values = data
@@ -92,7 +94,7 @@ struct ConsoleRequest: Sendable {
     }
 
     /// The error page for what a handler threw, in the layout with the operator's navigation.
-    func failure(_ error: any Error, logger: Logger) -> ConsoleAnswer {
+    package func failure(_ error: any Error, logger: Logger) -> ConsoleAnswer {
         let (status, title, detail, requestID) = ConsolePages.describe(
             error, requestID: context.requestID, logger: logger)
         return page(
@@ -101,13 +103,13 @@ struct ConsoleRequest: Sendable {
     }
 
     /// To `path`, with a message for the page there.
-    func redirect(_ path: String, flash: String? = nil) -> ConsoleAnswer { .redirect(to: path, flash: flash) }
+    package func redirect(_ path: String, flash: String? = nil) -> ConsoleAnswer { .redirect(to: path, flash: flash) }
 
     /// A form's submission: `action`'s answer; or, when the change is refused (a `DomainError`
     /// that `reading` turns into issues by field: `FormRefusal.issues` unless the form says more),
     /// `refused`'s answer with those issues: the form again, the operator's values kept. Not found,
     /// not allowed and server errors are rethrown by the reading, for their error page.
-    func submit(
+    package func submit(
         reading issues: (DomainError) throws -> [FieldIssue] = { try FormRefusal.issues($0) },
         _ action: () async throws -> ConsoleAnswer, refused: ([FieldIssue]) async throws -> ConsoleAnswer
     ) async throws -> ConsoleAnswer {
@@ -120,7 +122,7 @@ struct ConsoleRequest: Sendable {
 }
 
 /// What a console handler answers.
-enum ConsoleAnswer: Sendable {
+package enum ConsoleAnswer: Sendable {
     case page(RenderedPage)
     /// POST-redirect-GET: to a console path, with a flash message for the page there.
     case redirect(to: String, flash: String?)
@@ -132,7 +134,7 @@ enum ConsoleAnswer: Sendable {
     case download(name: String, contentType: String, body: ResponseBody)
 
     /// A file to save made of `pages` (an export's `ExportPages`), each sent as it is read.
-    static func download<Pages: AsyncSequence & Sendable>(name: String, contentType: String, pages: Pages)
+    package static func download<Pages: AsyncSequence & Sendable>(name: String, contentType: String, pages: Pages)
         -> ConsoleAnswer
     where Pages.Element == ArraySlice<UInt8> {
         .download(
@@ -143,7 +145,7 @@ enum ConsoleAnswer: Sendable {
             })
     }
 
-    func response(secure: Bool) -> Response {
+    package func response(secure: Bool) -> Response {
         var response: Response
         switch self {
         case .page(let page):
@@ -179,28 +181,28 @@ enum ConsoleAnswer: Sendable {
 }
 
 /// A page's HTML, its status, and the cookies it sets.
-struct RenderedPage: Sendable {
-    var status: HTTPResponse.Status
-    var html: String
-    var clearsFlash = false
-    var cookies: [Cookie] = []
+package struct RenderedPage: Sendable {
+    package var status: HTTPResponse.Status
+    package var html: String
+    package var clearsFlash = false
+    package var cookies: [Cookie] = []
 }
 
 /// The fields of a form post (`application/x-www-form-urlencoded`, or `multipart/form-data` with
 /// files) or of a page's query string; a field sent twice keeps its last value.
-struct ConsoleForm: Sendable {
+package struct ConsoleForm: Sendable {
     private var fields: [String: String] = [:]
     /// The files of a multipart post, by field name.
-    private(set) var files: [String: ConsoleUpload] = [:]
+    package private(set) var files: [String: ConsoleUpload] = [:]
 
     /// The longest form body read (bigger is 413 at the edge already; this bounds a form).
-    static let limit = 256 * 1024
+    package static let limit = 256 * 1024
     /// The longest multipart body read (the edge's bulk limit applies first, to live sessions only).
-    static let uploadLimit = 32 << 20
+    package static let uploadLimit = 32 << 20
 
-    init(query: String?) { fields = Self.parse(query ?? "") }
+    package init(query: String?) { fields = Self.parse(query ?? "") }
 
-    init(_ request: Request) async throws {
+    package init(_ request: Request) async throws {
         let type = request.headers[.contentType] ?? ""
         if let boundary = ConsoleUpload.boundary(contentType: type) {
             let body = try await request.body.collect(upTo: Self.uploadLimit)
@@ -218,10 +220,10 @@ struct ConsoleForm: Sendable {
         fields = Self.parse(String(buffer: body))
     }
 
-    subscript(_ name: String) -> String? { fields[name] }
+    package subscript(_ name: String) -> String? { fields[name] }
 
     /// The field's value trimmed, nil when absent or blank.
-    func text(_ name: String) -> String? {
+    package func text(_ name: String) -> String? {
         guard let value = fields[name]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else {
             return nil
         }
@@ -230,7 +232,7 @@ struct ConsoleForm: Sendable {
 
     /// Refuses (422, `confirm_<move>` next to its checkbox) a destructive move whose form was sent
     /// without its confirmation ticked (`confirm=yes`).
-    func confirm(_ move: String) throws {
+    package func confirm(_ move: String) throws {
         guard fields["confirm"] == "yes" else {
             throw DomainError.invalid([
                 FieldIssue(field: "confirm_\(move)", code: "unconfirmed", message: "tick the box to confirm")
@@ -239,7 +241,7 @@ struct ConsoleForm: Sendable {
     }
 
     /// The sent values, to fill a form again after a refusal.
-    var values: [String: String] { fields.filter { $0.key != "_csrf" } }
+    package var values: [String: String] { fields.filter { $0.key != "_csrf" } }
 
     private static func parse(_ text: String) -> [String: String] {
         var fields: [String: String] = [:]
@@ -254,44 +256,5 @@ struct ConsoleForm: Sendable {
             fields[name] = parts.count > 1 ? decode(parts[1]) ?? "" : ""
         }
         return fields
-    }
-}
-
-/// The console's main navigation: the sections the domains' pages register (`add`, as they
-/// register their routes), each shown to the roles the policy lets read its first page.
-final class ConsoleNavigation: Sendable {
-    struct Item: TemplateValues {
-        let href: String
-        let label: String
-        let current: Bool
-
-        var templateValues: [(String, Any)] { [("href", href), ("label", label), ("current", current)] }
-    }
-
-    /// `items` as a list's links (`<li><a>`), the current one marked `aria-current="page"`: the
-    /// navigation on every page and a board's tabs, written in Swift
-    /// (docs/decisions/console-tables-in-swift.md).
-    static func links(_ items: some Sequence<Item>) -> HTML {
-        HTML(
-            joining: items.lazy.map { item in
-                item.current
-                    ? "<li><a href=\"\(item.href)\" aria-current=\"page\">\(item.label)</a></li>"
-                    : "<li><a href=\"\(item.href)\">\(item.label)</a></li>"
-            })
-    }
-
-    private let sections = Mutex<[(href: String, label: String, action: Action)]>([])
-
-    /// A section at `href`, shown to roles that may perform `action` (its first page's).
-    func add(_ href: String, _ label: String, needs action: Action) {
-        sections.withLock { $0.append((href, label, action)) }
-    }
-
-    /// Home, then the sections `role` may read, in the order they were added.
-    func items(for role: String, policies: PolicySet, current path: String) -> [Item] {
-        let links =
-            [("/console/home", "Home")]
-            + sections.withLock { $0 }.filter { policies.access.allows(role, $0.action) }.map { ($0.href, $0.label) }
-        return links.map { Item(href: $0.0, label: $0.1, current: path == $0.0 || path.hasPrefix($0.0 + "/")) }
     }
 }

@@ -1,9 +1,9 @@
+import BackofficePlatform
 import Foundation
 import HummingbirdBcrypt
 import NIOCore
 import NIOPosix
 import Synchronization
-import BackofficePlatform
 
 /// What a console password must be: at least 12 characters, at most 72 bytes in UTF-8 (all that
 /// bcrypt reads: a longer one is refused, never silently cut), and not one of the 10,000 most
@@ -14,7 +14,7 @@ package enum PasswordRules {
     package static let maximumBytes = 72
 
     /// The shipped list, lower-cased.
-    static let common: Set<String> = {
+    package static let common: Set<String> = {
         guard let url = Bundle.module.url(forResource: "common-passwords", withExtension: "txt"),
             let text = try? String(contentsOf: url, encoding: .utf8)
         else { return [] }
@@ -58,7 +58,7 @@ package enum PasswordRules {
     /// Where bcrypt runs: a thread pool of its own with half the cores (at least one), off the
     /// event loops, so a burst of sign-ins queues here and never takes every core from the
     /// requests being served (measured in `ops/bench/run`, the sign-ins row).
-    static let pool: NIOThreadPool = {
+    package static let pool: NIOThreadPool = {
         let pool = NIOThreadPool(numberOfThreads: threads)
         pool.start()
         return pool
@@ -104,8 +104,8 @@ package enum PasswordRules {
 /// bcrypt hash; ends the operator's open console sessions when it replaces one.
 package struct SetOperatorPassword: AuditedOperation {
     package static let action: Action = "operators.set_password"
-    let operatorID: UUID
-    let passwordHash: String
+    package let operatorID: UUID
+    package let passwordHash: String
 
     /// `passwordHash` is `PasswordRules.hash` of a password that passed `PasswordRules.check`.
     package init(operatorID: UUID, passwordHash: String) {
@@ -165,9 +165,9 @@ package struct SetOperatorPassword: AuditedOperation {
 /// `secondFactor` step when the operator has a second factor, at `enrol` when its role needs one it
 /// lacks, else signed in.
 package struct ConsoleSignIn: Sendable {
-    let database: Database
-    let policies: PolicySet
-    let gate: SignInGate
+    package let database: Database
+    package let policies: PolicySet
+    package let gate: SignInGate
 
     package init(database: Database, policies: PolicySet, gate: SignInGate) {
         self.database = database
@@ -237,7 +237,8 @@ extension SignInGate {
     /// (`ReserveSignInAttempt`): its ticket and reserved attempt, or nil when it is refused
     /// (locked out, or the policy's attempts are already counted; a lockout met is remembered).
     /// An email that failed the policy's number of times from anywhere waits `slowing` first.
-    func reserve(_ keys: SignInKeys, database: Database, context: OperationContext, policy: ConsolePolicy) async throws
+    package func reserve(_ keys: SignInKeys, database: Database, context: OperationContext, policy: ConsolePolicy)
+        async throws
         -> (ticket: Ticket, attempt: UUID)?
     {
         guard let ticket = admit(keys, now: database.clock.now(), policy: policy) else { return nil }

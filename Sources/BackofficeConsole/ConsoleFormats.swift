@@ -1,27 +1,24 @@
-import Foundation
 import BackofficePlatform
+import Foundation
 
 /// Money as the console shows and reads it: US dollars with cents.
-enum Money {
+package enum Money {
     /// `1250` → `$12.50`, `123456789` → `$1,234,567.89`, `-5` → `-$0.05`: thousands separated, as a
     /// page shows money (a form field holds `plain`).
-    static func dollars(_ cents: Int64) -> String {
+    package static func dollars(_ cents: Int64) -> String {
         let fraction = cents.magnitude % 100
         let dollars = Figures.grouped(magnitude: UInt(cents.magnitude / 100))
         return "\(cents < 0 ? "-" : "")$\(dollars).\(fraction < 10 ? "0" : "")\(fraction)"
     }
 
-    /// `4000` → `4,000 FP`.
-    static func fitPoints(_ points: Int64) -> String { "\(Figures.grouped(Int(points))) FP" }
-
     /// `1250` → `12.50`, `-5` → `-0.05`, as a form field holds it.
-    static func plain(_ cents: Int64) -> String {
+    package static func plain(_ cents: Int64) -> String {
         let fraction = cents.magnitude % 100
         return "\(cents < 0 ? "-" : "")\(cents.magnitude / 100).\(fraction < 10 ? "0" : "")\(fraction)"
     }
 
     /// `12.50`, `$12.5`, `12` → cents; nil for anything else (negative, more than two decimals, not a number).
-    static func cents(_ text: String) -> Int64? {
+    package static func cents(_ text: String) -> Int64? {
         var text = text.trimmingCharacters(in: .whitespaces)
         if text.hasPrefix("$") { text.removeFirst() }
         let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
@@ -39,32 +36,34 @@ enum Money {
     }
 }
 
-extension Character {
-    var isASCIIDigit: Bool { isASCII && isNumber }
-}
-
 /// An `<option>` of a `<select>`.
-struct ConsoleOption: TemplateValues {
-    let value: String
-    let label: String
-    let selected: Bool
+package struct ConsoleOption: TemplateValues {
+    package let value: String
+    package let label: String
+    package let selected: Bool
 
-    var templateValues: [(String, Any)] { [("value", value), ("label", label), ("selected", selected)] }
+    package init(value: String, label: String, selected: Bool) {
+        self.value = value
+        self.label = label
+        self.selected = selected
+    }
+
+    package var templateValues: [(String, Any)] { [("value", value), ("label", label), ("selected", selected)] }
 
     /// `values` as options, `selected` marked, with a first "any" option of value "" when `any` is given.
-    static func all(_ values: [String], selected: String?, any: String? = nil) -> [ConsoleOption] {
+    package static func all(_ values: [String], selected: String?, any: String? = nil) -> [ConsoleOption] {
         (any.map { [ConsoleOption(value: "", label: $0, selected: selected == nil)] } ?? [])
             + values.map { ConsoleOption(value: $0, label: $0.capitalized, selected: $0 == selected) }
     }
 }
 
 /// Console links with query strings.
-enum ConsoleLinks {
+package enum ConsoleLinks {
     /// The smallest id: where a list paged by id starts.
-    static let firstID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+    package static let firstID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 
     /// `path` with the non-nil `query` items, percent-encoded, in key order.
-    static func path(_ path: String, _ query: [String: String?]) -> String {
+    package static func path(_ path: String, _ query: [String: String?]) -> String {
         var components = URLComponents()
         components.path = path
         let items = query.compactMap { key, value in value.map { URLQueryItem(name: key, value: $0) } }.sorted {
@@ -77,29 +76,29 @@ enum ConsoleLinks {
 
 /// A refused change as a form shows it: the messages by field (`errors.<field>` in a template),
 /// one for the form as a whole (`general`), and whether there are any (`hasErrors`).
-struct FormRefusal {
-    private(set) var byField: [String: String] = [:]
-    private(set) var general: String?
-    let isEmpty: Bool
+package struct FormRefusal {
+    package private(set) var byField: [String: String] = [:]
+    package private(set) var general: String?
+    package let isEmpty: Bool
 
-    init(_ issues: [FieldIssue]) {
+    package init(_ issues: [FieldIssue]) {
         for issue in issues { byField[issue.field] = (byField[issue.field].map { $0 + " " } ?? "") + issue.message }
         general = byField.removeValue(forKey: "")
         isEmpty = issues.isEmpty
     }
 
     /// The values a template reads: `errors`, `general`, `hasErrors`.
-    func add(to data: inout [String: Any]) {
+    package func add(to data: inout [String: Any]) {
         data["errors"] = byField
         data["hasErrors"] = !isEmpty
         if let general { data["general"] = general }
     }
 
     /// What a stale form says when the form has nothing more precise to say.
-    static let changed = "Someone changed this after you opened it: reload to see what changed."
+    package static let changed = "Someone changed this after you opened it: reload to see what changed."
 
     /// `issues` with these arguments, as `ConsoleRequest.submit(reading:)` takes it.
-    static func reading(
+    package static func reading(
         fieldNames: [String: String] = [:], conflictFields: [String: String] = [:],
         changed: String = FormRefusal.changed
     ) -> (DomainError) throws -> [FieldIssue] {
@@ -110,7 +109,7 @@ struct FormRefusal {
     /// `fieldNames` renames the use case's fields to the form's, `conflictFields` puts a
     /// conflict's code next to a field, `changed` is said of an `If-Match` conflict. Not found,
     /// not allowed and server errors are rethrown, for their error page.
-    static func issues(
+    package static func issues(
         _ refusal: DomainError, fieldNames: [String: String] = [:], conflictFields: [String: String] = [:],
         changed: String = FormRefusal.changed
     ) throws -> [FieldIssue] {
@@ -133,5 +132,15 @@ struct FormRefusal {
         default:
             throw refusal
         }
+    }
+}
+
+extension UTCDay {
+    /// The console's audit log for this day (its first instant to the next day's), of `action`
+    /// only when given: the list behind a chart's day. The instants are written from the days'
+    /// own text, so a home's links cost no date formatting.
+    package func auditLog(action: String? = nil) -> String {
+        ConsoleLinks.path(
+            "/console/audit", ["since": "\(self)T00:00:00Z", "until": "\(advanced(by: 1))T00:00:00Z", "action": action])
     }
 }

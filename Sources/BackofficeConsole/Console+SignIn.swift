@@ -1,11 +1,11 @@
+import BackofficePlatform
 import Foundation
 import Hummingbird
-import BackofficePlatform
 
 extension Console {
     /// Sign-in (email and password; a new session, so a new id, at every sign-in), sign-out, and
     /// sign-out everywhere.
-    func registerSignIn(on group: RouterGroup<AppRequestContext>) {
+    package func registerSignIn(on group: RouterGroup<AppRequestContext>) {
         group.get("sign-in") { request, context in
             let form = ConsoleForm(query: request.uri.query)
             let notice =
@@ -49,14 +49,14 @@ extension Console {
     }
 
     /// Where to go after sign-in: a console page named by `next`, else home. Never another site.
-    static func safeNext(_ next: String?) -> String {
+    package static func safeNext(_ next: String?) -> String {
         guard let next, next.hasPrefix("/console/"), !next.hasPrefix("/console/sign-"), !next.contains("\\") else {
             return "/console/home"
         }
         return next
     }
 
-    func signInPage(email: String, next: String?, notice: String?, refused: Bool) -> ConsoleAnswer {
+    package func signInPage(email: String, next: String?, notice: String?, refused: Bool) -> ConsoleAnswer {
         var values: [String: Any] = ["title": "Sign in", "email": email, "next": Self.safeNext(next)]
         if let notice { values["notice"] = notice }
         if refused {
@@ -72,7 +72,7 @@ extension Console {
 
 extension SignInBusy {
     /// 503 with Retry-After: the password checks are full, nothing was checked or counted.
-    func response(_ pages: ConsolePages, secure: Bool) -> Response {
+    package func response(_ pages: ConsolePages, secure: Bool) -> Response {
         let page = pages.error(
             status: .serviceUnavailable, title: "Sign-in is busy",
             detail: "Too many sign-ins are being checked right now; nothing was counted. Try again in a few seconds.",

@@ -1,11 +1,11 @@
 import BackofficePlatform
 
 /// One category on the x axis (a day, a good): its label, an optional link to the list behind it.
-struct ChartCategory: Sendable, Hashable {
-    let label: String
-    let href: String?
+package struct ChartCategory: Sendable, Hashable {
+    package let label: String
+    package let href: String?
 
-    init(label: String, href: String? = nil) {
+    package init(label: String, href: String? = nil) {
         self.label = label
         self.href = href
     }
@@ -14,13 +14,18 @@ struct ChartCategory: Sendable, Hashable {
 /// One line, or one bar per category, of a chart: its name (the legend's and the table header's) and one
 /// value per category, in the categories' order. Values past the last category are ignored; a series
 /// shorter than the categories has no value for the last ones: nothing drawn, an empty table cell.
-struct ChartSeries: Sendable, Hashable {
-    let name: String
-    let values: [Int]
+package struct ChartSeries: Sendable, Hashable {
+    package let name: String
+    package let values: [Int]
+
+    package init(name: String, values: [Int]) {
+        self.name = name
+        self.values = values
+    }
 }
 
 /// How a chart draws its series.
-enum ChartKind: Sendable, Hashable {
+package enum ChartKind: Sendable, Hashable {
     /// One polyline per series (the second dashed, the third dotted); a series of one value is a dot.
     case line
     /// One bar per series in each category, side by side; negative values go down from the zero line.
@@ -40,37 +45,51 @@ enum ChartKind: Sendable, Hashable {
 /// category and values. The table under it holds exactly the values drawn: every mark carries its raw
 /// value (`data-value` on bars and dots, `data-values` on a polyline, in category order) and every table
 /// cell the same (`data-value`), both from `plotted()`.
-struct Chart: Sendable, Hashable {
+package struct Chart: Sendable, Hashable {
     /// Unique on the page: the figure's id, and the prefix of the drawing's title and description ids.
-    let id: String
+    package let id: String
     /// E.g. "Sales by day (USD)".
-    let title: String
-    let kind: ChartKind
-    let unit: ChartUnit
+    package let title: String
+    package let kind: ChartKind
+    package let unit: ChartUnit
     /// E.g. "Day (UTC)": under the x axis and atop the table's first column.
-    let xLabel: String
+    package let xLabel: String
     /// E.g. "Net sales (USD)": along the y axis.
-    let yLabel: String
-    let categories: [ChartCategory]
-    let series: [ChartSeries]
+    package let yLabel: String
+    package let categories: [ChartCategory]
+    package let series: [ChartSeries]
+
+    package init(
+        id: String, title: String, kind: ChartKind, unit: ChartUnit, xLabel: String, yLabel: String,
+        categories: [ChartCategory], series: [ChartSeries]
+    ) {
+        self.id = id
+        self.title = title
+        self.kind = kind
+        self.unit = unit
+        self.xLabel = xLabel
+        self.yLabel = yLabel
+        self.categories = categories
+        self.series = series
+    }
 
     /// The sentence for a chart with nothing to draw.
-    static let noData = "No data for this period."
+    package static let noData = "No data for this period."
 
     /// The values drawn, series by series, one per category in order (a shorter series has fewer): what
     /// the marks carry and what the table shows.
-    func plotted() -> [[Int]] { series.map { Array($0.values.prefix(categories.count)) } }
+    package func plotted() -> [[Int]] { series.map { Array($0.values.prefix(categories.count)) } }
 
     /// Whether there is a value to draw; without one, `svg` and `table` are empty and `html` says so.
-    var hasData: Bool { plotted().contains { !$0.isEmpty } }
+    package var hasData: Bool { plotted().contains { !$0.isEmpty } }
 
     /// How the chart is drawn: as `kind`, except a stacked chart with a negative value, drawn as `.bar`.
-    var drawnKind: ChartKind {
+    package var drawnKind: ChartKind {
         kind == .stackedBar && plotted().joined().contains { $0 < 0 } ? .bar : kind
     }
 
     /// The y axis: it encloses every value drawn (each stack's total for a stacked chart) and zero.
-    var scale: ChartScale {
+    package var scale: ChartScale {
         let values = plotted()
         guard drawnKind == .stackedBar else { return ChartScale(values: values.flatMap { $0 }, unit: unit) }
         let totals = categories.indices.map { Self.stackTop(values, at: $0, through: values.count) }
@@ -79,7 +98,7 @@ struct Chart: Sendable, Hashable {
 
     /// The top of category `index`'s stack of the first `count` series of `values` (negative values count
     /// as zero, and every sum stops at the scale's limit, so nothing overflows).
-    static func stackTop(_ values: [[Int]], at index: Int, through count: Int) -> Int {
+    package static func stackTop(_ values: [[Int]], at index: Int, through count: Int) -> Int {
         values.prefix(count).reduce(0) { total, values in
             index < values.count ? min(total + min(max(values[index], 0), ChartScale.limit), ChartScale.limit) : total
         }
@@ -87,7 +106,7 @@ struct Chart: Sendable, Hashable {
 
     /// One sentence for the drawing's `<desc>`: how many categories, from which to which, and each series'
     /// least and greatest value; "No data for this period." when there is nothing to draw.
-    var summary: String {
+    package var summary: String {
         guard hasData, let first = categories.first, let last = categories.last else { return Self.noData }
         let span =
             categories.count == 1
@@ -105,10 +124,10 @@ struct Chart: Sendable, Hashable {
     /// the table; with nothing to draw, the caption and "No data for this period." only. Written once
     /// for each distinct chart while it stays among the recently drawn (`ChartMarkup`): a home shown
     /// again with the same figures reads its charts' markup instead of drawing them again.
-    var html: HTML { ChartMarkup.shared.markup(of: self) }
+    package var html: HTML { ChartMarkup.shared.markup(of: self) }
 
     /// `html`, drawn now.
-    var drawnHTML: HTML {
+    package var drawnHTML: HTML {
         guard hasData else {
             return """
                 <figure class="chart-figure" id="\(id)"><figcaption>\(title)</figcaption>\
@@ -121,7 +140,7 @@ struct Chart: Sendable, Hashable {
     }
 
     /// Each series' name by its swatch (a line sample, or a filled box for bars); nothing for one series.
-    var legend: HTML {
+    package var legend: HTML {
         guard series.count > 1 else { return .empty }
         let items = series.enumerated().map { index, series -> HTML in
             "<li><span class=\"swatch \(Self.seriesClass(index))\" aria-hidden=\"true\"></span>\(series.name)</li>"
@@ -133,7 +152,7 @@ struct Chart: Sendable, Hashable {
     /// The values as a table, folded under "Data: {title}": a header row (the x label, each series' name),
     /// then one row per category (its label, a link when it has one) with each series' value in the unit
     /// (cells of class `num` carrying the raw value as `data-value`). Empty when there is nothing to draw.
-    var table: HTML {
+    package var table: HTML {
         guard hasData else { return .empty }
         let values = plotted()
         let head = HTML(joining: series.map { "<th scope=\"col\" class=\"num\">\($0.name)</th>" })
@@ -154,7 +173,7 @@ struct Chart: Sendable, Hashable {
     }
 
     /// The accessible name of category `index`'s link: "{label}: {series} {value}; …".
-    func linkLabel(_ index: Int, plotted: [[Int]]? = nil) -> String {
+    package func linkLabel(_ index: Int, plotted: [[Int]]? = nil) -> String {
         let values = zip(series, plotted ?? self.plotted()).compactMap { series, values in
             index < values.count ? "\(series.name) \(unit.text(values[index]))" : nil
         }
@@ -164,7 +183,7 @@ struct Chart: Sendable, Hashable {
     /// The indices of the categories labelled under the x axis: all of up to six; else the first, then one
     /// every step (a fifth of the way to the last, rounded up) and the last, the one before the last dropped
     /// when it is less than a step from it. So at most six, in order, no two closer than a step.
-    static func labelled(_ count: Int) -> [Int] {
+    package static func labelled(_ count: Int) -> [Int] {
         guard count > 6 else { return Array(0..<count) }
         let step = (count - 1 + 4) / 5
         var indices = Array(stride(from: 0, to: count - 1, by: step))
@@ -173,10 +192,10 @@ struct Chart: Sendable, Hashable {
     }
 
     /// The class that styles series `index` (from 0): `series-1` to `series-5`, repeating after five.
-    static func seriesClass(_ index: Int) -> String { "series-\(index % 5 + 1)" }
+    package static func seriesClass(_ index: Int) -> String { "series-\(index % 5 + 1)" }
 
     /// The drawing: a 520 × 300 view box that scales to its container; empty when there is nothing to draw.
-    var svg: HTML {
+    package var svg: HTML {
         guard hasData else { return .empty }
         let drawing = ChartDrawing(chart: self)
         let role = categories.contains { $0.href != nil } ? "group" : "img"
@@ -197,36 +216,36 @@ struct Chart: Sendable, Hashable {
 
 /// The geometry of one chart's drawing and its parts: the axes (grid, ticks, labels) and the marks.
 private struct ChartDrawing {
-    static let (width, height) = (520.0, 300.0)
+    package static let (width, height) = (520.0, 300.0)
     /// Room around the plot: right, top, bottom; the left room fits the longest tick label.
-    static let (right, top, bottom) = (20.0, 20.0, 64.0)
+    package static let (right, top, bottom) = (20.0, 20.0, 64.0)
     /// A character's width at the axes' 20px font, generously, to keep labels apart.
-    static let characterWidth = 11.5
+    package static let characterWidth = 11.5
 
-    let chart: Chart
-    let values: [[Int]]
-    let kind: ChartKind
-    let scale: ChartScale
-    let left: Double
+    package let chart: Chart
+    package let values: [[Int]]
+    package let kind: ChartKind
+    package let scale: ChartScale
+    package let left: Double
 
-    init(chart: Chart) {
+    package init(chart: Chart) {
         self.chart = chart
         (values, kind, scale) = (chart.plotted(), chart.drawnKind, chart.scale)
         let longest = scale.ticks.map { chart.unit.tickText($0).count }.max() ?? 1
         left = 40 + Self.characterWidth * Double(longest)
     }
 
-    var baseline: Double { Self.height - Self.bottom }
-    var plotWidth: Double { Self.width - Self.right - left }
+    package var baseline: Double { Self.height - Self.bottom }
+    package var plotWidth: Double { Self.width - Self.right - left }
     /// Each category's share of the plot's width.
-    var band: Double { plotWidth / Double(max(chart.categories.count, 1)) }
-    func center(_ index: Int) -> Double { left + (Double(index) + 0.5) * band }
-    func y(_ value: Int) -> Double { scale.position(value, top: Self.top, bottom: baseline) }
-    func text(_ value: Double) -> String { Figures.coordinate(value) }
+    package var band: Double { plotWidth / Double(max(chart.categories.count, 1)) }
+    package func center(_ index: Int) -> Double { left + (Double(index) + 0.5) * band }
+    package func y(_ value: Int) -> Double { scale.position(value, top: Self.top, bottom: baseline) }
+    package func text(_ value: Double) -> String { Figures.coordinate(value) }
 
     /// Grid lines and labels at the ticks, some category labels, the axis labels; hidden from assistive
     /// technology (the title, summary, links and table say it all).
-    var axes: HTML {
+    package var axes: HTML {
         let (start, end) = (text(left), text(Self.width - Self.right))
         let grid = HTML(
             joining: scale.ticks.map { tick -> HTML in
@@ -251,7 +270,7 @@ private struct ChartDrawing {
 
     /// At most six category labels under the axis, the first and last always, the others evenly between;
     /// each cut short ("…") to the room between two labels, and kept inside the view box.
-    var categoryLabels: HTML {
+    package var categoryLabels: HTML {
         let indices = Chart.labelled(chart.categories.count)
         let gap = zip(indices, indices.dropFirst()).map { $1 - $0 }.min() ?? chart.categories.count
         let room = Int(band * Double(gap) / Self.characterWidth)
@@ -267,12 +286,12 @@ private struct ChartDrawing {
     }
 
     /// `label` whole when it has at most `characters` characters, else its start and "…".
-    static func fitted(_ label: String, _ characters: Int) -> String {
+    package static func fitted(_ label: String, _ characters: Int) -> String {
         label.count <= characters ? label : String(label.prefix(max(characters - 1, 1))) + "…"
     }
 
     /// The lines (for a line chart), each category's bars or link, then the zero line over them.
-    var marks: HTML {
+    package var marks: HTML {
         let lines = kind == .line ? HTML(joining: values.indices.map(line)) : .empty
         let columns = HTML(joining: chart.categories.indices.map(column))
         let zero = text(y(0))
@@ -283,7 +302,7 @@ private struct ChartDrawing {
     }
 
     /// Series `series` as a polyline through its values, or a dot when it has one value.
-    func line(_ series: Int) -> HTML {
+    package func line(_ series: Int) -> HTML {
         let points = values[series]
         let style = Chart.seriesClass(series)
         guard points.count > 1 else {
@@ -302,7 +321,7 @@ private struct ChartDrawing {
 
     /// Category `index`'s bars (none in a line chart), inside its link with a transparent full-height
     /// target when the category has one.
-    func column(_ index: Int) -> HTML {
+    package func column(_ index: Int) -> HTML {
         let category = chart.categories[index]
         let bars = kind == .line ? HTML.empty : (kind == .stackedBar ? stacked(index) : grouped(index))
         guard let href = category.href else { return bars }
@@ -314,7 +333,7 @@ private struct ChartDrawing {
     }
 
     /// The series' bars side by side in category `index`, each from the zero line to its value.
-    func grouped(_ index: Int) -> HTML {
+    package func grouped(_ index: Int) -> HTML {
         let slot = band * 0.75 / Double(max(values.count, 1))
         let start = center(index) - slot * Double(values.count) / 2
         return HTML(
@@ -328,7 +347,7 @@ private struct ChartDrawing {
     }
 
     /// The series' bars stacked in category `index`, the first at the bottom.
-    func stacked(_ index: Int) -> HTML {
+    package func stacked(_ index: Int) -> HTML {
         let width = band * 0.7
         return HTML(
             joining: values.indices.filter { index < values[$0].count }.map { series in
@@ -341,7 +360,8 @@ private struct ChartDrawing {
     }
 
     /// One bar of series `series` in category `index`, from `top` down to `bottom`, carrying its raw value.
-    func bar(_ series: Int, _ index: Int, x: Double, width: Double, from top: Double, to bottom: Double) -> HTML {
+    package func bar(_ series: Int, _ index: Int, x: Double, width: Double, from top: Double, to bottom: Double) -> HTML
+    {
         """
         <rect class="bar \(Chart.seriesClass(series))" data-category="\(chart.categories[index].label)" \
         data-series="\(series + 1)" data-value="\(values[series][index])" x="\(text(x))" y="\(text(top))" \

@@ -1,20 +1,20 @@
+import BackofficePlatform
 import Foundation
 import HTTPTypes
 import Hummingbird
-import BackofficePlatform
 
 /// How a page file registers its routes: every route is a page or an action for a signed-in
 /// operator (`signedIn`: the session, the CSRF check of a POST, the transaction and the error
 /// pages), and a section's first page carries its link in the navigation.
 extension Console {
     /// What a route does with a signed-in request.
-    typealias Handler = @Sendable (ConsoleRequest) async throws -> ConsoleAnswer
+    package typealias Handler = @Sendable (ConsoleRequest) async throws -> ConsoleAnswer
 
     /// The rows of one page of a console list.
-    static let pageSize = 50
+    package static let pageSize = 50
 
     /// The path's `{id}`; anything but a UUID is a page that does not exist.
-    static func id(_ parameters: Parameters) throws -> UUID {
+    package static func id(_ parameters: Parameters) throws -> UUID {
         guard let text = parameters.get("id"), let id = UUID(uuidString: text) else {
             throw DomainError.notFound("Page")
         }
@@ -23,7 +23,7 @@ extension Console {
 
     /// A section of the console: its link in the navigation, shown to the roles the policy grants
     /// `action`, and its first page, `GET /console/<path>`.
-    func section(
+    package func section(
         _ path: String, _ title: String, needs action: Action, on group: RouterGroup<AppRequestContext>,
         _ page: @escaping Handler
     ) {
@@ -33,7 +33,7 @@ extension Console {
 
     /// `GET /console/<path>`: a page, for a session at `stage`, in a read session unless
     /// `holdsTransaction` is false (a download read page by page).
-    func get(
+    package func get(
         _ path: String, on group: RouterGroup<AppRequestContext>, holdsTransaction: Bool = true,
         stage: ConsoleStage = .signedIn,
         _ page: @escaping Handler
@@ -43,7 +43,7 @@ extension Console {
 
     /// `POST /console/<path>`: an action, for a session at `stage`, in one transaction unless
     /// `holdsTransaction` is false (an action that calls another system).
-    func post(
+    package func post(
         _ path: String, on group: RouterGroup<AppRequestContext>, holdsTransaction: Bool = true,
         stage: ConsoleStage = .signedIn,
         _ action: @escaping Handler

@@ -1,3 +1,4 @@
+import BackofficePlatform
 import Crypto
 import Foundation
 import HTTPTypes
@@ -5,56 +6,73 @@ import Hummingbird
 import Logging
 import Mustache
 import NIOCore
-import BackofficePlatform
+import Synchronization
 
 /// A value a template reads by name, named without a `Mirror`: for the small values every page
 /// repeats (navigation links, options; docs/decisions/console-tables-in-swift.md).
-protocol TemplateValues {
+package protocol TemplateValues {
     var templateValues: [(String, Any)] { get }
 }
 
 /// Text given to a template's unescaped slot: the page is not rendered.
-struct MarkupSlotRefusal: Error, CustomStringConvertible {
-    let name: String
-    var description: String { "text, not HTML, for its unescaped slot '\(name)'" }
+package struct MarkupSlotRefusal: Error, CustomStringConvertible {
+    package let name: String
+    package var description: String { "text, not HTML, for its unescaped slot '\(name)'" }
 }
 
 /// The console's templates (Mustache, which escapes every `{{value}}`; the unescaped
 /// `{{{name}}}` form takes only `HTML`, escaped by construction) and its static assets, served
 /// under names carrying their content's hash, so they are cached for a year and a new build is
 /// fetched at once.
-struct ConsolePages: Sendable {
-    let library: MustacheLibrary
+package struct ConsolePages: Sendable {
+    package let library: MustacheLibrary
     /// The names some template inserts unescaped (`{{{nameHTML}}}` or `{{&nameHTML}}`: such a name
     /// ends in `HTML`, or the templates do not load): wherever a page's data has one, its value
     /// must be `HTML`, or the page is not rendered.
-    let markupSlots: Set<String>
+    package let markupSlots: Set<String>
     /// Asset bytes and content type by hashed name (`console.3f2a9c1b.css`).
-    let assets: [String: (bytes: ByteBuffer, contentType: String)]
+    package let assets: [String: (bytes: ByteBuffer, contentType: String)]
     /// The hashed path of each asset by its file name (`console.css` → `/console/assets/console.3f2a9c1b.css`).
-    let assetPaths: [String: String]
+    package let assetPaths: [String: String]
 
-    /// The bundle's pages, loaded once per process (the resources do not change while it runs).
-    static let bundled = Result { try load() }
+    /// The pages of the shell's bundle and `bundles`, loaded once per process for each list of
+    /// bundles (the resources do not change while it runs).
+    package static func loaded(_ bundles: [Bundle]) throws -> ConsolePages {
+        let key = bundles.map(\.bundlePath)
+        if let pages = loadedPages.withLock({ $0[key] }) { return pages }
+        let pages = try load(bundles)
+        loadedPages.withLock { $0[key] = pages }
+        return pages
+    }
 
-    static func load() throws -> ConsolePages {
+    private static let loadedPages = Mutex<[[String]: ConsolePages]>([:])
+
+    /// Loads the templates of the shell's bundle and of `bundles` (each one's `Pages/` folders are
+    /// flattened into its root by Package.swift), and the shell's assets.
+    package static func load(_ bundles: [Bundle] = []) throws -> ConsolePages {
         guard let resources = Bundle.module.resourceURL else {
             throw ConfigurationError(description: "the console's resources are missing")
         }
         var library = MustacheLibrary()
         var slots: Set<String> = []
-        // Every domain's `Pages/` folder is flattened into the bundle's root (Package.swift).
-        for file in try FileManager.default.contentsOfDirectory(atPath: resources.path)
-        where file.hasSuffix(".mustache") {
-            let text = try String(contentsOf: resources.appendingPathComponent(file), encoding: .utf8)
-            try library.register(text, named: String(file.dropLast(".mustache".count)))
-            let found = markupSlots(in: text)
-            if let name = found.first(where: { !$0.hasSuffix("HTML") }) {
-                throw ConfigurationError(
-                    description:
-                        "the console's template \(file) inserts '\(name)' unescaped: such a slot's name ends in HTML")
+        var names: Set<String> = []
+        for folder in [resources] + bundles.compactMap(\.resourceURL) {
+            for file in try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            where file.hasSuffix(".mustache") {
+                guard names.insert(file).inserted else {
+                    throw ConfigurationError(
+                        description: "two of the console's templates are named \(file) (the second in \(folder.path))")
+                }
+                let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+                try library.register(text, named: String(file.dropLast(".mustache".count)))
+                let found = markupSlots(in: text)
+                if let name = found.first(where: { !$0.hasSuffix("HTML") }) {
+                    throw ConfigurationError(
+                        description: "the console's template \(file) inserts '\(name)' unescaped: "
+                            + "such a slot's name ends in HTML")
+                }
+                slots.formUnion(found)
             }
-            slots.formUnion(found)
         }
         var assets: [String: (bytes: ByteBuffer, contentType: String)] = [:]
         var paths: [String: String] = [:]
@@ -78,13 +96,13 @@ struct ConsolePages: Sendable {
     }
 
     /// The names `template` inserts unescaped.
-    static func markupSlots(in template: String) -> Set<String> {
+    package static func markupSlots(in template: String) -> Set<String> {
         let slot = #/\{\{(?:\{|&)\s*([^}\s]+)\s*\}?\}\}/#
         return Set(template.matches(of: slot).map { String($0.output.1) })
     }
 
     /// `template` rendered with `values` and the layout's assets.
-    func render(
+    package func render(
         _ template: String, _ values: [String: Any], status: HTTPResponse.Status = .ok, clearsFlash: Bool = false
     ) -> RenderedPage {
         var data: [String: Any]
@@ -107,7 +125,7 @@ struct ConsolePages: Sendable {
     /// looks up in it (the orders board looked up thousands per page); an optional's value is
     /// kept, a nil one left out (a section over it renders nothing, as before). A value named as
     /// a markup slot must be `HTML`: text there would reach the page unescaped.
-    static func flattened(_ value: Any, slots: Set<String>) throws -> Any? {
+    package static func flattened(_ value: Any, slots: Set<String>) throws -> Any? {
         switch value {
         case is String, is Bool, is Int, is Int64, is Int32, is Double, is Float, is Substring, is UUID, is Date,
             is Decimal, is URL, is HTML, is ShownTime:
@@ -140,13 +158,13 @@ struct ConsolePages: Sendable {
 
     /// An error page in the console's layout (without its navigation: `ConsoleRequest.failure`
     /// shows it with).
-    func error(status: HTTPResponse.Status, title: String, detail: String, requestID: String?) -> RenderedPage {
+    package func error(status: HTTPResponse.Status, title: String, detail: String, requestID: String?) -> RenderedPage {
         render("error", Self.errorValues(title: title, detail: detail, requestID: requestID), status: status)
     }
 
     /// The page for `error`; a refused form (`ConsoleRefusal.forgery`: a missing CSRF token, a
     /// foreign `Origin`) is a 403 that says so, never a server error.
-    func error(_ error: any Error, requestID: String, logger: Logger) -> RenderedPage {
+    package func error(_ error: any Error, requestID: String, logger: Logger) -> RenderedPage {
         if case ConsoleRefusal.forgery = error {
             return self.error(
                 status: .forbidden, title: "This form has expired", detail: ConsoleRefusal.forgery.detail,
@@ -156,7 +174,7 @@ struct ConsolePages: Sendable {
         return self.error(status: status, title: title, detail: detail, requestID: shownID)
     }
 
-    static func errorValues(title: String, detail: String, requestID: String?) -> [String: Any] {
+    package static func errorValues(title: String, detail: String, requestID: String?) -> [String: Any] {
         var values: [String: Any] = ["title": title, "detail": detail]
         if let requestID { values["requestID"] = requestID }
         return values
@@ -164,7 +182,7 @@ struct ConsolePages: Sendable {
 
     /// What the error page for `error` says: the problem's status, title and detail (as the API
     /// would answer), and for a server error only the request id (the cause is logged).
-    static func describe(_ error: any Error, requestID: String, logger: Logger) -> (
+    package static func describe(_ error: any Error, requestID: String, logger: Logger) -> (
         HTTPResponse.Status, String, String, String?
     ) {
         let problem = Problem.answering(error, logger: logger)
@@ -182,7 +200,7 @@ struct ConsolePages: Sendable {
     }
 
     /// A static asset by its hashed name: cached for a year (the name changes with its content).
-    func asset(_ name: String, request: Request) throws -> Response {
+    package func asset(_ name: String, request: Request) throws -> Response {
         guard let asset = assets[name] else { throw HTTPError(.notFound) }
         var response = Response(
             status: .ok, headers: [.contentType: asset.contentType], body: .init(byteBuffer: asset.bytes))

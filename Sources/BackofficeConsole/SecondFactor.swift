@@ -1,8 +1,8 @@
+import BackofficePlatform
 import Crypto
 import ExtrasBase64
 import Foundation
 import HummingbirdOTP
-import BackofficePlatform
 
 /// An operator's TOTP secret (RFC 6238: six digits, 30-second steps, HMAC-SHA1, as every
 /// authenticator app expects). It exists in the clear only in memory, on the enrolment page (QR
@@ -14,7 +14,7 @@ package struct TOTPSecret: Sendable, Equatable {
     /// A new secret from the system's cryptographic random source.
     package static func generate() -> TOTPSecret { TOTPSecret(text: Base64URL.random(bytes: 15)) }
 
-    init(text: String) { self.text = text }
+    package init(text: String) { self.text = text }
 
     /// The secret as authenticator apps take it: base32 of the key's bytes, no padding.
     package var base32: String { String(base32Encoding: text.utf8, options: .omitPaddingCharacter) }
@@ -61,7 +61,7 @@ package struct TOTPSecret: Sendable, Equatable {
 /// secret copied to another operator does not open). From configuration
 /// (`BACKOFFICE_SECOND_FACTOR_KEY`), never from the repository or the database.
 package struct SecondFactorKey: Sendable {
-    let key: SymmetricKey
+    package let key: SymmetricKey
 
     package struct Invalid: Error, CustomStringConvertible {
         package let description =

@@ -1,7 +1,7 @@
+import BackofficePlatform
 import Crypto
 import Foundation
 import Synchronization
-import BackofficePlatform
 
 /// What console sign-in attempts are counted by: a keyed digest of the email typed (normalised
 /// by `EmailAddress`, so its Unicode and case variants count as one) and the address as
@@ -43,25 +43,25 @@ package final class SignInGate: Sendable {
     /// The cost of the operators' password hashes, which an unknown email's check matches.
     package let passwordCost: UInt8
     /// What the refusals and the slowed checks wait on.
-    let timers: any Timers
+    package let timers: any Timers
     private let digestKey: SymmetricKey
     private let state = Mutex(State())
     private let checking = Atomic<Int>(0)
     private let ran = Atomic<Int>(0)
 
     private struct State {
-        var lockedUntil: [String: Date] = [:]
+        package var lockedUntil: [String: Date] = [:]
         /// Attempts started per key within the window, with the email digest each was for.
-        var started: [String: [(at: Date, email: String)]] = [:]
+        package var started: [String: [(at: Date, email: String)]] = [:]
         /// Checks running per address, and those waiting their turn.
-        var running: [String: Int] = [:]
-        var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
+        package var running: [String: Int] = [:]
+        package var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
     }
 
     /// An attempt `admit` let through, to `finish`.
     package struct Ticket: Sendable {
-        let keys: SignInKeys
-        let at: Date
+        package let keys: SignInKeys
+        package let at: Date
     }
 
     /// How an admitted attempt ended.

@@ -1,7 +1,7 @@
+import BackofficePlatform
 import Crypto
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// Reserves one sign-in attempt (a password or a second-factor code) before it is checked: under
 /// a transaction-scoped advisory lock per key (`SignInKeys.lock`: email digest, then address, in
@@ -26,8 +26,8 @@ package struct ReserveSignInAttempt: AuditedOperation {
         /// email or the address until these instants (empty while pending attempts fill the count).
         case locked(settled: SignInLockout)
     }
-    let keys: SignInKeys
-    let policy: ConsolePolicy
+    package let keys: SignInKeys
+    package let policy: ConsolePolicy
 
     package init(keys: SignInKeys, policy: ConsolePolicy) { (self.keys, self.policy) = (keys, policy) }
 
@@ -49,7 +49,7 @@ package struct ReserveSignInAttempt: AuditedOperation {
 
 extension SignInKeys {
     /// Takes the transaction-scoped advisory locks of these keys: the email's, then the address's.
-    func lock(in unit: UnitOfWork) async throws {
+    package func lock(in unit: UnitOfWork) async throws {
         try await unit.execute(
             """
             SELECT pg_advisory_xact_lock(hashtextextended('console-sign-in:email:' ||
@@ -62,18 +62,20 @@ extension SignInKeys {
 /// The attempts counted within the window under an email from one address and under the
 /// address: all of them (pending and failed), and the failed ones; and how many times the email
 /// failed from any address.
-struct SignInAttempts {
-    struct Pair {
+package struct SignInAttempts {
+    package struct Pair {
         /// The email from this address.
-        let email: SignInWindow
-        let address: SignInWindow
-        var lockout: SignInLockout { SignInLockout(email: email.lockedUntil, address: address.lockedUntil) }
+        package let email: SignInWindow
+        package let address: SignInWindow
+        package var lockout: SignInLockout { SignInLockout(email: email.lockedUntil, address: address.lockedUntil) }
     }
-    let all: Pair
-    let failed: Pair
-    let failedAnywhere: Int
+    package let all: Pair
+    package let failed: Pair
+    package let failedAnywhere: Int
 
-    static func read(_ keys: SignInKeys, policy: ConsolePolicy, in unit: UnitOfWork) async throws -> SignInAttempts {
+    package static func read(_ keys: SignInKeys, policy: ConsolePolicy, in unit: UnitOfWork) async throws
+        -> SignInAttempts
+    {
         let window = TimeInterval(policy.failureWindowMinutes * 60)
         let since = unit.now.addingTimeInterval(-window)
         let digest = ByteBuffer(bytes: keys.emailDigest)
@@ -104,9 +106,9 @@ struct SignInAttempts {
 /// sign-in's own event records the success.
 package struct ReleaseSignInAttempts: AuditedOperation {
     package static let action: Action = "sessions.sign_in"
-    let emailDigest: [UInt8]?
-    let address: String?
-    let attempt: UUID?
+    package let emailDigest: [UInt8]?
+    package let address: String?
+    package let attempt: UUID?
 
     package static func clearing(_ keys: SignInKeys) -> Self {
         Self(emailDigest: keys.emailDigest, address: keys.address, attempt: nil)

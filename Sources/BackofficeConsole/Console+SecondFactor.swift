@@ -1,11 +1,11 @@
+import BackofficePlatform
 import Foundation
 import Hummingbird
-import BackofficePlatform
 
 extension Console {
     /// The second factor: the code step of sign-in, enrolment (at sign-in for roles that need it,
     /// or from the Security page), and the Security page itself.
-    func registerSecondFactor(on group: RouterGroup<AppRequestContext>) {
+    package func registerSecondFactor(on group: RouterGroup<AppRequestContext>) {
         get("sign-in/code", on: group, stage: .secondFactor) { console in
             console.page("second-factor", title: "Enter your code", ["next": Self.safeNext(console.form["next"])])
         }
@@ -154,5 +154,6 @@ extension Console {
         return .page(page)
     }
 
-    static let noKey = DomainError.inconsistent("the service has no second-factor key (BACKOFFICE_SECOND_FACTOR_KEY)")
+    package static let noKey = DomainError.inconsistent(
+        "the service has no second-factor key (BACKOFFICE_SECOND_FACTOR_KEY)")
 }

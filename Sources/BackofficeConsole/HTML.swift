@@ -1,9 +1,9 @@
-import Mustache
 import BackofficePlatform
+import Mustache
 
 /// Markup that an allow-list sanitiser wrote itself, every element and attribute rebuilt from
 /// what it allows (`SafeMarkdown`), so it may stand in a page as it is.
-protocol SanitizedMarkup {
+package protocol SanitizedMarkup {
     var html: String { get }
 }
 
@@ -16,52 +16,52 @@ protocol SanitizedMarkup {
 /// A template inserts `HTML` with `{{{nameHTML}}}`, the one unescaped form the console allows, and
 /// only for an `HTML` value: `ConsolePages.render` refuses a page that gives such a slot anything
 /// else, so text never reaches the page unescaped.
-struct HTML: Sendable, Equatable, MustacheCustomRenderable, ExpressibleByStringInterpolation {
+package struct HTML: Sendable, Equatable, MustacheCustomRenderable, ExpressibleByStringInterpolation {
     private(set) var text: String
 
     /// A literal in the source: markup as it stands.
-    init(stringLiteral literal: String) { text = literal }
+    package init(stringLiteral literal: String) { text = literal }
 
-    init(stringInterpolation: StringInterpolation) { text = stringInterpolation.text }
+    package init(stringInterpolation: StringInterpolation) { text = stringInterpolation.text }
 
     /// Nothing.
-    static let empty: HTML = ""
+    package static let empty: HTML = ""
 
     /// Markup a sanitiser rebuilt element by element (an article's body): as it is.
-    init(_ markup: some SanitizedMarkup) { text = markup.html }
+    package init(_ markup: some SanitizedMarkup) { text = markup.html }
 
-    var renderText: String { text }
-    var isNull: Bool { false }
+    package var renderText: String { text }
+    package var isNull: Bool { false }
 
     /// `parts` one after the other.
-    init(joining parts: some Sequence<HTML>) {
+    package init(joining parts: some Sequence<HTML>) {
         text = ""
         for part in parts { text += part.text }
     }
 
-    struct StringInterpolation: StringInterpolationProtocol {
+    package struct StringInterpolation: StringInterpolationProtocol {
         fileprivate var text = ""
 
-        init(literalCapacity: Int, interpolationCount: Int) {
+        package init(literalCapacity: Int, interpolationCount: Int) {
             text.reserveCapacity(literalCapacity + interpolationCount * 16)
         }
 
         /// The literal parts: the program's own markup.
-        mutating func appendLiteral(_ literal: String) { text += literal }
+        package mutating func appendLiteral(_ literal: String) { text += literal }
 
         /// A value: escaped.
-        mutating func appendInterpolation(_ value: String) { HTML.escape(value, into: &text) }
+        package mutating func appendInterpolation(_ value: String) { HTML.escape(value, into: &text) }
 
-        mutating func appendInterpolation(_ value: Int) { text += String(value) }
+        package mutating func appendInterpolation(_ value: Int) { text += String(value) }
 
         /// Markup made the same way: as it is.
-        mutating func appendInterpolation(_ value: HTML) { text += value.text }
+        package mutating func appendInterpolation(_ value: HTML) { text += value.text }
     }
 
     /// Appends `value` to `text` with the five characters that can end an element or an
     /// attribute's value replaced by their references; byte by byte (they are ASCII, so a
     /// multi-byte character never contains one).
-    static func escape(_ value: String, into text: inout String) {
+    package static func escape(_ value: String, into text: inout String) {
         let bytes = value.utf8
         var start = bytes.startIndex
         var index = start

@@ -1,0 +1,53 @@
+import BackofficeConsole
+import BackofficePlatform
+import Foundation
+import Hummingbird
+
+extension Console {
+    /// The bundle of the domains' templates (each domain's `Pages/`, flattened by Package.swift).
+    static let templates = Bundle.module
+
+    /// The console of `settings`' server: the shell with the domains' templates (this module's
+    /// bundle) and every domain's pages registered on `router`.
+    static func serving(
+        _ settings: ServerSettings, database: Database, policies: PolicySet, invitationLinks: InvitationLinks,
+        on router: Router<AppRequestContext>
+    ) throws -> Console {
+        let console = try Console(
+            database: database, policies: policies, templates: [templates],
+            secondFactorKey: settings.secondFactorKey, signInGate: settings.signInGate)
+        let streams = LiveStreams(settings.consoleLiveUpdates)
+        console.register(on: router) { group in
+            console.registerDomainPages(
+                on: group, payments: settings.payments, streams: streams, invitationLinks: invitationLinks)
+        }
+        return console
+    }
+
+    /// Every domain's console pages, in the navigation's order: the one list of them (a new
+    /// domain with pages adds its line here, and its `Pages/` folder to Package.swift's list).
+    private func registerDomainPages(
+        on group: RouterGroup<AppRequestContext>, payments: any PaymentGateway, streams: LiveStreams,
+        invitationLinks: InvitationLinks
+    ) {
+        registerHome(on: group)
+        registerAccounts(on: group)
+        registerOrders(on: group, payments: payments)
+        registerGoods(on: group)
+        registerGoodsFiles(on: group)
+        registerAudit(on: group)
+        registerMessages(on: group)
+        registerChallenges(on: group, streams: streams)
+        registerPeople(on: group, invitationLinks: invitationLinks)
+        registerFitPoints(on: group)
+        registerShops(on: group)
+        registerAccess(on: group)
+        registerContentPolicies(on: group)
+        registerEarningRules(on: group)
+        registerBadges(on: group)
+        registerArticles(on: group)
+        registerRecommendations(on: group)
+        registerHealthProfiles(on: group)
+        registerModeration(on: group)
+    }
+}
