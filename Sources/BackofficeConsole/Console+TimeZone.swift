@@ -29,10 +29,7 @@ extension Console {
             "recoveryCodesLeft": state.recoveryCodesLeft, "email": state.email,
             "maxFailures": policies.console.maxFailuresPerAccount,
             "zone": zone, "now": ConsoleTime.text(Date()),
-            "zones": OperatorTimeZone.names.map {
-                ConsoleOption(
-                    value: $0, label: $0.replacingOccurrences(of: "_", with: " "), selected: $0 == (chosen ?? zone))
-            },
+            "zonesHTML": OperatorTimeZone.optionsHTML(selected: chosen ?? zone),
         ]
         if state.sealedSecret != nil { values["enrolled"] = true }
         if policies.console.secondFactorRequired.contains(console.principal.role) {

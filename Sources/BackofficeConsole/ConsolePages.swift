@@ -61,7 +61,8 @@ package struct ConsolePages: Sendable {
             where file.hasSuffix(".mustache") {
                 guard names.insert(file).inserted else {
                     throw ConfigurationError(
-                        description: "two of the console's templates are named \(file) (the second in \(folder.path))")
+                        description: "two of the console's templates are named \(file) (the second in \(folder.path); "
+                            + "a file an older build left there goes with `swift package clean`)")
                 }
                 let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
                 try library.register(text, named: String(file.dropLast(".mustache".count)))

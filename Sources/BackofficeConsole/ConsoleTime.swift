@@ -16,6 +16,21 @@ package enum OperatorTimeZone {
     private static let zones: [String: TimeZone] = Dictionary(
         uniqueKeysWithValues: names.compactMap { name in TimeZone(identifier: name).map { (name, $0) } })
 
+    /// Each name's `<option>` (`America/New_York` shown as `America/New York`), written once.
+    private static let options: [(name: String, html: HTML)] = names.map { ($0, option($0, selected: false)) }
+
+    /// The Security page's `<option>`s, `selected` marked: markup written once, joined in one pass
+    /// (the page drew 600 options through its template, a third of its time).
+    package static func optionsHTML(selected: String) -> HTML {
+        HTML(joining: options.lazy.map { $0.name == selected ? option($0.name, selected: true) : $0.html })
+    }
+
+    private static func option(_ name: String, selected: Bool) -> HTML {
+        let label = name.replacingOccurrences(of: "_", with: " ")
+        return selected
+            ? "<option value=\"\(name)\" selected>\(label)</option>" : "<option value=\"\(name)\">\(label)</option>"
+    }
+
     /// The name the operator chose for `zone` (Foundation names UTC `GMT`).
     package static func name(of zone: TimeZone) -> String { zone.identifier == "GMT" ? "UTC" : zone.identifier }
 

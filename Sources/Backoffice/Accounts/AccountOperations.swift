@@ -5,7 +5,7 @@ import BackofficePlatform
 /// The audit record of a change to one account.
 func accountEvent(_ action: Action, _ before: Customer?, _ after: Customer, reason: String?) throws -> AuditRecord {
     AuditRecord(
-        action: action, tenantID: platformTenantID, targetType: "customer", targetID: after.id.uuidString.lowercased(),
+        action: action, tenantID: platformTenantID, targetType: "customer", targetID: after.id.text,
         reason: reason, before: try before?.snapshot, after: try after.snapshot)
 }
 

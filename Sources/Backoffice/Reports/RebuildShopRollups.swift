@@ -28,7 +28,7 @@ package struct RebuildShopRollups: AuditedOperation {
         try await unit.execute("SELECT pg_advisory_xact_lock(hashtext('shop_rollups_rebuild'))")
         // The head of the chain this rebuild's own event goes to, before the rollups' locks: a writer
         // takes its chain's head first and the rollups at commit, so the same order cannot deadlock.
-        let target = tenantID?.uuidString.lowercased() ?? "all"
+        let target = tenantID?.text ?? "all"
         try await unit.execute("SELECT audit_chain_hold(\(tenantID ?? platformTenantID), \(target))")
         let rows = try await unit.all(
             "SELECT rollup, differed FROM shop_rollups_rebuild(\(tenantID))", { try $0.decode((String, Int64).self) })

@@ -48,7 +48,7 @@ package struct OperationContext: Sendable {
     /// reconciliation), under a request id of its own.
     package static func system(_ purpose: String, policies: PolicySet) -> OperationContext {
         OperationContext(
-            principal: .system, requestID: "\(purpose)-\(UUID().uuidString.lowercased())", sourceIP: nil,
+            principal: .system, requestID: "\(purpose)-\(UUID().text)", sourceIP: nil,
             policies: policies)
     }
 

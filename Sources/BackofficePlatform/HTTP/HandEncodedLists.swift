@@ -47,6 +47,9 @@ package struct HotList: Sendable {
     package let route: String
     /// The contract's path, segment by segment.
     private let pattern: [Substring]
+    /// The path's text before its first `{…}` segment (all of it when it has none): a path that
+    /// does not start so is not this list's, found without splitting it.
+    private let prefix: String
     /// How the read session plans: `.generic` for a prepared page with one right plan (the
     /// default), `.auto` for a read whose parameters change its best plan.
     package let plans: PlanMode
@@ -64,10 +67,12 @@ package struct HotList: Sendable {
         (self.route, self.pattern, self.plans, self.page) = (
             RouterPath(route).description, route.split(separator: "/", omittingEmptySubsequences: false), plans, page
         )
+        prefix = String(route.prefix { $0 != "{" })
     }
 
     /// The path's `{…}` segments when `path` is this list's route; nil otherwise.
     package func match(_ path: String) -> [Substring]? {
+        guard path.hasPrefix(prefix) else { return nil }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == pattern.count else { return nil }
         var captured: [Substring] = []

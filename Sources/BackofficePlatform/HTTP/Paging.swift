@@ -66,7 +66,7 @@ package enum Cursor {
 
     /// The parts of a (time, id) keyset, for `keysetPage`.
     package static func timeAndID(_ time: Date, _ id: UUID) -> [String] {
-        [String(Int64((time.timeIntervalSince1970 * 1_000_000).rounded())), id.uuidString.lowercased()]
+        [String(Int64((time.timeIntervalSince1970 * 1_000_000).rounded())), id.text]
     }
 
     package static let invalid = Problem(

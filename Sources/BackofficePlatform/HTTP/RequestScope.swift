@@ -81,7 +81,7 @@ package struct RequestScope: Sendable {
 package enum RequestID {
     package static func accept(_ header: String?) -> String {
         if let header, (1...128).contains(header.utf8.count), header.utf8.allSatisfy(isAllowed) { return header }
-        return UUID().uuidString.lowercased()
+        return UUID().text
     }
 
     private static func isAllowed(_ byte: UInt8) -> Bool {

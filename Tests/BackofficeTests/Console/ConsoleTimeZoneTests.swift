@@ -118,6 +118,11 @@ struct ConsoleTimeZoneTests {
             #expect(OperatorTimeZone.zone(choosing: name) == nil, "\(name)")
         }
         #expect(OperatorTimeZone.zone(named: "Nowhere/Land") == .utc, "a stored name no longer known shows UTC")
+        let options = OperatorTimeZone.optionsHTML(selected: "America/New_York").renderText
+        #expect(options.components(separatedBy: "<option ").count - 1 == OperatorTimeZone.names.count)
+        #expect(options.components(separatedBy: " selected>").count - 1 == 1)
+        #expect(options.contains(#"<option value="America/New_York" selected>America/New York</option>"#))
+        #expect(options.hasPrefix(#"<option value="UTC">UTC</option>"#))
     }
 
     @Test(
