@@ -42,10 +42,9 @@ package struct ConsoleOption: TemplateValues {
     package let label: String
     package let selected: Bool
 
-    package init(value: String, label: String, selected: Bool) {
-        self.value = value
-        self.label = label
-        self.selected = selected
+    /// An option of `value`, shown as `label`, chosen when `selected`.
+    package static func choice(value: String, label: String, selected: Bool) -> ConsoleOption {
+        ConsoleOption(value: value, label: label, selected: selected)
     }
 
     package var templateValues: [(String, Any)] { [("value", value), ("label", label), ("selected", selected)] }

@@ -9,18 +9,15 @@ import Synchronization
 /// The console's main navigation: the sections the domains' pages register (`add`, as they
 /// register their routes), each shown to the roles the policy lets read its first page.
 package final class ConsoleNavigation: Sendable {
-    package struct Item: TemplateValues {
+    package struct Item {
         package let href: String
         package let label: String
         package let current: Bool
 
-        package init(href: String, label: String, current: Bool) {
-            self.href = href
-            self.label = label
-            self.current = current
+        /// A link to `href` named `label`, marked when it is the page shown.
+        package static func link(href: String, label: String, current: Bool) -> Item {
+            Item(href: href, label: label, current: current)
         }
-
-        package var templateValues: [(String, Any)] { [("href", href), ("label", label), ("current", current)] }
     }
 
     /// `items` as a list's links (`<li><a>`), the current one marked `aria-current="page"`: the

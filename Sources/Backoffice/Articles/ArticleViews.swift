@@ -148,7 +148,9 @@ struct ArticleComparison {
 
     var values: [String: Any] {
         func options(_ chosen: ArticleVersion) -> [ConsoleOption] {
-            all.map { ConsoleOption(value: String($0.version), label: "Version \($0.version)", selected: $0 == chosen) }
+            all.map {
+                ConsoleOption.choice(value: String($0.version), label: "Version \($0.version)", selected: $0 == chosen)
+            }
         }
         return [
             "fromOptions": options(from), "toOptions": options(to), "from": from.version, "to": to.version,

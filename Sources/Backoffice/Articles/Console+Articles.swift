@@ -107,7 +107,7 @@ extension ConsoleRequest {
             "states": ConsoleOption.all(
                 Article.State.allCases.map(\.rawValue), selected: state?.rawValue, any: "Any state"
             ).map {
-                ConsoleOption(
+                ConsoleOption.choice(
                     value: $0.value, label: $0.label.replacingOccurrences(of: "_", with: " "), selected: $0.selected)
             },
             "canCreate": may(CreateArticle.action),

@@ -62,11 +62,11 @@ extension ConsoleRequest {
                     as [String: Any]
             },
             "fromOptions": versions.map {
-                ConsoleOption(
+                ConsoleOption.choice(
                     value: String($0.version), label: "Version \($0.version)", selected: $0.version == from.version)
             },
             "toOptions": versions.map {
-                ConsoleOption(
+                ConsoleOption.choice(
                     value: String($0.version), label: "Version \($0.version)", selected: $0.version == to.version)
             },
             "from": from.version, "to": to.version, "diff": TextDiff(from: from.body, to: to.body).values,

@@ -67,7 +67,8 @@ extension ConsoleRequest {
                 return row
             },
             "dayOptions": [7, 30, 90].map {
-                ConsoleOption(value: String($0), label: "\($0) days", selected: String($0) == (values["days"] ?? "30"))
+                ConsoleOption.choice(
+                    value: String($0), label: "\($0) days", selected: String($0) == (values["days"] ?? "30"))
             },
         ]
         if let current { data["version"] = current.version }

@@ -124,11 +124,12 @@ extension ConsoleRequest {
             "canDecide": c.isOpen && !heldByOther && may(DecideCase.action),
             "canTake": c.isOpen && !heldByOther && holder != principal.operatorID && may(TakeCase.action),
             "decisions": DecisionKind.moderators.map {
-                ConsoleOption(value: $0.rawValue, label: DecisionWords.label($0), selected: $0.rawValue == chosen)
+                ConsoleOption.choice(
+                    value: $0.rawValue, label: DecisionWords.label($0), selected: $0.rawValue == chosen)
             },
-            "grounds": [ConsoleOption(value: "", label: "Choose a ground", selected: values["ground"] == nil)]
+            "grounds": [ConsoleOption.choice(value: "", label: "Choose a ground", selected: values["ground"] == nil)]
                 + policy.grounds.map {
-                    ConsoleOption(value: $0.code, label: $0.label, selected: $0.code == values["ground"])
+                    ConsoleOption.choice(value: $0.code, label: $0.label, selected: $0.code == values["ground"])
                 },
             "values": values, "version": c.version,
             "statements": detail.decisions.reversed().map {

@@ -30,7 +30,7 @@ extension Console {
                 "rowsHTML": OrderBoard.rows(page.items), "hasOrders": !page.items.isEmpty,
                 "tabsHTML": ConsoleNavigation.links(
                     tabs.map {
-                        .init(
+                        .link(
                             href: ConsoleLinks.path("/console/orders", query($0)),
                             label: $0.map(OrderBoard.label) ?? "Every state", current: $0 == status)
                     }),

@@ -51,10 +51,10 @@ struct HomePeriod: Equatable {
         let thisMonth = String(today.description.prefix(7))
         let lastMonth = String(today.firstOfMonth.advanced(by: -1).description.prefix(7))
         return Self.lengths.map {
-            .init(href: "\(path)?period=\($0)", label: "\($0) days", current: key == String($0))
+            .link(href: "\(path)?period=\($0)", label: "\($0) days", current: key == String($0))
         } + [
-            .init(href: "\(path)?month=\(thisMonth)", label: "This month", current: key == thisMonth),
-            .init(href: "\(path)?month=\(lastMonth)", label: "Last month", current: key == lastMonth),
+            .link(href: "\(path)?month=\(thisMonth)", label: "This month", current: key == thisMonth),
+            .link(href: "\(path)?month=\(lastMonth)", label: "Last month", current: key == lastMonth),
         ]
     }
 

@@ -18,7 +18,7 @@ extension Console {
                 "state": status.rawValue,
                 "tabsHTML": ConsoleNavigation.links(
                     ["pending", "approved", "rejected"].map {
-                        .init(
+                        .link(
                             href: "/console/shop-applications?status=\($0)", label: $0.capitalized,
                             current: $0 == status.rawValue)
                     }),

@@ -98,7 +98,7 @@ extension ConsoleRequest {
             },
             "hasTokens": !tokens.isEmpty, "values": values, "canRevoke": may(RevokeToken.action),
             "owners": owners.map {
-                ConsoleOption(
+                ConsoleOption.choice(
                     value: $0.id.text, label: "\($0.email) (\($0.role.rawValue))",
                     selected: $0.id.text == values["operator_id"])
             },

@@ -36,11 +36,11 @@ struct ConsoleMarkupTests {
         #expect(plain.text == "plain text, no markup")
     }
 
-    @Test("what the navigation and options name for templates without a Mirror is each one's fields, all of them")
+    @Test("what options name for templates without a Mirror is each one's fields, all of them")
     func templateValuesAreTheFields() {
         let values: [any TemplateValues] = [
-            ConsoleNavigation.Item(href: "/console/orders", label: "Orders", current: true),
-            ConsoleOption(value: "paid", label: "Paid", selected: false),
+            ConsoleOption.choice(value: "paid", label: "Paid", selected: false),
+            ConsoleOption.choice(value: "", label: "Any", selected: true),
         ]
         for value in values {
             let fields = Mirror(reflecting: value).children.map { "\($0.label ?? "?")=\($0.value)" }.sorted()
