@@ -6,7 +6,7 @@ extension PolicySet {
     /// The domains' own policies the service reads beside the platform's: each domain registers its
     /// policy type here, once.
     package static let domainPolicies: [any DomainPolicy.Type] = [
-        ConsolePolicy.self, MessagesPolicy.self, PrivacyPolicy.self, ModerationPolicy.self,
+        ConsolePolicy.self, MessagesPolicy.self, PrivacyPolicy.self, ModerationPolicy.self, BillingPolicy.self,
     ]
 
     /// Reads and validates every policy file (the platform's and the domains') from `directory`.

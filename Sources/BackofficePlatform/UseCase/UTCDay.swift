@@ -80,7 +80,8 @@ package struct UTCDay: Sendable, Hashable, Comparable, Strideable, CustomStringC
 
     static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
-    static func length(ofMonth month: Int, in year: Int) -> Int {
+    /// The days in `month` (1–12) of `year`, in the proleptic Gregorian calendar.
+    package static func length(ofMonth month: Int, in year: Int) -> Int {
         switch month {
         case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
         case 4, 6, 9, 11: 30
