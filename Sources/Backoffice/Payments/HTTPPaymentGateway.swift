@@ -1,10 +1,10 @@
 import AsyncHTTPClient
+import BackofficePlatform
 import Crypto
 import Foundation
 import NIOCore
 import NIOHTTP1
 import Synchronization
-import BackofficePlatform
 
 /// A payment provider's REST API, modelled on Stripe's: form-encoded requests with a bearer API
 /// key; PaymentIntents (`capture_method=manual` to authorize, `/capture`, `/cancel`), Refunds,
@@ -78,6 +78,18 @@ package struct HTTPPaymentGateway: PaymentGateway {
                 "amount": String(request.amountCents), "currency": "usd", "payment_method": request.cardNumber,
                 "capture_method": "manual",
                 "confirm": "true", "metadata[reference]": request.reference,
+            ], idempotencyKey: request.idempotencyKey)
+        return Self.outcome(answer)
+    }
+
+    /// An off-session PaymentIntent, confirmed and captured at once (`succeeded`); the provider's
+    /// `authentication_required` and other card errors are declines.
+    package func charge(_ request: PaymentCharge) async throws -> PaymentOutcome {
+        let answer = try await post(
+            "charge", "/v1/payment_intents",
+            [
+                "amount": String(request.amountCents), "currency": "usd", "payment_method": request.paymentMethod,
+                "confirm": "true", "off_session": "true", "metadata[reference]": request.reference,
             ], idempotencyKey: request.idempotencyKey)
         return Self.outcome(answer)
     }

@@ -1,5 +1,5 @@
-import Foundation
 import BackofficePlatform
+import Foundation
 
 /// The payment provider, behind one protocol: bank-account verification for shop payouts, and
 /// card payments (authorize, capture, refund, void) for checkout. `SimulatedPaymentGateway` is
@@ -14,6 +14,8 @@ package protocol PaymentGateway: Sendable {
     var provider: String { get }
     func verifyBankAccount(_ account: BankAccount) async throws -> BankAccountVerification
     func authorize(_ request: PaymentAuthorization) async throws -> PaymentOutcome
+    /// Charges a saved payment method at once, the customer not present (a subscription's invoice).
+    func charge(_ request: PaymentCharge) async throws -> PaymentOutcome
     func capture(paymentID: String, amountCents: Int64, idempotencyKey: String) async throws -> PaymentOutcome
     func refund(paymentID: String, amountCents: Int64, idempotencyKey: String) async throws -> PaymentOutcome
     func void(paymentID: String, idempotencyKey: String) async throws -> PaymentOutcome
@@ -86,6 +88,29 @@ package struct PaymentAuthorization: Sendable {
     /// What the payment is for (the order id), echoed by the provider's webhooks.
     package var reference: String
 
+}
+
+/// A charge of a saved payment method, captured at once with the customer not present (Stripe's
+/// off-session PaymentIntent): the amount in US cents, the provider's token for the method (never
+/// card data), the key the provider deduplicates on, and what the charge is for (an invoice's id).
+package struct PaymentCharge: Sendable {
+    package var amountCents: Int64
+    package var paymentMethod: String
+    package var idempotencyKey: String
+    package var reference: String
+
+    package init(amountCents: Int64, paymentMethod: String, idempotencyKey: String, reference: String) {
+        (self.amountCents, self.paymentMethod, self.idempotencyKey, self.reference) = (
+            amountCents, paymentMethod, idempotencyKey, reference
+        )
+    }
+
+    /// Whether `token` has the shape of a provider's payment method token: `pm_` and 1–64 letters,
+    /// digits or underscores (what a customer's app sends; card numbers never are one).
+    package static func isPaymentMethod(_ token: String) -> Bool {
+        token.hasPrefix("pm_") && (4...67).contains(token.count)
+            && token.dropFirst(3).allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+    }
 }
 
 /// The provider's verdict on a payment call.

@@ -1,7 +1,7 @@
+import BackofficePlatform
 import Crypto
 import Foundation
 import Synchronization
-import BackofficePlatform
 
 /// The embedded payment provider: no network, deterministic outcomes chosen by the test numbers
 /// Stripe publishes (docs/operations.md, "Payments"), so every path can be exercised on purpose.
@@ -14,6 +14,12 @@ import BackofficePlatform
 /// | card `4000002500003155` | pending: the verdict comes by webhook (3-D Secure) |
 /// | card `4000000000000119` | provider error (no verdict) |
 /// | card `4000000000000408` | provider timeout (no verdict) |
+/// | payment method `pm_card_visa` (and any other token) | charged |
+/// | payment method `pm_card_chargeDeclined` | declined (`card_declined`) |
+/// | payment method `pm_card_chargeDeclinedInsufficientFunds` | declined (`insufficient_funds`) |
+/// | payment method `pm_card_authenticationRequired` | declined (`authentication_required`: off-session) |
+/// | payment method `pm_sim_providerError` | provider error (no verdict) |
+/// | payment method `pm_sim_timeout` | provider timeout (no verdict) |
 /// | bank account `000123456789` (and any other well-formed account) | verified |
 /// | bank account `000111111113` | failed (`account_closed`) |
 /// | bank account `000111111116` | failed (`no_account`) |
@@ -32,6 +38,12 @@ package struct SimulatedPaymentGateway: PaymentGateway {
     package static let providerErrorCard = "4000000000000119"
     package static let pendingCard = "4000002500003155"
     package static let timeoutCard = "4000000000000408"
+    package static let approvedMethod = "pm_card_visa"
+    package static let declinedMethod = "pm_card_chargeDeclined"
+    package static let insufficientFundsMethod = "pm_card_chargeDeclinedInsufficientFunds"
+    package static let authenticationRequiredMethod = "pm_card_authenticationRequired"
+    package static let providerErrorMethod = "pm_sim_providerError"
+    package static let timeoutMethod = "pm_sim_timeout"
     package static let verifiedAccount = "000123456789"
     package static let closedAccount = "000111111113"
     package static let missingAccount = "000111111116"
@@ -63,7 +75,20 @@ package struct SimulatedPaymentGateway: PaymentGateway {
         }
     }
 
-    /// The payments this process authorized, by reference (the simulated provider's own record;
+    package func charge(_ request: PaymentCharge) async throws -> PaymentOutcome {
+        switch request.paymentMethod {
+        case Self.declinedMethod: return .declined(code: "card_declined")
+        case Self.insufficientFundsMethod: return .declined(code: "insufficient_funds")
+        case Self.authenticationRequiredMethod: return .declined(code: "authentication_required")
+        case Self.providerErrorMethod: throw PaymentProviderError.unavailable("simulated provider error")
+        case Self.timeoutMethod: throw PaymentProviderError.timeout
+        default:
+            return Self.made.remember(
+                .succeeded(id: "pi_sim_" + Self.digest(request.idempotencyKey)), for: request.reference)
+        }
+    }
+
+    /// The payments this process authorized or charged, by reference (the simulated provider's own record;
     /// it forgets them when the process ends, so a reservation left by a crash finds none).
     private static let made = MadePayments()
 

@@ -32,6 +32,9 @@ final class HeldPaymentProvider: PaymentGateway {
     func authorize(_ request: PaymentAuthorization) async throws -> PaymentOutcome {
         await answer("authorize", request.reference, id: "pi_held_" + request.reference)
     }
+    func charge(_ request: PaymentCharge) async throws -> PaymentOutcome {
+        await answer("charge", request.reference, id: "pi_held_" + request.reference)
+    }
     func capture(paymentID: String, amountCents: Int64, idempotencyKey: String) async throws -> PaymentOutcome {
         await answer("capture", paymentID, id: paymentID)
     }

@@ -143,6 +143,65 @@ struct HTTPPaymentGatewayTests {
         }
     }
 
+    @Test(
+        """
+        a saved payment method is charged at once, off session: retried under faults with one key, one captured \
+        PaymentIntent; the provider's declines are verdicts
+        """
+    )
+    func chargesAreCapturedOnce() async throws {
+        let provider = FakePaymentProvider()
+        try await provider.serve { (url: String) async throws -> Void in
+            let payments = adapter(url, timers: ManualTimers())
+            func charge(_ method: String, key: String) -> PaymentCharge {
+                PaymentCharge(amountCents: 999, paymentMethod: method, idempotencyKey: key, reference: "invoice-1")
+            }
+            await provider.inject([.error500AfterWork, .dropAfterWork])
+            let outcome = try await payments.charge(charge(SimulatedPaymentGateway.approvedMethod, key: "invoice:1"))
+            #expect(outcome == .succeeded(id: "pi_fake_1"))
+            #expect(
+                try await payments.charge(charge(SimulatedPaymentGateway.approvedMethod, key: "invoice:1")) == outcome)
+            #expect(await provider.intentCount == 1, "three attempts and a retry later, one PaymentIntent")
+            let charged = await provider.intents["pi_fake_1"]
+            #expect(charged?.captured == 999 && charged?.status == "succeeded")
+            #expect(
+                try await payments.charge(charge(SimulatedPaymentGateway.declinedMethod, key: "invoice:2"))
+                    == .declined(code: "generic_decline"))
+            #expect(
+                try await payments.charge(charge(SimulatedPaymentGateway.insufficientFundsMethod, key: "invoice:3"))
+                    == .declined(code: "insufficient_funds"))
+            #expect(await provider.intentCount == 1, "a decline makes no PaymentIntent")
+        }
+    }
+
+    @Test("the simulated provider charges by the test payment methods; the same key is the same payment")
+    func simulatedCharges() async throws {
+        let payments = SimulatedPaymentGateway()
+        func charge(_ method: String, key: String = "k") async throws -> PaymentOutcome {
+            try await payments.charge(
+                PaymentCharge(amountCents: 999, paymentMethod: method, idempotencyKey: key, reference: "inv-\(key)"))
+        }
+        let first = try await charge(SimulatedPaymentGateway.approvedMethod, key: "a")
+        #expect(try await charge("pm_anything_else", key: "a") == first, "the key decides the payment")
+        #expect(try await payments.find(reference: "inv-a") == first)
+        #expect(try await charge(SimulatedPaymentGateway.declinedMethod) == .declined(code: "card_declined"))
+        #expect(
+            try await charge(SimulatedPaymentGateway.insufficientFundsMethod) == .declined(code: "insufficient_funds"))
+        #expect(
+            try await charge(SimulatedPaymentGateway.authenticationRequiredMethod)
+                == .declined(code: "authentication_required"))
+        await #expect(throws: PaymentProviderError.timeout) { try await charge(SimulatedPaymentGateway.timeoutMethod) }
+        await #expect(throws: PaymentProviderError.self) {
+            try await charge(SimulatedPaymentGateway.providerErrorMethod)
+        }
+        #expect(PaymentCharge.isPaymentMethod("pm_card_visa") && PaymentCharge.isPaymentMethod("pm_1Abc_2"))
+        for token in [
+            "4242424242424242", "pm_", "pm_card visa", "pm_é", "PM_card", "pm_" + String(repeating: "a", count: 65),
+        ] {
+            #expect(!PaymentCharge.isPaymentMethod(token), "\(token)")
+        }
+    }
+
     @Test("a payment the provider reports canceled is never a success, except as the answer to a void")
     func canceledIsNotSuccess() {
         let canceled = HTTPPaymentGateway.Answer.object(["id": "pi_1", "status": "canceled"])

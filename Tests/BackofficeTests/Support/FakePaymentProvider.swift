@@ -93,20 +93,23 @@ actor FakePaymentProvider {
         case (.post, 2, "payment_intents"):
             if let key, let id = byKey[key], let intent = intents[id] { return json(intent) }
             switch form["payment_method"] {
-            case SimulatedPaymentGateway.declinedCard:
+            case SimulatedPaymentGateway.declinedCard, SimulatedPaymentGateway.declinedMethod:
                 return (
                     402,
                     #"{"error": {"type": "card_error", "code": "card_declined", "decline_code": "generic_decline"}}"#
                 )
-            case SimulatedPaymentGateway.insufficientFundsCard:
+            case SimulatedPaymentGateway.insufficientFundsCard, SimulatedPaymentGateway.insufficientFundsMethod:
                 return (
                     402,
                     #"{"error": {"type": "card_error", "code": "card_declined", "decline_code": "insufficient_funds"}}"#
                 )
             default:
-                let intent = Intent(
-                    id: "pi_fake_\(intents.count + 1)", status: "requires_capture",
+                // Confirmed without `capture_method=manual` (an off-session charge): captured at once.
+                let captured = form["confirm"] == "true" && form["capture_method"] != "manual"
+                var intent = Intent(
+                    id: "pi_fake_\(intents.count + 1)", status: captured ? "succeeded" : "requires_capture",
                     amount: Int64(form["amount"] ?? "") ?? 0)
+                if captured { intent.captured = intent.amount }
                 intents[intent.id] = intent
                 if let key { byKey[key] = intent.id }
                 return json(intent)
