@@ -86,3 +86,42 @@ struct BillingPolicyTests {
         }
     }
 }
+
+@Suite("Proration to the cent")
+struct ProrationTests {
+    static let start = Date(timeIntervalSince1970: 1_775_001_600)  // 2026-04-01T00:00:00Z
+    static let month = start..<start.addingTimeInterval(30 * 86_400)
+
+    @Test("what is left of a period: exact thirds, a half to the even cent, all before it, nothing after")
+    func unused() {
+        let day = 86_400.0
+        #expect(Proration.unused(999, of: Self.month, at: Self.start.addingTimeInterval(10 * day)) == 666)
+        #expect(Proration.unused(999, of: Self.month, at: Self.start.addingTimeInterval(20 * day)) == 333)
+        #expect(Proration.unused(999, of: Self.month, at: Self.start.addingTimeInterval(15 * day)) == 500, "499.5")
+        #expect(Proration.unused(997, of: Self.month, at: Self.start.addingTimeInterval(15 * day)) == 498, "498.5")
+        #expect(Proration.unused(999, of: Self.month, at: Self.start.addingTimeInterval(-day)) == 999)
+        #expect(Proration.unused(999, of: Self.month, at: Self.month.upperBound.addingTimeInterval(day)) == 0)
+        #expect(Proration.unused(999, of: Self.start..<Self.start, at: Self.start) == 0)
+        #expect(Proration.rounded(5, dividedBy: 2) == 2 && Proration.rounded(7, dividedBy: 2) == 4)
+        #expect(Proration.rounded(1, dividedBy: 3) == 0 && Proration.rounded(2, dividedBy: 3) == 1)
+    }
+
+    @Test("never more than was paid, never less than nothing, and less as time goes on, to the second")
+    func bounded() {
+        var previous = Int64.max
+        for second in stride(from: -60, through: 30 * 86_400 + 60, by: 997) {
+            let left = Proration.unused(9_588, of: Self.month, at: Self.start.addingTimeInterval(Double(second)))
+            #expect((0...9_588).contains(left) && left <= previous, "at \(second) s: \(left)")
+            previous = left
+        }
+    }
+
+    @Test("monthly to annual after 10 of 30 days: the annual price less the unused 666 cents; the other way, a credit")
+    func change() {
+        let tenDays = Self.start.addingTimeInterval(10 * 86_400)
+        #expect(Proration.change(from: 999, paidFor: Self.month, to: 9_588, at: tenDays) == 8_922)
+        let year = Self.start..<Self.start.addingTimeInterval(365 * 86_400)
+        let halfYear = Self.start.addingTimeInterval(182.5 * 86_400)
+        #expect(Proration.change(from: 9_588, paidFor: year, to: 999, at: halfYear) == 999 - 4_794)
+    }
+}
