@@ -104,6 +104,20 @@ package enum CustomerDataExport {
             FROM orders o JOIN tenants t ON t.id = o.tenant_id WHERE o.customer_id = \(id)
             """
         },
+        Section(key: "subscriptions") { id, _ in
+            """
+            SELECT coalesce(jsonb_agg(jsonb_build_object('id', s.id, 'plan', s.plan, 'price_cents', s.price_cents,
+                'interval', s.billing_interval, 'status', s.status, 'current_period_start', s.current_period_start,
+                'current_period_end', s.current_period_end, 'trial_ends_at', s.trial_ends_at,
+                'cancel_at_period_end', s.cancel_at_period_end, 'created_at', s.created_at, 'ended_at', s.ended_at,
+                'invoices', (SELECT coalesce(jsonb_agg(jsonb_build_object('id', i.id, 'period_start', i.period_start,
+                    'period_end', i.period_end, 'amount_cents', i.amount_cents, 'status', i.status,
+                    'refunded_cents', i.refunded_cents, 'paid_at', i.paid_at) ORDER BY i.period_start), '[]')
+                  FROM invoices i WHERE i.subscription_id = s.id))
+                ORDER BY s.created_at), '[]')::text
+            FROM subscriptions s WHERE s.customer_id = \(id)
+            """
+        },
         Section(
             key: "health_profile",
             prelude: { id, context in

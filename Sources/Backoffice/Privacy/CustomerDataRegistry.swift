@@ -63,6 +63,14 @@ package enum CustomerDataRegistry {
                 keeping: "amounts, dates and lines: tax records"),
             export: .section("orders")),
         Holding(
+            table: "subscriptions", column: "customer_id", personal: [],
+            purge: .kept("subscriptions by id: their invoices rest on them"),
+            export: .section("subscriptions")),
+        Holding(
+            table: "invoices", column: "customer_id", personal: [],
+            purge: .kept("amounts and dates by id: accounting records"),
+            export: .section("subscriptions")),
+        Holding(
             table: "activity_events", column: "customer_id", personal: [],
             purge: .kept("activity by id: nothing names the person once the account is gone"),
             export: .section("activity")),

@@ -65,6 +65,8 @@ enum ContractOutcomes {
         publishChallenge backend_manager 409 invalid_transition
         checkout platform_admin 422 validation_failed
         checkout app_service 422 validation_failed
+        subscribe platform_admin 422 validation_failed
+        subscribe app_service 422 validation_failed
         syncCustomer platform_admin 422 validation_failed
         syncCustomer app_service 422 validation_failed
         deleteCustomer backend_manager 409 invalid_transition

@@ -1,0 +1,66 @@
+import BackofficePlatform
+import Foundation
+import PostgresNIO
+
+/// The record of a customer's subscription to a plan (table `subscriptions`; `Subscription` is the
+/// state the app syncs): its price and interval as they
+/// were when it began, its status, its current period, and the provider's token for the payment
+/// method its invoices are charged to.
+package struct SubscriptionRecord: Sendable, Equatable, RowDecodable {
+    package enum Status: String, Sendable, CaseIterable {
+        case incomplete, trialing, active, pastDue = "past_due", canceled, lapsed
+    }
+
+    package let id: UUID
+    package let customerID: UUID
+    package let plan: String
+    package let priceCents: Int64
+    package let interval: BillingInterval
+    package let status: Status
+    package let currentPeriod: Range<Date>?
+    package let trialEndsAt: Date?
+    package let cancelAtPeriodEnd: Bool
+    package let version: Int64
+
+    package static let columns = """
+        id, customer_id, plan, price_cents, billing_interval, status, current_period_start, current_period_end,
+        trial_ends_at, cancel_at_period_end, version
+        """
+
+    /// `columns`, each qualified by `table` (a statement that joins another table).
+    static func columns(of table: String) -> String {
+        columns.split(separator: ",").map { table + "." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .joined(separator: ", ")
+    }
+
+    package init(row: PostgresRow) throws {
+        let c = try row.decode((UUID, UUID, String, Int64, String, String, Date?, Date?, Date?, Bool, Int64).self)
+        (id, customerID, plan, priceCents) = (c.0, c.1, c.2, c.3)
+        (interval, status) = (try BillingInterval(known: c.4), try Status(known: c.5))
+        currentPeriod = c.6.flatMap { start in c.7.map { start..<$0 } }
+        (trialEndsAt, cancelAtPeriodEnd, version) = (c.8, c.9, c.10)
+    }
+
+    /// The subscription `id`, locked for the change that reads it when `forUpdate`.
+    static func fetch(_ id: UUID, forUpdate: Bool, in unit: UnitOfWork) async throws -> SubscriptionRecord {
+        try await unit.one(
+            """
+            SELECT \(unescaped: columns) FROM subscriptions WHERE id = \(id) \(unescaped: forUpdate ? "FOR UPDATE" : "")
+            """, as: SubscriptionRecord.self, else: DomainError.notFound("Subscription \(id.text)"))
+    }
+
+    /// What the audit event records of it (no payment method: the provider's reference stays in its table).
+    var snapshot: String {
+        get throws {
+            struct Snapshot: Encodable {
+                let customer_id: String, plan: String, price_cents: Int64, interval: String, status: String
+                let current_period_start: Date?, current_period_end: Date?, trial_ends_at: Date?, version: Int64
+            }
+            return try AuditRecord.json(
+                Snapshot(
+                    customer_id: customerID.text, plan: plan, price_cents: priceCents, interval: interval.rawValue,
+                    status: status.rawValue, current_period_start: currentPeriod?.lowerBound,
+                    current_period_end: currentPeriod?.upperBound, trial_ends_at: trialEndsAt, version: version))
+        }
+    }
+}
