@@ -158,13 +158,7 @@ package struct Subscribe: StagedOperation {
     /// subscriptions are read by a statement after the lock, so they include what the transaction
     /// that held it committed (a statement's view is taken when it starts).
     private func lockCustomer(in unit: UnitOfWork) async throws -> Int {
-        guard
-            let status = try await unit.first(
-                "SELECT status FROM customers WHERE id = \(customerID) FOR UPDATE", { try $0.decode(String.self) })
-        else { throw DomainError.notFound("Customer \(customerID.text)") }
-        guard status == "active" else {
-            throw DomainError.conflict(code: "account_locked", detail: "The customer's account is \(status).")
-        }
+        try await ActiveCustomer.require(customerID, holding: .update, cannot: "subscribe", in: unit)
         let counts: (earlier: Int64, live: Int64)? = try await unit.first(
             """
             SELECT count(*), count(*) FILTER (WHERE status IN ('incomplete', 'trialing', 'active', 'past_due'))

@@ -1,7 +1,7 @@
+import BackofficePlatform
 import Crypto
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// What the app sends to place an order.
 package struct CheckoutRequest: Sendable {
@@ -96,7 +96,7 @@ package struct Checkout: StagedOperation {
 
     package func reserve(in unit: UnitOfWork) async throws -> Audited<Stage<Reservation, Placed>> {
         try validate()
-        try await requireActiveCustomer(in: unit)
+        try await ActiveCustomer.require(request.customerID, holding: .share, cannot: "check out", in: unit)
         let goods = try await lockGoods(in: unit)
         let tenants = Set(goods.values.map(\.tenantID))
         guard tenants.count == 1, let tenant = tenants.first else {
@@ -273,19 +273,6 @@ package struct Checkout: StagedOperation {
                 code: "price_changed",
                 detail: "A price changed since the customer saw it; nothing was reserved. Show the new prices.",
                 issues: changed)
-        }
-    }
-
-    /// Locked or deleted customers cannot check out.
-    private func requireActiveCustomer(in unit: UnitOfWork) async throws {
-        guard
-            let status = try await unit.first(
-                "SELECT status FROM customers WHERE id = \(request.customerID) FOR SHARE",
-                { try AccountStatus(known: try $0.decode(String.self)) })
-        else { throw DomainError.notFound("Customer \(request.customerID.text)") }
-        guard status == .active else {
-            throw DomainError.conflict(
-                code: "account_locked", detail: "The customer's account is \(status.rawValue): it cannot check out.")
         }
     }
 
