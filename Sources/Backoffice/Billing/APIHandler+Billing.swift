@@ -32,3 +32,38 @@ extension SubscriptionRecord {
             trialEndsAt: trialEndsAt, cancelAtPeriodEnd: cancelAtPeriodEnd, declinedCode: declined, version: version)
     }
 }
+
+extension APIHandler {
+    /// The app's read of a customer's entitlement; an unchanged one is 304.
+    func getEntitlements(_ input: Operations.GetEntitlements.Input) async throws -> Operations.GetEntitlements.Output {
+        let customerID = try parseID(input.path.customerId, "customer_id")
+        let entitlement = try await database.read(GetEntitlement(customerID: customerID), context: try context())
+        let etag = entitlement.etag
+        if EntityTag.matches(input.headers.ifNoneMatch, etag) { return .notModified(.init(headers: .init(eTag: etag))) }
+        return .ok(
+            .init(
+                headers: .init(eTag: etag),
+                body: .json(
+                    .init(
+                        customerId: entitlement.customerID.text, premium: entitlement.premium,
+                        until: entitlement.until, reason: try .init(known: entitlement.reason.rawValue),
+                        subscriptionId: entitlement.subscriptionID?.text, plan: entitlement.plan))))
+    }
+
+    /// A renewal run now (`RenewSubscriptions`), or with `dry_run` what is due.
+    func runRenewals(_ input: Operations.RunRenewals.Input) async throws -> Operations.RunRenewals.Output {
+        let body: Components.Schemas.RenewalRunRequest = try json(input.body)
+        let dryRun = body.dryRun ?? false
+        let report =
+            try await dryRun
+            ? database.read(DueRenewals(), context: try context())
+            : RenewSubscriptions(payments: payments).run(database, context: try context())
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        dryRun: dryRun, invoiced: report.invoiced, ended: report.ended, charged: report.charged,
+                        paid: report.paid, retrying: report.retrying, lapsed: report.lapsed,
+                        unknown: report.unknown))))
+    }
+}

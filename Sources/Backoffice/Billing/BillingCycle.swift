@@ -28,6 +28,16 @@ package struct BillingCycle: Sendable, Equatable {
 
     /// Period `number`'s start and end (the next period's start).
     package func period(_ number: Int) -> Range<Date> { start(ofPeriod: number)..<start(ofPeriod: number + 1) }
+
+    /// The first period that starts at `date` or later (the renewal of a period ending at `date`):
+    /// found from an estimate in whole months, then at most a few steps.
+    package func period(startingAtOrAfter date: Date) -> Range<Date> {
+        let (fromYear, fromMonth, _) = UTCDay(anchor).civil
+        let (toYear, toMonth, _) = UTCDay(date).civil
+        var number = max(0, ((toYear - fromYear) * 12 + (toMonth - fromMonth)) / interval.months - 1)
+        while start(ofPeriod: number) < date { number += 1 }
+        return period(number)
+    }
 }
 
 extension Int {

@@ -79,7 +79,7 @@ package struct Subscribe: StagedOperation {
             """)
         let reservation = Reservation(
             subscriptionID: subscriptionID, invoiceID: invoiceID, amountCents: plan.priceCents,
-            providerKey: "invoice:" + invoiceID.text)
+            providerKey: InvoiceAttempt.key(invoiceID, 1))
         return Audited(.call(reservation), event: event)
     }
 
@@ -88,7 +88,8 @@ package struct Subscribe: StagedOperation {
             try await $0.charge(
                 PaymentCharge(
                     amountCents: reservation.amountCents, paymentMethod: paymentMethod,
-                    idempotencyKey: reservation.providerKey, reference: reservation.invoiceID.text))
+                    idempotencyKey: reservation.providerKey,
+                    reference: InvoiceAttempt.reference(reservation.invoiceID, 1)))
         }
     }
 
@@ -132,12 +133,19 @@ package struct Subscribe: StagedOperation {
             return .unchanged(Subscribed(record: before, declined: nil))
         }
         let declined: String? = if case .declined(let code) = verdict { code } else { nil }
+        let receipt =
+            declined == nil
+            ? try await BillingMail.queue(
+                .subscriptionReceipt, to: customerID, invoice: reservation.invoiceID,
+                fields: BillingMail.fields(after, invoice: reservation.invoiceID, amountCents: reservation.amountCents),
+                in: unit) : []
         return Audited(
             Subscribed(record: after, declined: declined),
             event: AuditRecord(
                 action: Self.action, tenantID: platformTenantID, targetType: "subscription", targetID: after.id.text,
                 reason: "the payment provider's verdict on the first invoice", before: try before.snapshot,
-                after: try after.snapshot))
+                after: try after.snapshot),
+            more: receipt)
     }
 
     private func validatedPlan(_ billing: BillingPolicy) throws -> BillingPlan {

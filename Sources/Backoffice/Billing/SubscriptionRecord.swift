@@ -19,12 +19,16 @@ package struct SubscriptionRecord: Sendable, Equatable, RowDecodable {
     package let status: Status
     package let currentPeriod: Range<Date>?
     package let trialEndsAt: Date?
+    /// Where its billing periods are counted from (`BillingCycle`); nil until it is first paid.
+    package let anchor: Date?
+    /// While `past_due`: when access ends unless a retry is paid (the schedule's last retry).
+    package let graceEndsAt: Date?
     package let cancelAtPeriodEnd: Bool
     package let version: Int64
 
     package static let columns = """
         id, customer_id, plan, price_cents, billing_interval, status, current_period_start, current_period_end,
-        trial_ends_at, cancel_at_period_end, version
+        trial_ends_at, anchor, grace_ends_at, cancel_at_period_end, version
         """
 
     /// `columns`, each qualified by `table` (a statement that joins another table).
@@ -34,11 +38,12 @@ package struct SubscriptionRecord: Sendable, Equatable, RowDecodable {
     }
 
     package init(row: PostgresRow) throws {
-        let c = try row.decode((UUID, UUID, String, Int64, String, String, Date?, Date?, Date?, Bool, Int64).self)
+        let c = try row.decode(
+            (UUID, UUID, String, Int64, String, String, Date?, Date?, Date?, Date?, Date?, Bool, Int64).self)
         (id, customerID, plan, priceCents) = (c.0, c.1, c.2, c.3)
         (interval, status) = (try BillingInterval(known: c.4), try Status(known: c.5))
         currentPeriod = c.6.flatMap { start in c.7.map { start..<$0 } }
-        (trialEndsAt, cancelAtPeriodEnd, version) = (c.8, c.9, c.10)
+        (trialEndsAt, anchor, graceEndsAt, cancelAtPeriodEnd, version) = (c.8, c.9, c.10, c.11, c.12)
     }
 
     /// The subscription `id`, locked for the change that reads it when `forUpdate`.
@@ -54,13 +59,15 @@ package struct SubscriptionRecord: Sendable, Equatable, RowDecodable {
         get throws {
             struct Snapshot: Encodable {
                 let customer_id: String, plan: String, price_cents: Int64, interval: String, status: String
-                let current_period_start: Date?, current_period_end: Date?, trial_ends_at: Date?, version: Int64
+                let current_period_start: Date?, current_period_end: Date?, trial_ends_at: Date?
+                let grace_ends_at: Date?, cancel_at_period_end: Bool, version: Int64
             }
             return try AuditRecord.json(
                 Snapshot(
                     customer_id: customerID.text, plan: plan, price_cents: priceCents, interval: interval.rawValue,
                     status: status.rawValue, current_period_start: currentPeriod?.lowerBound,
-                    current_period_end: currentPeriod?.upperBound, trial_ends_at: trialEndsAt, version: version))
+                    current_period_end: currentPeriod?.upperBound, trial_ends_at: trialEndsAt,
+                    grace_ends_at: graceEndsAt, cancel_at_period_end: cancelAtPeriodEnd, version: version))
         }
     }
 }

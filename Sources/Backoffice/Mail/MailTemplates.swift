@@ -69,6 +69,45 @@ enum MailTemplates {
                 subject: approved ? "\(shop) is approved on HealthTrack" : "Your HealthTrack shop application",
                 paragraphs: paragraphs, link: nil,
                 footer: "Reference: \(fields["application_id"] ?? "")")
+        case .subscriptionReceipt, .subscriptionPaymentFailed, .subscriptionLapsed:
+            return try billing(kind, fields: fields)
+        default:
+            throw Unwritten(kind: kind)
+        }
+    }
+
+    /// The customer's mails about their subscription (`BillingMail`).
+    private static func billing(_ kind: QueuedMail.Kind, fields: [String: String]) throws -> Rendered {
+        let plan = fields["plan"] ?? "HealthTrack"
+        let amount = fields["amount"] ?? ""
+        let period = "\(fields["period_start"] ?? "") to \(fields["period_end"] ?? "")"
+        let footer = "Invoice \(fields["invoice_id"] ?? ""). Amounts in US dollars; no tax is charged."
+        switch kind {
+        case .subscriptionReceipt:
+            return page(
+                subject: "Your HealthTrack receipt: \(amount)",
+                paragraphs: ["Thank you: \(amount) was paid for your \(plan) subscription, from \(period) (UTC)."],
+                link: nil, footer: footer)
+        case .subscriptionPaymentFailed:
+            return page(
+                subject: "Your HealthTrack payment of \(amount) was declined",
+                paragraphs: [
+                    "The payment of \(amount) for your \(plan) subscription was declined "
+                        + "(\(fields["code"] ?? "declined")).",
+                    """
+                    We will try again on \(fields["next_attempt"] ?? "a later day") (UTC). Your premium features stay \
+                    on until \(fields["grace_ends"] ?? "then"); update your payment method in the app to pay now.
+                    """,
+                ],
+                link: nil, footer: footer)
+        case .subscriptionLapsed:
+            return page(
+                subject: "Your HealthTrack subscription has ended",
+                paragraphs: [
+                    "The last try to charge \(amount) for your \(plan) subscription was declined, so it has ended.",
+                    "You can subscribe again in the app at any time.",
+                ],
+                link: nil, footer: footer)
         default:
             throw Unwritten(kind: kind)
         }

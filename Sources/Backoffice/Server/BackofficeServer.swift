@@ -159,6 +159,10 @@ package enum BackofficeServer {
                     database: database, policies: policies, payments: settings.payments, interval: interval,
                     olderThanMinutes: settings.reconcileOlderThanMinutes))
         }
+        if let interval = settings.renewalInterval {
+            services.append(
+                RenewalService(database: database, policies: policies, payments: settings.payments, interval: interval))
+        }
         let app = try buildApplication(
             database: database, policies: policies, settings: settings, services: services, logger: logger,
             onServerRunning: onServerRunning)

@@ -22,6 +22,9 @@ package struct ServerSettings: Sendable {
     /// and how old a payment must be to be looked at.
     package var reconcileInterval: Duration? = .seconds(300)
     package var reconcileOlderThanMinutes = 10
+    /// How often subscriptions due are renewed and declined renewals retried (nil: never, e.g.
+    /// when a cron job runs `billing run-renewals`).
+    package var renewalInterval: Duration? = .seconds(60)
     /// The connection pool's size and how long the service waits for PostgreSQL.
     package var pool = PoolLimits()
     /// A port of its own for `/metrics` (`serve --metrics-port`), on `host`; nil serves it on

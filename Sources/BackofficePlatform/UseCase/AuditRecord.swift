@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import PostgresNIO
 
@@ -47,6 +48,23 @@ package struct AuditRecord: Sendable {
         do { return String(decoding: try encoder.encode(value), as: UTF8.self) } catch {
             throw DomainError.inconsistent("a snapshot of \(type(of: value)) cannot be encoded as JSON: \(error)")
         }
+    }
+
+    /// The chain `audit_append` appends it to: its tenant's, or for the platform one of 16 lanes
+    /// chosen by the first byte of the target id's SHA-256 (the same rule as the SQL function).
+    package var chain: String {
+        guard tenantID == platformTenantID else { return "tenant:" + tenantID.text }
+        let lane = Int(SHA256.hash(data: Data(targetID.utf8)).first { _ in true } ?? 0) % 16
+        return "platform:" + (lane < 10 ? "0" : "") + String(lane)
+    }
+
+    /// `events` in the order a transaction appends them: chain by chain in one order for every
+    /// transaction (each chain's events in their own order), so two transactions that append to
+    /// the same chains take the chains' head locks in the same order and never deadlock.
+    package static func appendOrder(_ events: [AuditRecord]) -> [AuditRecord] {
+        guard events.count > 1 else { return events }
+        return events.enumerated().map { (chain: $0.element.chain, index: $0.offset, event: $0.element) }
+            .sorted { ($0.chain, $0.index) < ($1.chain, $1.index) }.map(\.event)
     }
 
     /// Appends the record on `connection`, inside the caller's transaction (the use-case runner's,

@@ -152,7 +152,7 @@ extension Database {
         }
         return try await transaction(for: context) { connection in
             let audited = try await operation.perform(in: unit(connection, context))
-            for event in audited.events {
+            for event in AuditRecord.appendOrder(audited.events) {
                 try await event.append(context: context, on: connection, logger: logger)
             }
             return try await finish(connection, audited.output)

@@ -50,6 +50,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds between reconciliations of unsettled payments (0: none; run `payments reconcile` instead).")
     var reconcileIntervalSeconds = 300
     @Option(help: "Reconcile payments unsettled at least this many minutes.") var reconcileOlderThanMinutes = 10
+    @Option(help: "Seconds between subscription renewal runs (0: none; run `billing run-renewals` instead).")
+    var renewalIntervalSeconds = 60
     @Option(
         help:
             """
@@ -88,6 +90,10 @@ struct Serve: AsyncParsableCommand {
             }
             settings.reconcileInterval = reconcileIntervalSeconds == 0 ? nil : .seconds(reconcileIntervalSeconds)
             settings.reconcileOlderThanMinutes = reconcileOlderThanMinutes
+            guard renewalIntervalSeconds >= 0 else {
+                throw CLIFailure.usage("--renewal-interval-seconds must be 0 or more")
+            }
+            settings.renewalInterval = renewalIntervalSeconds == 0 ? nil : .seconds(renewalIntervalSeconds)
             settings.metricsPort = metricsPort
             guard maxConnections >= 1, leaseTimeout > 0, connectTimeout > 0, statementTimeout > 0 else {
                 throw CLIFailure.usage("--max-connections must be at least 1 and every timeout above 0 seconds")

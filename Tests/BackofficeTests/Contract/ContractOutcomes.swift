@@ -67,6 +67,9 @@ enum ContractOutcomes {
         checkout app_service 422 validation_failed
         subscribe platform_admin 422 validation_failed
         subscribe app_service 422 validation_failed
+        getEntitlements platform_admin 404 not_found
+        getEntitlements backend_manager 404 not_found
+        getEntitlements app_service 404 not_found
         syncCustomer platform_admin 422 validation_failed
         syncCustomer app_service 422 validation_failed
         deleteCustomer backend_manager 409 invalid_transition
