@@ -337,20 +337,24 @@ package enum DemoEnvironment {
         try await seedOrders(customers: active, database: database, context: context)
     }
 
-    /// 50 customers as the app syncs them, with their subscriptions.
+    /// 50 customers as the app syncs them; every other one subscribed to the monthly plan (a first
+    /// subscription: on its free trial).
     private static func seedCustomers(database: Database, context: OperationContext) async throws -> [Customer] {
         var customers: [Customer] = []
         for index in 0..<50 {
             let first = firstNames[index % firstNames.count]
             let last = lastNames[index / firstNames.count % lastNames.count]
             let email = "\(first.lowercased()).\(last.lowercased())\(index < 10 ? "" : String(index))@example.com"
-            // Subscriptions as the app reports them: every other customer active, every fifth lapsed.
-            let subscription: Subscription = index % 2 == 0 ? .active : index % 5 == 0 ? .lapsed : .none
-            let (customer, _) = try await database.runAsSystem(
-                SyncCustomer(
-                    id: database.ids.next(), email: email, displayName: "\(first) \(last)", subscription: subscription,
-                    renewsAt: subscription == .active ? database.clock.now().addingTimeInterval(30 * 86_400) : nil),
-                context: context)
+            var (customer, _) = try await database.runAsSystem(
+                SyncCustomer(id: database.ids.next(), email: email, displayName: "\(first) \(last)"), context: context)
+            if index % 2 == 0 {
+                _ = try await database.runStagedAsSystem(
+                    Subscribe(
+                        customerID: customer.id, planID: "monthly",
+                        paymentMethod: SimulatedPaymentGateway.approvedMethod,
+                        payments: SimulatedPaymentGateway()), context: context)
+                customer = try await database.readAsSystem(GetCustomerAccount(id: customer.id), context: context)
+            }
             customers.append(customer)
         }
         return customers

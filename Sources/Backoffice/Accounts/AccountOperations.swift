@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// The audit record of a change to one account.
 func accountEvent(_ action: Action, _ before: Customer?, _ after: Customer, reason: String?) throws -> AuditRecord {
@@ -63,13 +63,13 @@ package struct TransitionAccount: AuditedChange {
     }
 }
 
-/// The app syncs a customer (`accounts.sync`): an idempotent upsert by id, with the customer's
-/// subscription when the app sends it (a sync without it keeps the current one; `renews_at` only
-/// with an active subscription). Creating or changing the email, name or subscription is audited
-/// with what changed; an identical sync changes and logs nothing. A subscription that starts or
-/// renews earns the points of the earning rules' `events`, once per subscription period.
-/// An id that is a FitPoints platform account's or a challenge's is `conflict(reserved_customer_id)`
-/// and writes nothing: the database refuses to open a wallet under another account's id (0022).
+/// The app syncs a customer (`accounts.sync`): an idempotent upsert by id of the email and name.
+/// The subscription state is derived from the subscription records (`Billing`): a sync may repeat
+/// it, and one that sends another state or renewal date is 422 `derived` and changes nothing.
+/// Creating or changing the email or name is audited with what changed; an identical sync changes
+/// and logs nothing. An id that is a FitPoints platform account's or a challenge's is
+/// `conflict(reserved_customer_id)` and writes nothing: the database refuses to open a wallet under
+/// another account's id (0022).
 package struct SyncCustomer: AuditedOperation {
     package static let action: Action = "accounts.sync"
     package enum Outcome: Sendable { case created, updated, unchanged }
@@ -92,30 +92,23 @@ package struct SyncCustomer: AuditedOperation {
         var validation = Validation()
         validation.email(email, "email")
         validation.text(displayName, "display_name", max: 200, required: false)
-        validation.require(
-            renewsAt == nil || subscription == .active, "renews_at", "not_allowed", "only an active subscription renews"
-        )
         try validation.check()
         let existing: Customer?
         do { existing = try await Customer.fetch(id, forUpdate: true, in: unit) } catch DomainError.notFound {
             existing = nil
         }
-        let subscription: Subscription = self.subscription ?? existing?.subscription ?? Subscription.none
-        let renewsAt = self.subscription == nil ? existing?.renewsAt : self.renewsAt
+        try refuseOtherSubscriptionState(than: existing)
         var changed: [String] = []
         if existing?.email != email { changed.append("email") }
         if existing?.displayName != displayName { changed.append("display_name") }
-        if existing?.subscription != subscription || existing?.renewsAt != renewsAt { changed.append("subscription") }
         if let existing, changed.isEmpty { return .unchanged((existing, .unchanged)) }
         do {
             try await unit.execute(
                 """
-                INSERT INTO customers (id, email, display_name, subscription, renews_at, created_at, updated_at)
-                VALUES (\(id), \(email), \(displayName), \(subscription.rawValue), \(renewsAt), \(unit.now),
-                    \(unit.now))
+                INSERT INTO customers (id, email, display_name, created_at, updated_at)
+                VALUES (\(id), \(email), \(displayName), \(unit.now), \(unit.now))
                 ON CONFLICT (id) DO UPDATE SET email = excluded.email, display_name = excluded.display_name,
-                    subscription = excluded.subscription, renews_at = excluded.renews_at, version = customers.version
-                        + 1, updated_at = \(unit.now)
+                    version = customers.version + 1, updated_at = \(unit.now)
                 """)
         } catch let error as PSQLError where error.serverInfo?[.constraintName] == "fitpoints_wallet_identity" {
             throw DomainError.conflict(
@@ -128,14 +121,22 @@ package struct SyncCustomer: AuditedOperation {
             action: Self.action, tenantID: platformTenantID, targetType: "customer", targetID: id.text,
             reason: existing == nil ? "created" : "updated: " + changed.joined(separator: ", "),
             before: try existing?.snapshot, after: try after.snapshot)
-        var rewards: [AuditRecord] = []
-        if let (reward, occurrence) = AccountRewards.event(before: existing, after: after),
-            let paid = try await AccountRewards.pay(
-                reward, occurrence: occurrence, to: after, action: Self.action, in: unit)
-        {
-            rewards.append(paid)
+        return Audited((after, existing == nil ? .created : .updated), event: event)
+    }
+
+    /// A subscription state or renewal date other than the records' is refused (422 `derived`).
+    private func refuseOtherSubscriptionState(than existing: Customer?) throws {
+        var validation = Validation()
+        let detail = "derived from the subscription records (POST /v1/customers/{id}/subscriptions): "
+            + "send it unchanged or omit it"
+        validation.require(
+            subscription == nil || subscription == (existing?.subscription ?? .none), "subscription", "derived",
+            detail)
+        let sameRenewal = renewsAt.map { sent in
+            existing?.renewsAt.map { abs($0.timeIntervalSince(sent)) < 0.001 } ?? false
         }
-        return Audited((after, existing == nil ? .created : .updated), event: event, more: rewards)
+        validation.require(sameRenewal ?? true, "renews_at", "derived", detail)
+        try validation.check()
     }
 }
 

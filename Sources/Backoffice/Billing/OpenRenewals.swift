@@ -15,7 +15,9 @@ package struct ClaimedInvoice: Sendable, RowDecodable {
     package let id: UUID
     package let subscriptionID: UUID
     package let amountCents: Int64
-    package let paymentMethod: String
+    /// The provider's token of the method to charge; nil when none is on file (a subscription
+    /// migrated from the app's flag): declined `no_payment_method` without asking the provider.
+    package let paymentMethod: String?
     /// The attempt's number (1: the renewal itself; then the retries).
     package let attempt: Int
     /// This attempt was started by a run that never recorded its verdict (a crash, a timeout): the
@@ -26,16 +28,19 @@ package struct ClaimedInvoice: Sendable, RowDecodable {
     package static let columns = "i.id, i.subscription_id, i.amount_cents, s.payment_method, i.attempts, due.charging"
 
     package init(row: PostgresRow) throws {
-        let c = try row.decode((UUID, UUID, Int64, String, Int32, Bool).self)
+        let c = try row.decode((UUID, UUID, Int64, String?, Int32, Bool).self)
         (id, subscriptionID, amountCents, paymentMethod, attempt, askFirst) = (c.0, c.1, c.2, c.3, Int(c.4), c.5)
     }
 
     var reference: String { InvoiceAttempt.reference(id, attempt) }
 
-    var charge: PaymentCharge {
-        PaymentCharge(
-            amountCents: amountCents, paymentMethod: paymentMethod, idempotencyKey: InvoiceAttempt.key(id, attempt),
-            reference: reference)
+    /// The charge to ask of the provider; nil without a payment method.
+    var charge: PaymentCharge? {
+        paymentMethod.map {
+            PaymentCharge(
+                amountCents: amountCents, paymentMethod: $0, idempotencyKey: InvoiceAttempt.key(id, attempt),
+                reference: reference)
+        }
     }
 }
 

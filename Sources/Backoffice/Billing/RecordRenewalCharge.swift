@@ -69,14 +69,17 @@ struct RecordRenewalCharge: AuditedOperation {
             """, as: SubscriptionRecord.self,
             else: DomainError.inconsistent("the renewed subscription was not returned"))
         let outcome = change.outcome
-        let mails = try await mail(outcome, after: after, in: unit)
+        var more = try await mail(outcome, after: after, in: unit)
+        if outcome == .paid && before.status != .trialing {
+            more += try await SubscriptionRewards.renewed(after, invoice: invoice.id, action: Self.action, in: unit)
+        }
         return Audited(
             outcome,
             event: AuditRecord(
                 action: Self.action, tenantID: platformTenantID, targetType: "subscription", targetID: after.id.text,
                 reason: "invoice \(invoice.id.text), attempt \(invoice.attempt): \(Self.describe(verdict))",
                 before: try before.snapshot, after: try after.snapshot),
-            more: mails)
+            more: more)
     }
 
     /// What the verdict writes.

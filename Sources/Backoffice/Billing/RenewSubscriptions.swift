@@ -97,7 +97,8 @@ package struct RenewSubscriptions: Sendable {
         do {
             verdict = try await payments.call { gateway in
                 if invoice.askFirst, let made = try await gateway.find(reference: invoice.reference) { return made }
-                return try await gateway.charge(invoice.charge)
+                guard let charge = invoice.charge else { return .declined(code: "no_payment_method") }
+                return try await gateway.charge(charge)
             }
         } catch is PaymentRefusal {
             return nil

@@ -66,7 +66,10 @@ package struct Subscribe: StagedOperation {
             action: Self.action, tenantID: platformTenantID, targetType: "subscription",
             targetID: subscriptionID.text, reason: status == .trialing ? "trial of \(trialDays) days" : nil,
             before: nil, after: try subscription.snapshot)
-        if status == .trialing { return Audited(.done(Subscribed(record: subscription, declined: nil)), event: event) }
+        if status == .trialing {
+            let reward = try await SubscriptionRewards.started(subscription, action: Self.action, in: unit)
+            return Audited(.done(Subscribed(record: subscription, declined: nil)), event: event, more: reward)
+        }
         let invoiceID = unit.newID()
         let period = BillingCycle(anchor: unit.now, interval: plan.interval).period(0)
         try await unit.execute(
@@ -139,13 +142,15 @@ package struct Subscribe: StagedOperation {
                 .subscriptionReceipt, to: customerID, invoice: reservation.invoiceID,
                 fields: BillingMail.fields(after, invoice: reservation.invoiceID, amountCents: reservation.amountCents),
                 in: unit) : []
+        let reward =
+            declined == nil ? try await SubscriptionRewards.started(after, action: Self.action, in: unit) : []
         return Audited(
             Subscribed(record: after, declined: declined),
             event: AuditRecord(
                 action: Self.action, tenantID: platformTenantID, targetType: "subscription", targetID: after.id.text,
                 reason: "the payment provider's verdict on the first invoice", before: try before.snapshot,
                 after: try after.snapshot),
-            more: receipt)
+            more: receipt + reward)
     }
 
     private func validatedPlan(_ billing: BillingPolicy) throws -> BillingPlan {

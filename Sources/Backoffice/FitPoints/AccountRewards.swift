@@ -1,22 +1,11 @@
 import BackofficeAPI
-import Foundation
 import BackofficePlatform
+import Foundation
 
 /// Points for what happens to a customer's account (the `events` rules): a subscription that
-/// starts, a subscription that renews. Each occurrence is paid once (its source id is unique in
-/// the ledger); a locked or deleted account earns nothing.
+/// starts, a subscription that renews (`SubscriptionRewards`). Each occurrence is paid once (its
+/// source id is unique in the ledger); a locked or deleted account earns nothing.
 enum AccountRewards {
-    /// Which reward event a subscription change is, if any.
-    static func event(before: Customer?, after: Customer) -> (EarningRules.RewardEvent, occurrence: String)? {
-        guard after.subscription == .active else { return nil }
-        let period = after.renewsAt.map(RFC3339DateTranscoder.format) ?? "open"
-        if before?.subscription != .active { return (.subscriptionStarted, "\(after.id.text):\(period)") }
-        if let previous = before?.renewsAt, let next = after.renewsAt, next > previous {
-            return (.subscriptionRenewal, "\(after.id.text):\(period)")
-        }
-        return nil
-    }
-
     /// Pays the rule for `event` to `customer`, when the rules in force have one; the audit
     /// record of the payment (under the `action` that caused it), nil when nothing was paid.
     static func pay(

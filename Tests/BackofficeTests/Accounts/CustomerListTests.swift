@@ -69,10 +69,7 @@ struct CustomerListEncodingTests {
                 _ = try await env.database.run(
                     ReportLoginAttempt(customerID: timed.id, succeeded: false), context: env.context(.appService))
             }
-            _ = try await env.database.run(
-                SyncCustomer(
-                    id: UUID(), email: "member@example.com", displayName: "Member", subscription: .active,
-                    renewsAt: Date(timeIntervalSince1970: 1_800_000_000.25)), context: env.context(.appService))
+            _ = try await RenewalTests.activeSubscriptions(env)
             let gone = try await env.customer("gone@example.com")
             _ = try await env.database.run(
                 TransitionAccount(customerID: gone.id, move: .delete, reason: "bye"),

@@ -245,16 +245,10 @@ struct ChallengesTests {
                         Components.Schemas.ChallengePage.self
                     ).items.isEmpty)
 
-                let subscriber = UUID().uuidString.lowercased()
-                let renews = at(env, 30 * 86_400)
+                let subscriber = try await env.customer().id.uuidString.lowercased()
                 _ = try await client.call(
-                    .post, "/v1/customers", token: app,
-                    json:
-                        #"""
-                        {"id":"\#(subscriber)","email":"s@example.com","display_name":"S",\#
-                        "subscription":"active","renews_at":"\#(renews)"}
-                        """#
-                )
+                    .post, "/v1/customers/\(subscriber)/subscriptions", token: app, json: SubscribeTests.body(),
+                    headers: ["Idempotency-Key": UUID().uuidString])
                 let other = try await env.customer().id.uuidString.lowercased()
                 #expect(
                     try await client.call(

@@ -134,4 +134,79 @@ struct MigrationTests {
         }
         #expect(counts == [1, 2, 3])
     }
+
+    @Test(
+        """
+        0049 on customers the app marked active, lapsed or none: a record each for the first two (active to its \
+        renewal date, lapsed ended), none for the third; afterwards the records drive the state
+        """
+    )
+    func subscriptionFlagsBecomeRecords() async throws {
+        let (_, _, cluster, _) = try await TestCluster.shared.freshDatabase()
+        let name = "mig_\(UUID().uuidString.prefix(8).lowercased())"
+        let superuser = try DatabaseURL(cluster.superuserURL)
+        try await superuser.withConnection(logger: testLogger) { connection in
+            for sql in [
+                "CREATE ROLE \(name) LOGIN CREATEROLE PASSWORD '\(name)'", "CREATE DATABASE \(name) OWNER \(name)",
+            ] {
+                try await connection.query(PostgresQuery(unsafeSQL: sql), logger: testLogger)
+            }
+        }
+        let folder = try Self.migrationsFolder(name) { $0 < "0049" }
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let owner = try DatabaseURL(cluster.url(database: name, user: name, password: name))
+        _ = try await owner.withConnection(logger: testLogger) {
+            try await Migrator(directory: folder).migrate(on: $0, logger: testLogger)
+        }
+        let run = { (sql: [String]) in
+            try await owner.withConnection(logger: testLogger) { connection in
+                for statement in ["BEGIN", "SELECT set_config('app.tenant_id', '\(platformTenantID.text)', true)"]
+                    + sql + ["COMMIT"]
+                {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: testLogger)
+                }
+            }
+        }
+        try await run([
+            """
+            INSERT INTO customers (id, email, display_name, subscription, renews_at, created_at, updated_at) VALUES
+                ('00000000-0000-0000-0000-0000000000a1', 'a@example.com', 'A', 'active', '2027-01-15T10:00:00Z',
+                    now(), now()),
+                ('00000000-0000-0000-0000-0000000000a2', 'b@example.com', 'B', 'lapsed', NULL, now(), now()),
+                ('00000000-0000-0000-0000-0000000000a3', 'c@example.com', 'C', 'none', NULL, now(), now())
+            """
+        ])
+        try FileManager.default.copyItem(
+            at: projectRoot.appendingPathComponent("sql/migrations/0049_subscription_state_derived.sql"),
+            to: folder.appendingPathComponent("0049_subscription_state_derived.sql"))
+        let applied = try await owner.withConnection(logger: testLogger) {
+            try await Migrator(directory: folder).migrate(on: $0, logger: testLogger)
+        }
+        #expect(applied == ["0049_subscription_state_derived"])
+        let read = { (sql: String) in
+            try await DatabaseURL(cluster.url(database: name, user: "postgres")).withConnection(logger: testLogger) {
+                connection in
+                var texts: [String] = []
+                for try await text in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: testLogger)
+                    .decode(String.self)
+                {
+                    texts.append(text)
+                }
+                return texts
+            }
+        }
+        let records = try await read(
+            """
+            SELECT right(customer_id::text, 2) || ' ' || status || ' ' || (payment_method IS NULL)
+                || ' ' || to_char(current_period_end AT TIME ZONE 'UTC', 'YYYY-MM-DD')
+            FROM subscriptions WHERE status = 'active' OR ended_at IS NOT NULL ORDER BY customer_id
+            """)
+        #expect(records.count == 2 && records[0] == "a1 active true 2027-01-15", "\(records)")
+        #expect(records.last?.hasPrefix("a2 lapsed true") == true, "\(records)")
+        try await run(["UPDATE subscriptions SET status = 'past_due', grace_ends_at = now() + interval '7 days'"
+            + " WHERE status = 'active'"])
+        let states = try await read(
+            "SELECT subscription || ' ' || coalesce(renews_at::text, '-') FROM customers ORDER BY id")
+        #expect(states == ["active -", "lapsed -", "none -"], "past due: still active, no renewal date")
+    }
 }
