@@ -10,15 +10,29 @@ extension APIHandler {
         let body: Components.Schemas.SubscribeRequest = try json(input.body)
         let subscribe = Subscribe(
             customerID: customerID, planID: body.plan, paymentMethod: body.paymentMethod, payments: payments)
-        let stored = try await changeStaged(subscribe, on: customerID, body: body) { subscribed in
-            StoredResponse(
-                status: subscribed.declined == nil ? 201 : 402,
-                body: try subscribed.record.api(declined: subscribed.declined))
+        let subscription = try await changeOrDecline(subscribe, on: customerID, body: body, success: 201) {
+            try $0.record.api(declined: $0.declined)
+        } declined: {
+            $0.declinedCode
         }
-        guard stored.status == 201 else {
-            throw PaymentRefusal.declined(code: stored.body.declinedCode ?? "payment_declined")
+        return .created(.init(body: .json(subscription)))
+    }
+
+    /// `changeStaged` for a change the payment provider may refuse: `respond` makes the answer and
+    /// `declined` reads the provider's code from it when it refused. A refusal is stored as 402 (a
+    /// replay is refused alike) and thrown as 402 with that code; otherwise the answer is stored with
+    /// `success` and returned.
+    func changeOrDecline<Operation: StagedOperation, Reply: Codable & Sendable>(
+        _ operation: Operation, on id: UUID, body: some Encodable & Sendable, success: Int,
+        respond: @escaping @Sendable (Operation.Output) throws -> Reply,
+        declined: @escaping @Sendable (Reply) -> String?
+    ) async throws -> Reply {
+        let stored = try await changeStaged(operation, on: id, body: body) { output in
+            let reply = try respond(output)
+            return StoredResponse(status: declined(reply) == nil ? success : 402, body: reply)
         }
-        return .created(.init(body: .json(stored.body)))
+        if stored.status == 402 { throw PaymentRefusal.declined(code: declined(stored.body) ?? "declined") }
+        return stored.body
     }
 }
 
@@ -29,7 +43,8 @@ extension SubscriptionRecord {
             id: id.text, customerId: customerID.text, plan: plan, priceCents: priceCents,
             interval: try .init(known: interval.rawValue), status: try .init(known: status.rawValue),
             currentPeriodStart: currentPeriod?.lowerBound, currentPeriodEnd: currentPeriod?.upperBound,
-            trialEndsAt: trialEndsAt, cancelAtPeriodEnd: cancelAtPeriodEnd, declinedCode: declined, version: version)
+            trialEndsAt: trialEndsAt, graceEndsAt: graceEndsAt, cancelAtPeriodEnd: cancelAtPeriodEnd,
+            declinedCode: declined, version: version)
     }
 }
 
@@ -37,17 +52,10 @@ extension APIHandler {
     /// The app's read of a customer's entitlement; an unchanged one is 304.
     func getEntitlements(_ input: Operations.GetEntitlements.Input) async throws -> Operations.GetEntitlements.Output {
         let customerID = try parseID(input.path.customerId, "customer_id")
-        let entitlement = try await database.read(GetEntitlement(customerID: customerID), context: try context())
+        let entitlement = try await read(GetEntitlement(customerID: customerID))
         let etag = entitlement.etag
         if EntityTag.matches(input.headers.ifNoneMatch, etag) { return .notModified(.init(headers: .init(eTag: etag))) }
-        return .ok(
-            .init(
-                headers: .init(eTag: etag),
-                body: .json(
-                    .init(
-                        customerId: entitlement.customerID.text, premium: entitlement.premium,
-                        until: entitlement.until, reason: try .init(known: entitlement.reason.rawValue),
-                        subscriptionId: entitlement.subscriptionID?.text, plan: entitlement.plan))))
+        return .ok(.init(headers: .init(eTag: etag), body: .json(try entitlement.api)))
     }
 
     /// A renewal run now (`RenewSubscriptions`), or with `dry_run` what is due.
@@ -65,5 +73,15 @@ extension APIHandler {
                         dryRun: dryRun, invoiced: report.invoiced, ended: report.ended, charged: report.charged,
                         paid: report.paid, retrying: report.retrying, lapsed: report.lapsed,
                         unknown: report.unknown))))
+    }
+}
+
+extension Entitlement {
+    var api: Components.Schemas.Entitlement {
+        get throws {
+            .init(
+                customerId: customerID.text, premium: premium, until: until, reason: try .init(known: reason.rawValue),
+                subscriptionId: subscriptionID?.text, plan: plan)
+        }
     }
 }

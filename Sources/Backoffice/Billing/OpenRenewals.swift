@@ -11,7 +11,7 @@ package enum InvoiceAttempt {
 }
 
 /// An invoice a renewal run claimed to charge.
-package struct ClaimedInvoice: Sendable, RowDecodable {
+package struct ClaimedInvoice: Sendable, Codable, RowDecodable {
     package let id: UUID
     package let subscriptionID: UUID
     package let amountCents: Int64
@@ -33,6 +33,16 @@ package struct ClaimedInvoice: Sendable, RowDecodable {
     }
 
     var reference: String { InvoiceAttempt.reference(id, attempt) }
+
+    /// The attempt made at the provider: asked about first when an earlier run started it; declined
+    /// `no_payment_method` without asking when none is on file. No verdict throws `PaymentRefusal`.
+    func attempt(with payments: any PaymentGateway) async throws -> PaymentOutcome {
+        try await payments.call { gateway in
+            if askFirst, let made = try await gateway.find(reference: reference) { return made }
+            guard let charge else { return .declined(code: "no_payment_method") }
+            return try await gateway.charge(charge)
+        }
+    }
 
     /// The charge to ask of the provider; nil without a payment method.
     var charge: PaymentCharge? {
@@ -84,7 +94,7 @@ struct OpenRenewals: AuditedOperation {
                 batch.opened += 1
             }
         }
-        batch.claimed = try await claim(in: unit)
+        batch.claimed = try await ClaimedInvoice.claim(limit: limit, lease: lease, in: unit)
         if !batch.claimed.isEmpty {
             struct Claims: Encodable { let invoices: [String], attempts: [Int], until: Date }
             events.append(
@@ -142,17 +152,23 @@ struct OpenRenewals: AuditedOperation {
             action: Self.action, tenantID: platformTenantID, targetType: "subscription", targetID: before.id.text,
             reason: "canceled at period end", before: try before.snapshot, after: try after.snapshot)
     }
+}
 
-    /// The open invoices due a charge whose claim (if any) has lapsed, claimed: an attempt whose
-    /// charge was started and never answered keeps its number (the provider is asked about it);
-    /// otherwise the next attempt is counted.
-    private func claim(in unit: UnitOfWork) async throws -> [ClaimedInvoice] {
+extension ClaimedInvoice {
+    /// The open invoices due a charge whose claim (if any) has lapsed, at most `limit` (of one
+    /// subscription's, when named), claimed for `lease` with SKIP LOCKED: an attempt whose charge was
+    /// started and never answered keeps its number (the provider is asked about it); otherwise the
+    /// next attempt is counted.
+    static func claim(limit: Int, lease: Duration, of subscription: UUID? = nil, in unit: UnitOfWork) async throws
+        -> [ClaimedInvoice]
+    {
         try await unit.all(
             """
             WITH due AS (
                 SELECT id, charging FROM invoices
                 WHERE status = 'open' AND next_attempt_at <= \(unit.now)
                     AND (claimed_until IS NULL OR claimed_until <= \(unit.now))
+                    AND (\(subscription)::uuid IS NULL OR subscription_id = \(subscription))
                 ORDER BY next_attempt_at, id LIMIT \(limit) FOR UPDATE SKIP LOCKED
             )
             UPDATE invoices i SET claimed_until = \(unit.now.addingTimeInterval(lease.inSeconds)), charging = true,

@@ -94,15 +94,7 @@ package struct RenewSubscriptions: Sendable {
         _ invoice: ClaimedInvoice, step: @Sendable (RecordRenewalCharge) async throws -> RenewalVerdict
     ) async throws -> RenewalVerdict? {
         let verdict: PaymentOutcome
-        do {
-            verdict = try await payments.call { gateway in
-                if invoice.askFirst, let made = try await gateway.find(reference: invoice.reference) { return made }
-                guard let charge = invoice.charge else { return .declined(code: "no_payment_method") }
-                return try await gateway.charge(charge)
-            }
-        } catch is PaymentRefusal {
-            return nil
-        }
+        do { verdict = try await invoice.attempt(with: payments) } catch is PaymentRefusal { return nil }
         return try await step(RecordRenewalCharge(invoice: invoice, verdict: verdict))
     }
 }

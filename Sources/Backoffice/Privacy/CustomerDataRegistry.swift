@@ -1,4 +1,5 @@
 import BackofficePlatform
+
 /// Every table and column that holds a customer's data, and what the purge and the data export do
 /// with each: the one declared list both read (the purge's audit event names what it erased and
 /// kept from it; the export's sections are checked against it). `CustomerDataRegistryTests` fails
@@ -69,6 +70,10 @@ package enum CustomerDataRegistry {
         Holding(
             table: "invoices", column: "customer_id", personal: [],
             purge: .kept("amounts and dates by id: accounting records"),
+            export: .section("subscriptions")),
+        Holding(
+            table: "invoice_refunds", column: "customer_id", personal: [],
+            purge: .kept("refunds by id: accounting records (their reasons are the staff's)"),
             export: .section("subscriptions")),
         Holding(
             table: "activity_events", column: "customer_id", personal: [],

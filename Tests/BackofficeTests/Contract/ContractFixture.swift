@@ -87,6 +87,15 @@ enum ContractFixture {
                     kind: .exercise, title: "Contract", body: "Walk **daily**.",
                     audience: Recommendation.Audience(subscriptions: [.active]), validFrom: nil, validUntil: nil)),
             context: env.context(.backendManager))
+        let subscriber = try await SubscribeTests.returningCustomer(env)
+        let subscribed = try await env.database.runStaged(
+            Subscribe(
+                customerID: subscriber.id, planID: "monthly", paymentMethod: SimulatedPaymentGateway.approvedMethod,
+                payments: SimulatedPaymentGateway()), context: env.context(.appService))
+        let invoice = try #require(
+            try await env.ownerScalar(
+                "SELECT id::text FROM invoices WHERE subscription_id = '\(subscribed.record.id.text)'",
+                as: String.self))
         let held = try await env.database.run(
             ScreenContent(ForumContent(kind: .post, id: "contract-post", text: "kill yourself", authorID: customer.id)),
             context: env.context(.appService))
@@ -101,6 +110,7 @@ enum ContractFixture {
             "article_id": article.id.uuidString.lowercased(), "article_slug": live.slug,
             "cover_url": "https://cdn.example.org/contract.jpg",
             "recommendation_id": recommendation.id.uuidString.lowercased(),
+            "subscription_id": subscribed.record.id.text, "invoice_id": invoice,
         ])
     }
 

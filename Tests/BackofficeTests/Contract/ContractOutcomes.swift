@@ -67,6 +67,13 @@ enum ContractOutcomes {
         checkout app_service 422 validation_failed
         subscribe platform_admin 422 validation_failed
         subscribe app_service 422 validation_failed
+        cancelSubscription backend_manager 409 invalid_transition
+        scheduleSubscriptionCancel platform_admin 409 invalid_transition
+        scheduleSubscriptionCancel app_service 409 invalid_transition
+        resumeSubscription platform_admin 409 invalid_transition
+        resumeSubscription app_service 409 invalid_transition
+        updateSubscriptionPaymentMethod platform_admin 422 validation_failed
+        updateSubscriptionPaymentMethod app_service 422 validation_failed
         getEntitlements platform_admin 404 not_found
         getEntitlements backend_manager 404 not_found
         getEntitlements app_service 404 not_found

@@ -1,0 +1,103 @@
+import BackofficePlatform
+import Foundation
+
+/// A backend manager ends a subscription at once with a reason (`subscriptions.cancel`), and may
+/// refund the current period's invoice: `full` (what is left of it) or `prorated` (the unused part,
+/// `Proration.unused`). One transaction ends it (its open invoices void, no retry left) and reserves
+/// the refund; the provider is asked with no transaction open; its verdict is recorded as any refund
+/// (`InvoiceRefunds`). A subscription whose charge is under way this moment is 409
+/// `charge_in_progress` (try again once it is answered); one already ended is 409.
+package struct CancelSubscription: StagedOperation {
+    package static let action: Action = "subscriptions.cancel"
+    package enum Refund: String, Sendable, CaseIterable { case none, full, prorated }
+    let subscriptionID: UUID
+    let reason: String
+    let refund: Refund
+    let payments: any PaymentGateway
+
+    /// The subscription after it, and its refund when one was asked.
+    package struct Canceled: Sendable {
+        package let subscription: SubscriptionRecord
+        package let refund: InvoiceRefund?
+    }
+
+    package struct Reservation: Codable, Sendable {
+        let refund: RefundReservation
+    }
+
+    package func ready() throws {
+        guard refund == .none || payments.isAcceptingCalls else {
+            throw PaymentRefusal.providerUnavailable("the payment provider's circuit is open")
+        }
+    }
+
+    package func reserve(in unit: UnitOfWork) async throws -> Audited<Stage<Reservation, Canceled>> {
+        var validation = Validation()
+        validation.text(reason, "reason", max: 500)
+        try validation.check()
+        let reason = reason.trimmingCharacters(in: .whitespacesAndNewlines)
+        let before = try await SubscriptionRecord.fetch(subscriptionID, forUpdate: true, in: unit)
+        guard before.isLive else {
+            throw DomainError.invalidTransition("The subscription has already ended.", current: before.status.rawValue)
+        }
+        let charging =
+            try await unit.first(
+                "SELECT 1 FROM invoices WHERE subscription_id = \(subscriptionID) AND charging LIMIT 1", { _ in true })
+            ?? false
+        guard !charging else {
+            throw DomainError.conflict(
+                code: "charge_in_progress",
+                detail: "A charge of this subscription is under way; try again once it is answered (a minute at most).")
+        }
+        try await unit.execute(
+            """
+            UPDATE invoices SET status = 'void', next_attempt_at = NULL, claimed_until = NULL, updated_at = \(unit.now)
+            WHERE subscription_id = \(subscriptionID) AND status = 'open'
+            """)
+        let after = try await unit.one(
+            """
+            UPDATE subscriptions SET status = 'canceled', ended_at = \(unit.now), grace_ends_at = NULL,
+                cancel_reason = \(reason), canceled_by = \(unit.principal.operatorID), updated_at = \(unit.now),
+                version = version + 1
+            WHERE id = \(subscriptionID) RETURNING \(unescaped: SubscriptionRecord.columns)
+            """, as: SubscriptionRecord.self,
+            else: DomainError.inconsistent("the canceled subscription was not returned"))
+        let event = try after.event(Self.action, from: before, reason: "\(reason) (refund: \(refund.rawValue))")
+        guard refund != .none, let (invoice, amount) = try await refundable(before, in: unit), amount > 0 else {
+            return Audited(.done(Canceled(subscription: after, refund: nil)), event: event)
+        }
+        let (reservation, refundEvent) = try await InvoiceRefunds.reserve(
+            invoice, amount: amount, reason: reason, action: Self.action, in: unit)
+        return Audited(.call(Reservation(refund: reservation)), event: event, more: [refundEvent])
+    }
+
+    /// The paid invoice of the period under way, and what the refund asked gives back of it.
+    private func refundable(_ subscription: SubscriptionRecord, in unit: UnitOfWork) async throws
+        -> (UUID, Int64)?
+    {
+        let paid: (UUID, Int64, Int64, Date, Date)? = try await unit.first(
+            """
+            SELECT id, amount_cents, refunded_cents, period_start, period_end FROM invoices
+            WHERE subscription_id = \(subscription.id) AND status = 'paid' AND period_start <= \(unit.now)
+                AND period_end > \(unit.now)
+            ORDER BY period_start DESC LIMIT 1
+            """
+        ) { try $0.decode((UUID, Int64, Int64, Date, Date).self) }
+        guard let (id, amount, refunded, start, end) = paid else { return nil }
+        let left = amount - refunded
+        let wanted = refund == .full ? left : min(left, Proration.unused(amount, of: start..<end, at: unit.now))
+        return (id, wanted)
+    }
+
+    package func call(_ reservation: Reservation) async throws -> PaymentOutcome {
+        try await InvoiceRefunds.call(reservation.refund, payments: payments)
+    }
+
+    package func record(_ verdict: PaymentOutcome, for reservation: Reservation, in unit: UnitOfWork) async throws
+        -> Audited<Canceled>
+    {
+        let refund = try await InvoiceRefunds.record(verdict, for: reservation.refund, action: Self.action, in: unit)
+        let subscription = try await SubscriptionRecord.fetch(subscriptionID, forUpdate: false, in: unit)
+        return refund.map { Canceled(subscription: subscription, refund: $0) }
+    }
+}
