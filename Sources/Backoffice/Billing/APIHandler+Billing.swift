@@ -43,7 +43,8 @@ extension SubscriptionRecord {
             id: id.text, customerId: customerID.text, plan: plan, priceCents: priceCents,
             interval: try .init(known: interval.rawValue), status: try .init(known: status.rawValue),
             currentPeriodStart: currentPeriod?.lowerBound, currentPeriodEnd: currentPeriod?.upperBound,
-            trialEndsAt: trialEndsAt, graceEndsAt: graceEndsAt, cancelAtPeriodEnd: cancelAtPeriodEnd,
+            trialEndsAt: trialEndsAt, graceEndsAt: graceEndsAt, creditCents: creditCents,
+            cancelAtPeriodEnd: cancelAtPeriodEnd,
             declinedCode: declined, version: version)
     }
 }

@@ -83,6 +83,22 @@ extension APIHandler {
         return .ok(.init(body: .json(stored.body)))
     }
 
+    /// The app's change of plan (`ChangePlan`); a declined charge is 402 with the provider's code.
+    func changeSubscriptionPlan(_ input: Operations.ChangeSubscriptionPlan.Input) async throws
+        -> Operations.ChangeSubscriptionPlan.Output
+    {
+        let id = try parseID(input.path.subscriptionId, "subscription_id")
+        let body: Components.Schemas.PlanChangeRequest = try json(input.body)
+        let changed = try await changeOrDecline(
+            ChangePlan(subscriptionID: id, planID: body.plan, payments: payments), on: id, body: body, success: 200
+        ) {
+            try $0.record.api(declined: $0.declined)
+        } declined: {
+            $0.declinedCode
+        }
+        return .ok(.init(body: .json(changed)))
+    }
+
     /// A manager's refund of an invoice (`RefundInvoice`); declined by the provider is 402 with its code.
     func refundInvoice(_ input: Operations.RefundInvoice.Input) async throws -> Operations.RefundInvoice.Output {
         let id = try parseID(input.path.invoiceId, "invoice_id")

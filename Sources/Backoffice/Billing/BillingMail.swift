@@ -16,7 +16,7 @@ extension QueuedMail.Kind {
 /// The fields are what the mail shows: amounts in dollars, days in UTC, never the payment method.
 enum BillingMail {
     static func queue(
-        _ kind: QueuedMail.Kind, to customerID: UUID, invoice: UUID, fields: [String: String], in unit: UnitOfWork
+        _ kind: QueuedMail.Kind, to customerID: UUID, reference: UUID, fields: [String: String], in unit: UnitOfWork
     ) async throws -> [AuditRecord] {
         guard
             let email = try await unit.first(
@@ -24,7 +24,7 @@ enum BillingMail {
                 { try $0.decode(String.self) })
         else { return [] }
         let mail = QueuedMail(
-            kind: kind, tenantID: platformTenantID, recipient: email, reference: invoice, fields: fields)
+            kind: kind, tenantID: platformTenantID, recipient: email, reference: reference, fields: fields)
         return [try await Outbox.queue(mail, in: unit)]
     }
 

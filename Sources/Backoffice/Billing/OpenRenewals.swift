@@ -27,6 +27,13 @@ package struct ClaimedInvoice: Sendable, Codable, RowDecodable {
     /// As the claim returns it (`due`: the claim's row lock, `s`: the subscription).
     package static let columns = "i.id, i.subscription_id, i.amount_cents, s.payment_method, i.attempts, due.charging"
 
+    init(
+        id: UUID, subscriptionID: UUID, amountCents: Int64, paymentMethod: String?, attempt: Int, askFirst: Bool
+    ) {
+        (self.id, self.subscriptionID, self.amountCents) = (id, subscriptionID, amountCents)
+        (self.paymentMethod, self.attempt, self.askFirst) = (paymentMethod, attempt, askFirst)
+    }
+
     package init(row: PostgresRow) throws {
         let c = try row.decode((UUID, UUID, Int64, String?, Int32, Bool).self)
         (id, subscriptionID, amountCents, paymentMethod, attempt, askFirst) = (c.0, c.1, c.2, c.3, Int(c.4), c.5)
@@ -117,20 +124,28 @@ struct OpenRenewals: AuditedOperation {
     {
         let anchor = before.status == .trialing ? period.upperBound : before.anchor ?? period.lowerBound
         let next = BillingCycle(anchor: anchor, interval: before.interval).period(startingAtOrAfter: period.upperBound)
+        let price = try await priceOf(before, renewingAt: next.lowerBound, in: unit)
+        let credit = min(before.creditCents, price.cents)
+        let amount = price.cents - credit
         let invoiceID = unit.newID()
         try await unit.execute(
             """
             INSERT INTO invoices (id, subscription_id, customer_id, period_start, period_end, amount_cents, status,
-                provider, provider_key, next_attempt_at, created_at, updated_at)
+                provider, provider_key, next_attempt_at, paid_at, credit_applied_cents, created_at, updated_at)
             VALUES (\(invoiceID), \(before.id), \(before.customerID), \(next.lowerBound), \(next.upperBound),
-                \(before.priceCents), 'open', \(provider), \("invoice:" + invoiceID.text), \(unit.now), \(unit.now),
-                \(unit.now))
-            ON CONFLICT (subscription_id, period_start) DO NOTHING
+                \(amount), \(amount == 0 ? "paid" : "open"), \(provider), \("invoice:" + invoiceID.text),
+                \(amount == 0 ? nil : unit.now), \(amount == 0 ? unit.now : nil), \(credit), \(unit.now), \(unit.now))
+            ON CONFLICT (subscription_id, period_start) WHERE kind <> 'plan_change' DO NOTHING
             """)
         let after = try await unit.one(
             """
             UPDATE subscriptions SET anchor = \(anchor), current_period_start = \(next.lowerBound),
-                current_period_end = \(next.upperBound), updated_at = \(unit.now), version = version + 1
+                current_period_end = \(next.upperBound), price_cents = \(price.cents),
+                credit_cents = credit_cents - \(credit),
+                status = CASE WHEN \(amount) = 0 THEN 'active' ELSE status END,
+                next_price_cents = CASE WHEN \(price.noticed) THEN NULL ELSE next_price_cents END,
+                next_price_from = CASE WHEN \(price.noticed) THEN NULL ELSE next_price_from END,
+                updated_at = \(unit.now), version = version + 1
             WHERE id = \(before.id) RETURNING \(unescaped: SubscriptionRecord.columns)
             """, as: SubscriptionRecord.self,
             else: DomainError.inconsistent("the renewed subscription was not returned"))
@@ -138,6 +153,20 @@ struct OpenRenewals: AuditedOperation {
             action: Self.action, tenantID: platformTenantID, targetType: "subscription", targetID: before.id.text,
             reason: "renewal invoiced for \(UTCDay(next.lowerBound)) to \(UTCDay(next.upperBound))",
             before: try before.snapshot, after: try after.snapshot)
+    }
+
+    /// The price of the period starting `start`: the price noticed to the customer once its date has
+    /// come (`noticed`), else the subscription's own.
+    private func priceOf(_ subscription: SubscriptionRecord, renewingAt start: Date, in unit: UnitOfWork) async throws
+        -> (cents: Int64, noticed: Bool)
+    {
+        let next: (Int64?, Date?)? = try await unit.first(
+            "SELECT next_price_cents, next_price_from FROM subscriptions WHERE id = \(subscription.id)"
+        ) { try $0.decode((Int64?, Date?).self) }
+        guard let (cents, from) = next, let cents, let from, from <= start else {
+            return (subscription.priceCents, false)
+        }
+        return (cents, true)
     }
 
     /// The subscription its customer canceled at period end, ended when that period ends.

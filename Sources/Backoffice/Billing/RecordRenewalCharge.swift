@@ -109,7 +109,7 @@ struct RecordRenewalCharge: AuditedOperation {
         case .lapsed: kind = .subscriptionLapsed
         case .unchanged: return []
         }
-        return try await BillingMail.queue(kind, to: after.customerID, invoice: invoice.id, fields: fields, in: unit)
+        return try await BillingMail.queue(kind, to: after.customerID, reference: invoice.id, fields: fields, in: unit)
     }
 
     static func describe(_ verdict: PaymentOutcome) -> String {

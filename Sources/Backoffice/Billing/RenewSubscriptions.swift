@@ -51,7 +51,10 @@ package struct RenewSubscriptions: Sendable {
                 : try await database.run(operation, context: context)
         }
         var report = RenewalReport()
-        // Bounded: each batch invoices, ends or claims something new, or the run stops.
+        // Bounded: each batch notices, invoices, ends or claims something new, or the run stops.
+        for _ in 0..<100_000 {
+            guard try await step(NoticePriceChanges(limit: batchSize)) == batchSize else { break }
+        }
         for _ in 0..<100_000 {
             let batch = try await step(OpenRenewals(limit: batchSize, lease: lease, provider: payments.provider))
             report.invoiced += batch.opened

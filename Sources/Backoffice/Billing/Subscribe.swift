@@ -75,9 +75,9 @@ package struct Subscribe: StagedOperation {
         try await unit.execute(
             """
             INSERT INTO invoices (id, subscription_id, customer_id, period_start, period_end, amount_cents, status,
-                provider, provider_key, created_at, updated_at)
+                provider, provider_key, kind, created_at, updated_at)
             VALUES (\(invoiceID), \(subscriptionID), \(customerID), \(period.lowerBound), \(period.upperBound),
-                \(plan.priceCents), 'open', \(payments.provider), \("invoice:" + invoiceID.text), \(unit.now),
+                \(plan.priceCents), 'open', \(payments.provider), \("invoice:" + invoiceID.text), 'first', \(unit.now),
                 \(unit.now))
             """)
         let reservation = Reservation(
@@ -139,7 +139,7 @@ package struct Subscribe: StagedOperation {
         let receipt =
             declined == nil
             ? try await BillingMail.queue(
-                .subscriptionReceipt, to: customerID, invoice: reservation.invoiceID,
+                .subscriptionReceipt, to: customerID, reference: reservation.invoiceID,
                 fields: BillingMail.fields(after, invoice: reservation.invoiceID, amountCents: reservation.amountCents),
                 in: unit) : []
         let reward =

@@ -24,12 +24,14 @@ package struct SubscriptionRecord: Sendable, Equatable, RowDecodable {
     /// While `past_due`: when access ends unless a retry is paid (the schedule's last retry).
     package let graceEndsAt: Date?
     package let cancelAtPeriodEnd: Bool
+    /// Left over from a change of plan: taken off the invoices that follow.
+    package let creditCents: Int64
     package let updatedAt: Date
     package let version: Int64
 
     package static let columns = """
         id, customer_id, plan, price_cents, billing_interval, status, current_period_start, current_period_end,
-        trial_ends_at, anchor, grace_ends_at, cancel_at_period_end, updated_at, version
+        trial_ends_at, anchor, grace_ends_at, cancel_at_period_end, credit_cents, updated_at, version
         """
 
     /// `columns`, each qualified by `table` (a statement that joins another table).
@@ -40,12 +42,14 @@ package struct SubscriptionRecord: Sendable, Equatable, RowDecodable {
 
     package init(row: PostgresRow) throws {
         let c = try row.decode(
-            (UUID, UUID, String, Int64, String, String, Date?, Date?, Date?, Date?, Date?, Bool, Date, Int64).self)
+            (UUID, UUID, String, Int64, String, String, Date?, Date?, Date?, Date?, Date?, Bool, Int64, Date, Int64)
+                .self
+        )
         (id, customerID, plan, priceCents) = (c.0, c.1, c.2, c.3)
         (interval, status) = (try BillingInterval(known: c.4), try Status(known: c.5))
         currentPeriod = c.6.flatMap { start in c.7.map { start..<$0 } }
         (trialEndsAt, anchor, graceEndsAt, cancelAtPeriodEnd) = (c.8, c.9, c.10, c.11)
-        (updatedAt, version) = (c.12, c.13)
+        (creditCents, updatedAt, version) = (c.12, c.13, c.14)
     }
 
     /// The subscription `id`, locked for the change that reads it when `forUpdate`.

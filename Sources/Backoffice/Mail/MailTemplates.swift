@@ -69,7 +69,7 @@ enum MailTemplates {
                 subject: approved ? "\(shop) is approved on HealthTrack" : "Your HealthTrack shop application",
                 paragraphs: paragraphs, link: nil,
                 footer: "Reference: \(fields["application_id"] ?? "")")
-        case .subscriptionReceipt, .subscriptionPaymentFailed, .subscriptionLapsed:
+        case .subscriptionReceipt, .subscriptionPaymentFailed, .subscriptionLapsed, .subscriptionPriceChange:
             return try billing(kind, fields: fields)
         default:
             throw Unwritten(kind: kind)
@@ -100,6 +100,17 @@ enum MailTemplates {
                     """,
                 ],
                 link: nil, footer: footer)
+        case .subscriptionPriceChange:
+            return page(
+                subject: "The price of your HealthTrack subscription is changing",
+                paragraphs: [
+                    "The price of \(plan) changes from \(fields["old_price"] ?? "") to \(fields["new_price"] ?? "").",
+                    """
+                    Your subscription renews at the new price from its first renewal on or after \
+                    \(fields["from"] ?? "the notice's end") (UTC). You can cancel in the app before then.
+                    """,
+                ],
+                link: nil, footer: "Amounts in US dollars; no tax is charged.")
         case .subscriptionLapsed:
             return page(
                 subject: "Your HealthTrack subscription has ended",

@@ -74,6 +74,8 @@ enum ContractOutcomes {
         resumeSubscription app_service 409 invalid_transition
         updateSubscriptionPaymentMethod platform_admin 422 validation_failed
         updateSubscriptionPaymentMethod app_service 422 validation_failed
+        changeSubscriptionPlan platform_admin 422 validation_failed
+        changeSubscriptionPlan app_service 422 validation_failed
         getEntitlements platform_admin 404 not_found
         getEntitlements backend_manager 404 not_found
         getEntitlements app_service 404 not_found
