@@ -122,7 +122,12 @@ extension InvoiceRecord {
                 id: id.text, periodStart: periodStart, periodEnd: periodEnd, amountCents: amountCents,
                 status: try .init(known: status), attempts: attempts, nextAttemptAt: nextAttemptAt,
                 failureCode: failureCode, refundedCents: refundedCents, paidAt: paidAt, createdAt: createdAt,
-                refunds: try refunds.map { try $0.api })
+                refunds: try refunds.map { try $0.api },
+                dispute: try dispute.map {
+                    .init(
+                        status: try .init(known: $0.status), amountCents: $0.cents, reason: $0.reason,
+                        openedAt: $0.openedAt)
+                })
         }
     }
 }

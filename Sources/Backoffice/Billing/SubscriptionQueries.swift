@@ -44,17 +44,25 @@ package struct InvoiceRecord: Sendable, RowDecodable {
     package let refundedCents: Int64
     package let paidAt: Date?
     package let createdAt: Date
+    /// A chargeback, when the provider told of one: its status, amount, reason and when it opened.
+    package let dispute: (status: String, cents: Int64, reason: String?, openedAt: Date)?
     package var refunds: [InvoiceRefund] = []
 
     package static let columns = """
         id, period_start, period_end, amount_cents, status, attempts, next_attempt_at, failure_code, refunded_cents,
-        paid_at, created_at
+        paid_at, created_at, dispute_status, disputed_cents, dispute_reason, disputed_at
         """
 
     package init(row: PostgresRow) throws {
-        let c = try row.decode((UUID, Date, Date, Int64, String, Int32, Date?, String?, Int64, Date?, Date).self)
+        let c = try row.decode(
+            (
+                UUID, Date, Date, Int64, String, Int32, Date?, String?, Int64, Date?, Date, String?, Int64?, String?,
+                Date?
+            )
+            .self)
         (id, periodStart, periodEnd, amountCents, status, attempts) = (c.0, c.1, c.2, c.3, c.4, Int(c.5))
         (nextAttemptAt, failureCode, refundedCents, paidAt, createdAt) = (c.6, c.7, c.8, c.9, c.10)
+        dispute = c.11.flatMap { status in c.12.flatMap { cents in c.14.map { (status, cents, c.13, $0) } } }
     }
 }
 

@@ -1,6 +1,6 @@
 import BackofficeAPI
-import Foundation
 import BackofficePlatform
+import Foundation
 
 extension APIHandler {
     func receivePaymentWebhook(_ input: Operations.ReceivePaymentWebhook.Input) async throws
@@ -9,7 +9,7 @@ extension APIHandler {
         let body: Components.Schemas.PaymentWebhookEvent = try json(input.body)
         let event = PaymentEvent(
             id: body.id, type: body._type, paymentID: body.data.paymentId, failureCode: body.data.failureCode,
-            amountCents: body.data.amountCents)
+            amountCents: body.data.amountCents, reason: body.data.reason, status: body.data.status?.rawValue)
         let scope = try scope()
         let webhook = ReceivePaymentWebhook(
             provider: input.path.provider, body: scope.rawBody ?? [],

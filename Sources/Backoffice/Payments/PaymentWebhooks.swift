@@ -1,9 +1,9 @@
+import BackofficePlatform
 import Crypto
 import Foundation
 import Logging
 import PostgresNIO
 import Synchronization
-import BackofficePlatform
 
 /// The signature of a provider's webhook: `Webhook-Signature: t=<unix seconds>,v1=<hex>`, where
 /// each `v1` is HMAC-SHA256 of `"{t}.{raw body}"` under one of the provider's webhook secrets
@@ -69,13 +69,21 @@ package struct PaymentEvent: Sendable {
     package var type: String
     package var paymentID: String
     package var failureCode: String?
-    /// For a refund: what this refund returned, in cents (nil: all that was left).
+    /// For a refund: what this refund returned, in cents (nil: all that was left); for a dispute,
+    /// the amount disputed.
     package var amountCents: Int64?
+    /// For a dispute: the card network's reason, and how it closed (`won`, `lost`).
+    package var reason: String? = nil
+    package var status: String? = nil
 
-    package init(id: String, type: String, paymentID: String, failureCode: String?, amountCents: Int64? = nil) {
+    package init(
+        id: String, type: String, paymentID: String, failureCode: String?, amountCents: Int64? = nil,
+        reason: String? = nil, status: String? = nil
+    ) {
         (self.id, self.type, self.paymentID, self.failureCode, self.amountCents) = (
             id, type, paymentID, failureCode, amountCents
         )
+        (self.reason, self.status) = (reason, status)
     }
 }
 
@@ -131,17 +139,26 @@ package struct ReceivePaymentWebhook: AuditedOperation {
             """
         ) { _ in true }
         guard fresh == true else { return .unchanged(WebhookReceipt(duplicate: true, outcome: "duplicate")) }
-        let (outcome, tenant, order) = try await apply(in: unit)
+        let applied: (outcome: String, tenant: UUID, order: UUID?, invoice: UUID?)
+        if event.type.hasPrefix("dispute.") {
+            let (outcome, invoice) = try await InvoiceDispute.apply(event, provider: provider, in: unit)
+            applied = (outcome, platformTenantID, nil, invoice)
+        } else {
+            let (outcome, tenant, order) = try await apply(in: unit)
+            applied = (outcome, tenant, order, nil)
+        }
+        let (outcome, tenant, order, invoice) = applied
         try await unit.execute(
             """
-                UPDATE payment_webhook_events SET outcome = \(outcome) WHERE provider = \(provider) AND event_id = \
-                \(event.id)
-                """
+            UPDATE payment_webhook_events SET outcome = \(outcome) WHERE provider = \(provider) AND event_id = \
+            \(event.id)
+            """
         )
         struct Snapshot: Encodable { let event_id: String, type: String, payment_id: String, outcome: String }
         let event = AuditRecord(
-            action: Self.action, tenantID: tenant, targetType: order == nil ? "payment_event" : "order",
-            targetID: order?.text ?? self.event.id,
+            action: Self.action, tenantID: tenant,
+            targetType: order != nil ? "order" : invoice != nil ? "invoice" : "payment_event",
+            targetID: order?.text ?? invoice?.text ?? self.event.id,
             reason: nil, before: nil,
             after: try AuditRecord.json(
                 Snapshot(
@@ -158,9 +175,9 @@ package struct ReceivePaymentWebhook: AuditedOperation {
         guard
             let payment = try await unit.first(
                 """
-                    SELECT \(unescaped: Payment.columns) FROM payments WHERE provider = \(provider) AND \
-                    provider_payment_id = \(event.paymentID) FOR UPDATE
-                    """,
+                SELECT \(unescaped: Payment.columns) FROM payments WHERE provider = \(provider) AND \
+                provider_payment_id = \(event.paymentID) FOR UPDATE
+                """,
                 as: Payment.self)
         else { return ("unknown_payment", platformTenantID, nil) }
         let order = try await Order.fetch(payment.orderID, forUpdate: true, in: unit)
@@ -206,60 +223,6 @@ extension ReceivePaymentWebhook {
     }
 }
 
-/// The one way a pending payment completes, whoever learns the verdict (webhook, reconciliation).
-enum PaymentCompletion {
-    /// A pending payment succeeded: authorized, and its order paid (returned). Nil when it was
-    /// not pending (already completed by another path): nothing changes.
-    static func succeeded(_ payment: Payment, _ order: Order, in unit: UnitOfWork) async throws -> Order? {
-        guard payment.status == .pending, order.status == .pendingPayment else { return nil }
-        try await Payment.record(payment.id, status: .authorized, authorizedCents: payment.amountCents, in: unit)
-        return try await OrderStatus.move(order, to: .paid, reason: nil, shipment: nil, in: unit)
-    }
-
-    /// A pending payment failed: recorded, and its order `payment_failed` (stock and FitPoints
-    /// back; returned). Nil when it was not pending.
-    static func failed(_ payment: Payment, _ order: Order, code: String, in unit: UnitOfWork) async throws -> Order? {
-        guard payment.status == .pending, order.status == .pendingPayment else { return nil }
-        return try await fail(payment, order, code: code, in: unit)
-    }
-
-    /// The provider's verdict on an authorization the back office asked for (`authorizing`), by
-    /// whoever learned it (the checkout's own call, reconciliation): authorized → the order paid;
-    /// pending → its webhook will tell; declined, or `nil` (the provider made no payment for it) →
-    /// the payment failed and the order `payment_failed`, its stock and FitPoints given back.
-    /// Returns the order after; nil when the payment is no longer `authorizing` (another path
-    /// recorded a verdict first): nothing changes.
-    static func authorization(_ verdict: PaymentOutcome?, _ payment: Payment, _ order: Order, in unit: UnitOfWork)
-        async throws -> Order?
-    {
-        guard payment.status == .authorizing, order.status == .pendingPayment else { return nil }
-        switch verdict {
-        case .succeeded(let id):
-            try await Payment.record(
-                payment.id, status: .authorized, authorizedCents: payment.amountCents, providerPaymentID: id, in: unit)
-            return try await OrderStatus.move(order, to: .paid, reason: nil, shipment: nil, in: unit)
-        case .pending(let id):
-            try await Payment.record(payment.id, status: .pending, providerPaymentID: id, in: unit)
-            return order
-        case .declined(let code): return try await fail(payment, order, code: code, in: unit)
-        case nil: return try await fail(payment, order, code: "not_attempted", in: unit)
-        }
-    }
-
-    /// Records the payment failed with `code` and the order `payment_failed`, giving back its
-    /// stock and FitPoints.
-    private static func fail(_ payment: Payment, _ order: Order, code: String, in unit: UnitOfWork) async throws
-        -> Order
-    {
-        let code = String(code.prefix(100))
-        try await Payment.record(payment.id, status: .failed, failureCode: code, in: unit)
-        let after = try await OrderStatus.move(
-            order, to: .paymentFailed, reason: "payment failed: \(code)", shipment: nil, in: unit)
-        try await OrderStatus.giveBack(after, reason: "payment failed: \(code)", in: unit)
-        return after
-    }
-}
-
 /// Webhook deliveries refused for their signature: each counted
 /// (`backoffice_webhook_signature_failures_total`), and logged at most once a minute per source
 /// address (a flood of forgeries writes one line a minute, not one per request). In memory, per
@@ -283,9 +246,9 @@ final class WebhookRefusals: Sendable {
         if log {
             logger.warning(
                 """
-                    payment webhook refused: invalid signature (further ones from this address this minute are \
-                    counted, not logged)
-                    """,
+                payment webhook refused: invalid signature (further ones from this address this minute are \
+                counted, not logged)
+                """,
                 metadata: ["source_ip": .string(address), "provider": .string(provider)])
         }
     }

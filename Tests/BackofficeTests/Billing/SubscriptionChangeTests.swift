@@ -184,4 +184,48 @@ struct SubscriptionChangeTests {
             }
         }
     }
+
+    @Test("a dispute by signed webhook is recorded on the invoice and shown; closed lost; forged or repeated, nothing")
+    func disputes() async throws {
+        try await TestEnvironment.with { env in
+            let manager = env.fixture.tokens[.backendManager]!
+            try await env.withApp { client in
+                let (subscription, invoice) = try await Self.paidSubscription(env, client)
+                let payment = try #require(
+                    try await env.ownerScalar(
+                        "SELECT provider_payment_id FROM invoices WHERE id = '\(invoice)'", as: String.self))
+                func deliver(
+                    _ id: String, _ type: String, _ extra: String, secret: String = TestEnvironment.webhookSecret
+                )
+                    async throws -> Reply
+                {
+                    let body = #"{"id": "\#(id)", "type": "\#(type)", "data": {"payment_id": "\#(payment)"\#(extra)}}"#
+                    let signature = WebhookSignature.header(
+                        body: Array(body.utf8), secrets: [secret], at: env.clock.now())
+                    return try await client.call(
+                        .post, "/v1/payments/webhooks/simulated", token: nil, json: body,
+                        headers: ["Webhook-Signature": signature])
+                }
+                let forged = try await deliver(
+                    "evt_d0", "dispute.created", #", "amount_cents": 999"#, secret: "whsec_not_the_provider")
+                #expect(forged.status == 400)
+                let opened = try await deliver(
+                    "evt_d1", "dispute.created", #", "amount_cents": 999, "reason": "fraudulent""#)
+                #expect(opened["outcome"] == "dispute_opened", "\(opened.text)")
+                #expect(try await deliver("evt_d1", "dispute.created", "")["duplicate"] == "1")
+                let lost = try await deliver("evt_d2", "dispute.closed", #", "status": "lost""#)
+                #expect(lost["outcome"] == "dispute_lost", "\(lost.text)")
+                let shown = try await client.call(.get, "/v1/subscriptions/\(subscription)", token: manager)
+                    .decode(Components.Schemas.SubscriptionDetail.self)
+                let dispute = try #require(shown.invoices.first?.dispute)
+                #expect(dispute.status == .lost && dispute.amountCents == 999 && dispute.reason == "fraudulent")
+                #expect(
+                    try await env.ownerScalar(
+                        """
+                        SELECT count(*) FROM audit_events WHERE action = 'payments.webhook' AND target_type = 'invoice'
+                            AND target_id = '\(invoice)'
+                        """, as: Int.self) == 2)
+            }
+        }
+    }
 }
