@@ -184,4 +184,29 @@ struct CLIEndToEndTests {
         #expect(bad.output.contains("roles.auditor.allow[1]"))
         #expect(bad.output.contains("audit.exports"))
     }
+
+    @Test("every command group the contract declares (x-cli-groups) is reachable from the root command")
+    func everyGroupReachable() throws {
+        let contract = try String(
+            contentsOf: projectRoot.appendingPathComponent("Sources/BackofficeAPI/openapi.yaml"), encoding: .utf8)
+        let lines = contract.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let start = lines.firstIndex(of: "x-cli-groups:") else {
+            Issue.record("openapi.yaml declares no x-cli-groups")
+            return
+        }
+        // The top-level groups: `  Accounts:` then `    name: accounts` (a nested group's key has a dot).
+        var names: [String] = []
+        var key = ""
+        for line in lines[(start + 1)...].prefix(while: { $0.hasPrefix(" ") }) {
+            if !line.hasPrefix("   "), line.hasSuffix(":") { key = line.trimmingCharacters(in: .whitespaces) }
+            if line.hasPrefix("    name: "), !key.contains(".") {
+                names.append(String(line.dropFirst("    name: ".count)))
+            }
+        }
+        #expect(names.contains("subscriptions") && names.contains("billing"), "\(names)")
+        for name in names {
+            let help = try cli(["help", name])
+            #expect(help.status == 0 && help.output.contains("USAGE: backoffice \(name)"), "\(name): \(help.output)")
+        }
+    }
 }
