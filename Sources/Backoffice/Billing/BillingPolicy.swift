@@ -96,3 +96,20 @@ extension PolicySet {
     /// Subscription billing's plans and rules.
     package var billing: BillingPolicy { self[BillingPolicy.self] }
 }
+
+extension Validation {
+    /// The plan `id` of `billing`; an unknown one is recorded as `plan: unknown_plan`, naming those there are.
+    mutating func plan(_ id: String, of billing: BillingPolicy) -> BillingPlan? {
+        let plan = billing.plan(id)
+        require(plan != nil, "plan", "unknown_plan", "one of \(billing.plans.map(\.id).joined(separator: ", "))")
+        return plan
+    }
+
+    /// A payment method must be the provider's token (`pm_…`): a card number is recorded as
+    /// `payment_method: invalid`.
+    mutating func paymentMethod(_ token: String) {
+        require(
+            PaymentCharge.isPaymentMethod(token), "payment_method", "invalid",
+            "the provider's token for a saved payment method (pm_…), never card data")
+    }
+}

@@ -26,9 +26,7 @@ package struct CancelSubscription: StagedOperation {
     }
 
     package func ready() throws {
-        guard refund == .none || payments.isAcceptingCalls else {
-            throw PaymentRefusal.providerUnavailable("the payment provider's circuit is open")
-        }
+        if refund != .none { try payments.refuseWhileUnavailable() }
     }
 
     package func reserve(in unit: UnitOfWork) async throws -> Audited<Stage<Reservation, Canceled>> {

@@ -148,13 +148,10 @@ package struct ChangePlan: StagedOperation {
     }
 
     private func validatedPlan(_ billing: BillingPolicy) throws -> BillingPlan {
-        guard let plan = billing.plan(planID) else {
-            var validation = Validation()
-            validation.require(
-                false, "plan", "unknown_plan", "one of \(billing.plans.map(\.id).joined(separator: ", "))")
-            try validation.check()
-            throw DomainError.inconsistent("a refused plan was not refused")
-        }
+        var validation = Validation()
+        let plan = validation.plan(planID, of: billing)
+        try validation.check()
+        guard let plan else { throw DomainError.inconsistent("a validated plan went missing") }
         return plan
     }
 }

@@ -165,9 +165,7 @@ package struct RefundInvoice: StagedOperation {
     }
 
     package func ready() throws {
-        guard payments.isAcceptingCalls else {
-            throw PaymentRefusal.providerUnavailable("the payment provider's circuit is open")
-        }
+        try payments.refuseWhileUnavailable()
     }
 
     package func reserve(in unit: UnitOfWork) async throws -> Audited<Stage<RefundReservation, InvoiceRefund>> {

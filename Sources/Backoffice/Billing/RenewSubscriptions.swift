@@ -37,9 +37,6 @@ package struct RenewSubscriptions: Sendable {
         (self.payments, self.batchSize, self.concurrency) = (payments, batchSize, concurrency)
     }
 
-    /// How long a claim holds an invoice: longer than any call to the provider, retries included.
-    var lease: Duration { max(payments.longestCall * 2, .seconds(60)) }
-
     /// Runs until nothing is due, for `context`'s principal (policy checked at each step), or as the
     /// system (`system`: the renewal service of `serve`).
     package func run(_ database: Database, context: OperationContext, system: Bool = false) async throws
@@ -56,7 +53,8 @@ package struct RenewSubscriptions: Sendable {
             guard try await step(NoticePriceChanges(limit: batchSize)) == batchSize else { break }
         }
         for _ in 0..<100_000 {
-            let batch = try await step(OpenRenewals(limit: batchSize, lease: lease, provider: payments.provider))
+            let batch = try await step(
+                OpenRenewals(limit: batchSize, lease: payments.claimLease, provider: payments.provider))
             report.invoiced += batch.opened
             report.ended += batch.ended
             try await settle(batch.claimed, report: &report) { try await step($0) }

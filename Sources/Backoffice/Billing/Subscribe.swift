@@ -35,9 +35,7 @@ package struct Subscribe: StagedOperation {
     }
 
     package func ready() throws {
-        guard payments.isAcceptingCalls else {
-            throw PaymentRefusal.providerUnavailable("the payment provider's circuit is open")
-        }
+        try payments.refuseWhileUnavailable()
     }
 
     /// The subscription after it; `declined` names the provider's reason when its first charge was refused.
@@ -155,12 +153,8 @@ package struct Subscribe: StagedOperation {
 
     private func validatedPlan(_ billing: BillingPolicy) throws -> BillingPlan {
         var validation = Validation()
-        let plan = billing.plan(planID)
-        validation.require(
-            plan != nil, "plan", "unknown_plan", "one of \(billing.plans.map(\.id).joined(separator: ", "))")
-        validation.require(
-            PaymentCharge.isPaymentMethod(paymentMethod), "payment_method", "invalid",
-            "the provider's token for a saved payment method (pm_…), never card data")
+        let plan = validation.plan(planID, of: billing)
+        validation.paymentMethod(paymentMethod)
         try validation.check()
         guard let plan else { throw DomainError.inconsistent("a validated plan went missing") }
         return plan

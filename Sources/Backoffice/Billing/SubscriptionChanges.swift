@@ -60,9 +60,7 @@ package struct UpdatePaymentMethod: StagedOperation {
 
     package func reserve(in unit: UnitOfWork) async throws -> Audited<Stage<ClaimedInvoice, SubscriptionRecord>> {
         var validation = Validation()
-        validation.require(
-            PaymentCharge.isPaymentMethod(paymentMethod), "payment_method", "invalid",
-            "the provider's token for a saved payment method (pm_…), never card data")
+        validation.paymentMethod(paymentMethod)
         try validation.check()
         let before = try await SubscriptionRecord.fetch(subscriptionID, forUpdate: true, in: unit)
         guard [.trialing, .active, .pastDue].contains(before.status) else {
@@ -83,7 +81,7 @@ package struct UpdatePaymentMethod: StagedOperation {
             WHERE subscription_id = \(subscriptionID) AND status = 'open' AND NOT charging
             """)
         let claimed = try await ClaimedInvoice.claim(
-            limit: 1, lease: max(payments.longestCall * 2, .seconds(60)), of: subscriptionID, in: unit)
+            limit: 1, lease: payments.claimLease, of: subscriptionID, in: unit)
         guard let invoice = claimed.first else { return Audited(.done(after), event: event) }
         return Audited(.call(invoice), event: event)
     }

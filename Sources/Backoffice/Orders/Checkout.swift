@@ -89,9 +89,7 @@ package struct Checkout: StagedOperation {
     }
 
     package func ready() throws {
-        guard !request.lines.contains(where: { $0.payIn == .usd }) || payments.isAcceptingCalls else {
-            throw PaymentRefusal.providerUnavailable("the payment provider's circuit is open")
-        }
+        if request.lines.contains(where: { $0.payIn == .usd }) { try payments.refuseWhileUnavailable() }
     }
 
     package func reserve(in unit: UnitOfWork) async throws -> Audited<Stage<Reservation, Placed>> {

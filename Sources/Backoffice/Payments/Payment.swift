@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// An order's card payment at the provider, as the back office knows it. The database keeps
 /// the capture within the authorization and refunds within the capture, and a provider payment
@@ -105,6 +105,18 @@ extension Payment: RowDecodable {
 /// The payment provider's calls as the use cases make them: a verdict that is no verdict
 /// (timeout, provider failure) becomes 503 `payment_provider_unavailable`, and nothing commits.
 extension PaymentGateway {
+    /// Refuses a change that needs the provider before anything is reserved, while its circuit is
+    /// open (calls known to fail at once): 503 `payment_provider_unavailable`.
+    func refuseWhileUnavailable() throws {
+        guard isAcceptingCalls else {
+            throw PaymentRefusal.providerUnavailable("the payment provider's circuit is open")
+        }
+    }
+
+    /// How long a claim on a charge holds it: longer than any call to the provider, retries
+    /// included, and at least a minute.
+    var claimLease: Duration { max(longestCall * 2, .seconds(60)) }
+
     func call(_ body: (Self) async throws -> PaymentOutcome) async throws -> PaymentOutcome {
         do { return try await body(self) } catch let error as PaymentProviderError {
             throw PaymentRefusal.providerUnavailable(error.description)
