@@ -77,6 +77,33 @@ extension APIHandler {
     }
 }
 
+extension APIHandler {
+    /// The invoices reconciled with the provider's payments now (`ReconcileInvoices`).
+    func reconcileBilling(_ input: Operations.ReconcileBilling.Input) async throws
+        -> Operations.ReconcileBilling.Output
+    {
+        let body: Components.Schemas.BillingReconcileRequest = try json(input.body)
+        let report = try await ReconcileInvoices(days: body.days, payments: payments).run(
+            database, context: try context())
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        since: report.since, invoices: report.invoices, providerCharges: report.providerCharges,
+                        settled: report.settled, differences: try report.differences.map { try $0.api }))))
+    }
+}
+
+extension BillingDifference {
+    var api: Components.Schemas.BillingDifference {
+        get throws {
+            .init(
+                kind: try .init(known: kind.rawValue), invoiceId: invoiceID?.text, providerPaymentId: providerPaymentID,
+                invoiceCents: invoiceCents, providerCents: providerCents, settled: settled)
+        }
+    }
+}
+
 extension Entitlement {
     var api: Components.Schemas.Entitlement {
         get throws {

@@ -91,13 +91,15 @@ struct OpenRenewals: AuditedOperation {
             """, as: SubscriptionRecord.self)
         var batch = RenewalBatch()
         var events: [AuditRecord] = []
+        let noticed = try await noticedPrices(of: due.map(\.id), in: unit)
         for subscription in due {
             guard let period = subscription.currentPeriod else { continue }
             if subscription.cancelAtPeriodEnd {
                 events.append(try await end(subscription, at: period.upperBound, in: unit))
                 batch.ended += 1
             } else {
-                events.append(try await renew(subscription, after: period, in: unit))
+                events.append(
+                    try await renew(subscription, after: period, noticed: noticed[subscription.id], in: unit))
                 batch.opened += 1
             }
         }
@@ -119,12 +121,16 @@ struct OpenRenewals: AuditedOperation {
 
     /// The subscription moved into its next period (a trial's first paid period is anchored where
     /// the trial ends), and that period's invoice opened, due now.
-    private func renew(_ before: SubscriptionRecord, after period: Range<Date>, in unit: UnitOfWork) async throws
-        -> AuditRecord
-    {
+    private func renew(
+        _ before: SubscriptionRecord, after period: Range<Date>, noticed: NoticedPrice?, in unit: UnitOfWork
+    ) async throws -> AuditRecord {
         let anchor = before.status == .trialing ? period.upperBound : before.anchor ?? period.lowerBound
         let next = BillingCycle(anchor: anchor, interval: before.interval).period(startingAtOrAfter: period.upperBound)
-        let price = try await priceOf(before, renewingAt: next.lowerBound, in: unit)
+        // the price noticed to the customer once its date has come, else the subscription's own
+        let price =
+            if let noticed, noticed.from <= next.lowerBound { (cents: noticed.cents, noticed: true) } else {
+                (cents: before.priceCents, noticed: false)
+            }
         let credit = min(before.creditCents, price.cents)
         let amount = price.cents - credit
         let invoiceID = unit.newID()
@@ -155,18 +161,22 @@ struct OpenRenewals: AuditedOperation {
             before: try before.snapshot, after: try after.snapshot)
     }
 
-    /// The price of the period starting `start`: the price noticed to the customer once its date has
-    /// come (`noticed`), else the subscription's own.
-    private func priceOf(_ subscription: SubscriptionRecord, renewingAt start: Date, in unit: UnitOfWork) async throws
-        -> (cents: Int64, noticed: Bool)
-    {
-        let next: (Int64?, Date?)? = try await unit.first(
-            "SELECT next_price_cents, next_price_from FROM subscriptions WHERE id = \(subscription.id)"
-        ) { try $0.decode((Int64?, Date?).self) }
-        guard let (cents, from) = next, let cents, let from, from <= start else {
-            return (subscription.priceCents, false)
+    /// A price the customer was told of by mail, and the first period start it applies to.
+    private typealias NoticedPrice = (cents: Int64, from: Date)
+
+    /// The noticed prices of the subscriptions due, in one statement (most have none).
+    private func noticedPrices(of due: [UUID], in unit: UnitOfWork) async throws -> [UUID: NoticedPrice] {
+        guard !due.isEmpty else { return [:] }
+        var prices: [UUID: NoticedPrice] = [:]
+        for try await (id, cents, from) in try await unit.connection.send(
+            """
+            SELECT id, next_price_cents, next_price_from FROM subscriptions
+            WHERE id = ANY(\(due)) AND next_price_cents IS NOT NULL AND next_price_from IS NOT NULL
+            """, logger: unit.logger
+        ).decode((UUID, Int64, Date).self) {
+            prices[id] = (cents, from)
         }
-        return (cents, true)
+        return prices
     }
 
     /// The subscription its customer canceled at period end, ended when that period ends.

@@ -43,9 +43,7 @@ package struct RenewSubscriptions: Sendable {
         -> RenewalReport
     {
         @Sendable func step<Operation: AuditedOperation>(_ operation: Operation) async throws -> Operation.Output {
-            system
-                ? try await database.runAsSystem(operation, context: context)
-                : try await database.run(operation, context: context)
+            try await database.run(operation, context: context, asSystem: system)
         }
         var report = RenewalReport()
         // Bounded: each batch notices, invoices, ends or claims something new, or the run stops.
@@ -121,24 +119,16 @@ package struct RenewalService: Service {
 
     /// Waits one interval before the first run, so the connection pool (a sibling service) runs first.
     package func run() async throws {
-        try? await gracefulShutdown(sleeping: interval, on: timers)
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            do {
-                let report = try await renewals.run(
-                    database, context: OperationContext.system("renewals", policies: policies), system: true)
-                if report != RenewalReport() {
-                    database.logger.info(
-                        "subscriptions renewed",
-                        metadata: [
-                            "invoiced": "\(report.invoiced)", "ended": "\(report.ended)", "paid": "\(report.paid)",
-                            "retrying": "\(report.retrying)", "lapsed": "\(report.lapsed)",
-                            "unknown": "\(report.unknown)",
-                        ])
-                }
-            } catch {
-                database.logger.warning("renewing subscriptions failed", metadata: ["error_type": "\(type(of: error))"])
-            }
-            try? await gracefulShutdown(sleeping: interval, on: timers)
+        await repeatEvery(interval, on: timers, logger: database.logger, failure: "renewing subscriptions failed") {
+            let report = try await renewals.run(
+                database, context: OperationContext.system("renewals", policies: policies), system: true)
+            guard report != RenewalReport() else { return }
+            database.logger.info(
+                "subscriptions renewed",
+                metadata: [
+                    "invoiced": "\(report.invoiced)", "ended": "\(report.ended)", "paid": "\(report.paid)",
+                    "retrying": "\(report.retrying)", "lapsed": "\(report.lapsed)", "unknown": "\(report.unknown)",
+                ])
         }
     }
 }

@@ -20,6 +20,19 @@ extension HTTPPaymentGateway {
         }
     }
 
+    /// A PaymentIntent of the provider's list as our record of it: money taken when `succeeded`
+    /// (the amount received), the refunds its latest charge counts.
+    static func charge(_ intent: [String: Any]) -> ProviderCharge? {
+        guard let id = intent["id"] as? String else { return nil }
+        let number = { (value: Any?) in (value as? NSNumber)?.int64Value ?? 0 }
+        let latest = intent["latest_charge"] as? [String: Any]
+        return ProviderCharge(
+            id: id, reference: (intent["metadata"] as? [String: Any])?["reference"] as? String,
+            succeeded: intent["status"] as? String == "succeeded", amountCents: number(intent["amount_received"]),
+            refundedCents: number(latest?["amount_refunded"]),
+            createdAt: Date(timeIntervalSince1970: Double(number(intent["created"]))))
+    }
+
     /// What the provider answered: an object, or a card error (a verdict).
     enum Answer {
         case object([String: Any])

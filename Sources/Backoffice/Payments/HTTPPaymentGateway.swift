@@ -128,6 +128,29 @@ package struct HTTPPaymentGateway: PaymentGateway {
         return Self.outcome(.object(first))
     }
 
+    /// Stripe's list of PaymentIntents created since `since`, 100 a page (`starting_after`), each
+    /// with its latest charge expanded for the amount refunded; at most `listLimit` payments.
+    package func charges(since: Date) async throws -> ProviderCharges {
+        var found: [ProviderCharge] = []
+        var after: String?
+        repeat {
+            var form = [
+                "created[gte]": String(Int64(since.timeIntervalSince1970.rounded(.down))), "limit": "100",
+                "expand[]": "data.latest_charge",
+            ]
+            if let after { form["starting_after"] = after }
+            let answer = try await call(
+                "list", .GET, "/v1/payment_intents?\(Self.formEncoded(form))", body: nil, idempotencyKey: nil)
+            guard case .object(let page) = answer, let data = page["data"] as? [[String: Any]] else { break }
+            found += data.compactMap(Self.charge)
+            after = page["has_more"] as? Bool == true ? data.last?["id"] as? String : nil
+        } while after != nil && found.count < Self.listLimit
+        return ProviderCharges(found)
+    }
+
+    /// The most payments one listing reads.
+    static let listLimit = 1_000_000
+
     package var isAcceptingCalls: Bool { breaker.isAdmitting }
 
     /// Every attempt timing out, with the longest backoff between them.

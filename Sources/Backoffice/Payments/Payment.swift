@@ -117,7 +117,7 @@ extension PaymentGateway {
     /// included, and at least a minute.
     var claimLease: Duration { max(longestCall * 2, .seconds(60)) }
 
-    func call(_ body: (Self) async throws -> PaymentOutcome) async throws -> PaymentOutcome {
+    func call<Answer>(_ body: (Self) async throws -> Answer) async throws -> Answer {
         do { return try await body(self) } catch let error as PaymentProviderError {
             throw PaymentRefusal.providerUnavailable(error.description)
         }

@@ -24,6 +24,9 @@ package protocol PaymentGateway: Sendable {
     /// The payment authorized under `reference` (the order's id), nil when the provider made none:
     /// reconciliation asks when a checkout ended between its reservation and its verdict.
     func find(reference: String) async throws -> PaymentOutcome?
+    /// The payments the provider made since `since` (reconciliation compares them with the
+    /// invoices), with how far back its record reaches.
+    func charges(since: Date) async throws -> ProviderCharges
     /// False while calls are known to fail at once (an open circuit): a checkout is then refused
     /// before anything is reserved.
     var isAcceptingCalls: Bool { get }
@@ -135,5 +138,36 @@ package enum PaymentProviderError: Error, Equatable, CustomStringConvertible {
         case .timeout: "the payment provider did not answer in time"
         case .unavailable(let detail): "the payment provider failed: \(detail)"
         }
+    }
+}
+
+/// A payment as the provider's own record has it: its id, what it is for (the reference the back
+/// office gave it), whether money moved, how much was received and how much of it refunded.
+package struct ProviderCharge: Sendable, Equatable {
+    package var id: String
+    package var reference: String?
+    /// Money was taken (captured): the only payments reconciliation counts.
+    package var succeeded: Bool
+    package var amountCents: Int64
+    package var refundedCents: Int64
+    package var createdAt: Date
+
+    package init(
+        id: String, reference: String?, succeeded: Bool, amountCents: Int64, refundedCents: Int64, createdAt: Date
+    ) {
+        (self.id, self.reference, self.succeeded) = (id, reference, succeeded)
+        (self.amountCents, self.refundedCents, self.createdAt) = (amountCents, refundedCents, createdAt)
+    }
+}
+
+/// The provider's payments since a moment, and the earliest moment its record covers: a record
+/// that begins later (the simulated provider's, kept while its process runs) narrows what is
+/// compared, so a payment it never knew is not reported missing.
+package struct ProviderCharges: Sendable {
+    package var charges: [ProviderCharge]
+    package var coveredSince: Date?
+
+    package init(_ charges: [ProviderCharge], coveredSince: Date? = nil) {
+        (self.charges, self.coveredSince) = (charges, coveredSince)
     }
 }

@@ -1,5 +1,5 @@
-import Foundation
 import BackofficePlatform
+import Foundation
 
 /// What reconciliation found.
 package struct ReconcileReport: Sendable {
@@ -47,15 +47,11 @@ package struct ReconcilePayments: Sendable {
             (0...10_080).contains(olderThanMinutes), "older_than_minutes", "out_of_range", "must be from 0 to 10,080")
         try validation.check()
         func step<Operation: AuditedOperation>(_ operation: Operation) async throws -> Operation.Output {
-            system
-                ? try await database.runAsSystem(operation, context: context)
-                : try await database.run(operation, context: context)
+            try await database.run(operation, context: context, asSystem: system)
         }
         let candidates = UnsettledPayments(
             olderThanMinutes: olderThanMinutes, callGrace: payments.longestCall, provider: payments.provider)
-        let unsettled =
-            try await system
-            ? database.readAsSystem(candidates, context: context) : database.read(candidates, context: context)
+        let unsettled = try await database.read(candidates, context: context, asSystem: system)
         var report = ReconcileReport(checked: unsettled.count, completed: [], cancelled: [], stillPending: 0)
         for (payment, pending) in unsettled {
             if let pending {
@@ -93,7 +89,7 @@ package struct ReconcilePayments: Sendable {
             default: report.stillPending += 1
             }
         }
-        _ = try await step(RecordReconciliation(provider: payments.provider, report: report))
+        _ = try await step(RecordJobSummary(target: payments.provider, summary: PaymentsReconciled(report)))
         return report
 
         /// Asks again for a partner's move left under way and records the answer as the move's own;
@@ -176,25 +172,15 @@ struct RecordReconciledVerdict: AuditedOperation {
     }
 }
 
-/// The run's summary, on the platform's chain.
-struct RecordReconciliation: AuditedOperation {
+/// A payments reconciliation's figures, as its run's audit event holds them.
+struct PaymentsReconciled: JobSummary {
     static let action = ReconcilePayments.action
-    let provider: String
-    let report: ReconcileReport
+    static let targetType = "payments"
+    let checked: Int, completed: Int, cancelled: Int, finished_moves: Int, still_pending: Int
 
-    func perform(in unit: UnitOfWork) async throws -> Audited<Void> {
-        struct Summary: Encodable {
-            let checked: Int, completed: Int, cancelled: Int, finished_moves: Int, still_pending: Int
-        }
-        return Audited(
-            (),
-            event: AuditRecord(
-                action: Self.action, tenantID: platformTenantID, targetType: "payments", targetID: provider,
-                reason: nil, before: nil,
-                after: try AuditRecord.json(
-                    Summary(
-                        checked: report.checked, completed: report.completed.count, cancelled: report.cancelled.count,
-                        finished_moves: report.finishedMoves.count, still_pending: report.stillPending))))
+    init(_ report: ReconcileReport) {
+        (checked, completed, cancelled) = (report.checked, report.completed.count, report.cancelled.count)
+        (finished_moves, still_pending) = (report.finishedMoves.count, report.stillPending)
     }
 }
 

@@ -26,11 +26,14 @@ import Synchronization
 /// | bank account `000555555559` | provider error (no verdict) |
 /// | bank account `000999999991` | provider timeout (no verdict) |
 ///
-/// Ids are derived from the idempotency key, so a repeated call answers the same payment.
+/// Ids are derived from the idempotency key, so a repeated call answers the same payment. What it
+/// made is kept in a `SimulatedPaymentRecord` (by default the process's own, forgotten when the
+/// process ends), so it can be asked about and listed.
 package struct SimulatedPaymentGateway: PaymentGateway {
     package let provider = "simulated"
+    let made: SimulatedPaymentRecord
 
-    package init() {}
+    package init(record: SimulatedPaymentRecord = .process) { made = record }
 
     package static let approvedCard = "4242424242424242"
     package static let declinedCard = "4000000000000002"
@@ -67,11 +70,13 @@ package struct SimulatedPaymentGateway: PaymentGateway {
         case Self.providerErrorCard: throw PaymentProviderError.unavailable("simulated provider error")
         case Self.timeoutCard: throw PaymentProviderError.timeout
         case Self.pendingCard:
-            return Self.made.remember(
-                .pending(id: "pi_sim_" + Self.digest(request.idempotencyKey)), for: request.reference)
+            return made.remember(
+                .pending(id: "pi_sim_" + Self.digest(request.idempotencyKey)), request.amountCents,
+                for: request.reference)
         default:
-            return Self.made.remember(
-                .succeeded(id: "pi_sim_" + Self.digest(request.idempotencyKey)), for: request.reference)
+            return made.remember(
+                .succeeded(id: "pi_sim_" + Self.digest(request.idempotencyKey)), request.amountCents,
+                for: request.reference)
         }
     }
 
@@ -83,23 +88,23 @@ package struct SimulatedPaymentGateway: PaymentGateway {
         case Self.providerErrorMethod: throw PaymentProviderError.unavailable("simulated provider error")
         case Self.timeoutMethod: throw PaymentProviderError.timeout
         default:
-            return Self.made.remember(
-                .succeeded(id: "pi_sim_" + Self.digest(request.idempotencyKey)), for: request.reference)
+            return made.remember(
+                .succeeded(id: "pi_sim_" + Self.digest(request.idempotencyKey)), request.amountCents,
+                for: request.reference)
         }
     }
 
-    /// The payments this process authorized or charged, by reference (the simulated provider's own record;
-    /// it forgets them when the process ends, so a reservation left by a crash finds none).
-    private static let made = MadePayments()
+    package func find(reference: String) async throws -> PaymentOutcome? { made.outcome(for: reference) }
 
-    package func find(reference: String) async throws -> PaymentOutcome? { Self.made.outcome(for: reference) }
+    package func charges(since: Date) async throws -> ProviderCharges { made.charges(since: since) }
 
     package func capture(paymentID: String, amountCents: Int64, idempotencyKey: String) async throws -> PaymentOutcome {
         .succeeded(id: paymentID)
     }
 
     package func refund(paymentID: String, amountCents: Int64, idempotencyKey: String) async throws -> PaymentOutcome {
-        .succeeded(id: "re_sim_" + Self.digest(idempotencyKey))
+        made.refund(paymentID, amountCents, key: idempotencyKey)
+        return .succeeded(id: "re_sim_" + Self.digest(idempotencyKey))
     }
 
     package func void(paymentID: String, idempotencyKey: String) async throws -> PaymentOutcome {
@@ -118,14 +123,57 @@ package struct SimulatedPaymentGateway: PaymentGateway {
     }
 }
 
-/// The simulated provider's record of what it authorized, by reference.
-private final class MadePayments: Sendable {
-    private let outcomes = Mutex<[String: PaymentOutcome]>([:])
+/// What a simulated provider made: each payment by reference and by id, with its amount and
+/// refunds, timed by `clock`. The process keeps one (`process`), forgotten when it ends, so a
+/// reservation left by a crash finds none; a test may keep its own, on its own clock.
+package final class SimulatedPaymentRecord: Sendable {
+    package static let process = SimulatedPaymentRecord()
 
-    func remember(_ outcome: PaymentOutcome, for reference: String) -> PaymentOutcome {
-        outcomes.withLock { $0[reference] = outcome }
+    private struct State {
+        var byReference: [String: PaymentOutcome] = [:]
+        var payments: [String: ProviderCharge] = [:]
+        var refundKeys: Set<String> = []
+    }
+    private let state = Mutex(State())
+    private let clock: any WallClock
+    /// When the record began: the provider knows nothing of what came before.
+    let began: Date
+
+    package init(clock: any WallClock = SystemWallClock()) {
+        self.clock = clock
+        began = clock.now()
+    }
+
+    func remember(_ outcome: PaymentOutcome, _ amountCents: Int64, for reference: String) -> PaymentOutcome {
+        let now = clock.now()
+        state.withLock { state in
+            state.byReference[reference] = outcome
+            let (id, succeeded) =
+                switch outcome {
+                case .succeeded(let id): (id, true)
+                case .pending(let id): (id, false)
+                case .declined: ("", false)
+                }
+            guard !id.isEmpty, state.payments[id] == nil else { return }
+            state.payments[id] = ProviderCharge(
+                id: id, reference: reference, succeeded: succeeded, amountCents: amountCents, refundedCents: 0,
+                createdAt: now)
+        }
         return outcome
     }
 
-    func outcome(for reference: String) -> PaymentOutcome? { outcomes.withLock { $0[reference] } }
+    /// A refund of `paymentID` made once per idempotency key.
+    func refund(_ paymentID: String, _ amountCents: Int64, key: String) {
+        state.withLock { state in
+            guard state.refundKeys.insert(key).inserted else { return }
+            state.payments[paymentID]?.refundedCents += amountCents
+        }
+    }
+
+    func outcome(for reference: String) -> PaymentOutcome? { state.withLock { $0.byReference[reference] } }
+
+    func charges(since: Date) -> ProviderCharges {
+        let found = state.withLock { $0.payments.values.filter { $0.createdAt >= since } }
+        return ProviderCharges(found.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }, coveredSince: began)
+    }
 }

@@ -105,6 +105,38 @@ package enum BackofficeServer {
             body: .init(byteBuffer: ByteBuffer(string: registry.emitToString())))
     }
 
+    /// The work `serve` does on its own, each on its interval: timed locks expired, moderation
+    /// gauges, the mail outbox delivered, payments reconciled, subscriptions renewed, invoices
+    /// reconciled (a job whose interval is nil is left to cron).
+    private static func jobs(database: Database, policies: PolicySet, settings: ServerSettings) -> [any Service] {
+        var services: [any Service] = [
+            LockExpiryService(database: database, policies: policies, interval: settings.lockExpiryInterval),
+            ModerationGaugesService(database: database, policies: policies, interval: .seconds(15)),
+        ]
+        if let transport = settings.mail.transport {
+            services.append(
+                OutboxDelivery(
+                    database: database, policies: policies, settings: settings.mail, transport: transport,
+                    links: InvitationLinks(secondFactorKey: settings.secondFactorKey)))
+        }
+        if let interval = settings.reconcileInterval {
+            services.append(
+                ReconciliationService(
+                    database: database, policies: policies, payments: settings.payments, interval: interval,
+                    olderThanMinutes: settings.reconcileOlderThanMinutes))
+        }
+        if let interval = settings.renewalInterval {
+            services.append(
+                RenewalService(database: database, policies: policies, payments: settings.payments, interval: interval))
+        }
+        if let interval = settings.billingReconcileInterval {
+            services.append(
+                BillingReconciliationService(
+                    database: database, policies: policies, payments: settings.payments, interval: interval))
+        }
+        return services
+    }
+
     /// Runs the service until SIGINT/SIGTERM: connection pool, timed-lock expiry, HTTP server;
     /// on a signal the server drains first, then the rest stops.
     /// - Throws: `UnsafeServiceRole` before serving anything when the database role would bypass
@@ -144,25 +176,7 @@ package enum BackofficeServer {
                 metadata: ["url": "\(url)", "max_lag_seconds": "\(settings.replicaMaxLag.inSeconds)"])
         }
         let database = Database(client: client, logger: logger, limits: settings.pool, replica: replica)
-        services.append(
-            LockExpiryService(database: database, policies: policies, interval: settings.lockExpiryInterval))
-        services.append(ModerationGaugesService(database: database, policies: policies, interval: .seconds(15)))
-        if let transport = settings.mail.transport {
-            services.append(
-                OutboxDelivery(
-                    database: database, policies: policies, settings: settings.mail, transport: transport,
-                    links: InvitationLinks(secondFactorKey: settings.secondFactorKey)))
-        }
-        if let interval = settings.reconcileInterval {
-            services.append(
-                ReconciliationService(
-                    database: database, policies: policies, payments: settings.payments, interval: interval,
-                    olderThanMinutes: settings.reconcileOlderThanMinutes))
-        }
-        if let interval = settings.renewalInterval {
-            services.append(
-                RenewalService(database: database, policies: policies, payments: settings.payments, interval: interval))
-        }
+        services += jobs(database: database, policies: policies, settings: settings)
         let app = try buildApplication(
             database: database, policies: policies, settings: settings, services: services, logger: logger,
             onServerRunning: onServerRunning)

@@ -25,6 +25,9 @@ package struct ServerSettings: Sendable {
     /// How often subscriptions due are renewed and declined renewals retried (nil: never, e.g.
     /// when a cron job runs `billing run-renewals`).
     package var renewalInterval: Duration? = .seconds(60)
+    /// How often the invoices are reconciled with the provider's payments (nil: never, e.g. when a
+    /// cron job runs `billing reconcile`).
+    package var billingReconcileInterval: Duration? = .seconds(86_400)
     /// The connection pool's size and how long the service waits for PostgreSQL.
     package var pool = PoolLimits()
     /// A port of its own for `/metrics` (`serve --metrics-port`), on `host`; nil serves it on

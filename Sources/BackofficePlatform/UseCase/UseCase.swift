@@ -143,6 +143,19 @@ extension Database {
         try await performAudited(operation, context: context) { _, output in output }
     }
 
+    /// A step of a job that runs both ways: for the context's principal (`run(_:context:)`, policy
+    /// checked) from the API or the CLI, or as the system (`runAsSystem`) from a service of `serve`.
+    package func run<Operation: AuditedChange>(_ operation: Operation, context: OperationContext, asSystem: Bool)
+        async throws -> Operation.Output
+    {
+        try await asSystem ? runAsSystem(operation, context: context) : run(operation, context: context)
+    }
+
+    /// A query of a job that runs both ways (as `run(_:context:asSystem:)`).
+    package func read<Q: Query>(_ query: Q, context: OperationContext, asSystem: Bool) async throws -> Q.Output {
+        try await asSystem ? readAsSystem(query, context: context) : read(query, context: context)
+    }
+
     private func performAudited<Operation: AuditedChange, Result: Sendable>(
         _ operation: Operation, context: OperationContext,
         finish: (PostgresConnection, Operation.Output) async throws -> Result

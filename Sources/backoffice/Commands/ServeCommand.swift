@@ -52,6 +52,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Reconcile payments unsettled at least this many minutes.") var reconcileOlderThanMinutes = 10
     @Option(help: "Seconds between subscription renewal runs (0: none; run `billing run-renewals` instead).")
     var renewalIntervalSeconds = 60
+    @Option(help: "Seconds between reconciliations of the invoices (0: none; run `billing reconcile` instead).")
+    var billingReconcileIntervalSeconds = 86_400
     @Option(
         help:
             """
@@ -90,10 +92,13 @@ struct Serve: AsyncParsableCommand {
             }
             settings.reconcileInterval = reconcileIntervalSeconds == 0 ? nil : .seconds(reconcileIntervalSeconds)
             settings.reconcileOlderThanMinutes = reconcileOlderThanMinutes
-            guard renewalIntervalSeconds >= 0 else {
-                throw CLIFailure.usage("--renewal-interval-seconds must be 0 or more")
+            guard renewalIntervalSeconds >= 0, billingReconcileIntervalSeconds >= 0 else {
+                throw CLIFailure.usage(
+                    "--renewal-interval-seconds and --billing-reconcile-interval-seconds must be 0 or more")
             }
             settings.renewalInterval = renewalIntervalSeconds == 0 ? nil : .seconds(renewalIntervalSeconds)
+            settings.billingReconcileInterval =
+                billingReconcileIntervalSeconds == 0 ? nil : .seconds(billingReconcileIntervalSeconds)
             settings.metricsPort = metricsPort
             guard maxConnections >= 1, leaseTimeout > 0, connectTimeout > 0, statementTimeout > 0 else {
                 throw CLIFailure.usage("--max-connections must be at least 1 and every timeout above 0 seconds")

@@ -9,12 +9,15 @@ import Testing
 /// The simulated provider, counting the charge calls made under each idempotency key, and able to
 /// lose the answer of the first charges it makes (the work done, then a timeout to the caller).
 final class CountingGateway: PaymentGateway {
-    private let inner = SimulatedPaymentGateway()
+    private let inner: SimulatedPaymentGateway
     private let calls = Mutex<[String: Int]>([:])
     private let answersToLose: Mutex<Int>
     let provider = "simulated"
 
-    init(losingAnswers: Int = 0) { answersToLose = Mutex(losingAnswers) }
+    init(losingAnswers: Int = 0, record: SimulatedPaymentRecord = .process) {
+        answersToLose = Mutex(losingAnswers)
+        inner = SimulatedPaymentGateway(record: record)
+    }
 
     /// Charge calls per idempotency key.
     var charges: [String: Int] { calls.withLock { $0 } }
@@ -32,6 +35,7 @@ final class CountingGateway: PaymentGateway {
     }
 
     func find(reference: String) async throws -> PaymentOutcome? { try await inner.find(reference: reference) }
+    func charges(since: Date) async throws -> ProviderCharges { try await inner.charges(since: since) }
     func verifyBankAccount(_ account: BankAccount) async throws -> BankAccountVerification {
         try await inner.verifyBankAccount(account)
     }

@@ -47,6 +47,8 @@ final class HeldPaymentProvider: PaymentGateway {
     func verifyBankAccount(_ account: BankAccount) async throws -> BankAccountVerification { .verified("ba_held") }
     func status(of paymentID: String) async throws -> PaymentOutcome { .succeeded(id: paymentID) }
     func find(reference: String) async throws -> PaymentOutcome? { nil }
+    /// Keeps no record of what it made.
+    func charges(since: Date) async throws -> ProviderCharges { ProviderCharges([]) }
 }
 
 @Suite(

@@ -29,6 +29,33 @@ struct HTTPPaymentGatewayTests {
             reference: "order-1")
     }
 
+    @Test("the provider's payments are listed page by page (Stripe's starting_after), with references and refunds")
+    func listsCharges() async throws {
+        let provider = FakePaymentProvider()
+        try await provider.serve { (url: String) async throws -> Void in
+            let payments = adapter(url)
+            let since = Date().addingTimeInterval(-5)
+            for index in 1...105 {
+                _ = try await payments.charge(
+                    PaymentCharge(
+                        amountCents: Int64(index), paymentMethod: "pm_card_visa", idempotencyKey: "charge:\(index)",
+                        reference: "invoice-\(index):1"))
+            }
+            _ = try await payments.charge(
+                PaymentCharge(
+                    amountCents: 999, paymentMethod: SimulatedPaymentGateway.declinedMethod, idempotencyKey: "declined",
+                    reference: "declined:1"))
+            _ = try await payments.refund(paymentID: "pi_fake_7", amountCents: 3, idempotencyKey: "refund:7")
+            let listed = try await payments.charges(since: since)
+            #expect(listed.charges.count == 105 && listed.coveredSince == nil, "three pages, the decline not a payment")
+            #expect(Set(listed.charges.map(\.reference)).count == 105)
+            let seventh = listed.charges.first { $0.id == "pi_fake_7" }
+            #expect(seventh?.reference == "invoice-7:1" && seventh?.amountCents == 7 && seventh?.refundedCents == 3)
+            #expect(listed.charges.allSatisfy { $0.succeeded })
+            #expect(try await payments.charges(since: Date().addingTimeInterval(60)).charges.isEmpty)
+        }
+    }
+
     @Test(
         """
         a lost answer (500 after the work), a dropped connection and a request the provider never answers (its \

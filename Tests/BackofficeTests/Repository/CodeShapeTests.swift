@@ -63,7 +63,11 @@ struct CodeShapeTests {
 
     @Test("no domain reads the clock: a use case takes unit.now, a page or an answer its request's now")
     func domainsReadNoClock() throws {
-        let shell = ["Sources/Backoffice/Console/", "Sources/Backoffice/Server/"]
+        // the shell; and the simulated payment provider, another system that keeps its own time
+        let shell = [
+            "Sources/Backoffice/Console/", "Sources/Backoffice/Server/",
+            "Sources/Backoffice/Payments/SimulatedPaymentGateway.swift",
+        ]
         var found: [String] = []
         for file in Self.swiftFiles
         where file.hasPrefix("Sources/Backoffice/") && !shell.contains(where: { file.hasPrefix($0) }) {

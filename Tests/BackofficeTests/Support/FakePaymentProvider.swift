@@ -28,6 +28,10 @@ actor FakePaymentProvider {
         let amount: Int64
         var captured: Int64 = 0
         var refunded: Int64 = 0
+        var reference: String? = nil
+        var created: Int64 = 0
+        /// The order it was made in (its id's number).
+        var number: Int { Int(id.split(separator: "_").last ?? "") ?? 0 }
     }
 
     private var faults: [Fault] = []
@@ -110,6 +114,7 @@ actor FakePaymentProvider {
                     id: "pi_fake_\(intents.count + 1)", status: captured ? "succeeded" : "requires_capture",
                     amount: Int64(form["amount"] ?? "") ?? 0)
                 if captured { intent.captured = intent.amount }
+                (intent.reference, intent.created) = (form["metadata[reference]"], Int64(Date().timeIntervalSince1970))
                 intents[intent.id] = intent
                 if let key { byKey[key] = intent.id }
                 return json(intent)
@@ -134,6 +139,8 @@ actor FakePaymentProvider {
             intents[intent.id] = intent
             if let key { byKey[key] = intent.id }
             return (200, #"{"id": "re_\#(intent.id)", "status": "succeeded"}"#)
+        case (.get, 2, "payment_intents"):
+            return list(form)
         case (.get, 3, _):
             guard let intent = intents[parts[2]] else { return (404, #"{"error": {"code": "resource_missing"}}"#) }
             return json(intent)
@@ -147,6 +154,25 @@ actor FakePaymentProvider {
             )
         default: return (404, #"{"error": {"code": "unknown_route"}}"#)
         }
+    }
+
+    /// Stripe's list of PaymentIntents: created at or after `created[gte]`, oldest first here, `limit`
+    /// a page after `starting_after`, each with its latest charge's refunds.
+    private func list(_ query: [String: String]) -> (Int, String) {
+        let since = Int64(query["created[gte]"] ?? "") ?? 0
+        let after = query["starting_after"].flatMap { intents[$0]?.number } ?? 0
+        let all = intents.values.filter { $0.created >= since && $0.number > after }.sorted { $0.number < $1.number }
+        let page = all.prefix(Int(query["limit"] ?? "") ?? 10)
+        let items = page.map { intent in
+            """
+            {"id": "\(intent.id)", "status": "\(intent.status)", "amount": \(intent.amount), \
+            "amount_received": \(intent.captured), "created": \(intent.created), \
+            "metadata": {"reference": "\(intent.reference ?? "")"}, \
+            "latest_charge": {"amount_refunded": \(intent.refunded)}}
+            """
+        }
+        let more = all.count > page.count
+        return (200, #"{"object": "list", "has_more": \#(more), "data": [\#(items.joined(separator: ","))]}"#)
     }
 
     /// Serves the fake on a free loopback port for the duration of `body`, which gets its base URL.
@@ -188,7 +214,7 @@ actor FakePaymentProvider {
         var request = request
         let bytes = try await request.collectBody(upTo: 1 << 20)
         var form: [String: String] = [:]
-        for pair in String(buffer: bytes).split(separator: "&") {
+        for pair in (String(buffer: bytes) + "&" + (request.uri.query ?? "")).split(separator: "&") {
             let kv = pair.split(separator: "=", maxSplits: 1).map { String($0).removingPercentEncoding ?? String($0) }
             if kv.count == 2 { form[kv[0]] = kv[1] }
         }
