@@ -231,9 +231,10 @@ package struct ConsoleForm: Sendable {
     }
 
     /// Refuses (422, `confirm_<move>` next to its checkbox) a destructive move whose form was sent
-    /// without its confirmation ticked (`confirm=yes`).
+    /// without its confirmation ticked (`confirm=yes`, or `confirm_<move>=yes` on a page with more
+    /// than one such form, whose boxes need names of their own).
     package func confirm(_ move: String) throws {
-        guard fields["confirm"] == "yes" else {
+        guard fields["confirm"] == "yes" || fields["confirm_\(move)"] == "yes" else {
             throw DomainError.invalid([
                 FieldIssue(field: "confirm_\(move)", code: "unconfirmed", message: "tick the box to confirm")
             ])

@@ -5,12 +5,14 @@ import PostgresNIO
 
 extension DemoEnvironment {
     /// The demo data added after demo databases were first made, each part once: the experts and their
-    /// articles, the customers' health profiles, the forum moderator and a queue, then the shops' sales history.
+    /// articles, the customers' health profiles, the forum moderator and a queue, the shops' sales history, then
+    /// the subscription business's.
     static func seedAddedLater(database: Database, policies: PolicySet) async throws {
         try await seedArticlesOnce(database: database, policies: policies)
         try await seedHealthProfilesOnce(database: database, policies: policies)
         try await seedModerationOnce(database: database, policies: policies)
         try await seedSalesHistoryOnce(database: database, policies: policies)
+        try await seedBillingHistoryOnce(database: database, policies: policies)
     }
 
     /// Health profiles for a dozen active customers, each synced weekly for ten weeks (so their pages

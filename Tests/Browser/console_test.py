@@ -601,6 +601,33 @@ def manager_runs_a_challenge(browser):
     expect("Settled: paid 500 FP" in browser.text(".flash"), f"settled (saw {browser.text('main')[:200]!r})")
 
 
+def manager_refunds_part_of_an_invoice(browser):
+    """A backend manager opens Billing (past due first, and the declined renewal charges), follows a
+    past-due customer to their subscription, reads the invoices, and refunds part of the paid one:
+    refused until the box is ticked, then refunded and shown on the invoice."""
+    browser.open("/console/billing")
+    expect("Past due" in browser.text("main h2"), "past due first")
+    rows = browser.driver.find_elements(By.CSS_SELECTOR, "#subscriptions tbody tr")
+    expect(rows and all("past_due" in row.text for row in rows), "only past-due subscriptions")
+    expect("card_declined" in browser.text("#declined"), "the declined renewal charges and why")
+    browser.screenshot("billing")
+    browser.driver.find_element(By.CSS_SELECTOR, "#subscriptions tbody a").click()
+    browser.wait_for_path("/console/accounts/")
+    browser.check_accessibility()
+    invoices = browser.text("#invoices")
+    expect("paid" in invoices and "open" in invoices and "card_declined" in invoices,
+           f"a paid period and the declined renewal (saw {invoices[:200]!r})")
+    browser.fill({"amount": "2.50", "refund-reason": "Goodwill for the trouble with the card"})
+    browser.submit("#refund-form")
+    expect(browser.field("confirm_refund").get_attribute("aria-invalid") == "true", "refused until confirmed")
+    expect(browser.field("amount").get_attribute("value") == "2.50", "the amount kept")
+    browser.driver.find_element(By.ID, "confirm_refund").click()
+    browser.submit("#refund-form")
+    expect("$2.50 refunded" in browser.text(".flash"), f"refunded (saw {browser.text('main')[:200]!r})")
+    expect("$2.50" in browser.text("#invoices"), "the refund shown on its invoice")
+    browser.screenshot("subscription")
+
+
 def other_pages_are_accessible(admin, manager):
     """The pages no scenario above walks through open, fit 360 px, and pass axe-core."""
     for browser, paths in [
@@ -651,6 +678,9 @@ def each_role_sees_its_home(shop, manager, auditor, platform):
     for chart in ["customers", "locks-appeals", "fitpoints-flows", "issuance-balance"]:
         expect(manager.driver.find_elements(By.CSS_SELECTOR, f"#{chart} svg"), f"the manager's home draws {chart}")
     expect("Active customers" in manager.text("#manager-totals"), "the manager's totals")
+    for chart in ["mrr", "subscribers", "failed-renewals"]:
+        expect(manager.driver.find_elements(By.CSS_SELECTOR, f"#{chart} svg"), f"the manager's home draws {chart}")
+    expect("Monthly recurring revenue" in manager.text("#subscription-totals"), "the subscription business's totals")
     manager.screenshot("home-manager")
     auditor.open("/console/home")
     expect(auditor.driver.find_elements(By.CSS_SELECTOR, "#audit-events svg"), "the auditor's events by day and family")
@@ -789,6 +819,8 @@ def main():
             ("a manager publishes a maintenance notice: 2 h ahead refused in place, 25 h ahead published",
              lambda: manager_publishes_a_maintenance_notice(manager)),
             ("a manager runs a challenge: live board, preview, settle", lambda: manager_runs_a_challenge(manager)),
+            ("a manager finds a past-due customer, reads the invoices, refunds part of one",
+             lambda: manager_refunds_part_of_an_invoice(manager)),
             ("an expert writes and submits; the manager sends back; the expert fixes; the manager publishes",
              lambda: expert_and_manager_publish_an_article(expert, manager)),
             ("a moderator takes the next case, removes the comment and locks its author with a ground; the statement of reasons",

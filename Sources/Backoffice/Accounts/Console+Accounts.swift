@@ -90,6 +90,7 @@ extension ConsoleRequest {
         var data: [String: Any] = [
             "account": AccountView(customer), "values": values, "version": customer.etag,
             "canFitPoints": may(GetWalletBalance.action), "canHealth": may(ReadHealthProfile.action),
+            "canBilling": may(GetSubscription.action),
         ]
         FormRefusal(issues).add(to: &data)
         if may(ReadAuthorHistory.action) {

@@ -15,6 +15,10 @@ package struct CancelSubscription: StagedOperation {
     let refund: Refund
     let payments: any PaymentGateway
 
+    package init(subscriptionID: UUID, reason: String, refund: Refund, payments: any PaymentGateway) {
+        (self.subscriptionID, self.reason, self.refund, self.payments) = (subscriptionID, reason, refund, payments)
+    }
+
     /// The subscription after it, and its refund when one was asked.
     package struct Canceled: Sendable {
         package let subscription: SubscriptionRecord

@@ -56,6 +56,10 @@ package struct UpdatePaymentMethod: StagedOperation {
     let paymentMethod: String
     let payments: any PaymentGateway
 
+    package init(subscriptionID: UUID, paymentMethod: String, payments: any PaymentGateway) {
+        (self.subscriptionID, self.paymentMethod, self.payments) = (subscriptionID, paymentMethod, payments)
+    }
+
     package func ready() throws {}
 
     package func reserve(in unit: UnitOfWork) async throws -> Audited<Stage<ClaimedInvoice, SubscriptionRecord>> {

@@ -91,6 +91,14 @@ extension ConsoleRequest {
         data["balanceChartHTML"] = home.balanceChart.html
         data["challenges"] = home.challengeRows(now: now)
         data["hasChallenges"] = !home.challenges.isEmpty
+        guard may(SubscriptionFiguresOverTime.action) else { return }
+        let business = SubscriptionHome(
+            period: period, days: try await read(SubscriptionFiguresOverTime(range: period.range)))
+        data["showsSubscriptions"] = true
+        data["subscriptionCards"] = business.cards
+        data["mrrChartHTML"] = business.revenueChart.html
+        data["subscribersChartHTML"] = business.subscribersChart.html
+        data["renewalsChartHTML"] = business.renewalsChart.html
     }
 
     /// A platform admin's figures: the shops side by side, operators and tokens by role.

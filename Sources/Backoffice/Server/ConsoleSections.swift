@@ -33,6 +33,7 @@ extension Console {
         registerHome(on: group)
         registerAccounts(on: group)
         registerOrders(on: group, payments: payments)
+        registerBilling(on: group, payments: payments)
         registerGoods(on: group)
         registerGoodsFiles(on: group)
         registerAudit(on: group)

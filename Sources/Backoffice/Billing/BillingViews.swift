@@ -1,0 +1,160 @@
+import BackofficeConsole
+import BackofficePlatform
+import Foundation
+import PostgresNIO
+
+extension SubscriptionRecord.Status {
+    /// Not ended: at most one per customer (incomplete, trialing, active, past due).
+    var isLive: Bool { self != .canceled && self != .lapsed }
+}
+
+/// The billing section's tabs and the forms' values.
+enum BillingBoard {
+    /// Past due first: what a manager looks at; nil is every status.
+    static let tabs: [SubscriptionRecord.Status?] = [.pastDue, .active, .trialing, .canceled, .lapsed, nil]
+
+    static func label(_ status: SubscriptionRecord.Status) -> String {
+        switch status {
+        case .pastDue: "Past due"
+        default: status.rawValue.prefix(1).uppercased() + status.rawValue.dropFirst()
+        }
+    }
+
+    /// The `status` filter: past due when absent, every status for `any`.
+    static func status(_ text: String?) throws -> SubscriptionRecord.Status? {
+        guard let text else { return .pastDue }
+        if text == "any" { return nil }
+        guard let status = SubscriptionRecord.Status(rawValue: text) else {
+            throw DomainError.invalid([
+                FieldIssue(
+                    field: "status", code: "unknown_status",
+                    message: "must be one of "
+                        + SubscriptionRecord.Status.allCases.map(\.rawValue).joined(separator: ", "))
+            ])
+        }
+        return status
+    }
+
+    /// An amount in dollars (`4`, `4.5`, `4.50`) as cents; nil when empty (the whole rest).
+    static func cents(_ text: String?) throws -> Int64? {
+        guard let text else { return nil }
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), (1...7).contains(parts[0].count),
+            parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+            parts.count == 1 || (1...2).contains(parts[1].count), let dollars = Int64(parts[0])
+        else {
+            throw DomainError.invalid([
+                FieldIssue(field: "amount", code: "invalid", message: "an amount in dollars, such as 4.50")
+            ])
+        }
+        let fraction = parts.count == 2 ? Int64(parts[1].padding(toLength: 2, withPad: "0", startingAt: 0)) ?? 0 : 0
+        return dollars * 100 + fraction
+    }
+
+    /// The provider declined a refund: nothing changed (402 in the API), said next to the form.
+    static func declined(_ code: String?) -> DomainError {
+        .invalid([
+            FieldIssue(
+                field: "confirm", code: "refund_declined",
+                message: "The payment provider declined the refund (\(code ?? "declined")); nothing changed.")
+        ])
+    }
+}
+
+/// A subscription as the console shows it.
+struct SubscriptionView {
+    let id: String, customer: String, plan: String, status: String, price: String, interval: String
+    let periodStart: ShownTime?, periodEnd: ShownTime?, graceEnds: ShownTime?, trialEnds: ShownTime?
+    let canceling: Bool, credit: String?, updated: ShownTime
+
+    init(_ record: SubscriptionRecord) {
+        (id, customer, plan, status) = (record.id.text, record.customerID.text, record.plan, record.status.rawValue)
+        (price, interval) = (ChartUnit.cents.text(Int(record.priceCents)), record.interval.rawValue)
+        periodStart = record.currentPeriod.map { ConsoleTime.text($0.lowerBound) }
+        periodEnd = record.currentPeriod.map { ConsoleTime.text($0.upperBound) }
+        graceEnds = record.graceEndsAt.map(ConsoleTime.text)
+        trialEnds = record.status == .trialing ? record.trialEndsAt.map(ConsoleTime.text) : nil
+        canceling = record.cancelAtPeriodEnd
+        credit = record.creditCents > 0 ? ChartUnit.cents.text(Int(record.creditCents)) : nil
+        updated = ConsoleTime.text(record.updatedAt)
+    }
+}
+
+/// An invoice as the console shows it, with its refunds and any dispute.
+struct InvoiceView {
+    let id: String, shortID: String, periodStart: ShownTime, periodEnd: ShownTime, amount: String, status: String
+    let attempts: Int, failure: String?, nextAttempt: ShownTime?, refunded: String?, paid: ShownTime?
+    let dispute: String?, refunds: [[String: Any]]
+
+    init(_ invoice: InvoiceRecord) {
+        (id, shortID, status, attempts) = (
+            invoice.id.text, String(invoice.id.text.prefix(8)), invoice.status, invoice.attempts
+        )
+        (periodStart, periodEnd) = (ConsoleTime.text(invoice.periodStart), ConsoleTime.text(invoice.periodEnd))
+        amount = ChartUnit.cents.text(Int(invoice.amountCents))
+        failure = invoice.failureCode
+        nextAttempt = invoice.status == "open" ? invoice.nextAttemptAt.map(ConsoleTime.text) : nil
+        refunded = invoice.refundedCents > 0 ? ChartUnit.cents.text(Int(invoice.refundedCents)) : nil
+        paid = invoice.paidAt.map(ConsoleTime.text)
+        dispute = invoice.dispute.map {
+            "\($0.status.replacingOccurrences(of: "_", with: " ")), \(ChartUnit.cents.text(Int($0.cents)))"
+                + ($0.reason.map { " (\($0))" } ?? "")
+        }
+        refunds = invoice.refunds.map {
+            [
+                "amount": ChartUnit.cents.text(Int($0.amountCents)), "status": $0.status.rawValue, "reason": $0.reason,
+                "at": ConsoleTime.text($0.createdAt),
+            ]
+        }
+        let left = invoice.amountCents - invoice.refundedCents
+        refundLabel =
+            "\(shortID): \(ConsoleTime.text(invoice.periodStart).utcText.prefix(10)), "
+            + "\(ChartUnit.cents.text(Int(left))) refundable"
+    }
+
+    /// How the refund form names it: its id, period and what is left to refund.
+    let refundLabel: String
+}
+
+/// A renewal charge declined lately, with its customer and what comes next.
+struct DeclinedRenewal: Sendable, RowDecodable {
+    let invoiceID: UUID, customerID: UUID, amountCents: Int64, status: String, attempts: Int, failureCode: String
+    let nextAttemptAt: Date?, at: Date
+
+    static let columns = "id, customer_id, amount_cents, status, attempts, failure_code, next_attempt_at, updated_at"
+
+    init(row: PostgresRow) throws {
+        let c = try row.decode((UUID, UUID, Int64, String, Int32, String, Date?, Date).self)
+        (invoiceID, customerID, amountCents, status, attempts) = (c.0, c.1, c.2, c.3, Int(c.4))
+        (failureCode, nextAttemptAt, at) = (c.5, c.6, c.7)
+    }
+}
+
+/// The renewal invoices whose last charge was declined (open and retried, or failed for good),
+/// the latest first, at most `limit`.
+struct DeclinedRenewals: Query {
+    static let action = ListSubscriptions.action
+    let limit: Int
+
+    func read(in unit: UnitOfWork) async throws -> [DeclinedRenewal] {
+        try await unit.all(
+            """
+            SELECT \(unescaped: DeclinedRenewal.columns) FROM invoices
+            WHERE failure_code IS NOT NULL AND status IN ('open', 'failed') AND NOT charging
+            ORDER BY updated_at DESC, id DESC LIMIT \(limit)
+            """, as: DeclinedRenewal.self)
+    }
+}
+
+/// A declined renewal as the billing section lists it.
+struct DeclinedRenewalView {
+    let invoice: String, customer: String, amount: String, status: String, attempts: Int, failure: String
+    let nextAttempt: ShownTime?, at: ShownTime
+
+    init(_ row: DeclinedRenewal) {
+        (invoice, customer, status) = (String(row.invoiceID.text.prefix(8)), row.customerID.text, row.status)
+        (amount, attempts, failure) = (ChartUnit.cents.text(Int(row.amountCents)), row.attempts, row.failureCode)
+        nextAttempt = row.status == "open" ? row.nextAttemptAt.map(ConsoleTime.text) : nil
+        at = ConsoleTime.text(row.at)
+    }
+}
