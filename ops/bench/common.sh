@@ -61,7 +61,7 @@ bench_cleanup() {
 }
 
 # The server, its mail going to a real SMTP server on loopback (ops/mail-sink.py: STARTTLS, AUTH;
-# MAIL_SINK_URL), which the outbox row measures.
+# MAIL_SINK_URL), which the outbox row measures; BENCH_SERVE_ARGS are added to `serve`'s options.
 bench_serve() {
   openssl req -x509 -newkey rsa:2048 -nodes -keyout "$WORK/smtp-key.pem" -out "$WORK/smtp-cert.pem" -days 1 -subj /CN=localhost \
     -addext subjectAltName=DNS:localhost 2>/dev/null
@@ -72,7 +72,7 @@ bench_serve() {
   SMTP_PORT=$(sed -n 's/^ready //p' "$WORK/sink.log")
   MAIL_SINK_URL="smtp://backoffice:mail-sink-password@localhost:$SMTP_PORT?ca=$WORK/smtp-cert.pem"
   BACKOFFICE_PAYMENTS=simulated BACKOFFICE_SMTP_URL=$MAIL_SINK_URL BACKOFFICE_PUBLIC_URL=http://127.0.0.1:$HTTPPORT \
-    BACKOFFICE_SECOND_FACTOR_KEY=$(head -c 32 /dev/urandom | base64) "$BIN" serve --port "$HTTPPORT" --database-url "$APP_URL" > "$WORK/serve.log" 2>&1 &
+    BACKOFFICE_SECOND_FACTOR_KEY=$(head -c 32 /dev/urandom | base64) "$BIN" serve --port "$HTTPPORT" --database-url "$APP_URL" ${BENCH_SERVE_ARGS:-} > "$WORK/serve.log" 2>&1 &
   SERVER_PID=$!
   for _ in $(seq 100); do grep -q "listening on" "$WORK/serve.log" && break; sleep 0.1; done
   URL=http://127.0.0.1:$HTTPPORT
