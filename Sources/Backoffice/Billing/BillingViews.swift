@@ -61,9 +61,29 @@ enum BillingBoard {
     }
 }
 
-/// A subscription as the console shows it.
+/// The emails of the customers a page lists, by id (masked for a role that sees PII masked), in one
+/// statement.
+struct CustomerEmails: Query {
+    static let action = ListSubscriptions.action
+    let ids: [UUID]
+
+    func read(in unit: UnitOfWork) async throws -> [UUID: String] {
+        guard !ids.isEmpty else { return [:] }
+        let masks = unit.context.masksPII
+        var emails: [UUID: String] = [:]
+        for try await (id, email) in try await unit.connection.send(
+            "SELECT id, email FROM customers WHERE id = ANY(\(Array(Set(ids))))", logger: unit.logger
+        ).decode((UUID, String).self) {
+            emails[id] = masks ? PIIMask.email(email) : email
+        }
+        return emails
+    }
+}
+
+/// A subscription as the console shows it (its customer by email, when the page read them).
 struct SubscriptionView {
     let id: String, customer: String, plan: String, status: String, price: String, interval: String
+    var email: String?
     let periodStart: ShownTime?, periodEnd: ShownTime?, graceEnds: ShownTime?, trialEnds: ShownTime?
     let canceling: Bool, credit: String?, updated: ShownTime
 
@@ -149,6 +169,7 @@ struct DeclinedRenewals: Query {
 /// A declined renewal as the billing section lists it.
 struct DeclinedRenewalView {
     let invoice: String, customer: String, amount: String, status: String, attempts: Int, failure: String
+    var email: String?
     let nextAttempt: ShownTime?, at: ShownTime
 
     init(_ row: DeclinedRenewal) {

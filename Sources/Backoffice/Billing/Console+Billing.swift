@@ -46,8 +46,14 @@ extension ConsoleRequest {
                 limit: Console.pageSize + 1))
         let (shown, next) = keysetPage(rows, limit: Console.pageSize) { Cursor.timeAndID($0.updatedAt, $0.id) }
         let declined = try await read(DeclinedRenewals(limit: 20))
+        let emails = try await read(CustomerEmails(ids: shown.map(\.customerID) + declined.map(\.customerID)))
         var data: [String: Any] = [
-            "subscriptions": shown.map(SubscriptionView.init), "hasSubscriptions": !shown.isEmpty,
+            "subscriptions": shown.map {
+                var view = SubscriptionView($0)
+                view.email = emails[$0.customerID]
+                return view
+            },
+            "hasSubscriptions": !shown.isEmpty,
             "state": status.map(BillingBoard.label) ?? "Every status",
             "tabsHTML": ConsoleNavigation.links(
                 BillingBoard.tabs.map {
@@ -55,7 +61,12 @@ extension ConsoleRequest {
                         href: ConsoleLinks.path("/console/billing", ["status": $0?.rawValue ?? "any"]),
                         label: $0.map(BillingBoard.label) ?? "Every status", current: $0 == status)
                 }),
-            "declined": declined.map(DeclinedRenewalView.init), "hasDeclined": !declined.isEmpty,
+            "declined": declined.map {
+                var view = DeclinedRenewalView($0)
+                view.email = emails[$0.customerID]
+                return view
+            },
+            "hasDeclined": !declined.isEmpty,
         ]
         if let next {
             data["next"] = ConsoleLinks.path(

@@ -89,6 +89,9 @@ struct ConsoleBillingTests {
                 let board = try await manager.get("/console/billing")
                 #expect(board.status == 200 && board.text.contains("/console/accounts/\(customer)/subscription"))
                 #expect(board.text.contains("card_declined") && !board.text.contains(payer), "past due only")
+                let email = try #require(
+                    try await env.ownerScalar("SELECT email FROM customers WHERE id = '\(customer)'", as: String.self))
+                #expect(board.text.contains(">\(email)</a>"), "the customer by email")
                 let page = try await manager.get("/console/accounts/\(payer)/subscription")
                 #expect(page.status == 200 && page.text.contains("$9.99") && page.text.contains("id=\"refund-form\""))
                 let csrf = try #require(page.csrf)
