@@ -208,5 +208,27 @@ struct CLIEndToEndTests {
             let help = try cli(["help", name])
             #expect(help.status == 0 && help.output.contains("USAGE: backoffice \(name)"), "\(name): \(help.output)")
         }
+        // Every operation's command (`command: Group.Name`) is among its group's subcommands.
+        var subcommands: [String: [String]] = [:]
+        key = ""
+        for line in lines[(start + 1)...].prefix(while: { $0.hasPrefix(" ") }) {
+            if !line.hasPrefix("   "), line.hasSuffix(":") {
+                key = String(line.trimmingCharacters(in: .whitespaces).dropLast())
+            }
+            if line.hasPrefix("    subcommands: [") {
+                subcommands[key] = line.dropFirst("    subcommands: [".count).dropLast().split(separator: ",").map {
+                    $0.trimmingCharacters(in: .whitespaces)
+                }
+            }
+        }
+        let commands = lines.filter { $0.hasPrefix("        command: ") }.map {
+            $0.dropFirst("        command: ".count)
+        }
+        #expect(commands.count > 80, "\(commands.count) operations with a command")
+        for command in commands {
+            let parts = command.split(separator: ".")
+            let group = parts.dropLast().joined(separator: "."), name = String(parts.last ?? "")
+            #expect(subcommands[group]?.contains(name) == true, "\(command) is not among \(group)'s subcommands")
+        }
     }
 }
