@@ -85,12 +85,17 @@ extension APIHandler {
         let body: Components.Schemas.BillingReconcileRequest = try json(input.body)
         let report = try await ReconcileInvoices(days: body.days, payments: payments).run(
             database, context: try context())
-        return .ok(
+        return .ok(.init(body: .json(try report.api)))
+    }
+}
+
+extension BillingReconcileReport {
+    var api: Components.Schemas.BillingReconcileReport {
+        get throws {
             .init(
-                body: .json(
-                    .init(
-                        since: report.since, invoices: report.invoices, providerCharges: report.providerCharges,
-                        settled: report.settled, differences: try report.differences.map { try $0.api }))))
+                since: since, invoices: invoices, providerCharges: providerCharges, settled: settled,
+                differences: try differences.map { try $0.api })
+        }
     }
 }
 

@@ -35,20 +35,15 @@ enum BillingBoard {
         return status
     }
 
-    /// An amount in dollars (`4`, `4.5`, `4.50`) as cents; nil when empty (the whole rest).
+    /// An amount in dollars (`4`, `4.5`, `$4.50`: `Money.cents`) as cents; nil when empty (the whole rest).
     static func cents(_ text: String?) throws -> Int64? {
         guard let text else { return nil }
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), (1...7).contains(parts[0].count),
-            parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
-            parts.count == 1 || (1...2).contains(parts[1].count), let dollars = Int64(parts[0])
-        else {
+        guard let cents = Money.cents(text) else {
             throw DomainError.invalid([
                 FieldIssue(field: "amount", code: "invalid", message: "an amount in dollars, such as 4.50")
             ])
         }
-        let fraction = parts.count == 2 ? Int64(parts[1].padding(toLength: 2, withPad: "0", startingAt: 0)) ?? 0 : 0
-        return dollars * 100 + fraction
+        return cents
     }
 
     /// The provider declined a refund: nothing changed (402 in the API), said next to the form.
@@ -89,13 +84,13 @@ struct SubscriptionView {
 
     init(_ record: SubscriptionRecord) {
         (id, customer, plan, status) = (record.id.text, record.customerID.text, record.plan, record.status.rawValue)
-        (price, interval) = (ChartUnit.cents.text(Int(record.priceCents)), record.interval.rawValue)
+        (price, interval) = (Money.dollars(record.priceCents), record.interval.rawValue)
         periodStart = record.currentPeriod.map { ConsoleTime.text($0.lowerBound) }
         periodEnd = record.currentPeriod.map { ConsoleTime.text($0.upperBound) }
         graceEnds = record.graceEndsAt.map(ConsoleTime.text)
         trialEnds = record.status == .trialing ? record.trialEndsAt.map(ConsoleTime.text) : nil
         canceling = record.cancelAtPeriodEnd
-        credit = record.creditCents > 0 ? ChartUnit.cents.text(Int(record.creditCents)) : nil
+        credit = record.creditCents > 0 ? Money.dollars(record.creditCents) : nil
         updated = ConsoleTime.text(record.updatedAt)
     }
 }
@@ -111,25 +106,25 @@ struct InvoiceView {
             invoice.id.text, String(invoice.id.text.prefix(8)), invoice.status, invoice.attempts
         )
         (periodStart, periodEnd) = (ConsoleTime.text(invoice.periodStart), ConsoleTime.text(invoice.periodEnd))
-        amount = ChartUnit.cents.text(Int(invoice.amountCents))
+        amount = Money.dollars(invoice.amountCents)
         failure = invoice.failureCode
         nextAttempt = invoice.status == "open" ? invoice.nextAttemptAt.map(ConsoleTime.text) : nil
-        refunded = invoice.refundedCents > 0 ? ChartUnit.cents.text(Int(invoice.refundedCents)) : nil
+        refunded = invoice.refundedCents > 0 ? Money.dollars(invoice.refundedCents) : nil
         paid = invoice.paidAt.map(ConsoleTime.text)
         dispute = invoice.dispute.map {
-            "\($0.status.replacingOccurrences(of: "_", with: " ")), \(ChartUnit.cents.text(Int($0.cents)))"
+            "\($0.status.replacingOccurrences(of: "_", with: " ")), \(Money.dollars($0.cents))"
                 + ($0.reason.map { " (\($0))" } ?? "")
         }
         refunds = invoice.refunds.map {
             [
-                "amount": ChartUnit.cents.text(Int($0.amountCents)), "status": $0.status.rawValue, "reason": $0.reason,
+                "amount": Money.dollars($0.amountCents), "status": $0.status.rawValue, "reason": $0.reason,
                 "at": ConsoleTime.text($0.createdAt),
             ]
         }
         let left = invoice.amountCents - invoice.refundedCents
         refundLabel =
             "\(shortID): \(ConsoleTime.text(invoice.periodStart).utcText.prefix(10)), "
-            + "\(ChartUnit.cents.text(Int(left))) refundable"
+            + "\(Money.dollars(left)) refundable"
     }
 
     /// How the refund form names it: its id, period and what is left to refund.
@@ -174,7 +169,7 @@ struct DeclinedRenewalView {
 
     init(_ row: DeclinedRenewal) {
         (invoice, customer, status) = (String(row.invoiceID.text.prefix(8)), row.customerID.text, row.status)
-        (amount, attempts, failure) = (ChartUnit.cents.text(Int(row.amountCents)), row.attempts, row.failureCode)
+        (amount, attempts, failure) = (Money.dollars(row.amountCents), row.attempts, row.failureCode)
         nextAttempt = row.status == "open" ? row.nextAttemptAt.map(ConsoleTime.text) : nil
         at = ConsoleTime.text(row.at)
     }

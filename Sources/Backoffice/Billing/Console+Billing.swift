@@ -118,14 +118,14 @@ extension ConsoleRequest {
                 throw BillingBoard.declined(refunded.failureCode)
             }
             return "The subscription is canceled"
-                + (outcome.refund.map { ", \(ChartUnit.cents.text(Int($0.amountCents))) refunded" } ?? "") + "."
+                + (outcome.refund.map { ", \(Money.dollars($0.amountCents)) refunded" } ?? "") + "."
         case .refund:
             let amount = try BillingBoard.cents(form.text("amount"))
             let refund = try await runStaged(
                 RefundInvoice(invoiceID: try formID("invoice"), amountCents: amount, reason: reason, payments: payments)
             )
             guard refund.status != .failed else { throw BillingBoard.declined(refund.failureCode) }
-            return "\(ChartUnit.cents.text(Int(refund.amountCents))) refunded."
+            return "\(Money.dollars(refund.amountCents)) refunded."
         }
     }
 

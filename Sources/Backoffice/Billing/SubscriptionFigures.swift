@@ -11,14 +11,11 @@ package struct SubscriptionFiguresOverTime: Query {
 
     package init(range: ReportRange) { self.range = range }
 
+    /// A day's starts, churn, declined renewals and recovered revenue, and the paying subscribers and
+    /// MRR at its end.
     package struct Day: Sendable, Equatable {
-        package var started: Int = 0
-        package var churned: Int = 0
-        package var failedRenewals: Int = 0
-        package var recoveredCents: Int64 = 0
-        /// At the day's end.
-        package var paying: Int = 0
-        package var mrrCents: Int64 = 0
+        package let started: Int, churned: Int, failedRenewals: Int, recoveredCents: Int64
+        package let paying: Int, mrrCents: Int64
     }
 
     package func read(in unit: UnitOfWork) async throws -> [Day] {
@@ -30,23 +27,16 @@ package struct SubscriptionFiguresOverTime: Query {
             FROM subscription_daily_figures WHERE day <= \(range.through.description)::date GROUP BY 1
             """,
             { try $0.decode((Int32, Int64, Int64, Int64, Int64, Int64, Int64).self) })
-        var (paying, mrr): (Int, Int64) = (0, 0)
-        var byDay: [UTCDay: Day] = [:]
-        for (day, started, churned, payingChange, mrrChange, failed, recovered) in rows {
-            guard day >= 0 else {
-                (paying, mrr) = (Int(payingChange), mrrChange)
-                continue
-            }
-            byDay[UTCDay(number: Int(day))] = Day(
-                started: Int(started), churned: Int(churned), failedRenewals: Int(failed), recoveredCents: recovered,
-                paying: Int(payingChange), mrrCents: mrrChange)
-        }
-        return range.allDays.map { day in
-            var figures = byDay[day] ?? Day()
-            paying += figures.paying
-            mrr += figures.mrrCents
-            (figures.paying, figures.mrrCents) = (paying, mrr)
-            return figures
+        // one row a day (grouped by it); running: paying subscribers and MRR
+        let changes = DailyChanges(rows.map { (day: $0.0, row: $0) })
+        return changes.days(of: range) { before in
+            (paying: before.reduce(0) { $0 + Int($1.3) }, mrr: before.reduce(Int64(0)) { $0 + $1.4 })
+        } _: { running, today in
+            let row = today.first ?? (0, 0, 0, 0, 0, 0, 0)
+            running = (running.paying + Int(row.3), running.mrr + row.4)
+            return Day(
+                started: Int(row.1), churned: Int(row.2), failedRenewals: Int(row.5), recoveredCents: row.6,
+                paying: running.paying, mrrCents: running.mrr)
         }
     }
 }

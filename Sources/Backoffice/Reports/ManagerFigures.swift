@@ -13,26 +13,19 @@ package struct CustomersOverTime: Query {
 
     /// For each day of the range, in order: the number of customers in each status at its end.
     package func read(in unit: UnitOfWork) async throws -> [[AccountStatus: Int]] {
-        let changes = try await unit.all(
+        let rows = try await unit.all(
             """
             SELECT CASE WHEN day < \(range.from.description)::date THEN -1 ELSE (day - DATE '1970-01-01') END::integer,
                 status, sum(delta)::bigint
             FROM customer_daily_statuses WHERE day <= \(range.through.description)::date GROUP BY 1, 2
             """,
             { try $0.decode((Int32, String, Int64).self) })
-        var before: [AccountStatus: Int] = [:]
-        var byDay: [UTCDay: [AccountStatus: Int]] = [:]
-        for (day, text, delta) in changes {
-            let status = try AccountStatus(known: text)
-            if day < 0 {
-                before[status, default: 0] += Int(delta)
-            } else {
-                byDay[UTCDay(number: Int(day)), default: [:]][status, default: 0] += Int(delta)
-            }
-        }
-        var running = before
-        return range.allDays.map { day in
-            for (status, delta) in byDay[day] ?? [:] { running[status, default: 0] += delta }
+        let changes = DailyChanges(
+            try rows.map { (day: $0.0, row: (status: try AccountStatus(known: $0.1), delta: Int($0.2))) })
+        return changes.days(of: range) { before in
+            before.reduce(into: [:]) { $0[$1.status, default: 0] += $1.delta }
+        } _: { running, today in
+            for change in today { running[change.status, default: 0] += change.delta }
             return running
         }
     }
@@ -101,27 +94,21 @@ package struct FitPointsFlows: Query {
             FROM fitpoints_daily_flows WHERE day <= \(range.through.description)::date GROUP BY 1, 2
             """,
             { try $0.decode((Int32, String, Int64, Int64).self) })
-        var balance: Int64 = 0
-        var byDay: [UTCDay: Day] = [:]
-        for (day, kind, points, issuance) in rows {
-            guard day >= 0 else {
-                balance += issuance
-                continue
+        let changes = DailyChanges(rows.map { (day: $0.0, row: (kind: $0.1, points: $0.2, issuance: $0.3)) })
+        return changes.days(of: range) { before in
+            before.reduce(Int64(0)) { $0 + $1.issuance }
+        } _: { balance, today in
+            var figures = Day()
+            for change in today {
+                figures.issued -= change.issuance
+                balance += change.issuance
+                switch change.kind {
+                case "redemption": figures.redeemed += change.points
+                case "refund": figures.redeemed -= change.points
+                case "expiry": figures.expired += change.points
+                default: break
+                }
             }
-            var figures = byDay[UTCDay(number: Int(day))] ?? Day()
-            figures.issued -= issuance
-            figures.issuanceBalance += issuance
-            switch kind {
-            case "redemption": figures.redeemed += points
-            case "refund": figures.redeemed -= points
-            case "expiry": figures.expired += points
-            default: break
-            }
-            byDay[UTCDay(number: Int(day))] = figures
-        }
-        return range.allDays.map { day in
-            var figures = byDay[day] ?? Day()
-            balance += figures.issuanceBalance
             figures.issuanceBalance = balance
             return figures
         }

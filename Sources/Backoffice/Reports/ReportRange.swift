@@ -1,5 +1,5 @@
-import Foundation
 import BackofficePlatform
+import Foundation
 
 /// The days a report or a home covers, first and last included (UTC), and the equally long
 /// stretch before them, which a home compares against.
@@ -67,5 +67,31 @@ package enum ReportGranularity: String, Sendable, CaseIterable {
         case .week: day.monday
         case .month: day.firstOfMonth
         }
+    }
+}
+
+/// A daily rollup's rows over a range, as its statement keys them by day: `-1` for every day before
+/// the range (their changes open the running figures), else the day's number since 1970-01-01
+/// (`CASE WHEN day < <from> THEN -1 ELSE day - DATE '1970-01-01' END`). The rollups keep changes,
+/// not totals, so a figure at a day's end is the sum of the changes up to it; `days` walks the range
+/// carrying it.
+struct DailyChanges<Row> {
+    let before: [Row]
+    let byDay: [UTCDay: [Row]]
+
+    init(_ rows: [(day: Int32, row: Row)]) {
+        before = rows.filter { $0.day < 0 }.map(\.row)
+        byDay = Dictionary(grouping: rows.filter { $0.day >= 0 }, by: { UTCDay(number: Int($0.day)) }).mapValues {
+            $0.map(\.row)
+        }
+    }
+
+    /// Each day of `range` in order: `day` makes its figures from that day's rows (none on a quiet day),
+    /// moving `running` on (opened by `open` from the rows before the range).
+    func days<Running, Day>(
+        of range: ReportRange, open: ([Row]) -> Running, _ day: (inout Running, [Row]) throws -> Day
+    ) rethrows -> [Day] {
+        var running = open(before)
+        return try range.allDays.map { try day(&running, byDay[$0] ?? []) }
     }
 }

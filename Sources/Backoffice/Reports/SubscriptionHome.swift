@@ -40,11 +40,13 @@ struct SubscriptionHome {
     /// The cards: MRR and paying subscribers at the period's end (with the change since its first
     /// day's end), the declined renewals and the revenue recovered in the period.
     var cards: [[String: String]] {
-        let (first, last) = (days.first ?? .init(), days.last ?? .init())
+        let zero = SubscriptionFiguresOverTime.Day(
+            started: 0, churned: 0, failedRenewals: 0, recoveredCents: 0, paying: 0, mrrCents: 0)
+        let (first, last) = (days.first ?? zero, days.last ?? zero)
         let recovered = days.reduce(Int64(0)) { $0 + $1.recoveredCents }
         return [
             [
-                "label": "Monthly recurring revenue", "value": ChartUnit.cents.text(Int(last.mrrCents)),
+                "label": "Monthly recurring revenue", "value": Money.dollars(last.mrrCents),
                 "change": Change.text(last.mrrCents, against: first.mrrCents) + " in the period",
                 "href": "/console/billing?status=active",
             ],
@@ -60,7 +62,7 @@ struct SubscriptionHome {
                 "change": "retried on the dunning schedule", "href": "/console/billing",
             ],
             [
-                "label": "Revenue recovered by a retry", "value": ChartUnit.cents.text(Int(recovered)),
+                "label": "Revenue recovered by a retry", "value": Money.dollars(recovered),
                 "change": "renewals paid after a decline", "href": "/console/billing",
             ],
         ]
