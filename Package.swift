@@ -97,7 +97,7 @@ let package = Package(
         // It names no domain, and cannot: the domains are built on top of it.
         .target(
             name: "BackofficePlatform",
-            dependencies: ["BackofficeAPI"] + serviceLibraries,
+            dependencies: ["BackofficeAPI", .product(name: "CSV", package: "CSV.swift")] + serviceLibraries,
             swiftSettings: swiftSettings
         ),
         // The console's shell: sessions, sign-in, forms, templates, charts, time formatting. It names no
@@ -122,7 +122,6 @@ let package = Package(
                 "BackofficeAPI",
                 "BackofficePlatform",
                 "BackofficeConsole",
-                .product(name: "CSV", package: "CSV.swift"),
                 "CCmarkGFM",
             ] + serviceLibraries,
             resources: consolePages,

@@ -89,7 +89,7 @@ extension APIHandler {
 
 extension APIHandler {
     func importGoods(_ input: Operations.ImportGoods.Input) async throws -> Operations.ImportGoods.Output {
-        let (format, body): (GoodsFileFormat, HTTPBody) =
+        let (format, body): (RecordFileFormat, HTTPBody) =
             switch input.body {
             case .csv(let body): (.csv, body)
             case .applicationXNdjson(let body): (.jsonl, body)
@@ -97,11 +97,11 @@ extension APIHandler {
         try context().permit(ImportGoods.self)  // before a byte of the file is read
         // Read as it arrives (the edge limits and screens the bytes), before any transaction.
         var reader = GoodsFileReader(format: format)
-        let contents: GoodsFileContents
+        let contents: RecordFileContents<GoodRow>
         do {
             for try await part in body { try reader.feed(part) }
             contents = try reader.finish()
-        } catch let error as MalformedGoodsFile {
+        } catch let error as MalformedFile {
             throw ImportGoods.refusal(error, format: format)
         }
         let query = input.query
@@ -119,7 +119,7 @@ extension APIHandler {
                 updated: report.updated,
                 rejected: report.rejected,
                 errors: report.issues.map {
-                    .init(line: $0.line, sku: $0.sku, field: $0.field, code: $0.code, message: $0.message)
+                    .init(line: $0.line, sku: $0.key, field: $0.field, code: $0.code, message: $0.message)
                 })
         }
         return .ok(.init(body: .json(report)))
@@ -134,7 +134,7 @@ extension APIHandler {
     }
 
     func exportGoods(_ input: Operations.ExportGoods.Input) async throws -> Operations.ExportGoods.Output {
-        let format: GoodsFileFormat = input.query.format == .jsonl ? .jsonl : .csv
+        let format: RecordFileFormat = input.query.format == .jsonl ? .jsonl : .csv
         let status = try input.query.status.map { try Good.Status(known: $0.rawValue) }
         // The first page in the request (a refusal is answered before any byte); the rest as the client takes them.
         let first = try await read(ExportGoods(status: status, after: nil))

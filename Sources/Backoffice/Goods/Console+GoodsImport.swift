@@ -11,19 +11,19 @@ extension Console {
         get("goods/import", on: group) { console in
             try console.context.permit(ImportGoods.self)
             return console.page(
-                "goods-import", title: "Import goods", ["columns": GoodsFileFormat.columns.joined(separator: ", ")])
+                "goods-import", title: "Import goods", ["columns": GoodsFile.columns.joined(separator: ", ")])
         }
         post("goods/import", on: group) { console in
             guard let file = console.form.files["file"], !file.bytes.isEmpty else {
                 let refusal = FormRefusal([
                     FieldIssue(field: "file", code: "required", message: "choose a CSV or JSON Lines file")
                 ])
-                var data: [String: Any] = ["columns": GoodsFileFormat.columns.joined(separator: ", ")]
+                var data: [String: Any] = ["columns": GoodsFile.columns.joined(separator: ", ")]
                 refusal.add(to: &data)
                 return console.page("goods-import", title: "Import goods", status: .unprocessableContent, data)
             }
-            let format: GoodsFileFormat =
-                console.form["format"].flatMap(GoodsFileFormat.init(rawValue:))
+            let format: RecordFileFormat =
+                console.form["format"].flatMap(RecordFileFormat.init(rawValue:))
                 ?? (file.fileName.lowercased().hasSuffix(".jsonl") || file.fileName.lowercased().hasSuffix(".ndjson")
                     ? .jsonl : .csv)
             return try await console.submit {
@@ -31,7 +31,7 @@ extension Console {
                     StageGoodsImport(bytes: file.bytes, fileName: file.fileName, format: format))
                 return console.redirect("/console/goods/import/\(id.text)")
             } refused: { issues in
-                var data: [String: Any] = ["columns": GoodsFileFormat.columns.joined(separator: ", ")]
+                var data: [String: Any] = ["columns": GoodsFile.columns.joined(separator: ", ")]
                 FormRefusal(issues).add(to: &data)
                 return console.page("goods-import", title: "Import goods", status: .unprocessableContent, data)
             }
@@ -57,7 +57,7 @@ extension Console {
                 "/console/goods", flash: "Imported: \(report.created) created, \(report.updated) updated\(skipped).")
         }
         get("goods/export", on: group, holdsTransaction: false) { console in
-            let format: GoodsFileFormat = console.form["format"] == "jsonl" ? .jsonl : .csv
+            let format: RecordFileFormat = console.form["format"] == "jsonl" ? .jsonl : .csv
             let status = try GoodForm.status(console.form.text("status"))
             let first = try await console.read(ExportGoods(status: status, after: nil))
             let pages = try ExportGoods.pages(

@@ -1,7 +1,7 @@
+import BackofficePlatform
 import Crypto
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// What an import did (or, in a dry run, would do).
 package struct ImportReport: Sendable {
@@ -12,10 +12,7 @@ package struct ImportReport: Sendable {
     package var updated: Int
     package var issues: [RowIssue]
     /// Rows refused (a row may have several issues).
-    package var rejected: Int { Self.lines(issues) }
-
-    /// How many rows `issues` name (a row may have several).
-    static func lines(_ issues: [RowIssue]) -> Int { Set(issues.map(\.line)).count }
+    package var rejected: Int { RowIssue.lines(issues) }
 }
 
 /// A partner imports goods from a CSV or JSONL file (`goods.import`): each row creates the good
@@ -26,20 +23,20 @@ package struct ImportReport: Sendable {
 /// event records the import (its counts and the file's SHA-256).
 package struct ImportGoods: AuditedOperation {
     package static let action: Action = "goods.import"
-    let contents: GoodsFileContents
-    let format: GoodsFileFormat
+    let contents: RecordFileContents<GoodRow>
+    let format: RecordFileFormat
     let allOrNothing: Bool
     let dryRun: Bool
     /// The file's SHA-256 (hex): audited, and what an Idempotency-Key is fingerprinted with.
     package var sha256: String { contents.sha256 }
 
     /// `contents` as `GoodsFileReader` read them (before the transaction: the file is read as it arrives).
-    package init(contents: GoodsFileContents, format: GoodsFileFormat, allOrNothing: Bool, dryRun: Bool) {
+    package init(contents: RecordFileContents<GoodRow>, format: RecordFileFormat, allOrNothing: Bool, dryRun: Bool) {
         (self.contents, self.format, self.allOrNothing, self.dryRun) = (contents, format, allOrNothing, dryRun)
     }
 
     /// A file that cannot be read at all, as the import refuses it (422 `malformed_file`).
-    package static func refusal(_ error: MalformedGoodsFile, format: GoodsFileFormat) -> DomainError {
+    package static func refusal(_ error: MalformedFile, format: RecordFileFormat) -> DomainError {
         DomainError.unprocessable(
             code: "malformed_file", detail: "The \(format.rawValue) file cannot be read: \(error.reason).",
             issues: [FieldIssue(field: "file", code: "malformed_file", message: error.reason)])
@@ -62,9 +59,9 @@ package struct ImportGoods: AuditedOperation {
             let skus = rows[part..<min(rows.count, part + 10_000)].map(\.sku)
             for (sku, status) in try await unit.all(
                 """
-                    SELECT sku, status FROM goods WHERE tenant_id = \(tenant) AND sku = ANY(\(skus)::text[]) ORDER BY \
-                    id FOR UPDATE
-                    """,
+                SELECT sku, status FROM goods WHERE tenant_id = \(tenant) AND sku = ANY(\(skus)::text[]) ORDER BY \
+                id FOR UPDATE
+                """,
                 { try $0.decode((String, String).self) })
             {
                 existing[sku] = try Good.Status(known: status)
@@ -74,7 +71,7 @@ package struct ImportGoods: AuditedOperation {
             guard existing[row.sku] == .archived else { return false }
             issues.append(
                 RowIssue(
-                    line: row.line, sku: row.sku, field: "sku", code: "archived",
+                    line: row.line, key: row.sku, field: "sku", code: "archived",
                     message: "an archived good cannot change"))
             return true
         }
@@ -89,7 +86,7 @@ package struct ImportGoods: AuditedOperation {
         }
         let created = rows.filter { existing[$0.sku] == nil }.count
         let report = ImportReport(
-            dryRun: dryRun, allOrNothing: allOrNothing, rows: rows.count + ImportReport.lines(issues), created: created,
+            dryRun: dryRun, allOrNothing: allOrNothing, rows: rows.count + RowIssue.lines(issues), created: created,
             updated: rows.count - created, issues: issues)
         guard !dryRun, !rows.isEmpty else { return .unchanged(report) }
         for part in stride(from: 0, to: rows.count, by: Self.chunk) {
@@ -170,7 +167,7 @@ package struct ExportGoods: Query {
     /// answers before any byte), then each following page as the reader takes it, read again as
     /// the request's principal (the API's export and the console's download).
     package static func pages(
-        first: [Good], status: Good.Status?, format: GoodsFileFormat, database: Database, context: OperationContext
+        first: [Good], status: Good.Status?, format: RecordFileFormat, database: Database, context: OperationContext
     ) throws -> ExportPages<Position> {
         ExportPages(
             database: database, context: context, start: header(format) + (try encode(first, as: format)),
@@ -183,14 +180,14 @@ package struct ExportGoods: Query {
     }
 
     /// The file's header (CSV) or nothing (JSONL).
-    package static func header(_ format: GoodsFileFormat) -> [UInt8] {
-        format == .csv ? csvLine(GoodsFileFormat.columns) : []
+    package static func header(_ format: RecordFileFormat) -> [UInt8] {
+        format == .csv ? csvLine(GoodsFile.columns) : []
     }
 
     /// Goods written as `format`: CSV (`SafeText.csvCell`: RFC 4180 quoting, and a cell a
     /// spreadsheet would run as a formula neutralised, as the CLI writes CSV), or one JSON object
     /// per line. Each row ends with a line break, so pages can follow each other.
-    package static func encode(_ goods: [Good], as format: GoodsFileFormat) throws -> [UInt8] {
+    package static func encode(_ goods: [Good], as format: RecordFileFormat) throws -> [UInt8] {
         switch format {
         case .csv:
             return goods.flatMap { good in

@@ -6,7 +6,7 @@ import BackofficePlatform
 package struct StagedImport: Sendable {
     package let id: UUID
     package let fileName: String
-    package let format: GoodsFileFormat
+    package let format: RecordFileFormat
     package let report: StoredImportReport
     package let expiresAt: Date
 }
@@ -22,7 +22,7 @@ package struct StoredImportReport: Sendable, Codable {
     init(_ report: ImportReport) {
         (rows, created, updated, rejected) = (report.rows, report.created, report.updated, report.rejected)
         issues = report.issues.prefix(1_000).map {
-            Issue(line: $0.line, sku: $0.sku, field: $0.field, code: $0.code, message: $0.message)
+            Issue(line: $0.line, sku: $0.key, field: $0.field, code: $0.code, message: $0.message)
         }
     }
 }
@@ -37,7 +37,7 @@ package struct StageGoodsImport: AuditedOperation {
     package static let action: Action = ImportGoods.action
     let bytes: [UInt8]
     let fileName: String
-    let format: GoodsFileFormat
+    let format: RecordFileFormat
 
     /// How long a staged file waits for its uploader.
     static let lifetime: TimeInterval = 3600
@@ -45,7 +45,7 @@ package struct StageGoodsImport: AuditedOperation {
     static let quotaFiles = 5
     static let quotaBytes = 100 << 20
 
-    package init(bytes: [UInt8], fileName: String, format: GoodsFileFormat) {
+    package init(bytes: [UInt8], fileName: String, format: RecordFileFormat) {
         (self.bytes, self.fileName, self.format) = (bytes, String(fileName.prefix(255)), format)
     }
 
@@ -123,7 +123,7 @@ package struct GetStagedImport: Query {
                 """, { try $0.decode((String, String, String, Date).self) })
         else { throw DomainError.notFound("Staged import \(id.text)") }
         return StagedImport(
-            id: id, fileName: row.0, format: try GoodsFileFormat(known: row.1),
+            id: id, fileName: row.0, format: try RecordFileFormat(known: row.1),
             report: try JSONDecoder().decode(StoredImportReport.self, from: Data(row.2.utf8)), expiresAt: row.3)
     }
 }
@@ -146,7 +146,7 @@ package struct ApplyStagedImport: AuditedOperation {
                 RETURNING format, contents
                 """, { try $0.decode((String, ByteBuffer).self) })
         else { throw DomainError.notFound("Staged import \(id.text)") }
-        let format = try GoodsFileFormat(known: row.0)
+        let format = try RecordFileFormat(known: row.0)
         let contents = try GoodsFileReader.importable(Array(row.1.readableBytesView), format: format)
         return try await ImportGoods(contents: contents, format: format, allOrNothing: false, dryRun: false).perform(
             in: unit)
@@ -156,8 +156,8 @@ package struct ApplyStagedImport: AuditedOperation {
 extension GoodsFileReader {
     /// A whole file read at once for an import: one that cannot be read is the import's refusal
     /// (422 `malformed_file`).
-    static func importable(_ bytes: [UInt8], format: GoodsFileFormat) throws -> GoodsFileContents {
-        do { return try read(bytes, format: format) } catch let error as MalformedGoodsFile {
+    static func importable(_ bytes: [UInt8], format: RecordFileFormat) throws -> RecordFileContents<GoodRow> {
+        do { return try read(bytes, format: format) } catch let error as MalformedFile {
             throw ImportGoods.refusal(error, format: format)
         }
     }

@@ -32,11 +32,11 @@ struct GoodsFileReaderTests {
     static let batch = 16 << 10
     static let longest = 64 << 10
 
-    static func reader(_ format: GoodsFileFormat) -> GoodsFileReader {
+    static func reader(_ format: RecordFileFormat) -> GoodsFileReader {
         GoodsFileReader(format: format, batchSize: batch, longestRecord: longest)
     }
 
-    func read(_ bytes: [UInt8], format: GoodsFileFormat, parts: Int) throws -> (GoodsFileContents, maxBuffered: Int) {
+    func read(_ bytes: [UInt8], format: RecordFileFormat, parts: Int) throws -> (RecordFileContents<GoodRow>, maxBuffered: Int) {
         var reader = Self.reader(format)
         var maxBuffered = 0
         for start in stride(from: 0, to: bytes.count, by: parts) {
@@ -63,7 +63,7 @@ struct GoodsFileReaderTests {
         #expect(whole.issues.count == 1_200 / 97 + 1)
         for row in whole.rows { #expect(row.line == lines[row.sku], "\(row.sku)") }
         for issue in whole.issues {
-            #expect(issue.line == lines[issue.sku ?? ""] && issue.field == "stock", "\(issue)")
+            #expect(issue.line == lines[issue.key ?? ""] && issue.field == "stock", "\(issue)")
         }
         for parts in [13, 4096] {
             let (contents, maxBuffered) = try read(bytes, format: .csv, parts: parts)
@@ -95,9 +95,9 @@ struct GoodsFileReaderTests {
         #expect(
             contents.issues == [
                 RowIssue(
-                    line: 501, sku: "J-NUL", field: "name", code: "invalid_character",
+                    line: 501, key: "J-NUL", field: "name", code: "invalid_character",
                     message: "must not contain the NUL character (U+0000)"),
-                RowIssue(line: 502, sku: "J-1", field: "sku", code: "duplicate_sku", message: "repeats line 2"),
+                RowIssue(line: 502, key: "J-1", field: "sku", code: "duplicate_sku", message: "repeats line 2"),
             ])
     }
 
@@ -108,23 +108,23 @@ struct GoodsFileReaderTests {
         """
     )
     func malformed() throws {
-        #expect(throws: MalformedGoodsFile.self) { try GoodsFileReader.read([], format: .csv) }
-        #expect(throws: MalformedGoodsFile.self) {
+        #expect(throws: MalformedFile.self) { try GoodsFileReader.read([], format: .csv) }
+        #expect(throws: MalformedFile.self) {
             try GoodsFileReader.read(Array("sku,colour\nA,red\n".utf8), format: .csv)
         }
         var bytes = Array(Self.csv(1_200).text.utf8)
         bytes += [0xC3, 0x28, 0x0A]
         #expect(bytes.count > 2 * Self.batch)
-        #expect(throws: MalformedGoodsFile.self) { try read(bytes, format: .csv, parts: 4096) }
+        #expect(throws: MalformedFile.self) { try read(bytes, format: .csv, parts: 4096) }
         var unclosed = Self.reader(.csv)
         try unclosed.feed(Array("sku,name\nA,\"never closed".utf8))
         try unclosed.feed([UInt8](repeating: UInt8(ascii: "x"), count: Self.longest - 100))
-        #expect(throws: MalformedGoodsFile.self, "a record past the longest is refused as it arrives") {
+        #expect(throws: MalformedFile.self, "a record past the longest is refused as it arrives") {
             try unclosed.feed([UInt8](repeating: UInt8(ascii: "x"), count: 200))
         }
         var service = GoodsFileReader(format: .csv)
         try service.feed(Array("sku,name\nA,\"never closed".utf8))
-        let message = #expect(throws: MalformedGoodsFile.self, "the service reads records up to 1 MiB") {
+        let message = #expect(throws: MalformedFile.self, "the service reads records up to 1 MiB") {
             try service.feed([UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20))
         }
         #expect(message?.reason == "the record on line 2 is longer than 1 MiB (an unclosed quote?)")
