@@ -138,8 +138,8 @@ extension DemoEnvironment {
             title: article.title, summary: article.summary, category: article.category, body: article.body,
             coverURL: nil, byline: nil, tags: article.tags)
         let id = try await database.run(CreateArticle(slug: nil, content: content), context: writer).id
-        func move(_ move: ArticleMove, _ by: OperationContext, _ comment: String? = nil) async throws {
-            _ = try await database.run(MoveArticle(articleID: id, move: move, comment: comment), context: by)
+        func move(_ move: ReviewMove, _ by: OperationContext, _ comment: String? = nil) async throws {
+            _ = try await database.run(MoveArticle(id: id, move: move, comment: comment), context: by)
         }
         guard article.stage != .draft else { return }
         try await move(.submit, writer)

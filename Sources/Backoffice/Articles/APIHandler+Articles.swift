@@ -1,7 +1,7 @@
 import BackofficeAPI
+import BackofficePlatform
 import Foundation
 import OpenAPIRuntime
-import BackofficePlatform
 
 extension Article {
     var api: Components.Schemas.Article {
@@ -124,12 +124,12 @@ extension APIHandler {
 
     /// One move of an article, the article as moved and its ETag.
     private func move(
-        _ move: ArticleMove, _ articleID: String, comment: String? = nil, ifMatch: String?,
+        _ move: ReviewMove, _ articleID: String, comment: String? = nil, ifMatch: String?,
         body: Components.Schemas.ArticleReview? = nil
     ) async throws -> (Components.Schemas.Article, String) {
         let id = try parseID(articleID, "article_id")
         let article = try await change(
-            MoveArticle(articleID: id, move: move, comment: comment, ifMatch: ifMatch), on: id, body: body
+            MoveArticle(id: id, move: move, comment: comment, ifMatch: ifMatch), on: id, body: body
         ) { try $0.api }
         return (article, EntityTag.of(Int64(article.version)))
     }

@@ -1,16 +1,12 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// An article experts write for the app: its newest version (being written or in review) and
 /// where it stands. Versions are never changed; `liveVersion` is the one the app shows, and stays
 /// live while a newer version is written and reviewed.
 package struct Article: Sendable, Equatable {
-    package enum State: String, Sendable, CaseIterable {
-        case draft
-        case inReview = "in_review"
-        case published, archived
-    }
+    package typealias State = ReviewState
 
     package var id: UUID
     package var slug: String
@@ -144,7 +140,7 @@ extension Article: RowDecodable {
     /// The article as the principal may see it, locked until the unit ends with `forUpdate`.
     /// - Throws: `DomainError.notFound`, also for another writer's article when the principal sees
     ///   only what it wrote (its existence is not revealed).
-    static func fetch(_ id: UUID, forUpdate: Bool = false, in unit: UnitOfWork) async throws -> Article {
+    package static func fetch(_ id: UUID, forUpdate: Bool = false, in unit: UnitOfWork) async throws -> Article {
         let own = unit.context.authoredOnly
         let article = try await unit.first(
             """
@@ -157,7 +153,7 @@ extension Article: RowDecodable {
     }
 
     /// What the audit event keeps of an article: where it stands, not its text (the versions keep that).
-    var snapshot: String {
+    package var snapshot: String {
         get throws {
             struct Snapshot: Encodable {
                 let slug: String, state: String, version: Int, liveVersion: Int?, title: String

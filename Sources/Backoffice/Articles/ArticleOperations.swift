@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// An expert or a manager starts an article (`articles.create`): a draft, version 1, written by
 /// the caller. A slug already used is 409 `slug_taken`.
@@ -99,135 +99,22 @@ package struct ArticleChanges: Sendable {
     }
 }
 
-/// How an article moves between states, and who may move it.
-package enum ArticleMove: String, Sendable {
-    /// A draft goes to review (its writer or a manager).
-    case submit
-    /// The version in review goes live (a manager who did not write it).
-    case approve
-    /// The version in review goes back to draft with the reviewer's comment.
-    case sendBack = "send_back"
-    /// The article leaves the app for good.
-    case archive
+/// An article moves (`articles.submit`, `.approve`, `.send_back`, `.archive`), as reviewed content does.
+package typealias MoveArticle = MoveReviewed<Article>
 
-    package var action: Action {
-        switch self {
+extension Article: Reviewed {
+    package static let auditTargetType = "article"
+    package static let table = "articles"
+    package static let versionTable = "article_versions"
+    package static let versionKey = "article_id"
+    package static let noun = "article"
+
+    package static func action(_ move: ReviewMove) -> Action {
+        switch move {
         case .submit: "articles.submit"
         case .approve: "articles.approve"
         case .sendBack: "articles.send_back"
         case .archive: "articles.archive"
-        }
-    }
-
-    /// The states the move starts from.
-    var from: Set<Article.State> {
-        switch self {
-        case .submit: [.draft]
-        case .approve, .sendBack: [.inReview]
-        case .archive: [.draft, .inReview, .published]
-        }
-    }
-
-    /// Whether the move needs a comment (for the writer, or the record).
-    var needsComment: Bool { self == .sendBack || self == .archive }
-}
-
-/// An article moves (`articles.submit`, `.approve`, `.send_back`, `.archive`; the permission is
-/// the move's). From a state the move does not start from is 409; `If-Match`, when sent, must name
-/// the newest version (412). Approval is refused to whoever wrote any version since the live one
-/// (403 `own_version`), not only the newest: an edit by a manager followed by the writer's change of
-/// a title is still that manager's text, so every word goes live only after a second person read it.
-package struct MoveArticle: AuditedChange {
-    package let articleID: UUID
-    package let move: ArticleMove
-    let comment: String?
-    let ifMatch: String?
-
-    package init(articleID: UUID, move: ArticleMove, comment: String? = nil, ifMatch: String? = nil) {
-        (self.articleID, self.move, self.comment, self.ifMatch) = (articleID, move, comment, ifMatch)
-    }
-
-    package var permission: Action { move.action }
-
-    package func perform(in unit: UnitOfWork) async throws -> Audited<Article> {
-        let comment = comment?.trimmingCharacters(in: .whitespacesAndNewlines)
-        if move.needsComment {
-            var validation = Validation()
-            validation.text(comment, "comment", max: 2000)
-            try validation.check()
-        }
-        let before = try await Article.fetch(articleID, forUpdate: true, in: unit)
-        try await before.check(ifMatch, in: unit)
-        guard move.from.contains(before.state) else {
-            throw DomainError.invalidTransition(
-                "Cannot \(move.rawValue.replacingOccurrences(of: "_", with: " ")) an article that is "
-                    + "\(before.state.rawValue.replacingOccurrences(of: "_", with: " ")).",
-                current: before.state.rawValue)
-        }
-        if move == .approve, let approver = unit.principal.operatorID,
-            try await Self.wroteSinceLive(before, approver, in: unit)
-        {
-            throw DomainError.forbiddenTarget(
-                move.action, code: "own_version",
-                detail: "A version is approved by someone who wrote no version since the live one.")
-        }
-        try await unit.execute(update(before, comment: comment, in: unit))
-        return try await Article.audited(move.action, before.id, before: before, reason: comment, in: unit)
-    }
-
-    /// Whether `writer` wrote a version of `article` newer than its live one (any version while none is live).
-    static func wroteSinceLive(_ article: Article, _ writer: UUID, in unit: UnitOfWork) async throws -> Bool {
-        try await unit.first(
-            """
-            SELECT EXISTS (SELECT 1 FROM article_versions WHERE article_id = \(article.id)
-                AND version > \(article.liveVersion ?? 0) AND written_by = \(writer))
-            """
-        ) { try $0.decode(Bool.self) } ?? false
-    }
-
-    private func update(_ before: Article, comment: String?, in unit: UnitOfWork) -> PostgresQuery {
-        let who = unit.principal.operatorID
-        let now = unit.now
-        switch move {
-        case .submit:
-            return """
-                UPDATE articles SET state = 'in_review', submitted_at = \(now), updated_at = \(now), updated_by = \(who)
-                WHERE id = \(before.id)
-                """
-        case .approve:
-            return """
-                UPDATE articles SET state = 'published', live_version = version, live_at = \(now),
-                    first_published_at = coalesce(first_published_at, \(now)), review_comment = NULL,
-                    reviewed_by = \(who), reviewed_at = \(now), updated_at = \(now), updated_by = \(who)
-                WHERE id = \(before.id)
-                """
-        case .sendBack:
-            return """
-                UPDATE articles SET state = 'draft', review_comment = \(comment), reviewed_by = \(who),
-                    reviewed_at = \(now), updated_at = \(now), updated_by = \(who)
-                WHERE id = \(before.id)
-                """
-        case .archive:
-            return """
-                UPDATE articles SET state = 'archived', updated_at = \(now), updated_by = \(who) WHERE id = \(before.id)
-                """
-        }
-    }
-}
-
-extension Article: PlatformOwned {
-    static let auditTargetType = "article"
-
-    /// Throws 412 unless `ifMatch` (when sent) names the newest version; the refusal says who
-    /// made the article's last change and when.
-    func check(_ ifMatch: String?, in unit: UnitOfWork) async throws {
-        do { try EntityTag.check(ifMatch, version: Int64(version)) } catch DomainError.versionMismatch(
-            let current, _, _)
-        {
-            let who = try await unit.first("SELECT email FROM operators WHERE id = \(updatedBy)") {
-                try $0.decode(String.self)
-            }
-            throw DomainError.versionMismatch(current: current, changedBy: who, at: updatedAt)
         }
     }
 }

@@ -170,11 +170,11 @@ struct ArticleMoves {
         let review = article.state == .inReview
         values = [
             "canEdit": (draft || article.state == .published) && may(UpdateArticle.action),
-            "canSubmit": draft && may(ArticleMove.submit.action),
-            "canApprove": review && may(ArticleMove.approve.action) && !wroteSinceLive,
-            "ownVersion": review && may(ArticleMove.approve.action) && wroteSinceLive,
-            "canSendBack": review && may(ArticleMove.sendBack.action),
-            "canArchive": article.state != .archived && may(ArticleMove.archive.action),
+            "canSubmit": draft && may(Article.action(.submit)),
+            "canApprove": review && may(Article.action(.approve)) && !wroteSinceLive,
+            "ownVersion": review && may(Article.action(.approve)) && wroteSinceLive,
+            "canSendBack": review && may(Article.action(.sendBack)),
+            "canArchive": article.state != .archived && may(Article.action(.archive)),
         ]
     }
 }

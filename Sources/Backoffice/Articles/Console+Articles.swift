@@ -58,16 +58,13 @@ extension Console {
                 try await console.articleEditor(issues: issues, article: article)
             }
         }
-        for move in [ArticleMove.submit, .approve, .sendBack, .archive] {
+        for move in [ReviewMove.submit, .approve, .sendBack, .archive] {
             post("articles/{id}/\(move.path)", on: group) { console in try await console.moveArticle(move) }
         }
     }
 }
 
-extension ArticleMove {
-    /// The move's path under an article's page (`send-back`).
-    var path: String { rawValue.replacingOccurrences(of: "_", with: "-") }
-
+extension ReviewMove {
     /// What the page says once the move is made.
     var done: String {
         switch self {
@@ -112,7 +109,7 @@ extension ConsoleRequest {
             },
             "canCreate": may(CreateArticle.action),
         ]
-        if state == nil, form.text("cursor") == nil, may(ArticleMove.approve.action) {
+        if state == nil, form.text("cursor") == nil, may(Article.action(.approve)) {
             let queue = try await read(ListArticles(state: .inReview, after: nil, limit: Console.pageSize))
             data["queue"] = queue.map(ArticleRow.init)
             data["showsQueue"] = true
@@ -177,12 +174,12 @@ extension ConsoleRequest {
     }
 
     /// Makes `move` with the form's version and comment; a refusal is shown on the article's page.
-    fileprivate func moveArticle(_ move: ArticleMove) async throws -> ConsoleAnswer {
+    fileprivate func moveArticle(_ move: ReviewMove) async throws -> ConsoleAnswer {
         let id = try routeID()
         return try await submit(reading: ArticleForm.issues) {
             if move == .archive { try form.confirm("archive") }
             _ = try await run(
-                MoveArticle(articleID: id, move: move, comment: form.text("comment"), ifMatch: form["version"]))
+                MoveArticle(id: id, move: move, comment: form.text("comment"), ifMatch: form["version"]))
             return redirect("/console/articles/\(id.text)", flash: move.done)
         } refused: { issues in
             let issues = issues.map {

@@ -1,7 +1,7 @@
+import BackofficePlatform
 import Foundation
 import NIOPosix
 import Synchronization
-import BackofficePlatform
 
 /// Where a request's Markdown is rendered (a save's versions, the editor's preview): on threads of
 /// their own, never on the event loops or the request's task.

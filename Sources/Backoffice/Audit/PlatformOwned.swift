@@ -3,7 +3,7 @@ import Foundation
 
 /// A record the platform owns rather than a tenant (an article, a recommendation): read back by id
 /// after a change, and audited on the platform's chain with its snapshot before and after.
-protocol PlatformOwned: Sendable {
+package protocol PlatformOwned: Sendable {
     /// The audit events' `target_type` (`article`).
     static var auditTargetType: String { get }
     /// The record `id`; with `forUpdate`, locked until the unit of work ends.
@@ -14,7 +14,7 @@ protocol PlatformOwned: Sendable {
 
 extension PlatformOwned {
     /// The record `id` as changed, with the change's audit event (`before` nil when it is new).
-    static func audited(
+    package static func audited(
         _ action: Action, _ id: UUID, before: Self?, reason: String? = nil, in unit: UnitOfWork
     ) async throws -> Audited<Self> {
         let after = try await fetch(id, forUpdate: false, in: unit)

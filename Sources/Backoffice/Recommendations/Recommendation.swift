@@ -54,7 +54,7 @@ package struct Recommendation: Sendable, Equatable {
     }
 
     /// What the audit event keeps: where it stands and whom it is for, not its text.
-    var snapshot: String {
+    package var snapshot: String {
         get throws {
             struct Snapshot: Encodable {
                 let kind: String, title: String, status: String, subscriptions: [String], version: Int64
@@ -96,7 +96,7 @@ extension Recommendation: RowDecodable {
     }
 
     /// The recommendation, locked until the unit ends with `forUpdate`.
-    static func fetch(_ id: UUID, forUpdate: Bool = false, in unit: UnitOfWork) async throws -> Recommendation {
+    package static func fetch(_ id: UUID, forUpdate: Bool = false, in unit: UnitOfWork) async throws -> Recommendation {
         let lock = forUpdate ? "FOR UPDATE" : ""
         return try await unit.one(
             "SELECT \(unescaped: columns) FROM recommendations WHERE id = \(id) \(unescaped: lock)",
@@ -136,5 +136,5 @@ package struct RecommendationDraft: Sendable, Equatable {
 }
 
 extension Recommendation: PlatformOwned {
-    static let auditTargetType = "recommendation"
+    package static let auditTargetType = "recommendation"
 }

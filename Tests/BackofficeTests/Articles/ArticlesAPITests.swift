@@ -186,11 +186,11 @@ struct ArticlesAPITests {
                 let article = try await env.database.run(
                     CreateArticle(slug: nil, content: content), context: env.context(.expert))
                 _ = try await env.database.run(
-                    MoveArticle(articleID: article.id, move: .submit), context: env.context(.expert))
+                    MoveArticle(id: article.id, move: .submit), context: env.context(.expert))
                 env.clock.advance(by: 60)
                 slugs.append(
                     try await env.database.run(
-                        MoveArticle(articleID: article.id, move: .approve), context: env.context(.backendManager)
+                        MoveArticle(id: article.id, move: .approve), context: env.context(.backendManager)
                     ).slug)
             }
             let published = slugs
@@ -222,7 +222,7 @@ struct ArticlesAPITests {
             let newest = try await env.database.read(
                 ListArticles(state: .published, after: nil, limit: 1), context: env.context(.backendManager))[0]
             _ = try await env.database.run(
-                MoveArticle(articleID: newest.id, move: .archive, comment: "Outdated"),
+                MoveArticle(id: newest.id, move: .archive, comment: "Outdated"),
                 context: env.context(.backendManager))
             try await env.withApp { client in
                 let after = try await client.call(.get, "/v1/articles/published?limit=2", token: app)

@@ -123,11 +123,11 @@ enum ContractFixture {
             let article = try await env.database.run(
                 CreateArticle(slug: nil, content: content), context: env.context(.expert))
             return try await env.database.run(
-                MoveArticle(articleID: article.id, move: .submit), context: env.context(.expert))
+                MoveArticle(id: article.id, move: .submit), context: env.context(.expert))
         }
         let inReview = try await write("Contract in review")
         let live = try await env.database.run(
-            MoveArticle(articleID: try await write("Contract live").id, move: .approve),
+            MoveArticle(id: try await write("Contract live").id, move: .approve),
             context: env.context(.backendManager))
         return (inReview, live)
     }

@@ -46,10 +46,10 @@ struct AppReadsFastPathTests {
                 let article = try await env.database.run(
                     CreateArticle(slug: nil, content: content), context: env.context(.expert))
                 _ = try await env.database.run(
-                    MoveArticle(articleID: article.id, move: .submit), context: env.context(.expert))
+                    MoveArticle(id: article.id, move: .submit), context: env.context(.expert))
                 env.clock.advance(by: 60)
                 _ = try await env.database.run(
-                    MoveArticle(articleID: article.id, move: .approve), context: env.context(.backendManager))
+                    MoveArticle(id: article.id, move: .approve), context: env.context(.backendManager))
             }
             let app = env.fixture.tokens[.appService]!
             let base = "/v1/articles/published"

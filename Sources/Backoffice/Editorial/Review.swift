@@ -1,0 +1,173 @@
+import BackofficePlatform
+import Foundation
+import PostgresNIO
+
+/// Where a piece of the experts' content stands (an article, a workout video, a recipe, a food):
+/// written as versions that never change, reviewed, then live in the app.
+package enum ReviewState: String, Sendable, CaseIterable {
+    case draft
+    case inReview = "in_review"
+    case published, archived
+}
+
+/// How reviewed content moves between states, and who may move it: the permission is the kind's
+/// own (`articles.approve`, `foods.approve`).
+package enum ReviewMove: String, Sendable, CaseIterable {
+    /// A draft goes to review (its writer or a manager).
+    case submit
+    /// The version in review goes live (a manager who wrote no version since the live one).
+    case approve
+    /// The version in review goes back to draft with the reviewer's comment.
+    case sendBack = "send_back"
+    /// The content leaves the app for good.
+    case archive
+
+    /// The states the move starts from.
+    var from: Set<ReviewState> {
+        switch self {
+        case .submit: [.draft]
+        case .approve, .sendBack: [.inReview]
+        case .archive: [.draft, .inReview, .published]
+        }
+    }
+
+    /// Whether the move needs a comment (for the writer, or the record).
+    var needsComment: Bool { self == .sendBack || self == .archive }
+
+    /// The move's path under a page or an operation (`send-back`).
+    package var path: String { rawValue.replacingOccurrences(of: "_", with: "-") }
+}
+
+/// Content the experts write and a second person reviews: a table of records with the review's
+/// columns (`state`, `version`, `live_version`, `review_comment`, `reviewed_by`, `reviewed_at`,
+/// `submitted_at`, `first_published_at`, `live_at`, `updated_at`, `updated_by`) and a table of
+/// versions, only ever added, each with its `written_by`.
+package protocol Reviewed: PlatformOwned {
+    /// The records' table (`articles`), their versions' (`article_versions`) and the versions'
+    /// column naming the record (`article_id`).
+    static var table: String { get }
+    static var versionTable: String { get }
+    static var versionKey: String { get }
+    /// What a refusal calls one (`article`).
+    static var noun: String { get }
+    /// The permission of `move` (`articles.approve`).
+    static func action(_ move: ReviewMove) -> Action
+    /// Runs in the approval's transaction once the version in review is live (foods copy its
+    /// figures where the app reads them); nothing by default.
+    static func wentLive(_ id: UUID, in unit: UnitOfWork) async throws
+
+    var id: UUID { get }
+    var state: ReviewState { get }
+    var version: Int { get }
+    var liveVersion: Int? { get }
+    var updatedAt: Date { get }
+    var updatedBy: UUID { get }
+}
+
+extension Reviewed {
+    package static func wentLive(_ id: UUID, in unit: UnitOfWork) async throws {}
+
+    /// Throws 412 unless `ifMatch` (when sent) names the newest version; the refusal says who
+    /// made the last change and when.
+    func check(_ ifMatch: String?, in unit: UnitOfWork) async throws {
+        do { try EntityTag.check(ifMatch, version: Int64(version)) } catch DomainError.versionMismatch(
+            let current, _, _)
+        {
+            let who = try await unit.first("SELECT email FROM operators WHERE id = \(updatedBy)") {
+                try $0.decode(String.self)
+            }
+            throw DomainError.versionMismatch(current: current, changedBy: who, at: updatedAt)
+        }
+    }
+
+    /// Whether `writer` wrote a version newer than the live one (any version while none is live).
+    func wroteSinceLive(_ writer: UUID, in unit: UnitOfWork) async throws -> Bool {
+        try await unit.first(
+            """
+            SELECT EXISTS (SELECT 1 FROM \(unescaped: Self.versionTable) WHERE \(unescaped: Self.versionKey) = \(id)
+                AND version > \(liveVersion ?? 0) AND written_by = \(writer))
+            """
+        ) { try $0.decode(Bool.self) } ?? false
+    }
+}
+
+/// Reviewed content moves (`<kind>.submit`, `.approve`, `.send_back`, `.archive`; the permission
+/// is the move's). From a state the move does not start from is 409; `If-Match`, when sent, must
+/// name the newest version (412). Approval is refused to whoever wrote any version since the live
+/// one (403 `own_version`), not only the newest: an edit by a manager followed by the writer's
+/// change of a title is still that manager's text, so every word goes live only after a second
+/// person read it.
+package struct MoveReviewed<Record: Reviewed>: AuditedChange {
+    package let id: UUID
+    package let move: ReviewMove
+    let comment: String?
+    let ifMatch: String?
+
+    package init(id: UUID, move: ReviewMove, comment: String? = nil, ifMatch: String? = nil) {
+        (self.id, self.move, self.comment, self.ifMatch) = (id, move, comment, ifMatch)
+    }
+
+    package var permission: Action { Record.action(move) }
+
+    package func perform(in unit: UnitOfWork) async throws -> Audited<Record> {
+        let comment = comment?.trimmingCharacters(in: .whitespacesAndNewlines)
+        if move.needsComment {
+            var validation = Validation()
+            validation.text(comment, "comment", max: 2000)
+            try validation.check()
+        }
+        let before = try await Record.fetch(id, forUpdate: true, in: unit)
+        try await before.check(ifMatch, in: unit)
+        guard move.from.contains(before.state) else {
+            throw DomainError.invalidTransition(
+                "Cannot \(move.rawValue.replacingOccurrences(of: "_", with: " ")) \(Record.noun.article) that is "
+                    + "\(before.state.rawValue.replacingOccurrences(of: "_", with: " ")).",
+                current: before.state.rawValue)
+        }
+        if move == .approve, let approver = unit.principal.operatorID,
+            try await before.wroteSinceLive(approver, in: unit)
+        {
+            throw DomainError.forbiddenTarget(
+                permission, code: "own_version",
+                detail: "A version is approved by someone who wrote no version since the live one.")
+        }
+        try await unit.execute(update(comment: comment, in: unit))
+        if move == .approve { try await Record.wentLive(id, in: unit) }
+        return try await Record.audited(permission, id, before: before, reason: comment, in: unit)
+    }
+
+    private func update(comment: String?, in unit: UnitOfWork) -> PostgresQuery {
+        let (who, now, table) = (unit.principal.operatorID, unit.now, Record.table)
+        switch move {
+        case .submit:
+            return """
+                UPDATE \(unescaped: table) SET state = 'in_review', submitted_at = \(now), updated_at = \(now),
+                    updated_by = \(who)
+                WHERE id = \(id)
+                """
+        case .approve:
+            return """
+                UPDATE \(unescaped: table) SET state = 'published', live_version = version, live_at = \(now),
+                    first_published_at = coalesce(first_published_at, \(now)), review_comment = NULL,
+                    reviewed_by = \(who), reviewed_at = \(now), updated_at = \(now), updated_by = \(who)
+                WHERE id = \(id)
+                """
+        case .sendBack:
+            return """
+                UPDATE \(unescaped: table) SET state = 'draft', review_comment = \(comment), reviewed_by = \(who),
+                    reviewed_at = \(now), updated_at = \(now), updated_by = \(who)
+                WHERE id = \(id)
+                """
+        case .archive:
+            return """
+                UPDATE \(unescaped: table) SET state = 'archived', updated_at = \(now), updated_by = \(who)
+                WHERE id = \(id)
+                """
+        }
+    }
+}
+
+extension String {
+    /// The noun with its indefinite article ("an article", "a food").
+    fileprivate var article: String { ("aeiou".contains(first ?? "x") ? "an " : "a ") + self }
+}
