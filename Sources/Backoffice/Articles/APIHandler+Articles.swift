@@ -109,14 +109,14 @@ extension APIHandler {
     }
 
     func sendBackArticle(_ input: Operations.SendBackArticle.Input) async throws -> Operations.SendBackArticle.Output {
-        let body: Components.Schemas.ArticleReview = try json(input.body)
+        let body: Components.Schemas.ReviewComment = try json(input.body)
         let (article, tag) = try await move(
             .sendBack, input.path.articleId, comment: body.comment, ifMatch: input.headers.ifMatch, body: body)
         return .ok(.init(headers: .init(eTag: tag), body: .json(article)))
     }
 
     func archiveArticle(_ input: Operations.ArchiveArticle.Input) async throws -> Operations.ArchiveArticle.Output {
-        let body: Components.Schemas.ArticleReview = try json(input.body)
+        let body: Components.Schemas.ReviewComment = try json(input.body)
         let (article, tag) = try await move(
             .archive, input.path.articleId, comment: body.comment, ifMatch: input.headers.ifMatch, body: body)
         return .ok(.init(headers: .init(eTag: tag), body: .json(article)))
@@ -125,7 +125,7 @@ extension APIHandler {
     /// One move of an article, the article as moved and its ETag.
     private func move(
         _ move: ReviewMove, _ articleID: String, comment: String? = nil, ifMatch: String?,
-        body: Components.Schemas.ArticleReview? = nil
+        body: Components.Schemas.ReviewComment? = nil
     ) async throws -> (Components.Schemas.Article, String) {
         let id = try parseID(articleID, "article_id")
         let article = try await change(

@@ -102,8 +102,10 @@ package struct ArticleChanges: Sendable {
 /// An article moves (`articles.submit`, `.approve`, `.send_back`, `.archive`), as reviewed content does.
 package typealias MoveArticle = MoveReviewed<Article>
 
-extension Article: Reviewed {
+extension Article: ListedReviewed {
     package static let auditTargetType = "article"
+    package static let listAction: Action = "articles.list"
+    package static let alias = "a"
     package static let table = "articles"
     package static let versionTable = "article_versions"
     package static let versionKey = "article_id"

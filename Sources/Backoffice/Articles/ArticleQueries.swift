@@ -3,52 +3,8 @@ import BackofficePlatform
 import Foundation
 import PostgresNIO
 
-/// Articles in every state (`articles.list`): most recently changed first; in review, the queue's
-/// order (oldest submission first). An expert sees only what it wrote.
-package struct ListArticles: Query {
-    package static let action: Action = "articles.list"
-    let state: Article.State?
-    let after: (time: Date, id: UUID)?
-    let limit: Int
-
-    package init(state: Article.State?, after: (time: Date, id: UUID)?, limit: Int) {
-        (self.state, self.after, self.limit) = (state, after, limit)
-    }
-
-    /// The queue is read oldest first by submission; every other list newest first by change.
-    package var isQueue: Bool { state == .inReview }
-
-    package func read(in unit: UnitOfWork) async throws -> [Article] {
-        let own = unit.context.authoredOnly
-        let key = isQueue ? "a.submitted_at" : "a.updated_at"
-        let direction = isQueue ? "ASC" : "DESC"
-        return try await unit.all(
-            """
-            SELECT \(unescaped: Article.columns) FROM \(unescaped: Article.source)
-            WHERE (\(state?.rawValue)::text IS NULL OR a.state = \(state?.rawValue))
-              AND (NOT \(own) OR a.author_id = \(unit.principal.operatorID))
-              AND (\(after?.time)::timestamptz IS NULL
-                   OR (\(unescaped: key), a.id) \(unescaped: isQueue ? ">" : "<") (\(after?.time), \(after?.id)))
-            ORDER BY \(unescaped: key) \(unescaped: direction), a.id \(unescaped: direction)
-            LIMIT \(limit)
-            """)
-    }
-}
-
-extension ListArticles {
-    /// The page of articles in `state` after `cursor` (the API's and the console's), read by
-    /// `read`, with the next page's cursor: keyed by submission in the queue, by change otherwise.
-    /// - Throws: `invalid_cursor` (400) for a cursor no page gave.
-    static func page(
-        state: Article.State?, after cursor: String?, limit: Int, _ read: (ListArticles) async throws -> [Article]
-    ) async throws -> (items: ArraySlice<Article>, nextCursor: String?) {
-        let after = try Cursor.timeAndID(cursor).map { (time: $0.createdAt, id: $0.id) }
-        let query = ListArticles(state: state, after: after, limit: limit + 1)
-        return keysetPage(try await read(query), limit: limit) {
-            Cursor.timeAndID(query.isQueue ? $0.submittedAt ?? $0.updatedAt : $0.updatedAt, $0.id)
-        }
-    }
-}
+/// Articles in every state (`articles.list`), as `ListReviewed` lists reviewed content.
+package typealias ListArticles = ListReviewed<Article>
 
 /// One article, its newest version (`articles.read`); another writer's is 404 to an expert.
 package struct GetArticle: Query {

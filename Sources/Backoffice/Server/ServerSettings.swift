@@ -13,7 +13,7 @@ package struct ServerSettings: Sendable {
     /// Largest accepted body of a bulk upload (`bulkPaths`: a batch of 5,000 activity events).
     package var maxBulkBodySize: Int = 32 << 20
     /// The API's bulk uploads (a token's).
-    package var bulkPaths: Set<String> = ["/v1/activity", "/v1/goods/import"]
+    package var bulkPaths: Set<String> = ["/v1/activity", "/v1/goods/import", "/v1/foods/import"]
     /// The console's bulk uploads (a signed-in session's, only from a role that may import goods).
     package var sessionBulkPaths: Set<String> = ["/console/goods/import"]
     /// How often timed locks are checked for expiry.

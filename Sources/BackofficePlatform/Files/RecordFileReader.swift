@@ -226,10 +226,8 @@ package struct RecordFileReader<Layout: RecordFileLayout> {
             return
         }
         guard unknown.isEmpty else {
-            throw MalformedFile(
-                reason:
-                    "unknown column(s) \(unknown.joined(separator: ", ")); known: \(Layout.columns.joined(separator: ", "))"
-            )
+            let known = Layout.columns.joined(separator: ", ")
+            throw MalformedFile(reason: "unknown column(s) \(unknown.joined(separator: ", ")); known: \(known)")
         }
         header = names
     }

@@ -96,6 +96,7 @@ enum ContractFixture {
             try await env.ownerScalar(
                 "SELECT id::text FROM invoices WHERE subscription_id = '\(subscribed.record.id.text)'",
                 as: String.self))
+        let foods = try await Self.foods(env)
         let held = try await env.database.run(
             ScreenContent(ForumContent(kind: .post, id: "contract-post", text: "kill yourself", authorID: customer.id)),
             context: env.context(.appService))
@@ -111,6 +112,7 @@ enum ContractFixture {
             "cover_url": "https://cdn.example.org/contract.jpg",
             "recommendation_id": recommendation.id.uuidString.lowercased(),
             "subscription_id": subscribed.record.id.text, "invoice_id": invoice,
+            "food_id": foods.inReview.id.text, "gtin": foods.live.gtin?.description ?? "", "import_id": foods.importID,
         ])
     }
 
@@ -130,6 +132,25 @@ enum ContractFixture {
             MoveArticle(id: try await write("Contract live").id, move: .approve),
             context: env.context(.backendManager))
         return (inReview, live)
+    }
+
+    /// An expert's food in review, a live food with a barcode, and an import of the expert's waiting.
+    static func foods(_ env: TestEnvironment) async throws -> (inReview: Food, live: Food, importID: String) {
+        func write(_ gtin: String, _ name: String) async throws -> Food {
+            let food = try await env.database.run(
+                CreateFood(gtin: gtin, facts: FoodFacts(name: name, energyKcal: 100)), context: env.context(.expert))
+            return try await env.database.run(MoveFood(id: food.id, move: .submit), context: env.context(.expert))
+        }
+        let inReview = try await write("96385074", "Contract food in review")
+        let live = try await env.database.run(
+            MoveFood(id: try await write("4006381333931", "Contract live food").id, move: .approve),
+            context: env.context(.backendManager))
+        let file = "code,product_name,energy-kcal_100g\n036000291452,Contract import,45\n"
+        let imported = try await env.database.run(
+            ImportFoods(
+                contents: try FoodsFileReader.read(Array(file.utf8), format: .csv), allOrNothing: true,
+                dryRun: false), context: env.context(.expert))
+        return (inReview, live, try #require(imported.importID).text)
     }
 
     /// The operation's path with every `{parameter}` replaced by a fixture id.

@@ -101,6 +101,23 @@ enum ContractOutcomes {
         getEarningRules app_service 404 not_found
         createGood platform_admin 422 validation_failed
         createGood partner_staff 409 sku_taken
+        approveFood backend_manager 409 invalid_transition
+        approveFoodImport backend_manager 409 invalid_transition
+        archiveFood backend_manager 409 invalid_transition
+        createFood backend_manager 409 barcode_taken
+        createFood expert 409 barcode_taken
+        createFood platform_admin 409 barcode_taken
+        importFoods backend_manager 422 malformed_file
+        importFoods expert 422 malformed_file
+        importFoods platform_admin 422 malformed_file
+        sendBackFood backend_manager 409 invalid_transition
+        sendBackFood platform_admin 409 invalid_transition
+        submitFood backend_manager 409 invalid_transition
+        submitFood expert 409 invalid_transition
+        submitFood platform_admin 409 invalid_transition
+        updateFood backend_manager 428 precondition_required
+        updateFood expert 428 precondition_required
+        updateFood platform_admin 428 precondition_required
         importGoods platform_admin 422 malformed_file
         importGoods partner_admin 422 malformed_file
         importGoods partner_staff 422 malformed_file

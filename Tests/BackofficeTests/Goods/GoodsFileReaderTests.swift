@@ -36,7 +36,9 @@ struct GoodsFileReaderTests {
         GoodsFileReader(format: format, batchSize: batch, longestRecord: longest)
     }
 
-    func read(_ bytes: [UInt8], format: RecordFileFormat, parts: Int) throws -> (RecordFileContents<GoodRow>, maxBuffered: Int) {
+    func read(_ bytes: [UInt8], format: RecordFileFormat, parts: Int) throws -> (
+        RecordFileContents<GoodRow>, maxBuffered: Int
+    ) {
         var reader = Self.reader(format)
         var maxBuffered = 0
         for start in stride(from: 0, to: bytes.count, by: parts) {

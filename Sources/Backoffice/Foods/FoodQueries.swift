@@ -1,0 +1,130 @@
+import BackofficePlatform
+import Foundation
+import PostgresNIO
+
+/// Foods in every state (`foods.list`), as `ListReviewed` lists reviewed content.
+package typealias ListFoods = ListReviewed<Food>
+
+/// One food, its newest version (`foods.read`); another writer's is 404 to an expert.
+package struct GetFood: Query {
+    package static let action: Action = "foods.read"
+    let id: UUID
+    package init(id: UUID) { self.id = id }
+
+    package func read(in unit: UnitOfWork) async throws -> Food { try await Food.fetch(id, in: unit) }
+}
+
+/// One version of a food's figures.
+package struct FoodVersion: Sendable, Equatable {
+    package var version: Int
+    package var facts: FoodFacts
+    package var writtenBy: UUID
+    package var writtenAt: Date
+}
+
+/// Every version of a food, newest first (`foods.read`).
+package struct FoodVersions: Query {
+    package static let action: Action = "foods.read"
+    let id: UUID
+    package init(id: UUID) { self.id = id }
+
+    package func read(in unit: UnitOfWork) async throws -> [FoodVersion] {
+        let food = try await Food.fetch(id, in: unit)
+        return try await unit.all(
+            """
+            SELECT v.version, v.written_by, v.written_at, \(unescaped: FoodFacts.columns) FROM food_versions v
+            WHERE v.food_id = \(food.id) ORDER BY v.version DESC
+            """
+        ) { row in
+            let c = try row.decode((Int, UUID, Date).self)
+            return FoodVersion(
+                version: c.0, facts: try FoodFacts(row.makeRandomAccess(), from: 3), writtenBy: c.1, writtenAt: c.2)
+        }
+    }
+}
+
+/// A food as the app reads it: its live version's figures.
+package struct LiveFood: Sendable, Equatable {
+    package var id: UUID
+    package var gtin: GTIN?
+    package var version: Int
+    package var facts: FoodFacts
+
+    /// The live foods (alias `f`) with their live version (`v`): published, or a draft or in
+    /// review again while the version before stays live; never archived.
+    static let source = """
+        foods f JOIN food_versions v ON v.food_id = f.id AND v.version = f.live_version
+        """
+    static let columns = "f.id, f.gtin, f.live_version, \(FoodFacts.columns)"
+    static let isLive = "f.live_version IS NOT NULL AND f.state <> 'archived'"
+}
+
+extension LiveFood {
+    init(row: PostgresRow) throws {
+        let c = try row.decode((UUID, String?, Int).self)
+        self.init(
+            id: c.0, gtin: c.1.flatMap(GTIN.init), version: c.2, facts: try FoodFacts(row.makeRandomAccess(), from: 3))
+    }
+}
+
+/// The live food a barcode names (`foods.published`), in one statement over the barcode's
+/// index. Any of the GTIN's forms finds it (an EAN-13 with a zero in front finds the UPC-A).
+/// - Throws: 422 for a text that is not a GTIN (naming why), 404 when no live food has it.
+package struct FoodByBarcode: Query {
+    package static let action: Action = "foods.published"
+    let gtin: String
+    package init(gtin: String) { self.gtin = gtin }
+
+    package func read(in unit: UnitOfWork) async throws -> LiveFood {
+        let barcode: GTIN
+        do { barcode = try GTIN(validating: gtin) } catch {
+            throw DomainError.invalid("gtin", error.rawValue, error.message)
+        }
+        let food = try await unit.first(
+            """
+            SELECT \(unescaped: LiveFood.columns) FROM \(unescaped: LiveFood.source)
+            WHERE f.gtin = \(barcode.digits) AND \(unescaped: LiveFood.isLive)
+            """, LiveFood.init(row:))
+        guard let food else { throw DomainError.notFound("Food with the barcode \(barcode)") }
+        return food
+    }
+}
+
+/// Live foods by name (lower case) then id, a page after `after` (`foods.published`); with a
+/// `text`, those whose name holds it, case folded by `lower`, its LIKE wildcards matched as
+/// themselves. A text of under 3 characters is 422 (the trigram index needs three).
+package struct SearchFoods: Query {
+    package static let action: Action = "foods.published"
+    let text: String?
+    let after: (name: String, id: UUID)?
+    let limit: Int
+
+    package init(text: String?, after: (name: String, id: UUID)?, limit: Int) {
+        (self.text, self.after, self.limit) = (text?.trimmingCharacters(in: .whitespacesAndNewlines), after, limit)
+    }
+
+    package func read(in unit: UnitOfWork) async throws -> [LiveFood] {
+        if let text, !(3...100).contains(text.unicodeScalars.count) {
+            throw DomainError.invalid("q", "invalid_search", "must be 3–100 characters")
+        }
+        let pattern = text.map { "%" + Self.escapedForLike($0.lowercased()) + "%" }
+        return try await unit.all(
+            """
+            SELECT \(unescaped: LiveFood.columns) FROM \(unescaped: LiveFood.source)
+            WHERE (\(pattern)::text IS NULL OR lower(v.name) LIKE \(pattern)) AND \(unescaped: LiveFood.isLive)
+              AND (\(after?.name)::text IS NULL OR (lower(v.name), v.food_id) > (\(after?.name), \(after?.id)))
+            ORDER BY lower(v.name), v.food_id
+            LIMIT \(limit)
+            """, LiveFood.init(row:))
+    }
+
+    /// `text` with LIKE's wildcards and its escape character escaped.
+    static func escapedForLike(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped
+    }
+}
