@@ -127,11 +127,10 @@ extension APIHandler {
         _ move: ReviewMove, _ articleID: String, comment: String? = nil, ifMatch: String?,
         body: Components.Schemas.ReviewComment? = nil
     ) async throws -> (Components.Schemas.Article, String) {
-        let id = try parseID(articleID, "article_id")
-        let article = try await change(
-            MoveArticle(id: id, move: move, comment: comment, ifMatch: ifMatch), on: id, body: body
+        try await self.move(
+            Article.self, move, try parseID(articleID, "article_id"), comment: comment, ifMatch: ifMatch, body: body,
+            version: \.version
         ) { try $0.api }
-        return (article, EntityTag.of(Int64(article.version)))
     }
 
     /// The app's list (the reference for its hand-encoded path, `HotList.publishedArticles`). The ETag

@@ -137,21 +137,6 @@ extension Article: RowDecodable {
             writtenBy: c.22, words: c.23, readingMinutes: c.24)
     }
 
-    /// The article as the principal may see it, locked until the unit ends with `forUpdate`.
-    /// - Throws: `DomainError.notFound`, also for another writer's article when the principal sees
-    ///   only what it wrote (its existence is not revealed).
-    package static func fetch(_ id: UUID, forUpdate: Bool = false, in unit: UnitOfWork) async throws -> Article {
-        let own = unit.context.authoredOnly
-        let article = try await unit.first(
-            """
-            SELECT \(unescaped: columns) FROM \(unescaped: source) WHERE a.id = \(id)
-            AND (NOT \(own) OR a.author_id = \(unit.principal.operatorID))
-            \(unescaped: forUpdate ? "FOR UPDATE OF a" : "")
-            """, as: Article.self)
-        guard let article else { throw DomainError.notFound("Article \(id.text)") }
-        return article
-    }
-
     /// What the audit event keeps of an article: where it stands, not its text (the versions keep that).
     package var snapshot: String {
         get throws {

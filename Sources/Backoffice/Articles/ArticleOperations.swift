@@ -53,27 +53,13 @@ package struct UpdateArticle: AuditedOperation {
     }
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<Article> {
-        let before = try await Article.fetch(articleID, forUpdate: true, in: unit)
-        guard let ifMatch else { throw DomainError.preconditionRequired }
-        try await before.check(ifMatch, in: unit)
-        guard before.state == .draft || before.state == .published else {
-            throw DomainError.invalidTransition(
-                before.state == .inReview
-                    ? "An article in review changes only after it is sent back."
-                    : "An archived article changes no more.",
-                current: before.state.rawValue)
-        }
+        let before = try await Article.forNewVersion(articleID, ifMatch: ifMatch, in: unit)
         let content = changes.applied(to: before.content)
         try content.validate()
         if content == before.content { return .unchanged(before) }
         let version = before.version + 1
         try await ArticleContent.store(content, of: before.id, version: version, in: unit)
-        try await unit.execute(
-            """
-            UPDATE articles SET version = \(version), state = 'draft', updated_at = \(unit.now),
-                updated_by = \(unit.principal.operatorID)
-            WHERE id = \(before.id)
-            """)
+        try await Article.newVersion(version, of: before.id, in: unit)
         return try await Article.audited(Self.action, before.id, before: before, in: unit)
     }
 }
@@ -102,23 +88,13 @@ package struct ArticleChanges: Sendable {
 /// An article moves (`articles.submit`, `.approve`, `.send_back`, `.archive`), as reviewed content does.
 package typealias MoveArticle = MoveReviewed<Article>
 
-extension Article: ListedReviewed {
+extension Article: Reviewed {
     package static let auditTargetType = "article"
-    package static let listAction: Action = "articles.list"
     package static let alias = "a"
     package static let table = "articles"
     package static let versionTable = "article_versions"
     package static let versionKey = "article_id"
     package static let noun = "article"
-
-    package static func action(_ move: ReviewMove) -> Action {
-        switch move {
-        case .submit: "articles.submit"
-        case .approve: "articles.approve"
-        case .sendBack: "articles.send_back"
-        case .archive: "articles.archive"
-        }
-    }
 }
 
 extension ArticleContent {

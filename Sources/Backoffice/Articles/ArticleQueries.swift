@@ -7,13 +7,7 @@ import PostgresNIO
 package typealias ListArticles = ListReviewed<Article>
 
 /// One article, its newest version (`articles.read`); another writer's is 404 to an expert.
-package struct GetArticle: Query {
-    package static let action: Action = "articles.read"
-    let id: UUID
-    package init(id: UUID) { self.id = id }
-
-    package func read(in unit: UnitOfWork) async throws -> Article { try await Article.fetch(id, in: unit) }
-}
+package typealias GetArticle = GetReviewed<Article>
 
 /// Every version of an article, newest first (`articles.read`).
 package struct ArticleVersions: Query {

@@ -39,33 +39,89 @@ package enum ReviewMove: String, Sendable, CaseIterable {
 }
 
 /// Content the experts write and a second person reviews: a table of records with the review's
-/// columns (`state`, `version`, `live_version`, `review_comment`, `reviewed_by`, `reviewed_at`,
-/// `submitted_at`, `first_published_at`, `live_at`, `updated_at`, `updated_by`) and a table of
-/// versions, only ever added, each with its `written_by`.
-package protocol Reviewed: PlatformOwned {
-    /// The records' table (`articles`), their versions' (`article_versions`) and the versions'
-    /// column naming the record (`article_id`).
+/// columns (`author_id`, `state`, `version`, `live_version`, `review_comment`, `reviewed_by`,
+/// `reviewed_at`, `submitted_at`, `first_published_at`, `live_at`, `updated_at`, `updated_by`)
+/// and a table of versions, only ever added, each with its `written_by`. Its actions are named
+/// `<kind>.<move>` (`foods.approve`), `<kind>.list`, `<kind>.read`, `<kind>.update`.
+package protocol Reviewed: PlatformOwned, RowDecodable {
+    /// The records' table (`articles`) and its alias in `source` (`a`), their versions' table
+    /// (`article_versions`), and the versions' column naming the record (`article_id`).
     static var table: String { get }
+    static var alias: String { get }
     static var versionTable: String { get }
     static var versionKey: String { get }
+    /// The records with their newest version (`articles a JOIN article_versions v …`), read as `columns`.
+    static var source: String { get }
     /// What a refusal calls one (`article`).
     static var noun: String { get }
-    /// The permission of `move` (`articles.approve`).
-    static func action(_ move: ReviewMove) -> Action
-    /// Runs in the approval's transaction once the version in review is live (foods copy its
-    /// figures where the app reads them); nothing by default.
-    static func wentLive(_ id: UUID, in unit: UnitOfWork) async throws
 
     var id: UUID { get }
     var state: ReviewState { get }
     var version: Int { get }
     var liveVersion: Int? { get }
+    var submittedAt: Date? { get }
     var updatedAt: Date { get }
     var updatedBy: UUID { get }
 }
 
 extension Reviewed {
-    package static func wentLive(_ id: UUID, in unit: UnitOfWork) async throws {}
+    /// The permission of `move` (`articles.approve`): the kind's table names its actions.
+    /// - Precondition: the contract declares it (a kind's operations come with the kind).
+    package static func action(_ move: ReviewMove) -> Action { declared("\(table).\(move.rawValue)") }
+    /// The permissions to list and to read one.
+    package static var listAction: Action { declared("\(table).list") }
+    package static var readAction: Action { declared("\(table).read") }
+
+    private static func declared(_ name: String) -> Action {
+        guard let action = Action(rawValue: name) else {
+            preconditionFailure("\(name) is not an action of openapi.yaml (x-action)")
+        }
+        return action
+    }
+
+    /// The record as the principal may see it, locked until the unit ends with `forUpdate`.
+    /// - Throws: `DomainError.notFound`, also for another writer's record when the principal sees
+    ///   only what it wrote (its existence is not revealed).
+    package static func fetch(_ id: UUID, forUpdate: Bool = false, in unit: UnitOfWork) async throws -> Self {
+        let (own, a) = (unit.context.authoredOnly, alias)
+        let record = try await unit.first(
+            """
+            SELECT \(unescaped: columns) FROM \(unescaped: source) WHERE \(unescaped: a).id = \(id)
+            AND (NOT \(own) OR \(unescaped: a).author_id = \(unit.principal.operatorID))
+            \(unescaped: forUpdate ? "FOR UPDATE OF \(a)" : "")
+            """, as: Self.self)
+        guard let record else {
+            throw DomainError.notFound("\(noun.prefix(1).uppercased() + noun.dropFirst()) \(id.text)")
+        }
+        return record
+    }
+
+    /// The record `id` locked, as a writer may save a new version of it: a draft, or published
+    /// (its live version stays while the new one is written and reviewed). In review or archived
+    /// is 409; `ifMatch` is required (428) and must name the newest version (412).
+    static func forNewVersion(_ id: UUID, ifMatch: String?, in unit: UnitOfWork) async throws -> Self {
+        let record = try await fetch(id, forUpdate: true, in: unit)
+        guard let ifMatch else { throw DomainError.preconditionRequired }
+        try await record.check(ifMatch, in: unit)
+        guard record.state == .draft || record.state == .published else {
+            throw DomainError.invalidTransition(
+                record.state == .inReview
+                    ? "\(noun.article.capitalizedFirst) in review changes only after it is sent back."
+                    : "An archived \(noun) changes no more.",
+                current: record.state.rawValue)
+        }
+        return record
+    }
+
+    /// Makes the version just stored the newest: the record becomes a draft, changed by the principal now.
+    static func newVersion(_ version: Int, of id: UUID, in unit: UnitOfWork) async throws {
+        try await unit.execute(
+            """
+            UPDATE \(unescaped: table) SET version = \(version), state = 'draft', updated_at = \(unit.now),
+                updated_by = \(unit.principal.operatorID)
+            WHERE id = \(id)
+            """)
+    }
 
     /// Throws 412 unless `ifMatch` (when sent) names the newest version; the refusal says who
     /// made the last change and when.
@@ -132,7 +188,6 @@ package struct MoveReviewed<Record: Reviewed>: AuditedChange {
                 detail: "A version is approved by someone who wrote no version since the live one.")
         }
         try await unit.execute(update(comment: comment, in: unit))
-        if move == .approve { try await Record.wentLive(id, in: unit) }
         return try await Record.audited(permission, id, before: before, reason: comment, in: unit)
     }
 
@@ -170,4 +225,6 @@ package struct MoveReviewed<Record: Reviewed>: AuditedChange {
 extension String {
     /// The noun with its indefinite article ("an article", "a food").
     fileprivate var article: String { ("aeiou".contains(first ?? "x") ? "an " : "a ") + self }
+    /// The text with its first letter in capitals ("An article").
+    fileprivate var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
 }

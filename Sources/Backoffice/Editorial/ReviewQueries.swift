@@ -3,20 +3,9 @@ import BackofficePlatform
 import Foundation
 import PostgresNIO
 
-/// Reviewed content that lists itself: its records joined with their newest version.
-package protocol ListedReviewed: Reviewed, RowDecodable {
-    /// The permission to list them (`articles.list`).
-    static var listAction: Action { get }
-    /// The records with their newest version (`articles a JOIN article_versions v …`), and the
-    /// records' alias in it (`a`).
-    static var source: String { get }
-    static var alias: String { get }
-    var submittedAt: Date? { get }
-}
-
 /// Reviewed content in every state (`articles.list`, `foods.list`): most recently changed first;
 /// in review, the queue's order (oldest submission first). An expert sees only what it wrote.
-package struct ListReviewed<Record: ListedReviewed>: Query {
+package struct ListReviewed<Record: Reviewed>: Query {
     package static var action: Action { Record.listAction }
     let state: ReviewState?
     let after: (time: Date, id: UUID)?
@@ -58,4 +47,14 @@ package struct ListReviewed<Record: ListedReviewed>: Query {
             Cursor.timeAndID(query.isQueue ? $0.submittedAt ?? $0.updatedAt : $0.updatedAt, $0.id)
         }
     }
+}
+
+/// One record of reviewed content, its newest version (`articles.read`, `foods.read`); another
+/// writer's is 404 to an expert.
+package struct GetReviewed<Record: Reviewed>: Query {
+    package static var action: Action { Record.readAction }
+    let id: UUID
+    package init(id: UUID) { self.id = id }
+
+    package func read(in unit: UnitOfWork) async throws -> Record { try await Record.fetch(id, in: unit) }
 }

@@ -144,13 +144,10 @@ extension APIHandler {
         _ move: ReviewMove, _ foodID: String, comment: String? = nil, ifMatch: String?,
         body: Components.Schemas.ReviewComment? = nil
     ) async throws -> (Components.Schemas.Food, String) {
-        let id = try parseID(foodID, "food_id")
-        let food = try await change(
-            MoveFood(id: id, move: move, comment: comment, ifMatch: ifMatch), on: id, body: body
-        ) {
-            try $0.api
-        }
-        return (food, EntityTag.of(Int64(food.version)))
+        try await self.move(
+            Food.self, move, try parseID(foodID, "food_id"), comment: comment, ifMatch: ifMatch, body: body,
+            version: \.version
+        ) { try $0.api }
     }
 }
 
@@ -174,9 +171,10 @@ extension APIHandler {
         let report = try await changeAfterUpload(
             importFoods,
             body: Fingerprint(allOrNothing: query.allOrNothing, dryRun: query.dryRun, sha256: importFoods.sha256)
-        ) { report in
-            Components.Schemas.FoodImportReport(
-                importId: report.importID?.text, dryRun: report.dryRun, allOrNothing: report.allOrNothing,
+        ) { made in
+            let report = made.report
+            return Components.Schemas.FoodImportReport(
+                importId: made.id?.text, dryRun: report.dryRun, allOrNothing: report.allOrNothing,
                 rows: report.rows, created: report.created, rejected: report.rejected,
                 errors: report.issues.map {
                     .init(line: $0.line, gtin: $0.key, field: $0.field, code: $0.code, message: $0.message)

@@ -2,38 +2,13 @@ import BackofficePlatform
 import Foundation
 import PostgresNIO
 
-extension Food: ListedReviewed {
+extension Food: Reviewed {
     package static let auditTargetType = "food"
-    package static let listAction: Action = "foods.list"
-    package static let alias = "f"
     package static let table = "foods"
+    package static let alias = "f"
     package static let versionTable = "food_versions"
     package static let versionKey = "food_id"
     package static let noun = "food"
-
-    package static func action(_ move: ReviewMove) -> Action {
-        switch move {
-        case .submit: "foods.submit"
-        case .approve: "foods.approve"
-        case .sendBack: "foods.send_back"
-        case .archive: "foods.archive"
-        }
-    }
-
-    /// The food as the principal may see it, locked until the unit ends with `forUpdate`.
-    /// - Throws: `DomainError.notFound`, also for another writer's food when the principal sees
-    ///   only what it wrote (its existence is not revealed).
-    package static func fetch(_ id: UUID, forUpdate: Bool = false, in unit: UnitOfWork) async throws -> Food {
-        let own = unit.context.authoredOnly
-        let food = try await unit.first(
-            """
-            SELECT \(unescaped: columns) FROM \(unescaped: source) WHERE f.id = \(id)
-            AND (NOT \(own) OR f.author_id = \(unit.principal.operatorID))
-            \(unescaped: forUpdate ? "FOR UPDATE OF f" : "")
-            """, as: Food.self)
-        guard let food else { throw DomainError.notFound("Food \(id.text)") }
-        return food
-    }
 
     /// What the audit event keeps of a food: where it stands and what it is called (the versions keep the figures).
     package var snapshot: String {
@@ -107,26 +82,13 @@ package struct UpdateFood: AuditedOperation {
     }
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<Food> {
-        let before = try await Food.fetch(foodID, forUpdate: true, in: unit)
-        guard let ifMatch else { throw DomainError.preconditionRequired }
-        try await before.check(ifMatch, in: unit)
-        guard before.state == .draft || before.state == .published else {
-            throw DomainError.invalidTransition(
-                before.state == .inReview
-                    ? "A food in review changes only after it is sent back." : "An archived food changes no more.",
-                current: before.state.rawValue)
-        }
+        let before = try await Food.forNewVersion(foodID, ifMatch: ifMatch, in: unit)
         let facts = changes.applied(to: before.facts)
         try facts.validate()
         if facts == before.facts { return .unchanged(before) }
         let version = before.version + 1
         try await facts.store(as: version, of: before.id, in: unit)
-        try await unit.execute(
-            """
-            UPDATE foods SET version = \(version), state = 'draft', updated_at = \(unit.now),
-                updated_by = \(unit.principal.operatorID)
-            WHERE id = \(before.id)
-            """)
+        try await Food.newVersion(version, of: before.id, in: unit)
         return try await Food.audited(Self.action, before.id, before: before, in: unit)
     }
 }

@@ -6,13 +6,7 @@ import PostgresNIO
 package typealias ListFoods = ListReviewed<Food>
 
 /// One food, its newest version (`foods.read`); another writer's is 404 to an expert.
-package struct GetFood: Query {
-    package static let action: Action = "foods.read"
-    let id: UUID
-    package init(id: UUID) { self.id = id }
-
-    package func read(in unit: UnitOfWork) async throws -> Food { try await Food.fetch(id, in: unit) }
-}
+package typealias GetFood = GetReviewed<Food>
 
 /// One version of a food's figures.
 package struct FoodVersion: Sendable, Equatable {

@@ -3,16 +3,10 @@ import Foundation
 import PostgresNIO
 
 /// What a food import did (or, in a dry run, would do).
-package struct FoodImportReport: Sendable {
+package struct FoodImport: Sendable {
     /// The import's id (nil in a dry run, or when no row was imported): what a manager approves.
-    package var importID: UUID?
-    package var dryRun: Bool
-    package var allOrNothing: Bool
-    package var rows: Int
-    package var created: Int
-    package var issues: [RowIssue]
-    /// Rows refused (a row may have several issues).
-    package var rejected: Int { RowIssue.lines(issues) }
+    package var id: UUID?
+    package var report: ImportReport
 }
 
 /// An expert or a manager adds foods from a file in Open Food Facts' columns (`foods.import`):
@@ -36,16 +30,12 @@ package struct ImportFoods: AuditedOperation {
     }
 
     /// A file that cannot be read at all, as the import refuses it (422 `malformed_file`).
-    package static func refusal(_ error: MalformedFile) -> DomainError {
-        DomainError.unprocessable(
-            code: "malformed_file", detail: "The foods file cannot be read: \(error.reason).",
-            issues: [FieldIssue(field: "file", code: "malformed_file", message: error.reason)])
-    }
+    package static func refusal(_ error: MalformedFile) -> DomainError { error.refusal("The foods file") }
 
     /// Rows written per statement.
     static let chunk = 5_000
 
-    package func perform(in unit: UnitOfWork) async throws -> Audited<FoodImportReport> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<FoodImport> {
         var (rows, issues) = (contents.rows, contents.issues)
         var taken = Set<String>()
         for part in stride(from: 0, to: rows.count, by: 10_000) {
@@ -64,20 +54,12 @@ package struct ImportFoods: AuditedOperation {
             return true
         }
         issues.sort { $0.line < $1.line }
-        if allOrNothing && !issues.isEmpty {
-            throw DomainError.unprocessable(
-                code: "import_rejected",
-                detail: "\(issues.count) row(s) have errors; nothing was imported (all or nothing).",
-                issues: issues.prefix(1_000).map {
-                    FieldIssue(field: "line \($0.line): \($0.field)", code: $0.code, message: $0.message)
-                })
-        }
-        var report = FoodImportReport(
-            importID: nil, dryRun: dryRun, allOrNothing: allOrNothing, rows: rows.count + RowIssue.lines(issues),
-            created: rows.count, issues: issues)
-        guard !dryRun, !rows.isEmpty else { return .unchanged(report) }
+        try ImportReport.checkAllOrNothing(allOrNothing, issues)
+        let report = ImportReport(
+            dryRun: dryRun, allOrNothing: allOrNothing, rows: rows.count + RowIssue.lines(issues),
+            created: rows.count, updated: 0, issues: issues)
+        guard !dryRun, !rows.isEmpty else { return .unchanged(FoodImport(id: nil, report: report)) }
         let id = unit.newID()
-        report.importID = id
         try await unit.execute(
             """
             INSERT INTO food_imports (id, sha256, foods, imported_by, imported_at)
@@ -88,7 +70,7 @@ package struct ImportFoods: AuditedOperation {
         }
         struct Snapshot: Encodable { let rows: Int, created: Int, rejected: Int, sha256: String }
         return Audited(
-            report,
+            FoodImport(id: id, report: report),
             event: AuditRecord(
                 action: Self.action, tenantID: platformTenantID, targetType: "food_import", targetID: id.text,
                 reason: nil, before: nil,

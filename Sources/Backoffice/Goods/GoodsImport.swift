@@ -3,18 +3,6 @@ import Crypto
 import Foundation
 import PostgresNIO
 
-/// What an import did (or, in a dry run, would do).
-package struct ImportReport: Sendable {
-    package var dryRun: Bool
-    package var allOrNothing: Bool
-    package var rows: Int
-    package var created: Int
-    package var updated: Int
-    package var issues: [RowIssue]
-    /// Rows refused (a row may have several issues).
-    package var rejected: Int { RowIssue.lines(issues) }
-}
-
 /// A partner imports goods from a CSV or JSONL file (`goods.import`): each row creates the good
 /// with its sku or replaces the fields of the one it names (an archived good is refused; a row
 /// without `status` keeps an existing good's and makes a new one a draft). Rows with errors are
@@ -37,9 +25,7 @@ package struct ImportGoods: AuditedOperation {
 
     /// A file that cannot be read at all, as the import refuses it (422 `malformed_file`).
     package static func refusal(_ error: MalformedFile, format: RecordFileFormat) -> DomainError {
-        DomainError.unprocessable(
-            code: "malformed_file", detail: "The \(format.rawValue) file cannot be read: \(error.reason).",
-            issues: [FieldIssue(field: "file", code: "malformed_file", message: error.reason)])
+        error.refusal("The \(format.rawValue) file")
     }
 
     /// Rows written per statement.
@@ -76,14 +62,7 @@ package struct ImportGoods: AuditedOperation {
             return true
         }
         issues.sort { $0.line < $1.line }
-        if allOrNothing && !issues.isEmpty {
-            throw DomainError.unprocessable(
-                code: "import_rejected",
-                detail: "\(issues.count) row(s) have errors; nothing was imported (all or nothing).",
-                issues: issues.prefix(1_000).map {
-                    FieldIssue(field: "line \($0.line): \($0.field)", code: $0.code, message: $0.message)
-                })
-        }
+        try ImportReport.checkAllOrNothing(allOrNothing, issues)
         let created = rows.filter { existing[$0.sku] == nil }.count
         let report = ImportReport(
             dryRun: dryRun, allOrNothing: allOrNothing, rows: rows.count + RowIssue.lines(issues), created: created,

@@ -65,3 +65,43 @@ package struct MalformedFile: Error, CustomStringConvertible {
 
     package init(reason: String) { self.reason = reason }
 }
+
+/// What an import of a record file did (or, in a dry run, would do).
+package struct ImportReport: Sendable {
+    package var dryRun: Bool
+    package var allOrNothing: Bool
+    package var rows: Int
+    package var created: Int
+    package var updated: Int
+    package var issues: [RowIssue]
+    /// Rows refused (a row may have several issues).
+    package var rejected: Int { RowIssue.lines(issues) }
+
+    package init(dryRun: Bool, allOrNothing: Bool, rows: Int, created: Int, updated: Int, issues: [RowIssue]) {
+        (self.dryRun, self.allOrNothing, self.rows, self.created, self.updated) =
+            (dryRun, allOrNothing, rows, created, updated)
+        self.issues = issues
+    }
+
+    /// Refuses the whole file when an all-or-nothing import has `issues` (422 `import_rejected`,
+    /// the first thousand listed, each named `line N: field`).
+    package static func checkAllOrNothing(_ allOrNothing: Bool, _ issues: [RowIssue]) throws {
+        guard allOrNothing && !issues.isEmpty else { return }
+        throw DomainError.unprocessable(
+            code: "import_rejected",
+            detail: "\(issues.count) row(s) have errors; nothing was imported (all or nothing).",
+            issues: issues.prefix(1_000).map {
+                FieldIssue(field: "line \($0.line): \($0.field)", code: $0.code, message: $0.message)
+            })
+    }
+}
+
+extension MalformedFile {
+    /// The import's refusal of a file that cannot be read at all (422 `malformed_file`), naming
+    /// the file as `what` ("The csv file", "The foods file").
+    package func refusal(_ what: String) -> DomainError {
+        DomainError.unprocessable(
+            code: "malformed_file", detail: "\(what) cannot be read: \(reason).",
+            issues: [FieldIssue(field: "file", code: "malformed_file", message: reason)])
+    }
+}

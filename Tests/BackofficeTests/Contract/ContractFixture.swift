@@ -150,7 +150,7 @@ enum ContractFixture {
             ImportFoods(
                 contents: try FoodsFileReader.read(Array(file.utf8), format: .csv), allOrNothing: true,
                 dryRun: false), context: env.context(.expert))
-        return (inReview, live, try #require(imported.importID).text)
+        return (inReview, live, try #require(imported.id).text)
     }
 
     /// The operation's path with every `{parameter}` replaced by a fixture id.
