@@ -126,7 +126,7 @@ extension DemoEnvironment {
         }
     }
 
-    private static func principal(_ person: Operator) -> Principal {
+    static func principal(_ person: Operator) -> Principal {
         Principal(operatorID: person.id, role: person.role, tenantID: person.tenantID, tokenID: nil)
     }
 

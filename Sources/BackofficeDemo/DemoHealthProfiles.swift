@@ -13,6 +13,7 @@ extension DemoEnvironment {
         try await seedModerationOnce(database: database, policies: policies)
         try await seedSalesHistoryOnce(database: database, policies: policies)
         try await seedBillingHistoryOnce(database: database, policies: policies)
+        try await seedFoodsOnce(database: database, policies: policies)
     }
 
     /// Health profiles for a dozen active customers, each synced weekly for ten weeks (so their pages
