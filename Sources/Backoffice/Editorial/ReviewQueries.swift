@@ -58,3 +58,46 @@ package struct GetReviewed<Record: Reviewed>: Query {
 
     package func read(in unit: UnitOfWork) async throws -> Record { try await Record.fetch(id, in: unit) }
 }
+
+/// What one version of a reviewed kind says, read from its version table (alias `v`).
+package protocol VersionContent: Sendable, Equatable {
+    /// The version's columns (alias `v`), as `init(_:from:)` reads them.
+    static var columns: String { get }
+    init(_ cells: PostgresRandomAccessRow, from start: Int) throws
+}
+
+/// Reviewed content whose versions are read as one `Content` (foods, videos).
+package protocol VersionedReviewed: Reviewed {
+    associatedtype Content: VersionContent
+}
+
+/// One stored version of reviewed content.
+package struct ReviewedVersion<Content: VersionContent>: Sendable, Equatable {
+    package var version: Int
+    package var content: Content
+    package var writtenBy: UUID
+    package var writtenAt: Date
+}
+
+/// Every version of a record, newest first (`<kind>.read`; another writer's is 404 to an expert).
+package struct ReviewedVersions<Record: VersionedReviewed>: Query {
+    package static var action: Action { Record.readAction }
+    let id: UUID
+    package init(id: UUID) { self.id = id }
+
+    package func read(in unit: UnitOfWork) async throws -> [ReviewedVersion<Record.Content>] {
+        let record = try await Record.fetch(id, in: unit)
+        return try await unit.all(
+            """
+            SELECT v.version, v.written_by, v.written_at, \(unescaped: Record.Content.columns)
+            FROM \(unescaped: Record.versionTable) v
+            WHERE v.\(unescaped: Record.versionKey) = \(record.id) ORDER BY v.version DESC
+            """
+        ) { row in
+            let c = try row.decode((Int, UUID, Date).self)
+            return ReviewedVersion(
+                version: c.0, content: try Record.Content(row.makeRandomAccess(), from: 3), writtenBy: c.1,
+                writtenAt: c.2)
+        }
+    }
+}

@@ -19,10 +19,10 @@ extension Food {
     }
 }
 
-extension FoodVersion {
+extension ReviewedVersion where Content == FoodFacts {
     var api: Components.Schemas.FoodVersion {
         get throws {
-            let f = facts
+            let f = content
             return Components.Schemas.FoodVersion(
                 version: version, name: f.name, brand: f.brand, servingGrams: f.servingGrams,
                 energyKcal100g: f.energyKcal, fat100g: f.fat, saturatedFat100g: f.saturatedFat,

@@ -139,15 +139,15 @@ extension Food: RowDecodable {
     }
 }
 
-extension FoodFacts {
+extension FoodFacts: VersionContent {
     /// A version's figures (alias `v`), as `init(_:from:)` reads them.
-    static let columns = """
+    package static let columns = """
         v.name, v.brand, v.serving_grams, v.energy_kcal, v.fat, v.saturated_fat, v.carbohydrates, v.sugars, \
         v.fiber, v.proteins, v.salt, v.allergens
         """
 
     /// The figures in `cells` from `start` on, in the order of `columns`.
-    init(_ cells: PostgresRandomAccessRow, from start: Int) throws {
+    package init(_ cells: PostgresRandomAccessRow, from start: Int) throws {
         func grams(_ offset: Int) throws -> Double? { try cells[start + offset].decode(Double?.self) }
         self.init(
             name: try cells[start].decode(String.self), brand: try cells[start + 1].decode(String?.self),

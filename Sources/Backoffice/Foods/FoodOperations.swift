@@ -2,7 +2,8 @@ import BackofficePlatform
 import Foundation
 import PostgresNIO
 
-extension Food: Reviewed {
+extension Food: VersionedReviewed {
+    package typealias Content = FoodFacts
     package static let auditTargetType = "food"
     package static let table = "foods"
     package static let alias = "f"

@@ -8,34 +8,8 @@ package typealias ListFoods = ListReviewed<Food>
 /// One food, its newest version (`foods.read`); another writer's is 404 to an expert.
 package typealias GetFood = GetReviewed<Food>
 
-/// One version of a food's figures.
-package struct FoodVersion: Sendable, Equatable {
-    package var version: Int
-    package var facts: FoodFacts
-    package var writtenBy: UUID
-    package var writtenAt: Date
-}
-
 /// Every version of a food, newest first (`foods.read`).
-package struct FoodVersions: Query {
-    package static let action: Action = "foods.read"
-    let id: UUID
-    package init(id: UUID) { self.id = id }
-
-    package func read(in unit: UnitOfWork) async throws -> [FoodVersion] {
-        let food = try await Food.fetch(id, in: unit)
-        return try await unit.all(
-            """
-            SELECT v.version, v.written_by, v.written_at, \(unescaped: FoodFacts.columns) FROM food_versions v
-            WHERE v.food_id = \(food.id) ORDER BY v.version DESC
-            """
-        ) { row in
-            let c = try row.decode((Int, UUID, Date).self)
-            return FoodVersion(
-                version: c.0, facts: try FoodFacts(row.makeRandomAccess(), from: 3), writtenBy: c.1, writtenAt: c.2)
-        }
-    }
-}
+package typealias FoodVersions = ReviewedVersions<Food>
 
 /// A food as the app reads it: its live version's figures.
 package struct LiveFood: Sendable, Equatable {

@@ -97,6 +97,7 @@ enum ContractFixture {
                 "SELECT id::text FROM invoices WHERE subscription_id = '\(subscribed.record.id.text)'",
                 as: String.self))
         let foods = try await Self.foods(env)
+        let video = try await Self.video(env)
         let held = try await env.database.run(
             ScreenContent(ForumContent(kind: .post, id: "contract-post", text: "kill yourself", authorID: customer.id)),
             context: env.context(.appService))
@@ -113,6 +114,7 @@ enum ContractFixture {
             "recommendation_id": recommendation.id.uuidString.lowercased(),
             "subscription_id": subscribed.record.id.text, "invoice_id": invoice,
             "food_id": foods.inReview.id.text, "gtin": foods.live.gtin?.description ?? "", "import_id": foods.importID,
+            "video_id": video.id.text,
         ])
     }
 
@@ -151,6 +153,16 @@ enum ContractFixture {
                 contents: try FoodsFileReader.read(Array(file.utf8), format: .csv), allOrNothing: true,
                 dryRun: false), context: env.context(.expert))
         return (inReview, live, try #require(imported.id).text)
+    }
+
+    /// A live video by the expert, its trainer.
+    static func video(_ env: TestEnvironment) async throws -> WorkoutVideo {
+        let trainer = try #require(env.fixture.principals[.expert]?.operatorID)
+        let video = try await env.database.run(
+            CreateVideo(content: VideosTests.content(trainer: trainer)), context: env.context(.expert))
+        _ = try await env.database.run(MoveVideo(id: video.id, move: .submit), context: env.context(.expert))
+        return try await env.database.run(
+            MoveVideo(id: video.id, move: .approve), context: env.context(.backendManager))
     }
 
     /// The operation's path with every `{parameter}` replaced by a fixture id.

@@ -118,6 +118,20 @@ enum ContractOutcomes {
         updateFood backend_manager 428 precondition_required
         updateFood expert 428 precondition_required
         updateFood platform_admin 428 precondition_required
+        approveVideo backend_manager 409 invalid_transition
+        approveVideo platform_admin 409 invalid_transition
+        archiveVideo backend_manager 409 invalid_transition
+        createVideo backend_manager 422 validation_failed
+        createVideo expert 422 validation_failed
+        createVideo platform_admin 422 validation_failed
+        sendBackVideo backend_manager 409 invalid_transition
+        sendBackVideo platform_admin 409 invalid_transition
+        submitVideo backend_manager 409 invalid_transition
+        submitVideo expert 409 invalid_transition
+        submitVideo platform_admin 409 invalid_transition
+        updateVideo backend_manager 428 precondition_required
+        updateVideo expert 428 precondition_required
+        updateVideo platform_admin 428 precondition_required
         importGoods platform_admin 422 malformed_file
         importGoods partner_admin 422 malformed_file
         importGoods partner_staff 422 malformed_file

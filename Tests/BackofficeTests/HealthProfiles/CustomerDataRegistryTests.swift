@@ -22,6 +22,7 @@ struct CustomerDataRegistryTests {
         "shop_profiles.contact_email": "a retail partner's contact",
         "articles.author_id": "an expert (an operator)",
         "foods.author_id": "an expert or a manager (an operator)",
+        "videos.author_id": "an expert or a manager (an operator)",
         "shop_applications.address": "a retail partner's business address",
         "shop_profiles.address": "a retail partner's business address",
         "console_sign_in_failures.address": "the source address of an operator's sign-in attempt",

@@ -1,0 +1,180 @@
+import BackofficeAPI
+import BackofficePlatform
+import Foundation
+import OpenAPIRuntime
+
+extension WorkoutVideo {
+    var api: Components.Schemas.Video {
+        get throws {
+            let c = content
+            return Components.Schemas.Video(
+                id: id.text, state: try .init(known: state.rawValue), version: version, liveVersion: liveVersion,
+                authorId: authorID.text, title: c.title, description: c.description, category: c.category,
+                trainerId: c.trainerID.text, trainerName: c.trainerName, durationSeconds: c.durationSeconds,
+                level: try .init(known: c.level.rawValue), equipment: c.equipment, videoUrl: c.videoURL,
+                coverUrl: c.coverURL, met: c.met, premium: c.premium, typicalKcal: c.typicalKilocalories,
+                reviewComment: reviewComment, submittedAt: submittedAt, publishedAt: publishedAt,
+                createdAt: createdAt, updatedAt: updatedAt, updatedBy: updatedBy.text, writtenBy: writtenBy.text)
+        }
+    }
+}
+
+extension CustomerVideo {
+    var api: Components.Schemas.CustomerVideo {
+        get throws {
+            let c = content
+            return Components.Schemas.CustomerVideo(
+                id: id.text, version: version, title: c.title, description: c.description, category: c.category,
+                trainerName: c.trainerName, durationSeconds: c.durationSeconds,
+                level: try .init(known: c.level.rawValue), equipment: c.equipment, coverUrl: c.coverURL,
+                premium: c.premium, plays: plays, videoUrl: plays ? c.videoURL : nil, kcalEstimate: kilocalories,
+                typicalKcal: c.typicalKilocalories, publishedAt: publishedAt)
+        }
+    }
+}
+
+extension VideoContent {
+    /// The content a draft sends, its trainer's id parsed.
+    init(_ d: Components.Schemas.VideoDraft, trainerID: UUID) throws {
+        self.init(
+            title: d.title, description: d.description, category: d.category,
+            trainerID: trainerID, trainerName: d.trainerName,
+            durationSeconds: d.durationSeconds, level: try Level(known: d.level.rawValue), equipment: d.equipment ?? [],
+            videoURL: d.videoUrl, coverURL: d.coverUrl, met: d.met, premium: d.premium)
+    }
+}
+
+extension VideoChanges {
+    /// The fields an update sends, its trainer's id parsed.
+    init(_ u: Components.Schemas.VideoUpdate, trainerID: UUID?) throws {
+        self.init()
+        (title, description, category, trainerName) = (u.title, u.description, u.category, u.trainerName)
+        self.trainerID = trainerID
+        (durationSeconds, equipment, videoURL, coverURL) = (u.durationSeconds, u.equipment, u.videoUrl, u.coverUrl)
+        level = try u.level.map { try VideoContent.Level(known: $0.rawValue) }
+        (met, premium) = (u.met, u.premium)
+    }
+}
+
+extension APIHandler {
+    func createVideo(_ input: Operations.CreateVideo.Input) async throws -> Operations.CreateVideo.Output {
+        let body: Components.Schemas.VideoDraft = try json(input.body)
+        let video = try await change(
+            CreateVideo(content: try VideoContent(body, trainerID: try parseID(body.trainerId, "trainer_id"))),
+            body: body, status: 201
+        ) {
+            try $0.api
+        }
+        return .created(.init(headers: .init(eTag: EntityTag.of(Int64(video.version))), body: .json(video)))
+    }
+
+    func listVideos(_ input: Operations.ListVideos.Input) async throws -> Operations.ListVideos.Output {
+        let limit = try pageLimit(input.query.limit)
+        let state = try input.query.state.map { try ReviewState(known: $0.rawValue) }
+        let (items, next) = try await ListVideos.page(state: state, after: input.query.cursor, limit: limit) {
+            try await read($0)
+        }
+        return .ok(.init(body: .json(.init(items: try items.map { try $0.api }, nextCursor: next))))
+    }
+
+    func getVideo(_ input: Operations.GetVideo.Input) async throws -> Operations.GetVideo.Output {
+        let video = try await read(GetVideo(id: try parseID(input.path.videoId, "video_id")))
+        return .ok(.init(headers: .init(eTag: EntityTag.of(Int64(video.version))), body: .json(try video.api)))
+    }
+
+    func updateVideo(_ input: Operations.UpdateVideo.Input) async throws -> Operations.UpdateVideo.Output {
+        let body: Components.Schemas.VideoUpdate = try json(input.body)
+        let id = try parseID(input.path.videoId, "video_id")
+        let video = try await change(
+            UpdateVideo(
+                videoID: id,
+                changes: try VideoChanges(body, trainerID: try body.trainerId.map { try parseID($0, "trainer_id") }),
+                ifMatch: input.headers.ifMatch), on: id, body: body
+        ) { try $0.api }
+        return .ok(.init(headers: .init(eTag: EntityTag.of(Int64(video.version))), body: .json(video)))
+    }
+
+    func listVideoVersions(_ input: Operations.ListVideoVersions.Input) async throws
+        -> Operations.ListVideoVersions.Output
+    {
+        let versions = try await read(
+            ReviewedVersions<WorkoutVideo>(id: try parseID(input.path.videoId, "video_id")))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        items: try versions.map { v in
+                            let c = v.content
+                            return .init(
+                                version: v.version, title: c.title, description: c.description, category: c.category,
+                                trainerId: c.trainerID.text, trainerName: c.trainerName,
+                                durationSeconds: c.durationSeconds, level: try .init(known: c.level.rawValue),
+                                equipment: c.equipment, videoUrl: c.videoURL, coverUrl: c.coverURL, met: c.met,
+                                premium: c.premium, writtenBy: v.writtenBy.text, writtenAt: v.writtenAt)
+                        }))))
+    }
+
+    func submitVideo(_ input: Operations.SubmitVideo.Input) async throws -> Operations.SubmitVideo.Output {
+        let (video, tag) = try await move(.submit, input.path.videoId, ifMatch: input.headers.ifMatch)
+        return .ok(.init(headers: .init(eTag: tag), body: .json(video)))
+    }
+
+    func approveVideo(_ input: Operations.ApproveVideo.Input) async throws -> Operations.ApproveVideo.Output {
+        let (video, tag) = try await move(.approve, input.path.videoId, ifMatch: input.headers.ifMatch)
+        return .ok(.init(headers: .init(eTag: tag), body: .json(video)))
+    }
+
+    func sendBackVideo(_ input: Operations.SendBackVideo.Input) async throws -> Operations.SendBackVideo.Output {
+        let body: Components.Schemas.ReviewComment = try json(input.body)
+        let (video, tag) = try await move(
+            .sendBack, input.path.videoId, comment: body.comment, ifMatch: input.headers.ifMatch, body: body)
+        return .ok(.init(headers: .init(eTag: tag), body: .json(video)))
+    }
+
+    func archiveVideo(_ input: Operations.ArchiveVideo.Input) async throws -> Operations.ArchiveVideo.Output {
+        let body: Components.Schemas.ReviewComment = try json(input.body)
+        let (video, tag) = try await move(
+            .archive, input.path.videoId, comment: body.comment, ifMatch: input.headers.ifMatch, body: body)
+        return .ok(.init(headers: .init(eTag: tag), body: .json(video)))
+    }
+
+    /// One move of a video, the video as moved and its ETag.
+    private func move(
+        _ move: ReviewMove, _ videoID: String, comment: String? = nil, ifMatch: String?,
+        body: Components.Schemas.ReviewComment? = nil
+    ) async throws -> (Components.Schemas.Video, String) {
+        try await self.move(
+            WorkoutVideo.self, move, try parseID(videoID, "video_id"), comment: comment, ifMatch: ifMatch, body: body,
+            version: \.version
+        ) { try $0.api }
+    }
+
+    func listCustomerVideos(_ input: Operations.ListCustomerVideos.Input) async throws
+        -> Operations.ListCustomerVideos.Output
+    {
+        let limit = try pageLimit(input.query.limit)
+        let after = try Cursor.timeAndID(input.query.cursor).map { (time: $0.createdAt, id: $0.id) }
+        let (videos, basis) = try await read(
+            CustomerVideos(
+                customerID: try parseID(input.path.customerId, "customer_id"), category: input.query.category,
+                after: after, limit: limit + 1))
+        let (items, next) = keysetPage(videos, limit: limit) { Cursor.timeAndID($0.publishedAt, $0.id) }
+        let etag = EntityTag.digest("v", [basis, next ?? "-"] + items.map { "\($0.id.text):\($0.version)" })
+        if EntityTag.matches(input.headers.ifNoneMatch, etag) { return .notModified(.init(headers: .init(eTag: etag))) }
+        return .ok(
+            .init(
+                headers: .init(eTag: etag), body: .json(.init(items: try items.map { try $0.api }, nextCursor: next))))
+    }
+
+    func getCustomerVideo(_ input: Operations.GetCustomerVideo.Input) async throws
+        -> Operations.GetCustomerVideo.Output
+    {
+        let videoID = try parseID(input.path.videoId, "video_id")
+        let (videos, basis) = try await read(
+            CustomerVideos(customerID: try parseID(input.path.customerId, "customer_id"), videoID: videoID))
+        guard let video = videos.first else { throw DomainError.notFound("Video \(videoID.text)") }
+        let etag = EntityTag.digest("v", [basis, "\(video.id.text):\(video.version)"])
+        if EntityTag.matches(input.headers.ifNoneMatch, etag) { return .notModified(.init(headers: .init(eTag: etag))) }
+        return .ok(.init(headers: .init(eTag: etag), body: .json(try video.api)))
+    }
+}
