@@ -14,6 +14,7 @@ extension DemoEnvironment {
         try await seedSalesHistoryOnce(database: database, policies: policies)
         try await seedBillingHistoryOnce(database: database, policies: policies)
         try await seedFoodsOnce(database: database, policies: policies)
+        try await seedVideosOnce(database: database, policies: policies)
     }
 
     /// Health profiles for a dozen active customers, each synced weekly for ten weeks (so their pages

@@ -43,6 +43,20 @@ package struct VideoContent: Sendable, Equatable, Codable {
     package var met: Double
     package var premium: Bool
 
+    /// The content as written: texts trimmed, equipment in lower case.
+    package init(
+        title: String, description: String, category: String, trainerID: UUID, trainerName: String,
+        durationSeconds: Int, level: Level, equipment: [String], videoURL: String, coverURL: String?, met: Double,
+        premium: Bool
+    ) {
+        let trimmed = { (text: String) in text.trimmingCharacters(in: .whitespacesAndNewlines) }
+        (self.title, self.description, self.category) = (trimmed(title), trimmed(description), category)
+        (self.trainerID, self.trainerName, self.durationSeconds) = (trainerID, trimmed(trainerName), durationSeconds)
+        (self.level, self.equipment) = (level, equipment.map { trimmed($0).lowercased() })
+        (self.videoURL, self.coverURL) = (trimmed(videoURL), coverURL.map(trimmed).flatMap { $0.isEmpty ? nil : $0 })
+        (self.met, self.premium) = (met, premium)
+    }
+
     /// The body mass of the catalog's typical figure.
     package static let typicalBodyMassKg = 70.0
 
