@@ -98,6 +98,7 @@ enum ContractFixture {
                 as: String.self))
         let foods = try await Self.foods(env)
         let video = try await Self.video(env)
+        let recipe = try await Self.recipe(env, food: foods.live.id)
         let held = try await env.database.run(
             ScreenContent(ForumContent(kind: .post, id: "contract-post", text: "kill yourself", authorID: customer.id)),
             context: env.context(.appService))
@@ -114,7 +115,7 @@ enum ContractFixture {
             "recommendation_id": recommendation.id.uuidString.lowercased(),
             "subscription_id": subscribed.record.id.text, "invoice_id": invoice,
             "food_id": foods.inReview.id.text, "gtin": foods.live.gtin?.description ?? "", "import_id": foods.importID,
-            "video_id": video.id.text,
+            "video_id": video.id.text, "recipe_id": recipe.id.text,
         ])
     }
 
@@ -153,6 +154,17 @@ enum ContractFixture {
                 contents: try FoodsFileReader.read(Array(file.utf8), format: .csv), allOrNothing: true,
                 dryRun: false), context: env.context(.expert))
         return (inReview, live, try #require(imported.id).text)
+    }
+
+    /// A live recipe by the expert, of one live food.
+    static func recipe(_ env: TestEnvironment, food: UUID) async throws -> Recipe {
+        let content = RecipeContent(
+            title: "Contract recipe", summary: "For the contract tests", body: "Stir.", servings: 1, tags: [],
+            coverURL: nil, premium: false, ingredients: [Ingredient(foodID: food, quantity: 100, unit: "g")])
+        let recipe = try await env.database.run(CreateRecipe(content: content), context: env.context(.expert))
+        _ = try await env.database.run(MoveRecipe(id: recipe.id, move: .submit), context: env.context(.expert))
+        return try await env.database.run(
+            MoveRecipe(id: recipe.id, move: .approve), context: env.context(.backendManager))
     }
 
     /// A live video by the expert, its trainer.

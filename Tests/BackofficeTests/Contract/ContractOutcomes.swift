@@ -132,6 +132,24 @@ enum ContractOutcomes {
         updateVideo backend_manager 428 precondition_required
         updateVideo expert 428 precondition_required
         updateVideo platform_admin 428 precondition_required
+        approveRecipe backend_manager 409 invalid_transition
+        approveRecipe platform_admin 409 invalid_transition
+        archiveRecipe backend_manager 409 invalid_transition
+        createRecipe backend_manager 422 validation_failed
+        createRecipe expert 422 validation_failed
+        createRecipe platform_admin 422 validation_failed
+        getCustomerRecipe app_service 404 not_found
+        getCustomerRecipe platform_admin 404 not_found
+        listCustomerRecipes app_service 404 not_found
+        listCustomerRecipes platform_admin 404 not_found
+        sendBackRecipe backend_manager 409 invalid_transition
+        sendBackRecipe platform_admin 409 invalid_transition
+        submitRecipe backend_manager 409 invalid_transition
+        submitRecipe expert 409 invalid_transition
+        submitRecipe platform_admin 409 invalid_transition
+        updateRecipe backend_manager 428 precondition_required
+        updateRecipe expert 428 precondition_required
+        updateRecipe platform_admin 428 precondition_required
         importGoods platform_admin 422 malformed_file
         importGoods partner_admin 422 malformed_file
         importGoods partner_staff 422 malformed_file
