@@ -74,15 +74,7 @@ extension DemoEnvironment {
         let context = OperationContext.system("demo-articles", policies: policies)
         let emails = experts + ["manager@healthtrack.example"]
         let present = try await database.transaction(for: .system) { connection in
-            var found: [String: Operator] = [:]
-            for try await row in try await connection.query(
-                "SELECT \(unescaped: Operator.columns) FROM operators WHERE email = ANY(\(emails))",
-                logger: database.logger)
-            {
-                let person = try Operator(row: row)
-                found[person.email] = person
-            }
-            return found
+            try await operators(emails, on: connection, database: database)
         }
         guard present[experts[0]] == nil, let manager = present["manager@healthtrack.example"] else { return }
         let reviewer = context.acting(as: principal(manager))
@@ -124,6 +116,20 @@ extension DemoEnvironment {
             let made = try await database.run(CreateRecommendation(draft), context: manager)
             if publish { _ = try await database.run(PublishRecommendation(id: made.id), context: manager) }
         }
+    }
+
+    /// The operators with these emails, by email.
+    static func operators(_ emails: [String], on connection: PostgresConnection, database: Database) async throws
+        -> [String: Operator]
+    {
+        var found: [String: Operator] = [:]
+        for try await row in try await connection.query(
+            "SELECT \(unescaped: Operator.columns) FROM operators WHERE email = ANY(\(emails))", logger: database.logger
+        ) {
+            let person = try Operator(row: row)
+            found[person.email] = person
+        }
+        return found
     }
 
     static func principal(_ person: Operator) -> Principal {

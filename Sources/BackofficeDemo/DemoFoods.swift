@@ -88,15 +88,8 @@ extension DemoEnvironment {
             let foods = try await firstRow("SELECT count(*) FROM foods", on: connection, logger: database.logger) {
                 try $0.decode(Int.self)
             }
-            var people: [String: Operator] = [:]
-            let emails = [experts[0], "manager@healthtrack.example"]
-            for try await row in try await connection.query(
-                "SELECT \(unescaped: Operator.columns) FROM operators WHERE email = ANY(\(emails))",
-                logger: database.logger)
-            {
-                let person = try Operator(row: row)
-                people[person.email] = person
-            }
+            let people = try await operators(
+                [experts[0], "manager@healthtrack.example"], on: connection, database: database)
             return (foods ?? 0, people)
         }
         guard found.0 == 0, let expert = found.1[experts[0]], let manager = found.1["manager@healthtrack.example"]
@@ -144,34 +137,44 @@ extension DemoEnvironment {
     {
         let plain: [FoodFacts] = [
             FoodFacts(
-                name: "Apple", energyKcal: 52, fat: 0.2, carbohydrates: 13.8, sugars: 10.4, fiber: 2.4, proteins: 0.3,
+                name: "Apple", servingGrams: 180, energyKcal: 52, fat: 0.2, carbohydrates: 13.8, sugars: 10.4,
+                fiber: 2.4, proteins: 0.3,
                 salt: 0),
             FoodFacts(
-                name: "Banana", energyKcal: 89, fat: 0.3, carbohydrates: 22.8, sugars: 12.2, fiber: 2.6, proteins: 1.1,
+                name: "Banana", servingGrams: 120, energyKcal: 89, fat: 0.3, carbohydrates: 22.8, sugars: 12.2,
+                fiber: 2.6, proteins: 1.1,
                 salt: 0),
             FoodFacts(
-                name: "Egg", energyKcal: 143, fat: 9.5, saturatedFat: 3.1, carbohydrates: 0.7, sugars: 0.4,
+                name: "Egg", servingGrams: 50, energyKcal: 143, fat: 9.5, saturatedFat: 3.1, carbohydrates: 0.7,
+                sugars: 0.4,
                 proteins: 12.6, salt: 0.36, allergens: [.eggs]),
             FoodFacts(
-                name: "Chicken breast, raw", energyKcal: 120, fat: 2.6, saturatedFat: 0.6, carbohydrates: 0,
+                name: "Chicken breast, raw", servingGrams: 150, energyKcal: 120, fat: 2.6, saturatedFat: 0.6,
+                carbohydrates: 0,
                 proteins: 22.5, salt: 0.15),
             FoodFacts(
-                name: "Olive oil", energyKcal: 884, fat: 100, saturatedFat: 13.8, carbohydrates: 0, proteins: 0, salt: 0
+                name: "Olive oil", servingGrams: 10, energyKcal: 884, fat: 100, saturatedFat: 13.8, carbohydrates: 0,
+                proteins: 0, salt: 0
             ),
             FoodFacts(
-                name: "Broccoli", energyKcal: 34, fat: 0.4, carbohydrates: 6.6, sugars: 1.7, fiber: 2.6, proteins: 2.8,
+                name: "Broccoli", servingGrams: 80, energyKcal: 34, fat: 0.4, carbohydrates: 6.6, sugars: 1.7,
+                fiber: 2.6, proteins: 2.8,
                 salt: 0.08),
             FoodFacts(
-                name: "Sweet potato", energyKcal: 86, fat: 0.1, carbohydrates: 20.1, sugars: 4.2, fiber: 3,
+                name: "Sweet potato", servingGrams: 150, energyKcal: 86, fat: 0.1, carbohydrates: 20.1, sugars: 4.2,
+                fiber: 3,
                 proteins: 1.6, salt: 0.14),
             FoodFacts(
-                name: "Spinach", energyKcal: 23, fat: 0.4, carbohydrates: 3.6, sugars: 0.4, fiber: 2.2, proteins: 2.9,
+                name: "Spinach", servingGrams: 30, energyKcal: 23, fat: 0.4, carbohydrates: 3.6, sugars: 0.4,
+                fiber: 2.2, proteins: 2.9,
                 salt: 0.2),
             FoodFacts(
-                name: "Blueberries", energyKcal: 57, fat: 0.3, carbohydrates: 14.5, sugars: 10, fiber: 2.4,
+                name: "Blueberries", servingGrams: 80, energyKcal: 57, fat: 0.3, carbohydrates: 14.5, sugars: 10,
+                fiber: 2.4,
                 proteins: 0.7, salt: 0),
             FoodFacts(
-                name: "Avocado", energyKcal: 160, fat: 14.7, saturatedFat: 2.1, carbohydrates: 8.5, sugars: 0.7,
+                name: "Avocado", servingGrams: 100, energyKcal: 160, fat: 14.7, saturatedFat: 2.1, carbohydrates: 8.5,
+                sugars: 0.7,
                 fiber: 6.7, proteins: 2, salt: 0.02),
         ]
         for (index, facts) in plain.enumerated() {

@@ -15,6 +15,7 @@ extension DemoEnvironment {
         try await seedBillingHistoryOnce(database: database, policies: policies)
         try await seedFoodsOnce(database: database, policies: policies)
         try await seedVideosOnce(database: database, policies: policies)
+        try await seedRecipesOnce(database: database, policies: policies)
     }
 
     /// Health profiles for a dozen active customers, each synced weekly for ten weeks (so their pages

@@ -27,15 +27,8 @@ extension DemoEnvironment {
             let videos = try await firstRow("SELECT count(*) FROM videos", on: connection, logger: database.logger) {
                 try $0.decode(Int.self)
             }
-            var people: [String: Operator] = [:]
-            let emails = [experts[1], "manager@healthtrack.example"]
-            for try await row in try await connection.query(
-                "SELECT \(unescaped: Operator.columns) FROM operators WHERE email = ANY(\(emails))",
-                logger: database.logger)
-            {
-                let person = try Operator(row: row)
-                people[person.email] = person
-            }
+            let people = try await operators(
+                [experts[1], "manager@healthtrack.example"], on: connection, database: database)
             return (videos ?? 0, people)
         }
         guard found.0 == 0, let trainer = found.1[experts[1]], let manager = found.1["manager@healthtrack.example"]
