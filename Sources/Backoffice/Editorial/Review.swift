@@ -72,7 +72,7 @@ extension Reviewed {
     package static var listAction: Action { declared("\(table).list") }
     package static var readAction: Action { declared("\(table).read") }
 
-    private static func declared(_ name: String) -> Action {
+    static func declared(_ name: String) -> Action {
         guard let action = Action(rawValue: name) else {
             preconditionFailure("\(name) is not an action of openapi.yaml (x-action)")
         }
@@ -227,4 +227,61 @@ extension String {
     fileprivate var article: String { ("aeiou".contains(first ?? "x") ? "an " : "a ") + self }
     /// The text with its first letter in capitals ("An article").
     fileprivate var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
+}
+
+/// Where a record of reviewed content stands, as its table's review columns say (foods, videos,
+/// recipes hold one; articles keep theirs field by field).
+package struct ReviewStatus: Sendable, Equatable {
+    package var id: UUID
+    package var authorID: UUID
+    package var state: ReviewState
+    package var version: Int
+    package var liveVersion: Int?
+    package var reviewComment: String?
+    package var submittedAt: Date?
+    /// When it was first published.
+    package var publishedAt: Date?
+    package var createdAt: Date
+    package var updatedAt: Date
+    package var updatedBy: UUID
+
+    /// The review columns of the records aliased `a`, as `init(_:)` reads them (the first eleven).
+    static func columns(_ a: String) -> String {
+        [
+            "id", "author_id", "state", "version", "live_version", "review_comment", "submitted_at",
+            "first_published_at",
+            "created_at", "updated_at", "updated_by",
+        ].map { "\(a).\($0)" }.joined(separator: ", ")
+    }
+
+    /// How many columns `columns` names.
+    static let count = 11
+
+    init(row: PostgresRow) throws {
+        let c = try row.decode((UUID, UUID, String, Int, Int?, String?, Date?, Date?, Date, Date, UUID).self)
+        (id, authorID, state, version, liveVersion) = (c.0, c.1, try ReviewState(known: c.2), c.3, c.4)
+        (reviewComment, submittedAt, publishedAt, createdAt, updatedAt, updatedBy) = (c.5, c.6, c.7, c.8, c.9, c.10)
+    }
+}
+
+/// A reviewed record that holds its review columns as one `ReviewStatus`.
+package protocol HoldsReviewStatus {
+    var review: ReviewStatus { get }
+}
+
+extension Reviewed where Self: HoldsReviewStatus {
+    package var id: UUID { review.id }
+    package var state: ReviewState { review.state }
+    package var version: Int { review.version }
+    package var liveVersion: Int? { review.liveVersion }
+    package var submittedAt: Date? { review.submittedAt }
+    package var updatedAt: Date { review.updatedAt }
+    package var updatedBy: UUID { review.updatedBy }
+}
+
+extension HoldsReviewStatus {
+    package var authorID: UUID { review.authorID }
+    package var reviewComment: String? { review.reviewComment }
+    package var publishedAt: Date? { review.publishedAt }
+    package var createdAt: Date { review.createdAt }
 }

@@ -102,7 +102,7 @@ extension APIHandler {
         let body: Components.Schemas.FoodUpdate = try json(input.body)
         let id = try parseID(input.path.foodId, "food_id")
         let food = try await change(
-            UpdateFood(foodID: id, changes: FoodChanges(body), ifMatch: input.headers.ifMatch), on: id,
+            UpdateFood(id: id, changes: FoodChanges(body), ifMatch: input.headers.ifMatch), on: id,
             body: body
         ) { try $0.api }
         return .ok(.init(headers: .init(eTag: EntityTag.of(Int64(food.version))), body: .json(food)))

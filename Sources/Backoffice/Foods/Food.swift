@@ -6,21 +6,11 @@ import PostgresNIO
 /// barcode, or a plain food (an apple) without one, and its figures per 100 g. Written as
 /// versions and reviewed as the experts' other content is; the app reads the live version.
 /// The barcode names the product and never changes: a different barcode is a different food.
-package struct Food: Sendable, Equatable {
-    package var id: UUID
+package struct Food: Sendable, Equatable, HoldsReviewStatus {
+    package var review: ReviewStatus
     package var gtin: GTIN?
-    package var authorID: UUID
     /// The import the food came in with, if it did.
     package var importID: UUID?
-    package var state: ReviewState
-    package var version: Int
-    package var liveVersion: Int?
-    package var reviewComment: String?
-    package var submittedAt: Date?
-    package var publishedAt: Date?
-    package var createdAt: Date
-    package var updatedAt: Date
-    package var updatedBy: UUID
     /// The newest version's figures, and who wrote them.
     package var facts: FoodFacts
     package var writtenBy: UUID
@@ -121,25 +111,24 @@ package struct FoodFacts: Sendable, Equatable, Codable {
 
 /// How foods are stored (`foods` with its newest version from `food_versions`; platform sessions only).
 extension Food: RowDecodable {
-    package static let columns = """
-        f.id, f.gtin, f.author_id, f.import_id, f.state, f.version, f.live_version, f.review_comment, \
-        f.submitted_at, f.first_published_at, f.created_at, f.updated_at, f.updated_by, v.written_by, \
-        \(FoodFacts.columns)
-        """
+    package static let columns =
+        "\(ReviewStatus.columns("f")), f.gtin, f.import_id, v.written_by, \(FoodFacts.columns)"
     /// The foods with their newest version (alias `f`, the version `v`).
     package static let source = "foods f JOIN food_versions v ON v.food_id = f.id AND v.version = f.version"
 
     package init(row: PostgresRow) throws {
-        let c = try row.decode(
-            (UUID, String?, UUID, UUID?, String, Int, Int?, String?, Date?, Date?, Date, Date, UUID, UUID).self)
+        let cells = row.makeRandomAccess()
+        let n = ReviewStatus.count
         self.init(
-            id: c.0, gtin: c.1.flatMap(GTIN.init), authorID: c.2, importID: c.3, state: try ReviewState(known: c.4),
-            version: c.5, liveVersion: c.6, reviewComment: c.7, submittedAt: c.8, publishedAt: c.9, createdAt: c.10,
-            updatedAt: c.11, updatedBy: c.12, facts: try FoodFacts(row.makeRandomAccess(), from: 14), writtenBy: c.13)
+            review: try ReviewStatus(row: row), gtin: try cells[n].decode(String?.self).flatMap(GTIN.init),
+            importID: try cells[n + 1].decode(UUID?.self), facts: try FoodFacts(cells, from: n + 3),
+            writtenBy: try cells[n + 2].decode(UUID.self))
     }
 }
 
-extension FoodFacts: VersionContent {
+extension FoodFacts: VersionContent, WrittenContent {
+    package func check(in unit: UnitOfWork) async throws { try validate() }
+
     /// A version's figures (alias `v`), as `init(_:from:)` reads them.
     package static let columns = """
         v.name, v.brand, v.serving_grams, v.energy_kcal, v.fat, v.saturated_fat, v.carbohydrates, v.sugars, \
@@ -158,7 +147,7 @@ extension FoodFacts: VersionContent {
     }
 
     /// Adds version `version` of food `id` with these figures, written by the principal now.
-    func store(as version: Int, of id: UUID, in unit: UnitOfWork) async throws {
+    package func store(as version: Int, of id: UUID, in unit: UnitOfWork) async throws {
         try await unit.execute(
             """
             INSERT INTO food_versions (food_id, version, name, brand, serving_grams, energy_kcal, fat, saturated_fat,

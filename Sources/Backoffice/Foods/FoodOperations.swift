@@ -2,8 +2,9 @@ import BackofficePlatform
 import Foundation
 import PostgresNIO
 
-extension Food: VersionedReviewed {
+extension Food: VersionedReviewed, WrittenReviewed {
     package typealias Content = FoodFacts
+    package var written: FoodFacts { facts }
     package static let auditTargetType = "food"
     package static let table = "foods"
     package static let alias = "f"
@@ -68,41 +69,19 @@ package struct CreateFood: AuditedOperation {
     }
 }
 
-/// A writer saves a new version of a food's figures (`foods.update`, `If-Match` required: 428
-/// without, 412 when stale, naming who saved the current version and when). A draft takes it;
-/// a published food becomes a draft again while its live version stays in the app. In review or
-/// archived is 409. An expert changes only what it wrote (another's is 404).
-package struct UpdateFood: AuditedOperation {
-    package static let action: Action = "foods.update"
-    let foodID: UUID
-    let changes: FoodChanges
-    let ifMatch: String?
-
-    package init(foodID: UUID, changes: FoodChanges, ifMatch: String?) {
-        (self.foodID, self.changes, self.ifMatch) = (foodID, changes, ifMatch)
-    }
-
-    package func perform(in unit: UnitOfWork) async throws -> Audited<Food> {
-        let before = try await Food.forNewVersion(foodID, ifMatch: ifMatch, in: unit)
-        let facts = changes.applied(to: before.facts)
-        try facts.validate()
-        if facts == before.facts { return .unchanged(before) }
-        let version = before.version + 1
-        try await facts.store(as: version, of: before.id, in: unit)
-        try await Food.newVersion(version, of: before.id, in: unit)
-        return try await Food.audited(Self.action, before.id, before: before, in: unit)
-    }
-}
+/// A writer saves a new version of a food's figures (`foods.update`), as articles' writers do;
+/// the barcode never changes.
+package typealias UpdateFood = UpdateReviewed<Food, FoodChanges>
 
 /// The figures an update sends; those absent keep their value.
-package struct FoodChanges: Sendable {
+package struct FoodChanges: ContentChanges {
     package var name, brand: String?
     package var servingGrams, energyKcal, fat, saturatedFat, carbohydrates, sugars, fiber, proteins, salt: Double?
     package var allergens: [Allergen]?
 
     package init() {}
 
-    func applied(to f: FoodFacts) -> FoodFacts {
+    package func applied(to f: FoodFacts) -> FoodFacts {
         FoodFacts(
             name: name ?? f.name, brand: brand ?? f.brand, servingGrams: servingGrams ?? f.servingGrams,
             energyKcal: energyKcal ?? f.energyKcal, fat: fat ?? f.fat, saturatedFat: saturatedFat ?? f.saturatedFat,

@@ -89,7 +89,7 @@ extension APIHandler {
         (changes.servings, changes.tags, changes.premium) = (u.servings, u.tags, u.premium)
         changes.ingredients = try u.ingredients.map(ingredients)
         let recipe = try await change(
-            UpdateRecipe(recipeID: id, changes: changes, ifMatch: input.headers.ifMatch), on: id, body: u
+            UpdateRecipe(id: id, changes: changes, ifMatch: input.headers.ifMatch), on: id, body: u
         ) { try $0.api }
         return .ok(.init(headers: .init(eTag: EntityTag.of(Int64(recipe.version))), body: .json(recipe)))
     }

@@ -3,18 +3,8 @@ import Foundation
 import PostgresNIO
 
 /// A recipe by the nutrition experts: its newest version and where it stands in review.
-package struct Recipe: Sendable, Equatable {
-    package var id: UUID
-    package var authorID: UUID
-    package var state: ReviewState
-    package var version: Int
-    package var liveVersion: Int?
-    package var reviewComment: String?
-    package var submittedAt: Date?
-    package var publishedAt: Date?
-    package var createdAt: Date
-    package var updatedAt: Date
-    package var updatedBy: UUID
+package struct Recipe: Sendable, Equatable, HoldsReviewStatus {
+    package var review: ReviewStatus
     package var writtenBy: UUID
     /// The newest version: what its writer wrote, and what was computed from the food database.
     package var content: RecipeContent

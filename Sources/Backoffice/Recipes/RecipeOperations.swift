@@ -2,7 +2,8 @@ import BackofficePlatform
 import Foundation
 import PostgresNIO
 
-extension Recipe: Reviewed, RowDecodable {
+extension Recipe: WrittenReviewed, RowDecodable {
+    package var written: RecipeContent { content }
     package static let auditTargetType = "recipe"
     package static let table = "recipes"
     package static let alias = "r"
@@ -11,9 +12,8 @@ extension Recipe: Reviewed, RowDecodable {
     package static let noun = "recipe"
 
     package static let columns = """
-        r.id, r.author_id, r.state, r.version, r.live_version, r.review_comment, r.submitted_at, \
-        r.first_published_at, r.created_at, r.updated_at, r.updated_by, v.written_by, v.title, v.summary, v.body, \
-        v.servings, v.tags, v.cover_url, v.premium, \(figureColumns), \(ingredientsColumn)
+        \(ReviewStatus.columns("r")), v.written_by, v.title, v.summary, v.body, v.servings, v.tags, v.cover_url, \
+        v.premium, \(figureColumns), \(ingredientsColumn)
         """
     package static let source = "recipes r JOIN recipe_versions v ON v.recipe_id = r.id AND v.version = r.version"
     /// A version's figures (alias `v`), as `RecipeFigures(_:from:)` reads them.
@@ -29,22 +29,19 @@ extension Recipe: Reviewed, RowDecodable {
         """
 
     package init(row: PostgresRow) throws {
-        let c = try row.decode(
-            (
-                UUID, UUID, String, Int, Int?, String?, Date?, Date?, Date, Date, UUID, UUID, String, String, String,
-                Int, [String], String?, Bool
-            ).self)
         let cells = row.makeRandomAccess()
+        let n = ReviewStatus.count
+        func cell<T: PostgresDecodable>(_ offset: Int, _: T.Type) throws -> T { try cells[n + offset].decode(T.self) }
         let ingredients = try JSONDecoder().decode(
-            [StoredIngredient].self, from: Data(try cells[29].decode(String.self).utf8))
+            [StoredIngredient].self, from: Data(try cell(18, String.self).utf8))
         self.init(
-            id: c.0, authorID: c.1, state: try ReviewState(known: c.2), version: c.3, liveVersion: c.4,
-            reviewComment: c.5, submittedAt: c.6, publishedAt: c.7, createdAt: c.8, updatedAt: c.9, updatedBy: c.10,
-            writtenBy: c.11,
+            review: try ReviewStatus(row: row), writtenBy: try cell(0, UUID.self),
             content: RecipeContent(
-                title: c.12, summary: c.13, body: c.14, servings: c.15, tags: c.16, coverURL: c.17, premium: c.18,
+                title: try cell(1, String.self), summary: try cell(2, String.self), body: try cell(3, String.self),
+                servings: try cell(4, Int.self), tags: try cell(5, [String].self), coverURL: try cell(6, String?.self),
+                premium: try cell(7, Bool.self),
                 ingredients: ingredients.map { Ingredient(foodID: $0.foodID, quantity: $0.quantity, unit: $0.unit) }),
-            figures: try RecipeFigures(cells, from: 19), ingredients: ingredients)
+            figures: try RecipeFigures(cells, from: n + 8), ingredients: ingredients)
     }
 
     /// What the audit event keeps of a recipe: where it stands and what it is called.
@@ -73,11 +70,12 @@ extension RecipeFigures {
 /// A recipe reviewed as the experts' content is (`recipes.submit`, `.approve`, `.send_back`, `.archive`).
 package typealias MoveRecipe = MoveReviewed<Recipe>
 
-extension RecipeContent {
-    /// Adds version `version` of recipe `id`: the content checked, its steps rendered (as articles'
-    /// are), its figures computed from the live foods, written by the principal now.
-    func store(as version: Int, of id: UUID, in unit: UnitOfWork) async throws {
-        try validate(unit.context.policies.recipes)
+extension RecipeContent: WrittenContent {
+    package func check(in unit: UnitOfWork) async throws { try validate(unit.context.policies.recipes) }
+
+    /// Adds version `version` of recipe `id`: its steps rendered (as articles' are), its figures
+    /// computed from the live foods, written by the principal now.
+    package func store(as version: Int, of id: UUID, in unit: UnitOfWork) async throws {
         let (figures, stored) = try await computed(in: unit)
         let html = try await MarkdownRendering.render(body).html
         let f = figures
@@ -106,48 +104,13 @@ extension RecipeContent {
 
 /// An expert or a manager writes a recipe (`recipes.create`): a draft, version 1, its figures
 /// computed from the food database.
-package struct CreateRecipe: AuditedOperation {
-    package static let action: Action = "recipes.create"
-    let content: RecipeContent
-
-    package init(content: RecipeContent) { self.content = content }
-
-    package func perform(in unit: UnitOfWork) async throws -> Audited<Recipe> {
-        try content.validate(unit.context.policies.recipes)
-        let (id, writer) = (unit.newID(), unit.principal.operatorID)
-        try await unit.execute(
-            """
-            INSERT INTO recipes (id, author_id, state, version, created_at, updated_at, updated_by)
-            VALUES (\(id), \(writer), 'draft', 1, \(unit.now), \(unit.now), \(writer))
-            """)
-        try await content.store(as: 1, of: id, in: unit)
-        return try await Recipe.audited(Self.action, id, before: nil, in: unit)
-    }
-}
-
-/// A writer saves a new version of a recipe (`recipes.update`), as articles' writers do; its
-/// figures are computed again from the foods live now.
-package struct UpdateRecipe: AuditedOperation {
-    package static let action: Action = "recipes.update"
-    let recipeID: UUID
-    let changes: RecipeChanges
-    let ifMatch: String?
-
-    package init(recipeID: UUID, changes: RecipeChanges, ifMatch: String?) {
-        (self.recipeID, self.changes, self.ifMatch) = (recipeID, changes, ifMatch)
-    }
-
-    package func perform(in unit: UnitOfWork) async throws -> Audited<Recipe> {
-        let before = try await Recipe.forNewVersion(recipeID, ifMatch: ifMatch, in: unit)
-        let content = changes.applied(to: before.content)
-        try await content.store(as: before.version + 1, of: before.id, in: unit)
-        try await Recipe.newVersion(before.version + 1, of: before.id, in: unit)
-        return try await Recipe.audited(Self.action, before.id, before: before, in: unit)
-    }
-}
+package typealias CreateRecipe = CreateReviewed<Recipe>
+/// A writer saves a new version of a recipe (`recipes.update`); its figures are computed again
+/// from the foods live now.
+package typealias UpdateRecipe = UpdateReviewed<Recipe, RecipeChanges>
 
 /// The fields an update sends; those absent keep their value (an empty cover URL removes it).
-package struct RecipeChanges: Sendable {
+package struct RecipeChanges: ContentChanges {
     package var title, summary, body, coverURL: String?
     package var servings: Int?
     package var tags: [String]?
@@ -156,7 +119,7 @@ package struct RecipeChanges: Sendable {
 
     package init() {}
 
-    func applied(to c: RecipeContent) -> RecipeContent {
+    package func applied(to c: RecipeContent) -> RecipeContent {
         RecipeContent(
             title: title ?? c.title, summary: summary ?? c.summary, body: body ?? c.body,
             servings: servings ?? c.servings, tags: tags ?? c.tags, coverURL: coverURL ?? c.coverURL,

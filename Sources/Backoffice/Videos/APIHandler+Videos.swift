@@ -87,7 +87,7 @@ extension APIHandler {
         let id = try parseID(input.path.videoId, "video_id")
         let video = try await change(
             UpdateVideo(
-                videoID: id,
+                id: id,
                 changes: try VideoChanges(body, trainerID: try body.trainerId.map { try parseID($0, "trainer_id") }),
                 ifMatch: input.headers.ifMatch), on: id, body: body
         ) { try $0.api }

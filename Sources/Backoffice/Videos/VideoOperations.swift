@@ -2,8 +2,9 @@ import BackofficePlatform
 import Foundation
 import PostgresNIO
 
-extension WorkoutVideo: VersionedReviewed {
+extension WorkoutVideo: VersionedReviewed, WrittenReviewed {
     package typealias Content = VideoContent
+    package var written: VideoContent { content }
     package static let auditTargetType = "video"
     package static let table = "videos"
     package static let alias = "w"
@@ -28,10 +29,10 @@ extension WorkoutVideo: VersionedReviewed {
 /// A video reviewed as the experts' content is (`videos.submit`, `.approve`, `.send_back`, `.archive`).
 package typealias MoveVideo = MoveReviewed<WorkoutVideo>
 
-extension VideoContent {
+extension VideoContent: WrittenContent {
     /// Refuses content that breaks a rule (`validate`), or whose trainer is not an active expert
     /// (422 `not_a_trainer`).
-    func check(in unit: UnitOfWork) async throws {
+    package func check(in unit: UnitOfWork) async throws {
         try validate(unit.context.policies.videos)
         let trainer = try await unit.first(
             "SELECT true FROM operators WHERE id = \(trainerID) AND role = 'expert' AND status = 'active'"
@@ -43,51 +44,12 @@ extension VideoContent {
 }
 
 /// An expert or a manager adds a video (`videos.create`): a draft, version 1.
-package struct CreateVideo: AuditedOperation {
-    package static let action: Action = "videos.create"
-    let content: VideoContent
-
-    package init(content: VideoContent) { self.content = content }
-
-    package func perform(in unit: UnitOfWork) async throws -> Audited<WorkoutVideo> {
-        try await content.check(in: unit)
-        let (id, writer) = (unit.newID(), unit.principal.operatorID)
-        try await unit.execute(
-            """
-            INSERT INTO videos (id, author_id, state, version, created_at, updated_at, updated_by)
-            VALUES (\(id), \(writer), 'draft', 1, \(unit.now), \(unit.now), \(writer))
-            """)
-        try await content.store(as: 1, of: id, in: unit)
-        return try await WorkoutVideo.audited(Self.action, id, before: nil, in: unit)
-    }
-}
-
-/// A writer saves a new version of a video (`videos.update`), as articles' writers do: `If-Match`
-/// required (428, 412 naming who), a draft or a published video (its live version stays until
-/// the new one is approved), never one in review or archived (409); an expert only its own (404).
-package struct UpdateVideo: AuditedOperation {
-    package static let action: Action = "videos.update"
-    let videoID: UUID
-    let changes: VideoChanges
-    let ifMatch: String?
-
-    package init(videoID: UUID, changes: VideoChanges, ifMatch: String?) {
-        (self.videoID, self.changes, self.ifMatch) = (videoID, changes, ifMatch)
-    }
-
-    package func perform(in unit: UnitOfWork) async throws -> Audited<WorkoutVideo> {
-        let before = try await WorkoutVideo.forNewVersion(videoID, ifMatch: ifMatch, in: unit)
-        let content = changes.applied(to: before.content)
-        try await content.check(in: unit)
-        if content == before.content { return .unchanged(before) }
-        try await content.store(as: before.version + 1, of: before.id, in: unit)
-        try await WorkoutVideo.newVersion(before.version + 1, of: before.id, in: unit)
-        return try await WorkoutVideo.audited(Self.action, before.id, before: before, in: unit)
-    }
-}
+package typealias CreateVideo = CreateReviewed<WorkoutVideo>
+/// A writer saves a new version of a video (`videos.update`).
+package typealias UpdateVideo = UpdateReviewed<WorkoutVideo, VideoChanges>
 
 /// The fields an update sends; those absent keep their value (an empty cover URL removes it).
-package struct VideoChanges: Sendable {
+package struct VideoChanges: ContentChanges {
     package var title, description, category, trainerName, videoURL, coverURL: String?
     package var trainerID: UUID?
     package var durationSeconds: Int?
@@ -98,7 +60,7 @@ package struct VideoChanges: Sendable {
 
     package init() {}
 
-    func applied(to c: VideoContent) -> VideoContent {
+    package func applied(to c: VideoContent) -> VideoContent {
         VideoContent(
             title: title ?? c.title, description: description ?? c.description, category: category ?? c.category,
             trainerID: trainerID ?? c.trainerID, trainerName: trainerName ?? c.trainerName,

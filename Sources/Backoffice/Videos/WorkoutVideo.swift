@@ -4,18 +4,8 @@ import PostgresNIO
 
 /// A workout video led by one of the company's trainers: its newest version and where it stands
 /// in review. The back office keeps the metadata; the video is on the company's CDN.
-package struct WorkoutVideo: Sendable, Equatable {
-    package var id: UUID
-    package var authorID: UUID
-    package var state: ReviewState
-    package var version: Int
-    package var liveVersion: Int?
-    package var reviewComment: String?
-    package var submittedAt: Date?
-    package var publishedAt: Date?
-    package var createdAt: Date
-    package var updatedAt: Date
-    package var updatedBy: UUID
+package struct WorkoutVideo: Sendable, Equatable, HoldsReviewStatus {
+    package var review: ReviewStatus
     /// The newest version's content, and who wrote it.
     package var content: VideoContent
     package var writtenBy: UUID
@@ -105,18 +95,14 @@ package struct VideoContent: Sendable, Equatable, Codable {
 
 /// How videos are stored (`videos` with its newest version from `video_versions`; platform sessions only).
 extension WorkoutVideo: RowDecodable {
-    package static let columns = """
-        w.id, w.author_id, w.state, w.version, w.live_version, w.review_comment, w.submitted_at, \
-        w.first_published_at, w.created_at, w.updated_at, w.updated_by, v.written_by, \(VideoContent.columns)
-        """
+    package static let columns = "\(ReviewStatus.columns("w")), v.written_by, \(VideoContent.columns)"
     package static let source = "videos w JOIN video_versions v ON v.video_id = w.id AND v.version = w.version"
 
     package init(row: PostgresRow) throws {
-        let c = try row.decode((UUID, UUID, String, Int, Int?, String?, Date?, Date?, Date, Date, UUID, UUID).self)
+        let cells = row.makeRandomAccess()
         self.init(
-            id: c.0, authorID: c.1, state: try ReviewState(known: c.2), version: c.3, liveVersion: c.4,
-            reviewComment: c.5, submittedAt: c.6, publishedAt: c.7, createdAt: c.8, updatedAt: c.9, updatedBy: c.10,
-            content: try VideoContent(row.makeRandomAccess(), from: 12), writtenBy: c.11)
+            review: try ReviewStatus(row: row), content: try VideoContent(cells, from: ReviewStatus.count + 1),
+            writtenBy: try cells[ReviewStatus.count].decode(UUID.self))
     }
 }
 
@@ -140,7 +126,7 @@ extension VideoContent: VersionContent {
     }
 
     /// Adds version `version` of video `id` with this content, written by the principal now.
-    func store(as version: Int, of id: UUID, in unit: UnitOfWork) async throws {
+    package func store(as version: Int, of id: UUID, in unit: UnitOfWork) async throws {
         try await unit.execute(
             """
             INSERT INTO video_versions (video_id, version, title, description, category, trainer_id, trainer_name,
