@@ -158,7 +158,7 @@ extension DemoEnvironment {
             try await move(.approve, reviewer)
             _ = try await database.run(
                 UpdateArticle(
-                    articleID: id, changes: ArticleChanges(body: article.body + "\n\nIn hot weather, drink more."),
+                    id: id, changes: ArticleChanges(body: article.body + "\n\nIn hot weather, drink more."),
                     ifMatch: "\"1\""),  // the entity tag of version 1
                 context: writer)
         case .archived:

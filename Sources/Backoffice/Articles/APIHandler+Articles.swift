@@ -86,7 +86,7 @@ extension APIHandler {
             title: body.title, summary: body.summary, category: body.category?.rawValue, body: body.body,
             coverURL: body.coverUrl, byline: body.byline, tags: body.tags)
         let article = try await change(
-            UpdateArticle(articleID: id, changes: changes, ifMatch: input.headers.ifMatch), on: id, body: body
+            UpdateArticle(id: id, changes: changes, ifMatch: input.headers.ifMatch), on: id, body: body
         ) { try $0.api }
         return .ok(.init(headers: .init(eTag: EntityTag.of(Int64(article.version))), body: .json(article)))
     }

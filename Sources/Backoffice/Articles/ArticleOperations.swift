@@ -33,39 +33,18 @@ package struct CreateArticle: AuditedOperation {
         guard inserted != nil else {
             throw DomainError.conflict(code: "slug_taken", detail: "An article with the slug '\(slug)' exists.")
         }
-        try await ArticleContent.store(content, of: id, version: 1, in: unit)
+        try await content.store(as: 1, of: id, in: unit)
         return try await Article.audited(Self.action, id, before: nil, in: unit)
     }
 }
 
-/// A writer saves a new version (`articles.update`, `If-Match` required: 428 without, 412 when
-/// stale, naming who saved the current version and when). A draft takes it; a published article
-/// becomes a draft again while its live version stays in the app. In review or archived is 409.
-/// An expert changes only what it wrote (another's is 404).
-package struct UpdateArticle: AuditedOperation {
-    package static let action: Action = "articles.update"
-    let articleID: UUID
-    let changes: ArticleChanges
-    let ifMatch: String?
-
-    package init(articleID: UUID, changes: ArticleChanges, ifMatch: String?) {
-        (self.articleID, self.changes, self.ifMatch) = (articleID, changes, ifMatch)
-    }
-
-    package func perform(in unit: UnitOfWork) async throws -> Audited<Article> {
-        let before = try await Article.forNewVersion(articleID, ifMatch: ifMatch, in: unit)
-        let content = changes.applied(to: before.content)
-        try content.validate()
-        if content == before.content { return .unchanged(before) }
-        let version = before.version + 1
-        try await ArticleContent.store(content, of: before.id, version: version, in: unit)
-        try await Article.newVersion(version, of: before.id, in: unit)
-        return try await Article.audited(Self.action, before.id, before: before, in: unit)
-    }
-}
+/// A writer saves a new version (`articles.update`), as every reviewed kind does (`UpdateReviewed`):
+/// `If-Match` required (428; 412 naming who saved since), a draft or a published article (its live
+/// version stays in the app), never one in review or archived (409); an expert only its own (404).
+package typealias UpdateArticle = UpdateReviewed<Article, ArticleChanges>
 
 /// The fields an update sends; those absent keep their value (an empty cover URL or byline removes it).
-package struct ArticleChanges: Sendable {
+package struct ArticleChanges: ContentChanges {
     package var title, summary, category, body, coverURL, byline: String?
     package var tags: [String]?
 
@@ -77,7 +56,7 @@ package struct ArticleChanges: Sendable {
         (self.coverURL, self.byline, self.tags) = (coverURL, byline, tags)
     }
 
-    func applied(to content: ArticleContent) -> ArticleContent {
+    package func applied(to content: ArticleContent) -> ArticleContent {
         ArticleContent(
             title: title ?? content.title, summary: summary ?? content.summary, category: category ?? content.category,
             body: body ?? content.body, coverURL: coverURL ?? content.coverURL, byline: byline ?? content.byline,
@@ -88,7 +67,8 @@ package struct ArticleChanges: Sendable {
 /// An article moves (`articles.submit`, `.approve`, `.send_back`, `.archive`), as reviewed content does.
 package typealias MoveArticle = MoveReviewed<Article>
 
-extension Article: Reviewed {
+extension Article: WrittenReviewed {
+    package var written: ArticleContent { content }
     package static let auditTargetType = "article"
     package static let alias = "a"
     package static let table = "articles"
@@ -97,10 +77,13 @@ extension Article: Reviewed {
     package static let noun = "article"
 }
 
-extension ArticleContent {
+extension ArticleContent: WrittenContent {
+    package func check(in unit: UnitOfWork) async throws { try validate() }
+
     /// Adds version `version` of article `id` with this content, rendered (by `MarkdownRendering`,
     /// within its time limit), written by the principal now.
-    static func store(_ content: ArticleContent, of id: UUID, version: Int, in unit: UnitOfWork) async throws {
+    package func store(as version: Int, of id: UUID, in unit: UnitOfWork) async throws {
+        let content = self
         let rendered = try await MarkdownRendering.render(content.body)
         try await unit.execute(
             """

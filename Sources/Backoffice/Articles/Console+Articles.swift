@@ -51,7 +51,7 @@ extension Console {
             return try await console.submit(reading: ArticleForm.issues) {
                 _ = try await console.run(
                     UpdateArticle(
-                        articleID: article.id, changes: ArticleForm(console.form).changes,
+                        id: article.id, changes: ArticleForm(console.form).changes,
                         ifMatch: console.form["version"]))
                 return console.redirect("/console/articles/\(article.id.text)", flash: "Saved as a new version.")
             } refused: { issues in
