@@ -99,38 +99,32 @@ extension APIHandler {
     }
 
     func submitArticle(_ input: Operations.SubmitArticle.Input) async throws -> Operations.SubmitArticle.Output {
-        let (article, tag) = try await move(.submit, input.path.articleId, ifMatch: input.headers.ifMatch)
+        let (article, tag) = try await move(Article.self, .submit, input.path.articleId, ifMatch: input.headers.ifMatch)
+        { try $0.api }
         return .ok(.init(headers: .init(eTag: tag), body: .json(article)))
     }
 
     func approveArticle(_ input: Operations.ApproveArticle.Input) async throws -> Operations.ApproveArticle.Output {
-        let (article, tag) = try await move(.approve, input.path.articleId, ifMatch: input.headers.ifMatch)
+        let (article, tag) = try await move(
+            Article.self, .approve, input.path.articleId, ifMatch: input.headers.ifMatch
+        ) { try $0.api }
         return .ok(.init(headers: .init(eTag: tag), body: .json(article)))
     }
 
     func sendBackArticle(_ input: Operations.SendBackArticle.Input) async throws -> Operations.SendBackArticle.Output {
         let body: Components.Schemas.ReviewComment = try json(input.body)
         let (article, tag) = try await move(
-            .sendBack, input.path.articleId, comment: body.comment, ifMatch: input.headers.ifMatch, body: body)
+            Article.self, .sendBack, input.path.articleId, ifMatch: input.headers.ifMatch, body: body
+        ) { try $0.api }
         return .ok(.init(headers: .init(eTag: tag), body: .json(article)))
     }
 
     func archiveArticle(_ input: Operations.ArchiveArticle.Input) async throws -> Operations.ArchiveArticle.Output {
         let body: Components.Schemas.ReviewComment = try json(input.body)
         let (article, tag) = try await move(
-            .archive, input.path.articleId, comment: body.comment, ifMatch: input.headers.ifMatch, body: body)
-        return .ok(.init(headers: .init(eTag: tag), body: .json(article)))
-    }
-
-    /// One move of an article, the article as moved and its ETag.
-    private func move(
-        _ move: ReviewMove, _ articleID: String, comment: String? = nil, ifMatch: String?,
-        body: Components.Schemas.ReviewComment? = nil
-    ) async throws -> (Components.Schemas.Article, String) {
-        try await self.move(
-            Article.self, move, try parseID(articleID, "article_id"), comment: comment, ifMatch: ifMatch, body: body,
-            version: \.version
+            Article.self, .archive, input.path.articleId, ifMatch: input.headers.ifMatch, body: body
         ) { try $0.api }
+        return .ok(.init(headers: .init(eTag: tag), body: .json(article)))
     }
 
     /// The app's list (the reference for its hand-encoded path, `HotList.publishedArticles`). The ETag

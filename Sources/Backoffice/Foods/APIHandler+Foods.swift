@@ -116,38 +116,33 @@ extension APIHandler {
     }
 
     func submitFood(_ input: Operations.SubmitFood.Input) async throws -> Operations.SubmitFood.Output {
-        let (food, tag) = try await move(.submit, input.path.foodId, ifMatch: input.headers.ifMatch)
+        let (food, tag) = try await move(Food.self, .submit, input.path.foodId, ifMatch: input.headers.ifMatch) {
+            try $0.api
+        }
         return .ok(.init(headers: .init(eTag: tag), body: .json(food)))
     }
 
     func approveFood(_ input: Operations.ApproveFood.Input) async throws -> Operations.ApproveFood.Output {
-        let (food, tag) = try await move(.approve, input.path.foodId, ifMatch: input.headers.ifMatch)
+        let (food, tag) = try await move(Food.self, .approve, input.path.foodId, ifMatch: input.headers.ifMatch) {
+            try $0.api
+        }
         return .ok(.init(headers: .init(eTag: tag), body: .json(food)))
     }
 
     func sendBackFood(_ input: Operations.SendBackFood.Input) async throws -> Operations.SendBackFood.Output {
         let body: Components.Schemas.ReviewComment = try json(input.body)
         let (food, tag) = try await move(
-            .sendBack, input.path.foodId, comment: body.comment, ifMatch: input.headers.ifMatch, body: body)
+            Food.self, .sendBack, input.path.foodId, ifMatch: input.headers.ifMatch, body: body
+        ) { try $0.api }
         return .ok(.init(headers: .init(eTag: tag), body: .json(food)))
     }
 
     func archiveFood(_ input: Operations.ArchiveFood.Input) async throws -> Operations.ArchiveFood.Output {
         let body: Components.Schemas.ReviewComment = try json(input.body)
         let (food, tag) = try await move(
-            .archive, input.path.foodId, comment: body.comment, ifMatch: input.headers.ifMatch, body: body)
-        return .ok(.init(headers: .init(eTag: tag), body: .json(food)))
-    }
-
-    /// One move of a food, the food as moved and its ETag.
-    private func move(
-        _ move: ReviewMove, _ foodID: String, comment: String? = nil, ifMatch: String?,
-        body: Components.Schemas.ReviewComment? = nil
-    ) async throws -> (Components.Schemas.Food, String) {
-        try await self.move(
-            Food.self, move, try parseID(foodID, "food_id"), comment: comment, ifMatch: ifMatch, body: body,
-            version: \.version
+            Food.self, .archive, input.path.foodId, ifMatch: input.headers.ifMatch, body: body
         ) { try $0.api }
+        return .ok(.init(headers: .init(eTag: tag), body: .json(food)))
     }
 }
 

@@ -95,38 +95,33 @@ extension APIHandler {
     }
 
     func submitRecipe(_ input: Operations.SubmitRecipe.Input) async throws -> Operations.SubmitRecipe.Output {
-        let (recipe, tag) = try await move(.submit, input.path.recipeId, ifMatch: input.headers.ifMatch)
+        let (recipe, tag) = try await move(Recipe.self, .submit, input.path.recipeId, ifMatch: input.headers.ifMatch) {
+            try $0.api
+        }
         return .ok(.init(headers: .init(eTag: tag), body: .json(recipe)))
     }
 
     func approveRecipe(_ input: Operations.ApproveRecipe.Input) async throws -> Operations.ApproveRecipe.Output {
-        let (recipe, tag) = try await move(.approve, input.path.recipeId, ifMatch: input.headers.ifMatch)
+        let (recipe, tag) = try await move(Recipe.self, .approve, input.path.recipeId, ifMatch: input.headers.ifMatch) {
+            try $0.api
+        }
         return .ok(.init(headers: .init(eTag: tag), body: .json(recipe)))
     }
 
     func sendBackRecipe(_ input: Operations.SendBackRecipe.Input) async throws -> Operations.SendBackRecipe.Output {
         let body: Components.Schemas.ReviewComment = try json(input.body)
         let (recipe, tag) = try await move(
-            .sendBack, input.path.recipeId, comment: body.comment, ifMatch: input.headers.ifMatch, body: body)
+            Recipe.self, .sendBack, input.path.recipeId, ifMatch: input.headers.ifMatch, body: body
+        ) { try $0.api }
         return .ok(.init(headers: .init(eTag: tag), body: .json(recipe)))
     }
 
     func archiveRecipe(_ input: Operations.ArchiveRecipe.Input) async throws -> Operations.ArchiveRecipe.Output {
         let body: Components.Schemas.ReviewComment = try json(input.body)
         let (recipe, tag) = try await move(
-            .archive, input.path.recipeId, comment: body.comment, ifMatch: input.headers.ifMatch, body: body)
-        return .ok(.init(headers: .init(eTag: tag), body: .json(recipe)))
-    }
-
-    /// One move of a recipe, the recipe as moved and its ETag.
-    private func move(
-        _ move: ReviewMove, _ recipeID: String, comment: String? = nil, ifMatch: String?,
-        body: Components.Schemas.ReviewComment? = nil
-    ) async throws -> (Components.Schemas.Recipe, String) {
-        try await self.move(
-            Recipe.self, move, try parseID(recipeID, "recipe_id"), comment: comment, ifMatch: ifMatch, body: body,
-            version: \.version
+            Recipe.self, .archive, input.path.recipeId, ifMatch: input.headers.ifMatch, body: body
         ) { try $0.api }
+        return .ok(.init(headers: .init(eTag: tag), body: .json(recipe)))
     }
 
     func listCustomerRecipes(_ input: Operations.ListCustomerRecipes.Input) async throws

@@ -115,38 +115,33 @@ extension APIHandler {
     }
 
     func submitVideo(_ input: Operations.SubmitVideo.Input) async throws -> Operations.SubmitVideo.Output {
-        let (video, tag) = try await move(.submit, input.path.videoId, ifMatch: input.headers.ifMatch)
+        let (video, tag) = try await move(
+            WorkoutVideo.self, .submit, input.path.videoId, ifMatch: input.headers.ifMatch
+        ) { try $0.api }
         return .ok(.init(headers: .init(eTag: tag), body: .json(video)))
     }
 
     func approveVideo(_ input: Operations.ApproveVideo.Input) async throws -> Operations.ApproveVideo.Output {
-        let (video, tag) = try await move(.approve, input.path.videoId, ifMatch: input.headers.ifMatch)
+        let (video, tag) = try await move(
+            WorkoutVideo.self, .approve, input.path.videoId, ifMatch: input.headers.ifMatch
+        ) { try $0.api }
         return .ok(.init(headers: .init(eTag: tag), body: .json(video)))
     }
 
     func sendBackVideo(_ input: Operations.SendBackVideo.Input) async throws -> Operations.SendBackVideo.Output {
         let body: Components.Schemas.ReviewComment = try json(input.body)
         let (video, tag) = try await move(
-            .sendBack, input.path.videoId, comment: body.comment, ifMatch: input.headers.ifMatch, body: body)
+            WorkoutVideo.self, .sendBack, input.path.videoId, ifMatch: input.headers.ifMatch, body: body
+        ) { try $0.api }
         return .ok(.init(headers: .init(eTag: tag), body: .json(video)))
     }
 
     func archiveVideo(_ input: Operations.ArchiveVideo.Input) async throws -> Operations.ArchiveVideo.Output {
         let body: Components.Schemas.ReviewComment = try json(input.body)
         let (video, tag) = try await move(
-            .archive, input.path.videoId, comment: body.comment, ifMatch: input.headers.ifMatch, body: body)
-        return .ok(.init(headers: .init(eTag: tag), body: .json(video)))
-    }
-
-    /// One move of a video, the video as moved and its ETag.
-    private func move(
-        _ move: ReviewMove, _ videoID: String, comment: String? = nil, ifMatch: String?,
-        body: Components.Schemas.ReviewComment? = nil
-    ) async throws -> (Components.Schemas.Video, String) {
-        try await self.move(
-            WorkoutVideo.self, move, try parseID(videoID, "video_id"), comment: comment, ifMatch: ifMatch, body: body,
-            version: \.version
+            WorkoutVideo.self, .archive, input.path.videoId, ifMatch: input.headers.ifMatch, body: body
         ) { try $0.api }
+        return .ok(.init(headers: .init(eTag: tag), body: .json(video)))
     }
 
     func listCustomerVideos(_ input: Operations.ListCustomerVideos.Input) async throws
