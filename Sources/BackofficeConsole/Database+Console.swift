@@ -40,7 +40,8 @@ package struct AuthenticateConsole: PostgresPreparedStatement {
     package static let sql = """
         SELECT a.session_id, a.operator_id, a.tenant_id, a.role, a.time_zone
         FROM set_config('plan_cache_mode', 'auto', $4) p, set_config('enable_sort', 'on', $4) s,
-            authenticate_console($1, $2, $3, $4, $5, $6) a
+            authenticate_console($1, $2, $3, $4, $5, $6) a,
+            set_config('app.operator_id', coalesce(a.operator_id::text, ''), $4) o
         """
     package typealias Row = (UUID, UUID, UUID, String, String)
     package let hash: [UInt8]

@@ -23,7 +23,8 @@ struct BackofficeCommand: AsyncParsableCommand {
                 name: "Operate",
                 subcommands: [
                     Accounts.self, Tenants.self, Operators.self, Tokens.self, Messages.self, ContentPolicies.self,
-                    Articles.self, Foods.self, Videos.self, Recipes.self, Recommendations.self, HealthProfiles.self,
+                    Articles.self, Foods.self, Videos.self, Recipes.self, Plans.self, Recommendations.self,
+                    HealthProfiles.self,
                     Moderation.self,
                     FitPoints.self, Challenges.self,
                     Badges.self, Activity.self, Shops.self, Goods.self, Orders.self, Payments.self, Subscriptions.self,

@@ -1,8 +1,8 @@
 import BackofficeAPI
+import BackofficePlatform
 import Foundation
 import Logging
 import PostgresNIO
-import BackofficePlatform
 
 /// The customer's right of access (`privacy.export_customer_data`): one JSON document of everything
 /// the back office holds about one customer, asked for by the app's backend on the customer's
@@ -51,6 +51,19 @@ package enum CustomerDataExport {
             """
             SELECT coalesce(jsonb_agg(to_jsonb(a) - 'resolved_by' - 'customer_id' ORDER BY a.created_at), '[]')::text
             FROM appeals a WHERE a.customer_id = \(id)
+            """
+        },
+        Section(key: "plans") { id, _ in
+            """
+            SELECT jsonb_build_object(
+                'requests', coalesce((SELECT jsonb_agg(jsonb_build_object('kind', r.kind, 'goal', r.goal,
+                    'daily_calorie_goal', r.daily_calorie_goal, 'status', r.status, 'filed_at', r.filed_at,
+                    'answered_at', r.answered_at) ORDER BY r.filed_at) FROM plan_requests r
+                  WHERE r.customer_id = \(id)), '[]'),
+                'sent', coalesce((SELECT jsonb_agg(jsonb_build_object('kind', p.kind, 'version', p.sent_version,
+                    'sent_at', p.sent_at, 'note', v.note, 'schedule', v.schedule) ORDER BY p.sent_at)
+                  FROM plans p JOIN plan_versions v ON v.plan_id = p.id AND v.version = p.sent_version
+                  WHERE p.customer_id = \(id)), '[]'))::text
             """
         },
         Section(key: "login_attempts") { id, _ in

@@ -58,6 +58,11 @@ package enum CustomerDataRegistry {
             table: "health_profile_history", column: "customer_id", personal: [], purge: .deletedWithAccount,
             export: .section("health_profile")),
         Holding(
+            table: "plan_requests", column: "customer_id", personal: ["goal"], purge: .deletedWithAccount,
+            export: .section("plans")),
+        Holding(
+            table: "plans", column: "customer_id", personal: [], purge: .deletedWithAccount, export: .section("plans")),
+        Holding(
             table: "orders", column: "customer_id", personal: ["shipping_name", "shipping_address"],
             purge: .erased(
                 columns: ["shipping_name", "shipping_address"],

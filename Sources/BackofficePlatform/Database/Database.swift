@@ -61,7 +61,9 @@ package struct Database: Sendable {
                         PostgresQuery(unsafeSQL: "SET TRANSACTION ISOLATION LEVEL \(isolation)"), logger: logger)
                 }
                 _ = try await connection.rows(
-                    SetSession(tenant: principal.tenantID.text, role: principal.role), logger: logger)
+                    SetSession(
+                        tenant: principal.tenantID.text, role: principal.role,
+                        operatorID: principal.operatorID?.text ?? ""), logger: logger)
                 return try await body(connection)
             }, afterCommit: fence(tokenHash))
     }

@@ -52,7 +52,7 @@ package struct AuthenticateRequest: PostgresPreparedStatement {
         """
         SELECT a.token_id, a.operator_id, a.tenant_id, a.role
         FROM set_config('plan_cache_mode', 'auto', true) p, set_config('enable_sort', 'on', true) s,
-            authenticate_request($1) a
+            authenticate_request($1) a, set_config('app.operator_id', coalesce(a.operator_id::text, ''), true) o
         """
     package typealias Row = (UUID, UUID, UUID, String)
     package let hash: [UInt8]
@@ -70,7 +70,8 @@ package struct AuthenticateSession: PostgresPreparedStatement {
     package static let sql = """
         SELECT a.token_id, a.operator_id, a.tenant_id, a.role
         FROM set_config('plan_cache_mode', $2, false) p, set_config('enable_sort', $3, false) s,
-            authenticate_session($1) a
+            authenticate_session($1) a,
+            set_config('app.operator_id', coalesce(a.operator_id::text, ''), false) o
         """
     package typealias Row = AuthenticateRequest.Row
     package let hash: [UInt8]
@@ -96,21 +97,23 @@ package struct RequestTransaction: Sendable {
     }
 }
 
-/// Sets the tenant and role the transaction acts for (row-level security reads them), planning as
-/// PostgreSQL chooses (`PlanMode.auto`).
+/// Sets the tenant, role and operator the transaction acts for (row-level security reads them;
+/// the operator is empty for the system), planning as PostgreSQL chooses (`PlanMode.auto`).
 package struct SetSession: PostgresPreparedStatement {
     package static let sql = """
-        SELECT set_config('app.tenant_id', $1, true), set_config('app.role', $2, true), set_config('plan_cache_mode',
-            'auto', true),
+        SELECT set_config('app.tenant_id', $1, true), set_config('app.role', $2, true),
+            set_config('app.operator_id', $3, true), set_config('plan_cache_mode', 'auto', true),
             set_config('enable_sort', 'on', true)
         """
-    package typealias Row = (String, String, String, String)
+    package typealias Row = (String, String, String, String, String)
     package let tenant: String
     package let role: String
+    package let operatorID: String
     package func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 2)
+        var bindings = PostgresBindings(capacity: 3)
         bindings.append(tenant)
         bindings.append(role)
+        bindings.append(operatorID)
         return bindings
     }
     package func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }

@@ -99,6 +99,7 @@ enum ContractFixture {
         let foods = try await Self.foods(env)
         let video = try await Self.video(env)
         let recipe = try await Self.recipe(env, food: foods.live.id)
+        let (plan, planRequest) = try await Self.plan(env, customer: customer.id)
         let held = try await env.database.run(
             ScreenContent(ForumContent(kind: .post, id: "contract-post", text: "kill yourself", authorID: customer.id)),
             context: env.context(.appService))
@@ -115,7 +116,8 @@ enum ContractFixture {
             "recommendation_id": recommendation.id.uuidString.lowercased(),
             "subscription_id": subscribed.record.id.text, "invoice_id": invoice,
             "food_id": foods.inReview.id.text, "gtin": foods.live.gtin?.description ?? "", "import_id": foods.importID,
-            "video_id": video.id.text, "recipe_id": recipe.id.text,
+            "video_id": video.id.text, "recipe_id": recipe.id.text, "plan_id": plan.id.text,
+            "request_id": planRequest.id.text,
         ])
     }
 
@@ -175,6 +177,23 @@ enum ContractFixture {
         _ = try await env.database.run(MoveVideo(id: video.id, move: .submit), context: env.context(.expert))
         return try await env.database.run(
             MoveVideo(id: video.id, move: .approve), context: env.context(.backendManager))
+    }
+
+    /// An expert's exercise plan answering the customer's request it holds, and a meal-plan request
+    /// of the customer waiting in the queue.
+    static func plan(_ env: TestEnvironment, customer: UUID) async throws -> (Plan, PlanRequest) {
+        let held = try await env.database.run(
+            FilePlanRequest(customerID: customer, kind: .exercise, goal: "Run 5 km", dailyCalorieGoal: nil),
+            context: env.context(.appService))
+        _ = try await env.database.run(TakePlanRequest(requestID: held.id), context: env.context(.expert))
+        let weeks = [ExerciseWeek(sessions: [PlannedSession(day: 1, videoID: nil, exercise: "Run", minutes: 30)])]
+        let plan = try await env.database.run(
+            CreatePlan(requestID: held.id, content: PlanContent(note: "Easy runs.", schedule: .exercise(weeks))),
+            context: env.context(.expert))
+        let waiting = try await env.database.run(
+            FilePlanRequest(customerID: customer, kind: .meal, goal: "Eat better", dailyCalorieGoal: 2000),
+            context: env.context(.appService))
+        return (plan, waiting)
     }
 
     /// The operation's path with every `{parameter}` replaced by a fixture id.

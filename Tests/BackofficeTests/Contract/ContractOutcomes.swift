@@ -137,6 +137,21 @@ enum ContractOutcomes {
         archiveRecipe backend_manager 409 invalid_transition
         createRecipe backend_manager 422 validation_failed
         createRecipe expert 422 validation_failed
+        getHealthProfile expert 422 validation_failed
+        filePlanRequest platform_admin 404 not_found
+        filePlanRequest app_service 404 not_found
+        listCustomerPlans platform_admin 404 not_found
+        listCustomerPlans app_service 404 not_found
+        takePlanRequest backend_manager 409 assigned_to_other
+        takePlanRequest expert 404 not_found
+        createPlan platform_admin 422 validation_failed
+        createPlan backend_manager 422 validation_failed
+        createPlan expert 404 not_found
+        updatePlan platform_admin 428 precondition_required
+        updatePlan backend_manager 428 precondition_required
+        updatePlan expert 428 precondition_required
+        sendPlan platform_admin 409 not_held
+        sendPlan backend_manager 409 not_held
         createRecipe platform_admin 422 validation_failed
         getCustomerRecipe app_service 404 not_found
         getCustomerRecipe platform_admin 404 not_found

@@ -24,6 +24,7 @@ struct CustomerDataRegistryTests {
         "foods.author_id": "an expert or a manager (an operator)",
         "videos.author_id": "an expert or a manager (an operator)",
         "recipes.author_id": "an expert or a manager (an operator)",
+        "plans.author_id": "an expert or a manager (an operator)",
         "shop_applications.address": "a retail partner's business address",
         "shop_profiles.address": "a retail partner's business address",
         "console_sign_in_failures.address": "the source address of an operator's sign-in attempt",

@@ -12,9 +12,10 @@ import Testing
 struct BoundaryTests {
     /// Domain folders whose names are also the platform's words: the audit log, mail transport,
     /// tenancy and principals are the platform's; "messages", "orders" and "reports" are ordinary
-    /// words (an error message, sort order); the composition root is no domain.
+    /// words (an error message, sort order), "plans" PostgreSQL's (a statement's plan); the
+    /// composition root is no domain.
     static let sharedWords: Set<String> = [
-        "Accounts", "Audit", "Mail", "Messages", "Orders", "Reports", "Server", "Tenancy",
+        "Accounts", "Audit", "Mail", "Messages", "Orders", "Plans", "Reports", "Server", "Tenancy",
     ]
 
     /// The words that name a domain: each domain folder's name, lower-cased and singular

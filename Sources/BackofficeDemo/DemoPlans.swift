@@ -1,0 +1,43 @@
+import Backoffice
+import BackofficePlatform
+import Foundation
+import PostgresNIO
+
+/// The demo's plan requests: two customers with health profiles ask for a plan, one a meal plan and
+/// one an exercise plan, filed as the app's backend files them; both wait in the experts' queue.
+extension DemoEnvironment {
+    static func seedPlansOnce(database: Database, policies: PolicySet) async throws {
+        let (customers, requests) = try await database.transaction(for: .system) { connection in
+            var ids: [UUID] = []
+            for try await id in try await connection.query(
+                """
+                SELECT c.id FROM customers c WHERE c.status = 'active'
+                  AND EXISTS (SELECT FROM audit_events e WHERE e.action = 'health_profiles.sync'
+                              AND e.target_id = c.id::text)
+                ORDER BY c.email LIMIT 2
+                """, logger: database.logger
+            ).decode(UUID.self) {
+                ids.append(id)
+            }
+            let requests = try await firstRow(
+                "SELECT count(*) FROM plan_requests", on: connection, logger: database.logger
+            ) {
+                try $0.decode(Int.self)
+            }
+            return (ids, requests ?? 0)
+        }
+        guard requests == 0, customers.count == 2 else { return }
+        let app = OperationContext.system("demo-plans", policies: policies).acting(
+            as: Principal(operatorID: database.ids.next(), role: .appService, tenantID: platformTenantID, tokenID: nil))
+        _ = try await database.run(
+            FilePlanRequest(
+                customerID: customers[0], kind: .meal,
+                goal: "A week of simple dinners I can cook after work, no fish.", dailyCalorieGoal: 1_800),
+            context: app)
+        _ = try await database.run(
+            FilePlanRequest(
+                customerID: customers[1], kind: .exercise,
+                goal: "Get back to running 5 km without stopping, three evenings a week.", dailyCalorieGoal: nil),
+            context: app)
+    }
+}
