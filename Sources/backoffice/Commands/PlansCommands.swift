@@ -10,9 +10,10 @@ extension Plans {
         var file: String
 
         func run() async throws {
-            let draft = try readStructuredFile(Components.Schemas.PlanDraft.self, at: file)
             try await global.show(.single(CLIColumns.plan)) { client in
-                try await client.createPlan(headers: .init(idempotencyKey: global.changeKey()), body: .json(draft))
+                let draft = try readStructuredFile(Components.Schemas.PlanDraft.self, at: file)
+                return try await client.createPlan(
+                    headers: .init(idempotencyKey: global.changeKey()), body: .json(draft))
             }
         }
     }
@@ -25,8 +26,8 @@ extension Plans {
         @Option(help: "Only if the plan is still at this version.") var ifMatch: String?
 
         func run() async throws {
-            let content = try readStructuredFile(Components.Schemas.PlanContent.self, at: file)
             try await global.show(.single(CLIColumns.plan)) { client in
+                let content = try readStructuredFile(Components.Schemas.PlanContent.self, at: file)
                 let version =
                     if let ifMatch { ifMatch } else {
                         try await answered(client.getPlan(path: .init(planId: id))).ok.headers.eTag

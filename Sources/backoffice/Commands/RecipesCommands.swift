@@ -10,10 +10,11 @@ extension Recipes {
         @Option(help: "A Markdown file with the steps (in place of the file's body).") var bodyFile: String?
 
         func run() async throws {
-            var draft = try readStructuredFile(Components.Schemas.RecipeDraft.self, at: file)
-            if let bodyFile { draft.body = try readTextFile(bodyFile) }
             try await global.show(.single(CLIColumns.recipe)) { client in
-                try await client.createRecipe(headers: .init(idempotencyKey: global.changeKey()), body: .json(draft))
+                var draft = try readStructuredFile(Components.Schemas.RecipeDraft.self, at: file)
+                if let bodyFile { draft.body = try readTextFile(bodyFile) }
+                return try await client.createRecipe(
+                    headers: .init(idempotencyKey: global.changeKey()), body: .json(draft))
             }
         }
     }
@@ -26,10 +27,10 @@ extension Recipes {
         @Option(help: "Only if the recipe is still at this version.") var ifMatch: String?
 
         func run() async throws {
-            var changes =
-                try file.map { try readStructuredFile(Components.Schemas.RecipeUpdate.self, at: $0) } ?? .init()
-            if let bodyFile { changes.body = try readTextFile(bodyFile) }
             try await global.show(.single(CLIColumns.recipe)) { client in
+                var changes =
+                    try file.map { try readStructuredFile(Components.Schemas.RecipeUpdate.self, at: $0) } ?? .init()
+                if let bodyFile { changes.body = try readTextFile(bodyFile) }
                 let version =
                     if let ifMatch { ifMatch } else {
                         try await answered(client.getRecipe(path: .init(recipeId: id))).ok.headers.eTag

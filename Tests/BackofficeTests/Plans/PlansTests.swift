@@ -253,6 +253,42 @@ struct PlansTests {
         }
     }
 
+    @Test(
+        """
+        the database itself admits an expert's read of a profile only with the purpose plan, as itself, while it \
+        holds a waiting request of that customer: without the hold, with another purpose, for another customer, \
+        naming another actor, or once the request is answered, health_access_append refuses and records nothing
+        """
+    )
+    func databaseAdmitsOnlyAHeldPlanRead() async throws {
+        try await TestEnvironment.with { env in
+            let expert = try #require(env.fixture.principals[.expert])
+            let me = try #require(expert.operatorID)
+            let (customer, other) = (try await env.customer(), try await env.customer())
+            func append(_ who: UUID, _ purpose: String, for customer: Customer) async -> Problem? {
+                await env.asService(
+                    expert,
+                    """
+                    SELECT health_access_append('\(customer.id)', '\(who)', '\(purpose)', 'api', 'test', NULL, NULL)
+                    """)
+            }
+            #expect(await append(me, "plan", for: customer)?.status == 403, "no hold")
+            let request = try await env.database.run(
+                FilePlanRequest(customerID: customer.id, kind: .exercise, goal: "Run", dailyCalorieGoal: nil),
+                context: env.context(.appService))
+            _ = try await env.database.run(TakePlanRequest(requestID: request.id), context: env.context(.expert))
+            #expect(await append(me, "support_request", for: customer)?.status == 403, "another purpose")
+            #expect(await append(me, "plan", for: other)?.status == 403, "another customer")
+            #expect(await append(UUID(), "plan", for: customer)?.status == 403, "another actor")
+            #expect(try await HealthProfilesAPITests.accesses(env) == 0)
+            #expect(await append(me, "plan", for: customer) == nil, "held, for a plan: recorded")
+            #expect(try await HealthProfilesAPITests.accesses(env) == 1)
+            try await env.asOwner("UPDATE plan_requests SET status = 'answered', answered_at = now()")
+            #expect(await append(me, "plan", for: customer)?.status == 403, "answered")
+            #expect(try await HealthProfilesAPITests.accesses(env) == 1)
+        }
+    }
+
     @Test("a day's calories against the goal: within ±10 % no warning; below and above named with the day")
     func warnings() {
         func day(_ kcal: Double) -> MealDay {
