@@ -10,7 +10,7 @@ let swiftSettings: [SwiftSetting] = [
 /// console (SwiftPM refuses two resources of one name). A new domain with pages adds its folder here.
 let consolePages: [Resource] = [
     "Accounts", "Articles", "Audit", "Badges", "Billing", "Challenges", "ContentPolicies", "FitPoints", "Goods",
-    "HealthProfiles", "Messages", "Moderation", "Orders", "Recommendations", "Reports",
+    "HealthProfiles", "Messages", "Moderation", "Orders", "Plans", "Recommendations", "Reports",
     "Shops", "Tenancy",
 ].map { .process("\($0)/Pages") }
 

@@ -754,6 +754,39 @@ def expert_and_manager_publish_an_article(expert, manager):
     expect(any(item["title"] == title for item in published["items"]), "the app's list shows the article")
 
 
+def expert_makes_a_meal_plan(expert):
+    """An expert (signed in) takes the next meal-plan request from the queue, reads the customer's
+    profile for the plan (the calorie goal and the flags; the read recorded with the purpose plan),
+    composes a week from recipes, saves it (each day's calories summed, days off the goal warned) and
+    sends it; the app's read has the plan. The editor is readable at 360 px."""
+    expert.open("/console/plans")
+    expect(expert.heading() == "Plans", f"the plans page ({expert.heading()!r})")
+    expect(expert.driver.find_elements(By.CSS_SELECTOR, "#queue-table-meal tbody tr"), "a meal-plan request waits")
+    expert.screenshot("plans-queue")
+    expert.submit("form[action$='/next-meal']")
+    expect("You hold this request" in expert.text(".flash"), "the request is held")
+    request_path = expert.path()
+    expect("kcal" in expert.text("#plan-profile"), "the profile read for the plan shows the calorie goal")
+    customer = api("GET", "/v1/plan-requests/" + request_path.rsplit("/", 1)[1],
+                   CREDENTIALS["tokens"]["backend_manager"])["customer_id"]
+    accesses = api("GET", f"/v1/customers/{customer}/health-profile/accesses", CREDENTIALS["tokens"]["backend_manager"])
+    expect(accesses["items"] and accesses["items"][0]["purpose"] == "plan" and accesses["items"][0]["actor_role"] == "expert",
+           f"the read is recorded with the purpose plan ({accesses['items'][:1]})")
+    for day in range(1, 8):
+        for index, meal in enumerate(["breakfast", "lunch", "dinner"]):
+            Select(expert.field(f"d{day}_{meal}")).select_by_index(1 + (day + index * 5) % 20)
+    expert.fill({"note": "Dinners that take 20 minutes. Drink water with each meal."})
+    expert.screenshot("plan-editor")
+    expert.submit("form.plan-editor")
+    expect("Saved" in expert.text(".flash"), f"the plan is saved ({expert.text('main')[:300]!r})")
+    expect("Day 7:" in expert.text("main") and "kcal" in expert.text("main"), "each day with its calories")
+    expert.screenshot("plan")
+    expert.submit("form[action$='/send']")
+    expect("Sent" in expert.text(".flash"), "sent")
+    plans = api("GET", f"/v1/customers/{customer}/plans", CREDENTIALS["tokens"]["app_service"])
+    expect(plans["items"] and len(plans["items"][0]["days"]) == 7, f"the app's read has the week ({str(plans)[:200]})")
+
+
 def partner_admin_sets_up_a_second_factor(browser):
     """A partner admin turns on the second factor from the Security page by scanning its QR code
     (read by zbarimg from the page as rendered), sees ten recovery codes once, and signs in again
@@ -823,6 +856,8 @@ def main():
              lambda: manager_refunds_part_of_an_invoice(manager)),
             ("an expert writes and submits; the manager sends back; the expert fixes; the manager publishes",
              lambda: expert_and_manager_publish_an_article(expert, manager)),
+            ("an expert takes a meal-plan request, reads the profile (recorded), composes a week from recipes, sends it",
+             lambda: expert_makes_a_meal_plan(expert)),
             ("a moderator takes the next case, removes the comment and locks its author with a ground; the statement of reasons",
              lambda: moderator_decides_a_case(moderator)),
             ("an auditor filters the log and verifies the chain", lambda: auditor_filters_and_verifies(auditor)),

@@ -47,6 +47,7 @@ extension Console {
         registerEarningRules(on: group)
         registerBadges(on: group)
         registerArticles(on: group)
+        registerPlans(on: group)
         registerRecommendations(on: group)
         registerHealthProfiles(on: group)
         registerModeration(on: group)
