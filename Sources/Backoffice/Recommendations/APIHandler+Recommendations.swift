@@ -5,11 +5,22 @@ import OpenAPIRuntime
 
 extension Recommendation.Audience {
     var api: Components.Schemas.RecommendationAudience {
-        get throws { .init(subscriptions: try stored.map { try .init(known: $0) }) }
+        get throws {
+            let health = storedHealth
+            return .init(
+                subscriptions: try stored.map { try .init(known: $0) },
+                ageBands: try health.bands.map { try .init(known: $0) },
+                sexes: try health.sexes.map { try .init(known: $0) },
+                weightGoals: try health.goals.map { try .init(known: $0) },
+                activityLevels: try health.levels.map { try .init(known: $0) })
+        }
     }
 
     init(_ api: Components.Schemas.RecommendationAudience?) {
-        self.init(subscriptions: Set((api?.subscriptions ?? []).compactMap { Subscription(rawValue: $0.rawValue) }))
+        self.init(
+            subscriptions: (api?.subscriptions ?? []).map(\.rawValue), bands: (api?.ageBands ?? []).map(\.rawValue),
+            sexes: (api?.sexes ?? []).map(\.rawValue), goals: (api?.weightGoals ?? []).map(\.rawValue),
+            levels: (api?.activityLevels ?? []).map(\.rawValue))
     }
 }
 
@@ -62,7 +73,12 @@ extension APIHandler {
     {
         let body: Components.Schemas.RecommendationAudience = try json(input.body)
         let reach = try await read(AudienceReach(Recommendation.Audience(body)))
-        return .ok(.init(body: .json(.init(count: reach.count, sample: try reach.sample.map { try $0.api }))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        count: reach.count, fewerThan: reach.count == nil ? AudienceReach.minimumCount : nil,
+                        sample: try reach.sample.map { try $0.api }))))
     }
 
     func getRecommendation(_ input: Operations.GetRecommendation.Input) async throws

@@ -91,6 +91,7 @@ extension ConsoleRequest {
             "subscriptions": Subscription.allCases.map {
                 ["value": $0.rawValue, "checked": audience.subscriptions.contains($0)] as [String: Any]
             },
+            "healthParts": RecommendationForm.healthParts(audience),
             "action": recommendation.map { "/console/recommendations/\($0.id.text)/edit" }
                 ?? "/console/recommendations/new",
             "isNew": recommendation == nil,
@@ -150,7 +151,9 @@ extension ConsoleRequest {
         guard may(AudienceReach.action) else { return [:] }
         let reach = try await read(AudienceReach(audience))
         return [
-            "showsReach": true, "reachCount": reach.count,
+            "showsReach": true,
+            "reachKnown": reach.count != nil, "reachCount": reach.count ?? 0,
+            "reachUnder": AudienceReach.minimumCount,
             "reachSample": reach.sample.map { ["id": $0.id.text, "name": $0.displayName, "email": $0.email] },
             "hasSample": !reach.sample.isEmpty,
         ]
@@ -168,7 +171,14 @@ struct RecommendationView {
         title = recommendation.title
         status = recommendation.status.rawValue
         let states = recommendation.audience.stored
-        audience = states.isEmpty ? "every customer" : "subscription " + states.joined(separator: " or ")
+        let health = recommendation.audience.storedHealth
+        let parts = [
+            ("subscription", states), ("age band", health.bands), ("sex", health.sexes), ("weight goal", health.goals),
+            ("activity level", health.levels),
+        ].filter { !$0.1.isEmpty }.map {
+            "\($0.0) " + $0.1.joined(separator: " or ").replacingOccurrences(of: "_", with: " ")
+        }
+        audience = parts.isEmpty ? "every customer" : parts.joined(separator: "; ")
         validFrom = recommendation.validFrom.map(ConsoleTime.text)
         validUntil = recommendation.validUntil.map(ConsoleTime.text)
         updated = ConsoleTime.text(recommendation.updatedAt)
@@ -196,10 +206,38 @@ struct RecommendationForm {
             audience: Self.audience(form.values), validFrom: from, validUntil: until)
     }
 
-    /// The audience the form's checkboxes (`subscription_<state>`) select.
+    /// The audience the form's checkboxes (`subscription_<state>`, `<part>_<value>` for the health
+    /// parts) select.
     static func audience(_ values: [String: String]) -> Recommendation.Audience {
-        Recommendation.Audience(
-            subscriptions: Set(Subscription.allCases.filter { values["subscription_\($0.rawValue)"] == "yes" }))
+        func ticked(_ part: String, _ all: [String]) -> [String] { all.filter { values["\(part)_\($0)"] == "yes" } }
+        return Recommendation.Audience(
+            subscriptions: ticked("subscription", Subscription.allCases.map(\.rawValue)),
+            bands: ticked("age_band", Recommendation.AgeBand.allCases.map(\.rawValue)),
+            sexes: ticked("sex", HealthValues.Sex.allCases.map(\.rawValue)),
+            goals: ticked("weight_goal", HealthValues.WeightGoal.allCases.map(\.rawValue)),
+            levels: ticked("activity_level", HealthValues.ActivityLevel.allCases.map(\.rawValue)))
+    }
+
+    /// The health parts as the form's fieldsets show them: a legend and a checkbox per value.
+    static func healthParts(_ audience: Recommendation.Audience) -> [[String: Any]] {
+        let health = audience.storedHealth
+        let parts: [(String, String, [String], [String])] = [
+            ("age_band", "Age band", Recommendation.AgeBand.allCases.map(\.rawValue), health.bands),
+            ("sex", "Sex", HealthValues.Sex.allCases.map(\.rawValue), health.sexes),
+            ("weight_goal", "Weight goal", HealthValues.WeightGoal.allCases.map(\.rawValue), health.goals),
+            ("activity_level", "Activity level", HealthValues.ActivityLevel.allCases.map(\.rawValue), health.levels),
+        ]
+        return parts.map { key, legend, all, chosen in
+            [
+                "legend": legend,
+                "choices": all.map {
+                    [
+                        "id": "\(key)_\($0)", "label": $0.replacingOccurrences(of: "_", with: " "),
+                        "checked": chosen.contains($0),
+                    ] as [String: Any]
+                },
+            ]
+        }
     }
 
     /// A stored recommendation as the form's values (times as `datetime-local` in UTC).
@@ -210,6 +248,13 @@ struct RecommendationForm {
             "valid_from": field(recommendation.validFrom), "valid_until": field(recommendation.validUntil),
         ]
         for state in recommendation.audience.subscriptions { values["subscription_\(state.rawValue)"] = "yes" }
+        let health = recommendation.audience.storedHealth
+        for (part, chosen) in [
+            ("age_band", health.bands), ("sex", health.sexes), ("weight_goal", health.goals),
+            ("activity_level", health.levels),
+        ] {
+            for value in chosen { values["\(part)_\(value)"] = "yes" }
+        }
         return values
     }
 }

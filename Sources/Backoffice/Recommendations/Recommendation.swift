@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// Exercise or nutrition advice a backend manager publishes for the app: Markdown made inert as
 /// articles are, shown between its validity dates to the customers its audience rule selects.
@@ -30,22 +30,75 @@ package struct Recommendation: Sendable, Equatable {
     package var version: Int64
 
     /// Whom a recommendation is for. Every part is optional and the parts combine with AND; an
-    /// empty rule selects every customer. Subscription state is the one part today: weight goal,
-    /// age band, activity level and having a health profile join when health profiles are stored.
+    /// empty rule selects every customer. Besides the subscription state, the parts drawn from the
+    /// customer's health profile (age band, sex, weight goal, activity level) select only customers
+    /// with a profile whose values match; the database matches them (`health_audience_match`), so
+    /// no value leaves it.
     package struct Audience: Sendable, Equatable {
         /// The subscription states selected (empty: any).
         package var subscriptions: Set<Subscription>
+        package var ageBands: Set<AgeBand> = []
+        package var sexes: Set<HealthValues.Sex> = []
+        package var weightGoals: Set<HealthValues.WeightGoal> = []
+        package var activityLevels: Set<HealthValues.ActivityLevel> = []
 
         package init(subscriptions: Set<Subscription> = []) { self.subscriptions = subscriptions }
 
-        /// Whether the rule selects `customer` (the SQL's rule, stated in Swift for the tests to
-        /// compare with).
-        package func selects(_ customer: Customer) -> Bool {
-            subscriptions.isEmpty || subscriptions.contains(customer.subscription)
+        /// Whether a part of the rule reads the health profile.
+        package var usesHealth: Bool {
+            !ageBands.isEmpty || !sexes.isEmpty || !weightGoals.isEmpty || !activityLevels.isEmpty
+        }
+
+        /// Whether the rule selects `customer`, whose profile's values are `profile` (nil: none), at
+        /// `now` (the SQL's rule, stated in Swift for the tests to compare with).
+        package func selects(_ customer: Customer, profile: HealthValues? = nil, at now: Date) -> Bool {
+            guard subscriptions.isEmpty || subscriptions.contains(customer.subscription) else { return false }
+            guard usesHealth else { return true }
+            guard let profile else { return false }
+            return (ageBands.isEmpty || ageBands.contains(AgeBand(age: profile.age(at: now))))
+                && (sexes.isEmpty || sexes.contains(profile.sex))
+                && (weightGoals.isEmpty || weightGoals.contains(profile.weightGoal))
+                && (activityLevels.isEmpty || activityLevels.contains(profile.activityLevel))
         }
 
         /// The states in a fixed order, as stored.
         var stored: [String] { Subscription.allCases.filter(subscriptions.contains).map(\.rawValue) }
+
+        /// The health parts in a fixed order, as stored: age bands, sexes, weight goals, activity levels.
+        var storedHealth: (bands: [String], sexes: [String], goals: [String], levels: [String]) {
+            (
+                AgeBand.allCases.filter(ageBands.contains).map(\.rawValue),
+                HealthValues.Sex.allCases.filter(sexes.contains).map(\.rawValue),
+                HealthValues.WeightGoal.allCases.filter(weightGoals.contains).map(\.rawValue),
+                HealthValues.ActivityLevel.allCases.filter(activityLevels.contains).map(\.rawValue)
+            )
+        }
+
+        /// The rule as stored columns read it back.
+        init(subscriptions: [String], bands: [String], sexes: [String], goals: [String], levels: [String]) {
+            self.subscriptions = Set(subscriptions.compactMap(Subscription.init(rawValue:)))
+            ageBands = Set(bands.compactMap(AgeBand.init(rawValue:)))
+            self.sexes = Set(sexes.compactMap(HealthValues.Sex.init(rawValue:)))
+            weightGoals = Set(goals.compactMap(HealthValues.WeightGoal.init(rawValue:)))
+            activityLevels = Set(levels.compactMap(HealthValues.ActivityLevel.init(rawValue:)))
+        }
+    }
+
+    /// An audience's age band: years since birth as the year goes (the year now less the birth year).
+    package enum AgeBand: String, Sendable, CaseIterable {
+        case under18 = "under_18", from18to29 = "18_29", from30to44 = "30_44", from45to59 = "45_59"
+        case from60 = "60_plus"
+
+        package init(age: Int) {
+            self =
+                switch age {
+                case ..<18: .under18
+                case 18..<30: .from18to29
+                case 30..<45: .from30to44
+                case 45..<60: .from45to59
+                default: .from60
+                }
+        }
     }
 
     /// Whether the app shows it at `now`: published, and inside its validity window.
@@ -59,11 +112,14 @@ package struct Recommendation: Sendable, Equatable {
             struct Snapshot: Encodable {
                 let kind: String, title: String, status: String, subscriptions: [String], version: Int64
                 let valid_from: Date?, valid_until: Date?
+                let age_bands: [String], sexes: [String], weight_goals: [String], activity_levels: [String]
             }
             return try AuditRecord.json(
                 Snapshot(
                     kind: kind.rawValue, title: title, status: status.rawValue, subscriptions: audience.stored,
-                    version: version, valid_from: validFrom, valid_until: validUntil))
+                    version: version, valid_from: validFrom, valid_until: validUntil,
+                    age_bands: audience.storedHealth.bands, sexes: audience.storedHealth.sexes,
+                    weight_goals: audience.storedHealth.goals, activity_levels: audience.storedHealth.levels))
         }
     }
 }
@@ -76,23 +132,26 @@ extension Recommendation: NewestFirst {
 extension Recommendation: RowDecodable {
     package static let columns = """
         id, kind, title, body, html, subscriptions, valid_from, valid_until, status, published_at, retracted_at, \
-        retract_reason, created_by, created_at, updated_by, updated_at, version
+        retract_reason, created_by, created_at, updated_by, updated_at, version, age_bands, sexes, weight_goals, \
+        activity_levels
         """
 
     package init(row: PostgresRow) throws {
-        let c = try row.decode(
-            (
-                UUID, String, String, String, String, [String], Date?, Date?, String, Date?, Date?, String?, UUID, Date,
-                UUID, Date, Int64
-            ).self)
-        guard let kind = Kind(rawValue: c.1), let status = Status(rawValue: c.8) else {
-            throw DomainError.inconsistent("recommendation \(c.0) kind \(c.1) status \(c.8)")
-        }
-        self.init(
-            id: c.0, kind: kind, title: c.2, body: c.3, html: c.4,
-            audience: Audience(subscriptions: Set(c.5.compactMap(Subscription.init(rawValue:)))), validFrom: c.6,
-            validUntil: c.7, status: status, publishedAt: c.9, retractedAt: c.10, retractReason: c.11, createdBy: c.12,
-            createdAt: c.13, updatedBy: c.14, updatedAt: c.15, version: c.16)
+        var cells = RowCells(row, of: "recommendation")
+        id = try cells.next()
+        kind = try Kind(known: cells.next(String.self))
+        (title, body, html) = (try cells.next(), try cells.next(), try cells.next())
+        let subscriptions: [String] = try cells.next()
+        (validFrom, validUntil) = (try cells.next(), try cells.next())
+        status = try Status(known: cells.next(String.self))
+        (publishedAt, retractedAt, retractReason) = (try cells.next(), try cells.next(), try cells.next())
+        (createdBy, createdAt, updatedBy, updatedAt) = (
+            try cells.next(), try cells.next(), try cells.next(), try cells.next()
+        )
+        version = try cells.next()
+        audience = Audience(
+            subscriptions: subscriptions, bands: try cells.next(), sexes: try cells.next(), goals: try cells.next(),
+            levels: try cells.next())
     }
 
     /// The recommendation, locked until the unit ends with `forUpdate`.

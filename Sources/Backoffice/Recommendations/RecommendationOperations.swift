@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// A manager drafts a recommendation (`recommendations.create`). Nothing shows until it is published.
 package struct CreateRecommendation: AuditedOperation {
@@ -14,11 +14,13 @@ package struct CreateRecommendation: AuditedOperation {
         let id = unit.newID()
         let html = try await MarkdownRendering.render(draft.body).html
         let who = unit.principal.operatorID
+        let health = draft.audience.storedHealth
         try await unit.execute(
             """
-            INSERT INTO recommendations (id, kind, title, body, html, subscriptions, valid_from, valid_until,
-                created_by, created_at, updated_by, updated_at)
+            INSERT INTO recommendations (id, kind, title, body, html, subscriptions, age_bands, sexes, weight_goals,
+                activity_levels, valid_from, valid_until, created_by, created_at, updated_by, updated_at)
             VALUES (\(id), \(draft.kind.rawValue), \(draft.title), \(draft.body), \(html), \(draft.audience.stored),
+                \(health.bands), \(health.sexes), \(health.goals), \(health.levels),
                 \(draft.validFrom), \(draft.validUntil), \(who), \(unit.now), \(who), \(unit.now))
             """)
         return try await Recommendation.audited(Self.action, id, before: nil, in: unit)
@@ -45,10 +47,13 @@ package struct UpdateRecommendation: AuditedOperation {
         try EntityTag.check(ifMatch, version: before.version)
         try before.refuseUnless([.draft, .published], "change")
         let html = try await MarkdownRendering.render(draft.body).html
+        let health = draft.audience.storedHealth
         try await unit.execute(
             """
             UPDATE recommendations SET kind = \(draft.kind.rawValue), title = \(draft.title), body = \(draft.body),
-                html = \(html), subscriptions = \(draft.audience.stored), valid_from = \(draft.validFrom),
+                html = \(html), subscriptions = \(draft.audience.stored), age_bands = \(health.bands),
+                sexes = \(health.sexes), weight_goals = \(health.goals), activity_levels = \(health.levels),
+                valid_from = \(draft.validFrom),
                 valid_until = \(draft.validUntil), updated_by = \(unit.principal.operatorID), updated_at = \(unit.now),
                 version = version + 1
             WHERE id = \(id)

@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// Recommendations in every status (`recommendations.list`), most recently changed first.
 package struct ListRecommendations: Query {
@@ -39,21 +39,37 @@ package struct GetRecommendation: Query {
 
 /// The dry run of an audience rule (`recommendations.audience`): how many active accounts it
 /// selects now, and the ten newest of them, masked for roles that see PII masked. Locked and
-/// deleted accounts do not use the app, so they are not counted.
+/// deleted accounts do not use the app, so they are not counted. A rule with a health part is
+/// counted inside the database (`health_audience_count`) and answered as a count only: no sample
+/// (no one's health-derived membership is shown), and no count under `minimumCount` (nil then).
 package struct AudienceReach: Query {
     package static let action: Action = "recommendations.audience"
     package static let sampleSize = 10
+    /// The smallest count a health-derived audience is answered with.
+    package static let minimumCount = 10
     let audience: Recommendation.Audience
 
     package init(_ audience: Recommendation.Audience) { self.audience = audience }
 
     package struct Reach: Sendable, Equatable {
-        package let count: Int
+        /// Nil when withheld: a health-derived audience under `minimumCount`.
+        package let count: Int?
         package let sample: [Customer]
     }
 
     package func read(in unit: UnitOfWork) async throws -> Reach {
         let states = audience.stored
+        guard !audience.usesHealth else {
+            let health = audience.storedHealth
+            let count =
+                try await unit.first(
+                    """
+                    SELECT health_audience_count(\(states)::text[], \(unit.now), \(health.bands)::text[],
+                        \(health.sexes)::text[], \(health.goals)::text[], \(health.levels)::text[])
+                    """
+                ) { try $0.decode(Int.self) } ?? 0
+            return Reach(count: count < Self.minimumCount ? nil : count, sample: [])
+        }
         let count = try await unit.first(
             """
             SELECT count(*) FROM customers c WHERE c.status = 'active'
@@ -85,7 +101,9 @@ package struct CustomerRecommendation: Sendable, Equatable {
 /// What applies to one customer now (`recommendations.for_customer`): published, inside its
 /// window, its audience rule selecting the customer; newest publication first, at most `limit`.
 /// One statement for the customer and every recommendation: the customer's row joined with the
-/// matching recommendations, so an unknown customer is told apart from one with none (404).
+/// matching recommendations, so an unknown customer is told apart from one with none (404). A
+/// rule's health parts are matched inside the database (`health_audience_match`): the customer's
+/// own data serving their own feed, a yes or no that no person reads, so no access event.
 package struct CustomerRecommendations: Query {
     package static let action: Action = "recommendations.for_customer"
     package static let limit = 50
@@ -102,6 +120,7 @@ package struct CustomerRecommendations: Query {
                 WHERE r.status = 'published' AND (r.valid_from IS NULL OR r.valid_from <= \(unit.now))
                   AND (r.valid_until IS NULL OR r.valid_until > \(unit.now))
                   AND (cardinality(r.subscriptions) = 0 OR c.subscription = ANY(r.subscriptions))
+                  AND health_audience_match(c.id, \(unit.now), r.age_bands, r.sexes, r.weight_goals, r.activity_levels)
                 ORDER BY r.published_at DESC, r.id DESC LIMIT \(Self.limit)
             ) r ON true
             WHERE c.id = \(customerID)

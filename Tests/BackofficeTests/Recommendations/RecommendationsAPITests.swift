@@ -155,15 +155,15 @@ struct RecommendationsAPITests {
                     try await env.database.run(
                         PublishRecommendation(id: made.id), context: env.context(.backendManager)))
                 let reach = try await env.database.read(AudienceReach(audience), context: env.context(.backendManager))
-                let expected = customers.filter { $0.status == .active && audience.selects($0) }
+                let expected = customers.filter { $0.status == .active && audience.selects($0, at: env.clock.now()) }
                 #expect(reach.count == expected.count, "rule \(states.map(\.rawValue).sorted())")
-                #expect(reach.sample.allSatisfy { $0.status == .active && audience.selects($0) })
+                #expect(reach.sample.allSatisfy { $0.status == .active && audience.selects($0, at: env.clock.now()) })
                 #expect(reach.sample.count == min(10, expected.count))
             }
             for customer in customers {
                 let read = try await env.database.read(
                     CustomerRecommendations(customerID: customer.id), context: env.context(.appService))
-                let expected = published.filter { $0.audience.selects(customer) }
+                let expected = published.filter { $0.audience.selects(customer, at: env.clock.now()) }
                 #expect(Set(read.map(\.id)) == Set(expected.map(\.id)), "customer \(customer.subscription)")
                 #expect(read.map(\.publishedAt) == read.map(\.publishedAt).sorted(by: >), "newest first")
             }
