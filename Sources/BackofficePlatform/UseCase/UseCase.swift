@@ -18,7 +18,9 @@ package protocol Query: UseCase {
 }
 
 /// A query whose answer readers may share for a short while (`Database.read(_:context:maxAge:)`):
-/// a hot read whose clients accept an answer a moment old (it says when it was read).
+/// a hot read whose clients accept an answer a moment old (it says when it was read). Answers are
+/// shared within a tenant and role, so a read whose rows row-level security narrows by operator
+/// (`app.operator_id`) is never one.
 package protocol CacheableQuery: Query {
     /// What tells this query's answers apart: every parameter of the read.
     var cacheKey: String { get }
