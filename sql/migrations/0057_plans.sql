@@ -148,12 +148,15 @@ DECLARE
     v_hash bytea;
     v_id bigint;
 BEGIN
+    -- an expert reads only as itself, with the purpose plan, for the customer of a request it holds
+    IF app_is_expert()
+            AND (p_actor IS DISTINCT FROM app_operator() OR NOT health_read_allowed(p_customer, p_purpose)) THEN
+        RAISE EXCEPTION 'health data: not for this expert now' USING ERRCODE = 'insufficient_privilege',
+            HINT = 'An expert reads a customer''s health profile only with the purpose plan, while it holds a plan '
+                || 'request of that customer (take the request first).';
+    END IF;
     IF NOT health_read_allowed(p_customer, p_purpose) THEN
         RAISE EXCEPTION 'health data: this transaction''s role may not read it' USING ERRCODE = 'insufficient_privilege';
-    END IF;
-    -- an expert reads only as itself
-    IF app_is_expert() AND p_actor IS DISTINCT FROM app_operator() THEN
-        RAISE EXCEPTION 'health data: an expert reads as itself' USING ERRCODE = 'insufficient_privilege';
     END IF;
     IF NOT EXISTS (SELECT FROM customers c WHERE c.id = p_customer) THEN
         RAISE EXCEPTION 'no such customer' USING ERRCODE = 'no_data_found', HINT = 'customer';

@@ -122,13 +122,13 @@ extension ConsoleRequest {
     {
         let request = try await read(GetPlanRequest(id: id))
         let held = request.holder(at: now) == principal.operatorID && !request.isAnswered
+        let planID = request.planID ?? request.changeOf  // the plan it is answered by, or asks to change
         var data: [String: Any] = [
             "request": requestRow(request, me: principal.operatorID), "goal": request.goal,
             "calorieGoal": request.dailyCalorieGoal.map(String.init) ?? "—", "held": held,
             "answered": request.isAnswered, "canTake": !held && !request.isAnswered && may(TakePlanRequest.action),
-            "planID": (request.planID ?? request.changeOf)?.text ?? "",
-            "hasPlan": request.planID != nil || request.changeOf != nil,
         ]
+        if let planID { data["plan"] = ["id": planID.text] }
         if held {
             var profileRead = ReadHealthProfile(customerID: request.customerID, purpose: ReadHealthProfile.planPurpose)
             profileRead.via = "console"
@@ -142,7 +142,7 @@ extension ConsoleRequest {
             } else {
                 data["noProfile"] = true
             }
-            if request.planID == nil, request.changeOf == nil, may(CreatePlan.action) {
+            if planID == nil, may(CreatePlan.action) {
                 let catalog = try await read(PlanCatalog())
                 data["editor"] = PlanForm.rows(request.kind, values: values ?? [:], catalog: catalog)
                 data["action"] = "/console/plans/requests/\(id.text)/plan"

@@ -171,11 +171,10 @@ struct RecommendationView {
         title = recommendation.title
         status = recommendation.status.rawValue
         let states = recommendation.audience.stored
-        let health = recommendation.audience.storedHealth
-        let parts = [
-            ("subscription", states), ("age band", health.bands), ("sex", health.sexes), ("weight goal", health.goals),
-            ("activity level", health.levels),
-        ].filter { !$0.1.isEmpty }.map {
+        let health = zip(Recommendation.Audience.healthParts, recommendation.audience.health).map {
+            ($0.0.label.lowercased(), $0.1)
+        }
+        let parts = ([("subscription", states)] + health).filter { !$0.1.isEmpty }.map {
             "\($0.0) " + $0.1.joined(separator: " or ").replacingOccurrences(of: "_", with: " ")
         }
         audience = parts.isEmpty ? "every customer" : parts.joined(separator: "; ")
@@ -212,27 +211,17 @@ struct RecommendationForm {
         func ticked(_ part: String, _ all: [String]) -> [String] { all.filter { values["\(part)_\($0)"] == "yes" } }
         return Recommendation.Audience(
             subscriptions: ticked("subscription", Subscription.allCases.map(\.rawValue)),
-            bands: ticked("age_band", Recommendation.AgeBand.allCases.map(\.rawValue)),
-            sexes: ticked("sex", HealthValues.Sex.allCases.map(\.rawValue)),
-            goals: ticked("weight_goal", HealthValues.WeightGoal.allCases.map(\.rawValue)),
-            levels: ticked("activity_level", HealthValues.ActivityLevel.allCases.map(\.rawValue)))
+            health: Recommendation.Audience.healthParts.map { ticked($0.key, $0.all) })
     }
 
     /// The health parts as the form's fieldsets show them: a legend and a checkbox per value.
     static func healthParts(_ audience: Recommendation.Audience) -> [[String: Any]] {
-        let health = audience.storedHealth
-        let parts: [(String, String, [String], [String])] = [
-            ("age_band", "Age band", Recommendation.AgeBand.allCases.map(\.rawValue), health.bands),
-            ("sex", "Sex", HealthValues.Sex.allCases.map(\.rawValue), health.sexes),
-            ("weight_goal", "Weight goal", HealthValues.WeightGoal.allCases.map(\.rawValue), health.goals),
-            ("activity_level", "Activity level", HealthValues.ActivityLevel.allCases.map(\.rawValue), health.levels),
-        ]
-        return parts.map { key, legend, all, chosen in
+        zip(Recommendation.Audience.healthParts, audience.health).map { part, chosen in
             [
-                "legend": legend,
-                "choices": all.map {
+                "legend": part.label,
+                "choices": part.all.map {
                     [
-                        "id": "\(key)_\($0)", "label": $0.replacingOccurrences(of: "_", with: " "),
+                        "id": "\(part.key)_\($0)", "label": $0.replacingOccurrences(of: "_", with: " "),
                         "checked": chosen.contains($0),
                     ] as [String: Any]
                 },
@@ -248,12 +237,8 @@ struct RecommendationForm {
             "valid_from": field(recommendation.validFrom), "valid_until": field(recommendation.validUntil),
         ]
         for state in recommendation.audience.subscriptions { values["subscription_\(state.rawValue)"] = "yes" }
-        let health = recommendation.audience.storedHealth
-        for (part, chosen) in [
-            ("age_band", health.bands), ("sex", health.sexes), ("weight_goal", health.goals),
-            ("activity_level", health.levels),
-        ] {
-            for value in chosen { values["\(part)_\(value)"] = "yes" }
+        for (part, chosen) in zip(Recommendation.Audience.healthParts, recommendation.audience.health) {
+            for value in chosen { values["\(part.key)_\(value)"] = "yes" }
         }
         return values
     }

@@ -64,14 +64,29 @@ package struct Recommendation: Sendable, Equatable {
         /// The states in a fixed order, as stored.
         var stored: [String] { Subscription.allCases.filter(subscriptions.contains).map(\.rawValue) }
 
-        /// The health parts in a fixed order, as stored: age bands, sexes, weight goals, activity levels.
-        var storedHealth: (bands: [String], sexes: [String], goals: [String], levels: [String]) {
-            (
+        /// The health parts, in the order `health` answers them: each its key (the column's and the
+        /// contract's field's name, singular), label and every value.
+        package static let healthParts: [(key: String, label: String, all: [String])] = [
+            ("age_band", "Age band", AgeBand.allCases.map(\.rawValue)),
+            ("sex", "Sex", HealthValues.Sex.allCases.map(\.rawValue)),
+            ("weight_goal", "Weight goal", HealthValues.WeightGoal.allCases.map(\.rawValue)),
+            ("activity_level", "Activity level", HealthValues.ActivityLevel.allCases.map(\.rawValue)),
+        ]
+
+        /// The values chosen of each health part (in `healthParts`' order, each in its values' order).
+        package var health: [[String]] {
+            [
                 AgeBand.allCases.filter(ageBands.contains).map(\.rawValue),
                 HealthValues.Sex.allCases.filter(sexes.contains).map(\.rawValue),
                 HealthValues.WeightGoal.allCases.filter(weightGoals.contains).map(\.rawValue),
-                HealthValues.ActivityLevel.allCases.filter(activityLevels.contains).map(\.rawValue)
-            )
+                HealthValues.ActivityLevel.allCases.filter(activityLevels.contains).map(\.rawValue),
+            ]
+        }
+
+        /// The health parts as stored: age bands, sexes, weight goals, activity levels.
+        var storedHealth: (bands: [String], sexes: [String], goals: [String], levels: [String]) {
+            let chosen = health
+            return (chosen[0], chosen[1], chosen[2], chosen[3])
         }
 
         /// The rule as stored columns read it back.
@@ -81,6 +96,12 @@ package struct Recommendation: Sendable, Equatable {
             self.sexes = Set(sexes.compactMap(HealthValues.Sex.init(rawValue:)))
             weightGoals = Set(goals.compactMap(HealthValues.WeightGoal.init(rawValue:)))
             activityLevels = Set(levels.compactMap(HealthValues.ActivityLevel.init(rawValue:)))
+        }
+
+        /// The rule of subscription states and health parts' values (`health`'s order).
+        init(subscriptions: [String], health: [[String]]) {
+            self.init(
+                subscriptions: subscriptions, bands: health[0], sexes: health[1], goals: health[2], levels: health[3])
         }
     }
 

@@ -35,7 +35,8 @@ extension Database {
                 return DomainError.conflict(
                     code: "already_exists", detail: "A resource with these values already exists.")
             case PostgresError.Code.insufficientPrivilege.raw:
-                return DomainError.refused
+                // A definer function's refusal may say why (`RAISE … USING HINT = '…'`): a reason, never a value.
+                return error.serverInfo?[.hint].map { DomainError.refusedBecause($0) } ?? DomainError.refused
             case PostgresError.Code.noDataFound.raw:
                 // A definer function's "not found" (`RAISE … USING ERRCODE = 'no_data_found', HINT = 'customer'`):
                 // the hint names what is missing, never a value.

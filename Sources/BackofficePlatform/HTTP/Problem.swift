@@ -133,6 +133,8 @@ extension Problem {
             self = Problem(status: 403, code: code, title: "Forbidden", detail: detail)
         case .refused:
             self = Problem(status: 403, code: "forbidden", title: "Forbidden", detail: "Refused by the database.")
+        case .refusedBecause(let reason):
+            self = Problem(status: 403, code: "forbidden", title: "Forbidden", detail: reason)
         case .piiMasked(let field): self = .piiMasked(field)
         case .invalidTransition(let detail, let current): self = .invalidTransition(detail, current: current)
         case .conflict(let code, let detail): self = .conflict(code, detail)

@@ -15,6 +15,9 @@ package enum DomainError: Error, Sendable, Equatable {
     case forbiddenTarget(Action, code: String = "forbidden", detail: String)
     /// The database refused the statement to the service role (row-level security, privileges).
     case refused
+    /// A definer function refused the statement and said why (its `HINT`): a reason for a person,
+    /// never a value.
+    case refusedBecause(String)
     /// The principal's role sees `field` masked and may not filter or sort by it.
     case piiMasked(field: String)
     /// Input that is well-formed but breaks a named rule (`code`, snake_case, e.g.
