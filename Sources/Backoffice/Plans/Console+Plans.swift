@@ -36,10 +36,9 @@ extension Console {
         }
         post("plans/requests/{id}/plan", on: group) { console in
             let id = try console.routeID()
-            let request = try await console.read(GetPlanRequest(id: id))
             return try await console.submit {
                 let plan = try await console.run(
-                    CreatePlan(requestID: id, content: PlanForm(form: console.form).content(request.kind)))
+                    CreatePlan(requestID: id, content: PlanForm(form: console.form).content))
                 return console.redirect("/console/plans/\(plan.id.text)", flash: "Saved: send it when it is ready.")
             } refused: { issues in
                 try await console.requestPage(id, issues: issues, values: console.form.values)
@@ -47,15 +46,15 @@ extension Console {
         }
         get("plans/{id}", on: group) { console in try await console.planPage(try console.routeID()) }
         post("plans/{id}/edit", on: group) { console in
-            let plan = try await console.read(GetPlan(id: try console.routeID()))
+            let id = try console.routeID()
             return try await console.submit {
                 _ = try await console.run(
                     UpdatePlan(
-                        id: plan.id, content: PlanForm(form: console.form).content(plan.kind),
+                        id: id, content: PlanForm(form: console.form).content,
                         ifMatch: console.form["version"].map { "\"\($0)\"" }))
-                return console.redirect("/console/plans/\(plan.id.text)", flash: "Saved as a new version.")
+                return console.redirect("/console/plans/\(id.text)", flash: "Saved as a new version.")
             } refused: { issues in
-                try await console.planPage(plan.id, issues: issues, values: console.form.values)
+                try await console.planPage(id, issues: issues, values: console.form.values)
             }
         }
         post("plans/{id}/send", on: group) { console in

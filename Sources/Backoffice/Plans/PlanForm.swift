@@ -50,9 +50,11 @@ struct PlanForm {
 
     let form: ConsoleForm
 
-    /// The content the form holds for a plan of `kind`.
-    func content(_ kind: PlanKind) -> PlanContent {
-        PlanContent(
+    /// The content the form holds: of the kind its editor was made for (`kind`; a form sent with
+    /// another is refused by the use case, which checks the kind against the request's or the plan's).
+    var content: PlanContent {
+        let kind = PlanKind(rawValue: form["kind"] ?? "") ?? .meal
+        return PlanContent(
             note: form.text("note") ?? "", schedule: kind == .meal ? .meals(mealDays) : .exercise(exerciseWeeks))
     }
 
@@ -139,7 +141,7 @@ struct PlanForm {
                 }
                 return ["n": week, "sessions": sessions]
             }
-            return ["isMeal": false, "weeks": weeks, "note": values["note"] ?? ""]
+            return ["isMeal": false, "kind": kind.rawValue, "weeks": weeks, "note": values["note"] ?? ""]
         }
         let days = (1...Self.days).map { day -> [String: Any] in
             let meals = PlannedMeal.names.map { meal -> [String: Any] in
@@ -151,6 +153,6 @@ struct PlanForm {
             }
             return ["n": day, "meals": meals]
         }
-        return ["isMeal": true, "days": days, "note": values["note"] ?? ""]
+        return ["isMeal": true, "kind": kind.rawValue, "days": days, "note": values["note"] ?? ""]
     }
 }
