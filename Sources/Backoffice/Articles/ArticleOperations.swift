@@ -69,11 +69,7 @@ package typealias MoveArticle = MoveReviewed<Article>
 
 extension Article: WrittenReviewed {
     package var written: ArticleContent { content }
-    package static let auditTargetType = "article"
     package static let alias = "a"
-    package static let table = "articles"
-    package static let versionTable = "article_versions"
-    package static let versionKey = "article_id"
     package static let noun = "article"
 }
 

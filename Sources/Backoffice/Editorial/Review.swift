@@ -45,7 +45,8 @@ package enum ReviewMove: String, Sendable, CaseIterable {
 /// `<kind>.<move>` (`foods.approve`), `<kind>.list`, `<kind>.read`, `<kind>.update`.
 package protocol Reviewed: PlatformOwned, RowDecodable {
     /// The records' table (`articles`) and its alias in `source` (`a`), their versions' table
-    /// (`article_versions`), and the versions' column naming the record (`article_id`).
+    /// (`article_versions`), and the versions' column naming the record (`article_id`); the
+    /// tables and the column are named by the noun (`Reviewed`'s defaults).
     static var table: String { get }
     static var alias: String { get }
     static var versionTable: String { get }
@@ -65,6 +66,13 @@ package protocol Reviewed: PlatformOwned, RowDecodable {
 }
 
 extension Reviewed {
+    /// A kind's names, from its noun: `<noun>s`, `<noun>_versions`, `<noun>_id`, and its audit
+    /// events' target type (`article`).
+    package static var table: String { noun + "s" }
+    package static var versionTable: String { noun + "_versions" }
+    package static var versionKey: String { noun + "_id" }
+    package static var auditTargetType: String { noun }
+
     /// The permission of `move` (`articles.approve`): the kind's table names its actions.
     /// - Precondition: the contract declares it (a kind's operations come with the kind).
     package static func action(_ move: ReviewMove) -> Action { declared("\(table).\(move.rawValue)") }

@@ -5,11 +5,7 @@ import PostgresNIO
 extension Food: VersionedReviewed, WrittenReviewed {
     package typealias Content = FoodFacts
     package var written: FoodFacts { facts }
-    package static let auditTargetType = "food"
-    package static let table = "foods"
     package static let alias = "f"
-    package static let versionTable = "food_versions"
-    package static let versionKey = "food_id"
     package static let noun = "food"
 
     /// What the audit event keeps of a food: where it stands and what it is called (the versions keep the figures).

@@ -4,11 +4,7 @@ import PostgresNIO
 
 extension Recipe: WrittenReviewed, RowDecodable {
     package var written: RecipeContent { content }
-    package static let auditTargetType = "recipe"
-    package static let table = "recipes"
     package static let alias = "r"
-    package static let versionTable = "recipe_versions"
-    package static let versionKey = "recipe_id"
     package static let noun = "recipe"
 
     package static let columns = """

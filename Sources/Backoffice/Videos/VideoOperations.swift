@@ -5,11 +5,7 @@ import PostgresNIO
 extension WorkoutVideo: VersionedReviewed, WrittenReviewed {
     package typealias Content = VideoContent
     package var written: VideoContent { content }
-    package static let auditTargetType = "video"
-    package static let table = "videos"
     package static let alias = "w"
-    package static let versionTable = "video_versions"
-    package static let versionKey = "video_id"
     package static let noun = "video"
 
     /// What the audit event keeps of a video: where it stands and what it is called.
