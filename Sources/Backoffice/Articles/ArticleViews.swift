@@ -105,38 +105,19 @@ struct ArticleFacts {
 
 /// One version in an article's list of versions.
 struct ArticleVersionRow {
-    let version: Int, title: String, writtenBy: String, writtenAt: ShownTime, isLive: Bool
+    let version: Int, versionTitle: String, writtenBy: String, writtenAt: ShownTime, isLive: Bool
 
     init(_ version: ArticleVersion, writers: [UUID: String], live: Int?) {
         self.version = version.version
-        title = version.content.title
+        versionTitle = version.content.title
         writtenBy = writers[version.writtenBy] ?? "a former operator"
         writtenAt = ConsoleTime.text(version.writtenAt)
         isLive = version.version == live
     }
 }
 
-/// Two versions side by side as a line diff of their whole content: by default the live version
-/// (or, with none live, the one before the newest) and the newest.
-struct ArticleComparison {
-    let from: ArticleVersion
-    let to: ArticleVersion
-    let all: [ArticleVersion]
-
-    init(_ versions: [ArticleVersion], live: Int?, from: String?, to: String?) {
-        func version(_ text: String?) -> ArticleVersion? {
-            text.flatMap(Int.init).flatMap { v in versions.first { $0.version == v } }
-        }
-        let newest = versions[0]
-        self.to = version(to) ?? newest
-        self.from =
-            version(from) ?? live.flatMap { v in versions.first { $0.version == v } }.flatMap {
-                $0 == newest ? nil : $0
-            }
-            ?? versions.dropFirst().first ?? newest
-        all = versions
-    }
-
+/// An article's version as lines of text, for the diff between two versions.
+enum ArticleText {
     /// The content as one text: its fields as lines, then the body.
     static func text(_ content: ArticleContent) -> String {
         [
@@ -144,37 +125,5 @@ struct ArticleComparison {
             "Tags: \(content.tags.joined(separator: ", "))", "Cover: \(content.coverURL ?? "")",
             "Byline: \(content.byline ?? "")", "", content.body,
         ].joined(separator: "\n")
-    }
-
-    var values: [String: Any] {
-        func options(_ chosen: ArticleVersion) -> [ConsoleOption] {
-            all.map {
-                ConsoleOption.choice(value: String($0.version), label: "Version \($0.version)", selected: $0 == chosen)
-            }
-        }
-        return [
-            "fromOptions": options(from), "toOptions": options(to), "from": from.version, "to": to.version,
-            "diff": TextDiff(from: Self.text(from.content), to: Self.text(to.content)).values,
-            "hasVersions": all.count > 1,
-        ]
-    }
-}
-
-/// The moves an article's page offers: those its state allows and the role may make, approval
-/// not to whoever wrote a version since the live one (the use case refuses it either way).
-struct ArticleMoves {
-    let values: [String: Any]
-
-    init(_ article: Article, wroteSinceLive: Bool, may: (Action) -> Bool) {
-        let draft = article.state == .draft
-        let review = article.state == .inReview
-        values = [
-            "canEdit": (draft || article.state == .published) && may(UpdateArticle.action),
-            "canSubmit": draft && may(Article.action(.submit)),
-            "canApprove": review && may(Article.action(.approve)) && !wroteSinceLive,
-            "ownVersion": review && may(Article.action(.approve)) && wroteSinceLive,
-            "canSendBack": review && may(Article.action(.sendBack)),
-            "canArchive": article.state != .archived && may(Article.action(.archive)),
-        ]
     }
 }

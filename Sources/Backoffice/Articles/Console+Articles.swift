@@ -64,18 +64,6 @@ extension Console {
     }
 }
 
-extension ReviewMove {
-    /// What the page says once the move is made.
-    var done: String {
-        switch self {
-        case .submit: "Submitted for review: a manager reads it next."
-        case .approve: "Approved: this version is live in the app."
-        case .sendBack: "Sent back to its writer with your comment."
-        case .archive: "Archived: the app no longer shows it."
-        }
-    }
-}
-
 extension ConsoleRequest {
     /// An expert's desk: its drafts, what waits in review and what is live (50 of each, newest
     /// change first).
@@ -155,19 +143,20 @@ extension ConsoleRequest {
         let writers = try await read(
             ArticleWriters(
                 ids: Set(versions.map(\.writtenBy) + [article.authorID] + [article.reviewedBy].compactMap { $0 })))
-        let compare = ArticleComparison(
-            versions, live: article.liveVersion, from: form.text("from"), to: form.text("to"))
+        let compare = VersionComparison(
+            versions.map { ($0.version, ArticleText.text($0.content)) }, live: article.liveVersion,
+            from: form.text("from"), to: form.text("to"))
         var data: [String: Any] = [
             "article": ArticleRow(article), "facts": ArticleFacts(article, writers: writers),
             "previewHTML": HTML(StoredHTML(html: try await read(ArticleHTML(id: id, version: article.version)))),
-            "version": EntityTag.of(Int64(article.version)), "values": values,
+            "version": EntityTag.of(Int64(article.version)), "values": values, "base": "/console/articles/\(id.text)",
             "versions": versions.map { ArticleVersionRow($0, writers: writers, live: article.liveVersion) },
         ]
         data.merge(compare.values) { $1 }
         let wroteSinceLive = versions.contains {
             $0.version > (article.liveVersion ?? 0) && $0.writtenBy == principal.operatorID
         }
-        data.merge(ArticleMoves(article, wroteSinceLive: wroteSinceLive, may: may).values) { $1 }
+        data.merge(ReviewMoves(article, wroteSinceLive: wroteSinceLive, may: may).values) { $1 }
         FormRefusal(issues).add(to: &data)
         return page(
             "article", title: article.content.title, status: issues.isEmpty ? .ok : .unprocessableContent, data)
@@ -182,11 +171,7 @@ extension ConsoleRequest {
                 MoveArticle(id: id, move: move, comment: form.text("comment"), ifMatch: form["version"]))
             return redirect("/console/articles/\(id.text)", flash: move.done)
         } refused: { issues in
-            let issues = issues.map {
-                $0.field == "comment"
-                    ? FieldIssue(field: "comment_\(move.rawValue)", code: $0.code, message: $0.message) : $0
-            }
-            return try await articlePage(id, issues: issues, values: form.values)
+            try await articlePage(id, issues: ReviewMoves.commentIssues(issues, of: move), values: form.values)
         }
     }
 }

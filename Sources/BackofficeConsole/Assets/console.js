@@ -62,7 +62,10 @@ document.querySelectorAll("form[data-progress]").forEach((form) => {
       }
     });
     request.addEventListener("error", () => { status.textContent = "The upload failed: check the connection and try again."; });
-    request.send(new FormData(form));
+    const data = new FormData(form);
+    // The button pressed says what to do with the file (check it, or import it).
+    if (event.submitter && event.submitter.name) data.set(event.submitter.name, event.submitter.value);
+    request.send(data);
   });
 });
 

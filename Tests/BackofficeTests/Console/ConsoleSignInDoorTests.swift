@@ -365,7 +365,7 @@ struct ConsoleSignInDoorTests {
                 #expect(statuses.allSatisfy { $0 == 401 })
                 #expect(
                     try await env.auditCount("sessions.locked_out") == 1, "twenty addresses of one /64 are one address")
-                var sameNetwork = ConsoleClient(client)
+                let sameNetwork = ConsoleClient(client)
                 let refused = try await sameNetwork.post(
                     "/console/sign-in", ["email": email, "password": password], csrf: nil,
                     headers: ["X-Forwarded-For": "2001:db8::abcd:1"])
