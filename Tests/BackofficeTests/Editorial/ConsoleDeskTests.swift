@@ -92,9 +92,9 @@ struct ConsoleDeskTests {
 
     @Test(
         """
-        a recipe's ingredient is named by its id, its barcode or its exact name: a name two live foods share is refused in \
-        its row, an unknown one too, nothing stored; named by id it is saved with figures from the foods; the \
-        editor of a saved recipe keeps each ingredient's food when its text is unchanged
+        a recipe's ingredient is named by its id, its barcode or its exact name: a name two live foods share \
+        is refused in its row, an unknown one too, nothing stored; named by id it is saved with figures from \
+        the foods; the editor of a saved recipe keeps each ingredient's food when its text is unchanged
         """
     )
     func recipes() async throws {
