@@ -17,6 +17,7 @@ extension DemoEnvironment {
         try await seedVideosOnce(database: database, policies: policies)
         try await seedRecipesOnce(database: database, policies: policies)
         try await seedPlansOnce(database: database, policies: policies)
+        try await seedFeaturedOnce(database: database, policies: policies)
     }
 
     /// Health profiles for a dozen active customers, each synced weekly for ten weeks (so their pages

@@ -29,7 +29,7 @@ extension Recommendation {
         get throws {
             Components.Schemas.Recommendation(
                 id: id.text, kind: try .init(known: kind.rawValue), title: title, body: body, html: html,
-                audience: try audience.api, validFrom: validFrom, validUntil: validUntil,
+                audience: try audience.api, featured: featured, validFrom: validFrom, validUntil: validUntil,
                 status: try .init(known: status.rawValue), publishedAt: publishedAt, retractedAt: retractedAt,
                 retractReason: retractReason, version: version, createdAt: createdAt, updatedAt: updatedAt,
                 updatedBy: updatedBy.text)
@@ -41,7 +41,8 @@ extension RecommendationDraft {
     init(_ api: Components.Schemas.RecommendationDraft) throws {
         self.init(
             kind: try Recommendation.Kind(known: api.kind.rawValue), title: api.title, body: api.body,
-            audience: Recommendation.Audience(api.audience), validFrom: api.validFrom, validUntil: api.validUntil)
+            audience: Recommendation.Audience(api.audience), featured: api.featured ?? [], validFrom: api.validFrom,
+            validUntil: api.validUntil)
     }
 }
 
@@ -139,7 +140,10 @@ extension APIHandler {
                             .init(
                                 id: $0.id.text, kind: try .init(known: $0.kind.rawValue), title: $0.title,
                                 body: $0.body,
-                                html: $0.html, publishedAt: $0.publishedAt, validUntil: $0.validUntil)
+                                html: $0.html, publishedAt: $0.publishedAt, validUntil: $0.validUntil,
+                                featured: try $0.featured.map {
+                                    .init(kind: try .init(known: $0.kind), id: $0.id.text, title: $0.title)
+                                })
                         }))))
     }
 }

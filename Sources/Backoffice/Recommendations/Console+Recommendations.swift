@@ -20,7 +20,7 @@ extension Console {
         }
         post("recommendations/new", on: group) { console in
             guard console.form["intent"] == "save" else { return try await console.recommendationForm() }
-            return try await console.submit {
+            return try await console.submit(reading: RecommendationForm.issues) {
                 let made = try await console.run(CreateRecommendation(try RecommendationForm(console.form).draft()))
                 return console.redirect(
                     "/console/recommendations/\(made.id.text)", flash: "Saved as a draft: publish it when it is ready.")
@@ -41,7 +41,7 @@ extension Console {
             guard console.form["intent"] == "save" else {
                 return try await console.recommendationForm(recommendation: found)
             }
-            return try await console.submit {
+            return try await console.submit(reading: RecommendationForm.issues) {
                 _ = try await console.run(
                     UpdateRecommendation(
                         id: found.id, try RecommendationForm(console.form).draft(), ifMatch: console.form["version"]))
@@ -92,6 +92,8 @@ extension ConsoleRequest {
                 ["value": $0.rawValue, "checked": audience.subscriptions.contains($0)] as [String: Any]
             },
             "healthParts": RecommendationForm.healthParts(audience),
+            "featuredParts": RecommendationForm.featuredParts(
+                try await read(FeaturableContent()), ticked: RecommendationForm.featured(values)),
             "action": recommendation.map { "/console/recommendations/\($0.id.text)/edit" }
                 ?? "/console/recommendations/new",
             "isNew": recommendation == nil,
@@ -113,8 +115,11 @@ extension ConsoleRequest {
         -> ConsoleAnswer
     {
         let found = try await read(GetRecommendation(id: id))
+        var view = RecommendationView(found, now: now)
+        let featured = try await read(FeaturedTitles(items: found.featured))
+        view.featured = featured.isEmpty ? nil : featured.joined(separator: "; ")
         var data: [String: Any] = [
-            "recommendation": RecommendationView(found, now: now),
+            "recommendation": view,
             "bodyHTML": HTML(StoredHTML(html: found.html)), "version": EntityTag.of(found.version),
             "values": values,
             "canEdit": found.status != .retracted && may(UpdateRecommendation.action),
@@ -164,6 +169,8 @@ extension ConsoleRequest {
 struct RecommendationView {
     let id: String, kind: String, title: String, status: String, audience: String, validFrom: ShownTime?
     let validUntil: ShownTime?, updated: ShownTime, retractReason: String?, showing: Bool
+    /// What it features, as its page names each piece ("video: Morning flow (not live)").
+    var featured: String?
 
     init(_ recommendation: Recommendation, now: Date) {
         id = recommendation.id.text
@@ -202,7 +209,44 @@ struct RecommendationForm {
         guard issues.isEmpty, let kind else { throw DomainError.invalid(issues) }
         return RecommendationDraft(
             kind: kind, title: form["title"] ?? "", body: form["body"] ?? "",
-            audience: Self.audience(form.values), validFrom: from, validUntil: until)
+            audience: Self.audience(form.values), featured: Self.featured(form.values), validFrom: from,
+            validUntil: until)
+    }
+
+    /// The content the form's checkboxes (`featured_<kind>_<id>`) feature, `kind:id`: videos, then
+    /// recipes, then articles, each in the list's order.
+    static func featured(_ values: [String: String]) -> [String] {
+        values.filter { $0.key.hasPrefix("featured_") && $0.value == "yes" }.keys
+            .compactMap {
+                FeaturedItem(text: String($0.dropFirst("featured_".count)).replacingOccurrences(of: "_", with: ":"))
+            }
+            .sorted { ($0.kind.order, $0.id.uuidString) < ($1.kind.order, $1.id.uuidString) }.map(\.text)
+    }
+
+    /// The featurable content as the form's fieldsets show it: a legend and a checkbox per live piece.
+    static func featuredParts(_ content: [FeaturedItem.Kind: [(id: UUID, title: String)]], ticked: [String])
+        -> [[String: Any]]
+    {
+        FeaturedItem.Kind.allCases.compactMap { kind in
+            guard let pieces = content[kind], !pieces.isEmpty else { return nil }
+            return [
+                "legend": "Feature \(kind.rawValue)s",
+                "choices": pieces.map { piece in
+                    let item = FeaturedItem(kind: kind, id: piece.id)
+                    return [
+                        "id": "featured_\(kind.rawValue)_\(piece.id.text)", "label": piece.title,
+                        "checked": ticked.contains(item.text),
+                    ] as [String: Any]
+                },
+            ]
+        }
+    }
+
+    /// A refusal as the form shows it: the featured pieces' issues (`featured[2]`) above their fieldsets.
+    static func issues(_ refusal: DomainError) throws -> [FieldIssue] {
+        try FormRefusal.issues(refusal).map {
+            $0.field.hasPrefix("featured") ? FieldIssue(field: "featured", code: $0.code, message: $0.message) : $0
+        }
     }
 
     /// The audience the form's checkboxes (`subscription_<state>`, `<part>_<value>` for the health
@@ -239,6 +283,9 @@ struct RecommendationForm {
         for state in recommendation.audience.subscriptions { values["subscription_\(state.rawValue)"] = "yes" }
         for (part, chosen) in zip(Recommendation.Audience.healthParts, recommendation.audience.health) {
             for value in chosen { values["\(part.key)_\(value)"] = "yes" }
+        }
+        for text in recommendation.featured {
+            values["featured_" + text.replacingOccurrences(of: ":", with: "_")] = "yes"
         }
         return values
     }

@@ -22,7 +22,12 @@ struct CustomerRecommendationsRequest: Sendable {
         items: [CustomerRecommendation], etag: String
     ) {
         let items = try await database.read(CustomerRecommendations(customerID: customerID), context: context)
-        return (items, EntityTag.digest("r", items.map { "\($0.id.text):\($0.version)" }))
+        // The featured content's live titles count too: an archived video leaves the list.
+        return (
+            items,
+            EntityTag.digest(
+                "r", items.map { "\($0.id.text):\($0.version):\($0.featured.map { "\($0.id.text)=\($0.title)" })" })
+        )
     }
 }
 
@@ -36,7 +41,17 @@ enum CustomerRecommendationsJSON {
     private static func write(_ item: CustomerRecommendation, into out: inout JSONBytes) {
         out.raw("{\"body\":")
         out.string(item.body)
-        out.raw(",\"html\":")
+        out.raw(",\"featured\":[")
+        for (index, piece) in item.featured.enumerated() {
+            out.raw(index == 0 ? "{\"id\":" : ",{\"id\":")
+            out.uuid(piece.id)
+            out.raw(",\"kind\":")
+            out.string(piece.kind)
+            out.raw(",\"title\":")
+            out.string(piece.title)
+            out.raw("}")
+        }
+        out.raw("],\"html\":")
         out.string(item.html)
         out.raw(",\"id\":")
         out.uuid(item.id)

@@ -17,6 +17,8 @@ package struct Recommendation: Sendable, Equatable {
     /// The body rendered and sanitised.
     package var html: String
     package var audience: Audience
+    /// The pieces of content it features, `kind:id` in order (the catalogs' featured lists).
+    package var featured: [String]
     package var validFrom: Date?
     package var validUntil: Date?
     package var status: Status
@@ -134,13 +136,15 @@ package struct Recommendation: Sendable, Equatable {
                 let kind: String, title: String, status: String, subscriptions: [String], version: Int64
                 let valid_from: Date?, valid_until: Date?
                 let age_bands: [String], sexes: [String], weight_goals: [String], activity_levels: [String]
+                let featured: [String]
             }
             return try AuditRecord.json(
                 Snapshot(
                     kind: kind.rawValue, title: title, status: status.rawValue, subscriptions: audience.stored,
                     version: version, valid_from: validFrom, valid_until: validUntil,
                     age_bands: audience.storedHealth.bands, sexes: audience.storedHealth.sexes,
-                    weight_goals: audience.storedHealth.goals, activity_levels: audience.storedHealth.levels))
+                    weight_goals: audience.storedHealth.goals, activity_levels: audience.storedHealth.levels,
+                    featured: featured))
         }
     }
 }
@@ -154,7 +158,7 @@ extension Recommendation: RowDecodable {
     package static let columns = """
         id, kind, title, body, html, subscriptions, valid_from, valid_until, status, published_at, retracted_at, \
         retract_reason, created_by, created_at, updated_by, updated_at, version, age_bands, sexes, weight_goals, \
-        activity_levels
+        activity_levels, featured
         """
 
     package init(row: PostgresRow) throws {
@@ -173,6 +177,7 @@ extension Recommendation: RowDecodable {
         audience = Audience(
             subscriptions: subscriptions, bands: try cells.next(), sexes: try cells.next(), goals: try cells.next(),
             levels: try cells.next())
+        featured = try cells.next()
     }
 
     /// The recommendation, locked until the unit ends with `forUpdate`.
@@ -190,13 +195,16 @@ package struct RecommendationDraft: Sendable, Equatable {
     package var title: String
     package var body: String
     package var audience: Recommendation.Audience
+    /// The content it features, `kind:id` (checked when saved: at most ten, each live).
+    package var featured: [String]
     package var validFrom: Date?
     package var validUntil: Date?
 
     package init(
         kind: Recommendation.Kind, title: String, body: String, audience: Recommendation.Audience,
-        validFrom: Date?, validUntil: Date?
+        featured: [String] = [], validFrom: Date?, validUntil: Date?
     ) {
+        self.featured = featured.map { FeaturedItem(text: $0)?.text ?? $0 }
         self.kind = kind
         self.title = title.trimmingCharacters(in: .whitespacesAndNewlines)
         self.body = body.replacingOccurrences(of: "\r\n", with: "\n").trimmingCharacters(in: .whitespacesAndNewlines)

@@ -11,6 +11,7 @@ package struct CreateRecommendation: AuditedOperation {
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<Recommendation> {
         try draft.validate()
+        try await FeaturedItem.check(draft.featured, in: unit)
         let id = unit.newID()
         let html = try await MarkdownRendering.render(draft.body).html
         let who = unit.principal.operatorID
@@ -18,9 +19,9 @@ package struct CreateRecommendation: AuditedOperation {
         try await unit.execute(
             """
             INSERT INTO recommendations (id, kind, title, body, html, subscriptions, age_bands, sexes, weight_goals,
-                activity_levels, valid_from, valid_until, created_by, created_at, updated_by, updated_at)
+                activity_levels, featured, valid_from, valid_until, created_by, created_at, updated_by, updated_at)
             VALUES (\(id), \(draft.kind.rawValue), \(draft.title), \(draft.body), \(html), \(draft.audience.stored),
-                \(health.bands), \(health.sexes), \(health.goals), \(health.levels),
+                \(health.bands), \(health.sexes), \(health.goals), \(health.levels), \(draft.featured),
                 \(draft.validFrom), \(draft.validUntil), \(who), \(unit.now), \(who), \(unit.now))
             """)
         return try await Recommendation.audited(Self.action, id, before: nil, in: unit)
@@ -46,6 +47,7 @@ package struct UpdateRecommendation: AuditedOperation {
         let before = try await Recommendation.fetch(id, forUpdate: true, in: unit)
         try EntityTag.check(ifMatch, version: before.version)
         try before.refuseUnless([.draft, .published], "change")
+        try await FeaturedItem.check(draft.featured, in: unit)
         let html = try await MarkdownRendering.render(draft.body).html
         let health = draft.audience.storedHealth
         try await unit.execute(
@@ -53,7 +55,7 @@ package struct UpdateRecommendation: AuditedOperation {
             UPDATE recommendations SET kind = \(draft.kind.rawValue), title = \(draft.title), body = \(draft.body),
                 html = \(html), subscriptions = \(draft.audience.stored), age_bands = \(health.bands),
                 sexes = \(health.sexes), weight_goals = \(health.goals), activity_levels = \(health.levels),
-                valid_from = \(draft.validFrom),
+                featured = \(draft.featured), valid_from = \(draft.validFrom),
                 valid_until = \(draft.validUntil), updated_by = \(unit.principal.operatorID), updated_at = \(unit.now),
                 version = version + 1
             WHERE id = \(id)

@@ -96,6 +96,8 @@ package struct CustomerRecommendation: Sendable, Equatable {
     package let publishedAt: Date
     package let validUntil: Date?
     package let version: Int64
+    /// The live content it features, in order (the catalogs' featured lists, catered as it is).
+    package let featured: [FeaturedContent]
 }
 
 /// What applies to one customer now (`recommendations.for_customer`): published, inside its
@@ -103,7 +105,8 @@ package struct CustomerRecommendation: Sendable, Equatable {
 /// One statement for the customer and every recommendation: the customer's row joined with the
 /// matching recommendations, so an unknown customer is told apart from one with none (404). A
 /// rule's health parts are matched inside the database (`health_audience_match`): the customer's
-/// own data serving their own feed, a yes or no that no person reads, so no access event.
+/// own data serving their own feed, a yes or no that no person reads, so no access event. Each
+/// recommendation names the content it features that is live now.
 package struct CustomerRecommendations: Query {
     package static let action: Action = "recommendations.for_customer"
     package static let limit = 50
@@ -114,7 +117,8 @@ package struct CustomerRecommendations: Query {
     package func read(in unit: UnitOfWork) async throws -> [CustomerRecommendation] {
         let rows = try await unit.all(
             """
-            SELECT r.id, r.kind, r.title, r.body, r.html, r.published_at, r.valid_until, r.version
+            SELECT r.id, r.kind, r.title, r.body, r.html, r.published_at, r.valid_until, r.version,
+                \(unescaped: FeaturedItem.liveColumn)
             FROM customers c LEFT JOIN LATERAL (
                 SELECT * FROM recommendations r
                 WHERE r.status = 'published' AND (r.valid_from IS NULL OR r.valid_from <= \(unit.now))
@@ -126,18 +130,19 @@ package struct CustomerRecommendations: Query {
             WHERE c.id = \(customerID)
             """
         ) { row in
-            try row.decode((UUID?, String?, String?, String?, String?, Date?, Date?, Int64?).self)
+            try row.decode((UUID?, String?, String?, String?, String?, Date?, Date?, Int64?, String?).self)
         }
         guard !rows.isEmpty else { throw DomainError.notFound("Customer \(customerID.text)") }
         return try rows.compactMap { c in
-            guard let id = c.0, let title = c.2, let body = c.3, let html = c.4, let at = c.5, let version = c.7
+            guard let id = c.0, let title = c.2, let body = c.3, let html = c.4, let at = c.5, let version = c.7,
+                let featured = c.8
             else { return nil }
             guard let kind = c.1.flatMap(Recommendation.Kind.init(rawValue:)) else {
                 throw DomainError.inconsistent("recommendation \(id) kind")
             }
             return CustomerRecommendation(
                 id: id, kind: kind, title: title, body: body, html: html, publishedAt: at, validUntil: c.6,
-                version: version)
+                version: version, featured: try JSONDecoder().decode([FeaturedContent].self, from: Data(featured.utf8)))
         }
     }
 }

@@ -11,13 +11,25 @@ extension Recommendations {
         @Option(help: "A Markdown file with the body.") var bodyFile: String
         @Option(help: "A subscription state it is for (none, active, lapsed); repeat for more; none given: any.")
         var subscription: [Components.Schemas.SubscriptionState] = []
+        @Option(help: "An age band from the health profile (under_18, 18_29, 30_44, 45_59, 60_plus); repeat for more.")
+        var ageBand: [Components.Schemas.AgeBand] = []
+        @Option(help: "A sex from the health profile; repeat for more.") var sex: [Components.Schemas.Sex] = []
+        @Option(help: "A weight goal from the health profile; repeat for more.")
+        var weightGoal: [Components.Schemas.WeightGoal] = []
+        @Option(help: "An activity level from the health profile; repeat for more.")
+        var activityLevel: [Components.Schemas.ActivityLevel] = []
+        @Option(help: "Content it features, video:<id>, recipe:<id> or article:<id> (live); repeat for more, up to 10.")
+        var feature: [String] = []
         @Option(help: "RFC 3339 time it shows from (default: when published).") var validFrom: String?
         @Option(help: "RFC 3339 time it shows until (default: until retracted).") var validUntil: String?
 
         func draft() throws -> Components.Schemas.RecommendationDraft {
             .init(
                 kind: kind, title: title, body: try readTextFile(bodyFile),
-                audience: .init(subscriptions: subscription), validFrom: try parseTime(validFrom, "valid_from"),
+                audience: .init(
+                    subscriptions: subscription, ageBands: ageBand, sexes: sex, weightGoals: weightGoal,
+                    activityLevels: activityLevel),
+                featured: feature.isEmpty ? nil : feature, validFrom: try parseTime(validFrom, "valid_from"),
                 validUntil: try parseTime(validUntil, "valid_until"))
         }
     }

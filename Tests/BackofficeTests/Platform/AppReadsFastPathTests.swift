@@ -76,7 +76,8 @@ struct AppReadsFastPathTests {
     @Test(
         """
         a customer's recommendations: byte for byte the generated path's (HTML with quotes and slashes, a window's \
-        end present or absent), the same ETag; a held list is 304; an empty list is the generated one too
+        end present or absent, featured content or none), the same ETag; a held list is 304; an empty list is \
+        the generated one too
         """
     )
     func customerRecommendations() async throws {
@@ -86,12 +87,17 @@ struct AppReadsFastPathTests {
             let subscriber = try await env.customer()
             let other = try await env.customer()
             try await env.asOwner("UPDATE customers SET subscription = 'active' WHERE id = '\(subscriber.id)'")
+            let video = try await ContractFixture.video(env)
+            let food = try await RecipesTests.liveFood(env, FoodFacts(name: "Oats \"rolled\"", energyKcal: 372))
+            let recipe = try await ContractFixture.recipe(env, food: food)
+            let featured = #""featured":["video:\#(video.id.text)","recipe:\#(recipe.id.text)"],"#
             try await env.withApp { client in
                 for (index, until) in [nil, "2099-01-01T00:00:00Z"].enumerated() {
                     let draft = """
                         {"kind":"\(index == 0 ? "exercise" : "nutrition")","title":"Walk \\"\(index)\\" / ✓",\
                         "body":"Ten minutes **after** [dinner](https://example.com/a?b=c&d=\\"e\\").\\n\\n- one",\
-                        \(until.map { #""valid_until":"\#($0)","# } ?? "")"audience":{"subscriptions":["active"]}}
+                        \(until.map { #""valid_until":"\#($0)","# } ?? "")\(index == 0 ? featured : "")\
+                        "audience":{"subscriptions":["active"]}}
                         """
                     let created = try await client.call(.post, "/v1/recommendations", token: manager, json: draft)
                     #expect(created.status == 201, "\(created.text)")
@@ -110,6 +116,9 @@ struct AppReadsFastPathTests {
                 #expect(fast.held == 304 && reference.held == 304 && fast.heldText.isEmpty, "\(uri)")
             }
             #expect(fast[0].text.contains("valid_until") && fast[0].text.contains("\"html\":\"<"), "\(fast[0].text)")
+            #expect(
+                fast[0].text.contains(#""featured":[{"id":"\#(video.id.text)","kind":"video""#)
+                    && fast[0].text.contains("\"featured\":[]"), "one features a video and a recipe, one nothing")
             #expect(fast[1].text == #"{"items":[]}"#)
         }
     }
