@@ -59,8 +59,10 @@ package struct FoodByBarcode: Query {
 }
 
 /// Live foods by name (lower case) then id, a page after `after` (`foods.published`); with a
-/// `text`, those whose name holds it, case folded by `lower`, its LIKE wildcards matched as
-/// themselves. A text of under 3 characters is 422 (the trigram index needs three).
+/// `text`, those whose live name has each of its words (runs of letters and digits, any case) as a
+/// whole word. The work is bounded by the rarest word's bucket in the index of the live names'
+/// words (`food_name_words`), read in name order: a common word costs a page, not its matches. A
+/// text of more than 100 characters, or without a letter or digit, is 422.
 package struct SearchFoods: Query {
     package static let action: Action = "foods.published"
     let text: String?
@@ -71,28 +73,48 @@ package struct SearchFoods: Query {
         (self.text, self.after, self.limit) = (text?.trimmingCharacters(in: .whitespacesAndNewlines), after, limit)
     }
 
+    /// How far a word's bucket is counted when choosing the rarest (a bucket this big or bigger is common).
+    static let countedTo = 5_001
+
     package func read(in unit: UnitOfWork) async throws -> [LiveFood] {
-        if let text, !(3...100).contains(text.unicodeScalars.count) {
-            throw DomainError.invalid("q", "invalid_search", "must be 3–100 characters")
+        guard let text else { return try await page(in: unit) }
+        guard text.unicodeScalars.count <= 100 else {
+            throw DomainError.invalid("q", "invalid_search", "must be at most 100 characters")
         }
-        let pattern = text.map { "%" + Self.escapedForLike($0.lowercased()) + "%" }
+        let words = try await unit.all(
+            """
+            SELECT w, (SELECT count(*) FROM (SELECT 1 FROM food_name_words x WHERE x.word = w
+                LIMIT \(Self.countedTo)) c)::int
+            FROM name_words(\(text)) w
+            """
+        ) { try $0.decode((String, Int).self) }
+        guard let rarest = words.min(by: { ($0.1, $0.0) < ($1.1, $1.0) }) else {
+            throw DomainError.invalid("q", "invalid_search", "must hold a letter or a digit")
+        }
+        guard rarest.1 > 0 else { return [] }
+        let others = words.map(\.0).filter { $0 != rarest.0 }
         return try await unit.all(
             """
-            SELECT \(unescaped: LiveFood.columns) FROM \(unescaped: LiveFood.source)
-            WHERE (\(pattern)::text IS NULL OR lower(v.name) LIKE \(pattern)) AND \(unescaped: LiveFood.isLive)
-              AND (\(after?.name)::text IS NULL OR (lower(v.name), v.food_id) > (\(after?.name), \(after?.id)))
-            ORDER BY lower(v.name), v.food_id
+            SELECT \(unescaped: LiveFood.columns) FROM food_name_words w
+            JOIN foods f ON f.id = w.food_id JOIN food_versions v ON v.food_id = f.id AND v.version = f.live_version
+            WHERE w.word = \(rarest.0) AND \(unescaped: LiveFood.isLive)
+              AND (\(after?.name)::text IS NULL OR (w.name, w.food_id) > (\(after?.name), \(after?.id)))
+              AND NOT EXISTS (SELECT 1 FROM unnest(\(others)::text[]) o(word) WHERE NOT EXISTS (
+                  SELECT 1 FROM food_name_words y WHERE y.food_id = w.food_id AND y.word = o.word))
+            ORDER BY w.name, w.food_id
             LIMIT \(limit)
             """, LiveFood.init(row:))
     }
 
-    /// `text` with LIKE's wildcards and its escape character escaped.
-    static func escapedForLike(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
-            escaped.append(character)
-        }
-        return escaped
+    /// Every live food by name, a page after `after`.
+    private func page(in unit: UnitOfWork) async throws -> [LiveFood] {
+        try await unit.all(
+            """
+            SELECT \(unescaped: LiveFood.columns) FROM \(unescaped: LiveFood.source)
+            WHERE \(unescaped: LiveFood.isLive)
+              AND (\(after?.name)::text IS NULL OR (lower(v.name), v.food_id) > (\(after?.name), \(after?.id)))
+            ORDER BY lower(v.name), v.food_id
+            LIMIT \(limit)
+            """, LiveFood.init(row:))
     }
 }
