@@ -20,7 +20,8 @@ extension Recipe: VersionedReviewed, DeskKind {
 
     var heading: String { content.title }
     var line: String {
-        "\(content.servings) servings · \(Int(figures.energyKcal.rounded())) kcal a serving"
+        let servings = content.servings == 1 ? "1 serving" : "\(content.servings) servings"
+        return "\(servings) · \(Int(figures.energyKcal.rounded())) kcal a serving"
             + (content.premium ? " · premium" : "")
     }
 

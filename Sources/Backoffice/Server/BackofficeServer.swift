@@ -85,7 +85,9 @@ package enum BackofficeServer {
             submissionThrottle: submissionThrottle,
             hotLists: HandEncodedLists(
                 database: database, policies: policies,
-                lists: [.customers, .orders, .leaderboard, .publishedArticles, .customerRecommendations],
+                lists: [
+                    .customers, .orders, .leaderboard, .publishedArticles, .customerRecommendations, .foodByBarcode,
+                ],
                 answers: handEncodedLists),
             sessionUploads: SessionUploads(paths: settings.sessionBulkPaths) {
                 try await console.sessionMayUpload($0, $1, action: ImportGoods.action)

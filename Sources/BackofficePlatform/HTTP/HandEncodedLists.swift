@@ -105,8 +105,9 @@ package struct HotPage: Sendable {
 }
 
 /// Serves the hot lists (the domains' `HotList`s: customers, orders, a challenge's leaderboard, the
-/// app's published articles and a customer's recommendations) with their hand-written encoders instead of
-/// the generated JSON encoding, which cost most of the server's CPU on a 50-row page in our
+/// app's published articles, a customer's recommendations and the barcode scan) with their
+/// hand-written encoders instead of the generated JSON encoding, which cost most of the server's
+/// CPU on a 50-row page in our
 /// profiles (docs/benchmarks.md), and straight from the edge, before the OpenAPI transport: the
 /// page goes out as the one buffer it was written into, without the transport's request and
 /// response conversions, body copies and middlewares (about a tenth of the server's CPU per page).

@@ -189,3 +189,7 @@ extension String: JSONScalar {
 extension Int64: JSONScalar {
     package func write(into out: inout JSONBytes) { out.integer(self) }
 }
+
+extension Double: JSONScalar {
+    package func write(into out: inout JSONBytes) { out.number(self) }
+}

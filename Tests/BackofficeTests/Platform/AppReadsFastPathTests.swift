@@ -124,6 +124,40 @@ struct AppReadsFastPathTests {
     }
 
     @Test(
+        """
+        a food by its barcode: byte for byte the generated path's (every figure known, or only energy; a brand \
+        with quotes and Unicode; the barcode in each of its forms), the same ETag; a held food is 304
+        """
+    )
+    func foodByBarcode() async throws {
+        try await TestEnvironment.with { env in
+            let full = FoodFacts(
+                name: "Müsli \"crunchy\" / ✓", brand: "Blue \\ Coast", servingGrams: 45, energyKcal: 363.5, fat: 6,
+                saturatedFat: 1.25, carbohydrates: 63, sugars: 15, fiber: 8.1, proteins: 10, salt: 0.01,
+                allergens: [.gluten, .nuts])
+            for (gtin, facts) in [("4006381333931", full), ("036000291452", FoodFacts(name: "Water", energyKcal: 0))] {
+                let food = try await env.database.run(
+                    CreateFood(gtin: gtin, facts: facts), context: env.context(.expert))
+                _ = try await env.database.run(MoveFood(id: food.id, move: .submit), context: env.context(.expert))
+                _ = try await env.database.run(
+                    MoveFood(id: food.id, move: .approve), context: env.context(.backendManager))
+            }
+            let app = env.fixture.tokens[.appService]!
+            let uris = ["4006381333931", "04006381333931", "036000291452", "0036000291452"].map {
+                "/v1/foods/by-barcode/\($0)"
+            }
+            let fast = try await Self.answers(env, fast: true, uris, token: app)
+            let reference = try await Self.answers(env, fast: false, uris, token: app)
+            for (uri, (fast, reference)) in zip(uris, zip(fast, reference)) {
+                #expect(fast.status == 200 && fast.text == reference.text, "\(uri): \(fast.text) \(reference.text)")
+                #expect(fast.etag != nil && fast.etag == reference.etag, "\(uri)")
+                #expect(fast.held == 304 && reference.held == 304 && fast.heldText.isEmpty, "\(uri)")
+            }
+            #expect(fast[0].text.contains("\"saturated_fat_100g\":1.25") && !fast[2].text.contains("brand"))
+        }
+    }
+
+    @Test(
         "the hand-encoded reads refuse what the generated path refuses, with its status and code",
         arguments: [
             ("/v1/articles/published?category=bogus", Role.appService), ("/v1/articles/published?limit=0", .appService),
@@ -131,6 +165,8 @@ struct AppReadsFastPathTests {
             ("/v1/articles/published?cursor=nope", .appService), ("/v1/articles/published", .moderator),
             ("/v1/customers/not-a-uuid/recommendations", .appService),
             ("/v1/customers/00000000-0000-0000-0000-000000000001/recommendations", .expert),
+            ("/v1/foods/by-barcode/4006381333932", .appService), ("/v1/foods/by-barcode/4006381333931", .appService),
+            ("/v1/foods/by-barcode/4006381333931", .moderator), ("/v1/foods/by-barcode/%20", .appService),
         ])
     func sameRefusals(uri: String, role: Role) async throws {
         try await TestEnvironment.with { env in
