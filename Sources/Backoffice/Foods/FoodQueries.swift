@@ -61,7 +61,8 @@ package struct FoodByBarcode: Query {
 /// Live foods by name (lower case) then id, a page after `after` (`foods.published`); with a
 /// `text`, those whose live name has each of its words (runs of letters and digits, any case) as a
 /// whole word. The work is bounded by the rarest word's bucket in the index of the live names'
-/// words (`food_name_words`), read in name order: a common word costs a page, not its matches. A
+/// words (`food_name_words`), read in name order, the other words matched in the bucket's names:
+/// a common word costs a page, not its matches. A
 /// text of more than 100 characters, or without a letter or digit, is 422.
 package struct SearchFoods: Query {
     package static let action: Action = "foods.published"
@@ -73,8 +74,9 @@ package struct SearchFoods: Query {
         (self.text, self.after, self.limit) = (text?.trimmingCharacters(in: .whitespacesAndNewlines), after, limit)
     }
 
-    /// How far a word's bucket is counted when choosing the rarest (a bucket this big or bigger is common).
-    static let countedTo = 5_001
+    /// How far a word's bucket is counted when choosing the rarest (a bucket this big or bigger is
+    /// common: among those, the longest word is taken).
+    static let countedTo = 2_001
 
     package func read(in unit: UnitOfWork) async throws -> [LiveFood] {
         guard let text else { return try await page(in: unit) }
@@ -88,19 +90,19 @@ package struct SearchFoods: Query {
             FROM name_words(\(text)) w
             """
         ) { try $0.decode((String, Int).self) }
-        guard let rarest = words.min(by: { ($0.1, $0.0) < ($1.1, $1.0) }) else {
+        guard let rarest = words.min(by: { ($0.1, -$0.0.count, $0.0) < ($1.1, -$1.0.count, $1.0) }) else {
             throw DomainError.invalid("q", "invalid_search", "must hold a letter or a digit")
         }
         guard rarest.1 > 0 else { return [] }
-        let others = words.map(\.0).filter { $0 != rarest.0 }
+        // Each other word, as a whole word of the lower-cased name (words are letters and digits only).
+        let others = words.map(\.0).filter { $0 != rarest.0 }.map { "(^|[^[:alnum:]])\($0)($|[^[:alnum:]])" }
         return try await unit.all(
             """
             SELECT \(unescaped: LiveFood.columns) FROM food_name_words w
             JOIN foods f ON f.id = w.food_id JOIN food_versions v ON v.food_id = f.id AND v.version = f.live_version
             WHERE w.word = \(rarest.0) AND \(unescaped: LiveFood.isLive)
               AND (\(after?.name)::text IS NULL OR (w.name, w.food_id) > (\(after?.name), \(after?.id)))
-              AND NOT EXISTS (SELECT 1 FROM unnest(\(others)::text[]) o(word) WHERE NOT EXISTS (
-                  SELECT 1 FROM food_name_words y WHERE y.food_id = w.food_id AND y.word = o.word))
+              AND w.name ~ ALL (\(others)::text[])
             ORDER BY w.name, w.food_id
             LIMIT \(limit)
             """, LiveFood.init(row:))
