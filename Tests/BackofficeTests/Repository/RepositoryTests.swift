@@ -33,6 +33,28 @@ struct RepositoryTests {
         }
     }
 
+    @Test(
+        """
+        every unquoted value of a flow enum in openapi.yaml stays a string for every YAML reader: no digits \
+        with underscores (YAML 1.1 reads `18_29` as 1829), no bare number, no yes/no/on/off
+        """
+    )
+    func contractEnumsAreStrings() throws {
+        let text = try String(contentsOfFile: "\(Self.root)/Sources/BackofficeAPI/openapi.yaml", encoding: .utf8)
+        var numeric: [String] = []
+        for line in text.split(separator: "\n") where line.contains("enum: [") {
+            guard let open = line.firstIndex(of: "["), let close = line.lastIndex(of: "]") else { continue }
+            for value in line[line.index(after: open)..<close].split(separator: ",") {
+                let token = value.trimmingCharacters(in: .whitespaces)
+                let isNumber = !token.isEmpty && token.allSatisfy { $0.isNumber || $0 == "_" || $0 == "." }
+                if isNumber || ["yes", "no", "on", "off", "y", "n"].contains(token.lowercased()) {
+                    numeric.append("\(token) in \(line.trimmingCharacters(in: .whitespaces))")
+                }
+            }
+        }
+        #expect(numeric.isEmpty, "quote these: \(numeric)")
+    }
+
     @Test("every relative link in the docs names a file or folder that exists")
     func linksResolve() throws {
         let link = try Regex(#"\]\(([^)\s]+)\)"#)
