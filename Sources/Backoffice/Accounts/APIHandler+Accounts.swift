@@ -1,6 +1,6 @@
 import BackofficeAPI
-import Foundation
 import BackofficePlatform
+import Foundation
 
 extension Customer {
     /// The contract's account; a status the contract does not know throws (never a silent default).

@@ -1,6 +1,6 @@
 import BackofficeAPI
-import Foundation
 import BackofficePlatform
+import Foundation
 
 extension ActivityEventInput {
     init(_ event: Components.Schemas.ActivityEventInput) {

@@ -53,30 +53,17 @@ extension PublishedArticle {
     var identity: String { "\(id.text):\(version)" }
 }
 
+extension Components.Responses.ArticleAtVersion: RecordAtVersion {}
+extension Components.Responses.ArticleAtVersion.Headers: ETagHeaders {}
+extension Components.Responses.ArticleAtVersion.Body: JSONBody {}
+
 extension APIHandler {
     func createArticle(_ input: Operations.CreateArticle.Input) async throws -> Operations.CreateArticle.Output {
         let body: Components.Schemas.ArticleDraft = try json(input.body)
         let content = ArticleContent(
             title: body.title, summary: body.summary, category: body.category.rawValue, body: body.body,
             coverURL: body.coverUrl, byline: body.byline, tags: body.tags ?? [])
-        let article = try await change(CreateArticle(slug: body.slug, content: content), body: body, status: 201) {
-            try $0.api
-        }
-        return .created(.init(headers: .init(eTag: EntityTag.of(Int64(article.version))), body: .json(article)))
-    }
-
-    func listArticles(_ input: Operations.ListArticles.Input) async throws -> Operations.ListArticles.Output {
-        let limit = try pageLimit(input.query.limit)
-        let state = try input.query.state.map { try Article.State(known: $0.rawValue) }
-        let (items, next) = try await ListArticles.page(state: state, after: input.query.cursor, limit: limit) {
-            try await read($0)
-        }
-        return .ok(.init(body: .json(.init(items: try items.map { try $0.api }, nextCursor: next))))
-    }
-
-    func getArticle(_ input: Operations.GetArticle.Input) async throws -> Operations.GetArticle.Output {
-        let article = try await read(GetArticle(id: try parseID(input.path.articleId, "article_id")))
-        return .ok(.init(headers: .init(eTag: EntityTag.of(Int64(article.version))), body: .json(try article.api)))
+        return .created(try await written(CreateArticle(slug: body.slug, content: content), body: body, status: 201))
     }
 
     func updateArticle(_ input: Operations.UpdateArticle.Input) async throws -> Operations.UpdateArticle.Output {
@@ -85,10 +72,9 @@ extension APIHandler {
         let changes = ArticleChanges(
             title: body.title, summary: body.summary, category: body.category?.rawValue, body: body.body,
             coverURL: body.coverUrl, byline: body.byline, tags: body.tags)
-        let article = try await change(
-            UpdateArticle(id: id, changes: changes, ifMatch: input.headers.ifMatch), on: id, body: body
-        ) { try $0.api }
-        return .ok(.init(headers: .init(eTag: EntityTag.of(Int64(article.version))), body: .json(article)))
+        return .ok(
+            try await written(
+                UpdateArticle(id: id, changes: changes, ifMatch: input.headers.ifMatch), on: id, body: body))
     }
 
     func listArticleVersions(_ input: Operations.ListArticleVersions.Input) async throws
@@ -96,35 +82,6 @@ extension APIHandler {
     {
         let versions = try await read(ArticleVersions(id: try parseID(input.path.articleId, "article_id")))
         return .ok(.init(body: .json(.init(items: try versions.map { try $0.api }))))
-    }
-
-    func submitArticle(_ input: Operations.SubmitArticle.Input) async throws -> Operations.SubmitArticle.Output {
-        let (article, tag) = try await move(Article.self, .submit, input.path.articleId, ifMatch: input.headers.ifMatch)
-        { try $0.api }
-        return .ok(.init(headers: .init(eTag: tag), body: .json(article)))
-    }
-
-    func approveArticle(_ input: Operations.ApproveArticle.Input) async throws -> Operations.ApproveArticle.Output {
-        let (article, tag) = try await move(
-            Article.self, .approve, input.path.articleId, ifMatch: input.headers.ifMatch
-        ) { try $0.api }
-        return .ok(.init(headers: .init(eTag: tag), body: .json(article)))
-    }
-
-    func sendBackArticle(_ input: Operations.SendBackArticle.Input) async throws -> Operations.SendBackArticle.Output {
-        let body: Components.Schemas.ReviewComment = try json(input.body)
-        let (article, tag) = try await move(
-            Article.self, .sendBack, input.path.articleId, ifMatch: input.headers.ifMatch, body: body
-        ) { try $0.api }
-        return .ok(.init(headers: .init(eTag: tag), body: .json(article)))
-    }
-
-    func archiveArticle(_ input: Operations.ArchiveArticle.Input) async throws -> Operations.ArchiveArticle.Output {
-        let body: Components.Schemas.ReviewComment = try json(input.body)
-        let (article, tag) = try await move(
-            Article.self, .archive, input.path.articleId, ifMatch: input.headers.ifMatch, body: body
-        ) { try $0.api }
-        return .ok(.init(headers: .init(eTag: tag), body: .json(article)))
     }
 
     /// The app's list (the reference for its hand-encoded path, `HotList.publishedArticles`). The ETag

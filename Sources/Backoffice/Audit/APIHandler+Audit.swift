@@ -1,8 +1,8 @@
 import BackofficeAPI
+import BackofficePlatform
 import Foundation
 import NIOCore
 import OpenAPIRuntime
-import BackofficePlatform
 
 extension AuditEventRecord {
     /// The contract's event; a stored snapshot that does not decode throws (never a silent nil).

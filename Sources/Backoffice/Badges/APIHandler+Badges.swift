@@ -1,6 +1,6 @@
 import BackofficeAPI
-import Foundation
 import BackofficePlatform
+import Foundation
 
 extension Badge {
     var api: Components.Schemas.Badge {

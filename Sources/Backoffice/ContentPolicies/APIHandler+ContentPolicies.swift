@@ -1,6 +1,6 @@
 import BackofficeAPI
-import Foundation
 import BackofficePlatform
+import Foundation
 
 extension ContentPolicy {
     var api: Components.Schemas.ContentPolicy {

@@ -1,6 +1,6 @@
 import BackofficeAPI
-import Foundation
 import BackofficePlatform
+import Foundation
 
 extension WalletBalance {
     var api: Components.Schemas.FitPointsBalance {

@@ -75,37 +75,22 @@ extension FoodChanges {
     }
 }
 
+extension Components.Responses.FoodAtVersion: RecordAtVersion {}
+extension Components.Responses.FoodAtVersion.Headers: ETagHeaders {}
+extension Components.Responses.FoodAtVersion.Body: JSONBody {}
+
 extension APIHandler {
     func createFood(_ input: Operations.CreateFood.Input) async throws -> Operations.CreateFood.Output {
         let body: Components.Schemas.FoodDraft = try json(input.body)
-        let food = try await change(CreateFood(gtin: body.gtin, facts: FoodFacts(body)), body: body, status: 201) {
-            try $0.api
-        }
-        return .created(.init(headers: .init(eTag: EntityTag.of(Int64(food.version))), body: .json(food)))
-    }
-
-    func listFoods(_ input: Operations.ListFoods.Input) async throws -> Operations.ListFoods.Output {
-        let limit = try pageLimit(input.query.limit)
-        let state = try input.query.state.map { try ReviewState(known: $0.rawValue) }
-        let (items, next) = try await ListFoods.page(state: state, after: input.query.cursor, limit: limit) {
-            try await read($0)
-        }
-        return .ok(.init(body: .json(.init(items: try items.map { try $0.api }, nextCursor: next))))
-    }
-
-    func getFood(_ input: Operations.GetFood.Input) async throws -> Operations.GetFood.Output {
-        let food = try await read(GetFood(id: try parseID(input.path.foodId, "food_id")))
-        return .ok(.init(headers: .init(eTag: EntityTag.of(Int64(food.version))), body: .json(try food.api)))
+        return .created(try await written(CreateFood(gtin: body.gtin, facts: FoodFacts(body)), body: body, status: 201))
     }
 
     func updateFood(_ input: Operations.UpdateFood.Input) async throws -> Operations.UpdateFood.Output {
         let body: Components.Schemas.FoodUpdate = try json(input.body)
         let id = try parseID(input.path.foodId, "food_id")
-        let food = try await change(
-            UpdateFood(id: id, changes: FoodChanges(body), ifMatch: input.headers.ifMatch), on: id,
-            body: body
-        ) { try $0.api }
-        return .ok(.init(headers: .init(eTag: EntityTag.of(Int64(food.version))), body: .json(food)))
+        return .ok(
+            try await written(
+                UpdateFood(id: id, changes: FoodChanges(body), ifMatch: input.headers.ifMatch), on: id, body: body))
     }
 
     func listFoodVersions(_ input: Operations.ListFoodVersions.Input) async throws
@@ -113,36 +98,6 @@ extension APIHandler {
     {
         let versions = try await read(FoodVersions(id: try parseID(input.path.foodId, "food_id")))
         return .ok(.init(body: .json(.init(items: try versions.map { try $0.api }))))
-    }
-
-    func submitFood(_ input: Operations.SubmitFood.Input) async throws -> Operations.SubmitFood.Output {
-        let (food, tag) = try await move(Food.self, .submit, input.path.foodId, ifMatch: input.headers.ifMatch) {
-            try $0.api
-        }
-        return .ok(.init(headers: .init(eTag: tag), body: .json(food)))
-    }
-
-    func approveFood(_ input: Operations.ApproveFood.Input) async throws -> Operations.ApproveFood.Output {
-        let (food, tag) = try await move(Food.self, .approve, input.path.foodId, ifMatch: input.headers.ifMatch) {
-            try $0.api
-        }
-        return .ok(.init(headers: .init(eTag: tag), body: .json(food)))
-    }
-
-    func sendBackFood(_ input: Operations.SendBackFood.Input) async throws -> Operations.SendBackFood.Output {
-        let body: Components.Schemas.ReviewComment = try json(input.body)
-        let (food, tag) = try await move(
-            Food.self, .sendBack, input.path.foodId, ifMatch: input.headers.ifMatch, body: body
-        ) { try $0.api }
-        return .ok(.init(headers: .init(eTag: tag), body: .json(food)))
-    }
-
-    func archiveFood(_ input: Operations.ArchiveFood.Input) async throws -> Operations.ArchiveFood.Output {
-        let body: Components.Schemas.ReviewComment = try json(input.body)
-        let (food, tag) = try await move(
-            Food.self, .archive, input.path.foodId, ifMatch: input.headers.ifMatch, body: body
-        ) { try $0.api }
-        return .ok(.init(headers: .init(eTag: tag), body: .json(food)))
     }
 }
 

@@ -1,7 +1,7 @@
 import BackofficeAPI
+import BackofficePlatform
 import Foundation
 import OpenAPIRuntime
-import BackofficePlatform
 
 extension Good {
     var api: Components.Schemas.Good {

@@ -1,7 +1,7 @@
 import BackofficeAPI
+import BackofficePlatform
 import Foundation
 import OpenAPIRuntime
-import BackofficePlatform
 
 extension HealthEntry {
     init(_ api: Components.Schemas.HealthProfileSync) throws {

@@ -1,7 +1,7 @@
 import BackofficeAPI
+import BackofficePlatform
 import Foundation
 import OpenAPIRuntime
-import BackofficePlatform
 
 extension ModerationCase {
     func api(author: AuthorHistory? = nil, holderEmail: String? = nil) throws -> Components.Schemas.ModerationCase {

@@ -1,6 +1,6 @@
 import BackofficeAPI
-import Foundation
 import BackofficePlatform
+import Foundation
 
 extension OrderDetail {
     /// The order as partners and the app see it: never the customer's id.

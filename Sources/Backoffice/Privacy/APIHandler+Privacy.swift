@@ -1,7 +1,7 @@
 import BackofficeAPI
+import BackofficePlatform
 import Foundation
 import OpenAPIRuntime
-import BackofficePlatform
 
 extension APIHandler {
     /// Not idempotent by key: the document streams and is never stored; asking again is another

@@ -48,6 +48,10 @@ extension CustomerRecipe {
     }
 }
 
+extension Components.Responses.RecipeAtVersion: RecordAtVersion {}
+extension Components.Responses.RecipeAtVersion.Headers: ETagHeaders {}
+extension Components.Responses.RecipeAtVersion.Body: JSONBody {}
+
 extension APIHandler {
     /// The ingredients a request names, their food ids parsed (`ingredients[N].food_id`).
     func ingredients(_ drafts: [Components.Schemas.IngredientDraft]) throws -> [Ingredient] {
@@ -63,22 +67,7 @@ extension APIHandler {
         let content = RecipeContent(
             title: d.title, summary: d.summary, body: d.body, servings: d.servings, tags: d.tags ?? [],
             coverURL: d.coverUrl, premium: d.premium ?? true, ingredients: try ingredients(d.ingredients))
-        let recipe = try await change(CreateRecipe(content: content), body: d, status: 201) { try $0.api }
-        return .created(.init(headers: .init(eTag: EntityTag.of(Int64(recipe.version))), body: .json(recipe)))
-    }
-
-    func listRecipes(_ input: Operations.ListRecipes.Input) async throws -> Operations.ListRecipes.Output {
-        let limit = try pageLimit(input.query.limit)
-        let state = try input.query.state.map { try ReviewState(known: $0.rawValue) }
-        let (items, next) = try await ListRecipes.page(state: state, after: input.query.cursor, limit: limit) {
-            try await read($0)
-        }
-        return .ok(.init(body: .json(.init(items: try items.map { try $0.api }, nextCursor: next))))
-    }
-
-    func getRecipe(_ input: Operations.GetRecipe.Input) async throws -> Operations.GetRecipe.Output {
-        let recipe = try await read(GetRecipe(id: try parseID(input.path.recipeId, "recipe_id")))
-        return .ok(.init(headers: .init(eTag: EntityTag.of(Int64(recipe.version))), body: .json(try recipe.api)))
+        return .created(try await written(CreateRecipe(content: content), body: d, status: 201))
     }
 
     func updateRecipe(_ input: Operations.UpdateRecipe.Input) async throws -> Operations.UpdateRecipe.Output {
@@ -88,40 +77,8 @@ extension APIHandler {
         (changes.title, changes.summary, changes.body, changes.coverURL) = (u.title, u.summary, u.body, u.coverUrl)
         (changes.servings, changes.tags, changes.premium) = (u.servings, u.tags, u.premium)
         changes.ingredients = try u.ingredients.map(ingredients)
-        let recipe = try await change(
-            UpdateRecipe(id: id, changes: changes, ifMatch: input.headers.ifMatch), on: id, body: u
-        ) { try $0.api }
-        return .ok(.init(headers: .init(eTag: EntityTag.of(Int64(recipe.version))), body: .json(recipe)))
-    }
-
-    func submitRecipe(_ input: Operations.SubmitRecipe.Input) async throws -> Operations.SubmitRecipe.Output {
-        let (recipe, tag) = try await move(Recipe.self, .submit, input.path.recipeId, ifMatch: input.headers.ifMatch) {
-            try $0.api
-        }
-        return .ok(.init(headers: .init(eTag: tag), body: .json(recipe)))
-    }
-
-    func approveRecipe(_ input: Operations.ApproveRecipe.Input) async throws -> Operations.ApproveRecipe.Output {
-        let (recipe, tag) = try await move(Recipe.self, .approve, input.path.recipeId, ifMatch: input.headers.ifMatch) {
-            try $0.api
-        }
-        return .ok(.init(headers: .init(eTag: tag), body: .json(recipe)))
-    }
-
-    func sendBackRecipe(_ input: Operations.SendBackRecipe.Input) async throws -> Operations.SendBackRecipe.Output {
-        let body: Components.Schemas.ReviewComment = try json(input.body)
-        let (recipe, tag) = try await move(
-            Recipe.self, .sendBack, input.path.recipeId, ifMatch: input.headers.ifMatch, body: body
-        ) { try $0.api }
-        return .ok(.init(headers: .init(eTag: tag), body: .json(recipe)))
-    }
-
-    func archiveRecipe(_ input: Operations.ArchiveRecipe.Input) async throws -> Operations.ArchiveRecipe.Output {
-        let body: Components.Schemas.ReviewComment = try json(input.body)
-        let (recipe, tag) = try await move(
-            Recipe.self, .archive, input.path.recipeId, ifMatch: input.headers.ifMatch, body: body
-        ) { try $0.api }
-        return .ok(.init(headers: .init(eTag: tag), body: .json(recipe)))
+        return .ok(
+            try await written(UpdateRecipe(id: id, changes: changes, ifMatch: input.headers.ifMatch), on: id, body: u))
     }
 
     func listCustomerRecipes(_ input: Operations.ListCustomerRecipes.Input) async throws

@@ -56,42 +56,24 @@ extension VideoChanges {
     }
 }
 
+extension Components.Responses.VideoAtVersion: RecordAtVersion {}
+extension Components.Responses.VideoAtVersion.Headers: ETagHeaders {}
+extension Components.Responses.VideoAtVersion.Body: JSONBody {}
+
 extension APIHandler {
     func createVideo(_ input: Operations.CreateVideo.Input) async throws -> Operations.CreateVideo.Output {
         let body: Components.Schemas.VideoDraft = try json(input.body)
-        let video = try await change(
-            CreateVideo(content: try VideoContent(body, trainerID: try parseID(body.trainerId, "trainer_id"))),
-            body: body, status: 201
-        ) {
-            try $0.api
-        }
-        return .created(.init(headers: .init(eTag: EntityTag.of(Int64(video.version))), body: .json(video)))
-    }
-
-    func listVideos(_ input: Operations.ListVideos.Input) async throws -> Operations.ListVideos.Output {
-        let limit = try pageLimit(input.query.limit)
-        let state = try input.query.state.map { try ReviewState(known: $0.rawValue) }
-        let (items, next) = try await ListVideos.page(state: state, after: input.query.cursor, limit: limit) {
-            try await read($0)
-        }
-        return .ok(.init(body: .json(.init(items: try items.map { try $0.api }, nextCursor: next))))
-    }
-
-    func getVideo(_ input: Operations.GetVideo.Input) async throws -> Operations.GetVideo.Output {
-        let video = try await read(GetVideo(id: try parseID(input.path.videoId, "video_id")))
-        return .ok(.init(headers: .init(eTag: EntityTag.of(Int64(video.version))), body: .json(try video.api)))
+        let content = try VideoContent(body, trainerID: try parseID(body.trainerId, "trainer_id"))
+        return .created(try await written(CreateVideo(content: content), body: body, status: 201))
     }
 
     func updateVideo(_ input: Operations.UpdateVideo.Input) async throws -> Operations.UpdateVideo.Output {
         let body: Components.Schemas.VideoUpdate = try json(input.body)
         let id = try parseID(input.path.videoId, "video_id")
-        let video = try await change(
-            UpdateVideo(
-                id: id,
-                changes: try VideoChanges(body, trainerID: try body.trainerId.map { try parseID($0, "trainer_id") }),
-                ifMatch: input.headers.ifMatch), on: id, body: body
-        ) { try $0.api }
-        return .ok(.init(headers: .init(eTag: EntityTag.of(Int64(video.version))), body: .json(video)))
+        let changes = try VideoChanges(body, trainerID: try body.trainerId.map { try parseID($0, "trainer_id") })
+        return .ok(
+            try await written(UpdateVideo(id: id, changes: changes, ifMatch: input.headers.ifMatch), on: id, body: body)
+        )
     }
 
     func listVideoVersions(_ input: Operations.ListVideoVersions.Input) async throws
@@ -112,36 +94,6 @@ extension APIHandler {
                                 equipment: c.equipment, videoUrl: c.videoURL, coverUrl: c.coverURL, met: c.met,
                                 premium: c.premium, writtenBy: v.writtenBy.text, writtenAt: v.writtenAt)
                         }))))
-    }
-
-    func submitVideo(_ input: Operations.SubmitVideo.Input) async throws -> Operations.SubmitVideo.Output {
-        let (video, tag) = try await move(
-            WorkoutVideo.self, .submit, input.path.videoId, ifMatch: input.headers.ifMatch
-        ) { try $0.api }
-        return .ok(.init(headers: .init(eTag: tag), body: .json(video)))
-    }
-
-    func approveVideo(_ input: Operations.ApproveVideo.Input) async throws -> Operations.ApproveVideo.Output {
-        let (video, tag) = try await move(
-            WorkoutVideo.self, .approve, input.path.videoId, ifMatch: input.headers.ifMatch
-        ) { try $0.api }
-        return .ok(.init(headers: .init(eTag: tag), body: .json(video)))
-    }
-
-    func sendBackVideo(_ input: Operations.SendBackVideo.Input) async throws -> Operations.SendBackVideo.Output {
-        let body: Components.Schemas.ReviewComment = try json(input.body)
-        let (video, tag) = try await move(
-            WorkoutVideo.self, .sendBack, input.path.videoId, ifMatch: input.headers.ifMatch, body: body
-        ) { try $0.api }
-        return .ok(.init(headers: .init(eTag: tag), body: .json(video)))
-    }
-
-    func archiveVideo(_ input: Operations.ArchiveVideo.Input) async throws -> Operations.ArchiveVideo.Output {
-        let body: Components.Schemas.ReviewComment = try json(input.body)
-        let (video, tag) = try await move(
-            WorkoutVideo.self, .archive, input.path.videoId, ifMatch: input.headers.ifMatch, body: body
-        ) { try $0.api }
-        return .ok(.init(headers: .init(eTag: tag), body: .json(video)))
     }
 
     func listCustomerVideos(_ input: Operations.ListCustomerVideos.Input) async throws

@@ -40,6 +40,17 @@ func answered<Output>(_ output: Output) throws -> Output {
     throw CLIFailure.from(status, problem)
 }
 
+/// The version an update names in If-Match: `ifMatch` as the person gave it, else the record's
+/// ETag as `read` answers it now (a change made meanwhile by someone else is still refused: 412).
+func currentVersion<Output>(_ ifMatch: String?, _ read: @autoclosure () async throws -> Output) async throws
+    -> String?
+{
+    if let ifMatch { return ifMatch }
+    let output = try answered(try await read())
+    guard let answer = Mirror(reflecting: output).children.first else { throw CLIFailure.unexpectedAnswer(output) }
+    return Mirror(reflecting: answer.value).descendant("headers", "eTag") as? String
+}
+
 extension CLIFailure {
     /// An answer outside the contract's form (a bug in the CLI or the service).
     static func unexpectedAnswer(_ output: Any) -> CLIFailure {

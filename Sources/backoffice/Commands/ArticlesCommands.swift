@@ -74,10 +74,7 @@ extension Articles {
         func run() async throws {
             try await global.show(.single(CLIColumns.article)) { client in
                 let body = try fields.body()
-                let version =
-                    if let ifMatch { ifMatch } else {
-                        try await answered(client.getArticle(path: .init(articleId: id))).ok.headers.eTag
-                    }
+                let version = try await currentVersion(ifMatch, await client.getArticle(path: .init(articleId: id)))
                 return try await client.updateArticle(
                     path: .init(articleId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: version),
                     body: .json(

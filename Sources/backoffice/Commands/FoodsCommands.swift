@@ -52,10 +52,7 @@ extension Foods {
 
         func run() async throws {
             try await global.show(.single(CLIColumns.food)) { client in
-                let version =
-                    if let ifMatch { ifMatch } else {
-                        try await answered(client.getFood(path: .init(foodId: id))).ok.headers.eTag
-                    }
+                let version = try await currentVersion(ifMatch, await client.getFood(path: .init(foodId: id)))
                 return try await client.updateFood(
                     path: .init(foodId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: version),
                     body: .json(

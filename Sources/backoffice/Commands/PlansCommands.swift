@@ -28,10 +28,7 @@ extension Plans {
         func run() async throws {
             try await global.show(.single(CLIColumns.plan)) { client in
                 let content = try readStructuredFile(Components.Schemas.PlanContent.self, at: file)
-                let version =
-                    if let ifMatch { ifMatch } else {
-                        try await answered(client.getPlan(path: .init(planId: id))).ok.headers.eTag
-                    }
+                let version = try await currentVersion(ifMatch, await client.getPlan(path: .init(planId: id)))
                 return try await client.updatePlan(
                     path: .init(planId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: version),
                     body: .json(content))

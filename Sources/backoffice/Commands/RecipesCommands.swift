@@ -31,10 +31,7 @@ extension Recipes {
                 var changes =
                     try file.map { try readStructuredFile(Components.Schemas.RecipeUpdate.self, at: $0) } ?? .init()
                 if let bodyFile { changes.body = try readTextFile(bodyFile) }
-                let version =
-                    if let ifMatch { ifMatch } else {
-                        try await answered(client.getRecipe(path: .init(recipeId: id))).ok.headers.eTag
-                    }
+                let version = try await currentVersion(ifMatch, await client.getRecipe(path: .init(recipeId: id)))
                 return try await client.updateRecipe(
                     path: .init(recipeId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: version),
                     body: .json(changes))

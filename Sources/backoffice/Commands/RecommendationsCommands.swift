@@ -55,10 +55,8 @@ extension Recommendations {
         func run() async throws {
             try await global.show(.single(CLIColumns.recommendation)) { client in
                 let draft = try fields.draft()
-                let version =
-                    if let ifMatch { ifMatch } else {
-                        try await answered(client.getRecommendation(path: .init(recommendationId: id))).ok.headers.eTag
-                    }
+                let version = try await currentVersion(
+                    ifMatch, await client.getRecommendation(path: .init(recommendationId: id)))
                 return try await client.updateRecommendation(
                     path: .init(recommendationId: id),
                     headers: .init(idempotencyKey: global.changeKey(), ifMatch: version), body: .json(draft))

@@ -65,10 +65,7 @@ extension Videos {
 
         func run() async throws {
             try await global.show(.single(CLIColumns.video)) { client in
-                let version =
-                    if let ifMatch { ifMatch } else {
-                        try await answered(client.getVideo(path: .init(videoId: id))).ok.headers.eTag
-                    }
+                let version = try await currentVersion(ifMatch, await client.getVideo(path: .init(videoId: id)))
                 let f = fields
                 return try await client.updateVideo(
                     path: .init(videoId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: version),
