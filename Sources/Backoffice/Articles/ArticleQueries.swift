@@ -46,21 +46,6 @@ package struct ArticleHTML: Query {
     }
 }
 
-/// The emails of operators who wrote or reviewed articles, by id (`articles.read`), for the
-/// console's bylines of versions and reviews; an operator no longer visible is left out.
-package struct ArticleWriters: Query {
-    package static let action: Action = "articles.read"
-    let ids: Set<UUID>
-    package init(ids: Set<UUID>) { self.ids = ids }
-
-    package func read(in unit: UnitOfWork) async throws -> [UUID: String] {
-        let rows = try await unit.all("SELECT id, email FROM operators WHERE id = ANY(\(Array(ids)))") {
-            try $0.decode((UUID, String).self)
-        }
-        return Dictionary(rows, uniquingKeysWith: { first, _ in first })
-    }
-}
-
 /// An article as the app shows it: its live version.
 package struct PublishedArticle: Sendable, Equatable {
     package var id: UUID

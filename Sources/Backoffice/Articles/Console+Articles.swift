@@ -141,7 +141,7 @@ extension ConsoleRequest {
         let article = try await read(GetArticle(id: id))
         let versions = try await read(ArticleVersions(id: id))
         let writers = try await read(
-            ArticleWriters(
+            ReviewedWriters<Article>(
                 ids: Set(versions.map(\.writtenBy) + [article.authorID] + [article.reviewedBy].compactMap { $0 })))
         let compare = VersionComparison(
             versions.map { ($0.version, ArticleText.text($0.content)) }, live: article.liveVersion,

@@ -117,7 +117,7 @@ extension ConsoleRequest {
     ) async throws -> ConsoleAnswer {
         let record = try await read(GetReviewed<Kind>(id: id))
         let versions = try await read(ReviewedVersions<Kind>(id: id))
-        let writers = try await read(ArticleWriters(ids: Set(versions.map(\.writtenBy))))
+        let writers = try await read(ReviewedWriters<Kind>(ids: Set(versions.map(\.writtenBy))))
         let texts = versions.map { (version: $0.version, text: Kind.text(of: $0.content)) }
         let wroteSinceLive = versions.contains {
             $0.version > (record.liveVersion ?? 0) && $0.writtenBy == principal.operatorID

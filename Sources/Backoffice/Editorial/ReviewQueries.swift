@@ -101,3 +101,18 @@ package struct ReviewedVersions<Record: VersionedReviewed>: Query {
         }
     }
 }
+
+/// The emails of the operators who wrote or reviewed records of a kind, by id (`<kind>.read`), for
+/// the console's bylines of versions and reviews; an operator no longer visible is left out.
+package struct ReviewedWriters<Record: Reviewed>: Query {
+    package static var action: Action { Record.readAction }
+    let ids: Set<UUID>
+    package init(ids: Set<UUID>) { self.ids = ids }
+
+    package func read(in unit: UnitOfWork) async throws -> [UUID: String] {
+        let rows = try await unit.all("SELECT id, email FROM operators WHERE id = ANY(\(Array(ids)))") {
+            try $0.decode((UUID, String).self)
+        }
+        return Dictionary(rows, uniquingKeysWith: { first, _ in first })
+    }
+}

@@ -213,14 +213,17 @@ struct RecommendationForm {
             validUntil: until)
     }
 
-    /// The content the form's checkboxes (`featured_<kind>_<id>`) feature, `kind:id`: videos, then
-    /// recipes, then articles, each in the list's order.
+    /// The content the form's checkboxes (`featured_<kind>_<id>`) feature, `kind:id`: the pieces the
+    /// recommendation featured before (`featured_was`) in their order, so an edit keeps the order an
+    /// API client chose; then the newly ticked ones, videos, then recipes, then articles.
     static func featured(_ values: [String: String]) -> [String] {
-        values.filter { $0.key.hasPrefix("featured_") && $0.value == "yes" }.keys
+        let ticked = values.filter { $0.key.hasPrefix("featured_") && $0.value == "yes" }.keys
             .compactMap {
                 FeaturedItem(text: String($0.dropFirst("featured_".count)).replacingOccurrences(of: "_", with: ":"))
             }
             .sorted { ($0.kind.order, $0.id.uuidString) < ($1.kind.order, $1.id.uuidString) }.map(\.text)
+        let before = (values["featured_was"] ?? "").split(separator: " ").map(String.init).filter(ticked.contains)
+        return before + ticked.filter { !before.contains($0) }
     }
 
     /// The featurable content as the form's fieldsets show it: a legend and a checkbox per live piece.
@@ -287,6 +290,7 @@ struct RecommendationForm {
         for text in recommendation.featured {
             values["featured_" + text.replacingOccurrences(of: ":", with: "_")] = "yes"
         }
+        values["featured_was"] = recommendation.featured.joined(separator: " ")
         return values
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Featured content: the catalogs' featured lists ride a recommendation's audience, live pieces only")
@@ -81,6 +82,49 @@ struct FeaturedContentTests {
                 env.database, context: app)
             #expect(after.items.first?.featured.map(\.id) == [recipe.id], "the archived video drops out")
             #expect(after.etag != before.etag, "the app's held list is stale")
+        }
+    }
+
+    @Test(
+        """
+        a console edit keeps the featured order an API client chose (a recipe before a video, which the \
+        form lists after it) and adds a newly ticked piece after them; an unticked one leaves
+        """
+    )
+    func consoleEditKeepsOrder() async throws {
+        try await TestEnvironment.with { env in
+            let manager = env.context(.backendManager)
+            let video = try await ContractFixture.video(env)
+            let food = try await RecipesTests.liveFood(env, FoodFacts(name: "Oats", energyKcal: 372))
+            let recipe = try await ContractFixture.recipe(env, food: food)
+            let (r, v) = ("recipe:\(recipe.id.text)", "video:\(video.id.text)")
+            let made = try await env.database.run(
+                CreateRecommendation(
+                    RecommendationDraft(
+                        kind: .nutrition, title: "For you", body: "Try these.", audience: .init(), featured: [r, v],
+                        validFrom: nil, validUntil: nil)), context: manager)
+            try await env.withApp { client in
+                let console = try await ConsoleClient.signedIn(
+                    env, client, as: env.fixture.principals[.backendManager]?.operatorID)
+                let path = "/console/recommendations/\(made.id.text)/edit"
+                func save(_ ticks: [String], title: String) async throws -> [String] {
+                    let form = try await console.get(path)
+                    let was = try #require(
+                        form.text.after(last: "name=\"featured_was\" value=\"")?.prefix { $0 != "\"" })
+                    var fields = [
+                        "kind": "nutrition", "title": title, "body": "Try these.", "intent": "save",
+                        "featured_was": String(was), "version": try #require(form.text.version),
+                    ]
+                    for tick in ticks { fields["featured_" + tick.replacingOccurrences(of: ":", with: "_")] = "yes" }
+                    #expect(try await console.post(path, fields, csrf: form.csrf).status == 303)
+                    return try await env.database.read(GetRecommendation(id: made.id), context: manager).featured
+                }
+                #expect(try await save([v, r], title: "For you, again") == [r, v], "the order kept")
+                let article = try await ContractFixture.articles(env).live
+                let a = "article:\(article.id.text)"
+                #expect(try await save([a, v, r], title: "For you, more") == [r, v, a], "a new tick after them")
+                #expect(try await save([v], title: "For you, less") == [v], "an unticked piece leaves")
+            }
         }
     }
 }
