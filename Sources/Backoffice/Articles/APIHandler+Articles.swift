@@ -53,10 +53,6 @@ extension PublishedArticle {
     var identity: String { "\(id.text):\(version)" }
 }
 
-extension Components.Responses.ArticleAtVersion: RecordAtVersion {}
-extension Components.Responses.ArticleAtVersion.Headers: ETagHeaders {}
-extension Components.Responses.ArticleAtVersion.Body: JSONBody {}
-
 extension APIHandler {
     func createArticle(_ input: Operations.CreateArticle.Input) async throws -> Operations.CreateArticle.Output {
         let body: Components.Schemas.ArticleDraft = try json(input.body)

@@ -2,11 +2,17 @@ import BackofficeAPI
 import BackofficePlatform
 import Foundation
 
-/// The operations every reviewed kind shares (its list, one record, and the four moves of review),
-/// each the generic handler of `APIHandler+Reviewed.swift` for its kind.
-extension APIHandler {
-    // MARK: Articles
+// The operations every reviewed kind shares (its list, one record, and the four moves of review),
+// each the generic handler of `APIHandler+Reviewed.swift` for its kind, and the conformances of
+// its `<Kind>AtVersion` response those handlers build.
 
+// MARK: Articles
+
+extension Components.Responses.ArticleAtVersion: RecordAtVersion {}
+extension Components.Responses.ArticleAtVersion.Headers: ETagHeaders {}
+extension Components.Responses.ArticleAtVersion.Body: JSONBody {}
+
+extension APIHandler {
     func listArticles(_ input: Operations.ListArticles.Input) async throws -> Operations.ListArticles.Output {
         let q = input.query
         let (items, next) = try await reviewedPage(
@@ -38,8 +44,15 @@ extension APIHandler {
                 Article.self, .archive, input.path.articleId, ifMatch: input.headers.ifMatch, commented: input.body))
     }
 
-    // MARK: Foods
+}
 
+// MARK: Foods
+
+extension Components.Responses.FoodAtVersion: RecordAtVersion {}
+extension Components.Responses.FoodAtVersion.Headers: ETagHeaders {}
+extension Components.Responses.FoodAtVersion.Body: JSONBody {}
+
+extension APIHandler {
     func listFoods(_ input: Operations.ListFoods.Input) async throws -> Operations.ListFoods.Output {
         let q = input.query
         let (items, next) = try await reviewedPage(
@@ -71,8 +84,15 @@ extension APIHandler {
                 Food.self, .archive, input.path.foodId, ifMatch: input.headers.ifMatch, commented: input.body))
     }
 
-    // MARK: Videos
+}
 
+// MARK: Videos
+
+extension Components.Responses.VideoAtVersion: RecordAtVersion {}
+extension Components.Responses.VideoAtVersion.Headers: ETagHeaders {}
+extension Components.Responses.VideoAtVersion.Body: JSONBody {}
+
+extension APIHandler {
     func listVideos(_ input: Operations.ListVideos.Input) async throws -> Operations.ListVideos.Output {
         let q = input.query
         let (items, next) = try await reviewedPage(
@@ -105,8 +125,15 @@ extension APIHandler {
                 WorkoutVideo.self, .archive, input.path.videoId, ifMatch: input.headers.ifMatch, commented: input.body))
     }
 
-    // MARK: Recipes
+}
 
+// MARK: Recipes
+
+extension Components.Responses.RecipeAtVersion: RecordAtVersion {}
+extension Components.Responses.RecipeAtVersion.Headers: ETagHeaders {}
+extension Components.Responses.RecipeAtVersion.Body: JSONBody {}
+
+extension APIHandler {
     func listRecipes(_ input: Operations.ListRecipes.Input) async throws -> Operations.ListRecipes.Output {
         let q = input.query
         let (items, next) = try await reviewedPage(

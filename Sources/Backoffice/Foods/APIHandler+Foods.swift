@@ -75,10 +75,6 @@ extension FoodChanges {
     }
 }
 
-extension Components.Responses.FoodAtVersion: RecordAtVersion {}
-extension Components.Responses.FoodAtVersion.Headers: ETagHeaders {}
-extension Components.Responses.FoodAtVersion.Body: JSONBody {}
-
 extension APIHandler {
     func createFood(_ input: Operations.CreateFood.Input) async throws -> Operations.CreateFood.Output {
         let body: Components.Schemas.FoodDraft = try json(input.body)

@@ -48,10 +48,6 @@ extension CustomerRecipe {
     }
 }
 
-extension Components.Responses.RecipeAtVersion: RecordAtVersion {}
-extension Components.Responses.RecipeAtVersion.Headers: ETagHeaders {}
-extension Components.Responses.RecipeAtVersion.Body: JSONBody {}
-
 extension APIHandler {
     /// The ingredients a request names, their food ids parsed (`ingredients[N].food_id`).
     func ingredients(_ drafts: [Components.Schemas.IngredientDraft]) throws -> [Ingredient] {

@@ -56,10 +56,6 @@ extension VideoChanges {
     }
 }
 
-extension Components.Responses.VideoAtVersion: RecordAtVersion {}
-extension Components.Responses.VideoAtVersion.Headers: ETagHeaders {}
-extension Components.Responses.VideoAtVersion.Body: JSONBody {}
-
 extension APIHandler {
     func createVideo(_ input: Operations.CreateVideo.Input) async throws -> Operations.CreateVideo.Output {
         let body: Components.Schemas.VideoDraft = try json(input.body)
