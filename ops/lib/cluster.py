@@ -230,8 +230,18 @@ class Topology:
 
     # Patroni
 
-    def patroni_config(self, node):
+    def patroni_config(self, node, restore_to=None):
+        """A node's Patroni configuration; with `restore_to` (a time), the cluster is bootstrapped
+        by restoring the repository's backup before it and replaying the archive up to it."""
         folder = self.folder(node["name"])
+        pitr = ""
+        if restore_to:
+            pitr = f"""  method: pitr
+  pitr:
+    command: pgbackrest --stanza={STANZA} --type=time "--target={restore_to}" --target-action=promote restore
+    no_params: true
+    keep_existing_recovery_conf: true
+"""
         self.folder(node["name"], "data")
         config = f"""scope: {STANZA}
 name: {node['name']}
@@ -260,9 +270,9 @@ bootstrap:
         wal_keep_size: 512MB
         archive_mode: "on"
         archive_command: pgbackrest --stanza={STANZA} archive-push %p
-        archive_timeout: 60
+        archive_timeout: 10
         password_encryption: scram-sha-256
-  initdb:
+{pitr}  initdb:
     - encoding: UTF8
     - locale: C.UTF-8
     - data-checksums
@@ -299,8 +309,8 @@ tags:
         self.own(name)
         return name
 
-    def start_node(self, node):
-        config = self.patroni_config(node)
+    def start_node(self, node, restore_to=None):
+        config = self.patroni_config(node, restore_to)
         env = dict(self.pgbackrest_env(self.pgbackrest_config(node)),
                    PATRONI_SUPERUSER_PASSWORD=self.secrets["superuser"], PATRONI_REPLICATION_PASSWORD=self.secrets["replicator"])
         env.pop("PGPASSWORD")
@@ -443,6 +453,32 @@ listen api
                              capture_output=True, text=True, env=dict(os.environ, BACKOFFICE_DATABASE_URL=self.url("app")), cwd=ROOT)
         self.secrets["admin_token"] = next(line.split(": ", 1)[1] for line in out.stdout.splitlines() if line.startswith("token: "))
         self.save()
+
+    def restore(self, target):
+        """Point-in-time recovery of the whole cluster from the pgBackRest repository: every
+        process stopped, the nodes' data and the DCS removed, the first node bootstrapped from the
+        backup before `target` with the archive replayed up to it (a new timeline), the second
+        node cloned from it, then haproxy and the serve processes started. The repository is kept.
+        `target` is a time PostgreSQL reads (`2026-11-30 03:41:00+00`)."""
+        self.down()
+        for part in [node["name"] for node in self.nodes] + ["etcd"]:
+            shutil.rmtree(self.path(part), ignore_errors=True)
+        for part in ("logs", "run"):
+            os.makedirs(self.path(part), exist_ok=True)
+        self.start_etcd()
+        first, rest = self.nodes[0], self.nodes[1:]
+        self.start_node(first, restore_to=target)
+        wait_for("the restored node to lead", lambda: self.role(first) == "primary", seconds=300)
+        for node in rest:
+            self.start_node(node)
+        wait_for("the synchronous standby", lambda: self.synchronous() is not None, seconds=120)
+        self.start_haproxy()
+        wait_for("haproxy's primary", lambda: self.try_psql("SELECT 1", database="postgres") == "1", seconds=30)
+        # A full backup on the new timeline, so a later restore does not replay across the old one.
+        self.pgbackrest("--type=full", "backup")
+        for serve in self.serves:
+            self.start_serve(serve)
+        wait_for("every serve to be ready", lambda: all(self.ready(s) for s in self.serves), seconds=60)
 
     def down(self):
         for serve in self.serves:
