@@ -160,6 +160,13 @@ class Topology:
         if not pid:
             return False
         try:
+            # Reaps it when it is this process's own child that has ended (a zombie still answers
+            # kill 0); another process's child is reaped by init.
+            if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                return False
+        except ChildProcessError:
+            pass
+        try:
             os.kill(pid, 0)
             return True
         except OSError:
@@ -256,6 +263,7 @@ bootstrap:
     loop_wait: 2
     retry_timeout: 4
     maximum_lag_on_failover: 0
+    primary_start_timeout: 0
     synchronous_mode: true
     synchronous_mode_strict: true
     postgresql:
@@ -384,7 +392,10 @@ listen api
   retry-on conn-failure
   timeout server 60s
   default-server inter 500ms fall 1 rise 2
-""" + "\n".join(f"  server {s['name']} 127.0.0.1:{s['port']} check" for s in self.serves) + "\n"
+""" + "\n".join(f"  server {s['name']} 127.0.0.1:{s['port']} check" for s in self.serves) + "\n" + "\n".join(
+            # When no serve is ready (the database failing over makes every /readyz 503), requests
+            # still reach one, which answers its own 503 problem with Retry-After (never haproxy's).
+            f"  server {s['name']}-unready 127.0.0.1:{s['port']} backup" for s in self.serves) + "\n"
         name = self.path("haproxy.cfg")
         with open(name, "w") as f:
             f.write(config)
@@ -406,6 +417,33 @@ listen api
         self.spawn(serve["name"], [self.bin, "serve", "--host", "127.0.0.1", "--port", str(serve["port"]),
                                    "--metrics-port", str(serve["metrics"]), "--policies", os.path.join(ROOT, "policies"),
                                    "--trusted-proxy", "127.0.0.1/32"], env=self.serve_env(serve), cwd=ROOT)
+
+    def restart_serve(self, serve):
+        """A rolling restart's step: SIGTERM (the process drains its requests), wait for it to
+        end, start it again, wait until it is ready."""
+        self.stop(serve["name"])
+        self.start_serve(serve)
+        wait_for(f"{serve['name']} to be ready", lambda: self.ready(serve), seconds=60, interval=0.05)
+
+    def postmaster_pid(self, node):
+        """The pid of the node's PostgreSQL postmaster (the first line of postmaster.pid)."""
+        try:
+            return int(open(self.path(node["name"], "data", "postmaster.pid")).readline())
+        except (OSError, ValueError):
+            return None
+
+    def kill_all(self):
+        """Every process of the topology killed at once (SIGKILL), as a lost machine would be."""
+        for name in [s["name"] for s in self.serves] + ["haproxy"] + [n["name"] for n in self.nodes] + ["etcd"]:
+            self.stop(name, sig=signal.SIGKILL, seconds=5)
+        subprocess.run(["pkill", "-KILL", "-f", self.dir], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for node in self.nodes:
+            pid = self.postmaster_pid(node)
+            if pid:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
 
     def ready(self, serve):
         return http_status(f"http://127.0.0.1:{serve['port']}/readyz") == 200
