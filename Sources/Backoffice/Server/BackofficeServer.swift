@@ -152,7 +152,9 @@ package enum BackofficeServer {
         try await ServiceRoleCheck.verify(settings.databaseURL, logger: logger)
         let client = PostgresClient(
             configuration: settings.databaseURL.clientConfiguration(settings.pool), backgroundLogger: logger)
-        var services: [any Service] = [client]
+        var services: [any Service] = [
+            client, WALArchiveMonitor(client: client, timeout: settings.pool.leaseTimeout, logger: logger),
+        ]
         var replica: ReadReplica?
         if let url = settings.readDatabaseURL {
             // A replica has the primary's roles: the same role, checked on the primary above, is safe on it too.
