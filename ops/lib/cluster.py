@@ -352,8 +352,15 @@ tags:
     def start_haproxy(self):
         p = self.ports
 
-        def servers(check_port_of):
-            return "\n".join(f"  server {n['name']} 127.0.0.1:{n['port']} check port {check_port_of(n)}" for n in self.nodes)
+        def postgres(name, port, check):
+            """A PostgreSQL section: every node, in it while Patroni's `check` answers 200."""
+            return f"""listen {name}
+  mode tcp
+  bind 127.0.0.1:{port}
+  option httpchk GET {check}
+  http-check expect status 200
+  default-server inter 1s fall 2 rise 2 on-marked-down shutdown-sessions
+""" + "\n".join(f"  server {n['name']} 127.0.0.1:{n['port']} check port {n['rest']}" for n in self.nodes)
 
         config = f"""global
   maxconn 2000
@@ -368,20 +375,8 @@ listen stats
   bind 127.0.0.1:{p['haproxy_stats']}
   stats enable
   stats uri /
-listen primary
-  mode tcp
-  bind 127.0.0.1:{p['haproxy_primary']}
-  option httpchk GET /primary
-  http-check expect status 200
-  default-server inter 1s fall 2 rise 2 on-marked-down shutdown-sessions
-{servers(lambda n: n['rest'])}
-listen replica
-  mode tcp
-  bind 127.0.0.1:{p['haproxy_replica']}
-  option httpchk GET /replica
-  http-check expect status 200
-  default-server inter 1s fall 2 rise 2 on-marked-down shutdown-sessions
-{servers(lambda n: n['rest'])}
+{postgres("primary", p['haproxy_primary'], "/primary")}
+{postgres("replica", p['haproxy_replica'], "/replica")}
 listen api
   mode http
   bind 127.0.0.1:{p['haproxy_api']}
