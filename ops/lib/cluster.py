@@ -365,6 +365,7 @@ tags:
         config = f"""global
   maxconn 2000
   pidfile {self.path('run', 'haproxy.pid')}
+  stats socket {self.path('run', 'haproxy.sock')} mode 600 level admin
 defaults
   timeout connect 2s
   timeout client 30m
@@ -413,12 +414,43 @@ listen api
                                    "--metrics-port", str(serve["metrics"]), "--policies", os.path.join(ROOT, "policies"),
                                    "--trusted-proxy", "127.0.0.1/32"], env=self.serve_env(serve), cwd=ROOT)
 
+    def haproxy(self, command):
+        """One command on haproxy's runtime API (its admin socket); its answer."""
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+            connection.connect(self.path("run", "haproxy.sock"))
+            connection.sendall(command.encode() + b"\n")
+            answer = b""
+            while chunk := connection.recv(65536):
+                answer += chunk
+        return answer.decode()
+
+    def api_server(self, server):
+        """haproxy's statistics of the API's `server` (`show stat`: `scur` its open sessions,
+        `status` UP, DOWN or MAINT)."""
+        lines = self.haproxy("show stat").splitlines()
+        header = lines[0].lstrip("# ").split(",")
+        for line in lines[1:]:
+            fields = dict(zip(header, line.split(",")))
+            if fields.get("pxname") == "api" and fields.get("svname") == server:
+                return fields
+        return {}
+
     def restart_serve(self, serve):
-        """A rolling restart's step: SIGTERM (the process drains its requests), wait for it to
-        end, start it again, wait until it is ready."""
+        """A rolling restart's step: drain (haproxy sends it nothing new, including on its idle
+        connections, and its open requests finish), stop (SIGTERM), start, wait until ready, and
+        let haproxy send to it again."""
+        names = [serve["name"], f"{serve['name']}-unready"]
+        for name in names:
+            self.haproxy(f"set server api/{name} state maint")
+        wait_for(f"{serve['name']} to drain", lambda: all(self.api_server(name).get("scur") == "0" for name in names),
+                 seconds=30, interval=0.05)
         self.stop(serve["name"])
         self.start_serve(serve)
         wait_for(f"{serve['name']} to be ready", lambda: self.ready(serve), seconds=60, interval=0.05)
+        for name in names:
+            self.haproxy(f"set server api/{name} state ready")
+        wait_for(f"haproxy to find {serve['name']} up", lambda: self.api_server(serve["name"]).get("status") == "UP",
+                 seconds=30, interval=0.05)
 
     def postmaster_pid(self, node):
         """The pid of the node's PostgreSQL postmaster (the first line of postmaster.pid)."""
