@@ -489,11 +489,20 @@ listen api
         for node in self.nodes:
             self.start_node(node)
         wait_for("a primary", lambda: self.primary() is not None, seconds=90)
+        self.start_front()
+        if fresh:
+            self.bootstrap()
+        self.start_serves()
+
+    def start_front(self):
+        """Once a primary leads: waits for its synchronous standby, then starts haproxy and waits
+        until it reaches the primary."""
         wait_for("the synchronous standby", lambda: self.synchronous() is not None, seconds=120)
         self.start_haproxy()
         wait_for("haproxy's primary", lambda: self.try_psql("SELECT 1", database="postgres") == "1", seconds=30)
-        if fresh:
-            self.bootstrap()
+
+    def start_serves(self):
+        """Starts every serve and waits until each is ready and haproxy answers the API."""
         for serve in self.serves:
             self.start_serve(serve)
         wait_for("every serve to be ready", lambda: all(self.ready(s) for s in self.serves), seconds=60)
@@ -536,14 +545,10 @@ listen api
         wait_for("the restored node to lead", lambda: self.role(first) == "primary", seconds=300)
         for node in rest:
             self.start_node(node)
-        wait_for("the synchronous standby", lambda: self.synchronous() is not None, seconds=120)
-        self.start_haproxy()
-        wait_for("haproxy's primary", lambda: self.try_psql("SELECT 1", database="postgres") == "1", seconds=30)
+        self.start_front()
         # A full backup on the new timeline, so a later restore does not replay across the old one.
         self.pgbackrest("--type=full", "backup")
-        for serve in self.serves:
-            self.start_serve(serve)
-        wait_for("every serve to be ready", lambda: all(self.ready(s) for s in self.serves), seconds=60)
+        self.start_serves()
 
     def down(self):
         for serve in self.serves:
