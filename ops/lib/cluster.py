@@ -1,5 +1,5 @@
 """The deployment's topology on one machine, for `ops/cluster` and the fault suite: one etcd
-member (the DCS), two PostgreSQL 15 nodes under Patroni (a primary and a synchronous standby,
+member or three (the DCS), two PostgreSQL 15 nodes under Patroni (a primary and a synchronous standby,
 `synchronous_mode_strict`, no pg_rewind), WAL archived as it is written to an encrypted
 pgBackRest repository, haproxy in front (the primary through Patroni's `/primary` check, the
 replicas through `/replica`, the API through each `serve`'s `/readyz`), and `serve` processes.
@@ -72,7 +72,7 @@ def wait_for(what, predicate, seconds=60, interval=0.25):
 class Topology:
     """One deployment's processes and files; `up` makes and starts it, `down` stops it."""
 
-    def __init__(self, dir, bin=None, servers=2):
+    def __init__(self, dir, bin=None, servers=2, etcd=1):
         self.dir = os.path.abspath(dir)
         self.bin = bin
         self.as_postgres = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
@@ -86,7 +86,9 @@ class Topology:
                                                     "haproxy_stats")}
             nodes = [{"name": f"pg{i}", "port": free_port(), "rest": free_port()} for i in (1, 2)]
             serves = [{"name": f"serve{i}", "port": free_port(), "metrics": free_port()} for i in range(1, servers + 1)]
-            self.state = {"dir": self.dir, "ports": ports, "nodes": nodes, "serves": serves}
+            members = [{"name": "etcd1", "client": ports["etcd"], "peer": ports["etcd_peer"]}]
+            members += [{"name": f"etcd{i}", "client": free_port(), "peer": free_port()} for i in range(2, etcd + 1)]
+            self.state = {"dir": self.dir, "ports": ports, "nodes": nodes, "serves": serves, "etcd": members}
             self.secrets = {
                 "superuser": random.token_urlsafe(24), "replicator": random.token_urlsafe(24), "app": random.token_urlsafe(24),
                 "repository_cipher": random.token_urlsafe(48), "second_factor_key": base64.b64encode(os.urandom(32)).decode(),
@@ -108,6 +110,13 @@ class Topology:
     @property
     def serves(self):
         return self.state["serves"]
+
+    @property
+    def etcd_members(self):
+        """The DCS's members (one, or three for a quorum that outlives one), each with its client
+        and peer ports; its process is `etcd` when alone, else its own name."""
+        members = self.state.get("etcd") or [{"name": "etcd1", "client": self.ports["etcd"], "peer": self.ports["etcd_peer"]}]
+        return [dict(m, process="etcd" if len(members) == 1 else m["name"]) for m in members]
 
     def url(self, role, port=None, database=DATABASE):
         port = port or self.ports["haproxy_primary"]
@@ -190,16 +199,39 @@ class Topology:
     # etcd
 
     def start_etcd(self):
-        data = self.folder("etcd")
-        p = self.ports
-        self.spawn("etcd", [
-            "etcd", "--name", "etcd1", "--data-dir", data,
-            "--listen-client-urls", f"http://127.0.0.1:{p['etcd']}", "--advertise-client-urls", f"http://127.0.0.1:{p['etcd']}",
-            "--listen-peer-urls", f"http://127.0.0.1:{p['etcd_peer']}",
-            "--initial-advertise-peer-urls", f"http://127.0.0.1:{p['etcd_peer']}",
-            "--initial-cluster", f"etcd1=http://127.0.0.1:{p['etcd_peer']}", "--initial-cluster-state", "new",
+        """Starts every member (each with its data under `etcd/`) and waits until each answers
+        healthy, which etcd says only once its members have a leader."""
+        self.folder("etcd")
+        for member in self.etcd_members:
+            self.start_etcd_member(member)
+        wait_for("etcd", lambda: all(self.etcd_healthy(m) for m in self.etcd_members), seconds=30)
+
+    def start_etcd_member(self, member):
+        """Starts one member; one whose data folder is kept rejoins its cluster from it."""
+        members = self.etcd_members
+        data = self.folder("etcd") if len(members) == 1 else self.folder("etcd", member["name"])
+        cluster = ",".join(f"{m['name']}=http://127.0.0.1:{m['peer']}" for m in members)
+        self.spawn(member["process"], [
+            "etcd", "--name", member["name"], "--data-dir", data,
+            "--listen-client-urls", f"http://127.0.0.1:{member['client']}", "--advertise-client-urls", f"http://127.0.0.1:{member['client']}",
+            "--listen-peer-urls", f"http://127.0.0.1:{member['peer']}", "--initial-advertise-peer-urls", f"http://127.0.0.1:{member['peer']}",
+            "--initial-cluster", cluster, "--initial-cluster-state", "new",
         ], as_postgres=True)
-        wait_for("etcd", lambda: http_status(f"http://127.0.0.1:{p['etcd']}/health") == 200, seconds=30)
+
+    def etcd_leader(self):
+        """The member etcd's members elected leader (their maintenance status), or None."""
+        for member in self.etcd_members:
+            try:
+                request = urllib.request.Request(f"http://127.0.0.1:{member['client']}/v3/maintenance/status", data=b"{}", method="POST")
+                status = json.loads(urllib.request.urlopen(request, timeout=2).read())
+            except (OSError, ValueError):
+                continue
+            if status.get("leader") and status.get("leader") == status.get("header", {}).get("member_id"):
+                return member
+        return None
+
+    def etcd_healthy(self, member):
+        return http_status(f"http://127.0.0.1:{member['client']}/health") == 200
 
     # pgBackRest
 
@@ -256,7 +288,7 @@ restapi:
   listen: 127.0.0.1:{node['rest']}
   connect_address: 127.0.0.1:{node['rest']}
 etcd3:
-  hosts: 127.0.0.1:{self.ports['etcd']}
+  hosts: {",".join(f"127.0.0.1:{m['client']}" for m in self.etcd_members)}
 bootstrap:
   dcs:
     ttl: 10
@@ -461,7 +493,7 @@ listen api
 
     def kill_all(self):
         """Every process of the topology killed at once (SIGKILL), as a lost machine would be."""
-        for name in [s["name"] for s in self.serves] + ["haproxy"] + [n["name"] for n in self.nodes] + ["etcd"]:
+        for name in [s["name"] for s in self.serves] + ["haproxy"] + [n["name"] for n in self.nodes] + [m["process"] for m in self.etcd_members]:
             self.stop(name, sig=signal.SIGKILL, seconds=5)
         subprocess.run(["pkill", "-KILL", "-f", self.dir], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         for node in self.nodes:
@@ -556,7 +588,8 @@ listen api
         self.stop("haproxy")
         for node in reversed(self.nodes):
             self.stop(node["name"], seconds=60)
-        self.stop("etcd")
+        for member in self.etcd_members:
+            self.stop(member["process"])
 
     def status(self):
         lines = [f"folder   {self.dir}", f"api      {self.api} (haproxy; stats http://127.0.0.1:{self.ports['haproxy_stats']}/)"]
@@ -569,6 +602,7 @@ listen api
         for serve in self.serves:
             state = "ready" if self.ready(serve) else ("running" if self.alive(serve["name"]) else "down")
             lines.append(f"{serve['name']:8} {state}  http://127.0.0.1:{serve['port']}/")
-        etcd = http_status(f"http://127.0.0.1:{self.ports['etcd']}/health") == 200
-        lines.append(f"etcd     {'up' if etcd else 'down'}  http://127.0.0.1:{self.ports['etcd']}")
+        for member in self.etcd_members:
+            state = "healthy" if self.etcd_healthy(member) else ("running" if self.alive(member["process"]) else "down")
+            lines.append(f"{member['name']:8} {state}  http://127.0.0.1:{member['client']}")
         return "\n".join(lines)
