@@ -12,7 +12,7 @@ let consolePages: [Resource] = [
     "Accounts", "Articles", "Audit", "Badges", "Billing", "Challenges", "ContentPolicies", "Editorial", "FitPoints",
     "Foods", "Goods",
     "HealthProfiles", "Messages", "Moderation", "Orders", "Plans", "Recommendations", "Reports",
-    "Shops", "Tenancy",
+    "Shops", "Tenancy", "WebhookEndpoints",
 ].map { .process("\($0)/Pages") }
 
 /// The libraries the service's two layers both build on (the platform, and the domains above it).

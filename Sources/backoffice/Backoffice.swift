@@ -30,6 +30,7 @@ struct BackofficeCommand: AsyncParsableCommand {
                     Badges.self, Activity.self, Shops.self, Goods.self, Orders.self, Payments.self, Subscriptions.self,
                     Billing.self, Reports.self,
                     Audit.self,
+                    WebhookEndpoints.self,
                     Maintenance.self,
                 ]),
         ])

@@ -20,6 +20,10 @@ struct APIHandler: APIProtocol {
     let webhookRefusals = WebhookRefusals()
     /// The secrets of invitation links (from the server's key).
     var invitationLinks = InvitationLinks(secondFactorKey: nil)
+    /// Where a partner's webhook endpoints may point, and how their hosts are resolved.
+    var outbound = OutboundSettings()
+    /// The signing secrets of webhook endpoints (from the server's key).
+    var webhookEndpointSecrets = WebhookEndpointSecrets(secondFactorKey: nil)
 
     /// The operation context of the current request (set by `EdgeResponder`).
     func context() throws -> OperationContext { try OperationContext(try scope(), policies: policies) }

@@ -60,7 +60,8 @@ package enum BackofficeServer {
         try APIHandler(
             database: database, policies: policies, payments: settings.payments,
             webhookSecrets: settings.webhookSecrets,
-            invitationLinks: invitationLinks
+            invitationLinks: invitationLinks, outbound: settings.outbound,
+            webhookEndpointSecrets: WebhookEndpointSecrets(secondFactorKey: settings.secondFactorKey)
         ).registerHandlers(
             on: router, serverURL: URL(string: "/")!,
             configuration: Configuration(

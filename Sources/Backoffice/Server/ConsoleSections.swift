@@ -19,7 +19,7 @@ extension Console {
         let streams = LiveStreams(settings.consoleLiveUpdates)
         console.register(on: router) { group in
             console.registerDomainPages(
-                on: group, payments: settings.payments, streams: streams, invitationLinks: invitationLinks)
+                on: group, settings: settings, streams: streams, invitationLinks: invitationLinks)
         }
         return console
     }
@@ -27,9 +27,10 @@ extension Console {
     /// Every domain's console pages, in the navigation's order: the one list of them (a new
     /// domain with pages adds its line here, and its `Pages/` folder to Package.swift's list).
     private func registerDomainPages(
-        on group: RouterGroup<AppRequestContext>, payments: any PaymentGateway, streams: LiveStreams,
+        on group: RouterGroup<AppRequestContext>, settings: ServerSettings, streams: LiveStreams,
         invitationLinks: InvitationLinks
     ) {
+        let payments = settings.payments
         registerHome(on: group)
         registerAccounts(on: group)
         registerOrders(on: group, payments: payments)
@@ -55,5 +56,8 @@ extension Console {
         registerRecommendations(on: group)
         registerHealthProfiles(on: group)
         registerModeration(on: group)
+        registerWebhookEndpoints(
+            on: group, outbound: settings.outbound,
+            secrets: WebhookEndpointSecrets(secondFactorKey: settings.secondFactorKey))
     }
 }

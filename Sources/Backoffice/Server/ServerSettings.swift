@@ -55,6 +55,8 @@ package struct ServerSettings: Sendable {
     package var signInGate: SignInGate?
     /// The payment provider (`SimulatedPaymentGateway` unless configured).
     package var payments: any PaymentGateway = SimulatedPaymentGateway()
+    /// Where partners' webhook endpoints may point (`dev`: loopback too), and the resolver.
+    package var outbound = OutboundSettings()
 
     /// Webhook secrets as configuration writes them: `provider=secret`, comma-separated, a
     /// provider repeated during a rotation (`simulated=whsec_new,simulated=whsec_old`).

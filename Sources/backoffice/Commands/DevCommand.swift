@@ -72,6 +72,7 @@ struct Dev: AsyncParsableCommand {
             settings.lockExpiryInterval = .seconds(2)
             settings.webhookSecrets = (setup.credentials.webhookSecrets ?? [:]).mapValues { [$0] }
             settings.secondFactorKey = secondFactorKey
+            settings.outbound.rules = .dev
             settings.mail = try Self.mail(home: home, serviceURL: serviceURL, logger: logger)
             let banner = Banner(
                 setup: setup, credentialsFile: credentialsFile.path, clusterData: clusterData.path,

@@ -58,6 +58,13 @@ enum ContractFixture {
                     stock: 5, imageURLs: nil)),
             context: OperationContext(
                 principal: partner.admin, requestID: "contract", sourceIP: nil, policies: env.policies))
+        let endpoint = try await env.database.run(
+            CreateWebhookEndpoint(
+                target: try await OutboundTarget.check(
+                    "https://hooks.shop.example/contract", rules: .serve, resolver: TestEnvironment.outbound.resolver),
+                events: [.orderPlaced], description: "Contract"),
+            context: OperationContext(
+                principal: partner.admin, requestID: "contract", sourceIP: nil, policies: env.policies))
         let shop = try await ShopFixture.make(env)
         let order = try await env.database.runStaged(
             Checkout(
@@ -117,7 +124,7 @@ enum ContractFixture {
             "subscription_id": subscribed.record.id.text, "invoice_id": invoice,
             "food_id": foods.inReview.id.text, "gtin": foods.live.gtin?.description ?? "", "import_id": foods.importID,
             "video_id": video.id.text, "recipe_id": recipe.id.text, "plan_id": plan.id.text,
-            "request_id": planRequest.id.text,
+            "request_id": planRequest.id.text, "webhook_endpoint_id": endpoint.id.text,
         ])
     }
 

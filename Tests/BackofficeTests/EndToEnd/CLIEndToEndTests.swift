@@ -185,7 +185,7 @@ struct CLIEndToEndTests {
         #expect(bad.output.contains("audit.exports"))
     }
 
-    @Test("every command group the contract declares (x-cli-groups) is reachable from the root command")
+    @Test("every x-cli group is reachable from the root, and every generated command's help passes its checks")
     func everyGroupReachable() throws {
         let contract = try String(
             contentsOf: projectRoot.appendingPathComponent("Sources/BackofficeAPI/openapi.yaml"), encoding: .utf8)
@@ -230,5 +230,22 @@ struct CLIEndToEndTests {
             let group = parts.dropLast().joined(separator: "."), name = String(parts.last ?? "")
             #expect(subcommands[group]?.contains(name) == true, "\(command) is not among \(group)'s subcommands")
         }
+        // Every generated command's help: its options pass ArgumentParser's checks (a body field
+        // named like a global option, `--url`, fails here rather than in a user's hands).
+        for command in Set(commands.map(String.init)) {
+            let parts = command.split(separator: ".").map(String.init)
+            guard parts.count == 2, let index = lines.firstIndex(of: "  \(parts[0]):"),
+                let name = lines[index + 1].split(separator: "name: ").last.map(String.init)
+            else { continue }
+            let help = try cli(["help", name, Self.kebab(parts[1])])
+            #expect(help.status == 0 && help.output.contains("USAGE: backoffice \(name)"), "\(command): \(help.output)")
+        }
+    }
+
+    /// `RollSecret` → `roll-secret`, as ArgumentParser names a command.
+    static func kebab(_ name: String) -> String {
+        name.enumerated().map { index, character in
+            character.isUppercase && index > 0 ? "-" + character.lowercased() : character.lowercased()
+        }.joined()
     }
 }

@@ -192,12 +192,32 @@ struct TestEnvironment: Sendable {
 
     /// Runs `body` against the HTTP application (generated handlers behind the real edge); with
     /// `trustedProxies`, over a real socket from 127.0.0.1 (so `X-Forwarded-For` can name clients).
+    /// What a test server resolves names with: this table and nothing else (no test reaches the
+    /// network), under `serve`'s rules. Public names first, then one per kind of address refused.
+    static var outbound: OutboundSettings {
+        var settings = OutboundSettings()
+        settings.resolver = TableResolver([
+            "hooks.shop.example": ["93.184.215.14"],
+            "hooks-v6.shop.example": ["2606:2800:21f:cb07:6820:80da:af6b:8b2c"],
+            "loopback.example": ["127.0.0.1"], "loopback-v6.example": ["::1"], "private.example": ["10.1.2.3"],
+            "private-172.example": ["172.20.0.9"], "home.example": ["192.168.1.20"],
+            "link-local.example": ["169.254.10.1"],
+            "metadata.example": ["169.254.169.254"], "metadata-v6.example": ["fd00:ec2::254"],
+            "ula.example": ["fd12::5"],
+            "mapped.example": ["::ffff:127.0.0.1"], "mapped-private.example": ["::ffff:10.0.0.1"],
+            "nat64-private.example": ["64:ff9b::a00:1"], "sixtofour-loopback.example": ["2002:7f00:1::1"],
+            "link-local-v6.example": ["fe80::1"], "unspecified.example": ["0.0.0.0"], "cgnat.example": ["100.64.0.1"],
+            "mixed.example": ["93.184.215.14", "10.0.0.7"],
+        ])
+        return settings
+    }
+
     func withApp<T: Sendable>(
         handEncodedLists: Bool = true, trustedProxies: [CIDR]? = nil, logger: Logger = testLogger,
         policies: PolicySet? = nil,
         payments: (any PaymentGateway)? = nil, database: Database? = nil, maxBodySize: Int? = nil,
         maxBulkBodySize: Int? = nil,
-        liveUpdates: LiveUpdates? = nil, signInGate: SignInGate? = nil,
+        liveUpdates: LiveUpdates? = nil, signInGate: SignInGate? = nil, outbound: OutboundSettings? = nil,
         _ body: @Sendable (any TestClientProtocol) async throws -> T
     ) async throws -> T {
         var settings = ServerSettings(
@@ -206,6 +226,7 @@ struct TestEnvironment: Sendable {
         settings.trustedProxies = trustedProxies ?? []
         settings.webhookSecrets = ["simulated": [Self.webhookSecret]]
         settings.secondFactorKey = Self.secondFactorKey
+        settings.outbound = outbound ?? Self.outbound
         if let payments { settings.payments = payments }
         if let maxBodySize { settings.maxBodySize = maxBodySize }
         if let maxBulkBodySize { settings.maxBulkBodySize = maxBulkBodySize }

@@ -1,0 +1,67 @@
+import BackofficeAPI
+import BackofficePlatform
+import Foundation
+
+extension WebhookEndpoint {
+    var api: Components.Schemas.WebhookEndpoint {
+        get throws {
+            Components.Schemas.WebhookEndpoint(
+                id: id.text, tenantId: tenantID.text, url: url, description: description,
+                events: try events.map { try .init(known: $0.rawValue) }, status: try .init(known: status.rawValue),
+                secretGeneration: secretGeneration, previousSecretUntil: previousSecretUntil, version: version,
+                createdAt: createdAt, updatedAt: updatedAt)
+        }
+    }
+}
+
+extension Components.Schemas.WebhookEndpointSecret: SecretBearing {
+    package func withoutSecret() -> Self { Self(endpoint: endpoint, secret: nil, secretAlreadyDelivered: true) }
+}
+
+extension APIHandler {
+    func createWebhookEndpoint(_ input: Operations.CreateWebhookEndpoint.Input) async throws
+        -> Operations.CreateWebhookEndpoint.Output
+    {
+        let body: Components.Schemas.WebhookEndpointDraft = try json(input.body)
+        // The URL's host is resolved outside any transaction, and only for a caller who may register.
+        try context().permit(CreateWebhookEndpoint.self)
+        let target: OutboundTarget
+        do {
+            target = try await OutboundTarget.check(body.url, rules: outbound.rules, resolver: outbound.resolver)
+        } catch let refused as OutboundTarget.Refused {
+            throw DomainError.invalid([FieldIssue(field: "url", code: "refused", message: refused.description)])
+        }
+        let events = try body.events.map { try WebhookEvent(known: $0.rawValue) }
+        let operation = CreateWebhookEndpoint(target: target, events: events, description: body.description)
+        let created = try await change(operation, body: body, status: 201) { try withSecret($0) }
+        return .created(.init(body: .json(created)))
+    }
+
+    func rollWebhookEndpointSecret(_ input: Operations.RollWebhookEndpointSecret.Input) async throws
+        -> Operations.RollWebhookEndpointSecret.Output
+    {
+        let body: Components.Schemas.WebhookSecretRoll = try json(input.body)
+        let id = try parseID(input.path.webhookEndpointId, "webhook_endpoint_id")
+        let rolled = try await change(
+            RollWebhookEndpointSecret(id: id, overlapHours: body.overlapHours), on: id, body: body
+        ) { try withSecret($0) }
+        return .ok(.init(body: .json(rolled)))
+    }
+
+    func listWebhookEndpoints(_ input: Operations.ListWebhookEndpoints.Input) async throws
+        -> Operations.ListWebhookEndpoints.Output
+    {
+        let limit = try pageLimit(input.query.limit)
+        let (items, next) = try await newestFirstPage(after: input.query.cursor, limit: limit) {
+            try await read(ListWebhookEndpoints(after: $0, limit: $1))
+        }
+        return .ok(.init(body: .json(.init(items: try items.map { try $0.api }, nextCursor: next))))
+    }
+
+    /// The endpoint with its current secret: the one answer that shows it.
+    private func withSecret(_ endpoint: WebhookEndpoint) throws -> Components.Schemas.WebhookEndpointSecret {
+        Components.Schemas.WebhookEndpointSecret(
+            endpoint: try endpoint.api,
+            secret: webhookEndpointSecrets.secret(for: endpoint.id, generation: endpoint.secretGeneration))
+    }
+}
