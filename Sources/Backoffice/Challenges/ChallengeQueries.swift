@@ -3,15 +3,11 @@ import PostgresNIO
 import BackofficePlatform
 
 /// Challenges, newest first, one page (`challenges.list`).
-package struct ListChallenges: Query {
-    package static let action: Action = "challenges.list"
-    package let after: (createdAt: Date, id: UUID)?
-    package let limit: Int
-    package init(after: (createdAt: Date, id: UUID)?, limit: Int) { (self.after, self.limit) = (after, limit) }
+package typealias ListChallenges = ListNewestFirst<Challenge>
 
-    package func read(in unit: UnitOfWork) async throws -> [Challenge] {
-        try await unit.newestFirst("challenges", after: after, limit: limit)
-    }
+extension Challenge: ListedNewestFirst {
+    package static let table = "challenges"
+    package static let listAction: Action = "challenges.list"
 }
 
 /// One challenge (`challenges.read`).

@@ -3,19 +3,11 @@ import PostgresNIO
 import BackofficePlatform
 
 /// Messages, newest first, after the keyset (`created_at`, `id`) of `after` (`messages.list`).
-package struct ListMessages: Query {
-    package static let action: Action = "messages.list"
-    package let after: (createdAt: Date, id: UUID)?
-    package let limit: Int
+package typealias ListMessages = ListNewestFirst<SystemMessage>
 
-    package init(after: (createdAt: Date, id: UUID)?, limit: Int) {
-        self.after = after
-        self.limit = limit
-    }
-
-    package func read(in unit: UnitOfWork) async throws -> [SystemMessage] {
-        try await unit.newestFirst("system_messages", after: after, limit: limit)
-    }
+extension SystemMessage: ListedNewestFirst {
+    package static let table = "system_messages"
+    package static let listAction: Action = "messages.list"
 }
 
 /// One message (`messages.read`).

@@ -79,14 +79,9 @@ package struct RollWebhookEndpointSecret: AuditedOperation {
 
 /// A page of the shop's webhook endpoints, newest first (`webhook_endpoints.list`; a platform
 /// role sees every shop's).
-package struct ListWebhookEndpoints: Query {
-    package static let action: Action = "webhook_endpoints.list"
-    package let after: (createdAt: Date, id: UUID)?
-    package let limit: Int
+package typealias ListWebhookEndpoints = ListNewestFirst<WebhookEndpoint>
 
-    package init(after: (createdAt: Date, id: UUID)?, limit: Int) { (self.after, self.limit) = (after, limit) }
-
-    package func read(in unit: UnitOfWork) async throws -> [WebhookEndpoint] {
-        try await unit.newestFirst("webhook_endpoints", after: after, limit: limit)
-    }
+extension WebhookEndpoint: ListedNewestFirst {
+    package static let table = "webhook_endpoints"
+    package static let listAction: Action = "webhook_endpoints.list"
 }
