@@ -161,7 +161,9 @@ struct ConsoleChallengesTests {
         try await TestEnvironment.with { env in
             var live = LiveUpdates()
             live.interval = .milliseconds(50)
-            live.limit = .seconds(3)
+            // Long enough that the first stream is still open when the fourth is asked for and when
+            // it is read, on a loaded machine too (3 s was not, once, in CI).
+            live.limit = .seconds(15)
             try await env.withApp(trustedProxies: [], liveUpdates: live) { client in
                 let manager = try await ConsoleClient.signedIn(
                     env, client, as: env.fixture.principals[.backendManager]?.operatorID)
