@@ -142,6 +142,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            resources: [.copy("Data")],
             swiftSettings: swiftSettings
         ),
         // The `backoffice` command line: server commands and the API client.

@@ -171,12 +171,10 @@ package struct EnrolSecondFactor: AuditedOperation {
         replacing: Bool = false,
         promoting: (id: UUID, secretHash: [UInt8])? = nil
     ) {
-        self.operatorID = operatorID
-        self.sealedSecret = sealedSecret
-        self.confirmedStep = confirmedStep
-        self.recoveryCodeHashes = recoveryCodeHashes
-        self.replacing = replacing
-        self.promoting = promoting
+        (
+            self.operatorID, self.sealedSecret, self.confirmedStep, self.recoveryCodeHashes, self.replacing,
+            self.promoting
+        ) = (operatorID, sealedSecret, confirmedStep, recoveryCodeHashes, replacing, promoting)
     }
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<Void> {

@@ -12,11 +12,8 @@ extension DemoEnvironment {
     /// access until their last retry, some days from now (the renewal service of `serve` tries them).
     /// Added once (when no subscriber's email is there), also to a demo database made before.
     static func seedBillingHistoryOnce(database: Database, policies: PolicySet) async throws {
-        let known = try await database.transaction(for: .system) { connection in
-            try await firstRow(
-                "SELECT count(*) FROM customers WHERE email LIKE 'subscriber.%@example.com'", on: connection,
-                logger: database.logger
-            ) { try $0.decode(Int.self) } ?? 0
+        let known = try await survey(database) {
+            try await $0.count("SELECT count(*) FROM customers WHERE email LIKE 'subscriber.%@example.com'")
         }
         guard known == 0 else { return }
         let context = OperationContext.system("demo-billing", policies: policies)

@@ -11,74 +11,22 @@ import PostgresNIO
 extension DemoEnvironment {
     static let experts = ["nutrition@healthtrack.example", "exercise@healthtrack.example"]
 
-    /// One demo article: its words, and how far it has come.
-    struct DemoArticle {
-        enum Stage { case draft, sentBack, inReview, published, publishedWithNewDraft, archived }
+    /// One demo article of `Data/articles.json` (by the expert's email): its words, and how far it has come.
+    struct DemoArticle: Decodable {
+        enum Stage: String, Decodable { case draft, sentBack, inReview, published, publishedWithNewDraft, archived }
         let title: String, summary: String, category: String, tags: [String], body: String, stage: Stage
     }
-
-    static let demoArticles: [String: [DemoArticle]] = [
-        "nutrition@healthtrack.example": [
-            DemoArticle(
-                title: "Protein at breakfast",
-                summary: "Why 25 g of protein in the morning keeps you full until lunch.",
-                category: "nutrition", tags: ["protein", "breakfast"],
-                body:
-                    "## Why it matters\n\nProtein digests slowly, so a breakfast with **25–30 g** keeps "
-                    + "hunger away.\n\n- Greek yoghurt with oats\n- Two eggs on wholegrain toast\n- A tofu scramble",
-                stage: .published),
-            DemoArticle(
-                title: "Hydration on training days", summary: "How much to drink before, during and after a workout.",
-                category: "nutrition", tags: ["hydration"],
-                body: "Drink about **500 ml** two hours before training, then sip every 15 minutes.",
-                stage: .publishedWithNewDraft),
-            DemoArticle(
-                title: "Reading a food label", summary: "Five numbers on the label that matter most.",
-                category: "nutrition", tags: ["labels", "basics"],
-                body: "1. Serving size\n2. Energy\n3. Protein\n4. Fibre\n5. Added sugars", stage: .inReview),
-            DemoArticle(
-                title: "Snacks under 200 kcal", summary: "Ten snacks that fit a calorie goal.",
-                category: "nutrition", tags: ["snacks"], body: "An apple with peanut butter, a boiled egg, …",
-                stage: .sentBack),
-            DemoArticle(
-                title: "Fibre, the quiet helper", summary: "Notes for a piece on fibre.", category: "nutrition",
-                tags: ["fibre"], body: "Draft: aim for 30 g a day; beans, oats, berries.", stage: .draft),
-        ],
-        "exercise@healthtrack.example": [
-            DemoArticle(
-                title: "Your first 5 km", summary: "An eight-week plan from walking to running 5 km.",
-                category: "exercise", tags: ["running", "beginner"],
-                body: "## Week 1\n\nWalk 5 minutes, then alternate **1 minute running** and 90 seconds walking, "
-                    + "eight times.\n\n| Week | Run | Walk |\n|---|---|---|\n| 1 | 1 min | 90 s |\n"
-                    + "| 2 | 90 s | 2 min |",
-                stage: .published),
-            DemoArticle(
-                title: "Stretching after a run", summary: "Six stretches, thirty seconds each.",
-                category: "recovery", tags: ["stretching", "running"],
-                body: "Hold each stretch for 30 seconds without bouncing.", stage: .inReview),
-            DemoArticle(
-                title: "Strength at home", summary: "A 20-minute routine with no equipment.", category: "exercise",
-                tags: ["strength", "home"], body: "Squats, push-ups, lunges, planks: three rounds.", stage: .sentBack),
-            DemoArticle(
-                title: "Winter Steps tips", summary: "Last winter's tips for the steps challenge.",
-                category: "exercise", tags: ["steps"], body: "Walk at lunch; take the stairs.", stage: .archived),
-            DemoArticle(
-                title: "Rest days", summary: "Why rest days make you faster.", category: "recovery",
-                tags: ["rest"], body: "Draft: muscles rebuild between sessions.", stage: .draft),
-        ],
-    ]
 
     /// Adds the experts and their articles once (when the first expert is missing), also to a
     /// demo database made before experts existed.
     static func seedArticlesOnce(database: Database, policies: PolicySet) async throws {
         let context = OperationContext.system("demo-articles", policies: policies)
         let emails = experts + ["manager@healthtrack.example"]
-        let present = try await database.transaction(for: .system) { connection in
-            try await operators(emails, on: connection, database: database)
-        }
+        let present = try await survey(database) { try await $0.operators(emails) }
         guard present[experts[0]] == nil, let manager = present["manager@healthtrack.example"] else { return }
         let reviewer = context.acting(as: principal(manager))
         try await seedRecommendations(by: reviewer, database: database)
+        let demoArticles: [String: [DemoArticle]] = try DemoData.load("articles")
         for email in experts {
             let expert = try await database.runAsSystem(
                 CreateOperator(email: email, role: .expert, tenantID: nil), context: context)
@@ -116,20 +64,6 @@ extension DemoEnvironment {
             let made = try await database.run(CreateRecommendation(draft), context: manager)
             if publish { _ = try await database.run(PublishRecommendation(id: made.id), context: manager) }
         }
-    }
-
-    /// The operators with these emails, by email.
-    static func operators(_ emails: [String], on connection: PostgresConnection, database: Database) async throws
-        -> [String: Operator]
-    {
-        var found: [String: Operator] = [:]
-        for try await row in try await connection.query(
-            "SELECT \(unescaped: Operator.columns) FROM operators WHERE email = ANY(\(emails))", logger: database.logger
-        ) {
-            let person = try Operator(row: row)
-            found[person.email] = person
-        }
-        return found
     }
 
     static func principal(_ person: Operator) -> Principal {

@@ -8,25 +8,23 @@ import PostgresNIO
 /// to lose weight (three recipes), so the app's "featured for you" differs by profile.
 extension DemoEnvironment {
     static func seedFeaturedOnce(database: Database, policies: PolicySet) async throws {
-        let found = try await database.transaction(for: .system) { connection in
-            let featured = try await firstRow(
-                "SELECT count(*) FROM recommendations WHERE cardinality(featured) > 0", on: connection,
-                logger: database.logger
-            ) { try $0.decode(Int.self) }
+        let found = try await survey(database) { survey in
             var pieces: [String] = []
-            for try await piece in try await connection.query(
+            for try await piece in try await survey.connection.query(
                 """
                 (SELECT 'video:' || w.id FROM videos w JOIN video_versions v ON v.video_id = w.id
                     AND v.version = w.live_version WHERE w.state = 'published' ORDER BY v.met, v.title LIMIT 2)
                 UNION ALL
                 (SELECT 'recipe:' || r.id FROM recipes r JOIN recipe_versions v ON v.recipe_id = r.id
                     AND v.version = r.live_version WHERE r.state = 'published' ORDER BY v.energy_kcal, v.title LIMIT 5)
-                """, logger: database.logger
+                """, logger: survey.logger
             ).decode(String.self) {
                 pieces.append(piece)
             }
-            let people = try await operators(["manager@healthtrack.example"], on: connection, database: database)
-            return (featured ?? 0, pieces, people["manager@healthtrack.example"])
+            return (
+                try await survey.count("SELECT count(*) FROM recommendations WHERE cardinality(featured) > 0"), pieces,
+                try await survey.operators([managerEmail])[managerEmail]
+            )
         }
         guard found.0 == 0, found.1.count == 7, let manager = found.2 else { return }
         let context = OperationContext.system("demo-featured", policies: policies).acting(as: principal(manager))

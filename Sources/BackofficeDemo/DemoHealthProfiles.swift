@@ -26,24 +26,14 @@ extension DemoEnvironment {
     /// made before health profiles existed. Synced as the app's backend does, each week at its own
     /// time (a clock of its own), so the history spans the ten weeks.
     static func seedHealthProfilesOnce(database: Database, policies: PolicySet) async throws {
-        let (customers, synced) = try await database.transaction(for: .system) { connection in
-            var ids: [UUID] = []
-            for try await id in try await connection.query(
-                "SELECT id FROM customers WHERE status = 'active' ORDER BY email LIMIT 12", logger: database.logger
-            ).decode(UUID.self) {
-                ids.append(id)
-            }
-            var synced = 0
-            for try await count in try await connection.query(
-                "SELECT count(*)::int FROM audit_events WHERE action = 'health_profiles.sync'", logger: database.logger
-            ).decode(Int.self) {
-                synced = count
-            }
-            return (ids, synced)
+        let (customers, synced) = try await survey(database) {
+            (
+                try await $0.ids("SELECT id FROM customers WHERE status = 'active' ORDER BY email LIMIT 12"),
+                try await $0.count("SELECT count(*) FROM audit_events WHERE action = 'health_profiles.sync'")
+            )
         }
         guard synced == 0 else { return }
-        let app = OperationContext.system("demo-health", policies: policies).acting(
-            as: Principal(operatorID: database.ids.next(), role: .appService, tenantID: platformTenantID, tokenID: nil))
+        let app = asApp(.system("demo-health", policies: policies), database)
         let start = database.clock.now().addingTimeInterval(-70 * 86_400)
         for week in 0..<10 {
             let clock = ManualWallClock(start.addingTimeInterval(Double(week) * 7 * 86_400))

@@ -11,27 +11,17 @@ extension DemoEnvironment {
     /// reported (one by three reporters), and one author with three upheld cases (a repeat
     /// offender); added once (when the moderator is missing), also to an older demo database.
     static func seedModerationOnce(database: Database, policies: PolicySet) async throws {
-        let (present, customers) = try await database.transaction(for: .system) { connection in
-            var present = 0
-            for try await count in try await connection.query(
-                "SELECT count(*)::int FROM operators WHERE email = \(moderatorEmail)", logger: database.logger
-            ).decode(Int.self) {
-                present = count
-            }
-            var ids: [UUID] = []
-            for try await id in try await connection.query(
-                "SELECT id FROM customers WHERE status = 'active' ORDER BY email LIMIT 8", logger: database.logger
-            ).decode(UUID.self) {
-                ids.append(id)
-            }
-            return (present, ids)
+        let (present, customers) = try await survey(database) {
+            (
+                try await $0.count("SELECT count(*) FROM operators WHERE email = \(moderatorEmail)"),
+                try await $0.ids("SELECT id FROM customers WHERE status = 'active' ORDER BY email LIMIT 8")
+            )
         }
         guard present == 0, customers.count == 8 else { return }
         let system = OperationContext.system("demo-moderation", policies: policies)
         let moderator = try await database.runAsSystem(
             CreateOperator(email: moderatorEmail, role: .moderator, tenantID: nil), context: system)
-        let app = system.acting(
-            as: Principal(operatorID: database.ids.next(), role: .appService, tenantID: platformTenantID, tokenID: nil))
+        let app = asApp(system, database)
         let decider = system.acting(
             as: Principal(operatorID: moderator.id, role: .moderator, tenantID: platformTenantID, tokenID: nil))
         let offender = customers[0]

@@ -7,28 +7,18 @@ import PostgresNIO
 /// one an exercise plan, filed as the app's backend files them; both wait in the experts' queue.
 extension DemoEnvironment {
     static func seedPlansOnce(database: Database, policies: PolicySet) async throws {
-        let (customers, requests) = try await database.transaction(for: .system) { connection in
-            var ids: [UUID] = []
-            for try await id in try await connection.query(
+        let (customers, requests) = try await survey(database) { survey in
+            let ids = try await survey.ids(
                 """
                 SELECT c.id FROM customers c WHERE c.status = 'active'
                   AND EXISTS (SELECT FROM audit_events e WHERE e.action = 'health_profiles.sync'
                               AND e.target_id = c.id::text)
                 ORDER BY c.email LIMIT 2
-                """, logger: database.logger
-            ).decode(UUID.self) {
-                ids.append(id)
-            }
-            let requests = try await firstRow(
-                "SELECT count(*) FROM plan_requests", on: connection, logger: database.logger
-            ) {
-                try $0.decode(Int.self)
-            }
-            return (ids, requests ?? 0)
+                """)
+            return (ids, try await survey.count("SELECT count(*) FROM plan_requests"))
         }
         guard requests == 0, customers.count == 2 else { return }
-        let app = OperationContext.system("demo-plans", policies: policies).acting(
-            as: Principal(operatorID: database.ids.next(), role: .appService, tenantID: platformTenantID, tokenID: nil))
+        let app = asApp(.system("demo-plans", policies: policies), database)
         _ = try await database.run(
             FilePlanRequest(
                 customerID: customers[0], kind: .meal,

@@ -11,21 +11,11 @@ extension DemoEnvironment {
     /// first. Added once (when no order is older than a day), also to a demo database made before.
     static func seedSalesHistoryOnce(database: Database, policies: PolicySet) async throws {
         let now = database.clock.now()
-        let (older, customers) = try await database.transaction(for: .system) { connection in
-            var older = 0
-            for try await count in try await connection.query(
-                "SELECT count(*)::int FROM orders WHERE created_at < \(now.addingTimeInterval(-86_400))",
-                logger: database.logger
-            ).decode(Int.self) {
-                older = count
-            }
-            var customers: [UUID] = []
-            for try await id in try await connection.query(
-                "SELECT id FROM customers WHERE status = 'active' ORDER BY email LIMIT 20", logger: database.logger
-            ).decode(UUID.self) {
-                customers.append(id)
-            }
-            return (older, customers)
+        let (older, customers) = try await survey(database) {
+            (
+                try await $0.count("SELECT count(*) FROM orders WHERE created_at < \(now.addingTimeInterval(-86_400))"),
+                try await $0.ids("SELECT id FROM customers WHERE status = 'active' ORDER BY email LIMIT 20")
+            )
         }
         guard older == 0, !customers.isEmpty else { return }
         let context = OperationContext.system("demo-sales", policies: policies)

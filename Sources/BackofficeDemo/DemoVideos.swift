@@ -23,18 +23,11 @@ extension DemoEnvironment {
 
     /// Adds the videos once (when none exists), also to a demo database made before videos existed.
     static func seedVideosOnce(database: Database, policies: PolicySet) async throws {
-        let found = try await database.transaction(for: .system) { connection in
-            let videos = try await firstRow("SELECT count(*) FROM videos", on: connection, logger: database.logger) {
-                try $0.decode(Int.self)
-            }
-            let people = try await operators(
-                [experts[1], "manager@healthtrack.example"], on: connection, database: database)
-            return (videos ?? 0, people)
-        }
-        guard found.0 == 0, let trainer = found.1[experts[1]], let manager = found.1["manager@healthtrack.example"]
+        guard
+            let (writer, reviewer) = try await reviewedSeed(
+                "videos", by: experts[1], "demo-videos", database, policies),
+            let trainerID = writer.principal.operatorID
         else { return }
-        let context = OperationContext.system("demo-videos", policies: policies)
-        let (writer, reviewer) = (context.acting(as: principal(trainer)), context.acting(as: principal(manager)))
         for category in policies.videos.categories {
             guard let (met, free, premium) = demoVideos[category] else { continue }
             for (title, isPremium) in [(free, false), (premium, true)] {
@@ -42,7 +35,7 @@ extension DemoEnvironment {
                     separator: "-")
                 let content = VideoContent(
                     title: title, description: "\(title), led by Sam Rivera.", category: category,
-                    trainerID: trainer.id, trainerName: "Sam Rivera", durationSeconds: isPremium ? 2_400 : 1_200,
+                    trainerID: trainerID, trainerName: "Sam Rivera", durationSeconds: isPremium ? 2_400 : 1_200,
                     level: isPremium ? .intermediate : .beginner, equipment: category == "weights" ? ["dumbbells"] : [],
                     videoURL: "https://cdn.healthtrack.example/videos/\(slug)/master.m3u8",
                     coverURL: "https://cdn.healthtrack.example/covers/\(slug).jpg", met: met, premium: isPremium)
@@ -55,7 +48,7 @@ extension DemoEnvironment {
             CreateVideo(
                 content: VideoContent(
                     title: "Kettlebell swings", description: "Swings, goblet squats and halos.", category: "weights",
-                    trainerID: trainer.id, trainerName: "Sam Rivera", durationSeconds: 1_500, level: .advanced,
+                    trainerID: trainerID, trainerName: "Sam Rivera", durationSeconds: 1_500, level: .advanced,
                     equipment: ["kettlebell"],
                     videoURL: "https://cdn.healthtrack.example/videos/kettlebell/master.m3u8",
                     coverURL: nil, met: 9.8, premium: true)), context: writer)

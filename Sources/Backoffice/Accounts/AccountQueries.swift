@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// One page of customer accounts (`accounts.list`), ordered by (email, id) after the account
 /// `afterID`. Deleted accounts are hidden unless asked for by status or `includeDeleted`. A role
@@ -18,11 +18,9 @@ package struct ListCustomerAccounts: Query {
         status: AccountStatus? = nil, emailPrefix: String? = nil, includeDeleted: Bool = false, afterID: UUID? = nil,
         limit: Int
     ) {
-        self.status = status
-        self.emailPrefix = emailPrefix
-        self.includeDeleted = includeDeleted
-        self.afterID = afterID
-        self.limit = limit
+        (self.status, self.emailPrefix, self.includeDeleted, self.afterID, self.limit) = (
+            status, emailPrefix, includeDeleted, afterID, limit
+        )
     }
 
     package func read(in unit: UnitOfWork) async throws -> [Customer] {

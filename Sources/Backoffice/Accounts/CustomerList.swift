@@ -1,9 +1,9 @@
 import BackofficeAPI
+import BackofficePlatform
 import Foundation
 import HTTPTypes
 import NIOCore
 import OpenAPIRuntime
-import BackofficePlatform
 
 /// One request for a page of the account list, however it arrived (generated handler or the
 /// hand-encoded fast path): validated once, run once.
@@ -33,11 +33,9 @@ struct CustomerListRequest: Sendable {
     }
 
     init(limit: Int?, cursor: String?, status: String?, emailPrefix: String?, includeDeleted: Bool?) {
-        self.limit = limit
-        self.cursor = cursor
-        self.status = status
-        self.emailPrefix = emailPrefix
-        self.includeDeleted = includeDeleted
+        (self.limit, self.cursor, self.status, self.emailPrefix, self.includeDeleted) = (
+            limit, cursor, status, emailPrefix, includeDeleted
+        )
     }
 
     /// The page (at most `limit` accounts) and the cursor of the next one.

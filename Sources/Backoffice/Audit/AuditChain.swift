@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Crypto
 import Foundation
-import BackofficePlatform
 
 /// The pure rules of the hash-chained audit log: which chain an event joins, how links are hashed,
 /// and how a chain is verified. No I/O.
@@ -47,13 +47,9 @@ package struct ChainedEvent: Sendable {
     package init(
         id: Int64, chain: String, seq: Int64, prevHash: [UInt8], hash: [UInt8], columnsMatch: Bool, hashMatches: Bool
     ) {
-        self.id = id
-        self.chain = chain
-        self.seq = seq
-        self.prevHash = prevHash
-        self.hash = hash
-        self.columnsMatch = columnsMatch
-        self.hashMatches = hashMatches
+        (self.id, self.chain, self.seq, self.prevHash, self.hash, self.columnsMatch, self.hashMatches) = (
+            id, chain, seq, prevHash, hash, columnsMatch, hashMatches
+        )
     }
 
     /// An event from its stored `canonical` bytes and the bytes `recomputed` from its columns.
@@ -167,9 +163,9 @@ package struct ChainVerifier: Sendable {
                     chain: head.chain, seq: end?.seq, eventID: nil, kind: .truncated,
                     detail:
                         """
-                            the chain ends at seq \(end?.seq ?? 0) but its head records seq \(head.seq): its newest \
-                            events were deleted
-                            """
+                        the chain ends at seq \(end?.seq ?? 0) but its head records seq \(head.seq): its newest \
+                        events were deleted
+                        """
                 )
                 return failure
             }

@@ -1,8 +1,8 @@
+import BackofficePlatform
 import Foundation
 import Logging
 import NIOCore
 import PostgresNIO
-import BackofficePlatform
 
 /// A stored audit event, as read back.
 package struct AuditEventRecord: Sendable {
@@ -46,12 +46,9 @@ package struct AuditFilter: Sendable {
         tenantID: UUID? = nil, actorID: UUID? = nil, action: String? = nil, targetID: String? = nil, since: Date? = nil,
         until: Date? = nil
     ) {
-        self.tenantID = tenantID
-        self.actorID = actorID
-        self.action = action
-        self.targetID = targetID
-        self.since = since
-        self.until = until
+        (self.tenantID, self.actorID, self.action, self.targetID, self.since, self.until) = (
+            tenantID, actorID, action, targetID, since, until
+        )
     }
 }
 
@@ -228,9 +225,9 @@ package struct AuditLog: Sendable {
                 case (.chain, nil): "\(unescaped: select) ORDER BY tenant_id, chain, seq LIMIT \(unescaped: limit)"
                 case (.chain, let after?):
                     """
-                        \(unescaped: select) WHERE (tenant_id, chain, seq) > (\(after.tenant), \(after.chain), \
-                        \(after.seq)) ORDER BY tenant_id, chain, seq LIMIT \(unescaped: limit)
-                        """
+                    \(unescaped: select) WHERE (tenant_id, chain, seq) > (\(after.tenant), \(after.chain), \
+                    \(after.seq)) ORDER BY tenant_id, chain, seq LIMIT \(unescaped: limit)
+                    """
                 }
             var read = 0
             var last: (row: PostgresRow, event: ChainedEvent)?

@@ -7,11 +7,10 @@ extension Good {
     var api: Components.Schemas.Good {
         get throws {
             Components.Schemas.Good(
-                id: id.text, tenantId: tenantID.text, sku: sku, name: name, description: description,
-                category: category, priceCents: priceCents,
-                priceFitpoints: priceFitPoints, stock: stock, status: try .init(known: status.rawValue),
-                imageUrls: imageURLs, createdAt: createdAt,
-                updatedAt: updatedAt, version: version)
+                id: id.text, tenantId: tenantID.text, sku: sku, name: fields.name, description: fields.description,
+                category: fields.category, priceCents: fields.priceCents, priceFitpoints: fields.priceFitPoints,
+                stock: fields.stock, status: try .init(known: status.rawValue), imageUrls: fields.imageURLs,
+                createdAt: createdAt, updatedAt: updatedAt, version: version)
         }
     }
 }

@@ -1,8 +1,10 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
-/// A good a partner sells in the app's shop, priced in US cents and/or FitPoints.
+/// A good a partner sells in the app's shop, priced in US cents and/or FitPoints: its SKU, what the
+/// partner sets (`fields`, read as the good's own: `good.name`), and where it stands.
+@dynamicMemberLookup
 package struct Good: Sendable, Equatable {
     /// draft → active (in the catalog) ⇄ draft; → archived, final.
     package enum Status: String, Sendable, Codable, CaseIterable { case draft, active, archived }
@@ -10,17 +12,13 @@ package struct Good: Sendable, Equatable {
     package var id: UUID
     package var tenantID: UUID
     package var sku: String
-    package var name: String
-    package var description: String
-    package var category: String
-    package var priceCents: Int64?
-    package var priceFitPoints: Int64?
-    package var stock: Int64
+    package var fields: GoodFields
     package var status: Status
-    package var imageURLs: [String]
     package var createdAt: Date
     package var updatedAt: Date
     package var version: Int64
+
+    package subscript<Value>(dynamicMember field: KeyPath<GoodFields, Value>) -> Value { fields[keyPath: field] }
 
     /// What the audit log keeps of it.
     var snapshot: String? {
@@ -32,9 +30,9 @@ package struct Good: Sendable, Equatable {
             }
             return try AuditRecord.json(
                 Snapshot(
-                    sku: sku, name: name, category: category, price_cents: priceCents, price_fitpoints: priceFitPoints,
-                    stock: stock,
-                    status: status.rawValue, image_urls: imageURLs))
+                    sku: sku, name: fields.name, category: fields.category, price_cents: fields.priceCents,
+                    price_fitpoints: fields.priceFitPoints, stock: fields.stock, status: status.rawValue,
+                    image_urls: fields.imageURLs))
         }
     }
 }
@@ -50,9 +48,11 @@ extension Good: RowDecodable {
             (UUID, UUID, String, String, String, String, Int64?, Int64?, Int64, String, [String], Date, Date, Int64)
                 .self)
         self.init(
-            id: c.0, tenantID: c.1, sku: c.2, name: c.3, description: c.4, category: c.5, priceCents: c.6,
-            priceFitPoints: c.7, stock: c.8,
-            status: try Status(known: c.9), imageURLs: c.10, createdAt: c.11, updatedAt: c.12, version: c.13)
+            id: c.0, tenantID: c.1, sku: c.2,
+            fields: GoodFields(
+                name: c.3, description: c.4, category: c.5, priceCents: c.6, priceFitPoints: c.7, stock: c.8,
+                imageURLs: c.10),
+            status: try Status(known: c.9), createdAt: c.11, updatedAt: c.12, version: c.13)
     }
 
     /// The good, if the principal's tenant sees it; with `forUpdate`, locked until the unit ends.

@@ -1,5 +1,5 @@
-import Foundation
 import BackofficePlatform
+import Foundation
 
 /// A customer's health profile as the app syncs it: metric, exact (weights in hectograms, 0.1 kg),
 /// validated by field. What the app's customer entered to get a daily calorie goal.
@@ -38,15 +38,12 @@ package struct HealthValues: Sendable, Equatable {
         heightCM: Int, weightHG: Int, birthYear: Int, sex: Sex, weightGoal: WeightGoal, targetWeightHG: Int? = nil,
         targetDate: Date? = nil, dailyCalorieGoal: Int, activityLevel: ActivityLevel
     ) {
-        self.heightCM = heightCM
-        self.weightHG = weightHG
-        self.birthYear = birthYear
-        self.sex = sex
-        self.weightGoal = weightGoal
-        self.targetWeightHG = targetWeightHG
-        self.targetDate = targetDate
-        self.dailyCalorieGoal = dailyCalorieGoal
-        self.activityLevel = activityLevel
+        (
+            self.heightCM, self.weightHG, self.birthYear, self.sex, self.weightGoal, self.targetWeightHG,
+            self.targetDate, self.dailyCalorieGoal, self.activityLevel
+        ) = (
+            heightCM, weightHG, birthYear, sex, weightGoal, targetWeightHG, targetDate, dailyCalorieGoal, activityLevel
+        )
     }
 
     /// The accepted ranges, by field (the contract states the same).
@@ -109,15 +106,10 @@ package struct HealthEntry: Sendable {
         targetWeightKG: Double? = nil, targetDay: String? = nil, dailyCalorieGoal: Int,
         activityLevel: HealthValues.ActivityLevel
     ) {
-        self.heightCM = heightCM
-        self.weightKG = weightKG
-        self.birthYear = birthYear
-        self.sex = sex
-        self.weightGoal = weightGoal
-        self.targetWeightKG = targetWeightKG
-        self.targetDay = targetDay
-        self.dailyCalorieGoal = dailyCalorieGoal
-        self.activityLevel = activityLevel
+        (
+            self.heightCM, self.weightKG, self.birthYear, self.sex, self.weightGoal, self.targetWeightKG,
+            self.targetDay, self.dailyCalorieGoal, self.activityLevel
+        ) = (heightCM, weightKG, birthYear, sex, weightGoal, targetWeightKG, targetDay, dailyCalorieGoal, activityLevel)
     }
 
     /// The validated values at `now` (one 422 naming every field refused: a weight with more than one

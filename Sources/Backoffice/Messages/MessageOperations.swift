@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// A manager drafts a system message (`messages.create`). Nothing shows until it is published.
 /// A maintenance notice needs its window (start before end); other messages have none.
@@ -21,13 +21,10 @@ package struct CreateMessage: AuditedOperation {
         expiresAt: Date? = nil, windowStartsAt: Date? = nil, windowEndsAt: Date? = nil
     ) {
         self.title = title.trimmingCharacters(in: .whitespacesAndNewlines)
-        self.body = body
-        self.severity = severity
-        self.audience = audience
-        self.publishAt = publishAt
-        self.expiresAt = expiresAt
-        self.windowStartsAt = windowStartsAt
-        self.windowEndsAt = windowEndsAt
+        (
+            self.body, self.severity, self.audience, self.publishAt, self.expiresAt, self.windowStartsAt,
+            self.windowEndsAt
+        ) = (body, severity, audience, publishAt, expiresAt, windowStartsAt, windowEndsAt)
     }
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<SystemMessage> {
@@ -103,9 +100,9 @@ package struct PublishMessage: AuditedOperation {
                     code: "notice_period_too_short",
                     detail:
                         """
-                            A maintenance notice must show at least \(hours) h before its window starts \
-                            (policies/messages.yaml).
-                            """,
+                        A maintenance notice must show at least \(hours) h before its window starts \
+                        (policies/messages.yaml).
+                        """,
                     issues: [
                         FieldIssue(
                             field: "window_starts_at", code: "notice_period_too_short",

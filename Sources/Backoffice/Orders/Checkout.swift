@@ -14,10 +14,9 @@ package struct CheckoutRequest: Sendable {
         package var expectedUnitPrice: Int64?
 
         package init(goodID: UUID, quantity: Int, payIn: OrderLine.Currency, expectedUnitPrice: Int64?) {
-            self.goodID = goodID
-            self.quantity = quantity
-            self.payIn = payIn
-            self.expectedUnitPrice = expectedUnitPrice
+            (self.goodID, self.quantity, self.payIn, self.expectedUnitPrice) = (
+                goodID, quantity, payIn, expectedUnitPrice
+            )
         }
 
         /// The request's field that carries the expected price of line `index`.

@@ -74,10 +74,7 @@ package struct ServerSettings: Sendable {
     }
 
     package init(host: String, port: Int, databaseURL: DatabaseURL, policiesDirectory: URL) {
-        self.host = host
-        self.port = port
-        self.databaseURL = databaseURL
-        self.policiesDirectory = policiesDirectory
+        (self.host, self.port, self.databaseURL, self.policiesDirectory) = (host, port, databaseURL, policiesDirectory)
     }
 }
 

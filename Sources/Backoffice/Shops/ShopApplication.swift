@@ -1,5 +1,5 @@
-import Foundation
 import BackofficePlatform
+import Foundation
 
 /// A prospective shop's application, as the public form submits it and managers review it. The
 /// payout account is kept only as the provider's reference and its last four digits.
@@ -78,12 +78,9 @@ package struct ShopAddress: Sendable, Equatable, Codable {
     package var country: String
 
     package init(line1: String, line2: String?, city: String, region: String, postalCode: String, country: String) {
-        self.line1 = line1
-        self.line2 = line2
-        self.city = city
-        self.region = region
-        self.postalCode = postalCode
-        self.country = country
+        (self.line1, self.line2, self.city, self.region, self.postalCode, self.country) = (
+            line1, line2, city, region, postalCode, country
+        )
     }
 
     enum CodingKeys: String, CodingKey {

@@ -95,7 +95,7 @@ extension APIHandler {
     func listOperators(_ input: Operations.ListOperators.Input) async throws -> Operations.ListOperators.Output {
         let tenantID = try parseID(input.query.tenantId, "tenant_id")
         let (items, next) = try await idOrdered(limit: input.query.limit, cursor: input.query.cursor) {
-            ListOperators(tenantID: tenantID, afterID: $0, limit: $1)
+            ListOperators(owner: tenantID, afterID: $0, limit: $1)
         } answer: {
             try $0.api
         }
@@ -125,7 +125,7 @@ extension APIHandler {
     func listTokens(_ input: Operations.ListTokens.Input) async throws -> Operations.ListTokens.Output {
         let operatorID = try parseID(input.query.operatorId, "operator_id")
         let (items, next) = try await idOrdered(limit: input.query.limit, cursor: input.query.cursor) {
-            ListTokens(operatorID: operatorID, afterID: $0, limit: $1)
+            ListTokens(owner: operatorID, afterID: $0, limit: $1)
         } answer: {
             try $0.api
         }

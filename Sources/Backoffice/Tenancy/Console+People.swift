@@ -131,7 +131,7 @@ extension ConsoleRequest {
         let platform = principal.knownRole?.isPlatform ?? false
         let tenant = platform ? form.text("tenant").flatMap(UUID.init(uuidString:)) : principal.tenantID
         let after = form.text("after").flatMap(UUID.init(uuidString:)) ?? ConsoleLinks.firstID
-        let found = try await read(ListOperators(tenantID: tenant, afterID: after, limit: Console.pageSize + 1))
+        let found = try await read(ListOperators(owner: tenant, afterID: after, limit: Console.pageSize + 1))
         let people = found.prefix(Console.pageSize)
         let roles: [Role] = platform ? Role.allCases.filter { $0 != .appService } : [.partnerStaff, .partnerAdmin]
         var data: [String: Any] = [

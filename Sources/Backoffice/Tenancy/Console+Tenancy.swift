@@ -73,11 +73,11 @@ extension ConsoleRequest {
     fileprivate func tokensPage(issues: [FieldIssue], values: [String: String] = [:]) async throws -> ConsoleAnswer {
         let start = ConsoleLinks.firstID
         let after = form.text("after").flatMap(UUID.init(uuidString:)) ?? start
-        let found = try await read(ListTokens(operatorID: nil, afterID: after, limit: Console.pageSize + 1))
+        let found = try await read(ListTokens(owner: nil, afterID: after, limit: Console.pageSize + 1))
         let tokens = found.prefix(Console.pageSize)
         let platform = principal.knownRole?.isPlatform ?? false
         let owners = try await read(
-            ListOperators(tenantID: platform ? nil : principal.tenantID, afterID: start, limit: 500)
+            ListOperators(owner: platform ? nil : principal.tenantID, afterID: start, limit: 500)
         ).filter {
             $0.status == "active"
         }

@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 // Reads of tenants, operators and tokens, limited by row-level security to what the principal's tenant sees.
 
@@ -38,9 +38,9 @@ package struct ListTenants: Query {
     package func read(in unit: UnitOfWork) async throws -> [Tenant] {
         try await unit.all(
             """
-                SELECT \(unescaped: Tenant.columns) FROM tenants WHERE id <> \(platformTenantID) AND slug > \
-                \(afterSlug) ORDER BY slug LIMIT \(limit)
-                """
+            SELECT \(unescaped: Tenant.columns) FROM tenants WHERE id <> \(platformTenantID) AND slug > \
+            \(afterSlug) ORDER BY slug LIMIT \(limit)
+            """
         )
     }
 }
@@ -56,35 +56,20 @@ package struct GetTenant: Query {
     }
 }
 
-/// Operators by id after `afterID`, optionally of one tenant (`operators.list`).
-package struct ListOperators: Query {
-    package static let action: Action = "operators.list"
-    package let tenantID: UUID?
-    package let afterID: UUID
-    package let limit: Int
+/// Operators by id after `afterID`, of one tenant (`owner`) or of all (`operators.list`).
+package typealias ListOperators = ListByID<Operator>
 
-    package func read(in unit: UnitOfWork) async throws -> [Operator] {
-        try await unit.all(
-            """
-            SELECT \(unescaped: Operator.columns) FROM operators
-            WHERE (\(tenantID)::uuid IS NULL OR tenant_id = \(tenantID)) AND id > \(afterID) ORDER BY id LIMIT \(limit)
-            """)
-    }
+extension Operator: ListedByID {
+    package static let table = "operators"
+    package static let ownerColumn = "tenant_id"
+    package static let listAction: Action = "operators.list"
 }
 
-/// Tokens' metadata by id after `afterID`, optionally of one operator (`tokens.list`).
-package struct ListTokens: Query {
-    package static let action: Action = "tokens.list"
-    package let operatorID: UUID?
-    package let afterID: UUID
-    package let limit: Int
+/// Tokens' metadata by id after `afterID`, of one operator (`owner`) or of all (`tokens.list`).
+package typealias ListTokens = ListByID<Token>
 
-    package func read(in unit: UnitOfWork) async throws -> [Token] {
-        try await unit.all(
-            """
-            SELECT \(unescaped: Token.columns) FROM tokens
-            WHERE (\(operatorID)::uuid IS NULL OR operator_id = \(operatorID)) AND id > \(afterID) ORDER BY id LIMIT
-                \(limit)
-            """)
-    }
+extension Token: ListedByID {
+    package static let table = "tokens"
+    package static let ownerColumn = "operator_id"
+    package static let listAction: Action = "tokens.list"
 }

@@ -63,14 +63,9 @@ package struct Chart: Sendable, Hashable {
         id: String, title: String, kind: ChartKind, unit: ChartUnit, xLabel: String, yLabel: String,
         categories: [ChartCategory], series: [ChartSeries]
     ) {
-        self.id = id
-        self.title = title
-        self.kind = kind
-        self.unit = unit
-        self.xLabel = xLabel
-        self.yLabel = yLabel
-        self.categories = categories
-        self.series = series
+        (self.id, self.title, self.kind, self.unit, self.xLabel, self.yLabel, self.categories, self.series) = (
+            id, title, kind, unit, xLabel, yLabel, categories, series
+        )
     }
 
     /// The sentence for a chart with nothing to draw.

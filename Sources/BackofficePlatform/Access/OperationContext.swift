@@ -18,12 +18,9 @@ package struct OperationContext: Sendable {
         transaction: RequestTransaction? = nil,
         tokenHash: [UInt8]? = nil
     ) {
-        self.principal = principal
-        self.requestID = requestID
-        self.sourceIP = sourceIP
-        self.policies = policies
-        self.transaction = transaction
-        self.tokenHash = tokenHash
+        (self.principal, self.requestID, self.sourceIP, self.policies, self.transaction, self.tokenHash) = (
+            principal, requestID, sourceIP, policies, transaction, tokenHash
+        )
     }
 
     /// The context of a request acting for its scope's principal: how every request's context is

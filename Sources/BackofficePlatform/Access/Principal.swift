@@ -23,10 +23,7 @@ package struct Principal: Sendable, Equatable {
     ) {
         self.operatorID = operatorID
         self.role = role.rawValue
-        self.tenantID = tenantID
-        self.tokenID = tokenID
-        self.sessionID = sessionID
-        self.timeZone = timeZone
+        (self.tenantID, self.tokenID, self.sessionID, self.timeZone) = (tenantID, tokenID, sessionID, timeZone)
     }
 
     /// An actor that is no operator (no id, token or session), acting for the platform.

@@ -25,12 +25,9 @@ package struct Database: Sendable {
         client: PostgresClient, logger: Logger, clock: any WallClock = SystemWallClock(), ids: IDGenerator = .random,
         limits: PoolLimits = PoolLimits(), replica: ReadReplica? = nil
     ) {
-        self.client = client
-        self.limits = limits
-        self.logger = logger
-        self.clock = clock
-        self.ids = ids
-        self.replica = replica
+        (self.client, self.limits, self.logger, self.clock, self.ids, self.replica) = (
+            client, limits, logger, clock, ids, replica
+        )
     }
 
     /// Runs `body` in one transaction acting for `principal`'s tenant and role

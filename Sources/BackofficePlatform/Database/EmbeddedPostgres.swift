@@ -29,10 +29,9 @@ package final class EmbeddedPostgres: Sendable {
     }
 
     private init(dataDirectory: URL, port: Int, superuserPassword: String, runAs: String?) {
-        self.dataDirectory = dataDirectory
-        self.port = port
-        self.superuserPassword = superuserPassword
-        self.runAs = runAs
+        (self.dataDirectory, self.port, self.superuserPassword, self.runAs) = (
+            dataDirectory, port, superuserPassword, runAs
+        )
     }
 
     /// A new random password: 32 hex digits from the system's cryptographic source.

@@ -87,11 +87,9 @@ package final class ReadReplica: Sendable {
         checkInterval: Duration = .seconds(1),
         logger: Logger
     ) {
-        self.client = client
-        self.maxLag = maxLag
-        self.leaseTimeout = leaseTimeout
-        self.checkInterval = checkInterval
-        self.logger = logger
+        (self.client, self.maxLag, self.leaseTimeout, self.checkInterval, self.logger) = (
+            client, maxLag, leaseTimeout, checkInterval, logger
+        )
     }
 
     /// Where a lag-tolerant read made with `token` (its SHA-256) should go.

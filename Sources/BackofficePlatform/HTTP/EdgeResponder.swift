@@ -332,21 +332,14 @@ package struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Co
         streamedBodies: ContractRoutes, submissionThrottle: AddressThrottle, hotLists: HandEncodedLists?,
         sessionUploads: SessionUploads? = nil
     ) {
-        self.inner = inner
-        self.database = database
-        self.maxBodySize = maxBodySize
-        self.maxBulkBodySize = maxBulkBodySize
-        self.bulkPaths = bulkPaths
-        self.clientAddress = clientAddress
-        self.throttle = throttle
-        self.knownCredentials = knownCredentials
-        self.publicRoutes = publicRoutes
-        self.lagTolerantReads = lagTolerantReads
-        self.stagedChanges = stagedChanges
-        self.streamedBodies = streamedBodies
-        self.submissionThrottle = submissionThrottle
-        self.hotLists = hotLists
-        self.sessionUploads = sessionUploads
+        (
+            self.inner, self.database, self.maxBodySize, self.maxBulkBodySize, self.bulkPaths, self.clientAddress,
+            self.throttle, self.knownCredentials, self.publicRoutes, self.lagTolerantReads, self.stagedChanges,
+            self.streamedBodies, self.submissionThrottle, self.hotLists, self.sessionUploads
+        ) = (
+            inner, database, maxBodySize, maxBulkBodySize, bulkPaths, clientAddress, throttle, knownCredentials,
+            publicRoutes, lagTolerantReads, stagedChanges, streamedBodies, submissionThrottle, hotLists, sessionUploads
+        )
     }
 }
 

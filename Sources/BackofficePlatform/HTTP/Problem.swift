@@ -18,13 +18,9 @@ package struct Problem: Error, Sendable, Equatable {
         currentState: String? = nil,
         retryAfter: Int? = nil
     ) {
-        self.retryAfter = retryAfter
-        self.status = status
-        self.code = code
-        self.title = title
-        self.detail = detail
-        self.errors = errors
-        self.currentState = currentState
+        (self.retryAfter, self.status, self.code, self.title, self.detail, self.errors, self.currentState) = (
+            retryAfter, status, code, title, detail, errors, currentState
+        )
     }
 
     package static func malformed(_ detail: String) -> Problem {

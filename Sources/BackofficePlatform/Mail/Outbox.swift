@@ -24,12 +24,9 @@ package struct QueuedMail: Sendable {
         kind: Kind, tenantID: UUID, recipient: String, operatorID: UUID? = nil, reference: UUID? = nil,
         fields: [String: String] = [:]
     ) {
-        self.kind = kind
-        self.tenantID = tenantID
-        self.recipient = recipient
-        self.operatorID = operatorID
-        self.reference = reference
-        self.fields = fields
+        (self.kind, self.tenantID, self.recipient, self.operatorID, self.reference, self.fields) = (
+            kind, tenantID, recipient, operatorID, reference, fields
+        )
     }
 }
 

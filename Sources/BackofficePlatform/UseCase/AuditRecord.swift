@@ -22,12 +22,9 @@ package struct AuditRecord: Sendable {
         after: String?
     ) {
         self.action = action.rawValue
-        self.tenantID = tenantID
-        self.targetType = targetType
-        self.targetID = targetID
-        self.reason = reason
-        self.before = before
-        self.after = after
+        (self.tenantID, self.targetType, self.targetID, self.reason, self.before, self.after) = (
+            tenantID, targetType, targetID, reason, before, after
+        )
         self.actor = nil
     }
 

@@ -75,11 +75,7 @@ package struct UnitOfWork: Sendable {
 
     package init(connection: PostgresConnection, context: OperationContext, logger: Logger, now: Date, ids: IDGenerator)
     {
-        self.connection = connection
-        self.context = context
-        self.logger = logger
-        self.now = now
-        self.ids = ids
+        (self.connection, self.context, self.logger, self.now, self.ids) = (connection, context, logger, now, ids)
     }
 }
 

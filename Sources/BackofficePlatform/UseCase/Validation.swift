@@ -9,10 +9,7 @@ package struct FieldIssue: Sendable, Codable, Equatable {
     package var current: String? = nil
 
     package init(field: String, code: String, message: String, current: String? = nil) {
-        self.field = field
-        self.code = code
-        self.message = message
-        self.current = current
+        (self.field, self.code, self.message, self.current) = (field, code, message, current)
     }
 }
 
