@@ -125,7 +125,7 @@ let package = Package(
                 "BackofficeConsole",
                 "CCmarkGFM",
             ] + serviceLibraries,
-            resources: consolePages,
+            resources: consolePages + [.copy("Privacy/customer-data.yaml")],
             swiftSettings: swiftSettings
         ),
         // The moderation screen's micro-benchmark (`ops/bench/run` runs it in release).

@@ -13,7 +13,10 @@
 ///   (`tags: tag`); `help`: a field's help where the contract's description is not the one to show;
 /// - `required`: fields the command line requires though the contract does not (so the service can
 ///   say why); `defaults`: an option's Swift default; `fixed`: a body field given a Swift expression
-///   rather than an option.
+///   rather than an option; `files`: text fields read from the file an option names (`body` from
+///   `--body-file`), with that option's help;
+/// - `current`: the operation that reads the resource, whose ETag is sent as `If-Match` when
+///   `--if-match` is absent (so a version saved in between is still refused, never overwritten).
 struct Command {
     let typePath: [String]
     let configuration: [String]
@@ -92,7 +95,7 @@ struct InputReader {
 
     /// A field's help: the `x-cli` block's, else the contract's description of the field or its schema.
     private func help(_ name: String, _ described: Mapping?, _ schema: Any?) -> String {
-        if let given = cli.mapping("help")?.text(name) { return given }
+        if let given = cli.mapping("help")?.text(name) ?? cli.mapping("files")?.text(name) { return given }
         // An enumeration's values are listed by ArgumentParser itself.
         let text = described?.text("description") ?? operation.contract.resolved(schema)?.text("description") ?? ""
         return text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
@@ -115,6 +118,13 @@ struct InputReader {
                 headers.append(input)
             default: throw GeneratorError("parameter \(name) in \(place)")
             }
+        }
+        let pathGroup = ".init(" + path.map { "\($0.label): \($0.value)" }.joined(separator: ", ") + ")"
+        if let current = cli.text("current"), let index = headers.firstIndex(where: { $0.label == "ifMatch" }) {
+            headers[index] = Input(
+                declaration: "@Option(help: \"Only if it is still at this ETag/version (read first when absent).\") "
+                    + "var ifMatch: String?", label: "ifMatch",
+                value: "try await currentVersion(ifMatch, await client.\(current)(path: \(pathGroup)))")
         }
         let body = try bodyGroup()
         inputs =
@@ -193,7 +203,8 @@ struct InputReader {
             }
             let inline = "\(owner).\(SwiftName.type(name))Payload"
             do {
-                let kind = try ValueKind.of(raw, in: operation.contract, inlineEnumeration: inline)
+                let read = cli.mapping("files")?.text(name) != nil
+                let kind = read ? .file : try ValueKind.of(raw, in: operation.contract, inlineEnumeration: inline)
                 let input = input(name, kind: kind, required: required.contains(name), raw as? Mapping, raw)
                 inputs.append(input)
                 members.append("\(input.label): \(input.value)")

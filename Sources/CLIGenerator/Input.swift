@@ -7,6 +7,8 @@ enum ValueKind {
     case time
     case enumeration(String)
     case list(String)
+    /// A text read from the file the option names (`x-cli` `files`).
+    case file
 
     /// The kind of `schema` (a property's or a parameter's). `inlineEnumeration` is the type the
     /// client generator gives an enumeration declared in place.
@@ -63,7 +65,8 @@ struct Input {
         let optional = required || preset != nil ? "" : "?"
         let preset = preset.map { " = \($0)" } ?? ""
         let wrapper = positional ? "@Argument" : "@Option"
-        let help = "help: \(SwiftName.literal(help))"
+        let naming = positional ? "" : SwiftName.flagName(plain)
+        let help = naming + "help: \(SwiftName.literal(help))"
         switch kind {
         case .text:
             declaration = "\(wrapper)(\(help)) var \(property): String\(optional)\(preset)"
@@ -71,7 +74,8 @@ struct Input {
         case .number(let type):
             // A negative number is the option's value, not a flag.
             let parsing = positional ? "" : "parsing: .unconditional, "
-            declaration = "\(wrapper)(\(parsing)\(help)) var \(property): \(type)\(optional)"
+            let said = help.dropFirst(naming.count)
+            declaration = "\(wrapper)(\(naming)\(parsing)\(said)) var \(property): \(type)\(optional)\(preset)"
             value = property
         case .enumeration(let type):
             enumeration = type
@@ -83,6 +87,9 @@ struct Input {
         case .boolean:
             declaration = "@Flag(inversion: .prefixedNo, \(help)) var \(property): Bool\(optional)"
             value = property
+        case .file:
+            declaration = "\(wrapper)(\(help)) var \(property)File: String\(optional)"
+            value = required ? "try readTextFile(\(property)File)" : "try \(property)File.map(readTextFile)"
         case .list(let type):
             if type != "String" { enumeration = type }
             declaration = "@Option(\(help)) var \(property): [\(type)] = []"
@@ -92,9 +99,7 @@ struct Input {
 
     init(declaration: String, label: String, value: String) {
         self.name = label
-        self.label = label
-        self.declaration = declaration
-        self.value = value
+        (self.label, self.declaration, self.value) = (label, declaration, value)
     }
 }
 
@@ -109,11 +114,23 @@ enum SwiftName {
         return escaping && keywords.contains(joined) ? "_\(joined)" : joined
     }
 
-    /// The flag ArgumentParser makes of a property: `renewsAt` → `renews-at`.
+    /// The flag of a property: `renewsAt` → `renews-at`, `energyKcal100g` → `energy-kcal-100g`.
     static func kebab(_ property: String) -> String {
         property.reduce(into: "") { flag, character in
-            if character.isUppercase { flag += "-" + character.lowercased() } else { flag.append(character) }
+            if character.isUppercase {
+                flag += "-" + character.lowercased()
+            } else if character.isNumber, let last = flag.last, last.isLetter {
+                flag += "-" + String(character)
+            } else {
+                flag.append(character)
+            }
         }
+    }
+
+    /// The option's `name:` argument where ArgumentParser's own flag would not be `kebab`'s (a
+    /// property with digits), else nothing.
+    static func flagName(_ property: String) -> String {
+        property.contains(where: \.isNumber) ? "name: .customLong(\(literal(kebab(property)))), " : ""
     }
 
     /// `lockCustomer` → `LockCustomer`, `order_status` → `OrderStatus`.

@@ -70,18 +70,23 @@ package struct GetCustomerAccount: Query {
     }
 }
 
-/// The account's audit events, oldest first (`accounts.history`).
+/// The account's audit events, oldest first (`accounts.history`): the log's page of the events
+/// that name it (`ListAuditEvents`), for a role that reads an account's history but not the log.
+/// - Throws: 404 for an account the principal does not see.
 package struct CustomerAccountHistory: Query {
     package static let action: Action = "accounts.history"
     package let id: UUID
-    package let afterID: Int64
-    package let limit: Int
+    let events: ListAuditEvents
+
+    package init(id: UUID, afterID: Int64, limit: Int) {
+        self.id = id
+        let filter = AuditFilter(tenantID: platformTenantID, targetID: id.text)
+        events = ListAuditEvents(filter: filter, afterID: afterID, limit: limit)
+    }
 
     package func read(in unit: UnitOfWork) async throws -> [AuditEventRecord] {
         _ = try await Customer.fetch(id, in: unit)
-        return try await AuditLog.page(
-            AuditFilter(tenantID: platformTenantID, targetID: id.text), afterID: afterID, limit: limit,
-            on: unit.connection, logger: unit.logger)
+        return try await events.read(in: unit)
     }
 }
 
@@ -111,12 +116,9 @@ package struct ListAppeals: Query {
 }
 
 /// One appeal (`appeals.read`).
-package struct GetAppeal: Query {
-    package static let action: Action = "appeals.read"
-    package let id: UUID
-    package init(id: UUID) { self.id = id }
+package typealias GetAppeal = GetByID<Appeal>
 
-    package func read(in unit: UnitOfWork) async throws -> Appeal {
-        try await unit.byID("appeals", id, notFound: "Appeal \(id.text)")
-    }
+extension Appeal: ReadByID {
+    package static let table = "appeals"
+    package static let readAction: Action = "appeals.read"
 }

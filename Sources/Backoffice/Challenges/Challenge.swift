@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// A challenge: customers ranked by an aggregation of one metric over a window, whose leaders
 /// (and whoever reaches the target) are paid FitPoints from the challenge's own budget.
@@ -112,12 +112,6 @@ extension Challenge: RowDecodable {
             rewards: try JSONDecoder().decode(Rewards.self, from: Data(d.12.utf8)), budgetPoints: d.13,
             status: try .init(known: d.14),
             publishedAt: d.15, settledAt: d.16, createdAt: d.17, updatedAt: d.18, version: d.19)
-    }
-
-    /// The challenge; with `forUpdate`, locked until the unit of work ends.
-    /// - Throws: `DomainError.notFound`.
-    static func fetch(_ id: UUID, forUpdate: Bool = false, in unit: UnitOfWork) async throws -> Challenge {
-        try await unit.byID("challenges", id, forUpdate: forUpdate, notFound: "Challenge \(id.text)")
     }
 }
 

@@ -1,22 +1,18 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// Challenges, newest first, one page (`challenges.list`).
 package typealias ListChallenges = ListNewestFirst<Challenge>
 
-extension Challenge: ListedNewestFirst {
+extension Challenge: ListedNewestFirst, ReadByID {
     package static let table = "challenges"
     package static let listAction: Action = "challenges.list"
+    package static let readAction: Action = "challenges.read"
 }
 
 /// One challenge (`challenges.read`).
-package struct GetChallenge: Query {
-    package static let action: Action = "challenges.read"
-    package let id: UUID
-    package init(id: UUID) { self.id = id }
-    package func read(in unit: UnitOfWork) async throws -> Challenge { try await Challenge.fetch(id, in: unit) }
-}
+package typealias GetChallenge = GetByID<Challenge>
 
 /// A leaderboard row: a participant's standing with its rank under the challenge's tie policy.
 package struct LeaderboardEntry: Sendable, Equatable {

@@ -54,12 +54,6 @@ extension Good: RowDecodable {
                 imageURLs: c.10),
             status: try Status(known: c.9), createdAt: c.11, updatedAt: c.12, version: c.13)
     }
-
-    /// The good, if the principal's tenant sees it; with `forUpdate`, locked until the unit ends.
-    /// - Throws: `DomainError.notFound` (also for another tenant's good: existence is not revealed).
-    static func fetch(_ id: UUID, forUpdate: Bool = false, in unit: UnitOfWork) async throws -> Good {
-        try await unit.byID("goods", id, forUpdate: forUpdate, notFound: "Good \(id.text)")
-    }
 }
 
 /// The fields a partner sets on a good, validated together whether they come from a form, an

@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// The principal's tenant's goods by sku (`goods.list`); a platform role sees every tenant's.
 /// `search` keeps the goods whose SKU starts with it or whose name contains it (any case).
@@ -38,11 +38,11 @@ package struct ListGoods: Query {
 }
 
 /// One good of the principal's tenant (`goods.read`); another tenant's is 404.
-package struct GetGood: Query {
-    package static let action: Action = "goods.read"
-    let id: UUID
-    package init(id: UUID) { self.id = id }
-    package func read(in unit: UnitOfWork) async throws -> Good { try await Good.fetch(id, in: unit) }
+package typealias GetGood = GetByID<Good>
+
+extension Good: ReadByID {
+    package static let table = "goods"
+    package static let readAction: Action = "goods.read"
 }
 
 /// A good as the app's shop shows it: active, with its partner's name.

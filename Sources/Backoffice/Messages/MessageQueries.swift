@@ -1,25 +1,18 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// Messages, newest first, after the keyset (`created_at`, `id`) of `after` (`messages.list`).
 package typealias ListMessages = ListNewestFirst<SystemMessage>
 
-extension SystemMessage: ListedNewestFirst {
+extension SystemMessage: ListedNewestFirst, ReadByID {
     package static let table = "system_messages"
     package static let listAction: Action = "messages.list"
+    package static let readAction: Action = "messages.read"
 }
 
 /// One message (`messages.read`).
-package struct GetMessage: Query {
-    package static let action: Action = "messages.read"
-    package let id: UUID
-    package init(id: UUID) { self.id = id }
-
-    package func read(in unit: UnitOfWork) async throws -> SystemMessage {
-        try await SystemMessage.fetch(id, in: unit)
-    }
-}
+package typealias GetMessage = GetByID<SystemMessage>
 
 /// The messages showing now for an audience, most severe first, then newest (`messages.active`,
 /// the app's read): published, `publish_at` reached, `expires_at` not. `all` shows only messages

@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// How a system message is stored (`system_messages`, platform sessions only).
 extension SystemMessage: RowDecodable {
@@ -22,11 +22,5 @@ extension SystemMessage: RowDecodable {
             expiresAt: c.6, windowStartsAt: c.7, windowEndsAt: c.8, status: try Status(known: c.9), retractedAt: c.10,
             retractReason: c.11,
             createdAt: c.12, updatedAt: c.13, version: c.14)
-    }
-
-    /// The message; with `forUpdate`, locked until the unit of work ends.
-    /// - Throws: `DomainError.notFound`.
-    static func fetch(_ id: UUID, forUpdate: Bool = false, in unit: UnitOfWork) async throws -> SystemMessage {
-        try await unit.byID("system_messages", id, forUpdate: forUpdate, notFound: "Message \(id.text)")
     }
 }

@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// What a case's content is in the app's forum.
 package enum ContentKind: String, Sendable, CaseIterable, Codable {
@@ -116,12 +116,6 @@ extension ModerationCase: RowDecodable {
         version = Int(try cells.next(Int32.self))
     }
 
-    /// The case `id`, locked for the unit's change with `forUpdate`.
-    /// - Throws: `notFound` when there is none (or the principal's tenant cannot see it).
-    static func fetch(_ id: UUID, forUpdate: Bool = false, in unit: UnitOfWork) async throws -> ModerationCase {
-        try await unit.byID("moderation_cases", id, forUpdate: forUpdate, notFound: "Moderation case \(id.text)")
-    }
-
     /// The open case of a content, locked for the unit's change (nil when none is open).
     static func open(_ kind: ContentKind, _ contentID: String, in unit: UnitOfWork) async throws -> ModerationCase? {
         try await unit.first(
@@ -213,4 +207,10 @@ extension ModerationDecision: RowDecodable {
             RETURNING \(unescaped: columns)
             """, else: DomainError.inconsistent("the decision was not returned"))
     }
+}
+
+/// A case is read by its id (`fetch`, locked for the unit's change with `forUpdate`).
+extension ModerationCase: ReadByID {
+    package static let table = "moderation_cases"
+    package static let readAction: Action = "moderation.read"
 }

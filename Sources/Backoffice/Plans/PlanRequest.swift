@@ -90,13 +90,6 @@ extension PlanRequest: RowDecodable {
         version = Int(try cells.next(Int32.self))
     }
 
-    /// The request `id` as the principal sees it (an expert: waiting in the queue, or held by it),
-    /// locked for the unit's change with `forUpdate`.
-    /// - Throws: `notFound` when there is none the principal sees.
-    static func fetch(_ id: UUID, forUpdate: Bool = false, in unit: UnitOfWork) async throws -> PlanRequest {
-        try await unit.byID("plan_requests", id, forUpdate: forUpdate, notFound: "Plan request \(id.text)")
-    }
-
     /// The waiting request this principal holds now for `planID`'s customer and kind: the one a
     /// plan answers (a first request the plan was written for, or a change asked of it), locked.
     /// - Throws: 409 `not_held` when the principal holds none.
@@ -115,4 +108,11 @@ extension PlanRequest: RowDecodable {
         }
         return held
     }
+}
+
+/// A request is read by its id as the principal sees it (an expert: waiting in the queue, or held
+/// by it; `fetch`, locked for the unit's change with `forUpdate`).
+extension PlanRequest: ReadByID {
+    package static let table = "plan_requests"
+    package static let readAction: Action = "plans.queue"
 }

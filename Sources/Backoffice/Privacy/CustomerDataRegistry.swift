@@ -1,14 +1,17 @@
 import BackofficePlatform
+import Foundation
+import Yams
 
 /// Every table and column that holds a customer's data, and what the purge and the data export do
-/// with each: the one declared list both read (the purge's audit event names what it erased and
-/// kept from it; the export's sections are checked against it). `CustomerDataRegistryTests` fails
-/// when the schema has a column naming a customer (`customer_id`, `reporter_id`, a foreign key to
-/// `customers`, a customer's `author_id`) or a personal column (`email`, `display_name`,
-/// `shipping_*`, `content_text`, …) that this list does not name, or names one that is gone.
+/// with each, as `customer-data.yaml` beside this file declares it: the one list both read (the
+/// purge's audit event names what it erased and kept from it; the export's sections are checked
+/// against it). `CustomerDataRegistryTests` fails when the schema has a column naming a customer
+/// (`customer_id`, `reporter_id`, a foreign key to `customers`, a customer's `author_id`) or a
+/// personal column (`email`, `display_name`, `shipping_*`, `content_text`, …) that this list does
+/// not name, or names one that is gone.
 package enum CustomerDataRegistry {
     /// What `maintenance purge` does with a holding.
-    package enum Purge: Sendable, Equatable {
+    package enum Purge: Sendable, Equatable, Decodable {
         /// The rows go with the account (the account row itself, or a foreign key `ON DELETE CASCADE`).
         case deletedWithAccount
         /// The purge deletes the rows itself (no foreign key: the rows are not the account's own).
@@ -21,7 +24,7 @@ package enum CustomerDataRegistry {
     }
 
     /// One table's hold on a customer: the column naming the customer, the personal columns beside it.
-    package struct Holding: Sendable, Equatable {
+    package struct Holding: Sendable, Equatable, Decodable {
         package let table: String
         /// The column whose value is the customer's id (`id` for `customers`).
         package let column: String
@@ -38,81 +41,18 @@ package enum CustomerDataRegistry {
         case notExported(String)
     }
 
-    package static let holdings: [Holding] = [
-        Holding(
-            table: "customers", column: "id", personal: ["email", "display_name"], purge: .deletedWithAccount,
-            export: .section("account")),
-        Holding(
-            table: "account_locks", column: "customer_id", personal: [], purge: .deletedWithAccount,
-            export: .section("locks")),
-        Holding(
-            table: "login_attempts", column: "customer_id", personal: [], purge: .deletedWithAccount,
-            export: .section("login_attempts")),
-        Holding(
-            table: "appeals", column: "customer_id", personal: [], purge: .deletedWithAccount,
-            export: .section("appeals")),
-        Holding(
-            table: "health_profiles", column: "customer_id", personal: [], purge: .deletedWithAccount,
-            export: .section("health_profile")),
-        Holding(
-            table: "health_profile_history", column: "customer_id", personal: [], purge: .deletedWithAccount,
-            export: .section("health_profile")),
-        Holding(
-            table: "plan_requests", column: "customer_id", personal: ["goal"], purge: .deletedWithAccount,
-            export: .section("plans")),
-        Holding(
-            table: "plans", column: "customer_id", personal: [], purge: .deletedWithAccount, export: .section("plans")),
-        Holding(
-            table: "orders", column: "customer_id", personal: ["shipping_name", "shipping_address"],
-            purge: .erased(
-                columns: ["shipping_name", "shipping_address"],
-                keeping: "amounts, dates and lines: tax records"),
-            export: .section("orders")),
-        Holding(
-            table: "subscriptions", column: "customer_id", personal: [],
-            purge: .kept("subscriptions by id: their invoices rest on them"),
-            export: .section("subscriptions")),
-        Holding(
-            table: "invoices", column: "customer_id", personal: [],
-            purge: .kept("amounts and dates by id: accounting records"),
-            export: .section("subscriptions")),
-        Holding(
-            table: "invoice_refunds", column: "customer_id", personal: [],
-            purge: .kept("refunds by id: accounting records (their reasons are the staff's)"),
-            export: .section("subscriptions")),
-        Holding(
-            table: "activity_events", column: "customer_id", personal: [],
-            purge: .kept("activity by id: nothing names the person once the account is gone"),
-            export: .section("activity")),
-        Holding(
-            table: "fitpoints_daily_earnings", column: "customer_id", personal: [],
-            purge: .kept("points paid per day, by id: the ledger's earnings balance against it"),
-            export: .section("daily_earnings")),
-        Holding(
-            table: "badge_awards", column: "customer_id", personal: [], purge: .kept("badges by id"),
-            export: .section("badges")),
-        Holding(
-            table: "challenge_scores", column: "customer_id", personal: [],
-            purge: .kept("scores by id: a settled challenge's payouts rest on them"),
-            export: .section("challenge_scores")),
-        Holding(
-            table: "health_access_events", column: "customer_id", personal: [],
-            purge: .kept("who read the data, when and why: the controller's record, hash-chained"),
-            export: .section("health_profile_accesses")),
-        Holding(
-            table: "console_read_purposes", column: "customer_id", personal: [],
-            purge: .kept("an operator's stated purpose for reading, by id, for the session it was given in"),
-            export: .notExported("an operator's session state, not the customer's data")),
-        Holding(
-            table: "moderation_cases", column: "author_id", personal: ["content_text"],
-            purge: .erased(
-                columns: ["author_id", "content_text"],
-                keeping: "the case and its decisions: the statements of reasons (DSA Art. 17, 24(5))"),
-            export: .notExported("the app holds the author's posts; statements reach the author in the app")),
-        Holding(
-            table: "moderation_reports", column: "reporter_id", personal: [], purge: .deleted,
-            export: .notExported("a report is about another customer's content")),
-    ]
+    /// The holdings of `customer-data.yaml`, the declared list beside this file (a resource of the
+    /// build: one missing or malformed is a defect of the build, and stops the process at once).
+    package static let holdings: [Holding] = {
+        do {
+            guard let url = Bundle.module.url(forResource: "customer-data", withExtension: "yaml") else {
+                throw CocoaError(.fileNoSuchFile)
+            }
+            return try YAMLDecoder().decode([Holding].self, from: try String(contentsOf: url, encoding: .utf8))
+        } catch {
+            fatalError("customer-data.yaml: \(error)")
+        }
+    }()
 
     /// What a purge erases, as its audit event names it: `table` (rows deleted) or `table.column`.
     package static var erased: [String] {
@@ -133,6 +73,44 @@ package enum CustomerDataRegistry {
             case .kept(let why): "\(holding.table) (\(why))"
             case .deletedWithAccount, .deleted: nil
             }
+        }
+    }
+}
+
+extension CustomerDataRegistry.Purge {
+    private enum Keys: String, CodingKey { case erased, keeping, kept }
+
+    /// `deleted_with_account`, `deleted`, `{erased: [columns], keeping: why}` or `{kept: why}`.
+    package init(from decoder: any Decoder) throws {
+        if let word = try? decoder.singleValueContainer().decode(String.self) {
+            switch word {
+            case "deleted_with_account": self = .deletedWithAccount
+            case "deleted": self = .deleted
+            default:
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: word))
+            }
+            return
+        }
+        let fields = try decoder.container(keyedBy: Keys.self)
+        if let why = try fields.decodeIfPresent(String.self, forKey: .kept) {
+            self = .kept(why)
+        } else {
+            self = .erased(
+                columns: try fields.decode([String].self, forKey: .erased),
+                keeping: try fields.decode(String.self, forKey: .keeping))
+        }
+    }
+}
+
+extension CustomerDataRegistry.Export: Decodable {
+    private enum Keys: String, CodingKey { case notExported = "not_exported" }
+
+    /// A section's name, or `{not_exported: why}`.
+    package init(from decoder: any Decoder) throws {
+        if let section = try? decoder.singleValueContainer().decode(String.self) {
+            self = .section(section)
+        } else {
+            self = .notExported(try decoder.container(keyedBy: Keys.self).decode(String.self, forKey: .notExported))
         }
     }
 }

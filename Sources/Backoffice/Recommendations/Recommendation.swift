@@ -179,14 +179,6 @@ extension Recommendation: RowDecodable {
             levels: try cells.next())
         featured = try cells.next()
     }
-
-    /// The recommendation, locked until the unit ends with `forUpdate`.
-    package static func fetch(_ id: UUID, forUpdate: Bool = false, in unit: UnitOfWork) async throws -> Recommendation {
-        let lock = forUpdate ? "FOR UPDATE" : ""
-        return try await unit.one(
-            "SELECT \(unescaped: columns) FROM recommendations WHERE id = \(id) \(unescaped: lock)",
-            as: Recommendation.self, else: DomainError.notFound("Recommendation \(id.text)"))
-    }
 }
 
 /// What a manager writes: the recommendation's words, kind, audience and validity window.

@@ -27,14 +27,11 @@ package struct ListRecommendations: Query {
 }
 
 /// One recommendation (`recommendations.read`).
-package struct GetRecommendation: Query {
-    package static let action: Action = "recommendations.read"
-    let id: UUID
-    package init(id: UUID) { self.id = id }
+package typealias GetRecommendation = GetByID<Recommendation>
 
-    package func read(in unit: UnitOfWork) async throws -> Recommendation {
-        try await Recommendation.fetch(id, in: unit)
-    }
+extension Recommendation: ReadByID {
+    package static let table = "recommendations"
+    package static let readAction: Action = "recommendations.read"
 }
 
 /// The dry run of an audience rule (`recommendations.audience`): how many active accounts it

@@ -46,14 +46,11 @@ package struct ListTenants: Query {
 }
 
 /// One tenant (`tenants.read`).
-package struct GetTenant: Query {
-    package static let action: Action = "tenants.read"
-    package let id: UUID
-    package init(id: UUID) { self.id = id }
+package typealias GetTenant = GetByID<Tenant>
 
-    package func read(in unit: UnitOfWork) async throws -> Tenant {
-        try await unit.byID("tenants", id, notFound: "Tenant \(id.text)")
-    }
+extension Tenant: ReadByID {
+    package static let table = "tenants"
+    package static let readAction: Action = "tenants.read"
 }
 
 /// Operators by id after `afterID`, of one tenant (`owner`) or of all (`operators.list`).

@@ -56,29 +56,6 @@ extension Videos {
             }
         }
     }
-
-    struct Update: AsyncParsableCommand {
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Argument(help: "Video id.") var id: String
-        @OptionGroup(title: "Fields") var fields: Fields
-        @Option(help: "Only if the video is still at this version.") var ifMatch: String?
-
-        func run() async throws {
-            try await global.show(.single(CLIColumns.video)) { client in
-                let version = try await currentVersion(ifMatch, await client.getVideo(path: .init(videoId: id)))
-                let f = fields
-                return try await client.updateVideo(
-                    path: .init(videoId: id), headers: .init(idempotencyKey: global.changeKey(), ifMatch: version),
-                    body: .json(
-                        .init(
-                            title: f.title, description: f.description, category: f.category, trainerId: f.trainerID,
-                            trainerName: f.trainerName, durationSeconds: f.durationSeconds,
-                            level: f.level.flatMap { .init(rawValue: $0.rawValue) },
-                            equipment: f.equipment.isEmpty ? nil : f.equipment, videoUrl: f.videoURL,
-                            coverUrl: f.coverURL, met: f.met, premium: f.premium)))
-            }
-        }
-    }
 }
 
 extension Components.Schemas.VideoDraft.LevelPayload: ExpressibleByArgument {}

@@ -163,6 +163,27 @@ struct ContractTests {
         #expect(checked >= contract.operationCount * 2)
     }
 
+    @Test(
+        """
+        no key of the contract is left without a value: an unquoted comma in a flow mapping's text cuts the text \
+        and makes its rest a key (a description, a help line)
+        """
+    )
+    func noKeyWithoutValue() throws {
+        func emptyKeys(_ value: Any, _ path: String) -> [String] {
+            if let mapping = value as? [String: Any] {
+                return mapping.flatMap { key, inner in
+                    inner is NSNull ? ["\(path)/\(key)"] : emptyKeys(inner, "\(path)/\(key)")
+                }
+            }
+            if let list = value as? [Any] { return list.enumerated().flatMap { emptyKeys($1, "\(path)/\($0)") } }
+            return []
+        }
+        let cut = try #require(try Yams.load(yaml: "p: { description: One serving (over 0, at most 5000). }"))
+        #expect(emptyKeys(cut, "") == ["/p/at most 5000)."], "the check finds the defect it is for")
+        #expect(emptyKeys(try Contract.load().document, "").sorted() == [])
+    }
+
     @Test("every paged operation takes the limit its contract names, and refuses one more (422 on limit)")
     func pageLimits() async throws {
         let contract = try Contract.load()

@@ -56,3 +56,40 @@ package struct ListByID<Row: ListedByID>: Query {
             """)
     }
 }
+
+/// A row read by its id (`GetByID`, `fetch`): its table, what a missing one is called, and the
+/// permission that reads it.
+package protocol ReadByID: RowDecodable, Sendable {
+    /// The table its rows are in (row-level security narrows it to the principal's tenant).
+    static var table: String { get }
+    /// What the 404 calls a missing one: by default the type's name in words (`Moderation case`).
+    static var noun: String { get }
+    /// The permission of `policies/access.yaml` that reads one (`challenges.read`).
+    static var readAction: Action { get }
+}
+
+extension ReadByID {
+    package static var noun: String {
+        String(describing: Self.self).reduce(into: "") { words, letter in
+            words += letter.isUppercase && !words.isEmpty ? " " + letter.lowercased() : String(letter)
+        }
+    }
+
+    /// The row `id` as the principal may see it; with `forUpdate`, locked until the unit ends.
+    /// - Throws: `DomainError.notFound`, also for a row the principal's tenant does not see (its
+    ///   existence is not revealed).
+    package static func fetch(_ id: UUID, forUpdate: Bool = false, in unit: UnitOfWork) async throws -> Self {
+        try await unit.byID(table, id, forUpdate: forUpdate, notFound: "\(noun) \(id.text)")
+    }
+}
+
+/// One `Row` by its id (`Row.readAction`): the read of every table read this way, named by a
+/// typealias in its domain (`GetTenant`).
+package struct GetByID<Row: ReadByID>: Query {
+    package static var action: Action { Row.readAction }
+    package let id: UUID
+
+    package init(id: UUID) { self.id = id }
+
+    package func read(in unit: UnitOfWork) async throws -> Row { try await Row.fetch(id, in: unit) }
+}
