@@ -69,11 +69,25 @@ enum MailTemplates {
                 subject: approved ? "\(shop) is approved on HealthTrack" : "Your HealthTrack shop application",
                 paragraphs: paragraphs, link: nil,
                 footer: "Reference: \(fields["application_id"] ?? "")")
+        case .webhookEndpointDisabled: return webhookEndpointDisabled(fields)
         case .subscriptionReceipt, .subscriptionPaymentFailed, .subscriptionLapsed, .subscriptionPriceChange:
             return try billing(kind, fields: fields)
         default:
             throw Unwritten(kind: kind)
         }
+    }
+
+    /// A shop's webhook endpoint disabled after three days of failed deliveries.
+    private static func webhookEndpointDisabled(_ fields: [String: String]) -> Rendered {
+        page(
+            subject: "A webhook endpoint of your shop was disabled",
+            paragraphs: [
+                "Deliveries to \(fields["url"] ?? "your endpoint") failed for three days, so it is disabled: "
+                    + "no more events are sent to it.",
+                "The events waiting are kept: enable it again (backoffice webhook-endpoints update --status "
+                    + "enabled) once it answers 2xx within 10 seconds, and they are sent in order.",
+            ],
+            link: nil, footer: "The last event tried: \(fields["event_id"] ?? "")")
     }
 
     /// The customer's mails about their subscription (`BillingMail`).

@@ -99,14 +99,8 @@ package struct OutboxDelivery: Service {
     }
 
     package func run() async throws {
-        try? await gracefulShutdown(sleeping: .milliseconds(200))
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            let delivered: Int
-            do { delivered = try await deliverDue() } catch {
-                database.logger.warning("mail delivery failed", metadata: ["error": "\(error)"])
-                delivered = 0
-            }
-            if delivered == 0 { try? await gracefulShutdown(sleeping: settings.interval) }
+        await drainEvery(settings.interval, logger: database.logger, failure: "mail delivery failed") {
+            try await deliverDue()
         }
     }
 

@@ -84,7 +84,7 @@ extension ModerationCase: RowDecodable {
         """
 
     /// `columns` with the table's alias `c.` before each.
-    static let qualifiedColumns = qualified(columns, "c")
+    static let qualifiedColumns = columns(of: "c")
 
     /// The facts a screen's matches establish, in words (the screen's decision and a moderator's).
     static func screenFacts(_ rules: [String], in kind: ContentKind) -> String {
@@ -126,12 +126,6 @@ extension ModerationCase: RowDecodable {
     }
 }
 
-/// `columns` (a select list) with `alias.` before each column.
-private func qualified(_ columns: String, _ alias: String) -> String {
-    columns.split(separator: ",").map { alias + "." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-        .joined(separator: ", ")
-}
-
 /// A decision on a case and its statement of reasons: what was decided, on what facts and
 /// ground, whether it was automated, by which policy version.
 package struct ModerationDecision: Sendable, Equatable {
@@ -157,7 +151,7 @@ extension ModerationDecision: RowDecodable {
         """
 
     /// `columns` with the table's alias `d.` before each.
-    static let qualifiedColumns = qualified(columns, "d")
+    static let qualifiedColumns = columns(of: "d")
 
     /// A case's decisions, oldest first.
     static func all(ofCase caseID: UUID, in unit: UnitOfWork) async throws -> [ModerationDecision] {

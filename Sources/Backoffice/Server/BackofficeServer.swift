@@ -122,6 +122,13 @@ package enum BackofficeServer {
                     database: database, policies: policies, settings: settings.mail, transport: transport,
                     links: InvitationLinks(secondFactorKey: settings.secondFactorKey)))
         }
+        if var webhooks = settings.webhooks {
+            webhooks.outbound = settings.outbound
+            services.append(
+                WebhookDelivery(
+                    database: database, policies: policies, settings: webhooks,
+                    secrets: WebhookEndpointSecrets(secondFactorKey: settings.secondFactorKey)))
+        }
         if let interval = settings.reconcileInterval {
             services.append(
                 ReconciliationService(

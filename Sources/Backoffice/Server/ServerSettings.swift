@@ -57,6 +57,8 @@ package struct ServerSettings: Sendable {
     package var payments: any PaymentGateway = SimulatedPaymentGateway()
     /// Where partners' webhook endpoints may point (`dev`: loopback too), and the resolver.
     package var outbound = OutboundSettings()
+    /// How webhooks are delivered; nil delivers none (a test server, which posts by hand).
+    package var webhooks: WebhookSettings? = nil
 
     /// Webhook secrets as configuration writes them: `provider=secret`, comma-separated, a
     /// provider repeated during a rotation (`simulated=whsec_new,simulated=whsec_old`).

@@ -65,3 +65,18 @@ extension APIHandler {
             secret: webhookEndpointSecrets.secret(for: endpoint.id, generation: endpoint.secretGeneration))
     }
 }
+
+extension APIHandler {
+    func updateWebhookEndpoint(_ input: Operations.UpdateWebhookEndpoint.Input) async throws
+        -> Operations.UpdateWebhookEndpoint.Output
+    {
+        let body: Components.Schemas.WebhookEndpointUpdate = try json(input.body)
+        let id = try parseID(input.path.webhookEndpointId, "webhook_endpoint_id")
+        let update = UpdateWebhookEndpoint(
+            id: id, events: try body.events?.map { try WebhookEvent(known: $0.rawValue) },
+            description: body.description, status: try body.status.map { try .init(known: $0.rawValue) },
+            ifMatch: input.headers.ifMatch)
+        let endpoint = try await change(update, on: id, body: body) { try $0.api }
+        return .ok(.init(headers: .init(eTag: EntityTag.of(Int64(endpoint.version))), body: .json(endpoint)))
+    }
+}

@@ -40,12 +40,18 @@ extension WebhookEndpoint: RowDecodable {
         created_at, updated_at
         """
 
-    package init(row: PostgresRow) throws {
-        let c = try row.decode((UUID, UUID, String, String, [String], String, Int, Date?, Int, Date, Date).self)
+    package init(row: PostgresRow) throws { try self.init(row.makeRandomAccess(), from: 0) }
+
+    /// The endpoint from `columns` read from cell `start` of a row that joins it.
+    init(_ cells: PostgresRandomAccessRow, from start: Int) throws {
+        func cell<T: PostgresDecodable>(_ offset: Int, _ type: T.Type = T.self) throws -> T {
+            try cells[start + offset].decode(T.self)
+        }
         self.init(
-            id: c.0, tenantID: c.1, url: c.2, description: c.3, events: try c.4.map(WebhookEvent.init(known:)),
-            status: try Status(known: c.5), secretGeneration: c.6, previousSecretUntil: c.7,
-            version: c.8, createdAt: c.9, updatedAt: c.10)
+            id: try cell(0), tenantID: try cell(1), url: try cell(2), description: try cell(3),
+            events: try cell(4, [String].self).map(WebhookEvent.init(known:)),
+            status: try Status(known: try cell(5, String.self)), secretGeneration: try cell(6),
+            previousSecretUntil: try cell(7), version: try cell(8), createdAt: try cell(9), updatedAt: try cell(10))
     }
 
     /// What an audit event keeps of it: never a secret.

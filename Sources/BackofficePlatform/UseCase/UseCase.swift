@@ -184,6 +184,14 @@ package protocol RowDecodable: Sendable {
     init(row: PostgresRow) throws
 }
 
+extension RowDecodable {
+    /// `columns` with `alias.` before each column, for a statement that joins its table.
+    package static func columns(of alias: String) -> String {
+        columns.split(separator: ",").map { alias + "." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .joined(separator: ", ")
+    }
+}
+
 /// How many rows a prepared page statement fetches, written into its SQL as a literal, so that
 /// PostgreSQL keeps the statement's one generic plan (with `LIMIT $n` it plans every execution
 /// anew: docs/decisions/list-pages-planned-once.md).

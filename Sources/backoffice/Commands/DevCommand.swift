@@ -73,6 +73,7 @@ struct Dev: AsyncParsableCommand {
             settings.webhookSecrets = (setup.credentials.webhookSecrets ?? [:]).mapValues { [$0] }
             settings.secondFactorKey = secondFactorKey
             settings.outbound.rules = .dev
+            settings.webhooks = WebhookSettings()
             settings.mail = try Self.mail(home: home, serviceURL: serviceURL, logger: logger)
             let banner = Banner(
                 setup: setup, credentialsFile: credentialsFile.path, clusterData: clusterData.path,

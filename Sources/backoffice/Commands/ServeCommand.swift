@@ -86,6 +86,7 @@ struct Serve: AsyncParsableCommand {
                 databaseURL: try resolveDatabaseURL(databaseURL, env: ["BACKOFFICE_DATABASE_URL"]),
                 policiesDirectory: project.policiesDirectory)
             settings.lockExpiryInterval = .seconds(max(1, lockExpirySeconds))
+            settings.webhooks = WebhookSettings()
             guard reconcileIntervalSeconds >= 0, (0...10_080).contains(reconcileOlderThanMinutes) else {
                 throw CLIFailure.usage(
                     "--reconcile-interval-seconds must be 0 or more, --reconcile-older-than-minutes 0 to 10,080")

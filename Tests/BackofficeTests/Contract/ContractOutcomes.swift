@@ -27,6 +27,8 @@ enum ContractOutcomes {
     private static let text = """
         createWebhookEndpoint platform_admin 422 validation_failed
         createWebhookEndpoint partner_admin 422 validation_failed
+        updateWebhookEndpoint platform_admin 422 validation_failed
+        updateWebhookEndpoint partner_admin 422 validation_failed
         createArticle backend_manager 409 slug_taken
         createArticle expert 409 slug_taken
         updateArticle platform_admin 428 precondition_required

@@ -6,12 +6,14 @@ import Testing
 @testable import BackofficePlatform
 
 /// The Python the tests run third parties' tools with: `.build/test-venv`, a virtual environment
-/// holding aiosmtpd (the SMTP server of `MailSink`) and jsonschema with PyYAML (the contract's
-/// validator, `ops/lib/validate-export.py`), pinned, made by the first test that needs it (under a
-/// file lock, so two test processes make it once), so that `swift test` on a fresh clone needs
-/// nothing run before it.
+/// holding aiosmtpd (the SMTP server of `MailSink`), jsonschema with PyYAML (the contract's
+/// validator, `ops/lib/validate-export.py`) and stripe (its webhook verifier, `WebhookReceiver`),
+/// pinned, made by the first test that needs it (under a file lock, so two test processes make it
+/// once), so that `swift test` on a fresh clone needs nothing run before it.
 enum TestPython {
-    static let packages = ["aiosmtpd==1.4.6", "jsonschema==4.26.0", "rfc3339-validator==0.1.4", "PyYAML==6.0.3"]
+    static let packages = [
+        "aiosmtpd==1.4.6", "jsonschema==4.26.0", "rfc3339-validator==0.1.4", "PyYAML==6.0.3", "stripe==16.1.0",
+    ]
 
     /// The interpreter's path, or why the environment could not be made.
     static let path: Result<String, TestSetupError> = {
@@ -22,7 +24,8 @@ enum TestPython {
             shift
             exec 9>"$venv.lock"
             flock 9
-            if ! "$venv/bin/python" -c 'import aiosmtpd, jsonschema, rfc3339_validator, yaml' >/dev/null 2>&1; then
+            modules='aiosmtpd, jsonschema, rfc3339_validator, yaml, stripe'
+            if ! "$venv/bin/python" -c "import $modules" >/dev/null 2>&1; then
               rm -rf "$venv"
               python3 -m venv "$venv"
               "$venv/bin/pip" install -q --disable-pip-version-check "$@"

@@ -1,0 +1,92 @@
+import BackofficePlatform
+import Foundation
+import PostgresNIO
+
+/// A webhook delivery claimed for one attempt: its endpoint, its event, and the body it posts.
+struct WebhookClaim: Sendable {
+    let tenantID: UUID
+    let id: UUID
+    let endpoint: WebhookEndpoint
+    let eventID: UUID
+    let type: String
+    /// `{"id", "type", "created", "data"}`: the event as the receiver reads it.
+    let payload: Data
+    /// Its attempt now included.
+    let attempts: Int
+    let createdAt: Date
+    /// When it was claimed: the time its attempt is signed at.
+    let claimedAt: Date
+
+    /// What an attempt came to: the receiver's status and the start of its answer, or the error.
+    enum Outcome: Sendable, Equatable {
+        case delivered(status: Int, response: String)
+        case failed(status: Int?, response: String?, error: String?)
+    }
+
+    /// The first pending delivery of an enabled endpoint whose earlier deliveries are all done,
+    /// due now and held by no one (oldest due first), claimed for `settings.claimSeconds`; nil
+    /// when there is none.
+    static func next(_ settings: WebhookSettings, in unit: UnitOfWork) async throws -> WebhookClaim? {
+        let until = unit.now.addingTimeInterval(Double(settings.claimSeconds))
+        return try await unit.all(
+            """
+            WITH claimed AS (
+                UPDATE webhook_deliveries d SET claimed_until = \(until), attempts = d.attempts + 1,
+                    last_attempt_at = \(unit.now)
+                WHERE (d.tenant_id, d.id) IN (
+                    SELECT c.tenant_id, c.id FROM webhook_deliveries c
+                    JOIN webhook_endpoints e ON e.tenant_id = c.tenant_id AND e.id = c.endpoint_id
+                    WHERE c.status = 'pending' AND e.status = 'enabled' AND c.due_at <= \(unit.now)
+                      AND (c.claimed_until IS NULL OR c.claimed_until <= \(unit.now))
+                      AND NOT EXISTS (SELECT FROM webhook_deliveries p WHERE p.endpoint_id = c.endpoint_id
+                                      AND p.status = 'pending' AND p.seq < c.seq)
+                    ORDER BY c.due_at, c.seq LIMIT 1 FOR UPDATE OF c SKIP LOCKED)
+                RETURNING d.tenant_id, d.id, d.endpoint_id, d.event_id, d.attempts, d.created_at
+            )
+            SELECT c.tenant_id, c.id, c.event_id, c.attempts, c.created_at, v.type, v.data::text, v.created_at,
+                \(unescaped: WebhookEndpoint.columns(of: "e"))
+            FROM claimed c JOIN webhook_events v ON v.tenant_id = c.tenant_id AND v.id = c.event_id
+            JOIN webhook_endpoints e ON e.tenant_id = c.tenant_id AND e.id = c.endpoint_id
+            """
+        ) { row in try WebhookClaim(row: row, claimedAt: unit.now) }.first
+    }
+
+    init(row: PostgresRow, claimedAt: Date) throws {
+        self.claimedAt = claimedAt
+        let cells = row.makeRandomAccess()
+        tenantID = try cells[0].decode(UUID.self)
+        id = try cells[1].decode(UUID.self)
+        eventID = try cells[2].decode(UUID.self)
+        attempts = try cells[3].decode(Int.self)
+        createdAt = try cells[4].decode(Date.self)
+        type = try cells[5].decode(String.self)
+        let data = try cells[6].decode(String.self)
+        let created = Int(try cells[7].decode(Date.self).timeIntervalSince1970)
+        payload = Data(#"{"id":"\#(eventID.text)","type":"\#(type)","created":\#(created),"data":\#(data)}"#.utf8)
+        endpoint = try WebhookEndpoint(cells, from: 8)
+    }
+
+    /// Records `outcome` of this attempt; a failure past `settings.giveUpAfter` fails the delivery
+    /// and disables its endpoint (audited, and mailed to the shop's admins).
+    func record(_ outcome: Outcome, settings: WebhookSettings, in unit: UnitOfWork) async throws {
+        switch outcome {
+        case .delivered(let status, let response):
+            try await unit.execute(
+                """
+                UPDATE webhook_deliveries SET status = 'delivered', delivered_at = \(unit.now), claimed_until = NULL,
+                    last_status = \(status), last_response = \(response), last_error = NULL
+                WHERE tenant_id = \(tenantID) AND id = \(id)
+                """)
+        case .failed(let status, let response, let error):
+            let giveUp = unit.now >= createdAt.addingTimeInterval(settings.giveUpAfter)
+            let due = unit.now.addingTimeInterval(WebhookBackoff.wait(afterAttempt: attempts))
+            try await unit.execute(
+                """
+                UPDATE webhook_deliveries SET status = \(giveUp ? "failed" : "pending"), claimed_until = NULL,
+                    due_at = \(due), last_status = \(status), last_response = \(response), last_error = \(error)
+                WHERE tenant_id = \(tenantID) AND id = \(id)
+                """)
+            if giveUp { try await WebhookEndpointFailure.disable(endpoint, after: self, in: unit) }
+        }
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import Testing
+
+@testable import Backoffice
+@testable import BackofficePlatform
+
+/// A webhook receiver for a test (`ops/webhook-receiver.py`, run by `TestPython`): it checks each
+/// delivery's signature with Stripe's own verifier and answers the statuses it is given in turn.
+final class WebhookReceiver: Sendable {
+    let port: Int
+    let pid: pid_t
+    let log: String
+
+    struct Request: Decodable, Equatable {
+        let id: String
+        let type: String
+        let headerID: String
+        let status: Int
+        let verified: Bool
+        enum CodingKeys: String, CodingKey { case id, type, headerID = "header_id", status, verified }
+    }
+
+    init(secrets: [String], answers: [Int]) throws {
+        let python = try TestPython.path.get()
+        log = FileManager.default.temporaryDirectory.appendingPathComponent("receiver-\(UUID().uuidString).log").path
+        pid = try ChildProcess.spawn(
+            [
+                python, projectRoot.appendingPathComponent("ops/webhook-receiver.py").path, "--answers",
+                answers.map(String.init).joined(separator: ","),
+            ] + secrets.flatMap { ["--secret", $0] },
+            outputPath: log)
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("ready ") }),
+                let port = Int(line.dropFirst(6))
+            {
+                self.port = port
+                return
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        kill(pid, SIGKILL)
+        throw TestSetupError(
+            description: "the receiver did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+    }
+
+    /// The requests received so far, in order.
+    func requests() throws -> [Request] {
+        try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").filter { $0.hasPrefix("{") }
+            .map { try JSONDecoder().decode(Request.self, from: Data($0.utf8)) }
+    }
+
+    deinit { kill(pid, SIGKILL) }
+}
+
+@Suite(
+    "Webhook deliveries: written with the change, posted in order, signed for Stripe's verifier, retried, given up"
+)
+struct WebhookDeliveryTests {
+    static let secrets = WebhookEndpointSecrets(secondFactorKey: TestEnvironment.secondFactorKey)
+
+    /// Delivery through dev's rules (loopback allowed), with the tests' resolver.
+    static func delivery(_ env: TestEnvironment, rules: OutboundTarget.Rules = .dev) -> WebhookDelivery {
+        var settings = WebhookSettings()
+        settings.outbound = TestEnvironment.outbound
+        settings.outbound.rules = rules
+        return WebhookDelivery(database: env.database, policies: env.policies, settings: settings, secrets: secrets)
+    }
+
+    /// An endpoint of `partner` at `url` for `events`, registered as its admin under dev's rules.
+    static func endpoint(_ env: TestEnvironment, partner: Int, url: String, _ events: [WebhookEvent]) async throws
+        -> WebhookEndpoint
+    {
+        let target = try await OutboundTarget.check(url, rules: .dev, resolver: TestEnvironment.outbound.resolver)
+        let admin = OperationContext(
+            principal: env.fixture.partners[partner].admin, requestID: "test", sourceIP: nil, policies: env.policies)
+        return try await env.database.run(
+            CreateWebhookEndpoint(target: target, events: events, description: nil), context: admin)
+    }
+
+    static func placeOrder(_ shop: ShopFixture, _ quantity: Int) async throws -> UUID {
+        try await shop.env.database.runStaged(
+            Checkout(
+                shop.request([("BOTTLE", quantity, .usd)]), payments: SimulatedPaymentGateway(), idempotencyKey: nil),
+            context: shop.env.context(.appService)
+        ).detail.order.id
+    }
+
+    static func deliveries(_ env: TestEnvironment, _ endpoint: WebhookEndpoint) async throws -> String {
+        try await env.ownerScalar(
+            """
+            SELECT coalesce(string_agg(v.type || ' ' || d.status || ' ' || d.attempts, ',' ORDER BY d.seq), '')
+            FROM webhook_deliveries d JOIN webhook_events v ON v.id = d.event_id
+            WHERE d.endpoint_id = '\(endpoint.id.text)'
+            """, as: String.self) ?? ""
+    }
+
+    @Test(
+        """
+        the change writes its events in its own transaction, one delivery per endpoint of the shop that asked for \
+        the type: an order placed and paid, a good falling to its low-stock line; another shop's endpoint gets none
+        """)
+    func eventsWithTheChange() async throws {
+        try await TestEnvironment.with { env in
+            let shop = try await ShopFixture.make(env)
+            let orders = try await Self.endpoint(
+                env, partner: 0, url: "http://127.0.0.1:9/o", [.orderPlaced, .orderPaid])
+            let stock = try await Self.endpoint(env, partner: 0, url: "http://127.0.0.1:9/s", [.goodLowStock])
+            let other = try await Self.endpoint(env, partner: 1, url: "http://127.0.0.1:9/x", [.orderPlaced])
+            _ = try await Self.placeOrder(shop, 2)
+            #expect(try await Self.deliveries(env, orders) == "order.placed pending 0,order.paid pending 0")
+            #expect(try await Self.deliveries(env, stock) == "", "stock 8: above the line")
+            _ = try await Self.placeOrder(shop, 3)
+            #expect(try await Self.deliveries(env, stock) == "good.low_stock pending 0", "stock 5: at the line")
+            #expect(try await Self.deliveries(env, other) == "")
+            #expect(
+                try await env.ownerScalar(
+                    "SELECT count(*) FROM webhook_events WHERE tenant_id = '\(env.fixture.partners[1].tenantID.text)'",
+                    as: Int.self) == 0)
+        }
+    }
+
+    @Test(
+        """
+        deliveries are posted in order per endpoint with the event's id, signed so that Stripe's verifier accepts \
+        them under the endpoint's secret; a 500 is retried after its wait and nothing after it goes first
+        """)
+    func postedInOrderSignedRetried() async throws {
+        try await TestEnvironment.with { env in
+            let shop = try await ShopFixture.make(env)
+            let receiver = try WebhookReceiver(secrets: [], answers: [500, 200])
+            let endpoint = try await Self.endpoint(
+                env, partner: 0, url: "http://127.0.0.1:\(receiver.port)/hooks", [.orderPlaced, .orderPaid])
+            let signed = try WebhookReceiver(
+                secrets: [Self.secrets.secret(for: endpoint.id, generation: 1)], answers: [500, 200])
+            try await env.asOwner(
+                """
+                UPDATE webhook_endpoints SET url = 'http://127.0.0.1:\(signed.port)/hooks'
+                WHERE id = '\(endpoint.id.text)'
+                """
+            )
+            _ = try await Self.placeOrder(shop, 1)
+            let delivery = Self.delivery(env)
+            #expect(try await delivery.deliverDue() == 1, "the first is tried; the second waits behind it")
+            #expect(try signed.requests().map(\.status) == [500])
+            #expect(try await delivery.deliverDue() == 0, "not due again yet")
+            env.clock.advance(by: 61)
+            #expect(try await delivery.deliverDue() == 2)
+            let requests = try signed.requests()
+            #expect(requests.map(\.type) == ["order.placed", "order.placed", "order.paid"])
+            #expect(requests.allSatisfy { $0.verified && $0.id == $0.headerID }, "\(requests)")
+            #expect(requests[0].id == requests[1].id, "a retry carries the same event id")
+            #expect(try await Self.deliveries(env, endpoint) == "order.placed delivered 2,order.paid delivered 1")
+            #expect(try receiver.requests().isEmpty)
+        }
+    }
+
+    @Test(
+        """
+        under serve's rules a delivery to an address that is not public is refused at the attempt, no request \
+        made; a delivery failing for three days fails, its endpoint is disabled (audited) and the admin is mailed
+        """)
+    func refusedThenGivenUp() async throws {
+        try await TestEnvironment.with { env in
+            let shop = try await ShopFixture.make(env)
+            let receiver = try WebhookReceiver(secrets: [], answers: [200])
+            let endpoint = try await Self.endpoint(
+                env, partner: 0, url: "http://loopback.example:\(receiver.port)/h", [.orderPlaced])
+            _ = try await Self.placeOrder(shop, 1)
+            let delivery = Self.delivery(env, rules: .serve)
+            #expect(try await delivery.deliverDue() == 1)
+            #expect(try receiver.requests().isEmpty, "no request to a loopback address")
+            let error = try await env.ownerScalar(
+                "SELECT last_error FROM webhook_deliveries WHERE endpoint_id = '\(endpoint.id.text)'", as: String.self)
+            #expect(error?.hasPrefix("refused:") == true, "\(error ?? "")")
+            env.clock.advance(by: 3 * 86_400 + 1)
+            #expect(try await delivery.deliverDue() == 1)
+            #expect(try await Self.deliveries(env, endpoint) == "order.placed failed 2")
+            #expect(
+                try await env.ownerScalar(
+                    "SELECT status FROM webhook_endpoints WHERE id = '\(endpoint.id.text)'", as: String.self)
+                    == "disabled")
+            #expect(try await env.auditCount("webhook_endpoints.update") == 1)
+            #expect(
+                try await env.ownerScalar(
+                    "SELECT count(*) FROM outbox WHERE kind = 'webhook_endpoint_disabled'", as: Int.self) ?? 0 >= 1)
+            env.clock.advance(by: 86_400)
+            #expect(try await delivery.deliverDue() == 0, "a disabled endpoint is sent nothing")
+        }
+    }
+}
