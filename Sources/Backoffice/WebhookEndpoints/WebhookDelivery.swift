@@ -40,9 +40,9 @@ enum WebhookBackoff {
 /// leaves a claim that lapses after `claimSeconds`. The body is signed as the payment providers
 /// sign theirs (`WebhookSignature`: `Backoffice-Signature: t=…,v1=…`, HMAC-SHA256 of `<t>.<body>`
 /// under each secret that signs, two during a roll's overlap), so Stripe's libraries verify it.
-/// Every attempt resolves the URL again and posts
-/// only to a public address (`OutboundTarget`), to that very address (no second lookup), and
-/// follows no redirect. A 2xx answer delivers it; anything else is retried (`WebhookBackoff`)
+/// Every attempt resolves the URL again and posts only to a public address (`OutboundTarget`), to
+/// that very address (no second lookup), and follows no redirect. A 2xx answer delivers it;
+/// anything else is retried (`WebhookBackoff`)
 /// until the delivery is `giveUpAfter` old, when it fails and its endpoint is disabled, audited,
 /// with a mail to the shop's admins.
 package struct WebhookDelivery: Service {
