@@ -42,9 +42,8 @@ enum WebhookBackoff {
 /// under each secret that signs, two during a roll's overlap), so Stripe's libraries verify it.
 /// Every attempt resolves the URL again and posts only to a public address (`OutboundTarget`), to
 /// that very address (no second lookup), and follows no redirect. A 2xx answer delivers it;
-/// anything else is retried (`WebhookBackoff`)
-/// until the delivery is `giveUpAfter` old, when it fails and its endpoint is disabled, audited,
-/// with a mail to the shop's admins.
+/// anything else is retried (`WebhookBackoff`) until the delivery is `giveUpAfter` old, when it
+/// fails and its endpoint is disabled, audited, with a mail to the shop's admins.
 package struct WebhookDelivery: Service {
     let database: Database
     let policies: PolicySet
