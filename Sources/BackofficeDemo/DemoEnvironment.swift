@@ -115,7 +115,7 @@ package enum DemoEnvironment {
             logger.info("migrations applied", metadata: ["migrations": "\(applied.joined(separator: ", "))"])
         }
         let appURL = cluster.url(database: "backoffice", user: "backoffice_app", password: appPassword)
-        return try await Database.with(url: try DatabaseURL(appURL), logger: logger) { database in
+        return try await Database.with(url: try DatabaseURL(appURL), logger: logger, limits: setupLimits) { database in
             try await seedOnce(database: database, policies: policies, earningRules: earningRules)
             try await seedAddedLater(database: database, policies: policies)
             if let contentPolicies {
@@ -286,6 +286,15 @@ package enum DemoEnvironment {
                 context: context)
         }
     }
+
+    /// The setup's pool: it waits for its own cluster however busy the machine is (the service's pool
+    /// gives up after 2 s to connect and 5 s to lease, to answer a request 503 in time; nobody waits on
+    /// this one).
+    static let setupLimits: PoolLimits = {
+        var limits = PoolLimits()
+        (limits.connectTimeout, limits.leaseTimeout) = (.seconds(60), .seconds(120))
+        return limits
+    }()
 
     private static func seedOnce(database: Database, policies: PolicySet, earningRules: URL?) async throws {
         let seeded = try await database.transaction(for: .system) { connection in

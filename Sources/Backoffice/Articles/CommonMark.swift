@@ -2,6 +2,7 @@ import BackofficeConsole
 import BackofficePlatform
 import CCmarkGFM
 import Foundation
+import Synchronization
 
 /// Markdown to HTML by cmark-gfm, GitHub's build of the CommonMark reference implementation (a C
 /// library, fuzzed for years and linked from the system), with GitHub's tables, strikethrough and
@@ -63,7 +64,17 @@ enum CommonMark {
 
     private static let registered: Void = { cmark_gfm_core_extensions_ensure_registered() }()
 
+    /// One render at a time in the process: cmark-gfm keeps the inline parser's special characters in
+    /// one global table, which every parser with extensions adds its characters to as it starts and
+    /// removes them from as it finishes, so two renders at once can each lose the other's (an
+    /// autolink left as text, seen under load). A render is bounded (`reading`), so the wait is short.
+    private static let oneAtATime = Mutex(())
+
     private static func render(_ markdown: String, extensions: [String]) -> String {
+        oneAtATime.withLock { _ in renderAlone(markdown, extensions: extensions) }
+    }
+
+    private static func renderAlone(_ markdown: String, extensions: [String]) -> String {
         _ = registered
         let options = CMARK_OPT_UNSAFE
         guard let parser = cmark_parser_new(options) else { fatalError("cmark_parser_new: out of memory") }

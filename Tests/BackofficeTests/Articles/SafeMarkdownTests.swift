@@ -268,6 +268,27 @@ struct SafeMarkdownTests {
 
     @Test(
         """
+        renders at once do not disturb each other: 8 tasks render 500 documents each, and every bare URL is \
+        linked (cmark-gfm's parsers share one table of special characters, so the renders take turns)
+        """
+    )
+    func concurrentRenders() async {
+        let linked = await withTaskGroup(of: Int.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    (0..<500).filter { index in
+                        let html = SafeMarkdown("See https://ok.example/\(task)/\(index) and **more**.").html
+                        return html.contains(#"<a href="https://ok.example/\#(task)/\#(index)""#)
+                    }.count
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(linked == 4_000)
+    }
+
+    @Test(
+        """
         nested links: the inner link cancels the outer, as CommonMark says (the outer's address is then a bare \
         URL, linked on its own), so no <a> is ever inside another
         """
