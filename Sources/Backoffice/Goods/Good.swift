@@ -50,7 +50,7 @@ extension Good: RowDecodable {
         self.init(
             id: c.0, tenantID: c.1, sku: c.2,
             fields: GoodFields(
-                name: c.3, description: c.4, category: c.5, priceCents: c.6, priceFitPoints: c.7, stock: c.8,
+                stored: c.3, description: c.4, category: c.5, priceCents: c.6, priceFitPoints: c.7, stock: c.8,
                 imageURLs: c.10),
             status: try Status(known: c.9), createdAt: c.11, updatedAt: c.12, version: c.13)
     }
@@ -79,6 +79,16 @@ package struct GoodFields: Sendable, Equatable {
         self.priceFitPoints = priceFitPoints
         self.stock = stock
         self.imageURLs = (imageURLs ?? []).map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
+    /// The fields as stored: checked and trimmed when they were written, so a row is read as it is
+    /// (no per-row trimming on a catalog page).
+    init(
+        stored name: String, description: String, category: String, priceCents: Int64?, priceFitPoints: Int64?,
+        stock: Int64, imageURLs: [String]
+    ) {
+        (self.name, self.description, self.category, self.priceCents, self.priceFitPoints, self.stock, self.imageURLs) =
+            (name, description, category, priceCents, priceFitPoints, stock, imageURLs)
     }
 
     static let maxPrice: Int64 = 100_000_000

@@ -119,10 +119,3 @@ package struct WebhookDelivery: Service {
         }
     }
 }
-
-extension TimeAmount {
-    init(_ duration: Duration) {
-        self = .nanoseconds(
-            duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
-    }
-}

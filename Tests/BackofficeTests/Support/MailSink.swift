@@ -50,16 +50,7 @@ final class MailSink: Sendable {
         ]
         if let refuseAfter { argv += ["--refuse-after", String(refuseAfter)] }
         pid = try ChildProcess.spawn(argv, outputPath: log)
-        let deadline = Date().addingTimeInterval(20)
-        var found: Int?
-        while found == nil, Date() < deadline {
-            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("ready ") }) {
-                found = Int(line.dropFirst(6))
-            }
-            if found == nil { Thread.sleep(forTimeInterval: 0.05) }
-        }
-        guard let found else {
+        guard let found = readyPort(in: log) else {
             kill(pid, SIGKILL)
             throw MailSinkFailure(
                 description: "the mail sink did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")"
@@ -83,6 +74,22 @@ final class MailSink: Sendable {
     }
 
     deinit { kill(pid, SIGKILL) }
+}
+
+/// The port a test's server process announced in `log` with a line `ready PORT`, within 20 s; nil
+/// when it did not.
+func readyPort(in log: String) -> Int? {
+    let deadline = Date().addingTimeInterval(20)
+    while Date() < deadline {
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("ready ") }),
+            let port = Int(line.dropFirst(6))
+        {
+            return port
+        }
+        Thread.sleep(forTimeInterval: 0.05)
+    }
+    return nil
 }
 
 struct MailSinkFailure: Error, CustomStringConvertible {

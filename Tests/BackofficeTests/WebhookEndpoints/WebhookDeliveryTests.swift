@@ -29,16 +29,9 @@ final class WebhookReceiver: Sendable {
                 answers.map(String.init).joined(separator: ","),
             ] + secrets.flatMap { ["--secret", $0] },
             outputPath: log)
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline {
-            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("ready ") }),
-                let port = Int(line.dropFirst(6))
-            {
-                self.port = port
-                return
-            }
-            Thread.sleep(forTimeInterval: 0.05)
+        if let port = readyPort(in: log) {
+            self.port = port
+            return
         }
         kill(pid, SIGKILL)
         throw TestSetupError(
