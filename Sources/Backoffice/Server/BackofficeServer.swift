@@ -125,7 +125,7 @@ package enum BackofficeServer {
         if var webhooks = settings.webhooks {
             webhooks.outbound = settings.outbound
             services.append(
-                WebhookDelivery(
+                WebhookSender(
                     database: database, policies: policies, settings: webhooks,
                     secrets: WebhookEndpointSecrets(secondFactorKey: settings.secondFactorKey)))
         }

@@ -80,3 +80,51 @@ extension APIHandler {
         return .ok(.init(headers: .init(eTag: EntityTag.of(Int64(endpoint.version))), body: .json(endpoint)))
     }
 }
+
+extension WebhookDelivery {
+    var api: Components.Schemas.WebhookDelivery {
+        get throws {
+            Components.Schemas.WebhookDelivery(
+                id: id.text, tenantId: tenantID.text, endpointId: endpointID.text, eventId: eventID.text,
+                eventType: try .init(known: eventType.rawValue), sequence: sequence,
+                status: try .init(known: status.rawValue), attempts: attempts, nextAttemptAt: nextAttemptAt,
+                lastAttemptAt: lastAttemptAt, lastStatus: lastStatus, lastResponse: lastResponse, lastError: lastError,
+                deliveredAt: deliveredAt, replayedAt: replayedAt, createdAt: createdAt)
+        }
+    }
+}
+
+extension APIHandler {
+    func listWebhookDeliveries(_ input: Operations.ListWebhookDeliveries.Input) async throws
+        -> Operations.ListWebhookDeliveries.Output
+    {
+        let limit = try pageLimit(input.query.limit)
+        let query = ListWebhookDeliveries(
+            endpointID: try parseID(input.path.webhookEndpointId, "webhook_endpoint_id"),
+            status: try input.query.status.map { try .init(known: $0.rawValue) },
+            before: try Cursor.number(input.query.cursor), limit: limit + 1)
+        let (items, next) = keysetPage(try await read(query), limit: limit) { [String($0.sequence)] }
+        return .ok(.init(body: .json(.init(items: try items.map { try $0.api }, nextCursor: next))))
+    }
+
+    func getWebhookDelivery(_ input: Operations.GetWebhookDelivery.Input) async throws
+        -> Operations.GetWebhookDelivery.Output
+    {
+        let detail = try await read(
+            GetWebhookDelivery(id: try parseID(input.path.webhookDeliveryId, "webhook_delivery_id")))
+        let attempts = detail.attempts.map {
+            Components.Schemas.WebhookAttempt(
+                number: $0.number, attemptedAt: $0.attemptedAt, durationMs: $0.durationMilliseconds, status: $0.status,
+                response: $0.response, error: $0.error)
+        }
+        return .ok(.init(body: .json(.init(delivery: try detail.delivery.api, body: detail.body, attempts: attempts))))
+    }
+
+    func replayWebhookDelivery(_ input: Operations.ReplayWebhookDelivery.Input) async throws
+        -> Operations.ReplayWebhookDelivery.Output
+    {
+        let id = try parseID(input.path.webhookDeliveryId, "webhook_delivery_id")
+        let replayed = try await change(ReplayWebhookDelivery(id: id), on: id, body: String?.none) { try $0.api }
+        return .ok(.init(body: .json(replayed)))
+    }
+}

@@ -23,6 +23,7 @@ extension Console {
                 try await console.webhookEndpointsPage(issues: issues, values: console.form.values)
             }
         }
+        registerWebhookDeliveries(on: group)
     }
 }
 
@@ -52,7 +53,7 @@ extension ConsoleRequest {
         var data: [String: Any] = [
             "rows": rows.map {
                 [
-                    "url": $0.url, "description": $0.description,
+                    "id": $0.id.text, "url": $0.url, "description": $0.description,
                     "events": $0.events.map(\.rawValue).joined(separator: ", "),
                     "status": $0.status.rawValue, "generation": $0.secretGeneration,
                     "created": ConsoleTime.text($0.createdAt),

@@ -13,7 +13,8 @@ struct WebhookClaim: Sendable {
     let payload: Data
     /// Its attempt now included.
     let attempts: Int
-    let createdAt: Date
+    /// When it was made, or last replayed: it is retried for `giveUpAfter` from then.
+    let retriedSince: Date
     /// When it was claimed: the time its attempt is signed at.
     let claimedAt: Date
 
@@ -41,9 +42,10 @@ struct WebhookClaim: Sendable {
                       AND NOT EXISTS (SELECT FROM webhook_deliveries p WHERE p.endpoint_id = c.endpoint_id
                                       AND p.status = 'pending' AND p.seq < c.seq)
                     ORDER BY c.due_at, c.seq LIMIT 1 FOR UPDATE OF c SKIP LOCKED)
-                RETURNING d.tenant_id, d.id, d.endpoint_id, d.event_id, d.attempts, d.created_at
+                RETURNING d.tenant_id, d.id, d.endpoint_id, d.event_id, d.attempts,
+                    coalesce(d.replayed_at, d.created_at) AS since
             )
-            SELECT c.tenant_id, c.id, c.event_id, c.attempts, c.created_at, v.type, v.data::text, v.created_at,
+            SELECT c.tenant_id, c.id, c.event_id, c.attempts, c.since, v.type, v.data::text, v.created_at,
                 \(unescaped: WebhookEndpoint.columns(of: "e"))
             FROM claimed c JOIN webhook_events v ON v.tenant_id = c.tenant_id AND v.id = c.event_id
             JOIN webhook_endpoints e ON e.tenant_id = c.tenant_id AND e.id = c.endpoint_id
@@ -58,17 +60,34 @@ struct WebhookClaim: Sendable {
         id = try cells[1].decode(UUID.self)
         eventID = try cells[2].decode(UUID.self)
         attempts = try cells[3].decode(Int.self)
-        createdAt = try cells[4].decode(Date.self)
+        retriedSince = try cells[4].decode(Date.self)
         type = try cells[5].decode(String.self)
         let data = try cells[6].decode(String.self)
-        let created = Int(try cells[7].decode(Date.self).timeIntervalSince1970)
-        payload = Data(#"{"id":"\#(eventID.text)","type":"\#(type)","created":\#(created),"data":\#(data)}"#.utf8)
+        let created = try cells[7].decode(Date.self)
+        payload = Data(WebhookDelivery.body(eventID: eventID, type: type, created: created, data: data).utf8)
         endpoint = try WebhookEndpoint(cells, from: 8)
     }
 
-    /// Records `outcome` of this attempt; a failure past `settings.giveUpAfter` fails the delivery
-    /// and disables its endpoint (audited, and mailed to the shop's admins).
-    func record(_ outcome: Outcome, settings: WebhookSettings, in unit: UnitOfWork) async throws {
+    /// Records `outcome` of this attempt, which took `duration` (kept as a `WebhookAttempt`); a
+    /// failure past `settings.giveUpAfter` fails the delivery and disables its endpoint (audited,
+    /// and mailed to the shop's admins).
+    func record(_ outcome: Outcome, took duration: Duration, settings: WebhookSettings, in unit: UnitOfWork)
+        async throws
+    {
+        let (seconds, attoseconds) = duration.components
+        let milliseconds = Int(seconds * 1_000 + attoseconds / 1_000_000_000_000_000)
+        let (status, response, error): (Int?, String?, String?) =
+            switch outcome {
+            case .delivered(let status, let response): (status, response, nil)
+            case .failed(let status, let response, let error): (status, response, error)
+            }
+        try await unit.execute(
+            """
+            INSERT INTO webhook_attempts
+                (tenant_id, delivery_id, number, attempted_at, duration_ms, status, response, error)
+            VALUES (\(tenantID), \(id), \(attempts), \(claimedAt), \(max(milliseconds, 0)), \(status), \(response),
+                \(error))
+            """)
         switch outcome {
         case .delivered(let status, let response):
             try await unit.execute(
@@ -78,7 +97,7 @@ struct WebhookClaim: Sendable {
                 WHERE tenant_id = \(tenantID) AND id = \(id)
                 """)
         case .failed(let status, let response, let error):
-            let giveUp = unit.now >= createdAt.addingTimeInterval(settings.giveUpAfter)
+            let giveUp = unit.now >= retriedSince.addingTimeInterval(settings.giveUpAfter)
             let due = unit.now.addingTimeInterval(WebhookBackoff.wait(afterAttempt: attempts))
             try await unit.execute(
                 """

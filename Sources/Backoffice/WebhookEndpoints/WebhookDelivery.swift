@@ -1,121 +1,175 @@
-import AsyncHTTPClient
 import BackofficePlatform
-import Crypto
 import Foundation
-import Logging
-import NIOCore
-import ServiceLifecycle
+import PostgresNIO
 
-/// How the service delivers webhooks.
-package struct WebhookSettings: Sendable {
-    /// How often the deliveries are read when none was due.
-    package var interval: Duration = .seconds(1)
-    /// The longest one attempt takes: connecting, sending and the receiver's answer.
-    package var timeout: Duration = .seconds(10)
-    /// How long a claimed delivery is left to its sender before another process takes it: longer
-    /// than an attempt.
-    package var claimSeconds = 60
-    /// How long a failing delivery is retried: three days, then its endpoint is disabled.
-    package var giveUpAfter: TimeInterval = 3 * 86_400
-    /// Where an endpoint may be: its URL is checked again at every attempt, after DNS.
-    package var outbound = OutboundSettings()
+/// One event's delivery to one endpoint, as its shop reads it: where it stands, and what its last
+/// attempt came to (every attempt is kept: `WebhookAttempt`).
+package struct WebhookDelivery: Sendable, Equatable {
+    package enum Status: String, Sendable, CaseIterable { case pending, delivered, failed }
 
-    package init() {}
+    package var id, tenantID, endpointID, eventID: UUID
+    package var eventType: WebhookEvent
+    /// Its place in its endpoint's order: deliveries are sent in this order.
+    package var sequence: Int64
+    package var status: Status
+    package var attempts: Int
+    /// When it is tried next (pending only); when it was replayed last (it is given three days
+    /// again from then).
+    package var nextAttemptAt, lastAttemptAt, deliveredAt, replayedAt: Date?
+    package var lastStatus: Int?
+    /// The start of the receiver's last answer (1,000 characters at most), or why it gave none.
+    package var lastResponse, lastError: String?
+    package var createdAt: Date
+
+    /// The body a delivery posts: `{"id", "type", "created", "data"}`, the event as the receiver
+    /// reads it (`data` is the event's stored JSON, as it is).
+    static func body(eventID: UUID, type: String, created: Date, data: String) -> String {
+        #"{"id":"\#(eventID.text)","type":"\#(type)","created":\#(Int(created.timeIntervalSince1970)),"data":\#(data)}"#
+    }
 }
 
-/// The wait after each failed attempt: a minute, five, half an hour, two hours, five, then ten
-/// hours between attempts until the delivery is `giveUpAfter` old.
-enum WebhookBackoff {
-    static let waits: [TimeInterval] = [60, 300, 1_800, 7_200, 18_000, 36_000]
+/// One attempt of a delivery: when, how long it took, and the receiver's status and the start of
+/// its answer, or the error (a refused address, a timeout).
+package struct WebhookAttempt: Sendable, Equatable, Decodable {
+    package var number, durationMilliseconds: Int
+    package var attemptedAt: Date
+    package var status: Int?
+    package var response, error: String?
 
-    static func wait(afterAttempt attempt: Int) -> TimeInterval { waits[min(max(attempt, 1), waits.count) - 1] }
+    enum CodingKeys: String, CodingKey {
+        case number, durationMilliseconds = "duration_ms", attemptedAt = "at", status, response, error
+    }
 }
 
-/// Delivers the shops' webhook events: every `interval`, claims the first pending delivery of an
-/// endpoint (oldest due first, `SKIP LOCKED`, so several processes share the work) and posts it.
-///
-/// Guarantees: each delivery is posted at least once, always with its event's id
-/// (`Backoffice-Event-Id`, so a receiver drops a repeat), and in order per endpoint: a delivery
-/// is not tried while an earlier one of its endpoint is pending. A process that dies mid-attempt
-/// leaves a claim that lapses after `claimSeconds`. The body is signed as the payment providers
-/// sign theirs (`WebhookSignature`: `Backoffice-Signature: t=…,v1=…`, HMAC-SHA256 of `<t>.<body>`
-/// under each secret that signs, two during a roll's overlap), so Stripe's libraries verify it.
-/// Every attempt resolves the URL again and posts only to a public address (`OutboundTarget`), to
-/// that very address (no second lookup), and follows no redirect. A 2xx answer delivers it;
-/// anything else is retried (`WebhookBackoff`) until the delivery is `giveUpAfter` old, when it
-/// fails and its endpoint is disabled, audited, with a mail to the shop's admins.
-package struct WebhookDelivery: Service {
-    let database: Database
-    let policies: PolicySet
-    let settings: WebhookSettings
-    let secrets: WebhookEndpointSecrets
+/// A delivery with the body it posts and all its attempts, oldest first, read in one statement
+/// (`GetWebhookDelivery`).
+package struct WebhookDeliveryDetail: Sendable, ReadByID {
+    package var delivery: WebhookDelivery
+    package var body: String
+    package var attempts: [WebhookAttempt]
 
-    package init(database: Database, policies: PolicySet, settings: WebhookSettings, secrets: WebhookEndpointSecrets) {
-        (self.database, self.policies, self.settings, self.secrets) = (database, policies, settings, secrets)
+    package static let (table, alias, noun) = (WebhookDelivery.table, Optional("d"), "Webhook delivery")
+    package static let readAction: Action = "webhook_deliveries.list"
+    package static let columns =
+        WebhookDelivery.columns + """
+            , v.data::text, v.created_at, (
+                SELECT coalesce(json_agg(json_build_object('number', a.number, 'at', extract(epoch FROM a.attempted_at),
+                    'duration_ms', a.duration_ms, 'status', a.status, 'response', a.response, 'error', a.error)
+                    ORDER BY a.number), '[]')
+                FROM webhook_attempts a WHERE a.tenant_id = d.tenant_id AND a.delivery_id = d.id)::text
+            """
+
+    package init(row: PostgresRow) throws {
+        var cells = RowCells(row, of: "webhook delivery")
+        delivery = try WebhookDelivery(cells: &cells)
+        let (data, created): (String, Date) = (try cells.next(), try cells.next())
+        body = WebhookDelivery.body(
+            eventID: delivery.eventID, type: delivery.eventType.rawValue, created: created, data: data)
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        attempts = try decoder.decode([WebhookAttempt].self, from: Data(try cells.next(String.self).utf8))
+    }
+}
+
+/// A delivery with the body it posts and every attempt (`webhook_deliveries.list`).
+package typealias GetWebhookDelivery = GetByID<WebhookDeliveryDetail>
+
+/// How deliveries are read: joined with their event for its type (`webhook_deliveries d`,
+/// `webhook_events v`; each tenant's own by row-level security).
+extension WebhookDelivery: ReadByID {
+    package static let (alias, readAction): (String?, Action) = ("d", "webhook_deliveries.list")
+    package static let table = """
+        webhook_deliveries d JOIN webhook_events v ON v.tenant_id = d.tenant_id AND v.id = d.event_id
+        """
+    package static let columns = """
+        d.id, d.tenant_id, d.endpoint_id, d.event_id, v.type, d.seq, d.status, d.attempts, \
+        CASE WHEN d.status = 'pending' THEN d.due_at END, d.last_attempt_at, d.last_status, d.last_response, \
+        d.last_error, d.delivered_at, d.replayed_at, d.created_at
+        """
+
+    package init(row: PostgresRow) throws {
+        var cells = RowCells(row, of: "webhook delivery")
+        try self.init(cells: &cells)
     }
 
-    package func run() async throws {
-        await drainEvery(settings.interval, logger: database.logger, failure: "webhook delivery failed") {
-            try await deliverDue()
-        }
+    init(cells: inout RowCells) throws {
+        (id, tenantID, endpointID, eventID) = (try cells.next(), try cells.next(), try cells.next(), try cells.next())
+        eventType = try WebhookEvent(known: try cells.next(String.self))
+        (sequence, status) = (try cells.next(), try Status(known: try cells.next(String.self)))
+        (attempts, nextAttemptAt, lastAttemptAt) = (try cells.next(), try cells.next(), try cells.next())
+        (lastStatus, lastResponse, lastError) = (try cells.next(), try cells.next(), try cells.next())
+        (deliveredAt, replayedAt, createdAt) = (try cells.next(), try cells.next(), try cells.next())
     }
 
-    /// Claims and tries, one at a time, up to `limit` due deliveries; how many were claimed.
-    @discardableResult
-    package func deliverDue(limit: Int = 50) async throws -> Int {
-        var count = 0
-        while count < limit, let claimed = try await system({ try await WebhookClaim.next(settings, in: $0) }) {
-            let outcome = await attempt(claimed)
-            try await system { try await claimed.record(outcome, settings: settings, in: $0) }
-            count += 1
-        }
-        return count
+    /// What an audit event keeps of it.
+    struct Snapshot: Encodable {
+        let endpointID, eventID, status: String
+        let attempts: Int
     }
 
-    /// Posts `claimed` to its endpoint once; what came of it.
-    func attempt(_ claimed: WebhookClaim) async -> WebhookClaim.Outcome {
-        let target: OutboundTarget
-        do {
-            target = try await OutboundTarget.check(
-                claimed.endpoint.url, rules: settings.outbound.rules, resolver: settings.outbound.resolver)
-        } catch {
-            return .failed(status: nil, response: nil, error: "refused: \(error)")
-        }
-        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
-        configuration.dnsOverride = [target.host: target.address]
-        configuration.timeout = .init(connect: .seconds(5), read: .seconds(10))
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        defer { client.shutdown { _ in } }
-        var request = HTTPClientRequest(url: claimed.endpoint.url)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.headers.add(name: "User-Agent", value: "HealthTrack-Backoffice-Webhooks/1")
-        request.headers.add(name: "Backoffice-Event-Id", value: claimed.eventID.text)
-        request.headers.add(name: "Backoffice-Event-Type", value: claimed.type)
-        let now = claimed.claimedAt
-        request.headers.add(
-            name: "Backoffice-Signature",
-            value: WebhookSignature.header(
-                body: Array(claimed.payload), secrets: secrets.signing(claimed.endpoint, at: now), at: now))
-        request.body = .bytes(ByteBuffer(data: claimed.payload))
-        do {
-            let response = try await client.execute(request, timeout: .init(settings.timeout))
-            var kept = ByteBuffer()
-            for try await part in response.body where kept.readableBytes < 1_000 { kept.writeImmutableBuffer(part) }
-            let text = String(String(buffer: kept).prefix(1_000))
-            let status = Int(response.status.code)
-            return (200..<300).contains(status)
-                ? .delivered(status: status, response: text)
-                : .failed(status: status, response: text, error: nil)
-        } catch {
-            return .failed(status: nil, response: nil, error: String(String(describing: error).prefix(500)))
+    var snapshot: String {
+        get throws {
+            try AuditRecord.json(
+                Snapshot(
+                    endpointID: endpointID.text, eventID: eventID.text, status: status.rawValue, attempts: attempts))
         }
     }
+}
 
-    private func system<T: Sendable>(_ body: (UnitOfWork) async throws -> T) async throws -> T {
-        let context = OperationContext.system("webhooks", policies: policies)
-        return try await database.transaction(for: Principal.system) { connection in
-            try await body(database.unit(connection, context))
+/// A page of an endpoint's deliveries, newest first (by their place in its order), before
+/// `before` and of one status if asked (`webhook_deliveries.list`). Another shop's endpoint is 404.
+package struct ListWebhookDeliveries: Query {
+    package static let action: Action = "webhook_deliveries.list"
+    package let endpointID: UUID
+    package let status: WebhookDelivery.Status?
+    package let before: Int64?
+    package let limit: Int
+
+    package init(endpointID: UUID, status: WebhookDelivery.Status?, before: Int64?, limit: Int) {
+        (self.endpointID, self.status, self.before, self.limit) = (endpointID, status, before, limit)
+    }
+
+    package func read(in unit: UnitOfWork) async throws -> [WebhookDelivery] {
+        let endpoint = try await WebhookEndpoint.fetch(endpointID, in: unit)
+        return try await unit.all(
+            """
+            SELECT \(unescaped: WebhookDelivery.columns) FROM \(unescaped: WebhookDelivery.table)
+            WHERE d.tenant_id = \(endpoint.tenantID) AND d.endpoint_id = \(endpointID)
+              AND d.seq < \(before ?? Int64.max)
+              AND (\(status?.rawValue)::text IS NULL OR d.status = \(status?.rawValue))
+            ORDER BY d.seq DESC LIMIT \(limit)
+            """)
+    }
+}
+
+/// A partner admin sends a delivery again (`webhook_deliveries.replay`): whatever came of it, it
+/// is pending again, due now, with the same event id (a receiver that kept it drops the repeat),
+/// and retried for three days from now. It keeps its place in its endpoint's order, so later
+/// pending deliveries wait for it. A disabled endpoint's delivery is 409 `endpoint_disabled`:
+/// enable the endpoint first.
+package struct ReplayWebhookDelivery: AuditedOperation {
+    package static let action: Action = "webhook_deliveries.replay"
+    package let id: UUID
+
+    package init(id: UUID) { self.id = id }
+
+    package func perform(in unit: UnitOfWork) async throws -> Audited<WebhookDelivery> {
+        let before = try await WebhookDelivery.fetch(id, forUpdate: true, in: unit)
+        let endpoint = try await WebhookEndpoint.fetch(before.endpointID, in: unit)
+        guard endpoint.status == .enabled else {
+            throw DomainError.conflict(
+                code: "endpoint_disabled", detail: "Its endpoint is disabled: enable it first, then replay.")
         }
+        try await unit.execute(
+            """
+            UPDATE webhook_deliveries SET status = 'pending', due_at = \(unit.now), replayed_at = \(unit.now)
+            WHERE tenant_id = \(before.tenantID) AND id = \(id)
+            """)
+        let after = try await WebhookDelivery.fetch(id, in: unit)
+        let event = AuditRecord(
+            action: Self.action, tenantID: after.tenantID, targetType: "webhook_delivery", targetID: id.text,
+            reason: "replayed after \(before.attempts) attempt(s), \(before.status.rawValue)",
+            before: try before.snapshot, after: try after.snapshot)
+        return Audited(after, event: event)
     }
 }

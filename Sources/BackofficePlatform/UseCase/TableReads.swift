@@ -60,8 +60,11 @@ package struct ListByID<Row: ListedByID>: Query {
 /// A row read by its id (`GetByID`, `fetch`): its table, what a missing one is called, and the
 /// permission that reads it.
 package protocol ReadByID: RowDecodable, Sendable {
-    /// The table its rows are in (row-level security narrows it to the principal's tenant).
+    /// The table its rows are in (row-level security narrows it to the principal's tenant), or
+    /// the tables it joins, the row's own named `alias`.
     static var table: String { get }
+    /// The alias of the row's own table in a `table` that joins others (`d`); nil by default.
+    static var alias: String? { get }
     /// What the 404 calls a missing one: by default the type's name in words (`Moderation case`).
     static var noun: String { get }
     /// The permission of `policies/access.yaml` that reads one (`challenges.read`).
@@ -69,6 +72,8 @@ package protocol ReadByID: RowDecodable, Sendable {
 }
 
 extension ReadByID {
+    package static var alias: String? { nil }
+
     package static var noun: String {
         String(describing: Self.self).reduce(into: "") { words, letter in
             words += letter.isUppercase && !words.isEmpty ? " " + letter.lowercased() : String(letter)
@@ -79,7 +84,7 @@ extension ReadByID {
     /// - Throws: `DomainError.notFound`, also for a row the principal's tenant does not see (its
     ///   existence is not revealed).
     package static func fetch(_ id: UUID, forUpdate: Bool = false, in unit: UnitOfWork) async throws -> Self {
-        try await unit.byID(table, id, forUpdate: forUpdate, notFound: "\(noun) \(id.text)")
+        try await unit.byID(table, alias: alias, id, forUpdate: forUpdate, notFound: "\(noun) \(id.text)")
     }
 }
 

@@ -110,6 +110,10 @@ enum ContractFixture {
         let held = try await env.database.run(
             ScreenContent(ForumContent(kind: .post, id: "contract-post", text: "kill yourself", authorID: customer.id)),
             context: env.context(.appService))
+        let delivery = try #require(
+            try await env.ownerScalar(
+                "SELECT id::text FROM webhook_deliveries WHERE endpoint_id = '\(endpoint.id.text)' LIMIT 1",
+                as: String.self))
         return IDs(partnerA: [
             "case_id": try #require(held.caseID).uuidString.lowercased(),
             "tenant_id": partner.tenantID.uuidString.lowercased(), "operator_id": staff.id.uuidString.lowercased(),
@@ -125,6 +129,7 @@ enum ContractFixture {
             "food_id": foods.inReview.id.text, "gtin": foods.live.gtin?.description ?? "", "import_id": foods.importID,
             "video_id": video.id.text, "recipe_id": recipe.id.text, "plan_id": plan.id.text,
             "request_id": planRequest.id.text, "webhook_endpoint_id": endpoint.id.text,
+            "webhook_delivery_id": delivery,
         ])
     }
 

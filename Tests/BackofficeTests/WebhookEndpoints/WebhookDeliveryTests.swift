@@ -20,14 +20,16 @@ final class WebhookReceiver: Sendable {
         enum CodingKeys: String, CodingKey { case id, type, headerID = "header_id", status, verified }
     }
 
-    init(secrets: [String], answers: [Int]) throws {
+    /// A receiver answering `answers` in turn, signed by any of `secrets`; `options` are more of
+    /// the script's options (`--answer-bytes 5000`).
+    init(secrets: [String], answers: [Int], options: [String] = []) throws {
         let python = try TestPython.path.get()
         log = FileManager.default.temporaryDirectory.appendingPathComponent("receiver-\(UUID().uuidString).log").path
         pid = try ChildProcess.spawn(
             [
                 python, projectRoot.appendingPathComponent("ops/webhook-receiver.py").path, "--answers",
                 answers.map(String.init).joined(separator: ","),
-            ] + secrets.flatMap { ["--secret", $0] },
+            ] + secrets.flatMap { ["--secret", $0] } + options,
             outputPath: log)
         if let port = readyPort(in: log) {
             self.port = port
@@ -54,11 +56,11 @@ struct WebhookDeliveryTests {
     static let secrets = WebhookEndpointSecrets(secondFactorKey: TestEnvironment.secondFactorKey)
 
     /// Delivery through dev's rules (loopback allowed), with the tests' resolver.
-    static func delivery(_ env: TestEnvironment, rules: OutboundTarget.Rules = .dev) -> WebhookDelivery {
+    static func delivery(_ env: TestEnvironment, rules: OutboundTarget.Rules = .dev) -> WebhookSender {
         var settings = WebhookSettings()
         settings.outbound = TestEnvironment.outbound
         settings.outbound.rules = rules
-        return WebhookDelivery(database: env.database, policies: env.policies, settings: settings, secrets: secrets)
+        return WebhookSender(database: env.database, policies: env.policies, settings: settings, secrets: secrets)
     }
 
     /// An endpoint of `partner` at `url` for `events`, registered as its admin under dev's rules.
