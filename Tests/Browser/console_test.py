@@ -196,9 +196,12 @@ def totp(secret, at=None):
 
 
 def api(method, path, token, body=None):
-    """The service's API, as a script or the app's backend calls it."""
+    """The service's API, as a script or the app's backend calls it (a change with a fresh Idempotency-Key)."""
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    if method != "GET":
+        headers["Idempotency-Key"] = str(uuid.uuid4())
     request = urllib.request.Request(URL + path, method=method, data=json.dumps(body).encode() if body is not None else None,
-                                     headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+                                     headers=headers)
     with urllib.request.urlopen(request, timeout=10) as response:
         return json.load(response)
 
@@ -295,6 +298,51 @@ def partner_admin_ships_an_order(browser):
     trail = browser.text("table.trail")
     expect("orders.accept" in trail and "orders.ship" in trail and "console" in trail, "the trail shows both moves, made in the console")
     browser.screenshot("order")
+
+
+def partner_admin_replays_a_webhook(browser):
+    """A partner admin registers an endpoint (its secret shown once), an order is placed, and its
+    event is delivered within seconds (here to the console's own server, which answers 404); she
+    opens the endpoint's deliveries, reads the attempt on the delivery's page and replays it."""
+    browser.open("/console/webhook-endpoints")
+    if browser.path().startswith("/console/sign-in"):  # when run alone (ONLY=…)
+        browser.sign_in("admin@green-grocer.example", PASSWORDS["admin@green-grocer.example"])
+    hook = URL + "/hooks/browser-test"
+    browser.fill({"url": hook})
+    browser.field("event-order.placed").click()
+    browser.submit("main form.stack")
+    expect(browser.text("#endpoint-secret").startswith("whsec_"), "the new endpoint's secret is shown")
+    place_an_order()
+    browser.open("/console/webhook-endpoints")
+    browser.driver.find_element(By.CSS_SELECTOR, f"a[href^='/console/webhook-endpoints/'] code").click()
+    browser.check_accessibility()
+    endpoint_path = browser.path()
+    for _ in range(30):  # the sender looks every second
+        if "HTTP 404" in browser.text():
+            break
+        time.sleep(0.5)
+        browser.open(endpoint_path)
+    expect("HTTP 404" in browser.text("#webhook_deliveries"), "the delivery is listed with its answer")
+    browser.screenshot("webhook-endpoint")
+    browser.driver.find_element(By.CSS_SELECTOR, "#webhook_deliveries tbody a").click()
+    browser.check_accessibility()
+    expect("order.placed" in browser.heading() and "HTTP 404" in browser.text("#webhook_attempts"), "the attempt")
+    browser.screenshot("webhook-delivery")
+    browser.submit("form[action$='/replay']")
+    expect("replayed" in browser.text(".flash"), "replayed, with a flash")
+
+
+def place_an_order():
+    """An order of the first partner's first good paid by card, as the app's backend places it."""
+    goods = api("GET", "/v1/goods?limit=50", CREDENTIALS["partners"][0]["partner_admin"])["items"]
+    good = next(g for g in goods if g.get("price_cents") and g["stock"] > 0 and g["status"] == "active")
+    customers = api("GET", "/v1/customers?limit=50", CREDENTIALS["tokens"]["backend_manager"])["items"]
+    customer = next(c for c in customers if c["status"] == "active")
+    api("POST", "/v1/checkout", CREDENTIALS["tokens"]["app_service"], {
+        "customer_id": customer["id"], "payment_method": "4242424242424242",
+        "lines": [{"good_id": good["id"], "quantity": 1, "pay_in": "usd", "expected_unit_price_cents": good["price_cents"]}],
+        "shipping": {"name": "Ann Browser", "address": {"line1": "1 Main St", "city": "Austin", "region": "TX",
+                                                        "postal_code": "73301", "country": "US"}}})
 
 
 def manager_locks_and_unlocks(browser):
@@ -952,6 +1000,8 @@ def main():
             ("a partner admin creates a good named <img …> and fixes a refused form", lambda: partner_admin_creates_a_good(admin)),
             ("a partner admin imports a CSV: sees the bad line, fixes it, applies it", lambda: partner_admin_imports_goods(admin)),
             ("a partner admin accepts and ships an order and reads its trail", lambda: partner_admin_ships_an_order(admin)),
+            ("a partner admin registers a webhook endpoint, reads a delivery's attempt and replays it",
+             lambda: partner_admin_replays_a_webhook(admin)),
             ("a form without its CSRF token is refused", lambda: forged_form_is_refused(admin)),
             ("the keyboard reaches the content; focus is visible", lambda: keyboard_only(admin)),
             ("another tenant's order and good are 404 pages; the staff page is 403", lambda: staff_meets_another_tenant(staff, [order_path(admin), good_path(admin)])),

@@ -38,9 +38,9 @@ extension ConsoleRequest {
         let path = "/console/webhook-endpoints/\(id.text)"
         var data: [String: Any] = [
             "endpoint": [
-                "url": endpoint.url, "description": endpoint.description, "status": endpoint.status.rawValue,
+                "url": endpoint.url, "status": endpoint.status.rawValue,
                 "events": endpoint.events.map(\.rawValue).joined(separator: ", "),
-            ],
+            ].merging(endpoint.description.isEmpty ? [:] : ["description": endpoint.description]) { $1 },
             "rows": rows.prefix(Console.pageSize).map(view),
             "hasRows": !rows.isEmpty,
             "tabsHTML": ConsoleNavigation.links(

@@ -184,4 +184,52 @@ struct WebhookDeliveryTests {
             #expect(try await delivery.deliverDue() == 0, "a disabled endpoint is sent nothing")
         }
     }
+
+    @Test(
+        """
+        30 senders at once over two shops' endpoints: every event is posted exactly once, each endpoint's in the \
+        order its events were written (the claim's head-of-line rule under SKIP LOCKED)
+        """)
+    func thirtySendersAtOnce() async throws {
+        try await TestEnvironment.with { env in
+            let receivers = try (0..<2).map { _ in try WebhookReceiver(secrets: [], answers: [200]) }
+            var endpoints: [WebhookEndpoint] = []
+            for partner in 0..<2 {
+                let shop = try await ShopFixture.make(env, partner: partner)
+                endpoints.append(
+                    try await Self.endpoint(
+                        env, partner: partner, url: "http://127.0.0.1:\(receivers[partner].port)/h",
+                        [.orderPlaced, .orderPaid]))
+                for _ in 0..<8 { _ = try await Self.placeOrder(shop, 1) }
+            }
+            let sender = Self.delivery(env)
+            let pending = { @Sendable in
+                try await env.ownerScalar(
+                    "SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'", as: Int.self) ?? 0
+            }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<30 {
+                    group.addTask {
+                        for _ in 0..<400 where try await pending() > 0 {
+                            if try await sender.deliverDue(limit: 3) == 0 {
+                                try await Task.sleep(for: .milliseconds(20))
+                            }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await pending() == 0)
+            for (endpoint, receiver) in zip(endpoints, receivers) {
+                let written = try await env.ownerScalar(
+                    """
+                    SELECT string_agg(event_id::text, ',' ORDER BY seq) FROM webhook_deliveries
+                    WHERE endpoint_id = '\(endpoint.id.text)'
+                    """, as: String.self)
+                let posted = try receiver.requests().map(\.id).joined(separator: ",")
+                #expect(posted == written, "each event once, in the order written")
+                #expect(try receiver.requests().count == 16)
+            }
+        }
+    }
 }
