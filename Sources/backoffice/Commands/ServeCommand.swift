@@ -75,6 +75,12 @@ struct Serve: AsyncParsableCommand {
             """,
             valueName: "cidr"))
     var trustedProxy: [String] = []
+    @Flag(
+        help: """
+            Accept loopback addresses and http for partners' webhook endpoints (a relay on this host, or tests); \
+            private, link-local and metadata addresses stay refused. Logged as a warning at start.
+            """)
+    var allowLoopbackWebhooks = false
     @OptionGroup var project: ProjectOptions
 
     func run() async throws {
@@ -87,6 +93,10 @@ struct Serve: AsyncParsableCommand {
                 policiesDirectory: project.policiesDirectory)
             settings.lockExpiryInterval = .seconds(max(1, lockExpirySeconds))
             settings.webhooks = WebhookSettings()
+            if allowLoopbackWebhooks {
+                settings.outbound.rules = .dev
+                logger.warning("webhook endpoints may be loopback addresses and http (--allow-loopback-webhooks)")
+            }
             guard reconcileIntervalSeconds >= 0, (0...10_080).contains(reconcileOlderThanMinutes) else {
                 throw CLIFailure.usage(
                     "--reconcile-interval-seconds must be 0 or more, --reconcile-older-than-minutes 0 to 10,080")
