@@ -76,8 +76,14 @@ extension APIHandler {
     }
 
     func listOrders(_ input: Operations.ListOrders.Input) async throws -> Operations.ListOrders.Output {
+        var filter = OrderFilter()
+        (filter.placedFrom, filter.placedTo, filter.sku) = (
+            input.query.placedFrom, input.query.placedTo, input.query.sku
+        )
+        filter.customerID = try input.query.customerId.map { try parseID($0, "customer_id") }
+        (filter.totalMinCents, filter.totalMaxCents) = (input.query.totalMinCents, input.query.totalMaxCents)
         let request = OrderListRequest(
-            limit: input.query.limit, cursor: input.query.cursor, status: input.query.status?.rawValue)
+            limit: input.query.limit, cursor: input.query.cursor, status: input.query.status?.rawValue, filter: filter)
         let (items, next) = try await request.run(database, context: try context())
         return .ok(.init(body: .json(.init(items: try items.map { try $0.api }, nextCursor: next))))
     }

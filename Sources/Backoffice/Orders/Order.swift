@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// A customer's order from one partner, as placed at checkout. It keeps what the partner needs
 /// to fulfil it — lines at the price paid, the shipping name and address — and never the

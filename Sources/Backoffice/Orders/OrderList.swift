@@ -13,15 +13,17 @@ struct OrderListRequest: Sendable {
     var status: String?
     /// Only the orders placed on this UTC day (the console's link from a chart's day).
     var day: UTCDay?
+    var filter = OrderFilter()
 
     /// Reads the query string of `GET /v1/orders`.
     init(query: String?) throws {
-        let list = try ListQuery(query) { _, _ in }
-        self.init(limit: list.limit, cursor: list.cursor, status: list.status)
+        var filter = OrderFilter()
+        let list = try ListQuery(query) { name, value in _ = try filter.read(name, value) }
+        self.init(limit: list.limit, cursor: list.cursor, status: list.status, filter: filter)
     }
 
-    init(limit: Int?, cursor: String?, status: String?, day: UTCDay? = nil) {
-        (self.limit, self.cursor, self.status, self.day) = (limit, cursor, status, day)
+    init(limit: Int?, cursor: String?, status: String?, day: UTCDay? = nil, filter: OrderFilter = OrderFilter()) {
+        (self.limit, self.cursor, self.status, self.day, self.filter) = (limit, cursor, status, day, filter)
     }
 
     /// The page (at most `limit` orders) and the cursor of the next one.
@@ -45,7 +47,7 @@ struct OrderListRequest: Sendable {
         ListOrders(
             status: try ListQuery.status(status, as: Order.Status.self),
             before: try Cursor.timeAndID(cursor) ?? day.map { ($0.advanced(by: 1).start, ConsoleLinks.firstID) },
-            limit: limit)
+            limit: limit, filter: filter)
     }
 }
 

@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// The moves a partner makes on one of its orders. Accept and deliver need nothing from the
 /// payment provider (`AdvanceOrder`, one transaction); ship, cancel and refund have the provider

@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// The principal's tenant's orders, newest first, optionally in one state (`orders.list`); a
 /// platform role sees every partner's.
@@ -9,9 +9,11 @@ package struct ListOrders: Query {
     let status: Order.Status?
     let before: (Date, UUID)?
     let limit: Int
+    /// Narrows the page further (placed range, SKU, customer, total); empty by default.
+    let filter: OrderFilter
 
-    package init(status: Order.Status?, before: (Date, UUID)?, limit: Int) {
-        (self.status, self.before, self.limit) = (status, before, limit)
+    package init(status: Order.Status?, before: (Date, UUID)?, limit: Int, filter: OrderFilter = OrderFilter()) {
+        (self.status, self.before, self.limit, self.filter) = (status, before, limit, filter)
     }
 
     package func read(in unit: UnitOfWork) async throws -> [Order] {
@@ -27,6 +29,11 @@ package struct ListOrders: Query {
         let start = before ?? (Date.distantFuture, platformTenantID)
         // A partner's own orders by its index (row-level security would allow no others anyway).
         let tenant = unit.tenantScope
+        guard filter.isEmpty else {
+            try filter.check(tenant: tenant)
+            _ = try await unit.all(filter.page(tenant: tenant, status: status, before: start, limit: limit), body)
+            return
+        }
         try await eachRow(PageFetches.smallest(holding: limit), tenant: tenant, before: start, in: unit, body)
     }
 

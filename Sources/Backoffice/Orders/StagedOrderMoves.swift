@@ -1,5 +1,5 @@
-import Foundation
 import BackofficePlatform
+import Foundation
 
 /// A partner's move whose payment the provider must act on first (ship → capture, cancel → void,
 /// refund → refund). A staged operation: no transaction waits on the provider. Another partner's

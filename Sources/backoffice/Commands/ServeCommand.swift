@@ -83,6 +83,14 @@ struct Serve: AsyncParsableCommand {
     var allowLoopbackWebhooks = false
     @OptionGroup var project: ProjectOptions
 
+    /// Where partners' webhook endpoints may be: public addresses over https, or with
+    /// `--allow-loopback-webhooks` loopback and http too (logged as a warning).
+    private func outboundRules(_ logger: Logger) -> OutboundTarget.Rules {
+        guard allowLoopbackWebhooks else { return .serve }
+        logger.warning("webhook endpoints may be loopback addresses and http (--allow-loopback-webhooks)")
+        return .dev
+    }
+
     func run() async throws {
         try await runServerCommand {
             let logger = makeLogger()
@@ -92,11 +100,7 @@ struct Serve: AsyncParsableCommand {
                 databaseURL: try resolveDatabaseURL(databaseURL, env: ["BACKOFFICE_DATABASE_URL"]),
                 policiesDirectory: project.policiesDirectory)
             settings.lockExpiryInterval = .seconds(max(1, lockExpirySeconds))
-            settings.webhooks = WebhookSettings()
-            if allowLoopbackWebhooks {
-                settings.outbound.rules = .dev
-                logger.warning("webhook endpoints may be loopback addresses and http (--allow-loopback-webhooks)")
-            }
+            (settings.webhooks, settings.outbound.rules) = (WebhookSettings(), outboundRules(logger))
             guard reconcileIntervalSeconds >= 0, (0...10_080).contains(reconcileOlderThanMinutes) else {
                 throw CLIFailure.usage(
                     "--reconcile-interval-seconds must be 0 or more, --reconcile-older-than-minutes 0 to 10,080")
