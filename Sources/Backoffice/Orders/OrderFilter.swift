@@ -17,6 +17,16 @@ package struct OrderFilter: Sendable, Equatable {
     /// Whether it narrows nothing (the list's prepared pages serve it).
     package var isEmpty: Bool { self == OrderFilter() }
 
+    /// Its query parameters' names.
+    static let names = ["placed_from", "placed_to", "sku", "customer_id", "total_min_cents", "total_max_cents"]
+
+    /// Whether a query string names one of them (read before the query is parsed, to choose how
+    /// the read session plans; a false positive only plans a prepared page for its values).
+    static func filters(_ query: String?) -> Bool {
+        guard let query, !query.isEmpty else { return false }
+        return names.contains { query.contains($0 + "=") }
+    }
+
     /// Reads one of its query parameters (`placed_from=2026-11-01T00:00:00Z`); false for a name
     /// that is not one of them.
     /// - Throws: 400 `malformed_request` for a value of the wrong type.
@@ -71,7 +81,10 @@ package struct OrderFilter: Sendable, Equatable {
 
     /// A page of orders (`Order.columns`), newest first, before the keyset `start`, of `tenant`
     /// (nil: every shop) and `status` when given, narrowed by this filter: at most `limit` rows.
-    /// Only the conditions asked for are written, so the planner picks the index each serves.
+    /// Only the conditions asked for are written, so the planner (planning for these values: the
+    /// hot list's session plans `.auto` for a filtered page) picks the index each serves. A SKU is
+    /// a semi-join the planner may drive from either side (`order_lines_by_sku` or the orders'
+    /// index); forcing the lines first (a materialized CTE) was a third slower at 1,000,000 orders.
     func page(tenant: UUID?, status: Order.Status?, before start: (Date, UUID), limit: Int) -> PostgresQuery {
         var binds = PostgresBindings()
         var sql = "SELECT \(Order.columns) FROM orders o WHERE (o.created_at, o.id) < ($1, $2)"

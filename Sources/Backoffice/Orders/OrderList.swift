@@ -209,8 +209,11 @@ struct OrderPageJSON {
 }
 
 extension HotList {
-    /// `GET /v1/orders`, written by `OrderPageJSON`.
-    static let orders = HotList(route: "/v1/orders") { _, query, database, context in
+    /// `GET /v1/orders`, written by `OrderPageJSON`: its prepared pages planned once, a filtered
+    /// page planned for its values (`OrderFilter.names`).
+    static let orders = HotList(
+        route: "/v1/orders", plansFor: { query in OrderFilter.filters(query) ? .auto : .generic }
+    ) { _, query, database, context in
         HotPage(try await OrderListRequest(query: query).json(database, context: context))
     }
 }

@@ -175,7 +175,7 @@ package struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Co
                 // Routing for a read replica costs nothing without one.
                 let replicated = database.replica != nil
                 return try await database.readSession(
-                    tokenHash: secret.hash, plans: HandEncodedLists.plans(hotList),
+                    tokenHash: secret.hash, plans: HandEncodedLists.plans(hotList, query: request.uri.query),
                     lagTolerant: replicated && lagTolerantReads.match(.get, path) != nil,
                     readAfter: replicated ? request.headers[.backofficeReadAfter].flatMap { LSN($0) } : nil, serve)
             }

@@ -50,9 +50,10 @@ package struct HotList: Sendable {
     /// The path's text before its first `{…}` segment (all of it when it has none): a path that
     /// does not start so is not this list's, found without splitting it.
     private let prefix: String
-    /// How the read session plans: `.generic` for a prepared page with one right plan (the
-    /// default), `.auto` for a read whose parameters change its best plan.
-    package let plans: PlanMode
+    /// How the read session of a request with this query string plans: `.generic` for a
+    /// prepared page with one right plan (the default), `.auto` for a read whose parameters
+    /// change its best plan (a filtered page).
+    package let plans: @Sendable (_ query: String?) -> PlanMode
     /// The page for the request: the path's `{…}` segments in order (as the path writes them,
     /// percent-encoded), the query string, and the request's operation context.
     package let page:
@@ -64,8 +65,19 @@ package struct HotList: Sendable {
             @escaping @Sendable (_ pathSegments: [Substring], _ query: String?, Database, OperationContext) async throws
             -> HotPage
     ) {
+        self.init(route: route, plansFor: { _ in plans }, page: page)
+    }
+
+    /// A hot list whose plans depend on the request's query string (`plansFor`).
+    package init(
+        route: String, plansFor: @escaping @Sendable (_ query: String?) -> PlanMode,
+        page:
+            @escaping @Sendable (_ pathSegments: [Substring], _ query: String?, Database, OperationContext) async throws
+            -> HotPage
+    ) {
         (self.route, self.pattern, self.plans, self.page) = (
-            RouterPath(route).description, route.split(separator: "/", omittingEmptySubsequences: false), plans, page
+            RouterPath(route).description, route.split(separator: "/", omittingEmptySubsequences: false), plansFor,
+            page
         )
         prefix = String(route.prefix { $0 != "{" })
     }
@@ -144,7 +156,7 @@ package struct HandEncodedLists: Sendable {
     /// How the read session of a request plans: a hot list's own (`HotList.plans`: generic for the
     /// prepared pages, `ListOrders`, `ListCustomerAccounts`, the leaderboard's, with one right plan
     /// each); PostgreSQL's default for every other read.
-    package static func plans(_ list: List?) -> PlanMode { list?.list.plans ?? .auto }
+    package static func plans(_ list: List?, query: String?) -> PlanMode { list?.list.plans(query) ?? .auto }
 
     /// Answers `list` for the request (its `context.scope`, authenticated): the page (304 with no
     /// body when `If-None-Match` names its entity tag), or its refusal as problem+json, counted in the
