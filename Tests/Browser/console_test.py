@@ -332,6 +332,25 @@ def partner_admin_replays_a_webhook(browser):
     expect("replayed" in browser.text(".flash"), "replayed, with a flash")
 
 
+def partner_admin_filters_the_board(browser):
+    """A partner admin narrows the board to one good's orders of $10 or more placed this year; the
+    state tabs keep the filter, and clearing it shows the board again."""
+    browser.open("/console/orders?status=paid")
+    if browser.path().startswith("/console/sign-in"):  # when run alone (ONLY=…)
+        browser.sign_in("admin@green-grocer.example", PASSWORDS["admin@green-grocer.example"])
+        browser.open("/console/orders?status=paid")
+    sku = api("GET", "/v1/goods?limit=1", CREDENTIALS["partners"][0]["partner_admin"])["items"][0]["sku"]
+    browser.fill({"sku": sku, "min_usd": "10"})
+    browser.submit("form.filters")
+    expect("filtered" in browser.text("main h2") and f"sku={sku}" in browser.path(), "the board is filtered")
+    browser.screenshot("orders-filtered")
+    tab = browser.driver.find_element(By.CSS_SELECTOR, "nav.tabs a[href*='status=shipped']")
+    expect(f"sku={sku}" in tab.get_attribute("href"), "the tabs keep the filter")
+    browser.driver.find_element(By.LINK_TEXT, "Clear the filter").click()
+    browser.check_accessibility()
+    expect("filtered" not in browser.text("main h2"), "cleared")
+
+
 def place_an_order():
     """An order of the first partner's first good paid by card, as the app's backend places it."""
     goods = api("GET", "/v1/goods?limit=50", CREDENTIALS["partners"][0]["partner_admin"])["items"]
@@ -1000,6 +1019,8 @@ def main():
             ("a partner admin creates a good named <img …> and fixes a refused form", lambda: partner_admin_creates_a_good(admin)),
             ("a partner admin imports a CSV: sees the bad line, fixes it, applies it", lambda: partner_admin_imports_goods(admin)),
             ("a partner admin accepts and ships an order and reads its trail", lambda: partner_admin_ships_an_order(admin)),
+            ("a partner admin filters the board by a good and a total, then clears the filter",
+             lambda: partner_admin_filters_the_board(admin)),
             ("a partner admin registers a webhook endpoint, reads a delivery's attempt and replays it",
              lambda: partner_admin_replays_a_webhook(admin)),
             ("a form without its CSRF token is refused", lambda: forged_form_is_refused(admin)),

@@ -19,11 +19,15 @@ extension Console {
             let status =
                 day != nil && console.form.text("status") == nil
                 ? nil : try OrderBoard.status(console.form.text("status"))
+            let (filter, kept) = try OrderBoard.filter(console.form)
             let page = try await OrderListRequest(
-                limit: Self.pageSize, cursor: console.form.text("cursor"), status: status?.rawValue, day: day
+                limit: Self.pageSize, cursor: console.form.text("cursor"), status: status?.rawValue, day: day,
+                filter: filter
             )
             .run(database, context: console.context)
-            let query = { (status: Order.Status?) in ["status": status?.rawValue, "day": day?.description] }
+            let query = { (status: Order.Status?) in
+                ["status": status?.rawValue, "day": day?.description].merging(kept.mapValues(Optional.some)) { $1 }
+            }
             let tabs = (day == nil ? [] : [nil]) + OrderBoard.tabs.map(Optional.some)
             let state = status.map(OrderBoard.label) ?? "Every state"
             var data: [String: Any] = [
@@ -35,6 +39,7 @@ extension Console {
                             label: $0.map(OrderBoard.label) ?? "Every state", current: $0 == status)
                     }),
                 "state": day.map { "\(state), placed \($0.short), \($0.civil.year) (UTC)" } ?? state,
+                "values": kept, "status": status?.rawValue ?? "", "filtered": !filter.isEmpty,
             ]
             if let next = page.nextCursor {
                 data["next"] = ConsoleLinks.path("/console/orders", query(status).merging(["cursor": next]) { $1 })
@@ -221,4 +226,30 @@ struct OrderView {
 extension Order {
     /// The first 8 characters of its id, as people quote an order.
     var shortID: String { String(id.text.prefix(8)) }
+}
+
+extension OrderBoard {
+    /// The board's filter from its form (`from` and `to`, UTC days, both included; `sku`; `min_usd`
+    /// and `max_usd`, dollars), and the fields given, which its links keep.
+    /// - Throws: 422 for a day or an amount that is not one.
+    static func filter(_ form: ConsoleForm) throws -> (OrderFilter, [String: String]) {
+        var filter = OrderFilter()
+        var kept: [String: String] = [:]
+        for name in ["from", "to", "sku", "min_usd", "max_usd"] {
+            if let value = form.text(name) { kept[name] = value }
+        }
+        filter.placedFrom = try form.text("from").map { try ReportRange.day($0, field: "from").start }
+        filter.placedTo = try form.text("to").map { try ReportRange.day($0, field: "to").advanced(by: 1).start }
+        filter.sku = form.text("sku")
+        filter.totalMinCents = try form.text("min_usd").map { try dollars($0, "min_usd") }
+        filter.totalMaxCents = try form.text("max_usd").map { try dollars($0, "max_usd") }
+        return (filter, kept)
+    }
+
+    private static func dollars(_ text: String, _ field: String) throws -> Int64 {
+        guard let cents = Money.cents(text) else {
+            throw DomainError.invalid([FieldIssue(field: field, code: "invalid", message: "an amount such as 25.50")])
+        }
+        return cents
+    }
 }

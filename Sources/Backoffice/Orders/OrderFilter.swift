@@ -59,7 +59,8 @@ package struct OrderFilter: Sendable, Equatable {
 
     /// Checks it for a principal scoped to `tenant` (nil: a platform role).
     /// - Throws: 422 for a range that ends before it starts, a negative total, a SKU longer than
-    ///   64 characters; 403 `customer_filter_forbidden` for a shop's principal naming a customer.
+    ///   64 characters or holding NUL (which text cannot); 403 `customer_filter_forbidden` for a
+    ///   shop's principal naming a customer.
     func check(tenant: UUID?) throws {
         var validation = Validation()
         if let from = placedFrom, let to = placedTo {
@@ -71,6 +72,7 @@ package struct OrderFilter: Sendable, Equatable {
             validation.require(low <= high, "total_max_cents", "below_minimum", "Must be at least total_min_cents.")
         }
         validation.require((1...64).contains(sku?.count ?? 1), "sku", "length", "From 1 to 64 characters.")
+        validation.require(sku?.contains("\0") != true, "sku", "invalid", "Must not contain a NUL character.")
         try validation.check()
         guard tenant == nil || customerID == nil else {
             throw DomainError.forbiddenTarget(

@@ -102,7 +102,7 @@ struct OrderFilterTests {
                 let backwards = "placed_from=\(late)&placed_to=\(early)"
                 for query in [
                     backwards, "total_min_cents=-1", "total_min_cents=10&total_max_cents=9",
-                    "sku=\(String(repeating: "x", count: 65))",
+                    "sku=\(String(repeating: "x", count: 65))", "sku=A%00B",
                 ] {
                     let reply = try await client.call(.get, "/v1/orders?\(query)", token: admin)
                     #expect(reply.status == 422, "\(query): \(reply.status) \(reply.text)")
@@ -112,6 +112,31 @@ struct OrderFilterTests {
                         .get, "/v1/orders?\(query)", token: env.fixture.tokens[.platformAdmin]!)
                     #expect(reply.status == 400, "\(query): \(reply.status) \(reply.text)")
                 }
+            }
+        }
+    }
+
+    @Test(
+        """
+        the console's board filters as the API does (days in UTC, both included; dollars); its tabs and pages \
+        keep the filter; a day that is not one is refused, nothing listed
+        """)
+    func consoleBoard() async throws {
+        try await TestEnvironment.with { env in
+            let (ids, times, _) = try await Self.orders(env)
+            let day = UTCDay(times[0]).description
+            try await env.withApp { client in
+                let admin = try await ConsoleClient.signedIn(
+                    env, client, as: env.fixture.partners[0].admin.operatorID)
+                let board = try await admin.get("/console/orders?status=paid&sku=BOTTLE-0&min_usd=30&from=\(day)")
+                #expect(board.status == 200 && board.text.contains(", filtered"), "\(board.status)")
+                #expect(board.text.contains("/console/orders/\(ids[2].text)"), "BOTTLE × 2 at $50")
+                #expect(!board.text.contains("/console/orders/\(ids[0].text)"), "BOTTLE at $25: under $30")
+                #expect(!board.text.contains("/console/orders/\(ids[1].text)"), "MAT: another SKU")
+                #expect(board.text.contains("sku=BOTTLE-0"), "the tabs keep the filter")
+                #expect(board.text.contains("value=\"BOTTLE-0\""), "the form shows it")
+                let refused = try await admin.get("/console/orders?from=yesterday")
+                #expect(refused.status == 422 && !refused.text.contains("/console/orders/\(ids[0].text)"))
             }
         }
     }
