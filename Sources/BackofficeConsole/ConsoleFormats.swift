@@ -34,6 +34,17 @@ package enum Money {
         }
         return dollars * 100 + (fraction.count == 1 ? value * 10 : value)
     }
+
+    /// A form's amount in dollars (`cents(_:)`) as cents.
+    /// - Throws: 422 on `field` for anything `cents(_:)` does not read.
+    package static func cents(_ text: String, field: String) throws -> Int64 {
+        guard let cents = cents(text) else {
+            throw DomainError.invalid([
+                FieldIssue(field: field, code: "invalid", message: "an amount in dollars, such as 4.50")
+            ])
+        }
+        return cents
+    }
 }
 
 /// An `<option>` of a `<select>`.

@@ -36,15 +36,7 @@ enum BillingBoard {
     }
 
     /// An amount in dollars (`4`, `4.5`, `$4.50`: `Money.cents`) as cents; nil when empty (the whole rest).
-    static func cents(_ text: String?) throws -> Int64? {
-        guard let text else { return nil }
-        guard let cents = Money.cents(text) else {
-            throw DomainError.invalid([
-                FieldIssue(field: "amount", code: "invalid", message: "an amount in dollars, such as 4.50")
-            ])
-        }
-        return cents
-    }
+    static func cents(_ text: String?) throws -> Int64? { try text.map { try Money.cents($0, field: "amount") } }
 
     /// The provider declined a refund: nothing changed (402 in the API), said next to the form.
     static func declined(_ code: String?) -> DomainError {

@@ -241,15 +241,8 @@ extension OrderBoard {
         filter.placedFrom = try form.text("from").map { try ReportRange.day($0, field: "from").start }
         filter.placedTo = try form.text("to").map { try ReportRange.day($0, field: "to").advanced(by: 1).start }
         filter.sku = form.text("sku")
-        filter.totalMinCents = try form.text("min_usd").map { try dollars($0, "min_usd") }
-        filter.totalMaxCents = try form.text("max_usd").map { try dollars($0, "max_usd") }
+        filter.totalMinCents = try form.text("min_usd").map { try Money.cents($0, field: "min_usd") }
+        filter.totalMaxCents = try form.text("max_usd").map { try Money.cents($0, field: "max_usd") }
         return (filter, kept)
-    }
-
-    private static func dollars(_ text: String, _ field: String) throws -> Int64 {
-        guard let cents = Money.cents(text) else {
-            throw DomainError.invalid([FieldIssue(field: field, code: "invalid", message: "an amount such as 25.50")])
-        }
-        return cents
     }
 }

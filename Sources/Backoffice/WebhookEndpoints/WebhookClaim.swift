@@ -78,8 +78,7 @@ struct WebhookClaim: Sendable {
     func record(_ outcome: Outcome, took duration: Duration, settings: WebhookSettings, in unit: UnitOfWork)
         async throws
     {
-        let (seconds, attoseconds) = duration.components
-        let milliseconds = Int(seconds * 1_000 + attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int(PoolLimits.milliseconds(duration))
         let (status, response, error): (Int?, String?, String?) =
             switch outcome {
             case .delivered(let status, let response): (status, response, nil)

@@ -104,17 +104,20 @@ package struct WebhookSender: Service {
             let response = try await client.execute(request, timeout: .init(settings.timeout))
             var kept = ByteBuffer()
             for try await part in response.body where kept.readableBytes < 1_000 { kept.writeImmutableBuffer(part) }
-            // Kept as text: invalid UTF-8 becomes U+FFFD, and NUL (which text cannot hold) is dropped.
-            let text = String(String(buffer: kept).replacingOccurrences(of: "\0", with: "").prefix(1_000))
+            let text = Self.storable(String(buffer: kept), at: 1_000)
             let status = Int(response.status.code)
             return (200..<300).contains(status)
                 ? .delivered(status: status, response: text)
                 : .failed(status: status, response: text, error: nil)
         } catch {
-            return .failed(
-                status: nil, response: nil,
-                error: String(String(describing: error).replacingOccurrences(of: "\0", with: "").prefix(500)))
+            return .failed(status: nil, response: nil, error: Self.storable(String(describing: error), at: 500))
         }
+    }
+
+    /// `text` as an attempt keeps it: NUL (which PostgreSQL's text cannot hold) dropped, then cut to
+    /// `limit` characters (invalid UTF-8 was already read as U+FFFD).
+    private static func storable(_ text: String, at limit: Int) -> String {
+        String(text.replacingOccurrences(of: "\0", with: "").prefix(limit))
     }
 
     private func system<T: Sendable>(_ body: (UnitOfWork) async throws -> T) async throws -> T {
