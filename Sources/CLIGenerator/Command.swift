@@ -204,7 +204,11 @@ struct InputReader {
             let inline = "\(owner).\(SwiftName.type(name))Payload"
             do {
                 let read = cli.mapping("files")?.text(name) != nil
-                let kind = read ? .file : try ValueKind.of(raw, in: operation.contract, inlineEnumeration: inline)
+                let pair = cli.mapping("pairs")?.texts(name) ?? []
+                let kind: ValueKind =
+                    if read { .file } else if pair.count == 3 {
+                        .pairs(type: pair[0], first: pair[1], second: pair[2])
+                    } else { try ValueKind.of(raw, in: operation.contract, inlineEnumeration: inline) }
                 let input = input(name, kind: kind, required: required.contains(name), raw as? Mapping, raw)
                 inputs.append(input)
                 members.append("\(input.label): \(input.value)")

@@ -9,6 +9,9 @@ enum ValueKind {
     case list(String)
     /// A text read from the file the option names (`x-cli` `files`).
     case file
+    /// Repeated `A:B` whole-number pairs, each the schema type named with its two members' labels
+    /// (`x-cli` `pairs: { lines: [OrderRefundLine, line, quantity] }`).
+    case pairs(type: String, first: String, second: String)
 
     /// The kind of `schema` (a property's or a parameter's). `inlineEnumeration` is the type the
     /// client generator gives an enumeration declared in place.
@@ -90,6 +93,12 @@ struct Input {
         case .file:
             declaration = "\(wrapper)(\(help)) var \(property)File: String\(optional)"
             value = required ? "try readTextFile(\(property)File)" : "try \(property)File.map(readTextFile)"
+        case .pairs(let type, let first, let second):
+            declaration = "@Option(\(help)) var \(property): [String] = []"
+            let made =
+                "try parsePairs(\(property), \(SwiftName.literal(flag))).map { "
+                + "Components.Schemas.\(type)(\(first): $0.0, \(second): $0.1) }"
+            value = required ? made : "\(property).isEmpty ? nil : \(made)"
         case .list(let type):
             if type != "String" { enumeration = type }
             declaration = "@Option(\(help)) var \(property): [\(type)] = []"

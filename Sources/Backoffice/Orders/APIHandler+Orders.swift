@@ -10,8 +10,10 @@ extension OrderDetail {
             order.lines = try lines.map { line in
                 .init(
                     line: line.line, goodId: line.goodID.text, sku: line.sku, name: line.name, quantity: line.quantity,
-                    paidIn: try .init(known: line.paidIn.rawValue), unitPrice: line.unitPrice, total: line.total)
+                    paidIn: try .init(known: line.paidIn.rawValue), unitPrice: line.unitPrice, total: line.total,
+                    refundedQuantity: line.refundedQuantity)
             }
+            order.refunds = try refunds.map { try $0.api }
             order.payment = try payment.map { payment in
                 .init(
                     status: try .init(known: payment.status.rawValue), amountCents: payment.amountCents,
@@ -20,6 +22,18 @@ extension OrderDetail {
                     failureCode: payment.failureCode)
             }
             return order
+        }
+    }
+}
+
+extension OrderRefund {
+    var api: Components.Schemas.OrderRefund {
+        get throws {
+            Components.Schemas.OrderRefund(
+                id: id.text, orderId: orderID.text, amountCents: amountCents, fitpoints: fitPoints, restock: restock,
+                lines: lines.map { .init(line: $0.line, quantity: $0.quantity) }, reason: reason,
+                status: try .init(known: status.rawValue), failureCode: failureCode, createdAt: createdAt,
+                decidedAt: decidedAt)
         }
     }
 }
@@ -143,5 +157,27 @@ extension APIHandler {
         let id = try parseID(input.path.orderId, "order_id")
         let refund = RefundOrder(orderID: id, reason: body.reason, payments: payments)
         return .ok(try await stagedMove(refund, id: id, body: body))
+    }
+
+    /// A partial refund (`RefundOrderPart`); the provider's refusal is 409 `refund_refused`, the
+    /// refund kept as failed.
+    func refundOrderPart(_ input: Operations.RefundOrderPart.Input) async throws -> Operations.RefundOrderPart.Output {
+        let body: Components.Schemas.OrderRefundRequest = try json(input.body)
+        let id = try parseID(input.path.orderId, "order_id")
+        let request = OrderRefundRequest(
+            lines: body.lines?.map { OrderRefund.Line(line: $0.line, quantity: $0.quantity) },
+            amountCents: body.amountCents, restock: body.restock ?? false, reason: body.reason)
+        let stored = try await changeStaged(
+            RefundOrderPart(orderID: id, request: request, payments: payments), on: id, body: body
+        ) { refund in
+            StoredResponse(status: refund.status == .failed ? 409 : 201, body: try refund.api)
+        }
+        guard stored.status == 201 else {
+            throw DomainError.conflict(
+                code: OrderMove.refund.provider!.refusal,
+                detail: "The payment provider refused the refund (\(stored.body.failureCode ?? "declined")); "
+                    + "it is kept as failed and its units are free to refund again.")
+        }
+        return .created(.init(body: .json(stored.body)))
     }
 }

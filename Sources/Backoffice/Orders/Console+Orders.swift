@@ -47,6 +47,7 @@ extension Console {
             return console.page("orders", title: "Orders", data)
         }
         get("orders/{id}", on: group) { console in try await console.orderPage(try console.routeID(), issues: []) }
+        registerOrderRefunds(on: group, payments: payments)
         for move in OrderMove.allCases {
             post("orders/{id}/\(move.rawValue)", on: group, holdsTransaction: !move.callsProvider) { console in
                 let id = try console.routeID()
@@ -96,7 +97,7 @@ extension ConsoleRequest {
 
     /// The order's page: lines, payment, shipping, the moves its state allows, and its audit
     /// trail when the role may read the log; `issues` next to the move's fields (422).
-    fileprivate func orderPage(_ id: UUID, issues: [FieldIssue], values: [String: String] = [:]) async throws
+    func orderPage(_ id: UUID, issues: [FieldIssue], values: [String: String] = [:]) async throws
         -> ConsoleAnswer
     {
         let detail = try await read(GetOrder(id: id))
@@ -132,6 +133,7 @@ extension ConsoleRequest {
         where OrderTransition.sources(of: move.target).contains(order.status) && may(move.action) {
             data["can_\(move.rawValue)"] = true
         }
+        OrderRefundForm.add(detail, to: &data)
         if may(ListAuditEvents.action) {
             let events = try await read(ListAuditEvents(filter: AuditFilter(targetID: id.text), afterID: 0, limit: 100))
             data["trail"] = events.map(AuditEventView.init)

@@ -87,6 +87,8 @@ package struct OrderLine: Sendable, Equatable {
     package var paidIn: Currency
     /// Cents or FitPoints per unit, as paid.
     package var unitPrice: Int64
+    /// Units given back by partial refunds (succeeded or under way).
+    package var refundedQuantity = 0
 
     package var total: Int64 { unitPrice * Int64(quantity) }
 }
@@ -175,25 +177,27 @@ extension Order: RowDecodable {
 }
 
 extension OrderLine: RowDecodable {
-    package static let columns = "line, good_id, sku, name, quantity, paid_in, unit_price"
+    package static let columns = "line, good_id, sku, name, quantity, paid_in, unit_price, refunded_quantity"
 
     package init(row: PostgresRow) throws {
-        let c = try row.decode((Int32, UUID, String, String, Int32, String, Int64).self)
+        let c = try row.decode((Int32, UUID, String, String, Int32, String, Int64, Int32).self)
         self.init(
             line: Int(c.0), goodID: c.1, sku: c.2, name: c.3, quantity: Int(c.4), paidIn: try Currency(known: c.5),
-            unitPrice: c.6)
+            unitPrice: c.6, refundedQuantity: Int(c.7))
     }
 }
 
-/// An order with everything its page shows: lines and payment.
+/// An order with everything its page shows: lines, payment and partial refunds.
 package struct OrderDetail: Sendable {
     package let order: Order
     package let lines: [OrderLine]
     package let payment: Payment?
+    package var refunds: [OrderRefund] = []
 
     static func load(_ order: Order, in unit: UnitOfWork) async throws -> OrderDetail {
         OrderDetail(
             order: order, lines: try await Order.lines(of: order.id, in: unit),
-            payment: try await Payment.of(order: order.id, in: unit))
+            payment: try await Payment.of(order: order.id, in: unit),
+            refunds: try await OrderRefund.all(of: order.id, in: unit))
     }
 }

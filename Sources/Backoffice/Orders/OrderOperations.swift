@@ -214,8 +214,9 @@ package struct CancelOrder: ReasonedOrderMove {
 
 /// The partner refunds a shipped or delivered order (`orders.refund`, reason required): what is
 /// left of the capture refunded at the provider first (a `StagedOrderMove`; refused: 409
-/// `refund_refused`), then FitPoints back to the customer. Stock is not restored (returned goods
-/// are counted back by an update).
+/// `refund_refused`), then the FitPoints its partial refunds did not give back to the customer. Stock
+/// is not restored (a partial refund's return does that: `RefundOrderPart`). 409 `payment_in_progress`
+/// while a partial refund is at the provider.
 package struct RefundOrder: ReasonedOrderMove {
     static let move = OrderMove.refund
     let request: ReasonedMoveRequest
@@ -230,6 +231,11 @@ package struct RefundOrder: ReasonedOrderMove {
 
     func apply(to order: Order, in unit: UnitOfWork) async throws -> (carrier: String, tracking: String)? {
         _ = try requireReason(reason)  // after the state check, as it always was
+        guard try await OrderRefund.pendingCents(of: order.id, in: unit) == 0 else {
+            throw DomainError.conflict(
+                code: "payment_in_progress",
+                detail: "A partial refund of this order is at the provider now; try again once its answer is in.")
+        }
         return nil
     }
 

@@ -195,6 +195,8 @@ enum ContractOutcomes {
         deliverOrder partner_staff 409 invalid_transition
         refundOrder platform_admin 409 invalid_transition
         refundOrder partner_admin 409 invalid_transition
+        refundOrderPart platform_admin 422 validation_failed
+        refundOrderPart partner_admin 422 validation_failed
         shipOrder platform_admin 409 invalid_transition
         shipOrder partner_admin 409 invalid_transition
         shipOrder partner_staff 409 invalid_transition

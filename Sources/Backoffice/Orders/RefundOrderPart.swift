@@ -1,0 +1,227 @@
+import BackofficePlatform
+import Foundation
+import PostgresNIO
+
+/// A partial refund under way at the provider: what the call needs (no secret), kept until its
+/// verdict is recorded.
+package struct OrderRefundReservation: Codable, Sendable {
+    package let refundID: UUID
+    package let orderID: UUID
+    package let providerPaymentID: String
+    package let amountCents: Int64
+    /// The key the provider deduplicates this refund on: one per refund, so an order's refunds are
+    /// each made once however often each is asked.
+    var key: String { "refund:" + refundID.text }
+}
+
+/// The partner refunds part of a shipped or delivered order (`orders.refund`): some lines (with
+/// `restock`, a return that puts their units back in stock) or an amount, with a reason. Staged:
+///
+/// 1. `reserve`, one transaction under the order's lock: the refund recorded `pending`, its lines'
+///    units taken (never more than were bought less those refunded or being refunded, 422
+///    `exceeds_refundable`), its cash never more than the capture less what was refunded or is
+///    being refunded (422 `exceeds_refundable`), so refunds at once queue on the lock and their sum
+///    holds. A refund of FitPoints lines alone completes here. 409 `payment_in_progress` while a
+///    move's provider operation is under way; 409 with the current state unless shipped or delivered.
+/// 2. `call`: the provider refunds the cash under `refund:<refund id>`.
+/// 3. `record`, under the order's lock again: succeeded → the payment's refunded cents, the FitPoints
+///    back through the ledger, the units back in stock for a return (each once); declined → the
+///    refund failed with the provider's code and its units freed. Each step is audited.
+package struct RefundOrderPart: StagedOperation {
+    package static let action: Action = OrderMove.refund.action
+    let orderID: UUID
+    let request: OrderRefundRequest
+    let payments: any PaymentGateway
+
+    package init(orderID: UUID, request: OrderRefundRequest, payments: any PaymentGateway) {
+        (self.orderID, self.request, self.payments) = (orderID, request, payments)
+    }
+
+    package func ready() throws {
+        try payments.refuseWhileUnavailable()
+    }
+
+    package func reserve(in unit: UnitOfWork) async throws -> Audited<Stage<OrderRefundReservation, OrderRefund>> {
+        let order = try await Order.fetch(orderID, forUpdate: true, in: unit)  // another shop's: 404 first
+        try request.check()
+        try OrderTransition.check(order, to: .refunded)
+        let payment = try await Payment.of(order: orderID, forUpdate: true, in: unit)
+        guard payment?.status != .authorizing, payment?.pendingOperation == nil else {
+            throw DomainError.conflict(
+                code: "payment_in_progress",
+                detail: "The order's payment is at the provider now; try again once its answer is in.")
+        }
+        let (cash, points) = try await price(of: order, in: unit)
+        let pending = try await OrderRefund.pendingCents(of: orderID, in: unit)
+        let refundable = payment.map { $0.capturedCents - $0.refundedCents - pending } ?? 0
+        guard cash <= refundable else {
+            throw DomainError.invalid(
+                request.lines == nil ? "amount_cents" : "lines", "exceeds_refundable",
+                "at most the \(max(refundable, 0)) cents left to refund of this order's capture")
+        }
+        let refund = try await insert(cash: cash, points: points, in: unit)
+        let event = AuditRecord(
+            action: Self.action, tenantID: order.tenantID, targetType: "order", targetID: orderID.text,
+            reason: request.reason, before: nil, after: try refund.snapshot)
+        guard cash > 0 else {
+            try await settle(refund, in: unit)
+            return Audited(.done(refund), event: event)
+        }
+        guard let providerID = payment?.providerPaymentID else {
+            throw DomainError.inconsistent("a captured payment without the provider's payment id")
+        }
+        return Audited(
+            .call(
+                OrderRefundReservation(
+                    refundID: refund.id, orderID: orderID, providerPaymentID: providerID, amountCents: cash)),
+            event: event)
+    }
+
+    package func call(_ reservation: OrderRefundReservation) async throws -> PaymentOutcome {
+        try await payments.call {
+            try await $0.refund(
+                paymentID: reservation.providerPaymentID, amountCents: reservation.amountCents,
+                idempotencyKey: reservation.key)
+        }
+    }
+
+    package func record(_ verdict: PaymentOutcome, for reservation: OrderRefundReservation, in unit: UnitOfWork)
+        async throws -> Audited<OrderRefund>
+    {
+        let order = try await Order.fetch(reservation.orderID, forUpdate: true, in: unit)
+        let before = try await OrderRefund.locked(reservation.refundID, in: unit)
+        guard before.status == .pending else { return .unchanged(before) }
+        let after: OrderRefund
+        switch verdict {
+        case .pending: return .unchanged(before)
+        case .succeeded(let providerRefundID):
+            after = try await decide(before, .succeeded, providerRefundID: providerRefundID, in: unit)
+            try await unit.execute(
+                """
+                UPDATE payments SET refunded_cents = refunded_cents + \(reservation.amountCents),
+                    status = CASE WHEN refunded_cents + \(reservation.amountCents) = captured_cents THEN 'refunded'
+                        ELSE status END,
+                    updated_at = \(unit.now)
+                WHERE order_id = \(reservation.orderID)
+                """)
+            try await settle(after, in: unit)
+        case .declined(let code):
+            after = try await decide(before, .failed, failureCode: code, in: unit)
+            try await unit.execute(
+                """
+                UPDATE order_lines l SET refunded_quantity = l.refunded_quantity - r.quantity
+                FROM order_refund_lines r
+                WHERE r.refund_id = \(before.id) AND l.order_id = r.order_id AND l.line = r.line
+                """)
+        }
+        return Audited(
+            after,
+            event: AuditRecord(
+                action: Self.action, tenantID: order.tenantID, targetType: "order", targetID: order.id.text,
+                reason: "the payment provider's verdict on the refund", before: try before.snapshot,
+                after: try after.snapshot))
+    }
+
+    /// The refund's cash and FitPoints: its lines' prices as paid (each line's units checked
+    /// against those not yet refunded), or the amount asked.
+    private func price(of order: Order, in unit: UnitOfWork) async throws -> (cash: Int64, points: Int64) {
+        guard let asked = request.lines else { return (request.amountCents ?? 0, 0) }
+        typealias Bought = (left: Int, paidIn: OrderLine.Currency, unitPrice: Int64)
+        let rows = try await unit.all(
+            """
+            SELECT line, quantity - refunded_quantity, paid_in, unit_price FROM order_lines
+            WHERE order_id = \(order.id)
+            """
+        ) { row -> (Int, Bought) in
+            let c = try row.decode((Int32, Int32, String, Int64).self)
+            return (Int(c.0), (Int(c.1), try OrderLine.Currency(known: c.2), c.3))
+        }
+        let bought = Dictionary(uniqueKeysWithValues: rows)
+        var (cash, points): (Int64, Int64) = (0, 0)
+        for line in asked {
+            guard let item = bought[line.line] else {
+                throw DomainError.invalid("lines", "unknown_line", "the order has no line \(line.line)")
+            }
+            guard line.quantity <= item.left else {
+                throw DomainError.invalid(
+                    "lines", "exceeds_refundable", "line \(line.line) has \(item.left) units left to refund")
+            }
+            let total = item.unitPrice * Int64(line.quantity)
+            if item.paidIn == .usd { cash += total } else { points += total }
+        }
+        return (cash, points)
+    }
+
+    /// The refund's row and lines written, its lines' units taken: pending while the provider is
+    /// to be asked, succeeded at once when it has no cash.
+    private func insert(cash: Int64, points: Int64, in unit: UnitOfWork) async throws -> OrderRefund {
+        let id = unit.newID()
+        let (decided, key): (Date?, String?) = cash > 0 ? (nil, "refund:" + id.text) : (unit.now, nil)
+        try await unit.execute(
+            """
+            INSERT INTO order_refunds (tenant_id, id, order_id, amount_cents, fitpoints, restock, reason, status,
+                provider_key, requested_by, created_at, decided_at)
+            SELECT tenant_id, \(id), id, \(cash), \(points), \(request.restock), \(request.reason),
+                \(cash > 0 ? "pending" : "succeeded"), \(key),
+                \(unit.principal.operatorID), \(unit.now), \(decided)
+            FROM orders WHERE id = \(orderID)
+            """)
+        if let lines = request.lines {
+            try await unit.execute(
+                """
+                INSERT INTO order_refund_lines (tenant_id, refund_id, order_id, line, quantity)
+                SELECT o.tenant_id, \(id), o.id, x.line, x.quantity
+                FROM orders o,
+                    unnest(\(lines.map { Int32($0.line) })::int[], \(lines.map { Int32($0.quantity) })::int[])
+                    AS x (line, quantity)
+                WHERE o.id = \(orderID)
+                """)
+            try await unit.execute(
+                """
+                UPDATE order_lines l SET refunded_quantity = l.refunded_quantity + r.quantity
+                FROM order_refund_lines r
+                WHERE r.refund_id = \(id) AND l.order_id = r.order_id AND l.line = r.line
+                """)
+        }
+        return try await OrderRefund.locked(id, in: unit)
+    }
+
+    /// The refund's verdict written.
+    private func decide(
+        _ refund: OrderRefund, _ status: OrderRefund.Status, providerRefundID: String? = nil,
+        failureCode: String? = nil, in unit: UnitOfWork
+    ) async throws -> OrderRefund {
+        try await unit.execute(
+            """
+            UPDATE order_refunds SET status = \(status.rawValue), provider_refund_id = \(providerRefundID),
+                failure_code = \(failureCode), decided_at = \(unit.now)
+            WHERE id = \(refund.id)
+            """)
+        return try await OrderRefund.locked(refund.id, in: unit)
+    }
+
+    /// What a succeeded refund gives back: its FitPoints to the customer through the ledger (once),
+    /// and for a return its lines' units to stock (goods locked in id order, as checkout locks them).
+    private func settle(_ refund: OrderRefund, in unit: UnitOfWork) async throws {
+        if refund.fitPoints > 0 {
+            _ = try await unit.first(
+                """
+                SELECT return_refund_fitpoints(\(refund.id), \(unit.principal.operatorID),
+                    \("order partly refunded: " + refund.reason), \(unit.now))
+                """, { try $0.decode(Int64.self) })
+        }
+        guard refund.restock else { return }
+        try await unit.execute(
+            """
+            WITH returned AS (
+                SELECT ol.good_id, sum(r.quantity) AS quantity FROM order_refund_lines r
+                JOIN order_lines ol ON ol.order_id = r.order_id AND ol.line = r.line
+                WHERE r.refund_id = \(refund.id) GROUP BY ol.good_id
+            ), locked AS (
+                SELECT id FROM goods WHERE id IN (SELECT good_id FROM returned) ORDER BY id FOR UPDATE
+            )
+            UPDATE goods g SET stock = g.stock + r.quantity, updated_at = \(unit.now), version = g.version + 1
+            FROM returned r WHERE g.id = r.good_id AND g.id IN (SELECT id FROM locked)
+            """)
+    }
+}
