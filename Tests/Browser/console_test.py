@@ -351,6 +351,38 @@ def partner_admin_filters_the_board(browser):
     expect("filtered" not in browser.text("main h2"), "cleared")
 
 
+def partner_admin_refunds_one_line(browser):
+    """A partner admin opens a shipped order, refunds one unit of its first line as a return
+    (refused first without the confirmation), and sees the refund listed on the order."""
+    browser.open("/console/orders?status=shipped")
+    if browser.path().startswith("/console/sign-in"):  # when run alone (ONLY=…)
+        browser.sign_in("admin@green-grocer.example", PASSWORDS["admin@green-grocer.example"])
+        browser.open("/console/orders?status=shipped")
+    links = [a.get_attribute("href") for a in browser.driver.find_elements(By.CSS_SELECTOR, "table tbody a")]
+    expect(links, "the demo shop has shipped orders")
+    for link in links:
+        browser.driver.get(link)
+        if browser.driver.find_elements(By.ID, "refund-part"):
+            break
+    expect(browser.driver.find_elements(By.ID, "refund-part"), "a shipped order offers a partial refund")
+    browser.check_accessibility()
+    order = browser.path()
+    browser.fill({"units_1": "1", "refund-part-reason": "One unit arrived damaged"})
+    browser.driver.find_element(By.ID, "restock").click()
+    browser.submit("#refund-part")
+    expect(browser.field("confirm_refund_part").get_attribute("aria-invalid") == "true",
+           "an unconfirmed refund is refused next to its box")
+    browser.fill({"units_1": "1"})
+    browser.driver.find_element(By.ID, "restock").click()
+    browser.driver.find_element(By.ID, "confirm_refund_part").click()
+    browser.submit("#refund-part")
+    expect(browser.path() == order and "Refunded" in browser.text(".flash"), "refunded, with a flash")
+    expect("#1 × 1 (returned to stock)" in browser.text("#refunds"), "the refund is listed as a return of line 1")
+    browser.check_accessibility()
+    browser.fits_narrow()
+    browser.screenshot("order-refunded")
+
+
 def place_an_order():
     """An order of the first partner's first good paid by card, as the app's backend places it."""
     goods = api("GET", "/v1/goods?limit=50", CREDENTIALS["partners"][0]["partner_admin"])["items"]
@@ -1023,6 +1055,7 @@ def main():
              lambda: partner_admin_filters_the_board(admin)),
             ("a partner admin registers a webhook endpoint, reads a delivery's attempt and replays it",
              lambda: partner_admin_replays_a_webhook(admin)),
+            ("a partner admin refunds one line of a shipped order as a return", lambda: partner_admin_refunds_one_line(admin)),
             ("a form without its CSRF token is refused", lambda: forged_form_is_refused(admin)),
             ("the keyboard reaches the content; focus is visible", lambda: keyboard_only(admin)),
             ("another tenant's order and good are 404 pages; the staff page is 403", lambda: staff_meets_another_tenant(staff, [order_path(admin), good_path(admin)])),

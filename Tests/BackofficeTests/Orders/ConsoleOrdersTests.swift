@@ -161,4 +161,53 @@ struct ConsoleOrdersTests {
             }
         }
     }
+
+    @Test(
+        """
+        a partner admin refunds one line of a shipped order from its page, confirmed, as a return: the card \
+        refunded for that line, its unit back in stock, the refund listed; an unconfirmed or unreadable form \
+        changes nothing
+        """
+    )
+    func refundOneLine() async throws {
+        try await TestEnvironment.with { env in
+            let shop = try await ShopFixture.make(env)
+            let id = try await env.database.runStaged(
+                Checkout(
+                    shop.request([("BOTTLE", 2, .usd), ("MAT", 1, .usd)]), payments: SimulatedPaymentGateway(),
+                    idempotencyKey: nil),
+                context: env.context(.appService)
+            ).detail.order.id
+            let context = OperationContext(
+                principal: shop.partner.admin, requestID: "t", sourceIP: nil, policies: env.policies)
+            _ = try await env.database.run(AdvanceOrder(orderID: id, move: .accept), context: context)
+            _ = try await env.database.runStaged(
+                ShipOrder(orderID: id, carrier: "UPS", trackingNumber: "1Z", payments: SimulatedPaymentGateway()),
+                context: context)
+            try await env.withApp { client in
+                let admin = try await ConsoleClient.signedIn(env, client, as: shop.partner.admin.operatorID)
+                let page = try await admin.get("/console/orders/\(id.text)")
+                #expect(page.text.contains("Refund part") && page.text.contains("name=\"units_1\""))
+                let csrf = try #require(page.csrf)
+                let form = ["units_1": "1", "restock": "yes", "reason": "One bottle dented"]
+                let unconfirmed = try await admin.post("/console/orders/\(id.text)/refunds", form, csrf: csrf)
+                #expect(unconfirmed.status == 422 && unconfirmed.text.contains("id=\"confirm_refund_part-error\""))
+                var bad = form
+                (bad["units_1"], bad["confirm_refund_part"]) = ("one", "yes")
+                #expect(try await admin.post("/console/orders/\(id.text)/refunds", bad, csrf: csrf).status == 422)
+                #expect(try await shop.stock("BOTTLE") == 8, "nothing refunded yet")
+                let confirmed = try await admin.post(
+                    "/console/orders/\(id.text)/refunds", form.merging(["confirm_refund_part": "yes"]) { $1 },
+                    csrf: csrf)
+                #expect(confirmed.status == 303, "\(confirmed.text)")
+                #expect(try await shop.stock("BOTTLE") == 9)
+                let refunded = try await env.ownerScalar(
+                    "SELECT refunded_cents FROM payments WHERE order_id = '\(id)'", as: Int64.self)
+                #expect(refunded == 2_500)
+                let after = try await admin.get("/console/orders/\(id.text)")
+                #expect(after.text.contains("id=\"refunds\"") && after.text.contains("#1 × 1 (returned to stock)"))
+                #expect(after.text.contains("of 1 left"), "one bottle is left to refund")
+            }
+        }
+    }
 }
