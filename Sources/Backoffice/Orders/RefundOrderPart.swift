@@ -64,7 +64,7 @@ package struct RefundOrderPart: StagedOperation {
             action: Self.action, tenantID: order.tenantID, targetType: "order", targetID: orderID.text,
             reason: request.reason, before: nil, after: try refund.snapshot)
         guard cash > 0 else {
-            try await settle(refund, in: unit)
+            try await OrderRefund.settle(refund, in: unit)
             return Audited(.done(refund), event: event)
         }
         guard let providerID = payment?.providerPaymentID else {
@@ -78,48 +78,13 @@ package struct RefundOrderPart: StagedOperation {
     }
 
     package func call(_ reservation: OrderRefundReservation) async throws -> PaymentOutcome {
-        try await payments.call {
-            try await $0.refund(
-                paymentID: reservation.providerPaymentID, amountCents: reservation.amountCents,
-                idempotencyKey: reservation.key)
-        }
+        try await reservation.call(payments)
     }
 
     package func record(_ verdict: PaymentOutcome, for reservation: OrderRefundReservation, in unit: UnitOfWork)
         async throws -> Audited<OrderRefund>
     {
-        let order = try await Order.fetch(reservation.orderID, forUpdate: true, in: unit)
-        let before = try await OrderRefund.locked(reservation.refundID, in: unit)
-        guard before.status == .pending else { return .unchanged(before) }
-        let after: OrderRefund
-        switch verdict {
-        case .pending: return .unchanged(before)
-        case .succeeded(let providerRefundID):
-            after = try await decide(before, .succeeded, providerRefundID: providerRefundID, in: unit)
-            try await unit.execute(
-                """
-                UPDATE payments SET refunded_cents = refunded_cents + \(reservation.amountCents),
-                    status = CASE WHEN refunded_cents + \(reservation.amountCents) = captured_cents THEN 'refunded'
-                        ELSE status END,
-                    updated_at = \(unit.now)
-                WHERE order_id = \(reservation.orderID)
-                """)
-            try await settle(after, in: unit)
-        case .declined(let code):
-            after = try await decide(before, .failed, failureCode: code, in: unit)
-            try await unit.execute(
-                """
-                UPDATE order_lines l SET refunded_quantity = l.refunded_quantity - r.quantity
-                FROM order_refund_lines r
-                WHERE r.refund_id = \(before.id) AND l.order_id = r.order_id AND l.line = r.line
-                """)
-        }
-        return Audited(
-            after,
-            event: AuditRecord(
-                action: Self.action, tenantID: order.tenantID, targetType: "order", targetID: order.id.text,
-                reason: "the payment provider's verdict on the refund", before: try before.snapshot,
-                after: try after.snapshot))
+        try await reservation.record(verdict, in: unit)
     }
 
     /// The refund's cash and FitPoints: its lines' prices as paid (each line's units checked
@@ -186,8 +151,58 @@ package struct RefundOrderPart: StagedOperation {
         return try await OrderRefund.locked(id, in: unit)
     }
 
+}
+
+extension OrderRefundReservation {
+    /// The provider asked to refund the cash under this refund's own key.
+    func call(_ payments: any PaymentGateway) async throws -> PaymentOutcome {
+        try await payments.call {
+            try await $0.refund(paymentID: providerPaymentID, amountCents: amountCents, idempotencyKey: key)
+        }
+    }
+
+    /// The provider's verdict recorded once, under the order's lock: succeeded → the payment's
+    /// refunded cents, the FitPoints back, the units in stock for a return; declined → failed with
+    /// the provider's code, its units freed; pending → left for reconciliation. Audited as the
+    /// partner's refund (`orders.refund`), whoever records it.
+    func record(_ verdict: PaymentOutcome, in unit: UnitOfWork) async throws -> Audited<OrderRefund> {
+        let reservation = self
+        let order = try await Order.fetch(reservation.orderID, forUpdate: true, in: unit)
+        let before = try await OrderRefund.locked(reservation.refundID, in: unit)
+        guard before.status == .pending else { return .unchanged(before) }
+        let after: OrderRefund
+        switch verdict {
+        case .pending: return .unchanged(before)
+        case .succeeded(let providerRefundID):
+            after = try await Self.decide(before, .succeeded, providerRefundID: providerRefundID, in: unit)
+            try await unit.execute(
+                """
+                UPDATE payments SET refunded_cents = refunded_cents + \(reservation.amountCents),
+                    status = CASE WHEN refunded_cents + \(reservation.amountCents) = captured_cents THEN 'refunded'
+                        ELSE status END,
+                    updated_at = \(unit.now)
+                WHERE order_id = \(reservation.orderID)
+                """)
+            try await OrderRefund.settle(after, in: unit)
+        case .declined(let code):
+            after = try await Self.decide(before, .failed, failureCode: code, in: unit)
+            try await unit.execute(
+                """
+                UPDATE order_lines l SET refunded_quantity = l.refunded_quantity - r.quantity
+                FROM order_refund_lines r
+                WHERE r.refund_id = \(before.id) AND l.order_id = r.order_id AND l.line = r.line
+                """)
+        }
+        return Audited(
+            after,
+            event: AuditRecord(
+                action: RefundOrderPart.action, tenantID: order.tenantID, targetType: "order", targetID: order.id.text,
+                reason: "the payment provider's verdict on the refund", before: try before.snapshot,
+                after: try after.snapshot))
+    }
+
     /// The refund's verdict written.
-    private func decide(
+    private static func decide(
         _ refund: OrderRefund, _ status: OrderRefund.Status, providerRefundID: String? = nil,
         failureCode: String? = nil, in unit: UnitOfWork
     ) async throws -> OrderRefund {
@@ -199,10 +214,12 @@ package struct RefundOrderPart: StagedOperation {
             """)
         return try await OrderRefund.locked(refund.id, in: unit)
     }
+}
 
+extension OrderRefund {
     /// What a succeeded refund gives back: its FitPoints to the customer through the ledger (once),
     /// and for a return its lines' units to stock (goods locked in id order, as checkout locks them).
-    private func settle(_ refund: OrderRefund, in unit: UnitOfWork) async throws {
+    static func settle(_ refund: OrderRefund, in unit: UnitOfWork) async throws {
         if refund.fitPoints > 0 {
             _ = try await unit.first(
                 """

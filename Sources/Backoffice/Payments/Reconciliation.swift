@@ -8,7 +8,8 @@ package struct ReconcileReport: Sendable {
     package var completed: [UUID]
     /// Orders whose payment failed or was never made (now payment_failed, stock and FitPoints back).
     package var cancelled: [UUID]
-    /// Orders whose move (ship, cancel, refund) was left waiting on the provider, now moved.
+    /// Orders whose move (ship, cancel, refund) or partial refund was left waiting on the provider,
+    /// now finished.
     package var finishedMoves: [UUID] = []
     /// Payments the provider has not decided yet, or could not be asked about.
     package var stillPending: Int
@@ -89,6 +90,7 @@ package struct ReconcilePayments: Sendable {
             default: report.stillPending += 1
             }
         }
+        try await finishRefunds(database, context: context, system: system, into: &report)
         _ = try await step(RecordJobSummary(target: payments.provider, summary: PaymentsReconciled(report)))
         return report
 
@@ -107,6 +109,70 @@ package struct ReconcilePayments: Sendable {
             do { verdict = try await move.call(pending) } catch PaymentRefusal.providerUnavailable { return false }
             return try await step(FinishMove(move: move, verdict: verdict, step: pending)).refused == nil
         }
+    }
+}
+
+extension ReconcilePayments {
+    /// Asks again for each partial refund left at the provider (a crash, no verdict) under its own
+    /// key, and records the answer as the refund's own (`FinishOrderRefund`).
+    func finishRefunds(
+        _ database: Database, context: OperationContext, system: Bool, into report: inout ReconcileReport
+    )
+        async throws
+    {
+        let unsettled = UnsettledOrderRefunds(
+            olderThanMinutes: olderThanMinutes, callGrace: payments.longestCall, provider: payments.provider)
+        for refund in try await database.read(unsettled, context: context, asSystem: system) {
+            report.checked += 1
+            let verdict: PaymentOutcome
+            do { verdict = try await refund.call(payments) } catch PaymentRefusal.providerUnavailable {
+                report.stillPending += 1
+                continue
+            }
+            let after = try await database.run(
+                FinishOrderRefund(reservation: refund, verdict: verdict), context: context, asSystem: system)
+            if after.status == .pending {
+                report.stillPending += 1
+            } else {
+                report.finishedMoves.append(refund.orderID)
+            }
+        }
+    }
+}
+
+/// The partial refunds waiting on the provider longer than any call takes, oldest first (at most 500).
+struct UnsettledOrderRefunds: Query {
+    static let action = ReconcilePayments.action
+    let olderThanMinutes: Int
+    let callGrace: Duration
+    let provider: String
+
+    func read(in unit: UnitOfWork) async throws -> [OrderRefundReservation] {
+        let before = unit.now.addingTimeInterval(-Double(olderThanMinutes) * 60)
+        let calledBefore = min(before, unit.now.addingTimeInterval(-(Double(callGrace.components.seconds) + 1)))
+        return try await unit.all(
+            """
+            SELECT r.id, r.order_id, p.provider_payment_id, r.amount_cents FROM order_refunds r
+            JOIN payments p ON p.order_id = r.order_id
+            WHERE r.status = 'pending' AND p.provider = \(provider) AND r.created_at <= \(calledBefore)
+            ORDER BY r.created_at LIMIT 500
+            """
+        ) { row in
+            let c = try row.decode((UUID, UUID, String, Int64).self)
+            return OrderRefundReservation(refundID: c.0, orderID: c.1, providerPaymentID: c.2, amountCents: c.3)
+        }
+    }
+}
+
+/// A partial refund left at the provider, finished by reconciliation: the refund's own record step
+/// (its audit event names the refund, with the reconciler as actor), permitted by `payments.reconcile`.
+struct FinishOrderRefund: AuditedOperation {
+    static let action = ReconcilePayments.action
+    let reservation: OrderRefundReservation
+    let verdict: PaymentOutcome
+
+    func perform(in unit: UnitOfWork) async throws -> Audited<OrderRefund> {
+        try await reservation.record(verdict, in: unit)
     }
 }
 

@@ -193,4 +193,45 @@ struct OrderRefundTests {
             }
         }
     }
+
+    @Test(
+        """
+        a partial refund left at the provider by a crash blocks the whole refund (409 payment_in_progress) until \
+        reconciliation finishes it under its own key: refunded once, its unit back in stock
+        """
+    )
+    func reconciliationFinishesRefunds() async throws {
+        try await TestEnvironment.with { env in
+            let shop = try await ShopFixture.make(env)
+            let payments = SimulatedPaymentGateway()
+            let order = try await env.withApp(payments: payments) { client in
+                try await Self.shipped(shop, [("BOTTLE", 2, "usd")], client: client)
+            }
+            let partner = OperationContext(
+                principal: shop.partner.admin, requestID: "crash", sourceIP: nil, policies: env.policies)
+            let refund = RefundOrderPart(
+                orderID: try #require(UUID(uuidString: order)),
+                request: OrderRefundRequest(
+                    lines: [.init(line: 1, quantity: 1)], amountCents: nil, restock: true, reason: "crashed"),
+                payments: payments)
+            let stage = try await env.database.run(ReserveStage(staged: refund), context: partner)
+            guard case .call = stage else { throw TestSetupError(description: "the refund had nothing to call") }
+            try await env.withApp(payments: payments) { client in
+                let whole = try await client.call(
+                    .post, "/v1/orders/\(order)/refund", token: shop.partner.adminToken, json: #"{"reason": "all"}"#)
+                #expect(whole.status == 409 && whole["code"] == "payment_in_progress", "\(whole.text)")
+                env.clock.advance(by: 11 * 60)
+                let report = try await client.call(
+                    .post, "/v1/payments/reconciliations", token: env.fixture.tokens[.backendManager]!, json: "{}")
+                #expect(report.json["finished_moves"] as? [String] == [order], "\(report.text)")
+                let again = try await client.call(
+                    .post, "/v1/payments/reconciliations", token: env.fixture.tokens[.backendManager]!, json: "{}")
+                #expect((again.json["finished_moves"] as? [String])?.isEmpty == true, "finished once")
+                let shown = try await client.call(.get, "/v1/orders/\(order)", token: shop.partner.adminToken)
+                #expect((shown.json["refunds"] as? [[String: Any]])?.first?["status"] as? String == "succeeded")
+                #expect((shown.json["payment"] as? [String: Any])?["refunded_cents"] as? Int == 2_500)
+            }
+            #expect(try await shop.stock("BOTTLE") == 9)
+        }
+    }
 }
