@@ -205,8 +205,9 @@ struct InputReader {
             do {
                 let read = cli.mapping("files")?.text(name) != nil
                 let pair = cli.mapping("pairs")?.texts(name) ?? []
+                let structured = cli.mapping("structured_files")?.text(name)
                 let kind: ValueKind =
-                    if read { .file } else if pair.count == 3 {
+                    if read { .file } else if let structured { .structuredList(structured) } else if pair.count == 3 {
                         .pairs(type: pair[0], first: pair[1], second: pair[2])
                     } else { try ValueKind.of(raw, in: operation.contract, inlineEnumeration: inline) }
                 let input = input(name, kind: kind, required: required.contains(name), raw as? Mapping, raw)

@@ -9,6 +9,9 @@ enum ValueKind {
     case list(String)
     /// A text read from the file the option names (`x-cli` `files`).
     case file
+    /// A list of the named schema's items read from the YAML or JSON file the option names
+    /// (`x-cli` `structured_files: { orders: BulkOrderItem }`).
+    case structuredList(String)
     /// Repeated `A:B` whole-number pairs, each the schema type named with its two members' labels
     /// (`x-cli` `pairs: { lines: [OrderRefundLine, line, quantity] }`).
     case pairs(type: String, first: String, second: String)
@@ -93,6 +96,13 @@ struct Input {
         case .file:
             declaration = "\(wrapper)(\(help)) var \(property)File: String\(optional)"
             value = required ? "try readTextFile(\(property)File)" : "try \(property)File.map(readTextFile)"
+        case .structuredList(let type):
+            declaration = "\(wrapper)(\(help)) var \(property)File: String\(optional)"
+            let list = "[Components.Schemas.\(type)].self"
+            value =
+                required
+                ? "try readStructuredFile(\(list), at: \(property)File)"
+                : "try \(property)File.map { try readStructuredFile(\(list), at: $0) }"
         case .pairs(let type, let first, let second):
             declaration = "@Option(\(help)) var \(property): [String] = []"
             let made =

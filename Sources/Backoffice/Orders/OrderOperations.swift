@@ -152,11 +152,16 @@ package struct ShipOrder: StagedOrderMove {
     func needsProvider(_ payment: Payment) -> Bool { payment.status == .authorized }
 
     func apply(to order: Order, in unit: UnitOfWork) async throws -> (carrier: String, tracking: String)? {
+        try Self.check(carrier: carrier, trackingNumber: trackingNumber)
+        return (carrier, trackingNumber)
+    }
+
+    /// A shipment's carrier and tracking number: each required, at most 100 characters (422).
+    static func check(carrier: String?, trackingNumber: String?) throws {
         var validation = Validation()
         validation.text(carrier, "carrier", max: 100)
         validation.text(trackingNumber, "tracking_number", max: 100)
         try validation.check()
-        return (carrier, trackingNumber)
     }
 }
 

@@ -195,6 +195,9 @@ enum ContractOutcomes {
         deliverOrder partner_staff 409 invalid_transition
         refundOrder platform_admin 409 invalid_transition
         refundOrder partner_admin 409 invalid_transition
+        moveOrdersInBulk platform_admin 422 validation_failed
+        moveOrdersInBulk partner_admin 422 validation_failed
+        moveOrdersInBulk partner_staff 422 validation_failed
         refundOrderPart platform_admin 422 validation_failed
         refundOrderPart partner_admin 422 validation_failed
         shipOrder platform_admin 409 invalid_transition

@@ -1,0 +1,47 @@
+import BackofficeAPI
+import BackofficePlatform
+import Foundation
+
+extension APIHandler {
+    /// A bulk move of the shop's orders (`BulkOrderMoves`): each order's outcome, in the order asked.
+    func moveOrdersInBulk(_ input: Operations.MoveOrdersInBulk.Input) async throws
+        -> Operations.MoveOrdersInBulk.Output
+    {
+        let body: Components.Schemas.BulkOrderMoveRequest = try json(input.body)
+        let items = try body.orders.map { order in
+            BulkOrderItem(
+                orderID: try parseID(order.orderId, "order_id"), carrier: order.carrier,
+                trackingNumber: order.trackingNumber)
+        }
+        let move = try OrderMove(known: body.move.rawValue)
+        let bulk = BulkOrderMoves(move: move, items: items, dryRun: body.dryRun ?? false, payments: payments)
+        let outcomes = try await bulk.run(database, context: try context())
+        let refused = outcomes.filter { $0.kind == .refused }.count
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        dryRun: body.dryRun ?? false, done: outcomes.count - refused, refused: refused,
+                        outcomes: try outcomes.map { try $0.api }))))
+    }
+}
+
+extension BulkOrderOutcome {
+    var api: Components.Schemas.BulkOrderMoveResult.OutcomesPayloadPayload {
+        get throws {
+            let problem = refusal.flatMap(Problem.describing)
+            return .init(
+                orderId: orderID.text, outcome: try .init(known: kind.rawValue),
+                status: try status.map { try .init(known: $0.rawValue) },
+                problem: problem.map { problem in
+                    .init(
+                        _type: "https://healthtrack.example/problems/\(problem.code)", title: problem.title,
+                        status: problem.status, detail: problem.detail, code: problem.code,
+                        currentState: problem.currentState,
+                        errors: problem.errors.isEmpty
+                            ? nil
+                            : problem.errors.map { .init(field: $0.field, code: $0.code, message: $0.message) })
+                })
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import BackofficePlatform
+import Foundation
+import PostgresNIO
+
+/// One order of a bulk move: its id and, to ship it, its carrier and tracking number.
+package struct BulkOrderItem: Sendable, Codable, Equatable {
+    package var orderID: UUID
+    package var carrier: String?
+    package var trackingNumber: String?
+
+    package init(orderID: UUID, carrier: String? = nil, trackingNumber: String? = nil) {
+        (self.orderID, self.carrier, self.trackingNumber) = (orderID, carrier, trackingNumber)
+    }
+}
+
+/// What one order's move came to: done (its state after), would be done (a dry run), or refused
+/// (the error the same move alone would answer with: a `DomainError` or a `PaymentRefusal`).
+package struct BulkOrderOutcome: Sendable {
+    package enum Kind: String, Sendable { case done, wouldDo = "would_do", refused }
+    package let orderID: UUID
+    package let kind: Kind
+    package var status: Order.Status? = nil
+    package var refusal: (any Error)? = nil
+}
+
+/// A partner accepts, ships or delivers up to 500 orders at once (`orders.bulk`, and each order's
+/// own move permission). Each order is its own audited change — the same use case as the move
+/// alone (`AdvanceOrder`, `ShipOrder`), so a refusal of one (another state, a missing tracking
+/// number, the provider refusing a capture, another shop's order: not found) leaves the others
+/// done; not all or nothing. The answer lists each order's outcome in the order asked. A dry run
+/// changes nothing and says what each move would do, checked as the move checks it. A repeat of the
+/// same bulk answers the orders moved already as refused with their state now.
+package struct BulkOrderMoves: Sendable {
+    package static let action: Action = "orders.bulk"
+    /// The moves a bulk may make (cancel and refund give money back and need a reason each).
+    package static let moves: Set<OrderMove> = [.accept, .ship, .deliver]
+    package static let limit = 500
+    let move: OrderMove
+    let items: [BulkOrderItem]
+    let dryRun: Bool
+    let payments: any PaymentGateway
+
+    package init(move: OrderMove, items: [BulkOrderItem], dryRun: Bool, payments: any PaymentGateway) {
+        (self.move, self.items, self.dryRun, self.payments) = (move, items, dryRun, payments)
+    }
+
+    /// Checks the bulk itself: a move it may make, 1 to 500 orders, each once.
+    func check() throws {
+        var validation = Validation()
+        validation.require(
+            Self.moves.contains(move), "move", "not_bulk", "accept, ship or deliver (cancel and refund one at a time)")
+        validation.require(
+            (1...Self.limit).contains(items.count), "orders", "out_of_range", "1 to \(Self.limit) orders")
+        validation.require(
+            Set(items.map(\.orderID)).count == items.count, "orders", "duplicate_order", "each order at most once")
+        try validation.check()
+    }
+
+    /// Runs the bulk for `context`'s principal: the bulk's permission and the move's, then each
+    /// order's move in turn (or, for a dry run, its check).
+    package func run(_ database: Database, context: OperationContext) async throws -> [BulkOrderOutcome] {
+        try context.permit(Self.action)
+        try context.permit(move.action)
+        try check()
+        if dryRun { return try await database.read(CheckOrderMoves(move: move, items: items), context: context) }
+        var outcomes: [BulkOrderOutcome] = []
+        for item in items {
+            do {
+                let detail = try await perform(item, database, context: context)
+                outcomes.append(BulkOrderOutcome(orderID: item.orderID, kind: .done, status: detail.order.status))
+            } catch let error where error is DomainError || error is PaymentRefusal {
+                outcomes.append(BulkOrderOutcome(orderID: item.orderID, kind: .refused, refusal: error))
+            }
+        }
+        return outcomes
+    }
+
+    /// One order's move, as the move alone makes it.
+    private func perform(_ item: BulkOrderItem, _ database: Database, context: OperationContext) async throws
+        -> OrderDetail
+    {
+        guard move == .ship else {
+            return try await database.run(AdvanceOrder(orderID: item.orderID, move: move), context: context)
+        }
+        let ship = ShipOrder(
+            orderID: item.orderID, carrier: item.carrier ?? "", trackingNumber: item.trackingNumber ?? "",
+            payments: payments)
+        let outcome = try await database.runStaged(ship, context: context)
+        guard outcome.refused == nil else {
+            throw DomainError.conflict(
+                code: ShipOrder.refusal, detail: "The payment provider refused to capture; the order is unchanged.")
+        }
+        return outcome.detail
+    }
+}
+
+/// A bulk move's dry run: each order read (another shop's is not found) and checked as its move
+/// checks it (its state; for a shipment, the carrier and tracking number).
+struct CheckOrderMoves: Query {
+    static let action = BulkOrderMoves.action
+    let move: OrderMove
+    let items: [BulkOrderItem]
+
+    func read(in unit: UnitOfWork) async throws -> [BulkOrderOutcome] {
+        let orders = try await unit.all(
+            "SELECT \(unescaped: Order.columns) FROM orders o WHERE o.id = ANY(\(items.map(\.orderID)))",
+            as: Order.self)
+        let byID = Dictionary(uniqueKeysWithValues: orders.map { ($0.id, $0) })
+        return items.map { item in
+            do {
+                guard let order = byID[item.orderID] else { throw DomainError.notFound("Order \(item.orderID.text)") }
+                try OrderTransition.check(order, to: move.target)
+                if move == .ship { try ShipOrder.check(carrier: item.carrier, trackingNumber: item.trackingNumber) }
+                return BulkOrderOutcome(orderID: item.orderID, kind: .wouldDo, status: move.target)
+            } catch {
+                return BulkOrderOutcome(orderID: item.orderID, kind: .refused, refusal: error)
+            }
+        }
+    }
+}
