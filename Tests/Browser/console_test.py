@@ -383,6 +383,40 @@ def partner_admin_refunds_one_line(browser):
     browser.screenshot("order-refunded")
 
 
+def partner_admin_ships_twenty_at_once(browser):
+    """A partner admin accepts the paid orders on the board's first page in one go, then ticks 20
+    orders to ship, gives each its tracking number and one carrier, checks them first (nothing
+    changes) and ships the 20 from the check's page; each order is shipped."""
+    for _ in range(20):
+        place_an_order()
+    browser.open("/console/orders?status=paid")
+    if browser.path().startswith("/console/sign-in"):  # when run alone (ONLY=…)
+        browser.sign_in("admin@green-grocer.example", PASSWORDS["admin@green-grocer.example"])
+        browser.open("/console/orders?status=paid")
+    for box in browser.driver.find_elements(By.CSS_SELECTOR, "#bulk input[type=checkbox]"):
+        box.click()
+    browser.driver.find_element(By.CSS_SELECTOR, "#bulk button[value=no]").click()
+    expect("refused" in browser.text("#bulk-summary"), "the bulk's page lists each order's outcome")
+    browser.open("/console/orders?status=accepted")
+    rows = browser.driver.find_elements(By.CSS_SELECTOR, "#bulk tbody tr")[:20]
+    expect(len(rows) == 20, f"20 orders to ship (found {len(rows)})")
+    for index, row in enumerate(rows):
+        row.find_element(By.CSS_SELECTOR, "input[type=checkbox]").click()
+        row.find_element(By.CSS_SELECTOR, "input[name^=tracking_]").send_keys(f"1ZBULK{index:04d}")
+    browser.fill({"bulk-carrier": "UPS"})
+    browser.check_accessibility()
+    browser.driver.find_element(By.CSS_SELECTOR, "#bulk button[value=yes]").click()
+    expect(browser.text("#bulk-summary").startswith("20 would ship"), "the check says all 20 would ship")
+    browser.check_accessibility()
+    browser.screenshot("orders-bulk-check")
+    browser.submit("#bulk-confirm")
+    expect(browser.text("#bulk-summary") == "20 done, 0 refused.", "the 20 are shipped")
+    expect(browser.text("#bulk-outcomes").count("Shipped") == 20, "each order is shipped")
+    browser.check_accessibility()
+    browser.fits_narrow()
+    browser.screenshot("orders-bulk-shipped")
+
+
 def place_an_order():
     """An order of the first partner's first good paid by card, as the app's backend places it."""
     goods = api("GET", "/v1/goods?limit=50", CREDENTIALS["partners"][0]["partner_admin"])["items"]
@@ -1056,6 +1090,7 @@ def main():
             ("a partner admin registers a webhook endpoint, reads a delivery's attempt and replays it",
              lambda: partner_admin_replays_a_webhook(admin)),
             ("a partner admin refunds one line of a shipped order as a return", lambda: partner_admin_refunds_one_line(admin)),
+            ("a partner admin ships 20 orders in one go, checked first", lambda: partner_admin_ships_twenty_at_once(admin)),
             ("a form without its CSRF token is refused", lambda: forged_form_is_refused(admin)),
             ("the keyboard reaches the content; focus is visible", lambda: keyboard_only(admin)),
             ("another tenant's order and good are 404 pages; the staff page is 403", lambda: staff_meets_another_tenant(staff, [order_path(admin), good_path(admin)])),

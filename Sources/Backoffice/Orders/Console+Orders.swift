@@ -30,8 +30,11 @@ extension Console {
             }
             let tabs = (day == nil ? [] : [nil]) + OrderBoard.tabs.map(Optional.some)
             let state = status.map(OrderBoard.label) ?? "Every state"
+            let bulk = status.flatMap(OrderBoard.bulkMove).flatMap {
+                console.may(BulkOrderMoves.action) && console.may($0.action) ? $0 : nil
+            }
             var data: [String: Any] = [
-                "rowsHTML": OrderBoard.rows(page.items), "hasOrders": !page.items.isEmpty,
+                "rowsHTML": OrderBoard.rows(page.items, bulk: bulk), "hasOrders": !page.items.isEmpty,
                 "tabsHTML": ConsoleNavigation.links(
                     tabs.map {
                         .link(
@@ -41,6 +44,7 @@ extension Console {
                 "state": day.map { "\(state), placed \($0.short), \($0.civil.year) (UTC)" } ?? state,
                 "values": kept, "status": status?.rawValue ?? "", "filtered": !filter.isEmpty,
             ]
+            if let bulk { data["bulk"] = OrderBoard.bulkForm(bulk) }
             if let next = page.nextCursor {
                 data["next"] = ConsoleLinks.path("/console/orders", query(status).merging(["cursor": next]) { $1 })
             }
@@ -48,6 +52,7 @@ extension Console {
         }
         get("orders/{id}", on: group) { console in try await console.orderPage(try console.routeID(), issues: []) }
         registerOrderRefunds(on: group, payments: payments)
+        registerBulkOrders(on: group, payments: payments)
         for move in OrderMove.allCases {
             post("orders/{id}/\(move.rawValue)", on: group, holdsTransaction: !move.callsProvider) { console in
                 let id = try console.routeID()
@@ -148,13 +153,31 @@ extension ConsoleRequest {
 enum OrderBoard {
     /// The board's table rows, one per order, written in Swift: the board is the console's
     /// busiest page (docs/decisions/console-tables-in-swift.md).
-    static func rows(_ orders: some Sequence<Order>) -> HTML {
+    /// With `bulk`, each row starts with its order's checkbox (`order_<id>`) and, to ship, its
+    /// tracking number's field (`tracking_<id>`).
+    static func rows(_ orders: some Sequence<Order>, bulk: OrderMove? = nil) -> HTML {
         HTML(
             joining: orders.lazy.map { order in
                 let view = OrderView(order)
+                let select: HTML =
+                    switch bulk {
+                    case nil: ""
+                    case .ship?:
+                        """
+                        <td><input type="checkbox" name="order_\(view.id)" value="yes"
+                          aria-label="Select order \(view.shortID)"></td>
+                        <td><input name="tracking_\(view.id)" size="14"
+                          aria-label="Tracking number of order \(view.shortID)"></td>
+                        """
+                    case _?:
+                        """
+                        <td><input type="checkbox" name="order_\(view.id)" value="yes"
+                          aria-label="Select order \(view.shortID)"></td>
+                        """
+                    }
                 return """
                     <tr>
-                      <td><a href="/console/orders/\(view.id)"><code>\(view.shortID)</code></a></td>
+                      \(select)<td><a href="/console/orders/\(view.id)"><code>\(view.shortID)</code></a></td>
                       <td>\(view.placed.html)</td>
                       <td>\(view.customerName)</td>
                       <td class="num">\(view.lines)</td>

@@ -210,4 +210,45 @@ struct ConsoleOrdersTests {
             }
         }
     }
+
+    @Test(
+        """
+        the board's bulk: paid orders ticked and checked first (a dry run: nothing changed, the page offers the \
+        move), then accepted; shipping them needs each order's tracking number; none ticked is refused
+        """
+    )
+    func bulkFromTheBoard() async throws {
+        try await TestEnvironment.with { env in
+            let shop = try await ShopFixture.make(env)
+            let ids = try await BulkOrderMovesTests.paidOrders(shop, count: 3)
+            try await env.withApp { client in
+                let admin = try await ConsoleClient.signedIn(env, client, as: shop.partner.admin.operatorID)
+                let board = try await admin.get("/console/orders?status=paid")
+                #expect(board.text.contains("name=\"order_\(ids[0].text)\""))
+                let csrf = try #require(board.csrf)
+                var form = ["move": "accept", "dry_run": "yes"]
+                for id in ids { form["order_\(id.text)"] = "yes" }
+                let checked = try await admin.post("/console/orders/bulk", form, csrf: csrf)
+                #expect(checked.status == 200 && checked.text.contains("3 would accept, 0 refused."), "\(checked.text)")
+                #expect(checked.text.contains("id=\"bulk-confirm\""), "the dry run offers the move")
+                #expect(try await env.auditCount("orders.accept") == 0)
+                form["dry_run"] = "no"
+                let accepted = try await admin.post("/console/orders/bulk", form, csrf: csrf)
+                #expect(accepted.text.contains("3 done, 0 refused."), "\(accepted.text)")
+                #expect(try await env.auditCount("orders.accept") == 3)
+
+                let toShip = try await admin.get("/console/orders?status=accepted")
+                #expect(toShip.text.contains("name=\"tracking_\(ids[0].text)\""))
+                var ship = ["move": "ship", "dry_run": "no", "carrier": "UPS"]
+                for (index, id) in ids.enumerated() {
+                    ship["order_\(id.text)"] = "yes"
+                    ship["tracking_\(id.text)"] = index == 0 ? "" : "1Z\(index)"
+                }
+                let shipped = try await admin.post("/console/orders/bulk", ship, csrf: csrf)
+                #expect(shipped.text.contains("2 done, 1 refused."), "\(shipped.text)")
+                let none = try await admin.post("/console/orders/bulk", ["move": "ship"], csrf: csrf)
+                #expect(none.status == 422 && none.text.contains("1 to 500 orders"), "\(none.text)")
+            }
+        }
+    }
 }
