@@ -1,6 +1,7 @@
 import BackofficeAPI
 import BackofficePlatform
 import Foundation
+import OpenAPIRuntime
 
 extension APIHandler {
     /// A bulk move of the shop's orders (`BulkOrderMoves`): each order's outcome, in the order asked.
@@ -23,6 +24,25 @@ extension APIHandler {
                     .init(
                         dryRun: body.dryRun ?? false, done: outcomes.count - refused, refused: refused,
                         outcomes: try outcomes.map { try $0.api }))))
+    }
+}
+
+extension APIHandler {
+    /// The orders export (`ExportOrders`): the first page read in the request (a refusal answers
+    /// before any byte), the rest as the client takes them.
+    func exportOrders(_ input: Operations.ExportOrders.Input) async throws -> Operations.ExportOrders.Output {
+        let query = input.query
+        let format: RecordFileFormat = query.format == .jsonl ? .jsonl : .csv
+        let status = try query.status.map { try Order.Status(known: $0.rawValue) }
+        var filter = OrderFilter()
+        (filter.placedFrom, filter.placedTo, filter.sku) = (query.placedFrom, query.placedTo, query.sku)
+        filter.customerID = try query.customerId.map { try parseID($0, "customer_id") }
+        (filter.totalMinCents, filter.totalMaxCents) = (query.totalMinCents, query.totalMaxCents)
+        let first = try await read(ExportOrders(status: status, filter: filter, before: nil))
+        let pages = try ExportOrders.pages(
+            first: first, status: status, filter: filter, format: format, database: database, context: try context())
+        let body = HTTPBody(pages, length: .unknown, iterationBehavior: .single)
+        return .ok(.init(body: format == .csv ? .csv(body) : .applicationXNdjson(body)))
     }
 }
 

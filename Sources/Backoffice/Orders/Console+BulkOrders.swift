@@ -79,7 +79,9 @@ extension OrderBoard {
                     "detail": outcome.status.map { "\(label($0))" } ?? problem(outcome.refusal),
                 ] as [String: Any]
             },
-            "hidden": ready.map { ["id": $0.orderID.text, "tracking": form.text("tracking_\($0.orderID.text)") ?? ""] },
+            "hidden": ready.map {
+                ["id": $0.orderID.text, "tracking": form.text("tracking_\($0.orderID.text)") ?? ""]
+            },
         ]
     }
 

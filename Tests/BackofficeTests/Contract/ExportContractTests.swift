@@ -92,7 +92,7 @@ struct ExportContractTests {
                     let (role, token) = try #require(
                         tokens.first { env.policies.access.allows($0.0.rawValue, action) }, "\(stream): no role")
                     var path = try ContractFixture.fill(stream.operation, ids: ["customer_id": shop.customer.id.text])
-                    if stream.operation.id == "exportGoods" { path += "?format=jsonl" }
+                    if ["exportGoods", "exportOrders"].contains(stream.operation.id) { path += "?format=jsonl" }
                     let reply = try await client.call(
                         stream.operation.method, path, token: token, headers: stream.operation.headers)
                     let said = "\(role.rawValue) → \(stream): \(reply.status) \(reply.text.prefix(300))"
