@@ -334,7 +334,8 @@ def partner_admin_replays_a_webhook(browser):
 
 def partner_admin_filters_the_board(browser):
     """A partner admin narrows the board to one good's orders of $10 or more placed this year; the
-    state tabs keep the filter, and clearing it shows the board again."""
+    state tabs keep the filter; the filter is saved as a named view, listed on the board; clearing
+    it shows the board again."""
     browser.open("/console/orders?status=paid")
     if browser.path().startswith("/console/sign-in"):  # when run alone (ONLY=…)
         browser.sign_in("admin@green-grocer.example", PASSWORDS["admin@green-grocer.example"])
@@ -346,6 +347,12 @@ def partner_admin_filters_the_board(browser):
     browser.screenshot("orders-filtered")
     tab = browser.driver.find_element(By.CSS_SELECTOR, "nav.tabs a[href*='status=shipped']")
     expect(f"sku={sku}" in tab.get_attribute("href"), "the tabs keep the filter")
+    browser.fill({"view-name": "Big orders of one good"})
+    browser.submit("#save-view")
+    expect("Saved the view" in browser.text(".flash") and f"sku={sku}" in browser.path(), "saved, the board as it was")
+    view = browser.driver.find_element(By.LINK_TEXT, "Big orders of one good")
+    expect(f"sku={sku}" in view.get_attribute("href"), "the view is listed and opens the same filter")
+    browser.check_accessibility()
     browser.driver.find_element(By.LINK_TEXT, "Clear the filter").click()
     browser.check_accessibility()
     expect("filtered" not in browser.text("main h2"), "cleared")
@@ -1085,7 +1092,7 @@ def main():
             ("a partner admin creates a good named <img …> and fixes a refused form", lambda: partner_admin_creates_a_good(admin)),
             ("a partner admin imports a CSV: sees the bad line, fixes it, applies it", lambda: partner_admin_imports_goods(admin)),
             ("a partner admin accepts and ships an order and reads its trail", lambda: partner_admin_ships_an_order(admin)),
-            ("a partner admin filters the board by a good and a total, then clears the filter",
+            ("a partner admin filters the board by a good and a total, saves it as a view, then clears the filter",
              lambda: partner_admin_filters_the_board(admin)),
             ("a partner admin registers a webhook endpoint, reads a delivery's attempt and replays it",
              lambda: partner_admin_replays_a_webhook(admin)),

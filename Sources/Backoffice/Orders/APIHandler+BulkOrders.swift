@@ -46,6 +46,44 @@ extension APIHandler {
     }
 }
 
+extension APIHandler {
+    func listOrderViews(_ input: Operations.ListOrderViews.Input) async throws -> Operations.ListOrderViews.Output {
+        .ok(.init(body: .json(.init(items: try await read(ListSavedOrderViews()).map { try $0.api }))))
+    }
+
+    func saveOrderView(_ input: Operations.SaveOrderView.Input) async throws -> Operations.SaveOrderView.Output {
+        let body: Components.Schemas.OrderViewDraft = try json(input.body)
+        var filter = OrderFilter()
+        (filter.placedFrom, filter.placedTo, filter.sku) = (body.placedFrom, body.placedTo, body.sku)
+        (filter.totalMinCents, filter.totalMaxCents) = (body.totalMinCents, body.totalMaxCents)
+        let status = try body.status.map { try Order.Status(known: $0.rawValue) }
+        let view = try await change(
+            SaveOrderView(name: body.name, status: status, filter: filter), body: body, status: 201
+        ) {
+            try $0.api
+        }
+        return .created(.init(body: .json(view)))
+    }
+
+    func deleteOrderView(_ input: Operations.DeleteOrderView.Input) async throws -> Operations.DeleteOrderView.Output {
+        let id = try parseID(input.path.viewId, "view_id")
+        return .ok(.init(body: .json(try await change(DeleteSavedOrderView(id: id), on: id, body: String?.none) {
+            try $0.api
+        })))
+    }
+}
+
+extension SavedOrderView {
+    var api: Components.Schemas.OrderView {
+        get throws {
+            .init(
+                id: id.text, name: name, status: try status.map { try .init(known: $0.rawValue) },
+                placedFrom: filter.placedFrom, placedTo: filter.placedTo, sku: filter.sku,
+                totalMinCents: filter.totalMinCents, totalMaxCents: filter.totalMaxCents, createdAt: createdAt)
+        }
+    }
+}
+
 extension BulkOrderOutcome {
     var api: Components.Schemas.BulkOrderMoveResult.OutcomesPayloadPayload {
         get throws {

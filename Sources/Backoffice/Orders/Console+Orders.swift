@@ -45,6 +45,9 @@ extension Console {
                 "values": kept, "status": status?.rawValue ?? "", "filtered": !filter.isEmpty,
             ]
             if let bulk { data["bulk"] = OrderBoard.bulkForm(bulk) }
+            let views = try await OrderBoard.views(console)
+            (data["views"], data["hasViews"]) = (views, !views.isEmpty)
+            data["canSaveView"] = console.may(SaveOrderView.action)
             if let next = page.nextCursor {
                 data["next"] = ConsoleLinks.path("/console/orders", query(status).merging(["cursor": next]) { $1 })
             }
@@ -53,6 +56,7 @@ extension Console {
         get("orders/{id}", on: group) { console in try await console.orderPage(try console.routeID(), issues: []) }
         registerOrderRefunds(on: group, payments: payments)
         registerBulkOrders(on: group, payments: payments)
+        registerOrderViews(on: group)
         for move in OrderMove.allCases {
             post("orders/{id}/\(move.rawValue)", on: group, holdsTransaction: !move.callsProvider) { console in
                 let id = try console.routeID()

@@ -114,6 +114,10 @@ enum ContractFixture {
             try await env.ownerScalar(
                 "SELECT id::text FROM webhook_deliveries WHERE endpoint_id = '\(endpoint.id.text)' LIMIT 1",
                 as: String.self))
+        let view = try await env.database.run(
+            SaveOrderView(name: "Contract view", status: .shipped, filter: OrderFilter()),
+            context: OperationContext(
+                principal: partner.admin, requestID: "fixture", sourceIP: nil, policies: env.policies))
         return IDs(partnerA: [
             "case_id": try #require(held.caseID).uuidString.lowercased(),
             "tenant_id": partner.tenantID.uuidString.lowercased(), "operator_id": staff.id.uuidString.lowercased(),
@@ -129,7 +133,7 @@ enum ContractFixture {
             "food_id": foods.inReview.id.text, "gtin": foods.live.gtin?.description ?? "", "import_id": foods.importID,
             "video_id": video.id.text, "recipe_id": recipe.id.text, "plan_id": plan.id.text,
             "request_id": planRequest.id.text, "webhook_endpoint_id": endpoint.id.text,
-            "webhook_delivery_id": delivery,
+            "webhook_delivery_id": delivery, "view_id": view.id.text,
         ])
     }
 

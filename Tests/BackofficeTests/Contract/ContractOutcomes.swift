@@ -195,6 +195,15 @@ enum ContractOutcomes {
         deliverOrder partner_staff 409 invalid_transition
         refundOrder platform_admin 409 invalid_transition
         refundOrder partner_admin 409 invalid_transition
+        saveOrderView platform_admin 422 validation_failed
+        saveOrderView backend_manager 422 validation_failed
+        saveOrderView auditor 422 validation_failed
+        saveOrderView partner_admin 422 validation_failed
+        saveOrderView partner_staff 422 validation_failed
+        deleteOrderView platform_admin 404 not_found
+        deleteOrderView backend_manager 404 not_found
+        deleteOrderView auditor 404 not_found
+        deleteOrderView partner_staff 404 not_found
         moveOrdersInBulk platform_admin 422 validation_failed
         moveOrdersInBulk partner_admin 422 validation_failed
         moveOrdersInBulk partner_staff 422 validation_failed
