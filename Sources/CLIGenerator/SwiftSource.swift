@@ -97,6 +97,24 @@ struct SwiftSource {
                 "}",
             ]
         }
+        let counting = SwiftName.literal(download.counting)
+        // `csvOrJsonl`: an answer in the format asked (`--format`), CSV's header line not counted.
+        let write =
+            download.body == "csvOrJsonl"
+            ? [
+                "                switch ok.body {",
+                "                case .csv(let body):",
+                "                    try await Transfer.download(",
+                "                        body, to: file, counting: \(counting), skippingHeaderLine: true)",
+                "                case .applicationXNdjson(let body):",
+                "                    try await Transfer.download(body, to: file, counting: \(counting))",
+                "                }",
+            ]
+            : [
+                "                try await Transfer.download(",
+                "                    try ok.body.\(download.body), to: file,",
+                "                    counting: \(counting))",
+            ]
         return lines + [
             "        @Option(help: \"Write to this file instead of stdout.\") var file: String?",
             "",
@@ -104,9 +122,7 @@ struct SwiftSource {
             "            try await runCommand {",
             "                let client = try global.client()",
             "                let ok = try answered(try await \(command.call)).ok",
-            "                try await Transfer.download(",
-            "                    try ok.body.\(download.body), to: file,",
-            "                    counting: \(SwiftName.literal(download.counting)))",
+        ] + write + [
             "            }",
             "        }",
             "    }",

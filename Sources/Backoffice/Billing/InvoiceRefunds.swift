@@ -41,7 +41,10 @@ package struct RefundReservation: Codable, Sendable {
     package let invoiceID: UUID
     package let paymentID: String
     package let amountCents: Int64
-    var key: String { "refund:" + refundID.text }
+    /// What the provider is asked.
+    var refund: ProviderRefund {
+        ProviderRefund(refundID: refundID, providerPaymentID: paymentID, amountCents: amountCents)
+    }
 }
 
 /// Refunds of paid invoices in two phases, whoever asks (a manager's refund, a cancellation with a
@@ -103,11 +106,7 @@ enum InvoiceRefunds {
     }
 
     static func call(_ reservation: RefundReservation, payments: any PaymentGateway) async throws -> PaymentOutcome {
-        try await payments.call {
-            try await $0.refund(
-                paymentID: reservation.paymentID, amountCents: reservation.amountCents,
-                idempotencyKey: reservation.key)
-        }
+        try await reservation.refund.call(payments)
     }
 
     /// The provider's verdict on the refund recorded, once: refunded adds it to the invoice's

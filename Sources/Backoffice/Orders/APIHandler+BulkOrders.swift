@@ -67,9 +67,12 @@ extension APIHandler {
 
     func deleteOrderView(_ input: Operations.DeleteOrderView.Input) async throws -> Operations.DeleteOrderView.Output {
         let id = try parseID(input.path.viewId, "view_id")
-        return .ok(.init(body: .json(try await change(DeleteSavedOrderView(id: id), on: id, body: String?.none) {
-            try $0.api
-        })))
+        return .ok(
+            .init(
+                body: .json(
+                    try await change(DeleteSavedOrderView(id: id), on: id, body: String?.none) {
+                        try $0.api
+                    })))
     }
 }
 

@@ -207,8 +207,8 @@ package struct Checkout: StagedOperation {
         let detail = try await OrderDetail.load(after, in: unit)
         return Audited(
             Placed(detail: detail),
-            event: AuditRecord(
-                action: Self.action, tenantID: after.tenantID, targetType: "order", targetID: after.id.text,
+            event: AuditRecord.order(
+                after, action: Self.action,
                 reason: "the payment provider's verdict: \(detail.payment?.status.rawValue ?? "none")",
                 before: try before.snapshot,
                 after: try after.snapshot

@@ -18,8 +18,8 @@ extension Console {
             } refused: { issues in
                 // Back to the board as it was, saying why (its form is the board's own).
                 let message = issues.map { "\($0.field): \($0.message)" }.joined(separator: "; ")
-                let board = SavedOrderView(id: UUID(), name: "", status: status, filter: filter, createdAt: Date())
-                return console.redirect(OrderBoard.link(board), flash: "The view was not saved: \(message).")
+                return console.redirect(
+                    OrderBoard.link(status, filter), flash: "The view was not saved: \(message).")
             }
         }
         post("orders/views/{id}/delete", on: group) { console in
@@ -32,13 +32,15 @@ extension Console {
 extension OrderBoard {
     /// The board's path a view opens: its state, and its filter as the board's form writes it
     /// (UTC days, both included; dollars).
-    static func link(_ view: SavedOrderView) -> String {
-        let filter = view.filter
+    static func link(_ view: SavedOrderView) -> String { link(view.status, view.filter) }
+
+    /// The board's path showing `status` narrowed by `filter`.
+    static func link(_ status: Order.Status?, _ filter: OrderFilter) -> String {
         func dollars(_ cents: Int64?) -> String? { cents.map { String(format: "%d.%02d", $0 / 100, $0 % 100) } }
         return ConsoleLinks.path(
             "/console/orders",
             [
-                "status": view.status?.rawValue, "from": filter.placedFrom.map { UTCDay($0).description },
+                "status": status?.rawValue, "from": filter.placedFrom.map { UTCDay($0).description },
                 "to": filter.placedTo.map { UTCDay($0.addingTimeInterval(-1)).description }, "sku": filter.sku,
                 "min_usd": dollars(filter.totalMinCents), "max_usd": dollars(filter.totalMaxCents),
             ])

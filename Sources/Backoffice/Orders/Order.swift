@@ -201,3 +201,12 @@ package struct OrderDetail: Sendable {
             refunds: try await OrderRefund.all(of: order.id, in: unit))
     }
 }
+
+extension AuditRecord {
+    /// An event about `order`, on its partner's chain (never the customer's id: partners read it).
+    static func order(_ order: Order, action: Action, reason: String?, before: String?, after: String?) -> AuditRecord {
+        AuditRecord(
+            action: action, tenantID: order.tenantID, targetType: "order", targetID: order.id.text, reason: reason,
+            before: before, after: after)
+    }
+}

@@ -70,9 +70,8 @@ package struct AdvanceOrder: AuditedChange {
         let after = try await OrderStatus.move(before, to: move.target, reason: nil, shipment: nil, in: unit)
         return Audited(
             try await OrderDetail.load(after, in: unit),
-            event: AuditRecord(
-                action: move.action, tenantID: before.tenantID, targetType: "order", targetID: orderID.text,
-                reason: nil, before: try before.snapshot, after: try after.snapshot))
+            event: AuditRecord.order(
+                before, action: move.action, reason: nil, before: try before.snapshot, after: try after.snapshot))
     }
 }
 

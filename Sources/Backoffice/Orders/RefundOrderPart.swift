@@ -2,18 +2,6 @@ import BackofficePlatform
 import Foundation
 import PostgresNIO
 
-/// A partial refund under way at the provider: what the call needs (no secret), kept until its
-/// verdict is recorded.
-package struct OrderRefundReservation: Codable, Sendable {
-    package let refundID: UUID
-    package let orderID: UUID
-    package let providerPaymentID: String
-    package let amountCents: Int64
-    /// The key the provider deduplicates this refund on: one per refund, so an order's refunds are
-    /// each made once however often each is asked.
-    var key: String { "refund:" + refundID.text }
-}
-
 /// The partner refunds part of a shipped or delivered order (`orders.refund`): some lines (with
 /// `restock`, a return that puts their units back in stock) or an amount, with a reason. Staged:
 ///
@@ -41,7 +29,7 @@ package struct RefundOrderPart: StagedOperation {
         try payments.refuseWhileUnavailable()
     }
 
-    package func reserve(in unit: UnitOfWork) async throws -> Audited<Stage<OrderRefundReservation, OrderRefund>> {
+    package func reserve(in unit: UnitOfWork) async throws -> Audited<Stage<ProviderRefund, OrderRefund>> {
         let order = try await Order.fetch(orderID, forUpdate: true, in: unit)  // another shop's: 404 first
         try request.check()
         try OrderTransition.check(order, to: .refunded)
@@ -60,9 +48,8 @@ package struct RefundOrderPart: StagedOperation {
                 "at most the \(max(refundable, 0)) cents left to refund of this order's capture")
         }
         let refund = try await insert(cash: cash, points: points, in: unit)
-        let event = AuditRecord(
-            action: Self.action, tenantID: order.tenantID, targetType: "order", targetID: orderID.text,
-            reason: request.reason, before: nil, after: try refund.snapshot)
+        let event = AuditRecord.order(
+            order, action: Self.action, reason: request.reason, before: nil, after: try refund.snapshot)
         guard cash > 0 else {
             try await OrderRefund.settle(refund, in: unit)
             return Audited(.done(refund), event: event)
@@ -71,20 +58,18 @@ package struct RefundOrderPart: StagedOperation {
             throw DomainError.inconsistent("a captured payment without the provider's payment id")
         }
         return Audited(
-            .call(
-                OrderRefundReservation(
-                    refundID: refund.id, orderID: orderID, providerPaymentID: providerID, amountCents: cash)),
+            .call(ProviderRefund(refundID: refund.id, providerPaymentID: providerID, amountCents: cash)),
             event: event)
     }
 
-    package func call(_ reservation: OrderRefundReservation) async throws -> PaymentOutcome {
+    package func call(_ reservation: ProviderRefund) async throws -> PaymentOutcome {
         try await reservation.call(payments)
     }
 
-    package func record(_ verdict: PaymentOutcome, for reservation: OrderRefundReservation, in unit: UnitOfWork)
+    package func record(_ verdict: PaymentOutcome, for reservation: ProviderRefund, in unit: UnitOfWork)
         async throws -> Audited<OrderRefund>
     {
-        try await reservation.record(verdict, in: unit)
+        try await Self.record(verdict, for: reservation, in: unit)
     }
 
     /// The refund's cash and FitPoints: its lines' prices as paid (each line's units checked
@@ -153,21 +138,18 @@ package struct RefundOrderPart: StagedOperation {
 
 }
 
-extension OrderRefundReservation {
-    /// The provider asked to refund the cash under this refund's own key.
-    func call(_ payments: any PaymentGateway) async throws -> PaymentOutcome {
-        try await payments.call {
-            try await $0.refund(paymentID: providerPaymentID, amountCents: amountCents, idempotencyKey: key)
-        }
-    }
-
+extension RefundOrderPart {
     /// The provider's verdict recorded once, under the order's lock: succeeded → the payment's
     /// refunded cents, the FitPoints back, the units in stock for a return; declined → failed with
     /// the provider's code, its units freed; pending → left for reconciliation. Audited as the
     /// partner's refund (`orders.refund`), whoever records it.
-    func record(_ verdict: PaymentOutcome, in unit: UnitOfWork) async throws -> Audited<OrderRefund> {
-        let reservation = self
-        let order = try await Order.fetch(reservation.orderID, forUpdate: true, in: unit)
+    static func record(_ verdict: PaymentOutcome, for reservation: ProviderRefund, in unit: UnitOfWork)
+        async throws -> Audited<OrderRefund>
+    {
+        let orderID = try await unit.first(
+            "SELECT order_id FROM order_refunds WHERE id = \(reservation.refundID)", { try $0.decode(UUID.self) })
+        guard let orderID else { throw DomainError.notFound("Refund \(reservation.refundID.text)") }
+        let order = try await Order.fetch(orderID, forUpdate: true, in: unit)  // the lock the reservation took
         let before = try await OrderRefund.locked(reservation.refundID, in: unit)
         guard before.status == .pending else { return .unchanged(before) }
         let after: OrderRefund
@@ -181,7 +163,7 @@ extension OrderRefundReservation {
                     status = CASE WHEN refunded_cents + \(reservation.amountCents) = captured_cents THEN 'refunded'
                         ELSE status END,
                     updated_at = \(unit.now)
-                WHERE order_id = \(reservation.orderID)
+                WHERE order_id = \(orderID)
                 """)
             try await OrderRefund.settle(after, in: unit)
         case .declined(let code):
@@ -195,9 +177,9 @@ extension OrderRefundReservation {
         }
         return Audited(
             after,
-            event: AuditRecord(
-                action: RefundOrderPart.action, tenantID: order.tenantID, targetType: "order", targetID: order.id.text,
-                reason: "the payment provider's verdict on the refund", before: try before.snapshot,
+            event: AuditRecord.order(
+                order, action: RefundOrderPart.action, reason: "the payment provider's verdict on the refund",
+                before: try before.snapshot,
                 after: try after.snapshot))
     }
 

@@ -20,10 +20,6 @@ package struct SavedOrderView: Sendable, Equatable, RowDecodable {
         id, name, status, placed_from, placed_to, sku, total_min_cents, total_max_cents, created_at
         """
 
-    package init(id: UUID, name: String, status: Order.Status?, filter: OrderFilter, createdAt: Date) {
-        (self.id, self.name, self.status, self.filter, self.createdAt) = (id, name, status, filter, createdAt)
-    }
-
     package init(row: PostgresRow) throws {
         var c = RowCells(row, of: "order view")
         (id, name) = (try c.next(), try c.next())
@@ -96,8 +92,9 @@ package struct SaveOrderView: AuditedOperation {
             """
             INSERT INTO order_views (tenant_id, id, operator_id, name, status, placed_from, placed_to, sku,
                 total_min_cents, total_max_cents, created_at)
-            VALUES (\(unit.principal.tenantID), \(id), \(operatorID), \(name), \(status?.rawValue), \(filter.placedFrom),
-                \(filter.placedTo), \(filter.sku), \(filter.totalMinCents), \(filter.totalMaxCents), \(unit.now))
+            VALUES (\(unit.principal.tenantID), \(id), \(operatorID), \(name), \(status?.rawValue),
+                \(filter.placedFrom), \(filter.placedTo), \(filter.sku), \(filter.totalMinCents),
+                \(filter.totalMaxCents), \(unit.now))
             RETURNING \(unescaped: SavedOrderView.columns)
             """, as: SavedOrderView.self, else: DomainError.inconsistent("the view was not returned"))
         return Audited(
@@ -112,8 +109,6 @@ package struct SaveOrderView: AuditedOperation {
 package struct DeleteSavedOrderView: AuditedOperation {
     package static let action: Action = "order_views.delete"
     let id: UUID
-
-    package init(id: UUID) { self.id = id }
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<SavedOrderView> {
         let view = try await unit.one(

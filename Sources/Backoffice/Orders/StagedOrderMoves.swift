@@ -97,9 +97,9 @@ extension StagedOrderMove {
         try await Payment.begin(Self.operation, detail: try AuditRecord.json(step), on: payment.id, in: unit)
         return Audited(
             .call(step),
-            event: AuditRecord(
-                action: Self.action, tenantID: before.tenantID, targetType: "order", targetID: orderID.text,
-                reason: "asked the payment provider to \(Self.operation.rawValue)", before: try before.snapshot,
+            event: AuditRecord.order(
+                before, action: Self.action, reason: "asked the payment provider to \(Self.operation.rawValue)",
+                before: try before.snapshot,
                 after: try before.snapshot))
     }
 
@@ -129,8 +129,8 @@ extension StagedOrderMove {
             try await Payment.record(payment.id, status: payment.status, in: unit)
             return Audited(
                 MoveOutcome(detail: try await OrderDetail.load(before, in: unit), refused: Self.refusal),
-                event: AuditRecord(
-                    action: Self.action, tenantID: before.tenantID, targetType: "order", targetID: before.id.text,
+                event: AuditRecord.order(
+                    before, action: Self.action,
                     reason: "the payment provider refused to \(step.operation.rawValue): \(code)",
                     before: try before.snapshot,
                     after: try before.snapshot))
@@ -155,9 +155,8 @@ extension StagedOrderMove {
         try await settle(after, in: unit)
         return Audited(
             MoveOutcome(detail: try await OrderDetail.load(after, in: unit), refused: nil),
-            event: AuditRecord(
-                action: Self.action, tenantID: before.tenantID, targetType: "order", targetID: before.id.text,
-                reason: reason,
+            event: AuditRecord.order(
+                before, action: Self.action, reason: reason,
                 before: try before.snapshot, after: try after.snapshot))
     }
 }

@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import Synchronization
-import BackofficePlatform
 
 /// Fails calls fast while the provider is down: closed (calls pass) → open after
 /// `failureThreshold` failures in a row (calls refused for `cooldown`) → half-open (one trial

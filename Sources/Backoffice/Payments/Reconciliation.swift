@@ -134,7 +134,7 @@ extension ReconcilePayments {
             if after.status == .pending {
                 report.stillPending += 1
             } else {
-                report.finishedMoves.append(refund.orderID)
+                report.finishedMoves.append(after.orderID)
             }
         }
     }
@@ -147,19 +147,19 @@ struct UnsettledOrderRefunds: Query {
     let callGrace: Duration
     let provider: String
 
-    func read(in unit: UnitOfWork) async throws -> [OrderRefundReservation] {
+    func read(in unit: UnitOfWork) async throws -> [ProviderRefund] {
         let before = unit.now.addingTimeInterval(-Double(olderThanMinutes) * 60)
         let calledBefore = min(before, unit.now.addingTimeInterval(-(Double(callGrace.components.seconds) + 1)))
         return try await unit.all(
             """
-            SELECT r.id, r.order_id, p.provider_payment_id, r.amount_cents FROM order_refunds r
+            SELECT r.id, p.provider_payment_id, r.amount_cents FROM order_refunds r
             JOIN payments p ON p.order_id = r.order_id
             WHERE r.status = 'pending' AND p.provider = \(provider) AND r.created_at <= \(calledBefore)
             ORDER BY r.created_at LIMIT 500
             """
         ) { row in
-            let c = try row.decode((UUID, UUID, String, Int64).self)
-            return OrderRefundReservation(refundID: c.0, orderID: c.1, providerPaymentID: c.2, amountCents: c.3)
+            let c = try row.decode((UUID, String, Int64).self)
+            return ProviderRefund(refundID: c.0, providerPaymentID: c.1, amountCents: c.2)
         }
     }
 }
@@ -168,11 +168,11 @@ struct UnsettledOrderRefunds: Query {
 /// (its audit event names the refund, with the reconciler as actor), permitted by `payments.reconcile`.
 struct FinishOrderRefund: AuditedOperation {
     static let action = ReconcilePayments.action
-    let reservation: OrderRefundReservation
+    let reservation: ProviderRefund
     let verdict: PaymentOutcome
 
     func perform(in unit: UnitOfWork) async throws -> Audited<OrderRefund> {
-        try await reservation.record(verdict, in: unit)
+        try await RefundOrderPart.record(verdict, for: reservation, in: unit)
     }
 }
 
@@ -231,9 +231,9 @@ struct RecordReconciledVerdict: AuditedOperation {
         guard let after else { return .unchanged(nil) }
         return Audited(
             after,
-            event: AuditRecord(
-                action: Self.action, tenantID: order.tenantID, targetType: "order", targetID: order.id.text,
-                reason: "the payment provider's verdict, found by reconciliation", before: try order.snapshot,
+            event: AuditRecord.order(
+                order, action: Self.action, reason: "the payment provider's verdict, found by reconciliation",
+                before: try order.snapshot,
                 after: try after.snapshot))
     }
 }

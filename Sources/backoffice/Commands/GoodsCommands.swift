@@ -26,27 +26,7 @@ extension Goods {
             if rejected > 0 { throw ExitCode(6) }
         }
     }
-
-    struct Export: AsyncParsableCommand {
-        @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Option(help: "csv (default) or jsonl.") var format: GoodsFormat = .csv
-        @Option(help: "Only goods in this status.") var status: Components.Schemas.GoodStatus?
-        @Option(help: "Write to this file instead of stdout.") var file: String?
-
-        func run() async throws {
-            try await runCommand {
-                let output = try await global.client().exportGoods(
-                    query: .init(format: format == .jsonl ? .jsonl : .csv, status: status))
-                let ok = try answered(output).ok
-                switch ok.body {
-                case .csv(let body):
-                    try await Transfer.download(body, to: file, counting: "goods", skippingHeaderLine: true)
-                case .applicationXNdjson(let body): try await Transfer.download(body, to: file, counting: "goods")
-                }
-            }
-        }
-    }
 }
 
-/// The file formats of goods import and export.
+/// The file formats of goods import.
 enum GoodsFormat: String, ExpressibleByArgument, CaseIterable { case csv, jsonl }

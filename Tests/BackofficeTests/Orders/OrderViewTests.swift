@@ -24,7 +24,9 @@ struct OrderViewTests {
                 let body = #"{"name": "Shipped mats", "status": "shipped", "sku": "MAT-1", "total_min_cents": 1250}"#
                 let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                     for _ in 0..<30 {
-                        group.addTask { try await client.call(.post, "/v1/order-views", token: admin, json: body).status }
+                        group.addTask {
+                            try await client.call(.post, "/v1/order-views", token: admin, json: body).status
+                        }
                     }
                     return try await group.reduce(into: []) { $0.append($1) }
                 }
