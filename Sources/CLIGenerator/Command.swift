@@ -9,12 +9,15 @@
 /// - `columns`: fields, or `$set` for a named set of `x-cli-columns`; `rows`: the key of a list shown
 ///   with totals beside it; `layout: page`: a list without a cursor shown as a page;
 /// - `download: {body, counting}`: a streamed answer written to `--file` (`Transfer.download`);
+///   `body: csvOrJsonl`, the answer in the format asked (`--format`), CSV's header not counted;
 /// - `arguments`: body or query fields taken as positional arguments; `rename`: a field's option name
 ///   (`tags: tag`); `help`: a field's help where the contract's description is not the one to show;
 /// - `required`: fields the command line requires though the contract does not (so the service can
 ///   say why); `defaults`: an option's Swift default; `fixed`: a body field given a Swift expression
 ///   rather than an option; `files`: text fields read from the file an option names (`body` from
-///   `--body-file`), with that option's help;
+///   `--body-file`), with that option's help; `structured_files: {field: Item}`: a list of the
+///   schema `Item` read from the YAML or JSON file `--field-file` names; `pairs: {field: [Item, a,
+///   b]}`: repeated `--field A:B` whole-number pairs, each an `Item(a:, b:)`;
 /// - `current`: the operation that reads the resource, whose ETag is sent as `If-Match` when
 ///   `--if-match` is absent (so a version saved in between is still refused, never overwritten).
 struct Command {
