@@ -34,10 +34,10 @@ extension APIHandler {
         let query = input.query
         let format: RecordFileFormat = query.format == .jsonl ? .jsonl : .csv
         let status = try query.status.map { try Order.Status(known: $0.rawValue) }
-        var filter = OrderFilter()
-        (filter.placedFrom, filter.placedTo, filter.sku) = (query.placedFrom, query.placedTo, query.sku)
-        filter.customerID = try query.customerId.map { try parseID($0, "customer_id") }
-        (filter.totalMinCents, filter.totalMaxCents) = (query.totalMinCents, query.totalMaxCents)
+        let filter = OrderFilter(
+            placedFrom: query.placedFrom, placedTo: query.placedTo, sku: query.sku,
+            customerID: try query.customerId.map { try parseID($0, "customer_id") },
+            totalMinCents: query.totalMinCents, totalMaxCents: query.totalMaxCents)
         let first = try await read(ExportOrders(status: status, filter: filter, before: nil))
         let pages = try ExportOrders.pages(
             first: first, status: status, filter: filter, format: format, database: database, context: try context())
@@ -53,9 +53,9 @@ extension APIHandler {
 
     func saveOrderView(_ input: Operations.SaveOrderView.Input) async throws -> Operations.SaveOrderView.Output {
         let body: Components.Schemas.OrderViewDraft = try json(input.body)
-        var filter = OrderFilter()
-        (filter.placedFrom, filter.placedTo, filter.sku) = (body.placedFrom, body.placedTo, body.sku)
-        (filter.totalMinCents, filter.totalMaxCents) = (body.totalMinCents, body.totalMaxCents)
+        let filter = OrderFilter(
+            placedFrom: body.placedFrom, placedTo: body.placedTo, sku: body.sku, totalMinCents: body.totalMinCents,
+            totalMaxCents: body.totalMaxCents)
         let status = try body.status.map { try Order.Status(known: $0.rawValue) }
         let view = try await change(
             SaveOrderView(name: body.name, status: status, filter: filter), body: body, status: 201

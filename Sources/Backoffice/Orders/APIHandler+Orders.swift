@@ -90,12 +90,11 @@ extension APIHandler {
     }
 
     func listOrders(_ input: Operations.ListOrders.Input) async throws -> Operations.ListOrders.Output {
-        var filter = OrderFilter()
-        (filter.placedFrom, filter.placedTo, filter.sku) = (
-            input.query.placedFrom, input.query.placedTo, input.query.sku
-        )
-        filter.customerID = try input.query.customerId.map { try parseID($0, "customer_id") }
-        (filter.totalMinCents, filter.totalMaxCents) = (input.query.totalMinCents, input.query.totalMaxCents)
+        let query = input.query
+        let filter = OrderFilter(
+            placedFrom: query.placedFrom, placedTo: query.placedTo, sku: query.sku,
+            customerID: try query.customerId.map { try parseID($0, "customer_id") },
+            totalMinCents: query.totalMinCents, totalMaxCents: query.totalMaxCents)
         let request = OrderListRequest(
             limit: input.query.limit, cursor: input.query.cursor, status: input.query.status?.rawValue, filter: filter)
         let (items, next) = try await request.run(database, context: try context())
@@ -126,9 +125,7 @@ extension APIHandler {
             StoredResponse(status: outcome.refused == nil ? 200 : 409, body: try outcome.detail.api)
         }
         guard stored.status == 200 else {
-            throw DomainError.conflict(
-                code: Move.refusal,
-                detail: "The payment provider refused to \(Move.operation.rawValue); the order is unchanged.")
+            throw Move.refusedByProvider
         }
         return .init(headers: .init(eTag: EntityTag.of(stored.body.version)), body: .json(stored.body))
     }
@@ -173,10 +170,7 @@ extension APIHandler {
             StoredResponse(status: refund.status == .failed ? 409 : 201, body: try refund.api)
         }
         guard stored.status == 201 else {
-            throw DomainError.conflict(
-                code: OrderMove.refund.provider!.refusal,
-                detail: "The payment provider refused the refund (\(stored.body.failureCode ?? "declined")); "
-                    + "it is kept as failed and its units are free to refund again.")
+            throw OrderRefund.refusedByProvider(stored.body.failureCode)
         }
         return .created(.init(body: .json(stored.body)))
     }

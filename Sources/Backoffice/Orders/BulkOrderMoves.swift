@@ -86,10 +86,7 @@ package struct BulkOrderMoves: Sendable {
             orderID: item.orderID, carrier: item.carrier ?? "", trackingNumber: item.trackingNumber ?? "",
             payments: payments)
         let outcome = try await database.runStaged(ship, context: context)
-        guard outcome.refused == nil else {
-            throw DomainError.conflict(
-                code: ShipOrder.refusal, detail: "The payment provider refused to capture; the order is unchanged.")
-        }
+        guard outcome.refused == nil else { throw ShipOrder.refusedByProvider }
         return outcome.detail
     }
 }

@@ -16,11 +16,7 @@ extension Console {
                 let refund = try await console.runStaged(
                     RefundOrderPart(orderID: id, request: try OrderRefundForm.request(console.form), payments: payments)
                 )
-                guard refund.status != .failed else {
-                    throw DomainError.conflict(
-                        code: OrderMove.refund.provider!.refusal,
-                        detail: "The payment provider refused the refund (\(refund.failureCode ?? "declined")).")
-                }
+                guard refund.status != .failed else { throw OrderRefund.refusedByProvider(refund.failureCode) }
                 return console.redirect(
                     "/console/orders/\(id.text)", flash: "Refunded \(OrderRefundForm.amount(refund)) of the order.")
             } refused: { issues in

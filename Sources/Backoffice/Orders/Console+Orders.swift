@@ -97,9 +97,7 @@ extension ConsoleRequest {
     private func stagedMove<Move: StagedOrderMove>(_ move: Move) async throws -> OrderDetail {
         let outcome = try await runStaged(move)
         guard outcome.refused == nil else {
-            throw DomainError.conflict(
-                code: Move.refusal,
-                detail: "The payment provider refused to \(Move.operation.rawValue); the order is unchanged.")
+            throw Move.refusedByProvider
         }
         return outcome.detail
     }

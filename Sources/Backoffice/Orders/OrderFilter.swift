@@ -14,6 +14,15 @@ package struct OrderFilter: Sendable, Equatable {
 
     package init() {}
 
+    /// A filter of the values given (a query's or a saved view's).
+    package init(
+        placedFrom: Date?, placedTo: Date?, sku: String?, customerID: UUID? = nil, totalMinCents: Int64?,
+        totalMaxCents: Int64?
+    ) {
+        (self.placedFrom, self.placedTo, self.sku, self.customerID) = (placedFrom, placedTo, sku, customerID)
+        (self.totalMinCents, self.totalMaxCents) = (totalMinCents, totalMaxCents)
+    }
+
     /// Whether it narrows nothing (the list's prepared pages serve it).
     package var isEmpty: Bool { self == OrderFilter() }
 

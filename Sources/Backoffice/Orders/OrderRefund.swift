@@ -30,10 +30,11 @@ package struct OrderRefund: Sendable, Equatable, RowDecodable {
     package let createdAt: Date
     package let decidedAt: Date?
 
-    /// The select list over `r` (`order_refunds r`), its lines as a JSON array of [line, quantity].
+    /// The select list over `r` (`order_refunds r`), its lines as a JSON array of `Line`s.
     package static let columns = """
         r.id, r.order_id, r.amount_cents, r.fitpoints, r.restock,
-        coalesce((SELECT json_agg(json_build_array(l.line, l.quantity) ORDER BY l.line) FROM order_refund_lines l
+        coalesce((SELECT json_agg(json_build_object('line', l.line, 'quantity', l.quantity) ORDER BY l.line)
+            FROM order_refund_lines l
             WHERE l.refund_id = r.id), '[]')::text,
         r.reason, r.status, r.failure_code, r.created_at, r.decided_at
         """
@@ -43,8 +44,7 @@ package struct OrderRefund: Sendable, Equatable, RowDecodable {
         (id, orderID, amountCents, fitPoints, restock) = (
             try c.next(), try c.next(), try c.next(), try c.next(), try c.next()
         )
-        let pairs = try JSONDecoder().decode([[Int]].self, from: Data(try c.next(String.self).utf8))
-        lines = pairs.compactMap { $0.count == 2 ? Line(line: $0[0], quantity: $0[1]) : nil }
+        lines = try JSONDecoder().decode([Line].self, from: Data(try c.next(String.self).utf8))
         (reason, status) = (try c.next(), try Status(known: try c.next(String.self)))
         (failureCode, createdAt, decidedAt) = (try c.next(), try c.next(), try c.next())
     }
@@ -63,6 +63,14 @@ package struct OrderRefund: Sendable, Equatable, RowDecodable {
         }
     }
 
+    /// What a refund the provider declined is answered with: 409 `refund_refused`, with its code.
+    static func refusedByProvider(_ code: String?) -> DomainError {
+        .conflict(
+            code: RefundOrder.refusal,
+            detail: "The payment provider refused the refund (\(code ?? "declined")); it is kept as failed and its "
+                + "units are free to refund again.")
+    }
+
     /// The order's refunds, oldest first.
     static func all(of order: UUID, in unit: UnitOfWork) async throws -> [OrderRefund] {
         try await unit.all(
@@ -74,6 +82,17 @@ package struct OrderRefund: Sendable, Equatable, RowDecodable {
         try await unit.one(
             "SELECT \(unescaped: columns) FROM order_refunds r WHERE r.id = \(id) FOR UPDATE",
             as: OrderRefund.self, else: DomainError.notFound("Refund \(id.text)"))
+    }
+
+    /// Counts the refund's units as refunded on their lines (`sign` +1: taken by a refund asked),
+    /// or no longer (-1: freed by a refund declined).
+    static func countUnits(of refund: UUID, as sign: Int32, in unit: UnitOfWork) async throws {
+        try await unit.execute(
+            """
+            UPDATE order_lines l SET refunded_quantity = l.refunded_quantity + \(sign) * r.quantity
+            FROM order_refund_lines r
+            WHERE r.refund_id = \(refund) AND l.order_id = r.order_id AND l.line = r.line
+            """)
     }
 
     /// Cents of the order's refunds the provider is still asked about (read by a statement after

@@ -34,11 +34,7 @@ package struct RefundOrderPart: StagedOperation {
         try request.check()
         try OrderTransition.check(order, to: .refunded)
         let payment = try await Payment.of(order: orderID, forUpdate: true, in: unit)
-        guard payment?.status != .authorizing, payment?.pendingOperation == nil else {
-            throw DomainError.conflict(
-                code: "payment_in_progress",
-                detail: "The order's payment is at the provider now; try again once its answer is in.")
-        }
+        try Payment.requireIdle(payment)
         let (cash, points) = try await price(of: order, in: unit)
         let pending = try await OrderRefund.pendingCents(of: orderID, in: unit)
         let refundable = payment.map { $0.capturedCents - $0.refundedCents - pending } ?? 0
@@ -126,12 +122,7 @@ package struct RefundOrderPart: StagedOperation {
                     AS x (line, quantity)
                 WHERE o.id = \(orderID)
                 """)
-            try await unit.execute(
-                """
-                UPDATE order_lines l SET refunded_quantity = l.refunded_quantity + r.quantity
-                FROM order_refund_lines r
-                WHERE r.refund_id = \(id) AND l.order_id = r.order_id AND l.line = r.line
-                """)
+            try await OrderRefund.countUnits(of: id, as: +1, in: unit)
         }
         return try await OrderRefund.locked(id, in: unit)
     }
@@ -157,23 +148,17 @@ extension RefundOrderPart {
         case .pending: return .unchanged(before)
         case .succeeded(let providerRefundID):
             after = try await Self.decide(before, .succeeded, providerRefundID: providerRefundID, in: unit)
-            try await unit.execute(
-                """
-                UPDATE payments SET refunded_cents = refunded_cents + \(reservation.amountCents),
-                    status = CASE WHEN refunded_cents + \(reservation.amountCents) = captured_cents THEN 'refunded'
-                        ELSE status END,
-                    updated_at = \(unit.now)
-                WHERE order_id = \(orderID)
-                """)
+            guard let payment = try await Payment.of(order: orderID, forUpdate: true, in: unit) else {
+                throw DomainError.inconsistent("a refund of an order without its payment")
+            }
+            let refunded = payment.refundedCents + reservation.amountCents
+            try await Payment.record(
+                payment.id, status: refunded == payment.capturedCents ? .refunded : payment.status,
+                refundedCents: refunded, in: unit)
             try await OrderRefund.settle(after, in: unit)
         case .declined(let code):
             after = try await Self.decide(before, .failed, failureCode: code, in: unit)
-            try await unit.execute(
-                """
-                UPDATE order_lines l SET refunded_quantity = l.refunded_quantity - r.quantity
-                FROM order_refund_lines r
-                WHERE r.refund_id = \(before.id) AND l.order_id = r.order_id AND l.line = r.line
-                """)
+            try await OrderRefund.countUnits(of: before.id, as: -1, in: unit)
         }
         return Audited(
             after,
@@ -188,13 +173,12 @@ extension RefundOrderPart {
         _ refund: OrderRefund, _ status: OrderRefund.Status, providerRefundID: String? = nil,
         failureCode: String? = nil, in unit: UnitOfWork
     ) async throws -> OrderRefund {
-        try await unit.execute(
+        try await unit.one(
             """
-            UPDATE order_refunds SET status = \(status.rawValue), provider_refund_id = \(providerRefundID),
+            UPDATE order_refunds r SET status = \(status.rawValue), provider_refund_id = \(providerRefundID),
                 failure_code = \(failureCode), decided_at = \(unit.now)
-            WHERE id = \(refund.id)
-            """)
-        return try await OrderRefund.locked(refund.id, in: unit)
+            WHERE r.id = \(refund.id) RETURNING \(unescaped: OrderRefund.columns)
+            """, as: OrderRefund.self, else: DomainError.inconsistent("the decided refund was not returned"))
     }
 }
 

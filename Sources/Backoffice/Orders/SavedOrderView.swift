@@ -24,10 +24,9 @@ package struct SavedOrderView: Sendable, Equatable, RowDecodable {
         var c = RowCells(row, of: "order view")
         (id, name) = (try c.next(), try c.next())
         status = try c.next(String?.self).map { try Order.Status(known: $0) }
-        var filter = OrderFilter()
-        (filter.placedFrom, filter.placedTo, filter.sku) = (try c.next(), try c.next(), try c.next())
-        (filter.totalMinCents, filter.totalMaxCents) = (try c.next(), try c.next())
-        self.filter = filter
+        filter = OrderFilter(
+            placedFrom: try c.next(), placedTo: try c.next(), sku: try c.next(), totalMinCents: try c.next(),
+            totalMaxCents: try c.next())
         createdAt = try c.next()
     }
 

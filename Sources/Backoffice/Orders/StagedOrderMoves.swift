@@ -73,6 +73,14 @@ package struct MoveOutcome: Sendable {
 }
 
 extension StagedOrderMove {
+    /// What a provider's refusal of the move is answered with: 409 with the move's code.
+    static var refusedByProvider: DomainError {
+        .conflict(
+            code: refusal, detail: "The payment provider refused to \(operation.rawValue); the order is unchanged.")
+    }
+}
+
+extension StagedOrderMove {
     package func ready() throws {}
 
     package func reserve(in unit: UnitOfWork) async throws -> Audited<Stage<PaymentStep, MoveOutcome>> {
@@ -81,11 +89,7 @@ extension StagedOrderMove {
         try OrderTransition.check(before, to: target)
         let shipment = try await apply(to: before, in: unit)
         let payment = try await Payment.of(order: orderID, forUpdate: true, in: unit)
-        guard payment?.status != .authorizing, payment?.pendingOperation == nil else {
-            throw DomainError.conflict(
-                code: "payment_in_progress",
-                detail: "The order's payment is at the provider now; try again once its answer is in.")
-        }
+        try Payment.requireIdle(payment)
         guard let payment, needsProvider(payment), let providerID = payment.providerPaymentID else {
             return try await complete(before, shipment: shipment, in: unit).map { .done($0) }
         }

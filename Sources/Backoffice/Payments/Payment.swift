@@ -64,6 +64,16 @@ extension Payment: RowDecodable {
                 : "SELECT \(unescaped: columns) FROM payments WHERE order_id = \(order)", as: Payment.self)
     }
 
+    /// Refuses a move while the order's payment is at the provider (its authorization, or another
+    /// move's capture, void or refund): 409 `payment_in_progress`.
+    static func requireIdle(_ payment: Payment?) throws {
+        guard payment?.status != .authorizing, payment?.pendingOperation == nil else {
+            throw DomainError.conflict(
+                code: "payment_in_progress",
+                detail: "The order's payment is at the provider now; try again once its answer is in.")
+        }
+    }
+
     /// The payment `id`, locked until the unit of work ends.
     /// - Throws: `notFound` when it does not exist or is not visible.
     static func locked(_ id: UUID, in unit: UnitOfWork) async throws -> Payment {

@@ -113,6 +113,14 @@ package struct ReconcilePayments: Sendable {
 }
 
 extension ReconcilePayments {
+    /// What reconciliation looks at: what was left before `before` (older than `olderThanMinutes`),
+    /// and what waits on a call of ours only before `calledBefore` (also older than the provider's
+    /// longest call, so a request still calling is never raced).
+    static func cutoffs(now: Date, olderThanMinutes: Int, callGrace: Duration) -> (before: Date, calledBefore: Date) {
+        let before = now.addingTimeInterval(-Double(olderThanMinutes) * 60)
+        return (before, min(before, now.addingTimeInterval(-(Double(callGrace.components.seconds) + 1))))
+    }
+
     /// Asks again for each partial refund left at the provider (a crash, no verdict) under its own
     /// key, and records the answer as the refund's own (`FinishOrderRefund`).
     func finishRefunds(
@@ -148,8 +156,8 @@ struct UnsettledOrderRefunds: Query {
     let provider: String
 
     func read(in unit: UnitOfWork) async throws -> [ProviderRefund] {
-        let before = unit.now.addingTimeInterval(-Double(olderThanMinutes) * 60)
-        let calledBefore = min(before, unit.now.addingTimeInterval(-(Double(callGrace.components.seconds) + 1)))
+        let (_, calledBefore) = ReconcilePayments.cutoffs(
+            now: unit.now, olderThanMinutes: olderThanMinutes, callGrace: callGrace)
         return try await unit.all(
             """
             SELECT r.id, p.provider_payment_id, r.amount_cents FROM order_refunds r
@@ -185,9 +193,8 @@ struct UnsettledPayments: Query {
     let provider: String
 
     func read(in unit: UnitOfWork) async throws -> [(Payment, PaymentStep?)] {
-        let before = unit.now.addingTimeInterval(-Double(olderThanMinutes) * 60)
-        let grace = Double(callGrace.components.seconds) + 1
-        let calledBefore = min(before, unit.now.addingTimeInterval(-grace))
+        let (before, calledBefore) = ReconcilePayments.cutoffs(
+            now: unit.now, olderThanMinutes: olderThanMinutes, callGrace: callGrace)
         var found: [(Payment, PaymentStep?)] = []
         for try await row in try await unit.connection.send(
             """
