@@ -11,7 +11,7 @@ let swiftSettings: [SwiftSetting] = [
 let consolePages: [Resource] = [
     "Accounts", "Articles", "Audit", "Badges", "Billing", "Challenges", "ContentPolicies", "Editorial", "FitPoints",
     "Foods", "Goods",
-    "HealthProfiles", "Messages", "Moderation", "Orders", "Plans", "Recommendations", "Reports",
+    "HealthProfiles", "Mail", "Messages", "Moderation", "Orders", "Plans", "Recommendations", "Reports",
     "Shops", "Tenancy", "WebhookEndpoints",
 ].map { .process("\($0)/Pages") }
 

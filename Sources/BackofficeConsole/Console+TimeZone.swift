@@ -32,6 +32,11 @@ extension Console {
             "zonesHTML": OperatorTimeZone.optionsHTML(selected: chosen ?? zone),
         ]
         if state.sealedSecret != nil { values["enrolled"] = true }
+        let choices = try await mailChoices(console)
+        values["mailChoices"] = choices.map {
+            ["topic": $0.topic, "description": $0.description, "checked": $0.subscribed] as [String: Any]
+        }
+        values["offersMail"] = !choices.isEmpty
         if policies.console.secondFactorRequired.contains(console.principal.role) {
             values["required"] = true
         }
@@ -39,6 +44,17 @@ extension Console {
         refusal.add(to: &values)
         return console.page(
             "security", title: "Security", status: refusal.isEmpty ? .ok : .unprocessableContent, values)
+    }
+}
+
+/// A notification mail the Security page offers: its topic, what it is, whether the operator gets it.
+package struct MailChoice: Sendable {
+    package let topic: String
+    package let description: String
+    package let subscribed: Bool
+
+    package init(topic: String, description: String, subscribed: Bool) {
+        (self.topic, self.description, self.subscribed) = (topic, description, subscribed)
     }
 }
 

@@ -24,6 +24,9 @@ package struct Console: Sendable {
     package let signInGate: SignInGate
     /// The sections the pages register.
     package let navigation = ConsoleNavigation()
+    /// The mail topics the Security page offers the operator (the composition root's, which knows
+    /// the domains' mails): each topic, what it is, and whether the operator gets it.
+    package var mailChoices: @Sendable (ConsoleRequest) async throws -> [MailChoice] = { _ in [] }
 
     /// A console whose templates are the shell's and those in `templates` (each domain's
     /// `Pages/` folders, flattened into its bundle).

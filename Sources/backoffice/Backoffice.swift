@@ -31,6 +31,7 @@ struct BackofficeCommand: AsyncParsableCommand {
                     Billing.self, Reports.self,
                     Audit.self,
                     WebhookEndpoints.self,
+                    Mail.self,
                     Maintenance.self,
                 ]),
         ])

@@ -13,6 +13,9 @@ package struct MailMessage: Sendable, Equatable {
     package let text: String
     package let html: String
     package let date: Date
+    /// A notification's one-click unsubscribe address (RFC 8058): sent as `List-Unsubscribe` with
+    /// `List-Unsubscribe-Post`, so a mail program offers it and may POST to it.
+    package var unsubscribe: String?
 
     package init(messageID: String, from: String, to: String, subject: String, text: String, html: String, date: Date) {
         (self.messageID, self.from, self.to, self.subject, self.text, self.html, self.date) = (
@@ -29,7 +32,11 @@ package struct MailMessage: Sendable, Equatable {
     /// The message in RFC 5322 form with CRLF line ends: headers (a non-ASCII subject as an
     /// RFC 2047 encoded word), then `multipart/alternative` with both parts in base64.
     package func rendered() throws -> String {
-        for (name, value) in [("From", from), ("To", to), ("Subject", subject), ("Message-ID", messageID)] {
+        let headers = [
+            ("From", from), ("To", to), ("Subject", subject), ("Message-ID", messageID),
+            ("List-Unsubscribe", unsubscribe ?? ""),
+        ]
+        for (name, value) in headers {
             guard !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" }) else {
                 throw Malformed(description: "\(name) holds a line break")
             }
@@ -50,6 +57,11 @@ package struct MailMessage: Sendable, Equatable {
             "Message-ID: <\(messageID)>",
             "MIME-Version: 1.0",
             "Auto-Submitted: auto-generated",
+        ]
+        if let unsubscribe {
+            lines += ["List-Unsubscribe: <\(unsubscribe)>", "List-Unsubscribe-Post: List-Unsubscribe=One-Click"]
+        }
+        lines += [
             "Content-Type: multipart/alternative; boundary=\"\(boundary)\"",
             "",
         ]

@@ -18,7 +18,10 @@ enum MailTemplates {
     }
 
     /// The mail of `kind` with `fields`; `link` is the absolute address a link's mail carries.
-    static func render(_ kind: QueuedMail.Kind, fields: [String: String], link: String?) throws -> Rendered {
+    /// `unsubscribe`, a notification's one-topic unsubscribe link, is offered at its foot.
+    static func render(
+        _ kind: QueuedMail.Kind, fields: [String: String], link: String?, unsubscribe: String? = nil
+    ) throws -> Rendered {
         let product = "HealthTrack Back Office"
         switch kind {
         case .invitation:
@@ -47,29 +50,9 @@ enum MailTemplates {
                 ],
                 link: nil,
                 footer: "If this was not you, tell your administrator: someone may be guessing your password.")
-        case .shopDecision:
-            let approved = fields["decision"] == "approved"
-            let shop = fields["legal_name"] ?? "your shop"
-            var paragraphs = [
-                approved
-                    ? "Your application for \(shop) to sell on HealthTrack is approved."
-                    : "Your application for \(shop) to sell on HealthTrack was not approved."
-            ]
-            if approved {
-                paragraphs.append(
-                    """
-                    Claim your shop with the claim code your application was answered with (backoffice shops \
-                    claim), within 14 days.
-                    """
-                )
-            } else if let reason = fields["reason"] {
-                paragraphs.append("The reason given: \(reason)")
-            }
-            return page(
-                subject: approved ? "\(shop) is approved on HealthTrack" : "Your HealthTrack shop application",
-                paragraphs: paragraphs, link: nil,
-                footer: "Reference: \(fields["application_id"] ?? "")")
-        case .webhookEndpointDisabled: return webhookEndpointDisabled(fields)
+        case .shopDecision: return shopDecision(fields)
+        case .webhookEndpointDisabled, .newOrder, .lowStock, .urgentCase:
+            return try notification(kind, fields: fields, link: link, unsubscribe: unsubscribe)
         case .subscriptionReceipt, .subscriptionPaymentFailed, .subscriptionLapsed, .subscriptionPriceChange:
             return try billing(kind, fields: fields)
         default:
@@ -77,17 +60,29 @@ enum MailTemplates {
         }
     }
 
-    /// A shop's webhook endpoint disabled after three days of failed deliveries.
-    private static func webhookEndpointDisabled(_ fields: [String: String]) -> Rendered {
-        page(
-            subject: "A webhook endpoint of your shop was disabled",
-            paragraphs: [
-                "Deliveries to \(fields["url"] ?? "your endpoint") failed for three days, so it is disabled: "
-                    + "no more events are sent to it.",
-                "The events waiting are kept: enable it again (backoffice webhook-endpoints update --status "
-                    + "enabled) once it answers 2xx within 10 seconds, and they are sent in order.",
-            ],
-            link: nil, footer: "The last event tried: \(fields["event_id"] ?? "")")
+    /// A shop application's decision, to whoever applied.
+    private static func shopDecision(_ fields: [String: String]) -> Rendered {
+        let approved = fields["decision"] == "approved"
+        let shop = fields["legal_name"] ?? "your shop"
+        var paragraphs = [
+            approved
+                ? "Your application for \(shop) to sell on HealthTrack is approved."
+                : "Your application for \(shop) to sell on HealthTrack was not approved."
+        ]
+        if approved {
+            paragraphs.append(
+                """
+                Claim your shop with the claim code your application was answered with (backoffice shops \
+                claim), within 14 days.
+                """
+            )
+        } else if let reason = fields["reason"] {
+            paragraphs.append("The reason given: \(reason)")
+        }
+        return page(
+            subject: approved ? "\(shop) is approved on HealthTrack" : "Your HealthTrack shop application",
+            paragraphs: paragraphs, link: nil,
+            footer: "Reference: \(fields["application_id"] ?? "")")
     }
 
     /// The customer's mails about their subscription (`BillingMail`).
@@ -138,12 +133,15 @@ enum MailTemplates {
         }
     }
 
-    private static func page(subject: String, paragraphs: [String], link: (url: String, label: String)?, footer: String)
-        -> Rendered
-    {
+    static func page(
+        subject: String, paragraphs: [String], link: (url: String, label: String)?, footer: String,
+        unsubscribe: String? = nil
+    ) -> Rendered {
         var text = paragraphs.joined(separator: "\n\n")
         if let link { text += "\n\n\(link.url)" }
-        text += "\n\n\(footer)\n\n-- \nHealthTrack Back Office\n"
+        text += "\n\n\(footer)"
+        if let unsubscribe { text += "\nStop these mails: \(unsubscribe)" }
+        text += "\n\n-- \nHealthTrack Back Office\n"
         var html: HTML = "<!doctype html><html><body style=\"font-family: sans-serif; line-height: 1.5\">"
         for paragraph in paragraphs { html = "\(html)<p>\(paragraph)</p>" }
         if let link {
@@ -152,9 +150,15 @@ enum MailTemplates {
         }
         html =
             """
-            \(html)<p style=\"color: #57606a; font-size: small\">\(footer)</p><p style=\"color: #57606a; \
+            \(html)<p style=\"color: #57606a; font-size: small\">\(footer)\(unsubscribeHTML(unsubscribe))</p>\
+            <p style=\"color: #57606a; \
             font-size: small\">HealthTrack Back Office</p></body></html>
             """
         return Rendered(subject: subject, text: text, html: html.renderText)
+    }
+
+    private static func unsubscribeHTML(_ link: String?) -> HTML {
+        guard let link else { return "" }
+        return " <a href=\"\(link)\">Stop these mails</a>."
     }
 }

@@ -1,4 +1,5 @@
 import BackofficePlatform
+import Crypto
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -66,6 +67,9 @@ package struct MailSettings: Sendable {
     /// How long a claimed message is left to its sender before another attempt takes it: longer
     /// than one send may take (the SMTP client's 10 s to connect and 30 s for the exchange).
     package var claimSeconds = 60
+    /// The key of unsubscribe links when the server has no `BACKOFFICE_SECOND_FACTOR_KEY` (a test
+    /// server): one per settings, so the delivery and the console that checks the links share it.
+    package var linkKey = SymmetricKey(size: .bits256)
 
     package init() {}
 }
@@ -88,13 +92,14 @@ package struct OutboxDelivery: Service {
     let settings: MailSettings
     let transport: any MailTransport
     let links: InvitationLinks
+    let unsubscribeLinks: UnsubscribeLinks
 
     package init(
         database: Database, policies: PolicySet, settings: MailSettings, transport: any MailTransport,
-        links: InvitationLinks
+        links: InvitationLinks, unsubscribeLinks: UnsubscribeLinks
     ) {
-        (self.database, self.policies, self.settings, self.transport, self.links) = (
-            database, policies, settings, transport, links
+        (self.database, self.policies, self.settings, self.transport, self.links, self.unsubscribeLinks) = (
+            database, policies, settings, transport, links, unsubscribeLinks
         )
     }
 
@@ -106,8 +111,8 @@ package struct OutboxDelivery: Service {
 
     /// One message claimed for sending.
     struct Claimed: Sendable {
-        let id: UUID, kind: QueuedMail.Kind, recipient: String, reference: UUID?, fields: [String: String],
-            messageID: String
+        let id: UUID, kind: QueuedMail.Kind, recipient: String, operatorID: UUID?, reference: UUID?,
+            fields: [String: String], messageID: String
         let attempts: Int, createdAt: Date
     }
 
@@ -133,16 +138,16 @@ package struct OutboxDelivery: Service {
                     \(unit.now)
                                AND (claimed_until IS NULL OR claimed_until <= \(unit.now))
                                ORDER BY due_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-                RETURNING o.id, o.kind, o.recipient, o.reference, o.fields::text, o.message_id, o.attempts, o.created_at
+                RETURNING o.id, o.kind, o.recipient, o.operator_id, o.reference, o.fields::text, o.message_id,
+                    o.attempts, o.created_at
                 """
             ) { row in
-                let (id, kind, recipient, reference, fields, messageID, attempts, createdAt) = try row.decode(
-                    (UUID, String, String, UUID?, String, String, Int, Date).self)
+                let (id, kind, recipient, operatorID, reference, fields, messageID, attempts, createdAt) =
+                    try row.decode((UUID, String, String, UUID?, UUID?, String, String, Int, Date).self)
                 let values = try JSONDecoder().decode([String: String].self, from: Data(fields.utf8))
                 return Claimed(
-                    id: id, kind: QueuedMail.Kind(rawValue: kind), recipient: recipient, reference: reference,
-                    fields: values,
-                    messageID: messageID, attempts: attempts,
+                    id: id, kind: QueuedMail.Kind(rawValue: kind), recipient: recipient, operatorID: operatorID,
+                    reference: reference, fields: values, messageID: messageID, attempts: attempts,
                     createdAt: createdAt)
             }.first
         }
@@ -189,17 +194,27 @@ package struct OutboxDelivery: Service {
         }
     }
 
-    /// The message `claimed` stands for, its link (an invitation's) derived now.
+    /// The message `claimed` stands for, its links derived now: an invitation's; a notification's
+    /// page and, when it is of a topic its operator chose, its unsubscribe link.
     func message(_ claimed: Claimed) throws -> MailMessage {
         let link =
             claimed.kind == .invitation
             ? claimed.reference.map { settings.publicURL + "/console/invitation?key=" + links.secret(for: $0).value }
-            : nil
-        let rendered = try MailTemplates.render(claimed.kind, fields: claimed.fields, link: link)
-        return MailMessage(
+            : claimed.reference.flatMap { MailTemplates.notificationPath(claimed.kind, reference: $0) }
+                .map { settings.publicURL + $0 }
+        let unsubscribe =
+            MailPreference.descriptions[claimed.kind.rawValue] == nil
+            ? nil
+            : claimed.operatorID.map {
+                settings.publicURL + unsubscribeLinks.path(operatorID: $0, topic: claimed.kind.rawValue)
+            }
+        let rendered = try MailTemplates.render(
+            claimed.kind, fields: claimed.fields, link: link, unsubscribe: unsubscribe)
+        var message = MailMessage(
             messageID: claimed.messageID, from: settings.from, to: claimed.recipient, subject: rendered.subject,
-            text: rendered.text,
-            html: rendered.html, date: claimed.createdAt)
+            text: rendered.text, html: rendered.html, date: claimed.createdAt)
+        message.unsubscribe = unsubscribe
+        return message
     }
 
     private func system<T: Sendable>(_ body: (UnitOfWork) async throws -> T) async throws -> T {

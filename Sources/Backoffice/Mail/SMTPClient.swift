@@ -1,8 +1,8 @@
+import BackofficePlatform
 import Foundation
 import NIOCore
 import NIOPosix
 import NIOSSL
-import BackofficePlatform
 
 /// Where and how the service sends mail over SMTP, from `BACKOFFICE_SMTP_URL`:
 /// `smtp://USER:PASSWORD@HOST:PORT` (STARTTLS required before AUTH; port 587 by default) or

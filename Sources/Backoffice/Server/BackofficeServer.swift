@@ -120,7 +120,8 @@ package enum BackofficeServer {
             services.append(
                 OutboxDelivery(
                     database: database, policies: policies, settings: settings.mail, transport: transport,
-                    links: InvitationLinks(secondFactorKey: settings.secondFactorKey)))
+                    links: InvitationLinks(secondFactorKey: settings.secondFactorKey),
+                    unsubscribeLinks: settings.unsubscribeLinks))
         }
         if var webhooks = settings.webhooks {
             webhooks.outbound = settings.outbound

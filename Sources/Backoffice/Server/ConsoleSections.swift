@@ -13,9 +13,10 @@ extension Console {
         _ settings: ServerSettings, database: Database, policies: PolicySet, invitationLinks: InvitationLinks,
         on router: Router<AppRequestContext>
     ) throws -> Console {
-        let console = try Console(
+        var console = try Console(
             database: database, policies: policies, templates: [templates],
             secondFactorKey: settings.secondFactorKey, signInGate: settings.signInGate)
+        console.mailChoices = offeredMail
         let streams = LiveStreams(settings.consoleLiveUpdates)
         console.register(on: router) { group in
             console.registerDomainPages(
@@ -59,5 +60,6 @@ extension Console {
         registerWebhookEndpoints(
             on: group, outbound: settings.outbound,
             secrets: WebhookEndpointSecrets(secondFactorKey: settings.secondFactorKey))
+        registerMailPreferences(on: group, links: settings.unsubscribeLinks)
     }
 }

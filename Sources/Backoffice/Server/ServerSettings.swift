@@ -50,6 +50,10 @@ package struct ServerSettings: Sendable {
     package var consoleLiveUpdates = LiveUpdates()
     /// How mail is sent (the outbox is delivered only with a transport).
     package var mail = MailSettings()
+    /// The links in notification mails that turn one topic off, checked by the console.
+    package var unsubscribeLinks: UnsubscribeLinks {
+        UnsubscribeLinks(secondFactorKey: secondFactorKey, fallback: mail.linkKey)
+    }
     /// What console sign-in passes before any password work; nil makes one from
     /// `secondFactorKey` with `SignInGate.defaultChecksAtOnce` (tests pass their own to watch it).
     package var signInGate: SignInGate?

@@ -10,7 +10,7 @@ extension QueuedMail.Kind {
 /// What happens to an endpoint whose delivery failed for `WebhookSettings.giveUpAfter`: it is
 /// disabled (its pending deliveries wait), the system's audit event records it as the update an
 /// admin would make (`webhook_endpoints.update`, by the system, with the reason), and every active
-/// admin of the shop is mailed.
+/// admin of the shop who did not turn this mail off (`mail_recipients`) is mailed.
 enum WebhookEndpointFailure {
     static let action = UpdateWebhookEndpoint.action
 
@@ -30,11 +30,9 @@ enum WebhookEndpointFailure {
                 targetID: endpoint.id.text, reason: reason, before: try endpoint.snapshot, after: try after.snapshot
             ).bySystem
         ]
+        let topic = QueuedMail.Kind.webhookEndpointDisabled.rawValue
         let admins = try await unit.all(
-            """
-            SELECT id, email FROM operators WHERE tenant_id = \(endpoint.tenantID) AND role = 'partner_admin'
-                AND status = 'active' AND kind = 'person' ORDER BY id
-            """
+            "SELECT operator_id, email FROM mail_recipients(\(endpoint.tenantID), \(topic))"
         ) { try $0.decode((UUID, String).self) }
         for (id, email) in admins {
             let mail = QueuedMail(

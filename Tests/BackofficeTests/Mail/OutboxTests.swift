@@ -20,7 +20,9 @@ struct OutboxTests {
         settings.publicURL = "http://console.test"
         return OutboxDelivery(
             database: env.database, policies: env.policies, settings: settings, transport: transport,
-            links: InvitationLinks(secondFactorKey: TestEnvironment.secondFactorKey))
+            links: InvitationLinks(secondFactorKey: TestEnvironment.secondFactorKey),
+            unsubscribeLinks: UnsubscribeLinks(
+                secondFactorKey: TestEnvironment.secondFactorKey, fallback: settings.linkKey))
     }
 
     @Test(

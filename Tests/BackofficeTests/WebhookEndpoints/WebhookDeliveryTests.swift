@@ -154,11 +154,21 @@ struct WebhookDeliveryTests {
     @Test(
         """
         under serve's rules a delivery to an address that is not public is refused at the attempt, no request \
-        made; a delivery failing for three days fails, its endpoint is disabled (audited) and the admin is mailed
+        made; a delivery failing for three days fails, its endpoint is disabled (audited) and the admins who want \
+        it are mailed
         """)
     func refusedThenGivenUp() async throws {
         try await TestEnvironment.with { env in
             let shop = try await ShopFixture.make(env)
+            let quiet = try await env.database.runAsSystem(
+                CreateOperator(email: "quiet@alpha-shop.example", role: .partnerAdmin, tenantID: shop.partner.tenantID),
+                context: OperationContext.system("test", policies: env.policies))
+            _ = try await env.database.run(
+                SetMailPreferences(choices: [(topic: "webhook_endpoint_disabled", subscribed: false)]),
+                context: OperationContext(
+                    principal: Principal(
+                        operatorID: quiet.id, role: .partnerAdmin, tenantID: quiet.tenantID, tokenID: nil),
+                    requestID: "t", sourceIP: nil, policies: env.policies))
             let receiver = try WebhookReceiver(secrets: [], answers: [200])
             let endpoint = try await Self.endpoint(
                 env, partner: 0, url: "http://loopback.example:\(receiver.port)/h", [.orderPlaced])
@@ -179,7 +189,9 @@ struct WebhookDeliveryTests {
             #expect(try await env.auditCount("webhook_endpoints.update") == 1)
             #expect(
                 try await env.ownerScalar(
-                    "SELECT count(*) FROM outbox WHERE kind = 'webhook_endpoint_disabled'", as: Int.self) ?? 0 >= 1)
+                    "SELECT string_agg(recipient, ',') FROM outbox WHERE kind = 'webhook_endpoint_disabled'",
+                    as: String.self) == "admin@alpha-shop.example",
+                "the shop's admins, but not one who turned this mail off, nor its staff")
             env.clock.advance(by: 86_400)
             #expect(try await delivery.deliverDue() == 0, "a disabled endpoint is sent nothing")
         }
