@@ -27,6 +27,9 @@ package struct MailPreference: Sendable, Equatable {
         QueuedMail.Kind.webhookEndpointDisabled.rawValue:
             "A failed webhook endpoint: deliveries failed for three days and it was disabled.",
         QueuedMail.Kind.urgentCase.rawValue: "An urgent case: a moderation case was opened at severity 3.",
+        QueuedMail.Kind.dailySummary.rawValue:
+            "A day's summary, each morning (UTC): the day's orders, sales and refunds, and what waits now.",
+        QueuedMail.Kind.appealsWaiting.rawValue: "Appeals waiting, each morning (UTC) when there are any.",
     ]
 }
 

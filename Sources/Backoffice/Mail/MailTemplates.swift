@@ -51,7 +51,7 @@ enum MailTemplates {
                 link: nil,
                 footer: "If this was not you, tell your administrator: someone may be guessing your password.")
         case .shopDecision: return shopDecision(fields)
-        case .webhookEndpointDisabled, .newOrder, .lowStock, .urgentCase:
+        case .webhookEndpointDisabled, .newOrder, .lowStock, .urgentCase, .dailySummary, .appealsWaiting:
             return try notification(kind, fields: fields, link: link, unsubscribe: unsubscribe)
         case .subscriptionReceipt, .subscriptionPaymentFailed, .subscriptionLapsed, .subscriptionPriceChange:
             return try billing(kind, fields: fields)

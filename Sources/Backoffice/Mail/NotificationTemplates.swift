@@ -4,12 +4,14 @@ import Foundation
 
 extension MailTemplates {
     /// The console page a notification is about (the order, the good, the case, the endpoint).
-    static func notificationPath(_ kind: QueuedMail.Kind, reference: UUID) -> String? {
-        switch kind {
-        case .newOrder: "/console/orders/\(reference.text)"
-        case .lowStock: "/console/goods/\(reference.text)"
-        case .urgentCase: "/console/moderation/cases/\(reference.text)"
-        case .webhookEndpointDisabled: "/console/webhook-endpoints/\(reference.text)"
+    static func notificationPath(_ kind: QueuedMail.Kind, reference: UUID?) -> String? {
+        switch (kind, reference) {
+        case (.newOrder, let id?): "/console/orders/\(id.text)"
+        case (.lowStock, let id?): "/console/goods/\(id.text)"
+        case (.urgentCase, let id?): "/console/moderation/cases/\(id.text)"
+        case (.webhookEndpointDisabled, let id?): "/console/webhook-endpoints/\(id.text)"
+        case (.dailySummary, _): "/console/home"
+        case (.appealsWaiting, _): "/console/appeals"
         default: nil
         }
     }
@@ -49,6 +51,16 @@ extension MailTemplates {
                 "Take it from the moderation queue.",
             ]
             label = "Open the case"
+        case .dailySummary:
+            (subject, paragraphs, label) = dailySummary(fields)
+        case .appealsWaiting:
+            subject = "\(fields["count"] ?? "Some") appeal(s) waiting for a decision"
+            paragraphs = [
+                "\(fields["count"] ?? "Some") appeal(s) against locks or moderation decisions wait for a decision; "
+                    + "the oldest since \(fields["oldest"] ?? "a while") (UTC).",
+                "An appeal is answered within the time the rules promise: decide them from the appeals page.",
+            ]
+            label = "Open the appeals"
         case .webhookEndpointDisabled:
             subject = "A webhook endpoint of your shop was disabled"
             paragraphs = [
@@ -65,5 +77,21 @@ extension MailTemplates {
             subject: subject, paragraphs: paragraphs, link: link.map { ($0, label) },
             footer: "You get this mail because you chose it on the Security page of the back office.",
             unsubscribe: unsubscribe)
+    }
+
+    /// A shop's day before: what was sold and refunded, and what waits now.
+    private static func dailySummary(_ fields: [String: String]) -> (String, [String], String) {
+        let points = fields["sales_fitpoints"].flatMap { $0 == "0" ? nil : " and \($0) FitPoints" } ?? ""
+        return (
+            "\(fields["shop"] ?? "Your shop"): your day, \(fields["day"] ?? "yesterday")",
+            [
+                "On \(fields["day"] ?? "yesterday") (UTC): \(fields["orders"] ?? "0") order(s) placed, "
+                    + "\(fields["sales"] ?? "$0.00")\(points) in sales; \(fields["refunds"] ?? "0") refund(s) "
+                    + "(\(fields["refunded"] ?? "$0.00")).",
+                "Waiting now: \(fields["to_accept"] ?? "0") order(s) to accept, \(fields["to_ship"] ?? "0") to ship; "
+                    + "\(fields["low_stock"] ?? "0") good(s) with 5 or fewer in stock.",
+            ],
+            "Open the shop's home"
+        )
     }
 }

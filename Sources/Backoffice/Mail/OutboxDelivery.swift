@@ -200,8 +200,7 @@ package struct OutboxDelivery: Service {
         let link =
             claimed.kind == .invitation
             ? claimed.reference.map { settings.publicURL + "/console/invitation?key=" + links.secret(for: $0).value }
-            : claimed.reference.flatMap { MailTemplates.notificationPath(claimed.kind, reference: $0) }
-                .map { settings.publicURL + $0 }
+            : MailTemplates.notificationPath(claimed.kind, reference: claimed.reference).map { settings.publicURL + $0 }
         let unsubscribe =
             MailPreference.descriptions[claimed.kind.rawValue] == nil
             ? nil

@@ -109,8 +109,8 @@ package enum BackofficeServer {
     }
 
     /// The work `serve` does on its own, each on its interval: timed locks expired, moderation
-    /// gauges, the mail outbox delivered, payments reconciled, subscriptions renewed, invoices
-    /// reconciled (a job whose interval is nil is left to cron).
+    /// gauges, the mail outbox delivered, payments reconciled, subscriptions renewed, the day's
+    /// mails, invoices reconciled (a job whose interval is nil is left to cron).
     private static func jobs(database: Database, policies: PolicySet, settings: ServerSettings) -> [any Service] {
         var services: [any Service] = [
             LockExpiryService(database: database, policies: policies, interval: settings.lockExpiryInterval),
@@ -139,6 +139,9 @@ package enum BackofficeServer {
         if let interval = settings.renewalInterval {
             services.append(
                 RenewalService(database: database, policies: policies, payments: settings.payments, interval: interval))
+        }
+        if let interval = settings.dailyMailInterval {
+            services.append(DailyMailService(database: database, policies: policies, interval: interval))
         }
         if let interval = settings.billingReconcileInterval {
             services.append(

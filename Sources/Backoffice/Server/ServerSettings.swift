@@ -28,6 +28,8 @@ package struct ServerSettings: Sendable {
     /// How often the invoices are reconciled with the provider's payments (nil: never, e.g. when a
     /// cron job runs `billing reconcile`).
     package var billingReconcileInterval: Duration? = .seconds(86_400)
+    /// How often the day's mails (shops' summaries, appeals waiting) are looked at; each day's go once.
+    package var dailyMailInterval: Duration? = .seconds(600)
     /// The connection pool's size and how long the service waits for PostgreSQL.
     package var pool = PoolLimits()
     /// A port of its own for `/metrics` (`serve --metrics-port`), on `host`; nil serves it on

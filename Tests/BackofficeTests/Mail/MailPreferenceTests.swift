@@ -45,11 +45,13 @@ struct MailPreferenceTests {
                 let partner = env.fixture.partners[0]
                 let path = "/v1/me/mail-preferences"
                 let staff = try await client.call(.get, path, token: partner.staffToken)
-                #expect(try Self.topics(staff) == "low_stock=on new_order=on")
+                #expect(try Self.topics(staff) == "daily_summary=on low_stock=on new_order=on")
                 let admin = try await client.call(.get, path, token: partner.adminToken)
-                #expect(try Self.topics(admin) == "low_stock=on new_order=on webhook_endpoint_disabled=on")
+                #expect(
+                    try Self.topics(admin)
+                        == "daily_summary=on low_stock=on new_order=on webhook_endpoint_disabled=on")
                 let manager = try await client.call(.get, path, token: env.fixture.tokens[.backendManager])
-                #expect(try Self.topics(manager) == "urgent_case=on")
+                #expect(try Self.topics(manager) == "appeals_waiting=on urgent_case=on")
                 let auditor = try await client.call(.get, path, token: env.fixture.tokens[.auditor])
                 #expect(try Self.topics(auditor) == "")
                 let app = try await client.call(.get, path, token: env.fixture.tokens[.appService])
@@ -58,13 +60,14 @@ struct MailPreferenceTests {
                 let off = try await client.call(
                     .patch, path, token: partner.staffToken, json: #"{"unsubscribe":["new_order"]}"#)
                 #expect(off.status == 200)
-                #expect(try Self.topics(off) == "low_stock=on new_order=off")
+                #expect(try Self.topics(off) == "daily_summary=on low_stock=on new_order=off")
                 _ = try await client.call(
                     .patch, path, token: partner.staffToken, json: #"{"unsubscribe":["new_order"]}"#)
                 #expect(try await env.auditCount("mail_preferences.update") == 1, "the repeat changed nothing")
                 #expect(
                     try Self.topics(try await client.call(.get, path, token: partner.adminToken))
-                        == "low_stock=on new_order=on webhook_endpoint_disabled=on", "the admin's own are untouched")
+                        == "daily_summary=on low_stock=on new_order=on webhook_endpoint_disabled=on",
+                    "the admin's own are untouched")
 
                 for body in [
                     #"{"subscribe":["webhook_endpoint_disabled"]}"#,  // offered to admins only
@@ -77,7 +80,7 @@ struct MailPreferenceTests {
                 }
                 #expect(
                     try Self.topics(try await client.call(.get, path, token: partner.staffToken))
-                        == "low_stock=on new_order=off")
+                        == "daily_summary=on low_stock=on new_order=off")
                 #expect(try await env.auditCount("mail_preferences.update") == 1)
             }
         }
@@ -174,11 +177,13 @@ struct MailPreferenceTests {
                     page.status == 200 && page.text.contains("Stop these mails")
                         && page.text.contains("@alpha-shop.example"))
                 let key = String(path.split(separator: "=").last!)
+                // A key with its first character changed (the last one's low bits are padding).
+                let tampered = (key.first == "A" ? "B" : "A") + key.dropFirst()
                 let staff = try await Self.operatorID(env, "staff@alpha-shop.example")
                 for wrong in [
                     "/console/unsubscribe?operator=\(admin.text)&topic=low_stock&key=\(key)",
                     "/console/unsubscribe?operator=\(staff.text)&topic=new_order&key=\(key)",
-                    "/console/unsubscribe?operator=\(admin.text)&topic=new_order&key=\(key.dropLast())A",
+                    "/console/unsubscribe?operator=\(admin.text)&topic=new_order&key=\(tampered)",
                     "/console/unsubscribe?operator=\(admin.text)&topic=new_order",
                 ] {
                     #expect(try await browser.get(wrong).status == 404, "\(wrong)")
@@ -205,7 +210,8 @@ struct MailPreferenceTests {
                 #expect(
                     try await Self.recipients(env, "new_order", about: later) == "partner_staff", "the admin no more")
                 let own = try await client.call(.get, "/v1/me/mail-preferences", token: shop.partner.adminToken)
-                #expect(try Self.topics(own) == "low_stock=on new_order=off webhook_endpoint_disabled=on")
+                #expect(
+                    try Self.topics(own) == "daily_summary=on low_stock=on new_order=off webhook_endpoint_disabled=on")
             }
         }
     }
@@ -243,6 +249,67 @@ struct MailPreferenceTests {
                 let plain = try await other.get("/console/security")
                 #expect(plain.status == 200 && !plain.text.contains("mail-choices"))
             }
+        }
+    }
+
+    @Test(
+        """
+        the day's mails go once about the day before, 30 wakes at once included: a shop's summary to its people \
+        (none to a shop with nothing to tell, nor to one who turned it off), the appeals waiting to the managers
+        """)
+    func dailyMails() async throws {
+        try await TestEnvironment.with { env in
+            let shop = try await ShopFixture.make(env)
+            _ = try await WebhookDeliveryTests.placeOrder(shop, 2)
+            let customer = try await env.customer()
+            _ = try await env.database.run(
+                TransitionAccount(customerID: customer.id, move: .lock, reason: "takeover"),
+                context: env.context(.backendManager))
+            _ = try await env.database.run(
+                FileAppeal(customerID: customer.id, message: "it was me"), context: env.context(.appService))
+            let day = UTCDay(env.clock.now())
+            env.clock.advance(by: 86_400)
+            let service = DailyMailService(database: env.database, policies: env.policies, interval: .seconds(600))
+            let queued = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<30 { group.addTask { try await service.sendDue() } }
+                return try await group.reduce(0, +)
+            }
+            #expect(queued == 4, "the shop's admin and staff; the platform admin and the manager")
+            #expect(
+                try await env.ownerScalar(
+                    """
+                    SELECT string_agg(o.role || ' ' || (x.fields->>'day') || ' ' || (x.fields->>'orders') || ' ' ||
+                        (x.fields->>'sales') || ' ' || (x.fields->>'to_accept'), ',' ORDER BY o.role)
+                    FROM outbox x JOIN operators o ON o.id = x.operator_id WHERE x.kind = 'daily_summary'
+                    """, as: String.self)
+                    == "partner_admin \(day) 1 $50.00 1,partner_staff \(day) 1 $50.00 1", "beta-shop had nothing")
+            #expect(
+                try await env.ownerScalar(
+                    """
+                    SELECT string_agg(o.role || ' ' || (x.fields->>'count'), ',' ORDER BY o.role)
+                    FROM outbox x JOIN operators o ON o.id = x.operator_id WHERE x.kind = 'appeals_waiting'
+                    """, as: String.self) == "backend_manager 1,platform_admin 1")
+            #expect(try await env.auditCount("mail.daily_summary") == 1)
+            #expect(try await env.auditCount("mail.appeals_waiting") == 1)
+
+            let staff = try await Self.operatorID(env, "staff@alpha-shop.example")
+            _ = try await env.database.run(
+                SetMailPreferences(choices: [(topic: "daily_summary", subscribed: false)]),
+                context: OperationContext(
+                    principal: Principal(
+                        operatorID: staff, role: .partnerStaff, tenantID: shop.partner.tenantID, tokenID: nil),
+                    requestID: "t", sourceIP: nil, policies: env.policies))
+            env.clock.advance(by: 86_400)
+            #expect(try await service.sendDue() == 3, "the order still waits to be accepted: the admin alone")
+            let rendered = try MailTemplates.render(
+                .dailySummary,
+                fields: [
+                    "shop": "Alpha", "day": "2026-11-29", "orders": "3", "sales": "$75.00", "sales_fitpoints": "0",
+                    "refunds": "1", "refunded": "$5.00", "to_accept": "2", "to_ship": "1", "low_stock": "4",
+                ], link: "http://console.test/console/home", unsubscribe: "http://console.test/u")
+            #expect(rendered.subject == "Alpha: your day, 2026-11-29")
+            #expect(rendered.text.contains("3 order(s) placed, $75.00 in sales; 1 refund(s) ($5.00)."))
+            #expect(rendered.text.contains("Stop these mails: http://console.test/u"))
         }
     }
 }
