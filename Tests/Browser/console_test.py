@@ -610,8 +610,8 @@ def staff_meets_another_tenant(staff, paths):
     expect("People" not in staff.text("header nav"), "and not in staff's navigation")
 
 
-def mailed_link(recipient, seconds=30):
-    """The console link in the newest message the SMTP server accepted for `recipient`."""
+def mailed_link(recipient, seconds=30, marker="/console/invitation?key="):
+    """The console link holding `marker` in the newest message the SMTP server accepted for `recipient`."""
     deadline = time.time() + seconds
     while time.time() < deadline:
         for name in sorted(os.listdir(MAIL_DIR), reverse=True) if os.path.isdir(MAIL_DIR) else []:
@@ -621,9 +621,42 @@ def mailed_link(recipient, seconds=30):
             if message["X-Envelope-To"] != recipient:
                 continue
             text = next(part.get_payload(decode=True).decode() for part in message.walk() if part.get_content_type() == "text/plain")
-            return next(word for word in text.split() if "/console/invitation?key=" in word)
+            link = next((word for word in text.split() if marker in word), None)
+            if link:
+                return link
         time.sleep(0.2)
     return None
+
+
+def staff_chooses_mail_and_unsubscribes(staff, visitor):
+    """A partner's staff turns low-stock mail off on the Security page; then, from a browser that is
+    signed in as nobody, the "Stop these mails" link of a notification the staff member was sent
+    turns that mail's topic off too, and the Security page shows it off."""
+    recipient = "staff@peak-protein.example"
+    staff.open("/console/security")
+    if staff.path().startswith("/console/sign-in"):
+        staff.sign_in(recipient, PASSWORDS[recipient])
+    expect(staff.field("mail-new_order").is_selected() and staff.field("mail-low_stock").is_selected(),
+           "the staff's topics, on until turned off")
+    expect(not staff.driver.find_elements(By.ID, "mail-webhook_endpoint_disabled"), "an admin's topic is not offered")
+    staff.field("mail-low_stock").click()
+    staff.screenshot("security-mail")
+    staff.submit("#mail-choices")
+    expect("You get 2 of 3 kinds of mail." in staff.text(".flash"), f"saved (saw {staff.text('main')[:160]!r})")
+    expect(not staff.field("mail-low_stock").is_selected(), "low stock is off")
+    link = mailed_link(recipient, marker="/console/unsubscribe?")
+    expect(link is not None and link.startswith(URL + "/console/unsubscribe?"), f"a notification carries its link ({link!r})")
+    if link is None:
+        return
+    topic = link.split("topic=")[1].split("&")[0]
+    visitor.driver.get(link)
+    visitor.check_accessibility()
+    expect("Stop emailing s…@peak-protein.example" in visitor.text(), f"who and what, masked (saw {visitor.text()[:160]!r})")
+    visitor.screenshot("unsubscribe")
+    visitor.submit()
+    expect("no longer gets this mail" in visitor.text(), f"done without signing in (saw {visitor.text()[:160]!r})")
+    staff.open("/console/security")
+    expect(not staff.field(f"mail-{topic}").is_selected(), f"{topic} is off on the Security page")
 
 
 def platform_admin_invites_a_person(admin_browser, newcomer):
@@ -1101,6 +1134,8 @@ def main():
             ("a form without its CSRF token is refused", lambda: forged_form_is_refused(admin)),
             ("the keyboard reaches the content; focus is visible", lambda: keyboard_only(admin)),
             ("another tenant's order and good are 404 pages; the staff page is 403", lambda: staff_meets_another_tenant(staff, [order_path(admin), good_path(admin)])),
+            ("a partner's staff chooses its mail, then a mailed link stops one kind without signing in",
+             lambda: staff_chooses_mail_and_unsubscribes(staff, stranger)),
             ("an expired session signs in again and comes back", lambda: expired_session_comes_back(admin)),
             ("a manager locks and unlocks an account with a reason", lambda: manager_locks_and_unlocks(manager)),
             ("a manager reads a health profile: asked why once, the weight chart, the read listed",

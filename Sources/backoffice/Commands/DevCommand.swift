@@ -6,6 +6,7 @@ import BackofficePlatform
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 
 struct Dev: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -95,8 +96,9 @@ struct Dev: AsyncParsableCommand {
             mail.transport = SMTPMailTransport(smtp)
             mail.from = smtp.from
         } else {
+            let announcer = MailAnnouncer()
             mail.transport = FileMailTransport(folder: home.appendingPathComponent("mail")) { path in
-                say("mail written: \(path)")
+                announcer.written(path)
             }
         }
         return mail
@@ -133,7 +135,7 @@ struct Banner: Sendable {
             "",
             "HealthTrack back office is running at \(c.url)  (Ctrl-C stops it and PostgreSQL)",
             "PostgreSQL data: \(clusterData)",
-            "Mail (invitations, lockout notices, shop decisions): \(mail)",
+            "Mail (invitations, lockout notices, shop decisions, notifications): \(mail)",
             "",
             "Tokens (also in \(credentialsFile)):",
             "  platform_admin   \(shown(c.tokens.platformAdmin))",
@@ -183,5 +185,32 @@ struct Banner: Sendable {
         let cwd = FileManager.default.currentDirectoryPath
         if path.hasPrefix(cwd + "/") { return String(path.dropFirst(cwd.count + 1)) }
         return path
+    }
+}
+
+/// Prints where `dev`'s mail was written, a line a message, at most 5 lines in 10 seconds: a burst
+/// (the demo's orders each mail the shop a new order) is counted, and the next line says how many
+/// more were written meanwhile.
+final class MailAnnouncer: Sendable {
+    private struct State {
+        var shown: [ContinuousClock.Instant] = []
+        var unshown = 0
+    }
+    private let state = Mutex(State())
+
+    func written(_ path: String) {
+        let now = ContinuousClock.now
+        let line = state.withLock { state -> String? in
+            state.shown.removeAll { now - $0 > .seconds(10) }
+            guard state.shown.count < 5 else {
+                state.unshown += 1
+                return nil
+            }
+            state.shown.append(now)
+            defer { state.unshown = 0 }
+            return state.unshown == 0
+                ? "mail written: \(path)" : "mail written: \(path) (and \(state.unshown) more in the same folder)"
+        }
+        if let line { say(line) }
     }
 }
