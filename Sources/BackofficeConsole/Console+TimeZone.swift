@@ -48,15 +48,7 @@ extension Console {
 }
 
 /// A notification mail the Security page offers: its topic, what it is, whether the operator gets it.
-package struct MailChoice: Sendable {
-    package let topic: String
-    package let description: String
-    package let subscribed: Bool
-
-    package init(topic: String, description: String, subscribed: Bool) {
-        (self.topic, self.description, self.subscribed) = (topic, description, subscribed)
-    }
-}
+package typealias MailChoice = (topic: String, description: String, subscribed: Bool)
 
 /// Sets the signed-in operator's own time zone (`operators.time_zone_set`, the zone before and
 /// after in the event). Every operator may, for themselves only. A name the system does not know

@@ -8,7 +8,7 @@ extension Console {
     static let offeredMail: @Sendable (ConsoleRequest) async throws -> [MailChoice] = { console in
         guard console.may(ReadMailPreferences.action) else { return [] }
         return try await console.read(ReadMailPreferences()).map {
-            MailChoice(topic: $0.topic, description: $0.description, subscribed: $0.subscribed)
+            (topic: $0.topic, description: $0.description, subscribed: $0.subscribed)
         }
     }
 

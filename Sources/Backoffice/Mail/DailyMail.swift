@@ -15,24 +15,18 @@ extension QueuedMail.Kind {
 /// (`SendDailySummaries`) and the appeals waiting (`SendAppealsWaiting`). Wakes every `interval`;
 /// a day already sent is skipped (`daily_mails`), so any number of processes send a day's mails
 /// once. Stops on graceful shutdown.
-package struct DailyMailService: Service {
+struct DailyMailService: Service {
     let database: Database
     let policies: PolicySet
     let interval: Duration
 
-    package init(database: Database, policies: PolicySet, interval: Duration) {
-        (self.database, self.policies, self.interval) = (database, policies, interval)
-    }
-
-    package func run() async throws {
-        await repeatEvery(interval, logger: database.logger, failure: "the day's mails failed") {
-            try await sendDue()
-        }
+    func run() async throws {
+        await repeatEvery(interval, logger: database.logger, failure: "the day's mails failed") { try await sendDue() }
     }
 
     /// Sends what is due about yesterday (UTC) and was not sent yet; how many mails were queued.
     @discardableResult
-    package func sendDue() async throws -> Int {
+    func sendDue() async throws -> Int {
         let context = OperationContext.system("daily-mail", policies: policies)
         let summaries = try await database.runAsSystem(SendDailySummaries(), context: context)
         let appeals = try await database.runAsSystem(SendAppealsWaiting(), context: context)
