@@ -188,3 +188,16 @@ extension APIHandler {
         return .ok(.init(body: .json(report)))
     }
 }
+
+extension APIHandler {
+    /// A manager's bulk lock (`BulkAccountLocks`): each account's outcome, in the order asked.
+    func lockCustomersInBulk(_ input: Operations.LockCustomersInBulk.Input) async throws
+        -> Operations.LockCustomersInBulk.Output
+    {
+        let body: Components.Schemas.BulkLockRequest = try json(input.body)
+        let bulk = BulkAccountLocks(
+            customerIDs: try body.customerIds.map { try parseID($0, "customer_ids") }, reason: body.reason,
+            until: body.until, dryRun: body.dryRun)
+        return .ok(.init(body: .json(try .init(bulk.dryRun, try await bulk.run(database, context: try context())))))
+    }
+}

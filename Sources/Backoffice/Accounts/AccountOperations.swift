@@ -127,7 +127,8 @@ package struct SyncCustomer: AuditedOperation {
     /// A subscription state or renewal date other than the records' is refused (422 `derived`).
     private func refuseOtherSubscriptionState(than existing: Customer?) throws {
         var validation = Validation()
-        let detail = "derived from the subscription records (POST /v1/customers/{id}/subscriptions): "
+        let detail =
+            "derived from the subscription records (POST /v1/customers/{id}/subscriptions): "
             + "send it unchanged or omit it"
         validation.require(
             subscription == nil || subscription == (existing?.subscription ?? .none), "subscription", "derived",

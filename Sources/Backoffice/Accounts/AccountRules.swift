@@ -1,5 +1,5 @@
-import Foundation
 import BackofficePlatform
+import Foundation
 
 /// A customer account's status.
 package enum AccountStatus: String, Sendable, Codable, CaseIterable {

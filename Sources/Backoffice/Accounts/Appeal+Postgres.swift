@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// How an appeal is stored (`appeals`).
 extension Appeal: RowDecodable {

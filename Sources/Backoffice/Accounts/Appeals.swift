@@ -1,7 +1,7 @@
+import BackofficePlatform
 import Foundation
 import Logging
 import PostgresNIO
-import BackofficePlatform
 
 /// A customer's appeal against a lock.
 package struct Appeal: Sendable, Equatable {

@@ -1,7 +1,7 @@
+import BackofficePlatform
 import Foundation
 import Logging
 import PostgresNIO
-import BackofficePlatform
 
 /// How a customer account is stored: `customers` with its open lock from `account_locks`. Every
 /// function runs inside the caller's unit of work; row-level security limits it to platform

@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// A lock on an account: a record of its own, kept after it is lifted.
 package struct AccountLock: Sendable, Codable, Equatable {

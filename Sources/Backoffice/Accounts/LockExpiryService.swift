@@ -1,7 +1,7 @@
+import BackofficePlatform
 import Foundation
 import Logging
 import ServiceLifecycle
-import BackofficePlatform
 
 /// Lifts timed locks whose `until` has passed, every `interval`, as the system actor (each lifting
 /// is an audit event). Stops on graceful shutdown.

@@ -143,3 +143,14 @@ extension APIHandler {
         return .ok(.init(body: format == .csv ? .csv(body) : .applicationXNdjson(body)))
     }
 }
+
+extension APIHandler {
+    /// A bulk archive of the shop's goods (`BulkGoodsArchive`): each good's outcome, in the order asked.
+    func archiveGoodsInBulk(_ input: Operations.ArchiveGoodsInBulk.Input) async throws
+        -> Operations.ArchiveGoodsInBulk.Output
+    {
+        let body: Components.Schemas.BulkGoodsArchiveRequest = try json(input.body)
+        let bulk = BulkGoodsArchive(goodIDs: try body.goodIds.map { try parseID($0, "good_ids") }, dryRun: body.dryRun)
+        return .ok(.init(body: .json(try .init(bulk.dryRun, try await bulk.run(database, context: try context())))))
+    }
+}

@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// A partner adds a good to its own tenant, as a draft (`goods.create`). A sku already used in
 /// the tenant is 409 `sku_taken`. Platform roles have no shop and cannot create goods (422).

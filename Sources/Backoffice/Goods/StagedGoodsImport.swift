@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// What a staged import's page shows: the dry run's report and the file it was made from.
 package struct StagedImport: Sendable {
@@ -71,10 +71,10 @@ package struct StageGoodsImport: AuditedOperation {
                 code: "staged_quota_full",
                 detail:
                     """
-                        Your shop already holds \(files) checked files (\(Int(bytesHeld) >> 20) MiB) waiting to be \
-                        applied; at most \(Self.quotaFiles) and \(Self.quotaBytes >> 20) MiB. Apply one, or wait for \
-                        it to expire (an hour after its upload).
-                        """,
+                    Your shop already holds \(files) checked files (\(Int(bytesHeld) >> 20) MiB) waiting to be \
+                    applied; at most \(Self.quotaFiles) and \(Self.quotaBytes >> 20) MiB. Apply one, or wait for \
+                    it to expire (an hour after its upload).
+                    """,
                 issues: [
                     FieldIssue(
                         field: "file", code: "staged_quota_full", message: "too many checked files wait to be applied")

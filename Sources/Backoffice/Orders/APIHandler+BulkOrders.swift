@@ -87,22 +87,12 @@ extension SavedOrderView {
     }
 }
 
-extension BulkOrderOutcome {
+extension BulkOutcome<Order.Status> {
     var api: Components.Schemas.BulkOrderMoveResult.OutcomesPayloadPayload {
         get throws {
-            let problem = refusal.flatMap(Problem.describing)
-            return .init(
-                orderId: orderID.text, outcome: try .init(known: kind.rawValue),
-                status: try status.map { try .init(known: $0.rawValue) },
-                problem: problem.map { problem in
-                    .init(
-                        _type: "https://healthtrack.example/problems/\(problem.code)", title: problem.title,
-                        status: problem.status, detail: problem.detail, code: problem.code,
-                        currentState: problem.currentState,
-                        errors: problem.errors.isEmpty
-                            ? nil
-                            : problem.errors.map { .init(field: $0.field, code: $0.code, message: $0.message) })
-                })
+            .init(
+                orderId: id.text, outcome: try .init(known: kind.rawValue),
+                status: try state.map { try .init(known: $0.rawValue) }, problem: .init(refusal: refusal))
         }
     }
 }

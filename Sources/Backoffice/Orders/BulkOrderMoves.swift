@@ -13,15 +13,8 @@ package struct BulkOrderItem: Sendable, Codable, Equatable {
     }
 }
 
-/// What one order's move came to: done (its state after), would be done (a dry run), or refused
-/// (the error the same move alone would answer with: a `DomainError` or a `PaymentRefusal`).
-package struct BulkOrderOutcome: Sendable {
-    package enum Kind: String, Sendable { case done, wouldDo = "would_do", refused }
-    package let orderID: UUID
-    package let kind: Kind
-    package var status: Order.Status? = nil
-    package var refusal: (any Error)? = nil
-}
+/// What one order's move came to: its state after (or, in a dry run, the state it would reach).
+package typealias BulkOrderOutcome = BulkOutcome<Order.Status>
 
 /// A partner accepts, ships or delivers up to 500 orders at once (`orders.bulk`, and each order's
 /// own move permission). Each order is its own audited change — the same use case as the move
@@ -34,7 +27,6 @@ package struct BulkOrderMoves: Sendable {
     package static let action: Action = "orders.bulk"
     /// The moves a bulk may make (cancel and refund give money back and need a reason each).
     package static let moves: Set<OrderMove> = [.accept, .ship, .deliver]
-    package static let limit = 500
     let move: OrderMove
     let items: [BulkOrderItem]
     let dryRun: Bool
@@ -50,7 +42,7 @@ package struct BulkOrderMoves: Sendable {
         validation.require(
             Self.moves.contains(move), "move", "not_bulk", "accept, ship or deliver (cancel and refund one at a time)")
         validation.require(
-            (1...Self.limit).contains(items.count), "orders", "out_of_range", "1 to \(Self.limit) orders")
+            (1...Bulk.limit).contains(items.count), "orders", "out_of_range", "1 to \(Bulk.limit) orders")
         validation.require(
             Set(items.map(\.orderID)).count == items.count, "orders", "duplicate_order", "each order at most once")
         try validation.check()
@@ -63,16 +55,10 @@ package struct BulkOrderMoves: Sendable {
         try context.permit(move.action)
         try check()
         if dryRun { return try await database.read(CheckOrderMoves(move: move, items: items), context: context) }
-        var outcomes: [BulkOrderOutcome] = []
-        for item in items {
-            do {
-                let detail = try await perform(item, database, context: context)
-                outcomes.append(BulkOrderOutcome(orderID: item.orderID, kind: .done, status: detail.order.status))
-            } catch let error where error is DomainError || error is PaymentRefusal {
-                outcomes.append(BulkOrderOutcome(orderID: item.orderID, kind: .refused, refusal: error))
-            }
+        let byID = Dictionary(uniqueKeysWithValues: items.map { ($0.orderID, $0) })
+        return try await Bulk.each(items.map(\.orderID)) { id in
+            try await perform(byID[id]!, database, context: context).order.status
         }
-        return outcomes
     }
 
     /// One order's move, as the move alone makes it.
@@ -108,9 +94,9 @@ struct CheckOrderMoves: Query {
                 guard let order = byID[item.orderID] else { throw DomainError.notFound("Order \(item.orderID.text)") }
                 try OrderTransition.check(order, to: move.target)
                 if move == .ship { try ShipOrder.check(carrier: item.carrier, trackingNumber: item.trackingNumber) }
-                return BulkOrderOutcome(orderID: item.orderID, kind: .wouldDo, status: move.target)
+                return BulkOrderOutcome(id: item.orderID, kind: .wouldDo, state: move.target)
             } catch {
-                return BulkOrderOutcome(orderID: item.orderID, kind: .refused, refusal: error)
+                return BulkOrderOutcome(id: item.orderID, kind: .refused, refusal: error)
             }
         }
     }

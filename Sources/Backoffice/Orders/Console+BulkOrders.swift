@@ -73,14 +73,14 @@ extension OrderBoard {
             "done": outcomes.count(where: { $0.kind == .done }),
             "outcomes": outcomes.map { outcome in
                 [
-                    "id": outcome.orderID.text, "shortID": String(outcome.orderID.text.prefix(8)),
+                    "id": outcome.id.text, "shortID": String(outcome.id.text.prefix(8)),
                     "outcome": outcome.kind == .refused ? "refused" : dryRun ? "would \(move.rawValue)" : "done",
                     "refused": outcome.kind == .refused,
-                    "detail": outcome.status.map { "\(label($0))" } ?? problem(outcome.refusal),
+                    "detail": outcome.state.map { "\(label($0))" } ?? problem(outcome.refusal),
                 ] as [String: Any]
             },
             "hidden": ready.map {
-                ["id": $0.orderID.text, "tracking": form.text("tracking_\($0.orderID.text)") ?? ""]
+                ["id": $0.id.text, "tracking": form.text("tracking_\($0.id.text)") ?? ""]
             },
         ]
     }

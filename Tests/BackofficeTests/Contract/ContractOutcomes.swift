@@ -195,6 +195,11 @@ enum ContractOutcomes {
         deliverOrder partner_staff 409 invalid_transition
         refundOrder platform_admin 409 invalid_transition
         refundOrder partner_admin 409 invalid_transition
+        archiveGoodsInBulk platform_admin 422 validation_failed
+        archiveGoodsInBulk partner_admin 422 validation_failed
+        archiveGoodsInBulk partner_staff 422 validation_failed
+        lockCustomersInBulk platform_admin 422 validation_failed
+        lockCustomersInBulk backend_manager 422 validation_failed
         saveOrderView platform_admin 422 validation_failed
         saveOrderView backend_manager 422 validation_failed
         saveOrderView auditor 422 validation_failed

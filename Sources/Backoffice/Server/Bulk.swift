@@ -1,0 +1,68 @@
+import BackofficeAPI
+import BackofficePlatform
+import Foundation
+
+/// What one item of a bulk change came to: done (its state after), would be done (a dry run), or
+/// refused (the error the same change alone answers with: a `DomainError` or a `PaymentRefusal`).
+package struct BulkOutcome<State: Sendable>: Sendable {
+    package enum Kind: String, Sendable { case done, wouldDo = "would_do", refused }
+    package let id: UUID
+    package let kind: Kind
+    package var state: State? = nil
+    package var refusal: (any Error)? = nil
+}
+
+/// The template of a bulk change: at most 500 items, each once; each its own audited change, made
+/// by the same use case as the change alone, so a refusal of one leaves the others done (not all or
+/// nothing); the outcomes in the order asked.
+enum Bulk {
+    static let limit = 500
+
+    /// 1 to `limit` ids in `field`, each once.
+    static func check(_ ids: [UUID], field: String, into validation: inout Validation) {
+        validation.require((1...limit).contains(ids.count), field, "out_of_range", "1 to \(limit) items")
+        validation.require(Set(ids).count == ids.count, field, "duplicate_item", "each item at most once")
+    }
+
+    /// `change` made for each id in turn; a refusal is that id's outcome, and the next id goes on.
+    static func each<State: Sendable>(_ ids: [UUID], _ change: (UUID) async throws -> State) async throws
+        -> [BulkOutcome<State>]
+    {
+        var outcomes: [BulkOutcome<State>] = []
+        for id in ids {
+            do {
+                outcomes.append(BulkOutcome(id: id, kind: .done, state: try await change(id)))
+            } catch let error where error is DomainError || error is PaymentRefusal {
+                outcomes.append(BulkOutcome(id: id, kind: .refused, refusal: error))
+            }
+        }
+        return outcomes
+    }
+}
+
+extension Components.Schemas.Problem {
+    /// The problem a bulk outcome's refusal answers (as the change alone would); nil for none.
+    init?(refusal: (any Error)?) {
+        guard let problem = refusal.flatMap(Problem.describing) else { return nil }
+        self.init(
+            _type: "https://healthtrack.example/problems/\(problem.code)", title: problem.title,
+            status: problem.status, detail: problem.detail, code: problem.code, currentState: problem.currentState,
+            errors: problem.errors.isEmpty
+                ? nil : problem.errors.map { .init(field: $0.field, code: $0.code, message: $0.message) })
+    }
+}
+
+extension Components.Schemas.BulkResult {
+    /// A bulk change's answer: its counts and each item's outcome, in the order asked.
+    init<State: RawRepresentable & Sendable>(_ dryRun: Bool, _ outcomes: [BulkOutcome<State>]) throws
+    where State.RawValue == String {
+        let refused = outcomes.count { $0.kind == .refused }
+        self.init(
+            dryRun: dryRun, done: outcomes.count - refused, refused: refused,
+            outcomes: try outcomes.map { outcome in
+                .init(
+                    id: outcome.id.text, outcome: try .init(known: outcome.kind.rawValue),
+                    state: outcome.state?.rawValue, problem: .init(refusal: outcome.refusal))
+            })
+    }
+}
