@@ -271,6 +271,16 @@ def partner_admin_imports_goods(browser):
     expect("Imported: 2 created" in browser.text(".flash"), f"applied (saw {browser.text('main')[:160]!r})")
     browser.open(f"/console/goods?q=IMP-{tag}")
     expect("Whey tub" in browser.text() and "Oat bar" in browser.text(), "both goods are listed, found by SKU")
+    # Both withdrawn in one go: ticked, checked first (nothing changed), then archived from the check's page.
+    for box in browser.driver.find_elements(By.CSS_SELECTOR, "#goods-bulk input[type=checkbox]"):
+        box.click()
+    browser.submit("#goods-bulk")  # its first button: check first
+    expect("2 would be archived, 0 refused." in browser.text("#bulk-summary"), f"checked (saw {browser.text('main')[:160]!r})")
+    browser.screenshot("goods-bulk-check")
+    browser.submit("#bulk-confirm")
+    expect("2 archived, 0 refused." in browser.text("#bulk-summary"), f"archived (saw {browser.text('main')[:160]!r})")
+    browser.open(f"/console/goods?q=IMP-{tag}&status=archived")
+    expect("Whey tub" in browser.text() and "Oat bar" in browser.text(), "both are archived")
 
 
 def partner_admin_ships_an_order(browser):
@@ -1123,7 +1133,8 @@ def main():
     try:
         scenarios = [
             ("a partner admin creates a good named <img …> and fixes a refused form", lambda: partner_admin_creates_a_good(admin)),
-            ("a partner admin imports a CSV: sees the bad line, fixes it, applies it", lambda: partner_admin_imports_goods(admin)),
+            ("a partner admin imports a CSV: sees the bad line, fixes it, applies it; archives both goods in bulk",
+             lambda: partner_admin_imports_goods(admin)),
             ("a partner admin accepts and ships an order and reads its trail", lambda: partner_admin_ships_an_order(admin)),
             ("a partner admin filters the board by a good and a total, saves it as a view, then clears the filter",
              lambda: partner_admin_filters_the_board(admin)),

@@ -16,7 +16,7 @@ package struct BulkGoodsArchive: Sendable {
     package init(goodIDs: [UUID], dryRun: Bool?) { (self.goodIDs, self.dryRun) = (goodIDs, dryRun ?? false) }
 
     /// Runs the bulk for `context`'s principal: its permission and the archive's, then each good's.
-    package func run(_ database: Database, context: OperationContext) async throws -> [BulkOutcome<Good.Status>] {
+    package func run(_ database: Database, context: OperationContext) async throws -> [BulkOutcome<Good>] {
         try context.permit(Self.action)
         try context.permit(ArchiveGood.action)
         var validation = Validation()
@@ -24,18 +24,18 @@ package struct BulkGoodsArchive: Sendable {
         try validation.check()
         if dryRun { return try await database.read(CheckGoodsArchive(goodIDs: goodIDs), context: context) }
         return try await Bulk.each(goodIDs) { id in
-            try await database.run(ArchiveGood(goodID: id, ifMatch: nil), context: context).status
+            try await database.run(ArchiveGood(goodID: id, ifMatch: nil), context: context)
         }
     }
 }
 
 /// A bulk archive's dry run: each good read (another shop's is not found) and checked as its archive
-/// checks it (archived already is refused).
+/// checks it (archived already is refused); a good that would be archived is answered as it would be.
 struct CheckGoodsArchive: Query {
     static let action = BulkGoodsArchive.action
     let goodIDs: [UUID]
 
-    func read(in unit: UnitOfWork) async throws -> [BulkOutcome<Good.Status>] {
+    func read(in unit: UnitOfWork) async throws -> [BulkOutcome<Good>] {
         let goods = try await unit.all(
             "SELECT \(unescaped: Good.columns) FROM goods WHERE id = ANY(\(goodIDs))", as: Good.self)
         let byID = Dictionary(uniqueKeysWithValues: goods.map { ($0.id, $0) })
@@ -48,7 +48,9 @@ struct CheckGoodsArchive: Query {
                     id: id, kind: .refused,
                     refusal: DomainError.invalidTransition("The good is already archived.", current: "archived"))
             }
-            return BulkOutcome(id: id, kind: .wouldDo, state: .archived)
+            var archived = good
+            archived.status = .archived
+            return BulkOutcome(id: id, kind: .wouldDo, state: archived)
         }
     }
 }

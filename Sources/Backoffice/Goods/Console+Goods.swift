@@ -26,6 +26,7 @@ extension Console {
                 "canImport": console.may(ImportGoods.action)
                     && console.principal.knownRole.map { !$0.isPlatform } ?? false,
                 "canExport": console.may(ExportGoods.action),
+                "canArchive": console.may(BulkGoodsArchive.action) && console.may(ArchiveGood.action),
                 "statuses": ConsoleOption.all(
                     Good.Status.allCases.map(\.rawValue), selected: status?.rawValue, any: "Any status"),
                 "canCreate": console.principal.knownRole.map { !$0.isPlatform } ?? false,
@@ -91,7 +92,7 @@ extension ConsoleRequest {
 struct GoodView {
     let id: String, sku: String, name: String, category: String, price: String, fitPoints: String, stock: Int64,
         status: String
-    let lowStock: Bool
+    let lowStock: Bool, archived: Bool
 
     init(_ good: Good) {
         id = good.id.text
@@ -103,6 +104,7 @@ struct GoodView {
         stock = good.stock
         status = good.status.rawValue
         lowStock = good.stock < 5 && good.status != .archived
+        archived = good.status == .archived
     }
 }
 

@@ -52,17 +52,31 @@ extension Components.Schemas.Problem {
     }
 }
 
+/// What a bulk answer says of an item after its change: its state's name (`archived`, `locked`).
+protocol BulkState: Sendable {
+    var stateName: String { get }
+}
+
+extension BulkState where Self: RawRepresentable, RawValue == String {
+    var stateName: String { rawValue }
+}
+
+extension AccountStatus: BulkState {}
+
+extension Good: BulkState {
+    var stateName: String { status.rawValue }
+}
+
 extension Components.Schemas.BulkResult {
     /// A bulk change's answer: its counts and each item's outcome, in the order asked.
-    init<State: RawRepresentable & Sendable>(_ dryRun: Bool, _ outcomes: [BulkOutcome<State>]) throws
-    where State.RawValue == String {
+    init<State: BulkState>(_ dryRun: Bool, _ outcomes: [BulkOutcome<State>]) throws {
         let refused = outcomes.count { $0.kind == .refused }
         self.init(
             dryRun: dryRun, done: outcomes.count - refused, refused: refused,
             outcomes: try outcomes.map { outcome in
                 .init(
                     id: outcome.id.text, outcome: try .init(known: outcome.kind.rawValue),
-                    state: outcome.state?.rawValue, problem: .init(refusal: outcome.refusal))
+                    state: outcome.state?.stateName, problem: .init(refusal: outcome.refusal))
             })
     }
 }

@@ -37,6 +37,7 @@ extension Console {
         registerOrders(on: group, payments: payments)
         registerBilling(on: group, payments: payments)
         registerGoods(on: group)
+        registerGoodsBulk(on: group)
         registerGoodsFiles(on: group)
         registerAudit(on: group)
         registerMessages(on: group)

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Goods: archive up to 500 at once, with a dry run")
@@ -103,6 +104,38 @@ struct BulkGoodsArchiveTests {
                 #expect(try await env.auditCount("goods.archive") == 20)
                 let auditor = env.fixture.tokens[.auditor]!
                 #expect(try await client.call(.post, path, token: auditor, json: Self.body(ids)).status == 403)
+            }
+        }
+    }
+
+    @Test(
+        """
+        the console: the goods list has a box for each good not archived; the ticked goods are checked first \
+        (nothing changed), then archived from the check's page; none ticked is refused in place
+        """)
+    func consoleBulkArchive() async throws {
+        try await TestEnvironment.with { env in
+            let ids = try await Self.goods(env, partner: 0, count: 3)
+            let (email, password) = try await env.consolePassword(for: env.fixture.partners[0].admin.operatorID!)
+            try await env.withApp { client in
+                var browser = ConsoleClient(client)
+                _ = try await browser.signIn(email, password)
+                let list = try await browser.get("/console/goods")
+                #expect(list.text.contains(#"name="good_\#(ids[0].text)" value="yes""#))
+                let ticked = ["good_\(ids[0].text)": "yes", "good_\(ids[1].text)": "yes"]
+                let check = try await browser.post(
+                    "/console/goods/bulk-archive", ticked.merging(["dry_run": "yes"]) { a, _ in a }, csrf: list.csrf)
+                #expect(check.status == 200 && check.text.contains("2 would be archived, 0 refused."), "\(check.text)")
+                #expect(try await env.auditCount("goods.archive") == 0)
+                #expect(check.text.contains(#"<input type="hidden" name="good_\#(ids[1].text)" value="yes">"#))
+                let done = try await browser.post(
+                    "/console/goods/bulk-archive", ticked.merging(["dry_run": "no"]) { a, _ in a }, csrf: check.csrf)
+                #expect(done.text.contains("2 archived, 0 refused."), "\(done.text)")
+                #expect(try await env.auditCount("goods.archive") == 2)
+                let after = try await browser.get("/console/goods")
+                #expect(!after.text.contains(#"name="good_\#(ids[0].text)""#), "an archived good has no box")
+                let none = try await browser.post("/console/goods/bulk-archive", ["dry_run": "yes"], csrf: after.csrf)
+                #expect(none.status == 422 && none.text.contains("Select 1 to 500 goods"))
             }
         }
     }
