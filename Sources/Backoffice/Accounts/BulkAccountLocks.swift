@@ -19,7 +19,7 @@ package struct BulkAccountLocks: Sendable {
     }
 
     /// Runs the bulk for `context`'s principal: its permission and the lock's, then each account's.
-    package func run(_ database: Database, context: OperationContext) async throws -> [BulkOutcome<AccountStatus>] {
+    package func run(_ database: Database, context: OperationContext) async throws -> [BulkOutcome<Customer>] {
         try context.permit(Self.action)
         try context.permit(AccountMove.lock.action)
         var validation = Validation()
@@ -30,28 +30,30 @@ package struct BulkAccountLocks: Sendable {
         return try await Bulk.each(customerIDs) { id in
             try await database.run(
                 TransitionAccount(customerID: id, move: .lock, reason: reason, until: until), context: context
-            ).status
+            )
         }
     }
 }
 
 /// A bulk lock's dry run: each account read (an unknown one is not found) and checked as its lock
-/// checks it (only an active account locks).
+/// checks it (only an active account locks); an account that would be locked is answered as it would be.
 struct CheckAccountLocks: Query {
     static let action = BulkAccountLocks.action
     let customerIDs: [UUID]
 
-    func read(in unit: UnitOfWork) async throws -> [BulkOutcome<AccountStatus>] {
-        var outcomes: [BulkOutcome<AccountStatus>] = []
+    func read(in unit: UnitOfWork) async throws -> [BulkOutcome<Customer>] {
+        var outcomes: [BulkOutcome<Customer>] = []
         for id in customerIDs {
             do {
                 let account = try await Customer.fetch(id, in: unit)
-                guard let target = AccountMove.lock.target(from: account.status, hasOpenLock: account.lock != nil)
+                guard var locked = Optional(account),
+                    let target = AccountMove.lock.target(from: account.status, hasOpenLock: account.lock != nil)
                 else {
                     throw DomainError.invalidTransition(
                         "Cannot lock an account that is \(account.status.rawValue).", current: account.status.rawValue)
                 }
-                outcomes.append(BulkOutcome(id: id, kind: .wouldDo, state: target))
+                locked.status = target
+                outcomes.append(BulkOutcome(id: id, kind: .wouldDo, state: locked))
             } catch let error as DomainError {
                 outcomes.append(BulkOutcome(id: id, kind: .refused, refusal: error))
             }

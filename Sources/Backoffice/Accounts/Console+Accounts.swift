@@ -13,6 +13,7 @@ extension Console {
             let prefix = console.form.text("email_prefix")
             var data: [String: Any] = [
                 "email_prefix": prefix ?? "",
+                "canLock": console.may(BulkAccountLocks.action) && console.may(AccountMove.lock.action),
                 "statuses": ConsoleOption.all(
                     AccountStatus.allCases.map(\.rawValue), selected: status?.rawValue, any: "Active or locked"),
             ]
@@ -158,7 +159,7 @@ enum AccountsPage {
 /// An account as the list and its page show it (masked already for roles that see PII masked).
 struct AccountView {
     let id: String, email: String, displayName: String, status: String, subscription: String, created: ShownTime,
-        failedLogins: Int
+        failedLogins: Int, lockable: Bool
 
     init(_ customer: Customer) {
         id = customer.id.text
@@ -168,5 +169,6 @@ struct AccountView {
         subscription = customer.subscription.rawValue
         created = ConsoleTime.text(customer.createdAt)
         failedLogins = customer.failedLogins
+        lockable = customer.status == .active
     }
 }

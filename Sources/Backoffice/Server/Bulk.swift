@@ -61,7 +61,9 @@ extension BulkState where Self: RawRepresentable, RawValue == String {
     var stateName: String { rawValue }
 }
 
-extension AccountStatus: BulkState {}
+extension Customer: BulkState {
+    var stateName: String { status.rawValue }
+}
 
 extension Good: BulkState {
     var stateName: String { status.rawValue }

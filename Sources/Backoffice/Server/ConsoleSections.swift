@@ -34,6 +34,7 @@ extension Console {
         let payments = settings.payments
         registerHome(on: group)
         registerAccounts(on: group)
+        registerAccountsBulk(on: group)
         registerOrders(on: group, payments: payments)
         registerBilling(on: group, payments: payments)
         registerGoods(on: group)

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import Backoffice
+@testable import BackofficeConsole
 @testable import BackofficePlatform
 
 @Suite("Accounts: a manager locks up to 500 at once with one reason, with a dry run")
@@ -85,6 +86,40 @@ struct BulkAccountLocksTests {
                 #expect(replies.allSatisfy { $0.status == 200 }, "\(replies.map(\.status))")
                 #expect(replies.compactMap { $0.json["done"] as? Int }.reduce(0, +) == 10)
                 #expect(try await env.auditCount("accounts.lock") == 10)
+            }
+        }
+    }
+
+    @Test(
+        """
+        the console: a manager ticks accounts on the list and locks them with one reason, checked first (the \
+        reason carried to the confirmation); without a reason nothing is locked and the page says why
+        """)
+    func consoleBulkLock() async throws {
+        try await TestEnvironment.with { env in
+            var made: [UUID] = []
+            for _ in 0..<2 { made.append(try await env.customer().id) }
+            let ids = made
+            try await env.withApp { client in
+                let manager = try await ConsoleClient.signedIn(
+                    env, client, as: env.fixture.principals[.backendManager]?.operatorID)
+                let list = try await manager.get("/console/accounts")
+                #expect(list.text.contains(#"name="customer_\#(ids[0].text)" value="yes""#))
+                let ticked = ["customer_\(ids[0].text)": "yes", "customer_\(ids[1].text)": "yes"]
+                let none = try await manager.post(
+                    "/console/accounts/bulk-lock", ticked.merging(["dry_run": "yes"]) { a, _ in a }, csrf: list.csrf)
+                #expect(none.status == 422 && none.text.contains("Reason:"), "\(none.text)")
+                let check = try await manager.post(
+                    "/console/accounts/bulk-lock",
+                    ticked.merging(["dry_run": "yes", "reason": "Card-testing ring"]) { a, _ in a }, csrf: list.csrf)
+                #expect(check.text.contains("2 would be locked, 0 refused."), "\(check.text)")
+                #expect(check.text.contains(#"<input type="hidden" name="reason" value="Card-testing ring">"#))
+                #expect(try await env.auditCount("accounts.lock") == 0)
+                let done = try await manager.post(
+                    "/console/accounts/bulk-lock",
+                    ticked.merging(["dry_run": "no", "reason": "Card-testing ring"]) { a, _ in a }, csrf: check.csrf)
+                #expect(done.text.contains("2 locked, 0 refused."), "\(done.text)")
+                #expect(try await env.auditCount("accounts.lock") == 2)
             }
         }
     }
