@@ -8,32 +8,7 @@ extension Console {
     /// good's page where it is edited. Each action is the API's use case (`ListGoods`,
     /// `CreateGood`, `UpdateGood`) with its policy and audit event.
     func registerGoods(on group: RouterGroup<AppRequestContext>) {
-        section("goods", "Goods", needs: ListGoods.action, on: group) { console in
-            let status = try GoodForm.status(console.form.text("status"))
-            let category = console.form.text("category")
-            let search = console.form.text("q")
-            let after = try Cursor.textAndID(console.form.text("cursor")).map { (sku: $0.text, id: $0.id) }
-            let goods = try await console.read(
-                ListGoods(status: status, category: category, search: search, after: after, limit: Self.pageSize + 1))
-            let (page, cursor) = keysetPage(goods, limit: Self.pageSize) { [$0.sku, $0.id.text] }
-            let next = cursor.map {
-                ConsoleLinks.path(
-                    "/console/goods", ["status": status?.rawValue, "category": category, "q": search, "cursor": $0])
-            }
-            var data: [String: Any] = [
-                "goods": page.map(GoodView.init), "hasGoods": !page.isEmpty, "category": category ?? "",
-                "q": search ?? "",
-                "canImport": console.may(ImportGoods.action)
-                    && console.principal.knownRole.map { !$0.isPlatform } ?? false,
-                "canExport": console.may(ExportGoods.action),
-                "canArchive": console.may(BulkGoodsArchive.action) && console.may(ArchiveGood.action),
-                "statuses": ConsoleOption.all(
-                    Good.Status.allCases.map(\.rawValue), selected: status?.rawValue, any: "Any status"),
-                "canCreate": console.principal.knownRole.map { !$0.isPlatform } ?? false,
-            ]
-            if let next { data["next"] = next }
-            return console.page("goods", title: "Goods", data)
-        }
+        section("goods", "Goods", needs: ListGoods.action, on: group) { console in try await console.goodsList() }
         get("goods/new", on: group) { console in console.goodForm(values: [:], issues: [], good: nil) }
         post("goods/new", on: group) { console in
             return try await console.submit(reading: GoodForm.issues) {
@@ -186,5 +161,35 @@ struct GoodForm {
         let who =
             change.map { "\($0.who) changed this good at \(ConsoleTime.text($0.at))" } ?? "Someone changed this good"
         return "\(who), after you opened it. Your edits are kept below: reload the page to see theirs."
+    }
+}
+
+extension ConsoleRequest {
+    /// The goods list: its filters, a page of goods, and the bulk archive's boxes where the role may.
+    fileprivate func goodsList() async throws -> ConsoleAnswer {
+        let status = try GoodForm.status(form.text("status"))
+        let category = form.text("category")
+        let search = form.text("q")
+        let after = try Cursor.textAndID(form.text("cursor")).map { (sku: $0.text, id: $0.id) }
+        let goods = try await read(
+            ListGoods(status: status, category: category, search: search, after: after, limit: Console.pageSize + 1))
+        let (shown, cursor) = keysetPage(goods, limit: Console.pageSize) { [$0.sku, $0.id.text] }
+        let next = cursor.map {
+            ConsoleLinks.path(
+                "/console/goods", ["status": status?.rawValue, "category": category, "q": search, "cursor": $0])
+        }
+        var data: [String: Any] = [
+            "goods": shown.map(GoodView.init), "hasGoods": !shown.isEmpty, "category": category ?? "",
+            "q": search ?? "",
+            "canImport": may(ImportGoods.action)
+                && principal.knownRole.map { !$0.isPlatform } ?? false,
+            "canExport": may(ExportGoods.action),
+            "canArchive": may(BulkGoodsArchive.action) && may(ArchiveGood.action),
+            "statuses": ConsoleOption.all(
+                Good.Status.allCases.map(\.rawValue), selected: status?.rawValue, any: "Any status"),
+            "canCreate": principal.knownRole.map { !$0.isPlatform } ?? false,
+        ]
+        if let next { data["next"] = next }
+        return page("goods", title: "Goods", data)
     }
 }
