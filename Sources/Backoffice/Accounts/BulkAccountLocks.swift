@@ -4,7 +4,8 @@ import Foundation
 /// A manager locks up to 500 accounts at once with one reason, and optionally until when
 /// (`accounts.bulk_lock`, and `accounts.lock`): each account locked by `TransitionAccount`, its
 /// own audited change, so a refusal of one (locked or deleted already; unknown: not found) leaves
-/// the others locked (`Bulk`). A missing reason is refused before any change. A dry run changes
+/// the others locked (`Bulk`). A missing reason, or an end not in the future, is refused before
+/// any change. A dry run changes
 /// nothing and says what each lock would do, checked as the lock checks it.
 package struct BulkAccountLocks: Sendable {
     package static let action: Action = "accounts.bulk_lock"
@@ -26,6 +27,7 @@ package struct BulkAccountLocks: Sendable {
         Bulk.check(customerIDs, field: "customer_ids", into: &validation)
         validation.text(reason, "reason", max: 1000)
         try validation.check()
+        if let until { try await database.read(LockEnd(until: until), context: context) }
         if dryRun { return try await database.read(CheckAccountLocks(customerIDs: customerIDs), context: context) }
         return try await Bulk.each(customerIDs) { id in
             try await database.run(
@@ -46,12 +48,12 @@ struct CheckAccountLocks: Query {
         for id in customerIDs {
             do {
                 let account = try await Customer.fetch(id, in: unit)
-                guard var locked = Optional(account),
-                    let target = AccountMove.lock.target(from: account.status, hasOpenLock: account.lock != nil)
+                guard let target = AccountMove.lock.target(from: account.status, hasOpenLock: account.lock != nil)
                 else {
                     throw DomainError.invalidTransition(
                         "Cannot lock an account that is \(account.status.rawValue).", current: account.status.rawValue)
                 }
+                var locked = account
                 locked.status = target
                 outcomes.append(BulkOutcome(id: id, kind: .wouldDo, state: locked))
             } catch let error as DomainError {
@@ -59,5 +61,19 @@ struct CheckAccountLocks: Query {
             }
         }
         return outcomes
+    }
+}
+
+/// A bulk lock's end, checked once before any lock: it must be in the future (422 `until`).
+struct LockEnd: Query {
+    static let action = BulkAccountLocks.action
+    let until: Date
+
+    func read(in unit: UnitOfWork) async throws {
+        guard until > unit.now else {
+            throw DomainError.invalid([
+                FieldIssue(field: "until", code: "in_the_past", message: "must be in the future")
+            ])
+        }
     }
 }

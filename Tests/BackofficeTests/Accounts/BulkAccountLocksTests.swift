@@ -20,7 +20,7 @@ struct BulkAccountLocksTests {
         """
         a dry run says what each account's lock would do and changes nothing; then the accounts are locked with \
         the one reason, each its own audited lock; one locked already and an unknown id are refused alone; a \
-        missing reason changes nothing; a partner may not
+        missing reason or a past end changes nothing; a partner may not
         """
     )
     func lockSelected() async throws {
@@ -49,6 +49,10 @@ struct BulkAccountLocksTests {
                 #expect(blank.status == 422 && blank.text.contains("reason"))
                 let none = try await client.call(.post, path, token: manager, json: Self.body(ids, reason: nil))
                 #expect(none.status == 422)
+                let past = try await client.call(
+                    .post, path, token: manager,
+                    json: #"{"reason": "r", "until": "2020-01-01T00:00:00Z", "customer_ids": ["\#(ids[0].text)"]}"#)
+                #expect(past.status == 422 && past.text.contains("in_the_past"), "\(past.text)")
                 #expect(try await env.auditCount("accounts.lock") == 1)
 
                 let done = try await client.call(.post, path, token: manager, json: Self.body(ids + [unknown]))
