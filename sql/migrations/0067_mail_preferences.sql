@@ -32,24 +32,34 @@ CREATE TABLE mail_preferences (
 );
 ALTER TABLE mail_preferences ENABLE ROW LEVEL SECURITY;
 ALTER TABLE mail_preferences FORCE ROW LEVEL SECURITY;
+-- An operator reads and writes its own choices; the system (no operator) reads every choice of
+-- the tenants it sees, as `mail_recipients` does for whoever the transaction acts for.
 CREATE POLICY mail_preferences_own ON mail_preferences
-    USING (app_sees(tenant_id) AND operator_id = app_operator())
+    USING (app_sees(tenant_id) AND (operator_id = app_operator() OR app_operator() IS NULL))
     WITH CHECK (app_sees(tenant_id) AND operator_id = app_operator());
 GRANT SELECT, INSERT, UPDATE ON mail_preferences TO backoffice_app;
 
 -- Who gets `p_topic`'s mail in `p_tenant`: its active people whose role is offered the topic and who
--- did not turn it off, in a stable order.
+-- did not turn it off, in a stable order. Row-level security binds the owner too (FORCEd), so the
+-- choices are read as the system reads them (no operator) whoever the transaction acts for, and the
+-- transaction's operator is put back before returning.
 CREATE FUNCTION mail_recipients(p_tenant uuid, p_topic text) RETURNS TABLE (operator_id uuid, email text)
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql SECURITY DEFINER
     SET search_path = public, pg_temp
     AS $$
+DECLARE
+    v_operator text := coalesce(current_setting('app.operator_id', true), '');
+BEGIN
+    PERFORM set_config('app.operator_id', '', true);
+    RETURN QUERY
     SELECT o.id, o.email
     FROM operators o JOIN mail_topics t ON t.topic = p_topic AND o.role = ANY (t.roles)
     WHERE o.tenant_id = p_tenant AND o.status = 'active' AND o.kind = 'person'
         AND NOT EXISTS (SELECT 1 FROM mail_preferences p
             WHERE p.tenant_id = o.tenant_id AND p.operator_id = o.id AND p.topic = p_topic AND NOT p.subscribed)
-    ORDER BY o.id
-$$;
+    ORDER BY o.id;
+    PERFORM set_config('app.operator_id', v_operator, true);
+END $$;
 REVOKE ALL ON FUNCTION mail_recipients(uuid, text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION mail_recipients(uuid, text) TO backoffice_app;
 
@@ -102,8 +112,9 @@ END $$;
 CREATE TRIGGER mail_low_stock AFTER UPDATE OF stock ON goods
     FOR EACH ROW EXECUTE FUNCTION mail_low_stock();
 
--- An urgent case: a moderation case open at severity 3, opened so or raised to it. The mail names
--- the case and how it was opened, never the content.
+-- An urgent case: a moderation case open at severity 3 or more (urgent, critical), opened so or
+-- raised to it (the mail then dated by the raise). The mail names the case and how it was opened,
+-- never the content.
 CREATE FUNCTION mail_urgent_case() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path = public, pg_temp
@@ -112,8 +123,9 @@ BEGIN
     IF NEW.status = 'open' AND NEW.severity >= 3 AND (TG_OP = 'INSERT' OR OLD.severity < 3) THEN
         PERFORM mail_topic_queue('00000000-0000-0000-0000-000000000000', 'urgent_case', NEW.id,
             jsonb_build_object('case_id', NEW.id::text, 'content_kind', NEW.content_kind,
-                'opened_by', NEW.opened_by, 'rules', array_to_string(NEW.matched_rules, ', ')),
-            NEW.opened_at);
+                'opened_by', NEW.opened_by, 'severity', NEW.severity::text,
+                'rules', array_to_string(NEW.matched_rules, ', ')),
+            CASE WHEN TG_OP = 'INSERT' THEN NEW.opened_at ELSE now() END);
     END IF;
     RETURN NULL;
 END $$;

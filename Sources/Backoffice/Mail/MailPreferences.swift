@@ -26,7 +26,8 @@ package struct MailPreference: Sendable, Equatable {
         QueuedMail.Kind.lowStock.rawValue: "Low stock: a good's stock fell to 5 or fewer.",
         QueuedMail.Kind.webhookEndpointDisabled.rawValue:
             "A failed webhook endpoint: deliveries failed for three days and it was disabled.",
-        QueuedMail.Kind.urgentCase.rawValue: "An urgent case: a moderation case was opened at severity 3.",
+        QueuedMail.Kind.urgentCase.rawValue:
+            "An urgent case: a moderation case is open at severity 3 (urgent) or 4 (critical).",
         QueuedMail.Kind.dailySummary.rawValue:
             "A day's summary, each morning (UTC): the day's orders, sales and refunds, and what waits now.",
         QueuedMail.Kind.appealsWaiting.rawValue: "Appeals waiting, each morning (UTC) when there are any.",

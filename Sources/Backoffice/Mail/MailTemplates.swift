@@ -137,6 +137,8 @@ enum MailTemplates {
         subject: String, paragraphs: [String], link: (url: String, label: String)?, footer: String,
         unsubscribe: String? = nil
     ) -> Rendered {
+        // A subject is one line, whatever a shown value holds (a good's name with a line break).
+        let subject = subject.split(whereSeparator: \.isNewline).joined(separator: " ")
         var text = paragraphs.joined(separator: "\n\n")
         if let link { text += "\n\n\(link.url)" }
         text += "\n\n\(footer)"

@@ -46,8 +46,9 @@ extension MailTemplates {
             let rules = fields["rules"].flatMap { $0.isEmpty ? nil : " (rules: \($0))" } ?? ""
             subject = "An urgent moderation case is waiting"
             let how = fields["opened_by"] == "report" ? "reported" : "held by the screen"
+            let level = fields["severity"] == "4" ? "severity 4, critical" : "severity 3, urgent"
             paragraphs = [
-                "A \(fields["content_kind"] ?? "piece of content") was \(how) at severity 3, urgent\(rules).",
+                "A \(fields["content_kind"] ?? "piece of content") was \(how) at \(level)\(rules).",
                 "Take it from the moderation queue.",
             ]
             label = "Open the case"

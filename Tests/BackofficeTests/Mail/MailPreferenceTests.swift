@@ -310,6 +310,59 @@ struct MailPreferenceTests {
             #expect(rendered.subject == "Alpha: your day, 2026-11-29")
             #expect(rendered.text.contains("3 order(s) placed, $75.00 in sales; 1 refund(s) ($5.00)."))
             #expect(rendered.text.contains("Stop these mails: http://console.test/u"))
+            let broken = try MailTemplates.render(
+                .lowStock, fields: ["name": "Cork\r\nBcc: x@y.example", "sku": "MAT-1", "stock": "4"], link: nil)
+            #expect(broken.subject == "Low stock: Cork Bcc: x@y.example (MAT-1)", "a subject is one line")
+        }
+    }
+
+    @Test(
+        """
+        with mail_recipients owned by a role that row-level security binds (as a production owner is, not the \
+        tests' superuser), an order paid in the app's transaction and the day's mails run by the system still \
+        honour every operator's choice, and the transaction's operator is the same afterwards
+        """)
+    func choicesHonouredUnderForcedRLS() async throws {
+        try await TestEnvironment.with { env in
+            let shop = try await ShopFixture.make(env)
+            let staff = try await Self.operatorID(env, "staff@alpha-shop.example")
+            _ = try await env.database.run(
+                SetMailPreferences(choices: [("new_order", false), ("daily_summary", false)]),
+                context: OperationContext(
+                    principal: Principal(
+                        operatorID: staff, role: .partnerStaff, tenantID: shop.partner.tenantID, tokenID: nil),
+                    requestID: "t", sourceIP: nil, policies: env.policies))
+            let owner = "mail_owner_\(UUID().uuidString.prefix(8).lowercased())"
+            for statement in [
+                "CREATE ROLE \(owner) NOSUPERUSER NOBYPASSRLS",
+                "GRANT SELECT ON operators, mail_topics, mail_preferences TO \(owner)",
+                "ALTER FUNCTION mail_recipients(uuid, text) OWNER TO \(owner)",
+            ] {
+                try await env.asOwner(statement)
+            }
+            let order = try await WebhookDeliveryTests.placeOrder(shop, 1)
+            #expect(try await Self.recipients(env, "new_order", about: order) == "partner_admin", "not the staff")
+            env.clock.advance(by: 86_400)
+            _ = try await DailyMailService(database: env.database, policies: env.policies, interval: .seconds(600))
+                .sendDue()
+            #expect(
+                try await env.ownerScalar(
+                    """
+                    SELECT string_agg(o.role, ',') FROM outbox x JOIN operators o ON o.id = x.operator_id
+                    WHERE x.kind = 'daily_summary'
+                    """, as: String.self) == "partner_admin")
+            let admin = try #require(shop.partner.admin.operatorID)
+            #expect(
+                await env.asService(
+                    shop.partner.admin,
+                    """
+                    DO $$ BEGIN
+                        PERFORM * FROM mail_recipients('\(shop.partner.tenantID.text)', 'new_order');
+                        IF current_setting('app.operator_id') <> '\(admin.text)' THEN
+                            RAISE EXCEPTION 'the operator was not put back';
+                        END IF;
+                    END $$
+                    """) == nil)
         }
     }
 }
