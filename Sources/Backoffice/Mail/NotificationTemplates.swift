@@ -43,15 +43,7 @@ extension MailTemplates {
             ]
             label = "Open the good"
         case .urgentCase:
-            let rules = fields["rules"].flatMap { $0.isEmpty ? nil : " (rules: \($0))" } ?? ""
-            subject = "An urgent moderation case is waiting"
-            let how = fields["opened_by"] == "report" ? "reported" : "held by the screen"
-            let level = fields["severity"] == "4" ? "severity 4, critical" : "severity 3, urgent"
-            paragraphs = [
-                "A \(fields["content_kind"] ?? "piece of content") was \(how) at \(level)\(rules).",
-                "Take it from the moderation queue.",
-            ]
-            label = "Open the case"
+            (subject, paragraphs, label) = urgentCase(fields)
         case .dailySummary:
             (subject, paragraphs, label) = dailySummary(fields)
         case .appealsWaiting:
@@ -93,6 +85,21 @@ extension MailTemplates {
                     + "\(fields["low_stock"] ?? "0") good(s) with 5 or fewer in stock.",
             ],
             "Open the shop's home"
+        )
+    }
+
+    /// A moderation case open at severity 3 (urgent) or 4 (critical): how it was opened, never the content.
+    private static func urgentCase(_ fields: [String: String]) -> (String, [String], String) {
+        let rules = fields["rules"].flatMap { $0.isEmpty ? nil : " (rules: \($0))" } ?? ""
+        let how = fields["opened_by"] == "report" ? "reported" : "held by the screen"
+        let level = fields["severity"] == "4" ? "severity 4, critical" : "severity 3, urgent"
+        return (
+            "An urgent moderation case is waiting",
+            [
+                "A \(fields["content_kind"] ?? "piece of content") was \(how) at \(level)\(rules).",
+                "Take it from the moderation queue.",
+            ],
+            "Open the case"
         )
     }
 }
