@@ -81,36 +81,49 @@ BEGIN
 END $$;
 REVOKE ALL ON FUNCTION mail_topic_queue(uuid, text, uuid, jsonb, timestamptz) FROM PUBLIC;
 
--- A new order to handle: an order that became paid (placed paid, or paid later).
-CREATE FUNCTION mail_new_order() RETURNS trigger
+-- An order's and a good's triggers (0062) queue their mails too, each in the one trigger that
+-- already writes the change's webhook event: a new order to handle when an order became paid
+-- (placed paid, or paid later); low stock when a good's stock fell to 5 or below from above 5.
+CREATE OR REPLACE FUNCTION webhook_order_events() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path = public, pg_temp
     AS $$
+DECLARE
+    v_type text;
 BEGIN
     IF NEW.status = 'paid' AND (TG_OP = 'INSERT' OR OLD.status IS DISTINCT FROM 'paid') THEN
         PERFORM mail_topic_queue(NEW.tenant_id, 'new_order', NEW.id, jsonb_build_object(
             'order_id', NEW.id::text, 'total_cents', NEW.total_cents::text,
             'total_fitpoints', NEW.total_fitpoints::text, 'line_count', NEW.line_count::text), NEW.updated_at);
     END IF;
+    IF TG_OP = 'INSERT' THEN
+        v_type := 'order.placed';
+    ELSIF NEW.status IS DISTINCT FROM OLD.status AND NEW.status IN ('paid', 'cancelled', 'refunded') THEN
+        v_type := 'order.' || NEW.status;
+    ELSE
+        RETURN NULL;
+    END IF;
+    PERFORM webhook_event_write(NEW.tenant_id, v_type, jsonb_build_object(
+        'object', 'order', 'id', NEW.id, 'status', NEW.status, 'total_cents', NEW.total_cents,
+        'total_fitpoints', NEW.total_fitpoints, 'line_count', NEW.line_count,
+        'placed_at', NEW.created_at, 'updated_at', NEW.updated_at), NEW.updated_at);
     RETURN NULL;
 END $$;
-CREATE TRIGGER mail_new_order AFTER INSERT OR UPDATE OF status ON orders
-    FOR EACH ROW EXECUTE FUNCTION mail_new_order();
 
--- Low stock: a good's stock fell to 5 or below from above 5 (the line of the `good.low_stock` event).
-CREATE FUNCTION mail_low_stock() RETURNS trigger
+CREATE OR REPLACE FUNCTION webhook_good_events() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path = public, pg_temp
     AS $$
 BEGIN
     IF NEW.stock <= 5 AND OLD.stock > 5 THEN
+        PERFORM webhook_event_write(NEW.tenant_id, 'good.low_stock', jsonb_build_object(
+            'object', 'good', 'id', NEW.id, 'sku', NEW.sku, 'stock', NEW.stock, 'updated_at', NEW.updated_at),
+            NEW.updated_at);
         PERFORM mail_topic_queue(NEW.tenant_id, 'low_stock', NEW.id, jsonb_build_object(
             'good_id', NEW.id::text, 'sku', NEW.sku, 'name', NEW.name, 'stock', NEW.stock::text), NEW.updated_at);
     END IF;
     RETURN NULL;
 END $$;
-CREATE TRIGGER mail_low_stock AFTER UPDATE OF stock ON goods
-    FOR EACH ROW EXECUTE FUNCTION mail_low_stock();
 
 -- An urgent case: a moderation case open at severity 3 or more (urgent, critical), opened so or
 -- raised to it (the mail then dated by the raise). The mail names the case and how it was opened,

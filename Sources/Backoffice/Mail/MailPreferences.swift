@@ -3,9 +3,9 @@ import Foundation
 import PostgresNIO
 
 extension QueuedMail.Kind {
-    /// An order became paid: a new order for the shop to handle (queued by the database, `mail_new_order`).
+    /// An order became paid: a new order for the shop to handle (queued by the database, `webhook_order_events`).
     static let newOrder: Self = "new_order"
-    /// A good's stock fell to its low-stock line (queued by the database, `mail_low_stock`).
+    /// A good's stock fell to its low-stock line (queued by the database, `webhook_good_events`).
     static let lowStock: Self = "low_stock"
     /// A moderation case is open at severity 3 (queued by the database, `mail_urgent_case`).
     static let urgentCase: Self = "urgent_case"
