@@ -50,6 +50,9 @@ extension PostgresClient {
     /// a lease that does not come in time is given up (the pool forgets the request) and `body`
     /// never runs.
     ///
+    /// While a request's work holds the connection, its closing answers the request
+    /// (`ConnectionWatch`).
+    ///
     /// Inside a request's work (`RequestDeadline.run`) the wait is bounded by that work's own
     /// expiry: when the lease is late, the request is answered 503 at once and its work, a task
     /// of its own that nothing else shares, is cancelled, which withdraws the lease. Elsewhere
@@ -88,7 +91,11 @@ extension PostgresClient {
                     throw DomainError.unavailable
                 }
                 ServiceMetrics.poolInUse.increment()
-                defer { ServiceMetrics.poolInUse.decrement() }
+                ConnectionWatch.shared.hold(connection, for: work)
+                defer {
+                    ConnectionWatch.shared.release(connection)
+                    ServiceMetrics.poolInUse.decrement()
+                }
                 return try await body(connection)
             }
         } catch {
@@ -137,7 +144,11 @@ extension PostgresClient {
             timer.cancel()
             guard let connection = leased else { throw DomainError.unavailable }
             ServiceMetrics.poolInUse.increment()
-            defer { ServiceMetrics.poolInUse.decrement() }
+            if let work = RequestDeadline.work { ConnectionWatch.shared.hold(connection, for: work) }
+            defer {
+                ConnectionWatch.shared.release(connection)
+                ServiceMetrics.poolInUse.decrement()
+            }
             return try await body(connection)
         }
     }

@@ -17,6 +17,10 @@ import Synchronization
 /// claiming the commit (`claimCommit()`), which fails once the request has been answered (the
 /// transaction is rolled back instead) and, once claimed, holds the deadline's answer back until
 /// the commit is over (the work answers, with what it committed).
+///
+/// A connection that closes under the work (`ConnectionWatch`) answers 503 at once, a commit under
+/// way or not: whether a commit in flight took effect is then unknown, as with any connection lost,
+/// and a retry with the same `Idempotency-Key` answers what happened.
 package enum RequestDeadline {
     /// The request work the current task runs, if any.
     @TaskLocal package static var work: (any RequestWork)?
@@ -60,6 +64,9 @@ package protocol RequestWork: Sendable {
     func claimCommit() -> Bool
     /// The claimed commit is over (committed or failed); the deadline may answer again.
     func commitEnded()
+    /// The work's database connection closed under it: answers the request 503 now, unless it has
+    /// its answer, even during a commit, and cancels the work.
+    func connectionLost()
 }
 
 extension RequestDeadline {
@@ -117,6 +124,16 @@ private final class WorkHandle<T: Sendable>: RequestWork {
         // Taken in the same lock as a commit's claim: never both.
         let waiter = state.withLock { state -> CheckedContinuation<T, any Error>? in
             guard state.committing == 0 else { return nil }
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        guard let waiter else { return }
+        waiter.resume(throwing: DomainError.unavailable)
+        cancel()
+    }
+
+    package func connectionLost() {
+        let waiter = state.withLock { state in
             defer { state.waiter = nil }
             return state.waiter
         }

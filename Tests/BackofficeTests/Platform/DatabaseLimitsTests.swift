@@ -187,6 +187,62 @@ struct DatabaseLimitsTests {
 
     @Test(
         """
+        a connection that closes under a request answers it 503 at once, never a hang: a statement PostgresNIO \
+        drops (written to the closed connection), and one sent during the commit, which holds the deadline back
+        """
+    )
+    func lostConnectionAnswers() async throws {
+        try await TestEnvironment.with { env in
+            let token = env.fixture.tokens[.platformAdmin]!
+            for duringCommit in [false, true] {
+                // Manual timers that nobody advances: only the lost connection can answer.
+                let answer = Task {
+                    try await RequestDeadline.run(within: .seconds(600), timers: ManualTimers()) {
+                        try await env.database.requestTransaction(tokenHash: TokenSecret(value: token).hash) {
+                            _, transaction in
+                            let connection = transaction.connection
+                            try await connection.close()
+                            // Not through `send`'s check of `isClosed`: the statement PostgresNIO never answers.
+                            let dropped = { @Sendable in
+                                _ = try await Task.detached {
+                                    try await connection.query("SELECT 1", logger: testLogger)
+                                }
+                                .value
+                            }
+                            if duringCommit {
+                                try await RequestDeadline.committing(dropped)
+                            } else {
+                                try await dropped()
+                            }
+                            return ((), commit: false)
+                        }
+                    }
+                }
+                // At most 20 s: without the watch the answer never comes (the test fails, not hangs).
+                let (first, give) = AsyncStream<Result<Void, any Error>?>.makeStream()
+                Task { give.yield(await answer.result) }
+                Task {
+                    try? await Task.sleep(for: .seconds(20))
+                    give.yield(nil)
+                }
+                var outcome: Result<Void, any Error>?
+                for await result in first {
+                    outcome = result
+                    break
+                }
+                switch outcome {
+                case nil: Issue.record("no answer in 20 s (during the commit: \(duringCommit))")
+                case .success: Issue.record("answered as if the statement ran")
+                case .failure(let error): #expect(error as? DomainError == .unavailable, "\(error)")
+                }
+            }
+            let served = try await env.database.transaction(for: env.fixture.principals[.platformAdmin]!) { _ in 1 }
+            #expect(served == 1, "the pool serves on")
+        }
+    }
+
+    @Test(
+        """
         inside a request's work, a connection that comes after the lease timed out runs nothing: the request was \
         answered 503 already
         """
@@ -299,6 +355,7 @@ struct DatabaseLimitsTests {
         func expire() { expiries.withLock { $0 += 1 } }
         func claimCommit() -> Bool { isRunning }
         func commitEnded() {}
+        func connectionLost() { expire() }
     }
 
     /// Serves the API from a pool of one connection with a 1 s lease timeout kept by manual
