@@ -115,9 +115,12 @@ struct PlanChangeTests {
             try FileManager.default.copyItem(at: projectRoot.appendingPathComponent("policies"), to: folder)
             defer { try? FileManager.default.removeItem(at: folder) }
             let plans = folder.appendingPathComponent("billing/plans.yaml")
+            // A notice of 40 days: the first renewal (28 to 31 days on, whatever today's month) falls inside it,
+            // the second (59 to 62) after it.
             try String(contentsOf: plans, encoding: .utf8).replacingOccurrences(
                 of: "price_cents: 999", with: "price_cents: 1099"
-            ).write(to: plans, atomically: true, encoding: .utf8)
+            ).replacingOccurrences(of: "notice_days: 30", with: "notice_days: 40")
+                .write(to: plans, atomically: true, encoding: .utf8)
             let raised = try PolicySet.load(from: folder)
             let id = try #require(try await RenewalTests.activeSubscriptions(env).first)
             let run = {
