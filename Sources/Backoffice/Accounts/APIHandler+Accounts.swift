@@ -201,3 +201,51 @@ extension APIHandler {
         return .ok(.init(body: .json(try .init(bulk.dryRun, try await bulk.run(database, context: try context())))))
     }
 }
+
+extension APIHandler {
+    /// A manager's bulk notice (`BulkAccountNotices`): each account's outcome, in the order asked.
+    func messageCustomersInBulk(_ input: Operations.MessageCustomersInBulk.Input) async throws
+        -> Operations.MessageCustomersInBulk.Output
+    {
+        let body: Components.Schemas.BulkMessageRequest = try json(input.body)
+        let bulk = BulkAccountNotices(
+            customerIDs: try body.customerIds.map { try parseID($0, "customer_ids") }, subject: body.subject,
+            body: body.body, reason: body.reason, dryRun: body.dryRun, idempotencyKey: idempotencyKey)
+        return .ok(.init(body: .json(try .init(bulk.dryRun, try await bulk.run(database, context: try context())))))
+    }
+
+    /// A manager's notice to one account (`SendAccountNotice`): 201 with the notice.
+    func sendCustomerNotice(_ input: Operations.SendCustomerNotice.Input) async throws
+        -> Operations.SendCustomerNotice.Output
+    {
+        let body: Components.Schemas.NoticeRequest = try json(input.body)
+        let customerID = try parseID(input.path.customerId, "customer_id")
+        let send = SendAccountNotice(
+            customerID: customerID, text: try NoticeText(subject: body.subject, body: body.body), reason: body.reason)
+        let notice = try await change(send, on: customerID, body: body, status: 201) { sent in
+            guard let notice = sent.notice else { throw DomainError.inconsistent("the notice sent was not returned") }
+            return Components.Schemas.AccountNotice(notice)
+        }
+        return .created(.init(body: .json(notice)))
+    }
+
+    /// The notices a customer was sent, newest first (`ListAccountNotices`: the app's read).
+    func listCustomerNotices(_ input: Operations.ListCustomerNotices.Input) async throws
+        -> Operations.ListCustomerNotices.Output
+    {
+        let customerID = try parseID(input.path.customerId, "customer_id")
+        let (items, next) = try await newestFirst(limit: input.query.limit, cursor: input.query.cursor) {
+            ListAccountNotices(customerID: customerID, after: $0, limit: $1)
+        } answer: { (notice: AccountNotice) in
+            Components.Schemas.AccountNotice(notice)
+        }
+        return .ok(.init(body: .json(.init(items: items, nextCursor: next))))
+    }
+}
+
+extension Components.Schemas.AccountNotice {
+    /// A notice as the app shows it.
+    init(_ notice: AccountNotice) {
+        self.init(id: notice.id.text, subject: notice.subject, body: notice.body, sentAt: notice.sentAt)
+    }
+}

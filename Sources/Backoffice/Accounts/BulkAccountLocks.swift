@@ -44,23 +44,15 @@ struct CheckAccountLocks: Query {
     let customerIDs: [UUID]
 
     func read(in unit: UnitOfWork) async throws -> [BulkOutcome<Customer>] {
-        var outcomes: [BulkOutcome<Customer>] = []
-        for id in customerIDs {
-            do {
-                let account = try await Customer.fetch(id, in: unit)
-                guard let target = AccountMove.lock.target(from: account.status, hasOpenLock: account.lock != nil)
-                else {
-                    throw DomainError.invalidTransition(
-                        "Cannot lock an account that is \(account.status.rawValue).", current: account.status.rawValue)
-                }
-                var locked = account
-                locked.status = target
-                outcomes.append(BulkOutcome(id: id, kind: .wouldDo, state: locked))
-            } catch let error as DomainError {
-                outcomes.append(BulkOutcome(id: id, kind: .refused, refusal: error))
+        try await Bulk.each(customerIDs, as: .wouldDo) { id in
+            var account = try await Customer.fetch(id, in: unit)
+            guard let target = AccountMove.lock.target(from: account.status, hasOpenLock: account.lock != nil) else {
+                throw DomainError.invalidTransition(
+                    "Cannot lock an account that is \(account.status.rawValue).", current: account.status.rawValue)
             }
+            account.status = target
+            return account
         }
-        return outcomes
     }
 }
 

@@ -11,9 +11,11 @@ extension Console {
         section("accounts", "Accounts", needs: ListCustomerAccounts.action, on: group) { console in
             let status = try AccountsPage.status(console.form.text("status"))
             let prefix = console.form.text("email_prefix")
+            let canLock = console.may(BulkAccountLocks.action) && console.may(AccountMove.lock.action)
+            let canMessage = console.may(BulkAccountNotices.action) && console.may(SendAccountNotice.action)
             var data: [String: Any] = [
                 "email_prefix": prefix ?? "",
-                "canLock": console.may(BulkAccountLocks.action) && console.may(AccountMove.lock.action),
+                "canLock": canLock, "canMessage": canMessage, "canBulk": canLock || canMessage,
                 "statuses": ConsoleOption.all(
                     AccountStatus.allCases.map(\.rawValue), selected: status?.rawValue, any: "Active or locked"),
             ]
@@ -159,7 +161,7 @@ enum AccountsPage {
 /// An account as the list and its page show it (masked already for roles that see PII masked).
 struct AccountView {
     let id: String, email: String, displayName: String, status: String, subscription: String, created: ShownTime,
-        failedLogins: Int, lockable: Bool
+        failedLogins: Int, selectable: Bool
 
     init(_ customer: Customer) {
         id = customer.id.text
@@ -169,6 +171,6 @@ struct AccountView {
         subscription = customer.subscription.rawValue
         created = ConsoleTime.text(customer.createdAt)
         failedLogins = customer.failedLogins
-        lockable = customer.status == .active
+        selectable = customer.status != .deleted
     }
 }

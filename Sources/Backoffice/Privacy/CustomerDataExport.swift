@@ -47,6 +47,12 @@ package enum CustomerDataExport {
                 '[]')::text FROM account_locks l WHERE l.customer_id = \(id)
             """
         },
+        Section(key: "notices") { id, _ in
+            """
+            SELECT coalesce(jsonb_agg(jsonb_build_object('subject', n.subject, 'body', n.body, 'sent_at', n.created_at)
+                ORDER BY n.created_at), '[]')::text FROM account_notices n WHERE n.customer_id = \(id)
+            """
+        },
         Section(key: "appeals") { id, _ in
             """
             SELECT coalesce(jsonb_agg(to_jsonb(a) - 'resolved_by' - 'customer_id' ORDER BY a.created_at), '[]')::text

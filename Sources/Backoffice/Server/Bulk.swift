@@ -24,14 +24,15 @@ enum Bulk {
         validation.require(Set(ids).count == ids.count, field, "duplicate_item", "each item at most once")
     }
 
-    /// `change` made for each id in turn; a refusal is that id's outcome, and the next id goes on.
-    static func each<State: Sendable>(_ ids: [UUID], _ change: (UUID) async throws -> State) async throws
-        -> [BulkOutcome<State>]
-    {
+    /// `change` made (or, `as: .wouldDo`, a dry run's check of it) for each id in turn; a refusal is
+    /// that id's outcome, and the next id goes on.
+    static func each<State: Sendable>(
+        _ ids: [UUID], as kind: BulkOutcome<State>.Kind = .done, _ change: (UUID) async throws -> State
+    ) async throws -> [BulkOutcome<State>] {
         var outcomes: [BulkOutcome<State>] = []
         for id in ids {
             do {
-                outcomes.append(BulkOutcome(id: id, kind: .done, state: try await change(id)))
+                outcomes.append(BulkOutcome(id: id, kind: kind, state: try await change(id)))
             } catch let error where error is DomainError || error is PaymentRefusal {
                 outcomes.append(BulkOutcome(id: id, kind: .refused, refusal: error))
             }

@@ -322,9 +322,10 @@ extension UnitOfWork {
     }
 
     /// A page of `table`'s rows, newest first by (created_at, id), after the keyset `after` (from
-    /// the newest without it).
+    /// the newest without it); with `owner`, only the rows whose `owner.column` is `owner.id`.
     package func newestFirst<T: RowDecodable>(
-        _ table: String, after: (createdAt: Date, id: UUID)?, limit: Int, as type: T.Type = T.self
+        _ table: String, owner: (column: String, id: UUID)? = nil, after: (createdAt: Date, id: UUID)?, limit: Int,
+        as type: T.Type = T.self
     )
         async throws -> [T]
     {
@@ -334,10 +335,12 @@ extension UnitOfWork {
                 Date.distantFuture,
                 UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255))
             )
+        // A UUID's text is hex digits and dashes alone: written into the statement, it plans as a constant.
+        let ownerFilter = owner.map { " AND \($0.column) = '\($0.id.uuidString)'" } ?? ""
         return try await all(
             """
             SELECT \(unescaped: T.columns) FROM \(unescaped: table) WHERE (created_at, id) < (\(before.createdAt),
-                \(before.id))
+                \(before.id))\(unescaped: ownerFilter)
             ORDER BY created_at DESC, id DESC LIMIT \(limit)
             """)
     }

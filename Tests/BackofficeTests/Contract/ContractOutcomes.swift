@@ -200,6 +200,10 @@ enum ContractOutcomes {
         archiveGoodsInBulk partner_staff 422 validation_failed
         lockCustomersInBulk platform_admin 422 validation_failed
         lockCustomersInBulk backend_manager 422 validation_failed
+        messageCustomersInBulk platform_admin 422 validation_failed
+        messageCustomersInBulk backend_manager 422 validation_failed
+        sendCustomerNotice platform_admin 409 invalid_transition
+        sendCustomerNotice backend_manager 409 invalid_transition
         saveOrderView platform_admin 422 validation_failed
         saveOrderView backend_manager 422 validation_failed
         saveOrderView auditor 422 validation_failed

@@ -39,6 +39,11 @@ struct CustomerRightsTests {
             context: env.context(.backendManager))
         _ = try await env.database.run(
             FileAppeal(customerID: customer.id, message: "It was me, \(tag)"), context: env.context(.appService))
+        _ = try await env.database.run(
+            SendAccountNotice(
+                customerID: customer.id, text: try NoticeText(subject: "Review \(tag)", body: "Hello \(tag)"),
+                reason: "review"),
+            context: env.context(.backendManager))
         let challenge = try await env.database.run(
             CreateChallenge(
                 .init(
@@ -79,7 +84,8 @@ struct CustomerRightsTests {
                 let document = reply.json
                 #expect(document["customer_id"] as? String == shop.customer.id.text)
                 for section in [
-                    "locks", "appeals", "login_attempts", "activity", "daily_earnings", "badges", "challenge_scores",
+                    "locks", "notices", "appeals", "login_attempts", "activity", "daily_earnings", "badges",
+                    "challenge_scores",
                     "orders", "health_profile_accesses",
                 ] {
                     #expect((document[section] as? [Any])?.isEmpty == false, "\(section) holds the customer's records")
