@@ -471,6 +471,47 @@ def manager_locks_and_unlocks(browser):
     browser.screenshot("account")
 
 
+def manager_messages_two_accounts(browser):
+    """A backend manager ticks two accounts on the list and sends them a notice in the app with one
+    reason: refused in place without a subject, then checked first (nothing sent), then sent from
+    the check's page; the app reads the notice."""
+    browser.open("/console/accounts?status=active&email_prefix=ada")
+    if browser.path().startswith("/console/sign-in"):  # when run alone (ONLY=…)
+        browser.sign_in("manager@healthtrack.example", PASSWORDS["manager@healthtrack.example"])
+        browser.open("/console/accounts?status=active&email_prefix=ada")
+    ids = [box.get_attribute("name").removeprefix("customer_")
+           for box in browser.driver.find_elements(By.CSS_SELECTOR, "#accounts-bulk tbody input[type=checkbox]")[:2]]
+
+    def tick_and_write(subject):
+        browser.open("/console/accounts?status=active&email_prefix=ada")
+        for customer in ids:
+            browser.driver.find_element(By.ID, f"customer_{customer}").click()
+        browser.fill({"bulk-reason": "Warehouse outage", "bulk-subject": subject,
+                      "bulk-body": "We are sorry.\nYour order ships on Monday."})
+
+    tick_and_write("")
+    browser.driver.find_element(By.CSS_SELECTOR, "#bulk-message button[value=yes]").click()
+    expect("Subject: is required" in browser.text(".error-summary"), "a notice without a subject is refused, saying why")
+    browser.check_accessibility()
+    tick_and_write("Your order is delayed")
+    browser.check_accessibility()
+    browser.screenshot("accounts-notice")
+    browser.driver.find_element(By.CSS_SELECTOR, "#bulk-message button[value=yes]").click()
+    expect(browser.text("#bulk-summary") == "2 would be messaged, 0 refused.", "the check says both would get it")
+    expect(api("GET", f"/v1/customers/{ids[0]}/notices", CREDENTIALS["tokens"]["app_service"])["items"] == [],
+           "a check sends nothing")
+    browser.check_accessibility()
+    browser.submit("#bulk-confirm")
+    expect(browser.text("#bulk-summary") == "2 messaged, 0 refused.", "both are sent the notice")
+    browser.check_accessibility()
+    browser.fits_narrow()
+    browser.screenshot("accounts-notice-sent")
+    for customer in ids:
+        notices = api("GET", f"/v1/customers/{customer}/notices", CREDENTIALS["tokens"]["app_service"])["items"]
+        expect([(n["subject"], n["body"]) for n in notices] == [("Your order is delayed", "We are sorry.\nYour order ships on Monday.")],
+               f"the app reads the notice ({notices})")
+
+
 def manager_reads_a_health_profile(browser):
     """A backend manager opens a customer's health profile: asked why first (nothing read yet), then
     the profile and its weight chart; the read appears in "who read this customer's data"; opening it
@@ -1149,6 +1190,8 @@ def main():
              lambda: staff_chooses_mail_and_unsubscribes(staff, stranger)),
             ("an expired session signs in again and comes back", lambda: expired_session_comes_back(admin)),
             ("a manager locks and unlocks an account with a reason", lambda: manager_locks_and_unlocks(manager)),
+            ("a manager sends two accounts a notice in the app with one reason, checked first",
+             lambda: manager_messages_two_accounts(manager)),
             ("a manager reads a health profile: asked why once, the weight chart, the read listed",
              lambda: manager_reads_a_health_profile(manager)),
             ("a manager publishes a maintenance notice: 2 h ahead refused in place, 25 h ahead published",
