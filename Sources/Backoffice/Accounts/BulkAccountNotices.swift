@@ -35,7 +35,10 @@ package struct BulkAccountNotices: Sendable {
         NoticeText.check(subject: subject, body: body, into: &validation)
         try validation.check()
         let text = try NoticeText(subject: subject, body: body)
-        if dryRun { return try await database.read(CheckAccountNotices(customerIDs: customerIDs), context: context) }
+        if dryRun {
+            let check = CheckAccountNotices(customerIDs: customerIDs, text: text, idempotencyKey: idempotencyKey)
+            return try await database.read(check, context: context)
+        }
         return try await Bulk.each(customerIDs) { id in
             try await database.run(
                 SendAccountNotice(customerID: id, text: text, reason: reason, idempotencyKey: idempotencyKey),
@@ -45,14 +48,19 @@ package struct BulkAccountNotices: Sendable {
 }
 
 /// A bulk notice's dry run: each account read (an unknown one is not found) and checked as its
-/// notice checks it (a deleted account gets none).
+/// notice checks it (a deleted account gets none; nor does one sent it under the same key already).
 struct CheckAccountNotices: Query {
     static let action = BulkAccountNotices.action
     let customerIDs: [UUID]
+    let text: NoticeText
+    let idempotencyKey: String?
 
     func read(in unit: UnitOfWork) async throws -> [BulkOutcome<SentNotice>] {
-        try await Bulk.each(customerIDs, as: .wouldDo) { id in
-            SentNotice(account: try await SendAccountNotice.messageable(id, in: unit), notice: nil)
+        let requestKey = SendAccountNotice.requestKey(idempotencyKey, in: unit)
+        return try await Bulk.each(customerIDs, as: .wouldDo) { id in
+            let account = try await SendAccountNotice.messageable(id, in: unit)
+            try await SendAccountNotice.refuseRepeat(id, requestKey: requestKey, text: text, in: unit)
+            return SentNotice(account: account, notice: nil)
         }
     }
 }

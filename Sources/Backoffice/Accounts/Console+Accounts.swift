@@ -16,6 +16,8 @@ extension Console {
             var data: [String: Any] = [
                 "email_prefix": prefix ?? "",
                 "canLock": canLock, "canMessage": canMessage, "canBulk": canLock || canMessage,
+                // The notice's Idempotency-Key: the form, or its check's confirmation, sent twice sends nothing twice.
+                "noticeKey": UUID().uuidString,
                 "statuses": ConsoleOption.all(
                     AccountStatus.allCases.map(\.rawValue), selected: status?.rawValue, any: "Active or locked"),
             ]

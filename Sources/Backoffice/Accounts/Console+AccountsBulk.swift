@@ -8,7 +8,8 @@ extension Console {
     /// on the list, with the one reason typed under it, checked first by a dry run whose page offers
     /// to make the change for those it would (the form's values carried), or changed at once.
     /// - the lock (`BulkAccountLocks`);
-    /// - a notice in the app (`BulkAccountNotices`: a subject and a body).
+    /// - a notice in the app (`BulkAccountNotices`: a subject and a body), under a key the list's form
+    ///   carries to the confirmation, so that a form sent twice sends no account the notice twice.
     func registerAccountsBulk(on group: RouterGroup<AppRequestContext>) {
         let bulk = ConsoleBulk<Customer>(
             list: "accounts", itemLabel: "Email", verb: "Lock", doneWord: "locked", prefix: "customer_",
@@ -21,10 +22,11 @@ extension Console {
         let message = ConsoleBulk<SentNotice>(
             list: "accounts", itemLabel: "Email", verb: "Message", doneWord: "messaged", prefix: "customer_",
             label: \.account.email, name: \.account.displayName)
-        registerBulk(message, carrying: ["reason", "subject", "body"], on: group) { console, ids, dryRun in
+        registerBulk(message, carrying: ["reason", "subject", "body", "notice_key"], on: group) {
+            console, ids, dryRun in
             let notices = BulkAccountNotices(
                 customerIDs: ids, subject: console.form.text("subject"), body: console.form.text("body"),
-                reason: console.form.text("reason"), dryRun: dryRun, idempotencyKey: nil)
+                reason: console.form.text("reason"), dryRun: dryRun, idempotencyKey: console.form.text("notice_key"))
             return try await notices.run(database, context: console.context)
         }
     }

@@ -19,8 +19,9 @@ package final class ConnectionWatch: Sendable {
     private struct State {
         /// The request work holding each leased connection, by the connection's identity.
         var holders: [ObjectIdentifier: any RequestWork] = [:]
-        /// The connections whose close is listened to (until they close).
-        var listening: Set<ObjectIdentifier> = []
+        /// The connections whose close is listened to, kept until their close is handled (so that
+        /// no other connection takes the identity meanwhile).
+        var listening: [ObjectIdentifier: PostgresConnection] = [:]
     }
     private let state = Mutex(State())
 
@@ -30,7 +31,9 @@ package final class ConnectionWatch: Sendable {
         let key = ObjectIdentifier(connection)
         let isNew = state.withLock { state in
             state.holders[key] = work
-            return state.listening.insert(key).inserted
+            guard state.listening[key] == nil else { return false }
+            state.listening[key] = connection
+            return true
         }
         if isNew {
             connection.closeFuture.whenComplete { _ in self.closed(key) }
@@ -44,7 +47,7 @@ package final class ConnectionWatch: Sendable {
 
     private func closed(_ key: ObjectIdentifier) {
         let holder = state.withLock { state in
-            state.listening.remove(key)
+            state.listening[key] = nil
             return state.holders.removeValue(forKey: key)
         }
         holder?.connectionLost()

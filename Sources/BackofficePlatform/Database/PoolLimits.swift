@@ -50,8 +50,9 @@ extension PostgresClient {
     /// a lease that does not come in time is given up (the pool forgets the request) and `body`
     /// never runs.
     ///
-    /// While a request's work holds the connection, its closing answers the request
-    /// (`ConnectionWatch`).
+    /// While a request's work holds the connection (a lease that ends the request when late), its
+    /// closing answers the request (`ConnectionWatch`); a lease the caller recovers from (a replica
+    /// read the primary takes over) is not watched, so that its failure stays the caller's to handle.
     ///
     /// Inside a request's work (`RequestDeadline.run`) the wait is bounded by that work's own
     /// expiry: when the lease is late, the request is answered 503 at once and its work, a task
@@ -144,11 +145,7 @@ extension PostgresClient {
             timer.cancel()
             guard let connection = leased else { throw DomainError.unavailable }
             ServiceMetrics.poolInUse.increment()
-            if let work = RequestDeadline.work { ConnectionWatch.shared.hold(connection, for: work) }
-            defer {
-                ConnectionWatch.shared.release(connection)
-                ServiceMetrics.poolInUse.decrement()
-            }
+            defer { ServiceMetrics.poolInUse.decrement() }
             return try await body(connection)
         }
     }

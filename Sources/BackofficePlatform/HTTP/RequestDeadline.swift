@@ -19,8 +19,8 @@ import Synchronization
 /// the commit is over (the work answers, with what it committed).
 ///
 /// A connection that closes under the work (`ConnectionWatch`) answers 503 at once, a commit under
-/// way or not: whether a commit in flight took effect is then unknown, as with any connection lost,
-/// and a retry with the same `Idempotency-Key` answers what happened.
+/// way or not (until one took effect): whether a commit in flight took effect is then unknown, as
+/// with any connection lost, and a retry with the same `Idempotency-Key` answers what happened.
 package enum RequestDeadline {
     /// The request work the current task runs, if any.
     @TaskLocal package static var work: (any RequestWork)?
@@ -59,13 +59,17 @@ package protocol RequestWork: Sendable {
     /// commit is under way (claimed), and cancels the work.
     func expire()
     /// Claims the right to commit: false once the request has been answered (the caller rolls
-    /// back). Until `commitEnded()`, the deadline does not answer: a 503 is never sent for work
-    /// that may be committing.
+    /// back). Until `commitEnded()`, the deadline does not answer: its 503 is never sent for work
+    /// that may be committing (only a lost connection's is, `connectionLost()`).
     func claimCommit() -> Bool
     /// The claimed commit is over (committed or failed); the deadline may answer again.
     func commitEnded()
+    /// A commit of the work took effect: from now on a lost connection does not answer the request
+    /// (the work answers, with what it committed).
+    func committed()
     /// The work's database connection closed under it: answers the request 503 now, unless it has
-    /// its answer, even during a commit, and cancels the work.
+    /// its answer or committed already, even during a commit (whose outcome is then unknown), and
+    /// cancels the work.
     func connectionLost()
 }
 
@@ -78,7 +82,9 @@ extension RequestDeadline {
         guard let work else { return try await commit() }
         guard work.claimCommit() else { throw DomainError.unavailable }
         defer { work.commitEnded() }
-        return try await commit()
+        let result = try await commit()
+        work.committed()
+        return result
     }
 }
 
@@ -91,6 +97,8 @@ private final class WorkHandle<T: Sendable>: RequestWork {
         package var cancelled = false
         /// Commits claimed and not yet over: the deadline does not answer during them.
         package var committing = 0
+        /// Whether a commit took effect: a lost connection no longer answers.
+        package var committed = false
     }
     private let state = Mutex(State())
 
@@ -132,8 +140,13 @@ private final class WorkHandle<T: Sendable>: RequestWork {
         cancel()
     }
 
+    package func committed() {
+        state.withLock { $0.committed = true }
+    }
+
     package func connectionLost() {
-        let waiter = state.withLock { state in
+        let waiter = state.withLock { state -> CheckedContinuation<T, any Error>? in
+            guard !state.committed else { return nil }
             defer { state.waiter = nil }
             return state.waiter
         }

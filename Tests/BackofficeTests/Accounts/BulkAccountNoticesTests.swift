@@ -60,6 +60,8 @@ struct BulkAccountNoticesTests {
                     (try Self.body(ids, subject: "Bell\u{7}"), "subject"), (try Self.body(ids, text: " "), "body"),
                     (try Self.body(ids, text: "Escape \u{1B}[2J"), "body"), (try Self.body(ids, reason: nil), "reason"),
                     (try Self.body(ids, subject: String(repeating: "é", count: 201)), "subject"),
+                    (try Self.body(ids, subject: "Line\u{2028}separated"), "subject"),
+                    (try Self.body(ids, text: "Reordered \u{202E}txet"), "body"),
                 ] {
                     let refused = try await client.call(.post, Self.path, token: manager, json: bad)
                     #expect(refused.status == 422 && refused.text.contains(#""field":"\#(field)""#), "\(refused.text)")
@@ -88,6 +90,15 @@ struct BulkAccountNoticesTests {
                         == Array(repeating: "refused sent_already", count: 9) + [
                             "refused invalid_transition", "refused not_found",
                         ], "\(again.text)")
+                #expect(try await env.auditCount("accounts.message") == 9)
+                let checkAgain = try await client.call(
+                    .post, Self.path, token: manager, json: try Self.body([ids[0]], dryRun: true), headers: key)
+                #expect(BulkGoodsArchiveTests.outcomes(checkAgain) == ["refused sent_already"], "\(checkAgain.text)")
+                let otherText = try await client.call(
+                    .post, Self.path, token: manager, json: try Self.body([ids[0]], subject: "Another"), headers: key)
+                #expect(
+                    BulkGoodsArchiveTests.outcomes(otherText) == ["refused idempotency_key_reused"], "\(otherText.text)"
+                )
                 #expect(try await env.auditCount("accounts.message") == 9)
 
                 let app = env.fixture.tokens[.appService]!
@@ -152,9 +163,13 @@ struct BulkAccountNoticesTests {
                     env, client, as: env.fixture.principals[.backendManager]?.operatorID)
                 let list = try await manager.get("/console/accounts")
                 #expect(list.text.contains(#"formaction="/console/accounts/bulk-message""#))
+                let key = try #require(
+                    list.text.firstRange(of: #"name="notice_key" value=""#).map {
+                        String(list.text[$0.upperBound...].prefix(36))
+                    })
                 let form = [
                     "customer_\(ids[0].text)": "yes", "customer_\(ids[1].text)": "yes", "reason": "Warehouse outage",
-                    "body": "We are sorry.",
+                    "body": "We are sorry.", "notice_key": key,
                 ]
                 let none = try await manager.post(
                     "/console/accounts/bulk-message", form.merging(["dry_run": "yes"]) { a, _ in a }, csrf: list.csrf)
@@ -170,6 +185,12 @@ struct BulkAccountNoticesTests {
                     "/console/accounts/bulk-message", withSubject.merging(["dry_run": "no"]) { a, _ in a },
                     csrf: check.csrf)
                 #expect(done.text.contains("2 messaged, 0 refused."), "\(done.text)")
+                #expect(try await env.auditCount("accounts.message") == 2)
+                // The confirmation sent twice (a double click): the list's key sends nobody the notice twice.
+                let twice = try await manager.post(
+                    "/console/accounts/bulk-message", withSubject.merging(["dry_run": "no"]) { a, _ in a },
+                    csrf: check.csrf)
+                #expect(twice.text.contains("0 messaged, 2 refused."), "\(twice.text)")
                 #expect(try await env.auditCount("accounts.message") == 2)
             }
         }

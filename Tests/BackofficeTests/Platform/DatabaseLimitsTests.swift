@@ -236,6 +236,13 @@ struct DatabaseLimitsTests {
                 case .failure(let error): #expect(error as? DomainError == .unavailable, "\(error)")
                 }
             }
+            // Once a commit took effect, a lost connection no longer answers: the work does, with what it committed.
+            let committed = try await RequestDeadline.run(within: .seconds(600), timers: ManualTimers()) {
+                let result = try await RequestDeadline.committing { "committed" }
+                RequestDeadline.work?.connectionLost()
+                return result
+            }
+            #expect(committed == "committed")
             let served = try await env.database.transaction(for: env.fixture.principals[.platformAdmin]!) { _ in 1 }
             #expect(served == 1, "the pool serves on")
         }
@@ -355,6 +362,7 @@ struct DatabaseLimitsTests {
         func expire() { expiries.withLock { $0 += 1 } }
         func claimCommit() -> Bool { isRunning }
         func commitEnded() {}
+        func committed() {}
         func connectionLost() { expire() }
     }
 
