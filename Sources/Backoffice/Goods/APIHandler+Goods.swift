@@ -136,9 +136,11 @@ extension APIHandler {
         let format: RecordFileFormat = input.query.format == .jsonl ? .jsonl : .csv
         let status = try input.query.status.map { try Good.Status(known: $0.rawValue) }
         // The first page in the request (a refusal is answered before any byte); the rest as the client takes them.
-        let first = try await read(ExportGoods(status: status, after: nil))
+        let category = input.query.category
+        let first = try await read(ExportGoods(status: status, category: category, after: nil))
         let pages = try ExportGoods.pages(
-            first: first, status: status, format: format, database: database, context: try context())
+            first: first, status: status, category: category, format: format, database: database,
+            context: try context())
         let body = HTTPBody(pages, length: .unknown, iterationBehavior: .single)
         return .ok(.init(body: format == .csv ? .csv(body) : .applicationXNdjson(body)))
     }

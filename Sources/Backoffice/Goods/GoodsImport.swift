@@ -126,6 +126,7 @@ package struct ImportGoods: AuditedOperation {
 package struct ExportGoods: Query {
     package static let action: Action = "goods.export"
     let status: Good.Status?
+    var category: String? = nil
     let after: Position?
     package static let pageSize = 1_000
 
@@ -133,7 +134,7 @@ package struct ExportGoods: Query {
     package typealias Position = (sku: String, id: UUID)
 
     package func read(in unit: UnitOfWork) async throws -> [Good] {
-        try await ListGoods(status: status, category: nil, after: after, limit: Self.pageSize).read(in: unit)
+        try await ListGoods(status: status, category: category, after: after, limit: Self.pageSize).read(in: unit)
     }
 
     /// Where the page after `page` starts; nil when `page` is the last.
@@ -146,14 +147,16 @@ package struct ExportGoods: Query {
     /// answers before any byte), then each following page as the reader takes it, read again as
     /// the request's principal (the API's export and the console's download).
     package static func pages(
-        first: [Good], status: Good.Status?, format: RecordFileFormat, database: Database, context: OperationContext
+        first: [Good], status: Good.Status?, category: String? = nil, format: RecordFileFormat, database: Database,
+        context: OperationContext
     ) throws -> ExportPages<Position> {
         ExportPages(
             database: database, context: context, start: header(format) + (try encode(first, as: format)),
             after: position(after: first)
         ) {
             after, context in
-            let page = try await database.read(ExportGoods(status: status, after: after), context: context)
+            let page = try await database.read(
+                ExportGoods(status: status, category: category, after: after), context: context)
             return (try encode(page, as: format), position(after: page))
         }
     }

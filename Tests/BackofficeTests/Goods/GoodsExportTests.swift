@@ -46,6 +46,12 @@ extension GoodsImportTests {
                 #expect(readBack.json["rejected"] as? Int == 0)
                 let jsonl = try await client.call(.get, "/v1/goods/export?format=jsonl", token: a.adminToken)
                 #expect(jsonl.text.split(separator: "\n").count == 1_200)
+                // With the list's filters: a category none has, then theirs across the page boundary.
+                let none = try await client.call(.get, "/v1/goods/export?category=food", token: a.adminToken)
+                #expect(none.status == 200 && none.text.split(separator: "\n").count == 1, "a header only")
+                let gear = try await client.call(
+                    .get, "/v1/goods/export?format=jsonl&category=gear&status=draft", token: a.adminToken)
+                #expect(gear.text.split(separator: "\n").count == 1_200, "\(gear.text.prefix(200))")
                 #expect(
                     try await client.call(.get, "/v1/goods/export", token: b.adminToken).text.split(separator: "\n")
                         .count == 1,
