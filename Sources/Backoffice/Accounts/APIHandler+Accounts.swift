@@ -194,24 +194,16 @@ extension APIHandler {
     func lockCustomersInBulk(_ input: Operations.LockCustomersInBulk.Input) async throws
         -> Operations.LockCustomersInBulk.Output
     {
-        let body: Components.Schemas.BulkLockRequest = try json(input.body)
-        let bulk = BulkAccountLocks(
-            customerIDs: try body.customerIds.map { try parseID($0, "customer_ids") }, reason: body.reason,
-            until: body.until, dryRun: body.dryRun)
-        return .ok(.init(body: .json(try .init(bulk.dryRun, try await bulk.run(database, context: try context())))))
+        .ok(.init(body: .json(try await bulkResult(try BulkAccountLocks(json(input.body))))))
     }
-}
 
-extension APIHandler {
-    /// A manager's bulk notice (`BulkAccountNotices`): each account's outcome, in the order asked.
+    /// A manager's bulk notice (`BulkAccountNotices`), under the request's Idempotency-Key: each
+    /// account's outcome, in the order asked.
     func messageCustomersInBulk(_ input: Operations.MessageCustomersInBulk.Input) async throws
         -> Operations.MessageCustomersInBulk.Output
     {
-        let body: Components.Schemas.BulkMessageRequest = try json(input.body)
-        let bulk = BulkAccountNotices(
-            customerIDs: try body.customerIds.map { try parseID($0, "customer_ids") }, subject: body.subject,
-            body: body.body, reason: body.reason, dryRun: body.dryRun, idempotencyKey: idempotencyKey)
-        return .ok(.init(body: .json(try .init(bulk.dryRun, try await bulk.run(database, context: try context())))))
+        let bulk = try BulkAccountNotices(json(input.body), idempotencyKey: idempotencyKey)
+        return .ok(.init(body: .json(try await bulkResult(bulk))))
     }
 
     /// A manager's notice to one account (`SendAccountNotice`): 201 with the notice.
@@ -247,5 +239,23 @@ extension Components.Schemas.AccountNotice {
     /// A notice as the app shows it.
     init(_ notice: AccountNotice) {
         self.init(id: notice.id.text, subject: notice.subject, body: notice.body, sentAt: notice.sentAt)
+    }
+}
+
+extension BulkAccountLocks {
+    /// The bulk a `POST /v1/customers/bulk-lock` body asks for.
+    init(_ body: Components.Schemas.BulkLockRequest) throws {
+        self.init(
+            customerIDs: try parseIDs(body.customerIds, "customer_ids"), reason: body.reason, until: body.until,
+            dryRun: body.dryRun)
+    }
+}
+
+extension BulkAccountNotices {
+    /// The bulk a `POST /v1/customers/bulk-message` body asks for, under `idempotencyKey`.
+    init(_ body: Components.Schemas.BulkMessageRequest, idempotencyKey: String?) throws {
+        self.init(
+            customerIDs: try parseIDs(body.customerIds, "customer_ids"), subject: body.subject, body: body.body,
+            reason: body.reason, dryRun: body.dryRun, idempotencyKey: idempotencyKey)
     }
 }

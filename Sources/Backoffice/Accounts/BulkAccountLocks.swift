@@ -7,7 +7,7 @@ import Foundation
 /// the others locked (`Bulk`). A missing reason, or an end not in the future, is refused before
 /// any change. A dry run changes
 /// nothing and says what each lock would do, checked as the lock checks it.
-package struct BulkAccountLocks: Sendable {
+package struct BulkAccountLocks: BulkChange {
     package static let action: Action = "accounts.bulk_lock"
     let customerIDs: [UUID]
     let reason: String?

@@ -7,7 +7,7 @@ import Foundation
 /// unknown: not found) leaves the others messaged (`Bulk`). A missing reason, subject or body is
 /// refused before any notice. A dry run sends nothing and says whom the notice would reach. Sent
 /// again under the same Idempotency-Key, it sends no account a second notice (`sent_already`).
-package struct BulkAccountNotices: Sendable {
+package struct BulkAccountNotices: BulkChange {
     package static let action: Action = "accounts.bulk_message"
     let customerIDs: [UUID]
     let subject: String?

@@ -152,7 +152,7 @@ extension APIHandler {
         -> Operations.ArchiveGoodsInBulk.Output
     {
         let body: Components.Schemas.BulkGoodsArchiveRequest = try json(input.body)
-        let bulk = BulkGoodsArchive(goodIDs: try body.goodIds.map { try parseID($0, "good_ids") }, dryRun: body.dryRun)
-        return .ok(.init(body: .json(try .init(bulk.dryRun, try await bulk.run(database, context: try context())))))
+        let bulk = BulkGoodsArchive(goodIDs: try parseIDs(body.goodIds, "good_ids"), dryRun: body.dryRun)
+        return .ok(.init(body: .json(try await bulkResult(bulk))))
     }
 }

@@ -7,7 +7,7 @@ import PostgresNIO
 /// another shop's good: not found) leaves the others done (`Bulk`). A dry run changes nothing and
 /// says what each archive would do, checked as the archive checks it. A repeat of the same bulk
 /// answers the goods archived already as refused.
-package struct BulkGoodsArchive: Sendable {
+package struct BulkGoodsArchive: BulkChange {
     package static let action: Action = "goods.bulk_archive"
     let goodIDs: [UUID]
     let dryRun: Bool

@@ -70,6 +70,25 @@ extension Good: BulkState {
     var stateName: String { status.rawValue }
 }
 
+/// A bulk change as the API runs it: a dry run or not, and the outcomes of running it.
+protocol BulkChange: Sendable {
+    associatedtype State: BulkState
+    var dryRun: Bool { get }
+    func run(_ database: Database, context: OperationContext) async throws -> [BulkOutcome<State>]
+}
+
+extension APIHandler {
+    /// The answer of `bulk` run for the current request: its counts and each item's outcome.
+    func bulkResult(_ bulk: some BulkChange) async throws -> Components.Schemas.BulkResult {
+        try .init(bulk.dryRun, try await bulk.run(database, context: try context()))
+    }
+}
+
+/// The ids of a bulk request's `field`, each parsed (400 naming the field for one that is not a UUID).
+func parseIDs(_ texts: [String], _ field: String) throws -> [UUID] {
+    try texts.map { try parseID($0, field) }
+}
+
 extension Components.Schemas.BulkResult {
     /// A bulk change's answer: its counts and each item's outcome, in the order asked.
     init<State: BulkState>(_ dryRun: Bool, _ outcomes: [BulkOutcome<State>]) throws {
