@@ -1,5 +1,4 @@
 import BackofficePlatform
-import Crypto
 import Foundation
 import PostgresNIO
 
@@ -117,9 +116,7 @@ package struct SendAccountNotice: AuditedOperation {
 
     /// The sender's Idempotency-Key scoped to the sender and hashed (the key itself is not kept).
     static func requestKey(_ idempotencyKey: String?, in unit: UnitOfWork) -> String? {
-        guard let idempotencyKey else { return nil }
-        let scoped = "\(unit.principal.tenantID.text):\(unit.principal.operatorID?.text ?? "-"):\(idempotencyKey)"
-        return hex(Array(SHA256.hash(data: Data(scoped.utf8)).prefix(16)))
+        idempotencyKey.map(unit.principal.scopedKeyHash)
     }
 
     /// Nothing when no notice went to the account under `requestKey`.

@@ -219,8 +219,7 @@ package struct Checkout: StagedOperation {
     /// Idempotency-Key and principal (hashed: the client's key never leaves), the order's id without one.
     private func providerKey(order: UUID, in unit: UnitOfWork) -> String {
         guard let idempotencyKey else { return "checkout:\(order.text)" }
-        let scoped = "\(unit.principal.tenantID.text):\(unit.principal.operatorID?.text ?? "-"):\(idempotencyKey)"
-        return "checkout:" + hex(Array(SHA256.hash(data: Data(scoped.utf8)).prefix(16)))
+        return "checkout:" + unit.principal.scopedKeyHash(idempotencyKey)
     }
 
     private func validate() throws {
