@@ -25,7 +25,8 @@ extension Token {
             Components.Schemas.Token(
                 id: id.text, operatorId: operatorID.text, tenantId: tenantID.text,
                 role: try .init(known: role.rawValue), name: name,
-                createdAt: createdAt, expiresAt: expiresAt, lastUsedAt: lastUsedAt, revokedAt: revokedAt)
+                createdAt: createdAt, expiresAt: expiresAt, lastUsedAt: lastUsedAt, revokedAt: revokedAt,
+                scopes: scopes, allowedAddresses: allowedAddresses)
         }
     }
 }
@@ -136,7 +137,7 @@ extension APIHandler {
         let body: Components.Schemas.TokenCreate = try json(input.body)
         let create = CreateToken(
             operatorID: try parseID(body.operatorId, "operator_id"), name: body.name,
-            expiresInHours: body.expiresInHours)
+            expiresInHours: body.expiresInHours, scopes: body.scopes, allowedAddresses: body.allowedAddresses)
         let created = try await change(
             create, body: body, status: 201
         ) { token, secret in

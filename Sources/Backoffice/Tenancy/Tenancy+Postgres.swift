@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// How tenants, operators and tokens are stored: columns and their decoding together.
 extension Tenant: RowDecodable {
@@ -25,13 +25,15 @@ extension Operator: RowDecodable {
 
 extension Token: RowDecodable {
     package static let columns =
-        "id, tenant_id, operator_id, name, role, created_at, expires_at, last_used_at, revoked_at"
+        """
+        id, tenant_id, operator_id, name, role, created_at, expires_at, last_used_at, revoked_at, scopes,
+        allowed_addresses::text[]
+        """
 
     package init(row: PostgresRow) throws {
-        let c = try row.decode((UUID, UUID, UUID, String, String, Date, Date, Date?, Date?).self)
+        let c = try row.decode((UUID, UUID, UUID, String, String, Date, Date, Date?, Date?, [String]?, [String]?).self)
         self.init(
             id: c.0, tenantID: c.1, operatorID: c.2, name: c.3, role: try Role(known: c.4), createdAt: c.5,
-            expiresAt: c.6,
-            lastUsedAt: c.7, revokedAt: c.8)
+            expiresAt: c.6, lastUsedAt: c.7, revokedAt: c.8, scopes: c.9, allowedAddresses: c.10)
     }
 }

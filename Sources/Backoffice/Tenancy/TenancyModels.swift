@@ -1,5 +1,5 @@
-import Foundation
 import BackofficePlatform
+import Foundation
 
 /// A partner tenant (a retail partner's shop).
 package struct Tenant: Sendable, Equatable {
@@ -42,16 +42,21 @@ package struct Token: Sendable, Equatable, Identifiable {
     package var expiresAt: Date
     package var lastUsedAt: Date?
     package var revokedAt: Date?
+    /// The scopes it was narrowed to; nil: every scope of its role.
+    package var scopes: [String]? = nil
+    /// The source networks it is accepted from (CIDR); nil: any.
+    package var allowedAddresses: [String]? = nil
 
     var snapshot: String {
         get throws {
             struct Snapshot: Encodable {
                 let operator_id: String, name: String, role: String, expires_at: Date, revoked: Bool
+                let scopes: [String]?, allowed_addresses: [String]?
             }
             return try AuditRecord.json(
                 Snapshot(
                     operator_id: operatorID.text, name: name, role: role.rawValue, expires_at: expiresAt,
-                    revoked: revokedAt != nil))
+                    revoked: revokedAt != nil, scopes: scopes, allowed_addresses: allowedAddresses))
         }
     }
 }

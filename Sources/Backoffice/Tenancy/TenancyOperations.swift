@@ -1,7 +1,7 @@
+import BackofficePlatform
 import Foundation
 import NIOCore
 import PostgresNIO
-import BackofficePlatform
 
 /// A platform admin creates a partner tenant (`tenants.create`). The event opens the tenant's chain.
 package struct CreateTenant: AuditedOperation {
@@ -23,9 +23,9 @@ package struct CreateTenant: AuditedOperation {
         try validation.check()
         let query: PostgresQuery =
             """
-                INSERT INTO tenants (id, slug, name, created_at) VALUES (\(unit.newID()), \(slug), \(name), \
-                \(unit.now)) ON CONFLICT (slug) DO NOTHING RETURNING \(unescaped: Tenant.columns)
-                """
+            INSERT INTO tenants (id, slug, name, created_at) VALUES (\(unit.newID()), \(slug), \(name), \
+            \(unit.now)) ON CONFLICT (slug) DO NOTHING RETURNING \(unescaped: Tenant.columns)
+            """
         let tenant = try await unit.one(
             query, as: Tenant.self,
             else: DomainError.conflict(code: "slug_taken", detail: "A tenant with slug '\(slug)' already exists."))
@@ -136,9 +136,9 @@ package struct DisableOperator: AuditedOperation {
                     code: "last_admin",
                     detail:
                         """
-                            This is the last active \(before.role.rawValue) of its tenant; create another before \
-                            disabling it.
-                            """
+                        This is the last active \(before.role.rawValue) of its tenant; create another before \
+                        disabling it.
+                        """
                 )
             }
         }
@@ -157,18 +157,27 @@ package struct DisableOperator: AuditedOperation {
 
 /// Issues a token for an operator (`tokens.create`): the secret is returned once and stored as SHA-256.
 /// A partner admin issues tokens for itself and its staff, never for another admin (403).
+/// `scopes` narrows it to some of the operator's role's scopes (nil: all of them);
+/// `allowedAddresses` binds it to source networks (nil: any).
 package struct CreateToken: AuditedOperation {
     package static let action: Action = "tokens.create"
     let operatorID: UUID
     let name: String
     let expiresInHours: Int?
+    let scopes: [String]?
+    let allowedAddresses: [String]?
 
-    package init(operatorID: UUID, name: String?, expiresInHours: Int?) {
+    package init(
+        operatorID: UUID, name: String?, expiresInHours: Int?, scopes: [String]? = nil,
+        allowedAddresses: [String]? = nil
+    ) {
         self.operatorID = operatorID
         self.name =
             (name ?? "").trimmingCharacters(in: .whitespaces).isEmpty
             ? "token" : (name ?? "").trimmingCharacters(in: .whitespaces)
         self.expiresInHours = expiresInHours
+        self.scopes = scopes.map { Array(Set($0)).sorted() }
+        self.allowedAddresses = allowedAddresses
     }
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<
@@ -188,6 +197,8 @@ package struct CreateToken: AuditedOperation {
         guard owner.status == "active" else {
             throw DomainError.invalidTransition("The operator is disabled.", current: owner.status)
         }
+        try TokenLimits(scopes: scopes, allowedAddresses: allowedAddresses).check(
+            for: owner.role, in: unit.policies.access)
         if owner.role == .partnerAdmin, unit.principal.role == Role.partnerAdmin.rawValue,
             owner.id != unit.principal.operatorID
         {
@@ -196,10 +207,12 @@ package struct CreateToken: AuditedOperation {
         }
         let secret = TokenSecret.generate()
         let query: PostgresQuery = """
-            INSERT INTO tokens (tenant_id, id, operator_id, name, secret_hash, role, expires_at, created_at)
+            INSERT INTO tokens (tenant_id, id, operator_id, name, secret_hash, role, expires_at, created_at, scopes,
+                allowed_addresses)
             VALUES (\(owner.tenantID), \(unit.newID()), \(owner.id), \(name), \(ByteBuffer(bytes: secret.hash)),
-                \(owner.role.rawValue),
-                    \(unit.now.addingTimeInterval(Double(hours) * 3600)), \(unit.now))
+                \(owner.role.rawValue), \(unit.now.addingTimeInterval(Double(hours) * 3600)), \(unit.now), \(scopes),
+                (SELECT array_agg(network(a.text::inet) ORDER BY a.n) FROM unnest(\(allowedAddresses)::text[])
+                    WITH ORDINALITY a(text, n)))
             RETURNING \(unescaped: Token.columns)
             """
         let token = try await unit.one(

@@ -16,14 +16,25 @@ package struct Principal: Sendable, Equatable {
     /// The operator's own time zone, which the console shows and reads times in (UTC through the
     /// API and for the system).
     package let timeZone: TimeZone
+    /// The scopes the credential was narrowed to (`policies/access.yaml`, `scopes:`); nil when it
+    /// holds every scope of its role (a console session, a token issued without `scopes`).
+    package let scopes: Set<String>?
+    /// The source networks the token is accepted from; nil when any.
+    package let allowedAddresses: [CIDR]?
 
     package init(
         operatorID: UUID, role: Role, tenantID: UUID, tokenID: UUID?, sessionID: UUID? = nil,
-        timeZone: TimeZone = .gmt
+        timeZone: TimeZone = .gmt, scopes: Set<String>? = nil, allowedAddresses: [CIDR]? = nil
     ) {
         self.operatorID = operatorID
         self.role = role.rawValue
         (self.tenantID, self.tokenID, self.sessionID, self.timeZone) = (tenantID, tokenID, sessionID, timeZone)
+        (self.scopes, self.allowedAddresses) = (scopes, allowedAddresses)
+    }
+
+    /// Whether the credential is accepted from `address` (the request's source, text form).
+    package func accepts(from address: String) -> Bool {
+        allowedAddresses.map { networks in networks.contains { $0.contains(address) } } ?? true
     }
 
     /// An actor that is no operator (no id, token or session), acting for the platform.
@@ -34,6 +45,7 @@ package struct Principal: Sendable, Equatable {
         self.tokenID = nil
         self.sessionID = nil
         self.timeZone = .gmt
+        (self.scopes, self.allowedAddresses) = (nil, nil)
     }
 
     /// The system actor: audited with no actor id and the role `system`.

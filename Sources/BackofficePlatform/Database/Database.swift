@@ -226,8 +226,12 @@ package struct Database: Sendable {
         }
     }
 
+    /// The principal of an authenticated token, with the scopes and networks it is narrowed to.
     private static func principal(_ row: AuthenticateRequest.Row) -> Principal? {
-        Role(rawValue: row.3).map { Principal(operatorID: row.1, role: $0, tenantID: row.2, tokenID: row.0) }
+        guard let role = Role(rawValue: row.3) else { return nil }
+        return Principal(
+            operatorID: row.1, role: role, tenantID: row.2, tokenID: row.0, scopes: row.4.map(Set.init),
+            allowedAddresses: row.5.map { $0.compactMap { try? CIDR($0) } })
     }
 
     /// Leases a connection and runs `body` between `BEGIN` and `COMMIT` (or `ROLLBACK` when it

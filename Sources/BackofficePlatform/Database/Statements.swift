@@ -50,11 +50,11 @@ package enum PlanMode: String, Sendable {
 package struct AuthenticateRequest: PostgresPreparedStatement {
     package static let sql =
         """
-        SELECT a.token_id, a.operator_id, a.tenant_id, a.role
+        SELECT a.token_id, a.operator_id, a.tenant_id, a.role, a.scopes, a.allowed_addresses
         FROM set_config('plan_cache_mode', 'auto', true) p, set_config('enable_sort', 'on', true) s,
             authenticate_request($1) a, set_config('app.operator_id', coalesce(a.operator_id::text, ''), true) o
         """
-    package typealias Row = (UUID, UUID, UUID, String)
+    package typealias Row = (UUID, UUID, UUID, String, [String]?, [String]?)
     package let hash: [UInt8]
     package func makeBindings() throws -> PostgresBindings {
         var b = PostgresBindings(capacity: 1)
@@ -68,7 +68,7 @@ package struct AuthenticateRequest: PostgresPreparedStatement {
 /// the session), planning as `plans` says.
 package struct AuthenticateSession: PostgresPreparedStatement {
     package static let sql = """
-        SELECT a.token_id, a.operator_id, a.tenant_id, a.role
+        SELECT a.token_id, a.operator_id, a.tenant_id, a.role, a.scopes, a.allowed_addresses
         FROM set_config('plan_cache_mode', $2, false) p, set_config('enable_sort', $3, false) s,
             authenticate_session($1) a,
             set_config('app.operator_id', coalesce(a.operator_id::text, ''), false) o

@@ -202,6 +202,15 @@ package struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Co
         secret: TokenSecret, hotList: HandEncodedLists.List?, _ actor: Acting
     ) async throws -> Response {
         guard let principal else { throw refuse(request, address: context.scope.address, logger: context.logger) }
+        guard principal.accepts(from: context.scope.address) else {
+            context.logger.notice(
+                "token used from outside its networks",
+                metadata: [
+                    "source_ip": .string(context.scope.address),
+                    "token_id": .string(principal.tokenID?.text ?? ""),
+                ])
+            throw Refusal(problem: .addressNotAllowed)
+        }
         knownCredentials.remember(secret.hash)
         actor.set(principal)
         var context = context

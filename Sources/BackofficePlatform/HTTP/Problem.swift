@@ -40,6 +40,10 @@ package struct Problem: Error, Sendable, Equatable {
             status: 429, code: "too_many_submissions", title: "Too many submissions",
             detail: "Too many submissions from this address; try again in \(seconds) s.", retryAfter: seconds)
     }
+    /// A token bound to source networks, presented from outside them.
+    package static let addressNotAllowed = Problem(
+        status: 403, code: "address_not_allowed", title: "Forbidden",
+        detail: "This token is not accepted from your address (its allowed_addresses).")
     package static func forbidden(_ action: Action) -> Problem {
         Problem(
             status: 403, code: "forbidden", title: "Forbidden",

@@ -80,11 +80,18 @@ package struct UnitOfWork: Sendable {
 }
 
 extension OperationContext {
-    /// Throws `forbidden` unless `policies/access.yaml` grants `action` to the principal's role:
-    /// the one permission check, called by the runners (and by a handler that refuses before it
-    /// reads a large upload, the runner checking again).
+    /// Throws `forbidden` unless `policies/access.yaml` grants `action` to the principal's role, and
+    /// `insufficient_scope` (403) unless its credential holds the action's scope: the one
+    /// permission check, called by the runners (and by a handler that refuses before it reads a
+    /// large upload, the runner checking again).
     package func permit(_ action: Action) throws {
         guard policies.access.allows(principal.role, action) else { throw DomainError.forbidden(action) }
+        guard policies.access.holdsScope(principal, action) else {
+            let scope = policies.access.scope(of: action) ?? ""
+            throw DomainError.forbiddenTarget(
+                action, code: "insufficient_scope",
+                detail: "The credential does not hold the scope '\(scope)' that '\(action.rawValue)' needs.")
+        }
     }
 
     /// `permit(_:)` with the action a use case's type names (queries, staged operations).

@@ -43,7 +43,7 @@ struct Policies: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Policy files (local; no service needed).",
         discussion: "Example: backoffice policies check policies/",
-        subcommands: [Check.self, Show.self])
+        subcommands: [Check.self, Show.self, Scopes.self])
 
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -62,6 +62,34 @@ struct Policies: AsyncParsableCommand {
                     print("ok: \(set.access.grants.count) roles, digest \(set.digest)")
                 } catch let error as PolicyError {
                     throw CLIFailure(message: "error: \(error)", exitCode: 6)
+                }
+            }
+        }
+    }
+
+    struct Scopes: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print each scope with its actions, or the scopes a role's tokens may hold.",
+            discussion: "Example: backoffice policies scopes --role partner_staff")
+        @Argument(help: "Policies folder.") var directory = "policies"
+        @Option(help: "Only the scopes of this role.") var role: String?
+
+        func run() async throws {
+            try await runCommand {
+                let set: PolicySet
+                do { set = try PolicySet.load(from: URL(fileURLWithPath: directory)) } catch let error as PolicyError {
+                    throw CLIFailure(message: "error: \(error)", exitCode: 6)
+                }
+                var scopes = set.access.scopes
+                if let role {
+                    guard let known = Role(rawValue: role) else {
+                        throw CLIFailure(message: "error: '\(role)' is not a role", exitCode: 2)
+                    }
+                    scopes = set.access.scopes(of: known)
+                }
+                for scope in scopes {
+                    let actions = Action.allCases.filter { set.access.scope(of: $0) == scope }.map(\.rawValue)
+                    print("\(scope)  \(actions.joined(separator: " "))")
                 }
             }
         }

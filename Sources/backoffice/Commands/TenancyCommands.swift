@@ -45,12 +45,24 @@ extension Tokens {
         @Option(help: "Operator id.") var `operator`: String
         @Option(help: "A label for the token.") var name: String?
         @Option(help: "Lifetime (default and maximum in policies/security.yaml).") var expiresInHours: Int?
+        @Option(
+            name: .customLong("scope"),
+            help: "Narrow the token to this scope of its role; repeat for more (default: every scope of the role).")
+        var scopes: [String] = []
+        @Option(
+            name: .customLong("allow-from"),
+            help: "Accept the token only from this address or CIDR network; repeat for more (default: anywhere).")
+        var allowedAddresses: [String] = []
 
         func run() async throws {
             try await runCommand {
                 let output = try await global.client().createToken(
                     headers: .init(idempotencyKey: global.changeKey()),
-                    body: .json(.init(operatorId: `operator`, name: name, expiresInHours: expiresInHours)))
+                    body: .json(
+                        .init(
+                            operatorId: `operator`, name: name, expiresInHours: expiresInHours,
+                            scopes: scopes.isEmpty ? nil : scopes,
+                            allowedAddresses: allowedAddresses.isEmpty ? nil : allowedAddresses)))
                 let created = try answered(output).created
                 let body = try created.body.json
                 if global.format == .table {

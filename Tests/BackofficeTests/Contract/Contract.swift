@@ -22,6 +22,8 @@ struct ContractOperation: CustomStringConvertible, @unchecked Sendable {  // imm
     let successCodes: Set<Int>
     /// The `limit` query parameter's maximum, for a paged operation.
     let limitMaximum: Int?
+    /// The scopes its `security` section names (`bearerToken: [scope]`), in order.
+    var scopes: [String] = []
 
     var description: String { "\(id) (\(method) \(path))" }
 
@@ -80,7 +82,10 @@ struct Contract: @unchecked Sendable {  // immutable, parsed once
                         limitMaximum: parameters.first {
                             $0["name"] as? String == "limit" && $0["in"] as? String == "query"
                         }
-                        .flatMap { ($0["schema"] as? [String: Any])?["maximum"] as? Int }))
+                        .flatMap { ($0["schema"] as? [String: Any])?["maximum"] as? Int },
+                        scopes: (operation["security"] as? [[String: [String]]] ?? []).flatMap {
+                            $0["bearerToken"] ?? []
+                        }))
             }
         }
         let operationCount = text.split(separator: "\n").filter {

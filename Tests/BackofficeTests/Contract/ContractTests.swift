@@ -131,7 +131,8 @@ struct ContractTests {
     @Test(
         """
         the contract as a generated client reads it: bearer tokens are a declared security scheme every operation \
-        needs but the public ones (security: []); every answer of every operation declares X-Request-Id
+        needs (with its scope) but the public ones (security: []); every answer of every operation declares \
+        X-Request-Id
         """
     )
     func securityAndRequestID() throws {
@@ -148,9 +149,11 @@ struct ContractTests {
                 guard let operation = raw as? [String: Any], let responses = operation["responses"] as? [String: Any]
                 else { continue }
                 let isPublic = operation["x-public"] as? Bool ?? false
-                let security = operation["security"] as? [Any]
+                let security = operation["security"] as? [[String: Any]]
                 #expect(
-                    isPublic ? security?.isEmpty == true : security == nil,
+                    isPublic
+                        ? security?.isEmpty == true
+                        : security?.count == 1 && security?.first?.keys.sorted() == ["bearerToken"],
                     "\(method) \(path): security \(String(describing: security)) for x-public \(isPublic)")
                 for (code, response) in responses {
                     let resolved = Contract.resolve(response, in: document) ?? [:]
