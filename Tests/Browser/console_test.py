@@ -434,6 +434,36 @@ def partner_admin_ships_twenty_at_once(browser):
     browser.screenshot("orders-bulk-shipped")
 
 
+def partner_admin_issues_a_narrow_token(browser):
+    """A partner admin issues a stock script's token that may only read orders, accepted only from this
+    machine: the secret works for orders, is refused the goods (insufficient_scope), and the list says
+    what it may do and from where."""
+    browser.open("/console/tokens")
+    if browser.path().startswith("/console/sign-in"):  # when run alone (ONLY=…)
+        browser.sign_in("admin@green-grocer.example", PASSWORDS["admin@green-grocer.example"])
+        browser.open("/console/tokens")
+    browser.fill({"name": "orders reader"})
+    browser.driver.find_element(By.CSS_SELECTOR, "details.token-limits summary").click()
+    browser.driver.find_element(By.ID, "scope_orders:read").click()
+    browser.fill({"allowed_addresses": "127.0.0.1 ::1"})
+    browser.check_accessibility()
+    browser.screenshot("tokens-narrow")
+    browser.submit()
+    secret = browser.field("token-secret").get_attribute("value")
+    expect(secret.startswith("bo_"), "the secret is shown once")
+    expect(len(api("GET", "/v1/orders", secret)["items"]) >= 0, "it reads the orders")
+    try:
+        api("GET", "/v1/goods", secret)
+        expect(False, "the goods are refused to an orders-only token")
+    except urllib.error.HTTPError as refusal:
+        expect(refusal.code == 403 and json.load(refusal)["code"] == "insufficient_scope", "403 insufficient_scope")
+    browser.open("/console/tokens")
+    row = browser.text("#tokens")
+    expect("orders:read" in row and "127.0.0.1/32, ::1/128" in row, "the list shows its scope and networks")
+    browser.check_accessibility()
+    browser.screenshot("tokens-listed")
+
+
 def place_an_order():
     """An order of the first partner's first good paid by card, as the app's backend places it."""
     goods = api("GET", "/v1/goods?limit=50", CREDENTIALS["partners"][0]["partner_admin"])["items"]
@@ -1183,6 +1213,8 @@ def main():
              lambda: partner_admin_replays_a_webhook(admin)),
             ("a partner admin refunds one line of a shipped order as a return", lambda: partner_admin_refunds_one_line(admin)),
             ("a partner admin ships 20 orders in one go, checked first", lambda: partner_admin_ships_twenty_at_once(admin)),
+            ("a partner admin issues a token that may only read orders, from this machine only",
+             lambda: partner_admin_issues_a_narrow_token(admin)),
             ("a form without its CSRF token is refused", lambda: forged_form_is_refused(admin)),
             ("the keyboard reaches the content; focus is visible", lambda: keyboard_only(admin)),
             ("another tenant's order and good are 404 pages; the staff page is 403", lambda: staff_meets_another_tenant(staff, [order_path(admin), good_path(admin)])),

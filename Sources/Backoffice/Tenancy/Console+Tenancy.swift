@@ -58,7 +58,11 @@ extension ConsoleRequest {
                 return hours
             }
             let (token, secret) = try await run(
-                CreateToken(operatorID: owner, name: form.text("name"), expiresInHours: hours))
+                CreateToken(
+                    operatorID: owner, name: form.text("name"), expiresInHours: hours, scopes: tickedScopes,
+                    allowedAddresses: form.text("allowed_addresses").map {
+                        $0.split(whereSeparator: { $0 == "," || $0.isWhitespace }).map(String.init)
+                    }))
             return page(
                 "token-created", title: "Token \(token.name)",
                 [
@@ -67,6 +71,20 @@ extension ConsoleRequest {
                 ])
         } refused: { issues in
             try await tokensPage(issues: issues, values: form.values)
+        }
+    }
+
+    /// The scopes the form ticked (`scope_<name>` = yes); nil when none: every scope of the role.
+    private var tickedScopes: [String]? {
+        let ticked = form.values.keys.sorted().filter { $0.hasPrefix("scope_") && form.text($0) == "yes" }
+        return ticked.isEmpty ? nil : ticked.map { String($0.dropFirst("scope_".count)) }
+    }
+
+    /// The scopes the issuer may offer its operators' tokens (the union of their roles'), ticked as sent.
+    private func scopeChoices(_ owners: [Operator], values: [String: String]) -> [[String: Any]] {
+        let access = context.policies.access
+        return Set(owners.flatMap { access.scopes(of: $0.role) }).sorted().map { scope in
+            ["name": scope, "field": "scope_" + scope, "ticked": values["scope_" + scope] == "yes"]
         }
     }
 
@@ -93,6 +111,8 @@ extension ConsoleRequest {
                     "state": token.revokedAt != nil ? "revoked" : token.expiresAt <= now ? "expired" : "active",
                 ]
                 if let used = token.lastUsedAt { row["used"] = ConsoleTime.text(used) }
+                row["scopes"] = token.scopes?.joined(separator: ", ") ?? "all of the role's"
+                row["from"] = token.allowedAddresses?.joined(separator: ", ") ?? "anywhere"
                 if row["state"] as? String == "active" { row["live"] = true }
                 return row
             },
@@ -103,6 +123,7 @@ extension ConsoleRequest {
                     selected: $0.id.text == values["operator_id"])
             },
             "defaultHours": context.policies.security.defaultTokenLifetimeHours,
+            "scopes": scopeChoices(owners, values: values),
         ]
         if found.count > Console.pageSize, let last = tokens.last {
             data["next"] = ConsoleLinks.path("/console/tokens", ["after": last.id.text])

@@ -52,6 +52,31 @@ struct ConsoleTenancyTests {
                     "/console/tokens/new", ["operator_id": owner.text, "expires_in_hours": "99999"], csrf: page.csrf)
                 #expect(tooLong.status == 422 && tooLong.text.contains("id=\"expires_in_hours-error\""))
                 #expect(try await admin.get("/console/tenants").status == 403)
+                let narrowed = try await admin.post(
+                    "/console/tokens/new",
+                    [
+                        "operator_id": owner.text, "name": "orders only", "scope_orders:read": "yes",
+                    ], csrf: page.csrf)
+                let bound = try await admin.post(
+                    "/console/tokens/new",
+                    ["operator_id": owner.text, "name": "office only", "allowed_addresses": "127.0.0.1, ::1"],
+                    csrf: page.csrf)
+                #expect(bound.status == 200)
+                let narrowSecret = try #require(
+                    narrowed.text.after(last: "id=\"token-secret\" class=\"wrap\" value=\"")?.prefix { $0 != "\"" })
+                #expect(try await client.call(.get, "/v1/orders", token: String(narrowSecret)).status == 200)
+                let goods = try await client.call(.get, "/v1/goods", token: String(narrowSecret))
+                #expect(goods.status == 403 && goods["code"] == "insufficient_scope", "\(goods.text)")
+                let listed = try await admin.get("/console/tokens")
+                #expect(listed.text.contains("orders:read") && listed.text.contains("127.0.0.1/32, ::1/128"))
+                #expect(listed.text.contains("id=\"scope_goods:write\""), "the partner's scopes are offered")
+                #expect(!listed.text.contains("id=\"scope_tenants:write\""), "not the platform's")
+                let foreign = try await admin.post(
+                    "/console/tokens/new",
+                    ["operator_id": owner.text, "scope_tenants:write": "yes", "allowed_addresses": "10.0.0.0/99"],
+                    csrf: page.csrf)
+                #expect(foreign.status == 422 && foreign.text.contains("id=\"scopes-error\""))
+                #expect(foreign.text.contains("id=\"allowed_addresses-error\""))
 
                 let platform = try await ConsoleClient.signedIn(
                     env, client, as: env.fixture.principals[.platformAdmin]?.operatorID)
