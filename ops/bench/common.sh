@@ -87,7 +87,7 @@ bench_customers() {
 
 # The statement that opens the read session of a hot list (Database.readSession with generic
 # plans: AuthenticateSession in Sources/BackofficePlatform/Database), as the server sends it.
-BENCH_READ_SESSION="SELECT a.token_id, a.operator_id, a.tenant_id, a.role FROM set_config('plan_cache_mode', 'force_generic_plan', false) p,
+BENCH_READ_SESSION="SELECT a.token_id, a.operator_id, a.tenant_id, a.role, a.scopes, a.allowed_addresses FROM set_config('plan_cache_mode', 'force_generic_plan', false) p,
   set_config('enable_sort', 'off', false) s, authenticate_session(decode(:tokhash, 'hex')) a;"
 
 tps() { echo "$1" | awk '/^tps = /{print $3}' | head -1; }
@@ -143,7 +143,7 @@ bench_console_cookie() { # role
 bench_shop_home_sql() { # file
   cat > "$1" <<SQL
 BEGIN;
-SELECT token_id, operator_id, tenant_id, role FROM authenticate_request(decode(:tokhash, 'hex'));
+SELECT token_id, operator_id, tenant_id, role, scopes, allowed_addresses FROM authenticate_request(decode(:tokhash, 'hex'));
 WITH sold AS (SELECT day, sum(orders) AS orders, sum(total_cents) AS cents FROM shop_daily_orders
     WHERE tenant_id = '$TENANT0' AND day BETWEEN current_date - 59 AND current_date AND order_status_sold(status) GROUP BY day),
   refunded AS (SELECT day, sum(refunds) AS refunds, sum(refunded_cents) AS cents FROM shop_daily_refunds
@@ -231,7 +231,7 @@ bench_lock_sql() { # file count
 \\set counter :counter + 1
 \\set n (:client_id + :counter * :clients) % $2
 BEGIN;
-SELECT token_id, operator_id, tenant_id, role FROM authenticate_request(decode(:tokhash, 'hex'));
+SELECT token_id, operator_id, tenant_id, role, scopes, allowed_addresses FROM authenticate_request(decode(:tokhash, 'hex'));
 SELECT c.id, c.email, c.display_name, c.status, c.subscription, c.renews_at, c.failed_logins, c.created_at, c.updated_at, c.deleted_at, c.version,
   l.id, l.cause, l.reason, l.failed_attempts, l.locked_by, l.locked_at, l.until, l.lifted_at, l.lifted_by, l.lift_reason
   FROM customers c LEFT JOIN account_locks l ON l.customer_id = c.id AND l.lifted_at IS NULL WHERE c.id = md5('bench' || :n)::uuid FOR UPDATE OF c;
@@ -399,7 +399,7 @@ FROM customers c LEFT JOIN LATERAL (
     AND (cardinality(r.subscriptions) = 0 OR c.subscription = ANY(r.subscriptions))
   ORDER BY r.published_at DESC, r.id DESC LIMIT 50) r ON true
 WHERE c.id = '$2';"
-  local session="SELECT a.token_id, a.operator_id, a.tenant_id, a.role FROM set_config('plan_cache_mode', 'auto', false) p,
+  local session="SELECT a.token_id, a.operator_id, a.tenant_id, a.role, a.scopes, a.allowed_addresses FROM set_config('plan_cache_mode', 'auto', false) p,
   set_config('enable_sort', 'on', false) s, authenticate_session(decode(:tokhash, 'hex')) a;"
   printf '%s\n%s\n' "$session" "$published" > "$1/published.sql"
   printf '%s\n%s\n' "$session" "$recommended" > "$1/recommended.sql"
@@ -430,7 +430,7 @@ bench_health_sql() { # directory count
   cat > "$1/health-read.sql" <<SQL
 \\set counter :counter + 1
 \\set n (:client_id + :counter * :clients) % $2
-SELECT a.token_id, a.operator_id, a.tenant_id, a.role FROM authenticate_session(decode(:tokhash, 'hex')) a;
+SELECT a.token_id, a.operator_id, a.tenant_id, a.role, a.scopes, a.allowed_addresses FROM authenticate_session(decode(:tokhash, 'hex')) a;
 SELECT health_access_append(md5('bench' || :n)::uuid, NULL, 'support_request', 'api', 'bench-request', NULL, NULL) AS access \\gset
 SELECT version, synced_at, height_cm, weight_hg, birth_year, sex, weight_goal, target_weight_hg, target_date,
   daily_calorie_goal, activity_level, history, access_id FROM health_profile_read(:access, 366);
@@ -440,7 +440,7 @@ SQL
 \\set n (:client_id + :counter * :clients) % $2
 \\set w 600 + :counter % 400
 BEGIN;
-SELECT token_id, operator_id, tenant_id, role FROM authenticate_request(decode(:tokhash, 'hex'));
+SELECT token_id, operator_id, tenant_id, role, scopes, allowed_addresses FROM authenticate_request(decode(:tokhash, 'hex'));
 SELECT version, digest, changed FROM health_profile_sync(md5('bench' || :n)::uuid, now(), 170::smallint, :w,
   1985::smallint, 'female', 'keep', NULL, NULL, 2000, 'moderate');
 SELECT audit_append('$PLATFORM', NULL, 'platform_admin', 'health_profiles.sync', 'customer',

@@ -20,10 +20,10 @@ struct ScopeTests {
             if operation.isPublic {
                 #expect(operation.scopes.isEmpty, "\(operation) is public and needs no scope")
             } else {
+                let scope = access.scope(of: action) ?? "(none)"
                 #expect(
-                    operation.scopes == [access.scope(of: action) ?? "(none)"],
-                    "\(operation): the contract names \(operation.scopes), access.yaml '\(action)' in \(access.scope(of: action) ?? "no scope")"
-                )
+                    operation.scopes == [scope],
+                    "\(operation): the contract names \(operation.scopes), access.yaml puts '\(action)' in \(scope)")
             }
         }
         #expect(access.scopes.count > 40, "scopes read from access.yaml: \(access.scopes.count)")
@@ -182,7 +182,10 @@ struct ScopeTests {
             let bound = try await Self.token(env, for: manager, allowedAddresses: ["127.0.0.2"])
             let network = try await Self.token(env, for: manager, allowedAddresses: ["127.0.0.1/30", "::1"])
             let stored = try await env.ownerScalar(
-                "SELECT allowed_addresses::text FROM tokens WHERE allowed_addresses IS NOT NULL AND cardinality(allowed_addresses) = 2",
+                """
+                SELECT allowed_addresses::text FROM tokens
+                WHERE allowed_addresses IS NOT NULL AND cardinality(allowed_addresses) = 2
+                """,
                 as: String.self)
             #expect(stored == "{127.0.0.0/30,::1/128}")
             try await env.withApp(trustedProxies: []) { client in
