@@ -24,6 +24,8 @@ struct APIHandler: APIProtocol {
     var outbound = OutboundSettings()
     /// The signing secrets of webhook endpoints (from the server's key).
     var webhookEndpointSecrets = WebhookEndpointSecrets(secondFactorKey: nil)
+    /// Signs the token endpoint's access tokens.
+    var accessTokens = AccessTokens(issuer: "http://127.0.0.1", key: .init(size: .bits256))
 
     /// The operation context of the current request (set by `EdgeResponder`).
     func context() throws -> OperationContext { try OperationContext(try scope(), policies: policies) }
@@ -127,7 +129,7 @@ struct APIHandler: APIProtocol {
     }
 
     /// The JSON document of a generated request body (`input.body`): every request body in the
-    /// contract is `application/json`, so the generator makes each a one-case enum
+    /// contract but the token endpoint's form is `application/json`, so the generator makes each a one-case enum
     /// `.json(Document)`, with no accessor (it writes those for responses only); the case's one
     /// reflected child is the document. An absent optional body is a 400.
     func json<Document>(_ body: (some Sendable)?) throws -> Document {

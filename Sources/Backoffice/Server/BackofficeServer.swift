@@ -57,11 +57,14 @@ package enum BackofficeServer {
                 body: .init(byteBuffer: ByteBuffer(data: document)))
         }
         let invitationLinks = InvitationLinks(secondFactorKey: settings.secondFactorKey)
+        let accessTokens = settings.accessTokens
+        OAuthDocuments(tokens: accessTokens, scopes: policies.access.scopes).register(on: router)
         try APIHandler(
             database: database, policies: policies, payments: settings.payments,
             webhookSecrets: settings.webhookSecrets,
             invitationLinks: invitationLinks, outbound: settings.outbound,
-            webhookEndpointSecrets: WebhookEndpointSecrets(secondFactorKey: settings.secondFactorKey)
+            webhookEndpointSecrets: WebhookEndpointSecrets(secondFactorKey: settings.secondFactorKey),
+            accessTokens: accessTokens
         ).registerHandlers(
             on: router, serverURL: URL(string: "/")!,
             configuration: Configuration(
@@ -75,7 +78,7 @@ package enum BackofficeServer {
         let submissionThrottle = AddressThrottle(
             limit: policies.security.publicSubmissionLimit,
             window: .seconds(policies.security.publicSubmissionWindowSeconds))
-        let responder = EdgeResponder(
+        var responder = EdgeResponder(
             inner: router.buildResponder(), database: database, maxBodySize: settings.maxBodySize,
             maxBulkBodySize: settings.maxBulkBodySize,
             bulkPaths: settings.bulkPaths,
@@ -93,6 +96,7 @@ package enum BackofficeServer {
             sessionUploads: SessionUploads(paths: settings.sessionBulkPaths) {
                 try await console.sessionMayUpload($0, $1, action: ImportGoods.action)
             })
+        responder.accessTokens = accessTokens
         return Application(
             responder: responder,
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "backoffice"),

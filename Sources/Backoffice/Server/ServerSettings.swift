@@ -1,5 +1,6 @@
 import BackofficeConsole
 import BackofficePlatform
+import Crypto
 import Foundation
 
 /// How the service runs: where it listens, which database and policies it uses.
@@ -48,6 +49,17 @@ package struct ServerSettings: Sendable {
     /// configuration, never from the repository or the database. Without it no operator can set
     /// up or pass a second factor, so roles that need one cannot sign in to the console.
     package var secondFactorKey: SecondFactorKey?
+    /// The service's public URL: the OAuth issuer (`iss`) of its access tokens, whose audience is
+    /// `<url>/v1`. Default `http://<host>:<port>`.
+    package var publicURL: String?
+
+    /// The signer of OAuth access tokens: keys derived from `secondFactorKey` (a test server
+    /// without one: a key of this process).
+    package var accessTokens: AccessTokens {
+        AccessTokens(
+            issuer: publicURL ?? "http://\(host):\(port)",
+            key: secondFactorKey?.derived(for: "oauth-access-tokens") ?? SymmetricKey(size: .bits256))
+    }
     /// How the console's live pages update (a stream lasts at most the sessions' idle timeout).
     package var consoleLiveUpdates = LiveUpdates()
     /// How mail is sent (the outbox is delivered only with a transport).

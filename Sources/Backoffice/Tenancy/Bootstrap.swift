@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// `backoffice admin bootstrap`: the first platform admin, made directly in the database.
 package enum Bootstrap {
@@ -27,9 +27,9 @@ package enum Bootstrap {
                 throw Refused(
                     description:
                         """
-                            a platform admin exists already: ask one for a token (backoffice tokens create) or add \
-                            one with operators create
-                            """
+                        a platform admin exists already: ask one for a token (backoffice tokens create) or add \
+                        one with operators create
+                        """
                 )
             }
         }

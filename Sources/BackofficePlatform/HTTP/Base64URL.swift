@@ -15,6 +15,16 @@ package enum Base64URL {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// Whether `byte` is one of base64url's 64 characters (no padding).
+    package static func isAlphabet(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+            true
+        default: false
+        }
+    }
+
     /// The base64url text's bytes; nil when it is not base64url.
     package static func decode(_ text: String) -> Data? {
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")

@@ -53,6 +53,8 @@ package struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Co
     /// session, or one whose role may not upload), and from everyone when this is nil, up to the
     /// ordinary limit.
     package var sessionUploads: SessionUploads? = nil
+    /// Verifies OAuth access tokens (JWTs) before the database is asked; without it only `bo_` tokens are taken.
+    package var accessTokens: AccessTokens? = nil
 
     /// Who acted for the access log: set before the handler runs, so a request that throws still logs its actor.
     private final class Acting: Sendable {
@@ -100,16 +102,17 @@ package struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Co
         var request = request
         let path = request.uri.path  // built anew by each call: read once
         let (limit, bulk) = try await bodyLimit(request, path: path, context)
-        let route = path.hasPrefix("/v1/") ? publicRoutes.match(request.method, path) : nil
+        let api = Self.isAPI(path)
+        let route = api ? publicRoutes.match(request.method, path) : nil
         // A body is read only from a caller that may send it: a /v1 change presents a well-formed
         // token first, and a bulk upload (32 MiB) one that authenticates.
         let secret =
-            path.hasPrefix("/v1/") && route == nil
+            api && route == nil
             ? try await presentedToken(request, address: context.scope.address, logger: context.logger) : nil
         let streamed = secret != nil && streamedBodies.match(request.method, path) != nil
         if bulk, !streamed, let secret { try await authenticateBeforeBulkBody(secret, request, context) }
         let body = try await screen(&request, path: path, limit: limit, streamed: streamed)
-        guard path.hasPrefix("/v1/") else {
+        guard api else {
             return try await inner.respond(to: request, context: context).checkingRoute()
         }
         if let route {
@@ -267,6 +270,9 @@ package struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Co
         }
         var context = context
         context.scope.rawBody = Array(body.readableBytesView)
+        if let header = request.headers[.authorization], header.lowercased().hasPrefix("basic ") {
+            context.scope.clientAuthorization = header
+        }
         if stagedChanges.match(request.method, request.uri.path) != nil {
             // Checked before any lease (a webhook's signature), then each step in a transaction of its own.
             context.scope = context.scope.acting(for: .anonymous)
@@ -310,7 +316,9 @@ package struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Co
                 address, wait: wait, "authentication rate-limited", .tooManyFailedAuthentications(retryAfter: wait),
                 logger: logger)
         }
-        guard let token, token.isWellFormed else { throw refuse(request, address: address, logger: logger) }
+        guard let token, token.isWellFormed || accessTokens?.verify(token.value, at: database.clock.now()) != nil else {
+            throw refuse(request, address: address, logger: logger)
+        }
         return token
     }
 
@@ -328,6 +336,9 @@ package struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Co
         return Refusal(
             problem: .unauthenticated, header: HTTPField(name: .wwwAuthenticate, value: #"Bearer realm="backoffice""#))
     }
+
+    /// Whether `path` is the contract's: `/v1/…`, and the OAuth endpoints (`/oauth/…`).
+    private static func isAPI(_ path: String) -> Bool { path.hasPrefix("/v1/") || path.hasPrefix("/oauth/") }
 
     package static func bearer(_ header: String?) -> String? {
         guard let header, header.count > 7, header.prefix(7).lowercased() == "bearer " else { return nil }

@@ -94,6 +94,13 @@ package struct Problem: Error, Sendable, Equatable {
         status: 500, code: "internal_error", title: "Internal error",
         detail: "The request failed; see the server log for its request id.")
 
+    /// The codes that are OAuth 2.0 errors (RFC 6749 §5.2): such a problem also carries `error` and
+    /// `error_description`, as an OAuth client reads them.
+    package static let oauthErrors: Set<String> = [
+        "invalid_request", "invalid_client", "invalid_grant", "unauthorized_client", "unsupported_grant_type",
+        "invalid_scope",
+    ]
+
     /// The problem+json document, compact.
     package func body(requestID: String?) -> Data {
         struct Document: Encodable {
@@ -102,10 +109,14 @@ package struct Problem: Error, Sendable, Equatable {
             let current_state: String?
             let request_id: String?
             let errors: [FieldIssue]?
+            let error: String?
+            let error_description: String?
         }
+        let oauth = Self.oauthErrors.contains(code)
         let doc = Document(
             type: "https://healthtrack.example/problems/\(code)", title: title, status: status, code: code,
-            detail: detail, current_state: currentState, request_id: requestID, errors: errors.isEmpty ? nil : errors)
+            detail: detail, current_state: currentState, request_id: requestID, errors: errors.isEmpty ? nil : errors,
+            error: oauth ? code : nil, error_description: oauth ? detail : nil)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do { return try encoder.encode(doc) } catch {

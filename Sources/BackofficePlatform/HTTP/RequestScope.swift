@@ -42,6 +42,9 @@ package struct RequestScope: Sendable {
     package private(set) var tokenHash: [UInt8]?
     /// The body as received, for a public operation that verifies a signature over it (webhooks).
     package var rawBody: [UInt8]?
+    /// A public operation's `Authorization: Basic` header: an OAuth client's credentials at the
+    /// token endpoint (`client_secret_basic`). Never logged.
+    package var clientAuthorization: String?
     /// The contract's `operationId` (`lockCustomer`) of an API call: with the request, what its
     /// `Idempotency-Key` is fingerprinted with.
     package var operationID: String?

@@ -30,6 +30,11 @@ enum ContractFixture {
             context: context)
         let (token, _) = try await env.database.runAsSystem(
             CreateToken(operatorID: staff.id, name: "contract", expiresInHours: 1), context: context)
+        let (client, _) = try await env.database.run(
+            RegisterOAuthClient(
+                name: "contract", role: .partnerStaff, tenantID: nil, scopes: ["orders:read"], allowedAddresses: nil),
+            context: OperationContext(
+                principal: partner.admin, requestID: "fixture", sourceIP: nil, policies: env.policies))
         let message = try await env.database.run(
             CreateMessage(title: "Contract", body: "A draft for the contract tests", severity: .info),
             context: env.context(.backendManager))
@@ -133,7 +138,7 @@ enum ContractFixture {
             "food_id": foods.inReview.id.text, "gtin": foods.live.gtin?.description ?? "", "import_id": foods.importID,
             "video_id": video.id.text, "recipe_id": recipe.id.text, "plan_id": plan.id.text,
             "request_id": planRequest.id.text, "webhook_endpoint_id": endpoint.id.text,
-            "webhook_delivery_id": delivery, "view_id": view.id.text,
+            "webhook_delivery_id": delivery, "view_id": view.id.text, "client_id": client.id.text,
         ])
     }
 

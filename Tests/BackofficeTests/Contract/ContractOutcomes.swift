@@ -26,6 +26,9 @@ enum ContractOutcomes {
 
     private static let text = """
         createWebhookEndpoint platform_admin 422 validation_failed
+        registerOAuthClient platform_admin 422 validation_failed
+        registerOAuthClient partner_admin 422 validation_failed
+        revokeOAuthClient partner_admin 409 invalid_transition
         createWebhookEndpoint partner_admin 422 validation_failed
         updateWebhookEndpoint platform_admin 422 validation_failed
         updateWebhookEndpoint partner_admin 422 validation_failed

@@ -1,0 +1,75 @@
+import BackofficeAPI
+import BackofficePlatform
+import Foundation
+
+extension OAuthClient {
+    var api: Components.Schemas.OAuthClient {
+        get throws {
+            Components.Schemas.OAuthClient(
+                id: id.text, tenantId: tenantID.text, operatorId: operatorID.text, name: name,
+                role: try .init(known: role.rawValue), scopes: scopes, allowedAddresses: allowedAddresses,
+                createdAt: createdAt, revokedAt: revokedAt)
+        }
+    }
+}
+
+extension Components.Schemas.OAuthClientCreated: SecretBearing {
+    package func withoutSecret() -> Self { Self(client: client, clientSecret: nil, secretAlreadyDelivered: true) }
+}
+
+extension APIHandler {
+    func registerOAuthClient(_ input: Operations.RegisterOAuthClient.Input) async throws
+        -> Operations.RegisterOAuthClient.Output
+    {
+        let body: Components.Schemas.OAuthClientDraft = try json(input.body)
+        let register = RegisterOAuthClient(
+            name: body.name, role: try Role(known: body.role.rawValue),
+            tenantID: try body.tenantId.map { try parseID($0, "tenant_id") }, scopes: body.scopes,
+            allowedAddresses: body.allowedAddresses)
+        let created = try await change(register, body: body, status: 201) { client, secret in
+            Components.Schemas.OAuthClientCreated(client: try client.api, clientSecret: secret.value)
+        }
+        return .created(.init(headers: .init(cacheControl: "no-store"), body: .json(created)))
+    }
+
+    func listOAuthClients(_ input: Operations.ListOAuthClients.Input) async throws
+        -> Operations.ListOAuthClients.Output
+    {
+        let (items, next) = try await idOrdered(limit: input.query.limit, cursor: input.query.cursor) {
+            ListOAuthClients(owner: nil, afterID: $0, limit: $1)
+        } answer: {
+            try $0.api
+        }
+        return .ok(.init(body: .json(.init(items: items, nextCursor: next))))
+    }
+
+    func revokeOAuthClient(_ input: Operations.RevokeOAuthClient.Input) async throws
+        -> Operations.RevokeOAuthClient.Output
+    {
+        let id = try parseID(input.path.clientId, "client_id")
+        let client = try await change(RevokeOAuthClient(clientID: id), on: id, body: String?.none) { try $0.api }
+        return .ok(.init(body: .json(client)))
+    }
+
+    /// The token endpoint: the client's credentials from `Authorization: Basic` (which the edge
+    /// hands over for this public operation only) or the form.
+    func requestAccessToken(_ input: Operations.RequestAccessToken.Input) async throws
+        -> Operations.RequestAccessToken.Output
+    {
+        guard case .urlEncodedForm(let form) = input.body else {
+            throw OAuthRefusal.invalidRequest("Send the request as application/x-www-form-urlencoded.")
+        }
+        let credentials = ClientCredentials(
+            authorization: try scope().clientAuthorization, formID: form.clientId, formSecret: form.clientSecret)
+        let (token, scopes) = try await publicChange(
+            IssueAccessToken(
+                grantType: form.grantType, scope: form.scope, credentials: credentials, signer: accessTokens))
+        return .ok(
+            .init(
+                headers: .init(cacheControl: "no-store"),
+                body: .json(
+                    .init(
+                        accessToken: token, tokenType: .bearer, expiresIn: Int(AccessTokens.lifetime),
+                        scope: scopes.joined(separator: " ")))))
+    }
+}

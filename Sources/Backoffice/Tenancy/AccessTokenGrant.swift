@@ -1,0 +1,125 @@
+import BackofficePlatform
+import Foundation
+import NIOCore
+import PostgresNIO
+
+/// The token endpoint's refusals (RFC 6749 §5.2): the problem's `code` is the OAuth error, which
+/// the problem also carries as `error` and `error_description`.
+package enum OAuthRefusal: DomainRefusal, Equatable {
+    /// Unknown client, wrong secret, a revoked client, or a call from outside its networks (401).
+    case invalidClient
+    case invalidRequest(String)
+    case unsupportedGrantType
+    case invalidScope(String)
+
+    package var problem: Problem {
+        switch self {
+        case .invalidClient:
+            Problem(
+                status: 401, code: "invalid_client", title: "Client authentication failed",
+                detail: "The client is unknown, revoked, not allowed from this address, or its secret is wrong.")
+        case .invalidRequest(let detail):
+            Problem(status: 400, code: "invalid_request", title: "Invalid token request", detail: detail)
+        case .unsupportedGrantType:
+            Problem(
+                status: 400, code: "unsupported_grant_type", title: "Unsupported grant type",
+                detail: "Only grant_type=client_credentials is offered.")
+        case .invalidScope(let detail):
+            Problem(status: 400, code: "invalid_scope", title: "Invalid scope", detail: detail)
+        }
+    }
+}
+
+/// A client's credentials as the token endpoint received them: from HTTP Basic
+/// (`client_secret_basic`, RFC 6749 §2.3.1: each part form-encoded) or from the form
+/// (`client_secret_post`). Never logged, never stored: only the secret's hash is compared.
+package struct ClientCredentials: Sendable {
+    package let clientID: String
+    package let secret: String
+
+    /// The credentials of an `Authorization: Basic` header, else of the form; nil when neither
+    /// or both carry them (RFC 6749: one method per request).
+    package init?(authorization: String?, formID: String?, formSecret: String?) {
+        if let header = authorization, header.count > 6, header.prefix(6).lowercased() == "basic " {
+            guard formSecret == nil, let data = Data(base64Encoded: String(header.dropFirst(6))),
+                let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":"),
+                let id = String(text[..<colon]).removingPercentEncoding,
+                let secret = String(text[text.index(after: colon)...]).removingPercentEncoding
+            else { return nil }
+            (clientID, self.secret) = (id, secret)
+        } else if let formID, let formSecret {
+            (clientID, secret) = (formID, formSecret)
+        } else {
+            return nil
+        }
+    }
+}
+
+/// Exchanges a client's credentials for an access token (`oauth.token`, public: the client
+/// authenticates itself). The token is a JWT (`AccessTokens`) and a row of `tokens` by its hash,
+/// of the client's operator, narrowed to the scopes asked for (each one of the client's; none
+/// asked: all of them) and bound to the client's networks, for 15 minutes. Audited per issue.
+package struct IssueAccessToken: AuditedOperation {
+    package static let action: Action = "oauth.token"
+    let grantType: String
+    let scope: String?
+    let credentials: ClientCredentials?
+    let signer: AccessTokens
+
+    package init(grantType: String, scope: String?, credentials: ClientCredentials?, signer: AccessTokens) {
+        (self.grantType, self.scope, self.credentials, self.signer) = (grantType, scope, credentials, signer)
+    }
+
+    package func perform(in unit: UnitOfWork) async throws -> Audited<(token: String, scopes: [String])> {
+        guard grantType == "client_credentials" else { throw OAuthRefusal.unsupportedGrantType }
+        guard let credentials else {
+            throw OAuthRefusal.invalidRequest("Authenticate the client: HTTP Basic, or client_id and client_secret.")
+        }
+        guard let id = UUID(uuidString: credentials.clientID),
+            let client = try await unit.first(
+                """
+                SELECT \(unescaped: OAuthClient.columns) FROM oauth_clients c
+                WHERE id = \(id) AND secret_hash = \(ByteBuffer(bytes: TokenSecret(value: credentials.secret).hash))
+                    AND revoked_at IS NULL
+                    AND EXISTS (SELECT 1 FROM operators o WHERE o.id = c.operator_id AND o.status = 'active')
+                """, OAuthClient.init(row:)),
+            Principal(
+                operatorID: client.operatorID, role: client.role, tenantID: client.tenantID, tokenID: nil,
+                allowedAddresses: client.allowedAddresses?.compactMap { try? CIDR($0) }
+            ).accepts(from: unit.context.sourceIP ?? "")
+        else { throw OAuthRefusal.invalidClient }
+        let granted = try Self.scopes(asked: scope, of: client)
+        let tokenID = unit.newID()
+        let claims = AccessTokens.Claims(
+            issuer: signer.issuer, audience: signer.audience, operatorID: client.operatorID, clientID: id,
+            scopes: granted, tokenID: tokenID, issuedAt: unit.now)
+        let jwt = try signer.sign(claims)
+        try await unit.execute(
+            """
+            INSERT INTO tokens (tenant_id, id, operator_id, name, secret_hash, role, expires_at, created_at, scopes,
+                allowed_addresses, client_id)
+            VALUES (\(client.tenantID), \(tokenID), \(client.operatorID), 'oauth access token',
+                \(ByteBuffer(bytes: TokenSecret(value: jwt).hash)), \(client.role.rawValue),
+                \(Date(timeIntervalSince1970: TimeInterval(claims.exp))), \(unit.now), \(granted),
+                \(client.allowedAddresses)::cidr[], \(id))
+            """)
+        let event = AuditRecord(
+            action: Self.action, tenantID: client.tenantID, targetType: "oauth_client", targetID: id.text,
+            reason: nil, before: nil,
+            after: try AuditRecord.json(["token_id": tokenID.text, "scope": claims.scope]))
+        return Audited((jwt, granted), event: event)
+    }
+
+    /// The scopes asked for (space-separated), each one of the client's; none asked: all of them.
+    private static func scopes(asked: String?, of client: OAuthClient) throws -> [String] {
+        let asked = (asked ?? "").split(separator: " ").map(String.init)
+        guard !asked.isEmpty else { return client.scopes }
+        let unknown = asked.filter { !client.scopes.contains($0) }
+        guard unknown.isEmpty else {
+            throw OAuthRefusal.invalidScope(
+                "Not a scope of this client: \(unknown.prefix(5).map { String($0.prefix(64)) }.joined(separator: " "))."
+            )
+        }
+        return Array(Set(asked)).sorted()
+    }
+}

@@ -1,0 +1,138 @@
+import BackofficePlatform
+import Foundation
+import NIOCore
+import PostgresNIO
+
+/// A machine client (OAuth 2.0 client credentials): it acts as a service operator of its own, with
+/// the scopes it was registered with, from the networks it was bound to. Never its secret.
+package struct OAuthClient: Sendable, Equatable, Identifiable {
+    package var id: UUID
+    package var tenantID: UUID
+    package var operatorID: UUID
+    package var name: String
+    package var role: Role
+    package var scopes: [String]
+    package var allowedAddresses: [String]?
+    package var createdAt: Date
+    package var revokedAt: Date?
+
+    var snapshot: String {
+        get throws {
+            struct Snapshot: Encodable {
+                let name: String, role: String, operator_id: String, scopes: [String], allowed_addresses: [String]?
+                let revoked: Bool
+            }
+            return try AuditRecord.json(
+                Snapshot(
+                    name: name, role: role.rawValue, operator_id: operatorID.text, scopes: scopes,
+                    allowed_addresses: allowedAddresses, revoked: revokedAt != nil))
+        }
+    }
+}
+
+extension OAuthClient: RowDecodable, ListedByID {
+    package static let columns =
+        "id, tenant_id, operator_id, name, role, scopes, allowed_addresses::text[], created_at, revoked_at"
+    package static let table = "oauth_clients"
+    package static let ownerColumn = "tenant_id"
+    package static let listAction: Action = "oauth_clients.list"
+
+    package init(row: PostgresRow) throws {
+        let c = try row.decode((UUID, UUID, UUID, String, String, [String], [String]?, Date, Date?).self)
+        self.init(
+            id: c.0, tenantID: c.1, operatorID: c.2, name: c.3, role: try Role(known: c.4), scopes: c.5,
+            allowedAddresses: c.6, createdAt: c.7, revokedAt: c.8)
+    }
+}
+
+/// OAuth clients by id after `afterID`, of one tenant or of all (`oauth_clients.list`).
+package typealias ListOAuthClients = ListByID<OAuthClient>
+
+/// A client's secret: `oc_` + 32 random bytes in base64url, shown once, stored as SHA-256.
+enum OAuthClientSecret {
+    static func generate() -> TokenSecret { TokenSecret(value: "oc_" + TokenSecret.generate().value.dropFirst(3)) }
+}
+
+/// Registers a machine client (`oauth_clients.create`): a service operator of `role` is made for
+/// it in the tenant, and the client with `scopes` (each a scope of the role) and networks; the
+/// secret is returned once. No client acts as a platform admin. A partner admin registers its
+/// own shop's clients (partner roles), a platform admin the platform's or a named shop's.
+package struct RegisterOAuthClient: AuditedOperation {
+    package static let action: Action = "oauth_clients.create"
+    let name: String
+    let role: Role
+    let tenantID: UUID?
+    let scopes: [String]
+    let allowedAddresses: [String]?
+
+    package init(name: String, role: Role, tenantID: UUID?, scopes: [String], allowedAddresses: [String]?) {
+        self.name = name.trimmingCharacters(in: .whitespaces)
+        (self.role, self.tenantID) = (role, tenantID)
+        self.scopes = Array(Set(scopes)).sorted()
+        self.allowedAddresses = allowedAddresses
+    }
+
+    package func perform(in unit: UnitOfWork) async throws -> Audited<(OAuthClient, TokenSecret)> {
+        var validation = Validation()
+        validation.text(name, "name", max: 100)
+        validation.require(
+            role != .platformAdmin, "role", "not_allowed", "no client acts as a platform admin: choose a narrower role")
+        try validation.check()
+        try TokenLimits(scopes: scopes, allowedAddresses: allowedAddresses).check(
+            for: role, in: unit.policies.access)
+        let id = unit.newID()
+        let service = try await CreateOperator(
+            email: "client-\(id.text)@oauth-clients.invalid", role: role, tenantID: tenantID
+        ).perform(in: unit).output
+        try await unit.execute("UPDATE operators SET kind = 'service' WHERE id = \(service.id)")
+        let secret = OAuthClientSecret.generate()
+        let client = try await unit.one(
+            """
+            INSERT INTO oauth_clients (tenant_id, id, operator_id, name, role, secret_hash, scopes, allowed_addresses,
+                created_at)
+            VALUES (\(service.tenantID), \(id), \(service.id), \(name), \(role.rawValue),
+                \(ByteBuffer(bytes: secret.hash)), \(scopes),
+                (SELECT array_agg(network(a.text::inet) ORDER BY a.n) FROM unnest(\(allowedAddresses)::text[])
+                    WITH ORDINALITY a(text, n)),
+                \(unit.now))
+            RETURNING \(unescaped: OAuthClient.columns)
+            """, as: OAuthClient.self, else: DomainError.inconsistent("the new client was not returned"))
+        return Audited(
+            (client, secret),
+            event: AuditRecord(
+                action: Self.action, tenantID: client.tenantID, targetType: "oauth_client", targetID: client.id.text,
+                reason: nil, before: nil, after: try client.snapshot))
+    }
+}
+
+/// Revokes a client (`oauth_clients.revoke`) and every live access token issued to it; its
+/// service operator is disabled, so nothing it holds authenticates again. Twice is 409.
+package struct RevokeOAuthClient: AuditedOperation {
+    package static let action: Action = "oauth_clients.revoke"
+    let clientID: UUID
+
+    package init(clientID: UUID) { self.clientID = clientID }
+
+    package func perform(in unit: UnitOfWork) async throws -> Audited<OAuthClient> {
+        let before = try await unit.one(
+            "SELECT \(unescaped: OAuthClient.columns) FROM oauth_clients WHERE id = \(clientID) FOR UPDATE",
+            as: OAuthClient.self, else: DomainError.notFound("OAuth client \(clientID.text)"))
+        guard before.revokedAt == nil else {
+            throw DomainError.invalidTransition("The client is already revoked.", current: "revoked")
+        }
+        let after = try await unit.one(
+            """
+            UPDATE oauth_clients SET revoked_at = \(unit.now) WHERE id = \(clientID)
+            RETURNING \(unescaped: OAuthClient.columns)
+            """, as: OAuthClient.self, else: DomainError.inconsistent("the revoked client was not returned"))
+        try await unit.execute(
+            "UPDATE tokens SET revoked_at = \(unit.now) WHERE client_id = \(clientID) AND revoked_at IS NULL")
+        try await unit.execute(
+            "UPDATE operators SET status = 'disabled', disabled_at = \(unit.now) WHERE id = \(before.operatorID)")
+        return Audited(
+            after,
+            event: AuditRecord(
+                action: Self.action, tenantID: before.tenantID, targetType: "oauth_client", targetID: clientID.text,
+                reason: nil, before: try before.snapshot, after: try after.snapshot))
+    }
+}

@@ -1,0 +1,35 @@
+import BackofficePlatform
+import Foundation
+import Hummingbird
+
+/// The OAuth documents anyone may read: the signing keys (`/.well-known/jwks.json`, RFC 7517), by
+/// which another service checks an access token offline, and the server's metadata
+/// (`/.well-known/oauth-authorization-server`, RFC 8414).
+struct OAuthDocuments: Sendable {
+    let tokens: AccessTokens
+    let scopes: [String]
+
+    func register(on router: Router<AppRequestContext>) {
+        router.get("/.well-known/jwks.json") { [tokens] _, _ in
+            try Self.json(["keys": tokens.jwks])
+        }
+        router.get("/.well-known/oauth-authorization-server") { [tokens, scopes] _, _ in
+            try Self.json(
+                [
+                    "issuer": tokens.issuer, "token_endpoint": tokens.issuer + "/oauth/token",
+                    "jwks_uri": tokens.issuer + "/.well-known/jwks.json",
+                    "grant_types_supported": ["client_credentials"],
+                    "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
+                    "response_types_supported": [String](), "scopes_supported": scopes,
+                ] as [String: any Sendable])
+        }
+    }
+
+    private static func json(_ document: [String: any Sendable]) throws -> Response {
+        let data = try JSONSerialization.data(
+            withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
+        return Response(
+            status: .ok, headers: [.contentType: "application/json", .cacheControl: "public, max-age=300"],
+            body: .init(byteBuffer: ByteBuffer(data: data)))
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+@testable import Backoffice
+@testable import BackofficeConsole
+@testable import BackofficePlatform
+
+/// OAuth 2.0 client credentials: a partner's machine client gets 15-minute signed access tokens
+/// narrowed to its scopes; a forged, expired, misdirected or revoked token is refused.
+@Suite("OAuth clients: client credentials, signed access tokens")
+struct OAuthClientTests {
+    /// The signer of the test servers (`withApp`): keys derived from the test's server key.
+    static let signer = AccessTokens(
+        issuer: "http://127.0.0.1:0", key: TestEnvironment.secondFactorKey.derived(for: "oauth-access-tokens"))
+
+    @Test(
+        """
+        a partner admin registers a client (secret once, audited); Basic and form credentials get a JWT that \
+        reads orders and is refused the goods; a wrong secret, an unknown client, another grant, a foreign scope \
+        are refused as RFC 6749 says; revoking the client refuses its live token
+        """
+    )
+    func clientCredentials() async throws {
+        try await TestEnvironment.with { env in
+            let admin = env.fixture.partners[0].adminToken
+            try await env.withApp { client in
+                let made = try await client.call(
+                    .post, "/v1/oauth-clients", token: admin,
+                    json: #"{"name":"stock sync","role":"partner_staff","scopes":["orders:read","goods:read"]}"#,
+                    headers: .newIdempotencyKey)
+                #expect(made.status == 201, "\(made.text)")
+                let id = try #require((made.json["client"] as? [String: Any])?["id"] as? String)
+                let secret = try #require(made["client_secret"])
+                #expect(secret.hasPrefix("oc_"))
+                let stored = try await env.ownerScalar(
+                    "SELECT count(*) FROM audit_events WHERE after::text LIKE '%\(secret)%'", as: Int.self)
+                #expect(stored == 0, "the secret is in no audit event")
+
+                let basic = "Basic " + Data("\(id):\(secret)".utf8).base64EncodedString()
+                let granted = try await Self.token(client, form: "grant_type=client_credentials", basic: basic)
+                #expect(granted.status == 200, "\(granted.text) \(basic)")
+                #expect(granted["token_type"] == "Bearer" && granted["scope"] == "goods:read orders:read")
+                let jwt = try #require(granted["access_token"])
+                #expect(Self.signer.verify(jwt, at: env.clock.now())?.client_id == id, "signed by the service")
+                #expect(try await client.call(.get, "/v1/orders", token: jwt).status == 200)
+                let narrowed = try await Self.token(
+                    client,
+                    form: "grant_type=client_credentials&scope=orders%3Aread&client_id=\(id)&client_secret=\(secret)")
+                let orders = try #require(narrowed["access_token"])
+                let goods = try await client.call(.get, "/v1/goods", token: orders)
+                #expect(goods.status == 403 && goods["code"] == "insufficient_scope", "\(goods.text)")
+
+                let refusals: [(String, String?, Int, String)] = [
+                    (
+                        "grant_type=client_credentials", "Basic " + Data("\(id):oc_wrong".utf8).base64EncodedString(),
+                        401,
+                        "invalid_client"
+                    ),
+                    (
+                        "grant_type=client_credentials&client_id=\(UUID().uuidString)&client_secret=\(secret)", nil,
+                        401,
+                        "invalid_client"
+                    ),
+                    ("grant_type=client_credentials", nil, 400, "invalid_request"),
+                    ("grant_type=password&username=a&password=b", basic, 400, "unsupported_grant_type"),
+                    ("grant_type=client_credentials&scope=tenants%3Awrite", basic, 400, "invalid_scope"),
+                ]
+                for (form, header, status, error) in refusals {
+                    let reply = try await Self.token(client, form: form, basic: header)
+                    #expect(reply.status == status && reply["error"] == error, "\(form): \(reply.text)")
+                }
+                let revoked = try await client.call(
+                    .delete, "/v1/oauth-clients/\(id)", token: admin, headers: .newIdempotencyKey)
+                #expect(revoked.status == 200, "\(revoked.text)")
+                #expect(try await client.call(.get, "/v1/orders", token: jwt).status == 401, "its live token")
+                let again = try await Self.token(client, form: "grant_type=client_credentials", basic: basic)
+                #expect(again.status == 401 && again["error"] == "invalid_client")
+            }
+            let events = try await env.ownerScalar(
+                "SELECT count(*) FROM audit_events WHERE action IN ('oauth_clients.create', 'oauth.token', 'oauth_clients.revoke')",
+                as: Int.self)
+            #expect(events == 4, "registered, two tokens issued, revoked: \(events ?? -1)")
+        }
+    }
+
+    @Test(
+        """
+        a JWT is taken only as the service signed it: a good one authenticates; a wrong signature, alg none, an \
+        expired exp, another audience or issuer, a revoked jti are refused 401, though the database holds each \
+        one's row
+        """
+    )
+    func forgedTokensAreRefused() async throws {
+        try await TestEnvironment.with { env in
+            let manager = try #require(env.fixture.principals[.backendManager]?.operatorID)
+            let now = env.clock.now()
+            let signer = Self.signer
+            func claims(issuer: String? = nil, audience: String? = nil, issued: Date? = nil) -> AccessTokens.Claims {
+                AccessTokens.Claims(
+                    issuer: issuer ?? signer.issuer, audience: audience ?? signer.audience, operatorID: manager,
+                    clientID: UUID(), scopes: ["customers:read"], tokenID: UUID(), issuedAt: issued ?? now)
+            }
+            let good = try signer.sign(claims())
+            let parts = good.split(separator: ".").map(String.init)
+            let flipped = parts[2].first == "A" ? "B" + parts[2].dropFirst() : "A" + parts[2].dropFirst()
+            let none = Base64URL.encode(Data(#"{"alg":"none","kid":"g1","typ":"at+jwt"}"#.utf8)) + "." + parts[1] + "."
+            let other = AccessTokens(issuer: signer.issuer, key: .init(size: .bits256))
+            let cases: [(String, String)] = [
+                ("wrong signature", parts[0] + "." + parts[1] + "." + flipped),
+                ("alg none", none),
+                ("another key", try other.sign(claims())),
+                ("expired", try signer.sign(claims(issued: now.addingTimeInterval(-16 * 60)))),
+                ("another audience", try signer.sign(claims(audience: "https://elsewhere.example/v1"))),
+                ("another issuer", try signer.sign(claims(issuer: "https://elsewhere.example"))),
+            ]
+            for token in [good] + cases.map(\.1) {  // every one a live row: only the JWT's checks refuse it
+                try await env.asOwner(
+                    """
+                    INSERT INTO tokens (tenant_id, id, operator_id, name, secret_hash, role, expires_at, created_at)
+                    VALUES ('\(platformTenantID.text)', '\(UUID().text)', '\(manager.text)', 'forged',
+                        decode('\(hex(TokenSecret(value: token).hash))', 'hex'), 'backend_manager',
+                        now() + interval '1 hour', now())
+                    """)
+            }
+            try await env.withApp { client in
+                #expect(try await client.call(.get, "/v1/customers", token: good).status == 200, "the good one")
+                for (what, token) in cases {
+                    let reply = try await client.call(.get, "/v1/customers", token: token)
+                    #expect(reply.status == 401, "\(what): \(reply.status) \(reply.text.prefix(200))")
+                }
+                try await env.asOwner(
+                    "UPDATE tokens SET revoked_at = now() WHERE secret_hash = decode('\(hex(TokenSecret(value: good).hash))', 'hex')"
+                )
+                #expect(try await client.call(.get, "/v1/customers", token: good).status == 401, "revoked")
+            }
+        }
+    }
+
+    /// A token request: the form, and an `Authorization: Basic` header if given.
+    static func token(_ client: any TestClientProtocol, form: String, basic: String? = nil) async throws -> Reply {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/x-www-form-urlencoded"
+        if let basic { headers[.authorization] = basic }
+        return try await client.execute(
+            uri: "/oauth/token", method: .post, headers: headers, body: ByteBuffer(string: form)
+        ) { response in
+            Reply(status: Int(response.status.code), headers: response.headers, text: String(buffer: response.body))
+        }
+    }
+}
