@@ -178,6 +178,8 @@ struct DatabaseSecurityTests {
             "staged_goods_imports_pkey": "a staged file is found by the random id its page links to",
             "audit_daily_actions_pkey": "a chain belongs to one tenant: (chain, day, family) is the tenant's key",
             "audit_verifications_pkey": "the platform's record of verification runs, by identity",
+            "oauth_clients_id": "the token endpoint finds a client by its client_id, before any tenant is known",
+            "oauth_clients_secret_hash_key": "a client's secret is checked by its hash, before any tenant is known",
         ]
         try await TestEnvironment.with { env in
             let keys = try await env.ownerScalar(

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
@@ -80,7 +81,10 @@ struct OAuthClientTests {
                 #expect(again.status == 401 && again["error"] == "invalid_client")
             }
             let events = try await env.ownerScalar(
-                "SELECT count(*) FROM audit_events WHERE action IN ('oauth_clients.create', 'oauth.token', 'oauth_clients.revoke')",
+                """
+                SELECT count(*) FROM audit_events
+                WHERE action IN ('oauth_clients.create', 'oauth.token', 'oauth_clients.revoke')
+                """,
                 as: Int.self)
             #expect(events == 4, "registered, two tokens issued, revoked: \(events ?? -1)")
         }
@@ -131,11 +135,50 @@ struct OAuthClientTests {
                     let reply = try await client.call(.get, "/v1/customers", token: token)
                     #expect(reply.status == 401, "\(what): \(reply.status) \(reply.text.prefix(200))")
                 }
+                let hash = hex(TokenSecret(value: good).hash)
                 try await env.asOwner(
-                    "UPDATE tokens SET revoked_at = now() WHERE secret_hash = decode('\(hex(TokenSecret(value: good).hash))', 'hex')"
-                )
+                    "UPDATE tokens SET revoked_at = now() WHERE secret_hash = decode('\(hash)', 'hex')")
                 #expect(try await client.call(.get, "/v1/customers", token: good).status == 401, "revoked")
             }
+        }
+    }
+
+    @Test(
+        """
+        an independent client (Authlib) reads the server's metadata, gets a token with client_secret_basic, reads \
+        the orders with it, and verifies it offline against the published keys; a wrong secret is its \
+        invalid_client
+        """
+    )
+    func independentClient() async throws {
+        try await TestEnvironment.with { env in
+            try await env.withApp(trustedProxies: []) { client in
+                let base = "http://127.0.0.1:\(try #require(client.port))"
+                let made = try await client.call(
+                    .post, "/v1/oauth-clients", token: env.fixture.partners[0].adminToken,
+                    json: #"{"name":"authlib","role":"partner_staff","scopes":["orders:read","goods:read"]}"#,
+                    headers: .newIdempotencyKey)
+                let id = try #require((made.json["client"] as? [String: Any])?["id"] as? String)
+                let secret = try #require(made["client_secret"])
+                let got = try await Self.python(["ops/lib/oauth-client.py", base, id, secret, "orders:read"])
+                let answer = try JSONSerialization.jsonObject(with: Data(got.utf8)) as? [String: Any]
+                #expect(answer?["token_type"] as? String == "Bearer", "\(got)")
+                #expect(answer?["orders_status"] as? Int == 200, "\(got)")
+                let claims = answer?["claims"] as? [String: Any]
+                #expect(claims?["scope"] as? String == "orders:read" && claims?["client_id"] as? String == id, "\(got)")
+                let refused = try await Self.python(["ops/lib/oauth-client.py", base, id, "oc_wrong"])
+                #expect(refused.contains(#""error": "invalid_client""#), "\(refused)")
+            }
+        }
+    }
+
+    /// The test environment's Python running `arguments` (a script of the project's and its
+    /// arguments), off the cooperative pool so that the server answers meanwhile; its output.
+    static func python(_ arguments: [String]) async throws -> String {
+        let argv =
+            [try TestPython.path.get(), projectRoot.appendingPathComponent(arguments[0]).path] + arguments.dropFirst()
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try ChildProcess.run(argv).output }) }
         }
     }
 
