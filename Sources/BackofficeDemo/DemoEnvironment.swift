@@ -47,10 +47,22 @@ package struct DemoCredentials: Codable, Sendable {
     /// The TOTP secret (base32, as authenticator apps take it) of each demo operator whose role
     /// signs in with a second factor, by email: `backoffice totp SECRET` prints its current code.
     package var secondFactors: [String: String]?
+    /// The app's backend as an OAuth client (client credentials): it asks `/oauth/token` for its
+    /// 15-minute access tokens.
+    package var appClient: Client?
+
+    /// An OAuth client's credentials.
+    package struct Client: Codable, Sendable {
+        package var clientID: String
+        package var clientSecret: String
+
+        enum CodingKeys: String, CodingKey { case clientID = "client_id", clientSecret = "client_secret" }
+    }
 
     enum CodingKeys: String, CodingKey {
         case url, databaseURL = "database_url", superuserDatabaseURL = "superuser_database_url", tokens, partners
         case webhookSecrets = "webhook_secrets", signIns = "console_sign_ins", secondFactors = "console_second_factors"
+        case appClient = "app_client"
     }
 }
 
@@ -216,8 +228,32 @@ package enum DemoEnvironment {
         let credentials = DemoCredentials(
             url: serviceURL, databaseURL: appURL, superuserDatabaseURL: ownerURL, tokens: tokens,
             partners: partnerCredentials,
-            webhookSecrets: kept?.webhookSecrets, signIns: signIns, secondFactors: secondFactors)
+            webhookSecrets: kept?.webhookSecrets, signIns: signIns, secondFactors: secondFactors,
+            appClient: try await appClient(kept?.appClient, database: database, policies: policies, context: context))
         return (credentials, skipped)
+    }
+
+    /// The app's backend's OAuth client: the kept one while it is registered and unrevoked, else a
+    /// new one with every scope of `app_service`, through the real operation.
+    private static func appClient(
+        _ kept: DemoCredentials.Client?, database: Database, policies: PolicySet, context: OperationContext
+    ) async throws -> DemoCredentials.Client {
+        if let kept, let id = UUID(uuidString: kept.clientID),
+            try await stored(
+                """
+                SELECT 1 FROM oauth_clients
+                WHERE id = \(id) AND revoked_at IS NULL
+                    AND secret_hash = \(ByteBuffer(bytes: TokenSecret(value: kept.clientSecret).hash))
+                """, database: database, { _ in true }) == true
+        {
+            return kept
+        }
+        let (client, secret) = try await database.runAsSystem(
+            RegisterOAuthClient(
+                name: "the app's backend", role: .appService, tenantID: nil,
+                scopes: policies.access.scopes(of: .appService), allowedAddresses: nil),
+            context: context)
+        return DemoCredentials.Client(clientID: client.id.text, clientSecret: secret.value)
     }
 
     /// The first row's value of `query`, read as the system (nil without a row).

@@ -149,6 +149,13 @@ struct Banner: Sendable {
             lines.append("  \(partner.slug) partner_admin  \(shown(partner.partnerAdmin))")
             lines.append("  \(partner.slug) partner_staff  \(shown(partner.partnerStaff))")
         }
+        if let app = c.appClient {
+            lines += [
+                "", "The app's backend, an OAuth client (client credentials; its tokens last 15 minutes):",
+                "  client_id      \(app.clientID)", "  client_secret  \(app.clientSecret)",
+                "  curl -s -u \(app.clientID):\(app.clientSecret) -d grant_type=client_credentials \(c.url)/oauth/token",
+            ]
+        }
         lines += ["", "Console: \(c.url)/console/  sign in as (passwords also in \(credentialsFile)):"]
         for (email, password) in (c.signIns ?? [:]).sorted(by: { $0.key < $1.key }) {
             let code = c.secondFactors?[email].map { "  code: \(me) totp \($0)" } ?? ""
