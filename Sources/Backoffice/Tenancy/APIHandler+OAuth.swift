@@ -72,4 +72,40 @@ extension APIHandler {
                         accessToken: token, tokenType: .bearer, expiresIn: Int(AccessTokens.lifetime),
                         scope: scopes.joined(separator: " ")))))
     }
+
+    func revokeAccessToken(_ input: Operations.RevokeAccessToken.Input) async throws
+        -> Operations.RevokeAccessToken.Output
+    {
+        guard case .urlEncodedForm(let form) = input.body else {
+            throw OAuthRefusal.invalidRequest("Send the request as application/x-www-form-urlencoded.")
+        }
+        _ = try await publicChange(RevokeAccessToken(token: form.token, credentials: try credentials(form)))
+        return .ok(.init())
+    }
+
+    func introspectToken(_ input: Operations.IntrospectToken.Input) async throws -> Operations.IntrospectToken.Output {
+        guard case .urlEncodedForm(let form) = input.body else {
+            throw OAuthRefusal.invalidRequest("Send the request as application/x-www-form-urlencoded.")
+        }
+        let facts = try await publicChange(IntrospectToken(token: form.token, credentials: try credentials(form)))
+        var answer = Components.Schemas.TokenIntrospection(active: facts != nil)
+        if let facts {
+            answer.scope = facts.scopes.joined(separator: " ")
+            answer.clientId = facts.clientID?.text
+            answer.sub = facts.operatorID.text
+            answer.role = try .init(known: facts.role.rawValue)
+            answer.jti = facts.tokenID.text
+            answer.tokenType = .bearer
+            answer.iat = Int(facts.issuedAt.timeIntervalSince1970)
+            answer.exp = Int(facts.expiresAt.timeIntervalSince1970)
+            answer.iss = accessTokens.issuer
+        }
+        return .ok(.init(headers: .init(cacheControl: "no-store"), body: .json(answer)))
+    }
+
+    /// A revocation's or introspection's client credentials: Basic, else the form's.
+    private func credentials(_ form: Components.Schemas.TokenHandle) throws -> ClientCredentials? {
+        ClientCredentials(
+            authorization: try scope().clientAuthorization, formID: form.clientId, formSecret: form.clientSecret)
+    }
 }

@@ -39,6 +39,28 @@ package struct ClientCredentials: Sendable {
 
     /// The credentials of an `Authorization: Basic` header, else of the form; nil when neither
     /// or both carry them (RFC 6749: one method per request).
+    /// The registered, unrevoked client these credentials name, called from one of its networks.
+    /// - Throws: `invalid_request` without credentials, `invalid_client` for anything else.
+    static func authenticate(_ credentials: ClientCredentials?, in unit: UnitOfWork) async throws -> OAuthClient {
+        guard let credentials else {
+            throw OAuthRefusal.invalidRequest("Authenticate the client: HTTP Basic, or client_id and client_secret.")
+        }
+        guard let id = UUID(uuidString: credentials.clientID),
+            let client = try await unit.first(
+                """
+                SELECT \(unescaped: OAuthClient.columns) FROM oauth_clients c
+                WHERE id = \(id) AND secret_hash = \(ByteBuffer(bytes: TokenSecret(value: credentials.secret).hash))
+                    AND revoked_at IS NULL
+                    AND EXISTS (SELECT 1 FROM operators o WHERE o.id = c.operator_id AND o.status = 'active')
+                """, OAuthClient.init(row:)),
+            Principal(
+                operatorID: client.operatorID, role: client.role, tenantID: client.tenantID, tokenID: nil,
+                allowedAddresses: client.allowedAddresses?.compactMap { try? CIDR($0) }
+            ).accepts(from: unit.context.sourceIP ?? "")
+        else { throw OAuthRefusal.invalidClient }
+        return client
+    }
+
     package init?(authorization: String?, formID: String?, formSecret: String?) {
         if let header = authorization, header.count > 6, header.prefix(6).lowercased() == "basic " {
             guard formSecret == nil, let data = Data(base64Encoded: String(header.dropFirst(6))),
@@ -72,22 +94,8 @@ package struct IssueAccessToken: AuditedOperation {
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<(token: String, scopes: [String])> {
         guard grantType == "client_credentials" else { throw OAuthRefusal.unsupportedGrantType }
-        guard let credentials else {
-            throw OAuthRefusal.invalidRequest("Authenticate the client: HTTP Basic, or client_id and client_secret.")
-        }
-        guard let id = UUID(uuidString: credentials.clientID),
-            let client = try await unit.first(
-                """
-                SELECT \(unescaped: OAuthClient.columns) FROM oauth_clients c
-                WHERE id = \(id) AND secret_hash = \(ByteBuffer(bytes: TokenSecret(value: credentials.secret).hash))
-                    AND revoked_at IS NULL
-                    AND EXISTS (SELECT 1 FROM operators o WHERE o.id = c.operator_id AND o.status = 'active')
-                """, OAuthClient.init(row:)),
-            Principal(
-                operatorID: client.operatorID, role: client.role, tenantID: client.tenantID, tokenID: nil,
-                allowedAddresses: client.allowedAddresses?.compactMap { try? CIDR($0) }
-            ).accepts(from: unit.context.sourceIP ?? "")
-        else { throw OAuthRefusal.invalidClient }
+        let client = try await ClientCredentials.authenticate(credentials, in: unit)
+        let id = client.id
         let granted = try Self.scopes(asked: scope, of: client)
         let tokenID = unit.newID()
         let claims = AccessTokens.Claims(

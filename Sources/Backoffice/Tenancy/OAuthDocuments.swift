@@ -19,6 +19,8 @@ struct OAuthDocuments: Sendable {
                     "issuer": tokens.issuer, "token_endpoint": tokens.issuer + "/oauth/token",
                     "jwks_uri": tokens.issuer + "/.well-known/jwks.json",
                     "grant_types_supported": ["client_credentials"],
+                    "revocation_endpoint": tokens.issuer + "/oauth/revoke",
+                    "introspection_endpoint": tokens.issuer + "/oauth/introspect",
                     "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
                     "response_types_supported": [String](), "scopes_supported": scopes,
                 ] as [String: any Sendable])

@@ -145,6 +145,70 @@ struct OAuthClientTests {
 
     @Test(
         """
+        introspection (RFC 7662): a client learns a live token of its shop is active with its scopes, an API token \
+        too; another shop's, a revoked or a made-up one is only inactive; revocation (RFC 7009): a client revokes \
+        its own token (audited), not another client's, and an unknown token is answered alike
+        """
+    )
+    func introspectionAndRevocation() async throws {
+        try await TestEnvironment.with { env in
+            try await env.withApp { client in
+                func register(_ admin: String) async throws -> (id: String, basic: String) {
+                    let made = try await client.call(
+                        .post, "/v1/oauth-clients", token: admin,
+                        json: #"{"name":"gateway","role":"partner_staff","scopes":["orders:read"]}"#,
+                        headers: .newIdempotencyKey)
+                    let id = try #require((made.json["client"] as? [String: Any])?["id"] as? String)
+                    let secret = try #require(made["client_secret"])
+                    return (id, "Basic " + Data("\(id):\(secret)".utf8).base64EncodedString())
+                }
+                let alpha = try await register(env.fixture.partners[0].adminToken)
+                let beta = try await register(env.fixture.partners[1].adminToken)
+                let jwt = try #require(
+                    try await Self.token(client, form: "grant_type=client_credentials", basic: alpha.basic)[
+                        "access_token"])
+                let encoded = jwt.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? jwt
+                let live = try await Self.token(
+                    client, form: "token=\(encoded)", basic: alpha.basic, path: "/oauth/introspect")
+                #expect(live.status == 200 && live.json["active"] as? Bool == true, "\(live.text)")
+                #expect(live["scope"] == "orders:read" && live["client_id"] == alpha.id, "\(live.text)")
+                let apiToken = try await Self.token(
+                    client, form: "token=\(env.fixture.partners[0].staffToken)", basic: alpha.basic,
+                    path: "/oauth/introspect")
+                #expect(apiToken.json["active"] as? Bool == true && apiToken["role"] == "partner_staff")
+                for (what, form, basic) in [
+                    ("another shop's client", "token=\(encoded)", beta.basic),
+                    ("a made-up token", "token=bo_nothing", alpha.basic),
+                ] {
+                    let reply = try await Self.token(client, form: form, basic: basic, path: "/oauth/introspect")
+                    #expect(reply.status == 200 && reply.text.contains(#""active":false"#), "\(what): \(reply.text)")
+                    #expect(reply.json["scope"] == nil, "\(what): nothing more")
+                }
+                let notTheirs = try await Self.token(
+                    client, form: "token=\(encoded)", basic: beta.basic, path: "/oauth/revoke")
+                #expect(notTheirs.status == 200)
+                #expect(try await client.call(.get, "/v1/orders", token: jwt).status == 200, "another client's: kept")
+                let revoked = try await Self.token(
+                    client, form: "token=\(encoded)", basic: alpha.basic, path: "/oauth/revoke")
+                #expect(revoked.status == 200)
+                #expect(try await client.call(.get, "/v1/orders", token: jwt).status == 401, "revoked")
+                let after = try await Self.token(
+                    client, form: "token=\(encoded)", basic: alpha.basic, path: "/oauth/introspect")
+                #expect(after.text.contains(#""active":false"#), "\(after.text)")
+                let wrong = try await Self.token(
+                    client, form: "token=\(encoded)",
+                    basic: "Basic " + Data("\(alpha.id):no".utf8).base64EncodedString(),
+                    path: "/oauth/revoke")
+                #expect(wrong.status == 401 && wrong["error"] == "invalid_client")
+            }
+            let revocations = try await env.ownerScalar(
+                "SELECT count(*) FROM audit_events WHERE action = 'oauth.revoke'", as: Int.self)
+            #expect(revocations == 1, "one revocation, audited once")
+        }
+    }
+
+    @Test(
+        """
         an independent client (Authlib) reads the server's metadata, gets a token with client_secret_basic, reads \
         the orders with it, and verifies it offline against the published keys; a wrong secret is its \
         invalid_client
@@ -183,12 +247,14 @@ struct OAuthClientTests {
     }
 
     /// A token request: the form, and an `Authorization: Basic` header if given.
-    static func token(_ client: any TestClientProtocol, form: String, basic: String? = nil) async throws -> Reply {
+    static func token(
+        _ client: any TestClientProtocol, form: String, basic: String? = nil, path: String = "/oauth/token"
+    ) async throws -> Reply {
         var headers = HTTPFields()
         headers[.contentType] = "application/x-www-form-urlencoded"
         if let basic { headers[.authorization] = basic }
         return try await client.execute(
-            uri: "/oauth/token", method: .post, headers: headers, body: ByteBuffer(string: form)
+            uri: path, method: .post, headers: headers, body: ByteBuffer(string: form)
         ) { response in
             Reply(status: Int(response.status.code), headers: response.headers, text: String(buffer: response.body))
         }

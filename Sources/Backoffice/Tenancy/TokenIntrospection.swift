@@ -1,0 +1,80 @@
+import BackofficePlatform
+import Foundation
+import NIOCore
+import PostgresNIO
+
+/// Revokes one of the authenticated client's own access tokens (`oauth.revoke`, RFC 7009): any
+/// other text, or a token already gone, changes nothing and is answered alike (200), so the
+/// endpoint tells nobody which tokens exist. A revocation is audited.
+package struct RevokeAccessToken: AuditedOperation {
+    package static let action: Action = "oauth.revoke"
+    let token: String
+    let credentials: ClientCredentials?
+
+    package init(token: String, credentials: ClientCredentials?) {
+        (self.token, self.credentials) = (token, credentials)
+    }
+
+    package func perform(in unit: UnitOfWork) async throws -> Audited<Bool> {
+        let client = try await ClientCredentials.authenticate(credentials, in: unit)
+        guard
+            let revoked = try await unit.first(
+                """
+                UPDATE tokens SET revoked_at = \(unit.now)
+                WHERE secret_hash = \(ByteBuffer(bytes: TokenSecret(value: token).hash)) AND client_id = \(client.id)
+                    AND revoked_at IS NULL
+                RETURNING id
+                """, { try $0.decode(UUID.self) })
+        else { return .unchanged(false) }
+        return Audited(
+            true,
+            event: AuditRecord(
+                action: Self.action, tenantID: client.tenantID, targetType: "token", targetID: revoked.text,
+                reason: nil, before: nil, after: try AuditRecord.json(["client_id": client.id.text])))
+    }
+}
+
+/// What a token is, for a client that holds it in hand (`oauth.introspect`, RFC 7662): an access
+/// token or an API token of the client's tenant (any tenant's for a platform client) that is
+/// live is `active` with its scopes, owner and times; anything else is only `active: false`.
+package struct IntrospectToken: AuditedOperation {
+    package static let action: Action = "oauth.introspect"
+    let token: String
+    let credentials: ClientCredentials?
+
+    package init(token: String, credentials: ClientCredentials?) {
+        (self.token, self.credentials) = (token, credentials)
+    }
+
+    /// A live token's facts.
+    package struct Facts: Sendable {
+        package let tokenID: UUID
+        package let operatorID: UUID
+        package let clientID: UUID?
+        package let role: Role
+        package let scopes: [String]
+        package let issuedAt: Date
+        package let expiresAt: Date
+    }
+
+    package func perform(in unit: UnitOfWork) async throws -> Audited<Facts?> {
+        let client = try await ClientCredentials.authenticate(credentials, in: unit)
+        let tenant: UUID? = client.tenantID == platformTenantID ? nil : client.tenantID
+        let facts = try await unit.first(
+            """
+            SELECT t.id, t.operator_id, t.client_id, t.role, coalesce(t.scopes, '{}'), t.created_at, t.expires_at
+            FROM tokens t JOIN operators o ON o.tenant_id = t.tenant_id AND o.id = t.operator_id
+            WHERE t.secret_hash = \(ByteBuffer(bytes: TokenSecret(value: token).hash)) AND t.revoked_at IS NULL
+                AND t.expires_at > \(unit.now) AND o.status = 'active'
+                AND (\(tenant)::uuid IS NULL OR t.tenant_id = \(tenant))
+            """,
+            { row -> Facts in
+                let c = try row.decode((UUID, UUID, UUID?, String, [String], Date, Date).self)
+                return Facts(
+                    tokenID: c.0, operatorID: c.1, clientID: c.2, role: try Role(known: c.3),
+                    scopes: c.4.isEmpty ? unit.policies.access.scopes(of: try Role(known: c.3)) : c.4,
+                    issuedAt: c.5, expiresAt: c.6)
+            })
+        return .unchanged(facts)
+    }
+}
