@@ -58,7 +58,8 @@ package enum BackofficeServer {
         }
         let invitationLinks = InvitationLinks(secondFactorKey: settings.secondFactorKey)
         let accessTokens = settings.accessTokens
-        OAuthDocuments(tokens: accessTokens, scopes: policies.access.scopes).register(on: router)
+        let generations = SigningKeyGenerations(database: database)
+        OAuthDocuments(tokens: accessTokens, database: database, scopes: policies.access.scopes).register(on: router)
         try APIHandler(
             database: database, policies: policies, payments: settings.payments,
             webhookSecrets: settings.webhookSecrets,
@@ -96,7 +97,7 @@ package enum BackofficeServer {
             sessionUploads: SessionUploads(paths: settings.sessionBulkPaths) {
                 try await console.sessionMayUpload($0, $1, action: ImportGoods.action)
             })
-        responder.accessTokens = accessTokens
+        responder.accessTokens = AccessTokenCheck(tokens: accessTokens, generations: generations)
         return Application(
             responder: responder,
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "backoffice"),

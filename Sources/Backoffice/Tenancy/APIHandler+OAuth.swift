@@ -103,6 +103,13 @@ extension APIHandler {
         return .ok(.init(headers: .init(cacheControl: "no-store"), body: .json(answer)))
     }
 
+    func rotateSigningKey(_ input: Operations.RotateSigningKey.Input) async throws -> Operations.RotateSigningKey.Output
+    {
+        let current = try await change(RotateSigningKey(), body: String?.none) { $0 }
+        let published = try await SigningKeyGenerations.read(database).map { "g\($0)" }
+        return .ok(.init(body: .json(.init(current: "g\(current)", published: published))))
+    }
+
     /// A revocation's or introspection's client credentials: Basic, else the form's.
     private func credentials(_ form: Components.Schemas.TokenHandle) throws -> ClientCredentials? {
         ClientCredentials(

@@ -101,7 +101,12 @@ package struct IssueAccessToken: AuditedOperation {
         let claims = AccessTokens.Claims(
             issuer: signer.issuer, audience: signer.audience, operatorID: client.operatorID, clientID: id,
             scopes: granted, tokenID: tokenID, issuedAt: unit.now)
-        let jwt = try signer.sign(claims)
+        guard
+            let generation = try await unit.first(
+                "SELECT generation FROM oauth_signing_keys WHERE retired_at IS NULL", { Int(try $0.decode(Int32.self)) }
+            )
+        else { throw DomainError.inconsistent("no current signing key generation") }
+        let jwt = try signer.sign(claims, generation: generation)
         try await unit.execute(
             """
             INSERT INTO tokens (tenant_id, id, operator_id, name, secret_hash, role, expires_at, created_at, scopes,

@@ -7,11 +7,13 @@ import Hummingbird
 /// (`/.well-known/oauth-authorization-server`, RFC 8414).
 struct OAuthDocuments: Sendable {
     let tokens: AccessTokens
+    let database: Database
     let scopes: [String]
 
     func register(on router: Router<AppRequestContext>) {
-        router.get("/.well-known/jwks.json") { [tokens] _, _ in
-            try Self.json(["keys": tokens.jwks])
+        router.get("/.well-known/jwks.json") { [tokens, database] _, _ in
+            // Read afresh: a key signs from the moment it is rotated in, so it is published from then.
+            try Self.json(["keys": tokens.jwks(try await SigningKeyGenerations.read(database))], maxAge: 60)
         }
         router.get("/.well-known/oauth-authorization-server") { [tokens, scopes] _, _ in
             try Self.json(
@@ -23,15 +25,15 @@ struct OAuthDocuments: Sendable {
                     "introspection_endpoint": tokens.issuer + "/oauth/introspect",
                     "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
                     "response_types_supported": [String](), "scopes_supported": scopes,
-                ] as [String: any Sendable])
+                ] as [String: any Sendable], maxAge: 300)
         }
     }
 
-    private static func json(_ document: [String: any Sendable]) throws -> Response {
+    private static func json(_ document: [String: any Sendable], maxAge: Int) throws -> Response {
         let data = try JSONSerialization.data(
             withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
         return Response(
-            status: .ok, headers: [.contentType: "application/json", .cacheControl: "public, max-age=300"],
+            status: .ok, headers: [.contentType: "application/json", .cacheControl: "public, max-age=\(maxAge)"],
             body: .init(byteBuffer: ByteBuffer(data: data)))
     }
 }

@@ -78,3 +78,30 @@ package struct IntrospectToken: AuditedOperation {
         return .unchanged(facts)
     }
 }
+
+/// Rotates the access tokens' signing key (`oauth_keys.rotate`): the current generation is
+/// retired and the next made current, under the table's lock (two rotations at once make two
+/// generations, one after the other). Audited with both generations.
+package struct RotateSigningKey: AuditedOperation {
+    package static let action: Action = "oauth_keys.rotate"
+
+    package init() {}
+
+    package func perform(in unit: UnitOfWork) async throws -> Audited<Int> {
+        try await unit.execute("LOCK TABLE oauth_signing_keys IN SHARE ROW EXCLUSIVE MODE")
+        guard
+            let retired = try await unit.first(
+                """
+                UPDATE oauth_signing_keys SET retired_at = \(unit.now) WHERE retired_at IS NULL RETURNING generation
+                """, { Int(try $0.decode(Int32.self)) })
+        else { throw DomainError.inconsistent("no current signing key generation") }
+        try await unit.execute(
+            "INSERT INTO oauth_signing_keys (generation, created_at) VALUES (\(Int32(retired + 1)), \(unit.now))")
+        return Audited(
+            retired + 1,
+            event: AuditRecord(
+                action: Self.action, tenantID: platformTenantID, targetType: "oauth_signing_key",
+                targetID: "g\(retired + 1)", reason: nil, before: try AuditRecord.json(["current": "g\(retired)"]),
+                after: try AuditRecord.json(["current": "g\(retired + 1)"])))
+    }
+}

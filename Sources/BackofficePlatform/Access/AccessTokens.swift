@@ -14,24 +14,21 @@ import Foundation
 ///
 /// The signing keys are derived from the server's key (`BACKOFFICE_SECOND_FACTOR_KEY`), one per
 /// generation (`kid` `g<n>`), so every server of a cluster signs and verifies alike and no private
-/// key is stored anywhere.
+/// key is stored anywhere. Which generations are live is the database's (`SigningKeyGenerations`).
 package struct AccessTokens: Sendable {
     /// How long an access token lives.
     package static let lifetime: TimeInterval = 15 * 60
     package let issuer: String
     package let audience: String
     private let key: SymmetricKey
-    /// The generations whose tokens are accepted and published, newest first; the first signs.
-    package let generations: [Int]
 
     /// - Parameters:
     ///   - issuer: the service's public URL (`iss`); the audience is its API (`<issuer>/v1`).
     ///   - key: the server's key the signing keys are derived from.
-    package init(issuer: String, key: SymmetricKey, generations: [Int] = [1]) {
+    package init(issuer: String, key: SymmetricKey) {
         self.issuer = issuer
         self.audience = issuer + "/v1"
         self.key = key
-        self.generations = generations.isEmpty ? [1] : generations
     }
 
     /// The private key of `generation`.
@@ -41,8 +38,8 @@ package struct AccessTokens: Sendable {
         return try! Curve25519.Signing.PrivateKey(rawRepresentation: Data(seed))
     }
 
-    /// The public keys as a JWK Set (RFC 7517), newest first.
-    package var jwks: [[String: String]] {
+    /// The public keys of `generations` as a JWK Set's keys (RFC 7517).
+    package func jwks(_ generations: [Int]) -> [[String: String]] {
         generations.map { generation in
             [
                 "kty": "OKP", "crv": "Ed25519", "alg": "EdDSA", "use": "sig", "kid": "g\(generation)",
@@ -51,9 +48,8 @@ package struct AccessTokens: Sendable {
         }
     }
 
-    /// A signed access token for `claims`, with the current generation's key.
-    package func sign(_ claims: Claims) throws -> String {
-        let generation = generations[0]
+    /// A signed access token for `claims`, with `generation`'s key (the current one).
+    package func sign(_ claims: Claims, generation: Int) throws -> String {
         let header = #"{"alg":"EdDSA","kid":"g\#(generation)","typ":"at+jwt"}"#
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -62,8 +58,17 @@ package struct AccessTokens: Sendable {
         return input + "." + Base64URL.encode(signature)
     }
 
-    /// The claims of a token this service signed that is valid at `now`; nil for anything else.
-    package func verify(_ token: String, at now: Date) -> Claims? {
+    /// The key generation a token names (its `kid`), before any check; nil when it names none.
+    package static func generation(of token: String) -> Int? {
+        guard let end = token.firstIndex(of: "."), let data = Base64URL.decode(String(token[..<end])),
+            let header = try? JSONDecoder().decode(Header.self, from: data), header.kid.hasPrefix("g")
+        else { return nil }
+        return Int(header.kid.dropFirst())
+    }
+
+    /// The claims of a token this service signed with one of the live `generations` that is valid
+    /// at `now`; nil for anything else.
+    package func verify(_ token: String, at now: Date, generations: [Int]) -> Claims? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard token.utf8.count <= 4096, parts.count == 3,
             let headerData = Base64URL.decode(String(parts[0])),

@@ -54,7 +54,7 @@ package struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Co
     /// ordinary limit.
     package var sessionUploads: SessionUploads? = nil
     /// Verifies OAuth access tokens (JWTs) before the database is asked; without it only `bo_` tokens are taken.
-    package var accessTokens: AccessTokens? = nil
+    package var accessTokens: AccessTokenCheck? = nil
 
     /// Who acted for the access log: set before the handler runs, so a request that throws still logs its actor.
     private final class Acting: Sendable {
@@ -316,7 +316,8 @@ package struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Co
                 address, wait: wait, "authentication rate-limited", .tooManyFailedAuthentications(retryAfter: wait),
                 logger: logger)
         }
-        guard let token, token.isWellFormed || accessTokens?.verify(token.value, at: database.clock.now()) != nil else {
+        guard let token else { throw refuse(request, address: address, logger: logger) }
+        if !token.isWellFormed, try await accessTokens?.accepts(token.value, at: database.clock.now()) != true {
             throw refuse(request, address: address, logger: logger)
         }
         return token

@@ -45,7 +45,9 @@ struct OAuthClientTests {
                 #expect(granted.status == 200, "\(granted.text) \(basic)")
                 #expect(granted["token_type"] == "Bearer" && granted["scope"] == "goods:read orders:read")
                 let jwt = try #require(granted["access_token"])
-                #expect(Self.signer.verify(jwt, at: env.clock.now())?.client_id == id, "signed by the service")
+                #expect(
+                    Self.signer.verify(jwt, at: env.clock.now(), generations: [1])?.client_id == id,
+                    "signed by the service")
                 #expect(try await client.call(.get, "/v1/orders", token: jwt).status == 200)
                 let narrowed = try await Self.token(
                     client,
@@ -107,7 +109,7 @@ struct OAuthClientTests {
                     issuer: issuer ?? signer.issuer, audience: audience ?? signer.audience, operatorID: manager,
                     clientID: UUID(), scopes: ["customers:read"], tokenID: UUID(), issuedAt: issued ?? now)
             }
-            let good = try signer.sign(claims())
+            let good = try signer.sign(claims(), generation: 1)
             let parts = good.split(separator: ".").map(String.init)
             let flipped = parts[2].first == "A" ? "B" + parts[2].dropFirst() : "A" + parts[2].dropFirst()
             let none = Base64URL.encode(Data(#"{"alg":"none","kid":"g1","typ":"at+jwt"}"#.utf8)) + "." + parts[1] + "."
@@ -115,10 +117,11 @@ struct OAuthClientTests {
             let cases: [(String, String)] = [
                 ("wrong signature", parts[0] + "." + parts[1] + "." + flipped),
                 ("alg none", none),
-                ("another key", try other.sign(claims())),
-                ("expired", try signer.sign(claims(issued: now.addingTimeInterval(-16 * 60)))),
-                ("another audience", try signer.sign(claims(audience: "https://elsewhere.example/v1"))),
-                ("another issuer", try signer.sign(claims(issuer: "https://elsewhere.example"))),
+                ("another key", try other.sign(claims(), generation: 1)),
+                ("a key generation never made", try signer.sign(claims(), generation: 7)),
+                ("expired", try signer.sign(claims(issued: now.addingTimeInterval(-16 * 60)), generation: 1)),
+                ("another audience", try signer.sign(claims(audience: "https://elsewhere.example/v1"), generation: 1)),
+                ("another issuer", try signer.sign(claims(issuer: "https://elsewhere.example"), generation: 1)),
             ]
             for token in [good] + cases.map(\.1) {  // every one a live row: only the JWT's checks refuse it
                 try await env.asOwner(
@@ -204,6 +207,50 @@ struct OAuthClientTests {
             let revocations = try await env.ownerScalar(
                 "SELECT count(*) FROM audit_events WHERE action = 'oauth.revoke'", as: Int.self)
             #expect(revocations == 1, "one revocation, audited once")
+        }
+    }
+
+    @Test(
+        """
+        key rotation: new tokens are signed with the next key at once and both keys are published; a token of the \
+        old key keeps working until it expires; once the old key is past its overlap it is refused and unpublished
+        """
+    )
+    func keyRotation() async throws {
+        try await TestEnvironment.with { env in
+            let made = try await env.database.run(
+                RegisterOAuthClient(
+                    name: "rotation", role: .appService, tenantID: nil, scopes: ["catalog:read"],
+                    allowedAddresses: nil), context: env.context(.platformAdmin))
+            let basic = "Basic " + Data("\(made.0.id.text):\(made.1.value)".utf8).base64EncodedString()
+            let old = try await env.withApp { client in
+                let old = try #require(
+                    try await Self.token(client, form: "grant_type=client_credentials", basic: basic)["access_token"])
+                #expect(AccessTokens.generation(of: old) == 1)
+                let rotated = try await client.call(
+                    .post, "/v1/oauth-keys/rotate", token: env.fixture.tokens[.platformAdmin],
+                    headers: .newIdempotencyKey)
+                #expect(rotated["current"] == "g2", "\(rotated.text)")
+                let new = try #require(
+                    try await Self.token(client, form: "grant_type=client_credentials", basic: basic)["access_token"])
+                #expect(AccessTokens.generation(of: new) == 2, "signed with the next key at once")
+                let jwks = try await client.call(.get, "/.well-known/jwks.json", token: nil)
+                let kids = (jwks.json["keys"] as? [[String: Any]] ?? []).compactMap { $0["kid"] as? String }
+                #expect(kids == ["g2", "g1"], "\(jwks.text)")
+                for token in [old, new] {
+                    #expect(try await client.call(.get, "/v1/catalog", token: token).status == 200)
+                }
+                return old
+            }
+            try await env.asOwner(
+                "UPDATE oauth_signing_keys SET retired_at = now() - interval '21 minutes' WHERE generation = 1")
+            try await env.withApp { client in
+                let reply = try await client.call(.get, "/v1/catalog", token: old)
+                #expect(reply.status == 401, "the old key past its overlap: \(reply.status)")
+                let jwks = try await client.call(.get, "/.well-known/jwks.json", token: nil)
+                let kids = (jwks.json["keys"] as? [[String: Any]] ?? []).compactMap { $0["kid"] as? String }
+                #expect(kids == ["g2"], "\(jwks.text)")
+            }
         }
     }
 
