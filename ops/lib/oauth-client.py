@@ -10,6 +10,10 @@ claims as verified against /.well-known/jwks.json; with a wrong secret, the OAut
 import json
 import sys
 
+if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] in ("--help", "-h"):
+    print(__doc__.strip())
+    sys.exit(0)
+
 from authlib.integrations.base_client.errors import OAuthError
 from authlib.integrations.requests_client import OAuth2Session
 from authlib.jose import JsonWebKey, JsonWebToken
@@ -17,6 +21,9 @@ import requests
 
 
 def main():
+    if len(sys.argv) < 4 or sys.argv[1] in ("--help", "-h"):
+        print(__doc__.strip())
+        sys.exit(0 if len(sys.argv) > 1 and sys.argv[1] in ("--help", "-h") else 2)
     base, client_id, secret = sys.argv[1:4]
     scope = sys.argv[4] if len(sys.argv) > 4 else None
     metadata = requests.get(base + "/.well-known/oauth-authorization-server", timeout=10).json()

@@ -149,13 +149,7 @@ struct Banner: Sendable {
             lines.append("  \(partner.slug) partner_admin  \(shown(partner.partnerAdmin))")
             lines.append("  \(partner.slug) partner_staff  \(shown(partner.partnerStaff))")
         }
-        if let app = c.appClient {
-            lines += [
-                "", "The app's backend, an OAuth client (client credentials; its tokens last 15 minutes):",
-                "  client_id      \(app.clientID)", "  client_secret  \(app.clientSecret)",
-                "  curl -s -u \(app.clientID):\(app.clientSecret) -d grant_type=client_credentials \(c.url)/oauth/token",
-            ]
-        }
+        lines += appClientLines(c.appClient)
         lines += ["", "Console: \(c.url)/console/  sign in as (passwords also in \(credentialsFile)):"]
         for (email, password) in (c.signIns ?? [:]).sorted(by: { $0.key < $1.key }) {
             let code = c.secondFactors?[email].map { "  code: \(me) totp \($0)" } ?? ""
@@ -184,6 +178,17 @@ struct Banner: Sendable {
             "",
         ]
         say(lines.joined(separator: "\n"))
+    }
+
+    /// The app's backend's OAuth client and how it gets a token (none without one).
+    private func appClientLines(_ app: DemoCredentials.Client?) -> [String] {
+        guard let app else { return [] }
+        return [
+            "", "The app's backend, an OAuth client (client credentials; its tokens last 15 minutes):",
+            "  client_id      \(app.clientID)", "  client_secret  \(app.clientSecret)",
+            "  curl -s -u \(app.clientID):\(app.clientSecret) -d grant_type=client_credentials "
+                + "\(setup.credentials.url)/oauth/token",
+        ]
     }
 
     /// How to call this executable from the working directory.

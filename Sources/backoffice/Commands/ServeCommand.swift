@@ -75,6 +75,14 @@ struct Serve: AsyncParsableCommand {
             """,
             valueName: "cidr"))
     var trustedProxy: [String] = []
+    @Option(
+        help: ArgumentHelp(
+            """
+            The service's public URL, the issuer of its OAuth access tokens (their audience is <url>/v1); \
+            also BACKOFFICE_PUBLIC_URL. Default http://HOST:PORT.
+            """,
+            valueName: "url"))
+    var publicURL: String?
     @Flag(
         help: """
             Accept loopback addresses and http for partners' webhook endpoints (a relay on this host, or tests); \
@@ -89,6 +97,22 @@ struct Serve: AsyncParsableCommand {
         guard allowLoopbackWebhooks else { return .serve }
         logger.warning("webhook endpoints may be loopback addresses and http (--allow-loopback-webhooks)")
         return .dev
+    }
+
+    /// The pool's limits, the trusted proxies and the public URL, checked.
+    private func applyNetwork(to settings: inout ServerSettings) throws {
+        guard maxConnections >= 1, leaseTimeout > 0, connectTimeout > 0, statementTimeout > 0 else {
+            throw CLIFailure.usage("--max-connections must be at least 1 and every timeout above 0 seconds")
+        }
+        settings.pool.maximumConnections = maxConnections
+        settings.pool.leaseTimeout = .milliseconds(Int64(leaseTimeout * 1000))
+        settings.pool.connectTimeout = .milliseconds(Int64(connectTimeout * 1000))
+        settings.pool.statementTimeout = .milliseconds(Int64(statementTimeout * 1000))
+        do { settings.trustedProxies = try trustedProxy.map(CIDR.init) } catch {
+            throw CLIFailure.usage("--trusted-proxy: \(error)")
+        }
+        settings.publicURL = try MailConfiguration.publicURL(
+            publicURL ?? ProcessInfo.processInfo.environment["BACKOFFICE_PUBLIC_URL"])
     }
 
     func run() async throws {
@@ -115,16 +139,7 @@ struct Serve: AsyncParsableCommand {
             settings.billingReconcileInterval =
                 billingReconcileIntervalSeconds == 0 ? nil : .seconds(billingReconcileIntervalSeconds)
             settings.metricsPort = metricsPort
-            guard maxConnections >= 1, leaseTimeout > 0, connectTimeout > 0, statementTimeout > 0 else {
-                throw CLIFailure.usage("--max-connections must be at least 1 and every timeout above 0 seconds")
-            }
-            settings.pool.maximumConnections = maxConnections
-            settings.pool.leaseTimeout = .milliseconds(Int64(leaseTimeout * 1000))
-            settings.pool.connectTimeout = .milliseconds(Int64(connectTimeout * 1000))
-            settings.pool.statementTimeout = .milliseconds(Int64(statementTimeout * 1000))
-            do { settings.trustedProxies = try trustedProxy.map(CIDR.init) } catch {
-                throw CLIFailure.usage("--trusted-proxy: \(error)")
-            }
+            try applyNetwork(to: &settings)
             if let replica = readDatabaseURL ?? ProcessInfo.processInfo.environment["BACKOFFICE_READ_DATABASE_URL"] {
                 guard replicaMaxLag > 0 else { throw CLIFailure.usage("--replica-max-lag must be above 0 seconds") }
                 settings.readDatabaseURL = try resolveDatabaseURL(replica, env: [])
@@ -235,5 +250,18 @@ enum MailConfiguration {
         mail.transport = LogMailTransport(logger: logger)
         if let publicURL = environment["BACKOFFICE_PUBLIC_URL"] { mail.publicURL = publicURL }
         return mail
+    }
+
+    /// The service's public URL (`--public-url` / `BACKOFFICE_PUBLIC_URL`: the OAuth issuer, as mail's links start
+    /// with it) checked: an http(s) URL without a query, its
+    /// trailing slash dropped (nil when neither is set).
+    static func publicURL(_ text: String?) throws -> String? {
+        guard let text else { return nil }
+        guard let url = URL(string: text), ["http", "https"].contains(url.scheme ?? ""), url.host != nil,
+            url.query == nil
+        else {
+            throw CLIFailure.usage("--public-url: an http(s) URL without a query, such as https://backoffice.example")
+        }
+        return text.hasSuffix("/") ? String(text.dropLast()) : text
     }
 }
