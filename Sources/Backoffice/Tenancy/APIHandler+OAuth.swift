@@ -79,7 +79,7 @@ extension APIHandler {
         guard case .urlEncodedForm(let form) = input.body else {
             throw OAuthRefusal.invalidRequest("Send the request as application/x-www-form-urlencoded.")
         }
-        _ = try await publicChange(RevokeAccessToken(token: form.token, credentials: try credentials(form)))
+        _ = try await publicChange(RevokeAccessToken(try held(form)))
         return .ok(.init())
     }
 
@@ -87,7 +87,7 @@ extension APIHandler {
         guard case .urlEncodedForm(let form) = input.body else {
             throw OAuthRefusal.invalidRequest("Send the request as application/x-www-form-urlencoded.")
         }
-        let facts = try await publicChange(IntrospectToken(token: form.token, credentials: try credentials(form)))
+        let facts = try await publicChange(IntrospectToken(try held(form)))
         var answer = Components.Schemas.TokenIntrospection(active: facts != nil)
         if let facts {
             answer.scope = facts.scopes.joined(separator: " ")
@@ -110,9 +110,11 @@ extension APIHandler {
         return .ok(.init(body: .json(.init(current: "g\(current)", published: published))))
     }
 
-    /// A revocation's or introspection's client credentials: Basic, else the form's.
-    private func credentials(_ form: Components.Schemas.TokenHandle) throws -> ClientCredentials? {
-        ClientCredentials(
-            authorization: try scope().clientAuthorization, formID: form.clientId, formSecret: form.clientSecret)
+    /// A revocation's or introspection's token, with the client's credentials: Basic, else the form's.
+    private func held(_ form: Components.Schemas.TokenHandle) throws -> HeldToken {
+        HeldToken(
+            form.token,
+            credentials: ClientCredentials(
+                authorization: try scope().clientAuthorization, formID: form.clientId, formSecret: form.clientSecret))
     }
 }

@@ -13,20 +13,22 @@ package enum OAuthRefusal: DomainRefusal, Equatable {
     case invalidScope(String)
 
     package var problem: Problem {
-        switch self {
-        case .invalidClient:
-            Problem(
-                status: 401, code: "invalid_client", title: "Client authentication failed",
-                detail: "The client is unknown, revoked, not allowed from this address, or its secret is wrong.")
-        case .invalidRequest(let detail):
-            Problem(status: 400, code: "invalid_request", title: "Invalid token request", detail: detail)
-        case .unsupportedGrantType:
-            Problem(
-                status: 400, code: "unsupported_grant_type", title: "Unsupported grant type",
-                detail: "Only grant_type=client_credentials is offered.")
-        case .invalidScope(let detail):
-            Problem(status: 400, code: "invalid_scope", title: "Invalid scope", detail: detail)
-        }
+        let (status, code, title, detail): (Int, String, String, String) =
+            switch self {
+            case .invalidClient:
+                (
+                    401, "invalid_client", "Client authentication failed",
+                    "The client is unknown, revoked, not allowed from this address, or its secret is wrong."
+                )
+            case .invalidRequest(let detail): (400, "invalid_request", "Invalid token request", detail)
+            case .unsupportedGrantType:
+                (
+                    400, "unsupported_grant_type", "Unsupported grant type",
+                    "Only grant_type=client_credentials is offered."
+                )
+            case .invalidScope(let detail): (400, "invalid_scope", "Invalid scope", detail)
+            }
+        return Problem(status: status, code: code, title: title, detail: detail)
     }
 }
 

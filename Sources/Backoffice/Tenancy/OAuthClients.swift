@@ -78,12 +78,14 @@ package struct RegisterOAuthClient: AuditedOperation {
         validation.require(
             role != .platformAdmin, "role", "not_allowed", "no client acts as a platform admin: choose a narrower role")
         try validation.check()
-        try TokenLimits(scopes: scopes, allowedAddresses: allowedAddresses).check(
-            for: role, in: unit.policies.access)
+        let limits = try TokenLimits(scopes: scopes, allowedAddresses: allowedAddresses).bounded(
+            by: unit.principal, role: role, in: unit.policies.access)
+        try limits.check(for: role, in: unit.policies.access)
         let id = unit.newID()
-        let service = try await CreateOperator(
+        let made = try await CreateOperator(
             email: "client-\(id.text)@oauth-clients.invalid", role: role, tenantID: tenantID
-        ).perform(in: unit).output
+        ).perform(in: unit)
+        let service = made.output
         try await unit.execute("UPDATE operators SET kind = 'service' WHERE id = \(service.id)")
         let secret = OAuthClientSecret.generate()
         let client = try await unit.one(
@@ -91,8 +93,8 @@ package struct RegisterOAuthClient: AuditedOperation {
             INSERT INTO oauth_clients (tenant_id, id, operator_id, name, role, secret_hash, scopes, allowed_addresses,
                 created_at)
             VALUES (\(service.tenantID), \(id), \(service.id), \(name), \(role.rawValue),
-                \(ByteBuffer(bytes: secret.hash)), \(scopes),
-                (SELECT array_agg(network(a.text::inet) ORDER BY a.n) FROM unnest(\(allowedAddresses)::text[])
+                \(ByteBuffer(bytes: secret.hash)), \(limits.scopes ?? scopes),
+                (SELECT array_agg(network(a.text::inet) ORDER BY a.n) FROM unnest(\(limits.allowedAddresses)::text[])
                     WITH ORDINALITY a(text, n)),
                 \(unit.now))
             RETURNING \(unescaped: OAuthClient.columns)
@@ -101,7 +103,8 @@ package struct RegisterOAuthClient: AuditedOperation {
             (client, secret),
             event: AuditRecord(
                 action: Self.action, tenantID: client.tenantID, targetType: "oauth_client", targetID: client.id.text,
-                reason: nil, before: nil, after: try client.snapshot))
+                reason: nil, before: nil, after: try client.snapshot),
+            more: made.events)
     }
 }
 

@@ -197,8 +197,9 @@ package struct CreateToken: AuditedOperation {
         guard owner.status == "active" else {
             throw DomainError.invalidTransition("The operator is disabled.", current: owner.status)
         }
-        try TokenLimits(scopes: scopes, allowedAddresses: allowedAddresses).check(
-            for: owner.role, in: unit.policies.access)
+        let limits = try TokenLimits(scopes: scopes, allowedAddresses: allowedAddresses).bounded(
+            by: unit.principal, role: owner.role, in: unit.policies.access)
+        try limits.check(for: owner.role, in: unit.policies.access)
         if owner.role == .partnerAdmin, unit.principal.role == Role.partnerAdmin.rawValue,
             owner.id != unit.principal.operatorID
         {
@@ -210,8 +211,8 @@ package struct CreateToken: AuditedOperation {
             INSERT INTO tokens (tenant_id, id, operator_id, name, secret_hash, role, expires_at, created_at, scopes,
                 allowed_addresses)
             VALUES (\(owner.tenantID), \(unit.newID()), \(owner.id), \(name), \(ByteBuffer(bytes: secret.hash)),
-                \(owner.role.rawValue), \(unit.now.addingTimeInterval(Double(hours) * 3600)), \(unit.now), \(scopes),
-                (SELECT array_agg(network(a.text::inet) ORDER BY a.n) FROM unnest(\(allowedAddresses)::text[])
+                \(owner.role.rawValue), \(unit.now.addingTimeInterval(Double(hours) * 3600)), \(unit.now), \(limits.scopes),
+                (SELECT array_agg(network(a.text::inet) ORDER BY a.n) FROM unnest(\(limits.allowedAddresses)::text[])
                     WITH ORDINALITY a(text, n)))
             RETURNING \(unescaped: Token.columns)
             """

@@ -3,25 +3,35 @@ import Foundation
 import NIOCore
 import PostgresNIO
 
+/// A token a client holds in hand and sends to revoke or introspect it, with the client's own
+/// credentials. Only the token's hash is ever compared.
+package struct HeldToken: Sendable {
+    let text: String
+    let credentials: ClientCredentials?
+
+    package init(_ text: String, credentials: ClientCredentials?) {
+        (self.text, self.credentials) = (text, credentials)
+    }
+
+    var hash: ByteBuffer { ByteBuffer(bytes: TokenSecret(value: text).hash) }
+}
+
 /// Revokes one of the authenticated client's own access tokens (`oauth.revoke`, RFC 7009): any
 /// other text, or a token already gone, changes nothing and is answered alike (200), so the
 /// endpoint tells nobody which tokens exist. A revocation is audited.
 package struct RevokeAccessToken: AuditedOperation {
     package static let action: Action = "oauth.revoke"
-    let token: String
-    let credentials: ClientCredentials?
+    let held: HeldToken
 
-    package init(token: String, credentials: ClientCredentials?) {
-        (self.token, self.credentials) = (token, credentials)
-    }
+    package init(_ held: HeldToken) { self.held = held }
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<Bool> {
-        let client = try await ClientCredentials.authenticate(credentials, in: unit)
+        let client = try await ClientCredentials.authenticate(held.credentials, in: unit)
         guard
             let revoked = try await unit.first(
                 """
                 UPDATE tokens SET revoked_at = \(unit.now)
-                WHERE secret_hash = \(ByteBuffer(bytes: TokenSecret(value: token).hash)) AND client_id = \(client.id)
+                WHERE secret_hash = \(held.hash) AND client_id = \(client.id)
                     AND revoked_at IS NULL
                 RETURNING id
                 """, { try $0.decode(UUID.self) })
@@ -39,12 +49,9 @@ package struct RevokeAccessToken: AuditedOperation {
 /// live is `active` with its scopes, owner and times; anything else is only `active: false`.
 package struct IntrospectToken: AuditedOperation {
     package static let action: Action = "oauth.introspect"
-    let token: String
-    let credentials: ClientCredentials?
+    let held: HeldToken
 
-    package init(token: String, credentials: ClientCredentials?) {
-        (self.token, self.credentials) = (token, credentials)
-    }
+    package init(_ held: HeldToken) { self.held = held }
 
     /// A live token's facts.
     package struct Facts: Sendable {
@@ -58,13 +65,13 @@ package struct IntrospectToken: AuditedOperation {
     }
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<Facts?> {
-        let client = try await ClientCredentials.authenticate(credentials, in: unit)
+        let client = try await ClientCredentials.authenticate(held.credentials, in: unit)
         let tenant: UUID? = client.tenantID == platformTenantID ? nil : client.tenantID
         let facts = try await unit.first(
             """
             SELECT t.id, t.operator_id, t.client_id, t.role, coalesce(t.scopes, '{}'), t.created_at, t.expires_at
             FROM tokens t JOIN operators o ON o.tenant_id = t.tenant_id AND o.id = t.operator_id
-            WHERE t.secret_hash = \(ByteBuffer(bytes: TokenSecret(value: token).hash)) AND t.revoked_at IS NULL
+            WHERE t.secret_hash = \(held.hash) AND t.revoked_at IS NULL
                 AND t.expires_at > \(unit.now) AND o.status = 'active'
                 AND (\(tenant)::uuid IS NULL OR t.tenant_id = \(tenant))
             """,

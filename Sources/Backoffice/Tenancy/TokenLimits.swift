@@ -35,4 +35,42 @@ struct TokenLimits {
         }
         try validation.check()
     }
+
+    /// The limits a credential issued by `issuer` gets: never more than the issuer's own. An
+    /// issuer narrowed to some scopes grants only those (asked for none: its own, within the
+    /// role's); one bound to networks grants only networks inside its own (asked for none: its own).
+    /// - Throws: `invalid` naming `scopes` or `allowed_addresses` that reach beyond the issuer's.
+    func bounded(by issuer: Principal, role: Role, in access: AccessPolicy) throws -> TokenLimits {
+        var validation = Validation()
+        var scopes = self.scopes
+        if let held = issuer.scopes {
+            if let asked = scopes {
+                for scope in asked where !held.contains(scope) {
+                    validation.require(
+                        false, "scopes", "beyond_credential",
+                        "'\(scope.prefix(64))' is not a scope of the credential you issue it with")
+                }
+            } else {
+                scopes = access.scopes(of: role).filter(held.contains)
+                validation.require(
+                    scopes?.isEmpty == false, "scopes", "beyond_credential",
+                    "your credential holds none of the role's scopes")
+            }
+        }
+        var networks = allowedAddresses
+        if let bound = issuer.allowedAddresses {
+            if let asked = networks {
+                for text in asked {
+                    guard let network = try? CIDR(text) else { continue }  // refused by `check`
+                    validation.require(
+                        bound.contains { $0.contains(network) }, "allowed_addresses", "beyond_credential",
+                        "'\(text.prefix(64))' reaches beyond the networks of the credential you issue it with")
+                }
+            } else {
+                networks = bound.map(\.description)
+            }
+        }
+        try validation.check()
+        return TokenLimits(scopes: scopes, allowedAddresses: networks)
+    }
 }

@@ -16,7 +16,8 @@ package struct CIDR: Sendable, Equatable, CustomStringConvertible {
         let parts = text.split(separator: "/", maxSplits: 1).map(String.init)
         guard let first = parts.first, let bytes = CIDR.bytes(of: first) else { throw Invalid(text: text) }
         let bits = bytes.count * 8
-        let length = parts.count == 2 ? Int(parts[1]) : bits
+        let digits = parts.count == 2 && !parts[1].isEmpty && parts[1].count <= 3 && parts[1].allSatisfy(\.isASCIIDigit)
+        let length = parts.count == 2 ? (digits ? Int(parts[1]) : nil) : bits
         guard let length, (0...bits).contains(length) else { throw Invalid(text: text) }
         network = bytes
         prefixLength = length
@@ -38,6 +39,17 @@ package struct CIDR: Sendable, Equatable, CustomStringConvertible {
             remaining -= 8
         }
         return true
+    }
+
+    /// Whether every address of `other` lies in this network (it is this network or inside it).
+    package func contains(_ other: CIDR) -> Bool {
+        other.network.count == network.count && other.prefixLength >= prefixLength
+            && zip(other.network, network).enumerated().allSatisfy { index, pair in
+                let remaining = prefixLength - index * 8
+                guard remaining > 0 else { return true }
+                let mask: UInt8 = remaining >= 8 ? 0xFF : ~(0xFF >> UInt8(remaining))
+                return pair.0 & mask == pair.1 & mask
+            }
     }
 
     /// The address's bytes (4 for IPv4, 16 for IPv6), nil when `text` is not an address.

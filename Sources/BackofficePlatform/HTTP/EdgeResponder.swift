@@ -263,6 +263,13 @@ package struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Co
         _ request: Request, body: ByteBuffer, _ context: Context, route: ContractRoutes.Route
     ) async throws -> Response {
         let address = context.scope.address
+        // A client that authenticates itself (the OAuth endpoints) is held to the failed-authentication
+        // limit like a bearer token: an address over it is refused, and each 401 counts.
+        if let wait = throttle.retryAfter(address) {
+            throw limited(
+                address, wait: wait, "authentication rate-limited", .tooManyFailedAuthentications(retryAfter: wait),
+                logger: context.logger)
+        }
         if route.rateLimited, let wait = submissionThrottle.admit(ClientAddress.limitKey(address)) {
             throw limited(
                 address, wait: wait, "public submissions rate-limited", .tooManySubmissions(retryAfter: wait),
@@ -278,12 +285,17 @@ package struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Co
             context.scope = context.scope.acting(for: .anonymous)
             return try await forward(request, context)
         }
-        return try await database.publicTransaction { [context] transaction in
+        let response = try await database.publicTransaction { [context] transaction in
             var context = context
             context.scope = context.scope.acting(for: .anonymous, transaction: transaction)
             let response = try await forward(request, context)
             return (response, commit: response.status.code < 400)
         }
+        if response.status.code == 401 {
+            throttle.record(address)
+            ServiceMetrics.authenticationFailures.increment()
+        }
+        return response
     }
 
     /// A refusal before any handler runs, with any header besides `Retry-After` (which the
@@ -310,7 +322,9 @@ package struct EdgeResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Co
     private func presentedToken(_ request: Request, address: String, logger: Logger) async throws -> TokenSecret {
         let token = Self.bearer(request.headers[.authorization]).map(TokenSecret.init(value:))
         if let wait = throttle.retryAfter(address),
-            !(token.map { $0.isWellFormed && knownCredentials.contains($0.hash) } ?? false)
+            !(token.map {
+                ($0.isWellFormed || AccessTokens.looksLikeJWT($0.value)) && knownCredentials.contains($0.hash)
+            } ?? false)
         {
             throw limited(
                 address, wait: wait, "authentication rate-limited", .tooManyFailedAuthentications(retryAfter: wait),

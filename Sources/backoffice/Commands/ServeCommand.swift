@@ -161,6 +161,7 @@ struct Serve: AsyncParsableCommand {
                 }
             }
             settings.mail = try MailConfiguration.settings(ProcessInfo.processInfo.environment, logger: logger)
+            if let url = settings.publicURL { settings.mail.publicURL = url }  // --public-url for mail's links too
             try await BackofficeServer.run(settings: settings, logger: logger) { port in
                 say("listening on http://\(host):\(port)")
             }

@@ -153,6 +153,7 @@ struct ScopeTests {
                 (#""scopes":[]"#, "scopes"),
                 (#""allowed_addresses":["10.0.0.300/8"]"#, "allowed_addresses"),
                 (#""allowed_addresses":["10.0.0.0/33"]"#, "allowed_addresses"),
+                (#""allowed_addresses":["10.0.0.0/+8"]"#, "allowed_addresses"),
                 (#""allowed_addresses":["example.com"]"#, "allowed_addresses"),
                 (#""allowed_addresses":[]"#, "allowed_addresses"),
                 ("\"allowed_addresses\":[\(many)]", "allowed_addresses"),
@@ -202,6 +203,75 @@ struct ScopeTests {
                 let outside = try await Self.get("/v1/me", port: port, token: network, from: "127.0.0.9")
                 #expect(outside.hasPrefix("403"), "from 127.0.0.9: \(outside)")
             }
+        }
+    }
+
+    @Test(
+        """
+        a narrowed credential issues nothing broader: a token or a client made with a partner admin's token \
+        narrowed to some scopes and networks gets those by default, and asking for another scope or a wider \
+        network is 422 beyond_credential
+        """
+    )
+    func narrowedIssuersGrantNoMore() async throws {
+        try await TestEnvironment.with { env in
+            let partner = env.fixture.partners[0]
+            let admin = try #require(partner.admin.operatorID)
+            let issuer = Principal(
+                operatorID: admin, role: .partnerAdmin, tenantID: partner.tenantID, tokenID: nil,
+                scopes: ["tokens:write", "clients:write", "orders:read"], allowedAddresses: [try CIDR("10.1.0.0/16")])
+            let context = OperationContext(
+                principal: issuer, requestID: "narrow", sourceIP: nil, policies: env.policies)
+            let (token, _) = try await env.database.run(
+                CreateToken(operatorID: admin, name: "inherits", expiresInHours: nil), context: context)
+            #expect(token.scopes == ["clients:write", "orders:read", "tokens:write"], "the issuer's, within the role")
+            #expect(token.allowedAddresses == ["10.1.0.0/16"], "the issuer's networks")
+            let inside = try await env.database.run(
+                CreateToken(
+                    operatorID: admin, name: "inside", expiresInHours: nil, scopes: ["orders:read"],
+                    allowedAddresses: ["10.1.2.0/24"]), context: context)
+            #expect(inside.0.allowedAddresses == ["10.1.2.0/24"])
+            let broader: [(String, () async throws -> Void)] = [
+                (
+                    "a scope the issuer lacks",
+                    {
+                        _ = try await env.database.run(
+                            CreateToken(operatorID: admin, name: "x", expiresInHours: nil, scopes: ["goods:write"]),
+                            context: context)
+                    }
+                ),
+                (
+                    "a wider network",
+                    {
+                        _ = try await env.database.run(
+                            CreateToken(
+                                operatorID: admin, name: "x", expiresInHours: nil, allowedAddresses: ["10.0.0.0/8"]),
+                            context: context)
+                    }
+                ),
+                (
+                    "a client with a scope the issuer lacks",
+                    {
+                        _ = try await env.database.run(
+                            RegisterOAuthClient(
+                                name: "x", role: .partnerStaff, tenantID: nil, scopes: ["goods:write"],
+                                allowedAddresses: nil), context: context)
+                    }
+                ),
+            ]
+            for (what, attempt) in broader {
+                do {
+                    try await attempt()
+                    Issue.record("\(what) was granted")
+                } catch DomainError.invalid(let issues) {
+                    #expect(issues.contains { $0.code == "beyond_credential" }, "\(what): \(issues)")
+                }
+            }
+            let (client, _) = try await env.database.run(
+                RegisterOAuthClient(
+                    name: "bounded", role: .partnerStaff, tenantID: nil, scopes: ["orders:read"],
+                    allowedAddresses: nil), context: context)
+            #expect(client.allowedAddresses == ["10.1.0.0/16"], "a client inherits the issuer's networks")
         }
     }
 
