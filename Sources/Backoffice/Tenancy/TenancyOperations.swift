@@ -211,9 +211,10 @@ package struct CreateToken: AuditedOperation {
             INSERT INTO tokens (tenant_id, id, operator_id, name, secret_hash, role, expires_at, created_at, scopes,
                 allowed_addresses)
             VALUES (\(owner.tenantID), \(unit.newID()), \(owner.id), \(name), \(ByteBuffer(bytes: secret.hash)),
-                \(owner.role.rawValue), \(unit.now.addingTimeInterval(Double(hours) * 3600)), \(unit.now), \(limits.scopes),
-                (SELECT array_agg(network(a.text::inet) ORDER BY a.n) FROM unnest(\(limits.allowedAddresses)::text[])
-                    WITH ORDINALITY a(text, n)))
+                \(owner.role.rawValue), \(unit.now.addingTimeInterval(Double(hours) * 3600)), \(unit.now),
+                \(limits.scopes),
+                (SELECT array_agg(network(a.text::inet) ORDER BY a.n)
+                    FROM unnest(\(limits.allowedAddresses)::text[]) WITH ORDINALITY a(text, n)))
             RETURNING \(unescaped: Token.columns)
             """
         let token = try await unit.one(
