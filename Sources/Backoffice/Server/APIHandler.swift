@@ -69,6 +69,14 @@ struct APIHandler: APIProtocol {
         return (try rows.map(answer), next)
     }
 
+    /// A page of a table paged by id (`ListByID`), of one owner or of all, each row answered as `answer` says.
+    func listedByID<Row: ListedByID & Identifiable, Item>(
+        _ type: Row.Type, owner: UUID?, limit: Int?, cursor: String?, answer: (Row) throws -> Item
+    ) async throws -> (items: [Item], nextCursor: String?) where Row.ID == UUID {
+        try await idOrdered(
+            limit: limit, cursor: cursor, { ListByID<Row>(owner: owner, afterID: $0, limit: $1) }, answer: answer)
+    }
+
     /// The request's `Idempotency-Key` (nil without one, or outside a generated handler).
     var idempotencyKey: String? { (try? scope())?.idempotencyKey }
 

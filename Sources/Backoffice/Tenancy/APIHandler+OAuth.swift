@@ -35,11 +35,9 @@ extension APIHandler {
     func listOAuthClients(_ input: Operations.ListOAuthClients.Input) async throws
         -> Operations.ListOAuthClients.Output
     {
-        let (items, next) = try await idOrdered(limit: input.query.limit, cursor: input.query.cursor) {
-            ListOAuthClients(owner: nil, afterID: $0, limit: $1)
-        } answer: {
-            try $0.api
-        }
+        let (items, next) = try await listedByID(
+            OAuthClient.self, owner: nil, limit: input.query.limit, cursor: input.query.cursor
+        ) { try $0.api }
         return .ok(.init(body: .json(.init(items: items, nextCursor: next))))
     }
 

@@ -95,11 +95,9 @@ extension APIHandler {
 
     func listOperators(_ input: Operations.ListOperators.Input) async throws -> Operations.ListOperators.Output {
         let tenantID = try parseID(input.query.tenantId, "tenant_id")
-        let (items, next) = try await idOrdered(limit: input.query.limit, cursor: input.query.cursor) {
-            ListOperators(owner: tenantID, afterID: $0, limit: $1)
-        } answer: {
-            try $0.api
-        }
+        let (items, next) = try await listedByID(
+            Operator.self, owner: tenantID, limit: input.query.limit, cursor: input.query.cursor
+        ) { try $0.api }
         return .ok(.init(body: .json(.init(items: items, nextCursor: next))))
     }
 
@@ -125,11 +123,9 @@ extension APIHandler {
 
     func listTokens(_ input: Operations.ListTokens.Input) async throws -> Operations.ListTokens.Output {
         let operatorID = try parseID(input.query.operatorId, "operator_id")
-        let (items, next) = try await idOrdered(limit: input.query.limit, cursor: input.query.cursor) {
-            ListTokens(owner: operatorID, afterID: $0, limit: $1)
-        } answer: {
-            try $0.api
-        }
+        let (items, next) = try await listedByID(
+            Token.self, owner: operatorID, limit: input.query.limit, cursor: input.query.cursor
+        ) { try $0.api }
         return .ok(.init(body: .json(.init(items: items, nextCursor: next))))
     }
 

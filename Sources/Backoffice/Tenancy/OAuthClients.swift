@@ -45,9 +45,6 @@ extension OAuthClient: RowDecodable, ListedByID {
     }
 }
 
-/// OAuth clients by id after `afterID`, of one tenant or of all (`oauth_clients.list`).
-package typealias ListOAuthClients = ListByID<OAuthClient>
-
 /// A client's secret: `oc_` + 32 random bytes in base64url, shown once, stored as SHA-256.
 enum OAuthClientSecret {
     static func generate() -> TokenSecret { TokenSecret(value: "oc_" + TokenSecret.generate().value.dropFirst(3)) }
@@ -117,25 +114,13 @@ package struct RevokeOAuthClient: AuditedOperation {
     package init(clientID: UUID) { self.clientID = clientID }
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<OAuthClient> {
-        let before = try await unit.one(
-            "SELECT \(unescaped: OAuthClient.columns) FROM oauth_clients WHERE id = \(clientID) FOR UPDATE",
-            as: OAuthClient.self, else: DomainError.notFound("OAuth client \(clientID.text)"))
-        guard before.revokedAt == nil else {
-            throw DomainError.invalidTransition("The client is already revoked.", current: "revoked")
-        }
-        let after = try await unit.one(
-            """
-            UPDATE oauth_clients SET revoked_at = \(unit.now) WHERE id = \(clientID)
-            RETURNING \(unescaped: OAuthClient.columns)
-            """, as: OAuthClient.self, else: DomainError.inconsistent("the revoked client was not returned"))
+        let revoked = try await OAuthClient.revoke(clientID, as: Self.action, in: unit)
         try await unit.execute(
             "UPDATE tokens SET revoked_at = \(unit.now) WHERE client_id = \(clientID) AND revoked_at IS NULL")
         try await unit.execute(
-            "UPDATE operators SET status = 'disabled', disabled_at = \(unit.now) WHERE id = \(before.operatorID)")
-        return Audited(
-            after,
-            event: AuditRecord(
-                action: Self.action, tenantID: before.tenantID, targetType: "oauth_client", targetID: clientID.text,
-                reason: nil, before: try before.snapshot, after: try after.snapshot))
+            """
+            UPDATE operators SET status = 'disabled', disabled_at = \(unit.now) WHERE id = \(revoked.output.operatorID)
+            """)
+        return revoked
     }
 }

@@ -236,21 +236,6 @@ package struct RevokeToken: AuditedOperation {
     package init(tokenID: UUID) { self.tokenID = tokenID }
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<Token> {
-        let before = try await unit.one(
-            "SELECT \(unescaped: Token.columns) FROM tokens WHERE id = \(tokenID) FOR UPDATE", as: Token.self,
-            else: DomainError.notFound("Token \(tokenID.text)"))
-        guard before.revokedAt == nil else {
-            throw DomainError.invalidTransition("The token is already revoked.", current: "revoked")
-        }
-        let after = try await unit.one(
-            "UPDATE tokens SET revoked_at = \(unit.now) WHERE id = \(tokenID) RETURNING \(unescaped: Token.columns)",
-            as: Token.self,
-            else: DomainError.inconsistent("the revoked token was not returned"))
-        return Audited(
-            after,
-            event: AuditRecord(
-                action: Self.action, tenantID: before.tenantID, targetType: "token", targetID: tokenID.text,
-                reason: nil,
-                before: try before.snapshot, after: try after.snapshot))
+        try await Token.revoke(tokenID, as: Self.action, in: unit)
     }
 }
