@@ -136,13 +136,14 @@ struct APIHandler: APIProtocol {
         try await database.run(operation, context: try context())
     }
 
-    /// The JSON document of a generated request body (`input.body`): every request body in the
-    /// contract but the token endpoint's form is `application/json`, so the generator makes each a one-case enum
-    /// `.json(Document)`, with no accessor (it writes those for responses only); the case's one
-    /// reflected child is the document. An absent optional body is a 400.
-    func json<Document>(_ body: (some Sendable)?) throws -> Document {
+    /// The document of a generated request body (`input.body`): each request body in the contract has
+    /// one media type (`application/json`; the OAuth endpoints' form), so the generator makes each a
+    /// one-case enum `.json(Document)` or `.urlEncodedForm(Document)`, with no accessor (it writes
+    /// those for responses only); the case's one reflected child is the document. An absent optional
+    /// body, or another media type, is a 400.
+    func json<Document>(_ body: (some Sendable)?, expected: String = "application/json") throws -> Document {
         guard let body, let document = Mirror(reflecting: body).children.first?.value as? Document else {
-            throw Problem.malformed("expected application/json")
+            throw Problem.malformed("expected \(expected)")
         }
         return document
     }

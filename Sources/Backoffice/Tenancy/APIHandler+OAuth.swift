@@ -54,9 +54,7 @@ extension APIHandler {
     func requestAccessToken(_ input: Operations.RequestAccessToken.Input) async throws
         -> Operations.RequestAccessToken.Output
     {
-        guard case .urlEncodedForm(let form) = input.body else {
-            throw OAuthRefusal.invalidRequest("Send the request as application/x-www-form-urlencoded.")
-        }
+        let form: Components.Schemas.TokenRequest = try json(input.body, expected: "application/x-www-form-urlencoded")
         let credentials = ClientCredentials(
             authorization: try scope().clientAuthorization, formID: form.clientId, formSecret: form.clientSecret)
         let (token, scopes) = try await publicChange(
@@ -74,17 +72,13 @@ extension APIHandler {
     func revokeAccessToken(_ input: Operations.RevokeAccessToken.Input) async throws
         -> Operations.RevokeAccessToken.Output
     {
-        guard case .urlEncodedForm(let form) = input.body else {
-            throw OAuthRefusal.invalidRequest("Send the request as application/x-www-form-urlencoded.")
-        }
+        let form: Components.Schemas.TokenHandle = try json(input.body, expected: "application/x-www-form-urlencoded")
         _ = try await publicChange(RevokeAccessToken(try held(form)))
         return .ok(.init())
     }
 
     func introspectToken(_ input: Operations.IntrospectToken.Input) async throws -> Operations.IntrospectToken.Output {
-        guard case .urlEncodedForm(let form) = input.body else {
-            throw OAuthRefusal.invalidRequest("Send the request as application/x-www-form-urlencoded.")
-        }
+        let form: Components.Schemas.TokenHandle = try json(input.body, expected: "application/x-www-form-urlencoded")
         let facts = try await publicChange(IntrospectToken(try held(form)))
         var answer = Components.Schemas.TokenIntrospection(active: facts != nil)
         if let facts {

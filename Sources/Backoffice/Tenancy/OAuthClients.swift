@@ -91,8 +91,7 @@ package struct RegisterOAuthClient: AuditedOperation {
                 created_at)
             VALUES (\(service.tenantID), \(id), \(service.id), \(name), \(role.rawValue),
                 \(ByteBuffer(bytes: secret.hash)), \(limits.scopes ?? scopes),
-                (SELECT array_agg(network(a.text::inet) ORDER BY a.n) FROM unnest(\(limits.allowedAddresses)::text[])
-                    WITH ORDINALITY a(text, n)),
+                \(limits.networks)::cidr[],
                 \(unit.now))
             RETURNING \(unescaped: OAuthClient.columns)
             """, as: OAuthClient.self, else: DomainError.inconsistent("the new client was not returned"))

@@ -212,9 +212,7 @@ package struct CreateToken: AuditedOperation {
                 allowed_addresses)
             VALUES (\(owner.tenantID), \(unit.newID()), \(owner.id), \(name), \(ByteBuffer(bytes: secret.hash)),
                 \(owner.role.rawValue), \(unit.now.addingTimeInterval(Double(hours) * 3600)), \(unit.now),
-                \(limits.scopes),
-                (SELECT array_agg(network(a.text::inet) ORDER BY a.n)
-                    FROM unnest(\(limits.allowedAddresses)::text[]) WITH ORDINALITY a(text, n)))
+                \(limits.scopes), \(limits.networks)::cidr[])
             RETURNING \(unescaped: Token.columns)
             """
         let token = try await unit.one(

@@ -8,6 +8,9 @@ struct TokenLimits {
     let scopes: [String]?
     let allowedAddresses: [String]?
 
+    /// The networks as stored (`cidr[]`, canonical), after `check` has refused any that is not one.
+    var networks: [String]? { allowedAddresses.map { $0.compactMap { try? CIDR($0).canonical } } }
+
     /// - Throws: `invalid` naming `scopes` (empty, unknown, or a scope none of the role's actions
     ///   belongs to) or `allowed_addresses` (empty, too many, or not an address or CIDR network).
     func check(for role: Role, in access: AccessPolicy) throws {

@@ -41,6 +41,21 @@ package struct CIDR: Sendable, Equatable, CustomStringConvertible {
         return true
     }
 
+    /// The network in PostgreSQL's `cidr` form: the bits past the prefix cleared, with its length
+    /// (`10.1.2.3/16` → `10.1.0.0/16`, `::1` → `::1/128`).
+    package var canonical: String {
+        var bytes = network
+        for index in bytes.indices {
+            let kept = max(0, min(8, prefixLength - index * 8))
+            bytes[index] &= kept == 8 ? 0xFF : ~(0xFF >> UInt8(kept))
+        }
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        _ = bytes.withUnsafeBytes { raw in
+            inet_ntop(bytes.count == 4 ? AF_INET : AF_INET6, raw.baseAddress, &text, socklen_t(text.count))
+        }
+        return String(cString: text) + "/\(prefixLength)"
+    }
+
     /// Whether every address of `other` lies in this network (it is this network or inside it).
     package func contains(_ other: CIDR) -> Bool {
         other.network.count == network.count && other.prefixLength >= prefixLength
