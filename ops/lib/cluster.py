@@ -158,6 +158,14 @@ class Topology:
             f.write(str(process.pid))
         return process
 
+    def log_tail(self, name, lines=20):
+        """The last `lines` lines of a process's log (`logs/<name>.log`), to name what a failed check saw."""
+        try:
+            with open(self.path("logs", f"{name}.log"), errors="replace") as f:
+                return "".join(f.readlines()[-lines:])
+        except OSError:
+            return ""
+
     def pid(self, name):
         try:
             return int(open(self.path("run", f"{name}.pid")).read())
@@ -402,7 +410,9 @@ defaults
   timeout connect 2s
   timeout client 30m
   timeout server 30m
-  timeout check 1s
+  # Patroni's REST answer may take over a second (an etcd election, a busy host): a slow check is not a
+  # dead primary, which answers 503 at once (fall 2 × inter 1s).
+  timeout check 2s
 listen stats
   mode http
   bind 127.0.0.1:{p['haproxy_stats']}

@@ -25,6 +25,18 @@ package enum RequestDeadline {
     /// The request work the current task runs, if any.
     @TaskLocal package static var work: (any RequestWork)?
 
+    /// Runs `work` as request work of its own (`run(within:timers:_:)`), not bound to the caller's
+    /// answer: it is neither cancelled nor refused its commit when the caller's request has been
+    /// answered, yet it answers within `limit`, and at once (503) when its connection closes
+    /// under it. For what must be recorded once a call outside has been made (a staged
+    /// operation's verdict): on a 503 nothing was recorded, or whether the commit took effect is
+    /// unknown, and the operation's retry or reconciliation finishes it.
+    package static func runOnItsOwn<T: Sendable>(
+        within limit: Duration, timers: any Timers, _ work: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        try await Task { try await run(within: limit, timers: timers, work) }.value
+    }
+
     package static func run<T: Sendable>(
         within limit: Duration, timers: any Timers, _ work: @escaping @Sendable () async throws -> T
     ) async throws -> T {

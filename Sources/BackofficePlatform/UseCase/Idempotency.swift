@@ -141,14 +141,17 @@ package struct Idempotency: Sendable {
     package static let reserved = 0
 
     /// Steps 2 and 3 of a staged operation: the call with no transaction open, then its verdict
-    /// recorded with the key's final response. Step 3 is not bound to the request's answer.
+    /// recorded with the key's final response. Step 3 is not bound to the request's answer but to a
+    /// deadline and a watched connection of its own (`RequestDeadline.runOnItsOwn`).
     private func complete<Operation: StagedOperation, Body: Codable & Sendable>(
         _ operation: Operation, _ reservation: Operation.Reservation, key: String, fingerprint: [UInt8],
         context: OperationContext,
         respond: @escaping @Sendable (Operation.Output) throws -> StoredResponse<Body>
     ) async throws -> StoredResponse<Body> {
         let verdict = try await operation.call(reservation)
-        return try await RequestDeadline.$work.withValue(nil) {
+        return try await RequestDeadline.runOnItsOwn(
+            within: database.limits.requestDeadline, timers: database.limits.timers
+        ) {
             try await database.run(
                 RecordStage(staged: operation, verdict: verdict, reservation: reservation), context: context
             ) {

@@ -8,7 +8,9 @@ import Foundation
 ///    (`.call(reservation)`), or that none is needed (`.done(output)`);
 /// 2. `call`: the call, with no transaction open and no connection held;
 /// 3. `record`: a second transaction records the call's verdict. It runs even when the request
-///    has been answered meanwhile (by its deadline): a verdict is never dropped.
+///    has been answered meanwhile (by its deadline), within a deadline of its own, and a connection
+///    lost under it answers 503 at once (`RequestDeadline.runOnItsOwn`): the verdict is then left
+///    to the retry or the reconciliation, as after a crash.
 ///
 /// A failure between 1 and 3 (no verdict, a crash) leaves the reservation recorded: the same
 /// request sent again (same Idempotency-Key) calls again — the other system deduplicates by the
@@ -97,15 +99,15 @@ extension Database {
     private func stages<Operation: StagedOperation>(
         _ operation: Operation,
         reserve: (ReserveStage<Operation>) async throws -> Stage<Operation.Reservation, Operation.Output>,
-        record: (RecordStage<Operation>) async throws -> Operation.Output
+        record: @escaping @Sendable (RecordStage<Operation>) async throws -> Operation.Output
     ) async throws -> Operation.Output {
         try operation.ready()
         switch try await reserve(ReserveStage(staged: operation)) {
         case .done(let output): return output
         case .call(let reservation):
             let verdict = try await operation.call(reservation)
-            // recorded even once the request has been answered: a verdict is never dropped
-            return try await RequestDeadline.$work.withValue(nil) {
+            // recorded even once the request has been answered, within a deadline of its own
+            return try await RequestDeadline.runOnItsOwn(within: limits.requestDeadline, timers: limits.timers) {
                 try await record(RecordStage(staged: operation, verdict: verdict, reservation: reservation))
             }
         }
