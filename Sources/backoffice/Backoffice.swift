@@ -22,7 +22,8 @@ struct BackofficeCommand: AsyncParsableCommand {
             CommandGroup(
                 name: "Operate",
                 subcommands: [
-                    Accounts.self, Tenants.self, Operators.self, Clients.self, Tokens.self, Messages.self,
+                    Accounts.self, Tenants.self, Operators.self, Clients.self, Tokens.self, Approvals.self,
+                    Messages.self,
                     ContentPolicies.self,
                     Articles.self, Foods.self, Videos.self, Recipes.self, Plans.self, Recommendations.self,
                     HealthProfiles.self,

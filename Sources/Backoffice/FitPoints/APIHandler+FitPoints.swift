@@ -42,11 +42,14 @@ extension APIHandler {
     func adjustFitPoints(_ input: Operations.AdjustFitPoints.Input) async throws -> Operations.AdjustFitPoints.Output {
         let body: Components.Schemas.FitPointsAdjustmentRequest = try json(input.body)
         let customerID = try parseID(input.path.customerId, "customer_id")
-        let adjustment = try await change(
+        let adjustment = try await changeUnlessHeld(
             AdjustFitPoints(customerID: customerID, points: body.points, reason: body.reason), on: customerID,
             body: body, status: 201
         ) { entry, balance in Components.Schemas.FitPointsAdjustment(entry: try entry.api, balance: balance.api) }
-        return .created(.init(body: .json(adjustment)))
+        switch adjustment {
+        case .done(let adjustment): return .created(.init(body: .json(adjustment)))
+        case .held(let request): return .accepted(.init(body: .json(request)))
+        }
     }
 }
 

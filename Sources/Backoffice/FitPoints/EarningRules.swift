@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// How customers earn FitPoints: points per unit of a metric with a daily cap per customer,
 /// points per badge, points per event such as a subscription renewal. Every rule has a stable

@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// What draft earning rules would have paid for the activity recorded over the last `days` UTC
 /// days (today included), per metric and in total, beside what the rules in force paid for the

@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// The FitPoints ledger: double-entry and append-only (`fitpoints_accounts`,
 /// `fitpoints_transfers`, migration 0010).

@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// A customer's FitPoints: the wallet's balance and its totals (a wallet not opened yet holds 0).
 package struct WalletBalance: Sendable, Equatable {
@@ -36,9 +36,9 @@ extension WalletBalance: RowDecodable {
     static func fetch(_ customerID: UUID, in unit: UnitOfWork) async throws -> WalletBalance {
         let wallet = try await unit.one(
             """
-                SELECT \(unescaped: columns) FROM customers c LEFT JOIN fitpoints_accounts a ON a.id = c.id WHERE \
-                c.id = \(customerID)
-                """,
+            SELECT \(unescaped: columns) FROM customers c LEFT JOIN fitpoints_accounts a ON a.id = c.id WHERE \
+            c.id = \(customerID)
+            """,
             as: WalletBalance.self, else: DomainError.notFound("Customer \(customerID.text)"))
         return wallet
     }
@@ -82,9 +82,9 @@ extension LedgerEntry: RowDecodable {
         let before = before ?? Int64.max
         let fields =
             """
-                t.id, t.movement_id, t.kind, t.reason, t.rule_id, t.rule_version, t.source_event_id, t.challenge_id, \
-                t.created_at
-                """
+            t.id, t.movement_id, t.kind, t.reason, t.rule_id, t.rule_version, t.source_event_id, t.challenge_id, \
+            t.created_at
+            """
         return """
             SELECT \(unescaped: columns) FROM (
                 (SELECT \(unescaped: fields), t.amount AS points, t.debit_account AS other FROM fitpoints_transfers t
@@ -131,7 +131,7 @@ package struct WalletLedger: Query {
 /// is issued to the wallet, a debit returns points to issuance. A debit larger than the balance
 /// is 409 `insufficient_fitpoints` and changes nothing; a deleted account's wallet is frozen
 /// (409 `account_deleted`).
-package struct AdjustFitPoints: AuditedOperation {
+package struct AdjustFitPoints: ApprovalGated {
     package static let action: Action = "fitpoints.adjust"
     /// The largest correction one adjustment may make, either way.
     package static let maximumPoints: Int64 = 1_000_000
@@ -142,6 +142,13 @@ package struct AdjustFitPoints: AuditedOperation {
     package init(customerID: UUID, points: Int64, reason: String?) {
         (self.customerID, self.points, self.reason) = (customerID, points, reason)
     }
+
+    package var approvalAmount: Int64? { points }
+    package var approvalTarget: (type: String, id: String) { ("customer", customerID.text) }
+    package var approvalSummary: String {
+        "Adjust the FitPoints of account \(customerID.text) by \(points > 0 ? "+" : "")\(Validation.grouped(points))"
+    }
+    package var approvalReason: String? { reason }
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<(LedgerEntry, WalletBalance)> {
         var validation = Validation()

@@ -7,7 +7,7 @@ extension PolicySet {
     /// policy type here, once.
     package static let domainPolicies: [any DomainPolicy.Type] = [
         ConsolePolicy.self, MessagesPolicy.self, PrivacyPolicy.self, ModerationPolicy.self, BillingPolicy.self,
-        VideosPolicy.self, RecipesPolicy.self,
+        VideosPolicy.self, RecipesPolicy.self, ApprovalPolicy.self,
     ]
 
     /// Reads and validates every policy file (the platform's and the domains') from `directory`.

@@ -46,9 +46,11 @@ package struct Action: RawRepresentable, Hashable, Sendable, Codable, Expressibl
     }()
 
     /// The console's sign-in events, mail queued by a change (`mail.queued`) and the day's mail
-    /// runs (`mail.daily_summary`, `mail.appeals_waiting`), which no operation of the contract makes:
-    /// the system records them as operators sign in and out (`ConsoleSignIn`), as changes send mail
-    /// (`Outbox`) and as the day's mails go (`DailyMailService`), and no role is granted them.
+    /// runs (`mail.daily_summary`, `mail.appeals_waiting`), and a change held for approval
+    /// (`approvals.request`), which no operation of the contract makes: the system records them as
+    /// operators sign in and out (`ConsoleSignIn`), as changes send mail (`Outbox`), as the day's
+    /// mails go (`DailyMailService`) and as a held change is requested (its own operation's
+    /// permission), and no role is granted them.
     package static let sessionEvents: Set<Action> = Set(
         [
             "sessions.sign_in", "sessions.sign_in_failed", "sessions.locked_out", "sessions.sign_out",
@@ -56,6 +58,6 @@ package struct Action: RawRepresentable, Hashable, Sendable, Codable, Expressibl
             "sessions.password_accepted", "operators.set_password", "operators.second_factor_enrolled",
             "operators.time_zone_set",
             "operators.invitation_accepted",
-            "mail.queued", "mail.daily_summary", "mail.appeals_waiting",
+            "mail.queued", "mail.daily_summary", "mail.appeals_waiting", "approvals.request",
         ].map(Action.init(declared:)))
 }

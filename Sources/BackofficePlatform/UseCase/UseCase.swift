@@ -137,6 +137,11 @@ extension Database {
         finish: (PostgresConnection, Operation.Output) async throws -> Result
     ) async throws -> Result {
         try context.permit(operation.permission)
+        if let held = operation as? any ApprovalGated, held.needsApproval(context.policies) != nil {
+            throw DomainError.conflict(
+                code: "approval_required",
+                detail: "This change needs a second person's approval (policies/approvals.yaml): request it instead.")
+        }
         return try await performAudited(operation, context: context, finish: finish)
     }
 

@@ -123,6 +123,9 @@ enum ContractFixture {
             SaveOrderView(name: "Contract view", status: .shipped, filter: OrderFilter()),
             context: OperationContext(
                 principal: partner.admin, requestID: "fixture", sourceIP: nil, policies: env.policies))
+        let approval = try await env.database.run(
+            RequestApproval(change: AdjustFitPoints(customerID: customer.id, points: 20_000, reason: "Contract")),
+            context: env.context(.backendManager))
         return IDs(partnerA: [
             "case_id": try #require(held.caseID).uuidString.lowercased(),
             "tenant_id": partner.tenantID.uuidString.lowercased(), "operator_id": staff.id.uuidString.lowercased(),
@@ -139,6 +142,7 @@ enum ContractFixture {
             "video_id": video.id.text, "recipe_id": recipe.id.text, "plan_id": plan.id.text,
             "request_id": planRequest.id.text, "webhook_endpoint_id": endpoint.id.text,
             "webhook_delivery_id": delivery, "view_id": view.id.text, "client_id": client.id.text,
+            "approval_id": approval.id.text,
         ])
     }
 

@@ -1,0 +1,217 @@
+import BackofficeAPI
+import Foundation
+import HummingbirdTesting
+import Testing
+
+@testable import Backoffice
+@testable import BackofficePlatform
+
+/// Dual control (`policies/approvals.yaml`): a FitPoints correction past 10,000 points is held and
+/// takes effect only when a second eligible person approves it.
+@Suite("Two-person approval")
+struct ApprovalTests {
+    func adjust(
+        _ client: any TestClientProtocol, _ token: String, _ customer: Customer, _ points: Int,
+        reason: String = "Steps lost in the sync outage", key: String? = nil
+    ) async throws -> Reply {
+        try await client.call(
+            .post, "/v1/customers/\(customer.id.text)/fitpoints/adjustments", token: token,
+            json: #"{"points":\#(points),"reason":"\#(reason)"}"#, headers: key.map { ["Idempotency-Key": $0] } ?? [:])
+    }
+
+    func decide(_ client: any TestClientProtocol, _ token: String, _ id: String, _ verb: String, note: String? = nil)
+        async throws -> Reply
+    {
+        try await client.call(
+            .post, "/v1/approvals/\(id)/\(verb)", token: token, json: note.map { #"{"note":"\#($0)"}"# })
+    }
+
+    func balance(_ client: any TestClientProtocol, _ token: String, _ customer: Customer) async throws -> Int64 {
+        try await client.call(.get, "/v1/customers/\(customer.id.text)/fitpoints", token: token)
+            .decode(Components.Schemas.FitPointsBalance.self).balance
+    }
+
+    /// Another backend manager, with a token of its own.
+    func secondManager(_ env: TestEnvironment, _ name: String = "second") async throws -> String {
+        let context = OperationContext.system("test", policies: env.policies)
+        let person = try await env.database.runAsSystem(
+            CreateOperator(email: "\(name)-manager@test.example", role: .backendManager, tenantID: nil),
+            context: context)
+        return try await env.database.runAsSystem(
+            CreateToken(operatorID: person.id, name: "test", expiresInHours: nil), context: context
+        ).1.value
+    }
+
+    func count(_ env: TestEnvironment, _ action: String) async throws -> Int {
+        try await env.ownerScalar("SELECT count(*) FROM audit_events WHERE action = '\(action)'", as: Int.self) ?? -1
+    }
+
+    @Test(
+        """
+        a correction past the threshold is held (202, nothing credited); the requester's own approval and an \
+        auditor's are refused; a second manager's approval credits it, with one audit event per step
+        """
+    )
+    func heldThenApproved() async throws {
+        try await TestEnvironment.with { env in
+            let manager = env.fixture.tokens[.backendManager]!
+            let second = try await secondManager(env)
+            let customer = try await env.customer()
+            try await env.withApp { client in
+                let small = try await adjust(client, manager, customer, 10_000)
+                #expect(small.status == 201, "at the threshold it runs at once")
+                let held = try await adjust(client, manager, customer, 50_000)
+                #expect(held.status == 202)
+                let request = try held.decode(Components.Schemas.ApprovalRequest.self)
+                #expect(request.status == .pending)
+                #expect(
+                    (request.action, request.amount, request.targetId) == ("fitpoints.adjust", 50_000, customer.id.text)
+                )
+                #expect(request.summary.contains("+50,000"))
+                #expect(try await balance(client, manager, customer) == 10_000, "nothing credited while held")
+                #expect(try await count(env, "approvals.request") == 1)
+
+                let own = try await decide(client, manager, request.id, "approve")
+                #expect(own.status == 403)
+                #expect(own["code"] == "own_request")
+                #expect(try await decide(client, env.fixture.tokens[.auditor]!, request.id, "approve").status == 403)
+                #expect(try await balance(client, manager, customer) == 10_000)
+
+                let approved = try await decide(client, second, request.id, "approve", note: "Ticket 4411")
+                #expect(approved.status == 200)
+                let decided = try approved.decode(Components.Schemas.ApprovalRequest.self)
+                #expect((decided.status, decided.decisionNote) == (.approved, "Ticket 4411"))
+                #expect(try await balance(client, manager, customer) == 60_000)
+                let again = try await decide(client, second, request.id, "approve")
+                #expect((again.status, again["code"]) == (409, "approval_decided"))
+                #expect(try await balance(client, manager, customer) == 60_000, "approved once, credited once")
+            }
+            #expect(try await count(env, "approvals.approve") == 1)
+            #expect(try await count(env, "fitpoints.adjust") == 2, "the small correction's and the approved one's")
+            let actor = try await env.ownerScalar(
+                "SELECT actor_id::text FROM audit_events WHERE action = 'fitpoints.adjust' ORDER BY id DESC LIMIT 1",
+                as: String.self)
+            let approver = try await env.ownerScalar(
+                "SELECT actor_id::text FROM audit_events WHERE action = 'approvals.approve'", as: String.self)
+            #expect(actor == approver, "the change's own event names the approver as its actor")
+        }
+    }
+
+    @Test("30 concurrent approvals of one request: one takes effect, the others are 409 approval_decided")
+    func concurrentApprovals() async throws {
+        try await TestEnvironment.with { env in
+            let manager = env.fixture.tokens[.backendManager]!
+            let approvers = [try await secondManager(env), env.fixture.tokens[.platformAdmin]!]
+            let customer = try await env.customer()
+            try await env.withApp { client in
+                let id = try await adjust(client, manager, customer, 25_000)
+                    .decode(Components.Schemas.ApprovalRequest.self).id
+                let statuses = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
+                    for n in 0..<30 {
+                        group.addTask {
+                            let reply = try await decide(client, approvers[n % 2], id, "approve")
+                            return (reply.status, reply["code"])
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(statuses.filter { $0.0 == 200 }.count == 1, "\(statuses)")
+                #expect(statuses.filter { $0 == (409, "approval_decided") }.count == 29, "\(statuses)")
+                #expect(try await balance(client, manager, customer) == 25_000)
+            }
+            #expect(try await count(env, "approvals.approve") == 1)
+            #expect(try await count(env, "fitpoints.adjust") == 1)
+        }
+    }
+
+    @Test("a request undecided past 24 hours expires: approving it is 409 approval_expired and changes nothing")
+    func expiredDoesNothing() async throws {
+        try await TestEnvironment.with { env in
+            let manager = env.fixture.tokens[.backendManager]!
+            let second = try await secondManager(env)
+            let customer = try await env.customer()
+            try await env.withApp { client in
+                let id = try await adjust(client, manager, customer, 20_000)
+                    .decode(Components.Schemas.ApprovalRequest.self).id
+                env.clock.advance(by: 24 * 3600)
+                let late = try await decide(client, second, id, "approve")
+                #expect((late.status, late["code"]) == (409, "approval_expired"))
+                #expect(try await decide(client, second, id, "reject").status == 409)
+                #expect(try await balance(client, manager, customer) == 0)
+                let shown = try await client.call(.get, "/v1/approvals/\(id)", token: second)
+                    .decode(Components.Schemas.ApprovalRequest.self)
+                #expect(shown.status == .expired)
+            }
+            #expect(try await count(env, "approvals.approve") == 0)
+            #expect(try await count(env, "fitpoints.adjust") == 0)
+        }
+    }
+
+    @Test(
+        """
+        a request that could not take effect is refused as the change would be, and nothing is held; a repeat \
+        under one Idempotency-Key holds one request; a rejected or withdrawn request never takes effect
+        """
+    )
+    func refusedRepeatedRejected() async throws {
+        try await TestEnvironment.with { env in
+            let manager = env.fixture.tokens[.backendManager]!
+            let second = try await secondManager(env)
+            let customer = try await env.customer()
+            try await env.withApp { client in
+                let overdraft = try await adjust(client, manager, customer, -50_000)
+                #expect((overdraft.status, overdraft["code"]) == (409, "insufficient_fitpoints"))
+                #expect(try await adjust(client, manager, customer, 50_000, reason: " ").status == 422)
+                #expect(try await env.ownerScalar("SELECT count(*) FROM approval_requests", as: Int.self) == 0)
+
+                let key = UUID().uuidString
+                let first = try await adjust(client, manager, customer, 30_000, key: key)
+                let repeated = try await adjust(client, manager, customer, 30_000, key: key)
+                #expect(first.status == 202 && repeated.status == 202)
+                let id = try first.decode(Components.Schemas.ApprovalRequest.self).id
+                #expect(try repeated.decode(Components.Schemas.ApprovalRequest.self).id == id)
+                #expect(try await env.ownerScalar("SELECT count(*) FROM approval_requests", as: Int.self) == 1)
+
+                let rejected = try await decide(client, second, id, "reject", note: "No ticket")
+                #expect(try rejected.decode(Components.Schemas.ApprovalRequest.self).status == .rejected)
+                #expect(try await decide(client, second, id, "approve").status == 409)
+
+                let mine = try await adjust(client, manager, customer, 40_000)
+                    .decode(Components.Schemas.ApprovalRequest.self).id
+                let withdrawn = try await decide(client, manager, mine, "reject")
+                #expect(withdrawn.status == 200, "the requester withdraws it: \(withdrawn.text)")
+                #expect(try await balance(client, manager, customer) == 0)
+            }
+            #expect(try await count(env, "approvals.reject") == 2)
+        }
+    }
+
+    @Test("another tenant sees none of the platform's requests; a held change cannot be run directly")
+    func tenantsAndTheRunnersGuard() async throws {
+        try await TestEnvironment.with { env in
+            let manager = env.fixture.tokens[.backendManager]!
+            let customer = try await env.customer()
+            let partner = env.fixture.partners[0].adminToken
+            try await env.withApp { client in
+                let id = try await adjust(client, manager, customer, 30_000)
+                    .decode(Components.Schemas.ApprovalRequest.self).id
+                let list = try await client.call(.get, "/v1/approvals", token: partner)
+                    .decode(Components.Schemas.ApprovalRequestPage.self)
+                #expect(list.items.isEmpty)
+                #expect(try await client.call(.get, "/v1/approvals/\(id)", token: partner).status == 404)
+                #expect(try await decide(client, partner, id, "approve").status == 403)
+                let own = try await client.call(.get, "/v1/approvals", token: manager)
+                    .decode(Components.Schemas.ApprovalRequestPage.self)
+                #expect(own.items.map(\.id) == [id])
+            }
+            do {
+                _ = try await env.database.run(
+                    AdjustFitPoints(customerID: customer.id, points: 30_000, reason: "direct"),
+                    context: env.context(.backendManager))
+                Issue.record("a held change ran directly")
+            } catch DomainError.conflict(let code, _) {
+                #expect(code == "approval_required")
+            }
+        }
+    }
+}
