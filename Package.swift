@@ -9,7 +9,8 @@ let swiftSettings: [SwiftSetting] = [
 /// each domain's. Processing flattens them into the bundle's root, so a template's name is unique across the
 /// console (SwiftPM refuses two resources of one name). A new domain with pages adds its folder here.
 let consolePages: [Resource] = [
-    "Accounts", "Articles", "Audit", "Badges", "Billing", "Challenges", "ContentPolicies", "Editorial", "FitPoints",
+    "Accounts", "Articles", "Audit", "Badges", "Billing", "Challenges", "ContentPolicies", "DualControl", "Editorial",
+    "FitPoints",
     "Foods", "Goods",
     "HealthProfiles", "Mail", "Messages", "Moderation", "Orders", "Plans", "Recommendations", "Reports",
     "Shops", "Tenancy", "WebhookEndpoints",

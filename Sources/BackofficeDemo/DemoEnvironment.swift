@@ -74,6 +74,8 @@ package struct DemoCredentials: Codable, Sendable {
 package enum DemoEnvironment {
     static let platformOperators: [(String, Role)] = [
         ("admin@healthtrack.example", .platformAdmin), ("manager@healthtrack.example", .backendManager),
+        // a second manager: the second person who approves what a manager may not do alone (approvals.yaml)
+        ("deputy@healthtrack.example", .backendManager),
         ("auditor@healthtrack.example", .auditor), ("app-backend@healthtrack.example", .appService),
     ]
     static let partners = [("green-grocer", "Green Grocer Ltd"), ("peak-protein", "Peak Protein Co")]

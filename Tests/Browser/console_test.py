@@ -477,6 +477,46 @@ def place_an_order():
                                                         "postal_code": "73301", "country": "US"}}})
 
 
+def managers_approve_a_large_correction(manager, deputy):
+    """A manager corrects an account's FitPoints by 50,000: the correction is held for a second
+    person (a pending banner on the account, nothing credited); the manager cannot approve it; a
+    second manager approves it in the queue, and the points are credited once."""
+    if not manager.path().startswith("/console/") or manager.path().startswith("/console/sign-in"):
+        manager.open("/console/sign-in")
+        manager.sign_in("manager@healthtrack.example", PASSWORDS["manager@healthtrack.example"])
+    customers = api("GET", "/v1/customers?limit=50", CREDENTIALS["tokens"]["backend_manager"])["items"]
+    customer = [c for c in customers if c["status"] == "active"][-1]["id"]
+    before = api("GET", f"/v1/customers/{customer}/fitpoints", CREDENTIALS["tokens"]["backend_manager"])["balance"]
+    manager.open(f"/console/accounts/{customer}/fitpoints")
+    manager.fill({"points": "50000", "reason": "Steps lost in the March sync outage"})
+    manager.submit()
+    expect("second person" in manager.text(".flash"), "the correction is held, and the flash says so")
+    expect("+50,000" in manager.text("#pending-approvals"), "the account shows the pending correction")
+    expect(f"{before:,}" in manager.text("#balance"), "nothing is credited while it is held")
+    manager.check_accessibility()
+    manager.screenshot("approval-pending")
+    manager.open("/console/approvals")
+    request = manager.driver.find_element(By.CSS_SELECTOR, "#approvals li")
+    expect("(by you)" in request.text and not request.find_elements(By.XPATH, ".//button[starts-with(., 'Approve')]"),
+           "the requester is offered no approval of their own request")
+    deputy.open("/console/sign-in")
+    deputy.sign_in("deputy@healthtrack.example", PASSWORDS["deputy@healthtrack.example"])
+    deputy.open("/console/approvals")
+    deputy.check_accessibility()
+    deputy.screenshot("approvals")
+    deputy.fill({deputy.driver.find_element(By.CSS_SELECTOR, "#approvals li input[name=note]").get_attribute("id"):
+                 "Matches the outage ticket"})
+    deputy.driver.find_element(By.XPATH, "//ul[@id='approvals']/li[1]//button[starts-with(., 'Approve')]").click()
+    WebDriverWait(deputy.driver, 5).until(lambda driver: driver.find_elements(By.CSS_SELECTOR, ".flash"))
+    expect("took effect" in deputy.text(".flash"), "approved: the change took effect")
+    expect("approved" in deputy.text("#approvals li"), "the queue shows it approved")
+    after = api("GET", f"/v1/customers/{customer}/fitpoints", CREDENTIALS["tokens"]["backend_manager"])["balance"]
+    expect(after == before + 50000, f"credited once ({before} → {after})")
+    manager.open(f"/console/accounts/{customer}/fitpoints")
+    expect(not manager.driver.find_elements(By.ID, "pending-approvals"), "no pending banner once approved")
+    deputy.screenshot("approvals-decided")
+
+
 def manager_locks_and_unlocks(browser):
     """A backend manager finds an active account, locks it with a reason (refused first without
     one), and unlocks it; the account's history shows both."""
@@ -1199,8 +1239,8 @@ def sign_out(browser):
 
 
 def main():
-    admin, staff, stranger, manager, auditor, platform, newcomer, expert, moderator = (Browser() for _ in range(9))
-    browsers = [admin, staff, stranger, manager, auditor, platform, newcomer, expert, moderator]
+    admin, staff, stranger, manager, auditor, platform, newcomer, expert, moderator, deputy = (Browser() for _ in range(10))
+    browsers = [admin, staff, stranger, manager, auditor, platform, newcomer, expert, moderator, deputy]
     try:
         scenarios = [
             ("a partner admin creates a good named <img …> and fixes a refused form", lambda: partner_admin_creates_a_good(admin)),
@@ -1222,6 +1262,8 @@ def main():
              lambda: staff_chooses_mail_and_unsubscribes(staff, stranger)),
             ("an expired session signs in again and comes back", lambda: expired_session_comes_back(admin)),
             ("a manager locks and unlocks an account with a reason", lambda: manager_locks_and_unlocks(manager)),
+            ("a manager requests a large FitPoints correction; a second manager approves it",
+             lambda: managers_approve_a_large_correction(manager, deputy)),
             ("a manager sends two accounts a notice in the app with one reason, checked first",
              lambda: manager_messages_two_accounts(manager)),
             ("a manager reads a health profile: asked why once, the weight chart, the read listed",

@@ -13,10 +13,11 @@ extension ApprovalRequest {
     }
 }
 
-/// What a change `policies/approvals.yaml` may hold answers: done at once, or held for approval.
-enum HeldOrDone<Reply: Sendable>: Sendable {
-    case done(Reply)
-    case held(Components.Schemas.ApprovalRequest)
+/// What a change `policies/approvals.yaml` may hold came to: done at once, or held for approval
+/// (the request as the caller answers it).
+package enum HeldOrDone<Output: Sendable, Request: Sendable>: Sendable {
+    case done(Output)
+    case held(Request)
 }
 
 extension APIHandler {
@@ -26,7 +27,7 @@ extension APIHandler {
     func changeUnlessHeld<Operation: ApprovalGated, Reply: Codable & Sendable>(
         _ operation: Operation, on id: UUID? = nil, body: (some Encodable & Sendable)?, status: Int = 200,
         respond: @escaping @Sendable (Operation.Output) throws -> Reply
-    ) async throws -> HeldOrDone<Reply> {
+    ) async throws -> HeldOrDone<Reply, Components.Schemas.ApprovalRequest> {
         guard operation.needsApproval(policies) != nil else {
             return .done(try await change(operation, on: id, body: body, status: status, respond: respond))
         }

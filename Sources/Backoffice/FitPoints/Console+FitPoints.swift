@@ -27,8 +27,14 @@ extension Console {
                             message: "must be a whole number, such as 250 or -100")
                     ])
                 }
-                let (_, balance) = try await console.run(
+                let adjusted = try await console.runUnlessHeld(
                     AdjustFitPoints(customerID: id, points: points, reason: console.form.text("reason")))
+                guard case .done((_, let balance)) = adjusted else {
+                    return console.redirect(
+                        "/console/accounts/\(id.text)/fitpoints",
+                        flash: "Held for a second person's approval: nothing changes until another manager approves it."
+                    )
+                }
                 return console.redirect(
                     "/console/accounts/\(id.text)/fitpoints",
                     flash: "Adjusted: the balance is \(Money.fitPoints(balance.balance)).")
@@ -63,6 +69,8 @@ extension ConsoleRequest {
             },
             "canAdjust": may(AdjustFitPoints.action),
         ]
+        let pending = try await pendingApprovals(on: "customer", id)
+        (data["pending"], data["hasPending"]) = (pending, !pending.isEmpty)
         if entries.count > Console.pageSize, let last = shown.last {
             data["next"] = ConsoleLinks.path(
                 "/console/accounts/\(id.text)/fitpoints", ["before": Cursor.encode([String(last.id)])])

@@ -43,7 +43,8 @@ struct DevRestartTests {
         #expect(first.skipped.isEmpty)
         #expect(
             first.credentials.secondFactors?.keys.sorted() == [
-                "admin@healthtrack.example", "auditor@healthtrack.example", "manager@healthtrack.example",
+                "admin@healthtrack.example", "auditor@healthtrack.example", "deputy@healthtrack.example",
+                "manager@healthtrack.example",
             ],
             "the roles the policy makes sign in with a second factor get a TOTP secret")
         let tokens = first.credentials.tokens

@@ -1,0 +1,101 @@
+import BackofficeConsole
+import BackofficePlatform
+import Foundation
+import Hummingbird
+
+extension Console {
+    /// Approvals: the requests held for a second person, newest first, each pending one with its
+    /// approve and reject forms (a note recorded with the decision). The API's use cases, audited.
+    func registerApprovals(on group: RouterGroup<AppRequestContext>) {
+        section("approvals", "Approvals", needs: ListApprovals.action, on: group) { console in
+            try await console.approvalsPage(issues: [])
+        }
+        for (verb, decided) in [("approve", "Approved: the change took effect."), ("reject", "Rejected.")] {
+            post("approvals/{id}/\(verb)", on: group) { console in
+                let id = try console.routeID()
+                let note = console.form.text("note")
+                return try await console.submit(reading: Self.decisionRefusal) {
+                    _ = try await console.run(
+                        verb == "approve"
+                            ? AnyDecision.approve(ApproveChange(approvalID: id, note: note))
+                            : AnyDecision.reject(RejectChange(approvalID: id, note: note)))
+                    return console.redirect("/console/approvals", flash: decided)
+                } refused: { issues in
+                    try await console.approvalsPage(issues: issues, refusedID: id)
+                }
+            }
+        }
+    }
+}
+
+extension Console {
+    /// A refused decision as the queue shows it on its row: the policy's refusals of this person
+    /// (their own request, not an approver) in place, like a conflict.
+    fileprivate static func decisionRefusal(_ refusal: DomainError) throws -> [FieldIssue] {
+        if case .forbiddenTarget(_, let code, let detail) = refusal, ["own_request", "not_an_approver"].contains(code) {
+            return [FieldIssue(field: "", code: code, message: detail)]
+        }
+        return try FormRefusal.issues(refusal)
+    }
+}
+
+/// Approving or rejecting, as the console's two forms run them.
+private enum AnyDecision: AuditedChange {
+    case approve(ApproveChange)
+    case reject(RejectChange)
+
+    var permission: Action { if case .approve = self { ApproveChange.action } else { RejectChange.action } }
+
+    func perform(in unit: UnitOfWork) async throws -> Audited<ApprovalRequest> {
+        switch self {
+        case .approve(let approval): try await approval.perform(in: unit)
+        case .reject(let rejection): try await rejection.perform(in: unit)
+        }
+    }
+}
+
+extension ConsoleRequest {
+    /// Runs a change the approvals policy may hold: at once, or its approval request recorded.
+    func runUnlessHeld<Operation: ApprovalGated>(_ operation: Operation) async throws
+        -> HeldOrDone<Operation.Output, ApprovalRequest>
+    {
+        guard operation.needsApproval(context.policies) != nil else { return .done(try await run(operation)) }
+        return .held(try await run(RequestApproval(change: operation)))
+    }
+
+    /// The requests pending on one object, for its page's banner (none for who may not list them).
+    func pendingApprovals(on targetType: String, _ targetID: UUID) async throws -> [[String: Any]] {
+        guard may(PendingApprovals.action) else { return [] }
+        return try await read(PendingApprovals(targetType: targetType, targetID: targetID.text)).map {
+            ["summary": $0.summary, "expires": ConsoleTime.text($0.expiresAt)] as [String: Any]
+        }
+    }
+
+    /// The approvals page: a page of requests, newest first; a refused decision shown on its row.
+    fileprivate func approvalsPage(issues: [FieldIssue], refusedID: UUID? = nil) async throws -> ConsoleAnswer {
+        let (rows, cursor) = try await newestFirstPage(after: form.text("cursor"), limit: Console.pageSize) {
+            try await read(ListApprovals(after: $0, limit: $1))
+        }
+        let now = self.now
+        let me = context.principal.operatorID
+        var data: [String: Any] = [
+            "rows": rows.map { request -> [String: Any] in
+                let status = request.status(at: now)
+                var row: [String: Any] = [
+                    "id": request.id.text, "summary": request.summary, "reason": request.reason ?? "",
+                    "status": status.rawValue, "pending": status == .pending, "mine": request.requestedBy == me,
+                    "requested": ConsoleTime.text(request.createdAt), "expires": ConsoleTime.text(request.expiresAt),
+                ]
+                if request.targetType == "customer" {
+                    row["account"] = "/console/accounts/\(request.targetID)/fitpoints"
+                }
+                if let note = request.decisionNote { row["note"] = note }
+                if request.id == refusedID { row["refused"] = issues.map(\.message).joined(separator: " ") }
+                return row
+            },
+            "hasRows": !rows.isEmpty, "canDecide": may(ApproveChange.action),
+        ]
+        if let cursor { data["next"] = ConsoleLinks.path("/console/approvals", ["cursor": cursor]) }
+        return page("approvals", title: "Approvals", status: issues.isEmpty ? .ok : .unprocessableContent, data)
+    }
+}
