@@ -10,6 +10,9 @@ struct PageOptions: ParsableArguments {
 }
 
 extension GlobalOptions {
+    /// What a held change's answer (202, its approval request) prints.
+    static let heldColumns = ["id", "status", "action", "summary", "requested_at", "expires_at"]
+
     /// The one run-and-print helper of the CLI: calls the service with this command's client,
     /// prints the success body in `layout` and the chosen format, and turns the contract's problem
     /// answer into a failure with its exit code (docs/cli.md).
@@ -24,6 +27,12 @@ extension GlobalOptions {
                 let body = Mirror(reflecting: answer.value).descendant("body"),
                 let json = Mirror(reflecting: body).children.first?.value as? any Encodable
             else { throw CLIFailure.unexpectedAnswer(output) }
+            guard answer.label != "accepted" else {
+                // 202: a change policies/approvals.yaml holds for a second person; its approval request
+                FileHandle.standardError.write(
+                    Data("held for a second person's approval: nothing changes until it is approved\n".utf8))
+                return try Printer(format: format).show(json, as: .single(Self.heldColumns))
+            }
             try Printer(format: format).show(json, as: layout)
         }
     }
