@@ -215,3 +215,35 @@ struct ApprovalTests {
         }
     }
 }
+
+@Suite("policies/approvals.yaml")
+struct ApprovalPolicyTests {
+    static var texts: [String: String] {
+        get throws { try PolicySet.texts(in: URL(fileURLWithPath: CodeShapeTests.root + "/policies")) }
+    }
+
+    @Test("every action the policy may hold is a change that can be held (and performed when approved)")
+    func everyRuleHoldsAKnownChange() throws {
+        let policy = try PolicySet.parse(try Self.texts).approvals
+        let held = Set(DualControlledChanges.all.map { $0.action })
+        #expect(!policy.rules.isEmpty)
+        for action in policy.rules.keys { #expect(held.contains(action), "\(action) cannot be held") }
+        #expect(policy.expiresAfterHours == 24)
+    }
+
+    @Test(
+        "an undeclared action, an unknown key, no approvers, an unknown role or a threshold out of range is refused",
+        arguments: [
+            "requests: {expires_after_hours: 24}\nfitpoints.teleport: {approvers: [backend_manager]}",
+            "requests: {expires_after_hours: 24}\nfitpoints.adjust: {approvers: [backend_manager], maybe: 1}",
+            "requests: {expires_after_hours: 24}\nfitpoints.adjust: {approvers: []}",
+            "requests: {expires_after_hours: 24}\nfitpoints.adjust: {approvers: [chief]}",
+            "requests: {expires_after_hours: 24}\nfitpoints.adjust: {over: 0, approvers: [backend_manager]}",
+            "requests: {expires_after_hours: 0}\nfitpoints.adjust: {approvers: [backend_manager]}",
+        ])
+    func refusesABadPolicy(text: String) throws {
+        var texts = try Self.texts
+        texts[ApprovalPolicy.file] = text
+        #expect(throws: PolicyError.self) { try PolicySet.parse(texts) }
+    }
+}
