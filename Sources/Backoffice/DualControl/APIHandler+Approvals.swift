@@ -52,22 +52,22 @@ extension APIHandler {
     }
 
     func approveChange(_ input: Operations.ApproveChange.Input) async throws -> Operations.ApproveChange.Output {
-        let id = try parseID(input.path.approvalId, "approval_id")
-        let body = if case .json(let body)? = input.body { body } else { Components.Schemas.ApprovalDecision?.none }
-        let now = self.now
-        let approved = try await change(ApproveChange(approvalID: id, note: body?.note), on: id, body: body) {
-            try $0.api(at: now)
-        }
-        return .ok(.init(body: .json(approved)))
+        let decided = try await decide(input.path.approvalId, input.body) { ApproveChange(approvalID: $0, note: $1) }
+        return .ok(.init(body: .json(decided)))
     }
 
     func rejectChange(_ input: Operations.RejectChange.Input) async throws -> Operations.RejectChange.Output {
-        let id = try parseID(input.path.approvalId, "approval_id")
-        let body = if case .json(let body)? = input.body { body } else { Components.Schemas.ApprovalDecision?.none }
+        let decided = try await decide(input.path.approvalId, input.body) { RejectChange(approvalID: $0, note: $1) }
+        return .ok(.init(body: .json(decided)))
+    }
+
+    /// A decision on the request at `path` (approving and rejecting take the same optional body).
+    private func decide<Decision: AuditedOperation>(
+        _ path: String, _ body: (some Sendable)?, _ decision: (UUID, String?) -> Decision
+    ) async throws -> Components.Schemas.ApprovalRequest where Decision.Output == ApprovalRequest {
+        let id = try parseID(path, "approval_id")
+        let note: Components.Schemas.ApprovalDecision? = try body.map { try json($0) }
         let now = self.now
-        let rejected = try await change(RejectChange(approvalID: id, note: body?.note), on: id, body: body) {
-            try $0.api(at: now)
-        }
-        return .ok(.init(body: .json(rejected)))
+        return try await change(decision(id, note?.note), on: id, body: note) { try $0.api(at: now) }
     }
 }

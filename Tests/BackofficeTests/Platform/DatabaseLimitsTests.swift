@@ -219,17 +219,7 @@ struct DatabaseLimitsTests {
                     }
                 }
                 // At most 20 s: without the watch the answer never comes (the test fails, not hangs).
-                let (first, give) = AsyncStream<Result<Void, any Error>?>.makeStream()
-                Task { give.yield(await answer.result) }
-                Task {
-                    try? await Task.sleep(for: .seconds(20))
-                    give.yield(nil)
-                }
-                var outcome: Result<Void, any Error>?
-                for await result in first {
-                    outcome = result
-                    break
-                }
+                let outcome = await result(of: answer, within: 20)
                 switch outcome {
                 case nil: Issue.record("no answer in 20 s (during the commit: \(duringCommit))")
                 case .success: Issue.record("answered as if the statement ran")

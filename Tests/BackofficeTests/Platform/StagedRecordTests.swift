@@ -25,17 +25,7 @@ struct StagedRecordTests {
                 }
             }
             // At most 20 s: without a watch over step 3 the answer never comes (the test fails, not hangs).
-            let (first, give) = AsyncStream<Result<String, any Error>?>.makeStream()
-            Task { give.yield(await answer.result) }
-            Task {
-                try? await Task.sleep(for: .seconds(20))
-                give.yield(nil)
-            }
-            var outcome: Result<String, any Error>?
-            for await result in first {
-                outcome = result
-                break
-            }
+            let outcome = await result(of: answer, within: 20)
             switch outcome {
             case nil: Issue.record("no answer in 20 s")
             case .success(let output): Issue.record("answered as if the verdict were recorded: \(output)")
