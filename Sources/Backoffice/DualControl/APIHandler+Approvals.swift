@@ -52,17 +52,21 @@ extension APIHandler {
     }
 
     func approveChange(_ input: Operations.ApproveChange.Input) async throws -> Operations.ApproveChange.Output {
-        let decided = try await decide(input.path.approvalId, input.body) { ApproveChange(approvalID: $0, note: $1) }
+        let decided = try await decide(input.path.approvalId, input.body) {
+            DecideApproval(.approve, approvalID: $0, note: $1)
+        }
         return .ok(.init(body: .json(decided)))
     }
 
     func rejectChange(_ input: Operations.RejectChange.Input) async throws -> Operations.RejectChange.Output {
-        let decided = try await decide(input.path.approvalId, input.body) { RejectChange(approvalID: $0, note: $1) }
+        let decided = try await decide(input.path.approvalId, input.body) {
+            DecideApproval(.reject, approvalID: $0, note: $1)
+        }
         return .ok(.init(body: .json(decided)))
     }
 
     /// A decision on the request at `path` (approving and rejecting take the same optional body).
-    private func decide<Decision: AuditedOperation>(
+    private func decide<Decision: AuditedChange>(
         _ path: String, _ body: (some Sendable)?, _ decision: (UUID, String?) -> Decision
     ) async throws -> Components.Schemas.ApprovalRequest where Decision.Output == ApprovalRequest {
         let id = try parseID(path, "approval_id")

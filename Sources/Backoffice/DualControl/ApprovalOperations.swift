@@ -76,49 +76,46 @@ package struct RequestApproval<Change: ApprovalGated>: AuditedChange {
     }
 }
 
-/// Approves a held change: the change is performed now, in this transaction, with the approver as
-/// its actor; the request is marked approved. Only by a second person: never the requester (403
-/// `own_request`), one of the rule's approver roles (403 `not_an_approver`), holding the change's
-/// own permission and scope. Once (the request's row is locked: of concurrent approvals one takes
-/// effect, the others are 409 `approval_decided`); never past its expiry (409 `approval_expired`).
-package struct ApproveChange: AuditedOperation {
-    package static let action: Action = "approvals.approve"
+/// Decides on a held change, once (the request's row is locked: of concurrent decisions one
+/// takes effect, the others are 409 `approval_decided`), never past its expiry (409
+/// `approval_expired`).
+///
+/// Approving (`approvals.approve`) performs the change now, in this transaction, with the approver
+/// as its actor. Only by a second person: never the requester (403 `own_request`), one of the
+/// rule's approver roles (403 `not_an_approver`), holding the change's own permission and scope.
+/// Rejecting (`approvals.reject`): one of the rule's approver roles, or the requester withdrawing
+/// it; it never takes effect.
+package struct DecideApproval: AuditedChange {
+    package enum Verdict: Sendable { case approve, reject }
     package let approvalID: UUID
+    package let verdict: Verdict
     package let note: String?
 
-    package init(approvalID: UUID, note: String?) { (self.approvalID, self.note) = (approvalID, note) }
+    package init(_ verdict: Verdict, approvalID: UUID, note: String?) {
+        (self.verdict, self.approvalID, self.note) = (verdict, approvalID, note)
+    }
+
+    package static let approve: Action = "approvals.approve"
+    package static let reject: Action = "approvals.reject"
+    package var permission: Action { verdict == .approve ? Self.approve : Self.reject }
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<ApprovalRequest> {
         let request = try await ApprovalDecision.pending(approvalID, note: note, in: unit)
-        guard request.requestedBy != unit.principal.operatorID else {
-            throw DomainError.forbiddenTarget(
-                Self.action, code: "own_request", detail: "A second person approves a change: never the one who asked.")
-        }
         let change = try DualControlledChanges.change(of: request)
-        try ApprovalDecision.requireApprover(change.permission, Self.action, in: unit)
+        let own = request.requestedBy == unit.principal.operatorID
+        guard verdict == .approve else {
+            if !own { try ApprovalDecision.requireApprover(change.permission, permission, in: unit) }
+            return try await ApprovalDecision.record(request, .rejected, note: note, by: permission, in: unit, more: [])
+        }
+        guard !own else {
+            throw DomainError.forbiddenTarget(
+                permission, code: "own_request", detail: "A second person approves a change: never the one who asked.")
+        }
+        try ApprovalDecision.requireApprover(change.permission, permission, in: unit)
         try unit.context.permit(change.permission)
         let effects = try await DualControlledChanges.perform(change, in: unit)
         return try await ApprovalDecision.record(
-            request, .approved, note: note, by: Self.action, in: unit, more: effects)
-    }
-}
-
-/// Rejects a held change (one of the rule's approver roles), or withdraws it (its requester): it
-/// never takes effect. Once; never past its expiry.
-package struct RejectChange: AuditedOperation {
-    package static let action: Action = "approvals.reject"
-    package let approvalID: UUID
-    package let note: String?
-
-    package init(approvalID: UUID, note: String?) { (self.approvalID, self.note) = (approvalID, note) }
-
-    package func perform(in unit: UnitOfWork) async throws -> Audited<ApprovalRequest> {
-        let request = try await ApprovalDecision.pending(approvalID, note: note, in: unit)
-        if request.requestedBy != unit.principal.operatorID {
-            try ApprovalDecision.requireApprover(
-                try DualControlledChanges.change(of: request).permission, Self.action, in: unit)
-        }
-        return try await ApprovalDecision.record(request, .rejected, note: note, by: Self.action, in: unit, more: [])
+            request, .approved, note: note, by: permission, in: unit, more: effects)
     }
 }
 

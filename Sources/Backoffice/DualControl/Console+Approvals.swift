@@ -10,15 +10,14 @@ extension Console {
         section("approvals", "Approvals", needs: ListApprovals.action, on: group) { console in
             try await console.approvalsPage(issues: [])
         }
-        for (verb, decided) in [("approve", "Approved: the change took effect."), ("reject", "Rejected.")] {
+        for (verb, verdict, decided) in [
+            ("approve", DecideApproval.Verdict.approve, "Approved: the change took effect."),
+            ("reject", .reject, "Rejected."),
+        ] {
             post("approvals/{id}/\(verb)", on: group) { console in
                 let id = try console.routeID()
-                let note = console.form.text("note")
                 return try await console.submit(reading: Self.decisionRefusal) {
-                    _ = try await console.run(
-                        verb == "approve"
-                            ? AnyDecision.approve(ApproveChange(approvalID: id, note: note))
-                            : AnyDecision.reject(RejectChange(approvalID: id, note: note)))
+                    _ = try await console.run(DecideApproval(verdict, approvalID: id, note: console.form.text("note")))
                     return console.redirect("/console/approvals", flash: decided)
                 } refused: { issues in
                     try await console.approvalsPage(issues: issues, refusedID: id)
@@ -36,21 +35,6 @@ extension Console {
             return [FieldIssue(field: "", code: code, message: detail)]
         }
         return try FormRefusal.issues(refusal)
-    }
-}
-
-/// Approving or rejecting, as the console's two forms run them.
-private enum AnyDecision: AuditedChange {
-    case approve(ApproveChange)
-    case reject(RejectChange)
-
-    var permission: Action { if case .approve = self { ApproveChange.action } else { RejectChange.action } }
-
-    func perform(in unit: UnitOfWork) async throws -> Audited<ApprovalRequest> {
-        switch self {
-        case .approve(let approval): try await approval.perform(in: unit)
-        case .reject(let rejection): try await rejection.perform(in: unit)
-        }
     }
 }
 
@@ -93,7 +77,7 @@ extension ConsoleRequest {
                 if request.id == refusedID { row["refused"] = issues.map(\.message).joined(separator: " ") }
                 return row
             },
-            "hasRows": !rows.isEmpty, "canDecide": may(ApproveChange.action),
+            "hasRows": !rows.isEmpty, "canDecide": may(DecideApproval.approve),
         ]
         if let cursor { data["next"] = ConsoleLinks.path("/console/approvals", ["cursor": cursor]) }
         return page("approvals", title: "Approvals", status: issues.isEmpty ? .ok : .unprocessableContent, data)
