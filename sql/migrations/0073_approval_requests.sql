@@ -33,4 +33,15 @@ CREATE INDEX approval_requests_pending_target ON approval_requests (target_type,
 ALTER TABLE approval_requests ENABLE ROW LEVEL SECURITY;
 ALTER TABLE approval_requests FORCE ROW LEVEL SECURITY;
 CREATE POLICY approval_requests_visible ON approval_requests USING (app_sees(tenant_id)) WITH CHECK (app_sees(tenant_id));
-GRANT SELECT, INSERT, UPDATE ON approval_requests TO backoffice_app;
+-- What was asked and approved never changes: only the decision's columns are written, once.
+GRANT SELECT, INSERT ON approval_requests TO backoffice_app;
+GRANT UPDATE (status, decided_by, decided_at, decision_note) ON approval_requests TO backoffice_app;
+CREATE FUNCTION approval_requests_decided_once() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF OLD.status <> 'pending' THEN
+        RAISE EXCEPTION 'approval request % was % already', OLD.id, OLD.status USING ERRCODE = 'check_violation';
+    END IF;
+    RETURN NEW;
+END $$;
+CREATE TRIGGER approval_requests_decided_once BEFORE UPDATE ON approval_requests
+    FOR EACH ROW EXECUTE FUNCTION approval_requests_decided_once();

@@ -47,7 +47,8 @@ package struct RequestApproval<Change: ApprovalGated>: AuditedChange {
             id: unit.newID(), tenantID: unit.principal.tenantID, action: Change.action.rawValue,
             targetType: change.approvalTarget.type, targetID: change.approvalTarget.id, summary: change.approvalSummary,
             change: String(decoding: try JSONEncoder().encode(change), as: UTF8.self), amount: change.approvalAmount,
-            reason: change.approvalReason, requestedBy: requester, createdAt: unit.now,
+            reason: change.approvalReason?.trimmingCharacters(in: .whitespacesAndNewlines), requestedBy: requester,
+            createdAt: unit.now,
             expiresAt: unit.now.addingTimeInterval(Double(unit.policies.approvals.expiresAfterHours) * 3600),
             storedStatus: .pending)
         try await unit.execute(
@@ -104,15 +105,16 @@ package struct DecideApproval: AuditedChange {
         let change = try DualControlledChanges.change(of: request)
         let own = request.requestedBy == unit.principal.operatorID
         guard verdict == .approve else {
-            if !own { try ApprovalDecision.requireApprover(change.permission, permission, in: unit) }
+            if !own { try ApprovalDecision.requireApprover(change.permission, permission, approving: false, in: unit) }
             return try await ApprovalDecision.record(request, .rejected, note: note, by: permission, in: unit, more: [])
         }
         guard !own else {
             throw DomainError.forbiddenTarget(
                 permission, code: "own_request", detail: "A second person approves a change: never the one who asked.")
         }
-        try ApprovalDecision.requireApprover(change.permission, permission, in: unit)
+        try ApprovalDecision.requireApprover(change.permission, permission, approving: true, in: unit)
         try unit.context.permit(change.permission)
+        try await ApprovalDecision.requirePerson(permission, in: unit)
         let effects = try await DualControlledChanges.perform(change, in: unit)
         return try await ApprovalDecision.record(
             request, .approved, note: note, by: permission, in: unit, more: effects)
@@ -132,13 +134,30 @@ enum ApprovalDecision {
         return request
     }
 
-    /// Refuses a principal whose role is not among the approvers of `change`'s rule.
-    static func requireApprover(_ change: Action, _ decision: Action, in unit: UnitOfWork) throws {
-        guard let rule = unit.policies.approvals.rules[change] else { return }
+    /// Refuses a principal whose role is not among the approvers of `change`'s rule. A request whose
+    /// rule the policy has dropped since is approved by no one (it may still be rejected).
+    static func requireApprover(_ change: Action, _ decision: Action, approving: Bool, in unit: UnitOfWork) throws {
+        guard let rule = unit.policies.approvals.rules[change] else {
+            guard approving else { return }
+            throw DomainError.forbiddenTarget(
+                decision, code: "not_an_approver",
+                detail: "policies/approvals.yaml no longer holds \(change.rawValue): reject the request and ask again.")
+        }
         guard rule.approvers.contains(unit.principal.role) else {
             throw DomainError.forbiddenTarget(
                 decision, code: "not_an_approver",
                 detail: "Only \(rule.approvers.sorted().joined(separator: ", ")) decide on \(change.rawValue).")
+        }
+    }
+
+    /// Refuses an approval by a machine (an OAuth client's or another service operator): a second
+    /// person approves.
+    static func requirePerson(_ decision: Action, in unit: UnitOfWork) async throws {
+        let kind = try await unit.first(
+            "SELECT kind FROM operators WHERE id = \(unit.principal.operatorID)", { try $0.decode(String.self) })
+        guard kind == "person" else {
+            throw DomainError.forbiddenTarget(
+                decision, code: "not_an_approver", detail: "A person approves a held change, never a machine client.")
         }
     }
 

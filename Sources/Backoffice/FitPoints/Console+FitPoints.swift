@@ -32,7 +32,7 @@ extension Console {
                 guard case .done((_, let balance)) = adjusted else {
                     return console.redirect(
                         "/console/accounts/\(id.text)/fitpoints",
-                        flash: "Held for a second person's approval: nothing changes until another manager approves it."
+                        flash: "Held for a second person's approval: nothing changes until another approver accepts it."
                     )
                 }
                 return console.redirect(

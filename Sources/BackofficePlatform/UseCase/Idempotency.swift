@@ -149,9 +149,7 @@ package struct Idempotency: Sendable {
         respond: @escaping @Sendable (Operation.Output) throws -> StoredResponse<Body>
     ) async throws -> StoredResponse<Body> {
         let verdict = try await operation.call(reservation)
-        return try await RequestDeadline.runOnItsOwn(
-            within: database.limits.requestDeadline, timers: database.limits.timers
-        ) {
+        return try await database.recordingOnItsOwn {
             try await database.run(
                 RecordStage(staged: operation, verdict: verdict, reservation: reservation), context: context
             ) {

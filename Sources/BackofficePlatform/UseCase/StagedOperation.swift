@@ -107,9 +107,18 @@ extension Database {
         case .call(let reservation):
             let verdict = try await operation.call(reservation)
             // recorded even once the request has been answered, within a deadline of its own
-            return try await RequestDeadline.runOnItsOwn(within: limits.requestDeadline, timers: limits.timers) {
+            return try await recordingOnItsOwn {
                 try await record(RecordStage(staged: operation, verdict: verdict, reservation: reservation))
             }
         }
+    }
+}
+
+extension Database {
+    /// Runs a staged operation's step 3 (`RequestDeadline.runOnItsOwn`): not bound to the request's
+    /// answer, but within a request's deadline of its own and with its connection watched. Outside
+    /// any request (a tool, a background service), the same bound applies.
+    package func recordingOnItsOwn<T: Sendable>(_ record: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await RequestDeadline.runOnItsOwn(within: limits.requestDeadline, timers: limits.timers, record)
     }
 }

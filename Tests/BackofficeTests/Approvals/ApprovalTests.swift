@@ -195,11 +195,20 @@ struct ApprovalTests {
             try await env.withApp { client in
                 let id = try await adjust(client, manager, customer, 30_000)
                     .decode(Components.Schemas.ApprovalRequest.self).id
-                let list = try await client.call(.get, "/v1/approvals", token: partner)
-                    .decode(Components.Schemas.ApprovalRequestPage.self)
-                #expect(list.items.isEmpty)
-                #expect(try await client.call(.get, "/v1/approvals/\(id)", token: partner).status == 404)
+                #expect(try await client.call(.get, "/v1/approvals", token: partner).status == 403)
+                #expect(try await client.call(.get, "/v1/approvals/\(id)", token: partner).status == 403)
                 #expect(try await decide(client, partner, id, "approve").status == 403)
+                // A machine client of an approver's role holding every scope it needs is still no person.
+                let bot = try await client.call(
+                    .post, "/v1/oauth-clients", token: env.fixture.tokens[.platformAdmin]!,
+                    json: #"{"name":"bot","role":"backend_manager","scopes":["approvals:decide","fitpoints:adjust"]}"#)
+                let botID = try #require((bot.json["client"] as? [String: Any])?["id"] as? String)
+                let basic = "Basic " + Data("\(botID):\(try #require(bot["client_secret"]))".utf8).base64EncodedString()
+                let jwt = try #require(
+                    try await OAuthClientTests.token(client, form: "grant_type=client_credentials", basic: basic)[
+                        "access_token"])
+                let byMachine = try await decide(client, jwt, id, "approve")
+                #expect((byMachine.status, byMachine["code"]) == (403, "not_an_approver"))
                 let own = try await client.call(.get, "/v1/approvals", token: manager)
                     .decode(Components.Schemas.ApprovalRequestPage.self)
                 #expect(own.items.map(\.id) == [id])
@@ -240,6 +249,8 @@ struct ApprovalPolicyTests {
             "requests: {expires_after_hours: 24}\nfitpoints.adjust: {approvers: [chief]}",
             "requests: {expires_after_hours: 24}\nfitpoints.adjust: {over: 0, approvers: [backend_manager]}",
             "requests: {expires_after_hours: 0}\nfitpoints.adjust: {approvers: [backend_manager]}",
+            "requests: {expires_after_hours: 24}\naccounts.lock: {approvers: [backend_manager]}",
+            "requests: {expires_after_hours: 24}\nfitpoints.adjust: {approvers: [auditor]}",
         ])
     func refusesABadPolicy(text: String) throws {
         var texts = try Self.texts

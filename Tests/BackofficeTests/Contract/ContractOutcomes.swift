@@ -65,7 +65,6 @@ enum ContractOutcomes {
         ingestActivity platform_admin 422 validation_failed
         ingestActivity app_service 422 validation_failed
         resolveAppeal backend_manager 409 invalid_transition
-        getApproval partner_admin 404 not_found
         approveChange backend_manager 409 approval_decided
         rejectChange platform_admin 409 approval_decided
         rejectChange backend_manager 409 approval_decided
