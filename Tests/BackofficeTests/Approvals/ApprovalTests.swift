@@ -1,6 +1,7 @@
 import BackofficeAPI
 import Foundation
 import HummingbirdTesting
+import PostgresNIO
 import Testing
 
 @testable import Backoffice
@@ -221,6 +222,39 @@ struct ApprovalTests {
             } catch DomainError.conflict(let code, _) {
                 #expect(code == "approval_required")
             }
+        }
+    }
+}
+
+extension ApprovalTests {
+    @Test("the service's role can neither rewrite what was asked nor decide a request twice, whatever the code does")
+    func decidedOnceInTheDatabase() async throws {
+        try await TestEnvironment.with { env in
+            let customer = try await env.customer()
+            let request = try await env.database.run(
+                RequestApproval(change: AdjustFitPoints(customerID: customer.id, points: 20_000, reason: "Test")),
+                context: env.context(.backendManager))
+            let admin = env.fixture.principals[.platformAdmin]!
+            func update(_ set: String) async throws {
+                try await env.database.transaction(for: admin) { connection in
+                    _ = try await connection.query(
+                        PostgresQuery(unsafeSQL: "UPDATE approval_requests SET \(set) WHERE id = '\(request.id.text)'"),
+                        logger: testLogger
+                    ).collect()
+                }
+            }
+            await #expect(throws: (any Error).self, "the change asked for is not the service's to rewrite") {
+                try await update("change = '{\"points\": 1000000}'::jsonb")
+            }
+            await #expect(throws: (any Error).self) { try await update("amount = 1") }
+            _ = try await env.database.run(
+                DecideApproval(.reject, approvalID: request.id, note: "no"), context: env.context(.platformAdmin))
+            await #expect(throws: (any Error).self, "a decided request is not decided again") {
+                try await update("status = 'approved'")
+            }
+            #expect(
+                try await env.ownerScalar(
+                    "SELECT status FROM approval_requests WHERE id = '\(request.id.text)'", as: String.self) == "rejected")
         }
     }
 }
