@@ -254,7 +254,8 @@ extension ApprovalTests {
             }
             #expect(
                 try await env.ownerScalar(
-                    "SELECT status FROM approval_requests WHERE id = '\(request.id.text)'", as: String.self) == "rejected")
+                    "SELECT status FROM approval_requests WHERE id = '\(request.id.text)'", as: String.self)
+                    == "rejected")
         }
     }
 }
