@@ -48,9 +48,9 @@ extension ConsoleRequest {
     }
 
     /// The requests pending on one object, for its page's banner (none for who may not list them).
-    func pendingApprovals(on targetType: String, _ targetID: UUID) async throws -> [[String: Any]] {
+    func pendingApprovals(on targetType: String, _ targetID: String) async throws -> [[String: Any]] {
         guard may(PendingApprovals.action) else { return [] }
-        return try await read(PendingApprovals(targetType: targetType, targetID: targetID.text)).map {
+        return try await read(PendingApprovals(targetType: targetType, targetID: targetID)).map {
             ["summary": $0.summary, "expires": ConsoleTime.text($0.expiresAt)] as [String: Any]
         }
     }
@@ -70,9 +70,7 @@ extension ConsoleRequest {
                     "status": status.rawValue, "pending": status == .pending, "mine": request.requestedBy == me,
                     "requested": ConsoleTime.text(request.createdAt), "expires": ConsoleTime.text(request.expiresAt),
                 ]
-                if request.targetType == "customer" {
-                    row["account"] = "/console/accounts/\(request.targetID)/fitpoints"
-                }
+                if let (label, path) = Self.where(request) { row["link"] = ["label": label, "path": path] }
                 if let note = request.decisionNote { row["note"] = note }
                 if request.id == refusedID { row["refused"] = issues.map(\.message).joined(separator: " ") }
                 return row
@@ -81,5 +79,15 @@ extension ConsoleRequest {
         ]
         if let cursor { data["next"] = ConsoleLinks.path("/console/approvals", ["cursor": cursor]) }
         return page("approvals", title: "Approvals", status: issues.isEmpty ? .ok : .unprocessableContent, data)
+    }
+
+    /// The page a request's change is about (where its pending banner shows), by its target.
+    fileprivate static func `where`(_ request: ApprovalRequest) -> (label: String, path: String)? {
+        switch request.targetType {
+        case "customer": ("Its FitPoints", "/console/accounts/\(request.targetID)/fitpoints")
+        case "people": ("People", "/console/people")
+        case "challenges": ("Challenges", "/console/challenges")
+        default: nil
+        }
     }
 }

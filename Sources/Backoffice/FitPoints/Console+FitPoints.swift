@@ -69,7 +69,7 @@ extension ConsoleRequest {
             },
             "canAdjust": may(AdjustFitPoints.action),
         ]
-        let pending = try await pendingApprovals(on: "customer", id)
+        let pending = try await pendingApprovals(on: "customer", id.text)
         (data["pending"], data["hasPending"]) = (pending, !pending.isEmpty)
         if entries.count > Console.pageSize, let last = shown.last {
             data["next"] = ConsoleLinks.path(

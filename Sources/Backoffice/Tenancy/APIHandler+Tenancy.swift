@@ -105,11 +105,12 @@ extension APIHandler {
         let body: Components.Schemas.OperatorCreate = try json(input.body)
         let create = CreateOperator(
             email: body.email, role: try Role(known: body.role.rawValue),
-            tenantID: try parseID(body.tenantId, "tenant_id"))
-        let created = try await change(
-            create, body: body, status: 201
-        ) { try $0.api }
-        return .created(.init(headers: .init(eTag: EntityTag.of(created.version)), body: .json(created)))
+            tenantID: try parseID(body.tenantId, "tenant_id"), reason: body.reason)
+        switch try await changeUnlessHeld(create, body: body, status: 201, respond: { try $0.api }) {
+        case .done(let created):
+            return .created(.init(headers: .init(eTag: EntityTag.of(created.version)), body: .json(created)))
+        case .held(let request): return .accepted(.init(body: .json(request)))
+        }
     }
 
     func disableOperator(_ input: Operations.DisableOperator.Input) async throws -> Operations.DisableOperator.Output {

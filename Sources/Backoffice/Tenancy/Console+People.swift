@@ -21,8 +21,14 @@ extension Console {
                     ])
                 }
                 let tenant = console.form.text("tenant_id").flatMap(UUID.init(uuidString:))
-                let person = try await console.run(
-                    CreateOperator(email: console.form["email"] ?? "", role: role, tenantID: tenant))
+                let grant = CreateOperator(
+                    email: console.form["email"] ?? "", role: role, tenantID: tenant,
+                    reason: console.form.text("reason"))
+                guard case .done(let person) = try await console.runUnlessHeld(grant) else {
+                    return console.redirect(
+                        "/console/people",
+                        flash: "Held for a second person's approval: once approved, invite them from this page.")
+                }
                 return try await console.invited(
                     try await console.run(InviteOperator(operatorID: person.id, links: invitationLinks)))
             } refused: { issues in
@@ -141,6 +147,8 @@ extension ConsoleRequest {
             "canDisable": may(DisableOperator.action), "canCreate": may(CreateOperator.action),
         ]
         if platform { data["platform"] = true }
+        let pending = try await pendingApprovals(on: "people", "platform")
+        (data["pending"], data["hasPending"]) = (pending, !pending.isEmpty)
         if found.count > Console.pageSize, let last = people.last {
             data["next"] = ConsoleLinks.path("/console/people", ["tenant": tenant?.text, "after": last.id.text])
         }

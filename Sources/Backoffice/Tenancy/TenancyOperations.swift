@@ -41,21 +41,36 @@ package struct CreateTenant: AuditedOperation {
 /// Creates an operator or service principal (`operators.create`). Platform roles live in the
 /// platform tenant; partner roles need a tenant. A partner admin creates partner staff and
 /// admins in its own tenant only. The email is stored normalised (`EmailAddress.normalised`).
-package struct CreateOperator: AuditedOperation {
+///
+/// Granting a platform role is what `policies/approvals.yaml` may hold for a second person's
+/// approval; a partner's role is never held. The new person has no password either way: the
+/// invitation (a secret) is sent once the operator exists, by whoever invites them.
+package struct CreateOperator: ApprovalGated {
     package static let action: Action = "operators.create"
     let email: String
     let role: Role
     let tenantID: UUID?
+    /// Why (recorded with the audit event, and with the approval request when held).
+    let reason: String?
 
-    package init(email: String, role: Role, tenantID: UUID?) {
+    package var approvalApplies: Bool { role.isPlatform }
+    package var approvalAmount: Int64? { nil }
+    package var approvalTarget: (type: String, id: String) { ("people", "platform") }
+    package var approvalSummary: String { "Grant the platform role \(role.rawValue) to \(email)" }
+    package var approvalReason: String? { reason }
+
+    package init(email: String, role: Role, tenantID: UUID?, reason: String? = nil) {
         self.email = EmailAddress.normalised(email)
         self.role = role
         self.tenantID = tenantID
+        let reason = reason?.trimmingCharacters(in: .whitespacesAndNewlines)
+        self.reason = reason?.isEmpty == false ? reason : nil
     }
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<Operator> {
         var validation = Validation()
         validation.email(email, "email")
+        validation.text(reason, "reason", max: 1000, required: false)
         let principal = unit.principal
         let tenant: UUID
         if principal.tenantID != platformTenantID {
@@ -90,8 +105,8 @@ package struct CreateOperator: AuditedOperation {
         return Audited(
             created,
             event: AuditRecord(
-                action: Self.action, tenantID: tenant, targetType: "operator", targetID: created.id.text, reason: nil,
-                before: nil, after: try created.snapshot))
+                action: Self.action, tenantID: tenant, targetType: "operator", targetID: created.id.text,
+                reason: reason, before: nil, after: try created.snapshot))
     }
 }
 

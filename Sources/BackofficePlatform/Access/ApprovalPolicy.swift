@@ -41,10 +41,11 @@ package struct ApprovalPolicy: DomainPolicy {
             expiresAfterHours: try document.integer("requests", "expires_after_hours", 1...720), rules: rules)
     }
 
-    /// The rule a change falls under, when it needs approval: its action is listed and its amount
+    /// The rule a change falls under, when it needs approval: its action is listed, the change is of
+    /// the kind the rule holds (`ApprovalGated.approvalApplies`) and its amount
     /// (`ApprovalGated.approvalAmount`) is past the rule's `over`.
     package func rule(for change: some ApprovalGated) -> Rule? {
-        guard let rule = rules[change.permission] else { return nil }
+        guard let rule = rules[change.permission], change.approvalApplies else { return nil }
         guard let over = rule.over else { return rule }
         return (change.approvalAmount ?? 0).magnitude > over.magnitude ? rule : nil
     }

@@ -17,9 +17,14 @@ package protocol ApprovalGated: AuditedOperation, Codable {
     var approvalSummary: String { get }
     /// Why, as the requester gave it.
     var approvalReason: String? { get }
+    /// Whether this change is of the kind its action's rule holds at all (granting a platform role,
+    /// say, where granting a partner's is not held); true unless the change says otherwise.
+    var approvalApplies: Bool { get }
 }
 
 extension ApprovalGated {
+    package var approvalApplies: Bool { true }
+
     /// The policy's rule when it holds this change for approval; nil when it may run at once.
     package func needsApproval(_ policies: PolicySet) -> ApprovalPolicy.Rule? { policies.approvals.rule(for: self) }
 }

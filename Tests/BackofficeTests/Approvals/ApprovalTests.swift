@@ -32,11 +32,13 @@ struct ApprovalTests {
             .decode(Components.Schemas.FitPointsBalance.self).balance
     }
 
-    /// Another backend manager, with a token of its own.
-    func secondManager(_ env: TestEnvironment, _ name: String = "second") async throws -> String {
+    /// Another backend manager (or a person of `role`), with a token of its own.
+    func secondManager(_ env: TestEnvironment, _ name: String = "second", role: Role = .backendManager)
+        async throws -> String
+    {
         let context = OperationContext.system("test", policies: env.policies)
         let person = try await env.database.runAsSystem(
-            CreateOperator(email: "\(name)-manager@test.example", role: .backendManager, tenantID: nil),
+            CreateOperator(email: "\(name)-\(role.rawValue)@test.example", role: role, tenantID: nil),
             context: context)
         return try await env.database.runAsSystem(
             CreateToken(operatorID: person.id, name: "test", expiresInHours: nil), context: context

@@ -12,12 +12,11 @@ struct TokenTests {
     func lifecycle() async throws {
         try await TestEnvironment.with { env in
             let admin = env.fixture.tokens[.platformAdmin]!
+            let temp = try await env.database.runAsSystem(
+                CreateOperator(email: "temp@healthtrack.example", role: .backendManager, tenantID: nil),
+                context: .system("test", policies: env.policies))
             try await env.withApp { client in
-                let created = try await client.call(
-                    .post, "/v1/operators", token: admin,
-                    json: #"{"email":"temp@healthtrack.example","role":"backend_manager"}"#)
-                #expect(created.status == 201)
-                let operatorID = try #require(created["id"])
+                let operatorID = temp.id.text
                 let token = try await client.call(
                     .post, "/v1/tokens", token: admin, json: #"{"operator_id":"\#(operatorID)","name":"cli"}"#)
                 #expect(token.status == 201)
