@@ -28,7 +28,8 @@ extension CreateChallenge.Draft {
             endsAt: draft.endsAt, gracePeriod: draft.gracePeriod, eligibility: draft.eligibility, target: draft.target,
             tiePolicy: draft.tiePolicy,
             rankBands: (draft.rewards?.ranks ?? []).map { ($0.from, $0.to, $0.points, $0.badge) },
-            targetReward: draft.rewards?.target.map { ($0.points, $0.badge) }, budgetPoints: draft.budgetPoints)
+            targetReward: draft.rewards?.target.map { ($0.points, $0.badge) }, budgetPoints: draft.budgetPoints,
+            reason: draft.reason)
     }
 }
 
@@ -49,10 +50,14 @@ extension Cursor {
 extension APIHandler {
     func createChallenge(_ input: Operations.CreateChallenge.Input) async throws -> Operations.CreateChallenge.Output {
         let body: Components.Schemas.ChallengeDraft = try json(input.body)
-        let challenge = try await change(
+        let created = try await changeUnlessHeld(
             CreateChallenge(.init(body)), body: body, status: 201
         ) { [now = self.now] in try $0.api(at: now) }
-        return .created(.init(headers: .init(eTag: EntityTag.of(challenge.version)), body: .json(challenge)))
+        switch created {
+        case .done(let challenge):
+            return .created(.init(headers: .init(eTag: EntityTag.of(challenge.version)), body: .json(challenge)))
+        case .held(let request): return .accepted(.init(body: .json(request)))
+        }
     }
 
     func listChallenges(_ input: Operations.ListChallenges.Input) async throws -> Operations.ListChallenges.Output {

@@ -1,9 +1,12 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// A manager drafts a challenge (`challenges.create`). Nothing counts until it is published.
-package struct CreateChallenge: AuditedOperation {
+///
+/// Its budget is what publishing funds from issuance, so a draft whose budget is past the rule's
+/// `over` is what `policies/approvals.yaml` may hold for a second person's approval.
+package struct CreateChallenge: ApprovalGated {
     package static let action: Action = "challenges.create"
 
     /// A challenge as a manager writes it (a file, flags or the API), unchecked.
@@ -21,6 +24,8 @@ package struct CreateChallenge: AuditedOperation {
         package var rankBands: [(from: Double, to: Double, points: Double, badge: String?)]
         package var targetReward: (points: Double, badge: String?)?
         package var budgetPoints: Double
+        /// Why (recorded with the approval request when the budget is held).
+        package var reason: String?
 
         package init(
             name: String, description: String? = nil, metric: String, aggregation: String, startsAt: Date, endsAt: Date,
@@ -28,7 +33,7 @@ package struct CreateChallenge: AuditedOperation {
             eligibility: String? = nil, target: Double? = nil, tiePolicy: String? = nil,
             rankBands: [(from: Double, to: Double, points: Double, badge: String?)] = [],
             targetReward: (points: Double, badge: String?)? = nil,
-            budgetPoints: Double
+            budgetPoints: Double, reason: String? = nil
         ) {
             (self.name, self.description, self.metric, self.aggregation, self.startsAt, self.endsAt) =
                 (name, description, metric, aggregation, startsAt, endsAt)
@@ -36,11 +41,23 @@ package struct CreateChallenge: AuditedOperation {
                 gracePeriod, eligibility, target, tiePolicy
             )
             (self.rankBands, self.targetReward, self.budgetPoints) = (rankBands, targetReward, budgetPoints)
+            self.reason = reason
         }
     }
 
     package let draft: Draft
     package init(_ draft: Draft) { self.draft = draft }
+
+    /// The budget in whole points (nil when it is no finite number: the draft is refused as it runs).
+    package var approvalAmount: Int64? {
+        draft.budgetPoints.isFinite ? Int64(max(-1e18, min(1e18, draft.budgetPoints.rounded()))) : nil
+    }
+    package var approvalTarget: (type: String, id: String) { ("challenges", "drafts") }
+    package var approvalSummary: String {
+        let points = approvalAmount.map(Validation.grouped) ?? "?"
+        return "Draft the challenge \u{201C}\(draft.name)\u{201D} with a budget of \(points) FitPoints"
+    }
+    package var approvalReason: String? { draft.reason }
 
     /// The longest grace period: 30 days.
     package static let maximumGrace: Int64 = 30 * 86_400
@@ -51,6 +68,8 @@ package struct CreateChallenge: AuditedOperation {
         let description = (draft.description ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         v.text(name, "name", max: 200)
         v.text(description, "description", max: 5000, required: false)
+        let reason = draft.reason?.trimmingCharacters(in: .whitespacesAndNewlines)
+        v.text(reason, "reason", max: 1000, required: false)
         let metric = Metric(rawValue: draft.metric)
         v.require(
             metric != nil, "metric", "unknown_metric",
@@ -124,7 +143,8 @@ package struct CreateChallenge: AuditedOperation {
                 \(unit.principal.operatorID), \(unit.now), \(unit.now))
             RETURNING \(unescaped: Challenge.columns)
             """, as: Challenge.self, else: DomainError.inconsistent("the new challenge was not returned"))
-        return Audited(created, event: try challengeEvent(Self.action, nil, created, detail: nil))
+        let why = reason?.isEmpty == false ? reason : nil
+        return Audited(created, event: try challengeEvent(Self.action, nil, created, detail: why))
     }
 }
 

@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// Challenge scores, kept incrementally (`challenge_scores`): ingestion adds each batch's events
 /// to the scores of the published challenges whose window holds them and whose board is not

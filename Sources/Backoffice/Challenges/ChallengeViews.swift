@@ -117,7 +117,7 @@ struct ChallengeForm {
             eligibility: form["eligibility"], target: target,
             tiePolicy: form["tie_policy"], rankBands: bands,
             targetReward: targetPoints.map { ($0, form.text("target_badge")) },
-            budgetPoints: budget)
+            budgetPoints: budget, reason: form.text("reason"))
     }
 
     /// The use case's reward fields shown next to the form's.

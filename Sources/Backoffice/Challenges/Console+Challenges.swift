@@ -19,6 +19,8 @@ extension Console {
                 "canCreate": console.may(CreateChallenge.action),
             ]
             if let cursor { data["next"] = ConsoleLinks.path("/console/challenges", ["cursor": cursor]) }
+            let pending = try await console.pendingApprovals(on: "challenges", "drafts")
+            (data["pending"], data["hasPending"]) = (pending, !pending.isEmpty)
             return console.page("challenges", title: "Challenges", data)
         }
         get("challenges/new", on: group) { console in
@@ -28,7 +30,14 @@ extension Console {
         }
         post("challenges/new", on: group) { console in
             return try await console.submit {
-                let challenge = try await console.run(CreateChallenge(try ChallengeForm(console.form).draft()))
+                let draft = CreateChallenge(try ChallengeForm(console.form).draft())
+                guard case .done(let challenge) = try await console.runUnlessHeld(draft) else {
+                    return console.redirect(
+                        "/console/challenges",
+                        flash:
+                            "Held for a second person's approval: the draft is saved when another approver accepts it."
+                    )
+                }
                 return console.redirect(
                     "/console/challenges/\(challenge.id.text)", flash: "Saved as a draft: publish it to open its board."
                 )

@@ -1,7 +1,7 @@
 import BackofficeAPI
+import BackofficePlatform
 import Foundation
 import NIOCore
-import BackofficePlatform
 
 /// One request for a page of a challenge's leaderboard, however it arrived (generated handler or
 /// the hand-encoded fast path): validated once, run once.

@@ -1,5 +1,5 @@
-import Foundation
 import BackofficePlatform
+import Foundation
 
 /// Ranks of a leaderboard under a tie policy.
 package enum Ranking {

@@ -1,6 +1,6 @@
+import BackofficePlatform
 import Foundation
 import PostgresNIO
-import BackofficePlatform
 
 /// What a settlement paid (or, in a dry run, would pay).
 package struct Settlement: Sendable, Codable, Equatable {

@@ -5,7 +5,9 @@ import PostgresNIO
 /// Every change `policies/approvals.yaml` may hold, so that a held one can be performed when it is
 /// approved. A rule for an action not listed here is refused by the policy tests.
 package enum DualControlledChanges {
-    package static let all: [any ApprovalGated.Type] = [AdjustFitPoints.self, CreateOperator.self]
+    package static let all: [any ApprovalGated.Type] = [
+        AdjustFitPoints.self, CreateOperator.self, CreateChallenge.self,
+    ]
 
     /// The change a request holds, as it was requested.
     /// - Throws: `inconsistent` for an action no listed change has, or JSON it cannot be read from.

@@ -21,6 +21,8 @@ extension Challenges {
         @Option(help: "A badge for reaching the target.") var targetBadge: String?
         @Option(help: "A rank band FROM-TO:POINTS[:BADGE] (repeatable).") var rank: [String] = []
         @Option(help: "FitPoints the challenge is given: all it can ever pay.") var budget: Double?
+        @Option(help: "Why (a budget past policies/approvals.yaml's threshold waits for a second person's approval).")
+        var reason: String?
 
         func draft() throws -> Components.Schemas.ChallengeDraft {
             var draft =
@@ -46,6 +48,7 @@ extension Challenges {
             if let tiePolicy { draft.tiePolicy = tiePolicy }
             if let target { draft.target = target }
             if let budget { draft.budgetPoints = budget }
+            if let reason { draft.reason = reason }
             if !rank.isEmpty || targetPoints != nil {
                 var rewards = draft.rewards ?? .init()
                 if !rank.isEmpty { rewards.ranks = try rank.map(Self.band) }
