@@ -47,7 +47,7 @@ extension APIHandler {
     }
 
     func getApproval(_ input: Operations.GetApproval.Input) async throws -> Operations.GetApproval.Output {
-        let request = try await read(GetApproval(approvalID: try parseID(input.path.approvalId, "approval_id")))
+        let request = try await read(GetApproval(id: try parseID(input.path.approvalId, "approval_id")))
         return .ok(.init(body: .json(try request.api(at: now))))
     }
 

@@ -130,8 +130,7 @@ enum ApprovalDecision {
         var validation = Validation()
         validation.text(note, "note", max: 1000, required: false)
         try validation.check()
-        let request: ApprovalRequest = try await unit.byID(
-            ApprovalRequest.table, id, forUpdate: true, notFound: "approval request")
+        let request = try await ApprovalRequest.fetch(id, forUpdate: true, in: unit)
         try request.requireUndecided(at: unit.now)
         return request
     }
@@ -188,15 +187,7 @@ enum ApprovalDecision {
 }
 
 /// One approval request (`approvals.show`).
-package struct GetApproval: Query {
-    package static let action: Action = "approvals.show"
-    package let approvalID: UUID
-    package init(approvalID: UUID) { self.approvalID = approvalID }
-
-    package func read(in unit: UnitOfWork) async throws -> ApprovalRequest {
-        try await unit.byID(ApprovalRequest.table, approvalID, notFound: "approval request")
-    }
-}
+package typealias GetApproval = GetByID<ApprovalRequest>
 
 /// The approval requests, newest first (`approvals.list`).
 package typealias ListApprovals = ListNewestFirst<ApprovalRequest>

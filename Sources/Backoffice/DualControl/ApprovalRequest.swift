@@ -54,9 +54,10 @@ package struct ApprovalRequest: Sendable, Equatable, Identifiable, NewestFirst {
 }
 
 /// How approval requests are stored (`approval_requests`, each tenant's own by row-level security).
-extension ApprovalRequest: ListedNewestFirst {
+extension ApprovalRequest: ListedNewestFirst, ReadByID {
     package static let table = "approval_requests"
     package static let listAction: Action = "approvals.list"
+    package static let readAction: Action = "approvals.show"
     package static let columns = """
         id, tenant_id, action, target_type, target_id, summary, change::text, amount, reason, requested_by, \
         created_at, expires_at, status, decided_by, decided_at, decision_note
