@@ -6,7 +6,7 @@ import PostgresNIO
 /// approved. A rule for an action not listed here is refused by the policy tests.
 package enum DualControlledChanges {
     package static let all: [any ApprovalGated.Type] = [
-        AdjustFitPoints.self, CreateOperator.self, CreateChallenge.self,
+        AdjustFitPoints.self, CreateOperator.self, CreateChallenge.self, RegisterOAuthClient.self,
     ]
 
     /// The change a request holds, as it was requested.
@@ -44,7 +44,8 @@ package struct RequestApproval<Change: ApprovalGated>: AuditedChange {
         guard let requester = unit.principal.operatorID else {
             throw DomainError.inconsistent("only an operator requests a change held for approval")
         }
-        try await checkAsItWouldRun(in: unit)
+        let change = change.resolved(in: unit)
+        try await checkAsItWouldRun(change, in: unit)
         let request = ApprovalRequest(
             id: unit.newID(), tenantID: unit.principal.tenantID, action: Change.action.rawValue,
             targetType: change.approvalTarget.type, targetID: change.approvalTarget.id, summary: change.approvalSummary,
@@ -67,7 +68,7 @@ package struct RequestApproval<Change: ApprovalGated>: AuditedChange {
         return Audited(request, event: event)
     }
 
-    private func checkAsItWouldRun(in unit: UnitOfWork) async throws {
+    private func checkAsItWouldRun(_ change: Change, in unit: UnitOfWork) async throws {
         try await unit.execute("SAVEPOINT approval_check")
         do {
             _ = try await change.perform(in: unit)

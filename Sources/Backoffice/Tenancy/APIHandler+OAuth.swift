@@ -25,11 +25,28 @@ extension APIHandler {
         let register = RegisterOAuthClient(
             name: body.name, role: try Role(known: body.role.rawValue),
             tenantID: try body.tenantId.map { try parseID($0, "tenant_id") }, scopes: body.scopes,
-            allowedAddresses: body.allowedAddresses)
-        let created = try await change(register, body: body, status: 201) { client, secret in
-            Components.Schemas.OAuthClientCreated(client: try client.api, clientSecret: secret.value)
+            allowedAddresses: body.allowedAddresses, reason: body.reason)
+        switch try await changeUnlessHeld(register, body: body, status: 201, respond: Self.withSecret) {
+        case .done(let created): return .created(.init(headers: .init(cacheControl: "no-store"), body: .json(created)))
+        case .held(let request): return .accepted(.init(body: .json(request)))
         }
-        return .created(.init(headers: .init(cacheControl: "no-store"), body: .json(created)))
+    }
+
+    func issueOAuthClientSecret(_ input: Operations.IssueOAuthClientSecret.Input) async throws
+        -> Operations.IssueOAuthClientSecret.Output
+    {
+        let id = try parseID(input.path.clientId, "client_id")
+        let issued = try await change(IssueOAuthClientSecret(clientID: id), on: id, body: String?.none, status: 201) {
+            try Self.withSecret($0)
+        }
+        return .created(.init(headers: .init(cacheControl: "no-store"), body: .json(issued)))
+    }
+
+    /// A client with its secret, as delivered once (an Idempotency-Key replay withholds it).
+    @Sendable private static func withSecret(_ issued: (OAuthClient, TokenSecret)) throws
+        -> Components.Schemas.OAuthClientCreated
+    {
+        Components.Schemas.OAuthClientCreated(client: try issued.0.api, clientSecret: issued.1.value)
     }
 
     func listOAuthClients(_ input: Operations.ListOAuthClients.Input) async throws

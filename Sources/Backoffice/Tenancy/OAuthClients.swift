@@ -54,31 +54,63 @@ enum OAuthClientSecret {
 /// it in the tenant, and the client with `scopes` (each a scope of the role) and networks; the
 /// secret is returned once. No client acts as a platform admin. A partner admin registers its
 /// own shop's clients (partner roles), a platform admin the platform's or a named shop's.
-package struct RegisterOAuthClient: AuditedOperation {
+///
+/// A client with a write scope (any scope not named `…:read`) is what `policies/approvals.yaml` may
+/// hold for a second person's approval. Approved, it is registered with a secret nobody is shown
+/// (the approval's answer carries none): the requester then issues its first one
+/// (`IssueOAuthClientSecret`), so the secret reaches only whoever issues it.
+package struct RegisterOAuthClient: ApprovalGated {
     package static let action: Action = "oauth_clients.create"
     let name: String
     let role: Role
     let tenantID: UUID?
     let scopes: [String]
     let allowedAddresses: [String]?
+    /// Why (recorded with the audit event, and with the approval request when held).
+    let reason: String?
+    /// The new client's id when it was chosen before (a held registration names it); else a new one.
+    var clientID: UUID?
 
-    package init(name: String, role: Role, tenantID: UUID?, scopes: [String], allowedAddresses: [String]?) {
+    package init(
+        name: String, role: Role, tenantID: UUID?, scopes: [String], allowedAddresses: [String]?, reason: String? = nil
+    ) {
         self.name = name.trimmingCharacters(in: .whitespaces)
         (self.role, self.tenantID) = (role, tenantID)
         self.scopes = Array(Set(scopes)).sorted()
         self.allowedAddresses = allowedAddresses
+        let reason = reason?.trimmingCharacters(in: .whitespacesAndNewlines)
+        self.reason = reason?.isEmpty == false ? reason : nil
+    }
+
+    package var approvalApplies: Bool { scopes.contains { !$0.hasSuffix(":read") } }
+    package var approvalAmount: Int64? { nil }
+    package var approvalTarget: (type: String, id: String) { ("oauth_client", clientID?.text ?? "") }
+    package var approvalSummary: String {
+        "Register the OAuth client \u{201C}\(name)\u{201D} as \(role.rawValue) with \(scopes.joined(separator: ", "))"
+    }
+    package var approvalReason: String? { reason }
+
+    /// The tenant made explicit (the requester's when none was named), so that whoever approves
+    /// registers it where it was asked for; the client's id chosen, so the request names it.
+    package func resolved(in unit: UnitOfWork) -> RegisterOAuthClient {
+        var held = RegisterOAuthClient(
+            name: name, role: role, tenantID: tenantID ?? unit.principal.tenantID, scopes: scopes,
+            allowedAddresses: allowedAddresses, reason: reason)
+        held.clientID = clientID ?? unit.newID()
+        return held
     }
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<(OAuthClient, TokenSecret)> {
         var validation = Validation()
         validation.text(name, "name", max: 100)
+        validation.text(reason, "reason", max: 1000, required: false)
         validation.require(
             role != .platformAdmin, "role", "not_allowed", "no client acts as a platform admin: choose a narrower role")
         try validation.check()
         let limits = try TokenLimits(scopes: scopes, allowedAddresses: allowedAddresses).bounded(
             by: unit.principal, role: role, in: unit.policies.access)
         try limits.check(for: role, in: unit.policies.access)
-        let id = unit.newID()
+        let id = clientID ?? unit.newID()
         let made = try await CreateOperator(
             email: "client-\(id.text)@oauth-clients.invalid", role: role, tenantID: tenantID
         ).perform(in: unit)
@@ -99,7 +131,7 @@ package struct RegisterOAuthClient: AuditedOperation {
             (client, secret),
             event: AuditRecord(
                 action: Self.action, tenantID: client.tenantID, targetType: "oauth_client", targetID: client.id.text,
-                reason: nil, before: nil, after: try client.snapshot),
+                reason: reason, before: nil, after: try client.snapshot),
             more: made.events)
     }
 }
@@ -121,5 +153,35 @@ package struct RevokeOAuthClient: AuditedOperation {
             UPDATE operators SET status = 'disabled', disabled_at = \(unit.now) WHERE id = \(revoked.output.operatorID)
             """)
         return revoked
+    }
+}
+
+/// Issues a client a new secret (`oauth_clients.secret`), returned once and stored as SHA-256: the
+/// one it had stops working at once (access tokens already issued live out their 15 minutes). A
+/// registration approved by a second person gets its first usable secret this way. A revoked
+/// client is 409; another tenant's is 404.
+package struct IssueOAuthClientSecret: AuditedOperation {
+    package static let action: Action = "oauth_clients.secret"
+    let clientID: UUID
+
+    package init(clientID: UUID) { self.clientID = clientID }
+
+    package func perform(in unit: UnitOfWork) async throws -> Audited<(OAuthClient, TokenSecret)> {
+        let client = try await unit.one(
+            "SELECT \(unescaped: OAuthClient.columns) FROM oauth_clients WHERE id = \(clientID) FOR UPDATE",
+            as: OAuthClient.self, else: DomainError.notFound("The OAuth client \(clientID.text)"))
+        guard client.revokedAt == nil else {
+            throw DomainError.invalidTransition("The OAuth client is revoked.", current: "revoked")
+        }
+        let secret = OAuthClientSecret.generate()
+        try await unit.execute(
+            "UPDATE oauth_clients SET secret_hash = \(ByteBuffer(bytes: secret.hash)) WHERE id = \(clientID)")
+        struct Issued: Encodable { let secretIssuedAt: Date }
+        return Audited(
+            (client, secret),
+            event: AuditRecord(
+                action: Self.action, tenantID: client.tenantID, targetType: "oauth_client", targetID: client.id.text,
+                reason: "a new secret; the previous one no longer works", before: nil,
+                after: try AuditRecord.json(Issued(secretIssuedAt: unit.now))))
     }
 }

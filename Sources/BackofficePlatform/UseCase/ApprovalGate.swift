@@ -20,10 +20,15 @@ package protocol ApprovalGated: AuditedOperation, Codable {
     /// Whether this change is of the kind its action's rule holds at all (granting a platform role,
     /// say, where granting a partner's is not held); true unless the change says otherwise.
     var approvalApplies: Bool { get }
+    /// The change as it is held, in the requester's `unit`: what the requester's principal implies
+    /// made explicit (its tenant) and the new object's id chosen, so that it runs the same whoever
+    /// approves it and the request names what it will make. Itself unless the change says otherwise.
+    func resolved(in unit: UnitOfWork) -> Self
 }
 
 extension ApprovalGated {
     package var approvalApplies: Bool { true }
+    package func resolved(in unit: UnitOfWork) -> Self { self }
 
     /// The policy's rule when it holds this change for approval; nil when it may run at once.
     package func needsApproval(_ policies: PolicySet) -> ApprovalPolicy.Rule? { policies.approvals.rule(for: self) }

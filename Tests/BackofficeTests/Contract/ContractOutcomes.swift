@@ -29,6 +29,8 @@ enum ContractOutcomes {
         registerOAuthClient platform_admin 422 validation_failed
         registerOAuthClient partner_admin 422 validation_failed
         revokeOAuthClient partner_admin 409 invalid_transition
+        issueOAuthClientSecret platform_admin 409 invalid_transition
+        issueOAuthClientSecret partner_admin 409 invalid_transition
         createWebhookEndpoint partner_admin 422 validation_failed
         updateWebhookEndpoint platform_admin 422 validation_failed
         updateWebhookEndpoint partner_admin 422 validation_failed
@@ -68,6 +70,9 @@ enum ContractOutcomes {
         approveChange backend_manager 409 approval_decided
         rejectChange platform_admin 409 approval_decided
         rejectChange backend_manager 409 approval_decided
+        getApproval partner_admin 404 not_found
+        approveChange partner_admin 404 not_found
+        rejectChange partner_admin 404 not_found
         createBadge platform_admin 422 validation_failed
         createBadge backend_manager 422 validation_failed
         createChallenge platform_admin 422 validation_failed
