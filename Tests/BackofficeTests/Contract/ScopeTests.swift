@@ -254,7 +254,7 @@ struct ScopeTests {
                     {
                         _ = try await env.database.run(
                             RegisterOAuthClient(
-                                name: "x", role: .partnerStaff, tenantID: nil, scopes: ["goods:write"],
+                                name: "x", role: .partnerStaff, tenantID: nil, scopes: ["goods:read"],
                                 allowedAddresses: nil), context: context)
                     }
                 ),
