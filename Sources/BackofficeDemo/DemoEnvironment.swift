@@ -255,6 +255,7 @@ package enum DemoEnvironment {
                 name: "the app's backend", role: .appService, tenantID: nil,
                 scopes: policies.access.scopes(of: .appService), allowedAddresses: nil),
             context: context)
+        guard let secret else { throw DomainError.inconsistent("the app's client was registered without a secret") }
         return DemoCredentials.Client(clientID: client.id.text, clientSecret: secret.value)
     }
 

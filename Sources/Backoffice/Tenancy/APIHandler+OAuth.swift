@@ -8,7 +8,9 @@ extension OAuthClient {
             Components.Schemas.OAuthClient(
                 id: id.text, tenantId: tenantID.text, operatorId: operatorID.text, name: name,
                 role: try .init(known: role.rawValue), scopes: scopes, allowedAddresses: allowedAddresses,
-                createdAt: createdAt, revokedAt: revokedAt)
+                createdAt: createdAt, revokedAt: revokedAt,
+                tokenEndpointAuthMethod: try .init(known: authMethod),
+                jwks: publicKeys.map { .init(keys: $0.map { .init(kty: "OKP", crv: "Ed25519", x: $0) }) })
         }
     }
 }
@@ -25,7 +27,8 @@ extension APIHandler {
         let register = RegisterOAuthClient(
             name: body.name, role: try Role(known: body.role.rawValue),
             tenantID: try body.tenantId.map { try parseID($0, "tenant_id") }, scopes: body.scopes,
-            allowedAddresses: body.allowedAddresses, reason: body.reason)
+            allowedAddresses: body.allowedAddresses, reason: body.reason,
+            publicKeys: body.publicKeys)
         switch try await changeUnlessHeld(register, body: body, status: 201, respond: Self.withSecret) {
         case .done(let created): return .created(.init(headers: .init(cacheControl: "no-store"), body: .json(created)))
         case .held(let request): return .accepted(.init(body: .json(request)))
@@ -37,16 +40,16 @@ extension APIHandler {
     {
         let id = try parseID(input.path.clientId, "client_id")
         let issued = try await change(IssueOAuthClientSecret(clientID: id), on: id, body: String?.none, status: 201) {
-            try Self.withSecret($0)
+            try Self.withSecret(($0.0, $0.1))
         }
         return .created(.init(headers: .init(cacheControl: "no-store"), body: .json(issued)))
     }
 
     /// A client with its secret, as delivered once (an Idempotency-Key replay withholds it).
-    @Sendable private static func withSecret(_ issued: (OAuthClient, TokenSecret)) throws
+    @Sendable private static func withSecret(_ issued: (OAuthClient, TokenSecret?)) throws
         -> Components.Schemas.OAuthClientCreated
     {
-        Components.Schemas.OAuthClientCreated(client: try issued.0.api, clientSecret: issued.1.value)
+        Components.Schemas.OAuthClientCreated(client: try issued.0.api, clientSecret: issued.1?.value)
     }
 
     func listOAuthClients(_ input: Operations.ListOAuthClients.Input) async throws
@@ -73,7 +76,8 @@ extension APIHandler {
     {
         let form: Components.Schemas.TokenRequest = try json(input.body, expected: "application/x-www-form-urlencoded")
         let credentials = ClientCredentials(
-            authorization: try scope().clientAuthorization, formID: form.clientId, formSecret: form.clientSecret)
+            authorization: try scope().clientAuthorization, formID: form.clientId, formSecret: form.clientSecret,
+            assertionType: form.clientAssertionType, assertion: form.clientAssertion)
         let (token, scopes) = try await publicChange(
             IssueAccessToken(
                 grantType: form.grantType, scope: form.scope, credentials: credentials, signer: accessTokens))
@@ -124,6 +128,8 @@ extension APIHandler {
         HeldToken(
             form.token,
             credentials: ClientCredentials(
-                authorization: try scope().clientAuthorization, formID: form.clientId, formSecret: form.clientSecret))
+                authorization: try scope().clientAuthorization, formID: form.clientId, formSecret: form.clientSecret,
+                assertionType: form.clientAssertionType, assertion: form.clientAssertion),
+            issuer: accessTokens.issuer)
     }
 }

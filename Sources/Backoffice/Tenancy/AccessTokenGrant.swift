@@ -32,29 +32,40 @@ package enum OAuthRefusal: DomainRefusal, Equatable {
     }
 }
 
-/// A client's credentials as the token endpoint received them: from HTTP Basic
+/// A client's credentials as the token endpoint received them: its secret from HTTP Basic
 /// (`client_secret_basic`, RFC 6749 §2.3.1: each part form-encoded) or from the form
-/// (`client_secret_post`). Never logged, never stored: only the secret's hash is compared.
+/// (`client_secret_post`), or a signed assertion (`private_key_jwt`, RFC 7523). Never logged,
+/// never stored: only the secret's hash is compared, and an assertion's `jti` kept.
 package struct ClientCredentials: Sendable {
-    package let clientID: String
-    package let secret: String
+    /// What proves the client.
+    package enum Proof: Sendable {
+        case secret(String)
+        case assertion(String)
+    }
+    /// The client id as sent: required with a secret, optional with an assertion (its `iss`).
+    package let clientID: String?
+    package let proof: Proof
 
-    /// The credentials of an `Authorization: Basic` header, else of the form; nil when neither
-    /// or both carry them (RFC 6749: one method per request).
-    /// The registered, unrevoked client these credentials name, called from one of its networks.
+    /// The registered, unrevoked client these credentials name and prove, called from one of its
+    /// networks (`issuer`: the service's, an assertion's audience).
     /// - Throws: `invalid_request` without credentials, `invalid_client` for anything else.
-    static func authenticate(_ credentials: ClientCredentials?, in unit: UnitOfWork) async throws -> OAuthClient {
+    static func authenticate(_ credentials: ClientCredentials?, issuer: String, in unit: UnitOfWork) async throws
+        -> OAuthClient
+    {
         guard let credentials else {
-            throw OAuthRefusal.invalidRequest("Authenticate the client: HTTP Basic, or client_id and client_secret.")
+            throw OAuthRefusal.invalidRequest(
+                "Authenticate the client: HTTP Basic, client_id and client_secret, or a client_assertion.")
         }
-        guard let id = UUID(uuidString: credentials.clientID),
-            let client = try await unit.first(
-                """
-                SELECT \(unescaped: OAuthClient.columns) FROM oauth_clients c
-                WHERE id = \(id) AND secret_hash = \(ByteBuffer(bytes: TokenSecret(value: credentials.secret).hash))
-                    AND revoked_at IS NULL
-                    AND EXISTS (SELECT 1 FROM operators o WHERE o.id = c.operator_id AND o.status = 'active')
-                """, OAuthClient.init(row:)),
+        let client: OAuthClient?
+        switch credentials.proof {
+        case .secret(let secret):
+            let id = credentials.clientID.flatMap(UUID.init(uuidString:))
+            client = id == nil ? nil : try await activeClient(id!, secret: secret, in: unit)
+        case .assertion(let assertion):
+            client = try await ClientAssertion.authenticate(
+                assertion, clientID: credentials.clientID, issuer: issuer, in: unit)
+        }
+        guard let client,
             Principal(
                 operatorID: client.operatorID, role: client.role, tenantID: client.tenantID, tokenID: nil,
                 allowedAddresses: client.allowedAddresses?.compactMap { try? CIDR($0) }
@@ -63,16 +74,37 @@ package struct ClientCredentials: Sendable {
         return client
     }
 
-    package init?(authorization: String?, formID: String?, formSecret: String?) {
-        if let header = authorization, header.count > 6, header.prefix(6).lowercased() == "basic " {
-            guard formSecret == nil, let data = Data(base64Encoded: String(header.dropFirst(6))),
+    /// The unrevoked client `id` whose operator is active (and whose secret is `secret`, when given).
+    static func activeClient(_ id: UUID, secret: String? = nil, in unit: UnitOfWork) async throws -> OAuthClient? {
+        let hash = secret.map { ByteBuffer(bytes: TokenSecret(value: $0).hash) }
+        return try await unit.first(
+            """
+            SELECT \(unescaped: OAuthClient.columns) FROM oauth_clients c
+            WHERE id = \(id) AND (\(hash)::bytea IS NULL OR secret_hash = \(hash)) AND revoked_at IS NULL
+                AND EXISTS (SELECT 1 FROM operators o WHERE o.id = c.operator_id AND o.status = 'active')
+            """, OAuthClient.init(row:))
+    }
+
+    /// The credentials of an `Authorization: Basic` header, of the form's secret, or of its
+    /// assertion; nil when none or more than one carry them (RFC 6749: one method per request),
+    /// or for an assertion of another type than RFC 7523's JWT bearer.
+    package init?(
+        authorization: String?, formID: String?, formSecret: String?, assertionType: String? = nil,
+        assertion: String? = nil
+    ) {
+        let basic = authorization.map { $0.count > 6 && $0.prefix(6).lowercased() == "basic " } ?? false
+        if let assertion {
+            guard !basic, formSecret == nil, assertionType == ClientAssertion.type else { return nil }
+            (clientID, proof) = (formID, .assertion(assertion))
+        } else if basic, let header = authorization {
+            guard formSecret == nil, assertionType == nil, let data = Data(base64Encoded: String(header.dropFirst(6))),
                 let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":"),
                 let id = String(text[..<colon]).removingPercentEncoding,
                 let secret = String(text[text.index(after: colon)...]).removingPercentEncoding
             else { return nil }
-            (clientID, self.secret) = (id, secret)
-        } else if let formID, let formSecret {
-            (clientID, secret) = (formID, formSecret)
+            (clientID, proof) = (id, .secret(secret))
+        } else if let formID, let formSecret, assertionType == nil {
+            (clientID, proof) = (formID, .secret(formSecret))
         } else {
             return nil
         }
@@ -96,7 +128,7 @@ package struct IssueAccessToken: AuditedOperation {
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<(token: String, scopes: [String])> {
         guard grantType == "client_credentials" else { throw OAuthRefusal.unsupportedGrantType }
-        let client = try await ClientCredentials.authenticate(credentials, in: unit)
+        let client = try await ClientCredentials.authenticate(credentials, issuer: signer.issuer, in: unit)
         let id = client.id
         let granted = try Self.scopes(asked: scope, of: client)
         let tokenID = unit.newID()

@@ -4,7 +4,8 @@ import NIOCore
 import PostgresNIO
 
 /// A machine client (OAuth 2.0 client credentials): it acts as a service operator of its own, with
-/// the scopes it was registered with, from the networks it was bound to. Never its secret.
+/// the scopes it was registered with, from the networks it was bound to. Never its secret; its
+/// public keys when it authenticates with signed assertions (`private_key_jwt`).
 package struct OAuthClient: Sendable, Equatable, Identifiable {
     package var id: UUID
     package var tenantID: UUID
@@ -15,33 +16,39 @@ package struct OAuthClient: Sendable, Equatable, Identifiable {
     package var allowedAddresses: [String]?
     package var createdAt: Date
     package var revokedAt: Date?
+    /// Its Ed25519 public keys (each a JWK's `x`, base64url) when it authenticates with signed
+    /// assertions (`private_key_jwt`); nil for a client with a secret.
+    package var publicKeys: [String]? = nil
+
+    /// How it authenticates at the token endpoint (RFC 7591's `token_endpoint_auth_method`).
+    package var authMethod: String { publicKeys == nil ? "client_secret_basic" : "private_key_jwt" }
 
     var snapshot: String {
         get throws {
             struct Snapshot: Encodable {
                 let name: String, role: String, operator_id: String, scopes: [String], allowed_addresses: [String]?
-                let revoked: Bool
+                let revoked: Bool, public_keys: [String]?
             }
             return try AuditRecord.json(
                 Snapshot(
                     name: name, role: role.rawValue, operator_id: operatorID.text, scopes: scopes,
-                    allowed_addresses: allowedAddresses, revoked: revokedAt != nil))
+                    allowed_addresses: allowedAddresses, revoked: revokedAt != nil, public_keys: publicKeys))
         }
     }
 }
 
 extension OAuthClient: RowDecodable, ListedByID {
     package static let columns =
-        "id, tenant_id, operator_id, name, role, scopes, allowed_addresses::text[], created_at, revoked_at"
+        "id, tenant_id, operator_id, name, role, scopes, allowed_addresses::text[], created_at, revoked_at, public_keys"
     package static let table = "oauth_clients"
     package static let ownerColumn = "tenant_id"
     package static let listAction: Action = "oauth_clients.list"
 
     package init(row: PostgresRow) throws {
-        let c = try row.decode((UUID, UUID, UUID, String, String, [String], [String]?, Date, Date?).self)
+        let c = try row.decode((UUID, UUID, UUID, String, String, [String], [String]?, Date, Date?, [String]?).self)
         self.init(
             id: c.0, tenantID: c.1, operatorID: c.2, name: c.3, role: try Role(known: c.4), scopes: c.5,
-            allowedAddresses: c.6, createdAt: c.7, revokedAt: c.8)
+            allowedAddresses: c.6, createdAt: c.7, revokedAt: c.8, publicKeys: c.9)
     }
 }
 
@@ -70,10 +77,15 @@ package struct RegisterOAuthClient: ApprovalGated {
     let reason: String?
     /// The new client's id when it was chosen before (a held registration names it); else a new one.
     var clientID: UUID?
+    /// Its Ed25519 public keys (each a JWK's `x`, base64url) when it authenticates with signed
+    /// assertions (`private_key_jwt`): it then has no secret.
+    var publicKeys: [String]?
 
     package init(
-        name: String, role: Role, tenantID: UUID?, scopes: [String], allowedAddresses: [String]?, reason: String? = nil
+        name: String, role: Role, tenantID: UUID?, scopes: [String], allowedAddresses: [String]?, reason: String? = nil,
+        publicKeys: [String]? = nil
     ) {
+        self.publicKeys = publicKeys
         self.name = name.trimmingCharacters(in: .whitespaces)
         (self.role, self.tenantID) = (role, tenantID)
         self.scopes = Array(Set(scopes)).sorted()
@@ -95,14 +107,15 @@ package struct RegisterOAuthClient: ApprovalGated {
     package func resolved(in unit: UnitOfWork) -> RegisterOAuthClient {
         var held = RegisterOAuthClient(
             name: name, role: role, tenantID: tenantID ?? unit.principal.tenantID, scopes: scopes,
-            allowedAddresses: allowedAddresses, reason: reason)
+            allowedAddresses: allowedAddresses, reason: reason, publicKeys: publicKeys)
         held.clientID = clientID ?? unit.newID()
         return held
     }
 
-    package func perform(in unit: UnitOfWork) async throws -> Audited<(OAuthClient, TokenSecret)> {
+    package func perform(in unit: UnitOfWork) async throws -> Audited<(OAuthClient, TokenSecret?)> {
         var validation = Validation()
         validation.text(name, "name", max: 100)
+        let keys = publicKeys.map { ClientPublicKey.validated($0, &validation) }
         validation.text(reason, "reason", max: 1000, required: false)
         validation.require(
             role != .platformAdmin, "role", "not_allowed", "no client acts as a platform admin: choose a narrower role")
@@ -116,15 +129,15 @@ package struct RegisterOAuthClient: ApprovalGated {
         ).perform(in: unit)
         let service = made.output
         try await unit.execute("UPDATE operators SET kind = 'service' WHERE id = \(service.id)")
-        let secret = OAuthClientSecret.generate()
+        let secret = keys == nil ? OAuthClientSecret.generate() : nil
         let client = try await unit.one(
             """
             INSERT INTO oauth_clients (tenant_id, id, operator_id, name, role, secret_hash, scopes, allowed_addresses,
-                created_at)
+                created_at, public_keys)
             VALUES (\(service.tenantID), \(id), \(service.id), \(name), \(role.rawValue),
-                \(ByteBuffer(bytes: secret.hash)), \(limits.scopes ?? scopes),
+                \(secret.map { ByteBuffer(bytes: $0.hash) }), \(limits.scopes ?? scopes),
                 \(limits.networks)::cidr[],
-                \(unit.now))
+                \(unit.now), \(keys))
             RETURNING \(unescaped: OAuthClient.columns)
             """, as: OAuthClient.self, else: DomainError.inconsistent("the new client was not returned"))
         return Audited(
@@ -172,6 +185,11 @@ package struct IssueOAuthClientSecret: AuditedOperation {
             as: OAuthClient.self, else: DomainError.notFound("The OAuth client \(clientID.text)"))
         guard client.revokedAt == nil else {
             throw DomainError.invalidTransition("The OAuth client is revoked.", current: "revoked")
+        }
+        guard client.publicKeys == nil else {
+            throw DomainError.conflict(
+                code: "private_key_jwt_client",
+                detail: "This client authenticates with its own key (private_key_jwt): it has no secret.")
         }
         let secret = OAuthClientSecret.generate()
         try await unit.execute(

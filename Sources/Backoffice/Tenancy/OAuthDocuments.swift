@@ -23,7 +23,10 @@ struct OAuthDocuments: Sendable {
                     "grant_types_supported": ["client_credentials"],
                     "revocation_endpoint": tokens.issuer + "/oauth/revoke",
                     "introspection_endpoint": tokens.issuer + "/oauth/introspect",
-                    "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
+                    "token_endpoint_auth_methods_supported": [
+                        "client_secret_basic", "client_secret_post", "private_key_jwt",
+                    ],
+                    "token_endpoint_auth_signing_alg_values_supported": ["EdDSA"],
                     "response_types_supported": [String](), "scopes_supported": scopes,
                 ] as [String: any Sendable], maxAge: 300)
         }

@@ -8,9 +8,11 @@ import PostgresNIO
 package struct HeldToken: Sendable {
     let text: String
     let credentials: ClientCredentials?
+    /// The service's issuer (an assertion's audience).
+    let issuer: String
 
-    package init(_ text: String, credentials: ClientCredentials?) {
-        (self.text, self.credentials) = (text, credentials)
+    package init(_ text: String, credentials: ClientCredentials?, issuer: String) {
+        (self.text, self.credentials, self.issuer) = (text, credentials, issuer)
     }
 
     var hash: ByteBuffer { ByteBuffer(bytes: TokenSecret(value: text).hash) }
@@ -26,7 +28,7 @@ package struct RevokeAccessToken: AuditedOperation {
     package init(_ held: HeldToken) { self.held = held }
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<Bool> {
-        let client = try await ClientCredentials.authenticate(held.credentials, in: unit)
+        let client = try await ClientCredentials.authenticate(held.credentials, issuer: held.issuer, in: unit)
         guard
             let revoked = try await unit.first(
                 """
@@ -65,7 +67,7 @@ package struct IntrospectToken: AuditedOperation {
     }
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<Facts?> {
-        let client = try await ClientCredentials.authenticate(held.credentials, in: unit)
+        let client = try await ClientCredentials.authenticate(held.credentials, issuer: held.issuer, in: unit)
         let tenant: UUID? = client.tenantID == platformTenantID ? nil : client.tenantID
         let facts = try await unit.first(
             """

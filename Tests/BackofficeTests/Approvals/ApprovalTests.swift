@@ -208,7 +208,7 @@ struct ApprovalTests {
                         name: "bot", role: .backendManager, tenantID: nil,
                         scopes: ["approvals:decide", "fitpoints:adjust"], allowedAddresses: nil),
                     context: .system("test", policies: env.policies))
-                let basic = "Basic " + Data("\(bot.id.text):\(secret.value)".utf8).base64EncodedString()
+                let basic = "Basic " + Data("\(bot.id.text):\(try #require(secret).value)".utf8).base64EncodedString()
                 let jwt = try #require(
                     try await OAuthClientTests.token(client, form: "grant_type=client_credentials", basic: basic)[
                         "access_token"])

@@ -222,7 +222,7 @@ struct OAuthClientTests {
                 RegisterOAuthClient(
                     name: "rotation", role: .appService, tenantID: nil, scopes: ["catalog:read"],
                     allowedAddresses: nil), context: env.context(.platformAdmin))
-            let basic = "Basic " + Data("\(made.0.id.text):\(made.1.value)".utf8).base64EncodedString()
+            let basic = "Basic " + Data("\(made.0.id.text):\(try #require(made.1).value)".utf8).base64EncodedString()
             let old = try await env.withApp { client in
                 let old = try #require(
                     try await Self.token(client, form: "grant_type=client_credentials", basic: basic)["access_token"])
