@@ -183,7 +183,7 @@ extension APIHandler {
                 dryRun: dryRun, retentionDays: days, purged: report.accounts.map(\.text),
                 idempotencyKeys: report.idempotencyKeys,
                 loginAttempts: report.loginAttempts, signInAttempts: report.signInAttempts,
-                stagedImports: report.stagedImports)
+                stagedImports: report.stagedImports, clientAssertions: report.clientAssertions)
         }
         return .ok(.init(body: .json(report)))
     }

@@ -42,12 +42,15 @@ package struct PurgeReport: Sendable, Equatable {
     package var signInAttempts: Int = 0
     /// Goods files staged for an import and expired unapplied.
     package var stagedImports: Int = 0
+    /// OAuth client assertions' `jti`s past their assertion's expiry (they can no longer be replayed).
+    package var clientAssertions: Int = 0
 }
 
 /// Applies `policies/retention.yaml` (`accounts.purge`): purges accounts soft-deleted longer ago
 /// than allowed (one audit event each), expired Idempotency-Key records, old login attempts and
-/// console sign-in attempts older than the failure window and goods files staged for an import
-/// that expired unapplied (one audit event per kind, with the count). With `dryRun`, only counts.
+/// console sign-in attempts older than the failure window, goods files staged for an import
+/// that expired unapplied and OAuth client assertions' `jti`s past their expiry (one audit event
+/// per kind, with the count). With `dryRun`, only counts.
 package struct PurgeExpiredData: AuditedOperation {
     package static let action: Action = "accounts.purge"
     let dryRun: Bool
@@ -70,9 +73,10 @@ package struct PurgeExpiredData: AuditedOperation {
         let window = unit.policies.console.failureWindowMinutes
         let signIns = try await expired("console_sign_in_failures", "at", minutes: window, in: unit)
         let staged = try await expired("staged_goods_imports", "expires_at", minutes: 0, in: unit)
+        let assertions = try await expired("oauth_client_assertions", "expires_at", minutes: 0, in: unit)
         let report = PurgeReport(
             accounts: due.map(\.id), idempotencyKeys: keys, loginAttempts: attempts, signInAttempts: signIns,
-            stagedImports: staged)
+            stagedImports: staged, clientAssertions: assertions)
         if !dryRun && !due.isEmpty { try await erase(report.accounts, deletedBefore: days, in: unit) }
         guard !dryRun else { return .unchanged(report) }
         struct Erased: Encodable { let erased: [String], kept: [String] }
@@ -89,6 +93,7 @@ package struct PurgeExpiredData: AuditedOperation {
             ("login_attempts", attempts, "older than \(retention.loginAttemptsKeepDays) days"),
             ("console_sign_in_failures", signIns, "older than the \(window)-minute failure window"),
             ("staged_goods_imports", staged, "expired unapplied"),
+            ("oauth_client_assertions", assertions, "past their assertion's expiry"),
         ] where count > 0 {
             events.append(
                 AuditRecord(

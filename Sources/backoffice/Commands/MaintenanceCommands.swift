@@ -40,7 +40,8 @@ struct Maintenance: AsyncParsableCommand {
                         """
                         \(verb) \(report.idempotencyKeys) expired idempotency records, \
                         \(report.loginAttempts) old login attempts, \(report.signInAttempts) console sign-in \
-                        attempts past their window, \(report.stagedImports) expired staged goods files
+                        attempts past their window, \(report.stagedImports) expired staged goods files, \
+                        \(report.clientAssertions) spent OAuth client assertions
                         """
                     )
                 } else {

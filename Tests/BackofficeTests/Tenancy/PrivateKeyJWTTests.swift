@@ -125,6 +125,13 @@ struct PrivateKeyJWTTests {
                 #expect(
                     statuses.filter { $0 == 200 }.count == 1 && statuses.filter { $0 == 401 }.count == 29, "\(statuses)"
                 )
+                let kept = "SELECT count(*) FROM oauth_client_assertions"
+                #expect(try await env.ownerScalar(kept, as: Int.self) == 1, "its jti, kept until the assertion expires")
+                env.clock.advance(by: 301)
+                let purged = try await env.database.run(
+                    PurgeExpiredData(dryRun: false), context: env.context(.platformAdmin))
+                #expect(purged.clientAssertions == 1)
+                #expect(try await env.ownerScalar(kept, as: Int.self) == 0, "purged once it can no longer be replayed")
             }
         }
     }
