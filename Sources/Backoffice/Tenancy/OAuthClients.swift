@@ -20,6 +20,9 @@ package struct OAuthClient: Sendable, Equatable, Identifiable {
     /// assertions (`private_key_jwt`); nil for a client with a secret.
     package var publicKeys: [String]? = nil
 
+    /// Whether `scopes` hold a write scope: any scope not named `…:read`.
+    static func writes(_ scopes: [String]) -> Bool { scopes.contains { !$0.hasSuffix(":read") } }
+
     /// How it authenticates at the token endpoint (RFC 7591's `token_endpoint_auth_method`).
     package var authMethod: String { publicKeys == nil ? "client_secret_basic" : "private_key_jwt" }
 
@@ -64,8 +67,8 @@ enum OAuthClientSecret {
 ///
 /// A client with a write scope (any scope not named `…:read`) is what `policies/approvals.yaml` may
 /// hold for a second person's approval. Approved, it is registered with a secret nobody is shown
-/// (the approval's answer carries none): the requester then issues its first one
-/// (`IssueOAuthClientSecret`), so the secret reaches only whoever issues it.
+/// (the approval's answer carries none): its owner, the requester, then issues its first one
+/// (`IssueOAuthClientSecret`, which only the owner may do for a client with a write scope).
 package struct RegisterOAuthClient: ApprovalGated {
     package static let action: Action = "oauth_clients.create"
     let name: String
@@ -80,6 +83,8 @@ package struct RegisterOAuthClient: ApprovalGated {
     /// Its Ed25519 public keys (each a JWK's `x`, base64url) when it authenticates with signed
     /// assertions (`private_key_jwt`): it then has no secret.
     var publicKeys: [String]?
+    /// Who it is registered for (the requester of a held registration); else who registers it.
+    var ownerID: UUID?
 
     package init(
         name: String, role: Role, tenantID: UUID?, scopes: [String], allowedAddresses: [String]?, reason: String? = nil,
@@ -94,7 +99,7 @@ package struct RegisterOAuthClient: ApprovalGated {
         self.reason = reason?.isEmpty == false ? reason : nil
     }
 
-    package var approvalApplies: Bool { scopes.contains { !$0.hasSuffix(":read") } }
+    package var approvalApplies: Bool { OAuthClient.writes(scopes) }
     package var approvalAmount: Int64? { nil }
     package var approvalTarget: (type: String, id: String) { ("oauth_client", clientID?.text ?? "") }
     package var approvalSummary: String {
@@ -102,13 +107,18 @@ package struct RegisterOAuthClient: ApprovalGated {
     }
     package var approvalReason: String? { reason }
 
-    /// The tenant made explicit (the requester's when none was named), so that whoever approves
-    /// registers it where it was asked for; the client's id chosen, so the request names it.
-    package func resolved(in unit: UnitOfWork) -> RegisterOAuthClient {
+    /// What the requester asked for made explicit, so that whoever approves registers the same: the
+    /// tenant (the requester's when none was named), the scopes and networks as the requester's own
+    /// credential bounds them, the requester as its owner; the client's id chosen, so the request
+    /// names it.
+    /// - Throws: `invalid` (`beyond_credential`) for a scope or network beyond the requester's.
+    package func resolved(in unit: UnitOfWork) throws -> RegisterOAuthClient {
+        let limits = try TokenLimits(scopes: scopes, allowedAddresses: allowedAddresses).bounded(
+            by: unit.principal, role: role, in: unit.policies.access)
         var held = RegisterOAuthClient(
-            name: name, role: role, tenantID: tenantID ?? unit.principal.tenantID, scopes: scopes,
-            allowedAddresses: allowedAddresses, reason: reason, publicKeys: publicKeys)
-        held.clientID = clientID ?? unit.newID()
+            name: name, role: role, tenantID: tenantID ?? unit.principal.tenantID, scopes: limits.scopes ?? scopes,
+            allowedAddresses: limits.allowedAddresses, reason: reason, publicKeys: publicKeys)
+        (held.clientID, held.ownerID) = (clientID ?? unit.newID(), ownerID ?? unit.principal.operatorID)
         return held
     }
 
@@ -133,11 +143,11 @@ package struct RegisterOAuthClient: ApprovalGated {
         let client = try await unit.one(
             """
             INSERT INTO oauth_clients (tenant_id, id, operator_id, name, role, secret_hash, scopes, allowed_addresses,
-                created_at, public_keys)
+                created_at, public_keys, owner_id)
             VALUES (\(service.tenantID), \(id), \(service.id), \(name), \(role.rawValue),
                 \(secret.map { ByteBuffer(bytes: $0.hash) }), \(limits.scopes ?? scopes),
                 \(limits.networks)::cidr[],
-                \(unit.now), \(keys))
+                \(unit.now), \(keys), \(ownerID ?? unit.principal.operatorID))
             RETURNING \(unescaped: OAuthClient.columns)
             """, as: OAuthClient.self, else: DomainError.inconsistent("the new client was not returned"))
         return Audited(
@@ -171,8 +181,12 @@ package struct RevokeOAuthClient: AuditedOperation {
 
 /// Issues a client a new secret (`oauth_clients.secret`), returned once and stored as SHA-256: the
 /// one it had stops working at once (access tokens already issued live out their 15 minutes). A
-/// registration approved by a second person gets its first usable secret this way. A revoked
-/// client is 409; another tenant's is 404.
+/// registration approved by a second person gets its first usable secret this way.
+///
+/// A client with a write scope gives its secret only to its owner, the person it was registered
+/// for (403 `not_the_owner`): so no one takes alone a write credential a second person did not
+/// approve for them. Nobody's credential issues a client broader than itself (422
+/// `beyond_credential`). A revoked client is 409; another tenant's is 404.
 package struct IssueOAuthClientSecret: AuditedOperation {
     package static let action: Action = "oauth_clients.secret"
     let clientID: UUID
@@ -191,6 +205,16 @@ package struct IssueOAuthClientSecret: AuditedOperation {
                 code: "private_key_jwt_client",
                 detail: "This client authenticates with its own key (private_key_jwt): it has no secret.")
         }
+        let owner =
+            try await unit.first(
+                "SELECT owner_id FROM oauth_clients WHERE id = \(clientID)", { try $0.decode(UUID?.self) }) ?? nil
+        guard !OAuthClient.writes(client.scopes) || (owner != nil && owner == unit.principal.operatorID) else {
+            throw DomainError.forbiddenTarget(
+                Self.action, code: "not_the_owner",
+                detail: "A client with a write scope gives its secret only to the person it was registered for.")
+        }
+        _ = try TokenLimits(scopes: client.scopes, allowedAddresses: client.allowedAddresses).bounded(
+            by: unit.principal, role: client.role, in: unit.policies.access)
         let secret = OAuthClientSecret.generate()
         try await unit.execute(
             "UPDATE oauth_clients SET secret_hash = \(ByteBuffer(bytes: secret.hash)) WHERE id = \(clientID)")

@@ -212,6 +212,11 @@ package struct CreateToken: AuditedOperation {
         guard owner.status == "active" else {
             throw DomainError.invalidTransition("The operator is disabled.", current: owner.status)
         }
+        let client = try await unit.first("SELECT 1 FROM oauth_clients WHERE operator_id = \(operatorID)") { _ in true }
+        guard client == nil else {
+            throw DomainError.forbiddenTarget(
+                Self.action, detail: "An OAuth client's operator takes no API token: the client gets access tokens.")
+        }
         let limits = try TokenLimits(scopes: scopes, allowedAddresses: allowedAddresses).bounded(
             by: unit.principal, role: owner.role, in: unit.policies.access)
         try limits.check(for: owner.role, in: unit.policies.access)

@@ -23,7 +23,7 @@ package protocol ApprovalGated: AuditedOperation, Codable {
     /// The change as it is held, in the requester's `unit`: what the requester's principal implies
     /// made explicit (its tenant) and the new object's id chosen, so that it runs the same whoever
     /// approves it and the request names what it will make. Itself unless the change says otherwise.
-    func resolved(in unit: UnitOfWork) -> Self
+    func resolved(in unit: UnitOfWork) throws -> Self
 }
 
 extension ApprovalGated {

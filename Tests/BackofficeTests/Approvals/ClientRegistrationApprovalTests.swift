@@ -72,6 +72,10 @@ struct ClientRegistrationApprovalTests {
                     "SELECT tenant_id::text FROM oauth_clients WHERE id = '\(clientID)'", as: String.self)
                 #expect(tenant == partner.tenantID.text, "registered in the requester's shop")
 
+                let approver = try await client.call(.post, "/v1/oauth-clients/\(clientID)/secret", token: second)
+                #expect(
+                    (approver.status, approver["code"]) == (403, "not_the_owner"), "the approver never takes its secret"
+                )
                 let key = UUID().uuidString
                 let issued = try await client.call(
                     .post, "/v1/oauth-clients/\(clientID)/secret", token: partner.adminToken,
@@ -98,13 +102,53 @@ struct ClientRegistrationApprovalTests {
         }
     }
 
-    @Test("a revoked client gets no new secret (409); another shop's client is 404; staff may not issue one")
+    @Test(
+        """
+        a platform admin approves a shop's client: it is registered in the shop, for the shop's admin who asked, \
+        who alone takes its secret
+        """
+    )
+    func platformApprovesAShopsClient() async throws {
+        try await TestEnvironment.with { env in
+            let partner = env.fixture.partners[0]
+            try await env.withApp { client in
+                let held = try await register(client, partner.adminToken, scopes: #""goods:write""#)
+                let request = try held.decode(Components.Schemas.ApprovalRequest.self)
+                let platform = env.fixture.tokens[.platformAdmin]!
+                let approved = try await ApprovalTests().decide(client, platform, request.id, "approve")
+                #expect(approved.status == 200, "\(approved.text)")
+                let row = try await env.ownerScalar(
+                    """
+                    SELECT tenant_id::text || '|' || owner_id::text FROM oauth_clients
+                    WHERE id = '\(request.targetId)'
+                    """, as: String.self)
+                #expect(row == "\(partner.tenantID.text)|\(try #require(partner.admin.operatorID).text)")
+                let byPlatform = try await client.call(
+                    .post, "/v1/oauth-clients/\(request.targetId)/secret", token: platform)
+                #expect(byPlatform.status == 403)
+                let byOwner = try await client.call(
+                    .post, "/v1/oauth-clients/\(request.targetId)/secret", token: partner.adminToken)
+                #expect(byOwner.status == 201 && byOwner["client_secret"] != nil)
+            }
+        }
+    }
+
+    @Test(
+        """
+        a revoked client gets no new secret (409); another shop's client is 404; staff may not issue one; a client's \
+        operator takes no API token
+        """
+    )
     func secretRefusals() async throws {
         try await TestEnvironment.with { env in
             let partner = env.fixture.partners[0]
             try await env.withApp { client in
                 let made = try await register(client, partner.adminToken, scopes: #""orders:read""#)
                 let id = try #require((made.json["client"] as? [String: Any])?["id"] as? String)
+                let operatorID = try #require((made.json["client"] as? [String: Any])?["operator_id"] as? String)
+                let token = try await client.call(
+                    .post, "/v1/tokens", token: partner.adminToken, json: #"{"operator_id":"\#(operatorID)"}"#)
+                #expect(token.status == 403, "\(token.text)")
                 let foreign = try await client.call(
                     .post, "/v1/oauth-clients/\(id)/secret", token: env.fixture.partners[1].adminToken)
                 #expect(foreign.status == 404)
