@@ -28,7 +28,10 @@ package enum OAuthRefusal: DomainRefusal, Equatable {
                 )
             case .invalidScope(let detail): (400, "invalid_scope", "Invalid scope", detail)
             }
-        return Problem(status: status, code: code, title: title, detail: detail)
+        var problem = Problem(status: status, code: code, title: title, detail: detail)
+        // RFC 6749 §5.2: a client that failed to authenticate is told the scheme (HTTP Basic).
+        if self == .invalidClient { problem.challenge = #"Basic realm="oauth""# }
+        return problem
     }
 }
 

@@ -95,6 +95,7 @@ struct PrivateKeyJWTTests {
                 let secret = try await OAuthClientTests.token(
                     client, form: "grant_type=client_credentials", basic: basic)
                 #expect(secret.status == 401, "a key client has no secret")
+                #expect(secret.headers[.wwwAuthenticate] == #"Basic realm="oauth""#, "RFC 6749 §5.2's challenge")
                 let fresh = try Self.assertion(key, client: id, audience: endpoint, now: now)
                 let both = try await OAuthClientTests.token(client, form: Self.form(fresh), basic: basic)
                 #expect((both.status, both["code"]) == (400, "invalid_request"), "one method per request")
