@@ -30,7 +30,7 @@ package enum OAuthRefusal: DomainRefusal, Equatable {
             }
         var problem = Problem(status: status, code: code, title: title, detail: detail)
         // RFC 6749 §5.2: a client that failed to authenticate is told the scheme (HTTP Basic).
-        if self == .invalidClient { problem.challenge = #"Basic realm="oauth""# }
+        if self == .invalidClient { problem.wwwAuthenticate = #"Basic realm="oauth""# }
         return problem
     }
 }

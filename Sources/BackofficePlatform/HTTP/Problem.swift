@@ -13,7 +13,7 @@ package struct Problem: Error, Sendable, Equatable {
     /// Seconds after which the same request may succeed (`Retry-After`), for failures that pass.
     package var retryAfter: Int?
     /// How to authenticate (`WWW-Authenticate`), for a 401 whose scheme is not the bearer token's.
-    package var challenge: String?
+    package var wwwAuthenticate: String?
 
     package init(
         status: Int, code: String, title: String, detail: String? = nil, errors: [FieldIssue] = [],

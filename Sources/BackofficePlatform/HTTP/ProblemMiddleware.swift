@@ -26,7 +26,7 @@ package struct ProblemMiddleware: ServerMiddleware {
             var fields = HTTPFields()
             fields[.contentType] = "application/problem+json"
             if let wait = problem.retryAfter { fields[.retryAfter] = String(wait) }
-            if let challenge = problem.challenge { fields[.wwwAuthenticate] = challenge }
+            if let scheme = problem.wwwAuthenticate { fields[.wwwAuthenticate] = scheme }
             return (
                 HTTPResponse(status: .init(code: problem.status), headerFields: fields),
                 HTTPBody(problem.body(requestID: RequestScope.current?.requestID))
