@@ -19,6 +19,8 @@ package struct OAuthClient: Sendable, Equatable, Identifiable {
     /// Its Ed25519 public keys (each a JWK's `x`, base64url) when it authenticates with signed
     /// assertions (`private_key_jwt`); nil for a client with a secret.
     package var publicKeys: [String]? = nil
+    /// The person it was registered for (the requester when it was held); nil when the system made it.
+    package var ownerID: UUID? = nil
 
     /// Whether `scopes` hold a write scope: any scope not named `…:read`.
     static func writes(_ scopes: [String]) -> Bool { scopes.contains { !$0.hasSuffix(":read") } }
@@ -42,16 +44,18 @@ package struct OAuthClient: Sendable, Equatable, Identifiable {
 
 extension OAuthClient: RowDecodable, ListedByID {
     package static let columns =
-        "id, tenant_id, operator_id, name, role, scopes, allowed_addresses::text[], created_at, revoked_at, public_keys"
+        "id, tenant_id, operator_id, name, role, scopes, allowed_addresses::text[], created_at, revoked_at, "
+        + "public_keys, owner_id"
     package static let table = "oauth_clients"
     package static let ownerColumn = "tenant_id"
     package static let listAction: Action = "oauth_clients.list"
 
     package init(row: PostgresRow) throws {
-        let c = try row.decode((UUID, UUID, UUID, String, String, [String], [String]?, Date, Date?, [String]?).self)
+        let c = try row.decode(
+            (UUID, UUID, UUID, String, String, [String], [String]?, Date, Date?, [String]?, UUID?).self)
         self.init(
             id: c.0, tenantID: c.1, operatorID: c.2, name: c.3, role: try Role(known: c.4), scopes: c.5,
-            allowedAddresses: c.6, createdAt: c.7, revokedAt: c.8, publicKeys: c.9)
+            allowedAddresses: c.6, createdAt: c.7, revokedAt: c.8, publicKeys: c.9, ownerID: c.10)
     }
 }
 
@@ -205,9 +209,7 @@ package struct IssueOAuthClientSecret: AuditedOperation {
                 code: "private_key_jwt_client",
                 detail: "This client authenticates with its own key (private_key_jwt): it has no secret.")
         }
-        let owner =
-            try await unit.first(
-                "SELECT owner_id FROM oauth_clients WHERE id = \(clientID)", { try $0.decode(UUID?.self) }) ?? nil
+        let owner = client.ownerID
         guard !OAuthClient.writes(client.scopes) || (owner != nil && owner == unit.principal.operatorID) else {
             throw DomainError.forbiddenTarget(
                 Self.action, code: "not_the_owner",
