@@ -28,8 +28,24 @@ extension APIHandler {
         _ operation: Operation, on id: UUID? = nil, body: (some Encodable & Sendable)?, status: Int = 200,
         respond: @escaping @Sendable (Operation.Output) throws -> Reply
     ) async throws -> HeldOrDone<Reply, Components.Schemas.ApprovalRequest> {
+        switch try await changeUnlessHeld(
+            operation, on: id, body: body,
+            respond: {
+                StoredResponse(status: status, body: try respond($0))
+            })
+        {
+        case .done(let stored): .done(stored.body)
+        case .held(let request): .held(request)
+        }
+    }
+
+    /// Like `changeUnlessHeld`, for a change whose answer's status depends on its outcome.
+    func changeUnlessHeld<Operation: ApprovalGated, Reply: Codable & Sendable>(
+        _ operation: Operation, on id: UUID? = nil, body: (some Encodable & Sendable)?,
+        respond: @escaping @Sendable (Operation.Output) throws -> StoredResponse<Reply>
+    ) async throws -> HeldOrDone<StoredResponse<Reply>, Components.Schemas.ApprovalRequest> {
         guard operation.needsApproval(policies) != nil else {
-            return .done(try await change(operation, on: id, body: body, status: status, respond: respond))
+            return .done(try await change(operation, on: id, body: body, respond: respond))
         }
         let now = self.now
         return .held(

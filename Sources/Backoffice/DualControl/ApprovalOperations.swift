@@ -6,7 +6,7 @@ import PostgresNIO
 /// approved. A rule for an action not listed here is refused by the policy tests.
 package enum DualControlledChanges {
     package static let all: [any ApprovalGated.Type] = [
-        AdjustFitPoints.self, CreateOperator.self, CreateChallenge.self, RegisterOAuthClient.self,
+        AdjustFitPoints.self, SetEarningRules.self, CreateOperator.self, CreateChallenge.self, RegisterOAuthClient.self,
     ]
 
     /// The change a request holds, as it was requested.
@@ -31,7 +31,8 @@ package enum DualControlledChanges {
 /// Holds `change` for a second person's approval instead of performing it, under the change's own
 /// permission. The change is first checked as it would run (performed, then rolled back to a
 /// savepoint), so a request that could not take effect now is refused with the change's own answer
-/// and nothing is held. One audit event (`approvals.request`).
+/// and nothing is held; one that would change nothing (rules identical to those in force) is 409
+/// `nothing_to_approve`. One audit event (`approvals.request`).
 package struct RequestApproval<Change: ApprovalGated>: AuditedChange {
     package let change: Change
     package init(change: Change) { self.change = change }
@@ -70,13 +71,18 @@ package struct RequestApproval<Change: ApprovalGated>: AuditedChange {
 
     private func checkAsItWouldRun(_ change: Change, in unit: UnitOfWork) async throws {
         try await unit.execute("SAVEPOINT approval_check")
+        let changed: Bool
         do {
-            _ = try await change.perform(in: unit)
+            changed = !(try await change.perform(in: unit).events.isEmpty)
         } catch {
             try await unit.execute("ROLLBACK TO SAVEPOINT approval_check")
             throw error
         }
         try await unit.execute("ROLLBACK TO SAVEPOINT approval_check")
+        guard changed else {
+            throw DomainError.conflict(
+                code: "nothing_to_approve", detail: "This would change nothing as things stand: nothing was held.")
+        }
     }
 }
 

@@ -87,6 +87,7 @@ extension ConsoleRequest {
         case "customer": ("Its FitPoints", "/console/accounts/\(request.targetID)/fitpoints")
         case "people": ("People", "/console/people")
         case "challenges": ("Challenges", "/console/challenges")
+        case "fitpoints_rules": ("Earning rules", "/console/earning-rules")
         default: nil
         }
     }

@@ -88,10 +88,14 @@ extension APIHandler {
 
     func setEarningRules(_ input: Operations.SetEarningRules.Input) async throws -> Operations.SetEarningRules.Output {
         let body: Components.Schemas.EarningRulesDraft = try json(input.body)
-        let stored = try await change(
-            SetEarningRules(EarningRules.Draft(body)), body: body
+        let set = try await changeUnlessHeld(
+            SetEarningRules(EarningRules.Draft(body), reason: body.reason), body: body
         ) { ruleSet, outcome in StoredResponse(status: outcome == .set ? 201 : 200, body: ruleSet.api) }
-        return stored.status == 201 ? .created(.init(body: .json(stored.body))) : .ok(.init(body: .json(stored.body)))
+        switch set {
+        case .done(let stored) where stored.status == 201: return .created(.init(body: .json(stored.body)))
+        case .done(let stored): return .ok(.init(body: .json(stored.body)))
+        case .held(let request): return .accepted(.init(body: .json(request)))
+        }
     }
 
     func simulateEarningRules(_ input: Operations.SimulateEarningRules.Input) async throws

@@ -10,7 +10,7 @@ extension Console {
     func registerEarningRules(on group: RouterGroup<AppRequestContext>) {
         section("earning-rules", "Earning rules", needs: CurrentEarningRules.action, on: group) { console in
             let current = try? await console.read(CurrentEarningRules())
-            return console.earningRulesPage(
+            return try await console.earningRulesPage(
                 values: EarningRulesForm.values(of: current?.rules), issues: [], current: current)
         }
         post("earning-rules/preview", on: group) { console in
@@ -19,23 +19,30 @@ extension Console {
             return try await console.submit {
                 let days = try form.days()
                 let outcome = try await console.read(SimulateEarningRules(try form.draft(), days: days))
-                return console.earningRulesPage(
+                return try await console.earningRulesPage(
                     values: console.form.values, issues: [], current: current, preview: outcome)
             } refused: { issues in
-                console.earningRulesPage(values: console.form.values, issues: form.issues(issues), current: current)
+                try await console.earningRulesPage(
+                    values: console.form.values, issues: form.issues(issues), current: current)
             }
         }
         post("earning-rules", on: group) { console in
             let form = EarningRulesForm(console.form)
             return try await console.submit {
-                let (set, outcome) = try await console.run(SetEarningRules(try form.draft()))
+                let change = SetEarningRules(try form.draft(), reason: console.form.text("reason"))
+                guard case .done(let (set, outcome)) = try await console.runUnlessHeld(change) else {
+                    return console.redirect(
+                        "/console/earning-rules",
+                        flash: "Held for a second person's approval: the rules in force stay until another approver "
+                            + "accepts the change.")
+                }
                 let flash =
                     outcome == .unchanged
                     ? "Nothing changed: these are the rules in force." : "Version \(set.version) is in force."
                 return console.redirect("/console/earning-rules", flash: flash)
             } refused: { issues in
                 let current = try? await console.read(CurrentEarningRules())
-                return console.earningRulesPage(
+                return try await console.earningRulesPage(
                     values: console.form.values, issues: form.issues(issues), current: current)
             }
         }
@@ -46,7 +53,7 @@ extension ConsoleRequest {
     fileprivate func earningRulesPage(
         values: [String: String], issues: [FieldIssue], current: EarningRuleSet?,
         preview: SimulateEarningRules.Outcome? = nil
-    ) -> ConsoleAnswer {
+    ) async throws -> ConsoleAnswer {
         let refusal = FormRefusal(issues)
         var data: [String: Any] = [
             "values": values, "canSet": may(SetEarningRules.action), "canSimulate": may(SimulateEarningRules.action),
@@ -72,6 +79,8 @@ extension ConsoleRequest {
             },
         ]
         if let current { data["version"] = current.version }
+        let pending = try await pendingApprovals(on: "fitpoints_rules", "next")
+        (data["pending"], data["hasPending"]) = (pending, !pending.isEmpty)
         if let preview {
             data["preview"] =
                 [
@@ -84,7 +93,7 @@ extension ConsoleRequest {
                     },
                     "points": Money.fitPoints(preview.points), "current": Money.fitPoints(preview.currentPoints),
                     "since": ConsoleTime.text(preview.since), "until": ConsoleTime.text(preview.until),
-                    "hidden": values.filter { $0.key != "days" }.sorted { $0.key < $1.key }.map {
+                    "hidden": values.filter { !["days", "reason"].contains($0.key) }.sorted { $0.key < $1.key }.map {
                         ["name": $0.key, "value": $0.value]
                     },
                 ] as [String: Any]

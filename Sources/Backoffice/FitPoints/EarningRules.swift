@@ -66,8 +66,8 @@ package struct EarningRules: Sendable, Codable, Equatable {
     package static let maximumPoints: Double = 1_000_000
 
     /// Rules as a manager writes them (a file or the API), unchecked: numbers as sent, names as text.
-    package struct Draft: Sendable {
-        package struct Metric: Sendable {
+    package struct Draft: Sendable, Codable {
+        package struct Metric: Sendable, Codable {
             package var metric: String, pointsPerUnit: Double, dailyCap: Double?, minIntensity: String?
             package init(metric: String, pointsPerUnit: Double, dailyCap: Double?, minIntensity: String? = nil) {
                 (self.metric, self.pointsPerUnit, self.dailyCap, self.minIntensity) = (
@@ -75,7 +75,7 @@ package struct EarningRules: Sendable, Codable, Equatable {
                 )
             }
         }
-        package struct Award: Sendable {
+        package struct Award: Sendable, Codable {
             package var name: String, points: Double
             package init(name: String, points: Double) { (self.name, self.points) = (name, points) }
         }
@@ -228,14 +228,42 @@ package struct CurrentEarningRules: Query {
 
 /// A manager sets new earning rules (`fitpoints_rules.set`): they become the next version and
 /// apply to activity ingested from then on. Rules identical to the current ones set nothing.
-package struct SetEarningRules: AuditedOperation {
+///
+/// The rules decide what every customer earns, so `policies/approvals.yaml` may hold any change of
+/// them for a second person's approval (with its `reason`).
+package struct SetEarningRules: ApprovalGated {
     package static let action: Action = "fitpoints_rules.set"
     package enum Outcome: Sendable { case set, unchanged }
     package let draft: EarningRules.Draft
+    /// Why (recorded with the approval request when the change is held).
+    package let reason: String?
 
-    package init(_ draft: EarningRules.Draft) { self.draft = draft }
+    package init(_ draft: EarningRules.Draft, reason: String? = nil) { (self.draft, self.reason) = (draft, reason) }
+
+    package var approvalAmount: Int64? { nil }
+    package var approvalTarget: (type: String, id: String) { ("fitpoints_rules", "next") }
+    package var approvalReason: String? { reason }
+    /// The rules as drafted, one clause each (`steps 0.01 a unit, at most 100 a day`), at most 500 characters.
+    package var approvalSummary: String {
+        let number = { (value: Double) in
+            value.isFinite && value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+        }
+        let metrics = draft.metrics.map { rule in
+            "\(rule.metric) \(number(rule.pointsPerUnit)) a unit, at most \(rule.dailyCap.map(number) ?? "?") a day"
+                + (rule.minIntensity.map { " (\($0) or harder)" } ?? "")
+        }
+        let awards = (draft.badges.map { ("badge", $0) } + draft.events.map { ("event", $0) }).map {
+            "\($0.0) \($0.1.name) \(number($0.1.points))"
+        }
+        let clauses = metrics + awards
+        let text = "Set the earning rules: " + (clauses.isEmpty ? "none" : clauses.joined(separator: "; "))
+        return text.count > 500 ? String(text.prefix(499)) + "\u{2026}" : text
+    }
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<(EarningRuleSet, Outcome)> {
+        var validation = Validation()
+        validation.text(reason, "reason", max: 1000, required: false)
+        try validation.check()
         let rules = try EarningRules.validated(draft)
         // versions are only inserted: no row to lock
         try await unit.execute("SELECT pg_advisory_xact_lock(hashtext('fitpoints_rules'))")
@@ -250,7 +278,7 @@ package struct SetEarningRules: AuditedOperation {
             """, as: EarningRuleSet.self, else: DomainError.inconsistent("the new rules were not returned"))
         let event = AuditRecord(
             action: Self.action, tenantID: platformTenantID, targetType: "fitpoints_rules", targetID: String(version),
-            reason: nil,
+            reason: reason?.trimmingCharacters(in: .whitespacesAndNewlines),
             before: try current.map { #"{"version":\#($0.version),"rules":\#(try $0.rules.json)}"# },
             after: #"{"version":\#(version),"rules":\#(try rules.json)}"#)
         return Audited((created, .set), event: event)

@@ -47,8 +47,7 @@ extension EarningTests {
                 event("x9", bo, "steps", 1e300, at: now),
             ]
             try await env.withApp { client in
-                #expect(
-                    try await client.call(.put, "/v1/fitpoints/rules", token: manager, json: Self.rules).status == 201)
+                #expect(try await EarningTests.setRules(client, env, Self.rules).status == 200)
                 #expect(
                     try await client.call(
                         .delete, "/v1/customers/\(gone.id.uuidString.lowercased())", token: manager,
@@ -133,8 +132,7 @@ extension EarningTests {
                 }
             }
             try await env.withApp { client in
-                #expect(
-                    try await client.call(.put, "/v1/fitpoints/rules", token: manager, json: Self.rules).status == 201)
+                #expect(try await EarningTests.setRules(client, env, Self.rules).status == 200)
                 _ = try await ingest(client, app, steps(whole, "a"))
                 for event in steps(split, "b") { _ = try await ingest(client, app, [event]) }
                 let wholeBalance = try await client.call(.get, "/v1/customers/\(whole)/fitpoints", token: manager)[

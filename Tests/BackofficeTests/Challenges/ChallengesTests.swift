@@ -270,10 +270,8 @@ struct ChallengesTests {
                         json: #"{"slug":"first-5k","name":"First 5K","metric":"distance_m","threshold":5000}"#
                     ).status == 201)
                 #expect(
-                    try await client.call(
-                        .put, "/v1/fitpoints/rules", token: manager,
-                        json: #"{"badges":[{"badge":"first-5k","points":100}]}"#
-                    ).status == 201)
+                    try await EarningTests.setRules(client, env, #"{"badges":[{"badge":"first-5k","points":100}]}"#)
+                        .status == 200)
                 let run =
                     #"""
                     {"event_id":"r1","customer_id":"\#(other)","metric":"distance_m","value":5200,\#

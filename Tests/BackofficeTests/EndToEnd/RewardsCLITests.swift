@@ -52,7 +52,18 @@ struct RewardsCLITests {
                     ["fitpoints", "rules", "set", rules, "--dry-run", "--days", "7", "--output", "json"], manager)
                 #expect(dry.status == 0, "\(dry.output)")
                 #expect(try cli(["fitpoints", "rules", "show"], manager).status == 3, "a dry run sets nothing")
-                #expect(try cli(["fitpoints", "rules", "set", rules, "--output", "json"], manager).status == 0)
+                let held = try cli(
+                    ["fitpoints", "rules", "set", rules, "--reason", "Launch", "--output", "json"], manager)
+                #expect(held.status == 0, "\(held.output)")
+                #expect(held.output.hasPrefix("held for a second person's approval"), "said on stderr")
+                let json = held.output.drop { $0 != "{" }
+                let request = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+                #expect(
+                    request["status"] as? String == "pending" && request["action"] as? String == "fitpoints_rules.set")
+                #expect(try cli(["fitpoints", "rules", "show"], manager).status == 3, "held: nothing set yet")
+                let admin = ["BACKOFFICE_URL": base, "BACKOFFICE_TOKEN": env.fixture.tokens[.platformAdmin]!]
+                #expect(try cli(["approvals", "approve", try #require(request["id"] as? String)], admin).status == 0)
+                #expect(try cli(["fitpoints", "rules", "show"], manager).status == 0, "approved: in force")
 
                 let now = Date()
                 let window = [

@@ -20,9 +20,7 @@ struct AccountRewardTests {
             let manager = env.fixture.tokens[.backendManager]!
             let app = env.fixture.tokens[.appService]!
             try await env.withApp { client in
-                #expect(
-                    try await client.call(.put, "/v1/fitpoints/rules", token: manager, json: EarningTests.rules).status
-                        == 201)
+                #expect(try await EarningTests.setRules(client, env).status == 200)
                 let newcomer = try await env.customer()
                 let trial = try await client.call(
                     .post, "/v1/customers/\(newcomer.id.text)/subscriptions", token: app, json: SubscribeTests.body(),

@@ -17,6 +17,19 @@ struct EarningTests {
          "events":[{"event":"subscription_renewal","points":200}]}
         """#
 
+    /// Puts `json` in force as managers do: a backend manager's change, held (policies/approvals.yaml
+    /// holds every change of the earning rules), then a platform admin's approval. The approval's
+    /// answer (200: the rules are in force), or the change's own when it was not held.
+    static func setRules(_ client: any TestClientProtocol, _ env: TestEnvironment, _ json: String = rules)
+        async throws -> Reply
+    {
+        let held = try await client.call(
+            .put, "/v1/fitpoints/rules", token: env.fixture.tokens[.backendManager]!, json: json)
+        guard held.status == 202 else { return held }
+        let request = try held.decode(Components.Schemas.ApprovalRequest.self)
+        return try await ApprovalTests().decide(client, env.fixture.tokens[.platformAdmin]!, request.id, "approve")
+    }
+
     func event(
         _ id: String, _ customer: String, _ metric: String, _ value: Double, at time: Date, details: String? = nil
     ) -> String {
@@ -89,20 +102,26 @@ struct EarningTests {
                 #expect(
                     try await client.call(.get, "/v1/fitpoints/rules", token: manager).status == 404, "nothing was set")
 
-                let first = try await client.call(.put, "/v1/fitpoints/rules", token: manager, json: Self.rules)
-                #expect(first.status == 201)
-                let set = try first.decode(Components.Schemas.EarningRuleSet.self)
+                let held = try await client.call(
+                    .put, "/v1/fitpoints/rules", token: manager, json: #"{"metrics":[],"reason":"Launch"}"#)
+                #expect(held.status == 202, "every change of the rules waits for a second person")
+                #expect(held["summary"] == "Set the earning rules: none" && held["reason"] == "Launch")
+                #expect(try await client.call(.get, "/v1/fitpoints/rules", token: manager).status == 404)
+                #expect(try await Self.setRules(client, env).status == 200)
+                let set = try await client.call(.get, "/v1/fitpoints/rules", token: manager).decode(
+                    Components.Schemas.EarningRuleSet.self)
                 #expect(set.version == 1)
                 #expect(set.metrics.map(\.ruleId) == ["steps", "workout_minutes", "distance_m"])
                 #expect(set.badges.map(\.ruleId) == ["badge:first-5k"])
                 #expect(set.events.map(\.ruleId) == ["event:subscription_renewal"])
                 let same = try await client.call(.put, "/v1/fitpoints/rules", token: manager, json: Self.rules)
-                #expect(same.status == 200)
-                #expect(try same.decode(Components.Schemas.EarningRuleSet.self).version == 1)
-                let changed = try await client.call(
-                    .put, "/v1/fitpoints/rules", token: manager,
-                    json: #"{"metrics":[{"metric":"steps","points_per_unit":0.02,"daily_cap":100}]}"#)
-                #expect(try changed.decode(Components.Schemas.EarningRuleSet.self).version == 2)
+                #expect(same.status == 409 && same["code"] == "nothing_to_approve", "identical rules: nothing held")
+                #expect(
+                    try await env.ownerScalar("SELECT count(*) FROM approval_requests", as: Int.self) == 2,
+                    "the first request, the one approved; none for identical rules")
+                let changed = try await Self.setRules(
+                    client, env, #"{"metrics":[{"metric":"steps","points_per_unit":0.02,"daily_cap":100}]}"#)
+                #expect(changed.status == 200)
                 #expect(
                     try await client.call(.get, "/v1/fitpoints/rules", token: env.fixture.tokens[.appService]!)[
                         "version"] == "2")
@@ -131,8 +150,7 @@ struct EarningTests {
             let bo = try await env.customer().id.uuidString.lowercased()
             let now = env.clock.now()
             try await env.withApp { client in
-                #expect(
-                    try await client.call(.put, "/v1/fitpoints/rules", token: manager, json: Self.rules).status == 201)
+                #expect(try await Self.setRules(client, env).status == 200)
                 _ = try await ingest(
                     client, app,
                     [
