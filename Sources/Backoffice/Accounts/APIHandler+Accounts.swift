@@ -86,6 +86,22 @@ extension APIHandler {
         .ok(try await reasonedMove(.restore, input.path.customerId, input.headers.ifMatch, try json(input.body)))
     }
 
+    func eraseCustomer(_ input: Operations.EraseCustomer.Input) async throws -> Operations.EraseCustomer.Output {
+        let body: Components.Schemas.ReasonRequest = try json(input.body)
+        let id = try parseID(input.path.customerId, "customer_id")
+        switch try await changeUnlessHeld(
+            EraseDeletedAccount(customerID: id, reason: body.reason), on: id, body: body,
+            respond: {
+                Components.Schemas.ErasedAccount(
+                    customerId: $0.customerID.text, deletedAt: $0.deletedAt, erasedAt: $0.erasedAt, erased: $0.erased,
+                    kept: $0.kept)
+            })
+        {
+        case .done(let erased): return .ok(.init(body: .json(erased)))
+        case .held(let request): return .accepted(.init(body: .json(request)))
+        }
+    }
+
     /// A move whose request is a reason alone (delete, unlock, restore); the body is decoded before
     /// the id is parsed, as every handler does.
     private func reasonedMove(

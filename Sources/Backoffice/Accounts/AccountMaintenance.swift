@@ -60,11 +60,11 @@ package struct PurgeExpiredData: AuditedOperation {
     package func perform(in unit: UnitOfWork) async throws -> Audited<PurgeReport> {
         let retention = unit.policies.retention
         let days = retention.deletedAccountsPurgeAfterDays
+        let cutoff = unit.now.addingTimeInterval(-Double(days) * 86_400)
         let due = try await unit.all(
             """
             SELECT \(unescaped: Customer.columns) FROM \(unescaped: Customer.from)
-            WHERE c.status = 'deleted' AND c.deleted_at < \(unit.now)::timestamptz - make_interval(days => \(days)::int)
-            ORDER BY c.deleted_at FOR UPDATE OF c
+            WHERE c.status = 'deleted' AND c.deleted_at < \(cutoff) ORDER BY c.deleted_at FOR UPDATE OF c
             """, as: Customer.self)
         let keys = try await expired(
             "idempotency_keys", "created_at", minutes: retention.idempotencyKeepHours * 60, in: unit)
@@ -77,10 +77,9 @@ package struct PurgeExpiredData: AuditedOperation {
         let report = PurgeReport(
             accounts: due.map(\.id), idempotencyKeys: keys, loginAttempts: attempts, signInAttempts: signIns,
             stagedImports: staged, clientAssertions: assertions)
-        if !dryRun && !due.isEmpty { try await erase(report.accounts, deletedBefore: days, in: unit) }
+        if !dryRun && !due.isEmpty { try await AccountErasure.erase(report.accounts, deletedBefore: cutoff, in: unit) }
         guard !dryRun else { return .unchanged(report) }
-        struct Erased: Encodable { let erased: [String], kept: [String] }
-        let erasure = try AuditRecord.json(Erased(erased: Self.erased, kept: Self.kept))
+        let erasure = try AccountErasure.auditedAfter
         var events = try due.map { customer in
             AuditRecord(
                 action: Self.action, tenantID: platformTenantID, targetType: "customer",
@@ -105,32 +104,6 @@ package struct PurgeExpiredData: AuditedOperation {
         return Audited(report, event: first, more: Array(events.dropFirst()))
     }
 
-    /// What a purge erases of a customer, and what it keeps, from `CustomerDataRegistry` (the
-    /// ledger's amounts and the audit log stay too: they hold no customer column).
-    static var erased: [String] { CustomerDataRegistry.erased }
-    static var kept: [String] {
-        CustomerDataRegistry.kept + ["fitpoints ledger (amounts, by wallet id)", "audit_events"]
-    }
-
-    /// Erases the customers (deleted more than `days` ago) as `CustomerDataRegistry` declares:
-    /// their rows and what hangs on them go (locks, login attempts, appeals, the health profile and
-    /// its history, by cascade; their reports of others' content); their orders keep what tax law
-    /// needs (amounts, dates, lines) with the shipping name and address erased; their moderation
-    /// cases keep the decisions and statements of reasons with the author and the text erased.
-    private func erase(_ customers: [UUID], deletedBefore days: Int, in unit: UnitOfWork) async throws {
-        try await unit.execute(
-            """
-            SELECT erase_deleted_customers_shipping(\(customers),
-                \(unit.now)::timestamptz - make_interval(days => \(days)::int))
-            """)
-        try await unit.execute(
-            """
-            SELECT erase_deleted_customers_moderation(\(customers),
-                \(unit.now)::timestamptz - make_interval(days => \(days)::int))
-            """)
-        try await unit.execute("DELETE FROM customers WHERE id = ANY(\(customers))")
-    }
-
     /// Counts (dry run) or deletes the rows of `table` whose `column` is more than `minutes` old.
     private func expired(_ table: String, _ column: String, minutes: Int, in unit: UnitOfWork) async throws -> Int {
         let query: PostgresQuery =
@@ -145,5 +118,35 @@ package struct PurgeExpiredData: AuditedOperation {
             SELECT count(*) FROM gone
             """
         return try await unit.first(query) { try $0.decode(Int.self) } ?? 0
+    }
+}
+
+/// How a soft-deleted customer is erased, by `maintenance purge` after the retention period and by
+/// `EraseDeletedAccount` before it.
+enum AccountErasure {
+    /// What an erasure erases of a customer, and what it keeps, from `CustomerDataRegistry` (the
+    /// ledger's amounts and the audit log stay too: they hold no customer column).
+    static var erased: [String] { CustomerDataRegistry.erased }
+    static var kept: [String] {
+        CustomerDataRegistry.kept + ["fitpoints ledger (amounts, by wallet id)", "audit_events"]
+    }
+
+    /// The erasure's audit event's `after`: what was erased and what was kept.
+    static var auditedAfter: String {
+        get throws {
+            struct Erased: Encodable { let erased: [String], kept: [String] }
+            return try AuditRecord.json(Erased(erased: erased, kept: kept))
+        }
+    }
+
+    /// Erases the customers (those of them deleted before `cutoff`) as `CustomerDataRegistry`
+    /// declares: their rows and what hangs on them go (locks, login attempts, appeals, the health
+    /// profile and its history, by cascade; their reports of others' content); their orders keep what
+    /// tax law needs (amounts, dates, lines) with the shipping name and address erased; their
+    /// moderation cases keep the decisions and statements of reasons with the author and the text erased.
+    static func erase(_ customers: [UUID], deletedBefore cutoff: Date, in unit: UnitOfWork) async throws {
+        try await unit.execute("SELECT erase_deleted_customers_shipping(\(customers), \(cutoff))")
+        try await unit.execute("SELECT erase_deleted_customers_moderation(\(customers), \(cutoff))")
+        try await unit.execute("DELETE FROM customers WHERE id = ANY(\(customers)) AND status = 'deleted'")
     }
 }

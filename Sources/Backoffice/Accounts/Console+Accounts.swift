@@ -58,6 +58,22 @@ extension Console {
                 try await console.appealsPage(issues: issues, values: console.form.values)
             }
         }
+        post("accounts/{id}/erase", on: group) { console in
+            let id = try console.routeID()
+            return try await console.submit {
+                try console.form.confirm("erase")
+                let erase = EraseDeletedAccount(customerID: id, reason: console.form.text("reason"))
+                guard case .done = try await console.runUnlessHeld(erase) else {
+                    return console.redirect(
+                        "/console/accounts/\(id.text)",
+                        flash: "Held for a second person's approval: the account is erased when another approver "
+                            + "accepts it.")
+                }
+                return console.redirect("/console/accounts?status=deleted", flash: "The account is erased.")
+            } refused: { issues in
+                try await console.accountPage(id, issues: issues, values: console.form.values)
+            }
+        }
         for move in AccountMove.allCases {
             post("accounts/{id}/\(move.rawValue)", on: group) { console in
                 let id = try console.routeID()
@@ -116,6 +132,9 @@ extension ConsoleRequest {
         where move.target(from: customer.status, hasOpenLock: customer.lock != nil) != nil && may(move.action) {
             data["can_\(move.rawValue)"] = true
         }
+        if customer.status == .deleted && may(EraseDeletedAccount.action) { data["can_erase"] = true }
+        let pending = try await pendingApprovals(on: "customer", id.text)
+        (data["pending"], data["hasPending"]) = (pending, !pending.isEmpty)
         if may(CustomerAccountHistory.action) {
             let events = try await read(CustomerAccountHistory(id: id, afterID: 0, limit: 100))
             data["trail"] = events.map(AuditEventView.init)

@@ -6,7 +6,8 @@ import PostgresNIO
 /// approved. A rule for an action not listed here is refused by the policy tests.
 package enum DualControlledChanges {
     package static let all: [any ApprovalGated.Type] = [
-        AdjustFitPoints.self, SetEarningRules.self, CreateOperator.self, CreateChallenge.self, RegisterOAuthClient.self,
+        AdjustFitPoints.self, SetEarningRules.self, EraseDeletedAccount.self, CreateOperator.self,
+        CreateChallenge.self, RegisterOAuthClient.self,
     ]
 
     /// The change a request holds, as it was requested.

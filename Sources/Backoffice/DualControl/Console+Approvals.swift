@@ -84,6 +84,8 @@ extension ConsoleRequest {
     /// The page a request's change is about (where its pending banner shows), by its target.
     fileprivate static func `where`(_ request: ApprovalRequest) -> (label: String, path: String)? {
         switch request.targetType {
+        case "customer" where request.action == EraseDeletedAccount.action.rawValue:
+            ("The account", "/console/accounts/\(request.targetID)")
         case "customer": ("Its FitPoints", "/console/accounts/\(request.targetID)/fitpoints")
         case "people": ("People", "/console/people")
         case "challenges": ("Challenges", "/console/challenges")
