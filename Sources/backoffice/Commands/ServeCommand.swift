@@ -37,7 +37,7 @@ struct Serve: AsyncParsableCommand {
             Logs: one line per request and event on standard error; LOG_LEVEL (default info), \
             LOG_FORMAT=json for one JSON object per line (text otherwise).
             Example: BACKOFFICE_DATABASE_URL=postgres://backoffice_app:secret@db:5432/backoffice \
-            backoffice serve --host 0.0.0.0 --port 8080
+            backoffice serve --host 0.0.0.0 --port 8080 --public-url https://backoffice.example.com
             """)
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(help: "Port to listen on (0: any free port).") var port = 8080
@@ -79,7 +79,7 @@ struct Serve: AsyncParsableCommand {
         help: ArgumentHelp(
             """
             The service's public URL, the issuer of its OAuth access tokens (their audience is <url>/v1); \
-            also BACKOFFICE_PUBLIC_URL. Default http://HOST:PORT.
+            also BACKOFFICE_PUBLIC_URL. Default http://HOST:PORT on loopback; required on any other --host.
             """,
             valueName: "url"))
     var publicURL: String?
@@ -162,6 +162,7 @@ struct Serve: AsyncParsableCommand {
             }
             settings.mail = try MailConfiguration.settings(ProcessInfo.processInfo.environment, logger: logger)
             if let url = settings.publicURL { settings.mail.publicURL = url }  // --public-url for mail's links too
+            try MailConfiguration.requirePublicURL(settings.publicURL, servingOn: host)
             try await BackofficeServer.run(settings: settings, logger: logger) { port in
                 say("listening on http://\(host):\(port)")
             }
@@ -251,6 +252,17 @@ enum MailConfiguration {
         mail.transport = LogMailTransport(logger: logger)
         if let publicURL = environment["BACKOFFICE_PUBLIC_URL"] { mail.publicURL = publicURL }
         return mail
+    }
+
+    /// Refuses to serve off this host (`--host` not a loopback address) without a public URL: the
+    /// issuer of OAuth tokens and the start of mail's links would otherwise be `http://HOST:PORT`,
+    /// which no client elsewhere can reach (`http://0.0.0.0:8080`).
+    static func requirePublicURL(_ publicURL: String?, servingOn host: String) throws {
+        let loopback = host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        guard publicURL == nil && !loopback else { return }
+        throw CLIFailure.usage(
+            "serve --host \(host) needs --public-url (or BACKOFFICE_PUBLIC_URL), the address clients reach it at "
+                + "(https://backoffice.example.com): the issuer of its OAuth tokens and the start of mail's links")
     }
 
     /// The service's public URL (`--public-url` / `BACKOFFICE_PUBLIC_URL`: the OAuth issuer, as mail's links start

@@ -106,14 +106,14 @@ struct SecurityEndToEndTests {
 
     /// Runs `serve` with `extra` in its environment until it exits (it is expected to refuse to
     /// start): its exit status and everything it wrote.
-    func refusedServe(_ extra: [String: String]) throws -> (status: Int32, output: String) {
+    func refusedServe(_ extra: [String: String], arguments: [String] = []) throws -> (status: Int32, output: String) {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).log").path
         defer { try? FileManager.default.removeItem(atPath: log) }
         let server = try ChildProcess.spawn(
             [
                 backofficeExecutable, "serve", "--port", "0", "--policies",
                 projectRoot.appendingPathComponent("policies").path,
-            ],
+            ] + arguments,
             environment: environment(extra), outputPath: log)
         let status = ChildProcess.wait(server)
         return (status, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
@@ -173,6 +173,25 @@ struct SecurityEndToEndTests {
                 #expect(output.contains(named), "names \(named): \(output)")
                 #expect(!output.contains("listening on"))
             }
+        }
+    }
+
+    @Test(
+        """
+        serve on an address other than loopback without a public URL refuses to start (usage, exit 64), naming \
+        --public-url: its tokens' issuer would be http://0.0.0.0:PORT
+        """
+    )
+    func serveOffLoopbackNeedsPublicURL() async throws {
+        try await TestEnvironment.with { env in
+            let settings = [
+                "BACKOFFICE_DATABASE_URL": env.appURL.connectionString, "BACKOFFICE_PAYMENTS": "simulated",
+                "BACKOFFICE_SECOND_FACTOR_KEY": SecondFactorKey.generate().text, "BACKOFFICE_MAIL": "log",
+            ]
+            let (status, output) = try refusedServe(settings, arguments: ["--host", "0.0.0.0"])
+            #expect(status == 64, "\(output)")
+            #expect(output.contains("--public-url") && output.contains("0.0.0.0"))
+            #expect(!output.contains("listening on"))
         }
     }
 
