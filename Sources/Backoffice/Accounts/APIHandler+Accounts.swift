@@ -199,7 +199,8 @@ extension APIHandler {
                 dryRun: dryRun, retentionDays: days, purged: report.accounts.map(\.text),
                 idempotencyKeys: report.idempotencyKeys,
                 loginAttempts: report.loginAttempts, signInAttempts: report.signInAttempts,
-                stagedImports: report.stagedImports, clientAssertions: report.clientAssertions)
+                stagedImports: report.stagedImports, clientAssertions: report.clientAssertions,
+                accessTokens: report.accessTokens)
         }
         return .ok(.init(body: .json(report)))
     }

@@ -44,13 +44,16 @@ package struct PurgeReport: Sendable, Equatable {
     package var stagedImports: Int = 0
     /// OAuth client assertions' `jti`s past their assertion's expiry (they can no longer be replayed).
     package var clientAssertions: Int = 0
+    /// OAuth access tokens expired more than an hour ago (their JWT's `exp` refuses them first).
+    package var accessTokens: Int = 0
 }
 
 /// Applies `policies/retention.yaml` (`accounts.purge`): purges accounts soft-deleted longer ago
 /// than allowed (one audit event each), expired Idempotency-Key records, old login attempts and
 /// console sign-in attempts older than the failure window, goods files staged for an import
-/// that expired unapplied and OAuth client assertions' `jti`s past their expiry (one audit event
-/// per kind, with the count). With `dryRun`, only counts.
+/// that expired unapplied, OAuth client assertions' `jti`s past their expiry and OAuth access
+/// tokens expired over an hour ago (one audit event per kind, with the count). With `dryRun`, only
+/// counts.
 package struct PurgeExpiredData: AuditedOperation {
     package static let action: Action = "accounts.purge"
     let dryRun: Bool
@@ -74,9 +77,10 @@ package struct PurgeExpiredData: AuditedOperation {
         let signIns = try await expired("console_sign_in_failures", "at", minutes: window, in: unit)
         let staged = try await expired("staged_goods_imports", "expires_at", minutes: 0, in: unit)
         let assertions = try await expired("oauth_client_assertions", "expires_at", minutes: 0, in: unit)
+        let tokens = try await expired("tokens", "expires_at", minutes: 60, only: "client_id IS NOT NULL", in: unit)
         let report = PurgeReport(
             accounts: due.map(\.id), idempotencyKeys: keys, loginAttempts: attempts, signInAttempts: signIns,
-            stagedImports: staged, clientAssertions: assertions)
+            stagedImports: staged, clientAssertions: assertions, accessTokens: tokens)
         if !dryRun && !due.isEmpty { try await AccountErasure.erase(report.accounts, deletedBefore: cutoff, in: unit) }
         guard !dryRun else { return .unchanged(report) }
         let erasure = try AccountErasure.auditedAfter
@@ -93,6 +97,7 @@ package struct PurgeExpiredData: AuditedOperation {
             ("console_sign_in_failures", signIns, "older than the \(window)-minute failure window"),
             ("staged_goods_imports", staged, "expired unapplied"),
             ("oauth_client_assertions", assertions, "past their assertion's expiry"),
+            ("oauth_access_tokens", tokens, "expired more than an hour ago"),
         ] where count > 0 {
             events.append(
                 AuditRecord(
@@ -104,17 +109,20 @@ package struct PurgeExpiredData: AuditedOperation {
         return Audited(report, event: first, more: Array(events.dropFirst()))
     }
 
-    /// Counts (dry run) or deletes the rows of `table` whose `column` is more than `minutes` old.
-    private func expired(_ table: String, _ column: String, minutes: Int, in unit: UnitOfWork) async throws -> Int {
+    /// Counts (dry run) or deletes the rows of `table` whose `column` is more than `minutes` old
+    /// (of those `only` names, a fixed condition of this file).
+    private func expired(
+        _ table: String, _ column: String, minutes: Int, only: String = "true", in unit: UnitOfWork
+    ) async throws -> Int {
         let query: PostgresQuery =
             dryRun
             ? """
-            SELECT count(*) FROM \(unescaped: table) WHERE \(unescaped: column) <= \(unit.now)::timestamptz - \
-            make_interval(mins => \(minutes)::int)
+            SELECT count(*) FROM \(unescaped: table) WHERE \(unescaped: only) AND \(unescaped: column) <= \
+            \(unit.now)::timestamptz - make_interval(mins => \(minutes)::int)
             """
             : """
-            WITH gone AS (DELETE FROM \(unescaped: table) WHERE \(unescaped: column) <= \(unit.now)::timestamptz -
-                make_interval(mins => \(minutes)::int) RETURNING 1)
+            WITH gone AS (DELETE FROM \(unescaped: table) WHERE \(unescaped: only) AND \(unescaped: column) <=
+                \(unit.now)::timestamptz - make_interval(mins => \(minutes)::int) RETURNING 1)
             SELECT count(*) FROM gone
             """
         return try await unit.first(query) { try $0.decode(Int.self) } ?? 0

@@ -41,7 +41,8 @@ struct Maintenance: AsyncParsableCommand {
                         \(verb) \(report.idempotencyKeys) expired idempotency records, \
                         \(report.loginAttempts) old login attempts, \(report.signInAttempts) console sign-in \
                         attempts past their window, \(report.stagedImports) expired staged goods files, \
-                        \(report.clientAssertions) spent OAuth client assertions
+                        \(report.clientAssertions ?? 0) spent OAuth client assertions, \(report.accessTokens ?? 0) \
+                        expired OAuth access tokens
                         """
                     )
                 } else {

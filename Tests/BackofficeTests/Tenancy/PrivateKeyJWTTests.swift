@@ -2,6 +2,7 @@ import BackofficeAPI
 import Crypto
 import Foundation
 import HummingbirdTesting
+import PostgresNIO
 import Testing
 
 @testable import Backoffice
@@ -132,6 +133,23 @@ struct PrivateKeyJWTTests {
                     PurgeExpiredData(dryRun: false), context: env.context(.platformAdmin))
                 #expect(purged.clientAssertions == 1)
                 #expect(try await env.ownerScalar(kept, as: Int.self) == 0, "purged once it can no longer be replayed")
+                #expect(purged.accessTokens == 0, "its access token is still live")
+
+                let personal = "SELECT count(*) FROM tokens WHERE client_id IS NULL"
+                let people = try await env.ownerScalar(personal, as: Int.self)
+                env.clock.advance(by: 15 * 60 + 3600)
+                let later = try await env.database.run(
+                    PurgeExpiredData(dryRun: false), context: env.context(.platformAdmin))
+                #expect(later.accessTokens == 1, "the access token, expired over an hour ago")
+                #expect(try await env.ownerScalar(personal, as: Int.self) == people, "personal tokens are kept")
+                let admin = env.fixture.principals[.platformAdmin]!
+                let deleted = try await env.database.transaction(for: admin) { connection in
+                    try await connection.query(
+                        PostgresQuery(unsafeSQL: "DELETE FROM tokens WHERE client_id IS NULL RETURNING 1"),
+                        logger: testLogger
+                    ).collect().count
+                }
+                #expect(deleted == 0, "the service's role deletes no personal token, whatever the code does")
             }
         }
     }
