@@ -67,9 +67,15 @@ extension APIHandler {
         return .ok(.init(body: .json(try request.api(at: now))))
     }
 
+    /// Approves a held change; a refund's provider is asked once the approval has committed
+    /// (`ApprovedRefund.settle`), so the answer shows the approval, and the refund its verdict.
     func approveChange(_ input: Operations.ApproveChange.Input) async throws -> Operations.ApproveChange.Output {
         let decided = try await decide(input.path.approvalId, input.body) {
             DecideApproval(.approve, approvalID: $0, note: $1)
+        }
+        if decided.action == HeldOrderRefund.action.rawValue {
+            let request = try await read(GetApproval(id: try parseID(decided.id, "approval_id")))
+            _ = try await ApprovedRefund.settle(request, database: database, context: try context(), payments: payments)
         }
         return .ok(.init(body: .json(decided)))
     }

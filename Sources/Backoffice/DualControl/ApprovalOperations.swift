@@ -7,7 +7,7 @@ import PostgresNIO
 package enum DualControlledChanges {
     package static let all: [any ApprovalGated.Type] = [
         AdjustFitPoints.self, SetEarningRules.self, EraseDeletedAccount.self, CreateOperator.self,
-        CreateChallenge.self, RegisterOAuthClient.self,
+        CreateChallenge.self, RegisterOAuthClient.self, HeldOrderRefund.self,
     ]
 
     /// The change a request holds, as it was requested.

@@ -6,7 +6,9 @@ import Hummingbird
 extension Console {
     /// Approvals: the requests held for a second person, newest first, each pending one with its
     /// approve and reject forms (a note recorded with the decision). The API's use cases, audited.
-    func registerApprovals(on group: RouterGroup<AppRequestContext>) {
+    /// A decision holds no request-wide transaction: an approved refund's provider is asked once the
+    /// approval has committed (`ApprovedRefund.settle`).
+    func registerApprovals(on group: RouterGroup<AppRequestContext>, payments: any PaymentGateway) {
         section("approvals", "Approvals", needs: ListApprovals.action, on: group) { console in
             try await console.approvalsPage(issues: [])
         }
@@ -14,10 +16,15 @@ extension Console {
             ("approve", DecideApproval.Verdict.approve, "Approved: the change took effect."),
             ("reject", .reject, "Rejected."),
         ] {
-            post("approvals/{id}/\(verb)", on: group) { console in
+            post("approvals/{id}/\(verb)", on: group, holdsTransaction: false) { console in
                 let id = try console.routeID()
                 return try await console.submit(reading: Self.decisionRefusal) {
-                    _ = try await console.run(DecideApproval(verdict, approvalID: id, note: console.form.text("note")))
+                    let request = try await console.run(
+                        DecideApproval(verdict, approvalID: id, note: console.form.text("note")))
+                    if verdict == .approve {
+                        _ = try await ApprovedRefund.settle(
+                            request, database: database, context: console.context, payments: payments)
+                    }
                     return console.redirect("/console/approvals", flash: decided)
                 } refused: { issues in
                     try await console.approvalsPage(issues: issues, refusedID: id)
@@ -89,6 +96,7 @@ extension ConsoleRequest {
         case "customer": ("Its FitPoints", "/console/accounts/\(request.targetID)/fitpoints")
         case "people": ("People", "/console/people")
         case "challenges": ("Challenges", "/console/challenges")
+        case "order": ("The order", "/console/orders/\(request.targetID)")
         case "fitpoints_rules": ("Earning rules", "/console/earning-rules")
         default: nil
         }

@@ -164,6 +164,17 @@ extension APIHandler {
         let request = OrderRefundRequest(
             lines: body.lines?.map { OrderRefund.Line(line: $0.line, quantity: $0.quantity) },
             amountCents: body.amountCents, restock: body.restock ?? false, reason: body.reason)
+        let held = HeldOrderRefund(
+            orderID: id, request: request, cashCents: try await read(OrderRefundQuote(orderID: id, request: request)))
+        if held.needsApproval(policies) != nil {
+            let now = self.now
+            return .accepted(
+                .init(
+                    body: .json(
+                        try await change(RequestApproval(change: held), on: id, body: body, status: 202) {
+                            try $0.api(at: now)
+                        })))
+        }
         let stored = try await changeStaged(
             RefundOrderPart(orderID: id, request: request, payments: payments), on: id, body: body
         ) { refund in

@@ -6,6 +6,7 @@ import Hummingbird
 extension Console {
     /// A partial refund from the order's page (`RefundOrderPart`, confirmed): the units of each line
     /// to give back, or an amount in dollars, with a reason; "put back in stock" makes it a return.
+    /// One past `policies/approvals.yaml`'s threshold is held for a second person (`HeldOrderRefund`).
     /// It calls the payment provider, so it runs as a staged operation in a request that holds no
     /// transaction. A provider's refusal is 409 `refund_refused` shown on the page.
     func registerOrderRefunds(on group: RouterGroup<AppRequestContext>, payments: any PaymentGateway) {
@@ -13,9 +14,18 @@ extension Console {
             let id = try console.routeID()
             return try await console.submit {
                 try console.form.confirm("refund_part")
+                let request = try OrderRefundForm.request(console.form)
+                let held = HeldOrderRefund(
+                    orderID: id, request: request,
+                    cashCents: try await console.read(OrderRefundQuote(orderID: id, request: request)))
+                if held.needsApproval(console.context.policies) != nil {
+                    _ = try await console.run(RequestApproval(change: held))
+                    return console.redirect(
+                        "/console/orders/\(id.text)",
+                        flash: "Held for a second person's approval: the refund is made when another admin accepts it.")
+                }
                 let refund = try await console.runStaged(
-                    RefundOrderPart(orderID: id, request: try OrderRefundForm.request(console.form), payments: payments)
-                )
+                    RefundOrderPart(orderID: id, request: request, payments: payments))
                 guard refund.status != .failed else { throw OrderRefund.refusedByProvider(refund.failureCode) }
                 return console.redirect(
                     "/console/orders/\(id.text)", flash: "Refunded \(OrderRefundForm.amount(refund)) of the order.")

@@ -126,6 +126,8 @@ extension ConsoleRequest {
             "erased": order.shipping.erased,
         ]
         FormRefusal(issues).add(to: &data)
+        let pending = try await pendingApprovals(on: "order", id.text)
+        (data["pending"], data["hasPending"]) = (pending, !pending.isEmpty)
         if let payment = detail.payment {
             var shown: [String: Any] = [
                 "status": payment.status.rawValue, "amount": Money.dollars(payment.amountCents),

@@ -220,7 +220,8 @@ package struct CancelOrder: ReasonedOrderMove {
 /// left of the capture refunded at the provider first (a `StagedOrderMove`; refused: 409
 /// `refund_refused`), then the FitPoints its partial refunds did not give back to the customer. Stock
 /// is not restored (a partial refund's return does that: `RefundOrderPart`). 409 `payment_in_progress`
-/// while a partial refund is at the provider.
+/// while a partial refund is at the provider. 409 `approval_required` when `policies/approvals.yaml`
+/// holds a refund of that much cash: such a refund is made in part, held for a second person.
 package struct RefundOrder: ReasonedOrderMove {
     static let move = OrderMove.refund
     let request: ReasonedMoveRequest
@@ -239,6 +240,17 @@ package struct RefundOrder: ReasonedOrderMove {
             throw DomainError.conflict(
                 code: "payment_in_progress",
                 detail: "A partial refund of this order is at the provider now; try again once its answer is in.")
+        }
+        let payment = try await Payment.of(order: order.id, in: unit)
+        let cash = payment.map { $0.capturedCents - $0.refundedCents } ?? 0
+        let held = HeldOrderRefund(
+            orderID: order.id, request: OrderRefundRequest(lines: nil, amountCents: cash, restock: false, reason: ""),
+            cashCents: cash)
+        guard held.needsApproval(unit.policies) == nil else {
+            throw DomainError.conflict(
+                code: "approval_required",
+                detail: "A refund of this much needs a second person's approval (policies/approvals.yaml): refund it "
+                    + "in part instead (its lines or an amount), which is held for that approval.")
         }
         return nil
     }

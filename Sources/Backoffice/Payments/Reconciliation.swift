@@ -172,12 +172,13 @@ struct UnsettledOrderRefunds: Query {
     }
 }
 
-/// A partial refund left at the provider, finished by reconciliation: the refund's own record step
-/// (its audit event names the refund, with the reconciler as actor), permitted by `payments.reconcile`.
-struct FinishOrderRefund: AuditedOperation {
-    static let action = ReconcilePayments.action
+/// A partial refund's verdict recorded by the refund's own record step (its audit event names the
+/// refund, with the one who finishes it as actor): by reconciliation for one left at the provider,
+/// permitted by `payments.reconcile`, or by the approver of a held refund (`orders.refund`).
+struct FinishOrderRefund: AuditedChange {
     let reservation: ProviderRefund
     let verdict: PaymentOutcome
+    var permission: Action = ReconcilePayments.action
 
     func perform(in unit: UnitOfWork) async throws -> Audited<OrderRefund> {
         try await RefundOrderPart.record(verdict, for: reservation, in: unit)

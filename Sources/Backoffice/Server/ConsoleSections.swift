@@ -45,7 +45,7 @@ extension Console {
         registerChallenges(on: group, streams: streams)
         registerPeople(on: group, invitationLinks: invitationLinks)
         registerFitPoints(on: group)
-        registerApprovals(on: group)
+        registerApprovals(on: group, payments: payments)
         registerShops(on: group)
         registerAccess(on: group)
         registerContentPolicies(on: group)

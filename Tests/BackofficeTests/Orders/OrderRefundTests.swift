@@ -10,11 +10,13 @@ import Testing
 @Suite("Orders: partial refunds and returns")
 struct OrderRefundTests {
     /// An order of `lines` placed by the app, accepted and shipped (its card payment captured); its id.
-    static func shipped(_ shop: ShopFixture, _ lines: [(String, Int, String)], client: any TestClientProtocol)
-        async throws -> String
-    {
+    static func shipped(
+        _ shop: ShopFixture, _ lines: [(String, Int, String)], client: any TestClientProtocol,
+        prices: [String: Int64] = [:]
+    ) async throws -> String {
         let placed = try await client.call(
-            .post, "/v1/checkout", token: shop.env.fixture.tokens[.appService]!, json: shop.checkoutJSON(lines),
+            .post, "/v1/checkout", token: shop.env.fixture.tokens[.appService]!,
+            json: shop.checkoutJSON(lines, prices: prices),
             headers: .newIdempotencyKey)
         #expect(placed.status == 201, "\(placed.text)")
         let id = try #require(placed["id"])
