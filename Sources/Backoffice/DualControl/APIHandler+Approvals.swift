@@ -7,6 +7,8 @@ extension ApprovalRequest {
     func api(at now: Date) throws -> Components.Schemas.ApprovalRequest {
         Components.Schemas.ApprovalRequest(
             id: id.text, status: try .init(known: status(at: now).rawValue), action: action, summary: summary,
+            change: try JSONDecoder().decode(
+                Components.Schemas.ApprovalRequest.ChangePayload.self, from: presentedChange() ?? Data("{}".utf8)),
             targetType: targetType, targetId: targetID, amount: amount, reason: reason,
             requestedBy: requestedBy.text, requestedAt: createdAt, expiresAt: expiresAt,
             decidedBy: decidedBy?.text, decidedAt: decidedAt, decisionNote: decisionNote)
@@ -74,8 +76,11 @@ extension APIHandler {
             DecideApproval(.approve, approvalID: $0, note: $1)
         }
         if decided.action == HeldOrderRefund.action.rawValue {
-            let request = try await read(GetApproval(id: try parseID(decided.id, "approval_id")))
-            _ = try await ApprovedRefund.settle(request, database: database, context: try context(), payments: payments)
+            // read as the system: the decision is made, whatever the caller's token may read
+            let context = try context()
+            let request = try await database.readAsSystem(
+                GetApproval(id: try parseID(decided.id, "approval_id")), context: context)
+            _ = try await ApprovedRefund.settle(request, database: database, context: context, payments: payments)
         }
         return .ok(.init(body: .json(decided)))
     }

@@ -46,7 +46,7 @@ package struct RequestApproval<Change: ApprovalGated>: AuditedChange {
         guard let requester = unit.principal.operatorID else {
             throw DomainError.inconsistent("only an operator requests a change held for approval")
         }
-        let change = try change.resolved(in: unit)
+        let change = try await change.resolved(in: unit)
         try await checkAsItWouldRun(change, in: unit)
         let request = ApprovalRequest(
             id: unit.newID(), tenantID: unit.principal.tenantID, action: Change.action.rawValue,

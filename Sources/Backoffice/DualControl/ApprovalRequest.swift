@@ -96,3 +96,40 @@ extension ApprovalRequest: ListedNewestFirst, ReadByID {
         }
     }
 }
+
+extension ApprovalRequest {
+    /// The held change as the contract shows it: its keys in snake_case and its ids in lower case,
+    /// like every answer (the stored JSON is as the change's type encodes itself). Nil when it cannot
+    /// be read back.
+    func presentedChange(pretty: Bool = false) -> Data? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(change.utf8)) else { return nil }
+        return try? JSONSerialization.data(
+            withJSONObject: Self.presented(object), options: pretty ? [.prettyPrinted, .sortedKeys] : [.sortedKeys])
+    }
+
+    /// The held change's JSON as `presentedChange` shows it, indented, for a person to read.
+    var readableChange: String { presentedChange(pretty: true).map { String(decoding: $0, as: UTF8.self) } ?? change }
+
+    private static func presented(_ value: Any) -> Any {
+        switch value {
+        case let object as [String: Any]:
+            Dictionary(uniqueKeysWithValues: object.map { (snakeCase($0.key), presented($0.value)) })
+        case let array as [Any]: array.map(presented)
+        case let text as String where UUID(uuidString: text) != nil: text.lowercased()
+        default: value
+        }
+    }
+
+    /// `customerID` → `customer_id`, `pointsPerUnit` → `points_per_unit`: a lower-case letter
+    /// before a capital starts a word, and a run of capitals is one word.
+    private static func snakeCase(_ key: String) -> String {
+        var result = ""
+        var previous: Character?
+        for character in key {
+            if character.isUppercase, let previous, previous.isLowercase || previous.isNumber { result.append("_") }
+            result.append(Character(character.lowercased()))
+            previous = character
+        }
+        return result
+    }
+}

@@ -13,7 +13,10 @@ extension Console {
             try await console.approvalsPage(issues: [])
         }
         for (verb, verdict, decided) in [
-            ("approve", DecideApproval.Verdict.approve, "Approved: the change took effect."),
+            (
+                "approve", DecideApproval.Verdict.approve,
+                "Approved: the change took effect (a refund's verdict is on its order)."
+            ),
             ("reject", .reject, "Rejected."),
         ] {
             post("approvals/{id}/\(verb)", on: group, holdsTransaction: false) { console in
@@ -79,6 +82,7 @@ extension ConsoleRequest {
                 ]
                 if let (label, path) = Self.where(request) { row["link"] = ["label": label, "path": path] }
                 if let note = request.decisionNote { row["note"] = note }
+                row["change"] = request.readableChange
                 if request.id == refusedID { row["refused"] = issues.map(\.message).joined(separator: " ") }
                 return row
             },

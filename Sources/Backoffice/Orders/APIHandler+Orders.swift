@@ -164,9 +164,13 @@ extension APIHandler {
         let request = OrderRefundRequest(
             lines: body.lines?.map { OrderRefund.Line(line: $0.line, quantity: $0.quantity) },
             amountCents: body.amountCents, restock: body.restock ?? false, reason: body.reason)
-        let held = HeldOrderRefund(
-            orderID: id, request: request, cashCents: try await read(OrderRefundQuote(orderID: id, request: request)))
-        if held.needsApproval(policies) != nil {
+        // A repeat takes the path its key took (a refund made since would hold the same request now).
+        let recorded = try await recordedStatus(on: id, body: body)
+        let held =
+            recorded == nil
+            ? try await read(OrderRefundQuote(orderID: id, request: request))
+            : HeldOrderRefund(orderID: id, request: request, cashCents: 0, refundedBefore: 0)
+        if recorded == 202 || (recorded == nil && held.needsApproval(policies) != nil) {
             let now = self.now
             return .accepted(
                 .init(

@@ -15,9 +15,7 @@ extension Console {
             return try await console.submit {
                 try console.form.confirm("refund_part")
                 let request = try OrderRefundForm.request(console.form)
-                let held = HeldOrderRefund(
-                    orderID: id, request: request,
-                    cashCents: try await console.read(OrderRefundQuote(orderID: id, request: request)))
+                let held = try await console.read(OrderRefundQuote(orderID: id, request: request))
                 if held.needsApproval(console.context.policies) != nil {
                     _ = try await console.run(RequestApproval(change: held))
                     return console.redirect(

@@ -3,8 +3,9 @@ import Foundation
 import PostgresNIO
 
 /// A partial refund as dual control holds it (`orders.refund` in `policies/approvals.yaml`, `over`
-/// in cents of cash): money that leaves the shop, so past the threshold one person does not send it
-/// alone. Held, it is the refund's step 1 (`OrderRefundReservation`) with the refund's id chosen
+/// in cents of cash): money that leaves the shop, so once an order's refunds would return more than
+/// the threshold in all, one person does not send more of it alone (splitting a refund does not
+/// escape it). Held, it is the refund's step 1 (`OrderRefundReservation`) with the refund's id chosen
 /// when requested; approved, that step runs in the approval's transaction with the approver as its
 /// actor, and the provider is asked once the approval has committed (`ApprovedRefund.settle`), or
 /// by reconciliation under the same key if that is cut short.
@@ -12,22 +13,30 @@ package struct HeldOrderRefund: ApprovalGated {
     package static let action: Action = RefundOrderPart.action
     package let orderID: UUID
     package let request: OrderRefundRequest
-    /// The cash it returns, in cents (its lines' prices as paid, or the amount asked): what the
-    /// rule's `over` is compared with.
+    /// The cash it returns, in cents (its lines' prices as paid, or the amount asked).
     package let cashCents: Int64
+    /// The order's cash refunded, or being refunded, before it; with `cashCents`, what the rule's
+    /// `over` is compared with.
+    package let refundedBefore: Int64
     /// The refund's id, chosen when it is requested (`resolved(in:)`), so the approval names it.
     package private(set) var refundID: UUID?
 
-    package init(orderID: UUID, request: OrderRefundRequest, cashCents: Int64) {
-        (self.orderID, self.request, self.cashCents) = (orderID, request, cashCents)
+    package init(orderID: UUID, request: OrderRefundRequest, cashCents: Int64, refundedBefore: Int64) {
+        (self.orderID, self.request, self.cashCents, self.refundedBefore) = (
+            orderID, request, cashCents, refundedBefore
+        )
     }
 
-    package var approvalAmount: Int64? { cashCents }
+    package var approvalAmount: Int64? { cashCents + refundedBefore }
     package var approvalTarget: (type: String, id: String) { ("order", orderID.text) }
     package var approvalSummary: String {
-        let cents = String(cashCents % 100)
-        let amount = "$\(Validation.grouped(cashCents / 100)).\(cents.count == 1 ? "0" + cents : cents)"
-        return "Refund \(amount) of order \(orderID.text)" + (request.restock ? " (a return to stock)" : "")
+        func dollars(_ cents: Int64) -> String {
+            let rest = String(cents % 100)
+            return "$\(Validation.grouped(cents / 100)).\(rest.count == 1 ? "0" + rest : rest)"
+        }
+        let total = refundedBefore > 0 ? ", \(dollars(cashCents + refundedBefore)) refunded in all" : ""
+        return "Refund \(dollars(cashCents)) of order \(orderID.text)\(total)"
+            + (request.restock ? " (a return to stock)" : "")
     }
     package var approvalReason: String? { request.reason }
 
@@ -42,9 +51,10 @@ package struct HeldOrderRefund: ApprovalGated {
     }
 }
 
-/// The cash a partial refund would return (`orders.refund`), read before it is made so the
-/// approvals policy can say whether it is held: the amount asked, or its lines' prices as paid
-/// (another shop's order: 404; a line it lacks, or units past those left: 422).
+/// The cash a partial refund would return and the order's cash refunded or being refunded before
+/// it (`orders.refund`), read before it is made so the approvals policy can say whether it is held:
+/// the amount asked, or its lines' prices as paid (another shop's order: 404; a line it lacks: 422;
+/// units past those left are the refund's own 422, when it runs).
 package struct OrderRefundQuote: Query {
     package static let action: Action = RefundOrderPart.action
     let orderID: UUID
@@ -52,11 +62,14 @@ package struct OrderRefundQuote: Query {
 
     package init(orderID: UUID, request: OrderRefundRequest) { (self.orderID, self.request) = (orderID, request) }
 
-    package func read(in unit: UnitOfWork) async throws -> Int64 {
+    package func read(in unit: UnitOfWork) async throws -> HeldOrderRefund {
         _ = try await Order.fetch(orderID, in: unit)  // another shop's: 404 first
         try request.check()
-        guard request.lines != nil else { return request.amountCents ?? 0 }
-        return try await OrderRefundReservation(orderID: orderID, request: request).price(in: unit).cash
+        let cash = try await OrderRefundReservation(orderID: orderID, request: request)
+            .price(in: unit, checkingLeft: false).cash
+        let payment = try await Payment.of(order: orderID, in: unit)
+        let before = try await (payment?.refundedCents ?? 0) + OrderRefund.pendingCents(of: orderID, in: unit)
+        return HeldOrderRefund(orderID: orderID, request: request, cashCents: cash, refundedBefore: before)
     }
 }
 

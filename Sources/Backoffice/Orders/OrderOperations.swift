@@ -221,7 +221,8 @@ package struct CancelOrder: ReasonedOrderMove {
 /// `refund_refused`), then the FitPoints its partial refunds did not give back to the customer. Stock
 /// is not restored (a partial refund's return does that: `RefundOrderPart`). 409 `payment_in_progress`
 /// while a partial refund is at the provider. 409 `approval_required` when `policies/approvals.yaml`
-/// holds a refund of that much cash: such a refund is made in part, held for a second person.
+/// holds a refund that brings the order's refunded cash that high: such a refund is made in part,
+/// held for a second person.
 package struct RefundOrder: ReasonedOrderMove {
     static let move = OrderMove.refund
     let request: ReasonedMoveRequest
@@ -245,7 +246,7 @@ package struct RefundOrder: ReasonedOrderMove {
         let cash = payment.map { $0.capturedCents - $0.refundedCents } ?? 0
         let held = HeldOrderRefund(
             orderID: order.id, request: OrderRefundRequest(lines: nil, amountCents: cash, restock: false, reason: ""),
-            cashCents: cash)
+            cashCents: cash, refundedBefore: payment?.refundedCents ?? 0)
         guard held.needsApproval(unit.policies) == nil else {
             throw DomainError.conflict(
                 code: "approval_required",

@@ -12,9 +12,9 @@ struct OrderRefundReservation {
     /// The refund's id, when it was chosen before (a held refund names it); else a new one.
     var refundID: UUID?
 
-    /// Step 1: the refund checked and recorded under the order's lock; `admit` sees its cash
-    /// first and may refuse it.
-    func reserve(in unit: UnitOfWork, admit: (Int64) throws -> Void = { _ in }) async throws
+    /// Step 1: the refund checked and recorded under the order's lock; `admit` sees its cash and
+    /// the cash refunded or being refunded of the order before it, and may refuse it.
+    func reserve(in unit: UnitOfWork, admit: (_ cash: Int64, _ before: Int64) throws -> Void = { _, _ in }) async throws
         -> Audited<Stage<ProviderRefund, OrderRefund>>
     {
         let order = try await Order.fetch(orderID, forUpdate: true, in: unit)  // another shop's: 404 first
@@ -30,7 +30,7 @@ struct OrderRefundReservation {
                 request.lines == nil ? "amount_cents" : "lines", "exceeds_refundable",
                 "at most the \(max(refundable, 0)) cents left to refund of this order's capture")
         }
-        try admit(cash)
+        try admit(cash, (payment?.refundedCents ?? 0) + pending)
         let refund = try await insert(cash: cash, points: points, in: unit)
         let event = AuditRecord.order(
             order, action: RefundOrderPart.action, reason: request.reason, before: nil, after: try refund.snapshot)
@@ -48,7 +48,9 @@ struct OrderRefundReservation {
 
     /// The refund's cash and FitPoints: its lines' prices as paid (each line's units checked
     /// against those not yet refunded), or the amount asked.
-    func price(in unit: UnitOfWork) async throws -> (cash: Int64, points: Int64) {
+    /// The refund's cash and FitPoints; with `checkingLeft`, each line's units checked against
+    /// those not yet refunded too.
+    func price(in unit: UnitOfWork, checkingLeft: Bool = true) async throws -> (cash: Int64, points: Int64) {
         guard let asked = request.lines else { return (request.amountCents ?? 0, 0) }
         typealias Bought = (left: Int, paidIn: OrderLine.Currency, unitPrice: Int64)
         let rows = try await unit.all(
@@ -66,7 +68,7 @@ struct OrderRefundReservation {
             guard let item = bought[line.line] else {
                 throw DomainError.invalid("lines", "unknown_line", "the order has no line \(line.line)")
             }
-            guard line.quantity <= item.left else {
+            guard line.quantity <= item.left || !checkingLeft else {
                 throw DomainError.invalid(
                     "lines", "exceeds_refundable", "line \(line.line) has \(item.left) units left to refund")
             }

@@ -30,11 +30,12 @@ package struct RefundOrderPart: StagedOperation {
     }
 
     /// Step 1 (`OrderRefundReservation`), refused with 409 `approval_required` when
-    /// `policies/approvals.yaml` holds a refund of this much cash: that one is requested for a second
-    /// person's approval instead (`HeldOrderRefund`), which performs this step when approved.
+    /// `policies/approvals.yaml` holds a refund that brings the order's refunded cash this high:
+    /// that one is requested for a second person's approval instead (`HeldOrderRefund`), which
+    /// performs this step when approved.
     package func reserve(in unit: UnitOfWork) async throws -> Audited<Stage<ProviderRefund, OrderRefund>> {
-        try await OrderRefundReservation(orderID: orderID, request: request).reserve(in: unit) { cash in
-            let held = HeldOrderRefund(orderID: orderID, request: request, cashCents: cash)
+        try await OrderRefundReservation(orderID: orderID, request: request).reserve(in: unit) { cash, before in
+            let held = HeldOrderRefund(orderID: orderID, request: request, cashCents: cash, refundedBefore: before)
             guard held.needsApproval(unit.policies) == nil else {
                 throw DomainError.conflict(
                     code: "approval_required",

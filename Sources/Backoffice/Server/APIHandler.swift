@@ -102,6 +102,12 @@ struct APIHandler: APIProtocol {
             operation, try idempotentCall(on: id, body: body), respond: respond)
     }
 
+    /// The status this request's `Idempotency-Key` answered before, nil when it is new
+    /// (`Idempotency.recordedStatus`).
+    func recordedStatus(on id: UUID? = nil, body: (some Encodable & Sendable)?) async throws -> Int? {
+        try await Idempotency(database: database).recordedStatus(try idempotentCall(on: id, body: body))
+    }
+
     /// Like `change`, for a staged use case (the payment provider is called between its
     /// transactions; `Idempotency.runStaged`).
     func changeStaged<Operation: StagedOperation, Reply: Codable & Sendable>(

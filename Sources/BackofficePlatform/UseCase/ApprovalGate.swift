@@ -22,8 +22,9 @@ package protocol ApprovalGated: AuditedOperation, Codable {
     var approvalApplies: Bool { get }
     /// The change as it is held, in the requester's `unit`: what the requester's principal implies
     /// made explicit (its tenant) and the new object's id chosen, so that it runs the same whoever
-    /// approves it and the request names what it will make. Itself unless the change says otherwise.
-    func resolved(in unit: UnitOfWork) throws -> Self
+    /// approves it and the request names what it will make, or what it was based on read, so that
+    /// it is refused if that changed meanwhile. Itself unless the change says otherwise.
+    func resolved(in unit: UnitOfWork) async throws -> Self
 }
 
 extension ApprovalGated {

@@ -140,6 +140,16 @@ package struct Idempotency: Sendable {
     /// The status of a key's record while its staged operation waits for the verdict of its call.
     package static let reserved = 0
 
+    /// The status the call's key answered before (`reserved` while its staged operation waits on
+    /// its call); nil without a key or a kept record. A change that chooses its path from what it
+    /// reads (held for approval or made) replays the path it took, whatever it would read now.
+    /// - Throws: `idempotencyKeyReused` when the key was made for a different request.
+    package func recordedStatus(_ call: IdempotentCall<some Encodable & Sendable>) async throws -> Int? {
+        guard let key = call.key else { return nil }
+        let fingerprint = try Self.fingerprint(operationID: call.operationID, request: call.request)
+        return try await lookup(key: key, fingerprint: fingerprint, context: call.context)?.0
+    }
+
     /// Steps 2 and 3 of a staged operation: the call with no transaction open, then its verdict
     /// recorded with the key's final response. Step 3 is not bound to the request's answer but to a
     /// deadline and a watched connection of its own (`RequestDeadline.runOnItsOwn`).

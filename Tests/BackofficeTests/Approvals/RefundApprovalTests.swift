@@ -55,17 +55,25 @@ struct RefundApprovalTests {
                 let order = try await OrderRefundTests.shipped(
                     shop, [("BIKE", 1, "usd")], client: client, prices: ["BIKE usd": 120_000])
                 let small = try await OrderRefundTests.refund(
-                    client, order, #"{"amount_cents": 50000, "reason": "Late"}"#, token: admin)
+                    client, order, #"{"amount_cents": 50000, "reason": "Late"}"#, token: admin, key: "small")
                 #expect(small.status == 201 && small["status"] == "succeeded", "at the threshold: at once")
+                let again = try await OrderRefundTests.refund(
+                    client, order, #"{"amount_cents": 50000, "reason": "Late"}"#, token: admin, key: "small")
+                #expect(again.status == 201 && again["id"] == small["id"], "a repeat replays it, not held now")
                 let held = try await OrderRefundTests.refund(
                     client, order, #"{"amount_cents": 60000, "reason": "Frame cracked"}"#, token: admin)
                 #expect(held.status == 202, "\(held.text)")
                 let request = try held.decode(Components.Schemas.ApprovalRequest.self)
                 #expect(
                     (request.action, request.amount, request.targetType, request.targetId)
-                        == ("orders.refund", 60_000, "order", order))
-                #expect(request.summary == "Refund $600.00 of order \(order)" && request.reason == "Frame cracked")
+                        == ("orders.refund", 110_000, "order", order), "the order's refunds in all")
+                #expect(
+                    request.summary == "Refund $600.00 of order \(order), $1,100.00 refunded in all"
+                        && request.reason == "Frame cracked")
                 #expect(try await refunds(env, order) == 1, "nothing refunded while held")
+                let split = try await OrderRefundTests.refund(
+                    client, order, #"{"amount_cents": 100, "reason": "Split"}"#, token: admin)
+                #expect(split.status == 202, "past $500 in all, a small refund is held too: splitting escapes nothing")
 
                 let own = try await ApprovalTests().decide(client, admin, request.id, "approve")
                 #expect(own.status == 403 && own["code"] == "own_request")
@@ -79,6 +87,8 @@ struct RefundApprovalTests {
                     WHERE r.order_id = '\(order)' AND r.amount_cents = 60000 AND a.id = '\(request.id)'
                     """, as: String.self)
                 #expect(refunded == "succeeded|60000|110000|true", "the provider asked once approved")
+                let shown = try await ApprovalTests().decide(client, deputy, request.id, "approve")
+                #expect(shown.status == 409 && shown["code"] == "approval_decided")
                 let events = try await env.ownerScalar(
                     "SELECT count(*) FROM audit_events WHERE action = 'orders.refund' AND target_id = '\(order)'",
                     as: Int.self)
@@ -116,8 +126,11 @@ struct RefundApprovalTests {
                     payments: SimulatedPaymentGateway())
                 let context = OperationContext(
                     principal: shop.partner.admin, requestID: "test", sourceIP: nil, policies: env.policies)
-                await #expect(throws: DomainError.self) {
+                do {
                     _ = try await env.database.runStaged(direct, context: context)
+                    Issue.record("a direct refund past the threshold was made")
+                } catch DomainError.conflict(let code, _) {
+                    #expect(code == "approval_required")
                 }
                 #expect(try await refunds(env, order) == 0, "the step itself refuses what the policy holds")
             }
@@ -153,6 +166,9 @@ struct RefundApprovalTests {
                 let deputy = try await ConsoleClient.signedIn(
                     env, client, as: try #require(deputyID.flatMap { UUID(uuidString: $0) }))
                 let queue = try await deputy.get("/console/approvals")
+                #expect(
+                    queue.text.contains("The change as held") && queue.text.contains("refund_id")
+                        && queue.text.contains(order), "the whole change, as it will run, for the approver")
                 let request = try #require(
                     try await env.ownerScalar("SELECT id::text FROM approval_requests", as: String.self))
                 let approved = try await deputy.post(

@@ -119,9 +119,18 @@ struct EarningTests {
                 #expect(
                     try await env.ownerScalar("SELECT count(*) FROM approval_requests", as: Int.self) == 2,
                     "the first request, the one approved; none for identical rules")
+                let stale = try await client.call(
+                    .put, "/v1/fitpoints/rules", token: manager,
+                    json: #"{"metrics":[{"metric":"steps","points_per_unit":0.05,"daily_cap":100}]}"#)
+                #expect(stale.status == 202)
+                #expect(stale.json["change"] != nil, "the whole change, for the approver")
                 let changed = try await Self.setRules(
                     client, env, #"{"metrics":[{"metric":"steps","points_per_unit":0.02,"daily_cap":100}]}"#)
                 #expect(changed.status == 200)
+                let late = try await ApprovalTests().decide(
+                    client, env.fixture.tokens[.platformAdmin]!, try #require(stale["id"]), "approve")
+                #expect(
+                    late.status == 409 && late["code"] == "rules_changed", "approving it now would undo version 2")
                 #expect(
                     try await client.call(.get, "/v1/fitpoints/rules", token: env.fixture.tokens[.appService]!)[
                         "version"] == "2")

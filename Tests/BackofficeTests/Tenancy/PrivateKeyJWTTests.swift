@@ -136,13 +136,18 @@ struct PrivateKeyJWTTests {
                 #expect(purged.accessTokens == 0, "its access token is still live")
 
                 let personal = "SELECT count(*) FROM tokens WHERE client_id IS NULL"
+                let admin = env.fixture.principals[.platformAdmin]!
+                _ = try await env.database.runAsSystem(
+                    CreateToken(operatorID: try #require(admin.operatorID), name: "short", expiresInHours: 1),
+                    context: OperationContext.system("test", policies: env.policies))
                 let people = try await env.ownerScalar(personal, as: Int.self)
-                env.clock.advance(by: 15 * 60 + 3600)
+                env.clock.advance(by: 15 * 60 + 2 * 3600)
                 let later = try await env.database.run(
                     PurgeExpiredData(dryRun: false), context: env.context(.platformAdmin))
                 #expect(later.accessTokens == 1, "the access token, expired over an hour ago")
-                #expect(try await env.ownerScalar(personal, as: Int.self) == people, "personal tokens are kept")
-                let admin = env.fixture.principals[.platformAdmin]!
+                #expect(
+                    try await env.ownerScalar(personal, as: Int.self) == people,
+                    "personal tokens are kept, one expired over an hour ago too")
                 let deleted = try await env.database.transaction(for: admin) { connection in
                     try await connection.query(
                         PostgresQuery(unsafeSQL: "DELETE FROM tokens WHERE client_id IS NULL RETURNING 1"),
