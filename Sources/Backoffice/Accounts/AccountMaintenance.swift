@@ -49,8 +49,9 @@ package struct PurgeReport: Sendable, Equatable {
 }
 
 /// Applies `policies/retention.yaml` (`accounts.purge`): purges accounts soft-deleted longer ago
-/// than allowed (one audit event each), expired Idempotency-Key records, old login attempts and
-/// console sign-in attempts older than the failure window, goods files staged for an import
+/// than allowed (one audit event each; one whose subscription still runs waits until it ends),
+/// expired Idempotency-Key records, old login attempts and console sign-in attempts older than the
+/// failure window, goods files staged for an import
 /// that expired unapplied, OAuth client assertions' `jti`s past their expiry and OAuth access
 /// tokens expired over an hour ago (one audit event per kind, with the count). With `dryRun`, only
 /// counts.
@@ -67,7 +68,10 @@ package struct PurgeExpiredData: AuditedOperation {
         let due = try await unit.all(
             """
             SELECT \(unescaped: Customer.columns) FROM \(unescaped: Customer.from)
-            WHERE c.status = 'deleted' AND c.deleted_at < \(cutoff) ORDER BY c.deleted_at FOR UPDATE OF c
+            WHERE c.status = 'deleted' AND c.deleted_at < \(cutoff)
+              AND NOT EXISTS (
+                SELECT FROM subscriptions s WHERE s.customer_id = c.id AND \(unescaped: AccountErasure.live))
+            ORDER BY c.deleted_at FOR UPDATE OF c
             """, as: Customer.self)
         let keys = try await expired(
             "idempotency_keys", "created_at", minutes: retention.idempotencyKeepHours * 60, in: unit)
@@ -137,6 +141,21 @@ enum AccountErasure {
     static var erased: [String] { CustomerDataRegistry.erased }
     static var kept: [String] {
         CustomerDataRegistry.kept + ["fitpoints ledger (amounts, by wallet id)", "audit_events"]
+    }
+
+    /// A subscription still running (it would renew): its customer is not erased until it ends.
+    static let live = "s.status NOT IN ('canceled', 'lapsed')"
+
+    /// Refuses the erasure of a customer with a live subscription (409 `subscription_live`).
+    static func requireNoLiveSubscription(_ customerID: UUID, in unit: UnitOfWork) async throws {
+        let live =
+            try await unit.first(
+                "SELECT count(*) FROM subscriptions s WHERE s.customer_id = \(customerID) AND \(unescaped: live)",
+                { try $0.decode(Int.self) }) ?? 0
+        guard live == 0 else {
+            throw DomainError.conflict(
+                code: "subscription_live", detail: "The account's subscription is still running: cancel it first.")
+        }
     }
 
     /// The erasure's audit event's `after`: what was erased and what was kept.

@@ -9,7 +9,8 @@ import PostgresNIO
 /// holds it for a second person's approval, and it runs when approved.
 ///
 /// Only a deleted account is erased (409 `invalid_transition` otherwise, as when it was restored
-/// while the request waited); an account erased already, or never known, is 404.
+/// while the request waited), once no subscription of it is live (409 `subscription_live`); an
+/// account erased already, or never known, is 404.
 package struct EraseDeletedAccount: ApprovalGated {
     package static let action: Action = "accounts.erase"
     package let customerID: UUID
@@ -32,6 +33,7 @@ package struct EraseDeletedAccount: ApprovalGated {
                 "Only a deleted account is erased; this one is \(before.status.rawValue).",
                 current: before.status.rawValue)
         }
+        try await AccountErasure.requireNoLiveSubscription(customerID, in: unit)
         try await AccountErasure.erase([customerID], deletedBefore: .distantFuture, in: unit)
         let event = AuditRecord(
             action: Self.action, tenantID: platformTenantID, targetType: "customer", targetID: customerID.text,

@@ -126,4 +126,46 @@ struct AccountErasureApprovalTests {
             }
         }
     }
+
+    @Test(
+        """
+        a deleted account whose subscription still runs is not erased (409 subscription_live) nor purged; once \
+        it ended, the approved erasure keeps the subscription and its invoices by id, and the purge runs past it
+        """
+    )
+    func subscribedAccount() async throws {
+        try await TestEnvironment.with { env in
+            let manager = env.fixture.tokens[.backendManager]!
+            let customer = try await env.customer()
+            try await env.withApp { client in
+                let subscribed = try await client.call(
+                    .post, "/v1/customers/\(customer.id.text)/subscriptions", token: env.fixture.tokens[.appService]!,
+                    json: SubscribeTests.body(), headers: ["Idempotency-Key": UUID().uuidString])
+                #expect(subscribed.status == 201, "\(subscribed.text)")
+                #expect(try await delete(client, manager, customer) == 200)
+                let live = try await erase(client, manager, customer)
+                #expect(live.status == 409 && live["code"] == "subscription_live", "\(live.text)")
+                env.clock.advance(by: 40 * 86_400)
+                let purged = try await env.database.run(
+                    PurgeExpiredData(dryRun: false), context: env.context(.platformAdmin))
+                #expect(!purged.accounts.contains(customer.id), "kept while its subscription runs")
+
+                _ = try await env.ownerScalar(
+                    """
+                    UPDATE subscriptions SET status = 'canceled', ended_at = now()
+                    WHERE customer_id = '\(customer.id.text)' RETURNING 1
+                    """, as: Int.self)
+                let held = try await erase(client, manager, customer)
+                #expect(held.status == 202, "\(held.text)")
+                let request = try held.decode(Components.Schemas.ApprovalRequest.self)
+                let approved = try await ApprovalTests().decide(
+                    client, env.fixture.tokens[.platformAdmin]!, request.id, "approve")
+                #expect(approved.status == 200, "\(approved.text)")
+                #expect(try await accounts(env, customer) == 0)
+                let kept = try await env.ownerScalar(
+                    "SELECT count(*) FROM subscriptions WHERE customer_id = '\(customer.id.text)'", as: Int.self)
+                #expect(kept == 1, "the subscription is kept by id, an accounting record")
+            }
+        }
+    }
 }
