@@ -49,11 +49,18 @@ extension APIHandler {
         guard operation.needsApproval(policies) != nil else {
             return .done(try await change(operation, on: id, body: body, respond: respond))
         }
+        return .held(try await hold(operation, on: id, body: body))
+    }
+
+    /// Records `change`'s approval request instead of performing it (`RequestApproval`, 202, under
+    /// the same Idempotency-Key: a repeat answers the same request): the request as answered.
+    func hold<Change: ApprovalGated>(_ change: Change, on id: UUID? = nil, body: (some Encodable & Sendable)?)
+        async throws -> Components.Schemas.ApprovalRequest
+    {
         let now = self.now
-        return .held(
-            try await change(RequestApproval(change: operation), on: id, body: body, status: 202) {
-                try $0.api(at: now)
-            })
+        return try await self.change(RequestApproval(change: change), on: id, body: body, status: 202) {
+            try $0.api(at: now)
+        }
     }
 
     func listApprovals(_ input: Operations.ListApprovals.Input) async throws -> Operations.ListApprovals.Output {

@@ -171,13 +171,7 @@ extension APIHandler {
             ? try await read(OrderRefundQuote(orderID: id, request: request))
             : HeldOrderRefund(orderID: id, request: request, cashCents: 0, refundedBefore: 0)
         if recorded == 202 || (recorded == nil && held.needsApproval(policies) != nil) {
-            let now = self.now
-            return .accepted(
-                .init(
-                    body: .json(
-                        try await change(RequestApproval(change: held), on: id, body: body, status: 202) {
-                            try $0.api(at: now)
-                        })))
+            return .accepted(.init(body: .json(try await hold(held, on: id, body: body))))
         }
         let stored = try await changeStaged(
             RefundOrderPart(orderID: id, request: request, payments: payments), on: id, body: body

@@ -46,6 +46,15 @@ package struct HeldOrderRefund: ApprovalGated {
         return resolved
     }
 
+    /// Refuses a refund made directly that the policy holds (409 `approval_required`), saying what
+    /// to do `instead`: the refund's own steps check it, so no path skips the approval.
+    func refuseWhenHeld(_ policies: PolicySet, instead: String) throws {
+        guard needsApproval(policies) != nil else { return }
+        throw DomainError.conflict(
+            code: "approval_required",
+            detail: "A refund of this much needs a second person's approval (policies/approvals.yaml): \(instead)")
+    }
+
     package func perform(in unit: UnitOfWork) async throws -> Audited<Stage<ProviderRefund, OrderRefund>> {
         try await OrderRefundReservation(orderID: orderID, request: request, refundID: refundID).reserve(in: unit)
     }

@@ -244,15 +244,12 @@ package struct RefundOrder: ReasonedOrderMove {
         }
         let payment = try await Payment.of(order: order.id, in: unit)
         let cash = payment.map { $0.capturedCents - $0.refundedCents } ?? 0
-        let held = HeldOrderRefund(
+        try HeldOrderRefund(
             orderID: order.id, request: OrderRefundRequest(lines: nil, amountCents: cash, restock: false, reason: ""),
-            cashCents: cash, refundedBefore: payment?.refundedCents ?? 0)
-        guard held.needsApproval(unit.policies) == nil else {
-            throw DomainError.conflict(
-                code: "approval_required",
-                detail: "A refund of this much needs a second person's approval (policies/approvals.yaml): refund it "
-                    + "in part instead (its lines or an amount), which is held for that approval.")
-        }
+            cashCents: cash, refundedBefore: payment?.refundedCents ?? 0
+        ).refuseWhenHeld(
+            unit.policies,
+            instead: "refund it in part instead (its lines or an amount), which is held for that approval.")
         return nil
     }
 

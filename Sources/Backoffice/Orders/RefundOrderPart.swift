@@ -35,13 +35,8 @@ package struct RefundOrderPart: StagedOperation {
     /// performs this step when approved.
     package func reserve(in unit: UnitOfWork) async throws -> Audited<Stage<ProviderRefund, OrderRefund>> {
         try await OrderRefundReservation(orderID: orderID, request: request).reserve(in: unit) { cash, before in
-            let held = HeldOrderRefund(orderID: orderID, request: request, cashCents: cash, refundedBefore: before)
-            guard held.needsApproval(unit.policies) == nil else {
-                throw DomainError.conflict(
-                    code: "approval_required",
-                    detail: "A refund of this much needs a second person's approval (policies/approvals.yaml): "
-                        + "request it instead.")
-            }
+            try HeldOrderRefund(orderID: orderID, request: request, cashCents: cash, refundedBefore: before)
+                .refuseWhenHeld(unit.policies, instead: "request it instead.")
         }
     }
 

@@ -32,15 +32,17 @@ package struct Problem: Error, Sendable, Equatable {
         status: 401, code: "unauthenticated", title: "Unauthenticated",
         detail: "Send a valid, unexpired, unrevoked token as 'Authorization: Bearer bo_…'.")
     package static func tooManyFailedAuthentications(retryAfter seconds: Int) -> Problem {
-        Problem(
-            status: 429, code: "too_many_failed_authentications", title: "Too many failed authentications",
-            detail: "Too many requests from this address failed to authenticate; try again in \(seconds) s.",
-            retryAfter: seconds)
+        tooMany("failed_authentications", "requests from this address failed to authenticate", retryAfter: seconds)
     }
     package static func tooManySubmissions(retryAfter seconds: Int) -> Problem {
-        Problem(
-            status: 429, code: "too_many_submissions", title: "Too many submissions",
-            detail: "Too many submissions from this address; try again in \(seconds) s.", retryAfter: seconds)
+        tooMany("submissions", "submissions from this address", retryAfter: seconds)
+    }
+    /// 429 `too_many_<what>`: `happened` too often from one address, with when to try again.
+    private static func tooMany(_ what: String, _ happened: String, retryAfter seconds: Int) -> Problem {
+        let words = what.replacingOccurrences(of: "_", with: " ")
+        return Problem(
+            status: 429, code: "too_many_\(what)", title: "Too many \(words)",
+            detail: "Too many \(happened); try again in \(seconds) s.", retryAfter: seconds)
     }
     /// A token bound to source networks, presented from outside them.
     package static let addressNotAllowed = Problem(
