@@ -79,7 +79,7 @@ struct FoodSearchTests {
     @Test(
         """
         pathological texts: 100 characters of punctuation, of one letter repeated, and fifty one-letter words \
-        are answered (422 or a page) by a real server within a second each; 101 characters are 422
+        are answered (422 or a page) by a real server, the fastest of three within a second; 101 characters are 422
         """
     )
     func pathologicalTexts() async throws {
@@ -92,11 +92,17 @@ struct FoodSearchTests {
                     (Array(repeating: "a", count: 50).joined(separator: " "), 200),
                     (String(repeating: "ab", count: 50) + "x", 422),
                 ] {
-                    let started = ContinuousClock.now
                     let query = text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-                    let answer = try await client.call(.get, "/v1/foods/search?q=\(query)", token: app)
-                    #expect(answer.status == status, "\(text.prefix(12))…: \(answer.text.prefix(200))")
-                    #expect(ContinuousClock.now - started < .seconds(1), "\(text.prefix(12))… bounded")
+                    // The fastest of three answers: a busy machine (the whole suite at once) can stall
+                    // any one request for seconds; an unbounded search is slow every time.
+                    var fastest = Duration.seconds(3600)
+                    for _ in 0..<3 {
+                        let started = ContinuousClock.now
+                        let answer = try await client.call(.get, "/v1/foods/search?q=\(query)", token: app)
+                        fastest = min(fastest, ContinuousClock.now - started)
+                        #expect(answer.status == status, "\(text.prefix(12))…: \(answer.text.prefix(200))")
+                    }
+                    #expect(fastest < .seconds(1), "\(text.prefix(12))… bounded: the fastest of 3 took \(fastest)")
                 }
             }
         }
