@@ -236,7 +236,9 @@ package struct Database: Sendable {
 
     /// Leases a connection and runs `body` between `BEGIN` and `COMMIT` (or `ROLLBACK` when it
     /// says not to commit, or throws); database errors come back as problems.
-    /// `afterCommit` runs on the connection once the commit succeeded (its failure no longer undoes anything).
+    /// `afterCommit` runs on the connection once the commit succeeded (its failure no longer undoes
+    /// anything), still inside the commit's claim (`RequestDeadline.committing`): a connection lost
+    /// before it ends answers the request 503 at once, as one lost during the commit does.
     package func leasedTransaction<T: Sendable>(
         _ body: (PostgresConnection) async throws -> (T, commit: Bool),
         afterCommit: ((PostgresConnection) async throws -> Void)? = nil
@@ -248,9 +250,15 @@ package struct Database: Sendable {
                     let (result, commit) = try await body(connection)
                     if commit {
                         // Not once the request has been answered 503 by its deadline (the catch rolls back).
-                        try await RequestDeadline.committing { _ = try await connection.rows(Commit(), logger: logger) }
-                        readCache.changed()
-                        try? await afterCommit?(connection)
+                        // `afterCommit` runs inside the claim: its statement, like the commit's, may be one
+                        // PostgresNIO never answers when the connection closes (a primary killed at the
+                        // commit), and until the claim ends a lost connection still answers the request
+                        // (503; a retry under its Idempotency-Key answers what was committed).
+                        try await RequestDeadline.committing {
+                            _ = try await connection.rows(Commit(), logger: logger)
+                            readCache.changed()
+                            try? await afterCommit?(connection)
+                        }
                     } else {
                         _ = try await connection.rows(Rollback(), logger: logger)
                     }
