@@ -11,7 +11,8 @@ func accountEvent(_ action: Action, _ before: Customer?, _ after: Customer, reas
 
 /// A manager moves an account (`AccountMove`): lock (`accounts.lock`, optionally until a time when
 /// it lifts itself), unlock (`accounts.unlock`: the lock record closed with who lifted it), delete
-/// (`accounts.delete`: a soft delete, purged after the retention period) or restore
+/// (`accounts.delete`: a soft delete, purged after the retention period; its live subscription ends
+/// at once, `SubscriptionRecord.endForDeletedAccount`) or restore
 /// (`accounts.restore`: active again, or locked if its lock is still open). The call needs the
 /// move's permission, and its audit event records the move's action.
 /// A no-op or illegal move (locking a locked account, unlocking an active one) is 409
@@ -59,7 +60,10 @@ package struct TransitionAccount: AuditedChange {
         }
         let failedLogins = move == .unlock ? 0 : before.failedLogins
         let after = try await before.write(status: target, failedLogins: failedLogins, lock: change, in: unit)
-        return Audited(after, event: try accountEvent(move.action, before, after, reason: reason))
+        let ended =
+            move == .delete
+            ? try await SubscriptionRecord.endForDeletedAccount(customerID, reason: reason, in: unit) : []
+        return Audited(after, event: try accountEvent(move.action, before, after, reason: reason), more: ended)
     }
 }
 

@@ -42,28 +42,7 @@ package struct CancelSubscription: StagedOperation {
         guard before.isLive else {
             throw DomainError.invalidTransition("The subscription has already ended.", current: before.status.rawValue)
         }
-        let charging =
-            try await unit.first(
-                "SELECT 1 FROM invoices WHERE subscription_id = \(subscriptionID) AND charging LIMIT 1", { _ in true })
-            ?? false
-        guard !charging else {
-            throw DomainError.conflict(
-                code: "charge_in_progress",
-                detail: "A charge of this subscription is under way; try again once it is answered (a minute at most).")
-        }
-        try await unit.execute(
-            """
-            UPDATE invoices SET status = 'void', next_attempt_at = NULL, claimed_until = NULL, updated_at = \(unit.now)
-            WHERE subscription_id = \(subscriptionID) AND status = 'open'
-            """)
-        let after = try await unit.one(
-            """
-            UPDATE subscriptions SET status = 'canceled', ended_at = \(unit.now), grace_ends_at = NULL,
-                cancel_reason = \(reason), canceled_by = \(unit.principal.operatorID), updated_at = \(unit.now),
-                version = version + 1
-            WHERE id = \(subscriptionID) RETURNING \(unescaped: SubscriptionRecord.columns)
-            """, as: SubscriptionRecord.self,
-            else: DomainError.inconsistent("the canceled subscription was not returned"))
+        let after = try await before.endNow(reason: reason, in: unit)
         let event = try after.event(Self.action, from: before, reason: "\(reason) (refund: \(refund.rawValue))")
         guard refund != .none, let (invoice, amount) = try await refundable(before, in: unit), amount > 0 else {
             return Audited(.done(Canceled(subscription: after, refund: nil)), event: event)
@@ -101,5 +80,58 @@ package struct CancelSubscription: StagedOperation {
         let refund = try await InvoiceRefunds.record(verdict, for: reservation.refund, action: Self.action, in: unit)
         let subscription = try await SubscriptionRecord.fetch(subscriptionID, forUpdate: false, in: unit)
         return refund.map { Canceled(subscription: subscription, refund: $0) }
+    }
+}
+
+extension SubscriptionRecord {
+    /// Ends this live subscription (locked by the caller) now, by the principal, with `reason`: its
+    /// open invoices void, no retry left.
+    /// - Throws: 409 `charge_in_progress` while a charge of it is under way (try again once it is answered).
+    func endNow(reason: String, in unit: UnitOfWork) async throws -> SubscriptionRecord {
+        let charging =
+            try await unit.first(
+                "SELECT 1 FROM invoices WHERE subscription_id = \(id) AND charging LIMIT 1", { _ in true }) ?? false
+        guard !charging else {
+            throw DomainError.conflict(
+                code: "charge_in_progress",
+                detail: "A charge of this subscription is under way; try again once it is answered (a minute at most).")
+        }
+        try await unit.execute(
+            """
+            UPDATE invoices SET status = 'void', next_attempt_at = NULL, claimed_until = NULL, updated_at = \(unit.now)
+            WHERE subscription_id = \(id) AND status = 'open'
+            """)
+        return try await unit.one(
+            """
+            UPDATE subscriptions SET status = 'canceled', ended_at = \(unit.now), grace_ends_at = NULL,
+                cancel_reason = \(reason), canceled_by = \(unit.principal.operatorID), updated_at = \(unit.now),
+                version = version + 1
+            WHERE id = \(id) RETURNING \(unescaped: Self.columns)
+            """, as: SubscriptionRecord.self,
+            else: DomainError.inconsistent("the canceled subscription was not returned"))
+    }
+
+    /// Ends every live subscription of a customer whose account is being deleted, in the deletion's
+    /// transaction: a deleted account is never charged again. Each ends at once as a manager's
+    /// cancellation without a refund (`subscriptions.cancel`), audited with the deletion's reason; a
+    /// refund of the period paid stays the invoice's (`invoices refund`). Restoring the account
+    /// does not restart them.
+    /// - Throws: 409 `charge_in_progress` while a charge of one is under way: the deletion waits for it.
+    static func endForDeletedAccount(_ customerID: UUID, reason: String, in unit: UnitOfWork) async throws
+        -> [AuditRecord]
+    {
+        let live = try await unit.all(
+            """
+            SELECT \(unescaped: columns) FROM subscriptions
+            WHERE customer_id = \(customerID) AND status IN ('incomplete', 'trialing', 'active', 'past_due')
+            ORDER BY id FOR UPDATE
+            """, as: SubscriptionRecord.self)
+        var events: [AuditRecord] = []
+        let ended = "the account was deleted: \(reason)"
+        for before in live {
+            let after = try await before.endNow(reason: ended, in: unit)
+            events.append(try after.event(CancelSubscription.action, from: before, reason: ended + " (refund: none)"))
+        }
+        return events
     }
 }

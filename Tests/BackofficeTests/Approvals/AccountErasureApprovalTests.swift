@@ -129,8 +129,8 @@ struct AccountErasureApprovalTests {
 
     @Test(
         """
-        a deleted account whose subscription still runs is not erased (409 subscription_live) nor purged; once \
-        it ended, the approved erasure keeps the subscription and its invoices by id, and the purge runs past it
+        deleting ends the subscription; one left running (by an earlier version) is not erased (409 \
+        subscription_live) nor purged; once it ended, the approved erasure keeps the subscription by id
         """
     )
     func subscribedAccount() async throws {
@@ -143,6 +143,10 @@ struct AccountErasureApprovalTests {
                     json: SubscribeTests.body(), headers: ["Idempotency-Key": UUID().uuidString])
                 #expect(subscribed.status == 201, "\(subscribed.text)")
                 #expect(try await delete(client, manager, customer) == 200)
+                let running =
+                    "UPDATE subscriptions SET status = 'active', ended_at = NULL"
+                    + " WHERE customer_id = '\(customer.id.text)' AND status = 'canceled' RETURNING 1"
+                #expect(try await env.ownerScalar(running, as: Int.self) == 1, "the deletion ended it; run it again")
                 let live = try await erase(client, manager, customer)
                 #expect(live.status == 409 && live["code"] == "subscription_live", "\(live.text)")
                 env.clock.advance(by: 40 * 86_400)
