@@ -86,8 +86,8 @@ package final class EmbeddedPostgres: Sendable {
                     command: "start",
                     output:
                         "the cluster in \(path) has no password file at \(passwordFile.path) "
-                        + "(it was made by an older version, "
-                        + "with trust authentication): remove \(path) to make a new one")
+                        + "(an older version or another clone made it): `backoffice dev --reset` "
+                        + "removes it and makes a new one with fresh demo data")
             }
             password = kept.trimmingCharacters(in: .whitespacesAndNewlines)
         }
