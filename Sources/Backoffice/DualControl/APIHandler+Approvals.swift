@@ -46,6 +46,16 @@ extension APIHandler {
         _ operation: Operation, on id: UUID? = nil, body: (some Encodable & Sendable)?,
         respond: @escaping @Sendable (Operation.Output) throws -> StoredResponse<Reply>
     ) async throws -> HeldOrDone<StoredResponse<Reply>, Components.Schemas.ApprovalRequest> {
+        var operation = operation
+        if Operation.isQuoted {
+            // A repeat takes the path its key took: what it made is in the quote now.
+            let recorded = try await recordedStatus(on: id, body: body)
+            if let recorded, recorded != 202 {
+                return .done(try await change(operation, on: id, body: body, respond: respond))
+            }
+            operation = try await read(ApprovalQuote(operation))
+            if recorded == 202 { return .held(try await hold(operation, on: id, body: body)) }
+        }
         guard operation.needsApproval(policies) != nil else {
             return .done(try await change(operation, on: id, body: body, respond: respond))
         }

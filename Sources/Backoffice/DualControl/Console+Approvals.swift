@@ -53,6 +53,7 @@ extension ConsoleRequest {
     func runUnlessHeld<Operation: ApprovalGated>(_ operation: Operation) async throws
         -> HeldOrDone<Operation.Output, ApprovalRequest>
     {
+        let operation = Operation.isQuoted ? try await read(ApprovalQuote(operation)) : operation
         guard operation.needsApproval(context.policies) != nil else { return .done(try await run(operation)) }
         return .held(try await run(RequestApproval(change: operation)))
     }

@@ -25,12 +25,32 @@ package protocol ApprovalGated: AuditedOperation, Codable {
     /// approves it and the request names what it will make, or what it was based on read, so that
     /// it is refused if that changed meanwhile. Itself unless the change says otherwise.
     func resolved(in unit: UnitOfWork) async throws -> Self
+    /// Whether the policy's threshold reads more than the change itself (`quoted(in:)`); false
+    /// unless the change says otherwise.
+    static var isQuoted: Bool { get }
+    /// The change with what its threshold reads besides itself filled in (how far the same object
+    /// moved lately, so that splitting a change escapes nothing), read before deciding whether it
+    /// is held (`ApprovalQuote`). The change's own step reads it again under its lock and refuses
+    /// what moved past the threshold since. Itself unless the change says otherwise.
+    func quoted(in unit: UnitOfWork) async throws -> Self
 }
 
 extension ApprovalGated {
     package var approvalApplies: Bool { true }
     package func resolved(in unit: UnitOfWork) -> Self { self }
+    package static var isQuoted: Bool { false }
+    package func quoted(in unit: UnitOfWork) -> Self { self }
 
     /// The policy's rule when it holds this change for approval; nil when it may run at once.
     package func needsApproval(_ policies: PolicySet) -> ApprovalPolicy.Rule? { policies.approvals.rule(for: self) }
+}
+
+/// Reads a change's quote (`ApprovalGated.quoted(in:)`) under the change's own permission: what
+/// the API's and the console's change paths decide holding on.
+package struct ApprovalQuote<Gated: ApprovalGated>: Query {
+    package static var action: Action { Gated.action }
+    package let change: Gated
+    package init(_ change: Gated) { self.change = change }
+
+    package func read(in unit: UnitOfWork) async throws -> Gated { try await change.quoted(in: unit) }
 }

@@ -67,10 +67,11 @@ struct ApprovalTests {
                 #expect(held.status == 202)
                 let request = try held.decode(Components.Schemas.ApprovalRequest.self)
                 #expect(request.status == .pending)
+                // The amount counts the account's corrections of the last 24 h with it: 10,000 + 50,000.
                 #expect(
-                    (request.action, request.amount, request.targetId) == ("fitpoints.adjust", 50_000, customer.id.text)
+                    (request.action, request.amount, request.targetId) == ("fitpoints.adjust", 60_000, customer.id.text)
                 )
-                #expect(request.summary.contains("+50,000"))
+                #expect(request.summary.contains("+50,000, 10,000 corrected in the last 24 h"), "\(request.summary)")
                 #expect(try await balance(client, manager, customer) == 10_000, "nothing credited while held")
                 #expect(try await count(env, "approvals.request") == 1)
 
