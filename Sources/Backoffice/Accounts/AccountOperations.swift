@@ -40,6 +40,7 @@ package struct TransitionAccount: AuditedChange {
                 FieldIssue(field: "until", code: "in_the_past", message: "must be in the future")
             ])
         }
+        let live = move == .delete ? try await SubscriptionRecord.lockLive(of: customerID, in: unit) : []
         let before = try await Customer.fetch(customerID, forUpdate: true, in: unit)
         try EntityTag.check(ifMatch, version: before.version)
         guard let target = move.target(from: before.status, hasOpenLock: before.lock != nil) else {
@@ -59,10 +60,10 @@ package struct TransitionAccount: AuditedChange {
         case .delete, .restore: change = .keep
         }
         let failedLogins = move == .unlock ? 0 : before.failedLogins
-        let after = try await before.write(status: target, failedLogins: failedLogins, lock: change, in: unit)
-        let ended =
-            move == .delete
-            ? try await SubscriptionRecord.endForDeletedAccount(customerID, reason: reason, in: unit) : []
+        var after = try await before.write(status: target, failedLogins: failedLogins, lock: change, in: unit)
+        let ended = try await SubscriptionRecord.endForDeletedAccount(live, in: unit)
+        // an ended subscription moves the account's state and version (its trigger): answered as it is now
+        if !ended.isEmpty { after = try await Customer.fetch(customerID, in: unit) }
         return Audited(after, event: try accountEvent(move.action, before, after, reason: reason), more: ended)
     }
 }

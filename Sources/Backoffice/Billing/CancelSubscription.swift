@@ -84,13 +84,23 @@ package struct CancelSubscription: StagedOperation {
 }
 
 extension SubscriptionRecord {
+    /// How long after it was made an `incomplete` subscription's first charge may still be under
+    /// way (its provider call, retries included, takes far less): ending it sooner would void an
+    /// invoice the provider may be charging. Past it, the subscribe was abandoned.
+    static let firstChargeWindow: TimeInterval = 600
+
     /// Ends this live subscription (locked by the caller) now, by the principal, with `reason`: its
     /// open invoices void, no retry left.
-    /// - Throws: 409 `charge_in_progress` while a charge of it is under way (try again once it is answered).
+    /// - Throws: 409 `charge_in_progress` while a charge of it is under way (a claimed invoice, or a
+    ///   first charge within `firstChargeWindow`): try again once it is answered.
     func endNow(reason: String, in unit: UnitOfWork) async throws -> SubscriptionRecord {
         let charging =
             try await unit.first(
-                "SELECT 1 FROM invoices WHERE subscription_id = \(id) AND charging LIMIT 1", { _ in true }) ?? false
+                """
+                SELECT EXISTS (SELECT 1 FROM invoices WHERE subscription_id = \(id) AND charging)
+                    OR EXISTS (SELECT 1 FROM subscriptions WHERE id = \(id) AND status = 'incomplete'
+                        AND created_at > \(unit.now.addingTimeInterval(-Self.firstChargeWindow)))
+                """, { try $0.decode(Bool.self) }) ?? false
         guard !charging else {
             throw DomainError.conflict(
                 code: "charge_in_progress",
@@ -111,26 +121,32 @@ extension SubscriptionRecord {
             else: DomainError.inconsistent("the canceled subscription was not returned"))
     }
 
-    /// Ends every live subscription of a customer whose account is being deleted, in the deletion's
-    /// transaction: a deleted account is never charged again. Each ends at once as a manager's
-    /// cancellation without a refund (`subscriptions.cancel`), audited with the deletion's reason; a
-    /// refund of the period paid stays the invoice's (`invoices refund`). Restoring the account
-    /// does not restart them.
-    /// - Throws: 409 `charge_in_progress` while a charge of one is under way: the deletion waits for it.
-    static func endForDeletedAccount(_ customerID: UUID, reason: String, in unit: UnitOfWork) async throws
-        -> [AuditRecord]
-    {
-        let live = try await unit.all(
+    /// The live subscriptions of a customer, locked. Taken before the customer's row: a
+    /// subscription's own change locks it first, then its trigger writes the customer's state.
+    static func lockLive(of customerID: UUID, in unit: UnitOfWork) async throws -> [SubscriptionRecord] {
+        try await unit.all(
             """
             SELECT \(unescaped: columns) FROM subscriptions
             WHERE customer_id = \(customerID) AND status IN ('incomplete', 'trialing', 'active', 'past_due')
             ORDER BY id FOR UPDATE
             """, as: SubscriptionRecord.self)
+    }
+
+    /// Ends the live subscriptions (`lockLive`) of a customer whose account is being deleted, in the
+    /// deletion's transaction: a deleted account is never charged again. Each ends at once as a
+    /// manager's cancellation without a refund (`subscriptions.cancel`, "the account was deleted";
+    /// the deletion's own event has its reason); a refund of the period paid stays the invoice's
+    /// (`invoices refund`). Restoring the account does not restart them.
+    /// - Throws: 409 `charge_in_progress` while a charge of one is under way: the deletion waits for it.
+    static func endForDeletedAccount(_ live: [SubscriptionRecord], in unit: UnitOfWork) async throws
+        -> [AuditRecord]
+    {
         var events: [AuditRecord] = []
-        let ended = "the account was deleted: \(reason)"
         for before in live {
-            let after = try await before.endNow(reason: ended, in: unit)
-            events.append(try after.event(CancelSubscription.action, from: before, reason: ended + " (refund: none)"))
+            let after = try await before.endNow(reason: "the account was deleted", in: unit)
+            events.append(
+                try after.event(
+                    CancelSubscription.action, from: before, reason: "the account was deleted (refund: none)"))
         }
         return events
     }

@@ -92,10 +92,12 @@ struct OpenRenewals: AuditedOperation {
         var batch = RenewalBatch()
         var events: [AuditRecord] = []
         let noticed = try await noticedPrices(of: due.map(\.id), in: unit)
+        let gone = try await deletedAccounts(of: due.map(\.customerID), in: unit)
         for subscription in due {
             guard let period = subscription.currentPeriod else { continue }
-            if subscription.cancelAtPeriodEnd {
-                events.append(try await end(subscription, at: period.upperBound, in: unit))
+            if subscription.cancelAtPeriodEnd || gone.contains(subscription.customerID) {
+                let why = subscription.cancelAtPeriodEnd ? "canceled at period end" : "the account was deleted"
+                events.append(try await end(subscription, at: period.upperBound, why: why, in: unit))
                 batch.ended += 1
             } else {
                 events.append(
@@ -179,8 +181,23 @@ struct OpenRenewals: AuditedOperation {
         return prices
     }
 
-    /// The subscription its customer canceled at period end, ended when that period ends.
-    private func end(_ before: SubscriptionRecord, at end: Date, in unit: UnitOfWork) async throws -> AuditRecord {
+    /// Of `customers`, those whose account is deleted or erased: their subscriptions end instead of
+    /// renewing (deleting an account ends them; this catches one left running before it did).
+    private func deletedAccounts(of customers: [UUID], in unit: UnitOfWork) async throws -> Set<UUID> {
+        guard !customers.isEmpty else { return [] }
+        return Set(
+            try await unit.all(
+                """
+                SELECT id FROM unnest(\(customers)::uuid[]) AS due(id)
+                WHERE NOT EXISTS (SELECT 1 FROM customers c WHERE c.id = due.id AND c.status <> 'deleted')
+                """, { try $0.decode(UUID.self) }))
+    }
+
+    /// The subscription its customer canceled at period end (or whose account was deleted), ended
+    /// when that period ends.
+    private func end(_ before: SubscriptionRecord, at end: Date, why: String, in unit: UnitOfWork) async throws
+        -> AuditRecord
+    {
         let after = try await unit.one(
             """
             UPDATE subscriptions SET status = 'canceled', ended_at = \(end), updated_at = \(unit.now),
@@ -189,7 +206,7 @@ struct OpenRenewals: AuditedOperation {
             """, as: SubscriptionRecord.self, else: DomainError.inconsistent("the ended subscription was not returned"))
         return AuditRecord(
             action: Self.action, tenantID: platformTenantID, targetType: "subscription", targetID: before.id.text,
-            reason: "canceled at period end", before: try before.snapshot, after: try after.snapshot)
+            reason: why, before: try before.snapshot, after: try after.snapshot)
     }
 }
 

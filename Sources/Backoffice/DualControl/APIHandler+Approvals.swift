@@ -46,20 +46,35 @@ extension APIHandler {
         _ operation: Operation, on id: UUID? = nil, body: (some Encodable & Sendable)?,
         respond: @escaping @Sendable (Operation.Output) throws -> StoredResponse<Reply>
     ) async throws -> HeldOrDone<StoredResponse<Reply>, Components.Schemas.ApprovalRequest> {
-        var operation = operation
-        if Operation.isQuoted {
-            // A repeat takes the path its key took: what it made is in the quote now.
-            let recorded = try await recordedStatus(on: id, body: body)
-            if let recorded, recorded != 202 {
+        guard Operation.isQuoted else {
+            guard operation.needsApproval(policies) != nil else {
                 return .done(try await change(operation, on: id, body: body, respond: respond))
             }
-            operation = try await read(ApprovalQuote(operation))
-            if recorded == 202 { return .held(try await hold(operation, on: id, body: body)) }
+            return .held(try await hold(operation, on: id, body: body))
         }
-        guard operation.needsApproval(policies) != nil else {
+        do {
+            return try await quotedUnlessHeld(operation, on: id, body: body, respond: respond)
+        } catch is DecodingError {
+            // The same key's other request committed the other path meanwhile: answered as it was.
+            return try await quotedUnlessHeld(operation, on: id, body: body, respond: respond)
+        }
+    }
+
+    /// `changeUnlessHeld` for a change whose threshold reads its quote (`ApprovalGated.quoted`). A
+    /// repeat takes the path its key took: what it made is in the quote now.
+    private func quotedUnlessHeld<Operation: ApprovalGated, Reply: Codable & Sendable>(
+        _ operation: Operation, on id: UUID?, body: (some Encodable & Sendable)?,
+        respond: @escaping @Sendable (Operation.Output) throws -> StoredResponse<Reply>
+    ) async throws -> HeldOrDone<StoredResponse<Reply>, Components.Schemas.ApprovalRequest> {
+        let recorded = try await recordedStatus(on: id, body: body)
+        if let recorded, recorded != 202 {
             return .done(try await change(operation, on: id, body: body, respond: respond))
         }
-        return .held(try await hold(operation, on: id, body: body))
+        let quoted = try await read(ApprovalQuote(operation))
+        guard recorded == 202 || quoted.needsApproval(policies) != nil else {
+            return .done(try await change(quoted, on: id, body: body, respond: respond))
+        }
+        return .held(try await hold(quoted, on: id, body: body))
     }
 
     /// Records `change`'s approval request instead of performing it (`RequestApproval`, 202, under

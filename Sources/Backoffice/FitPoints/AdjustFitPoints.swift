@@ -20,7 +20,8 @@ package struct AdjustFitPoints: ApprovalGated {
     package let points: Int64
     package let reason: String?
     /// The points the account's corrections moved within `window` before this one, either way, as
-    /// quoted; nil before the quote.
+    /// quoted; nil when not quoted (the system's own, or a request held before corrections were
+    /// counted): then it counts alone, as it did when it was held.
     package var recentlyCorrected: Int64?
 
     package init(customerID: UUID, points: Int64, reason: String?, recentlyCorrected: Int64? = nil) {
@@ -62,18 +63,18 @@ package struct AdjustFitPoints: ApprovalGated {
     /// of its own (taken before the ledger's row locks, and by nothing else), so 30 at once read
     /// each other's.
     private func refuseWhenCorrectedSince(in unit: UnitOfWork) async throws {
+        guard let quoted = recentlyCorrected else { return }
         try await unit.execute(
             "SELECT pg_advisory_xact_lock(hashtextextended('fitpoints-corrections:' || \(customerID.text), 0))")
         var now = self
-        now.recentlyCorrected = try await Self.corrected(customerID, in: unit)
-        guard (now.recentlyCorrected ?? 0) > (recentlyCorrected ?? 0), now.needsApproval(unit.policies) != nil else {
-            return
-        }
+        let corrected = try await Self.corrected(customerID, in: unit)
+        now.recentlyCorrected = corrected
+        guard corrected > quoted, now.needsApproval(unit.policies) != nil else { return }
         throw DomainError.conflict(
             code: "corrections_changed",
             detail: "This account's FitPoints were corrected since this correction was asked for "
-                + "(\(Validation.grouped(now.recentlyCorrected ?? 0)) in the last 24 h): with those it needs a "
-                + "second person's approval; ask again.")
+                + "(\(Validation.grouped(corrected)) in the last 24 h, \(Validation.grouped(quoted)) then): "
+                + "nothing changed; ask for it again, so that whoever decides sees them.")
     }
 
     package func perform(in unit: UnitOfWork) async throws -> Audited<(LedgerEntry, WalletBalance)> {

@@ -132,16 +132,21 @@ package struct Database: Sendable {
 
     /// With a read replica, what runs after a commit made with the token `tokenHash`: the commit's
     /// position is remembered for the token (its lag-tolerant reads stay on the primary until the
-    /// replica has replayed it) and goes to `committed`.
+    /// replica has replayed it) and goes to `committed`. Within the lease timeout, and at once when
+    /// the connection closes under it (`RequestDeadline.watching`: a primary killed at the commit
+    /// leaves a statement PostgresNIO never answers); a position not read keeps the token's reads on
+    /// the primary for the replica's maximum lag (`ReadReplica.wroteAtUnknownPosition`).
     private func fence(_ tokenHash: [UInt8]?, committed: CommittedPosition? = nil) -> (
         (PostgresConnection) async throws -> Void
     )? {
         guard let replica, let tokenHash else { return nil }
         return { connection in
-            guard
-                let lsn = try await connection.rows(CurrentLogPosition(), logger: self.logger).first.flatMap({ LSN($0) }
-                )
-            else { return }
+            let lsn = try? await RequestDeadline.watching(
+                connection, within: self.limits.leaseTimeout, timers: self.limits.timers
+            ) { connection in
+                try await connection.rows(CurrentLogPosition(), logger: self.logger).first.flatMap { LSN($0) }
+            }
+            guard let lsn = lsn ?? nil else { return replica.wroteAtUnknownPosition(token: tokenHash) }
             replica.wrote(token: tokenHash, at: lsn)
             committed?.record(lsn)
         }
@@ -237,8 +242,8 @@ package struct Database: Sendable {
     /// Leases a connection and runs `body` between `BEGIN` and `COMMIT` (or `ROLLBACK` when it
     /// says not to commit, or throws); database errors come back as problems.
     /// `afterCommit` runs on the connection once the commit succeeded (its failure no longer undoes
-    /// anything), still inside the commit's claim (`RequestDeadline.committing`): a connection lost
-    /// before it ends answers the request 503 at once, as one lost during the commit does.
+    /// anything; it bounds itself, as the fence does: once the commit took effect the request's
+    /// deadline no longer cuts what follows it).
     package func leasedTransaction<T: Sendable>(
         _ body: (PostgresConnection) async throws -> (T, commit: Bool),
         afterCommit: ((PostgresConnection) async throws -> Void)? = nil
@@ -250,15 +255,9 @@ package struct Database: Sendable {
                     let (result, commit) = try await body(connection)
                     if commit {
                         // Not once the request has been answered 503 by its deadline (the catch rolls back).
-                        // `afterCommit` runs inside the claim: its statement, like the commit's, may be one
-                        // PostgresNIO never answers when the connection closes (a primary killed at the
-                        // commit), and until the claim ends a lost connection still answers the request
-                        // (503; a retry under its Idempotency-Key answers what was committed).
-                        try await RequestDeadline.committing {
-                            _ = try await connection.rows(Commit(), logger: logger)
-                            readCache.changed()
-                            try? await afterCommit?(connection)
-                        }
+                        try await RequestDeadline.committing { _ = try await connection.rows(Commit(), logger: logger) }
+                        readCache.changed()
+                        try? await afterCommit?(connection)
                     } else {
                         _ = try await connection.rows(Rollback(), logger: logger)
                     }

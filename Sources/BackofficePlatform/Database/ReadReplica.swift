@@ -67,6 +67,9 @@ package final class ReadReplica: Sendable {
         package var lagSeconds = 0.0
         /// Each token's last commit position, until the replica has replayed it.
         package var fences: [[UInt8]: LSN] = [:]
+        /// The tokens whose last commit's position could not be read, until when their reads stay
+        /// on the primary (the commit plus the maximum lag).
+        package var unknownFences: [[UInt8]: ContinuousClock.Instant] = [:]
         /// The credentials (token hashes) the primary refused lately, as of the last check.
         package var refused: Set<[UInt8]> = []
         /// When the last check succeeded.
@@ -105,6 +108,7 @@ package final class ReadReplica: Sendable {
             if let fence = [state.fences[token], readAfter].compactMap({ $0 }).max(), replayed < fence {
                 return .primary(because: "read_your_writes")
             }
+            if let until = state.unknownFences[token], now < until { return .primary(because: "read_your_writes") }
             return .replica
         }
     }
@@ -117,6 +121,17 @@ package final class ReadReplica: Sendable {
             if state.fences.count >= 100_000 { state.fences.removeAll() }
             if let replayed = state.replayed, replayed >= lsn { return }
             state.fences[token] = max(state.fences[token] ?? lsn, lsn)
+        }
+    }
+
+    /// Remembers that `token` committed a change whose position could not be read (the connection
+    /// lost right after the commit): its reads go to the primary for `maxLag`, past which a replica
+    /// reads are routed to has replayed it (one lagging more is not read from).
+    package func wroteAtUnknownPosition(token: [UInt8]) {
+        let until = ContinuousClock.now + maxLag
+        state.withLock { state in
+            if state.unknownFences.count >= 100_000 { state.unknownFences.removeAll() }
+            state.unknownFences[token] = until
         }
     }
 
@@ -193,6 +208,7 @@ package final class ReadReplica: Sendable {
                 state.replayed = replayed
                 state.fences = state.fences.filter { $0.value > replayed }
             }
+            state.unknownFences = state.unknownFences.filter { $0.value > now }
             return wasUp
         }
         if wasUp != up {

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import PostgresNIO
 import Synchronization
 
 /// A request's database work answered within a bound, whatever happens to the work: the work runs
@@ -35,6 +36,21 @@ package enum RequestDeadline {
         within limit: Duration, timers: any Timers, _ work: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         try await Task { try await run(within: limit, timers: timers, work) }.value
+    }
+
+    /// Runs `work` on `connection` as request work of its own (`run(within:timers:_:)`), the
+    /// connection watched for it (`ConnectionWatch`): answered within `limit`, and at once
+    /// (`DomainError.unavailable`) when the connection closes under it. For a statement after a
+    /// commit took effect, which the request's own work no longer bounds.
+    package static func watching<T: Sendable>(
+        _ connection: PostgresConnection, within limit: Duration, timers: any Timers,
+        _ work: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        try await run(within: limit, timers: timers) {
+            if let watcher = RequestDeadline.work { ConnectionWatch.shared.hold(connection, for: watcher) }
+            defer { ConnectionWatch.shared.release(connection) }
+            return try await work(connection)
+        }
     }
 
     package static func run<T: Sendable>(

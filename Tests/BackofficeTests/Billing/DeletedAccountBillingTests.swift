@@ -1,3 +1,4 @@
+import BackofficeAPI
 import Foundation
 import HummingbirdTesting
 import Testing
@@ -25,9 +26,9 @@ struct DeletedAccountBillingTests {
 
     @Test(
         """
-        30 deletions at once: one is made, the others are 409; the subscription ended in its transaction \
-        (canceled, its reason the deletion's, audited once, no refund); a renewal 40 days on invoices and \
-        charges nothing; restoring the account does not restart it
+        30 deletions at once (a reason of 900 characters): one is made, the others are 409; the subscription \
+        ended in its transaction (canceled, audited once, no refund); the answer's ETag is the account's \
+        version after it; a renewal 40 days on invoices and charges nothing; restoring does not restart it
         """
     )
     func deletionEndsSubscription() async throws {
@@ -35,31 +36,42 @@ struct DeletedAccountBillingTests {
             let manager = env.fixture.tokens[.backendManager]!
             try await env.withApp { client in
                 let (customer, subscription) = try await Self.subscribed(env, client)
-                let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                let reason = String(repeating: "Customer asked. ", count: 56)  // 896 characters
+                let replies = try await withThrowingTaskGroup(of: Reply.self) { group in
                     for _ in 0..<30 {
                         group.addTask {
                             try await client.call(
                                 .delete, "/v1/customers/\(customer.id.text)", token: manager,
-                                json: #"{"reason":"Customer asked"}"#
-                            ).status
+                                json: #"{"reason":"\#(reason)"}"#)
                         }
                     }
-                    return try await group.reduce(into: [Int]()) { $0.append($1) }
+                    return try await group.reduce(into: [Reply]()) { $0.append($1) }
                 }
-                #expect(statuses.filter { $0 == 200 }.count == 1, "\(statuses)")
+                let statuses = replies.map(\.status)
+                #expect(
+                    statuses.filter { $0 == 200 }.count == 1,
+                    "\(statuses) \(replies.first { $0.status != 409 }?.text ?? "")")
                 #expect(statuses.filter { $0 == 409 }.count == 29, "\(statuses)")
+                let version = try await env.ownerScalar(
+                    "SELECT version FROM customers WHERE id = '\(customer.id.text)'", as: Int64.self)
+                let deleted = try #require(replies.first { $0.status == 200 })
+                #expect(
+                    deleted.headers[.eTag] == EntityTag.of(version ?? -1), "the version after the subscription ended")
+                let state = try await env.ownerScalar(
+                    "SELECT subscription FROM customers WHERE id = '\(customer.id.text)'", as: String.self)
+                #expect(state != "active" && deleted["subscription"] == state, "\(deleted.text)")
                 let ended = try await env.ownerScalar(
                     """
                     SELECT status || '|' || cancel_reason || '|' || (ended_at IS NOT NULL)
                     FROM subscriptions WHERE id = '\(subscription.text)'
                     """, as: String.self)
-                #expect(ended == "canceled|the account was deleted: Customer asked|true")
+                #expect(ended == "canceled|the account was deleted|true")
                 let audited = try await env.ownerScalar(
                     """
                     SELECT string_agg(reason, ';') FROM audit_events
                     WHERE action = 'subscriptions.cancel' AND target_id = '\(subscription.text)'
                     """, as: String.self)
-                #expect(audited == "the account was deleted: Customer asked (refund: none)", "audited once")
+                #expect(audited == "the account was deleted (refund: none)", "audited once")
                 #expect(
                     try await Self.count(
                         env,
@@ -71,7 +83,7 @@ struct DeletedAccountBillingTests {
                 #expect(renewal.invoiced == 0 && renewal.charged == 0, "\(renewal)")
                 let restored = try await client.call(
                     .post, "/v1/customers/\(customer.id.text)/restore", token: manager,
-                    json: #"{"reason":"Deleted by mistake"}"#)
+                    json: #"{"reason":"Deleted by mistake"}"#, headers: ["If-Match": deleted.headers[.eTag] ?? ""])
                 #expect(restored.status == 200, "\(restored.text)")
                 #expect(
                     try await env.ownerScalar(
@@ -116,6 +128,75 @@ struct DeletedAccountBillingTests {
                         env,
                         "SELECT count(*) FROM audit_events WHERE action IN ('accounts.delete', 'subscriptions.cancel') "
                             + "AND target_id IN ('\(customer.id.text)', '\(subscription.text)')") == 0)
+            }
+        }
+    }
+
+    @Test(
+        """
+        a subscription made moments ago whose first charge may be under way (incomplete) holds the deletion \
+        (409 charge_in_progress); once the first-charge window has passed, the abandoned one ends with it
+        """
+    )
+    func firstChargeUnderWay() async throws {
+        try await TestEnvironment.with { env in
+            let customer = try await SubscribeTests.returningCustomer(env)
+            let subscription = UUID()
+            let now = RFC3339DateTranscoder.format(env.clock.now())
+            _ = try await env.ownerScalar(
+                """
+                INSERT INTO subscriptions (id, customer_id, plan, price_cents, billing_interval, status, payment_method,
+                    created_at, updated_at)
+                VALUES ('\(subscription.text)', '\(customer.id.text)', 'monthly', 999, 'month', 'incomplete',
+                    'pm_card_visa', '\(now)', '\(now)')
+                RETURNING 1
+                """, as: Int.self)
+            try await env.withApp { client in
+                let delete = {
+                    try await client.call(
+                        .delete, "/v1/customers/\(customer.id.text)", token: env.fixture.tokens[.backendManager]!,
+                        json: #"{"reason":"Customer asked"}"#)
+                }
+                let refused = try await delete()
+                #expect(refused.status == 409 && refused["code"] == "charge_in_progress", "\(refused.text)")
+                env.clock.advance(by: SubscriptionRecord.firstChargeWindow + 1)
+                #expect(try await delete().status == 200)
+                #expect(
+                    try await env.ownerScalar(
+                        "SELECT status FROM subscriptions WHERE id = '\(subscription.text)'", as: String.self)
+                        == "canceled")
+            }
+        }
+    }
+
+    @Test(
+        """
+        a deleted account's subscription left running (by an earlier version) is ended by the renewal run at \
+        its period's end, audited "the account was deleted", never invoiced
+        """
+    )
+    func leftRunning() async throws {
+        try await TestEnvironment.with { env in
+            try await env.withApp { client in
+                let (customer, subscription) = try await Self.subscribed(env, client)
+                let deleted = try await client.call(
+                    .delete, "/v1/customers/\(customer.id.text)", token: env.fixture.tokens[.backendManager]!,
+                    json: #"{"reason":"Customer asked"}"#)
+                #expect(deleted.status == 200)
+                let running =
+                    "UPDATE subscriptions SET status = 'active', ended_at = NULL"
+                    + " WHERE id = '\(subscription.text)' RETURNING 1"
+                #expect(try await env.ownerScalar(running, as: Int.self) == 1)
+                env.clock.advance(by: 40 * 86_400)
+                let renewal = try await RenewalTests.renew(env)
+                #expect(renewal.ended == 1 && renewal.invoiced == 0 && renewal.charged == 0, "\(renewal)")
+                let ended = try await env.ownerScalar(
+                    """
+                    SELECT s.status || '|' || a.reason FROM subscriptions s JOIN audit_events a
+                        ON a.target_id = s.id::text AND a.action = 'subscriptions.renew'
+                    WHERE s.id = '\(subscription.text)'
+                    """, as: String.self)
+                #expect(ended == "canceled|the account was deleted")
             }
         }
     }

@@ -4,40 +4,38 @@ import PostgresNIO
 import Testing
 
 /// What runs on a connection after its commit (with a read replica, the commit's position read for
-/// read-your-writes: `Database.leasedTransaction`'s `afterCommit`) is bounded like the commit.
-@Suite("After the commit: a connection lost under the fence answers 503 at once, never a hang")
+/// read-your-writes) bounds itself: the request's deadline no longer cuts it once the commit took
+/// effect (`RequestDeadline.watching`).
+@Suite("After the commit: the fence's statement is answered at once when its connection closes, never a hang")
 struct CommitFenceTests {
     @Test(
         """
-        a connection that closes right after the commit, under the statement that reads the commit's position \
-        (one PostgresNIO never answers), answers the request 503 at once, not never
+        a statement on a connection that closes under it (one PostgresNIO never answers, as after a primary \
+        killed at the commit) is answered unavailable at once by its watch, not never
         """
     )
-    func lostAfterTheCommitAnswers() async throws {
+    func lostConnectionAnswers() async throws {
         try await TestEnvironment.with { env in
             let admin = env.fixture.principals[.platformAdmin]!
-            // Manual timers that nobody advances: only the lost connection can answer.
             let answer = Task {
-                try await RequestDeadline.run(within: .seconds(600), timers: ManualTimers()) {
-                    try await env.database.leasedTransaction(
-                        { connection in
-                            _ = try await connection.query("SELECT 1", logger: testLogger)
-                            return ("committed", commit: true)
-                        },
-                        afterCommit: { connection in
-                            try await connection.close()
-                            // Not through `send`'s check of `isClosed`: the statement PostgresNIO never answers.
-                            _ = try await Task.detached {
-                                try await connection.query("SELECT pg_current_wal_lsn()", logger: testLogger)
-                            }
-                            .value
-                        })
+                try await env.database.client.withConnection { connection in
+                    // Manual timers that nobody advances: only the lost connection can answer.
+                    try await RequestDeadline.watching(connection, within: .seconds(600), timers: ManualTimers()) {
+                        connection in
+                        try await connection.close()
+                        // Not through `send`'s check of `isClosed`: the statement PostgresNIO never answers.
+                        return try await Task.detached {
+                            try await connection.query("SELECT pg_current_wal_lsn()", logger: testLogger)
+                        }
+                        .value
+                        .collect().count
+                    }
                 }
             }
-            // At most 20 s: without the claim around the fence the answer never comes (the test fails, not hangs).
+            // At most 20 s: without the watch the answer never comes (the test fails, not hangs).
             switch await result(of: answer, within: 20) {
             case nil: Issue.record("no answer in 20 s")
-            case .success(let output): Issue.record("answered as if the fence had its position: \(output)")
+            case .success(let rows): Issue.record("answered as if the statement ran: \(rows) rows")
             case .failure(let error): #expect(error as? DomainError == .unavailable, "\(error)")
             }
             let served = try await env.database.transaction(for: admin) { _ in 1 }

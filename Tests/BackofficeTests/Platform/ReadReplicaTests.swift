@@ -29,6 +29,24 @@ struct ReadReplicaTests {
         #expect(try #require(LSN("1/0")) > #require(LSN("0/FFFFFFFF")))
     }
 
+    @Test(
+        """
+        a commit whose position could not be read (its connection lost) keeps that client's reads on the primary \
+        for the maximum lag, then the replica answers them again; other clients' reads are not moved
+        """
+    )
+    func unknownPosition() async throws {
+        let replica = try replica(maxLag: .seconds(1))
+        let alice = Array("alice".utf8), bob = Array("bob".utf8)
+        replica.mark(up: true, replayed: LSN(100), lagBytes: 0, lagSeconds: 0)
+        replica.wroteAtUnknownPosition(token: alice)
+        #expect(replica.route(token: alice, readAfter: nil) == .primary(because: "read_your_writes"))
+        #expect(replica.route(token: bob, readAfter: nil) == .replica)
+        try await Task.sleep(for: .milliseconds(1100))
+        replica.mark(up: true, replayed: LSN(100), lagBytes: 0, lagSeconds: 0)  // a fresh check
+        #expect(replica.route(token: alice, readAfter: nil) == .replica, "past the maximum lag")
+    }
+
     @Test("reads go to the replica only when it is up, not lagging, and has replayed the client's own last change")
     func routing() throws {
         let replica = try replica()
