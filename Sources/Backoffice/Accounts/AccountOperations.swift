@@ -42,6 +42,7 @@ package struct TransitionAccount: AuditedChange {
         }
         let live = move == .delete ? try await SubscriptionRecord.lockLive(of: customerID, in: unit) : []
         let before = try await Customer.fetch(customerID, forUpdate: true, in: unit)
+        if move == .delete { try await SubscriptionRecord.refuseMadeMeanwhile(of: customerID, locked: live, in: unit) }
         try EntityTag.check(ifMatch, version: before.version)
         guard let target = move.target(from: before.status, hasOpenLock: before.lock != nil) else {
             throw DomainError.invalidTransition(

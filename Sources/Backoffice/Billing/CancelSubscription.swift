@@ -94,17 +94,24 @@ extension SubscriptionRecord {
     /// - Throws: 409 `charge_in_progress` while a charge of it is under way (a claimed invoice, or a
     ///   first charge within `firstChargeWindow`): try again once it is answered.
     func endNow(reason: String, in unit: UnitOfWork) async throws -> SubscriptionRecord {
-        let charging =
-            try await unit.first(
-                """
-                SELECT EXISTS (SELECT 1 FROM invoices WHERE subscription_id = \(id) AND charging)
-                    OR EXISTS (SELECT 1 FROM subscriptions WHERE id = \(id) AND status = 'incomplete'
-                        AND created_at > \(unit.now.addingTimeInterval(-Self.firstChargeWindow)))
-                """, { try $0.decode(Bool.self) }) ?? false
-        guard !charging else {
+        // Under the open invoices' row locks: a claim committed meanwhile is seen, never voided under a charge.
+        let charging = try await unit.all(
+            "SELECT charging FROM invoices WHERE subscription_id = \(id) AND status = 'open' FOR UPDATE",
+            { try $0.decode(Bool.self) })
+        var firstCharge = false
+        if status == .incomplete {
+            firstCharge =
+                try await unit.first(
+                    """
+                    SELECT created_at > \(unit.now.addingTimeInterval(-Self.firstChargeWindow))
+                    FROM subscriptions WHERE id = \(id)
+                    """, { try $0.decode(Bool.self) }) ?? false
+        }
+        guard !charging.contains(true), !firstCharge else {
             throw DomainError.conflict(
                 code: "charge_in_progress",
-                detail: "A charge of this subscription is under way; try again once it is answered (a minute at most).")
+                detail: "A charge of this subscription is under way; try again once it is answered "
+                    + "(a minute; ten for a first charge).")
         }
         try await unit.execute(
             """
@@ -119,6 +126,23 @@ extension SubscriptionRecord {
             WHERE id = \(id) RETURNING \(unescaped: Self.columns)
             """, as: SubscriptionRecord.self,
             else: DomainError.inconsistent("the canceled subscription was not returned"))
+    }
+
+    /// Refuses (409 `charge_in_progress`) when the customer, now locked, has a live subscription
+    /// that `locked` (`lockLive`, read before that lock) lacks: one being made this moment.
+    static func refuseMadeMeanwhile(of customerID: UUID, locked: [SubscriptionRecord], in unit: UnitOfWork)
+        async throws
+    {
+        let ids = try await unit.all(
+            """
+            SELECT id FROM subscriptions
+            WHERE customer_id = \(customerID) AND status IN ('incomplete', 'trialing', 'active', 'past_due')
+            """, { try $0.decode(UUID.self) })
+        guard Set(ids).isSubset(of: Set(locked.map(\.id))) else {
+            throw DomainError.conflict(
+                code: "charge_in_progress",
+                detail: "A subscription of this account is being made this moment; try again in a minute.")
+        }
     }
 
     /// The live subscriptions of a customer, locked. Taken before the customer's row: a

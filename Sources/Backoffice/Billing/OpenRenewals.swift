@@ -73,8 +73,9 @@ package struct RenewalBatch: Sendable {
 ///    LOCKED (a run in another process takes others): each moves into its next period with that
 ///    period's invoice `open` and due now (an invoice is unique per subscription and period, so
 ///    the same renewal is never invoiced twice), or ends, when its customer canceled at period end;
-/// 2. the open invoices due a charge (renewals, and retries on the dunning schedule), at most
-///    `limit`, also with SKIP LOCKED, claimed for `lease`: no other run charges them meanwhile.
+/// 2. the open invoices due a charge (renewals, and retries on the dunning schedule; none of a
+///    deleted account), at most `limit`, also with SKIP LOCKED, claimed for `lease`: no other run
+///    charges them meanwhile.
 /// Each renewal and each end is an audit event; the claims are one more.
 struct OpenRenewals: AuditedOperation {
     static let action: Action = "subscriptions.renew"
@@ -225,6 +226,9 @@ extension ClaimedInvoice {
                 WHERE status = 'open' AND next_attempt_at <= \(unit.now)
                     AND (claimed_until IS NULL OR claimed_until <= \(unit.now))
                     AND (\(subscription)::uuid IS NULL OR subscription_id = \(subscription))
+                    -- a deleted account is not charged (a charge already started is still asked about)
+                    AND (charging OR EXISTS (
+                        SELECT 1 FROM customers c WHERE c.id = invoices.customer_id AND c.status <> 'deleted'))
                 ORDER BY next_attempt_at, id LIMIT \(limit) FOR UPDATE SKIP LOCKED
             )
             UPDATE invoices i SET claimed_until = \(unit.now.addingTimeInterval(lease.inSeconds)), charging = true,

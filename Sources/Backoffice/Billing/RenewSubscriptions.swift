@@ -7,7 +7,7 @@ import ServiceLifecycle
 package struct RenewalReport: Sendable, Equatable {
     /// Renewals invoiced (a subscription moved into its next period).
     package var invoiced = 0
-    /// Subscriptions ended at period end (canceled by their customer before).
+    /// Subscriptions ended at period end (canceled by their customer before, or their account deleted).
     package var ended = 0
     /// Charges attempted (renewals and retries).
     package var charged = 0

@@ -10,46 +10,61 @@ import Synchronization
 /// watch, their requests would wait for their deadline, and one whose commit was under way (which
 /// holds the deadline's answer back) would wait forever.
 ///
-/// The watch keeps which request work holds each leased connection, and listens to each
-/// connection's close once (one callback per connection, however many leases it serves).
+/// The watch keeps which request work holds each leased connection (a lease's, and a statement's
+/// after its commit, `RequestDeadline.watching`: each hold released by its own holder only), and
+/// listens to each connection's close once (one callback per connection, however many leases it
+/// serves).
 package final class ConnectionWatch: Sendable {
     /// The service's one watch.
     package static let shared = ConnectionWatch()
 
+    /// One work's hold of a connection, for its `release`.
+    package struct Hold: Sendable {
+        let id: UInt64
+    }
+
     private struct State {
         /// The request work holding each leased connection, by the connection's identity.
-        var holders: [ObjectIdentifier: any RequestWork] = [:]
+        var holders: [ObjectIdentifier: [(hold: UInt64, work: any RequestWork)]] = [:]
         /// The connections whose close is listened to, kept until their close is handled (so that
         /// no other connection takes the identity meanwhile).
         var listening: [ObjectIdentifier: PostgresConnection] = [:]
+        var nextHold: UInt64 = 0
     }
     private let state = Mutex(State())
 
-    /// `work` holds `connection` until `release(_:)`; when the connection closes before that, the
-    /// work is told (at once when it is closed already).
-    package func hold(_ connection: PostgresConnection, for work: any RequestWork) {
+    /// `work` holds `connection` until `release(_:_:)` with the hold returned; when the connection
+    /// closes before that, the work is told (at once when it is closed already).
+    @discardableResult
+    package func hold(_ connection: PostgresConnection, for work: any RequestWork) -> Hold {
         let key = ObjectIdentifier(connection)
-        let isNew = state.withLock { state in
-            state.holders[key] = work
-            guard state.listening[key] == nil else { return false }
+        let (hold, isNew) = state.withLock { state in
+            state.nextHold += 1
+            state.holders[key, default: []].append((state.nextHold, work))
+            guard state.listening[key] == nil else { return (state.nextHold, false) }
             state.listening[key] = connection
-            return true
+            return (state.nextHold, true)
         }
         if isNew {
             connection.closeFuture.whenComplete { _ in self.closed(key) }
         }
+        return Hold(id: hold)
     }
 
-    /// The work holding `connection` gave it back.
-    package func release(_ connection: PostgresConnection) {
-        _ = state.withLock { $0.holders.removeValue(forKey: ObjectIdentifier(connection)) }
+    /// The work of `hold` gave `connection` back (another's hold of it stays).
+    package func release(_ connection: PostgresConnection, _ hold: Hold) {
+        state.withLock { state in
+            let key = ObjectIdentifier(connection)
+            state.holders[key]?.removeAll { $0.hold == hold.id }
+            if state.holders[key]?.isEmpty == true { state.holders[key] = nil }
+        }
     }
 
     private func closed(_ key: ObjectIdentifier) {
-        let holder = state.withLock { state in
+        let holders = state.withLock { state in
             state.listening[key] = nil
-            return state.holders.removeValue(forKey: key)
+            return state.holders.removeValue(forKey: key) ?? []
         }
-        holder?.connectionLost()
+        for holder in holders { holder.work.connectionLost() }
     }
 }

@@ -135,7 +135,7 @@ package struct Database: Sendable {
     /// replica has replayed it) and goes to `committed`. Within the lease timeout, and at once when
     /// the connection closes under it (`RequestDeadline.watching`: a primary killed at the commit
     /// leaves a statement PostgresNIO never answers); a position not read keeps the token's reads on
-    /// the primary for the replica's maximum lag (`ReadReplica.wroteAtUnknownPosition`).
+    /// the primary until the replica's next check places it (`ReadReplica.wroteAtUnknownPosition`).
     private func fence(_ tokenHash: [UInt8]?, committed: CommittedPosition? = nil) -> (
         (PostgresConnection) async throws -> Void
     )? {
@@ -146,7 +146,7 @@ package struct Database: Sendable {
             ) { connection in
                 try await connection.rows(CurrentLogPosition(), logger: self.logger).first.flatMap { LSN($0) }
             }
-            guard let lsn = lsn ?? nil else { return replica.wroteAtUnknownPosition(token: tokenHash) }
+            guard let lsn else { return replica.wroteAtUnknownPosition(token: tokenHash) }
             replica.wrote(token: tokenHash, at: lsn)
             committed?.record(lsn)
         }
@@ -241,9 +241,9 @@ package struct Database: Sendable {
 
     /// Leases a connection and runs `body` between `BEGIN` and `COMMIT` (or `ROLLBACK` when it
     /// says not to commit, or throws); database errors come back as problems.
-    /// `afterCommit` runs on the connection once the commit succeeded (its failure no longer undoes
-    /// anything; it bounds itself, as the fence does: once the commit took effect the request's
-    /// deadline no longer cuts what follows it).
+    /// `afterCommit` runs on the connection once the commit succeeded, still under the commit's
+    /// claim (`RequestDeadline.committing`: the deadline does not answer 503 for a committed
+    /// change); its failure no longer undoes anything, and it bounds itself, as the fence does.
     package func leasedTransaction<T: Sendable>(
         _ body: (PostgresConnection) async throws -> (T, commit: Bool),
         afterCommit: ((PostgresConnection) async throws -> Void)? = nil
@@ -255,9 +255,12 @@ package struct Database: Sendable {
                     let (result, commit) = try await body(connection)
                     if commit {
                         // Not once the request has been answered 503 by its deadline (the catch rolls back).
-                        try await RequestDeadline.committing { _ = try await connection.rows(Commit(), logger: logger) }
-                        readCache.changed()
-                        try? await afterCommit?(connection)
+                        try await RequestDeadline.committing {
+                            _ = try await connection.rows(Commit(), logger: logger)
+                        } then: {
+                            readCache.changed()
+                            try? await afterCommit?(connection)
+                        }
                     } else {
                         _ = try await connection.rows(Rollback(), logger: logger)
                     }

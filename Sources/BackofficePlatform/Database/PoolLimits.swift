@@ -92,9 +92,9 @@ extension PostgresClient {
                     throw DomainError.unavailable
                 }
                 ServiceMetrics.poolInUse.increment()
-                ConnectionWatch.shared.hold(connection, for: work)
+                let hold = ConnectionWatch.shared.hold(connection, for: work)
                 defer {
-                    ConnectionWatch.shared.release(connection)
+                    ConnectionWatch.shared.release(connection, hold)
                     ServiceMetrics.poolInUse.decrement()
                 }
                 return try await body(connection)

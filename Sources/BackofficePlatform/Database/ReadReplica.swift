@@ -42,8 +42,9 @@ package final class CommittedPosition: Sendable {
 ///   one, goes to the primary;
 /// - a read goes to the replica only when its last check succeeded, it lags less than `maxLag`,
 ///   and it has replayed the client's own last change: the last commit made with the same token
-///   in this process, or the position the client names (`Backoffice-Read-After`, which every
-///   change's answer carries), so a client reads its own writes;
+///   in this process (one whose position could not be read keeps its reads on the primary until
+///   a later check places it), or the position the client names (`Backoffice-Read-After`, which
+///   a change's answer carries when its position was read), so a client reads its own writes;
 /// - a read made with a credential the primary refused lately (a token revoked, or its operator
 ///   disabled, within twice the maximum lag and ten minutes, counted from the refusing transaction's
 ///   start) goes to the primary, which refuses it: each check
@@ -67,8 +68,8 @@ package final class ReadReplica: Sendable {
         package var lagSeconds = 0.0
         /// Each token's last commit position, until the replica has replayed it.
         package var fences: [[UInt8]: LSN] = [:]
-        /// The tokens whose last commit's position could not be read, until when their reads stay
-        /// on the primary (the commit plus the maximum lag).
+        /// The tokens whose last commit's position could not be read, with when it committed: their
+        /// reads stay on the primary until a check begun after it places it (`placeUnknownFences`).
         package var unknownFences: [[UInt8]: ContinuousClock.Instant] = [:]
         /// The credentials (token hashes) the primary refused lately, as of the last check.
         package var refused: Set<[UInt8]> = []
@@ -108,7 +109,7 @@ package final class ReadReplica: Sendable {
             if let fence = [state.fences[token], readAfter].compactMap({ $0 }).max(), replayed < fence {
                 return .primary(because: "read_your_writes")
             }
-            if let until = state.unknownFences[token], now < until { return .primary(because: "read_your_writes") }
+            if state.unknownFences[token] != nil { return .primary(because: "read_your_writes") }
             return .replica
         }
     }
@@ -125,13 +126,25 @@ package final class ReadReplica: Sendable {
     }
 
     /// Remembers that `token` committed a change whose position could not be read (the connection
-    /// lost right after the commit): its reads go to the primary for `maxLag`, past which a replica
-    /// reads are routed to has replayed it (one lagging more is not read from).
+    /// lost right after the commit): its reads go to the primary until a check begun after now
+    /// places it at the primary's flushed position then (`placeUnknownFences`), and from there
+    /// until the replica has replayed that.
     package func wroteAtUnknownPosition(token: [UInt8]) {
-        let until = ContinuousClock.now + maxLag
+        let committed = ContinuousClock.now
         state.withLock { state in
             if state.unknownFences.count >= 100_000 { state.unknownFences.removeAll() }
-            state.unknownFences[token] = until
+            state.unknownFences[token] = committed
+        }
+    }
+
+    /// A check begun at `started` read the primary's flushed position `flushed`: every commit of
+    /// unknown position made before `started` is at or before it.
+    package func placeUnknownFences(checkStarted started: ContinuousClock.Instant, flushed: LSN) {
+        state.withLock { state in
+            for (token, committed) in state.unknownFences where committed < started {
+                state.fences[token] = max(state.fences[token] ?? flushed, flushed)
+                state.unknownFences[token] = nil
+            }
         }
     }
 
@@ -146,6 +159,7 @@ package final class ReadReplica: Sendable {
     /// primary was where the replica is now, from the positions of earlier checks). Marks it down
     /// when it does not answer.
     package func check(primary: PostgresClient, within timeout: Duration) async {
+        let started = ContinuousClock.now
         do {
             // From the refusal's transaction start, not its commit: a bulk request's deadline more, generously.
             let window = (maxLag * 2 + checkInterval * 2 + .seconds(600)).inSeconds
@@ -164,6 +178,7 @@ package final class ReadReplica: Sendable {
                 return (flushed, refused)
             }
             let flushed = flushedText.flatMap { LSN($0) }
+            if let flushed { placeUnknownFences(checkStarted: started, flushed: flushed) }
             let replica = try await client.withConnection(within: timeout, timers: EventLoopTimers()) { connection in
                 try await firstRow(
                     "SELECT pg_is_in_recovery(), pg_last_wal_replay_lsn()::text", on: connection, logger: logger
@@ -208,7 +223,6 @@ package final class ReadReplica: Sendable {
                 state.replayed = replayed
                 state.fences = state.fences.filter { $0.value > replayed }
             }
-            state.unknownFences = state.unknownFences.filter { $0.value > now }
             return wasUp
         }
         if wasUp != up {

@@ -41,15 +41,22 @@ package enum RequestDeadline {
     /// Runs `work` on `connection` as request work of its own (`run(within:timers:_:)`), the
     /// connection watched for it (`ConnectionWatch`): answered within `limit`, and at once
     /// (`DomainError.unavailable`) when the connection closes under it. For a statement after a
-    /// commit took effect, which the request's own work no longer bounds.
+    /// commit took effect, which the request's own work no longer bounds. A statement still
+    /// running at `limit` closes the connection (the pool replaces it), so that it never runs on
+    /// under another lease.
     package static func watching<T: Sendable>(
         _ connection: PostgresConnection, within limit: Duration, timers: any Timers,
         _ work: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
-        try await run(within: limit, timers: timers) {
-            if let watcher = RequestDeadline.work { ConnectionWatch.shared.hold(connection, for: watcher) }
-            defer { ConnectionWatch.shared.release(connection) }
-            return try await work(connection)
+        do {
+            return try await run(within: limit, timers: timers) {
+                let hold = RequestDeadline.work.map { ConnectionWatch.shared.hold(connection, for: $0) }
+                defer { hold.map { ConnectionWatch.shared.release(connection, $0) } }
+                return try await work(connection)
+            }
+        } catch DomainError.unavailable {
+            if !connection.isClosed { try? await connection.close() }
+            throw DomainError.unavailable
         }
     }
 
@@ -102,16 +109,26 @@ package protocol RequestWork: Sendable {
 }
 
 extension RequestDeadline {
-    /// Runs `commit` for the current request's work once it claims the commit; without request
-    /// work (a background service, the CLI) it just runs it.
+    /// Runs `commit` for the current request's work once it claims the commit, then `after` (what
+    /// follows a commit that took effect, bounded on its own: the replica fence) still under the
+    /// claim, so the deadline never answers 503 for a committed change; without request work (a
+    /// background service, the CLI) it just runs them.
     /// - Throws: `DomainError.unavailable`, without running `commit`, when the request has been
     ///   answered already (503 by its deadline): the caller rolls back.
-    package static func committing<T>(_ commit: () async throws -> T) async throws -> T {
-        guard let work else { return try await commit() }
+    package static func committing<T>(_ commit: () async throws -> T, then after: () async -> Void = {})
+        async throws -> T
+    {
+        guard let work else {
+            let result = try await commit()
+            await after()
+            return result
+        }
         guard work.claimCommit() else { throw DomainError.unavailable }
         defer { work.commitEnded() }
         let result = try await commit()
         work.committed()
+        // Still claimed: the deadline does not answer 503 for what was committed.
+        await after()
         return result
     }
 }

@@ -1,6 +1,7 @@
 import BackofficePlatform
 import Foundation
 import PostgresNIO
+import Synchronization
 import Testing
 
 /// What runs on a connection after its commit (with a read replica, the commit's position read for
@@ -42,4 +43,37 @@ struct CommitFenceTests {
             #expect(served == 1, "the pool serves on")
         }
     }
+
+    @Test(
+        """
+        a watch's release is its own: a lease's hold of a connection stays when a later hold on it (the fence's) \
+        is released, so the lease's work is still told when the connection closes
+        """
+    )
+    func releaseIsOwn() async throws {
+        try await TestEnvironment.with { env in
+            try await env.database.client.withConnection { connection in
+                let lease = LostRecord(), fence = LostRecord()
+                let leaseHold = ConnectionWatch.shared.hold(connection, for: lease)
+                let fenceHold = ConnectionWatch.shared.hold(connection, for: fence)
+                ConnectionWatch.shared.release(connection, fenceHold)
+                try await connection.close()
+                try await Task.sleep(for: .milliseconds(200))  // the close's callback runs on the event loop
+                #expect(lease.lost.withLock { $0 } == 1, "the lease's work is told")
+                #expect(fence.lost.withLock { $0 } == 0, "the released one is not")
+                ConnectionWatch.shared.release(connection, leaseHold)
+            }
+        }
+    }
+}
+
+/// Request work that counts the lost connections it is told of.
+private final class LostRecord: RequestWork {
+    let lost = Mutex(0)
+    var isRunning: Bool { true }
+    func expire() {}
+    func claimCommit() -> Bool { true }
+    func commitEnded() {}
+    func committed() {}
+    func connectionLost() { lost.withLock { $0 += 1 } }
 }

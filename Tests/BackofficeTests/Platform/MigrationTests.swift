@@ -203,8 +203,10 @@ struct MigrationTests {
             """)
         #expect(records.count == 2 && records[0] == "a1 active true 2027-01-15", "\(records)")
         #expect(records.last?.hasPrefix("a2 lapsed true") == true, "\(records)")
-        try await run(["UPDATE subscriptions SET status = 'past_due', grace_ends_at = now() + interval '7 days'"
-            + " WHERE status = 'active'"])
+        try await run([
+            "UPDATE subscriptions SET status = 'past_due', grace_ends_at = now() + interval '7 days'"
+                + " WHERE status = 'active'"
+        ])
         let states = try await read(
             "SELECT subscription || ' ' || coalesce(renews_at::text, '-') FROM customers ORDER BY id")
         #expect(states == ["active -", "lapsed -", "none -"], "past due: still active, no renewal date")

@@ -1,15 +1,16 @@
 import BackofficeAPI
 import Foundation
 import Testing
+
 @testable import BackofficePlatform
 
 @Suite("RFC 3339 times (pure)")
 struct RFC3339Tests {
     @Test(
         """
-            the fast reader agrees with Foundation's to the microsecond, keeps the written millisecond, and refuses \
-            what is not a calendar time
-            """
+        the fast reader agrees with Foundation's to the microsecond, keeps the written millisecond, and refuses \
+        what is not a calendar time
+        """
     )
     func reader() throws {
         let transcoder = RFC3339DateTranscoder()

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import BackofficePlatform
 
 #if canImport(Glibc)
