@@ -144,7 +144,7 @@ enum AccountErasure {
     }
 
     /// A subscription still running (it would renew): its customer is not erased until it ends.
-    static let live = "s.status NOT IN ('canceled', 'lapsed')"
+    static let live = SubscriptionRecord.live
 
     /// Refuses the erasure of a customer with a live subscription (409 `subscription_live`).
     static func requireNoLiveSubscription(_ customerID: UUID, in unit: UnitOfWork) async throws {

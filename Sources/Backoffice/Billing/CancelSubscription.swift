@@ -133,26 +133,31 @@ extension SubscriptionRecord {
     static func refuseMadeMeanwhile(of customerID: UUID, locked: [SubscriptionRecord], in unit: UnitOfWork)
         async throws
     {
-        let ids = try await unit.all(
-            """
-            SELECT id FROM subscriptions
-            WHERE customer_id = \(customerID) AND status IN ('incomplete', 'trialing', 'active', 'past_due')
-            """, { try $0.decode(UUID.self) })
-        guard Set(ids).isSubset(of: Set(locked.map(\.id))) else {
+        let now = try await live(of: customerID, locking: false, in: unit)
+        guard Set(now.map(\.id)).isSubset(of: Set(locked.map(\.id))) else {
             throw DomainError.conflict(
                 code: "charge_in_progress",
                 detail: "A subscription of this account is being made this moment; try again in a minute.")
         }
     }
 
+    /// A subscription still running (it would renew), as SQL on `subscriptions s`.
+    static let live = "s.status NOT IN ('canceled', 'lapsed')"
+
     /// The live subscriptions of a customer, locked. Taken before the customer's row: a
     /// subscription's own change locks it first, then its trigger writes the customer's state.
     static func lockLive(of customerID: UUID, in unit: UnitOfWork) async throws -> [SubscriptionRecord] {
+        try await live(of: customerID, locking: true, in: unit)
+    }
+
+    private static func live(of customerID: UUID, locking: Bool, in unit: UnitOfWork) async throws
+        -> [SubscriptionRecord]
+    {
         try await unit.all(
             """
-            SELECT \(unescaped: columns) FROM subscriptions
-            WHERE customer_id = \(customerID) AND status IN ('incomplete', 'trialing', 'active', 'past_due')
-            ORDER BY id FOR UPDATE
+            SELECT \(unescaped: columns(of: "s")) FROM subscriptions s
+            WHERE s.customer_id = \(customerID) AND \(unescaped: live)
+            ORDER BY s.id \(unescaped: locking ? "FOR UPDATE" : "")
             """, as: SubscriptionRecord.self)
     }
 
