@@ -10,7 +10,9 @@ import BackofficePlatform
 ///   `isLineByLine` is false, which the page says;
 /// - memory is linear in the number of lines (lines are compared as numbers, each distinct line
 ///   read once into a table);
-/// - no recursion: the pieces still to compare wait on an explicit stack.
+/// - no recursion: the pieces still to compare wait on an explicit stack;
+/// - two texts that share no line but their common first and last ones (a rewrite) are compared in
+///   one pass over their lines, counted as work, rather than by a search that spends the budget.
 package struct TextDiff {
     package struct Line {
         package let text: String
@@ -47,7 +49,7 @@ package struct TextDiff {
         }
         let a = before.map(number)
         let b = after.map(number)
-        var search = Search(a: a, b: b, budget: budget)
+        var search = Search(a: a, b: b, distinct: numbers.count, budget: budget)
         let edits = search.run()
         work = search.work
         isLineByLine = edits != nil
@@ -80,13 +82,16 @@ package struct TextDiff {
         package let a: [Int]
         package let b: [Int]
         package let budget: Int
+        /// How many distinct lines the two texts hold: the numbers in `a` and `b` are below it.
+        package let distinct: Int
         private(set) var work = 0
         private var removed: [Bool]
         private var added: [Bool]
 
-        package init(a: [Int], b: [Int], budget: Int) {
+        package init(a: [Int], b: [Int], distinct: Int, budget: Int) {
             self.a = a
             self.b = b
+            self.distinct = distinct
             self.budget = budget
             removed = Array(repeating: false, count: a.count)
             added = Array(repeating: false, count: b.count)
@@ -99,6 +104,7 @@ package struct TextDiff {
 
         package mutating func run() -> (removed: [Bool], added: [Bool])? {
             var pieces = [Piece(aLow: 0, aHigh: a.count, bLow: 0, bHigh: b.count)]
+            var first = true
             while var piece = pieces.popLast() {
                 // Common lines at both ends are kept as they are.
                 while piece.aLow < piece.aHigh, piece.bLow < piece.bHigh, a[piece.aLow] == b[piece.bLow] {
@@ -110,7 +116,8 @@ package struct TextDiff {
                     piece.bHigh -= 1
                 }
                 work += 1
-                if piece.aLow == piece.aHigh || piece.bLow == piece.bHigh {
+                defer { first = false }
+                if piece.aLow == piece.aHigh || piece.bLow == piece.bHigh || (first && sharesNoLine(piece)) {
                     for i in piece.aLow..<piece.aHigh { removed[i] = true }
                     for j in piece.bLow..<piece.bHigh { added[j] = true }
                     continue
@@ -129,6 +136,18 @@ package struct TextDiff {
                 }
             }
             return (removed, added)
+        }
+
+        /// Whether the two sides of `piece` have no line in common: one pass over each, counted as work.
+        private mutating func sharesNoLine(_ piece: Piece) -> Bool {
+            var inOld = [Bool](repeating: false, count: distinct)
+            for i in piece.aLow..<piece.aHigh { inOld[a[i]] = true }
+            work += piece.aHigh - piece.aLow
+            for j in piece.bLow..<piece.bHigh {
+                work += 1
+                if inOld[b[j]] { return false }
+            }
+            return true
         }
 
         private enum Middle {

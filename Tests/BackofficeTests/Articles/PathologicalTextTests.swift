@@ -149,7 +149,10 @@ struct PathologicalTextTests {
             ]
             for (old, new) in pairs {
                 var diff: TextDiff?
-                let spent = Self.cpuTime { diff = TextDiff(from: old, to: new) }
+                // The faster of two runs: a loaded machine's shared caches stretch one run's CPU time.
+                let spent = min(
+                    Self.cpuTime { diff = TextDiff(from: old, to: new) },
+                    Self.cpuTime { diff = TextDiff(from: old, to: new) })
                 #expect(spent < .seconds(3), "\(shape), \(count) lines: \(spent)")
                 #expect(diff!.work <= TextDiff.budget + 2 * count + 2, "\(shape): work \(diff!.work)")
             }

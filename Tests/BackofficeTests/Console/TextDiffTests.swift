@@ -66,7 +66,14 @@ struct TextDiffTests {
         let new = (0..<49_990).map { "new line \($0)" }
         let diff = TextDiff(from: old.joined(separator: "\n"), to: new.joined(separator: "\n"))
         #expect(diff.lines.count == 99_980 && Self.reproduces(diff, old, new))
-        #expect(diff.work <= TextDiff.budget + 100_000, "work \(diff.work)")
+        // They share no line: a rewrite, shown line by line after one pass over each, with no search.
+        #expect(diff.isLineByLine && diff.work <= 2 * 49_990 + 1, "work \(diff.work)")
+        #expect(diff.lines.prefix(49_990).allSatisfy { $0.change == "removed" })
+        // One line in common in the middle: the search runs, and gives up by its budget.
+        let shared = TextDiff(
+            from: (old[..<100] + ["kept"] + old[100...]).joined(separator: "\n"),
+            to: (new[..<200] + ["kept"] + new[200...]).joined(separator: "\n"), budget: 1_000_000)
+        #expect(!shared.isLineByLine && shared.work <= 1_000_000 + 100_000, "work \(shared.work)")
         // Interleaved so nothing is common at the ends: the search must give up by its budget.
         let interleavedOld = (0..<50_000).map { $0 % 2 == 0 ? "same \($0)" : "old \($0)" }
         let interleavedNew = (0..<50_000).map { $0 % 3 == 0 ? "same \($0 - $0 % 2)" : "new \($0)" }
