@@ -228,8 +228,9 @@ struct InvoiceMatch {
 
 /// A renewal's payment the provider made, recorded on its invoice by reconciliation
 /// (`billing.reconcile`) when the invoice is still open and no run holds a claim on it: under the
-/// invoice's lock, as the renewal run records a paid charge (`RecordRenewalCharge`, with its
-/// event), and one event of its own naming the payment. True when it was recorded.
+/// subscription's and then the invoice's locks, as the renewal run records a paid charge
+/// (`RecordRenewalCharge`, with its event), and one event of its own naming the payment. True when it
+/// was recorded.
 struct RecordReconciledCharge: AuditedOperation {
     static let action = ReconcileInvoices.action
     let invoiceID: UUID
@@ -237,6 +238,11 @@ struct RecordReconciledCharge: AuditedOperation {
     let paymentID: String
 
     func perform(in unit: UnitOfWork) async throws -> Audited<Bool> {
+        try await unit.execute(
+            """
+            SELECT 1 FROM subscriptions WHERE id = (SELECT subscription_id FROM invoices WHERE id = \(invoiceID))
+            FOR UPDATE
+            """)
         let invoice = try await unit.first(
             """
             UPDATE invoices SET charging = true, attempts = \(Int32(attempt)), updated_at = \(unit.now)

@@ -14,9 +14,10 @@ package enum RenewalVerdict: Sendable, Equatable {
 }
 
 /// A renewal charge's verdict recorded (`subscriptions.renew`) in a transaction of its own, under the
-/// invoice's and the subscription's row locks, only if the invoice is still as the claim left it
-/// (open, its charge under way, the same attempt): a late verdict for a claim that lapsed and was
-/// taken over by another run changes nothing.
+/// subscription's and then the invoice's row locks (the order every change of a subscription takes,
+/// so a cancellation voiding the invoice waits or is waited for, never deadlocks with it), only if
+/// the invoice is still as the claim left it (open, its charge under way, the same attempt): a late
+/// verdict for a claim that lapsed and was taken over by another run changes nothing.
 /// - paid: the invoice `paid`, the subscription `active`; the receipt mailed;
 /// - declined with retries left: the invoice stays open, due again on the policy's schedule (days
 ///   after its period began); the subscription `past_due`, access kept until the last retry; a mail;
@@ -27,6 +28,7 @@ struct RecordRenewalCharge: AuditedOperation {
     let verdict: PaymentOutcome
 
     func perform(in unit: UnitOfWork) async throws -> Audited<RenewalVerdict> {
+        let before = try await SubscriptionRecord.fetch(invoice.subscriptionID, forUpdate: true, in: unit)
         let current: (status: String, charging: Bool, attempts: Int32, periodStart: Date)? = try await unit.first(
             "SELECT status, charging, attempts, period_start FROM invoices WHERE id = \(invoice.id) FOR UPDATE"
         ) { row in
@@ -35,7 +37,6 @@ struct RecordRenewalCharge: AuditedOperation {
         }
         guard let current, current.status == "open", current.charging, Int(current.attempts) == invoice.attempt
         else { return .unchanged(.unchanged) }
-        let before = try await SubscriptionRecord.fetch(invoice.subscriptionID, forUpdate: true, in: unit)
         let schedule = unit.policies.billing.retryAfterDays
         var change = Change(outcome: .paid, invoiceStatus: "open", subscriptionStatus: before.status.rawValue)
         switch verdict {

@@ -7,16 +7,22 @@ import Testing
 @testable import BackofficePlatform
 
 /// The simulated provider, counting the charge calls made under each idempotency key, and able to
-/// lose the answer of the first charges it makes (the work done, then a timeout to the caller).
+/// lose the answer of the first charges it makes (the work done, then a timeout to the caller) or to
+/// run `beforeCharge` before each charge (to hold it there).
 final class CountingGateway: PaymentGateway {
     private let inner: SimulatedPaymentGateway
     private let calls = Mutex<[String: Int]>([:])
     private let answersToLose: Mutex<Int>
+    private let beforeCharge: @Sendable () async -> Void
     let provider = "simulated"
 
-    init(losingAnswers: Int = 0, record: SimulatedPaymentRecord = .process) {
+    init(
+        losingAnswers: Int = 0, record: SimulatedPaymentRecord = .process,
+        beforeCharge: @escaping @Sendable () async -> Void = {}
+    ) {
         answersToLose = Mutex(losingAnswers)
         inner = SimulatedPaymentGateway(record: record)
+        self.beforeCharge = beforeCharge
     }
 
     /// Charge calls per idempotency key.
@@ -24,6 +30,7 @@ final class CountingGateway: PaymentGateway {
 
     func charge(_ request: PaymentCharge) async throws -> PaymentOutcome {
         calls.withLock { $0[request.idempotencyKey, default: 0] += 1 }
+        await beforeCharge()
         let outcome = try await inner.charge(request)
         let lose = answersToLose.withLock { count -> Bool in
             guard count > 0 else { return false }
