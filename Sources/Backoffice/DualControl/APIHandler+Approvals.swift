@@ -52,12 +52,14 @@ extension APIHandler {
             }
             return .held(try await hold(operation, on: id, body: body))
         }
-        do {
-            return try await quotedUnlessHeld(operation, on: id, body: body, respond: respond)
-        } catch is DecodingError {
-            // The same key's other request committed the other path meanwhile: answered as it was.
-            return try await quotedUnlessHeld(operation, on: id, body: body, respond: respond)
-        }
+        return try await onItsKeysPath { try await quotedUnlessHeld(operation, on: id, body: body, respond: respond) }
+    }
+
+    /// Runs `choosing`, a change that chooses its path from what it reads (held for approval, or
+    /// made): when its twin under the same key committed the other path meanwhile
+    /// (`KeyAnsweredOtherPath`), it chooses again, and the key's record decides.
+    func onItsKeysPath<Output>(_ choosing: () async throws -> Output) async throws -> Output {
+        do { return try await choosing() } catch is KeyAnsweredOtherPath { return try await choosing() }
     }
 
     /// `changeUnlessHeld` for a change whose threshold reads its quote (`ApprovalGated.quoted`). A

@@ -165,22 +165,27 @@ extension APIHandler {
             lines: body.lines?.map { OrderRefund.Line(line: $0.line, quantity: $0.quantity) },
             amountCents: body.amountCents, restock: body.restock ?? false, reason: body.reason)
         // A repeat takes the path its key took (a refund made since would hold the same request now).
-        let recorded = try await recordedStatus(on: id, body: body)
-        let held =
-            recorded == nil
-            ? try await read(OrderRefundQuote(orderID: id, request: request))
-            : HeldOrderRefund(orderID: id, request: request, cashCents: 0, refundedBefore: 0)
-        if recorded == 202 || (recorded == nil && held.needsApproval(policies) != nil) {
-            return .accepted(.init(body: .json(try await hold(held, on: id, body: body))))
+        let path = try await onItsKeysPath {
+            () -> HeldOrDone<StoredResponse<Components.Schemas.OrderRefund>, Components.Schemas.ApprovalRequest> in
+            let recorded = try await recordedStatus(on: id, body: body)
+            let held =
+                recorded == nil
+                ? try await read(OrderRefundQuote(orderID: id, request: request))
+                : HeldOrderRefund(orderID: id, request: request, cashCents: 0, refundedBefore: 0)
+            if recorded == 202 || (recorded == nil && held.needsApproval(policies) != nil) {
+                return .held(try await hold(held, on: id, body: body))
+            }
+            return .done(
+                try await changeStaged(
+                    RefundOrderPart(orderID: id, request: request, payments: payments), on: id, body: body
+                ) { refund in
+                    StoredResponse(status: refund.status == .failed ? 409 : 201, body: try refund.api)
+                })
         }
-        let stored = try await changeStaged(
-            RefundOrderPart(orderID: id, request: request, payments: payments), on: id, body: body
-        ) { refund in
-            StoredResponse(status: refund.status == .failed ? 409 : 201, body: try refund.api)
+        switch path {
+        case .held(let approval): return .accepted(.init(body: .json(approval)))
+        case .done(let stored) where stored.status == 201: return .created(.init(body: .json(stored.body)))
+        case .done(let stored): throw OrderRefund.refusedByProvider(stored.body.failureCode)
         }
-        guard stored.status == 201 else {
-            throw OrderRefund.refusedByProvider(stored.body.failureCode)
-        }
-        return .created(.init(body: .json(stored.body)))
     }
 }

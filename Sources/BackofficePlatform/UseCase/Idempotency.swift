@@ -18,6 +18,14 @@ package protocol SecretBearing {
     func withoutSecret() -> Self
 }
 
+/// A key's record answers another path than the one reading it: a change that chooses its path
+/// from what it reads (held for approval, or made) whose twin under the same key took the other
+/// path meanwhile. The caller chooses again, and the key's record (`recordedStatus`) decides.
+package struct KeyAnsweredOtherPath: Error, Equatable {
+    /// The status the key's record holds (`Idempotency.reserved` for a staged change's reservation).
+    package let status: Int
+}
+
 /// The arguments of one idempotent run: the request's `Idempotency-Key` (nil: none sent), what the
 /// key is fingerprinted with (the body, or the path's id and the body), the contract's operation id
 /// (also fingerprinted) and the request's context.
@@ -100,10 +108,7 @@ package struct Idempotency: Sendable {
         // a concurrent request under the same key may write its record first: then that record decides
         for _ in 0..<3 {
             if let (status, body) = try await lookup(key: key, fingerprint: fingerprint, context: context) {
-                guard status == Self.reserved else {
-                    ServiceMetrics.idempotentReplays.increment()
-                    return try JSONDecoder().decode(StoredResponse<Body>.self, from: body)
-                }
+                guard status == Self.reserved else { return try Self.replayed(status, body) }
                 let reservation = try JSONDecoder().decode(Operation.Reservation.self, from: body)
                 return try await complete(
                     operation, reservation, key: key, fingerprint: fingerprint, context: context, respond: respond)
@@ -232,9 +237,21 @@ package struct Idempotency: Sendable {
     private func replay<Body: Codable & Sendable>(key: String, fingerprint: [UInt8], context: OperationContext)
         async throws -> StoredResponse<Body>?
     {
-        guard let (_, body) = try await lookup(key: key, fingerprint: fingerprint, context: context) else { return nil }
+        guard let (status, body) = try await lookup(key: key, fingerprint: fingerprint, context: context) else {
+            return nil
+        }
+        return try Self.replayed(status, body)
+    }
+
+    /// A kept response, replayed as `Body`.
+    /// - Throws: `KeyAnsweredOtherPath` when the record is not a response of that shape (another
+    ///   path's answer, or a staged change's reservation).
+    private static func replayed<Body: Codable & Sendable>(_ status: Int, _ body: Data) throws -> StoredResponse<Body> {
+        guard status != reserved, let stored = try? JSONDecoder().decode(StoredResponse<Body>.self, from: body) else {
+            throw KeyAnsweredOtherPath(status: status)
+        }
         ServiceMetrics.idempotentReplays.increment()
-        return try JSONDecoder().decode(StoredResponse<Body>.self, from: body)
+        return stored
     }
 
     /// The key's kept record: its status and body.

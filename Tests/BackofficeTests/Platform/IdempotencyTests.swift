@@ -114,4 +114,27 @@ struct IdempotencyTests {
                     == 1)
         }
     }
+
+    @Test(
+        """
+        a key whose record answers another path (held for approval, where this one makes the change) is \
+        named as such with its status, and the change is not made again
+        """)
+    func otherPath() async throws {
+        try await TestEnvironment.with { env in
+            let customer = try await env.customer()
+            let idempotency = Idempotency(database: env.database)
+            let call = IdempotentCall(
+                key: "twin", request: ["reason": "once"], operationID: "lockCustomer",
+                context: env.context(.backendManager))
+            let lock = TransitionAccount(customerID: customer.id, move: .lock, reason: "once")
+            let held = try await idempotency.run(lock, call) { _ in StoredResponse(status: 202, body: ["id": "r"]) }
+            #expect(held.status == 202)
+            await #expect(throws: KeyAnsweredOtherPath(status: 202)) {
+                _ = try await idempotency.run(lock, call) { _ in StoredResponse(status: 200, body: 1) }
+            }
+            #expect(try await idempotency.recordedStatus(call) == 202, "the record decides the path")
+            #expect(try await env.auditCount("accounts.lock") == 1)
+        }
+    }
 }
