@@ -12,7 +12,8 @@ import BackofficePlatform
 ///   read once into a table);
 /// - no recursion: the pieces still to compare wait on an explicit stack;
 /// - two texts that share no line but their common first and last ones (a rewrite) are compared in
-///   one pass over their lines, counted as work, rather than by a search that spends the budget.
+///   one pass over their lines, counted as work and taken only when the budget holds it, rather
+///   than by a search that spends the budget.
 package struct TextDiff {
     package struct Line {
         package let text: String
@@ -28,7 +29,8 @@ package struct TextDiff {
     package let lines: [Line]
     /// False when the texts differed past the budget and the diff shows the whole text changed.
     package let isLineByLine: Bool
-    /// The steps taken (at most `budget` + one snake's length).
+    /// The steps taken (at most `budget` + one round of the search: a step per diagonal, and the
+    /// lines followed along them).
     package let work: Int
 
     /// What the `diff` partial shows.
@@ -116,8 +118,9 @@ package struct TextDiff {
                     piece.bHigh -= 1
                 }
                 work += 1
-                defer { first = false }
-                if piece.aLow == piece.aHigh || piece.bLow == piece.bHigh || (first && sharesNoLine(piece)) {
+                let whole = first && piece.aHigh - piece.aLow + piece.bHigh - piece.bLow <= budget - work
+                first = false
+                if piece.aLow == piece.aHigh || piece.bLow == piece.bHigh || (whole && sharesNoLine(piece)) {
                     for i in piece.aLow..<piece.aHigh { removed[i] = true }
                     for j in piece.bLow..<piece.bHigh { added[j] = true }
                     continue

@@ -57,9 +57,10 @@ package struct BillingReconcileReport: Sendable {
 /// Every difference is listed and the run is one audit event holding them (the first 100; their
 /// count always). One difference is settled, never guessed at: a renewal's payment the provider
 /// made but whose verdict was never recorded (its answer lost, its claim lapsed) is recorded on the
-/// invoice as the renewal run would have, in a transaction of its own under the invoice's lock, so
-/// it is never charged again. Everything else is for a person: a payment twice, a payment missing,
-/// amounts or refunds that differ. No transaction is open while the provider is asked.
+/// invoice as the renewal run would have, in a transaction of its own under the subscription's and
+/// the invoice's locks, so it is never charged again. Everything else is for a person: a payment
+/// twice, a payment missing, amounts or refunds that differ. No transaction is open while the
+/// provider is asked.
 package struct ReconcileInvoices: Sendable {
     package static let action: Action = "billing.reconcile"
     let days: Int

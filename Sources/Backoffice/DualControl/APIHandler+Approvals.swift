@@ -24,8 +24,8 @@ package enum HeldOrDone<Output: Sendable, Request: Sendable>: Sendable {
 
 extension APIHandler {
     /// Runs a change the approvals policy may hold (`change(_:on:body:status:respond:)`), or, when
-    /// the policy holds it, records its approval request instead (`RequestApproval`, under the
-    /// same Idempotency-Key: a repeat answers the same request).
+    /// the policy holds it, records its approval request instead (`RequestApproval`). A repeat under
+    /// the same Idempotency-Key takes the path the key took, whatever the policy or the quote says now.
     func changeUnlessHeld<Operation: ApprovalGated, Reply: Codable & Sendable>(
         _ operation: Operation, on id: UUID? = nil, body: (some Encodable & Sendable)?, status: Int = 200,
         respond: @escaping @Sendable (Operation.Output) throws -> Reply
@@ -46,13 +46,16 @@ extension APIHandler {
         _ operation: Operation, on id: UUID? = nil, body: (some Encodable & Sendable)?,
         respond: @escaping @Sendable (Operation.Output) throws -> StoredResponse<Reply>
     ) async throws -> HeldOrDone<StoredResponse<Reply>, Components.Schemas.ApprovalRequest> {
-        guard Operation.isQuoted else {
-            guard operation.needsApproval(policies) != nil else {
-                return .done(try await change(operation, on: id, body: body, respond: respond))
+        try await onItsKeysPath {
+            let recorded = try await recordedStatus(on: id, body: body)
+            // A quoted change's threshold reads its quote (`ApprovalGated.quoted`); a repeat replays
+            // its key's record, whatever the change it carries.
+            let chosen = recorded == nil && Operation.isQuoted ? try await read(ApprovalQuote(operation)) : operation
+            guard recorded == 202 || (recorded == nil && chosen.needsApproval(policies) != nil) else {
+                return .done(try await change(chosen, on: id, body: body, respond: respond))
             }
-            return .held(try await hold(operation, on: id, body: body))
+            return .held(try await hold(chosen, on: id, body: body))
         }
-        return try await onItsKeysPath { try await quotedUnlessHeld(operation, on: id, body: body, respond: respond) }
     }
 
     /// Runs `choosing`, a change that chooses its path from what it reads (held for approval, or
@@ -60,23 +63,6 @@ extension APIHandler {
     /// (`KeyAnsweredOtherPath`), it chooses again, and the key's record decides.
     func onItsKeysPath<Output>(_ choosing: () async throws -> Output) async throws -> Output {
         do { return try await choosing() } catch is KeyAnsweredOtherPath { return try await choosing() }
-    }
-
-    /// `changeUnlessHeld` for a change whose threshold reads its quote (`ApprovalGated.quoted`). A
-    /// repeat takes the path its key took: what it made is in the quote now.
-    private func quotedUnlessHeld<Operation: ApprovalGated, Reply: Codable & Sendable>(
-        _ operation: Operation, on id: UUID?, body: (some Encodable & Sendable)?,
-        respond: @escaping @Sendable (Operation.Output) throws -> StoredResponse<Reply>
-    ) async throws -> HeldOrDone<StoredResponse<Reply>, Components.Schemas.ApprovalRequest> {
-        let recorded = try await recordedStatus(on: id, body: body)
-        if let recorded, recorded != 202 {
-            return .done(try await change(operation, on: id, body: body, respond: respond))
-        }
-        let quoted = try await read(ApprovalQuote(operation))
-        guard recorded == 202 || quoted.needsApproval(policies) != nil else {
-            return .done(try await change(quoted, on: id, body: body, respond: respond))
-        }
-        return .held(try await hold(quoted, on: id, body: body))
     }
 
     /// Records `change`'s approval request instead of performing it (`RequestApproval`, 202, under

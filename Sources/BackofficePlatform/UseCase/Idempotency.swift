@@ -18,12 +18,15 @@ package protocol SecretBearing {
     func withoutSecret() -> Self
 }
 
-/// A key's record answers another path than the one reading it: a change that chooses its path
+/// A key's record is not an answer of the shape its reader expects: a change that chooses its path
 /// from what it reads (held for approval, or made) whose twin under the same key took the other
-/// path meanwhile. The caller chooses again, and the key's record (`recordedStatus`) decides.
-package struct KeyAnsweredOtherPath: Error, Equatable {
+/// path meanwhile. The caller chooses again, and the key's record (`recordedStatus`) decides; one
+/// that escapes is the service's fault (500), logged with why the record did not read.
+package struct KeyAnsweredOtherPath: Error {
     /// The status the key's record holds (`Idempotency.reserved` for a staged change's reservation).
     package let status: Int
+    /// Why the record did not read as the expected answer.
+    package let failure: String
 }
 
 /// The arguments of one idempotent run: the request's `Idempotency-Key` (nil: none sent), what the
@@ -247,11 +250,14 @@ package struct Idempotency: Sendable {
     /// - Throws: `KeyAnsweredOtherPath` when the record is not a response of that shape (another
     ///   path's answer, or a staged change's reservation).
     private static func replayed<Body: Codable & Sendable>(_ status: Int, _ body: Data) throws -> StoredResponse<Body> {
-        guard status != reserved, let stored = try? JSONDecoder().decode(StoredResponse<Body>.self, from: body) else {
-            throw KeyAnsweredOtherPath(status: status)
+        guard status != reserved else { throw KeyAnsweredOtherPath(status: status, failure: "a reservation") }
+        do {
+            let stored = try JSONDecoder().decode(StoredResponse<Body>.self, from: body)
+            ServiceMetrics.idempotentReplays.increment()
+            return stored
+        } catch {
+            throw KeyAnsweredOtherPath(status: status, failure: String(describing: error))
         }
-        ServiceMetrics.idempotentReplays.increment()
-        return stored
     }
 
     /// The key's kept record: its status and body.
