@@ -51,11 +51,17 @@ extension APIHandler {
             // A quoted change's threshold reads its quote (`ApprovalGated.quoted`); a repeat replays
             // its key's record, whatever the change it carries.
             let chosen = recorded == nil && Operation.isQuoted ? try await read(ApprovalQuote(operation)) : operation
-            guard recorded == 202 || (recorded == nil && chosen.needsApproval(policies) != nil) else {
+            guard takesHeldPath(recorded: recorded, chosen) else {
                 return .done(try await change(chosen, on: id, body: body, respond: respond))
             }
             return .held(try await hold(chosen, on: id, body: body))
         }
+    }
+
+    /// Whether a change is held: its key's record (`recordedStatus`) was the held answer (202), or,
+    /// with no record, the policy holds it now.
+    func takesHeldPath(recorded: Int?, _ change: some ApprovalGated) -> Bool {
+        recorded == 202 || (recorded == nil && change.needsApproval(policies) != nil)
     }
 
     /// Runs `choosing`, a change that chooses its path from what it reads (held for approval, or

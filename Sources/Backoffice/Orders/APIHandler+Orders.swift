@@ -172,7 +172,7 @@ extension APIHandler {
                 recorded == nil
                 ? try await read(OrderRefundQuote(orderID: id, request: request))
                 : HeldOrderRefund(orderID: id, request: request, cashCents: 0, refundedBefore: 0)
-            if recorded == 202 || (recorded == nil && held.needsApproval(policies) != nil) {
+            if takesHeldPath(recorded: recorded, held) {
                 return .held(try await hold(held, on: id, body: body))
             }
             return .done(
